@@ -1,0 +1,33 @@
+#ifndef KILN_CONVERSION_PASSES_TD
+#define KILN_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower tile, arith, math, cf and func to the LLVM dialect";
+  let description = [{
+    Distributes every tensor over registers according to its F2-linear
+    layout (one LLVM struct of registers per thread) and lowers tile ops with
+    the target's hooks (NVVM on NVIDIA, ROCDL on AMD). Global loads and stores
+    are vectorized up to the target's widest access where layout contiguity,
+    pointer alignment and mask constancy allow. Layout conversions,
+    non-trivial reshapes and cross-warp reductions go through shared memory;
+    run `tile-allocate-shared-memory` first. Structured control flow must
+    already be lowered to `cf` (`convert-scf-to-cf`).
+
+    The target and warp count come from the options or, when those are
+    empty, from the module's `tile.target` / `tile.num_warps`; both given and
+    different is an error.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target, e.g. cuda:sm_90a or hip:gfx942">,
+    Option<"numWarps", "num-warps", "int", /*default=*/"0",
+           "Warps per CTA (0: take tile.num_warps from the module)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect"];
+}
+
+#endif

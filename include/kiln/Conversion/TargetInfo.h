@@ -1,0 +1,66 @@
+//===- TargetInfo.h - Vendor hooks for the tile lowering --------*- C++ -*-===//
+//
+// The target-neutral lowering asks a TargetInfo for the few things that differ
+// between vendors (special registers, warp shuffles, barriers, fast math,
+// kernel attributes). Vendors implement it in third_party/<vendor> and
+// register a factory; core code never branches on the vendor.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CONVERSION_TARGETINFO_H
+#define KILN_CONVERSION_TARGETINFO_H
+
+#include "kiln/Target/Targets.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include <functional>
+#include <memory>
+
+namespace kiln {
+
+class TargetInfo {
+public:
+  explicit TargetInfo(const TargetDesc &desc) : desc(desc) {}
+  virtual ~TargetInfo();
+
+  const TargetDesc &getDesc() const { return desc; }
+
+  /// Program (CTA / workgroup) index along `axis` as i32.
+  virtual mlir::Value programId(mlir::OpBuilder &b, mlir::Location loc,
+                                unsigned axis) const = 0;
+  /// Number of programs along `axis` as i32.
+  virtual mlir::Value numPrograms(mlir::OpBuilder &b, mlir::Location loc,
+                                  unsigned axis) const = 0;
+  /// Thread index inside the CTA (x only; Kiln launches 1-D blocks), i32.
+  virtual mlir::Value threadId(mlir::OpBuilder &b,
+                               mlir::Location loc) const = 0;
+  /// Butterfly shuffle of an i32 value with lane `lane ^ mask`.
+  virtual mlir::Value shuffleXorI32(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value v, unsigned mask,
+                                    mlir::Value laneId) const = 0;
+  /// CTA-wide barrier that also orders shared-memory accesses.
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// f32 fast math the chip provides: "exp2", "log2", "sin", "cos", "rsqrt".
+  /// Returns null when the function has no lowering on this target.
+  virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,
+                              llvm::StringRef fn, mlir::Value x) const = 0;
+  /// Marks `func` as a kernel launched with `numThreads` threads.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
+                          unsigned numThreads) const = 0;
+
+private:
+  const TargetDesc &desc;
+};
+
+using TargetInfoFactory =
+    std::function<std::unique_ptr<TargetInfo>(const TargetDesc &)>;
+
+/// Called by each vendor library's registration function.
+void registerTargetInfoFactory(Vendor vendor, TargetInfoFactory factory);
+
+/// The TargetInfo for `desc`, or null when its vendor is not built in.
+std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &desc);
+
+} // namespace kiln
+
+#endif // KILN_CONVERSION_TARGETINFO_H

@@ -1,0 +1,48 @@
+//===- Dialect.h - The tile dialect -----------------------------*- C++ -*-===//
+#ifndef KILN_DIALECT_TILE_IR_DIALECT_H
+#define KILN_DIALECT_TILE_IR_DIALECT_H
+
+#include "kiln/Dialect/Tile/IR/LinearLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h.inc"
+#include "kiln/Dialect/Tile/IR/TileAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Tile/IR/TileAttrs.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "kiln/Dialect/Tile/IR/TileTypes.h.inc"
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Tile/IR/TileOps.h.inc"
+
+namespace kiln::tile {
+
+/// The linear layout of a ranked tensor type with a distributed layout, or
+/// failure (with a diagnostic when `emitError` is given).
+mlir::FailureOr<LinearLayout>
+getLinearLayout(mlir::RankedTensorType type,
+                llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
+
+/// Tensor with i1 elements of the same shape and layout as `type` (or i1 for
+/// a scalar).
+mlir::Type getI1SameShape(mlir::Type type);
+/// The pointee type (with shape and layout kept for tensors) of a pointer or
+/// tensor of pointers.
+mlir::Type getPointeeType(mlir::Type type);
+
+/// Module-level compile context, read from the module attributes.
+int getNumWarps(mlir::ModuleOp module);
+int getThreadsPerWarp(mlir::ModuleOp module);
+
+} // namespace kiln::tile
+
+#endif // KILN_DIALECT_TILE_IR_DIALECT_H

@@ -1,0 +1,95 @@
+#ifndef KILN_TILE_ATTRS_TD
+#define KILN_TILE_ATTRS_TD
+
+include "kiln/Dialect/Tile/IR/TileBase.td"
+
+def Tile_DistributedLayout : AttrInterface<"DistributedLayoutAttr"> {
+  let cppNamespace = "::kiln::tile";
+  let description = [{
+    A register layout: a map from (register, lane, warp) to tensor elements.
+    Every distributed layout converts to the general F2-linear form; the
+    lowering only ever looks at that form.
+  }];
+  let methods = [
+    InterfaceMethod<"The F2-linear layout of a tensor of `shape`.",
+      "::kiln::LinearLayout", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"Rank of the tensors this layout applies to.",
+      "unsigned", "getRank", (ins)>,
+  ];
+}
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedAttr : Tile_Attr<"BlockedEncoding", "blocked",
+                                 [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let summary = "Blocked register layout (Gluon's BlockedLayout)";
+  let description = [{
+    Each thread holds `sizePerThread` contiguous elements, a warp tiles
+    `threadsPerWarp` threads, a CTA tiles `warpsPerCTA` warps; `order` lists
+    dimensions from fastest to slowest varying. A tensor larger than the
+    CTA tile wraps around into more registers; a smaller one is broadcast
+    over the spare lanes and warps.
+
+    ```mlir
+    #l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8],
+                        warpsPerCTA = [4, 1], order = [1, 0]}>
+    ```
+
+    All entries must be powers of two and `order` a permutation. The products
+    of `threadsPerWarp` and `warpsPerCTA` must equal the module's
+    `tile.threads_per_warp` and `tile.num_warps`.
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        ArrayRefParameter<"unsigned">:$order);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_SliceAttr : Tile_Attr<"SliceEncoding", "slice",
+                               [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let summary = "A parent layout with one dimension removed";
+  let description = [{
+    The layout of a tensor that results from reducing `parent` along `dim`
+    (or that `tile.expand_dims` turns back into `parent`). Threads that
+    differed only along `dim` hold the same elements.
+
+    ```mlir
+    #s = #tile.slice<{dim = 1, parent = #tile.blocked<{sizePerThread = [1, 4],
+           threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_LinearAttr : Tile_Attr<"LinearEncoding", "linear",
+                                [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let summary = "General F2-linear register layout";
+  let description = [{
+    The general form of every distributed layout: for each input dimension
+    (`register`, `lane`, `warp`) one basis vector per bit of the index. The
+    coordinates of an element are the XOR of the bases of the set bits of its
+    register, lane and warp index. A zero basis means broadcast.
+
+    ```mlir
+    // 128 elements: 4 contiguous per thread, 32 lanes, 1 warp
+    #l = #tile.linear<{register = [[1], [2]],
+                       lane = [[4], [8], [16], [32], [64]], warp = []}>
+    ```
+
+    The bases must cover every element of the tensor shape they are used
+    with exactly (the map must be surjective onto the shape).
+  }];
+  let parameters = (ins "::kiln::LinearLayout":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+#endif

@@ -1,0 +1,51 @@
+#ifndef KILN_TILE_BASE_TD
+#define KILN_TILE_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Tile_Dialect : Dialect {
+  let name = "tile";
+  let cppNamespace = "::kiln::tile";
+  let summary = "Target-neutral tile IR with explicit register layouts";
+  let description = [{
+    The `tile` dialect is Kiln's kernel IR at the level of Gluon: every tensor
+    carries an explicit distributed layout (`#tile.blocked`, `#tile.slice`,
+    `#tile.linear`) that says which thread, warp and register holds each
+    element. Arithmetic, math and control flow use the upstream `arith`,
+    `math` and `scf` dialects; `tile` adds pointers, ranges, shape ops,
+    masked memory access, layout conversion and reductions.
+
+    A kernel module carries its compile context as module attributes:
+
+    ```mlir
+    module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32,
+                       tile.threads_per_warp = 32 : i32} {
+      func.func @k(%x: !tile.ptr<f32>) { return }
+    }
+    ```
+
+    Layouts are checked against `tile.num_warps` and `tile.threads_per_warp`
+    when the module is verified.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let extraClassDeclaration = [{
+    static constexpr llvm::StringLiteral kTargetAttr = "tile.target";
+    static constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+    static constexpr llvm::StringLiteral kThreadsPerWarpAttr = "tile.threads_per_warp";
+    static constexpr llvm::StringLiteral kSharedAttr = "tile.shared";
+    static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+  private:
+    void registerTypes();
+    void registerAttributes();
+  public:
+  }];
+}
+
+class Tile_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tile_Dialect, mnemonic, traits>;
+
+#endif

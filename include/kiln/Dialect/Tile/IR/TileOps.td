@@ -1,0 +1,238 @@
+#ifndef KILN_TILE_OPS_TD
+#define KILN_TILE_OPS_TD
+
+include "kiln/Dialect/Tile/IR/TileBase.td"
+include "kiln/Dialect/Tile/IR/TileTypes.td"
+include "kiln/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Tile_AxisAttr : ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>;
+
+//===----------------------------------------------------------------------===//
+// Program ids
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "Index of this program (CTA / workgroup) along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id 0
+    ```
+    `axis` is 0, 1 or 2.
+  }];
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "Number of programs along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 1
+    ```
+  }];
+  let arguments = (ins Tile_AxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor creation and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+  let summary = "1-D range [start, end) in a given layout";
+  let description = [{
+    ```mlir
+    %r = tile.arange 0, 128 : tensor<128xi32, #l>
+    ```
+    `end - start` must equal the result size, a power of two.
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"result element type matches the scalar", "result", "src",
+                   "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
+  let summary = "Fill a tensor with one scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : tensor<128xf32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Broadcast size-1 dimensions to a larger shape";
+  let description = [{
+    Source and result have the same rank and layout; each source dimension
+    equals the result's or is 1.
+
+    ```mlir
+    %b = tile.broadcast %x : tensor<1x64xf32, #l> -> tensor<32x64xf32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    The source layout must be `#tile.slice<{dim = axis, parent = P}>` and the
+    result layout `P`.
+
+    ```mlir
+    %e = tile.expand_dims %x {axis = 1 : i32}
+        : tensor<64xi32, #tile.slice<{dim = 1, parent = #l}>> -> tensor<64x1xi32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Reinterpret a tensor with another shape (row-major order)";
+  let description = [{
+    The element count must not change. Layouts may differ; a reshape whose
+    layouts do not line up moves data like `tile.convert_layout`.
+
+    ```mlir
+    %r = tile.reshape %x : tensor<8x16xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout",
+    [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "Move a tensor to another register layout";
+  let description = [{
+    ```mlir
+    %y = tile.convert_layout %x : tensor<64x64xf32, #a> -> tensor<64x64xf32, #b>
+    ```
+    Lowered to a register permutation when only registers move, otherwise
+    through shared memory with barriers.
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advance pointers by an element offset";
+  let description = [{
+    `offset` counts elements of the pointee type and has the shape and
+    layout of `ptr`.
+
+    ```mlir
+    %q = tile.addptr %p, %offs : tensor<128x!tile.ptr<f32>, #l>, tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>]>]> {
+  let summary = "Masked load from a tensor of global pointers";
+  let description = [{
+    Lanes whose `mask` is false do not access memory and yield `other`
+    (undefined when `other` is absent). The lowering issues vector loads of
+    up to 16 bytes where layout contiguity, pointer alignment and mask
+    constancy allow.
+
+    ```mlir
+    %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>, #l>
+    %w = tile.load %p : tensor<128x!tile.ptr<f32>, #l>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptr, Optional<Tile_BoolTensor>:$mask,
+                       Optional<Tile_Tensor>:$other);
+  let results = (outs Tile_Tensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other)>
+  ];
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Masked store to a tensor of global pointers";
+  let description = [{
+    ```mlir
+    tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>, #l>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptr, Tile_Tensor:$value,
+                       Optional<Tile_BoolTensor>:$mask);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Tile_ReduceOp : Tile_Op<"reduce", [SingleBlock,
+                                       RecursiveMemoryEffects]> {
+  let summary = "Reduce a tensor along one axis with a combine region";
+  let description = [{
+    The region combines two scalars of the element type; it must be
+    associative and commutative. The result has the source shape without
+    `axis` and the layout `#tile.slice<{dim = axis, parent = <source layout>}>`;
+    reducing a 1-D tensor gives a scalar.
+
+    ```mlir
+    %s = tile.reduce %x {axis = 1 : i32} : tensor<64x128xf32, #l> -> tensor<64xf32, #s> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Value:$result);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result) $combine";
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
+    [HasParent<"ReduceOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Terminator of a tile.reduce combine region";
+  let description = [{
+    ```mlir
+    tile.reduce_return %c : f32
+    ```
+  }];
+  let arguments = (ins AnyType:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+#endif

@@ -1,0 +1,55 @@
+#ifndef KILN_TILE_TYPES_TD
+#define KILN_TILE_TYPES_TD
+
+include "kiln/Dialect/Tile/IR/TileBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+
+class Tile_TypeDef<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PtrType : Tile_TypeDef<"Pointer", "ptr"> {
+  let summary = "Pointer to an element in a memory address space";
+  let description = [{
+    A scalar pointer to values of `pointeeType`. The address space defaults
+    to 1 (global memory), which is omitted when printed.
+
+    ```mlir
+    !tile.ptr<f32>        // global f32 pointer
+    !tile.ptr<f16, 3>     // shared-memory f16 pointer
+    ```
+
+    Tensors of pointers (`tensor<128x!tile.ptr<f32>, #l>`) are what
+    `tile.load` and `tile.store` take.
+  }];
+  let parameters = (ins "::mlir::Type":$pointeeType,
+                        DefaultValuedParameter<"int", "1">:$addressSpace);
+  let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
+                                        CArg<"int", "1">:$addressSpace), [{
+      return $_get(pointeeType.getContext(), pointeeType, addressSpace);
+    }]>
+  ];
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+}
+
+def Tile_Ptr : Type<CPred<"::llvm::isa<::kiln::tile::PointerType>($_self)">,
+                    "tile pointer", "::kiln::tile::PointerType">;
+def Tile_PtrTensor : Type<And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+    CPred<"::llvm::isa<::kiln::tile::PointerType>("
+          "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType())">]>,
+    "tensor of tile pointers", "::mlir::RankedTensorType">;
+def Tile_PtrLike : AnyTypeOf<[Tile_Ptr, Tile_PtrTensor]>;
+def Tile_Int : AnyTypeOf<[AnySignlessInteger]>;
+def Tile_IntTensor : RankedTensorOf<[AnySignlessInteger]>;
+def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, Tile_IntTensor]>;
+def Tile_BoolTensor : RankedTensorOf<[I1]>;
+def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor]>;
+def Tile_Scalar : AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
+def Tile_Tensor : RankedTensorOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
+def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
+
+#endif

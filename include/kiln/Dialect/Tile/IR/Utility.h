@@ -1,0 +1,45 @@
+//===- Utility.h - Layout questions shared by passes and lowering -*- C++ -*-===//
+//
+// One place answers "how does this op move data" so that shared-memory
+// allocation and the LLVM lowering can never disagree.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILE_IR_UTILITY_H
+#define KILN_DIALECT_TILE_IR_UTILITY_H
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+namespace kiln::tile {
+
+enum class LayoutMove {
+  /// Every thread already holds the same registers.
+  Identity,
+  /// Only the order of each thread's registers changes.
+  RegisterPermute,
+  /// Data crosses threads: staged through shared memory.
+  SharedMemory,
+};
+
+/// How a tensor in layout `src` moves to layout `dst` (same output space).
+LayoutMove classifyLayoutMove(const LinearLayout &src, const LinearLayout &dst);
+
+/// Source and destination linear layouts of a convert_layout or reshape, in
+/// the destination's output space. Failure if either type lacks a layout.
+mlir::FailureOr<std::pair<LinearLayout, LinearLayout>>
+getMoveLayouts(mlir::Operation *op);
+
+/// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
+unsigned getElementBytes(mlir::Type elementType);
+
+/// Number of warp bits whose basis moves along `axis` in a reduction. Fails
+/// when a lane or warp basis mixes `axis` with other dimensions (a layout
+/// the reduction lowering does not handle).
+mlir::FailureOr<unsigned> getReduceWarpBits(const LinearLayout &layout,
+                                            unsigned axis);
+
+/// Shared-memory scratch bytes `op` needs while it runs (0 if none).
+int64_t getScratchBytes(mlir::Operation *op);
+
+} // namespace kiln::tile
+
+#endif

@@ -1,0 +1,17 @@
+//===- InitAll.h - Register every Kiln dialect, pass and pipeline -*- C++ -*-===//
+#ifndef KILN_INITALL_H
+#define KILN_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace kiln {
+/// Kiln's dialects plus the upstream ones its IR and lowering use, and their
+/// LLVM IR translations.
+void registerAllDialects(mlir::DialectRegistry &registry);
+/// Kiln's passes and pipelines (idempotent).
+void registerAllPasses();
+} // namespace kiln
+
+#endif

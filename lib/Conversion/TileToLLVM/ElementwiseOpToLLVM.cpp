@@ -1,0 +1,146 @@
+//===- ElementwiseOpToLLVM.cpp - arith / math on tensors ------------------===//
+//
+// An arith or math op on tensors becomes the same op once per register; the
+// scalar ops are then lowered by the upstream arith/math patterns, except
+// transcendental math, which goes through the target's fast f32 functions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternTileToLLVM.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+
+struct ElementwiseTensorOpConversion : public ConversionPattern {
+  ElementwiseTensorOpConversion(const TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/10, ctx) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return failure();
+    auto resTy = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!resTy)
+      return failure();
+    Type structTy = getTypeConverter()->convertType(resTy);
+    if (!structTy)
+      return rewriter.notifyMatchFailure(op, "unsupported tensor type");
+    Location loc = op->getLoc();
+    SmallVector<SmallVector<Value>> regs;
+    for (Value v : operands)
+      regs.push_back(getRegisters(rewriter, loc, v));
+    unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
+    SmallVector<Value> results;
+    for (unsigned i = 0; i < n; ++i) {
+      OperationState state(loc, op->getName());
+      for (auto &r : regs)
+        state.addOperands(r.size() == 1 ? r[0] : r[i]);
+      state.addTypes(resTy.getElementType());
+      state.addAttributes(op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, results));
+    return success();
+  }
+};
+
+struct TensorConstantConversion
+    : public ConvertOpToLLVMPattern<arith::ConstantOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto ty = dyn_cast<RankedTensorType>(op.getType());
+    if (!ty)
+      return failure();
+    auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!splat)
+      return op.emitOpError()
+             << "only splat tensor constants are supported in kernels";
+    Type structTy = getTypeConverter()->convertType(ty);
+    if (!structTy)
+      return failure();
+    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(),
+                                            ty.getElementType(),
+                                            splat.getSplatValue<Attribute>());
+    unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
+    SmallVector<Value> regs(n, scalar);
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(), structTy, regs));
+    return success();
+  }
+};
+
+/// exp, exp2, log, log2, sin, cos, rsqrt on f16 / bf16 / f32 through the
+/// target's f32 functions; exp and log by change of base.
+template <typename MathOp>
+struct FastMathConversion : public ConvertOpToLLVMPattern<MathOp> {
+  FastMathConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx,
+                     StringRef fn)
+      : ConvertOpToLLVMPattern<MathOp>(tc, /*benefit=*/2), ctx(ctx), fn(fn) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type t = op.getType();
+    if (isa<ShapedType>(t))
+      return failure();
+    if (!t.isF16() && !t.isBF16() && !t.isF32())
+      return op.emitOpError() << "is only supported on f16, bf16 and f32 on "
+                              << ctx.target.getDesc().name << ", got " << t;
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getOperand();
+    if (t != f32)
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+    auto cst = [&](double v) {
+      return LLVM::ConstantOp::create(rewriter, loc, f32,
+                                      rewriter.getF32FloatAttr(v));
+    };
+    StringRef base = fn;
+    if (fn == "exp") {
+      x = LLVM::FMulOp::create(rewriter, loc, x, cst(1.4426950408889634));
+      base = "exp2";
+    } else if (fn == "log") {
+      base = "log2";
+    }
+    Value r = ctx.target.mathF32(rewriter, loc, base, x);
+    if (!r)
+      return op.emitOpError() << "has no lowering on "
+                              << ctx.target.getDesc().name;
+    if (fn == "log")
+      r = LLVM::FMulOp::create(rewriter, loc, r, cst(0.6931471805599453));
+    if (t != f32)
+      r = LLVM::FPTruncOp::create(rewriter, loc, t, r);
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  const LoweringContext &ctx;
+  std::string fn;
+};
+
+} // namespace
+
+void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
+                                               RewritePatternSet &patterns,
+                                               const LoweringContext &ctx) {
+  MLIRContext *mctx = patterns.getContext();
+  patterns.add<ElementwiseTensorOpConversion>(converter, mctx);
+  patterns.add<TensorConstantConversion>(converter, /*benefit=*/10);
+  patterns.add<FastMathConversion<math::ExpOp>>(converter, ctx, "exp");
+  patterns.add<FastMathConversion<math::Exp2Op>>(converter, ctx, "exp2");
+  patterns.add<FastMathConversion<math::LogOp>>(converter, ctx, "log");
+  patterns.add<FastMathConversion<math::Log2Op>>(converter, ctx, "log2");
+  patterns.add<FastMathConversion<math::SinOp>>(converter, ctx, "sin");
+  patterns.add<FastMathConversion<math::CosOp>>(converter, ctx, "cos");
+  patterns.add<FastMathConversion<math::RsqrtOp>>(converter, ctx, "rsqrt");
+}

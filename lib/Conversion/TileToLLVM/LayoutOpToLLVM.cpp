@@ -1,0 +1,187 @@
+//===- LayoutOpToLLVM.cpp - ids, ranges, shape ops and layout moves -------===//
+//
+// Shape ops map registers to registers by comparing the register-only
+// coordinates of the two linear layouts; layout conversions that cross
+// threads go through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternTileToLLVM.h"
+
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+template <typename Op>
+struct TilePattern : public ConvertOpToLLVMPattern<Op> {
+  TilePattern(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern<Op>(tc), ctx(ctx) {}
+  Type convert(Type t) const { return this->getTypeConverter()->convertType(t); }
+  const LoweringContext &ctx;
+};
+
+struct ProgramIdOpConversion : public TilePattern<ProgramIdOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ProgramIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, ctx.target.programId(rewriter, op.getLoc(),
+                                                op.getAxis()));
+    return success();
+  }
+};
+
+struct NumProgramsOpConversion : public TilePattern<NumProgramsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(NumProgramsOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, ctx.target.numPrograms(rewriter, op.getLoc(),
+                                                  op.getAxis()));
+    return success();
+  }
+};
+
+struct ArangeOpConversion : public TilePattern<ArangeOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ArangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LinearLayout ll = *getLinearLayout(op.getType());
+    SmallVector<Value> regs;
+    Value start = i32Const(rewriter, loc, op.getStart());
+    for (auto &c : emitCoordinates(rewriter, loc, ll, ctx))
+      regs.push_back(LLVM::AddOp::create(rewriter, loc, c[0], start));
+    rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), regs));
+    return success();
+  }
+};
+
+struct SplatOpConversion : public TilePattern<SplatOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type st = convert(op.getType());
+    unsigned n = cast<LLVM::LLVMStructType>(st).getBody().size();
+    SmallVector<Value> regs(n, adaptor.getSrc());
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(), st, regs));
+    return success();
+  }
+};
+
+/// Rebuilds the result from source registers chosen by `matchRegisters`.
+LogicalResult remapRegisters(Operation *op, Value src, Value converted,
+                             const LinearLayout &srcLL,
+                             const LinearLayout &dstLL,
+                             function_ref<LinearLayout::Basis(
+                                 const LinearLayout::Basis &)>
+                                 map,
+                             Type structTy,
+                             ConversionPatternRewriter &rewriter) {
+  FailureOr<SmallVector<unsigned>> idx = matchRegisters(srcLL, dstLL, map);
+  if (failed(idx))
+    return op->emitOpError()
+           << "cannot map the registers of " << src.getType() << " to "
+           << op->getResult(0).getType()
+           << "; the layouts do not line up (insert tile.convert_layout)";
+  SmallVector<Value> regs = unpackStruct(rewriter, op->getLoc(), converted);
+  SmallVector<Value> out;
+  for (unsigned i : *idx)
+    out.push_back(regs[i]);
+  rewriter.replaceOp(op, packStruct(rewriter, op->getLoc(), structTy, out));
+  return success();
+}
+
+struct BroadcastOpConversion : public TilePattern<BroadcastOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto srcTy = op.getSrc().getType();
+    LinearLayout srcLL = *getLinearLayout(srcTy);
+    LinearLayout dstLL = *getLinearLayout(op.getType());
+    auto srcShape = srcTy.getShape();
+    auto map = [&](const LinearLayout::Basis &c) {
+      LinearLayout::Basis r(c);
+      for (unsigned k = 0; k < r.size(); ++k)
+        if (srcShape[k] == 1)
+          r[k] = 0;
+      return r;
+    };
+    return remapRegisters(op, op.getSrc(), adaptor.getSrc(), srcLL, dstLL, map,
+                          convert(op.getType()), rewriter);
+  }
+};
+
+struct ExpandDimsOpConversion : public TilePattern<ExpandDimsOp> {
+  using TilePattern::TilePattern;
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout srcLL = *getLinearLayout(op.getSrc().getType());
+    LinearLayout dstLL = *getLinearLayout(op.getType());
+    unsigned axis = op.getAxis();
+    auto map = [&](const LinearLayout::Basis &c) {
+      LinearLayout::Basis r(c);
+      r.erase(r.begin() + axis);
+      return r;
+    };
+    return remapRegisters(op, op.getSrc(), adaptor.getSrc(), srcLL, dstLL, map,
+                          convert(op.getType()), rewriter);
+  }
+};
+
+/// convert_layout and reshape: identity, register permutation, or a trip
+/// through shared memory, as classifyLayoutMove decides.
+template <typename Op>
+struct LayoutMoveConversion : public TilePattern<Op> {
+  using TilePattern<Op>::TilePattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto layouts = getMoveLayouts(op);
+    if (failed(layouts))
+      return failure();
+    auto &[srcLL, dstLL] = *layouts;
+    Type structTy = this->convert(op.getType());
+    Location loc = op.getLoc();
+    switch (classifyLayoutMove(srcLL, dstLL)) {
+    case LayoutMove::Identity:
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    case LayoutMove::RegisterPermute:
+      return remapRegisters(
+          op, op.getSrc(), adaptor.getSrc(), srcLL, dstLL,
+          [](const LinearLayout::Basis &c) { return c; }, structTy, rewriter);
+    case LayoutMove::SharedMemory:
+      break;
+    }
+    if (!op->hasAttr("tile.scratch_offset"))
+      return op.emitOpError()
+             << "needs shared memory but has none assigned; run "
+                "tile-allocate-shared-memory first";
+    SmallVector<Value> regs = unpackStruct(rewriter, loc, adaptor.getSrc());
+    Type regTy = this->convert(op.getType().getElementType());
+    SmallVector<Value> out = moveThroughShared(rewriter, loc, op, regs, srcLL,
+                                               dstLL, regTy, this->ctx);
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const LoweringContext &ctx) {
+  patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
+               ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
+               ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
+               LayoutMoveConversion<ReshapeOp>>(converter, ctx);
+}

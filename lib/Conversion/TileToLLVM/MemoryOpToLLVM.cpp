@@ -1,0 +1,215 @@
+//===- MemoryOpToLLVM.cpp - addptr, load and store ------------------------===//
+//
+// Global loads and stores are issued as vectors of up to the target's widest
+// access. The width is the largest power of two that (1) the layout keeps in
+// consecutive registers along one dimension, (2) the pointers are contiguous
+// and aligned for, and (3) the mask is constant over. A masked access is a
+// branch around the access; `other` flows in on the skipped edge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternTileToLLVM.h"
+
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+/// Width (in elements) of the vector accesses for a pointer tensor.
+unsigned getVectorWidth(Value ptr, Value mask, const LoweringContext &ctx) {
+  auto ty = cast<RankedTensorType>(ptr.getType());
+  FailureOr<LinearLayout> ll = getLinearLayout(ty);
+  if (failed(ll) || ll->getNumBits(LinearLayout::Register) == 0)
+    return 1;
+  // The dimension register 1 moves along.
+  const auto &b0 = ll->getBases(LinearLayout::Register)[0];
+  int dim = -1;
+  for (unsigned k = 0; k < b0.size(); ++k)
+    if (b0[k] == 1 && dim < 0)
+      dim = k;
+    else if (b0[k] != 0)
+      return 1;
+  if (dim < 0)
+    return 1;
+  Type pointee = cast<PointerType>(ty.getElementType()).getPointeeType();
+  int64_t bytes = getElementBytes(pointee);
+  AxisInfo info = ctx.axisInfo.get(ptr);
+  int64_t vec = ll->getContiguousRegs(dim);
+  vec = std::min<int64_t>(vec, info.contiguity[dim]);
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, info.divisibility[dim] / bytes));
+  vec = std::min<int64_t>(vec, ctx.target.getDesc().maxVectorBytes / bytes);
+  if (mask)
+    vec = std::min<int64_t>(vec, ctx.axisInfo.get(mask).constancy[dim]);
+  vec = vec >= 1 ? int64_t(1) << llvm::Log2_64(vec) : 1;
+  // Every other basis must keep each vector aligned along `dim`.
+  auto aligned = [&](int64_t v) {
+    unsigned skip = llvm::Log2_64(v);
+    for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
+      for (auto [i, b] : llvm::enumerate(ll->getBases(LinearLayout::InDim(d))))
+        if (!(d == LinearLayout::Register && i < skip) && b[dim] % v != 0)
+          return false;
+    return true;
+  };
+  while (vec > 1 && !aligned(vec))
+    vec /= 2;
+  return vec;
+}
+
+struct AddPtrOpConversion : public ConvertOpToLLVMPattern<AddPtrOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrTy = cast<PointerType>(getElementTypeOrSelf(op.getPtr().getType()));
+    Type elem = getMemoryType(getTypeConverter()->convertType(ptrTy.getPointeeType()));
+    Type llPtr = getTypeConverter()->convertType(ptrTy);
+    SmallVector<Value> ptrs = getRegisters(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offs = getRegisters(rewriter, loc, adaptor.getOffset());
+    SmallVector<Value> out;
+    for (auto [p, o] : llvm::zip(ptrs, offs))
+      out.push_back(LLVM::GEPOp::create(rewriter, loc, llPtr, elem, p,
+                                        ValueRange{o}));
+    if (!isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOp(op, out[0]);
+    else
+      rewriter.replaceOp(
+          op, packStruct(rewriter, loc,
+                         getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
+};
+
+/// Emits `if (pred) { body } ` around the current insertion point and leaves
+/// the builder after it. `body` returns the value for the taken edge; the
+/// skipped edge yields `fallback` (pass null for no value).
+Value emitPredicated(ConversionPatternRewriter &rewriter, Location loc,
+                     Value pred, Value fallback,
+                     function_ref<Value()> body) {
+  Block *cur = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
+  Value result;
+  if (fallback)
+    result = after->addArgument(fallback.getType(), loc);
+  Block *then = rewriter.createBlock(after);
+  rewriter.setInsertionPointToEnd(cur);
+  SmallVector<Value> skipArgs;
+  if (fallback)
+    skipArgs.push_back(fallback);
+  LLVM::CondBrOp::create(rewriter, loc, pred, then, ValueRange{}, after,
+                         skipArgs);
+  rewriter.setInsertionPointToStart(then);
+  Value v = body();
+  SmallVector<Value> takenArgs;
+  if (fallback)
+    takenArgs.push_back(v);
+  LLVM::BrOp::create(rewriter, loc, takenArgs, after);
+  rewriter.setInsertionPointToStart(after);
+  return result;
+}
+
+struct LoadOpConversion : public ConvertOpToLLVMPattern<LoadOp> {
+  LoadOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type structTy = getTypeConverter()->convertType(op.getType());
+    Type regTy = getTypeConverter()->convertType(op.getType().getElementType());
+    Type memTy = getMemoryType(regTy);
+    unsigned bytes = getElementBytes(op.getType().getElementType());
+    unsigned vec = getVectorWidth(op.getPtr(), op.getMask(), ctx);
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks, others;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+    if (adaptor.getOther())
+      others = unpackStruct(rewriter, loc, adaptor.getOther());
+    Type vecTy = VectorType::get({int64_t(vec)}, memTy);
+    SmallVector<Value> out;
+    for (unsigned g = 0; g < ptrs.size(); g += vec) {
+      auto load = [&]() -> Value {
+        return LLVM::LoadOp::create(rewriter, loc, vecTy, ptrs[g],
+                                    /*alignment=*/vec * bytes);
+      };
+      Value v;
+      if (masks.empty()) {
+        v = load();
+      } else {
+        Value fallback = LLVM::ZeroOp::create(rewriter, loc, vecTy);
+        for (unsigned i = 0; !others.empty() && i < vec; ++i)
+          fallback = LLVM::InsertElementOp::create(
+              rewriter, loc, fallback, toMemory(rewriter, loc, others[g + i]),
+              i32Const(rewriter, loc, i));
+        v = emitPredicated(rewriter, loc, masks[g], fallback, load);
+      }
+      for (unsigned i = 0; i < vec; ++i) {
+        Value e = LLVM::ExtractElementOp::create(rewriter, loc, v,
+                                                 i32Const(rewriter, loc, i));
+        out.push_back(fromMemory(rewriter, loc, e, regTy));
+      }
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
+struct StoreOpConversion : public ConvertOpToLLVMPattern<StoreOp> {
+  StoreOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto valTy = cast<RankedTensorType>(op.getValue().getType());
+    Type regTy = getTypeConverter()->convertType(valTy.getElementType());
+    Type memTy = getMemoryType(regTy);
+    unsigned bytes = getElementBytes(valTy.getElementType());
+    unsigned vec = getVectorWidth(op.getPtr(), op.getMask(), ctx);
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getValue());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+    Type vecTy = VectorType::get({int64_t(vec)}, memTy);
+    for (unsigned g = 0; g < ptrs.size(); g += vec) {
+      Value v = LLVM::UndefOp::create(rewriter, loc, vecTy);
+      for (unsigned i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v,
+                                          toMemory(rewriter, loc, vals[g + i]),
+                                          i32Const(rewriter, loc, i));
+      auto store = [&]() -> Value {
+        LLVM::StoreOp::create(rewriter, loc, v, ptrs[g], vec * bytes);
+        return Value();
+      };
+      if (masks.empty())
+        store();
+      else
+        emitPredicated(rewriter, loc, masks[g], Value(), store);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
+} // namespace
+
+void kiln::populateMemoryOpToLLVMPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const LoweringContext &ctx) {
+  patterns.add<AddPtrOpConversion>(converter);
+  patterns.add<LoadOpConversion, StoreOpConversion>(converter, ctx);
+}

@@ -1,0 +1,106 @@
+//===- PatternTileToLLVM.h - Shared pieces of the tile lowering -*- C++ -*-===//
+#ifndef KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
+#define KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
+
+#include "AxisInfo.h"
+#include "kiln/Conversion/TargetInfo.h"
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln {
+
+/// What every tile lowering pattern may ask about the compile.
+struct LoweringContext {
+  const TargetInfo &target;
+  int numWarps;
+  int warpSize;
+  AxisInfoAnalysis &axisInfo;
+  /// Name of the module-level shared-memory array.
+  static constexpr llvm::StringLiteral kSharedGlobal = "global_smem";
+};
+
+/// Tensors become a struct of this thread's registers.
+class TileTypeConverter : public mlir::LLVMTypeConverter {
+public:
+  TileTypeConverter(mlir::MLIRContext *ctx);
+};
+
+void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns,
+                                         const LoweringContext &ctx);
+void populateMemoryOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx);
+void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx);
+void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx);
+
+//===----------------------------------------------------------------------===//
+// Helpers (Utility.cpp)
+//===----------------------------------------------------------------------===//
+
+mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+llvm::SmallVector<mlir::Value> unpackStruct(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::Value v);
+mlir::Value packStruct(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Type structType, mlir::ValueRange values);
+/// Registers of a converted operand: a struct's fields, or a scalar alone.
+llvm::SmallVector<mlir::Value> getRegisters(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            mlir::Value converted);
+
+struct ThreadIds {
+  mlir::Value lane, warp;
+};
+ThreadIds getThreadIds(mlir::OpBuilder &b, mlir::Location loc,
+                       const LoweringContext &ctx);
+
+/// Runtime coordinates (i32) of the element in each register of `layout`.
+llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+emitCoordinates(mlir::OpBuilder &b, mlir::Location loc,
+                const LinearLayout &layout, const LoweringContext &ctx);
+/// Row-major linear index of coordinates in `sizes`.
+mlir::Value emitLinearIndex(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::ArrayRef<mlir::Value> coords,
+                            llvm::ArrayRef<int32_t> sizes);
+
+/// Address (addrspace 3) of the op's scratch buffer.
+mlir::Value getScratchBase(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Operation *op);
+/// Type an element has in memory (i1 is stored as i8).
+mlir::Type getMemoryType(mlir::Type llvmElemType);
+/// Converts a register value to / from its memory type.
+mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type regType);
+
+/// Butterfly shuffle of any scalar of up to 64 bits.
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       unsigned mask, mlir::Value laneId,
+                       const LoweringContext &ctx);
+
+/// Moves registers of `srcLayout` to `dstLayout` through shared memory
+/// (barrier, store, barrier, load).
+llvm::SmallVector<mlir::Value>
+moveThroughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                  llvm::ArrayRef<mlir::Value> srcRegs,
+                  const LinearLayout &srcLayout, const LinearLayout &dstLayout,
+                  mlir::Type regType, const LoweringContext &ctx);
+
+/// For each register of `dst`, the register of `src` whose register-only
+/// coordinates equal `map(dst coordinates)`; failure if one has none.
+mlir::FailureOr<llvm::SmallVector<unsigned>> matchRegisters(
+    const LinearLayout &src, const LinearLayout &dst,
+    llvm::function_ref<LinearLayout::Basis(const LinearLayout::Basis &)> map);
+
+} // namespace kiln
+
+#endif

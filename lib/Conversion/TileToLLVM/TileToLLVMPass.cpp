@@ -1,0 +1,160 @@
+//===- TileToLLVMPass.cpp - convert-tile-to-llvm driver -------------------===//
+
+#include "PatternTileToLLVM.h"
+
+#include "kiln/Conversion/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+struct ConvertTileToLLVMPass
+    : kiln::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+
+    // The compile context: options first, module attributes otherwise.
+    std::string targetName = target;
+    auto modTarget = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr);
+    if (targetName.empty() && modTarget)
+      targetName = modTarget.str();
+    if (targetName.empty()) {
+      module.emitError() << "no target: pass target=<name> or set "
+                         << TileDialect::kTargetAttr << " on the module";
+      return signalPassFailure();
+    }
+    if (modTarget && modTarget.getValue() != targetName) {
+      module.emitError() << "module was built for " << modTarget
+                         << " but the pipeline targets '" << targetName << "'";
+      return signalPassFailure();
+    }
+    const TargetDesc *desc = lookupTarget(targetName);
+    if (!desc) {
+      module.emitError() << "unknown target '" << targetName
+                         << "'; known targets: " << knownTargetNames();
+      return signalPassFailure();
+    }
+    int warps = numWarps;
+    auto modWarps = module->getAttrOfType<IntegerAttr>(TileDialect::kNumWarpsAttr);
+    if (warps == 0)
+      warps = modWarps ? modWarps.getInt() : 4;
+    if (modWarps && modWarps.getInt() != warps) {
+      module.emitError() << "module was built for " << modWarps.getInt()
+                         << " warps but the pipeline asks for " << warps;
+      return signalPassFailure();
+    }
+    if (warps <= 0 || (warps & (warps - 1)) || warps * int(desc->warpSize) >
+                                                    int(desc->maxThreadsPerBlock)) {
+      module.emitError() << "num-warps must be a power of two with at most "
+                         << desc->maxThreadsPerBlock << " threads per CTA on "
+                         << desc->name << ", got " << warps;
+      return signalPassFailure();
+    }
+    int tpw = getThreadsPerWarp(module);
+    if (module->hasAttr(TileDialect::kThreadsPerWarpAttr) &&
+        tpw != int(desc->warpSize)) {
+      module.emitError() << "module has " << TileDialect::kThreadsPerWarpAttr
+                         << " = " << tpw << " but " << desc->name << " has "
+                         << desc->warpSize << "-wide warps";
+      return signalPassFailure();
+    }
+    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(*desc);
+    if (!targetInfo) {
+      module.emitError() << "the backend for " << desc->name
+                         << " is not built into this Kiln";
+      return signalPassFailure();
+    }
+
+    // Shared memory: one dynamically sized array; the launch passes its size.
+    int64_t shared = 0;
+    if (auto a = module->getAttrOfType<IntegerAttr>(TileDialect::kSharedAttr))
+      shared = a.getInt();
+    if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
+      OpBuilder b(module.getBodyRegion());
+      auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+      LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
+                             LLVM::Linkage::External,
+                             LoweringContext::kSharedGlobal, Attribute(),
+                             /*alignment=*/16, /*addrSpace=*/3);
+    }
+
+    AxisInfoAnalysis axisInfo;
+    // Compute the analysis before the IR changes under it.
+    module.walk([&](Operation *op) {
+      if (auto load = dyn_cast<LoadOp>(op)) {
+        axisInfo.get(load.getPtr());
+        if (load.getMask())
+          axisInfo.get(load.getMask());
+      } else if (auto store = dyn_cast<StoreOp>(op)) {
+        axisInfo.get(store.getPtr());
+        if (store.getMask())
+          axisInfo.get(store.getMask());
+      }
+    });
+    LoweringContext lctx{*targetInfo, warps, int(desc->warpSize), axisInfo};
+
+    TileTypeConverter converter(ctx);
+    RewritePatternSet patterns(ctx);
+    populateElementwiseOpToLLVMPatterns(converter, patterns, lctx);
+    populateMemoryOpToLLVMPatterns(converter, patterns, lctx);
+    populateLayoutOpToLLVMPatterns(converter, patterns, lctx);
+    populateReduceOpToLLVMPatterns(converter, patterns, lctx);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+
+    LLVMConversionTarget conversionTarget(*ctx);
+    conversionTarget.addLegalOp<ModuleOp>();
+    conversionTarget.addLegalDialect<NVVM::NVVMDialect, ROCDL::ROCDLDialect>();
+    conversionTarget.addIllegalDialect<TileDialect, arith::ArithDialect,
+                                       math::MathDialect, cf::ControlFlowDialect,
+                                       func::FuncDialect>();
+    if (failed(applyPartialConversion(module, conversionTarget,
+                                      std::move(patterns))))
+      return signalPassFailure();
+
+    // Kernels: every public function. Divisibility hints become alignment.
+    unsigned numThreads = warps * desc->warpSize;
+    module.walk([&](LLVM::LLVMFuncOp func) {
+      if (func.isExternal() || func.isPrivate())
+        return;
+      targetInfo->markKernel(func, numThreads);
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+        auto div = func.getArgAttrOfType<IntegerAttr>(
+            i, TileDialect::kDivisibilityAttr);
+        if (!div)
+          continue;
+        func.removeArgAttr(i, StringAttr::get(ctx, TileDialect::kDivisibilityAttr));
+        if (isa<LLVM::LLVMPointerType>(func.getArgumentTypes()[i]))
+          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(ctx, 64),
+                                           div.getInt()));
+      }
+    });
+    module->setAttr(TileDialect::kSharedAttr,
+                    IntegerAttr::get(IntegerType::get(ctx, 32), shared));
+  }
+};
+
+} // namespace

@@ -1,0 +1,225 @@
+//===- Utility.cpp - Shared pieces of the tile lowering -------------------===//
+
+#include "PatternTileToLLVM.h"
+
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include <map>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+  addConversion([ctx](PointerType p) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
+  });
+  addConversion([this](RankedTensorType t) -> std::optional<Type> {
+    FailureOr<LinearLayout> ll = getLinearLayout(t);
+    if (failed(ll))
+      return std::nullopt;
+    Type elem = convertType(t.getElementType());
+    if (!elem)
+      return std::nullopt;
+    SmallVector<Type> fields(ll->getInSize(LinearLayout::Register), elem);
+    return LLVM::LLVMStructType::getLiteral(t.getContext(), fields);
+  });
+}
+
+Value kiln::i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(v));
+}
+
+SmallVector<Value> kiln::unpackStruct(OpBuilder &b, Location loc, Value v) {
+  auto st = cast<LLVM::LLVMStructType>(v.getType());
+  SmallVector<Value> out;
+  for (unsigned i = 0, e = st.getBody().size(); i < e; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, v, i));
+  return out;
+}
+
+Value kiln::packStruct(OpBuilder &b, Location loc, Type structType,
+                       ValueRange values) {
+  Value s = LLVM::UndefOp::create(b, loc, structType);
+  for (auto [i, v] : llvm::enumerate(values))
+    s = LLVM::InsertValueOp::create(b, loc, s, v, int64_t(i));
+  return s;
+}
+
+SmallVector<Value> kiln::getRegisters(OpBuilder &b, Location loc,
+                                      Value converted) {
+  if (isa<LLVM::LLVMStructType>(converted.getType()))
+    return unpackStruct(b, loc, converted);
+  return {converted};
+}
+
+ThreadIds kiln::getThreadIds(OpBuilder &b, Location loc,
+                             const LoweringContext &ctx) {
+  Value tid = ctx.target.threadId(b, loc);
+  Value ws = i32Const(b, loc, ctx.warpSize);
+  return {LLVM::URemOp::create(b, loc, tid, ws),
+          LLVM::UDivOp::create(b, loc, tid, ws)};
+}
+
+SmallVector<SmallVector<Value>>
+kiln::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
+                      const LoweringContext &ctx) {
+  ThreadIds ids = getThreadIds(b, loc, ctx);
+  unsigned rank = layout.getRank();
+  // The lane and warp part of every coordinate: XOR of the bases of the set
+  // bits of the lane and warp ids.
+  SmallVector<Value> base(rank, i32Const(b, loc, 0));
+  auto addBits = [&](LinearLayout::InDim in, Value id) {
+    for (auto [bit, basis] : llvm::enumerate(layout.getBases(in))) {
+      Value set = LLVM::AndOp::create(
+          b, loc, LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, bit)),
+          i32Const(b, loc, 1));
+      for (unsigned k = 0; k < rank; ++k) {
+        if (basis[k] == 0)
+          continue;
+        Value term = LLVM::MulOp::create(b, loc, set, i32Const(b, loc, basis[k]));
+        base[k] = LLVM::XOrOp::create(b, loc, base[k], term);
+      }
+    }
+  };
+  addBits(LinearLayout::Lane, ids.lane);
+  addBits(LinearLayout::Warp, ids.warp);
+  SmallVector<SmallVector<Value>> coords;
+  for (int32_t r = 0; r < layout.getInSize(LinearLayout::Register); ++r) {
+    LinearLayout::Basis c = layout.applyOne(LinearLayout::Register, r);
+    SmallVector<Value> reg;
+    for (unsigned k = 0; k < rank; ++k)
+      reg.push_back(c[k] == 0 ? base[k]
+                              : LLVM::XOrOp::create(b, loc, base[k],
+                                                    i32Const(b, loc, c[k])));
+    coords.push_back(reg);
+  }
+  return coords;
+}
+
+Value kiln::emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
+                            ArrayRef<int32_t> sizes) {
+  Value idx = i32Const(b, loc, 0);
+  for (auto [c, s] : llvm::zip(coords, sizes)) {
+    idx = LLVM::MulOp::create(b, loc, idx, i32Const(b, loc, s));
+    idx = LLVM::AddOp::create(b, loc, idx, c);
+  }
+  return idx;
+}
+
+Value kiln::getScratchBase(OpBuilder &b, Location loc, Operation *op) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptrTy,
+                                         LoweringContext::kSharedGlobal);
+  int64_t offset = 0;
+  if (auto a = op->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
+    offset = a.getInt();
+  if (offset == 0)
+    return base;
+  return LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), base,
+                             ValueRange{i32Const(b, loc, offset)});
+}
+
+Type kiln::getMemoryType(Type t) {
+  if (t.isInteger(1))
+    return IntegerType::get(t.getContext(), 8);
+  return t;
+}
+
+Value kiln::toMemory(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  return v;
+}
+
+Value kiln::fromMemory(OpBuilder &b, Location loc, Value v, Type regType) {
+  if (regType.isInteger(1))
+    return LLVM::TruncOp::create(b, loc, regType, v);
+  return v;
+}
+
+Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
+                       Value laneId, const LoweringContext &ctx) {
+  Type t = v.getType();
+  Type i32 = b.getI32Type();
+  if (isa<LLVM::LLVMPointerType>(t)) {
+    Value i = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+    return LLVM::IntToPtrOp::create(
+        b, loc, t, shuffleXor(b, loc, i, mask, laneId, ctx));
+  }
+  unsigned bits = t.getIntOrFloatBitWidth();
+  if (bits == 64) {
+    auto vecTy = VectorType::get({2}, i32);
+    Value vec = LLVM::BitcastOp::create(b, loc, vecTy, v);
+    Value out = LLVM::UndefOp::create(b, loc, vecTy);
+    for (int i = 0; i < 2; ++i) {
+      Value idx = i32Const(b, loc, i);
+      Value part = LLVM::ExtractElementOp::create(b, loc, vec, idx);
+      part = ctx.target.shuffleXorI32(b, loc, part, mask, laneId);
+      out = LLVM::InsertElementOp::create(b, loc, out, part, idx);
+    }
+    return LLVM::BitcastOp::create(b, loc, t, out);
+  }
+  Value asInt = v;
+  Type intTy = b.getIntegerType(bits);
+  if (!isa<IntegerType>(t))
+    asInt = LLVM::BitcastOp::create(b, loc, intTy, v);
+  if (bits < 32)
+    asInt = LLVM::ZExtOp::create(b, loc, i32, asInt);
+  Value r = ctx.target.shuffleXorI32(b, loc, asInt, mask, laneId);
+  if (bits < 32)
+    r = LLVM::TruncOp::create(b, loc, intTy, r);
+  if (!isa<IntegerType>(t))
+    r = LLVM::BitcastOp::create(b, loc, t, r);
+  return r;
+}
+
+SmallVector<Value> kiln::moveThroughShared(OpBuilder &b, Location loc,
+                                           Operation *op,
+                                           ArrayRef<Value> srcRegs,
+                                           const LinearLayout &srcLayout,
+                                           const LinearLayout &dstLayout,
+                                           Type regType,
+                                           const LoweringContext &ctx) {
+  Type memTy = getMemoryType(regType);
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = getScratchBase(b, loc, op);
+  // The buffer may still be read by the previous user of this scratch.
+  ctx.target.barrier(b, loc);
+  auto srcCoords = emitCoordinates(b, loc, srcLayout, ctx);
+  for (auto [v, c] : llvm::zip(srcRegs, srcCoords)) {
+    Value idx = emitLinearIndex(b, loc, c, srcLayout.getOutSizes());
+    Value p = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{idx});
+    LLVM::StoreOp::create(b, loc, toMemory(b, loc, v), p);
+  }
+  ctx.target.barrier(b, loc);
+  SmallVector<Value> out;
+  for (auto &c : emitCoordinates(b, loc, dstLayout, ctx)) {
+    Value idx = emitLinearIndex(b, loc, c, dstLayout.getOutSizes());
+    Value p = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{idx});
+    Value v = LLVM::LoadOp::create(b, loc, memTy, p);
+    out.push_back(fromMemory(b, loc, v, regType));
+  }
+  return out;
+}
+
+FailureOr<SmallVector<unsigned>> kiln::matchRegisters(
+    const LinearLayout &src, const LinearLayout &dst,
+    function_ref<LinearLayout::Basis(const LinearLayout::Basis &)> map) {
+  std::map<SmallVector<int32_t>, unsigned> bySrc;
+  for (int32_t r = src.getInSize(LinearLayout::Register) - 1; r >= 0; --r) {
+    auto c = src.applyOne(LinearLayout::Register, r);
+    bySrc[SmallVector<int32_t>(c.begin(), c.end())] = r;
+  }
+  SmallVector<unsigned> out;
+  for (int32_t r = 0; r < dst.getInSize(LinearLayout::Register); ++r) {
+    auto c = map(dst.applyOne(LinearLayout::Register, r));
+    auto it = bySrc.find(SmallVector<int32_t>(c.begin(), c.end()));
+    if (it == bySrc.end())
+      return failure();
+    out.push_back(it->second);
+  }
+  return out;
+}

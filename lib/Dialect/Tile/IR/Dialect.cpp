@@ -1,0 +1,204 @@
+//===- Dialect.cpp - The tile dialect -------------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+#include "kiln/Dialect/Tile/IR/TileDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "kiln/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+void TileDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+void TileDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "kiln/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+}
+
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointeeType, int addressSpace) {
+  if (!isa<IntegerType, FloatType, PointerType>(pointeeType))
+    return emitError() << "pointee must be an integer, float or pointer type, "
+                          "got "
+                       << pointeeType;
+  if (addressSpace < 0)
+    return emitError() << "address space must be non-negative, got "
+                       << addressSpace;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type kiln::tile::getI1SameShape(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto t = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(t.getShape(), i1, t.getEncoding());
+  return i1;
+}
+
+Type kiln::tile::getPointeeType(Type type) {
+  if (auto t = dyn_cast<RankedTensorType>(type)) {
+    auto ptr = dyn_cast<PointerType>(t.getElementType());
+    if (!ptr)
+      return {};
+    return RankedTensorType::get(t.getShape(), ptr.getPointeeType(),
+                                 t.getEncoding());
+  }
+  if (auto ptr = dyn_cast<PointerType>(type))
+    return ptr.getPointeeType();
+  return {};
+}
+
+static int getIntModuleAttr(ModuleOp module, StringRef name, int dflt) {
+  if (!module)
+    return dflt;
+  if (auto a = module->getAttrOfType<IntegerAttr>(name))
+    return a.getInt();
+  return dflt;
+}
+
+int kiln::tile::getNumWarps(ModuleOp module) {
+  return getIntModuleAttr(module, TileDialect::kNumWarpsAttr, 4);
+}
+
+int kiln::tile::getThreadsPerWarp(ModuleOp module) {
+  return getIntModuleAttr(module, TileDialect::kThreadsPerWarpAttr, 32);
+}
+
+FailureOr<LinearLayout>
+kiln::tile::getLinearLayout(RankedTensorType type,
+                            function_ref<InFlightDiagnostic()> emitError) {
+  auto layout = dyn_cast_or_null<DistributedLayoutAttr>(type.getEncoding());
+  if (!layout) {
+    if (emitError)
+      emitError() << "tensor " << type << " has no distributed layout";
+    return failure();
+  }
+  if (layout.getRank() != type.getRank()) {
+    if (emitError)
+      emitError() << "layout " << type.getEncoding() << " has rank "
+                  << layout.getRank() << " but tensor " << type
+                  << " has rank " << type.getRank();
+    return failure();
+  }
+  for (int64_t d : type.getShape()) {
+    if (d <= 0 || !llvm::isPowerOf2_64(d)) {
+      if (emitError)
+        emitError() << "tensor shape must be powers of two, got " << type;
+      return failure();
+    }
+  }
+  LinearLayout ll = layout.toLinearLayout(type.getShape());
+  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
+    for (const auto &b : ll.getBases(LinearLayout::InDim(d)))
+      for (auto [k, v] : llvm::enumerate(b))
+        if (v < 0 || v >= type.getShape()[k]) {
+          if (emitError)
+            emitError() << "layout " << type.getEncoding()
+                        << " has a basis outside the shape of " << type;
+          return failure();
+        }
+  if (!ll.isSurjective()) {
+    if (emitError)
+      emitError() << "layout " << type.getEncoding()
+                  << " does not cover every element of " << type;
+    return failure();
+  }
+  return ll;
+}
+
+//===----------------------------------------------------------------------===//
+// Module verification: layouts against the compile context
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
+                                      int numWarps, int threadsPerWarp) {
+  auto emit = [&]() { return op->emitOpError(); };
+  if (!type.getEncoding())
+    return op->emitOpError() << "tensor " << type
+                             << " needs a layout encoding (e.g. #tile.blocked)";
+  FailureOr<LinearLayout> ll = getLinearLayout(type, emit);
+  if (failed(ll))
+    return failure();
+  if (ll->getInSize(LinearLayout::Lane) != threadsPerWarp)
+    return op->emitOpError()
+           << "layout " << type.getEncoding() << " has "
+           << ll->getInSize(LinearLayout::Lane)
+           << " threads per warp but the module has tile.threads_per_warp = "
+           << threadsPerWarp;
+  if (ll->getInSize(LinearLayout::Warp) != numWarps)
+    return op->emitOpError()
+           << "layout " << type.getEncoding() << " has "
+           << ll->getInSize(LinearLayout::Warp)
+           << " warps but the module has tile.num_warps = " << numWarps;
+  return success();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name == kDivisibilityAttr || name == kSharedAttr ||
+      name == "tile.scratch_offset")
+    return success();
+  if (name == kTargetAttr) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' must be a string";
+    return success();
+  }
+  if (name == kThreadsPerWarpAttr)
+    return success(); // checked with kNumWarpsAttr
+  if (name != kNumWarpsAttr)
+    return op->emitError() << "unknown tile attribute '" << name << "'";
+  auto module = dyn_cast<ModuleOp>(op);
+  if (!module)
+    return op->emitOpError() << "'" << name << "' belongs on a module";
+  auto nw = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!nw || nw.getInt() <= 0 || !llvm::isPowerOf2_64(nw.getInt()) ||
+      nw.getInt() > 32)
+    return op->emitOpError() << "'" << name
+                             << "' must be a power of two between 1 and 32";
+  int numWarps = nw.getInt();
+  int tpw = getThreadsPerWarp(module);
+  if (tpw != 32 && tpw != 64)
+    return op->emitOpError() << "'" << kThreadsPerWarpAttr
+                             << "' must be 32 or 64, got " << tpw;
+  auto check = [&](Operation *inner, Type t) -> LogicalResult {
+    auto tt = dyn_cast<RankedTensorType>(t);
+    if (!tt)
+      return success();
+    return verifyTensorType(inner, tt, numWarps, tpw);
+  };
+  WalkResult r = module.walk([&](Operation *inner) {
+    for (Type t : inner->getResultTypes())
+      if (failed(check(inner, t)))
+        return WalkResult::interrupt();
+    for (Region &region : inner->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(inner, arg.getType())))
+            return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}

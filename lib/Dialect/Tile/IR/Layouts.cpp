@@ -1,0 +1,293 @@
+//===- Layouts.cpp - Distributed layout attributes ------------------------===//
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+#include "kiln/Dialect/Tile/IR/TileAttrInterfaces.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Parsing helpers: layouts are written as a dictionary, `#tile.x<{k = v}>`.
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseLayoutDict(AsmParser &parser, DictionaryAttr &dict) {
+  if (parser.parseLess())
+    return failure();
+  Attribute attr;
+  if (parser.parseAttribute(attr))
+    return failure();
+  dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict)
+    return parser.emitError(parser.getNameLoc(),
+                            "expected a dictionary `{key = value, ...}`");
+  return parser.parseGreater();
+}
+
+static ParseResult getUnsignedArray(AsmParser &parser, DictionaryAttr dict,
+                                    StringRef key,
+                                    SmallVectorImpl<unsigned> &out) {
+  Attribute a = dict.get(key);
+  if (!a)
+    return parser.emitError(parser.getNameLoc(), "missing '") << key << "'";
+  auto arr = dyn_cast<ArrayAttr>(a);
+  if (!arr)
+    return parser.emitError(parser.getNameLoc(), "'")
+           << key << "' must be an array of integers";
+  for (Attribute e : arr) {
+    auto i = dyn_cast<IntegerAttr>(e);
+    if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30))
+      return parser.emitError(parser.getNameLoc(), "'")
+             << key << "' must hold non-negative integers";
+    out.push_back(i.getInt());
+  }
+  return success();
+}
+
+static ParseResult checkKeys(AsmParser &parser, DictionaryAttr dict,
+                             ArrayRef<StringRef> keys) {
+  for (NamedAttribute na : dict)
+    if (!llvm::is_contained(keys, na.getName().getValue()))
+      return parser.emitError(parser.getNameLoc(), "unknown key '")
+             << na.getName().getValue() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.blocked
+//===----------------------------------------------------------------------===//
+
+Attribute BlockedEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  if (parseLayoutDict(parser, dict))
+    return {};
+  SmallVector<unsigned> spt, tpw, wpc, order;
+  if (checkKeys(parser, dict,
+                {"sizePerThread", "threadsPerWarp", "warpsPerCTA", "order"}) ||
+      getUnsignedArray(parser, dict, "sizePerThread", spt) ||
+      getUnsignedArray(parser, dict, "threadsPerWarp", tpw) ||
+      getUnsignedArray(parser, dict, "warpsPerCTA", wpc) ||
+      getUnsignedArray(parser, dict, "order", order))
+    return {};
+  return parser.getChecked<BlockedEncodingAttr>(parser.getContext(), spt, tpw,
+                                                wpc, order);
+}
+
+void BlockedEncodingAttr::print(AsmPrinter &printer) const {
+  auto arr = [&](ArrayRef<unsigned> a) {
+    printer << "[";
+    llvm::interleaveComma(a, printer);
+    printer << "]";
+  };
+  printer << "<{sizePerThread = ";
+  arr(getSizePerThread());
+  printer << ", threadsPerWarp = ";
+  arr(getThreadsPerWarp());
+  printer << ", warpsPerCTA = ";
+  arr(getWarpsPerCTA());
+  printer << ", order = ";
+  arr(getOrder());
+  printer << "}>";
+}
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<unsigned> spt, ArrayRef<unsigned> tpw,
+                            ArrayRef<unsigned> wpc, ArrayRef<unsigned> order) {
+  size_t rank = spt.size();
+  if (rank == 0)
+    return emitError() << "blocked layout needs rank >= 1";
+  if (tpw.size() != rank || wpc.size() != rank || order.size() != rank)
+    return emitError() << "sizePerThread, threadsPerWarp, warpsPerCTA and "
+                          "order must have the same length, got "
+                       << spt.size() << ", " << tpw.size() << ", "
+                       << wpc.size() << ", " << order.size();
+  auto checkPow2 = [&](ArrayRef<unsigned> a, StringRef name) -> LogicalResult {
+    for (unsigned v : a)
+      if (v == 0 || !llvm::isPowerOf2_32(v))
+        return emitError() << name << " entries must be powers of two, got "
+                           << v;
+    return success();
+  };
+  if (failed(checkPow2(spt, "sizePerThread")) ||
+      failed(checkPow2(tpw, "threadsPerWarp")) ||
+      failed(checkPow2(wpc, "warpsPerCTA")))
+    return failure();
+  SmallVector<bool> seen(rank, false);
+  for (unsigned o : order) {
+    if (o >= rank || seen[o])
+      return emitError() << "order must be a permutation of [0, " << rank
+                         << ")";
+    seen[o] = true;
+  }
+  return success();
+}
+
+LinearLayout BlockedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  return LinearLayout::fromBlocked(getSizePerThread(), getThreadsPerWarp(),
+                                   getWarpsPerCTA(), getOrder(), shape);
+}
+
+unsigned BlockedEncodingAttr::getRank() const {
+  return getSizePerThread().size();
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.slice
+//===----------------------------------------------------------------------===//
+
+Attribute SliceEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  if (parseLayoutDict(parser, dict))
+    return {};
+  if (checkKeys(parser, dict, {"dim", "parent"}))
+    return {};
+  auto dim = dyn_cast_or_null<IntegerAttr>(dict.get("dim"));
+  Attribute parent = dict.get("parent");
+  if (!dim || dim.getInt() < 0 || dim.getInt() > 64)
+    return parser.emitError(parser.getNameLoc(),
+                            "'dim' must be a non-negative integer"),
+           Attribute();
+  if (!parent)
+    return parser.emitError(parser.getNameLoc(), "missing 'parent'"),
+           Attribute();
+  return parser.getChecked<SliceEncodingAttr>(parser.getContext(),
+                                              dim.getInt(), parent);
+}
+
+void SliceEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{dim = " << getDim() << ", parent = " << getParent() << "}>";
+}
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned dim, Attribute parent) {
+  auto p = dyn_cast<DistributedLayoutAttr>(parent);
+  if (!p)
+    return emitError() << "slice parent must be a distributed layout, got "
+                       << parent;
+  if (dim >= p.getRank())
+    return emitError() << "slice dim " << dim
+                       << " is out of range for a parent of rank "
+                       << p.getRank();
+  return success();
+}
+
+LinearLayout SliceEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  auto parent = cast<DistributedLayoutAttr>(getParent());
+  return parent.toLinearLayout(parentShape).removeOutDim(getDim());
+}
+
+unsigned SliceEncodingAttr::getRank() const {
+  return cast<DistributedLayoutAttr>(getParent()).getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.linear
+//===----------------------------------------------------------------------===//
+
+static const char *kInDimNames[] = {"register", "lane", "warp"};
+
+Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  if (parseLayoutDict(parser, dict))
+    return {};
+  if (checkKeys(parser, dict, {"register", "lane", "warp"}))
+    return {};
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  int rank = -1;
+  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d) {
+    auto arr = dyn_cast_or_null<ArrayAttr>(dict.get(kInDimNames[d]));
+    if (!arr)
+      return parser.emitError(parser.getNameLoc(), "'")
+                 << kInDimNames[d] << "' must be an array of bases",
+             Attribute();
+    for (Attribute b : arr) {
+      auto basis = dyn_cast<ArrayAttr>(b);
+      if (!basis)
+        return parser.emitError(parser.getNameLoc(),
+                                "each basis must be an array of integers"),
+               Attribute();
+      LinearLayout::Basis v;
+      for (Attribute e : basis) {
+        auto i = dyn_cast<IntegerAttr>(e);
+        if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30))
+          return parser.emitError(parser.getNameLoc(),
+                                  "basis entries must be integers in "
+                                  "[0, 2^30]"),
+                 Attribute();
+        v.push_back(i.getInt());
+      }
+      if (rank < 0)
+        rank = v.size();
+      if (int(v.size()) != rank || rank == 0)
+        return parser.emitError(parser.getNameLoc(),
+                                "all bases must have the same non-zero "
+                                "length"),
+               Attribute();
+      bases[d].push_back(v);
+    }
+  }
+  if (rank <= 0)
+    return parser.emitError(parser.getNameLoc(),
+                            "a linear layout needs at least one basis"),
+           Attribute();
+  // Output sizes: the smallest powers of two that hold every basis.
+  SmallVector<int32_t> sizes(rank, 1);
+  for (auto &bs : bases)
+    for (auto &b : bs)
+      for (int k = 0; k < rank; ++k)
+        while (sizes[k] <= b[k])
+          sizes[k] *= 2;
+  return parser.getChecked<LinearEncodingAttr>(
+      parser.getContext(), LinearLayout(std::move(bases), sizes));
+}
+
+void LinearEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  getLayout().print(printer.getStream());
+  printer << ">";
+}
+
+LogicalResult
+LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           LinearLayout layout) {
+  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
+    for (const auto &b : layout.getBases(LinearLayout::InDim(d)))
+      if (b.size() != layout.getRank())
+        return emitError() << "basis rank does not match the layout rank";
+  if (!layout.isSurjective())
+    return emitError() << "linear layout " << layout.str()
+                       << " is not surjective: its bases do not reach every "
+                          "element of a "
+                       << layout.getNumElements() << "-element tensor";
+  return success();
+}
+
+LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  const LinearLayout &l = getLayout();
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
+    bases[d] = LinearLayout::Bases(l.getBases(LinearLayout::InDim(d)));
+  SmallVector<int32_t> sizes(shape.begin(), shape.end());
+  return LinearLayout(std::move(bases), sizes);
+}
+
+unsigned LinearEncodingAttr::getRank() const { return getLayout().getRank(); }

@@ -1,0 +1,254 @@
+//===- Ops.cpp - tile dialect operations ----------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// arange
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  auto type = getResult().getType();
+  if (type.getRank() != 1)
+    return emitOpError() << "result must be 1-D, got " << type;
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "end (" << end << ") must be greater than start ("
+                         << start << ")";
+  int64_t n = end - start;
+  if (!llvm::isPowerOf2_64(n))
+    return emitOpError() << "range size end - start = " << n
+                         << " must be a power of two";
+  if (type.getDimSize(0) != n)
+    return emitOpError() << "result has " << type.getDimSize(0)
+                         << " elements but the range has " << n;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "source rank " << src.getRank()
+                         << " differs from result rank " << dst.getRank();
+  if (src.getEncoding() != dst.getEncoding())
+    return emitOpError() << "layout mismatch in broadcast: "
+                         << src.getEncoding() << " vs " << dst.getEncoding();
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    if (src.getDimSize(i) != dst.getDimSize(i) && src.getDimSize(i) != 1)
+      return emitOpError() << "dimension " << i << " of size "
+                           << src.getDimSize(i) << " cannot broadcast to "
+                           << dst.getDimSize(i);
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  SmallVector<int64_t> shape(src.getShape());
+  shape.insert(shape.begin() + axis, 1);
+  if (dst.getShape() != ArrayRef<int64_t>(shape))
+    return emitOpError() << "result shape must be the source shape with a 1 "
+                            "inserted at axis "
+                         << axis;
+  auto slice = dyn_cast_or_null<SliceEncodingAttr>(src.getEncoding());
+  if (!slice || slice.getDim() != axis || slice.getParent() != dst.getEncoding())
+    return emitOpError() << "source layout must be #tile.slice<{dim = " << axis
+                         << ", parent = <result layout>}>, got "
+                         << src.getEncoding() << " and result layout "
+                         << dst.getEncoding();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  if (src.getNumElements() != dst.getNumElements())
+    return emitOpError() << "reshape must keep the element count: " << src
+                         << " has " << src.getNumElements() << ", " << dst
+                         << " has " << dst.getNumElements();
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() { return success(); }
+
+//===----------------------------------------------------------------------===//
+// addptr / load / store
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  Type ptr = getPtr().getType(), off = getOffset().getType();
+  auto pt = dyn_cast<RankedTensorType>(ptr);
+  auto ot = dyn_cast<RankedTensorType>(off);
+  if (bool(pt) != bool(ot))
+    return emitOpError() << "pointer and offset must both be scalars or both "
+                            "tensors, got "
+                         << ptr << " and " << off;
+  if (pt && (pt.getShape() != ot.getShape() ||
+             pt.getEncoding() != ot.getEncoding()))
+    return emitOpError() << "offset " << off
+                         << " must have the shape and layout of " << ptr;
+  return success();
+}
+
+static LogicalResult verifyPtrValue(Operation *op, Type ptrType, Type valueType,
+                                    StringRef what) {
+  Type expected = getPointeeType(ptrType);
+  if (valueType != expected)
+    return op->emitOpError() << what << " type " << valueType
+                             << " does not match the pointee type " << expected
+                             << " of " << ptrType;
+  return success();
+}
+
+static LogicalResult verifyMask(Operation *op, Type ptrType, Value mask) {
+  if (mask && mask.getType() != getI1SameShape(ptrType))
+    return op->emitOpError() << "mask type " << mask.getType()
+                             << " must be " << getI1SameShape(ptrType);
+  return success();
+}
+
+void LoadOp::build(OpBuilder &b, OperationState &state, Value ptr, Value mask,
+                   Value other) {
+  build(b, state, getPointeeType(ptr.getType()), ptr, mask, other);
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' needs a mask";
+  if (failed(verifyPtrValue(*this, getPtr().getType(), getType(), "result")) ||
+      failed(verifyMask(*this, getPtr().getType(), getMask())))
+    return failure();
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError() << "'other' type " << getOther().getType()
+                         << " must match the result type " << getType();
+  return success();
+}
+
+// tile.load %ptr (, %mask (, %other)?)? attr-dict : type(ptr)
+ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> ops;
+  Type ptrType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(ops) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(ptrType))
+    return failure();
+  if (ops.empty() || ops.size() > 3)
+    return parser.emitError(loc, "expected 1 to 3 operands (ptr, mask, other)");
+  Type valueType = getPointeeType(ptrType);
+  if (!valueType)
+    return parser.emitError(loc, "expected a tensor of pointers, got ")
+           << ptrType;
+  SmallVector<Type, 3> types = {ptrType, getI1SameShape(ptrType), valueType};
+  types.resize(ops.size());
+  if (parser.resolveOperands(ops, types, loc, result.operands))
+    return failure();
+  result.addAttribute(getOperandSegmentSizesAttrName(result.name),
+                      parser.getBuilder().getDenseI32ArrayAttr(
+                          {1, ops.size() > 1 ? 1 : 0, ops.size() > 2 ? 1 : 0}));
+  result.addTypes(valueType);
+  return success();
+}
+
+void LoadOp::print(OpAsmPrinter &p) {
+  p << " " << getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getOperandSegmentSizesAttrName()});
+  p << " : " << getPtr().getType();
+}
+
+LogicalResult StoreOp::verify() {
+  if (failed(verifyPtrValue(*this, getPtr().getType(), getValue().getType(),
+                            "value")))
+    return failure();
+  return verifyMask(*this, getPtr().getType(), getMask());
+}
+
+// tile.store %ptr, %value (, %mask)? attr-dict : type(ptr)
+ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::UnresolvedOperand, 3> ops;
+  Type ptrType;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseOperandList(ops) ||
+      parser.parseOptionalAttrDict(result.attributes) ||
+      parser.parseColonType(ptrType))
+    return failure();
+  if (ops.size() < 2 || ops.size() > 3)
+    return parser.emitError(loc,
+                            "expected 2 or 3 operands (ptr, value, mask)");
+  Type valueType = getPointeeType(ptrType);
+  if (!valueType)
+    return parser.emitError(loc, "expected a tensor of pointers, got ")
+           << ptrType;
+  SmallVector<Type, 3> types = {ptrType, valueType, getI1SameShape(ptrType)};
+  types.resize(ops.size());
+  return parser.resolveOperands(ops, types, loc, result.operands);
+}
+
+void StoreOp::print(OpAsmPrinter &p) {
+  p << " " << getOperands();
+  p.printOptionalAttrDict((*this)->getAttrs());
+  p << " : " << getPtr().getType();
+}
+
+//===----------------------------------------------------------------------===//
+// reduce
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReduceOp::verifyRegions() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  Type elem = src.getElementType();
+  Type resultType = getResult().getType();
+  if (src.getRank() == 1) {
+    if (resultType != elem)
+      return emitOpError() << "reducing a 1-D tensor gives a scalar of type "
+                           << elem << ", got " << resultType;
+  } else {
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    auto expected = RankedTensorType::get(
+        shape, elem,
+        src.getEncoding()
+            ? SliceEncodingAttr::get(getContext(), axis, src.getEncoding())
+            : Attribute());
+    if (resultType != expected)
+      return emitOpError() << "result type must be " << expected << ", got "
+                           << resultType;
+  }
+  Block &body = getCombine().front();
+  if (body.getNumArguments() != 2 ||
+      body.getArgument(0).getType() != elem ||
+      body.getArgument(1).getType() != elem)
+    return emitOpError() << "combine region must take two " << elem
+                         << " arguments";
+  auto ret = body.empty() ? ReduceReturnOp() : dyn_cast<ReduceReturnOp>(body.back());
+  if (!ret)
+    return emitOpError() << "combine region must end with tile.reduce_return";
+  if (ret.getResult().getType() != elem)
+    return emitOpError() << "combine region must return " << elem << ", got "
+                         << ret.getResult().getType();
+  return success();
+}

@@ -1,0 +1,88 @@
+//===- Utility.cpp - Layout questions shared by passes and lowering -------===//
+
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+LayoutMove kiln::tile::classifyLayoutMove(const LinearLayout &src,
+                                          const LinearLayout &dst) {
+  if (src == dst)
+    return LayoutMove::Identity;
+  if (src.getOutSizes() != dst.getOutSizes() ||
+      src.getBases(LinearLayout::Lane) != dst.getBases(LinearLayout::Lane) ||
+      src.getBases(LinearLayout::Warp) != dst.getBases(LinearLayout::Warp))
+    return LayoutMove::SharedMemory;
+  auto a = LinearLayout::Bases(src.getBases(LinearLayout::Register));
+  auto b = LinearLayout::Bases(dst.getBases(LinearLayout::Register));
+  llvm::sort(a);
+  llvm::sort(b);
+  return a == b ? LayoutMove::RegisterPermute : LayoutMove::SharedMemory;
+}
+
+FailureOr<std::pair<LinearLayout, LinearLayout>>
+kiln::tile::getMoveLayouts(Operation *op) {
+  auto srcTy = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto dstTy = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!srcTy || !dstTy)
+    return failure();
+  FailureOr<LinearLayout> src = getLinearLayout(srcTy);
+  FailureOr<LinearLayout> dst = getLinearLayout(dstTy);
+  if (failed(src) || failed(dst))
+    return failure();
+  SmallVector<int32_t> sizes(dstTy.getShape().begin(), dstTy.getShape().end());
+  return std::make_pair(src->reshapeOuts(sizes), *dst);
+}
+
+unsigned kiln::tile::getElementBytes(Type t) {
+  if (isa<PointerType>(t))
+    return 8;
+  unsigned bits = t.getIntOrFloatBitWidth();
+  return std::max(1u, bits / 8);
+}
+
+FailureOr<unsigned> kiln::tile::getReduceWarpBits(const LinearLayout &layout,
+                                                  unsigned axis) {
+  unsigned warpBits = 0;
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp}) {
+    for (const auto &b : layout.getBases(in)) {
+      bool alongAxis = b[axis] != 0;
+      bool other = llvm::any_of(llvm::enumerate(b), [&](auto e) {
+        return e.index() != axis && e.value() != 0;
+      });
+      if (alongAxis && other)
+        return failure();
+      if (alongAxis && in == LinearLayout::Warp)
+        ++warpBits;
+    }
+  }
+  return warpBits;
+}
+
+int64_t kiln::tile::getScratchBytes(Operation *op) {
+  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
+    auto layouts = getMoveLayouts(op);
+    if (failed(layouts) ||
+        classifyLayoutMove(layouts->first, layouts->second) !=
+            LayoutMove::SharedMemory)
+      return 0;
+    auto ty = cast<RankedTensorType>(op->getResult(0).getType());
+    return ty.getNumElements() * getElementBytes(ty.getElementType());
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto ty = reduce.getSrc().getType();
+    FailureOr<LinearLayout> ll = getLinearLayout(ty);
+    if (failed(ll))
+      return 0;
+    FailureOr<unsigned> bits = getReduceWarpBits(*ll, reduce.getAxis());
+    if (failed(bits) || *bits == 0)
+      return 0;
+    int64_t outElems = ty.getNumElements() / ty.getDimSize(reduce.getAxis());
+    return (int64_t(1) << *bits) * outElems *
+           getElementBytes(ty.getElementType());
+  }
+  return 0;
+}

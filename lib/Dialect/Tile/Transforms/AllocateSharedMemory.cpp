@@ -1,0 +1,62 @@
+//===- AllocateSharedMemory.cpp - Scratch shared memory and its limit -----===//
+
+#include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Target/Targets.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORY
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+struct AllocateSharedMemory
+    : kiln::tile::impl::TileAllocateSharedMemoryBase<AllocateSharedMemory> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::string name = target;
+    if (name.empty())
+      if (auto a = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr))
+        name = a.str();
+    const TargetDesc *desc = name.empty() ? nullptr : lookupTarget(name);
+    if (!name.empty() && !desc) {
+      module.emitError() << "unknown target '" << name
+                         << "'; known targets: " << knownTargetNames();
+      return signalPassFailure();
+    }
+    Builder b(module.getContext());
+    int64_t total = 0;
+    Operation *largest = nullptr;
+    module.walk([&](Operation *op) {
+      int64_t bytes = getScratchBytes(op);
+      if (bytes == 0)
+        return;
+      // Scratch users are sequential and bracketed by barriers, so they
+      // all start at offset 0 and the total is the largest of them.
+      op->setAttr("tile.scratch_offset", b.getI32IntegerAttr(0));
+      if (bytes > total) {
+        total = bytes;
+        largest = op;
+      }
+    });
+    if (desc && total > desc->maxSharedBytes) {
+      InFlightDiagnostic d = largest->emitError()
+                             << "out of resources: shared memory required "
+                             << total << " bytes, limit "
+                             << desc->maxSharedBytes << " bytes on "
+                             << desc->name;
+      d.attachNote(module.getLoc()) << "this op needs the most scratch space";
+      return signalPassFailure();
+    }
+    module->setAttr(TileDialect::kSharedAttr, b.getI32IntegerAttr(total));
+  }
+};
+} // namespace

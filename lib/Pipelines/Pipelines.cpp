@@ -1,0 +1,36 @@
+//===- Pipelines.cpp - Kiln's compile pipelines ---------------------------===//
+
+#include "kiln/Pipelines/Pipelines.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
+                                   const KilnToLLVMOptions &options) {
+  tile::TileAllocateSharedMemoryOptions alloc;
+  alloc.target = options.target;
+  pm.addPass(tile::createTileAllocateSharedMemory(alloc));
+  pm.addPass(createSCFToControlFlowPass());
+  ConvertTileToLLVMOptions lower;
+  lower.target = options.target;
+  lower.numWarps = options.numWarps;
+  pm.addPass(createConvertTileToLLVM(lower));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void kiln::registerKilnPipelines() {
+  PassPipelineRegistration<KilnToLLVMOptions>(
+      "kiln-to-llvm",
+      "Lower tile IR to the LLVM dialect for one target (NVVM or ROCDL)",
+      buildKilnToLLVMPipeline);
+}

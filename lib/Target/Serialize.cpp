@@ -1,0 +1,568 @@
+//===- Serialize.cpp - LLVM dialect to PTX/cubin/AMDGCN/hsaco -------------===//
+//
+// Translation to LLVM IR, LLVM's O3 pipeline and code generator, then ptxas
+// (cubin) or ld.lld (hsaco). Everything that can go wrong is turned into an
+// MLIR diagnostic: this code runs inside the Python extension, where ending
+// the process on bad input is not acceptable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/Serialize.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace kiln;
+
+//===----------------------------------------------------------------------===//
+// Emit kinds
+//===----------------------------------------------------------------------===//
+
+std::optional<EmitKind> kiln::parseEmitKind(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<EmitKind>>(name)
+      .Case("llvm", EmitKind::LLVMIR)
+      .Case("ptx", EmitKind::PTX)
+      .Case("cubin", EmitKind::Cubin)
+      .Case("amdgcn", EmitKind::AMDGCN)
+      .Case("hsaco", EmitKind::HSACO)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef kiln::stringifyEmitKind(EmitKind kind) {
+  switch (kind) {
+  case EmitKind::LLVMIR:
+    return "llvm";
+  case EmitKind::PTX:
+    return "ptx";
+  case EmitKind::Cubin:
+    return "cubin";
+  case EmitKind::AMDGCN:
+    return "amdgcn";
+  case EmitKind::HSACO:
+    return "hsaco";
+  }
+  llvm_unreachable("unknown EmitKind");
+}
+
+llvm::StringRef kiln::knownEmitKindNames() {
+  return "llvm, ptx, cubin, amdgcn, hsaco";
+}
+
+/// The vendor whose toolchain produces `kind`, or none for LLVM IR.
+static std::optional<Vendor> vendorOf(EmitKind kind) {
+  switch (kind) {
+  case EmitKind::LLVMIR:
+    return std::nullopt;
+  case EmitKind::PTX:
+  case EmitKind::Cubin:
+    return Vendor::NVIDIA;
+  case EmitKind::AMDGCN:
+  case EmitKind::HSACO:
+    return Vendor::AMD;
+  }
+  llvm_unreachable("unknown EmitKind");
+}
+
+static llvm::StringRef targetPrefix(Vendor vendor) {
+  return vendor == Vendor::NVIDIA ? "cuda:" : "hip:";
+}
+
+//===----------------------------------------------------------------------===//
+// LLVM process state
+//===----------------------------------------------------------------------===//
+
+static void initializeLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+  });
+}
+
+namespace {
+/// Collects error diagnostics of an LLVMContext. Without a handler LLVM prints
+/// them and calls exit(1), e.g. when a kernel needs more LDS than the chip has.
+struct CollectingDiagnosticHandler : llvm::DiagnosticHandler {
+  std::string errors;
+  SmallVector<std::string> warnings;
+
+  bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+    std::string text;
+    {
+      llvm::raw_string_ostream os(text);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+    }
+    if (info.getSeverity() == llvm::DS_Error)
+      errors += (errors.empty() ? "" : "\n") + text;
+    else if (info.getSeverity() == llvm::DS_Warning)
+      warnings.push_back(std::move(text));
+    // Remarks and notes are dropped: nothing asked for them.
+    return true;
+  }
+};
+} // namespace
+
+/// Records the reason of an LLVM fatal error and jumps back to the enclosing
+/// CrashRecoveryContext instead of letting LLVM abort the process.
+static void recordFatalError(void *userData, const char *reason, bool) {
+  *static_cast<std::string *>(userData) = reason;
+  if (llvm::CrashRecoveryContext *crc =
+          llvm::CrashRecoveryContext::GetCurrent())
+    crc->HandleExit(1);
+}
+
+/// Runs `fn`, turning an LLVM fatal error or a crash inside it into failure
+/// with a message. Instruction selection reports unsupported input this way
+/// ("Cannot select: intrinsic ..."), and that must not kill a Python process.
+static LogicalResult runRecoveringFromFatalErrors(llvm::function_ref<void()> fn,
+                                                  std::string &reason) {
+  // Idempotent; repeated because a signal outside any RunSafely disables it.
+  llvm::CrashRecoveryContext::Enable();
+  llvm::ScopedFatalErrorHandler handler(recordFatalError, &reason);
+  llvm::CrashRecoveryContext crc;
+  if (crc.RunSafely(fn))
+    return success();
+  if (reason.empty())
+    reason = "LLVM crashed";
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Checks that must run before the code generator
+//===----------------------------------------------------------------------===//
+
+/// Every LDS DMA op (`rocdl.*load.lds`, `rocdl.load.to.lds`) carries its size
+/// in bytes as attribute `size` or as operand 2. ISel aborts on sizes the chip
+/// cannot do, so check them here where the op still has its location.
+static LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
+                                      const llvm::MCSubtargetInfo &sti) {
+  bool wide = sti.checkFeatures("+gfx950-insts");
+  WalkResult result = module.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (!name.starts_with("rocdl.") ||
+        !(name.ends_with("load.lds") || name == "rocdl.load.to.lds"))
+      return WalkResult::advance();
+    std::optional<int64_t> size;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("size"))
+      size = attr.getInt();
+    else if (APInt value;
+             op->getNumOperands() > 2 &&
+             matchPattern(op->getOperand(2), m_ConstantInt(&value)))
+      size = value.getSExtValue();
+    if (!size) {
+      op->emitError("LDS DMA size must be a constant");
+      return WalkResult::interrupt();
+    }
+    if (*size == 1 || *size == 2 || *size == 4 ||
+        (wide && (*size == 12 || *size == 16)))
+      return WalkResult::advance();
+    op->emitError() << *size << "-byte LDS DMA is not supported on "
+                    << target.name << " (supported: 1, 2, 4"
+                    << (wide ? ", 12, 16" : "") << " bytes)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// NVVM ops or attributes in a module built for AMD (or ROCDL ones for
+/// NVIDIA) mean the lowering ran for the other vendor. LLVM would either fail
+/// with a vague message or quietly drop the kernel marker.
+static LogicalResult checkVendorDialects(ModuleOp module,
+                                         const TargetDesc &target) {
+  bool nvidia = target.vendor == Vendor::NVIDIA;
+  llvm::StringRef foreign = nvidia ? "rocdl" : "nvvm";
+  WalkResult result = module.walk([&](Operation *op) {
+    auto isForeign = [&](llvm::StringRef name) {
+      return name.consume_front(foreign) && name.starts_with(".");
+    };
+    std::optional<llvm::StringRef> what;
+    if (isForeign(op->getName().getStringRef()))
+      what = op->getName().getStringRef();
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (!what && isForeign(attr.getName().strref()))
+        what = attr.getName().strref();
+    if (!what)
+      return WalkResult::advance();
+    op->emitError() << "'" << *what << "' is for "
+                    << (nvidia ? "AMD" : "NVIDIA") << " targets, but "
+                    << target.name << " is " << (nvidia ? "NVIDIA" : "AMD");
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// A kernel returning a value passes LLVM's NVPTX backend and only fails in
+/// ptxas, far from the IR that caused it.
+static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    bool isKernel =
+        func->hasAttr("nvvm.kernel") || func->hasAttr("rocdl.kernel");
+    if (isKernel &&
+        !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
+      return func.emitError()
+             << "kernel '" << func.getSymName() << "' must return void";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// External tools
+//===----------------------------------------------------------------------===//
+
+/// Finds a helper program. An explicit path or `envVar` wins and must exist;
+/// otherwise the first existing entry of `search` (names without a '/' are
+/// looked up on PATH).
+static FailureOr<std::string> findTool(ModuleOp module, llvm::StringRef tool,
+                                       llvm::StringRef explicitPath,
+                                       const char *envVar,
+                                       ArrayRef<llvm::StringRef> search) {
+  std::string chosen = explicitPath.str();
+  if (chosen.empty())
+    if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
+      chosen = *env;
+  if (!chosen.empty()) {
+    if (llvm::sys::fs::can_execute(chosen))
+      return chosen;
+    return module.emitError()
+           << tool << " '" << chosen << "' is not an executable file (from "
+           << (explicitPath.empty() ? envVar : "options") << ")";
+  }
+  for (llvm::StringRef candidate : search) {
+    if (!candidate.contains('/')) {
+      if (llvm::ErrorOr<std::string> found =
+              llvm::sys::findProgramByName(candidate))
+        return *found;
+    } else if (llvm::sys::fs::can_execute(candidate)) {
+      return candidate.str();
+    }
+  }
+  return module.emitError()
+         << tool << " not found (set " << envVar << " or put it on PATH)";
+}
+
+namespace {
+/// A temporary file removed when it goes out of scope.
+struct TempFile {
+  llvm::SmallString<128> path;
+  std::optional<llvm::FileRemover> remover;
+};
+} // namespace
+
+static FailureOr<TempFile> makeTempFile(ModuleOp module,
+                                        llvm::StringRef suffix) {
+  TempFile file;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("kiln", suffix, file.path))
+    return module.emitError() << "cannot create a temporary ." << suffix
+                              << " file: " << ec.message();
+  file.remover.emplace(file.path);
+  return file;
+}
+
+static FailureOr<std::string> readFile(ModuleOp module, llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return module.emitError()
+           << "cannot read '" << path << "': " << buffer.getError().message();
+  return (*buffer)->getBuffer().str();
+}
+
+static LogicalResult writeFile(ModuleOp module, llvm::StringRef path,
+                               llvm::StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << data;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return module.emitError()
+           << "cannot write '" << path << "': " << ec.message();
+  return success();
+}
+
+/// Runs `args` (args[0] is the program), attaching its output to the error
+/// diagnostic when it fails.
+static LogicalResult runTool(ModuleOp module, llvm::StringRef tool,
+                             ArrayRef<llvm::StringRef> args) {
+  FailureOr<TempFile> log = makeTempFile(module, "log");
+  if (failed(log))
+    return failure();
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(), log->path.str(), log->path.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(args[0], args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &message);
+  if (rc == 0)
+    return success();
+  FailureOr<std::string> output = readFile(module, log->path);
+  InFlightDiagnostic diag = module.emitError();
+  diag << tool << " failed";
+  if (rc < 0)
+    diag << " to run: " << message;
+  else
+    diag << " with exit code " << rc;
+  std::string command = llvm::join(args, " ");
+  diag << "\n  command: " << command;
+  if (succeeded(output) && !output->empty())
+    diag << "\n" << llvm::StringRef(*output).rtrim();
+  return failure();
+}
+
+//===----------------------------------------------------------------------===//
+// Vendor steps after code generation
+//===----------------------------------------------------------------------===//
+
+static FailureOr<std::string> assembleCubin(ModuleOp module,
+                                            const TargetDesc &target,
+                                            llvm::StringRef ptx,
+                                            const SerializeOptions &opts) {
+  FailureOr<std::string> ptxas =
+      findTool(module, "ptxas", opts.ptxasPath, "KILN_PTXAS",
+               {"ptxas", "/usr/local/cuda/bin/ptxas"});
+  if (failed(ptxas))
+    return failure();
+  FailureOr<TempFile> in = makeTempFile(module, "ptx");
+  FailureOr<TempFile> out = makeTempFile(module, "cubin");
+  if (failed(in) || failed(out) || failed(writeFile(module, in->path, ptx)))
+    return failure();
+  std::string arch = ("-arch=" + target.chip).str();
+  std::string opt = "-O" + std::to_string(std::min(opts.optLevel, 3u));
+  if (failed(
+          runTool(module, "ptxas",
+                  {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()})))
+    return failure();
+  return readFile(module, out->path);
+}
+
+static FailureOr<std::string> linkHsaco(ModuleOp module, llvm::StringRef object,
+                                        const SerializeOptions &opts) {
+  FailureOr<std::string> lld =
+      findTool(module, "ld.lld", opts.lldPath, "KILN_LLD",
+               {"/usr/lib/llvm-22/bin/ld.lld", "ld.lld"});
+  if (failed(lld))
+    return failure();
+  FailureOr<TempFile> in = makeTempFile(module, "o");
+  FailureOr<TempFile> out = makeTempFile(module, "hsaco");
+  if (failed(in) || failed(out) || failed(writeFile(module, in->path, object)))
+    return failure();
+  if (failed(runTool(module, "ld.lld",
+                     {*lld, "-shared", "-o", out->path.str(), in->path.str()})))
+    return failure();
+  return readFile(module, out->path);
+}
+
+//===----------------------------------------------------------------------===//
+// serializeModule
+//===----------------------------------------------------------------------===//
+
+static std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(ModuleOp module, const TargetDesc &target,
+                    unsigned optLevel) {
+  llvm::Triple triple(target.triple);
+  std::string error;
+  const llvm::Target *llvmTarget =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget) {
+    module.emitError() << "LLVM has no backend for " << target.triple << ": "
+                       << error;
+    return nullptr;
+  }
+  llvm::CodeGenOptLevel level =
+      llvm::CodeGenOpt::getLevel(std::min(optLevel, 3u))
+          .value_or(llvm::CodeGenOptLevel::Default);
+  std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
+      triple, target.chip, target.features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    module.emitError() << "cannot create an LLVM target machine for "
+                       << target.name;
+  return tm;
+}
+
+static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                         unsigned optLevel) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::OptimizationLevel level = levels[std::min(optLevel, 3u)];
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(llvmModule, mam);
+}
+
+FailureOr<std::string> kiln::serializeModule(ModuleOp module,
+                                             const TargetDesc &target,
+                                             EmitKind kind,
+                                             const SerializeOptions &opts) {
+  if (std::optional<Vendor> vendor = vendorOf(kind);
+      vendor && *vendor != target.vendor)
+    return module.emitError()
+           << "--emit=" << stringifyEmitKind(kind) << " needs a "
+           << targetPrefix(*vendor) << " target, not " << target.name;
+
+  initializeLLVMTargets();
+  std::unique_ptr<llvm::TargetMachine> tm =
+      createTargetMachine(module, target, opts.optLevel);
+  if (!tm)
+    return failure();
+  if (failed(checkVendorDialects(module, target)) ||
+      failed(checkKernelsReturnVoid(module)))
+    return failure();
+  if (target.vendor == Vendor::AMD &&
+      failed(checkLdsDmaSizes(module, target, *tm->getMCSubtargetInfo())))
+    return failure();
+
+  // The callers register these too; doing it here keeps serializeModule
+  // usable on any context that holds LLVM-dialect IR.
+  MLIRContext *ctx = module.getContext();
+  registerBuiltinDialectTranslation(*ctx);
+  registerLLVMDialectTranslation(*ctx);
+  registerNVVMDialectTranslation(*ctx);
+  registerROCDLDialectTranslation(*ctx);
+
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  auto handler = std::make_unique<CollectingDiagnosticHandler>();
+  CollectingDiagnosticHandler &diags = *handler;
+  llvmContext->setDiagnosticHandler(std::move(handler));
+
+  // Verification is done below so that its message becomes a diagnostic
+  // rather than text on stderr.
+  std::unique_ptr<llvm::Module> llvmModule = translateModuleToLLVMIR(
+      module, *llvmContext, module.getSymName().value_or("kiln"),
+      /*disableVerification=*/true);
+  if (!llvmModule)
+    return module.emitError() << "translation to LLVM IR failed";
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(*llvmModule, &verifierStream))
+    return module.emitError() << "the translated LLVM IR is invalid:\n"
+                              << llvm::StringRef(verifierMessage).rtrim();
+
+  llvmModule->setTargetTriple(tm->getTargetTriple());
+  llvmModule->setDataLayout(tm->createDataLayout());
+  // Naming the chip on every function keeps the emitted .ll self-contained:
+  // `opt`/`llc` on it see the same subtarget Kiln compiled for.
+  for (llvm::Function &func : *llvmModule) {
+    if (func.isDeclaration())
+      continue;
+    if (!func.hasFnAttribute("target-cpu"))
+      func.addFnAttr("target-cpu", target.chip);
+    if (!target.features.empty() && !func.hasFnAttribute("target-features"))
+      func.addFnAttr("target-features", target.features);
+  }
+  // Kiln pins the code object version rather than inheriting whatever a
+  // future LLVM picks, so the runtime's loader expectations stay fixed.
+  if (target.vendor == Vendor::AMD &&
+      !llvmModule->getModuleFlag("amdhsa_code_object_version"))
+    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                              500);
+
+  std::string artifact;
+  std::string fatalReason;
+  bool cannotEmit = false;
+  LogicalResult ran = runRecoveringFromFatalErrors(
+      [&] {
+        runOptimizer(*llvmModule, *tm, opts.optLevel);
+        if (kind == EmitKind::LLVMIR || !diags.errors.empty()) {
+          llvm::raw_string_ostream os(artifact);
+          llvmModule->print(os, nullptr);
+          return;
+        }
+        llvm::SmallString<0> buffer;
+        llvm::raw_svector_ostream os(buffer);
+        llvm::legacy::PassManager codegen;
+        bool object = kind == EmitKind::HSACO;
+        if (tm->addPassesToEmitFile(
+                codegen, os, nullptr,
+                object ? llvm::CodeGenFileType::ObjectFile
+                       : llvm::CodeGenFileType::AssemblyFile)) {
+          cannotEmit = true;
+          return;
+        }
+        codegen.run(*llvmModule);
+        artifact = buffer.str().str();
+      },
+      fatalReason);
+  if (failed(ran)) {
+    // The jump out of LLVM skipped destructors; the module and context may be
+    // half torn down, so leaking them is the only safe choice.
+    (void)llvmModule.release();
+    (void)llvmContext.release();
+    (void)tm.release();
+    return module.emitError() << "LLVM code generation for " << target.name
+                              << " failed: " << fatalReason;
+  }
+  for (const std::string &warning : diags.warnings)
+    module.emitWarning() << warning;
+  if (!diags.errors.empty())
+    return module.emitError()
+           << "LLVM code generation for " << target.name << " failed:\n"
+           << diags.errors;
+  if (cannotEmit)
+    return module.emitError() << "LLVM cannot emit " << stringifyEmitKind(kind)
+                              << " for " << target.name;
+
+  switch (kind) {
+  case EmitKind::LLVMIR:
+  case EmitKind::PTX:
+  case EmitKind::AMDGCN:
+    return artifact;
+  case EmitKind::Cubin:
+    return assembleCubin(module, target, artifact, opts);
+  case EmitKind::HSACO:
+    return linkHsaco(module, artifact, opts);
+  }
+  llvm_unreachable("unknown EmitKind");
+}

@@ -1,0 +1,47 @@
+"""Kiln: an MLIR-based GPU tile-language compiler with a Gluon-style Python DSL.
+
+    import kiln
+    import kiln.language as kl
+
+    @kiln.jit
+    def add(x, y, out, n, BLOCK: kl.constexpr): ...
+
+    add[(kiln.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
+
+Importing kiln needs neither the C++ extensions nor numpy/torch; compiling needs
+``kiln._compiler`` and launching needs ``kiln.runtime``.
+"""
+
+from . import language  # noqa: F401
+from .compiler.errors import (  # noqa: F401
+    KilnError, CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
+)
+from .compiler.cache import CacheWarning  # noqa: F401
+from .compiler.compiler import CompiledKernel, compile  # noqa: F401
+from .jit import JITFunction, jit  # noqa: F401
+from .language import constexpr, constexpr_function  # noqa: F401
+
+__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
+           "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
+           "ExtensionNotBuilt", "CacheWarning", "constexpr", "constexpr_function", "language",
+           "aot"]
+
+
+@constexpr_function
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division of host integers: ``(x + y - 1) // y``."""
+    return (x + y - 1) // y
+
+
+@constexpr_function
+def next_power_of_2(n: int) -> int:
+    """Smallest power of 2 that is >= n (1 for n <= 1)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def __getattr__(name):  # kiln.aot and kiln.runtime load on first use
+    if name in ("aot", "runtime"):
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'kiln' has no attribute {name!r}")

@@ -1,0 +1,612 @@
+"""AST visitor that turns a ``@kiln.jit`` function into tile-dialect MLIR text.
+
+Values are :class:`kiln.language.tensor` (runtime values with an SSA name and a type) or plain
+Python objects (compile-time values: ints, floats, layouts, dtypes, tuples, ``constexpr``).
+Operations on compile-time values run in Python; anything touching a tensor goes through the
+semantic layer. Calls to other ``@kiln.jit`` functions are inlined.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import math as _pymath
+import os
+import re
+import textwrap
+import types
+from typing import Dict, List, Optional
+
+from .. import language as kl
+from ..language._core import _unwrap, constexpr, is_builtin, tensor
+from ..language._layouts import DistributedLayout
+from ..language._semantic import Semantic
+from .errors import CompilationError, UnsupportedLanguageConstruct
+from .ir import Block, IRBuilder, loc_text
+
+MAX_INLINE_DEPTH = 32
+MAX_STATIC_UNROLL = 65536
+
+_BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.LShift: "lshift", ast.RShift: "rshift",
+           ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
+_CMPOPS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq",
+           ast.NotEq: "ne"}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos", ast.Invert: "invert", ast.Not: "not"}
+_PY_OPS = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+           "truediv": lambda a, b: a / b, "floordiv": lambda a, b: a // b,
+           "mod": lambda a, b: a % b, "lshift": lambda a, b: a << b,
+           "rshift": lambda a, b: a >> b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+           "xor": lambda a, b: a ^ b, "pow": lambda a, b: a ** b,
+           "lt": lambda a, b: a < b, "le": lambda a, b: a <= b, "gt": lambda a, b: a > b,
+           "ge": lambda a, b: a >= b, "eq": lambda a, b: a == b, "ne": lambda a, b: a != b,
+           "neg": lambda a: -a, "pos": lambda a: +a, "invert": lambda a: ~a,
+           "not": lambda a: not a}
+
+# Python builtins a kernel may call on compile-time values.
+_PY_BUILTINS = {builtins.len, builtins.min, builtins.max, builtins.abs, builtins.int,
+                builtins.float, builtins.bool, builtins.isinstance, builtins.tuple,
+                builtins.list, builtins.getattr, builtins.hasattr, builtins.divmod,
+                builtins.pow, builtins.round, builtins.str, builtins.enumerate, builtins.zip,
+                builtins.reversed, builtins.sum, builtins.any, builtins.all}
+
+_UNSUPPORTED = {
+    "Try": "try/except is not supported in kernels",
+    "TryStar": "try/except* is not supported in kernels",
+    "With": "with statements are not supported in kernels",
+    "AsyncWith": "async with is not supported in kernels",
+    "AsyncFor": "async for is not supported in kernels",
+    "Raise": "raise is not supported in kernels; use kl.static_assert for compile-time checks",
+    "Global": "global declarations are not supported in kernels",
+    "Nonlocal": "nonlocal declarations are not supported in kernels",
+    "Delete": "del is not supported in kernels",
+    "Import": "import statements are not supported in kernels",
+    "ImportFrom": "import statements are not supported in kernels",
+    "ClassDef": "class definitions are not supported in kernels",
+    "FunctionDef": "nested function definitions are not supported in kernels; define a "
+                   "separate @kiln.jit function",
+    "AsyncFunctionDef": "async functions are not supported in kernels",
+    "Lambda": "lambda is not supported in kernels; define a @kiln.jit function instead",
+    "GeneratorExp": "generator expressions are not supported in kernels",
+    "ListComp": "list comprehensions are not supported in kernels",
+    "SetComp": "set comprehensions are not supported in kernels",
+    "DictComp": "dict comprehensions are not supported in kernels",
+    "Yield": "yield (generators) is not supported in kernels",
+    "YieldFrom": "yield from (generators) is not supported in kernels",
+    "Await": "await is not supported in kernels",
+    "NamedExpr": "assignment expressions (:=) are not supported in kernels",
+    "Dict": "dict literals are not supported in kernels",
+    "Set": "set literals are not supported in kernels",
+    "Match": "match statements are not supported in kernels",
+    "Continue": "continue is not supported in kernels",
+}
+
+
+class FunctionSource:
+    """Parsed source of a Python function, with the offsets to map AST positions back to
+    the user's file (1-based lines and columns)."""
+
+    def __init__(self, fn):
+        try:
+            lines, first = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as e:
+            raise CompilationError(f"cannot read the source of {fn.__name__}: {e}") from e
+        self.file = os.path.abspath(inspect.getsourcefile(fn) or fn.__code__.co_filename)
+        self.first_line = first
+        self.text = "".join(lines)
+        indent = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
+        if all(l.startswith(indent) or not l.strip() for l in lines):
+            body, self.col_shift = "".join(l[len(indent):] for l in lines), len(indent)
+        else:  # pragma: no cover - oddly indented continuation lines
+            body, self.col_shift = textwrap.dedent(self.text), 0
+        self.tree = ast.parse(body)
+        fdefs = [n for n in self.tree.body if isinstance(n, ast.FunctionDef)]
+        if not fdefs:
+            raise CompilationError(f"{fn.__name__} is not a function definition", self.file,
+                                   first)
+        self.fdef = fdefs[0]
+
+    def position(self, node):
+        return (self.file, self.first_line - 1 + node.lineno,
+                node.col_offset + self.col_shift + 1)
+
+
+class _Frame:
+    """The state of one (possibly inlined) function being compiled."""
+
+    def __init__(self, fn, src: FunctionSource, call_site=None):
+        self.fn = fn
+        self.src = src
+        self.scope: Dict[str, object] = {}
+        self.sites: Dict[str, tuple] = {}
+        self.dropped: Dict[str, str] = {}
+        self.ret = None
+        self.returned = False
+        self.cf_depth = 0
+        self.loops: List[str] = []
+        self.call_site = call_site
+        pyfn = fn.fn
+        self.globals = pyfn.__globals__
+        self.closure = {}
+        if pyfn.__closure__:
+            for name, cell in zip(pyfn.__code__.co_freevars, pyfn.__closure__):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:
+                    pass
+
+
+def _is_jit(obj) -> bool:
+    return getattr(obj, "__kiln_jit__", False)
+
+
+def _has_tensor(v) -> bool:
+    v = _unwrap(v)
+    if isinstance(v, tensor):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(_has_tensor(x) for x in v)
+    return False
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, tensor) or isinstance(b, tensor):
+        return False
+    try:
+        return type(_unwrap(a)) is type(_unwrap(b)) and bool(_unwrap(a) == _unwrap(b))
+    except Exception:
+        return False
+
+
+def _type_str(v) -> str:
+    if isinstance(v, tensor):
+        return str(v.type)
+    return f"constexpr[{_unwrap(v)!r}]"
+
+
+def _site_str(site) -> str:
+    return f"{site[0]}:{site[1]}:{site[2]}" if site else "<unknown>"
+
+
+def _allowed_global(value) -> bool:
+    if isinstance(value, (constexpr, types.ModuleType, type, DistributedLayout, kl.dtype,
+                          kl.pointer_type, types.BuiltinFunctionType)):
+        return True
+    return callable(value) or value is None
+
+
+class CodeGenerator:
+    """Generates the module for one kernel specialization."""
+
+    def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
+                 warp_size: int, generic_tile: bool = False):
+        """``params`` maps every argument name to ``("runtime", type, divisibility)`` or
+        ``("constexpr", value)``."""
+        self.fn = fn
+        self.params = params
+        self.target = target
+        self.num_warps = num_warps
+        self.warp_size = warp_size
+        self.b = IRBuilder(generic_tile=generic_tile)
+        self.sem = Semantic(self.b, target=target, num_warps=num_warps, warp_size=warp_size,
+                            codegen=self)
+        self.frames: List[_Frame] = []
+        self.called = {}
+
+    @property
+    def frame(self) -> _Frame:
+        return self.frames[-1]
+
+    # -- errors and locations -------------------------------------------------------------------
+
+    def error(self, node, message, cls=CompilationError, **kw) -> CompilationError:
+        file, line, col = self.frame.src.position(node)
+        return cls(message, file, line, col, **kw)
+
+    def visit(self, node):
+        method = getattr(self, "visit_" + type(node).__name__, None)
+        if method is None:
+            msg = _UNSUPPORTED.get(type(node).__name__,
+                                   f"{type(node).__name__} is not supported in kernels")
+            raise self.error(node, msg, UnsupportedLanguageConstruct)
+        if not hasattr(node, "lineno"):
+            return method(node)
+        saved = self.b.loc
+        self.b.loc = loc_text(*self.frame.src.position(node))
+        try:
+            return method(node)
+        except CompilationError:
+            raise
+        except (ValueError, TypeError, AssertionError, NameError, ZeroDivisionError) as e:
+            raise self.error(node, str(e)) from e
+        except RecursionError as e:
+            raise self.error(node, "recursion too deep while compiling") from e
+        except Exception as e:
+            raise self.error(node, f"{type(e).__name__}: {e}") from e
+        finally:
+            self.b.loc = saved
+
+    def visit_body(self, stmts):
+        for stmt in stmts:
+            if self.frame.returned:
+                break
+            self.visit(stmt)
+
+    # -- entry point --------------------------------------------------------------------------
+
+    def generate(self) -> str:
+        src = self.fn.src
+        frame = _Frame(self.fn, src)
+        self.frames.append(frame)
+        fdef = src.fdef
+        args = []
+        for arg in fdef.args.args:
+            kind = self.params[arg.arg]
+            if kind[0] == "constexpr":
+                frame.scope[arg.arg] = constexpr(kind[1])
+                continue
+            _, ty, div = kind
+            ssa = f"%{arg.arg}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.arg) \
+                else f"%arg{len(args)}"
+            frame.scope[arg.arg] = tensor(ssa, ty)
+            attrs = f" {{tile.divisibility = {div} : i32}}" if div else ""
+            args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc_text(*src.position(arg))}")
+            frame.sites[arg.arg] = src.position(arg)
+        def_loc = loc_text(*src.position(fdef))
+        body = Block()
+        with self.b.insertion(body), self.b.at_loc(def_loc):
+            self.visit_body(fdef.body)
+            if frame.ret is not None:
+                raise self.error(fdef, "a kernel cannot return a value")
+            self.b.loc = def_loc
+            self.b.emit("return")
+        attrs = (f'tile.target = "{self.target}", tile.num_warps = {self.num_warps} : i32, '
+                 f"tile.threads_per_warp = {self.warp_size} : i32")
+        head = f"func.func public @{fdef.name}({', '.join(args)})"
+        return self.b.module_text(attrs, head, body, def_loc, def_loc)
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def lookup(self, name: str, node):
+        frame = self.frame
+        if name in frame.scope:
+            return frame.scope[name]
+        if name in frame.dropped:
+            raise NameError(f"'{name}' is not defined here: {frame.dropped[name]}")
+        for where, table in (("closure variable", frame.closure), ("global", frame.globals)):
+            if name in table:
+                value = table[name]
+                if not _allowed_global(value):
+                    raise NameError(
+                        f"cannot use {where} '{name}' (a {type(value).__name__}) in a kernel: "
+                        f"only constexpr values can be captured; write "
+                        f"{name} = kl.constexpr(...) or pass it as a kernel argument")
+                return value
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise NameError(f"name '{name}' is not defined")
+
+    def bind(self, target, value, node):
+        frame = self.frame
+        if isinstance(target, ast.Name):
+            frame.scope[target.id] = value
+            frame.sites[target.id] = frame.src.position(target)
+            frame.dropped.pop(target.id, None)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            value = _unwrap(value)
+            if isinstance(value, tensor):
+                raise TypeError("cannot unpack a tensor")
+            try:
+                values = list(value)
+            except TypeError:
+                raise TypeError(f"cannot unpack {value!r}") from None
+            if len(values) != len(target.elts):
+                raise ValueError(f"cannot unpack {len(values)} values into "
+                                 f"{len(target.elts)} names")
+            for t, v in zip(target.elts, values):
+                self.bind(t, v, node)
+        else:
+            raise self.error(target, "only assignments to names (and tuples of names) are "
+                             "supported in kernels", UnsupportedLanguageConstruct)
+
+    # -- statements -------------------------------------------------------------------------
+
+    def visit_Expr(self, node):
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # docstring
+        self.visit(node.value)
+
+    def visit_Pass(self, node):
+        pass
+
+    def visit_Assign(self, node):
+        value = self.visit(node.value)
+        for target in node.targets:
+            self.bind(target, value, node)
+
+    def visit_AnnAssign(self, node):
+        if node.value is None:
+            return
+        value = self.visit(node.value)
+        ann = node.annotation
+        is_cx = (isinstance(ann, ast.Name) and ann.id == "constexpr") or (
+            isinstance(ann, ast.Attribute) and ann.attr == "constexpr") or (
+            isinstance(ann, ast.Constant) and "constexpr" in str(ann.value))
+        if is_cx:
+            if _has_tensor(value):
+                raise TypeError(f"'{ast.unparse(node.target)}' is annotated constexpr but its "
+                                f"value is a runtime tensor")
+            value = constexpr(value)
+        self.bind(node.target, value, node)
+
+    def visit_AugAssign(self, node):
+        if not isinstance(node.target, ast.Name):
+            raise self.error(node, "augmented assignment is only supported on names",
+                             UnsupportedLanguageConstruct)
+        lhs = self.lookup(node.target.id, node)
+        value = self.binop(node.op, lhs, self.visit(node.value), node)
+        self.bind(node.target, value, node)
+
+    def visit_Return(self, node):
+        frame = self.frame
+        if frame.cf_depth:
+            raise self.error(node, "return inside a runtime if/for/while is not supported; "
+                             "assign to a variable and return at the end",
+                             UnsupportedLanguageConstruct)
+        frame.ret = self.visit(node.value) if node.value is not None else None
+        frame.returned = True
+
+    def visit_Assert(self, node):
+        test = self.visit(node.test)
+        if _has_tensor(test):
+            raise self.error(node, "assert on a runtime value is not supported; use "
+                             "kl.static_assert for compile-time checks",
+                             UnsupportedLanguageConstruct)
+        if not _unwrap(test):
+            msg = _unwrap(self.visit(node.msg)) if node.msg is not None else ""
+            raise AssertionError(f"assertion failed: {msg}" if msg else "assertion failed")
+
+    def visit_Break(self, node):
+        kind = self.frame.loops[-1] if self.frame.loops else ""
+        msg = ("while loops with break are not supported in kernels" if kind == "while" else
+               "break is not supported in kernels")
+        raise self.error(node, msg, UnsupportedLanguageConstruct)
+
+    def visit_If(self, node):
+        from .control import runtime_if
+        cond = self.visit(node.test)
+        if not isinstance(_unwrap(cond), tensor):
+            self.visit_body(node.body if _unwrap(cond) else node.orelse)
+            return
+        runtime_if(self, node, cond)
+
+    def visit_For(self, node):
+        from .control import visit_for
+        visit_for(self, node)
+
+    def visit_While(self, node):
+        from .control import visit_while
+        visit_while(self, node)
+
+    # -- expressions ----------------------------------------------------------------------------
+
+    def visit_Constant(self, node):
+        return node.value
+
+    def visit_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def visit_Tuple(self, node):
+        return tuple(self._elements(node.elts))
+
+    def visit_List(self, node):
+        return list(self._elements(node.elts))
+
+    def _elements(self, elts):
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                out.extend(_unwrap(self.visit(e.value)))
+            else:
+                out.append(self.visit(e))
+        return out
+
+    def visit_Slice(self, node):
+        parts = [None if p is None else _unwrap(self.visit(p))
+                 for p in (node.lower, node.upper, node.step)]
+        return slice(*parts)
+
+    def visit_Subscript(self, node):
+        value = self.visit(node.value)
+        index = self.visit(node.slice)
+        if isinstance(_unwrap(value), tensor):
+            return self.sem.subscript(_unwrap(value), _unwrap(index))
+        if _has_tensor(index):
+            raise TypeError("indexing a compile-time value needs a constexpr index")
+        index = tuple(_unwrap(i) for i in index) if isinstance(index, tuple) else _unwrap(index)
+        return _unwrap(value)[index]
+
+    def visit_Attribute(self, node):
+        obj = _unwrap(self.visit(node.value))
+        return getattr(obj, node.attr)
+
+    def visit_JoinedStr(self, node):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            else:
+                parts.append(self.visit(v))
+        return "".join(parts)
+
+    def visit_FormattedValue(self, node):
+        value = self.visit(node.value)
+        if _has_tensor(value):
+            raise TypeError("f-strings in kernels can only format constexpr values")
+        value = _unwrap(value)
+        conv = {115: str, 114: repr, 97: ascii}.get(node.conversion, lambda x: x)
+        spec = self.visit(node.format_spec) if node.format_spec is not None else ""
+        return format(conv(value), spec)
+
+    def binop(self, op_node, lhs, rhs, node):
+        if type(op_node) is ast.Pow or type(op_node) is ast.MatMult:
+            if _has_tensor(lhs) or _has_tensor(rhs):
+                sym = "**" if type(op_node) is ast.Pow else "@"
+                raise self.error(node, f"operator {sym} is not supported on tensors",
+                                 UnsupportedLanguageConstruct)
+            return _PY_OPS["pow"](_unwrap(lhs), _unwrap(rhs)) if type(op_node) is ast.Pow \
+                else _unwrap(lhs) @ _unwrap(rhs)
+        op = _BINOPS[type(op_node)]
+        if _has_tensor(lhs) or _has_tensor(rhs):
+            return self.sem.binary(op, _unwrap(lhs), _unwrap(rhs))
+        return _PY_OPS[op](_unwrap(lhs), _unwrap(rhs))
+
+    def visit_BinOp(self, node):
+        return self.binop(node.op, self.visit(node.left), self.visit(node.right), node)
+
+    def visit_UnaryOp(self, node):
+        operand = self.visit(node.operand)
+        op = _UNARY[type(node.op)]
+        if _has_tensor(operand):
+            return self.sem.unary(op, _unwrap(operand))
+        return _PY_OPS[op](_unwrap(operand))
+
+    def visit_Compare(self, node):
+        lhs = self.visit(node.left)
+        result = None
+        for op_node, right in zip(node.ops, node.comparators):
+            rhs = self.visit(right)
+            if type(op_node) in _CMPOPS:
+                op = _CMPOPS[type(op_node)]
+                if _has_tensor(lhs) or _has_tensor(rhs):
+                    value = self.sem.compare(op, _unwrap(lhs), _unwrap(rhs))
+                else:
+                    value = _PY_OPS[op](_unwrap(lhs), _unwrap(rhs))
+            else:
+                if _has_tensor(lhs) or _has_tensor(rhs):
+                    raise TypeError(f"operator {type(op_node).__name__} is not supported on "
+                                    f"tensors")
+                a, b = _unwrap(lhs), _unwrap(rhs)
+                value = {ast.Is: lambda: a is b, ast.IsNot: lambda: a is not b,
+                         ast.In: lambda: a in b, ast.NotIn: lambda: a not in b}[type(op_node)]()
+            if result is None:
+                result = value
+            elif _has_tensor(result) or _has_tensor(value):
+                result = self.sem.logical("and", result, value)
+            else:
+                result = result and value
+            lhs = rhs
+        return result
+
+    def visit_BoolOp(self, node):
+        is_and = isinstance(node.op, ast.And)
+        result = self.visit(node.values[0])
+        for expr in node.values[1:]:
+            if not _has_tensor(result):
+                if bool(_unwrap(result)) != is_and:  # short-circuit at compile time
+                    return result
+                result = self.visit(expr)
+                continue
+            value = self.visit(expr)
+            result = self.sem.logical("and" if is_and else "or", _unwrap(result),
+                                      _unwrap(value))
+        return result
+
+    def visit_IfExp(self, node):
+        cond = self.visit(node.test)
+        if not _has_tensor(cond):
+            return self.visit(node.body if _unwrap(cond) else node.orelse)
+        return self.sem.where(_unwrap(cond), _unwrap(self.visit(node.body)),
+                              _unwrap(self.visit(node.orelse)))
+
+    # -- calls ----------------------------------------------------------------------------------
+
+    def visit_Call(self, node):
+        fn = _unwrap(self.visit(node.func))
+        args = self._elements(node.args)
+        kwargs = {}
+        for kw in node.keywords:
+            if kw.arg is None:
+                value = _unwrap(self.visit(kw.value))
+                if not isinstance(value, dict):
+                    raise TypeError("** arguments must be a mapping")
+                kwargs.update(value)
+            else:
+                kwargs[kw.arg] = self.visit(kw.value)
+        if _is_jit(fn):
+            try:
+                return self.call_function(fn, args, kwargs, node)
+            except CompilationError as e:
+                e.notes.append((f"in call to '{fn.__name__}'", *self.frame.src.position(node)))
+                raise
+        if is_builtin(fn):
+            return fn(*args, _semantic=self.sem, **kwargs)
+        if fn in (builtins.range, kl.range, kl.static_range):
+            raise TypeError(f"{getattr(fn, '__name__', fn)}() can only be used as the iterator "
+                            f"of a for loop")
+        if fn is builtins.print:
+            raise self.error(node, "print() is not supported in kernels; use kl.static_print "
+                             "for compile-time values", UnsupportedLanguageConstruct)
+        if fn is builtins.abs and args and _has_tensor(args[0]):
+            return self.sem.math1("abs", _unwrap(args[0]))
+        if fn in (builtins.min, builtins.max) and any(_has_tensor(a) for a in args):
+            name = "kl.minimum" if fn is builtins.min else "kl.maximum"
+            raise TypeError(f"{fn.__name__}() on tensors is not supported; use {name} "
+                            f"(elementwise) or kl.{fn.__name__} (reduction)")
+        if self._compile_time_callable(fn):
+            if any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values()):
+                raise TypeError(f"{getattr(fn, '__name__', fn)}() runs at compile time and "
+                                f"needs constexpr arguments, got a runtime tensor")
+            return fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
+        name = getattr(fn, "__qualname__", None) or repr(fn)
+        raise self.error(node, f"cannot call '{name}' from a kernel: it is neither a "
+                         f"@kiln.jit function nor a kiln builtin (mark compile-time helpers "
+                         f"with @kl.constexpr_function)", UnsupportedLanguageConstruct)
+
+    @staticmethod
+    def _compile_time_callable(fn) -> bool:
+        if getattr(fn, "__kiln_constexpr_function__", False):
+            return True
+        try:
+            if fn in _PY_BUILTINS:
+                return True
+        except TypeError:
+            pass
+        if isinstance(fn, (kl.dtype, DistributedLayout)):
+            return True
+        module = getattr(fn, "__module__", None) or ""
+        if module == "math" or getattr(fn, "__self__", None) is _pymath:
+            return True
+        if isinstance(fn, type) and module.startswith("kiln.language"):
+            return True
+        return module.startswith("kiln.language") and callable(fn)
+
+    def call_function(self, fn, args, kwargs, node=None):
+        """Inline ``fn`` (a JITFunction) with the given arguments; return its return value."""
+        if len(self.frames) > MAX_INLINE_DEPTH:
+            raise RecursionError
+        sig = fn.signature
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{fn.__name__}(): {e}") from None
+        bound.apply_defaults()
+        self.called[id(fn)] = fn
+        frame = _Frame(fn, fn.src, call_site=node)
+        for name, value in bound.arguments.items():
+            if name in fn.constexpr_names:
+                if _has_tensor(value):
+                    raise TypeError(f"argument '{name}' of {fn.__name__}() is a constexpr but "
+                                    f"got a runtime value")
+                value = constexpr(value)
+            frame.scope[name] = value
+            frame.sites[name] = fn.src.position(fn.src.fdef)
+        self.frames.append(frame)
+        try:
+            self.visit_body(fn.src.fdef.body)
+        finally:
+            self.frames.pop()
+        return frame.ret

@@ -1,0 +1,330 @@
+"""``kiln.compile``: kernel source -> tile IR -> registered pipelines -> binary, keeping every
+stage's text, with an on-disk cache."""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import os
+import re
+from pathlib import Path
+from typing import Dict, Optional
+
+from ..language import _core as core
+from .cache import DiskCache, frontend_hash, mangle_value
+from .codegen import CodeGenerator
+from .errors import (CompilationError, ExtensionNotBuilt, InvalidOption, from_diagnostics)
+
+__all__ = ["compile", "make_ir", "CompiledKernel", "parse_signature", "type_name",
+           "lowering_pipeline", "replay_command"]
+
+# Used only when kiln._compiler is absent (to generate IR for tests); the extension's
+# known_targets() is the source of truth.
+_FALLBACK_TARGETS = {
+    "cuda:sm_80": {"warp_size": 32, "vendor": "nvidia", "max_threads_per_block": 1024},
+    "cuda:sm_90a": {"warp_size": 32, "vendor": "nvidia", "max_threads_per_block": 1024},
+    "hip:gfx942": {"warp_size": 64, "vendor": "amd", "max_threads_per_block": 1024},
+    "hip:gfx950": {"warp_size": 64, "vendor": "amd", "max_threads_per_block": 1024},
+}
+
+# stage -> file name written by CompiledKernel.write_stages
+STAGE_FILES = {"tile": "kernel.tile.mlir", "llvm_dialect": "kernel.llvm.mlir",
+               "llir": "kernel.ll", "ptx": "kernel.ptx", "cubin": "kernel.cubin",
+               "amdgcn": "kernel.amdgcn", "hsaco": "kernel.hsaco"}
+
+_IMPORT_ERROR: Optional[str] = None
+
+
+def load_compiler():
+    """``kiln._compiler`` or None (the reason is kept for the error message)."""
+    global _IMPORT_ERROR
+    try:
+        from .. import _compiler
+        return _compiler
+    except ImportError as e:
+        _IMPORT_ERROR = str(e)
+        return None
+
+
+def _not_built() -> ExtensionNotBuilt:
+    return ExtensionNotBuilt(
+        "Kiln's compiler extension is not built (kiln._compiler cannot be imported"
+        + (f": {_IMPORT_ERROR}" if _IMPORT_ERROR else "") + "); build the project with "
+        "-DKILN_ENABLE_PYTHON=ON so that python/kiln/_compiler*.so exists")
+
+
+def target_info(target: str, compiler=None) -> dict:
+    table = None
+    if compiler is not None:
+        try:
+            table = {t["name"]: dict(t) for t in compiler.known_targets()}
+        except Exception:  # pragma: no cover - a broken extension
+            table = None
+    table = table or _FALLBACK_TARGETS
+    if target not in table:
+        raise InvalidOption(f"unknown target {target!r}; known targets: "
+                            f"{', '.join(sorted(table))}")
+    info = dict(table[target])
+    info.setdefault("vendor", "nvidia" if target.startswith("cuda:") else "amd")
+    info.setdefault("warp_size", 32 if target.startswith("cuda:") else 64)
+    return info
+
+
+def _vendor(target: str, info: dict) -> str:
+    v = str(info.get("vendor", "")).lower()
+    if v in ("nvidia", "cuda"):
+        return "nvidia"
+    if v in ("amd", "hip"):
+        return "amd"
+    return "nvidia" if target.startswith("cuda:") else "amd"
+
+
+def type_name(ty) -> str:
+    """Signature spelling of a type: ``*fp32``, ``i32``, ``u8``, ``fp16`` …"""
+    if isinstance(ty, core.pointer_type):
+        return "*" + type_name(ty.element_ty)
+    n = ty.name
+    if n.startswith("int"):
+        return "i" + n[3:]
+    if n.startswith("uint"):
+        return "u" + n[4:]
+    return n
+
+
+def _as_jit(fn):
+    if getattr(fn, "__kiln_jit__", False):
+        return fn
+    if inspect.isfunction(fn):
+        from ..jit import JITFunction
+        return JITFunction(fn)
+    raise TypeError(f"kiln.compile expects a @kiln.jit function, got {fn!r}")
+
+
+def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict] = None):
+    """-> ``params`` for the code generator: every argument name mapped to
+    ``("runtime", type, divisibility)`` or ``("constexpr", value)``.
+
+    ``signature`` gives the runtime arguments' types as strings (``"*fp32"``, ``"i32"``; a
+    ``":16"`` suffix declares divisibility by 16) or dtype objects."""
+    signature = dict(signature or {})
+    constexprs = dict(constexprs or {})
+    names = list(fn.signature.parameters)
+    for name in list(signature) + list(constexprs):
+        if name not in names:
+            raise TypeError(f"{fn.__name__}() has no argument {name!r}")
+    params = {}
+    for name, p in fn.signature.parameters.items():
+        if name in constexprs:
+            params[name] = ("constexpr", core._unwrap(constexprs[name]))
+        elif name in signature:
+            if name in fn.constexpr_names:
+                raise TypeError(f"argument {name!r} of {fn.__name__}() is a constexpr; pass "
+                                f"its value in constexprs")
+            spec = signature[name]
+            div = None
+            if isinstance(spec, str):
+                text, _, suffix = spec.partition(":")
+                if suffix:
+                    if suffix.strip() not in ("16",):
+                        raise ValueError(f"argument {name!r}: unsupported specialization "
+                                         f"{suffix!r} (only ':16' is supported)")
+                    div = 16
+                ty = core.dtype_from_name(text)
+            elif isinstance(spec, (core.dtype, core.pointer_type)):
+                ty = spec
+            else:
+                raise TypeError(f"argument {name!r}: bad signature entry {spec!r}")
+            if isinstance(ty, core.pointer_type) and ty.element_ty == core.int1:
+                ty = core.pointer_type(core.int8)  # bools are bytes in memory
+            if div and not (ty.is_ptr() or (ty.is_int() and not ty.is_bool())):
+                raise ValueError(f"argument {name!r}: divisibility applies to integers and "
+                                 f"pointers, not {type_name(ty)}")
+            params[name] = ("runtime", ty, div)
+        elif p.default is not inspect.Parameter.empty and name in fn.constexpr_names:
+            params[name] = ("constexpr", core._unwrap(p.default))
+        elif name in fn.constexpr_names:
+            raise TypeError(f"missing value for constexpr argument {name!r} of "
+                            f"{fn.__name__}()")
+        else:
+            raise TypeError(f"missing type for argument {name!r} of {fn.__name__}() in the "
+                            f"signature")
+    return params
+
+
+def _check_num_warps(fn, num_warps, info):
+    limit = max(1, int(info.get("max_threads_per_block", 1024)) // int(info["warp_size"]))
+    if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1
+            or num_warps & (num_warps - 1) or num_warps > limit):
+        file, line, col = fn.src.position(fn.src.fdef)
+        raise InvalidOption(f"num_warps must be a power of 2 between 1 and {limit}, got "
+                            f"{num_warps!r}", file, line, col)
+
+
+def make_ir(fn, signature, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
+            generic_tile=False, _compiler=None) -> str:
+    """The tile-dialect text of one specialization (no C++ needed)."""
+    fn = _as_jit(fn)
+    info = target_info(target, _compiler)
+    _check_num_warps(fn, num_warps, info)
+    params = parse_signature(fn, signature, constexprs)
+    return CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
+                         warp_size=int(info["warp_size"]), generic_tile=generic_tile).generate()
+
+
+def lowering_pipeline(target: str, num_warps: int) -> str:
+    return f"builtin.module(kiln-to-llvm{{target={target} num-warps={num_warps}}})"
+
+
+def replay_command(target: str, num_warps: int, vendor: str) -> str:
+    emit = "ptx" if vendor == "nvidia" else "amdgcn"
+    return (f'kiln-opt --kiln-to-llvm="target={target} num-warps={num_warps}" '
+            f"kernel.tile.mlir | kiln-translate --target={target} --emit={emit}")
+
+
+class CompiledKernel:
+    """The result of :func:`compile`: every stage in ``asm``, launch ``metadata`` and the
+    ``pipeline`` command that replays the lowering with ``kiln-opt``/``kiln-translate``."""
+
+    def __init__(self, name: str, asm: dict, metadata: dict, pipeline: str,
+                 source_ir: Optional[str] = None):
+        self.name = name
+        self.asm = asm
+        self.metadata = metadata
+        self.pipeline = pipeline
+        self.source_ir = source_ir
+
+    @property
+    def hash(self) -> str:
+        return self.metadata.get("hash", self.metadata.get("key", ""))
+
+    @property
+    def binary(self) -> bytes:
+        for stage in ("cubin", "hsaco"):
+            if stage in self.asm:
+                return self.asm[stage]
+        raise KeyError("this kernel has no binary stage")
+
+    def write_stages(self, folder) -> Dict[str, Path]:
+        """Write each stage (``kernel.tile.mlir``, ``kernel.llvm.mlir``, ``kernel.ll``,
+        ``kernel.ptx``/``kernel.amdgcn``, ``kernel.cubin``/``kernel.hsaco``), the metadata and
+        the replay command into ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = {}
+        for stage, value in self.asm.items():
+            path = folder / STAGE_FILES.get(stage, f"kernel.{stage}")
+            if isinstance(value, bytes):
+                path.write_bytes(value)
+            else:
+                path.write_text(value)
+            written[stage] = path
+        (folder / "metadata.json").write_text(json.dumps(self.metadata, indent=2) + "\n")
+        (folder / "replay.sh").write_text("#!/bin/sh\n" + self.pipeline + "\n")
+        written["metadata"] = folder / "metadata.json"
+        written["replay"] = folder / "replay.sh"
+        return written
+
+    def to_payload(self) -> dict:
+        return {"name": self.name, "asm": self.asm, "metadata": self.metadata,
+                "pipeline": self.pipeline, "source_ir": self.source_ir}
+
+    @classmethod
+    def from_payload(cls, payload: dict) -> "CompiledKernel":
+        return cls(payload["name"], payload["asm"], payload["metadata"], payload["pipeline"],
+                   payload.get("source_ir"))
+
+    def __repr__(self):
+        return (f"CompiledKernel({self.name}, target={self.metadata.get('target')}, "
+                f"num_warps={self.metadata.get('num_warps')})")
+
+
+def cache_key(fn, params, target, num_warps, compiler_version) -> str:
+    spec = []
+    for name, kind in params.items():
+        if kind[0] == "constexpr":
+            spec.append([name, "constexpr", mangle_value(kind[1])])
+        else:
+            spec.append([name, type_name(kind[1]), kind[2] or 0])
+    parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
+             "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _json_value(v):
+    v = core._unwrap(v)
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return mangle_value(v)
+
+
+def _run(compiler, what, call):
+    try:
+        return call()
+    except Exception as e:
+        if isinstance(e, getattr(compiler, "CompilationError", ())):
+            raise from_diagnostics(getattr(e, "diagnostics", None),
+                                   f"{what} failed: {e}") from e
+        raise
+
+
+def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
+            cache=True) -> CompiledKernel:
+    """Compile ``fn`` for ``target``. ``signature`` maps runtime arguments to types
+    (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments."""
+    fn = _as_jit(fn)
+    compiler = load_compiler()
+    info = target_info(target, compiler)
+    _check_num_warps(fn, num_warps, info)
+    params = parse_signature(fn, signature, constexprs)
+    disk = None
+    key = None
+    if compiler is not None:
+        key = cache_key(fn, params, target, num_warps, compiler.version())
+        if cache:
+            disk = DiskCache()
+            payload = disk.get(key)
+            if payload is not None:
+                return CompiledKernel.from_payload(payload)
+    warp_size = int(info["warp_size"])
+    ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
+                       warp_size=warp_size).generate()
+    if compiler is None:
+        raise _not_built()
+
+    source_name = fn.src.file
+    vendor = _vendor(target, info)
+    asm = {}
+    asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
+        ir, "builtin.module()", source_name))
+    pipeline = lowering_pipeline(target, num_warps)
+    asm["llvm_dialect"] = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline(
+        asm["tile"], pipeline, source_name))
+    emits = ["llvm", "ptx", "cubin"] if vendor == "nvidia" else ["llvm", "amdgcn", "hsaco"]
+    for emit in emits:
+        out = _run(compiler, f"translate to {emit}",
+                   lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e))
+        stage = "llir" if emit == "llvm" else emit
+        asm[stage] = out if emit in ("cubin", "hsaco") else (
+            out.decode() if isinstance(out, bytes) else out)
+
+    m = re.search(r"tile\.shared\s*=\s*(\d+)\s*:\s*i32", asm["llvm_dialect"])
+    runtime_params = []
+    for name, kind in params.items():
+        if kind[0] == "runtime":
+            entry = {"name": name, "type": type_name(kind[1])}
+            if kind[2]:
+                entry["divisibility"] = kind[2]
+            runtime_params.append(entry)
+    metadata = {
+        "key": key, "hash": key, "name": fn.__name__, "target": target,
+        "num_warps": num_warps, "threads_per_warp": warp_size,
+        "shared": int(m.group(1)) if m else 0, "params": runtime_params,
+        "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
+        "compiler_version": compiler.version(),
+    }
+    kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, vendor),
+                            source_ir=ir)
+    if disk is not None:
+        disk.put(key, kernel.to_payload())
+    return kernel

@@ -1,0 +1,377 @@
+"""Python control flow in kernels.
+
+* ``if`` on a runtime scalar -> ``scf.if`` whose results are the variables either branch
+  reassigns; ``if`` on a compile-time value is resolved by the code generator.
+* ``for`` over ``range``/``kl.range`` -> ``scf.for``; variables the body reassigns that exist
+  before the loop become ``iter_args``. The body is first compiled once into a scratch block
+  (a dry run) to find those variables and their types.
+* ``for`` over ``kl.static_range`` or a compile-time tuple -> unrolled.
+* ``while`` on a runtime condition -> ``scf.while`` (no ``break``/``continue``).
+
+A variable must keep its type across branches and iterations; otherwise the error cites both
+assignments.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from .. import language as kl
+from ..language._core import _unwrap, tensor
+from .codegen import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
+from .errors import CompilationError, UnsupportedLanguageConstruct
+from .ir import Block
+
+
+def _is_number(v) -> bool:
+    v = _unwrap(v)
+    return isinstance(v, (bool, int, float)) and not isinstance(v, tensor)
+
+
+def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
+    """The common type of ``name`` at two sites, or None for equal compile-time values."""
+    a, b = _unwrap(a), _unwrap(b)
+    if isinstance(a, tensor) and isinstance(b, tensor):
+        if a.type == b.type:
+            return a.type
+    elif not isinstance(a, tensor) and not isinstance(b, tensor):
+        if _same(a, b):
+            return None
+    else:
+        t, other = (a, b) if isinstance(a, tensor) else (b, a)
+        if not t.type.is_block and _is_number(other) and not (
+                t.dtype.is_int() and isinstance(_unwrap(other), float)):
+            return t.type  # a Python number adopts the scalar type
+    message = (f"{what} '{name}' has type {_type_str(a)} {a_desc} ({_site_str(a_site)}) but "
+               f"type {_type_str(b)} {b_desc} ({_site_str(b_site)})")
+    other = a_site if primary is b_site else b_site
+    notes = [(f"'{name}' is assigned here with type "
+              f"{_type_str(a if other is a_site else b)}", *other)] if other else []
+    site = primary or (None, None, None)
+    raise CompilationError(message, *site, notes=notes)
+
+
+def materialize(cg, value, ty) -> tensor:
+    value = _unwrap(value)
+    if isinstance(value, tensor):
+        return value
+    return cg.sem.scalar_constant(value, ty)
+
+
+def _yield(cg, op, values, types):
+    if not values:
+        cg.b.emit(op)
+        return
+    cg.b.emit(f"{op} {', '.join(v.handle for v in values)} : "
+              f"{', '.join(cg.b.ty(t) for t in types)}")
+
+
+def _run_block(cg, stmts, scope, sites, loop=None, prelude=None):
+    """Compile ``stmts`` into a new block starting from a copy of ``scope``."""
+    frame = cg.frame
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    blk = Block()
+    frame.cf_depth += 1
+    if loop:
+        frame.loops.append(loop)
+    try:
+        with cg.b.insertion(blk):
+            if prelude:
+                prelude()
+            cg.visit_body(stmts)
+    finally:
+        frame.cf_depth -= 1
+        if loop:
+            frame.loops.pop()
+    return blk, frame.scope, frame.sites
+
+
+# ---------------------------------------------------------------------------------------------
+# if
+# ---------------------------------------------------------------------------------------------
+
+
+def runtime_if(cg, node, cond):
+    sem, b, frame = cg.sem, cg.b, cg.frame
+    cond = _unwrap(cond)
+    if cond.type.is_block:
+        raise TypeError(f"if condition must be a scalar, got a tensor of shape "
+                        f"{cond.type.shape}; use kl.where for elementwise selection")
+    cond = sem.cast(cond, kl.int1)
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    then_blk, t_scope, t_sites = _run_block(cg, node.body, scope, sites)
+    else_blk, e_scope, e_sites = _run_block(cg, node.orelse, scope, sites)
+    frame.scope, frame.sites = dict(scope), dict(sites)
+
+    changed = []
+    for branch in (t_scope, e_scope):
+        for n, v in branch.items():
+            if n not in changed and not (n in scope and scope[n] is v):
+                changed.append(n)
+    results = []
+    for n in changed:
+        if n not in t_scope or n not in e_scope:
+            frame.dropped[n] = (f"it is assigned in only one branch of the if at line "
+                                f"{frame.src.position(node)[1]}")
+            continue
+        tv, ev = t_scope[n], e_scope[n]
+        t_set = not (n in scope and scope[n] is tv)
+        e_set = not (n in scope and scope[n] is ev)
+        t_desc = "in the then branch" if t_set else "before the if"
+        e_desc = "in the else branch" if e_set else "before the if"
+        primary = e_sites.get(n) if e_set else t_sites.get(n)
+        ty = reconcile(cg, "Variable", n, tv, t_sites.get(n), t_desc, ev, e_sites.get(n),
+                       e_desc, primary)
+        if ty is None:
+            frame.scope[n], frame.sites[n] = tv, t_sites.get(n)
+            continue
+        results.append((n, ty, primary))
+
+    for blk, branch in ((then_blk, t_scope), (else_blk, e_scope)):
+        with b.insertion(blk):
+            _yield(cg, "scf.yield", [materialize(cg, branch[n], ty) for n, ty, _ in results],
+                   [ty for _, ty, _ in results])
+    head = f"scf.if {cond.handle}"
+    if results:
+        head += f" -> ({', '.join(b.ty(ty) for _, ty, _ in results)})"
+    regions = [("{", None, then_blk)]
+    if results or len(else_blk.lines) > 1:
+        regions.append(("} else {", None, else_blk))
+    names = b.emit_region_op(head, regions, n_results=len(results))
+    for (n, ty, site), h in zip(results, names):
+        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+
+
+# ---------------------------------------------------------------------------------------------
+# for
+# ---------------------------------------------------------------------------------------------
+
+
+def _loop_iterator(cg, node):
+    """-> ("static", values) or ("runtime", (lb, ub, step), num_stages)."""
+    it = node.iter
+    if isinstance(it, ast.Call):
+        fn = _unwrap(cg.visit(it.func))
+        if fn is builtins.range or fn is kl.range or fn is kl.static_range:
+            args = cg._elements(it.args)
+            kwargs = {kw.arg: _unwrap(cg.visit(kw.value)) for kw in it.keywords}
+            if fn is builtins.range and kwargs:
+                raise TypeError("range() takes no keyword arguments")
+            obj = None
+            if fn is builtins.range:
+                raw = args
+            else:
+                obj = fn(*args, **kwargs)
+                raw = [a for a in obj.args if _unwrap(a) is not None]
+            bounds = [_unwrap(x) for x in raw]
+            if not 1 <= len(bounds) <= 3:
+                raise TypeError(f"range expects 1 to 3 arguments, got {len(bounds)}")
+            if fn is kl.static_range:
+                if _has_tensor(bounds):
+                    raise TypeError("static_range bounds must be constexpr, got a runtime value")
+                return "static", builtins.range(*bounds), None
+            if len(bounds) == 1:
+                bounds = [0] + bounds
+            lb, ub, step = (bounds + [1])[:3]
+            return "runtime", (lb, ub, step), getattr(obj, "num_stages", None)
+    value = _unwrap(cg.visit(it))
+    if isinstance(value, (tuple, list)):
+        return "static", value, None
+    raise cg.error(it, "for loops in kernels can iterate over range(), kl.range(), "
+                   "kl.static_range() or a compile-time tuple", UnsupportedLanguageConstruct)
+
+
+def _static_for(cg, node, values):
+    frame = cg.frame
+    if len(values) > MAX_STATIC_UNROLL:
+        raise ValueError(f"static loop of {len(values)} iterations exceeds the unroll limit "
+                         f"({MAX_STATIC_UNROLL})")
+    frame.loops.append("static")
+    try:
+        for v in values:
+            cg.bind(node.target, v, node)
+            cg.visit_body(node.body)
+            if frame.returned:
+                break
+    finally:
+        frame.loops.pop()
+
+
+def _carried(cg, scope, sites, body_scope, body_sites, skip, desc):
+    out = []
+    for n, v in body_scope.items():
+        if n == skip or n not in scope or scope[n] is v:
+            continue
+        ty = reconcile(cg, "Loop-carried variable", n, scope[n], sites.get(n),
+                       "before the loop", v, body_sites.get(n), desc, body_sites.get(n))
+        if ty is not None:
+            out.append((n, ty, body_sites.get(n)))
+    return out
+
+
+def _drop_locals(frame, scope, body_scope, line):
+    for n in body_scope:
+        if n not in scope:
+            frame.dropped[n] = f"it is assigned only inside the loop at line {line}"
+
+
+def visit_for(cg, node):
+    if node.orelse:
+        raise cg.error(node, "for ... else is not supported in kernels",
+                       UnsupportedLanguageConstruct)
+    kind, spec, num_stages = _loop_iterator(cg, node)
+    if kind == "static":
+        return _static_for(cg, node, spec)
+    if not isinstance(node.target, ast.Name):
+        raise cg.error(node.target, "the target of a runtime for loop must be a name",
+                       UnsupportedLanguageConstruct)
+    sem, b, frame = cg.sem, cg.b, cg.frame
+    bounds = list(spec)
+    for i, v in enumerate(bounds):
+        if isinstance(v, tensor):
+            if v.type.is_block or not v.dtype.is_int():
+                raise TypeError(f"range bounds must be integer scalars, got {v.type}")
+        elif not isinstance(v, int):
+            raise TypeError(f"range bounds must be integers, got {v!r}")
+    step = bounds[2]
+    negative = False
+    if not isinstance(step, tensor):
+        if step == 0:
+            raise ValueError("range step must not be zero")
+        negative = step < 0
+    wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in bounds) or \
+        any(not isinstance(v, tensor) and not -2**31 <= v < 2**31 for v in bounds)
+    ivty = kl.int64 if wide else kl.int32
+    lb, ub, st = (sem.cast(v, ivty) if isinstance(v, tensor) else v for v in bounds)
+    if negative:  # iterate -lb, -lb+|step|, ... < -ub and negate the induction variable
+        lb, ub, st = (sem.unary("neg", v) if isinstance(v, tensor) else -v for v in (lb, ub, st))
+    lb, ub, st = (v if isinstance(v, tensor) else sem.scalar_constant(v, ivty)
+                  for v in (lb, ub, st))
+
+    iv = b.fresh()
+    target = node.target.id
+
+    def bind_iv():
+        v = tensor(iv, ivty)
+        frame.scope[target] = sem.unary("neg", v) if negative else v
+        frame.sites[target] = frame.src.position(node.target)
+
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    _, dry_scope, dry_sites = _run_block(cg, node.body, scope, sites, "for", bind_iv)
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    carried = _carried(cg, scope, sites, dry_scope, dry_sites, target,
+                       "at the end of the loop body")
+    inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
+    args = [b.fresh() for _ in carried]
+
+    def prelude():
+        bind_iv()
+        for (n, ty, _), a in zip(carried, args):
+            frame.scope[n] = tensor(a, ty)
+
+    body, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "for", prelude)
+    with b.insertion(body):
+        values = []
+        for n, ty, site in carried:
+            v = materialize(cg, body_scope[n], ty)
+            if v.type != ty:
+                reconcile(cg, "Loop-carried variable", n, scope[n], sites.get(n),
+                          "before the loop", v, body_sites.get(n),
+                          "at the end of the loop body", body_sites.get(n))
+            values.append(v)
+        _yield(cg, "scf.yield", values, [ty for _, ty, _ in carried])
+    frame.scope, frame.sites = dict(scope), dict(sites)
+
+    types = ", ".join(b.ty(ty) for _, ty, _ in carried)
+    head = f"scf.for {iv} = {lb.handle} to {ub.handle} step {st.handle}"
+    if carried:
+        head += (" iter_args(" + ", ".join(f"{a} = {i.handle}" for a, i in zip(args, inits))
+                 + f") -> ({types})")
+    head += f" : {b.ty(ivty)}"
+    tail = f"{{tile.num_stages = {int(num_stages)} : i32}}" if num_stages else ""
+    names = b.emit_region_op(head, [("{", None, body)], tail, n_results=len(carried))
+    for (n, ty, site), h in zip(carried, names):
+        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+    _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# while
+# ---------------------------------------------------------------------------------------------
+
+
+def _reject_jumps(cg, node):
+    stack = list(node.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Break, ast.Continue)):
+            word = "break" if isinstance(n, ast.Break) else "continue"
+            raise cg.error(n, f"while loops with {word} are not supported in kernels",
+                           UnsupportedLanguageConstruct)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                          ast.For, ast.While)):
+            if isinstance(n, (ast.For, ast.While)):
+                stack.extend(n.orelse)  # jumps in nested loops belong to those loops
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def visit_while(cg, node):
+    if node.orelse:
+        raise cg.error(node, "while ... else is not supported in kernels",
+                       UnsupportedLanguageConstruct)
+    _reject_jumps(cg, node)
+    sem, b, frame = cg.sem, cg.b, cg.frame
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    with b.insertion(Block()):
+        cond = _unwrap(cg.visit(node.test))
+    if not isinstance(cond, tensor):
+        if cond:
+            raise ValueError("while loop with a compile-time true condition never ends "
+                             "(break is not supported)")
+        return
+
+    def check_cond(c):
+        c = _unwrap(c)
+        if not isinstance(c, tensor) or c.type.is_block:
+            raise cg.error(node.test, "the condition of a while loop must be a runtime scalar")
+        return sem.cast(c, kl.int1)
+
+    _, dry_scope, dry_sites = _run_block(cg, node.body, scope, sites, "while")
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    carried = _carried(cg, scope, sites, dry_scope, dry_sites, None,
+                       "at the end of the loop body")
+    inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
+    tys = [ty for _, ty, _ in carried]
+    bargs = [b.fresh() for _ in carried]
+    aargs = [b.fresh() for _ in carried]
+
+    before = Block()
+    frame.scope = dict(scope)
+    with b.insertion(before):
+        for (n, ty, _), a in zip(carried, bargs):
+            frame.scope[n] = tensor(a, ty)
+        c = check_cond(cg.visit(node.test))
+        _yield(cg, f"scf.condition({c.handle})", [tensor(a, t) for a, t in zip(bargs, tys)],
+               tys)
+
+    def prelude():
+        for (n, ty, _), a in zip(carried, aargs):
+            frame.scope[n] = tensor(a, ty)
+
+    after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while", prelude)
+    with b.insertion(after):
+        _yield(cg, "scf.yield", [materialize(cg, body_scope[n], ty) for n, ty, _ in carried],
+               tys)
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    types = ", ".join(b.ty(t) for t in tys)
+    head = ("scf.while (" + ", ".join(f"{a} = {i.handle}" for a, i in zip(bargs, inits))
+            + f") : ({types}) -> ({types})") if carried else "scf.while : () -> ()"
+    label = ("^bb0(" + ", ".join(f"{a}: {b.ty(t)}" for a, t in zip(aargs, tys)) + "):") \
+        if carried else None
+    names = b.emit_region_op(head, [("{", None, before), ("} do {", label, after)],
+                             n_results=len(carried))
+    for (n, ty, site), h in zip(carried, names):
+        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+    _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])

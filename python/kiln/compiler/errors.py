@@ -1,0 +1,111 @@
+"""Kiln's exceptions. Errors shown to users point at their kernel source with a caret:
+
+    /path/to/user.py:12:17: error: shape mismatch in add: (128,) vs (64,)
+        y = x + z
+            ^
+"""
+
+from __future__ import annotations
+
+import linecache
+from typing import Iterable, List, Optional, Sequence
+
+__all__ = ["KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
+           "ExtensionNotBuilt", "from_diagnostics"]
+
+
+class KilnError(Exception):
+    """Base of every exception Kiln raises on purpose."""
+
+
+def source_excerpt(file: Optional[str], line: Optional[int], col: Optional[int],
+                   source_line: Optional[str] = None) -> List[str]:
+    """The source line (indented by 4) and a caret under ``col`` (1-based)."""
+    text = source_line
+    if text is None and file and line:
+        text = linecache.getline(file, line)
+    if not text:
+        return []
+    text = text.rstrip("\n").expandtabs()
+    stripped = text.lstrip()
+    out = ["    " + stripped]
+    if col:
+        caret = max(col - 1 - (len(text) - len(stripped)), 0)
+        out.append("    " + " " * caret + "^")
+    return out
+
+
+class CompilationError(KilnError):
+    """An error in a kernel, reported at a location in the user's source.
+
+    ``message`` is the bare message; ``file``/``line``/``col`` (1-based) its location;
+    ``notes`` further ``(message, file, line, col)`` entries (e.g. the call site of an inlined
+    function).
+    """
+
+    def __init__(self, message: str, file: Optional[str] = None, line: Optional[int] = None,
+                 col: Optional[int] = None, *, source_line: Optional[str] = None,
+                 notes: Sequence[tuple] = (), severity: str = "error"):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+        self.notes: List[tuple] = list(notes)
+        self.severity = severity
+        super().__init__(message)
+
+    @staticmethod
+    def _where(file, line, col) -> str:
+        if not file:
+            return ""
+        parts = [file] + [str(v) for v in (line, col) if v]
+        return ":".join(parts) + ": "
+
+    def format(self) -> str:
+        lines = [f"{self._where(self.file, self.line, self.col)}{self.severity}: {self.message}"]
+        lines += source_excerpt(self.file, self.line, self.col, self.source_line)
+        for msg, file, line, col in self.notes:
+            lines.append(f"{self._where(file, line, col)}note: {msg}")
+            lines += source_excerpt(file, line, col)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def __reduce__(self):  # picklable across processes (autotuners, pools)
+        return (_rebuild, (type(self), self.message, self.file, self.line, self.col,
+                           self.source_line, tuple(self.notes), self.severity))
+
+
+def _rebuild(cls, message, file, line, col, source_line, notes, severity):
+    return cls(message, file, line, col, source_line=source_line, notes=notes,
+               severity=severity)
+
+
+class UnsupportedLanguageConstruct(CompilationError):
+    """Python syntax that kernels do not support (try/except, lambda, generators, …)."""
+
+
+class InvalidOption(CompilationError, ValueError):
+    """A compile option out of range (e.g. ``num_warps`` not a power of 2)."""
+
+
+class ExtensionNotBuilt(CompilationError):
+    """``kiln._compiler`` cannot be imported."""
+
+
+def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> CompilationError:
+    """Turn ``kiln._compiler.CompilationError.diagnostics`` into a :class:`CompilationError`
+    pointing at the first error; other diagnostics become notes."""
+    diags = list(diagnostics or [])
+    if not diags:
+        return CompilationError(fallback or "compilation failed")
+    first = next((d for d in diags if d.get("severity", "error") == "error"), diags[0])
+    notes = [(f"{d.get('severity', 'note')}: {d.get('message', '')}"
+              if d.get("severity", "note") not in ("note", "remark") else d.get("message", ""),
+              d.get("file") or None, d.get("line") or None, d.get("col") or None)
+             for d in diags if d is not first]
+    return CompilationError(first.get("message", fallback), first.get("file") or None,
+                            first.get("line") or None, first.get("col") or None, notes=notes,
+                            severity=first.get("severity", "error"))

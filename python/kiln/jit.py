@@ -1,0 +1,303 @@
+"""``@kiln.jit``: specialization, in-memory and disk caches, and launch through kiln.runtime.
+
+Like Triton: an integer argument equal to 1 becomes a constexpr, integers divisible by 16 and
+pointers aligned to 16 bytes get ``tile.divisibility = 16``; ``do_not_specialize`` opts out.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+from typing import Dict, Optional
+
+from .language import _core as core
+from .language._layouts import DistributedLayout
+
+__all__ = ["jit", "JITFunction"]
+
+_TORCH_DTYPES = {
+    "float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16",
+    "bfloat16": "bf16", "float64": "fp64", "double": "fp64", "int8": "i8", "int16": "i16",
+    "int32": "i32", "int": "i32", "int64": "i64", "long": "i64", "uint8": "u8",
+    "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+}
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target")
+
+
+def _is_constexpr_annotation(ann) -> bool:
+    if ann is core.constexpr:
+        return True
+    return isinstance(ann, str) and ann.split(".")[-1].strip() == "constexpr"
+
+
+def _pointer_dtype_name(value) -> str:
+    dt = getattr(value, "dtype", None)
+    if isinstance(dt, core.dtype):
+        return dt.name
+    name = str(dt).split(".")[-1]
+    if name not in _TORCH_DTYPES:
+        raise TypeError(f"unsupported tensor dtype {dt!r}")
+    return _TORCH_DTYPES[name]
+
+
+class JITFunction:
+    """A kernel (or a helper inlined into kernels). Launch with ``fn[grid](*args, **kw)``."""
+
+    __kiln_jit__ = True
+
+    def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=()):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexpr_names = {n for n, p in self.signature.parameters.items()
+                                if _is_constexpr_annotation(p.annotation)}
+
+        def names(items):
+            return {self.arg_names[i] if isinstance(i, int) else i for i in items}
+        self.do_not_specialize = names(do_not_specialize)
+        self.do_not_specialize_on_alignment = names(do_not_specialize_on_alignment)
+        self._src = None
+        self._dep_names = None
+        self._kernels: Dict[tuple, list] = {}
+
+    @property
+    def src(self):
+        if self._src is None:
+            from .compiler.codegen import FunctionSource
+            self._src = FunctionSource(self.fn)
+        return self._src
+
+    def __repr__(self):
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"{self.__name__} is a @kiln.jit function: launch it with "
+                           f"{self.__name__}[grid](...) or call it from another kernel")
+
+    # -- cache identity ------------------------------------------------------------------------
+
+    def _dependency_names(self):
+        """Names (and attribute chains) the body reads that may resolve to globals."""
+        if self._dep_names is None:
+            chains = set()
+            for node in ast.walk(self.src.fdef):
+                if isinstance(node, ast.Attribute):
+                    parts, cur = [], node
+                    while isinstance(cur, ast.Attribute):
+                        parts.append(cur.attr)
+                        cur = cur.value
+                    if isinstance(cur, ast.Name):
+                        chains.add(tuple([cur.id] + parts[::-1]))
+                elif isinstance(node, ast.Name):
+                    chains.add((node.id,))
+            self._dep_names = sorted(chains)
+        return self._dep_names
+
+    def _resolve(self, chain):
+        closure = {}
+        if self.fn.__closure__:
+            for n, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
+                try:
+                    closure[n] = cell.cell_contents
+                except ValueError:
+                    pass
+        head = chain[0]
+        if head in closure:
+            obj = closure[head]
+        elif head in self.fn.__globals__:
+            obj = self.fn.__globals__[head]
+        else:
+            return None
+        for attr in chain[1:]:
+            if not inspect.ismodule(obj):
+                break
+            obj = getattr(obj, attr, None)
+        return obj
+
+    def cache_fingerprint(self, _seen=None) -> str:
+        """Hash of this function's file, position and source, of every @kiln.jit function it
+        reaches (transitively) and of the constexpr globals it reads."""
+        from .compiler.cache import mangle_value
+        seen = _seen if _seen is not None else set()
+        h = hashlib.sha256()
+        h.update(f"{self.src.file}:{self.src.first_line}\n".encode())
+        h.update(self.src.text.encode())
+        if id(self) in seen:
+            return h.hexdigest()
+        seen.add(id(self))
+        params = set(self.arg_names)
+        for chain in self._dependency_names():
+            if chain[0] in params:
+                continue
+            obj = self._resolve(chain)
+            if getattr(obj, "__kiln_jit__", False) and obj is not self:
+                h.update(f"{'.'.join(chain)}=jit:{obj.cache_fingerprint(seen)}\n".encode())
+            elif isinstance(obj, core.constexpr):
+                h.update(f"{'.'.join(chain)}={mangle_value(obj)}\n".encode())
+        return h.hexdigest()
+
+    # -- specialization ----------------------------------------------------------------------
+
+    def _bind(self, args, kwargs):
+        options = {k: kwargs.pop(k) for k in _OPTIONS if k in kwargs}
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.__name__}(): {e}") from None
+        bound.apply_defaults()
+        return bound.arguments, options
+
+    def specialize(self, arguments: dict):
+        """-> (signature, constexprs, runtime argument names, in-memory key part)."""
+        signature, constexprs, runtime, key = {}, {}, [], []
+        for name, value in arguments.items():
+            if name in self.constexpr_names:
+                kind, v = "constexpr", core._unwrap(value)
+            else:
+                kind, v = self._specialize_arg(name, value)
+            if kind == "constexpr":
+                constexprs[name] = v
+                key.append((name, "c", _mangle(v)))
+            else:
+                signature[name] = v
+                runtime.append(name)
+                key.append((name, "r", v))
+        return signature, constexprs, runtime, tuple(key)
+
+    def _specialize_arg(self, name, value):
+        specialize = name not in self.do_not_specialize
+        align = specialize and name not in self.do_not_specialize_on_alignment
+        value = core._unwrap(value)
+        if isinstance(value, str):  # a type string (warmup without real arguments)?
+            try:
+                core.dtype_from_name(value.partition(":")[0])
+                return ("runtime", value)
+            except ValueError:
+                return ("constexpr", value)
+        if value is None or isinstance(value, (core.dtype, DistributedLayout, tuple)):
+            return ("constexpr", value)
+        if isinstance(value, bool):
+            return ("runtime", "i1")
+        if isinstance(value, int):
+            if specialize and value == 1:
+                return ("constexpr", 1)
+            if -2**31 <= value < 2**31:
+                ty = "i32"
+            elif -2**63 <= value < 2**63:
+                ty = "i64"
+            elif 0 <= value < 2**64:
+                ty = "u64"
+            else:
+                raise ValueError(f"argument {name!r}: integer {value} does not fit in 64 bits")
+            return ("runtime", ty + (":16" if specialize and value % 16 == 0 else ""))
+        if isinstance(value, float):
+            return ("runtime", "fp32")
+        if hasattr(value, "data_ptr"):
+            ty = "*" + _pointer_dtype_name(value)
+            return ("runtime", ty + (":16" if align and value.data_ptr() % 16 == 0 else ""))
+        raise TypeError(f"argument {name!r}: unsupported kernel argument of type "
+                        f"{type(value).__name__}")
+
+    # -- compile and launch ------------------------------------------------------------------
+
+    def _compile(self, arguments, options):
+        from .compiler.compiler import compile as _compile
+        num_warps = options.get("num_warps", 4)
+        target = options.get("target")
+        driver = None
+        if target is None:
+            driver = _driver()
+            target = _target_name(driver.current_target())
+        signature, constexprs, runtime, key = self.specialize(arguments)
+        mem_key = (key, num_warps, target)
+        entry = self._kernels.get(mem_key)
+        if entry is None:
+            kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps)
+            entry = [kernel, None, runtime, constexprs]
+            self._kernels[mem_key] = entry
+        return entry, driver
+
+    def warmup(self, *args, grid=None, **kwargs):
+        """Compile for these arguments (values or type strings like ``"*fp32"``) without
+        launching; returns the :class:`~kiln.compiler.CompiledKernel`."""
+        arguments, options = self._bind(args, kwargs)
+        entry, _ = self._compile(arguments, options)
+        return entry[0]
+
+    def run(self, *args, grid, **kwargs):
+        arguments, options = self._bind(args, kwargs)
+        entry, driver = self._compile(arguments, options)
+        kernel, loaded, runtime, constexprs = entry
+        meta = dict(arguments)
+        meta.update(constexprs)
+        meta["num_warps"] = options.get("num_warps", 4)
+        grid = _normalize_grid(grid(meta) if callable(grid) else grid)
+        if driver is None:
+            driver = _driver()
+        if loaded is None:
+            from .runtime import launcher
+            loaded = entry[1] = launcher.LoadedKernel(driver, kernel.binary, kernel.metadata)
+        return loaded.launch(grid, [arguments[n] for n in runtime],
+                             stream=options.get("stream"))
+
+    def __getitem__(self, grid):
+        return functools.partial(self.run, grid=grid)
+
+
+def _mangle(value):
+    from .compiler.cache import mangle_value
+    return mangle_value(value)
+
+
+def _driver():
+    try:
+        from . import runtime
+    except ImportError as e:
+        raise RuntimeError(f"kiln.runtime is not available: {e}") from e
+    return runtime.get_driver()
+
+
+def _target_name(target) -> str:
+    if isinstance(target, str):
+        return target
+    for attr in ("name", "target"):
+        if isinstance(getattr(target, attr, None), str):
+            return getattr(target, attr)
+    if isinstance(target, dict) and "name" in target:
+        return target["name"]
+    raise TypeError(f"cannot read a target name from {target!r}")
+
+
+def _normalize_grid(grid):
+    if not isinstance(grid, (tuple, list)):
+        raise ValueError(f"grid must be a tuple of 1 to 3 positive integers (or a callable "
+                         f"returning one), got {grid!r}")
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"grid must have 1 to 3 dimensions, got {len(grid)}")
+    dims = []
+    for i, d in enumerate(grid):
+        d = core._unwrap(d)
+        if isinstance(d, bool) or not isinstance(d, int):
+            try:
+                d = d.__index__()
+            except (AttributeError, TypeError):
+                raise ValueError(f"grid dimension {i} must be an integer, got {d!r}") from None
+        if d <= 0:
+            raise ValueError(f"grid dimension {i} must be positive, got {d}")
+        limit = 2**31 - 1 if i == 0 else 65535
+        if d > limit:
+            raise ValueError(f"grid dimension {i} is {d}, above the limit of {limit}")
+        dims.append(d)
+    return tuple(dims + [1] * (3 - len(dims)))
+
+
+def jit(fn=None, *, do_not_specialize=(), do_not_specialize_on_alignment=(), debug=None,
+        noinline=False, repr=None, launch_metadata=None):
+    """Decorator: ``@kiln.jit`` or ``@kiln.jit(do_not_specialize=["n"])``."""
+    def decorate(f):
+        return JITFunction(f, do_not_specialize, do_not_specialize_on_alignment)
+    return decorate(fn) if fn is not None else decorate

@@ -1,0 +1,597 @@
+"""Core of the Kiln DSL surface: constexpr, dtypes, types, tensor and the core builtins.
+
+Builtins are thin: they unwrap their arguments and call the semantic layer
+(:mod:`kiln.language._semantic`), which the code generator passes in as ``_semantic=``. Called
+outside a ``@kiln.jit`` function they raise a clear error.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import functools
+from typing import List, Sequence
+
+from ._layouts import DistributedLayout
+
+__all__ = [
+    "constexpr", "constexpr_function", "dtype", "pointer_type", "distributed_type", "tensor",
+    "builtin", "is_builtin",
+    "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5",
+    "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
+    "expand_dims", "broadcast", "broadcast_to", "reshape", "where", "maximum", "minimum",
+    "cast", "reduce", "static_assert", "static_print", "num_warps", "static_range", "range",
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# constexpr
+# ---------------------------------------------------------------------------------------------
+
+
+class constexpr:
+    """A compile-time value. Used as an annotation (``BLOCK: kl.constexpr``) to make a kernel
+    argument compile-time, and as a wrapper (``X = kl.constexpr(4)``) for globals a kernel may
+    read."""
+
+    __kiln_constexpr__ = True
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __bool__(self):
+        return _py.bool(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __int__(self):
+        return _py.int(self.value)
+
+    def __float__(self):
+        return _py.float(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+
+def _cx_binop(op):
+    def fwd(self, other):
+        return constexpr(op(self.value, _unwrap(other)))
+
+    def rev(self, other):
+        return constexpr(op(_unwrap(other), self.value))
+    return fwd, rev
+
+
+import operator as _op  # noqa: E402
+
+for _name, _fn in [("add", _op.add), ("sub", _op.sub), ("mul", _op.mul),
+                   ("truediv", _op.truediv), ("floordiv", _op.floordiv), ("mod", _op.mod),
+                   ("pow", _op.pow), ("lshift", _op.lshift), ("rshift", _op.rshift),
+                   ("and", _op.and_), ("or", _op.or_), ("xor", _op.xor)]:
+    _f, _r = _cx_binop(_fn)
+    setattr(constexpr, f"__{_name}__", _f)
+    setattr(constexpr, f"__r{_name}__", _r)
+for _name, _fn in [("eq", _op.eq), ("ne", _op.ne), ("lt", _op.lt), ("le", _op.le),
+                   ("gt", _op.gt), ("ge", _op.ge)]:
+    setattr(constexpr, f"__{_name}__", _cx_binop(_fn)[0])
+constexpr.__neg__ = lambda self: constexpr(-self.value)
+constexpr.__pos__ = lambda self: constexpr(+self.value)
+constexpr.__invert__ = lambda self: constexpr(~self.value)
+constexpr.__hash__ = lambda self: hash(self.value)
+
+
+def _unwrap(v):
+    return v.value if isinstance(v, constexpr) else v
+
+
+def constexpr_function(fn):
+    """Mark a plain Python function as callable from kernels at compile time (all its arguments
+    must be compile-time values)."""
+    fn.__kiln_constexpr_function__ = True
+    return fn
+
+
+# ---------------------------------------------------------------------------------------------
+# dtypes and types
+# ---------------------------------------------------------------------------------------------
+
+_DTYPES = {
+    # name: (kind, bitwidth, mlir type)
+    "int1": ("bool", 1, "i1"),
+    "int8": ("sint", 8, "i8"), "int16": ("sint", 16, "i16"),
+    "int32": ("sint", 32, "i32"), "int64": ("sint", 64, "i64"),
+    "uint8": ("uint", 8, "i8"), "uint16": ("uint", 16, "i16"),
+    "uint32": ("uint", 32, "i32"), "uint64": ("uint", 64, "i64"),
+    "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
+    "fp16": ("float", 16, "f16"), "bf16": ("float", 16, "bf16"),
+    "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
+}
+
+
+class dtype:
+    """A scalar element type (``kl.float32`` …). ``str()`` gives Triton's name (``fp32``)."""
+
+    is_block = False
+    is_ptr_type = False
+
+    def __init__(self, name: str):
+        if name not in _DTYPES:
+            raise ValueError(f"unknown dtype {name!r}")
+        self.name = name
+        self.kind, self.primitive_bitwidth, self._ir = _DTYPES[name]
+
+    # Triton-style queries
+    def is_floating(self):
+        return self.kind == "float"
+
+    def is_int(self):
+        return self.kind in ("sint", "uint", "bool")
+
+    def is_int_signed(self):
+        return self.kind == "sint"
+
+    def is_int_unsigned(self):
+        return self.kind == "uint"
+
+    def is_bool(self):
+        return self.kind == "bool"
+
+    def is_ptr(self):
+        return False
+
+    def is_fp64(self):
+        return self.name == "fp64"
+
+    @property
+    def scalar(self):
+        return self
+
+    @property
+    def int_bitwidth(self):
+        return self.primitive_bitwidth
+
+    def to_ir(self, builder=None) -> str:
+        return self._ir
+
+    def mangle(self) -> str:
+        return self.name
+
+    def __eq__(self, other):
+        return type(other) is dtype and other.name == self.name
+
+    def __hash__(self):
+        return hash(("dtype", self.name))
+
+    def __str__(self):
+        return self.name
+
+    def __repr__(self):
+        return f"kl.{_PUBLIC_NAMES.get(self.name, self.name)}"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"{self!r} is a dtype; use x.to({self!r}) to convert a tensor")
+
+
+class pointer_type:
+    """Pointer to ``element_ty`` in ``address_space`` (1 = global)."""
+
+    is_block = False
+    is_ptr_type = True
+    kind = "ptr"
+
+    def __init__(self, element_ty, address_space: int = 1):
+        element_ty = _unwrap(element_ty)
+        if not isinstance(element_ty, dtype):
+            raise TypeError(f"pointer element type must be a dtype, got {element_ty!r}")
+        self.element_ty = element_ty
+        self.address_space = address_space
+        self.name = "*" + element_ty.name
+
+    def is_ptr(self):
+        return True
+
+    def is_floating(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def is_bool(self):
+        return False
+
+    def is_int_signed(self):
+        return False
+
+    def is_int_unsigned(self):
+        return False
+
+    @property
+    def scalar(self):
+        return self
+
+    primitive_bitwidth = 64
+
+    def to_ir(self, builder=None) -> str:
+        suffix = "" if self.address_space == 1 else f", {self.address_space}"
+        return f"!tile.ptr<{self.element_ty.to_ir()}{suffix}>"
+
+    def mangle(self) -> str:
+        return "P" + self.element_ty.name
+
+    def __eq__(self, other):
+        return (isinstance(other, pointer_type) and other.element_ty == self.element_ty
+                and other.address_space == self.address_space)
+
+    def __hash__(self):
+        return hash(("ptr", self.element_ty, self.address_space))
+
+    def __str__(self):
+        return self.name
+
+    __repr__ = __str__
+
+
+class distributed_type:
+    """A tensor type: element type, shape and register layout."""
+
+    is_block = True
+    is_ptr_type = False
+
+    def __init__(self, element_ty, shape: Sequence[int], layout: DistributedLayout):
+        self.element_ty = element_ty
+        self.shape = tuple(_py.int(_unwrap(d)) for d in shape)
+        self.layout = layout
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def is_ptr(self):
+        return self.element_ty.is_ptr()
+
+    def with_element_ty(self, element_ty):
+        return distributed_type(element_ty, self.shape, self.layout)
+
+    def mangle(self) -> str:
+        return (f"T{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.shape)}"
+                f"L{self.layout.mangle()}")
+
+    def __eq__(self, other):
+        return (isinstance(other, distributed_type) and other.element_ty == self.element_ty
+                and other.shape == self.shape and other.layout == self.layout)
+
+    def __hash__(self):
+        return hash((self.element_ty, self.shape, self.layout))
+
+    def __str__(self):
+        return f"<{list(self.shape)}, {self.element_ty}, {self.layout!r}>"
+
+    __repr__ = __str__
+
+
+int1 = dtype("int1")
+int8, int16, int32, int64 = (dtype(n) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
+float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")
+float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32", "fp64"))
+_PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+                 "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+
+
+def dtype_from_name(name: str):
+    """Parse a signature type string: ``fp32``, ``i32``, ``u8``, ``bf16``, ``*fp16`` …"""
+    name = name.strip()
+    if name.startswith("*"):
+        elem = dtype_from_name(name[1:])
+        if isinstance(elem, pointer_type):
+            raise ValueError(f"pointers to pointers are not supported: {name!r}")
+        return pointer_type(elem)
+    short = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+             "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+             "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
+             "bool": "int1", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+    name = short.get(name, name)
+    if name not in _DTYPES:
+        raise ValueError(f"unknown type {name!r} in signature")
+    return dtype(name)
+
+
+# ---------------------------------------------------------------------------------------------
+# builtins
+# ---------------------------------------------------------------------------------------------
+
+
+def builtin(fn):
+    """Mark ``fn`` as a DSL builtin: the code generator calls it with ``_semantic=``."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        if _semantic is None:
+            raise ValueError(f"{fn.__name__}() can only be called from inside a @kiln.jit "
+                             f"function")
+        return fn(*args, _semantic=_semantic, **kwargs)
+
+    wrapper.__kiln_builtin__ = True
+    return wrapper
+
+
+def is_builtin(fn) -> bool:
+    return getattr(fn, "__kiln_builtin__", False)
+
+
+class tensor:
+    """A value in a kernel: a scalar (``type`` is a dtype/pointer type) or a distributed tensor
+    (``type`` is a :class:`distributed_type`). ``handle`` is its SSA name in the IR."""
+
+    def __init__(self, handle: str, type):
+        self.handle = handle
+        self.type = type
+
+    @property
+    def dtype(self):
+        return self.type.scalar
+
+    @property
+    def shape(self) -> List[constexpr]:
+        return [constexpr(d) for d in self.type.shape] if self.type.is_block else []
+
+    @property
+    def numel(self):
+        return constexpr(self.type.numel if self.type.is_block else 1)
+
+    @property
+    def rank(self):
+        return len(self.type.shape) if self.type.is_block else 0
+
+    def __repr__(self):
+        return f"tensor({self.handle}, {self.type})"
+
+    def __bool__(self):
+        raise TypeError("a runtime tensor cannot be used as a Python bool here; use an if "
+                        "statement or kl.where")
+
+    def __iter__(self):
+        raise TypeError("a runtime tensor cannot be iterated")
+
+    # Methods mirroring Gluon's tensor methods.
+    @builtin
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+        return _semantic.cast(self, _unwrap(dtype), bitcast=_unwrap(bitcast))
+
+    @builtin
+    def reshape(self, *shape, can_reorder=False, layout=None, _semantic=None):
+        return reshape(self, *shape, can_reorder=can_reorder, layout=layout,
+                       _semantic=_semantic)
+
+    @builtin
+    def expand_dims(self, axis, _semantic=None):
+        return expand_dims(self, axis, _semantic=_semantic)
+
+    @builtin
+    def broadcast_to(self, *shape, _semantic=None):
+        return broadcast_to(self, *shape, _semantic=_semantic)
+
+    @builtin
+    def sum(self, axis=None, keep_dims=False, dtype=None, _semantic=None):
+        return _semantic.reduce_builtin("sum", self, _unwrap(axis), _unwrap(keep_dims),
+                                        _unwrap(dtype))
+
+    @builtin
+    def max(self, axis=None, keep_dims=False, _semantic=None):
+        return _semantic.reduce_builtin("max", self, _unwrap(axis), _unwrap(keep_dims))
+
+    @builtin
+    def min(self, axis=None, keep_dims=False, _semantic=None):
+        return _semantic.reduce_builtin("min", self, _unwrap(axis), _unwrap(keep_dims))
+
+    @builtin
+    def __getitem__(self, slices, _semantic=None):
+        return _semantic.subscript(self, slices)
+
+
+def _tensor_binop(name):
+    @builtin
+    def fwd(self, other, _semantic=None):
+        return _semantic.binary(name, self, other)
+
+    @builtin
+    def rev(self, other, _semantic=None):
+        return _semantic.binary(name, other, self)
+    return fwd, rev
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "lshift", "rshift", "and",
+              "or", "xor"):
+    _f, _r = _tensor_binop(_name)
+    setattr(tensor, f"__{_name}__", _f)
+    setattr(tensor, f"__r{_name}__", _r)
+for _name in ("lt", "le", "gt", "ge", "eq", "ne"):
+    setattr(tensor, f"__{_name}__", _tensor_binop(_name)[0])
+tensor.__hash__ = object.__hash__
+for _name in ("neg", "invert", "pos"):
+    setattr(tensor, f"__{_name}__",
+            builtin(lambda self, _semantic=None, _n=_name: _semantic.unary(_n, self)))
+
+
+@builtin
+def program_id(axis, _semantic=None):
+    """Index of this program along grid ``axis`` (0, 1 or 2)."""
+    return _semantic.program_id(_semantic.require_constexpr(axis, "program_id axis"))
+
+
+@builtin
+def num_programs(axis, _semantic=None):
+    """Number of programs along grid ``axis`` (0, 1 or 2)."""
+    return _semantic.num_programs(_semantic.require_constexpr(axis, "num_programs axis"))
+
+
+@builtin
+def arange(start, end, layout=None, _semantic=None):
+    """1-D tensor ``[start, end)`` of int32 in ``layout``; ``end - start`` a power of 2."""
+    req = _semantic.require_constexpr
+    return _semantic.arange(req(start, "arange start"), req(end, "arange end"),
+                            req(layout, "arange layout"))
+
+
+@builtin
+def full(shape, value, dtype, layout=None, _semantic=None):
+    """Tensor of ``shape`` filled with ``value``."""
+    req = _semantic.require_constexpr
+    return _semantic.full(req(shape, "full shape"), value, req(dtype, "full dtype"),
+                          req(layout, "full layout"))
+
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
+         cache_modifier="", eviction_policy="", volatile=False, _semantic=None):
+    """Masked load from a tensor of pointers; masked-off lanes yield ``other``."""
+    return _semantic.load(pointer, _unwrap(mask), _unwrap(other))
+
+
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
+          eviction_policy="", _semantic=None):
+    """Masked store of ``value`` to a tensor of pointers."""
+    return _semantic.store(pointer, _unwrap(value), _unwrap(mask))
+
+
+@builtin
+def convert_layout(value, layout, assert_trivial=False, _semantic=None):
+    """Move ``value`` to ``layout``; ``assert_trivial`` fails when data would move between
+    threads."""
+    req = _semantic.require_constexpr
+    return _semantic.convert_layout(value, req(layout, "convert_layout layout"),
+                                    req(assert_trivial, "assert_trivial"))
+
+
+@builtin
+def expand_dims(input, axis, _semantic=None):
+    """Insert size-1 dimensions at ``axis`` (an int or a sequence); the source layout must be a
+    ``SliceLayout`` of that dimension."""
+    axis = _semantic.require_constexpr(axis, "expand_dims axis")
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in sorted(_unwrap(a) for a in axes):
+        input = _semantic.expand_dims(input, a)
+    return input
+
+
+@builtin
+def broadcast(input, other, _semantic=None):
+    """Broadcast two tensors to their common shape; returns both."""
+    return _semantic.broadcast_pair(input, other, "broadcast")
+
+
+@builtin
+def broadcast_to(input, *shape, _semantic=None):
+    """Broadcast ``input`` to ``shape``."""
+    shape = _semantic.require_constexpr(_shape_args(shape), "broadcast_to shape")
+    return _semantic.broadcast_to(input, shape)
+
+
+def _shape_args(shape):
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        return list(_unwrap(shape[0]))
+    return list(shape)
+
+
+@builtin
+def reshape(input, *shape, can_reorder=False, layout=None, _semantic=None):
+    """Reinterpret ``input`` (row-major) with ``shape``. Without ``layout`` the result keeps
+    every element in its thread (a linear layout)."""
+    req = _semantic.require_constexpr
+    shape = [req(d, "reshape shape") for d in _shape_args(shape)]
+    return _semantic.reshape(input, shape, req(layout, "reshape layout"))
+
+
+@builtin
+def where(condition, x, y, _semantic=None):
+    """Elementwise ``x if condition else y``."""
+    return _semantic.where(condition, _unwrap(x), _unwrap(y))
+
+
+@builtin
+def maximum(x, y, propagate_nan=None, _semantic=None):
+    return _semantic.minmax("max", _unwrap(x), _unwrap(y), _unwrap(propagate_nan))
+
+
+@builtin
+def minimum(x, y, propagate_nan=None, _semantic=None):
+    return _semantic.minmax("min", _unwrap(x), _unwrap(y), _unwrap(propagate_nan))
+
+
+@builtin
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+    return _semantic.cast(_semantic.as_tensor(input), _unwrap(dtype), bitcast=_unwrap(bitcast))
+
+
+@builtin
+def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
+    """Reduce ``input`` along ``axis`` with ``combine_fn`` (a ``@kiln.jit`` function of two
+    scalars)."""
+    req = _semantic.require_constexpr
+    return _semantic.reduce_with(input, req(axis, "reduce axis"), combine_fn,
+                                 req(keep_dims, "keep_dims"))
+
+
+@builtin
+def static_assert(cond, msg="", _semantic=None):
+    """Compile-time assertion."""
+    cond = _semantic.require_constexpr(cond, "static_assert condition")
+    if not cond:
+        raise AssertionError(f"static_assert failed: {_unwrap(msg)}" if _unwrap(msg)
+                             else "static_assert failed")
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
+    """Print at compile time."""
+    _py.print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)
+
+
+@builtin
+def num_warps(_semantic=None):
+    """Number of warps of the kernel (a constexpr)."""
+    return constexpr(_semantic.num_warps)
+
+
+class static_range:
+    """``for i in kl.static_range(...)``: unrolled at compile time; bounds must be constexpr."""
+
+    def __init__(self, arg1, arg2=None, step=None):
+        self.args = (arg1, arg2, step)
+
+    def __iter__(self):
+        raise RuntimeError("kl.static_range can only be iterated inside a @kiln.jit function")
+
+
+class range:
+    """``for i in kl.range(...)``: a runtime loop (``scf.for``). ``num_stages`` requests
+    software pipelining."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
+                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False):
+        self.args = (arg1, arg2, step)
+        self.num_stages = num_stages
+
+    def __iter__(self):
+        raise RuntimeError("kl.range can only be iterated inside a @kiln.jit function")

@@ -1,0 +1,335 @@
+"""Register layouts (Gluon's ``BlockedLayout``, ``SliceLayout``, ``DistributedLinearLayout``).
+
+Layouts are frozen, hashable dataclasses so that they can be ``constexpr`` values, be part of a
+kernel's specialization key (through :meth:`mangle`) and be compared for equality. Each renders
+to the textual attribute of the ``tile`` dialect.
+
+Every distributed layout also converts to its F2-linear form (:func:`to_linear_layout`): a list of
+basis vectors per hardware index (register, lane, warp). The frontend uses that form to infer
+the layout of a ``reshape`` and to check ``convert_layout(..., assert_trivial=True)``; the C++
+side computes the same form for lowering.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence, Tuple
+
+__all__ = [
+    "DistributedLayout",
+    "BlockedLayout",
+    "SliceLayout",
+    "DistributedLinearLayout",
+    "to_linear_layout",
+]
+
+
+def _unwrap(v):
+    # constexpr lives in _core, which imports this module; recognise it by its marker.
+    return v.value if getattr(type(v), "__kiln_constexpr__", False) else v
+
+
+def _is_pow2(n: int) -> bool:
+    return isinstance(n, int) and n > 0 and (n & (n - 1)) == 0
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
+
+
+def _int_tuple(name: str, values) -> Tuple[int, ...]:
+    values = _unwrap(values)
+    try:
+        out = tuple(int(_unwrap(v)) for v in values)
+    except TypeError:
+        raise TypeError(f"{name} must be a list of integers, got {values!r}") from None
+    return out
+
+
+def _list_text(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _bases_text(bases) -> str:
+    return "[" + ", ".join(_list_text(b) for b in bases) + "]"
+
+
+class DistributedLayout:
+    """Base class of the register layouts."""
+
+    @property
+    def rank(self) -> int:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def to_ir(self, render: Callable[["DistributedLayout"], str] = None) -> str:
+        """The ``#tile.…`` attribute text. ``render`` renders nested layouts (aliases)."""
+        return self._attr_text(render or (lambda l: l.to_ir()))
+
+    def _attr_text(self, render) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def mangle(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, repr=False)
+class BlockedLayout(DistributedLayout):
+    """Each thread holds ``size_per_thread`` contiguous elements; a warp tiles
+    ``threads_per_warp`` threads and a CTA ``warps_per_cta`` warps; ``order`` lists the
+    dimensions from fastest to slowest varying."""
+
+    size_per_thread: Sequence[int]
+    threads_per_warp: Sequence[int]
+    warps_per_cta: Sequence[int]
+    order: Sequence[int]
+    cga_layout: Sequence = field(default=())
+
+    def __post_init__(self):
+        for name in ("size_per_thread", "threads_per_warp", "warps_per_cta", "order"):
+            object.__setattr__(self, name, _int_tuple(name, getattr(self, name)))
+        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        rank = len(self.size_per_thread)
+        if rank == 0:
+            raise ValueError("BlockedLayout needs at least one dimension")
+        for name in ("threads_per_warp", "warps_per_cta", "order"):
+            if len(getattr(self, name)) != rank:
+                raise ValueError(
+                    f"BlockedLayout: {name} has {len(getattr(self, name))} entries but "
+                    f"size_per_thread has {rank}")
+        for name in ("size_per_thread", "threads_per_warp", "warps_per_cta"):
+            for v in getattr(self, name):
+                if not _is_pow2(v):
+                    raise ValueError(f"BlockedLayout: {name} entries must be powers of 2, "
+                                     f"got {list(getattr(self, name))}")
+        if sorted(self.order) != list(range(rank)):
+            raise ValueError(f"BlockedLayout: order must be a permutation of "
+                             f"0..{rank - 1}, got {list(self.order)}")
+        if self.cga_layout:
+            raise ValueError("BlockedLayout: cga_layout must be [] (Kiln supports one CTA "
+                             "per program)")
+
+    @property
+    def rank(self) -> int:
+        return len(self.size_per_thread)
+
+    def _attr_text(self, render) -> str:
+        return ("#tile.blocked<{sizePerThread = " + _list_text(self.size_per_thread)
+                + ", threadsPerWarp = " + _list_text(self.threads_per_warp)
+                + ", warpsPerCTA = " + _list_text(self.warps_per_cta)
+                + ", order = " + _list_text(self.order) + "}>")
+
+    def mangle(self) -> str:
+        def m(v):
+            return "x".join(str(i) for i in v)
+        return (f"B{m(self.size_per_thread)}_{m(self.threads_per_warp)}_"
+                f"{m(self.warps_per_cta)}_{m(self.order)}B")
+
+    def __repr__(self) -> str:
+        return (f"BlockedLayout(size_per_thread={list(self.size_per_thread)}, "
+                f"threads_per_warp={list(self.threads_per_warp)}, "
+                f"warps_per_cta={list(self.warps_per_cta)}, order={list(self.order)})")
+
+
+@dataclass(frozen=True, repr=False)
+class SliceLayout(DistributedLayout):
+    """``parent`` with dimension ``dim`` removed (the layout of a reduction along ``dim``)."""
+
+    dim: int
+    parent: DistributedLayout
+
+    def __post_init__(self):
+        object.__setattr__(self, "dim", int(_unwrap(self.dim)))
+        parent = _unwrap(self.parent)
+        object.__setattr__(self, "parent", parent)
+        if not isinstance(parent, DistributedLayout):
+            raise TypeError(f"SliceLayout: parent must be a distributed layout, got {parent!r}")
+        if not 0 <= self.dim < parent.rank:
+            raise ValueError(f"SliceLayout: dim {self.dim} is out of range for a parent of "
+                             f"rank {parent.rank}")
+        if parent.rank < 2:
+            raise ValueError("SliceLayout: the parent layout must have rank >= 2")
+
+    @property
+    def rank(self) -> int:
+        return self.parent.rank - 1
+
+    def _attr_text(self, render) -> str:
+        return f"#tile.slice<{{dim = {self.dim}, parent = {render(self.parent)}}}>"
+
+    def mangle(self) -> str:
+        return f"SL{self.dim}_{self.parent.mangle()}SL"
+
+    def __repr__(self) -> str:
+        return f"SliceLayout(dim={self.dim}, parent={self.parent!r})"
+
+
+@dataclass(frozen=True, repr=False)
+class DistributedLinearLayout(DistributedLayout):
+    """A raw F2-linear layout for tensors of ``shape``: the coordinates of an element are the
+    XOR of the bases of the set bits of its register, lane and warp indices."""
+
+    reg_bases: Sequence[Sequence[int]]
+    lane_bases: Sequence[Sequence[int]]
+    warp_bases: Sequence[Sequence[int]]
+    block_bases: Sequence[Sequence[int]]
+    shape: Sequence[int]
+
+    def __post_init__(self):
+        shape = _int_tuple("shape", self.shape)
+        object.__setattr__(self, "shape", shape)
+        for name in ("reg_bases", "lane_bases", "warp_bases", "block_bases"):
+            bases = tuple(_int_tuple(name, b) for b in (_unwrap(getattr(self, name)) or ()))
+            for b in bases:
+                if len(b) != len(shape):
+                    raise ValueError(f"DistributedLinearLayout: every basis in {name} needs "
+                                     f"{len(shape)} coordinates (one per dimension of "
+                                     f"{list(shape)}), got {list(b)}")
+            object.__setattr__(self, name, bases)
+        if self.block_bases:
+            raise ValueError("DistributedLinearLayout: block_bases must be [] (Kiln supports "
+                             "one CTA per program)")
+        if not shape:
+            raise ValueError("DistributedLinearLayout: shape must not be empty")
+        for i, d in enumerate(shape):
+            if not _is_pow2(d):
+                raise ValueError(f"DistributedLinearLayout: shape element {i} must be a power "
+                                 f"of 2, got {d}")
+        strides = _strides(shape)
+        flat = []
+        for b in self.reg_bases + self.lane_bases + self.warp_bases:
+            for i, (c, d) in enumerate(zip(b, shape)):
+                if not 0 <= c < d:
+                    raise ValueError(f"DistributedLinearLayout: basis {list(b)} lies outside "
+                                     f"the shape {list(shape)}")
+            flat.append(sum(c * s for c, s in zip(b, strides)))
+        numel = 1
+        for d in shape:
+            numel *= d
+        if _f2_rank(flat) != _log2(numel):
+            raise ValueError(f"DistributedLinearLayout: the bases do not cover every element "
+                             f"of the shape {list(shape)}")
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def _attr_text(self, render) -> str:
+        return (f"#tile.linear<{{register = {_bases_text(self.reg_bases)}, "
+                f"lane = {_bases_text(self.lane_bases)}, warp = {_bases_text(self.warp_bases)}}}>")
+
+    def mangle(self) -> str:
+        def m(bases):
+            return "_".join("x".join(str(c) for c in b) for b in bases)
+        return (f"LL{m(self.reg_bases)}R{m(self.lane_bases)}L{m(self.warp_bases)}W"
+                f"{'x'.join(str(d) for d in self.shape)}LL")
+
+    def __repr__(self) -> str:
+        def l(bases):
+            return [list(b) for b in bases]
+        return (f"DistributedLinearLayout(reg_bases={l(self.reg_bases)}, "
+                f"lane_bases={l(self.lane_bases)}, warp_bases={l(self.warp_bases)}, "
+                f"block_bases=[], shape={list(self.shape)})")
+
+
+# ---------------------------------------------------------------------------------------------
+# F2-linear forms
+# ---------------------------------------------------------------------------------------------
+
+
+def _strides(shape):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return list(reversed(strides))
+
+
+def _f2_rank(vectors) -> int:
+    """Rank over GF(2) of integers seen as bit vectors."""
+    basis = []
+    for v in vectors:
+        for b in basis:
+            v = min(v, v ^ b)
+        if v:
+            basis.append(v)
+    return len(basis)
+
+
+def _blocked_bases(layout: BlockedLayout, shape):
+    rank = len(shape)
+
+    def unit(d, v):
+        b = [0] * rank
+        b[d] = v
+        return b
+
+    reg, lane, warp = [], [], []
+    tile = [1] * rank
+    for bases, sizes in ((reg, layout.size_per_thread), (lane, layout.threads_per_warp),
+                         (warp, layout.warps_per_cta)):
+        for d in layout.order:
+            for _ in range(_log2(sizes[d])):
+                bases.append(unit(d, tile[d]))
+                tile[d] *= 2
+    # A dimension larger than the CTA tile wraps into more registers.
+    for d in layout.order:
+        while tile[d] < shape[d]:
+            reg.append(unit(d, tile[d]))
+            tile[d] *= 2
+    # A dimension smaller than the tile: registers beyond it disappear, lanes and warps that
+    # would step outside it broadcast (hold the same elements).
+    reg = [b for b in reg if all(c < s for c, s in zip(b, shape))]
+    lane = [[c if c < s else 0 for c, s in zip(b, shape)] for b in lane]
+    warp = [[c if c < s else 0 for c, s in zip(b, shape)] for b in warp]
+    return reg, lane, warp
+
+
+def _linear_bases(layout: DistributedLayout, shape):
+    shape = list(shape)
+    if isinstance(layout, BlockedLayout):
+        return _blocked_bases(layout, shape)
+    if isinstance(layout, SliceLayout):
+        parent_shape = shape[:layout.dim] + [1] + shape[layout.dim:]
+        reg, lane, warp = _linear_bases(layout.parent, parent_shape)
+
+        def drop(b):
+            return b[:layout.dim] + b[layout.dim + 1:]
+        reg = [drop(b) for b in reg if any(drop(b))]
+        return reg, [drop(b) for b in lane], [drop(b) for b in warp]
+    if isinstance(layout, DistributedLinearLayout):
+        if list(layout.shape) != shape:
+            raise ValueError(f"{layout!r} is defined for shape {list(layout.shape)}, "
+                             f"not {shape}")
+        return ([list(b) for b in layout.reg_bases], [list(b) for b in layout.lane_bases],
+                [list(b) for b in layout.warp_bases])
+    raise TypeError(f"no linear form for layout {layout!r}")
+
+
+def to_linear_layout(layout: DistributedLayout, shape) -> DistributedLinearLayout:
+    """The F2-linear form of ``layout`` for tensors of ``shape`` (Gluon's ``to_linear_layout``)."""
+    shape = _int_tuple("shape", shape)
+    reg, lane, warp = _linear_bases(_unwrap(layout), shape)
+    return DistributedLinearLayout(reg, lane, warp, [], shape)
+
+
+def reshape_linear(layout: DistributedLayout, src_shape, dst_shape) -> DistributedLinearLayout:
+    """The layout that keeps every element in its thread and register when a tensor of
+    ``src_shape`` is reinterpreted (row-major) as ``dst_shape``."""
+    reg, lane, warp = _linear_bases(layout, list(src_shape))
+    src_strides, dst_strides = _strides(list(src_shape)), _strides(list(dst_shape))
+
+    def move(b):
+        flat = sum(c * s for c, s in zip(b, src_strides))
+        return [(flat // s) % d for s, d in zip(dst_strides, dst_shape)]
+    return DistributedLinearLayout([move(b) for b in reg], [move(b) for b in lane],
+                                   [move(b) for b in warp], [], list(dst_shape))
+
+
+def is_trivial_conversion(src: DistributedLayout, dst: DistributedLayout, shape) -> bool:
+    """True when converting between the layouts moves no data between threads: the lane and
+    warp bases agree and the registers are a permutation of each other."""
+    if src == dst:
+        return True
+    sr, sl, sw = _linear_bases(src, shape)
+    dr, dl, dw = _linear_bases(dst, shape)
+    return sl == dl and sw == dw and sorted(sr) == sorted(dr)

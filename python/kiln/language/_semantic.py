@@ -1,0 +1,763 @@
+"""Semantic layer: type promotion, broadcasting, layout checks, and the ops each builtin emits.
+
+Errors are raised as ``ValueError``/``TypeError`` with a user-facing message; the code
+generator attaches the location of the Python node being compiled.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from typing import List, Optional, Sequence
+
+from . import _core as core
+from ._core import constexpr, distributed_type, dtype, pointer_type, tensor
+from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SliceLayout,
+                       _log2, is_trivial_conversion, reshape_linear)
+
+MAX_NUMEL = 1 << 20
+
+_INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
+               ("sint", 32): (-2**31, 2**31 - 1), ("sint", 64): (-2**63, 2**63 - 1),
+               ("uint", 8): (0, 2**8 - 1), ("uint", 16): (0, 2**16 - 1),
+               ("uint", 32): (0, 2**32 - 1), ("uint", 64): (0, 2**64 - 1),
+               ("bool", 1): (0, 1)}
+
+_ARITH = {  # op: (float, signed int, unsigned int)
+    "add": ("addf", "addi", "addi"), "sub": ("subf", "subi", "subi"),
+    "mul": ("mulf", "muli", "muli"), "truediv": ("divf", None, None),
+    "floordiv": (None, "divsi", "divui"), "mod": ("remf", "remsi", "remui"),
+    "and": (None, "andi", "andi"), "or": (None, "ori", "ori"), "xor": (None, "xori", "xori"),
+    "lshift": (None, "shli", "shli"), "rshift": (None, "shrsi", "shrui"),
+}
+_CMP = {  # op: (float, signed, unsigned)
+    "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
+    "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne"),
+}
+_OP_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+              "mod": "%", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+
+# (packing format, bits for inf, -inf, nan) of float types printed as hex when not finite
+_FLOAT_BITS = {"fp64": ("d", "0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+               "fp32": ("f", "0x7F800000", "0xFF800000", "0x7FC00000"),
+               "fp16": ("e", "0x7C00", "0xFC00", "0x7E00"),
+               "bf16": (None, "0x7F80", "0xFF80", "0x7FC0")}
+
+
+def _unwrap(v):
+    return v.value if isinstance(v, constexpr) else v
+
+
+def _is_pow2(n) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n > 0 and n & (n - 1) == 0
+
+
+def _shape_str(t) -> str:
+    return str(tuple(t.shape)) if t.is_block else "()"
+
+
+def _round_trips(text: str, value: float, name: str) -> bool:
+    try:
+        if name == "fp64":
+            return float(text) == value
+        if name in ("fp32", "fp16"):
+            fmt = _FLOAT_BITS[name][0]
+            return struct.pack(fmt, float(text)) == struct.pack(fmt, value)
+    except OverflowError:
+        return False
+    return False
+
+
+def float_literal(value: float, dt: dtype) -> str:
+    """An MLIR float literal for ``value`` in ``dt`` (hex bits where decimal cannot say it)."""
+    value = float(value)
+    if math.isfinite(value):
+        for digits in (6, 9, 17):
+            text = f"{value:.{digits}e}"
+            if dt.name not in ("fp32", "fp16", "fp64") or _round_trips(text, value, dt.name):
+                return text
+        return f"{value:.17e}"
+    bits = _FLOAT_BITS.get(dt.name)
+    if bits is None:
+        raise ValueError(f"non-finite constant {value} is not supported for {dt}")
+    return bits[3] if math.isnan(value) else bits[1] if value > 0 else bits[2]
+
+
+class Semantic:
+    """Emits ops through an :class:`~kiln.compiler.ir.IRBuilder`."""
+
+    def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None):
+        self.b = builder
+        self.target = target
+        self.num_warps = num_warps
+        self.warp_size = warp_size
+        self.codegen = codegen
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def ty(self, t) -> str:
+        return self.b.ty(t)
+
+    def require_constexpr(self, value, what: str):
+        if isinstance(value, tensor):
+            raise TypeError(f"{what} must be a constexpr, got a runtime value of type "
+                            f"{value.type}")
+        if isinstance(value, (list, tuple)):
+            return type(value)(self.require_constexpr(v, what) for v in value)
+        return _unwrap(value)
+
+    @staticmethod
+    def _btype(t, elt):
+        return t.with_element_ty(elt) if t.is_block else elt
+
+    def check_shape(self, shape, what: str) -> tuple:
+        shape = _unwrap(shape)
+        if isinstance(shape, int):
+            shape = [shape]
+        out = []
+        for i, d in enumerate(shape):
+            d = _unwrap(d)
+            if isinstance(d, tensor) or not isinstance(d, int) or isinstance(d, bool):
+                raise TypeError(f"{what}: shape element {i} must be a constexpr int, got {d!r}")
+            if d <= 0:
+                raise ValueError(f"{what}: shape element {i} must be positive, got {d}")
+            if not _is_pow2(d):
+                raise ValueError(f"{what}: shape element {i} must be a power of 2, got {d}")
+            out.append(d)
+        numel = math.prod(out)
+        if numel > MAX_NUMEL:
+            raise ValueError(f"{what}: shape {tuple(out)} has {numel} elements, more than the "
+                             f"limit of {MAX_NUMEL}")
+        return tuple(out)
+
+    def check_layout(self, layout, shape, what: str) -> DistributedLayout:
+        if layout is None:
+            raise TypeError(f"{what}: a layout is required (Kiln has no automatic layouts); "
+                            f"pass e.g. kl.BlockedLayout(...)")
+        if not isinstance(layout, DistributedLayout):
+            raise TypeError(f"{what}: layout must be a distributed layout, got {layout!r}")
+        if layout.rank != len(shape):
+            raise ValueError(f"{what}: layout {layout!r} has rank {layout.rank} but the shape "
+                             f"{tuple(shape)} has rank {len(shape)}")
+        self._check_layout_context(layout, what)
+        if isinstance(layout, DistributedLinearLayout) and tuple(layout.shape) != tuple(shape):
+            raise ValueError(f"{what}: {layout!r} is defined for shape {tuple(layout.shape)}, "
+                             f"not {tuple(shape)}")
+        return layout
+
+    def _check_layout_context(self, layout, what):
+        if isinstance(layout, SliceLayout):
+            return self._check_layout_context(layout.parent, what)
+        if isinstance(layout, BlockedLayout):
+            lanes, warps = math.prod(layout.threads_per_warp), math.prod(layout.warps_per_cta)
+        elif isinstance(layout, DistributedLinearLayout):
+            lanes, warps = 1 << len(layout.lane_bases), 1 << len(layout.warp_bases)
+        else:
+            return
+        if lanes != self.warp_size:
+            raise ValueError(f"{what}: {layout!r} spans {lanes} threads per warp, but "
+                             f"{self.target} has {self.warp_size}")
+        if warps != self.num_warps:
+            raise ValueError(f"{what}: {layout!r} spans {warps} warps, but the kernel has "
+                             f"num_warps={self.num_warps}")
+
+    # -- constants ------------------------------------------------------------------------------
+
+    def _literal(self, value, dt) -> str:
+        if dt.is_floating():
+            return float_literal(value, dt)
+        if dt.is_bool():
+            return "true" if value else "false"
+        v = int(value)
+        bits = dt.primitive_bitwidth
+        v &= (1 << bits) - 1
+        if v >= 1 << (bits - 1):
+            v -= 1 << bits
+        return str(v)
+
+    def _check_fits(self, value, dt):
+        if dt.is_int() and not isinstance(value, float):
+            lo, hi = _INT_RANGES[(dt.kind, dt.primitive_bitwidth)]
+            if not lo <= int(value) <= hi:
+                raise ValueError(f"constant {value} does not fit in {dt}")
+
+    def scalar_constant(self, value, dt) -> tensor:
+        value = _unwrap(value)
+        self._check_fits(value, dt)
+        if dt.is_floating() and not math.isfinite(float(value)):
+            return tensor(self.b.op(f"arith.constant {float_literal(value, dt)} : {dt.to_ir()}"),
+                          dt)
+        lit = self._literal(value, dt)
+        if dt.is_bool():
+            return tensor(self.b.op(f"arith.constant {lit}"), dt)
+        return tensor(self.b.op(f"arith.constant {lit} : {dt.to_ir()}"), dt)
+
+    def block_constant(self, value, btype) -> tensor:
+        dt = btype.element_ty
+        if dt.is_floating() and not math.isfinite(float(value)):
+            return self.splat(self.scalar_constant(value, dt), btype)
+        self._check_fits(value, dt)
+        return tensor(self.b.op(f"arith.constant dense<{self._literal(value, dt)}> : "
+                                f"{self.ty(btype)}"), btype)
+
+    def constant_like(self, value, t) -> tensor:
+        return self.block_constant(value, t) if t.is_block else self.scalar_constant(value, t)
+
+    def default_dtype(self, value) -> dtype:
+        if isinstance(value, bool):
+            return core.int1
+        if isinstance(value, int):
+            if -2**31 <= value < 2**31:
+                return core.int32
+            if -2**63 <= value < 2**63:
+                return core.int64
+            if value < 2**64:
+                return core.uint64
+            raise ValueError(f"integer constant {value} does not fit in 64 bits")
+        if isinstance(value, float):
+            return core.float32
+        raise TypeError(f"cannot use {value!r} ({type(value).__name__}) as a kernel value")
+
+    def as_tensor(self, value, dt: Optional[dtype] = None) -> tensor:
+        value = _unwrap(value)
+        if isinstance(value, tensor):
+            return value
+        return self.scalar_constant(value, dt or self.default_dtype(value))
+
+    def literal_dtype(self, value, other: dtype) -> dtype:
+        """The dtype a Python literal takes next to a tensor of ``other`` (Triton's weak typing):
+        the tensor's type when the literal is of the same kind and fits, else its own."""
+        if other.is_ptr():
+            return self.default_dtype(value)
+        if isinstance(value, bool):
+            return other
+        if isinstance(value, float):
+            return other if other.is_floating() else core.float32
+        if isinstance(value, int):
+            if other.is_floating():
+                return other
+            if other.is_bool():
+                return self.default_dtype(value)
+            lo, hi = _INT_RANGES[(other.kind, other.primitive_bitwidth)]
+            return other if lo <= value <= hi else self.default_dtype(value)
+        raise TypeError(f"cannot use {value!r} ({type(value).__name__}) as a kernel value")
+
+    # -- casts ---------------------------------------------------------------------------------
+
+    def cast(self, x: tensor, dst, bitcast: bool = False) -> tensor:
+        x = self.as_tensor(x)
+        dst = _unwrap(dst)
+        if isinstance(dst, str):
+            dst = core.dtype_from_name(dst)
+        if not isinstance(dst, (dtype, pointer_type)):
+            raise TypeError(f"cast target must be a dtype, got {dst!r}")
+        src = x.dtype
+        if src == dst:
+            return x
+        if src.is_ptr() or dst.is_ptr():
+            raise TypeError(f"cannot cast {src} to {dst}")
+        rt = self._btype(x.type, dst)
+        if bitcast:
+            if src.primitive_bitwidth != dst.primitive_bitwidth:
+                raise ValueError(f"bitcast needs equal bit widths: {src} is "
+                                 f"{src.primitive_bitwidth} bits, {dst} is "
+                                 f"{dst.primitive_bitwidth}")
+            return self._conv("bitcast", x, rt)
+        if dst.is_bool():
+            return self.compare("ne", x, self.constant_like(0, x.type))
+        if src.is_floating() and dst.is_floating():
+            if src.primitive_bitwidth == dst.primitive_bitwidth:  # fp16 <-> bf16
+                return self.cast(self.cast(x, core.float32), dst)
+            op = "extf" if dst.primitive_bitwidth > src.primitive_bitwidth else "truncf"
+            return self._conv(op, x, rt)
+        if src.is_int() and dst.is_floating():
+            op = "sitofp" if src.is_int_signed() else "uitofp"
+            return self._conv(op, x, rt)
+        if src.is_floating() and dst.is_int():
+            return self._conv("fptoui" if dst.is_int_unsigned() else "fptosi", x, rt)
+        if dst.primitive_bitwidth == src.primitive_bitwidth:  # signedness only
+            return tensor(x.handle, rt)
+        if dst.primitive_bitwidth > src.primitive_bitwidth:
+            return self._conv("extsi" if src.is_int_signed() else "extui", x, rt)
+        return self._conv("trunci", x, rt)
+
+    def _conv(self, op, x, rt):
+        return tensor(self.b.op(f"arith.{op} {x.handle} : {self.ty(x.type)} to {self.ty(rt)}"),
+                      rt)
+
+    # -- shapes -------------------------------------------------------------------------------
+
+    def splat(self, x: tensor, btype: distributed_type) -> tensor:
+        rt = btype.with_element_ty(x.dtype)
+        return tensor(self.b.tile_op("splat", f"{x.handle} : {self.ty(rt)}",
+                                     [(x.handle, x.type)], rt), rt)
+
+    def broadcast_to(self, x, shape) -> tensor:
+        x = self.as_tensor(x)
+        shape = tuple(int(_unwrap(d)) for d in shape)
+        if not x.type.is_block:
+            raise TypeError("broadcast_to needs a tensor with a layout; use kl.full for "
+                            "scalars")
+        src = x.type.shape
+        if src == shape:
+            return x
+        if len(src) != len(shape) or any(s != d and s != 1 for s, d in zip(src, shape)):
+            raise ValueError(f"cannot broadcast shape {src} to {shape}")
+        rt = distributed_type(x.dtype, shape, x.type.layout)
+        return tensor(self.b.tile_op("broadcast", f"{x.handle} : {self.ty(x.type)} -> "
+                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+
+    def broadcast_pair(self, a, b, what: str):
+        """Bring two tensors (or scalars) to one shape and layout."""
+        return tuple(self.broadcast_all([a, b], what))
+
+    def broadcast_all(self, values, what: str) -> List[tensor]:
+        """Bring tensors and scalars to one shape: shapes must agree up to size-1 dimensions
+        (equal ranks), and all tensors must have the same layout."""
+        values = [self.as_tensor(v) for v in values]
+        blocks = [v.type for v in values if v.type.is_block]
+        if not blocks:
+            return values
+        shape = blocks[0].shape
+        for t in blocks[1:]:
+            if len(t.shape) != len(shape) or any(
+                    x != y and x != 1 and y != 1 for x, y in zip(shape, t.shape)):
+                raise ValueError(f"shape mismatch in {what}: {shape} vs {t.shape}")
+            shape = tuple(max(x, y) for x, y in zip(shape, t.shape))
+        layout = blocks[0].layout
+        for t in blocks[1:]:
+            if t.layout != layout:
+                raise ValueError(f"Layout mismatch in broadcast: {layout!r} vs {t.layout!r}")
+        target = distributed_type(core.int32, shape, layout)
+        return [self.broadcast_to(v, shape) if v.type.is_block else self.splat(v, target)
+                for v in values]
+
+    def expand_dims(self, x, axis: int) -> tensor:
+        x = self.as_tensor(x)
+        if not x.type.is_block:
+            raise TypeError("expand_dims needs a tensor, got a scalar")
+        rank = len(x.type.shape)
+        axis = int(_unwrap(axis))
+        if axis < 0:
+            axis += rank + 1
+        if not 0 <= axis <= rank:
+            raise ValueError(f"expand_dims axis {axis} is out of range for rank {rank}")
+        layout = x.type.layout
+        if not (isinstance(layout, SliceLayout) and layout.dim == axis):
+            raise ValueError(f"expand_dims along axis {axis} needs a source layout "
+                             f"SliceLayout(dim={axis}, parent=...), got {layout!r}")
+        shape = x.type.shape[:axis] + (1,) + x.type.shape[axis:]
+        rt = distributed_type(x.dtype, shape, layout.parent)
+        return tensor(self.b.tile_op(
+            "expand_dims", f"{x.handle} {{axis = {axis} : i32}} : {self.ty(x.type)} -> "
+            f"{self.ty(rt)}", [(x.handle, x.type)], rt, [f"axis = {axis} : i32"]), rt)
+
+    def subscript(self, x, slices) -> tensor:
+        x = self.as_tensor(x)
+        slices = list(slices) if isinstance(slices, tuple) else [slices]
+        if not x.type.is_block:
+            raise TypeError("only tensors can be indexed")
+        kept = sum(1 for s in slices if isinstance(s, slice))
+        if kept != len(x.type.shape):
+            raise ValueError(f"indexing a rank-{len(x.type.shape)} tensor needs "
+                             f"{len(x.type.shape)} ':' entries, got {kept}")
+        for i, s in enumerate(slices):
+            if s is None:
+                x = self.expand_dims(x, i)
+            elif not (isinstance(s, slice) and s == slice(None)):
+                raise ValueError(f"unsupported tensor index {s!r}: only None and ':' are "
+                                 f"supported")
+        return x
+
+    def reshape(self, x, shape, layout=None) -> tensor:
+        x = self.as_tensor(x)
+        if not x.type.is_block:
+            raise TypeError("reshape needs a tensor, got a scalar")
+        shape = self.check_shape(shape, "reshape")
+        if math.prod(shape) != x.type.numel:
+            raise ValueError(f"reshape changes the number of elements: {x.type.shape} "
+                             f"({x.type.numel}) -> {shape} ({math.prod(shape)})")
+        if layout is None:
+            if shape == x.type.shape:
+                return x
+            layout = reshape_linear(x.type.layout, x.type.shape, shape)
+        self.check_layout(layout, shape, "reshape")
+        rt = distributed_type(x.dtype, shape, layout)
+        if rt == x.type:
+            return x
+        return tensor(self.b.tile_op("reshape", f"{x.handle} : {self.ty(x.type)} -> "
+                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+
+    def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
+        x = self.as_tensor(x)
+        if not x.type.is_block:
+            raise TypeError("convert_layout needs a tensor, got a scalar")
+        self.check_layout(layout, x.type.shape, "convert_layout")
+        if layout == x.type.layout:
+            return x
+        if assert_trivial and not is_trivial_conversion(x.type.layout, layout, x.type.shape):
+            raise ValueError(f"convert_layout(assert_trivial=True) would move data between "
+                             f"threads: {x.type.layout!r} -> {layout!r}")
+        rt = distributed_type(x.dtype, x.type.shape, layout)
+        return tensor(self.b.tile_op("convert_layout", f"{x.handle} : {self.ty(x.type)} -> "
+                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+
+    # -- arithmetic ---------------------------------------------------------------------------
+
+    def promote(self, a: dtype, b: dtype, op: str) -> dtype:
+        if a == b:
+            return a
+        if a.is_floating() or b.is_floating():
+            if a.is_floating() and b.is_floating():
+                if a.primitive_bitwidth == b.primitive_bitwidth:
+                    return core.float32
+                return a if a.primitive_bitwidth > b.primitive_bitwidth else b
+            return a if a.is_floating() else b
+        if a.is_bool() or b.is_bool():
+            return b if a.is_bool() else a
+        if a.is_int_signed() == b.is_int_signed():
+            return a if a.primitive_bitwidth >= b.primitive_bitwidth else b
+        u, s = (a, b) if a.is_int_unsigned() else (b, a)
+        return u if u.primitive_bitwidth >= s.primitive_bitwidth else s
+
+    def operands(self, a, b, what: str):
+        """Type two operands (Python literals adapt to the tensor), promote, broadcast."""
+        a, b = _unwrap(a), _unwrap(b)
+        if not isinstance(a, tensor) and not isinstance(b, tensor):
+            a = self.as_tensor(a)
+        if not isinstance(a, tensor):
+            a = self.literal_like(a, b)
+        if not isinstance(b, tensor):
+            b = self.literal_like(b, a)
+        return a, b
+
+    def literal_like(self, value, other: tensor) -> tensor:
+        """A Python number next to ``other``: a dense constant of its shape when it is a
+        tensor, else a scalar constant."""
+        dt = self.literal_dtype(value, other.dtype)
+        if other.type.is_block:
+            return self.block_constant(value, other.type.with_element_ty(dt))
+        return self.scalar_constant(value, dt)
+
+    def _check_shapes(self, a, b, what):
+        at, bt = a.type, b.type
+        if at.is_block and bt.is_block and at.shape != bt.shape:
+            if len(at.shape) != len(bt.shape) or any(
+                    x != y and x != 1 and y != 1 for x, y in zip(at.shape, bt.shape)):
+                raise ValueError(f"shape mismatch in {what}: {at.shape} vs {bt.shape}")
+
+    def binary(self, op: str, a, b) -> tensor:
+        if op in _CMP:
+            return self.compare(op, a, b)
+        a, b = self.operands(a, b, op)
+        self._check_shapes(a, b, op)
+        if a.dtype.is_ptr() or b.dtype.is_ptr():
+            return self._ptr_arith(op, a, b)
+        dt = self.promote(a.dtype, b.dtype, op)
+        if op == "truediv" and dt.is_int():
+            dt = core.float32
+        names = _ARITH[op]
+        arith = names[0] if dt.is_floating() else names[2] if dt.is_int_unsigned() else names[1]
+        if arith is None:
+            if op == "floordiv":
+                raise TypeError(f"floor division (//) needs integer operands, got {a.dtype} "
+                                f"and {b.dtype}")
+            raise TypeError(f"operator {_OP_SYMBOL[op]} needs integer operands, got "
+                            f"{a.dtype} and {b.dtype}")
+        a, b = self.cast(a, dt), self.cast(b, dt)
+        a, b = self.broadcast_pair(a, b, op)
+        return tensor(self.b.op(f"arith.{arith} {a.handle}, {b.handle} : {self.ty(a.type)}"),
+                      a.type)
+
+    def _ptr_arith(self, op, a, b):
+        if op not in ("add", "sub") or (a.dtype.is_ptr() and b.dtype.is_ptr()):
+            raise TypeError(f"unsupported pointer arithmetic: {a.dtype} {_OP_SYMBOL[op]} "
+                            f"{b.dtype}")
+        if b.dtype.is_ptr():
+            if op == "sub":
+                raise TypeError(f"cannot subtract a pointer from {a.dtype}")
+            a, b = b, a
+        if not b.dtype.is_int() or b.dtype.is_bool():
+            raise TypeError(f"pointer offsets must be integers, got {b.dtype}")
+        if op == "sub":
+            b = self.unary("neg", b)
+        a, b = self.broadcast_pair(a, b, op)
+        return tensor(self.b.tile_op("addptr", f"{a.handle}, {b.handle} : {self.ty(a.type)}, "
+                                     f"{self.ty(b.type)}", [(a.handle, a.type),
+                                                            (b.handle, b.type)], a.type), a.type)
+
+    def compare(self, op: str, a, b) -> tensor:
+        a, b = self.operands(a, b, op)
+        self._check_shapes(a, b, op)
+        if a.dtype.is_ptr() or b.dtype.is_ptr():
+            raise TypeError(f"pointers cannot be compared ({a.dtype} vs {b.dtype})")
+        dt = self.promote(a.dtype, b.dtype, op)
+        a, b = self.cast(a, dt), self.cast(b, dt)
+        a, b = self.broadcast_pair(a, b, op)
+        names = _CMP[op]
+        if dt.is_floating():
+            inst, pred = "cmpf", names[0]
+        else:
+            inst, pred = "cmpi", names[2] if dt.is_int_unsigned() or dt.is_bool() else names[1]
+        rt = self._btype(a.type, core.int1)
+        return tensor(self.b.op(f"arith.{inst} {pred}, {a.handle}, {b.handle} : "
+                                f"{self.ty(a.type)}"), rt)
+
+    def unary(self, op: str, x) -> tensor:
+        x = self.as_tensor(x)
+        if op == "pos":
+            return x
+        if x.dtype.is_ptr():
+            raise TypeError(f"unsupported operand for unary {op}: {x.dtype}")
+        if op == "neg":
+            if x.dtype.is_floating():
+                return tensor(self.b.op(f"arith.negf {x.handle} : {self.ty(x.type)}"), x.type)
+            zero = self.constant_like(0, x.type)
+            return tensor(self.b.op(f"arith.subi {zero.handle}, {x.handle} : "
+                                    f"{self.ty(x.type)}"), x.type)
+        if op == "invert":
+            if not x.dtype.is_int():
+                raise TypeError(f"operator ~ needs an integer operand, got {x.dtype}")
+            ones = self.constant_like(True if x.dtype.is_bool() else -1, x.type)
+            return tensor(self.b.op(f"arith.xori {x.handle}, {ones.handle} : "
+                                    f"{self.ty(x.type)}"), x.type)
+        if op == "not":
+            x = self.cast(x, core.int1)
+            ones = self.constant_like(True, x.type)
+            return tensor(self.b.op(f"arith.xori {x.handle}, {ones.handle} : "
+                                    f"{self.ty(x.type)}"), x.type)
+        raise ValueError(f"unknown unary operator {op}")
+
+    def logical(self, op: str, a, b) -> tensor:
+        a, b = self.cast(self.as_tensor(a), core.int1), self.cast(self.as_tensor(b), core.int1)
+        self._check_shapes(a, b, op)
+        a, b = self.broadcast_pair(a, b, op)
+        inst = "andi" if op == "and" else "ori"
+        return tensor(self.b.op(f"arith.{inst} {a.handle}, {b.handle} : {self.ty(a.type)}"),
+                      a.type)
+
+    def minmax(self, which: str, x, y, propagate_nan=None) -> tensor:
+        x, y = self.operands(x, y, "maximum" if which == "max" else "minimum")
+        self._check_shapes(x, y, "maximum" if which == "max" else "minimum")
+        dt = self.promote(x.dtype, y.dtype, which)
+        x, y = self.broadcast_pair(self.cast(x, dt), self.cast(y, dt), which)
+        return tensor(self.b.op(f"arith.{self._minmax_op(which, dt, propagate_nan)} "
+                                f"{x.handle}, {y.handle} : {self.ty(x.type)}"), x.type)
+
+    @staticmethod
+    def _minmax_op(which, dt, propagate_nan=None):
+        if dt.is_floating():
+            nan = str(propagate_nan or "").upper().endswith("ALL")
+            return f"{which}imumf" if nan else f"{which}numf"
+        if dt.is_ptr():
+            raise TypeError("pointers have no maximum/minimum")
+        return f"{which}{'ui' if dt.is_int_unsigned() or dt.is_bool() else 'si'}"
+
+    def where(self, cond, x, y) -> tensor:
+        cond = self.cast(self.as_tensor(cond), core.int1)
+        x, y = self.operands(x, y, "where")
+        if x.dtype.is_ptr() or y.dtype.is_ptr():
+            if x.dtype != y.dtype:
+                raise TypeError(f"where: incompatible types {x.dtype} and {y.dtype}")
+        else:
+            dt = self.promote(x.dtype, y.dtype, "where")
+            x, y = self.cast(x, dt), self.cast(y, dt)
+        cond, x, y = self.broadcast_all([cond, x, y], "where")
+        types = self.ty(x.type) if not cond.type.is_block else \
+            f"{self.ty(cond.type)}, {self.ty(x.type)}"
+        return tensor(self.b.op(f"arith.select {cond.handle}, {x.handle}, {y.handle} : "
+                                f"{types}"), x.type)
+
+    def math1(self, name: str, x) -> tensor:
+        x = self.as_tensor(x)
+        if name == "abs":
+            if x.dtype.is_int_unsigned() or x.dtype.is_bool():
+                return x
+            name = "absf" if x.dtype.is_floating() else "absi"
+        elif not x.dtype.is_floating():
+            raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
+        return tensor(self.b.op(f"math.{name} {x.handle} : {self.ty(x.type)}"), x.type)
+
+    def fma(self, x, y, z) -> tensor:
+        x, y, z = (self.as_tensor(v) if isinstance(_unwrap(v), tensor) else _unwrap(v)
+                   for v in (x, y, z))
+        ref = next(v for v in (x, y, z) if isinstance(v, tensor))
+        x, y, z = (v if isinstance(v, tensor) else
+                   self.scalar_constant(v, self.literal_dtype(v, ref.dtype)) for v in (x, y, z))
+        dt = self.promote(self.promote(x.dtype, y.dtype, "fma"), z.dtype, "fma")
+        if not dt.is_floating():
+            raise TypeError(f"fma expects floating-point operands, got {dt}")
+        x, y, z = self.broadcast_all([self.cast(v, dt) for v in (x, y, z)], "fma")
+        return tensor(self.b.op(f"math.fma {x.handle}, {y.handle}, {z.handle} : "
+                                f"{self.ty(x.type)}"), x.type)
+
+    # -- tensor creation and program ids -------------------------------------------------------
+
+    def program_id(self, axis) -> tensor:
+        return self._grid_op("program_id", axis)
+
+    def num_programs(self, axis) -> tensor:
+        return self._grid_op("num_programs", axis)
+
+    def _grid_op(self, name, axis):
+        if not isinstance(axis, int) or isinstance(axis, bool) or axis not in (0, 1, 2):
+            raise ValueError(f"{name} axis must be 0, 1 or 2, got {axis!r}")
+        return tensor(self.b.tile_op(name, str(axis), [], core.int32,
+                                     [f"axis = {axis} : i32"]), core.int32)
+
+    def arange(self, start, end, layout) -> tensor:
+        for name, v in (("start", start), ("end", end)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"arange {name} must be a constexpr int, got {v!r}")
+            if not -2**31 <= v < 2**31:
+                raise ValueError(f"arange {name} {v} does not fit in int32")
+        n = end - start
+        if n <= 0:
+            raise ValueError(f"arange's end ({end}) must be greater than its start ({start})")
+        if not _is_pow2(n):
+            raise ValueError(f"arange's range must be a power of 2, got {n}")
+        self.check_shape([n], "arange")
+        layout = self.check_layout(layout, (n,), "arange")
+        rt = distributed_type(core.int32, (n,), layout)
+        return tensor(self.b.tile_op("arange", f"{start}, {end} : {self.ty(rt)}", [], rt,
+                                     [f"start = {start} : i32", f"end = {end} : i32"]), rt)
+
+    def full(self, shape, value, dt, layout) -> tensor:
+        shape = self.check_shape(shape, "full")
+        if isinstance(dt, str):
+            dt = core.dtype_from_name(dt)
+        if not isinstance(dt, dtype):
+            raise TypeError(f"full: dtype must be a dtype, got {dt!r}")
+        layout = self.check_layout(layout, shape, "full")
+        bt = distributed_type(dt, shape, layout)
+        value = _unwrap(value)
+        if isinstance(value, tensor):
+            if value.type.is_block:
+                raise TypeError("full: value must be a scalar")
+            return self.splat(self.cast(value, dt), bt)
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"full: value must be a number, got {value!r}")
+        return self.block_constant(value, bt)
+
+    # -- memory --------------------------------------------------------------------------------
+
+    def _ptr_tensor(self, ptr, what):
+        ptr = self.as_tensor(_unwrap(ptr))
+        if not ptr.dtype.is_ptr():
+            raise TypeError(f"{what}: pointer argument must be a pointer, got {ptr.dtype}")
+        if not ptr.type.is_block:
+            raise TypeError(f"{what}: a scalar pointer cannot be accessed directly; build a "
+                            f"tensor of pointers (e.g. ptr + kl.arange(...))")
+        return ptr
+
+    def load(self, ptr, mask=None, other=None) -> tensor:
+        ptr = self._ptr_tensor(ptr, "load")
+        elt = ptr.dtype.element_ty
+        if other is not None and mask is None:
+            raise ValueError("load: `other` cannot be given without `mask`")
+        operands = [ptr]
+        if mask is not None:
+            operands.append(self.cast(self.as_tensor(mask), core.int1))
+            if other is not None:
+                other = other if isinstance(other, tensor) else self.literal_like(
+                    other, tensor(ptr.handle, ptr.type.with_element_ty(elt)))
+                operands.append(self.cast(other, elt))
+        operands = self.broadcast_all(operands, "load")
+        ptr = operands[0]
+        rt = ptr.type.with_element_ty(elt)
+        text = ", ".join(o.handle for o in operands) + f" : {self.ty(ptr.type)}"
+        return tensor(self.b.tile_op("load", text, [(o.handle, o.type) for o in operands],
+                                     rt), rt)
+
+    def store(self, ptr, value, mask=None) -> None:
+        ptr = self._ptr_tensor(ptr, "store")
+        elt = ptr.dtype.element_ty
+        value = value if isinstance(value, tensor) else self.literal_like(
+            value, tensor(ptr.handle, ptr.type.with_element_ty(elt)))
+        if value.dtype.is_ptr():
+            raise TypeError("store: storing pointers is not supported")
+        operands = [ptr, self.cast(value, elt)]
+        if mask is not None:
+            operands.append(self.cast(self.as_tensor(mask), core.int1))
+        operands = self.broadcast_all(operands, "store")
+        ptr = operands[0]
+        text = ", ".join(o.handle for o in operands) + f" : {self.ty(ptr.type)}"
+        self.b.tile_op("store", text, [(o.handle, o.type) for o in operands])
+
+    # -- reductions ----------------------------------------------------------------------------
+
+    def reduce(self, x, axis: int, combine, keep_dims: bool = False) -> tensor:
+        """``combine(a, b)`` emits the combine region's body for two scalars."""
+        x = self.as_tensor(x)
+        if not x.type.is_block:
+            raise TypeError("reduce needs a tensor, got a scalar")
+        rank = len(x.type.shape)
+        if axis is None:
+            for ax in reversed(range(rank)):
+                x = self.reduce(x, ax, combine)
+            if keep_dims:
+                raise ValueError("reduce with axis=None and keep_dims=True is not supported")
+            return x
+        if not isinstance(axis, int) or isinstance(axis, bool):
+            raise TypeError(f"reduce axis must be a constexpr int, got {axis!r}")
+        if axis < 0:
+            axis += rank
+        if not 0 <= axis < rank:
+            raise ValueError(f"reduce axis {axis} is out of range for rank {rank}")
+        elt = x.dtype
+        if rank == 1:
+            rt = elt
+        else:
+            rt = distributed_type(elt, x.type.shape[:axis] + x.type.shape[axis + 1:],
+                                  SliceLayout(axis, x.type.layout))
+        from ..compiler.ir import Block  # the builder's block type
+        lhs, rhs = self.b.fresh(), self.b.fresh()
+        body = Block()
+        with self.b.insertion(body):
+            out = combine(tensor(lhs, elt), tensor(rhs, elt))
+            out = self.as_tensor(out, None if isinstance(_unwrap(out), tensor) else elt)
+            if out.type != elt:
+                raise TypeError(f"reduce: the combine function returns {out.type}, expected "
+                                f"{elt}")
+            self.b.tile_op("reduce_return", f"{out.handle} : {self.ty(elt)}",
+                           [(out.handle, elt)])
+        label = f"^bb0({lhs}: {self.ty(elt)}, {rhs}: {self.ty(elt)}):"
+        if self.b.generic_tile:
+            head = f'"tile.reduce"({x.handle}) ('
+            tail = f") {{axis = {axis} : i32}} : ({self.ty(x.type)}) -> {self.ty(rt)}"
+        else:
+            head = f"tile.reduce {x.handle} {{axis = {axis} : i32}} : {self.ty(x.type)} -> " \
+                   f"{self.ty(rt)}"
+            tail = ""
+        name, = self.b.emit_region_op(head, [("{", label, body)], tail, n_results=1)
+        res = tensor(name, rt)
+        if keep_dims:
+            res = self._expand_reduced(res, axis, x.type)
+        return res
+
+    def _expand_reduced(self, res, axis, src_type):
+        if not res.type.is_block:  # a 1-D reduction: back to shape (1,)
+            return self.splat(res, distributed_type(res.dtype, (1,), src_type.layout))
+        return self.expand_dims(res, axis)
+
+    def reduce_builtin(self, kind: str, x, axis=None, keep_dims=False, dt=None) -> tensor:
+        x = self.as_tensor(x)
+        if kind == "sum":
+            if dt is not None:
+                x = self.cast(x, dt)
+            elif x.dtype.is_int() and x.dtype.primitive_bitwidth < 32:
+                x = self.cast(x, core.uint32 if x.dtype.is_int_unsigned() else core.int32)
+
+        def combine(a, b):
+            if kind == "sum":
+                return self.binary("add", a, b)
+            return self.minmax(kind, a, b)
+        return self.reduce(x, axis, combine, keep_dims)
+
+    def reduce_with(self, x, axis, combine_fn, keep_dims=False) -> tensor:
+        if self.codegen is None:
+            raise RuntimeError("reduce with a combine function needs the code generator")
+
+        def combine(a, b):
+            return self.codegen.call_function(combine_fn, [a, b], {})
+        return self.reduce(x, axis, combine, keep_dims)

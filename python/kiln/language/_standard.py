@@ -1,0 +1,76 @@
+"""Standard library on top of the core builtins (Gluon's ``_standard``)."""
+
+from __future__ import annotations
+
+from ._core import _unwrap, builtin, constexpr, constexpr_function, tensor
+
+__all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "next_power_of_2"]
+
+
+@builtin
+def zeros(shape, dtype, layout=None, _semantic=None):
+    """Tensor of zeros."""
+    from ._core import full
+    return full(shape, 0, dtype, layout, _semantic=_semantic)
+
+
+@builtin
+def full_like(input, value, shape=None, dtype=None, layout=None, _semantic=None):
+    """Tensor like ``input`` (shape, dtype, layout unless given) filled with ``value``."""
+    from ._core import full
+    t = _semantic.as_tensor(_unwrap(input))
+    if not t.type.is_block and (shape is None or layout is None):
+        raise TypeError("full_like of a scalar needs shape and layout")
+    shape = t.type.shape if _unwrap(shape) is None else shape
+    dtype = t.dtype if _unwrap(dtype) is None else dtype
+    layout = t.type.layout if _unwrap(layout) is None else layout
+    return full(shape, value, dtype, layout, _semantic=_semantic)
+
+
+@builtin
+def zeros_like(input, shape=None, dtype=None, layout=None, _semantic=None):
+    """Zeros like ``input``."""
+    return full_like(input, 0, shape, dtype, layout, _semantic=_semantic)
+
+
+@builtin
+def sum(input, axis=None, keep_dims=False, dtype=None, _semantic=None):
+    """Sum along ``axis`` (all axes when None). Integers narrower than 32 bits sum in 32 bits."""
+    req = _semantic.require_constexpr
+    return _semantic.reduce_builtin("sum", _unwrap(input), req(axis, "sum axis"),
+                                    req(keep_dims, "keep_dims"), req(dtype, "sum dtype"))
+
+
+def _minmax_reduce(kind):
+    @builtin
+    def fn(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
+           keep_dims=False, _semantic=None):
+        req = _semantic.require_constexpr
+        if req(return_indices, "return_indices"):
+            raise ValueError(f"{kind}(return_indices=True) is not supported")
+        return _semantic.reduce_builtin(kind, _unwrap(input), req(axis, f"{kind} axis"),
+                                        req(keep_dims, "keep_dims"))
+    fn.__name__ = fn.__qualname__ = kind
+    fn.__doc__ = f"{'Maximum' if kind == 'max' else 'Minimum'} along ``axis`` (all when None)."
+    return fn
+
+
+max = _minmax_reduce("max")
+min = _minmax_reduce("min")
+
+
+@builtin
+def cdiv(x, div, _semantic=None):
+    """Ceiling division ``(x + div - 1) // div``; a constexpr when both operands are."""
+    x, div = _unwrap(x), _unwrap(div)
+    if not isinstance(x, tensor) and not isinstance(div, tensor):
+        return constexpr((x + div - 1) // div)
+    return _semantic.binary("floordiv", _semantic.binary(
+        "sub", _semantic.binary("add", x, div), 1), div)
+
+
+@constexpr_function
+def next_power_of_2(n: int) -> int:
+    """Smallest power of 2 >= n (1 for n <= 1)."""
+    n = int(_unwrap(n))
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()

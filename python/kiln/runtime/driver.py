@@ -1,0 +1,117 @@
+"""The active GPU driver (CUDA or HIP), as seen through kiln._runtime."""
+
+import functools
+
+from .errors import KilnRuntimeError, NoDeviceError
+
+# Backends in order of preference.
+_BACKENDS = ("cuda", "hip")
+_LIBRARIES = {"cuda": "libcuda.so.1", "hip": "libamdhip64.so"}
+
+# Chips Kiln compiles for, keyed by what the driver reports.
+_CUDA_TARGETS = {9: "cuda:sm_90a", 8: "cuda:sm_80"}  # compute capability major
+_HIP_TARGETS = {"gfx942": "hip:gfx942", "gfx950": "hip:gfx950"}
+
+
+def _native():
+    # Imported late so `import kiln.runtime` works before the extension is built.
+    try:
+        from kiln import _runtime
+    except ImportError as e:
+        raise KilnRuntimeError(
+            "kiln._runtime is not built; run scripts/build-runtime.sh "
+            f"(import failed: {e})") from e
+    return _runtime
+
+
+class Driver:
+    """Device 0 of one backend. Thin wrapper over kiln._runtime."""
+
+    def __init__(self, backend, native=None):
+        self.backend = backend
+        self._rt = native if native is not None else _native()
+
+    def __repr__(self):
+        return f"Driver({self.backend!r})"
+
+    @functools.cached_property
+    def info(self):
+        """device_info() of device 0 (name, major, minor, arch, ...)."""
+        return dict(self._rt.device_info(self.backend))
+
+    def current_target(self):
+        """The Kiln target string for device 0, e.g. 'cuda:sm_90a'."""
+        info = self.info
+        if self.backend == "cuda":
+            target = _CUDA_TARGETS.get(info["major"])
+            chip = f"compute capability {info['major']}.{info['minor']}"
+        else:
+            # gcnArchName carries feature suffixes: "gfx942:sramecc+:xnack-".
+            arch = info["arch"].split(":")[0]
+            target = _HIP_TARGETS.get(arch)
+            chip = arch
+        if target is None:
+            supported = ", ".join(sorted(set(_CUDA_TARGETS.values()) |
+                                         set(_HIP_TARGETS.values())))
+            raise KilnRuntimeError(
+                f"unsupported GPU {info['name']!r} ({chip}); Kiln targets "
+                f"{supported}")
+        return target
+
+    def max_shared_bytes(self):
+        """Largest shared memory (LDS) one block may use, opt-in included."""
+        return int(self.info["max_shared_per_block_optin"])
+
+    # Pass-throughs, so launcher code (and its tests) depend on this class's
+    # interface rather than on the extension.
+    def load_module(self, image):
+        return self._rt.load_module(self.backend, image)
+
+    def unload_module(self, module):
+        self._rt.unload_module(self.backend, module)
+
+    def get_function(self, module, name, shared_bytes):
+        return self._rt.get_function(self.backend, module, name, shared_bytes)
+
+    def launch(self, func, grid, block, shared_bytes, stream, arg_types, args):
+        self._rt.launch(self.backend, func, grid, block, shared_bytes, stream,
+                        arg_types, args)
+
+    def synchronize(self):
+        self._rt.synchronize(self.backend)
+
+
+def select_backend(native):
+    """First backend in _BACKENDS that has a device; NoDeviceError otherwise.
+
+    Separate from get_driver() so it can be tested with a fake `native`.
+    """
+    reasons = {}
+    any_library = False
+    for backend in _BACKENDS:
+        why = native.load_error(backend)
+        if why is not None:
+            reasons[backend] = why
+            continue
+        any_library = True
+        try:
+            count = native.device_count(backend)
+        except native.DriverError as e:
+            reasons[backend] = str(e)
+            continue
+        if count > 0:
+            return backend
+        reasons[backend] = "the driver reports 0 devices"
+    detail = "; ".join(f"{b}: {r}" for b, r in reasons.items())
+    if not any_library:
+        libs = " nor ".join(_LIBRARIES[b] for b in _BACKENDS)
+        raise NoDeviceError(
+            f"no GPU driver found: neither {libs} could be loaded ({detail})")
+    raise NoDeviceError(f"no GPU device present ({detail})")
+
+
+@functools.lru_cache(maxsize=None)
+def get_driver():
+    """The process's driver: CUDA if usable, else HIP. Cached once found."""
+    native = _native()
+    return Driver(select_backend(native), native)

@@ -1,0 +1,283 @@
+//===- compiler.cc - The kiln._compiler Python extension ------------------===//
+//
+// Text in, text (or bytes) out: parse and verify IR, run a textual pass
+// pipeline, translate LLVM-dialect IR to PTX/cubin/AMDGCN/hsaco. The Python
+// side keeps every stage as text, so `kiln-opt` and `kiln-translate` can
+// replay any compile it did.
+//
+// Every MLIR diagnostic is collected and raised as kiln._compiler.
+// CompilationError; nothing here may end the Python process on bad input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/InitAll.h"
+#include "kiln/Target/Serialize.h"
+#include "kiln/Target/Targets.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#define KILN_VERSION "0.1.0"
+
+namespace py = pybind11;
+using namespace mlir;
+
+namespace {
+
+/// One diagnostic as Python sees it.
+struct DiagnosticRecord {
+  std::string severity;
+  std::string message;
+  std::optional<std::string> file;
+  std::optional<unsigned> line;
+  std::optional<unsigned> col;
+};
+
+/// The first file/line/col inside `loc`. Kiln's Python builder wraps the
+/// user's source line in name and call-site locations, and fusion keeps it
+/// as one of several, so look through all of them.
+std::optional<FileLineColRange> findFileLoc(Location loc) {
+  if (auto file = dyn_cast<FileLineColRange>(loc))
+    return file;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return findFileLoc(name.getChildLoc());
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc)) {
+    // The callee is where the op is; the caller only says how we got there.
+    if (auto file = findFileLoc(callSite.getCallee()))
+      return file;
+    return findFileLoc(callSite.getCaller());
+  }
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location inner : fused.getLocations())
+      if (auto file = findFileLoc(inner))
+        return file;
+    return std::nullopt;
+  }
+  if (auto opaque = dyn_cast<OpaqueLoc>(loc))
+    return findFileLoc(opaque.getFallbackLocation());
+  return std::nullopt;
+}
+
+const char *severityName(DiagnosticSeverity severity) {
+  switch (severity) {
+  case DiagnosticSeverity::Error:
+    return "error";
+  case DiagnosticSeverity::Warning:
+    return "warning";
+  case DiagnosticSeverity::Note:
+    return "note";
+  case DiagnosticSeverity::Remark:
+    return "remark";
+  }
+  return "error";
+}
+
+DiagnosticRecord makeRecord(const Diagnostic &diag) {
+  DiagnosticRecord record{severityName(diag.getSeverity()), diag.str(),
+                          std::nullopt, std::nullopt, std::nullopt};
+  if (std::optional<FileLineColRange> file = findFileLoc(diag.getLocation())) {
+    record.file = file->getFilename().str();
+    record.line = file->getStartLine();
+    record.col = file->getStartColumn();
+  }
+  return record;
+}
+
+/// Collects every diagnostic of a context (notes right after their parent)
+/// for as long as it lives, so none of them reaches stderr.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          records.push_back(makeRecord(diag));
+          for (const Diagnostic &note : diag.getNotes())
+            records.push_back(makeRecord(note));
+        }) {}
+
+  std::vector<DiagnosticRecord> records;
+
+private:
+  ScopedDiagnosticHandler handler;
+};
+
+/// kiln._compiler.CompilationError; owned by the module object.
+PyObject *compilationErrorType = nullptr;
+
+/// Raises CompilationError with `records`; `fallback` becomes the message when
+/// a failure came with no error diagnostic (a pass failing silently, or a
+/// pipeline parser that writes to a stream).
+[[noreturn]] void raiseCompilationError(std::vector<DiagnosticRecord> records,
+                                        const std::string &fallback) {
+  bool hasError = llvm::any_of(
+      records, [](const DiagnosticRecord &r) { return r.severity == "error"; });
+  if (!hasError)
+    records.push_back(
+        {"error", fallback, std::nullopt, std::nullopt, std::nullopt});
+
+  std::string joined;
+  py::list diagnostics;
+  for (const DiagnosticRecord &r : records) {
+    if (!joined.empty())
+      joined += "\n";
+    if (r.file)
+      joined += *r.file + ":" + std::to_string(*r.line) + ":" +
+                std::to_string(*r.col) + ": ";
+    joined += r.severity + ": " + r.message;
+
+    py::dict d;
+    d["severity"] = r.severity;
+    d["message"] = r.message;
+    d["file"] = r.file ? py::object(py::str(*r.file)) : py::none();
+    d["line"] = r.line ? py::object(py::int_(*r.line)) : py::none();
+    d["col"] = r.col ? py::object(py::int_(*r.col)) : py::none();
+    diagnostics.append(d);
+  }
+  py::object error =
+      py::reinterpret_borrow<py::object>(compilationErrorType)(joined);
+  error.attr("diagnostics") = diagnostics;
+  PyErr_SetObject(compilationErrorType, error.ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raiseCompilationError(const std::string &message) {
+  raiseCompilationError({}, message);
+}
+
+/// A fresh context per call: nothing leaks between compiles, and without
+/// threads a Python process does not grow a thread pool per context.
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  kiln::registerAllDialects(registry);
+  auto context =
+      std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
+  // The message and location say enough; a dump of the op is noise in an
+  // exception.
+  context->printOpOnDiagnostic(false);
+  return context;
+}
+
+std::string version() {
+  return "kiln-" KILN_VERSION " llvm-" LLVM_VERSION_STRING;
+}
+
+py::list knownTargets() {
+  py::list targets;
+  for (const kiln::TargetDesc &t : kiln::getKnownTargets()) {
+    py::dict d;
+    d["name"] = t.name.str();
+    d["vendor"] = t.vendor == kiln::Vendor::NVIDIA ? "nvidia" : "amd";
+    d["chip"] = t.chip.str();
+    d["warp_size"] = t.warpSize;
+    d["max_shared_bytes"] = t.maxSharedBytes;
+    d["max_vector_bytes"] = t.maxVectorBytes;
+    d["max_threads_per_block"] = t.maxThreadsPerBlock;
+    d["arch"] = t.arch;
+    targets.append(d);
+  }
+  return targets;
+}
+
+std::string runPipeline(const std::string &irText, const std::string &pipeline,
+                        const std::string &sourceName) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCollector diags(*context);
+
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      irText, ParserConfig(context.get()), sourceName);
+  if (!module)
+    raiseCompilationError(std::move(diags.records),
+                          "cannot parse '" + sourceName + "'");
+
+  std::string pipelineErrors;
+  llvm::raw_string_ostream pipelineStream(pipelineErrors);
+  FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, pipelineStream);
+  if (failed(parsed))
+    raiseCompilationError(std::move(diags.records),
+                          "invalid pass pipeline '" + pipeline + "': " +
+                              llvm::StringRef(pipelineErrors).trim().str());
+
+  PassManager pm(context.get());
+  static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  if (failed(pm.run(*module)))
+    raiseCompilationError(std::move(diags.records),
+                          "pass pipeline failed: " + pipeline);
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os, OpPrintingFlags().enableDebugInfo(/*enable=*/true,
+                                                      /*prettyForm=*/false));
+  return text;
+}
+
+py::bytes translate(const std::string &llvmDialectText,
+                    const std::string &targetName, const std::string &emit) {
+  const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
+  if (!target)
+    raiseCompilationError("unknown target '" + targetName +
+                          "'; known targets: " + kiln::knownTargetNames());
+  std::optional<kiln::EmitKind> kind = kiln::parseEmitKind(emit);
+  if (!kind)
+    raiseCompilationError(
+        "unknown emit kind '" + emit +
+        "'; expected one of: " + kiln::knownEmitKindNames().str());
+
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCollector diags(*context);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
+      llvmDialectText, ParserConfig(context.get()), "<llvm-dialect>");
+  if (!module)
+    raiseCompilationError(std::move(diags.records),
+                          "cannot parse the LLVM-dialect module");
+
+  FailureOr<std::string> artifact =
+      kiln::serializeModule(*module, *target, *kind);
+  if (failed(artifact))
+    raiseCompilationError(std::move(diags.records),
+                          "translation to " + emit + " failed");
+  return py::bytes(*artifact);
+}
+
+} // namespace
+
+PYBIND11_MODULE(_compiler, m) {
+  m.doc() = "Kiln's compiler: parse IR, run pass pipelines, translate.";
+
+  compilationErrorType = PyErr_NewExceptionWithDoc(
+      "kiln._compiler.CompilationError",
+      "A compile failed. args[0] is every diagnostic, one per line; "
+      "`diagnostics` holds them as dicts with severity, message, file, line "
+      "and col.",
+      PyExc_Exception, nullptr);
+  if (!compilationErrorType)
+    throw py::error_already_set();
+  m.add_object("CompilationError", py::handle(compilationErrorType));
+
+  kiln::registerAllPasses();
+
+  m.def("version", &version,
+        "Kiln and LLVM versions, e.g. 'kiln-0.1.0 llvm-22.1.8'.");
+  m.def("known_targets", &knownTargets,
+        "The known-targets table as a list of dicts.");
+  m.def("run_pipeline", &runPipeline, py::arg("ir_text"), py::arg("pipeline"),
+        py::arg("source_name") = "kernel",
+        "Parse and verify `ir_text`, run the textual pass `pipeline` (e.g. "
+        "'builtin.module(canonicalize)') and return the module printed with "
+        "locations.");
+  m.def("translate", &translate, py::arg("llvm_dialect_text"),
+        py::arg("target"), py::arg("emit"),
+        "Translate an LLVM-dialect module for `target` (e.g. 'cuda:sm_90a') "
+        "to `emit` (llvm, ptx, cubin, amdgcn or hsaco); returns bytes.");
+}

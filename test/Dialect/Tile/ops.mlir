@@ -1,0 +1,81 @@
+// RUN: kiln-opt %s | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+#lin = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
+
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+
+// CHECK-LABEL: func.func @add
+// CHECK: tile.program_id 0
+// CHECK: tile.arange 0, 512 : tensor<512xi32, #{{.*}}>
+// CHECK: tile.splat %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+// CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>, tensor<512xi32, #{{.*}}>
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+// CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>, %n: i32) {
+  %pid = tile.program_id 0
+  %np = tile.num_programs 0
+  %c512 = arith.constant 512 : i32
+  %base = arith.muli %pid, %c512 : i32
+  %r = tile.arange 0, 512 : tensor<512xi32, #l>
+  %bs = tile.splat %base : tensor<512xi32, #l>
+  %offs = arith.addi %bs, %r : tensor<512xi32, #l>
+  %ns = tile.splat %n : tensor<512xi32, #l>
+  %m = arith.cmpi slt, %offs, %ns : tensor<512xi32, #l>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #l>
+  %xp = tile.addptr %xs, %offs : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+  %zero = arith.constant dense<0.0> : tensor<512xf32, #l>
+  %v = tile.load %xp, %m, %zero : tensor<512x!tile.ptr<f32>, #l>
+  %w = tile.load %xp : tensor<512x!tile.ptr<f32>, #l>
+  %s = arith.addf %v, %w : tensor<512xf32, #l>
+  %e = math.exp %s : tensor<512xf32, #l>
+  %os = tile.splat %out : tensor<512x!tile.ptr<f32>, #l>
+  %op = tile.addptr %os, %offs : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+  tile.store %op, %e, %m : tensor<512x!tile.ptr<f32>, #l>
+  tile.store %op, %e : tensor<512x!tile.ptr<f32>, #l>
+  %p1 = tile.addptr %x, %n : !tile.ptr<f32>, i32
+  return
+}
+
+// CHECK-LABEL: func.func @shapes
+// CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<16xi32, #{{.*}}> -> tensor<16x1xi32, #{{.*}}>
+// CHECK: tile.broadcast %{{.*}} : tensor<16x1xi32, #{{.*}}> -> tensor<16x32xi32, #{{.*}}>
+// CHECK: tile.reshape %{{.*}} : tensor<16x32xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
+// CHECK: tile.convert_layout %{{.*}} : tensor<512xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
+func.func public @shapes() {
+  %r = tile.arange 0, 16 : tensor<16xi32, #row>
+  %c = tile.arange 0, 32 : tensor<32xi32, #col>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #col> -> tensor<1x32xi32, #l2>
+  %rb = tile.broadcast %r2 : tensor<16x1xi32, #l2> -> tensor<16x32xi32, #l2>
+  %cb = tile.broadcast %c2 : tensor<1x32xi32, #l2> -> tensor<16x32xi32, #l2>
+  %sum = arith.addi %rb, %cb : tensor<16x32xi32, #l2>
+  %flat = tile.reshape %sum : tensor<16x32xi32, #l2> -> tensor<512xi32, #l>
+  %lin = tile.convert_layout %flat : tensor<512xi32, #l> -> tensor<512xi32, #lin>
+  return
+}
+
+// CHECK-LABEL: func.func @reduce
+// CHECK: tile.reduce %{{.*}} {axis = 1 : i32} : tensor<16x32xf32, #{{.*}}> -> tensor<16xf32, #{{.*}}>
+// CHECK: tile.reduce_return
+// CHECK: tile.reduce %{{.*}} {axis = 0 : i32} : tensor<16xf32, #{{.*}}> -> f32
+func.func public @reduce(%x: tensor<16x32xf32, #l2>) {
+  %s = tile.reduce %x {axis = 1 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #row> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.maxnumf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  %t = tile.reduce %s {axis = 0 : i32} : tensor<16xf32, #row> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+}

@@ -1,0 +1,56 @@
+# -*- Python -*-
+"""Lit configuration of Kiln's test suite."""
+
+import os
+import shutil
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "Kiln"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+
+# Only .mlir files are lit tests. test/gpu needs a GPU and test/Python is
+# pytest's; both run outside lit.
+config.suffixes = [".mlir"]
+config.excludes = ["gpu", "Python", "Inputs", "lit.cfg.py", "CMakeLists.txt"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CUDA_HOME"])
+llvm_config.use_default_substitutions()
+
+# Kiln's tools first, then LLVM 22's, so a stray FileCheck on PATH is not used.
+llvm_config.with_environment(
+    "PATH", [config.kiln_tools_dir, config.llvm_tools_dir], append_path=True
+)
+
+# ptxas: $KILN_PTXAS, then PATH, then the CUDA default; the same order
+# kiln-translate uses. Exporting the choice keeps both in agreement.
+ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas")
+if not ptxas and os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+    ptxas = "/usr/local/cuda/bin/ptxas"
+if ptxas:
+    config.available_features.add("ptxas")
+    config.environment["KILN_PTXAS"] = ptxas
+    config.substitutions.append(("%ptxas", ptxas))
+if "KILN_LLD" in os.environ:
+    config.environment["KILN_LLD"] = os.environ["KILN_LLD"]
+
+# %python runs Debian's interpreter with the checkout's python/ folder (the
+# `kiln` package and its extensions) importable.
+python_dir = os.path.join(config.kiln_src_root, "python")
+config.environment["PYTHONPATH"] = python_dir
+config.substitutions.append(("%python", config.python_executable))
+
+tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
+tools = [
+    ToolSubst("kiln-opt", unresolved="ignore"),
+    ToolSubst("kiln-translate", unresolved="ignore"),
+    "llvm-readobj",
+    "llvm-objdump",
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)

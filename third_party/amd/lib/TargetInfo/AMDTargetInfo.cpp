@@ -1,0 +1,110 @@
+//===- AMDTargetInfo.cpp - ROCDL hooks for the tile lowering --------------===//
+
+#include "kiln/Conversion/TargetInfo.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+class AMDTargetInfo : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  Value programId(OpBuilder &b, Location loc, unsigned axis) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return ROCDL::BlockIdXOp::create(b, loc, i32);
+    case 1:
+      return ROCDL::BlockIdYOp::create(b, loc, i32);
+    default:
+      return ROCDL::BlockIdZOp::create(b, loc, i32);
+    }
+  }
+
+  /// Reads the HSA dispatch packet: grid_size (work-items, u32 at 12 + 4 *
+  /// axis) divided by workgroup_size (u16 at 4 + 2 * axis). This needs no
+  /// device library, unlike rocdl.grid.dim.
+  Value numPrograms(OpBuilder &b, Location loc, unsigned axis) const override {
+    Type i32 = b.getI32Type(), i16 = b.getIntegerType(16), i8 = b.getI8Type();
+    auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 4);
+    Value packet = LLVM::CallIntrinsicOp::create(
+                       b, loc, ptrTy, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+                       ValueRange{})
+                       .getResult(0);
+    auto field = [&](int64_t offset, Type t) -> Value {
+      Value off = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(offset));
+      Value p = LLVM::GEPOp::create(b, loc, ptrTy, i8, packet, ValueRange{off});
+      return LLVM::LoadOp::create(b, loc, t, p, /*alignment=*/2, false, true);
+    };
+    Value grid = field(12 + 4 * axis, i32);
+    Value wg = LLVM::ZExtOp::create(b, loc, i32, field(4 + 2 * axis, i16));
+    Value one = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
+    // ceil(grid / wg)
+    Value sum = LLVM::AddOp::create(b, loc, grid, LLVM::SubOp::create(b, loc, wg, one));
+    return LLVM::UDivOp::create(b, loc, sum, wg);
+  }
+
+  Value threadId(OpBuilder &b, Location loc) const override {
+    return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+
+  Value shuffleXorI32(OpBuilder &b, Location loc, Value v, unsigned mask,
+                      Value laneId) const override {
+    Type i32 = b.getI32Type();
+    auto c = [&](int64_t x) {
+      return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
+    };
+    // ds_bpermute takes the source lane's byte address.
+    Value src = LLVM::XOrOp::create(b, loc, laneId, c(mask));
+    Value addr = LLVM::ShlOp::create(b, loc, src, c(2));
+    return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, v);
+  }
+
+  void barrier(OpBuilder &b, Location loc) const override {
+    // As HIP's __syncthreads: LDS writes become visible across the barrier.
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "workgroup");
+    ROCDL::SBarrierOp::create(b, loc);
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
+  }
+
+  Value mathF32(OpBuilder &b, Location loc, StringRef fn,
+                Value x) const override {
+    Type f32 = b.getF32Type();
+    if (fn == "exp2")
+      return LLVM::Exp2Op::create(b, loc, f32, x);
+    if (fn == "log2")
+      return LLVM::Log2Op::create(b, loc, f32, x);
+    if (fn == "sin")
+      return LLVM::SinOp::create(b, loc, f32, x);
+    if (fn == "cos")
+      return LLVM::CosOp::create(b, loc, f32, x);
+    if (fn == "rsqrt") {
+      Value one = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(1.0));
+      return LLVM::FDivOp::create(b, loc, one, LLVM::SqrtOp::create(b, loc, f32, x));
+    }
+    return {};
+  }
+
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {
+    MLIRContext *ctx = func.getContext();
+    func->setAttr("rocdl.kernel", UnitAttr::get(ctx));
+    func->setAttr("rocdl.flat_work_group_size",
+                  StringAttr::get(ctx, "1," + std::to_string(numThreads)));
+    func->setAttr("rocdl.reqd_work_group_size",
+                  DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+  }
+};
+} // namespace
+
+namespace kiln {
+/// Registers the AMD hooks (called from kiln::registerAllPasses).
+void registerAMDTargetInfo() {
+  registerTargetInfoFactory(Vendor::AMD, [](const TargetDesc &d) {
+    return std::make_unique<AMDTargetInfo>(d);
+  });
+}
+} // namespace kiln

@@ -1,0 +1,95 @@
+//===- NVIDIATargetInfo.cpp - NVVM hooks for the tile lowering ------------===//
+
+#include "kiln/Conversion/TargetInfo.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+class NVIDIATargetInfo : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  Value programId(OpBuilder &b, Location loc, unsigned axis) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::BlockIdXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::BlockIdYOp::create(b, loc, i32);
+    default:
+      return NVVM::BlockIdZOp::create(b, loc, i32);
+    }
+  }
+
+  Value numPrograms(OpBuilder &b, Location loc, unsigned axis) const override {
+    Type i32 = b.getI32Type();
+    switch (axis) {
+    case 0:
+      return NVVM::GridDimXOp::create(b, loc, i32);
+    case 1:
+      return NVVM::GridDimYOp::create(b, loc, i32);
+    default:
+      return NVVM::GridDimZOp::create(b, loc, i32);
+    }
+  }
+
+  Value threadId(OpBuilder &b, Location loc) const override {
+    return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  }
+
+  Value shuffleXorI32(OpBuilder &b, Location loc, Value v, unsigned mask,
+                      Value) const override {
+    Type i32 = b.getI32Type();
+    auto c = [&](int64_t x) {
+      return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
+    };
+    return NVVM::ShflOp::create(b, loc, i32, c(-1), v, c(mask), c(0x1f),
+                                NVVM::ShflKind::bfly, UnitAttr());
+  }
+
+  void barrier(OpBuilder &b, Location loc) const override {
+    NVVM::Barrier0Op::create(b, loc);
+  }
+
+  Value mathF32(OpBuilder &b, Location loc, StringRef fn,
+                Value x) const override {
+    Type f32 = b.getF32Type();
+    // exp2 has a native NVPTX lowering (ex2.approx); the others are only
+    // reachable through the approximate NVVM intrinsics.
+    if (fn == "exp2")
+      return LLVM::Exp2Op::create(b, loc, f32, x);
+    StringRef intrinsic = llvm::StringSwitch<StringRef>(fn)
+                              .Case("log2", "llvm.nvvm.lg2.approx.f")
+                              .Case("sin", "llvm.nvvm.sin.approx.f")
+                              .Case("cos", "llvm.nvvm.cos.approx.f")
+                              .Case("rsqrt", "llvm.nvvm.rsqrt.approx.f")
+                              .Default("");
+    if (intrinsic.empty())
+      return {};
+    return LLVM::CallIntrinsicOp::create(b, loc, f32,
+                                         b.getStringAttr(intrinsic),
+                                         ValueRange{x})
+        .getResult(0);
+  }
+
+  void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {
+    MLIRContext *ctx = func.getContext();
+    func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
+    func->setAttr("nvvm.maxntid",
+                  DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+  }
+};
+} // namespace
+
+namespace kiln {
+/// Registers the NVIDIA hooks (called from kiln::registerAllPasses).
+void registerNVIDIATargetInfo() {
+  registerTargetInfoFactory(Vendor::NVIDIA, [](const TargetDesc &d) {
+    return std::make_unique<NVIDIATargetInfo>(d);
+  });
+}
+} // namespace kiln

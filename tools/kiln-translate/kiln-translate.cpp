@@ -1,0 +1,135 @@
+//===- kiln-translate.cpp - LLVM dialect to LLVM IR, PTX, AMDGCN, binaries ===//
+//
+// The last stage of a Kiln compile as a command-line tool, so that any
+// compile the Python side ran can be replayed from its saved LLVM-dialect
+// text:
+//
+//   kiln-translate --target=cuda:sm_90a --emit=cubin kernel.mlir -o k.cubin
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/Serialize.h"
+#include "kiln/Target/Targets.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace mlir;
+
+static llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                                llvm::cl::desc("<input .mlir>"),
+                                                llvm::cl::init("-"));
+
+static llvm::cl::opt<std::string>
+    outputFilename("o", llvm::cl::desc("Output file (default: stdout)"),
+                   llvm::cl::value_desc("filename"), llvm::cl::init("-"));
+
+static llvm::cl::opt<std::string>
+    targetName("target",
+               llvm::cl::desc("Target, e.g. cuda:sm_90a or hip:gfx942"),
+               llvm::cl::Required);
+
+static llvm::cl::opt<std::string>
+    emitName("emit",
+             llvm::cl::desc("What to produce: llvm, ptx, cubin, amdgcn, hsaco"),
+             llvm::cl::Required);
+
+static llvm::cl::opt<unsigned>
+    optLevel("O", llvm::cl::desc("LLVM optimization level (0-3, default 3)"),
+             llvm::cl::Prefix, llvm::cl::init(3));
+
+static llvm::cl::opt<std::string>
+    ptxasPath("ptxas-path",
+              llvm::cl::desc("ptxas to use for --emit=cubin (default: "
+                             "$KILN_PTXAS, PATH, /usr/local/cuda/bin/ptxas)"));
+
+static llvm::cl::opt<std::string>
+    lldPath("lld-path", llvm::cl::desc("ld.lld to use for --emit=hsaco "
+                                       "(default: $KILN_LLD, the LLVM 22 "
+                                       "one, PATH)"));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "kiln-translate") << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv, "Kiln LLVM-dialect to LLVM IR / PTX / AMDGCN translator\n");
+
+  const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
+  if (!target)
+    return fail("unknown target '" + targetName +
+                "'; known targets: " + kiln::knownTargetNames());
+  std::optional<kiln::EmitKind> kind = kiln::parseEmitKind(emitName);
+  if (!kind)
+    return fail("unknown --emit='" + emitName +
+                "'; expected one of: " + kiln::knownEmitKindNames());
+  if (optLevel > 3)
+    return fail("-O must be 0, 1, 2 or 3");
+
+  DialectRegistry registry;
+  registry.insert<func::FuncDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
+                  ROCDL::ROCDLDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  // Errors on the whole module would otherwise print all of it.
+  context.printOpOnDiagnostic(false);
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input)
+    return fail(error);
+  auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(*sourceMgr, &context);
+
+  // Parsing also verifies.
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return 1;
+
+  kiln::SerializeOptions options;
+  options.optLevel = optLevel;
+  options.ptxasPath = ptxasPath;
+  options.lldPath = lldPath;
+  FailureOr<std::string> artifact =
+      kiln::serializeModule(*module, *target, *kind, options);
+  if (failed(artifact))
+    return 1;
+
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output)
+    return fail(error);
+  output->os() << *artifact;
+  output->keep();
+  return 0;
+}
