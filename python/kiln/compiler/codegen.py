@@ -281,8 +281,8 @@ class CodeGenerator:
                 value = table[name]
                 if not _allowed_global(value):
                     raise NameError(
-                        f"cannot use {where} '{name}' (a {type(value).__name__}) in a kernel: "
-                        f"only constexpr values can be captured; write "
+                        f"cannot use {where} '{name}' of type {type(value).__name__} in a "
+                        f"kernel: only constexpr values can be captured; write "
                         f"{name} = kl.constexpr(...) or pass it as a kernel argument")
                 return value
         if hasattr(builtins, name):

@@ -38,6 +38,9 @@ def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
     elif not isinstance(a, tensor) and not isinstance(b, tensor):
         if _same(a, b):
             return None
+        if _is_number(a) and _is_number(b):  # e.g. a counter: becomes a runtime value
+            sem = cg.sem
+            return sem.promote(sem.default_dtype(a), sem.default_dtype(b), "merge")
     else:
         t, other = (a, b) if isinstance(a, tensor) else (b, a)
         if not t.type.is_block and _is_number(other) and not (
@@ -150,6 +153,13 @@ def runtime_if(cg, node, cond):
 
 def _loop_iterator(cg, node):
     """-> ("static", values) or ("runtime", (lb, ub, step), num_stages)."""
+    try:
+        return _loop_iterator_impl(cg, node)
+    except (TypeError, ValueError) as e:
+        raise cg.error(node.iter, str(e)) from e
+
+
+def _loop_iterator_impl(cg, node):
     it = node.iter
     if isinstance(it, ast.Call):
         fn = _unwrap(cg.visit(it.func))
@@ -198,16 +208,39 @@ def _static_for(cg, node, values):
         frame.loops.pop()
 
 
-def _carried(cg, scope, sites, body_scope, body_sites, skip, desc):
-    out = []
-    for n, v in body_scope.items():
-        if n == skip or n not in scope or scope[n] is v:
-            continue
-        ty = reconcile(cg, "Loop-carried variable", n, scope[n], sites.get(n),
-                       "before the loop", v, body_sites.get(n), desc, body_sites.get(n))
-        if ty is not None:
-            out.append((n, ty, body_sites.get(n)))
-    return out
+def find_carried(cg, body, scope, sites, loop, bind_iv, skip):
+    """Dry-run ``body`` to find the loop-carried variables: [(name, type, site)].
+
+    Iterates to a fixed point because a compile-time number that the body changes becomes a
+    runtime value, which can change what the body does."""
+    frame = cg.frame
+    forced = {}
+    for _ in range(4):
+        placeholders = {n: tensor(cg.b.fresh(), ty) for n, ty in forced.items()}
+
+        def prelude():
+            if bind_iv:
+                bind_iv()
+            frame.scope.update(placeholders)
+        start = dict(scope, **placeholders)
+        _, body_scope, body_sites = _run_block(cg, body, scope, sites, loop, prelude)
+        frame.scope, frame.sites = dict(scope), dict(sites)
+        found = {}
+        for n, v in body_scope.items():
+            if n == skip or n not in scope or start[n] is v:
+                continue
+            ty = reconcile(cg, "Loop-carried variable", n, start[n], sites.get(n),
+                           "before the loop", v, body_sites.get(n),
+                           "at the end of the loop body", body_sites.get(n))
+            if ty is not None:
+                found[n] = (ty, body_sites.get(n))
+        for n, ty in forced.items():
+            found.setdefault(n, (ty, sites.get(n)))
+        types = {n: ty for n, (ty, _) in found.items()}
+        if types == forced:
+            return [(n, ty, site) for n, (ty, site) in found.items()], body_scope
+        forced = types
+    raise ValueError("the types of the loop-carried variables do not settle")
 
 
 def _drop_locals(frame, scope, body_scope, line):
@@ -231,14 +264,14 @@ def visit_for(cg, node):
     for i, v in enumerate(bounds):
         if isinstance(v, tensor):
             if v.type.is_block or not v.dtype.is_int():
-                raise TypeError(f"range bounds must be integer scalars, got {v.type}")
+                raise cg.error(node.iter, f"range bounds must be integer scalars, got {v.type}")
         elif not isinstance(v, int):
-            raise TypeError(f"range bounds must be integers, got {v!r}")
+            raise cg.error(node.iter, f"range bounds must be integers, got {v!r}")
     step = bounds[2]
     negative = False
     if not isinstance(step, tensor):
         if step == 0:
-            raise ValueError("range step must not be zero")
+            raise cg.error(node.iter, "range step must not be zero")
         negative = step < 0
     wide = any(isinstance(v, tensor) and v.dtype.primitive_bitwidth == 64 for v in bounds) or \
         any(not isinstance(v, tensor) and not -2**31 <= v < 2**31 for v in bounds)
@@ -258,10 +291,7 @@ def visit_for(cg, node):
         frame.sites[target] = frame.src.position(node.target)
 
     scope, sites = dict(frame.scope), dict(frame.sites)
-    _, dry_scope, dry_sites = _run_block(cg, node.body, scope, sites, "for", bind_iv)
-    frame.scope, frame.sites = dict(scope), dict(sites)
-    carried = _carried(cg, scope, sites, dry_scope, dry_sites, target,
-                       "at the end of the loop body")
+    carried, _ = find_carried(cg, node.body, scope, sites, "for", bind_iv, target)
     inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
     args = [b.fresh() for _ in carried]
 
@@ -338,10 +368,7 @@ def visit_while(cg, node):
             raise cg.error(node.test, "the condition of a while loop must be a runtime scalar")
         return sem.cast(c, kl.int1)
 
-    _, dry_scope, dry_sites = _run_block(cg, node.body, scope, sites, "while")
-    frame.scope, frame.sites = dict(scope), dict(sites)
-    carried = _carried(cg, scope, sites, dry_scope, dry_sites, None,
-                       "at the end of the loop body")
+    carried, _ = find_carried(cg, node.body, scope, sites, "while", None, None)
     inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
     tys = [ty for _, ty, _ in carried]
     bargs = [b.fresh() for _ in carried]

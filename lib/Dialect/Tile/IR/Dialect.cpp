@@ -18,7 +18,26 @@ using namespace kiln::tile;
 #define GET_TYPEDEF_CLASSES
 #include "kiln/Dialect/Tile/IR/TileTypes.cpp.inc"
 
+namespace {
+/// Prints layouts as `#blocked`, `#slice1`, ... aliases at the top of a module.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr))
+      os << "blocked";
+    else if (isa<SliceEncodingAttr>(attr))
+      os << "slice";
+    else if (isa<LinearEncodingAttr>(attr))
+      os << "linear";
+    else
+      return AliasResult::NoAlias;
+    return AliasResult::FinalAlias;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileOpAsmInterface>();
   registerTypes();
   registerAttributes();
   addOperations<

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fresh-machine setup for Kiln: install Debian packages (only what is
+# missing), configure with CMake + Ninja (+ ccache), build everything, and
+# make the Python package importable by Debian's /usr/bin/python3.
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+BUILD=${KILN_BUILD_DIR:-$ROOT/build}
+
+PKGS=(cmake ninja-build ccache g++ llvm-22-dev libmlir-22-dev mlir-22-tools
+      llvm-22-tools lld-22 libzstd-dev libcurl4-openssl-dev libedit-dev
+      pybind11-dev python3-dev python3-pytest python3-numpy)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "== installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi
+
+echo "== configure ($BUILD)"
+cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
+  -DPython3_EXECUTABLE=/usr/bin/python3 >"$BUILD.configure.log" 2>&1 \
+  || { cat "$BUILD.configure.log"; exit 1; }
+echo "== build"
+ninja -C "$BUILD" -j "$(nproc)"
+
+# Make `import kiln` work for /usr/bin/python3 (a .pth file pointing at the
+# checkout's python/ folder, where the extensions were built).
+site=$(/usr/bin/python3 -c 'import site; print(site.getsitepackages()[0])')
+if [ -w "$site" ] || [ "$(id -u)" -eq 0 ]; then
+  mkdir -p "$site" && echo "$ROOT/python" > "$site/kiln.pth"
+else
+  echo "note: cannot write $site; use PYTHONPATH=$ROOT/python"
+fi
+echo "== setup done: tools in $BUILD/bin, package in $ROOT/python"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# README's test command: set up and build (idempotent), then run the lit
+# suite (IR, passes, translation) and the pytest suite (DSL, runtime, cache).
+# GPU tests under test/gpu skip cleanly without a GPU.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+bash scripts/setup.sh || exit 1
+export PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
+
+echo "== lit"
+/usr/lib/llvm-22/bin/lit -sv build/test
+lit_rc=$?
+
+echo "== pytest"
+/usr/bin/python3 -m pytest -q test/Python test/gpu
+py_rc=$?
+
+echo "== summary: lit rc=$lit_rc, pytest rc=$py_rc"
+[ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ]
