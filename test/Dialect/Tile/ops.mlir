@@ -1,6 +1,10 @@
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
 
+// CHECK: #blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK: #linear = #tile.linear<{register = {{\[\[}}1], [2]], lane = {{\[\[}}4], [8], [16], [32], [64]], warp = {{\[\[}}128], [256]]}>
+// CHECK: #slice = #tile.slice<{dim = 1, parent = #blocked1}>
+
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #row = #tile.slice<{dim = 1, parent = #l2}>
@@ -9,7 +13,7 @@
 
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
-// CHECK-LABEL: func.func @add
+// CHECK-LABEL: func.func public @add
 // CHECK: tile.program_id 0
 // CHECK: tile.arange 0, 512 : tensor<512xi32, #{{.*}}>
 // CHECK: tile.splat %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
@@ -43,7 +47,7 @@ func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !
   return
 }
 
-// CHECK-LABEL: func.func @shapes
+// CHECK-LABEL: func.func public @shapes
 // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<16xi32, #{{.*}}> -> tensor<16x1xi32, #{{.*}}>
 // CHECK: tile.broadcast %{{.*}} : tensor<16x1xi32, #{{.*}}> -> tensor<16x32xi32, #{{.*}}>
 // CHECK: tile.reshape %{{.*}} : tensor<16x32xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
@@ -61,7 +65,7 @@ func.func public @shapes() {
   return
 }
 
-// CHECK-LABEL: func.func @reduce
+// CHECK-LABEL: func.func public @reduce
 // CHECK: tile.reduce %{{.*}} {axis = 1 : i32} : tensor<16x32xf32, #{{.*}}> -> tensor<16xf32, #{{.*}}>
 // CHECK: tile.reduce_return
 // CHECK: tile.reduce %{{.*}} {axis = 0 : i32} : tensor<16xf32, #{{.*}}> -> f32

@@ -1,0 +1,255 @@
+"""Kiln's bundled example kernels, written once for NVIDIA (warp size 32) and AMD (64).
+
+Each kernel takes its register layout(s) as ``kl.constexpr`` arguments, Gluon style, so one
+source compiles for ``cuda:`` and ``hip:`` targets: the host builds the layouts for the
+target's warp size (:func:`blocked_2d`, :func:`config`).
+
+``KERNELS`` describes each kernel: its runtime signature (types only; the JIT's
+specialization adds ``:16`` / ``=1``, see :func:`specialize`), its constexprs and its
+``num_warps`` per target family.
+
+Bundle keys
+-----------
+An AOT bundle holds one binary per *specialization*. The JIT specializes the way Triton
+does, and a bundled kernel must be launched with arguments that match the specialization it
+was compiled for:
+
+* a pointer whose address is a multiple of 16 bytes gets ``:16`` (``tile.divisibility=16``);
+* an integer that is a multiple of 16 gets ``:16``;
+* an integer equal to 1 becomes the constexpr ``1`` (and leaves the runtime argument list).
+
+:func:`specialize` applies exactly the JIT's rule (``JITFunction.specialize``) and
+:func:`bundle_key` names the result, so ``scripts/build-gpu-bundle.py`` (compiling here from
+type strings and sample integers) and ``test/gpu/run_gpu_proof.py`` (launching there with
+torch tensors) agree on which binary serves a launch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PYTHON = os.path.join(os.path.dirname(_HERE), "python")
+if _PYTHON not in sys.path:
+    sys.path.insert(0, _PYTHON)
+
+import kiln  # noqa: E402
+import kiln.language as kl  # noqa: E402
+
+__all__ = ["vector_add", "copy_2d", "softmax", "transpose", "KERNELS", "TARGETS",
+           "warp_size", "blocked_1d", "blocked_2d", "config", "specialize", "bundle_key"]
+
+TARGETS = ("cuda:sm_90a", "hip:gfx942", "hip:gfx950")
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------------------------
+
+@kiln.jit
+def vector_add(x, y, out, n, BLOCK: kl.constexpr, layout: kl.constexpr):
+    """out[i] = x[i] + y[i] for i < n; one program per BLOCK elements."""
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
+    mask = offs < n
+    a = kl.load(x + offs, mask=mask)
+    b = kl.load(y + offs, mask=mask)
+    kl.store(out + offs, a + b, mask=mask)
+
+
+@kiln.jit
+def copy_2d(src, dst, M, N, stride_sm, stride_dst_m, BLOCK_M: kl.constexpr,
+            BLOCK_N: kl.constexpr, layout: kl.constexpr):
+    """dst[i, j] = src[i, j] for a (M, N) view with row strides stride_sm / stride_dst_m
+    (unit column stride); one program per BLOCK_M x BLOCK_N tile."""
+    rows = kl.program_id(0) * BLOCK_M + kl.arange(0, BLOCK_M, kl.SliceLayout(1, layout))
+    cols = kl.program_id(1) * BLOCK_N + kl.arange(0, BLOCK_N, kl.SliceLayout(0, layout))
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    vals = kl.load(src + rows[:, None] * stride_sm + cols[None, :], mask=mask)
+    kl.store(dst + rows[:, None] * stride_dst_m + cols[None, :], vals, mask=mask)
+
+
+@kiln.jit
+def softmax(out, lse, inp, M, N, stride_in, stride_out, BLOCK_M: kl.constexpr,
+            BLOCK_N: kl.constexpr, layout: kl.constexpr, row_layout: kl.constexpr):
+    """Row softmax of a (M, N) matrix, N <= BLOCK_N; one program per BLOCK_M rows.
+
+    Also writes each row's log-sum-exp to ``lse``: the per-row result of the reductions
+    (a SliceLayout of ``layout``, replicated across the lanes that share a row) is moved to
+    ``row_layout`` (one row per thread) with convert_layout before the store.
+    """
+    rows = kl.program_id(0) * BLOCK_M + kl.arange(0, BLOCK_M, kl.SliceLayout(1, layout))
+    cols = kl.arange(0, BLOCK_N, kl.SliceLayout(0, layout))
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    x = kl.load(inp + rows[:, None] * stride_in + cols[None, :], mask=mask,
+                other=float("-inf"))
+    row_max = kl.max(x, axis=1)
+    e = kl.exp(x - row_max[:, None])
+    e = kl.where(mask, e, 0.0)
+    den = kl.sum(e, axis=1)
+    kl.store(out + rows[:, None] * stride_out + cols[None, :], e / den[:, None], mask=mask)
+    row_lse = kl.convert_layout(row_max + kl.log(den), row_layout)
+    lse_rows = kl.program_id(0) * BLOCK_M + kl.arange(0, BLOCK_M, row_layout)
+    kl.store(lse + lse_rows, row_lse, mask=lse_rows < M)
+
+
+@kiln.jit
+def transpose(src, dst, M, N, stride_sm, stride_dst_n, BLOCK: kl.constexpr,
+              load_layout: kl.constexpr, store_layout: kl.constexpr):
+    """dst[j, i] = src[i, j] for a (M, N) source; dst is (N, M) with row stride stride_dst_n.
+
+    The tile is loaded in ``load_layout`` (row-major: each thread holds contiguous elements
+    of a source row) and stored in ``store_layout`` (column-major, order [0, 1]: contiguous
+    along source rows = destination columns), so both global accesses are coalesced and the
+    convert_layout between them moves data across threads (through shared memory).
+    """
+    pid_m = kl.program_id(0)
+    pid_n = kl.program_id(1)
+    rows = pid_m * BLOCK + kl.arange(0, BLOCK, kl.SliceLayout(1, load_layout))
+    cols = pid_n * BLOCK + kl.arange(0, BLOCK, kl.SliceLayout(0, load_layout))
+    tile = kl.load(src + rows[:, None] * stride_sm + cols[None, :],
+                   mask=(rows[:, None] < M) & (cols[None, :] < N))
+    tile = kl.convert_layout(tile, store_layout)
+    rows_t = pid_m * BLOCK + kl.arange(0, BLOCK, kl.SliceLayout(1, store_layout))
+    cols_t = pid_n * BLOCK + kl.arange(0, BLOCK, kl.SliceLayout(0, store_layout))
+    kl.store(dst + cols_t[None, :] * stride_dst_n + rows_t[:, None], tile,
+             mask=(rows_t[:, None] < M) & (cols_t[None, :] < N))
+
+
+# ---------------------------------------------------------------------------------------------
+# Layouts per warp size
+# ---------------------------------------------------------------------------------------------
+
+def warp_size(target: str) -> int:
+    """32 on cuda: targets, 64 on hip: (gfx9 wave64)."""
+    return 32 if target.startswith("cuda:") else 64
+
+
+def blocked_1d(vec: int, warp: int, num_warps: int) -> kl.BlockedLayout:
+    return kl.BlockedLayout([vec], [warp], [num_warps], [0])
+
+
+def blocked_2d(block, warp: int, num_warps: int, vec: int = 4, order=(1, 0)):
+    """A 2-D BlockedLayout for a ``block`` = (rows, cols) tile: ``vec`` contiguous elements
+    per thread along ``order[0]``, as many lanes as fit along it (at most a warp), the rest
+    of the warp and all warps along the other dimension."""
+    fast, slow = order
+    vec = min(vec, block[fast])
+    lanes_fast = max(1, min(warp, block[fast] // vec))
+    lanes_slow = warp // lanes_fast
+    size, lanes, warps = [1, 1], [1, 1], [1, 1]
+    size[fast], lanes[fast], lanes[slow], warps[slow] = vec, lanes_fast, lanes_slow, num_warps
+    return kl.BlockedLayout(size, lanes, warps, list(order))
+
+
+def _family(target: str) -> str:
+    return "cuda" if target.startswith("cuda:") else "hip"
+
+
+# Per kernel: its runtime signature (base types), its tile constexprs and num_warps per target
+# family, and how to build its layout constexprs for a warp size.
+KERNELS = {
+    "vector_add": {
+        "fn": vector_add,
+        "signature": {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"},
+        "constexprs": {"cuda": {"BLOCK": 1024}, "hip": {"BLOCK": 1024}},
+        "num_warps": {"cuda": 4, "hip": 4},
+        "layouts": lambda c, w, nw: {"layout": blocked_1d(4, w, nw)},
+        "grid": lambda c, n: (kiln.cdiv(n, c["BLOCK"]),),
+    },
+    "copy_2d": {
+        "fn": copy_2d,
+        "signature": {"src": "*fp32", "dst": "*fp32", "M": "i32", "N": "i32",
+                      "stride_sm": "i32", "stride_dst_m": "i32"},
+        "constexprs": {"cuda": {"BLOCK_M": 32, "BLOCK_N": 128},
+                       "hip": {"BLOCK_M": 32, "BLOCK_N": 256}},
+        "num_warps": {"cuda": 4, "hip": 4},
+        "layouts": lambda c, w, nw: {"layout": blocked_2d((c["BLOCK_M"], c["BLOCK_N"]), w, nw)},
+        "grid": lambda c, M, N: (kiln.cdiv(M, c["BLOCK_M"]), kiln.cdiv(N, c["BLOCK_N"])),
+    },
+    "softmax": {
+        "fn": softmax,
+        "signature": {"out": "*fp32", "lse": "*fp32", "inp": "*fp32", "M": "i32", "N": "i32",
+                      "stride_in": "i32", "stride_out": "i32"},
+        "constexprs": {"cuda": {"BLOCK_M": 4, "BLOCK_N": 1024},
+                       "hip": {"BLOCK_M": 4, "BLOCK_N": 1024}},
+        "num_warps": {"cuda": 4, "hip": 4},
+        "layouts": lambda c, w, nw: {
+            "layout": blocked_2d((c["BLOCK_M"], c["BLOCK_N"]), w, nw),
+            "row_layout": blocked_1d(1, w, nw)},
+        "grid": lambda c, M: (kiln.cdiv(M, c["BLOCK_M"]),),
+    },
+    "transpose": {
+        "fn": transpose,
+        "signature": {"src": "*fp32", "dst": "*fp32", "M": "i32", "N": "i32",
+                      "stride_sm": "i32", "stride_dst_n": "i32"},
+        "constexprs": {"cuda": {"BLOCK": 64}, "hip": {"BLOCK": 64}},
+        "num_warps": {"cuda": 4, "hip": 4},
+        "layouts": lambda c, w, nw: {
+            "load_layout": blocked_2d((c["BLOCK"], c["BLOCK"]), w, nw, order=(1, 0)),
+            "store_layout": blocked_2d((c["BLOCK"], c["BLOCK"]), w, nw, order=(0, 1))},
+        "grid": lambda c, M, N: (kiln.cdiv(M, c["BLOCK"]), kiln.cdiv(N, c["BLOCK"])),
+    },
+}
+
+
+def config(name: str, target: str) -> dict:
+    """{fn, signature, constexprs (layouts included), num_warps, target} of a kernel for a
+    target: the fields ``kiln.compile`` / ``kiln.aot.compile_bundle`` take."""
+    spec = KERNELS[name]
+    fam = _family(target)
+    num_warps = spec["num_warps"][fam]
+    constexprs = dict(spec["constexprs"][fam])
+    constexprs.update(spec["layouts"](constexprs, warp_size(target), num_warps))
+    return {"fn": spec["fn"], "signature": dict(spec["signature"]), "constexprs": constexprs,
+            "num_warps": num_warps, "target": target}
+
+
+def grid(name: str, target: str, *sizes):
+    """Launch grid of kernel ``name`` for ``target`` (sizes as its grid rule takes them)."""
+    return KERNELS[name]["grid"](config(name, target)["constexprs"], *sizes)
+
+
+# ---------------------------------------------------------------------------------------------
+# Specialization and bundle keys
+# ---------------------------------------------------------------------------------------------
+
+def specialize(name: str, target: str, runtime_args: dict):
+    """The JIT's specialization of kernel ``name`` for ``runtime_args`` (name -> value).
+
+    Values may be real launch arguments (torch tensors, ints) or, for building a bundle
+    without a GPU, type strings for pointers (``"*fp32:16"`` aligned, ``"*fp32"`` not) and
+    sample integers. Returns (signature, constexprs, runtime argument names) with constexprs
+    holding the tile/layout constexprs plus any integer argument specialized to 1.
+    """
+    cfg = config(name, target)
+    fn = cfg["fn"]
+    missing = set(cfg["signature"]) - set(runtime_args)
+    if missing:
+        raise TypeError(f"{name}: missing runtime argument(s) {sorted(missing)}")
+    arguments = {n: (runtime_args[n] if n in runtime_args else cfg["constexprs"][n])
+                 for n in fn.arg_names}
+    signature, constexprs, runtime, _ = fn.specialize(arguments)
+    return signature, constexprs, runtime
+
+
+def bundle_key(name: str, target: str, signature: dict, constexprs: dict) -> str:
+    """A stable key naming one specialization: the kernel, the target family and, per runtime
+    argument of the base signature, ``A`` (pointer aligned to 16), ``D`` (int divisible by
+    16), ``1`` (int specialized to 1) or ``_`` (none), e.g. ``vector_add.cuda.AAA_``."""
+    code = []
+    for arg in KERNELS[name]["signature"]:
+        if arg in signature:
+            code.append(("A" if signature[arg].startswith("*") else "D")
+                        if signature[arg].endswith(":16") else "_")
+        elif constexprs.get(arg) == 1:
+            code.append("1")
+        else:
+            raise ValueError(f"{name}: argument {arg!r} is neither runtime nor 1")
+    return f"{name}.{_family(target)}.{''.join(code)}"
+
+
+def key_for_args(name: str, target: str, runtime_args: dict):
+    """(bundle key, runtime argument names in launch order) for these launch arguments."""
+    signature, constexprs, runtime = specialize(name, target, runtime_args)
+    return bundle_key(name, target, signature, constexprs), runtime
