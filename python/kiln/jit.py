@@ -10,7 +10,7 @@ import ast
 import functools
 import hashlib
 import inspect
-from typing import Dict, Optional
+from typing import Dict
 
 from .language import _core as core
 from .language._layouts import DistributedLayout
@@ -180,6 +180,12 @@ class JITFunction:
                 return ("constexpr", value)
         if value is None or isinstance(value, (core.dtype, DistributedLayout, tuple)):
             return ("constexpr", value)
+        if not isinstance(value, (bool, int, float)) and not hasattr(value, "data_ptr"):
+            if hasattr(value, "__index__"):  # numpy / torch integer scalars
+                value = value.__index__()
+            elif hasattr(value, "__float__") and not hasattr(value, "shape") or \
+                    getattr(value, "shape", None) == ():
+                value = float(value)
         if isinstance(value, bool):
             return ("runtime", "i1")
         if isinstance(value, int):

@@ -16,7 +16,7 @@ import os
 import re
 import textwrap
 import types
-from typing import Dict, List, Optional
+from typing import Dict, List
 
 from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
@@ -242,8 +242,12 @@ class CodeGenerator:
         frame = _Frame(self.fn, src)
         self.frames.append(frame)
         fdef = src.fdef
+        for star in (fdef.args.vararg, fdef.args.kwarg):
+            if star is not None:
+                raise self.error(star, "kernels cannot take *args or **kwargs",
+                                 UnsupportedLanguageConstruct)
         args = []
-        for arg in fdef.args.args:
+        for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs:
             kind = self.params[arg.arg]
             if kind[0] == "constexpr":
                 frame.scope[arg.arg] = constexpr(kind[1])
@@ -540,7 +544,9 @@ class CodeGenerator:
             try:
                 return self.call_function(fn, args, kwargs, node)
             except CompilationError as e:
-                e.notes.append((f"in call to '{fn.__name__}'", *self.frame.src.position(node)))
+                if len(e.notes) < 8:
+                    e.notes.append((f"in call to '{fn.__name__}'",
+                                    *self.frame.src.position(node)))
                 raise
         if is_builtin(fn):
             return fn(*args, _semantic=self.sem, **kwargs)
@@ -587,7 +593,8 @@ class CodeGenerator:
     def call_function(self, fn, args, kwargs, node=None):
         """Inline ``fn`` (a JITFunction) with the given arguments; return its return value."""
         if len(self.frames) > MAX_INLINE_DEPTH:
-            raise RecursionError
+            raise ValueError(f"calls to @kiln.jit functions nest deeper than "
+                             f"{MAX_INLINE_DEPTH} levels (recursion is not supported)")
         sig = fn.signature
         try:
             bound = sig.bind(*args, **kwargs)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
-import os
 import re
 from pathlib import Path
 from typing import Dict, Optional
@@ -14,7 +13,7 @@ from typing import Dict, Optional
 from ..language import _core as core
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
-from .errors import (CompilationError, ExtensionNotBuilt, InvalidOption, from_diagnostics)
+from .errors import ExtensionNotBuilt, InvalidOption, from_diagnostics
 
 __all__ = ["compile", "make_ir", "CompiledKernel", "parse_signature", "type_name",
            "lowering_pipeline", "replay_command"]
@@ -115,6 +114,8 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
             raise TypeError(f"{fn.__name__}() has no argument {name!r}")
     params = {}
     for name, p in fn.signature.parameters.items():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue  # rejected with its location by the code generator
         if name in constexprs:
             params[name] = ("constexpr", core._unwrap(constexprs[name]))
         elif name in signature:
@@ -292,7 +293,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
     if compiler is None:
         raise _not_built()
 
-    source_name = fn.src.file
+    source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
     vendor = _vendor(target, info)
     asm = {}
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(

@@ -395,7 +395,8 @@ def visit_while(cg, node):
     types = ", ".join(b.ty(t) for t in tys)
     head = ("scf.while (" + ", ".join(f"{a} = {i.handle}" for a, i in zip(bargs, inits))
             + f") : ({types}) -> ({types})") if carried else "scf.while : () -> ()"
-    label = ("^bb0(" + ", ".join(f"{a}: {b.ty(t)}" for a, t in zip(aargs, tys)) + "):") \
+    loc = f" {b.loc}" if b.loc else ""
+    label = ("^bb0(" + ", ".join(f"{a}: {b.ty(t)}{loc}" for a, t in zip(aargs, tys)) + "):") \
         if carried else None
     names = b.emit_region_op(head, [("{", None, before), ("} do {", label, after)],
                              n_results=len(carried))

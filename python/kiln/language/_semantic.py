@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import List, Optional, Sequence
+from typing import List, Optional
 
 from . import _core as core
 from ._core import constexpr, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SliceLayout,
-                       _log2, is_trivial_conversion, reshape_linear)
+                       is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
 
@@ -358,9 +358,9 @@ class Semantic:
         if not x.type.is_block:
             raise TypeError("only tensors can be indexed")
         kept = sum(1 for s in slices if isinstance(s, slice))
-        if kept != len(x.type.shape):
-            raise ValueError(f"indexing a rank-{len(x.type.shape)} tensor needs "
-                             f"{len(x.type.shape)} ':' entries, got {kept}")
+        if kept > len(x.type.shape):
+            raise ValueError(f"too many ':' entries ({kept}) to index a rank-"
+                             f"{len(x.type.shape)} tensor")
         for i, s in enumerate(slices):
             if s is None:
                 x = self.expand_dims(x, i)
@@ -721,7 +721,8 @@ class Semantic:
                                 f"{elt}")
             self.b.tile_op("reduce_return", f"{out.handle} : {self.ty(elt)}",
                            [(out.handle, elt)])
-        label = f"^bb0({lhs}: {self.ty(elt)}, {rhs}: {self.ty(elt)}):"
+        loc = f" {self.b.loc}" if self.b.loc else ""
+        label = f"^bb0({lhs}: {self.ty(elt)}{loc}, {rhs}: {self.ty(elt)}{loc}):"
         if self.b.generic_tile:
             head = f'"tile.reduce"({x.handle}) ('
             tail = f") {{axis = {axis} : i32}} : ({self.ty(x.type)}) -> {self.ty(rt)}"

@@ -187,6 +187,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kThreadsPerWarpAttr)
     return success(); // checked with kNumWarpsAttr
+  if (name == "tile.num_stages") {
+    // Loop hint for the (future) pipeliner: kl.range(..., num_stages=N).
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 0)
+      return op->emitOpError() << "'tile.num_stages' must be a non-negative "
+                                  "integer";
+    return success();
+  }
   if (name != kNumWarpsAttr)
     return op->emitError() << "unknown tile attribute '" << name << "'";
   auto module = dyn_cast<ModuleOp>(op);

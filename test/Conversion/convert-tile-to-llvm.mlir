@@ -1,0 +1,346 @@
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_80" | FileCheck %s --check-prefixes=CHECK,NV
+
+// NVIDIA lowering of the tile dialect. The AMD twin of this file, with
+// 64-lane layouts, is convert-tile-to-llvm-amd.mlir.
+
+// CHECK-LABEL: llvm.func @ids(
+// NV-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>}
+// NV: nvvm.read.ptx.sreg.ctaid.x : i32
+// NV: nvvm.read.ptx.sreg.ctaid.y : i32
+// NV: nvvm.read.ptx.sreg.nctaid.z : i32
+// CHECK: llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, i32
+// CHECK-NOT: tile.
+// CHECK: llvm.return
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @ids(%out: !tile.ptr<i32>) {
+    %pid = tile.program_id 0
+    %pid1 = tile.program_id 1
+    %np = tile.num_programs 2
+    %a = arith.addi %pid, %pid1 : i32
+    %b = arith.addi %a, %np : i32
+    %q = tile.addptr %out, %b : !tile.ptr<i32>, i32
+    return
+  }
+}
+
+// -----
+
+// num-warps=8 (from the module) gives 256 threads per CTA.
+// CHECK-LABEL: llvm.func @eight_warps(
+// NV-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @eight_warps() {
+    return
+  }
+}
+
+// -----
+
+// arange: register r of lane l, warp w holds start + the XOR of the bases of
+// the set bits of (r, l, w); here bases are lane = 4, 8, .., 64 and warp =
+// 128, 256, and registers add 1, 2, 3.
+// CHECK-LABEL: llvm.func @arange_splat(
+// NV: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// CHECK: %[[WS:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK: %[[LANE:.*]] = llvm.urem %[[TID]], %[[WS]] : i32
+// CHECK: %[[WARP:.*]] = llvm.udiv %[[TID]], %[[WS]] : i32
+// CHECK: llvm.lshr %[[LANE]]
+// CHECK: llvm.mlir.constant(64 : i32) : i32
+// CHECK: llvm.lshr %[[WARP]]
+// CHECK: llvm.mlir.constant(256 : i32) : i32
+// CHECK: %[[R3C:.*]] = llvm.mlir.constant(3 : i32) : i32
+// CHECK: llvm.xor %{{.*}}, %[[R3C]] : i32
+// CHECK-COUNT-4: llvm.add %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.mlir.undef : !llvm.struct<(i32, i32, i32, i32)>
+// The splat repeats the scalar in all four registers.
+// CHECK: %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(f32, f32, f32, f32)>
+// CHECK: %[[S0:.*]] = llvm.insertvalue %arg0, %[[U]][0]
+// CHECK: %[[S1:.*]] = llvm.insertvalue %arg0, %[[S0]][1]
+// CHECK: %[[S2:.*]] = llvm.insertvalue %arg0, %[[S1]][2]
+// CHECK: %[[S3:.*]] = llvm.insertvalue %arg0, %[[S2]][3]
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @arange_splat(%x: f32) -> (tensor<512xi32, #l>, tensor<512xf32, #l>) {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %s = tile.splat %x : tensor<512xf32, #l>
+    return %r, %s : tensor<512xi32, #l>, tensor<512xf32, #l>
+  }
+}
+
+// -----
+
+// Elementwise arith on tensors runs once per register; tile.divisibility on a
+// pointer argument becomes llvm.align and, with contiguous offsets, 16-byte
+// vector accesses.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 0 : i32
+// CHECK-NOT: llvm.mlir.global
+// CHECK: llvm.func @vec_add(%arg0: !llvm.ptr<1> {llvm.align = 16 : i64}, %arg1: !llvm.ptr<1> {llvm.align = 16 : i64}, %arg2: !llvm.ptr<1> {llvm.align = 16 : i64})
+// CHECK-NOT: tile.divisibility
+// CHECK-COUNT-4: llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-COUNT-4: llvm.extractelement
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NOT: llvm.load
+// CHECK-COUNT-4: llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: llvm.fadd
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT: llvm.store
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @vec_add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+    %pid = tile.program_id 0
+    %c512 = arith.constant 512 : i32
+    %base = arith.muli %pid, %c512 : i32
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %bs = tile.splat %base : tensor<512xi32, #l>
+    %offs = arith.addi %bs, %r : tensor<512xi32, #l>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #l>
+    %xp = tile.addptr %xs, %offs : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    %ys = tile.splat %y : tensor<512x!tile.ptr<f32>, #l>
+    %yp = tile.addptr %ys, %offs : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    %a = tile.load %xp : tensor<512x!tile.ptr<f32>, #l>
+    %b = tile.load %yp : tensor<512x!tile.ptr<f32>, #l>
+    %s = arith.addf %a, %b : tensor<512xf32, #l>
+    %os = tile.splat %out : tensor<512x!tile.ptr<f32>, #l>
+    %op = tile.addptr %os, %offs : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    tile.store %op, %s : tensor<512x!tile.ptr<f32>, #l>
+    return
+  }
+}
+
+// -----
+
+// Without tile.divisibility the pointer may be only 4-byte aligned: one
+// element per access.
+// CHECK-LABEL: llvm.func @unaligned(%arg0: !llvm.ptr<1>)
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xf32>
+// CHECK-NOT: llvm.load
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @unaligned(%x: !tile.ptr<f32>) -> tensor<512xf32, #l> {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #l>
+    %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    %a = tile.load %xp : tensor<512x!tile.ptr<f32>, #l>
+    return %a : tensor<512xf32, #l>
+  }
+}
+
+// -----
+
+// A mask `offs < n` with n divisible by 16 is constant over each group of 4
+// registers, so the masked load and store still vectorize: one branch per
+// vector, `other` flows in on the skipped edge.
+// CHECK-LABEL: llvm.func @masked_aligned(%arg0: !llvm.ptr<1> {llvm.align = 16 : i64}, %arg1: i32)
+// CHECK-COUNT-4: llvm.icmp "slt"
+// CHECK: %[[ZERO:.*]] = llvm.mlir.zero : vector<4xf32>
+// CHECK: %[[O0:.*]] = llvm.insertelement %{{.*}}, %[[ZERO]]
+// CHECK: %[[O1:.*]] = llvm.insertelement %{{.*}}, %[[O0]]
+// CHECK: %[[O2:.*]] = llvm.insertelement %{{.*}}, %[[O1]]
+// CHECK: %[[O3:.*]] = llvm.insertelement %{{.*}}, %[[O2]]
+// CHECK: llvm.cond_br %{{.*}}, ^[[LOAD:.*]], ^[[JOIN:.*]](%[[O3]] : vector<4xf32>)
+// CHECK: ^[[LOAD]]:
+// CHECK-NEXT: %[[V:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK-NEXT: llvm.br ^[[JOIN]](%[[V]] : vector<4xf32>)
+// CHECK: ^[[JOIN]](%{{.*}}: vector<4xf32>):
+// CHECK-NOT: llvm.load
+// CHECK: llvm.cond_br %{{.*}}, ^[[STORE:.*]], ^[[DONE:.*]]
+// CHECK: ^[[STORE]]:
+// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NEXT: llvm.br ^[[DONE]]
+// CHECK-NOT: llvm.store
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @masked_aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %ns = tile.splat %n : tensor<512xi32, #l>
+    %m = arith.cmpi slt, %r, %ns : tensor<512xi32, #l>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #l>
+    %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    %z = arith.constant dense<0.0> : tensor<512xf32, #l>
+    %v = tile.load %xp, %m, %z : tensor<512x!tile.ptr<f32>, #l>
+    tile.store %xp, %v, %m : tensor<512x!tile.ptr<f32>, #l>
+    return
+  }
+}
+
+// -----
+
+// Without divisibility on n the mask may change at any element: four scalar
+// loads and stores, each behind its own branch.
+// CHECK-LABEL: llvm.func @masked_scalar(
+// CHECK-COUNT-4: llvm.cond_br %{{.*}}, ^{{.*}}, ^{{.*}}(%{{.*}} : vector<1xf32>)
+// CHECK-NOT: vector<4xf32>
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @masked_scalar(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %ns = tile.splat %n : tensor<512xi32, #l>
+    %m = arith.cmpi slt, %r, %ns : tensor<512xi32, #l>
+    %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #l>
+    %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #l>, tensor<512xi32, #l>
+    %z = arith.constant dense<0.0> : tensor<512xf32, #l>
+    %v = tile.load %xp, %m, %z : tensor<512x!tile.ptr<f32>, #l>
+    tile.store %xp, %v, %m : tensor<512x!tile.ptr<f32>, #l>
+    return
+  }
+}
+
+// -----
+
+// A conversion that moves data between threads goes through shared memory:
+// barrier, store, barrier, load. The scratch buffer is the module's external
+// addrspace(3) array @global_smem.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 2048 : i32
+// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK-LABEL: llvm.func @cvt_shared(
+// CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// NV-NEXT: nvvm.barrier0
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// NV: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// NV-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cvt_shared(%x: tensor<512xf32, #l>) -> tensor<512xf32, #m> {
+    %y = tile.convert_layout %x : tensor<512xf32, #l> -> tensor<512xf32, #m>
+    return %y : tensor<512xf32, #m>
+  }
+}
+
+// -----
+
+// Layouts that differ only in the order of a thread's registers: a register
+// shuffle, no shared memory. An identical layout spelled differently: nothing.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 0 : i32
+// CHECK-NOT: global_smem
+// CHECK-LABEL: llvm.func @cvt_permute(
+// CHECK-NOT: barrier
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK: %[[R0:.*]] = llvm.extractvalue %arg0[0]
+// CHECK: %[[R1:.*]] = llvm.extractvalue %arg0[1]
+// CHECK: %[[R2:.*]] = llvm.extractvalue %arg0[2]
+// CHECK: %[[R3:.*]] = llvm.extractvalue %arg0[3]
+// CHECK: %[[P0:.*]] = llvm.insertvalue %[[R0]], %{{.*}}[0]
+// CHECK: %[[P1:.*]] = llvm.insertvalue %[[R2]], %[[P0]][1]
+// CHECK: %[[P2:.*]] = llvm.insertvalue %[[R1]], %[[P1]][2]
+// CHECK: %[[P3:.*]] = llvm.insertvalue %[[R3]], %[[P2]][3]
+// CHECK: llvm.return %[[P3]]
+// CHECK-LABEL: llvm.func @cvt_identity(
+// CHECK-NEXT: llvm.return %arg0
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#perm = #tile.linear<{register = [[2], [1]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
+#same = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cvt_permute(%x: tensor<512xf32, #l>) -> tensor<512xf32, #perm> {
+    %y = tile.convert_layout %x : tensor<512xf32, #l> -> tensor<512xf32, #perm>
+    return %y : tensor<512xf32, #perm>
+  }
+  func.func @cvt_identity(%x: tensor<512xf32, #l>) -> tensor<512xf32, #same> {
+    %y = tile.convert_layout %x : tensor<512xf32, #l> -> tensor<512xf32, #same>
+    return %y : tensor<512xf32, #same>
+  }
+}
+
+// -----
+
+// Reducing along dim 1 of a 16x32 tensor whose dim 1 spans 4 registers and
+// 8 lanes (lane bits 0-2): three register combines, then butterfly shuffles
+// with lane masks 1, 2, 4. No warp splits the axis, so no shared memory.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 0 : i32
+// CHECK-LABEL: llvm.func @reduce_in_warp(
+// CHECK-COUNT-3: llvm.fadd
+// NV: %[[M1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// NV: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M1]], %{{.*}} : i32 -> i32
+// CHECK: llvm.fadd
+// NV: %[[M2:.*]] = llvm.mlir.constant(2 : i32) : i32
+// NV: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M2]], %{{.*}} : i32 -> i32
+// CHECK: llvm.fadd
+// NV: %[[M4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// NV: nvvm.shfl.sync bfly %{{.*}}, %{{.*}}, %[[M4]], %{{.*}} : i32 -> i32
+// CHECK: llvm.fadd
+// NV-NOT: nvvm.shfl.sync
+// CHECK-NOT: !llvm.ptr<3>
+// CHECK: llvm.return %{{.*}} : !llvm.struct<(f32)>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_in_warp(%x: tensor<16x32xf32, #l2>) -> tensor<16xf32, #row> {
+    %s = tile.reduce %x {axis = 1 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #row> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    return %s : tensor<16xf32, #row>
+  }
+}
+
+// -----
+
+// Reducing along dim 0, which lane bits 3-4 and all 4 warps split: shuffles
+// with masks 8 and 16, then each warp's partials go through shared memory
+// (4 warps x 32 outputs x 4 bytes) and every thread combines the 4 of its
+// column.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 512 : i32
+// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32
+// CHECK-LABEL: llvm.func @reduce_across_warps(
+// NV-COUNT-8: nvvm.shfl.sync bfly
+// CHECK: llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+// NV-NEXT: nvvm.barrier0
+// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// NV: nvvm.barrier0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.intr.maxnum
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.intr.maxnum
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.intr.maxnum
+// CHECK: llvm.return %{{.*}} : !llvm.struct<(f32, f32, f32, f32)>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_across_warps(%x: tensor<16x32xf32, #l2>) -> tensor<32xf32, #col> {
+    %s = tile.reduce %x {axis = 0 : i32} : tensor<16x32xf32, #l2> -> tensor<32xf32, #col> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.maxnumf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    return %s : tensor<32xf32, #col>
+  }
+}
+
+// -----
+
+// math.exp on f32 is exp2(x * log2(e)); on f16 it goes through f32.
+// CHECK-LABEL: llvm.func @exp(
+// CHECK: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK: %[[X:.*]] = llvm.fmul %{{.*}}, %[[LOG2E]] : f32
+// CHECK: llvm.intr.exp2(%[[X]]) : (f32) -> f32
+// CHECK-NOT: llvm.intr.exp(
+// CHECK: %[[EXT:.*]] = llvm.fpext %{{.*}} : f16 to f32
+// CHECK: llvm.fmul %[[EXT]], %{{.*}} : f32
+// CHECK: %[[E2:.*]] = llvm.intr.exp2(%{{.*}}) : (f32) -> f32
+// CHECK: llvm.fptrunc %[[E2]] : f32 to f16
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @exp(%x: tensor<128xf32, #l>, %h: f16) -> (tensor<128xf32, #l>, f16) {
+    %y = math.exp %x : tensor<128xf32, #l>
+    %z = math.exp %h : f16
+    return %y, %z : tensor<128xf32, #l>, f16
+  }
+}

@@ -1,0 +1,804 @@
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics -allow-unregistered-dialect
+
+// Every verifier and parser message of the tile dialect, one case each.
+
+//===----------------------------------------------------------------------===//
+// !tile.ptr
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{pointee must be an integer, float or pointer type, got 'vector<4xf32>'}}
+func.func @ptr_to_vector(%p: !tile.ptr<vector<4xf32>>) { return }
+
+// -----
+
+// expected-error @+1 {{address space must be non-negative, got -1}}
+func.func @ptr_negative_space(%p: !tile.ptr<f32, -1>) { return }
+
+//===----------------------------------------------------------------------===//
+// Layout parsers: #tile.blocked / #tile.slice / #tile.linear
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{expected a dictionary `{key = value, ...}`}}
+#l = #tile.blocked<[1]>
+
+// -----
+
+// expected-error @+1 {{missing 'order'}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4]}>
+
+// -----
+
+// expected-error @+1 {{unknown key 'foo'}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0], foo = 1}>
+
+// -----
+
+// expected-error @+1 {{'sizePerThread' must be an array of integers}}
+#l = #tile.blocked<{sizePerThread = 1, threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{'threadsPerWarp' must hold non-negative integers}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [-32], warpsPerCTA = [4], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{'dim' must be a non-negative integer}}
+#s = #tile.slice<{parent = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}>
+
+// -----
+
+// expected-error @+1 {{'dim' must be a non-negative integer}}
+#s = #tile.slice<{dim = -1, parent = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}>
+
+// -----
+
+// expected-error @+1 {{missing 'parent'}}
+#s = #tile.slice<{dim = 0}>
+
+// -----
+
+// expected-error @+1 {{unknown key 'axis'}}
+#s = #tile.slice<{dim = 0, axis = 0, parent = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}>
+
+// -----
+
+// expected-error @+1 {{'warp' must be an array of bases}}
+#x = #tile.linear<{register = [[1]], lane = [[2]]}>
+
+// -----
+
+// expected-error @+1 {{each basis must be an array of integers}}
+#x = #tile.linear<{register = [1], lane = [], warp = []}>
+
+// -----
+
+// expected-error @+1 {{basis entries must be integers in [0, 2^30]}}
+#x = #tile.linear<{register = [[-1]], lane = [], warp = []}>
+
+// -----
+
+// expected-error @+1 {{all bases must have the same non-zero length}}
+#x = #tile.linear<{register = [[1], [0, 2]], lane = [], warp = []}>
+
+// -----
+
+// expected-error @+1 {{a linear layout needs at least one basis}}
+#x = #tile.linear<{register = [], lane = [], warp = []}>
+
+// -----
+
+// expected-error @+1 {{unknown key 'block'}}
+#x = #tile.linear<{register = [[1]], lane = [], warp = [], block = []}>
+
+//===----------------------------------------------------------------------===//
+// Layout verifiers
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{blocked layout needs rank >= 1}}
+#l = #tile.blocked<{sizePerThread = [], threadsPerWarp = [], warpsPerCTA = [], order = []}>
+
+// -----
+
+// expected-error @+1 {{sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same length, got 2, 1, 1, 1}}
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{sizePerThread entries must be powers of two, got 0}}
+#l = #tile.blocked<{sizePerThread = [0], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{threadsPerWarp entries must be powers of two, got 24}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [24], warpsPerCTA = [4], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{warpsPerCTA entries must be powers of two, got 3}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [3], order = [0]}>
+
+// -----
+
+// expected-error @+1 {{order must be a permutation of [0, 2)}}
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [0, 0]}>
+
+// -----
+
+// expected-error @+1 {{order must be a permutation of [0, 1)}}
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [1]}>
+
+// -----
+
+// expected-error @+1 {{slice parent must be a distributed layout, got 1 : i32}}
+#s = #tile.slice<{dim = 0, parent = 1 : i32}>
+
+// -----
+
+// expected-error @+1 {{slice dim 1 is out of range for a parent of rank 1}}
+#s = #tile.slice<{dim = 1, parent = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}>
+
+// -----
+
+// expected-error @+1 {{linear layout {register = [[1], [4]], lane = [], warp = []} is not surjective: its bases do not reach every element of a 8-element tensor}}
+#x = #tile.linear<{register = [[1], [4]], lane = [], warp = []}>
+
+//===----------------------------------------------------------------------===//
+// Module attributes and layouts against the compile context
+// (TileDialect::verifyOperationAttribute)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // expected-error @+1 {{'func.func' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 32 threads per warp but the module has tile.threads_per_warp = 64}}
+  func.func @threads_per_warp_mismatch(%x: tensor<128xf32, #l>) { return }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @num_warps_mismatch() {
+    // expected-error @+1 {{'tile.arange' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 4 warps but the module has tile.num_warps = 8}}
+    %r = tile.arange 0, 128 : tensor<128xi32, #l>
+    return
+  }
+}
+
+// -----
+
+// Without tile.threads_per_warp the module means 32.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{has 64 threads per warp but the module has tile.threads_per_warp = 32}}
+  func.func @threads_per_warp_default(%x: tensor<256xf32, #l>) { return }
+}
+
+// -----
+
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @no_layout() {
+    // expected-error @+1 {{'arith.constant' op tensor 'tensor<128xi32>' needs a layout encoding (e.g. #tile.blocked)}}
+    %c = arith.constant dense<0> : tensor<128xi32>
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{tensor 'tensor<128xf32, "foo">' has no distributed layout}}
+  func.func @not_a_layout(%x: tensor<128xf32, "foo">) { return }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{has rank 1 but tensor 'tensor<16x8xf32}}
+  func.func @rank_mismatch(%x: tensor<16x8xf32, #l>) { return }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #tile.slice<{dim = 0, parent = #l}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{layout #tile.slice<{dim = 0, parent = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>}> has rank 0 but tensor}}
+  func.func @slice_rank_mismatch(%x: tensor<128xf32, #s>) { return }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{'func.func' op tensor shape must be powers of two, got 'tensor<96xf32}}
+  func.func @non_pow2_shape(%x: tensor<96xf32, #l>) { return }
+}
+
+// -----
+
+// 128 elements' worth of bases on a 64-element tensor.
+#x = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[0], [0]]}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{has a basis outside the shape of 'tensor<64xf32}}
+  func.func @basis_outside_shape(%x: tensor<64xf32, #x>) { return }
+}
+
+// -----
+
+// The same bases reach only half of a 256-element tensor.
+#x = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[0], [0]]}>
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{does not cover every element of 'tensor<256xf32}}
+  func.func @not_surjective_on_shape(%x: tensor<256xf32, #x>) { return }
+}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tile.num_warps' must be a power of two between 1 and 32}}
+module attributes {tile.num_warps = 3 : i32} {}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two between 1 and 32}}
+module attributes {tile.num_warps = 64 : i32} {}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two between 1 and 32}}
+module attributes {tile.num_warps = 0 : i32} {}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two between 1 and 32}}
+module attributes {tile.num_warps = "4"} {}
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tile.threads_per_warp' must be 32 or 64, got 16}}
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 16 : i32} {}
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tile.num_warps' belongs on a module}}
+func.func @num_warps_on_func() attributes {tile.num_warps = 4 : i32} { return }
+
+// -----
+
+// expected-error @+1 {{'builtin.module' op 'tile.target' must be a string}}
+module attributes {tile.target = 90 : i32} {}
+
+// -----
+
+// expected-error @+1 {{unknown tile attribute 'tile.foo'}}
+module attributes {tile.foo = 1 : i32} {}
+
+// -----
+
+// expected-error @+1 {{unknown tile attribute 'tile.numwarps'}}
+func.func @typo() attributes {tile.numwarps = 4 : i32} { return }
+
+//===----------------------------------------------------------------------===//
+// tile.program_id / tile.num_programs
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @program_id_axis3() {
+  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint: 32-bit signless integer attribute whose minimum value is 0 whose maximum value is 2}}
+  %p = tile.program_id 3
+  return
+}
+
+// -----
+
+func.func @num_programs_negative() {
+  // expected-error @+1 {{'tile.num_programs' op attribute 'axis' failed to satisfy constraint}}
+  %p = tile.num_programs -1
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.arange / tile.splat
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @arange_2d() {
+  // expected-error @+1 {{'tile.arange' op result must be 1-D, got 'tensor<4x32xi32}}
+  %r = tile.arange 0, 128 : tensor<4x32xi32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @arange_empty() {
+  // expected-error @+1 {{'tile.arange' op end (0) must be greater than start (128)}}
+  %r = tile.arange 128, 0 : tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @arange_not_pow2() {
+  // expected-error @+1 {{'tile.arange' op range size end - start = 100 must be a power of two}}
+  %r = tile.arange 0, 100 : tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @arange_size_mismatch() {
+  // expected-error @+1 {{'tile.arange' op result has 128 elements but the range has 64}}
+  %r = tile.arange 64, 128 : tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @arange_f32() {
+  // expected-error @+1 {{'tile.arange' op result #0 must be ranked tensor of 32-bit signless integer values}}
+  %r = tile.arange 0, 128 : tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @splat_type_mismatch(%x: i32) {
+  // expected-error @+1 {{'tile.splat' op failed to verify that result element type matches the scalar}}
+  %r = "tile.splat"(%x) : (i32) -> tensor<128xf32, #l>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.broadcast / tile.expand_dims / tile.reshape / tile.convert_layout
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @broadcast_rank(%x: tensor<1xf32, #l>) {
+  // expected-error @+1 {{'tile.broadcast' op source rank 1 differs from result rank 2}}
+  %b = tile.broadcast %x : tensor<1xf32, #l> -> tensor<16x32xf32, #l2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#m2 = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @broadcast_layout_mismatch(%x: tensor<1x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.broadcast' op layout mismatch in broadcast: #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}> vs #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}}
+  %b = tile.broadcast %x : tensor<1x32xf32, #l2> -> tensor<16x32xf32, #m2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @broadcast_bad_dim(%x: tensor<2x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.broadcast' op dimension 0 of size 2 cannot broadcast to 16}}
+  %b = tile.broadcast %x : tensor<2x32xf32, #l2> -> tensor<16x32xf32, #l2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @broadcast_element_type(%x: tensor<1x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.broadcast' op requires the same element type for all operands and results}}
+  %b = tile.broadcast %x : tensor<1x32xf32, #l2> -> tensor<16x32xi32, #l2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @expand_dims_axis(%x: tensor<16xi32, #row>) {
+  // expected-error @+1 {{'tile.expand_dims' op axis 3 out of range for rank 1}}
+  %e = tile.expand_dims %x {axis = 3 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @expand_dims_shape(%x: tensor<16xi32, #row>) {
+  // expected-error @+1 {{'tile.expand_dims' op result shape must be the source shape with a 1 inserted at axis 0}}
+  %e = tile.expand_dims %x {axis = 0 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+// The source is sliced along dim 0, but the new dimension is 1.
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+func.func @expand_dims_wrong_slice_dim(%x: tensor<16xi32, #col>) {
+  // expected-error @+1 {{'tile.expand_dims' op source layout must be #tile.slice<{dim = 1, parent = <result layout>}>, got #tile.slice<{dim = 0,}}
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<16xi32, #col> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @expand_dims_not_slice(%x: tensor<16xi32, #l>) {
+  // expected-error @+1 {{'tile.expand_dims' op source layout must be #tile.slice<{dim = 1, parent = <result layout>}>, got #tile.blocked<{sizePerThread = [4]}}
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<16xi32, #l> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+// The slice's parent is not the result layout.
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#m2 = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #m2}>
+func.func @expand_dims_wrong_parent(%x: tensor<16xi32, #row>) {
+  // expected-error @+1 {{'tile.expand_dims' op source layout must be #tile.slice<{dim = 1, parent = <result layout>}>}}
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @reshape_count(%x: tensor<16x16xf32, #l2>) {
+  // expected-error-re @+1 {{'tile.reshape' op reshape must keep the element count: 'tensor<16x16xf32, {{.*}}>' has 256, 'tensor<512xf32, {{.*}}>' has 512}}
+  %r = tile.reshape %x : tensor<16x16xf32, #l2> -> tensor<512xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @convert_layout_shape(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same shape for all operands and results}}
+  %r = tile.convert_layout %x : tensor<128xf32, #l> -> tensor<256xf32, #m>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @convert_layout_element_type(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same element type for all operands and results}}
+  %r = tile.convert_layout %x : tensor<128xf32, #l> -> tensor<128xf16, #m>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.addptr / tile.load / tile.store
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @addptr_scalar_tensor(%p: !tile.ptr<f32>, %o: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.addptr' op pointer and offset must both be scalars or both tensors, got '!tile.ptr<f32>' and 'tensor<128xi32}}
+  %q = tile.addptr %p, %o : !tile.ptr<f32>, tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @addptr_shape(%p: tensor<128x!tile.ptr<f32>, #l>, %o: tensor<256xi32, #l>) {
+  // expected-error-re @+1 {{'tile.addptr' op offset 'tensor<256xi32, {{.*}}>' must have the shape and layout of 'tensor<128x!tile.ptr<f32>, {{.*}}>'}}
+  %q = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @addptr_layout(%p: tensor<128x!tile.ptr<f32>, #l>, %o: tensor<128xi32, #m>) {
+  // expected-error @+1 {{'tile.addptr' op offset 'tensor<128xi32, #tile.blocked<{sizePerThread = [1],}}
+  %q = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>, #l>, tensor<128xi32, #m>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @addptr_float_offset(%p: tensor<128x!tile.ptr<f32>, #l>, %o: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.addptr' op operand #1 must be signless integer or ranked tensor of signless integer values}}
+  %q = tile.addptr %p, %o : tensor<128x!tile.ptr<f32>, #l>, tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_result_type(%p: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error-re @+1 {{'tile.load' op result type 'tensor<128xf16, {{.*}}>' does not match the pointee type 'tensor<128xf32, {{.*}}>' of 'tensor<128x!tile.ptr<f32>, {{.*}}>'}}
+  %v = "tile.load"(%p) {operandSegmentSizes = array<i32: 1, 0, 0>} : (tensor<128x!tile.ptr<f32>, #l>) -> tensor<128xf16, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_mask_layout(%p: tensor<128x!tile.ptr<f32>, #l>, %m: tensor<128xi1, #m>) {
+  // expected-error @+1 {{'tile.load' op mask type 'tensor<128xi1, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>' must be 'tensor<128xi1, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>'}}
+  %v = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xi1, #m>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_mask_i8(%p: tensor<128x!tile.ptr<f32>, #l>, %m: tensor<128xi8, #l>) {
+  // expected-error @+1 {{'tile.load' op operand #1 must be ranked tensor of 1-bit signless integer values}}
+  %v = "tile.load"(%p, %m) {operandSegmentSizes = array<i32: 1, 1, 0>} : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xi8, #l>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_other_without_mask(%p: tensor<128x!tile.ptr<f32>, #l>, %o: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.load' op 'other' needs a mask}}
+  %v = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xf32, #l>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_other_type(%p: tensor<128x!tile.ptr<f32>, #l>, %m: tensor<128xi1, #l>, %o: tensor<128xf16, #l>) {
+  // expected-error-re @+1 {{'tile.load' op 'other' type 'tensor<128xf16, {{.*}}>' must match the result type 'tensor<128xf32, {{.*}}>'}}
+  %v = "tile.load"(%p, %m, %o) {operandSegmentSizes = array<i32: 1, 1, 1>} : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xi1, #l>, tensor<128xf16, #l>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+func.func @load_scalar_pointer(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.load' op operand #0 must be tensor of tile pointers, but got '!tile.ptr<f32>'}}
+  %v = tile.load %p : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_no_operands(%p: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error @+1 {{custom op 'tile.load' expected 1 to 3 operands (ptr, mask, other)}}
+  %v = tile.load : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_four_operands(%p: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error @+1 {{custom op 'tile.load' expected 1 to 3 operands (ptr, mask, other)}}
+  %v = tile.load %p, %p, %p, %p : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @load_not_pointers(%p: tensor<128xf32, #l>) {
+  // expected-error @+1 {{custom op 'tile.load' expected a tensor of pointers, got 'tensor<128xf32}}
+  %v = tile.load %p : tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// expected-note @+1 {{prior use here}}
+func.func @load_mask_parse_type(%p: tensor<128x!tile.ptr<f32>, #l>, %m: tensor<128xi32, #l>) {
+  // expected-error @+1 {{use of value '%m' expects different type than prior uses: 'tensor<128xi1,}}
+  %v = tile.load %p, %m : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @store_value_type(%p: tensor<128x!tile.ptr<f32>, #l>, %v: tensor<128xf16, #l>) {
+  // expected-error-re @+1 {{'tile.store' op value type 'tensor<128xf16, {{.*}}>' does not match the pointee type 'tensor<128xf32, {{.*}}>'}}
+  "tile.store"(%p, %v) : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xf16, #l>) -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @store_mask_shape(%p: tensor<128x!tile.ptr<f32>, #l>, %v: tensor<128xf32, #l>, %m: tensor<64xi1, #l>) {
+  // expected-error-re @+1 {{'tile.store' op mask type 'tensor<64xi1, {{.*}}>' must be 'tensor<128xi1, {{.*}}>'}}
+  "tile.store"(%p, %v, %m) : (tensor<128x!tile.ptr<f32>, #l>, tensor<128xf32, #l>, tensor<64xi1, #l>) -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @store_one_operand(%p: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error @+1 {{custom op 'tile.store' expected 2 or 3 operands (ptr, value, mask)}}
+  tile.store %p : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @store_four_operands(%p: tensor<128x!tile.ptr<f32>, #l>, %v: tensor<128xf32, #l>, %m: tensor<128xi1, #l>) {
+  // expected-error @+1 {{custom op 'tile.store' expected 2 or 3 operands (ptr, value, mask)}}
+  tile.store %p, %v, %m, %m : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @store_not_pointers(%p: tensor<128xi32, #l>, %v: tensor<128xf32, #l>) {
+  // expected-error @+1 {{custom op 'tile.store' expected a tensor of pointers, got 'tensor<128xi32}}
+  tile.store %p, %v : tensor<128xi32, #l>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.reduce / tile.reduce_return
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @reduce_axis(%x: tensor<16x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 out of range for rank 2}}
+  %s = tile.reduce %x {axis = 2 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #row> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_1d_result(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op reducing a 1-D tensor gives a scalar of type 'f32', got 'f16'}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f16 {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+
+// -----
+
+// The result of reducing axis 1 must be sliced along dim 1, not 0.
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+func.func @reduce_result_layout(%x: tensor<16x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<16xf32, #tile.slice<{dim = 1, parent = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}>>', got 'tensor<16xf32, #tile.slice<{dim = 0,}}
+  %s = tile.reduce %x {axis = 1 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #col> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @reduce_result_shape(%x: tensor<16x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.reduce' op result type must be 'tensor<16xf32}}
+  %s = tile.reduce %x {axis = 1 : i32} : tensor<16x32xf32, #l2> -> tensor<32xf32, #row> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_one_argument(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op combine region must take two 'f32' arguments}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  ^bb0(%a: f32):
+    tile.reduce_return %a : f32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_argument_type(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op combine region must take two 'f32' arguments}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  ^bb0(%a: f32, %b: f16):
+    tile.reduce_return %a : f32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_return_type(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op combine region must return 'f32', got 'f16'}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.truncf %a : f32 to f16
+    tile.reduce_return %c : f16
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_wrong_terminator(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op combine region must end with tile.reduce_return}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    "test.yield"(%a) : (f32) -> ()
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_no_terminator(%x: tensor<128xf32, #l>) {
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    // expected-error @+1 {{block with no terminator}}
+    %c = arith.addf %a, %b : f32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_empty_region(%x: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op expects a non-empty block}}
+  %s = tile.reduce %x {axis = 0 : i32} : tensor<128xf32, #l> -> f32 {
+  }
+  return
+}
+
+// -----
+
+func.func @reduce_return_outside(%a: f32) {
+  // expected-error @+1 {{'tile.reduce_return' op expects parent op 'tile.reduce'}}
+  tile.reduce_return %a : f32
+}

@@ -1,0 +1,445 @@
+"""kiln.compile stages, the on-disk cache (keys, corruption, write failures, concurrent
+writers), the @kiln.jit launch path and AOT bundles.
+
+Most tests use a fake ``kiln._compiler`` (so they run without the C++ build and count
+compilations); the ones marked ``needs_compiler`` use the real extension.
+"""
+
+import errno
+import importlib.util
+import linecache
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.compiler import cache as cache_mod
+from kiln.compiler import compiler as compiler_mod
+from kiln.compiler.cache import CacheWarning, DiskCache
+
+try:
+    from kiln import _compiler as real_compiler
+except ImportError as e:  # pragma: no cover - depends on the build
+    real_compiler, _ERR = None, str(e)
+else:
+    _ERR = None
+needs_compiler = pytest.mark.skipif(real_compiler is None,
+                                    reason=f"kiln._compiler is not built ({_ERR})")
+PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
+
+L = kl.BlockedLayout([4], [32], [4], [0])
+
+
+class FakeCompiler:
+    """Stands in for kiln._compiler; counts parse/verify runs (= compilations)."""
+
+    class CompilationError(Exception):
+        def __init__(self, msg, diagnostics=()):
+            super().__init__(msg)
+            self.diagnostics = list(diagnostics)
+
+    def __init__(self, version="fake-1.0"):
+        self._version = version
+        self.compiles = 0
+        self.pipelines = []
+
+    def version(self):
+        return self._version
+
+    def known_targets(self):
+        return [{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
+                 "max_threads_per_block": 1024},
+                {"name": "hip:gfx942", "vendor": "amd", "warp_size": 64,
+                 "max_threads_per_block": 1024}]
+
+    def run_pipeline(self, ir, pipeline, source_name="kernel"):
+        self.pipelines.append(pipeline)
+        if pipeline == "builtin.module()":
+            self.compiles += 1
+            return ir
+        return "module attributes {tile.shared = 384 : i32} {\n  llvm.func @k()\n}\n"
+
+    def translate(self, text, target, emit):
+        if emit in ("cubin", "hsaco"):
+            return b"\x7fELF\x00binary-" + emit.encode()
+        return f"; {emit} for {target}\n".encode()
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    fc = FakeCompiler()
+    monkeypatch.setattr(compiler_mod, "load_compiler", lambda: fc)
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    return fc
+
+
+@kiln.jit
+def add(x, y, out, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    m = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
+
+
+SIG = {"x": "*fp32:16", "y": "*fp32:16", "out": "*fp32:16", "n": "i32"}
+
+
+def entries(tmp_path):
+    return sorted(p for p in (tmp_path / "cache").rglob("*") if p.is_file())
+
+
+# --- compile, stages, metadata ------------------------------------------------------------------
+
+
+def test_compile_stages_metadata_and_replay(fake, tmp_path):
+    k = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a", num_warps=4)
+    assert list(k.asm) == ["tile", "llvm_dialect", "llir", "ptx", "cubin"]
+    assert k.asm["cubin"].startswith(b"\x7fELF") and isinstance(k.asm["ptx"], str)
+    assert "tile.arange 0, 512" in k.asm["tile"]
+    assert fake.pipelines[1] == "builtin.module(kiln-to-llvm{target=cuda:sm_90a num-warps=4})"
+    assert k.pipeline == ('kiln-opt --kiln-to-llvm="target=cuda:sm_90a num-warps=4" '
+                          'kernel.tile.mlir | kiln-translate --target=cuda:sm_90a --emit=ptx')
+    md = k.metadata
+    assert md["name"] == "add" and md["target"] == "cuda:sm_90a" and md["num_warps"] == 4
+    assert md["threads_per_warp"] == 32 and md["shared"] == 384
+    assert md["params"] == [{"name": "x", "type": "*fp32", "divisibility": 16},
+                            {"name": "y", "type": "*fp32", "divisibility": 16},
+                            {"name": "out", "type": "*fp32", "divisibility": 16},
+                            {"name": "n", "type": "i32"}]
+    assert md["constexprs"] == {"BLOCK": 512} and len(md["key"]) == 64
+    files = k.write_stages(tmp_path / "stages")
+    names = sorted(p.name for p in (tmp_path / "stages").iterdir())
+    assert names == ["kernel.cubin", "kernel.ll", "kernel.llvm.mlir", "kernel.ptx",
+                     "kernel.tile.mlir", "metadata.json", "replay.sh"]
+    assert files["cubin"].read_bytes() == k.asm["cubin"]
+
+
+def test_hip_stages(fake):
+    @kiln.jit
+    def k(out, LAYOUT: kl.constexpr):
+        kl.store(out + kl.arange(0, 256, LAYOUT), 1.0)
+    ck = kiln.compile(k, {"out": "*fp32"}, {"LAYOUT": kl.BlockedLayout([1], [64], [4], [0])},
+                      target="hip:gfx942")
+    assert list(ck.asm) == ["tile", "llvm_dialect", "llir", "amdgcn", "hsaco"]
+    assert ck.metadata["threads_per_warp"] == 64 and ck.binary.endswith(b"hsaco")
+    assert ck.pipeline.endswith("--emit=amdgcn")
+
+
+def test_missing_extension_is_reported_at_compile_time(monkeypatch):
+    monkeypatch.setattr(compiler_mod, "load_compiler", lambda: None)
+    with pytest.raises(kiln.ExtensionNotBuilt, match="Kiln's compiler extension is not built"):
+        kiln.compile(add, SIG, {"BLOCK": 512})
+    # a kernel error is still reported first, with its location
+    with pytest.raises(kiln.CompilationError, match="arange's range must be a power of 2"):
+        kiln.compile(add, SIG, {"BLOCK": 500})
+
+
+def test_compiler_diagnostics_become_located_errors(fake, monkeypatch):
+    def fail(ir, pipeline, source_name="kernel"):
+        raise FakeCompiler.CompilationError("boom", [
+            {"severity": "error", "message": "'tile.load' op bad", "file": __file__,
+             "line": 5, "col": 1}])
+    monkeypatch.setattr(fake, "run_pipeline", fail)
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(add, SIG, {"BLOCK": 512})
+    assert (ei.value.file, ei.value.line, ei.value.col) == (__file__, 5, 1)
+    assert str(ei.value).startswith(f"{__file__}:5:1: error: 'tile.load' op bad")
+
+
+# --- disk cache -----------------------------------------------------------------------------------
+
+
+def test_disk_cache_hit_skips_compilation(fake, tmp_path):
+    k1 = kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 1 and len(entries(tmp_path)) == 1
+    k2 = kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 1
+    assert k2.asm == k1.asm and k2.metadata == k1.metadata and k2.pipeline == k1.pipeline
+    kiln.compile(add, SIG, {"BLOCK": 512}, cache=False)
+    assert fake.compiles == 2
+
+
+def test_key_covers_specialization_options_and_version(fake, monkeypatch):
+    def key(sig=SIG, cx={"BLOCK": 512}, target="cuda:sm_90a", nw=4, version="fake-1.0"):
+        params = compiler_mod.parse_signature(add, sig, cx)
+        return compiler_mod.cache_key(add, params, target, nw, version)
+    base = key()
+    assert base == key()
+    variants = [key(cx={"BLOCK": 1024}), key(nw=8), key(target="hip:gfx942"),
+                key(version="fake-2.0"), key(sig=dict(SIG, n="i32:16")),
+                key(sig=dict(SIG, x="*fp16:16")), key(sig=dict(SIG, x="*fp32")),
+                key(cx={"BLOCK": 512, "n": 1}, sig={k: v for k, v in SIG.items() if k != "n"})]
+    assert len({base, *variants}) == len(variants) + 1
+
+
+def test_key_covers_layout_constexprs(fake):
+    @kiln.jit
+    def k(out, LAYOUT: kl.constexpr):
+        kl.store(out + kl.arange(0, 128, LAYOUT), 1.0)
+    keys = set()
+    for layout in (kl.BlockedLayout([1], [32], [4], [0]), kl.BlockedLayout([2], [32], [4], [0]),
+                   kl.to_linear_layout(kl.BlockedLayout([1], [32], [4], [0]), [128])):
+        params = compiler_mod.parse_signature(k, {"out": "*fp32"}, {"LAYOUT": layout})
+        keys.add(compiler_mod.cache_key(k, params, "cuda:sm_90a", 4, "v"))
+    assert len(keys) == 3
+
+
+MODULE = '''
+import kiln
+import kiln.language as kl
+G = kl.constexpr({g})
+
+@kiln.jit
+def helper(v):
+    return v + {helper}
+
+@kiln.jit
+def middle(v):
+    return helper(v)
+
+@kiln.jit
+def kern(x):
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.store(x + offs, middle(offs) + G)
+'''
+
+
+def load_module(path, name, g=3, helper="1"):
+    path.write_text(textwrap.dedent(MODULE.format(g=g, helper=helper)))
+    linecache.clearcache()
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def kern_key(mod):
+    params = compiler_mod.parse_signature(mod.kern, {"x": "*i32"}, {})
+    return compiler_mod.cache_key(mod.kern, params, "cuda:sm_90a", 4, "v")
+
+
+def test_key_covers_transitive_dependencies_and_globals(tmp_path):
+    path = tmp_path / "kmod.py"
+    base = kern_key(load_module(path, "kmod_a"))
+    assert kern_key(load_module(path, "kmod_b")) == base
+    assert kern_key(load_module(path, "kmod_c", helper="1 + 1")) != base  # source 2 calls away
+    mod = load_module(path, "kmod_d")
+    assert kern_key(mod) == base
+    mod.G = kl.constexpr(4)  # a constexpr global the kernel reads
+    assert kern_key(mod) != base
+
+
+def test_key_is_stable_across_processes(tmp_path):
+    path = tmp_path / "kmod.py"
+    here = kern_key(load_module(path, "kmod_p"))
+    code = (f"import sys; sys.path.insert(0, {PYTHON_DIR!r}); sys.path.insert(0, "
+            f"{str(tmp_path)!r})\n"
+            "import kmod\nfrom kiln.compiler import compiler as c\n"
+            "p = c.parse_signature(kmod.kern, {'x': '*i32'}, {})\n"
+            "print(c.cache_key(kmod.kern, p, 'cuda:sm_90a', 4, 'v'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=dict(os.environ, PYTHONHASHSEED="123"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == here
+
+
+@pytest.mark.parametrize("damage", ["truncate", "garbage", "empty", "flip", "other_key"])
+def test_corrupted_entry_is_a_miss(fake, tmp_path, damage):
+    kiln.compile(add, SIG, {"BLOCK": 512})
+    (path,) = entries(tmp_path)
+    data = path.read_bytes()
+    if damage == "truncate":
+        path.write_bytes(data[: len(data) // 2])
+    elif damage == "garbage":
+        path.write_bytes(os.urandom(300))
+    elif damage == "empty":
+        path.write_bytes(b"")
+    elif damage == "flip":  # valid header, payload altered
+        i = data.index(b'"name"')
+        path.write_bytes(data[:i] + b'"nAme"' + data[i + 6:])
+    else:  # a valid entry of another key stored under this name
+        other = DiskCache(path.parent.parent)
+        other.put("f" * 64, {"asm": {}, "metadata": {}, "name": "x", "pipeline": ""})
+        os.replace(other.path("f" * 64), path)
+    k = kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 2 and k.asm["cubin"].startswith(b"\x7fELF")
+    # the entry was rewritten and is valid again
+    assert DiskCache().get(k.metadata["key"]) is not None
+    kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 2
+
+
+@pytest.mark.parametrize("code", [errno.ENOSPC, errno.EACCES, errno.EROFS])
+def test_write_failure_warns_and_continues(fake, tmp_path, monkeypatch, code):
+    def fail(*a, **kw):
+        raise OSError(code, os.strerror(code))
+    monkeypatch.setattr(cache_mod.os, "replace", fail)
+    with pytest.warns(CacheWarning, match=os.strerror(code)):
+        k = kiln.compile(add, SIG, {"BLOCK": 512})
+    assert k.binary.startswith(b"\x7fELF")
+    assert entries(tmp_path) == []  # no entry, no leftover temporary file
+    with pytest.warns(CacheWarning):
+        kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 2
+
+
+def test_unwritable_cache_dir_warns(fake, tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(blocker / "cache"))
+    with pytest.warns(CacheWarning, match="could not write the kernel cache entry"):
+        kiln.compile(add, SIG, {"BLOCK": 512})
+
+
+def _writer(root, barrier, payload):
+    barrier.wait()
+    for _ in range(20):
+        DiskCache(root).put("ab" * 32, payload)
+
+
+def test_concurrent_writers_leave_one_valid_entry(tmp_path):
+    payload = {"name": "k", "asm": {"tile": "x" * 20000, "cubin": b"\x00" * 50000},
+               "metadata": {"key": "ab" * 32}, "pipeline": "p"}
+    ctx = multiprocessing.get_context("spawn")
+    barrier = ctx.Barrier(4)
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), barrier, payload))
+             for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    got = DiskCache(tmp_path).get("ab" * 32)
+    assert got["asm"] == payload["asm"]
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [f"{'ab' * 32}.kiln"]
+
+
+# --- @kiln.jit launch path --------------------------------------------------------------------
+
+
+class FakeTensor:
+    def __init__(self, addr, dtype="float32"):
+        self.addr, self.dtype = addr, dtype
+
+    def data_ptr(self):
+        return self.addr
+
+
+def test_jit_launch_path(fake, monkeypatch):
+    runtime = pytest.importorskip("kiln.runtime.launcher")
+    launches = []
+
+    class FakeDriver:
+        def current_target(self):
+            return "cuda:sm_90a"
+
+    class FakeLoaded:
+        def __init__(self, driver, binary, metadata):
+            self.metadata = metadata
+            assert binary.startswith(b"\x7fELF")
+
+        def launch(self, grid, args, stream=None):
+            launches.append((grid, args, self.metadata["params"]))
+
+    monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
+    monkeypatch.setattr(runtime, "LoadedKernel", FakeLoaded)
+    x, y, out = FakeTensor(4096), FakeTensor(4096), FakeTensor(4100)
+    seen = {}
+
+    def grid(meta):
+        seen.update(meta)
+        return (kiln.cdiv(meta["n"], meta["BLOCK"]),)
+    add[grid](x, y, out, 1000, BLOCK=256)
+    assert seen["BLOCK"] == 256 and seen["n"] == 1000 and seen["num_warps"] == 4
+    assert launches[-1][0] == (4, 1, 1) and launches[-1][1] == [x, y, out, 1000]
+    assert launches[-1][2][2] == {"name": "out", "type": "*fp32"}  # unaligned: no divisibility
+    add[(2,)](x, y, out, 1000, BLOCK=256)
+    assert fake.compiles == 1  # in-memory cache
+    add[(2,)](x, y, out, 1, BLOCK=256)  # n == 1 is specialized away
+    assert fake.compiles == 2 and launches[-1][1] == [x, y, out]
+    add[(2, 3)](x, y, out, 1000, BLOCK=512)
+    assert fake.compiles == 3 and launches[-1][0] == (2, 3, 1)
+    with pytest.raises(ValueError, match="grid dimension 0 must be positive"):
+        add[(0,)](x, y, out, 1000, BLOCK=256)
+    with pytest.raises(TypeError, match="missing a required argument: 'n'"):
+        add[(1,)](x, y, out, BLOCK=256)
+
+
+def test_warmup_with_type_strings(fake):
+    ck = add.warmup("*fp32:16", "*fp32", "*fp32", "i32", BLOCK=128, target="cuda:sm_90a")
+    assert [p.get("divisibility") for p in ck.metadata["params"]] == [16, None, None, None]
+    assert ck.metadata["constexprs"] == {"BLOCK": 128}
+
+
+# --- AOT ------------------------------------------------------------------------------------------
+
+
+def test_aot_bundle(fake, tmp_path):
+    bundle = pytest.importorskip("kiln.runtime.bundle")
+    import kiln.aot
+    kernels = kiln.aot.compile_bundle(tmp_path / "bundle", [
+        {"fn": add, "signature": SIG, "constexprs": {"BLOCK": 512}, "num_warps": 4,
+         "target": "cuda:sm_90a", "key": "add_512"},
+        {"fn": add, "signature": SIG, "constexprs": {"BLOCK": 1024}, "num_warps": 4,
+         "target": "cuda:sm_90a"},
+    ])
+    assert [k.metadata["key"] for k in kernels] == ["add_512", "add_cuda_sm_90a"]
+    loaded = bundle.load_bundle(str(tmp_path / "bundle"))
+    assert list(loaded) == ["add_512", "add_cuda_sm_90a"]
+    entry = loaded["add_512"]
+    assert entry.binary == kernels[0].binary
+    assert entry.metadata["params"] == kernels[0].metadata["params"]
+    assert loaded["add_cuda_sm_90a"].metadata["constexprs"] == {"BLOCK": 1024}
+    with pytest.raises(ValueError, match="unknown field"):
+        kiln.aot.compile_entries([{"fn": add, "target": "cuda:sm_90a", "grid": 1}])
+
+
+# --- with the real extension -------------------------------------------------------------------
+
+
+@needs_compiler
+def test_real_compile_and_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    k1 = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
+    assert "llvm.func" in k1.asm["llvm_dialect"] and "define" in k1.asm["llir"]
+    assert ".entry add" in k1.asm["ptx"] or ".visible .entry" in k1.asm["ptx"]
+    assert isinstance(k1.asm["cubin"], bytes) and len(k1.asm["cubin"]) > 0
+    calls = []
+    real_run = real_compiler.run_pipeline
+
+    class Counting:
+        CompilationError = real_compiler.CompilationError
+        version = staticmethod(real_compiler.version)
+        known_targets = staticmethod(real_compiler.known_targets)
+        translate = staticmethod(real_compiler.translate)
+
+        @staticmethod
+        def run_pipeline(*a):
+            calls.append(a[1])
+            return real_run(*a)
+    monkeypatch.setattr(compiler_mod, "load_compiler", lambda: Counting)
+    k2 = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
+    assert calls == [] and k2.asm == k1.asm
+    (path,) = [p for p in (tmp_path / "cache").rglob("*.kiln")]
+    path.write_bytes(path.read_bytes()[:100])
+    k3 = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
+    assert len(calls) == 2 and k3.asm["ptx"] == k1.asm["ptx"]
+
+
+@needs_compiler
+def test_replay_command_reproduces_the_ptx(tmp_path, monkeypatch):
+    bin_dir = os.path.join(PYTHON_DIR, "..", "build", "bin")
+    if not all(os.path.exists(os.path.join(bin_dir, t)) for t in ("kiln-opt", "kiln-translate")):
+        pytest.skip("kiln-opt / kiln-translate are not built in build/bin")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    k = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
+    k.write_stages(tmp_path / "stages")
+    out = subprocess.run(["sh", "replay.sh"], cwd=tmp_path / "stages", capture_output=True,
+                         env=dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"]),
+                         timeout=120)
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout.decode() == k.asm["ptx"]
