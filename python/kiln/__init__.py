@@ -15,6 +15,7 @@ Importing kiln needs neither the C++ extensions nor numpy/torch; compiling needs
 from . import language  # noqa: F401
 from .compiler.errors import (  # noqa: F401
     KilnError, CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
+    OutOfResources,
 )
 from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.compiler import CompiledKernel, compile  # noqa: F401
@@ -23,7 +24,7 @@ from .language import constexpr, constexpr_function  # noqa: F401
 
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
-           "ExtensionNotBuilt", "CacheWarning", "constexpr", "constexpr_function", "language",
+           "ExtensionNotBuilt", "OutOfResources", "CacheWarning", "constexpr", "constexpr_function", "language",
            "aot"]
 
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import linecache
+import re
 from typing import Iterable, List, Optional, Sequence
 
 __all__ = ["KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
@@ -95,6 +96,20 @@ class ExtensionNotBuilt(CompilationError):
     """``kiln._compiler`` cannot be imported."""
 
 
+class OutOfResources(CompilationError):
+    """The kernel needs more of a per-CTA resource than the target has, found at
+    compile time (``required`` and ``limit`` in bytes, ``name`` e.g. "shared memory")."""
+
+    def __init__(self, message: str, *args, required: int = 0, limit: int = 0,
+                 name: str = "shared memory", **kwargs):
+        super().__init__(message, *args, **kwargs)
+        self.required, self.limit, self.name = required, limit, name
+
+
+_OUT_OF_RESOURCES = re.compile(
+    r"out of resources: (?P<name>[a-z ]+?) required (?P<req>\d+) bytes, limit (?P<lim>\d+) bytes")
+
+
 def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> CompilationError:
     """Turn ``kiln._compiler.CompilationError.diagnostics`` into a :class:`CompilationError`
     pointing at the first error; other diagnostics become notes."""
@@ -106,6 +121,11 @@ def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> Compila
               if d.get("severity", "note") not in ("note", "remark") else d.get("message", ""),
               d.get("file") or None, d.get("line") or None, d.get("col") or None)
              for d in diags if d is not first]
-    return CompilationError(first.get("message", fallback), first.get("file") or None,
-                            first.get("line") or None, first.get("col") or None, notes=notes,
+    message = first.get("message", fallback)
+    where = (first.get("file") or None, first.get("line") or None, first.get("col") or None)
+    m = _OUT_OF_RESOURCES.search(message)
+    if m:
+        return OutOfResources(message, *where, notes=notes, required=int(m.group("req")),
+                              limit=int(m.group("lim")), name=m.group("name"))
+    return CompilationError(message, *where, notes=notes,
                             severity=first.get("severity", "error"))
