@@ -3,6 +3,7 @@
 #include "AxisInfo.h"
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -139,7 +140,7 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
         AxisInfo off = get(a.getOffset());
         Type elem = cast<PointerType>(getElementTypeOrSelf(a.getPtr().getType()))
                         .getPointeeType();
-        int64_t bytes = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+        int64_t bytes = getElementBytes(elem);
         for (int64_t &d : off.divisibility)
           d = std::min(d * bytes, AxisInfo::kMaxDivisibility);
         return addInfo(p, off, /*sub=*/false);
@@ -165,15 +166,19 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
       .Case([&](arith::CmpIOp c) {
         AxisInfo a = get(c.getLhs()), b = get(c.getRhs());
         AxisInfo r = unknown;
-        bool ordered = c.getPredicate() != arith::CmpIPredicate::eq &&
-                       c.getPredicate() != arith::CmpIPredicate::ne;
+        // x < n (and x >= n) stays constant over an aligned contiguous run of
+        // x when n is constant there and both are multiples of the run
+        // length. x <= n and x > n do not: the run's first element can differ.
+        using P = arith::CmpIPredicate;
+        P p = c.getPredicate();
+        bool lhsRuns = p == P::slt || p == P::sge || p == P::ult || p == P::uge;
+        bool rhsRuns = p == P::sgt || p == P::sle || p == P::ugt || p == P::ule;
         for (unsigned d = 0; d < rank; ++d) {
           int64_t k = gcd(a.constancy[d], b.constancy[d]);
-          // x < n stays constant over an aligned contiguous run of x when n
-          // is constant there and both are multiples of the run length.
-          if (ordered) {
-            int64_t run = std::min({a.contiguity[d], a.divisibility[d],
-                                    b.constancy[d], b.divisibility[d]});
+          if (lhsRuns || rhsRuns) {
+            const AxisInfo &x = lhsRuns ? a : b, &n = lhsRuns ? b : a;
+            int64_t run = std::min({x.contiguity[d], x.divisibility[d],
+                                    n.constancy[d], n.divisibility[d]});
             run = run > 0 ? int64_t(1) << llvm::Log2_64(run) : 1;
             k = std::max(k, run);
           }

@@ -93,9 +93,9 @@ struct FastMathConversion : public ConvertOpToLLVMPattern<MathOp> {
     Type t = op.getType();
     if (isa<ShapedType>(t))
       return failure();
+    // Other types are rejected before the conversion (checkSupported).
     if (!t.isF16() && !t.isBF16() && !t.isF32())
-      return op.emitOpError() << "is only supported on f16, bf16 and f32 on "
-                              << ctx.target.getDesc().name << ", got " << t;
+      return rewriter.notifyMatchFailure(op, "unsupported float type");
     Location loc = op.getLoc();
     Type f32 = rewriter.getF32Type();
     Value x = adaptor.getOperand();

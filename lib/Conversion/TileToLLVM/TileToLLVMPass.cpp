@@ -25,6 +25,32 @@ using namespace kiln::tile;
 
 namespace {
 
+/// Reports ops the lowering cannot handle, at the op, before any rewriting.
+LogicalResult checkSupported(ModuleOp module) {
+  WalkResult r = module.walk([](Operation *op) {
+    if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
+            math::CosOp, math::RsqrtOp>(op)) {
+      Type t = getElementTypeOrSelf(op->getResult(0).getType());
+      if (!t.isF16() && !t.isBF16() && !t.isF32()) {
+        op->emitOpError() << "is only supported on f16, bf16 and f32 (no "
+                             "device math library yet), got "
+                          << t;
+        return WalkResult::interrupt();
+      }
+    }
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (isa<RankedTensorType>(c.getType()) &&
+          !isa<SplatElementsAttr>(c.getValue())) {
+        c.emitOpError() << "only splat tensor constants are supported in "
+                           "kernels";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 struct ConvertTileToLLVMPass
     : kiln::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using Base::Base;
@@ -78,6 +104,11 @@ struct ConvertTileToLLVMPass
                          << desc->warpSize << "-wide warps";
       return signalPassFailure();
     }
+    // Legality before LLVM: layouts must match this target's warps, and
+    // only what the lowering supports may reach it.
+    if (failed(verifyModuleLayouts(module, warps, desc->warpSize)) ||
+        failed(checkSupported(module)))
+      return signalPassFailure();
     std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(*desc);
     if (!targetInfo) {
       module.emitError() << "the backend for " << desc->name
@@ -137,7 +168,9 @@ struct ConvertTileToLLVMPass
     // Kernels: every public function. Divisibility hints become alignment.
     unsigned numThreads = warps * desc->warpSize;
     module.walk([&](LLVM::LLVMFuncOp func) {
-      if (func.isExternal() || func.isPrivate())
+      // Kernels are the public functions that return nothing.
+      if (func.isExternal() || func.isPrivate() ||
+          !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
         return;
       targetInfo->markKernel(func, numThreads);
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {

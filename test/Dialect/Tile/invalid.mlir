@@ -75,8 +75,14 @@ func.func @ptr_negative_space(%p: !tile.ptr<f32, -1>) { return }
 
 // -----
 
-// expected-error @+1 {{basis entries must be integers in [0, 2^30]}}
+// expected-error @+1 {{basis entries must be integers in [0, 2^30)}}
 #x = #tile.linear<{register = [[-1]], lane = [], warp = []}>
+
+// -----
+
+// An entry of 2^30 used to overflow the size computation and hang the parser.
+// expected-error @+1 {{basis entries must be integers in [0, 2^30)}}
+#x = #tile.linear<{register = [[1073741824]], lane = [], warp = []}>
 
 // -----
 
@@ -156,7 +162,7 @@ func.func @ptr_negative_space(%p: !tile.ptr<f32, -1>) { return }
 
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
-  // expected-error @+1 {{'func.func' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 32 threads per warp but the module has tile.threads_per_warp = 64}}
+  // expected-error @+1 {{'func.func' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 32 threads per warp but the kernel is compiled for 64 (tile.threads_per_warp)}}
   func.func @threads_per_warp_mismatch(%x: tensor<128xf32, #l>) { return }
 }
 
@@ -165,7 +171,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @num_warps_mismatch() {
-    // expected-error @+1 {{'tile.arange' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 4 warps but the module has tile.num_warps = 8}}
+    // expected-error @+1 {{'tile.arange' op layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}> has 4 warps but the kernel is compiled for 8 (tile.num_warps)}}
     %r = tile.arange 0, 128 : tensor<128xi32, #l>
     return
   }
@@ -176,7 +182,7 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
 // Without tile.threads_per_warp the module means 32.
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32} {
-  // expected-error @+1 {{has 64 threads per warp but the module has tile.threads_per_warp = 32}}
+  // expected-error @+1 {{has 64 threads per warp but the kernel is compiled for 32 (tile.threads_per_warp)}}
   func.func @threads_per_warp_default(%x: tensor<256xf32, #l>) { return }
 }
 
@@ -284,6 +290,22 @@ module attributes {tile.foo = 1 : i32} {}
 
 // expected-error @+1 {{unknown tile attribute 'tile.numwarps'}}
 func.func @typo() attributes {tile.numwarps = 4 : i32} { return }
+
+// -----
+
+func.func @num_stages_negative(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'scf.for' op 'tile.num_stages' must be a non-negative integer}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.num_stages = -1 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_stages' must be a non-negative integer}}
+func.func @num_stages_string() attributes {tile.num_stages = "3"} { return }
 
 //===----------------------------------------------------------------------===//
 // tile.program_id / tile.num_programs
@@ -801,4 +823,67 @@ func.func @reduce_empty_region(%x: tensor<128xf32, #l>) {
 func.func @reduce_return_outside(%a: f32) {
   // expected-error @+1 {{'tile.reduce_return' op expects parent op 'tile.reduce'}}
   tile.reduce_return %a : f32
+}
+
+//===----------------------------------------------------------------------===//
+// Negative axes are reported as written
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @expand_dims_negative_axis(%x: tensor<16xi32, #row>) {
+  // expected-error @+1 {{'tile.expand_dims' op axis -1 out of range for rank 1}}
+  %e = tile.expand_dims %x {axis = -1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+func.func @reduce_negative_axis(%x: tensor<16x32xf32, #l2>) {
+  // expected-error @+1 {{'tile.reduce' op axis -1 out of range for rank 2}}
+  %s = tile.reduce %x {axis = -1 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #row> {
+  ^bb0(%a: f32, %b: f32):
+    %c = arith.addf %a, %b : f32
+    tile.reduce_return %c : f32
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Argument attributes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of argument 0 must be a positive power of two}}
+func.func @divisibility_zero(%p: !tile.ptr<f32> {tile.divisibility = 0 : i32}) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of argument 1 must be a positive power of two}}
+func.func @divisibility_not_pow2(%a: i32, %p: !tile.ptr<f32> {tile.divisibility = 12 : i32}) { return }
+
+// -----
+
+// expected-error @+1 {{unknown tile argument attribute 'tile.bogus'}}
+func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.bogus}) { return }
+
+//===----------------------------------------------------------------------===//
+// threads_per_warp is checked on its own
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{'tile.threads_per_warp' must be 32 or 64}}
+module attributes {tile.threads_per_warp = 16 : i32} {}
+
+// -----
+
+module {
+  // expected-error @+1 {{'tile.threads_per_warp' belongs on a module}}
+  func.func @f() attributes {tile.threads_per_warp = 32 : i32} { return }
 }

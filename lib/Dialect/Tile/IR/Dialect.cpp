@@ -164,20 +164,21 @@ static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
     return op->emitOpError()
            << "layout " << type.getEncoding() << " has "
            << ll->getInSize(LinearLayout::Lane)
-           << " threads per warp but the module has tile.threads_per_warp = "
-           << threadsPerWarp;
+           << " threads per warp but the kernel is compiled for "
+           << threadsPerWarp << " (tile.threads_per_warp)";
   if (ll->getInSize(LinearLayout::Warp) != numWarps)
     return op->emitOpError()
            << "layout " << type.getEncoding() << " has "
            << ll->getInSize(LinearLayout::Warp)
-           << " warps but the module has tile.num_warps = " << numWarps;
+           << " warps but the kernel is compiled for " << numWarps
+           << " (tile.num_warps)";
   return success();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kDivisibilityAttr || name == kSharedAttr ||
+  if (name == kSharedAttr ||
       name == "tile.scratch_offset")
     return success();
   if (name == kTargetAttr) {
@@ -185,8 +186,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be a string";
     return success();
   }
-  if (name == kThreadsPerWarpAttr)
-    return success(); // checked with kNumWarpsAttr
+  if (name == kThreadsPerWarpAttr) {
+    auto tpw = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a module";
+    if (!tpw || (tpw.getInt() != 32 && tpw.getInt() != 64))
+      return op->emitOpError() << "'" << name << "' must be 32 or 64";
+    return success(); // layouts are checked with kNumWarpsAttr
+  }
   if (name == "tile.num_stages") {
     // Loop hint for the (future) pipeliner: kl.range(..., num_stages=N).
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
@@ -205,11 +212,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       nw.getInt() > 32)
     return op->emitOpError() << "'" << name
                              << "' must be a power of two between 1 and 32";
-  int numWarps = nw.getInt();
   int tpw = getThreadsPerWarp(module);
   if (tpw != 32 && tpw != 64)
     return op->emitOpError() << "'" << kThreadsPerWarpAttr
                              << "' must be 32 or 64, got " << tpw;
+  return verifyModuleLayouts(module, nw.getInt(), tpw);
+}
+
+LogicalResult kiln::tile::verifyModuleLayouts(ModuleOp module, int numWarps,
+                                              int tpw) {
   auto check = [&](Operation *inner, Type t) -> LogicalResult {
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt)
@@ -228,4 +239,19 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (name != kDivisibilityAttr)
+    return op->emitOpError() << "unknown tile argument attribute '" << name
+                             << "'";
+  auto d = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!d || d.getInt() <= 0 || !llvm::isPowerOf2_64(d.getInt()) ||
+      d.getInt() > (int64_t(1) << 30))
+    return op->emitOpError() << "'" << name << "' of argument " << argIndex
+                             << " must be a positive power of two";
+  return success();
 }

@@ -228,10 +228,10 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
       LinearLayout::Basis v;
       for (Attribute e : basis) {
         auto i = dyn_cast<IntegerAttr>(e);
-        if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30))
+        if (!i || i.getInt() < 0 || i.getInt() >= (int64_t(1) << 30))
           return parser.emitError(parser.getNameLoc(),
                                   "basis entries must be integers in "
-                                  "[0, 2^30]"),
+                                  "[0, 2^30)"),
                  Attribute();
         v.push_back(i.getInt());
       }

@@ -59,7 +59,7 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType();
   auto dst = getResult().getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis > src.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << src.getRank();
@@ -216,7 +216,7 @@ void StoreOp::print(OpAsmPrinter &p) {
 
 LogicalResult ReduceOp::verifyRegions() {
   auto src = getSrc().getType();
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int32_t>(getAxis());
   if (axis < 0 || axis >= src.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << src.getRank();

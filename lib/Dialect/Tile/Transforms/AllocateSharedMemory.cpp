@@ -23,9 +23,14 @@ struct AllocateSharedMemory
   void runOnOperation() override {
     ModuleOp module = getOperation();
     std::string name = target;
-    if (name.empty())
-      if (auto a = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr))
-        name = a.str();
+    auto modTarget = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr);
+    if (name.empty() && modTarget)
+      name = modTarget.str();
+    if (modTarget && modTarget.getValue() != name) {
+      module.emitError() << "module was built for " << modTarget
+                         << " but the pass targets '" << name << "'";
+      return signalPassFailure();
+    }
     const TargetDesc *desc = name.empty() ? nullptr : lookupTarget(name);
     if (!name.empty() && !desc) {
       module.emitError() << "unknown target '" << name
@@ -48,12 +53,11 @@ struct AllocateSharedMemory
       }
     });
     if (desc && total > desc->maxSharedBytes) {
-      InFlightDiagnostic d = largest->emitError()
-                             << "out of resources: shared memory required "
-                             << total << " bytes, limit "
-                             << desc->maxSharedBytes << " bytes on "
-                             << desc->name;
-      d.attachNote(module.getLoc()) << "this op needs the most scratch space";
+      // Reported at the op that needs the most scratch space.
+      largest->emitError() << "out of resources: shared memory required "
+                           << total << " bytes, limit "
+                           << desc->maxSharedBytes << " bytes on "
+                           << desc->name;
       return signalPassFailure();
     }
     module->setAttr(TileDialect::kSharedAttr, b.getI32IntegerAttr(total));

@@ -38,7 +38,9 @@ public:
     auto field = [&](int64_t offset, Type t) -> Value {
       Value off = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(offset));
       Value p = LLVM::GEPOp::create(b, loc, ptrTy, i8, packet, ValueRange{off});
-      return LLVM::LoadOp::create(b, loc, t, p, /*alignment=*/2, false, true);
+      return LLVM::LoadOp::create(b, loc, t, p, /*alignment=*/2,
+                                  /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                  /*isInvariant=*/true);
     };
     Value grid = field(12 + 4 * axis, i32);
     Value wg = LLVM::ZExtOp::create(b, loc, i32, field(4 + 2 * axis, i16));

@@ -39,6 +39,12 @@ mlir::Type getI1SameShape(mlir::Type type);
 /// tensor of pointers.
 mlir::Type getPointeeType(mlir::Type type);
 
+/// Checks every tensor type in `module` against the compile context: a
+/// distributed layout covering the shape, with exactly `threadsPerWarp`
+/// lanes and `numWarps` warps. Reports on the first offending op.
+mlir::LogicalResult verifyModuleLayouts(mlir::ModuleOp module, int numWarps,
+                                        int threadsPerWarp);
+
 /// Module-level compile context, read from the module attributes.
 int getNumWarps(mlir::ModuleOp module);
 int getThreadsPerWarp(mlir::ModuleOp module);

@@ -1,0 +1,276 @@
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory -verify-diagnostics | FileCheck %s
+
+// A target option that differs from the module's tile.target is an error.
+// RUN: not kiln-opt %s -split-input-file --tile-allocate-shared-memory="target=hip:gfx942" 2>&1 | FileCheck %s --check-prefix=OPT
+
+// Every op that stages data through shared memory gets tile.scratch_offset;
+// the module's tile.shared is the largest single scratch buffer (users are
+// sequential and bracketed by barriers, so they all start at 0).
+
+// 512 x f32 crossing threads: 2048 bytes. Pointers take 8 bytes and i1 one.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 4096 : i32
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32} : tensor<512xf32,
+// CHECK: tile.convert_layout %arg1 {tile.scratch_offset = 0 : i32} : tensor<512xi1,
+// CHECK: tile.convert_layout %arg2 {tile.scratch_offset = 0 : i32} : tensor<512x!tile.ptr<f16>,
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @largest_wins(%a: tensor<512xf32, #l>, %b: tensor<512xi1, #l>, %c: tensor<512x!tile.ptr<f16>, #l>) {
+    %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+    %1 = tile.convert_layout %b : tensor<512xi1, #l> -> tensor<512xi1, #m>
+    %2 = tile.convert_layout %c : tensor<512x!tile.ptr<f16>, #l> -> tensor<512x!tile.ptr<f16>, #m>
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 2048 : i32
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32}
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @f32_convert(%a: tensor<512xf32, #l>) {
+    %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+    return
+  }
+}
+
+// -----
+
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 512 : i32
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @i1_convert(%b: tensor<512xi1, #l>) {
+    %1 = tile.convert_layout %b : tensor<512xi1, #l> -> tensor<512xi1, #m>
+    return
+  }
+}
+
+// -----
+
+// Conversions that leave every element in its thread need no scratch: the
+// same layout spelled as #tile.linear, and a permutation of the registers.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 0 : i32
+// CHECK-NOT: tile.scratch_offset
+// CHECK: tile.convert_layout %arg0 : tensor<512xf32, #{{.*}}> -> tensor<512xf32, #{{.*}}>
+// CHECK: tile.convert_layout %arg0 : tensor<512xf32, #{{.*}}> -> tensor<512xf32, #{{.*}}>
+// CHECK: tile.reshape %arg1 : tensor<16x32xf32, #{{.*}}> -> tensor<512xf32, #{{.*}}>
+// CHECK-NOT: tile.scratch_offset
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#same = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
+#perm = #tile.linear<{register = [[2], [1]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @no_scratch(%a: tensor<512xf32, #l>, %b: tensor<16x32xf32, #l2>) {
+    %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #same>
+    %1 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #perm>
+    // Row-major flattening of #l2 gives exactly #l.
+    %2 = tile.reshape %b : tensor<16x32xf32, #l2> -> tensor<512xf32, #l>
+    return
+  }
+}
+
+// -----
+
+// A reshape whose layouts do not line up moves data like convert_layout.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 2048 : i32
+// CHECK: tile.reshape %arg0 {tile.scratch_offset = 0 : i32}
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reshape_moves(%b: tensor<16x32xf32, #l2>) {
+    %0 = tile.reshape %b : tensor<16x32xf32, #l2> -> tensor<512xf32, #m>
+    return
+  }
+}
+
+// -----
+
+// Reductions: scratch only when warps split the axis; then
+// (warps along the axis) x (outputs) x (element bytes).
+// Axis 1 lies within each warp's registers and lanes: none.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 0 : i32
+// CHECK: tile.reduce %arg0 {axis = 1 : i32} :
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_in_warp(%x: tensor<16x32xf32, #l2>) {
+    %s = tile.reduce %x {axis = 1 : i32} : tensor<16x32xf32, #l2> -> tensor<16xf32, #tile.slice<{dim = 1, parent = #l2}>> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    return
+  }
+}
+
+// -----
+
+// Axis 0 is split by all 4 warps: 4 x 32 x 4 bytes.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 512 : i32
+// CHECK: tile.reduce %arg0 {axis = 0 : i32, tile.scratch_offset = 0 : i32}
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_4_warps(%x: tensor<16x32xf32, #l2>) {
+    %s = tile.reduce %x {axis = 0 : i32} : tensor<16x32xf32, #l2> -> tensor<32xf32, #tile.slice<{dim = 0, parent = #l2}>> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    return
+  }
+}
+
+// -----
+
+// Warps 2 x 2: axis 0 is split by 2 warps: 2 x 64 outputs x 2 bytes (f16).
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 256 : i32
+// CHECK: tile.reduce %arg0 {axis = 0 : i32, tile.scratch_offset = 0 : i32}
+#w = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_2_warps_f16(%x: tensor<32x64xf16, #w>) {
+    %s = tile.reduce %x {axis = 0 : i32} : tensor<32x64xf16, #w> -> tensor<64xf16, #tile.slice<{dim = 0, parent = #w}>> {
+    ^bb0(%a: f16, %b: f16):
+      %c = arith.addf %a, %b : f16
+      tile.reduce_return %c : f16
+    }
+    return
+  }
+}
+
+// -----
+
+// A 1-D reduction to a scalar over 4 warps: 4 x 1 x 4 bytes.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 16 : i32
+// CHECK: tile.reduce %arg0 {axis = 0 : i32, tile.scratch_offset = 0 : i32}
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_to_scalar(%x: tensor<512xi32, #l>) -> i32 {
+    %s = tile.reduce %x {axis = 0 : i32} : tensor<512xi32, #l> -> i32 {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.reduce_return %c : i32
+    }
+    return %s : i32
+  }
+}
+
+// -----
+
+// The largest user across functions and nested regions sets the total.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 8192 : i32
+// CHECK: scf.for
+// CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i32} : tensor<1024xf64,
+// CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i32} : tensor<512xf32,
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @in_loop(%a: tensor<1024xf64, #l>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    scf.for %i = %c0 to %n step %c1 {
+      %0 = tile.convert_layout %a : tensor<1024xf64, #l> -> tensor<1024xf64, #m>
+    }
+    return
+  }
+  func.func @other(%a: tensor<512xf32, #l>) {
+    %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+    return
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The per-CTA limit of the module's tile.target.
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// 128 x 512 x 4 bytes = 256 KiB > 227 KiB on sm_90a.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @too_big_sm90a(%x: tensor<128x512xf32, #a>) {
+    // expected-error @+1 {{out of resources: shared memory required 262144 bytes, limit 232448 bytes on cuda:sm_90a}}
+    %y = tile.convert_layout %x : tensor<128x512xf32, #a> -> tensor<128x512xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// Exactly the 64 KiB of LDS that gfx942 has.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 65536 : i32
+// CHECK-SAME: tile.target = "hip:gfx942"
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @at_limit_gfx942(%x: tensor<64x256xf32, #a>) {
+    %y = tile.convert_layout %x : tensor<64x256xf32, #a> -> tensor<64x256xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// 128 KiB: too much for gfx942 ...
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @too_big_gfx942(%x: tensor<128x256xf32, #a>) {
+    // expected-error @+1 {{out of resources: shared memory required 131072 bytes, limit 65536 bytes on hip:gfx942}}
+    %y = tile.convert_layout %x : tensor<128x256xf32, #a> -> tensor<128x256xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// ... but within gfx950's 160 KiB.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 131072 : i32
+// CHECK-SAME: tile.target = "hip:gfx950"
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+// OPT: error: module was built for "hip:gfx950" but the pass targets 'hip:gfx942'
+module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @fits_gfx950(%x: tensor<128x256xf32, #a>) {
+    %y = tile.convert_layout %x : tensor<128x256xf32, #a> -> tensor<128x256xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// A cross-warp reduction counts too: 4 warps x 16384 outputs x 4 bytes =
+// 256 KiB on sm_80 (limit 163 KiB).
+#r = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_too_big_sm80(%x: tensor<4x16384xf32, #r>) {
+    // expected-error @+1 {{out of resources: shared memory required 262144 bytes, limit 166912 bytes on cuda:sm_80}}
+    %s = tile.reduce %x {axis = 0 : i32} : tensor<4x16384xf32, #r> -> tensor<16384xf32, #tile.slice<{dim = 0, parent = #r}>> {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.reduce_return %c : f32
+    }
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{unknown target 'cuda:sm_100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx942, hip:gfx950}}
+module attributes {tile.target = "cuda:sm_100"} {
+  func.func @unknown_target() { return }
+}
