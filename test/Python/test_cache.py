@@ -412,6 +412,7 @@ def test_real_compile_and_cache(tmp_path, monkeypatch):
     real_run = real_compiler.run_pipeline
 
     class Counting:
+        __file__ = real_compiler.__file__  # the same build: same cache key
         CompilationError = real_compiler.CompilationError
         version = staticmethod(real_compiler.version)
         known_targets = staticmethod(real_compiler.known_targets)
@@ -443,3 +444,23 @@ def test_replay_command_reproduces_the_ptx(tmp_path, monkeypatch):
                          timeout=120)
     assert out.returncode == 0, out.stderr.decode()
     assert out.stdout.decode() == k.asm["ptx"]
+
+
+def test_compiler_fingerprint_covers_the_build_and_tool_overrides(tmp_path, monkeypatch):
+    """A rebuilt extension with the same version string must not reuse old entries."""
+    class Ext:
+        def __init__(self, path):
+            self.__file__ = str(path)
+
+        @staticmethod
+        def version():
+            return "kiln-0.1.0 llvm-22.1.8"
+
+    a, b = tmp_path / "a.so", tmp_path / "b.so"
+    a.write_bytes(b"build one")
+    b.write_bytes(b"build two")
+    fa = compiler_mod.compiler_fingerprint(Ext(a))
+    assert fa != compiler_mod.compiler_fingerprint(Ext(b))
+    assert fa == compiler_mod.compiler_fingerprint(Ext(a))
+    monkeypatch.setenv("KILN_PTXAS", "/opt/other/ptxas")
+    assert fa != compiler_mod.compiler_fingerprint(Ext(a))

@@ -4,6 +4,7 @@ stage's text, with an on-disk cache."""
 from __future__ import annotations
 
 import hashlib
+import os
 import inspect
 import json
 import re
@@ -44,6 +45,24 @@ def load_compiler():
     except ImportError as e:
         _IMPORT_ERROR = str(e)
         return None
+
+
+_BUILD_HASHES: Dict[str, str] = {}
+
+
+def compiler_fingerprint(compiler) -> str:
+    """What identifies the compiler for the cache: its version, a hash of the built
+    extension (Kiln's C++ is linked into it, so any rebuild changes the key) and the
+    tool overrides that change the produced binaries."""
+    path = getattr(compiler, "__file__", None) or ""
+    if path not in _BUILD_HASHES:
+        h = hashlib.sha256()
+        if path and os.path.exists(path):
+            with open(path, "rb") as f:
+                h.update(f.read())
+        _BUILD_HASHES[path] = h.hexdigest()
+    env = ";".join(f"{v}={os.environ.get(v, '')}" for v in ("KILN_PTXAS", "KILN_LLD"))
+    return f"{compiler.version()}|{_BUILD_HASHES[path]}|{env}"
 
 
 def _not_built() -> ExtensionNotBuilt:
@@ -281,7 +300,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
     disk = None
     key = None
     if compiler is not None:
-        key = cache_key(fn, params, target, num_warps, compiler.version())
+        key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler))
         if cache:
             disk = DiskCache()
             payload = disk.get(key)
