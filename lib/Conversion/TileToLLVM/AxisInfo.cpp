@@ -106,7 +106,7 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
       .Case([&](ArangeOp a) {
         AxisInfo r = unknown;
         r.contiguity[0] = shape[0];
-        r.divisibility[0] = pow2Divisor(a.getStart());
+        r.divisibility[0] = pow2Divisor(static_cast<int32_t>(a.getStart()));
         return r;
       })
       .Case([&](SplatOp s) {

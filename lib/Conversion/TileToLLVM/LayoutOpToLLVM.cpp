@@ -54,7 +54,8 @@ struct ArangeOpConversion : public TilePattern<ArangeOp> {
     Location loc = op.getLoc();
     LinearLayout ll = *getLinearLayout(op.getType());
     SmallVector<Value> regs;
-    Value start = i32Const(rewriter, loc, op.getStart());
+    Value start =
+        i32Const(rewriter, loc, static_cast<int32_t>(op.getStart()));
     for (auto &c : emitCoordinates(rewriter, loc, ll, ctx))
       regs.push_back(LLVM::AddOp::create(rewriter, loc, c[0], start));
     rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), regs));

@@ -48,12 +48,14 @@ func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !
 }
 
 // CHECK-LABEL: func.func public @shapes
+// CHECK: tile.arange -8, 8 : tensor<16xi32, #{{.*}}>
 // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<16xi32, #{{.*}}> -> tensor<16x1xi32, #{{.*}}>
 // CHECK: tile.broadcast %{{.*}} : tensor<16x1xi32, #{{.*}}> -> tensor<16x32xi32, #{{.*}}>
 // CHECK: tile.reshape %{{.*}} : tensor<16x32xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
 // CHECK: tile.convert_layout %{{.*}} : tensor<512xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
 func.func public @shapes() {
   %r = tile.arange 0, 16 : tensor<16xi32, #row>
+  %neg = tile.arange -8, 8 : tensor<16xi32, #row>
   %c = tile.arange 0, 32 : tensor<32xi32, #col>
   %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
   %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #col> -> tensor<1x32xi32, #l2>

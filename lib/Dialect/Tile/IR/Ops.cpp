@@ -21,7 +21,9 @@ LogicalResult ArangeOp::verify() {
   auto type = getResult().getType();
   if (type.getRank() != 1)
     return emitOpError() << "result must be 1-D, got " << type;
-  int64_t start = getStart(), end = getEnd();
+  // I32Attr accessors return unsigned; ranges may start below zero.
+  int64_t start = static_cast<int32_t>(getStart());
+  int64_t end = static_cast<int32_t>(getEnd());
   if (end <= start)
     return emitOpError() << "end (" << end << ") must be greater than start ("
                          << start << ")";
