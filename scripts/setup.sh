@@ -22,10 +22,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
 
+mkdir -p "$BUILD"
 echo "== configure ($BUILD)"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-  -DPython3_EXECUTABLE=/usr/bin/python3 >"$BUILD.configure.log" 2>&1 \
-  || { cat "$BUILD.configure.log"; exit 1; }
+  -DPython3_EXECUTABLE=/usr/bin/python3 >"$BUILD/configure.log" 2>&1 \
+  || { cat "$BUILD/configure.log"; exit 1; }
 echo "== build"
 ninja -C "$BUILD" -j "$(nproc)"
 

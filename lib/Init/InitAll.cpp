@@ -2,6 +2,7 @@
 
 #include "kiln/InitAll.h"
 
+#include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
@@ -59,6 +60,7 @@ void kiln::registerAllPasses() {
     tile::registerTilePasses();
     registerKilnConversionPasses();
     registerKilnPipelines();
+    registerTestAxisInfoPass();
     // Upstream passes Kiln's pipelines use, so replays can name them.
     mlir::registerCanonicalizerPass();
     mlir::registerCSEPass();

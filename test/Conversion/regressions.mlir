@@ -60,3 +60,56 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return %x : i32
   }
 }
+
+// -----
+
+// Row starts r[:, None] * stride with an unknown stride are only element
+// aligned: no vector access (it used to be ld.global.v4 at misaligned
+// addresses). A stride known to divide 16 keeps 16-byte vectors.
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: llvm.func @rows_unknown_stride
+  // CHECK-NOT: vector<4xf32>
+  // CHECK: llvm.return
+  func.func public @rows_unknown_stride(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32, %n: i32 {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 16 : tensor<16xi32, #row>
+    %c = tile.arange 0, 32 : tensor<32xi32, #col>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+    %ss = tile.splat %stride : tensor<16x1xi32, #l2>
+    %rs = arith.muli %re, %ss : tensor<16x1xi32, #l2>
+    %rb = tile.broadcast %rs : tensor<16x1xi32, #l2> -> tensor<16x32xi32, #l2>
+    %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #col> -> tensor<1x32xi32, #l2>
+    %cb = tile.broadcast %ce : tensor<1x32xi32, #l2> -> tensor<16x32xi32, #l2>
+    %o = arith.addi %rb, %cb : tensor<16x32xi32, #l2>
+    %ns = tile.splat %n : tensor<16x32xi32, #l2>
+    %m = arith.cmpi slt, %o, %ns : tensor<16x32xi32, #l2>
+    %xs = tile.splat %x : tensor<16x32x!tile.ptr<f32>, #l2>
+    %xp = tile.addptr %xs, %o : tensor<16x32x!tile.ptr<f32>, #l2>, tensor<16x32xi32, #l2>
+    %v = tile.load %xp, %m : tensor<16x32x!tile.ptr<f32>, #l2>
+    tile.store %xp, %v, %m : tensor<16x32x!tile.ptr<f32>, #l2>
+    return
+  }
+  // CHECK-LABEL: llvm.func @rows_stride16
+  // CHECK: llvm.load {{.*}} -> vector<4xf32>
+  // CHECK: llvm.store {{.*}} : vector<4xf32>
+  func.func public @rows_stride16(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 16 : tensor<16xi32, #row>
+    %c = tile.arange 0, 32 : tensor<32xi32, #col>
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+    %ss = tile.splat %stride : tensor<16x1xi32, #l2>
+    %rs = arith.muli %re, %ss : tensor<16x1xi32, #l2>
+    %rb = tile.broadcast %rs : tensor<16x1xi32, #l2> -> tensor<16x32xi32, #l2>
+    %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #col> -> tensor<1x32xi32, #l2>
+    %cb = tile.broadcast %ce : tensor<1x32xi32, #l2> -> tensor<16x32xi32, #l2>
+    %o = arith.addi %rb, %cb : tensor<16x32xi32, #l2>
+    %ns = tile.splat %n : tensor<16x32xi32, #l2>
+    %m = arith.cmpi slt, %o, %ns : tensor<16x32xi32, #l2>
+    %xs = tile.splat %x : tensor<16x32x!tile.ptr<f32>, #l2>
+    %xp = tile.addptr %xs, %o : tensor<16x32x!tile.ptr<f32>, #l2>, tensor<16x32xi32, #l2>
+    %v = tile.load %xp, %m : tensor<16x32x!tile.ptr<f32>, #l2>
+    tile.store %xp, %v, %m : tensor<16x32x!tile.ptr<f32>, #l2>
+    return
+  }
+}

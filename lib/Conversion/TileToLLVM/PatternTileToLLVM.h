@@ -2,7 +2,7 @@
 #ifndef KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
 #define KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
 
-#include "AxisInfo.h"
+#include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Conversion/TargetInfo.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 

@@ -1,0 +1,67 @@
+//===- AxisInfo.h - Contiguity, divisibility and constancy ------*- C++ -*-===//
+//
+// A forward analysis over integer and pointer values that tells the
+// load/store lowering how wide it may vectorize. For a value `v` of shape S
+// and a dimension d, with c = contiguity[d], p = divisibility[d] and
+// k = constancy[d], the analysis claims, for every index i whose i[d] is a
+// multiple of the group size:
+//
+//   contiguity   v[i + j e_d] == v[i] + j       for 0 <= j < c
+//   constancy    v[i + j e_d] == v[i]           for 0 <= j < k
+//   divisibility p divides v[i] for every i with i[d] % c == 0, i.e. the
+//                first element of each aligned contiguous group (every
+//                element when c == 1)
+//
+// Integers wrap at their bit width; pointers are byte addresses, their
+// contiguity counts elements and their divisibility counts bytes. All three
+// are powers of two. `test-print-axis-info` prints the claims, and
+// test/Python/test_axis_info_soundness.py checks them by brute force on
+// random expressions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_ANALYSIS_AXISINFO_H
+#define KILN_ANALYSIS_AXISINFO_H
+
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace kiln {
+
+struct AxisInfo {
+  static constexpr int64_t kMaxDivisibility = int64_t(1) << 30;
+  llvm::SmallVector<int64_t, 4> contiguity, divisibility, constancy;
+  /// The value of every element, when it is one known integer.
+  std::optional<int64_t> constant;
+  /// Difference between neighbours in a contiguous group: 1 for integers,
+  /// the pointee's size in bytes for pointers.
+  int64_t step = 1;
+
+  unsigned getRank() const { return contiguity.size(); }
+  /// The power of two dividing every element at an index whose `d`-th
+  /// coordinate is a multiple of `group` (a power of two).
+  int64_t divisibilityAt(unsigned d, int64_t group) const;
+  /// The power of two dividing every element.
+  int64_t elementDivisibility() const;
+  /// Nothing known about a value of `rank` dimensions (1 for scalars).
+  static AxisInfo unknown(unsigned rank);
+};
+
+class AxisInfoAnalysis {
+public:
+  AxisInfo get(mlir::Value v);
+
+private:
+  AxisInfo compute(mlir::Value v);
+  llvm::DenseMap<mlir::Value, AxisInfo> cache;
+};
+
+/// Registers `test-print-axis-info`, which reports every integer and pointer
+/// value's claims as remarks (for lit and the soundness test).
+void registerTestAxisInfoPass();
+
+} // namespace kiln
+
+#endif

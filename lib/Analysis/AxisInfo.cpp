@@ -1,0 +1,355 @@
+//===- AxisInfo.cpp - Contiguity, divisibility and constancy --------------===//
+//
+// Every rule below is argued against the definitions in AxisInfo.h; the
+// argument is the comment next to it. Values wrap at their bit width, and a
+// group that starts at a multiple of a power of two r and spans r elements
+// never crosses a wrap boundary, which is what the comparison and extension
+// rules rely on.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Analysis/AxisInfo.h"
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+static int64_t pow2Divisor(int64_t v) {
+  if (v == 0)
+    return AxisInfo::kMaxDivisibility;
+  uint64_t u = static_cast<uint64_t>(v);
+  return std::min<int64_t>(int64_t(1) << llvm::countr_zero(u),
+                           AxisInfo::kMaxDivisibility);
+}
+
+static int64_t pow2Floor(int64_t v) {
+  return v >= 1 ? int64_t(1) << llvm::Log2_64(v) : 1;
+}
+
+static int64_t capDiv(int64_t v) {
+  return std::clamp<int64_t>(v, 1, AxisInfo::kMaxDivisibility);
+}
+
+static int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
+
+static unsigned rankOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getRank();
+  return 1;
+}
+
+static SmallVector<int64_t> shapeOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return SmallVector<int64_t>(t.getShape());
+  return {1};
+}
+
+/// Bit width of an integer (or index) value or tensor; 0 otherwise.
+static unsigned intWidth(Value v) {
+  Type t = getElementTypeOrSelf(v.getType());
+  if (auto i = dyn_cast<IntegerType>(t))
+    return i.getWidth();
+  if (isa<IndexType>(t))
+    return 64;
+  return 0;
+}
+
+/// `v` wrapped to a signed integer of `width` bits.
+static int64_t wrap(int64_t v, unsigned width) {
+  if (width == 0 || width >= 64)
+    return v;
+  return llvm::SignExtend64(static_cast<uint64_t>(v), width);
+}
+
+AxisInfo AxisInfo::unknown(unsigned rank) {
+  AxisInfo a;
+  a.contiguity.assign(rank, 1);
+  a.divisibility.assign(rank, 1);
+  a.constancy.assign(rank, 1);
+  return a;
+}
+
+int64_t AxisInfo::divisibilityAt(unsigned d, int64_t group) const {
+  if (constant)
+    return pow2Divisor(*constant);
+  // Positions that are multiples of `group` >= c are group starts; those
+  // inside a longer group are start + m * group (times the step).
+  if (contiguity[d] <= group)
+    return divisibility[d];
+  return std::min(divisibility[d], group * step);
+}
+
+int64_t AxisInfo::elementDivisibility() const {
+  int64_t best = 1;
+  for (unsigned d = 0; d < getRank(); ++d)
+    best = std::max(best, divisibilityAt(d, 1));
+  return best;
+}
+
+AxisInfo AxisInfoAnalysis::get(Value v) {
+  auto it = cache.find(v);
+  if (it != cache.end())
+    return it->second;
+  // Insert a conservative value first so that cycles (loop block arguments)
+  // terminate.
+  cache[v] = AxisInfo::unknown(rankOf(v));
+  AxisInfo info = compute(v);
+  // Claims never exceed the shape; a dimension of size 1 holds one group.
+  SmallVector<int64_t> shape = shapeOf(v);
+  if (info.getRank() != shape.size())
+    info = AxisInfo::unknown(shape.size());
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    int64_t n = std::max<int64_t>(shape[d], 1);
+    info.contiguity[d] = std::clamp<int64_t>(info.contiguity[d], 1, n);
+    info.constancy[d] = std::clamp<int64_t>(info.constancy[d], 1, n);
+    info.divisibility[d] = capDiv(info.divisibility[d]);
+  }
+  if (auto p = dyn_cast<PointerType>(getElementTypeOrSelf(v.getType())))
+    info.step = getElementBytes(p.getPointeeType());
+  else
+    info.step = 1;
+  if (info.constant && intWidth(v))
+    info.constant = wrap(*info.constant, intWidth(v));
+  return cache[v] = info;
+}
+
+/// A value that is the same known integer everywhere.
+static AxisInfo constantInfo(ArrayRef<int64_t> shape, int64_t value) {
+  AxisInfo r = AxisInfo::unknown(shape.size());
+  r.constancy.assign(shape.begin(), shape.end());
+  r.divisibility.assign(shape.size(), pow2Divisor(value));
+  r.constant = value;
+  return r;
+}
+
+/// a + b (or a - b when `sub`), both with the same step, `bScale` the factor
+/// b is multiplied by before the addition (bytes per element for addptr).
+/// A contiguous run survives where the other side is constant; the first
+/// element of each run of the result is a sum of the operands' elements at
+/// that position.
+static AxisInfo addInfo(const AxisInfo &a, const AxisInfo &b, bool sub,
+                        int64_t bScale = 1) {
+  AxisInfo r = AxisInfo::unknown(a.getRank());
+  for (unsigned d = 0; d < a.getRank(); ++d) {
+    int64_t c = gcd(a.contiguity[d], b.constancy[d]);
+    if (!sub)
+      c = std::max(c, gcd(a.constancy[d], b.contiguity[d]));
+    r.contiguity[d] = c;
+    r.divisibility[d] =
+        gcd(a.divisibilityAt(d, c),
+            capDiv(b.divisibilityAt(d, c) * bScale));
+    r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constant && b.constant)
+    r.constant = sub ? *a.constant - *b.constant * bScale
+                     : *a.constant + *b.constant * bScale;
+  return r;
+}
+
+/// An integer that is sign- or zero-extended: a contiguous run must not
+/// cross the wrap boundary of the narrow type, which holds for runs that
+/// start at a multiple of their length.
+static AxisInfo capRunsAtAlignment(AxisInfo a) {
+  for (unsigned d = 0; d < a.getRank(); ++d)
+    a.contiguity[d] =
+        std::min(a.contiguity[d], pow2Floor(a.divisibility[d]));
+  return a;
+}
+
+AxisInfo AxisInfoAnalysis::compute(Value v) {
+  unsigned rank = rankOf(v);
+  AxisInfo unknown = AxisInfo::unknown(rank);
+  SmallVector<int64_t> shape = shapeOf(v);
+
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    if (!func || arg.getOwner() != &func.getBody().front() ||
+        isa<RankedTensorType>(v.getType()))
+      return unknown;
+    // The hint is a promise about the argument's value (bytes for pointers).
+    if (auto d = func.getArgAttrOfType<IntegerAttr>(
+            arg.getArgNumber(), TileDialect::kDivisibilityAttr))
+      if (d.getInt() > 0)
+        unknown.divisibility[0] = pow2Divisor(d.getInt());
+    return unknown;
+  }
+
+  Operation *op = v.getDefiningOp();
+  return llvm::TypeSwitch<Operation *, AxisInfo>(op)
+      .Case([&](arith::ConstantOp c) {
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return constantInfo(shape, i.getValue().getSExtValue());
+        if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue())) {
+          if (isa<IntegerType, IndexType>(dense.getElementType()))
+            return constantInfo(
+                shape, dense.getSplatValue<APInt>().getSExtValue());
+          AxisInfo r = unknown; // a float splat is still constant
+          r.constancy.assign(shape.begin(), shape.end());
+          return r;
+        }
+        if (isa<FloatAttr>(c.getValue())) {
+          AxisInfo r = unknown;
+          r.constancy.assign(shape.begin(), shape.end());
+          return r;
+        }
+        return unknown; // a non-splat dense tensor: no claim
+      })
+      .Case([&](ArangeOp a) {
+        // start, start + 1, ...: one run whose first element is `start`.
+        AxisInfo r = unknown;
+        r.contiguity[0] = shape[0];
+        r.divisibility[0] = pow2Divisor(static_cast<int32_t>(a.getStart()));
+        if (shape[0] == 1)
+          r.constant = static_cast<int32_t>(a.getStart());
+        return r;
+      })
+      .Case([&](SplatOp s) {
+        // One scalar everywhere: constant, and every element divisible as
+        // the scalar is.
+        AxisInfo src = get(s.getSrc());
+        AxisInfo r = unknown;
+        r.constancy.assign(shape.begin(), shape.end());
+        r.divisibility.assign(rank, src.elementDivisibility());
+        r.constant = src.constant;
+        return r;
+      })
+      .Case([&](BroadcastOp bc) {
+        // Along a stretched dimension the source had one element (so its
+        // divisibility held for every element); it repeats.
+        AxisInfo r = get(bc.getSrc());
+        auto srcShape = bc.getSrc().getType().getShape();
+        for (unsigned d = 0; d < rank; ++d)
+          if (srcShape[d] == 1 && shape[d] != 1) {
+            r.constancy[d] = shape[d];
+            r.contiguity[d] = 1;
+          }
+        return r;
+      })
+      .Case([&](ExpandDimsOp e) {
+        // The new axis has size 1, so its divisibility must hold for every
+        // element; the other axes keep their groups.
+        AxisInfo r = get(e.getSrc());
+        unsigned axis = e.getAxis();
+        int64_t all = r.elementDivisibility();
+        r.contiguity.insert(r.contiguity.begin() + axis, 1);
+        r.divisibility.insert(r.divisibility.begin() + axis, all);
+        r.constancy.insert(r.constancy.begin() + axis, 1);
+        return r;
+      })
+      .Case([&](ConvertLayoutOp c) { return get(c.getSrc()); })
+      .Case([&](AddPtrOp a) {
+        // ptr + sext(offset) * bytes. A narrow offset whose run crossed its
+        // wrap boundary would jump after sign extension.
+        AxisInfo p = get(a.getPtr());
+        AxisInfo off = get(a.getOffset());
+        if (intWidth(a.getOffset()) < 64)
+          off = capRunsAtAlignment(off);
+        Type elem =
+            cast<PointerType>(getElementTypeOrSelf(a.getPtr().getType()))
+                .getPointeeType();
+        AxisInfo r = addInfo(p, off, /*sub=*/false, getElementBytes(elem));
+        r.constant.reset();
+        return r;
+      })
+      .Case([&](arith::AddIOp a) {
+        return addInfo(get(a.getLhs()), get(a.getRhs()), false);
+      })
+      .Case([&](arith::SubIOp a) {
+        return addInfo(get(a.getLhs()), get(a.getRhs()), true);
+      })
+      .Case([&](arith::MulIOp m) {
+        // Runs survive only a multiplication by one; the product of two
+        // elements is divisible by the product of their divisors.
+        AxisInfo a = get(m.getLhs()), b = get(m.getRhs());
+        AxisInfo r = unknown;
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t c = 1;
+          if (b.constant == 1)
+            c = a.contiguity[d];
+          else if (a.constant == 1)
+            c = b.contiguity[d];
+          r.contiguity[d] = c;
+          r.divisibility[d] =
+              capDiv(a.divisibilityAt(d, c) * b.divisibilityAt(d, c));
+          r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        }
+        if (a.constant && b.constant)
+          r.constant = *a.constant * *b.constant;
+        return r;
+      })
+      .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
+            arith::IndexCastUIOp>([&](Operation *e) {
+        Value src = e->getOperand(0);
+        AxisInfo r = get(src);
+        unsigned from = intWidth(src), to = intWidth(e->getResult(0));
+        if (from == 0 || to == 0)
+          return unknown;
+        if (to > from)
+          r = capRunsAtAlignment(r);
+        bool zext = isa<arith::ExtUIOp, arith::IndexCastUIOp>(e);
+        if (r.constant && zext && from < 64)
+          r.constant = static_cast<int64_t>(
+              static_cast<uint64_t>(*r.constant) & llvm::maskTrailingOnes<uint64_t>(from));
+        if (from == 1 && to > 1) // i1 true widens to -1 or 1: no divisor
+          r.divisibility.assign(rank, 1);
+        return r;
+      })
+      .Case([&](arith::CmpIOp c) {
+        AxisInfo a = get(c.getLhs()), b = get(c.getRhs());
+        AxisInfo r = unknown;
+        // x < n (and x >= n) is constant over an r-group of x that starts at
+        // a multiple of r when n is constant there and a multiple of r too:
+        // x0 < n0 with both multiples of r gives x0 + r - 1 < n0. x <= n and
+        // x > n do not: the group's first element can equal n.
+        using P = arith::CmpIPredicate;
+        P p = c.getPredicate();
+        bool lhsRuns = p == P::slt || p == P::sge || p == P::ult || p == P::uge;
+        bool rhsRuns = p == P::sgt || p == P::sle || p == P::ugt || p == P::ule;
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t k = gcd(a.constancy[d], b.constancy[d]);
+          if (lhsRuns || rhsRuns) {
+            const AxisInfo &x = lhsRuns ? a : b, &n = lhsRuns ? b : a;
+            int64_t run =
+                pow2Floor(std::min({x.contiguity[d], x.divisibility[d],
+                                    n.constancy[d], n.divisibilityAt(d, 1)}));
+            if (x.constant) // a constant x has no runs of its own
+              run = 1;
+            k = std::max(k, run);
+          }
+          r.constancy[d] = k;
+        }
+        return r;
+      })
+      .Case([&](arith::SelectOp s) {
+        // Every element comes from one of the two sides.
+        AxisInfo c = get(s.getCondition()), a = get(s.getTrueValue()),
+                 b = get(s.getFalseValue());
+        AxisInfo r = unknown;
+        bool scalarCond = !isa<RankedTensorType>(s.getCondition().getType());
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t k = gcd(a.constancy[d], b.constancy[d]);
+          r.constancy[d] = scalarCond ? k : gcd(k, c.constancy[d]);
+          r.divisibility[d] =
+              gcd(a.elementDivisibility(), b.elementDivisibility());
+        }
+        return r;
+      })
+      .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>([&](Operation *o) {
+        AxisInfo a = get(o->getOperand(0)), b = get(o->getOperand(1));
+        AxisInfo r = unknown;
+        for (unsigned d = 0; d < rank; ++d)
+          r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+        return r;
+      })
+      .Default([&](Operation *) { return unknown; });
+}

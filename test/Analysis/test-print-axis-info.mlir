@@ -1,0 +1,82 @@
+// RUN: kiln-opt %s -split-input-file --test-print-axis-info -verify-diagnostics -o /dev/null
+
+// Row starts r[:, None] are not aligned along the new axis; an unknown
+// stride keeps them unaligned; the sum is contiguous along columns.
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#row = #tile.slice<{dim = 1, parent = #l2}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32, %s16: i32 {tile.divisibility = 16 : i32}) {
+    // expected-remark @below {{contiguity = [16], divisibility = [1073741824], constancy = [1]}}
+    %r = tile.arange 0, 16 : tensor<16xi32, #row>
+    // expected-remark @below {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+    %c = tile.arange 0, 32 : tensor<32xi32, #col>
+    // expected-remark @below {{contiguity = [16, 1], divisibility = [1073741824, 1], constancy = [1, 1]}}
+    %re = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32, #row> -> tensor<16x1xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [1, 1], constancy = [16, 1]}}
+    %ss = tile.splat %stride : tensor<16x1xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 1]}}
+    %rs = arith.muli %re, %ss : tensor<16x1xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [16, 16], constancy = [16, 1]}}
+    %s16s = tile.splat %s16 : tensor<16x1xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [16, 16], constancy = [1, 1]}}
+    %r16 = arith.muli %re, %s16s : tensor<16x1xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [1, 1], constancy = [1, 32]}}
+    %rb = tile.broadcast %rs : tensor<16x1xi32, #l2> -> tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [16, 16], constancy = [1, 32]}}
+    %rb16 = tile.broadcast %r16 : tensor<16x1xi32, #l2> -> tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [1, 1]}}
+    %ce = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32, #col> -> tensor<1x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 32], divisibility = [1, 1073741824], constancy = [16, 1]}}
+    %cb = tile.broadcast %ce : tensor<1x32xi32, #l2> -> tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 32], divisibility = [1, 1], constancy = [1, 1]}}
+    %o = arith.addi %rb, %cb : tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 32], divisibility = [1, 16], constancy = [1, 1]}}
+    %o16 = arith.addi %rb16, %cb : tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [16, 16], constancy = [16, 32]}}
+    %xs = tile.splat %x : tensor<16x32x!tile.ptr<f32>, #l2>
+    // An i32 run is kept only as long as it is aligned (it must not wrap).
+    // expected-remark @below {{contiguity = [1, 1], divisibility = [4, 4], constancy = [1, 1]}}
+    %xp = tile.addptr %xs, %o : tensor<16x32x!tile.ptr<f32>, #l2>, tensor<16x32xi32, #l2>
+    // expected-remark @below {{contiguity = [1, 16], divisibility = [4, 16], constancy = [1, 1]}}
+    %xp16 = tile.addptr %xs, %o16 : tensor<16x32x!tile.ptr<f32>, #l2>, tensor<16x32xi32, #l2>
+    return
+  }
+}
+
+// -----
+
+// Masks: x < n is constant over aligned runs of x when n is a constant
+// multiple of the run; x <= n is not. Constants carry their value.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @masks(%n: i32 {tile.divisibility = 4 : i32}, %m: i32) {
+    // expected-remark @below {{contiguity = [512], divisibility = [1073741824], constancy = [1]}}
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [512]}}
+    %ns = tile.splat %n : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [4]}}
+    %lt = arith.cmpi slt, %r, %ns : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+    %le = arith.cmpi sle, %r, %ns : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [4]}}
+    %gt = arith.cmpi sgt, %ns, %r : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [512]}}
+    %ms = tile.splat %m : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+    %lt1 = arith.cmpi slt, %r, %ms : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+    %both = arith.andi %lt, %lt1 : tensor<512xi1, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [512], constant = 4}}
+    %c4 = arith.constant dense<4> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [4], constancy = [1]}}
+    %r4 = arith.addi %r, %c4 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [4], constancy = [1]}}
+    %x4 = arith.muli %r, %c4 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+    %dense = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+    // expected-remark @below {{contiguity = [4], divisibility = [4], constancy = [1]}}
+    %w = arith.extsi %r4 : tensor<512xi32, #l> to tensor<512xi64, #l>
+    return
+  }
+}
