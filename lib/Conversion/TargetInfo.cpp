@@ -6,9 +6,47 @@
 #include <map>
 #include <mutex>
 
+using namespace mlir;
 using namespace kiln;
 
 TargetInfo::~TargetInfo() = default;
+
+/// The predicate as the all-lanes vector mask of llvm.masked.load/store.
+/// With a splat mask LLVM emits one branch around one full-width access.
+static Value splatMask(OpBuilder &b, Location loc, Value pred, int64_t n) {
+  Type maskTy = VectorType::get({n}, b.getI1Type());
+  Value m = LLVM::PoisonOp::create(b, loc, maskTy);
+  for (int64_t i = 0; i < n; ++i)
+    m = LLVM::InsertElementOp::create(
+        b, loc, m, pred,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                 b.getI32IntegerAttr(i)));
+  return m;
+}
+
+Value TargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr, Type vecTy,
+                             unsigned alignment, Value pred,
+                             Value other) const {
+  if (!pred)
+    return LLVM::LoadOp::create(b, loc, vecTy, ptr, alignment);
+  int64_t n = cast<VectorType>(vecTy).getNumElements();
+  return LLVM::MaskedLoadOp::create(b, loc, vecTy, ptr,
+                                    splatMask(b, loc, pred, n), other,
+                                    b.getI32IntegerAttr(alignment),
+                                    /*nontemporal=*/nullptr);
+}
+
+void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr,
+                             Value value, unsigned alignment,
+                             Value pred) const {
+  if (!pred) {
+    LLVM::StoreOp::create(b, loc, value, ptr, alignment);
+    return;
+  }
+  int64_t n = cast<VectorType>(value.getType()).getNumElements();
+  LLVM::MaskedStoreOp::create(b, loc, value, ptr, splatMask(b, loc, pred, n),
+                              alignment);
+}
 
 static std::mutex &registryMutex() {
   static std::mutex m;

@@ -18,14 +18,15 @@ from .compiler.errors import (  # noqa: F401
     OutOfResources,
 )
 from .compiler.cache import CacheWarning  # noqa: F401
+from .compiler.deps import GlobalChangedError  # noqa: F401
 from .compiler.compiler import CompiledKernel, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .language import constexpr, constexpr_function  # noqa: F401
 
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
-           "ExtensionNotBuilt", "OutOfResources", "CacheWarning", "constexpr", "constexpr_function", "language",
-           "aot"]
+           "ExtensionNotBuilt", "OutOfResources", "CacheWarning", "GlobalChangedError", "constexpr",
+           "constexpr_function", "language", "aot"]
 
 
 @constexpr_function

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import hashlib
 import inspect
 from typing import Dict
 
@@ -31,6 +30,34 @@ def _is_constexpr_annotation(ann) -> bool:
     if ann is core.constexpr:
         return True
     return isinstance(ann, str) and ann.split(".")[-1].strip() == "constexpr"
+
+
+def _pointer_annotation(ann, fn):
+    """The pointer type an argument annotation declares (``x: kl.pointer_type(kl.float32)``
+    or ``x: "*fp32"``), or None."""
+    if isinstance(ann, core.pointer_type):
+        return ann
+    if not isinstance(ann, str):
+        return None
+    text = ann.strip()
+    if text[:1] in ("'", '"'):  # x: "*fp32" under from __future__ import annotations
+        try:
+            text = str(ast.literal_eval(text)).strip()
+        except (ValueError, SyntaxError):
+            return None
+    if text.startswith("*"):
+        try:
+            ty = core.dtype_from_name(text)
+        except ValueError:
+            return None
+        return ty if isinstance(ty, core.pointer_type) else None
+    if "pointer_type" in text:  # a postponed annotation (from __future__ import annotations)
+        try:
+            ty = eval(text, dict(fn.__globals__))  # noqa: S307 - the user's own annotation
+        except Exception:
+            return None
+        return ty if isinstance(ty, core.pointer_type) else None
+    return None
 
 
 def _pointer_dtype_name(value) -> str:
@@ -62,6 +89,9 @@ class JITFunction:
         self.do_not_specialize_on_alignment = names(do_not_specialize_on_alignment)
         self._src = None
         self._dep_names = None
+        self._local_names = None
+        self._used_globals: Dict[tuple, object] = {}
+        self._pointer_annotations = None
         self._kernels: Dict[tuple, list] = {}
 
     @property
@@ -80,65 +110,45 @@ class JITFunction:
 
     # -- cache identity ------------------------------------------------------------------------
 
-    def _dependency_names(self):
+    def dependency_names(self):
         """Names (and attribute chains) the body reads that may resolve to globals."""
         if self._dep_names is None:
-            chains = set()
-            for node in ast.walk(self.src.fdef):
-                if isinstance(node, ast.Attribute):
-                    parts, cur = [], node
-                    while isinstance(cur, ast.Attribute):
-                        parts.append(cur.attr)
-                        cur = cur.value
-                    if isinstance(cur, ast.Name):
-                        chains.add(tuple([cur.id] + parts[::-1]))
-                elif isinstance(node, ast.Name):
-                    chains.add((node.id,))
-            self._dep_names = sorted(chains)
+            from .compiler.deps import name_chains
+            self._dep_names = name_chains(self.src.fdef)
         return self._dep_names
 
-    def _resolve(self, chain):
-        closure = {}
-        if self.fn.__closure__:
-            for n, cell in zip(self.fn.__code__.co_freevars, self.fn.__closure__):
-                try:
-                    closure[n] = cell.cell_contents
-                except ValueError:
-                    pass
-        head = chain[0]
-        if head in closure:
-            obj = closure[head]
-        elif head in self.fn.__globals__:
-            obj = self.fn.__globals__[head]
-        else:
-            return None
-        for attr in chain[1:]:
-            if not inspect.ismodule(obj):
-                break
-            obj = getattr(obj, attr, None)
-        return obj
+    def local_names(self):
+        """Arguments and names the body assigns: never globals."""
+        if self._local_names is None:
+            from .compiler.deps import bound_names
+            self._local_names = bound_names(self.src.fdef)
+        return self._local_names
 
-    def cache_fingerprint(self, _seen=None) -> str:
-        """Hash of this function's file, position and source, of every @kiln.jit function it
-        reaches (transitively) and of the constexpr globals it reads."""
-        from .compiler.cache import mangle_value
-        seen = _seen if _seen is not None else set()
-        h = hashlib.sha256()
-        h.update(f"{self.src.file}:{self.src.first_line}\n".encode())
-        h.update(self.src.text.encode())
-        if id(self) in seen:
-            return h.hexdigest()
-        seen.add(id(self))
-        params = set(self.arg_names)
-        for chain in self._dependency_names():
-            if chain[0] in params:
-                continue
-            obj = self._resolve(chain)
-            if getattr(obj, "__kiln_jit__", False) and obj is not self:
-                h.update(f"{'.'.join(chain)}=jit:{obj.cache_fingerprint(seen)}\n".encode())
-            elif isinstance(obj, core.constexpr):
-                h.update(f"{'.'.join(chain)}={mangle_value(obj)}\n".encode())
-        return h.hexdigest()
+    def dependencies(self):
+        """Walk everything this function's code generation reads (see
+        :mod:`kiln.compiler.deps`): ``.jit_fingerprint(self)`` was computed, ``.used`` lists
+        the globals read."""
+        from .compiler.deps import Dependencies
+        deps = Dependencies()
+        deps.jit_fingerprint(self)
+        return deps
+
+    def cache_fingerprint(self) -> str:
+        """Hash of this function's file, position and source and of every global it reads,
+        transitively: @kiln.jit callees and Python helpers by source, values (constexprs,
+        layouts, dtypes, numbers, tuples) by value."""
+        return self.dependencies().jit_fingerprint(self)
+
+    def _check_globals(self):
+        """Raise if a global read when compiling an earlier specialization was rebound."""
+        for used in self._used_globals.values():
+            changed, new = used.changed()
+            if changed:
+                raise used.error(self.__name__, new)
+
+    def _record_globals(self, deps):
+        for ident, used in deps.used.items():
+            self._used_globals.setdefault(ident, used)
 
     # -- specialization ----------------------------------------------------------------------
 
@@ -168,6 +178,43 @@ class JITFunction:
                 key.append((name, "r", v))
         return signature, constexprs, runtime, tuple(key)
 
+    def pointer_params(self) -> Dict[str, object]:
+        """Arguments annotated with a pointer type: an integer passed there is an address."""
+        if self._pointer_annotations is None:
+            self._pointer_annotations = {}
+            for n, p in self.signature.parameters.items():
+                ty = _pointer_annotation(p.annotation, self.fn)
+                if ty is not None:
+                    self._pointer_annotations[n] = ty
+        return self._pointer_annotations
+
+    def _specialize_pointer(self, name, value, ptr, align):
+        """An argument annotated as a pointer: a tensor (``data_ptr()``) or an integer
+        address."""
+        if ptr.address_space != 1:
+            raise TypeError(f"argument {name!r} is annotated {ptr!r} in address space "
+                            f"{ptr.address_space}; kernel pointer arguments are global "
+                            f"(address space 1)")
+        elem = ptr.element_ty
+        if hasattr(value, "data_ptr"):
+            got = core.dtype_from_name(_pointer_dtype_name(value))
+            if got != elem and not (elem == core.int1 and got == core.int8):
+                raise TypeError(f"argument {name!r} is annotated *{elem.name} but got a "
+                                f"tensor of {got.name}")
+            address = value.data_ptr()
+        elif isinstance(value, int) and not isinstance(value, bool) or (
+                not isinstance(value, (bool, float)) and hasattr(value, "__index__")):
+            address = value.__index__()
+            if not 0 <= address < 2**64:
+                raise ValueError(f"argument {name!r}: address {address} is not a 64-bit "
+                                 f"unsigned integer")
+        else:
+            raise TypeError(f"argument {name!r} is annotated *{elem.name}: pass a tensor (an "
+                            f"object with data_ptr()) or an integer device address, got "
+                            f"{type(value).__name__}")
+        from .compiler.compiler import type_name
+        return ("runtime", type_name(ptr) + (":16" if align and address % 16 == 0 else ""))
+
     def _specialize_arg(self, name, value):
         specialize = name not in self.do_not_specialize
         align = specialize and name not in self.do_not_specialize_on_alignment
@@ -180,6 +227,9 @@ class JITFunction:
                 return ("constexpr", value)
         if value is None or isinstance(value, (core.dtype, DistributedLayout, tuple)):
             return ("constexpr", value)
+        ptr = self.pointer_params().get(name)
+        if ptr is not None:
+            return self._specialize_pointer(name, value, ptr, align)
         if not isinstance(value, (bool, int, float)) and not hasattr(value, "data_ptr"):
             if hasattr(value, "__index__"):  # numpy / torch integer scalars
                 value = value.__index__()
@@ -211,7 +261,10 @@ class JITFunction:
     # -- compile and launch ------------------------------------------------------------------
 
     def _compile(self, arguments, options):
-        from .compiler.compiler import compile as _compile
+        from .compiler.compiler import check_num_ctas, compile as _compile
+        check_num_ctas(options.get("num_ctas", 1), self)
+        if self._used_globals:
+            self._check_globals()
         num_warps = options.get("num_warps", 4)
         target = options.get("target")
         driver = None
@@ -222,7 +275,9 @@ class JITFunction:
         mem_key = (key, num_warps, target)
         entry = self._kernels.get(mem_key)
         if entry is None:
+            deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps)
+            self._record_globals(deps)
             entry = [kernel, None, runtime, constexprs]
             self._kernels[mem_key] = entry
         return entry, driver

@@ -91,10 +91,9 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 // -----
 
 // CHECK-LABEL: llvm.func @masked_aligned(
-// CHECK: llvm.cond_br %{{.*}}, ^[[LOAD:.*]], ^[[JOIN:.*]](%{{.*}} : vector<4xf32>)
-// CHECK: ^[[LOAD]]:
-// CHECK-NEXT: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : (!llvm.ptr<1>, vector<4xi1>, vector<4xf32>) -> vector<4xf32>
 // CHECK-NOT: llvm.load
+// CHECK-NOT: llvm.intr.masked.load
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
@@ -112,7 +111,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 // -----
 
 // CHECK-LABEL: llvm.func @masked_scalar(
-// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> vector<1xf32>
+// CHECK-COUNT-4: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (!llvm.ptr<1>, vector<1xi1>, vector<1xf32>) -> vector<1xf32>
 // CHECK-NOT: vector<4xf32>
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>

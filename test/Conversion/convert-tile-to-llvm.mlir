@@ -143,16 +143,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // CHECK: %[[O1:.*]] = llvm.insertelement %{{.*}}, %[[O0]]
 // CHECK: %[[O2:.*]] = llvm.insertelement %{{.*}}, %[[O1]]
 // CHECK: %[[O3:.*]] = llvm.insertelement %{{.*}}, %[[O2]]
-// CHECK: llvm.cond_br %{{.*}}, ^[[LOAD:.*]], ^[[JOIN:.*]](%[[O3]] : vector<4xf32>)
-// CHECK: ^[[LOAD]]:
-// CHECK-NEXT: %[[V:.*]] = llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK-NEXT: llvm.br ^[[JOIN]](%[[V]] : vector<4xf32>)
-// CHECK: ^[[JOIN]](%{{.*}}: vector<4xf32>):
+// One predicate for all four lanes: the mask is constant over the vector.
+// CHECK: %[[M0:.*]] = llvm.insertelement %[[P:.*]], %{{.*}} : vector<4xi1>
+// CHECK: %[[M1:.*]] = llvm.insertelement %[[P]], %[[M0]]
+// CHECK: %[[M2:.*]] = llvm.insertelement %[[P]], %[[M1]]
+// CHECK: %[[M3:.*]] = llvm.insertelement %[[P]], %[[M2]]
+// CHECK: llvm.intr.masked.load %{{.*}}, %[[M3]], %[[O3]] {alignment = 16 : i32} : (!llvm.ptr<1>, vector<4xi1>, vector<4xf32>) -> vector<4xf32>
 // CHECK-NOT: llvm.load
-// CHECK: llvm.cond_br %{{.*}}, ^[[STORE:.*]], ^[[DONE:.*]]
-// CHECK: ^[[STORE]]:
-// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
-// CHECK-NEXT: llvm.br ^[[DONE]]
+// CHECK: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 16 : i32} : vector<4xf32>, vector<4xi1> into !llvm.ptr<1>
 // CHECK-NOT: llvm.store
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
@@ -173,11 +171,11 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 // Without divisibility on n the mask may change at any element: four scalar
-// loads and stores, each behind its own branch.
+// loads and stores, each with its own predicate.
 // CHECK-LABEL: llvm.func @masked_scalar(
-// CHECK-COUNT-4: llvm.cond_br %{{.*}}, ^{{.*}}, ^{{.*}}(%{{.*}} : vector<1xf32>)
+// CHECK-COUNT-4: llvm.intr.masked.load %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : (!llvm.ptr<1>, vector<1xi1>, vector<1xf32>) -> vector<1xf32>
 // CHECK-NOT: vector<4xf32>
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : vector<1xf32>, !llvm.ptr<1>
+// CHECK-COUNT-4: llvm.intr.masked.store %{{.*}}, %{{.*}}, %{{.*}} {alignment = 4 : i32} : vector<1xf32>, vector<1xi1> into !llvm.ptr<1>
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {

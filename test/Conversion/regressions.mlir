@@ -20,7 +20,7 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
   }
   // n > x is the mirror of x < n.
   // CHECK-LABEL: llvm.func @mask_sgt_mirrored
-  // CHECK: llvm.load {{.*}} -> vector<4xf32>
+  // CHECK: llvm.intr.masked.load {{.*}} -> vector<4xf32>
   func.func public @mask_sgt_mirrored(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
     %r = tile.arange 0, 512 : tensor<512xi32, #l>
     %ns = tile.splat %n : tensor<512xi32, #l>
@@ -92,8 +92,8 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return
   }
   // CHECK-LABEL: llvm.func @rows_stride16
-  // CHECK: llvm.load {{.*}} -> vector<4xf32>
-  // CHECK: llvm.store {{.*}} : vector<4xf32>
+  // CHECK: llvm.intr.masked.load {{.*}} -> vector<4xf32>
+  // CHECK: llvm.intr.masked.store {{.*}} : vector<4xf32>
   func.func public @rows_stride16(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32 {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) {
     %r = tile.arange 0, 16 : tensor<16xi32, #row>
     %c = tile.arange 0, 32 : tensor<32xi32, #col>
@@ -110,6 +110,31 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     %xp = tile.addptr %xs, %o : tensor<16x32x!tile.ptr<f32>, #l2>, tensor<16x32xi32, #l2>
     %v = tile.load %xp, %m : tensor<16x32x!tile.ptr<f32>, #l2>
     tile.store %xp, %v, %m : tensor<16x32x!tile.ptr<f32>, #l2>
+    return
+  }
+}
+
+// -----
+
+// Odd-width integers live in memory as whole bytes: a <4 x i7> load would
+// be bit-packed while the addressing is per byte.
+// CHECK-LABEL: llvm.func @odd
+// CHECK: llvm.getelementptr {{.*}} i8
+// CHECK: llvm.load {{.*}} -> vector<4xi8>
+// CHECK: llvm.trunc {{.*}} : i8 to i7
+// CHECK: llvm.zext {{.*}} : i3 to i8
+// CHECK: llvm.store {{.*}} : vector<4xi8>
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @odd(%p: !tile.ptr<i7> {tile.divisibility = 16 : i32}, %q: !tile.ptr<i3> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %ps = tile.splat %p : tensor<512x!tile.ptr<i7>, #l>
+    %pp = tile.addptr %ps, %r : tensor<512x!tile.ptr<i7>, #l>, tensor<512xi32, #l>
+    %v = tile.load %pp : tensor<512x!tile.ptr<i7>, #l>
+    %w = arith.trunci %v : tensor<512xi7, #l> to tensor<512xi3, #l>
+    %qs = tile.splat %q : tensor<512x!tile.ptr<i3>, #l>
+    %qp = tile.addptr %qs, %r : tensor<512x!tile.ptr<i3>, #l>, tensor<512xi32, #l>
+    tile.store %qp, %w : tensor<512x!tile.ptr<i3>, #l>
     return
   }
 }

@@ -318,6 +318,258 @@ def test_concurrent_writers_leave_one_valid_entry(tmp_path):
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == [f"{'ab' * 32}.kiln"]
 
 
+# --- entries with a valid checksum but a wrong shape ------------------------------------------
+
+
+def _rewrite_entry(path, mutate):
+    """Re-encode the entry at ``path`` after ``mutate(payload)``: the checksum stays valid."""
+    payload = cache_mod._decode(path.read_bytes())
+    payload.pop("format")
+    mutate(payload)
+    path.write_bytes(cache_mod._encode(payload))
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda p: p.pop("name"),
+    lambda p: p.update(name=7),
+    lambda p: p.pop("metadata"),
+    lambda p: p["metadata"].pop("shared"),
+    lambda p: p["metadata"].update(num_warps="4"),
+    lambda p: p["metadata"].update(params="x: *fp32"),
+    lambda p: p["metadata"]["params"][0].pop("type"),
+    lambda p: p["metadata"]["params"][0].update(divisibility="16"),
+    lambda p: p["asm"].pop("cubin"),
+    lambda p: p["asm"].update(cubin="not bytes"),
+    lambda p: p.update(pipeline=None),
+], ids=["no-name", "name-int", "no-metadata", "no-shared", "num_warps-str", "params-str",
+        "param-no-type", "divisibility-str", "no-binary", "binary-text", "pipeline-none"])
+def test_entry_with_missing_or_mistyped_fields_is_dropped_and_recompiled(fake, tmp_path, mutate):
+    """A well-formed, correctly checksummed entry that lacks a field the loader reads (or has
+    it with the wrong type) must not break every later compile: it is removed and the kernel
+    recompiled, and the fresh entry replaces it."""
+    kiln.compile(add, SIG, {"BLOCK": 512})
+    (path,) = entries(tmp_path)
+    _rewrite_entry(path, mutate)
+    k = kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 2
+    assert k.name == "add" and k.binary.startswith(b"\x7fELF")
+    assert k.metadata["num_warps"] == 4 and k.metadata["params"][0]["type"] == "*fp32"
+    assert compiler_mod.valid_payload(DiskCache().get(k.metadata["key"]))  # replaced
+    kiln.compile(add, SIG, {"BLOCK": 512})
+    assert fake.compiles == 2  # and used again
+
+
+def test_get_with_a_validator_removes_rejected_entries(tmp_path):
+    disk = DiskCache(tmp_path)
+    disk.put("ab" * 32, {"name": "k", "asm": {}, "metadata": {}, "pipeline": ""})
+    assert disk.get("ab" * 32) is not None
+    assert disk.get("ab" * 32, validate=lambda p: False) is None
+    assert not disk.path("ab" * 32).exists()
+
+
+# --- everything code generation reads is part of the key ---------------------------------------
+
+GLOBALS_MODULE = """
+import kiln
+import kiln.language as kl
+
+LG = kl.BlockedLayout([{spt}], [32], [4], [0])
+DT = kl.{dt}
+BASE = {base}
+L1 = kl.BlockedLayout([1], [32], [4], [0])
+
+
+@kl.constexpr_function
+def scale():
+    return {scale}
+
+
+def _plus_one(v):
+    return v + 1
+
+
+@kl.constexpr_function
+def offset():
+    return _plus_one(BASE)
+
+
+@kiln.jit
+def k_layout(x):
+    offs = kl.arange(0, 512, LG)
+    kl.store(x + offs, kl.load(x + offs) + 1.0)
+
+
+@kiln.jit
+def k_dtype(x):
+    offs = kl.arange(0, 128, L1)
+    kl.store(x + offs, kl.load(x + offs).to(DT).to(kl.float32))
+
+
+@kiln.jit
+def k_helper(x):
+    offs = kl.arange(0, 128, L1)
+    kl.store(x + offs, kl.load(x + offs) * scale())
+
+
+@kiln.jit
+def k_transitive(x):
+    offs = kl.arange(0, 128, L1)
+    kl.store(x + offs, kl.load(x + offs) + offset())
+
+
+@kiln.jit
+def k_plain(x):
+    offs = kl.arange(0, 128, L1)
+    LG = 3  # a local, not the global
+    kl.store(x + offs, kl.load(x + offs) + LG)
+"""
+
+GLOBALS_DEFAULTS = {"spt": 1, "dt": "float16", "scale": "2.0", "base": 10}
+
+# One "process": import the module, compile every kernel against the disk cache (with a
+# stand-in for kiln._compiler that records which kernels it compiled), print the results.
+NEXT_PROCESS = """
+import json, sys
+sys.path[:0] = [{python!r}, {folder!r}]
+import kiln
+from kiln.compiler import compiler as c
+
+class Fake:
+    class CompilationError(Exception):
+        pass
+    compiled = []
+    def version(self):
+        return "fake-1.0"
+    def known_targets(self):
+        return [{{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
+                 "max_threads_per_block": 1024}}]
+    def run_pipeline(self, ir, pipeline, source_name="kernel"):
+        if pipeline == "builtin.module()":
+            Fake.compiled.append(ir)
+            return ir
+        return "module {{}}"
+    def translate(self, text, target, emit):
+        return b"\\x7fELF" if emit == "cubin" else b"; text"
+
+c.load_compiler = lambda: Fake()
+import {module} as m
+out = {{}}
+for name in ("k_layout", "k_dtype", "k_helper", "k_transitive", "k_plain"):
+    before = len(Fake.compiled)
+    k = kiln.compile(getattr(m, name), {{"x": "*fp32"}}, target="cuda:sm_90a")
+    out[name] = {{"tile": k.asm["tile"], "compiled": len(Fake.compiled) > before}}
+print(json.dumps(out))
+"""
+
+
+def _write_globals_module(folder, name, **values):
+    (folder / f"{name}.py").write_text(GLOBALS_MODULE.format(**dict(GLOBALS_DEFAULTS, **values)))
+
+
+def _next_process(folder, module, cache_dir):
+    import json
+    code = NEXT_PROCESS.format(python=PYTHON_DIR, folder=str(folder), module=module)
+    env = dict(os.environ, KILN_CACHE_DIR=str(cache_dir), PYTHONDONTWRITEBYTECODE="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=env)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_changed_globals_and_helpers_are_not_served_stale_by_the_next_process(tmp_path):
+    """A module-level layout, dtype, constexpr_function body, or a global that a helper
+    reads, changed between two processes: the second process must compile again (and see
+    the new value) instead of loading the first process's binary. Kernels that read none of
+    them keep hitting the cache."""
+    cache_dir = tmp_path / "cache"
+    _write_globals_module(tmp_path, "kglobals")
+    first = _next_process(tmp_path, "kglobals", cache_dir)
+    assert all(r["compiled"] for r in first.values())
+    assert "sizePerThread = [1]" in first["k_layout"]["tile"]
+    assert "f16" in first["k_dtype"]["tile"] and "2.000000e+00" in first["k_helper"]["tile"]
+    assert "1.100000e+01" in first["k_transitive"]["tile"]
+
+    again = _next_process(tmp_path, "kglobals", cache_dir)  # nothing changed: all cached
+    assert not any(r["compiled"] for r in again.values())
+
+    _write_globals_module(tmp_path, "kglobals", spt=4, dt="bfloat16", scale="3.0", base=20)
+    second = _next_process(tmp_path, "kglobals", cache_dir)
+    assert second["k_layout"]["compiled"] and "sizePerThread = [4]" in second["k_layout"]["tile"]
+    assert second["k_dtype"]["compiled"] and "bf16" in second["k_dtype"]["tile"]
+    assert second["k_helper"]["compiled"] and "3.000000e+00" in second["k_helper"]["tile"]
+    assert second["k_transitive"]["compiled"]
+    assert "2.100000e+01" in second["k_transitive"]["tile"]
+    assert not second["k_plain"]["compiled"]  # reads none of them (its LG is a local)
+
+
+def test_key_covers_values_and_helper_sources(tmp_path):
+    """The same, one kind at a time, on the key itself."""
+    def key(**values):
+        name = "kkey_" + "_".join(f"{k}{v}" for k, v in sorted(values.items())).replace(
+            ".", "p")
+        _write_globals_module(tmp_path, "kkey", **values)  # one file, as across processes
+        linecache.clearcache()
+        spec = importlib.util.spec_from_file_location(name, tmp_path / "kkey.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return {n: compiler_mod.cache_key(getattr(mod, n), compiler_mod.parse_signature(
+            getattr(mod, n), {"x": "*fp32"}, {}), "cuda:sm_90a", 4, "v")
+            for n in ("k_layout", "k_dtype", "k_helper", "k_transitive", "k_plain")}
+    base = key()
+    assert key() == base
+    for change, kernel in [({"spt": 2}, "k_layout"), ({"dt": "bfloat16"}, "k_dtype"),
+                           ({"scale": "2.5"}, "k_helper"), ({"base": 11}, "k_transitive")]:
+        changed = key(**change)
+        assert changed[kernel] != base[kernel], change
+        assert changed["k_plain"] == base["k_plain"], change
+
+
+# --- a global changed after the kernel was compiled, in the same process -----------------------
+
+
+def _load_globals_module(tmp_path, name):
+    _write_globals_module(tmp_path, name)
+    linecache.clearcache()
+    spec = importlib.util.spec_from_file_location(name, tmp_path / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("kernel,rebind,label", [
+    ("k_layout", lambda m: setattr(m, "LG", kl.BlockedLayout([2], [32], [4], [0])), "LG"),
+    ("k_dtype", lambda m: setattr(m, "DT", kl.bfloat16), "DT"),
+    ("k_helper", lambda m: setattr(m, "scale", kl.constexpr_function(lambda: 5.0)), "scale"),
+    ("k_transitive", lambda m: setattr(m, "BASE", 11), "BASE"),
+])
+def test_global_changed_after_compile_is_an_error(fake, tmp_path, kernel, rebind, label):
+    """Like Triton: the in-memory cache would keep running the kernel compiled for the old
+    value, so the next launch/warmup raises, naming the global."""
+    mod = _load_globals_module(tmp_path, f"kinproc_{kernel}")
+    fn = getattr(mod, kernel)
+    fn.warmup("*fp32", target="cuda:sm_90a")
+    fn.warmup("*fp32", target="cuda:sm_90a")  # unchanged: fine, and cached
+    assert fake.compiles == 1
+    rebind(mod)
+    with pytest.raises(RuntimeError, match=rf"global '{label}' \(read by .*\) changed after "
+                       rf"kernel '{kernel}' was compiled: it was .* and is now .*") as ei:
+        fn.warmup("*fp32", target="cuda:sm_90a")
+    assert isinstance(ei.value, kiln.GlobalChangedError)
+    with pytest.raises(RuntimeError, match=f"global '{label}'"):  # also for a new specialization
+        fn.warmup("*fp16", target="cuda:sm_90a")
+
+
+def test_unchanged_or_unrelated_globals_are_not_an_error(fake, tmp_path):
+    mod = _load_globals_module(tmp_path, "kinproc_ok")
+    mod.k_layout.warmup("*fp32", target="cuda:sm_90a")
+    mod.k_plain.warmup("*fp32", target="cuda:sm_90a")
+    mod.LG = kl.BlockedLayout([1], [32], [4], [0])  # a new object, equal value
+    mod.DT = kl.bfloat16  # read by other kernels only
+    mod.k_layout.warmup("*fp32", target="cuda:sm_90a")
+    mod.k_plain.warmup("*fp32", target="cuda:sm_90a")  # k_plain's LG is a local
+    assert fake.compiles == 2
+
+
 # --- @kiln.jit launch path --------------------------------------------------------------------
 
 
@@ -367,6 +619,44 @@ def test_jit_launch_path(fake, monkeypatch):
         add[(0,)](x, y, out, 1000, BLOCK=256)
     with pytest.raises(TypeError, match="missing a required argument: 'n'"):
         add[(1,)](x, y, out, BLOCK=256)
+
+
+@kiln.jit
+def add_at(x: "*fp32", y: kl.pointer_type(kl.float32), out: "*fp32", n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    m = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
+
+
+def test_jit_launch_with_integer_addresses(fake, monkeypatch):
+    """The documented int-address form: arguments annotated as pointers take plain ints."""
+    runtime = pytest.importorskip("kiln.runtime.launcher")
+    real_loaded = runtime.LoadedKernel
+    launches = []
+
+    class FakeDriver:
+        def current_target(self):
+            return "cuda:sm_90a"
+
+    class FakeLoaded:
+        def __init__(self, driver, binary, metadata):
+            self.metadata = metadata
+
+        def launch(self, grid, args, stream=None):
+            # what the real launcher packs for these parameters
+            packed = real_loaded(driver, b"", self.metadata).prepare_args(args)
+            launches.append((packed, self.metadata["params"]))
+
+    driver = FakeDriver()
+
+    monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
+    monkeypatch.setattr(runtime, "LoadedKernel", FakeLoaded)
+    add_at[(4,)](0x7f0000001000, 0x7f0000002000, 0x7f0000003004, 1000, BLOCK=256)
+    args, params = launches[-1]
+    assert args == [0x7f0000001000, 0x7f0000002000, 0x7f0000003004, 1000]
+    assert params == [{"name": "x", "type": "*fp32", "divisibility": 16},
+                      {"name": "y", "type": "*fp32", "divisibility": 16},
+                      {"name": "out", "type": "*fp32"}, {"name": "n", "type": "i32"}]
 
 
 def test_warmup_with_type_strings(fake):

@@ -577,3 +577,383 @@ def test_unroll_and_inlining_limits():
                  r"calls to @kiln.jit functions nest deeper than 32 levels "
                  r"\(recursion is not supported\)")
     assert len(ei.value.notes) == 8
+
+
+# --- names and paths the IR cannot spell as they are --------------------------------------------
+
+
+@kiln.jit
+def kérnel(x, n):  # E:unicode-def
+    offs = kl.arange(0, 128, L)
+    kl.store(x + offs, kl.load(x + offs) + 1.0)
+
+
+@kiln.jit
+def ünicode_error(x, n):
+    offs = kl.arange(0, 100, L)  # E:unicode-err
+
+
+def test_non_ascii_kernel_name_gets_an_ascii_symbol():
+    ir = compile_ir(kérnel)
+    assert "func.func public @k_u00e9_rnel(" in ir
+    from kiln.compiler.ir import symbol_name
+    assert symbol_name("add") == "add" and symbol_name("ünicode") == "_u00fc_nicode"
+    assert symbol_name("名前") == "_u540d__u524d_"
+    with pytest.raises(CompilationError) as ei:  # errors still point at the user's line
+        compile_ir(ünicode_error)
+    assert_error(ei.value, "E:unicode-err", "kl.arange", r"arange's range must be a power of 2, "
+                 r"got 100")
+
+
+def test_non_ascii_kernel_name_compiles():
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    k = kiln.compile(kérnel, {"x": "*fp32", "n": "i32"}, cache=False)
+    assert k.name == "kérnel" and k.metadata["name"] == "k_u00e9_rnel"
+    assert ".entry k_u00e9_rnel" in k.asm["ptx"]
+
+
+NEWLINE_KERNEL = """
+import kiln
+import kiln.language as kl
+L = kl.BlockedLayout([1], [32], [4], [0])
+
+@kiln.jit
+def k(x, n):
+    offs = kl.arange(0, 128, L)
+    kl.store(x + offs, kl.load(x + offs) + 1.0)
+"""
+
+
+def _import_from(folder, name, text):
+    import importlib.util
+    import linecache
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    path.write_text(text)
+    linecache.clearcache()
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, str(path)
+
+
+def test_source_path_with_a_newline(tmp_path):
+    from kiln.compiler.ir import loc_text
+    assert loc_text('a\nb"c\\d\x7f', 3, 4) == 'loc("a\\0Ab\\"c\\\\d\\7F":3:4)'
+    mod, path = _import_from(tmp_path / "with\nnewline", "knewline", NEWLINE_KERNEL)
+    ir = compile_ir(mod.k)
+    assert 'knewline.py":8:' in ir and "\n" not in ir.split('loc("')[1].split('")')[0]
+    _compiler = pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    k = kiln.compile(mod.k, {"x": "*fp32", "n": "i32"}, cache=False)
+    assert ".entry k" in k.asm["ptx"]
+    # a diagnostic of the C++ side names the real file again (newline included)
+    from kiln.compiler.compiler import _run
+    ir = ('module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, '
+          'tile.threads_per_warp = 32 : i32} {\n func.func @f() {\n'
+          '  %0 = tile.arange 0, 100 : tensor<100xi32, #tile.blocked<{sizePerThread = [1], '
+          'threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> ' + loc_text(path, 8, 12)
+          + '\n  return\n }\n}\n')
+    with pytest.raises(CompilationError) as ei:
+        _run(_compiler, "parse/verify",
+             lambda: _compiler.run_pipeline(ir, "builtin.module()", "kernel.tile.mlir"))
+    assert (ei.value.file, ei.value.line, ei.value.col) == (path, 8, 12)
+    assert str(ei.value).splitlines()[-2:] == ["    offs = kl.arange(0, 128, L)",
+                                               "           ^"]
+
+
+# --- pointer address spaces ----------------------------------------------------------------------
+
+
+def test_negative_address_space_is_rejected_before_building_ir():
+    with pytest.raises(ValueError, match=r"pointer address space must be between 0 and "
+                       r"16777215, got -1"):
+        kl.pointer_type(kl.float32, -1)
+    with pytest.raises(ValueError, match=r"pointer address space must be an integer, got 1.5"):
+        kl.pointer_type(kl.float32, 1.5)
+    ptr = kl.pointer_type(kl.float32)
+    ptr.address_space = -1  # however it got there, the signature check names the argument
+    with pytest.raises(ValueError, match=r"argument 'x': pointer address space must be between "
+                       r"0 and 16777215, got -1"):
+        make_ir(small, {"x": ptr, "n": "i32"})
+    with pytest.raises(ValueError, match=r"argument 'x': unknown type 'fp32@-1' in signature"):
+        make_ir(small, {"x": "*fp32@-1", "n": "i32"})
+
+
+def test_address_space_is_part_of_the_cache_key():
+    from kiln.compiler import compiler as c
+    keys = {c.cache_key(small, c.parse_signature(small, {"x": x, "n": "i32"}), "cuda:sm_90a",
+                        4, "v")
+            for x in ("*fp32", kl.pointer_type(kl.float32, 1), kl.pointer_type(kl.float32, 3))}
+    assert len(keys) == 2
+    assert "!tile.ptr<f32, 3>" in make_ir(small, {"x": kl.pointer_type(kl.float32, 3),
+                                                  "n": "i32"})
+
+
+# --- fp8: loads, stores and bitcasts only ------------------------------------------------------
+
+
+@kiln.jit
+def fp8_add(x, n):
+    offs = kl.arange(0, 128, L)
+    a = kl.load(x + offs)
+    kl.store(x + offs, a + a)  # E:fp8-add
+
+
+@kiln.jit
+def fp8_scale(x, n):
+    offs = kl.arange(0, 128, L)
+    kl.store(x + offs, kl.load(x + offs) * 2.0)  # E:fp8-mul
+
+
+@kiln.jit
+def fp8_upcast(x, n):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs).to(kl.float32)  # E:fp8-cvt
+
+
+@kiln.jit
+def fp8_max(x, n):
+    offs = kl.arange(0, 128, L)
+    m = kl.max(kl.load(x + offs), axis=0)  # E:fp8-max
+
+
+@kiln.jit
+def fp8_other(x, n):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs, mask=offs < n, other=0.0)  # E:fp8-other
+
+
+@kiln.jit
+def fp8_copy(x, n):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs, mask=offs < n)
+    kl.store(x + offs, v.to(kl.int8, bitcast=True).to(v.dtype, bitcast=True), mask=offs < n)
+
+
+FP8_TAIL = (r" is not supported: Kiln has no fp8 arithmetic, constants or conversions yet; fp8 "
+            r"tensors can only be loaded, stored, moved between layouts and bitcast "
+            r"\(x\.to\(kl\.int8, bitcast=True\)\)")
+
+
+@pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize("fn,marker,anchor,what", [
+    (fp8_add, "E:fp8-add", "a + a", r"{} arithmetic \(\+\)"),
+    (fp8_scale, "E:fp8-mul", "kl.load(x + offs) *", r"{} arithmetic \(\*\)"),
+    (fp8_upcast, "E:fp8-cvt", "kl.load", r"conversion from {} to fp32"),
+    (fp8_max, "E:fp8-max", "kl.max", r"a reduction of {}"),
+    (fp8_other, "E:fp8-other", "kl.load", r"an {} constant"),
+])
+def test_fp8_arithmetic_is_a_located_error(fp8, fn, marker, anchor, what):
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(fn, {"x": f"*{fp8}", "n": "i32"})
+    assert_error(ei.value, marker, anchor, what.format(fp8) + FP8_TAIL)
+
+
+def test_fp8_loads_stores_and_bitcasts_compile():
+    ir = compile_ir(fp8_copy, {"x": "*fp8e4nv", "n": "i32"})
+    assert "tensor<128xf8E4M3FN" in ir and "arith.bitcast" in ir
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    for fp8 in ("fp8e4nv", "fp8e5"):
+        kiln.compile(fp8_copy, {"x": f"*{fp8}", "n": "i32"}, cache=False)
+
+
+# --- reduce combine functions ------------------------------------------------------------------
+
+
+@kiln.jit
+def combine_with_if(a, b):
+    if a > b:  # E:comb-if
+        c = a
+    else:
+        c = b
+    return c
+
+
+@kiln.jit
+def combine_with_for(a, b):
+    for i in range(3):  # E:comb-for
+        a = a + b
+    return a
+
+
+@kiln.jit
+def combine_with_reduction(a, b):
+    return a + kl.sum(kl.arange(0, 128, L), 0)  # E:comb-nested
+
+
+@kiln.jit
+def combine_with_static_control_flow(a, b, PICK_MAX: kl.constexpr = True):
+    for i in kl.static_range(1):
+        if PICK_MAX:
+            c = kl.maximum(a, b)
+        else:
+            c = kl.minimum(a, b)
+    return kl.where(a != a, a, c)
+
+
+@kiln.jit
+def reduce_with(x, n, COMBINE: kl.constexpr):
+    v = kl.reduce(kl.load(x + kl.arange(0, 128, L)), 0, COMBINE)  # E:reduce-call
+
+
+def not_a_kernel(a, b):
+    return a
+
+
+@pytest.mark.parametrize("combine,marker,anchor,message", [
+    (combine_with_if, "E:comb-if", "if", r"a runtime if is not supported in a reduce combine "
+     r"function; combine the two scalars with elementwise operations \(kl.where, kl.maximum, "
+     r"\.\.\.\)"),
+    (combine_with_for, "E:comb-for", "for", r"a runtime for loop is not supported in a reduce "
+     r"combine function; .*"),
+    (combine_with_reduction, "E:comb-nested", "kl.sum", r"a reduction inside a reduce combine "
+     r"function is not supported: the combine function receives two scalars and must combine "
+     r"them with elementwise operations"),
+])
+def test_reduce_combine_control_flow_and_nesting(combine, marker, anchor, message):
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(reduce_with, cx={"COMBINE": combine})
+    text = assert_error(ei.value, marker, anchor, message, type(ei.value))
+    line, col = where("E:reduce-call", "kl.reduce")
+    assert text[3] == (f"{HERE}:{line}:{col}: note: in the combine function "
+                       f"'{combine.__name__}' of this reduce")
+
+
+@kiln.jit
+def reduce_builtin_max(x, n):
+    v = kl.reduce(kl.load(x + kl.arange(0, 128, L)), 0, max)
+    w = kl.reduce(kl.load(x + kl.arange(0, 128, L)), 0, min)
+    offs = kl.arange(0, 128, L)
+    kl.store(x + offs, kl.full([128], v + w, kl.float32, L))
+
+
+def test_reduce_with_python_max_min_and_static_control_flow():
+    ir = compile_ir(reduce_builtin_max)
+    assert ir.count("tile.reduce_return") == 2
+    assert "arith.maxnumf" in ir and "arith.minnumf" in ir
+    ir = compile_ir(reduce_with, cx={"COMBINE": combine_with_static_control_flow})
+    assert "arith.maxnumf" in ir and "scf." not in ir
+    ir = compile_ir(reduce_with, cx={"COMBINE": kl.maximum})
+    assert "arith.maxnumf" in ir
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    kiln.compile(reduce_builtin_max, {"x": "*fp32", "n": "i32"}, cache=False)
+
+
+def test_reduce_combine_must_be_a_kernel_function():
+    for bad, name in ((not_a_kernel, "not_a_kernel"), (kl.sum, "sum")):
+        with pytest.raises(CompilationError) as ei:
+            compile_ir(reduce_with, cx={"COMBINE": bad})
+        assert_error(ei.value, "E:reduce-call", "kl.reduce",
+                     rf"reduce: combine_fn must be a @kiln.jit function of two scalars \(or max, "
+                     rf"min, kl.maximum, kl.minimum\), got {name}")
+
+
+# --- num_ctas ------------------------------------------------------------------------------------
+
+
+def test_num_ctas_other_than_1_is_rejected(monkeypatch, tmp_path):
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(InvalidOption) as ei:
+        kiln.compile(small, {"x": "*fp32", "n": "i32"}, num_ctas=2)
+    assert isinstance(ei.value, ValueError)
+    assert_error(ei.value, "E:def", "def small", r"num_ctas > 1 is not supported yet \(got "
+                 r"num_ctas=2\): Kiln runs one CTA per program; leave num_ctas at 1",
+                 InvalidOption)
+    with pytest.raises(InvalidOption, match=r"num_ctas > 1 is not supported yet"):
+        small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=4)
+    with pytest.raises(InvalidOption, match=r"num_ctas must be 1, got 0"):
+        small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=0)
+    with pytest.raises(InvalidOption, match=r"num_ctas > 1 is not supported yet"):
+        small[(1,)](0, 5, num_ctas=2)  # before looking for a GPU
+
+
+def test_num_ctas_1_is_accepted(monkeypatch, tmp_path):
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    kiln.compile(small, {"x": "*fp32", "n": "i32"}, num_ctas=1, cache=False)
+    small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=1)
+
+
+# --- back-end and tool failures are reported at the kernel's def --------------------------------
+
+
+class _FailingTranslate:
+    """kiln._compiler with a translate step that fails like the C++ one does."""
+
+    class CompilationError(Exception):
+        def __init__(self, msg, diagnostics=()):
+            super().__init__(msg)
+            self.diagnostics = list(diagnostics)
+
+    def __init__(self, fail_on, diagnostics):
+        self.fail_on, self.diagnostics = fail_on, diagnostics
+
+    def version(self):
+        return "fake"
+
+    def known_targets(self):
+        return [{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
+                 "max_threads_per_block": 1024},
+                {"name": "hip:gfx942", "vendor": "amd", "warp_size": 64,
+                 "max_threads_per_block": 1024}]
+
+    def run_pipeline(self, ir, pipeline, source_name="kernel"):
+        return ir
+
+    def translate(self, text, target, emit):
+        if emit == self.fail_on:
+            raise self.CompilationError("failed", self.diagnostics)
+        return b"\x7fELF" if emit in ("cubin", "hsaco") else b"; text"
+
+
+PTXAS_MESSAGE = ("ptxas failed with exit code 255\n  command: ptxas -arch=sm_90a -O3 -o k.cubin "
+                 "k.ptx\nptxas fatal : something is wrong")
+
+
+@pytest.mark.parametrize("fail_on,where_reported", [
+    ("cubin", {"file": "<llvm-dialect>", "line": 1, "col": 1}),
+    ("ptx", {"file": None, "line": None, "col": None}),
+    ("llvm", {"file": "", "line": 0, "col": 0}),
+    ("hsaco", {"file": "kernel.tile.mlir", "line": 3, "col": 22}),
+])
+def test_backend_errors_point_at_the_def(monkeypatch, tmp_path, fail_on, where_reported):
+    from kiln.compiler import compiler as c
+    diag = dict(where_reported, severity="error", message=PTXAS_MESSAGE)
+    monkeypatch.setattr(c, "load_compiler", lambda: _FailingTranslate(fail_on, [diag]))
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    target = "hip:gfx942" if fail_on == "hsaco" else "cuda:sm_90a"
+    with pytest.raises(CompilationError) as ei:
+        kiln.compile(small, {"x": "*fp32", "n": "i32"}, target=target, num_warps=4)
+    err = ei.value
+    line, col = where("E:def", "def small")
+    assert (err.file, err.line, err.col) == (HERE, line, col)
+    assert err.message == PTXAS_MESSAGE
+    text = str(err).splitlines()
+    assert text[0] == f"{HERE}:{line}:{col}: error: ptxas failed with exit code 255"
+    assert text[3:5] == ["    def small(x, n):  # E:def", "    ^"]
+    if where_reported["line"]:
+        assert f"reported it at {where_reported['file']}:{where_reported['line']}:" in str(err)
+
+
+def test_backend_error_without_diagnostics_points_at_the_def(monkeypatch, tmp_path):
+    from kiln.compiler import compiler as c
+    monkeypatch.setattr(c, "load_compiler", lambda: _FailingTranslate("cubin", []))
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    with pytest.raises(CompilationError) as ei:
+        kiln.compile(small, {"x": "*fp32", "n": "i32"})
+    assert (ei.value.file, ei.value.line) == (HERE, where("E:def", "def small")[0])
+    assert ei.value.message == "translate to cubin failed: failed"
+
+
+def test_real_ptxas_failure_points_at_the_def(monkeypatch, tmp_path):
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    ptxas = tmp_path / "ptxas"
+    ptxas.write_text('#!/bin/sh\necho "ptxas fatal : something is wrong" >&2\nexit 255\n')
+    ptxas.chmod(0o755)
+    monkeypatch.setenv("KILN_PTXAS", str(ptxas))
+    with pytest.raises(CompilationError) as ei:
+        kiln.compile(small, {"x": "*fp32", "n": "i32"}, cache=False)
+    line, col = where("E:def", "def small")
+    assert (ei.value.file, ei.value.line, ei.value.col) == (HERE, line, col)
+    assert ei.value.message.startswith("ptxas failed with exit code 255")
+    assert "ptxas fatal : something is wrong" in ei.value.message

@@ -523,6 +523,52 @@ def test_specialization():
     assert k.specialize({"x": FakeTensor(32), "n": 32})[0] == {"x": "*fp32", "n": "i32"}
 
 
+@kiln.jit
+def annotated_pointers(x: kl.pointer_type(kl.float32), y: "*fp16", n, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK, L1)
+    kl.store(y + offs, kl.load(x + offs, mask=offs < n).to(kl.float16), mask=offs < n)
+
+
+def test_integer_addresses_for_pointer_annotated_arguments():
+    """An int passed where the annotation says pointer is an address (a "*fp32" argument,
+    16-byte alignment specialized as for tensors); elsewhere an int stays an integer."""
+    sig, cx, runtime, _ = annotated_pointers.specialize(
+        {"x": 0x10000, "y": 0x10008, "n": 1000, "BLOCK": 512})
+    assert sig == {"x": "*fp32:16", "y": "*fp16", "n": "i32"} and runtime == ["x", "y", "n"]
+    sig = annotated_pointers.specialize({"x": 1, "y": FakeTensor(64, "float16"), "n": 5,
+                                         "BLOCK": 512})[0]
+    assert sig == {"x": "*fp32", "y": "*fp16:16", "n": "i32"}  # 1 is an address, not a constant
+    assert add_kernel.specialize({"x": 4096, "y": FakeTensor(16), "out": FakeTensor(16),
+                                  "n": 7, "BLOCK": 1})[0]["x"] == "i32:16"  # not annotated
+    ir = make_ir(annotated_pointers, *annotated_pointers.specialize(
+        {"x": 0x10000, "y": 0x10008, "n": 1000, "BLOCK": 512})[:2])
+    check_ir(ir, r"%x: !tile.ptr<f32> \{tile.divisibility = 16 : i32\}", r"%y: !tile.ptr<f16>")
+    with pytest.raises(TypeError, match=r"argument 'y' is annotated \*fp16 but got a tensor of "
+                       r"fp32"):
+        annotated_pointers.specialize({"x": 0, "y": FakeTensor(64), "n": 5, "BLOCK": 512})
+    with pytest.raises(TypeError, match=r"argument 'x' is annotated \*fp32: pass a tensor \(an "
+                       r"object with data_ptr\(\)\) or an integer device address, got float"):
+        annotated_pointers.specialize({"x": 1.5, "y": 0, "n": 5, "BLOCK": 512})
+    with pytest.raises(ValueError, match=r"argument 'x': address -16 is not a 64-bit unsigned"):
+        annotated_pointers.specialize({"x": -16, "y": 0, "n": 5, "BLOCK": 512})
+
+
+def test_postponed_pointer_annotations(tmp_path):
+    """``from __future__ import annotations`` turns annotations into strings."""
+    import importlib.util
+    (tmp_path / "kpostponed.py").write_text(
+        "from __future__ import annotations\n"
+        "import kiln\nimport kiln.language as kl\n"
+        "@kiln.jit\n"
+        "def k(x: kl.pointer_type(kl.int8), y: '*i32', n: int, B: kl.constexpr):\n"
+        "    pass\n")
+    spec = importlib.util.spec_from_file_location("kpostponed", tmp_path / "kpostponed.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.k.specialize({"x": 32, "y": 8, "n": 32, "B": 4})[0] == {
+        "x": "*i8:16", "y": "*i32", "n": "i32:16"}
+
+
 def test_specialized_one_is_folded_into_the_ir():
     ir = make_ir(add_kernel, {"x": "*fp32:16", "y": "*fp32:16", "out": "*fp32:16"},
                  {"n": 1, "BLOCK": 512})

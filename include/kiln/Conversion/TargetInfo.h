@@ -44,6 +44,18 @@ public:
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::StringRef fn, mlir::Value x) const = 0;
+  /// Loads a `vecTy` vector (memory-typed elements) from global `ptr`,
+  /// `alignment` bytes aligned. With `pred`, only where it is true; `other`
+  /// (a `vecTy` value) is the result where it is false. The default is
+  /// llvm.load / llvm.masked.load.
+  virtual mlir::Value loadGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value ptr, mlir::Type vecTy,
+                                 unsigned alignment, mlir::Value pred,
+                                 mlir::Value other) const;
+  /// Stores the vector `value` to global `ptr` where `pred` (if any) holds.
+  virtual void storeGlobal(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value ptr, mlir::Value value,
+                           unsigned alignment, mlir::Value pred) const;
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) const = 0;

@@ -163,7 +163,7 @@ struct LayoutMoveConversion : public TilePattern<Op> {
     case LayoutMove::SharedMemory:
       break;
     }
-    if (!op->hasAttr("tile.scratch_offset"))
+    if (!op->hasAttr(TileDialect::kScratchOffsetAttr))
       return op.emitOpError()
              << "needs shared memory but has none assigned; run "
                 "tile-allocate-shared-memory first";

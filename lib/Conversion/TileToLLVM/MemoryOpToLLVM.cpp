@@ -3,8 +3,9 @@
 // Global loads and stores are issued as vectors of up to the target's widest
 // access. The width is the largest power of two that (1) the layout keeps in
 // consecutive registers along one dimension, (2) the pointers are contiguous
-// and aligned for, and (3) the mask is constant over. A masked access is a
-// branch around the access; `other` flows in on the skipped edge.
+// and aligned for, and (3) the mask is constant over. A masked access is predicated
+// by the group's (uniform) mask through the target's loadGlobal/storeGlobal
+// hooks; `other` is the value where the mask is false.
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,34 +87,6 @@ struct AddPtrOpConversion : public ConvertOpToLLVMPattern<AddPtrOp> {
   }
 };
 
-/// Emits `if (pred) { body } ` around the current insertion point and leaves
-/// the builder after it. `body` returns the value for the taken edge; the
-/// skipped edge yields `fallback` (pass null for no value).
-Value emitPredicated(ConversionPatternRewriter &rewriter, Location loc,
-                     Value pred, Value fallback,
-                     function_ref<Value()> body) {
-  Block *cur = rewriter.getInsertionBlock();
-  Block *after = rewriter.splitBlock(cur, rewriter.getInsertionPoint());
-  Value result;
-  if (fallback)
-    result = after->addArgument(fallback.getType(), loc);
-  Block *then = rewriter.createBlock(after);
-  rewriter.setInsertionPointToEnd(cur);
-  SmallVector<Value> skipArgs;
-  if (fallback)
-    skipArgs.push_back(fallback);
-  LLVM::CondBrOp::create(rewriter, loc, pred, then, ValueRange{}, after,
-                         skipArgs);
-  rewriter.setInsertionPointToStart(then);
-  Value v = body();
-  SmallVector<Value> takenArgs;
-  if (fallback)
-    takenArgs.push_back(v);
-  LLVM::BrOp::create(rewriter, loc, takenArgs, after);
-  rewriter.setInsertionPointToStart(after);
-  return result;
-}
-
 struct LoadOpConversion : public ConvertOpToLLVMPattern<LoadOp> {
   LoadOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
       : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
@@ -136,21 +109,17 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<LoadOp> {
     Type vecTy = VectorType::get({int64_t(vec)}, memTy);
     SmallVector<Value> out;
     for (unsigned g = 0; g < ptrs.size(); g += vec) {
-      auto load = [&]() -> Value {
-        return LLVM::LoadOp::create(rewriter, loc, vecTy, ptrs[g],
-                                    /*alignment=*/vec * bytes);
-      };
-      Value v;
-      if (masks.empty()) {
-        v = load();
-      } else {
-        Value fallback = LLVM::ZeroOp::create(rewriter, loc, vecTy);
+      Value pred, fallback;
+      if (!masks.empty()) {
+        pred = masks[g];
+        fallback = LLVM::ZeroOp::create(rewriter, loc, vecTy);
         for (unsigned i = 0; !others.empty() && i < vec; ++i)
           fallback = LLVM::InsertElementOp::create(
               rewriter, loc, fallback, toMemory(rewriter, loc, others[g + i]),
               i32Const(rewriter, loc, i));
-        v = emitPredicated(rewriter, loc, masks[g], fallback, load);
       }
+      Value v = ctx.target.loadGlobal(rewriter, loc, ptrs[g], vecTy,
+                                      vec * bytes, pred, fallback);
       for (unsigned i = 0; i < vec; ++i) {
         Value e = LLVM::ExtractElementOp::create(rewriter, loc, v,
                                                  i32Const(rewriter, loc, i));
@@ -189,14 +158,8 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<StoreOp> {
         v = LLVM::InsertElementOp::create(rewriter, loc, v,
                                           toMemory(rewriter, loc, vals[g + i]),
                                           i32Const(rewriter, loc, i));
-      auto store = [&]() -> Value {
-        LLVM::StoreOp::create(rewriter, loc, v, ptrs[g], vec * bytes);
-        return Value();
-      };
-      if (masks.empty())
-        store();
-      else
-        emitPredicated(rewriter, loc, masks[g], Value(), store);
+      ctx.target.storeGlobal(rewriter, loc, ptrs[g], v, vec * bytes,
+                             masks.empty() ? Value() : masks[g]);
     }
     rewriter.eraseOp(op);
     return success();

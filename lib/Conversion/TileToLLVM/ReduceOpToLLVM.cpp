@@ -81,7 +81,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
 
     // 3. Across warps.
     if (*warpBits > 0) {
-      if (!op->hasAttr("tile.scratch_offset"))
+      if (!op->hasAttr(TileDialect::kScratchOffsetAttr))
         return op.emitOpError() << "needs shared memory but has none "
                                    "assigned; run tile-allocate-shared-memory "
                                    "first";

@@ -89,8 +89,8 @@ struct ConvertTileToLLVMPass
                          << " warps but the pipeline asks for " << warps;
       return signalPassFailure();
     }
-    if (warps <= 0 || (warps & (warps - 1)) || warps * int(desc->warpSize) >
-                                                    int(desc->maxThreadsPerBlock)) {
+    if (warps <= 0 || (warps & (warps - 1)) ||
+        int64_t(warps) * desc->warpSize > int64_t(desc->maxThreadsPerBlock)) {
       module.emitError() << "num-warps must be a power of two with at most "
                          << desc->maxThreadsPerBlock << " threads per CTA on "
                          << desc->name << ", got " << warps;

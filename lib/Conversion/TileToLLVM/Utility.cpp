@@ -2,6 +2,8 @@
 
 #include "PatternTileToLLVM.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -114,7 +116,7 @@ Value kiln::getScratchBase(OpBuilder &b, Location loc, Operation *op) {
   Value base = LLVM::AddressOfOp::create(b, loc, ptrTy,
                                          LoweringContext::kSharedGlobal);
   int64_t offset = 0;
-  if (auto a = op->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
+  if (auto a = op->getAttrOfType<IntegerAttr>(TileDialect::kScratchOffsetAttr))
     offset = a.getInt();
   if (offset == 0)
     return base;
@@ -122,20 +124,27 @@ Value kiln::getScratchBase(OpBuilder &b, Location loc, Operation *op) {
                              ValueRange{i32Const(b, loc, offset)});
 }
 
+/// Integers narrower than a byte or of odd width (i1, i3, i7, i12, the i4
+/// of f4E2M1FN registers) live in memory as the next power-of-two byte size,
+/// matching getElementBytes; LLVM would otherwise bit-pack vectors of them.
 Type kiln::getMemoryType(Type t) {
-  if (t.isInteger(1))
-    return IntegerType::get(t.getContext(), 8);
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    unsigned bits = llvm::PowerOf2Ceil(std::max(8u, i.getWidth()));
+    if (bits != i.getWidth())
+      return IntegerType::get(t.getContext(), bits);
+  }
   return t;
 }
 
 Value kiln::toMemory(OpBuilder &b, Location loc, Value v) {
-  if (v.getType().isInteger(1))
-    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  Type mem = getMemoryType(v.getType());
+  if (mem != v.getType())
+    return LLVM::ZExtOp::create(b, loc, mem, v);
   return v;
 }
 
 Value kiln::fromMemory(OpBuilder &b, Location loc, Value v, Type regType) {
-  if (regType.isInteger(1))
+  if (v.getType() != regType)
     return LLVM::TruncOp::create(b, loc, regType, v);
   return v;
 }

@@ -15,9 +15,10 @@ import hashlib
 import json
 import os
 import tempfile
+import types
 import warnings
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from ..language._core import constexpr, dtype, pointer_type
 from ..language._layouts import DistributedLayout
@@ -49,6 +50,9 @@ def mangle_value(value) -> str:
         return "(" + ",".join(mangle_value(v) for v in value) + ")"
     if getattr(value, "__kiln_jit__", False):
         return f"jit:{value.cache_fingerprint()}"
+    if isinstance(value, types.FunctionType):  # e.g. a constexpr_function: by source
+        from .deps import Dependencies
+        return f"pyfn:{Dependencies().function_fingerprint(value)}"
     if callable(value) and hasattr(value, "__module__") and hasattr(value, "__qualname__"):
         return f"fn:{value.__module__}.{value.__qualname__}"
     raise TypeError(f"unsupported compile-time value {value!r} of type {type(value).__name__}")
@@ -90,10 +94,14 @@ def _decode(data: bytes) -> Optional[dict]:
     if hashlib.sha256(body).hexdigest().encode() != parts[1]:
         return None
     payload = json.loads(body)
-    if payload.get("format") != FORMAT_VERSION:
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT_VERSION:
+        return None
+    if not isinstance(payload.get("asm"), dict):
         return None
     asm = {}
     for stage, value in payload["asm"].items():
+        if not isinstance(value, dict):
+            return None
         asm[stage] = base64.b64decode(value["b64"]) if "b64" in value else value["text"]
     payload["asm"] = asm
     return payload
@@ -106,7 +114,10 @@ class DiskCache:
     def path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.kiln"
 
-    def get(self, key: str) -> Optional[dict]:
+    def get(self, key: str, validate: Optional[Callable[[dict], bool]] = None
+            ) -> Optional[dict]:
+        """The entry for ``key``, or None. An entry that is corrupt, belongs to another key or
+        fails ``validate`` (a check of the fields and types its reader needs) is removed."""
         path = self.path(key)
         try:
             data = path.read_bytes()
@@ -116,6 +127,12 @@ class DiskCache:
             payload = _decode(data)
         except (ValueError, KeyError, TypeError, AttributeError):
             payload = None
+        if payload is not None and validate is not None:
+            try:
+                if not validate(payload):
+                    payload = None
+            except Exception:  # a validator tripping over a malformed entry
+                payload = None
         if payload is None or payload.get("key") != key:
             try:  # a corrupted entry: drop it so the next writer replaces it
                 path.unlink()

@@ -23,7 +23,7 @@ from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout
 from ..language._semantic import Semantic
 from .errors import CompilationError, UnsupportedLanguageConstruct
-from .ir import Block, IRBuilder, loc_text
+from .ir import Block, IRBuilder, loc_text, symbol_name
 
 MAX_INLINE_DEPTH = 32
 MAX_STATIC_UNROLL = 65536
@@ -195,6 +195,7 @@ class CodeGenerator:
                             codegen=self)
         self.frames: List[_Frame] = []
         self.called = {}
+        self.node = None  # the AST node being compiled
 
     @property
     def frame(self) -> _Frame:
@@ -214,8 +215,9 @@ class CodeGenerator:
             raise self.error(node, msg, UnsupportedLanguageConstruct)
         if not hasattr(node, "lineno"):
             return method(node)
-        saved = self.b.loc
+        saved, saved_node = self.b.loc, self.node
         self.b.loc = loc_text(*self.frame.src.position(node))
+        self.node = node
         try:
             return method(node)
         except CompilationError:
@@ -227,7 +229,7 @@ class CodeGenerator:
         except Exception as e:
             raise self.error(node, f"{type(e).__name__}: {e}") from e
         finally:
-            self.b.loc = saved
+            self.b.loc, self.node = saved, saved_node
 
     def visit_body(self, stmts):
         for stmt in stmts:
@@ -269,7 +271,7 @@ class CodeGenerator:
             self.b.emit("return")
         attrs = (f'tile.target = "{self.target}", tile.num_warps = {self.num_warps} : i32, '
                  f"tile.threads_per_warp = {self.warp_size} : i32")
-        head = f"func.func public @{fdef.name}({', '.join(args)})"
+        head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"
         return self.b.module_text(attrs, head, body, def_loc, def_loc)
 
     # -- names ---------------------------------------------------------------------------------
@@ -385,7 +387,15 @@ class CodeGenerator:
         if not isinstance(_unwrap(cond), tensor):
             self.visit_body(node.body if _unwrap(cond) else node.orelse)
             return
+        self.check_runtime_control_flow(node, "if")
         runtime_if(self, node, cond)
+
+    def check_runtime_control_flow(self, node, what):
+        """A reduce combine region is one block of elementwise ops: no scf.if/for/while."""
+        if self.sem.combine_depth:
+            raise self.error(node, f"a runtime {what} is not supported in a reduce combine "
+                             f"function; combine the two scalars with elementwise operations "
+                             f"(kl.where, kl.maximum, ...)", UnsupportedLanguageConstruct)
 
     def visit_For(self, node):
         from .control import visit_for
@@ -589,6 +599,18 @@ class CodeGenerator:
         if isinstance(fn, type) and module.startswith("kiln.language"):
             return True
         return module.startswith("kiln.language") and callable(fn)
+
+    def call_combine(self, fn, a, b):
+        """Inline the combine function of a ``kl.reduce`` for two scalars; an error inside it
+        gets a note pointing at the reduce."""
+        site = self.frame.src.position(self.node) if self.node is not None else None
+        try:
+            return self.call_function(fn, [a, b], {}, self.node)
+        except CompilationError as e:
+            if site and len(e.notes) < 8:
+                e.notes.append((f"in the combine function '{fn.__name__}' of this reduce",
+                                *site))
+            raise
 
     def call_function(self, fn, args, kwargs, node=None):
         """Inline ``fn`` (a JITFunction) with the given arguments; return its return value."""

@@ -15,6 +15,7 @@ from ..language import _core as core
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
 from .errors import ExtensionNotBuilt, InvalidOption, from_diagnostics
+from .ir import symbol_name
 
 __all__ = ["compile", "make_ir", "CompiledKernel", "parse_signature", "type_name",
            "lowering_pipeline", "replay_command"]
@@ -150,11 +151,18 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
                         raise ValueError(f"argument {name!r}: unsupported specialization "
                                          f"{suffix!r} (only ':16' is supported)")
                     div = 16
-                ty = core.dtype_from_name(text)
+                try:
+                    ty = core.dtype_from_name(text)
+                except ValueError as e:
+                    raise ValueError(f"argument {name!r}: {e}") from None
             elif isinstance(spec, (core.dtype, core.pointer_type)):
                 ty = spec
             else:
                 raise TypeError(f"argument {name!r}: bad signature entry {spec!r}")
+            if isinstance(ty, core.pointer_type):
+                problem = core.address_space_problem(ty.address_space)
+                if problem:
+                    raise ValueError(f"argument {name!r}: {problem}")
             if isinstance(ty, core.pointer_type) and ty.element_ty == core.int1:
                 ty = core.pointer_type(core.int8)  # bools are bytes in memory
             if div and not (ty.is_ptr() or (ty.is_int() and not ty.is_bool())):
@@ -179,6 +187,21 @@ def _check_num_warps(fn, num_warps, info):
         file, line, col = fn.src.position(fn.src.fdef)
         raise InvalidOption(f"num_warps must be a power of 2 between 1 and {limit}, got "
                             f"{num_warps!r}", file, line, col)
+
+
+def check_num_ctas(num_ctas, fn=None):
+    """Kiln compiles one CTA per program: thread-block clusters (``num_ctas > 1``) are not
+    implemented, and silently ignoring the option would launch a different kernel than the
+    one asked for."""
+    if isinstance(num_ctas, int) and not isinstance(num_ctas, bool) and num_ctas == 1:
+        return
+    where = fn.src.position(fn.src.fdef) if fn is not None else (None, None, None)
+    if isinstance(num_ctas, int) and not isinstance(num_ctas, bool) and num_ctas > 1:
+        message = (f"num_ctas > 1 is not supported yet (got num_ctas={num_ctas}): Kiln runs "
+                   f"one CTA per program; leave num_ctas at 1")
+    else:
+        message = f"num_ctas must be 1, got {num_ctas!r}"
+    raise InvalidOption(message, *where)
 
 
 def make_ir(fn, signature, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
@@ -259,13 +282,65 @@ class CompiledKernel:
                 f"num_warps={self.metadata.get('num_warps')})")
 
 
+def _is_int(v, minimum=0) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= minimum
+
+
+def valid_payload(payload) -> bool:
+    """Whether a disk-cache entry has every field, with the right type, that
+    :meth:`CompiledKernel.from_payload`, the launcher and the JIT read. Anything else (an
+    entry written by another version, or edited) is dropped and recompiled."""
+    if not isinstance(payload, dict):
+        return False
+    if not isinstance(payload.get("name"), str) or not payload["name"]:
+        return False
+    if not isinstance(payload.get("pipeline"), str):
+        return False
+    if not isinstance(payload.get("source_ir", None), (str, type(None))):
+        return False
+    asm = payload.get("asm")
+    if not isinstance(asm, dict) or not isinstance(asm.get("tile"), str):
+        return False
+    binaries = [stage for stage in ("cubin", "hsaco") if stage in asm]
+    if len(binaries) != 1 or not isinstance(asm[binaries[0]], bytes):
+        return False
+    for stage, value in asm.items():
+        if not isinstance(stage, str) or not isinstance(
+                value, bytes if stage in ("cubin", "hsaco") else str):
+            return False
+    md = payload.get("metadata")
+    if not isinstance(md, dict):
+        return False
+    for field in ("name", "target", "key"):
+        if not isinstance(md.get(field), str) or not md[field]:
+            return False
+    if not (_is_int(md.get("num_warps"), 1) and _is_int(md.get("threads_per_warp"), 1)
+            and _is_int(md.get("shared"), 0)):
+        return False
+    if not isinstance(md.get("constexprs", {}), dict):
+        return False
+    params = md.get("params")
+    if not isinstance(params, list):
+        return False
+    for p in params:
+        if not isinstance(p, dict) or not isinstance(p.get("name"), str) \
+                or not isinstance(p.get("type"), str):
+            return False
+        if "divisibility" in p and not _is_int(p["divisibility"], 1):
+            return False
+    return True
+
+
 def cache_key(fn, params, target, num_warps, compiler_version) -> str:
     spec = []
     for name, kind in params.items():
         if kind[0] == "constexpr":
             spec.append([name, "constexpr", mangle_value(kind[1])])
         else:
-            spec.append([name, type_name(kind[1]), kind[2] or 0])
+            ty = kind[1]
+            space = getattr(ty, "address_space", 1)
+            spec.append([name, type_name(ty) + (f"@{space}" if space != 1 else ""),
+                         kind[2] or 0])
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -278,21 +353,44 @@ def _json_value(v):
     return mangle_value(v)
 
 
-def _run(compiler, what, call):
+# Names of the buffers the C++ side parses: a diagnostic located there points into generated
+# IR, not at anything the user wrote.
+_INTERNAL_FILES = {STAGE_FILES["tile"], "<llvm-dialect>", "kernel", "-", "<unknown>"}
+
+
+def _user_location(err) -> bool:
+    return bool(err.file) and bool(err.line) and err.file not in _INTERNAL_FILES
+
+
+def _run(compiler, what, call, where=None):
+    """Run one C++ stage; its diagnostics become a :class:`CompilationError`. An error the
+    stage could not place in the user's source (back-end and tool failures, or a location
+    inside the generated IR) is reported at ``where`` — the kernel's ``def`` — with the
+    stage's message unchanged."""
     try:
         return call()
     except Exception as e:
-        if isinstance(e, getattr(compiler, "CompilationError", ())):
-            raise from_diagnostics(getattr(e, "diagnostics", None),
-                                   f"{what} failed: {e}") from e
-        raise
+        if not isinstance(e, getattr(compiler, "CompilationError", ())):
+            raise
+        err = from_diagnostics(getattr(e, "diagnostics", None), f"{what} failed: {e}")
+        if where is not None and not _user_location(err):
+            if err.file or err.line:
+                place = ":".join(str(v) for v in (err.file or "<unknown>", err.line, err.col)
+                                 if v is not None)
+                err.notes.insert(0, (f"the {what} stage reported it at {place}", None, None,
+                                     None))
+            err.file, err.line, err.col = where
+            err.source_line = None
+        raise err from e
 
 
 def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
-            cache=True) -> CompiledKernel:
+            num_ctas=1, cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target``. ``signature`` maps runtime arguments to types
-    (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments."""
+    (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
+    ``num_ctas`` must be 1 (clusters are not supported yet)."""
     fn = _as_jit(fn)
+    check_num_ctas(num_ctas, fn)
     compiler = load_compiler()
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
@@ -303,7 +401,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
         key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler))
         if cache:
             disk = DiskCache()
-            payload = disk.get(key)
+            payload = disk.get(key, validate=valid_payload)
             if payload is not None:
                 return CompiledKernel.from_payload(payload)
     warp_size = int(info["warp_size"])
@@ -314,16 +412,17 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
     vendor = _vendor(target, info)
+    where = fn.src.position(fn.src.fdef)
     asm = {}
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
-        ir, "builtin.module()", source_name))
+        ir, "builtin.module()", source_name), where)
     pipeline = lowering_pipeline(target, num_warps)
     asm["llvm_dialect"] = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline(
-        asm["tile"], pipeline, source_name))
+        asm["tile"], pipeline, source_name), where)
     emits = ["llvm", "ptx", "cubin"] if vendor == "nvidia" else ["llvm", "amdgcn", "hsaco"]
     for emit in emits:
         out = _run(compiler, f"translate to {emit}",
-                   lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e))
+                   lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e), where)
         stage = "llir" if emit == "llvm" else emit
         asm[stage] = out if emit in ("cubin", "hsaco") else (
             out.decode() if isinstance(out, bytes) else out)
@@ -337,7 +436,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
                 entry["divisibility"] = kind[2]
             runtime_params.append(entry)
     metadata = {
-        "key": key, "hash": key, "name": fn.__name__, "target": target,
+        "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
         "shared": int(m.group(1)) if m else 0, "params": runtime_params,
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},

@@ -256,6 +256,7 @@ def visit_for(cg, node):
     kind, spec, num_stages = _loop_iterator(cg, node)
     if kind == "static":
         return _static_for(cg, node, spec)
+    cg.check_runtime_control_flow(node, "for loop")
     if not isinstance(node.target, ast.Name):
         raise cg.error(node.target, "the target of a runtime for loop must be a name",
                        UnsupportedLanguageConstruct)
@@ -361,6 +362,7 @@ def visit_while(cg, node):
             raise ValueError("while loop with a compile-time true condition never ends "
                              "(break is not supported)")
         return
+    cg.check_runtime_control_flow(node, "while loop")
 
     def check_cond(c):
         c = _unwrap(c)

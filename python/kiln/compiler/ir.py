@@ -8,14 +8,45 @@ the ``loc(...)`` of the Python node being compiled.
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Dict, List, Optional, Sequence
 
 from ..language._layouts import BlockedLayout, DistributedLayout, SliceLayout
 
 
+def mlir_string(text: str) -> str:
+    """``text`` as the body of an MLIR string literal: quotes and backslashes escaped, and
+    control characters (a newline in a file name …) as ``\\XX`` byte escapes, which MLIR
+    decodes back to the same string."""
+    out = []
+    for ch in text:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):02X}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def loc_text(file: str, line: int, col: int) -> str:
-    escaped = file.replace("\\", "\\\\").replace('"', '\\"')
-    return f'loc("{escaped}":{line}:{col})'
+    return f'loc("{mlir_string(file)}":{line}:{col})'
+
+
+_BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def symbol_name(name: str) -> str:
+    """The kernel's symbol (in the IR, PTX/AMDGCN and the binary) for a Python function name.
+    Python identifiers may be any Unicode letters, but MLIR's bare identifiers and PTX/AMDGCN
+    symbols are ASCII: every other character becomes ``_uXXXX_`` (its code point)."""
+    if _BARE_SYMBOL.fullmatch(name):
+        return name
+    out = []
+    for ch in name:
+        out.append(ch if ch.isascii() and (ch.isalnum() or ch == "_") else f"_u{ord(ch):04x}_")
+    text = "".join(out)
+    return text if _BARE_SYMBOL.fullmatch(text) else "_" + text
 
 
 class Block:

@@ -185,6 +185,19 @@ class dtype:
         raise TypeError(f"{self!r} is a dtype; use x.to({self!r}) to convert a tensor")
 
 
+MAX_ADDRESS_SPACE = (1 << 24) - 1  # LLVM's limit
+
+
+def address_space_problem(address_space):
+    """Why ``address_space`` is not a valid pointer address space (None when it is)."""
+    if isinstance(address_space, bool) or not isinstance(address_space, int):
+        return f"pointer address space must be an integer, got {address_space!r}"
+    if not 0 <= address_space <= MAX_ADDRESS_SPACE:
+        return (f"pointer address space must be between 0 and {MAX_ADDRESS_SPACE}, got "
+                f"{address_space}")
+    return None
+
+
 class pointer_type:
     """Pointer to ``element_ty`` in ``address_space`` (1 = global)."""
 
@@ -194,8 +207,12 @@ class pointer_type:
 
     def __init__(self, element_ty, address_space: int = 1):
         element_ty = _unwrap(element_ty)
+        address_space = _unwrap(address_space)
         if not isinstance(element_ty, dtype):
             raise TypeError(f"pointer element type must be a dtype, got {element_ty!r}")
+        problem = address_space_problem(address_space)
+        if problem:
+            raise ValueError(problem)
         self.element_ty = element_ty
         self.address_space = address_space
         self.name = "*" + element_ty.name
@@ -229,7 +246,8 @@ class pointer_type:
         return f"!tile.ptr<{self.element_ty.to_ir()}{suffix}>"
 
     def mangle(self) -> str:
-        return "P" + self.element_ty.name
+        space = "" if self.address_space == 1 else f"A{self.address_space}"
+        return "P" + self.element_ty.name + space
 
     def __eq__(self, other):
         return (isinstance(other, pointer_type) and other.element_ty == self.element_ty
@@ -546,8 +564,9 @@ def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None)
 
 @builtin
 def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
-    """Reduce ``input`` along ``axis`` with ``combine_fn`` (a ``@kiln.jit`` function of two
-    scalars)."""
+    """Reduce ``input`` along ``axis`` with ``combine_fn``: a ``@kiln.jit`` function of two
+    scalars made of elementwise operations (no runtime if/for/while, no nested reductions),
+    or ``max``/``min``/``kl.maximum``/``kl.minimum``."""
     req = _semantic.require_constexpr
     return _semantic.reduce_with(input, req(axis, "reduce axis"), combine_fn,
                                  req(keep_dims, "keep_dims"))

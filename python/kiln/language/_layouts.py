@@ -163,6 +163,11 @@ class SliceLayout(DistributedLayout):
         return f"SliceLayout(dim={self.dim}, parent={self.parent!r})"
 
 
+# Registers per thread a tensor may take: 2^10, the same limit as the C++ verifier
+# (LinearLayout::kMaxInBits); compile time grows with it and no target holds more.
+MAX_REGISTER_BASES = 10
+
+
 @dataclass(frozen=True, repr=False)
 class DistributedLinearLayout(DistributedLayout):
     """A raw F2-linear layout for tensors of ``shape``: the coordinates of an element are the
@@ -185,6 +190,11 @@ class DistributedLinearLayout(DistributedLayout):
                                      f"{len(shape)} coordinates (one per dimension of "
                                      f"{list(shape)}), got {list(b)}")
             object.__setattr__(self, name, bases)
+        for name, most in (("reg_bases", MAX_REGISTER_BASES), ("lane_bases", 6), ("warp_bases", 5)):
+            n = len(getattr(self, name))
+            if n > most:
+                raise ValueError(f"DistributedLinearLayout: at most {most} {name} (2^{most} per "
+                                 f"{'thread' if name == 'reg_bases' else 'CTA'}), got {n}")
         if self.block_bases:
             raise ValueError("DistributedLinearLayout: block_bases must be [] (Kiln supports "
                              "one CTA per program)")

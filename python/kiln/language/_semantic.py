@@ -6,6 +6,7 @@ generator attaches the location of the Python node being compiled.
 
 from __future__ import annotations
 
+import builtins as _py_builtins
 import math
 import struct
 from typing import List, Optional
@@ -16,6 +17,7 @@ from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout
                        is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
+_FP8 = ("fp8e4nv", "fp8e5")
 
 _INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
                ("sint", 32): (-2**31, 2**31 - 1), ("sint", 64): (-2**63, 2**63 - 1),
@@ -92,8 +94,24 @@ class Semantic:
         self.num_warps = num_warps
         self.warp_size = warp_size
         self.codegen = codegen
+        self.combine_depth = 0  # > 0 while the body of a reduce combine function is emitted
 
     # -- helpers -------------------------------------------------------------------------------
+
+    @staticmethod
+    def reject_fp8(what: str, *values):
+        """fp8 tensors can be loaded, stored, moved between layouts and bitcast, but the
+        lowering has no fp8 arithmetic, constants or conversions: say so here, at the user's
+        line, rather than let the LLVM verifier fail on an internal op. ``what`` may name the
+        dtype with ``{}``."""
+        for v in values:
+            v = _unwrap(v)
+            dt = v.dtype if isinstance(v, tensor) else v
+            if isinstance(dt, dtype) and dt.name in _FP8:
+                raise TypeError(
+                    f"{what.format(dt)} is not supported: Kiln has no fp8 arithmetic, "
+                    f"constants or conversions yet; fp8 tensors can only be loaded, stored, "
+                    f"moved between layouts and bitcast (x.to(kl.int8, bitcast=True))")
 
     def ty(self, t) -> str:
         return self.b.ty(t)
@@ -183,6 +201,7 @@ class Semantic:
 
     def scalar_constant(self, value, dt) -> tensor:
         value = _unwrap(value)
+        self.reject_fp8("an {} constant", dt)
         self._check_fits(value, dt)
         if dt.is_floating() and not math.isfinite(float(value)):
             return tensor(self.b.op(f"arith.constant {float_literal(value, dt)} : {dt.to_ir()}"),
@@ -194,6 +213,7 @@ class Semantic:
 
     def block_constant(self, value, btype) -> tensor:
         dt = btype.element_ty
+        self.reject_fp8("an {} constant", dt)
         if dt.is_floating() and not math.isfinite(float(value)):
             return self.splat(self.scalar_constant(value, dt), btype)
         self._check_fits(value, dt)
@@ -256,6 +276,8 @@ class Semantic:
             return x
         if src.is_ptr() or dst.is_ptr():
             raise TypeError(f"cannot cast {src} to {dst}")
+        if not bitcast:
+            self.reject_fp8(f"conversion from {src} to {dst}", src, dst)
         rt = self._btype(x.type, dst)
         if bitcast:
             if src.primitive_bitwidth != dst.primitive_bitwidth:
@@ -449,6 +471,7 @@ class Semantic:
     def binary(self, op: str, a, b) -> tensor:
         if op in _CMP:
             return self.compare(op, a, b)
+        self.reject_fp8(f"{{}} arithmetic ({_OP_SYMBOL[op]})", a, b)
         a, b = self.operands(a, b, op)
         self._check_shapes(a, b, op)
         if a.dtype.is_ptr() or b.dtype.is_ptr():
@@ -487,6 +510,7 @@ class Semantic:
                                                             (b.handle, b.type)], a.type), a.type)
 
     def compare(self, op: str, a, b) -> tensor:
+        self.reject_fp8("comparing {} values", a, b)
         a, b = self.operands(a, b, op)
         self._check_shapes(a, b, op)
         if a.dtype.is_ptr() or b.dtype.is_ptr():
@@ -507,6 +531,7 @@ class Semantic:
         x = self.as_tensor(x)
         if op == "pos":
             return x
+        self.reject_fp8(f"{{}} arithmetic (unary {op})", x)
         if x.dtype.is_ptr():
             raise TypeError(f"unsupported operand for unary {op}: {x.dtype}")
         if op == "neg":
@@ -537,6 +562,7 @@ class Semantic:
                       a.type)
 
     def minmax(self, which: str, x, y, propagate_nan=None) -> tensor:
+        self.reject_fp8(f"{which}imum on {{}}", x, y)
         x, y = self.operands(x, y, "maximum" if which == "max" else "minimum")
         self._check_shapes(x, y, "maximum" if which == "max" else "minimum")
         dt = self.promote(x.dtype, y.dtype, which)
@@ -554,6 +580,7 @@ class Semantic:
         return f"{which}{'ui' if dt.is_int_unsigned() or dt.is_bool() else 'si'}"
 
     def where(self, cond, x, y) -> tensor:
+        self.reject_fp8("where on {}", x, y)
         cond = self.cast(self.as_tensor(cond), core.int1)
         x, y = self.operands(x, y, "where")
         if x.dtype.is_ptr() or y.dtype.is_ptr():
@@ -570,6 +597,7 @@ class Semantic:
 
     def math1(self, name: str, x) -> tensor:
         x = self.as_tensor(x)
+        self.reject_fp8(f"{name} on {{}}", x)
         if name == "abs":
             if x.dtype.is_int_unsigned() or x.dtype.is_bool():
                 return x
@@ -579,6 +607,7 @@ class Semantic:
         return tensor(self.b.op(f"math.{name} {x.handle} : {self.ty(x.type)}"), x.type)
 
     def fma(self, x, y, z) -> tensor:
+        self.reject_fp8("fma on {}", x, y, z)
         x, y, z = (self.as_tensor(v) if isinstance(_unwrap(v), tensor) else _unwrap(v)
                    for v in (x, y, z))
         ref = next(v for v in (x, y, z) if isinstance(v, tensor))
@@ -689,8 +718,13 @@ class Semantic:
     def reduce(self, x, axis: int, combine, keep_dims: bool = False) -> tensor:
         """``combine(a, b)`` emits the combine region's body for two scalars."""
         x = self.as_tensor(x)
+        if self.combine_depth:
+            raise TypeError("a reduction inside a reduce combine function is not supported: "
+                            "the combine function receives two scalars and must combine them "
+                            "with elementwise operations")
         if not x.type.is_block:
             raise TypeError("reduce needs a tensor, got a scalar")
+        self.reject_fp8("a reduction of {}", x)
         rank = len(x.type.shape)
         if axis is None:
             for ax in reversed(range(rank)):
@@ -714,7 +748,11 @@ class Semantic:
         lhs, rhs = self.b.fresh(), self.b.fresh()
         body = Block()
         with self.b.insertion(body):
-            out = combine(tensor(lhs, elt), tensor(rhs, elt))
+            self.combine_depth += 1
+            try:
+                out = combine(tensor(lhs, elt), tensor(rhs, elt))
+            finally:
+                self.combine_depth -= 1
             out = self.as_tensor(out, None if isinstance(_unwrap(out), tensor) else elt)
             if out.type != elt:
                 raise TypeError(f"reduce: the combine function returns {out.type}, expected "
@@ -756,9 +794,18 @@ class Semantic:
         return self.reduce(x, axis, combine, keep_dims)
 
     def reduce_with(self, x, axis, combine_fn, keep_dims=False) -> tensor:
+        fn = _unwrap(combine_fn)
+        if fn is _py_builtins.max or fn is core.maximum:
+            return self.reduce(x, axis, lambda a, b: self.minmax("max", a, b), keep_dims)
+        if fn is _py_builtins.min or fn is core.minimum:
+            return self.reduce(x, axis, lambda a, b: self.minmax("min", a, b), keep_dims)
+        if not getattr(fn, "__kiln_jit__", False):
+            what = getattr(fn, "__qualname__", None) or type(fn).__name__
+            raise TypeError(f"reduce: combine_fn must be a @kiln.jit function of two scalars "
+                            f"(or max, min, kl.maximum, kl.minimum), got {what}")
         if self.codegen is None:
             raise RuntimeError("reduce with a combine function needs the code generator")
 
         def combine(a, b):
-            return self.codegen.call_function(combine_fn, [a, b], {})
+            return self.codegen.call_combine(fn, a, b)
         return self.reduce(x, axis, combine, keep_dims)

@@ -11,8 +11,47 @@ func.func @ptr_to_vector(%p: !tile.ptr<vector<4xf32>>) { return }
 
 // -----
 
-// expected-error @+1 {{address space must be non-negative, got -1}}
+// expected-error @+1 {{address space must be in [0, 16777216), got -1}}
 func.func @ptr_negative_space(%p: !tile.ptr<f32, -1>) { return }
+
+// -----
+
+// LLVM keeps address spaces in 24 bits; a larger one used to be truncated.
+// expected-error @+1 {{address space must be in [0, 16777216), got 16777216}}
+func.func @ptr_huge_space(%p: !tile.ptr<f32, 16777216>) { return }
+
+// -----
+
+// expected-error @+1 {{tf32 is a compute format with no memory representation: point to f32 instead}}
+func.func @ptr_to_tf32(%p: !tile.ptr<tf32>) { return }
+
+// -----
+
+// expected-error @+1 {{pointee 'f4E2M1FN' is narrower than a byte: store such values packed in an i8 tensor}}
+func.func @ptr_to_f4(%p: !tile.ptr<f4E2M1FN>) { return }
+
+// -----
+
+// expected-error @+1 {{pointee integers are at most 64 bits wide, got 'i128'}}
+func.func @ptr_to_i128(%p: !tile.ptr<i128>) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.shared' must be a non-negative byte count below 2^31}}
+module attributes {tile.shared = -4 : i32} {}
+
+// -----
+
+// expected-error @+1 {{'tile.shared' belongs on a module}}
+func.func @shared_on_func() attributes {tile.shared = 16 : i32} { return }
+
+// -----
+
+func.func @scratch_offset_not_int() {
+  // expected-error @+1 {{'tile.scratch_offset' must be a non-negative byte count below 2^31}}
+  "test.op"() {tile.scratch_offset = "zero"} : () -> ()
+  return
+}
 
 //===----------------------------------------------------------------------===//
 // Layout parsers: #tile.blocked / #tile.slice / #tile.linear
@@ -245,6 +284,24 @@ module attributes {tile.num_warps = 4 : i32} {
   // expected-error @+1 {{does not cover every element of 'tensor<256xf32}}
   func.func @not_surjective_on_shape(%x: tensor<256xf32, #x>) { return }
 }
+
+// -----
+
+// 2^11 registers per thread: past Kiln's limit (31 bases used to crash).
+module attributes {tile.num_warps = 4 : i32} {
+  // expected-error @+1 {{needs 2048 registers per thread in layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>; Kiln's limit is 1024 (use a smaller block or more warps)}}
+  func.func @too_many_registers(%x: tensor<262144xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) { return }
+}
+
+// -----
+
+// expected-error @+1 {{a linear layout has at most 10 register bases (2^10 registers), got 11}}
+#x = #tile.linear<{register = [[0], [0], [0], [0], [0], [0], [0], [0], [0], [0], [0]], lane = [[1], [2], [4], [8], [16]], warp = []}>
+
+// -----
+
+// expected-error @+1 {{a linear layout has at most 6 lane bases (2^6 lanes), got 7}}
+#x = #tile.linear<{register = [], lane = [[1], [2], [4], [8], [16], [32], [64]], warp = []}>
 
 // -----
 

@@ -59,9 +59,22 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "pointee must be an integer, float or pointer type, "
                           "got "
                        << pointeeType;
-  if (addressSpace < 0)
-    return emitError() << "address space must be non-negative, got "
-                       << addressSpace;
+  if (auto i = dyn_cast<IntegerType>(pointeeType); i && i.getWidth() > 64)
+    return emitError() << "pointee integers are at most 64 bits wide, got "
+                       << pointeeType;
+  if (isa<Float32Type>(pointeeType) || !isa<FloatType>(pointeeType)) {
+    // f32 and non-floats are fine.
+  } else if (pointeeType.isTF32()) {
+    return emitError() << "tf32 is a compute format with no memory "
+                          "representation: point to f32 instead";
+  } else if (pointeeType.getIntOrFloatBitWidth() % 8 != 0) {
+    return emitError() << "pointee " << pointeeType
+                       << " is narrower than a byte: store such values "
+                          "packed in an i8 tensor";
+  }
+  if (addressSpace < 0 || addressSpace >= TileDialect::kMaxAddressSpace)
+    return emitError() << "address space must be in [0, " << TileDialect::kMaxAddressSpace
+                       << "), got " << addressSpace;
   return success();
 }
 
@@ -129,6 +142,17 @@ kiln::tile::getLinearLayout(RankedTensorType type,
     }
   }
   LinearLayout ll = layout.toLinearLayout(type.getShape());
+  if (ll.getNumBits(LinearLayout::Register) >
+      LinearLayout::kMaxInBits[LinearLayout::Register]) {
+    if (emitError)
+      emitError() << "tensor " << type << " needs "
+                  << ll.getInSize(LinearLayout::Register)
+                  << " registers per thread in layout " << type.getEncoding()
+                  << "; Kiln's limit is "
+                  << (1 << LinearLayout::kMaxInBits[LinearLayout::Register])
+                  << " (use a smaller block or more warps)";
+    return failure();
+  }
   for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
     for (const auto &b : ll.getBases(LinearLayout::InDim(d)))
       for (auto [k, v] : llvm::enumerate(b))
@@ -178,9 +202,18 @@ static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kSharedAttr ||
-      name == "tile.scratch_offset")
+  if (name == kSharedAttr || name == kScratchOffsetAttr) {
+    // Byte counts the allocator writes; a replayed module may carry them.
+    auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bytes || !bytes.getType().isSignlessInteger() || bytes.getInt() < 0 ||
+        bytes.getInt() > std::numeric_limits<int32_t>::max())
+      return op->emitOpError() << "'" << name
+                               << "' must be a non-negative byte count below "
+                                  "2^31";
+    if (name == kSharedAttr && !isa<ModuleOp>(op))
+      return op->emitOpError() << "'" << name << "' belongs on a module";
     return success();
+  }
   if (name == kTargetAttr) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a string";

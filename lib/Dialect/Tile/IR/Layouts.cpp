@@ -203,7 +203,6 @@ unsigned SliceEncodingAttr::getRank() const {
 // #tile.linear
 //===----------------------------------------------------------------------===//
 
-static const char *kInDimNames[] = {"register", "lane", "warp"};
 
 Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
   DictionaryAttr dict;
@@ -214,10 +213,16 @@ Attribute LinearEncodingAttr::parse(AsmParser &parser, Type) {
   std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
   int rank = -1;
   for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d) {
-    auto arr = dyn_cast_or_null<ArrayAttr>(dict.get(kInDimNames[d]));
+    auto arr = dyn_cast_or_null<ArrayAttr>(dict.get(LinearLayout::kInDimNames[d]));
     if (!arr)
       return parser.emitError(parser.getNameLoc(), "'")
-                 << kInDimNames[d] << "' must be an array of bases",
+                 << LinearLayout::kInDimNames[d] << "' must be an array of bases",
+             Attribute();
+    if (arr.size() > LinearLayout::kMaxInBits[d])
+      return parser.emitError(parser.getNameLoc(), "a linear layout has at most ")
+                 << LinearLayout::kMaxInBits[d] << " " << LinearLayout::kInDimNames[d]
+                 << " bases (2^" << LinearLayout::kMaxInBits[d] << " "
+                 << LinearLayout::kInDimNames[d] << "s), got " << arr.size(),
              Attribute();
     for (Attribute b : arr) {
       auto basis = dyn_cast<ArrayAttr>(b);
@@ -269,10 +274,19 @@ void LinearEncodingAttr::print(AsmPrinter &printer) const {
 LogicalResult
 LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            LinearLayout layout) {
-  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
-    for (const auto &b : layout.getBases(LinearLayout::InDim(d)))
+  for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d) {
+    auto in = LinearLayout::InDim(d);
+    if (layout.getNumBits(in) > LinearLayout::kMaxInBits[d])
+      return emitError() << "a linear layout has at most "
+                         << LinearLayout::kMaxInBits[d] << " "
+                         << LinearLayout::kInDimNames[d] << " bases (2^"
+                         << LinearLayout::kMaxInBits[d] << " "
+                         << LinearLayout::kInDimNames[d] << "s), got "
+                         << layout.getNumBits(in);
+    for (const auto &b : layout.getBases(in))
       if (b.size() != layout.getRank())
         return emitError() << "basis rank does not match the layout rank";
+  }
   if (!layout.isSurjective())
     return emitError() << "linear layout " << layout.str()
                        << " is not surjective: its bases do not reach every "

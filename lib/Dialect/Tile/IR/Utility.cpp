@@ -2,6 +2,8 @@
 
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -41,6 +43,10 @@ unsigned kiln::tile::getElementBytes(Type t) {
   if (isa<PointerType>(t))
     return 8;
   unsigned bits = t.getIntOrFloatBitWidth();
+  // Integers occupy a power-of-two number of bytes in memory (see the
+  // lowering's getMemoryType); floats are whole bytes or registers only.
+  if (isa<IntegerType>(t))
+    return llvm::PowerOf2Ceil(std::max(8u, bits)) / 8;
   return std::max(1u, bits / 8);
 }
 

@@ -46,7 +46,7 @@ struct AllocateSharedMemory
         return;
       // Scratch users are sequential and bracketed by barriers, so they
       // all start at offset 0 and the total is the largest of them.
-      op->setAttr("tile.scratch_offset", b.getI32IntegerAttr(0));
+      op->setAttr(TileDialect::kScratchOffsetAttr, b.getI32IntegerAttr(0));
       if (bytes > total) {
         total = bytes;
         largest = op;

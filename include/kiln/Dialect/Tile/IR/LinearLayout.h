@@ -24,6 +24,11 @@ public:
   enum InDim : unsigned { Register = 0, Lane = 1, Warp = 2 };
   static constexpr unsigned kNumInDims = 3;
   using Basis = llvm::SmallVector<int32_t, 4>;
+  /// Most input bits per dimension: 2^10 registers per thread (a tensor
+  /// past it cannot live in registers on any target, and compile time grows
+  /// with it), 64 lanes, 32 warps.
+  static constexpr unsigned kMaxInBits[] = {10, 6, 5};
+  static constexpr const char *kInDimNames[] = {"register", "lane", "warp"};
   using Bases = llvm::SmallVector<Basis, 8>;
 
   LinearLayout() = default;
@@ -36,7 +41,7 @@ public:
   llvm::ArrayRef<int32_t> getOutSizes() const { return outSizes; }
   llvm::ArrayRef<Basis> getBases(InDim d) const { return bases[d]; }
   unsigned getNumBits(InDim d) const { return bases[d].size(); }
-  int32_t getInSize(InDim d) const { return int32_t(1) << bases[d].size(); }
+  int64_t getInSize(InDim d) const { return int64_t(1) << bases[d].size(); }
   int64_t getNumElements() const;
 
   /// Coordinates of input index `idx` along one input dimension alone.

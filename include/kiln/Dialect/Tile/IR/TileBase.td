@@ -39,6 +39,9 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral kThreadsPerWarpAttr = "tile.threads_per_warp";
     static constexpr llvm::StringLiteral kSharedAttr = "tile.shared";
     static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+    static constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
+    /// LLVM keeps address spaces in 24 bits.
+    static constexpr int kMaxAddressSpace = 1 << 24;
   private:
     void registerTypes();
     void registerAttributes();
