@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
@@ -194,6 +195,9 @@ std::string runPipeline(const std::string &irText, const std::string &pipeline,
                         const std::string &sourceName) {
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCollector diags(*context);
+  if (failed(kiln::checkNestingDepth(irText, sourceName, context.get())))
+    raiseCompilationError(std::move(diags.records),
+                          "cannot parse '" + sourceName + "'");
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       irText, ParserConfig(context.get()), sourceName);
@@ -236,6 +240,10 @@ py::bytes translate(const std::string &llvmDialectText,
 
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCollector diags(*context);
+  if (failed(kiln::checkNestingDepth(llvmDialectText, "<llvm-dialect>",
+                                     context.get())))
+    raiseCompilationError(std::move(diags.records),
+                          "cannot parse the LLVM-dialect module");
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       llvmDialectText, ParserConfig(context.get()), "<llvm-dialect>");
   if (!module)

@@ -1,14 +1,56 @@
 //===- kiln-opt.cpp - mlir-opt with Kiln's dialects and pipelines ---------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Support/InputLimits.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
 
 int main(int argc, char **argv) {
-  mlir::DialectRegistry registry;
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();
-  return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "Kiln optimizer driver\n", registry));
+  auto [inputFilename, outputFilename] =
+      registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &error);
+  if (!input) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  // Too-deep nesting would overflow the parser's stack: report it instead.
+  {
+    MLIRContext context;
+    llvm::SourceMgr sourceMgr;
+    SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+    if (failed(kiln::checkNestingDepth(input->getBuffer(),
+                                       input->getBufferIdentifier(), &context)))
+      return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
+  if (!output) {
+    llvm::errs() << error << "\n";
+    return 1;
+  }
+  int rc = kiln::runWithLargeStack([&] {
+    return failed(MlirOptMain(output->os(), std::move(input), registry, config))
+               ? 1
+               : 0;
+  });
+  if (rc == 0)
+    output->keep();
+  return rc;
 }

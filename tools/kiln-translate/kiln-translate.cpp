@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
@@ -107,23 +108,28 @@ int main(int argc, char **argv) {
   if (!input)
     return fail(error);
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
+  llvm::StringRef text = input->getBuffer(), name = input->getBufferIdentifier();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(*sourceMgr, &context);
-
-  // Parsing also verifies.
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
-  if (!module)
+  if (failed(kiln::checkNestingDepth(text, name, &context)))
     return 1;
 
-  kiln::SerializeOptions options;
-  options.optLevel = optLevel;
-  options.ptxasPath = ptxasPath;
-  options.lldPath = lldPath;
-  FailureOr<std::string> artifact =
-      kiln::serializeModule(*module, *target, *kind, options);
-  if (failed(artifact))
-    return 1;
+  FailureOr<std::string> artifact = failure();
+  int rc = kiln::runWithLargeStack([&] {
+    // Parsing also verifies.
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+    if (!module)
+      return 1;
+    kiln::SerializeOptions options;
+    options.optLevel = optLevel;
+    options.ptxasPath = ptxasPath;
+    options.lldPath = lldPath;
+    artifact = kiln::serializeModule(*module, *target, *kind, options);
+    return failed(artifact) ? 1 : 0;
+  });
+  if (rc != 0)
+    return rc;
 
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &error);
