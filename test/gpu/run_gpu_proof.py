@@ -54,6 +54,26 @@ CASES = {
         {"M": 1, "N": 1000},
         {"M": 1000, "N": 1},
         {"M": 259, "N": 401, "src_cols": 1000, "src_off": (7, 64), "dst_cols": 512},
+        # Odd row strides on both sides, output view inside a NaN buffer (guards before
+        # and after it).
+        {"M": 45, "N": 33, "src_cols": 33, "dst_cols": 35, "dst_off": (2, 1)},
+        {"M": 130, "N": 257, "src_cols": 259, "src_off": (1, 1), "dst_cols": 261,
+         "dst_off": (1, 3)},
+        {"M": 33, "N": 129, "src_cols": 131, "dst_cols": 129, "dst_off": (3, 0)},
+    ],
+    # r[:, None] * stride + c[None, :] < N over a 16x32 tile: the indexing whose row starts
+    # were once taken for 16-byte aligned (misaligned v4 accesses, y[48] written for
+    # stride 33, N 48). x_off / y_off (elements) start the views off 16-byte alignment.
+    "masked_rows": [
+        {"stride": 33, "N": 48},
+        {"stride": 33, "N": 500},
+        {"stride": 17, "N": 100, "x_off": 1, "y_off": 3},
+        {"stride": 7, "N": 37, "y_off": 2},
+        {"stride": 48, "N": 512},
+        {"stride": 48, "N": 300, "x_off": 4, "y_off": 8},
+        {"stride": 32, "N": 497, "y_off": 1},
+        {"stride": 1, "N": 20},
+        {"stride": 100, "N": 1600},
     ],
     "softmax": [
         {"M": 1, "N": 1024},
@@ -95,11 +115,16 @@ def spec_args(name, case):
     strings (aligned or not), integers as their values."""
     if name == "vector_add":
         return {"x": "*fp32:16", "y": "*fp32:16", "out": "*fp32:16", "n": case["n"]}
+    if name == "masked_rows":
+        return {"x": _ptr_spec(case.get("x_off", 0)), "y": _ptr_spec(case.get("y_off", 0)),
+                "stride": case["stride"], "N": case["N"]}
     M, N = case["M"], case["N"]
     cols, (r0, c0) = _view(case, "src", N)
     if name == "copy_2d":
         dcols = case.get("dst_cols", N)
-        return {"src": _ptr_spec(r0 * cols + c0), "dst": "*fp32:16", "M": M, "N": N,
+        dr0, dc0 = case.get("dst_off", (0, 0))
+        return {"src": _ptr_spec(r0 * cols + c0), "dst": _ptr_spec(dr0 * dcols + dc0),
+                "M": M, "N": N,
                 "stride_sm": cols, "stride_dst_m": dcols}
     if name == "softmax":
         return {"out": "*fp32:16", "lse": "*fp32:16", "inp": _ptr_spec(r0 * cols + c0),
@@ -132,6 +157,9 @@ def needed_variants(target=TARGET):
 def case_label(name, case):
     if name == "vector_add":
         return f"n={case['n']}"
+    if name == "masked_rows":
+        return (f"stride={case['stride']} N={case['N']} x_off={case.get('x_off', 0)} "
+                f"y_off={case.get('y_off', 0)}")
     label = f"{case['M']}x{case['N']}"
     for prefix in ("src", "dst"):
         if f"{prefix}_cols" in case or f"{prefix}_off" in case:
@@ -170,6 +198,7 @@ def _errs(torch, got, ref):
         return 0.0
     diff = (got.double() - ref.double()).abs()
     diff = torch.where(torch.isnan(diff), torch.full_like(diff, float("inf")), diff)
+    diff = torch.where(torch.isnan(got) & torch.isnan(ref), torch.zeros_like(diff), diff)
     return float(diff.max())
 
 
@@ -188,13 +217,32 @@ def run_case(torch, bundle, name, case, target=TARGET):
     elif name == "copy_2d":
         M, N = case["M"], case["N"]
         _, src = _make_view(torch, case, "src", M, N)
-        dst_buf, dst = _make_view(torch, {"dst_cols": case.get("dst_cols", N)}, "dst",
-                                  M + 2, N, fill=nan)
+        r0, c0 = case.get("dst_off", (0, 0))
+        dst_buf, dst = _make_view(torch, {"dst_cols": case.get("dst_cols", N),
+                                          "dst_off": (r0, c0)}, "dst", M + 2, N, fill=nan)
         dst = dst[:M]
         args = {"src": src, "dst": dst, "M": M, "N": N, "stride_sm": src.stride(0),
                 "stride_dst_m": dst.stride(0)}
         grid = K.grid(name, target, M, N)
         outputs = [(dst_buf, dst, src.clone(), 0.0, 0.0)]
+    elif name == "masked_rows":
+        cfg = K.config(name, target)["constexprs"]
+        stride, N = case["stride"], case["N"]
+        span = (cfg["BLOCK_R"] - 1) * stride + cfg["BLOCK_C"]  # elements the tile can touch
+        guard = 64
+        x_off, y_off = case.get("x_off", 0), case.get("y_off", 0)
+        x = torch.randn(x_off + span, device=DEVICE)[x_off:]
+        y_buf = torch.full((guard + y_off + span + guard,), nan, device=DEVICE)
+        y = y_buf[guard + y_off:guard + y_off + span]
+        r = torch.arange(cfg["BLOCK_R"], device=DEVICE)[:, None]
+        c = torch.arange(cfg["BLOCK_C"], device=DEVICE)[None, :]
+        offs = (r * stride + c).flatten()
+        offs = offs[offs < N]
+        ref = torch.full((span,), nan, device=DEVICE)
+        ref[offs] = x[offs]
+        args = {"x": x, "y": y, "stride": stride, "N": N}
+        grid = K.grid(name, target)
+        outputs = [(y_buf, y, ref, 0.0, 0.0)]
     elif name == "softmax":
         M, N = case["M"], case["N"]
         _, inp = _make_view(torch, case, "src", M, N)
@@ -240,7 +288,9 @@ def run_case(torch, bundle, name, case, target=TARGET):
         err = _errs(torch, got, ref)
         max_err = max(max_err, err)
         if rtol == 0.0 and atol == 0.0:
-            good = bool(torch.equal(got, ref.to(got.dtype)))
+            ref = ref.to(got.dtype)
+            good = bool(torch.equal(torch.isnan(got), torch.isnan(ref)) and
+                        torch.equal(torch.nan_to_num(got), torch.nan_to_num(ref)))
         else:
             good = bool(torch.allclose(got.double(), ref.double(), rtol=rtol, atol=atol))
         outside = _outside_is_nan(torch, buf, got)
