@@ -120,3 +120,16 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return %s : tensor<32xf32, #tile.slice<{dim = 1, parent = #x}>>
   }
 }
+
+// -----
+
+// tf32 has no value representation (it used to reach the type converter and
+// fail with "failed to legalize" or, behind a pointer, crash).
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @tf32_values(%a: tensor<512xtf32, #l>) {
+    // expected-error @+1 {{'arith.addf' op has tf32 values, which kernels cannot hold: use f32 (tf32 is a precision of dot, not a type)}}
+    %b = arith.addf %a, %a : tensor<512xtf32, #l>
+    return
+  }
+}

@@ -28,6 +28,18 @@ namespace {
 /// Reports ops the lowering cannot handle, at the op, before any rewriting.
 LogicalResult checkSupported(ModuleOp module) {
   WalkResult r = module.walk([](Operation *op) {
+    // tf32 has no LLVM type: it is a precision of matrix instructions, not
+    // a value format.
+    auto isTF32 = [](Type t) { return getElementTypeOrSelf(t).isTF32(); };
+    bool tf32 = llvm::any_of(op->getResultTypes(), isTF32);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        tf32 |= llvm::any_of(block.getArgumentTypes(), isTF32);
+    if (tf32) {
+      op->emitOpError() << "has tf32 values, which kernels cannot hold: use "
+                           "f32 (tf32 is a precision of dot, not a type)";
+      return WalkResult::interrupt();
+    }
     if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
             math::CosOp, math::RsqrtOp>(op)) {
       Type t = getElementTypeOrSelf(op->getResult(0).getType());
