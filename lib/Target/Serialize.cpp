@@ -10,6 +10,7 @@
 #include "kiln/Target/Serialize.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -261,6 +262,38 @@ static LogicalResult checkModuleScope(ModuleOp module) {
                              "ops can";
   }
   return success();
+}
+
+/// Every type the translator meets must have an LLVM equivalent. The
+/// LLVM-dialect verifier lets some through (a GEP or alloca element type of
+/// f8E5M2, tf32 or index), and the translator then crashes on them.
+static LogicalResult checkLLVMTypes(ModuleOp module) {
+  auto bad = [](Type t) { return t && !LLVM::isCompatibleType(t); };
+  WalkResult result = module.walk([&](Operation *op) {
+    std::optional<Type> found;
+    for (Type t : op->getOperandTypes())
+      if (!found && bad(t))
+        found = t;
+    for (Type t : op->getResultTypes())
+      if (!found && bad(t))
+        found = t;
+    auto checkAttr = [&](Attribute a) {
+      if (auto ta = dyn_cast_or_null<TypeAttr>(a); !found && ta &&
+                                                   bad(ta.getValue()) &&
+                                                   !isa<FunctionType>(ta.getValue()))
+        found = ta.getValue();
+    };
+    // The dictionary holds the inherent attributes (elem_type, ...) too.
+    for (NamedAttribute a : op->getAttrDictionary())
+      checkAttr(a.getValue());
+    if (!found)
+      return WalkResult::advance();
+    op->emitError() << "type " << *found
+                    << " has no LLVM equivalent; LLVM-dialect input may use "
+                       "only LLVM-compatible types";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
 }
 
 /// A function-level `target_cpu` / `target_features` would silently compile
@@ -534,7 +567,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
       createTargetMachine(module, target, opts.optLevel);
   if (!tm)
     return failure();
-  if (failed(checkModuleScope(module)) ||
+  if (failed(checkModuleScope(module)) || failed(checkLLVMTypes(module)) ||
       failed(checkVendorDialects(module, target)) ||
       failed(checkFunctionTargets(module, target)) ||
       failed(checkKernelsReturnVoid(module)))
