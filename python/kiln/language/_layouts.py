@@ -163,9 +163,9 @@ class SliceLayout(DistributedLayout):
         return f"SliceLayout(dim={self.dim}, parent={self.parent!r})"
 
 
-# Registers per thread a tensor may take: 2^10, the same limit as the C++ verifier
-# (LinearLayout::kMaxInBits); compile time grows with it and no target holds more.
-MAX_REGISTER_BASES = 10
+# Registers per thread a tensor may take: 2^9, the same limit as the C++ verifier
+# (LinearLayout::kMaxInBits); no target holds more, and compile time grows past it.
+MAX_REGISTER_BASES = 9
 
 
 @dataclass(frozen=True, repr=False)

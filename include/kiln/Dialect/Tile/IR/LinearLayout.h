@@ -24,10 +24,10 @@ public:
   enum InDim : unsigned { Register = 0, Lane = 1, Warp = 2 };
   static constexpr unsigned kNumInDims = 3;
   using Basis = llvm::SmallVector<int32_t, 4>;
-  /// Most input bits per dimension: 2^10 registers per thread (a tensor
-  /// past it cannot live in registers on any target, and compile time grows
-  /// with it), 64 lanes, 32 warps.
-  static constexpr unsigned kMaxInBits[] = {10, 6, 5};
+  /// Most input bits per dimension: 2^9 registers per thread (no target has
+  /// more than 512 32-bit registers per thread, and compile time grows faster
+  /// than linearly past it), 64 lanes, 32 warps.
+  static constexpr unsigned kMaxInBits[] = {9, 6, 5};
   static constexpr const char *kInDimNames[] = {"register", "lane", "warp"};
   using Bases = llvm::SmallVector<Basis, 8>;
 
