@@ -268,29 +268,44 @@ static LogicalResult checkModuleScope(ModuleOp module) {
 /// LLVM-dialect verifier lets some through (a GEP or alloca element type of
 /// f8E5M2, tf32 or index), and the translator then crashes on them.
 static LogicalResult checkLLVMTypes(ModuleOp module) {
-  auto bad = [](Type t) { return t && !LLVM::isCompatibleType(t); };
+  // LLVM keeps address spaces in 24 bits; larger ones were silently
+  // truncated (2^24 became the generic space 0).
+  constexpr unsigned kMaxAddressSpace = 1u << 24;
+  auto why = [&](Type t) -> std::optional<std::string> {
+    if (!t || isa<FunctionType>(t))
+      return std::nullopt;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (!LLVM::isCompatibleType(t)) {
+      os << "type " << t << " has no LLVM equivalent; LLVM-dialect input may "
+         << "use only LLVM-compatible types";
+      return text;
+    }
+    t.walk([&](LLVM::LLVMPointerType p) {
+      if (text.empty() && p.getAddressSpace() >= kMaxAddressSpace)
+        os << "address space " << p.getAddressSpace() << " of " << p
+           << " is not below 2^24, LLVM's limit";
+    });
+    return text.empty() ? std::nullopt : std::optional<std::string>(text);
+  };
   WalkResult result = module.walk([&](Operation *op) {
-    std::optional<Type> found;
-    for (Type t : op->getOperandTypes())
-      if (!found && bad(t))
-        found = t;
-    for (Type t : op->getResultTypes())
-      if (!found && bad(t))
-        found = t;
-    auto checkAttr = [&](Attribute a) {
-      if (auto ta = dyn_cast_or_null<TypeAttr>(a); !found && ta &&
-                                                   bad(ta.getValue()) &&
-                                                   !isa<FunctionType>(ta.getValue()))
-        found = ta.getValue();
+    std::optional<std::string> found;
+    auto check = [&](Type t) {
+      if (!found)
+        found = why(t);
     };
+    llvm::for_each(op->getOperandTypes(), check);
+    llvm::for_each(op->getResultTypes(), check);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        llvm::for_each(block.getArgumentTypes(), check);
     // The dictionary holds the inherent attributes (elem_type, ...) too.
     for (NamedAttribute a : op->getAttrDictionary())
-      checkAttr(a.getValue());
+      if (auto ta = dyn_cast<TypeAttr>(a.getValue()))
+        check(ta.getValue());
     if (!found)
       return WalkResult::advance();
-    op->emitError() << "type " << *found
-                    << " has no LLVM equivalent; LLVM-dialect input may use "
-                       "only LLVM-compatible types";
+    op->emitError() << *found;
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
