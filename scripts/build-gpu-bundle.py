@@ -3,11 +3,8 @@
 
     python3 scripts/build-gpu-bundle.py [--out build/gpu-bundle] [--target cuda:sm_90a]
 
-Run where Kiln's compiler is built; carry the folder to the GPU machine, which has no LLVM:
-
-    run(carry=["build/gpu-bundle"],
-        command="bash scripts/device-run.sh python3 test/gpu/run_gpu_proof.py "
-                "--bundle build/gpu-bundle")
+Run where Kiln's compiler is built, then carry the folder to the GPU machine (which has no
+LLVM) and run the proof there: docs/gpu-testing.md has the recipe.
 
 The specialization rule (the JIT's, and Triton's), which launch and bundle must agree on:
 a pointer argument 16-byte aligned and an integer argument divisible by 16 are compiled with

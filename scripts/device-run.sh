@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command on the lent GPU machine with Kiln's runtime built for it.
 #
-# Run ON THE GPU MACHINE, from the repository root (the device tool's `run`
-# starts there), e.g. with the bundle compiled here and carried along
-# (carry: ["build/gpu-bundle"]):
-#
-#   bash scripts/device-run.sh python3 test/gpu/run_gpu_proof.py --bundle build/gpu-bundle
+# Run ON THE GPU MACHINE, from the repository root; docs/gpu-testing.md has
+# the whole recipe (bundle here, run there, compute-sanitizer).
 #
 # Steps: print the GPUs (nvidia-smi -L), build kiln._runtime for $PYTHON with
 # scripts/build-runtime.sh (no LLVM needed), then exec the given command with

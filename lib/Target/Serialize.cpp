@@ -468,7 +468,7 @@ static FailureOr<std::string> linkHsaco(ModuleOp module, llvm::StringRef object,
                                         const SerializeOptions &opts) {
   FailureOr<std::string> lld =
       findTool(module, "ld.lld", opts.lldPath, "KILN_LLD",
-               {"/usr/lib/llvm-22/bin/ld.lld", "ld.lld"});
+               {KILN_LLVM_TOOLS_DIR "/ld.lld", "ld.lld"});
   if (failed(lld))
     return failure();
   FailureOr<TempFile> in = makeTempFile(module, "o");

@@ -8,14 +8,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -23,10 +21,6 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -91,12 +85,7 @@ int main(int argc, char **argv) {
     return fail("-O must be 0, 1, 2 or 3");
 
   DialectRegistry registry;
-  registry.insert<func::FuncDialect, LLVM::LLVMDialect, NVVM::NVVMDialect,
-                  ROCDL::ROCDLDialect>();
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
-  registerNVVMDialectTranslation(registry);
-  registerROCDLDialectTranslation(registry);
+  kiln::registerAllDialects(registry);
   MLIRContext context(registry);
   context.disableMultithreading();
   // Errors on the whole module would otherwise print all of it.

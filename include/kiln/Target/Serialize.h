@@ -51,7 +51,7 @@ struct SerializeOptions {
   /// /usr/local/cuda/bin/ptxas.
   std::string ptxasPath;
   /// ld.lld to link hsaco. Empty: $KILN_LLD, then
-  /// /usr/lib/llvm-22/bin/ld.lld, then `ld.lld` on PATH.
+  /// the ld.lld beside the LLVM Kiln was built with, then `ld.lld` on PATH.
   std::string lldPath;
 };
 
