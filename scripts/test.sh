@@ -8,6 +8,10 @@ ROOT=$PWD
 bash scripts/setup.sh || exit 1
 export PYTHONPATH=$ROOT/python${PYTHONPATH:+:$PYTHONPATH}
 
+echo "== lint"
+bash scripts/lint.sh
+lint_rc=$?
+
 echo "== lit"
 /usr/lib/llvm-22/bin/lit -sv build/test
 lit_rc=$?
@@ -16,5 +20,5 @@ echo "== pytest"
 /usr/bin/python3 -m pytest -q test/Python test/gpu
 py_rc=$?
 
-echo "== summary: lit rc=$lit_rc, pytest rc=$py_rc"
-[ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ]
+echo "== summary: lint rc=$lint_rc, lit rc=$lit_rc, pytest rc=$py_rc"
+[ $lint_rc -eq 0 ] && [ $lit_rc -eq 0 ] && [ $py_rc -eq 0 ]
