@@ -541,7 +541,7 @@ namespace {
 /// instruction selection handles without it.
 class SkipQuadraticPasses : public llvm::OptPassGate {
 public:
-  static constexpr unsigned kMaxAddresses = 256;
+  static constexpr unsigned kMaxAddresses = 128;
 
   explicit SkipQuadraticPasses(const llvm::Module &module) {
     for (const llvm::Function &f : module) {
