@@ -13,9 +13,10 @@ Importing kiln needs neither the C++ extensions nor numpy/torch; compiling needs
 """
 
 from . import language  # noqa: F401
+from .errors import KilnError, OutOfResources  # noqa: F401
 from .compiler.errors import (  # noqa: F401
-    KilnError, CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
-    OutOfResources,
+    CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
+    CompileTimeOutOfResources,
 )
 from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.deps import GlobalChangedError  # noqa: F401
@@ -25,7 +26,8 @@ from .language import constexpr, constexpr_function  # noqa: F401
 
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
-           "ExtensionNotBuilt", "OutOfResources", "CacheWarning", "GlobalChangedError", "constexpr",
+           "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
+           "LaunchTimeOutOfResources", "CacheWarning", "GlobalChangedError", "constexpr",
            "constexpr_function", "language", "aot"]
 
 
@@ -46,4 +48,7 @@ def __getattr__(name):  # kiln.aot and kiln.runtime load on first use
     if name in ("aot", "runtime"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "LaunchTimeOutOfResources":  # without loading kiln.runtime eagerly
+        from .runtime.errors import LaunchTimeOutOfResources
+        return LaunchTimeOutOfResources
     raise AttributeError(f"module 'kiln' has no attribute {name!r}")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Iterable, List
 
 from .compiler.compiler import CompiledKernel, compile
+from .runtime import bundle
 
 __all__ = ["compile_bundle", "compile_entries"]
 
@@ -40,7 +41,6 @@ def compile_entries(entries: Iterable[dict]) -> List[CompiledKernel]:
 def compile_bundle(path, entries: Iterable[dict]) -> List[CompiledKernel]:
     """Compile ``entries`` and write them as one bundle directory at ``path``
     (``kiln.runtime.bundle.write_bundle``). Returns the compiled kernels."""
-    from .runtime import bundle
     kernels = compile_entries(entries)
     bundle.write_bundle(path, [(k.metadata, k.binary) for k in kernels])
     return kernels

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
 from typing import Dict
 
+from .compiler.cache import mangle_value
+from .compiler.compiler import check_num_ctas, compile as _compile, type_name
+from .compiler.function import KernelFunction
 from .language import _core as core
 from .language._layouts import DistributedLayout
 
@@ -24,12 +26,6 @@ _TORCH_DTYPES = {
     "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
 }
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target")
-
-
-def _is_constexpr_annotation(ann) -> bool:
-    if ann is core.constexpr:
-        return True
-    return isinstance(ann, str) and ann.split(".")[-1].strip() == "constexpr"
 
 
 def _pointer_annotation(ann, fn):
@@ -70,85 +66,26 @@ def _pointer_dtype_name(value) -> str:
     return _TORCH_DTYPES[name]
 
 
-class JITFunction:
-    """A kernel (or a helper inlined into kernels). Launch with ``fn[grid](*args, **kw)``."""
+class JITFunction(KernelFunction):
+    """A kernel (or a helper inlined into kernels). Launch with ``fn[grid](*args, **kw)``.
 
-    __kiln_jit__ = True
+    What compiling reads (source, constexpr arguments, dependencies) is the base class
+    :class:`kiln.compiler.function.KernelFunction`; this adds specialization on argument
+    values, the in-memory kernel cache and launches through kiln.runtime."""
 
     def __init__(self, fn, do_not_specialize=(), do_not_specialize_on_alignment=()):
-        self.fn = fn
-        functools.update_wrapper(self, fn)
-        self.signature = inspect.signature(fn)
-        self.arg_names = list(self.signature.parameters)
-        self.constexpr_names = {n for n, p in self.signature.parameters.items()
-                                if _is_constexpr_annotation(p.annotation)}
+        super().__init__(fn)
 
         def names(items):
             return {self.arg_names[i] if isinstance(i, int) else i for i in items}
         self.do_not_specialize = names(do_not_specialize)
         self.do_not_specialize_on_alignment = names(do_not_specialize_on_alignment)
-        self._src = None
-        self._dep_names = None
-        self._local_names = None
-        self._used_globals: Dict[tuple, object] = {}
         self._pointer_annotations = None
         self._kernels: Dict[tuple, list] = {}
-
-    @property
-    def src(self):
-        if self._src is None:
-            from .compiler.codegen import FunctionSource
-            self._src = FunctionSource(self.fn)
-        return self._src
-
-    def __repr__(self):
-        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.__name__} is a @kiln.jit function: launch it with "
                            f"{self.__name__}[grid](...) or call it from another kernel")
-
-    # -- cache identity ------------------------------------------------------------------------
-
-    def dependency_names(self):
-        """Names (and attribute chains) the body reads that may resolve to globals."""
-        if self._dep_names is None:
-            from .compiler.deps import name_chains
-            self._dep_names = name_chains(self.src.fdef)
-        return self._dep_names
-
-    def local_names(self):
-        """Arguments and names the body assigns: never globals."""
-        if self._local_names is None:
-            from .compiler.deps import bound_names
-            self._local_names = bound_names(self.src.fdef)
-        return self._local_names
-
-    def dependencies(self):
-        """Walk everything this function's code generation reads (see
-        :mod:`kiln.compiler.deps`): ``.jit_fingerprint(self)`` was computed, ``.used`` lists
-        the globals read."""
-        from .compiler.deps import Dependencies
-        deps = Dependencies()
-        deps.jit_fingerprint(self)
-        return deps
-
-    def cache_fingerprint(self) -> str:
-        """Hash of this function's file, position and source and of every global it reads,
-        transitively: @kiln.jit callees and Python helpers by source, values (constexprs,
-        layouts, dtypes, numbers, tuples) by value."""
-        return self.dependencies().jit_fingerprint(self)
-
-    def _check_globals(self):
-        """Raise if a global read when compiling an earlier specialization was rebound."""
-        for used in self._used_globals.values():
-            changed, new = used.changed()
-            if changed:
-                raise used.error(self.__name__, new)
-
-    def _record_globals(self, deps):
-        for ident, used in deps.used.items():
-            self._used_globals.setdefault(ident, used)
 
     # -- specialization ----------------------------------------------------------------------
 
@@ -212,7 +149,6 @@ class JITFunction:
             raise TypeError(f"argument {name!r} is annotated *{elem.name}: pass a tensor (an "
                             f"object with data_ptr()) or an integer device address, got "
                             f"{type(value).__name__}")
-        from .compiler.compiler import type_name
         return ("runtime", type_name(ptr) + (":16" if align and address % 16 == 0 else ""))
 
     def _specialize_arg(self, name, value):
@@ -261,7 +197,6 @@ class JITFunction:
     # -- compile and launch ------------------------------------------------------------------
 
     def _compile(self, arguments, options):
-        from .compiler.compiler import check_num_ctas, compile as _compile
         check_num_ctas(options.get("num_ctas", 1), self)
         if self._used_globals:
             self._check_globals()
@@ -300,7 +235,7 @@ class JITFunction:
         if driver is None:
             driver = _driver()
         if loaded is None:
-            from .runtime import launcher
+            from .runtime import launcher  # lazy (no cycle): `import kiln` skips kiln.runtime
             loaded = entry[1] = launcher.LoadedKernel(driver, kernel.binary, kernel.metadata)
         return loaded.launch(grid, [arguments[n] for n in runtime],
                              stream=options.get("stream"))
@@ -310,13 +245,12 @@ class JITFunction:
 
 
 def _mangle(value):
-    from .compiler.cache import mangle_value
     return mangle_value(value)
 
 
 def _driver():
     try:
-        from . import runtime
+        from . import runtime  # lazy (no cycle): `import kiln` skips kiln.runtime
     except ImportError as e:
         raise RuntimeError(f"kiln.runtime is not available: {e}") from e
     return runtime.get_driver()

@@ -22,6 +22,7 @@ from typing import Callable, Optional
 
 from ..language._core import constexpr, dtype, pointer_type
 from ..language._layouts import DistributedLayout
+from .deps import Dependencies
 
 __all__ = ["CacheWarning", "DiskCache", "default_cache_dir", "mangle_value", "frontend_hash"]
 
@@ -51,7 +52,6 @@ def mangle_value(value) -> str:
     if getattr(value, "__kiln_jit__", False):
         return f"jit:{value.cache_fingerprint()}"
     if isinstance(value, types.FunctionType):  # e.g. a constexpr_function: by source
-        from .deps import Dependencies
         return f"pyfn:{Dependencies().function_fingerprint(value)}"
     if callable(value) and hasattr(value, "__module__") and hasattr(value, "__qualname__"):
         return f"fn:{value.__module__}.{value.__qualname__}"
@@ -68,8 +68,8 @@ def frontend_hash() -> str:
         h = hashlib.sha256()
         root = Path(__file__).resolve().parent.parent
         for sub in ("compiler", "language"):
-            for path in sorted((root / sub).glob("*.py")):
-                h.update(path.name.encode())
+            for path in sorted((root / sub).rglob("*.py")):  # vendor subpackages too
+                h.update(path.relative_to(root).as_posix().encode())
                 h.update(path.read_bytes())
         _FRONTEND_HASH = h.hexdigest()
     return _FRONTEND_HASH

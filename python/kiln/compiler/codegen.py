@@ -22,11 +22,12 @@ from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout
 from ..language._semantic import Semantic
+from ._values import _has_tensor
+from .control import runtime_if, visit_for, visit_while
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block, IRBuilder, loc_text, symbol_name
 
 MAX_INLINE_DEPTH = 32
-MAX_STATIC_UNROLL = 65536
 
 _BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
            ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.LShift: "lshift", ast.RShift: "rshift",
@@ -139,36 +140,6 @@ class _Frame:
 
 def _is_jit(obj) -> bool:
     return getattr(obj, "__kiln_jit__", False)
-
-
-def _has_tensor(v) -> bool:
-    v = _unwrap(v)
-    if isinstance(v, tensor):
-        return True
-    if isinstance(v, (tuple, list)):
-        return any(_has_tensor(x) for x in v)
-    return False
-
-
-def _same(a, b) -> bool:
-    if a is b:
-        return True
-    if isinstance(a, tensor) or isinstance(b, tensor):
-        return False
-    try:
-        return type(_unwrap(a)) is type(_unwrap(b)) and bool(_unwrap(a) == _unwrap(b))
-    except Exception:
-        return False
-
-
-def _type_str(v) -> str:
-    if isinstance(v, tensor):
-        return str(v.type)
-    return f"constexpr[{_unwrap(v)!r}]"
-
-
-def _site_str(site) -> str:
-    return f"{site[0]}:{site[1]}:{site[2]}" if site else "<unknown>"
 
 
 def _allowed_global(value) -> bool:
@@ -382,7 +353,6 @@ class CodeGenerator:
         raise self.error(node, msg, UnsupportedLanguageConstruct)
 
     def visit_If(self, node):
-        from .control import runtime_if
         cond = self.visit(node.test)
         if not isinstance(_unwrap(cond), tensor):
             self.visit_body(node.body if _unwrap(cond) else node.orelse)
@@ -398,11 +368,9 @@ class CodeGenerator:
                              f"(kl.where, kl.maximum, ...)", UnsupportedLanguageConstruct)
 
     def visit_For(self, node):
-        from .control import visit_for
         visit_for(self, node)
 
     def visit_While(self, node):
-        from .control import visit_while
         visit_while(self, node)
 
     # -- expressions ----------------------------------------------------------------------------

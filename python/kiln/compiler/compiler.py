@@ -15,6 +15,7 @@ from ..language import _core as core
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
 from .errors import ExtensionNotBuilt, InvalidOption, from_diagnostics
+from .function import as_kernel_function
 from .ir import symbol_name
 
 __all__ = ["compile", "make_ir", "CompiledKernel", "parse_signature", "type_name",
@@ -111,15 +112,6 @@ def type_name(ty) -> str:
     return n
 
 
-def _as_jit(fn):
-    if getattr(fn, "__kiln_jit__", False):
-        return fn
-    if inspect.isfunction(fn):
-        from ..jit import JITFunction
-        return JITFunction(fn)
-    raise TypeError(f"kiln.compile expects a @kiln.jit function, got {fn!r}")
-
-
 def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict] = None):
     """-> ``params`` for the code generator: every argument name mapped to
     ``("runtime", type, divisibility)`` or ``("constexpr", value)``.
@@ -207,7 +199,7 @@ def check_num_ctas(num_ctas, fn=None):
 def make_ir(fn, signature, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
             generic_tile=False, _compiler=None) -> str:
     """The tile-dialect text of one specialization (no C++ needed)."""
-    fn = _as_jit(fn)
+    fn = as_kernel_function(fn)
     info = target_info(target, _compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
@@ -389,7 +381,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
     """Compile ``fn`` for ``target``. ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` must be 1 (clusters are not supported yet)."""
-    fn = _as_jit(fn)
+    fn = as_kernel_function(fn)
     check_num_ctas(num_ctas, fn)
     compiler = load_compiler()
     info = target_info(target, compiler)

@@ -19,7 +19,7 @@ import builtins
 
 from .. import language as kl
 from ..language._core import _unwrap, tensor
-from .codegen import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
+from ._values import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block
 

@@ -11,12 +11,11 @@ import linecache
 import re
 from typing import Iterable, List, Optional, Sequence
 
+from ..errors import KilnError, OutOfResources
+
 __all__ = ["KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
-           "ExtensionNotBuilt", "from_diagnostics"]
-
-
-class KilnError(Exception):
-    """Base of every exception Kiln raises on purpose."""
+           "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
+           "from_diagnostics"]
 
 
 def source_excerpt(file: Optional[str], line: Optional[int], col: Optional[int],
@@ -96,14 +95,25 @@ class ExtensionNotBuilt(CompilationError):
     """``kiln._compiler`` cannot be imported."""
 
 
-class OutOfResources(CompilationError):
+class CompileTimeOutOfResources(CompilationError, OutOfResources):
     """The kernel needs more of a per-CTA resource than the target has, found at
-    compile time (``required`` and ``limit`` in bytes, ``name`` e.g. "shared memory")."""
+    compile time (``required`` and ``limit`` in bytes, ``name`` e.g. "shared memory").
+    An :class:`kiln.OutOfResources`, like its launch-time sibling."""
 
     def __init__(self, message: str, *args, required: int = 0, limit: int = 0,
                  name: str = "shared memory", **kwargs):
         super().__init__(message, *args, **kwargs)
         self.required, self.limit, self.name = required, limit, name
+
+    def __reduce__(self):  # CompilationError's, plus the resource fields
+        rebuild, args = super().__reduce__()
+        return (_rebuild_resources, (rebuild, args, self.required, self.limit, self.name))
+
+
+def _rebuild_resources(rebuild, args, required, limit, name):
+    err = rebuild(*args)
+    err.required, err.limit, err.name = required, limit, name
+    return err
 
 
 _OUT_OF_RESOURCES = re.compile(
@@ -125,7 +135,8 @@ def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> Compila
     where = (first.get("file") or None, first.get("line") or None, first.get("col") or None)
     m = _OUT_OF_RESOURCES.search(message)
     if m:
-        return OutOfResources(message, *where, notes=notes, required=int(m.group("req")),
-                              limit=int(m.group("lim")), name=m.group("name"))
+        return CompileTimeOutOfResources(message, *where, notes=notes,
+                                         required=int(m.group("req")),
+                                         limit=int(m.group("lim")), name=m.group("name"))
     return CompilationError(message, *where, notes=notes,
                             severity=first.get("severity", "error"))

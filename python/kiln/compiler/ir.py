@@ -77,6 +77,11 @@ class IRBuilder:
 
     # -- names and types ------------------------------------------------------------------
 
+    def new_block(self) -> Block:
+        """An empty region body, to fill under :meth:`insertion` (the semantic layer makes
+        its blocks here, so that kiln.language never imports kiln.compiler)."""
+        return Block()
+
     def fresh(self) -> str:
         name = f"%{self._counter}"
         self._counter += 1

@@ -1,6 +1,11 @@
 """``kiln.language`` (conventionally ``import kiln.language as kl``): the kernel DSL surface.
 
 Names, arguments and defaults follow Gluon (``triton.experimental.gluon.language``).
+Vendor builtins live in :mod:`kiln.language.nvidia` (``ampere``, ``hopper``) and
+:mod:`kiln.language.amd` (``cdna3``, ``cdna4``), as in Gluon.
+
+kiln.language is the DSL surface only: it must not import kiln.compiler or kiln.runtime (the
+code generator passes the semantic layer in; test/Python/test_layering.py checks this).
 """
 
 from ._core import (  # noqa: F401
@@ -20,3 +25,4 @@ from ._math import (  # noqa: F401
 from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2,
 )
+from . import amd, nvidia  # noqa: F401  (vendor builtins, as in Gluon)

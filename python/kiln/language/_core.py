@@ -1,4 +1,5 @@
-"""Core of the Kiln DSL surface: constexpr, dtypes, types, tensor and the core builtins.
+"""Core of the Kiln DSL surface: dtypes, types, tensor and the core builtins (``constexpr``
+lives in :mod:`._constexpr` and is re-exported here).
 
 Builtins are thin: they unwrap their arguments and call the semantic layer
 (:mod:`kiln.language._semantic`), which the code generator passes in as ``_semantic=``. Called
@@ -11,6 +12,7 @@ import builtins as _py
 import functools
 from typing import List, Sequence
 
+from ._constexpr import _unwrap, constexpr, constexpr_function
 from ._layouts import DistributedLayout
 
 __all__ = [
@@ -22,86 +24,6 @@ __all__ = [
     "expand_dims", "broadcast", "broadcast_to", "reshape", "where", "maximum", "minimum",
     "cast", "reduce", "static_assert", "static_print", "num_warps", "static_range", "range",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# constexpr
-# ---------------------------------------------------------------------------------------------
-
-
-class constexpr:
-    """A compile-time value. Used as an annotation (``BLOCK: kl.constexpr``) to make a kernel
-    argument compile-time, and as a wrapper (``X = kl.constexpr(4)``) for globals a kernel may
-    read."""
-
-    __kiln_constexpr__ = True
-
-    def __init__(self, value):
-        self.value = value.value if isinstance(value, constexpr) else value
-
-    def __repr__(self):
-        return f"constexpr[{self.value!r}]"
-
-    def __hash__(self):
-        return hash(self.value)
-
-    def __bool__(self):
-        return _py.bool(self.value)
-
-    def __index__(self):
-        return self.value.__index__()
-
-    def __int__(self):
-        return _py.int(self.value)
-
-    def __float__(self):
-        return _py.float(self.value)
-
-    def __call__(self, *args, **kwargs):
-        return self.value(*args, **kwargs)
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.value, name)
-
-
-def _cx_binop(op):
-    def fwd(self, other):
-        return constexpr(op(self.value, _unwrap(other)))
-
-    def rev(self, other):
-        return constexpr(op(_unwrap(other), self.value))
-    return fwd, rev
-
-
-import operator as _op  # noqa: E402
-
-for _name, _fn in [("add", _op.add), ("sub", _op.sub), ("mul", _op.mul),
-                   ("truediv", _op.truediv), ("floordiv", _op.floordiv), ("mod", _op.mod),
-                   ("pow", _op.pow), ("lshift", _op.lshift), ("rshift", _op.rshift),
-                   ("and", _op.and_), ("or", _op.or_), ("xor", _op.xor)]:
-    _f, _r = _cx_binop(_fn)
-    setattr(constexpr, f"__{_name}__", _f)
-    setattr(constexpr, f"__r{_name}__", _r)
-for _name, _fn in [("eq", _op.eq), ("ne", _op.ne), ("lt", _op.lt), ("le", _op.le),
-                   ("gt", _op.gt), ("ge", _op.ge)]:
-    setattr(constexpr, f"__{_name}__", _cx_binop(_fn)[0])
-constexpr.__neg__ = lambda self: constexpr(-self.value)
-constexpr.__pos__ = lambda self: constexpr(+self.value)
-constexpr.__invert__ = lambda self: constexpr(~self.value)
-constexpr.__hash__ = lambda self: hash(self.value)
-
-
-def _unwrap(v):
-    return v.value if isinstance(v, constexpr) else v
-
-
-def constexpr_function(fn):
-    """Mark a plain Python function as callable from kernels at compile time (all its arguments
-    must be compile-time values)."""
-    fn.__kiln_constexpr_function__ = True
-    return fn
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence, Tuple
 
+from ._constexpr import _unwrap
+
 __all__ = [
     "DistributedLayout",
     "BlockedLayout",
@@ -22,11 +24,6 @@ __all__ = [
     "DistributedLinearLayout",
     "to_linear_layout",
 ]
-
-
-def _unwrap(v):
-    # constexpr lives in _core, which imports this module; recognise it by its marker.
-    return v.value if getattr(type(v), "__kiln_constexpr__", False) else v
 
 
 def _is_pow2(n: int) -> bool:

@@ -12,7 +12,7 @@ import struct
 from typing import List, Optional
 
 from . import _core as core
-from ._core import constexpr, distributed_type, dtype, pointer_type, tensor
+from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SliceLayout,
                        is_trivial_conversion, reshape_linear)
 
@@ -44,10 +44,6 @@ _FLOAT_BITS = {"fp64": ("d", "0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8
                "fp32": ("f", "0x7F800000", "0xFF800000", "0x7FC00000"),
                "fp16": ("e", "0x7C00", "0xFC00", "0x7E00"),
                "bf16": (None, "0x7F80", "0xFF80", "0x7FC0")}
-
-
-def _unwrap(v):
-    return v.value if isinstance(v, constexpr) else v
 
 
 def _is_pow2(n) -> bool:
@@ -744,9 +740,8 @@ class Semantic:
         else:
             rt = distributed_type(elt, x.type.shape[:axis] + x.type.shape[axis + 1:],
                                   SliceLayout(axis, x.type.layout))
-        from ..compiler.ir import Block  # the builder's block type
         lhs, rhs = self.b.fresh(), self.b.fresh()
-        body = Block()
+        body = self.b.new_block()
         with self.b.insertion(body):
             self.combine_depth += 1
             try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._core import _unwrap, builtin, constexpr, constexpr_function, tensor
+from ._core import _unwrap, builtin, constexpr, constexpr_function, full, tensor
 
 __all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "next_power_of_2"]
 
@@ -10,14 +10,12 @@ __all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "nex
 @builtin
 def zeros(shape, dtype, layout=None, _semantic=None):
     """Tensor of zeros."""
-    from ._core import full
     return full(shape, 0, dtype, layout, _semantic=_semantic)
 
 
 @builtin
 def full_like(input, value, shape=None, dtype=None, layout=None, _semantic=None):
     """Tensor like ``input`` (shape, dtype, layout unless given) filled with ``value``."""
-    from ._core import full
     t = _semantic.as_tensor(_unwrap(input))
     if not t.type.is_block and (shape is None or layout is None):
         raise TypeError("full_like of a scalar needs shape and layout")

@@ -6,11 +6,12 @@ bundles built elsewhere run where no compiler is installed.
 
 from .bundle import Bundle, BundleKernel, load_bundle, write_bundle
 from .driver import Driver, get_driver
-from .errors import KilnRuntimeError, NoDeviceError, OutOfResources
+from .errors import KilnRuntimeError, LaunchTimeOutOfResources, NoDeviceError, OutOfResources
 from .launcher import LoadedKernel, default_stream, validate_grid
 
 __all__ = [
-    "Bundle", "BundleKernel", "Driver", "KilnRuntimeError", "LoadedKernel",
+    "Bundle", "BundleKernel", "Driver", "KilnRuntimeError", "LaunchTimeOutOfResources",
+    "LoadedKernel",
     "NoDeviceError", "OutOfResources", "default_stream", "get_driver",
     "load_bundle", "validate_grid", "write_bundle",
 ]

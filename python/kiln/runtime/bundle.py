@@ -16,6 +16,7 @@ import os
 import re
 import tempfile
 
+from . import driver as _driver  # looked up at call time, so tests can patch get_driver
 from .errors import KilnRuntimeError
 from .launcher import LoadedKernel, validate_grid
 
@@ -102,8 +103,7 @@ class BundleKernel:
         """The LoadedKernel behind this entry (made on first use)."""
         if self._loaded is None:
             if driver is None:
-                from .driver import get_driver
-                driver = get_driver()
+                driver = _driver.get_driver()
             self._loaded = LoadedKernel(driver, self.binary, self.metadata)
         return self._loaded
 

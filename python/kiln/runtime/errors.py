@@ -1,11 +1,17 @@
 """Exceptions raised by kiln.runtime.
 
 Driver failures themselves surface as ``kiln._runtime.DriverError`` (a
-``RuntimeError``); the classes here cover what the Python layer decides.
+``RuntimeError``); the classes here cover what the Python layer decides. The bases
+(:class:`~kiln.errors.KilnError`, :class:`~kiln.errors.OutOfResources`) come from
+:mod:`kiln.errors`, which the compiler shares.
 """
 
+from ..errors import KilnError, OutOfResources
 
-class KilnRuntimeError(RuntimeError):
+__all__ = ["KilnRuntimeError", "NoDeviceError", "OutOfResources", "LaunchTimeOutOfResources"]
+
+
+class KilnRuntimeError(KilnError, RuntimeError):
     """Base class for runtime errors raised by Kiln's Python layer."""
 
 
@@ -13,8 +19,9 @@ class NoDeviceError(KilnRuntimeError):
     """No usable GPU driver, or a driver but no device."""
 
 
-class OutOfResources(KilnRuntimeError):
-    """A kernel needs more of a hardware resource than the device offers."""
+class LaunchTimeOutOfResources(KilnRuntimeError, OutOfResources):
+    """A kernel needs more of a hardware resource than the device offers, found when
+    launching. An :class:`kiln.OutOfResources`, like its compile-time sibling."""
 
     def __init__(self, required, limit, name):
         self.required = required

@@ -4,7 +4,7 @@ import operator
 import re
 import sys
 
-from .errors import KilnRuntimeError, OutOfResources
+from .errors import KilnRuntimeError, LaunchTimeOutOfResources
 
 # CUDA's (and HIP's) grid limits: x up to 2**31-1, y and z up to 65535.
 _GRID_LIMITS = (2**31 - 1, 65535, 65535)
@@ -141,7 +141,7 @@ class LoadedKernel:
             return self._function
         limit = self.driver.max_shared_bytes()
         if self.shared > limit:
-            raise OutOfResources(self.shared, limit, "shared memory")
+            raise LaunchTimeOutOfResources(self.shared, limit, "shared memory")
         target = self.metadata["target"]
         device_target = self.driver.current_target()
         # Only the vendor must match: a PTX image built for an older arch can

@@ -1,0 +1,15 @@
+"""NVIDIA-only builtins, by architecture, under Gluon's module names
+(``triton.experimental.gluon.language.nvidia``):
+
+* :mod:`kiln.language.nvidia.ampere` (sm_80 and later): ``async_copy``, ``mma_v2``;
+* :mod:`kiln.language.nvidia.hopper` (sm_90a): ``mbarrier``, ``tma``, ``fence_async_shared``,
+  ``warpgroup_mma``.
+
+Empty for now: the packages exist so that these builtins have a home and kernels written
+against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
+import kiln.compiler or kiln.runtime (see test/Python/test_layering.py).
+"""
+
+from . import ampere, hopper  # noqa: F401
+
+__all__ = ["ampere", "hopper"]
