@@ -35,7 +35,7 @@ struct TestAxisInfoPass
   }
 
   void runOnOperation() override {
-    kiln::AxisInfoAnalysis analysis;
+    auto &analysis = getAnalysis<kiln::AxisInfoAnalysis>();
     getOperation().walk([&](Operation *op) {
       for (Value result : op->getResults()) {
         Type elem = getElementTypeOrSelf(result.getType());

@@ -1,6 +1,6 @@
 //===- TargetInfo.cpp - Vendor hook registry ------------------------------===//
 
-#include "kiln/Conversion/TargetInfo.h"
+#include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include <map>

@@ -49,8 +49,12 @@ struct AxisInfo {
   static AxisInfo unknown(unsigned rank);
 };
 
+/// Computed lazily per value; usable as an MLIR analysis
+/// (`getAnalysis<AxisInfoAnalysis>()`) or on its own.
 class AxisInfoAnalysis {
 public:
+  AxisInfoAnalysis() = default;
+  explicit AxisInfoAnalysis(mlir::Operation *) {}
   AxisInfo get(mlir::Value v);
 
 private:

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "PatternTileToLLVM.h"
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
 #include "kiln/Dialect/Tile/IR/Utility.h"
 

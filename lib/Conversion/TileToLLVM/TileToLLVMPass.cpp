@@ -1,6 +1,8 @@
 //===- TileToLLVMPass.cpp - convert-tile-to-llvm driver -------------------===//
 
-#include "PatternTileToLLVM.h"
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+
+#include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 
 #include "kiln/Conversion/Passes.h"
 
@@ -71,51 +73,12 @@ struct ConvertTileToLLVMPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
 
-    // The compile context: options first, module attributes otherwise.
-    std::string targetName = target;
-    auto modTarget = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr);
-    if (targetName.empty() && modTarget)
-      targetName = modTarget.str();
-    if (targetName.empty()) {
-      module.emitError() << "no target: pass target=<name> or set "
-                         << TileDialect::kTargetAttr << " on the module";
+    FailureOr<CompileContext> context =
+        resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
+    if (failed(context))
       return signalPassFailure();
-    }
-    if (modTarget && modTarget.getValue() != targetName) {
-      module.emitError() << "module was built for " << modTarget
-                         << " but the pipeline targets '" << targetName << "'";
-      return signalPassFailure();
-    }
-    const TargetDesc *desc = lookupTarget(targetName);
-    if (!desc) {
-      module.emitError() << "unknown target '" << targetName
-                         << "'; known targets: " << knownTargetNames();
-      return signalPassFailure();
-    }
-    int warps = numWarps;
-    auto modWarps = module->getAttrOfType<IntegerAttr>(TileDialect::kNumWarpsAttr);
-    if (warps == 0)
-      warps = modWarps ? modWarps.getInt() : 4;
-    if (modWarps && modWarps.getInt() != warps) {
-      module.emitError() << "module was built for " << modWarps.getInt()
-                         << " warps but the pipeline asks for " << warps;
-      return signalPassFailure();
-    }
-    if (warps <= 0 || (warps & (warps - 1)) ||
-        int64_t(warps) * desc->warpSize > int64_t(desc->maxThreadsPerBlock)) {
-      module.emitError() << "num-warps must be a power of two with at most "
-                         << desc->maxThreadsPerBlock << " threads per CTA on "
-                         << desc->name << ", got " << warps;
-      return signalPassFailure();
-    }
-    int tpw = getThreadsPerWarp(module);
-    if (module->hasAttr(TileDialect::kThreadsPerWarpAttr) &&
-        tpw != int(desc->warpSize)) {
-      module.emitError() << "module has " << TileDialect::kThreadsPerWarpAttr
-                         << " = " << tpw << " but " << desc->name << " has "
-                         << desc->warpSize << "-wide warps";
-      return signalPassFailure();
-    }
+    const TargetDesc *desc = context->target;
+    int warps = context->numWarps;
     // Legality before LLVM: layouts must match this target's warps, and
     // only what the lowering supports may reach it.
     if (failed(verifyModuleLayouts(module, warps, desc->warpSize)) ||
@@ -141,7 +104,7 @@ struct ConvertTileToLLVMPass
                              /*alignment=*/16, /*addrSpace=*/3);
     }
 
-    AxisInfoAnalysis axisInfo;
+    AxisInfoAnalysis &axisInfo = getAnalysis<AxisInfoAnalysis>();
     // Compute the analysis before the IR changes under it.
     module.walk([&](Operation *op) {
       if (auto load = dyn_cast<LoadOp>(op)) {

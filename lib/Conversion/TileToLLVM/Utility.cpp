@@ -1,6 +1,6 @@
 //===- Utility.cpp - Shared pieces of the tile lowering -------------------===//
 
-#include "PatternTileToLLVM.h"
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
 #include "llvm/Support/MathExtras.h"
 

@@ -1,6 +1,7 @@
 //===- AllocateSharedMemory.cpp - Scratch shared memory and its limit -----===//
 
 #include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Target/Targets.h"
 
@@ -22,21 +23,13 @@ struct AllocateSharedMemory
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::string name = target;
-    auto modTarget = module->getAttrOfType<StringAttr>(TileDialect::kTargetAttr);
-    if (name.empty() && modTarget)
-      name = modTarget.str();
-    if (modTarget && modTarget.getValue() != name) {
-      module.emitError() << "module was built for " << modTarget
-                         << " but the pass targets '" << name << "'";
+    // Without a target the limit is not checked (the lowering checks it).
+    FailureOr<CompileContext> context =
+        resolveCompileContext(module, target, /*numWarpsOption=*/0,
+                              /*requireTarget=*/false);
+    if (failed(context))
       return signalPassFailure();
-    }
-    const TargetDesc *desc = name.empty() ? nullptr : lookupTarget(name);
-    if (!name.empty() && !desc) {
-      module.emitError() << "unknown target '" << name
-                         << "'; known targets: " << knownTargetNames();
-      return signalPassFailure();
-    }
+    const TargetDesc *desc = context->target;
     Builder b(module.getContext());
     int64_t total = 0;
     Operation *largest = nullptr;

@@ -1,6 +1,6 @@
 //===- AMDTargetInfo.cpp - ROCDL hooks for the tile lowering --------------===//
 
-#include "kiln/Conversion/TargetInfo.h"
+#include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"

@@ -6,8 +6,8 @@
 // register a factory; core code never branches on the vendor.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_CONVERSION_TARGETINFO_H
-#define KILN_CONVERSION_TARGETINFO_H
+#ifndef KILN_CONVERSION_TILETOLLVM_TARGETINFO_H
+#define KILN_CONVERSION_TILETOLLVM_TARGETINFO_H
 
 #include "kiln/Target/Targets.h"
 
@@ -75,4 +75,4 @@ std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &desc);
 
 } // namespace kiln
 
-#endif // KILN_CONVERSION_TARGETINFO_H
+#endif // KILN_CONVERSION_TILETOLLVM_TARGETINFO_H

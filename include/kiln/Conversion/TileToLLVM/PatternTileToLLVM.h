@@ -1,9 +1,15 @@
-//===- PatternTileToLLVM.h - Shared pieces of the tile lowering -*- C++ -*-===//
-#ifndef KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
-#define KILN_LIB_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
+//===- PatternTileToLLVM.h - The tile lowering toolkit ----------*- C++ -*-===//
+//
+// Public so that a vendor dialect's lowering (tile_nv, tile_amd) reuses the
+// lowering context, the type converter, register packing, coordinates and
+// the moves through shared memory instead of copying them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
+#define KILN_CONVERSION_TILETOLLVM_PATTERNTILETOLLVM_H
 
 #include "kiln/Analysis/AxisInfo.h"
-#include "kiln/Conversion/TargetInfo.h"
+#include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
