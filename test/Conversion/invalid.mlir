@@ -27,10 +27,10 @@ module {
 // -----
 
 // The options contradict the module's tile.target / tile.num_warps.
-// SM100: invalid.mlir:[[@LINE+4]]:1: error: module was built for "cuda:sm_90a" but the pipeline targets 'cuda:sm_100'
-// SM80: invalid.mlir:[[@LINE+3]]:1: error: module was built for "cuda:sm_90a" but the pipeline targets 'cuda:sm_80'
-// W8: invalid.mlir:[[@LINE+2]]:1: error: module was built for 4 warps but the pipeline asks for 8
-// W3: invalid.mlir:[[@LINE+1]]:1: error: module was built for 4 warps but the pipeline asks for 3
+// SM100: invalid.mlir:[[@LINE+4]]:1: error: module was built for "cuda:sm_90a" but the pass options target 'cuda:sm_100'
+// SM80: invalid.mlir:[[@LINE+3]]:1: error: module was built for "cuda:sm_90a" but the pass options target 'cuda:sm_80'
+// W8: invalid.mlir:[[@LINE+2]]:1: error: module was built for 4 warps but the pass options ask for 8
+// W3: invalid.mlir:[[@LINE+1]]:1: error: module was built for 4 warps but the pass options ask for 3
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @context() { return }
 }

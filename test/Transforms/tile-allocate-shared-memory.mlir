@@ -243,7 +243,7 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
 // CHECK-SAME: tile.target = "hip:gfx950"
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
-// OPT: error: module was built for "hip:gfx950" but the pass targets 'hip:gfx942'
+// OPT: error: module was built for "hip:gfx950" but the pass options target 'hip:gfx942'
 module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
   func.func @fits_gfx950(%x: tensor<128x256xf32, #a>) {
     %y = tile.convert_layout %x : tensor<128x256xf32, #a> -> tensor<128x256xf32, #b>
