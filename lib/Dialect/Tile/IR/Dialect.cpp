@@ -227,7 +227,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be 32 or 64";
     return success(); // layouts are checked with kNumWarpsAttr
   }
-  if (name == "tile.num_stages") {
+  if (name == kNumStagesAttr) {
     // Loop hint for the (future) pipeliner: kl.range(..., num_stages=N).
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 0)

@@ -40,6 +40,7 @@ def Tile_Dialect : Dialect {
     static constexpr llvm::StringLiteral kSharedAttr = "tile.shared";
     static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
     static constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
+    static constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
     /// LLVM keeps address spaces in 24 bits.
     static constexpr int kMaxAddressSpace = 1 << 24;
   private:
