@@ -15,14 +15,14 @@ using namespace mlir;
 
 void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
                                    const KilnToLLVMOptions &options) {
-  tile::TileAllocateSharedMemoryOptions alloc;
+  tile::TileAllocateSharedMemoryPassOptions alloc;
   alloc.target = options.target;
-  pm.addPass(tile::createTileAllocateSharedMemory(alloc));
+  pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   pm.addPass(createSCFToControlFlowPass());
-  ConvertTileToLLVMOptions lower;
+  ConvertTileToLLVMPassOptions lower;
   lower.target = options.target;
   lower.numWarps = options.numWarps;
-  pm.addPass(createConvertTileToLLVM(lower));
+  pm.addPass(createConvertTileToLLVMPass(lower));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

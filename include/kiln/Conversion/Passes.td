@@ -3,7 +3,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
+def ConvertTileToLLVMPass : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower tile, arith, math, cf and func to the LLVM dialect";
   let description = [{
     Distributes every tensor over registers according to its F2-linear

@@ -17,7 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 
 namespace kiln {
-#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#define GEN_PASS_DEF_CONVERTTILETOLLVMPASS
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
@@ -66,7 +66,7 @@ LogicalResult checkSupported(ModuleOp module) {
 }
 
 struct ConvertTileToLLVMPass
-    : kiln::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+    : kiln::impl::ConvertTileToLLVMPassBase<ConvertTileToLLVMPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -8,7 +8,7 @@
 #include "mlir/IR/Builders.h"
 
 namespace kiln::tile {
-#define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORY
+#define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORYPASS
 #include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
 } // namespace kiln::tile
 
@@ -18,7 +18,7 @@ using namespace kiln::tile;
 
 namespace {
 struct AllocateSharedMemory
-    : kiln::tile::impl::TileAllocateSharedMemoryBase<AllocateSharedMemory> {
+    : kiln::tile::impl::TileAllocateSharedMemoryPassBase<AllocateSharedMemory> {
   using Base::Base;
 
   void runOnOperation() override {

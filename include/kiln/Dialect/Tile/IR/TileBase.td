@@ -27,6 +27,15 @@ def Tile_Dialect : Dialect {
 
     Layouts are checked against `tile.num_warps` and `tile.threads_per_warp`
     when the module is verified.
+
+    What goes where: `tile` holds what every target has (layouts, pointers,
+    global and shared memory, async copies expressed in commit groups,
+    barriers, dot). `tile_nv` holds what only NVIDIA has (NVMMA layouts,
+    mbarrier, TMA, wgmma, mma_v2); `tile_amd` what only AMD has (MFMA
+    layouts, buffer resources and buffer ops, direct-to-LDS copies, mfma).
+    An op moves to a vendor dialect when its operands or semantics name
+    hardware only one vendor has; the lowering of `tile` never asks which
+    vendor it runs for, only the target description and `TargetInfo`.
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;

@@ -3,7 +3,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TileAllocateSharedMemory : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
+def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
   let summary = "Assign shared memory to ops that need it and check the total";
   let description = [{
     Ops that stage data through shared memory (layout conversions that cross
