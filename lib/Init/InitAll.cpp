@@ -30,9 +30,11 @@ namespace kiln {
 // Vendor registration entry points, defined in third_party/<vendor>.
 #ifdef KILN_ENABLE_NVIDIA
 void registerNVIDIATargetInfo();
+void registerNVIDIABackend();
 #endif
 #ifdef KILN_ENABLE_AMD
 void registerAMDTargetInfo();
+void registerAMDBackend();
 #endif
 } // namespace kiln
 
@@ -53,9 +55,11 @@ void kiln::registerAllPasses() {
   std::call_once(once, [] {
 #ifdef KILN_ENABLE_NVIDIA
     registerNVIDIATargetInfo();
+    registerNVIDIABackend();
 #endif
 #ifdef KILN_ENABLE_AMD
     registerAMDTargetInfo();
+    registerAMDBackend();
 #endif
     tile::registerTilePasses();
     registerKilnConversionPasses();

@@ -1,7 +1,8 @@
 //===- Serialize.cpp - LLVM dialect to PTX/cubin/AMDGCN/hsaco -------------===//
 //
-// Translation to LLVM IR, LLVM's O3 pipeline and code generator, then ptxas
-// (cubin) or ld.lld (hsaco). Everything that can go wrong is turned into an
+// Translation to LLVM IR, LLVM's O3 pipeline and code generator, then the
+// vendor backend's external step (ptxas for cubin, ld.lld for hsaco; see
+// Backend.h). Everything that can go wrong is turned into an
 // MLIR diagnostic: this code runs inside the Python extension, where ending
 // the process on bad input is not acceptable.
 //
@@ -9,13 +10,13 @@
 
 #include "kiln/Target/Serialize.h"
 
+#include "kiln/Target/Backend.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSwitch.h"
@@ -39,7 +40,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -97,6 +97,11 @@ static std::optional<Vendor> vendorOf(EmitKind kind) {
   llvm_unreachable("unknown EmitKind");
 }
 
+/// Kinds made by the vendor's external step from the code generator's output.
+static bool isBinary(EmitKind kind) {
+  return kind == EmitKind::Cubin || kind == EmitKind::HSACO;
+}
+
 static llvm::StringRef targetPrefix(Vendor vendor) {
   return vendor == Vendor::NVIDIA ? "cuda:" : "hip:";
 }
@@ -104,20 +109,6 @@ static llvm::StringRef targetPrefix(Vendor vendor) {
 //===----------------------------------------------------------------------===//
 // LLVM process state
 //===----------------------------------------------------------------------===//
-
-static void initializeLLVMTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    LLVMInitializeNVPTXTargetInfo();
-    LLVMInitializeNVPTXTarget();
-    LLVMInitializeNVPTXTargetMC();
-    LLVMInitializeNVPTXAsmPrinter();
-    LLVMInitializeAMDGPUTargetInfo();
-    LLVMInitializeAMDGPUTarget();
-    LLVMInitializeAMDGPUTargetMC();
-    LLVMInitializeAMDGPUAsmPrinter();
-  });
-}
 
 namespace {
 /// Collects error diagnostics of an LLVMContext. Without a handler LLVM prints
@@ -172,61 +163,35 @@ static LogicalResult runRecoveringFromFatalErrors(llvm::function_ref<void()> fn,
 // Checks that must run before the code generator
 //===----------------------------------------------------------------------===//
 
-/// Every LDS DMA op (`rocdl.*load.lds`, `rocdl.load.to.lds`) carries its size
-/// in bytes as attribute `size` or as operand 2. ISel aborts on sizes the chip
-/// cannot do, so check them here where the op still has its location.
-static LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
-                                      const llvm::MCSubtargetInfo &sti) {
-  bool wide = sti.checkFeatures("+gfx950-insts");
-  WalkResult result = module.walk([&](Operation *op) {
-    llvm::StringRef name = op->getName().getStringRef();
-    if (!name.starts_with("rocdl.") ||
-        !(name.ends_with("load.lds") || name == "rocdl.load.to.lds"))
-      return WalkResult::advance();
-    std::optional<int64_t> size;
-    if (auto attr = op->getAttrOfType<IntegerAttr>("size"))
-      size = attr.getInt();
-    else if (APInt value;
-             op->getNumOperands() > 2 &&
-             matchPattern(op->getOperand(2), m_ConstantInt(&value)))
-      size = value.getSExtValue();
-    if (!size) {
-      op->emitError("LDS DMA size must be a constant");
-      return WalkResult::interrupt();
-    }
-    if (*size == 1 || *size == 2 || *size == 4 ||
-        (wide && (*size == 12 || *size == 16)))
-      return WalkResult::advance();
-    op->emitError() << *size << "-byte LDS DMA is not supported on "
-                    << target.name << " (supported: 1, 2, 4"
-                    << (wide ? ", 12, 16" : "") << " bytes)";
-    return WalkResult::interrupt();
-  });
-  return failure(result.wasInterrupted());
-}
-
-/// NVVM ops or attributes in a module built for AMD (or ROCDL ones for
-/// NVIDIA) mean the lowering ran for the other vendor. LLVM would either fail
+/// Another vendor's ops or attributes (NVVM in a module built for AMD, say)
+/// mean the lowering ran for the other vendor. LLVM would either fail
 /// with a vague message or quietly drop the kernel marker.
 static LogicalResult checkVendorDialects(ModuleOp module,
                                          const TargetDesc &target) {
-  bool nvidia = target.vendor == Vendor::NVIDIA;
-  llvm::StringRef foreign = nvidia ? "rocdl" : "nvvm";
+  const Backend *own = lookupBackend(target.vendor);
+  llvm::SmallVector<const Backend *> foreign;
+  for (const Backend *b : getBackends())
+    if (b != own)
+      foreign.push_back(b);
   WalkResult result = module.walk([&](Operation *op) {
-    auto isForeign = [&](llvm::StringRef name) {
-      return name.consume_front(foreign) && name.starts_with(".");
+    auto ownerOf = [&](llvm::StringRef name) -> const Backend * {
+      for (const Backend *b : foreign)
+        if (name.consume_front(b->getDialectPrefix()) && name.starts_with("."))
+          return b;
+      return nullptr;
     };
     std::optional<llvm::StringRef> what;
-    if (isForeign(op->getName().getStringRef()))
+    const Backend *owner = ownerOf(op->getName().getStringRef());
+    if (owner)
       what = op->getName().getStringRef();
     for (NamedAttribute attr : op->getDiscardableAttrs())
-      if (!what && isForeign(attr.getName().strref()))
+      if (!what && (owner = ownerOf(attr.getName().strref())))
         what = attr.getName().strref();
     if (!what)
       return WalkResult::advance();
-    op->emitError() << "'" << *what << "' is for "
-                    << (nvidia ? "AMD" : "NVIDIA") << " targets, but "
-                    << target.name << " is " << (nvidia ? "NVIDIA" : "AMD");
+    op->emitError() << "'" << *what << "' is for " << owner->getName()
+                    << " targets, but " << target.name << " is "
+                    << (own ? own->getName() : llvm::StringRef("another vendor"));
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
@@ -236,8 +201,9 @@ static LogicalResult checkVendorDialects(ModuleOp module,
 /// ptxas, far from the IR that caused it.
 static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
   for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
-    bool isKernel =
-        func->hasAttr("nvvm.kernel") || func->hasAttr("rocdl.kernel");
+    bool isKernel = llvm::any_of(getBackends(), [&](const Backend *b) {
+      return func->hasAttr((b->getDialectPrefix() + ".kernel").str());
+    });
     if (isKernel &&
         !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
       return func.emitError()
@@ -329,156 +295,6 @@ static LogicalResult checkFunctionTargets(ModuleOp module,
              << target.name << ")";
   }
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// External tools
-//===----------------------------------------------------------------------===//
-
-/// Finds a helper program. An explicit path or `envVar` wins and must exist;
-/// otherwise the first existing entry of `search` (names without a '/' are
-/// looked up on PATH).
-static FailureOr<std::string> findTool(ModuleOp module, llvm::StringRef tool,
-                                       llvm::StringRef explicitPath,
-                                       const char *envVar,
-                                       ArrayRef<llvm::StringRef> search) {
-  std::string chosen = explicitPath.str();
-  if (chosen.empty())
-    if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
-      chosen = *env;
-  if (!chosen.empty()) {
-    if (llvm::sys::fs::can_execute(chosen))
-      return chosen;
-    return module.emitError()
-           << tool << " '" << chosen << "' is not an executable file (from "
-           << (explicitPath.empty() ? envVar : "options") << ")";
-  }
-  for (llvm::StringRef candidate : search) {
-    if (!candidate.contains('/')) {
-      if (llvm::ErrorOr<std::string> found =
-              llvm::sys::findProgramByName(candidate))
-        return *found;
-    } else if (llvm::sys::fs::can_execute(candidate)) {
-      return candidate.str();
-    }
-  }
-  return module.emitError()
-         << tool << " not found (set " << envVar << " or put it on PATH)";
-}
-
-namespace {
-/// A temporary file removed when it goes out of scope.
-struct TempFile {
-  llvm::SmallString<128> path;
-  std::optional<llvm::FileRemover> remover;
-};
-} // namespace
-
-static FailureOr<TempFile> makeTempFile(ModuleOp module,
-                                        llvm::StringRef suffix) {
-  TempFile file;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("kiln", suffix, file.path))
-    return module.emitError() << "cannot create a temporary ." << suffix
-                              << " file: " << ec.message();
-  file.remover.emplace(file.path);
-  return file;
-}
-
-static FailureOr<std::string> readFile(ModuleOp module, llvm::StringRef path) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
-  if (!buffer)
-    return module.emitError()
-           << "cannot read '" << path << "': " << buffer.getError().message();
-  return (*buffer)->getBuffer().str();
-}
-
-static LogicalResult writeFile(ModuleOp module, llvm::StringRef path,
-                               llvm::StringRef data) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
-  if (!ec) {
-    os << data;
-    os.close();
-    ec = os.error();
-  }
-  if (ec)
-    return module.emitError()
-           << "cannot write '" << path << "': " << ec.message();
-  return success();
-}
-
-/// Runs `args` (args[0] is the program), attaching its output to the error
-/// diagnostic when it fails.
-static LogicalResult runTool(ModuleOp module, llvm::StringRef tool,
-                             ArrayRef<llvm::StringRef> args) {
-  FailureOr<TempFile> log = makeTempFile(module, "log");
-  if (failed(log))
-    return failure();
-  std::optional<llvm::StringRef> redirects[] = {
-      llvm::StringRef(), log->path.str(), log->path.str()};
-  std::string message;
-  int rc = llvm::sys::ExecuteAndWait(args[0], args, /*Env=*/std::nullopt,
-                                     redirects, /*SecondsToWait=*/0,
-                                     /*MemoryLimit=*/0, &message);
-  if (rc == 0)
-    return success();
-  FailureOr<std::string> output = readFile(module, log->path);
-  InFlightDiagnostic diag = module.emitError();
-  diag << tool << " failed";
-  if (rc < 0)
-    diag << " to run: " << message;
-  else
-    diag << " with exit code " << rc;
-  std::string command = llvm::join(args, " ");
-  diag << "\n  command: " << command;
-  if (succeeded(output) && !output->empty())
-    diag << "\n" << llvm::StringRef(*output).rtrim();
-  return failure();
-}
-
-//===----------------------------------------------------------------------===//
-// Vendor steps after code generation
-//===----------------------------------------------------------------------===//
-
-static FailureOr<std::string> assembleCubin(ModuleOp module,
-                                            const TargetDesc &target,
-                                            llvm::StringRef ptx,
-                                            const SerializeOptions &opts) {
-  FailureOr<std::string> ptxas =
-      findTool(module, "ptxas", opts.ptxasPath, "KILN_PTXAS",
-               {"ptxas", "/usr/local/cuda/bin/ptxas"});
-  if (failed(ptxas))
-    return failure();
-  FailureOr<TempFile> in = makeTempFile(module, "ptx");
-  FailureOr<TempFile> out = makeTempFile(module, "cubin");
-  if (failed(in) || failed(out) || failed(writeFile(module, in->path, ptx)))
-    return failure();
-  std::string arch = ("-arch=" + target.chip).str();
-  std::string opt = "-O" + std::to_string(std::min(opts.optLevel, 3u));
-  if (failed(
-          runTool(module, "ptxas",
-                  {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()})))
-    return failure();
-  return readFile(module, out->path);
-}
-
-static FailureOr<std::string> linkHsaco(ModuleOp module, llvm::StringRef object,
-                                        const SerializeOptions &opts) {
-  FailureOr<std::string> lld =
-      findTool(module, "ld.lld", opts.lldPath, "KILN_LLD",
-               {KILN_LLVM_TOOLS_DIR "/ld.lld", "ld.lld"});
-  if (failed(lld))
-    return failure();
-  FailureOr<TempFile> in = makeTempFile(module, "o");
-  FailureOr<TempFile> out = makeTempFile(module, "hsaco");
-  if (failed(in) || failed(out) || failed(writeFile(module, in->path, object)))
-    return failure();
-  if (failed(runTool(module, "ld.lld",
-                     {*lld, "-shared", "-o", out->path.str(), in->path.str()})))
-    return failure();
-  return readFile(module, out->path);
 }
 
 //===----------------------------------------------------------------------===//
@@ -577,7 +393,11 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
            << "--emit=" << stringifyEmitKind(kind) << " needs a "
            << targetPrefix(*vendor) << " target, not " << target.name;
 
-  initializeLLVMTargets();
+  const Backend *backend = lookupBackend(target.vendor);
+  if (!backend)
+    return module.emitError() << "the backend for " << target.name
+                              << " is not built into this Kiln";
+  backend->initializeLLVMTarget();
   std::unique_ptr<llvm::TargetMachine> tm =
       createTargetMachine(module, target, opts.optLevel);
   if (!tm)
@@ -587,8 +407,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
       failed(checkFunctionTargets(module, target)) ||
       failed(checkKernelsReturnVoid(module)))
     return failure();
-  if (target.vendor == Vendor::AMD &&
-      failed(checkLdsDmaSizes(module, target, *tm->getMCSubtargetInfo())))
+  if (failed(backend->verifyModule(module, target, *tm->getMCSubtargetInfo())))
     return failure();
 
   // The callers register these too; doing it here keeps serializeModule
@@ -596,8 +415,8 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
   MLIRContext *ctx = module.getContext();
   registerBuiltinDialectTranslation(*ctx);
   registerLLVMDialectTranslation(*ctx);
-  registerNVVMDialectTranslation(*ctx);
-  registerROCDLDialectTranslation(*ctx);
+  for (const Backend *b : getBackends())
+    b->registerTranslation(*ctx);
 
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
   auto handler = std::make_unique<CollectingDiagnosticHandler>();
@@ -629,12 +448,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
     if (!target.features.empty() && !func.hasFnAttribute("target-features"))
       func.addFnAttr("target-features", target.features);
   }
-  // Kiln pins the code object version rather than inheriting whatever a
-  // future LLVM picks, so the runtime's loader expectations stay fixed.
-  if (target.vendor == Vendor::AMD &&
-      !llvmModule->getModuleFlag("amdhsa_code_object_version"))
-    llvmModule->addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
-                              500);
+  backend->prepareModule(*llvmModule, target);
 
   std::string artifact;
   std::string fatalReason;
@@ -652,7 +466,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
         llvm::SmallString<0> buffer;
         llvm::raw_svector_ostream os(buffer);
         llvm::legacy::PassManager codegen;
-        bool object = kind == EmitKind::HSACO;
+        bool object = isBinary(kind) && backend->binaryFromObject();
         if (tm->addPassesToEmitFile(
                 codegen, os, nullptr,
                 object ? llvm::CodeGenFileType::ObjectFile
@@ -689,9 +503,8 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
   case EmitKind::AMDGCN:
     return artifact;
   case EmitKind::Cubin:
-    return assembleCubin(module, target, artifact, opts);
   case EmitKind::HSACO:
-    return linkHsaco(module, artifact, opts);
+    return backend->makeBinary(module, target, artifact, opts);
   }
   llvm_unreachable("unknown EmitKind");
 }

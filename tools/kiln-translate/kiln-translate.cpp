@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   kiln::registerAllDialects(registry);
+  kiln::registerAllPasses(); // also the vendor backends
   MLIRContext context(registry);
   context.disableMultithreading();
   // Errors on the whole module would otherwise print all of it.

@@ -1,0 +1,103 @@
+//===- ExternalTools.cpp - Running ptxas, ld.lld and friends --------------===//
+
+#include "kiln/Target/ExternalTools.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace kiln;
+
+FailureOr<std::string> kiln::findTool(ModuleOp module, llvm::StringRef tool,
+                                       llvm::StringRef explicitPath,
+                                       const char *envVar,
+                                       ArrayRef<llvm::StringRef> search) {
+  std::string chosen = explicitPath.str();
+  if (chosen.empty())
+    if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
+      chosen = *env;
+  if (!chosen.empty()) {
+    if (llvm::sys::fs::can_execute(chosen))
+      return chosen;
+    return module.emitError()
+           << tool << " '" << chosen << "' is not an executable file (from "
+           << (explicitPath.empty() ? envVar : "options") << ")";
+  }
+  for (llvm::StringRef candidate : search) {
+    if (!candidate.contains('/')) {
+      if (llvm::ErrorOr<std::string> found =
+              llvm::sys::findProgramByName(candidate))
+        return *found;
+    } else if (llvm::sys::fs::can_execute(candidate)) {
+      return candidate.str();
+    }
+  }
+  return module.emitError()
+         << tool << " not found (set " << envVar << " or put it on PATH)";
+}
+
+FailureOr<TempFile> kiln::makeTempFile(ModuleOp module,
+                                        llvm::StringRef suffix) {
+  TempFile file;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("kiln", suffix, file.path))
+    return module.emitError() << "cannot create a temporary ." << suffix
+                              << " file: " << ec.message();
+  file.remover.emplace(file.path);
+  return file;
+}
+
+FailureOr<std::string> kiln::readFile(ModuleOp module, llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buffer)
+    return module.emitError()
+           << "cannot read '" << path << "': " << buffer.getError().message();
+  return (*buffer)->getBuffer().str();
+}
+
+LogicalResult kiln::writeFile(ModuleOp module, llvm::StringRef path,
+                               llvm::StringRef data) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (!ec) {
+    os << data;
+    os.close();
+    ec = os.error();
+  }
+  if (ec)
+    return module.emitError()
+           << "cannot write '" << path << "': " << ec.message();
+  return success();
+}
+
+LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
+                             ArrayRef<llvm::StringRef> args) {
+  FailureOr<TempFile> log = makeTempFile(module, "log");
+  if (failed(log))
+    return failure();
+  std::optional<llvm::StringRef> redirects[] = {
+      llvm::StringRef(), log->path.str(), log->path.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(args[0], args, /*Env=*/std::nullopt,
+                                     redirects, /*SecondsToWait=*/0,
+                                     /*MemoryLimit=*/0, &message);
+  if (rc == 0)
+    return success();
+  FailureOr<std::string> output = readFile(module, log->path);
+  InFlightDiagnostic diag = module.emitError();
+  diag << tool << " failed";
+  if (rc < 0)
+    diag << " to run: " << message;
+  else
+    diag << " with exit code " << rc;
+  std::string command = llvm::join(args, " ");
+  diag << "\n  command: " << command;
+  if (succeeded(output) && !output->empty())
+    diag << "\n" << llvm::StringRef(*output).rtrim();
+  return failure();
+}

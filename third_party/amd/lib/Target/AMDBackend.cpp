@@ -1,0 +1,111 @@
+//===- AMDBackend.cpp - AMDGPU, ROCDL translation and hsaco linking -------===//
+
+#include "kiln/Target/Backend.h"
+#include "kiln/Target/ExternalTools.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/TargetSelect.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace kiln;
+
+namespace {
+/// Every LDS DMA op (`rocdl.*load.lds`, `rocdl.load.to.lds`) carries its size
+/// in bytes as attribute `size` or as operand 2. ISel aborts on sizes the chip
+/// cannot do, so check them here where the op still has its location.
+LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
+                                      const llvm::MCSubtargetInfo &sti) {
+  bool wide = sti.checkFeatures("+gfx950-insts");
+  WalkResult result = module.walk([&](Operation *op) {
+    llvm::StringRef name = op->getName().getStringRef();
+    if (!name.starts_with("rocdl.") ||
+        !(name.ends_with("load.lds") || name == "rocdl.load.to.lds"))
+      return WalkResult::advance();
+    std::optional<int64_t> size;
+    if (auto attr = op->getAttrOfType<IntegerAttr>("size"))
+      size = attr.getInt();
+    else if (APInt value;
+             op->getNumOperands() > 2 &&
+             matchPattern(op->getOperand(2), m_ConstantInt(&value)))
+      size = value.getSExtValue();
+    if (!size) {
+      op->emitError("LDS DMA size must be a constant");
+      return WalkResult::interrupt();
+    }
+    if (*size == 1 || *size == 2 || *size == 4 ||
+        (wide && (*size == 12 || *size == 16)))
+      return WalkResult::advance();
+    op->emitError() << *size << "-byte LDS DMA is not supported on "
+                    << target.name << " (supported: 1, 2, 4"
+                    << (wide ? ", 12, 16" : "") << " bytes)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+class AMDBackend : public Backend {
+public:
+  Vendor getVendor() const override { return Vendor::AMD; }
+  StringRef getName() const override { return "AMD"; }
+  StringRef getDialectPrefix() const override { return "rocdl"; }
+
+  void initializeLLVMTarget() const override {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      LLVMInitializeAMDGPUTargetInfo();
+      LLVMInitializeAMDGPUTarget();
+      LLVMInitializeAMDGPUTargetMC();
+      LLVMInitializeAMDGPUAsmPrinter();
+    });
+  }
+
+  void registerTranslation(MLIRContext &context) const override {
+    registerROCDLDialectTranslation(context);
+  }
+
+  LogicalResult verifyModule(ModuleOp module, const TargetDesc &target,
+                             const llvm::MCSubtargetInfo &sti) const override {
+    return checkLdsDmaSizes(module, target, sti);
+  }
+
+  // Kiln pins the code object version rather than inheriting whatever a
+  // future LLVM picks, so the runtime's loader expectations stay fixed.
+  void prepareModule(llvm::Module &module, const TargetDesc &) const override {
+    if (!module.getModuleFlag("amdhsa_code_object_version"))
+      module.addModuleFlag(llvm::Module::Error, "amdhsa_code_object_version",
+                           500);
+  }
+
+  bool binaryFromObject() const override { return true; }
+
+  /// hsaco: the code object linked as a shared object by ld.lld.
+  FailureOr<std::string> makeBinary(ModuleOp module, const TargetDesc &,
+                                    StringRef object,
+                                    const SerializeOptions &opts) const override {
+    FailureOr<std::string> lld =
+        findTool(module, "ld.lld", opts.lldPath, "KILN_LLD",
+                 {KILN_LLVM_TOOLS_DIR "/ld.lld", "ld.lld"});
+    if (failed(lld))
+      return failure();
+    FailureOr<TempFile> in = makeTempFile(module, "o");
+    FailureOr<TempFile> out = makeTempFile(module, "hsaco");
+    if (failed(in) || failed(out) ||
+        failed(writeFile(module, in->path, object)))
+      return failure();
+    if (failed(runTool(module, "ld.lld",
+                       {*lld, "-shared", "-o", out->path.str(),
+                        in->path.str()})))
+      return failure();
+    return readFile(module, out->path);
+  }
+};
+} // namespace
+
+namespace kiln {
+void registerAMDBackend() { registerBackend(std::make_unique<AMDBackend>()); }
+} // namespace kiln
