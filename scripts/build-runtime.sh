@@ -24,6 +24,7 @@ OUT=python/kiln/_runtime$SUFFIX
 # half-written module.
 # shellcheck disable=SC2086  # INCLUDES is a list of flags
 "$CXX" -O2 -shared -fPIC -std=c++17 -fvisibility=hidden $INCLUDES \
-  python/src/runtime.cc -o "$OUT.tmp" -ldl
+  -Ipython/src python/src/runtime.cc third_party/nvidia/runtime/CudaDriver.cpp \
+  third_party/amd/runtime/HipDriver.cpp -o "$OUT.tmp" -ldl
 mv -f "$OUT.tmp" "$OUT"
 echo "built $OUT"

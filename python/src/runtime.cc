@@ -1,17 +1,18 @@
 // kiln._runtime: the thin native layer under kiln.runtime.
 //
-// It talks to the CUDA Driver API (libcuda) or the HIP runtime (libamdhip64)
-// through dlopen/dlsym, so the extension builds with no CUDA or ROCm headers or
-// libraries and imports on machines without a GPU. Libraries are opened on
-// first use, never at import: `import kiln` must stay cheap and must not fail
+// A dispatcher over the vendor drivers (python/src/runtime/Driver.h): the
+// CUDA Driver API (third_party/nvidia/runtime) and the HIP runtime
+// (third_party/amd/runtime), each loaded with dlopen on first use, so the
+// extension builds with no CUDA or ROCm headers or libraries and imports on
+// machines without a GPU. `import kiln` must stay cheap and must not fail
 // where no driver exists.
 //
 // Handles (modules, functions, streams) cross into Python as plain ints.
 
+#include "runtime/Driver.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
-
-#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstring>
@@ -21,275 +22,16 @@
 #include <vector>
 
 namespace py = pybind11;
+using kiln::runtime::DeviceDriver;
+using kiln::runtime::DriverError;
 
 namespace {
 
-// Raised for every driver failure; exported as kiln._runtime.DriverError
-// (a RuntimeError subclass).
-struct DriverError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-// Opens the first library of `names` that loads; on failure returns nullptr
-// and the dlerror() text of every attempt in *why.
-void *openFirst(const std::vector<const char *> &names, std::string *why) {
-  for (const char *n : names) {
-    if (void *h = dlopen(n, RTLD_NOW | RTLD_LOCAL))
-      return h;
-    const char *e = dlerror();
-    if (!why->empty())
-      *why += "; ";
-    *why += e ? e : n;
-  }
-  return nullptr;
-}
-
-template <typename F> bool bind(void *lib, const char *sym, F *&out) {
-  out = reinterpret_cast<F *>(dlsym(lib, sym));
-  return out != nullptr;
-}
-
-//===----------------------------------------------------------------------===//
-// CUDA driver
-//===----------------------------------------------------------------------===//
-
-// Minimal driver-API types: CUresult and CUdevice are ints, every other
-// handle is an opaque pointer, device pointers are 64-bit.
-using CUresult = int;
-using CUdevice = int;
-using CUcontext = void *;
-using CUmodule = void *;
-using CUfunction = void *;
-using CUstream = void *;
-
-constexpr int kCuAttrMaxSharedPerBlock = 8;
-constexpr int kCuAttrWarpSize = 10;
-constexpr int kCuAttrMultiprocessorCount = 16;
-constexpr int kCuAttrCCMajor = 75;
-constexpr int kCuAttrCCMinor = 76;
-constexpr int kCuAttrMaxSharedPerBlockOptin = 97;
-constexpr int kCuFuncAttrMaxDynamicShared = 8;
-// Above this a kernel must opt in to more dynamic shared memory (CUDA rule).
-constexpr long kDefaultSharedLimit = 48 * 1024;
-
-struct Cuda {
-  bool tried = false;
-  bool initialized = false;
-  std::string loadError;
-  void *lib = nullptr;
-  CUcontext primary = nullptr; // retained once when no context was current
-
-  CUresult (*cuInit)(unsigned);
-  CUresult (*cuDeviceGetCount)(int *);
-  CUresult (*cuDeviceGet)(CUdevice *, int);
-  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
-  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
-  CUresult (*cuCtxGetCurrent)(CUcontext *);
-  CUresult (*cuCtxSetCurrent)(CUcontext);
-  CUresult (*cuCtxSynchronize)();
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-  CUresult (*cuModuleUnload)(CUmodule);
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
-  CUresult (*cuGetErrorName)(CUresult, const char **);
-  CUresult (*cuGetErrorString)(CUresult, const char **);
-
-  // dlopen + dlsym; returns "" on success or why it failed. Cached: a missing
-  // library does not appear while the process runs.
-  const std::string &load() {
-    if (tried)
-      return loadError;
-    tried = true;
-    std::string why;
-    lib = openFirst({"libcuda.so.1", "libcuda.so"}, &why);
-    if (!lib) {
-      loadError = "CUDA driver library libcuda.so.1 not found: " + why;
-      return loadError;
-    }
-#define KILN_BIND(sym)                                                         \
-  if (!bind(lib, #sym, sym)) {                                                 \
-    loadError = "CUDA driver library lacks " #sym;                             \
-    return loadError;                                                          \
-  }
-    KILN_BIND(cuInit)
-    KILN_BIND(cuDeviceGetCount)
-    KILN_BIND(cuDeviceGet)
-    KILN_BIND(cuDeviceGetName)
-    KILN_BIND(cuDeviceGetAttribute)
-    KILN_BIND(cuCtxGetCurrent)
-    KILN_BIND(cuCtxSetCurrent)
-    KILN_BIND(cuCtxSynchronize)
-    KILN_BIND(cuDevicePrimaryCtxRetain)
-    KILN_BIND(cuModuleLoadData)
-    KILN_BIND(cuModuleUnload)
-    KILN_BIND(cuModuleGetFunction)
-    KILN_BIND(cuFuncSetAttribute)
-    KILN_BIND(cuLaunchKernel)
-    KILN_BIND(cuGetErrorName)
-    KILN_BIND(cuGetErrorString)
-#undef KILN_BIND
-    return loadError;
-  }
-
-  void check(CUresult r, const char *what) {
-    if (r == 0)
-      return;
-    const char *name = nullptr, *text = nullptr;
-    if (cuGetErrorName(r, &name) != 0 || !name)
-      name = "CUDA_ERROR_UNKNOWN";
-    if (cuGetErrorString(r, &text) != 0 || !text)
-      text = "unrecognized error code";
-    throw DriverError(std::string(what) + " failed: " + name + " (" + text +
-                      ", code " + std::to_string(r) + ")");
-  }
-
-  // Loaded library + cuInit done; the entry point of every public function.
-  void ready() {
-    if (!load().empty())
-      throw DriverError(loadError);
-    if (!initialized) {
-      check(cuInit(0), "cuInit");
-      initialized = true;
-    }
-  }
-
-  // Module and launch calls need a current context. Reuse whatever the caller
-  // (e.g. torch) made current; otherwise make device 0's primary context
-  // current, which is the same context torch would use, so they coexist.
-  void ensureContext() {
-    ready();
-    CUcontext cur = nullptr;
-    check(cuCtxGetCurrent(&cur), "cuCtxGetCurrent");
-    if (cur)
-      return;
-    if (!primary) {
-      CUdevice dev;
-      check(cuDeviceGet(&dev, 0), "cuDeviceGet");
-      check(cuDevicePrimaryCtxRetain(&primary, dev), "cuDevicePrimaryCtxRetain");
-    }
-    check(cuCtxSetCurrent(primary), "cuCtxSetCurrent");
-  }
-
-  int attr(int which, CUdevice dev) {
-    int v = 0;
-    check(cuDeviceGetAttribute(&v, which, dev), "cuDeviceGetAttribute");
-    return v;
-  }
-};
-
-//===----------------------------------------------------------------------===//
-// HIP runtime
-//===----------------------------------------------------------------------===//
-
-using hipError_t = int;
-
-// hipDeviceProp_tR0600 (ROCm 6 ABI, versioned by the R0600 suffix so these
-// offsets are stable): read as raw bytes to avoid needing the HIP headers.
-// Offsets computed from ROCm's hip_runtime_api.h with offsetof.
-constexpr size_t kHipPropName = 0;          // char[256]
-constexpr size_t kHipPropMajor = 360;       // int
-constexpr size_t kHipPropMinor = 364;       // int
-constexpr size_t kHipPropMPCount = 388;     // int multiProcessorCount
-constexpr size_t kHipPropWarpSize = 308;    // int warpSize
-constexpr size_t kHipPropSmemOptin = 696;   // size_t sharedMemPerBlockOptin
-constexpr size_t kHipPropGcnArch = 1160;    // char[256] gcnArchName
-constexpr size_t kHipPropBufferBytes = 8192; // struct is 1472 B; slack for growth
-constexpr int kHipFuncAttrMaxDynamicShared = 8;
-
-struct Hip {
-  bool tried = false;
-  bool initialized = false;
-  std::string loadError;
-  void *lib = nullptr;
-
-  hipError_t (*hipInit)(unsigned);
-  hipError_t (*hipGetDeviceCount)(int *);
-  hipError_t (*hipGetDevicePropertiesR0600)(void *, int);
-  hipError_t (*hipDeviceSynchronize)();
-  hipError_t (*hipModuleLoadData)(void **, const void *);
-  hipError_t (*hipModuleUnload)(void *);
-  hipError_t (*hipModuleGetFunction)(void **, void *, const char *);
-  hipError_t (*hipFuncSetAttribute)(const void *, int, int) = nullptr;
-  hipError_t (*hipModuleLaunchKernel)(void *, unsigned, unsigned, unsigned,
-                                      unsigned, unsigned, unsigned, unsigned,
-                                      void *, void **, void **);
-  const char *(*hipGetErrorName)(hipError_t);
-  const char *(*hipGetErrorString)(hipError_t);
-
-  const std::string &load() {
-    if (tried)
-      return loadError;
-    tried = true;
-    std::string why;
-    lib = openFirst({"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5"},
-                    &why);
-    if (!lib) {
-      loadError = "HIP runtime library libamdhip64.so not found: " + why;
-      return loadError;
-    }
-#define KILN_BIND(sym)                                                         \
-  if (!bind(lib, #sym, sym)) {                                                 \
-    loadError = "HIP runtime library lacks " #sym " (Kiln needs ROCm 6+)";     \
-    return loadError;                                                          \
-  }
-    KILN_BIND(hipInit)
-    KILN_BIND(hipGetDeviceCount)
-    KILN_BIND(hipGetDevicePropertiesR0600)
-    KILN_BIND(hipDeviceSynchronize)
-    KILN_BIND(hipModuleLoadData)
-    KILN_BIND(hipModuleUnload)
-    KILN_BIND(hipModuleGetFunction)
-    KILN_BIND(hipModuleLaunchKernel)
-    KILN_BIND(hipGetErrorName)
-    KILN_BIND(hipGetErrorString)
-#undef KILN_BIND
-    // Optional: AMD kernels may use all LDS without opting in.
-    bind(lib, "hipFuncSetAttribute", hipFuncSetAttribute);
-    return loadError;
-  }
-
-  void check(hipError_t r, const char *what) {
-    if (r == 0)
-      return;
-    const char *name = hipGetErrorName(r);
-    const char *text = hipGetErrorString(r);
-    throw DriverError(std::string(what) + " failed: " +
-                      (name ? name : "hipErrorUnknown") + " (" +
-                      (text ? text : "unrecognized error code") + ", code " +
-                      std::to_string(r) + ")");
-  }
-
-  // HIP has an implicit per-device context, so no context juggling is needed.
-  void ready() {
-    if (!load().empty())
-      throw DriverError(loadError);
-    if (!initialized) {
-      check(hipInit(0), "hipInit");
-      initialized = true;
-    }
-  }
-};
-
-Cuda &cuda() {
-  static Cuda c;
-  return c;
-}
-Hip &hip() {
-  static Hip h;
-  return h;
-}
-
-enum class Backend { Cuda, Hip };
-
-Backend parseBackend(const std::string &b) {
+DeviceDriver &driverFor(const std::string &b) {
   if (b == "cuda")
-    return Backend::Cuda;
+    return kiln::runtime::cudaDriver();
   if (b == "hip")
-    return Backend::Hip;
+    return kiln::runtime::hipDriver();
   throw py::value_error("unknown backend '" + b + "' (expected 'cuda' or 'hip')");
 }
 
@@ -466,24 +208,14 @@ using Dim3 = std::tuple<unsigned, unsigned, unsigned>;
 
 // Library load failure text, or None when the library and its symbols load.
 py::object loadError(const std::string &backend) {
-  const std::string &e = parseBackend(backend) == Backend::Cuda
-                             ? cuda().load()
-                             : hip().load();
+  const std::string &e = driverFor(backend).loadError();
   if (e.empty())
     return py::none();
   return py::str(e);
 }
 
 int deviceCount(const std::string &backend) {
-  int n = 0;
-  if (parseBackend(backend) == Backend::Cuda) {
-    cuda().ready();
-    cuda().check(cuda().cuDeviceGetCount(&n), "cuDeviceGetCount");
-  } else {
-    hip().ready();
-    hip().check(hip().hipGetDeviceCount(&n), "hipGetDeviceCount");
-  }
-  return n;
+  return driverFor(backend).deviceCount();
 }
 
 std::vector<std::string> availableBackends() {
@@ -500,50 +232,19 @@ std::vector<std::string> availableBackends() {
 }
 
 py::dict deviceInfo(const std::string &backend) {
+  kiln::runtime::DeviceInfo info = driverFor(backend).deviceInfo();
   py::dict d;
   d["backend"] = backend;
-  if (parseBackend(backend) == Backend::Cuda) {
-    Cuda &c = cuda();
-    c.ready();
-    CUdevice dev;
-    c.check(c.cuDeviceGet(&dev, 0), "cuDeviceGet");
-    char name[256] = {0};
-    c.check(c.cuDeviceGetName(name, sizeof(name) - 1, dev), "cuDeviceGetName");
-    d["name"] = std::string(name);
-    d["major"] = c.attr(kCuAttrCCMajor, dev);
-    d["minor"] = c.attr(kCuAttrCCMinor, dev);
-    d["arch"] = "sm_" + std::to_string(c.attr(kCuAttrCCMajor, dev)) +
-                std::to_string(c.attr(kCuAttrCCMinor, dev));
-    d["multiprocessor_count"] = c.attr(kCuAttrMultiprocessorCount, dev);
-    d["warp_size"] = c.attr(kCuAttrWarpSize, dev);
-    d["max_shared_per_block"] = c.attr(kCuAttrMaxSharedPerBlock, dev);
-    d["max_shared_per_block_optin"] = c.attr(kCuAttrMaxSharedPerBlockOptin, dev);
-    return d;
-  }
-  Hip &h = hip();
-  h.ready();
-  std::vector<unsigned char> prop(kHipPropBufferBytes, 0);
-  h.check(h.hipGetDevicePropertiesR0600(prop.data(), 0),
-          "hipGetDevicePropertiesR0600");
-  auto intAt = [&](size_t off) {
-    int v;
-    std::memcpy(&v, prop.data() + off, sizeof(v));
-    return v;
-  };
-  auto strAt = [&](size_t off) {
-    const char *s = reinterpret_cast<const char *>(prop.data() + off);
-    return std::string(s, strnlen(s, 256));
-  };
-  size_t optin;
-  std::memcpy(&optin, prop.data() + kHipPropSmemOptin, sizeof(optin));
-  d["name"] = strAt(kHipPropName);
-  d["major"] = intAt(kHipPropMajor);
-  d["minor"] = intAt(kHipPropMinor);
-  d["arch"] = strAt(kHipPropGcnArch); // e.g. "gfx942:sramecc+:xnack-"
-  d["multiprocessor_count"] = intAt(kHipPropMPCount);
-  d["warp_size"] = intAt(kHipPropWarpSize);
-  d["max_shared_per_block"] = static_cast<unsigned long long>(optin);
-  d["max_shared_per_block_optin"] = static_cast<unsigned long long>(optin);
+  d["name"] = info.name;
+  d["major"] = info.major;
+  d["minor"] = info.minor;
+  d["arch"] = info.arch;
+  d["multiprocessor_count"] = info.multiprocessorCount;
+  d["warp_size"] = info.warpSize;
+  d["max_shared_per_block"] =
+      static_cast<unsigned long long>(info.maxSharedPerBlock);
+  d["max_shared_per_block_optin"] =
+      static_cast<unsigned long long>(info.maxSharedPerBlockOptin);
   return d;
 }
 
@@ -551,60 +252,23 @@ uint64_t loadModule(const std::string &backend, py::bytes image) {
   // Copied so the image is NUL-terminated (PTX text must be) and stays alive
   // for the call regardless of the bytes object.
   std::string owned = image;
-  if (parseBackend(backend) == Backend::Cuda) {
-    Cuda &c = cuda();
-    c.ensureContext();
-    CUmodule m = nullptr;
-    c.check(c.cuModuleLoadData(&m, owned.c_str()), "cuModuleLoadData");
-    return fromHandle(m);
-  }
-  Hip &h = hip();
-  h.ready();
-  void *m = nullptr;
-  h.check(h.hipModuleLoadData(&m, owned.data()), "hipModuleLoadData");
-  return fromHandle(m);
+  return fromHandle(driverFor(backend).loadModule(owned));
 }
 
 void unloadModule(const std::string &backend, uint64_t module) {
-  if (parseBackend(backend) == Backend::Cuda) {
-    cuda().ensureContext();
-    cuda().check(cuda().cuModuleUnload(asHandle<void>(module)), "cuModuleUnload");
-  } else {
-    hip().ready();
-    hip().check(hip().hipModuleUnload(asHandle<void>(module)), "hipModuleUnload");
-  }
+  driverFor(backend).unloadModule(asHandle<void>(module));
 }
 
 uint64_t getFunction(const std::string &backend, uint64_t module,
                      const std::string &name, long shared) {
-  if (parseBackend(backend) == Backend::Cuda) {
-    Cuda &c = cuda();
-    c.ensureContext();
-    CUfunction f = nullptr;
-    c.check(c.cuModuleGetFunction(&f, asHandle<void>(module), name.c_str()),
-            ("cuModuleGetFunction('" + name + "')").c_str());
-    if (shared > kDefaultSharedLimit)
-      c.check(c.cuFuncSetAttribute(f, kCuFuncAttrMaxDynamicShared,
-                                   static_cast<int>(shared)),
-              "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-    return fromHandle(f);
-  }
-  Hip &h = hip();
-  h.ready();
-  void *f = nullptr;
-  h.check(h.hipModuleGetFunction(&f, asHandle<void>(module), name.c_str()),
-          ("hipModuleGetFunction('" + name + "')").c_str());
-  if (shared > kDefaultSharedLimit && h.hipFuncSetAttribute)
-    h.check(h.hipFuncSetAttribute(f, kHipFuncAttrMaxDynamicShared,
-                                  static_cast<int>(shared)),
-            "hipFuncSetAttribute(MaxDynamicSharedMemorySize)");
-  return fromHandle(f);
+  return fromHandle(
+      driverFor(backend).getFunction(asHandle<void>(module), name, shared));
 }
 
 void launch(const std::string &backend, uint64_t func, Dim3 grid, Dim3 block,
             unsigned shared, uint64_t stream,
             const std::vector<std::string> &types, py::sequence args) {
-  Backend b = parseBackend(backend);
+  DeviceDriver &driver = driverFor(backend);
   std::vector<uint64_t> slots = packSlots(types, args);
   std::vector<void *> params(slots.size());
   for (size_t i = 0; i < slots.size(); ++i)
@@ -612,47 +276,15 @@ void launch(const std::string &backend, uint64_t func, Dim3 grid, Dim3 block,
   void **p = params.empty() ? nullptr : params.data();
   auto [gx, gy, gz] = grid;
   auto [bx, by, bz] = block;
-  if (b == Backend::Cuda) {
-    Cuda &c = cuda();
-    c.ensureContext();
-    CUresult r;
-    {
-      py::gil_scoped_release nogil; // launches are async but may block on queue
-      r = c.cuLaunchKernel(asHandle<void>(func), gx, gy, gz, bx, by, bz, shared,
-                           asHandle<void>(stream), p, nullptr);
-    }
-    c.check(r, "cuLaunchKernel");
-    return;
-  }
-  Hip &h = hip();
-  h.ready();
-  hipError_t r;
-  {
-    py::gil_scoped_release nogil;
-    r = h.hipModuleLaunchKernel(asHandle<void>(func), gx, gy, gz, bx, by, bz,
-                                shared, asHandle<void>(stream), p, nullptr);
-  }
-  h.check(r, "hipModuleLaunchKernel");
+  py::gil_scoped_release nogil; // launches are async but may block on queue
+  driver.launch(asHandle<void>(func), gx, gy, gz, bx, by, bz, shared,
+                asHandle<void>(stream), p);
 }
 
 void synchronize(const std::string &backend) {
-  if (parseBackend(backend) == Backend::Cuda) {
-    cuda().ensureContext();
-    CUresult r;
-    {
-      py::gil_scoped_release nogil; // may wait long; let other threads run
-      r = cuda().cuCtxSynchronize();
-    }
-    cuda().check(r, "cuCtxSynchronize");
-  } else {
-    hip().ready();
-    hipError_t r;
-    {
-      py::gil_scoped_release nogil;
-      r = hip().hipDeviceSynchronize();
-    }
-    hip().check(r, "hipDeviceSynchronize");
-  }
+  DeviceDriver &driver = driverFor(backend);
+  py::gil_scoped_release nogil; // may wait long; let other threads run
+  driver.synchronize();
 }
 
 py::bytes packArgs(const std::vector<std::string> &types, py::sequence args) {

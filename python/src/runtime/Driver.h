@@ -1,0 +1,84 @@
+//===- Driver.h - One GPU driver behind kiln._runtime ------------*- C++ -*-===//
+//
+// kiln._runtime (python/src/runtime.cc) dispatches every call to a
+// DeviceDriver by backend name. Each vendor's driver lives with its vendor
+// (third_party/nvidia/runtime/CudaDriver.cpp: the CUDA Driver API;
+// third_party/amd/runtime/HipDriver.cpp: the HIP runtime), loads its library
+// with dlopen on first use and needs no vendor headers. No Python here: the
+// dispatcher owns the GIL and the argument packing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_RUNTIME_DRIVER_H
+#define KILN_RUNTIME_DRIVER_H
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kiln::runtime {
+
+// Raised for every driver failure; exported as kiln._runtime.DriverError
+// (a RuntimeError subclass).
+struct DriverError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceInfo {
+  std::string name, arch;
+  int major = 0, minor = 0, multiprocessorCount = 0, warpSize = 0;
+  uint64_t maxSharedPerBlock = 0, maxSharedPerBlockOptin = 0;
+};
+
+// Above this a kernel must opt in to more dynamic shared memory (CUDA rule;
+// HIP follows it).
+constexpr long kDefaultSharedLimit = 48 * 1024;
+
+class DeviceDriver {
+public:
+  virtual ~DeviceDriver() = default;
+  // "" when the library and its symbols load, else why not. Cached: a
+  // missing library does not appear while the process runs.
+  virtual const std::string &loadError() = 0;
+  virtual int deviceCount() = 0;
+  // Properties of device 0.
+  virtual DeviceInfo deviceInfo() = 0;
+  // `image` is NUL-terminated (PTX text must be).
+  virtual void *loadModule(const std::string &image) = 0;
+  virtual void unloadModule(void *module) = 0;
+  virtual void *getFunction(void *module, const std::string &name,
+                            long sharedBytes) = 0;
+  virtual void launch(void *func, unsigned gx, unsigned gy, unsigned gz,
+                      unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                      void *stream, void **params) = 0;
+  virtual void synchronize() = 0;
+};
+
+DeviceDriver &cudaDriver();
+DeviceDriver &hipDriver();
+
+// Opens the first library of `names` that loads; on failure returns nullptr
+// and the dlerror() text of every attempt in *why.
+inline void *openFirst(const std::vector<const char *> &names,
+                       std::string *why) {
+  for (const char *n : names) {
+    if (void *h = dlopen(n, RTLD_NOW | RTLD_LOCAL))
+      return h;
+    const char *e = dlerror();
+    if (!why->empty())
+      *why += "; ";
+    *why += e ? e : n;
+  }
+  return nullptr;
+}
+
+template <typename F> bool bind(void *lib, const char *sym, F *&out) {
+  out = reinterpret_cast<F *>(dlsym(lib, sym));
+  return out != nullptr;
+}
+
+} // namespace kiln::runtime
+
+#endif
