@@ -28,6 +28,11 @@ llvm_config.with_environment(
     "PATH", [config.kiln_tools_dir, config.llvm_tools_dir], append_path=True
 )
 
+# One feature per vendor backend built (KILN_BACKENDS): `REQUIRES: nvidia`.
+for backend in config.kiln_backends:
+    if backend:
+        config.available_features.add(backend)
+
 # ptxas: $KILN_PTXAS, then PATH, then the CUDA default; the same order
 # kiln-translate uses. Exporting the choice keeps both in agreement.
 ptxas = os.environ.get("KILN_PTXAS") or shutil.which("ptxas")

@@ -107,5 +107,11 @@ public:
 } // namespace
 
 namespace kiln {
-void registerAMDBackend() { registerBackend(std::make_unique<AMDBackend>()); }
+void registerAMDTargetInfo(); // lib/TargetInfo/AMDTargetInfo.cpp
+
+/// The whole AMD backend: its lowering hooks and its serialization.
+void registerAMDBackend() {
+  registerAMDTargetInfo();
+  registerBackend(std::make_unique<AMDBackend>());
+}
 } // namespace kiln

@@ -103,7 +103,7 @@ public:
 } // namespace
 
 namespace kiln {
-/// Registers the AMD hooks (called from kiln::registerAllPasses).
+/// Registers the AMD lowering hooks (part of registerAMDBackend).
 void registerAMDTargetInfo() {
   registerTargetInfoFactory(Vendor::AMD, [](const TargetDesc &d) {
     return std::make_unique<AMDTargetInfo>(d);

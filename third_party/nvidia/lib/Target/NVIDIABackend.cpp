@@ -59,7 +59,11 @@ public:
 } // namespace
 
 namespace kiln {
+void registerNVIDIATargetInfo(); // lib/TargetInfo/NVIDIATargetInfo.cpp
+
+/// The whole NVIDIA backend: its lowering hooks and its serialization.
 void registerNVIDIABackend() {
+  registerNVIDIATargetInfo();
   registerBackend(std::make_unique<NVIDIABackend>());
 }
 } // namespace kiln

@@ -86,7 +86,7 @@ public:
 } // namespace
 
 namespace kiln {
-/// Registers the NVIDIA hooks (called from kiln::registerAllPasses).
+/// Registers the NVIDIA lowering hooks (part of registerNVIDIABackend).
 void registerNVIDIATargetInfo() {
   registerTargetInfoFactory(Vendor::NVIDIA, [](const TargetDesc &d) {
     return std::make_unique<NVIDIATargetInfo>(d);
