@@ -2,6 +2,7 @@
 // convert-scf-to-cf, convert-tile-to-llvm, cleanups), then kiln-translate.
 // The AMD runs rewrite the 32-lane layouts to 64 lanes with sed.
 
+// REQUIRES: nvidia, amd
 // RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a num-warps=4" | FileCheck %s --check-prefix=LLVM
 // RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a num-warps=4" | kiln-translate --target=cuda:sm_90a --emit=ptx | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a num-warps=4" | kiln-translate --target=cuda:sm_90a --emit=cubin -o %t.cubin %}

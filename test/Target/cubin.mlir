@@ -1,4 +1,4 @@
-// REQUIRES: ptxas
+// REQUIRES: ptxas, nvidia
 // RUN: kiln-translate --target=cuda:sm_90a --emit=cubin %s -o %t.sm90a.cubin
 // RUN: llvm-readobj --file-headers %t.sm90a.cubin | FileCheck %s
 // RUN: kiln-translate --target=cuda:sm_80 --emit=cubin %s -o %t.sm80.cubin

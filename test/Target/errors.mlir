@@ -1,3 +1,4 @@
+// REQUIRES: nvidia, amd
 // RUN: not kiln-translate --target=cuda:sm_100 --emit=ptx %s 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=sass %s 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not kiln-translate --target=hip:gfx942 --emit=ptx %s 2>&1 | FileCheck %s --check-prefix=PTX-ON-HIP

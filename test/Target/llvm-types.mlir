@@ -1,5 +1,6 @@
 // Types with no LLVM equivalent inside LLVM-dialect ops pass the dialect's
 // verifier and used to crash the translator (SIGSEGV).
+// REQUIRES: nvidia, amd
 // RUN: split-file %s %t
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx %t/gep.mlir 2>&1 | FileCheck %s --check-prefix=GEP
 // RUN: not kiln-translate --target=hip:gfx942 --emit=amdgcn %t/alloca.mlir 2>&1 | FileCheck %s --check-prefix=ALLOCA

@@ -1,6 +1,7 @@
 // Module-scope ops that translation cannot place used to crash kiln-translate
 // (an NVVM or ROCDL instruction outside any function), and a function-level
 // target_cpu silently built that function for another chip.
+// REQUIRES: nvidia, amd
 // RUN: split-file %s %t
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx %t/nvvm.mlir 2>&1 | FileCheck %s --check-prefix=NVVM
 // RUN: not kiln-translate --target=hip:gfx942 --emit=amdgcn %t/rocdl.mlir 2>&1 | FileCheck %s --check-prefix=ROCDL

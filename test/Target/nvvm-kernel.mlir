@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: kiln-translate --target=cuda:sm_90a --emit=llvm %s | FileCheck %s --check-prefix=LLVM
 // RUN: kiln-translate --target=cuda:sm_90a --emit=ptx %s | FileCheck %s --check-prefixes=PTX,SM90A
 // RUN: kiln-translate --target=cuda:sm_80 --emit=ptx %s | FileCheck %s --check-prefixes=PTX,SM80

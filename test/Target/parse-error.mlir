@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx %s 2>&1 | FileCheck %s
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx - < %s 2>&1 | FileCheck %s --check-prefix=STDIN
 

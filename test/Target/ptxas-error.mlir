@@ -1,4 +1,5 @@
 // A ptxas that rejects the PTX: its exit code and stderr reach the user.
+// REQUIRES: nvidia
 // RUN: printf '#!/bin/sh\necho "ptxas fatal : something is wrong" >&2\nexit 255\n' > %t.ptxas
 // RUN: chmod +x %t.ptxas
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=cubin --ptxas-path=%t.ptxas %s 2>&1 | FileCheck %s

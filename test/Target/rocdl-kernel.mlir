@@ -1,3 +1,4 @@
+// REQUIRES: amd
 // RUN: kiln-translate --target=hip:gfx942 --emit=llvm %s | FileCheck %s --check-prefix=LLVM
 // RUN: kiln-translate --target=hip:gfx942 --emit=amdgcn %s | FileCheck %s --check-prefixes=GCN,GFX942
 // RUN: kiln-translate --target=hip:gfx950 --emit=amdgcn %s | FileCheck %s --check-prefixes=GCN,GFX950

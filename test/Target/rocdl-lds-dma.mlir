@@ -1,5 +1,6 @@
 // 16-byte direct-to-LDS loads exist on gfx950 only. On gfx942 LLVM's
 // instruction selection would abort, so kiln-translate rejects them first.
+// REQUIRES: amd
 // RUN: kiln-translate --target=hip:gfx950 --emit=amdgcn %s | FileCheck %s --check-prefix=GFX950
 // RUN: not kiln-translate --target=hip:gfx942 --emit=amdgcn %s 2>&1 | FileCheck %s --check-prefix=GFX942
 // RUN: sed -e 's/, 16, 0, 0/, 4, 0, 0/' %s | kiln-translate --target=hip:gfx942 --emit=amdgcn - | FileCheck %s --check-prefix=GFX942-DWORD

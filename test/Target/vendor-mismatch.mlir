@@ -1,4 +1,5 @@
 // LLVM-dialect IR lowered for one vendor, translated for the other.
+// REQUIRES: nvidia, amd
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx %s 2>&1 | FileCheck %s --check-prefix=NV
 // RUN: not kiln-translate --target=cuda:sm_90a --emit=ptx %S/rocdl-kernel.mlir 2>&1 | FileCheck %s --check-prefix=NV-OP
 // RUN: not kiln-translate --target=hip:gfx950 --emit=amdgcn %S/nvvm-kernel.mlir 2>&1 | FileCheck %s --check-prefix=AMD

@@ -1,4 +1,5 @@
 // Deep nesting used to overflow the parser's stack (SIGSEGV) in both tools.
+// REQUIRES: nvidia
 // RUN: %python -c "print('func.func @f(%%p: ' + '!tile.ptr<' * 100000 + 'f32' + '>' * 100000 + ') { return }')" > %t.ptr.mlir
 // RUN: not kiln-opt %t.ptr.mlir 2>&1 | FileCheck %s --check-prefix=PTR
 // RUN: %python -c "print('\"test.op\"() {a = ' + '[' * 100000 + ']' * 100000 + '} : () -> ()')" > %t.brackets.mlir

@@ -1,6 +1,7 @@
 // Bad input to the CLI tools ends in a located error and exit code 1, never a crash.
 
 // Binary garbage and invalid UTF-8.
+// REQUIRES: nvidia, amd
 // RUN: printf '\x00\xff\xfe garbage \x80' | not kiln-opt - 2>&1 | FileCheck %s --check-prefix=GARBAGE
 // GARBAGE: <stdin>:1:{{[0-9]+}}: error:
 

@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: kiln-opt %s | kiln-opt | FileCheck %s
 // RUN: kiln-opt %s --mlir-print-op-generic | kiln-opt | FileCheck %s
 

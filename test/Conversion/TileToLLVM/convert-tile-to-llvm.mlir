@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s --check-prefixes=CHECK,NV
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_80" | FileCheck %s --check-prefixes=CHECK,NV
 

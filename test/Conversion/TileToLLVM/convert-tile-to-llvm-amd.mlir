@@ -1,3 +1,4 @@
+// REQUIRES: amd
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=hip:gfx942" | FileCheck %s --check-prefixes=CHECK,AMD
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=hip:gfx950" | FileCheck %s --check-prefixes=CHECK,AMD
 

@@ -1,3 +1,4 @@
+// REQUIRES: nvidia, amd
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory -verify-diagnostics | FileCheck %s
 
 // A target option that differs from the module's tile.target is an error.

@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: not kiln-opt %s --convert-tile-to-llvm="target=cuda:sm_90a" 2>&1 | FileCheck %s
 
 // Without tile.num_warps on the module, the layouts are still checked

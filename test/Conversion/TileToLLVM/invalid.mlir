@@ -2,6 +2,7 @@
 // line; a RUN line's prefix checks only the errors its options cause.
 
 // With no options the pass takes the target and warp count from the module.
+// REQUIRES: nvidia, amd
 // RUN: kiln-opt %s -split-input-file --convert-scf-to-cf --convert-tile-to-llvm -verify-diagnostics
 
 // RUN: not kiln-opt %s -split-input-file --convert-tile-to-llvm="target=cuda:sm_100" 2>&1 | FileCheck %s --check-prefix=SM100

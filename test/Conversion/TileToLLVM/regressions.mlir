@@ -1,3 +1,4 @@
+// REQUIRES: nvidia
 // RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s
 
 // x <= n is not constant over an aligned run of x even when n is a multiple
