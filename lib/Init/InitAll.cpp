@@ -56,6 +56,7 @@ void kiln::registerAllPasses() {
     registerKilnConversionPasses();
     registerKilnPipelines();
     registerTestAxisInfoPass();
+    registerTestLinearLayoutPass();
     // Upstream passes Kiln's pipelines use, so replays can name them.
     mlir::registerCanonicalizerPass();
     mlir::registerCSEPass();

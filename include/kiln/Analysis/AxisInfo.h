@@ -66,6 +66,11 @@ private:
 /// value's claims as remarks (for lit and the soundness test).
 void registerTestAxisInfoPass();
 
+/// Registers `test-print-linear-layout`, which reports C++'s linear form of
+/// every tensor layout and the classification of layout moves (for the
+/// Python/C++ differential test).
+void registerTestLinearLayoutPass();
+
 } // namespace kiln
 
 #endif
