@@ -65,104 +65,123 @@ LogicalResult checkSupported(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
+/// Shared memory: one dynamically sized array; the launch passes its size.
+/// Returns the module's byte count (tile.shared).
+int64_t declareSharedMemory(ModuleOp module) {
+  int64_t shared = 0;
+  if (auto a = module->getAttrOfType<IntegerAttr>(TileDialect::kSharedAttr))
+    shared = a.getInt();
+  if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
+    OpBuilder b(module.getBodyRegion());
+    auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
+                           LLVM::Linkage::External,
+                           LoweringContext::kSharedGlobal, Attribute(),
+                           /*alignment=*/16, /*addrSpace=*/3);
+  }
+  return shared;
+}
+
+/// The axis analysis reads the tile IR, so it runs before the IR changes.
+void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
+  module.walk([&](Operation *op) {
+    if (auto load = dyn_cast<LoadOp>(op)) {
+      axisInfo.get(load.getPtr());
+      if (load.getMask())
+        axisInfo.get(load.getMask());
+    } else if (auto store = dyn_cast<StoreOp>(op)) {
+      axisInfo.get(store.getPtr());
+      if (store.getMask())
+        axisInfo.get(store.getMask());
+    }
+  });
+}
+
+LogicalResult applyTileToLLVMConversion(ModuleOp module,
+                                        const LoweringContext &lctx) {
+  MLIRContext *ctx = module.getContext();
+  TileTypeConverter converter(ctx);
+  RewritePatternSet patterns(ctx);
+  populateTileToLLVMPatterns(converter, patterns, lctx);
+  LLVMConversionTarget conversionTarget(*ctx);
+  conversionTarget.addLegalOp<ModuleOp>();
+  lctx.target.configureConversionTarget(conversionTarget);
+  conversionTarget.addIllegalDialect<TileDialect, arith::ArithDialect,
+                                     math::MathDialect, cf::ControlFlowDialect,
+                                     func::FuncDialect>();
+  return applyPartialConversion(module, conversionTarget, std::move(patterns));
+}
+
+/// Kernels are the public functions that return nothing; divisibility hints
+/// on their pointer arguments become alignment.
+void markKernels(ModuleOp module, const TargetInfo &target,
+                 unsigned numThreads) {
+  MLIRContext *ctx = module.getContext();
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal() || func.isPrivate() ||
+        !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
+      return;
+    target.markKernel(func, numThreads);
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      auto div =
+          func.getArgAttrOfType<IntegerAttr>(i, TileDialect::kDivisibilityAttr);
+      if (!div)
+        continue;
+      func.removeArgAttr(i, StringAttr::get(ctx, TileDialect::kDivisibilityAttr));
+      if (isa<LLVM::LLVMPointerType>(func.getArgumentTypes()[i]))
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        IntegerAttr::get(IntegerType::get(ctx, 64),
+                                         div.getInt()));
+    }
+  });
+}
+
 struct ConvertTileToLLVMPass
     : kiln::impl::ConvertTileToLLVMPassBase<ConvertTileToLLVMPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
-
     FailureOr<CompileContext> context =
         resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
     if (failed(context))
       return signalPassFailure();
-    const TargetDesc *desc = context->target;
-    int warps = context->numWarps;
+    const TargetDesc &desc = *context->target;
     // Legality before LLVM: layouts must match this target's warps, and
     // only what the lowering supports may reach it.
-    if (failed(verifyModuleLayouts(module, warps, desc->warpSize)) ||
+    if (failed(verifyModuleLayouts(module, context->numWarps, desc.warpSize)) ||
         failed(checkSupported(module)))
       return signalPassFailure();
-    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(*desc);
+    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);
     if (!targetInfo) {
-      module.emitError() << "the backend for " << desc->name
+      module.emitError() << "the backend for " << desc.name
                          << " is not built into this Kiln";
       return signalPassFailure();
     }
-
-    // Shared memory: one dynamically sized array; the launch passes its size.
-    int64_t shared = 0;
-    if (auto a = module->getAttrOfType<IntegerAttr>(TileDialect::kSharedAttr))
-      shared = a.getInt();
-    if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
-      OpBuilder b(module.getBodyRegion());
-      auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-      LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
-                             LLVM::Linkage::External,
-                             LoweringContext::kSharedGlobal, Attribute(),
-                             /*alignment=*/16, /*addrSpace=*/3);
-    }
-
+    int64_t shared = declareSharedMemory(module);
     AxisInfoAnalysis &axisInfo = getAnalysis<AxisInfoAnalysis>();
-    // Compute the analysis before the IR changes under it.
-    module.walk([&](Operation *op) {
-      if (auto load = dyn_cast<LoadOp>(op)) {
-        axisInfo.get(load.getPtr());
-        if (load.getMask())
-          axisInfo.get(load.getMask());
-      } else if (auto store = dyn_cast<StoreOp>(op)) {
-        axisInfo.get(store.getPtr());
-        if (store.getMask())
-          axisInfo.get(store.getMask());
-      }
-    });
-    LoweringContext lctx{*targetInfo, warps, int(desc->warpSize), axisInfo};
-
-    TileTypeConverter converter(ctx);
-    RewritePatternSet patterns(ctx);
-    populateElementwiseOpToLLVMPatterns(converter, patterns, lctx);
-    populateMemoryOpToLLVMPatterns(converter, patterns, lctx);
-    populateLayoutOpToLLVMPatterns(converter, patterns, lctx);
-    populateReduceOpToLLVMPatterns(converter, patterns, lctx);
-    arith::populateArithToLLVMConversionPatterns(converter, patterns);
-    populateMathToLLVMConversionPatterns(converter, patterns);
-    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-    populateFuncToLLVMConversionPatterns(converter, patterns);
-
-    LLVMConversionTarget conversionTarget(*ctx);
-    conversionTarget.addLegalOp<ModuleOp>();
-    conversionTarget.addLegalDialect<NVVM::NVVMDialect, ROCDL::ROCDLDialect>();
-    conversionTarget.addIllegalDialect<TileDialect, arith::ArithDialect,
-                                       math::MathDialect, cf::ControlFlowDialect,
-                                       func::FuncDialect>();
-    if (failed(applyPartialConversion(module, conversionTarget,
-                                      std::move(patterns))))
+    precomputeAxisInfo(module, axisInfo);
+    LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
+                         axisInfo};
+    if (failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
-
-    // Kernels: every public function. Divisibility hints become alignment.
-    unsigned numThreads = warps * desc->warpSize;
-    module.walk([&](LLVM::LLVMFuncOp func) {
-      // Kernels are the public functions that return nothing.
-      if (func.isExternal() || func.isPrivate() ||
-          !isa<LLVM::LLVMVoidType>(func.getFunctionType().getReturnType()))
-        return;
-      targetInfo->markKernel(func, numThreads);
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-        auto div = func.getArgAttrOfType<IntegerAttr>(
-            i, TileDialect::kDivisibilityAttr);
-        if (!div)
-          continue;
-        func.removeArgAttr(i, StringAttr::get(ctx, TileDialect::kDivisibilityAttr));
-        if (isa<LLVM::LLVMPointerType>(func.getArgumentTypes()[i]))
-          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                          IntegerAttr::get(IntegerType::get(ctx, 64),
-                                           div.getInt()));
-      }
-    });
+    markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
     module->setAttr(TileDialect::kSharedAttr,
-                    IntegerAttr::get(IntegerType::get(ctx, 32), shared));
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32), shared));
   }
 };
 
 } // namespace
+
+void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
+                                      RewritePatternSet &patterns,
+                                      const LoweringContext &ctx) {
+  populateElementwiseOpToLLVMPatterns(converter, patterns, ctx);
+  populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
+  populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
+  populateReduceOpToLLVMPatterns(converter, patterns, ctx);
+  arith::populateArithToLLVMConversionPatterns(converter, patterns);
+  populateMathToLLVMConversionPatterns(converter, patterns);
+  cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+  populateFuncToLLVMConversionPatterns(converter, patterns);
+}

@@ -35,6 +35,11 @@ public:
   TileTypeConverter(mlir::MLIRContext *ctx);
 };
 
+/// Every pattern of convert-tile-to-llvm (tile ops and the upstream arith,
+/// math, cf and func ones); a vendor backend adds its dialect's after it.
+void populateTileToLLVMPatterns(TileTypeConverter &converter,
+                                mlir::RewritePatternSet &patterns,
+                                const LoweringContext &ctx);
 void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns,
                                          const LoweringContext &ctx);

@@ -13,6 +13,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include <functional>
 #include <memory>
 
@@ -56,6 +57,10 @@ public:
   virtual void storeGlobal(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value ptr, mlir::Value value,
                            unsigned alignment, mlir::Value pred) const;
+  /// Makes the vendor's LLVM-level dialect (NVVM, ROCDL) legal in the
+  /// conversion target.
+  virtual void
+  configureConversionTarget(mlir::ConversionTarget &target) const = 0;
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) const = 0;

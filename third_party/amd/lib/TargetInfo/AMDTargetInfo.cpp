@@ -91,6 +91,10 @@ public:
     return {};
   }
 
+  void configureConversionTarget(ConversionTarget &target) const override {
+    target.addLegalDialect<ROCDL::ROCDLDialect>();
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {
     MLIRContext *ctx = func.getContext();
     func->setAttr("rocdl.kernel", UnitAttr::get(ctx));

@@ -76,6 +76,10 @@ public:
         .getResult(0);
   }
 
+  void configureConversionTarget(ConversionTarget &target) const override {
+    target.addLegalDialect<NVVM::NVVMDialect>();
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {
     MLIRContext *ctx = func.getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
