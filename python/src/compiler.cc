@@ -10,12 +10,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
@@ -191,16 +195,51 @@ py::list knownTargets() {
   return targets;
 }
 
-std::string runPipeline(const std::string &irText, const std::string &pipeline,
-                        const std::string &sourceName) {
-  std::unique_ptr<MLIRContext> context = makeContext();
-  DiagnosticCollector diags(*context);
-  if (failed(kiln::checkNestingDepth(irText, sourceName, context.get())))
+/// Structured facts about a module, so Python reads no C++ text: the
+/// shared memory it needs (tile.shared), its compile context and the names
+/// of its kernels (public functions that return nothing).
+py::dict moduleInfo(ModuleOp module) {
+  py::dict info;
+  auto intAttr = [&](StringRef name) -> py::object {
+    if (auto a = module->getAttrOfType<IntegerAttr>(name))
+      return py::int_(a.getInt());
+    return py::none();
+  };
+  py::object shared = intAttr(kiln::tile::TileDialect::kSharedAttr);
+  info["shared"] = shared.is_none() ? py::int_(0) : shared;
+  info["num_warps"] = intAttr(kiln::tile::TileDialect::kNumWarpsAttr);
+  auto target =
+      module->getAttrOfType<StringAttr>(kiln::tile::TileDialect::kTargetAttr);
+  info["target"] = target ? py::object(py::str(target.str())) : py::none();
+  py::list kernels;
+  for (Operation &op : module.getBody()->getOperations()) {
+    auto fn = dyn_cast<FunctionOpInterface>(&op);
+    if (!fn || fn.isExternal() ||
+        SymbolTable::getSymbolVisibility(&op) != SymbolTable::Visibility::Public)
+      continue;
+    ArrayRef<Type> results = fn.getResultTypes();
+    bool returnsNothing =
+        results.empty() ||
+        (results.size() == 1 && isa<LLVM::LLVMVoidType>(results.front()));
+    if (returnsNothing)
+      kernels.append(py::str(fn.getName().str()));
+  }
+  info["kernels"] = kernels;
+  return info;
+}
+
+/// Parses, runs the pipeline; the module stays alive for the caller.
+OwningOpRef<ModuleOp> runPipelineOn(MLIRContext *context,
+                                    DiagnosticCollector &diags,
+                                    const std::string &irText,
+                                    const std::string &pipeline,
+                                    const std::string &sourceName) {
+  if (failed(kiln::checkNestingDepth(irText, sourceName, context)))
     raiseCompilationError(std::move(diags.records),
                           "cannot parse '" + sourceName + "'");
 
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      irText, ParserConfig(context.get()), sourceName);
+      irText, ParserConfig(context), sourceName);
   if (!module)
     raiseCompilationError(std::move(diags.records),
                           "cannot parse '" + sourceName + "'");
@@ -213,17 +252,42 @@ std::string runPipeline(const std::string &irText, const std::string &pipeline,
                           "invalid pass pipeline '" + pipeline + "': " +
                               llvm::StringRef(pipelineErrors).trim().str());
 
-  PassManager pm(context.get());
+  PassManager pm(context);
   static_cast<OpPassManager &>(pm) = std::move(*parsed);
   if (failed(pm.run(*module)))
     raiseCompilationError(std::move(diags.records),
                           "pass pipeline failed: " + pipeline);
+  return module;
+}
 
+std::string printWithLocations(ModuleOp module) {
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os, OpPrintingFlags().enableDebugInfo(/*enable=*/true,
                                                       /*prettyForm=*/false));
   return text;
+}
+
+std::string runPipeline(const std::string &irText, const std::string &pipeline,
+                        const std::string &sourceName) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCollector diags(*context);
+  OwningOpRef<ModuleOp> module =
+      runPipelineOn(context.get(), diags, irText, pipeline, sourceName);
+  return printWithLocations(*module);
+}
+
+py::dict runPipelineWithInfo(const std::string &irText,
+                             const std::string &pipeline,
+                             const std::string &sourceName) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCollector diags(*context);
+  OwningOpRef<ModuleOp> module =
+      runPipelineOn(context.get(), diags, irText, pipeline, sourceName);
+  py::dict out;
+  out["text"] = printWithLocations(*module);
+  out["info"] = moduleInfo(*module);
+  return out;
 }
 
 py::bytes translate(const std::string &llvmDialectText,
@@ -284,6 +348,10 @@ PYBIND11_MODULE(_compiler, m) {
         "Parse and verify `ir_text`, run the textual pass `pipeline` (e.g. "
         "'builtin.module(canonicalize)') and return the module printed with "
         "locations.");
+  m.def("run_pipeline_with_info", &runPipelineWithInfo, py::arg("ir_text"),
+        py::arg("pipeline"), py::arg("source_name") = "kernel",
+        "Like run_pipeline; returns {'text': module, 'info': {'shared', "
+        "'num_warps', 'target', 'kernels'}} read from the resulting module.");
   m.def("translate", &translate, py::arg("llvm_dialect_text"),
         py::arg("target"), py::arg("emit"),
         "Translate an LLVM-dialect module for `target` (e.g. 'cuda:sm_90a') "

@@ -64,6 +64,10 @@ class FakeCompiler:
             return ir
         return "module attributes {tile.shared = 384 : i32} {\n  llvm.func @k()\n}\n"
 
+    def run_pipeline_with_info(self, ir, pipeline, source_name="kernel"):
+        return {"text": self.run_pipeline(ir, pipeline, source_name),
+                "info": {"shared": 384, "num_warps": None, "target": None, "kernels": ["k"]}}
+
     def translate(self, text, target, emit):
         if emit in ("cubin", "hsaco"):
             return b"\x7fELF\x00binary-" + emit.encode()
@@ -448,6 +452,9 @@ class Fake:
             Fake.compiled.append(ir)
             return ir
         return "module {{}}"
+    def run_pipeline_with_info(self, ir, pipeline, source_name="kernel"):
+        return {{"text": self.run_pipeline(ir, pipeline, source_name),
+                "info": {{"shared": 0, "num_warps": None, "target": None, "kernels": []}}}}
     def translate(self, text, target, emit):
         return b"\\x7fELF" if emit == "cubin" else b"; text"
 
@@ -712,6 +719,11 @@ def test_real_compile_and_cache(tmp_path, monkeypatch):
         def run_pipeline(*a):
             calls.append(a[1])
             return real_run(*a)
+
+        @staticmethod
+        def run_pipeline_with_info(*a):
+            calls.append(a[1])
+            return real_compiler.run_pipeline_with_info(*a)
     monkeypatch.setattr(compiler_mod, "load_compiler", lambda: Counting)
     k2 = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
     assert calls == [] and k2.asm == k1.asm

@@ -900,6 +900,10 @@ class _FailingTranslate:
     def run_pipeline(self, ir, pipeline, source_name="kernel"):
         return ir
 
+    def run_pipeline_with_info(self, ir, pipeline, source_name="kernel"):
+        return {"text": ir, "info": {"shared": 0, "num_warps": None, "target": None,
+                                     "kernels": []}}
+
     def translate(self, text, target, emit):
         if emit == self.fail_on:
             raise self.CompilationError("failed", self.diagnostics)

@@ -662,3 +662,25 @@ def test_corpus_lowers(target):
     llvm = _compiler.run_pipeline(tile, f"builtin.module(kiln-to-llvm{{target={target} "
                                         f"num-warps=4}})", "kernel")
     assert "llvm.func" in llvm
+
+
+@needs_compiler
+def test_pipeline_returns_structured_module_info():
+    """Shared memory, compile context and kernel names come back as data, not text."""
+    ws = 32
+    layout = kl.BlockedLayout([4], [ws], [4], [0])
+
+    @kiln.jit
+    def k(x, y, L: kl.constexpr):
+        offs = kl.arange(0, 1024, L)
+        kl.store(y + offs, kl.sum(kl.load(x + offs), axis=0) + kl.load(x + offs))
+    ir = make_ir(k, {"x": "*fp32:16", "y": "*fp32:16"}, {"L": layout}, target="cuda:sm_90a")
+    out = _compiler.run_pipeline_with_info(
+        ir, "builtin.module(kiln-to-llvm{target=cuda:sm_90a num-warps=4})", "kernel")
+    info = out["info"]
+    assert "llvm.func" in out["text"]
+    assert info["num_warps"] == 4 and info["target"] == "cuda:sm_90a"
+    assert info["kernels"] == ["k"]
+    # A cross-warp sum stages partial results through shared memory.
+    assert info["shared"] > 0
+    assert f"tile.shared = {info['shared']} : i32" in out["text"]

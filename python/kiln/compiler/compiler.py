@@ -7,7 +7,6 @@ import hashlib
 import os
 import inspect
 import json
-import re
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -409,8 +408,10 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
         ir, "builtin.module()", source_name), where)
     pipeline = lowering_pipeline(target, num_warps)
-    asm["llvm_dialect"] = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline(
+    lowered = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline_with_info(
         asm["tile"], pipeline, source_name), where)
+    asm["llvm_dialect"] = lowered["text"]
+    module_info = lowered["info"]
     emits = ["llvm", "ptx", "cubin"] if vendor == "nvidia" else ["llvm", "amdgcn", "hsaco"]
     for emit in emits:
         out = _run(compiler, f"translate to {emit}",
@@ -419,7 +420,6 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
         asm[stage] = out if emit in ("cubin", "hsaco") else (
             out.decode() if isinstance(out, bytes) else out)
 
-    m = re.search(r"tile\.shared\s*=\s*(\d+)\s*:\s*i32", asm["llvm_dialect"])
     runtime_params = []
     for name, kind in params.items():
         if kind[0] == "runtime":
@@ -430,7 +430,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
     metadata = {
         "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
-        "shared": int(m.group(1)) if m else 0, "params": runtime_params,
+        "shared": int(module_info["shared"]), "params": runtime_params,
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
         "compiler_version": compiler.version(),
     }
