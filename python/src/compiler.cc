@@ -49,6 +49,9 @@ struct DiagnosticRecord {
   std::optional<std::string> file;
   std::optional<unsigned> line;
   std::optional<unsigned> col;
+  /// Machine-readable facts a pass attached as diagnostic metadata (a
+  /// dictionary with a "kind"), e.g. out_of_resources with required/limit.
+  std::vector<std::pair<std::string, Attribute>> facts;
 };
 
 /// The first file/line/col inside `loc`. Kiln's Python builder wraps the
@@ -92,7 +95,13 @@ const char *severityName(DiagnosticSeverity severity) {
 
 DiagnosticRecord makeRecord(const Diagnostic &diag) {
   DiagnosticRecord record{severityName(diag.getSeverity()), diag.str(),
-                          std::nullopt, std::nullopt, std::nullopt};
+                          std::nullopt, std::nullopt, std::nullopt, {}};
+  for (const DiagnosticArgument &arg :
+       const_cast<Diagnostic &>(diag).getMetadata())
+    if (arg.getKind() == DiagnosticArgument::DiagnosticArgumentKind::Attribute)
+      if (auto dict = dyn_cast<DictionaryAttr>(arg.getAsAttribute()))
+        for (NamedAttribute field : dict)
+          record.facts.emplace_back(field.getName().str(), field.getValue());
   if (std::optional<FileLineColRange> file = findFileLoc(diag.getLocation())) {
     record.file = file->getFilename().str();
     record.line = file->getStartLine();
@@ -130,7 +139,7 @@ PyObject *compilationErrorType = nullptr;
       records, [](const DiagnosticRecord &r) { return r.severity == "error"; });
   if (!hasError)
     records.push_back(
-        {"error", fallback, std::nullopt, std::nullopt, std::nullopt});
+        {"error", fallback, std::nullopt, std::nullopt, std::nullopt, {}});
 
   std::string joined;
   py::list diagnostics;
@@ -148,6 +157,14 @@ PyObject *compilationErrorType = nullptr;
     d["file"] = r.file ? py::object(py::str(*r.file)) : py::none();
     d["line"] = r.line ? py::object(py::int_(*r.line)) : py::none();
     d["col"] = r.col ? py::object(py::int_(*r.col)) : py::none();
+    py::dict facts;
+    for (const auto &[name, value] : r.facts) {
+      if (auto i = dyn_cast<IntegerAttr>(value))
+        facts[py::str(name)] = py::int_(i.getInt());
+      else if (auto str = dyn_cast<StringAttr>(value))
+        facts[py::str(name)] = py::str(str.str());
+    }
+    d["facts"] = facts;
     diagnostics.append(d);
   }
   py::object error =

@@ -302,7 +302,9 @@ def test_one_out_of_resources_hierarchy():
     assert kiln.LaunchTimeOutOfResources is rt.LaunchTimeOutOfResources
     compile_time = from_diagnostics([{
         "message": "out of resources: shared memory required 300000 bytes, limit 232448 "
-                   "bytes", "file": "k.py", "line": 3, "col": 5}])
+                   "bytes", "file": "k.py", "line": 3, "col": 5,
+        "facts": {"kind": "out_of_resources", "resource": "shared memory", "required": 300000,
+                  "limit": 232448}}])
     launch_time = rt.LaunchTimeOutOfResources(100000, 49152, "shared memory")
     for err, also in ((compile_time, kiln.CompilationError),
                       (launch_time, rt.KilnRuntimeError)):

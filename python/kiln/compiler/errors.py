@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import linecache
-import re
 from typing import Iterable, List, Optional, Sequence
 
 from ..errors import KilnError, OutOfResources
@@ -116,10 +115,6 @@ def _rebuild_resources(rebuild, args, required, limit, name):
     return err
 
 
-_OUT_OF_RESOURCES = re.compile(
-    r"out of resources: (?P<name>[a-z ]+?) required (?P<req>\d+) bytes, limit (?P<lim>\d+) bytes")
-
-
 def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> CompilationError:
     """Turn ``kiln._compiler.CompilationError.diagnostics`` into a :class:`CompilationError`
     pointing at the first error; other diagnostics become notes."""
@@ -133,10 +128,10 @@ def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> Compila
              for d in diags if d is not first]
     message = first.get("message", fallback)
     where = (first.get("file") or None, first.get("line") or None, first.get("col") or None)
-    m = _OUT_OF_RESOURCES.search(message)
-    if m:
+    facts = first.get("facts") or {}
+    if facts.get("kind") == "out_of_resources":  # attached by the pass as data
         return CompileTimeOutOfResources(message, *where, notes=notes,
-                                         required=int(m.group("req")),
-                                         limit=int(m.group("lim")), name=m.group("name"))
+                                         required=int(facts["required"]),
+                                         limit=int(facts["limit"]), name=facts["resource"])
     return CompilationError(message, *where, notes=notes,
                             severity=first.get("severity", "error"))

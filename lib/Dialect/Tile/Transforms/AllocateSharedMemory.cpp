@@ -47,10 +47,20 @@ struct AllocateSharedMemory
     });
     if (desc && total > desc->maxSharedBytes) {
       // Reported at the op that needs the most scratch space.
-      largest->emitError() << "out of resources: shared memory required "
-                           << total << " bytes, limit "
-                           << desc->maxSharedBytes << " bytes on "
-                           << desc->name;
+      InFlightDiagnostic diag =
+          largest->emitError() << "out of resources: shared memory required "
+                               << total << " bytes, limit "
+                               << desc->maxSharedBytes << " bytes on "
+                               << desc->name;
+      // The same facts as data, for callers that act on them (Python's
+      // OutOfResources); metadata is not printed.
+      diag.getUnderlyingDiagnostic()->getMetadata().push_back(
+          DiagnosticArgument(b.getDictionaryAttr(
+              {b.getNamedAttr("kind", b.getStringAttr("out_of_resources")),
+               b.getNamedAttr("resource", b.getStringAttr("shared memory")),
+               b.getNamedAttr("required", b.getI64IntegerAttr(total)),
+               b.getNamedAttr("limit",
+                              b.getI64IntegerAttr(desc->maxSharedBytes))})));
       return signalPassFailure();
     }
     module->setAttr(TileDialect::kSharedAttr, b.getI32IntegerAttr(total));
