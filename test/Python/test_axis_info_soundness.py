@@ -15,14 +15,12 @@ from __future__ import annotations
 import os
 import random
 import re
-import subprocess
 from dataclasses import dataclass, field
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
+from remarks import KILN_OPT, remarks_by_line
 
 R, C = 16, 32          # rows x columns of the 2-D values
 NUM_FUNCS = 400        # random expressions per run
@@ -307,22 +305,18 @@ def render(funcs):
     return "\n".join(lines) + "\n"
 
 
-REMARK = re.compile(r"^[^:]*:(\d+):\d+: remark: contiguity = \[([^\]]*)\], divisibility = \[([^\]]*)\], "
-                    r"constancy = \[([^\]]*)\](?:, constant = (-?\d+))?")
+REMARK = re.compile(r"contiguity = \[([^\]]*)\], divisibility = \[([^\]]*)\], "
+                    r"constancy = \[([^\]]*)\](?:, constant = (-?\d+))?$")
 
 
 def claims_of(text):
-    proc = subprocess.run([KILN_OPT, "-", "--test-print-axis-info", "-o", "/dev/null",
-                           "--mlir-print-op-on-diagnostic=false"],
-                          input=text, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    ints = lambda s: [int(x) for x in s.split(",")] if s.strip() else []
     out = {}
-    for line in proc.stderr.splitlines():
-        m = REMARK.match(line)
+    for line, remark in remarks_by_line(text, "test-print-axis-info").items():
+        m = REMARK.match(remark)
         if m:
-            ints = lambda s: [int(x) for x in s.split(",")] if s.strip() else []
-            out[int(m.group(1))] = (ints(m.group(2)), ints(m.group(3)), ints(m.group(4)),
-                                    None if m.group(5) is None else int(m.group(5)))
+            out[line] = (ints(m.group(1)), ints(m.group(2)), ints(m.group(3)),
+                         None if m.group(4) is None else int(m.group(4)))
     return out
 
 

@@ -961,3 +961,28 @@ def test_real_ptxas_failure_points_at_the_def(monkeypatch, tmp_path):
     assert (ei.value.file, ei.value.line, ei.value.col) == (HERE, line, col)
     assert ei.value.message.startswith("ptxas failed with exit code 255")
     assert "ptxas fatal : something is wrong" in ei.value.message
+
+
+# ---------------------------------------------------------------------------------------------
+# Registers per thread (2^9 at most): the DSL's linear layouts and tensors past the limit.
+
+def test_linear_layout_with_too_many_register_bases_is_a_value_error():
+    # 31 bases used to crash the process (an int32 shift in C++).
+    with pytest.raises(ValueError, match=r"at most 9 reg_bases \(2\^9 per thread\), got 31"):
+        kl.DistributedLinearLayout([[0]] * 31, [[1], [2], [4], [8], [16]], [[32], [64]], [],
+                                   [128])
+    ok = kl.DistributedLinearLayout([[0]] * 9, [[1], [2], [4], [8], [16]], [[32], [64]], [],
+                                    [128])
+    assert len(ok.reg_bases) == 9
+
+
+def test_tensor_past_the_register_limit_points_at_the_line():
+    @kiln.jit
+    def big(x, BLOCK: kl.constexpr):
+        offs = kl.arange(0, BLOCK, L)  # E:big
+        kl.store(x + offs, offs)
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(big, {"x": "*i32"}, {"BLOCK": 2 ** 17}, target="cuda:sm_90a", cache=False)
+    assert_error(info.value, "E:big", "kl.arange",
+                 r"'tile.arange' op tensor 'tensor<131072xi32, .*>' needs 1024 registers per "
+                 r"thread in layout .*; Kiln's limit is 512 \(use a smaller block or more warps\)")

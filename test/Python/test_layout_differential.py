@@ -12,15 +12,13 @@ from __future__ import annotations
 import os
 import random
 import re
-import subprocess
 
 import pytest
 
 import kiln.language as kl
 from kiln.language._layouts import is_trivial_conversion, reshape_linear, to_linear_layout
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
+from remarks import KILN_OPT, remarks_by_line
 SEED = int(os.environ.get("KILN_LAYOUT_SEED", "20261122"))
 CASES = 300
 NUM_WARPS = 4
@@ -73,8 +71,7 @@ def bases_of(linear):
 
 
 LL_RE = r"\{register = (\[.*?\]), lane = (\[.*?\]), warp = (\[.*?\])\}"
-REMARK = re.compile(r"^[^:]*:(\d+):\d+: remark: layout = " + LL_RE +
-                    r"(?:; move = (\w+); source = " + LL_RE + r")?$")
+REMARK = re.compile(r"layout = " + LL_RE + r"(?:; move = (\w+); source = " + LL_RE + r")?$")
 
 
 def parse_bases(text):
@@ -83,22 +80,19 @@ def parse_bases(text):
 
 
 def run_kiln_opt(text):
-    proc = subprocess.run([KILN_OPT, "-", "--test-print-linear-layout", "-o", "/dev/null",
-                           "--mlir-print-op-on-diagnostic=false"],
-                          input=text, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
     out = {}
-    for line in proc.stderr.splitlines():
-        m = REMARK.match(line)
-        if m:
-            g = m.groups()
-            entry = {"layout": {"register": parse_bases(g[1]), "lane": parse_bases(g[2]),
-                                "warp": parse_bases(g[3])}}
-            if g[4]:
-                entry["move"] = g[4]
-                entry["source"] = {"register": parse_bases(g[5]), "lane": parse_bases(g[6]),
-                                   "warp": parse_bases(g[7])}
-            out[int(m.group(1))] = entry
+    for line, remark in remarks_by_line(text, "test-print-linear-layout").items():
+        m = REMARK.match(remark)
+        if not m:
+            continue
+        g = m.groups()
+        entry = {"layout": {"register": parse_bases(g[0]), "lane": parse_bases(g[1]),
+                            "warp": parse_bases(g[2])}}
+        if g[3]:
+            entry["move"] = g[3]
+            entry["source"] = {"register": parse_bases(g[4]), "lane": parse_bases(g[5]),
+                               "warp": parse_bases(g[6])}
+        out[line] = entry
     return out
 
 
