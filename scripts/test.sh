@@ -13,7 +13,8 @@ bash scripts/lint.sh
 lint_rc=$?
 
 echo "== lit"
-/usr/lib/llvm-22/bin/lit -sv build/test
+# The core suite and one suite per built backend (third_party/<vendor>/test).
+/usr/lib/llvm-22/bin/lit -sv build/test build/third_party/*/test
 lit_rc=$?
 
 echo "== pytest"

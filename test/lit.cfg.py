@@ -8,7 +8,9 @@ import lit.formats
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
-config.name = "Kiln"
+# One configuration serves the core suite (test/) and each backend's suite
+# (third_party/<vendor>/test); the site config says which.
+config.name = config.kiln_suite_name
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 
 # Only .mlir files are lit tests. test/gpu needs a GPU and test/Python is
@@ -16,8 +18,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.excludes = ["gpu", "Python", "Inputs", "lit.cfg.py", "CMakeLists.txt"]
 
-config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
+config.test_source_root = config.kiln_test_source_root
+config.test_exec_root = config.kiln_test_exec_root
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP", "CUDA_HOME"])

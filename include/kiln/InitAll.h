@@ -1,4 +1,5 @@
-//===- InitAll.h - Register every Kiln dialect, pass and pipeline -*- C++ -*-===//
+//===- InitAll.h - Register every Kiln dialect, pass and pipeline -*- C++
+//-*-===//
 #ifndef KILN_INITALL_H
 #define KILN_INITALL_H
 
@@ -7,8 +8,11 @@ class DialectRegistry;
 } // namespace mlir
 
 namespace kiln {
+/// The vendor backends of KILN_BACKENDS: their chips, lowering hooks and
+/// serialization (idempotent; the two functions below call it).
+void registerAllBackends();
 /// Kiln's dialects plus the upstream ones its IR and lowering use, and their
-/// LLVM IR translations.
+/// LLVM IR translations, the built-in backends' dialects included.
 void registerAllDialects(mlir::DialectRegistry &registry);
 /// Kiln's passes and pipelines (idempotent).
 void registerAllPasses();

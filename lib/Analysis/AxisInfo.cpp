@@ -146,8 +146,7 @@ static AxisInfo addInfo(const AxisInfo &a, const AxisInfo &b, bool sub,
       c = std::max(c, gcd(a.constancy[d], b.contiguity[d]));
     r.contiguity[d] = c;
     r.divisibility[d] =
-        gcd(a.divisibilityAt(d, c),
-            capDiv(b.divisibilityAt(d, c) * bScale));
+        gcd(a.divisibilityAt(d, c), capDiv(b.divisibilityAt(d, c) * bScale));
     r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
   }
   if (a.constant && b.constant)
@@ -161,8 +160,7 @@ static AxisInfo addInfo(const AxisInfo &a, const AxisInfo &b, bool sub,
 /// start at a multiple of their length.
 static AxisInfo capRunsAtAlignment(AxisInfo a) {
   for (unsigned d = 0; d < a.getRank(); ++d)
-    a.contiguity[d] =
-        std::min(a.contiguity[d], pow2Floor(a.divisibility[d]));
+    a.contiguity[d] = std::min(a.contiguity[d], pow2Floor(a.divisibility[d]));
   return a;
 }
 
@@ -178,7 +176,8 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
       return unknown;
     // The hint is a promise about the argument's value (bytes for pointers).
     if (auto d = func.getArgAttrOfType<IntegerAttr>(
-            arg.getArgNumber(), TileDialect::kDivisibilityAttr))
+            arg.getArgNumber(),
+            TileDialect::DivisibilityAttrHelper::getNameStr()))
       if (d.getInt() > 0)
         unknown.divisibility[0] = pow2Divisor(d.getInt());
     return unknown;
@@ -191,8 +190,8 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
           return constantInfo(shape, i.getValue().getSExtValue());
         if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue())) {
           if (isa<IntegerType, IndexType>(dense.getElementType()))
-            return constantInfo(
-                shape, dense.getSplatValue<APInt>().getSExtValue());
+            return constantInfo(shape,
+                                dense.getSplatValue<APInt>().getSExtValue());
           AxisInfo r = unknown; // a float splat is still constant
           r.constancy.assign(shape.begin(), shape.end());
           return r;
@@ -298,8 +297,9 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
           r = capRunsAtAlignment(r);
         bool zext = isa<arith::ExtUIOp, arith::IndexCastUIOp>(e);
         if (r.constant && zext && from < 64)
-          r.constant = static_cast<int64_t>(
-              static_cast<uint64_t>(*r.constant) & llvm::maskTrailingOnes<uint64_t>(from));
+          r.constant =
+              static_cast<int64_t>(static_cast<uint64_t>(*r.constant) &
+                                   llvm::maskTrailingOnes<uint64_t>(from));
         if (from == 1 && to > 1) // i1 true widens to -1 or 1: no divisor
           r.divisibility.assign(rank, 1);
         return r;

@@ -36,9 +36,8 @@ Value TargetInfo::loadGlobal(OpBuilder &b, Location loc, Value ptr, Type vecTy,
                                     /*nontemporal=*/nullptr);
 }
 
-void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr,
-                             Value value, unsigned alignment,
-                             Value pred) const {
+void TargetInfo::storeGlobal(OpBuilder &b, Location loc, Value ptr, Value value,
+                             unsigned alignment, Value pred) const {
   if (!pred) {
     LLVM::StoreOp::create(b, loc, value, ptr, alignment);
     return;
@@ -53,19 +52,20 @@ static std::mutex &registryMutex() {
   return m;
 }
 
-static std::map<Vendor, TargetInfoFactory> &registry() {
-  static std::map<Vendor, TargetInfoFactory> r;
+static std::map<std::string, TargetInfoFactory, std::less<>> &registry() {
+  static std::map<std::string, TargetInfoFactory, std::less<>> r;
   return r;
 }
 
-void kiln::registerTargetInfoFactory(Vendor vendor, TargetInfoFactory factory) {
+void kiln::registerTargetInfoFactory(llvm::StringRef backend,
+                                     TargetInfoFactory factory) {
   std::lock_guard<std::mutex> lock(registryMutex());
-  registry()[vendor] = std::move(factory);
+  registry()[backend.str()] = std::move(factory);
 }
 
 std::unique_ptr<TargetInfo> kiln::createTargetInfo(const TargetDesc &desc) {
   std::lock_guard<std::mutex> lock(registryMutex());
-  auto it = registry().find(desc.vendor);
+  auto it = registry().find(desc.backend.str());
   if (it == registry().end())
     return nullptr;
   return it->second(desc);

@@ -7,21 +7,18 @@
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
+#include "kiln/Target/Backend.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 #include <mutex>
@@ -34,24 +31,31 @@ namespace kiln {
 #undef KILN_BACKEND
 } // namespace kiln
 
-void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
-                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
-                  mlir::ROCDL::ROCDLDialect>();
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerNVVMDialectTranslation(registry);
-  mlir::registerROCDLDialectTranslation(registry);
-}
-
-void kiln::registerAllPasses() {
+void kiln::registerAllBackends() {
   static std::once_flag once;
   std::call_once(once, [] {
 #define KILN_BACKEND(Name) register##Name##Backend();
 #include "kiln/Backends.inc"
 #undef KILN_BACKEND
+  });
+}
+
+void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
+  registerAllBackends();
+  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::cf::ControlFlowDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  for (const Backend *backend : getBackends())
+    backend->registerDialects(registry);
+}
+
+void kiln::registerAllPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerAllBackends();
     tile::registerTilePasses();
     registerKilnConversionPasses();
     registerKilnPipelines();

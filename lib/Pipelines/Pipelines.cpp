@@ -30,7 +30,6 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
 
 void kiln::registerKilnPipelines() {
   PassPipelineRegistration<KilnToLLVMOptions>(
-      "kiln-to-llvm",
-      "Lower tile IR to the LLVM dialect for one target (NVVM or ROCDL)",
+      "kiln-to-llvm", "Lower tile IR to the LLVM dialect for one target",
       buildKilnToLLVMPipeline);
 }

@@ -2,8 +2,8 @@
 
 #include "kiln/Target/Backend.h"
 
-#include <map>
 #include <mutex>
+#include <vector>
 
 using namespace mlir;
 using namespace kiln;
@@ -20,7 +20,7 @@ void Backend::prepareModule(llvm::Module &, const TargetDesc &) const {}
 namespace {
 struct Registry {
   std::mutex mutex;
-  std::map<Vendor, std::unique_ptr<Backend>> backends;
+  std::vector<std::unique_ptr<Backend>> backends;
 };
 Registry &registry() {
   static Registry r;
@@ -30,23 +30,35 @@ Registry &registry() {
 
 void kiln::registerBackend(std::unique_ptr<Backend> backend) {
   Registry &r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  Vendor vendor = backend->getVendor();
-  r.backends[vendor] = std::move(backend);
+  const Backend *added = backend.get();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const std::unique_ptr<Backend> &b : r.backends)
+      if (b->getKey() == backend->getKey())
+        return;
+    r.backends.push_back(std::move(backend));
+  }
+  registerTargets(added->getTargets());
 }
 
-const Backend *kiln::lookupBackend(Vendor vendor) {
+const Backend *kiln::lookupBackend(llvm::StringRef key) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  auto it = r.backends.find(vendor);
-  return it == r.backends.end() ? nullptr : it->second.get();
+  for (const std::unique_ptr<Backend> &b : r.backends)
+    if (b->getKey() == key)
+      return b.get();
+  return nullptr;
+}
+
+const Backend *kiln::getBackend(const TargetDesc &target) {
+  return lookupBackend(target.backend);
 }
 
 llvm::SmallVector<const Backend *> kiln::getBackends() {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   llvm::SmallVector<const Backend *> out;
-  for (auto &[vendor, backend] : r.backends)
-    out.push_back(backend.get());
+  for (const std::unique_ptr<Backend> &b : r.backends)
+    out.push_back(b.get());
   return out;
 }

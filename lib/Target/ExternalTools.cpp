@@ -1,4 +1,4 @@
-//===- ExternalTools.cpp - Running ptxas, ld.lld and friends --------------===//
+//===- ExternalTools.cpp - Running a backend's external tools -------------===//
 
 #include "kiln/Target/ExternalTools.h"
 
@@ -13,9 +13,9 @@ using namespace mlir;
 using namespace kiln;
 
 FailureOr<std::string> kiln::findTool(ModuleOp module, llvm::StringRef tool,
-                                       llvm::StringRef explicitPath,
-                                       const char *envVar,
-                                       ArrayRef<llvm::StringRef> search) {
+                                      llvm::StringRef explicitPath,
+                                      const char *envVar,
+                                      ArrayRef<llvm::StringRef> search) {
   std::string chosen = explicitPath.str();
   if (chosen.empty())
     if (std::optional<std::string> env = llvm::sys::Process::GetEnv(envVar))
@@ -41,7 +41,7 @@ FailureOr<std::string> kiln::findTool(ModuleOp module, llvm::StringRef tool,
 }
 
 FailureOr<TempFile> kiln::makeTempFile(ModuleOp module,
-                                        llvm::StringRef suffix) {
+                                       llvm::StringRef suffix) {
   TempFile file;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("kiln", suffix, file.path))
@@ -61,7 +61,7 @@ FailureOr<std::string> kiln::readFile(ModuleOp module, llvm::StringRef path) {
 }
 
 LogicalResult kiln::writeFile(ModuleOp module, llvm::StringRef path,
-                               llvm::StringRef data) {
+                              llvm::StringRef data) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (!ec) {
@@ -76,7 +76,7 @@ LogicalResult kiln::writeFile(ModuleOp module, llvm::StringRef path,
 }
 
 LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
-                             ArrayRef<llvm::StringRef> args) {
+                            ArrayRef<llvm::StringRef> args) {
   FailureOr<TempFile> log = makeTempFile(module, "log");
   if (failed(log))
     return failure();

@@ -1,10 +1,9 @@
-//===- Serialize.cpp - LLVM dialect to PTX/cubin/AMDGCN/hsaco -------------===//
+//===- Serialize.cpp - LLVM dialect to assembly and binaries --------------===//
 //
 // Translation to LLVM IR, LLVM's O3 pipeline and code generator, then the
-// vendor backend's external step (ptxas for cubin, ld.lld for hsaco; see
-// Backend.h). Everything that can go wrong is turned into an
-// MLIR diagnostic: this code runs inside the Python extension, where ending
-// the process on bad input is not acceptable.
+// vendor backend's external step to the binary (see Backend.h). Everything that
+// can go wrong is turned into an MLIR diagnostic: this code runs inside the
+// Python extension, where ending the process on bad input is not acceptable.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,10 +22,10 @@
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/OptBisect.h"
 #include "llvm/IR/Verifier.h"
@@ -52,58 +51,47 @@ using namespace kiln;
 // Emit kinds
 //===----------------------------------------------------------------------===//
 
-std::optional<EmitKind> kiln::parseEmitKind(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<EmitKind>>(name)
-      .Case("llvm", EmitKind::LLVMIR)
-      .Case("ptx", EmitKind::PTX)
-      .Case("cubin", EmitKind::Cubin)
-      .Case("amdgcn", EmitKind::AMDGCN)
-      .Case("hsaco", EmitKind::HSACO)
-      .Default(std::nullopt);
+std::optional<EmitKind> kiln::parseEmitKind(llvm::StringRef name,
+                                            const TargetDesc &target,
+                                            std::string &error) {
+  if (name == "llvm")
+    return EmitKind::LLVMIR;
+  const Backend *own = getBackend(target);
+  if (own && name == own->getAssemblyName())
+    return EmitKind::Assembly;
+  if (own && name == own->getBinaryName())
+    return EmitKind::Binary;
+  for (const Backend *b : getBackends())
+    if (name == b->getAssemblyName() || name == b->getBinaryName()) {
+      error = ("--emit=" + name + " needs a " + b->getTargetPrefix() +
+               " target, not " + target.name)
+                  .str();
+      return std::nullopt;
+    }
+  error = ("unknown --emit='" + name +
+           "'; expected one of: " + knownEmitKindNames())
+              .str();
+  return std::nullopt;
 }
 
-llvm::StringRef kiln::stringifyEmitKind(EmitKind kind) {
+std::string kiln::stringifyEmitKind(EmitKind kind, const TargetDesc &target) {
+  const Backend *backend = getBackend(target);
   switch (kind) {
   case EmitKind::LLVMIR:
     return "llvm";
-  case EmitKind::PTX:
-    return "ptx";
-  case EmitKind::Cubin:
-    return "cubin";
-  case EmitKind::AMDGCN:
-    return "amdgcn";
-  case EmitKind::HSACO:
-    return "hsaco";
+  case EmitKind::Assembly:
+    return backend ? backend->getAssemblyName().str() : "assembly";
+  case EmitKind::Binary:
+    return backend ? backend->getBinaryName().str() : "binary";
   }
   llvm_unreachable("unknown EmitKind");
 }
 
-llvm::StringRef kiln::knownEmitKindNames() {
-  return "llvm, ptx, cubin, amdgcn, hsaco";
-}
-
-/// The vendor whose toolchain produces `kind`, or none for LLVM IR.
-static std::optional<Vendor> vendorOf(EmitKind kind) {
-  switch (kind) {
-  case EmitKind::LLVMIR:
-    return std::nullopt;
-  case EmitKind::PTX:
-  case EmitKind::Cubin:
-    return Vendor::NVIDIA;
-  case EmitKind::AMDGCN:
-  case EmitKind::HSACO:
-    return Vendor::AMD;
-  }
-  llvm_unreachable("unknown EmitKind");
-}
-
-/// Kinds made by the vendor's external step from the code generator's output.
-static bool isBinary(EmitKind kind) {
-  return kind == EmitKind::Cubin || kind == EmitKind::HSACO;
-}
-
-static llvm::StringRef targetPrefix(Vendor vendor) {
-  return vendor == Vendor::NVIDIA ? "cuda:" : "hip:";
+std::string kiln::knownEmitKindNames() {
+  std::string names = "llvm";
+  for (const Backend *b : getBackends())
+    names += (", " + b->getAssemblyName() + ", " + b->getBinaryName()).str();
+  return names;
 }
 
 //===----------------------------------------------------------------------===//
@@ -163,12 +151,12 @@ static LogicalResult runRecoveringFromFatalErrors(llvm::function_ref<void()> fn,
 // Checks that must run before the code generator
 //===----------------------------------------------------------------------===//
 
-/// Another vendor's ops or attributes (NVVM in a module built for AMD, say)
-/// mean the lowering ran for the other vendor. LLVM would either fail
-/// with a vague message or quietly drop the kernel marker.
+/// Another vendor's ops or attributes (in a module built for a chip of a
+/// different backend) mean the lowering ran for the other vendor. LLVM would
+/// either fail with a vague message or quietly drop the kernel marker.
 static LogicalResult checkVendorDialects(ModuleOp module,
                                          const TargetDesc &target) {
-  const Backend *own = lookupBackend(target.vendor);
+  const Backend *own = getBackend(target);
   llvm::SmallVector<const Backend *> foreign;
   for (const Backend *b : getBackends())
     if (b != own)
@@ -191,14 +179,15 @@ static LogicalResult checkVendorDialects(ModuleOp module,
       return WalkResult::advance();
     op->emitError() << "'" << *what << "' is for " << owner->getName()
                     << " targets, but " << target.name << " is "
-                    << (own ? own->getName() : llvm::StringRef("another vendor"));
+                    << (own ? own->getName()
+                            : llvm::StringRef("another vendor"));
     return WalkResult::interrupt();
   });
   return failure(result.wasInterrupted());
 }
 
-/// A kernel returning a value passes LLVM's NVPTX backend and only fails in
-/// ptxas, far from the IR that caused it.
+/// A kernel returning a value can pass LLVM's code generator and only fail
+/// in the vendor's assembler, far from the IR that caused it.
 static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
   for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
     bool isKernel = llvm::any_of(getBackends(), [&](const Backend *b) {
@@ -212,8 +201,8 @@ static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
   return success();
 }
 
-/// Translation walks module-scope ops as globals; anything else there (an
-/// NVVM or ROCDL instruction, an arith op) has no meaning and used to crash
+/// Translation walks module-scope ops as globals; anything else there (a
+/// vendor instruction, an arith op) has no meaning and used to crash
 /// the translator.
 static LogicalResult checkModuleScope(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
@@ -348,8 +337,8 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
 }
 
 namespace {
-/// Skips LLVM's straight-line strength reduction (NVPTX and AMDGPU run it
-/// before instruction selection) on functions with many addresses: it
+/// Skips LLVM's straight-line strength reduction (both GPU code generators
+/// run it before instruction selection) on functions with many addresses: it
 /// compares every address with every earlier one of the same base, so a
 /// kernel with thousands of elements per thread spent almost all of its
 /// compile time there (9 s of 9.7 s at 512 masked fp32 accesses per thread).
@@ -387,13 +376,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
                                              const TargetDesc &target,
                                              EmitKind kind,
                                              const SerializeOptions &opts) {
-  if (std::optional<Vendor> vendor = vendorOf(kind);
-      vendor && *vendor != target.vendor)
-    return module.emitError()
-           << "--emit=" << stringifyEmitKind(kind) << " needs a "
-           << targetPrefix(*vendor) << " target, not " << target.name;
-
-  const Backend *backend = lookupBackend(target.vendor);
+  const Backend *backend = getBackend(target);
   if (!backend)
     return module.emitError() << "the backend for " << target.name
                               << " is not built into this Kiln";
@@ -466,7 +449,7 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
         llvm::SmallString<0> buffer;
         llvm::raw_svector_ostream os(buffer);
         llvm::legacy::PassManager codegen;
-        bool object = isBinary(kind) && backend->binaryFromObject();
+        bool object = kind == EmitKind::Binary && backend->binaryFromObject();
         if (tm->addPassesToEmitFile(
                 codegen, os, nullptr,
                 object ? llvm::CodeGenFileType::ObjectFile
@@ -494,17 +477,11 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
            << "LLVM code generation for " << target.name << " failed:\n"
            << diags.errors;
   if (cannotEmit)
-    return module.emitError() << "LLVM cannot emit " << stringifyEmitKind(kind)
-                              << " for " << target.name;
+    return module.emitError()
+           << "LLVM cannot emit " << stringifyEmitKind(kind, target) << " for "
+           << target.name;
 
-  switch (kind) {
-  case EmitKind::LLVMIR:
-  case EmitKind::PTX:
-  case EmitKind::AMDGCN:
-    return artifact;
-  case EmitKind::Cubin:
-  case EmitKind::HSACO:
+  if (kind == EmitKind::Binary)
     return backend->makeBinary(module, target, artifact, opts);
-  }
-  llvm_unreachable("unknown EmitKind");
+  return artifact;
 }

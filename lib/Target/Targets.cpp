@@ -2,37 +2,52 @@
 
 #include "kiln/Target/Targets.h"
 
-#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <mutex>
 
 using namespace kiln;
 
-static const TargetDesc kTargets[] = {
-    // name, vendor, chip, triple, features, warp, smem, vec, threads, arch
-    {"cuda:sm_80", Vendor::NVIDIA, "sm_80", "nvptx64-nvidia-cuda", "+ptx80",
-     32, 166912, 16, 1024, 80},
-    {"cuda:sm_90a", Vendor::NVIDIA, "sm_90a", "nvptx64-nvidia-cuda", "+ptx80",
-     32, 232448, 16, 1024, 90},
-    {"hip:gfx942", Vendor::AMD, "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536,
-     16, 1024, 942},
-    {"hip:gfx950", Vendor::AMD, "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840,
-     16, 1024, 950},
+namespace {
+struct Table {
+  std::mutex mutex;
+  llvm::SmallVector<const TargetDesc *> rows;
 };
+Table &table() {
+  static Table t;
+  return t;
+}
+} // namespace
 
-llvm::ArrayRef<TargetDesc> kiln::getKnownTargets() { return kTargets; }
+void kiln::registerTargets(llvm::ArrayRef<TargetDesc> targets) {
+  Table &t = table();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  for (const TargetDesc &desc : targets)
+    if (llvm::none_of(t.rows, [&](const TargetDesc *row) {
+          return row->name == desc.name;
+        }))
+      t.rows.push_back(&desc);
+}
+
+llvm::ArrayRef<const TargetDesc *> kiln::getKnownTargets() {
+  // Rows are only added while the process starts (backend registration),
+  // and never removed, so the array stays valid once handed out.
+  return table().rows;
+}
 
 const TargetDesc *kiln::lookupTarget(llvm::StringRef name) {
-  for (const TargetDesc &t : kTargets)
-    if (t.name == name)
-      return &t;
+  for (const TargetDesc *t : getKnownTargets())
+    if (t->name == name)
+      return t;
   return nullptr;
 }
 
 std::string kiln::knownTargetNames() {
   std::string s;
-  for (const TargetDesc &t : kTargets) {
+  for (const TargetDesc *t : getKnownTargets()) {
     if (!s.empty())
       s += ", ";
-    s += t.name.str();
+    s += t->name.str();
   }
-  return s;
+  return s.empty() ? "none (no backend is built in)" : s;
 }

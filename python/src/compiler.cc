@@ -13,18 +13,19 @@
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
+#include "kiln/Target/Backend.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -94,8 +95,12 @@ const char *severityName(DiagnosticSeverity severity) {
 }
 
 DiagnosticRecord makeRecord(const Diagnostic &diag) {
-  DiagnosticRecord record{severityName(diag.getSeverity()), diag.str(),
-                          std::nullopt, std::nullopt, std::nullopt, {}};
+  DiagnosticRecord record{severityName(diag.getSeverity()),
+                          diag.str(),
+                          std::nullopt,
+                          std::nullopt,
+                          std::nullopt,
+                          {}};
   for (const DiagnosticArgument &arg :
        const_cast<Diagnostic &>(diag).getMetadata())
     if (arg.getKind() == DiagnosticArgument::DiagnosticArgumentKind::Attribute)
@@ -197,16 +202,23 @@ std::string version() {
 
 py::list knownTargets() {
   py::list targets;
-  for (const kiln::TargetDesc &t : kiln::getKnownTargets()) {
+  for (const kiln::TargetDesc *t : kiln::getKnownTargets()) {
+    const kiln::Backend *backend = kiln::getBackend(*t);
     py::dict d;
-    d["name"] = t.name.str();
-    d["vendor"] = t.vendor == kiln::Vendor::NVIDIA ? "nvidia" : "amd";
-    d["chip"] = t.chip.str();
-    d["warp_size"] = t.warpSize;
-    d["max_shared_bytes"] = t.maxSharedBytes;
-    d["max_vector_bytes"] = t.maxVectorBytes;
-    d["max_threads_per_block"] = t.maxThreadsPerBlock;
-    d["arch"] = t.arch;
+    d["name"] = t->name.str();
+    d["vendor"] = t->backend.str();
+    d["chip"] = t->chip.str();
+    d["warp_size"] = t->warpSize;
+    d["max_shared_bytes"] = t->maxSharedBytes;
+    d["max_vector_bytes"] = t->maxVectorBytes;
+    d["max_threads_per_block"] = t->maxThreadsPerBlock;
+    d["arch"] = t->arch;
+    d["assembly"] = backend->getAssemblyName().str();
+    d["binary"] = backend->getBinaryName().str();
+    py::list env;
+    for (llvm::StringRef var : backend->getToolEnvironment())
+      env.append(py::str(var.str()));
+    d["tool_environment"] = env;
     targets.append(d);
   }
   return targets;
@@ -217,22 +229,23 @@ py::list knownTargets() {
 /// of its kernels (public functions that return nothing).
 py::dict moduleInfo(ModuleOp module) {
   py::dict info;
-  auto intAttr = [&](StringRef name) -> py::object {
-    if (auto a = module->getAttrOfType<IntegerAttr>(name))
-      return py::int_(a.getInt());
-    return py::none();
+  using kiln::tile::TileDialect;
+  MLIRContext *ctx = module->getContext();
+  auto intOrNone = [](IntegerAttr a) -> py::object {
+    return a ? py::object(py::int_(a.getInt())) : py::object(py::none());
   };
-  py::object shared = intAttr(kiln::tile::TileDialect::kSharedAttr);
-  info["shared"] = shared.is_none() ? py::int_(0) : shared;
-  info["num_warps"] = intAttr(kiln::tile::TileDialect::kNumWarpsAttr);
-  auto target =
-      module->getAttrOfType<StringAttr>(kiln::tile::TileDialect::kTargetAttr);
+  IntegerAttr shared = TileDialect::SharedAttrHelper(ctx).getAttr(module);
+  info["shared"] = shared ? shared.getInt() : 0;
+  info["num_warps"] =
+      intOrNone(TileDialect::NumWarpsAttrHelper(ctx).getAttr(module));
+  StringAttr target = TileDialect::TargetAttrHelper(ctx).getAttr(module);
   info["target"] = target ? py::object(py::str(target.str())) : py::none();
   py::list kernels;
   for (Operation &op : module.getBody()->getOperations()) {
     auto fn = dyn_cast<FunctionOpInterface>(&op);
     if (!fn || fn.isExternal() ||
-        SymbolTable::getSymbolVisibility(&op) != SymbolTable::Visibility::Public)
+        SymbolTable::getSymbolVisibility(&op) !=
+            SymbolTable::Visibility::Public)
       continue;
     ArrayRef<Type> results = fn.getResultTypes();
     bool returnsNothing =
@@ -255,8 +268,8 @@ OwningOpRef<ModuleOp> runPipelineOn(MLIRContext *context,
     raiseCompilationError(std::move(diags.records),
                           "cannot parse '" + sourceName + "'");
 
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      irText, ParserConfig(context), sourceName);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(irText, ParserConfig(context), sourceName);
   if (!module)
     raiseCompilationError(std::move(diags.records),
                           "cannot parse '" + sourceName + "'");
@@ -313,11 +326,11 @@ py::bytes translate(const std::string &llvmDialectText,
   if (!target)
     raiseCompilationError("unknown target '" + targetName +
                           "'; known targets: " + kiln::knownTargetNames());
-  std::optional<kiln::EmitKind> kind = kiln::parseEmitKind(emit);
+  std::string emitError;
+  std::optional<kiln::EmitKind> kind =
+      kiln::parseEmitKind(emit, *target, emitError);
   if (!kind)
-    raiseCompilationError(
-        "unknown emit kind '" + emit +
-        "'; expected one of: " + kiln::knownEmitKindNames().str());
+    raiseCompilationError(emitError);
 
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCollector diags(*context);

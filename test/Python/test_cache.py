@@ -103,7 +103,7 @@ def test_compile_stages_metadata_and_replay(fake, tmp_path):
     k = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a", num_warps=4)
     assert list(k.asm) == ["tile", "llvm_dialect", "llir", "ptx", "cubin"]
     assert k.asm["cubin"].startswith(b"\x7fELF") and isinstance(k.asm["ptx"], str)
-    assert "tile.arange 0, 512" in k.asm["tile"]
+    assert '"tile.arange"() {start = 0 : i32, end = 512 : i32}' in k.asm["tile"]
     assert fake.pipelines[1] == "builtin.module(kiln-to-llvm{target=cuda:sm_90a num-warps=4})"
     assert k.pipeline == ('kiln-opt --kiln-to-llvm="target=cuda:sm_90a num-warps=4" '
                           'kernel.tile.mlir | kiln-translate --target=cuda:sm_90a --emit=ptx')

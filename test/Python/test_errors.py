@@ -346,7 +346,7 @@ def test_globals_and_closures_must_be_constexpr():
         compile_ir(make_closure())
     assert_error(ei.value, "E:closure", "captured",
                  r"cannot use closure variable 'captured' of type list in a kernel: .*")
-    assert "arith.constant dense<5>" in compile_ir(uses_constexpr_global)
+    assert '"arith.constant"() {value = dense<5> :' in compile_ir(uses_constexpr_global)
 
 
 # --- 18. inconsistent types across control flow -------------------------------------------------

@@ -73,20 +73,21 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Kiln LLVM-dialect to LLVM IR / PTX / AMDGCN translator\n");
 
+  DialectRegistry registry;
+  kiln::registerAllDialects(registry); // also the vendor backends
+  kiln::registerAllPasses();
+
   const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
   if (!target)
     return fail("unknown target '" + targetName +
                 "'; known targets: " + kiln::knownTargetNames());
-  std::optional<kiln::EmitKind> kind = kiln::parseEmitKind(emitName);
+  std::string emitError;
+  std::optional<kiln::EmitKind> kind =
+      kiln::parseEmitKind(emitName, *target, emitError);
   if (!kind)
-    return fail("unknown --emit='" + emitName +
-                "'; expected one of: " + kiln::knownEmitKindNames());
+    return fail(emitError);
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
-
-  DialectRegistry registry;
-  kiln::registerAllDialects(registry);
-  kiln::registerAllPasses(); // also the vendor backends
   MLIRContext context(registry);
   context.disableMultithreading();
   // Errors on the whole module would otherwise print all of it.
@@ -98,7 +99,8 @@ int main(int argc, char **argv) {
   if (!input)
     return fail(error);
   auto sourceMgr = std::make_shared<llvm::SourceMgr>();
-  llvm::StringRef text = input->getBuffer(), name = input->getBufferIdentifier();
+  llvm::StringRef text = input->getBuffer(),
+                  name = input->getBufferIdentifier();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(*sourceMgr, &context);
   if (failed(kiln::checkNestingDepth(text, name, &context)))
@@ -113,8 +115,10 @@ int main(int argc, char **argv) {
       return 1;
     kiln::SerializeOptions options;
     options.optLevel = optLevel;
-    options.ptxasPath = ptxasPath;
-    options.lldPath = lldPath;
+    if (!ptxasPath.empty())
+      options.toolPaths["ptxas"] = ptxasPath;
+    if (!lldPath.empty())
+      options.toolPaths["ld.lld"] = lldPath;
     artifact = kiln::serializeModule(*module, *target, *kind, options);
     return failed(artifact) ? 1 : 0;
   });

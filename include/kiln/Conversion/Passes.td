@@ -8,7 +8,7 @@ def ConvertTileToLLVMPass : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let description = [{
     Distributes every tensor over registers according to its F2-linear
     layout (one LLVM struct of registers per thread) and lowers tile ops with
-    the target's hooks (NVVM on NVIDIA, ROCDL on AMD). Global loads and stores
+    the target's hooks (its backend's TargetInfo and LLVM-level dialect). Global loads and stores
     are vectorized up to the target's widest access where layout contiguity,
     pointer alignment and mask constancy allow. Layout conversions,
     non-trivial reshapes and cross-warp reductions go through shared memory;
@@ -21,13 +21,13 @@ def ConvertTileToLLVMPass : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
-           "Target, e.g. cuda:sm_90a or hip:gfx942">,
+           "Target name (one of the known targets)">,
     Option<"numWarps", "num-warps", "int", /*default=*/"0",
            "Warps per CTA (0: take tile.num_warps from the module)">,
   ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
-                           "::mlir::NVVM::NVVMDialect",
-                           "::mlir::ROCDL::ROCDLDialect"];
+  // The vendor's LLVM-level dialect is added by each built-in backend
+  // (Backend::registerDialects), in the pass's getDependentDialects.
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 #endif

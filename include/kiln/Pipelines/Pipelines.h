@@ -16,18 +16,21 @@ class OpPassManager;
 namespace kiln {
 
 struct KilnToLLVMOptions : public mlir::PassPipelineOptions<KilnToLLVMOptions> {
-  Option<std::string> target{*this, "target",
-                             llvm::cl::desc("Target, e.g. cuda:sm_90a, hip:gfx942 "
-                                            "(default: the module's tile.target)"),
-                             llvm::cl::init("")};
-  Option<int> numWarps{*this, "num-warps",
-                       llvm::cl::desc("Warps per CTA (default: tile.num_warps)"),
-                       llvm::cl::init(0)};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Target name (default: the module's "
+                     "tile.target)"),
+      llvm::cl::init("")};
+  Option<int> numWarps{
+      *this, "num-warps",
+      llvm::cl::desc("Warps per CTA (default: tile.num_warps)"),
+      llvm::cl::init(0)};
 };
 
-/// tile IR (verified, layouts explicit) -> LLVM dialect with NVVM / ROCDL ops,
-/// ready for kiln-translate. Pre: every tensor has a distributed layout.
-/// Post: only llvm/nvvm/rocdl ops; module has tile.shared (bytes).
+/// tile IR (verified, layouts explicit) -> LLVM dialect with the target
+/// backend's LLVM-level ops, ready for kiln-translate. Pre: every tensor has a
+/// distributed layout. Post: only llvm and the backend's ops; module has
+/// tile.shared (bytes).
 void buildKilnToLLVMPipeline(mlir::OpPassManager &pm,
                              const KilnToLLVMOptions &options);
 

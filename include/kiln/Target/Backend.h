@@ -1,12 +1,14 @@
-//===- Backend.h - What a vendor adds to serialization ----------*- C++ -*-===//
+//===- Backend.h - What a vendor adds to Kiln -------------------*- C++ -*-===//
 //
-// Serialization (lib/Target/Serialize.cpp) is target-neutral: translation to
-// LLVM IR, LLVM's optimizer and code generator. What only one vendor needs --
-// its LLVM target, its dialect's translation, checks its code generator
-// would abort on, module flags, and the external step from assembly or
-// object code to the binary the driver loads -- lives in
+// Core code is target-neutral: the tile lowering asks a TargetInfo
+// (Conversion/TileToLLVM/TargetInfo.h) for vendor ops, and serialization
+// (lib/Target/Serialize.cpp) runs LLVM's optimizer and code generator. What
+// only one vendor has -- its chips, its LLVM-level dialect and that dialect's
+// translation, its LLVM target, checks its code generator would abort on,
+// module flags, the names of its artifacts and the external step from
+// assembly or object code to the binary the driver loads -- lives in
 // third_party/<vendor>/lib/Target behind this interface, registered at start
-// up like the lowering's TargetInfo.
+// up (kiln::registerAllBackends).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_BACKEND_H
@@ -24,21 +26,42 @@ class MCSubtargetInfo;
 class Module;
 } // namespace llvm
 
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
 namespace kiln {
 
 class Backend {
 public:
   virtual ~Backend();
 
-  virtual Vendor getVendor() const = 0;
+  /// Short lowercase key, as in KILN_BACKENDS and TargetDesc::backend
+  /// ("nvidia").
+  virtual llvm::StringRef getKey() const = 0;
   /// The vendor's name in messages ("NVIDIA").
   virtual llvm::StringRef getName() const = 0;
+  /// Prefix of the vendor's target names, with the colon ("cuda:").
+  virtual llvm::StringRef getTargetPrefix() const = 0;
+  /// The chips this backend compiles for.
+  virtual llvm::ArrayRef<TargetDesc> getTargets() const = 0;
   /// Prefix of the vendor's LLVM-dialect ops and attributes ("nvvm").
   virtual llvm::StringRef getDialectPrefix() const = 0;
-  /// Registers LLVM's code generator for the vendor (idempotent).
-  virtual void initializeLLVMTarget() const = 0;
+  /// Adds the vendor's LLVM-level dialect and its translation to LLVM IR.
+  virtual void registerDialects(mlir::DialectRegistry &registry) const = 0;
   /// Registers the translation of the vendor's dialect to LLVM IR.
   virtual void registerTranslation(mlir::MLIRContext &context) const = 0;
+  /// --emit name of the code generator's assembly ("ptx").
+  virtual llvm::StringRef getAssemblyName() const = 0;
+  /// --emit name of the loadable binary ("cubin").
+  virtual llvm::StringRef getBinaryName() const = 0;
+  /// Environment variables that choose the external tools makeBinary runs;
+  /// they are part of what identifies a compile (cache keys).
+  virtual llvm::ArrayRef<llvm::StringRef> getToolEnvironment() const {
+    return {};
+  }
+  /// Registers LLVM's code generator for the vendor (idempotent).
+  virtual void initializeLLVMTarget() const = 0;
   /// Rejects LLVM-dialect IR the vendor's code generator would abort on.
   virtual mlir::LogicalResult
   verifyModule(mlir::ModuleOp module, const TargetDesc &target,
@@ -49,18 +72,21 @@ public:
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;
-  /// The loadable binary (cubin, hsaco) from the code generator's output.
+  /// The loadable binary from the code generator's output.
   virtual mlir::FailureOr<std::string>
   makeBinary(mlir::ModuleOp module, const TargetDesc &target,
              llvm::StringRef codegenOutput,
              const SerializeOptions &options) const = 0;
 };
 
-/// Called by each vendor library's registration function.
+/// Called by each vendor library's registration function; also adds the
+/// backend's targets to the target table.
 void registerBackend(std::unique_ptr<Backend> backend);
-/// The backend of `vendor`, or null when it is not built in.
-const Backend *lookupBackend(Vendor vendor);
-/// Every registered backend.
+/// The backend with `key`, or null when it is not built in.
+const Backend *lookupBackend(llvm::StringRef key);
+/// The backend that owns `target` (never null for a registered target).
+const Backend *getBackend(const TargetDesc &target);
+/// Every registered backend, in registration order.
 llvm::SmallVector<const Backend *> getBackends();
 
 } // namespace kiln

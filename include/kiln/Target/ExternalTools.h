@@ -1,4 +1,4 @@
-//===- ExternalTools.h - Running ptxas, ld.lld and friends ------*- C++ -*-===//
+//===- ExternalTools.h - Running a backend's external tools -----*- C++ -*-===//
 //
 // Finding a helper program, temporary files and running it with its output
 // attached to an error at the module. Shared by the vendor backends.

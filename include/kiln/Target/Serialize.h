@@ -1,8 +1,9 @@
-//===- Serialize.h - LLVM dialect to PTX/cubin/AMDGCN/hsaco -----*- C++ -*-===//
+//===- Serialize.h - LLVM dialect to assembly and binaries ------*- C++ -*-===//
 //
-// The last step of a Kiln compile: an LLVM-dialect module (with NVVM or ROCDL
-// ops) becomes LLVM IR, goes through LLVM's optimizer and code generator for
-// one known target, and, for binaries, through ptxas or ld.lld.
+// The last step of a Kiln compile: an LLVM-dialect module (with the vendor's
+// LLVM-level ops) becomes LLVM IR, goes through LLVM's optimizer and code
+// generator for one known target, and, for binaries, through the backend's
+// external step (Backend::makeBinary).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_SERIALIZE_H
@@ -12,6 +13,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -19,52 +21,55 @@
 
 namespace kiln {
 
-/// What `serializeModule` produces.
+/// What `serializeModule` produces. The assembly and binary are named by
+/// the target's backend (Backend::getAssemblyName / getBinaryName).
 enum class EmitKind {
   /// Textual LLVM IR after the optimizer (any target).
   LLVMIR,
-  /// PTX assembly text (NVIDIA).
-  PTX,
-  /// ELF binary from ptxas (NVIDIA).
-  Cubin,
-  /// AMDGCN assembly text (AMD).
-  AMDGCN,
-  /// Linked ELF code object from ld.lld (AMD).
-  HSACO,
+  /// The code generator's assembly text.
+  Assembly,
+  /// The binary the vendor's driver loads.
+  Binary,
 };
 
-/// Parse "llvm", "ptx", "cubin", "amdgcn" or "hsaco". Returns std::nullopt for
-/// anything else.
-std::optional<EmitKind> parseEmitKind(llvm::StringRef name);
+/// Resolves an --emit name ("llvm", or an assembly or binary name of
+/// `target`'s backend). On failure returns std::nullopt and sets `error`
+/// (an unknown name, or one that belongs to another vendor).
+std::optional<EmitKind> parseEmitKind(llvm::StringRef name,
+                                      const TargetDesc &target,
+                                      std::string &error);
 
-/// The command-line spelling of `kind` (the inverse of parseEmitKind).
-llvm::StringRef stringifyEmitKind(EmitKind kind);
+/// The --emit spelling of `kind` for `target`.
+std::string stringifyEmitKind(EmitKind kind, const TargetDesc &target);
 
-/// Spellings accepted by parseEmitKind, for error messages.
-llvm::StringRef knownEmitKindNames();
+/// Every --emit name of the built-in backends, for help and errors.
+std::string knownEmitKindNames();
 
 /// Knobs of `serializeModule`.
 struct SerializeOptions {
   /// LLVM optimization level, 0 to 3, for both the optimizer and codegen.
   unsigned optLevel = 3;
-  /// ptxas to run for cubin. Empty: $KILN_PTXAS, then `ptxas` on PATH, then
-  /// /usr/local/cuda/bin/ptxas.
-  std::string ptxasPath;
-  /// ld.lld to link hsaco. Empty: $KILN_LLD, then
-  /// the ld.lld beside the LLVM Kiln was built with, then `ld.lld` on PATH.
-  std::string lldPath;
+  /// Explicit paths of the external tools a backend runs, by tool name.
+  /// A tool without an entry is found as its backend documents
+  /// (an environment variable, then a search).
+  llvm::StringMap<std::string> toolPaths;
+
+  llvm::StringRef toolPath(llvm::StringRef tool) const {
+    auto it = toolPaths.find(tool);
+    return it == toolPaths.end() ? llvm::StringRef() : it->second;
+  }
 };
 
-/// Translate an LLVM-dialect module (which may contain NVVM or ROCDL ops) to
+/// Translate an LLVM-dialect module (which may contain the vendor's ops) to
 /// LLVM IR, set the triple and data layout of `target`, run the O`optLevel`
-/// pipeline and produce the artifact `kind`: text for LLVMIR, PTX and AMDGCN,
-/// binary bytes for Cubin and HSACO. Kernels must already carry the
-/// `nvvm.kernel` / `rocdl.kernel` attribute.
+/// pipeline and produce the artifact `kind`: text for LLVMIR and Assembly,
+/// binary bytes for Binary. Kernels must already carry the vendor's kernel
+/// attribute.
 ///
-/// Every failure (an emit kind the vendor cannot produce, translation or
-/// LLVM verifier errors, code generator errors, a missing or failing ptxas or
-/// ld.lld) is reported as an error diagnostic on `module` and returns
-/// failure; this function never exits the process.
+/// Every failure (translation or LLVM verifier errors, code generator
+/// errors, a missing or failing external tool) is reported as an error
+/// diagnostic on `module` and returns failure; this function never exits the
+/// process.
 mlir::FailureOr<std::string> serializeModule(mlir::ModuleOp module,
                                              const TargetDesc &target,
                                              EmitKind kind,

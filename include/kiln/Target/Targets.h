@@ -1,7 +1,8 @@
 //===- Targets.h - Kiln's known GPU targets ---------------------*- C++ -*-===//
 //
-// A target is data. Every chip Kiln knows is one row of one table; core code
-// asks the description, never the vendor name.
+// A target is data. Every chip Kiln knows is one row of a table that its
+// vendor backend (third_party/<vendor>) registers; core code asks the
+// description, never the vendor.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_TARGETS_H
@@ -9,36 +10,38 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
-#include <optional>
 #include <string>
 
 namespace kiln {
 
-enum class Vendor { NVIDIA, AMD };
-
 /// Everything the compiler needs to know about one chip.
 struct TargetDesc {
-  /// Canonical spelling, e.g. "cuda:sm_90a" or "hip:gfx942".
+  /// Canonical spelling, "<runtime>:<chip>".
   llvm::StringLiteral name;
-  Vendor vendor;
-  /// Chip name handed to LLVM (-mcpu) and ptxas (-arch).
+  /// Key of the backend that owns the chip (Backend::getKey()).
+  llvm::StringLiteral backend;
+  /// Chip name handed to LLVM (-mcpu) and the vendor's assembler.
   llvm::StringLiteral chip;
   /// LLVM target triple.
   llvm::StringLiteral triple;
-  /// LLVM subtarget features (e.g. "+ptx80").
+  /// LLVM subtarget features.
   llvm::StringLiteral features;
   unsigned warpSize;
-  /// Largest shared memory (LDS) one CTA may use, in bytes.
+  /// Largest shared memory one CTA may use, in bytes.
   unsigned maxSharedBytes;
   /// Largest global load/store one thread issues, in bytes.
   unsigned maxVectorBytes;
   unsigned maxThreadsPerBlock;
-  /// Compute capability (NVIDIA, e.g. 90) or gfx number (AMD, e.g. 942).
+  /// The vendor's architecture number of the chip.
   unsigned arch;
 };
 
-/// All known targets.
-llvm::ArrayRef<TargetDesc> getKnownTargets();
+/// Adds a backend's chips to the table (called by registerBackend). The rows
+/// must outlive the process; names must be new.
+void registerTargets(llvm::ArrayRef<TargetDesc> targets);
+
+/// All known targets, in registration order.
+llvm::ArrayRef<const TargetDesc *> getKnownTargets();
 
 /// Look up a target by its canonical name. Returns null when unknown.
 const TargetDesc *lookupTarget(llvm::StringRef name);

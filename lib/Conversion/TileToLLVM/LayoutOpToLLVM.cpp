@@ -16,11 +16,12 @@ using namespace kiln::tile;
 
 namespace {
 
-template <typename Op>
-struct TilePattern : public ConvertOpToLLVMPattern<Op> {
+template <typename Op> struct TilePattern : public ConvertOpToLLVMPattern<Op> {
   TilePattern(const LLVMTypeConverter &tc, const LoweringContext &ctx)
       : ConvertOpToLLVMPattern<Op>(tc), ctx(ctx) {}
-  Type convert(Type t) const { return this->getTypeConverter()->convertType(t); }
+  Type convert(Type t) const {
+    return this->getTypeConverter()->convertType(t);
+  }
   const LoweringContext &ctx;
 };
 
@@ -29,8 +30,8 @@ struct ProgramIdOpConversion : public TilePattern<ProgramIdOp> {
   LogicalResult
   matchAndRewrite(ProgramIdOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, ctx.target.programId(rewriter, op.getLoc(),
-                                                op.getAxis()));
+    rewriter.replaceOp(
+        op, ctx.target.programId(rewriter, op.getLoc(), op.getAxis()));
     return success();
   }
 };
@@ -40,8 +41,8 @@ struct NumProgramsOpConversion : public TilePattern<NumProgramsOp> {
   LogicalResult
   matchAndRewrite(NumProgramsOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, ctx.target.numPrograms(rewriter, op.getLoc(),
-                                                  op.getAxis()));
+    rewriter.replaceOp(
+        op, ctx.target.numPrograms(rewriter, op.getLoc(), op.getAxis()));
     return success();
   }
 };
@@ -54,11 +55,11 @@ struct ArangeOpConversion : public TilePattern<ArangeOp> {
     Location loc = op.getLoc();
     LinearLayout ll = *getLinearLayout(op.getType());
     SmallVector<Value> regs;
-    Value start =
-        i32Const(rewriter, loc, static_cast<int32_t>(op.getStart()));
+    Value start = i32Const(rewriter, loc, static_cast<int32_t>(op.getStart()));
     for (auto &c : emitCoordinates(rewriter, loc, ll, ctx))
       regs.push_back(LLVM::AddOp::create(rewriter, loc, c[0], start));
-    rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), regs));
+    rewriter.replaceOp(op,
+                       packStruct(rewriter, loc, convert(op.getType()), regs));
     return success();
   }
 };
@@ -77,14 +78,11 @@ struct SplatOpConversion : public TilePattern<SplatOp> {
 };
 
 /// Rebuilds the result from source registers chosen by `matchRegisters`.
-LogicalResult remapRegisters(Operation *op, Value src, Value converted,
-                             const LinearLayout &srcLL,
-                             const LinearLayout &dstLL,
-                             function_ref<LinearLayout::Basis(
-                                 const LinearLayout::Basis &)>
-                                 map,
-                             Type structTy,
-                             ConversionPatternRewriter &rewriter) {
+LogicalResult remapRegisters(
+    Operation *op, Value src, Value converted, const LinearLayout &srcLL,
+    const LinearLayout &dstLL,
+    function_ref<LinearLayout::Basis(const LinearLayout::Basis &)> map,
+    Type structTy, ConversionPatternRewriter &rewriter) {
   FailureOr<SmallVector<unsigned>> idx = matchRegisters(srcLL, dstLL, map);
   if (failed(idx))
     return op->emitOpError()
@@ -140,8 +138,7 @@ struct ExpandDimsOpConversion : public TilePattern<ExpandDimsOp> {
 
 /// convert_layout and reshape: identity, register permutation, or a trip
 /// through shared memory, as classifyLayoutMove decides.
-template <typename Op>
-struct LayoutMoveConversion : public TilePattern<Op> {
+template <typename Op> struct LayoutMoveConversion : public TilePattern<Op> {
   using TilePattern<Op>::TilePattern;
   LogicalResult
   matchAndRewrite(Op op, typename Op::Adaptor adaptor,
@@ -163,7 +160,7 @@ struct LayoutMoveConversion : public TilePattern<Op> {
     case LayoutMove::SharedMemory:
       break;
     }
-    if (!op->hasAttr(TileDialect::kScratchOffsetAttr))
+    if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
       return op.emitOpError()
              << "needs shared memory but has none assigned; run "
                 "tile-allocate-shared-memory first";

@@ -81,7 +81,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
 
     // 3. Across warps.
     if (*warpBits > 0) {
-      if (!op->hasAttr(TileDialect::kScratchOffsetAttr))
+      if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
         return op.emitOpError() << "needs shared memory but has none "
                                    "assigned; run tile-allocate-shared-memory "
                                    "first";
@@ -105,9 +105,10 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
             LLVM::LShrOp::create(rewriter, loc, ids.warp,
                                  i32Const(rewriter, loc, bit)),
             i32Const(rewriter, loc, 1));
-        warpAxis = LLVM::OrOp::create(
-            rewriter, loc, warpAxis,
-            LLVM::ShlOp::create(rewriter, loc, set, i32Const(rewriter, loc, k)));
+        warpAxis =
+            LLVM::OrOp::create(rewriter, loc, warpAxis,
+                               LLVM::ShlOp::create(rewriter, loc, set,
+                                                   i32Const(rewriter, loc, k)));
         ++k;
       }
       auto coords = emitCoordinates(rewriter, loc, ll, ctx);
@@ -135,9 +136,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
                                           i32Const(rewriter, loc, w * numOut));
           Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy, base,
                                         ValueRange{idx});
-          Value v = fromMemory(rewriter, loc,
-                               LLVM::LoadOp::create(rewriter, loc, memTy, p),
-                               regTy);
+          Value v =
+              fromMemory(rewriter, loc,
+                         LLVM::LoadOp::create(rewriter, loc, memTy, p), regTy);
           a = w == 0 ? v : combine(a, v);
         }
       }
@@ -159,9 +160,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
                                 << " does not match the reduced registers";
       out.push_back(acc[it->second]);
     }
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(dstTy),
-                                      out));
+    rewriter.replaceOp(
+        op,
+        packStruct(rewriter, loc, getTypeConverter()->convertType(dstTy), out));
     return success();
   }
 

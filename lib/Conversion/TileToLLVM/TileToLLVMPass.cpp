@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Target/Backend.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -69,7 +70,8 @@ LogicalResult checkSupported(ModuleOp module) {
 /// Returns the module's byte count (tile.shared).
 int64_t declareSharedMemory(ModuleOp module) {
   int64_t shared = 0;
-  if (auto a = module->getAttrOfType<IntegerAttr>(TileDialect::kSharedAttr))
+  if (IntegerAttr a =
+          TileDialect::SharedAttrHelper(module->getContext()).getAttr(module))
     shared = a.getInt();
   if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
     OpBuilder b(module.getBodyRegion());
@@ -106,9 +108,9 @@ LogicalResult applyTileToLLVMConversion(ModuleOp module,
   LLVMConversionTarget conversionTarget(*ctx);
   conversionTarget.addLegalOp<ModuleOp>();
   lctx.target.configureConversionTarget(conversionTarget);
-  conversionTarget.addIllegalDialect<TileDialect, arith::ArithDialect,
-                                     math::MathDialect, cf::ControlFlowDialect,
-                                     func::FuncDialect>();
+  conversionTarget
+      .addIllegalDialect<TileDialect, arith::ArithDialect, math::MathDialect,
+                         cf::ControlFlowDialect, func::FuncDialect>();
   return applyPartialConversion(module, conversionTarget, std::move(patterns));
 }
 
@@ -123,15 +125,17 @@ void markKernels(ModuleOp module, const TargetInfo &target,
       return;
     target.markKernel(func, numThreads);
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      auto div =
-          func.getArgAttrOfType<IntegerAttr>(i, TileDialect::kDivisibilityAttr);
+      auto div = func.getArgAttrOfType<IntegerAttr>(
+          i, TileDialect::DivisibilityAttrHelper::getNameStr());
       if (!div)
         continue;
-      func.removeArgAttr(i, StringAttr::get(ctx, TileDialect::kDivisibilityAttr));
+      func.removeArgAttr(
+          i, StringAttr::get(
+                 ctx, TileDialect::DivisibilityAttrHelper::getNameStr()));
       if (isa<LLVM::LLVMPointerType>(func.getArgumentTypes()[i]))
-        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                        IntegerAttr::get(IntegerType::get(ctx, 64),
-                                         div.getInt()));
+        func.setArgAttr(
+            i, LLVM::LLVMDialect::getAlignAttrName(),
+            IntegerAttr::get(IntegerType::get(ctx, 64), div.getInt()));
     }
   });
 }
@@ -139,6 +143,14 @@ void markKernels(ModuleOp module, const TargetInfo &target,
 struct ConvertTileToLLVMPass
     : kiln::impl::ConvertTileToLLVMPassBase<ConvertTileToLLVMPass> {
   using Base::Base;
+
+  /// LLVM plus every built-in backend's LLVM-level dialect: which one the
+  /// lowering creates depends on the target, known only when it runs.
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    for (const Backend *backend : getBackends())
+      backend->registerDialects(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -166,8 +178,9 @@ struct ConvertTileToLLVMPass
     if (failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
     markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
-    module->setAttr(TileDialect::kSharedAttr,
-                    IntegerAttr::get(IntegerType::get(&getContext(), 32), shared));
+    TileDialect::SharedAttrHelper(&getContext())
+        .setAttr(module,
+                 IntegerAttr::get(IntegerType::get(&getContext(), 32), shared));
   }
 };
 

@@ -13,7 +13,8 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
-TileTypeConverter::TileTypeConverter(MLIRContext *ctx) : LLVMTypeConverter(ctx) {
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx)
+    : LLVMTypeConverter(ctx) {
   addConversion([ctx](PointerType p) -> Type {
     return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
   });
@@ -81,7 +82,8 @@ kiln::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
       for (unsigned k = 0; k < rank; ++k) {
         if (basis[k] == 0)
           continue;
-        Value term = LLVM::MulOp::create(b, loc, set, i32Const(b, loc, basis[k]));
+        Value term =
+            LLVM::MulOp::create(b, loc, set, i32Const(b, loc, basis[k]));
         base[k] = LLVM::XOrOp::create(b, loc, base[k], term);
       }
     }
@@ -113,10 +115,11 @@ Value kiln::emitLinearIndex(OpBuilder &b, Location loc, ArrayRef<Value> coords,
 
 Value kiln::getScratchBase(OpBuilder &b, Location loc, Operation *op) {
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value base = LLVM::AddressOfOp::create(b, loc, ptrTy,
-                                         LoweringContext::kSharedGlobal);
+  Value base =
+      LLVM::AddressOfOp::create(b, loc, ptrTy, LoweringContext::kSharedGlobal);
   int64_t offset = 0;
-  if (auto a = op->getAttrOfType<IntegerAttr>(TileDialect::kScratchOffsetAttr))
+  if (auto a = op->getAttrOfType<IntegerAttr>(
+          TileDialect::ScratchOffsetAttrHelper::getNameStr()))
     offset = a.getInt();
   if (offset == 0)
     return base;
@@ -155,8 +158,8 @@ Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
   Type i32 = b.getI32Type();
   if (isa<LLVM::LLVMPointerType>(t)) {
     Value i = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
-    return LLVM::IntToPtrOp::create(
-        b, loc, t, shuffleXor(b, loc, i, mask, laneId, ctx));
+    return LLVM::IntToPtrOp::create(b, loc, t,
+                                    shuffleXor(b, loc, i, mask, laneId, ctx));
   }
   unsigned bits = t.getIntOrFloatBitWidth();
   if (bits == 64) {
@@ -185,13 +188,11 @@ Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
   return r;
 }
 
-SmallVector<Value> kiln::moveThroughShared(OpBuilder &b, Location loc,
-                                           Operation *op,
-                                           ArrayRef<Value> srcRegs,
-                                           const LinearLayout &srcLayout,
-                                           const LinearLayout &dstLayout,
-                                           Type regType,
-                                           const LoweringContext &ctx) {
+SmallVector<Value>
+kiln::moveThroughShared(OpBuilder &b, Location loc, Operation *op,
+                        ArrayRef<Value> srcRegs, const LinearLayout &srcLayout,
+                        const LinearLayout &dstLayout, Type regType,
+                        const LoweringContext &ctx) {
   Type memTy = getMemoryType(regType);
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value base = getScratchBase(b, loc, op);

@@ -153,7 +153,7 @@ class CodeGenerator:
     """Generates the module for one kernel specialization."""
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
-                 warp_size: int, generic_tile: bool = False):
+                 warp_size: int):
         """``params`` maps every argument name to ``("runtime", type, divisibility)`` or
         ``("constexpr", value)``."""
         self.fn = fn
@@ -161,7 +161,7 @@ class CodeGenerator:
         self.target = target
         self.num_warps = num_warps
         self.warp_size = warp_size
-        self.b = IRBuilder(generic_tile=generic_tile)
+        self.b = IRBuilder()
         self.sem = Semantic(self.b, target=target, num_warps=num_warps, warp_size=warp_size,
                             codegen=self)
         self.frames: List[_Frame] = []
@@ -239,7 +239,7 @@ class CodeGenerator:
             if frame.ret is not None:
                 raise self.error(fdef, "a kernel cannot return a value")
             self.b.loc = def_loc
-            self.b.emit("return")
+            self.b.create("func.return")
         attrs = (f'tile.target = "{self.target}", tile.num_warps = {self.num_warps} : i32, '
                  f"tile.threads_per_warp = {self.warp_size} : i32")
         head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"

@@ -196,14 +196,14 @@ def check_num_ctas(num_ctas, fn=None):
 
 
 def make_ir(fn, signature, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
-            generic_tile=False, _compiler=None) -> str:
-    """The tile-dialect text of one specialization (no C++ needed)."""
+            _compiler=None) -> str:
+    """The IR text of one specialization, every op in MLIR's generic form (no C++ needed)."""
     fn = as_kernel_function(fn)
     info = target_info(target, _compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
     return CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
-                         warp_size=int(info["warp_size"]), generic_tile=generic_tile).generate()
+                         warp_size=int(info["warp_size"])).generate()
 
 
 def lowering_pipeline(target: str, num_warps: int) -> str:

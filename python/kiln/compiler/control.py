@@ -62,19 +62,12 @@ def materialize(cg, value, ty) -> tensor:
     return cg.sem.scalar_constant(value, ty)
 
 
-def _yield(cg, op, values, types):
-    if not values:
-        cg.b.emit(op)
-        return
-    cg.b.emit(f"{op} {', '.join(v.handle for v in values)} : "
-              f"{', '.join(cg.b.ty(t) for t in types)}")
-
-
-def _run_block(cg, stmts, scope, sites, loop=None, prelude=None):
-    """Compile ``stmts`` into a new block starting from a copy of ``scope``."""
+def _run_block(cg, stmts, scope, sites, loop=None, prelude=None, args=()):
+    """Compile ``stmts`` into a new block (with arguments ``args``) starting from a copy of
+    ``scope``."""
     frame = cg.frame
     frame.scope, frame.sites = dict(scope), dict(sites)
-    blk = Block()
+    blk = Block(args)
     frame.cf_depth += 1
     if loop:
         frame.loops.append(loop)
@@ -133,15 +126,10 @@ def runtime_if(cg, node, cond):
 
     for blk, branch in ((then_blk, t_scope), (else_blk, e_scope)):
         with b.insertion(blk):
-            _yield(cg, "scf.yield", [materialize(cg, branch[n], ty) for n, ty, _ in results],
-                   [ty for _, ty, _ in results])
-    head = f"scf.if {cond.handle}"
-    if results:
-        head += f" -> ({', '.join(b.ty(ty) for _, ty, _ in results)})"
-    regions = [("{", None, then_blk)]
-    if results or len(else_blk.lines) > 1:
-        regions.append(("} else {", None, else_blk))
-    names = b.emit_region_op(head, regions, n_results=len(results))
+            b.create("scf.yield", [materialize(cg, branch[n], ty) for n, ty, _ in results])
+    keep_else = results or len(else_blk.lines) > 1  # more than its scf.yield
+    names = b.create("scf.if", [cond], [ty for _, ty, _ in results],
+                     regions=[then_blk, else_blk if keep_else else None])
     for (n, ty, site), h in zip(results, names):
         frame.scope[n], frame.sites[n] = tensor(h, ty), site
 
@@ -301,7 +289,9 @@ def visit_for(cg, node):
         for (n, ty, _), a in zip(carried, args):
             frame.scope[n] = tensor(a, ty)
 
-    body, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "for", prelude)
+    types = [ty for _, ty, _ in carried]
+    body, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "for", prelude,
+                                              [(iv, ivty)] + list(zip(args, types)))
     with b.insertion(body):
         values = []
         for n, ty, site in carried:
@@ -311,17 +301,11 @@ def visit_for(cg, node):
                           "before the loop", v, body_sites.get(n),
                           "at the end of the loop body", body_sites.get(n))
             values.append(v)
-        _yield(cg, "scf.yield", values, [ty for _, ty, _ in carried])
+        b.create("scf.yield", values)
     frame.scope, frame.sites = dict(scope), dict(sites)
 
-    types = ", ".join(b.ty(ty) for _, ty, _ in carried)
-    head = f"scf.for {iv} = {lb.handle} to {ub.handle} step {st.handle}"
-    if carried:
-        head += (" iter_args(" + ", ".join(f"{a} = {i.handle}" for a, i in zip(args, inits))
-                 + f") -> ({types})")
-    head += f" : {b.ty(ivty)}"
-    tail = f"{{tile.num_stages = {int(num_stages)} : i32}}" if num_stages else ""
-    names = b.emit_region_op(head, [("{", None, body)], tail, n_results=len(carried))
+    attrs = {"tile.num_stages": b.int_attr(num_stages)} if num_stages else None
+    names = b.create("scf.for", [lb, ub, st] + inits, types, attrs, [body])
     for (n, ty, site), h in zip(carried, names):
         frame.scope[n], frame.sites[n] = tensor(h, ty), site
     _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])
@@ -376,32 +360,24 @@ def visit_while(cg, node):
     bargs = [b.fresh() for _ in carried]
     aargs = [b.fresh() for _ in carried]
 
-    before = Block()
+    before = Block(zip(bargs, tys))
     frame.scope = dict(scope)
     with b.insertion(before):
         for (n, ty, _), a in zip(carried, bargs):
             frame.scope[n] = tensor(a, ty)
         c = check_cond(cg.visit(node.test))
-        _yield(cg, f"scf.condition({c.handle})", [tensor(a, t) for a, t in zip(bargs, tys)],
-               tys)
+        b.create("scf.condition", [c] + [tensor(a, t) for a, t in zip(bargs, tys)])
 
     def prelude():
         for (n, ty, _), a in zip(carried, aargs):
             frame.scope[n] = tensor(a, ty)
 
-    after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while", prelude)
+    after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while", prelude,
+                                               list(zip(aargs, tys)))
     with b.insertion(after):
-        _yield(cg, "scf.yield", [materialize(cg, body_scope[n], ty) for n, ty, _ in carried],
-               tys)
+        b.create("scf.yield", [materialize(cg, body_scope[n], ty) for n, ty, _ in carried])
     frame.scope, frame.sites = dict(scope), dict(sites)
-    types = ", ".join(b.ty(t) for t in tys)
-    head = ("scf.while (" + ", ".join(f"{a} = {i.handle}" for a, i in zip(bargs, inits))
-            + f") : ({types}) -> ({types})") if carried else "scf.while : () -> ()"
-    loc = f" {b.loc}" if b.loc else ""
-    label = ("^bb0(" + ", ".join(f"{a}: {b.ty(t)}{loc}" for a, t in zip(aargs, tys)) + "):") \
-        if carried else None
-    names = b.emit_region_op(head, [("{", None, before), ("} do {", label, after)],
-                             n_results=len(carried))
+    names = b.create("scf.while", inits, tys, regions=[before, after])
     for (n, ty, site), h in zip(carried, names):
         frame.scope[n], frame.sites[n] = tensor(h, ty), site
     _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])

@@ -1,8 +1,9 @@
 """Textual IR builder: SSA names, blocks of lines, locations and layout aliases.
 
-The code generator never builds MLIR objects; it writes the tile-dialect text that
-``kiln._compiler`` parses and verifies (and that ``kiln-opt`` can replay). Every op line ends with
-the ``loc(...)`` of the Python node being compiled.
+The code generator never builds MLIR objects; it writes MLIR text that ``kiln._compiler``
+parses, verifies and prints (in each op's pretty form) as the ``tile`` stage. Every op goes
+through one generic-form builder, :meth:`IRBuilder.create`, and ends with the ``loc(...)`` of
+the Python node being compiled.
 """
 
 from __future__ import annotations
@@ -50,24 +51,22 @@ def symbol_name(name: str) -> str:
 
 
 class Block:
-    """A list of op lines (without indentation) that will become a region's body."""
+    """A single-block region under construction: its arguments (``(ssa, type)`` pairs) and its
+    op lines (without indentation)."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("args", "lines")
 
-    def __init__(self):
+    def __init__(self, args=()):
+        self.args = list(args)
         self.lines: List[str] = []
 
 
 class IRBuilder:
-    """Accumulates the ops of one kernel module.
+    """Accumulates the ops of one kernel module, every op in MLIR's generic form (see
+    :meth:`create`): no op's custom syntax lives in Python, and the text also parses with an
+    upstream ``mlir-opt --allow-unregistered-dialect``."""
 
-    ``generic_tile=True`` prints tile ops in MLIR's generic form, so that a module can be
-    checked by an upstream ``mlir-opt --allow-unregistered-dialect`` (syntax, dominance,
-    upstream op verifiers) when Kiln's own tools are not built.
-    """
-
-    def __init__(self, generic_tile: bool = False):
-        self.generic_tile = generic_tile
+    def __init__(self):
         self._counter = 0
         self.block = Block()
         self.loc: Optional[str] = None
@@ -75,12 +74,13 @@ class IRBuilder:
         self._alias_defs: List[str] = []
         self._alias_counts: Dict[str, int] = {}
 
-    # -- names and types ------------------------------------------------------------------
+    # -- names, types and attributes ------------------------------------------------------------
 
-    def new_block(self) -> Block:
-        """An empty region body, to fill under :meth:`insertion` (the semantic layer makes
-        its blocks here, so that kiln.language never imports kiln.compiler)."""
-        return Block()
+    def new_block(self, args=()) -> Block:
+        """An empty region body with arguments ``args`` (``(ssa, type)`` pairs), to fill under
+        :meth:`insertion` (the semantic layer makes its blocks here, so that kiln.language
+        never imports kiln.compiler)."""
+        return Block(args)
 
     def fresh(self) -> str:
         name = f"%{self._counter}"
@@ -106,74 +106,69 @@ class IRBuilder:
             return f"tensor<{dims}x{t.element_ty.to_ir()}, {self.layout_ref(t.layout)}>"
         return t.to_ir()
 
+    @staticmethod
+    def int_attr(value: int, ty: str = "i32") -> str:
+        """An integer attribute: ``3 : i32``."""
+        return f"{int(value)} : {ty}"
+
+    @staticmethod
+    def array_attr(values, ty: str = "i32") -> str:
+        """A dense array attribute: ``array<i32: 1, 0, 0>``."""
+        return f"array<{ty}: {', '.join(str(int(v)) for v in values)}>"
+
     # -- emission ----------------------------------------------------------------------------
 
     def _suffix(self) -> str:
         return f" {self.loc}" if self.loc else ""
 
-    def emit(self, text: str) -> None:
-        """Append one op line (with the current location)."""
-        self.block.lines.append(text + self._suffix())
+    def create(self, name: str, operands: Sequence = (), result_types: Sequence = (),
+               attrs: Optional[Dict[str, str]] = None,
+               regions: Sequence[Optional[Block]] = ()) -> List[str]:
+        """Append op ``name`` in generic form at the current location and return the SSA
+        names of its results.
 
-    def op(self, text: str) -> str:
-        """Append ``%N = text`` and return ``%N``."""
-        name = self.fresh()
-        self.emit(f"{name} = {text}")
-        return name
+        ``operands`` are values with ``handle`` and ``type``; ``result_types`` are types;
+        ``attrs`` maps names to attribute text; ``regions`` are single-block regions
+        (:class:`Block`, whose arguments take the current location) or None for an empty
+        region::
 
-    def op_multi(self, text: str, n: int) -> List[str]:
-        if n == 0:
-            self.emit(text)
-            return []
-        name = self.fresh()
-        if n == 1:
-            self.emit(f"{name} = {text}")
-            return [name]
-        self.emit(f"{name}:{n} = {text}")
-        return [f"{name}#{i}" for i in range(n)]
-
-    def tile_op(self, name: str, custom: str, operands: Sequence[tuple] = (),
-                result_type=None, attrs: Sequence[str] = ()) -> Optional[str]:
-        """A tile op: ``custom`` is its pretty form (after ``tile.<name> ``); ``operands`` are
-        ``(ssa, type)`` pairs used by the generic form."""
-        if not self.generic_tile:
-            text = f"tile.{name} {custom}".rstrip()
-        else:
-            ops = ", ".join(o for o, _ in operands)
-            attr = (" {" + ", ".join(attrs) + "}") if attrs else ""
-            in_t = ", ".join(self.ty(t) for _, t in operands)
-            out_t = self.ty(result_type) if result_type is not None else ""
-            out = f"({out_t})" if result_type is not None else "()"
-            text = f'"tile.{name}"({ops}){attr} : ({in_t}) -> {out}'
-        if result_type is None:
-            self.emit(text)
-            return None
-        return self.op(text)
-
-    def region_lines(self, block: Block) -> List[str]:
-        return ["  " + line for line in block.lines]
-
-    def emit_region_op(self, head: str, regions: Sequence[tuple], tail: str = "",
-                       n_results: int = 0) -> List[str]:
-        """An op with regions: ``head {`` region ``} else {`` region ``}`` ``tail loc``.
-        ``regions`` is a list of (separator_before, label_or_None, Block)."""
-        lines: List[str] = []
-        for i, (sep, label, block) in enumerate(regions):
-            lines.append(sep)
-            if label:
-                lines.append(label)
-            lines.extend(self.region_lines(block))
+            %3 = "scf.for"(%0, %n, %1, %2) ({
+            ^bb0(%4: i32 loc(...), %5: f32 loc(...)):
+              ...
+            }) {tile.num_stages = 3 : i32} : (i32, i32, i32, f32) -> f32 loc(...)
+        """
+        n = len(result_types)
         names: List[str] = []
-        if n_results:
+        head = f'"{name}"({", ".join(v.handle for v in operands)})'
+        if n:
             base = self.fresh()
-            prefix = f"{base} = " if n_results == 1 else f"{base}:{n_results} = "
-            names = [base] if n_results == 1 else [f"{base}#{i}" for i in range(n_results)]
-        else:
-            prefix = ""
-        first = prefix + head + " " + lines[0]
-        body = [first] + lines[1:] + ["}" + (" " + tail if tail else "") + self._suffix()]
-        self.block.lines.extend(body)
+            names = [base] if n == 1 else [f"{base}#{i}" for i in range(n)]
+            head = (f"{base} = " if n == 1 else f"{base}:{n} = ") + head
+        attr = (" {" + ", ".join(f"{k} = {v}" for k, v in attrs.items()) + "}") if attrs else ""
+        ins = ", ".join(self.ty(v.type) for v in operands)
+        outs = ", ".join(self.ty(t) for t in result_types)
+        if n != 1:
+            outs = f"({outs})"
+        tail = f"{attr} : ({ins}) -> {outs}{self._suffix()}"
+        if not regions:
+            self.block.lines.append(head + tail)
+            return names
+        lines = [head + " ({"]
+        for i, region in enumerate(regions):
+            if i:
+                lines.append("}, {")
+            if region is not None:
+                lines.extend(self._region_lines(region))
+        lines.append("})" + tail)
+        self.block.lines.extend(lines)
         return names
+
+    def _region_lines(self, block: Block) -> List[str]:
+        lines = []
+        if block.args:
+            args = ", ".join(f"{a}: {self.ty(t)}{self._suffix()}" for a, t in block.args)
+            lines.append(f"^bb0({args}):")
+        return lines + ["  " + line for line in block.lines]
 
     @contextlib.contextmanager
     def insertion(self, block: Block):

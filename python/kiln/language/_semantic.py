@@ -36,6 +36,10 @@ _CMP = {  # op: (float, signed, unsigned)
     "lt": ("olt", "slt", "ult"), "le": ("ole", "sle", "ule"), "gt": ("ogt", "sgt", "ugt"),
     "ge": ("oge", "sge", "uge"), "eq": ("oeq", "eq", "eq"), "ne": ("une", "ne", "ne"),
 }
+# the ``predicate`` attribute values of arith.cmpf / arith.cmpi (arith::CmpFPredicate/CmpIPredicate)
+_PREDICATE = {"oeq": 1, "ogt": 2, "oge": 3, "olt": 4, "ole": 5, "une": 13,
+              "eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5,
+              "ult": 6, "ule": 7, "ugt": 8, "uge": 9}
 _OP_SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
               "mod": "%", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
 
@@ -111,6 +115,10 @@ class Semantic:
 
     def ty(self, t) -> str:
         return self.b.ty(t)
+
+    def _op(self, name, operands, rt, attrs=None) -> tensor:
+        """Emit op ``name`` with one result of type ``rt``."""
+        return tensor(self.b.create(name, operands, [rt], attrs)[0], rt)
 
     def require_constexpr(self, value, what: str):
         if isinstance(value, tensor):
@@ -199,13 +207,9 @@ class Semantic:
         value = _unwrap(value)
         self.reject_fp8("an {} constant", dt)
         self._check_fits(value, dt)
-        if dt.is_floating() and not math.isfinite(float(value)):
-            return tensor(self.b.op(f"arith.constant {float_literal(value, dt)} : {dt.to_ir()}"),
-                          dt)
         lit = self._literal(value, dt)
-        if dt.is_bool():
-            return tensor(self.b.op(f"arith.constant {lit}"), dt)
-        return tensor(self.b.op(f"arith.constant {lit} : {dt.to_ir()}"), dt)
+        return self._op("arith.constant", [], dt,
+                        {"value": lit if dt.is_bool() else f"{lit} : {dt.to_ir()}"})
 
     def block_constant(self, value, btype) -> tensor:
         dt = btype.element_ty
@@ -213,8 +217,8 @@ class Semantic:
         if dt.is_floating() and not math.isfinite(float(value)):
             return self.splat(self.scalar_constant(value, dt), btype)
         self._check_fits(value, dt)
-        return tensor(self.b.op(f"arith.constant dense<{self._literal(value, dt)}> : "
-                                f"{self.ty(btype)}"), btype)
+        return self._op("arith.constant", [], btype,
+                        {"value": f"dense<{self._literal(value, dt)}> : {self.ty(btype)}"})
 
     def constant_like(self, value, t) -> tensor:
         return self.block_constant(value, t) if t.is_block else self.scalar_constant(value, t)
@@ -300,15 +304,13 @@ class Semantic:
         return self._conv("trunci", x, rt)
 
     def _conv(self, op, x, rt):
-        return tensor(self.b.op(f"arith.{op} {x.handle} : {self.ty(x.type)} to {self.ty(rt)}"),
-                      rt)
+        return self._op(f"arith.{op}", [x], rt)
 
     # -- shapes -------------------------------------------------------------------------------
 
     def splat(self, x: tensor, btype: distributed_type) -> tensor:
         rt = btype.with_element_ty(x.dtype)
-        return tensor(self.b.tile_op("splat", f"{x.handle} : {self.ty(rt)}",
-                                     [(x.handle, x.type)], rt), rt)
+        return self._op("tile.splat", [x], rt)
 
     def broadcast_to(self, x, shape) -> tensor:
         x = self.as_tensor(x)
@@ -322,8 +324,7 @@ class Semantic:
         if len(src) != len(shape) or any(s != d and s != 1 for s, d in zip(src, shape)):
             raise ValueError(f"cannot broadcast shape {src} to {shape}")
         rt = distributed_type(x.dtype, shape, x.type.layout)
-        return tensor(self.b.tile_op("broadcast", f"{x.handle} : {self.ty(x.type)} -> "
-                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+        return self._op("tile.broadcast", [x], rt)
 
     def broadcast_pair(self, a, b, what: str):
         """Bring two tensors (or scalars) to one shape and layout."""
@@ -366,9 +367,7 @@ class Semantic:
                              f"SliceLayout(dim={axis}, parent=...), got {layout!r}")
         shape = x.type.shape[:axis] + (1,) + x.type.shape[axis:]
         rt = distributed_type(x.dtype, shape, layout.parent)
-        return tensor(self.b.tile_op(
-            "expand_dims", f"{x.handle} {{axis = {axis} : i32}} : {self.ty(x.type)} -> "
-            f"{self.ty(rt)}", [(x.handle, x.type)], rt, [f"axis = {axis} : i32"]), rt)
+        return self._op("tile.expand_dims", [x], rt, {"axis": self.b.int_attr(axis)})
 
     def subscript(self, x, slices) -> tensor:
         x = self.as_tensor(x)
@@ -403,8 +402,7 @@ class Semantic:
         rt = distributed_type(x.dtype, shape, layout)
         if rt == x.type:
             return x
-        return tensor(self.b.tile_op("reshape", f"{x.handle} : {self.ty(x.type)} -> "
-                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+        return self._op("tile.reshape", [x], rt)
 
     def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
         x = self.as_tensor(x)
@@ -417,8 +415,7 @@ class Semantic:
             raise ValueError(f"convert_layout(assert_trivial=True) would move data between "
                              f"threads: {x.type.layout!r} -> {layout!r}")
         rt = distributed_type(x.dtype, x.type.shape, layout)
-        return tensor(self.b.tile_op("convert_layout", f"{x.handle} : {self.ty(x.type)} -> "
-                                     f"{self.ty(rt)}", [(x.handle, x.type)], rt), rt)
+        return self._op("tile.convert_layout", [x], rt)
 
     # -- arithmetic ---------------------------------------------------------------------------
 
@@ -485,8 +482,7 @@ class Semantic:
                             f"{a.dtype} and {b.dtype}")
         a, b = self.cast(a, dt), self.cast(b, dt)
         a, b = self.broadcast_pair(a, b, op)
-        return tensor(self.b.op(f"arith.{arith} {a.handle}, {b.handle} : {self.ty(a.type)}"),
-                      a.type)
+        return self._op(f"arith.{arith}", [a, b], a.type)
 
     def _ptr_arith(self, op, a, b):
         if op not in ("add", "sub") or (a.dtype.is_ptr() and b.dtype.is_ptr()):
@@ -501,9 +497,7 @@ class Semantic:
         if op == "sub":
             b = self.unary("neg", b)
         a, b = self.broadcast_pair(a, b, op)
-        return tensor(self.b.tile_op("addptr", f"{a.handle}, {b.handle} : {self.ty(a.type)}, "
-                                     f"{self.ty(b.type)}", [(a.handle, a.type),
-                                                            (b.handle, b.type)], a.type), a.type)
+        return self._op("tile.addptr", [a, b], a.type)
 
     def compare(self, op: str, a, b) -> tensor:
         self.reject_fp8("comparing {} values", a, b)
@@ -520,8 +514,8 @@ class Semantic:
         else:
             inst, pred = "cmpi", names[2] if dt.is_int_unsigned() or dt.is_bool() else names[1]
         rt = self._btype(a.type, core.int1)
-        return tensor(self.b.op(f"arith.{inst} {pred}, {a.handle}, {b.handle} : "
-                                f"{self.ty(a.type)}"), rt)
+        return self._op(f"arith.{inst}", [a, b], rt,
+                        {"predicate": self.b.int_attr(_PREDICATE[pred], "i64")})
 
     def unary(self, op: str, x) -> tensor:
         x = self.as_tensor(x)
@@ -532,21 +526,18 @@ class Semantic:
             raise TypeError(f"unsupported operand for unary {op}: {x.dtype}")
         if op == "neg":
             if x.dtype.is_floating():
-                return tensor(self.b.op(f"arith.negf {x.handle} : {self.ty(x.type)}"), x.type)
+                return self._op("arith.negf", [x], x.type)
             zero = self.constant_like(0, x.type)
-            return tensor(self.b.op(f"arith.subi {zero.handle}, {x.handle} : "
-                                    f"{self.ty(x.type)}"), x.type)
+            return self._op("arith.subi", [zero, x], x.type)
         if op == "invert":
             if not x.dtype.is_int():
                 raise TypeError(f"operator ~ needs an integer operand, got {x.dtype}")
             ones = self.constant_like(True if x.dtype.is_bool() else -1, x.type)
-            return tensor(self.b.op(f"arith.xori {x.handle}, {ones.handle} : "
-                                    f"{self.ty(x.type)}"), x.type)
+            return self._op("arith.xori", [x, ones], x.type)
         if op == "not":
             x = self.cast(x, core.int1)
             ones = self.constant_like(True, x.type)
-            return tensor(self.b.op(f"arith.xori {x.handle}, {ones.handle} : "
-                                    f"{self.ty(x.type)}"), x.type)
+            return self._op("arith.xori", [x, ones], x.type)
         raise ValueError(f"unknown unary operator {op}")
 
     def logical(self, op: str, a, b) -> tensor:
@@ -554,8 +545,7 @@ class Semantic:
         self._check_shapes(a, b, op)
         a, b = self.broadcast_pair(a, b, op)
         inst = "andi" if op == "and" else "ori"
-        return tensor(self.b.op(f"arith.{inst} {a.handle}, {b.handle} : {self.ty(a.type)}"),
-                      a.type)
+        return self._op(f"arith.{inst}", [a, b], a.type)
 
     def minmax(self, which: str, x, y, propagate_nan=None) -> tensor:
         self.reject_fp8(f"{which}imum on {{}}", x, y)
@@ -563,8 +553,7 @@ class Semantic:
         self._check_shapes(x, y, "maximum" if which == "max" else "minimum")
         dt = self.promote(x.dtype, y.dtype, which)
         x, y = self.broadcast_pair(self.cast(x, dt), self.cast(y, dt), which)
-        return tensor(self.b.op(f"arith.{self._minmax_op(which, dt, propagate_nan)} "
-                                f"{x.handle}, {y.handle} : {self.ty(x.type)}"), x.type)
+        return self._op(f"arith.{self._minmax_op(which, dt, propagate_nan)}", [x, y], x.type)
 
     @staticmethod
     def _minmax_op(which, dt, propagate_nan=None):
@@ -586,10 +575,7 @@ class Semantic:
             dt = self.promote(x.dtype, y.dtype, "where")
             x, y = self.cast(x, dt), self.cast(y, dt)
         cond, x, y = self.broadcast_all([cond, x, y], "where")
-        types = self.ty(x.type) if not cond.type.is_block else \
-            f"{self.ty(cond.type)}, {self.ty(x.type)}"
-        return tensor(self.b.op(f"arith.select {cond.handle}, {x.handle}, {y.handle} : "
-                                f"{types}"), x.type)
+        return self._op("arith.select", [cond, x, y], x.type)
 
     def math1(self, name: str, x) -> tensor:
         x = self.as_tensor(x)
@@ -600,7 +586,7 @@ class Semantic:
             name = "absf" if x.dtype.is_floating() else "absi"
         elif not x.dtype.is_floating():
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
-        return tensor(self.b.op(f"math.{name} {x.handle} : {self.ty(x.type)}"), x.type)
+        return self._op(f"math.{name}", [x], x.type)
 
     def fma(self, x, y, z) -> tensor:
         self.reject_fp8("fma on {}", x, y, z)
@@ -613,8 +599,7 @@ class Semantic:
         if not dt.is_floating():
             raise TypeError(f"fma expects floating-point operands, got {dt}")
         x, y, z = self.broadcast_all([self.cast(v, dt) for v in (x, y, z)], "fma")
-        return tensor(self.b.op(f"math.fma {x.handle}, {y.handle}, {z.handle} : "
-                                f"{self.ty(x.type)}"), x.type)
+        return self._op("math.fma", [x, y, z], x.type)
 
     # -- tensor creation and program ids -------------------------------------------------------
 
@@ -627,8 +612,7 @@ class Semantic:
     def _grid_op(self, name, axis):
         if not isinstance(axis, int) or isinstance(axis, bool) or axis not in (0, 1, 2):
             raise ValueError(f"{name} axis must be 0, 1 or 2, got {axis!r}")
-        return tensor(self.b.tile_op(name, str(axis), [], core.int32,
-                                     [f"axis = {axis} : i32"]), core.int32)
+        return self._op(f"tile.{name}", [], core.int32, {"axis": self.b.int_attr(axis)})
 
     def arange(self, start, end, layout) -> tensor:
         for name, v in (("start", start), ("end", end)):
@@ -644,8 +628,8 @@ class Semantic:
         self.check_shape([n], "arange")
         layout = self.check_layout(layout, (n,), "arange")
         rt = distributed_type(core.int32, (n,), layout)
-        return tensor(self.b.tile_op("arange", f"{start}, {end} : {self.ty(rt)}", [], rt,
-                                     [f"start = {start} : i32", f"end = {end} : i32"]), rt)
+        return self._op("tile.arange", [], rt,
+                        {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
 
     def full(self, shape, value, dt, layout) -> tensor:
         shape = self.check_shape(shape, "full")
@@ -690,9 +674,9 @@ class Semantic:
         operands = self.broadcast_all(operands, "load")
         ptr = operands[0]
         rt = ptr.type.with_element_ty(elt)
-        text = ", ".join(o.handle for o in operands) + f" : {self.ty(ptr.type)}"
-        return tensor(self.b.tile_op("load", text, [(o.handle, o.type) for o in operands],
-                                     rt), rt)
+        segments = [1, mask is not None, other is not None]  # ptr, optional mask, optional other
+        return self._op("tile.load", operands, rt,
+                        {"operandSegmentSizes": self.b.array_attr(segments)})
 
     def store(self, ptr, value, mask=None) -> None:
         ptr = self._ptr_tensor(ptr, "store")
@@ -704,10 +688,7 @@ class Semantic:
         operands = [ptr, self.cast(value, elt)]
         if mask is not None:
             operands.append(self.cast(self.as_tensor(mask), core.int1))
-        operands = self.broadcast_all(operands, "store")
-        ptr = operands[0]
-        text = ", ".join(o.handle for o in operands) + f" : {self.ty(ptr.type)}"
-        self.b.tile_op("store", text, [(o.handle, o.type) for o in operands])
+        self.b.create("tile.store", self.broadcast_all(operands, "store"))
 
     # -- reductions ----------------------------------------------------------------------------
 
@@ -741,7 +722,7 @@ class Semantic:
             rt = distributed_type(elt, x.type.shape[:axis] + x.type.shape[axis + 1:],
                                   SliceLayout(axis, x.type.layout))
         lhs, rhs = self.b.fresh(), self.b.fresh()
-        body = self.b.new_block()
+        body = self.b.new_block([(lhs, elt), (rhs, elt)])
         with self.b.insertion(body):
             self.combine_depth += 1
             try:
@@ -752,18 +733,8 @@ class Semantic:
             if out.type != elt:
                 raise TypeError(f"reduce: the combine function returns {out.type}, expected "
                                 f"{elt}")
-            self.b.tile_op("reduce_return", f"{out.handle} : {self.ty(elt)}",
-                           [(out.handle, elt)])
-        loc = f" {self.b.loc}" if self.b.loc else ""
-        label = f"^bb0({lhs}: {self.ty(elt)}{loc}, {rhs}: {self.ty(elt)}{loc}):"
-        if self.b.generic_tile:
-            head = f'"tile.reduce"({x.handle}) ('
-            tail = f") {{axis = {axis} : i32}} : ({self.ty(x.type)}) -> {self.ty(rt)}"
-        else:
-            head = f"tile.reduce {x.handle} {{axis = {axis} : i32}} : {self.ty(x.type)} -> " \
-                   f"{self.ty(rt)}"
-            tail = ""
-        name, = self.b.emit_region_op(head, [("{", label, body)], tail, n_results=1)
+            self.b.create("tile.reduce_return", [out])
+        name, = self.b.create("tile.reduce", [x], [rt], {"axis": self.b.int_attr(axis)}, [body])
         res = tensor(name, rt)
         if keep_dims:
             res = self._expand_reduced(res, axis, x.type)

@@ -72,8 +72,10 @@ private:
 using TargetInfoFactory =
     std::function<std::unique_ptr<TargetInfo>(const TargetDesc &)>;
 
-/// Called by each vendor library's registration function.
-void registerTargetInfoFactory(Vendor vendor, TargetInfoFactory factory);
+/// Called by each vendor library's registration function; `backend` is the
+/// key of TargetDesc::backend.
+void registerTargetInfoFactory(llvm::StringRef backend,
+                               TargetInfoFactory factory);
 
 /// The TargetInfo for `desc`, or null when its vendor is not built in.
 std::unique_ptr<TargetInfo> createTargetInfo(const TargetDesc &desc);

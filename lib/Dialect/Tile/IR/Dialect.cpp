@@ -73,8 +73,9 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "packed in an i8 tensor";
   }
   if (addressSpace < 0 || addressSpace >= TileDialect::kMaxAddressSpace)
-    return emitError() << "address space must be in [0, " << TileDialect::kMaxAddressSpace
-                       << "), got " << addressSpace;
+    return emitError() << "address space must be in [0, "
+                       << TileDialect::kMaxAddressSpace << "), got "
+                       << addressSpace;
   return success();
 }
 
@@ -111,11 +112,13 @@ static int getIntModuleAttr(ModuleOp module, StringRef name, int dflt) {
 }
 
 int kiln::tile::getNumWarps(ModuleOp module) {
-  return getIntModuleAttr(module, TileDialect::kNumWarpsAttr, 4);
+  return getIntModuleAttr(module, TileDialect::NumWarpsAttrHelper::getNameStr(),
+                          4);
 }
 
 int kiln::tile::getThreadsPerWarp(ModuleOp module) {
-  return getIntModuleAttr(module, TileDialect::kThreadsPerWarpAttr, 32);
+  return getIntModuleAttr(
+      module, TileDialect::ThreadsPerWarpAttrHelper::getNameStr(), 32);
 }
 
 FailureOr<LinearLayout>
@@ -130,8 +133,8 @@ kiln::tile::getLinearLayout(RankedTensorType type,
   if (layout.getRank() != type.getRank()) {
     if (emitError)
       emitError() << "layout " << type.getEncoding() << " has rank "
-                  << layout.getRank() << " but tensor " << type
-                  << " has rank " << type.getRank();
+                  << layout.getRank() << " but tensor " << type << " has rank "
+                  << type.getRank();
     return failure();
   }
   for (int64_t d : type.getShape()) {
@@ -191,18 +194,18 @@ static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
            << " threads per warp but the kernel is compiled for "
            << threadsPerWarp << " (tile.threads_per_warp)";
   if (ll->getInSize(LinearLayout::Warp) != numWarps)
-    return op->emitOpError()
-           << "layout " << type.getEncoding() << " has "
-           << ll->getInSize(LinearLayout::Warp)
-           << " warps but the kernel is compiled for " << numWarps
-           << " (tile.num_warps)";
+    return op->emitOpError() << "layout " << type.getEncoding() << " has "
+                             << ll->getInSize(LinearLayout::Warp)
+                             << " warps but the kernel is compiled for "
+                             << numWarps << " (tile.num_warps)";
   return success();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name == kSharedAttr || name == kScratchOffsetAttr) {
+  if (name == SharedAttrHelper::getNameStr() ||
+      name == ScratchOffsetAttrHelper::getNameStr()) {
     // Byte counts the allocator writes; a replayed module may carry them.
     auto bytes = dyn_cast<IntegerAttr>(attr.getValue());
     if (!bytes || !bytes.getType().isSignlessInteger() || bytes.getInt() < 0 ||
@@ -210,24 +213,25 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name
                                << "' must be a non-negative byte count below "
                                   "2^31";
-    if (name == kSharedAttr && !isa<ModuleOp>(op))
+    if (name == SharedAttrHelper::getNameStr() && !isa<ModuleOp>(op))
       return op->emitOpError() << "'" << name << "' belongs on a module";
     return success();
   }
-  if (name == kTargetAttr) {
+  if (name == TargetAttrHelper::getNameStr()) {
     if (!isa<StringAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' must be a string";
     return success();
   }
-  if (name == kThreadsPerWarpAttr) {
+  if (name == ThreadsPerWarpAttrHelper::getNameStr()) {
     auto tpw = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op))
       return op->emitOpError() << "'" << name << "' belongs on a module";
     if (!tpw || (tpw.getInt() != 32 && tpw.getInt() != 64))
       return op->emitOpError() << "'" << name << "' must be 32 or 64";
-    return success(); // layouts are checked with kNumWarpsAttr
+    return success(); // layouts are checked with
+                      // NumWarpsAttrHelper::getNameStr()
   }
-  if (name == kNumStagesAttr) {
+  if (name == NumStagesAttrHelper::getNameStr()) {
     // Loop hint for the (future) pipeliner: kl.range(..., num_stages=N).
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!n || n.getInt() < 0)
@@ -235,7 +239,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "integer";
     return success();
   }
-  if (name != kNumWarpsAttr)
+  if (name != NumWarpsAttrHelper::getNameStr())
     return op->emitError() << "unknown tile attribute '" << name << "'";
   auto module = dyn_cast<ModuleOp>(op);
   if (!module)
@@ -243,11 +247,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   auto nw = dyn_cast<IntegerAttr>(attr.getValue());
   if (!nw || nw.getInt() <= 0 || !llvm::isPowerOf2_64(nw.getInt()) ||
       nw.getInt() > 32)
-    return op->emitOpError() << "'" << name
-                             << "' must be a power of two between 1 and 32";
+    return op->emitOpError()
+           << "'" << name << "' must be a power of two between 1 and 32";
   int tpw = getThreadsPerWarp(module);
   if (tpw != 32 && tpw != 64)
-    return op->emitOpError() << "'" << kThreadsPerWarpAttr
+    return op->emitOpError() << "'" << ThreadsPerWarpAttrHelper::getNameStr()
                              << "' must be 32 or 64, got " << tpw;
   return verifyModuleLayouts(module, nw.getInt(), tpw);
 }
@@ -278,9 +282,9 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
-  if (name != kDivisibilityAttr)
-    return op->emitOpError() << "unknown tile argument attribute '" << name
-                             << "'";
+  if (name != DivisibilityAttrHelper::getNameStr())
+    return op->emitOpError()
+           << "unknown tile argument attribute '" << name << "'";
   auto d = dyn_cast<IntegerAttr>(attr.getValue());
   if (!d || d.getInt() <= 0 || !llvm::isPowerOf2_64(d.getInt()) ||
       d.getInt() > (int64_t(1) << 30))

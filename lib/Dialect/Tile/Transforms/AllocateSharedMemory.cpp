@@ -33,13 +33,14 @@ struct AllocateSharedMemory
     Builder b(module.getContext());
     int64_t total = 0;
     Operation *largest = nullptr;
+    TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
     module.walk([&](Operation *op) {
       int64_t bytes = getScratchBytes(op);
       if (bytes == 0)
         return;
       // Scratch users are sequential and bracketed by barriers, so they
       // all start at offset 0 and the total is the largest of them.
-      op->setAttr(TileDialect::kScratchOffsetAttr, b.getI32IntegerAttr(0));
+      scratchOffset.setAttr(op, b.getI32IntegerAttr(0));
       if (bytes > total) {
         total = bytes;
         largest = op;
@@ -47,11 +48,11 @@ struct AllocateSharedMemory
     });
     if (desc && total > desc->maxSharedBytes) {
       // Reported at the op that needs the most scratch space.
-      InFlightDiagnostic diag =
-          largest->emitError() << "out of resources: shared memory required "
-                               << total << " bytes, limit "
-                               << desc->maxSharedBytes << " bytes on "
-                               << desc->name;
+      InFlightDiagnostic diag = largest->emitError()
+                                << "out of resources: shared memory required "
+                                << total << " bytes, limit "
+                                << desc->maxSharedBytes << " bytes on "
+                                << desc->name;
       // The same facts as data, for callers that act on them (Python's
       // OutOfResources); metadata is not printed.
       diag.getUnderlyingDiagnostic()->getMetadata().push_back(
@@ -63,7 +64,8 @@ struct AllocateSharedMemory
                               b.getI64IntegerAttr(desc->maxSharedBytes))})));
       return signalPassFailure();
     }
-    module->setAttr(TileDialect::kSharedAttr, b.getI32IntegerAttr(total));
+    TileDialect::SharedAttrHelper(&getContext())
+        .setAttr(module, b.getI32IntegerAttr(total));
   }
 };
 } // namespace

@@ -1,8 +1,11 @@
 //===- AMDBackend.cpp - AMDGPU, ROCDL translation and hsaco linking -------===//
 
+#include "kiln/Dialect/TileAMD/IR/Dialect.h"
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/ExternalTools.h"
 
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "llvm/IR/Module.h"
@@ -19,7 +22,7 @@ namespace {
 /// in bytes as attribute `size` or as operand 2. ISel aborts on sizes the chip
 /// cannot do, so check them here where the op still has its location.
 LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
-                                      const llvm::MCSubtargetInfo &sti) {
+                               const llvm::MCSubtargetInfo &sti) {
   bool wide = sti.checkFeatures("+gfx950-insts");
   WalkResult result = module.walk([&](Operation *op) {
     llvm::StringRef name = op->getName().getStringRef();
@@ -48,11 +51,33 @@ LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
   return failure(result.wasInterrupted());
 }
 
+// name, backend, chip, triple, features, warp, smem, vec, threads, arch
+const TargetDesc kTargets[] = {
+    {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
+     1024, 942},
+    {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
+     1024, 950},
+};
+
+const StringRef kToolEnvironment[] = {"KILN_LLD"};
+
 class AMDBackend : public Backend {
 public:
-  Vendor getVendor() const override { return Vendor::AMD; }
+  StringRef getKey() const override { return "amd"; }
   StringRef getName() const override { return "AMD"; }
+  StringRef getTargetPrefix() const override { return "hip:"; }
+  ArrayRef<TargetDesc> getTargets() const override { return kTargets; }
   StringRef getDialectPrefix() const override { return "rocdl"; }
+  StringRef getAssemblyName() const override { return "amdgcn"; }
+  StringRef getBinaryName() const override { return "hsaco"; }
+  ArrayRef<StringRef> getToolEnvironment() const override {
+    return kToolEnvironment;
+  }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registry.insert<tile_amd::TileAMDDialect, ROCDL::ROCDLDialect>();
+    registerROCDLDialectTranslation(registry);
+  }
 
   void initializeLLVMTarget() const override {
     static std::once_flag once;
@@ -84,11 +109,11 @@ public:
   bool binaryFromObject() const override { return true; }
 
   /// hsaco: the code object linked as a shared object by ld.lld.
-  FailureOr<std::string> makeBinary(ModuleOp module, const TargetDesc &,
-                                    StringRef object,
-                                    const SerializeOptions &opts) const override {
+  FailureOr<std::string>
+  makeBinary(ModuleOp module, const TargetDesc &, StringRef object,
+             const SerializeOptions &opts) const override {
     FailureOr<std::string> lld =
-        findTool(module, "ld.lld", opts.lldPath, "KILN_LLD",
+        findTool(module, "ld.lld", opts.toolPath("ld.lld"), "KILN_LLD",
                  {KILN_LLVM_TOOLS_DIR "/ld.lld", "ld.lld"});
     if (failed(lld))
       return failure();
@@ -97,9 +122,9 @@ public:
     if (failed(in) || failed(out) ||
         failed(writeFile(module, in->path, object)))
       return failure();
-    if (failed(runTool(module, "ld.lld",
-                       {*lld, "-shared", "-o", out->path.str(),
-                        in->path.str()})))
+    if (failed(
+            runTool(module, "ld.lld",
+                    {*lld, "-shared", "-o", out->path.str(), in->path.str()})))
       return failure();
     return readFile(module, out->path);
   }

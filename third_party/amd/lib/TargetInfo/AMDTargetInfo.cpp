@@ -31,12 +31,14 @@ public:
   Value numPrograms(OpBuilder &b, Location loc, unsigned axis) const override {
     Type i32 = b.getI32Type(), i16 = b.getIntegerType(16), i8 = b.getI8Type();
     auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 4);
-    Value packet = LLVM::CallIntrinsicOp::create(
-                       b, loc, ptrTy, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
-                       ValueRange{})
-                       .getResult(0);
+    Value packet =
+        LLVM::CallIntrinsicOp::create(
+            b, loc, ptrTy, b.getStringAttr("llvm.amdgcn.dispatch.ptr"),
+            ValueRange{})
+            .getResult(0);
     auto field = [&](int64_t offset, Type t) -> Value {
-      Value off = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(offset));
+      Value off =
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(offset));
       Value p = LLVM::GEPOp::create(b, loc, ptrTy, i8, packet, ValueRange{off});
       return LLVM::LoadOp::create(b, loc, t, p, /*alignment=*/2,
                                   /*isVolatile=*/false, /*isNonTemporal=*/false,
@@ -46,7 +48,8 @@ public:
     Value wg = LLVM::ZExtOp::create(b, loc, i32, field(4 + 2 * axis, i16));
     Value one = LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(1));
     // ceil(grid / wg)
-    Value sum = LLVM::AddOp::create(b, loc, grid, LLVM::SubOp::create(b, loc, wg, one));
+    Value sum =
+        LLVM::AddOp::create(b, loc, grid, LLVM::SubOp::create(b, loc, wg, one));
     return LLVM::UDivOp::create(b, loc, sum, wg);
   }
 
@@ -86,7 +89,8 @@ public:
       return LLVM::CosOp::create(b, loc, f32, x);
     if (fn == "rsqrt") {
       Value one = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(1.0));
-      return LLVM::FDivOp::create(b, loc, one, LLVM::SqrtOp::create(b, loc, f32, x));
+      return LLVM::FDivOp::create(b, loc, one,
+                                  LLVM::SqrtOp::create(b, loc, f32, x));
     }
     return {};
   }
@@ -109,7 +113,7 @@ public:
 namespace kiln {
 /// Registers the AMD lowering hooks (part of registerAMDBackend).
 void registerAMDTargetInfo() {
-  registerTargetInfoFactory(Vendor::AMD, [](const TargetDesc &d) {
+  registerTargetInfoFactory("amd", [](const TargetDesc &d) {
     return std::make_unique<AMDTargetInfo>(d);
   });
 }

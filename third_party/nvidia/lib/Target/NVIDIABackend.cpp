@@ -1,8 +1,11 @@
 //===- NVIDIABackend.cpp - NVPTX, NVVM translation and ptxas --------------===//
 
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/ExternalTools.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -12,11 +15,33 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
+// name, backend, chip, triple, features, warp, smem, vec, threads, arch
+const TargetDesc kTargets[] = {
+    {"cuda:sm_80", "nvidia", "sm_80", "nvptx64-nvidia-cuda", "+ptx80", 32,
+     166912, 16, 1024, 80},
+    {"cuda:sm_90a", "nvidia", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 32,
+     232448, 16, 1024, 90},
+};
+
+const StringRef kToolEnvironment[] = {"KILN_PTXAS"};
+
 class NVIDIABackend : public Backend {
 public:
-  Vendor getVendor() const override { return Vendor::NVIDIA; }
+  StringRef getKey() const override { return "nvidia"; }
   StringRef getName() const override { return "NVIDIA"; }
+  StringRef getTargetPrefix() const override { return "cuda:"; }
+  ArrayRef<TargetDesc> getTargets() const override { return kTargets; }
   StringRef getDialectPrefix() const override { return "nvvm"; }
+  StringRef getAssemblyName() const override { return "ptx"; }
+  StringRef getBinaryName() const override { return "cubin"; }
+  ArrayRef<StringRef> getToolEnvironment() const override {
+    return kToolEnvironment;
+  }
+
+  void registerDialects(DialectRegistry &registry) const override {
+    registry.insert<tile_nv::TileNVDialect, NVVM::NVVMDialect>();
+    registerNVVMDialectTranslation(registry);
+  }
 
   void initializeLLVMTarget() const override {
     static std::once_flag once;
@@ -35,11 +60,11 @@ public:
   bool binaryFromObject() const override { return false; }
 
   /// cubin from PTX with the CUDA toolkit's ptxas.
-  FailureOr<std::string> makeBinary(ModuleOp module, const TargetDesc &target,
-                                    StringRef ptx,
-                                    const SerializeOptions &opts) const override {
+  FailureOr<std::string>
+  makeBinary(ModuleOp module, const TargetDesc &target, StringRef ptx,
+             const SerializeOptions &opts) const override {
     FailureOr<std::string> ptxas =
-        findTool(module, "ptxas", opts.ptxasPath, "KILN_PTXAS",
+        findTool(module, "ptxas", opts.toolPath("ptxas"), "KILN_PTXAS",
                  {"ptxas", "/usr/local/cuda/bin/ptxas"});
     if (failed(ptxas))
       return failure();

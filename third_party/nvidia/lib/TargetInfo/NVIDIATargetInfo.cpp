@@ -70,9 +70,8 @@ public:
                               .Default("");
     if (intrinsic.empty())
       return {};
-    return LLVM::CallIntrinsicOp::create(b, loc, f32,
-                                         b.getStringAttr(intrinsic),
-                                         ValueRange{x})
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, f32, b.getStringAttr(intrinsic), ValueRange{x})
         .getResult(0);
   }
 
@@ -92,7 +91,7 @@ public:
 namespace kiln {
 /// Registers the NVIDIA lowering hooks (part of registerNVIDIABackend).
 void registerNVIDIATargetInfo() {
-  registerTargetInfoFactory(Vendor::NVIDIA, [](const TargetDesc &d) {
+  registerTargetInfoFactory("nvidia", [](const TargetDesc &d) {
     return std::make_unique<NVIDIATargetInfo>(d);
   });
 }

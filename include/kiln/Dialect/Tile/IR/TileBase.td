@@ -42,14 +42,28 @@ def Tile_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
+  // The dialect's discardable attributes: the compile context on the module,
+  // results of passes, and hints on kernel arguments. ODS generates a typed
+  // helper per attribute (TileDialect::TargetAttrHelper: getNameStr,
+  // getAttr, setAttr, isAttrPresent); verifyOperationAttribute and
+  // verifyRegionArgAttribute check their values.
+  let discardableAttrs = (ins
+    // On the module: the target name ("<runtime>:<chip>").
+    "::mlir::StringAttr":$target,
+    // On the module: warps per CTA.
+    "::mlir::IntegerAttr":$num_warps,
+    // On the module: lanes per warp (must match the target).
+    "::mlir::IntegerAttr":$threads_per_warp,
+    // On the module, set by tile-allocate-shared-memory: bytes per CTA.
+    "::mlir::IntegerAttr":$shared,
+    // On ops that stage through shared memory: their byte offset.
+    "::mlir::IntegerAttr":$scratch_offset,
+    // On loops: the software-pipelining depth asked for.
+    "::mlir::IntegerAttr":$num_stages,
+    // On pointer and integer kernel arguments: a power-of-two divisor.
+    "::mlir::IntegerAttr":$divisibility
+  );
   let extraClassDeclaration = [{
-    static constexpr llvm::StringLiteral kTargetAttr = "tile.target";
-    static constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
-    static constexpr llvm::StringLiteral kThreadsPerWarpAttr = "tile.threads_per_warp";
-    static constexpr llvm::StringLiteral kSharedAttr = "tile.shared";
-    static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
-    static constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
-    static constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
     /// LLVM keeps address spaces in 24 bits.
     static constexpr int kMaxAddressSpace = 1 << 24;
   private:
