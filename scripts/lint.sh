@@ -5,9 +5,12 @@
 #     op family or concern);
 #  2. no build leftovers tracked (logs, stray .ll files, anything in build/);
 #  3. every pass declared in a Passes.td has a lit test named after its flag
-#     (`<flag>.mlir` under test/).
-# Rules still to come with the boundaries issue: no vendor names in core
-# folders, one .cpp per pass.
+#     (`<flag>.mlir` under test/) and is defined in exactly one .cpp;
+#  4. no vendor names in core folders (lib/, include/kiln/, python/kiln/compiler/,
+#     python/kiln/language/): vendors live in third_party/<vendor> and
+#     python/kiln/language/{nvidia,amd}; only the interfaces a backend
+#     implements, and the dialect statement of what goes in tile_nv/tile_amd,
+#     may name them (the allowlist below).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -32,6 +35,27 @@ for td in $(git ls-files '*Passes.td'); do
     fi
   done
 done
+
+# Every pass record is defined (GEN_PASS_DEF_<RECORD>) in exactly one .cpp.
+for td in $(git ls-files '*Passes.td'); do
+  for rec in $(grep -oE '^def [A-Za-z0-9]+Pass ' "$td" | awk '{print $2}'); do
+    def="GEN_PASS_DEF_$(echo "$rec" | tr '[:lower:]' '[:upper:]')"
+    n=$(git ls-files '*.cpp' | xargs grep -l "#define $def\b" | wc -l)
+    if [ "$n" -ne 1 ]; then
+      echo "lint: pass record $rec ($td) is defined in $n .cpp files (want 1)"; fail=1
+    fi
+  done
+done
+
+vendor_re='nvvm|rocdl|nvidia|\bamd\b|cuda|\bhip\b|ptx|gfx[0-9]|sm_[0-9]|hsaco|cubin|amdgcn|ld\.lld|nvptx|amdgpu'
+vendor_ok='^(include/kiln/Target/Backend\.h|include/kiln/Conversion/TileToLLVM/TargetInfo\.h|include/kiln/Dialect/Tile/IR/TileBase\.td|python/kiln/language/__init__\.py|python/kiln/language/(nvidia|amd)/.*)$'
+named=$(git ls-files lib include/kiln python/kiln/compiler python/kiln/language |
+        grep -vE "$vendor_ok" | xargs grep -liE "$vendor_re" 2>/dev/null || true)
+if [ -n "$named" ]; then
+  echo "lint: vendor names in core folders (move the code to third_party/<vendor>):"
+  for f in $named; do grep -niE "$vendor_re" "$f" | head -3 | sed "s|^|  $f:|"; done
+  fail=1
+fi
 
 [ $fail -eq 0 ] && echo "lint: ok"
 exit $fail

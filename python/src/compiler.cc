@@ -200,6 +200,14 @@ std::string version() {
   return "kiln-" KILN_VERSION " llvm-" LLVM_VERSION_STRING;
 }
 
+/// The first backend's default chip (KILN_BACKENDS order), or None.
+py::object defaultTarget() {
+  llvm::SmallVector<const kiln::Backend *> backends = kiln::getBackends();
+  if (backends.empty())
+    return py::none();
+  return py::str(backends.front()->getDefaultTarget().str());
+}
+
 py::list knownTargets() {
   py::list targets;
   for (const kiln::TargetDesc *t : kiln::getKnownTargets()) {
@@ -373,6 +381,8 @@ PYBIND11_MODULE(_compiler, m) {
         "Kiln and LLVM versions, e.g. 'kiln-0.1.0 llvm-22.1.8'.");
   m.def("known_targets", &knownTargets,
         "The known-targets table as a list of dicts.");
+  m.def("default_target", &defaultTarget,
+        "The target compiled for when none is named (None without backends).");
   m.def("run_pipeline", &runPipeline, py::arg("ir_text"), py::arg("pipeline"),
         py::arg("source_name") = "kernel",
         "Parse and verify `ir_text`, run the textual pass `pipeline` (e.g. "

@@ -891,11 +891,17 @@ class _FailingTranslate:
     def version(self):
         return "fake"
 
+    def default_target(self):
+        return "cuda:sm_90a"
+
+
     def known_targets(self):
         return [{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
-                 "max_threads_per_block": 1024},
+                 "max_threads_per_block": 1024, "assembly": "ptx", "binary": "cubin",
+                 "tool_environment": ["KILN_PTXAS"]},
                 {"name": "hip:gfx942", "vendor": "amd", "warp_size": 64,
-                 "max_threads_per_block": 1024}]
+                 "max_threads_per_block": 1024, "assembly": "amdgcn", "binary": "hsaco",
+                 "tool_environment": ["KILN_LLD"]}]
 
     def run_pipeline(self, ir, pipeline, source_name="kernel"):
         return ir

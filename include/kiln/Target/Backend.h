@@ -45,6 +45,8 @@ public:
   virtual llvm::StringRef getTargetPrefix() const = 0;
   /// The chips this backend compiles for.
   virtual llvm::ArrayRef<TargetDesc> getTargets() const = 0;
+  /// The chip compiled for when none is named (one of getTargets()).
+  virtual llvm::StringRef getDefaultTarget() const = 0;
   /// Prefix of the vendor's LLVM-dialect ops and attributes ("nvvm").
   virtual llvm::StringRef getDialectPrefix() const = 0;
   /// Adds the vendor's LLVM-level dialect and its translation to LLVM IR.

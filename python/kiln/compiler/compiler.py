@@ -20,19 +20,10 @@ from .ir import symbol_name
 __all__ = ["compile", "make_ir", "CompiledKernel", "parse_signature", "type_name",
            "lowering_pipeline", "replay_command"]
 
-# Used only when kiln._compiler is absent (to generate IR for tests); the extension's
-# known_targets() is the source of truth.
-_FALLBACK_TARGETS = {
-    "cuda:sm_80": {"warp_size": 32, "vendor": "nvidia", "max_threads_per_block": 1024},
-    "cuda:sm_90a": {"warp_size": 32, "vendor": "nvidia", "max_threads_per_block": 1024},
-    "hip:gfx942": {"warp_size": 64, "vendor": "amd", "max_threads_per_block": 1024},
-    "hip:gfx950": {"warp_size": 64, "vendor": "amd", "max_threads_per_block": 1024},
-}
-
-# stage -> file name written by CompiledKernel.write_stages
+# stage -> file name written by CompiledKernel.write_stages; the backend's assembly and
+# binary stages (named by the target table) are written as ``kernel.<stage>``.
 STAGE_FILES = {"tile": "kernel.tile.mlir", "llvm_dialect": "kernel.llvm.mlir",
-               "llir": "kernel.ll", "ptx": "kernel.ptx", "cubin": "kernel.cubin",
-               "amdgcn": "kernel.amdgcn", "hsaco": "kernel.hsaco"}
+               "llir": "kernel.ll"}
 
 _IMPORT_ERROR: Optional[str] = None
 
@@ -62,7 +53,8 @@ def compiler_fingerprint(compiler) -> str:
             with open(path, "rb") as f:
                 h.update(f.read())
         _BUILD_HASHES[path] = h.hexdigest()
-    env = ";".join(f"{v}={os.environ.get(v, '')}" for v in ("KILN_PTXAS", "KILN_LLD"))
+    tools = sorted({v for t in compiler.known_targets() for v in t["tool_environment"]})
+    env = ";".join(f"{v}={os.environ.get(v, '')}" for v in tools)
     return f"{compiler.version()}|{_BUILD_HASHES[path]}|{env}"
 
 
@@ -73,30 +65,29 @@ def _not_built() -> ExtensionNotBuilt:
         "-DKILN_ENABLE_PYTHON=ON so that python/kiln/_compiler*.so exists")
 
 
+def _require_compiler(compiler=None):
+    compiler = compiler or load_compiler()
+    if compiler is None:
+        raise _not_built()
+    return compiler
+
+
+def default_target(compiler=None) -> str:
+    """The first built-in backend's default chip (KILN_BACKENDS order)."""
+    name = _require_compiler(compiler).default_target()
+    if not name:
+        raise InvalidOption("this Kiln was built without any backend (KILN_BACKENDS)")
+    return name
+
+
 def target_info(target: str, compiler=None) -> dict:
-    table = None
-    if compiler is not None:
-        try:
-            table = {t["name"]: dict(t) for t in compiler.known_targets()}
-        except Exception:  # pragma: no cover - a broken extension
-            table = None
-    table = table or _FALLBACK_TARGETS
+    """The target table's row for ``target`` (from the C++ backends: warp size, limits,
+    ``vendor``, and the ``assembly``/``binary`` stage names)."""
+    table = {t["name"]: dict(t) for t in _require_compiler(compiler).known_targets()}
     if target not in table:
         raise InvalidOption(f"unknown target {target!r}; known targets: "
                             f"{', '.join(sorted(table))}")
-    info = dict(table[target])
-    info.setdefault("vendor", "nvidia" if target.startswith("cuda:") else "amd")
-    info.setdefault("warp_size", 32 if target.startswith("cuda:") else 64)
-    return info
-
-
-def _vendor(target: str, info: dict) -> str:
-    v = str(info.get("vendor", "")).lower()
-    if v in ("nvidia", "cuda"):
-        return "nvidia"
-    if v in ("amd", "hip"):
-        return "amd"
-    return "nvidia" if target.startswith("cuda:") else "amd"
+    return table[target]
 
 
 def type_name(ty) -> str:
@@ -195,10 +186,12 @@ def check_num_ctas(num_ctas, fn=None):
     raise InvalidOption(message, *where)
 
 
-def make_ir(fn, signature, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
+def make_ir(fn, signature, constexprs=None, target=None, num_warps=4, *,
             _compiler=None) -> str:
-    """The IR text of one specialization, every op in MLIR's generic form (no C++ needed)."""
+    """The IR text of one specialization, every op in MLIR's generic form, before C++ parses
+    it (``target`` defaults to :func:`default_target`)."""
     fn = as_kernel_function(fn)
+    target = target or default_target(_compiler)
     info = target_info(target, _compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
@@ -210,8 +203,8 @@ def lowering_pipeline(target: str, num_warps: int) -> str:
     return f"builtin.module(kiln-to-llvm{{target={target} num-warps={num_warps}}})"
 
 
-def replay_command(target: str, num_warps: int, vendor: str) -> str:
-    emit = "ptx" if vendor == "nvidia" else "amdgcn"
+def replay_command(target: str, num_warps: int, emit: str) -> str:
+    """The shell command that replays a compile up to the ``emit`` artifact."""
     return (f'kiln-opt --kiln-to-llvm="target={target} num-warps={num_warps}" '
             f"kernel.tile.mlir | kiln-translate --target={target} --emit={emit}")
 
@@ -234,15 +227,16 @@ class CompiledKernel:
 
     @property
     def binary(self) -> bytes:
-        for stage in ("cubin", "hsaco"):
-            if stage in self.asm:
-                return self.asm[stage]
+        """The one binary stage (the only stage held as bytes)."""
+        for value in self.asm.values():
+            if isinstance(value, bytes):
+                return value
         raise KeyError("this kernel has no binary stage")
 
     def write_stages(self, folder) -> Dict[str, Path]:
-        """Write each stage (``kernel.tile.mlir``, ``kernel.llvm.mlir``, ``kernel.ll``,
-        ``kernel.ptx``/``kernel.amdgcn``, ``kernel.cubin``/``kernel.hsaco``), the metadata and
-        the replay command into ``folder``."""
+        """Write each stage (``kernel.tile.mlir``, ``kernel.llvm.mlir``, ``kernel.ll``, then
+        the backend's assembly and binary as ``kernel.<stage>``), the metadata and the replay
+        command into ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         written = {}
@@ -292,13 +286,12 @@ def valid_payload(payload) -> bool:
     asm = payload.get("asm")
     if not isinstance(asm, dict) or not isinstance(asm.get("tile"), str):
         return False
-    binaries = [stage for stage in ("cubin", "hsaco") if stage in asm]
-    if len(binaries) != 1 or not isinstance(asm[binaries[0]], bytes):
+    # Every stage is text except exactly one binary.
+    if any(not isinstance(stage, str) or not isinstance(value, (str, bytes))
+           for stage, value in asm.items()):
         return False
-    for stage, value in asm.items():
-        if not isinstance(stage, str) or not isinstance(
-                value, bytes if stage in ("cubin", "hsaco") else str):
-            return False
+    if sum(isinstance(value, bytes) for value in asm.values()) != 1:
+        return False
     md = payload.get("metadata")
     if not isinstance(md, dict):
         return False
@@ -375,34 +368,32 @@ def _run(compiler, what, call, where=None):
         raise err from e
 
 
-def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps=4, *,
+def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
             num_ctas=1, cache=True) -> CompiledKernel:
-    """Compile ``fn`` for ``target``. ``signature`` maps runtime arguments to types
+    """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` must be 1 (clusters are not supported yet)."""
     fn = as_kernel_function(fn)
     check_num_ctas(num_ctas, fn)
     compiler = load_compiler()
+    if compiler is None:
+        raise _not_built()
+    target = target or default_target(compiler)
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
     disk = None
-    key = None
-    if compiler is not None:
-        key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler))
-        if cache:
-            disk = DiskCache()
-            payload = disk.get(key, validate=valid_payload)
-            if payload is not None:
-                return CompiledKernel.from_payload(payload)
+    key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler))
+    if cache:
+        disk = DiskCache()
+        payload = disk.get(key, validate=valid_payload)
+        if payload is not None:
+            return CompiledKernel.from_payload(payload)
     warp_size = int(info["warp_size"])
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
                        warp_size=warp_size).generate()
-    if compiler is None:
-        raise _not_built()
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
-    vendor = _vendor(target, info)
     where = fn.src.position(fn.src.fdef)
     asm = {}
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
@@ -412,12 +403,11 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
         asm["tile"], pipeline, source_name), where)
     asm["llvm_dialect"] = lowered["text"]
     module_info = lowered["info"]
-    emits = ["llvm", "ptx", "cubin"] if vendor == "nvidia" else ["llvm", "amdgcn", "hsaco"]
-    for emit in emits:
+    for emit in ("llvm", info["assembly"], info["binary"]):
         out = _run(compiler, f"translate to {emit}",
                    lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e), where)
         stage = "llir" if emit == "llvm" else emit
-        asm[stage] = out if emit in ("cubin", "hsaco") else (
+        asm[stage] = out if emit == info["binary"] else (
             out.decode() if isinstance(out, bytes) else out)
 
     runtime_params = []
@@ -434,7 +424,7 @@ def compile(fn, signature=None, constexprs=None, target="cuda:sm_90a", num_warps
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
         "compiler_version": compiler.version(),
     }
-    kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, vendor),
+    kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, info["assembly"]),
                             source_ir=ir)
     if disk is not None:
         disk.put(key, kernel.to_payload())

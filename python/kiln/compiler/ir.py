@@ -38,8 +38,8 @@ _BARE_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def symbol_name(name: str) -> str:
-    """The kernel's symbol (in the IR, PTX/AMDGCN and the binary) for a Python function name.
-    Python identifiers may be any Unicode letters, but MLIR's bare identifiers and PTX/AMDGCN
+    """The kernel's symbol (in the IR, the assembly and the binary) for a Python function name.
+    Python identifiers may be any Unicode letters, but MLIR's bare identifiers and GPU assembly
     symbols are ASCII: every other character becomes ``_uXXXX_`` (its code point)."""
     if _BARE_SYMBOL.fullmatch(name):
         return name

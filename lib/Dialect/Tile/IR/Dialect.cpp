@@ -103,6 +103,11 @@ Type kiln::tile::getPointeeType(Type type) {
   return {};
 }
 
+Type kiln::tile::inferPointeeType(Type type) {
+  Type pointee = getPointeeType(type);
+  return pointee ? pointee : type;
+}
+
 static int getIntModuleAttr(ModuleOp module, StringRef name, int dflt) {
   if (!module)
     return dflt;

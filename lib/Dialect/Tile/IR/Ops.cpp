@@ -145,71 +145,11 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
-// tile.load %ptr (, %mask (, %other)?)? attr-dict : type(ptr)
-ParseResult LoadOp::parse(OpAsmParser &parser, OperationState &result) {
-  SmallVector<OpAsmParser::UnresolvedOperand, 3> ops;
-  Type ptrType;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseOperandList(ops) ||
-      parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColonType(ptrType))
-    return failure();
-  if (ops.empty() || ops.size() > 3)
-    return parser.emitError(loc, "expected 1 to 3 operands (ptr, mask, other)");
-  Type valueType = getPointeeType(ptrType);
-  if (!valueType)
-    return parser.emitError(loc, "expected a tensor of pointers, got ")
-           << ptrType;
-  SmallVector<Type, 3> types = {ptrType, getI1SameShape(ptrType), valueType};
-  types.resize(ops.size());
-  if (parser.resolveOperands(ops, types, loc, result.operands))
-    return failure();
-  result.addAttribute(getOperandSegmentSizesAttrName(result.name),
-                      parser.getBuilder().getDenseI32ArrayAttr(
-                          {1, ops.size() > 1 ? 1 : 0, ops.size() > 2 ? 1 : 0}));
-  result.addTypes(valueType);
-  return success();
-}
-
-void LoadOp::print(OpAsmPrinter &p) {
-  p << " " << getOperands();
-  p.printOptionalAttrDict((*this)->getAttrs(),
-                          {getOperandSegmentSizesAttrName()});
-  p << " : " << getPtr().getType();
-}
-
 LogicalResult StoreOp::verify() {
   if (failed(verifyPtrValue(*this, getPtr().getType(), getValue().getType(),
                             "value")))
     return failure();
   return verifyMask(*this, getPtr().getType(), getMask());
-}
-
-// tile.store %ptr, %value (, %mask)? attr-dict : type(ptr)
-ParseResult StoreOp::parse(OpAsmParser &parser, OperationState &result) {
-  SmallVector<OpAsmParser::UnresolvedOperand, 3> ops;
-  Type ptrType;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseOperandList(ops) ||
-      parser.parseOptionalAttrDict(result.attributes) ||
-      parser.parseColonType(ptrType))
-    return failure();
-  if (ops.size() < 2 || ops.size() > 3)
-    return parser.emitError(loc,
-                            "expected 2 or 3 operands (ptr, value, mask)");
-  Type valueType = getPointeeType(ptrType);
-  if (!valueType)
-    return parser.emitError(loc, "expected a tensor of pointers, got ")
-           << ptrType;
-  SmallVector<Type, 3> types = {ptrType, valueType, getI1SameShape(ptrType)};
-  types.resize(ops.size());
-  return parser.resolveOperands(ops, types, loc, result.operands);
-}
-
-void StoreOp::print(OpAsmPrinter &p) {
-  p << " " << getOperands();
-  p.printOptionalAttrDict((*this)->getAttrs());
-  p << " : " << getPtr().getType();
 }
 
 //===----------------------------------------------------------------------===//

@@ -67,6 +67,7 @@ public:
   StringRef getName() const override { return "AMD"; }
   StringRef getTargetPrefix() const override { return "hip:"; }
   ArrayRef<TargetDesc> getTargets() const override { return kTargets; }
+  StringRef getDefaultTarget() const override { return "hip:gfx942"; }
   StringRef getDialectPrefix() const override { return "rocdl"; }
   StringRef getAssemblyName() const override { return "amdgcn"; }
   StringRef getBinaryName() const override { return "hsaco"; }

@@ -31,6 +31,7 @@ public:
   StringRef getName() const override { return "NVIDIA"; }
   StringRef getTargetPrefix() const override { return "cuda:"; }
   ArrayRef<TargetDesc> getTargets() const override { return kTargets; }
+  StringRef getDefaultTarget() const override { return "cuda:sm_90a"; }
   StringRef getDialectPrefix() const override { return "nvvm"; }
   StringRef getAssemblyName() const override { return "ptx"; }
   StringRef getBinaryName() const override { return "cubin"; }

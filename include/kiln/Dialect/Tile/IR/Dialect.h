@@ -38,6 +38,13 @@ mlir::Type getI1SameShape(mlir::Type type);
 /// The pointee type (with shape and layout kept for tensors) of a pointer or
 /// tensor of pointers.
 mlir::Type getPointeeType(mlir::Type type);
+/// getPointeeType, or `type` itself when it is not a pointer type: never null,
+/// so a parser can infer a type from it and leave the error to the verifier.
+mlir::Type inferPointeeType(mlir::Type type);
+/// Comparator of type-inference traits whose rule verify() checks itself.
+struct CheckedInVerify {
+  bool operator()(mlir::Type, mlir::Type) const { return true; }
+};
 
 /// Checks every tensor type in `module` against the compile context: a
 /// distributed layout covering the shape, with exactly `threadsPerWarp`

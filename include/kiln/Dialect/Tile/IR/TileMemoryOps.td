@@ -29,8 +29,18 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> 
   let hasVerifier = 1;
 }
 
+// The assembly formats of load and store name only the pointer type; these
+// traits let them infer the other types from it. Their comparator accepts
+// anything: verify() checks the same rules with messages that show both types.
+class Tile_InferredFromPtr<string what, string arg, string transform>
+    : OptionalTypesMatchWith<what # " type follows from the pointer type", "ptr",
+                             arg, transform, "::kiln::tile::CheckedInVerify()">;
+
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
-    MemoryEffects<[MemRead<DefaultResource>]>]> {
+    MemoryEffects<[MemRead<DefaultResource>]>,
+    Tile_InferredFromPtr<"result", "result", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">,
+    Tile_InferredFromPtr<"other", "other", "::kiln::tile::inferPointeeType($_self)">]> {
   let summary = "Masked load from a tensor of global pointers";
   let description = [{
     Lanes whose `mask` is false do not access memory and yield `other`
@@ -46,14 +56,18 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   let arguments = (ins Tile_PtrTensor:$ptr, Optional<Tile_BoolTensor>:$mask,
                        Optional<Tile_Tensor>:$other);
   let results = (outs Tile_Tensor:$result);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    $ptr (`,` $mask^ (`,` $other^)?)? attr-dict `:` type($ptr)
+  }];
   let hasVerifier = 1;
   let builders = [
     OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other)>
   ];
 }
 
-def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
+    Tile_InferredFromPtr<"value", "value", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
   let summary = "Masked store to a tensor of global pointers";
   let description = [{
     ```mlir
@@ -62,7 +76,9 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>]
   }];
   let arguments = (ins Tile_PtrTensor:$ptr, Tile_Tensor:$value,
                        Optional<Tile_BoolTensor>:$mask);
-  let hasCustomAssemblyFormat = 1;
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)
+  }];
   let hasVerifier = 1;
 }
 
