@@ -249,6 +249,7 @@ py::dict moduleInfo(ModuleOp module) {
   StringAttr target = TileDialect::TargetAttrHelper(ctx).getAttr(module);
   info["target"] = target ? py::object(py::str(target.str())) : py::none();
   py::list kernels;
+  py::dict kernelArgs;
   for (Operation &op : module.getBody()->getOperations()) {
     auto fn = dyn_cast<FunctionOpInterface>(&op);
     if (!fn || fn.isExternal() ||
@@ -259,10 +260,26 @@ py::dict moduleInfo(ModuleOp module) {
     bool returnsNothing =
         results.empty() ||
         (results.size() == 1 && isa<LLVM::LLVMVoidType>(results.front()));
-    if (returnsNothing)
-      kernels.append(py::str(fn.getName().str()));
+    if (!returnsNothing)
+      continue;
+    kernels.append(py::str(fn.getName().str()));
+    // Each argument's attributes (alignment, divisibility, noalias ...) as
+    // name -> attribute text, in argument order.
+    py::list args;
+    for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i) {
+      py::dict attrs;
+      for (NamedAttribute attr : fn.getArgAttrs(i)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        attr.getValue().print(os);
+        attrs[py::str(attr.getName().str())] = text;
+      }
+      args.append(attrs);
+    }
+    kernelArgs[py::str(fn.getName().str())] = args;
   }
   info["kernels"] = kernels;
+  info["kernel_args"] = kernelArgs;
   return info;
 }
 

@@ -730,6 +730,11 @@ def test_pipeline_returns_structured_module_info():
     assert "llvm.func" in out["text"]
     assert info["num_warps"] == 4 and info["target"] == "cuda:sm_90a"
     assert info["kernels"] == ["k"]
+    # Argument attributes per kernel, in order; before lowering, the divisibility hints.
+    before = _compiler.run_pipeline_with_info(ir, "builtin.module()", "kernel")["info"]
+    assert before["kernel_args"] == {"k": [{"tile.divisibility": "16 : i32"},
+                                           {"tile.divisibility": "16 : i32"}]}
+    assert len(info["kernel_args"]["k"]) == 2
     # A cross-warp sum stages partial results through shared memory.
     assert info["shared"] > 0
     assert f"tile.shared = {info['shared']} : i32" in out["text"]
