@@ -17,6 +17,7 @@
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
+#include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -198,6 +199,41 @@ std::unique_ptr<MLIRContext> makeContext() {
 
 std::string version() {
   return "kiln-" KILN_VERSION " llvm-" LLVM_VERSION_STRING;
+}
+
+/// The F2-linear form C++ gives layout attribute `layoutText` on a tensor of
+/// `shape`: (register, lane, warp) bases, or None when the text does not
+/// parse or the layout does not fit the shape (the DSL then reports it).
+py::object linearLayout(const std::string &layoutText,
+                        const std::vector<int64_t> &shape) {
+  if (shape.empty() || shape.size() > 8 ||
+      llvm::any_of(shape, [](int64_t d) { return d <= 0 || d > (1 << 20); }))
+    return py::none();
+  std::unique_ptr<MLIRContext> context = makeContext();
+  context->getOrLoadDialect<kiln::tile::TileDialect>();
+  ScopedDiagnosticHandler quiet(context.get(),
+                                [](Diagnostic &) { return success(); });
+  Attribute attr = parseAttribute(layoutText, context.get());
+  if (!attr)
+    return py::none();
+  auto type =
+      RankedTensorType::get(shape, Float32Type::get(context.get()), attr);
+  FailureOr<kiln::LinearLayout> ll = kiln::tile::getLinearLayout(type);
+  if (failed(ll))
+    return py::none();
+  py::list out;
+  for (auto dim : {kiln::LinearLayout::Register, kiln::LinearLayout::Lane,
+                   kiln::LinearLayout::Warp}) {
+    py::list bases;
+    for (const kiln::LinearLayout::Basis &b : ll->getBases(dim)) {
+      py::list coords;
+      for (int32_t c : b)
+        coords.append(c);
+      bases.append(coords);
+    }
+    out.append(bases);
+  }
+  return py::tuple(out);
 }
 
 /// The first backend's default chip (KILN_BACKENDS order), or None.
@@ -398,6 +434,9 @@ PYBIND11_MODULE(_compiler, m) {
         "Kiln and LLVM versions, e.g. 'kiln-0.1.0 llvm-22.1.8'.");
   m.def("known_targets", &knownTargets,
         "The known-targets table as a list of dicts.");
+  m.def("linear_layout", &linearLayout, py::arg("layout"), py::arg("shape"),
+        "(register, lane, warp) bases of a layout attribute on a shape, or "
+        "None");
   m.def("default_target", &defaultTarget,
         "The target compiled for when none is named (None without backends).");
   m.def("run_pipeline", &runPipeline, py::arg("ir_text"), py::arg("pipeline"),

@@ -16,6 +16,7 @@ import re
 import pytest
 
 import kiln.language as kl
+from kiln.language import _layouts
 from kiln.language._layouts import is_trivial_conversion, reshape_linear, to_linear_layout
 
 from remarks import KILN_OPT, remarks_by_line
@@ -153,9 +154,17 @@ def _factor_exponents(rng, bits, n):
     return out
 
 
+@pytest.fixture
+def pure_python_layouts(monkeypatch):
+    """The DSL's own layout math, with C++'s oracle (installed by compiles) switched off."""
+    monkeypatch.setattr(_layouts, "_layout_oracle", None)
+    yield
+    _layouts._oracle_bases.cache_clear()
+
+
 @needs_tool
 @pytest.mark.parametrize("lanes", [32, 64])
-def test_python_and_cpp_layout_math_agree(lanes):
+def test_python_and_cpp_layout_math_agree(lanes, pure_python_layouts):
     rng = random.Random(SEED + lanes)
     body, expect = build_cases(rng, lanes)
     header = [f"module attributes {{tile.num_warps = {NUM_WARPS} : i32, "
@@ -181,3 +190,32 @@ def test_python_and_cpp_layout_math_agree(lanes):
     assert not mismatches, f"{len(mismatches)} disagreements:\n" + "\n".join(mismatches[:8])
     # Not vacuous: conversions of each kind were compared.
     assert moves["shared"] > 5 and moves["identity"] + moves["permute"] > 5, moves
+
+
+def test_the_compiler_answers_layout_math_when_present():
+    """Once the extension is loaded the DSL asks C++; the answers are the Python ones."""
+    from kiln.compiler import compiler as compiler_mod
+    ext = compiler_mod.load_compiler()
+    if ext is None:
+        pytest.skip("kiln._compiler is not built")
+    rng = random.Random(SEED)
+    layouts = [(random_layout(rng, rank, 32), random_shape(rng, rank, limit=512))
+               for rank in (1, 2, 3) for _ in range(40)]
+    saved = _layouts._layout_oracle
+    try:
+        _layouts.set_layout_oracle(None)
+        python = [to_linear_layout(layout, shape) for layout, shape in layouts]
+        calls = []
+
+        def oracle(text, shape):
+            calls.append(text)
+            return ext.linear_layout(text, shape)
+        _layouts.set_layout_oracle(oracle)
+        cpp = [to_linear_layout(layout, shape) for layout, shape in layouts]
+    finally:
+        _layouts.set_layout_oracle(saved)
+    # One C++ call per distinct (layout, shape); repeats come from the cache.
+    assert len(calls) == len({(layout, tuple(shape)) for layout, shape in layouts})
+    assert cpp == python
+    # What C++ cannot place (a layout text it rejects) falls back to Python's error.
+    assert ext.linear_layout("#tile.nonsense", [4]) is None

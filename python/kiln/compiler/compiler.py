@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Dict, Optional
 
 from ..language import _core as core
+from ..language._layouts import set_layout_oracle
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
 from .errors import ExtensionNotBuilt, InvalidOption, from_diagnostics
@@ -69,6 +70,9 @@ def _require_compiler(compiler=None):
     compiler = compiler or load_compiler()
     if compiler is None:
         raise _not_built()
+    # From here on the DSL's layout math is C++'s (kiln.language cannot import us).
+    if getattr(compiler, "linear_layout", None) is not None:
+        set_layout_oracle(compiler.linear_layout)
     return compiler
 
 

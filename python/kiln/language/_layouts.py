@@ -12,8 +12,9 @@ side computes the same form for lowering.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
-from typing import Callable, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from ._constexpr import _unwrap
 
@@ -291,13 +292,43 @@ def _blocked_bases(layout: BlockedLayout, shape):
     return reg, lane, warp
 
 
+# C++'s answer to "the linear form of this layout on this shape", installed by kiln.compiler
+# when the compiler extension is present (kiln.language imports nothing else of Kiln):
+# ``oracle(layout_attr_text, shape) -> (reg, lane, warp) or None``. The pure-Python
+# _python_linear_bases below is the fallback, and test_layout_differential.py keeps the two
+# equal.
+_layout_oracle: Optional[Callable] = None
+
+
+def set_layout_oracle(oracle: Optional[Callable]) -> None:
+    global _layout_oracle
+    if oracle is not _layout_oracle:
+        _layout_oracle = oracle
+        _oracle_bases.cache_clear()
+
+
+@functools.lru_cache(maxsize=4096)
+def _oracle_bases(layout: DistributedLayout, shape: tuple):
+    got = _layout_oracle(layout.to_ir(), list(shape))
+    return None if got is None else tuple(got)
+
+
 def _linear_bases(layout: DistributedLayout, shape):
+    """(register, lane, warp) bases of ``layout`` on ``shape``: C++'s when available."""
+    if _layout_oracle is not None and isinstance(layout, DistributedLayout):
+        got = _oracle_bases(layout, tuple(shape))
+        if got is not None:
+            return tuple([list(b) for b in bases] for bases in got)
+    return _python_linear_bases(layout, shape)
+
+
+def _python_linear_bases(layout: DistributedLayout, shape):
     shape = list(shape)
     if isinstance(layout, BlockedLayout):
         return _blocked_bases(layout, shape)
     if isinstance(layout, SliceLayout):
         parent_shape = shape[:layout.dim] + [1] + shape[layout.dim:]
-        reg, lane, warp = _linear_bases(layout.parent, parent_shape)
+        reg, lane, warp = _python_linear_bases(layout.parent, parent_shape)
 
         def drop(b):
             return b[:layout.dim] + b[layout.dim + 1:]
