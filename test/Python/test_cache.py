@@ -719,7 +719,7 @@ def test_real_compile_and_cache(tmp_path, monkeypatch):
     real_run = real_compiler.run_pipeline
 
     class Counting:
-        __file__ = real_compiler.__file__  # the same build: same cache key
+        library_path = real_compiler.library_path  # the same build: same cache key
         CompilationError = real_compiler.CompilationError
         version = staticmethod(real_compiler.version)
         known_targets = staticmethod(real_compiler.known_targets)

@@ -47,7 +47,7 @@ def compiler_fingerprint(compiler) -> str:
     """What identifies the compiler for the cache: its version, a hash of the built
     extension (Kiln's C++ is linked into it, so any rebuild changes the key) and the
     tool overrides that change the produced binaries."""
-    path = getattr(compiler, "__file__", None) or ""
+    path = getattr(compiler, "library_path", None) or getattr(compiler, "__file__", None) or ""
     if path not in _BUILD_HASHES:
         h = hashlib.sha256()
         if path and os.path.exists(path):
@@ -62,8 +62,8 @@ def compiler_fingerprint(compiler) -> str:
 def _not_built() -> ExtensionNotBuilt:
     return ExtensionNotBuilt(
         "Kiln's compiler extension is not built (kiln._compiler cannot be imported"
-        + (f": {_IMPORT_ERROR}" if _IMPORT_ERROR else "") + "); build the project with "
-        "-DKILN_ENABLE_PYTHON=ON so that python/kiln/_compiler*.so exists")
+        + (f": {_IMPORT_ERROR}" if _IMPORT_ERROR else "") + "); build the project "
+        "(bash scripts/setup.sh) so that python/kiln/libkiln.so exists, or install the wheel")
 
 
 def _require_compiler(compiler=None):

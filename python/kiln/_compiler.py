@@ -1,0 +1,119 @@
+"""Kiln's compiler library (``libkiln.so``) through its C API, with ctypes.
+
+The library exports three C functions (``include/kiln-c/Kiln.h``); every call is a JSON
+request and a JSON response, so this module needs no compiled extension and one library serves
+every Python version. It is found, in order, at ``$KILN_LIBRARY``, beside this file
+(``kiln/libkiln.so``: a checkout's development build, or the wheel's self-contained one).
+
+Importing raises ImportError when the library is missing or cannot be loaded; ``kiln.compiler``
+turns that into :class:`kiln.ExtensionNotBuilt`.
+"""
+
+from __future__ import annotations
+
+import base64
+import ctypes
+import json
+import os
+from typing import List, Optional
+
+API_VERSION = 1
+
+
+def _find_library() -> str:
+    explicit = os.environ.get("KILN_LIBRARY")
+    if explicit:
+        if not os.path.isfile(explicit):
+            raise ImportError(f"KILN_LIBRARY={explicit!r} is not a file")
+        return explicit
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkiln.so")
+    if os.path.isfile(here):
+        return here
+    raise ImportError(f"Kiln's compiler library is missing ({here}); build the project "
+                      f"(bash scripts/setup.sh) or install the kiln wheel")
+
+
+#: The loaded library (kiln.compiler hashes it into cache keys).
+library_path = _find_library()
+try:
+    _lib = ctypes.CDLL(library_path)
+except OSError as e:  # e.g. a missing libstdc++ symbol version
+    raise ImportError(f"cannot load {library_path}: {e}") from e
+_lib.kiln_api_version.restype = ctypes.c_int
+_lib.kiln_call.argtypes = [ctypes.c_char_p, ctypes.c_size_t,
+                           ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+_lib.kiln_call.restype = ctypes.c_int
+_lib.kiln_free.argtypes = [ctypes.c_void_p]
+_lib.kiln_free.restype = None
+if _lib.kiln_api_version() != API_VERSION:
+    raise ImportError(f"{library_path} implements Kiln C API version "
+                      f"{_lib.kiln_api_version()}, this package needs {API_VERSION}")
+
+
+class CompilationError(Exception):
+    """A compile failed. ``args[0]`` is every diagnostic, one per line; ``diagnostics`` holds
+    them as dicts with severity, message, file, line, col and facts."""
+
+    def __init__(self, message: str, diagnostics: Optional[List[dict]] = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
+
+
+def _call(method: str, **args):
+    request = json.dumps({"api": API_VERSION, "method": method, "args": args},
+                         ensure_ascii=False).encode("utf-8")
+    out = ctypes.c_void_p()
+    size = ctypes.c_size_t()
+    _lib.kiln_call(request, len(request), ctypes.byref(out), ctypes.byref(size))
+    if not out.value:
+        raise MemoryError("kiln_call could not allocate its response")
+    try:
+        reply = json.loads(ctypes.string_at(out.value, size.value).decode("utf-8"))
+    finally:
+        _lib.kiln_free(out)
+    if not reply.get("ok"):
+        error = reply.get("error") or {}
+        raise CompilationError(error.get("message", "kiln_call failed"),
+                               error.get("diagnostics"))
+    return reply["result"]
+
+
+def version() -> str:
+    """Kiln and LLVM versions, e.g. ``kiln-0.1.0 llvm-22.1.8``."""
+    return _call("version")
+
+
+def known_targets() -> List[dict]:
+    """The target table of the built-in backends, one dict per chip."""
+    return _call("known_targets")
+
+
+def default_target() -> Optional[str]:
+    """The chip compiled for when none is named (None without backends)."""
+    return _call("default_target")
+
+
+def run_pipeline(ir_text: str, pipeline: str, source_name: str = "kernel") -> str:
+    """Parse and verify ``ir_text``, run the textual ``pipeline``, print with locations."""
+    return _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name)["text"]
+
+
+def run_pipeline_with_info(ir_text: str, pipeline: str, source_name: str = "kernel") -> dict:
+    """:func:`run_pipeline`, plus structured facts about the result (``info``: shared bytes,
+    target, num_warps, kernels and their argument attributes)."""
+    return _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name,
+                 info=True)
+
+
+def translate(llvm_dialect_text: str, target: str, emit: str) -> bytes:
+    """An LLVM-dialect module to ``emit`` (``llvm``, or the target's assembly or binary)."""
+    out = _call("translate", ir=llvm_dialect_text, target=target, emit=emit)
+    if "base64" in out:
+        return base64.b64decode(out["base64"])
+    return out["text"].encode("utf-8")
+
+
+def linear_layout(layout: str, shape) -> Optional[tuple]:
+    """(register, lane, warp) bases C++ gives a layout attribute on ``shape``, or None."""
+    out = _call("linear_layout", layout=layout, shape=[int(d) for d in shape])
+    return None if out is None else tuple(out)
