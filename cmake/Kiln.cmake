@@ -4,6 +4,8 @@
 function(kiln_add_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK_LIBS" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  # The self-contained library (cmake/Standalone.cmake) links every one.
+  set_property(GLOBAL APPEND PROPERTY KILN_LIBRARIES ${name})
   if(ARG_DEPENDS)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()

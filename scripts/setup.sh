@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fresh-machine setup for Kiln: install Debian packages (only what is
 # missing), configure with CMake + Ninja (+ ccache), build everything, and
-# make the Python package importable by Debian's /usr/bin/python3.
+# make the Python package importable by Debian's /usr/bin/python3. The
+# build includes the self-contained compiler library (build/standalone/,
+# LLVM inside) that the wheel ships (scripts/wheel.sh).
 # Idempotent: a second run only rebuilds what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,8 +11,9 @@ ROOT=$PWD
 BUILD=${KILN_BUILD_DIR:-$ROOT/build}
 
 PKGS=(cmake ninja-build ccache g++ llvm-22-dev libmlir-22-dev mlir-22-tools
-      llvm-22-tools lld-22 libzstd-dev libcurl4-openssl-dev libedit-dev
-      pybind11-dev python3-dev python3-pytest python3-numpy)
+      llvm-22-tools lld-22 liblld-22-dev libzstd-dev zlib1g-dev libcurl4-openssl-dev
+      libedit-dev pybind11-dev python3-dev python3-pytest python3-numpy python3-venv
+      python3-pip)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -25,7 +28,8 @@ fi
 mkdir -p "$BUILD"
 echo "== configure ($BUILD)"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
-  -DPython3_EXECUTABLE=/usr/bin/python3 >"$BUILD/configure.log" 2>&1 \
+  -DPython3_EXECUTABLE=/usr/bin/python3 -DKILN_STANDALONE_LIBRARY=ON \
+  >"$BUILD/configure.log" 2>&1 \
   || { cat "$BUILD/configure.log"; exit 1; }
 echo "== build"
 ninja -C "$BUILD" -j "$(nproc)"

@@ -8,11 +8,15 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
+#include "lld/Common/Driver.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
+
+LLD_HAS_DRIVER(elf)
 
 using namespace mlir;
 using namespace kiln;
@@ -109,25 +113,58 @@ public:
 
   bool binaryFromObject() const override { return true; }
 
-  /// hsaco: the code object linked as a shared object by ld.lld.
+  /// hsaco: the code object linked as a shared object by lld, in process
+  /// (lld is linked into Kiln), or by an external ld.lld when one is named
+  /// (SerializeOptions, $KILN_LLD).
   FailureOr<std::string>
   makeBinary(ModuleOp module, const TargetDesc &, StringRef object,
              const SerializeOptions &opts) const override {
-    FailureOr<std::string> lld =
-        findTool(module, "ld.lld", opts.toolPath("ld.lld"), "KILN_LLD",
-                 {KILN_LLVM_TOOLS_DIR "/ld.lld", "ld.lld"});
-    if (failed(lld))
-      return failure();
     FailureOr<TempFile> in = makeTempFile(module, "o");
     FailureOr<TempFile> out = makeTempFile(module, "hsaco");
     if (failed(in) || failed(out) ||
         failed(writeFile(module, in->path, object)))
       return failure();
-    if (failed(
-            runTool(module, "ld.lld",
-                    {*lld, "-shared", "-o", out->path.str(), in->path.str()})))
+    bool external = !opts.toolPath("ld.lld").empty() ||
+                    llvm::sys::Process::GetEnv("KILN_LLD").has_value();
+    if (external) {
+      FailureOr<std::string> lld =
+          findTool(module, "ld.lld", opts.toolPath("ld.lld"), "KILN_LLD", {});
+      if (failed(lld) ||
+          failed(runTool(module, "ld.lld",
+                         {*lld, "-shared", "-o", out->path.str(),
+                          in->path.str()})))
+        return failure();
+    } else if (failed(linkInProcess(module, in->path, out->path))) {
       return failure();
+    }
     return readFile(module, out->path);
+  }
+
+private:
+  /// `ld.lld -shared -o out in`, by lld's library. lld keeps global state,
+  /// so one link at a time; after a link that lld says left it unusable,
+  /// later ones fail with a message rather than crash.
+  static LogicalResult linkInProcess(ModuleOp module, StringRef in,
+                                     StringRef out) {
+    static std::mutex mutex;
+    static bool usable = true;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!usable)
+      return module.emitError()
+             << "the in-process linker failed earlier in this process and "
+                "cannot run again; set KILN_LLD to an ld.lld to link hsaco";
+    std::string inPath = in.str(), outPath = out.str();
+    const char *args[] = {"ld.lld", "-shared", "-o", outPath.c_str(),
+                          inPath.c_str()};
+    std::string messages;
+    llvm::raw_string_ostream os(messages);
+    lld::Result result =
+        lld::lldMain(args, os, os, {{lld::Gnu, &lld::elf::link}});
+    usable = result.canRunAgain;
+    if (result.retCode != 0)
+      return module.emitError()
+             << "linking the hsaco failed:\n" << StringRef(messages).rtrim();
+    return success();
   }
 };
 } // namespace
