@@ -19,8 +19,8 @@ def _native():
         from kiln import _runtime
     except ImportError as e:
         raise KilnRuntimeError(
-            "kiln._runtime is not built; run scripts/build-runtime.sh "
-            f"(import failed: {e})") from e
+            "Kiln's runtime library is not available; run scripts/build-runtime.sh "
+            f"or install the kiln wheel (import failed: {e})") from e
     return _runtime
 
 

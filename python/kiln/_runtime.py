@@ -1,0 +1,249 @@
+"""The GPU runtime's native layer (``libkiln_runtime.so``) through its C API, with ctypes.
+
+The library dispatches to the CUDA Driver API or the HIP runtime, each opened with dlopen on
+first use (python/src/runtime.cc); nothing here depends on the Python version. Arguments are
+packed here, one 8-byte little-endian slot each, with the value in the low bytes.
+
+Found at ``$KILN_RUNTIME_LIBRARY`` or beside this file; importing raises ImportError when it
+is missing (``kiln.runtime`` reports that as a :class:`KilnRuntimeError`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import operator
+import os
+import struct
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+API_VERSION = 1
+
+
+def _find_library() -> str:
+    explicit = os.environ.get("KILN_RUNTIME_LIBRARY")
+    if explicit:
+        return explicit
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libkiln_runtime.so")
+    if not os.path.isfile(here):
+        raise ImportError(f"Kiln's runtime library is missing ({here}); build it with "
+                          f"scripts/build-runtime.sh or install the kiln wheel")
+    return here
+
+
+library_path = _find_library()
+try:
+    _lib = ctypes.CDLL(library_path)
+except OSError as e:
+    raise ImportError(f"cannot load {library_path}: {e}") from e
+
+_u64, _cstr, _int = ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int
+_lib.kiln_rt_api_version.restype = _int
+_lib.kiln_rt_error.restype = _cstr
+for _name, _args in {
+        "kiln_rt_load_error": [_cstr, ctypes.POINTER(_cstr)],
+        "kiln_rt_device_count": [_cstr, ctypes.POINTER(_int)],
+        "kiln_rt_device_info": [_cstr, ctypes.POINTER(_cstr)],
+        "kiln_rt_load_module": [_cstr, _cstr, ctypes.c_size_t, ctypes.POINTER(_u64)],
+        "kiln_rt_unload_module": [_cstr, _u64],
+        "kiln_rt_get_function": [_cstr, _u64, _cstr, ctypes.c_long, ctypes.POINTER(_u64)],
+        "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 7 + [_u64, ctypes.c_void_p,
+                                                                 ctypes.c_size_t],
+        "kiln_rt_synchronize": [_cstr]}.items():
+    getattr(_lib, _name).argtypes = _args
+    getattr(_lib, _name).restype = _int
+if _lib.kiln_rt_api_version() != API_VERSION:
+    raise ImportError(f"{library_path} implements runtime API version "
+                      f"{_lib.kiln_rt_api_version()}, this package needs {API_VERSION}")
+
+
+class DriverError(RuntimeError):
+    """A GPU driver call failed (or the driver library cannot be used)."""
+
+
+def _check(rc: int) -> None:
+    if rc:
+        raise DriverError(_lib.kiln_rt_error().decode("utf-8", "replace"))
+
+
+def _b(backend: str) -> bytes:
+    return backend.encode()
+
+
+# --- driver calls -------------------------------------------------------------------------
+
+
+def load_error(backend: str) -> Optional[str]:
+    """Why the backend's library cannot be loaded, or None if it loads."""
+    why = _cstr()
+    _check(_lib.kiln_rt_load_error(_b(backend), ctypes.byref(why)))
+    return why.value.decode("utf-8", "replace") or None
+
+
+def device_count(backend: str) -> int:
+    n = _int()
+    if backend not in ("cuda", "hip"):
+        raise ValueError(f"unknown backend '{backend}' (expected 'cuda' or 'hip')")
+    _check(_lib.kiln_rt_device_count(_b(backend), ctypes.byref(n)))
+    return n.value
+
+
+def available_backends() -> List[str]:
+    """Backends ('cuda', 'hip') whose driver loads, initializes and has a device."""
+    out = []
+    for backend in ("cuda", "hip"):
+        try:
+            if device_count(backend) > 0:
+                out.append(backend)
+        except DriverError:
+            pass  # absent or unusable driver: simply not available
+    return out
+
+
+def device_info(backend: str) -> dict:
+    """Properties of device 0: name, major, minor, arch, multiprocessor_count, warp_size,
+    max_shared_per_block(_optin)."""
+    text = _cstr()
+    _check(_lib.kiln_rt_device_info(_b(backend), ctypes.byref(text)))
+    return json.loads(text.value.decode("utf-8", "replace"))
+
+
+def load_module(backend: str, image: bytes) -> int:
+    module = _u64()
+    image = bytes(image)
+    _check(_lib.kiln_rt_load_module(_b(backend), image, len(image), ctypes.byref(module)))
+    return module.value
+
+
+def unload_module(backend: str, module: int) -> None:
+    _check(_lib.kiln_rt_unload_module(_b(backend), module))
+
+
+def get_function(backend: str, module: int, name: str, shared_bytes: int = 0) -> int:
+    func = _u64()
+    _check(_lib.kiln_rt_get_function(_b(backend), module, name.encode(), shared_bytes,
+                                     ctypes.byref(func)))
+    return func.value
+
+
+def launch(backend: str, func: int, grid: Sequence[int], block: Sequence[int],
+           shared_bytes: int, stream: int, arg_types: Sequence[str], args: Sequence) -> None:
+    slots = _pack(arg_types, args)  # first: a bad argument never reaches the driver
+    buf = (_u64 * max(len(slots), 1))(*slots)
+    _check(_lib.kiln_rt_launch(_b(backend), func, *grid, *block, shared_bytes, stream or 0,
+                               buf, len(slots)))
+
+
+def synchronize(backend: str) -> None:
+    _check(_lib.kiln_rt_synchronize(_b(backend)))
+
+
+def pack_args(arg_types: Sequence[str], args: Sequence) -> bytes:
+    """The launch's argument slots (8 bytes each, little-endian) as bytes."""
+    slots = _pack(arg_types, args)
+    return struct.pack(f"<{len(slots)}Q", *slots)
+
+
+# --- argument packing ---------------------------------------------------------------------
+
+
+def _where(i: int, ty: str) -> str:
+    return f"argument {i} ({ty})"
+
+
+def _int_arg(value, i: int, ty: str, lo: int, hi: int) -> int:
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{_where(i, ty)} expects an int, got {type(value).__name__}") from None
+    if not lo <= v <= hi:
+        raise ValueError(f"{_where(i, ty)}: {value} is out of range [{lo}, {hi}]")
+    return v
+
+
+def _float_arg(value, i: int, ty: str) -> float:
+    if isinstance(value, (str, bytes, bytearray)):
+        raise TypeError(f"{_where(i, ty)} expects a float, got {type(value).__name__}")
+    try:
+        return float(value)
+    except TypeError:
+        raise TypeError(f"{_where(i, ty)} expects a float, got {type(value).__name__}") from None
+
+
+def _f32_bits(value: float) -> int:
+    """Bits of the float32 nearest `value` (C's double-to-float conversion: inf beyond)."""
+    return struct.unpack("<I", bytes(ctypes.c_float(value)))[0]
+
+
+def _bits_f32(bits: int) -> float:
+    return struct.unpack("<f", struct.pack("<I", bits & 0xFFFFFFFF))[0]
+
+
+def _half_bits(value: float) -> int:
+    """IEEE binary16 of float32(value), round to nearest even, overflow to inf."""
+    f = _f32_bits(value)
+    sign = (f >> 16) & 0x8000
+    f &= 0x7FFFFFFF
+    if f >= 0x47800000:  # >= 65536, inf or nan: inf, or a quiet nan
+        return sign | (0x7E00 if f > 0x7F800000 else 0x7C00)
+    if f < 0x38800000:  # below 2^-14: subnormal or zero; the FPU rounds the
+        magic = 126 << 23  # mantissa when 0.5 is added (exact in double, then to float)
+        return sign | ((_f32_bits(_bits_f32(f) + _bits_f32(magic)) - magic) & 0xFFFF)
+    odd = (f >> 13) & 1
+    f = (f + 0xC8000FFF + odd) & 0xFFFFFFFF  # rebias the exponent and round
+    return sign | (f >> 13)
+
+
+def _bf16_bits(value: float) -> int:
+    """bfloat16 of float32(value): the top half, round to nearest even, nans stay nan."""
+    f = _f32_bits(value)
+    if (f & 0x7FFFFFFF) > 0x7F800000:
+        return ((f >> 16) | 0x40) & 0xFFFF
+    return ((f + 0x7FFF + ((f >> 16) & 1)) >> 16) & 0xFFFF
+
+
+def _signed(bits: int) -> Callable:
+    lo, hi, mask = -(1 << (bits - 1)), (1 << (bits - 1)) - 1, (1 << bits) - 1
+    return lambda v, i, ty: _int_arg(v, i, ty, lo, hi) & mask
+
+
+def _unsigned(bits: int) -> Callable:
+    hi = (1 << bits) - 1
+    return lambda v, i, ty: _int_arg(v, i, ty, 0, hi)
+
+
+_PACKERS: Dict[str, Callable] = {
+    "i1": _unsigned(1), "i8": _signed(8), "i16": _signed(16), "i32": _signed(32),
+    "i64": _signed(64), "u8": _unsigned(8), "u16": _unsigned(16), "u32": _unsigned(32),
+    "u64": _unsigned(64),
+    "fp16": lambda v, i, ty: _half_bits(_float_arg(v, i, ty)),
+    "bf16": lambda v, i, ty: _bf16_bits(_float_arg(v, i, ty)),
+    "fp32": lambda v, i, ty: _f32_bits(_float_arg(v, i, ty)),
+    "fp64": lambda v, i, ty: struct.unpack("<Q", struct.pack("<d", _float_arg(v, i, ty)))[0],
+}
+_POINTER = _unsigned(64)
+
+
+def _packer(ty: str) -> Callable:
+    if ty.startswith("*"):  # any pointee: a 64-bit device address; None is null
+        return lambda v, i, t: 0 if v is None else _POINTER(v, i, t)
+    return _PACKERS.get(ty) or _unknown(ty)
+
+
+def _unknown(ty: str) -> Callable:
+    def fail(v, i, t):
+        raise TypeError(f"argument {i}: unknown type '{ty}'")
+    return fail
+
+
+_PLANS: Dict[Tuple[str, ...], List[Callable]] = {}
+
+
+def _pack(arg_types: Sequence[str], args: Sequence) -> List[int]:
+    types = tuple(arg_types)
+    plan = _PLANS.get(types)
+    if plan is None:
+        plan = _PLANS[types] = [_packer(t) for t in types]
+    if len(args) != len(types):
+        raise TypeError(f"expected {len(types)} arguments, got {len(args)}")
+    return [pack(a, i, t) for i, (pack, a, t) in enumerate(zip(plan, args, types))]
