@@ -18,7 +18,7 @@ echo "== lit"
 lit_rc=$?
 
 echo "== pytest"
-/usr/bin/python3 -m pytest -q test/Python test/gpu
+KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python test/gpu
 py_rc=$?
 
 echo "== summary: lint rc=$lint_rc, lit rc=$lit_rc, pytest rc=$py_rc"

@@ -221,6 +221,7 @@ json::Value knownTargets() {
         {"arch", int64_t(t->arch)},
         {"assembly", backend->getAssemblyName().str()},
         {"binary", backend->getBinaryName().str()},
+        {"assembly_loadable", backend->isAssemblyLoadable()},
         {"tool_environment", std::move(env)}});
   }
   return targets;

@@ -2,6 +2,8 @@
 
 #include "kiln/Target/ExternalTools.h"
 
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -36,8 +38,16 @@ FailureOr<std::string> kiln::findTool(ModuleOp module, llvm::StringRef tool,
       return candidate.str();
     }
   }
-  return module.emitError()
-         << tool << " not found (set " << envVar << " or put it on PATH)";
+  InFlightDiagnostic diag = module.emitError()
+                            << tool << " not found (set " << envVar
+                            << " or put it on PATH)";
+  // As data too, so a host can fall back (load assembly through the driver).
+  Builder b(module.getContext());
+  diag.getUnderlyingDiagnostic()->getMetadata().push_back(
+      DiagnosticArgument(b.getDictionaryAttr(
+          {b.getNamedAttr("kind", b.getStringAttr("missing_tool")),
+           b.getNamedAttr("tool", b.getStringAttr(tool))})));
+  return diag;
 }
 
 FailureOr<TempFile> kiln::makeTempFile(ModuleOp module,

@@ -8,9 +8,12 @@
 
     add[(kiln.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024, num_warps=4)
 
-Importing kiln needs neither the C++ extensions nor numpy/torch; compiling needs
-``kiln._compiler`` and launching needs ``kiln.runtime``.
+Importing kiln needs neither the native libraries nor numpy/torch; compiling needs
+``kiln/libkiln.so`` (the compiler, LLVM inside in the wheel) and launching needs
+``kiln/libkiln_runtime.so``, both loaded with ctypes.
 """
+
+__version__ = "0.1.0"
 
 from . import language  # noqa: F401
 from .errors import KilnError, OutOfResources  # noqa: F401
@@ -20,14 +23,14 @@ from .compiler.errors import (  # noqa: F401
 )
 from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.deps import GlobalChangedError  # noqa: F401
-from .compiler.compiler import CompiledKernel, compile  # noqa: F401
+from .compiler.compiler import CompiledKernel, MissingToolWarning, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .language import constexpr, constexpr_function  # noqa: F401
 
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
-           "LaunchTimeOutOfResources", "CacheWarning", "GlobalChangedError", "constexpr",
+           "LaunchTimeOutOfResources", "CacheWarning", "MissingToolWarning", "GlobalChangedError", "constexpr",
            "constexpr_function", "language", "aot"]
 
 

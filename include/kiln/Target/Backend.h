@@ -57,6 +57,10 @@ public:
   virtual llvm::StringRef getAssemblyName() const = 0;
   /// --emit name of the loadable binary ("cubin").
   virtual llvm::StringRef getBinaryName() const = 0;
+  /// Whether the vendor's driver also loads the assembly (compiling it
+  /// itself), so a host can run a kernel when the binary's external tool is
+  /// missing.
+  virtual bool isAssemblyLoadable() const { return false; }
   /// Environment variables that choose the external tools makeBinary runs;
   /// they are part of what identifies a compile (cache keys).
   virtual llvm::ArrayRef<llvm::StringRef> getToolEnvironment() const {

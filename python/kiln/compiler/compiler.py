@@ -7,6 +7,7 @@ import hashlib
 import os
 import inspect
 import json
+import warnings
 from pathlib import Path
 from typing import Dict, Optional
 
@@ -231,7 +232,11 @@ class CompiledKernel:
 
     @property
     def binary(self) -> bytes:
-        """The one binary stage (the only stage held as bytes)."""
+        """What the driver loads: the one binary stage (the only stage held as bytes), or the
+        assembly the metadata names as ``image`` when no binary could be made."""
+        image = self.metadata.get("image")
+        if image in self.asm:
+            return self.asm[image].encode()
         for value in self.asm.values():
             if isinstance(value, bytes):
                 return value
@@ -407,9 +412,23 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         asm["tile"], pipeline, source_name), where)
     asm["llvm_dialect"] = lowered["text"]
     module_info = lowered["info"]
+    image = None  # the stage the driver loads, when it is not the binary
     for emit in ("llvm", info["assembly"], info["binary"]):
-        out = _run(compiler, f"translate to {emit}",
-                   lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e), where)
+        translate = (lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e))
+        out = None
+        if emit == info["binary"] and info.get("assembly_loadable"):
+            out, missing = _translate_or_missing_tool(compiler, translate)
+            if missing:
+                # No assembler here: the driver compiles the assembly when it loads it.
+                warnings.warn(MissingToolWarning(
+                    f"{missing} was not found, so {fn.__name__} for {target} has no "
+                    f"{emit}; the {info['assembly']} will be compiled by the GPU driver when "
+                    f"the kernel is loaded (set KILN_PTXAS or CUDA_HOME, or put {missing} on "
+                    f"PATH, to build the {emit} here)"), stacklevel=2)
+                image, cache = info["assembly"], False
+                continue
+        if out is None:  # not tried yet, or failed: _run reports it at the kernel
+            out = _run(compiler, f"translate to {emit}", translate, where)
         stage = "llir" if emit == "llvm" else emit
         asm[stage] = out if emit == info["binary"] else (
             out.decode() if isinstance(out, bytes) else out)
@@ -422,6 +441,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
                 entry["divisibility"] = kind[2]
             runtime_params.append(entry)
     metadata = {
+        **({"image": image} if image else {}),
         "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
         "shared": int(module_info["shared"]), "params": runtime_params,
@@ -430,6 +450,27 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     }
     kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, info["assembly"]),
                             source_ir=ir)
-    if disk is not None:
+    if disk is not None and cache:
         disk.put(key, kernel.to_payload())
     return kernel
+
+
+class MissingToolWarning(UserWarning):
+    """A tool that makes a kernel's binary is missing; the kernel still runs, through its
+    assembly (the GPU driver compiles it when loading)."""
+
+
+def _translate_or_missing_tool(compiler, translate):
+    """``(output, None)`` when ``translate`` succeeds; ``(None, tool)`` when it failed because
+    an external tool is missing; ``(None, None)`` for any other failure (which ``_run`` then
+    reports)."""
+    try:
+        return translate(), None
+    except Exception as e:
+        if not isinstance(e, getattr(compiler, "CompilationError", ())):
+            raise
+        for d in getattr(e, "diagnostics", None) or []:
+            facts = d.get("facts") or {}
+            if facts.get("kind") == "missing_tool":
+                return None, facts.get("tool", "a tool")
+        return None, None

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
@@ -35,6 +36,8 @@ public:
   StringRef getDialectPrefix() const override { return "nvvm"; }
   StringRef getAssemblyName() const override { return "ptx"; }
   StringRef getBinaryName() const override { return "cubin"; }
+  // cuModuleLoadData JIT-compiles PTX.
+  bool isAssemblyLoadable() const override { return true; }
   ArrayRef<StringRef> getToolEnvironment() const override {
     return kToolEnvironment;
   }
@@ -64,9 +67,15 @@ public:
   FailureOr<std::string>
   makeBinary(ModuleOp module, const TargetDesc &target, StringRef ptx,
              const SerializeOptions &opts) const override {
-    FailureOr<std::string> ptxas =
-        findTool(module, "ptxas", opts.toolPath("ptxas"), "KILN_PTXAS",
-                 {"ptxas", "/usr/local/cuda/bin/ptxas"});
+    std::string cudaHome;
+    if (std::optional<std::string> home = llvm::sys::Process::GetEnv("CUDA_HOME"))
+      cudaHome = *home + "/bin/ptxas";
+    llvm::SmallVector<StringRef> search = {"ptxas"};
+    if (!cudaHome.empty())
+      search.push_back(cudaHome);
+    search.push_back("/usr/local/cuda/bin/ptxas");
+    FailureOr<std::string> ptxas = findTool(
+        module, "ptxas", opts.toolPath("ptxas"), "KILN_PTXAS", search);
     if (failed(ptxas))
       return failure();
     FailureOr<TempFile> in = makeTempFile(module, "ptx");
