@@ -26,12 +26,14 @@ torch tensors) agree on which binary serves a launch.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PYTHON = os.path.join(os.path.dirname(_HERE), "python")
-if _PYTHON not in sys.path:
+# The checkout's package only when no kiln is installed (an installed wheel wins).
+if importlib.util.find_spec("kiln") is None and _PYTHON not in sys.path:
     sys.path.insert(0, _PYTHON)
 
 import kiln  # noqa: E402

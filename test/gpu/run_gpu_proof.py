@@ -22,6 +22,7 @@ Importing this module needs neither torch nor a GPU (the build script reads CASE
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -30,8 +31,11 @@ import time
 import traceback
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-for _p in (os.path.join(_ROOT, "python"), os.path.join(_ROOT, "examples"),
-           os.path.join(_ROOT, "bench")):
+# The checkout's package only when no kiln is installed (an installed wheel wins).
+_PATHS = [os.path.join(_ROOT, "examples"), os.path.join(_ROOT, "bench")]
+if importlib.util.find_spec("kiln") is None:
+    _PATHS.append(os.path.join(_ROOT, "python"))
+for _p in _PATHS:
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
