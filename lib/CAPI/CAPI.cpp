@@ -30,6 +30,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Base64.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -321,18 +322,25 @@ Outcome runPipeline(llvm::StringRef ir, llvm::StringRef pipeline,
   return json::Value(std::move(out));
 }
 
+/// Translates an LLVM-dialect module to each artifact of `emits` (one
+/// optimization of the module serves them all): [{text} or {base64}, ...].
 Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
-                  llvm::StringRef emit) {
+                  llvm::ArrayRef<std::string> emits) {
   const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
   if (!target)
     return fail(("unknown target '" + targetName +
                  "'; known targets: " + kiln::knownTargetNames())
                     .str());
-  std::string emitError;
-  std::optional<kiln::EmitKind> kind =
-      kiln::parseEmitKind(emit, *target, emitError);
-  if (!kind)
-    return fail(emitError);
+  llvm::SmallVector<kiln::EmitKind> kinds;
+  for (const std::string &emit : emits) {
+    std::string emitError;
+    std::optional<kiln::EmitKind> kind =
+        kiln::parseEmitKind(emit, *target, emitError);
+    if (!kind)
+      return fail(emitError);
+    kinds.push_back(*kind);
+  }
+  std::string what = llvm::join(emits, ", ");
 
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCollector diags(*context);
@@ -344,14 +352,19 @@ Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
   if (!module)
     return fail("cannot parse the LLVM-dialect module",
                 std::move(diags.records));
-  FailureOr<std::string> artifact =
-      kiln::serializeModule(*module, *target, *kind);
-  if (failed(artifact))
-    return fail(("translation to " + emit + " failed").str(),
+  FailureOr<llvm::SmallVector<std::string>> artifacts =
+      kiln::serializeModule(*module, *target, kinds);
+  if (failed(artifacts))
+    return fail("translation to " + what + " failed",
                 std::move(diags.records));
-  if (*kind == kiln::EmitKind::Binary)
-    return json::Value(json::Object{{"base64", llvm::encodeBase64(*artifact)}});
-  return json::Value(json::Object{{"text", str(*artifact)}});
+  json::Array out;
+  for (auto [kind, artifact] : llvm::zip(kinds, *artifacts)) {
+    if (kind == kiln::EmitKind::Binary)
+      out.push_back(json::Object{{"base64", llvm::encodeBase64(artifact)}});
+    else
+      out.push_back(json::Object{{"text", str(artifact)}});
+  }
+  return json::Value(std::move(out));
 }
 
 /// The F2-linear form C++ gives layout attribute `layoutText` on a tensor of
@@ -435,10 +448,21 @@ Outcome dispatch(const json::Object &request) {
   if (*method == "translate") {
     auto ir = stringArg(*args, "ir", bad);
     auto target = ir ? stringArg(*args, "target", bad) : std::nullopt;
-    auto emit = target ? stringArg(*args, "emit", bad) : std::nullopt;
-    if (!emit)
+    if (!target)
       return bad;
-    return translate(*ir, *target, *emit);
+    std::vector<std::string> emits;
+    if (const json::Array *list = args->getArray("emit")) {
+      for (const json::Value &v : *list)
+        if (std::optional<llvm::StringRef> s = v.getAsString())
+          emits.push_back(s->str());
+      if (emits.size() != list->size() || emits.empty())
+        return fail("argument 'emit' must be a non-empty list of strings");
+    } else if (std::optional<llvm::StringRef> one = args->getString("emit")) {
+      emits.push_back(one->str());
+    } else {
+      return fail("argument 'emit' must be a string or a list of strings");
+    }
+    return translate(*ir, *target, emits);
   }
   if (*method == "linear_layout") {
     auto layout = stringArg(*args, "layout", bad);

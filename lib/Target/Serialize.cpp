@@ -40,6 +40,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
 
 #include <mutex>
@@ -376,6 +377,16 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
                                              const TargetDesc &target,
                                              EmitKind kind,
                                              const SerializeOptions &opts) {
+  FailureOr<SmallVector<std::string>> artifacts =
+      serializeModule(module, target, ArrayRef<EmitKind>{kind}, opts);
+  if (failed(artifacts))
+    return failure();
+  return std::move(artifacts->front());
+}
+
+FailureOr<SmallVector<std::string>>
+kiln::serializeModule(ModuleOp module, const TargetDesc &target,
+                      ArrayRef<EmitKind> kinds, const SerializeOptions &opts) {
   const Backend *backend = getBackend(target);
   if (!backend)
     return module.emitError() << "the backend for " << target.name
@@ -433,32 +444,44 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
   }
   backend->prepareModule(*llvmModule, target);
 
-  std::string artifact;
+  // One optimized module serves every artifact asked for: LLVM IR is printed
+  // from it, and each code generator run works on a copy (code generation
+  // rewrites the IR it runs on).
+  auto wants = [&](EmitKind k) { return llvm::is_contained(kinds, k); };
+  bool wantObject = wants(EmitKind::Binary) && backend->binaryFromObject();
+  bool wantAssembly =
+      wants(EmitKind::Assembly) ||
+      (wants(EmitKind::Binary) && !backend->binaryFromObject());
+  std::string llvmIR, assembly, object;
   std::string fatalReason;
   bool cannotEmit = false;
+  auto codegen = [&](llvm::CodeGenFileType type, std::string &out) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
+    llvm::SmallString<0> buffer;
+    llvm::raw_svector_ostream os(buffer);
+    llvm::legacy::PassManager pm;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+      cannotEmit = true;
+      return;
+    }
+    pm.run(*copy);
+    out = buffer.str().str();
+  };
   LogicalResult ran = runRecoveringFromFatalErrors(
       [&] {
         runOptimizer(*llvmModule, *tm, opts.optLevel);
         SkipQuadraticPasses gate(*llvmModule);
         llvmContext->setOptPassGate(gate);
-        if (kind == EmitKind::LLVMIR || !diags.errors.empty()) {
-          llvm::raw_string_ostream os(artifact);
+        if (wants(EmitKind::LLVMIR) || !diags.errors.empty()) {
+          llvm::raw_string_ostream os(llvmIR);
           llvmModule->print(os, nullptr);
-          return;
         }
-        llvm::SmallString<0> buffer;
-        llvm::raw_svector_ostream os(buffer);
-        llvm::legacy::PassManager codegen;
-        bool object = kind == EmitKind::Binary && backend->binaryFromObject();
-        if (tm->addPassesToEmitFile(
-                codegen, os, nullptr,
-                object ? llvm::CodeGenFileType::ObjectFile
-                       : llvm::CodeGenFileType::AssemblyFile)) {
-          cannotEmit = true;
+        if (!diags.errors.empty())
           return;
-        }
-        codegen.run(*llvmModule);
-        artifact = buffer.str().str();
+        if (wantAssembly)
+          codegen(llvm::CodeGenFileType::AssemblyFile, assembly);
+        if (wantObject && !cannotEmit)
+          codegen(llvm::CodeGenFileType::ObjectFile, object);
       },
       fatalReason);
   if (failed(ran)) {
@@ -477,11 +500,27 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
            << "LLVM code generation for " << target.name << " failed:\n"
            << diags.errors;
   if (cannotEmit)
-    return module.emitError()
-           << "LLVM cannot emit " << stringifyEmitKind(kind, target) << " for "
-           << target.name;
+    return module.emitError() << "LLVM cannot emit code for " << target.name;
 
-  if (kind == EmitKind::Binary)
-    return backend->makeBinary(module, target, artifact, opts);
-  return artifact;
+  SmallVector<std::string> out;
+  for (EmitKind kind : kinds) {
+    switch (kind) {
+    case EmitKind::LLVMIR:
+      out.push_back(llvmIR);
+      break;
+    case EmitKind::Assembly:
+      out.push_back(assembly);
+      break;
+    case EmitKind::Binary: {
+      FailureOr<std::string> binary = backend->makeBinary(
+          module, target, backend->binaryFromObject() ? object : assembly,
+          opts);
+      if (failed(binary))
+        return failure();
+      out.push_back(std::move(*binary));
+      break;
+    }
+    }
+  }
+  return out;
 }

@@ -107,10 +107,14 @@ def run_pipeline_with_info(ir_text: str, pipeline: str, source_name: str = "kern
 
 def translate(llvm_dialect_text: str, target: str, emit: str) -> bytes:
     """An LLVM-dialect module to ``emit`` (``llvm``, or the target's assembly or binary)."""
-    out = _call("translate", ir=llvm_dialect_text, target=target, emit=emit)
-    if "base64" in out:
-        return base64.b64decode(out["base64"])
-    return out["text"].encode("utf-8")
+    return translate_all(llvm_dialect_text, target, [emit])[0]
+
+
+def translate_all(llvm_dialect_text: str, target: str, emits: List[str]) -> List[bytes]:
+    """Several artifacts of one module, optimized once: bytes for each name of ``emits``."""
+    out = _call("translate", ir=llvm_dialect_text, target=target, emit=list(emits))
+    return [base64.b64decode(a["base64"]) if "base64" in a else a["text"].encode("utf-8")
+            for a in out]
 
 
 def linear_layout(layout: str, shape) -> Optional[tuple]:

@@ -952,7 +952,7 @@ def test_backend_error_without_diagnostics_points_at_the_def(monkeypatch, tmp_pa
     with pytest.raises(CompilationError) as ei:
         kiln.compile(small, {"x": "*fp32", "n": "i32"})
     assert (ei.value.file, ei.value.line) == (HERE, where("E:def", "def small")[0])
-    assert ei.value.message == "translate to cubin failed: failed"
+    assert ei.value.message == "translate to llvm, ptx, cubin failed: failed"
 
 
 def test_real_ptxas_failure_points_at_the_def(monkeypatch, tmp_path):

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -74,6 +75,15 @@ mlir::FailureOr<std::string> serializeModule(mlir::ModuleOp module,
                                              const TargetDesc &target,
                                              EmitKind kind,
                                              const SerializeOptions &opts = {});
+
+/// Several artifacts of one compile, in the order of `kinds`: the module is
+/// translated and optimized once, and each code generator run works on a
+/// copy of the optimized module, so every artifact is byte-identical to the
+/// one serializeModule(kind) makes alone.
+mlir::FailureOr<llvm::SmallVector<std::string>>
+serializeModule(mlir::ModuleOp module, const TargetDesc &target,
+                llvm::ArrayRef<EmitKind> kinds,
+                const SerializeOptions &opts = {});
 
 } // namespace kiln
 

@@ -413,25 +413,28 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     asm["llvm_dialect"] = lowered["text"]
     module_info = lowered["info"]
     image = None  # the stage the driver loads, when it is not the binary
-    for emit in ("llvm", info["assembly"], info["binary"]):
-        translate = (lambda e=emit: compiler.translate(asm["llvm_dialect"], target, e))
-        out = None
-        if emit == info["binary"] and info.get("assembly_loadable"):
-            out, missing = _translate_or_missing_tool(compiler, translate)
-            if missing:
-                # No assembler here: the driver compiles the assembly when it loads it.
-                warnings.warn(MissingToolWarning(
-                    f"{missing} was not found, so {fn.__name__} for {target} has no "
-                    f"{emit}; the {info['assembly']} will be compiled by the GPU driver when "
-                    f"the kernel is loaded (set KILN_PTXAS or CUDA_HOME, or put {missing} on "
-                    f"PATH, to build the {emit} here)"), stacklevel=2)
-                image, cache = info["assembly"], False
-                continue
-        if out is None:  # not tried yet, or failed: _run reports it at the kernel
-            out = _run(compiler, f"translate to {emit}", translate, where)
+    emits = ["llvm", info["assembly"], info["binary"]]
+    # One call: the module is optimized once for all three artifacts.
+    translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e))
+    outs, missing = None, None
+    if info.get("assembly_loadable"):
+        outs, missing = _translate_or_missing_tool(compiler, translate)
+    if missing:
+        # No assembler here: the driver compiles the assembly when it loads it.
+        warnings.warn(MissingToolWarning(
+            f"{missing} was not found, so {fn.__name__} for {target} has no "
+            f"{info['binary']}; the {info['assembly']} will be compiled by the GPU driver when "
+            f"the kernel is loaded (set KILN_PTXAS or CUDA_HOME, or put {missing} on PATH, to "
+            f"build the {info['binary']} here)"), stacklevel=2)
+        image, cache = info["assembly"], False
+        emits = emits[:2]
+        translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e))
+        outs = None
+    if outs is None:  # not tried yet, or failed: _run reports it at the kernel
+        outs = _run(compiler, f"translate to {', '.join(emits)}", translate, where)
+    for emit, out in zip(emits, outs):
         stage = "llir" if emit == "llvm" else emit
-        asm[stage] = out if emit == info["binary"] else (
-            out.decode() if isinstance(out, bytes) else out)
+        asm[stage] = out if emit == info["binary"] else out.decode()
 
     runtime_params = []
     for name, kind in params.items():
@@ -458,6 +461,14 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
 class MissingToolWarning(UserWarning):
     """A tool that makes a kernel's binary is missing; the kernel still runs, through its
     assembly (the GPU driver compiles it when loading)."""
+
+
+def _translate(compiler, ir, target, emits):
+    """Every artifact of ``emits`` from one call when the library can (``translate_all``)."""
+    many = getattr(compiler, "translate_all", None)
+    if many is not None:
+        return many(ir, target, list(emits))
+    return [compiler.translate(ir, target, e) for e in emits]
 
 
 def _translate_or_missing_tool(compiler, translate):
