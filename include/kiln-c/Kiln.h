@@ -18,7 +18,9 @@
 |*   run_pipeline       {ir, pipeline, source_name, info} ->                  *|
 |*                      {text, info?}: parse + verify, run a registered       *|
 |*                      pipeline given as text, print with locations          *|
-|*   translate          {ir, target, emit: [names]} -> [{text} or {base64}]   *|
+|*   translate          {ir, target, emit: [names]} -> {artifacts: [{text}   *|
+|*                      or {base64}], seconds: {translate, optimize, codegen, *|
+|*                      binary}}                                              *|
 |*   linear_layout      {layout, shape} -> [reg, lane, warp] bases or null    *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/

@@ -352,8 +352,9 @@ Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
   if (!module)
     return fail("cannot parse the LLVM-dialect module",
                 std::move(diags.records));
+  kiln::SerializeTimings times;
   FailureOr<llvm::SmallVector<std::string>> artifacts =
-      kiln::serializeModule(*module, *target, kinds);
+      kiln::serializeModule(*module, *target, kinds, {}, &times);
   if (failed(artifacts))
     return fail("translation to " + what + " failed",
                 std::move(diags.records));
@@ -364,7 +365,12 @@ Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
     else
       out.push_back(json::Object{{"text", str(artifact)}});
   }
-  return json::Value(std::move(out));
+  return json::Value(json::Object{
+      {"artifacts", std::move(out)},
+      {"seconds", json::Object{{"translate", times.translate},
+                               {"optimize", times.optimize},
+                               {"codegen", times.codegen},
+                               {"binary", times.binary}}}});
 }
 
 /// The F2-linear form C++ gives layout attribute `layoutText` on a tensor of

@@ -43,6 +43,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <mutex>
 
 using namespace mlir;
@@ -386,7 +387,15 @@ FailureOr<std::string> kiln::serializeModule(ModuleOp module,
 
 FailureOr<SmallVector<std::string>>
 kiln::serializeModule(ModuleOp module, const TargetDesc &target,
-                      ArrayRef<EmitKind> kinds, const SerializeOptions &opts) {
+                      ArrayRef<EmitKind> kinds, const SerializeOptions &opts,
+                      SerializeTimings *timings) {
+  SerializeTimings ignored;
+  SerializeTimings &times = timings ? *timings : ignored;
+  auto now = [] { return std::chrono::steady_clock::now(); };
+  auto since = [&](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(now() - start).count();
+  };
+  auto start = now();
   const Backend *backend = getBackend(target);
   if (!backend)
     return module.emitError() << "the backend for " << target.name
@@ -444,6 +453,7 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
   }
   backend->prepareModule(*llvmModule, target);
 
+  times.translate = since(start);
   // One optimized module serves every artifact asked for: LLVM IR is printed
   // from it, and each code generator run works on a copy (code generation
   // rewrites the IR it runs on).
@@ -456,6 +466,7 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
   std::string fatalReason;
   bool cannotEmit = false;
   auto codegen = [&](llvm::CodeGenFileType type, std::string &out) {
+    auto begin = now();
     std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*llvmModule);
     llvm::SmallString<0> buffer;
     llvm::raw_svector_ostream os(buffer);
@@ -466,10 +477,13 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
     }
     pm.run(*copy);
     out = buffer.str().str();
+    times.codegen += since(begin);
   };
   LogicalResult ran = runRecoveringFromFatalErrors(
       [&] {
+        auto begin = now();
         runOptimizer(*llvmModule, *tm, opts.optLevel);
+        times.optimize = since(begin);
         SkipQuadraticPasses gate(*llvmModule);
         llvmContext->setOptPassGate(gate);
         if (wants(EmitKind::LLVMIR) || !diags.errors.empty()) {
@@ -512,9 +526,11 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
       out.push_back(assembly);
       break;
     case EmitKind::Binary: {
+      auto begin = now();
       FailureOr<std::string> binary = backend->makeBinary(
           module, target, backend->binaryFromObject() ? object : assembly,
           opts);
+      times.binary = since(begin);
       if (failed(binary))
         return failure();
       out.push_back(std::move(*binary));

@@ -110,11 +110,16 @@ def translate(llvm_dialect_text: str, target: str, emit: str) -> bytes:
     return translate_all(llvm_dialect_text, target, [emit])[0]
 
 
-def translate_all(llvm_dialect_text: str, target: str, emits: List[str]) -> List[bytes]:
-    """Several artifacts of one module, optimized once: bytes for each name of ``emits``."""
+def translate_all(llvm_dialect_text: str, target: str, emits: List[str],
+                  seconds: Optional[dict] = None) -> List[bytes]:
+    """Several artifacts of one module, optimized once: bytes for each name of ``emits``.
+    ``seconds``, when given, receives where the time went (translate, optimize, codegen,
+    binary)."""
     out = _call("translate", ir=llvm_dialect_text, target=target, emit=list(emits))
+    if seconds is not None:
+        seconds.update(out["seconds"])
     return [base64.b64decode(a["base64"]) if "base64" in a else a["text"].encode("utf-8")
-            for a in out]
+            for a in out["artifacts"]]
 
 
 def linear_layout(layout: str, shape) -> Optional[tuple]:

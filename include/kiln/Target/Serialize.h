@@ -80,10 +80,19 @@ mlir::FailureOr<std::string> serializeModule(mlir::ModuleOp module,
 /// translated and optimized once, and each code generator run works on a
 /// copy of the optimized module, so every artifact is byte-identical to the
 /// one serializeModule(kind) makes alone.
+/// Where serializeModule spends its time, in seconds.
+struct SerializeTimings {
+  double translate = 0; ///< LLVM dialect to LLVM IR, checks included
+  double optimize = 0;  ///< LLVM's optimizer
+  double codegen = 0;   ///< LLVM's code generator (every run)
+  double binary = 0;    ///< the backend's external step (assembler, linker)
+};
+
 mlir::FailureOr<llvm::SmallVector<std::string>>
 serializeModule(mlir::ModuleOp module, const TargetDesc &target,
                 llvm::ArrayRef<EmitKind> kinds,
-                const SerializeOptions &opts = {});
+                const SerializeOptions &opts = {},
+                SerializeTimings *timings = nullptr);
 
 } // namespace kiln
 

@@ -7,6 +7,7 @@ import hashlib
 import os
 import inspect
 import json
+import time
 import warnings
 from pathlib import Path
 from typing import Dict, Optional
@@ -225,6 +226,9 @@ class CompiledKernel:
         self.metadata = metadata
         self.pipeline = pipeline
         self.source_ir = source_ir
+        #: Seconds per compile stage (frontend, parse_verify, tile_passes, llvm_translate,
+        #: llvm_optimize, llvm_codegen, binary); empty when the kernel came from a cache.
+        self.timings: Dict[str, float] = {}
 
     @property
     def hash(self) -> str:
@@ -399,24 +403,35 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         if payload is not None:
             return CompiledKernel.from_payload(payload)
     warp_size = int(info["warp_size"])
+    clock = time.perf_counter
+    timings = {}
+    start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
                        warp_size=warp_size).generate()
+    timings["frontend"] = clock() - start
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
     where = fn.src.position(fn.src.fdef)
     asm = {}
+    start = clock()
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
         ir, "builtin.module()", source_name), where)
+    timings["parse_verify"] = clock() - start
     pipeline = lowering_pipeline(target, num_warps)
+    start = clock()
     lowered = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline_with_info(
         asm["tile"], pipeline, source_name), where)
+    timings["tile_passes"] = clock() - start
     asm["llvm_dialect"] = lowered["text"]
     module_info = lowered["info"]
     image = None  # the stage the driver loads, when it is not the binary
     emits = ["llvm", info["assembly"], info["binary"]]
     # One call: the module is optimized once for all three artifacts.
-    translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e))
+    seconds = {}
+    translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e,
+                                                   seconds))
     outs, missing = None, None
+    start = clock()
     if info.get("assembly_loadable"):
         outs, missing = _translate_or_missing_tool(compiler, translate)
     if missing:
@@ -424,14 +439,17 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         warnings.warn(MissingToolWarning(
             f"{missing} was not found, so {fn.__name__} for {target} has no "
             f"{info['binary']}; the {info['assembly']} will be compiled by the GPU driver when "
-            f"the kernel is loaded (set KILN_PTXAS or CUDA_HOME, or put {missing} on PATH, to "
-            f"build the {info['binary']} here)"), stacklevel=2)
+            f"the kernel is loaded (set {' or '.join(info.get('tool_environment') or [])} or "
+            f"put {missing} on PATH to build the {info['binary']} here)"), stacklevel=2)
         image, cache = info["assembly"], False
         emits = emits[:2]
-        translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e))
+        translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e,
+                                                       seconds))
         outs = None
     if outs is None:  # not tried yet, or failed: _run reports it at the kernel
         outs = _run(compiler, f"translate to {', '.join(emits)}", translate, where)
+    timings["llvm_and_binary"] = clock() - start
+    timings.update({f"llvm_{k}" if k != "binary" else "binary": v for k, v in seconds.items()})
     for emit, out in zip(emits, outs):
         stage = "llir" if emit == "llvm" else emit
         asm[stage] = out if emit == info["binary"] else out.decode()
@@ -453,6 +471,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     }
     kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, info["assembly"]),
                             source_ir=ir)
+    kernel.timings = timings
     if disk is not None and cache:
         disk.put(key, kernel.to_payload())
     return kernel
@@ -463,11 +482,11 @@ class MissingToolWarning(UserWarning):
     assembly (the GPU driver compiles it when loading)."""
 
 
-def _translate(compiler, ir, target, emits):
+def _translate(compiler, ir, target, emits, seconds=None):
     """Every artifact of ``emits`` from one call when the library can (``translate_all``)."""
     many = getattr(compiler, "translate_all", None)
     if many is not None:
-        return many(ir, target, list(emits))
+        return many(ir, target, list(emits), seconds)
     return [compiler.translate(ir, target, e) for e in emits]
 
 

@@ -24,7 +24,7 @@ const TargetDesc kTargets[] = {
      232448, 16, 1024, 90},
 };
 
-const StringRef kToolEnvironment[] = {"KILN_PTXAS"};
+const StringRef kToolEnvironment[] = {"KILN_PTXAS", "CUDA_HOME"};
 
 class NVIDIABackend : public Backend {
 public:
