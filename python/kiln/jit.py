@@ -56,13 +56,24 @@ def _pointer_annotation(ann, fn):
     return None
 
 
+_DTYPE_NAMES: Dict[object, str] = {}
+
+
 def _pointer_dtype_name(value) -> str:
     dt = getattr(value, "dtype", None)
     if isinstance(dt, core.dtype):
         return dt.name
+    try:
+        return _DTYPE_NAMES[dt]
+    except (KeyError, TypeError):
+        pass
     name = str(dt).split(".")[-1]
     if name not in _TORCH_DTYPES:
         raise TypeError(f"unsupported tensor dtype {dt!r}")
+    try:
+        _DTYPE_NAMES[dt] = _TORCH_DTYPES[name]
+    except TypeError:  # an unhashable dtype object
+        pass
     return _TORCH_DTYPES[name]
 
 
@@ -81,6 +92,7 @@ class JITFunction(KernelFunction):
         self.do_not_specialize = names(do_not_specialize)
         self.do_not_specialize_on_alignment = names(do_not_specialize_on_alignment)
         self._pointer_annotations = None
+        self._param_set = frozenset(self.arg_names)
         self._kernels: Dict[tuple, list] = {}
 
     def __call__(self, *args, **kwargs):
@@ -90,6 +102,9 @@ class JITFunction(KernelFunction):
     # -- specialization ----------------------------------------------------------------------
 
     def _bind(self, args, kwargs):
+        fast = self._fast_bind(args, kwargs)
+        if fast is not None:
+            return fast
         options = {k: kwargs.pop(k) for k in _OPTIONS if k in kwargs}
         try:
             bound = self.signature.bind(*args, **kwargs)
@@ -97,6 +112,28 @@ class JITFunction(KernelFunction):
             raise TypeError(f"{self.__name__}(): {e}") from None
         bound.apply_defaults()
         return bound.arguments, options
+
+    def _fast_bind(self, args, kwargs):
+        """The launch path's binding: every parameter given once, positionally or by name,
+        no defaults to fill in. Anything else (defaults, mistakes) takes inspect's binding and
+        its messages."""
+        names = self.arg_names
+        if len(args) > len(names):
+            return None
+        given = dict(zip(names, args))
+        options = {}
+        for k, v in kwargs.items():
+            if k in given:
+                return None
+            if k in self._param_set:
+                given[k] = v
+            elif k in _OPTIONS:
+                options[k] = v
+            else:
+                return None
+        if len(given) != len(names):
+            return None
+        return ({n: given[n] for n in names} if kwargs else given), options
 
     def specialize(self, arguments: dict):
         """-> (signature, constexprs, runtime argument names, in-memory key part)."""
@@ -155,6 +192,12 @@ class JITFunction(KernelFunction):
         specialize = name not in self.do_not_specialize
         align = specialize and name not in self.do_not_specialize_on_alignment
         value = core._unwrap(value)
+        # The common case first: a tensor for an unannotated parameter.
+        data_ptr = getattr(value, "data_ptr", None)
+        if data_ptr is not None and not isinstance(value, str) and \
+                name not in self.pointer_params():
+            ty = "*" + _pointer_dtype_name(value)
+            return ("runtime", ty + (":16" if align and data_ptr() % 16 == 0 else ""))
         if isinstance(value, str):  # a type string (warmup without real arguments)?
             try:
                 core.dtype_from_name(value.partition(":")[0])
@@ -244,7 +287,19 @@ class JITFunction(KernelFunction):
         return functools.partial(self.run, grid=grid)
 
 
+_MANGLED: Dict[tuple, str] = {}
+
+
 def _mangle(value):
+    """mangle_value, remembered for the immutable values launches repeat (ints, layouts)."""
+    if value is None or isinstance(value, (bool, int, float, str, DistributedLayout, core.dtype)):
+        key = (type(value), value)
+        text = _MANGLED.get(key)
+        if text is None:
+            if len(_MANGLED) > 4096:  # unequal-to-itself values (nan) must not grow it forever
+                _MANGLED.clear()
+            text = _MANGLED[key] = mangle_value(value)
+        return text
     return mangle_value(value)
 
 

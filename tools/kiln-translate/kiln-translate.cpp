@@ -73,6 +73,10 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv, "Kiln LLVM-dialect to LLVM IR / PTX / AMDGCN translator\n");
 
+  // Serialization may run lld's library, which resets every command-line
+  // option's value: keep what is needed after it.
+  const std::string outputPath = outputFilename;
+
   DialectRegistry registry;
   kiln::registerAllDialects(registry); // also the vendor backends
   kiln::registerAllPasses();
@@ -126,7 +130,7 @@ int main(int argc, char **argv) {
     return rc;
 
   std::unique_ptr<llvm::ToolOutputFile> output =
-      openOutputFile(outputFilename, &error);
+      openOutputFile(outputPath, &error);
   if (!output)
     return fail(error);
   output->os() << *artifact;
