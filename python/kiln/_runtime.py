@@ -66,8 +66,14 @@ def _check(rc: int) -> None:
         raise DriverError(_lib.kiln_rt_error().decode("utf-8", "replace"))
 
 
+_NAMES: Dict[str, bytes] = {}
+
+
 def _b(backend: str) -> bytes:
-    return backend.encode()
+    name = _NAMES.get(backend)
+    if name is None:
+        name = _NAMES[backend] = backend.encode()
+    return name
 
 
 # --- driver calls -------------------------------------------------------------------------
@@ -129,9 +135,16 @@ def get_function(backend: str, module: int, name: str, shared_bytes: int = 0) ->
 def launch(backend: str, func: int, grid: Sequence[int], block: Sequence[int],
            shared_bytes: int, stream: int, arg_types: Sequence[str], args: Sequence) -> None:
     slots = _pack(arg_types, args)  # first: a bad argument never reaches the driver
-    buf = (_u64 * max(len(slots), 1))(*slots)
+    n = len(slots)
+    layout = _SLOTS.get(n)
+    if layout is None:
+        layout = _SLOTS[n] = struct.Struct(f"<{max(n, 1)}Q")
+    buf = layout.pack(*slots) if n else bytes(8)  # the driver reads it during the call only
     _check(_lib.kiln_rt_launch(_b(backend), func, *grid, *block, shared_bytes, stream or 0,
-                               buf, len(slots)))
+                               buf, n))
+
+
+_SLOTS: Dict[int, struct.Struct] = {}
 
 
 def synchronize(backend: str) -> None:
