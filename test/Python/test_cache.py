@@ -638,6 +638,13 @@ def test_jit_launch_path(fake, monkeypatch):
         add[(1,)](x, y, out, BLOCK=256)
 
 
+@kiln.jit
+def add_warm(x, y, out, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    m = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
+
+
 def test_warm_launches_reuse_the_specialization_and_keep_its_checks(fake, monkeypatch,
                                                                     tmp_path):
     """The warm path (a cheap key of the arguments) launches the kernel the full path chose:
@@ -660,21 +667,21 @@ def test_warm_launches_reuse_the_specialization_and_keep_its_checks(fake, monkey
     monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
     monkeypatch.setattr(runtime, "LoadedKernel", FakeLoaded)
     x, y = FakeTensor(4096), FakeTensor(8192)
-    add[(1,)](x, y, FakeTensor(4100), 1000, BLOCK=256)
-    add[(1,)](x, y, FakeTensor(4104), 1000, BLOCK=256, stream=7)  # warm: same key
+    add_warm[(1,)](x, y, FakeTensor(4100), 1000, BLOCK=256)
+    add_warm[(1,)](x, y, FakeTensor(4104), 1000, BLOCK=256, stream=7)  # warm: same key
     assert fake.compiles == 1 and len(launches) == 2 and launches[-1][2] == 7
     assert [a.addr for a in launches[-1][1][:3]] == [4096, 8192, 4104]
-    add[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=256)  # out now 16-byte aligned
+    add_warm[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=256)  # out now 16-byte aligned
     assert fake.compiles == 2 and launches[-1][0][2] == {"name": "out", "type": "*fp32",
                                                          "divisibility": 16}
-    add[(1,)](x, y, FakeTensor(4112, "float16"), 1000, BLOCK=256)
+    add_warm[(1,)](x, y, FakeTensor(4112, "float16"), 1000, BLOCK=256)
     assert fake.compiles == 3 and launches[-1][0][2]["type"] == "*fp16"
-    add[(1,)](x, y, FakeTensor(4112), 1, BLOCK=256)
+    add_warm[(1,)](x, y, FakeTensor(4112), 1, BLOCK=256)
     assert fake.compiles == 4 and len(launches[-1][1]) == 3  # n == 1 specialized away
-    add[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=512)
+    add_warm[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=512)
     assert fake.compiles == 5
-    add[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=256)  # back to an earlier one: no compile
-    assert fake.compiles == 5 and len(add._launches) == 5
+    add_warm[(1,)](x, y, FakeTensor(4112), 1000, BLOCK=256)  # back to an earlier one: no compile
+    assert fake.compiles == 5 and len(add_warm._launches) == 5
 
     mod = _load_globals_module(tmp_path, "kwarm_layout")
     mod.k_layout[(1,)](FakeTensor(4096))
