@@ -19,6 +19,7 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
@@ -40,6 +41,20 @@ struct TestLinearLayoutPass
   }
 
   void runOnOperation() override {
+    // Shared buffers passed in: the offset -> coordinates map of their layout.
+    getOperation().walk([&](FunctionOpInterface fn) {
+      for (BlockArgument arg : fn.getArguments())
+        if (auto memdesc = dyn_cast<MemDescType>(arg.getType())) {
+          FailureOr<LinearLayout> ll = getSharedLinearLayout(memdesc);
+          if (failed(ll))
+            continue;
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "shared layout of argument " << arg.getArgNumber() << " = "
+             << *ll;
+          emitRemark(arg.getLoc()) << text;
+        }
+    });
     getOperation().walk([&](Operation *op) {
       if (op->getNumResults() != 1)
         return;

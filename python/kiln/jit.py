@@ -14,7 +14,7 @@ from .compiler.cache import mangle_value
 from .compiler.compiler import check_num_ctas, compile as _compile, type_name
 from .compiler.function import KernelFunction
 from .language import _core as core
-from .language._layouts import DistributedLayout
+from .language._layouts import DistributedLayout, SharedLayout
 
 __all__ = ["jit", "JITFunction"]
 
@@ -206,7 +206,8 @@ class JITFunction(KernelFunction):
                 return ("runtime", value)
             except ValueError:
                 return ("constexpr", value)
-        if value is None or isinstance(value, (core.dtype, DistributedLayout, tuple)):
+        if value is None or isinstance(value, (core.dtype, DistributedLayout, SharedLayout,
+                                               tuple)):
             return ("constexpr", value)
         ptr = self.pointer_params().get(name)
         if ptr is not None:
@@ -339,7 +340,8 @@ _MANGLED: Dict[tuple, str] = {}
 
 def _mangle(value):
     """mangle_value, remembered for the immutable values launches repeat (ints, layouts)."""
-    if value is None or isinstance(value, (bool, int, float, str, DistributedLayout, core.dtype)):
+    if value is None or isinstance(value, (bool, int, float, str, DistributedLayout,
+                                           SharedLayout, core.dtype)):
         key = (type(value), value)
         text = _MANGLED.get(key)
         if text is None:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from ..language._core import constexpr, dtype, pointer_type
-from ..language._layouts import DistributedLayout
+from ..language._layouts import DistributedLayout, SharedLayout
 from .deps import Dependencies
 
 __all__ = ["CacheWarning", "DiskCache", "default_cache_dir", "mangle_value", "frontend_hash"]
@@ -45,7 +45,7 @@ def mangle_value(value) -> str:
         value = value.value
     if value is None or isinstance(value, (bool, int, float, str)):
         return f"{type(value).__name__}:{value!r}"
-    if isinstance(value, (dtype, pointer_type, DistributedLayout)):
+    if isinstance(value, (dtype, pointer_type, DistributedLayout, SharedLayout)):
         return value.mangle()
     if isinstance(value, (tuple, list)):
         return "(" + ",".join(mangle_value(v) for v in value) + ")"

@@ -24,6 +24,8 @@ __all__ = [
     "SliceLayout",
     "DistributedLinearLayout",
     "to_linear_layout",
+    "SharedLayout",
+    "SwizzledSharedLayout",
 ]
 
 
@@ -371,3 +373,58 @@ def is_trivial_conversion(src: DistributedLayout, dst: DistributedLayout, shape)
     sr, sl, sw = _linear_bases(src, shape)
     dr, dl, dw = _linear_bases(dst, shape)
     return sl == dl and sw == dw and sorted(sr) == sorted(dr)
+
+
+class SharedLayout:
+    """Base class of the shared-memory layouts (where each element of a buffer lives)."""
+
+    def to_ir(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def mangle(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, repr=False)
+class SwizzledSharedLayout(SharedLayout):
+    """Rows stored one after another (``order[0]`` fastest); within a row, groups of ``vec``
+    elements are permuted by XOR with the phase ``(row // per_phase) % max_phase``, so that
+    reading a column touches different banks (Gluon's ``SwizzledSharedLayout``)."""
+
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: Sequence[int]
+    cga_layout: Sequence = field(default=())
+
+    def __post_init__(self):
+        for name in ("vec", "per_phase", "max_phase"):
+            value = _unwrap(getattr(self, name))
+            if isinstance(value, bool) or not isinstance(value, int) or not _is_pow2(value):
+                raise ValueError(f"SwizzledSharedLayout: {name} must be a power of 2, got "
+                                 f"{value!r}")
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "order", _int_tuple("order", self.order))
+        if not self.order or sorted(self.order) != list(range(len(self.order))):
+            raise ValueError(f"SwizzledSharedLayout: order must be a permutation of "
+                             f"0..{len(self.order) - 1}, got {list(self.order)}")
+        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        if self.cga_layout:
+            raise ValueError("SwizzledSharedLayout: cga_layout must be [] (Kiln supports one "
+                             "CTA per program)")
+
+    @property
+    def rank(self) -> int:
+        return len(self.order)
+
+    def to_ir(self) -> str:
+        return (f"#tile.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
+                f"maxPhase = {self.max_phase}, order = {_list_text(self.order)}}}>")
+
+    def mangle(self) -> str:
+        return (f"SSS{self.vec}_{self.per_phase}_{self.max_phase}_"
+                f"{'x'.join(map(str, self.order))}SSS")
+
+    def __repr__(self) -> str:
+        return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, "
+                f"max_phase={self.max_phase}, order={list(self.order)})")

@@ -944,3 +944,53 @@ module {
   // expected-error @+1 {{'tile.threads_per_warp' belongs on a module}}
   func.func @f() attributes {tile.threads_per_warp = 32 : i32} { return }
 }
+
+// -----
+// Shared layouts and memory descriptors
+
+// expected-error @+1 {{swizzled_shared: vec must be a power of two, got 3}}
+func.func @swizzle_vec(%a: !tile.memdesc<8x8xf16, #tile.swizzled_shared<{vec = 3, perPhase = 1, maxPhase = 1, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzled_shared: order must be a permutation of [0, 2)}}
+func.func @swizzle_order(%a: !tile.memdesc<8x8xf16, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 1]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{memdesc needs a shared layout (e.g. #tile.swizzled_shared), got #tile.blocked}}
+func.func @memdesc_distributed(%a: !tile.memdesc<128xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a rank-2 shared layout cannot describe a rank-1 memdesc}}
+func.func @memdesc_rank(%a: !tile.memdesc<64xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the 2 dimensions the shared layout covers must be powers of two, got 48}}
+func.func @memdesc_pow2(%a: !tile.memdesc<3x48x64xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a view cannot be larger than its allocation}}
+func.func @memdesc_view(%a: !tile.memdesc<64x64xf16, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, mutable, 2x32x64>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{memdesc elements must be integers or floats, got '!tile.ptr<f32>'}}
+func.func @memdesc_elem(%a: !tile.memdesc<64x!tile.ptr<f32>, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>) {
+  return
+}

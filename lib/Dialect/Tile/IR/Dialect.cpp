@@ -29,6 +29,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "slice";
     else if (isa<LinearEncodingAttr>(attr))
       os << "linear";
+    else if (isa<SwizzledSharedEncodingAttr>(attr))
+      os << "shared";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -295,5 +297,98 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
       d.getInt() > (int64_t(1) << 30))
     return op->emitOpError() << "'" << name << "' of argument " << argIndex
                              << " must be a positive power of two";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// !tile.memdesc
+//===----------------------------------------------------------------------===//
+
+// !tile.memdesc<AxBxT, #layout(, mutable)?(, CxAxB)?>
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, allocShape;
+  Type elementType;
+  Attribute encoding;
+  bool isMutable = false;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseAttribute(encoding))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    if (succeeded(parser.parseOptionalKeyword("mutable"))) {
+      isMutable = true;
+      continue;
+    }
+    if (!allocShape.empty() ||
+        parser.parseDimensionList(allocShape, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return {};
+  }
+  if (parser.parseGreater())
+    return {};
+  if (allocShape.empty())
+    allocShape = shape;
+  return parser.getChecked<MemDescType>(loc, parser.getContext(), shape,
+                                        elementType, encoding, isMutable,
+                                        allocShape);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape())
+    printer << d << "x";
+  printer << getElementType() << ", " << getEncoding();
+  if (getMutableMemory())
+    printer << ", mutable";
+  if (getAllocShape() != getShape()) {
+    printer << ", ";
+    llvm::interleave(getAllocShape(), printer, "x");
+  }
+  printer << ">";
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  Attribute encoding, bool,
+                                  ArrayRef<int64_t> allocShape) {
+  if (shape.empty())
+    return emitError() << "memdesc needs rank >= 1";
+  for (int64_t d : shape)
+    if (d <= 0 || d > (int64_t(1) << 24))
+      return emitError() << "memdesc dimensions must be in [1, 2^24], got "
+                         << d;
+  if (!elementType.isIntOrFloat())
+    return emitError() << "memdesc elements must be integers or floats, got "
+                       << elementType;
+  auto layout = dyn_cast<SharedLayoutAttr>(encoding);
+  if (!layout)
+    return emitError() << "memdesc needs a shared layout (e.g. "
+                          "#tile.swizzled_shared), got "
+                       << encoding;
+  unsigned rank = layout.getRank();
+  if (rank > shape.size())
+    return emitError() << "a rank-" << rank
+                       << " shared layout cannot describe a rank-"
+                       << shape.size() << " memdesc";
+  for (int64_t d : shape.take_back(rank))
+    if (!llvm::isPowerOf2_64(d))
+      return emitError() << "the " << rank
+                         << " dimensions the shared layout covers must be "
+                            "powers of two, got "
+                         << d;
+  if (allocShape.size() < shape.size())
+    return emitError() << "the allocation shape must have at least the "
+                          "view's rank";
+  for (auto [view, alloc] :
+       llvm::zip(shape, allocShape.take_back(shape.size())))
+    if (view > alloc)
+      return emitError() << "a view cannot be larger than its allocation";
+  for (int64_t d : allocShape)
+    if (d <= 0 || d > (int64_t(1) << 24))
+      return emitError() << "memdesc dimensions must be in [1, 2^24], got "
+                         << d;
   return success();
 }

@@ -1,4 +1,4 @@
-//===- Layouts.cpp - Distributed layout attributes ------------------------===//
+//===- Layouts.cpp - Distributed and shared layout attributes -------------===//
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
@@ -305,3 +305,136 @@ LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 }
 
 unsigned LinearEncodingAttr::getRank() const { return getLayout().getRank(); }
+
+//===----------------------------------------------------------------------===//
+// #tile.swizzled_shared
+//===----------------------------------------------------------------------===//
+
+Attribute SwizzledSharedEncodingAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  Attribute attr;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseAttribute(attr) || parser.parseGreater())
+    return {};
+  auto dict = dyn_cast<DictionaryAttr>(attr);
+  if (!dict) {
+    parser.emitError(loc, "expected a dictionary `{key = value, ...}`");
+    return {};
+  }
+  for (NamedAttribute na : dict)
+    if (!llvm::is_contained({"vec", "perPhase", "maxPhase", "order"},
+                            na.getName().getValue())) {
+      parser.emitError(loc, "unknown key '") << na.getName().getValue() << "'";
+      return {};
+    }
+  auto scalar = [&](StringRef key, unsigned &out) -> bool {
+    auto i = dyn_cast_or_null<IntegerAttr>(dict.get(key));
+    if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30)) {
+      parser.emitError(loc, "'") << key << "' must be a non-negative integer";
+      return false;
+    }
+    out = i.getInt();
+    return true;
+  };
+  unsigned vec, perPhase, maxPhase;
+  if (!scalar("vec", vec) || !scalar("perPhase", perPhase) ||
+      !scalar("maxPhase", maxPhase))
+    return {};
+  auto arr = dyn_cast_or_null<ArrayAttr>(dict.get("order"));
+  if (!arr) {
+    parser.emitError(loc, "'order' must be an array of integers");
+    return {};
+  }
+  SmallVector<unsigned> order;
+  for (Attribute e : arr) {
+    auto i = dyn_cast<IntegerAttr>(e);
+    if (!i || i.getInt() < 0 || i.getInt() > 64) {
+      parser.emitError(loc, "'order' must hold dimension numbers");
+      return {};
+    }
+    order.push_back(i.getInt());
+  }
+  return parser.getChecked<SwizzledSharedEncodingAttr>(
+      parser.getContext(), vec, perPhase, maxPhase, order);
+}
+
+void SwizzledSharedEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{vec = " << getVec() << ", perPhase = " << getPerPhase()
+          << ", maxPhase = " << getMaxPhase() << ", order = [";
+  llvm::interleaveComma(getOrder(), printer);
+  printer << "]}>";
+}
+
+LogicalResult SwizzledSharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned vec,
+    unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+  for (auto [name, v] : {std::pair<StringRef, unsigned>{"vec", vec},
+                         {"perPhase", perPhase},
+                         {"maxPhase", maxPhase}})
+    if (v == 0 || !llvm::isPowerOf2_32(v))
+      return emitError() << "swizzled_shared: " << name
+                         << " must be a power of two, got " << v;
+  if (order.empty())
+    return emitError() << "swizzled_shared: order must not be empty";
+  SmallVector<bool> seen(order.size(), false);
+  for (unsigned o : order) {
+    if (o >= order.size() || seen[o])
+      return emitError() << "swizzled_shared: order must be a permutation of "
+                            "[0, "
+                         << order.size() << ")";
+    seen[o] = true;
+  }
+  return success();
+}
+
+unsigned SwizzledSharedEncodingAttr::getRank() const {
+  return getOrder().size();
+}
+
+/// Offset bit k of a buffer of `shape` (powers of two) maps to: the bits of
+/// the fastest dimension order[0] first, then order[1] (rows), then the rest.
+/// A row bit j with perPhase <= 2^j < perPhase * maxPhase flips phase bit
+/// t = j - log2(perPhase), which XORs vec << t into the column (dropped when
+/// it is past the row's length).
+LinearLayout
+SwizzledSharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  ArrayRef<unsigned> order = getOrder();
+  unsigned rank = order.size();
+  assert(shape.size() == rank && "shape must match the layout's rank");
+  LinearLayout::Bases offsets;
+  auto unit = [&](unsigned dim, int32_t value) {
+    LinearLayout::Basis b(rank, 0);
+    b[dim] = value;
+    return b;
+  };
+  unsigned colDim = order[0];
+  int64_t cols = shape[colDim];
+  for (int64_t c = 1; c < cols; c *= 2)
+    offsets.push_back(unit(colDim, c));
+  if (rank > 1) {
+    unsigned rowDim = order[1];
+    unsigned phaseShift = llvm::Log2_32(getPerPhase());
+    unsigned phaseBits = llvm::Log2_32(getMaxPhase());
+    unsigned j = 0;
+    for (int64_t r = 1; r < shape[rowDim]; r *= 2, ++j) {
+      LinearLayout::Basis b = unit(rowDim, r);
+      if (j >= phaseShift && j < phaseShift + phaseBits) {
+        int64_t flip = int64_t(getVec()) << (j - phaseShift);
+        if (flip < cols)
+          b[colDim] = flip;
+      }
+      offsets.push_back(b);
+    }
+    for (unsigned k = 2; k < rank; ++k)
+      for (int64_t v = 1; v < shape[order[k]]; v *= 2)
+        offsets.push_back(unit(order[k], v));
+  }
+  SmallVector<int32_t> sizes(shape.begin(), shape.end());
+  return LinearLayout({offsets, {}, {}}, sizes);
+}
+
+FailureOr<LinearLayout> kiln::tile::getSharedLinearLayout(MemDescType type) {
+  SharedLayoutAttr layout = type.getSharedLayout();
+  return layout.toLinearLayout(type.getShape().take_back(layout.getRank()));
+}

@@ -32,6 +32,10 @@ mlir::FailureOr<LinearLayout>
 getLinearLayout(mlir::RankedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
 
+/// The F2-linear map offset -> coordinates of one buffer of `type` (its
+/// trailing layout-rank dimensions), offsets in the `register` input bits.
+mlir::FailureOr<LinearLayout> getSharedLinearLayout(MemDescType type);
+
 /// Tensor with i1 elements of the same shape and layout as `type` (or i1 for
 /// a scalar).
 mlir::Type getI1SameShape(mlir::Type type);

@@ -19,6 +19,25 @@ def Tile_DistributedLayout : AttrInterface<"DistributedLayoutAttr"> {
   ];
 }
 
+def Tile_SharedLayout : AttrInterface<"SharedLayoutAttr"> {
+  let cppNamespace = "::kiln::tile";
+  let description = [{
+    A shared-memory layout: where each element of a buffer lives, as a map
+    from the element offset in the buffer to tensor coordinates. It applies to
+    the trailing `getRank()` dimensions of a memory descriptor; leading
+    dimensions (ring slots) stack whole buffers. Every shared layout converts
+    to the F2-linear form, with the offset bits in the `register` input
+    dimension (`lane` and `warp` empty).
+  }];
+  let methods = [
+    InterfaceMethod<"The F2-linear map offset -> coordinates for a buffer of `shape`.",
+      "::kiln::LinearLayout", "toLinearLayout",
+      (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"Rank of the buffers this layout applies to.",
+      "unsigned", "getRank", (ins)>,
+  ];
+}
+
 class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Tile_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
@@ -88,6 +107,36 @@ def Tile_LinearAttr : Tile_Attr<"LinearEncoding", "linear",
     with exactly (the map must be surjective onto the shape).
   }];
   let parameters = (ins "::kiln::LinearLayout":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_SwizzledSharedAttr : Tile_Attr<"SwizzledSharedEncoding", "swizzled_shared",
+                                       [DeclareAttrInterfaceMethods<Tile_SharedLayout>]> {
+  let summary = "Swizzled shared-memory layout (Gluon's SwizzledSharedLayout)";
+  let description = [{
+    Rows of the buffer (dimension `order[1]`) are stored one after another,
+    `order[0]` fastest. Within a row, groups of `vec` elements are permuted
+    by XOR with the row's phase, `(row / perPhase) % maxPhase`, so that
+    threads reading a column of a row-major tile hit different banks:
+
+    ```
+    stored column = ((column / vec) ^ phase) * vec + column % vec
+    ```
+
+    XOR bits that fall past the row's length are dropped (the permutation
+    stays within the row). Dimensions after `order[1]` stack whole tiles.
+    `vec = perPhase = maxPhase = 1` is the unswizzled row-major layout.
+
+    ```mlir
+    #shared = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    ```
+
+    `vec`, `perPhase` and `maxPhase` are powers of two; `order` is a
+    permutation.
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase, "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }

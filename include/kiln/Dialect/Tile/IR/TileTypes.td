@@ -36,6 +36,46 @@ def Tile_PtrType : Tile_TypeDef<"Pointer", "ptr"> {
   let skipDefaultBuilders = 1;
 }
 
+def Tile_MemDescType : Tile_TypeDef<"MemDesc", "memdesc", [ShapedTypeInterface]> {
+  let summary = "A buffer (or a view of one) in shared memory";
+  let description = [{
+    A shared-memory buffer of `shape` x `elementType`, laid out by a shared
+    layout that applies to its trailing dimensions. `mutable` buffers may be
+    written (`local_store`, async copies). A view (one ring slot, a
+    subslice) keeps the shape of the whole allocation, printed last when it
+    differs from `shape`.
+
+    ```mlir
+    !tile.memdesc<64x64xf16, #shared, mutable>
+    !tile.memdesc<64x64xf16, #shared, mutable, 3x64x64>   // slot of a 3-deep ring
+    ```
+
+    The dimensions the layout covers are powers of two; leading dimensions
+    (ring slots) may be any positive size.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::mlir::Attribute":$encoding,
+                        "bool":$mutableMemory,
+                        ArrayRefParameter<"int64_t">:$allocShape);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// ShapedTypeInterface: memory descriptors always have a rank.
+    bool hasRank() const { return true; }
+    MemDescType cloneWith(std::optional<::llvm::ArrayRef<int64_t>> shape,
+                          ::mlir::Type elementType) const {
+      return MemDescType::get(getContext(), shape.value_or(getShape()),
+                              elementType, getEncoding(), getMutableMemory(),
+                              getAllocShape());
+    }
+    /// The shared layout (the encoding is verified to be one).
+    SharedLayoutAttr getSharedLayout() const {
+      return ::llvm::cast<SharedLayoutAttr>(getEncoding());
+    }
+  }];
+}
+
 def Tile_Ptr : Type<CPred<"::llvm::isa<::kiln::tile::PointerType>($_self)">,
                     "tile pointer", "::kiln::tile::PointerType">;
 def Tile_PtrTensor : Type<And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,

@@ -1,0 +1,34 @@
+// RUN: kiln-opt %s | kiln-opt | FileCheck %s
+// RUN: kiln-opt %s --test-print-linear-layout 2>&1 | FileCheck %s --check-prefix=LINEAR
+
+// Shared-memory layouts and memory descriptors round-trip; a view keeps the
+// allocation's shape, printed last. test/Python/test_shared_layout_soundness.py
+// checks the linear form against the swizzle formula over random layouts.
+
+// CHECK: #shared = #tile.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>
+// CHECK: #shared1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#shared = #tile.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 4, order = [1, 0]}>
+#plain = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#ring = #tile.swizzled_shared<{vec = 4, perPhase = 2, maxPhase = 2, order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @descriptors
+  // CHECK-SAME: !tile.memdesc<8x8xf16, #shared, mutable>
+  // CHECK-SAME: !tile.memdesc<8x8xf16, #shared, mutable, 3x8x8>
+  // CHECK-SAME: !tile.memdesc<64xi32, #shared1>
+  // CHECK-SAME: !tile.memdesc<3x16x8xf32, #shared2>
+  func.func @descriptors(%a: !tile.memdesc<8x8xf16, #shared, mutable>,
+                         %b: !tile.memdesc<8x8xf16, #shared, mutable, 3x8x8>,
+                         %c: !tile.memdesc<64xi32, #plain>,
+                         %d: !tile.memdesc<3x16x8xf32, #ring>) {
+    return
+  }
+}
+
+// Row bit j flips column bit (vec << j) for the log2(maxPhase) bits after
+// log2(perPhase); a ring's leading dimension is not part of the layout.
+// LINEAR: remark: shared layout of argument 0 = {register = {{\[\[}}0, 1], [0, 2], [0, 4], [1, 2], [2, 4], [4, 0]], lane = [], warp = []}
+// LINEAR: remark: shared layout of argument 1 = {register = {{\[\[}}0, 1], [0, 2], [0, 4], [1, 2], [2, 4], [4, 0]], lane = [], warp = []}
+// LINEAR: remark: shared layout of argument 2 = {register = {{\[\[}}1], [2], [4], [8], [16], [32]], lane = [], warp = []}
+// order = [0, 1]: dimension 0 (16) is the row's length, dimension 1 (8) the rows;
+// perPhase = 2 skips row bit 0, maxPhase = 2 makes row bit 1 flip vec = 4.
+// LINEAR: remark: shared layout of argument 3 = {register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [4, 2], [0, 4]], lane = [], warp = []}
