@@ -43,6 +43,18 @@ LogicalResult checkSupported(ModuleOp module) {
                            "f32 (tf32 is a precision of dot, not a type)";
       return WalkResult::interrupt();
     }
+    // Shared-memory buffers are in the dialect; placing them
+    // (tile-allocate-shared-memory with liveness) and lowering them come next.
+    bool memdesc = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<MemDescType>) ||
+                   llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemDescType>);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        memdesc |= llvm::any_of(block.getArgumentTypes(), llvm::IsaPred<MemDescType>);
+    if (memdesc) {
+      op->emitOpError() << "uses a shared-memory buffer (!tile.memdesc), which "
+                           "this Kiln cannot lower yet";
+      return WalkResult::interrupt();
+    }
     if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
             math::CosOp, math::RsqrtOp>(op)) {
       Type t = getElementTypeOrSelf(op->getResult(0).getType());

@@ -994,3 +994,50 @@ func.func @memdesc_view(%a: !tile.memdesc<64x64xf16, #tile.swizzled_shared<{vec 
 func.func @memdesc_elem(%a: !tile.memdesc<64x!tile.ptr<f32>, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>) {
   return
 }
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @alloc_immutable_uninitialized() {
+  // expected-error @+1 {{'tile.local_alloc' op an uninitialized buffer must be mutable}}
+  %b = tile.local_alloc : () -> !tile.memdesc<64xf32, #sh>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @alloc_view() {
+  // expected-error @+1 {{'tile.local_alloc' op result must be a whole allocation, not a view}}
+  %b = tile.local_alloc : () -> !tile.memdesc<64xf32, #sh, mutable, 2x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @store_immutable(%t: tensor<64xf32, #l>, %b: !tile.memdesc<64xf32, #sh>) {
+  // expected-error @+1 {{'tile.local_store' op stores into an immutable buffer}}
+  tile.local_store %t, %b : tensor<64xf32, #l> -> !tile.memdesc<64xf32, #sh>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @load_mismatch(%b: !tile.memdesc<64xf32, #sh>) {
+  // expected-error @+1 {{'tile.local_load' op tensor 'tensor<64xf16, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>>' and shared buffer '!tile.memdesc<64xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>' must have the same shape and element type}}
+  %t = tile.local_load %b : !tile.memdesc<64xf32, #sh> -> tensor<64xf16, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @dealloc_view(%b: !tile.memdesc<64xf32, #sh, mutable, 2x64>) {
+  // expected-error @+1 {{'tile.local_dealloc' op deallocates a whole allocation, not a view}}
+  tile.local_dealloc %b : !tile.memdesc<64xf32, #sh, mutable, 2x64>
+  return
+}

@@ -22,6 +22,21 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
                          %d: !tile.memdesc<3x16x8xf32, #ring>) {
     return
   }
+
+  // CHECK-LABEL: func.func @ops
+  // CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<8x8xf16, #shared, mutable>
+  // CHECK: tile.local_store %{{.*}}, %[[B]] : tensor<8x8xf16, #blocked> -> !tile.memdesc<8x8xf16, #shared, mutable>
+  // CHECK: tile.local_load %[[B]] : !tile.memdesc<8x8xf16, #shared, mutable> -> tensor<8x8xf16, #blocked>
+  // CHECK: tile.local_alloc %{{.*}} : (tensor<8x8xf16, #blocked>) -> !tile.memdesc<8x8xf16, #shared>
+  // CHECK: tile.local_dealloc %[[B]] : !tile.memdesc<8x8xf16, #shared, mutable>
+  func.func @ops(%t: tensor<8x8xf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>) {
+    %b = tile.local_alloc : () -> !tile.memdesc<8x8xf16, #shared, mutable>
+    tile.local_store %t, %b : tensor<8x8xf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>> -> !tile.memdesc<8x8xf16, #shared, mutable>
+    %u = tile.local_load %b : !tile.memdesc<8x8xf16, #shared, mutable> -> tensor<8x8xf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>
+    %c = tile.local_alloc %u : (tensor<8x8xf16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>) -> !tile.memdesc<8x8xf16, #shared>
+    tile.local_dealloc %b : !tile.memdesc<8x8xf16, #shared, mutable>
+    return
+  }
 }
 
 // Row bit j flips column bit (vec << j) for the log2(maxPhase) bits after

@@ -194,3 +194,54 @@ LogicalResult ReduceOp::verifyRegions() {
                          << ret.getResult().getType();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// shared memory
+//===----------------------------------------------------------------------===//
+
+/// `tensor` holds what `memdesc` holds: the same shape and element type.
+static LogicalResult verifySameContents(Operation *op, RankedTensorType tensor,
+                                        MemDescType memdesc) {
+  if (tensor.getShape() != memdesc.getShape() ||
+      tensor.getElementType() != memdesc.getElementType())
+    return op->emitOpError()
+           << "tensor " << tensor << " and shared buffer " << memdesc
+           << " must have the same shape and element type";
+  if (!tensor.getEncoding())
+    return op->emitOpError() << "tensor " << tensor
+                             << " needs a layout encoding (e.g. #tile.blocked)";
+  return success();
+}
+
+LogicalResult LocalAllocOp::verify() {
+  MemDescType type = getType();
+  if (type.getAllocShape() != type.getShape())
+    return emitOpError() << "result must be a whole allocation, not a view ("
+                         << type << ")";
+  if (!getSrc())
+    return type.getMutableMemory()
+               ? success()
+               : emitOpError() << "an uninitialized buffer must be mutable";
+  return verifySameContents(*this, cast<RankedTensorType>(getSrc().getType()),
+                            type);
+}
+
+LogicalResult LocalDeallocOp::verify() {
+  MemDescType type = getSrc().getType();
+  if (type.getAllocShape() != type.getShape())
+    return emitOpError() << "deallocates a whole allocation, not a view ("
+                         << type << ")";
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifySameContents(*this, getType(), getSrc().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (!getDst().getType().getMutableMemory())
+    return emitOpError() << "stores into an immutable buffer "
+                         << getDst().getType();
+  return verifySameContents(
+      *this, cast<RankedTensorType>(getValue().getType()), getDst().getType());
+}

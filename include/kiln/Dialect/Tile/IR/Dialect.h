@@ -21,6 +21,15 @@
 #include "kiln/Dialect/Tile/IR/TileAttrs.h.inc"
 #define GET_TYPEDEF_CLASSES
 #include "kiln/Dialect/Tile/IR/TileTypes.h.inc"
+namespace kiln::tile {
+/// The resource of shared-memory side effects (local_alloc/load/store, async
+/// copies): ordered among themselves, independent of global memory.
+struct SharedMemoryResource
+    : public mlir::SideEffects::Resource::Base<SharedMemoryResource> {
+  llvm::StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace kiln::tile
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Tile/IR/TileOps.h.inc"
 

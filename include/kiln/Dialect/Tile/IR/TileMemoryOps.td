@@ -82,4 +82,79 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def Tile_MemDesc : Type<CPred<"::llvm::isa<::kiln::tile::MemDescType>($_self)">,
+                        "shared memory descriptor", "::kiln::tile::MemDescType">;
+
+def Tile_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "Allocate a buffer in shared memory, optionally initialized";
+  let description = [{
+    A new shared-memory buffer, placed by `tile-allocate-shared-memory`.
+    With `src`, every thread writes its elements of the tensor into it (the
+    buffer may then be immutable); without, the buffer is `mutable` and
+    uninitialized. The result is a whole allocation, not a view.
+
+    ```mlir
+    %buf = tile.local_alloc : () -> !tile.memdesc<2x64x64xf16, #shared, mutable>
+    %ro = tile.local_alloc %t : (tensor<64x64xf16, #l>) -> !tile.memdesc<64x64xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalDeallocOp : Tile_Op<"local_dealloc", [
+    MemoryEffects<[MemFree<Tile_SharedMemory>]>]> {
+  let summary = "End the life of a shared-memory allocation";
+  let description = [{
+    Marks the end of `src`'s live range (the allocator may reuse its bytes
+    afterwards). Without it, an allocation lives until its last use.
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src))";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+  let summary = "Read a shared-memory buffer into registers";
+  let description = [{
+    Each thread reads the elements its register layout gives it. The
+    result's shape and element type are the buffer's.
+
+    ```mlir
+    %t = tile.local_load %buf : !tile.memdesc<64x64xf16, #shared> -> tensor<64x64xf16, #l>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` qualified(type($src)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [
+    MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "Write registers into a mutable shared-memory buffer";
+  let description = [{
+    Each thread writes the elements its register layout gives it. The
+    tensor's shape and element type are the buffer's.
+
+    ```mlir
+    tile.local_store %t, %buf : tensor<64x64xf16, #l> -> !tile.memdesc<64x64xf16, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_MemDesc:$dst);
+  let assemblyFormat =
+      "$value `,` $dst attr-dict `:` type($value) `->` qualified(type($dst))";
+  let hasVerifier = 1;
+}
+
 #endif
