@@ -43,16 +43,17 @@ LogicalResult checkSupported(ModuleOp module) {
                            "f32 (tf32 is a precision of dot, not a type)";
       return WalkResult::interrupt();
     }
-    // Shared-memory buffers are in the dialect; placing them
-    // (tile-allocate-shared-memory with liveness) and lowering them come next.
-    bool memdesc = llvm::any_of(op->getOperandTypes(), llvm::IsaPred<MemDescType>) ||
-                   llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemDescType>);
+    // Shared buffers are lowered as addresses within one function; passing
+    // them through function arguments or control flow comes with views.
+    bool memdesc = false;
     for (Region &region : op->getRegions())
       for (Block &block : region)
         memdesc |= llvm::any_of(block.getArgumentTypes(), llvm::IsaPred<MemDescType>);
     if (memdesc) {
-      op->emitOpError() << "uses a shared-memory buffer (!tile.memdesc), which "
-                           "this Kiln cannot lower yet";
+      op->emitOpError() << "has a block argument of shared-memory buffer type "
+                           "(!tile.memdesc), which this Kiln cannot lower "
+                           "yet: allocate buffers inside the kernel and "
+                           "outside control flow";
       return WalkResult::interrupt();
     }
     if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
@@ -205,6 +206,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
+  populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
   arith::populateArithToLLVMConversionPatterns(converter, patterns);
   populateMathToLLVMConversionPatterns(converter, patterns);
   cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

@@ -18,6 +18,10 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx)
   addConversion([ctx](PointerType p) -> Type {
     return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
   });
+  // A shared buffer is the address of its first element.
+  addConversion([ctx](MemDescType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 3);
+  });
   addConversion([this](RankedTensorType t) -> std::optional<Type> {
     FailureOr<LinearLayout> ll = getLinearLayout(t);
     if (failed(ll))

@@ -20,7 +20,7 @@ from typing import Dict, List
 
 from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
-from ..language._layouts import DistributedLayout
+from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
@@ -143,7 +143,8 @@ def _is_jit(obj) -> bool:
 
 
 def _allowed_global(value) -> bool:
-    if isinstance(value, (constexpr, types.ModuleType, type, DistributedLayout, kl.dtype,
+    if isinstance(value, (constexpr, types.ModuleType, type, DistributedLayout, SharedLayout,
+                          kl.dtype,
                           kl.pointer_type, types.BuiltinFunctionType)):
         return True
     return callable(value) or value is None

@@ -27,7 +27,7 @@ import types
 from typing import Dict, Iterable, List, Tuple
 
 from ..language._core import constexpr, dtype, pointer_type
-from ..language._layouts import DistributedLayout
+from ..language._layouts import DistributedLayout, SharedLayout
 
 __all__ = ["Dependencies", "UsedGlobal", "GlobalChangedError", "value_token", "MISSING"]
 
@@ -242,7 +242,7 @@ class Dependencies:
             return "constexpr:" + self.token(v.value)
         if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):
             return f"{type(v).__name__}:{v!r}"
-        if isinstance(v, (dtype, pointer_type, DistributedLayout)):
+        if isinstance(v, (dtype, pointer_type, DistributedLayout, SharedLayout)):
             return v.mangle()
         if isinstance(v, (tuple, list)):
             inner = ",".join(self.token(x) for x in v)

@@ -13,7 +13,7 @@ import functools
 from typing import List, Sequence
 
 from ._constexpr import _unwrap, constexpr, constexpr_function
-from ._layouts import DistributedLayout
+from ._layouts import DistributedLayout, SharedLayout
 
 __all__ = [
     "constexpr", "constexpr_function", "dtype", "pointer_type", "distributed_type", "tensor",
@@ -507,6 +507,97 @@ def static_assert(cond, msg="", _semantic=None):
 def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
     """Print at compile time."""
     _py.print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)
+
+
+class shared_memory_descriptor_type:
+    """The type of a shared-memory buffer: element type, shape, shared layout."""
+
+    is_block = False
+    is_ptr_type = False
+
+    def __init__(self, element_ty, shape: Sequence[int], layout: SharedLayout,
+                 mutable: bool = True):
+        self.element_ty = element_ty
+        self.shape = tuple(_py.int(_unwrap(d)) for d in shape)
+        self.layout = layout
+        self.mutable = mutable
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def to_ir(self) -> str:
+        dims = "x".join(str(d) for d in self.shape)
+        return (f"!tile.memdesc<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}"
+                + (", mutable" if self.mutable else "") + ">")
+
+    def mangle(self) -> str:
+        return (f"M{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.shape)}"
+                f"L{self.layout.mangle()}")
+
+    def __eq__(self, other):
+        return (isinstance(other, shared_memory_descriptor_type)
+                and (other.element_ty, other.shape, other.layout, other.mutable)
+                == (self.element_ty, self.shape, self.layout, self.mutable))
+
+    def __hash__(self):
+        return hash((self.element_ty, self.shape, self.layout, self.mutable))
+
+    def __str__(self):
+        return f"<shared {list(self.shape)}, {self.element_ty}, {self.layout!r}>"
+
+    __repr__ = __str__
+
+
+class shared_memory_descriptor:
+    """A buffer in shared memory (Gluon's ``shared_memory_descriptor``): made by
+    :func:`allocate_shared_memory`, read with ``.load(layout)``, written with ``.store(value)``."""
+
+    def __init__(self, handle: str, type: shared_memory_descriptor_type):
+        self.handle = handle
+        self.type = type
+
+    @property
+    def dtype(self):
+        return self.type.element_ty
+
+    @property
+    def shape(self) -> List[constexpr]:
+        return [constexpr(d) for d in self.type.shape]
+
+    @property
+    def rank(self):
+        return len(self.type.shape)
+
+    @property
+    def layout(self):
+        return self.type.layout
+
+    def __repr__(self):
+        return f"shared_memory_descriptor({self.handle}, {self.type})"
+
+    @builtin
+    def load(self, layout, _semantic=None):
+        """The buffer's contents as a tensor in the register layout ``layout``."""
+        return _semantic.local_load(self, _unwrap(layout))
+
+    @builtin
+    def store(self, value, _semantic=None):
+        """Write ``value`` (a tensor of the buffer's shape and type) into the buffer."""
+        return _semantic.local_store(self, value)
+
+    @builtin
+    def _keep_alive(self, _semantic=None):
+        """Gluon's liveness hint; Kiln keeps a buffer alive until its last use already."""
+        return None
+
+
+@builtin
+def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None):
+    """A new buffer of ``shape`` x ``element_ty`` in shared memory, laid out by the shared
+    layout ``layout``, initialized from the tensor ``value`` when given."""
+    return _semantic.allocate_shared_memory(_unwrap(element_ty), _unwrap(shape),
+                                            _unwrap(layout), value)
 
 
 @builtin

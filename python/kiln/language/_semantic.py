@@ -13,8 +13,8 @@ from typing import List, Optional
 
 from . import _core as core
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
-from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SliceLayout,
-                       is_trivial_conversion, reshape_linear)
+from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SharedLayout,
+                       SliceLayout, is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
 _FP8 = ("fp8e4nv", "fp8e5")
@@ -403,6 +403,46 @@ class Semantic:
         if rt == x.type:
             return x
         return self._op("tile.reshape", [x], rt)
+
+    # -- shared memory ------------------------------------------------------------------------
+
+    def allocate_shared_memory(self, element_ty, shape, layout, value):
+        if not isinstance(element_ty, core.dtype):
+            raise TypeError(f"allocate_shared_memory: element_ty must be a dtype, got "
+                            f"{element_ty!r}")
+        shape = self.check_shape(shape, "allocate_shared_memory")
+        if not isinstance(layout, SharedLayout):
+            raise TypeError(f"allocate_shared_memory: layout must be a shared layout (e.g. "
+                            f"kl.SwizzledSharedLayout(...)), got {layout!r}")
+        if layout.rank != len(shape):
+            raise ValueError(f"allocate_shared_memory: {layout!r} has rank {layout.rank} but "
+                             f"the shape {tuple(shape)} has rank {len(shape)}")
+        mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
+        operands = []
+        if value is not None:
+            value = self.as_tensor(value)
+            if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
+                    or value.dtype != element_ty:
+                raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
+                                 f"tensor of shape {tuple(shape)} and type {element_ty}")
+            operands = [value]
+        handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
+        return core.shared_memory_descriptor(handle, mdt)
+
+    def local_load(self, smem, layout) -> tensor:
+        shape = smem.type.shape
+        self.check_layout(layout, shape, "load from shared memory")
+        rt = distributed_type(smem.dtype, shape, layout)
+        return self._op("tile.local_load", [smem], rt)
+
+    def local_store(self, smem, value) -> None:
+        value = self.as_tensor(value)
+        if not value.type.is_block or tuple(value.type.shape) != smem.type.shape \
+                or value.dtype != smem.dtype:
+            raise ValueError(f"store to shared memory: value {value.type} must be a tensor of "
+                             f"shape {smem.type.shape} and type {smem.dtype}")
+        self.b.create("tile.local_store", [value, smem], [])
+        return None
 
     def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
         x = self.as_tensor(x)

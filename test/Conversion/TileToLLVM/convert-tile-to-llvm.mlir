@@ -343,3 +343,29 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %y, %z : tensor<128xf32, #l>, f16
   }
 }
+
+// -----
+
+// Shared buffers: the address of the module's shared array plus the
+// allocator's offset; a store is bracketed by barriers (until
+// tile-insert-barriers), a load reads at the swizzled offset of each element.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: llvm.func @shared_roundtrip
+  func.func @shared_roundtrip(%t: tensor<128xf32, #l>) -> tensor<128xf32, #l> {
+    // CHECK: llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+    // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
+    // CHECK: %[[OFF:.*]] = llvm.mlir.constant(512 : i32) : i32
+    // CHECK: llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    // CHECK: nvvm.barrier0
+    // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+    // CHECK: nvvm.barrier0
+    // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+    %a = tile.local_alloc {tile.scratch_offset = 0 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
+    %b = tile.local_alloc {tile.scratch_offset = 512 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
+    tile.local_store %t, %b : tensor<128xf32, #l> -> !tile.memdesc<128xf32, #sh, mutable>
+    %u = tile.local_load %b : !tile.memdesc<128xf32, #sh, mutable> -> tensor<128xf32, #l>
+    return %u : tensor<128xf32, #l>
+  }
+}

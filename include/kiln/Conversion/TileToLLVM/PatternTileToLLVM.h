@@ -49,6 +49,9 @@ void populateMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);
+void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns,
+                                          const LoweringContext &ctx);
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

@@ -6,6 +6,7 @@
 #include "kiln/Target/Targets.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace kiln::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHAREDMEMORYPASS
@@ -34,15 +35,34 @@ struct AllocateSharedMemory
     int64_t total = 0;
     Operation *largest = nullptr;
     TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
+    // Explicit buffers (local_alloc) first, one after another, 16-byte
+    // aligned (cp.async's widest copy); they may be live across anything.
+    // Reusing dead ones by live range comes with the liveness analysis.
+    int64_t explicitBytes = 0;
+    module.walk([&](LocalAllocOp alloc) {
+      MemDescType type = alloc.getType();
+      int64_t bytes = getElementBytes(type.getElementType());
+      for (int64_t d : type.getAllocShape())
+        bytes *= d;
+      explicitBytes = llvm::alignTo(explicitBytes, 16);
+      scratchOffset.setAttr(alloc, b.getI32IntegerAttr(explicitBytes));
+      explicitBytes += bytes;
+      if (explicitBytes > total) {
+        total = explicitBytes;
+        largest = alloc;
+      }
+    });
+    int64_t scratchBase = llvm::alignTo(explicitBytes, 16);
     module.walk([&](Operation *op) {
       int64_t bytes = getScratchBytes(op);
       if (bytes == 0)
         return;
       // Scratch users are sequential and bracketed by barriers, so they
-      // all start at offset 0 and the total is the largest of them.
-      scratchOffset.setAttr(op, b.getI32IntegerAttr(0));
-      if (bytes > total) {
-        total = bytes;
+      // all start at the same offset, after the explicit buffers, and the
+      // total is the largest of them.
+      scratchOffset.setAttr(op, b.getI32IntegerAttr(scratchBase));
+      if (scratchBase + bytes > total) {
+        total = scratchBase + bytes;
         largest = op;
       }
     });

@@ -275,3 +275,24 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 4 : i32, tile.th
 module attributes {tile.target = "cuda:sm_100"} {
   func.func @unknown_target() { return }
 }
+
+// -----
+
+// Explicit buffers (local_alloc) are placed one after another from 0,
+// 16-byte aligned; scratch users start after them. Reuse by live range
+// comes with the liveness analysis.
+#l1 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 1040 : i32
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @explicit(%t: tensor<128xf32, #l1>) {
+    // CHECK: tile.local_alloc %{{.*}} {tile.scratch_offset = 0 : i32}
+    %a = tile.local_alloc %t : (tensor<128xf32, #l1>) -> !tile.memdesc<128xf32, #sh, mutable>
+    // CHECK: tile.local_alloc {tile.scratch_offset = 512 : i32}
+    %b = tile.local_alloc : () -> !tile.memdesc<4xi8, #sh, mutable>
+    // CHECK: tile.local_alloc {tile.scratch_offset = 528 : i32}
+    %c = tile.local_alloc : () -> !tile.memdesc<256xf16, #sh, mutable>
+    return
+  }
+}

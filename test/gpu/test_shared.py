@@ -1,0 +1,64 @@
+"""Shared memory through kernel[grid]: a tile written to a swizzled buffer in one register
+layout and read back in another (other threads' elements), for several swizzles, element
+types and ragged shapes, checked against torch. Skips cleanly without a GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+torch = pytest.importorskip("torch")
+
+DTYPES = {"fp32": (torch.float32, kl.float32), "fp16": (torch.float16, kl.float16),
+          "bf16": (torch.bfloat16, kl.bfloat16)}
+
+
+@pytest.fixture(scope="module")
+def target():
+    from kiln.runtime import KilnRuntimeError, NoDeviceError, get_driver
+    try:
+        name = get_driver().current_target()
+    except (NoDeviceError, KilnRuntimeError) as e:
+        pytest.skip(f"no usable GPU: {e}")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return name
+
+
+@kiln.jit
+def through_shared(x, y, M, N, DT: kl.constexpr, BM: kl.constexpr, BN: kl.constexpr,
+                   L: kl.constexpr, LT: kl.constexpr, SH: kl.constexpr):
+    rows = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, L))
+    cols = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, L))
+    m = (rows[:, None] < M) & (cols[None, :] < N)
+    v = kl.load(x + rows[:, None] * N + cols[None, :], mask=m, other=0.0)
+    buf = kl.allocate_shared_memory(DT, [BM, BN], SH)
+    buf.store(v)
+    w = buf.load(LT)
+    init = kl.allocate_shared_memory(DT, [BM, BN], SH, w)  # initialized from a tensor
+    u = init.load(L)
+    rows_t = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, LT))
+    cols_t = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, LT))
+    mt = (rows_t[:, None] < M) & (cols_t[None, :] < N)
+    kl.store(y + rows_t[:, None] * N + cols_t[None, :], w, mask=mt)
+    kl.store(y + M * N + rows[:, None] * N + cols[None, :], u, mask=m)
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("swizzle", [(1, 1, 1), (4, 1, 8), (8, 2, 4), (2, 1, 16)])
+@pytest.mark.parametrize("M,N", [(32, 32), (100, 37), (1, 1), (257, 513)])
+def test_store_then_load_in_another_layout(target, dtype, swizzle, M, N):
+    w = 32 if target.startswith("cuda:") else 64
+    tdt, kdt = DTYPES[dtype]
+    x = torch.randn((M, N), device="cuda").to(tdt)
+    y = torch.full((2 * M * N,), float("nan"), device="cuda", dtype=tdt)
+    BM, BN = 32, 64
+    L = kl.BlockedLayout([1, 4], [w // 16, 16], [4, 1], [1, 0])
+    LT = kl.BlockedLayout([4, 1], [16, w // 16], [1, 4], [0, 1])
+    through_shared[(kiln.cdiv(M, BM), kiln.cdiv(N, BN))](
+        x, y, M, N, DT=kdt, BM=BM, BN=BN, L=L, LT=LT,
+        SH=kl.SwizzledSharedLayout(*swizzle, [1, 0]), num_warps=4)
+    torch.testing.assert_close(y[:M * N].view(M, N), x, rtol=0, atol=0)
+    torch.testing.assert_close(y[M * N:].view(M, N), x, rtol=0, atol=0)
