@@ -62,3 +62,38 @@ def test_store_then_load_in_another_layout(target, dtype, swizzle, M, N):
         SH=kl.SwizzledSharedLayout(*swizzle, [1, 0]), num_warps=4)
     torch.testing.assert_close(y[:M * N].view(M, N), x, rtol=0, atol=0)
     torch.testing.assert_close(y[M * N:].view(M, N), x, rtol=0, atol=0)
+
+
+@kiln.jit
+def ring(x, y, M, N, NBUF: kl.constexpr, BM: kl.constexpr, BN: kl.constexpr,
+         L: kl.constexpr, LT: kl.constexpr, SH: kl.constexpr):
+    """Slot k of an NBUF-deep ring holds rows [k*BM, (k+1)*BM) of x; the slots are read back
+    in reverse order, in another layout, and written to the same rows of y."""
+    bufs = kl.allocate_shared_memory(kl.float32, [NBUF, BM, BN], SH)
+    cols = kl.arange(0, BN, kl.SliceLayout(0, L))
+    for k in kl.static_range(NBUF):
+        rows = k * BM + kl.arange(0, BM, kl.SliceLayout(1, L))
+        m = (rows[:, None] < M) & (cols[None, :] < N)
+        bufs.index(k).store(kl.load(x + rows[:, None] * N + cols[None, :], mask=m, other=0.0))
+    cols_t = kl.arange(0, BN, kl.SliceLayout(0, LT))
+    for j in range(NBUF):
+        k = NBUF - 1 - j  # a runtime slot index
+        rows_t = k * BM + kl.arange(0, BM, kl.SliceLayout(1, LT))
+        mt = (rows_t[:, None] < M) & (cols_t[None, :] < N)
+        kl.store(y + rows_t[:, None] * N + cols_t[None, :], bufs.index(k).load(LT), mask=mt)
+
+
+@pytest.mark.parametrize("nbuf", [1, 2, 3, 5])
+@pytest.mark.parametrize("M,N", [(70, 40), (96, 64), (5, 3)])
+def test_ring_slots(target, nbuf, M, N):
+    w = 32 if target.startswith("cuda:") else 64
+    BM, BN = 32, 64
+    x = torch.randn((M, N), device="cuda")
+    y = torch.full((M, N), float("nan"), device="cuda")
+    L = kl.BlockedLayout([1, 4], [w // 16, 16], [4, 1], [1, 0])
+    LT = kl.BlockedLayout([4, 1], [16, w // 16], [1, 4], [0, 1])
+    ring[(1,)](x, y, M, N, NBUF=nbuf, BM=BM, BN=BN, L=L, LT=LT,
+               SH=kl.SwizzledSharedLayout(4, 1, 8, [1, 0]), num_warps=4)
+    rows = min(M, nbuf * BM)
+    torch.testing.assert_close(y[:rows], x[:rows], rtol=0, atol=0)
+    assert torch.isnan(y[rows:]).all()

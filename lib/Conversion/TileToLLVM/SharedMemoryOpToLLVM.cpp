@@ -16,6 +16,7 @@
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
@@ -234,6 +235,30 @@ struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
   const LoweringContext &ctx;
 };
 
+struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Slot i starts i whole slots (every dimension but the leading one)
+    // after the ring.
+    MemDescType slot = op.getType();
+    int64_t bytes = getElementBytes(slot.getElementType());
+    for (int64_t d : slot.getShape())
+      bytes *= d;
+    Location loc = op.getLoc();
+    Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(),
+                                       i32Const(rewriter, loc, bytes));
+    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, ptrTy,
+                                               rewriter.getI8Type(),
+                                               adaptor.getSrc(),
+                                               ValueRange{offset}));
+    return success();
+  }
+};
+
 struct LocalDeallocOpConversion : ConvertOpToLLVMPattern<LocalDeallocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -252,5 +277,5 @@ void kiln::populateSharedMemoryOpToLLVMPatterns(
     const LoweringContext &ctx) {
   patterns.add<LocalAllocOpConversion, LocalStoreOpConversion,
                LocalLoadOpConversion>(converter, ctx);
-  patterns.add<LocalDeallocOpConversion>(converter);
+  patterns.add<LocalDeallocOpConversion, MemDescIndexOpConversion>(converter);
 }

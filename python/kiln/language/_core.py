@@ -516,11 +516,12 @@ class shared_memory_descriptor_type:
     is_ptr_type = False
 
     def __init__(self, element_ty, shape: Sequence[int], layout: SharedLayout,
-                 mutable: bool = True):
+                 mutable: bool = True, alloc_shape: Sequence[int] = None):
         self.element_ty = element_ty
         self.shape = tuple(_py.int(_unwrap(d)) for d in shape)
         self.layout = layout
         self.mutable = mutable
+        self.alloc_shape = tuple(alloc_shape) if alloc_shape is not None else self.shape
 
     @property
     def scalar(self):
@@ -528,20 +529,23 @@ class shared_memory_descriptor_type:
 
     def to_ir(self) -> str:
         dims = "x".join(str(d) for d in self.shape)
+        alloc = ("" if self.alloc_shape == self.shape
+                 else ", " + "x".join(str(d) for d in self.alloc_shape))
         return (f"!tile.memdesc<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}"
-                + (", mutable" if self.mutable else "") + ">")
+                + (", mutable" if self.mutable else "") + alloc + ">")
 
     def mangle(self) -> str:
         return (f"M{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.shape)}"
-                f"L{self.layout.mangle()}")
+                f"A{'_'.join(str(d) for d in self.alloc_shape)}L{self.layout.mangle()}")
 
     def __eq__(self, other):
         return (isinstance(other, shared_memory_descriptor_type)
-                and (other.element_ty, other.shape, other.layout, other.mutable)
-                == (self.element_ty, self.shape, self.layout, self.mutable))
+                and (other.element_ty, other.shape, other.layout, other.mutable,
+                     other.alloc_shape)
+                == (self.element_ty, self.shape, self.layout, self.mutable, self.alloc_shape))
 
     def __hash__(self):
-        return hash((self.element_ty, self.shape, self.layout, self.mutable))
+        return hash((self.element_ty, self.shape, self.layout, self.mutable, self.alloc_shape))
 
     def __str__(self):
         return f"<shared {list(self.shape)}, {self.element_ty}, {self.layout!r}>"
@@ -585,6 +589,11 @@ class shared_memory_descriptor:
     def store(self, value, _semantic=None):
         """Write ``value`` (a tensor of the buffer's shape and type) into the buffer."""
         return _semantic.local_store(self, value)
+
+    @builtin
+    def index(self, index, _semantic=None):
+        """The ``index``-th buffer along the leading dimension (a ring slot), as a view."""
+        return _semantic.memdesc_index(self, index)
 
     @builtin
     def _keep_alive(self, _semantic=None):

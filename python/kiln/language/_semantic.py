@@ -410,13 +410,19 @@ class Semantic:
         if not isinstance(element_ty, core.dtype):
             raise TypeError(f"allocate_shared_memory: element_ty must be a dtype, got "
                             f"{element_ty!r}")
-        shape = self.check_shape(shape, "allocate_shared_memory")
         if not isinstance(layout, SharedLayout):
             raise TypeError(f"allocate_shared_memory: layout must be a shared layout (e.g. "
                             f"kl.SwizzledSharedLayout(...)), got {layout!r}")
-        if layout.rank != len(shape):
+        shape = list(shape) if isinstance(shape, (list, tuple)) else [shape]
+        if len(shape) < layout.rank:
             raise ValueError(f"allocate_shared_memory: {layout!r} has rank {layout.rank} but "
-                             f"the shape {tuple(shape)} has rank {len(shape)}")
+                             f"the shape {tuple(_unwrap(d) for d in shape)} has rank "
+                             f"{len(shape)}")
+        # The layout covers the trailing dimensions (powers of two); leading ones are ring
+        # slots of any size.
+        lead = len(shape) - layout.rank
+        shape = ([self._slot_count(d, i) for i, d in enumerate(shape[:lead])]
+                 + list(self.check_shape(shape[lead:], "allocate_shared_memory")))
         mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
         operands = []
         if value is not None:
@@ -428,6 +434,29 @@ class Semantic:
             operands = [value]
         handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
         return core.shared_memory_descriptor(handle, mdt)
+
+    def _slot_count(self, d, i) -> int:
+        d = _unwrap(d)
+        if isinstance(d, tensor) or not isinstance(d, int) or isinstance(d, bool) or d <= 0:
+            raise TypeError(f"allocate_shared_memory: shape element {i} must be a positive "
+                            f"constexpr int, got {d!r}")
+        return d
+
+    def memdesc_index(self, smem, index):
+        st = smem.type
+        if len(st.shape) <= st.layout.rank:
+            raise ValueError(f"index: the shared buffer {st} has no leading dimension to "
+                             f"index (its layout covers all {len(st.shape)} dimensions)")
+        index = self.as_tensor(index)
+        if index.type.is_block or not index.dtype.is_int() or index.dtype.primitive_bitwidth > 32:
+            raise TypeError(f"index: the slot must be a scalar integer of at most 32 bits, "
+                            f"got {index.type}")
+        if index.dtype != core.int32:
+            index = self.cast(index, core.int32)
+        rt = core.shared_memory_descriptor_type(st.element_ty, st.shape[1:], st.layout,
+                                                st.mutable, st.alloc_shape)
+        handle = self.b.create("tile.memdesc_index", [smem, index], [rt])[0]
+        return core.shared_memory_descriptor(handle, rt)
 
     def local_load(self, smem, layout) -> tensor:
         shape = smem.type.shape

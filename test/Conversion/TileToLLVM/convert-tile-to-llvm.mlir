@@ -369,3 +369,19 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %u : tensor<128xf32, #l>
   }
 }
+
+// -----
+
+// A ring slot is the ring's address plus the index times the slot's bytes.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: llvm.func @ring_slot
+  func.func @ring_slot(%i: i32) {
+    %r = tile.local_alloc : () -> !tile.memdesc<3x128xf16, #sh, mutable>
+    // CHECK: %[[BYTES:.*]] = llvm.mlir.constant(256 : i32) : i32
+    // CHECK: %[[OFF:.*]] = llvm.mul %{{.*}}, %[[BYTES]] : i32
+    // CHECK: llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    %s = tile.memdesc_index %r[%i] : !tile.memdesc<3x128xf16, #sh, mutable> -> !tile.memdesc<128xf16, #sh, mutable, 3x128>
+    return
+  }
+}

@@ -1041,3 +1041,21 @@ func.func @dealloc_view(%b: !tile.memdesc<64xf32, #sh, mutable, 2x64>) {
   tile.local_dealloc %b : !tile.memdesc<64xf32, #sh, mutable, 2x64>
   return
 }
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @index_covered(%b: !tile.memdesc<64xf32, #sh, mutable>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op indexes a dimension the shared layout does not cover}}
+  %s = tile.memdesc_index %b[%i] : !tile.memdesc<64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @index_result(%b: !tile.memdesc<2x64xf32, #sh, mutable>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op result must be}}
+  %s = tile.memdesc_index %b[%i] : !tile.memdesc<2x64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable>
+  return
+}

@@ -37,6 +37,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile.local_dealloc %b : !tile.memdesc<8x8xf16, #shared, mutable>
     return
   }
+
+  // CHECK-LABEL: func.func @ring
+  // CHECK: tile.memdesc_index %{{.*}}[%{{.*}}] : !tile.memdesc<3x8x8xf16, #shared, mutable> -> !tile.memdesc<8x8xf16, #shared, mutable, 3x8x8>
+  func.func @ring(%i: i32) {
+    %r = tile.local_alloc : () -> !tile.memdesc<3x8x8xf16, #shared, mutable>
+    %s = tile.memdesc_index %r[%i] : !tile.memdesc<3x8x8xf16, #shared, mutable> -> !tile.memdesc<8x8xf16, #shared, mutable, 3x8x8>
+    return
+  }
 }
 
 // Row bit j flips column bit (vec << j) for the log2(maxPhase) bits after

@@ -245,3 +245,22 @@ LogicalResult LocalStoreOp::verify() {
   return verifySameContents(
       *this, cast<RankedTensorType>(getValue().getType()), getDst().getType());
 }
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  unsigned layoutRank = src.getSharedLayout().getRank();
+  if (src.getShape().size() <= layoutRank)
+    return emitOpError() << "indexes a dimension the shared layout does not "
+                            "cover; "
+                         << src << " has none";
+  if (result.getShape() != src.getShape().drop_front() ||
+      result.getElementType() != src.getElementType() ||
+      result.getEncoding() != src.getEncoding() ||
+      result.getMutableMemory() != src.getMutableMemory() ||
+      result.getAllocShape() != src.getAllocShape())
+    return emitOpError() << "result must be " << src
+                         << " without its leading dimension (same layout, "
+                            "mutability and allocation shape), got "
+                         << result;
+  return success();
+}

@@ -111,6 +111,26 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
   let hasVerifier = 1;
 }
 
+def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
+  let summary = "One slot of a ring of shared buffers (a view)";
+  let description = [{
+    The `index`-th buffer along the leading dimension of `src`, a dimension
+    the shared layout does not cover. The view keeps the allocation's shape.
+    An index outside `[0, size)` is undefined, as in Gluon.
+
+    ```mlir
+    %slot = tile.memdesc_index %ring[%i] : !tile.memdesc<3x64x64xf16, #shared, mutable>
+              -> !tile.memdesc<64x64xf16, #shared, mutable, 3x64x64>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, I32:$index);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_LocalDeallocOp : Tile_Op<"local_dealloc", [
     MemoryEffects<[MemFree<Tile_SharedMemory>]>]> {
   let summary = "End the life of a shared-memory allocation";
