@@ -23,6 +23,7 @@ def roundtrip(x, y, SHL: kl.constexpr):
     buf.store(kl.load(x + offs))
     again = kl.allocate_shared_memory(kl.float32, [32, 32], SHL, buf.load(LT))
     buf._keep_alive()
+    kl.barrier()
     kl.store(y + offs, again.load(L))
 
 
@@ -30,6 +31,7 @@ def test_emits_local_ops_that_cpp_verifies_and_lowers():
     ir = compiler_mod.make_ir(roundtrip, SIG, {"SHL": SH}, target="cuda:sm_90a")
     assert ir.count('"tile.local_alloc"') == 2
     assert '"tile.local_store"' in ir and ir.count('"tile.local_load"') == 2
+    assert ir.count('"tile.barrier"() : () -> ()') == 1
     assert "!tile.memdesc<32x32xf32, #tile.swizzled_shared<{vec = 4, perPhase = 1, " \
            "maxPhase = 8, order = [1, 0]}>, mutable>" in ir
     k = kiln.compile(roundtrip, SIG, {"SHL": SH}, target="cuda:sm_90a", cache=False)

@@ -259,6 +259,21 @@ struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
   }
 };
 
+struct BarrierOpConversion : ConvertOpToLLVMPattern<BarrierOp> {
+  BarrierOpConversion(TileTypeConverter &converter, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ctx.target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
 struct LocalDeallocOpConversion : ConvertOpToLLVMPattern<LocalDeallocOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -276,6 +291,6 @@ void kiln::populateSharedMemoryOpToLLVMPatterns(
     TileTypeConverter &converter, RewritePatternSet &patterns,
     const LoweringContext &ctx) {
   patterns.add<LocalAllocOpConversion, LocalStoreOpConversion,
-               LocalLoadOpConversion>(converter, ctx);
+               LocalLoadOpConversion, BarrierOpConversion>(converter, ctx);
   patterns.add<LocalDeallocOpConversion, MemDescIndexOpConversion>(converter);
 }

@@ -15,7 +15,7 @@ from ._core import (  # noqa: F401
     program_id, num_programs, arange, full, load, store, convert_layout, expand_dims,
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
     static_print, num_warps, static_range, range,
-    allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type,
+    allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
 )
 from ._layouts import (  # noqa: F401
     DistributedLayout, BlockedLayout, SliceLayout, DistributedLinearLayout, to_linear_layout,

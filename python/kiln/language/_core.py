@@ -610,6 +610,13 @@ def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None
 
 
 @builtin
+def barrier(_semantic=None):
+    """CTA-wide barrier: every thread waits here, and shared-memory writes before it are
+    visible to reads after it (Gluon's ``gl.barrier()``)."""
+    _semantic.b.create("tile.barrier", [], [])
+
+
+@builtin
 def num_warps(_semantic=None):
     """Number of warps of the kernel (a constexpr)."""
     return constexpr(_semantic.num_warps)

@@ -382,6 +382,8 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     // CHECK: %[[OFF:.*]] = llvm.mul %{{.*}}, %[[BYTES]] : i32
     // CHECK: llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
     %s = tile.memdesc_index %r[%i] : !tile.memdesc<3x128xf16, #sh, mutable> -> !tile.memdesc<128xf16, #sh, mutable, 3x128>
+    // CHECK: nvvm.barrier0
+    tile.barrier
     return
   }
 }

@@ -43,6 +43,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @ring(%i: i32) {
     %r = tile.local_alloc : () -> !tile.memdesc<3x8x8xf16, #shared, mutable>
     %s = tile.memdesc_index %r[%i] : !tile.memdesc<3x8x8xf16, #shared, mutable> -> !tile.memdesc<8x8xf16, #shared, mutable, 3x8x8>
+    // CHECK: tile.barrier
+    tile.barrier
     return
   }
 }

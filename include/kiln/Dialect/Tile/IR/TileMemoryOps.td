@@ -131,6 +131,21 @@ def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_BarrierOp : Tile_Op<"barrier", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "CTA-wide barrier that orders shared-memory accesses";
+  let description = [{
+    Every thread of the CTA waits here until all have arrived, and their
+    shared-memory writes before it are visible to reads after it
+    (`bar.sync 0` / `s_barrier`). Gluon's `gl.barrier()`.
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_LocalDeallocOp : Tile_Op<"local_dealloc", [
     MemoryEffects<[MemFree<Tile_SharedMemory>]>]> {
   let summary = "End the life of a shared-memory allocation";
