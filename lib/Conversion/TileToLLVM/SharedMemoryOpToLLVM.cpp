@@ -6,7 +6,9 @@
 // layout holds, at the offset the buffer's shared layout gives them. That
 // offset is F2-linear in the coordinates, and coordinates are register
 // constants XOR a per-thread part, so each access is one XOR of a compile-time
-// constant with a per-thread offset computed once.
+// constant with a per-thread offset computed once. Registers that are
+// consecutive elements in the buffer are accessed as one vector (up to 16
+// bytes, within the buffer's alignment).
 //
 // Until tile-insert-barriers exists, a store is bracketed by CTA barriers: the
 // one before orders it after earlier reads of the buffer by other threads
@@ -83,12 +85,35 @@ int64_t offsetOf(ArrayRef<SmallVector<int64_t>> inverse,
   return offset;
 }
 
-/// Element addresses (addrspace 3) of every register of a tensor of
-/// `tensorType` in the buffer at `base` of `memdesc`.
-FailureOr<SmallVector<Value>>
+/// How a thread accesses a buffer: one address per group of `vec`
+/// consecutive registers, which are consecutive elements in shared memory.
+struct SharedAccess {
+  SmallVector<Value> addrs;
+  unsigned vec = 1;
+};
+
+/// Alignment in bytes of the first element of a buffer: 16 for a local_alloc
+/// (the allocator's), less for a ring slot whose size is not a multiple.
+unsigned baseAlignment(Value memdesc) {
+  if (auto index = memdesc.getDefiningOp<MemDescIndexOp>()) {
+    MemDescType slot = index.getType();
+    uint64_t bytes = getElementBytes(slot.getElementType());
+    for (int64_t d : slot.getShape())
+      bytes *= d;
+    return std::min<uint64_t>(baseAlignment(index.getSrc()),
+                              bytes & -bytes); // largest power of two dividing it
+  }
+  return 16;
+}
+
+/// Addresses (addrspace 3) for every register of a tensor of `tensorType` in
+/// the buffer at `base` of `memdesc` (aligned to `alignment` bytes), grouped
+/// into vectors as wide as both layouts allow (at most 16 bytes).
+FailureOr<SharedAccess>
 emitElementAddresses(OpBuilder &b, Location loc, Value base,
                      RankedTensorType tensorType, MemDescType memdesc,
-                     Type memTy, const LoweringContext &ctx) {
+                     Type memTy, unsigned alignment, bool vectorize,
+                     const LoweringContext &ctx) {
   FailureOr<LinearLayout> regs = getLinearLayout(tensorType);
   FailureOr<LinearLayout> shared = getSharedLinearLayout(memdesc);
   if (failed(regs) || failed(shared))
@@ -126,36 +151,77 @@ emitElementAddresses(OpBuilder &b, Location loc, Value base,
   addPart(LinearLayout::Lane, ids.lane);
   addPart(LinearLayout::Warp, ids.warp);
 
+  // Registers r .. r+vec-1 are elements offset .. offset+vec-1 when register
+  // bit j moves the offset by exactly 2^j for j < log2(vec), and no other bit
+  // (register, lane, warp) touches the offset's low log2(vec) bits: then the
+  // XOR with the group's first offset is an addition.
+  SharedAccess access;
+  unsigned elemBytes = getElementBytes(memdesc.getElementType());
+  unsigned maxVec = vectorize ? std::min(16u, alignment) / elemBytes : 1;
+  auto bitOffset = [&](LinearLayout::InDim dim, unsigned bit) {
+    return offsetOf(*inverse, tail(regs->applyOne(dim, 1 << bit)));
+  };
+  for (unsigned v = 2; v <= maxVec; v *= 2) {
+    unsigned bits = llvm::Log2_32(v);
+    if (regs->getNumBits(LinearLayout::Register) < bits ||
+        bitOffset(LinearLayout::Register, bits - 1) != (1 << (bits - 1)))
+      break;
+    bool clear = true;
+    for (auto dim : {LinearLayout::Register, LinearLayout::Lane,
+                     LinearLayout::Warp})
+      for (unsigned k = 0; k < regs->getNumBits(dim); ++k)
+        if (!(dim == LinearLayout::Register && k < bits) &&
+            (bitOffset(dim, k) & (v - 1)))
+          clear = false;
+    if (!clear)
+      break;
+    access.vec = v;
+  }
+
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  SmallVector<Value> out;
-  for (int32_t r = 0; r < regs->getInSize(LinearLayout::Register); ++r) {
+  for (int32_t r = 0; r < regs->getInSize(LinearLayout::Register);
+       r += access.vec) {
     int64_t o = offsetOf(*inverse, tail(regs->applyOne(LinearLayout::Register, r)));
     Value offset = o ? LLVM::XOrOp::create(b, loc, threadOffset, i32Const(b, loc, o))
                      : threadOffset;
-    out.push_back(
+    access.addrs.push_back(
         LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset}));
   }
-  return out;
+  return access;
 }
 
 LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
-                          Operation *op, Value base, Value convertedValue,
-                          RankedTensorType tensorType, MemDescType memdesc,
-                          const TypeConverter &converter,
+                          Operation *op, Value base, unsigned alignment,
+                          Value convertedValue, RankedTensorType tensorType,
+                          MemDescType memdesc, const TypeConverter &converter,
                           const LoweringContext &ctx) {
   Type regTy = converter.convertType(tensorType.getElementType());
   if (!regTy)
     return failure();
   Type memTy = getMemoryType(regTy);
-  FailureOr<SmallVector<Value>> addrs = emitElementAddresses(
-      rewriter, loc, base, tensorType, memdesc, memTy, ctx);
-  if (failed(addrs))
+  FailureOr<SharedAccess> access =
+      emitElementAddresses(rewriter, loc, base, tensorType, memdesc, memTy,
+                           alignment, /*vectorize=*/memTy == regTy, ctx);
+  if (failed(access))
     return op->emitOpError() << "cannot address " << memdesc << " with "
                              << tensorType;
   SmallVector<Value> regs = getRegisters(rewriter, loc, convertedValue);
+  unsigned vec = access->vec;
   ctx.target.barrier(rewriter, loc); // earlier readers are done (WAR)
-  for (auto [v, p] : llvm::zip(regs, *addrs))
-    LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v), p);
+  for (auto [g, p] : llvm::enumerate(access->addrs)) {
+    if (vec == 1) {
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, regs[g]), p);
+      continue;
+    }
+    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+    Value packed = LLVM::PoisonOp::create(rewriter, loc, vecTy);
+    for (unsigned i = 0; i < vec; ++i)
+      packed = LLVM::InsertElementOp::create(rewriter, loc, packed,
+                                             regs[g * vec + i],
+                                             i32Const(rewriter, loc, i));
+    LLVM::StoreOp::create(rewriter, loc, packed, p,
+                          vec * getElementBytes(memdesc.getElementType()));
+  }
   ctx.target.barrier(rewriter, loc); // later readers see it (RAW)
   return success();
 }
@@ -171,7 +237,8 @@ struct LocalAllocOpConversion : ConvertOpToLLVMPattern<LocalAllocOp> {
     Location loc = op.getLoc();
     Value base = getScratchBase(rewriter, loc, op);
     if (Value src = op.getSrc())
-      if (failed(storeTensor(rewriter, loc, op, base, adaptor.getSrc(),
+      if (failed(storeTensor(rewriter, loc, op, base,
+                             baseAlignment(op.getResult()), adaptor.getSrc(),
                              cast<RankedTensorType>(src.getType()),
                              op.getType(), *getTypeConverter(), ctx)))
         return failure();
@@ -191,7 +258,7 @@ struct LocalStoreOpConversion : ConvertOpToLLVMPattern<LocalStoreOp> {
   matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(storeTensor(rewriter, op.getLoc(), op, adaptor.getDst(),
-                           adaptor.getValue(),
+                           baseAlignment(op.getDst()), adaptor.getValue(),
                            cast<RankedTensorType>(op.getValue().getType()),
                            op.getDst().getType(), *getTypeConverter(), ctx)))
       return failure();
@@ -217,17 +284,29 @@ struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
     if (!regTy || !structTy)
       return failure();
     Type memTy = getMemoryType(regTy);
-    FailureOr<SmallVector<Value>> addrs =
-        emitElementAddresses(rewriter, loc, adaptor.getSrc(), type,
-                             op.getSrc().getType(), memTy, ctx);
-    if (failed(addrs))
+    FailureOr<SharedAccess> access = emitElementAddresses(
+        rewriter, loc, adaptor.getSrc(), type, op.getSrc().getType(), memTy,
+        baseAlignment(op.getSrc()), /*vectorize=*/memTy == regTy, ctx);
+    if (failed(access))
       return op.emitOpError() << "cannot address " << op.getSrc().getType()
                               << " with " << type;
     SmallVector<Value> regs;
-    for (Value p : *addrs)
-      regs.push_back(fromMemory(rewriter, loc,
-                                LLVM::LoadOp::create(rewriter, loc, memTy, p),
-                                regTy));
+    unsigned vec = access->vec;
+    for (Value p : access->addrs) {
+      if (vec == 1) {
+        regs.push_back(fromMemory(
+            rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, p),
+            regTy));
+        continue;
+      }
+      auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+      Value packed = LLVM::LoadOp::create(
+          rewriter, loc, vecTy, p,
+          vec * getElementBytes(op.getSrc().getType().getElementType()));
+      for (unsigned i = 0; i < vec; ++i)
+        regs.push_back(LLVM::ExtractElementOp::create(
+            rewriter, loc, packed, i32Const(rewriter, loc, i)));
+    }
     rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
     return success();
   }

@@ -348,7 +348,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a store is bracketed by barriers (until
-// tile-insert-barriers), a load reads at the swizzled offset of each element.
+// tile-insert-barriers), a load reads at the swizzled offset of each element,
+// as vectors where consecutive registers are consecutive elements.
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
@@ -358,10 +359,11 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
     // CHECK: %[[OFF:.*]] = llvm.mlir.constant(512 : i32) : i32
     // CHECK: llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+    // Four consecutive registers are four consecutive elements: one vector.
     // CHECK: nvvm.barrier0
-    // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+    // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
     // CHECK: nvvm.barrier0
-    // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+    // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
     %a = tile.local_alloc {tile.scratch_offset = 0 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
     %b = tile.local_alloc {tile.scratch_offset = 512 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
     tile.local_store %t, %b : tensor<128xf32, #l> -> !tile.memdesc<128xf32, #sh, mutable>
