@@ -22,6 +22,8 @@ from kiln.compiler import cache as cache_mod
 from kiln.compiler import compiler as compiler_mod
 from kiln.compiler.cache import CacheWarning, DiskCache
 
+from fakes import FAKE_TARGETS
+
 try:
     from kiln import _compiler as real_compiler
 except ImportError as e:  # pragma: no cover - depends on the build
@@ -56,12 +58,7 @@ class FakeCompiler:
 
 
     def known_targets(self):
-        return [{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
-                 "max_threads_per_block": 1024, "assembly": "ptx", "binary": "cubin",
-                 "tool_environment": ["KILN_PTXAS"]},
-                {"name": "hip:gfx942", "vendor": "amd", "warp_size": 64,
-                 "max_threads_per_block": 1024, "assembly": "amdgcn", "binary": "hsaco",
-                 "tool_environment": ["KILN_LLD"]}]
+        return [dict(t) for t in FAKE_TARGETS]
 
     def run_pipeline(self, ir, pipeline, source_name="kernel"):
         self.pipelines.append(pipeline)

@@ -12,6 +12,9 @@ from kiln import CompilationError, InvalidOption, UnsupportedLanguageConstruct
 from kiln.compiler import make_ir
 from kiln.compiler.errors import from_diagnostics
 
+import located
+from fakes import FAKE_TARGETS
+
 HERE = os.path.abspath(__file__)
 SRC = open(HERE).read().splitlines()
 L = kl.BlockedLayout([1], [32], [4], [0])
@@ -22,22 +25,11 @@ CONSTEXPR = kl.constexpr(5)
 
 def where(marker, anchor):
     """(line, col) of ``anchor`` on the line tagged ``# <marker>``."""
-    line = next(i for i, text in enumerate(SRC, 1) if text.rstrip().endswith(f"# {marker}"))
-    return line, SRC[line - 1].index(anchor) + 1
+    return located.where(HERE, marker, anchor)
 
 
 def assert_error(err, marker, anchor, message, cls=CompilationError):
-    assert isinstance(err, cls), f"{type(err).__name__}: {err}"
-    line, col = where(marker, anchor)
-    assert (err.file, err.line, err.col) == (HERE, line, col), str(err)
-    assert re.fullmatch(message, err.message), err.message
-    text = str(err).splitlines()
-    assert text[0] == f"{HERE}:{line}:{col}: error: {err.message}"
-    src = SRC[line - 1]
-    indent = len(src) - len(src.lstrip())
-    assert text[1] == "    " + src.strip()
-    assert text[2] == "    " + " " * (col - 1 - indent) + "^"
-    return text
+    return located.assert_located(err, HERE, marker, anchor, message, cls)
 
 
 def compile_ir(fn, sig=None, cx=None, **kw):
@@ -896,12 +888,7 @@ class _FailingTranslate:
 
 
     def known_targets(self):
-        return [{"name": "cuda:sm_90a", "vendor": "nvidia", "warp_size": 32,
-                 "max_threads_per_block": 1024, "assembly": "ptx", "binary": "cubin",
-                 "tool_environment": ["KILN_PTXAS"]},
-                {"name": "hip:gfx942", "vendor": "amd", "warp_size": 64,
-                 "max_threads_per_block": 1024, "assembly": "amdgcn", "binary": "hsaco",
-                 "tool_environment": ["KILN_LLD"]}]
+        return [dict(t) for t in FAKE_TARGETS]
 
     def run_pipeline(self, ir, pipeline, source_name="kernel"):
         return ir

@@ -3,11 +3,15 @@ the IR it emits, and errors at the user's line."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 import kiln
 import kiln.language as kl
 from kiln.compiler import compiler as compiler_mod
+
+import located
 
 L = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
 LT = kl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
@@ -41,26 +45,73 @@ def test_emits_local_ops_that_cpp_verifies_and_lowers():
 
 @kiln.jit
 def bad_layout(x):
-    kl.allocate_shared_memory(kl.float32, [32, 32], L)
+    kl.allocate_shared_memory(kl.float32, [32, 32], L)  # E:layout
 
 
 @kiln.jit
 def bad_store(x):
     buf = kl.allocate_shared_memory(kl.float32, [32, 32], SH)
-    buf.store(kl.full([32, 16], 0.0, kl.float32, L))
+    buf.store(kl.full([32, 16], 0.0, kl.float32, L))  # E:store
 
 
 @kiln.jit
 def bad_rank(x):
-    kl.allocate_shared_memory(kl.float32, [1024], SH)
+    kl.allocate_shared_memory(kl.float32, [1024], SH)  # E:rank
 
 
-@pytest.mark.parametrize("fn,match", [
-    (bad_layout, r"layout must be a shared layout \(e.g. kl.SwizzledSharedLayout\(...\)\)"),
-    (bad_store, r"store to shared memory: value .* must be a tensor of shape \(32, 32\)"),
-    (bad_rank, r"SwizzledSharedLayout\(.*\) has rank 2 but the shape \(1024,\) has rank 1"),
+@kiln.jit
+def bad_dtype(x):
+    kl.allocate_shared_memory("float32", [32, 32], SH)  # E:dtype
+
+
+@kiln.jit
+def bad_ring(x):
+    kl.allocate_shared_memory(kl.float32, [0, 32, 32], SH)  # E:ring
+
+
+@kiln.jit
+def bad_index(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).index(0)  # E:index
+
+
+@kiln.jit
+def bad_slot(x):
+    kl.allocate_shared_memory(kl.float32, [2, 32, 32], SH).index(1.5)  # E:slot
+
+
+@kiln.jit
+def bad_load(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).load(  # E:load
+        kl.BlockedLayout([4], [32], [4], [0]))
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message,cls", [
+    (bad_layout, "E:layout", "kl.allocate_shared_memory",
+     r"allocate_shared_memory: layout must be a shared layout \(e.g. "
+     r"kl.SwizzledSharedLayout\(...\)\), got BlockedLayout\(.*\)", TypeError),
+    (bad_store, "E:store", "buf.store",
+     r"store to shared memory: value .* must be a tensor of shape \(32, 32\) and type fp32",
+     ValueError),
+    (bad_rank, "E:rank", "kl.allocate_shared_memory",
+     r"allocate_shared_memory: SwizzledSharedLayout\(.*\) has rank 2 but the shape "
+     r"\(1024,\) has rank 1", ValueError),
+    (bad_dtype, "E:dtype", "kl.allocate_shared_memory",
+     r"allocate_shared_memory: element_ty must be a dtype, got 'float32'", TypeError),
+    (bad_ring, "E:ring", "kl.allocate_shared_memory",
+     r"allocate_shared_memory: shape element 0 must be a positive constexpr int, got 0",
+     TypeError),
+    (bad_index, "E:index", "kl.allocate_shared_memory",
+     r"index: the shared buffer .* has no leading dimension to index \(its layout covers "
+     r"all 2 dimensions\)", ValueError),
+    (bad_slot, "E:slot", "kl.allocate_shared_memory",
+     r"index: the slot must be a scalar integer of at most 32 bits, got fp32", TypeError),
+    (bad_load, "E:load", "kl.allocate_shared_memory",
+     r"load from shared memory: .* has rank 1 but the shape \(32, 32\) has rank 2",
+     ValueError),
 ])
-def test_errors_point_at_the_line(fn, match):
-    with pytest.raises(kiln.CompilationError, match=match) as ei:
+def test_errors_point_at_the_line_and_column(fn, marker, anchor, message, cls):
+    with pytest.raises(kiln.CompilationError) as ei:
         compiler_mod.make_ir(fn, {"x": "*fp32"}, target="cuda:sm_90a")
-    assert ei.value.file == __file__ and ei.value.line is not None
+    located.assert_located(ei.value, os.path.abspath(__file__), marker, anchor, message,
+                           kiln.CompilationError)
+    assert isinstance(ei.value.__cause__, cls), repr(ei.value.__cause__)

@@ -7,27 +7,22 @@ On the lent GPU machine this runs against the installed wheel (scripts/device-te
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 import kiln
 import kiln.language as kl
 
-torch = pytest.importorskip("torch")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples"))
+import kernels as K  # noqa: E402  (examples/kernels.py: the examples' layout helpers)
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 NUM_WARPS = 4
-
-
-@pytest.fixture(scope="module")
-def target():
-    from kiln.runtime import KilnRuntimeError, NoDeviceError, get_driver
-    try:
-        name = get_driver().current_target()
-    except (NoDeviceError, KilnRuntimeError) as e:
-        pytest.skip(f"no usable GPU: {e}")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return name
 
 
 def warp(target):
@@ -86,15 +81,9 @@ def rand(shape, dtype):
 
 
 def layout_2d(rows, cols, target, vec, order=(1, 0)):
-    """`vec` contiguous elements along order[0], lanes along it up to a warp, warps across."""
-    w = warp(target)
-    fast, slow = order
-    shape = [rows, cols]
-    vec = min(vec, shape[fast])
-    lanes_fast = max(1, min(w, shape[fast] // vec))
-    size, lanes, warps = [1, 1], [1, 1], [1, 1]
-    size[fast], lanes[fast], lanes[slow], warps[slow] = vec, lanes_fast, w // lanes_fast, NUM_WARPS
-    return kl.BlockedLayout(size, lanes, warps, list(order))
+    """The examples' 2-D layout: `vec` contiguous elements along order[0], lanes along it
+    up to a warp, warps across."""
+    return K.blocked_2d((rows, cols), warp(target), NUM_WARPS, vec=vec, order=order)
 
 
 # --- tests -------------------------------------------------------------------------------

@@ -9,22 +9,10 @@ import pytest
 import kiln
 import kiln.language as kl
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
 DTYPES = {"fp32": (torch.float32, kl.float32), "fp16": (torch.float16, kl.float16),
           "bf16": (torch.bfloat16, kl.bfloat16)}
-
-
-@pytest.fixture(scope="module")
-def target():
-    from kiln.runtime import KilnRuntimeError, NoDeviceError, get_driver
-    try:
-        name = get_driver().current_target()
-    except (NoDeviceError, KilnRuntimeError) as e:
-        pytest.skip(f"no usable GPU: {e}")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return name
 
 
 @kiln.jit

@@ -1059,3 +1059,65 @@ func.func @index_result(%b: !tile.memdesc<2x64xf32, #sh, mutable>, %i: i32) {
   %s = tile.memdesc_index %b[%i] : !tile.memdesc<2x64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable>
   return
 }
+
+// -----
+
+// expected-error @+1 {{unknown key 'swizzle'}}
+func.func @swizzle_key(%a: !tile.memdesc<8xf16, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0], swizzle = 1}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'vec' must be a non-negative integer}}
+func.func @swizzle_vec_type(%a: !tile.memdesc<8xf16, #tile.swizzled_shared<{vec = "one", perPhase = 1, maxPhase = 1, order = [0]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzled_shared: order must not be empty}}
+func.func @swizzle_no_order(%a: !tile.memdesc<8xf16, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = []}>>) {
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{memdesc needs rank >= 1}}
+func.func @memdesc_scalar(%a: !tile.memdesc<f32, #sh>) {
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{memdesc dimensions must be in [1, 2^24], got 33554432}}
+func.func @memdesc_huge_dim(%a: !tile.memdesc<33554432xf32, #sh>) {
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{memdesc holds more than 2^24 elements}}
+func.func @memdesc_huge(%a: !tile.memdesc<4096x8192xf32, #sh>) {
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{the allocation shape must have at least the view's rank}}
+func.func @memdesc_alloc_rank(%a: !tile.memdesc<2x64xf32, #sh, mutable, 64>) {
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @load_no_layout(%b: !tile.memdesc<64xf32, #sh>) {
+  // expected-error @+1 {{needs a layout encoding}}
+  %t = tile.local_load %b : !tile.memdesc<64xf32, #sh> -> tensor<64xf32>
+  return
+}

@@ -386,9 +386,16 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
        llvm::zip(shape, allocShape.take_back(shape.size())))
     if (view > alloc)
       return emitError() << "a view cannot be larger than its allocation";
-  for (int64_t d : allocShape)
+  int64_t elements = 1;
+  for (int64_t d : allocShape) {
     if (d <= 0 || d > (int64_t(1) << 24))
       return emitError() << "memdesc dimensions must be in [1, 2^24], got "
                          << d;
+    // Offsets are 32-bit, and no chip has more than 2^24 bytes of shared
+    // memory: a larger buffer is a mistake, said here rather than wrapped.
+    elements *= d;
+    if (elements > (int64_t(1) << 24))
+      return emitError() << "memdesc holds more than 2^24 elements";
+  }
   return success();
 }

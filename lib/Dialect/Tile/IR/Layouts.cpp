@@ -59,6 +59,16 @@ static ParseResult getUnsignedArray(AsmParser &parser, DictionaryAttr dict,
   return success();
 }
 
+static ParseResult getUnsigned(AsmParser &parser, DictionaryAttr dict,
+                               StringRef key, unsigned &out) {
+  auto i = dyn_cast_or_null<IntegerAttr>(dict.get(key));
+  if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30))
+    return parser.emitError(parser.getNameLoc(), "'")
+           << key << "' must be a non-negative integer";
+  out = i.getInt();
+  return success();
+}
+
 static ParseResult checkKeys(AsmParser &parser, DictionaryAttr dict,
                              ArrayRef<StringRef> keys) {
   for (NamedAttribute na : dict)
@@ -311,50 +321,16 @@ unsigned LinearEncodingAttr::getRank() const { return getLayout().getRank(); }
 //===----------------------------------------------------------------------===//
 
 Attribute SwizzledSharedEncodingAttr::parse(AsmParser &parser, Type) {
-  if (parser.parseLess())
-    return {};
-  Attribute attr;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseAttribute(attr) || parser.parseGreater())
-    return {};
-  auto dict = dyn_cast<DictionaryAttr>(attr);
-  if (!dict) {
-    parser.emitError(loc, "expected a dictionary `{key = value, ...}`");
-    return {};
-  }
-  for (NamedAttribute na : dict)
-    if (!llvm::is_contained({"vec", "perPhase", "maxPhase", "order"},
-                            na.getName().getValue())) {
-      parser.emitError(loc, "unknown key '") << na.getName().getValue() << "'";
-      return {};
-    }
-  auto scalar = [&](StringRef key, unsigned &out) -> bool {
-    auto i = dyn_cast_or_null<IntegerAttr>(dict.get(key));
-    if (!i || i.getInt() < 0 || i.getInt() > (int64_t(1) << 30)) {
-      parser.emitError(loc, "'") << key << "' must be a non-negative integer";
-      return false;
-    }
-    out = i.getInt();
-    return true;
-  };
+  DictionaryAttr dict;
   unsigned vec, perPhase, maxPhase;
-  if (!scalar("vec", vec) || !scalar("perPhase", perPhase) ||
-      !scalar("maxPhase", maxPhase))
-    return {};
-  auto arr = dyn_cast_or_null<ArrayAttr>(dict.get("order"));
-  if (!arr) {
-    parser.emitError(loc, "'order' must be an array of integers");
-    return {};
-  }
   SmallVector<unsigned> order;
-  for (Attribute e : arr) {
-    auto i = dyn_cast<IntegerAttr>(e);
-    if (!i || i.getInt() < 0 || i.getInt() > 64) {
-      parser.emitError(loc, "'order' must hold dimension numbers");
-      return {};
-    }
-    order.push_back(i.getInt());
-  }
+  if (parseLayoutDict(parser, dict) ||
+      checkKeys(parser, dict, {"vec", "perPhase", "maxPhase", "order"}) ||
+      getUnsigned(parser, dict, "vec", vec) ||
+      getUnsigned(parser, dict, "perPhase", perPhase) ||
+      getUnsigned(parser, dict, "maxPhase", maxPhase) ||
+      getUnsignedArray(parser, dict, "order", order))
+    return {};
   return parser.getChecked<SwizzledSharedEncodingAttr>(
       parser.getContext(), vec, perPhase, maxPhase, order);
 }

@@ -143,7 +143,10 @@ public:
 private:
   /// `ld.lld -shared -o out in`, by lld's library. lld keeps global state,
   /// so one link at a time; after a link that lld says left it unusable,
-  /// later ones fail with a message rather than crash.
+  /// later ones fail with a message rather than crash. lld also resets every
+  /// llvm::cl option of the process to its default: a tool that reads its
+  /// own options after serializing must copy them first (kiln-translate
+  /// does); the library has none.
   static LogicalResult linkInProcess(ModuleOp module, StringRef in,
                                      StringRef out) {
     static std::mutex mutex;

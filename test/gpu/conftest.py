@@ -1,0 +1,17 @@
+"""Shared fixtures of the GPU tests: the device's Kiln target, or a skip that says why there
+is none (no torch, no driver, no device)."""
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def target():
+    torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+    from kiln.runtime import KilnRuntimeError, NoDeviceError, get_driver
+    try:
+        name = get_driver().current_target()
+    except (NoDeviceError, KilnRuntimeError) as e:
+        pytest.skip(f"no usable GPU: {e}")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no CUDA device")
+    return name
