@@ -39,7 +39,6 @@ def raw_call(request: bytes):
      r"argument 'shape' must be a list of integers"),
 ])
 def test_malformed_requests_are_error_responses(request_, message):
-
     rc, reply = raw_call(request_)
     assert rc == 1 and reply["ok"] is False
     assert re.search(message, reply["error"]["message"]), reply
