@@ -70,3 +70,11 @@ std::unique_ptr<TargetInfo> kiln::createTargetInfo(const TargetDesc &desc) {
     return nullptr;
   return it->second(desc);
 }
+
+// A target without asynchronous copies: the async-copy lowering reports it.
+bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
+                           Value, StringRef) const {
+  return false;
+}
+void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
+void TargetInfo::asyncWait(OpBuilder &, Location, unsigned) const {}

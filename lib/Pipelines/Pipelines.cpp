@@ -18,6 +18,7 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   tile::TileAllocateSharedMemoryPassOptions alloc;
   alloc.target = options.target;
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
+  pm.addPass(tile::createTileInsertBarriersPass());
   pm.addPass(createSCFToControlFlowPass());
   ConvertTileToLLVMPassOptions lower;
   lower.target = options.target;

@@ -34,6 +34,11 @@ struct TargetDesc {
   unsigned maxThreadsPerBlock;
   /// The vendor's architecture number of the chip.
   unsigned arch;
+  /// Byte widths one thread's asynchronous global -> shared copy may move,
+  /// as a mask (bit w set: w bytes are legal); 0 when the chip has none.
+  unsigned asyncCopyWidths = 0;
+  /// What the chip's asynchronous copy is called, for diagnostics.
+  llvm::StringLiteral asyncCopyName = "";
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

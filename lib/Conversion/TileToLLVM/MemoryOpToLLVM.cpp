@@ -19,10 +19,8 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
-namespace {
-
-/// Width (in elements) of the vector accesses for a pointer tensor.
-unsigned getVectorWidth(Value ptr, Value mask, const LoweringContext &ctx) {
+unsigned kiln::getGlobalVectorWidth(Value ptr, Value mask,
+                                   const LoweringContext &ctx) {
   auto ty = cast<RankedTensorType>(ptr.getType());
   FailureOr<LinearLayout> ll = getLinearLayout(ty);
   if (failed(ll) || ll->getNumBits(LinearLayout::Register) == 0)
@@ -60,6 +58,8 @@ unsigned getVectorWidth(Value ptr, Value mask, const LoweringContext &ctx) {
     vec /= 2;
   return vec;
 }
+
+namespace {
 
 struct AddPtrOpConversion : public ConvertOpToLLVMPattern<AddPtrOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -99,7 +99,7 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<LoadOp> {
     Type regTy = getTypeConverter()->convertType(op.getType().getElementType());
     Type memTy = getMemoryType(regTy);
     unsigned bytes = getElementBytes(op.getType().getElementType());
-    unsigned vec = getVectorWidth(op.getPtr(), op.getMask(), ctx);
+    unsigned vec = getGlobalVectorWidth(op.getPtr(), op.getMask(), ctx);
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> masks, others;
     if (adaptor.getMask())
@@ -145,7 +145,7 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<StoreOp> {
     Type regTy = getTypeConverter()->convertType(valTy.getElementType());
     Type memTy = getMemoryType(regTy);
     unsigned bytes = getElementBytes(valTy.getElementType());
-    unsigned vec = getVectorWidth(op.getPtr(), op.getMask(), ctx);
+    unsigned vec = getGlobalVectorWidth(op.getPtr(), op.getMask(), ctx);
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getValue());
     SmallVector<Value> masks;

@@ -1,6 +1,8 @@
 //===- TileToLLVMPass.cpp - convert-tile-to-llvm driver -------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 
@@ -108,8 +110,34 @@ void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
       axisInfo.get(store.getPtr());
       if (store.getMask())
         axisInfo.get(store.getMask());
+    } else if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+      axisInfo.get(copy.getPtr());
+      if (copy.getMask())
+        axisInfo.get(copy.getMask());
     }
   });
+}
+
+/// The async-copy rules with the pointer analysis' widths, before anything
+/// is rewritten, so an illegal copy is one diagnostic at the op.
+LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
+  WalkResult r = module.walk([&](AsyncCopyGlobalToLocalOp op) {
+    FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
+        &lctx.target.getDesc(), cast<RankedTensorType>(op.getPtr().getType()),
+        op.getDst().getType(), getSharedBaseAlignment(op.getDst()),
+        getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
+        [&] { return op.emitOpError(); });
+    if (failed(width))
+      return WalkResult::interrupt();
+    if (op.getCacheModifier() == ".cg" && width->bytes != 16) {
+      op.emitOpError() << "cache_modifier \".cg\" needs 16-byte copies; this "
+                          "copy moves "
+                       << width->bytes << " bytes per access";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
 }
 
 LogicalResult applyTileToLLVMConversion(ModuleOp module,
@@ -188,7 +216,8 @@ struct ConvertTileToLLVMPass
     precomputeAxisInfo(module, axisInfo);
     LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
                          axisInfo};
-    if (failed(applyTileToLLVMConversion(module, lctx)))
+    if (failed(checkAsyncCopies(module, lctx)) ||
+        failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
     markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
     TileDialect::SharedAttrHelper(&getContext())
@@ -207,6 +236,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
+  populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);
   arith::populateArithToLLVMConversionPatterns(converter, patterns);
   populateMathToLLVMConversionPatterns(converter, patterns);
   cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

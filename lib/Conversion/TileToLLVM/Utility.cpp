@@ -18,6 +18,10 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx)
   addConversion([ctx](PointerType p) -> Type {
     return LLVM::LLVMPointerType::get(ctx, p.getAddressSpace());
   });
+  // Async tokens order ops but carry nothing.
+  addConversion([ctx](AsyncTokenType) -> Type {
+    return IntegerType::get(ctx, 32);
+  });
   // A shared buffer is the address of its first element.
   addConversion([ctx](MemDescType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 3);

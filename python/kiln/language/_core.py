@@ -509,6 +509,22 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=N
     _py.print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)
 
 
+class async_token_type:
+    """The type of the tokens that link async copies, commit groups and waits in the IR."""
+
+    is_block = False
+    is_ptr_type = False
+
+    def to_ir(self) -> str:
+        return "!tile.async_token"
+
+    def __eq__(self, other):
+        return isinstance(other, async_token_type)
+
+    def __hash__(self):
+        return hash("async_token")
+
+
 class shared_memory_descriptor_type:
     """The type of a shared-memory buffer: element type, shape, shared layout."""
 
@@ -597,8 +613,9 @@ class shared_memory_descriptor:
 
     @builtin
     def _keep_alive(self, _semantic=None):
-        """Gluon's liveness hint; Kiln keeps a buffer alive until its last use already."""
-        return None
+        """Keep the buffer alive (its bytes reserved) until here, as in Gluon: its live range
+        ends here rather than at its last use."""
+        return _semantic.local_dealloc(self)
 
 
 @builtin

@@ -473,6 +473,67 @@ class Semantic:
         self.b.create("tile.local_store", [value, smem], [])
         return None
 
+    def local_dealloc(self, smem) -> None:
+        self.b.create("tile.local_dealloc", [smem], [])
+        return None
+
+    # -- asynchronous copies -------------------------------------------------------------------
+
+    def async_copy_global_to_local(self, smem, pointer, mask=None, cache_modifier="",
+                                   eviction_policy="", volatile=False) -> None:
+        if not isinstance(smem, core.shared_memory_descriptor):
+            raise TypeError(f"async_copy_global_to_shared: smem must be a shared memory "
+                            f"descriptor (from allocate_shared_memory), got {smem!r}")
+        pointer = self._ptr_tensor(pointer, "async_copy_global_to_shared")
+        if tuple(pointer.type.shape) != smem.type.shape:
+            raise ValueError(f"async_copy_global_to_shared: the pointer tensor's shape "
+                             f"{tuple(pointer.type.shape)} must equal the buffer's "
+                             f"{smem.type.shape}")
+        if pointer.dtype.element_ty != smem.dtype:
+            raise TypeError(f"async_copy_global_to_shared: the pointers point to "
+                            f"{pointer.dtype.element_ty} but the buffer holds {smem.dtype}")
+        cache_modifier = _unwrap(cache_modifier)
+        if cache_modifier not in ("", ".ca", ".cg"):
+            raise ValueError(f"async_copy_global_to_shared: cache_modifier must be '', '.ca' "
+                             f"or '.cg', got {cache_modifier!r}")
+        if _unwrap(eviction_policy) not in ("", None):
+            raise ValueError("async_copy_global_to_shared: eviction_policy is not supported "
+                             "by Kiln's async copies yet (cp.async without an L2 cache hint)")
+        if _unwrap(volatile):
+            raise ValueError("async_copy_global_to_shared: volatile=True is not supported "
+                             "(an async copy cannot be volatile)")
+        operands = [pointer]
+        if mask is not None:
+            mask = self.cast(self.as_tensor(mask), core.int1)
+            pointer, mask = self.broadcast_all([pointer, mask], "async_copy_global_to_shared")
+            if tuple(pointer.type.shape) != smem.type.shape:
+                raise ValueError(f"async_copy_global_to_shared: the mask broadcasts the "
+                                 f"pointers to {tuple(pointer.type.shape)}, not the buffer's "
+                                 f"shape {smem.type.shape}")
+            operands = [pointer, smem, mask]
+        else:
+            operands = [pointer, smem]
+        attrs = {"cache_modifier": f'"{cache_modifier}"'} if cache_modifier else None
+        self.b.create("tile.async_copy_global_to_local", operands, [core.async_token_type()],
+                      attrs)
+        return None
+
+    def async_commit_group(self) -> None:
+        self.b.create("tile.async_commit_group", [], [core.async_token_type()])
+        return None
+
+    def async_wait(self, num_outstanding) -> None:
+        num = _unwrap(num_outstanding)
+        if isinstance(num, tensor) or not isinstance(num, int) or isinstance(num, bool) \
+                or num < 0:
+            raise TypeError(f"wait_group: num_outstanding must be a non-negative constexpr "
+                            f"int, got {num!r}")
+        if num >= 2 ** 31:
+            raise ValueError(f"wait_group: num_outstanding {num} is too large")
+        self.b.create("tile.async_wait", [], [core.async_token_type()],
+                      {"num": self.b.int_attr(num)})
+        return None
+
     def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
         x = self.as_tensor(x)
         if not x.type.is_block:

@@ -347,9 +347,9 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 // Shared buffers: the address of the module's shared array plus the
-// allocator's offset; a store is bracketed by barriers (until
-// tile-insert-barriers), a load reads at the swizzled offset of each element,
-// as vectors where consecutive registers are consecutive elements.
+// allocator's offset; a load or store touches the swizzled offset of each
+// element, as vectors where consecutive registers are consecutive elements.
+// The lowering adds no barriers (tile-insert-barriers does).
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
@@ -360,14 +360,16 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     // CHECK: %[[OFF:.*]] = llvm.mlir.constant(512 : i32) : i32
     // CHECK: llvm.getelementptr %[[BASE]][%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
     // Four consecutive registers are four consecutive elements: one vector.
-    // CHECK: nvvm.barrier0
+    // CHECK-NOT: nvvm.barrier0
     // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
-    // CHECK: nvvm.barrier0
+    // CHECK-NOT: nvvm.barrier0
     // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-    %a = tile.local_alloc {tile.scratch_offset = 0 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
-    %b = tile.local_alloc {tile.scratch_offset = 512 : i32} : () -> !tile.memdesc<128xf32, #sh, mutable>
+    // %a lives until its load at the end, so %b goes after it.
+    %a = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
     tile.local_store %t, %b : tensor<128xf32, #l> -> !tile.memdesc<128xf32, #sh, mutable>
     %u = tile.local_load %b : !tile.memdesc<128xf32, #sh, mutable> -> tensor<128xf32, #l>
+    %v = tile.local_load %a : !tile.memdesc<128xf32, #sh, mutable> -> tensor<128xf32, #l>
     return %u : tensor<128xf32, #l>
   }
 }

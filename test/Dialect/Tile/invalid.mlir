@@ -1121,3 +1121,103 @@ func.func @load_no_layout(%b: !tile.memdesc<64xf32, #sh>) {
   %t = tile.local_load %b : !tile.memdesc<64xf32, #sh> -> tensor<64xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Async copies: every rule of checkAsyncCopy (AsyncCopy.h)
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_element_type(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf16, #sh, mutable>) {
+  // expected-error @+1 {{'tile.async_copy_global_to_local' op async copy rule 'element type': the buffer holds 'f16' but the pointers point to 'f32'}}
+  %t = tile.async_copy_global_to_local %p, %b : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf16, #sh, mutable>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_shape(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
+  // expected-error @+1 {{async copy rule 'shape': the buffer '!tile.memdesc<256xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, mutable>' and the pointer tensor}}
+  %t = tile.async_copy_global_to_local %p, %b : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_immutable(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh>) {
+  // expected-error @+1 {{async copy rule 'mutable'}}
+  %t = tile.async_copy_global_to_local %p, %b : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf32, #sh>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_cache(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>) {
+  // expected-error @+1 {{cache_modifier must be "", ".ca" or ".cg", got ".cs"}}
+  %t = tile.async_copy_global_to_local %p, %b {cache_modifier = ".cs"} : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_mask(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>, %m: tensor<128xi1, #m>) {
+  // expected-error @+1 {{mask must be 'tensor<128xi1, #tile.blocked<{sizePerThread = [4]}}
+  %t = "tile.async_copy_global_to_local"(%p, %b, %m) : (tensor<128x!tile.ptr<f32>, #l>, !tile.memdesc<128xf32, #sh, mutable>, tensor<128xi1, #m>) -> !tile.async_token
+  return
+}
+
+// -----
+
+// The width rule, from the layouts alone: one i8 per thread is 1 byte.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "cuda:sm_90a"} {
+  func.func @copy_width(%p: tensor<128x!tile.ptr<i8>, #l>, %b: !tile.memdesc<128xi8, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'width': cp.async on cuda:sm_90a moves 4, 8, 16 bytes per thread, but this copy can move only 1 bytes (1 x 'i8') at once: the register layout and the shared layout}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<128x!tile.ptr<i8>, #l> -> !tile.memdesc<128xi8, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// A target without an asynchronous copy in Kiln.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @copy_target(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copies are not supported on hip:gfx942}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// The layout must cover the buffer (not a whole ring at once).
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_address(%p: tensor<2x128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<2x128xf32, #sh, mutable>) {
+  // expected-error @+1 {{cannot address}}
+  %t = tile.async_copy_global_to_local %p, %b : tensor<2x128x!tile.ptr<f32>, #l> -> !tile.memdesc<2x128xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+func.func @wait_negative() {
+  // expected-error @+1 {{'tile.async_wait' op attribute 'num' failed to satisfy constraint}}
+  %w = tile.async_wait {num = -1 : i32}
+  return
+}

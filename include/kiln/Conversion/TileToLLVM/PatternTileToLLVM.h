@@ -55,6 +55,9 @@ void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);
+void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns,
+                                       const LoweringContext &ctx);
 
 //===----------------------------------------------------------------------===//
 // Helpers (Utility.cpp)
@@ -95,6 +98,36 @@ mlir::Type getMemoryType(mlir::Type llvmElemType);
 mlir::Value toMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type regType);
+
+/// Width (elements) of the vector accesses through a tensor of global
+/// pointers: what the register layout keeps consecutive, the pointers are
+/// contiguous and aligned for, and the mask is constant over, at most the
+/// target's widest access.
+unsigned getGlobalVectorWidth(mlir::Value ptr, mlir::Value mask,
+                              const LoweringContext &ctx);
+
+/// One thread's addresses (addrspace 3) of a tensor's registers in a shared
+/// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,
+/// consecutive elements.
+struct SharedAddresses {
+  llvm::SmallVector<mlir::Value> addrs;
+  unsigned vec = 1;
+  /// Groups that repeat an earlier group's elements (broadcast registers).
+  llvm::SmallVector<bool> duplicate;
+  /// i1, true in threads that hold only elements other threads hold too
+  /// (broadcast lanes / warps); null when there are none.
+  mlir::Value redundantThread;
+};
+
+/// Addresses of a tensor of `tensorType` in the buffer `memdesc` starting
+/// at `base` (`alignment` bytes aligned), with vectors of at most
+/// `maxVectorBytes` (0: one element per access). Fails when the tensor does
+/// not cover the buffer (see planSharedAccess).
+mlir::FailureOr<SharedAddresses>
+emitSharedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                    mlir::RankedTensorType tensorType, tile::MemDescType memdesc,
+                    mlir::Type memType, unsigned alignment,
+                    unsigned maxVectorBytes, const LoweringContext &ctx);
 
 /// Butterfly shuffle of any scalar of up to 64 bits.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

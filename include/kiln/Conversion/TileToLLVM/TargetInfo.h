@@ -57,6 +57,20 @@ public:
   virtual void storeGlobal(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value ptr, mlir::Value value,
                            unsigned alignment, mlir::Value pred) const;
+  /// Starts an asynchronous copy of `bytes` bytes from global `src` to shared
+  /// `dst` (both aligned to `bytes`); where `pred` (if any) is false the
+  /// destination gets zeros and nothing is read. `cacheModifier` is "",
+  /// ".ca" or ".cg" (already checked legal for `bytes`). Returns false when
+  /// the target lowers no asynchronous copy (the default).
+  virtual bool asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value dst, mlir::Value src, unsigned bytes,
+                         mlir::Value pred,
+                         llvm::StringRef cacheModifier) const;
+  /// Closes this thread's group of uncommitted asynchronous copies.
+  virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
+  /// Waits until at most `num` of this thread's groups are in flight.
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
+                         unsigned num) const;
   /// Makes the vendor's LLVM-level dialect (NVVM, ROCDL) legal in the
   /// conversion target.
   virtual void

@@ -1,6 +1,8 @@
 //===- Ops.cpp - tile dialect operations ----------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -262,5 +264,31 @@ LogicalResult MemDescIndexOp::verify() {
                          << " without its leading dimension (same layout, "
                             "mutability and allocation shape), got "
                          << result;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// async copies
+//===----------------------------------------------------------------------===//
+
+LogicalResult AsyncCopyGlobalToLocalOp::verify() {
+  auto ptrType = cast<RankedTensorType>(getPtr().getType());
+  if (Value mask = getMask())
+    if (cast<RankedTensorType>(mask.getType()) !=
+        cast<RankedTensorType>(getI1SameShape(ptrType)))
+      return emitOpError() << "mask must be " << getI1SameShape(ptrType)
+                           << ", got " << mask.getType();
+  StringRef cache = getCacheModifier();
+  if (cache != "" && cache != ".ca" && cache != ".cg")
+    return emitOpError() << "cache_modifier must be \"\", \".ca\" or "
+                            "\".cg\", got \""
+                         << cache << "\"";
+  // The width rule with what the layouts allow; the lowering checks it
+  // again once the pointer analysis has narrowed the width.
+  if (failed(checkAsyncCopy(getEnclosingTarget(*this), ptrType,
+                            getDst().getType(),
+                            getSharedBaseAlignment(getDst()), std::nullopt,
+                            [&] { return emitOpError(); })))
+    return failure();
   return success();
 }

@@ -1,10 +1,25 @@
-//===- AllocateSharedMemory.cpp - Scratch shared memory and its limit -----===//
+//===- AllocateSharedMemory.cpp - Offsets by live range, and the limit ----===//
+//
+// Every buffer in shared memory gets a byte offset: explicit allocations
+// (local_alloc) and the scratch that layout conversions and reductions stage
+// data through. Ops are numbered in program order; an allocation is live
+// from its local_alloc to its last use (through views), stretched over every
+// loop that uses it without containing the allocation, and a scratch buffer
+// only at its op. Buffers are placed largest first, each at the lowest
+// offset (aligned as its users need) that no buffer live at the same time
+// occupies, so scratch reuses the space of dead buffers. Placement is
+// tile-insert-barriers' input: it orders accesses to bytes that two buffers
+// share.
+//
+//===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Target/Targets.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -18,6 +33,116 @@ using namespace kiln;
 using namespace kiln::tile;
 
 namespace {
+
+struct Buffer {
+  Operation *op;
+  int64_t bytes;
+  unsigned alignment;
+  /// Live range, inclusive, in program-order numbers.
+  int64_t start, end;
+  int64_t offset = -1;
+};
+
+/// Program order: each op's number, and the last number inside it.
+struct Numbering {
+  DenseMap<Operation *, int64_t> index, last;
+
+  explicit Numbering(Operation *root) {
+    int64_t next = 0;
+    number(root, next);
+  }
+  void number(Operation *op, int64_t &next) {
+    index[op] = next++;
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (Operation &inner : block)
+          number(&inner, next);
+    last[op] = next - 1;
+  }
+};
+
+/// Where `op`'s live range must end for a use at `user`: the user itself,
+/// or the end of the outermost loop around it that does not contain `op`
+/// (the next iteration uses the buffer again).
+int64_t useEnd(Operation *def, Operation *user, const Numbering &n) {
+  int64_t end = n.index.lookup(user);
+  for (Operation *p = user->getParentOp(); p && !p->isAncestor(def);
+       p = p->getParentOp())
+    if (isa<scf::ForOp, scf::WhileOp>(p))
+      end = std::max(end, n.last.lookup(p));
+  return end;
+}
+
+/// The live range of an allocation: to the last use of it or of a view of
+/// it. A use the allocator does not follow (a memdesc yielded, passed to a
+/// call) keeps it live to the end of the function.
+void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    buf.end = std::max(buf.end, useEnd(buf.op, user, n));
+    if (auto index = dyn_cast<MemDescIndexOp>(user)) {
+      extendLiveRange(buf, index.getResult(), n);
+      continue;
+    }
+    if (!isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp,
+             AsyncCopyGlobalToLocalOp>(user)) {
+      Operation *func = buf.op->getParentOp();
+      while (func && !isa<ModuleOp>(func->getParentOp()))
+        func = func->getParentOp();
+      if (func)
+        buf.end = std::max(buf.end, n.last.lookup(func));
+    }
+  }
+}
+
+/// Largest first, each at the lowest aligned offset free of buffers live at
+/// the same time. Returns the total.
+int64_t place(MutableArrayRef<Buffer> buffers) {
+  SmallVector<Buffer *> order;
+  for (Buffer &b : buffers)
+    order.push_back(&b);
+  llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+    return a->bytes != b->bytes ? a->bytes > b->bytes : a->start < b->start;
+  });
+  SmallVector<Buffer *> placed;
+  int64_t total = 0;
+  for (Buffer *buf : order) {
+    SmallVector<std::pair<int64_t, int64_t>> busy;
+    for (Buffer *o : placed)
+      if (o->start <= buf->end && buf->start <= o->end)
+        busy.push_back({o->offset, o->offset + o->bytes});
+    llvm::sort(busy);
+    int64_t offset = 0;
+    for (auto [begin, end] : busy) {
+      if (offset + buf->bytes <= begin)
+        break;
+      offset = std::max<int64_t>(offset, llvm::alignTo(end, buf->alignment));
+    }
+    buf->offset = offset;
+    total = std::max(total, offset + buf->bytes);
+    placed.push_back(buf);
+  }
+  return total;
+}
+
+std::string describe(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (isa<LocalAllocOp>(op))
+    os << "buffer";
+  else
+    os << "scratch of " << op->getName().getStringRef();
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << " at " << loc.getFilename().getValue() << ":" << loc.getLine();
+  else if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+    for (Location inner : fused.getLocations())
+      if (auto l = dyn_cast<FileLineColLoc>(inner)) {
+        os << " at " << l.getFilename().getValue() << ":" << l.getLine();
+        break;
+      }
+  return text;
+}
+
 struct AllocateSharedMemory
     : kiln::tile::impl::TileAllocateSharedMemoryPassBase<AllocateSharedMemory> {
   using Base::Base;
@@ -32,60 +157,77 @@ struct AllocateSharedMemory
       return signalPassFailure();
     const TargetDesc *desc = context->target;
     Builder b(module.getContext());
-    int64_t total = 0;
-    Operation *largest = nullptr;
-    TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
-    // Explicit buffers (local_alloc) first, one after another, 16-byte
-    // aligned (cp.async's widest copy); they may be live across anything.
-    // Reusing dead ones by live range comes with the liveness analysis.
-    int64_t explicitBytes = 0;
-    module.walk([&](LocalAllocOp alloc) {
-      MemDescType type = alloc.getType();
-      int64_t bytes = getElementBytes(type.getElementType());
-      for (int64_t d : type.getAllocShape())
-        bytes *= d;
-      explicitBytes = llvm::alignTo(explicitBytes, 16);
-      scratchOffset.setAttr(alloc, b.getI32IntegerAttr(explicitBytes));
-      explicitBytes += bytes;
-      if (explicitBytes > total) {
-        total = explicitBytes;
-        largest = alloc;
-      }
-    });
-    int64_t scratchBase = llvm::alignTo(explicitBytes, 16);
+    Numbering numbering(module);
+
+    SmallVector<Buffer> buffers;
     module.walk([&](Operation *op) {
-      int64_t bytes = getScratchBytes(op);
-      if (bytes == 0)
+      if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+        MemDescType type = alloc.getType();
+        int64_t bytes = getElementBytes(type.getElementType());
+        for (int64_t d : type.getAllocShape())
+          bytes *= d;
+        int64_t at = numbering.index.lookup(op);
+        Buffer buf{op, bytes, getRequiredAlignment(type), at, at};
+        extendLiveRange(buf, alloc.getResult(), numbering);
+        buffers.push_back(buf);
         return;
-      // Scratch users are sequential and bracketed by barriers, so they
-      // all start at the same offset, after the explicit buffers, and the
-      // total is the largest of them.
-      scratchOffset.setAttr(op, b.getI32IntegerAttr(scratchBase));
-      if (scratchBase + bytes > total) {
-        total = scratchBase + bytes;
-        largest = op;
+      }
+      if (int64_t bytes = getScratchBytes(op)) {
+        int64_t at = numbering.index.lookup(op);
+        buffers.push_back(Buffer{op, bytes, 16, at, at});
       }
     });
-    if (desc && total > desc->maxSharedBytes) {
-      // Reported at the op that needs the most scratch space.
-      InFlightDiagnostic diag = largest->emitError()
-                                << "out of resources: shared memory required "
-                                << total << " bytes, limit "
-                                << desc->maxSharedBytes << " bytes on "
-                                << desc->name;
-      // The same facts as data, for callers that act on them (Python's
-      // OutOfResources); metadata is not printed.
-      diag.getUnderlyingDiagnostic()->getMetadata().push_back(
-          DiagnosticArgument(b.getDictionaryAttr(
-              {b.getNamedAttr("kind", b.getStringAttr("out_of_resources")),
-               b.getNamedAttr("resource", b.getStringAttr("shared memory")),
-               b.getNamedAttr("required", b.getI64IntegerAttr(total)),
-               b.getNamedAttr("limit",
-                              b.getI64IntegerAttr(desc->maxSharedBytes))})));
-      return signalPassFailure();
-    }
+    int64_t total = place(buffers);
+    TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
+    for (Buffer &buf : buffers)
+      scratchOffset.setAttr(buf.op, b.getI32IntegerAttr(buf.offset));
+
+    if (desc && total > desc->maxSharedBytes)
+      return reportOverflow(module, buffers, total, *desc);
     TileDialect::SharedAttrHelper(&getContext())
         .setAttr(module, b.getI32IntegerAttr(total));
+  }
+
+  /// The error names the buffers live where the most bytes are live, and
+  /// sits on the largest of them.
+  void reportOverflow(ModuleOp module, ArrayRef<Buffer> buffers, int64_t total,
+                      const TargetDesc &desc) {
+    int64_t peakAt = 0, peakBytes = -1;
+    for (const Buffer &at : buffers) {
+      int64_t live = 0;
+      for (const Buffer &o : buffers)
+        if (o.start <= at.start && at.start <= o.end)
+          live += o.bytes;
+      if (live > peakBytes) {
+        peakBytes = live;
+        peakAt = at.start;
+      }
+    }
+    SmallVector<const Buffer *> live;
+    for (const Buffer &o : buffers)
+      if (o.start <= peakAt && peakAt <= o.end)
+        live.push_back(&o);
+    llvm::stable_sort(live, [](const Buffer *a, const Buffer *b) {
+      return a->bytes > b->bytes;
+    });
+    Builder b(module.getContext());
+    InFlightDiagnostic diag = live.front()->op->emitError();
+    diag << "out of resources: shared memory required " << total
+         << " bytes, limit " << desc.maxSharedBytes << " bytes on "
+         << desc.name << "; live at the peak: ";
+    for (auto [i, buf] : llvm::enumerate(live))
+      diag << (i ? ", " : "") << buf->bytes << " bytes (" << describe(buf->op)
+           << ")";
+    // The same facts as data, for callers that act on them (Python's
+    // OutOfResources); metadata is not printed.
+    diag.getUnderlyingDiagnostic()->getMetadata().push_back(
+        DiagnosticArgument(b.getDictionaryAttr(
+            {b.getNamedAttr("kind", b.getStringAttr("out_of_resources")),
+             b.getNamedAttr("resource", b.getStringAttr("shared memory")),
+             b.getNamedAttr("required", b.getI64IntegerAttr(total)),
+             b.getNamedAttr("limit",
+                            b.getI64IntegerAttr(desc.maxSharedBytes))})));
+    signalPassFailure();
   }
 };
 } // namespace

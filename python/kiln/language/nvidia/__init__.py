@@ -5,8 +5,8 @@
 * :mod:`kiln.language.nvidia.hopper` (sm_90a): ``mbarrier``, ``tma``, ``fence_async_shared``,
   ``warpgroup_mma``.
 
-Empty for now: the packages exist so that these builtins have a home and kernels written
-against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
+``ampere.async_copy`` is implemented; the rest are placeholders so that these builtins have a
+home and kernels written against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
 import kiln.compiler or kiln.runtime (see test/Python/test_layering.py).
 """
 

@@ -5,8 +5,8 @@
 // RUN: not kiln-opt %s -split-input-file --tile-allocate-shared-memory="target=hip:gfx942" 2>&1 | FileCheck %s --check-prefix=OPT
 
 // Every op that stages data through shared memory gets tile.scratch_offset;
-// the module's tile.shared is the largest single scratch buffer (users are
-// sequential and bracketed by barriers, so they all start at 0).
+// a scratch buffer lives only at its op, so sequential users all start at 0
+// and the module's tile.shared is the largest of them.
 
 // 512 x f32 crossing threads: 2048 bytes. Pointers take 8 bytes and i1 one.
 // CHECK-LABEL: module attributes
@@ -278,21 +278,72 @@ module attributes {tile.target = "cuda:sm_100"} {
 
 // -----
 
-// Explicit buffers (local_alloc) are placed one after another from 0,
-// 16-byte aligned; scratch users start after them. Reuse by live range
-// comes with the liveness analysis.
+// Buffers live at the same time are placed side by side, largest first,
+// 16-byte aligned.
 #l1 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tile.shared = 1040 : i32
+// CHECK-SAME: tile.shared = 1028 : i32
 module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @explicit(%t: tensor<128xf32, #l1>) {
     // CHECK: tile.local_alloc %{{.*}} {tile.scratch_offset = 0 : i32}
     %a = tile.local_alloc %t : (tensor<128xf32, #l1>) -> !tile.memdesc<128xf32, #sh, mutable>
-    // CHECK: tile.local_alloc {tile.scratch_offset = 512 : i32}
+    // CHECK: tile.local_alloc {tile.scratch_offset = 1024 : i32}
     %b = tile.local_alloc : () -> !tile.memdesc<4xi8, #sh, mutable>
-    // CHECK: tile.local_alloc {tile.scratch_offset = 528 : i32}
+    // CHECK: tile.local_alloc {tile.scratch_offset = 512 : i32}
     %c = tile.local_alloc : () -> !tile.memdesc<256xf16, #sh, mutable>
+    tile.local_dealloc %a : !tile.memdesc<128xf32, #sh, mutable>
+    tile.local_dealloc %b : !tile.memdesc<4xi8, #sh, mutable>
+    tile.local_dealloc %c : !tile.memdesc<256xf16, #sh, mutable>
     return
   }
 }
+
+// -----
+
+// A buffer's bytes are free after its last use: the next allocation and a
+// layout conversion's scratch reuse them.
+#a = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 512 : i32
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reuse(%t: tensor<128xf32, #a>) -> tensor<128xf32, #b> {
+    // CHECK: tile.local_alloc %{{.*}} {tile.scratch_offset = 0 : i32}
+    %x = tile.local_alloc %t : (tensor<128xf32, #a>) -> !tile.memdesc<128xf32, #sh>
+    %u = tile.local_load %x : !tile.memdesc<128xf32, #sh> -> tensor<128xf32, #a>
+    // CHECK: tile.local_alloc %{{.*}} {tile.scratch_offset = 0 : i32}
+    %y = tile.local_alloc %u : (tensor<128xf32, #a>) -> !tile.memdesc<128xf32, #sh>
+    %v = tile.local_load %y : !tile.memdesc<128xf32, #sh> -> tensor<128xf32, #a>
+    // CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i32}
+    %w = tile.convert_layout %v : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    return %w : tensor<128xf32, #b>
+  }
+}
+
+// -----
+
+// A buffer used inside a loop is live for the whole loop: the scratch of a
+// conversion in the loop body after the buffer's last use in the body
+// cannot take its bytes (the next iteration reads the buffer again).
+#a = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 1024 : i32
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @loop_keeps_alive(%t: tensor<128xf32, #a>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // CHECK: tile.local_alloc %{{.*}} {tile.scratch_offset = 0 : i32}
+    %x = tile.local_alloc %t : (tensor<128xf32, #a>) -> !tile.memdesc<128xf32, #sh>
+    scf.for %i = %c0 to %n step %c1 {
+      %u = tile.local_load %x : !tile.memdesc<128xf32, #sh> -> tensor<128xf32, #a>
+      // CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 512 : i32}
+      %w = tile.convert_layout %u : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    }
+    return
+  }
+}
+

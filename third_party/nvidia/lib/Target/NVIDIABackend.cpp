@@ -16,12 +16,16 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-// name, backend, chip, triple, features, warp, smem, vec, threads, arch
+// cp.async moves 4, 8 or 16 bytes per thread (PTX ISA, cp.async cp-size).
+constexpr unsigned kCpAsyncWidths = (1u << 4) | (1u << 8) | (1u << 16);
+
+// name, backend, chip, triple, features, warp, smem, vec, threads, arch,
+// async copy widths and name
 const TargetDesc kTargets[] = {
     {"cuda:sm_80", "nvidia", "sm_80", "nvptx64-nvidia-cuda", "+ptx80", 32,
-     166912, 16, 1024, 80},
+     166912, 16, 1024, 80, kCpAsyncWidths, "cp.async"},
     {"cuda:sm_90a", "nvidia", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 32,
-     232448, 16, 1024, 90},
+     232448, 16, 1024, 90, kCpAsyncWidths, "cp.async"},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_PTXAS", "CUDA_HOME"};

@@ -75,6 +75,38 @@ public:
         .getResult(0);
   }
 
+  // cp.async.{ca,cg}.shared.global [dst], [src], bytes, src-size: a false
+  // predicate reads 0 bytes, so the hardware fills the destination with
+  // zeros. .cg (L2 only) exists for 16-byte copies alone.
+  bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes, Value pred,
+                 StringRef cacheModifier) const override {
+    bool cg = cacheModifier == ".cg" || (cacheModifier.empty() && bytes == 16);
+    Value srcSize;
+    if (pred) {
+      Type i32 = b.getI32Type();
+      srcSize = LLVM::SelectOp::create(
+          b, loc, pred,
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(bytes)),
+          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
+    }
+    NVVM::CpAsyncOp::create(
+        b, loc, dst, src, b.getI32IntegerAttr(bytes),
+        NVVM::LoadCacheModifierKindAttr::get(
+            b.getContext(), cg ? NVVM::LoadCacheModifierKind::CG
+                               : NVVM::LoadCacheModifierKind::CA),
+        srcSize);
+    return true;
+  }
+
+  void asyncCommitGroup(OpBuilder &b, Location loc) const override {
+    NVVM::CpAsyncCommitGroupOp::create(b, loc);
+  }
+
+  void asyncWait(OpBuilder &b, Location loc, unsigned num) const override {
+    NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(num));
+  }
+
   void configureConversionTarget(ConversionTarget &target) const override {
     target.addLegalDialect<NVVM::NVVMDialect>();
   }

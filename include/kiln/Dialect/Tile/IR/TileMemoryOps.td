@@ -192,4 +192,81 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Asynchronous copies
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncToken : Type<CPred<"::llvm::isa<::kiln::tile::AsyncTokenType>($_self)">,
+                           "async token", "::kiln::tile::AsyncTokenType">,
+                      BuildableType<"::kiln::tile::AsyncTokenType::get($_builder.getContext())">;
+
+def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<Tile_SharedMemory>]>,
+    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
+  let summary = "Start copying global memory into a shared buffer";
+  let description = [{
+    Each thread starts copying the elements its pointers address (the
+    pointer tensor's layout) into the same elements of `dst`, at the
+    offsets `dst`'s shared layout gives them. The copy is in flight until a
+    `tile.async_wait` that covers its commit group: only then may the
+    issuing thread read those elements, and other threads only after a
+    barrier that follows that wait (`tile-insert-barriers` adds it). Lanes
+    whose `mask` is false write zeros and read nothing.
+
+    Widths (bytes per thread and access) follow the target's rules,
+    checked by one helper (AsyncCopy.h) in the verifier and the lowering.
+    `cache_modifier` ("", ".ca", ".cg") picks the cache level; "" lets the
+    lowering choose.
+
+    ```mlir
+    %tok = tile.async_copy_global_to_local %p, %slot, %m
+        : tensor<64x64x!tile.ptr<f16>, #l> -> !tile.memdesc<64x64xf16, #s, mutable, 3x64x64>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptr, Tile_MemDesc:$dst,
+                       Optional<Tile_BoolTensor>:$mask,
+                       DefaultValuedStrAttr<StrAttr, "">:$cache_modifier);
+  let results = (outs Tile_AsyncToken:$token);
+  let assemblyFormat = [{
+    $ptr `,` $dst (`,` $mask^)? attr-dict `:` type($ptr) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitGroupOp : Tile_Op<"async_commit_group", [
+    MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "Close the group of this thread's uncommitted async copies";
+  let description = [{
+    Every asynchronous copy this thread issued since its last commit joins
+    one group; `tile.async_wait` counts groups. The tokens name the copies
+    the group holds (optional: the hardware groups by program order).
+
+    ```mlir
+    %g = tile.async_commit_group %t0, %t1
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_AsyncToken>:$tokens);
+  let results = (outs Tile_AsyncToken:$token);
+  let assemblyFormat = "($tokens^)? attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "Wait until at most `num` of this thread's groups are pending";
+  let description = [{
+    Blocks the thread until at most `num` of its most recent commit groups
+    are still in flight; its copies in older groups have landed. A wait
+    orders only the issuing thread: another thread may read those elements
+    only after a barrier that follows the wait.
+
+    ```mlir
+    %w = tile.async_wait %g {num = 1 : i32}
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_AsyncToken>:$tokens,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$num);
+  let results = (outs Tile_AsyncToken:$token);
+  let assemblyFormat = "($tokens^)? attr-dict";
+}
+
 #endif

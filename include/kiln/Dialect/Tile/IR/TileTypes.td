@@ -76,6 +76,20 @@ def Tile_MemDescType : Tile_TypeDef<"MemDesc", "memdesc", [ShapedTypeInterface]>
   }];
 }
 
+def Tile_AsyncTokenType : Tile_TypeDef<"AsyncToken", "async_token"> {
+  let summary = "Orders asynchronous copies, their commit groups and waits";
+  let description = [{
+    Produced by `tile.async_copy_global_to_local`, `tile.async_commit_group`
+    and `tile.async_wait`, and taken by the latter two, so that passes can
+    follow which copies a wait covers (also through loop-carried values).
+    It carries no data.
+
+    ```mlir
+    %t = tile.async_commit_group %c
+    ```
+  }];
+}
+
 def Tile_Ptr : Type<CPred<"::llvm::isa<::kiln::tile::PointerType>($_self)">,
                     "tile pointer", "::kiln::tile::PointerType">;
 def Tile_PtrTensor : Type<And<[CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,

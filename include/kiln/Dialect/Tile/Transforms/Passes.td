@@ -4,20 +4,48 @@
 include "mlir/Pass/PassBase.td"
 
 def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
-  let summary = "Assign shared memory to ops that need it and check the total";
+  let summary = "Place every shared-memory buffer by live range and check the total";
   let description = [{
-    Ops that stage data through shared memory (layout conversions that cross
-    threads, non-trivial reshapes, reductions across warps) get a scratch
-    buffer. Each such op brackets its use with barriers and releases it when
-    it finishes, so scratch buffers share offset 0 and the total is the
-    largest one; each op gets `tile.scratch_offset`. The module gets
-    `tile.shared` (bytes), and the pass fails with a clear error when the
-    total exceeds the target's per-CTA limit.
+    Explicit buffers (`tile.local_alloc`) and the scratch that ops staging
+    data through shared memory need (layout conversions that cross threads,
+    non-trivial reshapes, reductions across warps) each get a byte offset,
+    `tile.scratch_offset`. An allocation is live from its `local_alloc` to
+    its last use (through views), over whole loops that use it; scratch is
+    live at its op only. Largest buffers go first, each at the lowest
+    offset, aligned as its users need, that no buffer live at the same time
+    holds, so scratch reuses dead buffers' bytes. The module gets
+    `tile.shared` (bytes), and the pass fails when the total exceeds the
+    target's per-CTA limit, naming the buffers live at the peak.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Target whose shared-memory limit applies (default: tile.target)">,
   ];
+}
+
+def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
+  let summary = "Insert the CTA barriers that order shared-memory accesses";
+  let description = [{
+    A forward dataflow over the kernel (through `scf.for`, `scf.while` and
+    `scf.if`) that tracks, since the last barrier, which byte ranges of
+    shared memory were read and written, and inserts `tile.barrier` before
+    an access that one thread may make to bytes another thread wrote (RAW)
+    or read or wrote (WAR, WAW). Asynchronous copies write when the wait
+    that covers their commit group returns (a wait orders only the issuing
+    thread; other threads need a barrier after it), and a copy that
+    overwrites bytes read or written since the last barrier needs one before
+    it, even when the same thread made those accesses (an async copy is not
+    ordered after the issuing thread's earlier accesses).
+
+    No barrier separates two accesses in which every thread touches only
+    bytes no other thread touches: the same view shape, element type and
+    register layout without broadcast, on slots of the same allocation, so a
+    thread reading back what it wrote (or copied and waited for) itself
+    needs none. Runs
+    after `tile-allocate-shared-memory`, whose offsets say which buffers
+    overlap; ops that stage data through scratch memory bring their own
+    barriers and then read their scratch.
+  }];
 }
 
 #endif

@@ -1,11 +1,12 @@
-"""Ampere (sm_80+) builtins, as in Gluon's ``nvidia.ampere``. Nothing is implemented yet.
+"""Ampere (sm_80+) builtins, as in Gluon's ``nvidia.ampere``.
 
-What will land here:
+* :mod:`.async_copy`: ``cp.async`` global -> shared copies with commit/wait groups
+  (``async_copy_global_to_shared``, ``commit_group``, ``wait_group``).
 
-* ``async_copy`` (a submodule): ``cp.async`` global -> shared copies with commit/wait groups
-  (``async_copy_global_to_shared``, ``commit_group``, ``wait_group``);
-* ``mma_v2``: the ``mma.sync`` tensor-core matrix multiply with its ``NVMMADistributedLayout``
-  operands.
+Still to come: ``mma_v2``, the ``mma.sync`` tensor-core multiply with its
+``NVMMADistributedLayout`` operands.
 """
 
-__all__ = []
+from . import async_copy  # noqa: F401
+
+__all__ = ["async_copy"]

@@ -1,0 +1,50 @@
+//===- AsyncCopy.h - The rules every async copy obeys -----------*- C++ -*-===//
+//
+// One helper decides whether an asynchronous global -> shared copy is legal
+// and how wide its accesses are. The verifier calls it with what the types
+// say, the lowering with what the pointer analysis adds, and later passes
+// (wait counts, pipelining) with the same arguments, so a rule lives in one
+// place. Per-chip facts (the legal widths) come from the target table.
+//
+// Rules, each named in its diagnostic:
+//   element type  the buffer's element type is the pointers' pointee type;
+//   shape         the buffer view has the pointer tensor's shape;
+//   mutable       the buffer is mutable;
+//   width         a thread moves a width the target allows per access; the
+//                 width is the widest vector that the register layout, the
+//                 shared layout (its contiguity and the view's alignment)
+//                 and the pointers (contiguity, alignment, mask) all allow.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILE_IR_ASYNCCOPY_H
+#define KILN_DIALECT_TILE_IR_ASYNCCOPY_H
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Target/Targets.h"
+
+#include <optional>
+
+namespace kiln::tile {
+
+struct AsyncCopyWidth {
+  /// Elements and bytes one thread moves per copy instruction.
+  unsigned elements = 1, bytes = 0;
+};
+
+/// Checks `ptrType` -> `dst` (whose first element is `dstAlignment` bytes
+/// aligned) against the rules for `target` (no width rule without one).
+/// `pointerElements` caps the width by what the pointers allow; without it
+/// (the verifier) only the layouts bound the width. Reports a violated rule
+/// through `emitError` and fails.
+mlir::FailureOr<AsyncCopyWidth>
+checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
+               MemDescType dst, unsigned dstAlignment,
+               std::optional<unsigned> pointerElements,
+               llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The target named by the module's tile.target around `op`, if any.
+const TargetDesc *getEnclosingTarget(mlir::Operation *op);
+
+} // namespace kiln::tile
+
+#endif

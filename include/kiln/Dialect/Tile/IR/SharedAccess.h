@@ -1,0 +1,69 @@
+//===- SharedAccess.h - How threads address a shared buffer -----*- C++ -*-===//
+//
+// A shared layout maps a buffer offset to coordinates; accesses need the
+// inverse. Both are F2-linear, so the inverse is a table of one offset per
+// coordinate bit, and the offset of any coordinates is the XOR of the
+// entries of their set bits. The lowering, the async-copy legality helper and
+// the barrier pass all ask this file, so they cannot disagree on which
+// elements a thread touches or how wide its accesses are.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILE_IR_SHAREDACCESS_H
+#define KILN_DIALECT_TILE_IR_SHAREDACCESS_H
+
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+namespace kiln::tile {
+
+/// The inverse of a buffer's shared layout: offsets (in elements) of each
+/// coordinate bit of the layout's dimensions (the buffer's trailing ones).
+class SharedOffsets {
+public:
+  /// Fails when the layout is not a bijection onto the buffer.
+  static mlir::FailureOr<SharedOffsets> get(MemDescType type);
+
+  /// Offset of `coords` (the layout's dimensions only).
+  int64_t offsetOf(llvm::ArrayRef<int32_t> coords) const;
+  unsigned getRank() const { return inverse.size(); }
+
+private:
+  llvm::SmallVector<llvm::SmallVector<int64_t>> inverse;
+};
+
+/// How one thread's registers of a tensor map onto a buffer: the offset of
+/// every register and of every lane / warp bit, and how many consecutive
+/// registers form one vector access.
+struct SharedAccessPlan {
+  /// Offset (elements) contributed by register r / lane bit / warp bit.
+  llvm::SmallVector<int64_t> registerOffsets, laneBitOffsets, warpBitOffsets;
+  /// Registers per vector access (a power of two).
+  unsigned vec = 1;
+  /// Register, lane and warp bits that hold no new element (broadcast).
+  unsigned redundantRegisterMask = 0, redundantLaneMask = 0,
+           redundantWarpMask = 0;
+};
+
+/// The plan for accessing `memdesc` (whose first element is `alignment`
+/// bytes aligned) with a tensor of `tensorType`'s shape and layout. Vectors
+/// grow up to `maxVectorBytes`. Fails when the tensor does not cover the
+/// buffer's leading dimensions with size 1 or a layout is not linear.
+mlir::FailureOr<SharedAccessPlan>
+planSharedAccess(mlir::RankedTensorType tensorType, MemDescType memdesc,
+                 unsigned alignment, unsigned maxVectorBytes = 16);
+
+/// Alignment in bytes of the first element of the buffer `memdesc` names:
+/// 16 for an allocation, less for a ring slot whose size is not a multiple.
+unsigned getSharedBaseAlignment(mlir::Value memdesc);
+
+/// Alignment in bytes an allocation of `type` needs: 16 (the widest
+/// cp.async / vector access). Layouts that TMA and wgmma read will ask for
+/// 128 or 1024 here.
+unsigned getRequiredAlignment(MemDescType type);
+
+/// The allocation a shared-memory value views (through memdesc_index and
+/// the other views), or null when it comes from a block argument.
+LocalAllocOp getRootAllocation(mlir::Value memdesc);
+
+} // namespace kiln::tile
+
+#endif

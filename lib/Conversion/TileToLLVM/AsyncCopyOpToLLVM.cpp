@@ -1,0 +1,127 @@
+//===- AsyncCopyOpToLLVM.cpp - async copies, commit groups, waits ---------===//
+//
+// Each thread copies its elements of the pointer tensor into the buffer at
+// the offsets the shared layout gives them, one copy per vector that
+// checkAsyncCopy allows: the same helper the verifier calls, now with the
+// pointer analysis' bound, so an illegal width is a diagnostic at the op and
+// never an assembler error. Threads and registers that only repeat others'
+// elements (broadcast layouts) copy nothing. Tokens carry no data: they lower
+// to an i32 zero that folds away.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+Value tokenValue(OpBuilder &b, Location loc) { return i32Const(b, loc, 0); }
+
+struct AsyncCopyOpConversion
+    : ConvertOpToLLVMPattern<AsyncCopyGlobalToLocalOp> {
+  AsyncCopyOpConversion(TileTypeConverter &converter,
+                        const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyGlobalToLocalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+    MemDescType dst = op.getDst().getType();
+    unsigned alignment = getSharedBaseAlignment(op.getDst());
+    unsigned pointerElements =
+        getGlobalVectorWidth(op.getPtr(), op.getMask(), ctx);
+    FailureOr<AsyncCopyWidth> width =
+        checkAsyncCopy(&ctx.target.getDesc(), ptrType, dst, alignment,
+                       pointerElements, [&] { return op.emitOpError(); });
+    if (failed(width))
+      return failure();
+    Type regTy = getTypeConverter()->convertType(dst.getElementType());
+    if (!regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    FailureOr<SharedAddresses> addrs =
+        emitSharedAddresses(rewriter, loc, adaptor.getDst(), ptrType, dst,
+                            memTy, alignment, width->bytes, ctx);
+    if (failed(addrs) || addrs->vec != width->elements)
+      return op.emitOpError() << "cannot address " << dst
+                              << " with the layout of " << ptrType;
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+    Value active;
+    if (addrs->redundantThread)
+      active = LLVM::XOrOp::create(
+          rewriter, loc, addrs->redundantThread,
+          LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                   rewriter.getBoolAttr(true)));
+    for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
+      if (addrs->duplicate[g])
+        continue;
+      unsigned r = g * addrs->vec;
+      Value pred = masks.empty() ? Value() : masks[r];
+      // A redundant thread copies nothing (zero-filling would race with the
+      // thread that owns the elements).
+      if (active)
+        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, active) : active;
+      if (!ctx.target.asyncCopy(rewriter, loc, dstAddr, ptrs[r], width->bytes,
+                                pred, op.getCacheModifier()))
+        return op.emitOpError() << "async copies are not lowered for "
+                                << ctx.target.getDesc().name;
+    }
+    rewriter.replaceOp(op, tokenValue(rewriter, loc));
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
+struct AsyncCommitGroupOpConversion
+    : ConvertOpToLLVMPattern<AsyncCommitGroupOp> {
+  AsyncCommitGroupOpConversion(TileTypeConverter &converter,
+                               const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ctx.target.asyncCommitGroup(rewriter, op.getLoc());
+    rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
+struct AsyncWaitOpConversion : ConvertOpToLLVMPattern<AsyncWaitOp> {
+  AsyncWaitOpConversion(TileTypeConverter &converter,
+                        const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    ctx.target.asyncWait(rewriter, op.getLoc(), op.getNum());
+    rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
+} // namespace
+
+void kiln::populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
+                                             RewritePatternSet &patterns,
+                                             const LoweringContext &ctx) {
+  patterns.add<AsyncCopyOpConversion, AsyncCommitGroupOpConversion,
+               AsyncWaitOpConversion>(converter, ctx);
+}

@@ -1,0 +1,94 @@
+//===- AsyncCopy.cpp - The rules every async copy obeys -------------------===//
+
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+static std::string widthList(unsigned mask) {
+  std::string out;
+  for (unsigned w = 1; w < 32; ++w)
+    if (mask & (1u << w))
+      out += (out.empty() ? "" : ", ") + std::to_string(w);
+  return out;
+}
+
+FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
+    const TargetDesc *target, RankedTensorType ptrType, MemDescType dst,
+    unsigned dstAlignment, std::optional<unsigned> pointerElements,
+    function_ref<InFlightDiagnostic()> emitError) {
+  Type pointee = cast<PointerType>(ptrType.getElementType()).getPointeeType();
+  if (dst.getElementType() != pointee)
+    return emitError() << "async copy rule 'element type': the buffer holds "
+                       << dst.getElementType() << " but the pointers point to "
+                       << pointee;
+  if (dst.getShape() != ptrType.getShape())
+    return emitError() << "async copy rule 'shape': the buffer " << dst
+                       << " and the pointer tensor " << ptrType
+                       << " differ in shape";
+  if (!dst.getMutableMemory())
+    return emitError() << "async copy rule 'mutable': the buffer " << dst
+                       << " is not mutable";
+  auto tensorType = RankedTensorType::get(ptrType.getShape(), pointee,
+                                          ptrType.getEncoding());
+  FailureOr<SharedAccessPlan> plan =
+      planSharedAccess(tensorType, dst, dstAlignment);
+  if (failed(plan))
+    return emitError() << "cannot address " << dst << " with the layout of "
+                       << ptrType;
+  unsigned elemBytes = getElementBytes(pointee);
+  AsyncCopyWidth width;
+  width.elements = plan->vec;
+  if (pointerElements)
+    width.elements = std::min(width.elements, *pointerElements);
+  width.bytes = width.elements * elemBytes;
+  if (!target)
+    return width;
+  unsigned legal = target->asyncCopyWidths;
+  if (legal == 0)
+    return emitError() << "async copies are not supported on " << target->name
+                       << " (Kiln lowers no asynchronous global-to-shared "
+                          "copy for it yet)";
+  // The widest legal width the vector allows (every narrower power of two
+  // splits the vector evenly).
+  unsigned chosen = 0;
+  for (unsigned bytes = width.bytes; bytes >= elemBytes && bytes > 0;
+       bytes /= 2)
+    if (bytes < 32 && (legal & (1u << bytes))) {
+      chosen = bytes;
+      break;
+    }
+  if (chosen == 0) {
+    InFlightDiagnostic diag = emitError();
+    diag << "async copy rule 'width': " << target->asyncCopyName << " on "
+         << target->name << " moves " << widthList(legal)
+         << " bytes per thread, but this copy can move only " << width.bytes
+         << " bytes (" << width.elements << " x " << pointee << ") at once: ";
+    if (pointerElements && *pointerElements < plan->vec)
+      diag << "the pointers are contiguous and aligned (or the mask is "
+              "constant) for only "
+           << *pointerElements << " element(s)";
+    else
+      diag << "the register layout and the shared layout " << dst
+           << " keep only " << plan->vec
+           << " element(s) of a thread consecutive in the buffer";
+    return diag;
+  }
+  width.bytes = chosen;
+  width.elements = chosen / elemBytes;
+  return width;
+}
+
+const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module)
+    return nullptr;
+  auto name = TileDialect::TargetAttrHelper(op->getContext()).getAttr(module);
+  return name ? lookupTarget(name.getValue()) : nullptr;
+}

@@ -1,0 +1,160 @@
+//===- SharedAccess.cpp - How threads address a shared buffer -------------===//
+
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+FailureOr<SharedOffsets> SharedOffsets::get(MemDescType type) {
+  FailureOr<LinearLayout> shared = getSharedLinearLayout(type);
+  if (failed(shared))
+    return failure();
+  // Gaussian elimination over F2 on the offset bases: each row pairs the
+  // coordinate bits a combination of offset bits reaches with that
+  // combination.
+  ArrayRef<int32_t> sizes = shared->getOutSizes();
+  SmallVector<unsigned> first; // first coordinate bit of each dimension
+  unsigned bits = 0;
+  for (int32_t s : sizes) {
+    first.push_back(bits);
+    bits += llvm::Log2_32(s);
+  }
+  ArrayRef<LinearLayout::Basis> bases =
+      shared->getBases(LinearLayout::Register);
+  if (bases.size() != bits || bits > 62)
+    return failure();
+  SmallVector<std::pair<uint64_t, uint64_t>> rows;
+  for (auto [i, b] : llvm::enumerate(bases)) {
+    uint64_t mask = 0;
+    for (auto [d, c] : llvm::enumerate(b))
+      for (unsigned k = 0; (int64_t(1) << k) < sizes[d]; ++k)
+        if (c & (1 << k))
+          mask |= uint64_t(1) << (first[d] + k);
+    rows.push_back({mask, uint64_t(1) << i});
+  }
+  for (unsigned col = 0; col < bits; ++col) {
+    auto pivot = llvm::find_if(llvm::drop_begin(rows, col), [&](auto &r) {
+      return r.first & (uint64_t(1) << col);
+    });
+    if (pivot == rows.end())
+      return failure(); // not a bijection
+    std::swap(rows[col], *pivot);
+    for (unsigned r = 0; r < bits; ++r)
+      if (r != col && (rows[r].first & (uint64_t(1) << col))) {
+        rows[r].first ^= rows[col].first;
+        rows[r].second ^= rows[col].second;
+      }
+  }
+  SharedOffsets result;
+  result.inverse.resize(sizes.size());
+  for (auto [d, s] : llvm::enumerate(sizes))
+    for (unsigned k = 0; (int64_t(1) << k) < s; ++k)
+      result.inverse[d].push_back(int64_t(rows[first[d] + k].second));
+  return result;
+}
+
+int64_t SharedOffsets::offsetOf(ArrayRef<int32_t> coords) const {
+  int64_t offset = 0;
+  for (auto [d, c] : llvm::enumerate(coords))
+    for (auto [k, o] : llvm::enumerate(inverse[d]))
+      if (c & (1 << k))
+        offset ^= o;
+  return offset;
+}
+
+FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
+    RankedTensorType tensorType, MemDescType memdesc, unsigned alignment,
+    unsigned maxVectorBytes) {
+  FailureOr<LinearLayout> regs = getLinearLayout(tensorType);
+  FailureOr<SharedOffsets> inverse = SharedOffsets::get(memdesc);
+  if (failed(regs) || failed(inverse))
+    return failure();
+  // Leading (ring) dimensions of the buffer are a whole number of tiles; a
+  // tensor as large as the memdesc covers them with the layout's rank only
+  // when they are 1.
+  unsigned layoutRank = inverse->getRank();
+  unsigned rank = memdesc.getShape().size();
+  for (int64_t d : memdesc.getShape().drop_back(layoutRank))
+    if (d != 1)
+      return failure();
+  auto offsetOf = [&](LinearLayout::InDim dim, int32_t index) {
+    LinearLayout::Basis c = regs->applyOne(dim, index);
+    return inverse->offsetOf(ArrayRef<int32_t>(c).drop_front(rank - layoutRank));
+  };
+  SharedAccessPlan plan;
+  for (int32_t r = 0; r < regs->getInSize(LinearLayout::Register); ++r)
+    plan.registerOffsets.push_back(offsetOf(LinearLayout::Register, r));
+  for (unsigned k = 0; k < regs->getNumBits(LinearLayout::Lane); ++k)
+    plan.laneBitOffsets.push_back(offsetOf(LinearLayout::Lane, 1 << k));
+  for (unsigned k = 0; k < regs->getNumBits(LinearLayout::Warp); ++k)
+    plan.warpBitOffsets.push_back(offsetOf(LinearLayout::Warp, 1 << k));
+  auto zero = [](const LinearLayout::Basis &b) {
+    return llvm::all_of(b, [](int32_t c) { return c == 0; });
+  };
+  for (auto [k, b] : llvm::enumerate(regs->getBases(LinearLayout::Register)))
+    if (zero(b))
+      plan.redundantRegisterMask |= 1u << k;
+  for (auto [k, b] : llvm::enumerate(regs->getBases(LinearLayout::Lane)))
+    if (zero(b))
+      plan.redundantLaneMask |= 1u << k;
+  for (auto [k, b] : llvm::enumerate(regs->getBases(LinearLayout::Warp)))
+    if (zero(b))
+      plan.redundantWarpMask |= 1u << k;
+
+  // Registers r .. r+vec-1 are elements offset .. offset+vec-1 when register
+  // bit j moves the offset by exactly 2^j for j < log2(vec), and no other bit
+  // (register, lane, warp) touches the offset's low log2(vec) bits: then the
+  // XOR with the group's first offset is an addition.
+  unsigned elemBytes = getElementBytes(memdesc.getElementType());
+  unsigned maxVec = std::min(maxVectorBytes, alignment) / elemBytes;
+  unsigned regBits = regs->getNumBits(LinearLayout::Register);
+  for (unsigned v = 2; v <= maxVec; v *= 2) {
+    unsigned bits = llvm::Log2_32(v);
+    if (regBits < bits || plan.registerOffsets[1 << (bits - 1)] !=
+                              (int64_t(1) << (bits - 1)))
+      break;
+    bool clear = true;
+    for (unsigned k = bits; k < regBits; ++k)
+      clear &= (plan.registerOffsets[1 << k] & (v - 1)) == 0;
+    for (int64_t o : plan.laneBitOffsets)
+      clear &= (o & (v - 1)) == 0;
+    for (int64_t o : plan.warpBitOffsets)
+      clear &= (o & (v - 1)) == 0;
+    if (!clear)
+      break;
+    plan.vec = v;
+  }
+  return plan;
+}
+
+unsigned kiln::tile::getSharedBaseAlignment(Value memdesc) {
+  if (auto index = memdesc.getDefiningOp<MemDescIndexOp>()) {
+    MemDescType slot = index.getType();
+    uint64_t bytes = getElementBytes(slot.getElementType());
+    for (int64_t d : slot.getShape())
+      bytes *= d;
+    // The largest power of two dividing the slot size.
+    return std::min<uint64_t>(getSharedBaseAlignment(index.getSrc()),
+                              bytes & -bytes);
+  }
+  return 16;
+}
+
+unsigned kiln::tile::getRequiredAlignment(MemDescType) { return 16; }
+
+LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
+  while (Operation *def = memdesc.getDefiningOp()) {
+    if (auto alloc = dyn_cast<LocalAllocOp>(def))
+      return alloc;
+    if (auto index = dyn_cast<MemDescIndexOp>(def)) {
+      memdesc = index.getSrc();
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}

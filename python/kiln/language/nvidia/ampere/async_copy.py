@@ -1,0 +1,48 @@
+"""``cp.async`` copies from global to shared memory (sm_80 and later), with Gluon's names
+(``triton.experimental.gluon.language.nvidia.ampere.async_copy``).
+
+Each thread starts copying its elements of ``pointer`` into the same elements of ``smem``;
+copies are grouped by :func:`commit_group` and awaited with :func:`wait_group`. A wait orders
+only the issuing thread: Kiln inserts the CTA barrier that other threads' reads need after it
+(and none when every thread reads back only what it copied itself)::
+
+    from kiln.language.nvidia.ampere import async_copy as cp
+
+    cp.async_copy_global_to_shared(bufs.index(k % NBUF), ptrs, mask=m)
+    cp.commit_group()
+    cp.wait_group(NBUF - 1)
+    tile = bufs.index(k % NBUF).load(layout)
+
+Copies move 4, 8 or 16 bytes per thread and instruction (``.cg`` for 16, ``.ca`` otherwise),
+as wide as the register layout, the shared layout and the pointers' contiguity and alignment
+allow; a narrower copy is a compile error at the call. Masked-off lanes write zeros.
+"""
+
+from ..._core import builtin
+
+__all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group"]
+
+
+@builtin
+def async_copy_global_to_shared(smem, pointer, mask=None, cache_modifier="", eviction_policy="",
+                                volatile=False, _semantic=None):
+    """Start copying ``*pointer`` (a tensor of pointers shaped like ``smem``) into ``smem``;
+    where ``mask`` is false the buffer gets zeros."""
+    return _semantic.async_copy_global_to_local(smem, pointer, mask, cache_modifier,
+                                                eviction_policy, volatile)
+
+
+async_load = async_copy_global_to_shared
+
+
+@builtin
+def commit_group(_semantic=None):
+    """Close the group of this thread's async copies issued since its last commit."""
+    return _semantic.async_commit_group()
+
+
+@builtin
+def wait_group(num_outstanding=0, _semantic=None):
+    """Wait until at most ``num_outstanding`` (a constexpr) of this thread's most recent groups
+    are still in flight."""
+    return _semantic.async_wait(num_outstanding)
