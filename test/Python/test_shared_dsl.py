@@ -85,7 +85,31 @@ def bad_load(x):
         kl.BlockedLayout([4], [32], [4], [0]))
 
 
+@kiln.jit
+def bad_slice(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).slice(8, 16)  # E:slice
+
+
+@kiln.jit
+def bad_permute(x):
+    kl.allocate_shared_memory(kl.float32, [2, 32, 32], SH).permute([1, 0, 2])  # E:permute
+
+
+@kiln.jit
+def bad_reshape(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).reshape([1024])  # E:reshape
+
+
 @pytest.mark.parametrize("fn,marker,anchor,message,cls", [
+    (bad_slice, "E:slice", "kl.allocate_shared_memory",
+     r"slice: start 8 along dimension 0 must be a multiple of the length 16", ValueError),
+    (bad_permute, "E:permute", "kl.allocate_shared_memory",
+     r"permute: the leading 1 dimension\(s\) of .* are ring slots outside the shared layout "
+     r"and must stay in place", ValueError),
+    (bad_reshape, "E:reshape", "kl.allocate_shared_memory",
+     r"reshape: SwizzledSharedLayout\(vec=4, per_phase=1, max_phase=8, order=\[1, 0\]\) "
+     r"cannot be seen under another shape; only an unswizzled row-major buffer .* can",
+     ValueError),
     (bad_layout, "E:layout", "kl.allocate_shared_memory",
      r"allocate_shared_memory: layout must be a shared layout \(e.g. "
      r"kl.SwizzledSharedLayout\(...\)\), got BlockedLayout\(.*\)", TypeError),
@@ -115,3 +139,28 @@ def test_errors_point_at_the_line_and_column(fn, marker, anchor, message, cls):
     located.assert_located(ei.value, os.path.abspath(__file__), marker, anchor, message,
                            kiln.CompilationError)
     assert isinstance(ei.value.__cause__, cls), repr(ei.value.__cause__)
+
+
+@kiln.jit
+def views(x, y):
+    r = kl.arange(0, 32, kl.SliceLayout(1, L))
+    c = kl.arange(0, 32, kl.SliceLayout(0, L))
+    buf = kl.allocate_shared_memory(kl.float32, [32, 32], SH)
+    buf.store(kl.load(x + r[:, None] * 32 + c[None, :]))
+    top = buf.slice(0, 16).load(kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0]))
+    t = buf.permute([1, 0]).load(L)
+    kl.store(y + r[:, None] * 32 + c[None, :], t)
+    flat = kl.allocate_shared_memory(kl.float32, [4, 32], kl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    f = flat.reshape([128]).load(kl.BlockedLayout([1], [32], [4], [0]))
+
+
+def test_views_emit_ops_that_cpp_verifies():
+    ir = compiler_mod.make_ir(views, SIG, target="cuda:sm_90a")
+    assert '"tile.memdesc_subslice"' in ir and "offsets = array<i32: 0, 0>" in ir
+    assert '"tile.memdesc_permute"' in ir and "order = array<i32: 1, 0>" in ir
+    # The permuted view's layout is the buffer's with its dimensions renamed.
+    assert "!tile.memdesc<32x32xf32, #tile.swizzled_shared<{vec = 4, perPhase = 1, " \
+           "maxPhase = 8, order = [0, 1]}>, mutable>" in ir
+    assert '"tile.memdesc_reshape"' in ir
+    k = kiln.compile(views, SIG, target="cuda:sm_90a", cache=False)
+    assert k.asm["ptx"].count("ld.shared") > 0

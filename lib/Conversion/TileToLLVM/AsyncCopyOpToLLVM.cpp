@@ -35,11 +35,10 @@ struct AsyncCopyOpConversion
     Location loc = op.getLoc();
     auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
     MemDescType dst = op.getDst().getType();
-    unsigned alignment = getSharedBaseAlignment(op.getDst());
     unsigned pointerElements =
         getGlobalVectorWidth(op.getPtr(), op.getMask(), ctx);
     FailureOr<AsyncCopyWidth> width =
-        checkAsyncCopy(&ctx.target.getDesc(), ptrType, dst, alignment,
+        checkAsyncCopy(&ctx.target.getDesc(), ptrType, op.getDst(),
                        pointerElements, [&] { return op.emitOpError(); });
     if (failed(width))
       return failure();
@@ -48,8 +47,8 @@ struct AsyncCopyOpConversion
       return failure();
     Type memTy = getMemoryType(regTy);
     FailureOr<SharedAddresses> addrs =
-        emitSharedAddresses(rewriter, loc, adaptor.getDst(), ptrType, dst,
-                            memTy, alignment, width->bytes, ctx);
+        emitSharedAddresses(rewriter, loc, adaptor.getDst(), ptrType,
+                            op.getDst(), memTy, width->bytes, ctx);
     if (failed(addrs) || addrs->vec != width->elements)
       return op.emitOpError() << "cannot address " << dst
                               << " with the layout of " << ptrType;

@@ -28,15 +28,19 @@ using namespace kiln::tile;
 
 FailureOr<SharedAddresses> kiln::emitSharedAddresses(
     OpBuilder &b, Location loc, Value base, RankedTensorType tensorType,
-    MemDescType memdesc, Type memTy, unsigned alignment,
-    unsigned maxVectorBytes, const LoweringContext &ctx) {
-  FailureOr<SharedAccessPlan> plan = planSharedAccess(
-      tensorType, memdesc, alignment, std::max(maxVectorBytes, 1u));
+    Value view, Type memTy, unsigned maxVectorBytes,
+    const LoweringContext &ctx) {
+  auto memdesc = cast<MemDescType>(view.getType());
+  int64_t xorOffset = getSharedXorOffset(view);
+  FailureOr<SharedAccessPlan> plan =
+      planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
+                       std::max(maxVectorBytes, 1u), xorOffset);
   if (failed(plan))
     return failure();
-  // The per-thread part: XOR of the offsets of the set lane and warp bits.
+  // The per-thread part: XOR of the offsets of the set lane and warp bits,
+  // and of the view's place in its slot.
   ThreadIds ids = getThreadIds(b, loc, ctx);
-  Value threadOffset = i32Const(b, loc, 0);
+  Value threadOffset = i32Const(b, loc, xorOffset);
   Value redundant;
   auto addPart = [&](Value index, ArrayRef<int64_t> bitOffsets,
                      unsigned redundantMask) {
@@ -81,17 +85,18 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
 namespace {
 
 LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
-                          Operation *op, Value base, unsigned alignment,
+                          Operation *op, Value base, Value view,
                           Value convertedValue, RankedTensorType tensorType,
-                          MemDescType memdesc, const TypeConverter &converter,
+                          const TypeConverter &converter,
                           const LoweringContext &ctx) {
+  auto memdesc = cast<MemDescType>(view.getType());
   Type regTy = converter.convertType(tensorType.getElementType());
   if (!regTy)
     return failure();
   Type memTy = getMemoryType(regTy);
   FailureOr<SharedAddresses> access =
-      emitSharedAddresses(rewriter, loc, base, tensorType, memdesc, memTy,
-                          alignment, memTy == regTy ? 16 : 0, ctx);
+      emitSharedAddresses(rewriter, loc, base, tensorType, view, memTy,
+                          memTy == regTy ? 16 : 0, ctx);
   if (failed(access))
     return op->emitOpError() << "cannot address " << memdesc << " with "
                              << tensorType;
@@ -125,10 +130,10 @@ struct LocalAllocOpConversion : ConvertOpToLLVMPattern<LocalAllocOp> {
     Location loc = op.getLoc();
     Value base = getScratchBase(rewriter, loc, op);
     if (Value src = op.getSrc())
-      if (failed(storeTensor(rewriter, loc, op, base,
-                             getSharedBaseAlignment(op.getResult()), adaptor.getSrc(),
+      if (failed(storeTensor(rewriter, loc, op, base, op.getResult(),
+                             adaptor.getSrc(),
                              cast<RankedTensorType>(src.getType()),
-                             op.getType(), *getTypeConverter(), ctx)))
+                             *getTypeConverter(), ctx)))
         return failure();
     rewriter.replaceOp(op, base);
     return success();
@@ -146,9 +151,9 @@ struct LocalStoreOpConversion : ConvertOpToLLVMPattern<LocalStoreOp> {
   matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (failed(storeTensor(rewriter, op.getLoc(), op, adaptor.getDst(),
-                           getSharedBaseAlignment(op.getDst()), adaptor.getValue(),
+                           op.getDst(), adaptor.getValue(),
                            cast<RankedTensorType>(op.getValue().getType()),
-                           op.getDst().getType(), *getTypeConverter(), ctx)))
+                           *getTypeConverter(), ctx)))
       return failure();
     rewriter.eraseOp(op);
     return success();
@@ -172,9 +177,9 @@ struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
     if (!regTy || !structTy)
       return failure();
     Type memTy = getMemoryType(regTy);
-    FailureOr<SharedAddresses> access = emitSharedAddresses(
-        rewriter, loc, adaptor.getSrc(), type, op.getSrc().getType(), memTy,
-        getSharedBaseAlignment(op.getSrc()), memTy == regTy ? 16 : 0, ctx);
+    FailureOr<SharedAddresses> access =
+        emitSharedAddresses(rewriter, loc, adaptor.getSrc(), type, op.getSrc(),
+                            memTy, memTy == regTy ? 16 : 0, ctx);
     if (failed(access))
       return op.emitOpError() << "cannot address " << op.getSrc().getType()
                               << " with " << type;
@@ -208,12 +213,8 @@ struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
   LogicalResult
   matchAndRewrite(MemDescIndexOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    // Slot i starts i whole slots (every dimension but the leading one)
-    // after the ring.
-    MemDescType slot = op.getType();
-    int64_t bytes = getElementBytes(slot.getElementType());
-    for (int64_t d : slot.getShape())
-      bytes *= d;
+    // Slot i starts i allocation strides after the ring.
+    int64_t bytes = getSharedStrideBytes(op.getSrc().getType(), 0);
     Location loc = op.getLoc();
     Value offset = LLVM::MulOp::create(rewriter, loc, adaptor.getIndex(),
                                        i32Const(rewriter, loc, bytes));
@@ -222,6 +223,47 @@ struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
                                                rewriter.getI8Type(),
                                                adaptor.getSrc(),
                                                ValueRange{offset}));
+    return success();
+  }
+};
+
+struct MemDescSubsliceOpConversion
+    : ConvertOpToLLVMPattern<MemDescSubsliceOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescSubsliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    // Offsets along leading (ring) dimensions move the base; the others are
+    // XORed into every access (getSharedXorOffset).
+    MemDescType src = op.getSrc().getType();
+    unsigned lead = src.getShape().size() - src.getSharedLayout().getRank();
+    int64_t bytes = 0;
+    for (unsigned d = 0; d < lead; ++d)
+      bytes += op.getOffsets()[d] * getSharedStrideBytes(src, d);
+    if (bytes == 0) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
+    Location loc = op.getLoc();
+    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    rewriter.replaceOp(op, LLVM::GEPOp::create(
+                               rewriter, loc, ptrTy, rewriter.getI8Type(),
+                               adaptor.getSrc(),
+                               ValueRange{i32Const(rewriter, loc, bytes)}));
+    return success();
+  }
+};
+
+/// Permuted and reshaped views are the same bytes: the same address.
+template <typename ViewOp>
+struct SameAddressViewConversion : ConvertOpToLLVMPattern<ViewOp> {
+  using ConvertOpToLLVMPattern<ViewOp>::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ViewOp op, typename ViewOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
     return success();
   }
 };
@@ -259,5 +301,8 @@ void kiln::populateSharedMemoryOpToLLVMPatterns(
     const LoweringContext &ctx) {
   patterns.add<LocalAllocOpConversion, LocalStoreOpConversion,
                LocalLoadOpConversion, BarrierOpConversion>(converter, ctx);
-  patterns.add<LocalDeallocOpConversion, MemDescIndexOpConversion>(converter);
+  patterns.add<LocalDeallocOpConversion, MemDescIndexOpConversion,
+               MemDescSubsliceOpConversion,
+               SameAddressViewConversion<MemDescPermuteOp>,
+               SameAddressViewConversion<MemDescReshapeOp>>(converter);
 }

@@ -124,8 +124,7 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
   WalkResult r = module.walk([&](AsyncCopyGlobalToLocalOp op) {
     FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
         &lctx.target.getDesc(), cast<RankedTensorType>(op.getPtr().getType()),
-        op.getDst().getType(), getSharedBaseAlignment(op.getDst()),
-        getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
+        op.getDst(), getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
         [&] { return op.emitOpError(); });
     if (failed(width))
       return WalkResult::interrupt();

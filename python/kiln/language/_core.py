@@ -612,6 +612,21 @@ class shared_memory_descriptor:
         return _semantic.memdesc_index(self, index)
 
     @builtin
+    def slice(self, start, length, dim=0, _semantic=None):
+        """Elements ``start .. start+length`` along ``dim`` (constexprs), as a view."""
+        return _semantic.memdesc_slice(self, start, length, dim)
+
+    @builtin
+    def permute(self, order, _semantic=None):
+        """The same buffer with its dimensions permuted (``[1, 0]`` transposes), as a view."""
+        return _semantic.memdesc_permute(self, order)
+
+    @builtin
+    def reshape(self, shape, _semantic=None):
+        """The same buffer seen with another shape (unswizzled row-major buffers), as a view."""
+        return _semantic.memdesc_reshape(self, shape)
+
+    @builtin
     def _keep_alive(self, _semantic=None):
         """Keep the buffer alive (its bytes reserved) until here, as in Gluon: its live range
         ends here rather than at its last use."""

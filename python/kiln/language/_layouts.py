@@ -384,6 +384,16 @@ class SharedLayout:
     def mangle(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def permuted(self, perm):
+        """The layout of the same bytes with dimensions permuted (dimension i of the result
+        is dimension perm[i]); None when this layout cannot express it."""
+        return None
+
+    def reshaped(self, shape, new_shape):
+        """The layout of the same bytes seen as a buffer of ``new_shape``; None when this
+        layout cannot express it."""
+        return None
+
 
 @dataclass(frozen=True, repr=False)
 class SwizzledSharedLayout(SharedLayout):
@@ -420,6 +430,20 @@ class SwizzledSharedLayout(SharedLayout):
     def to_ir(self) -> str:
         return (f"#tile.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
                 f"maxPhase = {self.max_phase}, order = {_list_text(self.order)}}}>")
+
+    def permuted(self, perm):
+        # Rows and columns are named by ``order``: rename them.
+        inverse = [0] * len(perm)
+        for i, p in enumerate(perm):
+            inverse[p] = i
+        return SwizzledSharedLayout(self.vec, self.per_phase, self.max_phase,
+                                    [inverse[o] for o in self.order])
+
+    def reshaped(self, shape, new_shape):
+        # Only an unswizzled row-major buffer is row-major under any shape.
+        if self.max_phase != 1 or list(self.order) != list(range(self.rank))[::-1]:
+            return None
+        return SwizzledSharedLayout(1, 1, 1, list(range(len(new_shape)))[::-1])
 
     def mangle(self) -> str:
         return (f"SSS{self.vec}_{self.per_phase}_{self.max_phase}_"

@@ -458,6 +458,93 @@ class Semantic:
         handle = self.b.create("tile.memdesc_index", [smem, index], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
 
+    def _constexpr_int(self, value, what: str) -> int:
+        value = _unwrap(value)
+        if isinstance(value, tensor) or isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{what} must be a constexpr int, got {value!r}")
+        return value
+
+    def memdesc_slice(self, smem, start, length, dim):
+        st = smem.type
+        rank = len(st.shape)
+        start = self._constexpr_int(start, "slice: start")
+        length = self._constexpr_int(length, "slice: length")
+        dim = self._constexpr_int(dim, "slice: dim")
+        if dim < 0:
+            dim += rank
+        if not 0 <= dim < rank:
+            raise ValueError(f"slice: dim {dim} is out of range for the rank-{rank} buffer {st}")
+        if length <= 0 or start < 0 or start + length > st.shape[dim]:
+            raise ValueError(f"slice: [{start}, {start + length}) is outside dimension {dim} "
+                             f"of size {st.shape[dim]}")
+        if dim >= rank - st.layout.rank:
+            if length & (length - 1):
+                raise ValueError(f"slice: length {length} along dimension {dim} (covered by "
+                                 f"the shared layout) must be a power of 2")
+            if start % length:
+                raise ValueError(f"slice: start {start} along dimension {dim} must be a "
+                                 f"multiple of the length {length}")
+        offsets = [0] * rank
+        offsets[dim] = start
+        shape = list(st.shape)
+        shape[dim] = length
+        rt = core.shared_memory_descriptor_type(st.element_ty, shape, st.layout, st.mutable,
+                                                st.alloc_shape)
+        attrs = {"offsets": "array<i32" + "".join(f", {o}" if i else f": {o}"
+                                                   for i, o in enumerate(offsets)) + ">"}
+        handle = self.b.create("tile.memdesc_subslice", [smem], [rt], attrs)[0]
+        return core.shared_memory_descriptor(handle, rt)
+
+    def memdesc_permute(self, smem, order):
+        st = smem.type
+        rank = len(st.shape)
+        order = [self._constexpr_int(o, "permute: order element") for o in _unwrap(order)]
+        if sorted(order) != list(range(rank)):
+            raise ValueError(f"permute: order {order} must be a permutation of "
+                             f"0..{rank - 1}")
+        lead = rank - st.layout.rank
+        if order[:lead] != list(range(lead)):
+            raise ValueError(f"permute: the leading {lead} dimension(s) of {st} are ring "
+                             f"slots outside the shared layout and must stay in place")
+        layout = st.layout.permuted([o - lead for o in order[lead:]])
+        if layout is None:
+            raise ValueError(f"permute: {st.layout!r} cannot be seen with its dimensions "
+                             f"permuted")
+        extra = len(st.alloc_shape) - rank
+        alloc = list(st.alloc_shape[:extra]) + [st.alloc_shape[extra + o] for o in order]
+        rt = core.shared_memory_descriptor_type(st.element_ty, [st.shape[o] for o in order],
+                                                layout, st.mutable, alloc)
+        attrs = {"order": "array<i32" + "".join(f", {o}" if i else f": {o}"
+                                                for i, o in enumerate(order)) + ">"}
+        handle = self.b.create("tile.memdesc_permute", [smem], [rt], attrs)[0]
+        return core.shared_memory_descriptor(handle, rt)
+
+    def memdesc_reshape(self, smem, shape):
+        st = smem.type
+        shape = [self._constexpr_int(d, "reshape: shape element") for d in
+                 (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
+        if st.shape != st.alloc_shape:
+            raise ValueError(f"reshape: {st} is a view; only whole buffers can be reshaped")
+        if any(d <= 0 for d in shape) or math.prod(shape) != math.prod(st.shape):
+            raise ValueError(f"reshape: {tuple(shape)} does not hold the "
+                             f"{math.prod(st.shape)} elements of {st}")
+        # The layout covers the trailing dimensions that are powers of two.
+        covered = 0
+        while covered < len(shape) and not shape[-1 - covered] & (shape[-1 - covered] - 1):
+            covered += 1
+        if covered == 0:
+            raise ValueError(f"reshape: the last dimension of {tuple(shape)} must be a power "
+                             f"of 2")
+        layout = st.layout.reshaped(st.shape[len(st.shape) - st.layout.rank:],
+                                    shape[len(shape) - covered:])
+        if layout is None:
+            raise ValueError(f"reshape: {st.layout!r} cannot be seen under another shape; "
+                             f"only an unswizzled row-major buffer (SwizzledSharedLayout(1, 1, "
+                             f"1, [rank-1, ..., 0])) can")
+        rt = core.shared_memory_descriptor_type(st.element_ty, shape, layout, st.mutable)
+        handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
+        return core.shared_memory_descriptor(handle, rt)
+
     def local_load(self, smem, layout) -> tensor:
         shape = smem.type.shape
         self.check_layout(layout, shape, "load from shared memory")

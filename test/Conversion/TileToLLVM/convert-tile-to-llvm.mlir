@@ -391,3 +391,26 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A subslice moves the base by its ring offsets (slot 1 of 64x64 f32 is
+// 16384 bytes in) and XORs the in-slot offset of its origin into every
+// access: row 16, column 32, whose phase 16 % 8 = 0 leaves the column, so
+// 16 * 64 + 32 = 1056 elements.
+// CHECK-LABEL: llvm.func @subslice
+// CHECK: %[[SLOT:.*]] = llvm.mlir.constant(16384 : i32) : i32
+// CHECK: llvm.getelementptr %{{.*}}[%[[SLOT]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: llvm.mlir.constant(1056 : i32) : i32
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @subslice(%t: tensor<16x32xf32, #l>) {
+    %b = tile.local_alloc : () -> !tile.memdesc<2x64x64xf32, #sh, mutable>
+    %s = tile.memdesc_subslice %b[1, 16, 32] : !tile.memdesc<2x64x64xf32, #sh, mutable> -> !tile.memdesc<1x16x32xf32, #sh, mutable, 2x64x64>
+    %c0 = arith.constant 0 : i32
+    %s2 = tile.memdesc_index %s[%c0] : !tile.memdesc<1x16x32xf32, #sh, mutable, 2x64x64> -> !tile.memdesc<16x32xf32, #sh, mutable, 2x64x64>
+    tile.local_store %t, %s2 : tensor<16x32xf32, #l> -> !tile.memdesc<16x32xf32, #sh, mutable, 2x64x64>
+    return
+  }
+}

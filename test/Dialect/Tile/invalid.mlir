@@ -1221,3 +1221,137 @@ func.func @wait_negative() {
   %w = tile.async_wait {num = -1 : i32}
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Shared-memory views
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @subslice_type(%b: !tile.memdesc<64x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{'tile.memdesc_subslice' op result must keep the source's element type, mutability and layout}}
+  %s = tile.memdesc_subslice %b[0, 0] : !tile.memdesc<64x64xf32, #sh, mutable> -> !tile.memdesc<32x64xf16, #sh, mutable, 64x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @subslice_rank(%b: !tile.memdesc<64x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{needs one offset per dimension and a result of the source's rank (2)}}
+  %s = tile.memdesc_subslice %b[0] : !tile.memdesc<64x64xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable, 64x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @subslice_alloc(%b: !tile.memdesc<64x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{result must keep the allocation shape of}}
+  %s = tile.memdesc_subslice %b[0, 0] : !tile.memdesc<64x64xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @subslice_outside(%b: !tile.memdesc<64x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{slice [64, 96) of dimension 0 is outside [0, 64)}}
+  %s = tile.memdesc_subslice %b[64, 0] : !tile.memdesc<64x64xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable, 64x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @subslice_multiple(%b: !tile.memdesc<64x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{offset 16 of dimension 0 must be a multiple of the slice's size there (32)}}
+  %s = tile.memdesc_subslice %b[16, 0] : !tile.memdesc<64x64xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable, 64x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @permute_order(%b: !tile.memdesc<64x32xf32, #sh, mutable>) {
+  // expected-error @+1 {{'tile.memdesc_permute' op order must be a permutation of [0, 2)}}
+  %s = tile.memdesc_permute %b {order = array<i32: 1, 1>} : !tile.memdesc<64x32xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @permute_leading(%b: !tile.memdesc<2x64x32xf32, #sh, mutable>) {
+  // expected-error @+1 {{cannot move leading dimension 0 (ring slots, not covered by the layout)}}
+  %s = tile.memdesc_permute %b {order = array<i32: 1, 0, 2>} : !tile.memdesc<2x64x32xf32, #sh, mutable> -> !tile.memdesc<64x2x32xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+func.func @permute_result(%b: !tile.memdesc<64x32xf32, #sh, mutable>) {
+  // expected-error @+1 {{result must be the source with dimensions permuted}}
+  %s = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !tile.memdesc<64x32xf32, #sh, mutable> -> !tile.memdesc<32x64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#rm = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reshape_view(%b: !tile.memdesc<4x64xf32, #rm, mutable, 8x64>) {
+  // expected-error @+1 {{'tile.memdesc_reshape' op reshapes whole allocations only, not a view}}
+  %s = tile.memdesc_reshape %b : !tile.memdesc<4x64xf32, #rm, mutable, 8x64> -> !tile.memdesc<256xf32, #rm1, mutable>
+  return
+}
+
+// -----
+
+#rm = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reshape_result_view(%b: !tile.memdesc<4x64xf32, #rm, mutable>) {
+  // expected-error @+1 {{result must be a whole buffer (no allocation shape of its own)}}
+  %s = tile.memdesc_reshape %b : !tile.memdesc<4x64xf32, #rm, mutable> -> !tile.memdesc<256xf32, #rm1, mutable, 512>
+  return
+}
+
+// -----
+
+#rm = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reshape_count(%b: !tile.memdesc<4x64xf32, #rm, mutable>) {
+  // expected-error @+1 {{changes the number of elements (256 -> 128)}}
+  %s = tile.memdesc_reshape %b : !tile.memdesc<4x64xf32, #rm, mutable> -> !tile.memdesc<128xf32, #rm1, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reshape_swizzled(%b: !tile.memdesc<4x64xf32, #sh, mutable>) {
+  // expected-error @+1 {{cannot be seen under another shape (only an unswizzled row-major buffer can)}}
+  %s = tile.memdesc_reshape %b : !tile.memdesc<4x64xf32, #sh, mutable> -> !tile.memdesc<256xf32, #rm1, mutable>
+  return
+}
+
+// -----
+
+#rm = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 2, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reshape_layout(%b: !tile.memdesc<4x64xf32, #rm, mutable>) {
+  // expected-error @+1 {{result layout must be #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>}}
+  %s = tile.memdesc_reshape %b : !tile.memdesc<4x64xf32, #rm, mutable> -> !tile.memdesc<256xf32, #rm1, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{the 1 allocation dimensions the shared layout covers must be powers of two, got 96}}
+func.func @alloc_not_pow2(%b: !tile.memdesc<32xf32, #sh, mutable, 96>) {
+  return
+}

@@ -57,3 +57,22 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // order = [0, 1]: dimension 0 (16) is the row's length, dimension 1 (8) the rows;
 // perPhase = 2 skips row bit 0, maxPhase = 2 makes row bit 1 flip vec = 4.
 // LINEAR: remark: shared layout of argument 3 = {register = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [4, 2], [0, 4]], lane = [], warp = []}
+
+// -----
+
+// Views: a subslice (offsets, same layout and allocation), a permutation
+// (layout with renamed dimensions) and a reshape of an unswizzled buffer.
+// CHECK-LABEL: func.func @views
+// CHECK: tile.memdesc_subslice %{{.*}}[1, 16, 32] : !tile.memdesc<2x64x64xf32, #{{.*}}, mutable> -> !tile.memdesc<1x16x32xf32, #{{.*}}, mutable, 2x64x64>
+// CHECK: tile.memdesc_permute %{{.*}} {order = array<i32: 0, 2, 1>}
+// CHECK: tile.memdesc_reshape %{{.*}} : !tile.memdesc<4x64xf32, #{{.*}}, mutable> -> !tile.memdesc<256xf32, #{{.*}}, mutable>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#sht = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]}>
+#rm = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#rm1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @views(%b: !tile.memdesc<2x64x64xf32, #sh, mutable>, %q: !tile.memdesc<4x64xf32, #rm, mutable>) {
+  %s = tile.memdesc_subslice %b[1, 16, 32] : !tile.memdesc<2x64x64xf32, #sh, mutable> -> !tile.memdesc<1x16x32xf32, #sh, mutable, 2x64x64>
+  %p = tile.memdesc_permute %b {order = array<i32: 0, 2, 1>} : !tile.memdesc<2x64x64xf32, #sh, mutable> -> !tile.memdesc<2x64x64xf32, #sht, mutable>
+  %f = tile.memdesc_reshape %q : !tile.memdesc<4x64xf32, #rm, mutable> -> !tile.memdesc<256xf32, #rm1, mutable>
+  return
+}

@@ -119,15 +119,15 @@ struct SharedAddresses {
   mlir::Value redundantThread;
 };
 
-/// Addresses of a tensor of `tensorType` in the buffer `memdesc` starting
-/// at `base` (`alignment` bytes aligned), with vectors of at most
-/// `maxVectorBytes` (0: one element per access). Fails when the tensor does
-/// not cover the buffer (see planSharedAccess).
+/// Addresses of a tensor of `tensorType` in the buffer `view` (a memdesc
+/// value of the tile IR) whose slot starts at `base` (its converted value),
+/// with vectors of at most `maxVectorBytes` (0: one element per access).
+/// Fails when the tensor does not cover the buffer (see planSharedAccess).
 mlir::FailureOr<SharedAddresses>
 emitSharedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
-                    mlir::RankedTensorType tensorType, tile::MemDescType memdesc,
-                    mlir::Type memType, unsigned alignment,
-                    unsigned maxVectorBytes, const LoweringContext &ctx);
+                    mlir::RankedTensorType tensorType, mlir::Value view,
+                    mlir::Type memType, unsigned maxVectorBytes,
+                    const LoweringContext &ctx);
 
 /// Butterfly shuffle of any scalar of up to 64 bits.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,

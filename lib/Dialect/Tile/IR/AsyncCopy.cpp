@@ -22,7 +22,7 @@ static std::string widthList(unsigned mask) {
 FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
     const TargetDesc *target, RankedTensorType ptrType, MemDescType dst,
     unsigned dstAlignment, std::optional<unsigned> pointerElements,
-    function_ref<InFlightDiagnostic()> emitError) {
+    function_ref<InFlightDiagnostic()> emitError, int64_t dstXorOffset) {
   Type pointee = cast<PointerType>(ptrType.getElementType()).getPointeeType();
   if (dst.getElementType() != pointee)
     return emitError() << "async copy rule 'element type': the buffer holds "
@@ -38,7 +38,7 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
   auto tensorType = RankedTensorType::get(ptrType.getShape(), pointee,
                                           ptrType.getEncoding());
   FailureOr<SharedAccessPlan> plan =
-      planSharedAccess(tensorType, dst, dstAlignment);
+      planSharedAccess(tensorType, dst, dstAlignment, 16, dstXorOffset);
   if (failed(plan))
     return emitError() << "cannot address " << dst << " with the layout of "
                        << ptrType;
@@ -83,6 +83,15 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
   width.bytes = chosen;
   width.elements = chosen / elemBytes;
   return width;
+}
+
+FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
+    const TargetDesc *target, RankedTensorType ptrType, Value dst,
+    std::optional<unsigned> pointerElements,
+    function_ref<InFlightDiagnostic()> emitError) {
+  return checkAsyncCopy(target, ptrType, cast<MemDescType>(dst.getType()),
+                        getSharedBaseAlignment(dst), pointerElements,
+                        emitError, getSharedXorOffset(dst));
 }
 
 const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {

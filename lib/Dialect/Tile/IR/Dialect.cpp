@@ -382,6 +382,12 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (allocShape.size() < shape.size())
     return emitError() << "the allocation shape must have at least the "
                           "view's rank";
+  for (int64_t d : allocShape.take_back(rank))
+    if (!llvm::isPowerOf2_64(d))
+      return emitError() << "the " << rank
+                         << " allocation dimensions the shared layout covers "
+                            "must be powers of two, got "
+                         << d;
   for (auto [view, alloc] :
        llvm::zip(shape, allocShape.take_back(shape.size())))
     if (view > alloc)

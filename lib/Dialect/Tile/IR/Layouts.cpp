@@ -368,6 +368,37 @@ unsigned SwizzledSharedEncodingAttr::getRank() const {
   return getOrder().size();
 }
 
+// Rows and columns are named by `order`, so a permutation of the dimensions
+// is the same bytes under the permuted order.
+Attribute SwizzledSharedEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
+  ArrayRef<unsigned> order = getOrder();
+  if (perm.size() != order.size())
+    return {};
+  SmallVector<unsigned> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  SmallVector<unsigned> newOrder;
+  for (unsigned o : order)
+    newOrder.push_back(inverse[o]);
+  return SwizzledSharedEncodingAttr::get(getContext(), getVec(), getPerPhase(),
+                                         getMaxPhase(), newOrder);
+}
+
+// Only an unswizzled row-major buffer is row-major under any shape.
+Attribute SwizzledSharedEncodingAttr::getReshaped(ArrayRef<int64_t>,
+                                                  ArrayRef<int64_t> newShape) const {
+  ArrayRef<unsigned> order = getOrder();
+  for (auto [i, o] : llvm::enumerate(order))
+    if (o != order.size() - 1 - i)
+      return {};
+  if (getMaxPhase() != 1)
+    return {};
+  SmallVector<unsigned> newOrder;
+  for (unsigned i = 0; i < newShape.size(); ++i)
+    newOrder.push_back(newShape.size() - 1 - i);
+  return SwizzledSharedEncodingAttr::get(getContext(), 1, 1, 1, newOrder);
+}
+
 /// Offset bit k of a buffer of `shape` (powers of two) maps to: the bits of
 /// the fastest dimension order[0] first, then order[1] (rows), then the rest.
 /// A row bit j with perPhase <= 2^j < perPhase * maxPhase flips phase bit
@@ -411,6 +442,8 @@ SwizzledSharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
 }
 
 FailureOr<LinearLayout> kiln::tile::getSharedLinearLayout(MemDescType type) {
+  // A view is addressed in its allocation's layout (its coordinates plus the
+  // view's offsets), so the map is the allocation's.
   SharedLayoutAttr layout = type.getSharedLayout();
-  return layout.toLinearLayout(type.getShape().take_back(layout.getRank()));
+  return layout.toLinearLayout(type.getAllocShape().take_back(layout.getRank()));
 }

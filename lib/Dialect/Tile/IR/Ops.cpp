@@ -285,10 +285,130 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
                          << cache << "\"";
   // The width rule with what the layouts allow; the lowering checks it
   // again once the pointer analysis has narrowed the width.
-  if (failed(checkAsyncCopy(getEnclosingTarget(*this), ptrType,
-                            getDst().getType(),
-                            getSharedBaseAlignment(getDst()), std::nullopt,
-                            [&] { return emitOpError(); })))
+  if (failed(checkAsyncCopy(getEnclosingTarget(*this), ptrType, getDst(),
+                            std::nullopt, [&] { return emitOpError(); })))
     return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// shared-memory views
+//===----------------------------------------------------------------------===//
+
+/// Element type, mutability and (for views that keep it) the layout of a
+/// view must be its source's.
+static LogicalResult verifySameBuffer(Operation *op, MemDescType src,
+                                      MemDescType result, bool sameLayout) {
+  if (src.getElementType() != result.getElementType() ||
+      src.getMutableMemory() != result.getMutableMemory() ||
+      (sameLayout && src.getEncoding() != result.getEncoding()))
+    return op->emitOpError()
+           << "result must keep the source's element type, mutability"
+           << (sameLayout ? " and layout" : "") << "; source " << src
+           << ", result " << result;
+  return success();
+}
+
+LogicalResult MemDescSubsliceOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (failed(verifySameBuffer(*this, src, result, /*sameLayout=*/true)))
+    return failure();
+  ArrayRef<int64_t> shape = src.getShape(), sub = result.getShape();
+  ArrayRef<int32_t> offsets = getOffsets();
+  if (sub.size() != shape.size() || offsets.size() != shape.size())
+    return emitOpError() << "needs one offset per dimension and a result of "
+                            "the source's rank ("
+                         << shape.size() << ")";
+  if (result.getAllocShape() != src.getAllocShape())
+    return emitOpError() << "result must keep the allocation shape of "
+                         << src;
+  unsigned lead = shape.size() - src.getSharedLayout().getRank();
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    if (offsets[d] < 0 || offsets[d] + sub[d] > shape[d])
+      return emitOpError() << "slice [" << offsets[d] << ", "
+                           << offsets[d] + sub[d] << ") of dimension " << d
+                           << " is outside [0, " << shape[d] << ")";
+    if (d >= lead && offsets[d] % sub[d] != 0)
+      return emitOpError() << "offset " << offsets[d] << " of dimension " << d
+                           << " must be a multiple of the slice's size there ("
+                           << sub[d] << ")";
+  }
+  return success();
+}
+
+LogicalResult MemDescPermuteOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (failed(verifySameBuffer(*this, src, result, /*sameLayout=*/false)))
+    return failure();
+  ArrayRef<int32_t> order = getOrder();
+  unsigned rank = src.getShape().size();
+  SmallVector<bool> seen(rank, false);
+  for (int32_t o : order) {
+    if (order.size() != rank || o < 0 || o >= int32_t(rank) || seen[o])
+      return emitOpError() << "order must be a permutation of [0, " << rank
+                           << ")";
+    seen[o] = true;
+  }
+  SharedLayoutAttr layout = src.getSharedLayout();
+  unsigned lead = rank - layout.getRank();
+  SmallVector<int32_t> layoutPerm;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (i < lead && order[i] != int32_t(i))
+      return emitOpError() << "cannot move leading dimension " << i
+                           << " (ring slots, not covered by the layout)";
+    if (i >= lead)
+      layoutPerm.push_back(order[i] - lead);
+  }
+  Attribute permuted = layout.getPermuted(layoutPerm);
+  ArrayRef<int64_t> alloc = src.getAllocShape();
+  unsigned allocLead = alloc.size() - rank;
+  SmallVector<int64_t> shape, allocShape(alloc.take_front(allocLead));
+  for (int32_t o : order) {
+    shape.push_back(src.getShape()[o]);
+    allocShape.push_back(alloc[allocLead + o]);
+  }
+  if (!permuted)
+    return emitOpError() << src.getEncoding()
+                         << " cannot be seen with its dimensions permuted";
+  if (result.getShape() != ArrayRef<int64_t>(shape) ||
+      result.getAllocShape() != ArrayRef<int64_t>(allocShape) ||
+      result.getEncoding() != permuted)
+    return emitOpError() << "result must be the source with dimensions "
+                            "permuted: shape "
+                         << shape.size() << "-D as permuted, layout "
+                         << permuted << ", got " << result;
+  return success();
+}
+
+LogicalResult MemDescReshapeOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (failed(verifySameBuffer(*this, src, result, /*sameLayout=*/false)))
+    return failure();
+  if (src.getShape() != src.getAllocShape())
+    return emitOpError() << "reshapes whole allocations only, not a view ("
+                         << src << ")";
+  if (result.getShape() != result.getAllocShape())
+    return emitOpError() << "result must be a whole buffer (no allocation "
+                            "shape of its own)";
+  int64_t before = 1, after = 1;
+  for (int64_t d : src.getShape())
+    before *= d;
+  for (int64_t d : result.getShape())
+    after *= d;
+  if (before != after)
+    return emitOpError() << "changes the number of elements (" << before
+                         << " -> " << after << ")";
+  SharedLayoutAttr layout = src.getSharedLayout();
+  unsigned newRank = result.getSharedLayout().getRank();
+  Attribute reshaped = layout.getReshaped(
+      src.getShape().take_back(layout.getRank()),
+      result.getShape().take_back(newRank));
+  if (!reshaped)
+    return emitOpError() << src.getEncoding()
+                         << " cannot be seen under another shape (only an "
+                            "unswizzled row-major buffer can)";
+  if (reshaped != result.getEncoding())
+    return emitOpError() << "result layout must be " << reshaped << ", got "
+                         << result.getEncoding();
   return success();
 }

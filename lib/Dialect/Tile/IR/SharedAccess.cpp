@@ -68,7 +68,7 @@ int64_t SharedOffsets::offsetOf(ArrayRef<int32_t> coords) const {
 
 FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
     RankedTensorType tensorType, MemDescType memdesc, unsigned alignment,
-    unsigned maxVectorBytes) {
+    unsigned maxVectorBytes, int64_t xorOffset) {
   FailureOr<LinearLayout> regs = getLinearLayout(tensorType);
   FailureOr<SharedOffsets> inverse = SharedOffsets::get(memdesc);
   if (failed(regs) || failed(inverse))
@@ -117,7 +117,7 @@ FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
     if (regBits < bits || plan.registerOffsets[1 << (bits - 1)] !=
                               (int64_t(1) << (bits - 1)))
       break;
-    bool clear = true;
+    bool clear = (xorOffset & (v - 1)) == 0;
     for (unsigned k = bits; k < regBits; ++k)
       clear &= (plan.registerOffsets[1 << k] & (v - 1)) == 0;
     for (int64_t o : plan.laneBitOffsets)
@@ -131,17 +131,56 @@ FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
   return plan;
 }
 
+int64_t kiln::tile::getSharedStrideBytes(MemDescType memdesc, unsigned dim) {
+  ArrayRef<int64_t> alloc = memdesc.getAllocShape();
+  int64_t bytes = getElementBytes(memdesc.getElementType());
+  for (int64_t d : alloc.drop_front(alloc.size() - memdesc.getShape().size() +
+                                    dim + 1))
+    bytes *= d;
+  return bytes;
+}
+
+/// Largest power of two dividing `bytes` (16 for 0).
+static unsigned powerOfTwoDividing(int64_t bytes) {
+  return bytes ? std::min<int64_t>(16, bytes & -bytes) : 16;
+}
+
 unsigned kiln::tile::getSharedBaseAlignment(Value memdesc) {
-  if (auto index = memdesc.getDefiningOp<MemDescIndexOp>()) {
-    MemDescType slot = index.getType();
-    uint64_t bytes = getElementBytes(slot.getElementType());
-    for (int64_t d : slot.getShape())
-      bytes *= d;
-    // The largest power of two dividing the slot size.
-    return std::min<uint64_t>(getSharedBaseAlignment(index.getSrc()),
-                              bytes & -bytes);
+  Operation *def = memdesc.getDefiningOp();
+  if (auto index = dyn_cast_or_null<MemDescIndexOp>(def))
+    return std::min(getSharedBaseAlignment(index.getSrc()),
+                    powerOfTwoDividing(getSharedStrideBytes(
+                        index.getSrc().getType(), 0)));
+  if (auto sub = dyn_cast_or_null<MemDescSubsliceOp>(def)) {
+    // Leading (ring) offsets move the base; the others are XORed in.
+    MemDescType src = sub.getSrc().getType();
+    unsigned lead = src.getShape().size() - src.getSharedLayout().getRank();
+    int64_t bytes = 0;
+    for (unsigned d = 0; d < lead; ++d)
+      bytes += sub.getOffsets()[d] * getSharedStrideBytes(src, d);
+    return std::min(getSharedBaseAlignment(sub.getSrc()),
+                    powerOfTwoDividing(bytes));
   }
+  if (isa_and_nonnull<MemDescPermuteOp, MemDescReshapeOp>(def))
+    return getSharedBaseAlignment(def->getOperand(0));
   return 16;
+}
+
+int64_t kiln::tile::getSharedXorOffset(Value memdesc) {
+  Operation *def = memdesc.getDefiningOp();
+  if (auto sub = dyn_cast_or_null<MemDescSubsliceOp>(def)) {
+    MemDescType src = sub.getSrc().getType();
+    unsigned rank = src.getSharedLayout().getRank();
+    FailureOr<SharedOffsets> table = SharedOffsets::get(src);
+    int64_t own = 0;
+    if (succeeded(table))
+      own = table->offsetOf(sub.getOffsets().take_back(rank));
+    return own ^ getSharedXorOffset(sub.getSrc());
+  }
+  if (isa_and_nonnull<MemDescIndexOp, MemDescPermuteOp, MemDescReshapeOp>(
+          def))
+    return getSharedXorOffset(def->getOperand(0));
+  return 0;
 }
 
 unsigned kiln::tile::getRequiredAlignment(MemDescType) { return 16; }
@@ -150,8 +189,9 @@ LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
   while (Operation *def = memdesc.getDefiningOp()) {
     if (auto alloc = dyn_cast<LocalAllocOp>(def))
       return alloc;
-    if (auto index = dyn_cast<MemDescIndexOp>(def)) {
-      memdesc = index.getSrc();
+    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+            MemDescReshapeOp>(def)) {
+      memdesc = def->getOperand(0);
       continue;
     }
     return nullptr;

@@ -80,8 +80,9 @@ void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     buf.end = std::max(buf.end, useEnd(buf.op, user, n));
-    if (auto index = dyn_cast<MemDescIndexOp>(user)) {
-      extendLiveRange(buf, index.getResult(), n);
+    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+            MemDescReshapeOp>(user)) {
+      extendLiveRange(buf, user->getResult(0), n);
       continue;
     }
     if (!isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp,

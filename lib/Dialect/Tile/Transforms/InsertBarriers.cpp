@@ -34,18 +34,20 @@ constexpr int64_t kWholeMemory = std::numeric_limits<int64_t>::max();
 
 /// Which bytes each thread touches, when that is the same function of the
 /// thread for two accesses and no two threads touch the same byte: the
-/// allocation, the view's type (slots of one allocation differ only by a
-/// base) and the register layout. Two accesses with equal keys never touch a
+/// allocation, the view's type and place in its slot (slots of one
+/// allocation differ only by a base) and the register layout. Two accesses with equal keys never touch a
 /// byte another thread touched in the other.
 struct ThreadKey {
   Operation *root = nullptr;
   Type view;
+  int64_t xorOffset = 0;
   std::shared_ptr<const LinearLayout> layout;
 
   bool valid() const { return root != nullptr; }
   bool operator==(const ThreadKey &o) const {
-    return valid() && root == o.root && view == o.view && layout &&
-           o.layout && *layout == *o.layout;
+    return valid() && root == o.root && view == o.view &&
+           xorOffset == o.xorOffset && layout && o.layout &&
+           *layout == *o.layout;
   }
 };
 
@@ -154,6 +156,7 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
         return a;
   a.key.root = root;
   a.key.view = memdesc.getType();
+  a.key.xorOffset = getSharedXorOffset(memdesc);
   a.key.layout = std::make_shared<const LinearLayout>(*layout);
   return a;
 }

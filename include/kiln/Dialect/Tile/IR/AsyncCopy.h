@@ -32,7 +32,8 @@ struct AsyncCopyWidth {
 };
 
 /// Checks `ptrType` -> `dst` (whose first element is `dstAlignment` bytes
-/// aligned) against the rules for `target` (no width rule without one).
+/// aligned, elements XORed with `dstXorOffset`, see getSharedXorOffset)
+/// against the rules for `target` (no width rule without one).
 /// `pointerElements` caps the width by what the pointers allow; without it
 /// (the verifier) only the layouts bound the width. Reports a violated rule
 /// through `emitError` and fails.
@@ -40,6 +41,14 @@ mlir::FailureOr<AsyncCopyWidth>
 checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
                MemDescType dst, unsigned dstAlignment,
                std::optional<unsigned> pointerElements,
+               llvm::function_ref<mlir::InFlightDiagnostic()> emitError,
+               int64_t dstXorOffset = 0);
+
+/// The same, for a copy into the view `dst` (a memdesc value): its
+/// alignment and place in its slot come from the views that made it.
+mlir::FailureOr<AsyncCopyWidth>
+checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
+               mlir::Value dst, std::optional<unsigned> pointerElements,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
 /// The target named by the module's tile.target around `op`, if any.

@@ -44,12 +44,23 @@ struct SharedAccessPlan {
 };
 
 /// The plan for accessing `memdesc` (whose first element is `alignment`
-/// bytes aligned) with a tensor of `tensorType`'s shape and layout. Vectors
-/// grow up to `maxVectorBytes`. Fails when the tensor does not cover the
-/// buffer's leading dimensions with size 1 or a layout is not linear.
+/// bytes aligned, and whose elements sit at their allocation-layout offset
+/// XOR `xorOffset`) with a tensor of `tensorType`'s shape and layout.
+/// Vectors grow up to `maxVectorBytes`. Fails when the tensor does not cover
+/// the buffer's leading dimensions with size 1 or a layout is not linear.
 mlir::FailureOr<SharedAccessPlan>
 planSharedAccess(mlir::RankedTensorType tensorType, MemDescType memdesc,
-                 unsigned alignment, unsigned maxVectorBytes = 16);
+                 unsigned alignment, unsigned maxVectorBytes = 16,
+                 int64_t xorOffset = 0);
+
+/// Where a view's elements sit within its slot: the offset (elements) its
+/// subslices add, which composes with the element offsets by XOR (a
+/// subslice's offsets are multiples of its size). 0 for whole buffers.
+int64_t getSharedXorOffset(mlir::Value memdesc);
+
+/// Bytes between consecutive slots when `memdesc` (a view) is indexed along
+/// its dimension `dim`: the allocation's stride there.
+int64_t getSharedStrideBytes(MemDescType memdesc, unsigned dim);
 
 /// Alignment in bytes of the first element of the buffer `memdesc` names:
 /// 16 for an allocation, less for a ring slot whose size is not a multiple.

@@ -35,6 +35,17 @@ def Tile_SharedLayout : AttrInterface<"SharedLayoutAttr"> {
       (ins "::llvm::ArrayRef<int64_t>":$shape)>,
     InterfaceMethod<"Rank of the buffers this layout applies to.",
       "unsigned", "getRank", (ins)>,
+    InterfaceMethod<[{The layout of the same bytes seen with dimensions
+      permuted (result dimension i is dimension perm[i]); null when this
+      layout cannot express it.}],
+      "::mlir::Attribute", "getPermuted",
+      (ins "::llvm::ArrayRef<int32_t>":$perm)>,
+    InterfaceMethod<[{The layout of the same bytes seen as a buffer of
+      `newShape` (this layout's dimensions, `shape`, reshaped); null when
+      this layout cannot express it.}],
+      "::mlir::Attribute", "getReshaped",
+      (ins "::llvm::ArrayRef<int64_t>":$shape,
+           "::llvm::ArrayRef<int64_t>":$newShape)>,
   ];
 }
 

@@ -131,6 +131,70 @@ def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_MemDescSubsliceOp : Tile_Op<"memdesc_subslice", [Pure]> {
+  let summary = "A rectangular part of a shared buffer (a view)";
+  let description = [{
+    The elements of `src` from `offsets` on, as many along each dimension as
+    the result's shape holds. Along the dimensions the shared layout covers,
+    each offset is a multiple of the result's size there (Gluon's
+    `.slice(start, length, dim)`), so the view is addressed by one XOR with
+    the offset's position; leading (ring) dimensions take any offset.
+
+    ```mlir
+    %half = tile.memdesc_subslice %buf[0, 32] : !tile.memdesc<64x64xf16, #s, mutable>
+              -> !tile.memdesc<64x32xf16, #s, mutable, 64x64>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, DenseI32ArrayAttr:$offsets);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src `` $offsets attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescPermuteOp : Tile_Op<"memdesc_permute", [Pure]> {
+  let summary = "The same buffer with its dimensions permuted (a view)";
+  let description = [{
+    Result dimension `i` is dimension `order[i]` of `src`, over the same
+    bytes: the result's layout is the source's with its dimensions renamed
+    (Gluon's `.permute(order)`; `[1, 0]` transposes a tile). Leading ring
+    dimensions stay in place.
+
+    ```mlir
+    %t = tile.memdesc_permute %buf {order = array<i32: 1, 0>}
+           : !tile.memdesc<64x32xf16, #s, mutable> -> !tile.memdesc<32x64xf16, #s_t, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescReshapeOp : Tile_Op<"memdesc_reshape", [Pure]> {
+  let summary = "A whole buffer seen with another shape (a view)";
+  let description = [{
+    The same bytes, in the same row-major element order, as a buffer of the
+    result's shape (Gluon's `.reshape(shape)`). The source must be a whole
+    allocation, and its layout must say what it is under the new shape
+    (an unswizzled row-major buffer is row-major under any shape).
+
+    ```mlir
+    %flat = tile.memdesc_reshape %buf : !tile.memdesc<4x64xf32, #rm, mutable>
+              -> !tile.memdesc<256xf32, #rm1, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [
     MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
   let summary = "CTA-wide barrier that orders shared-memory accesses";
