@@ -164,3 +164,34 @@ def test_views_emit_ops_that_cpp_verifies():
     assert '"tile.memdesc_reshape"' in ir
     k = kiln.compile(views, SIG, target="cuda:sm_90a", cache=False)
     assert k.asm["ptx"].count("ld.shared") > 0
+
+
+def test_padded_shared_layout_checks_its_arguments():
+    ok = kl.PaddedSharedLayout.with_identity_for([[64, 4]], [32, 64], [1, 0])
+    assert ok.to_ir().startswith("#tile.padded_shared<{intervals = [64], paddings = [4], "
+                                 "offset = [[0, 1], [0, 2]")
+    assert ok.permuted([1, 0]).shape == (64, 32)
+    with pytest.raises(ValueError, match="intervals and paddings must be powers of 2"):
+        kl.PaddedSharedLayout.with_identity_for([[64, 3]], [32, 64], [1, 0])
+    with pytest.raises(ValueError, match="intervals must be distinct"):
+        kl.PaddedSharedLayout.with_identity_for([[64, 4], [64, 2]], [32, 64], [1, 0])
+    with pytest.raises(ValueError, match="reach every element of shape"):
+        kl.PaddedSharedLayout([[4, 1]], [[0, 1], [0, 1], [1, 0]], [], [2, 4])
+    with pytest.raises(ValueError, match="cga_layout must be"):
+        kl.PaddedSharedLayout([[4, 1]], [[0, 1], [0, 2], [1, 0]], [[1, 0]], [2, 4])
+
+
+@kiln.jit
+def padded_wrong_shape(x):
+    kl.allocate_shared_memory(  # E:padshape
+        kl.float32, [32, 32], kl.PaddedSharedLayout.with_identity_for([[64, 4]], [32, 64], [1, 0]))
+
+
+def test_padded_layout_shape_must_match_the_buffer():
+    with pytest.raises(kiln.CompilationError) as ei:
+        compiler_mod.make_ir(padded_wrong_shape, {"x": "*fp32"}, target="cuda:sm_90a")
+    located.assert_located(ei.value, os.path.abspath(__file__), "E:padshape",
+                           "kl.allocate_shared_memory",
+                           r"allocate_shared_memory: PaddedSharedLayout\(.*\) is for buffers of "
+                           r"shape \[32, 64\], but the shape's last 2 dimension\(s\) are \[32, "
+                           r"32\]", kiln.CompilationError)

@@ -85,3 +85,33 @@ def test_ring_slots(target, nbuf, M, N):
     rows = min(M, nbuf * BM)
     torch.testing.assert_close(y[:rows], x[:rows], rtol=0, atol=0)
     assert torch.isnan(y[rows:]).all()
+
+
+PADDED = [
+    ([[64, 4]], None),                 # one row (64 elements) + 4
+    ([[64, 1]], None),                 # odd padding: scalar accesses
+    ([[128, 8], [32, 2]], None),       # two pairs, summed where both apply
+    ([[256, 16]], [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32],  # rows interleaved
+                   [2, 0], [4, 0], [8, 0], [16, 0], [1, 0]]),
+]
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("padded", range(len(PADDED)))
+@pytest.mark.parametrize("M,N", [(32, 64), (100, 37)])
+def test_store_then_load_through_padded_layout(target, dtype, padded, M, N):
+    """The same kernel as above through a PaddedSharedLayout (Gluon's), exact against torch."""
+    w = 32 if target.startswith("cuda:") else 64
+    tdt, kdt = DTYPES[dtype]
+    x = torch.randn((M, N), device="cuda").to(tdt)
+    y = torch.full((2 * M * N,), float("nan"), device="cuda", dtype=tdt)
+    BM, BN = 32, 64
+    pairs, bases = PADDED[padded]
+    SH = (kl.PaddedSharedLayout.with_identity_for(pairs, [BM, BN], [1, 0]) if bases is None
+          else kl.PaddedSharedLayout(pairs, bases, [], [BM, BN]))
+    L = kl.BlockedLayout([1, 4], [w // 16, 16], [4, 1], [1, 0])
+    LT = kl.BlockedLayout([4, 1], [16, w // 16], [1, 4], [0, 1])
+    through_shared[(kiln.cdiv(M, BM), kiln.cdiv(N, BN))](
+        x, y, M, N, DT=kdt, BM=BM, BN=BN, L=L, LT=LT, SH=SH, num_warps=4)
+    torch.testing.assert_close(y[:M * N].view(M, N), x, rtol=0, atol=0)
+    torch.testing.assert_close(y[M * N:].view(M, N), x, rtol=0, atol=0)

@@ -134,3 +134,18 @@ def test_flatten_through_reshape(target):
     flatten_by_reshape[(1,)](x, y, L=L, L1=L1, SH=kl.SwizzledSharedLayout(1, 1, 1, [1, 0]),
                              num_warps=4)
     torch.testing.assert_close(y, x.flatten(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("pairs", [[[64, 4]], [[32, 1]]])
+@pytest.mark.parametrize("M,N", [(32, 64), (17, 50)])
+def test_transpose_through_permuted_padded_layout(target, pairs, M, N):
+    """.permute([1, 0]) of a PaddedSharedLayout buffer: the bases are renamed, the padding
+    stays."""
+    w = 32 if target.startswith("cuda:") else 64
+    L, _ = layouts(target)
+    LT = kl.BlockedLayout([1, 4], [w // 8, 8], [4, 1], [1, 0])
+    x = torch.randn((M, N), device="cuda")
+    y = torch.full((N, M), float("nan"), device="cuda")
+    SH = kl.PaddedSharedLayout.with_identity_for(pairs, [32, 64], [1, 0])
+    transpose_by_permute[(1,)](x, y, M, N, L=L, LT=LT, SH=SH, num_warps=4)
+    torch.testing.assert_close(y, x.t(), rtol=0, atol=0)

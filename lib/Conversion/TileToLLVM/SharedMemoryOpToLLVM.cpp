@@ -75,6 +75,16 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
     Value offset = o ? LLVM::XOrOp::create(b, loc, threadOffset,
                                            i32Const(b, loc, o))
                      : threadOffset;
+    // Padded layouts: o + sum((o >> log2 interval) * padding).
+    Value linear = offset;
+    for (auto [log2Interval, padding] : plan->paddings)
+      offset = LLVM::AddOp::create(
+          b, loc, offset,
+          LLVM::ShlOp::create(
+              b, loc,
+              LLVM::LShrOp::create(b, loc, linear,
+                                   i32Const(b, loc, log2Interval)),
+              i32Const(b, loc, llvm::Log2_32(padding))));
     result.addrs.push_back(
         LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset}));
     result.duplicate.push_back((r & plan->redundantRegisterMask) != 0);

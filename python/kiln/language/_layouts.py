@@ -452,3 +452,97 @@ class SwizzledSharedLayout(SharedLayout):
     def __repr__(self) -> str:
         return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, "
                 f"max_phase={self.max_phase}, order={list(self.order)})")
+
+
+@dataclass(frozen=True, repr=False)
+class PaddedSharedLayout(SharedLayout):
+    """Elements placed by a linear map from a 1-D offset to the coordinates of a buffer of
+    ``shape`` (``offset_bases``: one basis per offset bit), with ``padding`` unused elements
+    inserted after every ``interval`` elements for each ``[interval, padding]`` pair (summed
+    where intervals coincide); Gluon's ``PaddedSharedLayout``. Padding moves the rows of a
+    tile to other banks instead of permuting elements within them::
+
+        address(o) = o + sum((o // interval) * padding for interval, padding in pairs)
+
+    ``PaddedSharedLayout.with_identity_for(pairs, shape, order)`` makes the row-major map
+    (``order[0]`` fastest)."""
+
+    interval_padding_pairs: Sequence[Sequence[int]]
+    offset_bases: Sequence[Sequence[int]]
+    cga_layout: Sequence = field(default=())
+    shape: Sequence[int] = field(default=())
+
+    def __post_init__(self):
+        pairs = tuple(tuple(_int_tuple("interval_padding_pairs", p))
+                      for p in _unwrap(self.interval_padding_pairs))
+        if not pairs or any(len(p) != 2 for p in pairs):
+            raise ValueError(f"PaddedSharedLayout: interval_padding_pairs must be a non-empty "
+                             f"list of [interval, padding] pairs, got {pairs!r}")
+        for interval, padding in pairs:
+            if not (_is_pow2(interval) and _is_pow2(padding)):
+                raise ValueError(f"PaddedSharedLayout: intervals and paddings must be powers "
+                                 f"of 2, got [{interval}, {padding}]")
+        intervals = [p[0] for p in pairs]
+        if len(set(intervals)) != len(intervals):
+            raise ValueError(f"PaddedSharedLayout: intervals must be distinct, got "
+                             f"{intervals}")
+        shape = _int_tuple("shape", self.shape)
+        if not shape or not all(_is_pow2(d) for d in shape):
+            raise ValueError(f"PaddedSharedLayout: shape must be a non-empty list of powers "
+                             f"of 2, got {list(shape)}")
+        bases = tuple(_int_tuple("offset_bases", b) for b in _unwrap(self.offset_bases))
+        if any(len(b) != len(shape) for b in bases):
+            raise ValueError(f"PaddedSharedLayout: every offset basis must have "
+                             f"{len(shape)} entries (the shape's rank)")
+        if len(bases) != sum(_log2(d) for d in shape) or _f2_rank(
+                [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
+                 for b in bases]) != len(bases) or any(
+                c >= d for b in bases for c, d in zip(b, shape)):
+            raise ValueError(f"PaddedSharedLayout: the offset bases must reach every element "
+                             f"of shape {list(shape)} exactly once")
+        object.__setattr__(self, "interval_padding_pairs", pairs)
+        object.__setattr__(self, "offset_bases", bases)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        if self.cga_layout:
+            raise ValueError("PaddedSharedLayout: cga_layout must be [] (Kiln supports one "
+                             "CTA per program)")
+
+    @staticmethod
+    def with_identity_for(interval_padding_pairs, shape, order, cga_layout=()):
+        """The row-major map for ``shape`` with ``order[0]`` fastest, and the given padding."""
+        shape = _int_tuple("shape", shape)
+        order = _int_tuple("order", order)
+        if sorted(order) != list(range(len(shape))):
+            raise ValueError(f"PaddedSharedLayout.with_identity_for: order must be a "
+                             f"permutation of 0..{len(shape) - 1}, got {list(order)}")
+        bases = []
+        for dim in order:
+            for k in range(_log2(shape[dim]) if _is_pow2(shape[dim]) else 0):
+                bases.append([1 << k if i == dim else 0 for i in range(len(shape))])
+        return PaddedSharedLayout(interval_padding_pairs, bases, cga_layout, shape)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    def to_ir(self) -> str:
+        intervals = _list_text([p[0] for p in self.interval_padding_pairs])
+        paddings = _list_text([p[1] for p in self.interval_padding_pairs])
+        return (f"#tile.padded_shared<{{intervals = {intervals}, paddings = {paddings}, "
+                f"offset = {_bases_text(self.offset_bases)}, shape = {_list_text(self.shape)}}}>")
+
+    def permuted(self, perm):
+        return PaddedSharedLayout(self.interval_padding_pairs,
+                                  [[b[p] for p in perm] for b in self.offset_bases],
+                                  self.cga_layout, [self.shape[p] for p in perm])
+
+    def mangle(self) -> str:
+        pairs = "_".join(f"{i}p{p}" for i, p in self.interval_padding_pairs)
+        bases = "_".join("x".join(map(str, b)) for b in self.offset_bases)
+        return f"PSL{pairs}B{bases}S{'x'.join(map(str, self.shape))}PSL"
+
+    def __repr__(self) -> str:
+        return (f"PaddedSharedLayout(interval_padding_pairs="
+                f"{[list(p) for p in self.interval_padding_pairs]}, offset_bases="
+                f"{[list(b) for b in self.offset_bases]}, shape={list(self.shape)})")

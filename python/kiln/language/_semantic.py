@@ -423,6 +423,11 @@ class Semantic:
         lead = len(shape) - layout.rank
         shape = ([self._slot_count(d, i) for i, d in enumerate(shape[:lead])]
                  + list(self.check_shape(shape[lead:], "allocate_shared_memory")))
+        own = getattr(layout, "shape", None)
+        if own and tuple(shape[lead:]) != tuple(own):
+            raise ValueError(f"allocate_shared_memory: {layout!r} is for buffers of shape "
+                             f"{list(own)}, but the shape's last {layout.rank} dimension(s) "
+                             f"are {list(shape[lead:])}")
         mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
         operands = []
         if value is not None:

@@ -414,3 +414,24 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A padded layout: each address is the linear offset o plus (o >> 5) << 2
+// (4 elements after every 32), and a ring slot is 284 padded elements
+// (1136 bytes); vectors stay within the 4-element padding.
+// CHECK-LABEL: llvm.func @padded
+// CHECK: llvm.mlir.constant(1136 : i32) : i32
+// CHECK: %[[SHL:.*]] = llvm.shl %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.add %{{.*}}, %[[SHL]] : i32
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+#l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#pad = #tile.padded_shared<{intervals = [32], paddings = [4], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], shape = [8, 32]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @padded(%t: tensor<8x32xf32, #l>, %i: i32) {
+    %r = tile.local_alloc : () -> !tile.memdesc<2x8x32xf32, #pad, mutable>
+    %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x8x32xf32, #pad, mutable> -> !tile.memdesc<8x32xf32, #pad, mutable, 2x8x32>
+    tile.local_store %t, %s : tensor<8x32xf32, #l> -> !tile.memdesc<8x32xf32, #pad, mutable, 2x8x32>
+    return
+  }
+}

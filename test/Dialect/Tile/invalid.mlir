@@ -1355,3 +1355,84 @@ func.func @reshape_layout(%b: !tile.memdesc<4x64xf32, #rm, mutable>) {
 func.func @alloc_not_pow2(%b: !tile.memdesc<32xf32, #sh, mutable, 96>) {
   return
 }
+
+//===----------------------------------------------------------------------===//
+// #tile.padded_shared
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{padded_shared: needs as many paddings as intervals (at least one)}}
+func.func @pad_pairs(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4], paddings = [], offset = [[0, 1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: intervals and paddings must be powers of two, got 4:3}}
+func.func @pad_pow2(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4], paddings = [3], offset = [[0, 1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: interval 4 appears twice}}
+func.func @pad_twice(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4, 4], paddings = [1, 2], offset = [[0, 1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: the offset bases must reach every element of the shape exactly once (3 bases for 8 elements)}}
+func.func @pad_bijection(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[0, 1], [0, 1], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: each offset basis must be an array of 2 integers (the shape's rank)}}
+func.func @pad_basis_rank(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: basis entries must be integers in [0, 2^24)}}
+func.func @pad_basis_entry(%b: !tile.memdesc<2x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[0, -1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: shape entries must be powers of two up to 2^24}}
+func.func @pad_shape(%b: !tile.memdesc<3x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[0, 1], [0, 2], [1, 0]], shape = [3, 4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: 'shape' must have 1 to 8 dimensions}}
+func.func @pad_no_shape(%b: !tile.memdesc<4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [], shape = []}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'offset' must be an array of bases}}
+func.func @pad_offset(%b: !tile.memdesc<4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = 3, shape = [4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{padded_shared: at most 24 offset bases}}
+func.func @pad_many(%b: !tile.memdesc<4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1], [1]], shape = [4]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{the padded_shared layout is for a buffer of shape [2, 4], but the allocation's last 2 dimensions differ}}
+func.func @pad_buffer_shape(%b: !tile.memdesc<4x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[0, 1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
+  return
+}

@@ -76,3 +76,11 @@ func.func @views(%b: !tile.memdesc<2x64x64xf32, #sh, mutable>, %q: !tile.memdesc
   %f = tile.memdesc_reshape %q : !tile.memdesc<4x64xf32, #rm, mutable> -> !tile.memdesc<256xf32, #rm1, mutable>
   return
 }
+
+// A padded layout round-trips; a 2-slot ring of it.
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME: #tile.padded_shared<{intervals = [32], paddings = [4], offset = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], shape = [8, 32]}>
+#pad = #tile.padded_shared<{intervals = [32], paddings = [4], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], shape = [8, 32]}>
+func.func @padded(%b: !tile.memdesc<2x8x32xf32, #pad, mutable>) {
+  return
+}

@@ -382,6 +382,18 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (allocShape.size() < shape.size())
     return emitError() << "the allocation shape must have at least the "
                           "view's rank";
+  if (auto padded = dyn_cast<PaddedSharedEncodingAttr>(encoding)) {
+    ArrayRef<int32_t> own = padded.getOffsets().getOutSizes();
+    if (!llvm::equal(own, allocShape.take_back(rank))) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::interleaveComma(own, os);
+      return emitError() << "the padded_shared layout is for a buffer of "
+                            "shape ["
+                         << text << "], but the allocation's last " << rank
+                         << " dimensions differ";
+    }
+  }
   for (int64_t d : allocShape.take_back(rank))
     if (!llvm::isPowerOf2_64(d))
       return emitError() << "the " << rank

@@ -447,3 +447,153 @@ FailureOr<LinearLayout> kiln::tile::getSharedLinearLayout(MemDescType type) {
   SharedLayoutAttr layout = type.getSharedLayout();
   return layout.toLinearLayout(type.getAllocShape().take_back(layout.getRank()));
 }
+
+//===----------------------------------------------------------------------===//
+// #tile.padded_shared
+//===----------------------------------------------------------------------===//
+
+Attribute PaddedSharedEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  SmallVector<unsigned> intervals, paddings, shape;
+  if (parseLayoutDict(parser, dict) ||
+      checkKeys(parser, dict, {"intervals", "paddings", "offset", "shape"}) ||
+      getUnsignedArray(parser, dict, "intervals", intervals) ||
+      getUnsignedArray(parser, dict, "paddings", paddings) ||
+      getUnsignedArray(parser, dict, "shape", shape))
+    return {};
+  auto arr = dyn_cast_or_null<ArrayAttr>(dict.get("offset"));
+  if (!arr)
+    return parser.emitError(parser.getNameLoc(),
+                            "'offset' must be an array of bases"),
+           Attribute();
+  if (shape.empty() || shape.size() > 8)
+    return parser.emitError(parser.getNameLoc(),
+                            "padded_shared: 'shape' must have 1 to 8 "
+                            "dimensions"),
+           Attribute();
+  LinearLayout::Bases bases;
+  for (Attribute b : arr) {
+    auto basis = dyn_cast<ArrayAttr>(b);
+    if (!basis || basis.size() != shape.size())
+      return parser.emitError(parser.getNameLoc(),
+                              "padded_shared: each offset basis must be an "
+                              "array of ")
+                 << shape.size() << " integers (the shape's rank)",
+             Attribute();
+    LinearLayout::Basis v;
+    for (Attribute e : basis) {
+      auto i = dyn_cast<IntegerAttr>(e);
+      if (!i || i.getInt() < 0 || i.getInt() >= (int64_t(1) << 24))
+        return parser.emitError(parser.getNameLoc(),
+                                "padded_shared: basis entries must be "
+                                "integers in [0, 2^24)"),
+               Attribute();
+      v.push_back(i.getInt());
+    }
+    bases.push_back(std::move(v));
+  }
+  if (bases.size() > 24)
+    return parser.emitError(parser.getNameLoc(),
+                            "padded_shared: at most 24 offset bases"),
+           Attribute();
+  SmallVector<int32_t> sizes;
+  for (unsigned d : shape) {
+    if (d == 0 || d > (1u << 24) || !llvm::isPowerOf2_32(d))
+      return parser.emitError(parser.getNameLoc(),
+                              "padded_shared: shape entries must be powers "
+                              "of two up to 2^24"),
+             Attribute();
+    sizes.push_back(d);
+  }
+  return parser.getChecked<PaddedSharedEncodingAttr>(
+      parser.getContext(), intervals, paddings,
+      LinearLayout({std::move(bases), {}, {}}, sizes));
+}
+
+void PaddedSharedEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{intervals = [";
+  llvm::interleaveComma(getIntervals(), printer);
+  printer << "], paddings = [";
+  llvm::interleaveComma(getPaddings(), printer);
+  printer << "], offset = [";
+  llvm::interleaveComma(getOffsets().getBases(LinearLayout::Register), printer,
+                        [&](const LinearLayout::Basis &b) {
+                          printer << "[";
+                          llvm::interleaveComma(b, printer);
+                          printer << "]";
+                        });
+  printer << "], shape = [";
+  llvm::interleaveComma(getOffsets().getOutSizes(), printer);
+  printer << "]}>";
+}
+
+LogicalResult PaddedSharedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> intervals,
+    ArrayRef<unsigned> paddings, LinearLayout offsets) {
+  if (intervals.empty() || intervals.size() != paddings.size())
+    return emitError() << "padded_shared: needs as many paddings as intervals "
+                          "(at least one)";
+  for (auto [i, p] : llvm::zip(intervals, paddings)) {
+    if (i == 0 || !llvm::isPowerOf2_32(i) || p == 0 ||
+        !llvm::isPowerOf2_32(p))
+      return emitError() << "padded_shared: intervals and paddings must be "
+                            "powers of two, got "
+                         << i << ":" << p;
+    if (llvm::count(intervals, i) > 1)
+      return emitError() << "padded_shared: interval " << i
+                         << " appears twice";
+  }
+  if (offsets.getNumBits(LinearLayout::Register) !=
+          llvm::Log2_64(offsets.getNumElements()) ||
+      !offsets.isSurjective())
+    return emitError() << "padded_shared: the offset bases must reach every "
+                          "element of the shape exactly once ("
+                       << llvm::Log2_64(offsets.getNumElements())
+                       << " bases for " << offsets.getNumElements()
+                       << " elements)";
+  return success();
+}
+
+unsigned PaddedSharedEncodingAttr::getRank() const {
+  return getOffsets().getRank();
+}
+
+LinearLayout
+PaddedSharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // The verifier of !tile.memdesc checks that `shape` is the layout's.
+  return getOffsets();
+}
+
+SmallVector<std::pair<unsigned, unsigned>>
+PaddedSharedEncodingAttr::getPaddingSteps() const {
+  SmallVector<std::pair<unsigned, unsigned>> out;
+  for (auto [i, p] : llvm::zip(getIntervals(), getPaddings()))
+    out.push_back({llvm::Log2_32(i), p});
+  return out;
+}
+
+// The offset bases name coordinates; permuting dimensions permutes them.
+Attribute PaddedSharedEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
+  const LinearLayout &l = getOffsets();
+  if (perm.size() != l.getRank())
+    return {};
+  LinearLayout::Bases bases;
+  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Register)) {
+    LinearLayout::Basis v;
+    for (int32_t p : perm)
+      v.push_back(b[p]);
+    bases.push_back(std::move(v));
+  }
+  SmallVector<int32_t> sizes;
+  for (int32_t p : perm)
+    sizes.push_back(l.getOutSizes()[p]);
+  return PaddedSharedEncodingAttr::get(getContext(), getIntervals(),
+                                       getPaddings(),
+                                       LinearLayout({std::move(bases), {}, {}},
+                                                    sizes));
+}
+
+Attribute PaddedSharedEncodingAttr::getReshaped(ArrayRef<int64_t>,
+                                                ArrayRef<int64_t>) const {
+  return {};
+}

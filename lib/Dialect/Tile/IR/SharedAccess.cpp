@@ -111,6 +111,11 @@ FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
   // XOR with the group's first offset is an addition.
   unsigned elemBytes = getElementBytes(memdesc.getElementType());
   unsigned maxVec = std::min(maxVectorBytes, alignment) / elemBytes;
+  // A vector stays within one padding interval, and padding keeps vector
+  // starts aligned only when it is a multiple of the vector.
+  plan.paddings = memdesc.getSharedLayout().getPaddingSteps();
+  for (auto [log2Interval, padding] : plan.paddings)
+    maxVec = std::min<unsigned>(maxVec, std::min(1u << log2Interval, padding));
   unsigned regBits = regs->getNumBits(LinearLayout::Register);
   for (unsigned v = 2; v <= maxVec; v *= 2) {
     unsigned bits = llvm::Log2_32(v);
@@ -131,12 +136,41 @@ FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
   return plan;
 }
 
-int64_t kiln::tile::getSharedStrideBytes(MemDescType memdesc, unsigned dim) {
-  ArrayRef<int64_t> alloc = memdesc.getAllocShape();
-  int64_t bytes = getElementBytes(memdesc.getElementType());
-  for (int64_t d : alloc.drop_front(alloc.size() - memdesc.getShape().size() +
-                                    dim + 1))
+int64_t kiln::tile::applyPadding(SharedLayoutAttr layout, int64_t o) {
+  int64_t address = o;
+  for (auto [log2Interval, padding] : layout.getPaddingSteps())
+    address += (o >> log2Interval) * padding;
+  return address;
+}
+
+/// Elements one tile of the layout (its dimensions) occupies, padding
+/// included.
+static int64_t paddedTileElements(MemDescType type) {
+  SharedLayoutAttr layout = type.getSharedLayout();
+  int64_t elements = 1;
+  for (int64_t d : type.getAllocShape().take_back(layout.getRank()))
+    elements *= d;
+  return applyPadding(layout, elements - 1) + 1;
+}
+
+int64_t kiln::tile::getAllocationBytes(MemDescType type) {
+  ArrayRef<int64_t> alloc = type.getAllocShape();
+  int64_t bytes = getElementBytes(type.getElementType()) * paddedTileElements(type);
+  for (int64_t d : alloc.drop_back(type.getSharedLayout().getRank()))
     bytes *= d;
+  return bytes;
+}
+
+int64_t kiln::tile::getSharedStrideBytes(MemDescType memdesc, unsigned dim) {
+  // `dim` is a leading (ring) dimension: the stride is the tiles of the
+  // allocation's leading dimensions after it.
+  ArrayRef<int64_t> alloc = memdesc.getAllocShape();
+  unsigned allocDim = alloc.size() - memdesc.getShape().size() + dim;
+  unsigned allocLead = alloc.size() - memdesc.getSharedLayout().getRank();
+  int64_t bytes =
+      getElementBytes(memdesc.getElementType()) * paddedTileElements(memdesc);
+  for (unsigned d = allocDim + 1; d < allocLead; ++d)
+    bytes *= alloc[d];
   return bytes;
 }
 

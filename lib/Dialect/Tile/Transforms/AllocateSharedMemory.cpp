@@ -164,9 +164,7 @@ struct AllocateSharedMemory
     module.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
         MemDescType type = alloc.getType();
-        int64_t bytes = getElementBytes(type.getElementType());
-        for (int64_t d : type.getAllocShape())
-          bytes *= d;
+        int64_t bytes = getAllocationBytes(type);
         int64_t at = numbering.index.lookup(op);
         Buffer buf{op, bytes, getRequiredAlignment(type), at, at};
         extendLiveRange(buf, alloc.getResult(), numbering);

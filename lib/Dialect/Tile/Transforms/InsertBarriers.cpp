@@ -132,11 +132,7 @@ Access bufferAccess(Operation *buffer, int64_t bytes, Operation *op) {
 }
 
 int64_t allocationBytes(LocalAllocOp alloc) {
-  MemDescType type = alloc.getType();
-  int64_t bytes = getElementBytes(type.getElementType());
-  for (int64_t d : type.getAllocShape())
-    bytes *= d;
-  return bytes;
+  return getAllocationBytes(alloc.getType());
 }
 
 /// The access `op` makes to `memdesc` with a tensor of `tensorType`.

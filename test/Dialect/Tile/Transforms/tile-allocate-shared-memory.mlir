@@ -347,3 +347,24 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   }
 }
 
+
+// -----
+
+// Padding counts: 8 rows of 32 f32 with 4 elements after each row but the
+// last is 8 * 32 + 7 * 4 = 284 elements (1136 bytes) per slot; two slots,
+// then the next buffer 16-byte aligned.
+#pad = #tile.padded_shared<{intervals = [32], paddings = [4], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0]], shape = [8, 32]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 2288 : i32
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @padded() {
+    // CHECK: tile.local_alloc {tile.scratch_offset = 0 : i32}
+    %a = tile.local_alloc : () -> !tile.memdesc<2x8x32xf32, #pad, mutable>
+    // CHECK: tile.local_alloc {tile.scratch_offset = 2272 : i32}
+    %b = tile.local_alloc : () -> !tile.memdesc<4xf32, #sh, mutable>
+    tile.local_dealloc %a : !tile.memdesc<2x8x32xf32, #pad, mutable>
+    tile.local_dealloc %b : !tile.memdesc<4xf32, #sh, mutable>
+    return
+  }
+}

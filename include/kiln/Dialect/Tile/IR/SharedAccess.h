@@ -38,6 +38,9 @@ struct SharedAccessPlan {
   llvm::SmallVector<int64_t> registerOffsets, laneBitOffsets, warpBitOffsets;
   /// Registers per vector access (a power of two).
   unsigned vec = 1;
+  /// The layout's padding, (log2 interval, padding) pairs: an offset o
+  /// above (after the XORs) lives at o + sum((o >> log2 interval) * padding).
+  llvm::SmallVector<std::pair<unsigned, unsigned>> paddings;
   /// Register, lane and warp bits that hold no new element (broadcast).
   unsigned redundantRegisterMask = 0, redundantLaneMask = 0,
            redundantWarpMask = 0;
@@ -65,6 +68,13 @@ int64_t getSharedStrideBytes(MemDescType memdesc, unsigned dim);
 /// Alignment in bytes of the first element of the buffer `memdesc` names:
 /// 16 for an allocation, less for a ring slot whose size is not a multiple.
 unsigned getSharedBaseAlignment(mlir::Value memdesc);
+
+/// Where the element at linear offset `o` of `layout` lives, after padding.
+int64_t applyPadding(SharedLayoutAttr layout, int64_t o);
+
+/// Bytes an allocation of `type` (its allocation shape) occupies, padding
+/// included.
+int64_t getAllocationBytes(MemDescType type);
 
 /// Alignment in bytes an allocation of `type` needs: 16 (the widest
 /// cp.async / vector access). Layouts that TMA and wgmma read will ask for

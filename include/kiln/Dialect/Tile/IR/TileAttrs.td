@@ -35,6 +35,11 @@ def Tile_SharedLayout : AttrInterface<"SharedLayoutAttr"> {
       (ins "::llvm::ArrayRef<int64_t>":$shape)>,
     InterfaceMethod<"Rank of the buffers this layout applies to.",
       "unsigned", "getRank", (ins)>,
+    InterfaceMethod<[{Padding after the linear map, as (log2 interval,
+      padding) pairs: the element at linear offset `o` lives at
+      `o + sum((o >> log2 interval) * padding)`. Empty for layouts without.}],
+      "::llvm::SmallVector<std::pair<unsigned, unsigned>>", "getPaddingSteps",
+      (ins), "", [{ return {}; }]>,
     InterfaceMethod<[{The layout of the same bytes seen with dimensions
       permuted (result dimension i is dimension perm[i]); null when this
       layout cannot express it.}],
@@ -148,6 +153,38 @@ def Tile_SwizzledSharedAttr : Tile_Attr<"SwizzledSharedEncoding", "swizzled_shar
   }];
   let parameters = (ins "unsigned":$vec, "unsigned":$perPhase, "unsigned":$maxPhase,
                         ArrayRefParameter<"unsigned">:$order);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
+def Tile_PaddedSharedAttr : Tile_Attr<"PaddedSharedEncoding", "padded_shared",
+                                     [DeclareAttrInterfaceMethods<Tile_SharedLayout,
+                                       ["getPaddingSteps"]>]> {
+  let summary = "Padded shared-memory layout (Gluon's PaddedSharedLayout)";
+  let description = [{
+    Elements are placed by an F2-linear map from a linear offset to the
+    coordinates of a buffer of `shape` (`offset`: one basis per offset bit),
+    and after every `intervals[i]` elements `paddings[i]` unused elements are
+    inserted (summed where intervals coincide), which moves rows to other
+    banks instead of permuting within them:
+
+    ```
+    address(o) = o + sum_i (o / intervals[i]) * paddings[i]
+    ```
+
+    ```mlir
+    // 32x32, row-major, 4 elements of padding after every row.
+    #p = #tile.padded_shared<{intervals = [32], paddings = [4],
+           offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16],
+                     [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], shape = [32, 32]}>
+    ```
+
+    Intervals and paddings are powers of two, intervals distinct; the
+    offset bases reach every element of `shape` exactly once.
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$intervals,
+                        ArrayRefParameter<"unsigned">:$paddings,
+                        "::kiln::LinearLayout":$offsets);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
 }
