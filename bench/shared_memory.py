@@ -145,6 +145,22 @@ def transpose_smem(x, out, M, N, BM: kl.constexpr, BN: kl.constexpr, L: kl.const
 
 if gluon is not None:
     @gluon.jit
+    def transpose_smem_gluon(x, out, M, N, BM: gl.constexpr, BN: gl.constexpr,
+                             L: gl.constexpr, LT: gl.constexpr, SH: gl.constexpr):
+        """The Kiln transpose_smem (VIA="store") in Gluon, for --ncu --impl gluon."""
+        dt: gl.constexpr = x.dtype.element_ty
+        rows = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, L))
+        cols = gl.program_id(1) * BN + gl.arange(0, BN, gl.SliceLayout(0, L))
+        m = (rows[:, None] < M) & (cols[None, :] < N)
+        buf = gl.allocate_shared_memory(dt, [BM, BN], SH)
+        buf.store(gl.load(x + rows[:, None] * N + cols[None, :], mask=m))
+        t = buf.load(LT)
+        rows_t = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, LT))
+        cols_t = gl.program_id(1) * BN + gl.arange(0, BN, gl.SliceLayout(0, LT))
+        mt = (rows_t[:, None] < M) & (cols_t[None, :] < N)
+        gl.store(out + cols_t[None, :] * M + rows_t[:, None], t, mask=mt)
+
+    @gluon.jit
     def ring_add_gluon(a, b, c, M, N, ROWS, BM: gl.constexpr, BN: gl.constexpr,
                        NBUF: gl.constexpr, CL: gl.constexpr, LL: gl.constexpr,
                        SH: gl.constexpr):
@@ -423,19 +439,34 @@ def _swizzle(text):
     return parts
 
 
-def run_ncu(shape, dtype, swizzle):
-    """One launch of the Kiln transpose, for ncu's bank-conflict counters."""
+def triton_cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def run_ncu(shape, dtype, swizzle, impl="kiln"):
+    """One launch of the Kiln (or the same Gluon) transpose, for ncu's bank-conflict
+    counters."""
     import torch
     M, N = shape
     tdt = {"fp16": torch.float16, "fp32": torch.float32}[dtype]
     x = torch.randn(M, N, device="cuda").to(tdt)
     out = torch.full((N, M), float("nan"), device="cuda", dtype=tdt)
     config = TRANSPOSE_CONFIGS[0]
-    transpose_launcher(dtype, config, x, out, swizzle)()
+    if impl == "gluon":
+        BM, BN, num_warps, _ = config
+        vec = 16 // ELEM_BYTES[dtype]
+        sw = swizzle or (vec, vec, 8)
+        transpose_smem_gluon[(triton_cdiv(M, BM), triton_cdiv(N, BN))](
+            x, out, M, N, BM=BM, BN=BN,
+            L=gl.BlockedLayout([1, vec], [4, 8], [num_warps, 1], [1, 0]),
+            LT=gl.BlockedLayout([vec, 1], [8, 4], [1, num_warps], [0, 1]),
+            SH=gl.SwizzledSharedLayout(*sw, [1, 0]), num_warps=num_warps)
+    else:
+        transpose_launcher(dtype, config, x, out, swizzle)()
     torch.cuda.synchronize()
     ok = bool(torch.equal(out, x.t().contiguous()))
     _, _, SH = transpose_layouts(dtype, config[2], swizzle)
-    print(f"transpose_smem {dtype} {M}x{N} config {_config_text({'config': config})} {SH}: "
+    print(f"transpose_smem ({impl}) {dtype} {M}x{N} config {_config_text({'config': config})} {SH}: "
           f"launched once, {'ok' if ok else 'WRONG'}")
     return 0 if ok else 1
 
@@ -455,6 +486,8 @@ def main(argv=None):
                     help="launch the Kiln transpose once (for ncu) and exit")
     ap.add_argument("--dtype", default="fp32", choices=sorted(ELEM_BYTES),
                     help="the --ncu launch's dtype")
+    ap.add_argument("--impl", choices=["kiln", "gluon"], default="kiln",
+                    help="whose transpose --ncu launches")
     ap.add_argument("--swizzle", type=_swizzle, default=None,
                     help="vec,per_phase,max_phase of the transpose's buffer (default: tuned)")
     args = ap.parse_args(argv)
@@ -462,7 +495,7 @@ def main(argv=None):
     torch.cuda.init()  # make torch's context current before Kiln's driver looks
     shapes = [_shape(s) for s in args.shapes.split(",") if s]
     if args.ncu:
-        return run_ncu(shapes[0], args.dtype, args.swizzle)
+        return run_ncu(shapes[0], args.dtype, args.swizzle, args.impl)
     dtypes = [d for d in args.dtypes.split(",") if d]
     print(f"device: {torch.cuda.get_device_name()}")
     if gluon is None:
