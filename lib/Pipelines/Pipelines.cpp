@@ -17,6 +17,7 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
                                    const KilnToLLVMOptions &options) {
   tile::TileAllocateSharedMemoryPassOptions alloc;
   alloc.target = options.target;
+  pm.addPass(tile::createTileInsertWaitCountsPass());
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   pm.addPass(tile::createTileInsertBarriersPass());
   pm.addPass(createSCFToControlFlowPass());

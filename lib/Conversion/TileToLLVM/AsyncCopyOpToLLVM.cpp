@@ -108,7 +108,12 @@ struct AsyncWaitOpConversion : ConvertOpToLLVMPattern<AsyncWaitOp> {
   LogicalResult
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    ctx.target.asyncWait(rewriter, op.getLoc(), op.getNum());
+    std::optional<uint32_t> num = op.getNum();
+    if (!num)
+      return op.emitOpError() << "has no count; run tile-insert-wait-counts "
+                                 "(part of kiln-to-llvm) to compute it from "
+                                 "its tokens";
+    ctx.target.asyncWait(rewriter, op.getLoc(), *num);
     rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
     return success();
   }

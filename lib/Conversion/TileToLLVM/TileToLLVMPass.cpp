@@ -136,6 +136,15 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
     }
     return WalkResult::advance();
   });
+  if (r.wasInterrupted())
+    return failure();
+  r = module.walk([&](AsyncWaitOp op) {
+    if (op.getNum())
+      return WalkResult::advance();
+    op.emitOpError() << "has no count; run tile-insert-wait-counts (part of "
+                        "kiln-to-llvm) to compute it from its tokens";
+    return WalkResult::interrupt();
+  });
   return failure(r.wasInterrupted());
 }
 

@@ -518,6 +518,11 @@ class async_token_type:
     def to_ir(self) -> str:
         return "!tile.async_token"
 
+    def __str__(self):
+        return "async_token"
+
+    __repr__ = __str__
+
     def __eq__(self, other):
         return isinstance(other, async_token_type)
 

@@ -606,13 +606,22 @@ class Semantic:
         else:
             operands = [pointer, smem]
         attrs = {"cache_modifier": f'"{cache_modifier}"'} if cache_modifier else None
-        self.b.create("tile.async_copy_global_to_local", operands, [core.async_token_type()],
-                      attrs)
-        return None
+        tt = core.async_token_type()
+        return tensor(self.b.create("tile.async_copy_global_to_local", operands, [tt],
+                                    attrs)[0], tt)
 
-    def async_commit_group(self) -> None:
-        self.b.create("tile.async_commit_group", [], [core.async_token_type()])
-        return None
+    def async_commit_group(self) -> tensor:
+        tt = core.async_token_type()
+        return tensor(self.b.create("tile.async_commit_group", [], [tt])[0], tt)
+
+    def async_wait_for(self, tokens) -> tensor:
+        tokens = [_unwrap(t) for t in tokens]
+        if not tokens or not all(isinstance(t, tensor) and isinstance(t.type, core.async_token_type)
+                                 for t in tokens):
+            raise TypeError(f"wait_for: takes the tokens that async_copy_global_to_shared or "
+                            f"commit_group returned, got {tokens!r}")
+        tt = core.async_token_type()
+        return tensor(self.b.create("tile.async_wait", tokens, [tt])[0], tt)
 
     def async_wait(self, num_outstanding) -> None:
         num = _unwrap(num_outstanding)
@@ -622,9 +631,9 @@ class Semantic:
                             f"int, got {num!r}")
         if num >= 2 ** 31:
             raise ValueError(f"wait_group: num_outstanding {num} is too large")
-        self.b.create("tile.async_wait", [], [core.async_token_type()],
-                      {"num": self.b.int_attr(num)})
-        return None
+        tt = core.async_token_type()
+        return tensor(self.b.create("tile.async_wait", [], [tt],
+                                    {"num": self.b.int_attr(num)})[0], tt)
 
     def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
         x = self.as_tensor(x)

@@ -259,7 +259,9 @@ private:
     if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
       // Copies with at least `num` groups after theirs have landed: they
       // are writes of the issuing thread from here on.
-      int num = wait.getNum();
+      // Without a count (tile-insert-wait-counts did not run) every copy is
+      // taken as landed: that can only add barriers.
+      int num = wait.getNum().value_or(0);
       SmallVector<Pending> still;
       for (Pending &p : state.pending) {
         if (p.groupsAfter >= num)

@@ -119,8 +119,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @async_raw(%p: tensor<32x32x!tile.ptr<f32>, #a>) -> tensor<32x32xf32, #b> {
     %buf = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     %r = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
     return %r : tensor<32x32xf32, #b>
   }
@@ -133,8 +133,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @async_same_thread(%p: tensor<32x32x!tile.ptr<f32>, #a>) -> tensor<32x32xf32, #a> {
     %buf = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     %r = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #a>
     return %r : tensor<32x32xf32, #a>
   }
@@ -151,12 +151,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @async_war(%p: tensor<32x32x!tile.ptr<f32>, #a>) -> tensor<32x32xf32, #a> {
     %buf = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     %r = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #a>
     %t2 = tile.async_copy_global_to_local %p, %buf : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g2 = tile.async_commit_group %t2
-    %w2 = tile.async_wait %g2 {num = 0 : i32}
+    %g2 = tile.async_commit_group tokens %t2
+    %w2 = tile.async_wait tokens %g2 {num = 0 : i32}
     %s = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #a>
     return %s : tensor<32x32xf32, #a>
   }
@@ -165,7 +165,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // wait(1), the first copy's buffer needs the barrier, the second's read
   // is the user's bug, not ordered by a barrier (none is added for it).
   // CHECK-LABEL: func.func @async_partial_wait
-  // CHECK: tile.async_wait %{{.*}} {num = 1 : i32}
+  // CHECK: tile.async_wait tokens %{{.*}} {num = 1 : i32}
   // CHECK-NEXT: tile.barrier
   // CHECK-NEXT: tile.local_load %[[X:.*]] :
   // CHECK-NOT: tile.barrier
@@ -174,10 +174,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %x = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
     %y = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
     %t0 = tile.async_copy_global_to_local %p, %x : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g0 = tile.async_commit_group %t0
+    %g0 = tile.async_commit_group tokens %t0
     %t1 = tile.async_copy_global_to_local %p, %y : tensor<32x32x!tile.ptr<f32>, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
-    %g1 = tile.async_commit_group %t1
-    %w = tile.async_wait %g0 {num = 1 : i32}
+    %g1 = tile.async_commit_group tokens %t1
+    %w = tile.async_wait tokens %g0 {num = 1 : i32}
     %r = tile.local_load %x : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
     %s = tile.local_load %y : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
     return %r : tensor<32x32xf32, #b>
@@ -339,15 +339,15 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %ring = tile.local_alloc : () -> !tile.memdesc<2x16x64xf16, #sh, mutable>
     %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
     %t0 = tile.async_copy_global_to_local %p, %s0 : tensor<16x64x!tile.ptr<f16>, #l> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
-    %g0 = tile.async_commit_group %t0
+    %g0 = tile.async_commit_group tokens %t0
     %z = arith.constant dense<0.0> : tensor<16x64xf16, #l>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<16x64xf16, #l>) : i32 {
       %ip1 = arith.addi %i, %c1 : i32
       %nx = arith.remsi %ip1, %c2 : i32
       %sn = tile.memdesc_index %ring[%nx] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
       %t = tile.async_copy_global_to_local %p, %sn : tensor<16x64x!tile.ptr<f16>, #l> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
-      %g = tile.async_commit_group %t
-      %w = tile.async_wait %g {num = 1 : i32}
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait tokens %g {num = 1 : i32}
       %cu = arith.remsi %i, %c2 : i32
       %sc = tile.memdesc_index %ring[%cu] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
       %v = tile.local_load %sc : !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64> -> tensor<16x64xf16, #l>
@@ -374,14 +374,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %ring = tile.local_alloc : () -> !tile.memdesc<2x16x64xf16, #sh, mutable>
     %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
     %t0 = tile.async_copy_global_to_local %p, %s0 : tensor<16x64x!tile.ptr<f16>, #l> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
-    %g0 = tile.async_commit_group %t0
+    %g0 = tile.async_commit_group tokens %t0
     scf.for %i = %c0 to %n step %c1 : i32 {
       %ip1 = arith.addi %i, %c1 : i32
       %nx = arith.remsi %ip1, %c2 : i32
       %sn = tile.memdesc_index %ring[%nx] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
       %t = tile.async_copy_global_to_local %p, %sn : tensor<16x64x!tile.ptr<f16>, #l> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
-      %g = tile.async_commit_group %t
-      %w = tile.async_wait %g {num = 1 : i32}
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait tokens %g {num = 1 : i32}
       %cu = arith.remsi %i, %c2 : i32
       %sc = tile.memdesc_index %ring[%cu] : !tile.memdesc<2x16x64xf16, #sh, mutable> -> !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64>
       %v = tile.local_load %sc : !tile.memdesc<16x64xf16, #sh, mutable, 2x16x64> -> tensor<16x64xf16, #m>

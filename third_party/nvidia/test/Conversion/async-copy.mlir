@@ -24,8 +24,8 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #l>
     %buf = tile.local_alloc : () -> !tile.memdesc<256xf16, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf, %m : tensor<256x!tile.ptr<f16>, #l> -> !tile.memdesc<256xf16, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     %v = tile.local_load %buf : !tile.memdesc<256xf16, #sh, mutable> -> tensor<256xf16, #l>
     %yb = tile.splat %y : tensor<256x!tile.ptr<f16>, #l>
     %q = tile.addptr %yb, %r : tensor<256x!tile.ptr<f16>, #l>, tensor<256xi32, #l>
@@ -59,8 +59,8 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     %p = tile.addptr %b, %o : tensor<4x64x!tile.ptr<f16>, #l>, tensor<4x64xi32, #l>
     %buf = tile.local_alloc : () -> !tile.memdesc<4x64xf16, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf : tensor<4x64x!tile.ptr<f16>, #l> -> !tile.memdesc<4x64xf16, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     tile.local_dealloc %buf : !tile.memdesc<4x64xf16, #sh, mutable>
     return
   }
@@ -84,8 +84,8 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     %p = tile.addptr %b, %r : tensor<32x!tile.ptr<f32>, #l>, tensor<32xi32, #l>
     %buf = tile.local_alloc : () -> !tile.memdesc<32xf32, #sh, mutable>
     %t = tile.async_copy_global_to_local %p, %buf : tensor<32x!tile.ptr<f32>, #l> -> !tile.memdesc<32xf32, #sh, mutable>
-    %g = tile.async_commit_group %t
-    %w = tile.async_wait %g {num = 0 : i32}
+    %g = tile.async_commit_group tokens %t
+    %w = tile.async_wait tokens %g {num = 0 : i32}
     tile.local_dealloc %buf : !tile.memdesc<32xf32, #sh, mutable>
     return
   }

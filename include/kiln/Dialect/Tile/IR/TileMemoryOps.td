@@ -306,12 +306,12 @@ def Tile_AsyncCommitGroupOp : Tile_Op<"async_commit_group", [
     the group holds (optional: the hardware groups by program order).
 
     ```mlir
-    %g = tile.async_commit_group %t0, %t1
+    %g = tile.async_commit_group tokens %t0, %t1
     ```
   }];
   let arguments = (ins Variadic<Tile_AsyncToken>:$tokens);
   let results = (outs Tile_AsyncToken:$token);
-  let assemblyFormat = "($tokens^)? attr-dict";
+  let assemblyFormat = "(`tokens` $tokens^)? attr-dict";
 }
 
 def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
@@ -323,14 +323,19 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
     orders only the issuing thread: another thread may read those elements
     only after a barrier that follows the wait.
 
+    Without `num`, the wait is for the groups of its tokens, and
+    `tile-insert-wait-counts` computes the count (the fewest groups
+    committed after theirs on any path); the lowering needs it.
+
     ```mlir
-    %w = tile.async_wait %g {num = 1 : i32}
+    %w = tile.async_wait tokens %g {num = 1 : i32}
+    %v = tile.async_wait tokens %g          // count from the tokens
     ```
   }];
   let arguments = (ins Variadic<Tile_AsyncToken>:$tokens,
-                       ConfinedAttr<I32Attr, [IntNonNegative]>:$num);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$num);
   let results = (outs Tile_AsyncToken:$token);
-  let assemblyFormat = "($tokens^)? attr-dict";
+  let assemblyFormat = "(`tokens` $tokens^)? attr-dict";
 }
 
 #endif

@@ -85,7 +85,7 @@ def Tile_AsyncTokenType : Tile_TypeDef<"AsyncToken", "async_token"> {
     It carries no data.
 
     ```mlir
-    %t = tile.async_commit_group %c
+    %t = tile.async_commit_group tokens %c
     ```
   }];
 }

@@ -23,6 +23,19 @@ def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::Mo
   ];
 }
 
+def TileInsertWaitCountsPass : Pass<"tile-insert-wait-counts", "mlir::ModuleOp"> {
+  let summary = "Give token waits the count of groups they may leave in flight";
+  let description = [{
+    A `tile.async_wait` that names tokens but no `num` gets, as `num`, the
+    fewest commit groups closed after the tokens' groups over every path to
+    the wait (through `scf.for` iter_args and results and `scf.if`
+    results; a loop with an unknown trip count adds no groups, an `scf.if`
+    the smaller branch). The count never overestimates; what the pass
+    cannot follow gets 0 with a remark, and a copy not committed on every
+    path to its wait is an error. Waits with a count keep it.
+  }];
+}
+
 def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
   let summary = "Insert the CTA barriers that order shared-memory accesses";
   let description = [{

@@ -16,11 +16,22 @@ only the issuing thread: Kiln inserts the CTA barrier that other threads' reads 
 Copies move 4, 8 or 16 bytes per thread and instruction (``.cg`` for 16, ``.ca`` otherwise),
 as wide as the register layout, the shared layout and the pointers' contiguity and alignment
 allow; a narrower copy is a compile error at the call. Masked-off lanes write zeros.
+
+``commit_group()`` and ``async_copy_global_to_shared`` return tokens (Gluon ignores their
+results); ``wait_for(token)`` waits for a token's group with a count Kiln computes::
+
+    prev = cp.commit_group()
+    for k in range(n):
+        ...copies...
+        g = cp.commit_group()
+        cp.wait_for(prev)          # becomes wait_group(1): one group may stay in flight
+        prev = g
 """
 
 from ..._core import builtin
 
-__all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group"]
+__all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group",
+           "wait_for"]
 
 
 @builtin
@@ -46,3 +57,12 @@ def wait_group(num_outstanding=0, _semantic=None):
     """Wait until at most ``num_outstanding`` (a constexpr) of this thread's most recent groups
     are still in flight."""
     return _semantic.async_wait(num_outstanding)
+
+
+@builtin
+def wait_for(*tokens, _semantic=None):
+    """Kiln extension: wait until the groups of ``tokens`` (what ``commit_group`` or
+    ``async_copy_global_to_shared`` returned, also carried through loops) have landed, leaving
+    every later group in flight. Kiln computes the ``wait_group`` count: the fewest groups
+    committed after theirs on any path (tile-insert-wait-counts)."""
+    return _semantic.async_wait_for(tokens)

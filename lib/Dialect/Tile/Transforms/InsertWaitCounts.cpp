@@ -1,0 +1,249 @@
+//===- InsertWaitCounts.cpp - Wait counts from async tokens ---------------===//
+//
+// A wait that names tokens instead of a count (`tile.async_wait %t`) must let
+// the groups of those tokens retire and may leave every later group in
+// flight: its count is the fewest commit groups closed after the tokens'
+// groups, over every path from them to the wait. The count never
+// overestimates: a loop whose trip count is unknown contributes no groups,
+// an `scf.if` the smaller of its branches, and what the pass cannot follow
+// counts 0 (with a remark). A wait the user gave a count keeps it.
+//
+// Paths: a token is produced by a commit (its group), by a copy (the group of
+// the first commit after it), by a wait (already retired), or flows through
+// `scf.for` iter_args / results and `scf.if` results; a loop-carried token
+// is followed both from the loop's entry and around the back edge.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#include <limits>
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILEINSERTWAITCOUNTSPASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+constexpr int64_t kRetired = std::numeric_limits<int64_t>::max() / 4;
+
+/// Static trip count of an scf.for, if its bounds are constants.
+std::optional<int64_t> tripCount(scf::ForOp loop) {
+  auto cst = [](Value v) -> std::optional<int64_t> {
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return i.getInt();
+    return std::nullopt;
+  };
+  auto lb = cst(loop.getLowerBound()), ub = cst(loop.getUpperBound()),
+       step = cst(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
+class WaitCounter {
+public:
+  /// The fewest commits `op` performs on any path through it.
+  int64_t commitsIn(Operation *op) {
+    if (isa<AsyncCommitGroupOp>(op))
+      return 1;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0)
+        return 0; // may not run
+      return std::min<int64_t>(kRetired, *n * commitsInBlock(*loop.getBody()));
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getElseRegion().empty())
+        return 0;
+      return std::min(commitsInBlock(branch.getThenRegion().front()),
+                      commitsInBlock(branch.getElseRegion().front()));
+    }
+    if (isa<scf::WhileOp>(op)) {
+      // The condition region runs at least once.
+      return commitsInBlock(cast<scf::WhileOp>(op).getBefore().front());
+    }
+    return 0;
+  }
+
+  int64_t commitsInBlock(Block &block) {
+    return commitsBetween(&block, block.begin(), block.end());
+  }
+
+  /// Commits of the ops in [from, to) of `block`.
+  int64_t commitsBetween(Block *block, Block::iterator from,
+                         Block::iterator to) {
+    int64_t n = 0;
+    for (auto it = from; it != to; ++it)
+      n = std::min(kRetired, n + commitsIn(&*it));
+    return n;
+  }
+
+  /// Commits from the start of `op`'s block up to `op`, and so on outwards
+  /// up to (excluding) `stop`'s block: those every path from the start of
+  /// the region containing `op` (inside `stop`'s block level) performs.
+  int64_t commitsBefore(Operation *op, Operation *ancestorInStopBlock) {
+    int64_t n = 0;
+    while (op != ancestorInStopBlock) {
+      n += commitsBetween(op->getBlock(), op->getBlock()->begin(),
+                          Block::iterator(op));
+      op = op->getParentOp();
+    }
+    return n;
+  }
+
+  /// The fewest groups closed after `token`'s group, as seen at `at`
+  /// (an op that `token` dominates). kRetired when the token is retired.
+  /// Fails when a copy is not committed on some path.
+  FailureOr<int64_t> groupsAfter(Value token, Operation *at) {
+    if (!visiting.insert(token).second)
+      return kRetired; // a token carried around a loop unchanged: the entry
+                       // path gives the minimum
+    FailureOr<int64_t> r = groupsAfterImpl(token, at);
+    visiting.erase(token);
+    return r;
+  }
+
+  SmallVector<Operation *> uncommitted;
+  SmallVector<Operation *> unknown;
+
+private:
+  /// Commits on every path from just after `def` (an op) to `at`.
+  int64_t commitsFromTo(Operation *def, Operation *at) {
+    // Find the ancestor of `at` in `def`'s block.
+    Operation *anc = def->getBlock()->findAncestorOpInBlock(*at);
+    if (!anc)
+      return 0; // not nested: cannot happen for a dominating definition
+    int64_t n = commitsBetween(def->getBlock(), std::next(Block::iterator(def)),
+                               Block::iterator(anc));
+    if (anc != at)
+      n += commitsBefore(at, anc);
+    return n;
+  }
+
+  FailureOr<int64_t> groupsAfterImpl(Value token, Operation *at) {
+    if (auto arg = dyn_cast<BlockArgument>(token)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0) {
+        unknown.push_back(at);
+        return 0;
+      }
+      unsigned i = arg.getArgNumber() - 1;
+      // From the start of the body to `at`, on top of either the value the
+      // loop was entered with or the one the last iteration yielded.
+      Operation *anc = loop.getBody()->findAncestorOpInBlock(*at);
+      int64_t toAt = commitsBetween(loop.getBody(), loop.getBody()->begin(),
+                                    Block::iterator(anc)) +
+                     (anc != at ? commitsBefore(at, anc) : 0);
+      FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> back = groupsAfter(yield->getOperand(i), yield);
+      if (failed(entry) || failed(back))
+        return failure();
+      return std::min(kRetired, std::min(*entry, *back) + toAt);
+    }
+    Operation *def = token.getDefiningOp();
+    if (isa<AsyncWaitOp>(def))
+      return kRetired;
+    if (isa<AsyncCommitGroupOp>(def))
+      return std::min(kRetired, commitsFromTo(def, at));
+    if (isa<AsyncCopyGlobalToLocalOp>(def)) {
+      int64_t n = commitsFromTo(def, at);
+      if (n == 0) {
+        uncommitted.push_back(def);
+        return failure();
+      }
+      return n - 1; // its own group is the first commit after it
+    }
+    unsigned i = cast<OpResult>(token).getResultNumber();
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      int64_t best = kRetired;
+      for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+        if (r->empty())
+          continue;
+        Operation *yield = r->front().getTerminator();
+        FailureOr<int64_t> g = groupsAfter(yield->getOperand(i), yield);
+        if (failed(g))
+          return failure();
+        best = std::min(best, *g);
+      }
+      return std::min(kRetired, best + after);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> last = groupsAfter(yield->getOperand(i), yield);
+      if (failed(last))
+        return failure();
+      int64_t best = *last;
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0) { // the loop may not run: the value it was entered with
+        FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+        if (failed(entry))
+          return failure();
+        best = std::min(best, *entry);
+      }
+      return std::min(kRetired, best + after);
+    }
+    unknown.push_back(at);
+    return 0;
+  }
+
+  llvm::SmallPtrSet<Value, 8> visiting;
+};
+
+struct InsertWaitCounts
+    : kiln::tile::impl::TileInsertWaitCountsPassBase<InsertWaitCounts> {
+  void runOnOperation() override {
+    bool failedAny = false;
+    getOperation().walk([&](AsyncWaitOp wait) {
+      if (wait.getNumAttr())
+        return; // the user's count stays
+      Builder b(wait.getContext());
+      if (wait.getTokens().empty()) {
+        wait.emitOpError() << "has neither a count nor tokens to wait for";
+        failedAny = true;
+        return;
+      }
+      WaitCounter counter;
+      int64_t num = kRetired;
+      for (Value token : wait.getTokens()) {
+        FailureOr<int64_t> g = counter.groupsAfter(token, wait);
+        if (failed(g)) {
+          InFlightDiagnostic diag =
+              wait.emitOpError() << "waits for an async copy that is not "
+                                    "committed on every path to it";
+          for (Operation *copy : counter.uncommitted)
+            diag.attachNote(copy->getLoc())
+                << "this copy has no commit_group after it before the wait";
+          failedAny = true;
+          return;
+        }
+        num = std::min(num, *g);
+      }
+      if (!counter.unknown.empty()) {
+        wait.emitRemark() << "cannot follow every token to its commit group; "
+                             "waiting for all groups (count 0)";
+        num = 0;
+      }
+      if (num >= kRetired)
+        num = 0; // every token already retired: nothing to keep in flight
+      wait.setNumAttr(b.getI32IntegerAttr(std::min<int64_t>(num, 1 << 30)));
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
