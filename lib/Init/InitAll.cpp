@@ -61,6 +61,7 @@ void kiln::registerAllPasses() {
     registerKilnPipelines();
     registerTestAxisInfoPass();
     registerTestLinearLayoutPass();
+    registerTestWaitCountOraclePass();
     // Upstream passes Kiln's pipelines use, so replays can name them.
     mlir::registerCanonicalizerPass();
     mlir::registerCSEPass();

@@ -71,6 +71,11 @@ void registerTestAxisInfoPass();
 /// Python/C++ differential test).
 void registerTestLinearLayoutPass();
 
+/// Registers `test-wait-count-oracle`, which checks every async_wait count
+/// against all executions of its function (the wait-count pass's
+/// independent check).
+void registerTestWaitCountOraclePass();
+
 } // namespace kiln
 
 #endif

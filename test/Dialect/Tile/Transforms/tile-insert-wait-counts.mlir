@@ -1,4 +1,17 @@
 // RUN: kiln-opt %s -split-input-file --tile-insert-wait-counts -verify-diagnostics | FileCheck %s
+// The independent check: test-wait-count-oracle runs every function on all
+// combinations of branches and trip counts 0-3 and compares each count with
+// the groups committed after the awaited ones. No count may be too large
+// (SOUND), and every computed count is as large as it can be (slack 0; only
+// the user's count in @user_count has slack 1).
+// RUN: not kiln-opt %s -split-input-file --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | FileCheck %s --check-prefix=SOUND
+// RUN: not kiln-opt %s -split-input-file --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | grep -c "remark: oracle: holds on .* slack 0" | FileCheck %s --check-prefix=TIGHT
+// RUN: not kiln-opt %s -split-input-file --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | grep -c "remark: oracle: holds on .* slack [1-9]" | FileCheck %s --check-prefix=SLACK
+// SOUND: remark: oracle: holds on
+// SOUND-NOT: leaves an awaited group in flight
+// SOUND-NOT: waits for a copy not yet committed
+// TIGHT: {{^}}14{{$}}
+// SLACK: {{^}}1{{$}}
 
 // Waits that name tokens get the fewest commit groups closed after the
 // tokens' groups on any path; a count given by the user stays.
