@@ -39,6 +39,10 @@ struct TargetDesc {
   unsigned asyncCopyWidths = 0;
   /// What the chip's asynchronous copy is called, for diagnostics.
   llvm::StringLiteral asyncCopyName = "";
+  /// The copy writes lane i of a warp at one base + i x width (AMD's
+  /// direct-to-LDS loads, M0-based): a layout must give a warp's lanes
+  /// consecutive slots.
+  bool asyncCopyLaneContiguous = false;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

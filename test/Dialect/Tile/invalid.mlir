@@ -1192,13 +1192,28 @@ module attributes {tile.target = "cuda:sm_90a"} {
 
 // -----
 
-// A target without an asynchronous copy in Kiln.
+// AMD's direct-to-LDS loads write lane i at one base + i x width: four
+// consecutive floats per lane copied 4 bytes at a time (gfx942's only width)
+// leave gaps between the lanes' slots.
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx942"} {
-  func.func @copy_target(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
-    // expected-error @+1 {{async copies are not supported on hip:gfx942}}
+  func.func @copy_lanes(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes, but the layout of}}
     %t = tile.async_copy_global_to_local %p, %b : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// gfx942 copies 4 bytes per lane: a 2-byte element alone is too narrow.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @copy_width_gfx942(%p: tensor<64x!tile.ptr<f16>, #l>, %b: !tile.memdesc<64xf16, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per thread, but this copy can move only 2 bytes (1 x 'f16')}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<64x!tile.ptr<f16>, #l> -> !tile.memdesc<64xf16, #sh, mutable>
     return
   }
 }

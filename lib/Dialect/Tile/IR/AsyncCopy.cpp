@@ -82,6 +82,36 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
   }
   width.bytes = chosen;
   width.elements = chosen / elemBytes;
+  if (target->asyncCopyLaneContiguous) {
+    // Lane i of a warp writes at one base + i x width: lane bit k must move
+    // the offset by exactly width << k, and nothing else (other registers,
+    // warps, the view's place) may touch the warp's window of slots.
+    FailureOr<SharedAccessPlan> lanes = planSharedAccess(
+        tensorType, dst, dstAlignment, width.bytes, dstXorOffset);
+    if (failed(lanes))
+      return emitError() << "cannot address " << dst << " with the layout of "
+                         << ptrType;
+    int64_t window = int64_t(width.elements) << lanes->laneBitOffsets.size();
+    auto complain = [&]() {
+      return emitError() << "async copy rule 'lanes': a " << target->asyncCopyName
+                         << " on " << target->name << " writes lane i of a warp at "
+                         << "one base + i x " << width.bytes
+                         << " bytes, but the layout of " << ptrType
+                         << " does not give the lanes consecutive "
+                         << width.bytes << "-byte slots of " << dst;
+    };
+    for (auto [k, o] : llvm::enumerate(lanes->laneBitOffsets))
+      if (o != (int64_t(width.elements) << k))
+        return complain();
+    for (unsigned r = 0; r < lanes->registerOffsets.size(); r += width.elements)
+      if (lanes->registerOffsets[r] & (window - 1))
+        return complain();
+    for (int64_t o : lanes->warpBitOffsets)
+      if (o & (window - 1))
+        return complain();
+    if (dstXorOffset & (window - 1))
+      return complain();
+  }
   return width;
 }
 

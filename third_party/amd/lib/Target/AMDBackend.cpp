@@ -55,12 +55,19 @@ LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
   return failure(result.wasInterrupted());
 }
 
-// name, backend, chip, triple, features, warp, smem, vec, threads, arch
+// Direct-to-LDS loads (global_load_lds_dword*, buffer_load_dword* ... lds):
+// 4 bytes per lane on gfx942; gfx950 adds 16 (dwordx4). Kiln's vectors are
+// powers of two, so gfx950's 12-byte form is not used.
+constexpr unsigned kLdsDma942 = 1u << 4;
+constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
+
+// name, backend, chip, triple, features, warp, smem, vec, threads, arch,
+// async copy widths, name and lane rule
 const TargetDesc kTargets[] = {
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
-     1024, 942},
+     1024, 942, kLdsDma942, "direct-to-LDS load", true},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
-     1024, 950},
+     1024, 950, kLdsDma950, "direct-to-LDS load", true},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

@@ -1,0 +1,46 @@
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics
+// RUN: not kiln-opt %s -split-input-file --kiln-to-llvm 2>&1 | FileCheck %s --check-prefix=LOWER
+
+// Direct-to-LDS widths per chip (the target table) and the lane rule, in the
+// one legality helper: what verifies on gfx950 (16 bytes per lane, lanes in
+// consecutive slots) and on gfx942 (4 bytes). Kiln does not lower AMD async
+// copies yet: the lowering says so at the op instead of failing in LLVM.
+
+// LOWER: error: 'tile.async_copy_global_to_local' op async copies are not lowered for hip:gfx950
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @lanes_16_bytes_gfx950(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 1024 : tensor<1024xi32, #l>
+    %s = tile.splat %x : tensor<1024x!tile.ptr<f32>, #l>
+    %p = tile.addptr %s, %r : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %b = tile.local_alloc : () -> !tile.memdesc<1024xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %b : tensor<1024x!tile.ptr<f32>, #l> -> !tile.memdesc<1024xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// gfx942: one float per lane, 4 bytes.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @lanes_4_bytes_gfx942(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
+    %t = tile.async_copy_global_to_local %p, %b : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// gfx950 16 bytes, but the swizzle scatters a row's lanes: not consecutive.
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tile.target = "hip:gfx950", tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @lanes_swizzled(%p: tensor<2x128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<2x128xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx950 writes lane i of a warp at one base + i x 16 bytes}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<2x128x!tile.ptr<f32>, #l> -> !tile.memdesc<2x128xf32, #sh, mutable>
+    return
+  }
+}
