@@ -39,7 +39,7 @@ struct TargetDesc {
   unsigned asyncCopyWidths = 0;
   /// What the chip's asynchronous copy is called, for diagnostics.
   llvm::StringLiteral asyncCopyName = "";
-  /// The copy writes lane i of a warp at one base + i x width (AMD's
+  /// The copy writes lane i of a warp at one base + i x width (as
   /// direct-to-LDS loads, M0-based): a layout must give a warp's lanes
   /// consecutive slots.
   bool asyncCopyLaneContiguous = false;
