@@ -360,3 +360,33 @@ def test_wait_for_needs_tokens():
     located.assert_located(ei.value, HERE, "E:waitfor", "cp.wait_for",
                            r"wait_for: takes the tokens that async_copy_global_to_shared or "
                            r"commit_group returned, got \[3\]", kiln.CompilationError)
+
+
+@kiln.jit
+def copy_with_hints(a, c, EV: kl.constexpr, VOL: kl.constexpr):
+    L4 = kl.BlockedLayout([4], [32], [4], [0])
+    i = kl.arange(0, 512, L4)
+    buf = kl.allocate_shared_memory(kl.float32, [512], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cp.async_copy_global_to_shared(buf, a + i, eviction_policy=EV, volatile=VOL)  # E:hint
+    cp.commit_group()
+    cp.wait_group(0)
+    kl.store(c + i, buf.load(L4))
+
+
+@pytest.mark.parametrize("ev", ["", "evict_first", "evict_last", "evict_normal"])
+@pytest.mark.parametrize("vol", [False, True])
+def test_gluon_hints_are_accepted(ev, vol):
+    """Gluon kernels pass eviction_policy / volatile: they compile (to the same cp.async)."""
+    k = kiln.compile(copy_with_hints, {"a": "*fp32:16", "c": "*fp32:16"},
+                     {"EV": ev, "VOL": vol}, target=TARGET, cache=False)
+    assert cp_async_widths(k.asm["ptx"]) == {("cg", 16)}
+
+
+def test_unknown_eviction_policy_is_an_error():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(copy_with_hints, {"a": "*fp32:16", "c": "*fp32:16"},
+                     {"EV": "evict_later", "VOL": False}, target=TARGET, cache=False)
+    located.assert_located(ei.value, HERE, "E:hint", "cp.async_copy_global_to_shared",
+                           r"async_copy_global_to_shared: eviction_policy must be '', "
+                           r"'evict_first', 'evict_last' or 'evict_normal', got 'evict_later'",
+                           kiln.CompilationError)

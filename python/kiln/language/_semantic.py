@@ -588,12 +588,17 @@ class Semantic:
         if cache_modifier not in ("", ".ca", ".cg"):
             raise ValueError(f"async_copy_global_to_shared: cache_modifier must be '', '.ca' "
                              f"or '.cg', got {cache_modifier!r}")
-        if _unwrap(eviction_policy) not in ("", None):
-            raise ValueError("async_copy_global_to_shared: eviction_policy is not supported "
-                             "by Kiln's async copies yet (cp.async without an L2 cache hint)")
-        if _unwrap(volatile):
-            raise ValueError("async_copy_global_to_shared: volatile=True is not supported "
-                             "(an async copy cannot be volatile)")
+        # Accepted as in Gluon, and, as in Triton 3.6's cp.async lowering, without effect
+        # (cp.async carries no eviction priority here, and the copy is never cached in
+        # registers, so volatile changes nothing).
+        eviction_policy = _unwrap(eviction_policy)
+        if eviction_policy not in ("", None, "evict_first", "evict_last", "evict_normal"):
+            raise ValueError(f"async_copy_global_to_shared: eviction_policy must be '', "
+                             f"'evict_first', 'evict_last' or 'evict_normal', got "
+                             f"{eviction_policy!r}")
+        if not isinstance(_unwrap(volatile), bool):
+            raise TypeError(f"async_copy_global_to_shared: volatile must be a constexpr bool, "
+                            f"got {_unwrap(volatile)!r}")
         operands = [pointer]
         if mask is not None:
             mask = self.cast(self.as_tensor(mask), core.int1)
