@@ -73,8 +73,12 @@ struct AsyncCopyOpConversion
         pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, active) : active;
       if (!ctx.target.asyncCopy(rewriter, loc, dstAddr, ptrs[r], width->bytes,
                                 pred, op.getCacheModifier()))
-        return op.emitOpError() << "async copies are not lowered for "
-                                << ctx.target.getDesc().name;
+        return op.emitOpError()
+               << "this async copy" << (pred ? " (masked, or with broadcast "
+                                               "threads)"
+                                             : "")
+               << " is not lowered for " << ctx.target.getDesc().name
+               << " yet";
     }
     rewriter.replaceOp(op, tokenValue(rewriter, loc));
     return success();

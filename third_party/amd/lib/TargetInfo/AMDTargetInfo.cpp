@@ -95,6 +95,48 @@ public:
     return {};
   }
 
+  // global_load_lds: lane i of a wave writes `bytes` at one LDS base (M0) +
+  // i x bytes. The legality helper's 'lanes' rule guarantees the lanes'
+  // slots are consecutive, so the base is this lane's address minus
+  // lane x bytes, the same in every lane; readfirstlane makes it scalar.
+  // Masked copies are not lowered yet (exec-masked lanes write nothing, so
+  // zero-filling them needs its own LDS store).
+  bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+                 unsigned bytes, Value pred, StringRef) const override {
+    if (pred)
+      return false;
+    Type i32 = b.getI32Type();
+    auto c = [&](int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
+    };
+    Value lane =
+        LLVM::URemOp::create(b, loc, threadId(b, loc), c(getDesc().warpSize));
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, dst);
+    Value base = LLVM::SubOp::create(
+        b, loc, addr, LLVM::MulOp::create(b, loc, lane, c(bytes)));
+    base = ROCDL::ReadfirstlaneOp::create(b, loc, i32, base);
+    Value lds = LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), base);
+    ROCDL::GlobalLoadLDSOp::create(b, loc, src, lds, b.getI32IntegerAttr(bytes),
+                                   b.getI32IntegerAttr(0),
+                                   b.getI32IntegerAttr(0), nullptr, nullptr,
+                                   nullptr);
+    return true;
+  }
+
+  // The hardware has no commit groups: a group is the copies issued since
+  // the previous commit, which the wait counts in instructions.
+  void asyncCommitGroup(OpBuilder &, Location) const override {}
+
+  // s_waitcnt with vmcnt(0), expcnt and lgkmcnt unconstrained (gfx9
+  // encoding: vmcnt in [3:0] and [15:14], expcnt [6:4], lgkmcnt [11:8]).
+  // Waiting for everything is always enough; the exact count in
+  // instructions (vmcnt(N) for a group count N) is tile-insert-wait-counts'
+  // next step.
+  void asyncWait(OpBuilder &b, Location loc, unsigned) const override {
+    ROCDL::SWaitcntOp::create(b, loc, b.getI32IntegerAttr((7 << 4) | (15 << 8)));
+  }
+
   void configureConversionTarget(ConversionTarget &target) const override {
     target.addLegalDialect<ROCDL::ROCDLDialect>();
   }

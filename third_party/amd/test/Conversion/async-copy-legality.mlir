@@ -3,10 +3,12 @@
 
 // Direct-to-LDS widths per chip (the target table) and the lane rule, in the
 // one legality helper: what verifies on gfx950 (16 bytes per lane, lanes in
-// consecutive slots) and on gfx942 (4 bytes). Kiln does not lower AMD async
-// copies yet: the lowering says so at the op instead of failing in LLVM.
+// consecutive slots) and on gfx942 (4 bytes), and what the lowering makes of
+// the 16-byte copy: one scalar LDS base per wave, one global_load_lds each.
 
-// LOWER: error: 'tile.async_copy_global_to_local' op async copies are not lowered for hip:gfx950
+// LOWER-LABEL: llvm.func @lanes_16_bytes_gfx950
+// LOWER: rocdl.readfirstlane
+// LOWER: rocdl.global.load.lds %{{.*}}, %{{.*}}, 16, 0, 0
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
