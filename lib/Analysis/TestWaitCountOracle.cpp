@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -42,7 +43,11 @@ using Token = std::shared_ptr<TokenState>;
 
 struct WaitRecord {
   int64_t minAfter = std::numeric_limits<int64_t>::max();
-  bool violated = false, uncommitted = false, reached = false;
+  // Instruction counts: the fewest copy instructions issued after the
+  // newest awaited group, minus the wait's `instructions`.
+  int64_t minInstrAfter = std::numeric_limits<int64_t>::max();
+  bool violated = false, uncommitted = false, reached = false,
+       instrViolated = false;
 };
 
 /// Runs out of choices -> Restart; a choice sequence enumerates executions.
@@ -63,7 +68,9 @@ struct Execution {
 
 class Interpreter {
 public:
-  Interpreter(DenseMap<Operation *, WaitRecord> &records) : records(records) {}
+  Interpreter(DenseMap<Operation *, WaitRecord> &records,
+              const kiln::TargetDesc *target)
+      : records(records), target(target) {}
 
   void runBlock(Block &block, Execution &ex) {
     for (Operation &op : block)
@@ -77,7 +84,9 @@ private:
   }
 
   void runOp(Operation *op, Execution &ex) {
-    if (isa<AsyncCopyGlobalToLocalOp>(op)) {
+    if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+      if (target && target->asyncWaitCountsInstructions)
+        instructions += getAsyncCopyInstructions(copy, target);
       auto t = std::make_shared<TokenState>();
       pendingCopies.push_back(t);
       tokens[op->getResult(0)] = t;
@@ -85,6 +94,7 @@ private:
     }
     if (isa<AsyncCommitGroupOp>(op)) {
       ++groups;
+      instructionsAtCommit.push_back(instructions);
       for (Token &t : pendingCopies)
         t->group = groups;
       pendingCopies.clear();
@@ -115,6 +125,18 @@ private:
         if (after < n)
           rec.violated = true;
         rec.minAfter = std::min(rec.minAfter, after - n);
+      }
+      // Instructions: every group older than the newest n must be done, so
+      // the newest awaited group's copies must not be among the last
+      // `instructions` issued.
+      if (std::optional<uint32_t> m = wait.getInstructions()) {
+        int64_t newest = groups - n; // 1-based id of the newest awaited group
+        if (newest >= 1) {
+          int64_t issuedAfter = instructions - instructionsAtCommit[newest - 1];
+          if (issuedAfter < int64_t(*m))
+            rec.instrViolated = true;
+          rec.minInstrAfter = std::min(rec.minInstrAfter, issuedAfter - *m);
+        }
       }
       // Everything committed more than n groups ago has retired.
       for (auto &[value, t] : tokens)
@@ -175,6 +197,9 @@ private:
   }
 
   DenseMap<Operation *, WaitRecord> &records;
+  const kiln::TargetDesc *target;
+  int64_t instructions = 0;
+  SmallVector<int64_t> instructionsAtCommit; // per group, 1-based ids
   DenseMap<Value, Token> tokens;
   SmallVector<Token> pendingCopies;
   int64_t groups = 0;
@@ -201,7 +226,8 @@ struct TestWaitCountOraclePass
       while (executions < 20000) {
         Execution ex;
         ex.plan = &plan;
-        Interpreter(records).runBlock(func.getBody().front(), ex);
+        Interpreter(records, getEnclosingTarget(func))
+            .runBlock(func.getBody().front(), ex);
         ++executions;
         // Next sequence: bump the last choice that has options left.
         int i = int(ex.choices.size()) - 1;
@@ -224,12 +250,26 @@ struct TestWaitCountOraclePass
         else if (r.violated)
           wait.emitError() << "oracle: count " << wait.getNum().value_or(0)
                            << " leaves an awaited group in flight";
-        else if (r.minAfter == std::numeric_limits<int64_t>::max())
-          wait.emitRemark() << "oracle: nothing to wait for (" << executions
-                            << " executions)";
-        else
-          wait.emitRemark() << "oracle: holds on " << executions
-                            << " executions, slack " << r.minAfter;
+        else if (r.instrViolated)
+          wait.emitError() << "oracle: instruction count "
+                           << wait.getInstructions().value_or(0)
+                           << " leaves an awaited copy instruction in flight";
+        else {
+          constexpr int64_t kNone = std::numeric_limits<int64_t>::max();
+          bool groups = r.minAfter != kNone;
+          bool instr = wait.getInstructions() && r.minInstrAfter != kNone;
+          if (!groups && !instr) {
+            wait.emitRemark() << "oracle: nothing to wait for (" << executions
+                              << " executions)";
+            return;
+          }
+          InFlightDiagnostic d = wait.emitRemark();
+          d << "oracle: holds on " << executions << " executions";
+          if (groups)
+            d << ", slack " << r.minAfter;
+          if (instr)
+            d << ", instruction slack " << r.minInstrAfter;
+        }
       });
     });
   }

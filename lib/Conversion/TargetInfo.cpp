@@ -77,4 +77,5 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
   return false;
 }
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
-void TargetInfo::asyncWait(OpBuilder &, Location, unsigned) const {}
+void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
+                           std::optional<unsigned>) const {}

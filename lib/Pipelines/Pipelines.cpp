@@ -17,7 +17,9 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
                                    const KilnToLLVMOptions &options) {
   tile::TileAllocateSharedMemoryPassOptions alloc;
   alloc.target = options.target;
-  pm.addPass(tile::createTileInsertWaitCountsPass());
+  tile::TileInsertWaitCountsPassOptions waits;
+  waits.target = options.target;
+  pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   pm.addPass(tile::createTileInsertBarriersPass());
   pm.addPass(createSCFToControlFlowPass());

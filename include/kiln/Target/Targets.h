@@ -43,6 +43,9 @@ struct TargetDesc {
   /// direct-to-LDS loads, M0-based): a layout must give a warp's lanes
   /// consecutive slots.
   bool asyncCopyLaneContiguous = false;
+  /// The hardware's wait counts outstanding copy instructions, not commit
+  /// groups (a wait needs an instruction count).
+  bool asyncWaitCountsInstructions = false;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

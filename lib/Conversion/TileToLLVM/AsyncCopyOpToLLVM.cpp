@@ -117,7 +117,10 @@ struct AsyncWaitOpConversion : ConvertOpToLLVMPattern<AsyncWaitOp> {
       return op.emitOpError() << "has no count; run tile-insert-wait-counts "
                                  "(part of kiln-to-llvm) to compute it from "
                                  "its tokens";
-    ctx.target.asyncWait(rewriter, op.getLoc(), *num);
+    std::optional<unsigned> instructions;
+    if (std::optional<uint32_t> n = op.getInstructions())
+      instructions = *n;
+    ctx.target.asyncWait(rewriter, op.getLoc(), *num, instructions);
     rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
     return success();
   }

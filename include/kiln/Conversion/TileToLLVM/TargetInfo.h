@@ -16,6 +16,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include <functional>
 #include <memory>
+#include <optional>
 
 namespace kiln {
 
@@ -68,9 +69,11 @@ public:
                          llvm::StringRef cacheModifier) const;
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
-  /// Waits until at most `num` of this thread's groups are in flight.
-  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc,
-                         unsigned num) const;
+  /// Waits until at most `num` of this thread's groups are in flight; on
+  /// targets whose hardware counts instructions, `instructions` (when
+  /// computed) is how many copy instructions may stay in flight.
+  virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned num,
+                         std::optional<unsigned> instructions) const;
   /// Makes the vendor's LLVM-level dialect (NVVM, ROCDL) legal in the
   /// conversion target.
   virtual void

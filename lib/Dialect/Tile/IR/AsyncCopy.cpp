@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -130,4 +131,31 @@ const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {
     return nullptr;
   auto name = TileDialect::TargetAttrHelper(op->getContext()).getAttr(module);
   return name ? lookupTarget(name.getValue()) : nullptr;
+}
+
+unsigned kiln::tile::getAsyncCopyInstructions(AsyncCopyGlobalToLocalOp copy,
+                                              const TargetDesc *target) {
+  auto ptrType = cast<RankedTensorType>(copy.getPtr().getType());
+  // Diagnostics are the verifier's business; here only the width counts.
+  ScopedDiagnosticHandler silence(copy.getContext(),
+                                  [](Diagnostic &) { return success(); });
+  FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
+      target, ptrType, copy.getDst(), std::nullopt,
+      [&] { return copy.emitOpError(); });
+  if (failed(width))
+    return 0;
+  Type pointee = cast<PointerType>(ptrType.getElementType()).getPointeeType();
+  auto tensorType = RankedTensorType::get(ptrType.getShape(), pointee,
+                                          ptrType.getEncoding());
+  FailureOr<SharedAccessPlan> plan = planSharedAccess(
+      tensorType, copy.getDst().getType(),
+      getSharedBaseAlignment(copy.getDst()), width->bytes,
+      getSharedXorOffset(copy.getDst()));
+  if (failed(plan))
+    return 0;
+  unsigned n = 0;
+  for (unsigned r = 0; r < plan->registerOffsets.size(); r += plan->vec)
+    if ((r & plan->redundantRegisterMask) == 0)
+      ++n;
+  return n;
 }

@@ -15,7 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Target/Targets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -203,9 +205,138 @@ private:
   llvm::SmallPtrSet<Value, 8> visiting;
 };
 
+/// For targets whose wait counts instructions: the fewest copy instructions
+/// issued after the awaited group (the (num+1)-th most recent commit), over
+/// every path back from the wait. States are indexed by the commits passed
+/// so far and keep the smallest instruction count; loops are walked 0 to
+/// need+1 times and anything not understood ends the walk there (counting
+/// fewer instructions only makes the wait stricter).
+class InstructionCounter {
+public:
+  InstructionCounter(const TargetDesc *target, unsigned need)
+      : target(target), need(need) {}
+
+  int64_t countBefore(Operation *wait) {
+    States s(need, kInf);
+    s[0] = 0;
+    fromPosition(wait, std::move(s), 0);
+    return finished == kInf ? 0 : finished;
+  }
+
+private:
+  using States = SmallVector<int64_t>;
+  static constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+
+  void finishAll(const States &s) {
+    for (int64_t c : s)
+      finished = std::min(finished, c);
+  }
+
+  static States merge(const States &a, const States &b) {
+    States r(a);
+    for (auto [x, y] : llvm::zip(r, b))
+      x = std::min(x, y);
+    return r;
+  }
+
+  unsigned weight(AsyncCopyGlobalToLocalOp copy) {
+    auto it = weights.find(copy);
+    if (it == weights.end())
+      it = weights.try_emplace(copy, getAsyncCopyInstructions(copy, target))
+               .first;
+    return it->second;
+  }
+
+  /// Walks [block.begin(), end) backwards.
+  States walkOps(Block &block, Block::iterator end, States s) {
+    for (auto it = end; it != block.begin();) {
+      Operation *op = &*--it;
+      if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+        for (int64_t &c : s)
+          if (c != kInf)
+            c += weight(copy);
+      } else if (isa<AsyncCommitGroupOp>(op)) {
+        finished = std::min(finished, s[need - 1]); // the awaited group
+        for (unsigned k = need - 1; k > 0; --k)
+          s[k] = s[k - 1];
+        s[0] = kInf;
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        States thenS = walkOps(branch.getThenRegion().front(),
+                               branch.getThenRegion().front().end(), s);
+        States elseS = branch.getElseRegion().empty()
+                           ? s
+                           : walkOps(branch.getElseRegion().front(),
+                                     branch.getElseRegion().front().end(), s);
+        s = merge(thenS, elseS);
+      } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        States acc = s, cur = s; // 0 .. need+1 iterations
+        for (unsigned i = 0; i <= need; ++i) {
+          cur = walkOps(*loop.getBody(), loop.getBody()->end(), cur);
+          acc = merge(acc, cur);
+        }
+        s = acc;
+      } else if (op->getNumRegions() > 0) {
+        finishAll(s);
+        s.assign(need, kInf);
+      }
+    }
+    return s;
+  }
+
+  /// Continues backwards from just before `at`, then out of its block.
+  void fromPosition(Operation *at, States s, unsigned backEdges) {
+    s = walkOps(*at->getBlock(), Block::iterator(at), std::move(s));
+    atBlockStart(at->getBlock(), std::move(s), backEdges);
+  }
+
+  void atBlockStart(Block *block, States s, unsigned backEdges) {
+    Operation *parent = block->getParentOp();
+    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+      fromPosition(loop, s, backEdges); // entered from before the loop
+      if (backEdges <= need) {          // or around the back edge
+        States prev = walkOps(*block, block->end(), s);
+        atBlockStart(block, std::move(prev), backEdges + 1);
+      } else {
+        finishAll(s);
+      }
+      return;
+    }
+    if (isa<scf::IfOp>(parent)) {
+      fromPosition(parent, std::move(s), backEdges);
+      return;
+    }
+    finishAll(s); // the function's start, or a region not followed
+  }
+
+  const TargetDesc *target;
+  unsigned need;
+  int64_t finished = kInf;
+  DenseMap<Operation *, unsigned> weights;
+};
+
 struct InsertWaitCounts
     : kiln::tile::impl::TileInsertWaitCountsPassBase<InsertWaitCounts> {
+  using Base::Base;
+
   void runOnOperation() override {
+    countGroups();
+    // Targets whose waits count instructions: every wait with a group count
+    // gets its instruction count too. (An unknown target name is the
+    // allocation pass's error to report.)
+    const TargetDesc *option = target.empty() ? nullptr : lookupTarget(target);
+    getOperation().walk([&](AsyncWaitOp wait) {
+      const TargetDesc *target = option ? option : getEnclosingTarget(wait);
+      if (!target || !target->asyncWaitCountsInstructions || !wait.getNum() ||
+          wait.getInstructionsAttr())
+        return;
+      InstructionCounter counter(target, *wait.getNum() + 1);
+      int64_t n = counter.countBefore(wait);
+      wait.setInstructionsAttr(Builder(wait.getContext())
+                                   .getI32IntegerAttr(std::min<int64_t>(n, 1 << 30)));
+    });
+  }
+
+  void countGroups() {
     bool failedAny = false;
     getOperation().walk([&](AsyncWaitOp wait) {
       if (wait.getNumAttr())

@@ -128,13 +128,16 @@ public:
   // the previous commit, which the wait counts in instructions.
   void asyncCommitGroup(OpBuilder &, Location) const override {}
 
-  // s_waitcnt with vmcnt(0), expcnt and lgkmcnt unconstrained (gfx9
-  // encoding: vmcnt in [3:0] and [15:14], expcnt [6:4], lgkmcnt [11:8]).
-  // Waiting for everything is always enough; the exact count in
-  // instructions (vmcnt(N) for a group count N) is tile-insert-wait-counts'
-  // next step.
-  void asyncWait(OpBuilder &b, Location loc, unsigned) const override {
-    ROCDL::SWaitcntOp::create(b, loc, b.getI32IntegerAttr((7 << 4) | (15 << 8)));
+  // s_waitcnt vmcnt(N) with expcnt and lgkmcnt unconstrained (gfx9
+  // encoding: vmcnt's low 4 bits in [3:0], high 2 in [15:14], expcnt [6:4],
+  // lgkmcnt [11:8]). N is the copy instructions tile-insert-wait-counts
+  // found issued after the awaited group, capped at 63 (a smaller N only
+  // waits longer); without it, vmcnt(0).
+  void asyncWait(OpBuilder &b, Location loc, unsigned,
+                 std::optional<unsigned> instructions) const override {
+    unsigned n = std::min(instructions.value_or(0), 63u);
+    unsigned bits = (n & 0xF) | ((n >> 4) << 14) | (7 << 4) | (15 << 8);
+    ROCDL::SWaitcntOp::create(b, loc, b.getI32IntegerAttr(bits));
   }
 
   void configureConversionTarget(ConversionTarget &target) const override {

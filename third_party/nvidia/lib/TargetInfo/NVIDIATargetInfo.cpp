@@ -103,7 +103,8 @@ public:
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
 
-  void asyncWait(OpBuilder &b, Location loc, unsigned num) const override {
+  void asyncWait(OpBuilder &b, Location loc, unsigned num,
+                 std::optional<unsigned>) const override {
     NVVM::CpAsyncWaitGroupOp::create(b, loc, b.getI32IntegerAttr(num));
   }
 

@@ -51,6 +51,13 @@ checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
                mlir::Value dst, std::optional<unsigned> pointerElements,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// Copy instructions one thread issues for `copy` on `target` at the widest
+/// width its layouts allow: never more than the lowering issues (the
+/// pointers can only narrow the width, which adds instructions), so wait
+/// counts built on it never overestimate. 0 when the copy is illegal.
+unsigned getAsyncCopyInstructions(AsyncCopyGlobalToLocalOp copy,
+                                  const TargetDesc *target);
+
 /// The target named by the module's tile.target around `op`, if any.
 const TargetDesc *getEnclosingTarget(mlir::Operation *op);
 

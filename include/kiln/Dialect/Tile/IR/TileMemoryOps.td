@@ -327,13 +327,19 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
     `tile-insert-wait-counts` computes the count (the fewest groups
     committed after theirs on any path); the lowering needs it.
 
+    On targets whose hardware counts instructions rather than groups,
+    `instructions` is how many of this thread's asynchronous copy
+    instructions the wait may leave in flight (the fewest issued after the
+    awaited group on any path); the same pass computes it.
+
     ```mlir
     %w = tile.async_wait tokens %g {num = 1 : i32}
     %v = tile.async_wait tokens %g          // count from the tokens
     ```
   }];
   let arguments = (ins Variadic<Tile_AsyncToken>:$tokens,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$num);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$num,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$instructions);
   let results = (outs Tile_AsyncToken:$token);
   let assemblyFormat = "(`tokens` $tokens^)? attr-dict";
 }

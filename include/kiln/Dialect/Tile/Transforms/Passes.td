@@ -33,7 +33,16 @@ def TileInsertWaitCountsPass : Pass<"tile-insert-wait-counts", "mlir::ModuleOp">
     the smaller branch). The count never overestimates; what the pass
     cannot follow gets 0 with a remark, and a copy not committed on every
     path to its wait is an error. Waits with a count keep it.
+
+    On targets whose waits count instructions (the target table says so),
+    every wait also gets `instructions`: the fewest copy instructions
+    issued after the awaited group on any path (loops walked 0 to count+1
+    times, both branches), with each copy's instructions from the layouts.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target whose wait counting applies (default: tile.target)">,
+  ];
 }
 
 def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {

@@ -1,0 +1,96 @@
+// RUN: kiln-opt %s -split-input-file --tile-insert-wait-counts | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | FileCheck %s --check-prefix=ORACLE
+
+// AMD waits count instructions (vmcnt): each wait also gets the fewest copy
+// instructions issued after the awaited group on any path. A copy of 256
+// floats with one float per lane and 4 waves is 1 global_load_lds per
+// thread; 1024 floats, 4. The oracle (all branch choices, trip counts 0-3)
+// confirms each count: no awaited instruction can stay in flight, slack 0.
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p1 = tensor<256x!tile.ptr<f32>, #l>
+!m1 = !tile.memdesc<256xf32, #sh, mutable>
+!p4 = tensor<1024x!tile.ptr<f32>, #l>
+!m4 = !tile.memdesc<1024xf32, #sh, mutable>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // CHECK-LABEL: func.func @straight
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 4 : i32, num = 1 : i32}
+  // CHECK: tile.async_wait {instructions = 0 : i32, num = 0 : i32}
+  // ORACLE: oracle: holds on 1 executions, slack 0, instruction slack 0
+  // ORACLE: oracle: holds on 1 executions, instruction slack 0
+  func.func @straight(%p1: !p1, %p4: !p4, %a: !m1, %b: !m4) {
+    %c0 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+    %g1 = tile.async_commit_group tokens %c1
+    %w0 = tile.async_wait tokens %g0
+    %w1 = tile.async_wait {num = 0 : i32}
+    return
+  }
+
+  // A copy issued after the last commit is in flight too: 4 + 1.
+  // CHECK-LABEL: func.func @uncommitted_after
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 5 : i32, num = 1 : i32}
+  // ORACLE: instruction slack 0
+  func.func @uncommitted_after(%p1: !p1, %p4: !p4, %a: !m1, %b: !m4) {
+    %c0 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+    %g1 = tile.async_commit_group tokens %c1
+    %c2 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %w = tile.async_wait tokens %g0
+    return
+  }
+
+  // Double buffering: one 4-instruction group may stay in flight.
+  // CHECK-LABEL: func.func @double_buffer
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 4 : i32, num = 1 : i32}
+  // ORACLE: oracle: holds on 4 executions, slack 0, instruction slack 0
+  func.func @double_buffer(%p4: !p4, %b: !m4, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t0 = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+    %g0 = tile.async_commit_group tokens %t0
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %g0) -> (!tile.async_token) {
+      %t = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait tokens %prev
+      scf.yield %g : !tile.async_token
+    }
+    return
+  }
+
+  // Uneven branches: the smaller group (1 instruction) bounds the count.
+  // CHECK-LABEL: func.func @uneven_if
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 1 : i32, num = 1 : i32}
+  // ORACLE: oracle: holds on 2 executions, slack 0, instruction slack 0
+  func.func @uneven_if(%p1: !p1, %p4: !p4, %a: !m1, %b: !m4, %c: i1) {
+    %g0 = tile.async_commit_group
+    scf.if %c {
+      %t = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+      %g = tile.async_commit_group tokens %t
+    } else {
+      %t = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+      %g = tile.async_commit_group tokens %t
+    }
+    %w = tile.async_wait tokens %g0
+    return
+  }
+
+  // Copies in a loop that may not run count nothing.
+  // CHECK-LABEL: func.func @loop_may_not_run
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 0 : i32, num = 1 : i32}
+  // ORACLE: oracle: holds on 4 executions, slack 0, instruction slack 0
+  func.func @loop_may_not_run(%p4: !p4, %b: !m4, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %g0 = tile.async_commit_group
+    scf.for %i = %c0 to %n step %c1 {
+      %t = tile.async_copy_global_to_local %p4, %b : !p4 -> !m4
+    }
+    %g1 = tile.async_commit_group
+    %w = tile.async_wait tokens %g0
+    return
+  }
+}
