@@ -77,5 +77,6 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
   return false;
 }
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
+void TargetInfo::annotateSyncedSharedLoad(Operation *) const {}
 void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
                            std::optional<unsigned>) const {}

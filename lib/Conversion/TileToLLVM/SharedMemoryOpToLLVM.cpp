@@ -195,17 +195,24 @@ struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
                               << " with " << type;
     SmallVector<Value> regs;
     unsigned vec = access->vec;
+    bool synced = TileDialect::SyncedViaWaitAttrHelper(op.getContext())
+                      .isAttrPresent(op);
+    auto mark = [&](LLVM::LoadOp load) {
+      if (synced)
+        ctx.target.annotateSyncedSharedLoad(load);
+      return load;
+    };
     for (Value p : access->addrs) {
       if (vec == 1) {
         regs.push_back(fromMemory(
-            rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, p),
+            rewriter, loc, mark(LLVM::LoadOp::create(rewriter, loc, memTy, p)),
             regTy));
         continue;
       }
       auto vecTy = VectorType::get({int64_t(vec)}, memTy);
-      Value packed = LLVM::LoadOp::create(
+      Value packed = mark(LLVM::LoadOp::create(
           rewriter, loc, vecTy, p,
-          vec * getElementBytes(op.getSrc().getType().getElementType()));
+          vec * getElementBytes(op.getSrc().getType().getElementType())));
       for (unsigned i = 0; i < vec; ++i)
         regs.push_back(LLVM::ExtractElementOp::create(
             rewriter, loc, packed, i32Const(rewriter, loc, i)));

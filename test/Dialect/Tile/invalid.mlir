@@ -1451,3 +1451,11 @@ func.func @pad_many(%b: !tile.memdesc<4xf32, #tile.padded_shared<{intervals = [4
 func.func @pad_buffer_shape(%b: !tile.memdesc<4x4xf32, #tile.padded_shared<{intervals = [4], paddings = [1], offset = [[0, 1], [0, 2], [1, 0]], shape = [2, 4]}>>) {
   return
 }
+
+// -----
+
+func.func @synced_not_a_load() {
+  // expected-error @+1 {{'tile.synced_via_wait' is a unit attribute of tile.local_load}}
+  %g = tile.async_commit_group {tile.synced_via_wait}
+  return
+}

@@ -67,6 +67,10 @@ public:
                          mlir::Value dst, mlir::Value src, unsigned bytes,
                          mlir::Value pred,
                          llvm::StringRef cacheModifier) const;
+  /// Marks `load` (an LLVM load from shared memory that no in-flight async
+  /// copy can write: tile.synced_via_wait) so that LLVM does not wait for
+  /// in-flight copies before it. The default does nothing.
+  virtual void annotateSyncedSharedLoad(mlir::Operation *load) const;
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

@@ -238,6 +238,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return success(); // layouts are checked with
                       // NumWarpsAttrHelper::getNameStr()
   }
+  if (name == SyncedViaWaitAttrHelper::getNameStr()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<LocalLoadOp>(op))
+      return op->emitOpError() << "'" << name
+                               << "' is a unit attribute of tile.local_load";
+    return success();
+  }
   if (name == NumStagesAttrHelper::getNameStr()) {
     // Loop hint for the (future) pipeliner: kl.range(..., num_stages=N).
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

@@ -230,8 +230,21 @@ private:
       return;
     }
     if (auto load = dyn_cast<LocalLoadOp>(op)) {
-      access(op, memdescAccess(load.getSrc(), load.getType(), op),
-             /*isWrite=*/false, state, insert);
+      Access a = memdescAccess(load.getSrc(), load.getType(), op);
+      access(op, a, /*isWrite=*/false, state, insert);
+      // No copy into these bytes in flight: the load may be declared not to
+      // alias in-flight copies (LLVM then adds no wait of its own for them).
+      if (insert) {
+        bool inFlight = a.end == kWholeMemory ||
+                        llvm::any_of(state.pending, [&](const Pending &p) {
+                          return p.access.overlaps(a);
+                        });
+        TileDialect::SyncedViaWaitAttrHelper helper(op->getContext());
+        if (inFlight)
+          op->removeAttr(helper.getName());
+        else
+          helper.setAttr(op, UnitAttr::get(op->getContext()));
+      }
       return;
     }
     if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {

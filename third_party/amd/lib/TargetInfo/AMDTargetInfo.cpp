@@ -10,6 +10,26 @@ using namespace kiln;
 
 namespace {
 class AMDTargetInfo : public TargetInfo {
+  struct Scopes {
+    Attribute copies, loads;
+  };
+  // One domain and two scopes per lowering (alias scopes are distinct
+  // attributes: made once, shared by every op that names them).
+  mutable std::optional<Scopes> cachedScopes;
+
+  Scopes scopes(MLIRContext *ctx) const {
+    if (!cachedScopes) {
+      auto domain = LLVM::AliasScopeDomainAttr::get(
+          ctx, StringAttr::get(ctx, "kiln async copies and LDS reads"));
+      cachedScopes = Scopes{
+          LLVM::AliasScopeAttr::get(domain,
+                                    StringAttr::get(ctx, "direct-to-LDS copies")),
+          LLVM::AliasScopeAttr::get(
+              domain, StringAttr::get(ctx, "LDS reads after their copies"))};
+    }
+    return *cachedScopes;
+  }
+
 public:
   using TargetInfo::TargetInfo;
 
@@ -117,11 +137,22 @@ public:
     base = ROCDL::ReadfirstlaneOp::create(b, loc, i32, base);
     Value lds = LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), base);
-    ROCDL::GlobalLoadLDSOp::create(b, loc, src, lds, b.getI32IntegerAttr(bytes),
-                                   b.getI32IntegerAttr(0),
-                                   b.getI32IntegerAttr(0), nullptr, nullptr,
-                                   nullptr);
+    ROCDL::GlobalLoadLDSOp::create(
+        b, loc, src, lds, b.getI32IntegerAttr(bytes), b.getI32IntegerAttr(0),
+        b.getI32IntegerAttr(0), b.getArrayAttr({scopes(b.getContext()).copies}),
+        nullptr, nullptr);
     return true;
+  }
+
+  // LDS reads that no in-flight copy can write (tile.synced_via_wait) are in
+  // a scope declared not to alias the copies' scope: without it LLVM's
+  // waitcnt insertion adds vmcnt(0) before every LDS read while a
+  // direct-to-LDS load is in flight.
+  void annotateSyncedSharedLoad(Operation *load) const override {
+    auto l = cast<LLVM::LoadOp>(load);
+    Scopes s = scopes(load->getContext());
+    l.setAliasScopesAttr(ArrayAttr::get(load->getContext(), {s.loads}));
+    l.setNoaliasScopesAttr(ArrayAttr::get(load->getContext(), {s.copies}));
   }
 
   // The hardware has no commit groups: a group is the copies issued since

@@ -61,7 +61,11 @@ def Tile_Dialect : Dialect {
     // On loops: the software-pipelining depth asked for.
     "::mlir::IntegerAttr":$num_stages,
     // On pointer and integer kernel arguments: a power-of-two divisor.
-    "::mlir::IntegerAttr":$divisibility
+    "::mlir::IntegerAttr":$divisibility,
+    // On local_load, set by tile-insert-barriers: no async copy into the
+    // bytes it reads can be in flight there (so it may be declared not to
+    // alias any in-flight copy).
+    "::mlir::UnitAttr":$synced_via_wait
   );
   let extraClassDeclaration = [{
     /// LLVM keeps address spaces in 24 bits.
