@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -28,31 +27,11 @@ for _p in (os.path.join(_ROOT, "python"), os.path.join(_ROOT, "examples")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+from timing import median_ms  # noqa: E402  (bench/timing.py)
+
 DEFAULT_SHAPES = ((8192, 8192),)
 
 
-def median_ms(fn, warmup=25, rep=200):
-    """Median time of fn() in ms: triton's do_bench if importable, else CUDA events."""
-    try:
-        from triton.testing import do_bench
-    except Exception:  # triton absent or broken: time with CUDA events
-        do_bench = None
-    if do_bench is not None:
-        return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median")), "do_bench"
-    import torch
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(100):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times), "cuda-events"
 
 
 def copy_bandwidth(bundle, shapes=DEFAULT_SHAPES, target=None, check=True, device="cuda"):

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -49,9 +48,12 @@ try:  # the installed wheel first; a development checkout otherwise
 except ImportError:
     sys.path.insert(0, os.path.join(_ROOT, "python"))
 
+from timing import gbps, median_ms  # noqa: E402  (bench/timing.py)
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
-from kiln.language.nvidia.ampere import async_copy as cp  # noqa: E402
+
+sys.path.insert(0, os.path.join(_ROOT, "examples"))
+from kernels import ring_add, transpose_smem  # noqa: E402  (examples/kernels.py)
 
 try:
     from triton.experimental import gluon
@@ -82,65 +84,6 @@ TRANSPOSE_CONFIGS = [(64, 64, 4, "store"), (64, 64, 8, "store"), (128, 64, 8, "s
 
 
 # --- Kiln kernels -------------------------------------------------------------------------------
-
-
-@kiln.jit
-def ring_add(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr, NBUF: kl.constexpr,
-             CL: kl.constexpr, LL: kl.constexpr, SH: kl.constexpr):
-    dt: kl.constexpr = a.dtype.element_ty
-    a_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    b_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    row0 = kl.program_id(1) * ROWS
-    row_end = kl.minimum(M, row0 + ROWS)
-    num_blocks = kl.cdiv(row_end - row0, BM)
-    cols_c = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, CL))
-    rows_c = row0 + kl.arange(0, BM, kl.SliceLayout(1, CL))
-    cols_l = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, LL))
-    rows_l = row0 + kl.arange(0, BM, kl.SliceLayout(1, LL))
-    for s in kl.static_range(NBUF - 1):  # prologue: blocks 0 .. NBUF-2 in flight
-        r0 = rows_c + s * BM
-        m0 = (r0[:, None] < row_end) & (cols_c[None, :] < N)
-        offs0 = r0[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(s), a + offs0, mask=m0)
-        cp.async_copy_global_to_shared(b_bufs.index(s), b + offs0, mask=m0)
-        cp.commit_group()
-    for k in range(num_blocks):
-        nxt = k + NBUF - 1  # refill the slot block k-1 was read from
-        r = rows_c + nxt * BM
-        m = (r[:, None] < row_end) & (cols_c[None, :] < N)
-        offs = r[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(nxt % NBUF), a + offs, mask=m)
-        cp.async_copy_global_to_shared(b_bufs.index(nxt % NBUF), b + offs, mask=m)
-        cp.commit_group()
-        cp.wait_group(NBUF - 1)  # block k's group has landed
-        x = a_bufs.index(k % NBUF).load(LL)
-        y = b_bufs.index(k % NBUF).load(LL)
-        r_l = rows_l + k * BM
-        m_l = (r_l[:, None] < row_end) & (cols_l[None, :] < N)
-        kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
-    cp.wait_group(0)
-
-
-@kiln.jit
-def transpose_smem(x, out, M, N, BM: kl.constexpr, BN: kl.constexpr, L: kl.constexpr,
-                   LT: kl.constexpr, SH: kl.constexpr, VIA: kl.constexpr):
-    dt: kl.constexpr = x.dtype.element_ty
-    rows = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, L))
-    cols = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, L))
-    m = (rows[:, None] < M) & (cols[None, :] < N)
-    src = x + rows[:, None] * N + cols[None, :]
-    buf = kl.allocate_shared_memory(dt, [BM, BN], SH)
-    if VIA == "async":
-        cp.async_copy_global_to_shared(buf, src, mask=m)
-        cp.commit_group()
-        cp.wait_group(0)
-    else:
-        buf.store(kl.load(src, mask=m))
-    t = buf.load(LT)
-    rows_t = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, LT))
-    cols_t = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, LT))
-    mt = (rows_t[:, None] < M) & (cols_t[None, :] < N)
-    kl.store(out + cols_t[None, :] * M + rows_t[:, None], t, mask=mt)
 
 
 # --- the same ring in Gluon ---------------------------------------------------------------------
@@ -232,32 +175,8 @@ def transpose_layouts(dtype, num_warps, swizzle=None):
 # --- timing -------------------------------------------------------------------------------------
 
 
-def median_ms(fn, warmup=25, rep=200):
-    """Median time of fn() in ms: triton's do_bench if importable, else CUDA events."""
-    try:
-        from triton.testing import do_bench
-    except Exception:  # triton absent or broken: time with CUDA events
-        do_bench = None
-    if do_bench is not None:
-        return float(do_bench(fn, warmup=warmup, rep=rep, return_mode="median")), "do_bench"
-    import torch
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(100):
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    return statistics.median(times), "cuda-events"
 
 
-def gbps(nbytes, ms):
-    return nbytes / (ms * 1e-3) / 1e9
 
 
 def _error(e):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 
 import pytest
 
@@ -16,6 +17,10 @@ from kiln.compiler import compiler as compiler_mod
 from kiln.language.nvidia.ampere import async_copy as cp
 
 import located
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples"))
+from kernels import ring_add  # noqa: E402  (examples/kernels.py)
 
 try:
     from kiln import _compiler
@@ -38,43 +43,6 @@ def rows_layout(spt, BN=64, warp=32, num_warps=4):
 
 
 COLS_DOWN = kl.BlockedLayout([4, 1], [8, 4], [1, 4], [0, 1])
-
-
-@kiln.jit
-def ring_add(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr, NBUF: kl.constexpr,
-             CL: kl.constexpr, LL: kl.constexpr, SH: kl.constexpr):
-    dt: kl.constexpr = a.dtype.element_ty
-    a_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    b_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    row0 = kl.program_id(1) * ROWS
-    row_end = kl.minimum(M, row0 + ROWS)
-    num_blocks = kl.cdiv(row_end - row0, BM)
-    cols_c = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, CL))
-    rows_c = row0 + kl.arange(0, BM, kl.SliceLayout(1, CL))
-    cols_l = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, LL))
-    rows_l = row0 + kl.arange(0, BM, kl.SliceLayout(1, LL))
-    for s in kl.static_range(NBUF - 1):
-        r0 = rows_c + s * BM
-        m0 = (r0[:, None] < row_end) & (cols_c[None, :] < N)
-        offs0 = r0[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(s), a + offs0, mask=m0)
-        cp.async_copy_global_to_shared(b_bufs.index(s), b + offs0, mask=m0)
-        cp.commit_group()
-    for k in range(num_blocks):
-        nxt = k + NBUF - 1
-        r = rows_c + nxt * BM
-        m = (r[:, None] < row_end) & (cols_c[None, :] < N)
-        offs = r[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(nxt % NBUF), a + offs, mask=m)
-        cp.async_copy_global_to_shared(b_bufs.index(nxt % NBUF), b + offs, mask=m)
-        cp.commit_group()
-        cp.wait_group(NBUF - 1)
-        x = a_bufs.index(k % NBUF).load(LL)
-        y = b_bufs.index(k % NBUF).load(LL)
-        r_l = rows_l + k * BM
-        m_l = (r_l[:, None] < row_end) & (cols_l[None, :] < N)
-        kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
-    cp.wait_group(0)
 
 
 def ring_signature(dtype, aligned=True):
@@ -206,7 +174,11 @@ def test_two_byte_copy_of_unaligned_fp16_rows_is_an_error():
     err = ei.value
     assert "cp.async" in err.message and re.search(r"(?<![\w.])2(?![\w.])", err.message), \
         err.message
-    assert err.file == HERE, str(err)
+    # at the copy in ring_add's source (examples/kernels.py), where the user wrote it
+    assert os.path.realpath(err.file) == os.path.realpath(ring_add.fn.__code__.co_filename), \
+        str(err)
+    line = open(err.file).read().splitlines()[err.line - 1]
+    assert "cp.async_copy_global_to_shared" in line, line
 
 
 def test_not_available_on_amd():
@@ -389,4 +361,41 @@ def test_unknown_eviction_policy_is_an_error():
     located.assert_located(ei.value, HERE, "E:hint", "cp.async_copy_global_to_shared",
                            r"async_copy_global_to_shared: eviction_policy must be '', "
                            r"'evict_first', 'evict_last' or 'evict_normal', got 'evict_later'",
+                           kiln.CompilationError)
+
+
+@kiln.jit
+def bad_cache(x):
+    buf = kl.allocate_shared_memory(kl.float32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cp.async_copy_global_to_shared(buf, x + kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0])), cache_modifier=".cs")  # E:cache
+
+
+@kiln.jit
+def bad_volatile(x):
+    buf = kl.allocate_shared_memory(kl.float32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    cp.async_copy_global_to_shared(buf, x + kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0])), volatile=2)  # E:volatile
+
+
+@kiln.jit
+def bad_mask_shape(x):
+    L2 = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0])
+    buf = kl.allocate_shared_memory(kl.float32, [1, 128], kl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    c = kl.arange(0, 128, kl.SliceLayout(0, L2))
+    r = kl.arange(0, 2, kl.SliceLayout(1, L2))
+    cp.async_copy_global_to_shared(buf, x + c[None, :], mask=r[:, None] < 1)  # E:mask
+
+
+@pytest.mark.parametrize("fn,marker,message", [
+    (bad_cache, "E:cache",
+     r"async_copy_global_to_shared: cache_modifier must be '', '.ca' or '.cg', got '.cs'"),
+    (bad_volatile, "E:volatile",
+     r"async_copy_global_to_shared: volatile must be a constexpr bool, got 2"),
+    (bad_mask_shape, "E:mask",
+     r"async_copy_global_to_shared: the mask broadcasts the pointers to \(2, 128\), not the "
+     r"buffer's shape \(1, 128\)"),
+])
+def test_more_argument_errors_point_at_the_call(fn, marker, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        compiler_mod.make_ir(fn, {"x": "*fp32"}, target=TARGET)
+    located.assert_located(ei.value, HERE, marker, "cp.async_copy_global_to_shared", message,
                            kiln.CompilationError)

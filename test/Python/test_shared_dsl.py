@@ -195,3 +195,71 @@ def test_padded_layout_shape_must_match_the_buffer():
                            r"allocate_shared_memory: PaddedSharedLayout\(.*\) is for buffers of "
                            r"shape \[32, 64\], but the shape's last 2 dimension\(s\) are \[32, "
                            r"32\]", kiln.CompilationError)
+
+
+@kiln.jit
+def slice_dim(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).slice(0, 16, dim=2)  # E:sdim
+
+
+@kiln.jit
+def slice_outside(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).slice(16, 32)  # E:sout
+
+
+@kiln.jit
+def slice_length(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).slice(0, 12)  # E:slen
+
+
+@kiln.jit
+def slice_start_type(x, n):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).slice(n, 16)  # E:stype
+
+
+@kiln.jit
+def permute_order(x):
+    kl.allocate_shared_memory(kl.float32, [32, 32], SH).permute([0, 0])  # E:porder
+
+
+@kiln.jit
+def reshape_view(x):
+    kl.allocate_shared_memory(kl.float32, [2, 4, 32], RM).index(0).reshape([128])  # E:rview
+
+
+@kiln.jit
+def reshape_count(x):
+    kl.allocate_shared_memory(kl.float32, [4, 32], RM).reshape([64])  # E:rcount
+
+
+@kiln.jit
+def reshape_last(x):
+    kl.allocate_shared_memory(kl.float32, [3, 4, 32], RM).reshape([128, 3])  # E:rlast
+
+
+RM = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+
+
+@pytest.mark.parametrize("fn,marker,message,cls", [
+    (slice_dim, "E:sdim", r"slice: dim 2 is out of range for the rank-2 buffer .*", ValueError),
+    (slice_outside, "E:sout", r"slice: \[16, 48\) is outside dimension 0 of size 32",
+     ValueError),
+    (slice_length, "E:slen", r"slice: length 12 along dimension 0 \(covered by the shared "
+     r"layout\) must be a power of 2", ValueError),
+    (slice_start_type, "E:stype", r"slice: start must be a constexpr int, got .*", TypeError),
+    (permute_order, "E:porder", r"permute: order \[0, 0\] must be a permutation of 0..1",
+     ValueError),
+    (reshape_view, "E:rview", r"reshape: .* is a view; only whole buffers can be reshaped",
+     ValueError),
+    (reshape_count, "E:rcount", r"reshape: \(64,\) does not hold the 128 elements of .*",
+     ValueError),
+    (reshape_last, "E:rlast", r"reshape: the last dimension of \(128, 3\) must be a "
+     r"power of 2", ValueError),
+])
+def test_view_errors_point_at_the_line_and_column(fn, marker, message, cls):
+    with pytest.raises(kiln.CompilationError) as ei:
+        compiler_mod.make_ir(fn, {"x": "*fp32", "n": "i32"} if fn is slice_start_type
+                             else {"x": "*fp32"}, target="cuda:sm_90a")
+    located.assert_located(ei.value, os.path.abspath(__file__), marker,
+                           "kl.allocate_shared_memory", message, kiln.CompilationError)
+    assert isinstance(ei.value.__cause__, cls), repr(ei.value.__cause__)

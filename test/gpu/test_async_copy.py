@@ -16,11 +16,18 @@ targets. Run under ``compute-sanitizer --tool racecheck`` to check the barriers 
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 import kiln
 import kiln.language as kl
 from kiln.language.nvidia.ampere import async_copy as cp
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples"))
+from kernels import ring_add, transpose_smem  # noqa: E402  (examples/kernels.py)
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
@@ -46,53 +53,6 @@ def rand(shape, dtype):
 
 
 # --- a. the multi-buffered ring ----------------------------------------------------------------
-
-
-@kiln.jit
-def ring_add(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr, NBUF: kl.constexpr,
-             CL: kl.constexpr, LL: kl.constexpr, SH: kl.constexpr):
-    """c = a + b (row-major M x N). Program (i, j) owns columns [i*BN, (i+1)*BN) and rows
-    [j*ROWS, min(M, (j+1)*ROWS)), which it streams BM rows at a time through an NBUF-slot ring
-    per input: block k+NBUF-1 is being copied while block k is added. CL is the layout of the
-    copies' pointers, LL the layout the slots are read in."""
-    dt: kl.constexpr = a.dtype.element_ty
-    a_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    b_bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    row0 = kl.program_id(1) * ROWS
-    row_end = kl.minimum(M, row0 + ROWS)
-    num_blocks = kl.cdiv(row_end - row0, BM)
-    cols_c = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, CL))
-    rows_c = row0 + kl.arange(0, BM, kl.SliceLayout(1, CL))
-    cols_l = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, LL))
-    rows_l = row0 + kl.arange(0, BM, kl.SliceLayout(1, LL))
-
-    # Prologue: blocks 0 .. NBUF-2 in flight, one commit group each.
-    for s in kl.static_range(NBUF - 1):
-        r0 = rows_c + s * BM
-        m0 = (r0[:, None] < row_end) & (cols_c[None, :] < N)
-        offs0 = r0[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(s), a + offs0, mask=m0)
-        cp.async_copy_global_to_shared(b_bufs.index(s), b + offs0, mask=m0)
-        cp.commit_group()
-
-    for k in range(num_blocks):
-        # Refill the slot block k-1 was read from with block k+NBUF-1 (masked past the end:
-        # the copy then only zero-fills the slot, and every iteration commits one group).
-        nxt = k + NBUF - 1
-        r = rows_c + nxt * BM
-        m = (r[:, None] < row_end) & (cols_c[None, :] < N)
-        offs = r[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(nxt % NBUF), a + offs, mask=m)
-        cp.async_copy_global_to_shared(b_bufs.index(nxt % NBUF), b + offs, mask=m)
-        cp.commit_group()
-        # At most NBUF-1 groups still in flight: block k's group has landed.
-        cp.wait_group(NBUF - 1)
-        x = a_bufs.index(k % NBUF).load(LL)
-        y = b_bufs.index(k % NBUF).load(LL)
-        r_l = rows_l + k * BM
-        m_l = (r_l[:, None] < row_end) & (cols_l[None, :] < N)
-        kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
-    cp.wait_group(0)  # no copy outlives the program
 
 
 @kiln.jit
@@ -214,34 +174,6 @@ def test_ring_add_swizzled(nvidia, dtype, swizzle_index):
 
 
 # --- b. transpose through a swizzled buffer ----------------------------------------------------
-
-
-@kiln.jit
-def transpose_smem(x, out, M, N, BM: kl.constexpr, BN: kl.constexpr, L: kl.constexpr,
-                   LT: kl.constexpr, SH: kl.constexpr, VIA: kl.constexpr):
-    """out (N x M) = x (M x N) transposed: a BM x BN tile read along x's rows (layout L) goes
-    through a shared buffer and comes back along its columns (layout LT), so both global
-    accesses are coalesced."""
-    dt: kl.constexpr = x.dtype.element_ty
-    rows = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, L))
-    cols = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, L))
-    m = (rows[:, None] < M) & (cols[None, :] < N)
-    src = x + rows[:, None] * N + cols[None, :]
-    if VIA == "async":
-        buf = kl.allocate_shared_memory(dt, [BM, BN], SH)
-        cp.async_copy_global_to_shared(buf, src, mask=m)
-        cp.commit_group()
-        cp.wait_group(0)
-    elif VIA == "alloc":
-        buf = kl.allocate_shared_memory(dt, [BM, BN], SH, kl.load(src, mask=m))
-    else:
-        buf = kl.allocate_shared_memory(dt, [BM, BN], SH)
-        buf.store(kl.load(src, mask=m))
-    t = buf.load(LT)
-    rows_t = kl.program_id(0) * BM + kl.arange(0, BM, kl.SliceLayout(1, LT))
-    cols_t = kl.program_id(1) * BN + kl.arange(0, BN, kl.SliceLayout(0, LT))
-    mt = (rows_t[:, None] < M) & (cols_t[None, :] < N)
-    kl.store(out + cols_t[None, :] * M + rows_t[:, None], t, mask=mt)
 
 
 def transpose_layouts(dtype, w):

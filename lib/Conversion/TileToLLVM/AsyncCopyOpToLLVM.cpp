@@ -23,11 +23,8 @@ namespace {
 
 Value tokenValue(OpBuilder &b, Location loc) { return i32Const(b, loc, 0); }
 
-struct AsyncCopyOpConversion
-    : ConvertOpToLLVMPattern<AsyncCopyGlobalToLocalOp> {
-  AsyncCopyOpConversion(TileTypeConverter &converter,
-                        const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(AsyncCopyGlobalToLocalOp op, OpAdaptor adaptor,
@@ -83,15 +80,10 @@ struct AsyncCopyOpConversion
     rewriter.replaceOp(op, tokenValue(rewriter, loc));
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
-struct AsyncCommitGroupOpConversion
-    : ConvertOpToLLVMPattern<AsyncCommitGroupOp> {
-  AsyncCommitGroupOpConversion(TileTypeConverter &converter,
-                               const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct AsyncCommitGroupOpConversion : TileOpConversion<AsyncCommitGroupOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(AsyncCommitGroupOp op, OpAdaptor,
@@ -100,14 +92,10 @@ struct AsyncCommitGroupOpConversion
     rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
-struct AsyncWaitOpConversion : ConvertOpToLLVMPattern<AsyncWaitOp> {
-  AsyncWaitOpConversion(TileTypeConverter &converter,
-                        const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct AsyncWaitOpConversion : TileOpConversion<AsyncWaitOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
@@ -124,8 +112,6 @@ struct AsyncWaitOpConversion : ConvertOpToLLVMPattern<AsyncWaitOp> {
     rewriter.replaceOp(op, tokenValue(rewriter, op.getLoc()));
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
 } // namespace

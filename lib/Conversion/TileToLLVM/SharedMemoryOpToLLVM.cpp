@@ -129,10 +129,8 @@ LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
   return success();
 }
 
-struct LocalAllocOpConversion : ConvertOpToLLVMPattern<LocalAllocOp> {
-  LocalAllocOpConversion(TileTypeConverter &converter,
-                         const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct LocalAllocOpConversion : TileOpConversion<LocalAllocOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
@@ -148,14 +146,10 @@ struct LocalAllocOpConversion : ConvertOpToLLVMPattern<LocalAllocOp> {
     rewriter.replaceOp(op, base);
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
-struct LocalStoreOpConversion : ConvertOpToLLVMPattern<LocalStoreOp> {
-  LocalStoreOpConversion(TileTypeConverter &converter,
-                         const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct LocalStoreOpConversion : TileOpConversion<LocalStoreOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
@@ -168,14 +162,10 @@ struct LocalStoreOpConversion : ConvertOpToLLVMPattern<LocalStoreOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
-struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
-  LocalLoadOpConversion(TileTypeConverter &converter,
-                        const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct LocalLoadOpConversion : TileOpConversion<LocalLoadOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
@@ -220,8 +210,6 @@ struct LocalLoadOpConversion : ConvertOpToLLVMPattern<LocalLoadOp> {
     rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
 struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
@@ -285,9 +273,8 @@ struct SameAddressViewConversion : ConvertOpToLLVMPattern<ViewOp> {
   }
 };
 
-struct BarrierOpConversion : ConvertOpToLLVMPattern<BarrierOp> {
-  BarrierOpConversion(TileTypeConverter &converter, const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern(converter), ctx(ctx) {}
+struct BarrierOpConversion : TileOpConversion<BarrierOp> {
+  using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
@@ -296,8 +283,6 @@ struct BarrierOpConversion : ConvertOpToLLVMPattern<BarrierOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  const LoweringContext &ctx;
 };
 
 struct LocalDeallocOpConversion : ConvertOpToLLVMPattern<LocalDeallocOp> {

@@ -128,6 +128,26 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
         [&] { return op.emitOpError(); });
     if (failed(width))
       return WalkResult::interrupt();
+    if (!lctx.target.lowersPredicatedAsyncCopy()) {
+      // A predicate comes from the mask or from threads that only repeat
+      // others' elements (broadcast lanes or warps).
+      auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
+      auto tensorType = RankedTensorType::get(
+          ptrType.getShape(),
+          cast<PointerType>(ptrType.getElementType()).getPointeeType(),
+          ptrType.getEncoding());
+      FailureOr<SharedAccessPlan> plan = planSharedAccess(
+          tensorType, op.getDst().getType(),
+          getSharedBaseAlignment(op.getDst()), width->bytes,
+          getSharedXorOffset(op.getDst()));
+      if (op.getMask() || failed(plan) || plan->redundantLaneMask ||
+          plan->redundantWarpMask) {
+        op.emitOpError() << "this async copy (masked, or with broadcast "
+                            "threads) is not lowered for "
+                         << lctx.target.getDesc().name << " yet";
+        return WalkResult::interrupt();
+      }
+    }
     if (op.getCacheModifier() == ".cg" && width->bytes != 16) {
       op.emitOpError() << "cache_modifier \".cg\" needs 16-byte copies; this "
                           "copy moves "

@@ -35,6 +35,16 @@ public:
   TileTypeConverter(mlir::MLIRContext *ctx);
 };
 
+/// A lowering pattern for `Op` that needs the lowering context (the target's
+/// hooks, warps, the axis analysis).
+template <typename Op>
+struct TileOpConversion : mlir::ConvertOpToLLVMPattern<Op> {
+  TileOpConversion(TileTypeConverter &converter, const LoweringContext &ctx)
+      : mlir::ConvertOpToLLVMPattern<Op>(converter), ctx(ctx) {}
+
+  const LoweringContext &ctx;
+};
+
 /// Every pattern of convert-tile-to-llvm (tile ops and the upstream arith,
 /// math, cf and func ones); a vendor backend adds its dialect's after it.
 void populateTileToLLVMPatterns(TileTypeConverter &converter,

@@ -71,6 +71,10 @@ public:
   /// copy can write: tile.synced_via_wait) so that LLVM does not wait for
   /// in-flight copies before it. The default does nothing.
   virtual void annotateSyncedSharedLoad(mlir::Operation *load) const;
+  /// Whether asyncCopy lowers copies with a predicate (masked lanes or
+  /// threads that only repeat others' elements). Asked before lowering, so
+  /// an unsupported copy is one diagnostic at the op.
+  virtual bool lowersPredicatedAsyncCopy() const { return true; }
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

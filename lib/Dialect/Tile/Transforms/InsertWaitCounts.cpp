@@ -329,7 +329,9 @@ struct InsertWaitCounts
       if (!target || !target->asyncWaitCountsInstructions || !wait.getNum() ||
           wait.getInstructionsAttr())
         return;
-      InstructionCounter counter(target, *wait.getNum() + 1);
+      // Stopping at the 65th group back can only count fewer instructions
+      // (a stricter wait), and keeps a huge user count from sizing the walk.
+      InstructionCounter counter(target, std::min<uint32_t>(*wait.getNum(), 64) + 1);
       int64_t n = counter.countBefore(wait);
       wait.setInstructionsAttr(Builder(wait.getContext())
                                    .getI32IntegerAttr(std::min<int64_t>(n, 1 << 30)));

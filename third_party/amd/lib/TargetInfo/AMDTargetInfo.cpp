@@ -155,6 +155,8 @@ public:
     l.setNoaliasScopesAttr(ArrayAttr::get(load->getContext(), {s.copies}));
   }
 
+  bool lowersPredicatedAsyncCopy() const override { return false; }
+
   // The hardware has no commit groups: a group is the copies issued since
   // the previous commit, which the wait counts in instructions.
   void asyncCommitGroup(OpBuilder &, Location) const override {}

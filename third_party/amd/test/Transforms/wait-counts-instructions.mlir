@@ -94,3 +94,23 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     return
   }
 }
+
+// -----
+
+// A user count far beyond any group in flight: the walk stops after 65
+// groups back (counting fewer instructions only waits longer); here it
+// reaches the function's start: both copies may stay in flight.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // CHECK-LABEL: func.func @huge_user_count
+  // CHECK: tile.async_wait {instructions = 5 : i32, num = 1000000000 : i32}
+  func.func @huge_user_count(%p1: tensor<256x!tile.ptr<f32>, #l>, %p4: tensor<1024x!tile.ptr<f32>, #l>, %a: !tile.memdesc<256xf32, #sh, mutable>, %b: !tile.memdesc<1024xf32, #sh, mutable>) {
+    %c0 = tile.async_copy_global_to_local %p1, %a : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile.async_copy_global_to_local %p4, %b : tensor<1024x!tile.ptr<f32>, #l> -> !tile.memdesc<1024xf32, #sh, mutable>
+    %g1 = tile.async_commit_group tokens %c1
+    %w = tile.async_wait {num = 1000000000 : i32}
+    return
+  }
+}
