@@ -84,7 +84,12 @@ private:
   }
 
   void runOp(Operation *op, Execution &ex) {
-    if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+    if (auto mem = dyn_cast<CountedMemoryOpInterface>(op)) {
+      if (target && target->asyncWaitCountsInstructions)
+        instructions += mem.getMinIssuedInstructions();
+      return;
+    }
+    if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
       if (target && target->asyncWaitCountsInstructions)
         instructions += getAsyncCopyInstructions(copy, target);
       auto t = std::make_shared<TokenState>();

@@ -11,6 +11,14 @@ using namespace kiln;
 
 TargetInfo::~TargetInfo() = default;
 
+void TargetInfo::populatePatterns(TileTypeConverter &, RewritePatternSet &,
+                                  const LoweringContext &) const {}
+
+LogicalResult TargetInfo::checkBeforeLowering(ModuleOp,
+                                              const LoweringContext &) const {
+  return success();
+}
+
 /// The predicate as the all-lanes vector mask of llvm.masked.load/store.
 /// With a splat mask LLVM emits one branch around one full-width access.
 static Value splatMask(OpBuilder &b, Location loc, Value pred, int64_t n) {

@@ -22,6 +22,16 @@ using namespace kiln::tile;
 unsigned kiln::getGlobalVectorWidth(Value ptr, Value mask,
                                    const LoweringContext &ctx) {
   auto ty = cast<RankedTensorType>(ptr.getType());
+  Type pointee = cast<PointerType>(ty.getElementType()).getPointeeType();
+  AxisInfo info = ctx.axisInfo.get(ptr);
+  return getVectorWidth(ty, getElementBytes(pointee), info.contiguity,
+                        info.divisibility, mask, ctx);
+}
+
+unsigned kiln::getVectorWidth(RankedTensorType ty, int64_t bytes,
+                              ArrayRef<int64_t> contiguity,
+                              ArrayRef<int64_t> byteDivisibility, Value mask,
+                              const LoweringContext &ctx) {
   FailureOr<LinearLayout> ll = getLinearLayout(ty);
   if (failed(ll) || ll->getNumBits(LinearLayout::Register) == 0)
     return 1;
@@ -35,12 +45,9 @@ unsigned kiln::getGlobalVectorWidth(Value ptr, Value mask,
       return 1;
   if (dim < 0)
     return 1;
-  Type pointee = cast<PointerType>(ty.getElementType()).getPointeeType();
-  int64_t bytes = getElementBytes(pointee);
-  AxisInfo info = ctx.axisInfo.get(ptr);
   int64_t vec = ll->getContiguousRegs(dim);
-  vec = std::min<int64_t>(vec, info.contiguity[dim]);
-  vec = std::min<int64_t>(vec, std::max<int64_t>(1, info.divisibility[dim] / bytes));
+  vec = std::min<int64_t>(vec, contiguity[dim]);
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, byteDivisibility[dim] / bytes));
   vec = std::min<int64_t>(vec, ctx.target.getDesc().maxVectorBytes / bytes);
   if (mask)
     vec = std::min<int64_t>(vec, ctx.axisInfo.get(mask).constancy[dim]);

@@ -114,6 +114,14 @@ void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
       axisInfo.get(copy.getPtr());
       if (copy.getMask())
         axisInfo.get(copy.getMask());
+    } else if (isa<AsyncCopyOpInterface, CountedMemoryOpInterface>(op)) {
+      // Vendor copies, loads and stores (buffer ops): their addresses,
+      // offsets and masks.
+      for (Value v : op->getOperands()) {
+        Type t = getElementTypeOrSelf(v.getType());
+        if (isa<PointerType>(t) || t.isInteger())
+          axisInfo.get(v);
+      }
     }
   });
 }
@@ -245,6 +253,7 @@ struct ConvertTileToLLVMPass
     LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
                          axisInfo};
     if (failed(checkAsyncCopies(module, lctx)) ||
+        failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
     markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
@@ -269,4 +278,5 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateMathToLLVMConversionPatterns(converter, patterns);
   cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
   populateFuncToLLVMConversionPatterns(converter, patterns);
+  ctx.target.populatePatterns(converter, patterns, ctx);
 }

@@ -115,6 +115,13 @@ mlir::Value fromMemory(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// target's widest access.
 unsigned getGlobalVectorWidth(mlir::Value ptr, mlir::Value mask,
                               const LoweringContext &ctx);
+/// The same for any access of `type`'s layout with `bytes`-byte elements
+/// whose addresses are contiguous for `contiguity` elements per dimension
+/// and divisible by `byteDivisibility` bytes (from the axis analysis).
+unsigned getVectorWidth(mlir::RankedTensorType type, int64_t bytes,
+                        llvm::ArrayRef<int64_t> contiguity,
+                        llvm::ArrayRef<int64_t> byteDivisibility,
+                        mlir::Value mask, const LoweringContext &ctx);
 
 /// One thread's addresses (addrspace 3) of a tensor's registers in a shared
 /// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,

@@ -20,6 +20,9 @@
 
 namespace kiln {
 
+class TileTypeConverter;
+struct LoweringContext;
+
 class TargetInfo {
 public:
   explicit TargetInfo(const TargetDesc &desc) : desc(desc) {}
@@ -82,6 +85,16 @@ public:
   /// computed) is how many copy instructions may stay in flight.
   virtual void asyncWait(mlir::OpBuilder &b, mlir::Location loc, unsigned num,
                          std::optional<unsigned> instructions) const;
+  /// Adds the lowering patterns of the vendor's own tile dialect (tile_nv,
+  /// tile_amd ops). The default adds none.
+  virtual void populatePatterns(TileTypeConverter &converter,
+                                mlir::RewritePatternSet &patterns,
+                                const LoweringContext &ctx) const;
+  /// Checks the vendor dialect's ops against what the lowering supports,
+  /// before anything is rewritten, so that an unsupported op is one
+  /// diagnostic at the op. The default accepts everything.
+  virtual mlir::LogicalResult checkBeforeLowering(mlir::ModuleOp module,
+                                                  const LoweringContext &ctx) const;
   /// Makes the vendor's LLVM-level dialect (NVVM, ROCDL) legal in the
   /// conversion target.
   virtual void

@@ -133,22 +133,22 @@ const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {
   return name ? lookupTarget(name.getValue()) : nullptr;
 }
 
-unsigned kiln::tile::getAsyncCopyInstructions(AsyncCopyGlobalToLocalOp copy,
+unsigned kiln::tile::getAsyncCopyInstructions(AsyncCopyOpInterface copy,
                                               const TargetDesc *target) {
-  auto ptrType = cast<RankedTensorType>(copy.getPtr().getType());
+  RankedTensorType ptrType = copy.getPointerType();
   // Diagnostics are the verifier's business; here only the width counts.
-  ScopedDiagnosticHandler silence(copy.getContext(),
+  ScopedDiagnosticHandler silence(copy->getContext(),
                                   [](Diagnostic &) { return success(); });
   FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
       target, ptrType, copy.getDst(), std::nullopt,
-      [&] { return copy.emitOpError(); });
+      [&] { return copy->emitOpError(); });
   if (failed(width))
     return 0;
   Type pointee = cast<PointerType>(ptrType.getElementType()).getPointeeType();
   auto tensorType = RankedTensorType::get(ptrType.getShape(), pointee,
                                           ptrType.getEncoding());
   FailureOr<SharedAccessPlan> plan = planSharedAccess(
-      tensorType, copy.getDst().getType(),
+      tensorType, cast<MemDescType>(copy.getDst().getType()),
       getSharedBaseAlignment(copy.getDst()), width->bytes,
       getSharedXorOffset(copy.getDst()));
   if (failed(plan))

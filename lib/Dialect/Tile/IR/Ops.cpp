@@ -12,6 +12,8 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
+#include "kiln/Dialect/Tile/IR/TileOpInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Tile/IR/TileOps.cpp.inc"
 
@@ -270,6 +272,10 @@ LogicalResult MemDescIndexOp::verify() {
 //===----------------------------------------------------------------------===//
 // async copies
 //===----------------------------------------------------------------------===//
+
+RankedTensorType AsyncCopyGlobalToLocalOp::getPointerType() {
+  return cast<RankedTensorType>(getPtr().getType());
+}
 
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   auto ptrType = cast<RankedTensorType>(getPtr().getType());

@@ -85,8 +85,8 @@ void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
       extendLiveRange(buf, user->getResult(0), n);
       continue;
     }
-    if (!isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp,
-             AsyncCopyGlobalToLocalOp>(user)) {
+    if (!isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, AsyncCopyOpInterface>(
+            user)) {
       Operation *func = buf.op->getParentOp();
       while (func && !isa<ModuleOp>(func->getParentOp()))
         func = func->getParentOp();

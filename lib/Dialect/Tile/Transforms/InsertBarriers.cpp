@@ -157,8 +157,7 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
   return a;
 }
 
-RankedTensorType pointeeTensor(Value ptr) {
-  auto type = cast<RankedTensorType>(ptr.getType());
+RankedTensorType pointeeTensor(RankedTensorType type) {
   return RankedTensorType::get(
       type.getShape(),
       cast<PointerType>(type.getElementType()).getPointeeType(),
@@ -247,13 +246,14 @@ private:
       }
       return;
     }
-    if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+    if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
       // Overwriting bytes read or written since the last barrier needs a
       // barrier first, even in the thread that read them: an async copy is
       // not ordered after the issuing thread's own earlier accesses (the
       // vendors' memory models), a barrier completes them. The copy's own write
       // lands at a later wait.
-      Access a = memdescAccess(copy.getDst(), pointeeTensor(copy.getPtr()), op);
+      Access a = memdescAccess(copy.getDst(), pointeeTensor(copy.getPointerType()),
+                               op);
       bool hazard = llvm::any_of(state.reads, [&](const Access &r) {
         return r.overlaps(a);
       }) || llvm::any_of(state.writes, [&](const Access &w) {

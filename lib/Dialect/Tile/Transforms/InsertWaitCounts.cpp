@@ -159,7 +159,7 @@ private:
       return kRetired;
     if (isa<AsyncCommitGroupOp>(def))
       return std::min(kRetired, commitsFromTo(def, at));
-    if (isa<AsyncCopyGlobalToLocalOp>(def)) {
+    if (isa<AsyncCopyOpInterface>(def)) {
       int64_t n = commitsFromTo(def, at);
       if (n == 0) {
         uncommitted.push_back(def);
@@ -239,11 +239,16 @@ private:
     return r;
   }
 
-  unsigned weight(AsyncCopyGlobalToLocalOp copy) {
-    auto it = weights.find(copy);
-    if (it == weights.end())
-      it = weights.try_emplace(copy, getAsyncCopyInstructions(copy, target))
-               .first;
+  unsigned weight(Operation *op) {
+    auto it = weights.find(op);
+    if (it == weights.end()) {
+      unsigned w = 0;
+      if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
+        w = getAsyncCopyInstructions(copy, target);
+      else if (auto mem = dyn_cast<CountedMemoryOpInterface>(op))
+        w = mem.getMinIssuedInstructions();
+      it = weights.try_emplace(op, w).first;
+    }
     return it->second;
   }
 
@@ -251,10 +256,12 @@ private:
   States walkOps(Block &block, Block::iterator end, States s) {
     for (auto it = end; it != block.begin();) {
       Operation *op = &*--it;
-      if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+      if (isa<AsyncCopyOpInterface, CountedMemoryOpInterface>(op)) {
+        // Copies, and loads and stores whose instruction count the lowering
+        // pins: the hardware counter sees them all.
         for (int64_t &c : s)
           if (c != kInf)
-            c += weight(copy);
+            c += weight(op);
       } else if (isa<AsyncCommitGroupOp>(op)) {
         finished = std::min(finished, s[need - 1]); // the awaited group
         for (unsigned k = need - 1; k > 0; --k)

@@ -1,6 +1,8 @@
 //===- AMDTargetInfo.cpp - ROCDL hooks for the tile lowering --------------===//
 
-#include "kiln/Conversion/TileToLLVM/TargetInfo.h"
+#include "AMDLowering.h"
+
+#include "kiln/Dialect/TileAMD/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -9,15 +11,12 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-class AMDTargetInfo : public TargetInfo {
-  struct Scopes {
-    Attribute copies, loads;
-  };
+class AMDTargetInfo : public AMDLoweringHooks {
   // One domain and two scopes per lowering (alias scopes are distinct
   // attributes: made once, shared by every op that names them).
   mutable std::optional<Scopes> cachedScopes;
 
-  Scopes scopes(MLIRContext *ctx) const {
+  Scopes scopes(MLIRContext *ctx) const override {
     if (!cachedScopes) {
       auto domain = LLVM::AliasScopeDomainAttr::get(
           ctx, StringAttr::get(ctx, "kiln async copies and LDS reads"));
@@ -31,7 +30,7 @@ class AMDTargetInfo : public TargetInfo {
   }
 
 public:
-  using TargetInfo::TargetInfo;
+  using AMDLoweringHooks::AMDLoweringHooks;
 
   Value programId(OpBuilder &b, Location loc, unsigned axis) const override {
     Type i32 = b.getI32Type();
@@ -125,6 +124,16 @@ public:
                  unsigned bytes, Value pred, StringRef) const override {
     if (pred)
       return false;
+    Value lds = waveLdsBase(b, loc, dst, bytes);
+    ROCDL::GlobalLoadLDSOp::create(
+        b, loc, src, lds, b.getI32IntegerAttr(bytes), b.getI32IntegerAttr(0),
+        b.getI32IntegerAttr(0), b.getArrayAttr({scopes(b.getContext()).copies}),
+        nullptr, nullptr);
+    return true;
+  }
+
+  Value waveLdsBase(OpBuilder &b, Location loc, Value dst,
+                    unsigned bytes) const override {
     Type i32 = b.getI32Type();
     auto c = [&](int64_t v) {
       return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
@@ -135,13 +144,19 @@ public:
     Value base = LLVM::SubOp::create(
         b, loc, addr, LLVM::MulOp::create(b, loc, lane, c(bytes)));
     base = ROCDL::ReadfirstlaneOp::create(b, loc, i32, base);
-    Value lds = LLVM::IntToPtrOp::create(
+    return LLVM::IntToPtrOp::create(
         b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), base);
-    ROCDL::GlobalLoadLDSOp::create(
-        b, loc, src, lds, b.getI32IntegerAttr(bytes), b.getI32IntegerAttr(0),
-        b.getI32IntegerAttr(0), b.getArrayAttr({scopes(b.getContext()).copies}),
-        nullptr, nullptr);
-    return true;
+  }
+
+  void populatePatterns(TileTypeConverter &converter,
+                        RewritePatternSet &patterns,
+                        const LoweringContext &ctx) const override {
+    populateBufferOpToLLVMPatterns(converter, patterns, ctx, *this);
+  }
+
+  LogicalResult checkBeforeLowering(ModuleOp module,
+                                    const LoweringContext &ctx) const override {
+    return checkBufferOps(module, ctx);
   }
 
   // LDS reads that no in-flight copy can write (tile.synced_via_wait) are in
@@ -175,6 +190,7 @@ public:
 
   void configureConversionTarget(ConversionTarget &target) const override {
     target.addLegalDialect<ROCDL::ROCDLDialect>();
+    target.addIllegalDialect<tile_amd::TileAMDDialect>();
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {

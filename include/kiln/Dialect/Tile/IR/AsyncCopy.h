@@ -55,7 +55,7 @@ checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
 /// width its layouts allow: never more than the lowering issues (the
 /// pointers can only narrow the width, which adds instructions), so wait
 /// counts built on it never overestimate. 0 when the copy is illegal.
-unsigned getAsyncCopyInstructions(AsyncCopyGlobalToLocalOp copy,
+unsigned getAsyncCopyInstructions(AsyncCopyOpInterface copy,
                                   const TargetDesc *target);
 
 /// The target named by the module's tile.target around `op`, if any.

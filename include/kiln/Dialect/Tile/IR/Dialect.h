@@ -30,6 +30,8 @@ struct SharedMemoryResource
 };
 } // namespace kiln::tile
 
+#include "kiln/Dialect/Tile/IR/TileOpInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/Tile/IR/TileOps.h.inc"
 

@@ -86,9 +86,6 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
 // Shared memory
 //===----------------------------------------------------------------------===//
 
-def Tile_MemDesc : Type<CPred<"::llvm::isa<::kiln::tile::MemDescType>($_self)">,
-                        "shared memory descriptor", "::kiln::tile::MemDescType">;
-
 def Tile_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
 
 def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
@@ -260,11 +257,8 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 
-def Tile_AsyncToken : Type<CPred<"::llvm::isa<::kiln::tile::AsyncTokenType>($_self)">,
-                           "async token", "::kiln::tile::AsyncTokenType">,
-                      BuildableType<"::kiln::tile::AsyncTokenType::get($_builder.getContext())">;
-
 def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
+    DeclareOpInterfaceMethods<Tile_AsyncCopyOpInterface, ["getPointerType"]>,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<Tile_SharedMemory>]>,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
   let summary = "Start copying global memory into a shared buffer";

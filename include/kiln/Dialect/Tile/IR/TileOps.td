@@ -4,6 +4,7 @@
 include "kiln/Dialect/Tile/IR/TileBase.td"
 include "kiln/Dialect/Tile/IR/TileTypes.td"
 include "kiln/Dialect/Tile/IR/TileAttrs.td"
+include "kiln/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

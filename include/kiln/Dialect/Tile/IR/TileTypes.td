@@ -105,5 +105,11 @@ def Tile_BoolLike : AnyTypeOf<[I1, Tile_BoolTensor]>;
 def Tile_Scalar : AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
 def Tile_Tensor : RankedTensorOf<[AnySignlessInteger, AnyFloat, Tile_Ptr]>;
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
+def Tile_MemDesc : Type<CPred<"::llvm::isa<::kiln::tile::MemDescType>($_self)">,
+                        "shared memory descriptor", "::kiln::tile::MemDescType">;
+
+def Tile_AsyncToken : Type<CPred<"::llvm::isa<::kiln::tile::AsyncTokenType>($_self)">,
+                           "async token", "::kiln::tile::AsyncTokenType">,
+                      BuildableType<"::kiln::tile::AsyncTokenType::get($_builder.getContext())">;
 
 #endif

@@ -1,0 +1,49 @@
+#ifndef KILN_TILE_INTERFACES_TD
+#define KILN_TILE_INTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+// What the target-neutral passes (allocation, barriers, wait counts, the
+// oracle) need to know of an asynchronous global -> shared copy, whichever
+// dialect defines it: tile.async_copy_global_to_local, and vendor copies such
+// as tile_amd.buffer_load_to_local.
+def Tile_AsyncCopyOpInterface : OpInterface<"AsyncCopyOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let description = [{
+    An asynchronous copy from global memory into a shared buffer. Each
+    thread copies the elements a tensor of pointers of `getPointerType()`
+    would address into the same elements of `getDst()`; the copy is in
+    flight until a `tile.async_wait` covers its commit group. Its result is
+    the copy's async token.
+  }];
+  let methods = [
+    InterfaceMethod<"The shared buffer (a !tile.memdesc value) written.",
+      "::mlir::Value", "getDst", (ins)>,
+    InterfaceMethod<[{The addresses read, as the type of a tensor of global
+      pointers (shape, pointee type, register layout).}],
+      "::mlir::RankedTensorType", "getPointerType", (ins)>,
+    InterfaceMethod<"The mask (i1 tensor), or null.",
+      "::mlir::Value", "getMask", (ins)>,
+    InterfaceMethod<"The copy's async token.",
+      "::mlir::Value", "getToken", (ins)>,
+  ];
+}
+
+// Ops whose lowering pins how many vector-memory instructions each thread
+// issues at least, so that wait counts on targets whose counter also sees
+// ordinary loads and stores may count them (never more than are issued).
+def Tile_CountedMemoryOpInterface : OpInterface<"CountedMemoryOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let description = [{
+    A global load or store whose lowering issues at least
+    `getMinIssuedInstructions()` vector-memory instructions per thread, on
+    every path, whatever its mask: tile-insert-wait-counts counts them
+    between a copy and its wait on targets whose wait counts instructions.
+  }];
+  let methods = [
+    InterfaceMethod<"The fewest memory instructions one thread issues.",
+      "unsigned", "getMinIssuedInstructions", (ins)>,
+  ];
+}
+
+#endif

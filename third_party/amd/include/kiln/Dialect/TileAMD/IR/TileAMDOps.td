@@ -1,0 +1,105 @@
+//===- TileAMDOps.td - Buffer ops and buffer direct-to-LDS copies -*- tablegen -*-===//
+#ifndef KILN_DIALECT_TILEAMD_IR_TILEAMDOPS_TD
+#define KILN_DIALECT_TILEAMD_IR_TILEAMDOPS_TD
+
+include "kiln/Dialect/TileAMD/IR/TileAMDDialect.td"
+include "kiln/Dialect/Tile/IR/TileTypes.td"
+include "kiln/Dialect/Tile/IR/TileInterfaces.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TileAMD_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TileAMD_Dialect, mnemonic, traits>;
+
+def TileAMD_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
+
+def TileAMD_BufferLoadOp : TileAMD_Op<"buffer_load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<DefaultResource>]>,
+    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>]> {
+  let summary = "Load through a buffer resource: a scalar base and 32-bit offsets";
+  let description = [{
+    Each thread loads `ptr[offsets]` (offsets in elements) for its
+    elements of the offsets tensor. The lowering builds one buffer resource
+    from the scalar `ptr` and issues `buffer_load` instructions; a lane
+    whose `mask` is false gets an offset past the resource's end, so the
+    hardware returns 0 for it without touching memory, and the result is
+    `other` there (0 without `other`).
+
+    Offsets must stay within 2^31 bytes of `ptr`. `cache` is the gfx9
+    cache policy: "" (default), ".ca", ".cg" (glc), ".cs" (slc), ".cv"
+    (glc slc).
+
+    ```mlir
+    %v = tile_amd.buffer_load %p[%offs], %m other %zero
+        : !tile.ptr<f32>, tensor<256xi32, #l> -> tensor<256xf32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$ptr, Tile_IntTensor:$offsets,
+                       Optional<Tile_BoolTensor>:$mask,
+                       Optional<Tile_Tensor>:$other,
+                       DefaultValuedStrAttr<StrAttr, "">:$cache);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr `[` $offsets `]` (`,` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
+    attr-dict `:` qualified(type($ptr)) `,` type($offsets) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileAMD_BufferStoreOp : TileAMD_Op<"buffer_store", [
+    MemoryEffects<[MemWrite<DefaultResource>]>,
+    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>]> {
+  let summary = "Store through a buffer resource: a scalar base and 32-bit offsets";
+  let description = [{
+    Each thread stores its elements of `value` to `ptr[offsets]` (offsets
+    in elements). Lanes whose `mask` is false get an offset past the
+    resource's end: the hardware drops their stores.
+
+    ```mlir
+    tile_amd.buffer_store %v, %p[%offs], %m
+        : tensor<256xf32, #l>, !tile.ptr<f32>, tensor<256xi32, #l>, tensor<256xi1, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_Ptr:$ptr, Tile_IntTensor:$offsets,
+                       Optional<Tile_BoolTensor>:$mask,
+                       DefaultValuedStrAttr<StrAttr, "">:$cache);
+  let assemblyFormat = [{
+    $value `,` $ptr `[` $offsets `]` (`,` $mask^ `:` type($mask))? attr-dict
+    `:` type($value) `,` qualified(type($ptr)) `,` type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileAMD_BufferLoadToLocalOp : TileAMD_Op<"buffer_load_to_local", [
+    AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<Tile_AsyncCopyOpInterface, ["getPointerType"]>,
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<TileAMD_SharedMemory>]>]> {
+  let summary = "Start a direct-to-LDS copy through a buffer resource";
+  let description = [{
+    The buffer-resource form of `tile.async_copy_global_to_local`: each
+    thread copies `ptr[offsets]` (offsets in elements) into the same
+    elements of `dst`, with `buffer_load ... lds` (one LDS base per wave in
+    M0; the hardware writes lane i at base + i x width). Lanes whose `mask`
+    is false read past the resource's end and so write zeros; `other`, when
+    given, must be zero. The copy is in flight until a `tile.async_wait`
+    covering its commit group, exactly as the generic copy; the same
+    legality helper (widths per chip, lane-contiguous LDS writes) applies.
+
+    ```mlir
+    %t = tile_amd.buffer_load_to_local %p[%offs], %slot
+        : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #s, mutable, 3x256>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$ptr, Tile_IntTensor:$offsets, Tile_MemDesc:$dst,
+                       Optional<Tile_BoolTensor>:$mask,
+                       Optional<Tile_Tensor>:$other,
+                       DefaultValuedStrAttr<StrAttr, "">:$cache);
+  let results = (outs Tile_AsyncToken:$token);
+  let assemblyFormat = [{
+    $ptr `[` $offsets `]` `,` $dst (`,` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
+    attr-dict `:` qualified(type($ptr)) `,` type($offsets) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif

@@ -1,0 +1,265 @@
+//===- BufferOpToLLVM.cpp - tile_amd buffer ops to ROCDL ------------------===//
+//
+// A buffer op addresses memory as one scalar base plus 32-bit offsets, through
+// a buffer resource (V#) built from the base: raw (stride 0), numRecords just
+// under 2^31 bytes. A masked-off lane gets the offset 2^31, past the end, so
+// the hardware range check makes its load return 0 (its direct-to-LDS copy
+// write 0) and drops its store: no branch, and every wave issues every
+// instruction, which is what lets tile-insert-wait-counts count them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../TargetInfo/AMDLowering.h"
+
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/TileAMD/IR/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_amd;
+
+namespace {
+
+/// gfx9 V# word 3 for raw buffers: NUM_FORMAT float (7 << 12), DATA_FORMAT
+/// 32 (4 << 15); a zero data format would disable the range check.
+constexpr int64_t kRsrcFlags = (7 << 12) | (4 << 15);
+constexpr int64_t kNumRecords = 0x7FFFFFFE;
+constexpr int64_t kOutOfRange = int64_t(1) << 31;
+
+Value makeResource(OpBuilder &b, Location loc, Value base) {
+  return ROCDL::MakeBufferRsrcOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 8), base,
+      LLVM::ConstantOp::create(b, loc, b.getI16Type(), b.getI16IntegerAttr(0)),
+      LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                               b.getI64IntegerAttr(kNumRecords)),
+      i32Const(b, loc, kRsrcFlags));
+}
+
+/// Elements per buffer instruction: what the layout keeps consecutive, the
+/// offsets are contiguous for, base and offsets are aligned for, and the
+/// mask is constant over.
+unsigned bufferVectorWidth(Value ptr, Value offsets, Value mask,
+                           Type elementType, const LoweringContext &ctx) {
+  auto type = cast<RankedTensorType>(offsets.getType());
+  int64_t bytes = getElementBytes(elementType);
+  AxisInfo off = ctx.axisInfo.get(offsets);
+  int64_t baseDiv = ctx.axisInfo.get(ptr).divisibility[0];
+  SmallVector<int64_t> byteDiv;
+  for (int64_t d : off.divisibility)
+    byteDiv.push_back(std::min(baseDiv, d >= AxisInfo::kMaxDivisibility
+                                            ? baseDiv
+                                            : d * bytes));
+  return getVectorWidth(type, bytes, off.contiguity, byteDiv, mask, ctx);
+}
+
+/// The integer type one instruction moves `bytes` as (i8, i16, i32, <n x i32>).
+Type accessType(MLIRContext *ctx, unsigned bytes) {
+  if (bytes < 4)
+    return IntegerType::get(ctx, 8 * bytes);
+  if (bytes == 4)
+    return IntegerType::get(ctx, 32);
+  return VectorType::get({bytes / 4}, IntegerType::get(ctx, 32));
+}
+
+/// Byte offset of register `r`, out of range where its mask is false.
+Value byteOffset(OpBuilder &b, Location loc, ArrayRef<Value> offsets,
+                 ArrayRef<Value> masks, unsigned r, unsigned elementBytes) {
+  Value off = LLVM::MulOp::create(b, loc, offsets[r],
+                                  i32Const(b, loc, elementBytes));
+  if (masks.empty())
+    return off;
+  return LLVM::SelectOp::create(b, loc, masks[r], off,
+                                i32Const(b, loc, kOutOfRange));
+}
+
+SmallVector<Value> operandRegisters(OpBuilder &b, Location loc, Value v) {
+  return v ? unpackStruct(b, loc, v) : SmallVector<Value>();
+}
+
+struct BufferLoadOpConversion : TileOpConversion<BufferLoadOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(BufferLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    Type structTy = getTypeConverter()->convertType(type);
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    if (!structTy || !regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    unsigned elemBytes = getElementBytes(type.getElementType());
+    unsigned vec = bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
+                                     type.getElementType(), ctx);
+    Value rsrc = makeResource(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offs = unpackStruct(rewriter, loc, adaptor.getOffsets());
+    SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
+    SmallVector<Value> others =
+        operandRegisters(rewriter, loc, adaptor.getOther());
+    Value zero = i32Const(rewriter, loc, 0);
+    Value aux = i32Const(rewriter, loc, *getBufferCacheBits(op.getCache(), false));
+    Type accTy = accessType(rewriter.getContext(), vec * elemBytes);
+    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+    SmallVector<Value> results;
+    for (unsigned r = 0; r < offs.size(); r += vec) {
+      Value off = byteOffset(rewriter, loc, offs, masks, r, elemBytes);
+      Value raw = ROCDL::RawPtrBufferLoadOp::create(
+          rewriter, loc, accTy, rsrc, off, zero, aux, ArrayAttr(), ArrayAttr(),
+          ArrayAttr());
+      Value v = LLVM::BitcastOp::create(rewriter, loc, vecTy, raw);
+      for (unsigned i = 0; i < vec; ++i) {
+        Value e = LLVM::ExtractElementOp::create(rewriter, loc, v,
+                                                 i32Const(rewriter, loc, i));
+        e = fromMemory(rewriter, loc, e, regTy);
+        if (!others.empty() && !masks.empty())
+          e = LLVM::SelectOp::create(rewriter, loc, masks[r + i], e,
+                                     others[r + i]);
+        results.push_back(e);
+      }
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, results));
+    return success();
+  }
+};
+
+struct BufferStoreOpConversion : TileOpConversion<BufferStoreOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(BufferStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    if (!regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    unsigned elemBytes = getElementBytes(type.getElementType());
+    unsigned vec = bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
+                                     type.getElementType(), ctx);
+    Value rsrc = makeResource(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offs = unpackStruct(rewriter, loc, adaptor.getOffsets());
+    SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
+    SmallVector<Value> values = getRegisters(rewriter, loc, adaptor.getValue());
+    Value zero = i32Const(rewriter, loc, 0);
+    Value aux = i32Const(rewriter, loc, *getBufferCacheBits(op.getCache(), true));
+    Type accTy = accessType(rewriter.getContext(), vec * elemBytes);
+    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+    for (unsigned r = 0; r < offs.size(); r += vec) {
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecTy);
+      for (unsigned i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v,
+                                          toMemory(rewriter, loc, values[r + i]),
+                                          i32Const(rewriter, loc, i));
+      Value data = LLVM::BitcastOp::create(rewriter, loc, accTy, v);
+      Value off = byteOffset(rewriter, loc, offs, masks, r, elemBytes);
+      ROCDL::RawPtrBufferStoreOp::create(rewriter, loc, data, rsrc, off, zero,
+                                         aux, ArrayAttr(), ArrayAttr(),
+                                         ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BufferLoadToLocalOpConversion : TileOpConversion<BufferLoadToLocalOp> {
+  BufferLoadToLocalOpConversion(TileTypeConverter &converter,
+                                const LoweringContext &ctx,
+                                const AMDLoweringHooks &hooks)
+      : TileOpConversion(converter, ctx), hooks(hooks) {}
+
+  LogicalResult
+  matchAndRewrite(BufferLoadToLocalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType ptrType = op.getPointerType();
+    auto dst = cast<MemDescType>(op.getDst().getType());
+    Type elemTy = dst.getElementType();
+    FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
+        &ctx.target.getDesc(), ptrType, op.getDst(),
+        bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(), elemTy,
+                          ctx),
+        [&] { return op.emitOpError(); });
+    if (failed(width))
+      return failure();
+    Type regTy = getTypeConverter()->convertType(elemTy);
+    if (!regTy)
+      return failure();
+    FailureOr<SharedAddresses> addrs = emitSharedAddresses(
+        rewriter, loc, adaptor.getDst(), ptrType, op.getDst(),
+        getMemoryType(regTy), width->bytes, ctx);
+    if (failed(addrs) || addrs->vec != width->elements)
+      return op.emitOpError() << "cannot address " << dst
+                              << " with the layout of " << ptrType;
+    Value rsrc = makeResource(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> offs = unpackStruct(rewriter, loc, adaptor.getOffsets());
+    SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
+    unsigned elemBytes = getElementBytes(elemTy);
+    Value zero = i32Const(rewriter, loc, 0);
+    Value aux = i32Const(rewriter, loc, *getBufferCacheBits(op.getCache(), false));
+    Value size = i32Const(rewriter, loc, width->bytes);
+    ArrayAttr scope =
+        rewriter.getArrayAttr({hooks.scopes(rewriter.getContext()).copies});
+    for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
+      if (addrs->duplicate[g])
+        continue;
+      unsigned r = g * addrs->vec;
+      Value lds = hooks.waveLdsBase(rewriter, loc, dstAddr, width->bytes);
+      Value off = byteOffset(rewriter, loc, offs, masks, r, elemBytes);
+      ROCDL::RawPtrBufferLoadLdsOp::create(rewriter, loc, rsrc, lds, size, off,
+                                           zero, zero, aux, scope, ArrayAttr(),
+                                           ArrayAttr());
+    }
+    rewriter.replaceOp(op, i32Const(rewriter, loc, 0));
+    return success();
+  }
+
+  const AMDLoweringHooks &hooks;
+};
+
+} // namespace
+
+void kiln::populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const LoweringContext &ctx,
+                                          const AMDLoweringHooks &hooks) {
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, ctx);
+  patterns.add<BufferLoadToLocalOpConversion>(converter, ctx, hooks);
+}
+
+LogicalResult kiln::checkBufferOps(ModuleOp module,
+                                   const LoweringContext &ctx) {
+  WalkResult r = module.walk([&](BufferLoadToLocalOp op) {
+    RankedTensorType ptrType = op.getPointerType();
+    auto dst = cast<MemDescType>(op.getDst().getType());
+    FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
+        &ctx.target.getDesc(), ptrType, op.getDst(),
+        bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
+                          dst.getElementType(), ctx),
+        [&] { return op.emitOpError(); });
+    if (failed(width))
+      return WalkResult::interrupt();
+    // Masked lanes read out of range (zeros); threads that only repeat
+    // others' elements would need predication the hardware's one LDS base
+    // per wave cannot express.
+    auto tensorType = RankedTensorType::get(
+        ptrType.getShape(), dst.getElementType(), ptrType.getEncoding());
+    FailureOr<SharedAccessPlan> plan = planSharedAccess(
+        tensorType, dst, getSharedBaseAlignment(op.getDst()), width->bytes,
+        getSharedXorOffset(op.getDst()));
+    if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
+      op.emitOpError() << "copies elements that several threads hold "
+                          "(a broadcast layout): give each element one "
+                          "thread for a direct-to-LDS copy";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}

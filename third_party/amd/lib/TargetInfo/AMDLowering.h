@@ -1,0 +1,43 @@
+//===- AMDLowering.h - What the AMD lowering patterns share -----*- C++ -*-===//
+//
+// The AMD TargetInfo and the tile_amd patterns (BufferOpToLLVM.cpp) share the
+// alias scopes of direct-to-LDS copies and the per-wave LDS base (M0).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_AMD_LIB_TARGETINFO_AMDLOWERING_H
+#define KILN_AMD_LIB_TARGETINFO_AMDLOWERING_H
+
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+
+namespace kiln {
+
+class AMDLoweringHooks : public TargetInfo {
+public:
+  using TargetInfo::TargetInfo;
+
+  struct Scopes {
+    mlir::Attribute copies, loads;
+  };
+  /// The alias scopes of direct-to-LDS writes and of LDS reads that no
+  /// in-flight copy can write (one pair per lowering).
+  virtual Scopes scopes(mlir::MLIRContext *ctx) const = 0;
+  /// The LDS base (addrspace 3, wave-uniform) of a direct-to-LDS copy whose
+  /// lane writes `bytes` at `dst`: the hardware writes lane i at base + i x
+  /// bytes.
+  virtual mlir::Value waveLdsBase(mlir::OpBuilder &b, mlir::Location loc,
+                                  mlir::Value dst, unsigned bytes) const = 0;
+};
+
+/// tile_amd.buffer_load / buffer_store / buffer_load_to_local.
+void populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx,
+                                    const AMDLoweringHooks &hooks);
+/// The rules the buffer lowering needs, with the offsets' analysis: one
+/// diagnostic at the op before anything is rewritten.
+mlir::LogicalResult checkBufferOps(mlir::ModuleOp module,
+                                   const LoweringContext &ctx);
+
+} // namespace kiln
+
+#endif
