@@ -14,8 +14,10 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 #include <memory>
 
@@ -51,19 +53,44 @@ struct ThreadKey {
   }
 };
 
+/// Which slot of a ring (an allocation with a leading slot dimension) an
+/// access stays inside, as `(base + offset) mod modulus` with `base` an
+/// scf.for induction variable (non-negative) or null for a constant index.
+/// Two accesses on slots of one allocation with the same base and modulus
+/// whose offsets differ modulo it touch different slots.
+struct Slot {
+  Operation *root = nullptr;
+  Value base;
+  int64_t offset = 0, modulus = 0;
+
+  bool known() const { return root && modulus > 0; }
+  bool disjoint(const Slot &o) const {
+    return known() && o.known() && root == o.root && base == o.base &&
+           modulus == o.modulus && offset != o.offset;
+  }
+  bool operator==(const Slot &o) const {
+    return root == o.root && base == o.base && offset == o.offset &&
+           modulus == o.modulus;
+  }
+  static int64_t mod(int64_t x, int64_t m) { return ((x % m) + m) % m; }
+};
+
 struct Access {
   int64_t begin = 0, end = kWholeMemory;
   ThreadKey key;
+  Slot slot;
   Operation *op = nullptr;
 
   bool overlaps(const Access &o) const {
+    if (slot.disjoint(o.slot))
+      return false;
     return begin < o.end && o.begin < end;
   }
   bool conflicts(const Access &o) const {
     return overlaps(o) && !(key == o.key);
   }
   bool operator==(const Access &o) const {
-    return op == o.op && begin == o.begin && end == o.end;
+    return op == o.op && begin == o.begin && end == o.end && slot == o.slot;
   }
 };
 
@@ -77,6 +104,15 @@ struct Pending {
 struct State {
   SmallVector<Access> reads, writes;
   SmallVector<Pending> pending;
+
+  void forEachSlot(function_ref<void(Slot &)> fn) {
+    for (Access &a : reads)
+      fn(a.slot);
+    for (Access &a : writes)
+      fn(a.slot);
+    for (Pending &p : pending)
+      fn(p.access.slot);
+  }
 
   static void addUnique(SmallVector<Access> &set, const Access &a) {
     if (!llvm::is_contained(set, a))
@@ -135,6 +171,76 @@ int64_t allocationBytes(LocalAllocOp alloc) {
   return getAllocationBytes(alloc.getType());
 }
 
+std::optional<int64_t> constantInt(Value v) {
+  APInt c;
+  if (matchPattern(v, m_ConstantInt(&c)))
+    return c.getSExtValue();
+  return std::nullopt;
+}
+
+/// `v` as `base + offset` (base null when `v` is a constant).
+std::pair<Value, int64_t> linearIndex(Value v) {
+  if (std::optional<int64_t> c = constantInt(v))
+    return {Value(), *c};
+  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())})
+      if (std::optional<int64_t> c = constantInt(y)) {
+        auto [base, off] = linearIndex(x);
+        return {base, off + *c};
+      }
+  }
+  return {v, 0};
+}
+
+/// An scf.for induction variable that is never negative.
+bool isNonNegativeInductionVar(Value v) {
+  auto arg = dyn_cast_or_null<BlockArgument>(v);
+  if (!arg || arg.getArgNumber() != 0)
+    return false;
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop)
+    return false;
+  std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
+                         step = constantInt(loop.getStep());
+  return lb && *lb >= 0 && step && *step > 0;
+}
+
+/// The slot a view of a ring stays in: views below one memdesc_index of the
+/// allocation, whose index is a constant or (iv + c) % N.
+Slot slotOf(Value memdesc) {
+  Slot slot;
+  Operation *def = memdesc.getDefiningOp();
+  while (isa_and_nonnull<MemDescSubsliceOp, MemDescPermuteOp,
+                         MemDescReshapeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  auto index = dyn_cast_or_null<MemDescIndexOp>(def);
+  if (!index)
+    return slot;
+  auto alloc = index.getSrc().getDefiningOp<LocalAllocOp>();
+  if (!alloc)
+    return slot;
+  int64_t slots = alloc.getType().getShape()[0];
+  Value idx = index.getIndex();
+  if (std::optional<int64_t> c = constantInt(idx)) {
+    if (*c < 0 || *c >= slots)
+      return slot;
+    slot = {alloc, Value(), *c, slots};
+    return slot;
+  }
+  Operation *rem = idx.getDefiningOp();
+  if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
+    return slot;
+  std::optional<int64_t> n = constantInt(rem->getOperand(1));
+  if (!n || *n <= 0 || *n > slots)
+    return slot;
+  auto [base, off] = linearIndex(rem->getOperand(0));
+  if (off < 0 || !isNonNegativeInductionVar(base))
+    return slot;
+  slot = {alloc, base, Slot::mod(off, *n), *n};
+  return slot;
+}
+
 /// The access `op` makes to `memdesc` with a tensor of `tensorType`.
 Access memdescAccess(Value memdesc, RankedTensorType tensorType,
                      Operation *op) {
@@ -142,6 +248,7 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
   Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
   if (!root)
     return a;
+  a.slot = slotOf(memdesc);
   FailureOr<LinearLayout> layout = getLinearLayout(tensorType);
   if (failed(layout))
     return a;
@@ -320,16 +427,20 @@ private:
     }
   }
 
-  /// The loop body runs from the join of the entry state and its own end
-  /// state, iterated until that stops changing (the sets only grow, and the
-  /// group counts are capped).
+  /// The loop body runs from the join of the entry state and every end
+  /// state seen, iterated until that stops changing (the sets only grow,
+  /// slots are taken modulo the ring size, and the group counts only fall).
   void runLoop(Operation *loop, State &state, bool insert) {
     State entry = state;
-    State in = state;
+    enterLoop(loop, entry);
+    State in = entry;
     for (int iter = 0; iter < 64; ++iter) {
       State out = in;
       runBody(loop, out, /*insert=*/false);
-      State next = entry;
+      aroundBackEdge(loop, out);
+      // Accumulate: a barrier in the body clears what reaches its end, so
+      // the head state of one round alone could oscillate between rounds.
+      State next = in;
       next.join(out);
       if (next == in)
         break;
@@ -340,6 +451,52 @@ private:
     // The loop may run zero times (for) or exit after its condition (while).
     state = in;
     state.join(out);
+    forgetInductionVar(loop, state);
+  }
+
+  /// On the first iteration the induction variable equals the lower bound:
+  /// a constant slot c of a ring indexed modulo its size is slot
+  /// (iv - lb + c) there, which the body's (iv + c') % N compares with.
+  static void enterLoop(Operation *loop, State &state) {
+    forgetInductionVar(loop, state); // from an earlier run of this loop
+    auto forOp = dyn_cast<scf::ForOp>(loop);
+    if (!forOp || !isNonNegativeInductionVar(forOp.getInductionVar()))
+      return;
+    int64_t lb = *constantInt(forOp.getLowerBound());
+    Value iv = forOp.getInductionVar();
+    state.forEachSlot([&](Slot &s) {
+      if (s.known() && !s.base)
+        s = {s.root, iv, Slot::mod(s.offset - lb, s.modulus), s.modulus};
+    });
+  }
+
+  static void forgetInductionVar(Operation *loop, State &state) {
+    auto forOp = dyn_cast<scf::ForOp>(loop);
+    if (!forOp)
+      return;
+    state.forEachSlot([&](Slot &s) {
+      if (s.base && s.base == forOp.getInductionVar())
+        s = Slot();
+    });
+  }
+
+  /// From one iteration to the next the induction variable grows by the
+  /// step: what the last iteration did at slot (iv + c) is at (iv - step +
+  /// c) seen from the next. Slots indexed by other values defined in the
+  /// body are forgotten (the whole allocation).
+  static void aroundBackEdge(Operation *loop, State &state) {
+    auto forOp = dyn_cast<scf::ForOp>(loop);
+    Value iv = forOp ? forOp.getInductionVar() : Value();
+    std::optional<int64_t> step =
+        forOp ? constantInt(forOp.getStep()) : std::nullopt;
+    state.forEachSlot([&](Slot &s) {
+      if (!s.known() || !s.base)
+        return;
+      if (s.base == iv && step)
+        s.offset = Slot::mod(s.offset - *step, s.modulus);
+      else if (loop->isAncestor(s.base.getParentBlock()->getParentOp()))
+        s = Slot();
+    });
   }
 
   void runBody(Operation *loop, State &state, bool insert) {
