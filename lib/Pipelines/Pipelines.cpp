@@ -22,6 +22,7 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   pm.addPass(tile::createTileInsertBarriersPass());
+  pm.addPass(tile::createTileAnnotateLocalLoadAliasPass());
   pm.addPass(createSCFToControlFlowPass());
   ConvertTileToLLVMPassOptions lower;
   lower.target = options.target;

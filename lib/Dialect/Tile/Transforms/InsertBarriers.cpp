@@ -23,6 +23,7 @@
 
 namespace kiln::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERSPASS
+#define GEN_PASS_DEF_TILEANNOTATELOCALLOADALIASPASS
 #include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
 } // namespace kiln::tile
 
@@ -273,6 +274,11 @@ RankedTensorType pointeeTensor(RankedTensorType type) {
 
 class BarrierInserter {
 public:
+  /// What the final run over each op does: insert barriers, or mark loads
+  /// that no in-flight copy can write (the dataflow is the same).
+  enum class Mode { InsertBarriers, AnnotateLoads };
+  explicit BarrierInserter(Mode mode) : mode(mode) {}
+
   /// Runs `block` from `state`; inserts barriers when `insert`.
   void runBlock(Block &block, State &state, bool insert) {
     for (Operation &op : llvm::make_early_inc_range(block))
@@ -285,7 +291,7 @@ private:
   void barrier(Operation *before, State &state, bool insert) {
     state.reads.clear();
     state.writes.clear();
-    if (insert && before) {
+    if (insert && before && mode == Mode::InsertBarriers) {
       OpBuilder b(before);
       BarrierOp::create(b, before->getLoc());
       ++inserted;
@@ -340,16 +346,24 @@ private:
       access(op, a, /*isWrite=*/false, state, insert);
       // No copy into these bytes in flight: the load may be declared not to
       // alias in-flight copies (LLVM then adds no wait of its own for them).
-      if (insert) {
-        bool inFlight = a.end == kWholeMemory ||
-                        llvm::any_of(state.pending, [&](const Pending &p) {
-                          return p.access.overlaps(a);
-                        });
+      if (insert && mode == Mode::AnnotateLoads) {
+        auto inFlight = llvm::find_if(state.pending, [&](const Pending &p) {
+          return p.access.overlaps(a);
+        });
         TileDialect::SyncedViaWaitAttrHelper helper(op->getContext());
-        if (inFlight)
-          op->removeAttr(helper.getName());
-        else
+        if (a.end != kWholeMemory && inFlight == state.pending.end()) {
           helper.setAttr(op, UnitAttr::get(op->getContext()));
+        } else if (helper.isAttrPresent(op)) {
+          // The user's assertion (load_shared_relaxed) stays, with a warning
+          // when a copy into these bytes may still be in flight.
+          InFlightDiagnostic diag = op->emitWarning()
+                                    << "this relaxed shared-memory load reads "
+                                       "bytes an async copy may still be "
+                                       "writing: no wait before it covers "
+                                       "that copy's group";
+          if (inFlight != state.pending.end())
+            diag.attachNote(inFlight->access.op->getLoc()) << "the copy";
+        }
       }
       return;
     }
@@ -510,18 +524,31 @@ private:
   }
 
   static constexpr int kMaxGroups = 1 << 20;
+  Mode mode;
 };
+
+void runOnModule(ModuleOp module, BarrierInserter::Mode mode) {
+  BarrierInserter inserter(mode);
+  for (Operation &op : module.getBody()->getOperations())
+    for (Region &region : op.getRegions())
+      for (Block &block : region) {
+        State state;
+        inserter.runBlock(block, state, /*insert=*/true);
+      }
+}
 
 struct InsertBarriers
     : kiln::tile::impl::TileInsertBarriersPassBase<InsertBarriers> {
   void runOnOperation() override {
-    BarrierInserter inserter;
-    for (Operation &op : getOperation().getBody()->getOperations())
-      for (Region &region : op.getRegions())
-        for (Block &block : region) {
-          State state;
-          inserter.runBlock(block, state, /*insert=*/true);
-        }
+    runOnModule(getOperation(), BarrierInserter::Mode::InsertBarriers);
+  }
+};
+
+struct AnnotateLocalLoadAlias
+    : kiln::tile::impl::TileAnnotateLocalLoadAliasPassBase<
+          AnnotateLocalLoadAlias> {
+  void runOnOperation() override {
+    runOnModule(getOperation(), BarrierInserter::Mode::AnnotateLoads);
   }
 };
 

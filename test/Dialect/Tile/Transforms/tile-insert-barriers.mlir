@@ -164,13 +164,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // Only copies in groups the wait covers have landed: with two groups and
   // wait(1), the first copy's buffer needs the barrier, the second's read
   // is the user's bug, not ordered by a barrier (none is added for it).
-  // The first read has no copy in flight into its bytes: tile.synced_via_wait
-  // (its LLVM loads may be declared not to alias in-flight copies); the
-  // second has one, and is not marked.
+  // (Which of the two reads has no copy in flight, and is marked
+  // tile.synced_via_wait, is tile-annotate-local-load-alias.mlir's case.)
   // CHECK-LABEL: func.func @async_partial_wait
   // CHECK: tile.async_wait tokens %{{.*}} {num = 1 : i32}
   // CHECK-NEXT: tile.barrier
-  // CHECK-NEXT: tile.local_load %{{[0-9]+}} {tile.synced_via_wait} :
+  // CHECK-NEXT: tile.local_load %{{[0-9]+}} : !tile.memdesc
   // CHECK-NEXT: tile.local_load %{{[0-9]+}} : !tile.memdesc
   // CHECK-NOT: tile.barrier
   // CHECK: return
@@ -442,91 +441,5 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile.local_store %r, %y : tensor<32x32xf32, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
     %s = tile.local_load %y : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #a>
     return %s : tensor<32x32xf32, #a>
-  }
-}
-
-// -----
-
-// Slots of a ring: a view indexed by a constant or (iv + c) % N stays in its
-// slot, so a copy in flight into slot (i + 2) % 3 (or (i + 1) % 3, from the
-// previous iteration) does not touch slot i % 3. The load after the wait is
-// marked tile.synced_via_wait: no copy into its bytes can be in flight
-// (the AMD lowering then keeps LLVM from waiting for every copy before it).
-// The prologue's constant slots 0 and 1 are compared with i % 3 through
-// i = 0 on the first iteration. The write-after-read barrier before the
-// copy into the slot read one iteration earlier stays.
-#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
-  // CHECK-LABEL: func.func @ring3_synced
-  // CHECK: scf.for
-  // CHECK: tile.async_wait
-  // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
-  // CHECK: tile.barrier
-  // CHECK-NEXT: tile.async_copy_global_to_local
-  func.func @ring3_synced(%p: tensor<256x!tile.ptr<f32>, #l>, %n: i32) -> tensor<256xf32, #l> {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %c2 = arith.constant 2 : i32
-    %c3 = arith.constant 3 : i32
-    %ring = tile.local_alloc : () -> !tile.memdesc<3x256xf32, #sh, mutable>
-    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %t0 = tile.async_copy_global_to_local %p, %s0 : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %g0 = tile.async_commit_group tokens %t0
-    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %t1 = tile.async_copy_global_to_local %p, %s1 : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %g1 = tile.async_commit_group tokens %t1
-    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<256xf32, #l>) : i32 {
-      %w = tile.async_wait {num = 1 : i32}
-      %cu = arith.remsi %i, %c3 : i32
-      %sc = tile.memdesc_index %ring[%cu] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %v = tile.local_load %sc : !tile.memdesc<256xf32, #sh, mutable, 3x256> -> tensor<256xf32, #l>
-      %a = arith.addf %acc, %v : tensor<256xf32, #l>
-      %ip2 = arith.addi %i, %c2 : i32
-      %nx = arith.remsi %ip2, %c3 : i32
-      %sn = tile.memdesc_index %ring[%nx] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %t = tile.async_copy_global_to_local %p, %sn : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %g = tile.async_commit_group tokens %t
-      scf.yield %a : tensor<256xf32, #l>
-    }
-    return %r : tensor<256xf32, #l>
-  }
-
-  // Reading slot (i + 1) % 3 instead, whose copy is still in flight after
-  // wait(1): not marked.
-  // CHECK-LABEL: func.func @ring3_in_flight
-  // CHECK: scf.for
-  // CHECK: tile.local_load
-  // CHECK-NOT: tile.synced_via_wait
-  // CHECK: scf.yield
-  func.func @ring3_in_flight(%p: tensor<256x!tile.ptr<f32>, #l>, %n: i32) -> tensor<256xf32, #l> {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %c2 = arith.constant 2 : i32
-    %c3 = arith.constant 3 : i32
-    %ring = tile.local_alloc : () -> !tile.memdesc<3x256xf32, #sh, mutable>
-    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %t0 = tile.async_copy_global_to_local %p, %s0 : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %g0 = tile.async_commit_group tokens %t0
-    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %t1 = tile.async_copy_global_to_local %p, %s1 : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-    %g1 = tile.async_commit_group tokens %t1
-    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<256xf32, #l>) : i32 {
-      %w = tile.async_wait {num = 1 : i32}
-      %ip1 = arith.addi %i, %c1 : i32
-      %cu = arith.remsi %ip1, %c3 : i32
-      %sc = tile.memdesc_index %ring[%cu] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %v = tile.local_load %sc : !tile.memdesc<256xf32, #sh, mutable, 3x256> -> tensor<256xf32, #l>
-      %a = arith.addf %acc, %v : tensor<256xf32, #l>
-      %ip2 = arith.addi %i, %c2 : i32
-      %nx = arith.remsi %ip2, %c3 : i32
-      %sn = tile.memdesc_index %ring[%nx] : !tile.memdesc<3x256xf32, #sh, mutable> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %t = tile.async_copy_global_to_local %p, %sn : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable, 3x256>
-      %g = tile.async_commit_group tokens %t
-      scf.yield %a : tensor<256xf32, #l>
-    }
-    return %r : tensor<256xf32, #l>
   }
 }

@@ -70,4 +70,20 @@ def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
   }];
 }
 
+def TileAnnotateLocalLoadAliasPass
+    : Pass<"tile-annotate-local-load-alias", "mlir::ModuleOp"> {
+  let summary = "Mark shared-memory loads that no in-flight async copy can write";
+  let description = [{
+    The barrier pass's dataflow (byte ranges per ring slot, async copies in
+    flight until the wait that covers their group), run to mark every
+    `tile.local_load` whose bytes no copy still in flight can write with
+    `tile.synced_via_wait`. On targets whose hardware waits count every
+    vector-memory instruction, the lowering puts marked loads in an
+    alias scope declared not to alias direct-to-LDS copies, so LLVM keeps
+    the computed `vmcnt(N)` instead of adding `vmcnt(0)` before the read.
+    A load the user marked (`load_shared_relaxed`) keeps its mark; if a copy
+    into its bytes may still be in flight, a warning names the copy.
+  }];
+}
+
 #endif
