@@ -39,9 +39,11 @@ if importlib.util.find_spec("kiln") is None and _PYTHON not in sys.path:
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
 from kiln.language.nvidia.ampere import async_copy as cp  # noqa: E402
+from kiln.language.amd import cdna3  # noqa: E402
+from kiln.language.amd.cdna4 import async_copy as acp  # noqa: E402
 
 __all__ = ["vector_add", "copy_2d", "masked_rows", "softmax", "transpose", "ring_add",
-           "transpose_smem", "KERNELS", "TARGETS",
+           "transpose_smem", "amd_stream_ring", "KERNELS", "TARGETS",
            "warp_size", "blocked_1d", "blocked_2d", "config", "specialize", "bundle_key"]
 
 TARGETS = ("cuda:sm_90a", "hip:gfx942", "hip:gfx950")
@@ -360,3 +362,48 @@ def key_for_args(name: str, target: str, runtime_args: dict):
     """(bundle key, runtime argument names in launch order) for these launch arguments."""
     signature, constexprs, runtime = specialize(name, target, runtime_args)
     return bundle_key(name, target, signature, constexprs), runtime
+
+
+@kiln.jit
+def amd_stream_ring(a, c, n_tiles, BLOCK: kl.constexpr, NBUF: kl.constexpr, L: kl.constexpr,
+                    SH: kl.constexpr, BUFFER_COPY: kl.constexpr, RELAXED: kl.constexpr,
+                    STORE: kl.constexpr):
+    """The AMD direct-to-LDS ring: program p streams tiles [p*n_tiles, (p+1)*n_tiles) of
+    BLOCK elements of ``a`` through an NBUF-slot LDS ring (tile k+NBUF-1 is being copied while
+    tile k is read). With STORE each tile + 1 goes to ``c`` by buffer_store inside the loop;
+    without, the program's sum goes to ``c[p*BLOCK : (p+1)*BLOCK]`` after it. BUFFER_COPY picks
+    buffer_load_to_shared (masked past the end) or global_load_to_shared (the last tile
+    re-read instead); RELAXED picks load_shared_relaxed or a plain ``.load()``."""
+    dt: kl.constexpr = a.dtype.element_ty
+    bufs = kl.allocate_shared_memory(dt, [NBUF, BLOCK], SH)
+    offs = kl.arange(0, BLOCK, L)
+    first = kl.program_id(0) * n_tiles
+    for s in kl.static_range(NBUF - 1):
+        if BUFFER_COPY:
+            acp.buffer_load_to_shared(bufs.index(s), a, (first + s) * BLOCK + offs,
+                                      mask=offs < (n_tiles - s) * BLOCK)
+        else:
+            t0 = first + kl.minimum(s, n_tiles - 1)
+            acp.global_load_to_shared(bufs.index(s), a + t0 * BLOCK + offs)
+        acp.commit_group()
+    acc = kl.zeros([BLOCK], dt, L)
+    for k in range(n_tiles):
+        acp.wait_group(NBUF - 2)
+        if RELAXED:
+            x = acp.load_shared_relaxed(bufs.index(k % NBUF), L)
+        else:
+            x = bufs.index(k % NBUF).load(L)
+        if STORE:
+            cdna3.buffer_store(x + 1, c, (first + k) * BLOCK + offs)
+        else:
+            acc += x
+        nxt = k + NBUF - 1
+        if BUFFER_COPY:
+            acp.buffer_load_to_shared(bufs.index(nxt % NBUF), a, (first + nxt) * BLOCK + offs,
+                                      mask=offs < (n_tiles - nxt) * BLOCK)
+        else:
+            t = first + kl.minimum(nxt, n_tiles - 1)
+            acp.global_load_to_shared(bufs.index(nxt % NBUF), a + t * BLOCK + offs)
+        acp.commit_group()
+    if not STORE:
+        kl.store(c + kl.program_id(0) * BLOCK + offs, acc)

@@ -550,11 +550,14 @@ class Semantic:
         handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
 
-    def local_load(self, smem, layout) -> tensor:
+    def local_load(self, smem, layout, synced_via_wait=False) -> tensor:
+        """``synced_via_wait``: the caller asserts a wait orders this read after every async
+        copy into its bytes (Gluon's ``load_shared_relaxed``)."""
         shape = smem.type.shape
         self.check_layout(layout, shape, "load from shared memory")
         rt = distributed_type(smem.dtype, shape, layout)
-        return self._op("tile.local_load", [smem], rt)
+        attrs = {"tile.synced_via_wait": "unit"} if synced_via_wait else None
+        return self._op("tile.local_load", [smem], rt, attrs)
 
     def local_store(self, smem, value) -> None:
         value = self.as_tensor(value)

@@ -2,12 +2,13 @@
 (``triton.experimental.gluon.language.amd``):
 
 * :mod:`kiln.language.amd.cdna3` (gfx942): ``buffer_load``, ``buffer_store``;
-* :mod:`kiln.language.amd.cdna4` (gfx950): ``async_copy`` (``global_load_to_shared``,
-  ``buffer_load_to_shared``, ``commit_group``, ``wait_group``, ``load_shared_relaxed``).
+* :mod:`kiln.language.amd.cdna4` (gfx950): the same, plus ``async_copy``
+  (``global_load_to_shared``, ``buffer_load_to_shared``, ``commit_group``, ``wait_group``,
+  ``load_shared_relaxed``). The direct-to-LDS copies also compile for gfx942 at 4 bytes, as
+  in Triton 3.6; only the widths are chip-specific.
 
-Empty for now: the packages exist so that these builtins have a home and kernels written
-against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
-import kiln.compiler or kiln.runtime (see test/Python/test_layering.py).
+Like the rest of kiln.language, nothing here may import kiln.compiler or kiln.runtime (see
+test/Python/test_layering.py).
 """
 
 from . import cdna3, cdna4  # noqa: F401

@@ -88,11 +88,20 @@ public:
     return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, v);
   }
 
+  // tile.barrier orders LDS accesses only: s_waitcnt lgkmcnt(0) (this
+  // wave's LDS reads and writes done) then s_barrier. HIP's __syncthreads
+  // brackets it with workgroup-scope fences instead, which also make LLVM
+  // wait for every direct-to-LDS copy in flight (vmcnt): in a ring, the
+  // write-after-read barrier before a refill would retire the copies of the
+  // next slots too. Copies are ordered by Kiln's own waits before a
+  // read-after-write barrier. The wavefront-scope fences emit nothing; they
+  // keep LLVM from moving memory accesses across the barrier.
   void barrier(OpBuilder &b, Location loc) const override {
-    // As HIP's __syncthreads: LDS writes become visible across the barrier.
-    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "workgroup");
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, "wavefront");
+    unsigned lgkmOnly = 0xF | (3u << 14) | (7u << 4); // vmcnt, expcnt at max
+    ROCDL::SWaitcntOp::create(b, loc, b.getI32IntegerAttr(lgkmOnly));
     ROCDL::SBarrierOp::create(b, loc);
-    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "workgroup");
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "wavefront");
   }
 
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,

@@ -1,12 +1,10 @@
-"""CDNA4 (gfx950) builtins, as in Gluon's ``amd.cdna4``. Nothing is implemented yet.
+"""CDNA4 (gfx950) builtins, as in Gluon's ``amd.cdna4``: everything of
+:mod:`kiln.language.amd.cdna3` (``buffer_load``, ``buffer_store``) plus :mod:`.async_copy`:
+``global_load_to_shared`` and ``buffer_load_to_shared`` (direct-to-LDS copies),
+``commit_group`` and ``wait_group`` (groups and exact ``s_waitcnt vmcnt(N)`` waits) and
+``load_shared_relaxed`` (an LDS read a wait already ordered)."""
 
-What will land here, in the ``async_copy`` submodule:
+from ..cdna3 import buffer_load, buffer_store
+from . import async_copy
 
-* ``async_copy.global_load_to_shared``: an asynchronous global -> shared (LDS) copy;
-* ``async_copy.buffer_load_to_shared``: the same through a buffer resource descriptor;
-* ``async_copy.commit_group`` / ``async_copy.wait_group``: group outstanding copies and wait
-  until at most N groups are in flight;
-* ``async_copy.load_shared_relaxed``: a shared-memory load ordered only by those waits.
-"""
-
-__all__ = []
+__all__ = ["buffer_load", "buffer_store", "async_copy"]
