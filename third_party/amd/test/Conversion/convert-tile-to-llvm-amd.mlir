@@ -130,19 +130,24 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 
 // -----
 
-// The barrier is HIP's __syncthreads: release fence, s_barrier, acquire fence.
+// The barrier orders LDS only: s_waitcnt lgkmcnt(0) (49279 = 0xC07F: vmcnt
+// and expcnt at their maxima) and s_barrier between wavefront-scope fences,
+// which emit nothing but keep LLVM from moving memory accesses across it
+// (HIP's workgroup fences would also retire every direct-to-LDS copy).
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tile.shared = 4096 : i32
 // CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @cvt_shared(
 // CHECK: llvm.mlir.addressof @global_smem : !llvm.ptr<3>
-// AMD-NEXT: llvm.fence syncscope("workgroup") release
+// AMD-NEXT: llvm.fence syncscope("wavefront") release
+// AMD-NEXT: rocdl.s.waitcnt 49279
 // AMD-NEXT: rocdl.s.barrier
-// AMD-NEXT: llvm.fence syncscope("workgroup") acquire
+// AMD-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
-// AMD: llvm.fence syncscope("workgroup") release
+// AMD: llvm.fence syncscope("wavefront") release
+// AMD-NEXT: rocdl.s.waitcnt 49279
 // AMD-NEXT: rocdl.s.barrier
-// AMD-NEXT: llvm.fence syncscope("workgroup") acquire
+// AMD-NEXT: llvm.fence syncscope("wavefront") acquire
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // AMD-NOT: rocdl.s.barrier
 // CHECK: llvm.return
