@@ -932,8 +932,9 @@ class KernelReport:
                     self._finish(trace, ended=pc >= n)
                     break
                 if pc in self.label_at:  # a join: is this state already explored?
-                    key = hash((pc, nforks, frozenset(edges.items()), frozenset(decided.items()),
-                                tuple(w.key() for w in waves)))
+                    live = {v for w in waves for v in w.s.values() if isinstance(v, Tok)}
+                    key = hash((pc, nforks, frozenset(edges.items()), tuple(w.key() for w in waves),
+                                frozenset(t for t in decided.items() if t[0] in live)))
                     if key in self.seen:
                         self.merged += 1
                         self._finish(trace, ended=False)

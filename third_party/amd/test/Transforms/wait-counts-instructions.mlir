@@ -114,3 +114,80 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     return
   }
 }
+
+// -----
+
+// Buffer loads and stores count too (gfx9's vmcnt sees loads and stores):
+// at least one instruction per 16 bytes a thread moves, whatever the mask
+// (masked lanes get an out-of-range offset, every wave issues every
+// instruction). Plain tile.load/tile.store count 0: their lowering does not
+// pin an instruction count. Buffer direct-to-LDS copies count as copies,
+// masked or not.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#l4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!m1 = !tile.memdesc<256xf32, #sh, mutable>
+!m4 = !tile.memdesc<1024xf32, #sh, mutable>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // 1 copy, then a buffer load of 4 floats per thread (16 B: 1 instruction)
+  // and a masked buffer store of 8 floats per thread (32 B: 2) before the
+  // wait: 3 instructions after the awaited group; the tile.load adds none.
+  // CHECK-LABEL: func.func @buffer_ops_counted
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 3 : i32, num = 0 : i32}
+  // ORACLE: oracle: holds on 1 executions, slack 0, instruction slack 0
+  func.func @buffer_ops_counted(%x: !tile.ptr<f32>, %o1: tensor<256xi32, #l>, %o4: tensor<1024xi32, #l4>, %o8: tensor<2048xi32, #l4>, %m8: tensor<2048xi1, #l4>, %v8: tensor<2048xf32, #l4>, %p: tensor<256x!tile.ptr<f32>, #l>, %a: !m1) {
+    %c = tile_amd.buffer_load_to_local %x[%o1], %a : !tile.ptr<f32>, tensor<256xi32, #l> -> !m1
+    %g = tile.async_commit_group tokens %c
+    %v = tile_amd.buffer_load %x[%o4] : !tile.ptr<f32>, tensor<1024xi32, #l4> -> tensor<1024xf32, #l4>
+    tile_amd.buffer_store %v8, %x[%o8], %m8 : tensor<2048xi1, #l4> : tensor<2048xf32, #l4>, !tile.ptr<f32>, tensor<2048xi32, #l4>
+    %u = tile.load %p : tensor<256x!tile.ptr<f32>, #l>
+    %w = tile.async_wait tokens %g {num = 0 : i32}
+    return
+  }
+
+  // Two groups of buffer copies (1 and 4 instructions, the second masked),
+  // then 4 buffer stores: wait_group(1) leaves 4 + 1 (the store of 1024 f32
+  // over #l: 4 floats per thread in 4 registers of 1 -> 16 B, 1 instruction).
+  // CHECK-LABEL: func.func @masked_copies_and_stores
+  // CHECK: tile.async_wait {instructions = 5 : i32, num = 1 : i32}
+  // ORACLE: oracle: holds on 1 executions, instruction slack 0
+  func.func @masked_copies_and_stores(%x: !tile.ptr<f32>, %o1: tensor<256xi32, #l>, %o4: tensor<1024xi32, #l>, %m4: tensor<1024xi1, #l>, %v4: tensor<1024xf32, #l>, %a: !m1, %b: !m4) {
+    %c0 = tile_amd.buffer_load_to_local %x[%o1], %a : !tile.ptr<f32>, tensor<256xi32, #l> -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile_amd.buffer_load_to_local %x[%o4], %b, %m4 : tensor<1024xi1, #l> : !tile.ptr<f32>, tensor<1024xi32, #l> -> !m4
+    %g1 = tile.async_commit_group tokens %c1
+    tile_amd.buffer_store %v4, %x[%o4] : tensor<1024xf32, #l>, !tile.ptr<f32>, tensor<1024xi32, #l>
+    %w = tile.async_wait {num = 1 : i32}
+    return
+  }
+
+  // The AMD ring with stores (examples/kernels.py amd_stream_ring): three
+  // slots, copies of 4 instructions per tile, 4 buffer stores per
+  // iteration. wait_group(1) at the top of the body: on the first
+  // iteration only the prologue's second group (4) follows the awaited one;
+  // later, that group plus the previous iteration's stores (8). The minimum
+  // over paths is 4.
+  // CHECK-LABEL: func.func @ring3_with_stores
+  // CHECK: tile.async_wait {instructions = 4 : i32, num = 1 : i32}
+  // ORACLE: oracle: holds on 4 executions, instruction slack 0
+  func.func @ring3_with_stores(%x: !tile.ptr<f32>, %o: tensor<1024xi32, #l>, %v: tensor<1024xf32, #l>, %n: index) {
+    %ring = tile.local_alloc : () -> !tile.memdesc<3x1024xf32, #sh, mutable>
+    %i0 = arith.constant 0 : i32
+    %i1 = arith.constant 1 : i32
+    %s0 = tile.memdesc_index %ring[%i0] : !tile.memdesc<3x1024xf32, #sh, mutable> -> !tile.memdesc<1024xf32, #sh, mutable, 3x1024>
+    %c0 = tile_amd.buffer_load_to_local %x[%o], %s0 : !tile.ptr<f32>, tensor<1024xi32, #l> -> !tile.memdesc<1024xf32, #sh, mutable, 3x1024>
+    %g0 = tile.async_commit_group tokens %c0
+    %s1 = tile.memdesc_index %ring[%i1] : !tile.memdesc<3x1024xf32, #sh, mutable> -> !tile.memdesc<1024xf32, #sh, mutable, 3x1024>
+    %c1 = tile_amd.buffer_load_to_local %x[%o], %s1 : !tile.ptr<f32>, tensor<1024xi32, #l> -> !tile.memdesc<1024xf32, #sh, mutable, 3x1024>
+    %g1 = tile.async_commit_group tokens %c1
+    %lb = arith.constant 0 : index
+    %st = arith.constant 1 : index
+    scf.for %k = %lb to %n step %st {
+      %w = tile.async_wait {num = 1 : i32}
+      tile_amd.buffer_store %v, %x[%o] : tensor<1024xf32, #l>, !tile.ptr<f32>, tensor<1024xi32, #l>
+      %c = tile_amd.buffer_load_to_local %x[%o], %s0 : !tile.ptr<f32>, tensor<1024xi32, #l> -> !tile.memdesc<1024xf32, #sh, mutable, 3x1024>
+      %g = tile.async_commit_group tokens %c
+    }
+    return
+  }
+}
