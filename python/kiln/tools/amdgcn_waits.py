@@ -897,7 +897,7 @@ class KernelReport:
         self.violations = {}  # key -> [message, occurrences]
         self.notes, self.paths, self.truncated, self.cap_hit = [], 0, 0, False
         self.skip = {}  # (branch, target) -> is the region between them skippable
-        self.label_at, self.seen, self.merged = set(labels.values()), set(), 0
+        self.label_at, self.seen, self.merged, self.back = set(labels.values()), set(), 0, {}
 
     def _initial(self):
         waves, dims = [], self.meta.get('reqd')
@@ -1006,15 +1006,13 @@ class KernelReport:
             if inst.kind == VMEM:  # loaded values are UNKNOWN
                 for d in inst.dests:
                     w.v.pop(d, None)
-                if sum(x[3] for x in w.q) >= VMCNT_MAX:
-                    w.pr.append(w.q.pop(0))
                 w.q.append((pc, pl[0], inst.dests, not region) if pl[0] or inst.dests
                            else (None, None, None, not region))
             elif inst.kind == WAIT and not region:
                 younger = 0
                 for i in range(len(w.q) - 1, -1, -1):
                     if younger >= inst.vmcnt:
-                        w.pr += [x for x in w.q[:i + 1] if x[0] is not None]
+                        w.pr += [x for x in w.q[:i + 1] if x[1]]
                         del w.q[:i + 1]
                         break
                     younger += w.q[i][3]
@@ -1024,6 +1022,8 @@ class KernelReport:
                 _clobber(w, inst)
             else:
                 inst.handler(w, inst)
+            while w.q and w.q[0][0] is None:  # only counted, and only by older ops: forget
+                w.q.pop(0)
         trace.append((pc, payload, region))
 
     def _skippable(self, pc, tgt):
@@ -1034,17 +1034,33 @@ class KernelReport:
                 x.kind in (ALU, VMEM, LDS, WAIT) for x in self.insts[pc + 1:tgt])
         return self.skip[(pc, tgt)]
 
+    def _is_back(self, src, dst):
+        """Does the jump src -> dst close a loop (dst at or before src and src reachable
+        from dst)? Jumps back into code that cannot reach them again are not loops."""
+        if (src, dst) not in self.back:
+            seen, todo = set(), [dst]
+            while todo and src not in seen:
+                i = todo.pop()
+                if i in seen or i >= len(self.insts):
+                    continue
+                seen.add(i)
+                x = self.insts[i]
+                t = self.labels.get(x.target) if x.kind in (BR, CBR) else None
+                todo += ([] if x.kind in (END, STOP) or x.kind == BR else [i + 1]) + (
+                    [t] if t is not None else [])
+            self.back[(src, dst)] = dst <= src and src in seen
+        return self.back[(src, dst)]
+
     def _can_take(self, edges, src, dst, known, nforks):
-        if dst > src:
+        if not self._is_back(src, dst):
             return True
         unknown, concrete, last = edges.get((src, dst), (0, 0, -1))
         return concrete < CONCRETE_TRIPS if known and nforks == last else unknown < self.back_edges
 
-    @staticmethod
-    def _take(edges, src, dst, nforks):
+    def _take(self, edges, src, dst, nforks):
         """Count a back edge: as unknown-driven if a decision was unknown since the last
         time it was taken; the counts of loops nested inside restart."""
-        if dst > src:
+        if not self._is_back(src, dst):
             return edges
         e = {k: v for k, v in edges.items() if not (dst <= k[1] and k[0] <= src and k != (src, dst))}
         unknown, concrete, last = e.get((src, dst), (0, 0, -1))
@@ -1087,24 +1103,16 @@ class KernelReport:
             return sure[w][k] - sure[w][o.k + 1] + (
                 sum(1 for x in ops[w][o.k + 1:k] if x.r == r) if r else 0)
 
-        def retire_at(o, p, N, j):
-            """Where o retires when the wait visit j of its wave (at p) is relaxed to N:
-            the next sure wait that counts enough younger ops, or the issue that would
-            put a 64th op in flight."""
-            w = o.wave
-            cap = bisect.bisect_left(sure[w], sure[w][o.k + 1] + VMCNT_MAX)
-            cap = ops[w][cap - 1].pos if cap <= len(ops[w]) else n
-            for p2, N2, _, r2 in waits[w][j + 1:]:
-                if p2 >= cap:
-                    break
-                if not r2 and younger(o, p2, 0) >= N2:
-                    return p2
-            return cap
+        def retire_at(o, j):
+            """Where o retires if it is still in flight after wait visit j of its wave: at
+            the next sure wait that counts enough younger ops, else never (n)."""
+            return next((p2 for p2, N2, _, r2 in waits[o.wave][j + 1:]
+                         if not r2 and younger(o, p2, 0) >= N2), n)
 
         wpos = [[t[0] for t in waits[w]] for w in range(W)]
         for w in range(W):
             for o in ops[w]:
-                o.ret = retire_at(o, o.pos, None, bisect.bisect_left(wpos[w], o.pos) - 1)
+                o.ret = retire_at(o, bisect.bisect_left(wpos[w], o.pos) - 1)
 
         def ph_of(p):
             return float('inf') if p >= n else phase[p]
@@ -1180,7 +1188,7 @@ class KernelReport:
                                     if r2 == r and younger(o, p2, r) >= N2), rend[r])
                         need = False
                     else:
-                        alt = retire_at(o, p, N, j)
+                        alt = retire_at(o, j)
                         need = (alt >= n and not ended) or any(
                             phase[p] < t[0] <= ph_of(alt) for t in other)
                     k = bisect.bisect_right(spos, p)

@@ -179,7 +179,8 @@ std::optional<int64_t> constantInt(Value v) {
   return std::nullopt;
 }
 
-/// `v` as `base + offset` (base null when `v` is a constant).
+/// `v` as `base + offset` (base null when `v` is a constant), through adds
+/// and subtractions of constants.
 std::pair<Value, int64_t> linearIndex(Value v) {
   if (std::optional<int64_t> c = constantInt(v))
     return {Value(), *c};
@@ -191,6 +192,11 @@ std::pair<Value, int64_t> linearIndex(Value v) {
         return {base, off + *c};
       }
   }
+  if (auto sub = v.getDefiningOp<arith::SubIOp>())
+    if (std::optional<int64_t> c = constantInt(sub.getRhs())) {
+      auto [base, off] = linearIndex(sub.getLhs());
+      return {base, off - *c};
+    }
   return {v, 0};
 }
 

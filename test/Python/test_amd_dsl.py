@@ -1,0 +1,206 @@
+"""The AMD DSL (Gluon's ``amd.cdna3`` / ``amd.cdna4``) without a GPU: the tile_amd ops it
+emits, the assembly (buffer instructions, direct-to-LDS copies, exact vmcnt waits), argument
+errors at the user's line, and the NBUF=3 ring checked by the independent vmcnt simulator
+(kiln.tools.amdgcn_waits) for every variant."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.amd import cdna3
+from kiln.language.amd.cdna4 import async_copy as acp
+from kiln.tools import amdgcn_waits
+
+import located
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "examples"))
+from kernels import amd_stream_ring  # noqa: E402  (examples/kernels.py)
+
+try:
+    from kiln import _compiler
+except ImportError as e:  # pragma: no cover - depends on the build
+    _compiler, _COMPILER_ERR = None, str(e)
+else:
+    _COMPILER_ERR = None
+
+pytestmark = pytest.mark.skipif(_compiler is None,
+                                reason=f"kiln._compiler is not built ({_COMPILER_ERR})")
+
+HERE = os.path.abspath(__file__)
+L1 = kl.BlockedLayout([1], [64], [4], [0])
+L4 = kl.BlockedLayout([4], [64], [4], [0])
+SH = kl.SwizzledSharedLayout(1, 1, 1, [0])
+SIG = {"x": "*fp32:16", "y": "*fp32:16", "n": "i32"}
+
+
+@kiln.jit
+def buffer_copy(x, y, n, BLOCK: kl.constexpr, L: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    v = cdna3.buffer_load(x, offs, mask=offs < n, other=2.0, cache=".cg")
+    cdna3.buffer_store(v * 3.0, y, offs, mask=offs < n)
+
+
+def test_buffer_load_store_ops_and_assembly():
+    k = kiln.compile(buffer_copy, SIG, dict(BLOCK=1024, L=L4), target="hip:gfx942",
+                     cache=False)
+    assert "tile_amd.buffer_load " in k.asm["tile"] and "tile_amd.buffer_store " in \
+        k.asm["tile"]
+    asm = k.asm["amdgcn"]
+    assert len(re.findall(r"buffer_load_dword\b.* offen sc0", asm)) == 4, asm
+    assert len(re.findall(r"buffer_store_dword\b.* offen", asm)) == 4, asm
+    # The mask is an out-of-range offset: no branch around the accesses.
+    assert "s_cbranch_execz" not in asm
+
+
+def test_buffer_ops_vectorize_without_mask():
+    @kiln.jit
+    def unmasked(x, y, n, L: kl.constexpr):
+        offs = kl.program_id(0) * 1024 + kl.arange(0, 1024, L)
+        cdna3.buffer_store(cdna3.buffer_load(x, offs), y, offs)
+
+    asm = kiln.compile(unmasked, SIG, dict(L=L4), target="hip:gfx942", cache=False).asm["amdgcn"]
+    assert "buffer_load_dwordx4" in asm and "buffer_store_dwordx4" in asm, asm
+
+
+def test_buffer_load_reads_other_where_masked():
+    k = kiln.compile(buffer_copy, SIG, dict(BLOCK=256, L=L1), target="hip:gfx950", cache=False)
+    llvm = k.asm["llvm_dialect"]
+    assert "rocdl.make.buffer.rsrc" in llvm and "-2147483648" in llvm  # the out-of-range offset
+    assert re.search(r"llvm.select .*: i1, f32", llvm), "other selected where masked"
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+@pytest.mark.parametrize("buffer_copy_", [True, False])
+@pytest.mark.parametrize("relaxed", [True, False])
+@pytest.mark.parametrize("store", [False, True])
+def test_ring_variants_pass_the_vmcnt_check(target, buffer_copy_, relaxed, store):
+    """NBUF=3 ring: the steady-state loop has no vmcnt(0), Kiln's wait is the only vmcnt
+    wait before the LDS reads, and the simulator finds no read of an in-flight copy."""
+    spt = 4 if target.endswith("gfx950") else 1
+    k = kiln.compile(amd_stream_ring, {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"},
+                     dict(BLOCK=1024, NBUF=3, L=kl.BlockedLayout([spt], [64], [4], [0]), SH=SH,
+                          BUFFER_COPY=buffer_copy_, RELAXED=relaxed, STORE=store),
+                     target=target, cache=False)
+    tile = k.asm["tile"]
+    assert ("tile_amd.buffer_load_to_local" in tile) == buffer_copy_
+    asm = k.asm["amdgcn"]
+    copy = {("hip:gfx942", True): r"buffer_load_dword \S+, s\[\d+:\d+\], 0 offen lds",
+            ("hip:gfx942", False): r"global_load_lds_dword\b",
+            ("hip:gfx950", True): r"buffer_load_dwordx4 \S+, s\[\d+:\d+\], 0 offen lds",
+            ("hip:gfx950", False): r"global_load_lds_dwordx4\b"}[(target, buffer_copy_)]
+    assert re.search(copy, asm), asm
+    loop = _loop_body(asm)
+    waits = [l for l in loop if "vmcnt(" in l]
+    assert waits and not any("vmcnt(0)" in w for w in waits), waits
+    ok, summary = vmcnt_check(asm)
+    assert ok and "max slack 0" in summary, summary
+    # Raising the loop's wait by one must be caught (the check can fail).
+    bad = asm.replace(waits[0], re.sub(r"vmcnt\((\d+)\)",
+                                       lambda m: f"vmcnt({int(m.group(1)) + 1})", waits[0]), 1)
+    assert not vmcnt_check(bad)[0]
+
+
+def vmcnt_check(asm):
+    """(no violation, summary lines) from the independent simulator."""
+    reports = amdgcn_waits.check(asm)
+    assert reports, "no kernel in the assembly"
+    return (not any(r.violations for r in reports),
+            "; ".join(r.summary() for r in reports))
+
+
+def _loop_body(asm):
+    lines = [l.strip() for l in asm.splitlines()]
+    labels = {l[:-1]: i for i, l in enumerate(lines) if re.match(r"^\.LBB\w+:$", l)}
+    for i, l in enumerate(lines):
+        m = re.match(r"^s_cbranch\w*\s+(\.LBB\w+)", l)
+        if m and m.group(1) in labels and labels[m.group(1)] < i:
+            return lines[labels[m.group(1)]:i + 1]
+    raise AssertionError("no loop in the assembly")
+
+
+def test_plain_load_gets_alias_scopes_like_relaxed():
+    """A plain .load() after the wait is marked as the relaxed one is (Kiln proves the wait
+    covers it), so both compile to the same waits."""
+    def waits(relaxed):
+        k = kiln.compile(amd_stream_ring, {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"},
+                         dict(BLOCK=1024, NBUF=3, L=L1, SH=SH, BUFFER_COPY=True,
+                              RELAXED=relaxed, STORE=True), target="hip:gfx942", cache=False)
+        return [l for l in _loop_body(k.asm["amdgcn"]) if l.startswith("s_waitcnt")]
+    assert waits(True) == waits(False)
+
+
+# -- argument errors at the user's line ---------------------------------------------------------
+
+def _at(err, marker, anchor):
+    line, col = located.where(HERE, marker, anchor)
+    assert (err.file, err.line, err.col) == (HERE, line, col), str(err)
+
+
+def _error(fn, constexprs=None, target="hip:gfx942"):
+    with pytest.raises(kiln.CompilationError) as e:
+        kiln.compile(fn, SIG, constexprs or {}, target=target, cache=False)
+    return e.value
+
+
+def test_offsets_must_be_int32():
+    @kiln.jit
+    def k(x, y, n):
+        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0])).to(kl.int64)
+        cdna3.buffer_load(x, offs)  # line: offsets
+
+    err = _error(k)
+    assert "offsets must be a tensor of int32" in str(err)
+    _at(err, 'line: offsets', 'cdna3.buffer_load')
+
+
+def test_ptr_must_be_scalar():
+    @kiln.jit
+    def k(x, y, n):
+        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
+        cdna3.buffer_store(1.0, x + offs, offs)  # line: scalar ptr
+
+    err = _error(k)
+    assert "ptr must be a scalar pointer" in str(err)
+    _at(err, 'line: scalar ptr', 'cdna3.buffer_store')
+
+
+def test_bad_cache_modifier():
+    @kiln.jit
+    def k(x, y, n):
+        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
+        cdna3.buffer_load(x, offs, cache=".wt")  # line: cache
+
+    err = _error(k)
+    assert "cache modifier must be one of" in str(err)
+    _at(err, 'line: cache', 'cdna3.buffer_load')
+
+
+def test_direct_to_lds_other_must_be_zero():
+    @kiln.jit
+    def k(x, y, n):
+        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
+        buf = kl.allocate_shared_memory(kl.float32, [256], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+        acp.buffer_load_to_shared(buf, x, offs, mask=offs < n, other=1.0)  # line: other
+
+    err = _error(k)
+    assert "other must be None or 0" in str(err)
+    _at(err, 'line: other', 'acp.buffer_load_to_shared')
+
+
+def test_16_byte_copy_on_gfx942_is_an_error_not_an_llc_abort():
+    @kiln.jit
+    def k(x, y, n):
+        offs = kl.arange(0, 1024, kl.BlockedLayout([4], [64], [4], [0]))
+        buf = kl.allocate_shared_memory(kl.float32, [1024], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+        acp.global_load_to_shared(buf, x + offs)  # line: width
+
+    err = _error(k)
+    assert "gfx942" in str(err) and "async copy rule" in str(err), str(err)
+    _at(err, 'line: width', 'acp.global_load_to_shared')
