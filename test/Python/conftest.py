@@ -4,3 +4,32 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
+
+# Every AMD kernel the test suite compiles goes through the independent vmcnt simulator
+# (kiln.tools.amdgcn_waits): a compile whose assembly lets an LDS access read bytes a
+# direct-to-LDS copy may still be writing fails the test that compiled it. KILN_CHECKED_AMD
+# counts the kernels checked (test_amd_dsl.py asserts the hook runs).
+from kiln.compiler import compiler as _compiler_mod  # noqa: E402
+
+_init = _compiler_mod.CompiledKernel.__init__
+CHECKED_AMD = []
+
+
+def _checked_init(self, name, asm, metadata, *args, **kwargs):
+    _init(self, name, asm, metadata, *args, **kwargs)
+    text = asm.get("amdgcn") if isinstance(asm, dict) else None
+    if isinstance(text, str) and str(metadata.get("target", "")).startswith("hip:"):
+        from kiln.tools import amdgcn_waits
+        reports = amdgcn_waits.check(text)
+        bad = [r.render() for r in reports if r.violations]
+        CHECKED_AMD.append(name)
+        assert not bad, "vmcnt check failed:\n" + "\n".join(bad)
+
+
+_compiler_mod.CompiledKernel.__init__ = _checked_init
+
+
+def pytest_terminal_summary(terminalreporter):
+    if CHECKED_AMD:
+        terminalreporter.write_line(f"vmcnt check: {len(CHECKED_AMD)} AMD kernel compiles "
+                                    f"checked (a violation fails the test that compiled it)")

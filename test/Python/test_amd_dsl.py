@@ -204,3 +204,11 @@ def test_16_byte_copy_on_gfx942_is_an_error_not_an_llc_abort():
     err = _error(k)
     assert "gfx942" in str(err) and "async copy rule" in str(err), str(err)
     _at(err, 'line: width', 'acp.global_load_to_shared')
+
+
+def test_every_amd_compile_is_checked():
+    """conftest.py runs the vmcnt simulator on every AMD kernel compiled in the test suite."""
+    import conftest
+    before = len(conftest.CHECKED_AMD)
+    kiln.compile(buffer_copy, SIG, dict(BLOCK=256, L=L1), target="hip:gfx942", cache=False)
+    assert len(conftest.CHECKED_AMD) == before + 1
