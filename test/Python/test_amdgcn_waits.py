@@ -1,0 +1,445 @@
+"""Tests of kiln.tools.amdgcn_waits, the independent vmcnt checker of AMDGCN assembly.
+
+Hand-written gfx9 snippets exercise each part of the model; the last tests run it on
+assembly that kiln-opt | kiln-translate produce (skipped without a build)."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+from kiln.tools import amdgcn_waits as aw
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+BIN = os.path.join(ROOT, "build", "bin")
+
+# 4 waves (the default); v1 = 4 * work-item id; s2 = the wave's first byte (256 * wave).
+HEAD = """
+k:
+  s_load_dwordx2 s[0:1], s[4:5], 0x0
+  v_lshlrev_b32_e32 v1, 2, v0
+  v_readfirstlane_b32 s2, v1
+  s_waitcnt lgkmcnt(0)
+"""
+
+
+def check(body, **kw):
+    (r,) = aw.check(HEAD + body, **kw)
+    return r
+
+
+def messages(r):
+    return [m for m, _ in r.violations.values()]
+
+
+def wait_at(r, text):
+    (s,) = [s for s in r.waits.values() if s.inst.text == text]
+    return s
+
+
+def test_dma_wait_read_safe():
+    r = check("""
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  s_waitcnt vmcnt(0)
+  ds_read_b32 v3, v1
+  s_endpgm
+""")
+    assert r.summary() == "vmcnt-check: kernel k: 1 waits, 0 violations, max slack 0"
+    assert r.waves == 4 and r.paths == 1
+    assert wait_at(r, "s_waitcnt vmcnt(0)").visits == 4  # one per wave
+
+
+TWO_GROUPS = """
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  s_add_u32 m0, s2, 0x400
+  global_load_lds_dword v1, s[0:1]
+  s_waitcnt {wait}
+  ds_read_b32 v3, v1
+  s_endpgm
+"""
+
+
+def test_exact_wait_has_no_slack():
+    r = check(TWO_GROUPS.format(wait="vmcnt(1)"))
+    assert not r.violations and r.max_slack == 0
+    assert wait_at(r, "s_waitcnt vmcnt(1)").nstar == 1
+
+
+def test_too_weak_wait_is_a_violation():
+    r = check(TWO_GROUPS.format(wait="vmcnt(2)"))
+    assert r.summary().startswith("vmcnt-check: kernel k: 1 waits, 1 violations")
+    (msg,) = messages(r)
+    # the read's line, the copy's line, the bytes (wave 0's) and the vmcnt in force
+    assert msg.startswith("line 13: `ds_read_b32 v3, v1` accesses LDS bytes [0x0, 0x100) "
+                          "written by line 9 `global_load_lds_dword v1, s[0:1]`"), msg
+    assert "vmcnt(2) in force (line 12), 2 VMEM ops in flight" in msg
+    assert list(r.violations.values())[0][1] == 4  # in every wave
+
+
+def test_stricter_wait_reports_slack():
+    r = check(TWO_GROUPS.format(wait="vmcnt(0)"))
+    assert not r.violations and r.max_slack == 1
+    assert "vmcnt(1) would still be safe" in r.render()
+
+
+def test_raw_immediate_waits():
+    assert [aw.decode_waitcnt(x) for x in (
+        "0xf74", "3956", "0", "0x4000", "0xc07f", "vmcnt(0) lgkmcnt(0)", "lgkmcnt(0)",
+        "vmcnt(63)", "vmcnt(3) expcnt(0) lgkmcnt(1)", "vmcnt(2) & lgkmcnt(0)")] == [
+        4, 4, 0, 16, None, 0, None, None, 3, 2]
+    assert not check(TWO_GROUPS.format(wait="0xf71")).violations  # vmcnt(1)
+    assert check(TWO_GROUPS.format(wait="0xf72")).violations  # vmcnt(2)
+    assert check(TWO_GROUPS.format(wait="0")).max_slack == 1  # everything: vmcnt(0)
+    # no vmcnt field: not a vmcnt wait at all
+    r = check(TWO_GROUPS.format(wait="lgkmcnt(0)"))
+    assert not r.waits and r.violations
+
+
+def test_stores_count():
+    body = """
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  {store}
+  s_waitcnt vmcnt({n})
+  ds_read_b32 v3, v1
+  s_endpgm
+"""
+    for store in ("global_store_dword v1, v5, s[0:1]",
+                  "buffer_store_dword v5, v1, s[8:11], 0 offen"):
+        assert not check(body.format(store=store, n=1)).violations  # the store is youngest
+        assert check(body.format(store=store, n=2)).violations
+        assert check(body.format(store=store, n=0)).max_slack == 1
+
+
+def test_loaded_vgpr_use():
+    body = """
+  global_load_dwordx2 v[4:5], v1, s[0:1]
+  global_load_dword v6, v1, s[0:1]
+  {wait}
+  v_add_u32_e32 v7, v5, v1
+  global_load_dword v6, v1, s[0:1] offset:4
+  s_endpgm
+"""
+    r = check(body.format(wait=""))
+    (msg,) = messages(r)
+    assert "`v_add_u32_e32 v7, v5, v1` uses v5, loaded by line 8" in msg, msg
+    assert "no vmcnt wait before it" in msg
+    r = check(body.format(wait="s_waitcnt vmcnt(1)"))
+    assert not r.violations and r.max_slack == 0
+    # the second load writing v6 again is in order: no hazard, and nothing needs vmcnt(0)
+    assert check(body.format(wait="s_waitcnt vmcnt(0)")).max_slack == 1
+
+
+def test_buffer_load_lds():
+    body = """
+  s_load_dwordx4 s[8:11], s[4:5], 0x10
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 m0, s2
+  buffer_load_dword v1, s[8:11], 0 offen offset:16 lds
+  {wait}
+  ds_read_b32 v3, v1 offset:{off}
+  s_endpgm
+"""
+    r = check(body.format(wait="", off=16))
+    (msg,) = messages(r)
+    assert "LDS bytes [0x10, 0x110) written by line 11 `buffer_load_dword v1, s[8:11], 0 " \
+           "offen offset:16 lds`" in msg, msg
+    assert not check(body.format(wait="s_waitcnt vmcnt(0)", off=16)).violations
+    # the DMA bytes of wave w are [256*w + 16, 256*w + 272): reading past them needs no wait
+    assert not check(body.format(wait="", off=4096)).violations
+
+
+def test_dma_footprints():
+    w = aw.Wave({"exec_lo": aw.M32, "exec_hi": aw.M32, "m0": 0x100}, {})
+    inst = aw.Inst(1, "global_load_lds_dwordx4 v1, s[0:1] offset:16")
+    assert aw.footprints(w, inst) == (((0x110, 0x110 + 1024),), None)
+    inst = aw.Inst(1, "global_load_lds_dword v1, s[0:1]")
+    w.s["exec_hi"] = 0  # lanes 32..63 off
+    assert aw.footprints(w, inst)[0] == ((0x100, 0x180),)
+    ds = aw.Inst(1, "ds_read2st64_b32 v[2:3], v1 offset0:1 offset1:4")
+    w.v["v1"] = [4 * l for l in range(64)]
+    assert aw.footprints(w, ds)[1] == ((256, 384), (1024, 1152))
+
+
+def test_alu_semantics():
+    """The scalar/vector arithmetic LLVM uses for ring slots and LDS addresses."""
+    w = aw.Wave({"exec_lo": aw.M32, "exec_hi": aw.M32, "s0": 7, "s9": aw.M32}, {
+        "v0": list(range(64))})
+    for text in (
+            "s_add_i32 s1, s0, 2",                    # 9
+            "s_mul_hi_i32 s3, s1, 0x55555556",        # 9 / 3 = 3 (magic number)
+            "s_lshr_b32 s4, s3, 31",
+            "s_add_i32 s3, s3, s4",
+            "s_mul_i32 s3, s3, 3",
+            "s_sub_i32 s1, s1, s3",                   # 9 % 3 = 0
+            "s_mul_hi_u32 s5, s0, 0xaaaaaaab",
+            "s_lshr_b32 s5, s5, 1",                   # 7 / 3 = 2
+            "s_mulk_i32 s5, 0xf400",                  # 2 * -3072
+            "s_cmp_lg_u32 s9, -1",                    # SCC = 0
+            "s_cselect_b32 s6, 4, 5",
+            "v_lshlrev_b32_e32 v1, 2, v0",
+            "v_lshl_add_u32 v2, s0, 10, v1",
+            "v_mbcnt_lo_u32_b32 v3, -1, 0",
+            "v_mbcnt_hi_u32_b32 v3, -1, v3",          # lane id
+            "v_cmp_gt_u32_e32 vcc, 10, v0",
+            "v_cndmask_b32_e32 v4, 0, v1, vcc",
+            "v_readfirstlane_b32 s7, v2",
+            "s_mov_b32 m0, s7"):
+        inst = aw.Inst(1, text)
+        inst.handler(w, inst)
+    assert (w.s["s1"], w.s["s5"], w.s["s6"], w.s["scc"]) == (0, (-6144) & aw.M32, 5, 0)
+    assert w.v["v3"] == list(range(64)) and w.s["m0"] == 7 << 10
+    assert w.v["v4"][:12] == [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 0, 0]
+    assert w.s["vcc_lo"] == 0x3FF and w.s["vcc_hi"] == 0
+    # unmodeled: its destination becomes UNKNOWN
+    inst = aw.Inst(1, "v_cvt_f32_u32_e32 v1, v0")
+    inst.handler(w, inst)
+    assert "v1" not in w.v
+
+
+def test_ds_write_and_read2():
+    body = """
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  {wait}
+  {access}
+  s_endpgm
+"""
+    # writing bytes a copy may still write is a hazard too (WAW)
+    assert check(body.format(wait="", access="ds_write_b32 v1, v1 offset:128")).violations
+    assert not check(body.format(wait="", access="ds_write_b32 v1, v1 offset:1024")).violations
+    # ds_read2st64_b32 reads vaddr + 256*offset0 and vaddr + 256*offset1
+    r = check(body.format(wait="", access="ds_read2st64_b32 v[2:3], v1 offset0:4 offset1:16"))
+    assert not r.violations  # 1024 and 4096 bytes up: past every wave's copy
+    r = check(body.format(wait="", access="ds_read2st64_b32 v[2:3], v1 offset0:4 offset1:0"))
+    assert r.violations
+
+
+def test_unknown_m0_is_conservative():
+    body = """
+  s_load_dword s3, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 m0, s3
+  global_load_lds_dword v1, s[0:1]
+  {wait}
+  ds_read_b32 v3, v1 offset:0x8000
+  s_endpgm
+"""
+    assert check(body.format(wait="")).violations  # any byte may have been written
+    # ... by any wave: the other waves' reads need a barrier after the wait too
+    assert "with no barrier between" in messages(check(body.format(wait="s_waitcnt vmcnt(0)")))[0]
+    assert not check(body.format(wait="s_waitcnt vmcnt(0)\n  s_barrier")).violations
+    # an unknown read address against a known copy: also a violation
+    r = check("""
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  global_load_dword v2, v1, s[0:1]
+  s_waitcnt vmcnt(0)
+  s_barrier
+  ds_read_b32 v3, v2
+  s_endpgm
+""")
+    assert not r.violations  # the wait covers both, the barrier the other waves' copies
+    r = check("""
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  v_mov_b32_e32 v2, s9
+  ds_read_b32 v3, v2
+  s_endpgm
+""")
+    # the copy's own bytes are named; the read races with this wave's copy and the others'
+    assert {k[0] for k in r.violations} == {"same", "cross"}
+    assert all("LDS bytes [0x" in m for m in messages(r))
+
+
+CROSS = """
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  v_add_u32_e32 v2, 0x100, v1
+  v_and_b32_e32 v2, 0x3ff, v2
+  {sync}
+  ds_read_b32 v3, v2
+  s_endpgm
+"""
+
+
+def test_cross_wave_needs_wait_then_barrier():
+    # wave w reads what wave w+1 copied
+    r = check(CROSS.format(sync="s_waitcnt vmcnt(0)"))
+    ((msg, count),) = r.violations.values()  # reported once, counted for each wave
+    assert "(wave 3) accesses LDS bytes [0x0, 0x100)" in msg and "of wave 0" in msg, msg
+    assert "retired at line 12 with no barrier between" in msg and count == 4
+    r = check(CROSS.format(sync="s_waitcnt vmcnt(0)\n  s_barrier"))
+    assert not r.violations and r.max_slack == 0
+    assert wait_at(r, "s_waitcnt vmcnt(0)").guarding == 4
+    # a barrier before the wait does not order the copy
+    assert check(CROSS.format(sync="s_barrier\n  s_waitcnt vmcnt(0)")).violations
+    # each wave reading only its own bytes needs no barrier
+    own = CROSS.replace("0x100, v1", "0, v1")
+    assert not check(own.format(sync="s_waitcnt vmcnt(0)")).violations
+
+
+RING = """
+  s_load_dword s7, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  s_add_u32 m0, s2, 0x400
+  global_load_lds_dword v1, s[0:1]
+  s_mov_b32 s6, 0
+  s_mov_b32 s9, 0x800
+  s_mov_b32 s10, 0
+.LBB0_1:
+  s_add_u32 m0, s2, s9
+  global_load_lds_dword v1, s[0:1]
+  s_waitcnt vmcnt({n})
+  v_add_u32_e32 v2, s10, v1
+  ds_read_b32 v3, v2
+  s_add_u32 s9, s9, 0x400
+  s_cmp_eq_u32 s9, 0xc00
+  s_cselect_b32 s9, 0, s9
+  s_add_u32 s10, s10, {step}
+  s_cmp_eq_u32 s10, 0xc00
+  s_cselect_b32 s10, 0, s10
+  s_add_i32 s6, s6, 1
+  s_cmp_lg_u32 s6, s7
+  s_cbranch_scc1 .LBB0_1
+  s_waitcnt vmcnt(0)
+  s_endpgm
+"""
+
+
+def test_ring_loop():
+    """3 slots of 1 KiB per wave group: iteration i copies into slot (i+2)%3 and reads
+    slot i%3 (trip count unknown: 1, 2 or 3 trips are explored)."""
+    r = check(RING.format(n=2, step="0x400"))
+    assert not r.violations and r.max_slack == 0
+    assert r.paths == 3 and wait_at(r, "s_waitcnt vmcnt(2)").visits == 4 * (1 + 2 + 3)
+    assert r.summary().endswith("max slack 0, 1 guard nothing")  # the final vmcnt(0)
+    r = check(RING.format(n=3, step="0x400"))
+    # the read of slot i%3 with its copy still in flight, for each copy that fills it
+    assert len(r.violations) == 3 and all("`ds_read_b32 v3, v2`" in m and "vmcnt(3) in force"
+                                          in m for m in messages(r))
+    assert check(RING.format(n=1, step="0x400")).max_slack == 1
+
+
+def test_ring_bug_on_second_trip():
+    # reading slot 0, then slot 2 (in flight on trip 2), ...: only the second trip fails
+    body = RING.format(n=2, step="0x800")
+    r = check(body)
+    assert len(r.violations) == 1 and "LDS bytes [0x800, 0x900)" in messages(r)[0]
+    assert not check(body, back_edges=0).violations  # one trip only: not found
+
+
+def test_known_trip_count_is_followed():
+    body = RING.format(n=2, step="0x400").replace("s_load_dword s7, s[4:5], 0x8",
+                                                  "s_mov_b32 s7, 5")
+    r = check(body)
+    assert r.paths == 1 and wait_at(r, "s_waitcnt vmcnt(2)").visits == 4 * 5
+    assert not r.violations
+
+
+def test_masked_region_is_not_forked():
+    """A region skipped by s_cbranch_execz runs once with its loads maybe issued: they
+    count for nothing that retires older loads."""
+    body = """
+  s_load_dword s3, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_u32_e32 vcc, s3, v0
+  {first}
+  s_and_saveexec_b64 s[6:7], vcc
+  s_cbranch_execz .LBB0_2
+  global_load_dword v5, v1, s[0:1]
+.LBB0_2:
+  s_or_b64 exec, exec, s[6:7]
+  {second}
+  s_waitcnt vmcnt(1)
+  v_mov_b32_e32 v7, {use}
+  s_and_saveexec_b64 s[6:7], vcc
+  s_cbranch_execnz .LBB0_3
+  s_endpgm
+.LBB0_3:
+  global_store_dword v1, v7, s[0:1]
+  s_endpgm
+"""
+    load6 = "global_load_dword v6, v1, s[0:1]"
+    # masked load then a sure one: vmcnt(1) retires the masked load if it ran
+    r = check(body.format(first="", second=load6, use="v5"))
+    assert not r.violations
+    # the same mask decides the later branch the same way: 2 paths, not 4
+    assert r.paths == 2
+    # sure load then a masked one: if the region was skipped, vmcnt(1) keeps v6 in flight
+    r = check(body.format(first=load6, second="", use="v6"))
+    assert len(r.violations) == 1 and "uses v6" in messages(r)[0]
+
+
+def test_waves_from_metadata_and_flag():
+    meta = """
+  .amdgpu_metadata
+---
+amdhsa.kernels:
+  - .max_flat_workgroup_size: 96
+    .name:           k
+...
+  .end_amdgpu_metadata
+"""
+    text = HEAD + CROSS.format(sync="s_waitcnt vmcnt(0)\n  s_barrier") + meta
+    (r,) = aw.check(text)
+    assert r.waves == 2 and r.size == 96
+    (r,) = aw.check(text, waves=8)
+    assert r.waves == 8
+
+
+def test_cli(tmp_path, capsys):
+    f = tmp_path / "k.s"
+    f.write_text(HEAD + TWO_GROUPS.format(wait="vmcnt(2)"))
+    assert aw.main([str(f)]) == 1
+    out = capsys.readouterr().out
+    # the wait retires nothing: it also guards nothing
+    assert out.splitlines()[-1] == ("vmcnt-check: kernel k: 1 waits, 1 violations, max slack 0, "
+                                    "1 guard nothing")
+    assert "error: line 13" in out
+    f.write_text(HEAD + TWO_GROUPS.format(wait="vmcnt(0)"))
+    assert aw.main([str(f), "-v"]) == 0
+    assert "slack 1: vmcnt(1) would still be safe" in capsys.readouterr().out
+
+
+# --- real assembly ------------------------------------------------------------------------
+
+
+def compile_amdgcn(mlir, target="hip:gfx942"):
+    if not os.access(os.path.join(BIN, "kiln-opt"), os.X_OK):
+        pytest.skip("build/bin/kiln-opt is not built")
+    llvm = subprocess.run([os.path.join(BIN, "kiln-opt"), mlir, f"--kiln-to-llvm=target={target}"],
+                          check=True, capture_output=True, text=True).stdout
+    return subprocess.run([os.path.join(BIN, "kiln-translate"), f"--target={target}",
+                           "--emit=amdgcn", "-"], input=llvm, check=True,
+                          capture_output=True, text=True).stdout
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_real_two_groups(target):
+    asm = compile_amdgcn(os.path.join(ROOT, "third_party", "amd", "test", "Conversion",
+                                      "async-copy-vmcnt.mlir"), target)
+    (r,) = aw.check(asm)
+    assert r.waves == 4 and not r.violations and len(r.waits) == 2
+    # Kiln's wait_group(1) -> vmcnt(4) is exact
+    assert wait_at(r, "s_waitcnt vmcnt(4)").slack == 0
+    # one copy more in flight: the ds_read of the first group is caught
+    (bad,) = aw.check(re.sub(r"vmcnt\(4\)", "vmcnt(5)", asm))
+    assert any("ds_read_b32" in m and "global_load_lds_dword" in m and "vmcnt(5) in force" in m
+               for m in messages(bad))
+
+
+def test_real_ring():
+    """The lit test's ring (3 slots, copies into slot (i+2)%3, wait_group(2), reads of slot
+    i%3 in an scf.for with an unknown trip count)."""
+    asm = compile_amdgcn(os.path.join(ROOT, "third_party", "amd", "test", "Target",
+                                      "vmcnt-check.mlir"))
+    (r,) = aw.check(asm, kernel="ring")
+    assert not r.violations and r.paths == 4  # 0, 1, 2 or 3 trips
+    (bad,) = aw.check(re.sub(r"vmcnt\(\d+\)", "vmcnt(3)", asm), kernel="ring")
+    assert bad.violations and all("vmcnt(3) in force" in m for m in messages(bad))
