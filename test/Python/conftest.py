@@ -7,7 +7,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 # Every AMD kernel the test suite compiles goes through the independent vmcnt simulator
 # (kiln.tools.amdgcn_waits): a compile whose assembly lets an LDS access read bytes a
-# direct-to-LDS copy may still be writing fails the test that compiled it. KILN_CHECKED_AMD
+# direct-to-LDS copy may still be writing fails the test that compiled it. CHECKED_AMD
 # counts the kernels checked (test_amd_dsl.py asserts the hook runs).
 from kiln.compiler import compiler as _compiler_mod  # noqa: E402
 
@@ -26,7 +26,8 @@ def _checked_init(self, name, asm, metadata, *args, **kwargs):
         assert not bad, "vmcnt check failed:\n" + "\n".join(bad)
 
 
-_compiler_mod.CompiledKernel.__init__ = _checked_init
+_checked_init.checked = CHECKED_AMD  # what test_amd_dsl.py reads (conftest is not importable
+_compiler_mod.CompiledKernel.__init__ = _checked_init  # by name when test/gpu is collected too)
 
 
 def pytest_terminal_summary(terminalreporter):
