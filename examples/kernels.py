@@ -43,7 +43,7 @@ from kiln.language.amd import cdna3  # noqa: E402
 from kiln.language.amd.cdna4 import async_copy as acp  # noqa: E402
 
 __all__ = ["vector_add", "copy_2d", "masked_rows", "softmax", "transpose", "ring_add",
-           "transpose_smem", "amd_stream_ring", "KERNELS", "TARGETS",
+           "ring_add_tokens", "transpose_smem", "amd_stream_ring", "KERNELS", "TARGETS",
            "warp_size", "blocked_1d", "blocked_2d", "config", "specialize", "bundle_key"]
 
 TARGETS = ("cuda:sm_90a", "hip:gfx942", "hip:gfx950")
@@ -187,6 +187,51 @@ def ring_add(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr, NBUF: kl.c
         kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
     cp.wait_group(0)  # no copy outlives the program
 
+
+@kiln.jit
+def ring_add_tokens(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr,
+                    CL: kl.constexpr, LL: kl.constexpr, SH: kl.constexpr):
+    """ring_add with NBUF = 3 written with token waits (Kiln's cp.wait_for): the two groups in
+    flight are loop-carried tokens, and Kiln computes each wait's count (it must be 2, the
+    hand-written ring's wait_group(NBUF - 1))."""
+    dt: kl.constexpr = a.dtype.element_ty
+    a_bufs = kl.allocate_shared_memory(dt, [3, BM, BN], SH)
+    b_bufs = kl.allocate_shared_memory(dt, [3, BM, BN], SH)
+    row0 = kl.program_id(1) * ROWS
+    row_end = kl.minimum(M, row0 + ROWS)
+    num_blocks = kl.cdiv(row_end - row0, BM)
+    cols_c = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, CL))
+    rows_c = row0 + kl.arange(0, BM, kl.SliceLayout(1, CL))
+    cols_l = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, LL))
+    rows_l = row0 + kl.arange(0, BM, kl.SliceLayout(1, LL))
+    m0 = (rows_c[:, None] < row_end) & (cols_c[None, :] < N)
+    offs0 = rows_c[:, None] * N + cols_c[None, :]
+    cp.async_copy_global_to_shared(a_bufs.index(0), a + offs0, mask=m0)
+    cp.async_copy_global_to_shared(b_bufs.index(0), b + offs0, mask=m0)
+    oldest = cp.commit_group()
+    r1 = rows_c + BM
+    m1 = (r1[:, None] < row_end) & (cols_c[None, :] < N)
+    offs1 = r1[:, None] * N + cols_c[None, :]
+    cp.async_copy_global_to_shared(a_bufs.index(1), a + offs1, mask=m1)
+    cp.async_copy_global_to_shared(b_bufs.index(1), b + offs1, mask=m1)
+    newer = cp.commit_group()
+    for k in range(num_blocks):
+        nxt = k + 2
+        r = rows_c + nxt * BM
+        m = (r[:, None] < row_end) & (cols_c[None, :] < N)
+        offs = r[:, None] * N + cols_c[None, :]
+        cp.async_copy_global_to_shared(a_bufs.index(nxt % 3), a + offs, mask=m)
+        cp.async_copy_global_to_shared(b_bufs.index(nxt % 3), b + offs, mask=m)
+        newest = cp.commit_group()
+        cp.wait_for(oldest)  # block k's group
+        x = a_bufs.index(k % 3).load(LL)
+        y = b_bufs.index(k % 3).load(LL)
+        r_l = rows_l + k * BM
+        m_l = (r_l[:, None] < row_end) & (cols_l[None, :] < N)
+        kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
+        oldest = newer
+        newer = newest
+    cp.wait_group(0)
 
 @kiln.jit
 def transpose_smem(x, out, M, N, BM: kl.constexpr, BN: kl.constexpr, L: kl.constexpr,

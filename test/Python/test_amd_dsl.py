@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import pytest
 
@@ -17,21 +16,12 @@ from kiln.language.amd import cdna3
 from kiln.language.amd.cdna4 import async_copy as acp
 from kiln.tools import amdgcn_waits
 
+import compiled  # examples/ on sys.path
 import located
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "examples"))
 from kernels import amd_stream_ring  # noqa: E402  (examples/kernels.py)
 
-try:
-    from kiln import _compiler
-except ImportError as e:  # pragma: no cover - depends on the build
-    _compiler, _COMPILER_ERR = None, str(e)
-else:
-    _COMPILER_ERR = None
-
-pytestmark = pytest.mark.skipif(_compiler is None,
-                                reason=f"kiln._compiler is not built ({_COMPILER_ERR})")
+pytestmark = compiled.needs_compiler
 
 HERE = os.path.abspath(__file__)
 L1 = kl.BlockedLayout([1], [64], [4], [0])
@@ -136,74 +126,151 @@ def test_plain_load_gets_alias_scopes_like_relaxed():
     assert waits(True) == waits(False)
 
 
-# -- argument errors at the user's line ---------------------------------------------------------
+# -- errors at the user's line and column, with the caret ----------------------------------------
 
-def _at(err, marker, anchor):
-    line, col = located.where(HERE, marker, anchor)
-    assert (err.file, err.line, err.col) == (HERE, line, col), str(err)
-
-
-def _error(fn, constexprs=None, target="hip:gfx942"):
-    with pytest.raises(kiln.CompilationError) as e:
-        kiln.compile(fn, SIG, constexprs or {}, target=target, cache=False)
-    return e.value
+_L = kl.BlockedLayout([1], [64], [4], [0])
+_SH1 = kl.SwizzledSharedLayout(1, 1, 1, [0])
 
 
-def test_offsets_must_be_int32():
-    @kiln.jit
-    def k(x, y, n):
-        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0])).to(kl.int64)
-        cdna3.buffer_load(x, offs)  # line: offsets
-
-    err = _error(k)
-    assert "offsets must be a tensor of int32" in str(err)
-    _at(err, 'line: offsets', 'cdna3.buffer_load')
+@kiln.jit
+def e_offsets(x, y, n):
+    offs = kl.arange(0, 256, _L).to(kl.int64)
+    cdna3.buffer_load(x, offs)  # E:offsets
 
 
-def test_ptr_must_be_scalar():
-    @kiln.jit
-    def k(x, y, n):
-        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
-        cdna3.buffer_store(1.0, x + offs, offs)  # line: scalar ptr
-
-    err = _error(k)
-    assert "ptr must be a scalar pointer" in str(err)
-    _at(err, 'line: scalar ptr', 'cdna3.buffer_store')
+@kiln.jit
+def e_scalar(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    cdna3.buffer_store(1.0, x + offs, offs)  # E:scalar
 
 
-def test_bad_cache_modifier():
-    @kiln.jit
-    def k(x, y, n):
-        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
-        cdna3.buffer_load(x, offs, cache=".wt")  # line: cache
-
-    err = _error(k)
-    assert "cache modifier must be one of" in str(err)
-    _at(err, 'line: cache', 'cdna3.buffer_load')
+@kiln.jit
+def e_cache(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    cdna3.buffer_load(x, offs, cache=".wt")  # E:cache
 
 
-def test_direct_to_lds_other_must_be_zero():
-    @kiln.jit
-    def k(x, y, n):
-        offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
-        buf = kl.allocate_shared_memory(kl.float32, [256], kl.SwizzledSharedLayout(1, 1, 1, [0]))
-        acp.buffer_load_to_shared(buf, x, offs, mask=offs < n, other=1.0)  # line: other
-
-    err = _error(k)
-    assert "other must be None or 0" in str(err)
-    _at(err, 'line: other', 'acp.buffer_load_to_shared')
+@kiln.jit
+def e_other_no_mask(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    cdna3.buffer_load(x, offs, other=1.0)  # E:othermask
 
 
-def test_16_byte_copy_on_gfx942_is_an_error_not_an_llc_abort():
-    @kiln.jit
-    def k(x, y, n):
-        offs = kl.arange(0, 1024, kl.BlockedLayout([4], [64], [4], [0]))
-        buf = kl.allocate_shared_memory(kl.float32, [1024], kl.SwizzledSharedLayout(1, 1, 1, [0]))
-        acp.global_load_to_shared(buf, x + offs)  # line: width
+@kiln.jit
+def e_mask_shape(x, y, n):
+    L2: kl.constexpr = kl.BlockedLayout([1, 1], [1, 64], [4, 1], [1, 0])
+    r = kl.arange(0, 4, kl.SliceLayout(1, L2))
+    c = kl.arange(0, 64, kl.SliceLayout(0, L2))
+    cdna3.buffer_load(x, c[None, :], mask=(r[:, None] + c[None, :]) < n)  # E:maskshape
 
-    err = _error(k)
-    assert "gfx942" in str(err) and "async copy rule" in str(err), str(err)
-    _at(err, 'line: width', 'acp.global_load_to_shared')
+
+@kiln.jit
+def e_store_ptrs(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    cdna3.buffer_store(x + offs, y, offs)  # E:storeptrs
+
+
+@kiln.jit
+def e_store_shape(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    v = kl.zeros([256, 2], kl.float32, kl.BlockedLayout([1, 2], [64, 1], [4, 1], [1, 0]))
+    cdna3.buffer_store(v, y, offs)  # E:storeshape
+
+
+@kiln.jit
+def e_dest(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    acp.buffer_load_to_shared(y, x, offs)  # E:dest
+
+
+@kiln.jit
+def e_dest_shape(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    buf = kl.allocate_shared_memory(kl.float32, [512], _SH1)
+    acp.buffer_load_to_shared(buf, x, offs)  # E:destshape
+
+
+@kiln.jit
+def e_dest_dtype(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    buf = kl.allocate_shared_memory(kl.float16, [256], _SH1)
+    acp.buffer_load_to_shared(buf, x, offs)  # E:destdtype
+
+
+@kiln.jit
+def e_other(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    buf = kl.allocate_shared_memory(kl.float32, [256], _SH1)
+    acp.buffer_load_to_shared(buf, x, offs, mask=offs < n, other=1.0)  # E:other
+
+
+@kiln.jit
+def e_global_cache(x, y, n):
+    offs = kl.arange(0, 256, _L)
+    buf = kl.allocate_shared_memory(kl.float32, [256], _SH1)
+    acp.global_load_to_shared(buf, x + offs, cache_modifier=".cg")  # E:gcache
+
+
+@kiln.jit
+def e_width(x, y, n):
+    offs = kl.arange(0, 1024, kl.BlockedLayout([4], [64], [4], [0]))
+    buf = kl.allocate_shared_memory(kl.float32, [1024], _SH1)
+    acp.global_load_to_shared(buf, x + offs)  # E:width
+
+
+ERRORS = [
+    (e_offsets, "E:offsets", "cdna3.buffer_load",
+     r"buffer_load: offsets must be a tensor of int32 element offsets .*"),
+    (e_scalar, "E:scalar", "cdna3.buffer_store",
+     r"buffer_store: ptr must be a scalar pointer .*"),
+    (e_cache, "E:cache", "cdna3.buffer_load",
+     r"buffer_load: cache modifier must be one of '', '\.ca', '\.cg', '\.cv', got '\.wt'"),
+    (e_other_no_mask, "E:othermask", "cdna3.buffer_load",
+     r"buffer_load: `other` cannot be given without `mask`"),
+    (e_mask_shape, "E:maskshape", "cdna3.buffer_load",
+     r"buffer_load: mask/other broadcast the offsets to \(4, 64\); they must have the "
+     r"offsets' shape \(1, 64\)"),
+    (e_store_ptrs, "E:storeptrs", "cdna3.buffer_store",
+     r"buffer_store: storing pointers is not supported"),
+    (e_store_shape, "E:storeshape", "cdna3.buffer_store",
+     r"shape mismatch in buffer_store: \(256,\) vs \(256, 2\)"),
+    (e_dest, "E:dest", "acp.buffer_load_to_shared",
+     r"buffer_load_to_shared: dest must be a shared memory descriptor .*"),
+    (e_dest_shape, "E:destshape", "acp.buffer_load_to_shared",
+     r"buffer_load_to_shared: the offsets' shape \(256,\) must equal dest's \(512,\)"),
+    (e_dest_dtype, "E:destdtype", "acp.buffer_load_to_shared",
+     r"buffer_load_to_shared: ptr points to fp32 but dest holds fp16"),
+    (e_other, "E:other", "acp.buffer_load_to_shared",
+     r"buffer_load_to_shared: other must be None or 0: .*"),
+    (e_global_cache, "E:gcache", "acp.global_load_to_shared",
+     r"global_load_to_shared: cache_modifier '\.cg' is not supported for global_load_lds .*"),
+    (e_width, "E:width", "acp.global_load_to_shared",
+     r".*async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 .*"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS,
+                         ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, SIG, {}, target="hip:gfx942", cache=False)
+    err = ei.value
+    located.assert_located(err, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@kiln.jit
+def e_other_vendor(x, y, n):
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    cdna3.buffer_store(1.0, y, offs)  # E:vendor
+
+
+def test_amd_op_on_an_nvidia_target_is_an_error_at_the_call():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_other_vendor, SIG, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:vendor", "cdna3.buffer_store",
+        r"'tile_amd.buffer_store' op is an op of the tile_amd dialect, which targets of cuda "
+        r"cannot lower \(it is for another vendor's chips\)", kiln.CompilationError)
 
 
 def test_every_amd_compile_is_checked():

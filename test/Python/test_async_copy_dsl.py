@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 
 import pytest
 
@@ -16,21 +15,12 @@ import kiln.language as kl
 from kiln.compiler import compiler as compiler_mod
 from kiln.language.nvidia.ampere import async_copy as cp
 
+import compiled  # examples/ on sys.path
 import located
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                                "examples"))
-from kernels import ring_add  # noqa: E402  (examples/kernels.py)
+from kernels import ring_add, ring_add_tokens  # noqa: E402  (examples/kernels.py)
 
-try:
-    from kiln import _compiler
-except ImportError as e:  # pragma: no cover - depends on the build
-    _compiler, _COMPILER_ERR = None, str(e)
-else:
-    _COMPILER_ERR = None
-
-pytestmark = pytest.mark.skipif(_compiler is None,
-                                reason=f"kiln._compiler is not built ({_COMPILER_ERR})")
+pytestmark = compiled.needs_compiler
 
 HERE = os.path.abspath(__file__)
 TARGET = "cuda:sm_90a"
@@ -264,58 +254,20 @@ def test_builtins_outside_a_kernel():
             call()
 
 
-@kiln.jit
-def ring_tokens(a, c, M, N, BM: kl.constexpr, BN: kl.constexpr, NBUF: kl.constexpr,
-                CL: kl.constexpr, SH: kl.constexpr):
-    """A copy-only ring (NBUF 2 or 3) whose waits name the group they need (cp.wait_for)."""
-    dt: kl.constexpr = a.dtype.element_ty
-    bufs = kl.allocate_shared_memory(dt, [NBUF, BM, BN], SH)
-    cols = kl.arange(0, BN, kl.SliceLayout(0, CL))
-    rows = kl.arange(0, BM, kl.SliceLayout(1, CL))
-    num_blocks = kl.cdiv(M, BM)
-    m0 = (rows[:, None] < M) & (cols[None, :] < N)
-    cp.async_copy_global_to_shared(bufs.index(0), a + rows[:, None] * N + cols[None, :], mask=m0)
-    oldest = cp.commit_group()
-    newer = oldest
-    if NBUF == 3:
-        r1 = rows + BM
-        m1 = (r1[:, None] < M) & (cols[None, :] < N)
-        cp.async_copy_global_to_shared(bufs.index(1), a + r1[:, None] * N + cols[None, :],
-                                       mask=m1)
-        newer = cp.commit_group()
-    for k in range(num_blocks):
-        r = rows + (k + NBUF - 1) * BM
-        m = (r[:, None] < M) & (cols[None, :] < N)
-        cp.async_copy_global_to_shared(bufs.index((k + NBUF - 1) % NBUF),
-                                       a + r[:, None] * N + cols[None, :], mask=m)
-        newest = cp.commit_group()
-        cp.wait_for(oldest)
-        x = bufs.index(k % NBUF).load(CL)
-        rk = rows + k * BM
-        kl.store(c + rk[:, None] * N + cols[None, :], x,
-                 mask=(rk[:, None] < M) & (cols[None, :] < N))
-        if NBUF == 3:
-            oldest = newer
-            newer = newest
-        else:
-            oldest = newest
-    cp.wait_group(0)
-
-
 def wait_counts(ptx):
     return [int(n) for n in re.findall(r"cp\.async\.wait_group\s+(\d+)\s*;", ptx)]
 
 
-@pytest.mark.parametrize("nbuf", [2, 3])
-def test_token_waits_get_the_hand_written_counts(nbuf):
-    """Kiln computes the ring's wait from the token it names: wait_group(NBUF - 1), the count
-    the hand-written ring (ring_add) uses, then the final wait_group(0)."""
-    sig = {"a": "*fp16:16", "c": "*fp16:16", "M": "i32", "N": "i32:16"}
-    k = kiln.compile(ring_tokens, sig, dict(BM=32, BN=64, NBUF=nbuf, CL=rows_layout(8), SH=SH),
+def test_token_waits_get_the_hand_written_counts():
+    """ring_add written with token waits (examples/kernels.py ring_add_tokens, which the GPU
+    test runs): Kiln computes its wait from the token it names, wait_group(2), the count the
+    hand-written ring_add uses (NBUF - 1), then the final wait_group(0)."""
+    k = kiln.compile(ring_add_tokens, ring_signature("fp16"),
+                     {n: v for n, v in ring_constexprs().items() if n != "NBUF"},
                      target=TARGET, cache=False)
-    assert wait_counts(k.asm["ptx"]) == [nbuf - 1, 0], wait_counts(k.asm["ptx"])
-    hand = compile_ring("fp16", nbuf=nbuf)
-    assert wait_counts(hand.asm["ptx"]) == [nbuf - 1, 0]
+    assert wait_counts(k.asm["ptx"]) == [2, 0], wait_counts(k.asm["ptx"])
+    hand = compile_ring("fp16", nbuf=3)
+    assert wait_counts(hand.asm["ptx"]) == [2, 0]
     # the token wait is in the tile IR without a count, and gets it in the lowering
     assert re.search(r'"tile.async_wait"\(%[\w#.]+\)\s*:', k.asm["tile"]) or \
         re.search(r"tile.async_wait tokens %[\w#.]+\s*(loc|$)", k.asm["tile"], re.M), k.asm["tile"]

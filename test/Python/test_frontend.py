@@ -19,15 +19,7 @@ import kiln.language as kl
 from kiln.compiler import make_ir
 from kiln.language._layouts import is_trivial_conversion, reshape_linear
 
-try:
-    from kiln import _compiler
-except ImportError as e:  # pragma: no cover - depends on the build
-    _compiler, _COMPILER_ERR = None, str(e)
-else:
-    _COMPILER_ERR = None
-
-needs_compiler = pytest.mark.skipif(
-    _compiler is None, reason=f"kiln._compiler is not built ({_COMPILER_ERR})")
+from compiled import _compiler, needs_compiler  # noqa: F401
 MLIR_OPT = shutil.which("mlir-opt") or (
     "/usr/lib/llvm-22/bin/mlir-opt" if os.path.exists("/usr/lib/llvm-22/bin/mlir-opt") else None)
 HERE = os.path.abspath(__file__)

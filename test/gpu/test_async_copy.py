@@ -27,7 +27,7 @@ from kiln.language.nvidia.ampere import async_copy as cp
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "examples"))
-from kernels import ring_add, transpose_smem  # noqa: E402  (examples/kernels.py)
+from kernels import ring_add, ring_add_tokens, transpose_smem  # noqa: E402  (examples/kernels.py)
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
@@ -53,52 +53,6 @@ def rand(shape, dtype):
 
 
 # --- a. the multi-buffered ring ----------------------------------------------------------------
-
-
-@kiln.jit
-def ring_add_tokens(a, b, c, M, N, ROWS, BM: kl.constexpr, BN: kl.constexpr,
-                    CL: kl.constexpr, LL: kl.constexpr, SH: kl.constexpr):
-    """ring_add with NBUF = 3 written with token waits (Kiln's cp.wait_for): the two groups in
-    flight are loop-carried tokens, and Kiln computes each wait's count (it must be 2, the
-    hand-written ring's wait_group(NBUF - 1))."""
-    dt: kl.constexpr = a.dtype.element_ty
-    a_bufs = kl.allocate_shared_memory(dt, [3, BM, BN], SH)
-    b_bufs = kl.allocate_shared_memory(dt, [3, BM, BN], SH)
-    row0 = kl.program_id(1) * ROWS
-    row_end = kl.minimum(M, row0 + ROWS)
-    num_blocks = kl.cdiv(row_end - row0, BM)
-    cols_c = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, CL))
-    rows_c = row0 + kl.arange(0, BM, kl.SliceLayout(1, CL))
-    cols_l = kl.program_id(0) * BN + kl.arange(0, BN, kl.SliceLayout(0, LL))
-    rows_l = row0 + kl.arange(0, BM, kl.SliceLayout(1, LL))
-    m0 = (rows_c[:, None] < row_end) & (cols_c[None, :] < N)
-    offs0 = rows_c[:, None] * N + cols_c[None, :]
-    cp.async_copy_global_to_shared(a_bufs.index(0), a + offs0, mask=m0)
-    cp.async_copy_global_to_shared(b_bufs.index(0), b + offs0, mask=m0)
-    oldest = cp.commit_group()
-    r1 = rows_c + BM
-    m1 = (r1[:, None] < row_end) & (cols_c[None, :] < N)
-    offs1 = r1[:, None] * N + cols_c[None, :]
-    cp.async_copy_global_to_shared(a_bufs.index(1), a + offs1, mask=m1)
-    cp.async_copy_global_to_shared(b_bufs.index(1), b + offs1, mask=m1)
-    newer = cp.commit_group()
-    for k in range(num_blocks):
-        nxt = k + 2
-        r = rows_c + nxt * BM
-        m = (r[:, None] < row_end) & (cols_c[None, :] < N)
-        offs = r[:, None] * N + cols_c[None, :]
-        cp.async_copy_global_to_shared(a_bufs.index(nxt % 3), a + offs, mask=m)
-        cp.async_copy_global_to_shared(b_bufs.index(nxt % 3), b + offs, mask=m)
-        newest = cp.commit_group()
-        cp.wait_for(oldest)  # block k's group
-        x = a_bufs.index(k % 3).load(LL)
-        y = b_bufs.index(k % 3).load(LL)
-        r_l = rows_l + k * BM
-        m_l = (r_l[:, None] < row_end) & (cols_l[None, :] < N)
-        kl.store(c + r_l[:, None] * N + cols_l[None, :], x + y, mask=m_l)
-        oldest = newer
-        newer = newest
-    cp.wait_group(0)
 
 
 def rows_layout(spt, BN=64):

@@ -130,32 +130,12 @@ void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
 /// is rewritten, so an illegal copy is one diagnostic at the op.
 LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
   WalkResult r = module.walk([&](AsyncCopyGlobalToLocalOp op) {
-    FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
-        &lctx.target.getDesc(), cast<RankedTensorType>(op.getPtr().getType()),
-        op.getDst(), getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
-        [&] { return op.emitOpError(); });
+    FailureOr<AsyncCopyWidth> width = checkAsyncCopyForLowering(
+        op, op.getPointerType(), op.getDst(),
+        getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
+        /*predicated=*/bool(op.getMask()), lctx);
     if (failed(width))
       return WalkResult::interrupt();
-    if (!lctx.target.lowersPredicatedAsyncCopy()) {
-      // A predicate comes from the mask or from threads that only repeat
-      // others' elements (broadcast lanes or warps).
-      auto ptrType = cast<RankedTensorType>(op.getPtr().getType());
-      auto tensorType = RankedTensorType::get(
-          ptrType.getShape(),
-          cast<PointerType>(ptrType.getElementType()).getPointeeType(),
-          ptrType.getEncoding());
-      FailureOr<SharedAccessPlan> plan = planSharedAccess(
-          tensorType, op.getDst().getType(),
-          getSharedBaseAlignment(op.getDst()), width->bytes,
-          getSharedXorOffset(op.getDst()));
-      if (op.getMask() || failed(plan) || plan->redundantLaneMask ||
-          plan->redundantWarpMask) {
-        op.emitOpError() << "this async copy (masked, or with broadcast "
-                            "threads) is not lowered for "
-                         << lctx.target.getDesc().name << " yet";
-        return WalkResult::interrupt();
-      }
-    }
     if (op.getCacheModifier() == ".cg" && width->bytes != 16) {
       op.emitOpError() << "cache_modifier \".cg\" needs 16-byte copies; this "
                           "copy moves "
@@ -171,6 +151,26 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
       return WalkResult::advance();
     op.emitOpError() << "has no count; run tile-insert-wait-counts (part of "
                         "kiln-to-llvm) to compute it from its tokens";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// Ops of a vendor's tile dialect (tile_nv, tile_amd) reach the lowering only
+/// for that vendor's targets: its TargetInfo marks its dialect illegal (it
+/// lowers every op of it). Anywhere else the op is an error, not an op left
+/// unconverted.
+LogicalResult checkVendorOps(ModuleOp module, const TargetInfo &target) {
+  LLVMConversionTarget conversionTarget(*module.getContext());
+  target.configureConversionTarget(conversionTarget);
+  WalkResult r = module.walk([&](Operation *op) {
+    StringRef ns = op->getName().getDialectNamespace();
+    if (!ns.starts_with("tile_") || conversionTarget.isIllegal(op))
+      return WalkResult::advance();
+    op->emitOpError() << "is an op of the " << ns
+                      << " dialect, which targets of "
+                      << target.getDesc().name.split(':').first
+                      << " cannot lower (it is for another vendor's chips)";
     return WalkResult::interrupt();
   });
   return failure(r.wasInterrupted());
@@ -252,7 +252,8 @@ struct ConvertTileToLLVMPass
     precomputeAxisInfo(module, axisInfo);
     LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
                          axisInfo};
-    if (failed(checkAsyncCopies(module, lctx)) ||
+    if (failed(checkVendorOps(module, *targetInfo)) ||
+        failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
@@ -264,6 +265,32 @@ struct ConvertTileToLLVMPass
 };
 
 } // namespace
+
+FailureOr<AsyncCopyWidth> kiln::checkAsyncCopyForLowering(
+    Operation *op, RankedTensorType ptrType, Value dst, unsigned pointerElements,
+    bool predicated, const LoweringContext &lctx) {
+  FailureOr<AsyncCopyWidth> width =
+      checkAsyncCopy(&lctx.target.getDesc(), ptrType, dst, pointerElements,
+                     [&] { return op->emitOpError(); });
+  if (failed(width) || lctx.target.lowersPredicatedAsyncCopy())
+    return width;
+  // A predicate comes from the mask or from threads that only repeat
+  // others' elements (broadcast lanes or warps).
+  auto dstType = cast<MemDescType>(dst.getType());
+  auto tensorType = RankedTensorType::get(
+      ptrType.getShape(), dstType.getElementType(), ptrType.getEncoding());
+  FailureOr<SharedAccessPlan> plan =
+      planSharedAccess(tensorType, dstType, getSharedBaseAlignment(dst),
+                       width->bytes, getSharedXorOffset(dst));
+  if (predicated || failed(plan) || plan->redundantLaneMask ||
+      plan->redundantWarpMask) {
+    op->emitOpError() << "this async copy (masked, or with broadcast "
+                         "threads) is not lowered for "
+                      << lctx.target.getDesc().name << " yet";
+    return failure();
+  }
+  return width;
+}
 
 void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
                                       RewritePatternSet &patterns,

@@ -10,6 +10,7 @@
 
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -122,6 +123,16 @@ unsigned getVectorWidth(mlir::RankedTensorType type, int64_t bytes,
                         llvm::ArrayRef<int64_t> contiguity,
                         llvm::ArrayRef<int64_t> byteDivisibility,
                         mlir::Value mask, const LoweringContext &ctx);
+
+/// The async-copy rules (checkAsyncCopy, with `pointerElements` from the
+/// address analysis) plus what the target's lowering supports: a copy that
+/// needs a predicate (`predicated`: masked lanes the hardware does not handle
+/// itself; or threads that only repeat others' elements) is an error on
+/// targets that lower none. Reports at `op`; run before rewriting.
+mlir::FailureOr<tile::AsyncCopyWidth>
+checkAsyncCopyForLowering(mlir::Operation *op, mlir::RankedTensorType ptrType,
+                          mlir::Value dst, unsigned pointerElements,
+                          bool predicated, const LoweringContext &ctx);
 
 /// One thread's addresses (addrspace 3) of a tensor's registers in a shared
 /// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,

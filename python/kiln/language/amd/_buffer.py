@@ -103,12 +103,12 @@ def buffer_store(sem, stored_value, ptr, offsets, mask, cache):
     return None
 
 
-def _check_dest(dest, offsets_or_ptr, what):
+def _check_dest(dest, offsets, what):
     if not isinstance(dest, core.shared_memory_descriptor):
         raise TypeError(f"{what}: dest must be a shared memory descriptor (from "
                         f"allocate_shared_memory), got {dest!r}")
-    if tuple(offsets_or_ptr.type.shape) != dest.type.shape:
-        raise ValueError(f"{what}: the offsets' shape {tuple(offsets_or_ptr.type.shape)} "
+    if tuple(offsets.type.shape) != dest.type.shape:
+        raise ValueError(f"{what}: the offsets' shape {tuple(offsets.type.shape)} "
                          f"must equal dest's {dest.type.shape}")
 
 

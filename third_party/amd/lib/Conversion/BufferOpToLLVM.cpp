@@ -235,31 +235,16 @@ void kiln::populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
 
 LogicalResult kiln::checkBufferOps(ModuleOp module,
                                    const LoweringContext &ctx) {
+  // Masked lanes read out of range and write zeros: no predicate needed.
   WalkResult r = module.walk([&](BufferLoadToLocalOp op) {
-    RankedTensorType ptrType = op.getPointerType();
     auto dst = cast<MemDescType>(op.getDst().getType());
-    FailureOr<AsyncCopyWidth> width = checkAsyncCopy(
-        &ctx.target.getDesc(), ptrType, op.getDst(),
-        bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
-                          dst.getElementType(), ctx),
-        [&] { return op.emitOpError(); });
-    if (failed(width))
-      return WalkResult::interrupt();
-    // Masked lanes read out of range (zeros); threads that only repeat
-    // others' elements would need predication the hardware's one LDS base
-    // per wave cannot express.
-    auto tensorType = RankedTensorType::get(
-        ptrType.getShape(), dst.getElementType(), ptrType.getEncoding());
-    FailureOr<SharedAccessPlan> plan = planSharedAccess(
-        tensorType, dst, getSharedBaseAlignment(op.getDst()), width->bytes,
-        getSharedXorOffset(op.getDst()));
-    if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
-      op.emitOpError() << "copies elements that several threads hold "
-                          "(a broadcast layout): give each element one "
-                          "thread for a direct-to-LDS copy";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    return failed(checkAsyncCopyForLowering(
+               op, op.getPointerType(), op.getDst(),
+               bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
+                                 dst.getElementType(), ctx),
+               /*predicated=*/false, ctx))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
   return failure(r.wasInterrupted());
 }
