@@ -85,6 +85,6 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
   return false;
 }
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
-void TargetInfo::annotateSyncedSharedLoad(Operation *) const {}
+void TargetInfo::annotateSyncedSharedAccess(Operation *) const {}
 void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
                            std::optional<unsigned>) const {}

@@ -21,7 +21,9 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   waits.target = options.target;
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
-  pm.addPass(tile::createTileInsertBarriersPass());
+  tile::TileInsertBarriersPassOptions barriers;
+  barriers.target = options.target;
+  pm.addPass(tile::createTileInsertBarriersPass(barriers));
   pm.addPass(tile::createTileAnnotateLocalLoadAliasPass());
   pm.addPass(createSCFToControlFlowPass());
   ConvertTileToLLVMPassOptions lower;

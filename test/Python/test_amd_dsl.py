@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 
 import pytest
 
@@ -126,6 +127,49 @@ def test_plain_load_gets_alias_scopes_like_relaxed():
     assert waits(True) == waits(False)
 
 
+@kiln.jit
+def masked_fill(x, y, n, BUFFER_COPY: kl.constexpr, OTHER: kl.constexpr, L: kl.constexpr,
+                R: kl.constexpr):
+    offs = kl.arange(0, 256, L)
+    buf = kl.allocate_shared_memory(kl.float32, [256], SH)
+    if BUFFER_COPY:
+        acp.buffer_load_to_shared(buf, x, offs, mask=offs < n, other=OTHER)
+    else:
+        acp.global_load_to_shared(buf, x + offs, mask=offs < n, other=OTHER)
+    acp.commit_group()
+    acp.wait_group(0)
+    v = buf.load(R)
+    kl.store(y + kl.arange(0, 256, R), v)
+
+
+# Waves 1 and 2 swapped: the read-back crosses waves (a barrier after the wait).
+_SWAP = kl.DistributedLinearLayout(reg_bases=[], lane_bases=[[1], [2], [4], [8], [16], [32]],
+                                   warp_bases=[[128], [64]], block_bases=[], shape=[256])
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+@pytest.mark.parametrize("buffer_copy_,other", [(False, None), (False, -1.5), (True, 0.0),
+                                                 (True, 3.0)])
+def test_masked_copies_write_other(target, buffer_copy_, other):
+    """Masked lanes of a global_load_lds (and of a buffer copy with a non-zero other) branch
+    around the copy and store `other` themselves; a zero other on a buffer copy stays the
+    out-of-range offset, with no branch. The simulator checks each kernel's waits."""
+    k = kiln.compile(masked_fill, SIG, dict(BUFFER_COPY=buffer_copy_, OTHER=other, L=L1, R=_SWAP),
+                     target=target, cache=False)
+    asm = k.asm["amdgcn"]
+    branched = not (buffer_copy_ and not other)
+    assert ("s_cbranch_execz" in asm) == branched, asm
+    assert ("ds_write_b32" in asm) == branched, asm
+    if other:  # the fill value, as a literal (not an inline constant)
+        bits = hex(struct.unpack("<I", struct.pack("<f", other))[0])
+        assert re.search(rf"v_mov_b32_e32 v\d+, {bits}\b", asm), asm
+    ok, summary = vmcnt_check(asm)
+    assert ok, summary
+    # The read crosses waves: dropping the barrier after the wait must be caught.
+    bad = re.sub(r"(s_waitcnt vmcnt\(0\)[^\n]*\n)\s*s_barrier\n", r"\1", asm, count=1)
+    assert bad != asm and not vmcnt_check(bad)[0]
+
+
 # -- errors at the user's line and column, with the caret ----------------------------------------
 
 _L = kl.BlockedLayout([1], [64], [4], [0])
@@ -201,7 +245,7 @@ def e_dest_dtype(x, y, n):
 def e_other(x, y, n):
     offs = kl.arange(0, 256, _L)
     buf = kl.allocate_shared_memory(kl.float32, [256], _SH1)
-    acp.buffer_load_to_shared(buf, x, offs, mask=offs < n, other=1.0)  # E:other
+    acp.global_load_to_shared(buf, x + offs, other=1.0)  # E:other
 
 
 @kiln.jit
@@ -240,8 +284,8 @@ ERRORS = [
      r"buffer_load_to_shared: the offsets' shape \(256,\) must equal dest's \(512,\)"),
     (e_dest_dtype, "E:destdtype", "acp.buffer_load_to_shared",
      r"buffer_load_to_shared: ptr points to fp32 but dest holds fp16"),
-    (e_other, "E:other", "acp.buffer_load_to_shared",
-     r"buffer_load_to_shared: other must be None or 0: .*"),
+    (e_other, "E:other", "acp.global_load_to_shared",
+     r"global_load_to_shared: `other` cannot be given without `mask`"),
     (e_global_cache, "E:gcache", "acp.global_load_to_shared",
      r"global_load_to_shared: cache_modifier '\.cg' is not supported for global_load_lds .*"),
     (e_width, "E:width", "acp.global_load_to_shared",

@@ -376,6 +376,215 @@ def test_masked_region_is_not_forked():
     assert len(r.violations) == 1 and "uses v6" in messages(r)[0]
 
 
+# --- symbolic lane masks -------------------------------------------------------------------
+
+
+def run_insts(w, *texts):
+    for text in texts:
+        inst = aw.Inst(1, text)
+        inst.handler(w, inst)
+    return w
+
+
+def full_wave():
+    return aw.Wave({"exec_lo": aw.M32, "exec_hi": aw.M32}, {"v0": list(range(64))})
+
+
+def test_mask_functions_restore_exec():
+    """EXEC from an unknown compare is a function of one symbol per lane; the structurizer's
+    else/join sequences give back the full mask, exactly."""
+    for flip in (["s_andn2_saveexec_b64 s[0:1], s[0:1]"],
+                 ["s_or_saveexec_b64 s[0:1], s[0:1]", "s_xor_b64 exec, exec, s[0:1]"]):
+        w = run_insts(full_wave(), "v_cmp_le_i32_e32 vcc, s2, v0",  # s2 unknown
+                      "s_and_saveexec_b64 s[0:1], vcc", "s_xor_b64 s[0:1], exec, s[0:1]")
+        then = aw.rmask(w, aw.EXEC)
+        assert isinstance(then, aw.Mask) and len(then.vars) == 1 and set(then.act) == {None}
+        assert (w.s["s0"], w.s["s1"]) != (aw.M32, aw.M32) and aw.rs(w, ("r", "s", ("s0",))) is None
+        run_insts(w, *flip)
+        other = aw.rmask(w, aw.EXEC)  # the lanes of the other side: not-c
+        assert aw._mop(aw._AND, then, other) == 0 and aw._mop(aw._OR, then, other) == aw.M64
+        # integer reads of a mask half that is not constant are UNKNOWN
+        run_insts(w, "s_mov_b32 s9, exec_lo", "v_add_u32_e32 v1, 1, v0")
+        assert "s9" not in w.s and "v1" not in w.v  # each lane: v0 + 1 or UNKNOWN
+        run_insts(w, "s_or_b64 exec, exec, s[0:1]", "s_mov_b32 s9, exec_lo",
+                  "v_add_u32_e32 v1, 1, v0", "v_readfirstlane_b32 s10, v1")
+        assert (w.s["exec_lo"], w.s["exec_hi"], w.s["s9"]) == (aw.M32, aw.M32, aw.M32)
+        assert w.v["v1"] == list(range(1, 65)) and w.s["s10"] == 1
+
+
+def test_mask_lanes_and_branches():
+    w = run_insts(full_wave(), "v_cmp_gt_u32_e32 vcc, 40, v0",  # lanes 0..39: known
+                  "s_and_saveexec_b64 s[0:1], vcc",
+                  "v_cmp_gt_u32_e32 vcc, s2, v0",  # unknown, under EXEC = lanes 0..39
+                  "v_mov_b32_e32 v1, 7")
+    vcc = aw.rmask(w, aw.VCC)
+    assert vcc.act == (None,) * 40 + (0,) * 24  # inactive lanes compare to 0
+    assert w.v["v1"] == [7] * 40 + [None] * 24  # lanes 40..63 were UNKNOWN, stay so
+    assert aw._cond(w, "s_cbranch_execz") is False  # constant: lanes 0..39 are active
+    run_insts(w, "s_and_saveexec_b64 s[4:5], vcc", "v_mov_b32_e32 v1, 9")
+    assert "v1" not in w.v  # lanes 0..39 maybe active: 7 or 9
+    mask, zero_taken = aw._cond(w, "s_cbranch_execz")
+    assert mask == vcc and zero_taken  # undecided: decided once per path by function
+    assert aw._cond(w, "s_cbranch_scc1") == (vcc, False)  # SCC = "EXEC != 0"
+    assert aw._cond(w, "s_cbranch_vccnz") == (vcc, False)
+    # v_readfirstlane: lane 0 may be inactive, so lanes 0..39 (and lane 0) must agree
+    run_insts(w, "v_mov_b32_e32 v2, 5", "v_readfirstlane_b32 s6, v2")
+    assert "s6" not in w.s  # v2 of lanes 0..39 is 5 or UNKNOWN
+    run_insts(w, "s_mov_b64 exec, s[0:1]", "v_mov_b32_e32 v2, 5", "s_and_saveexec_b64 s[4:5], vcc",
+              "v_readfirstlane_b32 s6, v2")
+    assert w.s["s6"] == 5
+    # an UNKNOWN mask register reads as a fresh symbol, the same each time
+    m1 = aw.rmask(w, ("r", "s", ("s20", "s21")), True)
+    assert isinstance(m1, aw.Mask) and aw.rmask(w, ("r", "s", ("s20", "s21"))) == m1
+    run_insts(w, "s_xor_b64 s[22:23], s[20:21], s[20:21]", "s_andn2_b64 s[24:25], s[20:21], s[20:21]")
+    assert (w.s["s22"], w.s["s23"], w.s["s24"], w.s["s25"], w.s["scc"]) == (0, 0, 0, 0, 0)
+
+
+def test_mask_algebra_is_sound():
+    """Random lane-mask expressions, symbolic against concrete evaluation, including past
+    the symbol cap (where fresh symbols stand for the lanes no constant fixes)."""
+    import random
+
+    def value(m, vals):
+        if isinstance(m, int):
+            return m
+        return sum((t >> sum((vals[v] >> l & 1) << j for j, v in enumerate(m.vars)) & 1) << l
+                   for l, t in enumerate(m.tts))
+
+    rng, ops, wide = random.Random(7), list(aw._LOGIC.values()), 0
+    for _ in range(60):
+        vals, regs = {}, []
+        for _ in range(rng.randint(4, 12)):
+            m = aw._fresh([rng.choice([0, 1, None, None, None, None]) for _ in range(64)])
+            if isinstance(m, aw.Mask):
+                vals[m.vars[0]] = rng.getrandbits(64)
+            regs.append((m, value(m, vals)))
+        for _ in range(25):
+            f, (a, ca), (b, cb) = rng.choice(ops), rng.choice(regs), rng.choice(regs)
+            r, cr = aw._mop(f, a, b), f(ca, cb, aw.M64) & aw.M64
+            for v in getattr(r, "vars", ()):
+                if v not in vals:  # a fallback symbol: lane l stands for the true bit
+                    wide += 1
+                    vals[v] = cr
+            assert len(getattr(r, "vars", ())) <= aw.CAP
+            assert all(c is None or c == cr >> l & 1 for l, c in enumerate(aw._act(r)))
+            assert value(r, vals) == cr
+            regs.append((r, cr))
+    assert wide > 10  # the fallback was exercised
+
+
+MASKED = """
+  s_load_dword s3, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  v_cmp_le_i32_e32 vcc, s3, v0
+  s_and_saveexec_b64 s[6:7], vcc
+  s_xor_b64 s[6:7], exec, s[6:7]
+  v_mov_b32_e32 v4, 2.0
+  ds_write_b32 v1, v4
+  {flip}
+  s_cbranch_execz .LBB0_2
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  {extra}
+.LBB0_2:
+  s_or_b64 exec, exec, s[6:7]
+  v_add_u32_e32 v2, 0x400, v1
+  v_readfirstlane_b32 s8, v2
+  s_and_saveexec_b64 s[6:7], vcc
+  s_xor_b64 s[6:7], exec, s[6:7]
+  v_mov_b32_e32 v4, 2.0
+  ds_write_b32 v2, v4
+  s_andn2_saveexec_b64 s[6:7], s[6:7]
+  s_cbranch_execz .LBB0_4
+  s_mov_b32 m0, s8
+  global_load_lds_dword v1, s[0:1]
+.LBB0_4:
+  s_or_b64 exec, exec, s[6:7]
+  v_xor_b32_e32 v5, 0x100, v1
+  s_waitcnt {wait}
+  {barrier}
+  ds_read_b32 v3, v5
+  s_waitcnt vmcnt(0)
+  s_barrier
+  ds_read_b32 v6, v5 offset:1024
+  s_endpgm
+"""
+ANDN2 = "s_andn2_saveexec_b64 s[6:7], s[6:7]"
+OR_XOR = "s_or_saveexec_b64 s[6:7], s[6:7]\n  s_xor_b64 exec, exec, s[6:7]"
+
+
+def masked(flip=ANDN2, extra="", wait="vmcnt(0)", barrier="s_barrier"):
+    return check(MASKED.format(flip=flip, extra=extra, wait=wait, barrier=barrier))
+
+
+def test_masked_copy_with_fill():
+    """Lanes with n <= id store a fill at their slot, the others copy into it (a branch),
+    twice; the second block's M0 and addresses are exact only if EXEC is restored. The
+    read crosses waves (w ^ 1): a wait, then a barrier."""
+    for flip in (ANDN2, OR_XOR):
+        r = masked(flip)
+        assert r.summary() == "vmcnt-check: kernel k: 2 waits, 0 violations, max slack 0, " \
+                              "1 guard nothing", r.render()
+        assert r.paths == 1
+        (first, second) = sorted(r.waits.values(), key=lambda s: s.inst.line)
+        assert first.slack == 0 and first.guarding == 4 and not second.guarding
+
+
+def test_masked_copy_negative_controls():
+    # no barrier after the wait: wave 1 reads wave 0's copied bytes
+    r = masked(barrier="")
+    (msg,) = messages(r)
+    assert "`ds_read_b32 v3, v5` (wave 1) accesses LDS bytes [0x0, 0x100) written by " \
+           "line 18 `global_load_lds_dword v1, s[0:1]` of wave 0" in msg, msg
+    # vmcnt(1): a wave whose lanes all fill skips the second copy, leaving the first in flight
+    r = masked(wait="vmcnt(1)")
+    assert r.violations and all("line 18 `global_load_lds_dword" in m for m in messages(r))
+    # the copying lanes writing the bytes they copy into, the copy in flight
+    r = masked(extra="ds_write_b32 v1, v4")
+    (msg,) = messages(r)
+    assert msg.startswith("line 19: `ds_write_b32 v1, v4` accesses LDS bytes [0x0, 0x100) "
+                          "written by line 18"), msg
+
+
+REVERSED = """
+  s_load_dword s3, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_i32_e32 vcc, s3, v0
+  s_and_saveexec_b64 s[6:7], vcc
+  s_xor_b64 s[6:7], exec, s[6:7]
+  s_cbranch_execz .LBB0_2
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+.LBB0_2:
+  {flip}
+  s_cbranch_execz .LBB0_4
+  v_mov_b32_e32 v4, 2.0
+  ds_write_b32 v1, v4 offset:{off}
+.LBB0_4:
+  s_or_b64 exec, exec, s[6:7]
+  s_waitcnt vmcnt(0)
+  s_barrier
+  ds_read_b32 v3, v1
+  s_endpgm
+"""
+
+
+def test_copy_then_fill_by_the_other_lanes():
+    """The copy first, the fill (still in flight for the copying lanes) by the other lanes
+    at their own slots: no lane both copies and fills."""
+    for flip in (ANDN2, OR_XOR):
+        r = check(REVERSED.format(flip=flip, off=0))
+        assert not r.violations and r.max_slack == 0, r.render()
+    same = "line 20: `ds_write_b32 v1, v4 offset:{}` accesses LDS bytes [0x{}, 0x100) written " \
+           "by line 15 `global_load_lds_dword v1, s[0:1]`, still in flight (wave 0)"
+    # the fill of lane l hits lane l+1's copy: a conflict
+    r = check(REVERSED.format(flip=ANDN2, off=4))
+    assert any(m.startswith(same.format(4, 4)) for m in messages(r)), r.render()
+    # the fill under the copy's own EXEC (no flip): a conflict
+    r = check(REVERSED.format(flip="s_mov_b64 exec, vcc", off=0))
+    assert any(m.startswith(same.format(0, 0)) for m in messages(r)), r.render()
+
+
 def test_waves_from_metadata_and_flag():
     meta = """
   .amdgpu_metadata

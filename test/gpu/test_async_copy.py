@@ -7,7 +7,8 @@ kernel[grid], checked exactly against torch on fresh random inputs, ragged shape
   different ones: threads read other threads' copies), several swizzles;
 * a transpose through a swizzled buffer, filled by ``.store``, by
   ``allocate_shared_memory(..., value)`` or by cp.async, read back in the transposed layout;
-* a row sum of a tile staged by cp.async, and the zero fill of masked lanes.
+* a row sum of a tile staged by cp.async, the zero fill of masked lanes, and layouts wider
+  than the tile (broadcast threads copy nothing).
 
 Kiln places the shared-memory barriers itself: no kernel here calls ``kl.barrier()``.
 Skips cleanly without torch, a driver or a device; the cp.async cases skip on non-NVIDIA
@@ -240,6 +241,22 @@ def test_masked_lanes_are_zero_filled(nvidia, M, N, spt):
                                SH=kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), num_warps=NUM_WARPS)
     torch.testing.assert_close(y[:M, :N], x, rtol=0, atol=0)
     assert (y[M:] == 0).all() and (y[:, N:] == 0).all(), "masked lanes were not zero-filled"
+
+
+@pytest.mark.parametrize("BM,BN", [(8, 32), (8, 16), (4, 8)])
+def test_broadcast_threads_copy_nothing(nvidia, BM, BN):
+    """A copy layout wider than the tile (4 warps of 4 x 8 threads, 4 elements each, over
+    BM x BN): the threads that only repeat others' elements branch around the copy. (A
+    zero-filling copy of theirs would race with the owner's and could leave zeros.)"""
+    L = kl.BlockedLayout([1, 4], [4, 8], [NUM_WARPS, 1], [1, 0])
+    M, N = BM - 1, BN - 3
+    for _ in range(3):
+        x = torch.randn((M, N), device="cuda")
+        y = torch.full((BM, BN), float("nan"), device="cuda")
+        masked_copy[(1,)](x, y, M, N, BM=BM, BN=BN, L=L,
+                          SH=kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), num_warps=NUM_WARPS)
+        torch.testing.assert_close(y[:M, :N], x, rtol=0, atol=0)
+        assert (y[M:] == 0).all() and (y[:, N:] == 0).all()
 
 
 @pytest.mark.parametrize("dtype", ["fp16", "fp32"])

@@ -46,6 +46,11 @@ struct TargetDesc {
   /// The hardware's wait counts outstanding copy instructions, not commit
   /// groups (a wait needs an instruction count).
   bool asyncWaitCountsInstructions = false;
+  /// A wait makes the copies it retires visible to every thread of the
+  /// issuing warp, not only to the issuing thread (the counter belongs to
+  /// the warp, whose lanes run in lockstep): a warp that reads only bytes
+  /// its own copies wrote needs no barrier after its wait.
+  bool asyncWaitOrdersWarp = false;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

@@ -6,7 +6,9 @@
 // pointer analysis' bound, so an illegal width is a diagnostic at the op and
 // never an assembler error. Threads and registers that only repeat others'
 // elements (broadcast layouts) copy nothing. Tokens carry no data: they lower
-// to an i32 zero that folds away.
+// to an i32 zero that folds away. Where the hardware does not zero-fill
+// masked lanes itself (direct-to-LDS loads skip them), those lanes branch around the copy and store
+// `other` (or zeros) at their destination.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,33 +52,64 @@ struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
       return op.emitOpError() << "cannot address " << dst
                               << " with the layout of " << ptrType;
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
-    SmallVector<Value> masks;
+    SmallVector<Value> masks, others;
     if (adaptor.getMask())
       masks = unpackStruct(rewriter, loc, adaptor.getMask());
-    Value active;
-    if (addrs->redundantThread)
-      active = LLVM::XOrOp::create(
-          rewriter, loc, addrs->redundantThread,
-          LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
-                                   rewriter.getBoolAttr(true)));
-    for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
-      if (addrs->duplicate[g])
-        continue;
-      unsigned r = g * addrs->vec;
-      Value pred = masks.empty() ? Value() : masks[r];
-      // A redundant thread copies nothing (zero-filling would race with the
-      // thread that owns the elements).
-      if (active)
-        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, active) : active;
-      if (!ctx.target.asyncCopy(rewriter, loc, dstAddr, ptrs[r], width->bytes,
-                                pred, op.getCacheModifier()))
-        return op.emitOpError()
-               << "this async copy" << (pred ? " (masked, or with broadcast "
-                                               "threads)"
-                                             : "")
-               << " is not lowered for " << ctx.target.getDesc().name
-               << " yet";
+    if (adaptor.getOther())
+      others = unpackStruct(rewriter, loc, adaptor.getOther());
+    unsigned vec = addrs->vec;
+    auto storeFill = [&](Value dstAddr, unsigned r) {
+      storeAsyncCopyFill(rewriter, loc, dstAddr, others, r, vec, memTy,
+                         width->bytes, ctx.target);
+    };
+    bool branchMasked = !ctx.target.asyncCopyZeroFillsMasked();
+    bool lowered = true;
+    auto emitCopies = [&]() -> LogicalResult {
+      for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
+        if (addrs->duplicate[g])
+          continue;
+        unsigned r = g * vec;
+        Value pred = masks.empty() ? Value() : masks[r];
+        Value src = ptrs[r];
+        Value to = ctx.target.asyncCopyDestination(rewriter, loc, dstAddr,
+                                                   width->bytes);
+        if (!pred || !branchMasked) {
+          lowered &= ctx.target.asyncCopy(rewriter, loc, to, src, width->bytes,
+                                          pred, op.getCacheModifier());
+          continue;
+        }
+        Value addr = dstAddr;
+        if (failed(emitIfElse(
+                rewriter, op, pred,
+                [&] {
+                  lowered &= ctx.target.asyncCopy(rewriter, loc, to, src,
+                                                  width->bytes, Value(),
+                                                  op.getCacheModifier());
+                },
+                [&] { storeFill(addr, r); })))
+          return failure();
+      }
+      return success();
+    };
+    // Threads that only repeat others' elements (broadcast layouts) copy
+    // nothing: a zero-filling copy of theirs would race with the owner's.
+    LogicalResult emitted = success();
+    if (addrs->redundantThread) {
+      Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                           rewriter.getBoolAttr(true));
+      Value active =
+          LLVM::XOrOp::create(rewriter, loc, addrs->redundantThread, one);
+      if (failed(emitIfElse(rewriter, op, active,
+                            [&] { emitted = emitCopies(); }, nullptr)))
+        return failure();
+    } else {
+      emitted = emitCopies();
     }
+    if (failed(emitted))
+      return failure();
+    if (!lowered)
+      return op.emitOpError() << "this async copy is not lowered for "
+                              << ctx.target.getDesc().name << " yet";
     rewriter.replaceOp(op, tokenValue(rewriter, loc));
     return success();
   }

@@ -189,7 +189,7 @@ struct LocalLoadOpConversion : TileOpConversion<LocalLoadOp> {
                       .isAttrPresent(op);
     auto mark = [&](LLVM::LoadOp load) {
       if (synced)
-        ctx.target.annotateSyncedSharedLoad(load);
+        ctx.target.annotateSyncedSharedAccess(load);
       return load;
     };
     for (Value p : access->addrs) {

@@ -132,8 +132,8 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
   WalkResult r = module.walk([&](AsyncCopyGlobalToLocalOp op) {
     FailureOr<AsyncCopyWidth> width = checkAsyncCopyForLowering(
         op, op.getPointerType(), op.getDst(),
-        getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx),
-        /*predicated=*/bool(op.getMask()), lctx);
+        getGlobalVectorWidth(op.getPtr(), op.getMask(), lctx), op.getOther(),
+        lctx);
     if (failed(width))
       return WalkResult::interrupt();
     if (op.getCacheModifier() == ".cg" && width->bytes != 16) {
@@ -268,25 +268,34 @@ struct ConvertTileToLLVMPass
 
 FailureOr<AsyncCopyWidth> kiln::checkAsyncCopyForLowering(
     Operation *op, RankedTensorType ptrType, Value dst, unsigned pointerElements,
-    bool predicated, const LoweringContext &lctx) {
+    Value other, const LoweringContext &lctx) {
   FailureOr<AsyncCopyWidth> width =
       checkAsyncCopy(&lctx.target.getDesc(), ptrType, dst, pointerElements,
                      [&] { return op->emitOpError(); });
-  if (failed(width) || lctx.target.lowersPredicatedAsyncCopy())
+  if (failed(width))
+    return failure();
+  if (other && !isZeroConstant(other) && lctx.target.asyncCopyZeroFillsMasked()) {
+    op->emitOpError() << "a non-zero 'other' is not lowered for "
+                      << lctx.target.getDesc().name
+                      << ": the copy writes zeros where the mask is false "
+                         "(store 'other' after the wait instead)";
+    return failure();
+  }
+  if (lctx.target.lowersBroadcastAsyncCopy())
     return width;
-  // A predicate comes from the mask or from threads that only repeat
-  // others' elements (broadcast lanes or warps).
+  // Threads that only repeat others' elements (broadcast lanes or warps).
   auto dstType = cast<MemDescType>(dst.getType());
   auto tensorType = RankedTensorType::get(
       ptrType.getShape(), dstType.getElementType(), ptrType.getEncoding());
   FailureOr<SharedAccessPlan> plan =
       planSharedAccess(tensorType, dstType, getSharedBaseAlignment(dst),
                        width->bytes, getSharedXorOffset(dst));
-  if (predicated || failed(plan) || plan->redundantLaneMask ||
-      plan->redundantWarpMask) {
-    op->emitOpError() << "this async copy (masked, or with broadcast "
-                         "threads) is not lowered for "
-                      << lctx.target.getDesc().name << " yet";
+  if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
+    op->emitOpError() << "this async copy (with broadcast threads) is not "
+                         "lowered for "
+                      << lctx.target.getDesc().name
+                      << " yet: give the pointers a layout in which every "
+                         "thread owns distinct elements";
     return failure();
   }
   return width;

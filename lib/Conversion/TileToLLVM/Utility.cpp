@@ -4,6 +4,9 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -240,4 +243,57 @@ FailureOr<SmallVector<unsigned>> kiln::matchRegisters(
     out.push_back(it->second);
   }
   return out;
+}
+
+bool kiln::isZeroConstant(Value v) {
+  return v && (matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()));
+}
+
+LogicalResult kiln::emitIfElse(ConversionPatternRewriter &rewriter,
+                               Operation *op, Value cond,
+                               function_ref<void()> thenFn,
+                               function_ref<void()> elseFn) {
+  if (!isa<FunctionOpInterface>(op->getParentOp()))
+    return op->emitOpError()
+           << "is lowered with a branch, so it must be in a function's "
+              "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "
+              "does)";
+  Location loc = op->getLoc();
+  Block *head = rewriter.getInsertionBlock();
+  Block *join = rewriter.splitBlock(head, rewriter.getInsertionPoint());
+  Block *thenBlock = rewriter.createBlock(join);
+  thenFn();
+  LLVM::BrOp::create(rewriter, loc, ValueRange(), join);
+  Block *elseBlock = join;
+  if (elseFn) {
+    elseBlock = rewriter.createBlock(join);
+    elseFn();
+    LLVM::BrOp::create(rewriter, loc, ValueRange(), join);
+  }
+  rewriter.setInsertionPointToEnd(head);
+  LLVM::CondBrOp::create(rewriter, loc, cond, thenBlock, elseBlock);
+  rewriter.setInsertionPointToStart(join);
+  return success();
+}
+
+void kiln::storeAsyncCopyFill(OpBuilder &b, Location loc, Value dstAddr,
+                              ArrayRef<Value> others, unsigned r, unsigned vec,
+                              Type memTy, unsigned alignment,
+                              const TargetInfo &target) {
+  Type vecTy = vec == 1 ? memTy : VectorType::get({int64_t(vec)}, memTy);
+  Value fill;
+  if (others.empty()) {
+    fill = LLVM::ZeroOp::create(b, loc, vecTy);
+  } else if (vec == 1) {
+    fill = toMemory(b, loc, others[r]);
+  } else {
+    fill = LLVM::PoisonOp::create(b, loc, vecTy);
+    for (unsigned i = 0; i < vec; ++i)
+      fill = LLVM::InsertElementOp::create(b, loc, fill,
+                                           toMemory(b, loc, others[r + i]),
+                                           i32Const(b, loc, i));
+  }
+  auto store = LLVM::StoreOp::create(b, loc, fill, dstAddr, alignment);
+  // No copy in flight writes this lane's slot: the lane issued none.
+  target.annotateSyncedSharedAccess(store);
 }

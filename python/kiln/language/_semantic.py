@@ -575,7 +575,7 @@ class Semantic:
     # -- asynchronous copies -------------------------------------------------------------------
 
     def async_copy_global_to_local(self, smem, pointer, mask=None, cache_modifier="",
-                                   eviction_policy="", volatile=False) -> None:
+                                   eviction_policy="", volatile=False, other=None) -> None:
         if not isinstance(smem, core.shared_memory_descriptor):
             raise TypeError(f"async_copy_global_to_shared: smem must be a shared memory "
                             f"descriptor (from allocate_shared_memory), got {smem!r}")
@@ -602,18 +602,29 @@ class Semantic:
         if not isinstance(_unwrap(volatile), bool):
             raise TypeError(f"async_copy_global_to_shared: volatile must be a constexpr bool, "
                             f"got {_unwrap(volatile)!r}")
-        operands = [pointer]
+        other = _unwrap(other)
+        if other is not None and mask is None:
+            raise ValueError("async_copy_global_to_shared: `other` cannot be given without "
+                             "`mask`")
         if mask is not None:
             mask = self.cast(self.as_tensor(mask), core.int1)
-            pointer, mask = self.broadcast_all([pointer, mask], "async_copy_global_to_shared")
+            parts = [pointer, mask]
+            if other is not None:
+                like = tensor(pointer.handle, pointer.type.with_element_ty(smem.dtype))
+                other = other if isinstance(other, tensor) else self.literal_like(other, like)
+                parts.append(self.cast(other, smem.dtype))
+            parts = self.broadcast_all(parts, "async_copy_global_to_shared")
+            pointer, mask = parts[0], parts[1]
+            other = parts[2] if other is not None else None
             if tuple(pointer.type.shape) != smem.type.shape:
                 raise ValueError(f"async_copy_global_to_shared: the mask broadcasts the "
                                  f"pointers to {tuple(pointer.type.shape)}, not the buffer's "
                                  f"shape {smem.type.shape}")
-            operands = [pointer, smem, mask]
-        else:
-            operands = [pointer, smem]
-        attrs = {"cache_modifier": f'"{cache_modifier}"'} if cache_modifier else None
+        operands = [pointer, smem] + [x for x in (mask, other) if x is not None]
+        attrs = {"operandSegmentSizes": self.b.array_attr(
+            [1, 1, mask is not None, other is not None])}
+        if cache_modifier:
+            attrs["cache_modifier"] = f'"{cache_modifier}"'
         tt = core.async_token_type()
         return tensor(self.b.create("tile.async_copy_global_to_local", operands, [tt],
                                     attrs)[0], tt)

@@ -19,10 +19,32 @@ Model (gfx9: gfx942 / gfx950, wave64)
   v_bfi, v_alignbit, v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane,
   v_mbcnt). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
   what it may write UNKNOWN (first operand, carry-out, SCC, EXEC for v_cmpx/saveexec).
-  An UNKNOWN lane mask copied unchanged (s_mov_b64, saveexec, and/or with all ones)
-  keeps an identity: a second branch on it is decided like the first. Inactive lanes
-  keep their values; under an UNKNOWN EXEC lanes count as active for memory and keep
-  only values both outcomes agree on.
+* Lane masks (EXEC, VCC, SGPR pairs) are symbolic: bit l of a mask is a boolean
+  function, a truth table over at most 6 condition symbols, of lane l's instances of
+  those symbols (a symbol is one unknown bit per lane, independent across lanes and
+  waves). v_cmp/v_cmpx makes its result EXEC & C with C per lane the known comparison
+  or, where an operand is UNKNOWN, one fresh symbol (float and other compares: all
+  lanes); s_{and,or,xor,andn2,orn2,nand,nor,xnor}_b64, s_not_b64, the saveexec/wrexec
+  forms (EXEC = f(S0, old EXEC); D = old EXEC, for wrexec the new one) and
+  s_cselect_b64 (an UNKNOWN SCC: a fresh symbol choosing per lane) compute the
+  functions lane by lane; s_mov_b64 copies.
+  A mask operand with an UNKNOWN half reads as a fresh symbol written back to that
+  register (so a register reads the same each time). A result needing more than 6
+  symbols keeps the lanes it fixes to 0 or 1 and makes the others one fresh symbol.
+  Functions are canonical (unused symbols dropped; all lanes constant: an integer), so
+  EXEC restored by ``s_or_b64 exec, exec, s[..]`` is known exactly. A 32-bit read of a
+  half that is not constant (s_mov_b32 s0, exec_lo; arithmetic) is UNKNOWN.
+* Per lane, EXEC constant 1 is active, constant 0 inactive, else maybe active:
+  inactive lanes keep their values; maybe active ones count as active for memory
+  (LDS-DMA bytes, LDS accesses) and keep only values both outcomes agree on (an
+  UNKNOWN EXEC: every lane maybe active). v_readfirstlane reads the first lane not
+  inactive if it is active, else needs all candidate lanes (and lane 0, read when EXEC
+  is zero) to agree. SCC of a 64-bit mask result is 1 if a lane is constant 1, else
+  "the mask is nonzero" (s_cbranch_scc0/1 on it are branches on the mask).
+  Same-wave conflicts (below) of a DMA and an LDS access both issued under a symbolic
+  EXEC, with known bytes, count only if the overlapping bytes come from two lanes that
+  may each be active, or from one lane that may be active under both EXECs at once
+  (a copy by the lanes of a mask, a fill by the others: no conflict).
 * vmcnt: each vector-memory instruction (global_, buffer_, flat_, scratch_, tbuffer_,
   image_: loads, stores, atomics, cache operations, the LDS-DMA ``global_load_lds_*`` and
   ``buffer_load_* ... lds``) adds one to its wave's count at issue, EXEC zero or not;
@@ -41,7 +63,10 @@ Model (gfx9: gfx942 / gfx950, wave64)
 * ``s_barrier`` ends a phase; all waves run the same path in lockstep by phase.
 * Control flow (labels, s_branch, s_cbranch_*, fall-through): a branch whose condition
   (SCC, VCC, EXEC) is known and equal in all waves is followed, else both successors are
-  explored with all waves (a branch known to diverge across waves is noted). A jump
+  explored with all waves (a branch known to diverge across waves is noted). A mask is
+  known zero if all lanes are constant 0, nonzero if one lane is constant 1; otherwise
+  its first branch on a path fixes "zero or not" for that function on that path: a
+  later branch on an equal function (same symbols and tables) is decided alike. A jump
   closing a loop is taken at most ``--back-edges`` (2) times in trips with an unknown
   decision, 256 in fully known ones: a loop body runs 1..3 times (0..3 if guarded),
   inner loops restarting at each outer trip. ``s_cbranch_execz`` over straight-line code
@@ -75,6 +100,8 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import functools
+import itertools
 import re
 import struct
 import sys
@@ -268,21 +295,168 @@ def parse(text):
                 d['reqd'] = tuple(int(x) for x in rq.groups())
     return [(n, insts, labels, hsa.get(n, {})) for n, insts, labels in kernels]
 
+# --- Lane masks: per lane, a truth table over a few condition symbols ---
+
+CAP = 6  # symbols per mask at most
+_FULL = [(1 << (1 << k)) - 1 for k in range(CAP + 1)]
+# _P0[k][i]: the assignments of k symbols (bit a: symbol j = a >> j & 1) with symbol i 0
+_P0 = [[sum(1 << a for a in range(1 << k) if not a >> i & 1) for i in range(k)]
+       for k in range(CAP + 1)]
+_SYMS = itertools.count(1)  # fresh symbol ids, never reused
+
+
+class Mask:
+    """A 64-bit lane mask that is not a known integer: lane l's bit is the function
+    tts[l] (bit a: the value when symbol vars[j] is a >> j & 1 for each j) of lane l's
+    instances of the symbols vars (sorted ids). Canonical (see _mk): equal functions
+    are equal objects. act[l]: 1 / 0 when lane l's bit is constant, else None."""
+    __slots__ = ('vars', 'tts', 'act', '_h')
+
+    def __init__(self, vars, tts):
+        full = _FULL[len(vars)]
+        self.vars, self.tts, self._h = vars, tts, hash((vars, tts))
+        self.act = tuple(1 if t == full else 0 if not t else None for t in tts)
+
+    def __eq__(self, o):
+        return type(o) is Mask and self._h == o._h and self.vars == o.vars and self.tts == o.tts
+
+    def __hash__(self):
+        return self._h
+
+
+class Half:
+    """What an SGPR of a pair holds when its 32 lanes are not all constant: half h (lanes
+    32h..32h+31) of mask m."""
+    __slots__ = ('m', 'h')
+
+    def __init__(self, m, h):
+        self.m, self.h = m, h
+
+    def __eq__(self, o):
+        return type(o) is Half and self.h == o.h and self.m == o.m
+
+    def __hash__(self):
+        return hash((self.m, self.h))
+
+
+class Nz:
+    """SCC = "mask m is nonzero" (a 64-bit mask result not known to be zero or not)."""
+    __slots__ = ('m',)
+
+    def __init__(self, m):
+        self.m = m
+
+    def __eq__(self, o):
+        return type(o) is Nz and self.m == o.m
+
+    def __hash__(self):
+        return hash(('nz', self.m))
+
+
+@functools.lru_cache(maxsize=4096)
+def _int_act(x):
+    return tuple(x >> l & 1 for l in range(LANES))
+
+
+def _act(m):
+    """Per lane 1 (set), 0 (clear) or None (depends on the symbols) of a mask."""
+    return _int_act(m) if type(m) is int else m.act
+
+
+def _mk(vars, tts):
+    """The canonical mask of these tables: symbols no lane depends on dropped; an int when
+    every lane is constant."""
+    k, distinct = len(vars), set(tts)
+    keep = [i for i in range(k) if any((t ^ t >> (1 << i)) & _P0[k][i] for t in distinct)]
+    if len(keep) < k:
+        if not keep:
+            return sum((t & 1) << l for l, t in enumerate(tts))
+        src = [sum((a >> j & 1) << i for j, i in enumerate(keep)) for a in range(1 << len(keep))]
+        memo = {t: sum((t >> x & 1) << a for a, x in enumerate(src)) for t in distinct}
+        vars, tts = tuple(vars[i] for i in keep), tuple(memo[t] for t in tts)
+    return Mask(tuple(vars), tuple(tts))
+
+
+@functools.lru_cache(maxsize=4096)
+def _src_index(have, want):
+    """For each assignment of the symbols want (a superset of have), the assignment of
+    have it restricts to."""
+    pos = [want.index(v) for v in have]
+    return tuple(sum((a >> p & 1) << j for j, p in enumerate(pos)) for a in range(1 << len(want)))
+
+
+def _tables(x, U):
+    """The 64 lane tables of mask x (int or Mask with symbols within U) over U."""
+    if type(x) is int:
+        full = _FULL[len(U)]
+        return [full if b else 0 for b in _int_act(x)]
+    if x.vars == U:
+        return x.tts
+    src = _src_index(x.vars, U)
+    memo = {t: sum((t >> s & 1) << a for a, s in enumerate(src)) for t in set(x.tts)}
+    return [memo[t] for t in x.tts]
+
+
+def _fresh(consts):
+    """A mask with the given per-lane constants and a fresh symbol where None."""
+    if None not in consts:
+        return sum(int(c) << l for l, c in enumerate(consts))
+    return Mask((next(_SYMS),), tuple(2 if c is None else 3 if c else 0 for c in consts))
+
+
+# Lane-wise logic: fn(x, y, full) on truth tables (or 64-bit ints with full = M64).
+_AND, _OR = (lambda x, y, f: x & y), (lambda x, y, f: x | y)
+_LOGIC = {'and': _AND, 'or': _OR, 'xor': lambda x, y, f: x ^ y,
+          'andn2': lambda x, y, f: x & ~y, 'orn2': lambda x, y, f: x | ~y,
+          'nand': lambda x, y, f: ~(x & y), 'nor': lambda x, y, f: ~(x | y),
+          'xnor': lambda x, y, f: ~(x ^ y), 'andn1': lambda x, y, f: ~x & y,
+          'orn1': lambda x, y, f: ~x | y}
+
+
+def _mop(fn, a, b):
+    """fn applied lane by lane to masks a and b (ints or Masks); None if either is
+    UNKNOWN. Past CAP symbols, lanes fixed by a constant operand stay exact and the
+    others get one fresh symbol."""
+    if a is None or b is None:
+        return None
+    if type(a) is int and type(b) is int:
+        return fn(a, b, M64) & M64
+    va, vb = (() if type(x) is int else x.vars for x in (a, b))
+    U = va if va == vb or not vb else vb if not va else tuple(sorted(set(va) | set(vb)))
+    if len(U) <= CAP:
+        full = _FULL[len(U)]
+        return _mk(U, tuple(fn(x, y, full) & full for x, y in zip(_tables(a, U), _tables(b, U))))
+    res = []
+    for l, (x, y) in enumerate(zip(_act(a), _act(b))):
+        if x is not None and y is not None:
+            res.append(fn(x, y, 1) & 1)
+        elif x is None and y is None:
+            res.append(None)
+        else:  # one side constant: evaluate in the other's symbols
+            full = _FULL[len(va if x is None else vb)]
+            x = a.tts[l] if x is None else full * x
+            y = b.tts[l] if y is None else full * y
+            r = fn(x, y, full) & full
+            res.append(1 if r == full else 0 if not r else None)
+    return _fresh(res)
+
+
+def _nzs(r):
+    """SCC of a 64-bit mask result: 1/0 when known, else Nz(r) (None stays None)."""
+    if r is None or type(r) is int:
+        return r if r is None else int(r != 0)
+    return 1 if 1 in r.act else Nz(r)
+
+
 # --- Wave state and ALU semantics ---
 
 
-class Tok:
-    """An UNKNOWN 64-bit lane mask with an identity (both halves of a register pair hold
-    the same Tok): a path decides a branch on it once."""
-    __slots__ = ()
-
-
 class Wave:
-    """One wave: s maps SGPR names (and 'scc') to 32-bit ints or a Tok; v maps VGPR names
-    to 64 lane values (None = UNKNOWN); missing = UNKNOWN. q lists its VMEM instructions
-    in flight, pr those retired in this barrier phase that wrote LDS, as (index, DMA
-    bytes, loaded VGPRs, sure) (None for the first three when only the count matters):
-    they only serve to recognize equal states."""
+    """One wave: s maps SGPR names (and 'scc') to 32-bit ints or a Half of a Mask (an Nz
+    for 'scc'); v maps VGPR names to 64 lane values (None = UNKNOWN); missing = UNKNOWN.
+    q lists its VMEM instructions in flight, pr those retired in this barrier phase that
+    wrote LDS, as (index, DMA bytes, loaded VGPRs, sure) (None for the first three when
+    only the count matters): they only serve to recognize equal states."""
     __slots__ = ('s', 'v', 'q', 'pr')
 
     def __init__(self, s, v, q=(), pr=()):
@@ -316,25 +490,66 @@ def rs(w, o):
     return _int(w.s.get(o[2][0])) if o[0] == 'r' and o[1] == 's' else None
 
 
-def rs64(w, o, tok=False):
-    """64-bit value of an SGPR pair or literal (or, with tok, an identified Tok)."""
-    if o[0] == 'r' and o[1] == 's' and len(o[2]) == 2:
-        lo, hi = w.s.get(o[2][0]), w.s.get(o[2][1])
-        if type(lo) is int and type(hi) is int:
-            return lo | hi << 32
-        return lo if tok and isinstance(lo, Tok) and lo is hi else None
+def _lit64(o):
     if o[0] == 'i' and (-(1 << 31) <= o[1] < (1 << 31) or o[1] >= 1 << 32):
         return o[1] & M64  # sign-extended; a literal in 2^31..2^32 is ambiguous
     return None
 
 
+def rmask(w, o, fresh=False):
+    """64-bit lane mask of an SGPR pair or literal: an int, a Mask or None (UNKNOWN). With
+    fresh, an UNKNOWN half (or the half of another register's mask) reads as a fresh
+    symbol, written back to the register; the result is then never None."""
+    if not (o[0] == 'r' and o[1] == 's' and len(o[2]) == 2):
+        r = _lit64(o)
+        return _fresh([None] * LANES) if r is None and fresh else r
+    (n0, n1), s = o[2], w.s
+    lo, hi = s.get(n0), s.get(n1)
+    tl, th = type(lo), type(hi)
+    if tl is int and th is int:
+        return lo | hi << 32
+    if tl is Half and th is Half and lo.h == 0 and hi.h == 1 and (lo.m is hi.m or lo.m == hi.m):
+        return lo.m
+    good = [tl is int or (tl is Half and lo.h == 0), th is int or (th is Half and hi.h == 1)]
+    if not all(good):
+        if not fresh:
+            return None
+        f = _fresh([None if not good[l >> 5] else 0 for l in range(LANES)])
+        for h, n in enumerate(o[2]):
+            if not good[h]:
+                s[n] = Half(f, h)
+        lo, hi = s.get(n0), s.get(n1)
+        if not any(good):
+            return f
+    parts = [x if type(x) is int else _mop(_AND, x.m, M32 << 32 * i) for i, x in
+             enumerate((lo, hi << 32 if type(hi) is int else hi))]
+    return _mop(_OR, *parts)
+
+
 def ws(w, o, val, bits=32):
-    """Write a scalar destination (None = UNKNOWN; a Tok fills both halves)."""
+    """Write a scalar destination (None = UNKNOWN; a Mask fills its halves; an Nz only
+    SCC)."""
     for i, n in enumerate(o[2][:bits // 32] if o[0] == 'r' else ()):
         if val is None:
             w.s.pop(n, None)
+        elif type(val) is Mask:
+            a = val.act[32 * i:32 * i + 32]
+            w.s[n] = Half(val, i) if None in a else sum(b << l for l, b in enumerate(a))
         else:
-            w.s[n] = val if isinstance(val, Tok) else val >> (32 * i) & M32
+            w.s[n] = val if type(val) is Nz else val >> (32 * i) & M32
+
+
+def _copy64(w, dst, src):
+    """s_mov_b64: the source pair's halves as they are (a literal: its value)."""
+    if src[0] == 'r' and src[1] == 's' and len(src[2]) == 2 and dst[0] == 'r':
+        vals = [w.s.get(n) for n in src[2]]
+        for n, v in zip(dst[2][:2], vals):
+            if v is None:
+                w.s.pop(n, None)
+            else:
+                w.s[n] = v
+    else:
+        ws(w, dst, rmask(w, src), 64)
 
 
 def rv(w, o, part=0):
@@ -350,13 +565,14 @@ def wv(w, o, vec, part=0):
     """Write the lanes of (register `part` of) a VGPR destination, honouring EXEC."""
     if o[0] != 'r' or o[1] not in 'va' or part >= len(o[2]):
         return
-    name, ex = o[2][part], rs64(w, EXEC)
+    name, ex = o[2][part], rmask(w, EXEC)
     if ex != M64:
         old = w.v.get(name, NONE64)
         if ex is None:  # unknown lanes: keep only what both outcomes agree on
             vec = [a if a == b else None for a, b in zip(vec, old)]
-        else:
-            vec = [vec[l] if ex >> l & 1 else old[l] for l in range(LANES)]
+        else:  # maybe active lanes: likewise
+            vec = [a if x == 1 else b if x == 0 else a if a == b else None
+                   for a, b, x in zip(vec, old, _act(ex))]
     if vec.count(None) == LANES:
         w.v.pop(name, None)
     else:
@@ -374,27 +590,15 @@ def _bfe(a, off, width, signed):
     return _sext(r, width) & M32 if signed and width else r
 
 
-def _and64(a, b):  # zero, all-ones and identity rules keep masks (and Toks) known
-    if a == 0 or b == 0 or a == M64 or b == M64:
-        return 0 if a == 0 or b == 0 else (b if a == M64 else a)
-    return a & b if type(a) is int and type(b) is int else None
-
-
-def _or64(a, b):
-    if a == 0 or b == 0 or a == M64 or b == M64:
-        return M64 if a == M64 or b == M64 else (b if a == 0 else a)
-    return a | b if type(a) is int and type(b) is int else None
-
-
 def _sel(a, b, c):  # c ? a : b, with c unknown: a when both agree
     return (a if c else b) if type(c) is int else (a if a is b or a == b else None)
 
 
-# Scalar ALU: name -> (fn(sources..., scc) -> (result, new SCC or KEEP), widths: the
-# destination's, then per source 32/64 (the next operand), 'd' (the destination, read)
-# or 'scc' (SCC needed)). The Tok-aware ones also get None/Tok sources.
-_S_TOK = {'s_mov_b64', 's_and_b64', 's_or_b64', 's_cselect_b32', 's_cselect_b64'}
-_B, _B64 = (32, 32, 32), (64, 64, 64)
+# Scalar ALU on 32-bit values: name -> (fn(sources..., scc) -> (result, new SCC or KEEP),
+# widths: the destination's, then per source 32 (the next operand), 'd' (the
+# destination, read) or 'scc' (SCC needed)). s_cselect_b32 also gets None sources.
+_S_NONE = {'s_cselect_b32'}
+_B = (32, 32, 32)
 _S = {
     's_add_u32': (lambda a, b, c: (a + b, (a + b) >> 32), _B),
     's_addc_u32': (lambda a, b, c: (a + b + c, (a + b + c) >> 32), _B + ('scc',)),
@@ -423,22 +627,11 @@ _S = {
     's_bfe_i32': (lambda a, b, c: _nz(_bfe(a, b, b >> 16, True)), _B),
     's_mov_b32': (lambda a, c: (a, KEEP), (32, 32)),
     's_movk_i32': (lambda a, c: (_sext(a, 16), KEEP), (32, 32)),
-    's_mov_b64': (lambda a, c: (a, KEEP), (64, 64)),
-    's_and_b64': (lambda a, b, c: (_and64(a, b), _int(_and64(a, b)) and 1), _B64),
-    's_or_b64': (lambda a, b, c: (_or64(a, b), _int(_or64(a, b)) and 1), _B64),
-    's_xor_b64': (lambda a, b, c: _nz(a ^ b, 64), _B64),
-    's_andn2_b64': (lambda a, b, c: _nz(a & ~b, 64), _B64),
-    's_not_b64': (lambda a, c: _nz(~a, 64), (64, 64)),
     's_cselect_b32': (lambda a, b, c: (_sel(a, b, c), KEEP), _B + ('scc',)),
-    's_cselect_b64': (lambda a, b, c: (_sel(a, b, c), KEEP), _B64 + ('scc',)),
 }
 for _n in (1, 2, 3, 4):
     _S[f's_lshl{_n}_add_u32'] = ((lambda n: lambda a, b, c: ((a << n) + b,
                                                               int((a << n) + b > M32)))(_n), _B)
-# Saveexec: EXEC = f(source, old EXEC); destination = old EXEC; SCC = EXEC != 0.
-_SAVEEXEC = {'and': _and64, 'or': _or64,
-             'xor': lambda a, e: a ^ e if type(a) is int and type(e) is int else None,
-             'andn2': lambda a, e: a & ~e & M64 if type(a) is int and type(e) is int else None}
 _CMP = {'eq': lambda a, b: a == b, 'lg': lambda a, b: a != b, 'ne': lambda a, b: a != b,
         'gt': lambda a, b: a > b, 'ge': lambda a, b: a >= b, 'lt': lambda a, b: a < b,
         'le': lambda a, b: a <= b, 't': lambda a, b: True, 'f': lambda a, b: False}
@@ -489,17 +682,12 @@ def _clobber(w, inst):
         w.v.clear()  # VGPR indexing: operands no longer name fixed registers
 
 
-def _mask_of(w, bit):
-    """Lane mask from per-lane booleans (None = unknown), inactive lanes 0; an unknown
-    mask gets a fresh identity."""
-    ex, mask = rs64(w, EXEC), 0
-    for l in range(LANES) if ex is not None else ():
-        if ex >> l & 1:
-            b = bit(l)
-            if b is None:
-                return Tok()
-            mask |= int(bool(b)) << l
-    return Tok() if ex is None else mask
+def _cmp_mask(w, bit):
+    """v_cmp result: EXEC & C, C per lane bit(l) (True/False, None = unknown: one fresh
+    symbol for the instruction); inactive lanes are not asked."""
+    ex = rmask(w, EXEC, True)
+    return _mop(_AND, ex, _fresh([0 if a == 0 else None if b is None else bool(b)
+                                  for a, b in zip(_act(ex), map(bit, range(LANES)))]))
 
 
 def _salu(m):
@@ -513,13 +701,14 @@ def _salu(m):
             o = ops[0] if wd == 'd' else next(rest, None)
             if o is None:
                 return _clobber(w, inst)
-            args.append(rs64(w, o, m in _S_TOK) if widths[0] == 64 else rs(w, o))
+            args.append(rs(w, o))
         args.append(_int(w.s.get('scc')))
-        if m in _S_TOK or (None not in args[:-1] and ('scc' not in widths or args[-1] is not None)):
+        if m in _S_NONE or (None not in args[:-1]
+                            and ('scc' not in widths or args[-1] is not None)):
             r, sc = fn(*args)
         else:
             r, sc = None, KEEP if keeps else None
-        ws(w, ops[0], r & (M64 if widths[0] == 64 else M32) if type(r) is int else r, widths[0])
+        ws(w, ops[0], r & M32 if type(r) is int else None)
         if sc is not KEEP:
             ws(w, SCC, sc)
     return h
@@ -532,14 +721,41 @@ def _handler_for(inst):
         return _clobber if ops else _nop
     if m in _S:
         return _salu(m)
-    se = re.match(r'^s_(\w+)_saveexec_b64$', m)
-    if se and se.group(1) in _SAVEEXEC and len(ops) == 2:
-        def h(w, inst, f=_SAVEEXEC[se.group(1)]):
-            e = rs64(w, EXEC, True)
-            r = f(rs64(w, ops[1], True), e)
-            ws(w, ops[0], e, 64)
+    lg = re.match(r'^s_(\w+)_b64$', m)
+    if lg and lg.group(1) in _LOGIC and 'n1' not in lg.group(1) and len(ops) == 3:
+        def h(w, inst, f=_LOGIC[lg.group(1)]):
+            r = _mop(f, rmask(w, ops[1], True), rmask(w, ops[2], True))
+            ws(w, ops[0], r, 64)
+            ws(w, SCC, _nzs(r))
+        return h
+    if m == 's_not_b64' and len(ops) == 2:
+        def h(w, inst):
+            r = _mop(lambda x, y, f: ~x, rmask(w, ops[1], True), 0)
+            ws(w, ops[0], r, 64)
+            ws(w, SCC, _nzs(r))
+        return h
+    if m == 's_mov_b64' and len(ops) == 2:
+        return lambda w, inst: _copy64(w, ops[0], ops[1])
+    if m == 's_cselect_b64' and len(ops) == 3:
+        def h(w, inst):
+            c = _int(w.s.get('scc'))
+            if c is not None:
+                return _copy64(w, ops[0], ops[1 if c else 2])
+            a, b = rmask(w, ops[1], True), rmask(w, ops[2], True)
+            if a != b:  # per lane a fresh symbol chooses (covers the one wave-wide choice)
+                z = _fresh([None] * LANES)
+                a = _mop(_OR, _mop(_AND, z, a), _mop(_LOGIC['andn1'], z, b))
+            ws(w, ops[0], a, 64)
+        return h
+    # saveexec: D = old EXEC, EXEC = f(S0, old EXEC); wrexec: D = EXEC = f(S0, old EXEC)
+    se = re.match(r'^s_(\w+)_(saveexec|wrexec)_b64$', m)
+    if se and se.group(1) in _LOGIC and len(ops) == 2:
+        def h(w, inst, f=_LOGIC[se.group(1)], save=se.group(2) == 'saveexec'):
+            e = rmask(w, EXEC, True)
+            r = _mop(f, rmask(w, ops[1], True), e)
+            ws(w, ops[0], e if save else r, 64)
             ws(w, EXEC, r, 64)
-            ws(w, SCC, _int(r) and 1)
+            ws(w, SCC, _nzs(r))
         return h
     cm = re.match(r'^s_cmp(k?)_(eq|lg|gt|ge|lt|le)_([iu])32$', m)
     if cm and len(ops) == 2:
@@ -564,31 +780,44 @@ def _handler_for(inst):
         return h
     if m == 'v_cndmask_b32' and len(ops) in (3, 4):
         def h(w, inst):
-            k = rs64(w, ops[3] if len(ops) == 4 else VCC)
-            wv(w, ops[0], [_sel(y, x, None if k is None else k >> l & 1)
-                           for l, (x, y) in enumerate(zip(rv(w, ops[1]), rv(w, ops[2])))])
+            k = rmask(w, ops[3] if len(ops) == 4 else VCC)
+            wv(w, ops[0], [_sel(y, x, c) for x, y, c in zip(
+                rv(w, ops[1]), rv(w, ops[2]), (None,) * LANES if k is None else _act(k))])
         return h
     vc = re.match(r'^v_cmpx?_(eq|ne|lt|le|gt|ge|t|f)_([iu])32$', m)
     if vc and len(ops) == 3:
         def h(w, inst):
             a, b, f = rv(w, ops[1]), rv(w, ops[2]), _CMP[vc.group(1)]
             sg = _s32 if vc.group(2) == 'i' else int
-            k = _mask_of(w, lambda l: None if a[l] is None or b[l] is None
-                         else f(sg(a[l]), sg(b[l])))
+            k = _cmp_mask(w, lambda l: None if a[l] is None or b[l] is None
+                          else f(sg(a[l]), sg(b[l])))
+            ws(w, ops[0], k, 64)
+            if m.startswith('v_cmpx'):
+                ws(w, EXEC, k, 64)
+        return h
+    if m.startswith(('v_cmp_', 'v_cmpx_')) and len(ops) == 3:  # other compares: unknown
+        def h(w, inst):
+            k = _cmp_mask(w, lambda l: None)
             ws(w, ops[0], k, 64)
             if m.startswith('v_cmpx'):
                 ws(w, EXEC, k, 64)
         return h
     if m in ('v_readfirstlane_b32', 'v_readlane_b32'):
         def h(w, inst):
-            v, ex = rv(w, ops[1]), rs64(w, EXEC)
+            v, ex = rv(w, ops[1]), rmask(w, EXEC)
             if m == 'v_readlane_b32':
                 lane = rs(w, ops[2]) if len(ops) > 2 else None
-                ws(w, ops[0], None if lane is None else v[lane & 63])
-            elif ex is None:  # which lane is first is unknown: all must agree
-                ws(w, ops[0], v[0] if v.count(v[0]) == LANES else None)
-            else:  # the first active lane, lane 0 when none is
-                ws(w, ops[0], v[(ex & -ex).bit_length() - 1 if ex else 0])
+                return ws(w, ops[0], None if lane is None else v[lane & 63])
+            # the first active lane, lane 0 when none is: each lane that may be it agrees?
+            cand = []
+            for l, a in enumerate((None,) * LANES if ex is None else _act(ex)):
+                if a != 0:
+                    cand.append(v[l])
+                    if a:
+                        break
+            else:
+                cand.append(v[0])
+            ws(w, ops[0], cand[0] if cand.count(cand[0]) == len(cand) else None)
         return h
     if m in ('v_mbcnt_lo_u32_b32', 'v_mbcnt_hi_u32_b32') and len(ops) == 3:
         hi = m.endswith('hi_u32_b32')
@@ -633,24 +862,51 @@ def fmt_bytes(ivs):
         f' and {len(ivs) - 3} more ranges' if len(ivs) > 3 else '')
 
 
-def footprints(w, inst):
-    """(LDS bytes DMA-written, LDS bytes accessed) of a memory instruction in wave w."""
-    ex = rs64(w, EXEC)
-    active = range(LANES) if ex is None else [l for l in range(LANES) if ex >> l & 1]
-    dma = acc = None
+def footprints(w, inst, lanes=False):
+    """(LDS bytes DMA-written, LDS bytes accessed) of a memory instruction in wave w. With
+    lanes, a third item: if EXEC is a Mask and some bytes are known, (EXEC, the DMA's
+    [(lo, hi, lane)] by lane, the access's [(lo, hi, lane)]), each None if unknown."""
+    ex = rmask(w, EXEC)  # maybe active lanes count as active
+    active = range(LANES) if ex is None else [l for l, a in enumerate(_act(ex)) if a != 0]
+    dma = acc = dl = al = None
     if inst.dma_size:
         m0, sz = rs(w, M0), inst.dma_size
         base = (m0 or 0) + inst.mods.get('offset', 0)
-        dma = ALL_LDS if m0 is None else merge(
-            (base + l * sz, base + 4 * l + 4 if sz < 4 else base + l * sz + sz) for l in active)
+        if m0 is None:
+            dma = ALL_LDS
+        else:
+            dl = [(base + l * sz, base + 4 * l + 4 if sz < 4 else base + l * sz + sz, l)
+                  for l in active]
+            dma = merge(x[:2] for x in dl)
     if inst.lds == 'all':
         acc = ALL_LDS
     elif inst.lds:
         ai, offs, size = inst.lds
         addr = rv(w, inst.ops[ai]) if ai < len(inst.ops) else NONE64
-        acc = ALL_LDS if any(addr[l] is None for l in active) else merge(
-            ((addr[l] + o) & M32, ((addr[l] + o) & M32) + size) for l in active for o in offs)
-    return dma or None, acc or None
+        if any(addr[l] is None for l in active):
+            acc = ALL_LDS
+        else:
+            al = [(a, a + size, l) for l in active for o in offs for a in ((addr[l] + o) & M32,)]
+            acc = merge(x[:2] for x in al)
+    fp = (dma or None, acc or None)
+    return fp + ((ex, dl, al) if type(ex) is Mask and (dl or al) else None,) if lanes else fp
+
+
+def _lane_conflict(d, a):
+    """Lane details (footprints) of a DMA and of a later LDS access of the same wave on
+    the same path, their bytes overlapping: can a lane's access overlap a lane's DMA bytes
+    with both lanes active? Two lanes: yes (each may be active, their symbols are
+    independent); one lane: if it may be active under both EXECs at once."""
+    (f, dl, _), (g, _, al) = d, a
+    los, his, both = [x[0] for x in dl], [x[1] for x in dl], None
+    for lo, hi, l2 in al:  # dl's lo and hi both grow with the lane
+        for j in range(bisect.bisect_right(his, lo), bisect.bisect_left(los, hi)):
+            if dl[j][2] != l2:
+                return True
+            both = both or _act(_mop(_AND, f, g))
+            if both[l2] != 0:
+                return True
+    return False
 
 # --- Paths and their analysis ---
 
@@ -658,11 +914,12 @@ def footprints(w, inst):
 class Op:
     """One VMEM instruction issued by one wave on one path: trace position, issue order k
     in its wave, instruction index, DMA bytes, loaded VGPRs, whether it is only maybe
-    issued, retirement position and cached conflicts."""
-    __slots__ = ('wave', 'pos', 'k', 'idx', 'fp', 'dests', 'maybe', 'ret', 'conf')
+    issued, retirement position, lane details (footprints) and cached conflicts."""
+    __slots__ = ('wave', 'pos', 'k', 'idx', 'fp', 'dests', 'maybe', 'ret', 'lanes', 'conf')
 
     def __init__(self, *a):
-        self.wave, self.pos, self.k, self.idx, self.fp, self.dests, self.maybe, self.ret = a
+        (self.wave, self.pos, self.k, self.idx, self.fp, self.dests, self.maybe, self.ret,
+         self.lanes) = a
         self.conf = None
 
 
@@ -678,19 +935,22 @@ class WaitStat:
 
 
 def _cond(w, m):
-    """Whether a conditional branch is taken in wave w: True/False/None, or (Tok,
-    taken-if-zero) for an identified UNKNOWN mask."""
+    """Whether a conditional branch is taken in wave w: True/False/None, or (Mask,
+    taken-if-zero) for a mask that may be zero or not."""
     if m in ('s_cbranch_scc0', 's_cbranch_scc1'):
-        c = _int(w.s.get('scc'))
+        c = w.s.get('scc')
+        if type(c) is Nz:
+            return (c.m, m[-1] == '0')
+        c = _int(c)
         return None if c is None else c == int(m[-1])
     for reg, o in (('vcc', VCC), ('exec', EXEC)):
         if m in (f's_cbranch_{reg}z', f's_cbranch_{reg}nz'):
-            v, z = rs64(w, o, True), m.endswith(f'{reg}z')
-            if isinstance(v, Tok):
-                return (v, z)
-            if v is None:  # one known non-zero half decides it
-                v = 1 if any(_int(w.s.get(n)) for n in o[2]) else None
-            return None if v is None else (v == 0) == z
+            v, z = rmask(w, o, True), m.endswith(f'{reg}z')
+            if type(v) is Mask:
+                if 1 not in v.act:
+                    return (v, z)
+                v = 1  # a lane is surely set
+            return (v == 0) == z
     return None
 
 
@@ -739,7 +999,8 @@ class KernelReport:
             self.notes.append(msg)
 
     def run(self):
-        # paths to follow: (pc, waves, trace, loop counts, unknown decisions, decided Toks)
+        # paths to follow: (pc, waves, trace, loop counts, unknown decisions, decided masks
+        # {Mask: is zero})
         stack = [(0, self._initial(), [], {}, 0, {})]
         while stack and not self.cap_hit:
             self._follow(*stack.pop(), stack)
@@ -757,10 +1018,12 @@ class KernelReport:
                     self._note(f'a path longer than {MAX_STEPS} instructions was truncated')
                 return self._finish(trace, pc >= n)
             if pc in self.label_at:  # a join: is this state explored already?
-                live = {v for w in waves for v in w.s.values() if isinstance(v, Tok)}
+                # decisions matter while a register mentions one of their symbols
+                live = {x for w in waves for v in w.s.values() if type(v) in (Half, Nz)
+                        for x in v.m.vars}
                 loops = frozenset((e, u, c, last == nforks) for e, (u, c, last) in edges.items())
-                key = hash((pc, tuple(w.key() for w in waves), loops,
-                            frozenset(t for t in decided.items() if t[0] in live)))
+                key = hash((pc, tuple(w.key() for w in waves), loops, frozenset(
+                    t for t in decided.items() if not live.isdisjoint(t[0].vars))))
                 if key in self.seen:
                     self.merged += 1
                     return self._finish(trace, False)
@@ -811,7 +1074,8 @@ class KernelReport:
         """Run one non-branch instruction in every wave and record it (maybe: in a region
         that may be skipped)."""
         inst = self.insts[pc]
-        payload = [footprints(w, inst) for w in waves] if inst.kind in (VMEM, LDS) else None
+        payload = ([footprints(w, inst, True) for w in waves] if inst.kind in (VMEM, LDS)
+                   else None)
         for w, pl in zip(waves, payload or [None] * len(waves)):
             if inst.kind == VMEM:  # loaded values are UNKNOWN
                 for d in inst.dests:
@@ -896,10 +1160,10 @@ class KernelReport:
                     waits[w].append((pos, insts[idx].vmcnt, idx))
                 elif pl is not None:
                     if pl[w][1]:
-                        acc[w].append((pos, idx, pl[w][1]))
+                        acc[w].append((pos, idx, pl[w][1], pl[w][2] and pl[w][2][2] and pl[w][2]))
                     if insts[idx].kind == VMEM:
                         ops[w].append(Op(w, pos, len(ops[w]), idx, pl[w][0], insts[idx].dests,
-                                         maybe, n))
+                                         maybe, n, pl[w][2] and pl[w][2][1] and pl[w][2]))
         issue = [[o.pos for o in ops[w]] for w in range(W)]
         wpos = [[t[0] for t in waits[w]] for w in range(W)]
         sure = [[0] for _ in range(W)]  # sure[w][k]: sure ops among the first k of wave w
@@ -928,11 +1192,12 @@ class KernelReport:
             if o.conf is None:
                 same, other = [], []
                 for w2 in range(W) if o.fp else ():
-                    for pos, idx, a in acc[w2]:
+                    for pos, idx, a, lanes in acc[w2]:
                         if (pos > o.pos if w2 == o.wave else phase[pos] >= phase[o.pos]):
                             ov = overlap(o.fp, a)
                             if ov and w2 == o.wave:
-                                same.append((pos, idx, ov))
+                                if not (o.lanes and lanes and not _lane_conflict(o.lanes, lanes)):
+                                    same.append((pos, idx, ov))
                             elif ov:
                                 other.append((phase[pos], pos, w2, idx, ov))
                 for v in o.dests:

@@ -1173,7 +1173,27 @@ func.func @copy_cache(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128x
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 func.func @copy_mask(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>, %m: tensor<128xi1, #m>) {
   // expected-error @+1 {{mask must be 'tensor<128xi1, #tile.blocked<{sizePerThread = [4]}}
-  %t = "tile.async_copy_global_to_local"(%p, %b, %m) : (tensor<128x!tile.ptr<f32>, #l>, !tile.memdesc<128xf32, #sh, mutable>, tensor<128xi1, #m>) -> !tile.async_token
+  %t = "tile.async_copy_global_to_local"(%p, %b, %m) {operandSegmentSizes = array<i32: 1, 1, 1, 0>} : (tensor<128x!tile.ptr<f32>, #l>, !tile.memdesc<128xf32, #sh, mutable>, tensor<128xi1, #m>) -> !tile.async_token
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_other_no_mask(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>, %o: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'other' needs a mask}}
+  %t = "tile.async_copy_global_to_local"(%p, %b, %o) {operandSegmentSizes = array<i32: 1, 1, 0, 1>} : (tensor<128x!tile.ptr<f32>, #l>, !tile.memdesc<128xf32, #sh, mutable>, tensor<128xf32, #l>) -> !tile.async_token
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @copy_other_type(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>, %m: tensor<128xi1, #l>, %o: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'other' must be 'tensor<128xf32, #tile.blocked<{sizePerThread = [4]}}
+  %t = "tile.async_copy_global_to_local"(%p, %b, %m, %o) {operandSegmentSizes = array<i32: 1, 1, 1, 1>} : (tensor<128x!tile.ptr<f32>, #l>, !tile.memdesc<128xf32, #sh, mutable>, tensor<128xi1, #l>, tensor<128xi32, #l>) -> !tile.async_token
   return
 }
 

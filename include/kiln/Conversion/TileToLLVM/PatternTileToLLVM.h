@@ -125,14 +125,36 @@ unsigned getVectorWidth(mlir::RankedTensorType type, int64_t bytes,
                         mlir::Value mask, const LoweringContext &ctx);
 
 /// The async-copy rules (checkAsyncCopy, with `pointerElements` from the
-/// address analysis) plus what the target's lowering supports: a copy that
-/// needs a predicate (`predicated`: masked lanes the hardware does not handle
-/// itself; or threads that only repeat others' elements) is an error on
-/// targets that lower none. Reports at `op`; run before rewriting.
+/// address analysis) plus what the target's lowering supports: a non-zero
+/// `other` where the hardware zero-fills masked lanes itself, and threads
+/// that only repeat others' elements where the target lowers none. Reports
+/// at `op`; run before rewriting.
 mlir::FailureOr<tile::AsyncCopyWidth>
 checkAsyncCopyForLowering(mlir::Operation *op, mlir::RankedTensorType ptrType,
                           mlir::Value dst, unsigned pointerElements,
-                          bool predicated, const LoweringContext &ctx);
+                          mlir::Value other, const LoweringContext &ctx);
+
+/// Emits `if (cond) thenFn() else elseFn()` as LLVM blocks at the
+/// rewriter's insertion point (elseFn may be null) and leaves the insertion
+/// point at the start of the join block. Fails with a diagnostic at `op`
+/// when `op` is not in a function's control-flow graph (structured control
+/// flow not yet lowered).
+mlir::LogicalResult emitIfElse(mlir::ConversionPatternRewriter &rewriter,
+                               mlir::Operation *op, mlir::Value cond,
+                               llvm::function_ref<void()> thenFn,
+                               llvm::function_ref<void()> elseFn);
+
+/// Stores what a masked lane of a branched-around async copy leaves at its
+/// destination `dstAddr`: registers r .. r+vec-1 of `others` (converted to
+/// `memTy`), or zeros when `others` is empty; the store is marked as no
+/// in-flight copy's write (TargetInfo::annotateSyncedSharedAccess).
+void storeAsyncCopyFill(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value dstAddr, llvm::ArrayRef<mlir::Value> others,
+                        unsigned r, unsigned vec, mlir::Type memTy,
+                        unsigned alignment, const TargetInfo &target);
+
+/// Whether `v` is a constant zero (integer or float splat).
+bool isZeroConstant(mlir::Value v);
 
 /// One thread's addresses (addrspace 3) of a tensor's registers in a shared
 /// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,

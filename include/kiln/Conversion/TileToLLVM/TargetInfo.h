@@ -62,22 +62,41 @@ public:
                            mlir::Value ptr, mlir::Value value,
                            unsigned alignment, mlir::Value pred) const;
   /// Starts an asynchronous copy of `bytes` bytes from global `src` to shared
-  /// `dst` (both aligned to `bytes`); where `pred` (if any) is false the
-  /// destination gets zeros and nothing is read. `cacheModifier` is "",
-  /// ".ca" or ".cg" (already checked legal for `bytes`). Returns false when
-  /// the target lowers no asynchronous copy (the default).
+  /// `dst` (both aligned to `bytes`; `dst` as asyncCopyDestination gave it);
+  /// where `pred` (if any) is false the
+  /// destination gets zeros and nothing is read (only asked of targets whose
+  /// asyncCopyZeroFillsMasked()). `cacheModifier` is "", ".ca" or ".cg"
+  /// (already checked legal for `bytes`). Returns false when the target
+  /// lowers no asynchronous copy (the default).
   virtual bool asyncCopy(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value dst, mlir::Value src, unsigned bytes,
                          mlir::Value pred,
                          llvm::StringRef cacheModifier) const;
-  /// Marks `load` (an LLVM load from shared memory that no in-flight async
-  /// copy can write: tile.synced_via_wait) so that LLVM does not wait for
-  /// in-flight copies before it. The default does nothing.
-  virtual void annotateSyncedSharedLoad(mlir::Operation *load) const;
-  /// Whether asyncCopy lowers copies with a predicate (masked lanes or
-  /// threads that only repeat others' elements). Asked before lowering, so
-  /// an unsupported copy is one diagnostic at the op.
-  virtual bool lowersPredicatedAsyncCopy() const { return true; }
+  /// The destination asyncCopy takes for a thread whose elements go to
+  /// shared `dst`: computed before any branch on the mask, where every
+  /// thread of the copy is active. AMD gives the wave's LDS base (M0); the
+  /// default is `dst` itself.
+  virtual mlir::Value asyncCopyDestination(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value dst,
+                                           unsigned bytes) const {
+    return dst;
+  }
+  /// Whether asyncCopy's `pred` makes the hardware write zeros for masked
+  /// lanes (cp.async's src-size). Otherwise the lowering branches masked
+  /// lanes around the copy and has them store `other` (or zeros) at their
+  /// destination; a non-zero `other` needs that.
+  virtual bool asyncCopyZeroFillsMasked() const { return true; }
+  /// Marks `access` (an LLVM load from, or store to, shared memory that no
+  /// in-flight async copy can write: a tile.synced_via_wait load, or a
+  /// masked lane's store of `other` where its copy was not issued) so that
+  /// LLVM does not wait for in-flight copies before it. The default does
+  /// nothing.
+  virtual void annotateSyncedSharedAccess(mlir::Operation *access) const;
+  /// Whether async copies whose layout has threads that only repeat others'
+  /// elements (broadcast lanes or warps) are lowered: those threads are
+  /// branched around the copy. Asked before lowering, so an unsupported
+  /// copy is one diagnostic at the op.
+  virtual bool lowersBroadcastAsyncCopy() const { return true; }
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

@@ -135,6 +135,9 @@ const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {
 
 unsigned kiln::tile::getAsyncCopyInstructions(AsyncCopyOpInterface copy,
                                               const TargetDesc *target) {
+  // A wave whose lanes are all masked off may branch around the copy.
+  if (copy.getMask() && !copy.masksByAddress())
+    return 0;
   RankedTensorType ptrType = copy.getPointerType();
   // Diagnostics are the verifier's business; here only the width counts.
   ScopedDiagnosticHandler silence(copy->getContext(),

@@ -279,6 +279,14 @@ RankedTensorType AsyncCopyGlobalToLocalOp::getPointerType() {
 
 LogicalResult AsyncCopyGlobalToLocalOp::verify() {
   auto ptrType = cast<RankedTensorType>(getPtr().getType());
+  if (Value other = getOther()) {
+    if (!getMask())
+      return emitOpError() << "'other' needs a mask";
+    Type want = inferPointeeType(ptrType);
+    if (other.getType() != want)
+      return emitOpError() << "'other' must be " << want << ", got "
+                           << other.getType();
+  }
   if (Value mask = getMask())
     if (cast<RankedTensorType>(mask.getType()) !=
         cast<RankedTensorType>(getI1SameShape(ptrType)))

@@ -12,6 +12,7 @@
 
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -76,9 +77,80 @@ struct Slot {
   static int64_t mod(int64_t x, int64_t m) { return ((x % m) + m) % m; }
 };
 
+/// The elements of a view one warp touches: those of warp w are the
+/// layout's image of w plus the span of its register and lane bases.
+struct WarpView {
+  Operation *root = nullptr;
+  Type view;
+  int64_t xorOffset = 0;
+  std::shared_ptr<const LinearLayout> layout;
+
+  bool valid() const { return root && layout; }
+  bool sameView(const WarpView &o) const {
+    return valid() && o.valid() && root == o.root && view == o.view &&
+           xorOffset == o.xorOffset &&
+           layout->getOutSizes() == o.layout->getOutSizes() &&
+           layout->getNumBits(LinearLayout::Warp) ==
+               o.layout->getNumBits(LinearLayout::Warp);
+  }
+};
+
+/// A basis of an F2 vector space of flattened element indices.
+class XorSpan {
+public:
+  void add(int64_t v) {
+    v = reduce(v);
+    if (!v)
+      return;
+    rows.push_back(v);
+    llvm::sort(rows, std::greater<int64_t>());
+  }
+  bool contains(int64_t v) const { return reduce(v) == 0; }
+
+private:
+  int64_t reduce(int64_t v) const {
+    for (int64_t r : rows)
+      v = std::min(v, v ^ r);
+    return v;
+  }
+  // Distinct leading bits, in decreasing order: reducing by each in turn
+  // clears v's bits from the top.
+  SmallVector<int64_t> rows;
+};
+
+/// Whether every warp reads, in `read`, only elements it copied itself in
+/// `write` (with no warp left out of the copy as a broadcast repeat).
+bool warpReadsOwnCopies(const WarpView &write, const WarpView &read) {
+  if (!write.sameView(read))
+    return false;
+  const LinearLayout &w = *write.layout, &r = *read.layout;
+  auto flat = [](const LinearLayout &l, const LinearLayout::Basis &b) {
+    return l.linearIndex(b);
+  };
+  XorSpan own;
+  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
+    for (const LinearLayout::Basis &b : w.getBases(dim))
+      own.add(flat(w, b));
+  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
+    for (const LinearLayout::Basis &b : r.getBases(dim))
+      if (!own.contains(flat(r, b)))
+        return false;
+  for (auto [wb, rb] : llvm::zip(w.getBases(LinearLayout::Warp),
+                                 r.getBases(LinearLayout::Warp))) {
+    if (flat(w, wb) == 0)
+      return false; // a warp that repeats another copies nothing
+    if (!own.contains(flat(w, wb) ^ flat(r, rb)))
+      return false;
+  }
+  return true;
+}
+
 struct Access {
   int64_t begin = 0, end = kWholeMemory;
   ThreadKey key;
+  WarpView warp;
+  /// A copy retired by a wait that orders the issuing warp as a whole.
+  bool landedInWarp = false;
   Slot slot;
   Operation *op = nullptr;
 
@@ -259,6 +331,8 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
   FailureOr<LinearLayout> layout = getLinearLayout(tensorType);
   if (failed(layout))
     return a;
+  a.warp = {root, memdesc.getType(), getSharedXorOffset(memdesc),
+            std::make_shared<const LinearLayout>(*layout)};
   // A thread-local key needs each element in exactly one thread.
   for (auto dim : {LinearLayout::Lane, LinearLayout::Warp})
     for (const LinearLayout::Basis &b : layout->getBases(dim))
@@ -283,7 +357,8 @@ public:
   /// What the final run over each op does: insert barriers, or mark loads
   /// that no in-flight copy can write (the dataflow is the same).
   enum class Mode { InsertBarriers, AnnotateLoads };
-  explicit BarrierInserter(Mode mode) : mode(mode) {}
+  BarrierInserter(Mode mode, bool waitOrdersWarp)
+      : mode(mode), waitOrdersWarp(waitOrdersWarp) {}
 
   /// Runs `block` from `state`; inserts barriers when `insert`.
   void runBlock(Block &block, State &state, bool insert) {
@@ -307,8 +382,12 @@ private:
   /// A synchronous read or write by `op`: a barrier first if it conflicts.
   void access(Operation *op, const Access &a, bool isWrite, State &state,
               bool insert) {
+    // A read of a copy its own warp issued and waited for needs no barrier
+    // where the wait orders the whole warp.
     bool hazard = llvm::any_of(state.writes, [&](const Access &w) {
-      return w.conflicts(a);
+      return w.conflicts(a) &&
+             !(!isWrite && w.landedInWarp &&
+               warpReadsOwnCopies(w.warp, a.warp));
     });
     if (isWrite)
       hazard |= llvm::any_of(state.reads, [&](const Access &r) {
@@ -404,9 +483,11 @@ private:
       int num = wait.getNum().value_or(0);
       SmallVector<Pending> still;
       for (Pending &p : state.pending) {
-        if (p.groupsAfter >= num)
-          State::addUnique(state.writes, p.access);
-        else
+        if (p.groupsAfter >= num) {
+          Access landed = p.access;
+          landed.landedInWarp = waitOrdersWarp;
+          State::addUnique(state.writes, landed);
+        } else
           still.push_back(p);
       }
       state.pending = std::move(still);
@@ -531,10 +612,12 @@ private:
 
   static constexpr int kMaxGroups = 1 << 20;
   Mode mode;
+  bool waitOrdersWarp;
 };
 
-void runOnModule(ModuleOp module, BarrierInserter::Mode mode) {
-  BarrierInserter inserter(mode);
+void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
+                 bool waitOrdersWarp) {
+  BarrierInserter inserter(mode, waitOrdersWarp);
   for (Operation &op : module.getBody()->getOperations())
     for (Region &region : op.getRegions())
       for (Block &block : region) {
@@ -545,8 +628,16 @@ void runOnModule(ModuleOp module, BarrierInserter::Mode mode) {
 
 struct InsertBarriers
     : kiln::tile::impl::TileInsertBarriersPassBase<InsertBarriers> {
+  using Base::Base;
+
   void runOnOperation() override {
-    runOnModule(getOperation(), BarrierInserter::Mode::InsertBarriers);
+    ModuleOp module = getOperation();
+    FailureOr<CompileContext> ctx =
+        resolveCompileContext(module, target, 0, /*requireTarget=*/false);
+    if (failed(ctx))
+      return signalPassFailure();
+    runOnModule(module, BarrierInserter::Mode::InsertBarriers,
+                ctx->target && ctx->target->asyncWaitOrdersWarp);
   }
 };
 
@@ -554,7 +645,8 @@ struct AnnotateLocalLoadAlias
     : kiln::tile::impl::TileAnnotateLocalLoadAliasPassBase<
           AnnotateLocalLoadAlias> {
   void runOnOperation() override {
-    runOnModule(getOperation(), BarrierInserter::Mode::AnnotateLoads);
+    runOnModule(getOperation(), BarrierInserter::Mode::AnnotateLoads,
+                /*waitOrdersWarp=*/false);
   }
 };
 

@@ -112,40 +112,32 @@ def _check_dest(dest, offsets, what):
                          f"must equal dest's {dest.type.shape}")
 
 
-def _zero_other(other, what):
-    other = _unwrap(other)
-    if other is None:
-        return
-    if isinstance(other, tensor) or other not in (0, 0.0, False):
-        raise ValueError(f"{what}: other must be None or 0: masked lanes of a direct-to-LDS "
-                         f"copy write zeros (write other values with a store after the wait)")
-
-
 def buffer_load_to_shared(sem, dest, ptr, offsets, mask, other, cache_modifier):
     what = "buffer_load_to_shared"
     ptr = _base(sem, ptr, what)
     offsets = _offsets(sem, offsets, what)
-    _zero_other(other, what)
-    off, m, _ = _mask_other(sem, offsets, ptr.dtype.element_ty, mask, None, what)
+    off, m, o = _mask_other(sem, offsets, ptr.dtype.element_ty, mask, other, what)
     _check_dest(dest, off, what)
     if ptr.dtype.element_ty != dest.dtype:
         raise TypeError(f"{what}: ptr points to {ptr.dtype.element_ty} but dest holds "
                         f"{dest.dtype}")
     cache = _cache(cache_modifier, _LOAD_CACHE, what)
-    operands = [ptr, off, dest] + ([m] if m is not None else [])
+    operands = [ptr, off, dest] + [x for x in (m, o) if x is not None]
     tt = core.async_token_type()
+    segments = [1, 1, 1, m is not None, o is not None]
     return tensor(sem.b.create("tile_amd.buffer_load_to_local", operands, [tt],
-                               _attrs(sem, [1, 1, 1, m is not None, 0], cache))[0], tt)
+                               _attrs(sem, segments, cache))[0], tt)
 
 
 def global_load_to_shared(sem, dest, ptr, mask, other, cache_modifier):
     what = "global_load_to_shared"
-    _zero_other(other, what)
+    if _unwrap(other) is not None and _unwrap(mask) is None:
+        raise ValueError(f"{what}: `other` cannot be given without `mask`")
     cache = _unwrap(cache_modifier)
     if cache not in ("", None):
         raise ValueError(f"{what}: cache_modifier {cache!r} is not supported for "
                          f"global_load_lds (use buffer_load_to_shared for cache policies)")
-    return sem.async_copy_global_to_local(dest, ptr, mask, "")
+    return sem.async_copy_global_to_local(dest, ptr, mask, "", other=other)
 
 
 def load_shared_relaxed(sem, smem, layout):

@@ -5,7 +5,9 @@
 // under 2^31 bytes. A masked-off lane gets the offset 2^31, past the end, so
 // the hardware range check makes its load return 0 (its direct-to-LDS copy
 // write 0) and drops its store: no branch, and every wave issues every
-// instruction, which is what lets tile-insert-wait-counts count them.
+// instruction, which is what lets tile-insert-wait-counts count them. Only a
+// direct-to-LDS copy with a non-zero `other` branches its masked lanes
+// around the copy (they store `other`), and so counts as 0 instructions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,15 +208,37 @@ struct BufferLoadToLocalOpConversion : TileOpConversion<BufferLoadToLocalOp> {
     Value size = i32Const(rewriter, loc, width->bytes);
     ArrayAttr scope =
         rewriter.getArrayAttr({hooks.scopes(rewriter.getContext()).copies});
+    // A non-zero `other`: masked lanes branch around the copy (exec-masked
+    // lanes write nothing) and store `other` themselves.
+    bool branch = !op.masksByAddress();
+    SmallVector<Value> others;
+    if (branch)
+      others = operandRegisters(rewriter, loc, adaptor.getOther());
+    Type memTy = getMemoryType(regTy);
     for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
       if (addrs->duplicate[g])
         continue;
       unsigned r = g * addrs->vec;
+      // The wave's base, read where every lane is active.
       Value lds = hooks.waveLdsBase(rewriter, loc, dstAddr, width->bytes);
-      Value off = byteOffset(rewriter, loc, offs, masks, r, elemBytes);
-      ROCDL::RawPtrBufferLoadLdsOp::create(rewriter, loc, rsrc, lds, size, off,
-                                           zero, zero, aux, scope, ArrayAttr(),
-                                           ArrayAttr());
+      auto copy = [&](ArrayRef<Value> laneMasks) {
+        Value off = byteOffset(rewriter, loc, offs, laneMasks, r, elemBytes);
+        ROCDL::RawPtrBufferLoadLdsOp::create(rewriter, loc, rsrc, lds, size,
+                                             off, zero, zero, aux, scope,
+                                             ArrayAttr(), ArrayAttr());
+      };
+      if (!branch) {
+        copy(masks);
+        continue;
+      }
+      Value addr = dstAddr;
+      if (failed(emitIfElse(
+              rewriter, op, masks[r], [&] { copy({}); },
+              [&] {
+                storeAsyncCopyFill(rewriter, loc, addr, others, r, addrs->vec,
+                                   memTy, width->bytes, hooks);
+              })))
+        return failure();
     }
     rewriter.replaceOp(op, i32Const(rewriter, loc, 0));
     return success();
@@ -235,14 +259,15 @@ void kiln::populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
 
 LogicalResult kiln::checkBufferOps(ModuleOp module,
                                    const LoweringContext &ctx) {
-  // Masked lanes read out of range and write zeros: no predicate needed.
+  // Masked lanes read out of range and write zeros, or (a non-zero `other`)
+  // are branched around the copy: both are lowered here.
   WalkResult r = module.walk([&](BufferLoadToLocalOp op) {
     auto dst = cast<MemDescType>(op.getDst().getType());
     return failed(checkAsyncCopyForLowering(
                op, op.getPointerType(), op.getDst(),
                bufferVectorWidth(op.getPtr(), op.getOffsets(), op.getMask(),
                                  dst.getElementType(), ctx),
-               /*predicated=*/false, ctx))
+               /*other=*/Value(), ctx))
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });

@@ -62,12 +62,13 @@ constexpr unsigned kLdsDma942 = 1u << 4;
 constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 
 // name, backend, chip, triple, features, warp, smem, vec, threads, arch,
-// async copy widths, name, lane rule, waits counting instructions
+// async copy widths, name, lane rule, waits counting instructions, waits
+// ordering the whole wave
 const TargetDesc kTargets[] = {
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
-     1024, 942, kLdsDma942, "direct-to-LDS load", true, true},
+     1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
-     1024, 950, kLdsDma950, "direct-to-LDS load", true, true},
+     1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

@@ -126,14 +126,20 @@ public:
   // global_load_lds: lane i of a wave writes `bytes` at one LDS base (M0) +
   // i x bytes. The legality helper's 'lanes' rule guarantees the lanes'
   // slots are consecutive, so the base is this lane's address minus
-  // lane x bytes, the same in every lane; readfirstlane makes it scalar.
-  // Masked copies are not lowered yet (exec-masked lanes write nothing, so
-  // zero-filling them needs its own LDS store).
-  bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
+  // lane x bytes, the same in every active lane; readfirstlane makes it
+  // scalar. Exec-masked lanes write nothing: masked copies are branched
+  // around (asyncCopyZeroFillsMasked is false) and store `other` themselves.
+  // The base is read where every lane of the copy is active, before the
+  // branch around masked lanes.
+  Value asyncCopyDestination(OpBuilder &b, Location loc, Value dst,
+                             unsigned bytes) const override {
+    return waveLdsBase(b, loc, dst, bytes);
+  }
+
+  bool asyncCopy(OpBuilder &b, Location loc, Value lds, Value src,
                  unsigned bytes, Value pred, StringRef) const override {
     if (pred)
       return false;
-    Value lds = waveLdsBase(b, loc, dst, bytes);
     ROCDL::GlobalLoadLDSOp::create(
         b, loc, src, lds, b.getI32IntegerAttr(bytes), b.getI32IntegerAttr(0),
         b.getI32IntegerAttr(0), b.getArrayAttr({scopes(b.getContext()).copies}),
@@ -172,14 +178,25 @@ public:
   // a scope declared not to alias the copies' scope: without it LLVM's
   // waitcnt insertion adds vmcnt(0) before every LDS read while a
   // direct-to-LDS load is in flight.
-  void annotateSyncedSharedLoad(Operation *load) const override {
-    auto l = cast<LLVM::LoadOp>(load);
-    Scopes s = scopes(load->getContext());
-    l.setAliasScopesAttr(ArrayAttr::get(load->getContext(), {s.loads}));
-    l.setNoaliasScopesAttr(ArrayAttr::get(load->getContext(), {s.copies}));
+  void annotateSyncedSharedAccess(Operation *access) const override {
+    MLIRContext *ctx = access->getContext();
+    Scopes s = scopes(ctx);
+    auto alias = ArrayAttr::get(ctx, {s.loads});
+    auto noalias = ArrayAttr::get(ctx, {s.copies});
+    if (auto l = dyn_cast<LLVM::LoadOp>(access)) {
+      l.setAliasScopesAttr(alias);
+      l.setNoaliasScopesAttr(noalias);
+    } else if (auto st = dyn_cast<LLVM::StoreOp>(access)) {
+      st.setAliasScopesAttr(alias);
+      st.setNoaliasScopesAttr(noalias);
+    }
   }
 
-  bool lowersPredicatedAsyncCopy() const override { return false; }
+  bool asyncCopyZeroFillsMasked() const override { return false; }
+
+  // A wave whose threads all repeat others' elements would issue no copy,
+  // which the instruction counts of tile-insert-wait-counts do not model.
+  bool lowersBroadcastAsyncCopy() const override { return false; }
 
   // The hardware has no commit groups: a group is the copies issued since
   // the previous commit, which the wait counts in instructions.

@@ -38,6 +38,16 @@
 // CHECK: `s_waitcnt vmcnt(1){{.*}}`: slack 0: vmcnt(1) would still be safe (24 of 24 visits guard a copy)
 // CHECK: vmcnt-check: kernel xring: 1 waits, 0 violations, max slack 0
 
+// masked_fill: a masked global_load_lds and a masked buffer copy with a
+// non-zero `other`, each branched around by masked lanes, which store 2.0
+// themselves; each buffer is read back in a layout whose waves 1 and 2 are
+// swapped (a barrier after each wait). The copies of masked waves may be
+// skipped, so the second group counts 0 and the first wait is vmcnt(0),
+// which the check finds exact.
+// CHECK-LABEL: kernel masked_fill: 4 waves
+// CHECK-NOT: error:
+// CHECK: vmcnt-check: kernel masked_fill: 2 waits, 0 violations, max slack 0
+
 // GFX950: vmcnt-check: kernel two_groups: 2 waits, 0 violations, max slack 1
 // GFX950: vmcnt-check: kernel ring: {{[0-9]+}} waits, 0 violations
 // GFX950: vmcnt-check: kernel xring: 1 waits, 0 violations
@@ -56,6 +66,8 @@
 !p1 = tensor<256x!tile.ptr<f32>, #l>
 !p4 = tensor<1024x!tile.ptr<f32>, #l>
 !m1 = !tile.memdesc<256xf32, #sh, mutable>
+// Waves 1 and 2 swapped: each reads bytes another wave copied or filled.
+#swap = #tile.linear<{register = [], lane = [[1], [2], [4], [8], [16], [32]], warp = [[128], [64]]}>
 !m4 = !tile.memdesc<1024xf32, #sh, mutable>
 !slot = !tile.memdesc<256xf32, #sh, mutable, 3x256>
 !ring = !tile.memdesc<3x256xf32, #sh, mutable>
@@ -151,6 +163,31 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
       scf.yield %b : tensor<16x16xf32, #r2>
     }
     tile.store %q, %acc : !pr
+    return
+  }
+
+  func.func @masked_fill(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %ns = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #l>
+    %xs = tile.splat %x : !p1
+    %p = tile.addptr %xs, %r : !p1, tensor<256xi32, #l>
+    %two = arith.constant dense<2.0> : tensor<256xf32, #l>
+    %a = tile.local_alloc : () -> !m1
+    %b = tile.local_alloc : () -> !m1
+    %t0 = tile.async_copy_global_to_local %p, %a, %m, %two : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %t0
+    %t1 = tile_amd.buffer_load_to_local %x[%r], %b, %m : tensor<256xi1, #l> other %two : tensor<256xf32, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !m1
+    %g1 = tile.async_commit_group tokens %t1
+    %w0 = tile.async_wait tokens %g0
+    %va = tile.local_load %a : !m1 -> tensor<256xf32, #swap>
+    %w1 = tile.async_wait tokens %g1
+    %vb = tile.local_load %b : !m1 -> tensor<256xf32, #swap>
+    %v = arith.addf %va, %vb : tensor<256xf32, #swap>
+    %rs = tile.arange 0, 256 : tensor<256xi32, #swap>
+    %ys = tile.splat %y : tensor<256x!tile.ptr<f32>, #swap>
+    %q = tile.addptr %ys, %rs : tensor<256x!tile.ptr<f32>, #swap>, tensor<256xi32, #swap>
+    tile.store %q, %v : tensor<256x!tile.ptr<f32>, #swap>
     return
   }
 }

@@ -161,6 +161,30 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     return
   }
 
+  // Copies whose masked lanes are branched around count 0: a masked
+  // global_load_lds (exec-masked lanes write nothing, so they store zeros or
+  // `other` themselves) and a buffer copy with a non-zero `other`; a wave
+  // whose lanes are all masked off may skip the instruction. The zero-other
+  // buffer copy is masked by address and counts its 4. Two groups follow the
+  // awaited one: 4 + 0 + 0.
+  // CHECK-LABEL: func.func @masked_copies_branched
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 4 : i32, num = 3 : i32}
+  // ORACLE: oracle: holds on 1 executions, slack 0, instruction slack 0
+  func.func @masked_copies_branched(%x: !tile.ptr<f32>, %o4: tensor<1024xi32, #l>, %m4: tensor<1024xi1, #l>, %p: tensor<1024x!tile.ptr<f32>, #l>, %b: !m4) {
+    %zero = arith.constant dense<0.0> : tensor<1024xf32, #l>
+    %two = arith.constant dense<2.0> : tensor<1024xf32, #l>
+    %c0 = tile_amd.buffer_load_to_local %x[%o4], %b : !tile.ptr<f32>, tensor<1024xi32, #l> -> !m4
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile_amd.buffer_load_to_local %x[%o4], %b, %m4 : tensor<1024xi1, #l> other %zero : tensor<1024xf32, #l> : !tile.ptr<f32>, tensor<1024xi32, #l> -> !m4
+    %g1 = tile.async_commit_group tokens %c1
+    %c2 = tile.async_copy_global_to_local %p, %b, %m4 : tensor<1024x!tile.ptr<f32>, #l> -> !m4
+    %g2 = tile.async_commit_group tokens %c2
+    %c3 = tile_amd.buffer_load_to_local %x[%o4], %b, %m4 : tensor<1024xi1, #l> other %two : tensor<1024xf32, #l> : !tile.ptr<f32>, tensor<1024xi32, #l> -> !m4
+    %g3 = tile.async_commit_group tokens %c3
+    %w = tile.async_wait tokens %g0
+    return
+  }
+
   // The AMD ring with stores (examples/kernels.py amd_stream_ring): three
   // slots, copies of 4 instructions per tile, 4 buffer stores per
   // iteration. wait_group(1) at the top of the body: on the first

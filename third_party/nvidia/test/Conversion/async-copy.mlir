@@ -69,12 +69,17 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 // A layout that broadcasts over lanes 16..31 (64 elements, 2 per thread):
-// only lanes 0..15 copy; the others are predicated off.
+// only lanes 0..15 copy; the others branch around the copy. (A zero-filling
+// cp.async of theirs, src-size 0, would write zeros over the owner's data.)
 // CHECK-LABEL: llvm.func @copy_broadcast
 // CHECK: %[[REDUNDANT:.*]] = llvm.icmp "ne" %{{.*}}, %{{.*}} : i32
 // CHECK: %[[ACTIVE:.*]] = llvm.xor %[[REDUNDANT]], %{{.*}} : i1
-// CHECK: llvm.select %[[ACTIVE]], %{{.*}}, %{{.*}} : i1, i32
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache =  ca, %{{.*}} :
+// CHECK: llvm.cond_br %[[ACTIVE]], ^[[COPY:.*]], ^[[JOIN:.*]]
+// CHECK: ^[[COPY]]:
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 8, cache = ca :
+// CHECK-NEXT: llvm.br ^[[JOIN]]
+// CHECK: ^[[JOIN]]:
+// CHECK-NEXT: nvvm.cp.async.commit.group
 #l = #tile.linear<{register = [[1]], lane = [[2], [4], [8], [16], [0]], warp = []}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {

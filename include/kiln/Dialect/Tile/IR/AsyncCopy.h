@@ -54,7 +54,8 @@ checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
 /// Copy instructions one thread issues for `copy` on `target` at the widest
 /// width its layouts allow: never more than the lowering issues (the
 /// pointers can only narrow the width, which adds instructions), so wait
-/// counts built on it never overestimate. 0 when the copy is illegal.
+/// counts built on it never overestimate. 0 when the copy is illegal, and
+/// for a masked copy that is not masked by address (a wave may skip it).
 unsigned getAsyncCopyInstructions(AsyncCopyOpInterface copy,
                                   const TargetDesc *target);
 

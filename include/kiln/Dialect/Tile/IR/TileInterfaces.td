@@ -26,6 +26,14 @@ def Tile_AsyncCopyOpInterface : OpInterface<"AsyncCopyOpInterface"> {
       "::mlir::Value", "getMask", (ins)>,
     InterfaceMethod<"The copy's async token.",
       "::mlir::Value", "getToken", (ins)>,
+    InterfaceMethod<[{The value masked lanes get (a tensor shaped like the
+      pointers), or null for zeros.}],
+      "::mlir::Value", "getOther", (ins)>,
+    InterfaceMethod<[{Whether a thread issues the copy instruction even where
+      its mask is false (the lane pointed out of range, so the hardware
+      writes zeros), rather than branching around it. Only such a copy
+      counts as issued by every wave when masked.}],
+      "bool", "masksByAddress", (ins), "", [{ return !$_op.getMask(); }]>,
   ];
 }
 

@@ -258,9 +258,11 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
 //===----------------------------------------------------------------------===//
 
 def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
+    AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<Tile_AsyncCopyOpInterface, ["getPointerType"]>,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<Tile_SharedMemory>]>,
-    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
+    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">,
+    Tile_InferredFromPtr<"other", "other", "::kiln::tile::inferPointeeType($_self)">]> {
   let summary = "Start copying global memory into a shared buffer";
   let description = [{
     Each thread starts copying the elements its pointers address (the
@@ -269,7 +271,11 @@ def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
     `tile.async_wait` that covers its commit group: only then may the
     issuing thread read those elements, and other threads only after a
     barrier that follows that wait (`tile-insert-barriers` adds it). Lanes
-    whose `mask` is false write zeros and read nothing.
+    whose `mask` is false read nothing and write `other` (zeros when it is
+    absent). Where the hardware copy zero-fills masked lanes itself, a
+    non-zero `other` is an error; where it skips them (direct-to-LDS
+    loads), masked lanes are branched around the copy and store `other`
+    themselves.
 
     Widths (bytes per thread and access) follow the target's rules,
     checked by one helper (AsyncCopy.h) in the verifier and the lowering.
@@ -283,10 +289,11 @@ def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
   }];
   let arguments = (ins Tile_PtrTensor:$ptr, Tile_MemDesc:$dst,
                        Optional<Tile_BoolTensor>:$mask,
+                       Optional<Tile_Tensor>:$other,
                        DefaultValuedStrAttr<StrAttr, "">:$cache_modifier);
   let results = (outs Tile_AsyncToken:$token);
   let assemblyFormat = [{
-    $ptr `,` $dst (`,` $mask^)? attr-dict `:` type($ptr) `->` qualified(type($dst))
+    $ptr `,` $dst (`,` $mask^ (`,` $other^)?)? attr-dict `:` type($ptr) `->` qualified(type($dst))
   }];
   let hasVerifier = 1;
 }

@@ -63,11 +63,18 @@ def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
     bytes no other thread touches: the same view shape, element type and
     register layout without broadcast, on slots of the same allocation, so a
     thread reading back what it wrote (or copied and waited for) itself
-    needs none. Runs
+    needs none. On targets whose waits order the whole warp (the
+    wait counter belongs to the warp, whose lanes run in lockstep), a read after a wait needs no
+    barrier either when each warp reads only bytes its own copies wrote;
+    the write-after-read barrier before a refill is never dropped. Runs
     after `tile-allocate-shared-memory`, whose offsets say which buffers
     overlap; ops that stage data through scratch memory bring their own
     barriers and then read their scratch.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target whose wait semantics apply (default: tile.target)">,
+  ];
 }
 
 def TileAnnotateLocalLoadAliasPass

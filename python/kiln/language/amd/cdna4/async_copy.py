@@ -30,7 +30,9 @@ __all__ = ["global_load_to_shared", "buffer_load_to_shared", "commit_group", "wa
 @builtin
 def global_load_to_shared(dest, ptr, mask=None, other=None, cache_modifier="", _semantic=None):
     """Start copying ``*ptr`` (a tensor of pointers shaped like ``dest``) into ``dest`` with
-    ``global_load_lds``. Masked copies are not lowered yet (use buffer_load_to_shared)."""
+    ``global_load_lds``. Lanes whose ``mask`` is false read nothing and write ``other``
+    (zeros when None) with an LDS store of their own: they branch around the copy, so a
+    wave with no lane active may issue no copy instruction (wait counts assume it does not)."""
     return _buffer.global_load_to_shared(_semantic, dest, ptr, mask, other, cache_modifier)
 
 
@@ -38,7 +40,9 @@ def global_load_to_shared(dest, ptr, mask=None, other=None, cache_modifier="", _
 def buffer_load_to_shared(dest, ptr, offsets, mask=None, other=None, cache_modifier="",
                           _semantic=None):
     """Start copying ``ptr[offsets]`` into ``dest`` with ``buffer_load ... lds``; masked lanes
-    read past the buffer's end and write zeros (``other`` must be None or 0)."""
+    read past the buffer's end and write zeros, with no branch (every wave issues the copy).
+    A non-zero ``other`` is written by the masked lanes themselves, branched around the copy
+    as in ``global_load_to_shared``."""
     return _buffer.buffer_load_to_shared(_semantic, dest, ptr, offsets, mask, other,
                                          cache_modifier)
 

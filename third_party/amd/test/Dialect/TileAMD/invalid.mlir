@@ -74,18 +74,6 @@ func.func @store_value(%p: !tile.ptr<f32>, %o: tensor<256xi32, #l>, %v: tensor<2
 
 // -----
 
-#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-func.func @other_not_zero(%p: !tile.ptr<f32>, %o: tensor<256xi32, #l>, %m: tensor<256xi1, #l>) {
-  %a = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
-  %one = arith.constant dense<1.0> : tensor<256xf32, #l>
-  // expected-error @+1 {{other must be a constant zero: masked lanes of a direct-to-LDS copy write zeros}}
-  %t = tile_amd.buffer_load_to_local %p[%o], %a, %m : tensor<256xi1, #l> other %one : tensor<256xf32, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #sh, mutable>
-  return
-}
-
-// -----
-
 // The shared legality helper: on gfx942 a wave's lanes write consecutive
 // 4-byte slots from one base, which 4 elements per thread do not give.
 #l4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>

@@ -135,21 +135,20 @@ RankedTensorType BufferLoadToLocalOp::getPointerType() {
                                offsets.getEncoding());
 }
 
+// Masked lanes read past the resource's end, which writes zeros; a non-zero
+// `other` is stored by the masked lanes themselves, branched around the copy.
+bool BufferLoadToLocalOp::masksByAddress() {
+  Value other = getOther();
+  return !getMask() || !other || matchPattern(other, m_AnyZeroFloat()) ||
+         matchPattern(other, m_Zero());
+}
+
 LogicalResult BufferLoadToLocalOp::verify() {
   if (failed(verifyBufferOperands(*this, getPtr().getType(),
                                   getOffsets().getType(), Type(), "",
                                   getMask(), getOther(), getCache(),
                                   /*isStore=*/false)))
     return failure();
-  // Masked lanes read past the resource's end, which writes zeros: another
-  // `other` would need a second write.
-  if (Value other = getOther()) {
-    Attribute value;
-    if (!matchPattern(other, m_Constant(&value)) ||
-        !(matchPattern(other, m_AnyZeroFloat()) || matchPattern(other, m_Zero())))
-      return emitOpError() << "other must be a constant zero: masked lanes "
-                              "of a direct-to-LDS copy write zeros";
-  }
   // The same legality rules as every async copy (layouts only here; the
   // lowering checks again with the offsets' contiguity).
   return checkAsyncCopy(getEnclosingTarget(*this), getPointerType(), getDst(),

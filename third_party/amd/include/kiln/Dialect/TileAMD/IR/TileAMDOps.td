@@ -72,7 +72,8 @@ def TileAMD_BufferStoreOp : TileAMD_Op<"buffer_store", [
 
 def TileAMD_BufferLoadToLocalOp : TileAMD_Op<"buffer_load_to_local", [
     AttrSizedOperandSegments,
-    DeclareOpInterfaceMethods<Tile_AsyncCopyOpInterface, ["getPointerType"]>,
+    DeclareOpInterfaceMethods<Tile_AsyncCopyOpInterface,
+                              ["getPointerType", "masksByAddress"]>,
     MemoryEffects<[MemRead<DefaultResource>, MemWrite<TileAMD_SharedMemory>]>]> {
   let summary = "Start a direct-to-LDS copy through a buffer resource";
   let description = [{
@@ -80,8 +81,9 @@ def TileAMD_BufferLoadToLocalOp : TileAMD_Op<"buffer_load_to_local", [
     thread copies `ptr[offsets]` (offsets in elements) into the same
     elements of `dst`, with `buffer_load ... lds` (one LDS base per wave in
     M0; the hardware writes lane i at base + i x width). Lanes whose `mask`
-    is false read past the resource's end and so write zeros; `other`, when
-    given, must be zero. The copy is in flight until a `tile.async_wait`
+    is false read past the resource's end and so write zeros; with a
+    non-zero `other` they are branched around the copy instead and store
+    `other` themselves. The copy is in flight until a `tile.async_wait`
     covering its commit group, exactly as the generic copy; the same
     legality helper (widths per chip, lane-contiguous LDS writes) applies.
 
