@@ -86,5 +86,7 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
 }
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
 void TargetInfo::annotateSyncedSharedAccess(Operation *) const {}
+
+LogicalResult TargetInfo::finishLowering(ModuleOp) const { return success(); }
 void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
                            std::optional<unsigned>) const {}

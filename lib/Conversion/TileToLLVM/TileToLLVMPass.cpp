@@ -255,7 +255,8 @@ struct ConvertTileToLLVMPass
     if (failed(checkVendorOps(module, *targetInfo)) ||
         failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
-        failed(applyTileToLLVMConversion(module, lctx)))
+        failed(applyTileToLLVMConversion(module, lctx)) ||
+        failed(targetInfo->finishLowering(module)))
       return signalPassFailure();
     markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
     TileDialect::SharedAttrHelper(&getContext())

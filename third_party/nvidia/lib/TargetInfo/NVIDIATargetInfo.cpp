@@ -1,6 +1,11 @@
 //===- NVIDIATargetInfo.cpp - NVVM hooks for the tile lowering ------------===//
 
+#include "../Conversion/NVIDIALowering.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -110,6 +115,23 @@ public:
 
   void configureConversionTarget(ConversionTarget &target) const override {
     target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addIllegalDialect<tile_nv::TileNVDialect>();
+  }
+
+  void populatePatterns(TileTypeConverter &converter,
+                        RewritePatternSet &patterns,
+                        const LoweringContext &ctx) const override {
+    populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
+  }
+
+  // NVVM ops without an LLVM intrinsic (mbarrier.init with a predicate,
+  // arrive.expect_tx, try_wait.parity, and wgmma later) become inline PTX.
+  LogicalResult finishLowering(ModuleOp module) const override {
+    RewritePatternSet patterns(module.getContext());
+    populateNVVMToLLVMConversionPatterns(patterns);
+    // One visit per op: no folding or dead-code removal of the rest.
+    walkAndApplyPatterns(module, FrozenRewritePatternSet(std::move(patterns)));
+    return success();
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {

@@ -1,9 +1,10 @@
-"""Hopper (sm_90a) builtins, as in Gluon's ``nvidia.hopper``. Nothing is implemented yet.
+"""Hopper (sm_90a) builtins, as in Gluon's ``nvidia.hopper``.
 
-What will land here:
+* ``mbarrier`` (a submodule): shared-memory barriers (``MBarrierLayout``, ``init``,
+  ``expect``, ``arrive``, ``wait``, ``invalidate``).
 
-* ``mbarrier`` (a submodule): shared-memory barriers (``allocate_mbarrier``, ``init``,
-  ``expect``, ``arrive``, ``wait``, ``invalidate``);
+What will land here next:
+
 * ``tma`` (a submodule): tensor-memory-accelerator bulk copies through tensor descriptors
   (``async_copy_global_to_shared``, ``async_copy_shared_to_global``, ``store_wait``);
 * ``fence_async_shared``: orders generic-proxy shared-memory writes before async-proxy reads;
@@ -11,4 +12,6 @@ What will land here:
   operands.
 """
 
-__all__ = []
+from . import mbarrier
+
+__all__ = ["mbarrier"]

@@ -1,10 +1,87 @@
 //===- Dialect.cpp - The tile_nv dialect ---------------------------------===//
 
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 
+using namespace mlir;
 using namespace kiln;
+using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
 #include "kiln/Dialect/TileNV/IR/TileNVDialect.cpp.inc"
 
-void TileNVDialect::initialize() {}
+void TileNVDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/TileNV/IR/TileNVOps.cpp.inc"
+      >();
+}
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/TileNV/IR/TileNVOps.cpp.inc"
+
+namespace {
+
+/// PTX: an mbarrier's arrival count and transaction bytes are 20-bit.
+constexpr int64_t kMaxCount = (1 << 20) - 1;
+
+/// The barrier operand: one mutable 64-bit word of shared memory; and the
+/// chip (when known) at least `minArch` (80 = sm_80, 90 = sm_90).
+LogicalResult verifyBarrier(Operation *op, Value barrier, unsigned minArch,
+                            StringRef needs) {
+  auto type = cast<MemDescType>(barrier.getType());
+  int64_t elements = 1;
+  for (int64_t d : type.getShape())
+    elements *= d;
+  if (!type.getElementType().isInteger(64) || elements != 1)
+    return op->emitOpError()
+           << "barrier must be a one-element i64 shared buffer (an mbarrier "
+              "word, e.g. allocate_shared_memory(int64, [1], "
+              "MBarrierLayout())), got "
+           << type;
+  if (!type.getMutableMemory())
+    return op->emitOpError() << "barrier must be mutable, got " << type;
+  if (const TargetDesc *target = getEnclosingTarget(op))
+    if (target->backend == "nvidia" && target->arch < minArch)
+      return op->emitOpError()
+             << needs << " needs sm_" << minArch << " or later; "
+             << target->name << " has none";
+  return success();
+}
+
+LogicalResult verifyCount(Operation *op, StringRef what, int64_t v,
+                          int64_t min) {
+  if (v < min || v > kMaxCount)
+    return op->emitOpError() << what << " must be in [" << min << ", "
+                             << kMaxCount << "], got " << v;
+  return success();
+}
+
+} // namespace
+
+LogicalResult MBarrierInitOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier(), 80, "mbarrier.init")))
+    return failure();
+  return verifyCount(*this, "count", getCountAttr().getInt(), 1);
+}
+
+LogicalResult MBarrierInvalidateOp::verify() {
+  return verifyBarrier(*this, getBarrier(), 80, "mbarrier.inval");
+}
+
+LogicalResult MBarrierExpectOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier(), 90,
+                           "mbarrier.arrive.expect_tx")))
+    return failure();
+  return verifyCount(*this, "bytes", getBytesAttr().getInt(), 0);
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier(), 80, "mbarrier.arrive")))
+    return failure();
+  return verifyCount(*this, "count", getCountAttr().getInt(), 1);
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarrier(*this, getBarrier(), 90, "mbarrier.try_wait.parity");
+}

@@ -5,7 +5,23 @@
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
 #include "mlir/IR/Dialect.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "kiln/Dialect/TileNV/IR/TileNVDialect.h.inc"
+
+namespace kiln::tile_nv {
+
+/// The state of an mbarrier (its pending arrivals and transaction bytes):
+/// arrivals and waits are atomic on it and need no CTA barrier between
+/// them, unlike ordinary shared-memory accesses.
+struct MBarrierResource
+    : public mlir::SideEffects::Resource::Base<MBarrierResource> {
+  llvm::StringRef getName() final { return "<MBarrier>"; }
+};
+
+} // namespace kiln::tile_nv
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/TileNV/IR/TileNVOps.h.inc"
 
 #endif

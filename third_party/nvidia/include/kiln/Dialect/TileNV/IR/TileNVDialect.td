@@ -1,7 +1,8 @@
 //===- TileNVDialect.td - The tile_nv dialect ----------------------*- tablegen -*-===//
 //
 // The NVIDIA half of Kiln's tile language. `tile` (include/kiln/Dialect/Tile)
-// holds what every target has; `tile_nv` holds what only NVIDIA GPUs have: NVMMA shared layouts, mbarriers, TMA copies, wgmma and mma_v2. Empty until the Hopper issue fills it.
+// holds what every target has; `tile_nv` holds what only NVIDIA GPUs have:
+// mbarriers today; NVMMA shared layouts, TMA copies, wgmma and mma_v2 next.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_TILENV_IR_TILENVDIALECT_TD

@@ -1,0 +1,122 @@
+"""mbarriers (sm_90a), with Gluon's names (``triton.experimental.gluon.language.nvidia.hopper.
+mbarrier``): a 64-bit shared-memory word that counts arrivals (and, for TMA, transaction
+bytes) per phase::
+
+    from kiln.language.nvidia.hopper import mbarrier
+
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    ...
+    mbarrier.arrive(bar)          # thread 0, after a CTA barrier: completes phase 0
+    mbarrier.wait(bar, 0)         # every thread: returns once phase 0 has completed
+    mbarrier.invalidate(bar)
+
+``init``, ``invalidate``, ``arrive`` and ``expect`` are made by one thread on behalf of the
+CTA (``arrive`` and ``expect`` after a CTA barrier, so that every thread's earlier writes are
+released with the arrival); ``wait`` spins in every thread. On a fresh barrier (phase 0 in
+progress) ``wait(bar, 1)`` returns at once, the usual way a producer's first wait on an
+"empty" barrier passes.
+"""
+
+from __future__ import annotations
+
+from ..._core import _unwrap, builtin, tensor
+from ... import _core as core
+from ..._layouts import SwizzledSharedLayout
+
+__all__ = ["MBarrierLayout", "init", "invalidate", "expect", "wait", "arrive"]
+
+_MAX_COUNT = (1 << 20) - 1
+
+
+def MBarrierLayout(cga_layout=()):
+    """The shared layout of mbarrier words (Gluon's ``MBarrierLayout``): unswizzled."""
+    return SwizzledSharedLayout(1, 1, 1, [0], cga_layout=cga_layout)
+
+
+def _barrier(mbarrier, what):
+    if not isinstance(mbarrier, core.shared_memory_descriptor):
+        raise TypeError(f"{what}: mbarrier must be a shared memory descriptor (from "
+                        f"allocate_shared_memory(int64, [1], MBarrierLayout())), got {mbarrier!r}")
+    n = 1
+    for d in mbarrier.type.shape:
+        n *= d
+    if mbarrier.dtype != core.int64 or n != 1:
+        raise TypeError(f"{what}: mbarrier must be one int64 word of shared memory, got "
+                        f"{mbarrier.dtype} of shape {list(mbarrier.type.shape)}")
+    return mbarrier
+
+
+def _int(value, what, name, lo):
+    value = _unwrap(value)
+    if isinstance(value, tensor) or isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what}: {name} must be a constexpr int, got {value!r}")
+    if not lo <= value <= _MAX_COUNT:
+        raise ValueError(f"{what}: {name} must be in [{lo}, {_MAX_COUNT}], got {value}")
+    return value
+
+
+def _pred(sem, pred, what):
+    """[] for an always-true predicate, else [i1 scalar]."""
+    pred = _unwrap(pred)
+    if pred is True:
+        return []
+    if pred is False or pred is None:
+        pred = sem.as_tensor(False)
+    p = sem.cast(sem.as_tensor(pred), core.int1)
+    if p.type.is_block:
+        raise TypeError(f"{what}: pred must be a scalar, got {p.type}")
+    return [p]
+
+
+@builtin
+def init(mbarrier, count, _semantic=None):
+    """Thread 0 initializes ``mbarrier`` for ``count`` arrivals per phase (phase 0 starts)."""
+    bar = _barrier(mbarrier, "mbarrier.init")
+    count = _int(count, "mbarrier.init", "count", 1)
+    _semantic.b.create("tile_nv.mbarrier_init", [bar], [], {"count": f"{count} : i32"})
+
+
+@builtin
+def invalidate(mbarrier, _semantic=None):
+    """Thread 0 invalidates ``mbarrier``; its word may be reused afterwards."""
+    bar = _barrier(mbarrier, "mbarrier.invalidate")
+    _semantic.b.create("tile_nv.mbarrier_invalidate", [bar], [])
+
+
+@builtin
+def expect(mbarrier, bytes, pred=True, _semantic=None):
+    """Thread 0 (where ``pred``) arrives on ``mbarrier`` expecting ``bytes`` transaction bytes
+    (``mbarrier.arrive.expect_tx``): the phase completes once the TMA copies signalling it have
+    delivered them."""
+    bar = _barrier(mbarrier, "mbarrier.expect")
+    n = _int(bytes, "mbarrier.expect", "bytes", 0)
+    _semantic.b.create("tile_nv.mbarrier_expect", [bar] + _pred(_semantic, pred, "mbarrier.expect"),
+                       [], {"bytes": f"{n} : i32"})
+
+
+@builtin
+def wait(mbarrier, phase, pred=True, deps=(), _semantic=None):
+    """Every thread (where ``pred``) waits until the phase of ``mbarrier`` with parity ``phase``
+    (its low bit) has completed. ``deps`` (buffers the wait guards) is accepted as in Gluon;
+    Kiln's allocator keeps buffers alive through their uses already."""
+    bar = _barrier(mbarrier, "mbarrier.wait")
+    ph = _semantic.cast(_semantic.as_tensor(_unwrap(phase)), core.int32)
+    if ph.type.is_block:
+        raise TypeError(f"mbarrier.wait: phase must be a scalar, got {ph.type}")
+    for d in deps:
+        if not isinstance(d, core.shared_memory_descriptor):
+            raise TypeError(f"mbarrier.wait: deps must be shared memory descriptors, got {d!r}")
+    _semantic.b.create("tile_nv.mbarrier_wait",
+                       [bar, ph] + _pred(_semantic, pred, "mbarrier.wait"), [])
+
+
+@builtin
+def arrive(mbarrier, *, count=1, pred=True, _semantic=None):
+    """Thread 0 (where ``pred``), after a CTA barrier, arrives ``count`` times on ``mbarrier``
+    (release: the CTA's earlier shared-memory writes are visible to the threads whose wait
+    on this phase returns)."""
+    bar = _barrier(mbarrier, "mbarrier.arrive")
+    count = _int(count, "mbarrier.arrive", "count", 1)
+    _semantic.b.create("tile_nv.mbarrier_arrive", [bar] + _pred(_semantic, pred, "mbarrier.arrive"),
+                       [], {"count": f"{count} : i32"})

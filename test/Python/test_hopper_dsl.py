@@ -1,0 +1,104 @@
+"""kiln.language.nvidia.hopper.mbarrier (Gluon's names): the PTX each builtin becomes, the
+barriers Kiln adds around them, and argument errors at the user's line."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.nvidia.hopper import mbarrier
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+L = kl.BlockedLayout([1], [32], [4], [0])
+SIG = {"x": "*fp32:16", "y": "*fp32:16"}
+
+
+@kiln.jit
+def phases(x, y, ROUNDS: kl.constexpr):
+    offs = kl.arange(0, 128, L)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    mbarrier.wait(bar, 1)
+    buf = kl.allocate_shared_memory(kl.float32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    acc = kl.zeros([128], kl.float32, L)
+    for i in range(ROUNDS):
+        buf.store(kl.load(x + offs) + i)
+        mbarrier.arrive(bar)
+        mbarrier.wait(bar, i % 2)
+        acc += buf.load(L)
+    mbarrier.expect(bar, 0, pred=offs.dtype == kl.int32)
+    mbarrier.invalidate(bar)
+    kl.store(y + offs, acc)
+
+
+def test_mbarrier_ptx():
+    ptx = kiln.compile(phases, SIG, dict(ROUNDS=2), target="cuda:sm_90a", cache=False).asm["ptx"]
+    lines = [l.strip() for l in ptx.splitlines() if l.strip() and not l.strip().startswith("//")]
+    init = [i for i, l in enumerate(lines) if "mbarrier.init.shared.b64" in l]
+    assert len(init) == 1 and lines[init[0]].startswith("@%p"), "thread 0 initializes"
+    assert lines[init[0] + 1].startswith("bar.sync"), "a CTA barrier after the init"
+    assert len([l for l in lines if "mbarrier.try_wait.parity.shared.b64" in l]) == 3
+    arrives = [i for i, l in enumerate(lines) if re.match(r"mbarrier\.arrive\.shared\.b64", l)]
+    assert len(arrives) == 2
+    assert any("mbarrier.arrive.expect_tx.shared.b64" in l for l in lines)
+    assert any("mbarrier.inval.shared.b64" in l for l in lines)
+    # Each arrival by thread 0 follows a CTA barrier (the CTA's writes are released with it).
+    for i in arrives:
+        assert any(l.startswith("bar.sync") for l in lines[max(0, i - 8):i]), lines[i - 8:i + 1]
+
+
+def test_mbarrier_on_sm80_is_an_error():
+    with pytest.raises(kiln.CompilationError, match=r"mbarrier.try_wait.parity needs sm_90"):
+        kiln.compile(phases, SIG, dict(ROUNDS=1), target="cuda:sm_80", cache=False)
+
+
+@kiln.jit
+def e_not_word(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [2], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)  # E:word
+
+
+@kiln.jit
+def e_count(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=0)  # E:count
+
+
+@kiln.jit
+def e_dtype(x, y):
+    bar = kl.allocate_shared_memory(kl.int32, [1], mbarrier.MBarrierLayout())
+    mbarrier.wait(bar, 0)  # E:dtype
+
+
+@kiln.jit
+def e_bytes(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.expect(bar, 1 << 21)  # E:bytes
+
+
+ERRORS = [
+    (e_not_word, "E:word", "mbarrier.init",
+     r"mbarrier.init: mbarrier must be one int64 word of shared memory, got int64 of shape "
+     r"\[2\]"),
+    (e_count, "E:count", "mbarrier.init", r"mbarrier.init: count must be in \[1, 1048575\], got 0"),
+    (e_dtype, "E:dtype", "mbarrier.wait",
+     r"mbarrier.wait: mbarrier must be one int64 word of shared memory, got int32 of shape \[1\]"),
+    (e_bytes, "E:bytes", "mbarrier.expect",
+     r"mbarrier.expect: bytes must be in \[0, 1048575\], got 2097152"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, SIG, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)

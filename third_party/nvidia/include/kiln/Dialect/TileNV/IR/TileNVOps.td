@@ -1,0 +1,111 @@
+//===- TileNVOps.td - mbarriers -----------------------------*- tablegen -*-===//
+#ifndef KILN_DIALECT_TILENV_IR_TILENVOPS_TD
+#define KILN_DIALECT_TILENV_IR_TILENVOPS_TD
+
+include "kiln/Dialect/TileNV/IR/TileNVDialect.td"
+include "kiln/Dialect/Tile/IR/TileTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TileNV_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TileNV_Dialect, mnemonic, traits>;
+
+// Initializing or invalidating an mbarrier writes its shared-memory word as
+// any store does (tile-insert-barriers orders it with a CTA barrier on both
+// sides). Arrivals and waits are atomic operations on that word, which the
+// hardware orders among themselves: they touch a resource of their own.
+def TileNV_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
+def TileNV_MBarrierState : Resource<"::kiln::tile_nv::MBarrierResource">;
+
+def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init", [
+    MemoryEffects<[MemWrite<TileNV_SharedMemory>]>]> {
+  let summary = "Initialize an mbarrier with its expected arrival count";
+  let description = [{
+    One thread initializes the 64-bit mbarrier in `barrier` (a one-element
+    i64 buffer) for `count` arrivals per phase; its phase starts at 0.
+    Other threads may use it after a barrier, which tile-insert-barriers
+    places.
+
+    ```mlir
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count);
+  let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
+    MemoryEffects<[MemWrite<TileNV_SharedMemory>]>]> {
+  let summary = "Invalidate an mbarrier so its memory may be reused";
+  let description = [{
+    One thread invalidates the mbarrier; its word may then be reused as
+    ordinary shared memory.
+
+    ```mlir
+    tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+  let summary = "Arrive on an mbarrier expecting a number of transaction bytes";
+  let description = [{
+    One thread (of those with `pred`, when given) arrives on the mbarrier
+    and adds `bytes` to the transaction bytes its current phase waits for
+    (`mbarrier.arrive.expect_tx`): the phase completes when all arrivals
+    are in and the asynchronous copies signalling it (TMA) have delivered
+    that many bytes. Needs sm_90.
+
+    ```mlir
+    tile_nv.mbarrier_expect %bar, 16384, %p : !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$bytes, Optional<I1>:$pred);
+  let assemblyFormat = "$barrier `,` $bytes (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+  let summary = "Arrive on an mbarrier";
+  let description = [{
+    One thread (of those with `pred`, when given) arrives `count` times on
+    the mbarrier, with release semantics: what the CTA's threads did to
+    shared memory before their arrivals is visible to threads whose wait
+    on that phase returns. Gluon's `mbarrier.arrive(bar, count=n)`: a
+    barrier initialized for one arrival is completed by one such op.
+
+    ```mlir
+    tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count, Optional<I1>:$pred);
+  let assemblyFormat = "$barrier `,` $count (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
+def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>]>]> {
+  let summary = "Wait until the mbarrier's phase of a given parity completes";
+  let description = [{
+    Every thread (with `pred`, when given) spins on
+    `mbarrier.try_wait.parity` until the phase whose parity is `phase`
+    (0 or 1, the low bit is used) has completed, with acquire semantics.
+    On a fresh barrier (phase 0 in progress) a wait for parity 1 returns at
+    once: the "previous phase" is complete.
+
+    ```mlir
+    tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #s, mutable>, i32
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier, I32:$phase, Optional<I1>:$pred);
+  let assemblyFormat = "$barrier `,` $phase (`,` $pred^)? attr-dict `:` qualified(type($barrier)) `,` type($phase)";
+  let hasVerifier = 1;
+}
+
+#endif

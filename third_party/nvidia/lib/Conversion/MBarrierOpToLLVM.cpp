@@ -1,0 +1,151 @@
+//===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
+//
+// An mbarrier is one 64-bit shared-memory word. Thread 0 initializes it
+// (then a CTA barrier) and invalidates it. An arrival (plain or with expected transaction bytes) is
+// made by thread 0 on behalf of the CTA, after a CTA barrier so that every
+// thread's earlier shared-memory writes are ordered before the arrival's
+// release (as Triton lowers ttng.arrive_barrier / barrier_expect). Waits
+// spin on mbarrier.try_wait.parity in every thread. Everything goes through
+// NVVM ops; the PTX-builder ones (init, arrive.expect_tx, try_wait.parity)
+// become inline PTX in finishLowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NVIDIALowering.h"
+
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_nv;
+
+namespace {
+
+Value isThreadZero(OpBuilder &b, Location loc, const TargetInfo &target) {
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                              target.threadId(b, loc), i32Const(b, loc, 0));
+}
+
+Value andPred(OpBuilder &b, Location loc, Value a, Value pred) {
+  return pred ? LLVM::AndOp::create(b, loc, a, pred).getResult() : a;
+}
+
+struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(),
+                                 i32Const(rewriter, loc, op.getCount()),
+                                 isThreadZero(rewriter, loc, ctx.target));
+    // No thread may arrive or wait before the word is initialized; waits
+    // and arrivals are not shared-memory accesses to tile-insert-barriers.
+    ctx.target.barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierInvalidateOpConversion
+    : TileOpConversion<MBarrierInvalidateOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MBarrierInvalidateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = adaptor.getBarrier();
+    if (failed(emitIfElse(
+            rewriter, op, isThreadZero(rewriter, loc, ctx.target),
+            [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
+            nullptr)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MBarrierExpectOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ctx.target.barrier(rewriter, loc);
+    Value pred = andPred(rewriter, loc, isThreadZero(rewriter, loc, ctx.target),
+                         adaptor.getPred());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, Type(), adaptor.getBarrier(),
+        i32Const(rewriter, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
+        /*relaxed=*/false, pred);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ctx.target.barrier(rewriter, loc);
+    Value pred = andPred(rewriter, loc, isThreadZero(rewriter, loc, ctx.target),
+                         adaptor.getPred());
+    Value addr = adaptor.getBarrier();
+    Value count = i32Const(rewriter, loc, op.getCount());
+    if (failed(emitIfElse(
+            rewriter, op, pred,
+            [&] {
+              NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr,
+                                             count);
+            },
+            nullptr)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value addr = adaptor.getBarrier();
+    Value phase = LLVM::AndOp::create(rewriter, loc, adaptor.getPhase(),
+                                      i32Const(rewriter, loc, 1));
+    // A suspend-time hint for each try (ns), as CUTLASS uses.
+    Value ticks = i32Const(rewriter, loc, 0x989680);
+    auto wait = [&] {
+      NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, addr, phase, ticks);
+    };
+    if (Value pred = adaptor.getPred()) {
+      if (failed(emitIfElse(rewriter, op, pred, wait, nullptr)))
+        return failure();
+    } else {
+      wait();
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
+                                            RewritePatternSet &patterns,
+                                            const LoweringContext &ctx) {
+  patterns.add<MBarrierInitOpConversion, MBarrierInvalidateOpConversion,
+               MBarrierExpectOpConversion, MBarrierArriveOpConversion,
+               MBarrierWaitOpConversion>(converter, ctx);
+}

@@ -1,0 +1,40 @@
+// REQUIRES: ptxas
+// RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a" | FileCheck %s
+// RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a" | kiln-translate --target=cuda:sm_90a --emit=ptx - -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
+
+// Thread 0 initializes the mbarrier (a predicated mbarrier.init), a CTA
+// barrier follows (the init's own: waits are not shared-memory accesses to
+// tile-insert-barriers, which adds one before the init), thread 0
+// arrives with expected bytes after a CTA barrier (every thread's earlier
+// writes are then ordered before the release), every thread waits on the
+// parity, thread 0 arrives again and invalidates.
+// CHECK-LABEL: llvm.func @mbarrier_phases
+// CHECK: nvvm.barrier0
+// CHECK: llvm.inline_asm {{.*}}mbarrier.init.shared.b64
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: nvvm.barrier0
+// CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64
+// CHECK: llvm.inline_asm {{.*}}mbarrier.try_wait.parity.shared.b64
+// CHECK: nvvm.barrier0
+// CHECK: llvm.cond_br
+// CHECK: nvvm.mbarrier.arrive %{{.*}}, %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.mbarrier.inval
+// PTX: mbarrier.init.shared.b64
+// PTX: mbarrier.arrive.expect_tx.shared.b64
+// PTX: mbarrier.try_wait.parity.shared.b64
+// PTX: mbarrier.arrive.shared{{.*}}.b64
+// PTX: mbarrier.inval.shared.b64
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @mbarrier_phases(%phase: i32, %p: i1) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_expect %bar, 0, %p : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #sh, mutable>, i32
+    tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+}
