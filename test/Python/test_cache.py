@@ -24,14 +24,10 @@ from kiln.compiler.cache import CacheWarning, DiskCache
 
 from fakes import FAKE_TARGETS
 
-try:
-    from kiln import _compiler as real_compiler
-except ImportError as e:  # pragma: no cover - depends on the build
-    real_compiler, _ERR = None, str(e)
-else:
-    _ERR = None
-needs_compiler = pytest.mark.skipif(real_compiler is None,
-                                    reason=f"kiln._compiler is not built ({_ERR})")
+import compiled
+
+real_compiler = compiled.compiler
+needs_compiler = compiled.needs_compiler
 PYTHON_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python")
 
 L = kl.BlockedLayout([4], [32], [4], [0])

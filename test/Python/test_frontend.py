@@ -19,7 +19,7 @@ import kiln.language as kl
 from kiln.compiler import make_ir
 from kiln.language._layouts import is_trivial_conversion, reshape_linear
 
-from compiled import _compiler, needs_compiler  # noqa: F401
+from compiled import compiler as _compiler, needs_compiler
 MLIR_OPT = shutil.which("mlir-opt") or (
     "/usr/lib/llvm-22/bin/mlir-opt" if os.path.exists("/usr/lib/llvm-22/bin/mlir-opt") else None)
 HERE = os.path.abspath(__file__)

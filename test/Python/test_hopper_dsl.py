@@ -85,7 +85,54 @@ def e_bytes(x, y):
     mbarrier.expect(bar, 1 << 21)  # E:bytes
 
 
+@kiln.jit
+def e_arrive_count(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.arrive(bar, count=0)  # E:arrive
+
+
+@kiln.jit
+def e_phase_tensor(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.wait(bar, kl.arange(0, 128, L))  # E:phase
+
+
+@kiln.jit
+def e_pred_tensor(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.arrive(bar, pred=kl.arange(0, 128, L) < 4)  # E:pred
+
+
+@kiln.jit
+def e_deps(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.wait(bar, 0, deps=[x])  # E:deps
+
+
+@kiln.jit
+def e_not_smem(x, y):
+    mbarrier.invalidate(x)  # E:smem
+
+
+@kiln.jit
+def e_count_runtime(x, y):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=kl.program_id(0))  # E:countrt
+
+
 ERRORS = [
+    (e_arrive_count, "E:arrive", "mbarrier.arrive",
+     r"mbarrier.arrive: count must be in \[1, 1048575\], got 0"),
+    (e_phase_tensor, "E:phase", "mbarrier.wait",
+     r"mbarrier.wait: phase must be a scalar, got .*"),
+    (e_pred_tensor, "E:pred", "mbarrier.arrive",
+     r"mbarrier.arrive: pred must be a scalar, got .*"),
+    (e_deps, "E:deps", "mbarrier.wait",
+     r"mbarrier.wait: deps must be shared memory descriptors, got .*"),
+    (e_not_smem, "E:smem", "mbarrier.invalidate",
+     r"mbarrier.invalidate: mbarrier must be a shared memory descriptor .*"),
+    (e_count_runtime, "E:countrt", "mbarrier.init",
+     r"mbarrier.init: count must be a constexpr int, got .*"),
     (e_not_word, "E:word", "mbarrier.init",
      r"mbarrier.init: mbarrier must be one int64 word of shared memory, got int64 of shape "
      r"\[2\]"),

@@ -58,10 +58,6 @@ struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
     if (adaptor.getOther())
       others = unpackStruct(rewriter, loc, adaptor.getOther());
     unsigned vec = addrs->vec;
-    auto storeFill = [&](Value dstAddr, unsigned r) {
-      storeAsyncCopyFill(rewriter, loc, dstAddr, others, r, vec, memTy,
-                         width->bytes, ctx.target);
-    };
     bool branchMasked = !ctx.target.asyncCopyZeroFillsMasked();
     bool lowered = true;
     auto emitCopies = [&]() -> LogicalResult {
@@ -86,7 +82,10 @@ struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
                                                   width->bytes, Value(),
                                                   op.getCacheModifier());
                 },
-                [&] { storeFill(addr, r); })))
+                [&] {
+                  storeAsyncCopyFill(rewriter, loc, addr, others, r, vec, memTy,
+                                     width->bytes, ctx.target);
+                })))
           return failure();
       }
       return success();

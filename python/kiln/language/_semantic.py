@@ -495,8 +495,7 @@ class Semantic:
         shape[dim] = length
         rt = core.shared_memory_descriptor_type(st.element_ty, shape, st.layout, st.mutable,
                                                 st.alloc_shape)
-        attrs = {"offsets": "array<i32" + "".join(f", {o}" if i else f": {o}"
-                                                   for i, o in enumerate(offsets)) + ">"}
+        attrs = {"offsets": self.b.array_attr(offsets)}
         handle = self.b.create("tile.memdesc_subslice", [smem], [rt], attrs)[0]
         return core.shared_memory_descriptor(handle, rt)
 
@@ -519,8 +518,7 @@ class Semantic:
         alloc = list(st.alloc_shape[:extra]) + [st.alloc_shape[extra + o] for o in order]
         rt = core.shared_memory_descriptor_type(st.element_ty, [st.shape[o] for o in order],
                                                 layout, st.mutable, alloc)
-        attrs = {"order": "array<i32" + "".join(f", {o}" if i else f": {o}"
-                                                for i, o in enumerate(order)) + ">"}
+        attrs = {"order": self.b.array_attr(order)}
         handle = self.b.create("tile.memdesc_permute", [smem], [rt], attrs)[0]
         return core.shared_memory_descriptor(handle, rt)
 
@@ -602,10 +600,7 @@ class Semantic:
         if not isinstance(_unwrap(volatile), bool):
             raise TypeError(f"async_copy_global_to_shared: volatile must be a constexpr bool, "
                             f"got {_unwrap(volatile)!r}")
-        other = _unwrap(other)
-        if other is not None and mask is None:
-            raise ValueError("async_copy_global_to_shared: `other` cannot be given without "
-                             "`mask`")
+        other = _unwrap(other)  # callers reject `other` without `mask` in their own words
         if mask is not None:
             mask = self.cast(self.as_tensor(mask), core.int1)
             parts = [pointer, mask]
