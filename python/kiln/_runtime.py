@@ -2,7 +2,9 @@
 
 The library dispatches to the CUDA Driver API or the HIP runtime, each opened with dlopen on
 first use (python/src/runtime.cc); nothing here depends on the Python version. Arguments are
-packed here, one 8-byte little-endian slot each, with the value in the low bytes.
+packed here into one buffer, each at its own offset: scalars and pointers in 8-byte
+little-endian slots (value in the low bytes), a ``tensordesc`` (an encoded 128-byte TMA tensor
+map, passed by value) at a 64-byte-aligned offset.
 
 Found at ``$KILN_RUNTIME_LIBRARY`` or beside this file; importing raises ImportError when it
 is missing (``kiln.runtime`` reports that as a :class:`KilnRuntimeError`).
@@ -17,7 +19,11 @@ import os
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-API_VERSION = 1
+API_VERSION = 2
+
+TENSOR_MAP_BYTES = 128  # a CUtensorMap
+TENSOR_MAP_ALIGN = 64
+TENSOR_MAP_MAX_RANK = 5
 
 
 def _find_library() -> str:
@@ -38,6 +44,7 @@ except OSError as e:
     raise ImportError(f"cannot load {library_path}: {e}") from e
 
 _u64, _cstr, _int = ctypes.c_uint64, ctypes.c_char_p, ctypes.c_int
+_u32 = ctypes.c_uint32
 _lib.kiln_rt_api_version.restype = _int
 _lib.kiln_rt_error.restype = _cstr
 for _name, _args in {
@@ -47,8 +54,11 @@ for _name, _args in {
         "kiln_rt_load_module": [_cstr, _cstr, ctypes.c_size_t, ctypes.POINTER(_u64)],
         "kiln_rt_unload_module": [_cstr, _u64],
         "kiln_rt_get_function": [_cstr, _u64, _cstr, ctypes.c_long, ctypes.POINTER(_u64)],
-        "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 7 + [_u64, ctypes.c_void_p,
-                                                                 ctypes.c_size_t],
+        "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 7 + [
+            _u64, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_u32), ctypes.c_size_t],
+        "kiln_rt_encode_tensor_map": [
+            _cstr, _cstr, ctypes.c_uint, _u64, ctypes.POINTER(_u64), ctypes.POINTER(_u64),
+            ctypes.POINTER(_u32), ctypes.POINTER(_u32), _int, _int, ctypes.c_void_p],
         "kiln_rt_synchronize": [_cstr]}.items():
     getattr(_lib, _name).argtypes = _args
     getattr(_lib, _name).restype = _int
@@ -134,27 +144,75 @@ def get_function(backend: str, module: int, name: str, shared_bytes: int = 0) ->
 
 def launch(backend: str, func: int, grid: Sequence[int], block: Sequence[int],
            shared_bytes: int, stream: int, arg_types: Sequence[str], args: Sequence) -> None:
-    slots = _pack(arg_types, args)  # first: a bad argument never reaches the driver
-    n = len(slots)
-    layout = _SLOTS.get(n)
-    if layout is None:
-        layout = _SLOTS[n] = struct.Struct(f"<{max(n, 1)}Q")
-    buf = layout.pack(*slots) if n else bytes(8)  # the driver reads it during the call only
+    plan = _plan(arg_types)
+    buf = plan.pack(args)  # first: a bad argument never reaches the driver
+    # The library copies the buffer during the call (to a 64-byte-aligned one).
     _check(_lib.kiln_rt_launch(_b(backend), func, *grid, *block, shared_bytes, stream or 0,
-                               buf, n))
-
-
-_SLOTS: Dict[int, struct.Struct] = {}
+                               buf, plan.size, plan.c_offsets, plan.count))
 
 
 def synchronize(backend: str) -> None:
     _check(_lib.kiln_rt_synchronize(_b(backend)))
 
 
-def pack_args(arg_types: Sequence[str], args: Sequence) -> bytes:
-    """The launch's argument slots (8 bytes each, little-endian) as bytes."""
-    slots = _pack(arg_types, args)
-    return struct.pack(f"<{len(slots)}Q", *slots)
+def pack_args(arg_types: Sequence[str], args: Sequence) -> Tuple[bytes, Tuple[int, ...]]:
+    """The launch's argument buffer and each argument's byte offset in it: what ``launch``
+    hands the driver. Scalars and pointers take 8-byte little-endian slots at 8-byte-aligned
+    offsets; a ``tensordesc`` takes its 128 bytes at a 64-byte-aligned offset; the gaps are
+    zero."""
+    plan = _plan(arg_types)
+    return plan.pack(args), plan.offsets
+
+
+def encode_tensor_map(backend: str, dtype: str, global_address: int, dims: Sequence[int],
+                      strides_bytes: Sequence[int], box: Sequence[int],
+                      element_strides: Optional[Sequence[int]] = None, swizzle_bytes: int = 0,
+                      oob_nan: bool = False) -> bytes:
+    """A tiled TMA tensor map (CUDA's ``cuTensorMapEncodeTiled``) as its 128 bytes, the value
+    a ``tensordesc`` kernel argument takes.
+
+    Dimension 0 is the innermost (contiguous) one, as in CUDA: ``dims``, ``box`` and
+    ``element_strides`` (default all 1) have one entry per dimension, ``strides_bytes`` one
+    fewer (the byte strides of dimensions 1, 2, ...). ``dtype`` is Kiln's signature spelling
+    (``"bf16"``, ``"fp32"``, ``"i8"`` ...). ``swizzle_bytes`` is 0, 32, 64 or 128; ``oob_nan``
+    makes out-of-bounds reads NaN instead of zero (16/32/64-bit floats only). Interleave is
+    none and L2 promotion 128 bytes. Only basic shapes are checked here; the driver checks the
+    rest (:class:`kiln.nvidia.hopper.TensorDescriptor` checks everything first, by name).
+    Raises DriverError when the backend has no tensor maps or the driver refuses."""
+    rank = len(dims)
+    if not 1 <= rank <= TENSOR_MAP_MAX_RANK:
+        raise ValueError(f"tensor map: rank must be 1 to {TENSOR_MAP_MAX_RANK}, got {rank}")
+    if element_strides is None:
+        element_strides = [1] * rank
+    arrays = []
+    for what, values, want, ctype in (("dims", dims, rank, _u64),
+                                      ("strides_bytes", strides_bytes, rank - 1, _u64),
+                                      ("box", box, rank, _u32),
+                                      ("element_strides", element_strides, rank, _u32)):
+        if len(values) != want:
+            raise ValueError(f"tensor map: {what} needs {want} entries for rank {rank}, "
+                             f"got {len(values)}")
+        bits = 8 * ctypes.sizeof(ctype)
+        arrays.append((ctype * max(want, 1))(*[_c_uint(v, f"tensor map: {what}", bits)
+                                               for v in values]))
+    address = _c_uint(global_address, "tensor map: global_address", 64)
+    out = ctypes.create_string_buffer(TENSOR_MAP_BYTES)
+    _check(_lib.kiln_rt_encode_tensor_map(
+        _b(backend), str(dtype).encode(), rank, address, *arrays, int(swizzle_bytes),
+        1 if oob_nan else 0, out))
+    return out.raw
+
+
+def _c_uint(value, what: str, bits: int) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be ints, got bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be ints, got {type(value).__name__}") from None
+    if not 0 <= v < 1 << bits:
+        raise ValueError(f"{what}: {v} is out of range [0, 2**{bits})")
+    return v
 
 
 # --- argument packing ---------------------------------------------------------------------
@@ -237,9 +295,32 @@ _PACKERS: Dict[str, Callable] = {
 _POINTER = _unsigned(64)
 
 
+def _tensor_map_arg(value, i: int, ty: str) -> bytes:
+    """An encoded tensor map: exactly TENSOR_MAP_BYTES bytes (bytes, bytearray, memoryview)."""
+    if isinstance(value, bytes):
+        data = value
+    elif isinstance(value, (bytearray, memoryview)):
+        data = bytes(value) if isinstance(value, bytearray) else value.tobytes()
+    else:
+        raise TypeError(f"{_where(i, ty)} expects an encoded {TENSOR_MAP_BYTES}-byte tensor map "
+                        f"(bytes; a TensorDescriptor's is passed by kiln.runtime), got "
+                        f"{type(value).__name__}")
+    if len(data) != TENSOR_MAP_BYTES:
+        raise ValueError(f"{_where(i, ty)}: an encoded tensor map is {TENSOR_MAP_BYTES} bytes, "
+                         f"got {len(data)}")
+    return data
+
+
+# Per argument type: (size, alignment, struct code) in the argument buffer.
+_SLOT = (8, 8, "Q")
+_TENSOR_MAP_SLOT = (TENSOR_MAP_BYTES, TENSOR_MAP_ALIGN, f"{TENSOR_MAP_BYTES}s")
+
+
 def _packer(ty: str) -> Callable:
     if ty.startswith("*"):  # any pointee: a 64-bit device address; None is null
         return lambda v, i, t: 0 if v is None else _POINTER(v, i, t)
+    if ty == "tensordesc":
+        return _tensor_map_arg
     return _PACKERS.get(ty) or _unknown(ty)
 
 
@@ -249,14 +330,45 @@ def _unknown(ty: str) -> Callable:
     return fail
 
 
-_PLANS: Dict[Tuple[str, ...], List[Callable]] = {}
+class _Plan:
+    """How one argument-type list packs: each argument's packer and offset, and one struct
+    for the whole buffer (padding between arguments written as zero bytes)."""
+
+    __slots__ = ("types", "packers", "offsets", "c_offsets", "size", "count", "struct")
+
+    def __init__(self, types: Tuple[str, ...]):
+        self.types = types
+        self.packers = [_packer(t) for t in types]
+        offsets, fmt, size = [], "<", 0
+        for ty in types:
+            nbytes, align, code = _TENSOR_MAP_SLOT if ty == "tensordesc" else _SLOT
+            pad = -size % align
+            if pad:
+                fmt += f"{pad}x"
+            size += pad
+            offsets.append(size)
+            fmt += code
+            size += nbytes
+        self.offsets = tuple(offsets)
+        self.count = len(types)
+        self.size = size
+        self.c_offsets = (_u32 * max(self.count, 1))(*offsets)
+        self.struct = struct.Struct(fmt)
+
+    def pack(self, args: Sequence) -> bytes:
+        types = self.types
+        if len(args) != len(types):
+            raise TypeError(f"expected {len(types)} arguments, got {len(args)}")
+        return self.struct.pack(*[pack(a, i, t) for i, (pack, a, t)
+                                  in enumerate(zip(self.packers, args, types))])
 
 
-def _pack(arg_types: Sequence[str], args: Sequence) -> List[int]:
+_PLANS: Dict[Tuple[str, ...], _Plan] = {}
+
+
+def _plan(arg_types: Sequence[str]) -> _Plan:
     types = tuple(arg_types)
     plan = _PLANS.get(types)
     if plan is None:
-        plan = _PLANS[types] = [_packer(t) for t in types]
-    if len(args) != len(types):
-        raise TypeError(f"expected {len(types)} arguments, got {len(args)}")
-    return [pack(a, i, t) for i, (pack, a, t) in enumerate(zip(plan, args, types))]
+        plan = _PLANS[types] = _Plan(types)
+    return plan

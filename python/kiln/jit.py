@@ -107,7 +107,11 @@ class JITFunction(KernelFunction):
         fast = self._fast_bind(args, kwargs)
         if fast is not None:
             return fast
-        options = {k: kwargs.pop(k) for k in _OPTIONS if k in kwargs}
+        options = {k: kwargs[k] for k in _OPTIONS if k in kwargs}
+        # An option the kernel also takes as a parameter (Gluon's `num_warps: constexpr`)
+        # is both.
+        kwargs = {k: v for k, v in kwargs.items()
+                  if k not in _OPTIONS or k in self._param_set}
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -129,6 +133,8 @@ class JITFunction(KernelFunction):
                 return None
             if k in self._param_set:
                 given[k] = v
+                if k in _OPTIONS:
+                    options[k] = v
             elif k in _OPTIONS:
                 options[k] = v
             else:
@@ -194,6 +200,11 @@ class JITFunction(KernelFunction):
         specialize = name not in self.do_not_specialize
         align = specialize and name not in self.do_not_specialize_on_alignment
         value = core._unwrap(value)
+        if isinstance(value, core.tensor_descriptor_type):  # warmup with a type
+            return ("runtime", value)
+        if callable(getattr(value, "_param_spec", None)):  # a host tensor descriptor
+            return ("runtime", core.tensor_descriptor_type(value.dtype, value.block_shape,
+                                                           value.layout))
         # The common case first: a tensor for an unannotated parameter.
         data_ptr = getattr(value, "data_ptr", None)
         if data_ptr is not None and not isinstance(value, str) and \
@@ -286,6 +297,8 @@ class JITFunction(KernelFunction):
                               -2**63 <= value < 2**63))
             elif kind is float or kind is bool:
                 parts.append(kind)
+            elif callable(getattr(value, "_param_spec", None)):  # a tensor descriptor
+                parts.append((kind, value.dtype, tuple(value.block_shape), value.layout))
             else:
                 data_ptr = getattr(value, "data_ptr", None)
                 if data_ptr is None or name in pointers:

@@ -10,10 +10,16 @@
 // Every function returns 0 on success and 1 on a driver error, whose text
 // kiln_rt_error() gives (per thread, until the next failing call). Handles
 // (modules, functions, streams) are plain 64-bit integers.
+//
+// API version 2: kiln_rt_launch takes one argument buffer plus each
+// argument's offset in it (arguments have their own sizes: a tensor map is
+// 128 bytes at a 64-byte-aligned offset), and kiln_rt_encode_tensor_map
+// encodes TMA tensor maps.
 
 #include "runtime/Driver.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -22,6 +28,7 @@
 
 using kiln::runtime::DeviceDriver;
 using kiln::runtime::DriverError;
+using kiln::runtime::TensorMapElement;
 
 namespace {
 
@@ -74,9 +81,38 @@ std::string jsonString(const std::string &s) {
   return out + "\"";
 }
 
+/// Kiln's signature spelling of an element type (kiln.compiler.type_name) as
+/// a tensor map element: TMA copies bits, so 8-bit floats travel as u8 and
+/// i16 as u16.
+TensorMapElement tensorMapElement(const char *dtype) {
+  struct Entry {
+    const char *name;
+    TensorMapElement element;
+  };
+  static const Entry table[] = {
+      {"i8", TensorMapElement::U8},      {"u8", TensorMapElement::U8},
+      {"fp8e4nv", TensorMapElement::U8}, {"fp8e5", TensorMapElement::U8},
+      {"i16", TensorMapElement::U16},    {"u16", TensorMapElement::U16},
+      {"fp16", TensorMapElement::F16},   {"bf16", TensorMapElement::BF16},
+      {"i32", TensorMapElement::I32},    {"u32", TensorMapElement::U32},
+      {"fp32", TensorMapElement::F32},   {"i64", TensorMapElement::I64},
+      {"u64", TensorMapElement::U64},    {"fp64", TensorMapElement::F64},
+  };
+  std::string d = dtype ? dtype : "";
+  for (const Entry &e : table)
+    if (d == e.name)
+      return e.element;
+  throw DriverError("tensor map: unsupported element type '" + d + "'");
+}
+
+bool isFloat(TensorMapElement e) {
+  return e == TensorMapElement::F16 || e == TensorMapElement::BF16 ||
+         e == TensorMapElement::F32 || e == TensorMapElement::F64;
+}
+
 } // namespace
 
-KILN_RT_EXPORT int kiln_rt_api_version(void) { return 1; }
+KILN_RT_EXPORT int kiln_rt_api_version(void) { return 2; }
 
 KILN_RT_EXPORT const char *kiln_rt_error(void) { return lastError.c_str(); }
 
@@ -135,27 +171,95 @@ KILN_RT_EXPORT int kiln_rt_get_function(const char *backend, uint64_t module,
   });
 }
 
-/// Launches `func`; `slots` holds one 8-byte little-endian slot per argument
-/// (value in the low bytes), which the driver reads with each parameter's
-/// own size.
+/// Launches `func`. Argument i is at `args + offsets[i]` (`size` bytes in
+/// all); the driver reads each with its parameter's own size. Scalars and
+/// pointers take 8-byte little-endian slots (value in the low bytes), tensor
+/// maps 128 bytes at 64-byte-aligned offsets. The buffer is copied to a
+/// 64-byte-aligned one first, so aligned offsets are aligned addresses.
 KILN_RT_EXPORT int kiln_rt_launch(const char *backend, uint64_t func,
                                   unsigned gx, unsigned gy, unsigned gz,
                                   unsigned bx, unsigned by, unsigned bz,
                                   unsigned shared, uint64_t stream,
-                                  uint64_t *slots, size_t count) {
+                                  const void *args, size_t size,
+                                  const uint32_t *offsets, size_t count) {
   return guarded([&] {
     DeviceDriver *driver = driverFor(backend);
-    void *inline_params[32];
-    std::vector<void *> heap;
-    void **params = inline_params;
-    if (count > 32) {
-      heap.resize(count);
-      params = heap.data();
+    if (count && (!args || !offsets))
+      throw DriverError("kiln_rt_launch: " + std::to_string(count) +
+                        " arguments but no argument buffer");
+    constexpr size_t kInlineBytes = 1024, kInlineArgs = 32;
+    alignas(kiln::runtime::kTensorMapAlign) unsigned char inlineBuf[kInlineBytes];
+    void *inlineParams[kInlineArgs];
+    std::vector<unsigned char> heapBuf;
+    std::vector<void *> heapParams;
+    unsigned char *buf = inlineBuf;
+    if (size > kInlineBytes) {
+      constexpr size_t a = kiln::runtime::kTensorMapAlign;
+      heapBuf.resize(size + a);
+      uintptr_t p = reinterpret_cast<uintptr_t>(heapBuf.data());
+      buf = heapBuf.data() + ((a - p % a) % a);
     }
-    for (size_t i = 0; i < count; ++i)
-      params[i] = &slots[i];
+    if (size)
+      std::memcpy(buf, args, size);
+    void **params = inlineParams;
+    if (count > kInlineArgs) {
+      heapParams.resize(count);
+      params = heapParams.data();
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (offsets[i] >= size)
+        throw DriverError("kiln_rt_launch: argument " + std::to_string(i) +
+                          " at offset " + std::to_string(offsets[i]) +
+                          " lies outside the " + std::to_string(size) +
+                          "-byte argument buffer");
+      params[i] = buf + offsets[i];
+    }
     driver->launch(asHandle<void>(func), gx, gy, gz, bx, by, bz, shared,
                    asHandle<void>(stream), count ? params : nullptr);
+  });
+}
+
+/// Encodes a tiled TMA tensor map (cuTensorMapEncodeTiled) into the 128
+/// bytes at `out128`. `dtype` is Kiln's signature spelling ("bf16", "i8",
+/// "fp32", ...). Dimension 0 is the innermost: `dims`, `box` and
+/// `element_strides` have `rank` entries, `strides_bytes` rank-1 (the byte
+/// strides of dims 1..rank-1). `swizzle_bytes` is 0, 32, 64 or 128;
+/// `oob_nan` fills out-of-bounds elements with NaN instead of 0 (float
+/// element types only). Interleave is none, L2 promotion 128 bytes.
+KILN_RT_EXPORT int kiln_rt_encode_tensor_map(
+    const char *backend, const char *dtype, unsigned rank,
+    uint64_t global_address, const uint64_t *dims,
+    const uint64_t *strides_bytes, const uint32_t *box,
+    const uint32_t *element_strides, int swizzle_bytes, int oob_nan,
+    uint8_t *out128) {
+  return guarded([&] {
+    DeviceDriver *driver = driverFor(backend);
+    kiln::runtime::TiledTensorMap m;
+    m.element = tensorMapElement(dtype);
+    if (rank < 1 || rank > kiln::runtime::kTensorMapMaxRank)
+      throw DriverError("tensor map: rank must be 1 to " +
+                        std::to_string(kiln::runtime::kTensorMapMaxRank) +
+                        ", got " + std::to_string(rank));
+    if (!dims || !box || !element_strides || !out128 ||
+        (rank > 1 && !strides_bytes))
+      throw DriverError("tensor map: null array argument");
+    if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 &&
+        swizzle_bytes != 128)
+      throw DriverError("tensor map: swizzle must be 0, 32, 64 or 128 bytes, "
+                        "got " + std::to_string(swizzle_bytes));
+    if (oob_nan && !isFloat(m.element))
+      throw DriverError(std::string("tensor map: NaN padding needs a 16, 32 "
+                                    "or 64-bit float element type, got '") +
+                        dtype + "'");
+    m.rank = rank;
+    m.globalAddress = global_address;
+    m.dims = dims;
+    m.stridesBytes = strides_bytes;
+    m.box = box;
+    m.elementStrides = element_strides;
+    m.swizzleBytes = swizzle_bytes;
+    m.oobNan = oob_nan != 0;
+    driver->encodeTiledTensorMap(m, out128);
   });
 }
 

@@ -124,7 +124,10 @@ def test_current_target_unsupported_chip():
 # --- argument packing (native) ----------------------------------------------
 
 def slots(types, args):
-    return struct.unpack(f"<{len(types)}Q", _runtime.pack_args(types, args))
+    """Scalar and pointer arguments: one 8-byte slot each, back to back."""
+    buf, offsets = _runtime.pack_args(types, args)
+    assert offsets == tuple(range(0, 8 * len(types), 8)) and len(buf) == 8 * len(types)
+    return struct.unpack(f"<{len(types)}Q", buf)
 
 
 def test_pack_integers_and_pointers():

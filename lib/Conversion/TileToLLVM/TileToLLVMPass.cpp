@@ -89,12 +89,18 @@ int64_t declareSharedMemory(ModuleOp module) {
           TileDialect::SharedAttrHelper(module->getContext()).getAttr(module))
     shared = a.getInt();
   if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
+    // The buffers' offsets are aligned as their layouts need; so must be
+    // the base.
+    unsigned alignment = 16;
+    module.walk([&](LocalAllocOp alloc) {
+      alignment = std::max(alignment, getRequiredAlignment(alloc.getType()));
+    });
     OpBuilder b(module.getBodyRegion());
     auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
     LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
                            LLVM::Linkage::External,
                            LoweringContext::kSharedGlobal, Attribute(),
-                           /*alignment=*/16, /*addrSpace=*/3);
+                           alignment, /*addrSpace=*/3);
   }
   return shared;
 }
@@ -191,6 +197,36 @@ LogicalResult applyTileToLLVMConversion(ModuleOp module,
   return applyPartialConversion(module, conversionTarget, std::move(patterns));
 }
 
+constexpr llvm::StringLiteral kTensorDescArg = "tile.tensordesc";
+
+/// Tensor descriptor parameters are passed as the target says (a 128-byte
+/// grid constant, say); they are tagged here, before the signature is
+/// converted, and handed to the target by markKernels. Only kernels may take
+/// them, and only on targets that have them.
+LogicalResult tagTensorDescParams(ModuleOp module, const TargetInfo &target) {
+  WalkResult r = module.walk([&](func::FuncOp func) {
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<TensorDescType>(type))
+        continue;
+      if (!target.hasTensorDescriptors()) {
+        func.emitError() << "argument " << i << " is a tensor descriptor, "
+                         << "which " << target.getDesc().name
+                         << " does not have";
+        return WalkResult::interrupt();
+      }
+      if (func.isPrivate() || !func.getResultTypes().empty()) {
+        func.emitError() << "argument " << i << ": only kernels take tensor "
+                         << "descriptors (pass them to helper functions "
+                            "inlined)";
+        return WalkResult::interrupt();
+      }
+      func.setArgAttr(i, kTensorDescArg, UnitAttr::get(func.getContext()));
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
 /// Kernels are the public functions that return nothing; divisibility hints
 /// on their pointer arguments become alignment.
 void markKernels(ModuleOp module, const TargetInfo &target,
@@ -202,6 +238,10 @@ void markKernels(ModuleOp module, const TargetInfo &target,
       return;
     target.markKernel(func, numThreads);
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+      if (func.getArgAttr(i, kTensorDescArg)) {
+        func.removeArgAttr(i, StringAttr::get(ctx, kTensorDescArg));
+        target.markTensorDescParam(func, i);
+      }
       auto div = func.getArgAttrOfType<IntegerAttr>(
           i, TileDialect::DivisibilityAttrHelper::getNameStr());
       if (!div)
@@ -253,6 +293,7 @@ struct ConvertTileToLLVMPass
     LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
                          axisInfo};
     if (failed(checkVendorOps(module, *targetInfo)) ||
+        failed(tagTensorDescParams(module, *targetInfo)) ||
         failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)) ||

@@ -25,6 +25,11 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx)
   addConversion([ctx](AsyncTokenType) -> Type {
     return IntegerType::get(ctx, 32);
   });
+  // A tensor descriptor is the (generic) address of the target's
+  // descriptor object; how it is passed is the target's (markKernels).
+  addConversion([ctx](TensorDescType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 0);
+  });
   // A shared buffer is the address of its first element.
   addConversion([ctx](MemDescType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 3);

@@ -229,7 +229,8 @@ class CodeGenerator:
             _, ty, div = kind
             ssa = f"%{arg.arg}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.arg) \
                 else f"%arg{len(args)}"
-            frame.scope[arg.arg] = tensor(ssa, ty)
+            make_value = getattr(ty, "make_value", None)
+            frame.scope[arg.arg] = make_value(ssa) if make_value else tensor(ssa, ty)
             attrs = f" {{tile.divisibility = {div} : i32}}" if div else ""
             args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc_text(*src.position(arg))}")
             frame.sites[arg.arg] = src.position(arg)

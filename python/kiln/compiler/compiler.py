@@ -100,6 +100,8 @@ def type_name(ty) -> str:
     """Signature spelling of a type: ``*fp32``, ``i32``, ``u8``, ``fp16`` …"""
     if isinstance(ty, core.pointer_type):
         return "*" + type_name(ty.element_ty)
+    if isinstance(ty, core.tensor_descriptor_type):
+        return "tensordesc"
     n = ty.name
     if n.startswith("int"):
         return "i" + n[3:]
@@ -143,7 +145,8 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
                     ty = core.dtype_from_name(text)
                 except ValueError as e:
                     raise ValueError(f"argument {name!r}: {e}") from None
-            elif isinstance(spec, (core.dtype, core.pointer_type)):
+            elif isinstance(spec, (core.dtype, core.pointer_type,
+                                   core.tensor_descriptor_type)):
                 ty = spec
             else:
                 raise TypeError(f"argument {name!r}: bad signature entry {spec!r}")
@@ -336,7 +339,9 @@ def cache_key(fn, params, target, num_warps, compiler_version) -> str:
         else:
             ty = kind[1]
             space = getattr(ty, "address_space", 1)
-            spec.append([name, type_name(ty) + (f"@{space}" if space != 1 else ""),
+            spelled = ty.mangle() if isinstance(ty, core.tensor_descriptor_type) \
+                else type_name(ty)
+            spec.append([name, spelled + (f"@{space}" if space != 1 else ""),
                          kind[2] or 0])
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec}
@@ -458,6 +463,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     for name, kind in params.items():
         if kind[0] == "runtime":
             entry = {"name": name, "type": type_name(kind[1])}
+            if isinstance(kind[1], core.tensor_descriptor_type):
+                entry.update(kind[1].param_spec())
             if kind[2]:
                 entry["divisibility"] = kind[2]
             runtime_params.append(entry)

@@ -16,6 +16,7 @@ from ._core import (  # noqa: F401
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
     static_print, num_warps, static_range, range,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
+    block_type, tensor_descriptor, tensor_descriptor_type,
 )
 from ._layouts import (  # noqa: F401
     DistributedLayout, BlockedLayout, SliceLayout, DistributedLinearLayout, to_linear_layout,
@@ -28,3 +29,4 @@ from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2,
 )
 from . import amd, nvidia  # noqa: F401  (vendor builtins, as in Gluon)
+from .nvidia._layouts import NVMMASharedLayout, NVMMADistributedLayout  # noqa: F401 (as gl.)

@@ -638,6 +638,127 @@ class shared_memory_descriptor:
         return _semantic.local_dealloc(self)
 
 
+class block_type:
+    """The block a tensor descriptor copies: ``.shape`` (constexprs), ``.element_ty``,
+    ``.nbytes`` (Gluon's ``block_type``)."""
+
+    def __init__(self, element_ty, shape: Sequence[int]):
+        self.element_ty = element_ty
+        self._shape = tuple(_py.int(_unwrap(d)) for d in shape)
+
+    @property
+    def shape(self) -> List[constexpr]:
+        return [constexpr(d) for d in self._shape]
+
+    @property
+    def numel(self):
+        n = 1
+        for d in self._shape:
+            n *= d
+        return constexpr(n)
+
+    @property
+    def nbytes(self):
+        return constexpr(self.numel.value * self.element_ty.primitive_bitwidth // 8)
+
+
+class tensor_descriptor_type:
+    """A tensor descriptor kernel parameter (``!tile.tensordesc``): the block one copy moves
+    and the shared layout it has in shared memory. The tensor's base, shape and strides are
+    in the descriptor, passed at launch."""
+
+    is_block = False
+    is_ptr_type = False
+
+    def __init__(self, element_ty, block_shape: Sequence[int], layout: SharedLayout):
+        self.element_ty = element_ty
+        self.block_shape = tuple(_py.int(_unwrap(d)) for d in block_shape)
+        self.layout = layout
+
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def is_ptr(self):
+        return False
+
+    def is_int(self):
+        return False
+
+    def to_ir(self) -> str:
+        dims = "x".join(str(d) for d in self.block_shape)
+        return f"!tile.tensordesc<tensor<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}>>"
+
+    def mangle(self) -> str:
+        return (f"D{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.block_shape)}"
+                f"L{self.layout.mangle()}")
+
+    def param_spec(self) -> dict:
+        """What launch metadata records of the parameter (checked against the descriptor
+        passed at launch)."""
+        spec = getattr(self.layout, "descriptor_spec", None)
+        return {"dtype": _type_name(self.element_ty),
+                "block_shape": list(self.block_shape),
+                "layout": spec() if spec else repr(self.layout)}
+
+    def make_value(self, handle: str):
+        return tensor_descriptor(handle, self)
+
+    def __eq__(self, other):
+        return (isinstance(other, tensor_descriptor_type)
+                and (other.element_ty, other.block_shape, other.layout)
+                == (self.element_ty, self.block_shape, self.layout))
+
+    def __hash__(self):
+        return hash((self.element_ty, self.block_shape, self.layout))
+
+    def __str__(self):
+        return f"tensordesc<{list(self.block_shape)}, {self.element_ty}, {self.layout!r}>"
+
+    __repr__ = __str__
+
+
+def _type_name(ty) -> str:
+    n = ty.name
+    if n.startswith("int"):
+        return "i" + n[3:]
+    if n.startswith("uint"):
+        return "u" + n[4:]
+    return n
+
+
+class tensor_descriptor:
+    """A tensor descriptor in a kernel (Gluon's ``tensor_descriptor``): ``.block_type``,
+    ``.block_shape``, ``.dtype`` and ``.layout`` are compile-time values; copies take it."""
+
+    def __init__(self, handle: str, type: tensor_descriptor_type):
+        self.handle = handle
+        self.type = type
+
+    @property
+    def block_type(self):
+        return block_type(self.type.element_ty, self.type.block_shape)
+
+    @property
+    def block_shape(self) -> List[constexpr]:
+        return [constexpr(d) for d in self.type.block_shape]
+
+    @property
+    def dtype(self):
+        return self.type.element_ty
+
+    @property
+    def layout(self):
+        return self.type.layout
+
+    @property
+    def rank(self):
+        return len(self.type.block_shape)
+
+    def __repr__(self):
+        return f"tensor_descriptor({self.handle}, {self.type})"
+
+
 @builtin
 def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None):
     """A new buffer of ``shape`` x ``element_ty`` in shared memory, laid out by the shared

@@ -5,6 +5,9 @@ Layout of a bundle directory::
     manifest.json   {"format": "kiln-bundle", "version": 1,
                      "kernels": [{...metadata..., "key": k, "binary": file,
                                   "sha256": hex}, ...]}
+
+The metadata is the compiler's, kept whole: a "tensordesc" param keeps its "dtype",
+"block_shape" and "layout", which launches check TensorDescriptor arguments against.
     <key>.cubin     one binary per kernel (.hsaco for hip targets)
 
 Loading reads metadata and binaries only; a launch then needs a GPU driver.
@@ -18,7 +21,7 @@ import tempfile
 
 from . import driver as _driver  # looked up at call time, so tests can patch get_driver
 from .errors import KilnRuntimeError
-from .launcher import LoadedKernel, validate_grid
+from .launcher import LoadedKernel, tensordesc_spec, validate_grid
 
 FORMAT = "kiln-bundle"
 VERSION = 1
@@ -179,6 +182,16 @@ def load_bundle(path):
                 raise _load_error(where, f"lacks {field!r}")
         if entry["key"] in kernels:
             raise _load_error(where, f"duplicate key {entry['key']!r}")
+        params = entry["params"]
+        if not isinstance(params, list) or not all(
+                isinstance(p, dict) and "name" in p and "type" in p for p in params):
+            raise _load_error(where, "'params' must be a list of objects with name and type")
+        for p in params:
+            if p["type"] == "tensordesc":  # also "dtype", "block_shape" and "layout"
+                try:
+                    tensordesc_spec(p)
+                except ValueError as e:
+                    raise _load_error(where, str(e)) from None
         file_name = entry["binary"]
         # Binaries live in the bundle directory itself; refuse paths out of it.
         if (not isinstance(file_name, str)

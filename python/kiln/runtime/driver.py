@@ -80,6 +80,14 @@ class Driver:
     def synchronize(self):
         self._rt.synchronize(self.backend)
 
+    def encode_tensor_map(self, dtype, global_address, dims, strides_bytes, box,
+                          element_strides=None, swizzle_bytes=0, oob_nan=False):
+        """128 bytes of a tiled TMA tensor map (kiln._runtime.encode_tensor_map; dimension 0
+        innermost). A DriverError where the backend has none."""
+        return self._rt.encode_tensor_map(self.backend, dtype, global_address, dims,
+                                          strides_bytes, box, element_strides,
+                                          swizzle_bytes, oob_nan)
+
 
 def select_backend(native):
     """First backend in _BACKENDS that has a device; NoDeviceError otherwise.

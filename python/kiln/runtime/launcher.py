@@ -79,6 +79,87 @@ def _pointer(arg, param_name):
     return data_ptr()
 
 
+# A "tensordesc" parameter's metadata, besides name and type: what the kernel was compiled
+# for, as kiln.nvidia.hopper.TensorDescriptor._param_spec() gives it.
+_TENSORDESC_KEYS = ("dtype", "block_shape", "layout")
+_TENSORDESC_LAYOUT_KEYS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed",
+                           "fp4_padded")
+_DTYPE_ALIASES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
+                  "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+
+
+def _dtype_spelling(name):
+    """Signature spelling of a dtype name: int8 -> i8, uint16 -> u16, float32 -> fp32."""
+    name = str(name)
+    if name.startswith("uint"):
+        return "u" + name[4:]
+    if name.startswith("int"):
+        return "i" + name[3:]
+    return _DTYPE_ALIASES.get(name, name)
+
+
+def _plain(value):
+    """JSON-shaped copy (tuples as lists), so metadata read back from a bundle compares equal
+    to the in-memory form."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def tensordesc_spec(param):
+    """The normalized {"dtype", "block_shape", "layout"} of a "tensordesc" param's
+    metadata; ValueError naming what is missing or malformed."""
+    name = param.get("name")
+    missing = [k for k in _TENSORDESC_KEYS if k not in param]
+    if missing:
+        raise ValueError(f"tensordesc parameter {name!r} lacks {', '.join(missing)}")
+    dtype = param["dtype"]
+    if not isinstance(dtype, str) or not dtype:
+        raise ValueError(f"tensordesc parameter {name!r}: dtype must be a type name such as "
+                         f"'bf16', got {dtype!r}")
+    layout = param["layout"]
+    if not isinstance(layout, dict) or any(k not in layout
+                                           for k in _TENSORDESC_LAYOUT_KEYS):
+        raise ValueError(f"tensordesc parameter {name!r}: layout must be an object with "
+                         f"{', '.join(_TENSORDESC_LAYOUT_KEYS)}, got {layout!r}")
+    block = param["block_shape"]
+    if (not isinstance(block, (list, tuple)) or not block
+            or not all(type(b) is int for b in block)):
+        raise ValueError(f"tensordesc parameter {name!r}: block_shape must be a list of "
+                         f"ints, got {block!r}")
+    return {"dtype": _dtype_spelling(dtype), "block_shape": list(block),
+            "layout": _plain(layout)}
+
+
+def _tensor_map(arg, spec, param_name, kernel_name, driver):
+    """The encoded tensor map of a TensorDescriptor argument, after checking it is the kind
+    of descriptor the kernel was compiled for."""
+    param_spec = getattr(arg, "_param_spec", None)
+    if param_spec is None or not callable(getattr(arg, "_tensor_map", None)):
+        raise TypeError(f"argument {param_name!r} must be a "
+                        f"kiln.nvidia.hopper.TensorDescriptor, got {type(arg).__name__}")
+    got = param_spec()
+    if got == spec:  # the launch path: one dict comparison
+        return arg._tensor_map(driver)
+    got["dtype"] = _dtype_spelling(got["dtype"])
+    for field in _TENSORDESC_KEYS:
+        want = spec[field]
+        have = got[field]
+        if field == "layout":
+            have = dict(have)
+            for key in want:  # anything else the kernel's layout records: the object's own
+                if key not in have:
+                    have[key] = getattr(arg.layout, key, None)
+        have = _plain(have)
+        if have != want:
+            raise ValueError(f"argument {param_name!r}: kernel {kernel_name!r} was compiled "
+                             f"for a tensor descriptor with {field} {want}, got one with "
+                             f"{have}")
+    return arg._tensor_map(driver)
+
+
 class LoadedKernel:
     """A compiled kernel binary bound to a driver, launched with launch().
 
@@ -97,6 +178,13 @@ class LoadedKernel:
         self.name = metadata["name"]
         self.params = list(metadata["params"])
         self.arg_types = [p["type"] for p in self.params]
+        self._descs = {}  # param index -> normalized tensordesc spec
+        for i, p in enumerate(self.params):
+            if p["type"] == "tensordesc":
+                try:
+                    self._descs[i] = tensordesc_spec(p)
+                except ValueError as e:
+                    raise KilnRuntimeError(f"kernel {self.name!r}: {e}") from None
         self.shared = int(metadata["shared"])
         threads = int(metadata["num_warps"]) * int(metadata["threads_per_warp"])
         if not 1 <= threads <= _MAX_BLOCK_THREADS:
@@ -121,10 +209,12 @@ class LoadedKernel:
                 f"kernel {self.name!r} takes {len(self.params)} arguments "
                 f"({self._signature()}), got {len(args)}")
         out = []
-        for param, arg in zip(self.params, args):
+        for i, (param, arg) in enumerate(zip(self.params, args)):
             name = param["name"]
             if param["type"].startswith("*"):
                 arg = _pointer(arg, name)
+            elif i in self._descs:
+                arg = _tensor_map(arg, self._descs[i], name, self.name, self.driver)
             divisibility = param.get("divisibility")
             # The kernel was specialized assuming this; a violation would be
             # silent misbehaviour, so refuse it here.

@@ -36,6 +36,32 @@ struct DeviceInfo {
 // HIP follows it).
 constexpr long kDefaultSharedLimit = 48 * 1024;
 
+// A TMA tensor map (CUDA's CUtensorMap): an opaque 128-byte value that a
+// kernel takes by value (a `__grid_constant__` byval parameter, 64-byte
+// aligned).
+constexpr size_t kTensorMapBytes = 128;
+constexpr size_t kTensorMapAlign = 64;
+constexpr unsigned kTensorMapMaxRank = 5;
+
+// Element types a tiled tensor map can describe, by size and kind: TMA copies
+// bits, so signedness matters only where the hardware has both (32/64-bit
+// ints) and 8-bit floats travel as U8.
+enum class TensorMapElement { U8, U16, U32, I32, U64, I64, F16, BF16, F32, F64 };
+
+// What cuTensorMapEncodeTiled takes, in its order: dimension 0 is the
+// innermost (contiguous) one. Interleave is always none.
+struct TiledTensorMap {
+  TensorMapElement element = TensorMapElement::U8;
+  unsigned rank = 0;                    // 1..kTensorMapMaxRank
+  uint64_t globalAddress = 0;           // 16-byte aligned device address
+  const uint64_t *dims = nullptr;       // rank entries, elements
+  const uint64_t *stridesBytes = nullptr; // rank-1 entries: dims 1..rank-1
+  const uint32_t *box = nullptr;        // rank entries, elements
+  const uint32_t *elementStrides = nullptr; // rank entries
+  int swizzleBytes = 0;                 // 0, 32, 64 or 128
+  bool oobNan = false; // out-of-bounds elements read as NaN (floats), not 0
+};
+
 class DeviceDriver {
 public:
   virtual ~DeviceDriver() = default;
@@ -54,6 +80,17 @@ public:
                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
                       void *stream, void **params) = 0;
   virtual void synchronize() = 0;
+  // Encodes `map` into kTensorMapBytes bytes at `out` (any alignment). Only
+  // backends with TMA implement it.
+  virtual void encodeTiledTensorMap(const TiledTensorMap &map, uint8_t *out) {
+    (void)map;
+    (void)out;
+    throw DriverError(std::string("the ") + name() +
+                      " backend has no tensor maps (TMA descriptors are a "
+                      "CUDA sm_90+ feature)");
+  }
+  // "cuda" or "hip", for messages.
+  virtual const char *name() const = 0;
 };
 
 DeviceDriver &cudaDriver();

@@ -104,6 +104,7 @@ struct Hip {
 
 class HipDriver : public DeviceDriver {
 public:
+  const char *name() const override { return "hip"; }
   const std::string &loadError() override { return h.load(); }
 
   int deviceCount() override {

@@ -8,6 +8,7 @@
 
 #include "runtime/Driver.h"
 
+#include <cstdio>
 #include <cstring>
 
 using namespace kiln::runtime;
@@ -30,6 +31,87 @@ constexpr int kCuAttrCCMajor = 75;
 constexpr int kCuAttrCCMinor = 76;
 constexpr int kCuAttrMaxSharedPerBlockOptin = 97;
 constexpr int kCuFuncAttrMaxDynamicShared = 8;
+
+// cuTensorMapEncodeTiled's enums (cuda.h, CUDA 12): CUtensorMapDataType,
+// CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+// CUtensorMapFloatOOBfill.
+constexpr int kCuTensorMapDataTypeUInt8 = 0;
+constexpr int kCuTensorMapDataTypeUInt16 = 1;
+constexpr int kCuTensorMapDataTypeUInt32 = 2;
+constexpr int kCuTensorMapDataTypeInt32 = 3;
+constexpr int kCuTensorMapDataTypeUInt64 = 4;
+constexpr int kCuTensorMapDataTypeInt64 = 5;
+constexpr int kCuTensorMapDataTypeFloat16 = 6;
+constexpr int kCuTensorMapDataTypeFloat32 = 7;
+constexpr int kCuTensorMapDataTypeFloat64 = 8;
+constexpr int kCuTensorMapDataTypeBFloat16 = 9;
+constexpr int kCuTensorMapInterleaveNone = 0;
+constexpr int kCuTensorMapSwizzleNone = 0;
+constexpr int kCuTensorMapSwizzle32B = 1;
+constexpr int kCuTensorMapSwizzle64B = 2;
+constexpr int kCuTensorMapSwizzle128B = 3;
+// 128-byte L2 sectors: a swizzled TMA box row is at most 128 bytes.
+constexpr int kCuTensorMapL2Promotion128B = 2;
+constexpr int kCuTensorMapFloatOOBFillNone = 0;
+constexpr int kCuTensorMapFloatOOBFillNanRequestZeroFma = 1;
+
+// CUtensorMap: 16 64-bit words. cuTensorMapEncodeTiled wants it 64-byte
+// aligned; CUDA 13's cuda.h declares it alignas(128), so this does too.
+struct alignas(128) CUtensorMap {
+  uint64_t opaque[kTensorMapBytes / 8];
+};
+static_assert(sizeof(CUtensorMap) == kTensorMapBytes, "CUtensorMap is 128 B");
+
+int cuTensorMapDataType(TensorMapElement e) {
+  switch (e) {
+  case TensorMapElement::U8:
+    return kCuTensorMapDataTypeUInt8;
+  case TensorMapElement::U16:
+    return kCuTensorMapDataTypeUInt16;
+  case TensorMapElement::U32:
+    return kCuTensorMapDataTypeUInt32;
+  case TensorMapElement::I32:
+    return kCuTensorMapDataTypeInt32;
+  case TensorMapElement::U64:
+    return kCuTensorMapDataTypeUInt64;
+  case TensorMapElement::I64:
+    return kCuTensorMapDataTypeInt64;
+  case TensorMapElement::F16:
+    return kCuTensorMapDataTypeFloat16;
+  case TensorMapElement::BF16:
+    return kCuTensorMapDataTypeBFloat16;
+  case TensorMapElement::F32:
+    return kCuTensorMapDataTypeFloat32;
+  case TensorMapElement::F64:
+    return kCuTensorMapDataTypeFloat64;
+  }
+  throw DriverError("unknown tensor map element type");
+}
+
+int cuTensorMapSwizzle(int bytes) {
+  switch (bytes) {
+  case 0:
+    return kCuTensorMapSwizzleNone;
+  case 32:
+    return kCuTensorMapSwizzle32B;
+  case 64:
+    return kCuTensorMapSwizzle64B;
+  case 128:
+    return kCuTensorMapSwizzle128B;
+  }
+  throw DriverError("tensor map swizzle must be 0, 32, 64 or 128 bytes, got " +
+                    std::to_string(bytes));
+}
+
+// "[a, b, c]". Plain strings, no iostreams: this library may share a process
+// with another copy of libstdc++ (torch's), whose locale state iostreams would
+// touch.
+template <typename T> std::string list(const T *v, unsigned n) {
+  std::string out = "[";
+  for (unsigned i = 0; i < n; ++i)
+    out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "]";
+}
 
 struct Cuda {
   bool tried = false;
@@ -56,6 +138,12 @@ struct Cuda {
                              void **, void **);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
+  // Optional (CUDA 12+): a driver without it still loads; encoding a tensor
+  // map then fails naming it.
+  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
 
   // dlopen + dlsym; returns "" on success or why it failed. Cached: a missing
   // library does not appear while the process runs.
@@ -91,6 +179,7 @@ struct Cuda {
     KILN_BIND(cuGetErrorName)
     KILN_BIND(cuGetErrorString)
 #undef KILN_BIND
+    bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);
     return loadError;
   }
 
@@ -142,6 +231,7 @@ struct Cuda {
 
 class CudaDriver : public DeviceDriver {
 public:
+  const char *name() const override { return "cuda"; }
   const std::string &loadError() override { return c.load(); }
 
   int deviceCount() override {
@@ -206,6 +296,38 @@ public:
   void synchronize() override {
     c.ensureContext();
     c.check(c.cuCtxSynchronize(), "cuCtxSynchronize");
+  }
+
+  void encodeTiledTensorMap(const TiledTensorMap &m, uint8_t *out) override {
+    // Encoding needs a current context (CUDA_ERROR_INVALID_CONTEXT without).
+    c.ensureContext();
+    if (!c.cuTensorMapEncodeTiled)
+      throw DriverError("CUDA driver library lacks cuTensorMapEncodeTiled "
+                        "(tensor maps need a CUDA 12 driver)");
+    int swizzle = cuTensorMapSwizzle(m.swizzleBytes);
+    CUtensorMap map;
+    std::memset(&map, 0, sizeof map);
+    CUresult r = c.cuTensorMapEncodeTiled(
+        &map, cuTensorMapDataType(m.element), m.rank,
+        reinterpret_cast<void *>(static_cast<uintptr_t>(m.globalAddress)),
+        m.dims, m.stridesBytes, m.box, m.elementStrides,
+        kCuTensorMapInterleaveNone, swizzle, kCuTensorMapL2Promotion128B,
+        m.oobNan ? kCuTensorMapFloatOOBFillNanRequestZeroFma
+                 : kCuTensorMapFloatOOBFillNone);
+    if (r != 0) {
+      // Say what was asked: the driver's INVALID_VALUE does not say which.
+      char address[32];
+      std::snprintf(address, sizeof address, "0x%llx",
+                    static_cast<unsigned long long>(m.globalAddress));
+      std::string what = "cuTensorMapEncodeTiled(rank " +
+                         std::to_string(m.rank) + ", address " + address +
+                         ", dims " + list(m.dims, m.rank) + ", byte strides " +
+                         list(m.stridesBytes, m.rank - 1) + ", box " +
+                         list(m.box, m.rank) + ", swizzle " +
+                         std::to_string(m.swizzleBytes) + "B)";
+      c.check(r, what.c_str());
+    }
+    std::memcpy(out, &map, sizeof map);
   }
 
 private:

@@ -122,6 +122,12 @@ public:
   /// conversion target.
   virtual void
   configureConversionTarget(mlir::ConversionTarget &target) const = 0;
+  /// Whether kernels may take tensor descriptors (!tile.tensordesc).
+  virtual bool hasTensorDescriptors() const { return false; }
+  /// Marks kernel parameter `index`, a tensor descriptor lowered to a
+  /// pointer, as the target passes descriptors (by value, say).
+  virtual void markTensorDescParam(mlir::LLVM::LLVMFuncOp func,
+                                   unsigned index) const {}
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) const = 0;

@@ -421,5 +421,32 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (elements > (int64_t(1) << 24))
       return emitError() << "memdesc holds more than 2^24 elements";
   }
-  return success();
+  return layout.verifyBuffer(emitError, allocShape.take_back(rank),
+                             elementType);
+}
+
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       RankedTensorType blockType) {
+  auto layout = dyn_cast_or_null<SharedLayoutAttr>(blockType.getEncoding());
+  if (!layout)
+    return emitError() << "tensordesc needs a block with a shared layout "
+                          "(the layout the block has in shared memory), got "
+                       << blockType;
+  if (blockType.getRank() < 1 || blockType.getRank() > 5)
+    return emitError() << "tensordesc blocks have rank 1 to 5, got "
+                       << blockType.getRank();
+  if (layout.getRank() != blockType.getRank())
+    return emitError() << "tensordesc: the block's shared layout has rank "
+                       << layout.getRank() << ", the block "
+                       << blockType.getRank();
+  if (!blockType.getElementType().isIntOrFloat())
+    return emitError() << "tensordesc elements must be integers or floats";
+  for (int64_t d : blockType.getShape())
+    if (d < 1 || d > 256 || !llvm::isPowerOf2_64(d))
+      return emitError() << "tensordesc block dimensions must be powers of "
+                            "two in [1, 256], got "
+                         << d;
+  return layout.verifyBuffer(emitError, blockType.getShape(),
+                             blockType.getElementType());
 }

@@ -217,7 +217,9 @@ int64_t kiln::tile::getSharedXorOffset(Value memdesc) {
   return 0;
 }
 
-unsigned kiln::tile::getRequiredAlignment(MemDescType) { return 16; }
+unsigned kiln::tile::getRequiredAlignment(MemDescType type) {
+  return std::max(16u, type.getSharedLayout().getBaseAlignment());
+}
 
 LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
   while (Operation *def = memdesc.getDefiningOp()) {

@@ -174,9 +174,18 @@ struct Pending {
   int groupsAfter = -1;
 };
 
+/// An asynchronous write that lands when a wait on `barrier` returns.
+struct OnBarrier {
+  Access access, barrier;
+  bool operator==(const OnBarrier &o) const {
+    return access == o.access && barrier == o.barrier;
+  }
+};
+
 struct State {
   SmallVector<Access> reads, writes;
   SmallVector<Pending> pending;
+  SmallVector<OnBarrier, 2> onBarrier;
 
   void forEachSlot(function_ref<void(Slot &)> fn) {
     for (Access &a : reads)
@@ -185,6 +194,10 @@ struct State {
       fn(a.slot);
     for (Pending &p : pending)
       fn(p.access.slot);
+    for (OnBarrier &p : onBarrier) {
+      fn(p.access.slot);
+      fn(p.barrier.slot);
+    }
   }
 
   static void addUnique(SmallVector<Access> &set, const Access &a) {
@@ -206,6 +219,9 @@ struct State {
       else
         it->groupsAfter = std::min(it->groupsAfter, p.groupsAfter);
     }
+    for (const OnBarrier &p : o.onBarrier)
+      if (!llvm::is_contained(onBarrier, p))
+        onBarrier.push_back(p);
   }
   bool operator==(const State &o) const {
     auto sameSet = [](ArrayRef<Access> a, ArrayRef<Access> b) {
@@ -215,7 +231,11 @@ struct State {
              });
     };
     if (!sameSet(reads, o.reads) || !sameSet(writes, o.writes) ||
-        pending.size() != o.pending.size())
+        pending.size() != o.pending.size() ||
+        onBarrier.size() != o.onBarrier.size() ||
+        !llvm::all_of(onBarrier, [&](const OnBarrier &p) {
+          return llvm::is_contained(o.onBarrier, p);
+        }))
       return false;
     return llvm::all_of(pending, [&](const Pending &p) {
       return llvm::any_of(o.pending, [&](const Pending &q) {
@@ -345,6 +365,16 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
   return a;
 }
 
+/// The bytes of a view, touched by any thread of the CTA (hardware units
+/// such as TMA and wgmma, or one thread on the CTA's behalf).
+Access viewAccess(Value memdesc, Operation *op) {
+  LocalAllocOp root = getRootAllocation(memdesc);
+  Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
+  if (root)
+    a.slot = slotOf(memdesc);
+  return a;
+}
+
 RankedTensorType pointeeTensor(RankedTensorType type) {
   return RankedTensorType::get(
       type.getShape(),
@@ -470,6 +500,30 @@ private:
       state.pending.push_back({a, -1});
       return;
     }
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
+      // Like an async copy: ordered after earlier accesses by a barrier
+      // when it overlaps them; its write lands, for every thread, when a
+      // wait on its barrier returns.
+      Access a = viewAccess(write.getDst(), op);
+      bool hazard = llvm::any_of(state.reads, [&](const Access &r) {
+        return r.overlaps(a);
+      }) || llvm::any_of(state.writes, [&](const Access &w) {
+        return w.overlaps(a);
+      });
+      if (hazard)
+        barrier(op, state, insert);
+      OnBarrier p{a, viewAccess(write.getCompletionBarrier(), op)};
+      if (!llvm::is_contained(state.onBarrier, p))
+        state.onBarrier.push_back(p);
+      return;
+    }
+    if (auto wait = dyn_cast<BarrierWaitOpInterface>(op)) {
+      Access waited = viewAccess(wait.getWaitedBarrier(), op);
+      llvm::erase_if(state.onBarrier, [&](const OnBarrier &p) {
+        return p.barrier.overlaps(waited);
+      });
+      return;
+    }
     if (isa<AsyncCommitGroupOp>(op)) {
       for (Pending &p : state.pending)
         p.groupsAfter = std::min(p.groupsAfter + 1, kMaxGroups);
@@ -511,20 +565,47 @@ private:
           runBlock(block, state, insert);
       return;
     }
-    // Anything else that touches shared memory may touch all of it, in
-    // any thread: a barrier before it, and one before the next access.
+    // Anything else that touches shared memory: the views its effects
+    // name, by any thread (a read or write of a whole view), or all of it
+    // when an effect names none.
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
       SmallVector<MemoryEffects::EffectInstance> list;
       effects.getEffects(list);
-      if (llvm::any_of(list, [](const MemoryEffects::EffectInstance &e) {
-            return isa<SharedMemoryResource>(e.getResource()) &&
-                   !isa<MemoryEffects::Free>(e.getEffect());
-          })) {
+      llvm::erase_if(list, [](const MemoryEffects::EffectInstance &e) {
+        return !isa<SharedMemoryResource>(e.getResource()) ||
+               isa<MemoryEffects::Free>(e.getEffect());
+      });
+      if (list.empty())
+        return;
+      bool named = llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
+        return e.getValue() && isa<MemDescType>(e.getValue().getType());
+      });
+      if (!named) {
         barrier(op, state, insert);
         Access all;
         all.op = op;
         state.writes.push_back(all);
+        return;
       }
+      // Check every effect before recording any: one barrier covers all.
+      bool hazard = false;
+      for (const MemoryEffects::EffectInstance &e : list) {
+        Access a = viewAccess(e.getValue(), op);
+        bool isWrite = !isa<MemoryEffects::Read>(e.getEffect());
+        hazard |= llvm::any_of(state.writes, [&](const Access &w) {
+          return w.conflicts(a);
+        });
+        if (isWrite)
+          hazard |= llvm::any_of(state.reads, [&](const Access &r) {
+            return r.conflicts(a);
+          });
+      }
+      if (hazard)
+        barrier(op, state, insert);
+      for (const MemoryEffects::EffectInstance &e : list)
+        State::addUnique(isa<MemoryEffects::Read>(e.getEffect()) ? state.reads
+                                                               : state.writes,
+                         viewAccess(e.getValue(), op));
     }
   }
 

@@ -1,10 +1,10 @@
 //===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
 //
 // An mbarrier is one 64-bit shared-memory word. Thread 0 initializes it
-// (then a CTA barrier) and invalidates it. An arrival (plain or with expected transaction bytes) is
-// made by thread 0 on behalf of the CTA, after a CTA barrier so that every
-// thread's earlier shared-memory writes are ordered before the arrival's
-// release (as Triton lowers ttng.arrive_barrier / barrier_expect). Waits
+// (then a CTA barrier) and invalidates it. An arrival is made by thread 0 on
+// behalf of the CTA, after a CTA barrier so that every thread's earlier
+// shared-memory writes are ordered before the arrival's release. Arming it
+// with expected transaction bytes (for TMA) is thread 0's alone. Waits
 // spin on mbarrier.try_wait.parity in every thread. Everything goes through
 // NVVM ops; the PTX-builder ones (init, arrive.expect_tx, try_wait.parity)
 // become inline PTX in finishLowering.
@@ -77,7 +77,8 @@ struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
   matchAndRewrite(MBarrierExpectOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    ctx.target.barrier(rewriter, loc);
+    // No CTA barrier first (unlike a plain arrival): arming a barrier for a
+    // TMA copy publishes no thread's writes.
     Value pred = andPred(rewriter, loc, isThreadZero(rewriter, loc, ctx.target),
                          adaptor.getPred());
     NVVM::MBarrierArriveExpectTxOp::create(

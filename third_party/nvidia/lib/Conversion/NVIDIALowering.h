@@ -11,6 +11,17 @@ void populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,
                                       const LoweringContext &ctx);
 
+/// tile_nv.async_tma_copy_global_to_local / local_to_global /
+/// async_tma_store_wait, tile_nv.fence_async_shared.
+void populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns,
+                                 const LoweringContext &ctx);
+
+/// tile_nv.warpgroup_dot / warpgroup_dot_wait.
+void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns,
+                                          const LoweringContext &ctx);
+
 } // namespace kiln
 
 #endif

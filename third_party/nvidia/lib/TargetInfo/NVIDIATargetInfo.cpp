@@ -1,6 +1,8 @@
 //===- NVIDIATargetInfo.cpp - NVVM hooks for the tile lowering ------------===//
 
 #include "../Conversion/NVIDIALowering.h"
+#include "../Conversion/WarpGroupDot.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
@@ -122,6 +124,58 @@ public:
                         RewritePatternSet &patterns,
                         const LoweringContext &ctx) const override {
     populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
+    populateTMAOpToLLVMPatterns(converter, patterns, ctx);
+    populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
+  }
+
+  // What the TMA and wgmma lowerings support, one diagnostic at the op.
+  LogicalResult checkBeforeLowering(ModuleOp module,
+                                    const LoweringContext &ctx) const override {
+    WalkResult r = module.walk([&](Operation *op) {
+      if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(op))
+        if (failed(planWarpGroupDot(dot, ctx.numWarps)))
+          return WalkResult::interrupt();
+      Value desc, buffer;
+      if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))
+        desc = load.getDesc(), buffer = load.getResult();
+      else if (auto store = dyn_cast<tile_nv::AsyncTMACopyLocalToGlobalOp>(op))
+        desc = store.getDesc(), buffer = store.getSrc();
+      if (!desc)
+        return WalkResult::advance();
+      auto layout = cast<tile_nv::NVMMASharedEncodingAttr>(
+          cast<tile::TensorDescType>(desc.getType())
+              .getBlockType()
+              .getEncoding());
+      if (layout.getSwizzle() == 0 || layout.getTransposed()) {
+        op->emitOpError() << "TMA copies of " << layout
+                          << " are not lowered yet (a swizzled layout, not "
+                             "transposed)";
+        return WalkResult::interrupt();
+      }
+      if (tile::getSharedXorOffset(buffer) != 0) {
+        op->emitOpError() << "the shared buffer is a subslice that does not "
+                             "start a swizzle atom; TMA writes whole atoms";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(r.wasInterrupted());
+  }
+
+  bool hasTensorDescriptors() const override { return getDesc().arch >= 90; }
+
+  // A CUtensorMap: 128 bytes passed by value, read in place by TMA through
+  // its (param-space) generic address.
+  void markTensorDescParam(LLVM::LLVMFuncOp func,
+                           unsigned index) const override {
+    MLIRContext *ctx = func.getContext();
+    func.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(LLVM::LLVMArrayType::get(
+                        IntegerType::get(ctx, 8), 128)));
+    func.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    UnitAttr::get(ctx));
+    func.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                    IntegerAttr::get(IntegerType::get(ctx, 64), 64));
   }
 
   // NVVM ops without an LLVM intrinsic (mbarrier.init with a predicate,

@@ -4,17 +4,18 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
-// Thread 0 initializes the mbarrier (a predicated mbarrier.init), a CTA
-// barrier follows (the init's own: waits are not shared-memory accesses to
-// tile-insert-barriers, which adds one before the init), thread 0
-// arrives with expected bytes after a CTA barrier (every thread's earlier
-// writes are then ordered before the release), every thread waits on the
-// parity, thread 0 arrives again and invalidates.
+// Thread 0 initializes the mbarrier (a predicated mbarrier.init) with no
+// CTA barrier before it (the init writes only the barrier's word, which no
+// earlier access touched), a CTA barrier follows (the init's own: waits are
+// not shared-memory accesses to tile-insert-barriers), thread 0 arms it with
+// expected bytes (no CTA barrier: arming publishes nothing), every thread
+// waits on the parity, thread 0 arrives after a CTA barrier (every thread's
+// earlier writes are ordered before the release), and invalidates.
 // CHECK-LABEL: llvm.func @mbarrier_phases
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.inline_asm {{.*}}mbarrier.init.shared.b64
 // CHECK-NEXT: nvvm.barrier0
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64
 // CHECK: llvm.inline_asm {{.*}}mbarrier.try_wait.parity.shared.b64
 // CHECK: nvvm.barrier0

@@ -51,6 +51,17 @@ def Tile_SharedLayout : AttrInterface<"SharedLayoutAttr"> {
       "::mlir::Attribute", "getReshaped",
       (ins "::llvm::ArrayRef<int64_t>":$shape,
            "::llvm::ArrayRef<int64_t>":$newShape)>,
+    InterfaceMethod<[{Alignment in bytes a buffer in this layout needs
+      (hardware that reads a layout as a whole, such as swizzle atoms, may
+      need more than the default 16).}],
+      "unsigned", "getBaseAlignment", (ins), "", [{ return 16; }]>,
+    InterfaceMethod<[{Checks that a buffer of `shape` (this layout's
+      dimensions) and `elementType` can be laid out this way; the default
+      accepts every shape.}],
+      "::mlir::LogicalResult", "verifyBuffer",
+      (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
+           "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType),
+      "", [{ return ::mlir::success(); }]>,
   ];
 }
 

@@ -54,4 +54,30 @@ def Tile_CountedMemoryOpInterface : OpInterface<"CountedMemoryOpInterface"> {
   ];
 }
 
+// A shared-memory write that the hardware performs asynchronously and that
+// completes on a barrier in shared memory (a vendor's bulk tensor copies
+// completing on a barrier word): tile-insert-barriers orders it with earlier accesses and
+// takes it as landed, for every thread, where a wait on that barrier
+// returns.
+def Tile_BarrierCompletedWriteOpInterface
+    : OpInterface<"BarrierCompletedWriteOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The shared buffer (a !tile.memdesc value) written.",
+      "::mlir::Value", "getDst", (ins)>,
+    InterfaceMethod<"The barrier (a !tile.memdesc value) the write completes on.",
+      "::mlir::Value", "getCompletionBarrier", (ins)>,
+  ];
+}
+
+// Every thread waits on a barrier in shared memory until its phase
+// completes: the writes that complete on it are visible afterwards.
+def Tile_BarrierWaitOpInterface : OpInterface<"BarrierWaitOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The barrier (a !tile.memdesc value) waited on.",
+      "::mlir::Value", "getWaitedBarrier", (ins)>,
+  ];
+}
+
 #endif

@@ -76,6 +76,32 @@ def Tile_MemDescType : Tile_TypeDef<"MemDesc", "memdesc", [ShapedTypeInterface]>
   }];
 }
 
+def Tile_TensorDescType : Tile_TypeDef<"TensorDesc", "tensordesc"> {
+  let summary = "A descriptor of a global tensor that bulk copies read and write";
+  let description = [{
+    A kernel parameter describing a tensor in global memory (its base,
+    shape and strides are in the descriptor, not in the IR) and the block
+    one copy moves: `blockType` is that block, its encoding the shared
+    layout the block has in shared memory.
+
+    ```mlir
+    !tile.tensordesc<tensor<128x64xbf16, #tile_nv.nvmma_shared<...>>>
+    ```
+
+    Descriptors are created on the host; a kernel only passes them to the
+    bulk copy ops of the targets that have them.
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The block's shared layout (verified to be one).
+    SharedLayoutAttr getSharedLayout() const {
+      return ::llvm::cast<SharedLayoutAttr>(getBlockType().getEncoding());
+    }
+  }];
+}
+
 def Tile_AsyncTokenType : Tile_TypeDef<"AsyncToken", "async_token"> {
   let summary = "Orders asynchronous copies, their commit groups and waits";
   let description = [{
@@ -108,6 +134,8 @@ def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
 def Tile_MemDesc : Type<CPred<"::llvm::isa<::kiln::tile::MemDescType>($_self)">,
                         "shared memory descriptor", "::kiln::tile::MemDescType">;
 
+def Tile_TensorDesc : Type<CPred<"::llvm::isa<::kiln::tile::TensorDescType>($_self)">,
+                           "tensor descriptor", "::kiln::tile::TensorDescType">;
 def Tile_AsyncToken : Type<CPred<"::llvm::isa<::kiln::tile::AsyncTokenType>($_self)">,
                            "async token", "::kiln::tile::AsyncTokenType">,
                       BuildableType<"::kiln::tile::AsyncTokenType::get($_builder.getContext())">;

@@ -3,6 +3,9 @@
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
@@ -11,11 +14,18 @@ using namespace kiln::tile_nv;
 #include "kiln/Dialect/TileNV/IR/TileNVDialect.cpp.inc"
 
 void TileNVDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/TileNV/IR/TileNVAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/Dialect/TileNV/IR/TileNVOps.cpp.inc"
       >();
 }
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileNV/IR/TileNVAttrs.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/TileNV/IR/TileNVOps.cpp.inc"
@@ -25,9 +35,11 @@ namespace {
 /// PTX: an mbarrier's arrival count and transaction bytes are 20-bit.
 constexpr int64_t kMaxCount = (1 << 20) - 1;
 
+} // namespace
+
 /// The barrier operand: one mutable 64-bit word of shared memory; and the
 /// chip (when known) at least `minArch` (80 = sm_80, 90 = sm_90).
-LogicalResult verifyBarrier(Operation *op, Value barrier, unsigned minArch,
+LogicalResult kiln::tile_nv::verifyBarrier(Operation *op, Value barrier, unsigned minArch,
                             StringRef needs) {
   auto type = cast<MemDescType>(barrier.getType());
   int64_t elements = 1;
@@ -48,6 +60,8 @@ LogicalResult verifyBarrier(Operation *op, Value barrier, unsigned minArch,
              << target->name << " has none";
   return success();
 }
+
+namespace {
 
 LogicalResult verifyCount(Operation *op, StringRef what, int64_t v,
                           int64_t min) {
@@ -85,3 +99,5 @@ LogicalResult MBarrierArriveOp::verify() {
 LogicalResult MBarrierWaitOp::verify() {
   return verifyBarrier(*this, getBarrier(), 90, "mbarrier.try_wait.parity");
 }
+
+Value MBarrierWaitOp::getWaitedBarrier() { return getBarrier(); }

@@ -19,7 +19,16 @@ struct MBarrierResource
   llvm::StringRef getName() final { return "<MBarrier>"; }
 };
 
+/// Checks that `barrier` is one mutable i64 word of shared memory and that
+/// the chip (when known) is at least sm_`minArch`; `needs` names the
+/// instruction in the error.
+mlir::LogicalResult verifyBarrier(mlir::Operation *op, mlir::Value barrier,
+                                  unsigned minArch, llvm::StringRef needs);
+
 } // namespace kiln::tile_nv
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileNV/IR/TileNVAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/TileNV/IR/TileNVOps.h.inc"

@@ -2,7 +2,7 @@
 //
 // The NVIDIA half of Kiln's tile language. `tile` (include/kiln/Dialect/Tile)
 // holds what every target has; `tile_nv` holds what only NVIDIA GPUs have:
-// mbarriers today; NVMMA shared layouts, TMA copies, wgmma and mma_v2 next.
+// mbarriers, NVMMA shared layouts, TMA copies and wgmma.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_TILENV_IR_TILENVDIALECT_TD
@@ -21,6 +21,7 @@ def TileNV_Dialect : Dialect {
     extend the target-neutral `convert-tile-to-llvm`.
   }];
   let dependentDialects = ["::kiln::tile::TileDialect"];
+  let useDefaultAttributePrinterParser = 1;
 }
 
 #endif

@@ -1,9 +1,10 @@
-//===- TileNVOps.td - mbarriers -----------------------------*- tablegen -*-===//
+//===- TileNVOps.td - mbarriers; includes TMA and wgmma ops -*- tablegen -*-===//
 #ifndef KILN_DIALECT_TILENV_IR_TILENVOPS_TD
 #define KILN_DIALECT_TILENV_IR_TILENVOPS_TD
 
 include "kiln/Dialect/TileNV/IR/TileNVDialect.td"
 include "kiln/Dialect/Tile/IR/TileTypes.td"
+include "kiln/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -17,8 +18,7 @@ class TileNV_Op<string mnemonic, list<Trait> traits = []>
 def TileNV_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
 def TileNV_MBarrierState : Resource<"::kiln::tile_nv::MBarrierResource">;
 
-def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init", [
-    MemoryEffects<[MemWrite<TileNV_SharedMemory>]>]> {
+def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init"> {
   let summary = "Initialize an mbarrier with its expected arrival count";
   let description = [{
     One thread initializes the 64-bit mbarrier in `barrier` (a one-element
@@ -30,13 +30,13 @@ def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init", [
     tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
-  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count);
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemWrite<TileNV_SharedMemory>]>:$barrier,
+                       I32Attr:$count);
   let assemblyFormat = "$barrier `,` $count attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }
 
-def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
-    MemoryEffects<[MemWrite<TileNV_SharedMemory>]>]> {
+def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate"> {
   let summary = "Invalidate an mbarrier so its memory may be reused";
   let description = [{
     One thread invalidates the mbarrier; its word may then be reused as
@@ -46,7 +46,7 @@ def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
     tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
-  let arguments = (ins Tile_MemDesc:$barrier);
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemWrite<TileNV_SharedMemory>]>:$barrier);
   let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }
@@ -90,7 +90,8 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
 }
 
 def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
-    MemoryEffects<[MemRead<TileNV_MBarrierState>]>]> {
+    MemoryEffects<[MemRead<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierWaitOpInterface>]> {
   let summary = "Wait until the mbarrier's phase of a given parity completes";
   let description = [{
     Every thread (with `pred`, when given) spins on
@@ -107,5 +108,8 @@ def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
   let assemblyFormat = "$barrier `,` $phase (`,` $pred^)? attr-dict `:` qualified(type($barrier)) `,` type($phase)";
   let hasVerifier = 1;
 }
+
+include "kiln/Dialect/TileNV/IR/TileNVCopyOps.td"
+include "kiln/Dialect/TileNV/IR/TileNVDotOps.td"
 
 #endif

@@ -1,0 +1,240 @@
+"""Hopper (sm_90a) reference kernels in plain Gluon (Triton 3.6, ``triton.experimental.gluon``),
+the peers that bench/hopper_gemm.py measures Kiln's Hopper kernels against.
+
+* ``gemm_kernel``: C[M, N] = A[M, K] @ B[N, K]^T (bf16 in, fp32 accumulation, bf16 out): a
+  STAGES-deep ring of A [BM, BK] and B [BN, BK] tiles in NVMMA-swizzled shared memory filled
+  by TMA, one mbarrier per slot, asynchronous wgmma with at most one group in flight, and a
+  TMA store of the bf16 tile.
+* ``tma_copy_kernel``: out = in for a 2-D tensor, one [BR, BC] block per program: TMA load,
+  mbarrier wait, TMA store.
+
+Host wrappers: ``gluon_matmul(a, b, ...)`` and ``gluon_tma_copy(x, block=...)``, and their
+``*_launcher`` forms that build the TMA descriptors once and return a launch-only callable
+(building the three descriptors costs about 100 us of host time a call on an H100 machine,
+more than a 2048^3 GEMM takes on the GPU).
+
+The kernels use only names that Kiln mirrors: swapping the imports below for
+``import kiln``/``import kiln.language as gl``/``from kiln.language.nvidia.hopper import ...``
+(and ``@gluon.jit`` for ``@kiln.jit``) ports the kernel text unchanged. No warp
+specialization, no persistent loop.
+
+Importable only where triton (with Gluon) is installed; bench/hopper_gemm.py imports it
+lazily and reports why when it cannot.
+"""
+
+from __future__ import annotations
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+__all__ = ["gemm_kernel", "tma_copy_kernel", "gluon_matmul", "gluon_matmul_launcher",
+           "gluon_tma_copy", "gluon_tma_copy_launcher", "gemm_descriptors"]
+
+
+# --- kernels ------------------------------------------------------------------------------------
+
+
+@gluon.jit
+def gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
+                STAGES: gl.constexpr, GROUP_M: gl.constexpr, num_warps: gl.constexpr):
+    """C = A @ B^T for one [BM, BN] tile of C per program (1-D grid of
+    cdiv(M, BM) * cdiv(N, BN) programs, GROUP_M row blocks walked together for L2 reuse).
+
+    A tiles are [BM, BK] at (off_m, k); B tiles are [BN, BK] at (off_n, k) and feed wgmma
+    through a transposed view. K need not be a multiple of BK and M, N need not be multiples
+    of BM, BN: TMA zero-fills the loads past the tensor's edge and clips the store."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    dtype: gl.constexpr = a_desc.dtype
+
+    # Tile of C for this program: GROUP_M consecutive row blocks share each column block.
+    pid = gl.program_id(0)
+    num_pid_m = gl.cdiv(M, BM)
+    num_pid_n = gl.cdiv(N, BN)
+    tiles_per_group = GROUP_M * num_pid_n
+    first_m = (pid // tiles_per_group) * GROUP_M
+    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (pid % tiles_per_group) % group_rows
+    pid_n = (pid % tiles_per_group) // group_rows
+    off_m = pid_m * BM
+    off_n = pid_n * BN
+
+    # The ring: STAGES slots of A and B, one TMA barrier per slot.
+    a_bufs = gl.allocate_shared_memory(dtype, [STAGES, BM, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, BK], b_desc.layout)
+    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(bars.index(s), count=1)
+    step_bytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
+    num_k = gl.cdiv(K, BK)
+
+    # Prologue: k-steps 0 .. STAGES-2 into slots 0 .. STAGES-2 (none past the last k-step, so
+    # no copy is left in flight at the end).
+    for s in gl.static_range(STAGES - 1):
+        live = num_k > s
+        mbarrier.expect(bars.index(s), step_bytes, pred=live)
+        tma.async_copy_global_to_shared(a_desc, [off_m, s * BK], bars.index(s), a_bufs.index(s),
+                                        pred=live)
+        tma.async_copy_global_to_shared(b_desc, [off_n, s * BK], bars.index(s), b_bufs.index(s),
+                                        pred=live)
+
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                         instr_shape=[16, BN, 16])
+    acc = gl.zeros([BM, BN], dtype=gl.float32, layout=acc_layout)
+
+    for i in range(num_k):
+        slot = i % STAGES
+        # The j-th fill of a slot (j = i // STAGES) completes the barrier's phase j.
+        mbarrier.wait(bars.index(slot), (i // STAGES) & 1)
+        acc = warpgroup_mma(a_bufs.index(slot), b_bufs.index(slot).permute((1, 0)), acc,
+                            is_async=True)
+        # At most this step's wgmma stays in flight: the one of step i-1 has finished reading
+        # its slot, (i-1) % STAGES == (i+STAGES-1) % STAGES, which now takes step i+STAGES-1.
+        acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+        nxt = i + STAGES - 1
+        live = nxt < num_k
+        ns = nxt % STAGES
+        mbarrier.expect(bars.index(ns), step_bytes, pred=live)
+        tma.async_copy_global_to_shared(a_desc, [off_m, nxt * BK], bars.index(ns), a_bufs.index(ns),
+                                        pred=live)
+        tma.async_copy_global_to_shared(b_desc, [off_n, nxt * BK], bars.index(ns), b_bufs.index(ns),
+                                        pred=live)
+
+    acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(bars.index(s))
+
+    # Epilogue: bf16 tile -> NVMMA shared buffer -> TMA store (clipped at the edges of C).
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
+    c_smem.store(acc.to(c_desc.dtype))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    tma.store_wait(0)
+
+
+@gluon.jit
+def tma_copy_kernel(in_desc, out_desc):
+    """out = in, one [BR, BC] block per program on a 2-D grid (rows, columns): TMA load into
+    shared memory, wait on the mbarrier, TMA store from the same buffer."""
+    BR: gl.constexpr = in_desc.block_type.shape[0]
+    BC: gl.constexpr = in_desc.block_type.shape[1]
+    off_r = gl.program_id(0) * BR
+    off_c = gl.program_id(1) * BC
+    buf = gl.allocate_shared_memory(in_desc.dtype, [BR, BC], in_desc.layout)
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, in_desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(in_desc, [off_r, off_c], bar, buf)
+    mbarrier.wait(bar, 0)
+    mbarrier.invalidate(bar)
+    tma.async_copy_shared_to_global(out_desc, [off_r, off_c], buf)
+    tma.store_wait(0)
+
+
+# --- host wrappers ------------------------------------------------------------------------------
+
+
+def _gl_dtype(torch_dtype):
+    import torch
+    table = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
+    if torch_dtype not in table:
+        raise TypeError(f"unsupported dtype {torch_dtype} (bf16, fp16 or fp32)")
+    return table[torch_dtype]
+
+
+def _descriptor(t, block):
+    """A host TMA descriptor of the 2-D tensor t with [block] tiles in the default
+    NVMMA-swizzled shared layout (zero padding out of bounds)."""
+    layout = gl.NVMMASharedLayout.get_default_for(list(block), _gl_dtype(t.dtype))
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block), layout)
+
+
+def _cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def gemm_descriptors(a, b, c, BM, BN, BK):
+    """(a_desc, b_desc, c_desc) for gemm_kernel: A [M, K] in [BM, BK] tiles, B [N, K] in
+    [BN, BK] tiles, C [M, N] in [BM, BN] tiles."""
+    return _descriptor(a, (BM, BK)), _descriptor(b, (BN, BK)), _descriptor(c, (BM, BN))
+
+
+def _check_gemm(a, b, BM, BN, BK, STAGES, num_warps):
+    import torch
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"expected A [M, K] and B [N, K], got {list(a.shape)} and {list(b.shape)}")
+    if a.dtype != torch.bfloat16 or b.dtype != torch.bfloat16:
+        raise TypeError(f"expected bf16 inputs, got {a.dtype} and {b.dtype}")
+    if not (a.is_contiguous() and b.is_contiguous()):
+        raise ValueError("A and B must be contiguous (TMA needs unit stride along K)")
+    M, K = a.shape
+    N = b.shape[0]
+    if K % 8 or N % 8:
+        raise ValueError(f"TMA needs 16-byte aligned row strides: K={K} and N={N} must be "
+                         f"multiples of 8")
+    if STAGES < 2:
+        raise ValueError("STAGES must be at least 2")
+    if num_warps % 4 or BM % (16 * num_warps) or BN > 256 or BN % 8:
+        raise ValueError(f"wgmma tile: need num_warps % 4 == 0, BM % (16 * num_warps) == 0, "
+                         f"BN <= 256, BN % 8 == 0; got BM={BM}, BN={BN}, num_warps={num_warps}")
+    return M, N, K
+
+
+def gluon_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
+                          out=None):
+    """(run, c) for C = a @ b.T: the descriptors and C [M, N] bf16 (``out`` if given) are made
+    once; run() only launches gemm_kernel (and returns c). For timing the kernel without the
+    host-side descriptor set-up of every call."""
+    import torch
+    M, N, K = _check_gemm(a, b, BM, BN, BK, STAGES, num_warps)
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    a_desc, b_desc, c_desc = gemm_descriptors(a, b, c, BM, BN, BK)
+    grid = (_cdiv(M, BM) * _cdiv(N, BN),)
+
+    def run():
+        gemm_kernel[grid](a_desc, b_desc, c_desc, M, N, K, STAGES=STAGES, GROUP_M=GROUP_M,
+                          num_warps=num_warps)
+        return c
+    return run, c
+
+
+def gluon_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None):
+    """C = a @ b.T with gemm_kernel: a [M, K], b [N, K] bf16 contiguous CUDA tensors; returns
+    C [M, N] bf16 (``out`` if given). Grid: cdiv(M, BM) * cdiv(N, BN) programs."""
+    run, _ = gluon_matmul_launcher(a, b, BM=BM, BN=BN, BK=BK, STAGES=STAGES,
+                                   num_warps=num_warps, GROUP_M=GROUP_M, out=out)
+    return run()
+
+
+def gluon_tma_copy_launcher(x, block=(64, 128), out=None, num_warps=4):
+    """(run, y) for y = x (2-D contiguous bf16/fp16/fp32): descriptors and y (``out`` if
+    given) made once; run() only launches tma_copy_kernel (and returns y)."""
+    import torch
+    if x.dim() != 2 or not x.is_contiguous():
+        raise ValueError(f"expected a contiguous 2-D tensor, got shape {list(x.shape)}")
+    if (x.shape[1] * x.element_size()) % 16:
+        raise ValueError("TMA needs a 16-byte aligned row stride")
+    y = out if out is not None else torch.empty_like(x)
+    in_desc, out_desc = _descriptor(x, block), _descriptor(y, block)
+    grid = (_cdiv(x.shape[0], block[0]), _cdiv(x.shape[1], block[1]))
+
+    def run():
+        tma_copy_kernel[grid](in_desc, out_desc, num_warps=num_warps)
+        return y
+    return run, y
+
+
+def gluon_tma_copy(x, block=(64, 128), out=None, num_warps=4):
+    """y = x (a copy of the 2-D contiguous tensor x, bf16/fp16/fp32) with tma_copy_kernel, one
+    block per program; returns y (``out`` if given)."""
+    run, _ = gluon_tma_copy_launcher(x, block=block, out=out, num_warps=num_warps)
+    return run()

@@ -1,0 +1,545 @@
+#!/usr/bin/env python3
+"""Hopper bf16 GEMM and TMA copy, Kiln against its peers, measured in one run.
+
+* GEMM: C = A @ B^T with A [M, K] and B [N, K] random normal bf16 (M = N = K = 2048, 4096,
+  8192 by default), bf16 out, fp32 accumulation. Columns, in TFLOP/s (2 * M * N * K / median
+  time): ``torch.matmul(a, b.T)`` (cuBLAS), a Triton ``tl.dot`` kernel (below: 128x256x64
+  tiles, 3 stages, 8 warps, grouped tile order, no autotuning), the Gluon kernel of
+  bench/gluon_hopper.py (TMA + mbarrier ring + async wgmma, same tiles) and Kiln's
+  ``examples.hopper.kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8)``; then
+  kiln/cuBLAS and kiln/gluon.
+* TMA copy: y = x for 8192x8192 bf16 and 16384x8192 fp32, in GB/s ((bytes read + written) /
+  median time): Kiln's ``examples.hopper.kiln_tma_copy(x, block=(64, 128)) -> y``, Gluon's
+  ``gluon_tma_copy`` (same block) and torch's ``y.copy_(x)``.
+
+Runs on the GPU machine (Hopper) with torch and triton 3.6 (Gluon) installed:
+
+    python3 bench/hopper_gemm.py [--sizes 2048,4096,8192] [--quick] [--only gemm|copy]
+        [--copy-shapes 8192x8192:bf16,16384x8192:fp32] [--json PATH]
+
+``--quick``: 2048 only, one copy shape, shorter timing. Every implementation's result is
+checked before it is timed, on fresh random inputs of its own (so a stale buffer cannot pass
+for a result): the GEMM against the fp32 product a.float() @ b.float().T (no TF32) with
+relative Frobenius error < 1e-2 and |c - ref| <= 1e-2 * |ref| + 1e-2 * sqrt(K) everywhere; the
+copy exactly. A failed check prints FAIL instead of a number (and is not timed); an exception
+prints ERR (its message below the table); an implementation that cannot be imported prints
+``-`` and the reason. Kiln's kernels are imported lazily from examples/hopper (Kiln wheel
+installed, or a development checkout's python/ on the path); a missing module leaves the Kiln
+column empty and the other columns are still measured. Medians from
+``triton.testing.do_bench(fn, return_mode="median")`` (bench/timing.py; it flushes L2 before
+every call), after half a second of GPU warm-up.
+
+What is timed: the Triton and Gluon kernels are launched on arguments built once (for Gluon
+the three TMA descriptors, whose construction costs ~100 us of host time a call on the H100
+machine: through ``gluon_matmul`` a 2048^3 GEMM measured 160 TFLOP/s against 585 launched
+alone); cuBLAS and torch's copy are whole calls. Kiln is timed through
+``examples.hopper.kiln_matmul_launcher(a, b, **tile) -> (run, c)`` /
+``kiln_tma_copy_launcher(x, block=, out=y) -> (run, y)`` when the module has them, else through
+the whole ``kiln_matmul`` / ``kiln_tma_copy`` call; each table says which. Each side's host time
+a call is kept in the JSON (host_us, the median of 30 calls); do_bench's L2 flush before every
+timed call hides up to its own GPU time (flush_us, ~50-90 us) of host time, so a side whose host
+time exceeds it has host time in its median, and is named under the table (host_bound). JSON of all numbers goes to --json, else $OUT/hopper_gemm.json when
+$OUT is set. Exit status 1 when a check failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_BENCH = os.path.dirname(os.path.abspath(__file__))
+for _p in (_BENCH, _ROOT):  # bench/ (timing, gluon_hopper) and the root (examples.hopper)
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from timing import gbps, median_ms  # noqa: E402  (bench/timing.py)
+
+DEFAULT_SIZES = (2048, 4096, 8192)
+DEFAULT_COPY_SHAPES = ((8192, 8192, "bf16"), (16384, 8192, "fp32"))
+TILE = dict(BM=128, BN=256, BK=64, STAGES=3, num_warps=8)
+COPY_BLOCK = (64, 128)
+GEMM_SIDES = ("cublas", "triton", "gluon", "kiln")
+COPY_SIDES = ("kiln", "gluon", "torch")
+FLUSH_US = [0.0]  # do_bench's L2 flush, measured in main()
+
+
+# --- optional implementations (each import failure is recorded, not fatal) ---------------------
+
+
+def _error(e):
+    text = f"{type(e).__name__}: {e}".strip().splitlines()
+    return text[0][:300] if text else type(e).__name__
+
+
+try:
+    import triton
+    import triton.language as tl
+    TRITON_ERROR = None
+except Exception as e:  # triton absent
+    triton = tl = None
+    TRITON_ERROR = _error(e)
+
+try:
+    import gluon_hopper  # bench/gluon_hopper.py
+    GLUON_ERROR = None
+except Exception as e:  # triton absent or without Gluon's Hopper modules
+    gluon_hopper = None
+    GLUON_ERROR = _error(e)
+
+
+def load_kiln():
+    """{name: function or None} for examples.hopper's kiln_matmul, kiln_tma_copy and the
+    optional launch-only forms kiln_matmul_launcher / kiln_tma_copy_launcher (same arguments,
+    returning (run, out) like gluon_hopper's), imported on first use, and the reason when
+    kiln_matmul or kiln_tma_copy is missing."""
+    names = ("kiln_matmul", "kiln_tma_copy", "kiln_matmul_launcher", "kiln_tma_copy_launcher")
+    try:
+        try:  # the installed wheel first; a development checkout otherwise
+            import kiln  # noqa: F401
+        except ImportError:
+            sys.path.insert(0, os.path.join(_ROOT, "python"))
+        import examples.hopper as hopper
+    except Exception as e:
+        return dict.fromkeys(names), _error(e)
+    fns = {n: getattr(hopper, n, None) for n in names}
+    missing = [n for n in names[:2] if fns[n] is None]
+    return fns, (f"examples.hopper has no {', '.join(missing)}" if missing else None)
+
+
+# --- the Triton tl.dot kernel -------------------------------------------------------------------
+
+if triton is not None:
+    @triton.jit
+    def triton_matmul_kernel(a, b, c, M, N, K, stride_am, stride_bn, stride_cm,
+                             BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                             GROUP_M: tl.constexpr):
+        """c[M, N] = a[M, K] @ b[N, K]^T, bf16 out, fp32 accumulation; unit stride along K
+        and along c's rows. Rows of a and b past M, N wrap (their results are not stored);
+        the K tail is masked to zero."""
+        pid = tl.program_id(0)
+        num_pid_m = tl.cdiv(M, BM)
+        num_pid_n = tl.cdiv(N, BN)
+        tiles_per_group = GROUP_M * num_pid_n
+        first_m = (pid // tiles_per_group) * GROUP_M
+        group_rows = tl.minimum(num_pid_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % tiles_per_group) % group_rows
+        pid_n = (pid % tiles_per_group) // group_rows
+        rows = pid_m * BM + tl.arange(0, BM)
+        cols = pid_n * BN + tl.arange(0, BN)
+        ks = tl.arange(0, BK)
+        a_ptrs = a + (rows % M)[:, None] * stride_am + ks[None, :]
+        b_ptrs = b + (cols % N)[:, None] * stride_bn + ks[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            k_left = K - k * BK
+            a_tile = tl.load(a_ptrs, mask=ks[None, :] < k_left, other=0.0)
+            b_tile = tl.load(b_ptrs, mask=ks[None, :] < k_left, other=0.0)
+            acc = tl.dot(a_tile, tl.trans(b_tile), acc)
+            a_ptrs += BK
+            b_ptrs += BK
+        c_ptrs = c + rows[:, None] * stride_cm + cols[None, :]
+        tl.store(c_ptrs, acc.to(tl.bfloat16), mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def triton_matmul_launcher(a, b, BM=128, BN=256, BK=64, num_stages=3, num_warps=8, GROUP_M=8):
+    """(run, c): run() launches triton_matmul_kernel for c = a @ b.T (c made once)."""
+    import torch
+    assert a.is_contiguous() and b.is_contiguous() and a.shape[1] == b.shape[1]
+    M, K = a.shape
+    N = b.shape[0]
+    c = torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+
+    def run():
+        triton_matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
+                                   BM=BM, BN=BN, BK=BK, GROUP_M=GROUP_M,
+                                   num_stages=num_stages, num_warps=num_warps)
+        return c
+    return run, c
+
+
+# --- GEMM ---------------------------------------------------------------------------------------
+
+
+def gemm_impls(kiln):
+    """{side: (prepare(a, b) -> run, or None; reason when None; how run is timed)}. run()
+    computes C = a @ b.T and returns C. The Triton and Gluon launchers build their arguments
+    (Gluon: the TMA descriptors) once, so their timings are of the kernel, not of the host
+    set-up; Kiln's are too when examples.hopper has kiln_matmul_launcher."""
+    import torch
+    t = TILE
+
+    def cublas(a, b):
+        c = torch.empty((a.shape[0], b.shape[0]), device=a.device, dtype=torch.bfloat16)
+        return lambda: torch.matmul(a, b.T, out=c)
+
+    def triton_side(a, b):
+        return triton_matmul_launcher(a, b, BM=t["BM"], BN=t["BN"], BK=t["BK"],
+                                      num_stages=t["STAGES"], num_warps=t["num_warps"])[0]
+
+    def gluon_side(a, b):
+        return gluon_hopper.gluon_matmul_launcher(a, b, **t)[0]
+
+    if kiln["kiln_matmul_launcher"] is not None:
+        kiln_side, kiln_mode = (lambda a, b: kiln["kiln_matmul_launcher"](a, b, **t)[0]), "launch"
+    elif kiln["kiln_matmul"] is not None:
+        kiln_side, kiln_mode = (lambda a, b: (lambda: kiln["kiln_matmul"](a, b, **t))), "call"
+    else:
+        kiln_side, kiln_mode = None, None
+    return {
+        "cublas": (cublas, None, "call"),
+        "triton": (triton_side if triton is not None else None, TRITON_ERROR, "launch"),
+        "gluon": (gluon_side if gluon_hopper is not None else None, GLUON_ERROR, "launch"),
+        "kiln": (kiln_side, None, kiln_mode),
+    }
+
+
+def host_us(run, n=30):
+    """Host time of one run() in us: the median over n calls of the time each call takes to
+    return (no synchronization between calls; the GPU queue absorbs the work)."""
+    import statistics
+    import time
+    import torch
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    torch.cuda.synchronize()
+    return statistics.median(times) * 1e6
+
+
+def flush_us():
+    """GPU time in us of the L2 flush that do_bench runs before every timed call (0 without
+    triton). A call whose host time exceeds it is issued after the GPU has gone idle, so its
+    median includes host time."""
+    import statistics
+    import torch
+    if triton is None:
+        return 0.0
+    driver = triton.runtime.driver.active
+    cache = driver.get_empty_cache_for_benchmark()
+    times = []
+    for _ in range(20):
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record()
+        driver.clear_cache(cache)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3)
+    del cache
+    return statistics.median(times)
+
+
+def gemm_inputs(M, N, K):
+    import torch
+    a = torch.randn((M, K), device="cuda", dtype=torch.bfloat16)
+    b = torch.randn((N, K), device="cuda", dtype=torch.bfloat16)
+    return a, b
+
+
+def check_gemm(c, a, b):
+    """(ok, rel_fro, worst) of c against the fp32 product: worst is the largest
+    |c - ref| / (1e-2 * |ref| + 1e-2 * sqrt(K)) (<= 1 passes)."""
+    import torch
+    K = a.shape[1]
+    if tuple(c.shape) != (a.shape[0], b.shape[0]):
+        return False, float("nan"), float("nan")
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        ref = a.float() @ b.float().T
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    diff = c.float() - ref
+    rel_fro = (torch.linalg.vector_norm(diff) / torch.linalg.vector_norm(ref)).item()
+    worst = (diff.abs() / (1e-2 * ref.abs() + 1e-2 * math.sqrt(K))).max().item()
+    finite = bool(torch.isfinite(c).all().item())
+    del ref, diff
+    return finite and rel_fro < 1e-2 and worst <= 1.0, rel_fro, worst
+
+
+def bench_gemm(size, impls, rep):
+    import torch
+    M = N = K = size
+    flops = 2.0 * M * N * K
+    row = {"M": M, "N": N, "K": K, "flops": flops, "sides": {}}
+    for side in GEMM_SIDES:
+        prepare, reason, mode = impls[side]
+        entry = {}
+        if prepare is None:
+            entry["unavailable"] = reason or "not available"
+        else:
+            entry["timed"] = mode
+            try:
+                a, b = gemm_inputs(M, N, K)  # fresh inputs for every implementation
+                run = prepare(a, b)
+                c = run()
+                torch.cuda.synchronize()
+                ok, rel_fro, worst = check_gemm(c, a, b)
+                entry.update(correct=ok, rel_fro=rel_fro, worst_err_over_tol=worst)
+                del c
+                if ok:
+                    entry["ms"], entry["timer"] = median_ms(run, rep=rep)
+                    entry["tflops"] = flops / (entry["ms"] * 1e-3) / 1e12
+                    entry["host_us"] = host_us(run)
+                    entry["host_bound"] = entry["host_us"] > FLUSH_US[0]
+                del run, a, b
+            except Exception as e:  # does not compile, launch or run
+                entry["error"] = _error(e)
+            torch.cuda.empty_cache()
+        row["sides"][side] = entry
+    k = row["sides"]["kiln"].get("tflops")
+    for other, key in (("cublas", "kiln_vs_cublas"), ("gluon", "kiln_vs_gluon")):
+        o = row["sides"][other].get("tflops")
+        row[key] = k / o if k and o else None
+    return row
+
+
+# --- TMA copy -----------------------------------------------------------------------------------
+
+
+def copy_impls(kiln):
+    """{side: (prepare(x, y) -> run, or None; reason when None; how run is timed)}; run()
+    copies x and returns the copy (y, or a new tensor)."""
+    block = COPY_BLOCK
+
+    def gluon_side(x, y):
+        return gluon_hopper.gluon_tma_copy_launcher(x, block=block, out=y)[0]
+
+    if kiln["kiln_tma_copy_launcher"] is not None:
+        kiln_side = lambda x, y: kiln["kiln_tma_copy_launcher"](x, block=block, out=y)[0]  # noqa: E731
+        kiln_mode = "launch"
+    elif kiln["kiln_tma_copy"] is not None:
+        kiln_side = lambda x, y: (lambda: kiln["kiln_tma_copy"](x, block=block))  # noqa: E731
+        kiln_mode = "call"
+    else:
+        kiln_side, kiln_mode = None, None
+    return {
+        "kiln": (kiln_side, None, kiln_mode),
+        "gluon": (gluon_side if gluon_hopper is not None else None, GLUON_ERROR, "launch"),
+        "torch": ((lambda x, y: (lambda: y.copy_(x))), None, "call"),
+    }
+
+
+def bench_copy(shape, impls, rep):
+    import torch
+    R, C, dt = shape
+    tdt = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dt]
+    elem = torch.empty((), dtype=tdt).element_size()
+    nbytes = 2 * R * C * elem
+    row = {"shape": [R, C], "dtype": dt, "bytes": nbytes, "block": list(COPY_BLOCK), "sides": {}}
+    for side in COPY_SIDES:
+        prepare, reason, mode = impls[side]
+        entry = {}
+        if prepare is None:
+            entry["unavailable"] = reason or "not available"
+        else:
+            entry["timed"] = mode
+            try:
+                x = torch.randn((R, C), device="cuda").to(tdt)  # fresh input per side
+                y = torch.full_like(x, float("nan"))
+                run = prepare(x, y)
+                out = run()
+                torch.cuda.synchronize()
+                entry["correct"] = bool(out is not None and out.shape == x.shape
+                                        and torch.equal(out, x))
+                del out
+                if entry["correct"]:
+                    entry["ms"], entry["timer"] = median_ms(run, rep=rep)
+                    entry["gbps"] = gbps(nbytes, entry["ms"])
+                    entry["host_us"] = host_us(run)
+                    entry["host_bound"] = entry["host_us"] > FLUSH_US[0]
+                del run, x, y
+            except Exception as e:
+                entry["error"] = _error(e)
+            torch.cuda.empty_cache()
+        row["sides"][side] = entry
+    k = row["sides"]["kiln"].get("gbps")
+    for other, key in (("torch", "kiln_vs_torch"), ("gluon", "kiln_vs_gluon")):
+        o = row["sides"][other].get("gbps")
+        row[key] = k / o if k and o else None
+    return row
+
+
+# --- report -------------------------------------------------------------------------------------
+
+
+def _cell(entry, key, fmt):
+    if "unavailable" in entry:
+        return "-"
+    if "error" in entry:
+        return "ERR"
+    if entry.get("correct") is False:
+        return "FAIL"
+    value = entry.get(key)
+    return format(value, fmt) if value is not None else "-"
+
+
+def _ratio(value):
+    return f"{value:.3f}" if value is not None else "-"
+
+
+def _problems(rows, label):
+    seen = set()
+    for r in rows:
+        for side, entry in r["sides"].items():
+            if "error" in entry:
+                print(f"    {label(r)} {side}: {entry['error']}")
+            elif entry.get("correct") is False:
+                extra = ""
+                if "rel_fro" in entry:
+                    extra = (f" (rel. Frobenius error {entry['rel_fro']:.3g}, worst error / "
+                             f"tolerance {entry['worst_err_over_tol']:.3g})")
+                print(f"    {label(r)} {side}: WRONG RESULT, not timed{extra}")
+            elif "unavailable" in entry and side not in seen:
+                seen.add(side)
+                print(f"    {side} unavailable: {entry['unavailable']}")
+            elif entry.get("host_bound"):
+                print(f"    {label(r)} {side}: host time {entry['host_us']:.0f} us a call exceeds "
+                      f"the {FLUSH_US[0]:.0f} us L2 flush before it: its median "
+                      f"({entry['ms'] * 1e3:.0f} us) may include host time ({MODES[entry['timed']]})")
+
+
+def _print_modes(rows, sides):
+    modes = {}
+    for r in rows:
+        for side in sides:
+            modes.setdefault(side, r["sides"][side].get("timed"))
+    text = ", ".join(f"{side} {MODES[m]}" for side, m in modes.items() if m)
+    if text:
+        print(f"    timed: {text}")
+
+
+MODES = {"launch": "kernel launch on prebuilt arguments",
+         "call": "whole call (host set-up included)"}
+
+
+def print_gemm(rows):
+    print("\nbf16 GEMM C = A @ B^T (A [M,K], B [N,K], fp32 accumulate), TFLOP/s of the median time")
+    print(f"{'M=N=K':>6} {'cuBLAS':>8} {'triton':>8} {'gluon':>8} {'kiln':>8}  "
+          f"{'kiln/cuBLAS':>11} {'kiln/gluon':>10}")
+    for r in rows:
+        s = r["sides"]
+        print(f"{r['M']:>6} " + " ".join(f"{_cell(s[k], 'tflops', '.1f'):>8}" for k in GEMM_SIDES)
+              + f"  {_ratio(r['kiln_vs_cublas']):>11} {_ratio(r['kiln_vs_gluon']):>10}")
+    _print_modes(rows, GEMM_SIDES)
+    _problems(rows, lambda r: f"{r['M']}^3")
+
+
+def print_copy(rows):
+    print(f"\nTMA copy y = x, block {COPY_BLOCK[0]}x{COPY_BLOCK[1]}, GB/s = (bytes read + written)"
+          f" / median time")
+    print(f"{'shape':>16} {'kiln':>8} {'gluon':>8} {'torch':>8}  {'kiln/torch':>10} "
+          f"{'kiln/gluon':>10}")
+    for r in rows:
+        s = r["sides"]
+        name = f"{r['shape'][0]}x{r['shape'][1]} {r['dtype']}"
+        print(f"{name:>16} " + " ".join(f"{_cell(s[k], 'gbps', '.0f'):>8}" for k in COPY_SIDES)
+              + f"  {_ratio(r['kiln_vs_torch']):>10} {_ratio(r['kiln_vs_gluon']):>10}")
+    _print_modes(rows, COPY_SIDES)
+    _problems(rows, lambda r: f"{r['shape'][0]}x{r['shape'][1]} {r['dtype']}")
+
+
+# --- main ---------------------------------------------------------------------------------------
+
+
+def warm_up_gpu(seconds=0.5):
+    """Busy the GPU for a moment so that the first measurement does not see idle clocks."""
+    import time
+    import torch
+    x = torch.randn((4096, 4096), device="cuda", dtype=torch.bfloat16)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(10):
+            torch.matmul(x, x)
+        torch.cuda.synchronize()
+    del x
+
+
+def _copy_shape(text):
+    dims, _, dt = text.partition(":")
+    r, _, c = dims.lower().partition("x")
+    return int(r), int(c), (dt or "bf16")
+
+
+def main(argv=None, json_name="hopper_gemm.json"):
+    ap = argparse.ArgumentParser(description="Hopper bf16 GEMM (cuBLAS, Triton, Gluon, Kiln) "
+                                             "and TMA copy (Kiln, Gluon, torch)")
+    ap.add_argument("--sizes", default=None,
+                    help="comma-separated M=N=K list (default 2048,4096,8192)")
+    ap.add_argument("--copy-shapes", default=None,
+                    help="comma-separated RxC:dtype list (default 8192x8192:bf16,"
+                         "16384x8192:fp32; dtype bf16, fp16 or fp32)")
+    ap.add_argument("--quick", action="store_true",
+                    help="2048 only, one copy shape, shorter timing")
+    ap.add_argument("--only", choices=["gemm", "copy"], default=None)
+    ap.add_argument("--rep", type=int, default=None, help="do_bench rep (ms; default 200, "
+                                                          "50 with --quick)")
+    ap.add_argument("--json", default=None,
+                    help=f"write results here (default: $OUT/{json_name} if OUT is set)")
+    args = ap.parse_args(argv)
+
+    sizes = ([int(s) for s in args.sizes.split(",") if s] if args.sizes
+             else [2048] if args.quick else list(DEFAULT_SIZES))
+    copy_shapes = ([_copy_shape(s) for s in args.copy_shapes.split(",") if s] if args.copy_shapes
+                   else list(DEFAULT_COPY_SHAPES[:1] if args.quick else DEFAULT_COPY_SHAPES))
+    rep = args.rep or (50 if args.quick else 200)
+
+    import torch
+    torch.cuda.init()  # make torch's context current before Kiln's driver looks
+    kiln, kiln_error = load_kiln()
+    print(f"device: {torch.cuda.get_device_name()} (sm_{''.join(map(str, torch.cuda.get_device_capability()))}); "
+          f"torch {torch.__version__}, triton {getattr(triton, '__version__', '-')}")
+    if kiln_error:
+        print(f"kiln: {kiln_error}")
+    if GLUON_ERROR:
+        print(f"gluon unavailable: {GLUON_ERROR}")
+    if TRITON_ERROR:
+        print(f"triton unavailable: {TRITON_ERROR}")
+    warm_up_gpu()
+    FLUSH_US[0] = flush_us()
+
+    gemm, copy = [], []
+    if args.only in (None, "gemm"):
+        impls = gemm_impls(kiln)
+        if kiln["kiln_matmul"] is None:
+            impls["kiln"] = (None, kiln_error, None)
+        for size in sizes:
+            gemm.append(bench_gemm(size, impls, rep))
+        print_gemm(gemm)
+    if args.only in (None, "copy"):
+        impls = copy_impls(kiln)
+        if kiln["kiln_tma_copy"] is None:
+            impls["kiln"] = (None, kiln_error, None)
+        for shape in copy_shapes:
+            copy.append(bench_copy(shape, impls, rep))
+        print_copy(copy)
+
+    timer = next((e.get("timer") for r in gemm + copy for e in r["sides"].values()
+                  if e.get("timer")), "-")
+    print(f"\ntimer: {timer}; tiles {TILE}; checked before timing on fresh random inputs")
+    path = args.json or (os.path.join(os.environ["OUT"], json_name)
+                         if os.environ.get("OUT") else None)
+    if path:
+        with open(path, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(), "flush_us": FLUSH_US[0],
+                       "torch": torch.__version__,
+                       "triton": getattr(triton, "__version__", None),
+                       "kiln_error": kiln_error, "gluon_error": GLUON_ERROR,
+                       "triton_error": TRITON_ERROR, "tile": TILE,
+                       "copy_block": list(COPY_BLOCK), "gemm": gemm, "copy": copy},
+                      f, indent=2)
+        print(f"wrote {path}")
+    wrong = any(e.get("correct") is False for r in gemm + copy for e in r["sides"].values())
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""NVIDIA layouts, with Gluon's names: ``NVMMASharedLayout`` (what TMA writes and wgmma reads)
+and ``NVMMADistributedLayout`` (the wgmma accumulator). Both are re-exported by
+``kiln.language``, as Gluon's ``gl`` namespace has them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .._constexpr import _unwrap
+from .._layouts import (DistributedLayout, SharedLayout, _int_tuple, _is_pow2, _list_text)
+
+__all__ = ["NVMMASharedLayout", "NVMMADistributedLayout"]
+
+
+@dataclass(frozen=True, repr=False)
+class NVMMASharedLayout(SharedLayout):
+    """Rows of the contiguous dimension cut into ``swizzle_byte_width``-byte chunks (16 when
+    0), one chunk of every row stored before the next chunk; in each chunk the 16-byte units
+    are XORed with the row's phase: the 32/64/128-byte swizzle modes of TMA and wgmma
+    (Gluon's ``NVMMASharedLayout``). ``transposed`` makes the second-to-last dimension the
+    contiguous one. Buffers in it are 1024-byte aligned."""
+
+    swizzle_byte_width: int
+    element_bitwidth: int
+    rank: int = 2
+    transposed: bool = False
+    fp4_padded: bool = False
+    cga_layout: Sequence = field(default=())
+
+    def __post_init__(self):
+        for name in ("swizzle_byte_width", "element_bitwidth", "rank"):
+            value = _unwrap(getattr(self, name))
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"NVMMASharedLayout: {name} must be an int, got {value!r}")
+            object.__setattr__(self, name, value)
+        if self.swizzle_byte_width not in (0, 32, 64, 128):
+            raise ValueError(f"NVMMASharedLayout: swizzle_byte_width must be 0, 32, 64 or "
+                             f"128, got {self.swizzle_byte_width}")
+        if self.element_bitwidth not in (8, 16, 32, 64):
+            raise ValueError(f"NVMMASharedLayout: element_bitwidth must be 8, 16, 32 or 64, "
+                             f"got {self.element_bitwidth}")
+        if not 2 <= self.rank <= 5:
+            raise ValueError(f"NVMMASharedLayout: rank must be in [2, 5], got {self.rank}")
+        object.__setattr__(self, "transposed", bool(_unwrap(self.transposed)))
+        object.__setattr__(self, "fp4_padded", bool(_unwrap(self.fp4_padded)))
+        if self.fp4_padded:
+            raise ValueError("NVMMASharedLayout: fp4_padded is not supported yet (Kiln has no "
+                             "fp4 types)")
+        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        if self.cga_layout:
+            raise ValueError("NVMMASharedLayout: cga_layout must be [] (Kiln supports one "
+                             "CTA per program)")
+
+    @staticmethod
+    def get_default_for(block_shape, dtype, transposed=False, fp4_padded=False,
+                        cga_layout=None):
+        """The widest swizzle (128, 64, 32 bytes, else 0) whose width divides the bytes of
+        the block's contiguous dimension; 0 for blocks of fewer than 8 rows."""
+        shape = list(_int_tuple("block_shape", block_shape))
+        dtype = _unwrap(dtype)
+        bits = dtype.primitive_bitwidth
+        if transposed:
+            shape = shape[1:] + shape[:1]
+        contiguous = shape[-1] * bits // 8
+        swizzle = 0
+        for width in (128, 64, 32):
+            if contiguous >= width and contiguous % width == 0:
+                swizzle = width
+                break
+        outer = 1
+        for d in shape[:-1]:
+            outer *= d
+        if len(shape) < 2 or outer < 8:
+            swizzle = 0
+        return NVMMASharedLayout(swizzle, bits, len(shape), transposed, fp4_padded,
+                                 cga_layout or ())
+
+    def to_ir(self) -> str:
+        return (f"#tile_nv.nvmma_shared<swizzle = {self.swizzle_byte_width}, elementBitWidth = "
+                f"{self.element_bitwidth}, layoutRank = {self.rank}, transposed = "
+                f"{'true' if self.transposed else 'false'}>")
+
+    def permuted(self, perm):
+        perm = list(perm)
+        lead = list(range(self.rank - 2))
+        if perm[:-2] != lead:
+            return None
+        if perm[-2:] == [self.rank - 2, self.rank - 1]:
+            return self
+        return NVMMASharedLayout(self.swizzle_byte_width, self.element_bitwidth, self.rank,
+                                 not self.transposed)
+
+    def descriptor_spec(self) -> dict:
+        """The fields a TMA descriptor records (kiln.nvidia.hopper.TensorDescriptor)."""
+        return {"swizzle_byte_width": self.swizzle_byte_width,
+                "element_bitwidth": self.element_bitwidth, "rank": self.rank,
+                "transposed": self.transposed, "fp4_padded": self.fp4_padded}
+
+    def mangle(self) -> str:
+        return (f"NVS{self.swizzle_byte_width}_{self.element_bitwidth}_{self.rank}_"
+                f"{int(self.transposed)}NVS")
+
+    def __repr__(self) -> str:
+        return (f"NVMMASharedLayout(swizzle_byte_width={self.swizzle_byte_width}, "
+                f"element_bitwidth={self.element_bitwidth}, rank={self.rank}, "
+                f"transposed={self.transposed})")
+
+
+@dataclass(frozen=True, repr=False)
+class NVMMADistributedLayout(DistributedLayout):
+    """The accumulator layout of wgmma (``version=[3, 0]``): warps tile 16-row x
+    ``instr_shape[1]``-column blocks, ``warps_per_cta[0]`` down (4 consecutive warps take 64
+    rows) and ``warps_per_cta[1]`` across (Gluon's ``NVMMADistributedLayout``)."""
+
+    version: Sequence[int]
+    warps_per_cta: Sequence[int]
+    instr_shape: Sequence[int]
+    cga_layout: Sequence = field(default=())
+
+    def __post_init__(self):
+        object.__setattr__(self, "version", _int_tuple("version", self.version))
+        object.__setattr__(self, "warps_per_cta", _int_tuple("warps_per_cta",
+                                                             self.warps_per_cta))
+        object.__setattr__(self, "instr_shape", _int_tuple("instr_shape", self.instr_shape))
+        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        if self.version != (3, 0):
+            raise ValueError(f"NVMMADistributedLayout: only version=[3, 0] (wgmma) is "
+                             f"supported yet, got {list(self.version)}")
+        if len(self.warps_per_cta) != 2 or not all(_is_pow2(w) for w in self.warps_per_cta) \
+                or self.warps_per_cta[0] % 4:
+            raise ValueError(f"NVMMADistributedLayout: warps_per_cta must be [m, n], powers "
+                             f"of 2 with m a multiple of 4 (a warpgroup), got "
+                             f"{list(self.warps_per_cta)}")
+        if len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
+                not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
+            raise ValueError(f"NVMMADistributedLayout: instr_shape must be [16, n, k] with n "
+                             f"a power of 2 in [8, 256], got {list(self.instr_shape)}")
+        if self.cga_layout:
+            raise ValueError("NVMMADistributedLayout: cga_layout must be [] (Kiln supports "
+                             "one CTA per program)")
+
+    @property
+    def rank(self) -> int:
+        return 2
+
+    def _attr_text(self, render) -> str:
+        return (f"#tile_nv.nvmma<{{versionMajor = {self.version[0]}, versionMinor = "
+                f"{self.version[1]}, warpsPerCTA = {_list_text(self.warps_per_cta)}, "
+                f"instrShape = {_list_text(self.instr_shape)}}}>")
+
+    def mangle(self) -> str:
+        return (f"NVD{'x'.join(map(str, self.warps_per_cta))}_"
+                f"{'x'.join(map(str, self.instr_shape))}NVD")
+
+    def __repr__(self) -> str:
+        return (f"NVMMADistributedLayout(version={list(self.version)}, warps_per_cta="
+                f"{list(self.warps_per_cta)}, instr_shape={list(self.instr_shape)})")

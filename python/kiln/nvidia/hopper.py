@@ -1,0 +1,262 @@
+"""Host-side Hopper (sm_90a) objects, as in Gluon's ``triton.experimental.gluon.nvidia.hopper``.
+
+A :class:`TensorDescriptor` describes a global tensor (base address, shape, strides) and the
+block a kernel copies at a time (``block_shape``, landing in shared memory with an
+``NVMMASharedLayout``). A kernel parameter of type ``tensordesc`` takes one: the runtime
+encodes it with the driver's ``cuTensorMapEncodeTiled`` into a 128-byte ``CUtensorMap`` and
+passes that by value (a ``__grid_constant__`` parameter), and the kernel's TMA copies read it::
+
+    from kiln.nvidia.hopper import TensorDescriptor
+
+    layout = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+    a_desc = TensorDescriptor.from_tensor(a, [128, 64], layout)   # a: a 2-D bf16 CUDA tensor
+    kernel[grid](a_desc, ...)
+
+Every TMA rule the driver would refuse with a bare ``CUDA_ERROR_INVALID_VALUE`` is checked
+here first, with an error naming the field and its value.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Dict, List, Sequence
+
+from ..jit import _pointer_dtype_name
+from ..language import _core
+
+__all__ = ["TensorDescriptor", "tma_box"]
+
+MAX_RANK = 5            # TMA tensors have 1 to 5 dimensions
+MAX_BOX_DIM = 256       # elements per box dimension
+MAX_DIM = 2**32         # elements per tensor dimension
+MAX_STRIDE_BYTES = 2**40
+ALIGN_BYTES = 16        # base address, byte strides and the innermost block row
+SWIZZLES = (0, 32, 64, 128)
+PADDINGS = ("zero", "nan")
+
+# Element types TMA copies (signature spelling, as kiln.compiler.type_name writes it). 8-bit
+# floats travel as bytes, so NaN padding is for the 16/32/64-bit floats only.
+_TMA_DTYPES = ("fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "i8", "u8", "i16", "u16",
+               "i32", "u32", "i64", "u64")
+_NAN_DTYPES = ("fp16", "bf16", "fp32", "fp64")
+_LAYOUT_FIELDS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed", "fp4_padded")
+
+
+def tma_box(block_shape: Sequence[int], swizzle_byte_width: int,
+            element_bitwidth: int) -> List[int]:
+    """The TMA box (outermost dimension first, like ``block_shape``) that a descriptor with
+    this block shape and NVMMA swizzle is encoded with; the compiler's TMA lowering follows
+    the same rule.
+
+    The box is the block, except when the block's rows are wider than the swizzle pattern
+    (``swizzle_byte_width > 0`` and ``block_shape[-1] * element_bitwidth / 8 >
+    swizzle_byte_width``): the hardware swizzles at most one pattern width per box row, so
+    the innermost box dimension is ``swizzle_byte_width * 8 // element_bitwidth`` elements and
+    the kernel copies a block as ``block_shape[-1] / box[-1]`` boxes, one per swizzle-wide
+    column chunk (each at its column offset, into consecutive shared-memory chunks).
+    """
+    box = [int(d) for d in block_shape]
+    if swizzle_byte_width and box[-1] * element_bitwidth > swizzle_byte_width * 8:
+        box[-1] = swizzle_byte_width * 8 // element_bitwidth
+    return box
+
+
+def _sig_name(dtype) -> str:
+    """Signature spelling of an element dtype: ``bf16``, ``i8``, ``u32`` ..."""
+    n = dtype.name
+    if n.startswith("uint"):
+        return "u" + n[4:]
+    if n.startswith("int"):
+        return "i" + n[3:]
+    return n
+
+
+def _err(what: str) -> str:
+    return f"TensorDescriptor: {what}"
+
+
+def _ints(values, field: str) -> List[int]:
+    try:
+        items = list(values)
+    except TypeError:
+        raise TypeError(_err(f"{field} must be a sequence of ints, got "
+                             f"{type(values).__name__}")) from None
+    out = []
+    for i, v in enumerate(items):
+        try:
+            if isinstance(v, bool):
+                raise TypeError
+            out.append(operator.index(v))
+        except TypeError:
+            raise TypeError(_err(f"{field}[{i}] must be an int, got {v!r}")) from None
+    return out
+
+
+def _device_address(base) -> int:
+    data_ptr = getattr(base, "data_ptr", None)
+    if not callable(data_ptr):
+        raise TypeError(_err(f"base must be a device tensor (an object with data_ptr() and "
+                             f"dtype), got {type(base).__name__}"))
+    device = getattr(base, "device", None)
+    if getattr(device, "type", device) == "cpu" or getattr(base, "is_cuda", None) is False:
+        raise ValueError(_err("base is a CPU tensor; TMA copies device memory"))
+    return int(data_ptr())
+
+
+class TensorDescriptor:
+    """The host side of a TMA tensor descriptor (Gluon's ``TensorDescriptor``).
+
+    ``base``: a device tensor (``data_ptr()``, ``dtype``; torch tensors and the like), whose
+    dtype is the descriptor's element type. ``shape`` and ``strides`` (in elements, the last
+    one 1) describe the global tensor from ``base``; ``block_shape`` the block one copy moves;
+    ``layout`` the ``NVMMASharedLayout`` the block has in shared memory (read by attribute:
+    ``swizzle_byte_width``, ``element_bitwidth``, ``rank``, ``transposed``, ``fp4_padded``).
+    ``padding`` is what out-of-bounds elements read as: ``"zero"`` or ``"nan"`` (float
+    tensors). The attributes are read-only: the encoded map is cached on the object.
+    """
+
+    def __init__(self, base, shape, strides, block_shape, layout, padding="zero"):
+        address = _device_address(base)
+        try:
+            name = _pointer_dtype_name(base)
+            dtype = _core.dtype_from_name(name)
+        except (TypeError, ValueError):
+            raise TypeError(_err(f"base.dtype {getattr(base, 'dtype', None)!r} is not a "
+                                 f"tensor dtype Kiln knows")) from None
+        dname = _sig_name(dtype)
+        if dname not in _TMA_DTYPES:
+            raise ValueError(_err(f"base.dtype {dname} is not supported by TMA descriptors "
+                                  f"(supported: {', '.join(_TMA_DTYPES)})"))
+        bits = dtype.primitive_bitwidth
+        elem_bytes = bits // 8
+
+        shape = _ints(shape, "shape")
+        strides = _ints(strides, "strides")
+        block_shape = _ints(block_shape, "block_shape")
+        rank = len(shape)
+        if not 1 <= rank <= MAX_RANK:
+            raise ValueError(_err(f"rank (len(shape) = {rank}) must be 1 to {MAX_RANK}"))
+        for field, values in (("strides", strides), ("block_shape", block_shape)):
+            if len(values) != rank:
+                raise ValueError(_err(f"len({field}) = {len(values)} does not match the rank "
+                                      f"{rank} of shape {shape}"))
+
+        self._check_layout(layout, rank, bits, dname)
+
+        for i, d in enumerate(shape):
+            if not 1 <= d <= MAX_DIM:
+                raise ValueError(_err(f"shape[{i}] = {d} is out of range [1, 2**32]"))
+        if strides[-1] != 1:
+            raise ValueError(_err(f"strides[{rank - 1}] = {strides[-1]}: the last dimension "
+                                  f"must be contiguous (stride 1)"))
+        for i, s in enumerate(strides[:-1]):
+            nbytes = s * elem_bytes
+            if s < 1 or nbytes % ALIGN_BYTES:
+                raise ValueError(_err(f"strides[{i}] = {s} ({nbytes} bytes of {dname}) must be "
+                                      f"a positive multiple of {ALIGN_BYTES} bytes"))
+            if nbytes >= MAX_STRIDE_BYTES:
+                raise ValueError(_err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
+                                      f"2**40 bytes"))
+        for i, b in enumerate(block_shape):
+            if not 1 <= b <= MAX_BOX_DIM or b & (b - 1):
+                raise ValueError(_err(f"block_shape[{i}] = {b} must be a power of two in "
+                                      f"[1, {MAX_BOX_DIM}]"))
+        row_bytes = block_shape[-1] * elem_bytes
+        if row_bytes % ALIGN_BYTES:
+            raise ValueError(_err(f"block_shape[{rank - 1}] = {block_shape[-1]} elements of "
+                                  f"{dname} is {row_bytes} bytes; the innermost block "
+                                  f"dimension must be a multiple of {ALIGN_BYTES} bytes"))
+        if address % ALIGN_BYTES:
+            raise ValueError(_err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
+                                  f"aligned"))
+        if padding not in PADDINGS:
+            raise ValueError(_err(f"padding must be 'zero' or 'nan', got {padding!r}"))
+        if padding == "nan" and dname not in _NAN_DTYPES:
+            raise ValueError(_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
+                                  f"got {dname}"))
+
+        self._base = base
+        self._address = address
+        self._dtype = dtype
+        self._dtype_name = dname
+        self._shape = tuple(shape)
+        self._strides = tuple(strides)
+        self._block_shape = tuple(block_shape)
+        self._layout = layout
+        self._padding = padding
+        self._swizzle = int(layout.swizzle_byte_width)
+        self._spec = {
+            "dtype": dname, "block_shape": list(block_shape),
+            "layout": {"swizzle_byte_width": self._swizzle,
+                       "element_bitwidth": int(layout.element_bitwidth),
+                       "rank": int(layout.rank), "transposed": bool(layout.transposed),
+                       "fp4_padded": bool(layout.fp4_padded)}}
+        self._maps: Dict[str, bytes] = {}
+
+    @staticmethod
+    def _check_layout(layout, rank: int, bits: int, dname: str) -> None:
+        missing = [f for f in _LAYOUT_FIELDS if not hasattr(layout, f)]
+        if missing:
+            raise TypeError(_err(f"layout must be an NVMMASharedLayout (with "
+                                 f"{', '.join(_LAYOUT_FIELDS)}), got {type(layout).__name__} "
+                                 f"(no {', '.join(missing)})"))
+        if layout.swizzle_byte_width not in SWIZZLES:
+            raise ValueError(_err(f"layout.swizzle_byte_width = {layout.swizzle_byte_width!r} "
+                                  f"must be 0, 32, 64 or 128"))
+        if layout.element_bitwidth != bits:
+            raise ValueError(_err(f"layout.element_bitwidth = {layout.element_bitwidth!r} does "
+                                  f"not match base.dtype {dname} ({bits} bits)"))
+        if layout.rank != rank:
+            raise ValueError(_err(f"layout.rank = {layout.rank!r} does not match the rank "
+                                  f"{rank} of shape"))
+        if layout.transposed:
+            raise ValueError(_err("layout.transposed = True: transposed layouts are not "
+                                  "supported for TMA descriptors yet"))
+        if layout.fp4_padded:
+            raise ValueError(_err("layout.fp4_padded = True: fp4-padded layouts are not "
+                                  "supported for TMA descriptors yet"))
+
+    @staticmethod
+    def from_tensor(tensor, block_shape, layout) -> "TensorDescriptor":
+        """The whole of ``tensor`` (``shape = tensor.shape``, ``strides = tensor.stride()``),
+        copied in ``block_shape`` blocks."""
+        return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape, layout)
+
+    base = property(lambda self: self._base, doc="The tensor the descriptor reads.")
+    dtype = property(lambda self: self._dtype, doc="Element type (a kiln.language dtype).")
+    shape = property(lambda self: list(self._shape), doc="Global shape, in elements.")
+    strides = property(lambda self: list(self._strides), doc="Global strides, in elements.")
+    block_shape = property(lambda self: list(self._block_shape), doc="One copy's block.")
+    layout = property(lambda self: self._layout, doc="The block's NVMMASharedLayout.")
+    padding = property(lambda self: self._padding, doc="'zero' or 'nan'.")
+
+    def __repr__(self):
+        return (f"TensorDescriptor({self._dtype_name}, shape={list(self._shape)}, "
+                f"strides={list(self._strides)}, block_shape={list(self._block_shape)}, "
+                f"swizzle={self._swizzle}, padding={self._padding!r})")
+
+    def _param_spec(self) -> dict:
+        """What a kernel compiled for this descriptor records for the parameter (the
+        ``dtype``, ``block_shape`` and ``layout`` keys of a ``tensordesc`` param in the
+        kernel's metadata): ``{"dtype": "bf16", "block_shape": [...], "layout":
+        {"swizzle_byte_width", "element_bitwidth", "rank", "transposed", "fp4_padded"}}``."""
+        s = self._spec
+        return {"dtype": s["dtype"], "block_shape": list(s["block_shape"]),
+                "layout": dict(s["layout"])}
+
+    def _box(self) -> List[int]:
+        return tma_box(self._block_shape, self._swizzle, self._dtype.primitive_bitwidth)
+
+    def _tensor_map(self, driver) -> bytes:
+        """The 128 encoded bytes for ``driver`` (a :class:`kiln.runtime.Driver`), encoded on
+        first use per backend and cached: the launch path calls this every launch."""
+        key = driver.backend
+        encoded = self._maps.get(key)
+        if encoded is None:
+            elem_bytes = self._dtype.primitive_bitwidth // 8
+            encoded = bytes(driver.encode_tensor_map(
+                self._dtype_name, self._address, self._shape[::-1],
+                [s * elem_bytes for s in self._strides[-2::-1]], self._box()[::-1],
+                None, self._swizzle, self._padding == "nan"))
+            self._maps[key] = encoded
+        return encoded

@@ -1,0 +1,93 @@
+//===- TileNVCopyOps.td - TMA copies ------------------------*- tablegen -*-===//
+//
+// Included by TileNVOps.td (TileNV_Op, the resources).
+//
+//===----------------------------------------------------------------------===//
+
+def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_local", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface>]> {
+  let summary = "TMA: copy a block of a global tensor into shared memory";
+  let description = [{
+    One thread (of those with `pred`, when given) asks the tensor memory
+    accelerator to copy the block of `desc`'s tensor at element coordinates
+    `coord` (outermost first, as the block's dimensions) into `result`,
+    laid out as the descriptor's shared layout says. Elements outside the
+    tensor are filled (zeros, or NaN when the descriptor asks). The copy
+    counts its bytes against the mbarrier `barrier`'s current phase (arm it
+    with `tile_nv.mbarrier_expect` for the block's bytes); its writes are
+    visible to the threads whose wait on that phase returns. Needs sm_90.
+
+    ```mlir
+    tile_nv.async_tma_copy_global_to_local %desc[%m, %k], %bar, %slot
+        : !tile.tensordesc<tensor<128x64xbf16, #nvmma>>,
+          !tile.memdesc<1xi64, #s, mutable>, !tile.memdesc<128x64xbf16, #nvmma, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$coord,
+                       Tile_MemDesc:$barrier, Tile_MemDesc:$result,
+                       Optional<I1>:$pred);
+  let assemblyFormat = [{
+    $desc `[` $coord `]` `,` $barrier `,` $result (`,` $pred^)? attr-dict `:`
+    qualified(type($desc)) `,` qualified(type($barrier)) `,` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_global"> {
+  let summary = "TMA: copy a shared buffer into a block of a global tensor";
+  let description = [{
+    One thread asks the tensor memory accelerator to store `src` into the
+    block of `desc`'s tensor at `coord`; elements outside the tensor are
+    not written. The store reads `src` asynchronously: it joins a bulk
+    group that `tile_nv.async_tma_store_wait` waits for. Threads' earlier
+    writes to `src` must be made visible to the copy with
+    `tile_nv.fence_async_shared` (tile-insert-barriers places the CTA
+    barrier after it). Needs sm_90.
+
+    ```mlir
+    tile_nv.async_tma_copy_local_to_global %desc[%m, %n], %c
+        : !tile.tensordesc<tensor<128x256xbf16, #nvmma>>, !tile.memdesc<128x256xbf16, #nvmma, mutable>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_TensorDesc, "", [MemWrite]>:$desc,
+                       Variadic<I32>:$coord,
+                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src);
+  let assemblyFormat = [{
+    $desc `[` $coord `]` `,` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNV_AsyncTMAStoreWaitOp : TileNV_Op<"async_tma_store_wait"> {
+  let summary = "Wait until at most `pendings` TMA stores still read shared memory";
+  let description = [{
+    The issuing thread waits until at most `pendings` of its most recent
+    TMA stores are still reading their shared-memory source
+    (`cp.async.bulk.wait_group.read`); their buffers may then be written.
+
+    ```mlir
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let assemblyFormat = "attr-dict";
+}
+
+def TileNV_FenceAsyncSharedOp : TileNV_Op<"fence_async_shared", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+  let summary = "Order this thread's shared-memory writes before async-proxy reads";
+  let description = [{
+    `fence.proxy.async`: the calling thread's earlier ordinary writes to
+    shared memory become visible to later TMA stores and wgmma reads
+    (which go through the async proxy). `cluster` widens it to the
+    cluster's shared memory.
+
+    ```mlir
+    tile_nv.fence_async_shared {cluster = false}
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<BoolAttr, "false">:$cluster);
+  let assemblyFormat = "attr-dict";
+}

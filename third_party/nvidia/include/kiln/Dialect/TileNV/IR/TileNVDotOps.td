@@ -1,0 +1,58 @@
+//===- TileNVDotOps.td - wgmma --------------------------------*- tablegen -*-===//
+//
+// Included by TileNVOps.td (TileNV_Op, the resources).
+//
+//===----------------------------------------------------------------------===//
+
+def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
+    AllTypesMatch<["c", "d"]>]> {
+  let summary = "wgmma: d = a * b + c by each warpgroup";
+  let description = [{
+    Each warpgroup (4 consecutive warps) multiplies its rows of `a` (a
+    shared buffer M x K) with `b` (a shared buffer K x N) into its part of
+    the accumulator, laid out as `#tile.linear` of the wgmma (v3)
+    accumulator layout. `useC` (default true) false ignores `c`. Both
+    buffers must be in `#tile_nv.nvmma_shared` layouts with K contiguous.
+    With `isAsync` the op only issues the instructions: read `d` after a
+    `tile_nv.warpgroup_dot_wait` that covers it. Needs sm_90a.
+
+    ```mlir
+    %d = tile_nv.warpgroup_dot %a, %b, %c {isAsync}
+        : !tile.memdesc<128x64xbf16, #nvmma, mutable>,
+          !tile.memdesc<64x256xbf16, #nvmmaT, mutable> -> tensor<128x256xf32, #acc>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$a,
+                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$b,
+                       RankedTensorOf<[F32, F16, I32]>:$c,
+                       Optional<I1>:$useC,
+                       UnitAttr:$isAsync,
+                       OptionalAttr<I32Attr>:$maxNumImpreciseAcc);
+  let results = (outs RankedTensorOf<[F32, F16, I32]>:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c (`,` $useC^)? attr-dict `:` qualified(type($a)) `,`
+    qualified(type($b)) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNV_WarpGroupDotWaitOp : TileNV_Op<"warpgroup_dot_wait", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+  let summary = "Wait until at most `pendings` wgmma groups are in flight";
+  let description = [{
+    Each warpgroup waits until at most `pendings` of its most recent
+    `tile_nv.warpgroup_dot` ops are unfinished (`wgmma.wait_group`). The
+    accumulators passed in come back out, now safe to read: a value a
+    pending dot produces must be read through this op.
+
+    ```mlir
+    %r = tile_nv.warpgroup_dot_wait %d {pendings = 1 : i32}
+        : (tensor<128x256xf32, #acc>) -> tensor<128x256xf32, #acc>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $outputs)";
+  let hasVerifier = 1;
+}

@@ -1,0 +1,32 @@
+//===- WarpGroupDot.h - How a warpgroup_dot maps to wgmma ------*- C++ -*-===//
+#ifndef KILN_NVIDIA_LIB_CONVERSION_WARPGROUPDOT_H
+#define KILN_NVIDIA_LIB_CONVERSION_WARPGROUPDOT_H
+
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+namespace kiln {
+
+/// The instructions of one warpgroup: instrM x instrNCount tiles of
+/// m64 x n`instrN`; `registers` lists, tile by tile (M-major), the
+/// accumulator register index of each instruction register; `groupBases`
+/// is the (rows, cols) move of each warpgroup bit.
+struct WarpGroupDotPlan {
+  int64_t instrN = 0, instrM = 0, instrNCount = 0;
+  llvm::SmallVector<int64_t> registers;
+  llvm::SmallVector<std::pair<int32_t, int32_t>> groupBases;
+};
+
+/// Checks the op against what wgmma can do with `numWarps` warps (the
+/// accumulator layout, the operand layouts); a diagnostic at the op on
+/// failure.
+mlir::FailureOr<WarpGroupDotPlan> planWarpGroupDot(tile_nv::WarpGroupDotOp op,
+                                                   unsigned numWarps);
+
+/// wgmma.wait_group `pendings` with `regs` tied through it.
+llvm::SmallVector<mlir::Value> waitGroup(mlir::OpBuilder &b, mlir::Location loc,
+                                         int64_t pendings,
+                                         llvm::ArrayRef<mlir::Value> regs);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,407 @@
+//===- WarpGroupDotOpToLLVM.cpp - wgmma to NVVM ---------------------------===//
+//
+// Each warpgroup computes its part of the accumulator as a grid of
+// m64nNk16 instructions: the accumulator's layout must be the wgmma (v3)
+// one, which is checked on its F2-linear form (lanes and the first two warp
+// bits as the instruction places them; the warpgroup bits move whole
+// 64-row or N-column blocks), and each instruction's registers are found by
+// their coordinates among the thread's registers. Operands are read through
+// shared-memory matrix descriptors: the unswizzled start address of the
+// instruction's first row and K step (rows start at multiples of 8, where
+// the swizzle phase is 0), the stride of 8 rows, and the swizzle mode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NVIDIALowering.h"
+#include "WarpGroupDot.h"
+
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_nv;
+
+namespace {
+
+/// Coordinates [row, col] of register r of one m64nNk16 f32 instruction,
+/// relative to the warp's 16-row slice (PTX's wgmma D fragment).
+std::pair<int32_t, int32_t> instructionRegister(int r) {
+  return {8 * ((r >> 1) & 1), (r & 1) + 8 * (r >> 2)};
+}
+
+std::string basisText(const LinearLayout::Basis &b) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(b, os);
+  os << "]";
+  return s;
+}
+
+/// A K-contiguous operand: its nvmma layout and the element offsets of
+/// (row, k) in its buffer (row = M for a, N for b).
+struct Operand {
+  NVMMASharedEncodingAttr layout;
+  SharedOffsets offsets;
+  bool rowsFirst; // the view is [rows, K] (a) rather than [K, rows] (b)
+  unsigned elemBytes;
+
+  int64_t offsetOf(int32_t row, int32_t k) const {
+    return rowsFirst ? offsets.offsetOf({row, k}) : offsets.offsetOf({k, row});
+  }
+};
+
+FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
+                              StringRef name) {
+  auto type = cast<MemDescType>(view.getType());
+  auto layout = cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  // K is dimension 1 of a and dimension 0 of b.
+  unsigned kDim = rowsFirst ? 1 : 0;
+  if (layout.getContiguousDim() != kDim) {
+    op->emitOpError() << name
+                      << " must have K contiguous (for b: an [N, K] buffer "
+                         "permuted to [K, N]); wgmma reads of M- or "
+                         "N-contiguous operands are not lowered yet";
+    return failure();
+  }
+  if (layout.getSwizzle() == 0) {
+    op->emitOpError() << name
+                      << ": wgmma reads of unswizzled (swizzle 0) buffers are "
+                         "not lowered yet; use a 32, 64 or 128-byte swizzle";
+    return failure();
+  }
+  if (getSharedXorOffset(view) != 0) {
+    op->emitOpError() << name
+                      << " is a subslice that does not start a swizzle atom; "
+                         "wgmma descriptors need whole atoms";
+    return failure();
+  }
+  FailureOr<SharedOffsets> offsets = SharedOffsets::get(type);
+  if (failed(offsets)) {
+    op->emitOpError() << name << ": its layout is not a bijection";
+    return failure();
+  }
+  return Operand{layout, *offsets, rowsFirst,
+                 unsigned(type.getElementType().getIntOrFloatBitWidth() / 8)};
+}
+
+} // namespace
+
+FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
+                                                   unsigned numWarps) {
+  auto acc = cast<RankedTensorType>(op.getC().getType());
+  int64_t m = acc.getShape()[0], n = acc.getShape()[1];
+  if (numWarps % 4) {
+    op.emitOpError() << "wgmma runs on warpgroups of 4 warps; the kernel has "
+                     << numWarps << " warps";
+    return failure();
+  }
+  FailureOr<LinearLayout> ll =
+      getLinearLayout(acc, [&] { return op.emitOpError(); });
+  if (failed(ll))
+    return failure();
+  auto fail = [&](const Twine &why) {
+    op.emitOpError() << "the accumulator's layout is not the wgmma (v3) "
+                        "layout: "
+                     << why
+                     << " (use NVMMADistributedLayout(version=[3, 0], ...))";
+    return failure();
+  };
+  const LinearLayout::Basis laneWant[] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  ArrayRef<LinearLayout::Basis> lanes = ll->getBases(LinearLayout::Lane);
+  if (lanes.size() != 5)
+    return fail("it is not for 32-lane warps");
+  for (unsigned i = 0; i < 5; ++i)
+    if (lanes[i] != laneWant[i])
+      return fail("lane bit " + Twine(i) + " moves by " + basisText(lanes[i]) +
+                  ", the instruction's by " + basisText(laneWant[i]));
+  ArrayRef<LinearLayout::Basis> warps = ll->getBases(LinearLayout::Warp);
+  if (warps.size() < 2 || warps[0] != LinearLayout::Basis{16, 0} ||
+      warps[1] != LinearLayout::Basis{32, 0})
+    return fail("the 4 warps of a warpgroup must take rows 16 apart");
+  WarpGroupDotPlan plan;
+  int64_t rowsPerGroup = m, colsPerGroup = n;
+  for (const LinearLayout::Basis &b : warps.drop_front(2)) {
+    if (b[0] && !b[1] && b[0] % 64 == 0)
+      rowsPerGroup /= 2;
+    else if (b[1] && !b[0])
+      colsPerGroup /= 2;
+    else
+      return fail("a warpgroup bit moves by " + basisText(b) +
+                  ", not by whole 64-row or column blocks");
+    plan.groupBases.push_back({b[0], b[1]});
+  }
+  if (rowsPerGroup < 64 || colsPerGroup < 8) {
+    op.emitOpError() << "each warpgroup gets a " << rowsPerGroup << " x "
+                     << colsPerGroup
+                     << " block of the accumulator; wgmma needs at least 64 x "
+                        "8 (M = 64 per instruction)";
+    return failure();
+  }
+  plan.instrN = std::min<int64_t>(colsPerGroup, 256);
+  for (const auto &[r, c] : plan.groupBases)
+    if (c % plan.instrN)
+      return fail("a warpgroup bit moves by " + Twine(c) +
+                  " columns, not a multiple of the instruction's N = " +
+                  Twine(plan.instrN));
+  plan.instrM = rowsPerGroup / 64;
+  plan.instrNCount = colsPerGroup / plan.instrN;
+  // Register index of every coordinate the thread's registers hold.
+  ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
+  int64_t numRegs = int64_t(1) << regs.size();
+  if (numRegs * 128 * (numWarps / 4) != m * n)
+    return fail("its registers repeat elements (broadcast)");
+  DenseMap<std::pair<int32_t, int32_t>, int64_t> regOf;
+  for (int64_t i = 0; i < numRegs; ++i) {
+    int32_t r = 0, c = 0;
+    for (unsigned bit = 0; bit < regs.size(); ++bit)
+      if (i >> bit & 1) {
+        r ^= regs[bit][0];
+        c ^= regs[bit][1];
+      }
+    regOf[{r, c}] = i;
+  }
+  for (int64_t mi = 0; mi < plan.instrM; ++mi)
+    for (int64_t ni = 0; ni < plan.instrNCount; ++ni)
+      for (int64_t r = 0; r < plan.instrN / 2; ++r) {
+        auto [dr, dc] = instructionRegister(r);
+        auto it = regOf.find({int32_t(64 * mi + dr), int32_t(plan.instrN * ni + dc)});
+        if (it == regOf.end())
+          return fail("no register holds row " + Twine(64 * mi + dr) +
+                      ", column " + Twine(plan.instrN * ni + dc) +
+                      " of a warp's slice");
+        plan.registers.push_back(it->second);
+      }
+  // The operands.
+  for (auto [view, rowsFirst, name] :
+       {std::tuple<Value, bool, StringRef>{op.getA(), true, "a"},
+        {op.getB(), false, "b"}})
+    if (failed(getOperand(op, view, rowsFirst, name)))
+      return failure();
+  return plan;
+}
+
+namespace {
+
+constexpr int64_t kDescriptorLBO = 1; // ignored for swizzled K-major operands
+
+/// The 64-bit shared-memory matrix descriptor of an operand whose first
+/// element (unswizzled start) is at `addr` (a shared pointer).
+Value descriptor(OpBuilder &b, Location loc, Value addr, const Operand &o) {
+  Type i64 = b.getI64Type();
+  Value a = LLVM::PtrToIntOp::create(b, loc, i64, addr);
+  auto c = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  a = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, a, c(4)),
+                          c(0x3FFF));
+  int64_t sbo = o.offsetOf(8, 0) * o.elemBytes;
+  int64_t mode = o.layout.getSwizzle() == 128 ? 1
+                 : o.layout.getSwizzle() == 64 ? 2
+                                               : 3;
+  int64_t fixed = (kDescriptorLBO << 16) | ((sbo >> 4) << 32) | (mode << 62);
+  return LLVM::OrOp::create(b, loc, a, c(fixed));
+}
+
+Value byteAddress(OpBuilder &b, Location loc, Value base, Value elements,
+                  unsigned elemBytes) {
+  Value bytes = LLVM::MulOp::create(b, loc, elements, i32Const(b, loc, elemBytes));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{bytes});
+}
+
+NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (t.isF16())
+    return NVVM::WGMMATypes::f16;
+  return NVVM::WGMMATypes::f32;
+}
+
+struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<WarpGroupDotPlan> plan = planWarpGroupDot(op, ctx.numWarps);
+    if (failed(plan))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *mctx = rewriter.getContext();
+    Operand a = *getOperand(op, op.getA(), true, "a");
+    Operand bop = *getOperand(op, op.getB(), false, "b");
+    int64_t k = op.getA().getType().getShape()[1];
+
+    // This warpgroup's row and column offsets (XOR of its bits' moves).
+    Value group = LLVM::LShrOp::create(
+        rewriter, loc, getThreadIds(rewriter, loc, ctx).warp,
+        i32Const(rewriter, loc, 2));
+    Value aDyn = i32Const(rewriter, loc, 0), bDyn = i32Const(rewriter, loc, 0);
+    for (auto [bit, move] : llvm::enumerate(plan->groupBases)) {
+      Value on = LLVM::AndOp::create(
+          rewriter, loc,
+          LLVM::LShrOp::create(rewriter, loc, group,
+                               i32Const(rewriter, loc, bit)),
+          i32Const(rewriter, loc, 1));
+      Value mask = LLVM::SubOp::create(rewriter, loc,
+                                       i32Const(rewriter, loc, 0), on);
+      auto [rows, cols] = move;
+      int64_t aMove = rows ? a.offsetOf(rows, 0) : 0;
+      int64_t bMove = cols ? bop.offsetOf(cols, 0) : 0;
+      aDyn = LLVM::XOrOp::create(
+          rewriter, loc, aDyn,
+          LLVM::AndOp::create(rewriter, loc, mask,
+                              i32Const(rewriter, loc, aMove)));
+      bDyn = LLVM::XOrOp::create(
+          rewriter, loc, bDyn,
+          LLVM::AndOp::create(rewriter, loc, mask,
+                              i32Const(rewriter, loc, bMove)));
+    }
+
+    SmallVector<Value> accRegs = getRegisters(rewriter, loc, adaptor.getC());
+    // useC false ignores c: a runtime flag zeroes the registers first.
+    NVVM::WGMMAScaleOut scaleD = NVVM::WGMMAScaleOut::one;
+    if (Value useC = adaptor.getUseC()) {
+      APInt cst;
+      if (matchPattern(op.getUseC(), m_ConstantInt(&cst))) {
+        if (cst.isZero())
+          scaleD = NVVM::WGMMAScaleOut::zero;
+      } else {
+        Value zero = LLVM::ConstantOp::create(
+            rewriter, loc, accRegs[0].getType(),
+            rewriter.getZeroAttr(accRegs[0].getType()));
+        for (Value &r : accRegs)
+          r = LLVM::SelectOp::create(rewriter, loc, useC, r, zero);
+      }
+    }
+
+    Type elem = op.getA().getType().getElementType();
+    int64_t perInstr = plan->instrN / 2;
+    SmallVector<Type> fields(perInstr, accRegs[0].getType());
+    auto structTy = LLVM::LLVMStructType::getLiteral(mctx, fields);
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    SmallVector<Value> out = accRegs;
+    int64_t idx = 0;
+    for (int64_t mi = 0; mi < plan->instrM; ++mi)
+      for (int64_t ni = 0; ni < plan->instrNCount; ++ni, idx += perInstr) {
+        SmallVector<Value> in;
+        for (int64_t r = 0; r < perInstr; ++r)
+          in.push_back(accRegs[plan->registers[idx + r]]);
+        Value d = packStruct(rewriter, loc, structTy, in);
+        for (int64_t s = 0; s < k / 16; ++s) {
+          Value aOff = LLVM::XOrOp::create(
+              rewriter, loc, aDyn,
+              i32Const(rewriter, loc, a.offsetOf(64 * mi, 16 * s)));
+          Value bOff = LLVM::XOrOp::create(
+              rewriter, loc, bDyn,
+              i32Const(rewriter, loc,
+                       bop.offsetOf(plan->instrN * ni, 16 * s)));
+          Value descA = descriptor(
+              rewriter, loc,
+              byteAddress(rewriter, loc, adaptor.getA(), aOff, a.elemBytes), a);
+          Value descB = descriptor(
+              rewriter, loc,
+              byteAddress(rewriter, loc, adaptor.getB(), bOff, bop.elemBytes),
+              bop);
+          d = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, structTy, d, descA, descB,
+              NVVM::MMAShapeAttr::get(mctx, 64, plan->instrN, 16),
+              NVVM::WGMMATypesAttr::get(mctx, wgmmaType(elem)),
+              NVVM::WGMMATypesAttr::get(mctx, wgmmaType(elem)),
+              NVVM::WGMMATypesAttr::get(mctx, NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(mctx, s == 0 ? scaleD
+                                                        : NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
+              NVVM::MMALayoutAttr::get(mctx, NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(mctx, NVVM::MMALayout::col),
+              NVVM::MMAIntOverflowAttr());
+        }
+        SmallVector<Value> res = unpackStruct(rewriter, loc, d);
+        for (int64_t r = 0; r < perInstr; ++r)
+          out[plan->registers[idx + r]] = res[r];
+      }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    if (!op.getIsAsync())
+      out = waitGroup(rewriter, loc, 0, out);
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
+};
+
+struct WarpGroupDotWaitConversion : TileOpConversion<WarpGroupDotWaitOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(WarpGroupDotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> all;
+    SmallVector<size_t> counts;
+    for (Value v : adaptor.getInputs()) {
+      SmallVector<Value> regs = getRegisters(rewriter, loc, v);
+      counts.push_back(regs.size());
+      all.append(regs);
+    }
+    all = waitGroup(rewriter, loc, op.getPendings(), all);
+    SmallVector<Value> results;
+    size_t at = 0;
+    for (auto [v, count] : llvm::zip(op.getOutputs(), counts)) {
+      Type t = getTypeConverter()->convertType(v.getType());
+      ArrayRef<Value> regs = ArrayRef<Value>(all).slice(at, count);
+      at += count;
+      results.push_back(isa<LLVM::LLVMStructType>(t)
+                            ? packStruct(rewriter, loc, t, regs)
+                            : regs[0]);
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+} // namespace
+
+/// wgmma.wait_group with `regs` passed through it (tied in and out), so that
+/// no use of a register an unfinished wgmma writes moves above the wait.
+/// NVVM's wait op has no operands to tie, hence inline PTX here.
+SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
+                                   ArrayRef<Value> regs) {
+  std::string text =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pendings) + ";";
+  if (regs.empty()) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
+    return {};
+  }
+  std::string constraints;
+  SmallVector<Type> types;
+  for (Value r : regs) {
+    Type t = r.getType();
+    types.push_back(t);
+    constraints += t.isF32() ? "=f," : t.isF64() ? "=d," :
+                   t.getIntOrFloatBitWidth() == 64 ? "=l," :
+                   t.getIntOrFloatBitWidth() == 16 ? "=h," : "=r,";
+  }
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += std::to_string(i) + (i + 1 < regs.size() ? "," : "");
+  auto structTy = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, structTy, regs, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return unpackStruct(b, loc, asmOp.getResult(0));
+}
+
+void kiln::populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
+                                                RewritePatternSet &patterns,
+                                                const LoweringContext &ctx) {
+  patterns.add<WarpGroupDotConversion, WarpGroupDotWaitConversion>(converter,
+                                                                   ctx);
+}

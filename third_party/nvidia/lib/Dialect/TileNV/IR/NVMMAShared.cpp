@@ -1,0 +1,189 @@
+//===- NVMMAShared.cpp - #tile_nv.nvmma_shared ---------------------------===//
+//
+// The shared layout TMA writes and wgmma reads, as an F2-linear map from the
+// element offset to buffer coordinates (the form every shared layout has).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_nv;
+
+LogicalResult
+NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                unsigned swizzle, unsigned bits, unsigned rank,
+                                bool) {
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "nvmma_shared: swizzle must be 0, 32, 64 or 128 "
+                          "bytes, got "
+                       << swizzle;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+    return emitError() << "nvmma_shared: elementBitWidth must be 8, 16, 32 or "
+                          "64, got "
+                       << bits;
+  if (rank < 2 || rank > 5)
+    return emitError() << "nvmma_shared: layoutRank must be in [2, 5], got " << rank;
+  return success();
+}
+
+unsigned NVMMASharedEncodingAttr::getRank() const { return getLayoutRank(); }
+
+unsigned NVMMASharedEncodingAttr::getChunkElements() const {
+  return std::max(getSwizzle(), 16u) * 8 / getElementBitWidth();
+}
+
+unsigned NVMMASharedEncodingAttr::getBaseAlignment() const { return 1024; }
+
+LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+    Type elementType) const {
+  if (elementType.getIntOrFloatBitWidth() != getElementBitWidth())
+    return emitError() << "nvmma_shared: the layout is for "
+                       << getElementBitWidth() << "-bit elements, the buffer "
+                       << "holds " << elementType;
+  unsigned rank = getRank();
+  int64_t contiguous = shape[getTransposed() ? rank - 2 : rank - 1];
+  if (contiguous < getChunkElements())
+    return emitError() << "nvmma_shared: rows of " << contiguous
+                       << " elements are narrower than the "
+                       << std::max(getSwizzle(), 16u)
+                       << "-byte swizzle chunk (" << getChunkElements()
+                       << " elements); use a smaller swizzle";
+  int64_t rows = shape[getTransposed() ? rank - 1 : rank - 2];
+  if (getSwizzle() && rows < 8)
+    return emitError() << "nvmma_shared: a swizzled buffer needs at least 8 "
+                          "rows (one swizzle atom), got "
+                       << rows;
+  return success();
+}
+
+/// Offset bits, fastest first: the columns of one chunk (16-byte units
+/// XORed with the row's phase), the rows, the chunks, then the leading
+/// dimensions (outermost last).
+LinearLayout
+NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  unsigned rank = getRank();
+  assert(shape.size() == rank && "shape must match the layout's rank");
+  unsigned colDim = getTransposed() ? rank - 2 : rank - 1;
+  unsigned rowDim = getTransposed() ? rank - 1 : rank - 2;
+  auto unit = [&](unsigned dim, int32_t value) {
+    LinearLayout::Basis b(rank, 0);
+    b[dim] = value;
+    return b;
+  };
+  int64_t cols = shape[colDim];
+  int64_t chunk = std::min<int64_t>(getChunkElements(), cols);
+  int64_t vec = 128 / getElementBitWidth(); // one 16-byte unit
+  LinearLayout::Bases offsets;
+  for (int64_t c = 1; c < chunk; c *= 2)
+    offsets.push_back(unit(colDim, c));
+  unsigned perPhase = getSwizzle() ? 128 / getSwizzle() : 1;
+  unsigned phaseBits = getSwizzle() ? llvm::Log2_32(getSwizzle() / 16) : 0;
+  unsigned shift = llvm::Log2_32(perPhase);
+  unsigned j = 0;
+  for (int64_t r = 1; r < shape[rowDim]; r *= 2, ++j) {
+    LinearLayout::Basis b = unit(rowDim, r);
+    if (j >= shift && j < shift + phaseBits) {
+      int64_t flip = vec << (j - shift);
+      if (flip < chunk)
+        b[colDim] = flip;
+    }
+    offsets.push_back(b);
+  }
+  for (int64_t c = chunk; c < cols; c *= 2)
+    offsets.push_back(unit(colDim, c));
+  for (int d = int(rank) - 3; d >= 0; --d)
+    for (int64_t v = 1; v < shape[d]; v *= 2)
+      offsets.push_back(unit(d, v));
+  SmallVector<int32_t> sizes(shape.begin(), shape.end());
+  return LinearLayout({offsets, {}, {}}, sizes);
+}
+
+// Swapping the last two dimensions is the same bytes with the contiguous
+// dimension named the other way; other permutations are not expressible.
+Attribute NVMMASharedEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
+  unsigned rank = getRank();
+  if (perm.size() != rank)
+    return {};
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    if (perm[i] != int32_t(i))
+      return {};
+  if (perm[rank - 2] == int32_t(rank - 2))
+    return *this;
+  return NVMMASharedEncodingAttr::get(getContext(), getSwizzle(),
+                                      getElementBitWidth(), rank,
+                                      !getTransposed());
+}
+
+Attribute NVMMASharedEncodingAttr::getReshaped(ArrayRef<int64_t> shape,
+                                               ArrayRef<int64_t> newShape) const {
+  if (shape == newShape)
+    return *this;
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// #tile_nv.nvmma (the wgmma accumulator layout)
+//===----------------------------------------------------------------------===//
+
+LogicalResult NVMMADistributedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, unsigned major,
+    unsigned minor, ArrayRef<unsigned> warps, ArrayRef<unsigned> instr) {
+  if (major != 3 || minor != 0)
+    return emitError() << "nvmma: only version [3, 0] (wgmma) is supported, "
+                          "got ["
+                       << major << ", " << minor << "]";
+  if (warps.size() != 2 || instr.size() != 3)
+    return emitError() << "nvmma: warpsPerCTA has 2 entries and instrShape 3";
+  for (unsigned w : warps)
+    if (!w || !llvm::isPowerOf2_32(w))
+      return emitError() << "nvmma: warpsPerCTA entries must be powers of two";
+  if (warps[0] % 4)
+    return emitError() << "nvmma: warpsPerCTA[0] must be a multiple of 4 (a "
+                          "warpgroup's 4 warps take 64 consecutive rows), got "
+                       << warps[0];
+  if (instr[0] != 16 || instr[1] < 8 || instr[1] > 256 ||
+      !llvm::isPowerOf2_32(instr[1]))
+    return emitError() << "nvmma: instrShape must be [16, n, k] with n a power "
+                          "of two in [8, 256]";
+  return success();
+}
+
+unsigned NVMMADistributedEncodingAttr::getRank() const { return 2; }
+
+LinearLayout
+NVMMADistributedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  int32_t m = shape[0], n = shape[1];
+  int32_t instrN = getInstrShape()[1];
+  ArrayRef<unsigned> warps = getWarpsPerCTA();
+  // A move past the tensor's extent is a broadcast (zero).
+  auto basis = [&](int32_t r, int32_t c) {
+    return LinearLayout::Basis{r < m ? r : 0, c < n ? c : 0};
+  };
+  LinearLayout::Bases reg, lane, warp;
+  reg.push_back(basis(0, 1));
+  reg.push_back(basis(8, 0));
+  for (int32_t c = 8; c < instrN; c *= 2)
+    reg.push_back(basis(0, c));
+  for (auto [r, c] : {std::pair{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}})
+    lane.push_back(basis(r, c));
+  for (int32_t w = 1; w < int32_t(warps[0]); w *= 2)
+    warp.push_back(basis(16 * w, 0));
+  for (int32_t w = 1; w < int32_t(warps[1]); w *= 2)
+    warp.push_back(basis(0, instrN * w));
+  for (int32_t c = instrN * warps[1]; c < n; c *= 2)
+    reg.push_back(basis(0, c));
+  for (int32_t r = 16 * warps[0]; r < m; r *= 2)
+    reg.push_back(basis(r, 0));
+  // Registers that only repeat others are dropped (as the other layouts do).
+  llvm::erase_if(reg, [](const LinearLayout::Basis &b) {
+    return b[0] == 0 && b[1] == 0;
+  });
+  SmallVector<int32_t> sizes(shape.begin(), shape.end());
+  return LinearLayout({reg, lane, warp}, sizes);
+}

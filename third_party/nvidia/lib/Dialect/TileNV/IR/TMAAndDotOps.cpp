@@ -1,0 +1,116 @@
+//===- TMAAndDotOps.cpp - Verifiers of the TMA and wgmma ops -------------===//
+
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_nv;
+
+namespace {
+
+/// The chip (when known) has TMA and wgmma: sm_90 or later.
+LogicalResult verifyHopper(Operation *op, StringRef what) {
+  if (const TargetDesc *target = getEnclosingTarget(op))
+    if (target->backend == "nvidia" && target->arch < 90)
+      return op->emitOpError() << what << " needs sm_90 or later; "
+                               << target->name << " has none";
+  return success();
+}
+
+std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return s;
+}
+
+/// A TMA copy between `desc`'s block and the shared buffer `buf` at
+/// `coords`: one coordinate per block dimension, the buffer shaped and laid
+/// out as the block.
+LogicalResult verifyTMA(Operation *op, TensorDescType desc, size_t coords,
+                        MemDescType buf, StringRef bufName) {
+  RankedTensorType block = desc.getBlockType();
+  if (coords != size_t(block.getRank()))
+    return op->emitOpError()
+           << "the descriptor's block has rank " << block.getRank() << ", but "
+           << coords << " coordinates are given";
+  if (buf.getShape() != block.getShape())
+    return op->emitOpError()
+           << bufName << " has shape " << shapeText(buf.getShape())
+           << ", the descriptor's block " << shapeText(block.getShape());
+  if (buf.getElementType() != block.getElementType())
+    return op->emitOpError() << bufName << " holds " << buf.getElementType()
+                             << ", the descriptor " << block.getElementType();
+  if (buf.getEncoding() != block.getEncoding())
+    return op->emitOpError()
+           << bufName << "'s layout " << buf.getEncoding()
+           << " is not the descriptor's " << block.getEncoding();
+  if (!isa<NVMMASharedEncodingAttr>(block.getEncoding()))
+    return op->emitOpError() << "TMA copies need a #tile_nv.nvmma_shared "
+                                "descriptor layout, got "
+                             << block.getEncoding();
+  return verifyHopper(op, "TMA (cp.async.bulk.tensor)");
+}
+
+} // namespace
+
+LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier(), 90, "TMA completion")))
+    return failure();
+  MemDescType result = getResult().getType();
+  if (!result.getMutableMemory())
+    return emitOpError() << "result must be a mutable buffer, got " << result;
+  return verifyTMA(*this, getDesc().getType(), getCoord().size(), result,
+                   "result");
+}
+
+Value AsyncTMACopyGlobalToLocalOp::getDst() { return getResult(); }
+Value AsyncTMACopyGlobalToLocalOp::getCompletionBarrier() { return getBarrier(); }
+
+LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  return verifyTMA(*this, getDesc().getType(), getCoord().size(),
+                   getSrc().getType(), "src");
+}
+
+LogicalResult WarpGroupDotWaitOp::verify() {
+  if (getInputs().getTypes() != getOutputs().getTypes())
+    return emitOpError() << "results must have the inputs' types";
+  return success();
+}
+
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError() << "a, b and the accumulator must be 2-D";
+  int64_t m = a.getShape()[0], k = a.getShape()[1];
+  if (b.getShape()[0] != k || c.getShape()[0] != m ||
+      c.getShape()[1] != b.getShape()[1])
+    return emitOpError() << "shapes do not multiply: a "
+                         << shapeText(a.getShape()) << ", b "
+                         << shapeText(b.getShape()) << ", accumulator "
+                         << shapeText(c.getShape());
+  Type ta = a.getElementType(), tb = b.getElementType(),
+       tc = c.getElementType();
+  if (ta != tb)
+    return emitOpError() << "a and b must hold the same type, got " << ta
+                         << " and " << tb;
+  bool ok = (ta.isBF16() || ta.isF16()) && tc.isF32();
+  if (!ok)
+    return emitOpError() << "wgmma has no " << ta << " x " << tb << " -> "
+                         << tc
+                         << " form that Kiln lowers (bf16 or f16 -> f32)";
+  for (auto [name, t] : {std::pair<StringRef, MemDescType>{"a", a}, {"b", b}})
+    if (!isa<NVMMASharedEncodingAttr>(t.getEncoding()))
+      return emitOpError() << name << " must be in a #tile_nv.nvmma_shared "
+                                      "layout (what wgmma reads), got "
+                           << t.getEncoding();
+  if (k % 16)
+    return emitOpError() << "K = " << k
+                         << " is not a multiple of the instruction's K (16)";
+  return verifyHopper(*this, "wgmma");
+}
