@@ -12,8 +12,9 @@ bytes) per phase::
     mbarrier.invalidate(bar)
 
 ``init``, ``invalidate``, ``arrive`` and ``expect`` are made by one thread on behalf of the
-CTA (``arrive`` and ``expect`` after a CTA barrier, so that every thread's earlier writes are
-released with the arrival); ``wait`` spins in every thread. On a fresh barrier (phase 0 in
+CTA (``arrive`` after a CTA barrier, so that every thread's earlier writes are released with
+the arrival; ``expect`` arms the barrier for TMA bytes and publishes nothing, so it has no
+barrier); ``wait`` spins in every thread. On a fresh barrier (phase 0 in
 progress) ``wait(bar, 1)`` returns at once, the usual way a producer's first wait on an
 "empty" barrier passes.
 """
