@@ -232,11 +232,8 @@ def test_attributes_are_read_only():
     assert d.shape == [256, 512]
 
 
-def test_with_kiln_language_layout_if_present():
-    nvmma = getattr(kl, "NVMMASharedLayout", None)
-    if nvmma is None:
-        pytest.skip("kl.NVMMASharedLayout is not in kiln.language yet")
-    layout = nvmma(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+def test_with_kiln_language_layout():
+    layout = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
     d = TensorDescriptor.from_tensor(Tensor((256, 512)), [64, 64], layout)
     assert d._param_spec()["layout"] == {"swizzle_byte_width": 128, "element_bitwidth": 16,
                                          "rank": 2, "transposed": False, "fp4_padded": False}

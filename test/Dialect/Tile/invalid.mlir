@@ -1479,3 +1479,42 @@ func.func @synced_not_a_load() {
   %g = tile.async_commit_group {tile.synced_via_wait}
   return
 }
+
+// -----
+
+// expected-error @+1 {{tensordesc needs a block with a shared layout (the layout the block has in shared memory), got 'tensor<64x64xf16>'}}
+func.func @desc_no_layout(%d: !tile.tensordesc<tensor<64x64xf16>>) {
+  return
+}
+
+// -----
+
+#s6 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [5, 4, 3, 2, 1, 0]}>
+// expected-error @+1 {{tensordesc blocks have rank 1 to 5, got 6}}
+func.func @desc_rank(%d: !tile.tensordesc<tensor<2x2x2x2x2x2xf16, #s6>>) {
+  return
+}
+
+// -----
+
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{tensordesc: the block's shared layout has rank 1, the block 2}}
+func.func @desc_layout_rank(%d: !tile.tensordesc<tensor<64x64xf16, #s1>>) {
+  return
+}
+
+// -----
+
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// expected-error @+1 {{tensordesc elements must be integers or floats}}
+func.func @desc_elements(%d: !tile.tensordesc<tensor<64xindex, #s1>>) {
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error @+1 {{tensordesc block dimensions must be powers of two in [1, 256], got 512}}
+func.func @desc_box(%d: !tile.tensordesc<tensor<8x512xf16, #s2>>) {
+  return
+}

@@ -22,12 +22,12 @@ using namespace kiln;
 using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
-namespace {
-
-Value isThreadZero(OpBuilder &b, Location loc, const TargetInfo &target) {
+Value kiln::isThreadZero(OpBuilder &b, Location loc, const TargetInfo &target) {
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
                               target.threadId(b, loc), i32Const(b, loc, 0));
 }
+
+namespace {
 
 Value andPred(OpBuilder &b, Location loc, Value a, Value pred) {
   return pred ? LLVM::AndOp::create(b, loc, a, pred).getResult() : a;

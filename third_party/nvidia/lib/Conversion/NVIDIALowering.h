@@ -6,6 +6,11 @@
 
 namespace kiln {
 
+/// Whether this thread is thread 0 of the CTA (which issues the CTA's TMA
+/// copies and mbarrier arrivals).
+mlir::Value isThreadZero(mlir::OpBuilder &b, mlir::Location loc,
+                         const TargetInfo &target);
+
 /// tile_nv.mbarrier_init / invalidate / expect / arrive / wait.
 void populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,

@@ -23,11 +23,6 @@ using namespace kiln::tile_nv;
 
 namespace {
 
-Value isThreadZero(OpBuilder &b, Location loc, const TargetInfo &target) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                              target.threadId(b, loc), i32Const(b, loc, 0));
-}
-
 /// One TMA box per swizzle chunk of the block's rows: the shared-memory
 /// byte offset and the innermost-coordinate offset of each.
 struct Boxes {

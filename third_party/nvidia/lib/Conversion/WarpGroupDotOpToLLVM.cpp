@@ -385,9 +385,7 @@ SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
   for (Value r : regs) {
     Type t = r.getType();
     types.push_back(t);
-    constraints += t.isF32() ? "=f," : t.isF64() ? "=d," :
-                   t.getIntOrFloatBitWidth() == 64 ? "=l," :
-                   t.getIntOrFloatBitWidth() == 16 ? "=h," : "=r,";
+    constraints += t.isF32() ? "=f," : "=r,"; // f32 or i32 (verified)
   }
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += std::to_string(i) + (i + 1 < regs.size() ? "," : "");

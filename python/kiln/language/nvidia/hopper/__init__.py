@@ -83,9 +83,14 @@ def warpgroup_mma_wait(num_outstanding=0, deps=None, _semantic=None):
         raise ValueError("warpgroup_mma_wait: deps must be given (the accumulators to wait "
                          "for), as in Gluon")
     deps = list(_unwrap(deps))
-    tensors = [d for d in deps if isinstance(d, tensor) and d.type.is_block]
+    # Accumulators (fp32 / int32 tensors) pass through the wait; other deps (buffers, other
+    # tensors) come back as they are.
+    def tied(d):
+        return isinstance(d, tensor) and d.type.is_block and \
+            d.type.element_ty in (core.float32, core.int32)
+    tensors = [d for d in deps if tied(d)]
     outs = _semantic.b.create("tile_nv.warpgroup_dot_wait", tensors,
                               [t.type for t in tensors], {"pendings": f"{n} : i32"})
     it = iter(tensor(h, t.type) for h, t in zip(outs, tensors))
-    result = [next(it) if isinstance(d, tensor) and d.type.is_block else d for d in deps]
+    result = [next(it) if tied(d) else d for d in deps]
     return result[0] if len(result) == 1 else tuple(result)

@@ -120,3 +120,190 @@ func.func @wgmma_k(%a: !tile.memdesc<64x8xbf16, #tile_nv.nvmma_shared<swizzle = 
   %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x8xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>, !tile.memdesc<8x64xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = true>, mutable> -> tensor<64x64xf32, #acc>
   return
 }
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: swizzle must be 0, 32, 64 or 128 bytes, got 48}}
+func.func @nvmma_swizzle(%b: !tile.memdesc<64x64xbf16, #tile_nv.nvmma_shared<swizzle = 48, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: elementBitWidth must be 8, 16, 32 or 64, got 12}}
+func.func @nvmma_bits(%b: !tile.memdesc<64x64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 12, layoutRank = 2, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: layoutRank must be in [2, 5], got 1}}
+func.func @nvmma_rank(%b: !tile.memdesc<64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 1, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: the layout is for 16-bit elements, the buffer holds 'f32'}}
+func.func @nvmma_width(%b: !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: a swizzled buffer needs at least 8 rows (one swizzle atom), got 4}}
+func.func @nvmma_rows(%b: !tile.memdesc<4x64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: only version [3, 0] (wgmma) is supported, got [2, 0]}}
+func.func @nvmma_version(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: warpsPerCTA has 2 entries and instrShape 3}}
+func.func @nvmma_entries(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4], instrShape = [16, 64, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: warpsPerCTA entries must be powers of two}}
+func.func @nvmma_pow2(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 3], instrShape = [16, 64, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: warpsPerCTA[0] must be a multiple of 4 (a warpgroup's 4 warps take 64 consecutive rows), got 2}}
+func.func @nvmma_warpgroup(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: instrShape must be [16, n, k] with n a power of two in [8, 256]}}
+func.func @nvmma_instr(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 512, 16]}>>) {
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nv32 = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_elements(%d: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{result holds 'f16', the descriptor 'bf16'}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nv64 = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_layout(%d: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xbf16, #nv64, mutable>, %c: i32) {
+  // expected-error @+1 {{result's layout #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false> is not the descriptor's #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv64, mutable>
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_not_nvmma(%d: !tile.tensordesc<tensor<64x64xbf16, #s2>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xbf16, #s2, mutable>, %c: i32) {
+  // expected-error @+1 {{TMA copies need a #tile_nv.nvmma_shared descriptor layout, got #tile.swizzled_shared}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #s2>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #s2, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @tma_immutable(%d: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xbf16, #nv>, %c: i32) {
+  // expected-error @+1 {{result must be a mutable buffer}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @tma_store_sm80(%d: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %buf: !tile.memdesc<64x64xbf16, #nv, mutable>, %c: i32) {
+    // expected-error @+1 {{TMA (cp.async.bulk.tensor) needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.async_tma_copy_local_to_global %d[%c, %c], %buf : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<64x64xbf16, #nv, mutable>
+    return
+  }
+}
+
+// -----
+
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @wait_types(%t: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{results must have the inputs' types}}
+  %r = tile_nv.warpgroup_dot_wait %t {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xi32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @wait_kind(%t: tensor<64x64xf16, #acc>) {
+  // expected-error @+1 {{waits on wgmma accumulators (f32 or i32 tensors), got 'tensor<64x64xf16}}
+  %r = tile_nv.warpgroup_dot_wait %t {pendings = 0 : i32} : (tensor<64x64xf16, #acc>) -> tensor<64x64xf16, #acc>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @dot_shapes(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<128x64xf32, #acc>) {
+  // expected-error @+1 {{shapes do not multiply: a [64, 64], b [64, 64], accumulator [128, 64]}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<128x64xf32, #acc>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @dot_mixed(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{a and b must hold the same type, got 'bf16' and 'f16'}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @dot_layout(%a: !tile.memdesc<64x64xbf16, #s2, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{a must be in a #tile_nv.nvmma_shared layout (what wgmma reads), got #tile.swizzled_shared}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #s2, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @dot_sm80(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
+    // expected-error @+1 {{wgmma needs sm_90 or later; cuda:sm_80 has none}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    return
+  }
+}

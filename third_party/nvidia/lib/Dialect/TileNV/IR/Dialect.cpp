@@ -53,6 +53,11 @@ LogicalResult kiln::tile_nv::verifyBarrier(Operation *op, Value barrier, unsigne
            << type;
   if (!type.getMutableMemory())
     return op->emitOpError() << "barrier must be mutable, got " << type;
+  return verifyArch(op, minArch, needs);
+}
+
+LogicalResult kiln::tile_nv::verifyArch(Operation *op, unsigned minArch,
+                                        StringRef needs) {
   if (const TargetDesc *target = getEnclosingTarget(op))
     if (target->backend == "nvidia" && target->arch < minArch)
       return op->emitOpError()

@@ -10,15 +10,6 @@ using namespace kiln::tile_nv;
 
 namespace {
 
-/// The chip (when known) has TMA and wgmma: sm_90 or later.
-LogicalResult verifyHopper(Operation *op, StringRef what) {
-  if (const TargetDesc *target = getEnclosingTarget(op))
-    if (target->backend == "nvidia" && target->arch < 90)
-      return op->emitOpError() << what << " needs sm_90 or later; "
-                               << target->name << " has none";
-  return success();
-}
-
 std::string shapeText(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -53,7 +44,7 @@ LogicalResult verifyTMA(Operation *op, TensorDescType desc, size_t coords,
     return op->emitOpError() << "TMA copies need a #tile_nv.nvmma_shared "
                                 "descriptor layout, got "
                              << block.getEncoding();
-  return verifyHopper(op, "TMA (cp.async.bulk.tensor)");
+  return verifyArch(op, 90, "TMA (cp.async.bulk.tensor)");
 }
 
 } // namespace
@@ -79,6 +70,15 @@ LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
 LogicalResult WarpGroupDotWaitOp::verify() {
   if (getInputs().getTypes() != getOutputs().getTypes())
     return emitOpError() << "results must have the inputs' types";
+  // The values pass through the wait in registers of the accumulators'
+  // kind (tied operands of wgmma.wait_group).
+  for (Type t : getInputs().getTypes()) {
+    Type elem = cast<RankedTensorType>(t).getElementType();
+    if (!elem.isF32() && !elem.isInteger(32))
+      return emitOpError() << "waits on wgmma accumulators (f32 or i32 "
+                              "tensors), got "
+                           << t;
+  }
   return success();
 }
 
@@ -112,5 +112,5 @@ LogicalResult WarpGroupDotOp::verify() {
   if (k % 16)
     return emitOpError() << "K = " << k
                          << " is not a multiple of the instruction's K (16)";
-  return verifyHopper(*this, "wgmma");
+  return verifyArch(*this, 90, "wgmma");
 }

@@ -24,6 +24,9 @@ struct MBarrierResource
 /// instruction in the error.
 mlir::LogicalResult verifyBarrier(mlir::Operation *op, mlir::Value barrier,
                                   unsigned minArch, llvm::StringRef needs);
+/// Checks that the chip (when known) is at least sm_`minArch`.
+mlir::LogicalResult verifyArch(mlir::Operation *op, unsigned minArch,
+                               llvm::StringRef needs);
 
 } // namespace kiln::tile_nv
 

@@ -1,0 +1,176 @@
+"""kiln.language.nvidia.hopper's TMA and wgmma builtins (Gluon's names): examples/hopper.py's
+GEMM and copy compile for sm_90a to the expected instructions, and every argument error of
+the builtins points at the user's line with a caret."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                         warpgroup_mma_wait)
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+NV = kl.NVMMASharedLayout.get_default_for([128, 64], kl.bfloat16)
+NV256 = kl.NVMMASharedLayout.get_default_for([128, 256], kl.bfloat16)
+ACC = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
+DESC = kl.tensor_descriptor_type(kl.bfloat16, [128, 64], NV)
+SIG = {"d": DESC, "x": "*fp32:16"}
+
+
+def test_layouts():
+    assert NV == kl.NVMMASharedLayout(128, 16, 2)
+    assert kl.NVMMASharedLayout.get_default_for([64, 16], kl.bfloat16).swizzle_byte_width == 32
+    assert kl.NVMMASharedLayout.get_default_for([4, 64], kl.bfloat16).swizzle_byte_width == 0
+    assert NV.permuted([1, 0]).transposed and NV.permuted([1, 0]).permuted([1, 0]) == NV
+
+
+def test_examples_compile_to_tma_and_wgmma():
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    from examples import hopper
+    t = kl.tensor_descriptor_type
+    k = hopper.gemm_kernel.warmup(t(kl.bfloat16, [128, 64], NV), t(kl.bfloat16, [256, 64], NV),
+                                  t(kl.bfloat16, [128, 256], NV256), 4096, 4096, 4096,
+                                  STAGES=3, GROUP_M=8, num_warps=8, grid=(1,),
+                                  target="cuda:sm_90a")
+    ptx = k.asm["ptx"]
+    # 2 loads in each of 2 prologue steps and 2 in the loop; 4 boxes of 64 columns stored.
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 6
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 4
+    # One warpgroup instruction per k-step of 16 (BK = 64), m64n256 (BN = 256 per warpgroup).
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 4
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert k.metadata["params"][0] == {
+        "name": "a_desc", "type": "tensordesc", "dtype": "bf16", "block_shape": [128, 64],
+        "layout": {"swizzle_byte_width": 128, "element_bitwidth": 16, "rank": 2,
+                   "transposed": False, "fp4_padded": False}}
+    copy = hopper.tma_copy_kernel.warmup(t(kl.float32, [32, 32], kl.NVMMASharedLayout(
+        128, 32)), t(kl.float32, [32, 32], kl.NVMMASharedLayout(128, 32)), grid=(1,),
+        target="cuda:sm_90a")
+    assert "mbarrier.try_wait.parity" in copy.asm["ptx"]
+
+
+def test_descriptor_on_sm80_is_an_error():
+    @kiln.jit
+    def k(d, x):
+        pass
+    with pytest.raises(kiln.CompilationError, match="is a tensor descriptor, which cuda:sm_80"):
+        kiln.compile(k, SIG, {}, target="cuda:sm_80", cache=False)
+
+
+@kiln.jit
+def e_not_desc(d, x):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    buf = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    tma.async_copy_global_to_shared(x, [0, 0], bar, buf)  # E:notdesc
+
+
+@kiln.jit
+def e_coord_count(d, x):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    buf = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    tma.async_copy_global_to_shared(d, [0], bar, buf)  # E:count
+
+
+@kiln.jit
+def e_coord_tensor(d, x):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    buf = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    tma.async_copy_global_to_shared(d, [0, kl.arange(0, 128, ACC_1D)], bar, buf)  # E:scalar
+
+
+@kiln.jit
+def e_shape(d, x):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    buf = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    tma.async_copy_global_to_shared(d, [0, 0], bar, buf)  # E:shape
+
+
+@kiln.jit
+def e_layout(d, x):
+    buf = kl.allocate_shared_memory(kl.bfloat16, [128, 64], kl.NVMMASharedLayout(64, 16))
+    tma.async_copy_shared_to_global(d, [0, 0], buf)  # E:layout
+
+
+@kiln.jit
+def e_store_wait(d, x):
+    tma.store_wait(-1)  # E:wait
+
+
+@kiln.jit
+def e_fence(d, x):
+    fence_async_shared(cluster=1)  # E:fence
+
+
+@kiln.jit
+def e_mma_register_a(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    b = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    warpgroup_mma(acc, b, acc)  # E:rega
+
+
+@kiln.jit
+def e_mma_fp8_option(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    a = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    b = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    warpgroup_mma(a, b.permute((1, 0)), acc, max_num_imprecise_acc=32)  # E:imprecise
+
+
+@kiln.jit
+def e_mma_wait_deps(d, x):
+    warpgroup_mma_wait(0)  # E:deps
+
+
+@kiln.jit
+def e_acc_layout(d, x):
+    bad: kl.constexpr = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1],  # E:ver
+                                                  instr_shape=[16, 8, 16])
+
+
+ACC_1D = kl.BlockedLayout([1], [32], [4], [0])
+
+ERRORS = [
+    (e_not_desc, "E:notdesc", "tma.async_copy_global_to_shared",
+     r"tma.async_copy_global_to_shared: tensor_desc must be a tensor descriptor .*"),
+    (e_coord_count, "E:count", "tma.async_copy_global_to_shared",
+     r"tma.async_copy_global_to_shared: the descriptor's block has rank 2, but 1 coordinates "
+     r"are given"),
+    (e_coord_tensor, "E:scalar", "tma.async_copy_global_to_shared",
+     r"tma.async_copy_global_to_shared: coordinates must be scalars, got .*"),
+    (e_shape, "E:shape", "tma.async_copy_global_to_shared",
+     r"tma.async_copy_global_to_shared: result is \[64, 64\] x bf16, the descriptor's block "
+     r"\[128, 64\] x bf16"),
+    (e_layout, "E:layout", "tma.async_copy_shared_to_global",
+     r"tma.async_copy_shared_to_global: src's layout NVMMASharedLayout\(swizzle_byte_width=64"
+     r".* is not the descriptor's NVMMASharedLayout\(swizzle_byte_width=128.*\)"),
+    (e_store_wait, "E:wait", "tma.store_wait",
+     r"tma.store_wait: pendings must be a constexpr int >= 0, got -1"),
+    (e_fence, "E:fence", "fence_async_shared",
+     r"fence_async_shared: cluster must be a constexpr bool, got 1"),
+    (e_mma_register_a, "E:rega", "warpgroup_mma",
+     r"warpgroup_mma: a must be a shared memory descriptor \(register operands are not "
+     r"supported yet\), got .*"),
+    (e_mma_fp8_option, "E:imprecise", "warpgroup_mma",
+     r"warpgroup_mma: max_num_imprecise_acc applies to fp8 operands, which are not supported yet"),
+    (e_mma_wait_deps, "E:deps", "warpgroup_mma_wait",
+     r"warpgroup_mma_wait: deps must be given \(the accumulators to wait for\), as in Gluon"),
+    (e_acc_layout, "E:ver", "kl.NVMMADistributedLayout",
+     r"NVMMADistributedLayout: only version=\[3, 0\] \(wgmma\) is supported yet, got \[2, 0\]"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, SIG, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)

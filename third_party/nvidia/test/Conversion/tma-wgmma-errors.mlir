@@ -1,0 +1,85 @@
+// RUN: kiln-opt %s -split-input-file --kiln-to-llvm="target=cuda:sm_90a" -verify-diagnostics
+
+// What the TMA and wgmma lowerings do not support is one diagnostic at the op
+// (or the function), before anything is rewritten.
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @acc_blocked(%c: tensor<64x64xf32, #bl>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{the accumulator's layout is not the wgmma (v3) layout: lane bit 0 moves by [0, 8], the instruction's by [0, 2] (use NVMMADistributedLayout(version=[3, 0], ...))}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #bl>
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [2, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 2 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @two_warps(%c: tensor<64x64xf32, #bl>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{wgmma runs on warpgroups of 4 warps; the kernel has 2 warps}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #bl>
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @b_n_contiguous(%c: tensor<64x64xf32, #acc>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    // expected-error @+1 {{b must have K contiguous (for b: an [N, K] buffer permuted to [K, N]); wgmma reads of M- or N-contiguous operands are not lowered yet}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nv, mutable> -> tensor<64x64xf32, #acc>
+    return
+  }
+}
+
+// -----
+
+#nv0 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @a_unswizzled(%c: tensor<64x64xf32, #acc>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv0, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{a: wgmma reads of unswizzled (swizzle 0) buffers are not lowered yet; use a 32, 64 or 128-byte swizzle}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv0, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    return
+  }
+}
+
+// -----
+
+#nv0 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @tma_unswizzled(%d: !tile.tensordesc<tensor<64x64xbf16, #nv0>>, %c: i32) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv0, mutable>
+    // expected-error @+1 {{TMA copies of #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false> are not lowered yet (a swizzled layout, not transposed)}}
+    tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nv0>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv0, mutable>
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // expected-error @+1 {{argument 0: only kernels take tensor descriptors (pass them to helper functions inlined)}}
+  func.func private @helper(%d: !tile.tensordesc<tensor<64x64xbf16, #nv>>) {
+    return
+  }
+}
