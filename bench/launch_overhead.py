@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Where a warm ``kernel[grid]`` call spends its host time: Kiln's launch path profiled.
 
-    python3 bench/launch_overhead.py [--calls 2000]
+    python3 bench/launch_overhead.py [--calls 2000] [--hopper]
 
 Runs on the GPU machine (Kiln installed, torch). Times warm launches of a small vector add
 (host time per call, GPU work queued, synchronized at the end) and prints the top functions of a
 cProfile run of the same loop, so the Python and native parts of the launch can be told apart.
+``--hopper`` (sm_90 only) does the same for examples/hopper.py's ``gemm_kernel`` launched on
+three prebuilt TensorDescriptors (a 256x256x256 GEMM, so the GPU never holds the host back),
+and for the same kernel in Gluon (bench/gluon_hopper.py) when triton is installed.
 bench/cold_compile.py compares the total with Gluon and torch in the same run.
 """
 
@@ -16,10 +19,15 @@ import cProfile
 import pstats
 import time
 
+import os
+import sys
+
 import torch
 
 import kiln
 import kiln.language as kl
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @kiln.jit
@@ -29,10 +37,32 @@ def add(x, y, out, n, BLOCK: kl.constexpr, layout: kl.constexpr):
     kl.store(out + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--calls", type=int, default=2000)
-    args = ap.parse_args()
+def host_time(call, calls):
+    """Best of 3 loops of the mean host time of one call, in us (GPU work queued)."""
+    for _ in range(100):
+        call()
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        best = min(best, (time.perf_counter() - start) / calls)
+        torch.cuda.synchronize()
+    return best * 1e6
+
+
+def profile(call, calls):
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        call()
+    prof.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(18)
+
+
+def vector_add(calls):
     x = torch.randn(1024, device="cuda")
     y = torch.randn(1024, device="cuda")
     o = torch.empty_like(x)
@@ -41,26 +71,43 @@ def main():
     def call():
         add[(1,)](x, y, o, 1024, BLOCK=1024, layout=layout, num_warps=4)
 
-    for _ in range(100):
-        call()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        for _ in range(args.calls):
-            call()
-        best = min(best, (time.perf_counter() - start) / args.calls)
-        torch.cuda.synchronize()
-    print(f"kiln warm launch: {best * 1e6:.2f} us per kernel[grid] call (host)")
+    print(f"kiln warm launch: {host_time(call, calls):.2f} us per kernel[grid] call (host)")
     torch.testing.assert_close(o, x + y)
+    profile(call, calls)
 
-    profile = cProfile.Profile()
-    profile.enable()
-    for _ in range(args.calls):
-        call()
-    profile.disable()
-    torch.cuda.synchronize()
-    pstats.Stats(profile).sort_stats("tottime").print_stats(18)
+
+def hopper_gemm(calls):
+    for p in (_ROOT, os.path.join(_ROOT, "bench")):
+        if p not in sys.path:
+            sys.path.insert(0, p)
+    from examples import hopper
+    M = N = K = 256
+    a = torch.randn((M, K), device="cuda", dtype=torch.bfloat16)
+    b = torch.randn((N, K), device="cuda", dtype=torch.bfloat16)
+    run, c = hopper.kiln_matmul_launcher(a, b)
+    run()
+    torch.testing.assert_close(c.float(), a.float() @ b.float().T, rtol=2e-2, atol=2e-1)
+    print(f"kiln hopper gemm_kernel warm launch (3 descriptors): {host_time(run, calls):.2f} us "
+          f"per call (host)")
+    try:
+        import gluon_hopper
+        grun, _ = gluon_hopper.gluon_matmul_launcher(a, b)
+        print(f"gluon hopper gemm_kernel warm launch (3 descriptors): "
+              f"{host_time(grun, calls):.2f} us per call (host)")
+    except Exception as e:  # no triton / gluon: Kiln's number alone
+        print(f"gluon: not measured ({type(e).__name__}: {e})")
+    profile(run, calls)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--hopper", action="store_true",
+                    help="also the Hopper TMA GEMM launch (3 tensor descriptors)")
+    args = ap.parse_args()
+    vector_add(args.calls)
+    if args.hopper:
+        hopper_gemm(args.calls)
 
 
 if __name__ == "__main__":

@@ -297,8 +297,11 @@ class JITFunction(KernelFunction):
                               -2**63 <= value < 2**63))
             elif kind is float or kind is bool:
                 parts.append(kind)
-            elif callable(getattr(value, "_param_spec", None)):  # a tensor descriptor
-                parts.append((kind, value.dtype, tuple(value.block_shape), value.layout))
+            elif hasattr(value, "_param_spec"):  # a tensor descriptor: its interned kind
+                spec_id = getattr(value, "_spec_id", None)
+                if spec_id is None:
+                    return None
+                parts.append((kind, spec_id))
             else:
                 data_ptr = getattr(value, "data_ptr", None)
                 if data_ptr is None or name in pointers:
@@ -342,7 +345,7 @@ class JITFunction(KernelFunction):
             from .runtime import launcher  # lazy (no cycle): `import kiln` skips kiln.runtime
             loaded = entry[1] = launcher.LoadedKernel(driver, kernel.binary, kernel.metadata)
         return loaded.launch(grid, [arguments[n] for n in runtime],
-                             stream=options.get("stream"))
+                             stream=options.get("stream"), grid_checked=True)
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)

@@ -604,7 +604,7 @@ def test_jit_launch_path(fake, monkeypatch):
             self.metadata = metadata
             assert binary.startswith(b"\x7fELF")
 
-        def launch(self, grid, args, stream=None):
+        def launch(self, grid, args, stream=None, grid_checked=False):
             launches.append((grid, args, self.metadata["params"]))
 
     monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
@@ -654,7 +654,7 @@ def test_warm_launches_reuse_the_specialization_and_keep_its_checks(fake, monkey
         def __init__(self, driver, binary, metadata):
             self.metadata = metadata
 
-        def launch(self, grid, args, stream=None):
+        def launch(self, grid, args, stream=None, grid_checked=False):
             launches.append((self.metadata["params"], args, stream))
 
     monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
@@ -705,7 +705,7 @@ def test_jit_launch_with_integer_addresses(fake, monkeypatch):
         def __init__(self, driver, binary, metadata):
             self.metadata = metadata
 
-        def launch(self, grid, args, stream=None):
+        def launch(self, grid, args, stream=None, grid_checked=False):
             # what the real launcher packs for these parameters
             packed = real_loaded(driver, b"", self.metadata).prepare_args(args)
             launches.append((packed, self.metadata["params"]))

@@ -368,6 +368,25 @@ def test_launch_rejects(arg, exc, match):
     assert drv.encodes == [] and drv.launches == []
 
 
+def test_checked_kind_is_remembered_and_a_new_kind_is_checked_again():
+    # Value-hashed layouts (kl.NVMMASharedLayout) give descriptors of one kind one interned
+    # id: after the first check a launch only compares ids, and a descriptor of another kind
+    # on the same parameter is still checked (and refused) in full.
+    lay = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+    k = rt.LoadedKernel(FakeDriver(), b"", metadata(tensordesc_param()))
+    first, second = desc(layout=lay), desc(layout=lay, base=Tensor((256, 512), ptr=0x7f0000100000))
+    assert first._spec_id is not None and first._spec_id == second._spec_id
+    # Each descriptor is encoded (its own map, not the first one's) on the fast path too.
+    assert k.prepare_args([first])[0] != k.prepare_args([second])[0]
+    assert k._desc_ids == {0: first._spec_id}
+    other = desc(layout=lay, block_shape=[64, 128])
+    assert other._spec_id != first._spec_id
+    with pytest.raises(ValueError, match=r"block_shape \[64, 64\], got one with \[64, 128\]"):
+        k.prepare_args([other])
+    # A plain object's layout can change under its identity: no id, always checked.
+    assert desc()._spec_id is None
+
+
 def test_extra_layout_keys_are_compared_with_the_layout_object():
     # A key the kernel records beyond the five (a later NVMMASharedLayout field) is read
     # from the descriptor's layout object.

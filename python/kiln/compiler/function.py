@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from typing import Dict
 
 from ..language._core import constexpr
 from .codegen import FunctionSource
-from .deps import Dependencies, bound_names, name_chains
+from .deps import MISSING as _MISSING, Dependencies, bound_names, name_chains
 
 __all__ = ["KernelFunction", "as_kernel_function"]
 
@@ -43,6 +44,8 @@ class KernelFunction:
         self._dep_names = None
         self._local_names = None
         self._used_globals: Dict[tuple, object] = {}
+        self._globals_same: tuple = ()  # (globals dict, name, object): checked by identity
+        self._globals_by_value = False  # some used global needs UsedGlobal.changed()
 
     @property
     def src(self):
@@ -83,6 +86,14 @@ class KernelFunction:
 
     def _check_globals(self):
         """Raise if a global read when compiling an earlier specialization was rebound."""
+        # Names still bound to the very object compiled against (modules, functions) are
+        # unchanged: one dict lookup each. The rest compare by value.
+        for root, key, value in self._globals_same:
+            if root.get(key, _MISSING) is not value:
+                break
+        else:
+            if not self._globals_by_value:
+                return
         for used in self._used_globals.values():
             changed, new = used.changed()
             if changed:
@@ -91,6 +102,15 @@ class KernelFunction:
     def _record_globals(self, deps):
         for ident, used in deps.used.items():
             self._used_globals.setdefault(ident, used)
+        same, by_value = [], False
+        for used in self._used_globals.values():
+            if (isinstance(used.root, dict) and not used.path
+                    and isinstance(used.value, (types.ModuleType, types.FunctionType, type))):
+                same.append((used.root, used.key, used.value))
+            else:
+                by_value = True
+        self._globals_same = tuple(same)
+        self._globals_by_value = by_value
 
 
 def as_kernel_function(fn) -> KernelFunction:

@@ -41,6 +41,25 @@ _TMA_DTYPES = ("fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "i8", "u8", "
 _NAN_DTYPES = ("fp16", "bf16", "fp32", "fp64")
 _LAYOUT_FIELDS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed", "fp4_padded")
 
+# (dtype, block_shape, layout) -> a small int: what a warm launch compares instead of hashing
+# and comparing the layout every call (kiln.jit's launch key, the launcher's spec check).
+_SPEC_IDS: Dict[tuple, int] = {}
+
+
+def _spec_id(dtype, block_shape, layout):
+    """The interned id of a descriptor's kind, or None for a layout not hashed by value (an
+    object that could change under the id; the launch then takes the full checks)."""
+    if type(layout).__hash__ in (None, object.__hash__):
+        return None
+    key = (dtype, block_shape, layout)
+    try:
+        found = _SPEC_IDS.get(key)
+    except TypeError:
+        return None
+    if found is None:
+        found = _SPEC_IDS[key] = len(_SPEC_IDS) + 1
+    return found
+
 
 def tma_box(block_shape: Sequence[int], swizzle_byte_width: int,
             element_bitwidth: int) -> List[int]:
@@ -192,6 +211,8 @@ class TensorDescriptor:
                        "rank": int(layout.rank), "transposed": bool(layout.transposed),
                        "fp4_padded": bool(layout.fp4_padded)}}
         self._maps: Dict[str, bytes] = {}
+        # Equal ids <=> equal (dtype, block_shape, layout): what kernels specialize on.
+        self._spec_id = _spec_id(dtype, self._block_shape, layout)
 
     @staticmethod
     def _check_layout(layout, rank: int, bits: int, dname: str) -> None:

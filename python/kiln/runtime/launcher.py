@@ -160,6 +160,9 @@ def _tensor_map(arg, spec, param_name, kernel_name, driver):
     return arg._tensor_map(driver)
 
 
+_POINTER, _DESC, _VALUE = 0, 1, 2  # how prepare_args treats a parameter
+
+
 class LoadedKernel:
     """A compiled kernel binary bound to a driver, launched with launch().
 
@@ -179,12 +182,17 @@ class LoadedKernel:
         self.params = list(metadata["params"])
         self.arg_types = [p["type"] for p in self.params]
         self._descs = {}  # param index -> normalized tensordesc spec
+        self._desc_ids = {}  # param index -> the _spec_id of the last descriptor it accepted
         for i, p in enumerate(self.params):
             if p["type"] == "tensordesc":
                 try:
                     self._descs[i] = tensordesc_spec(p)
                 except ValueError as e:
                     raise KilnRuntimeError(f"kernel {self.name!r}: {e}") from None
+        # Per parameter, what prepare_args does with its argument: (kind, name, divisibility).
+        self._plan = tuple(
+            (_POINTER if p["type"].startswith("*") else _DESC if i in self._descs else _VALUE,
+             p["name"], p.get("divisibility")) for i, p in enumerate(self.params))
         self.shared = int(metadata["shared"])
         threads = int(metadata["num_warps"]) * int(metadata["threads_per_warp"])
         if not 1 <= threads <= _MAX_BLOCK_THREADS:
@@ -203,19 +211,22 @@ class LoadedKernel:
 
     def prepare_args(self, args):
         """Checks args against params; returns what the native packer takes."""
-        args = tuple(args)
-        if len(args) != len(self.params):
+        if len(args) != len(self._plan):
             raise TypeError(
                 f"kernel {self.name!r} takes {len(self.params)} arguments "
                 f"({self._signature()}), got {len(args)}")
         out = []
-        for i, (param, arg) in enumerate(zip(self.params, args)):
-            name = param["name"]
-            if param["type"].startswith("*"):
+        for i, ((kind, name, divisibility), arg) in enumerate(zip(self._plan, args)):
+            if kind == _POINTER:
                 arg = _pointer(arg, name)
-            elif i in self._descs:
-                arg = _tensor_map(arg, self._descs[i], name, self.name, self.driver)
-            divisibility = param.get("divisibility")
+            elif kind == _DESC:
+                spec_id = getattr(arg, "_spec_id", None)
+                if spec_id is not None and self._desc_ids.get(i) == spec_id:
+                    arg = arg._tensor_map(self.driver)  # a kind already checked: encode only
+                else:
+                    arg = _tensor_map(arg, self._descs[i], name, self.name, self.driver)
+                    if spec_id is not None:
+                        self._desc_ids[i] = spec_id
             # The kernel was specialized assuming this; a violation would be
             # silent misbehaviour, so refuse it here.
             if divisibility and isinstance(arg, int) and arg % divisibility:
@@ -245,10 +256,14 @@ class LoadedKernel:
                                                   self.shared)
         return self._function
 
-    def launch(self, grid, args, stream=None):
-        if callable(grid):  # Triton style: grid computed from the metadata
-            grid = grid(self.metadata)
-        grid = validate_grid(grid)
+    def launch(self, grid, args, stream=None, grid_checked=False):
+        """Launches on ``grid`` (1 to 3 ints, or a callable of the metadata) with ``args`` in
+        parameter order. ``grid_checked``: the caller already normalized grid to a valid
+        (x, y, z) (kiln.jit does)."""
+        if not grid_checked:
+            if callable(grid):  # Triton style: grid computed from the metadata
+                grid = grid(self.metadata)
+            grid = validate_grid(grid)
         values = self.prepare_args(args)
         func = self._ensure_loaded()
         if stream is None:
