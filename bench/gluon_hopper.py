@@ -5,18 +5,23 @@ the peers that bench/hopper_gemm.py measures Kiln's Hopper kernels against.
   STAGES-deep ring of A [BM, BK] and B [BN, BK] tiles in NVMMA-swizzled shared memory filled
   by TMA, one mbarrier per slot, asynchronous wgmma with at most one group in flight, and a
   TMA store of the bf16 tile.
+* ``persistent_gemm_kernel``: the same GEMM, persistent: min(SM count, tiles) programs, each
+  walking tiles pid, pid + num_programs, ... (same grouped order) with the ring, its barriers
+  and one C tile allocated once; a k-step counter carried across tiles gives the ring slot
+  and barrier phase, and a tile's TMA store is waited for only before the next tile's
+  epilogue, so it overlaps that tile's main loop.
 * ``tma_copy_kernel``: out = in for a 2-D tensor, one [BR, BC] block per program: TMA load,
   mbarrier wait, TMA store.
 
-Host wrappers: ``gluon_matmul(a, b, ...)`` and ``gluon_tma_copy(x, block=...)``, and their
-``*_launcher`` forms that build the TMA descriptors once and return a launch-only callable
-(building the three descriptors costs about 100 us of host time a call on an H100 machine,
+Host wrappers: ``gluon_matmul(a, b, ...)``, ``gluon_persistent_matmul(a, b, ...)`` and
+``gluon_tma_copy(x, block=...)``, and their ``*_launcher`` forms that build the TMA
+descriptors once and return a launch-only callable (building the three descriptors costs about 100 us of host time a call on an H100 machine,
 more than a 2048^3 GEMM takes on the GPU).
 
 The kernels use only names that Kiln mirrors: swapping the imports below for
 ``import kiln``/``import kiln.language as gl``/``from kiln.language.nvidia.hopper import ...``
 (and ``@gluon.jit`` for ``@kiln.jit``) ports the kernel text unchanged. No warp
-specialization, no persistent loop.
+specialization.
 
 Importable only where triton (with Gluon) is installed; bench/hopper_gemm.py imports it
 lazily and reports why when it cannot.
@@ -35,7 +40,8 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 )
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-__all__ = ["gemm_kernel", "tma_copy_kernel", "gluon_matmul", "gluon_matmul_launcher",
+__all__ = ["gemm_kernel", "persistent_gemm_kernel", "tma_copy_kernel", "gluon_matmul",
+           "gluon_matmul_launcher", "gluon_persistent_matmul", "gluon_persistent_matmul_launcher",
            "gluon_tma_copy", "gluon_tma_copy_launcher", "gemm_descriptors"]
 
 
@@ -119,6 +125,95 @@ def gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
     fence_async_shared()
     tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
     tma.store_wait(0)
+
+
+@gluon.jit
+def persistent_gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
+                           STAGES: gl.constexpr, GROUP_M: gl.constexpr, num_warps: gl.constexpr):
+    """C = A @ B^T, persistent: a 1-D grid of at most one program per SM, each walking the
+    tiles pid, pid + num_programs, ... (in gemm_kernel's grouped order) with one A/B ring,
+    one set of slot barriers and one C tile allocated once.
+
+    A k-step counter carried across tiles picks the ring slot (count % STAGES) and the
+    barrier phase ((count // STAGES) & 1), so the ring runs on from one tile into the next.
+    A tile's TMA store is waited for only before the next tile's epilogue writes the C
+    buffer, so it overlaps that tile's main loop. Edges as in gemm_kernel (TMA zero-fills
+    the loads and clips the store)."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    dtype: gl.constexpr = a_desc.dtype
+
+    num_pid_m = gl.cdiv(M, BM)
+    num_pid_n = gl.cdiv(N, BN)
+    num_tiles = num_pid_m * num_pid_n
+    tiles_per_group = GROUP_M * num_pid_n
+    num_k = gl.cdiv(K, BK)
+
+    # Allocated once per program: the ring, its barriers and the C tile.
+    a_bufs = gl.allocate_shared_memory(dtype, [STAGES, BM, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, BK], b_desc.layout)
+    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(bars.index(s), count=1)
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
+    step_bytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                         instr_shape=[16, BN, 16])
+
+    # k-steps of this program's earlier tiles: its k-step i of the current tile is the
+    # (count + i)-th fill of the ring, slot (count + i) % STAGES, phase ((count + i) // STAGES) & 1.
+    count = 0
+    for tile in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
+        first_m = (tile // tiles_per_group) * GROUP_M
+        group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+        pid_m = first_m + (tile % tiles_per_group) % group_rows
+        pid_n = (tile % tiles_per_group) // group_rows
+        off_m = pid_m * BM
+        off_n = pid_n * BN
+
+        # Prologue: k-steps 0 .. STAGES-2 (every wgmma of the previous tile has finished, so
+        # all slots are free).
+        for s in gl.static_range(STAGES - 1):
+            live = num_k > s
+            ps = (count + s) % STAGES
+            mbarrier.expect(bars.index(ps), step_bytes, pred=live)
+            tma.async_copy_global_to_shared(a_desc, [off_m, s * BK], bars.index(ps),
+                                            a_bufs.index(ps), pred=live)
+            tma.async_copy_global_to_shared(b_desc, [off_n, s * BK], bars.index(ps),
+                                            b_bufs.index(ps), pred=live)
+
+        acc = gl.zeros([BM, BN], dtype=gl.float32, layout=acc_layout)
+        for i in range(num_k):
+            step = count + i
+            slot = step % STAGES
+            mbarrier.wait(bars.index(slot), (step // STAGES) & 1)
+            acc = warpgroup_mma(a_bufs.index(slot), b_bufs.index(slot).permute((1, 0)), acc,
+                                is_async=True)
+            # The wgmma of step-1 has finished reading its slot, which now takes k-step
+            # i+STAGES-1 of this tile (as in gemm_kernel).
+            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+            nxt = i + STAGES - 1
+            live = nxt < num_k
+            ns = (count + nxt) % STAGES
+            mbarrier.expect(bars.index(ns), step_bytes, pred=live)
+            tma.async_copy_global_to_shared(a_desc, [off_m, nxt * BK], bars.index(ns),
+                                            a_bufs.index(ns), pred=live)
+            tma.async_copy_global_to_shared(b_desc, [off_n, nxt * BK], bars.index(ns),
+                                            b_bufs.index(ns), pred=live)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+        count += num_k
+
+        # Epilogue: the previous tile's TMA store must have finished reading c_smem before
+        # it is overwritten; that store ran under this tile's main loop.
+        tma.store_wait(0)
+        c_smem.store(acc.to(c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+
+    tma.store_wait(0)
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(bars.index(s))
 
 
 @gluon.jit
@@ -212,6 +307,37 @@ def gluon_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, 
     C [M, N] bf16 (``out`` if given). Grid: cdiv(M, BM) * cdiv(N, BN) programs."""
     run, _ = gluon_matmul_launcher(a, b, BM=BM, BN=BN, BK=BK, STAGES=STAGES,
                                    num_warps=num_warps, GROUP_M=GROUP_M, out=out)
+    return run()
+
+
+def _num_sms(device):
+    import torch
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def gluon_persistent_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8,
+                                     GROUP_M=8, out=None):
+    """(run, c) for C = a @ b.T with persistent_gemm_kernel: descriptors and C [M, N] bf16
+    (``out`` if given) made once; run() only launches (and returns c). Grid: one program per
+    SM, at most one per tile (min(SM count, cdiv(M, BM) * cdiv(N, BN)))."""
+    import torch
+    M, N, K = _check_gemm(a, b, BM, BN, BK, STAGES, num_warps)
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    a_desc, b_desc, c_desc = gemm_descriptors(a, b, c, BM, BN, BK)
+    grid = (min(_num_sms(a.device), _cdiv(M, BM) * _cdiv(N, BN)),)
+
+    def run():
+        persistent_gemm_kernel[grid](a_desc, b_desc, c_desc, M, N, K, STAGES=STAGES,
+                                     GROUP_M=GROUP_M, num_warps=num_warps)
+        return c
+    return run, c
+
+
+def gluon_persistent_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
+                            out=None):
+    """C = a @ b.T with persistent_gemm_kernel (arguments and result as gluon_matmul's)."""
+    run, _ = gluon_persistent_matmul_launcher(a, b, BM=BM, BN=BN, BK=BK, STAGES=STAGES,
+                                              num_warps=num_warps, GROUP_M=GROUP_M, out=out)
     return run()
 
 

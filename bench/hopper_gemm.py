@@ -5,41 +5,54 @@
   8192 by default), bf16 out, fp32 accumulation. Columns, in TFLOP/s (2 * M * N * K / median
   time): ``torch.matmul(a, b.T)`` (cuBLAS), a Triton ``tl.dot`` kernel (below: 128x256x64
   tiles, 3 stages, 8 warps, grouped tile order, no autotuning), the Gluon kernel of
-  bench/gluon_hopper.py (TMA + mbarrier ring + async wgmma, same tiles) and Kiln's
-  ``examples.hopper.kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8)``; then
-  kiln/cuBLAS and kiln/gluon.
+  bench/gluon_hopper.py (TMA + mbarrier ring + async wgmma, same tiles), Kiln's
+  ``examples.hopper.kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8)``, and
+  the persistent forms of the Gluon and Kiln kernels (``gluon-persistent``: gluon_hopper's
+  ``persistent_gemm_kernel``; ``kiln-persistent``: ``examples.hopper.kiln_persistent_matmul``;
+  same tiles, min(SM count, tiles) programs each walking tiles with a stride of the grid,
+  a tile's TMA store overlapping the next tile's main loop). Ratios: kiln/cuBLAS,
+  kiln/gluon, kiln-persistent/cuBLAS and kiln-persistent/gluon-persistent.
 * TMA copy: y = x for 8192x8192 bf16 and 16384x8192 fp32, in GB/s ((bytes read + written) /
   median time): Kiln's ``examples.hopper.kiln_tma_copy(x, block=(64, 128)) -> y``, Gluon's
-  ``gluon_tma_copy`` (same block) and torch's ``y.copy_(x)``.
+  ``gluon_tma_copy`` (same block) and torch's ``y.copy_(x)``; ratios kiln/torch, kiln/gluon.
 
 Runs on the GPU machine (Hopper) with torch and triton 3.6 (Gluon) installed:
 
     python3 bench/hopper_gemm.py [--sizes 2048,4096,8192] [--quick] [--only gemm|copy]
-        [--copy-shapes 8192x8192:bf16,16384x8192:fp32] [--json PATH]
+        [--copy-shapes 8192x8192:bf16,16384x8192:fp32] [--rounds 3] [--json PATH]
 
-``--quick``: 2048 only, one copy shape, shorter timing. Every implementation's result is
-checked before it is timed, on fresh random inputs of its own (so a stale buffer cannot pass
-for a result): the GEMM against the fp32 product a.float() @ b.float().T (no TF32) with
-relative Frobenius error < 1e-2 and |c - ref| <= 1e-2 * |ref| + 1e-2 * sqrt(K) everywhere; the
-copy exactly. A failed check prints FAIL instead of a number (and is not timed); an exception
-prints ERR (its message below the table); an implementation that cannot be imported prints
-``-`` and the reason. Kiln's kernels are imported lazily from examples/hopper (Kiln wheel
-installed, or a development checkout's python/ on the path); a missing module leaves the Kiln
-column empty and the other columns are still measured. Medians from
-``triton.testing.do_bench(fn, return_mode="median")`` (bench/timing.py; it flushes L2 before
-every call), after half a second of GPU warm-up.
+``--quick``: 2048 only, one copy shape, one round, shorter timing. Every implementation's
+result is checked before it is timed, on fresh random inputs of its own (so a stale buffer
+cannot pass for a result): the GEMM against the fp32 product a.float() @ b.float().T (no
+TF32) with relative Frobenius error < 1e-2 and |c - ref| <= 1e-2 * |ref| + 1e-2 * sqrt(K)
+everywhere; the copy exactly. A failed check prints FAIL instead of a number (and is not
+timed); an exception prints ERR (its message below the table); an implementation that cannot
+be imported prints ``-`` and the reason. Kiln's kernels are imported lazily from
+examples/hopper (Kiln wheel installed, or a development checkout's python/ on the path); a
+missing module leaves the Kiln columns empty and the other columns are still measured.
+
+Rounds (``--rounds N``, default 3): after every side of a row (one size, or one copy shape)
+has been checked, each is timed N times, the rounds interleaved (round 1: every side, round
+2: every side, ...), so that a drift of the GPU's clocks or of the machine touches every side
+alike. One timing is the median of ``triton.testing.do_bench(fn, return_mode="median")``
+(bench/timing.py; it flushes L2 before every call), after half a second of GPU warm-up. The
+table shows, per side, the rate of the median over rounds of those medians; a ratio is the
+median over rounds of that round's ratio, followed by [min..max] over rounds. The JSON keeps
+every round's ms and rate per side (``rounds``) and every round's ratio (``ratios``).
 
 What is timed: the Triton and Gluon kernels are launched on arguments built once (for Gluon
 the three TMA descriptors, whose construction costs ~100 us of host time a call on the H100
 machine: through ``gluon_matmul`` a 2048^3 GEMM measured 160 TFLOP/s against 585 launched
 alone); cuBLAS and torch's copy are whole calls. Kiln is timed through
 ``examples.hopper.kiln_matmul_launcher(a, b, **tile) -> (run, c)`` /
-``kiln_tma_copy_launcher(x, block=, out=y) -> (run, y)`` when the module has them, else through
-the whole ``kiln_matmul`` / ``kiln_tma_copy`` call; each table says which. Each side's host time
-a call is kept in the JSON (host_us, the median of 30 calls); do_bench's L2 flush before every
-timed call hides up to its own GPU time (flush_us, ~50-90 us) of host time, so a side whose host
-time exceeds it has host time in its median, and is named under the table (host_bound). JSON of all numbers goes to --json, else $OUT/hopper_gemm.json when
-$OUT is set. Exit status 1 when a check failed.
+``kiln_persistent_matmul_launcher`` / ``kiln_tma_copy_launcher(x, block=, out=y) -> (run,
+y)`` when the module has them, else through the whole ``kiln_matmul`` /
+``kiln_persistent_matmul`` / ``kiln_tma_copy`` call; each table says which. Each side's host
+time a call is kept in the JSON (host_us, the median of 30 calls); do_bench's L2 flush before
+every timed call hides up to its own GPU time (flush_us, ~50-90 us) of host time, so a side
+whose host time exceeds it has host time in its median, and is named under the table
+(host_bound). JSON of all numbers goes to --json, else $OUT/hopper_gemm.json when $OUT is
+set. Exit status 1 when a check failed.
 """
 
 from __future__ import annotations
@@ -62,8 +75,13 @@ DEFAULT_SIZES = (2048, 4096, 8192)
 DEFAULT_COPY_SHAPES = ((8192, 8192, "bf16"), (16384, 8192, "fp32"))
 TILE = dict(BM=128, BN=256, BK=64, STAGES=3, num_warps=8)
 COPY_BLOCK = (64, 128)
-GEMM_SIDES = ("cublas", "triton", "gluon", "kiln")
+GEMM_SIDES = ("cublas", "triton", "gluon", "kiln", "gluon-persistent", "kiln-persistent")
 COPY_SIDES = ("kiln", "gluon", "torch")
+# (numerator, denominator, key): the ratios of each table, per round and their median.
+GEMM_RATIOS = (("kiln", "cublas", "kiln_vs_cublas"), ("kiln", "gluon", "kiln_vs_gluon"),
+               ("kiln-persistent", "cublas", "kiln_persistent_vs_cublas"),
+               ("kiln-persistent", "gluon-persistent", "kiln_persistent_vs_gluon_persistent"))
+COPY_RATIOS = (("kiln", "torch", "kiln_vs_torch"), ("kiln", "gluon", "kiln_vs_gluon"))
 FLUSH_US = [0.0]  # do_bench's L2 flush, measured in main()
 
 
@@ -92,11 +110,13 @@ except Exception as e:  # triton absent or without Gluon's Hopper modules
 
 
 def load_kiln():
-    """{name: function or None} for examples.hopper's kiln_matmul, kiln_tma_copy and the
-    optional launch-only forms kiln_matmul_launcher / kiln_tma_copy_launcher (same arguments,
-    returning (run, out) like gluon_hopper's), imported on first use, and the reason when
-    kiln_matmul or kiln_tma_copy is missing."""
-    names = ("kiln_matmul", "kiln_tma_copy", "kiln_matmul_launcher", "kiln_tma_copy_launcher")
+    """{name: function or None} for examples.hopper's kiln_matmul, kiln_tma_copy, the
+    optional kiln_persistent_matmul and the optional launch-only forms kiln_matmul_launcher /
+    kiln_persistent_matmul_launcher / kiln_tma_copy_launcher (same arguments, returning
+    (run, out) like gluon_hopper's), imported on first use, and the reason when kiln_matmul or
+    kiln_tma_copy is missing."""
+    names = ("kiln_matmul", "kiln_tma_copy", "kiln_matmul_launcher", "kiln_tma_copy_launcher",
+             "kiln_persistent_matmul", "kiln_persistent_matmul_launcher")
     try:
         try:  # the installed wheel first; a development checkout otherwise
             import kiln  # noqa: F401
@@ -165,11 +185,21 @@ def triton_matmul_launcher(a, b, BM=128, BN=256, BK=64, num_stages=3, num_warps=
 # --- GEMM ---------------------------------------------------------------------------------------
 
 
+def _kiln_side(kiln, name, tile):
+    """(prepare, how run is timed, reason) for examples.hopper's ``name``: through
+    ``name + "_launcher"`` when the module has it, else through the whole call."""
+    if kiln[name + "_launcher"] is not None:
+        return (lambda a, b: kiln[name + "_launcher"](a, b, **tile)[0]), "launch", None
+    if kiln[name] is not None:
+        return (lambda a, b: (lambda: kiln[name](a, b, **tile))), "call", None
+    return None, None, f"examples.hopper has no {name}"
+
+
 def gemm_impls(kiln):
     """{side: (prepare(a, b) -> run, or None; reason when None; how run is timed)}. run()
     computes C = a @ b.T and returns C. The Triton and Gluon launchers build their arguments
     (Gluon: the TMA descriptors) once, so their timings are of the kernel, not of the host
-    set-up; Kiln's are too when examples.hopper has kiln_matmul_launcher."""
+    set-up; Kiln's are too when examples.hopper has the *_launcher forms."""
     import torch
     t = TILE
 
@@ -184,17 +214,23 @@ def gemm_impls(kiln):
     def gluon_side(a, b):
         return gluon_hopper.gluon_matmul_launcher(a, b, **t)[0]
 
-    if kiln["kiln_matmul_launcher"] is not None:
-        kiln_side, kiln_mode = (lambda a, b: kiln["kiln_matmul_launcher"](a, b, **t)[0]), "launch"
-    elif kiln["kiln_matmul"] is not None:
-        kiln_side, kiln_mode = (lambda a, b: (lambda: kiln["kiln_matmul"](a, b, **t))), "call"
-    else:
-        kiln_side, kiln_mode = None, None
+    def gluon_persistent_side(a, b):
+        return gluon_hopper.gluon_persistent_matmul_launcher(a, b, **t)[0]
+
+    kiln_side, kiln_mode, _ = _kiln_side(kiln, "kiln_matmul", t)
+    kp_side, kp_mode, kp_reason = _kiln_side(kiln, "kiln_persistent_matmul", t)
+    gp_side, gp_reason = gluon_persistent_side, None
+    if gluon_hopper is None:
+        gp_side, gp_reason = None, GLUON_ERROR
+    elif not hasattr(gluon_hopper, "gluon_persistent_matmul_launcher"):
+        gp_side, gp_reason = None, "gluon_hopper has no gluon_persistent_matmul_launcher"
     return {
         "cublas": (cublas, None, "call"),
         "triton": (triton_side if triton is not None else None, TRITON_ERROR, "launch"),
         "gluon": (gluon_side if gluon_hopper is not None else None, GLUON_ERROR, "launch"),
         "kiln": (kiln_side, None, kiln_mode),
+        "gluon-persistent": (gp_side, gp_reason, "launch"),
+        "kiln-persistent": (kp_side, kp_reason, kp_mode),
     }
 
 
@@ -265,11 +301,65 @@ def check_gemm(c, a, b):
     return finite and rel_fro < 1e-2 and worst <= 1.0, rel_fro, worst
 
 
-def bench_gemm(size, impls, rep):
+def time_rounds(row, runs, rounds, rep, rate_key, rate):
+    """Time every run of runs ({side: run}, each checked) ``rounds`` times, interleaved (round
+    1: every side, round 2: every side, ...), into row["sides"][side]: "rounds" (each round's
+    ms and rate), "ms" (their median), rate_key (rate of that median), host time."""
+    import statistics
+    import torch
+    sides = row["sides"]
+    for _ in range(rounds):
+        for side, run in runs.items():
+            entry = sides[side]
+            if "error" in entry:
+                continue
+            try:
+                ms, entry["timer"] = median_ms(run, rep=rep)
+            except Exception as e:  # a launch that fails only when timed
+                entry["error"] = _error(e)
+                continue
+            entry.setdefault("rounds", []).append({"ms": ms, rate_key: rate(ms)})
+    for side, run in runs.items():
+        entry = sides[side]
+        if "error" in entry or not entry.get("rounds"):
+            continue
+        entry["ms"] = statistics.median(r["ms"] for r in entry["rounds"])
+        entry[rate_key] = rate(entry["ms"])
+        try:
+            entry["host_us"] = host_us(run)
+            entry["host_bound"] = entry["host_us"] > FLUSH_US[0]
+        except Exception as e:
+            entry["error"] = _error(e)
+    torch.cuda.synchronize()
+
+
+def add_ratios(row, pairs, rate_key):
+    """row[key] = the median over rounds of numerator/denominator (each round's rates), and
+    row["ratios"][key] = {"median", "min", "max", "rounds"}; None where a side has no rate."""
+    import statistics
+    row.setdefault("ratios", {})
+    for num, den, key in pairs:
+        a, b = row["sides"][num], row["sides"][den]
+        per = []
+        if a.get(rate_key) and b.get(rate_key):
+            per = [x[rate_key] / y[rate_key] for x, y in zip(a["rounds"], b["rounds"])]
+        if per:
+            row[key] = statistics.median(per)
+            row["ratios"][key] = {"median": row[key], "min": min(per), "max": max(per),
+                                  "rounds": per}
+        else:
+            row[key] = None
+            row["ratios"][key] = None
+
+
+def bench_gemm(size, impls, rep, rounds=1):
+    """Every side checked on fresh inputs of its own, then timed ``rounds`` times,
+    interleaved; a side's inputs stay allocated until the row is done."""
     import torch
     M = N = K = size
     flops = 2.0 * M * N * K
-    row = {"M": M, "N": N, "K": K, "flops": flops, "sides": {}}
+    row = {"M": M, "N": N, "K": K, "flops": flops, "rounds": rounds, "sides": {}}
+    runs = {}
     for side in GEMM_SIDES:
         prepare, reason, mode = impls[side]
         entry = {}
@@ -286,19 +376,16 @@ def bench_gemm(size, impls, rep):
                 entry.update(correct=ok, rel_fro=rel_fro, worst_err_over_tol=worst)
                 del c
                 if ok:
-                    entry["ms"], entry["timer"] = median_ms(run, rep=rep)
-                    entry["tflops"] = flops / (entry["ms"] * 1e-3) / 1e12
-                    entry["host_us"] = host_us(run)
-                    entry["host_bound"] = entry["host_us"] > FLUSH_US[0]
+                    runs[side] = run
                 del run, a, b
             except Exception as e:  # does not compile, launch or run
                 entry["error"] = _error(e)
             torch.cuda.empty_cache()
         row["sides"][side] = entry
-    k = row["sides"]["kiln"].get("tflops")
-    for other, key in (("cublas", "kiln_vs_cublas"), ("gluon", "kiln_vs_gluon")):
-        o = row["sides"][other].get("tflops")
-        row[key] = k / o if k and o else None
+    time_rounds(row, runs, rounds, rep, "tflops", lambda ms: flops / (ms * 1e-3) / 1e12)
+    del runs
+    torch.cuda.empty_cache()
+    add_ratios(row, GEMM_RATIOS, "tflops")
     return row
 
 
@@ -328,13 +415,15 @@ def copy_impls(kiln):
     }
 
 
-def bench_copy(shape, impls, rep):
+def bench_copy(shape, impls, rep, rounds=1):
     import torch
     R, C, dt = shape
     tdt = {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[dt]
     elem = torch.empty((), dtype=tdt).element_size()
     nbytes = 2 * R * C * elem
-    row = {"shape": [R, C], "dtype": dt, "bytes": nbytes, "block": list(COPY_BLOCK), "sides": {}}
+    row = {"shape": [R, C], "dtype": dt, "bytes": nbytes, "block": list(COPY_BLOCK),
+           "rounds": rounds, "sides": {}}
+    runs = {}
     for side in COPY_SIDES:
         prepare, reason, mode = impls[side]
         entry = {}
@@ -352,19 +441,16 @@ def bench_copy(shape, impls, rep):
                                         and torch.equal(out, x))
                 del out
                 if entry["correct"]:
-                    entry["ms"], entry["timer"] = median_ms(run, rep=rep)
-                    entry["gbps"] = gbps(nbytes, entry["ms"])
-                    entry["host_us"] = host_us(run)
-                    entry["host_bound"] = entry["host_us"] > FLUSH_US[0]
+                    runs[side] = run
                 del run, x, y
             except Exception as e:
                 entry["error"] = _error(e)
             torch.cuda.empty_cache()
         row["sides"][side] = entry
-    k = row["sides"]["kiln"].get("gbps")
-    for other, key in (("torch", "kiln_vs_torch"), ("gluon", "kiln_vs_gluon")):
-        o = row["sides"][other].get("gbps")
-        row[key] = k / o if k and o else None
+    time_rounds(row, runs, rounds, rep, "gbps", lambda ms: gbps(nbytes, ms))
+    del runs
+    torch.cuda.empty_cache()
+    add_ratios(row, COPY_RATIOS, "gbps")
     return row
 
 
@@ -382,8 +468,13 @@ def _cell(entry, key, fmt):
     return format(value, fmt) if value is not None else "-"
 
 
-def _ratio(value):
-    return f"{value:.3f}" if value is not None else "-"
+def _ratio(info):
+    """The median ratio over rounds, then [min..max] over rounds when there are several."""
+    if not info:
+        return "-"
+    if len(info["rounds"]) < 2:
+        return f"{info['median']:.3f}"
+    return f"{info['median']:.3f} [{info['min']:.3f}..{info['max']:.3f}]"
 
 
 def _problems(rows, label):
@@ -421,30 +512,56 @@ MODES = {"launch": "kernel launch on prebuilt arguments",
          "call": "whole call (host set-up included)"}
 
 
-def print_gemm(rows):
-    print("\nbf16 GEMM C = A @ B^T (A [M,K], B [N,K], fp32 accumulate), TFLOP/s of the median time")
-    print(f"{'M=N=K':>6} {'cuBLAS':>8} {'triton':>8} {'gluon':>8} {'kiln':>8}  "
-          f"{'kiln/cuBLAS':>11} {'kiln/gluon':>10}")
+SHORT = {"cublas": "cuBLAS", "gluon-persistent": "gluon-p", "kiln-persistent": "kiln-p"}
+
+
+def _print_table(rows, name, sides, rate_key, fmt, ratios):
+    """One line a row of each side's rate (median over rounds), then one line a row of the
+    ratios (median over rounds [min..max])."""
+    width = 16 if name == "shape" else 6
+    heads = ["cuBLAS" if s == "cublas" else s for s in sides]
+    cols = [max(8, len(h)) for h in heads]
+    print(f"{name:>{width}} " + " ".join(f"{h:>{w}}" for h, w in zip(heads, cols)))
     for r in rows:
         s = r["sides"]
-        print(f"{r['M']:>6} " + " ".join(f"{_cell(s[k], 'tflops', '.1f'):>8}" for k in GEMM_SIDES)
-              + f"  {_ratio(r['kiln_vs_cublas']):>11} {_ratio(r['kiln_vs_gluon']):>10}")
+        print(f"{r['label']:>{width}} "
+              + " ".join(f"{_cell(s[k], rate_key, fmt):>{w}}" for k, w in zip(sides, cols)))
+    rounds = max((r.get("rounds", 1) for r in rows), default=1)
+    labels = [f"{SHORT.get(a, a)}/{SHORT.get(b, b)}" for a, b, _ in ratios]
+    cells = [[_ratio(r["ratios"].get(key)) for _, _, key in ratios] for r in rows]
+    cols = [max([len(lab)] + [len(c[i]) for c in cells]) for i, lab in enumerate(labels)]
+    what = f"median of {rounds} rounds [min..max]" if rounds > 1 else "1 round"
+    legend = "; -p = -persistent" if any(s in SHORT for s in sides if s != "cublas") else ""
+    print(f"  ratios ({what}{legend}):")
+    print(f"{name:>{width}} " + "  ".join(f"{lab:>{w}}" for lab, w in zip(labels, cols)))
+    for r, c in zip(rows, cells):
+        print(f"{r['label']:>{width}} " + "  ".join(f"{v:>{w}}" for v, w in zip(c, cols)))
+
+
+def _rounds_text(rounds):
+    return f"median over {rounds} interleaved rounds" if rounds > 1 else "1 round"
+
+
+def print_gemm(rows):
+    rounds = max((r.get("rounds", 1) for r in rows), default=1)
+    print(f"\nbf16 GEMM C = A @ B^T (A [M,K], B [N,K], fp32 accumulate), TFLOP/s of the median "
+          f"time ({_rounds_text(rounds)})")
+    for r in rows:
+        r["label"] = str(r["M"])
+    _print_table(rows, "M=N=K", GEMM_SIDES, "tflops", ".1f", GEMM_RATIOS)
     _print_modes(rows, GEMM_SIDES)
     _problems(rows, lambda r: f"{r['M']}^3")
 
 
 def print_copy(rows):
+    rounds = max((r.get("rounds", 1) for r in rows), default=1)
     print(f"\nTMA copy y = x, block {COPY_BLOCK[0]}x{COPY_BLOCK[1]}, GB/s = (bytes read + written)"
-          f" / median time")
-    print(f"{'shape':>16} {'kiln':>8} {'gluon':>8} {'torch':>8}  {'kiln/torch':>10} "
-          f"{'kiln/gluon':>10}")
+          f" / median time ({_rounds_text(rounds)})")
     for r in rows:
-        s = r["sides"]
-        name = f"{r['shape'][0]}x{r['shape'][1]} {r['dtype']}"
-        print(f"{name:>16} " + " ".join(f"{_cell(s[k], 'gbps', '.0f'):>8}" for k in COPY_SIDES)
-              + f"  {_ratio(r['kiln_vs_torch']):>10} {_ratio(r['kiln_vs_gluon']):>10}")
+        r["label"] = f"{r['shape'][0]}x{r['shape'][1]} {r['dtype']}"
+    _print_table(rows, "shape", COPY_SIDES, "gbps", ".0f", COPY_RATIOS)
     _print_modes(rows, COPY_SIDES)
-    _problems(rows, lambda r: f"{r['shape'][0]}x{r['shape'][1]} {r['dtype']}")
+    _problems(rows, lambda r: r["label"])
 
 
 # --- main ---------------------------------------------------------------------------------------
@@ -470,15 +587,19 @@ def _copy_shape(text):
 
 
 def main(argv=None, json_name="hopper_gemm.json"):
-    ap = argparse.ArgumentParser(description="Hopper bf16 GEMM (cuBLAS, Triton, Gluon, Kiln) "
-                                             "and TMA copy (Kiln, Gluon, torch)")
+    ap = argparse.ArgumentParser(description="Hopper bf16 GEMM (cuBLAS, Triton, Gluon, Kiln, "
+                                             "persistent Gluon and Kiln) and TMA copy (Kiln, "
+                                             "Gluon, torch)")
     ap.add_argument("--sizes", default=None,
                     help="comma-separated M=N=K list (default 2048,4096,8192)")
     ap.add_argument("--copy-shapes", default=None,
                     help="comma-separated RxC:dtype list (default 8192x8192:bf16,"
                          "16384x8192:fp32; dtype bf16, fp16 or fp32)")
     ap.add_argument("--quick", action="store_true",
-                    help="2048 only, one copy shape, shorter timing")
+                    help="2048 only, one copy shape, one round, shorter timing")
+    ap.add_argument("--rounds", type=int, default=None,
+                    help="times each side is timed, rounds interleaved across the sides of a "
+                         "row (default 3, 1 with --quick); the table shows the median")
     ap.add_argument("--only", choices=["gemm", "copy"], default=None)
     ap.add_argument("--rep", type=int, default=None, help="do_bench rep (ms; default 200, "
                                                           "50 with --quick)")
@@ -491,6 +612,9 @@ def main(argv=None, json_name="hopper_gemm.json"):
     copy_shapes = ([_copy_shape(s) for s in args.copy_shapes.split(",") if s] if args.copy_shapes
                    else list(DEFAULT_COPY_SHAPES[:1] if args.quick else DEFAULT_COPY_SHAPES))
     rep = args.rep or (50 if args.quick else 200)
+    rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
+    if rounds < 1:
+        ap.error("--rounds must be at least 1")
 
     import torch
     torch.cuda.init()  # make torch's context current before Kiln's driver looks
@@ -511,20 +635,23 @@ def main(argv=None, json_name="hopper_gemm.json"):
         impls = gemm_impls(kiln)
         if kiln["kiln_matmul"] is None:
             impls["kiln"] = (None, kiln_error, None)
+        if not any(kiln.values()):  # examples.hopper not importable: say why
+            impls["kiln-persistent"] = (None, kiln_error, None)
         for size in sizes:
-            gemm.append(bench_gemm(size, impls, rep))
+            gemm.append(bench_gemm(size, impls, rep, rounds))
         print_gemm(gemm)
     if args.only in (None, "copy"):
         impls = copy_impls(kiln)
         if kiln["kiln_tma_copy"] is None:
             impls["kiln"] = (None, kiln_error, None)
         for shape in copy_shapes:
-            copy.append(bench_copy(shape, impls, rep))
+            copy.append(bench_copy(shape, impls, rep, rounds))
         print_copy(copy)
 
     timer = next((e.get("timer") for r in gemm + copy for e in r["sides"].values()
                   if e.get("timer")), "-")
-    print(f"\ntimer: {timer}; tiles {TILE}; checked before timing on fresh random inputs")
+    print(f"\ntimer: {timer}, {rounds} round{'s' if rounds > 1 else ''} of every side "
+          f"(interleaved); tiles {TILE}; checked before timing on fresh random inputs")
     path = args.json or (os.path.join(os.environ["OUT"], json_name)
                          if os.environ.get("OUT") else None)
     if path:
@@ -533,7 +660,7 @@ def main(argv=None, json_name="hopper_gemm.json"):
                        "torch": torch.__version__,
                        "triton": getattr(triton, "__version__", None),
                        "kiln_error": kiln_error, "gluon_error": GLUON_ERROR,
-                       "triton_error": TRITON_ERROR, "tile": TILE,
+                       "triton_error": TRITON_ERROR, "tile": TILE, "rounds": rounds,
                        "copy_block": list(COPY_BLOCK), "gemm": gemm, "copy": copy},
                       f, indent=2)
         print(f"wrote {path}")

@@ -19,6 +19,7 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   alloc.target = options.target;
   tile::TileInsertWaitCountsPassOptions waits;
   waits.target = options.target;
+  pm.addPass(tile::createTileCheckAsyncSafetyPass());
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   tile::TileInsertBarriersPassOptions barriers;

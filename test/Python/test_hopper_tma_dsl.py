@@ -5,6 +5,7 @@ the builtins points at the user's line with a caret."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import pytest
@@ -174,3 +175,125 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(fn, SIG, {}, target="cuda:sm_90a", cache=False)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_persistent_gemm_compiles_to_tma_wgmma_and_a_store_wait_per_tile():
+    """examples/hopper.py's persistent GEMM: the same k-loop as gemm_kernel inside a loop over
+    tiles (stride num_programs), the previous tile's TMA store waited for (and a CTA barrier)
+    before the C tile is rewritten, a last wait after the tile loop."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    from examples import hopper
+    t = kl.tensor_descriptor_type
+    k = hopper.persistent_gemm_kernel.warmup(
+        t(kl.bfloat16, [128, 64], NV), t(kl.bfloat16, [256, 64], NV),
+        t(kl.bfloat16, [128, 256], NV256), 4096, 4096, 4096, STAGES=3, GROUP_M=8, num_warps=8,
+        grid=(1,), target="cuda:sm_90a")
+    ptx = k.asm["ptx"]
+    assert k.asm.get("cubin")  # ptxas accepted it
+    # 2 loads in each of 2 prologue steps and 2 in the k-loop; 4 boxes of 64 columns stored.
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 6
+    assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta") == 4
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 4
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "%nctaid.x" in ptx  # the tile loop's stride, gl.num_programs(0)
+    # store_wait(0) before each tile's epilogue and once after the tile loop; every thread
+    # passes a CTA barrier after it before any thread writes shared memory again.
+    waits = [m.end() for m in re.finditer(r"cp\.async\.bulk\.wait_group\.read\s+0;", ptx)]
+    assert len(waits) == 2
+    for end in waits:
+        bar = ptx.find("bar.sync", end)
+        store = ptx.find("st.shared", end)
+        assert bar != -1 and (store == -1 or bar < store)
+    # Ring (3 x (16 + 32) KiB), one C tile (64 KiB) and 3 barriers, all allocated once.
+    assert k.metadata["shared"] == 3 * (16 + 32) * 1024 + 64 * 1024 + 3 * 8
+
+
+# --- tile-check-async-safety, from the DSL: the mistakes that hang or race a Hopper kernel ---
+
+RING = kl.constexpr(3)
+
+
+@kiln.jit
+def s_wait_never_arrived(d, x):
+    bars = kl.allocate_shared_memory(kl.int64, [2, 1], mbarrier.MBarrierLayout())
+    buf = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    mbarrier.init(bars.index(0), count=1)
+    mbarrier.init(bars.index(1), count=1)
+    mbarrier.expect(bars.index(0), d.block_type.nbytes)
+    tma.async_copy_global_to_shared(d, [0, 0], bars.index(0), buf)
+    mbarrier.wait(bars.index(1), 0)  # S:hang
+
+
+@kiln.jit
+def s_expect_wrong_bytes(d, x):
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    a = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    b = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, d.block_type.nbytes)  # S:bytes
+    tma.async_copy_global_to_shared(d, [0, 0], bar, a)
+    tma.async_copy_global_to_shared(d, [0, 64], bar, b)
+    mbarrier.wait(bar, 0)
+
+
+@kiln.jit
+def s_refill_while_read(d, x, n):
+    a_bufs = kl.allocate_shared_memory(kl.bfloat16, [RING, 128, 64], NV)
+    b_bufs = kl.allocate_shared_memory(kl.bfloat16, [RING, 128, 64], NV)
+    bars = kl.allocate_shared_memory(kl.int64, [RING, 1], mbarrier.MBarrierLayout())
+    for s in kl.static_range(RING):
+        mbarrier.init(bars.index(s), count=1)
+    acc = kl.zeros([128, 128], kl.float32, ACC128)
+    for i in range(n):
+        slot = i % RING
+        mbarrier.wait(bars.index(slot), (i // RING) & 1)
+        acc = warpgroup_mma(a_bufs.index(slot), b_bufs.index(slot).permute((1, 0)), acc,
+                            is_async=True)
+        nxt = (i + RING - 1) % RING
+        mbarrier.expect(bars.index(nxt), 2 * d.block_type.nbytes)
+        tma.async_copy_global_to_shared(d, [0, 0], bars.index(nxt), a_bufs.index(nxt))  # S:race
+        tma.async_copy_global_to_shared(d, [0, 0], bars.index(nxt), b_bufs.index(nxt))
+    acc = warpgroup_mma_wait(0, deps=(acc,))
+
+
+ACC128 = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                   instr_shape=[16, 128, 16])
+
+SAFETY = [
+    (s_wait_never_arrived, "S:hang", "mbarrier.wait",
+     r"'tile_nv.mbarrier_wait' waits on a barrier that nothing in this function arrives on "
+     r"\(no expect or arrive on it\): its phase never completes and the wait never returns"),
+    (s_expect_wrong_bytes, "S:bytes", "mbarrier.expect",
+     r"'tile_nv.mbarrier_expect' announces 16384 transaction bytes, but the 2 writes "
+     r"completing on this barrier before its next wait deliver 32768 bytes: the phase "
+     r"completes before all the data lands"),
+    (s_refill_while_read, "S:race", "tma.async_copy_global_to_shared",
+     r"'tile_nv.async_tma_copy_global_to_local' writes a shared buffer that the asynchronous "
+     r"read of 'tile_nv.warpgroup_dot' may still be reading: no wait on the 'wgmma' counter "
+     r"with at most 1 pending comes between them \(the read was issued 1 iteration earlier\)"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", SAFETY, ids=[e[1] for e in SAFETY])
+def test_async_safety_errors_point_at_the_call(fn, marker, anchor, message):
+    sig = dict(SIG, n="i32") if fn is s_refill_while_read else SIG
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, sig, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_async_safety_accepts_the_fixed_kernels():
+    # The same kernels with the mistake fixed compile: the refill after warpgroup_mma_wait(1)
+    # as examples/hopper.py does it (covered there), the expect for both tiles here.
+    @kiln.jit
+    def fixed(d, x):
+        bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+        a = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+        b = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+        mbarrier.init(bar, count=1)
+        mbarrier.expect(bar, 2 * d.block_type.nbytes)
+        tma.async_copy_global_to_shared(d, [0, 0], bar, a)
+        tma.async_copy_global_to_shared(d, [0, 64], bar, b)
+        mbarrier.wait(bar, 0)
+    assert "mbarrier.try_wait.parity" in kiln.compile(fixed, SIG, {}, target="cuda:sm_90a",
+                                                      cache=False).asm["ptx"]

@@ -64,3 +64,48 @@ def test_gemm(sm90, m, n, k, cfg):
         err = (c.float() - ref).norm() / ref.norm()
         assert err < 1e-2, f"relative error {err:.3g}"
         torch.testing.assert_close(c.float(), ref, rtol=1e-2, atol=1e-2 * k ** 0.5)
+
+
+def _num_sms():
+    return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
+
+
+@pytest.mark.parametrize("m,n,k,cfg", [
+    (1000, 1000, 1000, {}),
+    (4096, 4096, 4096, {}),        # ~4 tiles a program on 132 SMs; num_k % STAGES != 0
+    (777, 520, 4104, {"BN": 128, "STAGES": 4}),
+    (256, 512, 4096, {}),          # 4 tiles: fewer tiles than SMs
+    (4096, 4096, 64, {}),          # one k-step a tile: fewer k-steps than prologue slots
+    (2000, 3000, 200, {"BN": 128, "STAGES": 2}),
+    (3072, 2048, 1024, {"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "num_warps": 4}),
+])
+def test_persistent_gemm(sm90, m, n, k, cfg):
+    tiles = hopper._cdiv(m, cfg.get("BM", 128)) * hopper._cdiv(n, cfg.get("BN", 256))
+    if (m, n, k) == (256, 512, 4096):
+        assert tiles < _num_sms()
+    for _ in range(2):
+        a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+        hopper.kiln_persistent_matmul(a, b, out=c, **cfg)
+        torch.cuda.synchronize()
+        ref = _reference(a, b)
+        assert not torch.isnan(c).any()
+        err = (c.float() - ref).norm() / ref.norm()
+        assert err < 1e-2, f"relative error {err:.3g} ({tiles} tiles)"
+        torch.testing.assert_close(c.float(), ref, rtol=1e-2, atol=1e-2 * k ** 0.5)
+
+
+def test_persistent_gemm_launcher_reuses_descriptors(sm90):
+    """run() relaunches on the same buffers: new values in a and b give a new c."""
+    m, n, k = 2048, 2048, 512
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+    run, c = hopper.kiln_persistent_matmul_launcher(a, b)
+    for _ in range(2):
+        a.normal_()
+        b.normal_()
+        c.fill_(float("nan"))
+        assert run() is c
+        torch.cuda.synchronize()
+        torch.testing.assert_close(c.float(), _reference(a, b), rtol=1e-2, atol=1e-2 * k ** 0.5)

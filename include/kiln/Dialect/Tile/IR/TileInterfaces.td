@@ -67,6 +67,53 @@ def Tile_BarrierCompletedWriteOpInterface
       "::mlir::Value", "getDst", (ins)>,
     InterfaceMethod<"The barrier (a !tile.memdesc value) the write completes on.",
       "::mlir::Value", "getCompletionBarrier", (ins)>,
+    InterfaceMethod<[{Bytes the write counts against the barrier's phase (what
+      an arrival expecting transaction bytes must announce).}],
+      "int64_t", "getCompletedBytes", (ins)>,
+    InterfaceMethod<"The i1 predicate guarding the write, or null (always).",
+      "::mlir::Value", "getCompletionPredicate", (ins)>,
+  ];
+}
+
+// An arrival on a barrier in shared memory, possibly announcing transaction
+// bytes that barrier-completed writes will deliver to the same phase.
+def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The barrier (a !tile.memdesc value) arrived on.",
+      "::mlir::Value", "getArrivedBarrier", (ins)>,
+    InterfaceMethod<[{Transaction bytes the arrival announces (0 for a plain
+      arrival).}], "int64_t", "getExpectedBytes", (ins)>,
+    InterfaceMethod<"The i1 predicate guarding the arrival, or null (always).",
+      "::mlir::Value", "getArrivePredicate", (ins)>,
+  ];
+}
+
+// An op that starts reading shared memory asynchronously: the read stays in
+// flight, as one group of an in-order counter, until a wait on that counter
+// leaves fewer groups pending (tile-check-async-safety finds writes to the
+// buffers before that).
+def Tile_AsyncReadOpInterface : OpInterface<"AsyncReadOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The shared buffers (!tile.memdesc values) read.",
+      "::llvm::SmallVector<::mlir::Value>", "getAsyncReadBuffers", (ins)>,
+    InterfaceMethod<"The counter whose groups track the read (a name).",
+      "::llvm::StringRef", "getAsyncReadCounter", (ins)>,
+    InterfaceMethod<[{Whether the read is still in flight when the op returns
+      (false: the op waits for it itself).}], "bool", "isAsyncReadInFlight", (ins)>,
+  ];
+}
+
+// A wait until at most `getMaxPendingGroups()` groups of a counter are in
+// flight (the oldest retire first).
+def Tile_AsyncReadWaitOpInterface : OpInterface<"AsyncReadWaitOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The counter waited on (a name).",
+      "::llvm::StringRef", "getAsyncReadCounter", (ins)>,
+    InterfaceMethod<"The most groups left in flight.",
+      "unsigned", "getMaxPendingGroups", (ins)>,
   ];
 }
 

@@ -77,6 +77,24 @@ def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
   ];
 }
 
+def TileCheckAsyncSafetyPass : Pass<"tile-check-async-safety", "mlir::ModuleOp"> {
+  let summary = "Report barrier waits that hang and async reads that race, where certain";
+  let description = [{
+    Errors, on the kernel as written, for three mistakes that hang or race
+    kernels built from barrier-completed copies and asynchronous reads of
+    shared memory (ops implementing the barrier and async-read interfaces):
+    a barrier wait with no arrival on that barrier anywhere in the
+    function; an arrival announcing N transaction bytes while the writes
+    completing on its barrier before the next wait on it deliver another
+    number; and a write to a shared buffer that an asynchronous read
+    (through `scf.for` iterations and `scf.if` branches) may still be
+    reading because no wait on the read's counter leaves few enough groups
+    in flight in between. Buffers are compared by allocation and index
+    chain, with ring indices `(iv + c) % S` of a loop's induction variable
+    followed across iterations; what is not certain is not reported.
+  }];
+}
+
 def TileAnnotateLocalLoadAliasPass
     : Pass<"tile-annotate-local-load-alias", "mlir::ModuleOp"> {
   let summary = "Mark shared-memory loads that no in-flight async copy can write";

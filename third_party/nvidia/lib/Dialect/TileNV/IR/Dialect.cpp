@@ -106,3 +106,11 @@ LogicalResult MBarrierWaitOp::verify() {
 }
 
 Value MBarrierWaitOp::getWaitedBarrier() { return getBarrier(); }
+
+Value MBarrierExpectOp::getArrivedBarrier() { return getBarrier(); }
+int64_t MBarrierExpectOp::getExpectedBytes() { return getBytes(); }
+Value MBarrierExpectOp::getArrivePredicate() { return getPred(); }
+
+Value MBarrierArriveOp::getArrivedBarrier() { return getBarrier(); }
+int64_t MBarrierArriveOp::getExpectedBytes() { return 0; }
+Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }

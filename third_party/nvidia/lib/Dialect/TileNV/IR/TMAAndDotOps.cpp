@@ -1,6 +1,7 @@
 //===- TMAAndDotOps.cpp - Verifiers of the TMA and wgmma ops -------------===//
 
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
 using namespace mlir;
@@ -61,6 +62,33 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
 
 Value AsyncTMACopyGlobalToLocalOp::getDst() { return getResult(); }
 Value AsyncTMACopyGlobalToLocalOp::getCompletionBarrier() { return getBarrier(); }
+// The whole box counts, elements past the tensor's edge (filled) included.
+int64_t AsyncTMACopyGlobalToLocalOp::getCompletedBytes() {
+  RankedTensorType block = getDesc().getType().getBlockType();
+  return block.getNumElements() *
+         tile::getElementBytes(block.getElementType());
+}
+Value AsyncTMACopyGlobalToLocalOp::getCompletionPredicate() { return getPred(); }
+
+// Bulk stores are tracked by the bulk async-group counter, one group each;
+// warpgroup dots by the wgmma group counter, one group each.
+SmallVector<Value> AsyncTMACopyLocalToGlobalOp::getAsyncReadBuffers() {
+  return {getSrc()};
+}
+StringRef AsyncTMACopyLocalToGlobalOp::getAsyncReadCounter() {
+  return "cp.async.bulk";
+}
+bool AsyncTMACopyLocalToGlobalOp::isAsyncReadInFlight() { return true; }
+StringRef AsyncTMAStoreWaitOp::getAsyncReadCounter() { return "cp.async.bulk"; }
+unsigned AsyncTMAStoreWaitOp::getMaxPendingGroups() { return getPendings(); }
+
+SmallVector<Value> WarpGroupDotOp::getAsyncReadBuffers() {
+  return {getA(), getB()};
+}
+StringRef WarpGroupDotOp::getAsyncReadCounter() { return "wgmma"; }
+bool WarpGroupDotOp::isAsyncReadInFlight() { return getIsAsync(); }
+StringRef WarpGroupDotWaitOp::getAsyncReadCounter() { return "wgmma"; }
+unsigned WarpGroupDotWaitOp::getMaxPendingGroups() { return getPendings(); }
 
 LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
   return verifyTMA(*this, getDesc().getType(), getCoord().size(),

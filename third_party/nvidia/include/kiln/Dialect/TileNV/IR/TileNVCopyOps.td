@@ -35,7 +35,8 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
   let hasVerifier = 1;
 }
 
-def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_global"> {
+def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_global", [
+    DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface>]> {
   let summary = "TMA: copy a shared buffer into a block of a global tensor";
   let description = [{
     One thread asks the tensor memory accelerator to store `src` into the
@@ -60,7 +61,8 @@ def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_glob
   let hasVerifier = 1;
 }
 
-def TileNV_AsyncTMAStoreWaitOp : TileNV_Op<"async_tma_store_wait"> {
+def TileNV_AsyncTMAStoreWaitOp : TileNV_Op<"async_tma_store_wait", [
+    DeclareOpInterfaceMethods<Tile_AsyncReadWaitOpInterface>]> {
   let summary = "Wait until at most `pendings` TMA stores still read shared memory";
   let description = [{
     The issuing thread waits until at most `pendings` of its most recent

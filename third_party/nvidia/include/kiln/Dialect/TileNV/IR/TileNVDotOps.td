@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
-    AllTypesMatch<["c", "d"]>]> {
+    AllTypesMatch<["c", "d"]>, DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface>]> {
   let summary = "wgmma: d = a * b + c by each warpgroup";
   let description = [{
     Each warpgroup (4 consecutive warps) multiplies its rows of `a` (a
@@ -37,7 +37,8 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
 }
 
 def TileNV_WarpGroupDotWaitOp : TileNV_Op<"warpgroup_dot_wait", [
-    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_AsyncReadWaitOpInterface>]> {
   let summary = "Wait until at most `pendings` wgmma groups are in flight";
   let description = [{
     Each warpgroup waits until at most `pendings` of its most recent

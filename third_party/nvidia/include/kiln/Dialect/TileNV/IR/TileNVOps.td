@@ -52,7 +52,8 @@ def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate"> {
 }
 
 def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
-    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>]> {
   let summary = "Arrive on an mbarrier expecting a number of transaction bytes";
   let description = [{
     One thread (of those with `pred`, when given) arrives on the mbarrier
@@ -71,7 +72,8 @@ def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
 }
 
 def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
-    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>]> {
   let summary = "Arrive on an mbarrier";
   let description = [{
     One thread (of those with `pred`, when given) arrives `count` times on

@@ -1,0 +1,317 @@
+// RUN: kiln-opt %s --split-input-file --tile-check-async-safety --verify-diagnostics
+
+// tile-check-async-safety on the mistakes that hang or race a TMA + mbarrier
+// + wgmma kernel. Each function with an expected error is the correct one
+// beside it with one mistake; the correct ones must pass without a word.
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ring = !tile.memdesc<3x64x64xbf16, #nv, mutable>
+!slot = !tile.memdesc<64x64xbf16, #nv, mutable, 3x64x64>
+!slotT = !tile.memdesc<64x64xbf16, #nvt, mutable, 3x64x64>
+!bars = !tile.memdesc<3x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 3x1>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // A barrier nothing arrives on: the wait never returns.
+  func.func @wait_without_arrival(%ad: !desc) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %a = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    %b1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    tile_nv.mbarrier_init %b1, 1 : !bar
+    %s0 = tile.memdesc_index %a[%c0] : !ring -> !slot
+    tile_nv.mbarrier_expect %b0, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %s0 : !desc, !bar, !slot
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    // The copy completes on %b0, but only an arrival can complete a phase.
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' waits on a barrier that nothing in this function arrives on (no expect or arrive on it): its phase never completes and the wait never returns}}
+    tile_nv.mbarrier_wait %b1, %c0 : !bar, i32
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ring = !tile.memdesc<3x64x64xbf16, #nv, mutable>
+!slot = !tile.memdesc<64x64xbf16, #nv, mutable, 3x64x64>
+!bars = !tile.memdesc<3x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 3x1>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // Straight-line: the expect counts one copy of two (8192 of 16384 bytes).
+  func.func @expect_too_few_bytes(%ad: !desc, %bd: !desc) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    %sa = tile.memdesc_index %a[%c0] : !ring -> !slot
+    %sb = tile.memdesc_index %b[%c0] : !ring -> !slot
+    // expected-error @+1 {{'tile_nv.mbarrier_expect' announces 8192 transaction bytes, but the 2 writes completing on this barrier before its next wait deliver 16384 bytes: the phase completes before all the data lands}}
+    tile_nv.mbarrier_expect %b0, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
+    tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %b0, %sb : !desc, !bar, !slot
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    return
+  }
+
+  // One copy where the expect counts two: the phase never completes.
+  func.func @expect_too_many_bytes(%ad: !desc) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    %sa = tile.memdesc_index %a[%c0] : !ring -> !slot
+    // expected-error @+1 {{announces 16384 transaction bytes, but the 1 write completing on this barrier before its next wait deliver 8192 bytes: the phase never completes and the wait hangs}}
+    tile_nv.mbarrier_expect %b0, 16384 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    return
+  }
+
+  // Copies issued before the expect, on a predicate, or through a branch
+  // are not decided here: no report.
+  func.func @expect_not_decided(%ad: !desc, %p: i1) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    %sa = tile.memdesc_index %a[%c0] : !ring -> !slot
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
+    tile_nv.mbarrier_expect %b0, 16384 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    tile_nv.mbarrier_expect %b0, 16384 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa, %p : !desc, !bar, !slot
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ring = !tile.memdesc<3x64x64xbf16, #nv, mutable>
+!slot = !tile.memdesc<64x64xbf16, #nv, mutable, 3x64x64>
+!slotT = !tile.memdesc<64x64xbf16, #nvt, mutable, 3x64x64>
+!bars = !tile.memdesc<3x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 3x1>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // The pipelined GEMM's main loop as examples/hopper.py writes it
+  // (STAGES = 3, wait(1), refill slot (i + 2) % 3): correct, no report.
+  func.func @ring_ok(%ad: !desc, %bd: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    %b1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %b1, 1 : !bar
+    %b2 = tile.memdesc_index %bars[%c2] : !bars -> !bar
+    tile_nv.mbarrier_init %b2, 1 : !bar
+    %a0 = tile.memdesc_index %a[%c0] : !ring -> !slot
+    %x0 = tile.memdesc_index %b[%c0] : !ring -> !slot
+    tile_nv.mbarrier_expect %b0, 16384 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %a0 : !desc, !bar, !slot
+    tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %b0, %x0 : !desc, !bar, !slot
+    %a1 = tile.memdesc_index %a[%c1] : !ring -> !slot
+    %x1 = tile.memdesc_index %b[%c1] : !ring -> !slot
+    tile_nv.mbarrier_expect %b1, 16384 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b1, %a1 : !desc, !bar, !slot
+    tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %b1, %x1 : !desc, !bar, !slot
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
+      %slot = arith.remsi %i, %c3 : i32
+      %bw = tile.memdesc_index %bars[%slot] : !bars -> !bar
+      tile_nv.mbarrier_wait %bw, %c0 : !bar, i32
+      %as = tile.memdesc_index %a[%slot] : !ring -> !slot
+      %bs = tile.memdesc_index %b[%slot] : !ring -> !slot
+      %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
+      %d = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
+      %r = tile_nv.warpgroup_dot_wait %d {pendings = 1 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+      %nx = arith.addi %i, %c2 : i32
+      %ns = arith.remsi %nx, %c3 : i32
+      %bn = tile.memdesc_index %bars[%ns] : !bars -> !bar
+      tile_nv.mbarrier_expect %bn, 16384 : !bar
+      %an = tile.memdesc_index %a[%ns] : !ring -> !slot
+      %xn = tile.memdesc_index %b[%ns] : !ring -> !slot
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %nx], %bn, %an : !desc, !bar, !slot
+      tile_nv.async_tma_copy_global_to_local %bd[%c0, %nx], %bn, %xn : !desc, !bar, !slot
+      scf.yield %r : tensor<64x64xf32, #acc>
+    }
+    %fin = tile_nv.warpgroup_dot_wait %acc {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+    return
+  }
+
+  // The same loop without warpgroup_mma_wait: the refill of slot (i + 2) % 3
+  // overwrites what the dot of step i - 1 may still be reading.
+  func.func @ring_refill_without_wait(%ad: !desc, %bd: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
+      %slot = arith.remsi %i, %c3 : i32
+      %bw = tile.memdesc_index %bars[%slot] : !bars -> !bar
+      tile_nv.mbarrier_wait %bw, %c0 : !bar, i32
+      %as = tile.memdesc_index %a[%slot] : !ring -> !slot
+      %bs = tile.memdesc_index %b[%slot] : !ring -> !slot
+      %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
+      // expected-note @+1 {{the asynchronous read}}
+      %d = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
+      %nx = arith.addi %i, %c2 : i32
+      %ns = arith.remsi %nx, %c3 : i32
+      %bn = tile.memdesc_index %bars[%ns] : !bars -> !bar
+      tile_nv.mbarrier_expect %bn, 16384 : !bar
+      %an = tile.memdesc_index %a[%ns] : !ring -> !slot
+      %xn = tile.memdesc_index %b[%ns] : !ring -> !slot
+      // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' writes a shared buffer that the asynchronous read of 'tile_nv.warpgroup_dot' may still be reading: no wait on the 'wgmma' counter with at most 1 pending comes between them (the read was issued 1 iteration earlier)}}
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %nx], %bn, %an : !desc, !bar, !slot
+      // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' writes a shared buffer that the asynchronous read}}
+      tile_nv.async_tma_copy_global_to_local %bd[%c0, %nx], %bn, %xn : !desc, !bar, !slot
+      scf.yield %d : tensor<64x64xf32, #acc>
+    }
+    %fin = tile_nv.warpgroup_dot_wait %acc {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+    return
+  }
+
+  // wait(2) with three slots: two dots stay in flight, and the older one
+  // (step i - 1) reads the slot step i + 2 refills.
+  func.func @ring_wait_leaves_too_many(%ad: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
+      %slot = arith.remsi %i, %c3 : i32
+      %bw = tile.memdesc_index %bars[%slot] : !bars -> !bar
+      tile_nv.mbarrier_wait %bw, %c0 : !bar, i32
+      %as = tile.memdesc_index %a[%slot] : !ring -> !slot
+      %bs = tile.memdesc_index %b[%slot] : !ring -> !slot
+      %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
+      // expected-note @+1 {{the asynchronous read}}
+      %d = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
+      %r = tile_nv.warpgroup_dot_wait %d {pendings = 2 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+      %nx = arith.addi %i, %c2 : i32
+      %ns = arith.remsi %nx, %c3 : i32
+      %bn = tile.memdesc_index %bars[%ns] : !bars -> !bar
+      tile_nv.mbarrier_expect %bn, 8192 : !bar
+      %an = tile.memdesc_index %a[%ns] : !ring -> !slot
+      // expected-error @+1 {{writes a shared buffer that the asynchronous read of 'tile_nv.warpgroup_dot' may still be reading: no wait on the 'wgmma' counter with at most 1 pending comes between them (the read was issued 1 iteration earlier)}}
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %nx], %bn, %an : !desc, !bar, !slot
+      scf.yield %r : tensor<64x64xf32, #acc>
+    }
+    %fin = tile_nv.warpgroup_dot_wait %acc {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+    return
+  }
+
+  // The refill's expect counts the A tile only (8192 of 16384 bytes): the
+  // next wait on that slot, two iterations on, hangs.
+  func.func @ring_expect_counts_one_tile(%ad: !desc, %bd: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %bars = tile.local_alloc : () -> !bars
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %slot = arith.remsi %i, %c3 : i32
+      %bw = tile.memdesc_index %bars[%slot] : !bars -> !bar
+      tile_nv.mbarrier_wait %bw, %c0 : !bar, i32
+      %nx = arith.addi %i, %c2 : i32
+      %ns = arith.remsi %nx, %c3 : i32
+      %bn = tile.memdesc_index %bars[%ns] : !bars -> !bar
+      // expected-error @+1 {{announces 8192 transaction bytes, but the 2 writes completing on this barrier before its next wait deliver 16384 bytes}}
+      tile_nv.mbarrier_expect %bn, 8192 : !bar
+      %an = tile.memdesc_index %a[%ns] : !ring -> !slot
+      %xn = tile.memdesc_index %b[%ns] : !ring -> !slot
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %nx], %bn, %an : !desc, !bar, !slot
+      tile_nv.async_tma_copy_global_to_local %bd[%c0, %nx], %bn, %xn : !desc, !bar, !slot
+    }
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+!cdesc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ctile = !tile.memdesc<64x64xbf16, #nv, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // A persistent epilogue: store_wait(0) before the C tile is rewritten.
+  func.func @store_source_ok(%cd: !cdesc, %t: tensor<64x64xbf16, #acc>, %lo: i32, %hi: i32, %step: i32) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    scf.for %tile = %lo to %hi step %step : i32 {
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      tile.local_store %t, %c : tensor<64x64xbf16, #acc> -> !ctile
+      tile_nv.fence_async_shared
+      tile_nv.async_tma_copy_local_to_global %cd[%tile, %c0], %c : !cdesc, !ctile
+    }
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+
+  // Without it, the next tile's local_store races the previous TMA store.
+  func.func @store_source_rewritten(%cd: !cdesc, %t: tensor<64x64xbf16, #acc>, %lo: i32, %hi: i32, %step: i32) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    scf.for %tile = %lo to %hi step %step : i32 {
+      // expected-error @+1 {{'tile.local_store' writes a shared buffer that the asynchronous read of 'tile_nv.async_tma_copy_local_to_global' may still be reading: no wait on the 'cp.async.bulk' counter with at most 0 pending comes between them (the read was issued 1 iteration earlier)}}
+      tile.local_store %t, %c : tensor<64x64xbf16, #acc> -> !ctile
+      tile_nv.fence_async_shared
+      // expected-note @+1 {{the asynchronous read}}
+      tile_nv.async_tma_copy_local_to_global %cd[%tile, %c0], %c : !cdesc, !ctile
+    }
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+
+  // store_wait(1) after a second store retires the first: its source may be
+  // written; the second's may not.
+  func.func @store_wait_counts_groups(%cd: !cdesc, %t: tensor<64x64xbf16, #acc>) {
+    %c0 = arith.constant 0 : i32
+    %x = tile.local_alloc : () -> !ctile
+    %y = tile.local_alloc : () -> !ctile
+    tile.local_store %t, %x : tensor<64x64xbf16, #acc> -> !ctile
+    tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %x : !cdesc, !ctile
+    tile.local_store %t, %y : tensor<64x64xbf16, #acc> -> !ctile
+    // expected-note @+1 {{the asynchronous read}}
+    tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %y : !cdesc, !ctile
+    tile_nv.async_tma_store_wait {pendings = 1 : i32}
+    tile.local_store %t, %x : tensor<64x64xbf16, #acc> -> !ctile
+    // expected-error @+1 {{'tile.local_store' writes a shared buffer that the asynchronous read of 'tile_nv.async_tma_copy_local_to_global' may still be reading: no wait on the 'cp.async.bulk' counter with at most 0 pending comes between them}}
+    tile.local_store %t, %y : tensor<64x64xbf16, #acc> -> !ctile
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+}
