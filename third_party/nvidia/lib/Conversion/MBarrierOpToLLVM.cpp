@@ -1,13 +1,13 @@
 //===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
 //
-// An mbarrier is one 64-bit shared-memory word. Thread 0 initializes it
-// (then a CTA barrier) and invalidates it. An arrival is made by thread 0 on
-// behalf of the CTA, after a CTA barrier so that every thread's earlier
-// shared-memory writes are ordered before the arrival's release. Arming it
-// with expected transaction bytes (for TMA) is thread 0's alone. Waits
-// spin on mbarrier.try_wait.parity in every thread. Everything goes through
-// NVVM ops; the PTX-builder ones (init, arrive.expect_tx, try_wait.parity)
-// become inline PTX in finishLowering.
+// An mbarrier is one 64-bit shared-memory word. One thread (elect.sync in
+// warp 0) initializes it (then a CTA barrier) and invalidates it. An arrival
+// is made by that thread on behalf of the CTA, after a CTA barrier so that
+// every thread's earlier shared-memory writes are ordered before the
+// arrival's release. Arming it with expected transaction bytes (for TMA) is
+// that thread's alone. Waits spin on mbarrier.try_wait.parity (no suspend
+// hint) in every thread. Everything goes through NVVM ops; the PTX-builder
+// ones (init, arrive.expect_tx) become inline PTX in finishLowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +22,18 @@ using namespace kiln;
 using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
-Value kiln::isThreadZero(OpBuilder &b, Location loc, const TargetInfo &target) {
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                              target.threadId(b, loc), i32Const(b, loc, 0));
+Value kiln::isElectedThread(OpBuilder &b, Location loc,
+                            const TargetInfo &target) {
+  Type i32 = b.getI32Type();
+  Value warp = LLVM::LShrOp::create(b, loc, target.threadId(b, loc),
+                                    i32Const(b, loc, 5));
+  Value uniformWarp = NVVM::ShflOp::create(
+      b, loc, i32, i32Const(b, loc, -1), warp, i32Const(b, loc, 0),
+      i32Const(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
+  Value warpZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                        uniformWarp, i32Const(b, loc, 0));
+  Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
+  return LLVM::AndOp::create(b, loc, warpZero, elected);
 }
 
 namespace {
@@ -42,7 +51,7 @@ struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
     Location loc = op.getLoc();
     NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(),
                                  i32Const(rewriter, loc, op.getCount()),
-                                 isThreadZero(rewriter, loc, ctx.target));
+                                 isElectedThread(rewriter, loc, ctx.target));
     // No thread may arrive or wait before the word is initialized; waits
     // and arrivals are not shared-memory accesses to tile-insert-barriers.
     ctx.target.barrier(rewriter, loc);
@@ -61,7 +70,7 @@ struct MBarrierInvalidateOpConversion
     Location loc = op.getLoc();
     Value addr = adaptor.getBarrier();
     if (failed(emitIfElse(
-            rewriter, op, isThreadZero(rewriter, loc, ctx.target),
+            rewriter, op, isElectedThread(rewriter, loc, ctx.target),
             [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
             nullptr)))
       return failure();
@@ -79,7 +88,7 @@ struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
     Location loc = op.getLoc();
     // No CTA barrier first (unlike a plain arrival): arming a barrier for a
     // TMA copy publishes no thread's writes.
-    Value pred = andPred(rewriter, loc, isThreadZero(rewriter, loc, ctx.target),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, loc, ctx.target),
                          adaptor.getPred());
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, Type(), adaptor.getBarrier(),
@@ -98,7 +107,7 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ctx.target.barrier(rewriter, loc);
-    Value pred = andPred(rewriter, loc, isThreadZero(rewriter, loc, ctx.target),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, loc, ctx.target),
                          adaptor.getPred());
     Value addr = adaptor.getBarrier();
     Value count = i32Const(rewriter, loc, op.getCount());
@@ -125,10 +134,24 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
     Value addr = adaptor.getBarrier();
     Value phase = LLVM::AndOp::create(rewriter, loc, adaptor.getPhase(),
                                       i32Const(rewriter, loc, 1));
-    // A suspend-time hint for each try (ns), as CUTLASS uses.
-    Value ticks = i32Const(rewriter, loc, 0x989680);
+    if (!isa<FunctionOpInterface>(op->getParentOp()))
+      return op->emitOpError()
+             << "is lowered with a loop, so it must be in a function's "
+                "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "
+                "does)";
+    // Spin on try_wait.parity without a suspend-time hint: with one (CUTLASS
+    // passes 10 ms) ptxas puts a NANOSLEEP in the retry path, and a warp
+    // that missed its slot by a little sleeps past the copy's arrival.
     auto wait = [&] {
-      NVVM::MBarrierTryWaitParityOp::create(rewriter, loc, addr, phase, ticks);
+      Block *head = rewriter.getInsertionBlock();
+      Block *done = rewriter.splitBlock(head, rewriter.getInsertionPoint());
+      Block *spin = rewriter.createBlock(done);
+      Value complete = NVVM::MBarrierTryWaitOp::create(
+          rewriter, loc, rewriter.getI1Type(), addr, phase, Value());
+      LLVM::CondBrOp::create(rewriter, loc, complete, done, spin);
+      rewriter.setInsertionPointToEnd(head);
+      LLVM::BrOp::create(rewriter, loc, ValueRange(), spin);
+      rewriter.setInsertionPointToStart(done);
     };
     if (Value pred = adaptor.getPred()) {
       if (failed(emitIfElse(rewriter, op, pred, wait, nullptr)))

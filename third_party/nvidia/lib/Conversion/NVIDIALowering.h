@@ -6,10 +6,12 @@
 
 namespace kiln {
 
-/// Whether this thread is thread 0 of the CTA (which issues the CTA's TMA
-/// copies and mbarrier arrivals).
-mlir::Value isThreadZero(mlir::OpBuilder &b, mlir::Location loc,
-                         const TargetInfo &target);
+/// Whether this thread is the one that issues the CTA's TMA copies and
+/// mbarrier arrivals: the thread elect.sync picks in warp 0 (the warp index
+/// read through a shuffle from lane 0, so the compiler sees it uniform and
+/// issues the copy from uniform registers, without a loop over lanes).
+mlir::Value isElectedThread(mlir::OpBuilder &b, mlir::Location loc,
+                            const TargetInfo &target);
 
 /// tile_nv.mbarrier_init / invalidate / expect / arrive / wait.
 void populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,

@@ -1,7 +1,7 @@
 //===- TMAOpToLLVM.cpp - TMA copies to NVVM -------------------------------===//
 //
-// A TMA copy is issued by thread 0 (a PTX predicate, no branch) for the
-// whole CTA. A block whose rows are wider than the layout's swizzle chunk
+// A TMA copy is issued by one elected thread of warp 0 (a PTX predicate, no
+// branch) for the whole CTA. A block whose rows are wider than the layout's swizzle chunk
 // is copied as one box per chunk (the host encodes the descriptor's box
 // that wide: kiln.nvidia.hopper.tma_box), each chunk landing after the
 // previous one, as #tile_nv.nvmma_shared stores chunks. Coordinates are
@@ -64,7 +64,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   matchAndRewrite(AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isThreadZero(rewriter, loc, ctx.target);
+    Value pred = isElectedThread(rewriter, loc, ctx.target);
     if (Value p = adaptor.getPred())
       pred = LLVM::AndOp::create(rewriter, loc, pred, p);
     Boxes boxes = getBoxes(op.getDesc().getType());
@@ -94,7 +94,7 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
   matchAndRewrite(AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isThreadZero(rewriter, loc, ctx.target);
+    Value pred = isElectedThread(rewriter, loc, ctx.target);
     Boxes boxes = getBoxes(op.getDesc().getType());
     for (int64_t i = 0; i < boxes.count; ++i)
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(

@@ -4,27 +4,37 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
-// Thread 0 initializes the mbarrier (a predicated mbarrier.init) with no
-// CTA barrier before it (the init writes only the barrier's word, which no
-// earlier access touched), a CTA barrier follows (the init's own: waits are
-// not shared-memory accesses to tile-insert-barriers), thread 0 arms it with
-// expected bytes (no CTA barrier: arming publishes nothing), every thread
-// waits on the parity, thread 0 arrives after a CTA barrier (every thread's
-// earlier writes are ordered before the release), and invalidates.
+// One thread (elect.sync in warp 0, the warp index made uniform by a
+// shuffle from lane 0) initializes the mbarrier (a predicated mbarrier.init)
+// with no CTA barrier before it (the init writes only the barrier's word,
+// which no earlier access touched), a CTA barrier follows (the init's own:
+// waits are not shared-memory accesses to tile-insert-barriers), that thread
+// arms it with expected bytes (no CTA barrier: arming publishes nothing),
+// every thread spins on try_wait.parity (no suspend hint), the elected
+// thread arrives after a CTA barrier (every thread's earlier writes are
+// ordered before the release), and invalidates.
 // CHECK-LABEL: llvm.func @mbarrier_phases
 // CHECK-NOT: nvvm.barrier0
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]]
+// CHECK: nvvm.shfl.sync idx %{{.*}}, %[[WARP]]
+// CHECK: nvvm.elect.sync -> i1
 // CHECK: llvm.inline_asm {{.*}}mbarrier.init.shared.b64
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64
-// CHECK: llvm.inline_asm {{.*}}mbarrier.try_wait.parity.shared.b64
+// CHECK: llvm.br ^[[SPIN:bb[0-9]+]]
+// CHECK: ^[[SPIN]]:
+// CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32 -> i1
+// CHECK-NEXT: llvm.cond_br %[[DONE]], ^{{.*}}, ^[[SPIN]]
 // CHECK: nvvm.barrier0
 // CHECK: llvm.cond_br
 // CHECK: nvvm.mbarrier.arrive %{{.*}}, %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.inval
+// PTX: elect.sync
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
-// PTX: mbarrier.try_wait.parity.shared.b64
+// PTX: mbarrier.try_wait.parity.shared.b64 %p{{[0-9]+}}, [{{.*}}], %r{{[0-9]+}};
 // PTX: mbarrier.arrive.shared{{.*}}.b64
 // PTX: mbarrier.inval.shared.b64
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
