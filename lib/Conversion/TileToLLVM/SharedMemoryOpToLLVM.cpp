@@ -8,7 +8,9 @@
 // constants XOR a per-thread part, so each access is one XOR of a compile-time
 // constant with a per-thread offset computed once. Registers that are
 // consecutive elements in the buffer are accessed as one vector (up to 16
-// bytes, within the buffer's alignment).
+// bytes, within the buffer's alignment). Where the composed layout is that of
+// the target's warp-wide 16-bit matrix store (stmatrix: register pairs and
+// lane bits 0-1 fill 16-byte rows), stores use it instead.
 //
 // The barriers that order accesses of different threads are
 // tile-insert-barriers' business; this file emits none of its own.
@@ -94,6 +96,99 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
 
 namespace {
 
+/// Stores 16-bit registers with the target's warp-wide matrix store where
+/// the composed layout has its shape: each thread's register pairs (register
+/// bit 0) and lane bits 0 and 1 fill 16-byte rows, lane bits 2-4 pick rows,
+/// and two more register bits pick the four matrices. Returns false (having
+/// emitted nothing) where it does not apply.
+bool storeMatrices(OpBuilder &b, Location loc, Value base,
+                   RankedTensorType tensorType, Value view, Type memTy,
+                   ArrayRef<Value> regs, const LoweringContext &ctx) {
+  const TargetInfo &target = ctx.target;
+  auto memdesc = cast<MemDescType>(view.getType());
+  if (!target.hasMatrixStore16() || ctx.warpSize != 32 ||
+      getElementBytes(memdesc.getElementType()) != 2 ||
+      memTy.getIntOrFloatBitWidth() != 16 ||
+      getSharedBaseAlignment(view) < 16)
+    return false;
+  int64_t xorOffset = getSharedXorOffset(view);
+  FailureOr<SharedAccessPlan> plan =
+      planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
+                       /*maxVectorBytes=*/4, xorOffset);
+  if (failed(plan) || !plan->paddings.empty() || plan->redundantRegisterMask ||
+      plan->redundantLaneMask || plan->redundantWarpMask ||
+      plan->laneBitOffsets.size() != 5 || xorOffset % 8)
+    return false;
+  ArrayRef<int64_t> offs = plan->registerOffsets;
+  size_t numRegs = offs.size();
+  if (numRegs < 8 || !llvm::isPowerOf2_64(numRegs) || numRegs != regs.size())
+    return false;
+  unsigned regBits = llvm::Log2_64(numRegs);
+  // XOR-linear in the register index, with the pair contiguous.
+  for (size_t r = 0; r < numRegs; ++r) {
+    int64_t expect = 0;
+    for (unsigned bit = 0; bit < regBits; ++bit)
+      if (r >> bit & 1)
+        expect ^= offs[size_t(1) << bit];
+    if (offs[r] != expect)
+      return false;
+  }
+  ArrayRef<int64_t> lanes = plan->laneBitOffsets;
+  if (offs[1] != 1 || lanes[0] != 2 || lanes[1] != 4)
+    return false;
+  auto rowAligned = [](int64_t o) { return o % 8 == 0; };
+  for (unsigned bit = 1; bit < regBits; ++bit)
+    if (!rowAligned(offs[size_t(1) << bit]))
+      return false;
+  if (!llvm::all_of(lanes.drop_front(2), rowAligned) ||
+      !llvm::all_of(plan->warpBitOffsets, rowAligned))
+    return false;
+
+  // The row address of lane l: rows from lane bits 2-4 (as lane bits 0-2
+  // of the row index), matrices (register bits 1 and 2) from lane bits 3-4.
+  ThreadIds ids = getThreadIds(b, loc, ctx);
+  int64_t rowBits[5] = {lanes[2], lanes[3], lanes[4], offs[2], offs[4]};
+  Value offset = i32Const(b, loc, xorOffset);
+  auto addBits = [&](Value index, ArrayRef<int64_t> bitOffsets) {
+    for (auto [bit, o] : llvm::enumerate(bitOffsets)) {
+      if (o == 0)
+        continue;
+      Value set = LLVM::AndOp::create(
+          b, loc, LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, bit)),
+          i32Const(b, loc, 1));
+      offset = LLVM::XOrOp::create(b, loc, offset,
+                                   LLVM::MulOp::create(b, loc, set,
+                                                       i32Const(b, loc, o)));
+    }
+  };
+  addBits(ids.lane, rowBits);
+  addBits(ids.warp, plan->warpBitOffsets);
+
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  auto pairTy = VectorType::get({2}, memTy);
+  Type i32 = b.getI32Type();
+  for (size_t r = 0; r < numRegs; ++r) {
+    if (r & 7) // register bits 0-2 are the pair and the matrix index
+      continue;
+    SmallVector<Value> sources;
+    for (size_t m = 0; m < 4; ++m) {
+      size_t reg = r | (m & 1) << 1 | (m >> 1) << 2;
+      Value pair = LLVM::PoisonOp::create(b, loc, pairTy);
+      for (size_t i = 0; i < 2; ++i)
+        pair = LLVM::InsertElementOp::create(
+            b, loc, pair, toMemory(b, loc, regs[reg | i]), i32Const(b, loc, i));
+      sources.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+    }
+    Value rowOffset = offs[r] ? LLVM::XOrOp::create(b, loc, offset,
+                                                    i32Const(b, loc, offs[r]))
+                              : offset;
+    Value addr = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base,
+                                     ValueRange{rowOffset});
+    target.storeMatrices16(b, loc, addr, sources);
+  }
+  return true;
+}
+
 LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
                           Operation *op, Value base, Value view,
                           Value convertedValue, RankedTensorType tensorType,
@@ -104,13 +199,15 @@ LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
   if (!regTy)
     return failure();
   Type memTy = getMemoryType(regTy);
+  SmallVector<Value> regs = getRegisters(rewriter, loc, convertedValue);
+  if (storeMatrices(rewriter, loc, base, tensorType, view, memTy, regs, ctx))
+    return success();
   FailureOr<SharedAddresses> access =
       emitSharedAddresses(rewriter, loc, base, tensorType, view, memTy,
                           memTy == regTy ? 16 : 0, ctx);
   if (failed(access))
     return op->emitOpError() << "cannot address " << memdesc << " with "
                              << tensorType;
-  SmallVector<Value> regs = getRegisters(rewriter, loc, convertedValue);
   unsigned vec = access->vec;
   for (auto [g, p] : llvm::enumerate(access->addrs)) {
     if (vec == 1) {

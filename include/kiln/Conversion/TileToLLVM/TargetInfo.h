@@ -97,6 +97,16 @@ public:
   /// branched around the copy. Asked before lowering, so an unsupported
   /// copy is one diagnostic at the op.
   virtual bool lowersBroadcastAsyncCopy() const { return true; }
+  /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
+  virtual bool hasMatrixStore16() const { return false; }
+  /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows
+  /// are 16 contiguous bytes each: lane l gives in `rowAddress` the address
+  /// of row l % 8 of matrix l / 8, and holds in `sources[i]` (an i32 of two
+  /// elements) elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i. Only
+  /// asked where hasMatrixStore16(); every lane of the warp must run it.
+  virtual void storeMatrices16(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value rowAddress,
+                               mlir::ArrayRef<mlir::Value> sources) const {}
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

@@ -106,6 +106,18 @@ public:
     return true;
   }
 
+  // stmatrix.sync.aligned.m8n8.x4.shared.b16 (sm_90).
+  bool hasMatrixStore16() const override { return getDesc().arch >= 90; }
+  void storeMatrices16(OpBuilder &b, Location loc, Value rowAddress,
+                       ArrayRef<Value> sources) const override {
+    MLIRContext *ctx = b.getContext();
+    NVVM::StMatrixOp::create(
+        b, loc, rowAddress, sources,
+        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+  }
+
   void asyncCommitGroup(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
