@@ -190,30 +190,75 @@ namespace {
 
 constexpr int64_t kDescriptorLBO = 1; // ignored for swizzled K-major operands
 
-/// The 64-bit shared-memory matrix descriptor of an operand whose first
-/// element (unswizzled start) is at `addr` (a shared pointer).
-Value descriptor(OpBuilder &b, Location loc, Value addr, const Operand &o) {
-  Type i64 = b.getI64Type();
-  Value a = LLVM::PtrToIntOp::create(b, loc, i64, addr);
-  auto c = [&](int64_t v) {
-    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
-  };
-  a = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, a, c(4)),
-                          c(0x3FFF));
+/// The fields of an operand's 64-bit shared-memory matrix descriptor that
+/// do not depend on the address.
+int64_t descriptorFixedBits(const Operand &o) {
   int64_t sbo = o.offsetOf(8, 0) * o.elemBytes;
   int64_t mode = o.layout.getSwizzle() == 128 ? 1
                  : o.layout.getSwizzle() == 64 ? 2
                                                : 3;
-  int64_t fixed = (kDescriptorLBO << 16) | ((sbo >> 4) << 32) | (mode << 62);
-  return LLVM::OrOp::create(b, loc, a, c(fixed));
+  return (kDescriptorLBO << 16) | ((sbo >> 4) << 32) | (mode << 62);
 }
 
-Value byteAddress(OpBuilder &b, Location loc, Value base, Value elements,
-                  unsigned elemBytes) {
-  Value bytes = LLVM::MulOp::create(b, loc, elements, i32Const(b, loc, elemBytes));
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ArrayRef<LLVM::GEPArg>{bytes});
-}
+/// The descriptors of one operand, built the way the hardware likes them:
+/// the start address of this warpgroup's part is computed once (from a
+/// warp index the compiler sees uniform, in 32 bits), and each instruction's
+/// descriptor is that one plus a constant, where the instruction's offset
+/// adds to (rather than XORs into) the warpgroup's; elsewhere a descriptor
+/// of its own.
+class Descriptors {
+public:
+  Descriptors(OpBuilder &b, Location loc, Value base, const Operand &o,
+              Value groupOffset, int64_t groupBits)
+      : b(b), loc(loc), base(base), o(o), groupOffset(groupOffset),
+        groupBits(groupBits), fixed(descriptorFixedBits(o)) {
+    first = build(groupOffset);
+  }
+
+  /// The descriptor of the element at `offset` (elements) XOR this
+  /// warpgroup's offset.
+  Value at(int64_t offset) {
+    int64_t bytes = offset * o.elemBytes;
+    if ((offset & groupBits) == 0 && bytes % 16 == 0) {
+      if (bytes == 0)
+        return first;
+      return LLVM::AddOp::create(b, loc, first, i64(bytes >> 4));
+    }
+    return build(LLVM::XOrOp::create(b, loc, groupOffset,
+                                     i32Const(b, loc, offset)));
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value base;
+  const Operand &o;
+  Value groupOffset;
+  int64_t groupBits;
+  int64_t fixed;
+  Value first;
+
+  Value i64(int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                    b.getI64IntegerAttr(v));
+  }
+
+  /// (address >> 4) & 0x3FFF in the low bits, with the fixed fields. The
+  /// shared window is below 256 KiB, so the 14 bits never wrap and adding
+  /// to them is adding to the address.
+  Value build(Value offset) {
+    Type i32 = b.getI32Type();
+    Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
+    addr = LLVM::AddOp::create(
+        b, loc, addr,
+        LLVM::MulOp::create(b, loc, offset, i32Const(b, loc, o.elemBytes)));
+    Value field = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, addr, i32Const(b, loc, 4)),
+        i32Const(b, loc, 0x3FFF));
+    Value wide = LLVM::ZExtOp::create(b, loc, b.getI64Type(), field);
+    return LLVM::OrOp::create(b, loc, wide, i64(fixed));
+  }
+};
 
 NVVM::WGMMATypes wgmmaType(Type t) {
   if (t.isBF16())
@@ -238,11 +283,20 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     Operand bop = *getOperand(op, op.getB(), false, "b");
     int64_t k = op.getA().getType().getShape()[1];
 
-    // This warpgroup's row and column offsets (XOR of its bits' moves).
-    Value group = LLVM::LShrOp::create(
-        rewriter, loc, getThreadIds(rewriter, loc, ctx).warp,
-        i32Const(rewriter, loc, 2));
+    // This warpgroup's row and column offsets (XOR of its bits' moves),
+    // from the warp index of lane 0: the same in every lane, which the
+    // compiler then keeps in uniform registers, as the descriptors must be.
+    Value warp = LLVM::LShrOp::create(
+        rewriter, loc, ctx.target.threadId(rewriter, loc),
+        i32Const(rewriter, loc, 5));
+    warp = NVVM::ShflOp::create(
+        rewriter, loc, rewriter.getI32Type(), i32Const(rewriter, loc, -1), warp,
+        i32Const(rewriter, loc, 0), i32Const(rewriter, loc, 0x1f),
+        NVVM::ShflKind::idx, UnitAttr());
+    Value group = LLVM::LShrOp::create(rewriter, loc, warp,
+                                       i32Const(rewriter, loc, 2));
     Value aDyn = i32Const(rewriter, loc, 0), bDyn = i32Const(rewriter, loc, 0);
+    int64_t aBits = 0, bBits = 0; // the bits the warpgroup offsets may set
     for (auto [bit, move] : llvm::enumerate(plan->groupBases)) {
       Value on = LLVM::AndOp::create(
           rewriter, loc,
@@ -254,6 +308,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
       auto [rows, cols] = move;
       int64_t aMove = rows ? a.offsetOf(rows, 0) : 0;
       int64_t bMove = cols ? bop.offsetOf(cols, 0) : 0;
+      aBits |= aMove, bBits |= bMove;
       aDyn = LLVM::XOrOp::create(
           rewriter, loc, aDyn,
           LLVM::AndOp::create(rewriter, loc, mask,
@@ -285,6 +340,8 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     int64_t perInstr = plan->instrN / 2;
     SmallVector<Type> fields(perInstr, accRegs[0].getType());
     auto structTy = LLVM::LLVMStructType::getLiteral(mctx, fields);
+    Descriptors descsA(rewriter, loc, adaptor.getA(), a, aDyn, aBits);
+    Descriptors descsB(rewriter, loc, adaptor.getB(), bop, bDyn, bBits);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> out = accRegs;
     int64_t idx = 0;
@@ -295,20 +352,8 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
           in.push_back(accRegs[plan->registers[idx + r]]);
         Value d = packStruct(rewriter, loc, structTy, in);
         for (int64_t s = 0; s < k / 16; ++s) {
-          Value aOff = LLVM::XOrOp::create(
-              rewriter, loc, aDyn,
-              i32Const(rewriter, loc, a.offsetOf(64 * mi, 16 * s)));
-          Value bOff = LLVM::XOrOp::create(
-              rewriter, loc, bDyn,
-              i32Const(rewriter, loc,
-                       bop.offsetOf(plan->instrN * ni, 16 * s)));
-          Value descA = descriptor(
-              rewriter, loc,
-              byteAddress(rewriter, loc, adaptor.getA(), aOff, a.elemBytes), a);
-          Value descB = descriptor(
-              rewriter, loc,
-              byteAddress(rewriter, loc, adaptor.getB(), bOff, bop.elemBytes),
-              bop);
+          Value descA = descsA.at(a.offsetOf(64 * mi, 16 * s));
+          Value descB = descsB.at(bop.offsetOf(plan->instrN * ni, 16 * s));
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structTy, d, descA, descB,
               NVVM::MMAShapeAttr::get(mctx, 64, plan->instrN, 16),
