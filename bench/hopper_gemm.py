@@ -603,6 +603,8 @@ def main(argv=None, json_name="hopper_gemm.json"):
     ap.add_argument("--only", choices=["gemm", "copy"], default=None)
     ap.add_argument("--rep", type=int, default=None, help="do_bench rep (ms; default 200, "
                                                           "50 with --quick)")
+    ap.add_argument("--stages", type=int, default=None,
+                    help="ring depth of the Triton, Gluon and Kiln kernels (default 3)")
     ap.add_argument("--json", default=None,
                     help=f"write results here (default: $OUT/{json_name} if OUT is set)")
     args = ap.parse_args(argv)
@@ -615,6 +617,10 @@ def main(argv=None, json_name="hopper_gemm.json"):
     rounds = args.rounds if args.rounds is not None else (1 if args.quick else 3)
     if rounds < 1:
         ap.error("--rounds must be at least 1")
+    if args.stages is not None:
+        if args.stages < 2:
+            ap.error("--stages must be at least 2")
+        TILE["STAGES"] = args.stages
 
     import torch
     torch.cuda.init()  # make torch's context current before Kiln's driver looks

@@ -5,7 +5,9 @@
 // data through. Ops are numbered in program order; an allocation is live
 // from its local_alloc to its last use (through views), stretched over every
 // loop that uses it without containing the allocation, and a scratch buffer
-// only at its op. Buffers are placed largest first, each at the lowest
+// only at its op; an asynchronous read keeps it live to the wait that
+// retires the read, a write completing on a barrier to the last wait on that
+// barrier. Buffers are placed largest first, each at the lowest
 // offset (aligned as its users need) that no buffer live at the same time
 // occupies, so scratch reuses the space of dead buffers. Placement is
 // tile-insert-barriers' input: it orders accesses to bytes that two buffers
@@ -73,26 +75,84 @@ int64_t useEnd(Operation *def, Operation *user, const Numbering &n) {
   return end;
 }
 
+Operation *enclosingFunction(Operation *op) {
+  Operation *func = op->getParentOp();
+  while (func && !isa<ModuleOp>(func->getParentOp()))
+    func = func->getParentOp();
+  return func;
+}
+
+/// Where an asynchronous read by `user` (of `counter`) is certainly over:
+/// the first wait on the counter that leaves nothing in flight, after
+/// `after`, in a block that holds `user` (so it runs whenever the read
+/// did); the function's end if there is none.
+int64_t asyncReadEnd(Operation *user, StringRef counter, int64_t after,
+                     const Numbering &n) {
+  Operation *func = enclosingFunction(user);
+  int64_t end = func ? n.last.lookup(func) : after;
+  if (!func)
+    return end;
+  func->walk([&](AsyncReadWaitOpInterface wait) {
+    Operation *w = wait.getOperation();
+    int64_t at = n.index.lookup(w);
+    if (wait.getAsyncReadCounter() == counter &&
+        wait.getMaxPendingGroups() == 0 && at > after && at < end &&
+        w->getBlock()->findAncestorOpInBlock(*user))
+      end = at;
+  });
+  return end;
+}
+
+/// Where a barrier-completed write by `user` has certainly landed: its
+/// last wait on a barrier of the same allocation (stretched over loops, as
+/// uses are); the function's end if none is found.
+int64_t completedWriteEnd(Operation *def, BarrierCompletedWriteOpInterface user,
+                          const Numbering &n) {
+  Operation *func = enclosingFunction(def);
+  LocalAllocOp barrier = getRootAllocation(user.getCompletionBarrier());
+  if (!func)
+    return n.index.lookup(user);
+  if (!barrier)
+    return n.last.lookup(func);
+  int64_t end = -1;
+  func->walk([&](BarrierWaitOpInterface wait) {
+    if (getRootAllocation(wait.getWaitedBarrier()) == barrier)
+      end = std::max(end, useEnd(def, wait.getOperation(), n));
+  });
+  return end < 0 ? n.last.lookup(func) : end;
+}
+
 /// The live range of an allocation: to the last use of it or of a view of
-/// it. A use the allocator does not follow (a memdesc yielded, passed to a
-/// call) keeps it live to the end of the function.
+/// it; an asynchronous read to the wait that retires it, a write completing
+/// on a barrier to the last wait on that barrier. A use the allocator does
+/// not follow (a memdesc yielded, passed to a call) keeps it live to the end
+/// of the function.
 void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    buf.end = std::max(buf.end, useEnd(buf.op, user, n));
+    int64_t end = useEnd(buf.op, user, n);
+    buf.end = std::max(buf.end, end);
     if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
             MemDescReshapeOp>(user)) {
       extendLiveRange(buf, user->getResult(0), n);
       continue;
     }
-    if (!isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, AsyncCopyOpInterface>(
-            user)) {
-      Operation *func = buf.op->getParentOp();
-      while (func && !isa<ModuleOp>(func->getParentOp()))
-        func = func->getParentOp();
-      if (func)
-        buf.end = std::max(buf.end, n.last.lookup(func));
+    if (isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, AsyncCopyOpInterface>(
+            user))
+      continue;
+    if (auto read = dyn_cast<AsyncReadOpInterface>(user)) {
+      if (read.isAsyncReadInFlight())
+        buf.end = std::max(
+            buf.end, asyncReadEnd(user, read.getAsyncReadCounter(), end, n));
+      continue;
     }
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(user);
+        write && write.getDst() == value) {
+      buf.end = std::max(buf.end, completedWriteEnd(buf.op, write, n));
+      continue;
+    }
+    if (Operation *func = enclosingFunction(buf.op))
+      buf.end = std::max(buf.end, n.last.lookup(func));
   }
 }
 
