@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 import kiln.language as kl
+import test_runtime
 import kiln.runtime as rt
 from kiln.nvidia import hopper
 from kiln.nvidia.hopper import TensorDescriptor, tma_box
@@ -76,33 +77,18 @@ class Tensor:
         return tuple(reversed(out))
 
 
-class FakeDriver:
-    """A kiln.runtime.Driver stand-in: encodes a recognisable map and counts encodes."""
+class FakeDriver(test_runtime.FakeDriver):
+    """test_runtime's stand-in driver, plus an encoder that returns a recognisable map and
+    counts encodes; launches record (args, packed buffer and offsets)."""
 
     def __init__(self, backend="cuda"):
+        super().__init__()
         self.backend = backend
         self.encodes = []
-        self.launches = []
 
     def encode_tensor_map(self, *args):
         self.encodes.append(args)
         return bytes([len(self.encodes)]) * 128
-
-    # What LoadedKernel needs.
-    def max_shared_bytes(self):
-        return 232448
-
-    def current_target(self):
-        return "cuda:sm_90a"
-
-    def load_module(self, image):
-        return 0x1000
-
-    def get_function(self, module, name, shared):
-        return 0x2000
-
-    def unload_module(self, module):
-        pass
 
     def launch(self, func, grid, block, shared, stream, arg_types, args):
         packed = _runtime.pack_args(arg_types, args) if _runtime else None

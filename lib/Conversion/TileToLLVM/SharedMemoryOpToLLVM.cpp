@@ -46,16 +46,7 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
   Value redundant;
   auto addPart = [&](Value index, ArrayRef<int64_t> bitOffsets,
                      unsigned redundantMask) {
-    for (auto [bit, o] : llvm::enumerate(bitOffsets)) {
-      if (o == 0)
-        continue;
-      Value set = LLVM::AndOp::create(
-          b, loc, LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, bit)),
-          i32Const(b, loc, 1));
-      threadOffset = LLVM::XOrOp::create(
-          b, loc, threadOffset,
-          LLVM::MulOp::create(b, loc, set, i32Const(b, loc, o)));
-    }
+    threadOffset = xorSetBits(b, loc, threadOffset, index, bitOffsets);
     if (redundantMask == 0)
       return;
     Value bits = LLVM::AndOp::create(b, loc, index,
@@ -108,7 +99,7 @@ bool storeMatrices(OpBuilder &b, Location loc, Value base,
   auto memdesc = cast<MemDescType>(view.getType());
   if (!target.hasMatrixStore16() || ctx.warpSize != 32 ||
       getElementBytes(memdesc.getElementType()) != 2 ||
-      memTy.getIntOrFloatBitWidth() != 16 ||
+      !memTy.isIntOrFloat() || memTy.getIntOrFloatBitWidth() != 16 ||
       getSharedBaseAlignment(view) < 16)
     return false;
   int64_t xorOffset = getSharedXorOffset(view);
@@ -148,21 +139,9 @@ bool storeMatrices(OpBuilder &b, Location loc, Value base,
   // of the row index), matrices (register bits 1 and 2) from lane bits 3-4.
   ThreadIds ids = getThreadIds(b, loc, ctx);
   int64_t rowBits[5] = {lanes[2], lanes[3], lanes[4], offs[2], offs[4]};
-  Value offset = i32Const(b, loc, xorOffset);
-  auto addBits = [&](Value index, ArrayRef<int64_t> bitOffsets) {
-    for (auto [bit, o] : llvm::enumerate(bitOffsets)) {
-      if (o == 0)
-        continue;
-      Value set = LLVM::AndOp::create(
-          b, loc, LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, bit)),
-          i32Const(b, loc, 1));
-      offset = LLVM::XOrOp::create(b, loc, offset,
-                                   LLVM::MulOp::create(b, loc, set,
-                                                       i32Const(b, loc, o)));
-    }
-  };
-  addBits(ids.lane, rowBits);
-  addBits(ids.warp, plan->warpBitOffsets);
+  Value offset = xorSetBits(b, loc, i32Const(b, loc, xorOffset), ids.lane,
+                            rowBits);
+  offset = xorSetBits(b, loc, offset, ids.warp, plan->warpBitOffsets);
 
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto pairTy = VectorType::get({2}, memTy);

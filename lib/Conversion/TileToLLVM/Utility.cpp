@@ -82,6 +82,20 @@ ThreadIds kiln::getThreadIds(OpBuilder &b, Location loc,
           LLVM::UDivOp::create(b, loc, tid, ws)};
 }
 
+Value kiln::xorSetBits(OpBuilder &b, Location loc, Value acc, Value index,
+                       ArrayRef<int64_t> bitOffsets) {
+  for (auto [bit, o] : llvm::enumerate(bitOffsets)) {
+    if (o == 0)
+      continue;
+    Value set = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, index, i32Const(b, loc, bit)),
+        i32Const(b, loc, 1));
+    acc = LLVM::XOrOp::create(
+        b, loc, acc, LLVM::MulOp::create(b, loc, set, i32Const(b, loc, o)));
+  }
+  return acc;
+}
+
 SmallVector<SmallVector<Value>>
 kiln::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
                       const LoweringContext &ctx) {
@@ -91,17 +105,11 @@ kiln::emitCoordinates(OpBuilder &b, Location loc, const LinearLayout &layout,
   // bits of the lane and warp ids.
   SmallVector<Value> base(rank, i32Const(b, loc, 0));
   auto addBits = [&](LinearLayout::InDim in, Value id) {
-    for (auto [bit, basis] : llvm::enumerate(layout.getBases(in))) {
-      Value set = LLVM::AndOp::create(
-          b, loc, LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, bit)),
-          i32Const(b, loc, 1));
-      for (unsigned k = 0; k < rank; ++k) {
-        if (basis[k] == 0)
-          continue;
-        Value term =
-            LLVM::MulOp::create(b, loc, set, i32Const(b, loc, basis[k]));
-        base[k] = LLVM::XOrOp::create(b, loc, base[k], term);
-      }
+    for (unsigned k = 0; k < rank; ++k) {
+      SmallVector<int64_t> column;
+      for (const LinearLayout::Basis &basis : layout.getBases(in))
+        column.push_back(basis[k]);
+      base[k] = xorSetBits(b, loc, base[k], id, column);
     }
   };
   addBits(LinearLayout::Lane, ids.lane);

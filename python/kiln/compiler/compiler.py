@@ -102,12 +102,7 @@ def type_name(ty) -> str:
         return "*" + type_name(ty.element_ty)
     if isinstance(ty, core.tensor_descriptor_type):
         return "tensordesc"
-    n = ty.name
-    if n.startswith("int"):
-        return "i" + n[3:]
-    if n.startswith("uint"):
-        return "u" + n[4:]
-    return n
+    return core.signature_name(ty)
 
 
 def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict] = None):

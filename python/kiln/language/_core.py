@@ -697,7 +697,7 @@ class tensor_descriptor_type:
         """What launch metadata records of the parameter (checked against the descriptor
         passed at launch)."""
         spec = getattr(self.layout, "descriptor_spec", None)
-        return {"dtype": _type_name(self.element_ty),
+        return {"dtype": signature_name(self.element_ty),
                 "block_shape": list(self.block_shape),
                 "layout": spec() if spec else repr(self.layout)}
 
@@ -718,7 +718,9 @@ class tensor_descriptor_type:
     __repr__ = __str__
 
 
-def _type_name(ty) -> str:
+def signature_name(ty) -> str:
+    """A scalar dtype's spelling in kernel signatures and metadata: ``fp32``, ``bf16``,
+    ``i32``, ``u8`` (kiln.compiler.type_name adds pointers and descriptors)."""
     n = ty.name
     if n.startswith("int"):
         return "i" + n[3:]

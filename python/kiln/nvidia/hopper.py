@@ -80,16 +80,6 @@ def tma_box(block_shape: Sequence[int], swizzle_byte_width: int,
     return box
 
 
-def _sig_name(dtype) -> str:
-    """Signature spelling of an element dtype: ``bf16``, ``i8``, ``u32`` ..."""
-    n = dtype.name
-    if n.startswith("uint"):
-        return "u" + n[4:]
-    if n.startswith("int"):
-        return "i" + n[3:]
-    return n
-
-
 def _err(what: str) -> str:
     return f"TensorDescriptor: {what}"
 
@@ -142,7 +132,7 @@ class TensorDescriptor:
         except (TypeError, ValueError):
             raise TypeError(_err(f"base.dtype {getattr(base, 'dtype', None)!r} is not a "
                                  f"tensor dtype Kiln knows")) from None
-        dname = _sig_name(dtype)
+        dname = _core.signature_name(dtype)
         if dname not in _TMA_DTYPES:
             raise ValueError(_err(f"base.dtype {dname} is not supported by TMA descriptors "
                                   f"(supported: {', '.join(_TMA_DTYPES)})"))

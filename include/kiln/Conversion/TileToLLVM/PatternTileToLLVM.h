@@ -91,6 +91,11 @@ struct ThreadIds {
 ThreadIds getThreadIds(mlir::OpBuilder &b, mlir::Location loc,
                        const LoweringContext &ctx);
 
+/// `acc` XOR, for every set bit i of the i32 `index`, `bitOffsets[i]` (a
+/// constant): the F2-linear image of a thread or warp index.
+mlir::Value xorSetBits(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                       mlir::Value index, llvm::ArrayRef<int64_t> bitOffsets);
+
 /// Runtime coordinates (i32) of the element in each register of `layout`.
 llvm::SmallVector<llvm::SmallVector<mlir::Value>>
 emitCoordinates(mlir::OpBuilder &b, mlir::Location loc,

@@ -13,18 +13,20 @@
 //    reading: no wait on the read's counter leaves few enough groups in
 //    flight in between (a refilled ring slot, a store source rewritten).
 //
-// Buffers are compared by allocation and index chain. A ring index written
-// `(iv + c) % S` (iv an scf.for induction variable with a constant step) is
-// kept symbolically, so `i % S` and `(i + S - 1) % S` are different slots
-// in one iteration, and a read issued one iteration earlier is the slot
-// `(iv - step + c) % S` of this one. Where equality is not certain the
+// Buffers are compared by allocation and ring slot (RingSlot.h, shared with
+// tile-insert-barriers): a slot indexed `(iv + c) % S` is kept symbolically,
+// so `i % S` and `(i + S - 1) % S` are different slots in one iteration, and
+// a read issued one iteration earlier is the slot `(iv - step + c) % S` of
+// this one. Where equality is not certain the
 // buffers are taken as different (no report): the checks never claim a
 // hazard the IR does not show, and miss only the ones it cannot decide.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -48,174 +50,53 @@ namespace {
 
 // --- buffers -------------------------------------------------------------
 
-/// One index of a view chain.
-struct Term {
-  enum Kind { Const, Ring, Opaque, Slice, Unknown } kind = Unknown;
-  int64_t c = 0;       // Const: the index; Ring: the offset added to base
-  int64_t modulus = 0; // Ring: S in (base + c) % S
-  Value base;          // Ring: the induction variable; Opaque: the index
-  SmallVector<int64_t> slice; // Slice: offsets, then the result shape
-};
-
-static std::optional<int64_t> constantInt(Value v) {
-  APInt value;
-  if (v && matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  return std::nullopt;
-}
-
-/// v as base + c through addi / subi of constants.
-static std::pair<Value, int64_t> splitOffset(Value v) {
-  int64_t c = 0;
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto add = dyn_cast<arith::AddIOp>(def)) {
-      if (auto k = constantInt(add.getRhs())) {
-        c += *k, v = add.getLhs();
-        continue;
-      }
-      if (auto k = constantInt(add.getLhs())) {
-        c += *k, v = add.getRhs();
-        continue;
-      }
-    } else if (auto sub = dyn_cast<arith::SubIOp>(def)) {
-      if (auto k = constantInt(sub.getRhs())) {
-        c -= *k, v = sub.getLhs();
-        continue;
-      }
-    }
-    break;
-  }
-  return {v, c};
-}
-
-static Term indexTerm(Value index) {
-  Term t;
-  if (auto k = constantInt(index)) {
-    t.kind = Term::Const, t.c = *k;
-    return t;
-  }
-  Operation *def = index.getDefiningOp();
-  if (def && isa<arith::RemSIOp, arith::RemUIOp>(def)) {
-    auto s = constantInt(def->getOperand(1));
-    auto [base, c] = splitOffset(def->getOperand(0));
-    auto arg = dyn_cast<BlockArgument>(base);
-    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
-                    : scf::ForOp();
-    if (s && *s > 0 && loop && loop.getInductionVar() == arg) {
-      t.kind = Term::Ring, t.base = base, t.modulus = *s;
-      t.c = ((c % *s) + *s) % *s;
-      return t;
-    }
-  }
-  t.kind = Term::Opaque, t.base = index;
-  return t;
-}
-
-/// Certainly the same index (under a valid program: indices in range).
-static bool mustEqual(const Term &a, const Term &b) {
-  if (a.kind != b.kind)
-    return false;
-  switch (a.kind) {
-  case Term::Const:
-    return a.c == b.c;
-  case Term::Ring:
-    return a.base == b.base && a.modulus == b.modulus && a.c == b.c;
-  case Term::Opaque:
-    return a.base == b.base;
-  case Term::Slice:
-    return a.slice == b.slice;
-  case Term::Unknown:
-    return false;
-  }
-  return false;
-}
-
-/// Certainly different indices.
-static bool mustDiffer(const Term &a, const Term &b) {
-  if (a.kind == Term::Const && b.kind == Term::Const)
-    return a.c != b.c;
-  if (a.kind == Term::Ring && b.kind == Term::Ring)
-    return a.base == b.base && a.modulus == b.modulus && a.c != b.c;
-  return false;
-}
-
-/// A shared buffer: its allocation and the indices from it.
+/// A shared buffer: its allocation, the ring slot it stays in (RingSlot.h),
+/// and whether it is the whole allocation or only part of its slot.
 struct Buffer {
   Operation *root = nullptr;
-  SmallVector<Term> path;
+  RingSlot slot;
+  bool whole = false;   // no index or subslice between it and the allocation
+  bool partial = false; // a subslice: not all of its slot
+
+  void aroundBackEdge(Operation *loop) { slot = slot.aroundBackEdge(loop); }
+  void leaving(Operation *op) { slot = slot.leaving(op); }
 };
 
 static std::optional<Buffer> resolve(Value memdesc) {
-  Buffer buffer;
-  SmallVector<Term> reversed;
-  while (Operation *def = memdesc ? memdesc.getDefiningOp() : nullptr) {
-    if (isa<LocalAllocOp>(def)) {
-      buffer.root = def;
-      buffer.path.assign(reversed.rbegin(), reversed.rend());
-      return buffer;
-    }
-    if (auto index = dyn_cast<MemDescIndexOp>(def)) {
-      reversed.push_back(indexTerm(index.getIndex()));
-    } else if (auto slice = dyn_cast<MemDescSubsliceOp>(def)) {
-      Term t;
-      t.kind = Term::Slice;
-      llvm::append_range(t.slice, slice.getOffsets());
-      llvm::append_range(t.slice, slice.getResult().getType().getShape());
-      reversed.push_back(t);
-    } else if (!isa<MemDescPermuteOp, MemDescReshapeOp>(def)) {
-      return std::nullopt;
-    }
-    memdesc = def->getOperand(0);
+  LocalAllocOp root = getRootAllocation(memdesc);
+  if (!root)
+    return std::nullopt;
+  Buffer b{root, getRingSlot(memdesc)};
+  bool indexed = false;
+  for (Operation *def = memdesc.getDefiningOp(); def && def != root;
+       def = def->getOperand(0).getDefiningOp()) {
+    indexed |= isa<MemDescIndexOp>(def);
+    b.partial |= isa<MemDescSubsliceOp>(def);
   }
-  return std::nullopt;
+  b.whole = !indexed && !b.partial;
+  return b;
 }
 
-/// The two buffers certainly share bytes: one allocation, and every index
-/// they both have equal (a chain that stops earlier holds the other).
+/// The two buffers certainly share bytes: one allocation, and one of them
+/// all of it or both all of one slot known to be the same.
 static bool mustOverlap(const Buffer &a, const Buffer &b) {
-  if (a.root != b.root)
+  if (a.root != b.root || a.partial || b.partial)
     return false;
-  for (size_t i = 0, e = std::min(a.path.size(), b.path.size()); i < e; ++i)
-    if (!mustEqual(a.path[i], b.path[i]))
-      return false;
-  return true;
+  return a.whole || b.whole || (a.slot.known() && a.slot == b.slot);
 }
 
-/// The two buffers may share bytes.
+/// The two buffers may share bytes (in the same iteration).
 static bool mayOverlap(const Buffer &a, const Buffer &b) {
+  return a.root == b.root && !a.slot.disjoint(b.slot);
+}
+
+/// The two buffers may share bytes in some iterations: only different
+/// constant slots never do.
+static bool mayMeet(const Buffer &a, const Buffer &b) {
   if (a.root != b.root)
     return false;
-  for (size_t i = 0, e = std::min(a.path.size(), b.path.size()); i < e; ++i)
-    if (mustDiffer(a.path[i], b.path[i]))
-      return false;
-  return true;
-}
-
-/// The buffer as seen one iteration of `loop` later: a ring index of its
-/// induction variable moves back one step; values defined in the loop are
-/// no longer comparable.
-static void carryAcrossIteration(Buffer &buffer, scf::ForOp loop,
-                                 int64_t step) {
-  for (Term &t : buffer.path) {
-    bool inside = t.base && loop.getBody()->getParentOp()->isAncestor(
-                                t.base.getParentRegion()->getParentOp());
-    if (t.kind == Term::Ring && t.base == loop.getInductionVar()) {
-      if (step)
-        t.c = (((t.c - step) % t.modulus) + t.modulus) % t.modulus;
-      else
-        t.kind = Term::Unknown; // a step not known: no longer comparable
-    } else if ((t.kind == Term::Ring || t.kind == Term::Opaque) && inside) {
-      t.kind = Term::Unknown;
-    }
-  }
-}
-
-/// Values of `region` (a loop or branch body) leave scope at its end.
-static void leaveRegion(Buffer &buffer, Operation *regionOp) {
-  for (Term &t : buffer.path)
-    if (t.base && (t.kind == Term::Ring || t.kind == Term::Opaque) &&
-        regionOp->isProperAncestor(t.base.getParentRegion()->getParentOp()))
-      t.kind = Term::Unknown;
+  return !(a.slot.known() && b.slot.known() && !a.slot.base && !b.slot.base &&
+           a.slot.offset != b.slot.offset);
 }
 
 // --- asynchronous reads in flight ----------------------------------------
@@ -339,9 +220,6 @@ private:
       if (branch.elseBlock())
         runBlock(*branch.elseBlock(), elseState);
       state = join(thenState, elseState);
-      for (Pending &p : state)
-        for (Buffer &b : p.buffers)
-          leaveRegion(b, branch);
       return;
     }
     // Other regions (scf.while, ...): walked once, values left behind.
@@ -352,13 +230,16 @@ private:
         state = join(state, inner);
         for (Pending &p : state)
           for (Buffer &b : p.buffers)
-            leaveRegion(b, &op);
+            b.leaving(&op);
       }
   }
 
   void runFor(scf::ForOp loop, State &state) {
-    std::optional<int64_t> step = constantInt(loop.getStep());
-    State entry = state, in = state, exits = state;
+    State entry = state;
+    for (Pending &p : entry)
+      for (Buffer &b : p.buffers)
+        b.slot = b.slot.enteringLoop(loop);
+    State in = entry, exits = state;
     for (unsigned round = 0; round < kMaxGenerations; ++round) {
       State body = in;
       runBlock(*loop.getBody(), body);
@@ -369,7 +250,7 @@ private:
         if (++p.generation > kMaxGenerations)
           continue;
         for (Buffer &b : p.buffers)
-          carryAcrossIteration(b, loop, step.value_or(0));
+          b.aroundBackEdge(loop);
         carried.push_back(std::move(p));
       }
       State next = join(entry, carried);
@@ -379,7 +260,7 @@ private:
     }
     for (Pending &p : exits)
       for (Buffer &b : p.buffers)
-        leaveRegion(b, loop);
+        b.leaving(loop);
     state = std::move(exits);
   }
 
@@ -431,30 +312,12 @@ static bool hasEventOn(Operation *op, const Buffer &key) {
   return found;
 }
 
-/// `buffer` in iteration `k` of `loop` (constant bounds): ring indices of
-/// its induction variable become constants.
-static Buffer instantiate(Buffer buffer, scf::ForOp loop, int64_t k) {
-  auto lb = constantInt(loop.getLowerBound());
-  auto step = constantInt(loop.getStep());
-  for (Term &t : buffer.path)
-    if (t.kind == Term::Ring && t.base == loop.getInductionVar()) {
-      if (!lb || !step) {
-        t.kind = Term::Unknown;
-        continue;
-      }
-      t.kind = Term::Const;
-      t.c = (((*lb + k * *step + t.c) % t.modulus) + t.modulus) % t.modulus;
-    }
-  return buffer;
-}
-
 enum class Next { Wait, Undecided, Nothing };
 
-/// The first event on `key` among `ops` (one block, in order), each op's
-/// buffers seen through `view`: a wait on it, something else that may be
-/// on it, or nothing.
-template <typename Range, typename View>
-static Next firstEvent(Range &&ops, const Buffer &key, View view) {
+/// The first event on `key` among `ops` (one block, in order): a wait on
+/// it, something else that may be on it, or nothing.
+template <typename Range>
+static Next firstEvent(Range &&ops, const Buffer &key) {
   for (Operation &o : ops) {
     if (o.getNumRegions()) {
       if (hasEventOn(&o, key))
@@ -467,10 +330,9 @@ static Next firstEvent(Range &&ops, const Buffer &key, View view) {
     std::optional<Buffer> b = resolve(barrier);
     if (!b)
       return Next::Undecided;
-    Buffer seen = view(*b);
-    if (!mayOverlap(seen, key))
+    if (!mayOverlap(*b, key))
       continue;
-    return isa<BarrierWaitOpInterface>(&o) && mustOverlap(seen, key)
+    return isa<BarrierWaitOpInterface>(&o) && mustOverlap(*b, key)
                ? Next::Wait
                : Next::Undecided;
   }
@@ -480,23 +342,13 @@ static Next firstEvent(Range &&ops, const Buffer &key, View view) {
 /// Whether the first event on `key` in the next iterations of `loop` is a
 /// wait on it. `first`: the loop starts (key is from before it); otherwise
 /// key is from the end of one iteration's body.
-static bool loopWaitsNext(scf::ForOp loop, const Buffer &key, bool first) {
-  std::optional<int64_t> step = constantInt(loop.getStep());
-  for (int64_t k = 0; k < 4; ++k) {
-    Next next;
-    if (first) {
-      next = firstEvent(loop.getBody()->without_terminator(), key,
-                        [&](const Buffer &b) { return instantiate(b, loop, k); });
-    } else {
-      if (!step)
-        return false;
-      // Seen from iteration k+1, key's ring offsets are (k+1) steps back.
-      Buffer shifted = key;
-      for (int64_t i = 0; i <= k; ++i)
-        carryAcrossIteration(shifted, loop, *step);
-      next = firstEvent(loop.getBody()->without_terminator(), shifted,
-                        [](const Buffer &b) { return b; });
-    }
+static bool loopWaitsNext(scf::ForOp loop, Buffer key, bool first) {
+  if (first)
+    key.slot = key.slot.enteringLoop(loop);
+  else
+    key.aroundBackEdge(loop);
+  for (int k = 0; k < 4; ++k, key.aroundBackEdge(loop)) {
+    Next next = firstEvent(loop.getBody()->without_terminator(), key);
     if (next != Next::Nothing)
       return next == Next::Wait;
   }
@@ -575,18 +427,6 @@ static bool checkExpectedBytes(BarrierArriveOpInterface arrive) {
                           ? "the phase never completes and the wait hangs"
                           : "the phase completes before all the data lands");
   return false;
-}
-
-/// Barriers that may be the same word in some iterations: different
-/// constants are different words, ring indices of any iteration may meet.
-static bool mayMeet(const Buffer &a, const Buffer &b) {
-  if (a.root != b.root)
-    return false;
-  for (size_t i = 0, e = std::min(a.path.size(), b.path.size()); i < e; ++i)
-    if (a.path[i].kind == Term::Const && b.path[i].kind == Term::Const &&
-        a.path[i].c != b.path[i].c)
-      return false;
-  return true;
 }
 
 static bool checkBarriers(func::FuncOp func) {

@@ -14,6 +14,7 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -53,28 +54,6 @@ struct ThreadKey {
            xorOffset == o.xorOffset && layout && o.layout &&
            *layout == *o.layout;
   }
-};
-
-/// Which slot of a ring (an allocation with a leading slot dimension) an
-/// access stays inside, as `(base + offset) mod modulus` with `base` an
-/// scf.for induction variable (non-negative) or null for a constant index.
-/// Two accesses on slots of one allocation with the same base and modulus
-/// whose offsets differ modulo it touch different slots.
-struct Slot {
-  Operation *root = nullptr;
-  Value base;
-  int64_t offset = 0, modulus = 0;
-
-  bool known() const { return root && modulus > 0; }
-  bool disjoint(const Slot &o) const {
-    return known() && o.known() && root == o.root && base == o.base &&
-           modulus == o.modulus && offset != o.offset;
-  }
-  bool operator==(const Slot &o) const {
-    return root == o.root && base == o.base && offset == o.offset &&
-           modulus == o.modulus;
-  }
-  static int64_t mod(int64_t x, int64_t m) { return ((x % m) + m) % m; }
 };
 
 /// The elements of a view one warp touches: those of warp w are the
@@ -151,7 +130,7 @@ struct Access {
   WarpView warp;
   /// A copy retired by a wait that orders the issuing warp as a whole.
   bool landedInWarp = false;
-  Slot slot;
+  RingSlot slot;
   Operation *op = nullptr;
 
   bool overlaps(const Access &o) const {
@@ -187,7 +166,7 @@ struct State {
   SmallVector<Pending> pending;
   SmallVector<OnBarrier, 2> onBarrier;
 
-  void forEachSlot(function_ref<void(Slot &)> fn) {
+  void forEachSlot(function_ref<void(RingSlot &)> fn) {
     for (Access &a : reads)
       fn(a.slot);
     for (Access &a : writes)
@@ -198,6 +177,13 @@ struct State {
       fn(p.access.slot);
       fn(p.barrier.slot);
     }
+  }
+
+  /// Whether an access since the last barrier overlaps `a` (an async write
+  /// must be ordered after it, even in the same thread).
+  bool touches(const Access &a) const {
+    auto overlaps = [&](const Access &o) { return o.overlaps(a); };
+    return llvm::any_of(reads, overlaps) || llvm::any_of(writes, overlaps);
   }
 
   static void addUnique(SmallVector<Access> &set, const Access &a) {
@@ -264,82 +250,6 @@ int64_t allocationBytes(LocalAllocOp alloc) {
   return getAllocationBytes(alloc.getType());
 }
 
-std::optional<int64_t> constantInt(Value v) {
-  APInt c;
-  if (matchPattern(v, m_ConstantInt(&c)))
-    return c.getSExtValue();
-  return std::nullopt;
-}
-
-/// `v` as `base + offset` (base null when `v` is a constant), through adds
-/// and subtractions of constants.
-std::pair<Value, int64_t> linearIndex(Value v) {
-  if (std::optional<int64_t> c = constantInt(v))
-    return {Value(), *c};
-  if (auto add = v.getDefiningOp<arith::AddIOp>()) {
-    for (auto [x, y] : {std::pair(add.getLhs(), add.getRhs()),
-                        std::pair(add.getRhs(), add.getLhs())})
-      if (std::optional<int64_t> c = constantInt(y)) {
-        auto [base, off] = linearIndex(x);
-        return {base, off + *c};
-      }
-  }
-  if (auto sub = v.getDefiningOp<arith::SubIOp>())
-    if (std::optional<int64_t> c = constantInt(sub.getRhs())) {
-      auto [base, off] = linearIndex(sub.getLhs());
-      return {base, off - *c};
-    }
-  return {v, 0};
-}
-
-/// An scf.for induction variable that is never negative.
-bool isNonNegativeInductionVar(Value v) {
-  auto arg = dyn_cast_or_null<BlockArgument>(v);
-  if (!arg || arg.getArgNumber() != 0)
-    return false;
-  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-  if (!loop)
-    return false;
-  std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
-                         step = constantInt(loop.getStep());
-  return lb && *lb >= 0 && step && *step > 0;
-}
-
-/// The slot a view of a ring stays in: views below one memdesc_index of the
-/// allocation, whose index is a constant or (iv + c) % N.
-Slot slotOf(Value memdesc) {
-  Slot slot;
-  Operation *def = memdesc.getDefiningOp();
-  while (isa_and_nonnull<MemDescSubsliceOp, MemDescPermuteOp,
-                         MemDescReshapeOp>(def))
-    def = def->getOperand(0).getDefiningOp();
-  auto index = dyn_cast_or_null<MemDescIndexOp>(def);
-  if (!index)
-    return slot;
-  auto alloc = index.getSrc().getDefiningOp<LocalAllocOp>();
-  if (!alloc)
-    return slot;
-  int64_t slots = alloc.getType().getShape()[0];
-  Value idx = index.getIndex();
-  if (std::optional<int64_t> c = constantInt(idx)) {
-    if (*c < 0 || *c >= slots)
-      return slot;
-    slot = {alloc, Value(), *c, slots};
-    return slot;
-  }
-  Operation *rem = idx.getDefiningOp();
-  if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
-    return slot;
-  std::optional<int64_t> n = constantInt(rem->getOperand(1));
-  if (!n || *n <= 0 || *n > slots)
-    return slot;
-  auto [base, off] = linearIndex(rem->getOperand(0));
-  if (off < 0 || !isNonNegativeInductionVar(base))
-    return slot;
-  slot = {alloc, base, Slot::mod(off, *n), *n};
-  return slot;
-}
-
 /// The access `op` makes to `memdesc` with a tensor of `tensorType`.
 Access memdescAccess(Value memdesc, RankedTensorType tensorType,
                      Operation *op) {
@@ -347,7 +257,7 @@ Access memdescAccess(Value memdesc, RankedTensorType tensorType,
   Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
   if (!root)
     return a;
-  a.slot = slotOf(memdesc);
+  a.slot = getRingSlot(memdesc);
   FailureOr<LinearLayout> layout = getLinearLayout(tensorType);
   if (failed(layout))
     return a;
@@ -371,7 +281,7 @@ Access viewAccess(Value memdesc, Operation *op) {
   LocalAllocOp root = getRootAllocation(memdesc);
   Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
   if (root)
-    a.slot = slotOf(memdesc);
+    a.slot = getRingSlot(memdesc);
   return a;
 }
 
@@ -490,12 +400,7 @@ private:
       // lands at a later wait.
       Access a = memdescAccess(copy.getDst(), pointeeTensor(copy.getPointerType()),
                                op);
-      bool hazard = llvm::any_of(state.reads, [&](const Access &r) {
-        return r.overlaps(a);
-      }) || llvm::any_of(state.writes, [&](const Access &w) {
-        return w.overlaps(a);
-      });
-      if (hazard)
+      if (state.touches(a))
         barrier(op, state, insert);
       state.pending.push_back({a, -1});
       return;
@@ -505,12 +410,7 @@ private:
       // when it overlaps them; its write lands, for every thread, when a
       // wait on its barrier returns.
       Access a = viewAccess(write.getDst(), op);
-      bool hazard = llvm::any_of(state.reads, [&](const Access &r) {
-        return r.overlaps(a);
-      }) || llvm::any_of(state.writes, [&](const Access &w) {
-        return w.overlaps(a);
-      });
-      if (hazard)
+      if (state.touches(a))
         barrier(op, state, insert);
       OnBarrier p{a, viewAccess(write.getCompletionBarrier(), op)};
       if (!llvm::is_contained(state.onBarrier, p))
@@ -641,25 +541,12 @@ private:
   /// (iv - lb + c) there, which the body's (iv + c') % N compares with.
   static void enterLoop(Operation *loop, State &state) {
     forgetInductionVar(loop, state); // from an earlier run of this loop
-    auto forOp = dyn_cast<scf::ForOp>(loop);
-    if (!forOp || !isNonNegativeInductionVar(forOp.getInductionVar()))
-      return;
-    int64_t lb = *constantInt(forOp.getLowerBound());
-    Value iv = forOp.getInductionVar();
-    state.forEachSlot([&](Slot &s) {
-      if (s.known() && !s.base)
-        s = {s.root, iv, Slot::mod(s.offset - lb, s.modulus), s.modulus};
-    });
+    if (auto forOp = dyn_cast<scf::ForOp>(loop))
+      state.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(forOp); });
   }
 
   static void forgetInductionVar(Operation *loop, State &state) {
-    auto forOp = dyn_cast<scf::ForOp>(loop);
-    if (!forOp)
-      return;
-    state.forEachSlot([&](Slot &s) {
-      if (s.base && s.base == forOp.getInductionVar())
-        s = Slot();
-    });
+    state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
   }
 
   /// From one iteration to the next the induction variable grows by the
@@ -667,18 +554,7 @@ private:
   /// c) seen from the next. Slots indexed by other values defined in the
   /// body are forgotten (the whole allocation).
   static void aroundBackEdge(Operation *loop, State &state) {
-    auto forOp = dyn_cast<scf::ForOp>(loop);
-    Value iv = forOp ? forOp.getInductionVar() : Value();
-    std::optional<int64_t> step =
-        forOp ? constantInt(forOp.getStep()) : std::nullopt;
-    state.forEachSlot([&](Slot &s) {
-      if (!s.known() || !s.base)
-        return;
-      if (s.base == iv && step)
-        s.offset = Slot::mod(s.offset - *step, s.modulus);
-      else if (loop->isAncestor(s.base.getParentBlock()->getParentOp()))
-        s = Slot();
-    });
+    state.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
   }
 
   void runBody(Operation *loop, State &state, bool insert) {

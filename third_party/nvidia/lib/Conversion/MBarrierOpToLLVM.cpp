@@ -22,16 +22,20 @@ using namespace kiln;
 using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
-Value kiln::isElectedThread(OpBuilder &b, Location loc,
-                            const TargetInfo &target) {
-  Type i32 = b.getI32Type();
+Value kiln::uniformWarpId(OpBuilder &b, Location loc,
+                          const TargetInfo &target) {
   Value warp = LLVM::LShrOp::create(b, loc, target.threadId(b, loc),
                                     i32Const(b, loc, 5));
-  Value uniformWarp = NVVM::ShflOp::create(
-      b, loc, i32, i32Const(b, loc, -1), warp, i32Const(b, loc, 0),
-      i32Const(b, loc, 0x1f), NVVM::ShflKind::idx, UnitAttr());
-  Value warpZero = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                        uniformWarp, i32Const(b, loc, 0));
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32Const(b, loc, -1),
+                              warp, i32Const(b, loc, 0), i32Const(b, loc, 0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
+}
+
+Value kiln::isElectedThread(OpBuilder &b, Location loc,
+                            const TargetInfo &target) {
+  Value warpZero =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                           uniformWarpId(b, loc, target), i32Const(b, loc, 0));
   Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
   return LLVM::AndOp::create(b, loc, warpZero, elected);
 }

@@ -6,6 +6,12 @@
 
 namespace kiln {
 
+/// This thread's warp index, read from lane 0 with a shuffle: the same in
+/// every lane, so the compiler keeps what is computed from it in uniform
+/// registers (TMA issue predicates, wgmma descriptors).
+mlir::Value uniformWarpId(mlir::OpBuilder &b, mlir::Location loc,
+                          const TargetInfo &target);
+
 /// Whether this thread is the one that issues the CTA's TMA copies and
 /// mbarrier arrivals: the thread elect.sync picks in warp 0 (the warp index
 /// read through a shuffle from lane 0, so the compiler sees it uniform and

@@ -284,40 +284,21 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     int64_t k = op.getA().getType().getShape()[1];
 
     // This warpgroup's row and column offsets (XOR of its bits' moves),
-    // from the warp index of lane 0: the same in every lane, which the
-    // compiler then keeps in uniform registers, as the descriptors must be.
-    Value warp = LLVM::LShrOp::create(
-        rewriter, loc, ctx.target.threadId(rewriter, loc),
-        i32Const(rewriter, loc, 5));
-    warp = NVVM::ShflOp::create(
-        rewriter, loc, rewriter.getI32Type(), i32Const(rewriter, loc, -1), warp,
-        i32Const(rewriter, loc, 0), i32Const(rewriter, loc, 0x1f),
-        NVVM::ShflKind::idx, UnitAttr());
-    Value group = LLVM::LShrOp::create(rewriter, loc, warp,
-                                       i32Const(rewriter, loc, 2));
-    Value aDyn = i32Const(rewriter, loc, 0), bDyn = i32Const(rewriter, loc, 0);
+    // from the uniform warp index, as the descriptors must be uniform.
+    Value group = LLVM::LShrOp::create(
+        rewriter, loc, uniformWarpId(rewriter, loc, ctx.target),
+        i32Const(rewriter, loc, 2));
+    SmallVector<int64_t> aMoves, bMoves;
     int64_t aBits = 0, bBits = 0; // the bits the warpgroup offsets may set
-    for (auto [bit, move] : llvm::enumerate(plan->groupBases)) {
-      Value on = LLVM::AndOp::create(
-          rewriter, loc,
-          LLVM::LShrOp::create(rewriter, loc, group,
-                               i32Const(rewriter, loc, bit)),
-          i32Const(rewriter, loc, 1));
-      Value mask = LLVM::SubOp::create(rewriter, loc,
-                                       i32Const(rewriter, loc, 0), on);
-      auto [rows, cols] = move;
-      int64_t aMove = rows ? a.offsetOf(rows, 0) : 0;
-      int64_t bMove = cols ? bop.offsetOf(cols, 0) : 0;
-      aBits |= aMove, bBits |= bMove;
-      aDyn = LLVM::XOrOp::create(
-          rewriter, loc, aDyn,
-          LLVM::AndOp::create(rewriter, loc, mask,
-                              i32Const(rewriter, loc, aMove)));
-      bDyn = LLVM::XOrOp::create(
-          rewriter, loc, bDyn,
-          LLVM::AndOp::create(rewriter, loc, mask,
-                              i32Const(rewriter, loc, bMove)));
+    for (auto [rows, cols] : plan->groupBases) {
+      aMoves.push_back(rows ? a.offsetOf(rows, 0) : 0);
+      bMoves.push_back(cols ? bop.offsetOf(cols, 0) : 0);
+      aBits |= aMoves.back(), bBits |= bMoves.back();
     }
+    Value aDyn =
+        xorSetBits(rewriter, loc, i32Const(rewriter, loc, 0), group, aMoves);
+    Value bDyn =
+        xorSetBits(rewriter, loc, i32Const(rewriter, loc, 0), group, bMoves);
 
     SmallVector<Value> accRegs = getRegisters(rewriter, loc, adaptor.getC());
     // useC false ignores c: a runtime flag zeroes the registers first.

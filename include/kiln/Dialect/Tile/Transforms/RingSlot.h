@@ -1,0 +1,71 @@
+//===- RingSlot.h - Which slot of a ring a view stays in --------*- C++ -*-===//
+//
+// Pipelined kernels index a ring of buffers (an allocation whose leading
+// dimension is the slot) by a constant or by `(iv + c) % N` of a loop's
+// induction variable. Both tile-insert-barriers and tile-check-async-safety
+// compare such slots, within one iteration and across the loop's back edge;
+// this file is the one place that reads them from the IR and moves them
+// from one iteration to the next.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILE_TRANSFORMS_RINGSLOT_H
+#define KILN_DIALECT_TILE_TRANSFORMS_RINGSLOT_H
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+#include <utility>
+
+namespace kiln::tile {
+
+/// The value of an integer constant.
+std::optional<int64_t> constantInt(mlir::Value v);
+
+/// `v` as `base + offset` (base null when `v` is a constant), through adds
+/// and subtractions of constants.
+std::pair<mlir::Value, int64_t> linearIndex(mlir::Value v);
+
+/// An scf.for induction variable that is never negative (constant lower
+/// bound >= 0 and constant step > 0).
+bool isNonNegativeInductionVar(mlir::Value v);
+
+/// Which slot of a ring an access stays inside, as `(base + offset) mod
+/// modulus` with `base` a non-negative scf.for induction variable, or null
+/// for a constant index. Two accesses on slots of one allocation with the
+/// same base and modulus whose offsets differ touch different slots.
+struct RingSlot {
+  mlir::Operation *root = nullptr;
+  mlir::Value base;
+  int64_t offset = 0, modulus = 0;
+
+  bool known() const { return root && modulus > 0; }
+  bool disjoint(const RingSlot &o) const {
+    return known() && o.known() && root == o.root && base == o.base &&
+           modulus == o.modulus && offset != o.offset;
+  }
+  bool operator==(const RingSlot &o) const {
+    return root == o.root && base == o.base && offset == o.offset &&
+           modulus == o.modulus;
+  }
+  static int64_t mod(int64_t x, int64_t m) { return ((x % m) + m) % m; }
+
+  /// A constant slot as the first iteration of `loop` sees it: slot c is
+  /// (iv - lb + c) there. Other slots are unchanged.
+  RingSlot enteringLoop(mlir::scf::ForOp loop) const;
+  /// What one iteration of `loop` touched at (iv + c), seen from the next:
+  /// (iv - step + c). A slot indexed by another value defined in the loop
+  /// is unknown.
+  RingSlot aroundBackEdge(mlir::Operation *loop) const;
+  /// The slot after `op` (a loop or another region op): one indexed by a
+  /// value defined inside it is unknown.
+  RingSlot leaving(mlir::Operation *op) const;
+};
+
+/// The slot a view of a ring stays in: views below one memdesc_index of the
+/// allocation, whose index is a constant or (iv + c) % N; unknown otherwise.
+RingSlot getRingSlot(mlir::Value memdesc);
+
+} // namespace kiln::tile
+
+#endif
