@@ -42,16 +42,6 @@ def _reference(a, b):
     return (a.float() @ b.float().T)
 
 
-@pytest.mark.parametrize("m,n,k,cfg", [
-    (1000, 1000, 1000, {}),
-    (4096, 4096, 4096, {}),
-    (8192, 4096, 2048, {}),
-    (64, 4096, 1024, {}),          # M smaller than one tile
-    (4096, 8, 512, {}),            # N smaller than one tile
-    (300, 264, 200, {"STAGES": 2}),
-    (1024, 1024, 1024, {"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "num_warps": 4}),
-    (777, 520, 4104, {"BN": 128, "STAGES": 4}),
-])
 def _check_matmul(matmul, m, n, k, cfg, what=""):
     """Twice, on fresh random inputs into a NaN-filled C: matmul(a, b, out=c, **cfg) against
     the fp32 product."""
@@ -68,6 +58,16 @@ def _check_matmul(matmul, m, n, k, cfg, what=""):
         torch.testing.assert_close(c.float(), ref, rtol=1e-2, atol=1e-2 * k ** 0.5)
 
 
+@pytest.mark.parametrize("m,n,k,cfg", [
+    (1000, 1000, 1000, {}),
+    (4096, 4096, 4096, {}),
+    (8192, 4096, 2048, {}),
+    (64, 4096, 1024, {}),          # M smaller than one tile
+    (4096, 8, 512, {}),            # N smaller than one tile
+    (300, 264, 200, {"STAGES": 2}),
+    (1024, 1024, 1024, {"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "num_warps": 4}),
+    (777, 520, 4104, {"BN": 128, "STAGES": 4}),
+])
 def test_gemm(sm90, m, n, k, cfg):
     _check_matmul(hopper.kiln_matmul, m, n, k, cfg)
 
