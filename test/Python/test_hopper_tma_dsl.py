@@ -166,7 +166,8 @@ ERRORS = [
     (e_mma_wait_deps, "E:deps", "warpgroup_mma_wait",
      r"warpgroup_mma_wait: deps must be given \(the accumulators to wait for\), as in Gluon"),
     (e_acc_layout, "E:ver", "kl.NVMMADistributedLayout",
-     r"NVMMADistributedLayout: only version=\[3, 0\] \(wgmma\) is supported yet, got \[2, 0\]"),
+     r"NVMMADistributedLayout: version \[2, 0\] \(mma.sync\) has instr_shape \[16, 8\], got "
+     r"\[16, 8, 16\]"),
 ]
 
 

@@ -29,4 +29,5 @@ from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2,
 )
 from . import amd, nvidia  # noqa: F401  (vendor builtins, as in Gluon)
-from .nvidia._layouts import NVMMASharedLayout, NVMMADistributedLayout  # noqa: F401 (as gl.)
+from .nvidia._layouts import (NVMMASharedLayout, NVMMADistributedLayout,  # noqa: F401 (as gl.)
+                              DotOperandLayout)

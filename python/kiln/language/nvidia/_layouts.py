@@ -1,6 +1,7 @@
-"""NVIDIA layouts, with Gluon's names: ``NVMMASharedLayout`` (what TMA writes and wgmma reads)
-and ``NVMMADistributedLayout`` (the wgmma accumulator). Both are re-exported by
-``kiln.language``, as Gluon's ``gl`` namespace has them."""
+"""NVIDIA layouts, with Gluon's names: ``NVMMASharedLayout`` (what TMA writes and wgmma reads),
+``NVMMADistributedLayout`` (the mma.sync and wgmma accumulators) and ``DotOperandLayout`` (their
+operands in registers). All are re-exported by ``kiln.language``, as Gluon's ``gl`` namespace
+has them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Sequence
 from .._constexpr import _unwrap
 from .._layouts import (DistributedLayout, SharedLayout, _int_tuple, _is_pow2, _list_text)
 
-__all__ = ["NVMMASharedLayout", "NVMMADistributedLayout"]
+__all__ = ["NVMMASharedLayout", "NVMMADistributedLayout", "DotOperandLayout"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -109,9 +110,13 @@ class NVMMASharedLayout(SharedLayout):
 
 @dataclass(frozen=True, repr=False)
 class NVMMADistributedLayout(DistributedLayout):
-    """The accumulator layout of wgmma (``version=[3, 0]``): warps tile 16-row x
-    ``instr_shape[1]``-column blocks, ``warps_per_cta[0]`` down (4 consecutive warps take 64
-    rows) and ``warps_per_cta[1]`` across (Gluon's ``NVMMADistributedLayout``)."""
+    """The accumulator layout of the tensor cores (Gluon's ``NVMMADistributedLayout``).
+
+    * ``version=[3, 0]`` (wgmma, sm_90a): warps tile 16-row x ``instr_shape[1]``-column blocks,
+      ``warps_per_cta[0]`` down (4 consecutive warps take 64 rows) and ``warps_per_cta[1]``
+      across; ``instr_shape`` is ``[16, n, k]``.
+    * ``version=[2, 0]`` (mma.sync, sm_80+): warps tile 16 x 8 blocks, consecutive warps
+      across first; ``instr_shape`` is ``[16, 8]``."""
 
     version: Sequence[int]
     warps_per_cta: Sequence[int]
@@ -124,18 +129,25 @@ class NVMMADistributedLayout(DistributedLayout):
                                                              self.warps_per_cta))
         object.__setattr__(self, "instr_shape", _int_tuple("instr_shape", self.instr_shape))
         object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
-        if self.version != (3, 0):
-            raise ValueError(f"NVMMADistributedLayout: only version=[3, 0] (wgmma) is "
-                             f"supported yet, got {list(self.version)}")
-        if len(self.warps_per_cta) != 2 or not all(_is_pow2(w) for w in self.warps_per_cta) \
-                or self.warps_per_cta[0] % 4:
+        if self.version not in ((2, 0), (3, 0)):
+            raise ValueError(f"NVMMADistributedLayout: version must be [2, 0] (mma.sync) or "
+                             f"[3, 0] (wgmma), got {list(self.version)}")
+        if len(self.warps_per_cta) != 2 or not all(_is_pow2(w) for w in self.warps_per_cta):
             raise ValueError(f"NVMMADistributedLayout: warps_per_cta must be [m, n], powers "
-                             f"of 2 with m a multiple of 4 (a warpgroup), got "
-                             f"{list(self.warps_per_cta)}")
-        if len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
-                not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
-            raise ValueError(f"NVMMADistributedLayout: instr_shape must be [16, n, k] with n "
-                             f"a power of 2 in [8, 256], got {list(self.instr_shape)}")
+                             f"of 2, got {list(self.warps_per_cta)}")
+        if self.version == (2, 0):
+            if self.instr_shape != (16, 8):
+                raise ValueError(f"NVMMADistributedLayout: version [2, 0] (mma.sync) has "
+                                 f"instr_shape [16, 8], got {list(self.instr_shape)}")
+        else:
+            if self.warps_per_cta[0] % 4:
+                raise ValueError(f"NVMMADistributedLayout: for version [3, 0] warps_per_cta[0] "
+                                 f"must be a multiple of 4 (a warpgroup), got "
+                                 f"{list(self.warps_per_cta)}")
+            if len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
+                    not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
+                raise ValueError(f"NVMMADistributedLayout: instr_shape must be [16, n, k] with "
+                                 f"n a power of 2 in [8, 256], got {list(self.instr_shape)}")
         if self.cga_layout:
             raise ValueError("NVMMADistributedLayout: cga_layout must be [] (Kiln supports "
                              "one CTA per program)")
@@ -150,9 +162,58 @@ class NVMMADistributedLayout(DistributedLayout):
                 f"instrShape = {_list_text(self.instr_shape)}}}>")
 
     def mangle(self) -> str:
-        return (f"NVD{'x'.join(map(str, self.warps_per_cta))}_"
+        return (f"NVD{self.version[0]}_{'x'.join(map(str, self.warps_per_cta))}_"
                 f"{'x'.join(map(str, self.instr_shape))}NVD")
 
     def __repr__(self) -> str:
         return (f"NVMMADistributedLayout(version={list(self.version)}, warps_per_cta="
                 f"{list(self.warps_per_cta)}, instr_shape={list(self.instr_shape)})")
+
+
+@dataclass(frozen=True, repr=False)
+class DotOperandLayout(DistributedLayout):
+    """Operand ``operand_index`` (0: A, M x K; 1: B, K x N) of the tensor-core instruction whose
+    accumulator is laid out by ``parent`` (an ``NVMMADistributedLayout``), held in registers:
+    each thread holds ``k_width`` consecutive K elements together (2 for 16-bit types), lanes
+    split K in 4 and M or N in 8, and warps follow the parent's warps (Gluon's
+    ``DotOperandLayout``). For wgmma (version 3) only A may be held in registers."""
+
+    operand_index: int
+    parent: DistributedLayout
+    k_width: int
+
+    def __post_init__(self):
+        for name in ("operand_index", "k_width"):
+            value = _unwrap(getattr(self, name))
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"DotOperandLayout: {name} must be an int, got {value!r}")
+            object.__setattr__(self, name, value)
+        parent = _unwrap(self.parent)
+        object.__setattr__(self, "parent", parent)
+        if not isinstance(parent, NVMMADistributedLayout):
+            raise TypeError(f"DotOperandLayout: parent must be an NVMMADistributedLayout (Kiln "
+                            f"has no other tensor-core layout yet), got {parent!r}")
+        if self.operand_index not in (0, 1):
+            raise ValueError(f"DotOperandLayout: operand_index must be 0 (A) or 1 (B), got "
+                             f"{self.operand_index}")
+        if parent.version[0] == 3 and self.operand_index != 0:
+            raise ValueError("DotOperandLayout: wgmma (version [3, 0]) reads B from shared "
+                             "memory; only operand 0 (A) is held in registers")
+        if not _is_pow2(self.k_width) or not 1 <= self.k_width <= 16:
+            raise ValueError(f"DotOperandLayout: k_width must be a power of 2 in [1, 16], got "
+                             f"{self.k_width}")
+
+    @property
+    def rank(self) -> int:
+        return 2
+
+    def _attr_text(self, render) -> str:
+        return (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
+                f"{render(self.parent)}, kWidth = {self.k_width}}}>")
+
+    def mangle(self) -> str:
+        return f"DO{self.operand_index}_{self.k_width}_{self.parent.mangle()}DO"
+
+    def __repr__(self) -> str:
+        return (f"DotOperandLayout(operand_index={self.operand_index}, parent="
+                f"{self.parent!r}, k_width={self.k_width})")

@@ -3,6 +3,7 @@
 #define KILN_NVIDIA_LIB_CONVERSION_NVIDIALOWERING_H
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
 
 namespace kiln {
 
@@ -34,6 +35,15 @@ void populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
 void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns,
                                           const LoweringContext &ctx);
+
+/// Checks that the layouts of a tile_nv.mma_v2 place the elements where
+/// mma.sync has them; a diagnostic at the op on failure.
+mlir::LogicalResult checkMMAv2Layouts(tile_nv::MMAv2Op op);
+
+/// tile_nv.mma_v2.
+void populateMMAv2OpToLLVMPatterns(TileTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns,
+                                   const LoweringContext &ctx);
 
 } // namespace kiln
 

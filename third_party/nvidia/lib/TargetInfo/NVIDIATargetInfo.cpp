@@ -138,14 +138,19 @@ public:
     populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateTMAOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
+    populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);
   }
 
-  // What the TMA and wgmma lowerings support, one diagnostic at the op.
+  // What the TMA, wgmma and mma.sync lowerings support, one diagnostic at
+  // the op.
   LogicalResult checkBeforeLowering(ModuleOp module,
                                     const LoweringContext &ctx) const override {
     WalkResult r = module.walk([&](Operation *op) {
       if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(op))
         if (failed(planWarpGroupDot(dot, ctx.numWarps)))
+          return WalkResult::interrupt();
+      if (auto mma = dyn_cast<tile_nv::MMAv2Op>(op))
+        if (failed(checkMMAv2Layouts(mma)))
           return WalkResult::interrupt();
       Value desc, buffer;
       if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))

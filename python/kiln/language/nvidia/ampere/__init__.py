@@ -2,11 +2,52 @@
 
 * :mod:`.async_copy`: ``cp.async`` global -> shared copies with commit/wait groups
   (``async_copy_global_to_shared``, ``commit_group``, ``wait_group``).
-
-Still to come: ``mma_v2``, the ``mma.sync`` tensor-core multiply with its
-``NVMMADistributedLayout`` operands.
+* ``mma_v2``: the ``mma.sync`` tensor-core multiply (m16n8k16) with both operands in
+  registers, in ``DotOperandLayout`` s of an ``NVMMADistributedLayout(version=[2, 0], ...)``
+  accumulator.
 """
 
+from ..._core import _unwrap, builtin, tensor
+from ... import _core as core
+from .._layouts import DotOperandLayout, NVMMADistributedLayout
 from . import async_copy  # noqa: F401
 
-__all__ = ["async_copy"]
+__all__ = ["async_copy", "mma_v2"]
+
+
+@builtin
+def mma_v2(a, b, acc, input_precision=None, _semantic=None):
+    """``acc + a @ b`` by ``mma.sync``: ``a`` (M x K) and ``b`` (K x N), bf16 or fp16 tensors in
+    ``DotOperandLayout(0, acc_layout, 2)`` and ``DotOperandLayout(1, acc_layout, 2)``, ``acc`` an
+    fp32 tensor in ``acc_layout = NVMMADistributedLayout(version=[2, 0], ...)``. M, K must be
+    multiples of 16 and N of 8 (the m16n8k16 instruction)."""
+    what = "mma_v2"
+    for name, v in (("a", a), ("b", b), ("acc", acc)):
+        if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != 2:
+            raise TypeError(f"{what}: {name} must be a 2-D tensor, got {v!r}")
+    layout = acc.type.layout
+    if not isinstance(layout, NVMMADistributedLayout) or layout.version != (2, 0):
+        raise TypeError(f"{what}: acc must be in NVMMADistributedLayout(version=[2, 0], ...), "
+                        f"got {layout!r}")
+    for idx, (name, v) in enumerate((("a", a), ("b", b))):
+        lay = v.type.layout
+        if not isinstance(lay, DotOperandLayout) or lay.operand_index != idx or \
+                lay.parent != layout:
+            raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's layout, "
+                            f"k_width=2), got {lay!r}")
+        if lay.k_width != 2:
+            raise ValueError(f"{what}: {name}: mma_v2 on 16-bit types takes k_width=2, got "
+                             f"{lay.k_width}")
+    if a.dtype != b.dtype or a.dtype not in (core.bfloat16, core.float16):
+        raise TypeError(f"{what}: a and b must both be bfloat16 or float16, got {a.dtype} and "
+                        f"{b.dtype}")
+    if acc.dtype != core.float32:
+        raise TypeError(f"{what}: acc must be float32, got {acc.dtype}")
+    if _unwrap(input_precision) not in (None, "ieee", "tf32"):
+        raise ValueError(f"{what}: input_precision {input_precision!r} is not supported")
+    (m, k), (k2, n) = [int(_unwrap(d)) for d in a.shape], [int(_unwrap(d)) for d in b.shape]
+    if k2 != k or list(acc.shape) != [m, n]:
+        raise ValueError(f"{what}: shapes do not multiply: a {[m, k]}, b {[k2, n]}, acc "
+                         f"{[int(_unwrap(d)) for d in acc.shape]}")
+    handle = _semantic.b.create("tile_nv.mma_v2", [a, b, acc], [acc.type], {})[0]
+    return tensor(handle, acc.type)

@@ -16,3 +16,16 @@ func.func @unknown() {
   "tile_nv.no_such_op"() : () -> ()
   return
 }
+
+// -----
+
+// The mma.sync layouts and op round-trip.
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+// CHECK-LABEL: func.func @mma_v2
+// CHECK: tile_nv.mma_v2 %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16, #tile_nv.dot_op<{opIdx = 0, parent = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>, kWidth = 2}>>, tensor<32x64xbf16, #tile_nv.dot_op<{opIdx = 1,
+func.func @mma_v2(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xbf16, #opB>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf32, #mma>
+  return %d : tensor<64x64xf32, #mma>
+}

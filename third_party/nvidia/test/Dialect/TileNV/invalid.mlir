@@ -158,14 +158,103 @@ func.func @nvmma_rows(%b: !tile.memdesc<4x64xbf16, #tile_nv.nvmma_shared<swizzle
 
 // -----
 
-// expected-error @+1 {{nvmma: only version [3, 0] (wgmma) is supported, got [2, 0]}}
-func.func @nvmma_version(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
+// expected-error @+1 {{nvmma: version must be [2, 0] (mma.sync) or [3, 0] (wgmma), got [1, 0]}}
+func.func @nvmma_version(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 1, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
   return
 }
 
 // -----
 
-// expected-error @+1 {{nvmma: warpsPerCTA has 2 entries and instrShape 3}}
+// expected-error @+1 {{nvmma: version 2 (mma.sync) has instrShape [16, 8]}}
+func.func @nvmma_v2_instr(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: version 3 (wgmma) has instrShape [16, n, k]}}
+func.func @nvmma_v3_instr(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{dot_op: parent must be a #tile_nv.nvmma layout, got #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>}}
+func.func @dot_op_parent(%t: tensor<64x64xbf16, #tile_nv.dot_op<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>, kWidth = 2}>>) {
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// expected-error @+1 {{dot_op: opIdx must be 0 (A) or 1 (B), got 2}}
+func.func @dot_op_index(%t: tensor<64x64xbf16, #tile_nv.dot_op<{opIdx = 2, parent = #mma, kWidth = 2}>>) {
+  return
+}
+
+// -----
+
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+// expected-error @+1 {{dot_op: wgmma (version 3) reads B from shared memory; only opIdx 0 (A) is held in registers}}
+func.func @dot_op_wgmma_b(%t: tensor<64x64xbf16, #tile_nv.dot_op<{opIdx = 1, parent = #acc, kWidth = 2}>>) {
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+// expected-error @+1 {{dot_op: kWidth must be a power of two in [1, 16], got 3}}
+func.func @dot_op_kwidth(%t: tensor<64x64xbf16, #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 3}>>) {
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+func.func @mma_v2_shapes(%a: tensor<64x32xbf16, #opA>, %b: tensor<16x64xbf16, #opB>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op shapes do not multiply: a [64, 32], b [16, 64], accumulator [64, 64]}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<16x64xbf16, #opB> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+func.func @mma_v2_types(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xf16, #opB>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op a and b must hold the same type, got 'bf16' and 'f16'}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xf16, #opB> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+func.func @mma_v2_small(%a: tensor<8x16xbf16, #opA>, %b: tensor<16x8xbf16, #opB>, %c: tensor<8x8xf32, #mma>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op M = 8 is not a multiple of the m16n8k16 instruction's M (16)}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<8x16xbf16, #opA>, tensor<16x8xbf16, #opB> -> tensor<8x8xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+func.func @mma_v2_k(%a: tensor<16x8xbf16, #opA>, %b: tensor<8x8xbf16, #opB>, %c: tensor<16x8xf32, #mma>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op K = 8 is not a multiple of the m16n8k16 instruction's K (16)}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<16x8xbf16, #opA>, tensor<8x8xbf16, #opB> -> tensor<16x8xf32, #mma>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: warpsPerCTA has 2 entries}}
 func.func @nvmma_entries(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4], instrShape = [16, 64, 16]}>>) {
   return
 }

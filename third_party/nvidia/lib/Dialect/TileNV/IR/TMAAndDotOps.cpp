@@ -1,4 +1,4 @@
-//===- TMAAndDotOps.cpp - Verifiers of the TMA and wgmma ops -------------===//
+//===- TMAAndDotOps.cpp - Verifiers of the TMA and tensor-core ops -------===//
 
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
@@ -141,4 +141,29 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "K = " << k
                          << " is not a multiple of the instruction's K (16)";
   return verifyArch(*this, 90, "wgmma");
+}
+
+LogicalResult MMAv2Op::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError() << "a, b and the accumulator must be 2-D";
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  if (b.getShape()[0] != k || c.getShape()[0] != m || c.getShape()[1] != n)
+    return emitOpError() << "shapes do not multiply: a "
+                         << shapeText(a.getShape()) << ", b "
+                         << shapeText(b.getShape()) << ", accumulator "
+                         << shapeText(c.getShape());
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "a and b must hold the same type, got "
+                         << a.getElementType() << " and " << b.getElementType();
+  for (auto [name, size, want] :
+       {std::tuple<StringRef, int64_t, int64_t>{"M", m, 16}, {"N", n, 8},
+        {"K", k, 16}})
+    if (size % want)
+      return emitOpError() << name << " = " << size
+                           << " is not a multiple of the m16n8k16 "
+                              "instruction's "
+                           << name << " (" << want << ")";
+  return verifyArch(*this, 80, "mma.sync (mma_v2)");
 }

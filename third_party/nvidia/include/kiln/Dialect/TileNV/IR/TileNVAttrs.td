@@ -50,18 +50,29 @@ def TileNV_NVMMASharedAttr : AttrDef<TileNV_Dialect, "NVMMASharedEncoding",
 def TileNV_NVMMADistributedAttr : AttrDef<TileNV_Dialect, "NVMMADistributedEncoding",
     [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
   let mnemonic = "nvmma";
-  let summary = "The wgmma accumulator layout (Gluon's NVMMADistributedLayout, version 3)";
+  let summary = "The tensor-core accumulator layouts (Gluon's NVMMADistributedLayout)";
   let description = [{
-    Warps tile the tensor in blocks of 16 rows x `instrShape[1]` columns,
-    `warpsPerCTA[0]` warps down and `warpsPerCTA[1]` across (4 consecutive
-    warps, a warpgroup, take 64 consecutive rows). In a warp, lane l holds
-    rows l / 4 and l / 4 + 8 and, in every group of 8 columns, columns
-    2 (l % 4) and 2 (l % 4) + 1. A tensor larger than the CTA's tile
-    repeats it in more registers, N first.
+    The accumulator of `mma.sync` (version 2, instrShape [16, 8]) or of
+    wgmma (version 3, instrShape [16, n, k]). In a warp, lane l holds rows
+    l / 4 and l / 4 + 8 and, in every group of 8 columns, columns
+    2 (l % 4) and 2 (l % 4) + 1 of a 16-row block.
+
+    Version 3: warps tile the tensor in blocks of 16 rows x `instrShape[1]`
+    columns, `warpsPerCTA[0]` warps down and `warpsPerCTA[1]` across (4
+    consecutive warps, a warpgroup, take 64 consecutive rows).
+
+    Version 2: warps tile it in 16 x 8 blocks, consecutive warps across
+    (N) first: warp w takes column block w % warpsPerCTA[1] and row block
+    w / warpsPerCTA[1].
+
+    A tensor larger than the CTA's tile repeats it in more registers, N
+    first.
 
     ```mlir
     #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0,
                            warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}>
+    #mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0,
+                           warpsPerCTA = [2, 2], instrShape = [16, 8]}>
     ```
   }];
   let parameters = (ins "unsigned":$versionMajor, "unsigned":$versionMinor,
@@ -70,6 +81,32 @@ def TileNV_NVMMADistributedAttr : AttrDef<TileNV_Dialect, "NVMMADistributedEncod
   let assemblyFormat = [{
     `<` `{` `versionMajor` `=` $versionMajor `,` `versionMinor` `=` $versionMinor `,`
     `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,` `instrShape` `=` `[` $instrShape `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def TileNV_DotOperandAttr : AttrDef<TileNV_Dialect, "DotOperandEncoding",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let mnemonic = "dot_op";
+  let summary = "A tensor-core operand held in registers (Gluon's DotOperandLayout)";
+  let description = [{
+    The layout of operand `opIdx` (0: A, M x K; 1: B, K x N) of the
+    tensor-core instruction whose accumulator layout is `parent` (a
+    `#tile_nv.nvmma`). A thread holds `kWidth` consecutive K elements
+    together; lanes split K in 4 and the other dimension in 8, as the
+    m16n8k16 fragments of `mma.sync` place them. Warps follow the parent's
+    warps along M (A) or N (B) and hold the same elements along the other
+    dimension. Larger tensors repeat the tile in registers, K first.
+    Version 3 parents (wgmma) take only operand A in registers.
+
+    ```mlir
+    #a = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = [{
+    `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,` `kWidth` `=` $kWidth `}` `>`
   }];
   let genVerifyDecl = 1;
 }

@@ -57,3 +57,28 @@ def TileNV_WarpGroupDotWaitOp : TileNV_Op<"warpgroup_dot_wait", [
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $outputs)";
   let hasVerifier = 1;
 }
+
+def TileNV_MMAv2Op : TileNV_Op<"mma_v2", [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "mma.sync: d = a * b + c with both operands in registers";
+  let description = [{
+    Each warp multiplies its rows of `a` (M x K, in the
+    `#tile_nv.dot_op<{opIdx = 0}>` layout of the accumulator's layout) by
+    its columns of `b` (K x N, `opIdx = 1`) into its part of `c`, laid out
+    as `#tile.linear` of the `mma.sync` (version 2) accumulator layout, with
+    m16n8k16 instructions. Needs sm_80.
+
+    ```mlir
+    %d = tile_nv.mma_v2 %a, %b, %c
+        : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB>
+          -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[BF16, F16]>:$a,
+                       RankedTensorOf<[BF16, F16]>:$b,
+                       RankedTensorOf<[F32]>:$c);
+  let results = (outs RankedTensorOf<[F32]>:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}

@@ -1,0 +1,211 @@
+"""kiln.language.nvidia.ampere.mma_v2 and its layouts (Gluon's names): the F2-linear forms of
+NVMMADistributedLayout(version=[2, 0]) and DotOperandLayout against the m16n8k16 fragments as
+the PTX ISA states them (computed here independently, lane by lane), examples/ampere.py's GEMM
+compiling for sm_80 and sm_90a to mma.sync, and every argument error at the user's line."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.nvidia.ampere import mma_v2
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+MMA = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])
+OP_A = kl.DotOperandLayout(operand_index=0, parent=MMA, k_width=2)
+OP_B = kl.DotOperandLayout(operand_index=1, parent=MMA, k_width=2)
+SIG = {"x": "*fp32:16"}
+
+
+def owned(layout, shape, num_warps):
+    """{(warp, lane): set of coordinates} of ``layout`` on ``shape``, from its linear form
+    (C++'s: the tensor-core layouts have no pure-Python form)."""
+    kiln.compiler.compiler.default_target()  # installs C++'s layout oracle
+    ll = kl.to_linear_layout(layout, shape)
+    out = {}
+    for w, l in itertools.product(range(num_warps), range(32)):
+        base = [0, 0]
+        for bits, v in ((ll.lane_bases, l), (ll.warp_bases, w)):
+            for i, b in enumerate(bits):
+                if v >> i & 1:
+                    base = [base[0] ^ b[0], base[1] ^ b[1]]
+        coords = set()
+        for r in range(1 << len(ll.reg_bases)):
+            c = list(base)
+            for i, b in enumerate(ll.reg_bases):
+                if r >> i & 1:
+                    c = [c[0] ^ b[0], c[1] ^ b[1]]
+            coords.add(tuple(c))
+        out[(w, l)] = coords
+    return out
+
+
+# The m16n8k16 fragments of the PTX ISA ("Matrix Fragments for mma.m16n8k16"), for lane l with
+# groupID g = l // 4 and threadID_in_group t = l % 4.
+def ptx_a(l):  # A, 16 x 16 (row, col): a0..a7
+    g, t = l // 4, l % 4
+    return {(g + 8 * (i % 4 >= 2), 2 * t + (i % 2) + 8 * (i >= 4)) for i in range(8)}
+
+
+def ptx_b(l):  # B, 16 x 8 (row = k, col = n): b0..b3
+    g, t = l // 4, l % 4
+    return {(2 * t + (i % 2) + 8 * (i >= 2), g) for i in range(4)}
+
+
+def ptx_c(l):  # C/D, 16 x 8: c0..c3
+    g, t = l // 4, l % 4
+    return {(g + 8 * (i >= 2), 2 * t + (i % 2)) for i in range(4)}
+
+
+def test_layouts_are_the_ptx_fragments():
+    one = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
+    for layout, shape, frag in ((one, [16, 8], ptx_c),
+                                (kl.DotOperandLayout(0, one, 2), [16, 16], ptx_a),
+                                (kl.DotOperandLayout(1, one, 2), [16, 8], ptx_b)):
+        got = owned(layout, shape, 1)
+        for lane in range(32):
+            assert got[(0, lane)] == frag(lane), (layout, lane)
+
+
+def test_warps_tile_the_accumulator_and_broadcast_the_operands():
+    """2 x 2 warps, consecutive warps across N first (as Triton's mma v2): warp w holds
+    block (w // 2, w % 2) of C, rows w // 2 of A (all of K) and columns w % 2 of B."""
+    c = owned(MMA, [32, 16], 4)
+    a = owned(OP_A, [32, 16], 4)
+    b = owned(OP_B, [16, 16], 4)
+    for w, lane in itertools.product(range(4), range(32)):
+        wm, wn = w // 2, w % 2
+        assert c[(w, lane)] == {(r + 16 * wm, col + 8 * wn) for r, col in ptx_c(lane)}
+        assert a[(w, lane)] == {(r + 16 * wm, k) for r, k in ptx_a(lane)}
+        assert b[(w, lane)] == {(k, col + 8 * wn) for k, col in ptx_b(lane)}
+
+
+def test_repeats_cover_larger_tensors_once():
+    for layout, shape in ((MMA, [64, 64]), (OP_A, [64, 64]), (OP_B, [64, 64])):
+        got = owned(layout, shape, 4)
+        every = [c for cs in got.values() for c in cs]
+        copies = 2 if layout is not MMA else 1  # operands are shared by 2 warps
+        assert len(every) == copies * 64 * 64
+        assert set(every) == {(r, c) for r in range(64) for c in range(64)}
+
+
+def test_layout_arguments_are_checked():
+    with pytest.raises(ValueError, match=r"version \[2, 0\] \(mma.sync\) has instr_shape"):
+        kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1], instr_shape=[16, 8, 16])
+    with pytest.raises(ValueError, match=r"version must be \[2, 0\] \(mma.sync\) or \[3, 0\]"):
+        kl.NVMMADistributedLayout(version=[1, 0], warps_per_cta=[4, 1], instr_shape=[16, 8])
+    with pytest.raises(TypeError, match="parent must be an NVMMADistributedLayout"):
+        kl.DotOperandLayout(0, kl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0]), 2)
+    with pytest.raises(ValueError, match="operand_index must be 0 \\(A\\) or 1 \\(B\\)"):
+        kl.DotOperandLayout(2, MMA, 2)
+    with pytest.raises(ValueError, match="k_width must be a power of 2"):
+        kl.DotOperandLayout(0, MMA, 3)
+    acc3 = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                     instr_shape=[16, 64, 16])
+    with pytest.raises(ValueError, match="only operand 0 \\(A\\) is held in registers"):
+        kl.DotOperandLayout(1, acc3, 2)
+    assert OP_A == kl.DotOperandLayout(operand_index=0, parent=MMA, k_width=2)
+    assert "DotOperandLayout(operand_index=0" in repr(OP_A)
+    assert OP_A.mangle() != OP_B.mangle() and MMA.mangle() != acc3.mangle()
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])
+def test_example_gemm_compiles_to_mma_sync(target):
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    from examples import ampere
+    k = ampere.mma_v2_gemm_kernel.warmup(
+        "*bf16:16", "*bf16:16", "*bf16:16", 1000, 1000, 1000, 1000, 1000, 1000,
+        BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N=2, num_warps=4, grid=(1,),
+        target=target)
+    ptx = k.asm["ptx"]
+    assert k.asm.get("cubin")  # ptxas accepted it
+    # Each warp: 64 x 64 of C = 4 x 8 instruction tiles, 2 k-steps of 16 per BK = 32.
+    assert ptx.count("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32") == 64
+    # 16-byte copies: A's 128 x 32 and B's 32 x 128 tiles are 4 copies each per thread, in 2
+    # prologue steps and the loop.
+    assert ptx.count("cp.async.cg.shared.global") == 3 * (4 + 4)
+    assert k.metadata["shared"] == 3 * (128 * 32 + 32 * 128) * 2
+
+
+@kiln.jit
+def e_acc_layout(x):
+    acc = kl.zeros([64, 64], kl.float32, kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0]))
+    a = kl.zeros([64, 32], kl.bfloat16, OP_A)
+    b = kl.zeros([32, 64], kl.bfloat16, OP_B)
+    mma_v2(a, b, acc)  # E:acc
+
+
+@kiln.jit
+def e_operand_layout(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    a = kl.zeros([64, 32], kl.bfloat16, OP_B)
+    b = kl.zeros([32, 64], kl.bfloat16, OP_B)
+    mma_v2(a, b, acc)  # E:opa
+
+
+@kiln.jit
+def e_kwidth(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    a = kl.zeros([64, 32], kl.bfloat16, kl.DotOperandLayout(0, MMA, 4))
+    b = kl.zeros([32, 64], kl.bfloat16, OP_B)
+    mma_v2(a, b, acc)  # E:kw
+
+
+@kiln.jit
+def e_dtype(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    a = kl.zeros([64, 32], kl.float32, OP_A)
+    b = kl.zeros([32, 64], kl.float32, OP_B)
+    mma_v2(a, b, acc)  # E:dtype
+
+
+@kiln.jit
+def e_shapes(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    a = kl.zeros([64, 32], kl.bfloat16, OP_A)
+    b = kl.zeros([64, 64], kl.bfloat16, OP_B)
+    mma_v2(a, b, acc)  # E:shape
+
+
+@kiln.jit
+def e_small(x):
+    small: kl.constexpr = kl.NVMMADistributedLayout([2, 0], [1, 1], [16, 8])
+    acc = kl.zeros([16, 8], kl.float32, small)
+    a = kl.zeros([16, 8], kl.bfloat16, kl.DotOperandLayout(0, small, 2))
+    b = kl.zeros([8, 8], kl.bfloat16, kl.DotOperandLayout(1, small, 2))
+    mma_v2(a, b, acc)  # E:small
+
+
+ERRORS = [
+    (e_acc_layout, "E:acc", "mma_v2",
+     r"mma_v2: acc must be in NVMMADistributedLayout\(version=\[2, 0\], \.\.\.\), got "
+     r"BlockedLayout.*"),
+    (e_operand_layout, "E:opa", "mma_v2",
+     r"mma_v2: a must be in DotOperandLayout\(0, acc's layout, k_width=2\), got "
+     r"DotOperandLayout\(operand_index=1.*"),
+    (e_kwidth, "E:kw", "mma_v2", r"mma_v2: a: mma_v2 on 16-bit types takes k_width=2, got 4"),
+    (e_dtype, "E:dtype", "mma_v2",
+     r"mma_v2: a and b must both be bfloat16 or float16, got fp32 and fp32"),
+    (e_shapes, "E:shape", "mma_v2",
+     r"mma_v2: shapes do not multiply: a \[64, 32\], b \[64, 64\], acc \[64, 64\]"),
+    (e_small, "E:small", "mma_v2",
+     r"'tile_nv.mma_v2' op K = 8 is not a multiple of the m16n8k16 instruction's K \(16\)"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, SIG, {}, target="cuda:sm_80", num_warps=4 if fn is not e_small else 1,
+                     cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)

@@ -1,0 +1,252 @@
+//===- MMAv2OpToLLVM.cpp - mma.sync to NVVM ------------------------------===//
+//
+// tile_nv.mma_v2 becomes a grid of m16n8k16 mma.sync instructions. The
+// layouts are checked on their F2-linear forms, not by name: the lanes of
+// a, b and the accumulator must be the instruction's (an 8-row x 4-lane
+// grid, pairs along N for the accumulator and along K for the operands),
+// a warp bit must move a and the accumulator by the same rows and b and the
+// accumulator by the same columns (and never along K), and then each
+// instruction's registers are found by their coordinates among the
+// thread's registers: every 16 x 8 block of the accumulator the thread's
+// registers start, times every 16-deep step of K.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NVIDIALowering.h"
+
+#include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_nv;
+
+namespace {
+
+using Coord = std::pair<int32_t, int32_t>;
+
+std::string basisText(const LinearLayout::Basis &b) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(b, os);
+  os << "]";
+  return s;
+}
+
+/// The register index holding each coordinate (relative to the thread's
+/// lane and warp offset) of a layout; failure where two registers hold the
+/// same element.
+FailureOr<DenseMap<Coord, int64_t>> registersByCoord(const LinearLayout &ll) {
+  ArrayRef<LinearLayout::Basis> regs = ll.getBases(LinearLayout::Register);
+  DenseMap<Coord, int64_t> regOf;
+  for (int64_t i = 0, e = int64_t(1) << regs.size(); i < e; ++i) {
+    int32_t r = 0, c = 0;
+    for (unsigned bit = 0; bit < regs.size(); ++bit)
+      if (i >> bit & 1) {
+        r ^= regs[bit][0];
+        c ^= regs[bit][1];
+      }
+    if (!regOf.try_emplace({r, c}, i).second)
+      return failure();
+  }
+  return regOf;
+}
+
+/// The registers of each instruction: `d[t]` the 4 accumulator registers of
+/// accumulator tile t, `a[t][s]` / `b[t][s]` the 8 / 4 operand registers of
+/// its K step s (in PTX fragment order, pairs packed by the caller).
+struct MMAv2Plan {
+  SmallVector<std::array<int64_t, 4>> d;
+  SmallVector<SmallVector<std::array<int64_t, 8>>> a;
+  SmallVector<SmallVector<std::array<int64_t, 4>>> b;
+};
+
+FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
+  RankedTensorType aTy = op.getA().getType(), bTy = op.getB().getType(),
+                   cTy = op.getC().getType();
+  auto emit = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> la = getLinearLayout(aTy, emit),
+                          lb = getLinearLayout(bTy, emit),
+                          lc = getLinearLayout(cTy, emit);
+  if (failed(la) || failed(lb) || failed(lc))
+    return failure();
+  auto fail = [&](StringRef what, const Twine &why) {
+    op.emitOpError() << what << "'s layout is not the mma.sync one: " << why
+                     << " (use NVMMADistributedLayout(version=[2, 0], ...) for "
+                        "the accumulator and DotOperandLayout(0 or 1, it, "
+                        "k_width=2) for a and b)";
+    return failure();
+  };
+  // Lanes, as (row, col) of each tensor.
+  const LinearLayout::Basis accLanes[] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  const LinearLayout::Basis bLanes[] = {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}};
+  for (auto [what, ll, want] :
+       {std::tuple<StringRef, const LinearLayout *, const LinearLayout::Basis *>{
+            "the accumulator", &*lc, accLanes},
+        {"a", &*la, accLanes},
+        {"b", &*lb, bLanes}}) {
+    ArrayRef<LinearLayout::Basis> lanes = ll->getBases(LinearLayout::Lane);
+    if (lanes.size() != 5)
+      return fail(what, "it is not for 32-lane warps");
+    for (unsigned i = 0; i < 5; ++i)
+      if (lanes[i] != want[i])
+        return fail(what, "lane bit " + Twine(i) + " moves by " +
+                              basisText(lanes[i]) + ", the instruction's by " +
+                              basisText(want[i]));
+  }
+  ArrayRef<LinearLayout::Basis> wa = la->getBases(LinearLayout::Warp),
+                                wb = lb->getBases(LinearLayout::Warp),
+                                wc = lc->getBases(LinearLayout::Warp);
+  if (wa.size() != wc.size() || wb.size() != wc.size())
+    return fail("a", "its warps are not the accumulator's");
+  for (unsigned i = 0; i < wc.size(); ++i) {
+    if (wa[i][1] || wb[i][0])
+      return fail(wa[i][1] ? "a" : "b",
+                  "warp bit " + Twine(i) +
+                      " moves along K; each warp must hold all of K");
+    if (wa[i][0] != wc[i][0] || wb[i][1] != wc[i][1])
+      return fail(wa[i][0] != wc[i][0] ? "a" : "b",
+                  "warp bit " + Twine(i) + " moves the operands by [" +
+                      Twine(wa[i][0]) + " rows, " + Twine(wb[i][1]) +
+                      " columns] but the accumulator by " + basisText(wc[i]));
+  }
+  FailureOr<DenseMap<Coord, int64_t>> ra = registersByCoord(*la),
+                                      rb = registersByCoord(*lb),
+                                      rc = registersByCoord(*lc);
+  if (failed(rc))
+    return fail("the accumulator", "two registers hold the same element");
+  if (failed(ra) || failed(rb))
+    return fail(failed(ra) ? "a" : "b", "two registers hold the same element");
+  auto find = [&](const DenseMap<Coord, int64_t> &regs, StringRef what,
+                  int32_t r, int32_t c) -> FailureOr<int64_t> {
+    auto it = regs.find({r, c});
+    if (it == regs.end()) {
+      fail(what, "no register holds row " + Twine(r) + ", column " + Twine(c) +
+                     " of the thread's part");
+      return failure();
+    }
+    return it->second;
+  };
+  int64_t k = aTy.getShape()[1];
+  MMAv2Plan plan;
+  // Accumulator tiles in register order, so the output follows the input.
+  SmallVector<std::pair<Coord, int64_t>> origins;
+  for (auto &[coord, reg] : *rc)
+    if (coord.first % 16 == 0 && coord.second % 8 == 0)
+      origins.push_back({coord, reg});
+  llvm::sort(origins, [](auto &x, auto &y) { return x.second < y.second; });
+  for (auto &[origin, reg] : origins) {
+    auto [r0, c0] = origin;
+    std::array<int64_t, 4> d;
+    const Coord dAt[4] = {{r0, c0}, {r0, c0 + 1}, {r0 + 8, c0}, {r0 + 8, c0 + 1}};
+    for (int i = 0; i < 4; ++i) {
+      FailureOr<int64_t> x = find(*rc, "the accumulator", dAt[i].first, dAt[i].second);
+      if (failed(x))
+        return failure();
+      d[i] = *x;
+    }
+    plan.d.push_back(d);
+    auto &as = plan.a.emplace_back();
+    auto &bs = plan.b.emplace_back();
+    for (int32_t k0 = 0; k0 < k; k0 += 16) {
+      std::array<int64_t, 8> av;
+      const Coord aAt[8] = {{r0, k0},         {r0, k0 + 1},     {r0 + 8, k0},
+                            {r0 + 8, k0 + 1}, {r0, k0 + 8},     {r0, k0 + 9},
+                            {r0 + 8, k0 + 8}, {r0 + 8, k0 + 9}};
+      for (int i = 0; i < 8; ++i) {
+        FailureOr<int64_t> x = find(*ra, "a", aAt[i].first, aAt[i].second);
+        if (failed(x))
+          return failure();
+        av[i] = *x;
+      }
+      std::array<int64_t, 4> bv;
+      const Coord bAt[4] = {{k0, c0}, {k0 + 1, c0}, {k0 + 8, c0}, {k0 + 9, c0}};
+      for (int i = 0; i < 4; ++i) {
+        FailureOr<int64_t> x = find(*rb, "b", bAt[i].first, bAt[i].second);
+        if (failed(x))
+          return failure();
+        bv[i] = *x;
+      }
+      as.push_back(av);
+      bs.push_back(bv);
+    }
+  }
+  if (int64_t(plan.d.size()) * 4 != int64_t(rc->size()))
+    return fail("the accumulator", "its registers are not whole 16 x 8 blocks");
+  return plan;
+}
+
+struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MMAv2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<MMAv2Plan> plan = planMMAv2(op);
+    if (failed(plan))
+      return failure();
+    Location loc = op.getLoc();
+    MLIRContext *mctx = rewriter.getContext();
+    SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
+    SmallVector<Value> bRegs = getRegisters(rewriter, loc, adaptor.getB());
+    SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
+    Type elem = op.getA().getType().getElementType();
+    bool bf16 = elem.isBF16();
+    Type regTy = aRegs[0].getType();
+    auto pairTy = VectorType::get({2}, regTy);
+    // Two elements in one 32-bit operand: f16x2 as a vector, bf16x2 as i32
+    // (the operand types of the NVVM op).
+    auto pack = [&](ArrayRef<Value> regs, int64_t x, int64_t y) -> Value {
+      Value v = LLVM::PoisonOp::create(rewriter, loc, pairTy);
+      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[x],
+                                        i32Const(rewriter, loc, 0));
+      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[y],
+                                        i32Const(rewriter, loc, 1));
+      return bf16 ? LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v)
+                        .getResult()
+                  : v;
+    };
+    Type f32 = rewriter.getF32Type();
+    auto structTy = LLVM::LLVMStructType::getLiteral(mctx, {f32, f32, f32, f32});
+    NVVM::MMATypes ptx = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    for (size_t t = 0; t < plan->d.size(); ++t) {
+      const std::array<int64_t, 4> &d = plan->d[t];
+      SmallVector<Value> acc = {out[d[0]], out[d[1]], out[d[2]], out[d[3]]};
+      for (size_t s = 0; s < plan->a[t].size(); ++s) {
+        const std::array<int64_t, 8> &a = plan->a[t][s];
+        const std::array<int64_t, 4> &b = plan->b[t][s];
+        SmallVector<Value> opA = {pack(aRegs, a[0], a[1]), pack(aRegs, a[2], a[3]),
+                                  pack(aRegs, a[4], a[5]), pack(aRegs, a[6], a[7])};
+        SmallVector<Value> opB = {pack(bRegs, b[0], b[1]), pack(bRegs, b[2], b[3])};
+        Value res = NVVM::MmaOp::create(
+            rewriter, loc, structTy, opA, opB, acc, {16, 8, 16},
+            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+            std::array<NVVM::MMATypes, 2>{ptx, ptx},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                           NVVM::MMALayout::col});
+        acc = unpackStruct(rewriter, loc, res);
+      }
+      for (int i = 0; i < 4; ++i)
+        out[d[i]] = acc[i];
+    }
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       getTypeConverter()->convertType(op.getType()), out));
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult kiln::checkMMAv2Layouts(MMAv2Op op) {
+  return failure(failed(planMMAv2(op)));
+}
+
+void kiln::populateMMAv2OpToLLVMPatterns(TileTypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         const LoweringContext &ctx) {
+  patterns.add<MMAv2Conversion>(converter, ctx);
+}

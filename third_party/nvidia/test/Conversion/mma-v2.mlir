@@ -1,0 +1,43 @@
+// REQUIRES: ptxas
+// RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_80" | FileCheck %s
+// RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_80" | kiln-translate --target=cuda:sm_80 --emit=ptx - -o %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
+// RUN: %ptxas -arch=sm_80 %t.ptx -o %t.cubin
+// RUN: kiln-opt %s --kiln-to-llvm="target=cuda:sm_90a" | kiln-translate --target=cuda:sm_90a --emit=ptx - -o %t90.ptx
+// RUN: %ptxas -arch=sm_90a %t90.ptx -o %t90.cubin
+
+// tile_nv.mma_v2 is a grid of m16n8k16 mma.sync: with 2 x 2 warps a 64 x 64
+// accumulator gives each warp 32 x 32, 2 x 4 instruction tiles, each over
+// K = 32 in 2 steps: 16 instructions, A as 4 and B as 2 packed bf16 pairs.
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: llvm.func @mma
+  // CHECK-COUNT-16: nvvm.mma.sync A[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]  B[%{{.*}}, %{{.*}}]  C[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}]  {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<bf16>, multiplicandBPtxType = #nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, n = 8, k = 16>} : (i32, i32, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // CHECK-NOT: nvvm.mma.sync
+  // CHECK: llvm.return
+  // PTX-LABEL: .entry mma
+  // PTX-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+  // PTX-NOT: mma.sync
+  // PTX: ret;
+  func.func @mma(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xbf16, #opB>, %c: tensor<64x64xf32, #mma>) {
+    %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf32, #mma>
+    %s = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #sh, mutable>
+    tile.local_store %d, %s : tensor<64x64xf32, #mma> -> !tile.memdesc<64x64xf32, #sh, mutable>
+    return
+  }
+
+  // fp16 operands are passed as vector<2xf16>.
+  // CHECK-LABEL: llvm.func @mma_f16
+  // CHECK-COUNT-16: nvvm.mma.sync {{.*}} : (vector<2xf16>, vector<2xf16>, f32) -> !llvm.struct<(f32, f32, f32, f32)>
+  // PTX-LABEL: .entry mma_f16
+  // PTX-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+  func.func @mma_f16(%a: tensor<64x32xf16, #opA>, %b: tensor<32x64xf16, #opB>, %c: tensor<64x64xf32, #mma>) {
+    %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xf16, #opA>, tensor<32x64xf16, #opB> -> tensor<64x64xf32, #mma>
+    %s = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #sh, mutable>
+    tile.local_store %d, %s : tensor<64x64xf32, #mma> -> !tile.memdesc<64x64xf32, #sh, mutable>
+    return
+  }
+}
