@@ -10,7 +10,9 @@
 // consecutive elements in the buffer are accessed as one vector (up to 16
 // bytes, within the buffer's alignment). Where the composed layout is that of
 // the target's warp-wide 16-bit matrix store (stmatrix: register pairs and
-// lane bits 0-1 fill 16-byte rows), stores use it instead.
+// lane bits 0-1 fill 16-byte rows), stores use it instead, and loads use
+// the warp-wide matrix load (ldmatrix, also where lane bits 2-4 run along
+// 16-byte rows: the transposed form).
 //
 // The barriers that order accesses of different threads are
 // tile-insert-barriers' business; this file emits none of its own.
@@ -87,68 +89,114 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
 
 namespace {
 
-/// Stores 16-bit registers with the target's warp-wide matrix store where
-/// the composed layout has its shape: each thread's register pairs (register
-/// bit 0) and lane bits 0 and 1 fill 16-byte rows, lane bits 2-4 pick rows,
-/// and two more register bits pick the four matrices. Returns false (having
-/// emitted nothing) where it does not apply.
-bool storeMatrices(OpBuilder &b, Location loc, Value base,
-                   RankedTensorType tensorType, Value view, Type memTy,
-                   ArrayRef<Value> regs, const LoweringContext &ctx) {
-  const TargetInfo &target = ctx.target;
+/// How a 16-bit tensor moves between registers and a buffer with the
+/// target's warp-wide 8x8 matrix instructions (ldmatrix / stmatrix), where
+/// the composed layout has their shape: lane l gives the address of row
+/// l % 8 of matrix l / 8 (`rowBits`: the offset each lane bit moves it), and
+/// register r & ~7 starts a group of four matrices, whose matrix m sits in
+/// registers r | (m & 1) << 1 | (m >> 1) << 2, two elements each (register
+/// bit 0). Not transposed: a thread's pair and lane bits 0-1 fill a 16-byte
+/// row, lane bits 2-4 pick rows. Transposed (loads only): lane bits 2-4 run
+/// along a 16-byte row, the pair and lane bits 0-1 pick rows.
+struct MatrixAccess {
+  SharedAccessPlan plan;
+  int64_t rowBits[5];
+  bool trans;
+  int64_t xorOffset;
+};
+
+std::optional<MatrixAccess>
+planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
+                 size_t numRegs, bool load, const LoweringContext &ctx) {
   auto memdesc = cast<MemDescType>(view.getType());
-  if (!target.hasMatrixStore16() || ctx.warpSize != 32 ||
-      getElementBytes(memdesc.getElementType()) != 2 ||
+  if (ctx.warpSize != 32 || getElementBytes(memdesc.getElementType()) != 2 ||
       !memTy.isIntOrFloat() || memTy.getIntOrFloatBitWidth() != 16 ||
       getSharedBaseAlignment(view) < 16)
-    return false;
+    return std::nullopt;
   int64_t xorOffset = getSharedXorOffset(view);
   FailureOr<SharedAccessPlan> plan =
       planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
                        /*maxVectorBytes=*/4, xorOffset);
+  // Loads may repeat across warps (every warp loads the same rows); stores
+  // must not write an element twice.
   if (failed(plan) || !plan->paddings.empty() || plan->redundantRegisterMask ||
-      plan->redundantLaneMask || plan->redundantWarpMask ||
+      plan->redundantLaneMask || (!load && plan->redundantWarpMask) ||
       plan->laneBitOffsets.size() != 5 || xorOffset % 8)
-    return false;
+    return std::nullopt;
   ArrayRef<int64_t> offs = plan->registerOffsets;
-  size_t numRegs = offs.size();
-  if (numRegs < 8 || !llvm::isPowerOf2_64(numRegs) || numRegs != regs.size())
-    return false;
+  if (numRegs < 8 || !llvm::isPowerOf2_64(numRegs) || offs.size() != numRegs)
+    return std::nullopt;
   unsigned regBits = llvm::Log2_64(numRegs);
-  // XOR-linear in the register index, with the pair contiguous.
+  // XOR-linear in the register index.
   for (size_t r = 0; r < numRegs; ++r) {
     int64_t expect = 0;
     for (unsigned bit = 0; bit < regBits; ++bit)
       if (r >> bit & 1)
         expect ^= offs[size_t(1) << bit];
     if (offs[r] != expect)
-      return false;
+      return std::nullopt;
   }
   ArrayRef<int64_t> lanes = plan->laneBitOffsets;
-  if (offs[1] != 1 || lanes[0] != 2 || lanes[1] != 4)
-    return false;
-  auto rowAligned = [](int64_t o) { return o % 8 == 0; };
+  auto rowAligned = [](int64_t o) { return o != 0 && o % 8 == 0; };
   for (unsigned bit = 1; bit < regBits; ++bit)
     if (!rowAligned(offs[size_t(1) << bit]))
-      return false;
-  if (!llvm::all_of(lanes.drop_front(2), rowAligned) ||
-      !llvm::all_of(plan->warpBitOffsets, rowAligned))
-    return false;
+      return std::nullopt;
+  if (!llvm::all_of(plan->warpBitOffsets,
+                    [&](int64_t o) { return o % 8 == 0; }))
+    return std::nullopt;
+  MatrixAccess access{*plan, {}, false, xorOffset};
+  if (offs[1] == 1 && lanes[0] == 2 && lanes[1] == 4 &&
+      llvm::all_of(lanes.drop_front(2), rowAligned)) {
+    int64_t bits[5] = {lanes[2], lanes[3], lanes[4], offs[2], offs[4]};
+    llvm::copy(bits, access.rowBits);
+    return access;
+  }
+  if (load && rowAligned(offs[1]) && rowAligned(lanes[0]) &&
+      rowAligned(lanes[1]) && lanes[2] == 1 && lanes[3] == 2 && lanes[4] == 4) {
+    int64_t bits[5] = {offs[1], lanes[0], lanes[1], offs[2], offs[4]};
+    llvm::copy(bits, access.rowBits);
+    access.trans = true;
+    return access;
+  }
+  return std::nullopt;
+}
 
-  // The row address of lane l: rows from lane bits 2-4 (as lane bits 0-2
-  // of the row index), matrices (register bits 1 and 2) from lane bits 3-4.
-  ThreadIds ids = getThreadIds(b, loc, ctx);
-  int64_t rowBits[5] = {lanes[2], lanes[3], lanes[4], offs[2], offs[4]};
-  Value offset = xorSetBits(b, loc, i32Const(b, loc, xorOffset), ids.lane,
-                            rowBits);
-  offset = xorSetBits(b, loc, offset, ids.warp, plan->warpBitOffsets);
-
+/// The address of the row this lane gives for the matrices of register
+/// group `r`.
+Value matrixRowAddress(OpBuilder &b, Location loc, Value base, Type memTy,
+                       const MatrixAccess &access, size_t r,
+                       const LoweringContext &ctx, Value &threadOffset) {
+  if (!threadOffset) {
+    ThreadIds ids = getThreadIds(b, loc, ctx);
+    threadOffset = xorSetBits(b, loc, i32Const(b, loc, access.xorOffset),
+                              ids.lane, access.rowBits);
+    threadOffset =
+        xorSetBits(b, loc, threadOffset, ids.warp, access.plan.warpBitOffsets);
+  }
+  int64_t o = access.plan.registerOffsets[r];
+  Value offset =
+      o ? LLVM::XOrOp::create(b, loc, threadOffset, i32Const(b, loc, o))
+        : threadOffset;
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset});
+}
+
+/// Stores 16-bit registers with the target's warp-wide matrix store where
+/// the composed layout has its shape (planMatrixAccess, not transposed).
+/// Returns false (having emitted nothing) where it does not apply.
+bool storeMatrices(OpBuilder &b, Location loc, Value base,
+                   RankedTensorType tensorType, Value view, Type memTy,
+                   ArrayRef<Value> regs, const LoweringContext &ctx) {
+  if (!ctx.target.hasMatrixStore16())
+    return false;
+  std::optional<MatrixAccess> access = planMatrixAccess(
+      tensorType, view, memTy, regs.size(), /*load=*/false, ctx);
+  if (!access)
+    return false;
   auto pairTy = VectorType::get({2}, memTy);
   Type i32 = b.getI32Type();
-  for (size_t r = 0; r < numRegs; ++r) {
-    if (r & 7) // register bits 0-2 are the pair and the matrix index
-      continue;
+  Value threadOffset;
+  for (size_t r = 0; r < regs.size(); r += 8) {
     SmallVector<Value> sources;
     for (size_t m = 0; m < 4; ++m) {
       size_t reg = r | (m & 1) << 1 | (m >> 1) << 2;
@@ -158,12 +206,50 @@ bool storeMatrices(OpBuilder &b, Location loc, Value base,
             b, loc, pair, toMemory(b, loc, regs[reg | i]), i32Const(b, loc, i));
       sources.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
     }
-    Value rowOffset = offs[r] ? LLVM::XOrOp::create(b, loc, offset,
-                                                    i32Const(b, loc, offs[r]))
-                              : offset;
-    Value addr = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base,
-                                     ValueRange{rowOffset});
-    target.storeMatrices16(b, loc, addr, sources);
+    ctx.target.storeMatrices16(
+        b, loc,
+        matrixRowAddress(b, loc, base, memTy, *access, r, ctx, threadOffset),
+        sources);
+  }
+  return true;
+}
+
+/// Loads 16-bit registers with the target's warp-wide matrix load where the
+/// composed layout has its shape (planMatrixAccess, transposed or not), in
+/// `regs` (of `regTy`); false (having emitted nothing) where it does not
+/// apply.
+bool loadMatrices(OpBuilder &b, Location loc, Value base,
+                  RankedTensorType tensorType, Value view, Type memTy,
+                  Type regTy, SmallVectorImpl<Value> &regs,
+                  const LoweringContext &ctx) {
+  if (!ctx.target.hasMatrixLoad16())
+    return false;
+  int64_t numRegs = 1;
+  FailureOr<LinearLayout> ll = getLinearLayout(tensorType);
+  if (failed(ll))
+    return false;
+  numRegs <<= ll->getBases(LinearLayout::Register).size();
+  std::optional<MatrixAccess> access =
+      planMatrixAccess(tensorType, view, memTy, numRegs, /*load=*/true, ctx);
+  if (!access)
+    return false;
+  auto pairTy = VectorType::get({2}, memTy);
+  regs.assign(numRegs, Value());
+  Value threadOffset;
+  for (int64_t r = 0; r < numRegs; r += 8) {
+    SmallVector<Value> words = ctx.target.loadMatrices16(
+        b, loc,
+        matrixRowAddress(b, loc, base, memTy, *access, r, ctx, threadOffset),
+        access->trans);
+    for (size_t m = 0; m < 4; ++m) {
+      size_t reg = r | (m & 1) << 1 | (m >> 1) << 2;
+      Value pair = LLVM::BitcastOp::create(b, loc, pairTy, words[m]);
+      for (size_t i = 0; i < 2; ++i)
+        regs[reg | i] = fromMemory(
+            b, loc,
+            LLVM::ExtractElementOp::create(b, loc, pair, i32Const(b, loc, i)),
+            regTy);
+    }
   }
   return true;
 }
@@ -253,13 +339,18 @@ struct LocalLoadOpConversion : TileOpConversion<LocalLoadOp> {
     if (!regTy || !structTy)
       return failure();
     Type memTy = getMemoryType(regTy);
+    SmallVector<Value> regs;
+    if (loadMatrices(rewriter, loc, adaptor.getSrc(), type, op.getSrc(), memTy,
+                     regTy, regs, ctx)) {
+      rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+      return success();
+    }
     FailureOr<SharedAddresses> access =
         emitSharedAddresses(rewriter, loc, adaptor.getSrc(), type, op.getSrc(),
                             memTy, memTy == regTy ? 16 : 0, ctx);
     if (failed(access))
       return op.emitOpError() << "cannot address " << op.getSrc().getType()
                               << " with " << type;
-    SmallVector<Value> regs;
     unsigned vec = access->vec;
     bool synced = TileDialect::SyncedViaWaitAttrHelper(op.getContext())
                       .isAttrPresent(op);

@@ -107,6 +107,19 @@ public:
   virtual void storeMatrices16(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value rowAddress,
                                mlir::ArrayRef<mlir::Value> sources) const {}
+  /// Whether loadMatrices16 lowers (a warp-wide load of 16-bit matrices).
+  virtual bool hasMatrixLoad16() const { return false; }
+  /// A warp-wide load of four 8x8 matrices of 16-bit elements whose rows are
+  /// 16 contiguous bytes each: lane l gives in `rowAddress` the address of
+  /// row l % 8 of matrix l / 8 and gets, in result i (an i32 of two
+  /// elements), elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i, or with
+  /// `transposed` elements (2 * (l % 4) + {0, 1}, l / 4). Only asked where
+  /// hasMatrixLoad16(); every lane of the warp must run it.
+  virtual llvm::SmallVector<mlir::Value>
+  loadMatrices16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
+                 bool transposed) const {
+    return {};
+  }
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

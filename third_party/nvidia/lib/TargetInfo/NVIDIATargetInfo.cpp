@@ -118,6 +118,26 @@ public:
         NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
   }
 
+  // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75; Kiln's
+  // targets are sm_80 and later).
+  bool hasMatrixLoad16() const override { return true; }
+  SmallVector<Value> loadMatrices16(OpBuilder &b, Location loc,
+                                    Value rowAddress,
+                                    bool transposed) const override {
+    MLIRContext *ctx = b.getContext();
+    Type i32 = b.getI32Type();
+    auto structTy = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    Value res = NVVM::LdMatrixOp::create(
+        b, loc, structTy, rowAddress, /*num=*/4,
+        transposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> words;
+    for (int64_t i = 0; i < 4; ++i)
+      words.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
+    return words;
+  }
+
   void asyncCommitGroup(OpBuilder &b, Location loc) const override {
     NVVM::CpAsyncCommitGroupOp::create(b, loc);
   }
