@@ -159,8 +159,8 @@ ERRORS = [
     (e_fence, "E:fence", "fence_async_shared",
      r"fence_async_shared: cluster must be a constexpr bool, got 1"),
     (e_mma_register_a, "E:rega", "warpgroup_mma",
-     r"warpgroup_mma: a must be a shared memory descriptor \(register operands are not "
-     r"supported yet\), got .*"),
+     r"warpgroup_mma: a in registers must be in DotOperandLayout\(0, acc's layout, "
+     r"k_width=2\), got NVMMADistributedLayout\(version=\[3, 0\].*"),
     (e_mma_fp8_option, "E:imprecise", "warpgroup_mma",
      r"warpgroup_mma: max_num_imprecise_acc applies to fp8 operands, which are not supported yet"),
     (e_mma_wait_deps, "E:deps", "warpgroup_mma_wait",

@@ -105,3 +105,66 @@ def test_persistent_gemm_launcher_reuses_descriptors(sm90):
         assert run() is c
         torch.cuda.synchronize()
         torch.testing.assert_close(c.float(), _reference(a, b), rtol=1e-2, atol=1e-2 * k ** 0.5)
+
+
+# --- wgmma with A in registers -------------------------------------------------------------
+
+import kiln  # noqa: E402
+import kiln.language as kl  # noqa: E402
+from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma  # noqa: E402
+
+
+@kiln.jit
+def register_a_gemm_kernel(a_desc, b_desc, c_ptr, M, N, K, stride_cm,
+                           num_warps: kl.constexpr):
+    """C (fp32) = A @ B^T, one TMA-filled A and B tile per k-step (no ring), A read from shared
+    memory into wgmma's register-operand layout, B from shared memory."""
+    BM: kl.constexpr = a_desc.block_type.shape[0]
+    BK: kl.constexpr = a_desc.block_type.shape[1]
+    BN: kl.constexpr = b_desc.block_type.shape[0]
+    acc_l: kl.constexpr = kl.NVMMADistributedLayout(version=[3, 0],
+                                                    warps_per_cta=[num_warps, 1],
+                                                    instr_shape=[16, BN, 16])
+    a_op: kl.constexpr = kl.DotOperandLayout(operand_index=0, parent=acc_l, k_width=2)
+    a_s = kl.allocate_shared_memory(a_desc.dtype, a_desc.block_type.shape, a_desc.layout)
+    b_s = kl.allocate_shared_memory(b_desc.dtype, b_desc.block_type.shape, b_desc.layout)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    off_m = kl.program_id(0) * BM
+    off_n = kl.program_id(1) * BN
+    acc = kl.zeros([BM, BN], kl.float32, acc_l)
+    phase = 0
+    for k in range(0, K, BK):
+        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(a_desc, [off_m, k], bar, a_s)
+        tma.async_copy_global_to_shared(b_desc, [off_n, k], bar, b_s)
+        mbarrier.wait(bar, phase)
+        phase ^= 1
+        a = a_s.load(a_op)
+        acc = warpgroup_mma(a, b_s.permute((1, 0)), acc)
+    mbarrier.invalidate(bar)
+    rows = off_m + kl.arange(0, BM, kl.SliceLayout(1, acc_l))
+    cols = off_n + kl.arange(0, BN, kl.SliceLayout(0, acc_l))
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    kl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc, mask=mask)
+
+
+@pytest.mark.parametrize("m,n,k,BM,BN,BK,num_warps,dtype", [
+    (1000, 1000, 1000, 128, 128, 64, 8, torch.bfloat16),
+    (256, 264, 520, 64, 64, 32, 4, torch.float16),
+    (77, 4104, 200, 64, 256, 64, 4, torch.bfloat16),
+])
+def test_register_a_gemm(sm90, m, n, k, BM, BN, BK, num_warps, dtype):
+    for _ in range(2):
+        a = torch.randn(m, k, device="cuda").to(dtype)
+        b = torch.randn(n, k, device="cuda").to(dtype)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float32)
+        a_desc = hopper._descriptor(a, (BM, BK))
+        b_desc = hopper._descriptor(b, (BN, BK))
+        grid = (hopper._cdiv(m, BM), hopper._cdiv(n, BN))
+        register_a_gemm_kernel[grid](a_desc, b_desc, c, m, n, k, c.stride(0),
+                                     num_warps=num_warps)
+        torch.cuda.synchronize()
+        ref = a.float() @ b.float().T
+        assert not torch.isnan(c).any()
+        torch.testing.assert_close(c, ref, rtol=2e-3, atol=2e-3 * k ** 0.5)

@@ -9,11 +9,15 @@ namespace kiln {
 /// The instructions of one warpgroup: instrM x instrNCount tiles of
 /// m64 x n`instrN`; `registers` lists, tile by tile (M-major), the
 /// accumulator register index of each instruction register; `groupBases`
-/// is the (rows, cols) move of each warpgroup bit.
+/// is the (rows, cols) move of each warpgroup bit. Where `a` is held in
+/// registers, `aRegisters[mi * kSteps + s]` lists the register of `a` of
+/// each element of the A fragment of row tile mi and K step s (PTX order:
+/// a0..a7, pairs packed by the caller).
 struct WarpGroupDotPlan {
   int64_t instrN = 0, instrM = 0, instrNCount = 0;
   llvm::SmallVector<int64_t> registers;
   llvm::SmallVector<std::pair<int32_t, int32_t>> groupBases;
+  llvm::SmallVector<std::array<int64_t, 8>> aRegisters;
 };
 
 /// Checks the op against what wgmma can do with `numWarps` warps (the

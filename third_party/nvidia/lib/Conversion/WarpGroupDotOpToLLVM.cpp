@@ -90,6 +90,75 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
                  unsigned(type.getElementType().getIntOrFloatBitWidth() / 8)};
 }
 
+/// Where `a` is a tensor: its layout must place the A fragment of each
+/// warp's 16-row slice as mma.m16n8k16 does (the lanes, the warpgroup's 4
+/// warps 16 rows apart), move with the accumulator's rows across
+/// warpgroups and hold all of K; then the registers of each instruction's
+/// fragment are looked up by their coordinates.
+LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> accWarps,
+                            WarpGroupDotPlan &plan) {
+  auto type = cast<RankedTensorType>(op.getA().getType());
+  FailureOr<LinearLayout> ll =
+      getLinearLayout(type, [&] { return op.emitOpError(); });
+  if (failed(ll))
+    return failure();
+  auto fail = [&](const Twine &why) {
+    op.emitOpError() << "a's layout is not the wgmma register operand's: "
+                     << why
+                     << " (use DotOperandLayout(0, the accumulator's layout, "
+                        "k_width=2))";
+    return failure();
+  };
+  const LinearLayout::Basis laneWant[] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  ArrayRef<LinearLayout::Basis> lanes = ll->getBases(LinearLayout::Lane);
+  if (lanes.size() != 5)
+    return fail("it is not for 32-lane warps");
+  for (unsigned i = 0; i < 5; ++i)
+    if (lanes[i] != laneWant[i])
+      return fail("lane bit " + Twine(i) + " moves by " + basisText(lanes[i]) +
+                  ", the instruction's by " + basisText(laneWant[i]));
+  ArrayRef<LinearLayout::Basis> warps = ll->getBases(LinearLayout::Warp);
+  if (warps.size() != accWarps.size())
+    return fail("its warps are not the accumulator's");
+  for (unsigned i = 0; i < warps.size(); ++i) {
+    LinearLayout::Basis want = {accWarps[i][0], 0};
+    if (warps[i] != want)
+      return fail("warp bit " + Twine(i) + " moves by " + basisText(warps[i]) +
+                  ", the accumulator's rows by " + basisText(want));
+  }
+  ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
+  DenseMap<std::pair<int32_t, int32_t>, int64_t> regOf;
+  for (int64_t i = 0, e = int64_t(1) << regs.size(); i < e; ++i) {
+    int32_t r = 0, c = 0;
+    for (unsigned bit = 0; bit < regs.size(); ++bit)
+      if (i >> bit & 1) {
+        r ^= regs[bit][0];
+        c ^= regs[bit][1];
+      }
+    if (!regOf.try_emplace({r, c}, i).second)
+      return fail("two registers hold the same element");
+  }
+  int64_t k = type.getShape()[1];
+  for (int32_t mi = 0; mi < plan.instrM; ++mi)
+    for (int32_t k0 = 0; k0 < k; k0 += 16) {
+      std::array<int64_t, 8> frag;
+      int32_t r0 = 64 * mi;
+      const std::pair<int32_t, int32_t> at[8] = {
+          {r0, k0},     {r0, k0 + 1},     {r0 + 8, k0},     {r0 + 8, k0 + 1},
+          {r0, k0 + 8}, {r0, k0 + 9}, {r0 + 8, k0 + 8}, {r0 + 8, k0 + 9}};
+      for (int i = 0; i < 8; ++i) {
+        auto it = regOf.find(at[i]);
+        if (it == regOf.end())
+          return fail("no register holds row " + Twine(at[i].first) +
+                      ", column " + Twine(at[i].second) +
+                      " of a warp's slice");
+        frag[i] = it->second;
+      }
+      plan.aRegisters.push_back(frag);
+    }
+  return success();
+}
+
 } // namespace
 
 FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
@@ -178,11 +247,15 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
         plan.registers.push_back(it->second);
       }
   // The operands.
-  for (auto [view, rowsFirst, name] :
-       {std::tuple<Value, bool, StringRef>{op.getA(), true, "a"},
-        {op.getB(), false, "b"}})
-    if (failed(getOperand(op, view, rowsFirst, name)))
+  if (failed(getOperand(op, op.getB(), false, "b")))
+    return failure();
+  if (!op.hasRegisterA()) {
+    if (failed(getOperand(op, op.getA(), true, "a")))
       return failure();
+    return plan;
+  }
+  if (failed(planRegisterA(op, warps, plan)))
+    return failure();
   return plan;
 }
 
@@ -268,6 +341,53 @@ NVVM::WGMMATypes wgmmaType(Type t) {
   return NVVM::WGMMATypes::f32;
 }
 
+/// One m64nNk16 wgmma with A in registers: `acc` (N / 2 f32) in and out,
+/// A's fragment (elements `frag` of `aRegs`, packed in pairs into 4 b32),
+/// B by descriptor. NVVM's wgmma op takes A only by descriptor, hence inline
+/// PTX here; `accumulate` false is scale-d 0 (ignore `acc`).
+SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> acc, ArrayRef<Value> aRegs,
+                                  const std::array<int64_t, 8> &frag,
+                                  Value descB, int64_t n, Type elem,
+                                  bool accumulate) {
+  Type i32 = b.getI32Type();
+  auto pairTy = VectorType::get({2}, aRegs[0].getType());
+  SmallVector<Value> operands(acc.begin(), acc.end());
+  for (int i = 0; i < 8; i += 2) {
+    Value v = LLVM::PoisonOp::create(b, loc, pairTy);
+    v = LLVM::InsertElementOp::create(b, loc, v, aRegs[frag[i]],
+                                      i32Const(b, loc, 0));
+    v = LLVM::InsertElementOp::create(b, loc, v, aRegs[frag[i + 1]],
+                                      i32Const(b, loc, 1));
+    operands.push_back(LLVM::BitcastOp::create(b, loc, i32, v));
+  }
+  operands.push_back(descB);
+  size_t p = acc.size();
+  std::string type = elem.isBF16() ? "bf16" : "f16";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0)
+     << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
+     << "." << type << " {";
+  for (size_t i = 0; i < p; ++i)
+    os << (i ? ", " : "") << "$" << i;
+  os << "}, {$" << 2 * p << ", $" << 2 * p + 1 << ", $" << 2 * p + 2 << ", $"
+     << 2 * p + 3 << "}, $" << 2 * p + 4 << ", p, 1, 1, 0;\n}";
+  std::string constraints;
+  for (size_t i = 0; i < p; ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < p; ++i)
+    constraints += std::to_string(i) + ",";
+  constraints += "r,r,r,r,l";
+  SmallVector<Type> types(p, b.getF32Type());
+  auto structTy = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, structTy, operands, text, constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+  return unpackStruct(b, loc, asmOp.getResult(0));
+}
+
 struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -279,9 +399,12 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
       return failure();
     Location loc = op.getLoc();
     MLIRContext *mctx = rewriter.getContext();
-    Operand a = *getOperand(op, op.getA(), true, "a");
+    bool registerA = op.hasRegisterA();
+    std::optional<Operand> a;
+    if (!registerA)
+      a = *getOperand(op, op.getA(), true, "a");
     Operand bop = *getOperand(op, op.getB(), false, "b");
-    int64_t k = op.getA().getType().getShape()[1];
+    int64_t k = cast<ShapedType>(op.getA().getType()).getShape()[1];
 
     // This warpgroup's row and column offsets (XOR of its bits' moves),
     // from the uniform warp index, as the descriptors must be uniform.
@@ -291,7 +414,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     SmallVector<int64_t> aMoves, bMoves;
     int64_t aBits = 0, bBits = 0; // the bits the warpgroup offsets may set
     for (auto [rows, cols] : plan->groupBases) {
-      aMoves.push_back(rows ? a.offsetOf(rows, 0) : 0);
+      aMoves.push_back(rows && a ? a->offsetOf(rows, 0) : 0);
       bMoves.push_back(cols ? bop.offsetOf(cols, 0) : 0);
       aBits |= aMoves.back(), bBits |= bMoves.back();
     }
@@ -317,12 +440,17 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
       }
     }
 
-    Type elem = op.getA().getType().getElementType();
+    Type elem = cast<ShapedType>(op.getA().getType()).getElementType();
     int64_t perInstr = plan->instrN / 2;
     SmallVector<Type> fields(perInstr, accRegs[0].getType());
     auto structTy = LLVM::LLVMStructType::getLiteral(mctx, fields);
-    Descriptors descsA(rewriter, loc, adaptor.getA(), a, aDyn, aBits);
+    std::optional<Descriptors> descsA;
+    if (a)
+      descsA.emplace(rewriter, loc, adaptor.getA(), *a, aDyn, aBits);
     Descriptors descsB(rewriter, loc, adaptor.getB(), bop, bDyn, bBits);
+    SmallVector<Value> aRegs;
+    if (registerA)
+      aRegs = getRegisters(rewriter, loc, adaptor.getA());
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> out = accRegs;
     int64_t idx = 0;
@@ -331,9 +459,22 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
         SmallVector<Value> in;
         for (int64_t r = 0; r < perInstr; ++r)
           in.push_back(accRegs[plan->registers[idx + r]]);
+        if (registerA) {
+          for (int64_t s = 0; s < k / 16; ++s) {
+            Value descB = descsB.at(bop.offsetOf(plan->instrN * ni, 16 * s));
+            in = wgmmaRegisterA(
+                rewriter, loc, in,
+                aRegs, plan->aRegisters[mi * (k / 16) + s], descB,
+                plan->instrN, elem,
+                s != 0 || scaleD == NVVM::WGMMAScaleOut::one);
+          }
+          for (int64_t r = 0; r < perInstr; ++r)
+            out[plan->registers[idx + r]] = in[r];
+          continue;
+        }
         Value d = packStruct(rewriter, loc, structTy, in);
         for (int64_t s = 0; s < k / 16; ++s) {
-          Value descA = descsA.at(a.offsetOf(64 * mi, 16 * s));
+          Value descA = descsA->at(a->offsetOf(64 * mi, 16 * s));
           Value descB = descsB.at(bop.offsetOf(plan->instrN * ni, 16 * s));
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, structTy, d, descA, descB,

@@ -83,3 +83,18 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// `a` in registers must be in the wgmma A-fragment layout.
+#nvt = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @register_a_blocked(%a: tensor<64x32xbf16, #bl>, %c: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+    %b = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{a's layout is not the wgmma register operand's: lane bit 0 moves by [0, 8], the instruction's by [0, 2] (use DotOperandLayout(0, the accumulator's layout, k_width=2))}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : tensor<64x32xbf16, #bl>, !tile.memdesc<32x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+}

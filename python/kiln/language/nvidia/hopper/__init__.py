@@ -6,15 +6,16 @@
   (``async_copy_global_to_shared``, ``async_copy_shared_to_global``, ``store_wait``);
 * ``fence_async_shared``: orders this thread's shared-memory writes before TMA stores and
   wgmma reads (the async proxy);
-* ``warpgroup_mma`` / ``warpgroup_mma_wait`` / ``warpgroup_mma_init``: wgmma on
-  shared-memory operands, accumulating in registers laid out by
-  ``NVMMADistributedLayout(version=[3, 0], ...)``.
+* ``warpgroup_mma`` / ``warpgroup_mma_wait`` / ``warpgroup_mma_init``: wgmma on a
+  shared-memory B and a shared-memory or register A (``DotOperandLayout(0, ...)``),
+  accumulating in registers laid out by ``NVMMADistributedLayout(version=[3, 0], ...)``.
 """
 
 from __future__ import annotations
 
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
+from .._layouts import DotOperandLayout
 from . import mbarrier, tma
 
 __all__ = ["mbarrier", "tma", "fence_async_shared", "warpgroup_mma", "warpgroup_mma_wait",
@@ -42,18 +43,29 @@ def warpgroup_mma_init(value, _semantic=None):
 @builtin
 def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_acc=None,
                   is_async=False, _semantic=None):
-    """``acc + a @ b`` by wgmma: ``a`` (M x K) and ``b`` (K x N) are shared buffers in
-    ``NVMMASharedLayout`` with K contiguous (for ``b``: an [N, K] buffer ``.permute((1, 0))``),
-    ``acc`` an fp32 tensor in ``NVMMADistributedLayout(version=[3, 0], ...)``. ``use_acc``
-    False (a constexpr or a runtime bool) ignores ``acc``. With ``is_async`` the result may
-    only be read after a ``warpgroup_mma_wait`` that covers it."""
+    """``acc + a @ b`` by wgmma: ``b`` (K x N) is a shared buffer in ``NVMMASharedLayout`` with
+    K contiguous (an [N, K] buffer ``.permute((1, 0))``); ``a`` (M x K) is one too, or a bf16 /
+    fp16 tensor in registers in ``DotOperandLayout(0, acc's layout, k_width=2)``; ``acc`` is an
+    fp32 tensor in ``NVMMADistributedLayout(version=[3, 0], ...)``. ``use_acc`` False (a
+    constexpr or a runtime bool) ignores ``acc``. With ``is_async`` the result may only be
+    read after a ``warpgroup_mma_wait`` that covers it."""
     what = "warpgroup_mma"
-    for name, v in (("a", a), ("b", b)):
-        if not isinstance(v, core.shared_memory_descriptor):
-            raise TypeError(f"{what}: {name} must be a shared memory descriptor (register "
-                            f"operands are not supported yet), got {v!r}")
+    if not isinstance(b, core.shared_memory_descriptor):
+        raise TypeError(f"{what}: b must be a shared memory descriptor, got {b!r}")
     if not isinstance(acc, tensor) or not acc.type.is_block:
         raise TypeError(f"{what}: acc must be a tensor, got {acc!r}")
+    if isinstance(a, tensor) and a.type.is_block:
+        lay = a.type.layout
+        if not isinstance(lay, DotOperandLayout) or lay.operand_index != 0 or \
+                lay.parent != acc.type.layout or lay.k_width != 2:
+            raise TypeError(f"{what}: a in registers must be in DotOperandLayout(0, acc's "
+                            f"layout, k_width=2), got {lay!r}")
+        if a.dtype not in (core.bfloat16, core.float16) or a.dtype != b.dtype:
+            raise TypeError(f"{what}: a in registers must be bfloat16 or float16 like b, got "
+                            f"{a.dtype} and {b.dtype}")
+    elif not isinstance(a, core.shared_memory_descriptor):
+        raise TypeError(f"{what}: a must be a shared memory descriptor or a tensor in "
+                        f"DotOperandLayout(0, acc's layout, k_width=2), got {a!r}")
     if _unwrap(precision) not in (None, "ieee", "tf32"):
         raise ValueError(f"{what}: precision {precision!r} is not supported")
     if _unwrap(max_num_imprecise_acc) is not None:

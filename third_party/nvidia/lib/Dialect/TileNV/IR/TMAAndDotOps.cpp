@@ -83,6 +83,8 @@ StringRef AsyncTMAStoreWaitOp::getAsyncReadCounter() { return "cp.async.bulk"; }
 unsigned AsyncTMAStoreWaitOp::getMaxPendingGroups() { return getPendings(); }
 
 SmallVector<Value> WarpGroupDotOp::getAsyncReadBuffers() {
+  if (hasRegisterA())
+    return {getB()};
   return {getA(), getB()};
 }
 StringRef WarpGroupDotOp::getAsyncReadCounter() { return "wgmma"; }
@@ -111,7 +113,8 @@ LogicalResult WarpGroupDotWaitOp::verify() {
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  auto a = cast<ShapedType>(getA().getType());
+  MemDescType b = getB().getType();
   auto c = cast<RankedTensorType>(getC().getType());
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError() << "a, b and the accumulator must be 2-D";
@@ -132,7 +135,10 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "wgmma has no " << ta << " x " << tb << " -> "
                          << tc
                          << " form that Kiln lowers (bf16 or f16 -> f32)";
-  for (auto [name, t] : {std::pair<StringRef, MemDescType>{"a", a}, {"b", b}})
+  SmallVector<std::pair<StringRef, MemDescType>> buffers = {{"b", b}};
+  if (auto bufA = dyn_cast<MemDescType>(a))
+    buffers.insert(buffers.begin(), {"a", bufA});
+  for (auto [name, t] : buffers)
     if (!isa<NVMMASharedEncodingAttr>(t.getEncoding()))
       return emitOpError() << name << " must be in a #tile_nv.nvmma_shared "
                                       "layout (what wgmma reads), got "

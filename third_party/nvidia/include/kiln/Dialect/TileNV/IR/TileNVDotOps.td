@@ -8,11 +8,13 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
     AllTypesMatch<["c", "d"]>, DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface>]> {
   let summary = "wgmma: d = a * b + c by each warpgroup";
   let description = [{
-    Each warpgroup (4 consecutive warps) multiplies its rows of `a` (a
-    shared buffer M x K) with `b` (a shared buffer K x N) into its part of
-    the accumulator, laid out as `#tile.linear` of the wgmma (v3)
-    accumulator layout. `useC` (default true) false ignores `c`. Both
-    buffers must be in `#tile_nv.nvmma_shared` layouts with K contiguous.
+    Each warpgroup (4 consecutive warps) multiplies its rows of `a` (M x K:
+    a shared buffer, or a tensor in registers laid out as
+    `#tile_nv.dot_op<{opIdx = 0}>` of the accumulator's layout) with `b` (a
+    shared buffer K x N) into its part of the accumulator, laid out as
+    `#tile.linear` of the wgmma (v3) accumulator layout. `useC` (default
+    true) false ignores `c`. Buffers must be in `#tile_nv.nvmma_shared`
+    layouts with K contiguous.
     With `isAsync` the op only issues the instructions: read `d` after a
     `tile_nv.warpgroup_dot_wait` that covers it. Needs sm_90a.
 
@@ -22,7 +24,8 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
           !tile.memdesc<64x256xbf16, #nvmmaT, mutable> -> tensor<128x256xf32, #acc>
     ```
   }];
-  let arguments = (ins Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$a,
+  let arguments = (ins Arg<AnyTypeOf<[Tile_MemDesc, RankedTensorOf<[BF16, F16]>]>, "",
+                           [MemRead<TileNV_SharedMemory>]>:$a,
                        Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$b,
                        RankedTensorOf<[F32, F16, I32]>:$c,
                        Optional<I1>:$useC,
@@ -34,6 +37,10 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
     qualified(type($b)) `->` type($d)
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether `a` is held in registers (a tensor) rather than a buffer.
+    bool hasRegisterA() { return ::llvm::isa<::mlir::RankedTensorType>(getA().getType()); }
+  }];
 }
 
 def TileNV_WarpGroupDotWaitOp : TileNV_Op<"warpgroup_dot_wait", [
