@@ -108,6 +108,10 @@ def kiln_mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N
         raise ValueError(f"kiln_mma_v2_matmul: K and N must be multiples of 8 (16-byte rows "
                          f"for the 16-byte copies), got K={K}, N={N}")
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
+    if tuple(c.shape) != (M, N) or c.stride(1) != 1 or c.stride(0) % 8:
+        raise ValueError(f"kiln_mma_v2_matmul: out must be [{M}, {N}] with unit column stride "
+                         f"and a row stride that is a multiple of 8, got shape "
+                         f"{list(c.shape)} and strides {list(c.stride())}")
     grid = (_cdiv(M, BM), _cdiv(N, BN))
     mma_v2_gemm_kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
                              BM=BM, BN=BN, BK=BK, STAGES=STAGES, WARPS_M=WARPS_M,

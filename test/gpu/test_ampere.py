@@ -56,3 +56,11 @@ def test_mma_v2_rejects_unaligned_rows(nvidia):
     b = torch.randn(30, 64, device="cuda").to(torch.bfloat16)
     with pytest.raises(ValueError, match="multiples of 8"):
         ampere.kiln_mma_v2_matmul(a, b)
+
+
+def test_mma_v2_rejects_a_strided_out(nvidia):
+    a = torch.randn(64, 32, device="cuda").to(torch.bfloat16)
+    b = torch.randn(32, 64, device="cuda").to(torch.bfloat16)
+    out = torch.empty(64, 128, device="cuda", dtype=torch.bfloat16)[:, ::2]
+    with pytest.raises(ValueError, match="unit column stride"):
+        ampere.kiln_mma_v2_matmul(a, b, out=out)
