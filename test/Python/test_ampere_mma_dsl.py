@@ -186,7 +186,24 @@ def e_small(x):
     mma_v2(a, b, acc)  # E:small
 
 
+@kiln.jit
+def e_acc_dtype(x):
+    acc = kl.zeros([64, 64], kl.float16, MMA)
+    a = kl.zeros([64, 32], kl.bfloat16, OP_A)
+    b = kl.zeros([32, 64], kl.bfloat16, OP_B)
+    mma_v2(a, b, acc)  # E:accdt
+
+
+@kiln.jit
+def e_not_tensor(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    b = kl.zeros([32, 64], kl.bfloat16, OP_B)
+    mma_v2(1.0, b, acc)  # E:nott
+
+
 ERRORS = [
+    (e_acc_dtype, "E:accdt", "mma_v2", r"mma_v2: acc must be float32, got fp16"),
+    (e_not_tensor, "E:nott", "mma_v2", r"mma_v2: a must be a 2-D tensor, got .*"),
     (e_acc_layout, "E:acc", "mma_v2",
      r"mma_v2: acc must be in NVMMADistributedLayout\(version=\[2, 0\], \.\.\.\), got "
      r"BlockedLayout.*"),

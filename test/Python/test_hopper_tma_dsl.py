@@ -120,6 +120,28 @@ def e_mma_register_a(d, x):
 
 
 @kiln.jit
+def e_mma_register_a_dtype(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    a = kl.zeros([128, 64], kl.float16, kl.DotOperandLayout(0, ACC, 2))
+    b = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    warpgroup_mma(a, b.permute((1, 0)), acc)  # E:regadt
+
+
+@kiln.jit
+def e_mma_a_scalar(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    b = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    warpgroup_mma(1.0, b.permute((1, 0)), acc)  # E:ascalar
+
+
+@kiln.jit
+def e_mma_b_tensor(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    a = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
+    warpgroup_mma(a, acc, acc)  # E:btensor
+
+
+@kiln.jit
 def e_mma_fp8_option(d, x):
     acc = kl.zeros([128, 64], kl.float32, ACC)
     a = kl.allocate_shared_memory(kl.bfloat16, [128, 64], NV)
@@ -161,6 +183,13 @@ ERRORS = [
     (e_mma_register_a, "E:rega", "warpgroup_mma",
      r"warpgroup_mma: a in registers must be in DotOperandLayout\(0, acc's layout, "
      r"k_width=2\), got NVMMADistributedLayout\(version=\[3, 0\].*"),
+    (e_mma_register_a_dtype, "E:regadt", "warpgroup_mma",
+     r"warpgroup_mma: a in registers must be bfloat16 or float16 like b, got fp16 and bf16"),
+    (e_mma_a_scalar, "E:ascalar", "warpgroup_mma",
+     r"warpgroup_mma: a must be a shared memory descriptor or a tensor in "
+     r"DotOperandLayout\(0, acc's layout, k_width=2\), got .*"),
+    (e_mma_b_tensor, "E:btensor", "warpgroup_mma",
+     r"warpgroup_mma: b must be a shared memory descriptor, got .*"),
     (e_mma_fp8_option, "E:imprecise", "warpgroup_mma",
      r"warpgroup_mma: max_num_imprecise_acc applies to fp8 operands, which are not supported yet"),
     (e_mma_wait_deps, "E:deps", "warpgroup_mma_wait",

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MMAFragments.h"
 #include "NVIDIALowering.h"
 
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
@@ -24,36 +25,6 @@ using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
 namespace {
-
-using Coord = std::pair<int32_t, int32_t>;
-
-std::string basisText(const LinearLayout::Basis &b) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "[";
-  llvm::interleaveComma(b, os);
-  os << "]";
-  return s;
-}
-
-/// The register index holding each coordinate (relative to the thread's
-/// lane and warp offset) of a layout; failure where two registers hold the
-/// same element.
-FailureOr<DenseMap<Coord, int64_t>> registersByCoord(const LinearLayout &ll) {
-  ArrayRef<LinearLayout::Basis> regs = ll.getBases(LinearLayout::Register);
-  DenseMap<Coord, int64_t> regOf;
-  for (int64_t i = 0, e = int64_t(1) << regs.size(); i < e; ++i) {
-    int32_t r = 0, c = 0;
-    for (unsigned bit = 0; bit < regs.size(); ++bit)
-      if (i >> bit & 1) {
-        r ^= regs[bit][0];
-        c ^= regs[bit][1];
-      }
-    if (!regOf.try_emplace({r, c}, i).second)
-      return failure();
-  }
-  return regOf;
-}
 
 /// The registers of each instruction: `d[t]` the 4 accumulator registers of
 /// accumulator tile t, `a[t][s]` / `b[t][s]` the 8 / 4 operand registers of
@@ -124,7 +95,7 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
                   int32_t r, int32_t c) -> FailureOr<int64_t> {
     auto it = regs.find({r, c});
     if (it == regs.end()) {
-      fail(what, "no register holds row " + Twine(r) + ", column " + Twine(c) +
+      (void)fail(what, "no register holds row " + Twine(r) + ", column " + Twine(c) +
                      " of the thread's part");
       return failure();
     }
@@ -153,9 +124,7 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
     auto &bs = plan.b.emplace_back();
     for (int32_t k0 = 0; k0 < k; k0 += 16) {
       std::array<int64_t, 8> av;
-      const Coord aAt[8] = {{r0, k0},         {r0, k0 + 1},     {r0 + 8, k0},
-                            {r0 + 8, k0 + 1}, {r0, k0 + 8},     {r0, k0 + 9},
-                            {r0 + 8, k0 + 8}, {r0 + 8, k0 + 9}};
+      const std::array<Coord, 8> aAt = aFragment(r0, k0);
       for (int i = 0; i < 8; ++i) {
         FailureOr<int64_t> x = find(*ra, "a", aAt[i].first, aAt[i].second);
         if (failed(x))
@@ -195,19 +164,9 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
     SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
     Type elem = op.getA().getType().getElementType();
     bool bf16 = elem.isBF16();
-    Type regTy = aRegs[0].getType();
-    auto pairTy = VectorType::get({2}, regTy);
-    // Two elements in one 32-bit operand: f16x2 as a vector, bf16x2 as i32
-    // (the operand types of the NVVM op).
-    auto pack = [&](ArrayRef<Value> regs, int64_t x, int64_t y) -> Value {
-      Value v = LLVM::PoisonOp::create(rewriter, loc, pairTy);
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[x],
-                                        i32Const(rewriter, loc, 0));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[y],
-                                        i32Const(rewriter, loc, 1));
-      return bf16 ? LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v)
-                        .getResult()
-                  : v;
+    auto pack = [&](ArrayRef<Value> regs, int64_t x, int64_t y) {
+      // f16x2 as a vector, bf16x2 as i32 (the operand types of the NVVM op).
+      return packPair(rewriter, loc, regs[x], regs[y], bf16);
     };
     Type f32 = rewriter.getF32Type();
     auto structTy = LLVM::LLVMStructType::getLiteral(mctx, {f32, f32, f32, f32});

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "MMAFragments.h"
 #include "NVIDIALowering.h"
 #include "WarpGroupDot.h"
 
@@ -32,15 +33,6 @@ namespace {
 /// relative to the warp's 16-row slice (PTX's wgmma D fragment).
 std::pair<int32_t, int32_t> instructionRegister(int r) {
   return {8 * ((r >> 1) & 1), (r & 1) + 8 * (r >> 2)};
-}
-
-std::string basisText(const LinearLayout::Basis &b) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "[";
-  llvm::interleaveComma(b, os);
-  os << "]";
-  return s;
 }
 
 /// A K-contiguous operand: its nvmma layout and the element offsets of
@@ -126,29 +118,17 @@ LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> acc
       return fail("warp bit " + Twine(i) + " moves by " + basisText(warps[i]) +
                   ", the accumulator's rows by " + basisText(want));
   }
-  ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
-  DenseMap<std::pair<int32_t, int32_t>, int64_t> regOf;
-  for (int64_t i = 0, e = int64_t(1) << regs.size(); i < e; ++i) {
-    int32_t r = 0, c = 0;
-    for (unsigned bit = 0; bit < regs.size(); ++bit)
-      if (i >> bit & 1) {
-        r ^= regs[bit][0];
-        c ^= regs[bit][1];
-      }
-    if (!regOf.try_emplace({r, c}, i).second)
-      return fail("two registers hold the same element");
-  }
+  FailureOr<DenseMap<Coord, int64_t>> regOf = registersByCoord(*ll);
+  if (failed(regOf))
+    return fail("two registers hold the same element");
   int64_t k = type.getShape()[1];
   for (int32_t mi = 0; mi < plan.instrM; ++mi)
     for (int32_t k0 = 0; k0 < k; k0 += 16) {
       std::array<int64_t, 8> frag;
-      int32_t r0 = 64 * mi;
-      const std::pair<int32_t, int32_t> at[8] = {
-          {r0, k0},     {r0, k0 + 1},     {r0 + 8, k0},     {r0 + 8, k0 + 1},
-          {r0, k0 + 8}, {r0, k0 + 9}, {r0 + 8, k0 + 8}, {r0 + 8, k0 + 9}};
+      const std::array<Coord, 8> at = aFragment(64 * mi, k0);
       for (int i = 0; i < 8; ++i) {
-        auto it = regOf.find(at[i]);
-        if (it == regOf.end())
+        auto it = regOf->find(at[i]);
+        if (it == regOf->end())
           return fail("no register holds row " + Twine(at[i].first) +
                       ", column " + Twine(at[i].second) +
                       " of a warp's slice");
@@ -225,22 +205,15 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
   int64_t numRegs = int64_t(1) << regs.size();
   if (numRegs * 128 * (numWarps / 4) != m * n)
     return fail("its registers repeat elements (broadcast)");
-  DenseMap<std::pair<int32_t, int32_t>, int64_t> regOf;
-  for (int64_t i = 0; i < numRegs; ++i) {
-    int32_t r = 0, c = 0;
-    for (unsigned bit = 0; bit < regs.size(); ++bit)
-      if (i >> bit & 1) {
-        r ^= regs[bit][0];
-        c ^= regs[bit][1];
-      }
-    regOf[{r, c}] = i;
-  }
+  FailureOr<DenseMap<Coord, int64_t>> regOf = registersByCoord(*ll);
+  if (failed(regOf))
+    return fail("its registers repeat elements (broadcast)");
   for (int64_t mi = 0; mi < plan.instrM; ++mi)
     for (int64_t ni = 0; ni < plan.instrNCount; ++ni)
       for (int64_t r = 0; r < plan.instrN / 2; ++r) {
         auto [dr, dc] = instructionRegister(r);
-        auto it = regOf.find({int32_t(64 * mi + dr), int32_t(plan.instrN * ni + dc)});
-        if (it == regOf.end())
+        auto it = regOf->find({int32_t(64 * mi + dr), int32_t(plan.instrN * ni + dc)});
+        if (it == regOf->end())
           return fail("no register holds row " + Twine(64 * mi + dr) +
                       ", column " + Twine(plan.instrN * ni + dc) +
                       " of a warp's slice");
@@ -350,17 +323,10 @@ SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc,
                                   const std::array<int64_t, 8> &frag,
                                   Value descB, int64_t n, Type elem,
                                   bool accumulate) {
-  Type i32 = b.getI32Type();
-  auto pairTy = VectorType::get({2}, aRegs[0].getType());
   SmallVector<Value> operands(acc.begin(), acc.end());
-  for (int i = 0; i < 8; i += 2) {
-    Value v = LLVM::PoisonOp::create(b, loc, pairTy);
-    v = LLVM::InsertElementOp::create(b, loc, v, aRegs[frag[i]],
-                                      i32Const(b, loc, 0));
-    v = LLVM::InsertElementOp::create(b, loc, v, aRegs[frag[i + 1]],
-                                      i32Const(b, loc, 1));
-    operands.push_back(LLVM::BitcastOp::create(b, loc, i32, v));
-  }
+  for (int i = 0; i < 8; i += 2)
+    operands.push_back(
+        packPair(b, loc, aRegs[frag[i]], aRegs[frag[i + 1]], /*asI32=*/true));
   operands.push_back(descB);
   size_t p = acc.size();
   std::string type = elem.isBF16() ? "bf16" : "f16";

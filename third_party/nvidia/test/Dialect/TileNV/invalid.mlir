@@ -254,6 +254,26 @@ func.func @mma_v2_k(%a: tensor<16x8xbf16, #opA>, %b: tensor<8x8xbf16, #opB>, %c:
 
 // -----
 
+#bl1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @mma_v2_rank(%a: tensor<64xbf16, #bl1>, %b: tensor<64xbf16, #bl1>, %c: tensor<64xf32, #bl1>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op a, b and the accumulator must be 2-D}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64xbf16, #bl1>, tensor<64xbf16, #bl1> -> tensor<64xf32, #bl1>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [1, 1], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+func.func @mma_v2_n(%a: tensor<16x16xbf16, #opA>, %b: tensor<16x4xbf16, #opB>, %c: tensor<16x4xf32, #mma>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op N = 4 is not a multiple of the m16n8k16 instruction's N (8)}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<16x16xbf16, #opA>, tensor<16x4xbf16, #opB> -> tensor<16x4xf32, #mma>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{nvmma: warpsPerCTA has 2 entries}}
 func.func @nvmma_entries(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4], instrShape = [16, 64, 16]}>>) {
   return
