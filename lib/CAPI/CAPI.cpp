@@ -246,6 +246,11 @@ json::Value moduleInfo(ModuleOp module) {
   info["shared"] = shared ? shared.getInt() : 0;
   IntegerAttr warps = TileDialect::NumWarpsAttrHelper(ctx).getAttr(module);
   info["num_warps"] = warps ? json::Value(warps.getInt()) : nullptr;
+  // Warps to launch: more than num_warps when warp_specialize adds workers.
+  IntegerAttr total =
+      TileDialect::TotalNumWarpsAttrHelper(ctx).getAttr(module);
+  info["total_num_warps"] =
+      total ? json::Value(total.getInt()) : info["num_warps"];
   StringAttr target = TileDialect::TargetAttrHelper(ctx).getAttr(module);
   info["target"] = target ? str(target.getValue()) : nullptr;
   json::Array kernels;

@@ -191,6 +191,7 @@ LogicalResult applyTileToLLVMConversion(ModuleOp module,
   LLVMConversionTarget conversionTarget(*ctx);
   conversionTarget.addLegalOp<ModuleOp>();
   lctx.target.configureConversionTarget(conversionTarget);
+  configureWarpSpecializeLegality(conversionTarget);
   conversionTarget
       .addIllegalDialect<TileDialect, arith::ArithDialect, math::MathDialect,
                          cf::ControlFlowDialect, func::FuncDialect>();
@@ -287,6 +288,12 @@ struct ConvertTileToLLVMPass
                          << " is not built into this Kiln";
       return signalPassFailure();
     }
+    // Before the axis analysis: worker partitions get their own copies of
+    // the values they use.
+    FailureOr<int> totalWarps = prepareWarpSpecialize(
+        module, *targetInfo, context->numWarps, int(desc.warpSize));
+    if (failed(totalWarps))
+      return signalPassFailure();
     int64_t shared = declareSharedMemory(module);
     AxisInfoAnalysis &axisInfo = getAnalysis<AxisInfoAnalysis>();
     precomputeAxisInfo(module, axisInfo);
@@ -297,9 +304,15 @@ struct ConvertTileToLLVMPass
         failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)) ||
+        failed(lowerWarpSpecialize(module, *targetInfo, context->numWarps,
+                                   int(desc.warpSize))) ||
         failed(targetInfo->finishLowering(module)))
       return signalPassFailure();
-    markKernels(module, *targetInfo, context->numWarps * desc.warpSize);
+    markKernels(module, *targetInfo, *totalWarps * desc.warpSize);
+    if (*totalWarps != context->numWarps)
+      TileDialect::TotalNumWarpsAttrHelper(&getContext())
+          .setAttr(module, IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                            *totalWarps));
     TileDialect::SharedAttrHelper(&getContext())
         .setAttr(module,
                  IntegerAttr::get(IntegerType::get(&getContext(), 32), shared));
@@ -352,6 +365,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);
+  populateWarpSpecializeOpToLLVMPatterns(converter, patterns);
   arith::populateArithToLLVMConversionPatterns(converter, patterns);
   populateMathToLLVMConversionPatterns(converter, patterns);
   cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);

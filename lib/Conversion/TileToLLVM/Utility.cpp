@@ -262,11 +262,16 @@ bool kiln::isZeroConstant(Value v) {
   return v && (matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero()));
 }
 
+bool kiln::inControlFlowGraph(Operation *op) {
+  // A warp_specialize region is inlined into its function's graph.
+  return isa<FunctionOpInterface, WarpSpecializeOp>(op->getParentOp());
+}
+
 LogicalResult kiln::emitIfElse(ConversionPatternRewriter &rewriter,
                                Operation *op, Value cond,
                                function_ref<void()> thenFn,
                                function_ref<void()> elseFn) {
-  if (!isa<FunctionOpInterface>(op->getParentOp()))
+  if (!inControlFlowGraph(op))
     return op->emitOpError()
            << "is lowered with a branch, so it must be in a function's "
               "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "

@@ -582,6 +582,19 @@ class CodeGenerator:
                                 *site))
             raise
 
+    def call_partition(self, fn, args, index):
+        """Inline a warp_specialize partition's function; an error inside it gets a note
+        pointing at the warp_specialize call."""
+        site = self.frame.src.position(self.node) if self.node is not None else None
+        try:
+            return self.call_function(fn, args, {}, self.node)
+        except CompilationError as e:
+            if site and len(e.notes) < 8:
+                what = "default partition" if index == 0 else f"worker partition {index - 1}"
+                e.notes.append((f"in the {what} '{fn.__name__}' of this warp_specialize",
+                                *site))
+            raise
+
     def call_function(self, fn, args, kwargs, node=None):
         """Inline ``fn`` (a JITFunction) with the given arguments; return its return value."""
         if len(self.frames) > MAX_INLINE_DEPTH:

@@ -309,6 +309,8 @@ def valid_payload(payload) -> bool:
     for field in ("name", "target", "key"):
         if not isinstance(md.get(field), str) or not md[field]:
             return False
+    if "total_num_warps" in md and not _is_int(md["total_num_warps"], 1):
+        return False
     if not (_is_int(md.get("num_warps"), 1) and _is_int(md.get("threads_per_warp"), 1)
             and _is_int(md.get("shared"), 0)):
         return False
@@ -467,6 +469,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         **({"image": image} if image else {}),
         "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
+        **({"total_num_warps": int(module_info["total_num_warps"])}
+           if int(module_info.get("total_num_warps") or num_warps) != num_warps else {}),
         "shared": int(module_info["shared"]), "params": runtime_params,
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
         "compiler_version": compiler.version(),

@@ -14,7 +14,7 @@ from ._core import (  # noqa: F401
     float16, bfloat16, float32, float64, float8e4nv, float8e5,
     program_id, num_programs, arange, full, load, store, convert_layout, expand_dims,
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
-    static_print, num_warps, static_range, range,
+    static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
     block_type, tensor_descriptor, tensor_descriptor_type,
 )

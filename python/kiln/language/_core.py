@@ -23,6 +23,7 @@ __all__ = [
     "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
     "expand_dims", "broadcast", "broadcast_to", "reshape", "where", "maximum", "minimum",
     "cast", "reduce", "static_assert", "static_print", "num_warps", "static_range", "range",
+    "warp_specialize",
 ]
 
 
@@ -492,6 +493,24 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
     req = _semantic.require_constexpr
     return _semantic.reduce_with(input, req(axis, "reduce axis"), combine_fn,
                                  req(keep_dims, "keep_dims"))
+
+
+@builtin
+def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs, _semantic=None):
+    """Run partitions of warps concurrently (Gluon's ``gl.warp_specialize``).
+
+    ``functions_and_args`` is a list of ``(function, args)`` pairs of ``@kiln.jit`` functions
+    and argument tuples: the first runs on the kernel's ``num_warps`` warps (the default
+    partition), each further one on ``worker_num_warps[k]`` extra warps launched with the
+    kernel. Partitions share shared memory and synchronize through mbarriers; inside one,
+    ``kl.num_warps()``, layouts and CTA barriers are the partition's. Worker partitions may
+    use the kernel's arguments and what is computed from them without memory access
+    (constants, program ids, integer arithmetic, shared-memory buffers and their views).
+    ``worker_num_regs`` is the register budget per worker partition; Kiln checks it (a
+    multiple of 8 in [24, 256]) but does not yet reallocate registers (every warp gets the
+    kernel's count). The partitions return nothing; it must be called at the top level of the
+    kernel, once."""
+    return _semantic.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
 
 
 @builtin

@@ -990,6 +990,77 @@ class Semantic:
             return self.splat(res, distributed_type(res.dtype, (1,), src_type.layout))
         return self.expand_dims(res, axis)
 
+    # -- warp specialization ------------------------------------------------------------------
+
+    def warp_specialize(self, functions_and_args, worker_num_warps, worker_num_regs):
+        """``tile.warp_specialize``: the first (function, args) pair runs on the kernel's warps,
+        each further pair on ``worker_num_warps[k]`` warps of its own, all concurrently."""
+        if self.codegen is None:
+            raise RuntimeError("warp_specialize needs the code generator")
+        pairs = _unwrap(functions_and_args)
+        if not isinstance(pairs, (list, tuple)) or len(pairs) < 2:
+            raise TypeError("warp_specialize: functions_and_args must be a list of (function, "
+                            "args) pairs, the default partition's first and at least one "
+                            "worker's after it")
+        parts = []
+        for i, pair in enumerate(pairs):
+            pair = _unwrap(pair)
+            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+                raise TypeError(f"warp_specialize: entry {i} of functions_and_args must be a "
+                                f"(function, args) pair")
+            fn, args = _unwrap(pair[0]), _unwrap(pair[1])
+            if not getattr(fn, "__kiln_jit__", False):
+                what = getattr(fn, "__qualname__", None) or type(fn).__name__
+                raise TypeError(f"warp_specialize: entry {i} must name a @kiln.jit function, "
+                                f"got {what}")
+            if not isinstance(args, (list, tuple)):
+                raise TypeError(f"warp_specialize: the arguments of entry {i} ({fn.__name__}) "
+                                f"must be a tuple")
+            parts.append((fn, list(args)))
+        workers = len(parts) - 1
+
+        def int_list(value, what):
+            value = _unwrap(value)
+            if not isinstance(value, (list, tuple)) or len(value) != workers or not all(
+                    isinstance(_unwrap(v), int) and not isinstance(_unwrap(v), bool)
+                    for v in value):
+                raise TypeError(f"warp_specialize: {what} must be a list of {workers} "
+                                f"constexpr int(s), one per worker partition, got {value!r}")
+            return [int(_unwrap(v)) for v in value]
+        warps = int_list(worker_num_warps, "worker_num_warps")
+        regs = int_list(worker_num_regs, "worker_num_regs")
+        for k, n in enumerate(warps):
+            if n < 1 or n > 32 or n & (n - 1):
+                raise ValueError(f"warp_specialize: worker partition {k} has {n} warps; each "
+                                 f"must be a power of two between 1 and 32")
+        for k, r in enumerate(regs):
+            if r < 24 or r > 256 or r % 8:
+                raise ValueError(f"warp_specialize: worker partition {k} asks for {r} "
+                                 f"registers; each count must be a multiple of 8 between 24 "
+                                 f"and 256")
+        if self.num_warps + sum(warps) > 32:
+            raise ValueError(f"warp_specialize: {self.num_warps} warps of the kernel plus "
+                             f"{sum(warps)} of the workers exceed the 32 warps of a CTA")
+        blocks = []
+        for k, (fn, args) in enumerate(parts):
+            saved = self.num_warps
+            self.num_warps = saved if k == 0 else warps[k - 1]
+            block = self.b.new_block()
+            try:
+                with self.b.insertion(block):
+                    ret = self.codegen.call_partition(fn, args, k)
+                    if ret is not None and not (isinstance(ret, tuple) and not ret):
+                        raise TypeError(f"warp_specialize: {fn.__name__} returns a value; "
+                                        f"partitions returning values are not supported yet "
+                                        f"(store results to memory inside the partition)")
+                    self.b.create("tile.warp_yield")
+            finally:
+                self.num_warps = saved
+            blocks.append(block)
+        self.b.create("tile.warp_specialize", [], [],
+                      {"partitionNumWarps": self.b.array_attr(warps),
+                       "partitionNumRegs": self.b.array_attr(regs)}, blocks)
+
     def reduce_builtin(self, kind: str, x, axis=None, keep_dims=False, dt=None) -> tensor:
         x = self.as_tensor(x)
         if kind == "sum":

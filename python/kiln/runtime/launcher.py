@@ -194,7 +194,9 @@ class LoadedKernel:
             (_POINTER if p["type"].startswith("*") else _DESC if i in self._descs else _VALUE,
              p["name"], p.get("divisibility")) for i, p in enumerate(self.params))
         self.shared = int(metadata["shared"])
-        threads = int(metadata["num_warps"]) * int(metadata["threads_per_warp"])
+        # warp_specialize launches its worker warps with the kernel's own.
+        warps = metadata.get("total_num_warps", metadata["num_warps"])
+        threads = int(warps) * int(metadata["threads_per_warp"])
         if not 1 <= threads <= _MAX_BLOCK_THREADS:
             raise KilnRuntimeError(
                 f"kernel {self.name!r}: {threads} threads per block is out of "

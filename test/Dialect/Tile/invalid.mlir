@@ -1518,3 +1518,116 @@ func.func @desc_elements(%d: !tile.tensordesc<tensor<64xindex, #s1>>) {
 func.func @desc_box(%d: !tile.tensordesc<tensor<8x512xf16, #s2>>) {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tile.warp_specialize
+//===----------------------------------------------------------------------===//
+
+func.func @ws_count_mismatch() {
+  // expected-error @+1 {{has 1 worker partitions but 2 entries in partition_num_warps}}
+  tile.warp_specialize partition_num_warps = [1, 1] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_no_workers() {
+  // expected-error @+1 {{needs at least one worker partition}}
+  "tile.warp_specialize"() ({
+    "tile.warp_yield"() : () -> ()
+  }) {partitionNumWarps = array<i32>} : () -> ()
+  return
+}
+
+// -----
+
+func.func @ws_three_warps() {
+  // expected-error @+1 {{worker partition 0 has 3 warps; each must be a power of two between 1 and 32}}
+  tile.warp_specialize partition_num_warps = [3] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_regs_count() {
+  // expected-error @+1 {{partition_num_regs has 2 entries for 1 worker partitions}}
+  tile.warp_specialize partition_num_warps = [1] partition_num_regs = [24, 24] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_regs_value() {
+  // expected-error @+1 {{worker partition 0 asks for 20 registers; each count must be a multiple of 8 between 24 and 256}}
+  tile.warp_specialize partition_num_warps = [1] partition_num_regs = [20] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_block_arguments() {
+  // expected-error @+1 {{region 1 takes arguments; partitions take none}}
+  tile.warp_specialize partition_num_warps = [1] {
+    tile.warp_yield
+  } partitions {
+  ^bb0(%x: i32):
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_nested(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{must be at the top level of a kernel, not inside scf.if}}
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @ws_twice() {
+  // expected-error @+1 {{is one of 2 in this kernel; Kiln supports one warp_specialize per kernel}}
+  tile.warp_specialize partition_num_warps = [1] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  tile.warp_specialize partition_num_warps = [1] {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @ws_yield_outside() {
+  // expected-error @+1 {{expects parent op 'tile.warp_specialize'}}
+  tile.warp_yield
+}

@@ -85,4 +85,27 @@ func.func public @reduce(%x: tensor<16x32xf32, #l2>) {
   }
   return
 }
+
+// A warp_specialize prints its worker partitions after `partitions`, with
+// its warp and register counts in front.
+// CHECK-LABEL: func.func public @warp_specialize
+// CHECK: tile.warp_specialize partition_num_warps = [1, 2] partition_num_regs = [24, 48] {
+// CHECK: tile.program_id 0
+// CHECK: tile.warp_yield
+// CHECK-NEXT: } partitions {
+// CHECK-NEXT: tile.warp_yield
+// CHECK-NEXT: }, {
+// CHECK-NEXT: tile.warp_yield
+// CHECK-NEXT: }
+func.func public @warp_specialize() {
+  tile.warp_specialize partition_num_warps = [1, 2] partition_num_regs = [24, 48] {
+    %p = tile.program_id 0
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }, {
+    tile.warp_yield
+  }
+  return
+}
 }

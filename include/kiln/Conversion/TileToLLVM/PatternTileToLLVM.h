@@ -70,6 +70,22 @@ void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        const LoweringContext &ctx);
 
+/// tile.warp_specialize (WarpSpecializeOpToLLVM.cpp), around the conversion:
+/// before it, checks the ops against the target and gives each worker region
+/// its own copy of what it uses from above; returns the warps to launch.
+mlir::FailureOr<int> prepareWarpSpecialize(mlir::ModuleOp module,
+                                           const TargetInfo &target,
+                                           int numWarps, int warpSize);
+/// The op stays through the conversion (its regions' block types converted).
+void configureWarpSpecializeLegality(mlir::ConversionTarget &target);
+void populateWarpSpecializeOpToLLVMPatterns(TileTypeConverter &converter,
+                                            mlir::RewritePatternSet &patterns);
+/// After it: named barriers per partition, partition-relative thread ids and
+/// one control-flow graph for all warps.
+mlir::LogicalResult lowerWarpSpecialize(mlir::ModuleOp module,
+                                        const TargetInfo &target, int numWarps,
+                                        int warpSize);
+
 //===----------------------------------------------------------------------===//
 // Helpers (Utility.cpp)
 //===----------------------------------------------------------------------===//
@@ -160,6 +176,10 @@ void storeAsyncCopyFill(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Whether `v` is a constant zero (integer or float splat).
 bool isZeroConstant(mlir::Value v);
+/// Whether `op` sits directly in a function's control-flow graph (or in a
+/// warp_specialize region, which is inlined into one), where a lowering may
+/// split blocks and branch.
+bool inControlFlowGraph(mlir::Operation *op);
 
 /// One thread's addresses (addrspace 3) of a tensor's registers in a shared
 /// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,

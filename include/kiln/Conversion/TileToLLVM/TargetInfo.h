@@ -45,6 +45,15 @@ public:
                                     mlir::Value laneId) const = 0;
   /// CTA-wide barrier that also orders shared-memory accesses.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// Whether namedBarrier lowers: a barrier of `numThreads` threads (whole
+  /// warps) on barrier `id`, which warp specialization needs.
+  virtual bool hasNamedBarriers() const { return false; }
+  virtual void namedBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                            unsigned id, unsigned numThreads) const {}
+  /// Whether `op` is what barrier() creates, and what threadId() creates:
+  /// warp specialization rewrites them per partition after the conversion.
+  virtual bool isCTABarrier(mlir::Operation *op) const { return false; }
+  virtual bool isThreadIdRead(mlir::Operation *op) const { return false; }
   /// f32 fast math the chip provides: "exp2", "log2", "sin", "cos", "rsqrt".
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,

@@ -123,6 +123,23 @@ int kiln::tile::getNumWarps(ModuleOp module) {
                           4);
 }
 
+std::pair<Operation *, unsigned>
+kiln::tile::enclosingWorkerPartition(Operation *op) {
+  for (Region *r = op ? op->getParentRegion() : nullptr; r;
+       r = r->getParentRegion()) {
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(r->getParentOp()))
+      return {ws, r->getRegionNumber()};
+  }
+  return {nullptr, 0};
+}
+
+int kiln::tile::lookupNumWarps(Operation *op, int numWarps) {
+  auto [ws, index] = enclosingWorkerPartition(op);
+  if (!ws)
+    return numWarps;
+  return cast<WarpSpecializeOp>(ws).getRegionNumWarps(index, numWarps);
+}
+
 int kiln::tile::getThreadsPerWarp(ModuleOp module) {
   return getIntModuleAttr(
       module, TileDialect::ThreadsPerWarpAttrHelper::getNameStr(), 32);
@@ -252,6 +269,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "integer";
     return success();
   }
+  if (name == TotalNumWarpsAttrHelper::getNameStr()) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !n || n.getInt() < 1 || n.getInt() > 32)
+      return op->emitOpError() << "'" << name << "' is a module attribute "
+                               << "between 1 and 32";
+    return success();
+  }
   if (name != NumWarpsAttrHelper::getNameStr())
     return op->emitError() << "unknown tile attribute '" << name << "'";
   auto module = dyn_cast<ModuleOp>(op);
@@ -275,7 +299,7 @@ LogicalResult kiln::tile::verifyModuleLayouts(ModuleOp module, int numWarps,
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt)
       return success();
-    return verifyTensorType(inner, tt, numWarps, tpw);
+    return verifyTensorType(inner, tt, lookupNumWarps(inner, numWarps), tpw);
   };
   WalkResult r = module.walk([&](Operation *inner) {
     for (Type t : inner->getResultTypes())

@@ -6,6 +6,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -424,5 +425,70 @@ LogicalResult MemDescReshapeOp::verify() {
   if (reshaped != result.getEncoding())
     return emitOpError() << "result layout must be " << reshaped << ", got "
                          << result.getEncoding();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// warp_specialize
+//===----------------------------------------------------------------------===//
+
+int WarpSpecializeOp::getRegionNumWarps(unsigned index, int numWarps) {
+  return index == 0 ? numWarps : getPartitionNumWarps()[index - 1];
+}
+
+int WarpSpecializeOp::getRegionFirstWarp(unsigned index, int numWarps) {
+  int first = 0;
+  for (unsigned i = 0; i < index; ++i)
+    first += getRegionNumWarps(i, numWarps);
+  return first;
+}
+
+int WarpSpecializeOp::getTotalNumWarps(int numWarps) {
+  return getRegionFirstWarp(getNumRegions(), numWarps);
+}
+
+LogicalResult WarpSpecializeOp::verifyRegions() {
+  ArrayRef<int32_t> warps = getPartitionNumWarps();
+  if (warps.empty())
+    return emitOpError() << "needs at least one worker partition";
+  if (warps.size() != getPartitionRegions().size())
+    return emitOpError() << "has " << getPartitionRegions().size()
+                         << " worker partitions but " << warps.size()
+                         << " entries in partition_num_warps";
+  for (auto [k, n] : llvm::enumerate(warps))
+    if (n < 1 || n > 32 || !llvm::isPowerOf2_32(n))
+      return emitOpError() << "worker partition " << k << " has " << n
+                           << " warps; each must be a power of two between "
+                              "1 and 32";
+  if (std::optional<ArrayRef<int32_t>> regs = getPartitionNumRegs()) {
+    if (regs->size() != warps.size())
+      return emitOpError() << "partition_num_regs has " << regs->size()
+                           << " entries for " << warps.size()
+                           << " worker partitions";
+    for (auto [k, r] : llvm::enumerate(*regs))
+      if (r < 24 || r > 256 || r % 8)
+        return emitOpError() << "worker partition " << k << " asks for " << r
+                             << " registers; each count must be a multiple "
+                                "of 8 between 24 and 256";
+  }
+  for (Region &region : (*this)->getRegions()) {
+    if (region.empty())
+      return emitOpError() << "region " << region.getRegionNumber()
+                           << " is empty";
+    if (region.front().getNumArguments())
+      return emitOpError() << "region " << region.getRegionNumber()
+                           << " takes arguments; partitions take none";
+  }
+  Operation *parent = (*this)->getParentOp();
+  if (!parent || !isa<FunctionOpInterface>(parent))
+    return emitOpError() << "must be at the top level of a kernel, not inside "
+                         << (parent ? parent->getName().getStringRef()
+                                    : StringRef("nothing"));
+  int count = 0;
+  parent->walk([&](WarpSpecializeOp) { ++count; });
+  if (count > 1)
+    return emitOpError() << "is one of " << count
+                         << " in this kernel; Kiln supports one "
+                            "warp_specialize per kernel";
   return success();
 }

@@ -236,6 +236,17 @@ struct AllocateSharedMemory
         buffers.push_back(Buffer{op, bytes, 16, at, at});
       }
     });
+    // The partitions of a warp_specialize run concurrently: what is live
+    // anywhere inside one is live throughout it.
+    module.walk([&](WarpSpecializeOp ws) {
+      int64_t first = numbering.index.lookup(ws);
+      int64_t last = numbering.last.lookup(ws);
+      for (Buffer &buf : buffers)
+        if (buf.start <= last && buf.end >= first) {
+          buf.start = std::min(buf.start, first);
+          buf.end = std::max(buf.end, last);
+        }
+    });
     int64_t total = place(buffers);
     TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
     for (Buffer &buf : buffers)

@@ -459,6 +459,18 @@ private:
       runLoop(op, state, insert);
       return;
     }
+    if (isa<WarpSpecializeOp>(op)) {
+      // Every warp meets at a barrier before the partitions and after them;
+      // a barrier inside a partition orders that partition's warps (the
+      // others synchronize with it through mbarriers).
+      for (Region &region : op->getRegions())
+        for (Block &block : region) {
+          State inner;
+          runBlock(block, inner, insert);
+        }
+      state = State();
+      return;
+    }
     if (op->getNumRegions() > 0) {
       for (Region &region : op->getRegions())
         for (Block &block : region)

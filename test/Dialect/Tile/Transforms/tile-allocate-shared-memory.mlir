@@ -368,3 +368,34 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// The partitions of a warp_specialize run at the same time: scratch used in
+// the default region and in a worker partition gets distinct bytes (each is
+// live throughout the op), while a user after the op may reuse them.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 2560 : i32
+// CHECK: tile.warp_specialize
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32}
+// CHECK: partitions
+// CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 2048 : i32}
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32}
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l1 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#m1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @warp_specialize_concurrent(%a: tensor<512xf32, #l>) {
+    tile.warp_specialize partition_num_warps = [1] {
+      %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+      tile.warp_yield
+    } partitions {
+      %b = tile.arange 0, 128 : tensor<128xi32, #l1>
+      %1 = tile.convert_layout %b : tensor<128xi32, #l1> -> tensor<128xi32, #m1>
+      tile.warp_yield
+    }
+    %2 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+    return
+  }
+}

@@ -443,3 +443,39 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %s : tensor<32x32xf32, #a>
   }
 }
+
+// -----
+
+// warp_specialize: every warp meets at a barrier before the partitions and
+// after them, so nothing before the op needs a barrier inside it and nothing
+// inside needs one after it; inside a partition hazards are found as usual
+// (the barrier becomes that partition's when lowered).
+// CHECK-LABEL: func.func @warp_specialize
+// CHECK: tile.local_store
+// CHECK-NEXT: tile.warp_specialize
+// CHECK-NEXT: tile.local_load
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_store
+// CHECK-NEXT: tile.warp_yield
+// CHECK-NEXT: } partitions {
+// CHECK-NEXT: tile.warp_yield
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.local_load
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @warp_specialize(%t: tensor<32x32xf32, #a>) -> tensor<32x32xf32, #b> {
+    %buf = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
+    tile.local_store %t, %buf : tensor<32x32xf32, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
+    tile.warp_specialize partition_num_warps = [1] {
+      %r = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
+      tile.local_store %t, %buf : tensor<32x32xf32, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    %r2 = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
+    return %r2 : tensor<32x32xf32, #b>
+  }
+}

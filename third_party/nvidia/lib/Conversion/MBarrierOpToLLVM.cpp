@@ -138,7 +138,7 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
     Value addr = adaptor.getBarrier();
     Value phase = LLVM::AndOp::create(rewriter, loc, adaptor.getPhase(),
                                       i32Const(rewriter, loc, 1));
-    if (!isa<FunctionOpInterface>(op->getParentOp()))
+    if (!inControlFlowGraph(op))
       return op->emitOpError()
              << "is lowered with a loop, so it must be in a function's "
                 "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "

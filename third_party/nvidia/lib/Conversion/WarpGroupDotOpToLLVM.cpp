@@ -360,7 +360,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
   LogicalResult
   matchAndRewrite(WarpGroupDotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<WarpGroupDotPlan> plan = planWarpGroupDot(op, ctx.numWarps);
+    FailureOr<WarpGroupDotPlan> plan = planWarpGroupDot(op, lookupNumWarps(op, ctx.numWarps));
     if (failed(plan))
       return failure();
     Location loc = op.getLoc();

@@ -62,6 +62,27 @@ public:
     NVVM::Barrier0Op::create(b, loc);
   }
 
+  bool hasNamedBarriers() const override { return true; }
+
+  void namedBarrier(OpBuilder &b, Location loc, unsigned id,
+                    unsigned numThreads) const override {
+    // bar.sync id, numThreads. NVVM's barrier op would say the same, but its
+    // printed form does not parse back when a location follows it (the
+    // optional reduction attribute swallows `loc(...)`), and Kiln's
+    // stages are text.
+    LLVM::CallIntrinsicOp::create(
+        b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.aligned.count"),
+        ValueRange{i32Const(b, loc, id), i32Const(b, loc, numThreads)});
+  }
+
+  bool isCTABarrier(Operation *op) const override {
+    return isa<NVVM::Barrier0Op>(op);
+  }
+
+  bool isThreadIdRead(Operation *op) const override {
+    return isa<NVVM::ThreadIdXOp>(op);
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();
@@ -167,7 +188,7 @@ public:
                                     const LoweringContext &ctx) const override {
     WalkResult r = module.walk([&](Operation *op) {
       if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(op))
-        if (failed(planWarpGroupDot(dot, ctx.numWarps)))
+        if (failed(planWarpGroupDot(dot, lookupNumWarps(dot, ctx.numWarps))))
           return WalkResult::interrupt();
       if (auto mma = dyn_cast<tile_nv::MMAv2Op>(op))
         if (failed(checkMMAv2Layouts(mma)))

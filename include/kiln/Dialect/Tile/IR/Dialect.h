@@ -71,6 +71,13 @@ mlir::LogicalResult verifyModuleLayouts(mlir::ModuleOp module, int numWarps,
 int getNumWarps(mlir::ModuleOp module);
 int getThreadsPerWarp(mlir::ModuleOp module);
 
+/// The warps that run `op`: those of the tile.warp_specialize partition
+/// around it, or `numWarps` (the kernel's) outside worker partitions.
+int lookupNumWarps(mlir::Operation *op, int numWarps);
+/// The tile.warp_specialize region around `op`: the op and the region's
+/// index (0 the default region, 1 the first worker); {nullptr, 0} outside.
+std::pair<mlir::Operation *, unsigned> enclosingWorkerPartition(mlir::Operation *op);
+
 } // namespace kiln::tile
 
 #endif // KILN_DIALECT_TILE_IR_DIALECT_H

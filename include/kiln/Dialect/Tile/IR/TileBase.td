@@ -52,6 +52,9 @@ def Tile_Dialect : Dialect {
     "::mlir::StringAttr":$target,
     // On the module: warps per CTA.
     "::mlir::IntegerAttr":$num_warps,
+    // On the module, set by convert-tile-to-llvm when tile.warp_specialize
+    // adds worker warps: the warps launched per CTA (num_warps plus theirs).
+    "::mlir::IntegerAttr":$total_num_warps,
     // On the module: lanes per warp (must match the target).
     "::mlir::IntegerAttr":$threads_per_warp,
     // On the module, set by tile-allocate-shared-memory: bytes per CTA.

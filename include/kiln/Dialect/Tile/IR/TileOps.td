@@ -181,4 +181,69 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
   let assemblyFormat = "$result attr-dict `:` type($result)";
 }
 
+//===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
+    [RecursiveMemoryEffects]> {
+  let summary = "Run partitions of the CTA's warps concurrently";
+  let description = [{
+    The kernel's own warps (its `tile.num_warps`) run the default region;
+    each further region is a worker partition of `partitionNumWarps[k]`
+    extra warps, launched with the kernel, that runs concurrently with it.
+    The partitions share shared memory and synchronize through mbarriers;
+    a CTA barrier inside a partition orders that partition's warps only.
+    Everything before the op is ordered before every partition, and every
+    partition ends before what follows it.
+
+    Inside worker partition k, thread and warp ids count from the
+    partition's first warp and tensor layouts are over its
+    `partitionNumWarps[k]` warps. A worker partition uses no value of the
+    default warps: it may use the kernel's arguments and values the
+    lowering can recompute from them (constants, program ids, integer
+    arithmetic, shared-memory allocations and their views).
+
+    `partitionNumRegs` (optional) is the register budget asked for each
+    worker partition (Gluon's `worker_num_regs`).
+
+    The op sits at the top level of a kernel, at most once per kernel.
+
+    ```mlir
+    tile.warp_specialize partition_num_warps = [1] {
+      ... default: the kernel's warps ...
+      tile.warp_yield
+    } partitions {
+      ... worker 0: one warp ...
+      tile.warp_yield
+    }
+    ```
+  }];
+  let arguments = (ins DenseI32ArrayAttr:$partitionNumWarps,
+                       OptionalAttr<DenseI32ArrayAttr>:$partitionNumRegs);
+  let regions = (region AnyRegion:$defaultRegion,
+                        VariadicRegion<AnyRegion>:$partitionRegions);
+  let assemblyFormat = [{
+    `partition_num_warps` `=` $partitionNumWarps
+    (`partition_num_regs` `=` $partitionNumRegs^)? attr-dict-with-keyword
+    $defaultRegion `partitions` $partitionRegions
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The warps of region `index` (0 is the default region): the module's
+    /// `numWarps` for the default, partitionNumWarps[index - 1] otherwise.
+    int getRegionNumWarps(unsigned index, int numWarps);
+    /// The first warp of region `index` in the CTA.
+    int getRegionFirstWarp(unsigned index, int numWarps);
+    /// Every warp of the CTA: the default's and the partitions'.
+    int getTotalNumWarps(int numWarps);
+  }];
+}
+
+def Tile_WarpYieldOp : Tile_Op<"warp_yield",
+    [HasParent<"WarpSpecializeOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "End of a tile.warp_specialize partition";
+  let assemblyFormat = "attr-dict";
+}
+
 #endif

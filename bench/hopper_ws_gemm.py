@@ -1,0 +1,119 @@
+"""Warp-specialized bf16 GEMM on the lent H100/H200: Kiln's examples/hopper_ws.py against the
+same kernel in Gluon (the file's text with the imports swapped, built here, so the two cannot
+drift), cuBLAS (torch.matmul), and Kiln's non-specialized kernels of examples/hopper.py, in
+one run. Prints TFLOP/s (median of triton.testing.do_bench per round, median of rounds) and
+same-run ratios; checks every result against torch first.
+
+    python3 bench/hopper_ws_gemm.py [--sizes 2048,4096,8192] [--rounds 5]
+
+Sides: ws / ws-p (one tile per program / persistent, warp-specialized), plain / plain-p
+(examples/hopper.py's gemm_kernel and persistent_gemm_kernel). Descriptors are built once per
+side (the *_launcher forms), so only launches are timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import types
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from examples import hopper, hopper_ws  # noqa: E402
+
+KILN_IMPORTS = {
+    "import kiln\n": "from triton.experimental import gluon\n",
+    "import kiln.language as gl\n": "from triton.experimental.gluon import language as gl\n",
+    "from kiln.language.nvidia.hopper import (\n":
+        "from triton.experimental.gluon.language.nvidia.hopper import (\n",
+    "from kiln.nvidia.hopper import TensorDescriptor\n":
+        "from triton.experimental.gluon.nvidia.hopper import TensorDescriptor\n",
+    "@kiln.jit\n": "@gluon.jit\n",
+}
+
+
+def gluon_module():
+    """examples/hopper_ws.py with Gluon's imports: the same kernel text, Gluon's compiler."""
+    path = os.path.join(HERE, "..", "examples", "hopper_ws.py")
+    src = open(path).read()
+    for old, new in KILN_IMPORTS.items():
+        assert old in src, old
+        src = src.replace(old, new)
+    gen = os.path.join("/tmp", "gluon_hopper_ws_generated.py")
+    with open(gen, "w") as f:  # Gluon's jit reads the function's source from its file
+        f.write(src)
+    mod = types.ModuleType("gluon_hopper_ws")
+    mod.__file__ = gen
+    sys.modules["gluon_hopper_ws"] = mod
+    exec(compile(src, gen, "exec"), mod.__dict__)
+    return mod
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="2048,4096,8192")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--cfg", default="BM=128,BN=256,BK=64,STAGES=3,num_warps=8")
+    args = ap.parse_args(argv)
+    import triton
+    from triton.testing import do_bench
+    cfg = {k: int(v) for k, v in (kv.split("=") for kv in args.cfg.split(","))}
+    print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton "
+          f"{triton.__version__}, cfg {cfg}")
+    try:
+        gmod, gerr = gluon_module(), None
+    except Exception as e:  # pragma: no cover - depends on the machine
+        gmod, gerr = None, f"{type(e).__name__}: {e}"
+    makers = {
+        "cublas": lambda a, b, c: (lambda: torch.matmul(a, b.T, out=c)),
+        "kiln-ws": lambda a, b, c: hopper_ws.kiln_ws_matmul_launcher(a, b, out=c, **cfg)[0],
+        "kiln-wsp": lambda a, b, c: hopper_ws.kiln_ws_persistent_matmul_launcher(
+            a, b, out=c, **cfg)[0],
+        "kiln-plain": lambda a, b, c: hopper.kiln_matmul_launcher(a, b, out=c, **cfg)[0],
+        "kiln-plainp": lambda a, b, c: hopper.kiln_persistent_matmul_launcher(
+            a, b, out=c, **cfg)[0],
+    }
+    if gmod is not None:
+        makers["gluon-ws"] = lambda a, b, c: gmod.kiln_ws_matmul_launcher(a, b, out=c, **cfg)[0]
+        makers["gluon-wsp"] = lambda a, b, c: gmod.kiln_ws_persistent_matmul_launcher(
+            a, b, out=c, **cfg)[0]
+    else:
+        print(f"gluon unavailable: {gerr}")
+    for n in [int(s) for s in args.sizes.split(",")]:
+        a = torch.randn(n, n, device="cuda").to(torch.bfloat16)
+        b = torch.randn(n, n, device="cuda").to(torch.bfloat16)
+        ref = a.float() @ b.float().T
+        runs = {}
+        for name, make in makers.items():
+            c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+            try:
+                run = make(a, b, c)
+                run()
+                torch.cuda.synchronize()
+                err = ((c.float() - ref).norm() / ref.norm()).item()
+                if not err < 1e-2:
+                    raise AssertionError(f"relative error {err:.3g}")
+                runs[name] = run
+            except Exception as e:
+                print(f"  {name} failed at {n}: {type(e).__name__}: {str(e)[:400]}")
+        tflops = {s: [] for s in runs}
+        for _ in range(args.rounds):
+            for name, run in runs.items():
+                ms = do_bench(run, return_mode="median")
+                tflops[name].append(2 * n ** 3 / ms / 1e9)
+        med = {s: statistics.median(v) for s, v in tflops.items()}
+        print(f"size {n}: " + ", ".join(f"{s} {med[s]:.1f}" for s in med) + " TFLOP/s")
+        for x, y in (("kiln-ws", "cublas"), ("kiln-wsp", "cublas"), ("kiln-ws", "gluon-ws"),
+                     ("kiln-wsp", "gluon-wsp"), ("kiln-plainp", "cublas")):
+            if x in tflops and y in tflops:
+                r = [p / q for p, q in zip(tflops[x], tflops[y])]
+                print(f"    {x}/{y}: {statistics.median(r):.3f} "
+                      f"[{min(r):.3f}..{max(r):.3f}]")
+
+
+if __name__ == "__main__":
+    main()

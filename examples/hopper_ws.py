@@ -1,0 +1,236 @@
+"""Kiln's warp-specialized Hopper (sm_90a) GEMM, written with Gluon's names: swapping the
+imports for ``triton.experimental.gluon``'s (bench/hopper_ws_gemm.py does exactly that) gives
+the same kernel in Gluon.
+
+* ``ws_gemm_kernel``: C[M, N] = A[M, K] @ B[N, K]^T, bf16 in, fp32 accumulation, bf16 out, one
+  [BM, BN] tile per program. ``gl.warp_specialize`` splits the CTA: one extra *loader* warp
+  fills a STAGES-deep ring of A/B tiles with TMA, and the kernel's own warps (the default
+  partition) run asynchronous wgmma on it and the TMA-store epilogue. Each slot has two
+  mbarriers: ``ready`` (armed by the loader, completed by TMA's bytes) and ``empty``
+  (arrived on by the consumers once the wgmma that read the slot has finished), so the
+  loader runs up to STAGES k-steps ahead without any CTA-wide barrier in the main loop.
+* ``ws_persistent_gemm_kernel``: the same on min(SM count, tiles) programs: the loader walks
+  the program's tiles, pid, pid + num_programs, ..., and keeps the ring full across tile
+  boundaries, so the next tile's first loads are in flight during this tile's epilogue.
+
+Host wrappers ``kiln_ws_matmul`` / ``kiln_ws_persistent_matmul`` and their ``*_launcher``
+forms take the same arguments as examples/hopper.py's.
+"""
+
+from __future__ import annotations
+
+import kiln
+import kiln.language as gl
+from kiln.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+from kiln.nvidia.hopper import TensorDescriptor
+
+__all__ = ["ws_gemm_kernel", "ws_persistent_gemm_kernel", "kiln_ws_matmul",
+           "kiln_ws_matmul_launcher", "kiln_ws_persistent_matmul",
+           "kiln_ws_persistent_matmul_launcher"]
+
+
+@kiln.jit
+def _tile_offsets(tile, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP_M: gl.constexpr):
+    """(off_m, off_n) of tile number ``tile``: GROUP_M row blocks share each column block."""
+    num_pid_m = gl.cdiv(M, BM)
+    num_pid_n = gl.cdiv(N, BN)
+    tiles_per_group = GROUP_M * num_pid_n
+    first_m = (tile // tiles_per_group) * GROUP_M
+    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % tiles_per_group) % group_rows
+    pid_n = (tile % tiles_per_group) // group_rows
+    return pid_m * BM, pid_n * BN
+
+
+@kiln.jit
+def _ws_loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K,
+               STAGES: gl.constexpr, GROUP_M: gl.constexpr, PERSISTENT: gl.constexpr):
+    """The loader warp: for each k-step, wait until its slot is empty, arm the slot's ready
+    barrier with the bytes of both tiles and start the two TMA loads."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    step_bytes: gl.constexpr = a_desc.block_type.nbytes + b_desc.block_type.nbytes
+    num_k = gl.cdiv(K, BK)
+    if PERSISTENT:
+        first = gl.program_id(0)
+        step = gl.num_programs(0)
+        num_tiles = gl.cdiv(M, BM) * gl.cdiv(N, BN)
+    else:
+        first = gl.program_id(0)
+        step = 1
+        num_tiles = first + 1
+    count = 0
+    for tile in range(first, num_tiles, step):
+        off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
+        for i in range(num_k):
+            n = count + i
+            s = n % STAGES
+            # The j-th fill of slot s (j = n // STAGES) waits for the consumers' j-th release
+            # of it: phase j-1 of its empty barrier. Parity 1 of a fresh barrier counts as
+            # completed, so the first round finds every slot free.
+            mbarrier.wait(empty.index(s), ((n // STAGES) & 1) ^ 1)
+            mbarrier.expect(ready.index(s), step_bytes)
+            tma.async_copy_global_to_shared(a_desc, [off_m, i * BK], ready.index(s),
+                                            a_bufs.index(s))
+            tma.async_copy_global_to_shared(b_desc, [off_n, i * BK], ready.index(s),
+                                            b_bufs.index(s))
+        count += num_k
+
+
+@kiln.jit
+def _ws_mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K,
+            BK: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr,
+            PERSISTENT: gl.constexpr):
+    """The kernel's warps: wait for a slot, issue its wgmma asynchronously, and once the
+    previous k-step's wgmma has finished give that step's slot back to the loader; then the
+    epilogue (bf16 tile -> shared -> TMA store)."""
+    BM: gl.constexpr = c_desc.block_type.shape[0]
+    BN: gl.constexpr = c_desc.block_type.shape[1]
+    acc_layout: gl.constexpr = gl.NVMMADistributedLayout(
+        version=[3, 0], warps_per_cta=[gl.num_warps(), 1], instr_shape=[16, BN, 16])
+    num_k = gl.cdiv(K, BK)
+    if PERSISTENT:
+        first = gl.program_id(0)
+        step = gl.num_programs(0)
+        num_tiles = gl.cdiv(M, BM) * gl.cdiv(N, BN)
+    else:
+        first = gl.program_id(0)
+        step = 1
+        num_tiles = first + 1
+    count = 0
+    for tile in range(first, num_tiles, step):
+        off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
+        acc = gl.zeros([BM, BN], dtype=gl.float32, layout=acc_layout)
+        for i in range(num_k):
+            n = count + i
+            s = n % STAGES
+            mbarrier.wait(ready.index(s), (n // STAGES) & 1)
+            acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s).permute((1, 0)), acc,
+                                is_async=True)
+            # At most this step's wgmma is in flight: step n-1's has read its slot.
+            acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+            mbarrier.arrive(empty.index((n + STAGES - 1) % STAGES), pred=i > 0)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+        # The tile's last slot is released here, before the epilogue, so that the loader
+        # can refill it with the next tile's data meanwhile.
+        mbarrier.arrive(empty.index((count + num_k + STAGES - 1) % STAGES), pred=num_k > 0)
+        count += num_k
+        # The previous tile's TMA store must have read c_smem before it is overwritten.
+        tma.store_wait(0)
+        c_smem.store(acc.to(c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    tma.store_wait(0)
+
+
+@kiln.jit
+def ws_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
+                   GROUP_M: gl.constexpr, PERSISTENT: gl.constexpr, num_warps: gl.constexpr):
+    """C = A @ B^T: one tile per program (PERSISTENT=False, grid cdiv(M, BM) * cdiv(N, BN))
+    or the tiles pid, pid + num_programs, ... (PERSISTENT=True). Edges as in
+    examples/hopper.py: TMA zero-fills the loads past the tensor and clips the store."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    dtype: gl.constexpr = a_desc.dtype
+    a_bufs = gl.allocate_shared_memory(dtype, [STAGES, BM, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, BK], b_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(STAGES):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1)
+    c_smem = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
+    gl.warp_specialize([
+        (_ws_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK, STAGES, GROUP_M,
+                   PERSISTENT)),
+        (_ws_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, STAGES, GROUP_M,
+                      PERSISTENT)),
+    ], [1], [24])
+    for s in gl.static_range(STAGES):
+        mbarrier.invalidate(ready.index(s))
+        mbarrier.invalidate(empty.index(s))
+
+
+# --- host wrappers ------------------------------------------------------------------------------
+
+
+def _descriptor(t, block):
+    import torch
+    dtypes = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}
+    layout = gl.NVMMASharedLayout.get_default_for(list(block), dtypes[t.dtype])
+    return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block), layout)
+
+
+def _cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def _launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out, persistent):
+    import torch
+    if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[1]:
+        raise ValueError(f"expected A [M, K] and B [N, K], got {list(a.shape)} and "
+                         f"{list(b.shape)}")
+    if a.dtype != torch.bfloat16 or b.dtype != torch.bfloat16:
+        raise TypeError(f"expected bf16 inputs, got {a.dtype} and {b.dtype}")
+    if not (a.is_contiguous() and b.is_contiguous()):
+        raise ValueError("A and B must be contiguous (TMA needs unit stride along K)")
+    M, K = a.shape
+    N = b.shape[0]
+    if K % 8 or N % 8:
+        raise ValueError(f"TMA needs 16-byte aligned row strides: K={K} and N={N} must be "
+                         f"multiples of 8")
+    if STAGES < 2:
+        raise ValueError("STAGES must be at least 2")
+    if num_warps % 4 or BM % (16 * num_warps) or BN > 256 or BN % 8:
+        raise ValueError(f"wgmma tile: need num_warps % 4 == 0, BM % (16 * num_warps) == 0, "
+                         f"BN <= 256, BN % 8 == 0; got BM={BM}, BN={BN}, num_warps={num_warps}")
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    if tuple(c.shape) != (M, N) or c.dtype != torch.bfloat16 or not c.is_contiguous():
+        raise ValueError(f"out must be a contiguous bf16 [{M}, {N}] tensor")
+    a_desc, b_desc, c_desc = _descriptor(a, (BM, BK)), _descriptor(b, (BN, BK)), \
+        _descriptor(c, (BM, BN))
+    tiles = _cdiv(M, BM) * _cdiv(N, BN)
+    if persistent:
+        sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+        grid = (min(sms, tiles),)
+    else:
+        grid = (tiles,)
+
+    def run():
+        ws_gemm_kernel[grid](a_desc, b_desc, c_desc, M, N, K, STAGES=STAGES, GROUP_M=GROUP_M,
+                             PERSISTENT=persistent, num_warps=num_warps)
+        return c
+    return run, c
+
+
+def kiln_ws_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
+                            out=None):
+    """(run, c) for C = a @ b.T with ws_gemm_kernel, one tile per program: descriptors and C
+    made once; run() only launches."""
+    return _launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out, persistent=False)
+
+
+def kiln_ws_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None):
+    """C = a @ b.T (a [M, K], b [N, K] bf16 contiguous) with the warp-specialized kernel."""
+    return kiln_ws_matmul_launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out)[0]()
+
+
+def kiln_ws_persistent_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8,
+                                       GROUP_M=8, out=None):
+    """(run, c) for C = a @ b.T with ws_gemm_kernel on min(SM count, tiles) programs."""
+    return _launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out, persistent=True)
+
+
+def kiln_ws_persistent_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
+                              out=None):
+    """C = a @ b.T with the persistent warp-specialized kernel."""
+    return kiln_ws_persistent_matmul_launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M,
+                                              out)[0]()

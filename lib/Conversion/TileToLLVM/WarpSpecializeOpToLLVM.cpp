@@ -1,0 +1,302 @@
+//===- WarpSpecializeOpToLLVM.cpp - tile.warp_specialize to a CFG ---------===//
+//
+// A kernel with a tile.warp_specialize is launched with its own warps plus
+// every worker partition's. Three steps:
+//
+//  1. Before the conversion (prepareWarpSpecialize): each worker region gets
+//     its own copy of what it uses from the default warps' code, recomputed
+//     from kernel arguments (constants, program ids, integer arithmetic,
+//     shared-memory allocations and views); anything else is an error at
+//     the use. The regions then read nothing the worker warps did not
+//     compute, and their ops keep their place, so each pattern sees which
+//     partition (warps, layouts) it lowers for.
+//  2. During the conversion the op stays, its regions' block types
+//     converted like a function body's.
+//  3. After it (lowerWarpSpecialize): CTA barriers become named barriers of
+//     their partition (id 0 for the kernel's warps, 2 + k for worker k),
+//     worker threads count their ids from the partition's first warp, and
+//     the regions are inlined into one control-flow graph: at entry, warps
+//     past the kernel's own branch to the worker dispatch; both sides meet
+//     at named barrier 1 (every warp) before and after the partitions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+constexpr llvm::StringLiteral kRegionsConverted = "tile.regions_converted";
+constexpr unsigned kPartitionBarrier = 1;
+
+/// Copies into a worker region what it uses from above, or reports why not.
+struct Rematerializer {
+  Region &region;
+  unsigned index;
+  IRMapping map;
+  OpBuilder b;
+
+  Rematerializer(Region &region, unsigned index)
+      : region(region), index(index), b(&region.front(), region.front().begin()) {}
+
+  static bool recomputable(Operation *op) {
+    if (op->getNumRegions())
+      return false;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op))
+      return !alloc.getSrc();
+    return isMemoryEffectFree(op);
+  }
+
+  LogicalResult copy(Value v, OpOperand &use) {
+    if (map.contains(v))
+      return success();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (isa<FunctionOpInterface>(owner) && arg.getOwner()->isEntryBlock())
+        return success(); // kernel arguments: every warp has them
+      return fail(use, v, nullptr);
+    }
+    Operation *def = v.getDefiningOp();
+    if (!recomputable(def))
+      return fail(use, v, def);
+    for (OpOperand &operand : def->getOpOperands())
+      if (failed(copy(operand.get(), use)))
+        return failure();
+    Operation *clone = b.clone(*def, map);
+    map.map(def->getResults(), clone->getResults());
+    return success();
+  }
+
+  LogicalResult fail(OpOperand &use, Value v, Operation *def) {
+    InFlightDiagnostic diag = use.getOwner()->emitOpError();
+    diag << "in worker partition " << index - 1
+         << " uses a value the kernel's warps compute ";
+    if (def)
+      diag << "('" << def->getName() << "') ";
+    else
+      diag << "(a loop or branch result) ";
+    diag << "and the partition cannot recompute: worker partitions may use "
+            "kernel arguments, constants and what is computed from them "
+            "without touching memory (shared-memory allocations and their "
+            "views included)";
+    if (def)
+      diag.attachNote(def->getLoc()) << "defined here";
+    return failure();
+  }
+
+  LogicalResult run() {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
+    for (Value v : above) {
+      for (OpOperand &use : v.getUses()) {
+        if (!region.isAncestor(use.getOwner()->getParentRegion()))
+          continue;
+        if (failed(copy(v, use)))
+          return failure();
+        break;
+      }
+    }
+    for (Value v : above)
+      if (Value copied = map.lookupOrNull(v))
+        replaceAllUsesInRegionWith(v, copied, region);
+    return success();
+  }
+};
+
+/// The conversion visits the op before its regions' ops: their blocks'
+/// argument types are converted here, as a function body's are.
+struct WarpSpecializeRegionTypes
+    : mlir::ConvertOpToLLVMPattern<WarpSpecializeOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    for (Region &region : op->getRegions())
+      if (failed(rewriter.convertRegionTypes(&region, *getTypeConverter())))
+        return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setAttr(kRegionsConverted, rewriter.getUnitAttr());
+    });
+    return success();
+  }
+};
+
+} // namespace
+
+FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
+                                           const TargetInfo &target,
+                                           int numWarps, int warpSize) {
+  int total = numWarps;
+  WalkResult r = module.walk([&](WarpSpecializeOp op) {
+    if (!target.hasNamedBarriers()) {
+      op.emitOpError() << "is not supported on " << target.getDesc().name
+                       << ": it needs barriers of a subset of the warps";
+      return WalkResult::interrupt();
+    }
+    int warps = op.getTotalNumWarps(numWarps);
+    if (warps * warpSize > 1024) {
+      op.emitOpError() << "launches " << warps << " warps (" << numWarps
+                       << " of the kernel's plus the partitions'), over the "
+                          "1024 threads of a CTA";
+      return WalkResult::interrupt();
+    }
+    if (op.getPartitionRegions().size() > 14) {
+      op.emitOpError() << "has " << op.getPartitionRegions().size()
+                       << " worker partitions; the 16 named barriers allow "
+                          "at most 14";
+      return WalkResult::interrupt();
+    }
+    total = std::max(total, warps);
+    for (Region &region : op.getPartitionRegions()) {
+      Rematerializer remat(region, region.getRegionNumber());
+      if (failed(remat.run()))
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (r.wasInterrupted())
+    return failure();
+  return total;
+}
+
+void kiln::configureWarpSpecializeLegality(ConversionTarget &target) {
+  target.addDynamicallyLegalOp<WarpSpecializeOp>(
+      [](Operation *op) { return op->hasAttr(kRegionsConverted); });
+  target.addLegalOp<WarpYieldOp>();
+}
+
+void kiln::populateWarpSpecializeOpToLLVMPatterns(
+    TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<WarpSpecializeRegionTypes>(converter);
+}
+
+static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
+                              int numWarps, int warpSize) {
+  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
+  if (!func)
+    return op.emitOpError() << "is not in a kernel after lowering";
+  Location loc = op.getLoc();
+  int total = op.getTotalNumWarps(numWarps);
+  OpBuilder b(op->getContext());
+
+  // CTA barriers order their partition only; threads count from its start.
+  SmallVector<Operation *> barriers, threadIds;
+  func.walk([&](Operation *inner) {
+    if (target.isCTABarrier(inner))
+      barriers.push_back(inner);
+    else if (target.isThreadIdRead(inner))
+      threadIds.push_back(inner);
+  });
+  for (Operation *barrier : barriers) {
+    auto [ws, index] = enclosingWorkerPartition(barrier);
+    b.setInsertionPoint(barrier);
+    int warps = ws ? op.getRegionNumWarps(index, numWarps) : numWarps;
+    target.namedBarrier(b, barrier->getLoc(), index == 0 ? 0 : 1 + index,
+                        warps * warpSize);
+    barrier->erase();
+  }
+  for (Operation *read : threadIds) {
+    auto [ws, index] = enclosingWorkerPartition(read);
+    if (!ws || index == 0)
+      continue;
+    b.setInsertionPointAfter(read);
+    Value tid = read->getResult(0);
+    Value first =
+        i32Const(b, read->getLoc(), op.getRegionFirstWarp(index, numWarps) *
+                                        warpSize);
+    auto rebased = LLVM::SubOp::create(b, read->getLoc(), tid, first);
+    tid.replaceAllUsesExcept(rebased, rebased);
+  }
+
+  // A new entry block: the kernel's warps go on, the others dispatch.
+  Region &body = func.getBody();
+  Block *oldEntry = &body.front();
+  auto *entry = new Block();
+  body.push_front(entry);
+  for (BlockArgument arg : oldEntry->getArguments())
+    arg.replaceAllUsesWith(
+        entry->addArgument(arg.getType(), arg.getLoc()));
+  oldEntry->eraseArguments(0, oldEntry->getNumArguments());
+  b.setInsertionPointToStart(entry);
+  Value warp = LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
+                                    i32Const(b, loc, warpSize));
+  auto below = [&](int n) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, warp,
+                                i32Const(b, loc, n));
+  };
+  auto *dispatch = new Block();
+  body.push_back(dispatch);
+  LLVM::CondBrOp::create(b, loc, below(numWarps), oldEntry, dispatch);
+
+  auto yieldsTo = [&](Region &region, Block *dest) {
+    SmallVector<WarpYieldOp> yields;
+    for (Block &block : region)
+      if (auto y = dyn_cast<WarpYieldOp>(block.getTerminator()))
+        yields.push_back(y);
+    for (WarpYieldOp y : yields) {
+      OpBuilder at(y);
+      LLVM::BrOp::create(at, y.getLoc(), dest);
+      y.erase();
+    }
+  };
+
+  // The kernel's warps: start barrier, the default region, end barrier.
+  Block *before = op->getBlock();
+  Block *after = before->splitBlock(std::next(op->getIterator()));
+  Block *defaultEntry = &op.getDefaultRegion().front();
+  yieldsTo(op.getDefaultRegion(), after);
+  body.getBlocks().splice(after->getIterator(),
+                          op.getDefaultRegion().getBlocks());
+  b.setInsertionPoint(op);
+  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
+  LLVM::BrOp::create(b, loc, defaultEntry);
+  b.setInsertionPointToStart(after);
+  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
+
+  // The workers: start barrier, their partition by warp index, end barrier.
+  auto *exit = new Block();
+  body.push_back(exit);
+  b.setInsertionPointToStart(dispatch);
+  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
+  unsigned n = op.getPartitionRegions().size();
+  for (unsigned k = 0; k < n; ++k) {
+    Region &region = op.getPartitionRegions()[k];
+    Block *partitionEntry = &region.front();
+    yieldsTo(region, exit);
+    body.getBlocks().splice(exit->getIterator(), region.getBlocks());
+    if (k + 1 == n) {
+      LLVM::BrOp::create(b, loc, partitionEntry);
+      break;
+    }
+    auto *next = new Block();
+    body.getBlocks().insert(exit->getIterator(), next);
+    int end = op.getRegionFirstWarp(k + 2, numWarps);
+    LLVM::CondBrOp::create(b, loc, below(end), partitionEntry, next);
+    b.setInsertionPointToStart(next);
+  }
+  b.setInsertionPointToStart(exit);
+  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
+  LLVM::ReturnOp::create(b, loc, ValueRange{});
+  op.erase();
+  return success();
+}
+
+LogicalResult kiln::lowerWarpSpecialize(ModuleOp module,
+                                        const TargetInfo &target, int numWarps,
+                                        int warpSize) {
+  SmallVector<WarpSpecializeOp> ops;
+  module.walk([&](WarpSpecializeOp op) { ops.push_back(op); });
+  for (WarpSpecializeOp op : ops)
+    if (failed(lowerOne(op, target, numWarps, warpSize)))
+      return failure();
+  return success();
+}

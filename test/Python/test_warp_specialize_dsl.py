@@ -1,0 +1,158 @@
+"""kl.warp_specialize (Gluon's gl.warp_specialize) from the DSL, without a GPU: the
+warp-specialized GEMM of examples/hopper_ws.py compiles to PTX that ptxas accepts, with the
+loader warp launched beside the kernel's warps and the partitions meeting at named barrier 1;
+partitions see their own warp count; and the mistakes are errors at the user's line."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+sys.path.insert(0, os.path.dirname(__file__))
+import compiled  # noqa: E402,F401  (skips the module when the compiler is not built)
+import located  # noqa: E402
+
+HERE = os.path.abspath(__file__)
+NV = kl.NVMMASharedLayout.get_default_for([128, 64], kl.bfloat16)
+NV256 = kl.NVMMASharedLayout.get_default_for([128, 256], kl.bfloat16)
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_ws_gemm_compiles(persistent):
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    from examples import hopper_ws
+    t = kl.tensor_descriptor_type
+    k = hopper_ws.ws_gemm_kernel.warmup(
+        t(kl.bfloat16, [128, 64], NV), t(kl.bfloat16, [256, 64], NV),
+        t(kl.bfloat16, [128, 256], NV256), 4096, 4096, 4096, STAGES=3, GROUP_M=8,
+        PERSISTENT=persistent, num_warps=8, grid=(1,), target="cuda:sm_90a")
+    ptx = k.asm["ptx"]
+    assert k.asm.get("cubin")  # ptxas accepted it
+    # 8 warps of the kernel plus the loader warp.
+    assert k.metadata["num_warps"] == 8 and k.metadata["total_num_warps"] == 9
+    assert ".maxntid 288, 1, 1" in ptx
+    # Both sides meet twice at barrier 1 (all 288 threads); the kernel's own barriers count
+    # its 256 threads; the loader issues the only TMA loads, the consumers the only wgmma.
+    assert len(re.findall(r"bar\.sync\s+1, 288;", ptx)) == 4
+    assert not re.search(r"bar\.sync\s+0;", ptx)
+    assert re.search(r"bar\.sync\s+0, 256;", ptx)
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 4
+    # Ring (3 x 48 KiB), the C tile and 6 barriers, all live at once.
+    assert 3 * 48 * 1024 + 64 * 1024 + 6 * 8 <= k.metadata["shared"] <= 227 * 1024
+
+
+@kiln.jit
+def _check_warps(WANT: kl.constexpr):
+    kl.static_assert(kl.num_warps() == WANT)
+
+
+@kiln.jit
+def partitions_see_their_warps():
+    kl.warp_specialize([(_check_warps, (4,)), (_check_warps, (2,)), (_check_warps, (1,))],
+                       [2, 1], [24, 24])
+
+
+def test_partitions_see_their_warp_count():
+    k = kiln.compile(partitions_see_their_warps, {}, {}, target="cuda:sm_90a", cache=False)
+    assert k.metadata["total_num_warps"] == 7
+
+
+@kiln.jit
+def _nothing():
+    pass
+
+
+@kiln.jit
+def _returns(x):
+    return x + 1
+
+
+def e_returns(x):
+    kl.warp_specialize([(_nothing, ()), (_returns, (x,))], [1], [24])  # E:ret
+
+
+def e_warps_length(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1, 1], [24])  # E:len
+
+
+def e_not_jit(x):
+    kl.warp_specialize([(_nothing, ()), (print, ())], [1], [24])  # E:jit
+
+
+def e_three_warps(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [3], [24])  # E:three
+
+
+def e_regs(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [20])  # E:regs
+
+
+def e_one_pair(x):
+    kl.warp_specialize([(_nothing, ())], [], [])  # E:one
+
+
+@kiln.jit
+def _uses(x):
+    y = x + 1  # E:use
+
+
+def e_loop_value(x):
+    s = 0
+    for i in range(x):
+        s += i
+    kl.warp_specialize([(_nothing, ()), (_uses, (s,))], [1], [24])
+
+
+def e_nested(x):
+    if x > 0:
+        kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:nested
+
+
+ERRORS = [
+    (e_returns, "E:ret", "kl.warp_specialize",
+     r"warp_specialize: _returns returns a value; partitions returning values are not "
+     r"supported yet \(store results to memory inside the partition\)"),
+    (e_warps_length, "E:len", "kl.warp_specialize",
+     r"warp_specialize: worker_num_warps must be a list of 1 constexpr int\(s\), one per "
+     r"worker partition, got \[1, 1\]"),
+    (e_not_jit, "E:jit", "kl.warp_specialize",
+     r"warp_specialize: entry 1 must name a @kiln.jit function, got print"),
+    (e_three_warps, "E:three", "kl.warp_specialize",
+     r"warp_specialize: worker partition 0 has 3 warps; each must be a power of two between 1 "
+     r"and 32"),
+    (e_regs, "E:regs", "kl.warp_specialize",
+     r"warp_specialize: worker partition 0 asks for 20 registers; each count must be a "
+     r"multiple of 8 between 24 and 256"),
+    (e_one_pair, "E:one", "kl.warp_specialize",
+     r"warp_specialize: functions_and_args must be a list of \(function, args\) pairs, the "
+     r"default partition's first and at least one worker's after it"),
+    (e_loop_value, "E:use", "x + 1",
+     r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
+     r"or branch result\) and the partition cannot recompute: .*"),
+    (e_nested, "E:nested", "kl.warp_specialize",
+     r"'tile.warp_specialize' op must be at the top level of a kernel, not inside scf.if"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_user_line(fn, marker, anchor, message):
+    kernel = kiln.jit(fn)
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(kernel, {"x": "i32"}, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_amd_has_no_warp_specialize():
+    with pytest.raises(kiln.CompilationError, match="is not supported on hip:gfx942"):
+        kiln.compile(kiln.jit(e_warps_ok), {"x": "i32"}, {}, target="hip:gfx942", cache=False)
+
+
+def e_warps_ok(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])
