@@ -15,43 +15,13 @@ import argparse
 import os
 import statistics
 import sys
-import types
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from examples import ampere  # noqa: E402
-
-KILN_IMPORTS = {
-    "import kiln\n": "from triton.experimental import gluon\n",
-    "import kiln.language as gl\n": "from triton.experimental.gluon import language as gl\n",
-    "from kiln.language.nvidia.ampere import async_copy as cp\n":
-        "from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp\n",
-    "from kiln.language.nvidia.ampere import mma_v2\n":
-        "from triton.experimental.gluon.language.nvidia.ampere import mma_v2\n",
-    "@kiln.jit\n": "@gluon.jit\n",
-}
-
-
-def gluon_module():
-    """examples/ampere.py with Gluon's imports: the same kernel text, Gluon's compiler."""
-    path = os.path.join(HERE, "..", "examples", "ampere.py")
-    src = open(path).read()
-    for old, new in KILN_IMPORTS.items():
-        assert old in src, old
-        src = src.replace(old, new)
-    mod = types.ModuleType("gluon_ampere")
-    mod.__file__ = path.replace("ampere.py", "gluon_ampere_generated.py")
-    # Gluon's jit reads the source of the function: give it a file to read.
-    gen = os.path.join("/tmp", "gluon_ampere_generated.py")
-    with open(gen, "w") as f:
-        f.write(src)
-    code = compile(src, gen, "exec")
-    sys.modules["gluon_ampere"] = mod
-    exec(code, mod.__dict__)
-    return mod
-
+from gluon_port import gluon_module  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,7 +35,7 @@ def main(argv=None):
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton "
           f"{triton.__version__}, cfg {cfg}")
     try:
-        gl_mod = gluon_module()
+        gl_mod = gluon_module("ampere")
         gluon_err = None
     except Exception as e:  # pragma: no cover - depends on the machine
         gl_mod, gluon_err = None, f"{type(e).__name__}: {e}"

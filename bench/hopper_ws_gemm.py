@@ -17,41 +17,13 @@ import argparse
 import os
 import statistics
 import sys
-import types
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from examples import hopper, hopper_ws  # noqa: E402
-
-KILN_IMPORTS = {
-    "import kiln\n": "from triton.experimental import gluon\n",
-    "import kiln.language as gl\n": "from triton.experimental.gluon import language as gl\n",
-    "from kiln.language.nvidia.hopper import (\n":
-        "from triton.experimental.gluon.language.nvidia.hopper import (\n",
-    "from kiln.nvidia.hopper import TensorDescriptor\n":
-        "from triton.experimental.gluon.nvidia.hopper import TensorDescriptor\n",
-    "@kiln.jit\n": "@gluon.jit\n",
-}
-
-
-def gluon_module():
-    """examples/hopper_ws.py with Gluon's imports: the same kernel text, Gluon's compiler."""
-    path = os.path.join(HERE, "..", "examples", "hopper_ws.py")
-    src = open(path).read()
-    for old, new in KILN_IMPORTS.items():
-        assert old in src, old
-        src = src.replace(old, new)
-    gen = os.path.join("/tmp", "gluon_hopper_ws_generated.py")
-    with open(gen, "w") as f:  # Gluon's jit reads the function's source from its file
-        f.write(src)
-    mod = types.ModuleType("gluon_hopper_ws")
-    mod.__file__ = gen
-    sys.modules["gluon_hopper_ws"] = mod
-    exec(compile(src, gen, "exec"), mod.__dict__)
-    return mod
-
+from gluon_port import gluon_module  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,7 +37,7 @@ def main(argv=None):
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton "
           f"{triton.__version__}, cfg {cfg}")
     try:
-        gmod, gerr = gluon_module(), None
+        gmod, gerr = gluon_module("hopper_ws"), None
     except Exception as e:  # pragma: no cover - depends on the machine
         gmod, gerr = None, f"{type(e).__name__}: {e}"
     makers = {

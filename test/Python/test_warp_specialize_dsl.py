@@ -98,6 +98,18 @@ def e_one_pair(x):
     kl.warp_specialize([(_nothing, ())], [], [])  # E:one
 
 
+def e_not_pair(x):
+    kl.warp_specialize([(_nothing, ()), _nothing], [1], [24])  # E:pair
+
+
+def e_args_not_tuple(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, 3)], [1], [24])  # E:tuple
+
+
+def e_too_many_warps(x):
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [32], [24])  # E:many
+
+
 @kiln.jit
 def _uses(x):
     y = x + 1  # E:use
@@ -133,6 +145,13 @@ ERRORS = [
     (e_one_pair, "E:one", "kl.warp_specialize",
      r"warp_specialize: functions_and_args must be a list of \(function, args\) pairs, the "
      r"default partition's first and at least one worker's after it"),
+    (e_not_pair, "E:pair", "kl.warp_specialize",
+     r"warp_specialize: entry 1 of functions_and_args must be a \(function, args\) pair"),
+    (e_args_not_tuple, "E:tuple", "kl.warp_specialize",
+     r"warp_specialize: the arguments of entry 1 \(_nothing\) must be a tuple"),
+    (e_too_many_warps, "E:many", "kl.warp_specialize",
+     r"warp_specialize: 4 warps of the kernel plus 32 of the workers exceed the 32 warps of "
+     r"a CTA"),
     (e_loop_value, "E:use", "x + 1",
      r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
      r"or branch result\) and the partition cannot recompute: .*"),

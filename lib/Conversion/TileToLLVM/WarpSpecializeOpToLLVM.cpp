@@ -23,7 +23,6 @@
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"

@@ -1631,3 +1631,20 @@ func.func @ws_yield_outside() {
   // expected-error @+1 {{expects parent op 'tile.warp_specialize'}}
   tile.warp_yield
 }
+
+// -----
+
+func.func @ws_empty_region() {
+  // expected-error @+1 {{region 1 is empty}}
+  "tile.warp_specialize"() ({
+    "tile.warp_yield"() : () -> ()
+  }, {
+  }) {partitionNumWarps = array<i32: 1>} : () -> ()
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.total_num_warps' is a module attribute between 1 and 32}}
+module attributes {tile.total_num_warps = 33 : i32} {
+}

@@ -60,3 +60,46 @@ module attributes {tile.num_warps = 32 : i32, tile.target = "cuda:sm_90a", tile.
     return
   }
 }
+
+// -----
+
+// Barrier 0 is the kernel's, 1 every warp's, 2..15 one per worker: 14 at most.
+module attributes {tile.num_warps = 1 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_fifteen_workers() {
+    // expected-error @+1 {{has 15 worker partitions; the 16 named barriers allow at most 14}}
+    tile.warp_specialize partition_num_warps = [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }
+    return
+  }
+}
