@@ -87,6 +87,13 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
 void TargetInfo::annotateSyncedSharedAccess(Operation *) const {}
 
+Value TargetInfo::warpId(OpBuilder &b, Location loc) const {
+  return LLVM::UDivOp::create(
+      b, loc, threadId(b, loc),
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                               b.getI32IntegerAttr(desc.warpSize)));
+}
+
 LogicalResult TargetInfo::finishLowering(ModuleOp) const { return success(); }
 void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
                            std::optional<unsigned>) const {}

@@ -35,7 +35,7 @@ def phases(x, y, ROUNDS: kl.constexpr):
         mbarrier.arrive(bar)
         mbarrier.wait(bar, i % 2)
         acc += buf.load(L)
-    mbarrier.expect(bar, 0, pred=offs.dtype == kl.int32)
+    mbarrier.expect(bar, 16, pred=offs.dtype == kl.int32)
     mbarrier.invalidate(bar)
     kl.store(y + offs, acc)
 
@@ -47,9 +47,14 @@ def test_mbarrier_ptx():
     assert len(init) == 1 and lines[init[0]].startswith("@%p"), "thread 0 initializes"
     assert lines[init[0] + 1].startswith("bar.sync"), "a CTA barrier after the init"
     assert len([l for l in lines if "mbarrier.try_wait.parity.shared.b64" in l]) == 3
-    arrives = [i for i, l in enumerate(lines) if re.match(r"mbarrier\.arrive\.shared\.b64", l)]
+    # A single arrival is a predicated arrive.expect_tx of 0 bytes (no branch around it);
+    # the expect arms the barrier with its byte count.
+    arrives = [i for i, l in enumerate(lines)
+               if re.match(r"@%p\d+ mbarrier\.arrive\.expect_tx\.shared\.b64 _, \[%r\d+\], 0;", l)]
     assert len(arrives) == 2
-    assert any("mbarrier.arrive.expect_tx.shared.b64" in l for l in lines)
+    assert any(re.search(r"mbarrier\.arrive\.expect_tx\.shared\.b64 _, \[%r\d+\], 16;", l)
+               for l in lines)
+    assert not any(re.match(r"mbarrier\.arrive\.shared\.b64", l) for l in lines)
     assert any("mbarrier.inval.shared.b64" in l for l in lines)
     # Each arrival by thread 0 follows a CTA barrier (the CTA's writes are released with it).
     for i in arrives:

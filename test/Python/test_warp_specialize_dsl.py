@@ -34,12 +34,18 @@ def test_ws_gemm_compiles(persistent):
         PERSISTENT=persistent, num_warps=8, grid=(1,), target="cuda:sm_90a")
     ptx = k.asm["ptx"]
     assert k.asm.get("cubin")  # ptxas accepted it
-    # 8 warps of the kernel plus the loader warp.
-    assert k.metadata["num_warps"] == 8 and k.metadata["total_num_warps"] == 9
-    assert ".maxntid 288, 1, 1" in ptx
-    # Both sides meet twice at barrier 1 (all 288 threads); the kernel's own barriers count
+    # 8 warps of the kernel plus the loader warp, padded to a whole warp group (the loader
+    # asks for 24 registers: setmaxnreg works on groups of 4 warps).
+    assert k.metadata["num_warps"] == 8 and k.metadata["total_num_warps"] == 12
+    assert ".maxntid 384, 1, 1" in ptx
+    # 64 Ki registers over 384 threads: each starts with 168; the loader's group drops to 24
+    # and the consumers take the rest, (168 * 384 - 24 * 128) / 256 = 240 (Gluon's numbers).
+    assert re.search(r"\.maxnreg 168\b", ptx)
+    assert re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx) == \
+        [("inc", "240"), ("dec", "24")]
+    # Both sides meet twice at barrier 1 (all 384 threads); the kernel's own barriers count
     # its 256 threads; the loader issues the only TMA loads, the consumers the only wgmma.
-    assert len(re.findall(r"bar\.sync\s+1, 288;", ptx)) == 4
+    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 4
     assert not re.search(r"bar\.sync\s+0;", ptx)
     assert re.search(r"bar\.sync\s+0, 256;", ptx)
     assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
@@ -61,7 +67,23 @@ def partitions_see_their_warps():
 
 def test_partitions_see_their_warp_count():
     k = kiln.compile(partitions_see_their_warps, {}, {}, target="cuda:sm_90a", cache=False)
-    assert k.metadata["total_num_warps"] == 7
+    # 4 + 2 + 1 warps, the workers padded to one warp group of 4 for setmaxnreg.
+    assert k.metadata["total_num_warps"] == 8
+
+
+@kiln.jit
+def two_warp_kernel_ws():
+    kl.warp_specialize([(_check_warps, (2,)), (_check_warps, (1,))], [1], [24])
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90a", "cuda:sm_80"])
+def test_no_register_reallocation(target):
+    # The kernel's 2 warps would share a warp group with the worker (sm_90a), or the chip
+    # has no setmaxnreg (sm_80): the counts stay hints, nothing is padded.
+    k = kiln.compile(two_warp_kernel_ws, {}, {}, target=target, num_warps=2, cache=False)
+    assert k.metadata["total_num_warps"] == 3
+    assert "setmaxnreg" not in k.asm["ptx"] and ".maxnreg" not in k.asm["ptx"]
+    assert k.asm.get("cubin")
 
 
 @kiln.jit

@@ -267,6 +267,25 @@ bool kiln::inControlFlowGraph(Operation *op) {
   return isa<FunctionOpInterface, WarpSpecializeOp>(op->getParentOp());
 }
 
+Value kiln::warpIdAtEntry(OpBuilder &b, Operation *op,
+                          const LoweringContext &ctx) {
+  Region *region = op->getParentRegion();
+  while (region && !isa<FunctionOpInterface, WarpSpecializeOp>(
+                       region->getParentOp()))
+    region = region->getParentRegion();
+  if (!region || region->empty())
+    return ctx.target.warpId(b, op->getLoc());
+  Block *entry = &region->front();
+  auto it = ctx.warpIds.find(entry);
+  if (it != ctx.warpIds.end() && it->second.getParentBlock() == entry)
+    return it->second;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(entry);
+  Value warp = ctx.target.warpId(b, op->getLoc());
+  ctx.warpIds[entry] = warp;
+  return warp;
+}
+
 LogicalResult kiln::emitIfElse(ConversionPatternRewriter &rewriter,
                                Operation *op, Value cond,
                                function_ref<void()> thenFn,

@@ -19,6 +19,12 @@
 //     past the kernel's own branch to the worker dispatch; both sides meet
 //     at named barrier 1 (every warp) before and after the partitions.
 //
+// With register counts (partition_num_regs) on a target that moves registers
+// between warp groups (setmaxnreg), the worker warps are padded to whole
+// groups, the kernel starts with its share of the register file (.maxnreg),
+// each worker group drops (or raises) to what its partitions asked for before
+// they start, and the kernel's warps take what is left (planRegisters).
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
@@ -129,6 +135,86 @@ struct WarpSpecializeRegionTypes
   }
 };
 
+/// How a warp_specialize's warps share the register file.
+struct RegisterPlan {
+  /// Warps launched for the workers, padding included.
+  int workerWarps = 0;
+  /// Registers per thread at launch; 0 when nothing is reallocated.
+  int kernelRegs = 0;
+  /// What the kernel's own warps (the default partition) take.
+  int defaultRegs = 0;
+  /// What each worker warp group sets, in warp order.
+  SmallVector<int> groupRegs;
+};
+
+/// Reallocation needs partition_num_regs, a target that can, and the
+/// kernel's warps in whole groups (so no group mixes them with workers').
+/// Every worker group takes the largest count among the partitions it holds;
+/// a partition spanning groups makes them equal (it runs one code, compiled
+/// for one count); groups of padding warps alone take the minimum. The
+/// kernel's warps take the rest of the CTA's registers. Errors (when `diag`)
+/// only when that rest is below the minimum.
+FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
+                                      const TargetInfo &target, int numWarps,
+                                      int warpSize, bool diag) {
+  RegisterPlan plan;
+  ArrayRef<int32_t> warps = op.getPartitionNumWarps();
+  for (int32_t n : warps)
+    plan.workerWarps += n;
+  std::optional<ArrayRef<int32_t>> asked = op.getPartitionNumRegs();
+  TargetInfo::RegisterReallocation rr = target.registerReallocation();
+  if (!asked || !rr.registersPerCTA || numWarps % rr.groupWarps)
+    return plan;
+  int group = rr.groupWarps;
+  plan.workerWarps = llvm::alignTo(plan.workerWarps, group);
+  int total = numWarps + plan.workerWarps;
+  plan.kernelRegs = std::min(
+      rr.maxRegs, rr.registersPerCTA / (total * warpSize) / rr.step * rr.step);
+  plan.groupRegs.assign(plan.workerWarps / group, rr.minRegs);
+  SmallVector<int> want;
+  for (int32_t r : *asked)
+    want.push_back(std::clamp<int>(llvm::alignTo(r, rr.step), rr.minRegs,
+                                   rr.maxRegs));
+  // Counts only grow, so this settles.
+  for (bool changed = true; changed;) {
+    changed = false;
+    int first = 0;
+    for (auto [k, n] : llvm::enumerate(warps)) {
+      int lo = first / group, hi = (first + n - 1) / group;
+      for (int g = lo; g <= hi; ++g)
+        want[k] = std::max(want[k], plan.groupRegs[g]);
+      for (int g = lo; g <= hi; ++g)
+        if (plan.groupRegs[g] != want[k]) {
+          plan.groupRegs[g] = want[k];
+          changed = true;
+        }
+      first += n;
+    }
+  }
+  int64_t left = int64_t(plan.kernelRegs) * total * warpSize;
+  for (int regs : plan.groupRegs)
+    left -= int64_t(regs) * group * warpSize;
+  int64_t each = left > 0 ? left / (numWarps * warpSize) / rr.step * rr.step
+                          : 0;
+  plan.defaultRegs = int(std::min<int64_t>(each, rr.maxRegs));
+  if (plan.defaultRegs < rr.minRegs) {
+    if (diag) {
+      InFlightDiagnostic d = op.emitOpError()
+                             << "partition_num_regs leave the kernel's "
+                             << numWarps << " warps " << std::max<int64_t>(each, 0)
+                             << " registers per thread, below the "
+                             << rr.minRegs << " a warp group must keep: the "
+                             << plan.groupRegs.size()
+                             << " worker warp groups ask for";
+      for (int regs : plan.groupRegs)
+        d << " " << regs;
+      d << " of the " << rr.registersPerCTA << " registers of a CTA";
+    }
+    return failure();
+  }
+  return plan;
+}
+
 } // namespace
 
 FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
@@ -141,11 +227,18 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
                        << ": it needs barriers of a subset of the warps";
       return WalkResult::interrupt();
     }
-    int warps = op.getTotalNumWarps(numWarps);
+    FailureOr<RegisterPlan> plan =
+        planRegisters(op, target, numWarps, warpSize, /*diag=*/true);
+    if (failed(plan))
+      return WalkResult::interrupt();
+    int warps = numWarps + plan->workerWarps;
     if (warps * warpSize > 1024) {
       op.emitOpError() << "launches " << warps << " warps (" << numWarps
-                       << " of the kernel's plus the partitions'), over the "
-                          "1024 threads of a CTA";
+                       << " of the kernel's plus the partitions'"
+                       << (warps != op.getTotalNumWarps(numWarps)
+                               ? ", padded to whole warp groups"
+                               : "")
+                       << "), over the 1024 threads of a CTA";
       return WalkResult::interrupt();
     }
     if (op.getPartitionRegions().size() > 14) {
@@ -184,7 +277,11 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
   if (!func)
     return op.emitOpError() << "is not in a kernel after lowering";
   Location loc = op.getLoc();
-  int total = op.getTotalNumWarps(numWarps);
+  FailureOr<RegisterPlan> plan =
+      planRegisters(op, target, numWarps, warpSize, /*diag=*/false);
+  if (failed(plan))
+    return op.emitOpError() << "has no register plan";
+  int total = numWarps + plan->workerWarps;
   OpBuilder b(op->getContext());
 
   // CTA barriers order their partition only; threads count from its start.
@@ -226,8 +323,7 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
         entry->addArgument(arg.getType(), arg.getLoc()));
   oldEntry->eraseArguments(0, oldEntry->getNumArguments());
   b.setInsertionPointToStart(entry);
-  Value warp = LLVM::UDivOp::create(b, loc, target.threadId(b, loc),
-                                    i32Const(b, loc, warpSize));
+  Value warp = target.warpId(b, loc);
   auto below = [&](int n) {
     return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ult, warp,
                                 i32Const(b, loc, n));
@@ -235,6 +331,13 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
   auto *dispatch = new Block();
   body.push_back(dispatch);
   LLVM::CondBrOp::create(b, loc, below(numWarps), oldEntry, dispatch);
+  if (plan->kernelRegs) {
+    target.limitKernelRegisters(func, plan->kernelRegs);
+    if (plan->defaultRegs != plan->kernelRegs) {
+      b.setInsertionPointToStart(oldEntry);
+      target.setMaxRegisters(b, loc, plan->kernelRegs, plan->defaultRegs);
+    }
+  }
 
   auto yieldsTo = [&](Region &region, Block *dest) {
     SmallVector<WarpYieldOp> yields;
@@ -261,25 +364,55 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
   b.setInsertionPointToStart(after);
   target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
 
-  // The workers: start barrier, their partition by warp index, end barrier.
+  // The workers: each warp group sets its registers (one instruction per
+  // group), then the start barrier, their partition by warp index (padding
+  // warps none), and the end barrier.
   auto *exit = new Block();
   body.push_back(exit);
   b.setInsertionPointToStart(dispatch);
+  if (plan->kernelRegs) {
+    int group = target.registerReallocation().groupWarps;
+    auto *partitions = new Block();
+    body.getBlocks().insert(exit->getIterator(), partitions);
+    for (auto [g, regs] : llvm::enumerate(plan->groupRegs)) {
+      if (g + 1 == plan->groupRegs.size()) {
+        target.setMaxRegisters(b, loc, plan->kernelRegs, regs);
+        LLVM::BrOp::create(b, loc, partitions);
+        break;
+      }
+      auto *set = new Block(), *next = new Block();
+      body.getBlocks().insert(partitions->getIterator(), set);
+      body.getBlocks().insert(partitions->getIterator(), next);
+      LLVM::CondBrOp::create(b, loc, below(numWarps + (g + 1) * group), set,
+                             next);
+      OpBuilder at = OpBuilder::atBlockEnd(set);
+      target.setMaxRegisters(at, loc, plan->kernelRegs, regs);
+      LLVM::BrOp::create(at, loc, partitions);
+      b.setInsertionPointToStart(next);
+    }
+    b.setInsertionPointToStart(partitions);
+  }
   target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
   unsigned n = op.getPartitionRegions().size();
+  bool padded = total != op.getTotalNumWarps(numWarps);
   for (unsigned k = 0; k < n; ++k) {
     Region &region = op.getPartitionRegions()[k];
     Block *partitionEntry = &region.front();
     yieldsTo(region, exit);
     body.getBlocks().splice(exit->getIterator(), region.getBlocks());
-    if (k + 1 == n) {
+    if (k + 1 == n && !padded) {
       LLVM::BrOp::create(b, loc, partitionEntry);
       break;
     }
-    auto *next = new Block();
-    body.getBlocks().insert(exit->getIterator(), next);
+    Block *next = exit; // padding warps go straight to the end barrier
+    if (k + 1 != n) {
+      next = new Block();
+      body.getBlocks().insert(exit->getIterator(), next);
+    }
     int end = op.getRegionFirstWarp(k + 2, numWarps);
     LLVM::CondBrOp::create(b, loc, below(end), partitionEntry, next);
+    if (next == exit)
+      break;
     b.setInsertionPointToStart(next);
   }
   b.setInsertionPointToStart(exit);

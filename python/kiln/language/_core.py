@@ -506,10 +506,12 @@ def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs, _sema
     ``kl.num_warps()``, layouts and CTA barriers are the partition's. Worker partitions may
     use the kernel's arguments and what is computed from them without memory access
     (constants, program ids, integer arithmetic, shared-memory buffers and their views).
-    ``worker_num_regs`` is the register budget per worker partition; Kiln checks it (a
-    multiple of 8 in [24, 256]) but does not yet reallocate registers (every warp gets the
-    kernel's count). The partitions return nothing; it must be called at the top level of the
-    kernel, once."""
+    ``worker_num_regs`` is the register count per thread of each worker partition (a
+    multiple of 8 in [24, 256]). On a target that moves registers between warp groups (Hopper
+    and later) with ``num_warps`` a multiple of 4, the workers' warps are padded to whole
+    warp groups, each group sets its partitions' largest count at start and the kernel's
+    warps take the rest of the register file; elsewhere the counts are not applied. The partitions return nothing; it must be called
+    at the top level of the kernel, once."""
     return _semantic.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
 
 

@@ -26,6 +26,8 @@ struct LoweringContext {
   int numWarps;
   int warpSize;
   AxisInfoAnalysis &axisInfo;
+  /// warpIdAtEntry's values, by the entry block they were put in.
+  mutable llvm::DenseMap<mlir::Block *, mlir::Value> warpIds = {};
   /// Name of the module-level shared-memory array.
   static constexpr llvm::StringLiteral kSharedGlobal = "global_smem";
 };
@@ -180,6 +182,13 @@ bool isZeroConstant(mlir::Value v);
 /// warp_specialize region, which is inlined into one), where a lowering may
 /// split blocks and branch.
 bool inControlFlowGraph(mlir::Operation *op);
+
+/// TargetInfo::warpId for `op`, computed once at the entry of its function
+/// or warp_specialize partition and reused. Read there, it is not behind any
+/// branch the target's compiler must assume divergent (an mbarrier spin
+/// loop), so what is computed from it can be hoisted and kept uniform.
+mlir::Value warpIdAtEntry(mlir::OpBuilder &b, mlir::Operation *op,
+                          const LoweringContext &ctx);
 
 /// One thread's addresses (addrspace 3) of a tensor's registers in a shared
 /// buffer: addrs[g] is where registers g*vec .. g*vec+vec-1 live,

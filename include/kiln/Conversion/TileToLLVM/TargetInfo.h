@@ -54,6 +54,30 @@ public:
   /// warp specialization rewrites them per partition after the conversion.
   virtual bool isCTABarrier(mlir::Operation *op) const { return false; }
   virtual bool isThreadIdRead(mlir::Operation *op) const { return false; }
+  /// This thread's warp index, as the target best tells its compiler that
+  /// it is the same in every lane. The default divides threadId().
+  virtual mlir::Value warpId(mlir::OpBuilder &b, mlir::Location loc) const;
+
+  /// Moving registers between warp groups at run time (setmaxnreg), which
+  /// lets warp specialization give its partitions different budgets.
+  struct RegisterReallocation {
+    /// Registers one CTA may hold; 0 when the target cannot reallocate.
+    int registersPerCTA = 0;
+    /// Warps that reallocate together (each executes the same instruction).
+    int groupWarps = 0;
+    /// Per-thread counts one group may ask for: a multiple of `step` in
+    /// [minRegs, maxRegs].
+    int minRegs = 0, maxRegs = 0, step = 1;
+  };
+  virtual RegisterReallocation registerReallocation() const { return {}; }
+  /// Sets this warp group's per-thread register count from `current` to
+  /// `regs` (a request to grow waits until other groups have given up
+  /// enough).
+  virtual void setMaxRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                               int current, int regs) const {}
+  /// Caps the registers per thread the kernel starts with.
+  virtual void limitKernelRegisters(mlir::LLVM::LLVMFuncOp func,
+                                    int regs) const {}
   /// f32 fast math the chip provides: "exp2", "log2", "sin", "cos", "rsqrt".
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,

@@ -4,8 +4,9 @@
 // warp 0) initializes it (then a CTA barrier) and invalidates it. An arrival
 // is made by that thread on behalf of the CTA, after a CTA barrier so that
 // every thread's earlier shared-memory writes are ordered before the
-// arrival's release. Arming it with expected transaction bytes (for TMA) is
-// that thread's alone. Waits spin on mbarrier.try_wait.parity (no suspend
+// arrival's release (a single arrival from sm_90 on is a predicated
+// arrive.expect_tx of 0 bytes, without a branch). Arming it with expected
+// transaction bytes (for TMA) is that thread's alone. Waits spin on mbarrier.try_wait.parity (no suspend
 // hint) in every thread. Everything goes through NVVM ops; the PTX-builder
 // ones (init, arrive.expect_tx) become inline PTX in finishLowering.
 //
@@ -22,22 +23,28 @@ using namespace kiln;
 using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
-Value kiln::uniformWarpId(OpBuilder &b, Location loc,
-                          const TargetInfo &target) {
-  Value warp = LLVM::LShrOp::create(b, loc, target.threadId(b, loc),
-                                    i32Const(b, loc, 5));
-  return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32Const(b, loc, -1),
-                              warp, i32Const(b, loc, 0), i32Const(b, loc, 0x1f),
-                              NVVM::ShflKind::idx, UnitAttr());
+Value kiln::uniformWarpId(OpBuilder &b, Operation *op,
+                          const LoweringContext &ctx) {
+  return warpIdAtEntry(b, op, ctx);
 }
 
-Value kiln::isElectedThread(OpBuilder &b, Location loc,
-                            const TargetInfo &target) {
+Value kiln::isElectedThread(OpBuilder &b, Operation *op,
+                            const LoweringContext &ctx, int numWarps) {
+  Location loc = op->getLoc();
+  auto elect = [&]() -> Value {
+    return NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
+  };
+  if (numWarps == 1)
+    return elect();
   Value warpZero =
       LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                           uniformWarpId(b, loc, target), i32Const(b, loc, 0));
-  Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
-  return LLVM::AndOp::create(b, loc, warpZero, elected);
+                           uniformWarpId(b, op, ctx), i32Const(b, loc, 0));
+  return LLVM::AndOp::create(b, loc, warpZero, elect());
+}
+
+Value kiln::isElectedThread(OpBuilder &b, Operation *op,
+                            const LoweringContext &ctx) {
+  return isElectedThread(b, op, ctx, lookupNumWarps(op, ctx.numWarps));
 }
 
 namespace {
@@ -55,7 +62,7 @@ struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
     Location loc = op.getLoc();
     NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(),
                                  i32Const(rewriter, loc, op.getCount()),
-                                 isElectedThread(rewriter, loc, ctx.target));
+                                 isElectedThread(rewriter, op, ctx));
     // No thread may arrive or wait before the word is initialized; waits
     // and arrivals are not shared-memory accesses to tile-insert-barriers.
     ctx.target.barrier(rewriter, loc);
@@ -74,7 +81,7 @@ struct MBarrierInvalidateOpConversion
     Location loc = op.getLoc();
     Value addr = adaptor.getBarrier();
     if (failed(emitIfElse(
-            rewriter, op, isElectedThread(rewriter, loc, ctx.target),
+            rewriter, op, isElectedThread(rewriter, op, ctx),
             [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
             nullptr)))
       return failure();
@@ -92,7 +99,7 @@ struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
     Location loc = op.getLoc();
     // No CTA barrier first (unlike a plain arrival): arming a barrier for a
     // TMA copy publishes no thread's writes.
-    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, loc, ctx.target),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx),
                          adaptor.getPred());
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, Type(), adaptor.getBarrier(),
@@ -111,9 +118,20 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     ctx.target.barrier(rewriter, loc);
-    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, loc, ctx.target),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx),
                          adaptor.getPred());
     Value addr = adaptor.getBarrier();
+    // One arrival, from sm_90 on: a predicated arrive.expect_tx of 0 bytes
+    // (the same arrive-on with release semantics; expecting 0 bytes changes
+    // nothing). No branch, so the address is computed by every thread and
+    // stays in uniform registers, as for the loop's other mbarrier ops.
+    if (op.getCount() == 1 && ctx.target.getDesc().arch >= 90) {
+      NVVM::MBarrierArriveExpectTxOp::create(
+          rewriter, loc, Type(), addr, i32Const(rewriter, loc, 0),
+          NVVM::MemScopeKind::CTA, /*relaxed=*/false, pred);
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value count = i32Const(rewriter, loc, op.getCount());
     if (failed(emitIfElse(
             rewriter, op, pred,

@@ -64,7 +64,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   matchAndRewrite(AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isElectedThread(rewriter, loc, ctx.target);
+    Value pred = isElectedThread(rewriter, op, ctx);
     if (Value p = adaptor.getPred())
       pred = LLVM::AndOp::create(rewriter, loc, pred, p);
     Boxes boxes = getBoxes(op.getDesc().getType());
@@ -94,7 +94,7 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
   matchAndRewrite(AsyncTMACopyLocalToGlobalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isElectedThread(rewriter, loc, ctx.target);
+    Value pred = isElectedThread(rewriter, op, ctx);
     Boxes boxes = getBoxes(op.getDesc().getType());
     for (int64_t i = 0; i < boxes.count; ++i)
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(

@@ -83,6 +83,40 @@ public:
     return isa<NVVM::ThreadIdXOp>(op);
   }
 
+  // tid / 32 read from lane 0: ptxas then knows every lane has it, keeps
+  // what depends on it in uniform registers and branches on it uniformly.
+  Value warpId(OpBuilder &b, Location loc) const override {
+    Value warp = LLVM::LShrOp::create(b, loc, threadId(b, loc),
+                                      i32Const(b, loc, 5));
+    return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32Const(b, loc, -1),
+                                warp, i32Const(b, loc, 0),
+                                i32Const(b, loc, 0x1f), NVVM::ShflKind::idx,
+                                UnitAttr());
+  }
+
+  // setmaxnreg (sm_90a): per warpgroup, multiples of 8 in [24, 256], out of
+  // the 64 Ki registers a CTA may hold.
+  RegisterReallocation registerReallocation() const override {
+    if (getDesc().arch < 90)
+      return {};
+    return {/*registersPerCTA=*/64 * 1024, /*groupWarps=*/4, /*minRegs=*/24,
+            /*maxRegs=*/256, /*step=*/8};
+  }
+
+  void setMaxRegisters(OpBuilder &b, Location loc, int current,
+                       int regs) const override {
+    NVVM::SetMaxRegisterOp::create(
+        b, loc, regs,
+        regs < current ? NVVM::SetMaxRegisterAction::decrease
+                       : NVVM::SetMaxRegisterAction::increase);
+  }
+
+  void limitKernelRegisters(LLVM::LLVMFuncOp func, int regs) const override {
+    func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                  IntegerAttr::get(IntegerType::get(func.getContext(), 32),
+                                   regs));
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();

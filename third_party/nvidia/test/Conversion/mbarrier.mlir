@@ -12,8 +12,10 @@
 // arms it with expected bytes (no CTA barrier: arming publishes nothing),
 // every thread spins on try_wait.parity (no suspend hint), the elected
 // thread arrives after a CTA barrier (every thread's earlier writes are
-// ordered before the release), and invalidates.
+// ordered before the release): one arrival as a predicated arrive.expect_tx
+// of 0 bytes (no branch), two behind a branch; and it invalidates.
 // CHECK-LABEL: llvm.func @mbarrier_phases
+// CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-NOT: nvvm.barrier0
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]]
@@ -28,6 +30,9 @@
 // CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32 -> i1
 // CHECK-NEXT: llvm.cond_br %[[DONE]], ^{{.*}}, ^[[SPIN]]
 // CHECK: nvvm.barrier0
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;", "r,n,b" %{{[0-9]+}}, %[[ZERO]],
+// CHECK: nvvm.barrier0
 // CHECK: llvm.cond_br
 // CHECK: nvvm.mbarrier.arrive %{{.*}}, %{{.*}} : !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.inval
@@ -35,6 +40,7 @@
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX: mbarrier.try_wait.parity.shared.b64 %p{{[0-9]+}}, [{{.*}}], %r{{[0-9]+}};
+// PTX: mbarrier.arrive.expect_tx.shared.b64 _, [%r{{[0-9]+}}], 0;
 // PTX: mbarrier.arrive.shared{{.*}}.b64
 // PTX: mbarrier.inval.shared.b64
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
@@ -45,6 +51,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.mbarrier_expect %bar, 0, %p : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #sh, mutable>, i32
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %bar, 2 : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #sh, mutable>
     return
   }

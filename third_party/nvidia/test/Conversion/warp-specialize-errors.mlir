@@ -103,3 +103,45 @@ module attributes {tile.num_warps = 1 : i32, tile.target = "cuda:sm_90a", tile.t
     return
   }
 }
+
+// -----
+
+// Register counts the CTA cannot hold: 16 warps start with 128 registers
+// each; three worker groups at 256 would leave the kernel's 4 warps none.
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_too_many_regs() {
+    // expected-error @+1 {{partition_num_regs leave the kernel's 4 warps 0 registers per thread, below the 24 a warp group must keep: the 3 worker warp groups ask for 256 256 256 of the 65536 registers of a CTA}}
+    tile.warp_specialize partition_num_warps = [4, 4, 4] partition_num_regs = [256, 256, 256] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
+// Padding to whole warp groups counts toward the 1024 threads: 28 + 1
+// workers' warps round up to 32, 36 with the kernel's 4.
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_padded_over() {
+    // expected-error @+1 {{launches 36 warps (4 of the kernel's plus the partitions', padded to whole warp groups), over the 1024 threads of a CTA}}
+    tile.warp_specialize partition_num_warps = [16, 8, 4, 1] partition_num_regs = [24, 24, 24, 24] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }
+    return
+  }
+}

@@ -11,7 +11,9 @@
 // 128 threads in the default region, id 2 over 64 in worker 0. Worker
 // threads count from their partition's first warp (tid - 128, tid - 192),
 // and worker 0 recomputes the program id it uses instead of reading the
-// default warps' value.
+// default warps' value. No partition_num_regs: no register reallocation, no
+// padding (warp-specialize-registers.mlir has them). The warp index is read
+// from lane 0 (a shuffle), so ptxas branches on it uniformly.
 // CHECK-LABEL: llvm.func @ws
 // CHECK-SAME: nvvm.maxntid = array<i32: 224, 1, 1>
 // CHECK-DAG: %[[C224:.*]] = llvm.mlir.constant(224 : i32)
@@ -24,7 +26,8 @@
 // CHECK-DAG: %[[C4:.*]] = llvm.mlir.constant(4 : i32)
 // CHECK-DAG: %[[C6:.*]] = llvm.mlir.constant(6 : i32)
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
-// CHECK: %[[WARP:.*]] = llvm.udiv %[[TID]]
+// CHECK: %[[LANE0:.*]] = llvm.lshr %[[TID]]
+// CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[LANE0]]
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %[[WARP]], %[[C4]]
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // CHECK: ^[[KERNEL]]:
@@ -49,6 +52,8 @@
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.return
 // PTX: .maxntid 224, 1, 1
+// PTX-NOT: .maxnreg
+// PTX-NOT: setmaxnreg
 // PTX-DAG: bar.sync {{.*}}1, 224;
 // PTX-DAG: bar.sync {{.*}}0, 128;
 // PTX-DAG: bar.sync {{.*}}2, 64;
@@ -59,7 +64,7 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
     %0 = tile.program_id 0
     %c3_i32 = arith.constant 3 : i32
     %1 = arith.muli %0, %c3_i32 : i32
-    tile.warp_specialize partition_num_warps = [2, 1] partition_num_regs = [24, 24] {
+    tile.warp_specialize partition_num_warps = [2, 1] {
       tile.barrier
       tile.warp_yield
     } partitions {
