@@ -28,7 +28,8 @@ KILN_TO_GLUON = {
 
 
 def gluon_module(example: str):
-    """examples/<example>.py with Gluon's imports, as module ``gluon_<example>``. Every Kiln
+    """examples/<example>.py with Gluon's imports, as module ``gluon_twin_<example>`` (not
+    ``gluon_<example>``: bench/gluon_hopper.py has that name and wraps this). Every Kiln
     import in the file must have a Gluon counterpart (else ValueError: the file would still
     run Kiln)."""
     path = os.path.join(HERE, "..", "examples", f"{example}.py")
@@ -39,7 +40,7 @@ def gluon_module(example: str):
             if line.startswith(("import kiln", "from kiln")) or line == "@kiln.jit"]
     if left:
         raise ValueError(f"{path}: no Gluon counterpart for {left}")
-    name = f"gluon_{example}"
+    name = f"gluon_twin_{example}"
     gen = os.path.join("/tmp", f"{name}_generated.py")
     with open(gen, "w") as f:  # Gluon's jit reads each function's source from its file
         f.write(src)

@@ -5,7 +5,8 @@
   8192 by default), bf16 out, fp32 accumulation. Columns, in TFLOP/s (2 * M * N * K / median
   time): ``torch.matmul(a, b.T)`` (cuBLAS), a Triton ``tl.dot`` kernel (below: 128x256x64
   tiles, 3 stages, 8 warps, grouped tile order, no autotuning), the Gluon kernel of
-  bench/gluon_hopper.py (TMA + mbarrier ring + async wgmma, same tiles), Kiln's
+  bench/gluon_hopper.py (examples/hopper.py's text in Gluon: TMA + mbarrier ring + async
+  wgmma, same tiles), Kiln's
   ``examples.hopper.kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8)``, and
   the persistent forms of the Gluon and Kiln kernels (``gluon-persistent``: gluon_hopper's
   ``persistent_gemm_kernel``; ``kiln-persistent``: ``examples.hopper.kiln_persistent_matmul``;

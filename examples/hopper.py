@@ -1,5 +1,6 @@
-"""Kiln's Hopper (sm_90a) kernels: bench/gluon_hopper.py's Gluon kernels with the imports
-swapped (``triton.experimental.gluon`` -> ``kiln``), the kernel text unchanged.
+"""Kiln's Hopper (sm_90a) kernels, written with Gluon's names: swapping the imports for
+``triton.experimental.gluon``'s gives the same kernels in Gluon (bench/gluon_port.py does
+exactly that for the benches; bench/gluon_hopper.py names the result).
 
 * ``gemm_kernel``: C[M, N] = A[M, K] @ B[N, K]^T, bf16 in, fp32 accumulation, bf16 out: a
   STAGES-deep ring of TMA-filled A/B tiles in NVMMA-swizzled shared memory, one mbarrier per
