@@ -35,6 +35,20 @@ __all__ = ["gemm_kernel", "persistent_gemm_kernel", "tma_copy_kernel", "kiln_mat
 
 
 @kiln.jit
+def _tile_offsets(tile, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP_M: gl.constexpr):
+    """(off_m, off_n) of tile number ``tile``: GROUP_M consecutive row blocks share each column
+    block (examples/hopper_ws.py has the same helper; each example stays one file)."""
+    num_pid_m = gl.cdiv(M, BM)
+    num_pid_n = gl.cdiv(N, BN)
+    tiles_per_group = GROUP_M * num_pid_n
+    first_m = (tile // tiles_per_group) * GROUP_M
+    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % tiles_per_group) % group_rows
+    pid_n = (tile % tiles_per_group) // group_rows
+    return pid_m * BM, pid_n * BN
+
+
+@kiln.jit
 def gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
                 STAGES: gl.constexpr, GROUP_M: gl.constexpr, num_warps: gl.constexpr):
     """C = A @ B^T for one [BM, BN] tile of C per program (1-D grid of
@@ -48,17 +62,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
     BN: gl.constexpr = b_desc.block_type.shape[0]
     dtype: gl.constexpr = a_desc.dtype
 
-    # Tile of C for this program: GROUP_M consecutive row blocks share each column block.
-    pid = gl.program_id(0)
-    num_pid_m = gl.cdiv(M, BM)
-    num_pid_n = gl.cdiv(N, BN)
-    tiles_per_group = GROUP_M * num_pid_n
-    first_m = (pid // tiles_per_group) * GROUP_M
-    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + (pid % tiles_per_group) % group_rows
-    pid_n = (pid % tiles_per_group) // group_rows
-    off_m = pid_m * BM
-    off_n = pid_n * BN
+    off_m, off_n = _tile_offsets(gl.program_id(0), M, N, BM, BN, GROUP_M)
 
     # The ring: STAGES slots of A and B, one TMA barrier per slot.
     a_bufs = gl.allocate_shared_memory(dtype, [STAGES, BM, BK], a_desc.layout)
@@ -130,10 +134,7 @@ def persistent_gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
     BN: gl.constexpr = b_desc.block_type.shape[0]
     dtype: gl.constexpr = a_desc.dtype
 
-    num_pid_m = gl.cdiv(M, BM)
-    num_pid_n = gl.cdiv(N, BN)
-    num_tiles = num_pid_m * num_pid_n
-    tiles_per_group = GROUP_M * num_pid_n
+    num_tiles = gl.cdiv(M, BM) * gl.cdiv(N, BN)
     num_k = gl.cdiv(K, BK)
 
     # Allocated once per program: the ring, its barriers and the C tile.
@@ -151,12 +152,7 @@ def persistent_gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
     # (count + i)-th fill of the ring, slot (count + i) % STAGES, phase ((count + i) // STAGES) & 1.
     count = 0
     for tile in range(gl.program_id(0), num_tiles, gl.num_programs(0)):
-        first_m = (tile // tiles_per_group) * GROUP_M
-        group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
-        pid_m = first_m + (tile % tiles_per_group) % group_rows
-        pid_n = (tile % tiles_per_group) // group_rows
-        off_m = pid_m * BM
-        off_n = pid_n * BN
+        off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
 
         # Prologue: k-steps 0 .. STAGES-2 (every wgmma of the previous tile has finished, so
         # all slots are free).

@@ -23,28 +23,16 @@ using namespace kiln;
 using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
-Value kiln::uniformWarpId(OpBuilder &b, Operation *op,
-                          const LoweringContext &ctx) {
-  return warpIdAtEntry(b, op, ctx);
-}
-
-Value kiln::isElectedThread(OpBuilder &b, Operation *op,
-                            const LoweringContext &ctx, int numWarps) {
-  Location loc = op->getLoc();
-  auto elect = [&]() -> Value {
-    return NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
-  };
-  if (numWarps == 1)
-    return elect();
-  Value warpZero =
-      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                           uniformWarpId(b, op, ctx), i32Const(b, loc, 0));
-  return LLVM::AndOp::create(b, loc, warpZero, elect());
-}
-
 Value kiln::isElectedThread(OpBuilder &b, Operation *op,
                             const LoweringContext &ctx) {
-  return isElectedThread(b, op, ctx, lookupNumWarps(op, ctx.numWarps));
+  Location loc = op->getLoc();
+  Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
+  if (lookupNumWarps(op, ctx.numWarps) == 1)
+    return elected;
+  Value warpZero =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                           warpIdAtEntry(b, op, ctx), i32Const(b, loc, 0));
+  return LLVM::AndOp::create(b, loc, warpZero, elected);
 }
 
 namespace {

@@ -7,24 +7,13 @@
 
 namespace kiln {
 
-/// This thread's warp index, read from lane 0 with a shuffle at the entry
-/// of `op`'s function or partition (warpIdAtEntry): the same in every lane,
-/// so the compiler keeps what is computed from it in uniform registers (TMA
-/// issue predicates, wgmma descriptors).
-mlir::Value uniformWarpId(mlir::OpBuilder &b, mlir::Operation *op,
-                          const LoweringContext &ctx);
-
 /// Whether this thread is the one that issues the CTA's TMA copies and
 /// mbarrier arrivals: the thread elect.sync picks in warp 0 (the warp index
-/// read through a shuffle from lane 0, so the compiler sees it uniform and
-/// issues the copy from uniform registers, without a loop over lanes).
-/// `numWarps` is the warp count of the code around the op (its partition's
-/// inside a tile.warp_specialize): with one warp, elect.sync alone decides,
-/// and the compiler knows exactly one lane issues.
-mlir::Value isElectedThread(mlir::OpBuilder &b, mlir::Operation *op,
-                            const LoweringContext &ctx, int numWarps);
-
-/// isElectedThread for `op`, with the warp count of its partition.
+/// of warpIdAtEntry, uniform to the compiler, so it issues the copy from
+/// uniform registers, without a loop over lanes).
+/// When the code around `op` has one warp (a 1-warp partition of a
+/// tile.warp_specialize), elect.sync alone decides, and the compiler knows
+/// exactly one lane issues.
 mlir::Value isElectedThread(mlir::OpBuilder &b, mlir::Operation *op,
                             const LoweringContext &ctx);
 

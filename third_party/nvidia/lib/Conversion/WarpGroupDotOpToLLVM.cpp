@@ -375,7 +375,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     // This warpgroup's row and column offsets (XOR of its bits' moves),
     // from the uniform warp index, as the descriptors must be uniform.
     Value group = LLVM::LShrOp::create(
-        rewriter, loc, uniformWarpId(rewriter, op, ctx),
+        rewriter, loc, warpIdAtEntry(rewriter, op, ctx),
         i32Const(rewriter, loc, 2));
     SmallVector<int64_t> aMoves, bMoves;
     int64_t aBits = 0, bBits = 0; // the bits the warpgroup offsets may set
