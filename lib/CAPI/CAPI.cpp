@@ -321,7 +321,10 @@ Outcome runPipeline(llvm::StringRef ir, llvm::StringRef pipeline,
     return fail(("pass pipeline failed: " + pipeline).str(),
                 std::move(diags.records));
 
-  json::Object out{{"text", str(printWithLocations(*module))}};
+  // Warnings and remarks of a successful run go back too: the host shows
+  // them to the user (a failed run returns them with its errors).
+  json::Object out{{"text", str(printWithLocations(*module))},
+                   {"diagnostics", std::move(diags.records)}};
   if (withInfo)
     out["info"] = moduleInfo(*module);
   return json::Value(std::move(out));
@@ -372,6 +375,7 @@ Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
   }
   return json::Value(json::Object{
       {"artifacts", std::move(out)},
+      {"diagnostics", std::move(diags.records)},
       {"seconds", json::Object{{"translate", times.translate},
                                {"optimize", times.optimize},
                                {"codegen", times.codegen},

@@ -19,8 +19,9 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   alloc.target = options.target;
   tile::TileInsertWaitCountsPassOptions waits;
   waits.target = options.target;
-  pm.addPass(tile::createTileCheckAsyncSafetyPass());
+  // The check reads the group counts of waits on tokens.
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
+  pm.addPass(tile::createTileCheckAsyncSafetyPass());
   pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
   tile::TileInsertBarriersPassOptions barriers;
   barriers.target = options.target;

@@ -208,6 +208,23 @@ static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
 /// the translator.
 static LogicalResult checkModuleScope(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
+    // A global's initializer is a constant expression of LLVM-dialect ops;
+    // a vendor intrinsic (NVVM, ROCDL) there crashed the translator.
+    if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
+      WalkResult r = global.getInitializerRegion().walk([&](Operation *inner) {
+        if (isa<LLVM::LLVMDialect>(inner->getDialect()))
+          return WalkResult::advance();
+        inner->emitError() << "'" << inner->getName()
+                           << "' cannot appear in the initializer of "
+                              "llvm.mlir.global '"
+                           << global.getSymName()
+                           << "': an initializer holds only constant "
+                              "LLVM-dialect ops";
+        return WalkResult::interrupt();
+      });
+      if (r.wasInterrupted())
+        return failure();
+    }
     if (isa<LLVM::LLVMFuncOp, LLVM::GlobalOp, LLVM::GlobalCtorsOp,
             LLVM::GlobalDtorsOp, LLVM::ComdatOp, LLVM::AliasOp,
             LLVM::ModuleFlagsOp>(op))

@@ -25,7 +25,6 @@ def phases(x, y, ROUNDS: kl.constexpr):
     offs = kl.arange(0, 128, L)
     bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(bar, count=1)
-    mbarrier.wait(bar, 1)  # a fresh barrier's "previous phase" is complete
     buf = kl.allocate_shared_memory(kl.float32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
     acc = kl.zeros([128], kl.float32, R)
     for i in range(ROUNDS):

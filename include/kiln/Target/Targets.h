@@ -51,6 +51,11 @@ struct TargetDesc {
   /// the warp, whose lanes run in lockstep): a warp that reads only bytes
   /// its own copies wrote needs no barrier after its wait.
   bool asyncWaitOrdersWarp = false;
+  /// For waits counting instructions: the largest count that still waits
+  /// (0: no limit). The counter field's maximum itself waits for nothing
+  /// (gfx9's vmcnt(63): the counter never exceeds it), so a count the
+  /// field cannot hold becomes this one, which only waits longer.
+  unsigned maxAsyncWaitInstructions = 0;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

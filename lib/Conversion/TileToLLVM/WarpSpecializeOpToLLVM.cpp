@@ -159,8 +159,8 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
                                       int warpSize, bool diag) {
   RegisterPlan plan;
   ArrayRef<int32_t> warps = op.getPartitionNumWarps();
-  for (int32_t n : warps)
-    plan.workerWarps += n;
+  SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+  plan.workerWarps = op.getTotalNumWarps(numWarps) - numWarps;
   std::optional<ArrayRef<int32_t>> asked = op.getPartitionNumRegs();
   TargetInfo::RegisterReallocation rr = target.registerReallocation();
   if (!asked || !rr.registersPerCTA || numWarps % rr.groupWarps)
@@ -178,8 +178,8 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
   // Counts only grow, so this settles.
   for (bool changed = true; changed;) {
     changed = false;
-    int first = 0;
     for (auto [k, n] : llvm::enumerate(warps)) {
+      int first = starts[k] - numWarps;
       int lo = first / group, hi = (first + n - 1) / group;
       for (int g = lo; g <= hi; ++g)
         want[k] = std::max(want[k], plan.groupRegs[g]);
@@ -188,7 +188,6 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
           plan.groupRegs[g] = want[k];
           changed = true;
         }
-      first += n;
     }
   }
   int64_t left = int64_t(plan.kernelRegs) * total * warpSize;
@@ -233,9 +232,12 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
       return WalkResult::interrupt();
     int warps = numWarps + plan->workerWarps;
     if (warps * warpSize > 1024) {
+      int workers = 0;
+      for (int32_t n : op.getPartitionNumWarps())
+        workers += n;
       op.emitOpError() << "launches " << warps << " warps (" << numWarps
                        << " of the kernel's plus the partitions'"
-                       << (warps != op.getTotalNumWarps(numWarps)
+                       << (warps != numWarps + workers
                                ? ", padded to whole warp groups"
                                : "")
                        << "), over the 1024 threads of a CTA";
@@ -393,28 +395,38 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
     b.setInsertionPointToStart(partitions);
   }
   target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
-  unsigned n = op.getPartitionRegions().size();
-  bool padded = total != op.getTotalNumWarps(numWarps);
-  for (unsigned k = 0; k < n; ++k) {
+  // Partitions by first warp; warps below a partition's first that no
+  // earlier partition took, and those past the last, are padding: they go
+  // straight to the end barrier.
+  SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+  SmallVector<unsigned> byStart;
+  for (unsigned k = 0; k < starts.size(); ++k)
+    byStart.push_back(k);
+  llvm::sort(byStart, [&](unsigned a, unsigned c) { return starts[a] < starts[c]; });
+  int cursor = numWarps;
+  auto branchOn = [&](Value cond, Block *taken) {
+    auto *next = new Block();
+    body.getBlocks().insert(exit->getIterator(), next);
+    LLVM::CondBrOp::create(b, loc, cond, taken, next);
+    b.setInsertionPointToStart(next);
+  };
+  for (unsigned k : byStart) {
     Region &region = op.getPartitionRegions()[k];
     Block *partitionEntry = &region.front();
     yieldsTo(region, exit);
     body.getBlocks().splice(exit->getIterator(), region.getBlocks());
-    if (k + 1 == n && !padded) {
+    if (starts[k] > cursor)
+      branchOn(below(starts[k]), exit);
+    cursor = starts[k] + op.getPartitionNumWarps()[k];
+    if (cursor == total && k == byStart.back()) {
       LLVM::BrOp::create(b, loc, partitionEntry);
+      cursor = -1;
       break;
     }
-    Block *next = exit; // padding warps go straight to the end barrier
-    if (k + 1 != n) {
-      next = new Block();
-      body.getBlocks().insert(exit->getIterator(), next);
-    }
-    int end = op.getRegionFirstWarp(k + 2, numWarps);
-    LLVM::CondBrOp::create(b, loc, below(end), partitionEntry, next);
-    if (next == exit)
-      break;
-    b.setInsertionPointToStart(next);
+    branchOn(below(cursor), partitionEntry);
   }
+  if (cursor != -1)
+    LLVM::BrOp::create(b, loc, exit);
   b.setInsertionPointToStart(exit);
   target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
   LLVM::ReturnOp::create(b, loc, ValueRange{});

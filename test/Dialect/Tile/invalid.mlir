@@ -1648,3 +1648,33 @@ func.func @ws_empty_region() {
 // expected-error @+1 {{'tile.total_num_warps' is a module attribute between 1 and 32}}
 module attributes {tile.total_num_warps = 33 : i32} {
 }
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module {
+  // expected-error @+1 {{'tile.local_alloc' op must be inside a function: ops of the tile dialects are a kernel's code, and nothing lowers them at module scope}}
+  %b = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @ring_slot_out_of_range() {
+  %c2 = arith.constant 2 : i32
+  %r = tile.local_alloc : () -> !tile.memdesc<2x64xf32, #sh, mutable>
+  // expected-error @+1 {{'tile.memdesc_index' op slot 2 is out of range for a ring of 2 slots (valid: 0 to 1)}}
+  %s = tile.memdesc_index %r[%c2] : !tile.memdesc<2x64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable, 2x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @ring_slot_negative() {
+  %m1 = arith.constant -1 : i32
+  %r = tile.local_alloc : () -> !tile.memdesc<2x64xf32, #sh, mutable>
+  // expected-error @+1 {{'tile.memdesc_index' op slot -1 is out of range for a ring of 2 slots (valid: 0 to 1)}}
+  %s = tile.memdesc_index %r[%m1] : !tile.memdesc<2x64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable, 2x64>
+  return
+}

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -473,4 +474,12 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                          << d;
   return layout.verifyBuffer(emitError, blockType.getShape(),
                              blockType.getElementType());
+}
+
+LogicalResult kiln::tile::verifyInFunction(Operation *op) {
+  if (op->getParentOfType<FunctionOpInterface>())
+    return success();
+  return op->emitOpError()
+         << "must be inside a function: ops of the tile dialects are a "
+            "kernel's code, and nothing lowers them at module scope";
 }

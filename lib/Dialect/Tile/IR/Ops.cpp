@@ -5,6 +5,7 @@
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/MathExtras.h"
@@ -267,6 +268,17 @@ LogicalResult MemDescIndexOp::verify() {
                          << " without its leading dimension (same layout, "
                             "mutability and allocation shape), got "
                          << result;
+  // A constant slot must be one of the ring's: -1 is not Python's last slot
+  // but the bytes before the buffer.
+  APInt index;
+  if (matchPattern(getIndex(), m_ConstantInt(&index))) {
+    int64_t slots = src.getShape().front();
+    int64_t i = index.getSExtValue();
+    if (i < 0 || i >= slots)
+      return emitOpError() << "slot " << i << " is out of range for a ring of "
+                           << slots << (slots == 1 ? " slot" : " slots")
+                           << " (valid: 0 to " << slots - 1 << ")";
+  }
   return success();
 }
 
@@ -436,15 +448,38 @@ int WarpSpecializeOp::getRegionNumWarps(unsigned index, int numWarps) {
   return index == 0 ? numWarps : getPartitionNumWarps()[index - 1];
 }
 
-int WarpSpecializeOp::getRegionFirstWarp(unsigned index, int numWarps) {
-  int first = 0;
-  for (unsigned i = 0; i < index; ++i)
-    first += getRegionNumWarps(i, numWarps);
+SmallVector<int> WarpSpecializeOp::getPartitionFirstWarps(int numWarps) {
+  // Largest first (stable), each at the next multiple of min(n, 4) warps:
+  // the warps of a partition of 4 (or 8, ...) are whole, aligned warp
+  // groups, which wgmma and setmaxnreg act on; sizes are powers of two, so
+  // after the largest little or no padding is left between partitions.
+  ArrayRef<int32_t> warps = getPartitionNumWarps();
+  SmallVector<unsigned> order(warps.size());
+  for (unsigned k = 0; k < order.size(); ++k)
+    order[k] = k;
+  llvm::stable_sort(order,
+                    [&](unsigned a, unsigned b) { return warps[a] > warps[b]; });
+  SmallVector<int> first(warps.size());
+  int cursor = numWarps;
+  for (unsigned k : order) {
+    int align = std::min<int>(warps[k], kWarpGroupWarps);
+    cursor = int(llvm::alignTo(cursor, align));
+    first[k] = cursor;
+    cursor += warps[k];
+  }
   return first;
 }
 
+int WarpSpecializeOp::getRegionFirstWarp(unsigned index, int numWarps) {
+  return index == 0 ? 0 : getPartitionFirstWarps(numWarps)[index - 1];
+}
+
 int WarpSpecializeOp::getTotalNumWarps(int numWarps) {
-  return getRegionFirstWarp(getNumRegions(), numWarps);
+  int total = numWarps;
+  for (auto [first, n] :
+       llvm::zip(getPartitionFirstWarps(numWarps), getPartitionNumWarps()))
+    total = std::max(total, first + n);
+  return total;
 }
 
 LogicalResult WarpSpecializeOp::verifyRegions() {

@@ -1,8 +1,8 @@
 //===- CheckAsyncSafety.cpp - Hangs and races of async ops, at compile time ===//
 //
-// Three mistakes that hang or race a kernel built from barrier-completed
-// copies and asynchronous shared-memory reads, reported where they are
-// certain from the IR alone:
+// Mistakes that hang or race a kernel built from asynchronous copies,
+// barrier-completed writes and asynchronous shared-memory reads, reported
+// where they are certain from the IR alone:
 //
 //  * a wait on a barrier that no op in the function arrives on: its phase
 //    can never complete, so the wait never returns;
@@ -11,28 +11,40 @@
 //    phase hangs (M < N) or completes before the data lands (M > N);
 //  * a write to a shared buffer that an asynchronous read may still be
 //    reading: no wait on the read's counter leaves few enough groups in
-//    flight in between (a refilled ring slot, a store source rewritten).
+//    flight in between (a refilled ring slot, a store source rewritten);
+//  * a read or write of a buffer an async copy may still be writing: no
+//    wait covering the copy's commit group on some path (no commit, no
+//    wait, a wait leaving the group in flight, a wait on one branch only,
+//    a wait in another warp_specialize partition), or no wait on the
+//    barrier a barrier-completed write (TMA) lands on;
+//  * an asynchronous read (TMA store, wgmma) of bytes the CTA's threads
+//    wrote with no async-proxy fence in between;
+//  * a kernel that can end with an asynchronous read still in flight (a
+//    TMA store never waited for);
+//  * (a warning) a wait for more commit groups than can be in flight;
+//  * the lifecycle of barriers (CheckBarrierLifecycle.cpp).
 //
 // Buffers are compared by allocation and ring slot (RingSlot.h, shared with
 // tile-insert-barriers): a slot indexed `(iv + c) % S` is kept symbolically,
 // so `i % S` and `(i + S - 1) % S` are different slots in one iteration, and
-// a read issued one iteration earlier is the slot `(iv - step + c) % S` of
-// this one. Where equality is not certain the
-// buffers are taken as different (no report): the checks never claim a
-// hazard the IR does not show, and miss only the ones it cannot decide.
+// an access one iteration earlier is the slot `(iv - step + c) % S` of this
+// one. Where equality is not certain the buffers are taken as different (no
+// report): the checks never claim a hazard the IR does not show, and miss
+// only the ones it cannot decide. The pass runs after tile-insert-wait-counts
+// so that waits on tokens carry their group counts.
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "AsyncSafety.h"
+
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
-#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 
 #include <optional>
@@ -45,24 +57,11 @@ namespace kiln::tile {
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
-
-namespace {
+using namespace kiln::tile::async_safety;
 
 // --- buffers -------------------------------------------------------------
 
-/// A shared buffer: its allocation, the ring slot it stays in (RingSlot.h),
-/// and whether it is the whole allocation or only part of its slot.
-struct Buffer {
-  Operation *root = nullptr;
-  RingSlot slot;
-  bool whole = false;   // no index or subslice between it and the allocation
-  bool partial = false; // a subslice: not all of its slot
-
-  void aroundBackEdge(Operation *loop) { slot = slot.aroundBackEdge(loop); }
-  void leaving(Operation *op) { slot = slot.leaving(op); }
-};
-
-static std::optional<Buffer> resolve(Value memdesc) {
+std::optional<Buffer> async_safety::resolve(Value memdesc) {
   LocalAllocOp root = getRootAllocation(memdesc);
   if (!root)
     return std::nullopt;
@@ -77,48 +76,147 @@ static std::optional<Buffer> resolve(Value memdesc) {
   return b;
 }
 
-/// The two buffers certainly share bytes: one allocation, and one of them
-/// all of it or both all of one slot known to be the same.
-static bool mustOverlap(const Buffer &a, const Buffer &b) {
+bool async_safety::mustOverlap(const Buffer &a, const Buffer &b) {
   if (a.root != b.root || a.partial || b.partial)
     return false;
   return a.whole || b.whole || (a.slot.known() && a.slot == b.slot);
 }
 
-/// The two buffers may share bytes (in the same iteration).
-static bool mayOverlap(const Buffer &a, const Buffer &b) {
+bool async_safety::mayOverlap(const Buffer &a, const Buffer &b) {
   return a.root == b.root && !a.slot.disjoint(b.slot);
 }
 
-/// The two buffers may share bytes in some iterations: only different
-/// constant slots never do.
-static bool mayMeet(const Buffer &a, const Buffer &b) {
+bool async_safety::mayMeet(const Buffer &a, const Buffer &b) {
   if (a.root != b.root)
     return false;
   return !(a.slot.known() && b.slot.known() && !a.slot.base && !b.slot.base &&
            a.slot.offset != b.slot.offset);
 }
 
-// --- asynchronous reads in flight ----------------------------------------
+/// The shared buffers an effect of `op` of kind `Effect` names: the value
+/// of an effect on one, every memdesc operand for an op-wide one.
+template <typename Effect>
+static SmallVector<Value> effectBuffers(Operation *op, bool sharedOnly) {
+  SmallVector<Value> out;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return out;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  auto add = [&](Value v) {
+    if (v && isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
+        !llvm::is_contained(out, v))
+      out.push_back(v);
+  };
+  for (auto &e : list) {
+    if (!isa<Effect>(e.getEffect()))
+      continue;
+    if (sharedOnly && !isa<SharedMemoryResource>(e.getResource()))
+      continue;
+    if (Value v = e.getValue()) {
+      add(v);
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      add(operand);
+  }
+  return out;
+}
+
+SmallVector<Value> async_safety::writtenBuffers(Operation *op) {
+  SmallVector<Value> out = effectBuffers<MemoryEffects::Write>(op, false);
+  if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+    if (!llvm::is_contained(out, w.getDst()))
+      out.push_back(w.getDst());
+  return out;
+}
+
+SmallVector<Value> async_safety::readBuffers(Operation *op) {
+  SmallVector<Value> out = effectBuffers<MemoryEffects::Read>(op, true);
+  if (auto read = dyn_cast<AsyncReadOpInterface>(op))
+    for (Value v : read.getAsyncReadBuffers())
+      if (!llvm::is_contained(out, v))
+        out.push_back(v);
+  return out;
+}
+
+Value async_safety::eventBarrier(Operation *o) {
+  if (auto w = dyn_cast<BarrierWaitOpInterface>(o))
+    return w.getWaitedBarrier();
+  if (auto a = dyn_cast<BarrierArriveOpInterface>(o))
+    return a.getArrivedBarrier();
+  if (auto c = dyn_cast<BarrierCompletedWriteOpInterface>(o))
+    return c.getCompletionBarrier();
+  return {};
+}
+
+namespace {
+
+// --- asynchronous work in flight -----------------------------------------
+
+/// What may still be in flight at a program point.
+enum class Kind {
+  /// An asynchronous read of shared memory (wgmma, TMA store), in a group
+  /// of its counter.
+  AsyncRead,
+  /// An async copy into shared memory (cp.async, direct-to-LDS), in a
+  /// commit group.
+  Copy,
+  /// A write that lands when a wait on its barrier returns (TMA load).
+  BarrierWrite,
+  /// Bytes the CTA's threads wrote (generic proxy) that no async-proxy
+  /// fence has yet ordered before asynchronous reads.
+  Unfenced,
+};
 
 struct Pending {
   Operation *op;
   unsigned generation; // how many back edges since it was issued
-  StringRef counter;
-  unsigned minAfter; // fewest groups of `counter` committed after it
-  SmallVector<Buffer> buffers;
+  Kind kind;
+  StringRef counter; // AsyncRead: its counter
+  // AsyncRead: fewest groups of `counter` after it; Copy: fewest commit
+  // groups closed after its own (-1: its group is not closed yet).
+  int minAfter = 0;
+  // Copy: issued by another warp_specialize partition, whose threads alone
+  // can wait for it.
+  bool foreign = false;
+  SmallVector<Buffer> buffers; // read (AsyncRead) or written (the others)
+  std::optional<Buffer> barrier; // BarrierWrite: where it lands
+
+  bool sameEvent(const Pending &o) const {
+    return op == o.op && generation == o.generation && kind == o.kind &&
+           foreign == o.foreign;
+  }
+  void forEachBuffer(function_ref<void(Buffer &)> fn) {
+    for (Buffer &b : buffers)
+      fn(b);
+    if (barrier)
+      fn(*barrier);
+  }
 };
 
-using State = SmallVector<Pending>;
+/// Groups a commit can add before the count stops mattering.
+constexpr int kManyGroups = 1 << 20;
+
+struct State {
+  SmallVector<Pending> pending;
+  /// The most commit groups that may be in flight (kManyGroups: unknown).
+  int maxGroups = 0;
+
+  void forEachBuffer(function_ref<void(Buffer &)> fn) {
+    for (Pending &p : pending)
+      p.forEachBuffer(fn);
+  }
+};
 
 static State join(const State &a, const State &b) {
   State out = a;
-  for (const Pending &p : b) {
-    auto it = llvm::find_if(out, [&](const Pending &q) {
-      return q.op == p.op && q.generation == p.generation;
-    });
-    if (it == out.end())
-      out.push_back(p);
+  out.maxGroups = std::max(a.maxGroups, b.maxGroups);
+  for (const Pending &p : b.pending) {
+    auto it = llvm::find_if(out.pending,
+                            [&](const Pending &q) { return q.sameEvent(p); });
+    if (it == out.pending.end())
+      out.pending.push_back(p);
     else
       it->minAfter = std::min(it->minAfter, p.minAfter);
   }
@@ -126,43 +224,25 @@ static State join(const State &a, const State &b) {
 }
 
 static bool sameState(const State &a, const State &b) {
-  if (a.size() != b.size())
+  if (a.pending.size() != b.pending.size() || a.maxGroups != b.maxGroups)
     return false;
-  for (const Pending &p : a)
-    if (!llvm::any_of(b, [&](const Pending &q) {
-          return q.op == p.op && q.generation == p.generation &&
-                 q.minAfter == p.minAfter;
+  for (const Pending &p : a.pending)
+    if (!llvm::any_of(b.pending, [&](const Pending &q) {
+          return q.sameEvent(p) && q.minAfter == p.minAfter;
         }))
       return false;
   return true;
 }
 
-/// Shared buffers `op` writes (not counting buffers it allocates).
-static SmallVector<Value> writtenBuffers(Operation *op) {
-  SmallVector<Value> out;
-  if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
-    out.push_back(w.getDst());
-  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    auto add = [&](Value v) {
-      if (v && isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
-          !llvm::is_contained(out, v))
-        out.push_back(v);
-    };
-    for (auto &e : list) {
-      if (!isa<MemoryEffects::Write>(e.getEffect()))
-        continue;
-      if (Value v = e.getValue()) {
-        add(v);
-        continue;
-      }
-      // An op-wide write (tile.local_store): the buffers it names.
-      for (Value operand : op->getOperands())
-        add(operand);
-    }
+static StringRef describe(Kind kind) {
+  switch (kind) {
+  case Kind::Copy:
+    return "async copy";
+  case Kind::BarrierWrite:
+    return "barrier-completed write";
+  default:
+    return "write";
   }
-  return out;
 }
 
 class Checker {
@@ -174,44 +254,141 @@ public:
       runOp(op, state);
   }
 
+  /// The kernel ends: nothing asynchronous may still read its shared
+  /// memory, which the next CTA on the SM may be given.
+  void atExit(const State &state) {
+    for (const Pending &p : state.pending) {
+      if (p.kind != Kind::AsyncRead || !exitReported.insert(p.op).second)
+        continue;
+      failed = true;
+      p.op->emitError()
+          << "the kernel can end while this asynchronous read of shared "
+             "memory is still in flight: no wait on the '"
+          << p.counter << "' counter leaves it done before the end"
+          << (p.counter == "cp.async.bulk"
+                  ? " (add a TMA store_wait(0) before the kernel returns)"
+                  : "");
+    }
+  }
+
+  /// Waits for more commit groups than can be in flight where they are:
+  /// they wait for nothing (a warning; the largest count over every path
+  /// and loop round decides).
+  void warnIdleWaits() {
+    for (auto [op, most] : waitMaxGroups) {
+      auto wait = cast<AsyncWaitOp>(op);
+      if (!wait.getNum() || int64_t(*wait.getNum()) <= most)
+        continue;
+      wait.emitWarning() << "waits until at most " << *wait.getNum()
+                         << " commit groups are in flight, but at most "
+                         << most << " can be here: it waits for nothing";
+    }
+  }
+
 private:
   llvm::DenseSet<std::pair<Operation *, Operation *>> reported;
+  llvm::DenseSet<Operation *> exitReported, reportedAccess;
+  llvm::MapVector<Operation *, int> waitMaxGroups;
   static constexpr unsigned kMaxGenerations = 4;
 
-  void runOp(Operation &op, State &state) {
+  void checkAccesses(Operation &op, const State &state) {
     for (Value v : writtenBuffers(&op)) {
       std::optional<Buffer> written = resolve(v);
       if (!written)
         continue;
-      for (const Pending &p : state)
-        for (const Buffer &b : p.buffers)
-          if (mustOverlap(b, *written))
-            report(&op, p);
+      for (const Pending &p : state.pending) {
+        if (p.kind == Kind::Unfenced)
+          continue;
+        if (llvm::any_of(p.buffers, [&](const Buffer &b) {
+              return mustOverlap(b, *written);
+            }))
+          p.kind == Kind::AsyncRead ? reportReadInFlight(&op, p)
+                                    : reportWriteInFlight(&op, p, true);
+      }
     }
+    bool asyncRead = isa<AsyncReadOpInterface>(&op);
+    for (Value v : readBuffers(&op)) {
+      std::optional<Buffer> read = resolve(v);
+      if (!read)
+        continue;
+      for (const Pending &p : state.pending) {
+        bool hit = llvm::any_of(
+            p.buffers, [&](const Buffer &b) { return mustOverlap(b, *read); });
+        if (!hit)
+          continue;
+        if (p.kind == Kind::Copy || p.kind == Kind::BarrierWrite)
+          reportWriteInFlight(&op, p, false);
+        else if (p.kind == Kind::Unfenced && asyncRead)
+          reportUnfenced(&op, p);
+      }
+    }
+  }
+
+  void runOp(Operation &op, State &state) {
+    checkAccesses(op, state);
     if (auto read = dyn_cast<AsyncReadOpInterface>(&op)) {
       StringRef counter = read.getAsyncReadCounter();
       if (!read.isAsyncReadInFlight()) { // it waits for its counter itself
-        llvm::erase_if(state, [&](const Pending &p) {
-          return p.counter == counter;
+        llvm::erase_if(state.pending, [&](const Pending &p) {
+          return p.kind == Kind::AsyncRead && p.counter == counter;
         });
       } else {
-        for (Pending &p : state)
-          if (p.counter == counter)
+        for (Pending &p : state.pending)
+          if (p.kind == Kind::AsyncRead && p.counter == counter)
             ++p.minAfter;
-        Pending p{&op, 0, counter, 0, {}};
+        Pending p{&op, 0, Kind::AsyncRead, counter};
         for (Value v : read.getAsyncReadBuffers())
           if (std::optional<Buffer> b = resolve(v))
             p.buffers.push_back(*b);
-        state.push_back(std::move(p));
+        state.pending.push_back(std::move(p));
       }
     }
     if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(&op)) {
       StringRef counter = wait.getAsyncReadCounter();
       unsigned left = wait.getMaxPendingGroups();
-      llvm::erase_if(state, [&](const Pending &p) {
-        return p.counter == counter && p.minAfter >= left;
+      llvm::erase_if(state.pending, [&](const Pending &p) {
+        return p.kind == Kind::AsyncRead && p.counter == counter &&
+               p.minAfter >= int(left);
       });
     }
+    if (auto copy = dyn_cast<AsyncCopyOpInterface>(&op)) {
+      if (std::optional<Buffer> dst = resolve(copy.getDst())) {
+        Pending p{&op, 0, Kind::Copy, {}, -1};
+        p.buffers.push_back(*dst);
+        state.pending.push_back(std::move(p));
+      }
+    }
+    if (isa<AsyncCommitGroupOp>(&op)) {
+      for (Pending &p : state.pending)
+        if (p.kind == Kind::Copy && !p.foreign)
+          p.minAfter = std::min(p.minAfter + 1, kManyGroups);
+      state.maxGroups = std::min(state.maxGroups + 1, kManyGroups);
+    }
+    if (auto wait = dyn_cast<AsyncWaitOp>(&op))
+      runAsyncWait(wait, state);
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(&op)) {
+      if (std::optional<Buffer> dst = resolve(write.getDst())) {
+        Pending p{&op, 0, Kind::BarrierWrite};
+        p.buffers.push_back(*dst);
+        p.barrier = resolve(write.getCompletionBarrier());
+        state.pending.push_back(std::move(p));
+      }
+    }
+    if (auto wait = dyn_cast<BarrierWaitOpInterface>(&op)) {
+      std::optional<Buffer> waited = resolve(wait.getWaitedBarrier());
+      llvm::erase_if(state.pending, [&](const Pending &p) {
+        return p.kind == Kind::BarrierWrite &&
+               (!waited || !p.barrier || mayOverlap(*p.barrier, *waited));
+      });
+    }
+    if (isa<AsyncProxyFenceOpInterface>(&op))
+      llvm::erase_if(state.pending,
+                     [](const Pending &p) { return p.kind == Kind::Unfenced; });
+    if (!isa<AsyncCopyOpInterface, BarrierCompletedWriteOpInterface>(&op))
+      for (Value v : effectBuffers<MemoryEffects::Write>(&op, true))
+        if (std::optional<Buffer> b = resolve(v))
+          addUnfenced(&op, *b, state);
+
     if (auto loop = dyn_cast<scf::ForOp>(&op))
       return runFor(loop, state);
     if (auto branch = dyn_cast<scf::IfOp>(&op)) {
@@ -222,49 +399,123 @@ private:
       state = join(thenState, elseState);
       return;
     }
+    if (auto ws = dyn_cast<WarpSpecializeOp>(&op))
+      return runWarpSpecialize(ws, state);
     // Other regions (scf.while, ...): walked once, values left behind.
     for (Region &region : op.getRegions())
       for (Block &block : region) {
         State inner = state;
         runBlock(block, inner);
         state = join(state, inner);
-        for (Pending &p : state)
-          for (Buffer &b : p.buffers)
-            b.leaving(&op);
+        state.forEachBuffer([&](Buffer &b) { b.leaving(&op); });
       }
+  }
+
+  static void addUnfenced(Operation *op, const Buffer &b, State &state) {
+    Pending p{op, 0, Kind::Unfenced};
+    p.buffers.push_back(b);
+    auto it = llvm::find_if(state.pending,
+                            [&](const Pending &q) { return q.sameEvent(p); });
+    if (it == state.pending.end())
+      state.pending.push_back(std::move(p));
+    else if (!llvm::any_of(it->buffers, [&](const Buffer &x) {
+               return x.root == b.root && x.slot == b.slot;
+             }))
+      it->buffers.push_back(b);
+  }
+
+  /// Copies with at least `num` groups closed after theirs land: from then
+  /// on their bytes are writes of the issuing threads (generic proxy). A
+  /// wait without a count (tile-insert-wait-counts did not run) is taken
+  /// to retire every copy: that can only miss a race, not invent one.
+  void runAsyncWait(AsyncWaitOp wait, State &state) {
+    std::optional<uint32_t> num = wait.getNum();
+    int &most = waitMaxGroups.try_emplace(wait, 0).first->second;
+    most = std::max(most, state.maxGroups);
+    SmallVector<Pending> landed;
+    llvm::erase_if(state.pending, [&](const Pending &p) {
+      bool retired = p.kind == Kind::Copy && !p.foreign && p.minAfter >= 0 &&
+                     (!num || p.minAfter >= int64_t(*num));
+      if (retired)
+        landed.push_back(p);
+      return retired;
+    });
+    for (const Pending &p : landed)
+      for (const Buffer &b : p.buffers)
+        addUnfenced(p.op, b, state);
+    if (num)
+      state.maxGroups = std::min<int64_t>(state.maxGroups, *num);
   }
 
   void runFor(scf::ForOp loop, State &state) {
     State entry = state;
-    for (Pending &p : entry)
-      for (Buffer &b : p.buffers)
-        b.slot = b.slot.enteringLoop(loop);
+    entry.forEachBuffer([&](Buffer &b) { b.slot = b.slot.enteringLoop(loop); });
     State in = entry, exits = state;
-    for (unsigned round = 0; round < kMaxGenerations; ++round) {
+    bool settled = false;
+    for (unsigned round = 0; round < kMaxGenerations + 2; ++round) {
       State body = in;
       runBlock(*loop.getBody(), body);
       exits = join(exits, body);
       // Around the back edge: the next iteration sees these one step back.
       State carried;
-      for (Pending p : body) {
+      carried.maxGroups = body.maxGroups;
+      for (Pending p : body.pending) {
         if (++p.generation > kMaxGenerations)
           continue;
-        for (Buffer &b : p.buffers)
-          b.aroundBackEdge(loop);
-        carried.push_back(std::move(p));
+        p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
+        carried.pending.push_back(std::move(p));
       }
       State next = join(entry, carried);
-      if (sameState(next, in))
+      if (sameState(next, in)) {
+        settled = true;
         break;
+      }
       in = std::move(next);
     }
-    for (Pending &p : exits)
-      for (Buffer &b : p.buffers)
-        b.leaving(loop);
+    if (!settled) {
+      // Groups still growing round after round: commits without waits.
+      in.maxGroups = kManyGroups;
+      State body = in;
+      runBlock(*loop.getBody(), body);
+      exits = join(exits, body);
+      exits.maxGroups = kManyGroups;
+    }
+    exits.forEachBuffer([&](Buffer &b) { b.leaving(loop); });
     state = std::move(exits);
   }
 
-  void report(Operation *writer, const Pending &p) {
+  /// Partitions run concurrently from the same state. A copy one partition
+  /// leaves in flight is foreign to the others: no wait of theirs covers
+  /// it (a wait counts only the groups of its own threads).
+  void runWarpSpecialize(WarpSpecializeOp ws, State &state) {
+    SmallVector<State> ends;
+    for (Region &region : ws->getRegions()) {
+      State inner = state;
+      runBlock(region.front(), inner);
+      ends.push_back(std::move(inner));
+    }
+    State out = state;
+    for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
+      State inner = state;
+      for (auto [j, end] : llvm::enumerate(ends)) {
+        if (j == k)
+          continue;
+        for (const Pending &p : end.pending) {
+          if (p.kind != Kind::Copy || !ws->isProperAncestor(p.op))
+            continue;
+          Pending foreign = p;
+          foreign.foreign = true;
+          inner.pending.push_back(std::move(foreign));
+        }
+      }
+      runBlock(region.front(), inner);
+      out = join(out, ends[k]);
+    }
+    out.forEachBuffer([&](Buffer &b) { b.leaving(ws); });
+    state = std::move(out);
+  }
+
+  void reportReadInFlight(Operation *writer, const Pending &p) {
     if (!reported.insert({writer, p.op}).second)
       return;
     failed = true;
@@ -273,25 +524,61 @@ private:
         << "asynchronous read of '" << p.op->getName() << "' may still be "
         << "reading: no wait on the '" << p.counter << "' counter with at "
         << "most " << p.minAfter << " pending comes between them";
-    if (p.generation)
-      d << " (the read was issued " << p.generation
-        << (p.generation == 1 ? " iteration" : " iterations") << " earlier)";
+    noteGeneration(d, p, "the read");
     d.attachNote(p.op->getLoc()) << "the asynchronous read";
+  }
+
+  void reportWriteInFlight(Operation *accessor, const Pending &p,
+                           bool isWrite) {
+    // One report per access: the first copy found (a prologue's, often)
+    // shows the mistake; the same one in later iterations adds nothing.
+    if (!reportedAccess.insert(accessor).second)
+      return;
+    failed = true;
+    InFlightDiagnostic d = accessor->emitError()
+        << "'" << accessor->getName() << "' " << (isWrite ? "writes" : "reads")
+        << " shared memory that the " << describe(p.kind) << " of '"
+        << p.op->getName() << "' may still be writing: ";
+    if (p.kind == Kind::BarrierWrite)
+      d << "no wait on the barrier it completes on comes between them";
+    else if (p.foreign)
+      d << "the copy is issued by another warp_specialize partition, and a "
+           "wait covers only the copies of its own threads";
+    else if (p.minAfter < 0)
+      d << "its group is not committed (no commit_group after it) on some "
+           "path, so no wait covers it";
+    else
+      d << "no wait covering its commit group comes between them on some "
+           "path (at least "
+        << p.minAfter << (p.minAfter == 1 ? " group is" : " groups are")
+        << " committed after it, and a wait must leave at most that many "
+           "in flight)";
+    noteGeneration(d, p, "it");
+    d.attachNote(p.op->getLoc()) << "the " << describe(p.kind);
+  }
+
+  void reportUnfenced(Operation *reader, const Pending &p) {
+    if (!reported.insert({reader, p.op}).second)
+      return;
+    failed = true;
+    InFlightDiagnostic d = reader->emitError()
+        << "'" << reader->getName() << "' reads shared memory asynchronously "
+        << "(async proxy) that '" << p.op->getName() << "' wrote with no "
+        << "fence_async_shared between them: the asynchronous read may not "
+        << "see those writes";
+    noteGeneration(d, p, "it");
+    d.attachNote(p.op->getLoc()) << "the write";
+  }
+
+  static void noteGeneration(InFlightDiagnostic &d, const Pending &p,
+                             StringRef what) {
+    if (p.generation)
+      d << " (" << what << " was issued " << p.generation
+        << (p.generation == 1 ? " iteration" : " iterations") << " earlier)";
   }
 };
 
 // --- barriers ------------------------------------------------------------
-
-/// The barrier `o` waits on, arrives on or completes a write on.
-static Value eventBarrier(Operation *o) {
-  if (auto w = dyn_cast<BarrierWaitOpInterface>(o))
-    return w.getWaitedBarrier();
-  if (auto a = dyn_cast<BarrierArriveOpInterface>(o))
-    return a.getArrivedBarrier();
-  if (auto c = dyn_cast<BarrierCompletedWriteOpInterface>(o))
-    return c.getCompletionBarrier();
-  return {};
-}
 
 /// Whether `op`'s regions hold a barrier event that may be on `key` (in
 /// any iteration: ring indices there are not comparable with key's).
@@ -464,11 +751,14 @@ struct CheckAsyncSafety
     bool ok = true;
     getOperation().walk([&](func::FuncOp func) {
       ok &= checkBarriers(func);
+      ok &= checkBarrierLifecycle(func);
       if (func.isExternal())
         return;
       Checker checker;
       State state;
       checker.runBlock(func.getBody().front(), state);
+      checker.atExit(state);
+      checker.warnIdleWaits();
       ok &= !checker.failed;
     });
     if (!ok)

@@ -339,9 +339,13 @@ struct InsertWaitCounts
       // Stopping at the 65th group back can only count fewer instructions
       // (a stricter wait), and keeps a huge user count from sizing the walk.
       InstructionCounter counter(target, std::min<uint32_t>(*wait.getNum(), 64) + 1);
-      int64_t n = counter.countBefore(wait);
-      wait.setInstructionsAttr(Builder(wait.getContext())
-                                   .getI32IntegerAttr(std::min<int64_t>(n, 1 << 30)));
+      int64_t n = std::min<int64_t>(counter.countBefore(wait), 1 << 30);
+      // A count the hardware field cannot wait for becomes the largest one
+      // that still waits (stricter, never looser).
+      if (unsigned cap = target->maxAsyncWaitInstructions)
+        n = std::min<int64_t>(n, cap);
+      wait.setInstructionsAttr(
+          Builder(wait.getContext()).getI32IntegerAttr(n));
     });
   }
 

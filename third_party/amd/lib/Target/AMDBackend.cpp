@@ -55,6 +55,32 @@ LogicalResult checkLdsDmaSizes(ModuleOp module, const TargetDesc &target,
   return failure(result.wasInterrupted());
 }
 
+/// A kernel's `rocdl.reqd_work_group_size` (hand-written LLVM dialect) of
+/// 0 in a dimension launches nothing; over the chip's thread limit in
+/// total, it cannot launch. Both become metadata LLVM accepts silently.
+LogicalResult checkWorkGroupSizes(ModuleOp module, const TargetDesc &target) {
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    auto sizes =
+        func->getAttrOfType<DenseI32ArrayAttr>("rocdl.reqd_work_group_size");
+    if (!sizes)
+      continue;
+    int64_t total = 1;
+    for (int32_t d : sizes.asArrayRef()) {
+      if (d <= 0)
+        return func.emitError()
+               << "rocdl.reqd_work_group_size of '" << func.getSymName()
+               << "' must be positive in every dimension, got " << sizes;
+      total *= d;
+    }
+    if (total > target.maxThreadsPerBlock)
+      return func.emitError()
+             << "rocdl.reqd_work_group_size of '" << func.getSymName()
+             << "' is " << total << " threads, over the "
+             << target.maxThreadsPerBlock << " of " << target.name;
+  }
+  return success();
+}
+
 // Direct-to-LDS loads (global_load_lds_dword*, buffer_load_dword* ... lds):
 // 4 bytes per lane on gfx942; gfx950 adds 16 (dwordx4). Kiln's vectors are
 // powers of two, so gfx950's 12-byte form is not used.
@@ -63,12 +89,14 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 
 // name, backend, chip, triple, features, warp, smem, vec, threads, arch,
 // async copy widths, name, lane rule, waits counting instructions, waits
-// ordering the whole wave
+// ordering the whole wave, largest wait count that waits (gfx9's vmcnt is 6
+// bits, and vmcnt(63) waits for nothing: LLVM's SIInsertWaitcnts also stops
+// at the field's maximum minus one)
 const TargetDesc kTargets[] = {
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
-     1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true},
+     1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
-     1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true},
+     1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};
@@ -108,7 +136,8 @@ public:
 
   LogicalResult verifyModule(ModuleOp module, const TargetDesc &target,
                              const llvm::MCSubtargetInfo &sti) const override {
-    return checkLdsDmaSizes(module, target, sti);
+    return failure(failed(checkLdsDmaSizes(module, target, sti)) ||
+                   failed(checkWorkGroupSizes(module, target)));
   }
 
   // Kiln pins the code object version rather than inheriting whatever a

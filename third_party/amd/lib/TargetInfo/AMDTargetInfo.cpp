@@ -205,11 +205,14 @@ public:
   // s_waitcnt vmcnt(N) with expcnt and lgkmcnt unconstrained (gfx9
   // encoding: vmcnt's low 4 bits in [3:0], high 2 in [15:14], expcnt [6:4],
   // lgkmcnt [11:8]). N is the copy instructions tile-insert-wait-counts
-  // found issued after the awaited group, capped at 63 (a smaller N only
-  // waits longer); without it, vmcnt(0).
+  // found issued after the awaited group, which that pass already caps at
+  // the target's maxAsyncWaitInstructions (62: vmcnt(63) waits for nothing);
+  // capped here again for hand-written IR (a smaller N only waits longer);
+  // without it, vmcnt(0).
   void asyncWait(OpBuilder &b, Location loc, unsigned,
                  std::optional<unsigned> instructions) const override {
-    unsigned n = std::min(instructions.value_or(0), 63u);
+    unsigned n = std::min(instructions.value_or(0),
+                          getDesc().maxAsyncWaitInstructions);
     unsigned bits = (n & 0xF) | ((n >> 4) << 14) | (7 << 4) | (15 << 8);
     ROCDL::SWaitcntOp::create(b, loc, b.getI32IntegerAttr(bits));
   }

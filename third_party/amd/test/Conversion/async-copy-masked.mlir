@@ -88,8 +88,9 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     %zero = arith.constant dense<0.0> : tensor<256xf32, #l>
     %seven = arith.constant dense<7.0> : tensor<256xf32, #l>
     %b = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %b2 = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
     %t0 = tile_amd.buffer_load_to_local %x[%r], %b, %m : tensor<256xi1, #l> other %zero : tensor<256xf32, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #sh, mutable>
-    %t1 = tile_amd.buffer_load_to_local %x[%r], %b, %m : tensor<256xi1, #l> other %seven : tensor<256xf32, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    %t1 = tile_amd.buffer_load_to_local %x[%r], %b2, %m : tensor<256xi1, #l> other %seven : tensor<256xf32, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #sh, mutable>
     return
   }
 }

@@ -215,3 +215,80 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     return
   }
 }
+
+// -----
+
+// gfx9's vmcnt field is 6 bits and vmcnt(63) waits for nothing (the counter
+// never exceeds it), so a count over 62 is capped at 62: a stricter wait,
+// never a looser one. One wave, one float per lane: a copy of N floats is
+// N / 64 instructions. After the awaited group: 62 (kept), 63, 64 and 128
+// (all capped).
+// CHECK-LABEL: func.func @vmcnt_cap
+// CHECK: tile.async_wait tokens %{{.*}} {instructions = 62 : i32, num = 1 : i32}
+// CHECK: tile.async_wait tokens %{{.*}} {instructions = 62 : i32, num = 1 : i32}
+// CHECK: tile.async_wait tokens %{{.*}} {instructions = 62 : i32, num = 1 : i32}
+// CHECK: tile.async_wait tokens %{{.*}} {instructions = 62 : i32, num = 1 : i32}
+// ORACLE-COUNT-4: oracle: holds on 1 executions
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p64 = tensor<64x!tile.ptr<f32>, #l>
+!m64 = !tile.memdesc<64xf32, #sh, mutable>
+!p2k = tensor<2048x!tile.ptr<f32>, #l>
+!m2k = !tile.memdesc<2048xf32, #sh, mutable>
+!p1k = tensor<1024x!tile.ptr<f32>, #l>
+!m1k = !tile.memdesc<1024xf32, #sh, mutable>
+!p512 = tensor<512x!tile.ptr<f32>, #l>
+!m512 = !tile.memdesc<512xf32, #sh, mutable>
+!p256 = tensor<256x!tile.ptr<f32>, #l>
+!m256 = !tile.memdesc<256xf32, #sh, mutable>
+!p128 = tensor<128x!tile.ptr<f32>, #l>
+!m128 = !tile.memdesc<128xf32, #sh, mutable>
+!p4k = tensor<4096x!tile.ptr<f32>, #l>
+!m4k = !tile.memdesc<4096xf32, #sh, mutable>
+!p8k = tensor<8192x!tile.ptr<f32>, #l>
+!m8k = !tile.memdesc<8192xf32, #sh, mutable>
+module attributes {tile.target = "hip:gfx942", tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @vmcnt_cap(%p64: !p64, %a: !m64, %p2k: !p2k, %b2k: !m2k, %p1k: !p1k, %b1k: !m1k,
+                       %p512: !p512, %b512: !m512, %p256: !p256, %b256: !m256,
+                       %p128: !p128, %b128: !m128, %p4k: !p4k, %b4k: !m4k,
+                       %p8k: !p8k, %b8k: !m8k) {
+    // 32 + 16 + 8 + 4 + 2 = 62 instructions after the awaited group.
+    %c0 = tile.async_copy_global_to_local %p64, %a : !p64 -> !m64
+    %g0 = tile.async_commit_group tokens %c0
+    %x1 = tile.async_copy_global_to_local %p2k, %b2k : !p2k -> !m2k
+    %x2 = tile.async_copy_global_to_local %p1k, %b1k : !p1k -> !m1k
+    %x3 = tile.async_copy_global_to_local %p512, %b512 : !p512 -> !m512
+    %x4 = tile.async_copy_global_to_local %p256, %b256 : !p256 -> !m256
+    %x5 = tile.async_copy_global_to_local %p128, %b128 : !p128 -> !m128
+    %g1 = tile.async_commit_group tokens %x5
+    %w0 = tile.async_wait tokens %g0
+    %w0b = tile.async_wait {num = 0 : i32}
+    // 63: one more.
+    %c1 = tile.async_copy_global_to_local %p64, %a : !p64 -> !m64
+    %g2 = tile.async_commit_group tokens %c1
+    %y1 = tile.async_copy_global_to_local %p2k, %b2k : !p2k -> !m2k
+    %y2 = tile.async_copy_global_to_local %p1k, %b1k : !p1k -> !m1k
+    %y3 = tile.async_copy_global_to_local %p512, %b512 : !p512 -> !m512
+    %y4 = tile.async_copy_global_to_local %p256, %b256 : !p256 -> !m256
+    %y5 = tile.async_copy_global_to_local %p128, %b128 : !p128 -> !m128
+    %y6 = tile.async_copy_global_to_local %p64, %a : !p64 -> !m64
+    %g3 = tile.async_commit_group tokens %y6
+    %w1 = tile.async_wait tokens %g2
+    %w1b = tile.async_wait {num = 0 : i32}
+    // 64.
+    %c2 = tile.async_copy_global_to_local %p64, %a : !p64 -> !m64
+    %g4 = tile.async_commit_group tokens %c2
+    %z1 = tile.async_copy_global_to_local %p4k, %b4k : !p4k -> !m4k
+    %g5 = tile.async_commit_group tokens %z1
+    %w2 = tile.async_wait tokens %g4
+    %w2b = tile.async_wait {num = 0 : i32}
+    // 128.
+    %c3 = tile.async_copy_global_to_local %p64, %a : !p64 -> !m64
+    %g6 = tile.async_commit_group tokens %c3
+    %v1 = tile.async_copy_global_to_local %p8k, %b8k : !p8k -> !m8k
+    %g7 = tile.async_commit_group tokens %v1
+    %w3 = tile.async_wait tokens %g6
+    %w3b = tile.async_wait {num = 0 : i32}
+    return
+  }
+}

@@ -5,23 +5,23 @@
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
 // partition_num_regs moves registers between warp groups (setmaxnreg). The
-// kernel's 4 warps are one group; workers of 2 and 4 warps (6) are padded to
-// 8, so 12 warps are launched (384 threads) and each starts with
-// 65536 / 384 = 170 -> 168 registers (.maxnreg). Warps 4-7 hold worker 0 and
-// half of worker 1, warps 8-11 the other half: worker 1 spans both groups and
-// runs one code, so both groups take the larger count, 80 (worker 0's 24
-// rises with it). The kernel's warps take the rest, 168 * 384 - 2 * 80 * 128
-// = 44032 registers over 128 threads = 344, capped at 256. Each worker group
+// kernel's 4 warps are one group. Workers are placed largest first, each at
+// a multiple of min(its warps, 4): worker 1 (4 warps) on warps 4-7, one
+// whole group, worker 0 (2 warps) on 8-9, padded to the group 8-11, so 12
+// warps are launched (384 threads) and each starts with 65536 / 384 = 170 ->
+// 168 registers (.maxnreg). Group 4-7 sets worker 1's 80, group 8-11 worker
+// 0's 24. The kernel's warps take the rest, 168 * 384 - (80 + 24) * 128 =
+// 51200 registers over 128 threads = 400, capped at 256. Each worker group
 // sets its count with one instruction before the partitions' start barrier;
-// no warp is left for padding past worker 1.
+// warps 10-11 are padding and go to the end barrier.
 // CHECK-LABEL: llvm.func @ws_regs
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK-DAG: %[[C384:.*]] = llvm.mlir.constant(384 : i32)
 // CHECK-DAG: %[[C1:.*]] = llvm.mlir.constant(1 : i32)
 // CHECK-DAG: %[[C4:.*]] = llvm.mlir.constant(4 : i32)
-// CHECK-DAG: %[[C6:.*]] = llvm.mlir.constant(6 : i32)
 // CHECK-DAG: %[[C8:.*]] = llvm.mlir.constant(8 : i32)
+// CHECK-DAG: %[[C10:.*]] = llvm.mlir.constant(10 : i32)
 // CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %[[WARP]], %[[C4]]
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
@@ -34,17 +34,20 @@
 // CHECK-NEXT: nvvm.setmaxregister decrease 80
 // CHECK-NEXT: llvm.br ^[[START:bb[0-9]+]]
 // CHECK: ^[[SET1]]:
-// CHECK-NEXT: nvvm.setmaxregister decrease 80
+// CHECK-NEXT: nvvm.setmaxregister decrease 24
 // CHECK-NEXT: llvm.br ^[[START]]
 // CHECK: ^[[START]]:
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C384]])
-// CHECK-NEXT: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C6]]
+// CHECK-NEXT: llvm.cond_br %[[G0]], ^[[WORKER1:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
+// CHECK: ^[[NEXT]]:
+// CHECK-NEXT: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C10]]
 // CHECK-NEXT: llvm.cond_br %[[W0]]
 // CHECK-NOT: nvvm.setmaxregister
 // PTX: .maxntid 384, 1, 1
 // PTX: .maxnreg 168
 // PTX: setmaxnreg.inc.sync.aligned.u32 256;
-// PTX-COUNT-2: setmaxnreg.dec.sync.aligned.u32 80;
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 80;
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 24;
 // PTX-NOT: setmaxnreg
 #blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
 #blocked1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>

@@ -88,9 +88,11 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
     tile_nv.mbarrier_init %b0, 1 : !bar
     %sa = tile.memdesc_index %a[%c0] : !ring -> !slot
+    %c1 = arith.constant 1 : i32
+    %sb = tile.memdesc_index %a[%c1] : !ring -> !slot
     tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
     tile_nv.mbarrier_expect %b0, 16384 : !bar
-    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa : !desc, !bar, !slot
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sb : !desc, !bar, !slot
     tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
     tile_nv.mbarrier_expect %b0, 16384 : !bar
     tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa, %p : !desc, !bar, !slot
@@ -172,6 +174,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     %a = tile.local_alloc : () -> !ring
     %b = tile.local_alloc : () -> !ring
     %bars = tile.local_alloc : () -> !bars
+    %init0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %init0, 1 : !bar
+    %init1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %init1, 1 : !bar
+    %init2 = tile.memdesc_index %bars[%c2] : !bars -> !bar
+    tile_nv.mbarrier_init %init2, 1 : !bar
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
       %slot = arith.remsi %i, %c3 : i32
@@ -208,6 +216,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     %a = tile.local_alloc : () -> !ring
     %b = tile.local_alloc : () -> !ring
     %bars = tile.local_alloc : () -> !bars
+    %init0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %init0, 1 : !bar
+    %init1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %init1, 1 : !bar
+    %init2 = tile.memdesc_index %bars[%c2] : !bars -> !bar
+    tile_nv.mbarrier_init %init2, 1 : !bar
     %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
       %slot = arith.remsi %i, %c3 : i32
@@ -242,6 +256,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     %a = tile.local_alloc : () -> !ring
     %b = tile.local_alloc : () -> !ring
     %bars = tile.local_alloc : () -> !bars
+    %init0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    tile_nv.mbarrier_init %init0, 1 : !bar
+    %init1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %init1, 1 : !bar
+    %init2 = tile.memdesc_index %bars[%c2] : !bars -> !bar
+    tile_nv.mbarrier_init %init2, 1 : !bar
     scf.for %i = %c0 to %n step %c1 : i32 {
       %slot = arith.remsi %i, %c3 : i32
       %bw = tile.memdesc_index %bars[%slot] : !bars -> !bar
@@ -303,8 +323,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     %x = tile.local_alloc : () -> !ctile
     %y = tile.local_alloc : () -> !ctile
     tile.local_store %t, %x : tensor<64x64xbf16, #acc> -> !ctile
+    tile_nv.fence_async_shared
     tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %x : !cdesc, !ctile
     tile.local_store %t, %y : tensor<64x64xbf16, #acc> -> !ctile
+    tile_nv.fence_async_shared
     // expected-note @+1 {{the asynchronous read}}
     tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %y : !cdesc, !ctile
     tile_nv.async_tma_store_wait {pendings = 1 : i32}
@@ -312,6 +334,196 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     // expected-error @+1 {{'tile.local_store' writes a shared buffer that the asynchronous read of 'tile_nv.async_tma_copy_local_to_global' may still be reading: no wait on the 'cp.async.bulk' counter with at most 0 pending comes between them}}
     tile.local_store %t, %y : tensor<64x64xbf16, #acc> -> !ctile
     tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+!cdesc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ctile = !tile.memdesc<64x64xbf16, #nv, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // The threads' stores must be fenced before the TMA store reads them.
+  func.func @store_without_fence(%cd: !cdesc, %t: tensor<64x64xbf16, #acc>) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    // expected-note @+1 {{the write}}
+    tile.local_store %t, %c : tensor<64x64xbf16, #acc> -> !ctile
+    // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' reads shared memory asynchronously (async proxy) that 'tile.local_store' wrote with no fence_async_shared between them: the asynchronous read may not see those writes}}
+    tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !cdesc, !ctile
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+
+  // The kernel ends with the TMA store still reading shared memory.
+  func.func @exit_with_store_in_flight(%cd: !cdesc, %t: tensor<64x64xbf16, #acc>) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    tile.local_store %t, %c : tensor<64x64xbf16, #acc> -> !ctile
+    tile_nv.fence_async_shared
+    // expected-error @+1 {{the kernel can end while this asynchronous read of shared memory is still in flight: no wait on the 'cp.async.bulk' counter leaves it done before the end (add a TMA store_wait(0) before the kernel returns)}}
+    tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !cdesc, !ctile
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+!bufT = !tile.memdesc<64x64xbf16, #nvt, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // Reading the TMA destination before the wait that completes it.
+  func.func @read_before_barrier_wait(%ad: !desc) -> tensor<64x64xbf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    tile_nv.mbarrier_expect %bar, 8192 : !bar
+    // expected-note @+1 {{the barrier-completed write}}
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %a : !desc, !bar, !buf
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the barrier-completed write of 'tile_nv.async_tma_copy_global_to_local' may still be writing: no wait on the barrier it completes on comes between them}}
+    %v = tile.local_load %a : !buf -> tensor<64x64xbf16, #l>
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return %v : tensor<64x64xbf16, #l>
+  }
+
+  // wgmma reads operands the threads stored without a fence.
+  func.func @wgmma_without_fence(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc : () -> !buf
+    %b = tile.local_alloc : () -> !buf
+    tile.local_store %x, %a : tensor<64x64xbf16, #l> -> !buf
+    tile.local_store %x, %b : tensor<64x64xbf16, #l> -> !buf
+    tile_nv.fence_async_shared
+    // expected-note @+1 {{the write}}
+    tile.local_store %x, %b : tensor<64x64xbf16, #l> -> !buf
+    %bt = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    // expected-error @+1 {{'tile_nv.warpgroup_dot' reads shared memory asynchronously (async proxy) that 'tile.local_store' wrote with no fence_async_shared between them}}
+    %d = tile_nv.warpgroup_dot %a, %bt, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+
+  func.func @ok_wgmma_after_fence(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc : () -> !buf
+    %b = tile.local_alloc : () -> !buf
+    tile.local_store %x, %a : tensor<64x64xbf16, #l> -> !buf
+    tile.local_store %x, %b : tensor<64x64xbf16, #l> -> !buf
+    tile_nv.fence_async_shared
+    %bt = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %d = tile_nv.warpgroup_dot %a, %bt, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!bars = !tile.memdesc<2x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 2x1>
+!one = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // Barrier 1 of the pair is never initialized.
+  func.func @never_initialized() {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %bars = tile.local_alloc : () -> !bars
+    %b0 = tile.memdesc_index %bars[%c0] : !bars -> !bar
+    %b1 = tile.memdesc_index %bars[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %b0, 1 : !bar
+    tile_nv.mbarrier_arrive %b0, 1 : !bar
+    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    // expected-error @+1 {{'tile_nv.mbarrier_arrive' uses a barrier that nothing in this function initializes (no mbarrier init on it): its word holds no phase or arrival count, and waits on it hang or return at random}}
+    tile_nv.mbarrier_arrive %b1, 1 : !bar
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' uses a barrier that nothing in this function initializes}}
+    tile_nv.mbarrier_wait %b1, %c0 : !bar, i32
+    return
+  }
+
+  // The first wait on a fresh barrier at parity 1 returns at once.
+  func.func @first_wait_parity_one() {
+    %c1 = arith.constant 1 : i32
+    %b = tile.local_alloc : () -> !one
+    // expected-note @+1 {{the init}}
+    tile_nv.mbarrier_init %b, 1 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' is the first wait on this barrier after its init and waits for parity 1: on a fresh barrier phase 0 is in progress and a wait for parity 1 returns at once; the first phase has parity 0}}
+    tile_nv.mbarrier_wait %b, %c1 : !one, i32
+    return
+  }
+
+  // Parity 0 first, then 1: the second phase.
+  func.func @ok_parities() {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    tile_nv.mbarrier_wait %b, %c1 : !one, i32
+    tile_nv.mbarrier_invalidate %b : !one
+    return
+  }
+
+  // Two arrivals expected per phase; one arrives.
+  func.func @arrivals_fall_short() {
+    %c0 = arith.constant 0 : i32
+    %b = tile.local_alloc : () -> !one
+    // expected-error @+1 {{'tile_nv.mbarrier_init' sets the barrier up for 2 arrivals per phase, but the arrivals on it in this function bring at most 1 per phase: no phase completes and every wait on it hangs}}
+    tile_nv.mbarrier_init %b, 2 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    return
+  }
+
+  // In a loop that also waits, each arrival counts once a phase.
+  func.func @loop_arrivals_fall_short(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b = tile.local_alloc : () -> !one
+    // expected-error @+1 {{sets the barrier up for 3 arrivals per phase, but the arrivals on it in this function bring at most 2 per phase}}
+    tile_nv.mbarrier_init %b, 3 : !one
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      tile_nv.mbarrier_arrive %b, 2 : !one
+      %ph = arith.andi %i, %c1 : i32
+      tile_nv.mbarrier_wait %b, %ph : !one, i32
+    }
+    return
+  }
+
+  // A wait after the invalidate.
+  func.func @wait_after_invalidate() {
+    %c0 = arith.constant 0 : i32
+    %b = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    // expected-note @+1 {{the invalidate}}
+    tile_nv.mbarrier_invalidate %b : !one
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' uses a barrier after its invalidate, with no init between: its word is ordinary shared memory again}}
+    tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    return
+  }
+
+  func.func @ok_reinit_after_invalidate() {
+    %c0 = arith.constant 0 : i32
+    %b = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    tile_nv.mbarrier_invalidate %b : !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    tile_nv.mbarrier_wait %b, %c0 : !one, i32
     return
   }
 }

@@ -28,6 +28,19 @@ struct SharedMemoryResource
     : public mlir::SideEffects::Resource::Base<SharedMemoryResource> {
   llvm::StringRef getName() final { return "<SharedMemory>"; }
 };
+
+/// Errors unless `op` is inside a function: tile, tile_nv and tile_amd ops
+/// describe a kernel's code, and nothing lowers them at module scope.
+mlir::LogicalResult verifyInFunction(mlir::Operation *op);
+
+/// The trait of every tile, tile_nv and tile_amd op (verifyInFunction).
+template <typename ConcreteType>
+class InFunction : public mlir::OpTrait::TraitBase<ConcreteType, InFunction> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyInFunction(op);
+  }
+};
 } // namespace kiln::tile
 
 #include "kiln/Dialect/Tile/IR/TileOpInterfaces.h.inc"

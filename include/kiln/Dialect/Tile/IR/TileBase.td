@@ -80,7 +80,12 @@ def Tile_Dialect : Dialect {
   }];
 }
 
+// Every op of the tile dialects sits inside a function (verifyInFunction).
+def Tile_InFunction : NativeOpTrait<"InFunction"> {
+  let cppNamespace = "::kiln::tile";
+}
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
+    : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 #endif

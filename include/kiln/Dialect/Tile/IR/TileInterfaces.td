@@ -86,6 +86,41 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       arrival).}], "int64_t", "getExpectedBytes", (ins)>,
     InterfaceMethod<"The i1 predicate guarding the arrival, or null (always).",
       "::mlir::Value", "getArrivePredicate", (ins)>,
+    InterfaceMethod<"Arrivals the op counts against the phase.",
+      "int64_t", "getArrivalCount", (ins)>,
+  ];
+}
+
+// Sets up a barrier in shared memory for a number of arrivals per phase;
+// its first phase (parity 0) starts.
+def Tile_BarrierInitOpInterface : OpInterface<"BarrierInitOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The barrier (a !tile.memdesc value) initialized.",
+      "::mlir::Value", "getInitializedBarrier", (ins)>,
+    InterfaceMethod<"Arrivals that complete a phase.",
+      "int64_t", "getExpectedArrivals", (ins)>,
+  ];
+}
+
+// Ends a barrier's life: its word is ordinary shared memory again.
+def Tile_BarrierInvalidateOpInterface
+    : OpInterface<"BarrierInvalidateOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The barrier (a !tile.memdesc value) invalidated.",
+      "::mlir::Value", "getInvalidatedBarrier", (ins)>,
+  ];
+}
+
+// Makes the calling thread's earlier ordinary (generic-proxy) writes to
+// shared memory visible to later asynchronous reads of it (TMA stores,
+// wgmma operands).
+def Tile_AsyncProxyFenceOpInterface : OpInterface<"AsyncProxyFenceOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"Whether the fence reaches the cluster's shared memory.",
+      "bool", "fencesCluster", (ins)>,
   ];
 }
 
@@ -124,6 +159,8 @@ def Tile_BarrierWaitOpInterface : OpInterface<"BarrierWaitOpInterface"> {
   let methods = [
     InterfaceMethod<"The barrier (a !tile.memdesc value) waited on.",
       "::mlir::Value", "getWaitedBarrier", (ins)>,
+    InterfaceMethod<"The parity of the phase waited for (an integer value).",
+      "::mlir::Value", "getWaitedParity", (ins)>,
   ];
 }
 

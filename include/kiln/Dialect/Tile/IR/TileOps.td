@@ -197,8 +197,10 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
     Everything before the op is ordered before every partition, and every
     partition ends before what follows it.
 
-    Inside worker partition k, thread and warp ids count from the
-    partition's first warp and tensor layouts are over its
+    Worker partitions are placed after the kernel's warps, largest first,
+    each starting at a multiple of min(its warps, 4): a partition of 4 warps
+    is one whole warp group (as wgmma needs). Inside worker partition k,
+    thread and warp ids count from the partition's first warp and tensor layouts are over its
     `partitionNumWarps[k]` warps. A worker partition uses no value of the
     default warps: it may use the kernel's arguments and values the
     lowering can recompute from them (constants, program ids, integer
@@ -233,9 +235,15 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
     /// The warps of region `index` (0 is the default region): the module's
     /// `numWarps` for the default, partitionNumWarps[index - 1] otherwise.
     int getRegionNumWarps(unsigned index, int numWarps);
+    /// Warps a partition of 4 or more starts at a multiple of.
+    static constexpr int kWarpGroupWarps = 4;
+    /// The first warp of each worker partition in the CTA: after the
+    /// kernel's warps, largest partition first, each at a multiple of
+    /// min(its warps, kWarpGroupWarps) (padding warps in between run none).
+    llvm::SmallVector<int> getPartitionFirstWarps(int numWarps);
     /// The first warp of region `index` in the CTA.
     int getRegionFirstWarp(unsigned index, int numWarps);
-    /// Every warp of the CTA: the default's and the partitions'.
+    /// Warps of the CTA: the default's, the partitions' and padding between.
     int getTotalNumWarps(int numWarps);
   }];
 }

@@ -78,20 +78,36 @@ def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
 }
 
 def TileCheckAsyncSafetyPass : Pass<"tile-check-async-safety", "mlir::ModuleOp"> {
-  let summary = "Report barrier waits that hang and async reads that race, where certain";
+  let summary = "Report async copies, reads and barriers that hang or race, where certain";
   let description = [{
-    Errors, on the kernel as written, for three mistakes that hang or race
-    kernels built from barrier-completed copies and asynchronous reads of
-    shared memory (ops implementing the barrier and async-read interfaces):
-    a barrier wait with no arrival on that barrier anywhere in the
-    function; an arrival announcing N transaction bytes while the writes
-    completing on its barrier before the next wait on it deliver another
-    number; and a write to a shared buffer that an asynchronous read
-    (through `scf.for` iterations and `scf.if` branches) may still be
-    reading because no wait on the read's counter leaves few enough groups
-    in flight in between. Buffers are compared by allocation and index
-    chain, with ring indices `(iv + c) % S` of a loop's induction variable
-    followed across iterations; what is not certain is not reported.
+    Errors, on the kernel as written, for the mistakes that hang or race
+    kernels built from async copies, barrier-completed copies (TMA) and
+    asynchronous reads of shared memory (ops implementing the copy, barrier,
+    async-read and fence interfaces):
+    - a barrier wait with no arrival on that barrier anywhere in the
+      function; an arrival announcing N transaction bytes while the writes
+      completing on its barrier before the next wait on it deliver another
+      number;
+    - a barrier waited or arrived on but never initialized, first waited on
+      at parity 1 right after its init (that returns at once), initialized
+      for more arrivals than reach a phase, or used after its invalidate;
+    - a write to a shared buffer that an asynchronous read (wgmma, TMA
+      store) may still be reading because no wait on the read's counter
+      leaves few enough groups in flight in between; a kernel that can end
+      with such a read in flight;
+    - a read or write of a buffer an async copy may still be writing: no
+      wait covering its commit group on some path (uncommitted, no wait, a
+      count leaving it in flight, a wait on one branch, a wait in another
+      warp_specialize partition), or no wait on the barrier a TMA copy
+      completes on;
+    - an asynchronous read of bytes the CTA's threads wrote (stores, landed
+      cp.async copies) with no async-proxy fence between;
+    and a warning for a wait on more commit groups than can be in flight.
+    Control flow is followed through `scf.for` iterations (ring indices
+    `(iv + c) % S` of the induction variable across iterations), `scf.if`
+    branches and warp_specialize partitions. Buffers are compared by
+    allocation and index chain; what is not certain is not reported. Runs
+    after tile-insert-wait-counts (waits on tokens need their counts).
   }];
 }
 

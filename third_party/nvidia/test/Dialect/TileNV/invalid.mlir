@@ -416,3 +416,28 @@ module attributes {tile.target = "cuda:sm_80"} {
     return
   }
 }
+
+// -----
+
+// A module-scope barrier used to crash tile-allocate-shared-memory: every
+// op of the tile dialects must be inside a function.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @k() {
+    return
+  }
+  // expected-error @+1 {{'tile.local_alloc' op must be inside a function}}
+  %b = "tile.local_alloc"() : () -> !tile.memdesc<1xi64, #sh, mutable>
+  "tile_nv.mbarrier_init"(%b) {count = 1 : i32} : (!tile.memdesc<1xi64, #sh, mutable>) -> ()
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @k(%b: !tile.memdesc<1xi64, #sh, mutable>) {
+    return
+  }
+  // expected-error @+1 {{'tile_nv.fence_async_shared' op must be inside a function}}
+  tile_nv.fence_async_shared
+}

@@ -106,11 +106,21 @@ LogicalResult MBarrierWaitOp::verify() {
 }
 
 Value MBarrierWaitOp::getWaitedBarrier() { return getBarrier(); }
+Value MBarrierWaitOp::getWaitedParity() { return getPhase(); }
+
+Value MBarrierInitOp::getInitializedBarrier() { return getBarrier(); }
+int64_t MBarrierInitOp::getExpectedArrivals() { return getCount(); }
+
+Value MBarrierInvalidateOp::getInvalidatedBarrier() { return getBarrier(); }
+
+bool FenceAsyncSharedOp::fencesCluster() { return getCluster(); }
 
 Value MBarrierExpectOp::getArrivedBarrier() { return getBarrier(); }
 int64_t MBarrierExpectOp::getExpectedBytes() { return getBytes(); }
 Value MBarrierExpectOp::getArrivePredicate() { return getPred(); }
+int64_t MBarrierExpectOp::getArrivalCount() { return 1; }
 
 Value MBarrierArriveOp::getArrivedBarrier() { return getBarrier(); }
 int64_t MBarrierArriveOp::getExpectedBytes() { return 0; }
 Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }
+int64_t MBarrierArriveOp::getArrivalCount() { return getCount(); }

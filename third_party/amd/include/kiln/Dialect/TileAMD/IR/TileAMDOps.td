@@ -9,7 +9,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class TileAMD_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TileAMD_Dialect, mnemonic, traits>;
+    : Op<TileAMD_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 def TileAMD_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
 

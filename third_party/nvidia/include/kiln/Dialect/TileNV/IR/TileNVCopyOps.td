@@ -78,7 +78,8 @@ def TileNV_AsyncTMAStoreWaitOp : TileNV_Op<"async_tma_store_wait", [
 }
 
 def TileNV_FenceAsyncSharedOp : TileNV_Op<"fence_async_shared", [
-    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>]> {
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_AsyncProxyFenceOpInterface>]> {
   let summary = "Order this thread's shared-memory writes before async-proxy reads";
   let description = [{
     `fence.proxy.async`: the calling thread's earlier ordinary writes to

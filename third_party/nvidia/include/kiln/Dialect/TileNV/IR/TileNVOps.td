@@ -9,7 +9,7 @@ include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 class TileNV_Op<string mnemonic, list<Trait> traits = []>
-    : Op<TileNV_Dialect, mnemonic, traits>;
+    : Op<TileNV_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 
 // Initializing or invalidating an mbarrier writes its shared-memory word as
 // any store does (tile-insert-barriers orders it with a CTA barrier on both
@@ -18,7 +18,8 @@ class TileNV_Op<string mnemonic, list<Trait> traits = []>
 def TileNV_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
 def TileNV_MBarrierState : Resource<"::kiln::tile_nv::MBarrierResource">;
 
-def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init"> {
+def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init", [
+    DeclareOpInterfaceMethods<Tile_BarrierInitOpInterface>]> {
   let summary = "Initialize an mbarrier with its expected arrival count";
   let description = [{
     One thread initializes the 64-bit mbarrier in `barrier` (a one-element
@@ -36,7 +37,8 @@ def TileNV_MBarrierInitOp : TileNV_Op<"mbarrier_init"> {
   let hasVerifier = 1;
 }
 
-def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate"> {
+def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
+    DeclareOpInterfaceMethods<Tile_BarrierInvalidateOpInterface>]> {
   let summary = "Invalidate an mbarrier so its memory may be reused";
   let description = [{
     One thread invalidates the mbarrier; its word may then be reused as

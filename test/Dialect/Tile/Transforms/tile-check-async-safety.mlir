@@ -1,0 +1,229 @@
+// RUN: kiln-opt %s --split-input-file --tile-insert-wait-counts --tile-check-async-safety --verify-diagnostics
+
+// tile-check-async-safety on async copies (cp.async, direct-to-LDS): a read
+// or write of a copy's destination that no wait covering the copy's commit
+// group precedes on some path. As in the kernel pipeline, the wait counts of
+// token waits come from tile-insert-wait-counts first. The correct kernels
+// (names starting with ok_) must pass without a word.
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<128xf32, #sh, mutable>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @ok_straight(%p: !p) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    %w = tile.async_wait tokens %g
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  func.func @no_commit(%p: !p) -> !t {
+    %a = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %w = tile.async_wait {num = 0 : i32}
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing: its group is not committed (no commit_group after it) on some path, so no wait covers it}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  func.func @no_wait(%p: !p) -> !t {
+    %a = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing: no wait covering its commit group comes between them on some path (at least 0 groups are committed after it, and a wait must leave at most that many in flight)}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  func.func @wait_leaves_group(%p: !p) -> !t {
+    %a = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    %w = tile.async_wait {num = 1 : i32}
+    // expected-error @+1 {{no wait covering its commit group comes between them on some path}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  func.func @wait_on_one_branch(%p: !p, %flag: i1) -> !t {
+    %a = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    scf.if %flag {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    // expected-error @+1 {{no wait covering its commit group comes between them on some path}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  func.func @ok_wait_on_both_branches(%p: !p, %flag: i1) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    scf.if %flag {
+      %w = tile.async_wait {num = 0 : i32}
+    } else {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  // Overwriting the destination while the copy may still write it.
+  func.func @store_over_copy(%p: !p, %x: !t) -> !t {
+    %a = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    // expected-error @+1 {{'tile.local_store' writes shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing}}
+    tile.local_store %x, %a : !t -> !m
+    %w = tile.async_wait {num = 0 : i32}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  // A wait for more groups than can be in flight waits for nothing.
+  func.func @idle_wait(%p: !p) {
+    %a = tile.local_alloc : () -> !m
+    %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g = tile.async_commit_group tokens %c
+    // expected-warning @+1 {{waits until at most 3 commit groups are in flight, but at most 1 can be here: it waits for nothing}}
+    %w = tile.async_wait {num = 3 : i32}
+    %w2 = tile.async_wait {num = 0 : i32}
+    return
+  }
+
+  // A token wait chosen by a branch: the count covers both.
+  func.func @ok_token_from_branch(%p: !p, %flag: i1) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %c0 = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g0 = tile.async_commit_group tokens %c0
+    %c1 = tile.async_copy_global_to_local %p, %b : !p -> !m
+    %g1 = tile.async_commit_group tokens %c1
+    %t = scf.if %flag -> !tile.async_token {
+      scf.yield %g0 : !tile.async_token
+    } else {
+      scf.yield %g1 : !tile.async_token
+    }
+    %w = tile.async_wait tokens %t
+    %v = tile.local_load %b : !m -> !t
+    return %v : !t
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!ring = !tile.memdesc<3x128xf32, #sh, mutable>
+!slot = !tile.memdesc<128xf32, #sh, mutable, 3x128>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // The triple-buffered ring: two groups ahead, wait_group(1) before the
+  // read of slot k % 3.
+  func.func @ok_ring(%p: !p, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %r = tile.local_alloc : () -> !ring
+    %s0 = tile.memdesc_index %r[%c0] : !ring -> !slot
+    %t0 = tile.async_copy_global_to_local %p, %s0 : !p -> !slot
+    %g0 = tile.async_commit_group tokens %t0
+    %s1 = tile.memdesc_index %r[%c1] : !ring -> !slot
+    %t1 = tile.async_copy_global_to_local %p, %s1 : !p -> !slot
+    %g1 = tile.async_commit_group tokens %t1
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %w = tile.async_wait {num = 1 : i32}
+      %cur = arith.remsi %k, %c3 : i32
+      %sc = tile.memdesc_index %r[%cur] : !ring -> !slot
+      %v = tile.local_load %sc : !slot -> !t
+      %k2 = arith.addi %k, %c2 : i32
+      %nx = arith.remsi %k2, %c3 : i32
+      %sn = tile.memdesc_index %r[%nx] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sn : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+    }
+    %wf = tile.async_wait {num = 0 : i32}
+    return
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!ring = !tile.memdesc<3x128xf32, #sh, mutable>
+!slot = !tile.memdesc<128xf32, #sh, mutable, 3x128>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // The same ring with wait_group(2): the group of slot k % 3, committed
+  // two iterations earlier, may still be in flight.
+  func.func @ring_wait_too_loose(%p: !p, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %r = tile.local_alloc : () -> !ring
+    %s0 = tile.memdesc_index %r[%c0] : !ring -> !slot
+    // expected-note @+1 {{the async copy}}
+    %t0 = tile.async_copy_global_to_local %p, %s0 : !p -> !slot
+    %g0 = tile.async_commit_group tokens %t0
+    %s1 = tile.memdesc_index %r[%c1] : !ring -> !slot
+    %t1 = tile.async_copy_global_to_local %p, %s1 : !p -> !slot
+    %g1 = tile.async_commit_group tokens %t1
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %w = tile.async_wait {num = 2 : i32}
+      %cur = arith.remsi %k, %c3 : i32
+      %sc = tile.memdesc_index %r[%cur] : !ring -> !slot
+      // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing: no wait covering its commit group comes between them on some path (at least 1 group is committed after it, and a wait must leave at most that many in flight)}}
+      %v = tile.local_load %sc : !slot -> !t
+      %k2 = arith.addi %k, %c2 : i32
+      %nx = arith.remsi %k2, %c3 : i32
+      %sn = tile.memdesc_index %r[%nx] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sn : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+    }
+    %wf = tile.async_wait {num = 0 : i32}
+    return
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<128xf32, #sh, mutable>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // The copy is issued by the worker partition; the default partition's
+  // wait covers only its own threads' copies.
+  func.func @wait_in_other_partition(%p: !p) {
+    %a = tile.local_alloc : () -> !m
+    tile.warp_specialize partition_num_warps = [1] {
+      %w = tile.async_wait {num = 0 : i32}
+      // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing: the copy is issued by another warp_specialize partition, and a wait covers only the copies of its own threads}}
+      %v = tile.local_load %a : !m -> !t
+      tile.warp_yield
+    } partitions {
+      // expected-note @+1 {{the async copy}}
+      %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+      %g = tile.async_commit_group tokens %c
+      tile.warp_yield
+    }
+    return
+  }
+}
