@@ -262,14 +262,35 @@ def dtype_from_name(name: str):
 # ---------------------------------------------------------------------------------------------
 
 
+# Packages whose builtins belong to one vendor: (package, vendor, how messages name it).
+_VENDOR_PACKAGES = (("kiln.language.nvidia", "nvidia", "NVIDIA"),
+                    ("kiln.language.amd", "amd", "AMD"))
+
+
+def _builtin_vendor(module: str):
+    """(vendor, label) of a builtin defined in ``module``, or None for a vendor-neutral one."""
+    for package, vendor, label in _VENDOR_PACKAGES:
+        if module == package or module.startswith(package + "."):
+            return vendor, label
+    return None
+
+
 def builtin(fn):
-    """Mark ``fn`` as a DSL builtin: the code generator calls it with ``_semantic=``."""
+    """Mark ``fn`` as a DSL builtin: the code generator calls it with ``_semantic=``.
+
+    A builtin defined under ``kiln.language.nvidia`` or ``kiln.language.amd`` belongs to that
+    vendor: called in a kernel compiled for the other vendor's target, it is an error at the
+    user's call (``Semantic.check_vendor_builtin``) before it emits anything."""
+    module = getattr(fn, "__module__", None) or ""
+    vendor = _builtin_vendor(module)
 
     @functools.wraps(fn)
     def wrapper(*args, _semantic=None, **kwargs):
         if _semantic is None:
             raise ValueError(f"{fn.__name__}() can only be called from inside a @kiln.jit "
                              f"function")
+        if vendor is not None:
+            _semantic.check_vendor_builtin(fn.__name__, module, *vendor)
         return fn(*args, _semantic=_semantic, **kwargs)
 
     wrapper.__kiln_builtin__ = True

@@ -17,6 +17,7 @@ from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout
                        SliceLayout, is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
+_VENDOR_LABELS = {vendor: label for _, vendor, label in core._VENDOR_PACKAGES}
 _FP8 = ("fp8e4nv", "fp8e5")
 
 _INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
@@ -97,6 +98,24 @@ class Semantic:
         self.combine_depth = 0  # > 0 while the body of a reduce combine function is emitted
 
     # -- helpers -------------------------------------------------------------------------------
+
+    # Target prefix -> vendor, as kiln.language.nvidia / kiln.language.amd name them.
+    _TARGET_VENDORS = {"cuda": "nvidia", "hip": "amd"}
+
+    @property
+    def vendor(self) -> Optional[str]:
+        """'nvidia' for cuda: targets, 'amd' for hip: targets (None for any other)."""
+        return self._TARGET_VENDORS.get(str(self.target).partition(":")[0])
+
+    def check_vendor_builtin(self, name: str, module: str, vendor: str, vendor_label: str):
+        """Every builtin of kiln.language.nvidia / kiln.language.amd calls this (through
+        :func:`kiln.language._core.builtin`) before it emits anything: a builtin of the other
+        vendor is an error at the user's call, naming the builtin, its vendor and the target."""
+        here = self.vendor
+        if here is None or here == vendor:
+            return
+        raise TypeError(f"{name} is an {vendor_label} builtin ({module}); the kernel is compiled "
+                        f"for {self.target}, an {_VENDOR_LABELS.get(here, here)} target")
 
     @staticmethod
     def reject_fp8(what: str, *values):
@@ -452,6 +471,16 @@ class Semantic:
         if len(st.shape) <= st.layout.rank:
             raise ValueError(f"index: the shared buffer {st} has no leading dimension to "
                              f"index (its layout covers all {len(st.shape)} dimensions)")
+        const = _unwrap(index)
+        slots = st.shape[0]
+        if isinstance(const, int) and not isinstance(const, bool) and not 0 <= const < slots:
+            # A constant slot is checked here, at the user's line (the tile.memdesc_index
+            # verifier says the same); a runtime one is the kernel's to keep in range.
+            hint = (f"; {const} is not a slot counted from the end as in Python: it addresses "
+                    f"memory before the buffer" if const < 0 else "")
+            raise ValueError(f"index: slot {const} is out of range for a ring of {slots} "
+                             f"{'slot' if slots == 1 else 'slots'} (valid: 0 to {slots - 1})"
+                             f"{hint}")
         index = self.as_tensor(index)
         if index.type.is_block or not index.dtype.is_int() or index.dtype.primitive_bitwidth > 32:
             raise TypeError(f"index: the slot must be a scalar integer of at most 32 bits, "

@@ -32,6 +32,7 @@ MAX_DIM = 2**32         # elements per tensor dimension
 MAX_STRIDE_BYTES = 2**40
 ALIGN_BYTES = 16        # base address, byte strides and the innermost block row
 SWIZZLES = (0, 32, 64, 128)
+SWIZZLE_ROWS = 8        # rows of one swizzle atom: a swizzled block has at least this many
 PADDINGS = ("zero", "nan")
 
 # Element types TMA copies (signature spelling, as kiln.compiler.type_name writes it). 8-bit
@@ -39,6 +40,9 @@ PADDINGS = ("zero", "nan")
 _TMA_DTYPES = ("fp16", "bf16", "fp32", "fp64", "fp8e4nv", "fp8e5", "i8", "u8", "i16", "u16",
                "i32", "u32", "i64", "u64")
 _NAN_DTYPES = ("fp16", "bf16", "fp32", "fp64")
+# What from_tensor reads of its tensor: (attribute, how the error names it, must be callable).
+_TENSOR_FIELDS = (("data_ptr", "data_ptr()", True), ("shape", "shape", False),
+                  ("stride", "stride()", True), ("dtype", "dtype", False))
 _LAYOUT_FIELDS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed", "fp4_padded")
 
 # (dtype, block_shape, layout) -> a small int: what a warm launch compares instead of hashing
@@ -183,6 +187,9 @@ class TensorDescriptor:
         if padding == "nan" and dname not in _NAN_DTYPES:
             raise ValueError(_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
                                   f"got {dname}"))
+        # Last: whether the block fits its layout, once every field is valid on its own.
+        self._check_swizzle_fits(block_shape, int(layout.swizzle_byte_width), elem_bytes,
+                                 dname)
 
         self._base = base
         self._address = address
@@ -203,6 +210,31 @@ class TensorDescriptor:
         self._maps: Dict[str, bytes] = {}
         # Equal ids <=> equal (dtype, block_shape, layout): what kernels specialize on.
         self._spec_id = _spec_id(dtype, self._block_shape, layout)
+
+    @staticmethod
+    def _check_swizzle_fits(block_shape: List[int], swizzle: int, elem_bytes: int,
+                            dname: str) -> None:
+        """The rules the kernel's buffer in this layout must follow (the ``nvmma_shared``
+        buffer verifier, which otherwise refuses the kernel's ``tensordesc`` parameter at its
+        ``def`` line): a swizzled block has at least ``SWIZZLE_ROWS`` rows (one swizzle atom;
+        the rows are the second-to-last dimension) and rows at least one swizzle wide."""
+        if not swizzle:
+            return
+        rank = len(block_shape)
+        row_bytes = block_shape[-1] * elem_bytes
+        if row_bytes < swizzle:
+            raise ValueError(_err(
+                f"block_shape[{rank - 1}] = {block_shape[-1]} elements of {dname} is "
+                f"{row_bytes} bytes, narrower than the {swizzle}-byte swizzle "
+                f"(layout.swizzle_byte_width = {swizzle}), which needs rows of at least "
+                f"{swizzle // elem_bytes} elements; use a smaller swizzle "
+                f"(NVMMASharedLayout.get_default_for picks one that fits)"))
+        if rank >= 2 and block_shape[-2] < SWIZZLE_ROWS:
+            raise ValueError(_err(
+                f"block_shape[{rank - 2}] = {block_shape[-2]} rows, but the {swizzle}-byte "
+                f"swizzle (layout.swizzle_byte_width = {swizzle}) needs at least "
+                f"{SWIZZLE_ROWS} rows (one swizzle atom); use a block of {SWIZZLE_ROWS} or "
+                f"more rows, or swizzle_byte_width=0"))
 
     @staticmethod
     def _check_layout(layout, rank: int, bits: int, dname: str) -> None:
@@ -230,7 +262,14 @@ class TensorDescriptor:
     @staticmethod
     def from_tensor(tensor, block_shape, layout) -> "TensorDescriptor":
         """The whole of ``tensor`` (``shape = tensor.shape``, ``strides = tensor.stride()``),
-        copied in ``block_shape`` blocks."""
+        copied in ``block_shape`` blocks. ``tensor`` is a device tensor: an object with
+        ``data_ptr()``, ``shape``, ``stride()`` and ``dtype`` (a torch tensor, for one)."""
+        missing = [label for attr, label, call in _TENSOR_FIELDS
+                   if not hasattr(tensor, attr) or (call and not callable(getattr(tensor, attr)))]
+        if missing:
+            raise TypeError(f"TensorDescriptor.from_tensor: tensor must be a device tensor (an "
+                            f"object with data_ptr(), shape, stride() and dtype, e.g. a torch "
+                            f"tensor), got {type(tensor).__name__} (no {', '.join(missing)})")
         return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape, layout)
 
     base = property(lambda self: self._base, doc="The tensor the descriptor reads.")
