@@ -19,7 +19,7 @@ from . import language  # noqa: F401
 from .errors import KilnError, OutOfResources  # noqa: F401
 from .compiler.errors import (  # noqa: F401
     CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
-    CompileTimeOutOfResources,
+    CompileTimeOutOfResources, CompilationWarning, CompilationRemark,
 )
 from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.deps import GlobalChangedError  # noqa: F401
@@ -30,8 +30,9 @@ from .language import constexpr, constexpr_function  # noqa: F401
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
-           "LaunchTimeOutOfResources", "CacheWarning", "MissingToolWarning", "GlobalChangedError", "constexpr",
-           "constexpr_function", "language", "aot"]
+           "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",
+           "MissingToolWarning", "GlobalChangedError", "constexpr", "constexpr_function",
+           "language", "aot"]
 
 
 @constexpr_function

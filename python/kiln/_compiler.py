@@ -93,31 +93,52 @@ def default_target() -> Optional[str]:
     return _call("default_target")
 
 
-def run_pipeline(ir_text: str, pipeline: str, source_name: str = "kernel") -> str:
-    """Parse and verify ``ir_text``, run the textual ``pipeline``, print with locations."""
-    return _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name)["text"]
+def _extend(diagnostics: Optional[list], result: dict) -> None:
+    """Hand a successful call's warnings, remarks and notes to the caller's list."""
+    if diagnostics is not None:
+        diagnostics.extend(result.get("diagnostics") or [])
 
 
-def run_pipeline_with_info(ir_text: str, pipeline: str, source_name: str = "kernel") -> dict:
+def run_pipeline(ir_text: str, pipeline: str, source_name: str = "kernel",
+                 diagnostics: Optional[list] = None) -> str:
+    """Parse and verify ``ir_text``, run the textual ``pipeline``, print with locations.
+    ``diagnostics``, when given, is extended with the run's warnings and remarks (dicts with
+    severity, message, file, line, col and facts; each note follows its parent)."""
+    out = _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name)
+    _extend(diagnostics, out)
+    return out["text"]
+
+
+def run_pipeline_with_info(ir_text: str, pipeline: str, source_name: str = "kernel",
+                           diagnostics: Optional[list] = None) -> dict:
     """:func:`run_pipeline`, plus structured facts about the result (``info``: shared bytes,
-    target, num_warps, kernels and their argument attributes)."""
-    return _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name,
-                 info=True)
+    target, num_warps, kernels and their argument attributes). The result's
+    ``diagnostics`` holds the run's warnings and remarks (also added to ``diagnostics``
+    when given)."""
+    out = _call("run_pipeline", ir=ir_text, pipeline=pipeline, source_name=source_name,
+                info=True)
+    out.setdefault("diagnostics", [])
+    _extend(diagnostics, out)
+    return out
 
 
-def translate(llvm_dialect_text: str, target: str, emit: str) -> bytes:
+def translate(llvm_dialect_text: str, target: str, emit: str,
+              diagnostics: Optional[list] = None) -> bytes:
     """An LLVM-dialect module to ``emit`` (``llvm``, or the target's assembly or binary)."""
-    return translate_all(llvm_dialect_text, target, [emit])[0]
+    return translate_all(llvm_dialect_text, target, [emit], diagnostics=diagnostics)[0]
 
 
 def translate_all(llvm_dialect_text: str, target: str, emits: List[str],
-                  seconds: Optional[dict] = None) -> List[bytes]:
+                  seconds: Optional[dict] = None,
+                  diagnostics: Optional[list] = None) -> List[bytes]:
     """Several artifacts of one module, optimized once: bytes for each name of ``emits``.
     ``seconds``, when given, receives where the time went (translate, optimize, codegen,
-    binary)."""
+    binary); ``diagnostics`` the warnings and remarks of the translation (as
+    :func:`run_pipeline`'s)."""
     out = _call("translate", ir=llvm_dialect_text, target=target, emit=list(emits))
     if seconds is not None:
         seconds.update(out["seconds"])
+    _extend(diagnostics, out)
     return [base64.b64decode(a["base64"]) if "base64" in a else a["text"].encode("utf-8")
             for a in out["artifacts"]]
 

@@ -8,6 +8,12 @@ kiln.compiler and kiln.runtime (which must not import each other) can both deriv
     │   └── LaunchTimeOutOfResources
     └── OutOfResources               base of both *OutOfResources classes
 
+Warnings are not exceptions Kiln raises but ``UserWarning`` subclasses it emits, each at the
+user's file and line:
+
+    CompilationWarning               kiln.compiler.errors (a kernel compiled, with a warning)
+    └── CompilationRemark            a remark of a compiler pass
+
 ``except kiln.OutOfResources`` catches a kernel found too big when compiling as well as one
 found too big for the device when launching.
 """

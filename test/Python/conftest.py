@@ -27,7 +27,15 @@ def _checked_init(self, name, asm, metadata, *args, **kwargs):
 
 
 _checked_init.checked = CHECKED_AMD  # what test_amd_dsl.py reads (conftest is not importable
+_checked_init.unchecked = _init  # for a test whose kernel reads an in-flight copy on purpose
 _compiler_mod.CompiledKernel.__init__ = _checked_init  # by name when test/gpu is collected too)
+
+
+def pytest_configure(config):
+    # A kernel that compiles with a Kiln warning or remark fails its test, unless the test
+    # expects it (pytest.warns(kiln.CompilationWarning, match=...)): a correct kernel must
+    # compile silently.
+    config.addinivalue_line("filterwarnings", "error::kiln.CompilationWarning")
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -7,7 +7,7 @@ does not import kiln.runtime."""
 
 from .errors import (  # noqa: F401
     KilnError, CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,
-    OutOfResources, CompileTimeOutOfResources,
+    OutOfResources, CompileTimeOutOfResources, CompilationWarning, CompilationRemark,
 )
 from .compiler import CompiledKernel, compile, make_ir  # noqa: F401
 from .cache import CacheWarning  # noqa: F401

@@ -10,13 +10,14 @@ import json
 import time
 import warnings
 from pathlib import Path
-from typing import Dict, Optional
+from typing import Dict, Iterable, List, Optional
 
 from ..language import _core as core
 from ..language._layouts import set_layout_oracle
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
-from .errors import ExtensionNotBuilt, InvalidOption, from_diagnostics
+from .errors import (CompilationRemark, CompilationWarning, ExtensionNotBuilt, InvalidOption,
+                     from_diagnostics, warning_from)
 from .function import as_kernel_function
 from .ir import symbol_name
 
@@ -218,12 +219,16 @@ class CompiledKernel:
     ``pipeline`` command that replays the lowering with ``kiln-opt``/``kiln-translate``."""
 
     def __init__(self, name: str, asm: dict, metadata: dict, pipeline: str,
-                 source_ir: Optional[str] = None):
+                 source_ir: Optional[str] = None,
+                 warnings: Optional[Iterable[CompilationWarning]] = None):
         self.name = name
         self.asm = asm
         self.metadata = metadata
         self.pipeline = pipeline
         self.source_ir = source_ir
+        #: The :class:`~kiln.CompilationWarning` s (and remarks) compiling it gave, in order;
+        #: :func:`compile` emits them again when it loads the kernel from the disk cache.
+        self.warnings: List[CompilationWarning] = list(warnings or ())
         #: Seconds per compile stage (frontend, parse_verify, tile_passes, llvm_translate,
         #: llvm_optimize, llvm_codegen, binary); empty when the kernel came from a cache.
         self.timings: Dict[str, float] = {}
@@ -266,12 +271,14 @@ class CompiledKernel:
 
     def to_payload(self) -> dict:
         return {"name": self.name, "asm": self.asm, "metadata": self.metadata,
-                "pipeline": self.pipeline, "source_ir": self.source_ir}
+                "pipeline": self.pipeline, "source_ir": self.source_ir,
+                "warnings": [w.to_dict() for w in self.warnings]}
 
     @classmethod
     def from_payload(cls, payload: dict) -> "CompiledKernel":
         return cls(payload["name"], payload["asm"], payload["metadata"], payload["pipeline"],
-                   payload.get("source_ir"))
+                   payload.get("source_ir"),
+                   [warning_from(w) for w in payload.get("warnings") or ()])
 
     def __repr__(self):
         return (f"CompiledKernel({self.name}, target={self.metadata.get('target')}, "
@@ -282,11 +289,43 @@ def _is_int(v, minimum=0) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= minimum
 
 
+def _is_position(v) -> bool:
+    return v is None or _is_int(v, 0)
+
+
+def _valid_warning(entry) -> bool:
+    """A :meth:`CompilationWarning.to_dict` entry: severity and message strings, a location
+    (file a string or None, line and col ints >= 0 or None) and notes of (message, file, line,
+    col)."""
+    if not isinstance(entry, dict):
+        return False
+    if not isinstance(entry.get("severity"), str) or not isinstance(entry.get("message"), str):
+        return False
+    if not isinstance(entry.get("file"), (str, type(None))):
+        return False
+    if not (_is_position(entry.get("line")) and _is_position(entry.get("col"))):
+        return False
+    notes = entry.get("notes", [])
+    if not isinstance(notes, list):
+        return False
+    for note in notes:
+        if not isinstance(note, list) or len(note) != 4 or not isinstance(note[0], str) \
+                or not isinstance(note[1], (str, type(None))) \
+                or not (_is_position(note[2]) and _is_position(note[3])):
+            return False
+    return True
+
+
 def valid_payload(payload) -> bool:
     """Whether a disk-cache entry has every field, with the right type, that
     :meth:`CompiledKernel.from_payload`, the launcher and the JIT read. Anything else (an
-    entry written by another version, or edited) is dropped and recompiled."""
+    entry written by another version, or edited) is dropped and recompiled. ``warnings``
+    may be missing (an entry from before they were kept: none are emitted again), but when
+    present must be a list of well-formed entries."""
     if not isinstance(payload, dict):
+        return False
+    if "warnings" in payload and (not isinstance(payload["warnings"], list) or not all(
+            _valid_warning(w) for w in payload["warnings"])):
         return False
     if not isinstance(payload.get("name"), str) or not payload["name"]:
         return False
@@ -357,8 +396,85 @@ def _json_value(v):
 _INTERNAL_FILES = {STAGE_FILES["tile"], "<llvm-dialect>", "kernel", "-", "<unknown>"}
 
 
+def _in_user_source(file, line) -> bool:
+    return bool(file) and bool(line) and file not in _INTERNAL_FILES
+
+
 def _user_location(err) -> bool:
-    return bool(err.file) and bool(err.line) and err.file not in _INTERNAL_FILES
+    return _in_user_source(err.file, err.line)
+
+
+def _stage_place(file, line, col) -> Optional[str]:
+    """``file:line:col`` of a location a stage reported, or None when it gave none."""
+    if not (file or line):
+        return None
+    return ":".join(str(v) for v in (file or "<unknown>", line, col) if v is not None)
+
+
+def warnings_from_diagnostics(diagnostics: Iterable[dict], what: str,
+                              where=None) -> List[CompilationWarning]:
+    """The :class:`CompilationWarning` s (:class:`CompilationRemark` for remarks) of one
+    successful C++ stage's diagnostics, each note attached to the entry before it. One the
+    stage could not place in the user's source is put at ``where`` (the kernel's ``def``),
+    its message naming the stage and the location it gave."""
+    out: List[CompilationWarning] = []
+    for d in diagnostics or ():
+        if not isinstance(d, dict):
+            continue
+        severity = d.get("severity") or "warning"
+        file, line, col = d.get("file") or None, d.get("line") or None, d.get("col") or None
+        message = str(d.get("message", ""))
+        if severity == "note" and out:
+            out[-1].notes.append((message, file, line, col))
+            continue
+        if where is not None and not _in_user_source(file, line):
+            place = _stage_place(file, line, col)
+            message += (f" (the {what} stage reported it at {place})" if place
+                        else f" (reported by the {what} stage)")
+            file, line, col = where
+        cls = CompilationRemark if severity in ("remark", "note") else CompilationWarning
+        out.append(cls(message, file, line, col, severity=severity))
+    return out
+
+
+# One registry for every warning a compile emits: like warnings.warn's per-module registry,
+# the "default" action shows a warning once per text and line (the text holds the file).
+_WARNING_REGISTRY: dict = {}
+
+
+def emit_warning(w: CompilationWarning) -> None:
+    """Emit ``w`` at its own file and line (as if the user's line had called
+    :func:`warnings.warn`)."""
+    warnings.warn_explicit(w, type(w), w.file or "<kiln>", w.line or 0,
+                           registry=_WARNING_REGISTRY)
+
+
+class _StageWarnings:
+    """The warnings and remarks of one compile's C++ stages: each emitted once, as the stage
+    that gave it returns, and kept for the disk cache."""
+
+    def __init__(self, where):
+        self.where = where
+        self.all: List[CompilationWarning] = []
+        self._seen = set()
+
+    def add(self, what: str, diagnostics: Iterable[dict]) -> None:
+        for w in warnings_from_diagnostics(diagnostics, what, self.where):
+            key = (type(w), w.severity, w.message, w.file, w.line, w.col, tuple(w.notes))
+            if key in self._seen:
+                continue
+            self._seen.add(key)
+            self.all.append(w)
+            emit_warning(w)
+
+
+def _accepts(fn, name: str) -> bool:
+    """Whether ``fn`` takes a keyword argument ``name`` (stand-in compilers may not)."""
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 def _run(compiler, what, call, where=None):
@@ -403,7 +519,10 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
         if payload is not None:
-            return CompiledKernel.from_payload(payload)
+            kernel = CompiledKernel.from_payload(payload)
+            for w in kernel.warnings:  # what compiling it said, said again
+                emit_warning(w)
+            return kernel
     warp_size = int(info["warp_size"])
     clock = time.perf_counter
     timings = {}
@@ -414,24 +533,30 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
     where = fn.src.position(fn.src.fdef)
+    stage_warnings = _StageWarnings(where)
     asm = {}
     start = clock()
+    diags: list = []
+    extra = {"diagnostics": diags} if _accepts(compiler.run_pipeline, "diagnostics") else {}
     asm["tile"] = _run(compiler, "parse/verify", lambda: compiler.run_pipeline(
-        ir, "builtin.module()", source_name), where)
+        ir, "builtin.module()", source_name, **extra), where)
     timings["parse_verify"] = clock() - start
+    stage_warnings.add("parse/verify", diags)
     pipeline = lowering_pipeline(target, num_warps)
     start = clock()
     lowered = _run(compiler, "kiln-to-llvm", lambda: compiler.run_pipeline_with_info(
         asm["tile"], pipeline, source_name), where)
     timings["tile_passes"] = clock() - start
+    stage_warnings.add("kiln-to-llvm", lowered.get("diagnostics") or [])
     asm["llvm_dialect"] = lowered["text"]
     module_info = lowered["info"]
     image = None  # the stage the driver loads, when it is not the binary
     emits = ["llvm", info["assembly"], info["binary"]]
     # One call: the module is optimized once for all three artifacts.
     seconds = {}
+    translate_diags: list = []  # filled only by the translation that succeeds
     translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e,
-                                                   seconds))
+                                                   seconds, translate_diags))
     outs, missing = None, None
     start = clock()
     if info.get("assembly_loadable"):
@@ -446,11 +571,12 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         image, cache = info["assembly"], False
         emits = emits[:2]
         translate = (lambda e=tuple(emits): _translate(compiler, asm["llvm_dialect"], target, e,
-                                                       seconds))
+                                                       seconds, translate_diags))
         outs = None
     if outs is None:  # not tried yet, or failed: _run reports it at the kernel
         outs = _run(compiler, f"translate to {', '.join(emits)}", translate, where)
     timings["llvm_and_binary"] = clock() - start
+    stage_warnings.add(f"translate to {', '.join(emits)}", translate_diags)
     timings.update({f"llvm_{k}" if k != "binary" else "binary": v for k, v in seconds.items()})
     for emit, out in zip(emits, outs):
         stage = "llir" if emit == "llvm" else emit
@@ -475,8 +601,9 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
         "compiler_version": compiler.version(),
     }
-    kernel = CompiledKernel(fn.__name__, asm, metadata, replay_command(target, num_warps, info["assembly"]),
-                            source_ir=ir)
+    kernel = CompiledKernel(fn.__name__, asm, metadata,
+                            replay_command(target, num_warps, info["assembly"]), source_ir=ir,
+                            warnings=stage_warnings.all)
     kernel.timings = timings
     if disk is not None and cache:
         disk.put(key, kernel.to_payload())
@@ -488,12 +615,21 @@ class MissingToolWarning(UserWarning):
     assembly (the GPU driver compiles it when loading)."""
 
 
-def _translate(compiler, ir, target, emits, seconds=None):
-    """Every artifact of ``emits`` from one call when the library can (``translate_all``)."""
+def _translate(compiler, ir, target, emits, seconds=None, diagnostics=None):
+    """Every artifact of ``emits`` from one call when the library can (``translate_all``).
+    ``diagnostics`` receives the warnings and remarks, only once every artifact is made."""
     many = getattr(compiler, "translate_all", None)
+    got: list = []
     if many is not None:
-        return many(ir, target, list(emits), seconds)
-    return [compiler.translate(ir, target, e) for e in emits]
+        extra = {"diagnostics": got} if _accepts(many, "diagnostics") else {}
+        outs = many(ir, target, list(emits), seconds, **extra)
+    else:
+        extra = ({"diagnostics": got} if _accepts(compiler.translate, "diagnostics")
+                 else {})
+        outs = [compiler.translate(ir, target, e, **extra) for e in emits]
+    if diagnostics is not None:
+        diagnostics.extend(got)
+    return outs
 
 
 def _translate_or_missing_tool(compiler, translate):

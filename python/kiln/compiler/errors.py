@@ -14,7 +14,7 @@ from ..errors import KilnError, OutOfResources
 
 __all__ = ["KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
-           "from_diagnostics"]
+           "CompilationWarning", "CompilationRemark", "from_diagnostics", "warning_from"]
 
 
 def source_excerpt(file: Optional[str], line: Optional[int], col: Optional[int],
@@ -32,6 +32,25 @@ def source_excerpt(file: Optional[str], line: Optional[int], col: Optional[int],
         caret = max(col - 1 - (len(text) - len(stripped)), 0)
         out.append("    " + " " * caret + "^")
     return out
+
+
+def _where(file, line, col) -> str:
+    if not file:
+        return ""
+    parts = [file] + [str(v) for v in (line, col) if v]
+    return ":".join(parts) + ": "
+
+
+def format_diagnostic(severity: str, message: str, file, line, col, source_line=None,
+                      notes: Sequence[tuple] = ()) -> str:
+    """``file:line:col: severity: message``, the source line with a caret under ``col``, then
+    each note (``(message, file, line, col)``) the same way."""
+    lines = [f"{_where(file, line, col)}{severity}: {message}"]
+    lines += source_excerpt(file, line, col, source_line)
+    for msg, nfile, nline, ncol in notes:
+        lines.append(f"{_where(nfile, nline, ncol)}note: {msg}")
+        lines += source_excerpt(nfile, nline, ncol)
+    return "\n".join(lines)
 
 
 class CompilationError(KilnError):
@@ -54,20 +73,11 @@ class CompilationError(KilnError):
         self.severity = severity
         super().__init__(message)
 
-    @staticmethod
-    def _where(file, line, col) -> str:
-        if not file:
-            return ""
-        parts = [file] + [str(v) for v in (line, col) if v]
-        return ":".join(parts) + ": "
+    _where = staticmethod(_where)
 
     def format(self) -> str:
-        lines = [f"{self._where(self.file, self.line, self.col)}{self.severity}: {self.message}"]
-        lines += source_excerpt(self.file, self.line, self.col, self.source_line)
-        for msg, file, line, col in self.notes:
-            lines.append(f"{self._where(file, line, col)}note: {msg}")
-            lines += source_excerpt(file, line, col)
-        return "\n".join(lines)
+        return format_diagnostic(self.severity, self.message, self.file, self.line, self.col,
+                                 self.source_line, self.notes)
 
     def __str__(self) -> str:
         return self.format()
@@ -80,6 +90,69 @@ class CompilationError(KilnError):
 def _rebuild(cls, message, file, line, col, source_line, notes, severity):
     return cls(message, file, line, col, source_line=source_line, notes=notes,
                severity=severity)
+
+
+class CompilationWarning(UserWarning):
+    """A warning the compiler gave about a kernel that still compiled, at a location in the
+    user's source (``kiln.compile`` emits it with :func:`warnings.warn_explicit` at that file
+    and line). Its ``str()`` is formatted like :class:`CompilationError`'s::
+
+        /path/to/user.py:14:13: warning: this relaxed shared-memory load reads bytes ...
+            x = cp.load_shared_relaxed(buf, layout)
+                ^
+        /path/to/user.py:11:5: note: the copy
+
+    ``message`` is the bare message; ``file``/``line``/``col`` (1-based) its location;
+    ``notes`` further ``(message, file, line, col)`` entries; ``severity`` ``"warning"``
+    (``"remark"`` for :class:`CompilationRemark`).
+    """
+
+    default_severity = "warning"
+
+    def __init__(self, message: str, file: Optional[str] = None, line: Optional[int] = None,
+                 col: Optional[int] = None, *, source_line: Optional[str] = None,
+                 notes: Sequence[tuple] = (), severity: Optional[str] = None):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+        self.notes: List[tuple] = [tuple(n) for n in notes]
+        self.severity = severity or self.default_severity
+        super().__init__(message)
+
+    def format(self) -> str:
+        return format_diagnostic(self.severity, self.message, self.file, self.line, self.col,
+                                 self.source_line, self.notes)
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def to_dict(self) -> dict:
+        """A JSON-able form (the disk cache stores these); :func:`warning_from` reads it."""
+        return {"severity": self.severity, "message": self.message, "file": self.file,
+                "line": self.line, "col": self.col,
+                "notes": [list(n) for n in self.notes]}
+
+    def __reduce__(self):  # picklable across processes (autotuners, pools)
+        return (_rebuild, (type(self), self.message, self.file, self.line, self.col,
+                           self.source_line, tuple(self.notes), self.severity))
+
+
+class CompilationRemark(CompilationWarning):
+    """A remark of the compiler about a kernel (e.g. a wait it had to make stricter than the
+    one asked for): informational, emitted like :class:`CompilationWarning`."""
+
+    default_severity = "remark"
+
+
+def warning_from(entry: dict) -> CompilationWarning:
+    """The :class:`CompilationWarning` (a :class:`CompilationRemark` for ``severity``
+    ``"remark"``) of a :meth:`CompilationWarning.to_dict` entry."""
+    cls = CompilationRemark if entry.get("severity") == "remark" else CompilationWarning
+    return cls(entry["message"], entry.get("file"), entry.get("line"), entry.get("col"),
+               notes=[tuple(n) for n in entry.get("notes") or ()],
+               severity=entry.get("severity"))
 
 
 class UnsupportedLanguageConstruct(CompilationError):
