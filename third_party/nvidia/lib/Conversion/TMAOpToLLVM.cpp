@@ -33,7 +33,7 @@ Boxes getBoxes(TensorDescType desc) {
   RankedTensorType block = desc.getBlockType();
   auto layout = cast<NVMMASharedEncodingAttr>(block.getEncoding());
   int64_t inner = block.getShape().back();
-  int64_t chunk = std::min<int64_t>(layout.getChunkElements(), inner);
+  int64_t chunk = layout.getRowChunkElements(inner);
   int64_t elements = 1;
   for (int64_t d : block.getShape())
     elements *= d;

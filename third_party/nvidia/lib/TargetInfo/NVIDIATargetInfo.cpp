@@ -238,9 +238,9 @@ public:
           cast<tile::TensorDescType>(desc.getType())
               .getBlockType()
               .getEncoding());
-      if (layout.getSwizzle() == 0 || layout.getTransposed()) {
+      if (layout.getTransposed()) {
         op->emitOpError() << "TMA copies of " << layout
-                          << " are not lowered yet (a swizzled layout, not "
+                          << " are not lowered yet (a layout that is not "
                              "transposed)";
         return WalkResult::interrupt();
       }

@@ -62,14 +62,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-#nv0 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @tma_unswizzled(%d: !tile.tensordesc<tensor<64x64xbf16, #nv0>>, %c: i32) {
+  func.func @tma_transposed(%d: !tile.tensordesc<tensor<64x64xbf16, #nvt>>, %c: i32) {
     %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
-    %buf = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv0, mutable>
-    // expected-error @+1 {{TMA copies of #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false> are not lowered yet (a swizzled layout, not transposed)}}
-    tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nv0>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv0, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{TMA copies of #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true> are not lowered yet (a layout that is not transposed)}}
+    tile_nv.async_tma_copy_global_to_local %d[%c, %c], %bar, %buf : !tile.tensordesc<tensor<64x64xbf16, #nvt>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable>
     return
   }
 }

@@ -77,7 +77,7 @@ NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     return b;
   };
   int64_t cols = shape[colDim];
-  int64_t chunk = std::min<int64_t>(getChunkElements(), cols);
+  int64_t chunk = getRowChunkElements(cols);
   int64_t vec = 128 / getElementBitWidth(); // one 16-byte unit
   LinearLayout::Bases offsets;
   for (int64_t c = 1; c < chunk; c *= 2)

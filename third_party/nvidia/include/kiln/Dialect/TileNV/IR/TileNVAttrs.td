@@ -13,17 +13,19 @@ def TileNV_NVMMASharedAttr : AttrDef<TileNV_Dialect, "NVMMASharedEncoding",
   let summary = "The shared layout TMA writes and wgmma reads (Gluon's NVMMASharedLayout)";
   let description = [{
     Rows of the buffer's contiguous dimension (the last one, or the one
-    before it when `transposed`) are cut into chunks of `swizzle` bytes
-    (16 when `swizzle` is 0). A chunk of every row is stored before the next
-    chunk of any row; within 8 consecutive rows the 16-byte units of a chunk
-    are permuted by XOR with the row's phase, which is the hardware's
-    32/64/128-byte swizzle mode:
+    before it when `transposed`) are cut into chunks of `swizzle` bytes. A
+    chunk of every row is stored before the next chunk of any row; within 8
+    consecutive rows the 16-byte units of a chunk are permuted by XOR with
+    the row's phase, which is the hardware's 32/64/128-byte swizzle mode:
 
     ```
     unit' = unit ^ ((row / (128 / swizzle)) % (swizzle / 16))
     ```
 
-    Dimensions before the last two stack whole tiles. Buffers are aligned
+    With `swizzle = 0` the buffer is row-major: a whole row is one chunk
+    (as Gluon's unswizzled NVMMASharedLayout and a TMA box with no swizzle
+    store it); rows are at least 16 bytes. Dimensions before the last two
+    stack whole tiles. Buffers are aligned
     to 1024 bytes (the swizzle pattern repeats every 1024 bytes and the
     hardware applies it to address bits).
 
@@ -37,8 +39,14 @@ def TileNV_NVMMASharedAttr : AttrDef<TileNV_Dialect, "NVMMASharedEncoding",
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Elements per row chunk: max(swizzle, 16) bytes.
+    /// Elements per row chunk: max(swizzle, 16) bytes (16: the least row
+    /// an unswizzled buffer may have).
     unsigned getChunkElements() const;
+    /// Elements of a row of `cols` stored together before the next row:
+    /// one chunk when swizzled, the whole row when not.
+    int64_t getRowChunkElements(int64_t cols) const {
+      return getSwizzle() ? std::min<int64_t>(getChunkElements(), cols) : cols;
+    }
     /// Dimension whose elements are contiguous (the last, or the one before
     /// it when transposed).
     unsigned getContiguousDim() const {
