@@ -146,7 +146,10 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
   auto acc = cast<RankedTensorType>(op.getC().getType());
   int64_t m = acc.getShape()[0], n = acc.getShape()[1];
   if (numWarps % 4) {
-    op.emitOpError() << "wgmma runs on warpgroups of 4 warps; the kernel has "
+    auto [ws, index] = tile::enclosingWorkerPartition(op);
+    op.emitOpError() << "wgmma runs on warpgroups of 4 warps; "
+                     << (ws && index > 0 ? "this worker partition" : "the kernel")
+                     << " has "
                      << numWarps << " warps";
     return failure();
   }
