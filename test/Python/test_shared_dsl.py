@@ -4,6 +4,7 @@ the IR it emits, and errors at the user's line."""
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -263,3 +264,55 @@ def test_view_errors_point_at_the_line_and_column(fn, marker, message, cls):
     located.assert_located(ei.value, os.path.abspath(__file__), marker,
                            "kl.allocate_shared_memory", message, kiln.CompilationError)
     assert isinstance(ei.value.__cause__, cls), repr(ei.value.__cause__)
+
+
+L1 = kl.BlockedLayout([1], [32], [4], [0])
+SH1 = kl.SwizzledSharedLayout(1, 1, 1, [0])
+
+
+@kiln.jit
+def buffer_chosen_by_if(x, y, flag):
+    a = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    b = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    if flag > 0:
+        s = a
+    else:
+        s = b  # E:pick
+    kl.store(y + kl.arange(0, 128, L1), s.load(L1))
+
+
+@kiln.jit
+def buffer_carried_by_loop(x, y, n):
+    a = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    b = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    cur = a
+    nxt = b
+    for i in range(n):
+        cur, nxt = nxt, cur  # E:carry
+    kl.store(y + kl.arange(0, 128, L1), cur.load(L1))
+
+
+@pytest.mark.parametrize("fn,marker,what,first,second", [
+    (buffer_chosen_by_if, "E:pick", "Variable 's'", "in the then branch",
+     "in the else branch"),
+    (buffer_carried_by_loop, "E:carry", "Loop-carried variable 'cur'", "before the loop",
+     "at the end of the loop body"),
+])
+def test_a_buffer_chosen_at_run_time_is_refused_without_ir_names(fn, marker, what, first,
+                                                                 second):
+    """Gluon lets an if or a loop pick between buffers; Kiln follows every buffer to its
+    allocation at compile time, so it refuses, at the user's line, in the user's terms (no
+    IR value names such as %0)."""
+    here = os.path.abspath(__file__)
+    with pytest.raises(kiln.CompilationError) as ei:
+        scalar = "flag" if fn is buffer_chosen_by_if else "n"
+        kiln.compile(fn, {"x": "*fp32", "y": "*fp32", scalar: "i32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(
+        ei.value, here, marker, "s = b" if marker == "E:pick" else "cur, nxt",
+        rf"{what} is one shared-memory buffer {first} \(.*\) and another {second} \(.*\): "
+        r"a buffer cannot be chosen at run time by an if or carried through a loop, because "
+        r"Kiln follows every buffer to its allocation at compile time; index a ring of "
+        r"buffers instead \(ring\.index\(i % N\)\), or do the work on each buffer inside "
+        r"its branch", kiln.CompilationError)
+    assert not re.search(r"%\d", str(ei.value)), str(ei.value)

@@ -4,7 +4,7 @@ control-flow lowering (:mod:`.control`), which both import this module."""
 
 from __future__ import annotations
 
-from ..language._core import _unwrap, tensor
+from ..language._core import _unwrap, shared_memory_descriptor_type, tensor
 
 # Most iterations a compile-time loop (kl.static_range, a tuple) may unroll.
 MAX_STATIC_UNROLL = 65536
@@ -33,7 +33,10 @@ def _same(a, b) -> bool:
 def _type_str(v) -> str:
     if isinstance(v, tensor):
         return str(v.type)
-    return f"constexpr[{_unwrap(v)!r}]"
+    v = _unwrap(v)
+    if isinstance(getattr(v, "type", None), shared_memory_descriptor_type):
+        return f"shared memory buffer {v.type}"  # its IR value name means nothing to users
+    return f"constexpr[{v!r}]"
 
 
 def _site_str(site) -> str:

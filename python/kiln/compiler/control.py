@@ -18,7 +18,7 @@ import ast
 import builtins
 
 from .. import language as kl
-from ..language._core import _unwrap, tensor
+from ..language._core import _unwrap, shared_memory_descriptor, tensor
 from ._values import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block
@@ -46,12 +46,24 @@ def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
         if not t.type.is_block and _is_number(other) and not (
                 t.dtype.is_int() and isinstance(_unwrap(other), float)):
             return t.type  # a Python number adopts the scalar type
+    other = a_site if primary is b_site else b_site
+    site = primary or (None, None, None)
+    if isinstance(a, shared_memory_descriptor) and isinstance(b, shared_memory_descriptor):
+        # Buffers are compile-time views of one allocation each (the barrier, allocation and
+        # async-safety passes follow them statically), so a run-time choice between two has
+        # no representation; Gluon's memdesc-typed block arguments are not supported.
+        notes = [(f"'{name}' is assigned here", *other)] if other else []
+        raise CompilationError(
+            f"{what} '{name}' is one shared-memory buffer {a_desc} ({_site_str(a_site)}) and "
+            f"another {b_desc} ({_site_str(b_site)}): a buffer cannot be chosen at run time "
+            f"by an if or carried through a loop, because Kiln follows every buffer to its "
+            f"allocation at compile time; index a ring of buffers instead "
+            f"(ring.index(i % N)), or do the work on each buffer inside its branch",
+            *site, notes=notes)
     message = (f"{what} '{name}' has type {_type_str(a)} {a_desc} ({_site_str(a_site)}) but "
                f"type {_type_str(b)} {b_desc} ({_site_str(b_site)})")
-    other = a_site if primary is b_site else b_site
     notes = [(f"'{name}' is assigned here with type "
               f"{_type_str(a if other is a_site else b)}", *other)] if other else []
-    site = primary or (None, None, None)
     raise CompilationError(message, *site, notes=notes)
 
 
