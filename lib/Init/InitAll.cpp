@@ -62,6 +62,7 @@ void kiln::registerAllPasses() {
     registerTestAxisInfoPass();
     registerTestLinearLayoutPass();
     registerTestWaitCountOraclePass();
+    registerTestAsyncRaceOraclePass();
     // Upstream passes Kiln's pipelines use, so replays can name them.
     mlir::registerCanonicalizerPass();
     mlir::registerCSEPass();

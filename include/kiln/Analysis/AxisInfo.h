@@ -75,6 +75,7 @@ void registerTestLinearLayoutPass();
 /// against all executions of its function (the wait-count pass's
 /// independent check).
 void registerTestWaitCountOraclePass();
+void registerTestAsyncRaceOraclePass();
 
 } // namespace kiln
 

@@ -152,6 +152,16 @@ Value async_safety::eventBarrier(Operation *o) {
 
 namespace {
 
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> constantTripCount(scf::ForOp loop) {
+  std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
+                         ub = constantInt(loop.getUpperBound()),
+                         step = constantInt(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
 // --- asynchronous work in flight -----------------------------------------
 
 /// What may still be in flight at a program point.
@@ -448,19 +458,36 @@ private:
   }
 
   void runFor(scf::ForOp loop, State &state) {
+    // A constant trip count bounds how many back edges anything crosses,
+    // and from 1 on the loop cannot be skipped.
+    unsigned generations = kMaxGenerations;
+    bool mayBeSkipped = true;
+    if (std::optional<int64_t> trips = constantTripCount(loop)) {
+      if (*trips == 0)
+        return; // the body never runs
+      generations = unsigned(std::min<int64_t>(generations, *trips - 1));
+      mayBeSkipped = false;
+    }
     State entry = state;
     entry.forEachBuffer([&](Buffer &b) { b.slot = b.slot.enteringLoop(loop); });
-    State in = entry, exits = state;
+    State in = entry, exits;
+    bool first = true;
+    auto exitWith = [&](const State &s) {
+      exits = first ? s : join(exits, s);
+      first = false;
+    };
+    if (mayBeSkipped)
+      exitWith(state);
     bool settled = false;
     for (unsigned round = 0; round < kMaxGenerations + 2; ++round) {
       State body = in;
       runBlock(*loop.getBody(), body);
-      exits = join(exits, body);
+      exitWith(body);
       // Around the back edge: the next iteration sees these one step back.
       State carried;
       carried.maxGroups = body.maxGroups;
       for (Pending p : body.pending) {
-        if (++p.generation > kMaxGenerations)
+        if (++p.generation > generations)
           continue;
         p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
         carried.pending.push_back(std::move(p));
@@ -477,7 +504,7 @@ private:
       in.maxGroups = kManyGroups;
       State body = in;
       runBlock(*loop.getBody(), body);
-      exits = join(exits, body);
+      exitWith(body);
       exits.maxGroups = kManyGroups;
     }
     exits.forEachBuffer([&](Buffer &b) { b.leaving(loop); });

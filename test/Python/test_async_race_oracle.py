@@ -1,0 +1,199 @@
+"""tile-check-async-safety judged by an independent brute-force oracle.
+
+`kiln-opt --test-async-race-oracle` (lib/Analysis/TestAsyncRaceOracle.cpp) shares nothing
+with the check's analysis: it runs each function on every combination of branches, trip
+counts 0-3 and partition orders, with ring indices evaluated as numbers, and remarks every
+op at which some execution reads or writes bytes still in flight. Every race the check
+reports must be witnessed there (no false alarm), on the check's lit corpus and on a few
+thousand random cp.async ring kernels; on straight-line kernels (everything decidable) the
+two must agree exactly.
+"""
+
+import os
+import random
+import re
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
+CORPUS = [os.path.join(ROOT, "test", "Dialect", "Tile", "Transforms",
+                       "tile-check-async-safety.mlir"),
+          os.path.join(ROOT, "third_party", "nvidia", "test", "Transforms",
+                       "tile-check-async-safety.mlir")]
+
+pytestmark = pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt is not built")
+
+# The check's race messages (its barrier-lifecycle and byte-count errors are another
+# matter: the oracle does not model phases).
+_RACE = re.compile(r"may still be (writing|reading)|reads shared memory asynchronously|"
+                   r"the kernel can end while")
+_DIAG = re.compile(r"^(?:[^:\n]*):(\d+):(\d+): (error|remark|warning): (.*)$", re.M)
+
+
+def _run(text, flags):
+    proc = subprocess.run([KILN_OPT, "-", "--split-input-file", "-o", "/dev/null",
+                           "--mlir-print-op-on-diagnostic=false", *flags],
+                          input=text, capture_output=True, text=True, timeout=600)
+    return proc.stderr
+
+
+def _split_offsets(text):
+    """The first line of each --split-input-file chunk, to turn chunk-relative lines back
+    into file lines."""
+    starts, line = [1], 1
+    for l in text.splitlines():
+        line += 1
+        if l.strip() == "// -----":
+            starts.append(line)
+    return starts
+
+
+def claims(text):
+    """(check's race errors, oracle's witnesses) as sets of (line, col)."""
+    check = _run(text, ["--tile-insert-wait-counts", "--tile-check-async-safety"])
+    oracle = _run(text, ["--tile-insert-wait-counts", "--test-async-race-oracle"])
+    # (kiln-opt checks `expected-error` comments of a lit file by itself: not claims.)
+    errors = {(int(l), int(c)) for l, c, sev, msg in _DIAG.findall(check)
+              if sev == "error" and _RACE.search(msg) and not msg.startswith("expected ")}
+    seen = {(int(l), int(c)) for l, c, sev, msg in _DIAG.findall(oracle)
+            if sev == "remark" and msg.startswith("oracle: race witnessed")}
+    assert "oracle:" in oracle and "executions" in oracle, oracle[-2000:]
+    return errors, seen
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=os.path.basename)
+def test_every_race_the_check_reports_is_witnessed_on_its_lit_corpus(path):
+    text = open(path).read()
+    errors, seen = claims(text)
+    assert errors, "the corpus has race errors"
+    assert errors <= seen, f"reported but never witnessed: {sorted(errors - seen)}"
+
+
+# --- random ring kernels -----------------------------------------------------------------
+
+HEADER = """#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!ring = !tile.memdesc<NBUFx128xf32, #sh, mutable>
+!slot = !tile.memdesc<128xf32, #sh, mutable, NBUFx128>
+!t = tensor<128xf32, #l>
+"""
+
+
+class Gen:
+    """One random function: a prologue of copies into constant slots, a loop that waits,
+    reads slot (k + r) % NBUF and refills slot (k + q) % NBUF, an epilogue; commits, waits
+    and branches dropped or moved at random so that some kernels race and some do not."""
+
+    def __init__(self, rng, straight):
+        self.rng, self.straight, self.lines, self.n = rng, straight, [], 0
+
+    def v(self):
+        self.n += 1
+        return f"%v{self.n}"
+
+    def emit(self, s, indent=2):
+        self.lines.append("  " * indent + s)
+
+    def const(self, c, indent=2):
+        name = self.v()
+        self.emit(f"{name} = arith.constant {c} : i32", indent)
+        return name
+
+    def slot(self, idx, indent):
+        name = self.v()
+        self.emit(f"{name} = tile.memdesc_index %r[{idx}] : !ring -> !slot", indent)
+        return name
+
+    def copy(self, idx, indent):
+        s = self.slot(idx, indent)
+        self.emit(f"{self.v()} = tile.async_copy_global_to_local %p, {s} : !p -> !slot", indent)
+
+    def commit(self, indent):
+        if self.rng.random() < 0.9:
+            self.emit(f"{self.v()} = tile.async_commit_group", indent)
+
+    def wait(self, indent, most):
+        n = self.rng.randint(0, most)
+        if self.rng.random() < 0.15 and not self.straight:
+            self.emit("scf.if %flag {", indent)
+            self.emit(f"{self.v()} = tile.async_wait {{num = {n} : i32}}", indent + 1)
+            self.emit("}", indent)
+        elif self.rng.random() < 0.9:
+            self.emit(f"{self.v()} = tile.async_wait {{num = {n} : i32}}", indent)
+
+    def read(self, idx, indent):
+        s = self.slot(idx, indent)
+        if self.rng.random() < 0.8:
+            self.emit(f"{self.v()} = tile.local_load {s} : !slot -> !t", indent)
+        else:
+            self.emit(f"tile.local_store %x, {s} : !t -> !slot", indent)
+
+    def function(self, name):
+        rng, nbuf = self.rng, self.rng.randint(1, 4)
+        self.emit(f"func.func @{name}(%p: !p, %x: !t, %n: i32, %flag: i1) {{", 1)
+        consts = {c: self.const(c) for c in range(0, 5)}
+        self.emit(f"%r = tile.local_alloc : () -> !ring")
+        for s in range(rng.randint(0, nbuf)):
+            self.copy(consts[s % nbuf], 2)
+            self.commit(2)
+        if self.straight:
+            for _ in range(rng.randint(1, 4)):
+                self.wait(2, 3)
+                self.read(consts[rng.randrange(nbuf)], 2)
+                if rng.random() < 0.7:
+                    self.copy(consts[rng.randrange(nbuf)], 2)
+                    self.commit(2)
+        else:
+            trips = rng.choice(["%n", consts[2], consts[3]])
+            self.emit(f"scf.for %k = {consts[0]} to {trips} step {consts[1]} : i32 {{")
+            nb = self.const(nbuf, 3)
+            r, q = rng.randrange(nbuf), rng.randrange(nbuf)
+            self.wait(3, 3)
+            cur = self.v()
+            self.emit(f"{cur}a = arith.addi %k, {consts[r]} : i32", 3)
+            self.emit(f"{cur} = arith.remsi {cur}a, {nb} : i32", 3)
+            self.read(cur, 3)
+            nxt = self.v()
+            self.emit(f"{nxt}a = arith.addi %k, {consts[q]} : i32", 3)
+            self.emit(f"{nxt} = arith.remsi {nxt}a, {nb} : i32", 3)
+            self.copy(nxt, 3)
+            self.commit(3)
+            self.emit("}")
+            if rng.random() < 0.5:
+                self.wait(2, 1)
+                self.read(consts[rng.randrange(nbuf)], 2)
+        self.emit("return")
+        self.emit("}", 1)
+        return nbuf
+
+
+def random_module(seed, straight, count=20):
+    rng = random.Random(seed)
+    chunks = []
+    for i in range(count):
+        g = Gen(rng, straight)
+        nbuf = g.function(f"f{i}")
+        chunks.append(HEADER.replace("NBUF", str(nbuf)) +
+                      "module attributes {tile.num_warps = 1 : i32, "
+                      "tile.threads_per_warp = 32 : i32} {\n" + "\n".join(g.lines) + "\n}\n")
+    return "\n// -----\n".join(chunks)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_ring_kernels_never_contradict_the_oracle(seed):
+    text = random_module(1000 + seed, straight=False)
+    errors, seen = claims(text)
+    assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_straight_line_kernels_agree_exactly(seed):
+    """Without loops or branches every race is decidable: the check reports exactly the
+    accesses the oracle witnesses."""
+    text = random_module(5000 + seed, straight=True)
+    errors, seen = claims(text)
+    assert errors == seen, (f"seed {seed}: missed {sorted(seen - errors)}, "
+                            f"false {sorted(errors - seen)}")
