@@ -8,7 +8,9 @@
 //  * are first waited on, right after their init in the same block, at the
 //    constant parity 1: on a fresh barrier phase 0 is in progress and the
 //    "previous" phase of parity 1 counts as complete, so the wait returns
-//    at once, before anything it waits for has happened;
+//    at once, before anything it waits for has happened; or are waited on
+//    twice in a row (same block) at the same constant parity: the second
+//    wait sees the phase the first saw complete and returns at once;
 //  * are initialized for more arrivals per phase than all the arrivals on
 //    them can bring: an arrival outside a loop, or in a loop that also
 //    waits on that barrier, arrives (at most) once a phase, so when every
@@ -98,12 +100,15 @@ bool checkInitialized(const Uses &uses) {
   return ok;
 }
 
-/// A first wait at parity 1 right after the init, in one block.
-bool checkFirstParity(const Uses &uses) {
+/// A wait that returns at once in straight-line code: the first wait after
+/// the init at parity 1, or a wait at the parity the previous wait on the
+/// barrier (same block, nothing else waiting in between) already saw
+/// complete.
+bool checkParities(const Uses &uses) {
   bool ok = true;
   for (BarrierWaitOpInterface wait : uses.waits) {
     std::optional<int64_t> parity = constantInt(wait.getWaitedParity());
-    if (!parity || (*parity & 1) != 1)
+    if (!parity)
       continue;
     Buffer key = *barrierOf(wait);
     for (Operation *o = wait->getPrevNode(); o; o = o->getPrevNode()) {
@@ -118,7 +123,8 @@ bool checkFirstParity(const Uses &uses) {
       std::optional<Buffer> b = barrierOf(o);
       if (!b || !mayOverlap(*b, key))
         continue;
-      if (isa<BarrierInitOpInterface>(o) && mustOverlap(*b, key)) {
+      if (isa<BarrierInitOpInterface>(o) && mustOverlap(*b, key) &&
+          (*parity & 1) == 1) {
         InFlightDiagnostic d =
             wait->emitError()
             << opName(wait)
@@ -127,6 +133,21 @@ bool checkFirstParity(const Uses &uses) {
                "a wait for parity 1 returns at once; the first phase has "
                "parity 0";
         d.attachNote(o->getLoc()) << "the init";
+        ok = false;
+      }
+      auto before = dyn_cast<BarrierWaitOpInterface>(o);
+      std::optional<int64_t> earlier =
+          before ? constantInt(before.getWaitedParity()) : std::nullopt;
+      if (before && mustOverlap(*b, key) && earlier &&
+          (*earlier & 1) == (*parity & 1)) {
+        InFlightDiagnostic d =
+            wait->emitError()
+            << opName(wait) << " waits for parity " << (*parity & 1)
+            << " again right after a wait for it on this barrier: that phase "
+               "is complete, so the wait returns at once; the next phase has "
+               "parity "
+            << ((*parity & 1) ^ 1);
+        d.attachNote(o->getLoc()) << "the previous wait";
         ok = false;
       }
       break;
@@ -244,7 +265,7 @@ bool async_safety::checkBarrierLifecycle(func::FuncOp func) {
       uses.waits.push_back(w);
   });
   bool ok = checkInitialized(uses);
-  ok &= checkFirstParity(uses);
+  ok &= checkParities(uses);
   ok &= checkArrivalCounts(uses, func);
   ok &= checkAfterInvalidate(uses);
   return ok;

@@ -96,7 +96,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
     tile_nv.mbarrier_expect %b0, 16384 : !bar
     tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %b0, %sa, %p : !desc, !bar, !slot
-    tile_nv.mbarrier_wait %b0, %c0 : !bar, i32
+    tile_nv.mbarrier_wait %b0, %c1 : !bar, i32
     return
   }
 }
@@ -524,6 +524,35 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     tile_nv.mbarrier_init %b, 1 : !one
     tile_nv.mbarrier_arrive %b, 1 : !one
     tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+!one = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // A barrier reused for a second load and waited at parity 0 again: phase
+  // 0 is complete, the second wait returns before the second load lands.
+  func.func @same_parity_twice(%ad: !desc) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !buf
+    %b = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %bar, 1 : !one
+    tile_nv.mbarrier_expect %bar, 8192 : !one
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %a : !desc, !one, !buf
+    // expected-note @+1 {{the previous wait}}
+    tile_nv.mbarrier_wait %bar, %c0 : !one, i32
+    tile_nv.mbarrier_expect %bar, 8192 : !one
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %b : !desc, !one, !buf
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' waits for parity 0 again right after a wait for it on this barrier: that phase is complete, so the wait returns at once; the next phase has parity 1}}
+    tile_nv.mbarrier_wait %bar, %c0 : !one, i32
+    tile_nv.mbarrier_invalidate %bar : !one
     return
   }
 }
