@@ -737,6 +737,11 @@ MISTAKES = [
      _e("'tile_nv.mbarrier_wait' waits for parity 0 again right after a wait for it on this "
         "barrier: that phase is complete, so the wait returns at once; the next phase has "
         "parity 1")),
+    ("cp_worker_waits_no_handoff", cp_worker_waits_no_handoff, HOPPER, SIG, "E:cp_ws_unsynced",
+     "buf.load",
+     _e("'tile.local_load' reads shared memory that another warp_specialize partition writes, "
+        "with no barrier wait before it in this partition: the partitions run concurrently, "
+        "and nothing orders the two (hand the buffer over with an mbarrier)")),
 ]
 
 # Mistakes the checker lets through: the compile succeeds. Each is a strict xfail that
@@ -744,15 +749,6 @@ MISTAKES = [
 # another message or place fails the test, and the pinned one makes it XPASS (strict: a
 # failure), so that the marker is removed.
 MISSED = [
-    ("cp_worker_waits_no_handoff", cp_worker_waits_no_handoff, HOPPER, SIG, "E:cp_ws_unsynced",
-     "buf.load",
-     _e("'tile.local_load' reads shared memory that the async copy of "
-        "'tile.async_copy_global_to_local' may still be writing: ") + ".*",
-     "a cp.async copy issued and waited for (wait_group(0)) in a warp_specialize worker, "
-     "then read in the default partition with no mbarrier hand-off: the partitions run "
-     "concurrently, so the read may come before the worker's wait, but runWarpSpecialize "
-     "passes to the other partitions only the copies still in flight at the end of the "
-     "issuing partition"),
 ]
 
 

@@ -21,6 +21,8 @@
 //    wrote with no async-proxy fence in between;
 //  * a kernel that can end with an asynchronous read still in flight (a
 //    TMA store never waited for);
+//  * an access in one warp_specialize partition, with no barrier wait
+//    before it there, of bytes another partition writes;
 //  * (a warning) a wait for more commit groups than can be in flight;
 //  * the lifecycle of barriers (CheckBarrierLifecycle.cpp).
 //
@@ -258,6 +260,8 @@ static StringRef describe(Kind kind) {
 class Checker {
 public:
   bool failed = false;
+  /// Ops an error was reported at.
+  llvm::DenseSet<Operation *> reportedOps;
 
   void runBlock(Block &block, State &state) {
     for (Operation &op : block)
@@ -546,6 +550,7 @@ private:
     if (!reported.insert({writer, p.op}).second)
       return;
     failed = true;
+    reportedOps.insert(writer);
     InFlightDiagnostic d = writer->emitError()
         << "'" << writer->getName() << "' writes a shared buffer that the "
         << "asynchronous read of '" << p.op->getName() << "' may still be "
@@ -562,6 +567,7 @@ private:
     if (!reportedAccess.insert(accessor).second)
       return;
     failed = true;
+    reportedOps.insert(accessor);
     InFlightDiagnostic d = accessor->emitError()
         << "'" << accessor->getName() << "' " << (isWrite ? "writes" : "reads")
         << " shared memory that the " << describe(p.kind) << " of '"
@@ -588,6 +594,7 @@ private:
     if (!reported.insert({reader, p.op}).second)
       return;
     failed = true;
+    reportedOps.insert(reader);
     InFlightDiagnostic d = reader->emitError()
         << "'" << reader->getName() << "' reads shared memory asynchronously "
         << "(async proxy) that '" << p.op->getName() << "' wrote with no "
@@ -772,6 +779,62 @@ static bool checkBarriers(func::FuncOp func) {
   return ok;
 }
 
+// --- warp_specialize partitions -------------------------------------------
+
+/// Accesses in concurrent partitions that nothing orders: a partition's
+/// access with no barrier wait before it (in program order from the
+/// partition's start) can run while another partition writes the same
+/// bytes, whatever that one does, since only the start barrier orders
+/// partitions and a barrier wait is how one learns of another's progress.
+static bool checkUnorderedPartitions(WarpSpecializeOp ws,
+                                     const llvm::DenseSet<Operation *> &known) {
+  struct Access {
+    Operation *op;
+    Buffer buffer;
+    bool write, ordered;
+    unsigned region;
+  };
+  SmallVector<Access> accesses;
+  for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
+    bool waited = false;
+    region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      waited |= isa<BarrierWaitOpInterface>(op);
+      for (Value v : writtenBuffers(op))
+        if (std::optional<Buffer> b = resolve(v))
+          accesses.push_back({op, *b, true, waited, unsigned(k)});
+      for (Value v : readBuffers(op))
+        if (std::optional<Buffer> b = resolve(v))
+          accesses.push_back({op, *b, false, waited, unsigned(k)});
+    });
+  }
+  bool ok = true;
+  // One report per pair, none for an op the dataflow already reported.
+  llvm::DenseSet<Operation *> reported = known;
+  for (const Access &a : accesses) {
+    if (a.ordered || reported.contains(a.op))
+      continue;
+    for (const Access &b : accesses) {
+      if (b.region == a.region || !(a.write || b.write) ||
+          reported.contains(b.op) || !mustOverlap(a.buffer, b.buffer))
+        continue;
+      reported.insert(a.op);
+      reported.insert(b.op);
+      ok = false;
+      InFlightDiagnostic d =
+          a.op->emitError()
+          << "'" << a.op->getName() << "' " << (a.write ? "writes" : "reads")
+          << " shared memory that another warp_specialize partition "
+          << (b.write ? "writes" : "reads")
+          << ", with no barrier wait before it in this partition: the "
+             "partitions run concurrently, and nothing orders the two "
+             "(hand the buffer over with an mbarrier)";
+      d.attachNote(b.op->getLoc()) << "the other partition's access";
+      break;
+    }
+  }
+  return ok;
+}
+
 struct CheckAsyncSafety
     : kiln::tile::impl::TileCheckAsyncSafetyPassBase<CheckAsyncSafety> {
   void runOnOperation() override {
@@ -787,6 +850,9 @@ struct CheckAsyncSafety
       checker.atExit(state);
       checker.warnIdleWaits();
       ok &= !checker.failed;
+      func.walk([&](WarpSpecializeOp ws) {
+        ok &= checkUnorderedPartitions(ws, checker.reportedOps);
+      });
     });
     if (!ok)
       signalPassFailure();

@@ -227,3 +227,44 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<128xf32, #sh, mutable>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // The worker copies and waits for its copy, but the default partition
+  // reads with nothing telling it the worker got that far.
+  func.func @no_handoff(%p: !p) {
+    %a = tile.local_alloc : () -> !m
+    tile.warp_specialize partition_num_warps = [1] {
+      // expected-error @+1 {{'tile.local_load' reads shared memory that another warp_specialize partition writes, with no barrier wait before it in this partition: the partitions run concurrently, and nothing orders the two (hand the buffer over with an mbarrier)}}
+      %v = tile.local_load %a : !m -> !t
+      tile.warp_yield
+    } partitions {
+      // expected-note @+1 {{the other partition's access}}
+      %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+      %g = tile.async_commit_group tokens %c
+      %w = tile.async_wait {num = 0 : i32}
+      tile.warp_yield
+    }
+    return
+  }
+
+  // Both partitions only read: nothing to order.
+  func.func @ok_both_read(%x: !t) {
+    %a = tile.local_alloc : () -> !m
+    tile.local_store %x, %a : !t -> !m
+    tile.warp_specialize partition_num_warps = [1] {
+      %v = tile.local_load %a : !m -> !t
+      tile.warp_yield
+    } partitions {
+      %u = tile.local_load %a : !m -> !t
+      tile.warp_yield
+    }
+    return
+  }
+}
