@@ -16,7 +16,7 @@ Model (gfx9: gfx942 / gfx950, wave64)
   add/addc/sub/addk/mul/mulk/mul_hi, shifts, logic, bfe, min/max, cselect, cmp/cmpk,
   64-bit mov/logic, saveexec; v_mov/add/sub/shifts/logic, v_lshl_add_u32/u64,
   v_add_lshl, v_lshl_or, v_and_or, v_or3, v_add3, v_mad_u32_u24, v_mul_lo/hi, v_bfe,
-  v_bfi, v_alignbit, v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane,
+  v_bfi, v_alignbit, v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
   v_mbcnt). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
   what it may write UNKNOWN (first operand, carry-out, SCC, EXEC for v_cmpx/saveexec).
 * Lane masks (EXEC, VCC, SGPR pairs) are symbolic: bit l of a mask is a boolean
@@ -801,6 +801,14 @@ def _handler_for(inst):
             ws(w, ops[0], k, 64)
             if m.startswith('v_cmpx'):
                 ws(w, EXEC, k, 64)
+        return h
+    if m == 'v_writelane_b32' and len(ops) == 3:  # one lane set (SGPR spills), others kept
+        def h(w, inst):
+            v, x, lane = list(rv(w, ops[0])), rs(w, ops[1]), rs(w, ops[2])
+            if lane is None:
+                return wv(w, ops[0], [None] * LANES)
+            v[lane & 63] = x
+            return wv(w, ops[0], v)
         return h
     if m in ('v_readfirstlane_b32', 'v_readlane_b32'):
         def h(w, inst):
