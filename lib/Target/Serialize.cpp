@@ -209,7 +209,7 @@ static LogicalResult checkKernelsReturnVoid(ModuleOp module) {
 static LogicalResult checkModuleScope(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
     // A global's initializer is a constant expression of LLVM-dialect ops;
-    // a vendor intrinsic (NVVM, ROCDL) there crashed the translator.
+    // a vendor intrinsic there crashed the translator.
     if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
       WalkResult r = global.getInitializerRegion().walk([&](Operation *inner) {
         if (isa<LLVM::LLVMDialect>(inner->getDialect()))

@@ -53,8 +53,8 @@ struct TargetDesc {
   bool asyncWaitOrdersWarp = false;
   /// For waits counting instructions: the largest count that still waits
   /// (0: no limit). The counter field's maximum itself waits for nothing
-  /// (gfx9's vmcnt(63): the counter never exceeds it), so a count the
-  /// field cannot hold becomes this one, which only waits longer.
+  /// (the counter never exceeds it), so a count the field cannot hold
+  /// becomes this one, which only waits longer.
   unsigned maxAsyncWaitInstructions = 0;
 };
 

@@ -262,33 +262,41 @@ def dtype_from_name(name: str):
 # ---------------------------------------------------------------------------------------------
 
 
-# Packages whose builtins belong to one vendor: (package, vendor, how messages name it).
-_VENDOR_PACKAGES = (("kiln.language.nvidia", "nvidia", "NVIDIA"),
-                    ("kiln.language.amd", "amd", "AMD"))
+# Packages whose builtins belong to one vendor, each registered by the vendor's package
+# itself (register_vendor_builtins): (package, target prefix, how messages name the vendor).
+_VENDOR_PACKAGES: list = []
+
+
+def register_vendor_builtins(package: str, target_prefix: str, label: str):
+    """Builtins defined under ``package`` belong to the vendor whose targets start with
+    ``target_prefix``: one used in a kernel compiled for another vendor's target is an error
+    at the call."""
+    _VENDOR_PACKAGES.append((package, target_prefix, label))
 
 
 def _builtin_vendor(module: str):
-    """(vendor, label) of a builtin defined in ``module``, or None for a vendor-neutral one."""
-    for package, vendor, label in _VENDOR_PACKAGES:
+    """(target prefix, label) of a builtin defined in ``module``, or None for a vendor-neutral
+    one."""
+    for package, prefix, label in _VENDOR_PACKAGES:
         if module == package or module.startswith(package + "."):
-            return vendor, label
+            return prefix, label
     return None
 
 
 def builtin(fn):
     """Mark ``fn`` as a DSL builtin: the code generator calls it with ``_semantic=``.
 
-    A builtin defined under ``kiln.language.nvidia`` or ``kiln.language.amd`` belongs to that
-    vendor: called in a kernel compiled for the other vendor's target, it is an error at the
-    user's call (``Semantic.check_vendor_builtin``) before it emits anything."""
+    A builtin defined under a package registered with :func:`register_vendor_builtins`
+    belongs to that vendor: called in a kernel compiled for another vendor's target, it is an
+    error at the user's call (``Semantic.check_vendor_builtin``) before it emits anything."""
     module = getattr(fn, "__module__", None) or ""
-    vendor = _builtin_vendor(module)
 
     @functools.wraps(fn)
     def wrapper(*args, _semantic=None, **kwargs):
         if _semantic is None:
             raise ValueError(f"{fn.__name__}() can only be called from inside a @kiln.jit "
                              f"function")
+        vendor = _builtin_vendor(module)
         if vendor is not None:
             _semantic.check_vendor_builtin(fn.__name__, module, *vendor)
         return fn(*args, _semantic=_semantic, **kwargs)

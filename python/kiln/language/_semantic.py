@@ -17,7 +17,6 @@ from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout
                        SliceLayout, is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
-_VENDOR_LABELS = {vendor: label for _, vendor, label in core._VENDOR_PACKAGES}
 _FP8 = ("fp8e4nv", "fp8e5")
 
 _INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
@@ -99,23 +98,19 @@ class Semantic:
 
     # -- helpers -------------------------------------------------------------------------------
 
-    # Target prefix -> vendor, as kiln.language.nvidia / kiln.language.amd name them.
-    _TARGET_VENDORS = {"cuda": "nvidia", "hip": "amd"}
-
-    @property
-    def vendor(self) -> Optional[str]:
-        """'nvidia' for cuda: targets, 'amd' for hip: targets (None for any other)."""
-        return self._TARGET_VENDORS.get(str(self.target).partition(":")[0])
-
-    def check_vendor_builtin(self, name: str, module: str, vendor: str, vendor_label: str):
-        """Every builtin of kiln.language.nvidia / kiln.language.amd calls this (through
-        :func:`kiln.language._core.builtin`) before it emits anything: a builtin of the other
-        vendor is an error at the user's call, naming the builtin, its vendor and the target."""
-        here = self.vendor
-        if here is None or here == vendor:
+    def check_vendor_builtin(self, name: str, module: str, target_prefix: str, label: str):
+        """Every builtin of a vendor package calls this (through
+        :func:`kiln.language._core.builtin`) before it emits anything: a builtin of another
+        vendor than the target's is an error at the user's call, naming the builtin, its
+        vendor and the target."""
+        target = str(self.target)
+        if target.startswith(target_prefix):
             return
-        raise TypeError(f"{name} is an {vendor_label} builtin ({module}); the kernel is compiled "
-                        f"for {self.target}, an {_VENDOR_LABELS.get(here, here)} target")
+        here = next((l for _, p, l in core._VENDOR_PACKAGES if target.startswith(p)), None)
+        if here is None:
+            return  # a target no vendor package claims: the back end decides
+        raise TypeError(f"{name} is an {label} builtin ({module}); the kernel is compiled "
+                        f"for {target}, an {here} target")
 
     @staticmethod
     def reject_fp8(what: str, *values):

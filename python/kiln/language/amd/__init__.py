@@ -11,6 +11,12 @@ Like the rest of kiln.language, nothing here may import kiln.compiler or kiln.ru
 test/Python/test_layering.py).
 """
 
-from . import cdna3, cdna4  # noqa: F401
+from .._core import register_vendor_builtins
+
+# Builtins defined below this package are AMD's (an error on other vendors' targets);
+# registered before the submodules define them.
+register_vendor_builtins(__name__, "hip:", "AMD")
+
+from . import cdna3, cdna4  # noqa: E402,F401
 
 __all__ = ["cdna3", "cdna4"]

@@ -10,6 +10,12 @@ home and kernels written against Gluon's imports find the same paths. Like the r
 import kiln.compiler or kiln.runtime (see test/Python/test_layering.py).
 """
 
-from . import ampere, hopper  # noqa: F401
+from .._core import register_vendor_builtins
+
+# Builtins defined below this package are NVIDIA's (an error on other vendors' targets);
+# registered before the submodules define them.
+register_vendor_builtins(__name__, "cuda:", "NVIDIA")
+
+from . import ampere, hopper  # noqa: E402,F401
 
 __all__ = ["ampere", "hopper"]
