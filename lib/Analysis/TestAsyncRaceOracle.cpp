@@ -25,6 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Executions.h"
+
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
@@ -43,6 +45,7 @@
 
 using namespace mlir;
 using namespace kiln::tile;
+using kiln::Execution;
 
 namespace {
 
@@ -90,19 +93,6 @@ struct Store {
   Bytes bytes;
 };
 
-struct Execution {
-  SmallVector<unsigned> choices, limits;
-  unsigned next = 0;
-  const SmallVector<unsigned> *plan = nullptr;
-
-  unsigned choose(unsigned options) {
-    unsigned c = next < plan->size() ? (*plan)[next] : 0;
-    ++next;
-    choices.push_back(c);
-    limits.push_back(options);
-    return c;
-  }
-};
 
 using Witnesses = llvm::MapVector<Operation *, llvm::SetVector<StringRef>>;
 
@@ -396,21 +386,8 @@ struct TestAsyncRaceOraclePass
       if (func.isExternal())
         return;
       Witnesses seen;
-      SmallVector<unsigned> plan;
-      unsigned executions = 0;
-      while (executions < 20000) {
-        Execution ex;
-        ex.plan = &plan;
-        Interpreter(seen).runFunction(func, ex);
-        ++executions;
-        int i = int(ex.choices.size()) - 1;
-        while (i >= 0 && ex.choices[i] + 1 >= ex.limits[i])
-          --i;
-        if (i < 0)
-          break;
-        plan.assign(ex.choices.begin(), ex.choices.begin() + i);
-        plan.push_back(ex.choices[i] + 1);
-      }
+      unsigned executions = kiln::forEachExecution(
+          [&](Execution &ex) { Interpreter(seen).runFunction(func, ex); });
       for (auto &[op, kinds] : seen) {
         InFlightDiagnostic d = op->emitRemark() << "oracle: race witnessed (";
         llvm::interleave(kinds, d, ", ");

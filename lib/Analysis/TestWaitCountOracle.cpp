@@ -13,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Executions.h"
+
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
@@ -30,6 +32,7 @@
 
 using namespace mlir;
 using namespace kiln::tile;
+using kiln::Execution;
 
 namespace {
 
@@ -50,21 +53,6 @@ struct WaitRecord {
        instrViolated = false;
 };
 
-/// Runs out of choices -> Restart; a choice sequence enumerates executions.
-struct Execution {
-  SmallVector<unsigned> choices; // made so far
-  SmallVector<unsigned> limits;  // number of options at each choice
-  unsigned next = 0;
-  const SmallVector<unsigned> *plan = nullptr;
-
-  unsigned choose(unsigned options) {
-    unsigned c = next < plan->size() ? (*plan)[next] : 0;
-    ++next;
-    choices.push_back(c);
-    limits.push_back(options);
-    return c;
-  }
-};
 
 class Interpreter {
 public:
@@ -225,24 +213,10 @@ struct TestWaitCountOraclePass
       if (func.isExternal())
         return;
       DenseMap<Operation *, WaitRecord> records;
-      // Enumerate choice sequences like a mixed-radix counter.
-      SmallVector<unsigned> plan;
-      unsigned executions = 0;
-      while (executions < 20000) {
-        Execution ex;
-        ex.plan = &plan;
+      unsigned executions = kiln::forEachExecution([&](Execution &ex) {
         Interpreter(records, getEnclosingTarget(func))
             .runBlock(func.getBody().front(), ex);
-        ++executions;
-        // Next sequence: bump the last choice that has options left.
-        int i = int(ex.choices.size()) - 1;
-        while (i >= 0 && ex.choices[i] + 1 >= ex.limits[i])
-          --i;
-        if (i < 0)
-          break;
-        plan.assign(ex.choices.begin(), ex.choices.begin() + i);
-        plan.push_back(ex.choices[i] + 1);
-      }
+      });
       func.walk([&](AsyncWaitOp wait) {
         auto it = records.find(wait);
         if (it == records.end() || !it->second.reached) {
