@@ -538,10 +538,20 @@ class CodeGenerator:
                              "for compile-time values", UnsupportedLanguageConstruct)
         if fn is builtins.abs and args and _has_tensor(args[0]):
             return self.sem.math1("abs", _unwrap(args[0]))
-        if fn in (builtins.min, builtins.max) and any(_has_tensor(a) for a in args):
+        if fn in (builtins.min, builtins.max) and (
+                any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values())):
+            # As in Triton and Gluon: Python's min/max of runtime values is the elementwise
+            # minimum/maximum of their arguments (a runtime scalar is a 0-d tensor).
             name = "kl.minimum" if fn is builtins.min else "kl.maximum"
-            raise TypeError(f"{fn.__name__}() on tensors is not supported; use {name} "
-                            f"(elementwise) or kl.{fn.__name__} (reduction)")
+            if kwargs or len(args) < 2:
+                raise TypeError(f"{fn.__name__}() of runtime values takes two or more "
+                                f"positional arguments (no iterable, key= or default=); use "
+                                f"{name} (elementwise) or kl.{fn.__name__} (reduction)")
+            pick = kl.minimum if fn is builtins.min else kl.maximum
+            out = args[0]
+            for a in args[1:]:
+                out = pick(out, a, _semantic=self.sem)
+            return out
         if self._compile_time_callable(fn):
             if any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values()):
                 raise TypeError(f"{getattr(fn, '__name__', fn)}() runs at compile time and "

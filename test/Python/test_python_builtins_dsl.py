@@ -1,0 +1,61 @@
+"""Python's builtins on runtime values as Triton and Gluon accept them (issue 24, item 5):
+``min``/``max`` of runtime scalars and tensors are elementwise minimum/maximum (the grouped
+tile order of a textbook Gluon GEMM writes ``min(num_pid_m - first_pid_m, GROUP_M)``), and
+``abs`` is the elementwise absolute value. Compile-time arguments still run in Python."""
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+L = kl.BlockedLayout([1], [32], [4], [0])
+SIG = {"x": "*fp32", "y": "*fp32", "n": "i32", "m": "i32"}
+
+
+@kiln.jit
+def grouped(x, y, n, m, GROUP: kl.constexpr):
+    pid = kl.program_id(0)
+    size = min(n - pid, GROUP)          # runtime scalar and constexpr
+    hi = max(pid, m, 3)                  # three arguments, folded
+    both = min(GROUP, 2 * GROUP)         # compile time: plain Python
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    kl.store(y + offs, max(v, 0.5) + abs(v) + size + hi + both)
+
+
+def test_min_max_abs_of_runtime_values_are_elementwise():
+    k = kiln.compile(grouped, SIG, dict(GROUP=8), target="cuda:sm_90a", cache=False)
+    tile = k.asm["tile"]
+    assert len(re.findall(r"arith\.minsi", tile)) == 1, tile
+    assert len(re.findall(r"arith\.maxsi", tile)) == 2, tile      # max(pid, m, 3)
+    assert re.search(r"arith\.max(imum|num)f", tile), tile        # max(v, 0.5)
+    assert "math.absf" in tile, tile
+    # min(GROUP, 2 * GROUP) ran in Python: the constant 8 is added, no third min.
+    ptx = k.asm["ptx"]
+    assert "min.s32" in ptx and "max.s32" in ptx and "abs.f32" in ptx
+
+
+@kiln.jit
+def min_of_iterable(x, y, n, m):
+    a = kl.program_id(0)
+    b = min([a, n])  # E:iter
+    kl.store(y, b.to(kl.float32))
+
+
+def test_min_of_an_iterable_of_runtime_values_is_an_error_at_the_line():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(min_of_iterable, SIG, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:iter", "min(",
+        r"min\(\) of runtime values takes two or more positional arguments \(no iterable, "
+        r"key= or default=\); use kl\.minimum \(elementwise\) or kl\.min \(reduction\)",
+        kiln.CompilationError)
