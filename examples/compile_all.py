@@ -178,6 +178,20 @@ def main(argv=None):
         print(f"\nstages in {args.out}; replay {pick[0]} for {pick[1]} with:")
         print(f"  cd {folder} && {kernel.pipeline}")
 
+    # The async kernels: what the compiler made of their copies and waits.
+    import async_kernels as A
+    async_targets = sorted(set(targets) | {"cuda:sm_80"}) if any(
+        t.startswith("cuda:") for t in targets) else targets
+    arows, afailures = A.compile_async(async_targets)
+    if arows:
+        print()
+        print_table(("async kernel", "target", "async instructions", "waits Kiln computed",
+                     "checker"), arows)
+    for name, target, e in afailures:
+        print(f"\nFAILED: {name} for {target}:\n{e}", file=sys.stderr)
+    failures += afailures
+    failures += [(n, t, "checker") for n, t, *_, verdict in arows if "violation" in verdict]
+
     failed_runs = 0 if args.no_run else run_on_gpu(targets)
     if failures or failed_runs:
         print(f"\n{len(failures)} compile failure(s), {failed_runs} failed check(s)",
