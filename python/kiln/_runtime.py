@@ -19,7 +19,7 @@ import os
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-API_VERSION = 2
+API_VERSION = 3
 
 TENSOR_MAP_BYTES = 128  # a CUtensorMap
 TENSOR_MAP_ALIGN = 64
@@ -54,6 +54,7 @@ for _name, _args in {
         "kiln_rt_load_module": [_cstr, _cstr, ctypes.c_size_t, ctypes.POINTER(_u64)],
         "kiln_rt_unload_module": [_cstr, _u64],
         "kiln_rt_get_function": [_cstr, _u64, _cstr, ctypes.c_long, ctypes.POINTER(_u64)],
+        "kiln_rt_function_resources": [_cstr, _u64, ctypes.POINTER(_int), ctypes.POINTER(_int)],
         "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 7 + [
             _u64, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_u32), ctypes.c_size_t],
         "kiln_rt_encode_tensor_map": [
@@ -140,6 +141,15 @@ def get_function(backend: str, module: int, name: str, shared_bytes: int = 0) ->
     _check(_lib.kiln_rt_get_function(_b(backend), module, name.encode(), shared_bytes,
                                      ctypes.byref(func)))
     return func.value
+
+
+def function_resources(backend: str, func: int):
+    """(registers per thread, local bytes per thread) of a loaded function; -1 for what the
+    driver cannot tell."""
+    regs, local = _int(), _int()
+    _check(_lib.kiln_rt_function_resources(_b(backend), func, ctypes.byref(regs),
+                                           ctypes.byref(local)))
+    return regs.value, local.value
 
 
 def launch(backend: str, func: int, grid: Sequence[int], block: Sequence[int],

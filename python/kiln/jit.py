@@ -323,13 +323,14 @@ class JITFunction(KernelFunction):
                 if self._used_globals:
                     self._check_globals()  # a rebound global would make it stale
                 arguments, options = bound
-                return self._launch(entry, None, grid, arguments, options)
+                self._launch(entry, None, grid, arguments, options)
+                return entry[0]  # the CompiledKernel, as Gluon's launch returns it
         arguments, options = bound if bound is not None else self._bind(args, kwargs)
         entry, driver = self._compile(arguments, options)
-        result = self._launch(entry, driver, grid, arguments, options)
+        self._launch(entry, driver, grid, arguments, options)
         if key is not None:
             self._launches[key] = entry
-        return result
+        return entry[0]
 
     def _launch(self, entry, driver, grid, arguments, options):
         kernel, loaded, runtime, constexprs = entry

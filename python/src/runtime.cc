@@ -14,7 +14,7 @@
 // API version 2: kiln_rt_launch takes one argument buffer plus each
 // argument's offset in it (arguments have their own sizes: a tensor map is
 // 128 bytes at a 64-byte-aligned offset), and kiln_rt_encode_tensor_map
-// encodes TMA tensor maps.
+// encodes TMA tensor maps. Version 3 adds kiln_rt_function_resources.
 
 #include "runtime/Driver.h"
 
@@ -112,7 +112,7 @@ bool isFloat(TensorMapElement e) {
 
 } // namespace
 
-KILN_RT_EXPORT int kiln_rt_api_version(void) { return 2; }
+KILN_RT_EXPORT int kiln_rt_api_version(void) { return 3; }
 
 KILN_RT_EXPORT const char *kiln_rt_error(void) { return lastError.c_str(); }
 
@@ -168,6 +168,18 @@ KILN_RT_EXPORT int kiln_rt_get_function(const char *backend, uint64_t module,
   return guarded([&] {
     *func = fromHandle(
         driverFor(backend)->getFunction(asHandle<void>(module), name, shared));
+  });
+}
+
+/// Registers per thread and local (spill) bytes per thread of `func` (-1
+/// where the driver cannot tell). API version 3.
+KILN_RT_EXPORT int kiln_rt_function_resources(const char *backend,
+                                              uint64_t func, int *regs,
+                                              int *localBytes) {
+  return guarded([&] {
+    auto [r, l] = driverFor(backend)->functionResources(asHandle<void>(func));
+    *regs = r;
+    *localBytes = l;
   });
 }
 

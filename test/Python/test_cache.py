@@ -619,8 +619,13 @@ def test_jit_launch_path(fake, monkeypatch):
     assert seen["BLOCK"] == 256 and seen["n"] == 1000 and seen["num_warps"] == 4
     assert launches[-1][0] == (4, 1, 1) and launches[-1][1] == [x, y, out, 1000]
     assert launches[-1][2][2] == {"name": "out", "type": "*fp32"}  # unaligned: no divisibility
-    add[(2,)](x, y, out, 1000, BLOCK=256)
+    handle = add[(2,)](x, y, out, 1000, BLOCK=256)
     assert fake.compiles == 1  # in-memory cache
+    # The launch returns the compiled kernel, as Gluon's does (asm by stage, metadata that
+    # reads as attributes), from the warm path as from the first launch.
+    from kiln.compiler.compiler import CompiledKernel
+    assert isinstance(handle, CompiledKernel) and handle.metadata.num_warps == 4
+    assert add[grid](x, y, out, 1000, BLOCK=256) is handle
     add[(2,)](x, y, out, 1, BLOCK=256)  # n == 1 is specialized away
     assert fake.compiles == 2 and launches[-1][1] == [x, y, out]
     add[(2, 3)](x, y, out, 1000, BLOCK=512)

@@ -436,3 +436,36 @@ def test_default_stream_follows_torch(monkeypatch):
     assert rt.default_stream() == 0xabc0
     cuda.is_initialized = lambda: False
     assert rt.default_stream() == 0
+
+
+# --- Gluon's launch handle (issue 24, item 6) --------------------------------------------
+
+class ResourceDriver(FakeDriver):
+    def function_resources(self, func):
+        assert func == 0x2000
+        return 40, 24  # registers, local bytes per thread
+
+
+def test_loaded_kernel_reads_registers_and_spills_at_load():
+    """n_regs / n_spills (4-byte words of local memory), as Gluon's metadata has them, come
+    from the driver when the function is loaded; a driver that cannot tell leaves them out."""
+    md = metadata()
+    k = rt.LoadedKernel(ResourceDriver(), b"cubin", md)
+    assert "n_regs" not in k.metadata
+    k.launch((1,), [0, 0, 1])
+    assert k.metadata["n_regs"] == 40 and k.metadata["n_spills"] == 6
+    plain = rt.LoadedKernel(FakeDriver(), b"cubin", metadata())
+    plain.launch((1,), [0, 0, 1])
+    assert "n_regs" not in plain.metadata
+
+
+def test_metadata_reads_as_attributes():
+    from kiln.compiler.compiler import CompiledKernel
+    k = CompiledKernel("k", {"ptx": ""}, metadata(), "kiln-opt ...")
+    assert k.metadata.shared == 1024 and k.metadata.num_warps == 4
+    assert k.metadata["shared"] == 1024 and isinstance(k.metadata, dict)
+    with pytest.raises(AttributeError, match=r"kernel metadata has no field 'n_regs' "
+                       r"\(fields: .*num_warps"):
+        k.metadata.n_regs
+    back = CompiledKernel.from_payload(k.to_payload())
+    assert back.metadata.shared == 1024

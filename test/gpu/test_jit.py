@@ -104,6 +104,25 @@ def test_vector_add(target, dtype, n):
     torch.testing.assert_close(out, x + y, **exact)
 
 
+def test_launch_returns_the_compiled_kernel(target):
+    """As Gluon's: kernel[grid](...) returns the compiled kernel, whose metadata reads as
+    attributes and, after the launch, holds the registers and spills the driver reports."""
+    n = 5000
+    x, y = rand(n, "fp32"), rand(n, "fp32")
+    out = torch.full_like(x, float("nan"))
+    k = add_kernel[(kiln.cdiv(n, 1024),)](
+        x, y, out, n, BLOCK=1024,
+        layout=kl.BlockedLayout([4], [warp(target)], [NUM_WARPS], [0]), num_warps=NUM_WARPS)
+    torch.testing.assert_close(out, x + y, rtol=0, atol=0)
+    assert k.metadata.num_warps == NUM_WARPS and k.metadata.shared == 0
+    assert 0 < k.metadata.n_regs <= 255 and k.metadata.n_spills == 0
+    assert ("ptx" if target.startswith("cuda:") else "amdgcn") in k.asm
+    again = add_kernel[(1,)](x, y, out, n, BLOCK=1024,
+                             layout=kl.BlockedLayout([4], [warp(target)], [NUM_WARPS], [0]),
+                             num_warps=NUM_WARPS)
+    assert again is k
+
+
 @pytest.mark.parametrize("dtype", list(DTYPES))
 @pytest.mark.parametrize("M,N,src_stride_pad", [(1, 1, 0), (33, 65, 3), (300, 517, 0),
                                                 (1024, 1024, 0), (7, 4099, 16), (2048, 96, 1)])

@@ -214,6 +214,19 @@ def replay_command(target: str, num_warps: int, emit: str) -> str:
             f"kernel.tile.mlir | kiln-translate --target={target} --emit={emit}")
 
 
+class KernelMetadata(dict):
+    """A compiled kernel's metadata: a dict (JSON in the cache), whose fields also read as
+    attributes as Gluon's do (``k.metadata.shared``, ``.num_warps``, and after the first
+    launch ``.n_regs`` / ``.n_spills``)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"kernel metadata has no field {name!r} (fields: "
+                                 f"{', '.join(sorted(self))})") from None
+
+
 class CompiledKernel:
     """The result of :func:`compile`: every stage in ``asm``, launch ``metadata`` and the
     ``pipeline`` command that replays the lowering with ``kiln-opt``/``kiln-translate``."""
@@ -223,7 +236,7 @@ class CompiledKernel:
                  warnings: Optional[Iterable[CompilationWarning]] = None):
         self.name = name
         self.asm = asm
-        self.metadata = metadata
+        self.metadata = KernelMetadata(metadata)
         self.pipeline = pipeline
         self.source_ir = source_ir
         #: The :class:`~kiln.CompilationWarning` s (and remarks) compiling it gave, in order;

@@ -73,6 +73,11 @@ class Driver:
     def get_function(self, module, name, shared_bytes):
         return self._rt.get_function(self.backend, module, name, shared_bytes)
 
+    def function_resources(self, func):
+        """(registers per thread, local bytes per thread) of a loaded function, -1 each
+        where the driver cannot tell."""
+        return self._rt.function_resources(self.backend, func)
+
     def launch(self, func, grid, block, shared_bytes, stream, arg_types, args):
         self._rt.launch(self.backend, func, grid, block, shared_bytes, stream,
                         arg_types, args)

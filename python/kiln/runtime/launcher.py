@@ -256,6 +256,13 @@ class LoadedKernel:
         self._module = self.driver.load_module(self.binary)
         self._function = self.driver.get_function(self._module, self.name,
                                                   self.shared)
+        # What the loaded code uses (Gluon's n_regs / n_spills: spilled 4-byte words).
+        resources = getattr(self.driver, "function_resources", None)
+        regs, local = resources(self._function) if resources else (-1, -1)
+        if regs >= 0:
+            self.metadata["n_regs"] = regs
+        if local >= 0:
+            self.metadata["n_spills"] = local // 4
         return self._function
 
     def launch(self, grid, args, stream=None, grid_checked=False):

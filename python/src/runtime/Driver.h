@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kiln::runtime {
@@ -80,6 +81,12 @@ public:
                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
                       void *stream, void **params) = 0;
   virtual void synchronize() = 0;
+  // Registers per thread and local (spill) bytes per thread the loaded code
+  // of `func` uses; -1 where the driver cannot tell.
+  virtual std::pair<int, int> functionResources(void *func) {
+    (void)func;
+    return {-1, -1};
+  }
   // Encodes `map` into kTensorMapBytes bytes at `out` (any alignment). Only
   // backends with TMA implement it.
   virtual void encodeTiledTensorMap(const TiledTensorMap &map, uint8_t *out) {

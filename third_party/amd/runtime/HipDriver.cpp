@@ -42,6 +42,7 @@ struct Hip {
   hipError_t (*hipModuleUnload)(void *);
   hipError_t (*hipModuleGetFunction)(void **, void *, const char *);
   hipError_t (*hipFuncSetAttribute)(const void *, int, int) = nullptr;
+  hipError_t (*hipFuncGetAttribute)(int *, int, void *) = nullptr;
   hipError_t (*hipModuleLaunchKernel)(void *, unsigned, unsigned, unsigned,
                                       unsigned, unsigned, unsigned, unsigned,
                                       void *, void **, void **);
@@ -77,6 +78,7 @@ struct Hip {
 #undef KILN_BIND
     // Optional: AMD kernels may use all LDS without opting in.
     bind(lib, "hipFuncSetAttribute", hipFuncSetAttribute);
+    bind(lib, "hipFuncGetAttribute", hipFuncGetAttribute);
     return loadError;
   }
 
@@ -165,6 +167,18 @@ public:
                                     static_cast<int>(shared)),
               "hipFuncSetAttribute(MaxDynamicSharedMemorySize)");
     return f;
+  }
+
+  // hipFunction_attribute numbers as CUDA's: LOCAL_SIZE_BYTES 3, NUM_REGS 4.
+  std::pair<int, int> functionResources(void *func) override {
+    if (!h.hipFuncGetAttribute)
+      return {-1, -1};
+    h.ready();
+    int regs = -1, local = -1;
+    h.check(h.hipFuncGetAttribute(&regs, 4, func), "hipFuncGetAttribute(NUM_REGS)");
+    h.check(h.hipFuncGetAttribute(&local, 3, func),
+            "hipFuncGetAttribute(LOCAL_SIZE_BYTES)");
+    return {regs, local};
   }
 
   void launch(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx,

@@ -31,6 +31,9 @@ constexpr int kCuAttrCCMajor = 75;
 constexpr int kCuAttrCCMinor = 76;
 constexpr int kCuAttrMaxSharedPerBlockOptin = 97;
 constexpr int kCuFuncAttrMaxDynamicShared = 8;
+// CUfunction_attribute: CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, _NUM_REGS.
+constexpr int kCuFuncAttrLocalSizeBytes = 3;
+constexpr int kCuFuncAttrNumRegs = 4;
 
 // cuTensorMapEncodeTiled's enums (cuda.h, CUDA 12): CUtensorMapDataType,
 // CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -133,6 +136,7 @@ struct Cuda {
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction) = nullptr;
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
@@ -180,6 +184,7 @@ struct Cuda {
     KILN_BIND(cuGetErrorString)
 #undef KILN_BIND
     bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);
+    bind(lib, "cuFuncGetAttribute", cuFuncGetAttribute);
     return loadError;
   }
 
@@ -282,6 +287,19 @@ public:
                                    static_cast<int>(shared)),
               "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
     return f;
+  }
+
+  std::pair<int, int> functionResources(void *func) override {
+    if (!c.cuFuncGetAttribute)
+      return {-1, -1};
+    c.ensureContext();
+    int regs = -1, local = -1;
+    CUfunction f = static_cast<CUfunction>(func);
+    c.check(c.cuFuncGetAttribute(&regs, kCuFuncAttrNumRegs, f),
+            "cuFuncGetAttribute(NUM_REGS)");
+    c.check(c.cuFuncGetAttribute(&local, kCuFuncAttrLocalSizeBytes, f),
+            "cuFuncGetAttribute(LOCAL_SIZE_BYTES)");
+    return {regs, local};
   }
 
   void launch(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
