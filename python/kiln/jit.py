@@ -342,11 +342,16 @@ class JITFunction(KernelFunction):
         grid = _normalize_grid(grid)
         if driver is None:
             driver = _driver()
-        if loaded is None:
+        first = loaded is None
+        if first:
             from .runtime import launcher  # lazy (no cycle): `import kiln` skips kiln.runtime
             loaded = entry[1] = launcher.LoadedKernel(driver, kernel.binary, kernel.metadata)
-        return loaded.launch(grid, [arguments[n] for n in runtime],
-                             stream=options.get("stream"), grid_checked=True)
+        loaded.launch(grid, [arguments[n] for n in runtime], stream=options.get("stream"),
+                      grid_checked=True)
+        if first:  # what loading learnt from the driver (registers, spills)
+            for field in ("n_regs", "n_spills"):
+                if field in loaded.metadata:
+                    kernel.metadata[field] = loaded.metadata[field]
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)

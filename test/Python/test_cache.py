@@ -601,11 +601,12 @@ def test_jit_launch_path(fake, monkeypatch):
 
     class FakeLoaded:
         def __init__(self, driver, binary, metadata):
-            self.metadata = metadata
+            self.metadata = dict(metadata)  # as LoadedKernel: its own copy
             assert binary.startswith(b"\x7fELF")
 
         def launch(self, grid, args, stream=None, grid_checked=False):
             launches.append((grid, args, self.metadata["params"]))
+            self.metadata.update(n_regs=32, n_spills=0)  # what loading learns
 
     monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: FakeDriver())
     monkeypatch.setattr(runtime, "LoadedKernel", FakeLoaded)
@@ -625,6 +626,7 @@ def test_jit_launch_path(fake, monkeypatch):
     # reads as attributes), from the warm path as from the first launch.
     from kiln.compiler.compiler import CompiledKernel
     assert isinstance(handle, CompiledKernel) and handle.metadata.num_warps == 4
+    assert handle.metadata.n_regs == 32 and handle.metadata.n_spills == 0
     assert add[grid](x, y, out, 1000, BLOCK=256) is handle
     add[(2,)](x, y, out, 1, BLOCK=256)  # n == 1 is specialized away
     assert fake.compiles == 2 and launches[-1][1] == [x, y, out]
