@@ -16,6 +16,7 @@ Importing kiln needs neither the native libraries nor numpy/torch; compiling nee
 __version__ = "0.1.0"
 
 from . import language  # noqa: F401
+from . import nvidia  # noqa: F401  (kiln.nvidia.hopper.TensorDescriptor, as gluon.nvidia)
 from .errors import KilnError, OutOfResources  # noqa: F401
 from .compiler.errors import (  # noqa: F401
     CompilationError, UnsupportedLanguageConstruct, InvalidOption, ExtensionNotBuilt,

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Run Triton's own Gluon tests twice on the GPU machine -- as Triton wrote them, and with only
+their Gluon imports swapped for Kiln's -- and print pass counts per test function side by side,
+with the most common first errors of the Kiln run.
+
+    python3 scripts/gluon-suite.py build/gluon-tests/test_core.py [--out DIR] [-k EXPR]
+
+The test files are Triton's (Triton 3.6: git blob 66daf108... is python/test/gluon/test_core.py,
+f2dc457d... test_lowerings.py; the public facebookexperimental/triton repository carries them)
+and stay out of Kiln's tracked tree: put them in an ignored folder such as build/gluon-tests/
+and carry it to the GPU machine with the wheel installed (scripts/device-test.sh installs it).
+
+The swap rewrites every import of ``triton.experimental.gluon`` to ``kiln`` (``from
+triton.experimental import gluon`` becomes ``import kiln as gluon``); an import Kiln cannot
+satisfy (Blackwell, a module Kiln lacks) binds its names to a placeholder that fails the test
+using it, instead of failing the whole file. Nothing else in the file changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+_PLACEHOLDER = '''
+class _KilnLacks:
+    """Stands for a Gluon name Kiln does not provide; using it fails the test that does."""
+
+    def __init__(self, what):
+        self._what = what
+
+    def __getattr__(self, name):
+        raise ImportError(f"kiln lacks {self._what}.{name}")
+
+    def __call__(self, *args, **kwargs):
+        raise ImportError(f"kiln lacks {self._what}")
+
+    def __getitem__(self, item):
+        raise ImportError(f"kiln lacks {self._what}")
+'''
+
+def _names(clause: str):
+    """Bound names of an import clause ``a, b as c`` -> [a, c]."""
+    out = []
+    for part in clause.replace("(", " ").replace(")", " ").split(","):
+        part = part.strip()
+        if part:
+            out.append(part.split(" as ")[-1].strip())
+    return out
+
+
+def swap_imports(text: str) -> str:
+    """Triton's test file with its Gluon imports pointed at Kiln (see the module doc)."""
+    lines = text.splitlines(keepends=True)
+    out, i = [], 0
+    header_done = False
+    while i < len(lines):
+        line = lines[i]
+        m = re.match(r"^from\s+(triton\.experimental(?:\.gluon)?[\w.]*)\s+import\s+(.*)$", line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        module, clause = m.group(1), m.group(2)
+        while clause.count("(") > clause.count(")"):  # a parenthesized, multi-line import
+            i += 1
+            clause += " " + lines[i].strip()
+        i += 1
+        if module == "triton.experimental" and _names(clause) == ["gluon"]:
+            stmt, names = "import kiln as gluon", ["gluon"]
+        else:
+            target = module.replace("triton.experimental.gluon", "kiln", 1)
+            stmt, names = f"from {target} import {clause.strip()}", _names(clause)
+        if not header_done:
+            out.append(_PLACEHOLDER)
+            header_done = True
+        fallback = "; ".join(f"{n} = _KilnLacks({module + '.' + n!r})" for n in names)
+        out.append(f"try:\n    {stmt}\nexcept ImportError:\n    {fallback}\n")
+    return "".join(out)
+
+
+def run(path: str, junit: str, extra) -> int:
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=line",
+           f"--junitxml={junit}", path, *extra]
+    return subprocess.run(cmd, cwd=os.path.dirname(path), timeout=3000).returncode
+
+
+def per_function(junit: str):
+    """{test function: Counter(passed/failed/skipped)}, {case: first failure line}."""
+    counts = collections.defaultdict(collections.Counter)
+    first = {}
+    if not os.path.exists(junit):
+        return counts, first
+    for case in ET.parse(junit).getroot().iter("testcase"):
+        name = case.get("name", "")
+        fn = name.split("[")[0]
+        bad = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if bad is not None:
+            counts[fn]["failed"] += 1
+            msg = (bad.get("message") or bad.text or "").strip().splitlines()
+            first[name] = msg[0][:160] if msg else "?"
+        elif case.find("skipped") is not None:
+            counts[fn]["skipped"] += 1
+        else:
+            counts[fn]["passed"] += 1
+    return counts, first
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("test_file")
+    ap.add_argument("--out", default=os.environ.get("OUT", "."))
+    ap.add_argument("--only", choices=("triton", "kiln"), help="run one side only")
+    args, extra = ap.parse_known_args(argv)
+    src = os.path.abspath(args.test_file)
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(src))[0]
+    kiln_copy = os.path.join(os.path.dirname(src), f"{stem}_kiln.py")
+    with open(src) as f, open(kiln_copy, "w") as g:
+        g.write(swap_imports(f.read()))
+    sides = {}
+    for side, path in (("triton", src), ("kiln", kiln_copy)):
+        if args.only and side != args.only:
+            continue
+        junit = os.path.join(args.out, f"{stem}.{side}.xml")
+        run(path, junit, extra)
+        sides[side] = per_function(junit)
+    names = sorted(set().union(*(c.keys() for c, _ in sides.values())))
+    print(f"\n{stem}: passed / cases per test function")
+    print(f"{'test function':48} " + " ".join(f"{s:>14}" for s in sides))
+    totals = {s: collections.Counter() for s in sides}
+    for fn in names:
+        row = []
+        for s, (counts, _) in sides.items():
+            c = counts.get(fn, collections.Counter())
+            totals[s].update(c)
+            row.append(f"{c['passed']:>6} / {sum(c.values()):<5}")
+        print(f"{fn:48} " + " ".join(row))
+    print(f"{'TOTAL':48} " + " ".join(
+        f"{t['passed']:>6} / {sum(t.values()):<5}" for t in totals.values()))
+    for s, t in totals.items():
+        print(f"{s}: {t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped")
+    if "kiln" in sides:
+        causes = collections.Counter(
+            re.sub(r"\d+", "N", m) for m in sides["kiln"][1].values())
+        print("\nkiln: most common first errors")
+        for msg, n in causes.most_common(25):
+            print(f"{n:5}  {msg}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
