@@ -35,13 +35,16 @@ std::pair<int32_t, int32_t> instructionRegister(int r) {
   return {8 * ((r >> 1) & 1), (r & 1) + 8 * (r >> 2)};
 }
 
-/// A K-contiguous operand: its nvmma layout and the element offsets of
-/// (row, k) in its buffer (row = M for a, N for b).
+/// An operand in shared memory: its nvmma layout and the element offsets of
+/// (row, k) in its buffer (row = M for a, N for b). K-major operands have K
+/// contiguous; MN-major ones (16-bit types only) have M or N contiguous, as
+/// a row-major B [K, N] does, and are read transposed by the instruction.
 struct Operand {
   NVMMASharedEncodingAttr layout;
   SharedOffsets offsets;
   bool rowsFirst; // the view is [rows, K] (a) rather than [K, rows] (b)
   unsigned elemBytes;
+  bool kMajor = true;
 
   int64_t offsetOf(int32_t row, int32_t k) const {
     return rowsFirst ? offsets.offsetOf({row, k}) : offsets.offsetOf({k, row});
@@ -54,11 +57,13 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
   auto layout = cast<NVMMASharedEncodingAttr>(type.getEncoding());
   // K is dimension 1 of a and dimension 0 of b.
   unsigned kDim = rowsFirst ? 1 : 0;
-  if (layout.getContiguousDim() != kDim) {
-    op->emitOpError() << name
-                      << " must have K contiguous (for b: an [N, K] buffer "
-                         "permuted to [K, N]); wgmma reads of M- or "
-                         "N-contiguous operands are not lowered yet";
+  bool kMajor = layout.getContiguousDim() == kDim;
+  unsigned bits = type.getElementType().getIntOrFloatBitWidth();
+  if (!kMajor && bits != 16) {
+    op->emitOpError() << name << " has " << (rowsFirst ? "M" : "N")
+                      << " contiguous, which wgmma reads (transposed) only "
+                         "for 16-bit types; a "
+                      << bits << "-bit operand must have K contiguous";
     return failure();
   }
   if (layout.getSwizzle() == 0) {
@@ -78,8 +83,7 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
     op->emitOpError() << name << ": its layout is not a bijection";
     return failure();
   }
-  return Operand{layout, *offsets, rowsFirst,
-                 unsigned(type.getElementType().getIntOrFloatBitWidth() / 8)};
+  return Operand{layout, *offsets, rowsFirst, bits / 8, kMajor};
 }
 
 /// Where `a` is a tensor: its layout must place the A fragment of each
@@ -240,13 +244,22 @@ namespace {
 constexpr int64_t kDescriptorLBO = 1; // ignored for swizzled K-major operands
 
 /// The fields of an operand's 64-bit shared-memory matrix descriptor that
-/// do not depend on the address.
+/// do not depend on the address. K-major: the stride byte offset (SBO) is
+/// the distance of 8 rows (M or N); the leading one is unused. MN-major:
+/// SBO is the distance of 8 K, and the leading byte offset (LBO) that from
+/// one swizzle-wide chunk of M or N to the next.
 int64_t descriptorFixedBits(const Operand &o) {
-  int64_t sbo = o.offsetOf(8, 0) * o.elemBytes;
+  int64_t sbo, lbo = kDescriptorLBO;
+  if (o.kMajor) {
+    sbo = o.offsetOf(8, 0) * o.elemBytes;
+  } else {
+    sbo = o.offsetOf(0, 8) * o.elemBytes;
+    lbo = (o.offsetOf(o.layout.getChunkElements(), 0) * o.elemBytes) >> 4;
+  }
   int64_t mode = o.layout.getSwizzle() == 128 ? 1
                  : o.layout.getSwizzle() == 64 ? 2
                                                : 3;
-  return (kDescriptorLBO << 16) | ((sbo >> 4) << 32) | (mode << 62);
+  return (lbo << 16) | ((sbo >> 4) << 32) | (mode << 62);
 }
 
 /// The descriptors of one operand, built the way the hardware likes them:
@@ -325,7 +338,7 @@ SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc,
                                   ArrayRef<Value> acc, ArrayRef<Value> aRegs,
                                   const std::array<int64_t, 8> &frag,
                                   Value descB, int64_t n, Type elem,
-                                  bool accumulate) {
+                                  bool accumulate, bool transposeB) {
   SmallVector<Value> operands(acc.begin(), acc.end());
   for (int i = 0; i < 8; i += 2)
     operands.push_back(
@@ -341,7 +354,8 @@ SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc,
   for (size_t i = 0; i < p; ++i)
     os << (i ? ", " : "") << "$" << i;
   os << "}, {$" << 2 * p << ", $" << 2 * p + 1 << ", $" << 2 * p + 2 << ", $"
-     << 2 * p + 3 << "}, $" << 2 * p + 4 << ", p, 1, 1, 0;\n}";
+     << 2 * p + 3 << "}, $" << 2 * p + 4 << ", p, 1, 1, " << (transposeB ? 1 : 0)
+     << ";\n}";
   std::string constraints;
   for (size_t i = 0; i < p; ++i)
     constraints += "=f,";
@@ -435,7 +449,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
                 rewriter, loc, in,
                 aRegs, plan->aRegisters[mi * (k / 16) + s], descB,
                 plan->instrN, elem,
-                s != 0 || scaleD == NVVM::WGMMAScaleOut::one);
+                s != 0 || scaleD == NVVM::WGMMAScaleOut::one, !bop.kMajor);
           }
           for (int64_t r = 0; r < perInstr; ++r)
             out[plan->registers[idx + r]] = in[r];
@@ -455,8 +469,11 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
                                                         : NVVM::WGMMAScaleOut::one),
               NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
-              NVVM::MMALayoutAttr::get(mctx, NVVM::MMALayout::row),
-              NVVM::MMALayoutAttr::get(mctx, NVVM::MMALayout::col),
+              // K-major: A row, B col; MN-major operands are transposed.
+              NVVM::MMALayoutAttr::get(mctx, a->kMajor ? NVVM::MMALayout::row
+                                                       : NVVM::MMALayout::col),
+              NVVM::MMALayoutAttr::get(mctx, bop.kMajor ? NVVM::MMALayout::col
+                                                        : NVVM::MMALayout::row),
               NVVM::MMAIntOverflowAttr());
         }
         SmallVector<Value> res = unpackStruct(rewriter, loc, d);

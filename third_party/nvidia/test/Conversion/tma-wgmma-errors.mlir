@@ -33,20 +33,6 @@ module attributes {tile.num_warps = 2 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
-#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
-module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @b_n_contiguous(%c: tensor<64x64xf32, #acc>) {
-    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
-    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
-    // expected-error @+1 {{b must have K contiguous (for b: an [N, K] buffer permuted to [K, N]); wgmma reads of M- or N-contiguous operands are not lowered yet}}
-    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nv, mutable> -> tensor<64x64xf32, #acc>
-    return
-  }
-}
-
-// -----
-
 #nv0 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
