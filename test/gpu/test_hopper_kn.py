@@ -47,3 +47,54 @@ def test_matmul_kn_tile_shapes(hopper, BN, num_warps):
     out = hopper_kn.kiln_matmul_kn(a, b, BM=64, BN=BN, BK=64, num_warps=num_warps)
     torch.cuda.synchronize()
     torch.testing.assert_close(out.float(), a.float() @ b.float(), rtol=2e-2, atol=0.3)
+
+
+import kiln  # noqa: E402
+import kiln.language as gl  # noqa: E402
+from kiln.language.nvidia.hopper import fence_async_shared, warpgroup_mma  # noqa: E402
+
+
+@kiln.jit
+def mn_major_kernel(at_ptr, b_ptr, c_ptr, M: gl.constexpr, N: gl.constexpr,
+                    K: gl.constexpr, A_M_MAJOR: gl.constexpr):
+    """One [M, N] tile of C = A @ B with B [K, N] row-major (N-contiguous) and A either
+    [M, K] row-major (K-contiguous) or given as A^T [K, M] row-major, read through a permuted
+    view (M-contiguous: wgmma reads it transposed)."""
+    L: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+    rk = gl.arange(0, K, gl.SliceLayout(1, L))
+    rn = gl.arange(0, N, gl.SliceLayout(0, L))
+    b = gl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    sb = gl.allocate_shared_memory(gl.bfloat16, [K, N],
+                                   gl.NVMMASharedLayout.get_default_for([K, N], gl.bfloat16), b)
+    if A_M_MAJOR:
+        rm = gl.arange(0, M, gl.SliceLayout(0, L))
+        at = gl.load(at_ptr + rk[:, None] * M + rm[None, :])
+        sat = gl.allocate_shared_memory(
+            gl.bfloat16, [K, M], gl.NVMMASharedLayout.get_default_for([K, M], gl.bfloat16), at)
+        sa = sat.permute((1, 0))
+    else:
+        rm = gl.arange(0, M, gl.SliceLayout(1, L))
+        rka = gl.arange(0, K, gl.SliceLayout(0, L))
+        a = gl.load(at_ptr + rm[:, None] * K + rka[None, :])
+        sa = gl.allocate_shared_memory(
+            gl.bfloat16, [M, K], gl.NVMMASharedLayout.get_default_for([M, K], gl.bfloat16), a)
+    fence_async_shared()
+    acc_l: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                    instr_shape=[16, N, 16])
+    acc = warpgroup_mma(sa, sb, gl.zeros([M, N], gl.float32, acc_l))
+    acc = gl.convert_layout(acc, L)
+    rmc = gl.arange(0, M, gl.SliceLayout(1, L))
+    gl.store(c_ptr + rmc[:, None] * N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("a_m_major", [False, True])
+@pytest.mark.parametrize("N", [64, 128])
+def test_mn_major_operands(hopper, a_m_major, N):
+    M, K = 64, 64
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    src = a.t().contiguous() if a_m_major else a
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.float32)
+    mn_major_kernel[(1,)](src, b, c, M=M, N=N, K=K, A_M_MAJOR=a_m_major, num_warps=4)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-3, atol=1e-2)
