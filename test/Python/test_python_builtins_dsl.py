@@ -59,3 +59,25 @@ def test_min_of_an_iterable_of_runtime_values_is_an_error_at_the_line():
         r"min\(\) of runtime values takes two or more positional arguments \(no iterable, "
         r"key= or default=\); use kl\.minimum \(elementwise\) or kl\.min \(reduction\)",
         kiln.CompilationError)
+
+
+from kiln.language.extra import libdevice  # noqa: E402
+
+
+@kiln.jit
+def fast_math(x, y):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    kl.store(y + offs, libdevice.fast_expf(v) + libdevice.fast_dividef(v, 3.0) +
+             libdevice.rsqrt(libdevice.fabs(v) + 1.0))
+
+
+def test_libdevice_fast_forms_compile_to_the_math_ops():
+    """Gluon's ``language.extra.libdevice.fast_expf`` / ``fast_dividef`` (Triton's test_core
+    uses them) and the names the math ops cover; others are not offered."""
+    k = kiln.compile(fast_math, {"x": "*fp32", "y": "*fp32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    tile = k.asm["tile"]
+    assert "math.exp" in tile and "arith.divf" in tile and "math.rsqrt" in tile, tile
+    assert "ex2.approx" in k.asm["ptx"]
+    assert not hasattr(libdevice, "tanh")  # not lowered: missing, not approximated
