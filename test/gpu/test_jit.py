@@ -163,3 +163,25 @@ def test_transpose(target, dtype, M, N):
         load_layout=layout_2d(B, B, target, vec=4, order=(1, 0)),
         store_layout=layout_2d(B, B, target, vec=4, order=(0, 1)), num_warps=NUM_WARPS)
     torch.testing.assert_close(dst, src.t(), rtol=0, atol=0)
+
+
+@kiln.jit
+def guarded_double(x, y, n, BLOCK: kl.constexpr, layout: kl.constexpr):
+    """Programs past the data return early (``if ...: return``, as Triton kernels write it)."""
+    pid = kl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + kl.arange(0, BLOCK, layout)
+    m = offs < n
+    kl.store(y + offs, kl.load(x + offs, mask=m) * 2.0, mask=m)
+
+
+def test_early_return(target):
+    n = 3000
+    x = rand(n, "fp32")
+    y = torch.full((n + 2048,), float("nan"), device="cuda")
+    guarded_double[(kiln.cdiv(n, 1024) + 2,)](
+        x, y, n, BLOCK=1024, layout=kl.BlockedLayout([4], [warp(target)], [NUM_WARPS], [0]),
+        num_warps=NUM_WARPS)
+    torch.testing.assert_close(y[:n], x * 2, rtol=0, atol=0)
+    assert torch.isnan(y[n:]).all()  # the extra programs wrote nothing

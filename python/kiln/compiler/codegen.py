@@ -24,6 +24,7 @@ from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
+from .returns import structured_body
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block, IRBuilder, loc_text, symbol_name
 
@@ -237,7 +238,7 @@ class CodeGenerator:
         def_loc = loc_text(*src.position(fdef))
         body = Block()
         with self.b.insertion(body), self.b.at_loc(def_loc):
-            self.visit_body(fdef.body)
+            self.visit_body(structured_body(fdef))
             if frame.ret is not None:
                 raise self.error(fdef, "a kernel cannot return a value")
             self.b.loc = def_loc
@@ -628,7 +629,7 @@ class CodeGenerator:
             frame.sites[name] = fn.src.position(fn.src.fdef)
         self.frames.append(frame)
         try:
-            self.visit_body(fn.src.fdef.body)
+            self.visit_body(structured_body(fn.src.fdef))
         finally:
             self.frames.pop()
         return frame.ret
