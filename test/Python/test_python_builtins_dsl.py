@@ -81,3 +81,30 @@ def test_libdevice_fast_forms_compile_to_the_math_ops():
     assert "math.exp" in tile and "arith.divf" in tile and "math.rsqrt" in tile, tile
     assert "ex2.approx" in k.asm["ptx"]
     assert not hasattr(libdevice, "tanh")  # not lowered: missing, not approximated
+
+
+@kiln.jit
+def scalar_pointer(x, y, n):
+    s = kl.load(x)
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs) * s
+    kl.store(y + 128, kl.sum(v, 0))
+    kl.store(y + 129, 7.0, mask=n > 3)
+
+
+@kiln.jit
+def scalar_pointer_tensor_value(x, y, n):
+    kl.store(y, kl.load(x + kl.arange(0, 128, L)))  # E:scalarptr
+
+
+def test_loads_and_stores_through_scalar_pointers():
+    """Gluon accepts ``ttgl.store(out, x.sum(0))`` and ``ttgl.load(ptr)``: a one-element
+    access every thread makes (test/gpu/test_jit.py runs it)."""
+    sig = {"x": "*fp32", "y": "*fp32", "n": "i32"}
+    k = kiln.compile(scalar_pointer, sig, {}, target="cuda:sm_90a", cache=False)
+    assert k.asm["tile"].count("tile.store") == 2 and "tile.splat" in k.asm["tile"]
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(scalar_pointer_tensor_value, sig, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, "E:scalarptr", "kl.store",
+                           r"store: a scalar pointer takes a scalar value, got a tensor of "
+                           r"shape \[128\]", kiln.CompilationError)

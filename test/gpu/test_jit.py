@@ -185,3 +185,26 @@ def test_early_return(target):
         num_warps=NUM_WARPS)
     torch.testing.assert_close(y[:n], x * 2, rtol=0, atol=0)
     assert torch.isnan(y[n:]).all()  # the extra programs wrote nothing
+
+
+@kiln.jit
+def scalar_access(x, y, n, layout: kl.constexpr):
+    """Loads and stores through scalar pointers, as Gluon allows them."""
+    s = kl.load(x)
+    offs = kl.arange(0, 128, layout)
+    v = kl.load(x + offs) * s
+    kl.store(y + offs, v)
+    kl.store(y + 128, kl.sum(v, 0))
+    kl.store(y + 129, 7.0, mask=n > 3)
+    kl.store(y + 130, 9.0, mask=n > 1000)
+
+
+def test_scalar_pointer_access(target):
+    x = rand(128, "fp32")
+    y = torch.full((131,), float("nan"), device="cuda")
+    scalar_access[(1,)](x, y, 5, layout=kl.BlockedLayout([1], [warp(target)], [NUM_WARPS], [0]),
+                        num_warps=NUM_WARPS)
+    want = x * x[0]
+    torch.testing.assert_close(y[:128], want, rtol=0, atol=0)
+    torch.testing.assert_close(y[128], want.sum(), rtol=1e-5, atol=1e-4)
+    assert y[129].item() == 7.0 and torch.isnan(y[130])

@@ -924,12 +924,29 @@ class Semantic:
         if not ptr.dtype.is_ptr():
             raise TypeError(f"{what}: pointer argument must be a pointer, got {ptr.dtype}")
         if not ptr.type.is_block:
-            raise TypeError(f"{what}: a scalar pointer cannot be accessed directly; build a "
-                            f"tensor of pointers (e.g. ptr + kl.arange(...))")
+            ptr = self._one_element(ptr)
         return ptr
 
+    def _one_element(self, x: tensor) -> tensor:
+        """A scalar as a one-element tensor every thread holds (a scalar pointer's access, as
+        Gluon allows it: each thread reads the element; a store writes the same value from
+        every thread)."""
+        layout = BlockedLayout([1], [self.warp_size], [self.num_warps], [0])
+        return self.splat(x, distributed_type(x.dtype, (1,), layout))
+
     def load(self, ptr, mask=None, other=None) -> tensor:
-        ptr = self._ptr_tensor(ptr, "load")
+        scalar = not self.as_tensor(_unwrap(ptr)).type.is_block
+        if scalar:
+            if mask is not None and self.as_tensor(_unwrap(mask)).type.is_block:
+                raise TypeError("load: a scalar pointer takes a scalar mask")
+            if mask is not None:
+                mask = self._one_element(self.cast(self.as_tensor(_unwrap(mask)), core.int1))
+            out = self._load_block(self._ptr_tensor(ptr, "load"), mask, other)
+            # Every thread holds the element: any combine of the (single) value is it.
+            return self.reduce(out, 0, lambda a, b: a)
+        return self._load_block(self._ptr_tensor(ptr, "load"), mask, other)
+
+    def _load_block(self, ptr, mask=None, other=None) -> tensor:
         elt = ptr.dtype.element_ty
         if other is not None and mask is None:
             raise ValueError("load: `other` cannot be given without `mask`")
@@ -948,6 +965,16 @@ class Semantic:
                         {"operandSegmentSizes": self.b.array_attr(segments)})
 
     def store(self, ptr, value, mask=None) -> None:
+        if not self.as_tensor(_unwrap(ptr)).type.is_block:
+            if isinstance(value, tensor) and value.type.is_block:
+                raise TypeError("store: a scalar pointer takes a scalar value, got a tensor "
+                                f"of shape {list(value.type.shape)}")
+            if isinstance(value, tensor):
+                value = self._one_element(value)
+            if mask is not None:
+                if self.as_tensor(_unwrap(mask)).type.is_block:
+                    raise TypeError("store: a scalar pointer takes a scalar mask")
+                mask = self._one_element(self.cast(self.as_tensor(_unwrap(mask)), core.int1))
         ptr = self._ptr_tensor(ptr, "store")
         elt = ptr.dtype.element_ty
         value = value if isinstance(value, tensor) else self.literal_like(
