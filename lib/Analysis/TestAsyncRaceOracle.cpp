@@ -240,6 +240,14 @@ private:
 
     if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
       copies.push_back({op, partition, -1, bytesOf(copy.getDst())});
+    } else if (auto arrive = dyn_cast<AsyncCopyArriveOpInterface>(op)) {
+      Bytes bar = bytesOf(arrive.getCopiesBarrier());
+      llvm::erase_if(copies, [&](const Copy &c) {
+        if (c.partition != partition)
+          return false;
+        barrierWrites.push_back({c.op, c.dst, bar});
+        return true;
+      });
     } else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
       barrierWrites.push_back(
           {op, bytesOf(write.getDst()), bytesOf(write.getCompletionBarrier())});

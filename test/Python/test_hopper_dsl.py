@@ -10,6 +10,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.language.nvidia.ampere import async_copy
 from kiln.language.nvidia.hopper import mbarrier
 
 import compiled
@@ -153,3 +154,38 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(fn, SIG, {}, target="cuda:sm_90a", cache=False)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@kiln.jit
+def copy_through_mbarrier(out, inp, n, WAIT: kl.constexpr):
+    smem = kl.allocate_shared_memory(kl.float32, [32, 32], kl.SwizzledSharedLayout(1, 1, 1, [1, 0]))
+    block: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
+    xi = kl.arange(0, 32, kl.SliceLayout(1, block))[:, None]
+    yi = kl.arange(0, 32, kl.SliceLayout(0, block))[None, :]
+    async_copy.async_copy_global_to_shared(smem, inp + xi * 32 + yi, xi < n)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    async_copy.mbarrier_arrive(bar)
+    mbarrier.arrive(bar)
+    if WAIT:
+        mbarrier.wait(bar, 0)
+    kl.store(out + xi * 32 + yi, smem.load(block))  # E:nowait
+
+
+def test_async_copy_mbarrier_arrive():
+    """Gluon's async_copy.mbarrier_arrive: every thread's cp.async.mbarrier.arrive; the copies
+    land at the mbarrier wait (no commit/wait_group), and a read before that wait is an
+    error at the user's line."""
+    sig = {"out": "*fp32", "inp": "*fp32", "n": "i32"}
+    k = kiln.compile(copy_through_mbarrier, sig, dict(WAIT=True), target="cuda:sm_90a",
+                     cache=False)
+    assert k.asm["ptx"].count("cp.async.mbarrier.arrive.shared.b64") == 1
+    assert "cp.async.wait_group" not in k.asm["ptx"]
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(copy_through_mbarrier, sig, dict(WAIT=False), target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:nowait", "smem.load",
+                           r"'tile\.local_load' reads shared memory that the barrier-completed "
+                           r"write of 'tile\.async_copy_global_to_local' may still be writing: "
+                           r"no wait on the barrier it completes on comes between them",
+                           kiln.CompilationError)

@@ -9,6 +9,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.language.nvidia.ampere import async_copy
 from kiln.language.nvidia.hopper import mbarrier
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
@@ -52,3 +53,29 @@ def test_phases(hopper, rounds):
         torch.cuda.synchronize()
         want = x * sum(range(1, rounds + 1))
         torch.testing.assert_close(y, want, rtol=1e-6, atol=1e-5)
+
+
+@kiln.jit
+def copy_through_mbarrier(out, inp, xnumel, XBLOCK: kl.constexpr, YBLOCK: kl.constexpr):
+    """Gluon's async_copy.mbarrier_arrive: masked cp.async copies (zeros past xnumel), never
+    committed, land at an mbarrier wait."""
+    smem = kl.allocate_shared_memory(inp.dtype.element_ty, [XBLOCK, YBLOCK],
+                                     kl.SwizzledSharedLayout(1, 1, 1, order=[1, 0]))
+    block: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
+    xi = kl.arange(0, XBLOCK, kl.SliceLayout(1, block))[:, None]
+    yi = kl.arange(0, YBLOCK, kl.SliceLayout(0, block))[None, :]
+    async_copy.async_copy_global_to_shared(smem, inp + xi * YBLOCK + yi, xi < xnumel)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    async_copy.mbarrier_arrive(bar)
+    mbarrier.arrive(bar)
+    mbarrier.wait(bar, 0)
+    kl.store(out + xi * YBLOCK + yi, smem.load(block))
+
+
+def test_copy_through_mbarrier(hopper):
+    out = torch.full((32, 32), float("nan"), device="cuda")
+    inp = torch.randn((20, 32), device="cuda")
+    copy_through_mbarrier[(1,)](out, inp, inp.shape[0], XBLOCK=32, YBLOCK=32, num_warps=4)
+    torch.testing.assert_close(out[:20], inp, rtol=0, atol=0)
+    torch.testing.assert_close(out[20:], torch.zeros((12, 32), device="cuda"), rtol=0, atol=0)

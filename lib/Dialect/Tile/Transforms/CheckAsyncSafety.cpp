@@ -380,6 +380,16 @@ private:
     }
     if (auto wait = dyn_cast<AsyncWaitOp>(&op))
       runAsyncWait(wait, state);
+    if (auto arrive = dyn_cast<AsyncCopyArriveOpInterface>(&op)) {
+      // This thread's copies now land when a wait on the barrier returns.
+      std::optional<Buffer> bar = resolve(arrive.getCopiesBarrier());
+      for (Pending &p : state.pending)
+        if (p.kind == Kind::Copy && !p.foreign) {
+          p.kind = Kind::BarrierWrite;
+          p.barrier = bar;
+          p.minAfter = 0;
+        }
+    }
     if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(&op)) {
       if (std::optional<Buffer> dst = resolve(write.getDst())) {
         Pending p{&op, 0, Kind::BarrierWrite};

@@ -78,6 +78,22 @@ struct MBarrierInvalidateOpConversion
   }
 };
 
+/// Every thread: its own cp.async copies are what the barrier tracks.
+struct AsyncCopyMBarrierArriveOpConversion
+    : TileOpConversion<AsyncCopyMBarrierArriveOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(AsyncCopyMBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncMBarrierArriveOp::create(rewriter, op.getLoc(),
+                                          adaptor.getBarrier(),
+                                          /*noinc=*/!op.getIncrement());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -179,7 +195,8 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
 void kiln::populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             const LoweringContext &ctx) {
-  patterns.add<MBarrierInitOpConversion, MBarrierInvalidateOpConversion,
+  patterns.add<AsyncCopyMBarrierArriveOpConversion, MBarrierInitOpConversion,
+               MBarrierInvalidateOpConversion,
                MBarrierExpectOpConversion, MBarrierArriveOpConversion,
                MBarrierWaitOpConversion>(converter, ctx);
 }

@@ -556,3 +556,42 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<512x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<512xf32, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // cp.async copies tracked by an mbarrier (async_copy.mbarrier_arrive) land
+  // at the wait on it, with no commit or wait_group.
+  func.func @ok_copy_through_mbarrier(%p: !p) -> tensor<512xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %t = tile.async_copy_global_to_local %p, %a : !p -> !m
+    tile_nv.async_copy_mbarrier_arrive %bar : !bar
+    tile_nv.mbarrier_arrive %bar, 1 : !bar
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    %v = tile.local_load %a : !m -> tensor<512xf32, #l>
+    return %v : tensor<512xf32, #l>
+  }
+
+  func.func @read_before_the_mbarrier_wait(%p: !p) -> tensor<512xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    // expected-note @+1 {{the barrier-completed write}}
+    %t = tile.async_copy_global_to_local %p, %a : !p -> !m
+    tile_nv.async_copy_mbarrier_arrive %bar : !bar
+    tile_nv.mbarrier_arrive %bar, 1 : !bar
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the barrier-completed write of 'tile.async_copy_global_to_local' may still be writing: no wait on the barrier it completes on comes between them}}
+    %v = tile.local_load %a : !m -> tensor<512xf32, #l>
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return %v : tensor<512xf32, #l>
+  }
+}

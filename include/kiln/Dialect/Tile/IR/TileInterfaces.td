@@ -113,6 +113,17 @@ def Tile_BarrierInvalidateOpInterface
   ];
 }
 
+// Makes the async copies (AsyncCopyOpInterface) the executing thread issued
+// before it complete on a barrier: a wait on the barrier's phase sees them
+// landed, whatever their commit groups.
+def Tile_AsyncCopyArriveOpInterface : OpInterface<"AsyncCopyArriveOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The barrier (a !tile.memdesc value) the copies complete on.",
+      "::mlir::Value", "getCopiesBarrier", (ins)>,
+  ];
+}
+
 // Makes the calling thread's earlier ordinary (generic-proxy) writes to
 // shared memory visible to later asynchronous reads of it (TMA stores,
 // wgmma operands).

@@ -28,10 +28,10 @@ results); ``wait_for(token)`` waits for a token's group with a count Kiln comput
         prev = g
 """
 
-from ..._core import builtin
+from ..._core import _unwrap, builtin
 
 __all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group",
-           "wait_for"]
+           "wait_for", "mbarrier_arrive"]
 
 
 @builtin
@@ -66,3 +66,15 @@ def wait_for(*tokens, _semantic=None):
     every later group in flight. Kiln computes the ``wait_group`` count: the fewest groups
     committed after theirs on any path (tile-insert-wait-counts)."""
     return _semantic.async_wait_for(tokens)
+
+
+@builtin
+def mbarrier_arrive(mbarrier, increment_count=True, _semantic=None):
+    """Every thread: ``mbarrier``'s current phase also waits for the async copies this thread
+    issued before (``cp.async.mbarrier.arrive``), whatever their commit groups; a
+    ``mbarrier.wait`` on the phase sees them landed. With ``increment_count`` (the default)
+    the copies' arrival does not count toward the barrier's ``init`` count."""
+    from ..hopper.mbarrier import _barrier
+    bar = _barrier(mbarrier, "async_copy.mbarrier_arrive")
+    inc = "true" if _unwrap(increment_count) else "false"
+    _semantic.b.create("tile_nv.async_copy_mbarrier_arrive", [bar], [], {"increment": inc})

@@ -105,6 +105,12 @@ LogicalResult MBarrierWaitOp::verify() {
   return verifyBarrier(*this, getBarrier(), 90, "mbarrier.try_wait.parity");
 }
 
+LogicalResult AsyncCopyMBarrierArriveOp::verify() {
+  return verifyBarrier(*this, getBarrier(), 80, "cp.async.mbarrier.arrive");
+}
+
+Value AsyncCopyMBarrierArriveOp::getCopiesBarrier() { return getBarrier(); }
+
 Value MBarrierWaitOp::getWaitedBarrier() { return getBarrier(); }
 Value MBarrierWaitOp::getWaitedParity() { return getPhase(); }
 

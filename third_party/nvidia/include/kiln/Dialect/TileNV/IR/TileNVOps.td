@@ -113,6 +113,27 @@ def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
   let hasVerifier = 1;
 }
 
+def TileNV_AsyncCopyMBarrierArriveOp : TileNV_Op<"async_copy_mbarrier_arrive", [
+    MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_AsyncCopyArriveOpInterface>]> {
+  let summary = "Make an mbarrier track this thread's earlier cp.async copies";
+  let description = [{
+    Every thread (`cp.async.mbarrier.arrive`): the mbarrier's current phase
+    also waits for the cp.async copies the thread issued before, whatever
+    their commit groups; a wait on the phase sees them landed (Gluon's
+    `async_copy.mbarrier_arrive`). With `increment` (the default) the
+    arrival the copies trigger is added to the phase's pending count first,
+    so it does not count toward `init`'s; without, it does (`.noinc`).
+
+    ```mlir
+    tile_nv.async_copy_mbarrier_arrive %bar {increment = true} : !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$barrier, DefaultValuedAttr<BoolAttr, "true">:$increment);
+  let assemblyFormat = "$barrier attr-dict `:` qualified(type($barrier))";
+  let hasVerifier = 1;
+}
+
 include "kiln/Dialect/TileNV/IR/TileNVCopyOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVDotOps.td"
 
