@@ -26,6 +26,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$BUILD"
+# ccache keys on the compile command; with paths inside the checkout made relative, a fresh
+# clone elsewhere (CI) reuses the objects a previous build cached.
+export CCACHE_BASEDIR="$ROOT" CCACHE_NOHASHDIR=1
 echo "== configure ($BUILD)"
 cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DPython3_EXECUTABLE=/usr/bin/python3 -DKILN_STANDALONE_LIBRARY=ON \
