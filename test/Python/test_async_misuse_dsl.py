@@ -25,10 +25,6 @@ Mistakes, each a kiln.CompilationError at the line tagged ``# E:<name>``:
 A wait_group count larger than the groups that can be in flight compiles with a
 kiln.CompilationWarning ("... it waits for nothing") at the wait.
 
-Mistakes the checker does not catch yet are kept as strict xfails (``MISSED``), each naming
-what it misses: they fail as xfails only while the compile succeeds; once the checker
-reports them, the test fails until the marker goes (and its message is pinned).
-
 The correct kernels come from test/gpu/async_edge_kernels.py, which
 test/gpu/test_async_edge_cases.py runs on the GPU against torch, and from examples/hopper.py
 and examples/hopper_ws.py."""
@@ -744,29 +740,13 @@ MISTAKES = [
         "and nothing orders the two (hand the buffer over with an mbarrier)")),
 ]
 
-# Mistakes the checker lets through: the compile succeeds. Each is a strict xfail that
-# passes as one only while nothing is raised ("DID NOT RAISE"); a CompilationError with
-# another message or place fails the test, and the pinned one makes it XPASS (strict: a
-# failure), so that the marker is removed.
-MISSED = [
-]
-
-
 def _layout(target):
     return LA if target.startswith("hip:") else L
 
 
-def _cases(table, missed=False):
-    out = []
-    for row in table:
-        name, fn, targets = row[:3]
-        for target in targets:
-            marks = ()
-            if missed:
-                marks = pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                                          reason=row[7])
-            out.append(pytest.param(fn, target, *row[3:7], id=f"{name}-{target}", marks=marks))
-    return out
+def _cases(table):
+    return [pytest.param(fn, target, *row[3:7], id=f"{name}-{target}")
+            for row in table for name, fn, targets in [row[:3]] for target in targets]
 
 
 def _error(fn, sig, target):
@@ -777,7 +757,7 @@ def _error(fn, sig, target):
 
 
 @pytest.mark.parametrize("fn,target,sig,marker,anchor,message",
-                         _cases(MISTAKES) + _cases(MISSED, missed=True))
+                         _cases(MISTAKES))
 def test_mistake_is_an_error_at_the_line(fn, target, sig, marker, anchor, message):
     err = _error(fn, sig, target)
     if callable(message):
@@ -788,7 +768,7 @@ def test_mistake_is_an_error_at_the_line(fn, target, sig, marker, anchor, messag
 def test_every_marker_has_one_case():
     """Every ``# E:`` marker of this file belongs to exactly one case."""
     markers = re.findall(r"# (E:\w+)$", open(HERE).read(), re.M)
-    cases = [row[4] for row in MISTAKES + MISSED]
+    cases = [row[4] for row in MISTAKES]
     assert sorted(markers) == sorted(cases)
     assert len(set(cases)) == len(cases)
 

@@ -10,37 +10,7 @@ import pytest
 
 import kiln.language as kl
 from kiln.nvidia.hopper import SWIZZLE_ROWS, TensorDescriptor
-
-
-class Dtype:
-    """Prints like a torch dtype (torch.bfloat16): what the descriptor reads."""
-
-    def __init__(self, name):
-        self.name = name
-
-    def __str__(self):
-        return f"torch.{self.name}"
-
-
-class DeviceTensor:
-    """A contiguous CUDA tensor stand-in: data_ptr(), dtype, device, shape, stride()."""
-
-    def __init__(self, shape, dtype="bfloat16", ptr=0x7f0000000000):
-        self.shape = tuple(shape)
-        self.dtype = Dtype(dtype)
-        self.device = type("Device", (), {"type": "cuda"})()
-        self.is_cuda = True
-        self._ptr = ptr
-
-    def data_ptr(self):
-        return self._ptr
-
-    def stride(self):
-        out, step = [], 1
-        for d in reversed(self.shape):
-            out.append(step)
-            step *= d
-        return tuple(reversed(out))
+from test_tensor_descriptor import Tensor as DeviceTensor, TorchDtype  # CUDA tensor stand-ins
 
 
 def nvmma(swizzle, bits=16, rank=2):
@@ -157,7 +127,7 @@ def test_from_tensor_checks_before_reading_anything():
         """Has every attribute, but data_ptr is not a method."""
         data_ptr = 0x7f0000000000
         shape = (64, 64)
-        dtype = Dtype("bfloat16")
+        dtype = TorchDtype("bfloat16")
 
         def stride(self):
             raise AssertionError("stride() must not be called")

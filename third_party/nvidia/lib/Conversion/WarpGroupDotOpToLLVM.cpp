@@ -254,6 +254,8 @@ int64_t descriptorFixedBits(const Operand &o) {
     sbo = o.offsetOf(8, 0) * o.elemBytes;
   } else {
     sbo = o.offsetOf(0, 8) * o.elemBytes;
+    // A one-chunk operand has no next chunk: offsetOf drops the coordinate
+    // bit past the buffer and gives 0, and the hardware reads no LBO then.
     lbo = (o.offsetOf(o.layout.getChunkElements(), 0) * o.elemBytes) >> 4;
   }
   int64_t mode = o.layout.getSwizzle() == 128 ? 1
