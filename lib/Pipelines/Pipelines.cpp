@@ -19,6 +19,11 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   alloc.target = options.target;
   tile::TileInsertWaitCountsPassOptions waits;
   waits.target = options.target;
+  // Layouts the kernel left to the compiler are chosen before anything
+  // reads layouts.
+  tile::TileResolveLayoutsPassOptions layouts;
+  layouts.target = options.target;
+  pm.addPass(tile::createTileResolveLayoutsPass(layouts));
   // The check reads the group counts of waits on tokens.
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileCheckAsyncSafetyPass());

@@ -12,7 +12,7 @@ import contextlib
 import re
 from typing import Dict, List, Optional, Sequence
 
-from ..language._layouts import BlockedLayout, DistributedLayout, SliceLayout
+from ..language._layouts import BlockedLayout, DistributedLayout, SliceLayout, is_inferred
 
 
 def mlir_string(text: str) -> str:
@@ -91,7 +91,8 @@ class IRBuilder:
         alias = self._aliases.get(layout)
         if alias is None:
             text = layout.to_ir(self.layout_ref)  # registers parents first
-            base = ("blocked" if isinstance(layout, BlockedLayout) else
+            base = (type(layout).__name__.lower() if is_inferred(layout) else
+                    "blocked" if isinstance(layout, BlockedLayout) else
                     "slice" if isinstance(layout, SliceLayout) else "linear")
             n = self._alias_counts.get(base, 0)
             self._alias_counts[base] = n + 1

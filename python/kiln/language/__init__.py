@@ -12,7 +12,8 @@ from ._core import (  # noqa: F401
     constexpr, constexpr_function, dtype, pointer_type, distributed_type, tensor, builtin,
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, float8e4nv, float8e5,
-    program_id, num_programs, arange, full, load, store, convert_layout, expand_dims,
+    program_id, num_programs, arange, full, load, store, convert_layout, set_auto_layout,
+    expand_dims,
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
     static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
@@ -20,7 +21,7 @@ from ._core import (  # noqa: F401
 )
 from ._layouts import (  # noqa: F401
     DistributedLayout, BlockedLayout, SliceLayout, DistributedLinearLayout, to_linear_layout,
-    SharedLayout, SwizzledSharedLayout, PaddedSharedLayout,
+    SharedLayout, SwizzledSharedLayout, PaddedSharedLayout, AutoLayout, CoalescedLayout,
 )
 from ._math import (  # noqa: F401
     exp, exp2, log, log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, fma,

@@ -446,6 +446,16 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
 
 
 @builtin
+def set_auto_layout(value, layout, _semantic=None):
+    """Fix the layout of ``value``, a tensor with ``AutoLayout``, to ``layout`` (a distributed
+    layout or ``CoalescedLayout()``). Kiln's tile-resolve-layouts pass propagates it to the
+    values ``value`` comes from and goes to; where another set_auto_layout already gave them a
+    different layout, this one becomes a convert_layout and the compile reports a remark."""
+    return _semantic.set_auto_layout(value, _semantic.require_constexpr(layout,
+                                                                        "set_auto_layout layout"))
+
+
+@builtin
 def convert_layout(value, layout, assert_trivial=False, _semantic=None):
     """Move ``value`` to ``layout``; ``assert_trivial`` fails when data would move between
     threads."""

@@ -26,6 +26,9 @@ __all__ = [
     "to_linear_layout",
     "SharedLayout",
     "SwizzledSharedLayout",
+    "AutoLayout",
+    "CoalescedLayout",
+    "is_inferred",
 ]
 
 
@@ -70,6 +73,51 @@ class DistributedLayout:
 
     def mangle(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
+
+
+class _InferredLayout(DistributedLayout):
+    """A layout the compiler chooses (pass tile-resolve-layouts); it fits every rank."""
+
+    _ir = ""
+
+    @property
+    def rank(self):
+        return None
+
+    def _attr_text(self, render) -> str:
+        return self._ir
+
+    def mangle(self) -> str:
+        return type(self).__name__
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self).__name__)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class AutoLayout(_InferredLayout):
+    """A layout inferred from the layouts ``set_auto_layout`` fixes, forward and backward
+    through elementwise ops, broadcasts, ``expand_dims``, reductions and loops (Gluon's
+    ``AutoLayout``; the default of ``arange``, ``full`` and ``zeros``)."""
+
+    _ir = "#tile.auto"
+
+
+class CoalescedLayout(_InferredLayout):
+    """A blocked layout Kiln chooses for coalesced access from the pointers a load or store
+    reads (Gluon's ``CoalescedLayout``)."""
+
+    _ir = "#tile.coalesced"
+
+
+def is_inferred(layout) -> bool:
+    """Whether ``layout`` is one the compiler chooses (``AutoLayout``, ``CoalescedLayout``)."""
+    return isinstance(layout, _InferredLayout)
 
 
 @dataclass(frozen=True, repr=False)

@@ -13,8 +13,9 @@ from typing import List, Optional
 
 from . import _core as core
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
-from ._layouts import (BlockedLayout, DistributedLayout, DistributedLinearLayout, SharedLayout,
-                       SliceLayout, is_trivial_conversion, reshape_linear)
+from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
+                       DistributedLinearLayout, SharedLayout, SliceLayout, is_inferred,
+                       is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
 _FP8 = ("fp8e4nv", "fp8e5")
@@ -166,12 +167,20 @@ class Semantic:
                              f"limit of {MAX_NUMEL}")
         return tuple(out)
 
-    def check_layout(self, layout, shape, what: str) -> DistributedLayout:
+    def check_layout(self, layout, shape, what: str, inferred: bool = False) -> DistributedLayout:
+        """``layout`` for a tensor of ``shape``. With ``inferred`` (arange, full), None means
+        ``AutoLayout()`` and the layouts the compiler chooses are accepted."""
         if layout is None:
-            raise TypeError(f"{what}: a layout is required (Kiln has no automatic layouts); "
-                            f"pass e.g. kl.BlockedLayout(...)")
+            if inferred:
+                return AutoLayout()
+            raise TypeError(f"{what}: a layout is required; pass e.g. kl.BlockedLayout(...)")
         if not isinstance(layout, DistributedLayout):
             raise TypeError(f"{what}: layout must be a distributed layout, got {layout!r}")
+        if is_inferred(layout):
+            if inferred:
+                return layout
+            raise TypeError(f"{what}: {layout!r} is only for values the compiler lays out "
+                            f"(kl.arange, kl.full, kl.set_auto_layout); give a concrete layout")
         if layout.rank != len(shape):
             raise ValueError(f"{what}: layout {layout!r} has rank {layout.rank} but the shape "
                              f"{tuple(shape)} has rank {len(shape)}")
@@ -357,10 +366,16 @@ class Semantic:
                     x != y and x != 1 and y != 1 for x, y in zip(shape, t.shape)):
                 raise ValueError(f"shape mismatch in {what}: {shape} vs {t.shape}")
             shape = tuple(max(x, y) for x, y in zip(shape, t.shape))
-        layout = blocks[0].layout
-        for t in blocks[1:]:
-            if t.layout != layout:
-                raise ValueError(f"Layout mismatch in broadcast: {layout!r} vs {t.layout!r}")
+        # As in Gluon: values with AutoLayout take the layout of the others.
+        fixed = [t.layout for t in blocks if not isinstance(t.layout, AutoLayout)]
+        layout = fixed[0] if fixed else blocks[0].layout
+        for other in fixed[1:]:
+            if other != layout:
+                raise ValueError(f"Layout mismatch in broadcast: {layout!r} vs {other!r}")
+        if fixed:
+            values = [self.set_auto_layout(v, layout)
+                      if v.type.is_block and isinstance(v.type.layout, AutoLayout) else v
+                      for v in values]
         target = distributed_type(core.int32, shape, layout)
         return [self.broadcast_to(v, shape) if v.type.is_block else self.splat(v, target)
                 for v in values]
@@ -376,6 +391,10 @@ class Semantic:
         if not 0 <= axis <= rank:
             raise ValueError(f"expand_dims axis {axis} is out of range for rank {rank}")
         layout = x.type.layout
+        if is_inferred(layout):
+            shape = x.type.shape[:axis] + (1,) + x.type.shape[axis:]
+            rt = distributed_type(x.dtype, shape, layout)
+            return self._op("tile.expand_dims", [x], rt, {"axis": self.b.int_attr(axis)})
         if not (isinstance(layout, SliceLayout) and layout.dim == axis):
             raise ValueError(f"expand_dims along axis {axis} needs a source layout "
                              f"SliceLayout(dim={axis}, parent=...), got {layout!r}")
@@ -411,6 +430,7 @@ class Semantic:
         if layout is None:
             if shape == x.type.shape:
                 return x
+            self._require_fixed(x, "reshape without a layout")
             layout = reshape_linear(x.type.layout, x.type.shape, shape)
         self.check_layout(layout, shape, "reshape")
         rt = distributed_type(x.dtype, shape, layout)
@@ -673,6 +693,28 @@ class Semantic:
         return tensor(self.b.create("tile.async_wait", [], [tt],
                                     {"num": self.b.int_attr(num)})[0], tt)
 
+    def set_auto_layout(self, x, layout) -> tensor:
+        """Fix the layout of ``x`` (which has ``AutoLayout``) to ``layout``; the compiler
+        propagates it to the values ``x`` comes from and goes to."""
+        x = self.as_tensor(x)
+        if not x.type.is_block:
+            raise TypeError("set_auto_layout needs a tensor, got a scalar")
+        if not isinstance(x.type.layout, AutoLayout):
+            raise TypeError(f"set_auto_layout input must have AutoLayout, but its layout is "
+                            f"{x.type.layout!r}")
+        if isinstance(layout, AutoLayout) or not isinstance(layout, DistributedLayout):
+            raise TypeError(f"set_auto_layout must set a distributed layout, got {layout!r}")
+        if not isinstance(layout, CoalescedLayout):
+            self.check_layout(layout, x.type.shape, "set_auto_layout")
+        rt = distributed_type(x.dtype, x.type.shape, layout)
+        return self._op("tile.set_auto_layout", [x], rt)
+
+    def _require_fixed(self, x, what):
+        if x.type.is_block and is_inferred(x.type.layout):
+            raise TypeError(f"{what} needs a tensor with a concrete layout, but this one has "
+                            f"{x.type.layout!r}; fix it first with kl.set_auto_layout or "
+                            f"kl.convert_layout")
+
     def convert_layout(self, x, layout, assert_trivial=False) -> tensor:
         x = self.as_tensor(x)
         if not x.type.is_block:
@@ -680,6 +722,8 @@ class Semantic:
         self.check_layout(layout, x.type.shape, "convert_layout")
         if layout == x.type.layout:
             return x
+        if assert_trivial:
+            self._require_fixed(x, "convert_layout(assert_trivial=True)")
         if assert_trivial and not is_trivial_conversion(x.type.layout, layout, x.type.shape):
             raise ValueError(f"convert_layout(assert_trivial=True) would move data between "
                              f"threads: {x.type.layout!r} -> {layout!r}")
@@ -895,7 +939,7 @@ class Semantic:
         if not _is_pow2(n):
             raise ValueError(f"arange's range must be a power of 2, got {n}")
         self.check_shape([n], "arange")
-        layout = self.check_layout(layout, (n,), "arange")
+        layout = self.check_layout(layout, (n,), "arange", inferred=True)
         rt = distributed_type(core.int32, (n,), layout)
         return self._op("tile.arange", [], rt,
                         {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
@@ -906,7 +950,7 @@ class Semantic:
             dt = core.dtype_from_name(dt)
         if not isinstance(dt, dtype):
             raise TypeError(f"full: dtype must be a dtype, got {dt!r}")
-        layout = self.check_layout(layout, shape, "full")
+        layout = self.check_layout(layout, shape, "full", inferred=True)
         bt = distributed_type(dt, shape, layout)
         value = _unwrap(value)
         if isinstance(value, tensor):
@@ -1016,7 +1060,8 @@ class Semantic:
             rt = elt
         else:
             rt = distributed_type(elt, x.type.shape[:axis] + x.type.shape[axis + 1:],
-                                  SliceLayout(axis, x.type.layout))
+                                  x.type.layout if is_inferred(x.type.layout)
+                                  else SliceLayout(axis, x.type.layout))
         lhs, rhs = self.b.fresh(), self.b.fresh()
         body = self.b.new_block([(lhs, elt), (rhs, elt)])
         with self.b.insertion(body):

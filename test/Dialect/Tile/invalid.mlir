@@ -506,6 +506,32 @@ func.func @expand_dims_shape(%x: tensor<16xi32, #row>) {
 
 // -----
 
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @expand_dims_auto_to_fixed(%x: tensor<16xi32, #tile.auto>) {
+  // expected-error @+1 {{'tile.expand_dims' op an inferred source layout needs the same inferred result layout, got #tile.auto and #tile.blocked}}
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<16xi32, #tile.auto> -> tensor<16x1xi32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @set_auto_layout_fixed_source(%x: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.set_auto_layout' op source must have the layout #tile.auto, got 'tensor<128xi32, #tile.blocked}}
+  %e = tile.set_auto_layout %x : tensor<128xi32, #l> -> tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+func.func @set_auto_layout_to_auto(%x: tensor<128xi32, #tile.auto>) {
+  // expected-error @+1 {{'tile.set_auto_layout' op result must have a distributed layout or #tile.coalesced, got 'tensor<128xi32, #tile.auto>'}}
+  %e = tile.set_auto_layout %x : tensor<128xi32, #tile.auto> -> tensor<128xi32, #tile.auto>
+  return
+}
+
+// -----
+
 // The source is sliced along dim 0, but the new dimension is 1.
 #l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #col = #tile.slice<{dim = 0, parent = #l2}>

@@ -203,9 +203,21 @@ kiln::tile::getLinearLayout(RankedTensorType type,
 // Module verification: layouts against the compile context
 //===----------------------------------------------------------------------===//
 
+bool kiln::tile::isUnresolvedLayout(Attribute encoding) {
+  return isa_and_nonnull<AutoEncodingAttr, CoalescedEncodingAttr>(encoding);
+}
+
+bool kiln::tile::hasUnresolvedLayout(Type type) {
+  auto tt = dyn_cast<RankedTensorType>(type);
+  return tt && isUnresolvedLayout(tt.getEncoding());
+}
+
 static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
                                       int numWarps, int threadsPerWarp) {
   auto emit = [&]() { return op->emitOpError(); };
+  // Layouts to be inferred are checked once tile-resolve-layouts chose them.
+  if (isUnresolvedLayout(type.getEncoding()))
+    return success();
   if (!type.getEncoding())
     return op->emitOpError() << "tensor " << type
                              << " needs a layout encoding (e.g. #tile.blocked)";

@@ -77,6 +77,15 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError() << "result shape must be the source shape with a 1 "
                             "inserted at axis "
                          << axis;
+  if (isUnresolvedLayout(src.getEncoding()) ||
+      isUnresolvedLayout(dst.getEncoding())) {
+    if (src.getEncoding() != dst.getEncoding())
+      return emitOpError() << "an inferred source layout needs the same "
+                              "inferred result layout, got "
+                           << src.getEncoding() << " and "
+                           << dst.getEncoding();
+    return success();
+  }
   auto slice = dyn_cast_or_null<SliceEncodingAttr>(src.getEncoding());
   if (!slice || slice.getDim() != axis || slice.getParent() != dst.getEncoding())
     return emitOpError() << "source layout must be #tile.slice<{dim = " << axis
@@ -97,6 +106,20 @@ LogicalResult ReshapeOp::verify() {
 }
 
 LogicalResult ConvertLayoutOp::verify() { return success(); }
+
+LogicalResult SetAutoLayoutOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  if (!isa_and_nonnull<AutoEncodingAttr>(src.getEncoding()))
+    return emitOpError() << "source must have the layout #tile.auto, got "
+                         << src;
+  if (!isa_and_nonnull<DistributedLayoutAttr, CoalescedEncodingAttr>(
+          dst.getEncoding()))
+    return emitOpError() << "result must have a distributed layout or "
+                            "#tile.coalesced, got "
+                         << dst;
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // addptr / load / store
@@ -179,9 +202,10 @@ LogicalResult ReduceOp::verifyRegions() {
     shape.erase(shape.begin() + axis);
     auto expected = RankedTensorType::get(
         shape, elem,
-        src.getEncoding()
-            ? SliceEncodingAttr::get(getContext(), axis, src.getEncoding())
-            : Attribute());
+        !src.getEncoding() ? Attribute()
+        : isUnresolvedLayout(src.getEncoding())
+            ? src.getEncoding()
+            : SliceEncodingAttr::get(getContext(), axis, src.getEncoding()));
     if (resultType != expected)
       return emitOpError() << "result type must be " << expected << ", got "
                            << resultType;

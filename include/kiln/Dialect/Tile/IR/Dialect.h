@@ -56,6 +56,12 @@ mlir::FailureOr<LinearLayout>
 getLinearLayout(mlir::RankedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
 
+/// Whether `encoding` is a layout still to be inferred (#tile.auto,
+/// #tile.coalesced): tile-resolve-layouts replaces these before lowering.
+bool isUnresolvedLayout(mlir::Attribute encoding);
+/// Whether the ranked tensor type `type` has such a layout.
+bool hasUnresolvedLayout(mlir::Type type);
+
 /// The F2-linear map offset -> coordinates of one buffer of `type` (its
 /// trailing layout-rank dimensions), offsets in the `register` input bits.
 mlir::FailureOr<LinearLayout> getSharedLinearLayout(MemDescType type);

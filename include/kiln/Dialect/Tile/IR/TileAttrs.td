@@ -200,4 +200,36 @@ def Tile_PaddedSharedAttr : Tile_Attr<"PaddedSharedEncoding", "padded_shared",
   let genVerifyDecl = 1;
 }
 
+def Tile_AutoAttr : Tile_Attr<"AutoEncoding", "auto"> {
+  let summary = "A register layout still to be inferred (Gluon's AutoLayout)";
+  let description = [{
+    Placeholder encoding of a tensor whose layout the kernel author left to
+    the compiler (`kl.arange`/`kl.full` without a layout, `kl.AutoLayout()`).
+    `tile-resolve-layouts` replaces it by propagating the layouts that
+    `tile.set_auto_layout` fixes, forward and backward through elementwise
+    ops, broadcasts, `expand_dims`, reductions and loops. It never reaches
+    the lowering.
+
+    ```mlir
+    %r = tile.arange 0, 64 : tensor<64xi32, #tile.auto>
+    ```
+  }];
+}
+
+def Tile_CoalescedAttr : Tile_Attr<"CoalescedEncoding", "coalesced"> {
+  let summary = "A blocked layout chosen for coalesced global access (Gluon's CoalescedLayout)";
+  let description = [{
+    Placeholder encoding resolved by `tile-resolve-layouts` before the
+    automatic layouts: every `tile.load`/`tile.store` whose pointer tensor has
+    it gets a `#tile.blocked` layout built from the axis analysis of its
+    pointers (the most contiguous dimension fastest, as many elements per
+    thread as alignment, contiguity and 16-byte accesses allow), and that
+    layout propagates to the values tied to it.
+
+    ```mlir
+    %r = tile.arange 0, 64 : tensor<64xi32, #tile.coalesced>
+    ```
+  }];
+}
+
 #endif

@@ -123,6 +123,28 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]
   let hasVerifier = 1;
 }
 
+def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
+    [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+  let summary = "Fix the layout of a tensor whose layout is inferred";
+  let description = [{
+    The source has `#tile.auto`; the result has the layout the user chose
+    (a distributed layout or `#tile.coalesced`). `tile-resolve-layouts`
+    propagates it to the source and the values tied to it, then removes the
+    op. Where the source must have another layout (another
+    `set_auto_layout` fixed it first), the op becomes a
+    `tile.convert_layout` and the pass says so in a remark.
+
+    ```mlir
+    %p = tile.set_auto_layout %q : tensor<64x!tile.ptr<f32>, #tile.auto>
+        -> tensor<64x!tile.ptr<f32>, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Move a tensor to another register layout";

@@ -3,6 +3,31 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileResolveLayoutsPass : Pass<"tile-resolve-layouts", "mlir::ModuleOp"> {
+  let summary = "Choose the layouts the kernel left to the compiler (#tile.coalesced, #tile.auto)";
+  let description = [{
+    First every `tile.load`/`tile.store` whose pointers have
+    `#tile.coalesced` gets a blocked layout from the axis analysis of those
+    pointers (most contiguous dimension fastest, as many elements per thread
+    as contiguity, alignment and the widest access allow, lanes and warps
+    along that order). Then each `tile.set_auto_layout`, in program order,
+    gives its layout to its `#tile.auto` source. Layouts propagate forward
+    and backward through ops that keep one layout (elementwise ops, addptr,
+    load, store, broadcast), expand_dims and reductions (slice <-> parent)
+    and the values loops and ifs tie together, and set_auto_layout ops whose
+    source agrees are removed. A set_auto_layout that disagrees with what
+    earlier ones chose becomes a `tile.convert_layout`, with a remark; any
+    other disagreement, and a tensor no layout reaches, is an error at its
+    op. The pass is the first of `kiln-to-llvm`; modules without these
+    placeholders are left untouched.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target whose widest access sizes coalesced layouts (default: tile.target)">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
   let summary = "Place every shared-memory buffer by live range and check the total";
   let description = [{

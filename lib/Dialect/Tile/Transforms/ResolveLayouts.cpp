@@ -1,0 +1,489 @@
+//===- ResolveLayouts.cpp - infer #tile.coalesced and #tile.auto layouts --===//
+//
+// Kernel authors may leave register layouts to the compiler, as in Gluon:
+// `#tile.coalesced` tensors get a blocked layout chosen from the axis
+// analysis of the pointers a load or store reads, and `#tile.auto` tensors
+// take the layouts `tile.set_auto_layout` fixes. Both are propagated the same
+// way, forward and backward:
+//
+//  - ops whose tensor operands and results share one layout (elementwise
+//    arith/math ops, addptr, load, store, broadcast) pass it to all of them;
+//  - expand_dims maps a slice layout to its parent and back, a reduction the
+//    parent to the slice (and a slice result back to its parent);
+//  - values that control flow ties (a loop's init, body argument, yield and
+//    result; an if's yields and result) share one layout;
+//  - convert_layout, arange, splat and constants only receive layouts.
+//
+// Seeds are taken in program order, each propagated to a fixed point. When a
+// `set_auto_layout` wants a layout that disagrees with what earlier seeds
+// gave (Gluon reports "conflicting encodings" there), its propagation is
+// undone and the op becomes a convert_layout, with a remark naming both
+// layouts: the kernel still compiles and the author sees the cost. Any other
+// disagreement, and any tensor no seed reaches, is an error at its op.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Target/Targets.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+#include <numeric>
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILERESOLVELAYOUTSPASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+/// Values whose types control flow forces to be equal, as groups.
+class TiedValues {
+public:
+  explicit TiedValues(Operation *root) {
+    root->walk([&](Operation *op) {
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        auto yield = loop.getBody()->getTerminator();
+        for (unsigned i = 0; i < loop.getNumResults(); ++i) {
+          unite(loop.getInitArgs()[i], loop.getRegionIterArgs()[i]);
+          unite(loop.getInitArgs()[i], loop.getResult(i));
+          unite(loop.getInitArgs()[i], yield->getOperand(i));
+        }
+      } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        for (unsigned i = 0; i < branch.getNumResults(); ++i) {
+          unite(branch.getResult(i), branch.thenYield()->getOperand(i));
+          if (!branch.getElseRegion().empty())
+            unite(branch.getResult(i), branch.elseYield()->getOperand(i));
+        }
+      } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
+        auto cond = loop.getConditionOp();
+        for (unsigned i = 0; i < before->getNumArguments(); ++i) {
+          unite(loop.getInits()[i], before->getArgument(i));
+          unite(loop.getInits()[i], after->getTerminator()->getOperand(i));
+        }
+        for (unsigned i = 0; i < after->getNumArguments(); ++i) {
+          unite(cond.getArgs()[i], after->getArgument(i));
+          unite(cond.getArgs()[i], loop.getResult(i));
+        }
+      }
+    });
+    for (auto &[v, p] : parent)
+      groups[find(v)].push_back(v);
+  }
+
+  /// `v` and every value tied to it.
+  SmallVector<Value> group(Value v) {
+    auto it = parent.find(v);
+    if (it == parent.end())
+      return {v};
+    return groups[find(v)];
+  }
+
+private:
+  Value find(Value v) {
+    auto it = parent.find(v);
+    if (it == parent.end()) {
+      parent[v] = v;
+      return v;
+    }
+    if (it->second == v)
+      return v;
+    Value root = find(it->second);
+    parent[v] = root;
+    return root;
+  }
+  void unite(Value a, Value b) {
+    Value ra = find(a), rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  }
+
+  llvm::MapVector<Value, Value> parent;
+  DenseMap<Value, SmallVector<Value>> groups;
+};
+
+/// Ops whose tensor operands and results all have one layout.
+bool sharesOneLayout(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         isa<AddPtrOp, LoadOp, StoreOp, BroadcastOp>(op);
+}
+
+RankedTensorType tensorType(Value v) {
+  return dyn_cast<RankedTensorType>(v.getType());
+}
+
+/// Where propagation met a layout other than the one a value has.
+struct Conflict {
+  Operation *op = nullptr;
+  Value value;
+  Attribute have, want;
+  std::string why; // set where the op, not a value, rejects the layout
+};
+
+/// One propagation round over a function, for the placeholder `isTarget`
+/// accepts.
+class Propagation {
+public:
+  Propagation(TiedValues &ties, function_ref<bool(Attribute)> isTarget)
+      : ties(ties), isTarget(isTarget) {}
+
+  /// Gives `v` layout `layout` and propagates it to a fixed point; on a
+  /// disagreement returns it and leaves the state as it was.
+  std::optional<Conflict> seed(Value v, Attribute layout, Operation *at) {
+    auto saved = chosen;
+    worklist.clear();
+    std::optional<Conflict> c = assign(v, layout, at);
+    while (!c && !worklist.empty()) {
+      Value next = worklist.pop_back_val();
+      c = visit(next);
+    }
+    if (c)
+      chosen = std::move(saved);
+    return c;
+  }
+
+  const llvm::MapVector<Value, Attribute> &result() const { return chosen; }
+
+  /// The layout `v` has now: the chosen one, or its type's.
+  Attribute current(Value v) const {
+    auto it = chosen.find(v);
+    if (it != chosen.end())
+      return it->second;
+    auto t = tensorType(v);
+    return t ? t.getEncoding() : Attribute();
+  }
+
+private:
+  std::optional<Conflict> assign(Value v, Attribute layout, Operation *at) {
+    auto t = tensorType(v);
+    if (!t || !layout)
+      return std::nullopt;
+    if (!isTarget(t.getEncoding())) {
+      // A fixed layout (or the other placeholder, resolved in its own round).
+      if (isUnresolvedLayout(t.getEncoding()) || t.getEncoding() == layout)
+        return std::nullopt;
+      return Conflict{at, v, t.getEncoding(), layout, {}};
+    }
+    auto it = chosen.find(v);
+    if (it != chosen.end()) {
+      if (it->second == layout)
+        return std::nullopt;
+      return Conflict{at, v, it->second, layout, {}};
+    }
+    for (Value u : ties.group(v)) {
+      chosen[u] = layout;
+      worklist.push_back(u);
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Conflict> assignAll(ValueRange values, Attribute layout,
+                                    Operation *at) {
+    for (Value v : values)
+      if (auto c = assign(v, layout, at))
+        return c;
+    return std::nullopt;
+  }
+
+  std::optional<Conflict> visit(Value v) {
+    Attribute layout = chosen.lookup(v);
+    for (OpOperand &use : v.getUses())
+      if (auto c = forward(use.getOwner(), layout))
+        return c;
+    if (Operation *def = v.getDefiningOp())
+      return backward(def, layout);
+    return std::nullopt;
+  }
+
+  /// An operand of `op` got `layout`.
+  std::optional<Conflict> forward(Operation *op, Attribute layout) {
+    if (sharesOneLayout(op)) {
+      if (auto c = assignAll(op->getOperands(), layout, op))
+        return c;
+      return assignAll(op->getResults(), layout, op);
+    }
+    if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+      auto slice = dyn_cast<SliceEncodingAttr>(layout);
+      unsigned axis = expand.getAxis();
+      if (!slice || slice.getDim() != axis) {
+        Conflict c{op, expand.getSrc(), layout, {}, {}};
+        llvm::raw_string_ostream(c.why)
+            << "expand_dims along axis " << axis
+            << " needs a source layout #tile.slice<{dim = " << axis
+            << ", ...}>, but the layout inferred for its source is "
+            << layout;
+        return c;
+      }
+      return assign(expand.getResult(), slice.getParent(), op);
+    }
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      if (!tensorType(reduce.getResult()))
+        return std::nullopt;
+      return assign(reduce.getResult(),
+                    SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
+                                           layout),
+                    op);
+    }
+    return std::nullopt;
+  }
+
+  /// The result of `op` got `layout`.
+  std::optional<Conflict> backward(Operation *op, Attribute layout) {
+    if (sharesOneLayout(op)) {
+      if (auto c = assignAll(op->getOperands(), layout, op))
+        return c;
+      return assignAll(op->getResults(), layout, op);
+    }
+    if (auto expand = dyn_cast<ExpandDimsOp>(op))
+      return assign(expand.getSrc(),
+                    SliceEncodingAttr::get(op->getContext(), expand.getAxis(),
+                                           layout),
+                    op);
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      auto slice = dyn_cast<SliceEncodingAttr>(layout);
+      if (slice && slice.getDim() == reduce.getAxis())
+        return assign(reduce.getSrc(), slice.getParent(), op);
+    }
+    return std::nullopt;
+  }
+
+  TiedValues &ties;
+  function_ref<bool(Attribute)> isTarget;
+  llvm::MapVector<Value, Attribute> chosen;
+  SmallVector<Value> worklist;
+};
+
+void describe(InFlightDiagnostic &d, const Conflict &c) {
+  if (!c.why.empty()) {
+    d << c.why;
+    return;
+  }
+  d << "conflicting layouts inferred for " << c.value.getType() << ": "
+    << c.have << " and " << c.want;
+}
+
+/// Writes the chosen layouts into the IR (types and splat constants).
+void apply(const llvm::MapVector<Value, Attribute> &chosen) {
+  for (auto [v, layout] : chosen) {
+    auto t = cast<RankedTensorType>(v.getType());
+    auto nt = RankedTensorType::get(t.getShape(), t.getElementType(), layout);
+    v.setType(nt);
+    if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+      if (auto dense = dyn_cast<SplatElementsAttr>(cst.getValue()))
+        cst.setValueAttr(
+            SplatElementsAttr::get(nt, dense.getSplatValue<Attribute>()));
+  }
+}
+
+/// The blocked layout Kiln picks for coalesced accesses through `ptr`: the
+/// dimensions by falling contiguity (ties: the last dimension first), as
+/// many elements per thread along the first as its contiguity, alignment and
+/// the widest access allow (no more than the tensor has per thread), then
+/// lanes and warps filled along that order.
+Attribute coalescedLayout(Value ptr, AxisInfoAnalysis &axis, int numWarps,
+                          int lanes, unsigned maxVectorBytes) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  unsigned rank = type.getRank();
+  AxisInfo info = axis.get(ptr);
+  SmallVector<unsigned> order(rank);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
+    if (info.contiguity[a] != info.contiguity[b])
+      return info.contiguity[a] > info.contiguity[b];
+    return a > b;
+  });
+  Type pointee = cast<PointerType>(type.getElementType()).getPointeeType();
+  int64_t bytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+  unsigned fast = order[0];
+  int64_t numel = type.getNumElements();
+  int64_t perThread = std::min<int64_t>(info.contiguity[fast],
+                                        type.getDimSize(fast));
+  perThread = std::min<int64_t>(
+      perThread, std::max<int64_t>(1, info.divisibility[fast] / bytes));
+  perThread = std::min<int64_t>(perThread, std::max<int64_t>(
+                                               1, maxVectorBytes / bytes));
+  perThread = std::min<int64_t>(
+      perThread, std::max<int64_t>(1, numel / (int64_t(numWarps) * lanes)));
+  perThread = int64_t(1) << llvm::Log2_64(std::max<int64_t>(perThread, 1));
+
+  SmallVector<unsigned> size(rank, 1), threads(rank, 1), warps(rank, 1);
+  size[fast] = perThread;
+  int64_t leftThreads = int64_t(numWarps) * lanes;
+  int64_t leftLanes = lanes, leftWarps = numWarps;
+  for (unsigned k = 0; k + 1 < rank; ++k) {
+    unsigned d = order[k];
+    int64_t room = std::max<int64_t>(1, type.getDimSize(d) / size[d]);
+    int64_t here = std::clamp<int64_t>(leftThreads, 1, room);
+    threads[d] = std::clamp<int64_t>(here, 1, leftLanes);
+    warps[d] = std::clamp<int64_t>(here / threads[d], 1, leftWarps);
+    leftLanes /= threads[d];
+    leftWarps /= warps[d];
+    leftThreads /= here;
+  }
+  threads[order[rank - 1]] = leftLanes;
+  warps[order[rank - 1]] = leftWarps;
+  return BlockedEncodingAttr::get(type.getContext(), size, threads, warps,
+                                  order);
+}
+
+class ResolveLayoutsPass
+    : public kiln::tile::impl::TileResolveLayoutsPassBase<ResolveLayoutsPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Layouts are inferred within a function (Gluon inlines every call).
+    for (auto func : module.getOps<FunctionOpInterface>()) {
+      for (Type t : llvm::concat<const Type>(func.getArgumentTypes(),
+                                             func.getResultTypes()))
+        if (hasUnresolvedLayout(t)) {
+          func->emitError() << "function arguments and results need fixed "
+                               "layouts, got "
+                            << t;
+          return signalPassFailure();
+        }
+    }
+    bool any = false;
+    module.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        any |= hasUnresolvedLayout(t);
+    });
+    if (!any)
+      return;
+    const TargetDesc *desc = target.empty() ? nullptr : lookupTarget(target);
+    if (!desc)
+      desc = getEnclosingTarget(module);
+    unsigned maxVectorBytes = desc ? desc->maxVectorBytes : 16;
+    int lanes = getThreadsPerWarp(module);
+    int numWarps = getNumWarps(module);
+
+    TiedValues ties(module);
+    AxisInfoAnalysis axis(module);
+    // Round 1: coalesced layouts, seeded by the loads and stores.
+    {
+      Propagation round(ties, [](Attribute a) {
+        return isa_and_nonnull<CoalescedEncodingAttr>(a);
+      });
+      WalkResult r = module.walk([&](Operation *op) {
+        Value ptr;
+        if (auto load = dyn_cast<LoadOp>(op))
+          ptr = load.getPtr();
+        else if (auto store = dyn_cast<StoreOp>(op))
+          ptr = store.getPtr();
+        auto t = ptr ? tensorType(ptr) : RankedTensorType();
+        if (!t || !isa_and_nonnull<CoalescedEncodingAttr>(t.getEncoding()))
+          return WalkResult::advance();
+        Attribute layout =
+            coalescedLayout(ptr, axis, lookupNumWarps(op, numWarps), lanes,
+                            maxVectorBytes);
+        if (auto c = round.seed(ptr, layout, op)) {
+          auto d = c->op->emitError();
+          describe(d, *c);
+          d.attachNote(op->getLoc())
+              << "the coalesced layout of this access is " << layout;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (r.wasInterrupted())
+        return signalPassFailure();
+      apply(round.result());
+    }
+    // Round 2: automatic layouts, seeded by set_auto_layout in program order.
+    SmallVector<SetAutoLayoutOp> fixes;
+    module.walk([&](SetAutoLayoutOp op) { fixes.push_back(op); });
+    Propagation round(ties, [](Attribute a) {
+      return isa_and_nonnull<AutoEncodingAttr>(a);
+    });
+    SmallVector<std::pair<SetAutoLayoutOp, Conflict>> converts;
+    for (SetAutoLayoutOp op : fixes) {
+      Attribute layout = op.getType().getEncoding();
+      if (isUnresolvedLayout(layout))
+        continue; // reported below
+      if (auto c = round.seed(op.getSrc(), layout, op)) {
+        if (!c->why.empty()) {
+          // The op, not another set_auto_layout, rejects the layout.
+          auto d = c->op->emitError();
+          describe(d, *c);
+          d.attachNote(op->getLoc()) << "the layout comes from here";
+          return signalPassFailure();
+        }
+        converts.push_back({op, *c});
+      }
+    }
+    apply(round.result());
+    for (SetAutoLayoutOp op : fixes) {
+      if (op.getSrc().getType() == op.getType()) {
+        op.getResult().replaceAllUsesWith(op.getSrc());
+        op->erase();
+      }
+    }
+    for (auto &[op, c] : converts) {
+      if (hasUnresolvedLayout(op.getSrc().getType())) {
+        // Nothing else fixes the source: the disagreement is the error.
+        auto d = c.op->emitError();
+        describe(d, c);
+        d.attachNote(op->getLoc()) << "the layout comes from here";
+        return signalPassFailure();
+      }
+      op->emitRemark()
+                    << "set_auto_layout becomes a convert_layout from "
+                    << tensorType(op.getSrc()).getEncoding() << " to "
+                    << op.getType().getEncoding()
+                    << ": an earlier set_auto_layout already gave its source "
+                       "the first (data moves between threads here)";
+      OpBuilder b(op);
+      auto cvt = ConvertLayoutOp::create(b, op.getLoc(), op.getType(),
+                                         op.getSrc());
+      op.getResult().replaceAllUsesWith(cvt.getResult());
+      op->erase();
+    }
+    // Whatever no seed reached.
+    WalkResult r = module.walk([&](Operation *op) {
+      auto check = [&](Type t) -> bool {
+        auto tt = dyn_cast<RankedTensorType>(t);
+        if (!tt || !isUnresolvedLayout(tt.getEncoding()))
+          return true;
+        if (isa<CoalescedEncodingAttr>(tt.getEncoding()))
+          op->emitError() << "no load or store reads pointers laid out like "
+                          << tt
+                          << ", so Kiln has no access to choose its coalesced "
+                             "layout from; give it a layout "
+                             "(kl.set_auto_layout or a layout argument)";
+        else
+          op->emitError() << "cannot infer the layout of " << tt
+                          << ": no kl.set_auto_layout or fixed-layout "
+                             "operand reaches it; give it a layout";
+        return false;
+      };
+      for (Type t : op->getResultTypes())
+        if (!check(t))
+          return WalkResult::interrupt();
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (!check(arg.getType()))
+              return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return signalPassFailure();
+    // The chosen layouts are checked like the user's.
+    if (failed(verifyModuleLayouts(module, numWarps, lanes)))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,192 @@
+// RUN: kiln-opt %s -split-input-file --tile-resolve-layouts -verify-diagnostics | FileCheck %s
+
+// Layouts left to the compiler: #tile.auto takes what set_auto_layout fixes,
+// forward and backward through elementwise ops, broadcasts, expand_dims,
+// reductions and loops; #tile.coalesced comes from the axis analysis of the
+// pointers a load or store reads.
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[B:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[S1:.*]] = #tile.slice<{dim = 1, parent = #[[B]]}>
+// CHECK-DAG: #[[S0:.*]] = #tile.slice<{dim = 0, parent = #[[B]]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // Backward from the pointers the load reads to both aranges; the
+  // set_auto_layout goes away.
+  // CHECK-LABEL: func.func @pointer_tile
+  // CHECK: tile.arange 0, 32 : tensor<32xi32, #[[S1]]>
+  // CHECK: arith.constant dense<64> : tensor<32x1xi32, #[[B]]>
+  // CHECK: tile.arange 0, 64 : tensor<64xi32, #[[S0]]>
+  // CHECK-NOT: set_auto_layout
+  // CHECK-NOT: #tile.auto
+  // CHECK: tile.load %{{.*}} : tensor<32x64x!tile.ptr<f32>, #[[B]]>
+  func.func @pointer_tile(%base: !tile.ptr<f32>) -> f32 {
+    %m = tile.arange 0, 32 : tensor<32xi32, #tile.auto>
+    %m1 = tile.expand_dims %m {axis = 1 : i32} : tensor<32xi32, #tile.auto> -> tensor<32x1xi32, #tile.auto>
+    %c64 = arith.constant dense<64> : tensor<32x1xi32, #tile.auto>
+    %row = arith.muli %m1, %c64 : tensor<32x1xi32, #tile.auto>
+    %n = tile.arange 0, 64 : tensor<64xi32, #tile.auto>
+    %n1 = tile.expand_dims %n {axis = 0 : i32} : tensor<64xi32, #tile.auto> -> tensor<1x64xi32, #tile.auto>
+    %rb = tile.broadcast %row : tensor<32x1xi32, #tile.auto> -> tensor<32x64xi32, #tile.auto>
+    %nb = tile.broadcast %n1 : tensor<1x64xi32, #tile.auto> -> tensor<32x64xi32, #tile.auto>
+    %off = arith.addi %rb, %nb : tensor<32x64xi32, #tile.auto>
+    %p0 = tile.splat %base : tensor<32x64x!tile.ptr<f32>, #tile.auto>
+    %p = tile.addptr %p0, %off : tensor<32x64x!tile.ptr<f32>, #tile.auto>, tensor<32x64xi32, #tile.auto>
+    %q = tile.set_auto_layout %p : tensor<32x64x!tile.ptr<f32>, #tile.auto> -> tensor<32x64x!tile.ptr<f32>, #b>
+    %v = tile.load %q : tensor<32x64x!tile.ptr<f32>, #b>
+    // Forward: a reduction of the loaded tile keeps its slice layout.
+    %r = "tile.reduce"(%v) ({
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      tile.reduce_return %s : f32
+    }) {axis = 1 : i32} : (tensor<32x64xf32, #b>) -> tensor<32xf32, #tile.slice<{dim = 1, parent = #b}>>
+    %t = "tile.reduce"(%r) ({
+    ^bb0(%x: f32, %y: f32):
+      %s = arith.addf %x, %y : f32
+      tile.reduce_return %s : f32
+    }) {axis = 0 : i32} : (tensor<32xf32, #tile.slice<{dim = 1, parent = #b}>>) -> f32
+    return %t : f32
+  }
+
+  // A value a loop carries takes its layout from the body's use, for the
+  // init, the body argument, the yield and the result alike.
+  // CHECK-LABEL: func.func @loop_carried
+  // CHECK: arith.constant dense<0.000000e+00> : tensor<32x64xf32, #[[B]]>
+  // CHECK: scf.for {{.*}} -> (tensor<32x64xf32, #[[B]]>)
+  // CHECK: arith.addf {{.*}} : tensor<32x64xf32, #[[B]]>
+  // CHECK-NOT: #tile.auto
+  func.func @loop_carried(%p: tensor<32x64x!tile.ptr<f32>, #b>, %n: index) {
+    %zero = arith.constant dense<0.0> : tensor<32x64xf32, #tile.auto>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<32x64xf32, #tile.auto>) {
+      %s = arith.addf %a, %a : tensor<32x64xf32, #tile.auto>
+      scf.yield %s : tensor<32x64xf32, #tile.auto>
+    }
+    %fixed = tile.set_auto_layout %acc : tensor<32x64xf32, #tile.auto> -> tensor<32x64xf32, #b>
+    tile.store %p, %fixed : tensor<32x64x!tile.ptr<f32>, #b>
+    return
+  }
+}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#c = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // One auto value wanted in two layouts: the first set_auto_layout wins,
+  // the second becomes a convert_layout, and Kiln says so (Gluon reports
+  // conflicting encodings).
+  // CHECK-LABEL: func.func @two_layouts
+  // CHECK: %[[X:.*]] = arith.constant dense<1.000000e+00> : tensor<32x64xf32, #[[B:.*]]>
+  // CHECK: tile.store %{{.*}}, %[[X]]
+  // CHECK: %[[Y:.*]] = tile.convert_layout %[[X]] : tensor<32x64xf32, #[[B]]> -> tensor<32x64xf32, #[[C:.*]]>
+  // CHECK: tile.store %{{.*}}, %[[Y]]
+  func.func @two_layouts(%p: tensor<32x64x!tile.ptr<f32>, #b>, %q: tensor<32x64x!tile.ptr<f32>, #c>) {
+    %x = arith.constant dense<1.0> : tensor<32x64xf32, #tile.auto>
+    %xb = tile.set_auto_layout %x : tensor<32x64xf32, #tile.auto> -> tensor<32x64xf32, #b>
+    tile.store %p, %xb : tensor<32x64x!tile.ptr<f32>, #b>
+    // expected-remark @+1 {{set_auto_layout becomes a convert_layout from #tile.blocked<{sizePerThread = [1, 4]}}
+    %xc = tile.set_auto_layout %x : tensor<32x64xf32, #tile.auto> -> tensor<32x64xf32, #c>
+    tile.store %q, %xc : tensor<32x64x!tile.ptr<f32>, #c>
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // Nothing fixes the layout of %r.
+  func.func @unreached(%base: !tile.ptr<i32>) {
+    // expected-error @+1 {{cannot infer the layout of 'tensor<64xi32, #tile.auto>': no kl.set_auto_layout or fixed-layout operand reaches it}}
+    %r = tile.arange 0, 64 : tensor<64xi32, #tile.auto>
+    return
+  }
+}
+
+// -----
+
+#b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // A 1-D layout cannot be the source of expand_dims.
+  func.func @bad_expand(%base: !tile.ptr<i32>) {
+    %r = tile.arange 0, 64 : tensor<64xi32, #tile.auto>
+    // expected-note @+1 {{the layout comes from here}}
+    %f = tile.set_auto_layout %r : tensor<64xi32, #tile.auto> -> tensor<64xi32, #b1>
+    // expected-error @+1 {{expand_dims along axis 0 needs a source layout #tile.slice<{dim = 0, ...}>, but the layout inferred for its source is #tile.blocked}}
+    %e = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32, #tile.auto> -> tensor<1x64xi32, #tile.auto>
+    return
+  }
+}
+
+// -----
+
+// Coalesced: the contiguous dimension fastest, 16-byte accesses where the
+// pointers allow (divisibility 16 bytes), lanes then warps along that order.
+// CHECK-DAG: #[[C1:.*]] = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[C2:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[C3:.*]] = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @coalesced_1d
+  // CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[C1]]>
+  func.func @coalesced_1d(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 1024 : tensor<1024xi32, #tile.coalesced>
+    %p0 = tile.splat %base : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    %p = tile.addptr %p0, %r : tensor<1024x!tile.ptr<f32>, #tile.coalesced>, tensor<1024xi32, #tile.coalesced>
+    %v = tile.load %p : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    return
+  }
+
+  // CHECK-LABEL: func.func @coalesced_2d
+  // CHECK: tile.store %{{.*}}, %{{.*}} : tensor<64x64x!tile.ptr<f32>, #[[C2]]>
+  func.func @coalesced_2d(%base: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %v: f32) {
+    %m = tile.arange 0, 64 : tensor<64xi32, #tile.coalesced>
+    %m1 = tile.expand_dims %m {axis = 1 : i32} : tensor<64xi32, #tile.coalesced> -> tensor<64x1xi32, #tile.coalesced>
+    %c64 = arith.constant dense<64> : tensor<64x1xi32, #tile.coalesced>
+    %row = arith.muli %m1, %c64 : tensor<64x1xi32, #tile.coalesced>
+    %n = tile.arange 0, 64 : tensor<64xi32, #tile.coalesced>
+    %n1 = tile.expand_dims %n {axis = 0 : i32} : tensor<64xi32, #tile.coalesced> -> tensor<1x64xi32, #tile.coalesced>
+    %rb = tile.broadcast %row : tensor<64x1xi32, #tile.coalesced> -> tensor<64x64xi32, #tile.coalesced>
+    %nb = tile.broadcast %n1 : tensor<1x64xi32, #tile.coalesced> -> tensor<64x64xi32, #tile.coalesced>
+    %off = arith.addi %rb, %nb : tensor<64x64xi32, #tile.coalesced>
+    %p0 = tile.splat %base : tensor<64x64x!tile.ptr<f32>, #tile.coalesced>
+    %p = tile.addptr %p0, %off : tensor<64x64x!tile.ptr<f32>, #tile.coalesced>, tensor<64x64xi32, #tile.coalesced>
+    %x = tile.splat %v : tensor<64x64xf32, #tile.coalesced>
+    tile.store %p, %x : tensor<64x64x!tile.ptr<f32>, #tile.coalesced>
+    return
+  }
+
+  // Unaligned pointers (no divisibility): one element per thread. A
+  // set_auto_layout to #tile.coalesced hands the chosen layout on to the
+  // automatic source.
+  // CHECK-LABEL: func.func @coalesced_from_auto
+  // CHECK: tile.arange 0, 128 : tensor<128xi32, #[[C3]]>
+  // CHECK-NOT: set_auto_layout
+  func.func @coalesced_from_auto(%base: !tile.ptr<f32>) {
+    %r = tile.arange 0, 128 : tensor<128xi32, #tile.auto>
+    %p0 = tile.splat %base : tensor<128x!tile.ptr<f32>, #tile.auto>
+    %p = tile.addptr %p0, %r : tensor<128x!tile.ptr<f32>, #tile.auto>, tensor<128xi32, #tile.auto>
+    %q = tile.set_auto_layout %p : tensor<128x!tile.ptr<f32>, #tile.auto> -> tensor<128x!tile.ptr<f32>, #tile.coalesced>
+    %v = tile.load %q : tensor<128x!tile.ptr<f32>, #tile.coalesced>
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // No access decides a coalesced layout.
+  func.func @coalesced_unused() {
+    // expected-error @+1 {{no load or store reads pointers laid out like 'tensor<64xi32, #tile.coalesced>'}}
+    %r = tile.arange 0, 64 : tensor<64xi32, #tile.coalesced>
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // expected-error @+1 {{function arguments and results need fixed layouts, got 'tensor<64xi32, #tile.auto>'}}
+  func.func @auto_argument(%r: tensor<64xi32, #tile.auto>) {
+    return
+  }
+}
