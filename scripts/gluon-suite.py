@@ -27,21 +27,24 @@ import sys
 import xml.etree.ElementTree as ET
 
 _PLACEHOLDER = '''
-class _KilnLacks:
-    """Stands for a Gluon name Kiln does not provide; using it fails the test that does."""
+class _KilnLacksMeta(type):
+    """Stands for a Gluon name Kiln does not provide; using it fails the test that does. It is
+    a class, so that isinstance() probes (a Hopper test asking whether a layout is Blackwell's
+    TensorMemoryLayout) answer False instead of failing."""
 
-    def __init__(self, what):
-        self._what = what
-
-    def __getattr__(self, name):
+    def __getattr__(cls, name):
         # AttributeError, which probes (hasattr, kiln's scan of a kernel's globals) expect.
-        raise AttributeError(f"kiln lacks {self._what}.{name}")
+        raise AttributeError(f"kiln lacks {cls._what}.{name}")
 
-    def __call__(self, *args, **kwargs):
-        raise ImportError(f"kiln lacks {self._what}")
+    def __call__(cls, *args, **kwargs):
+        raise ImportError(f"kiln lacks {cls._what}")
 
-    def __getitem__(self, item):
-        raise ImportError(f"kiln lacks {self._what}")
+    def __getitem__(cls, item):
+        raise ImportError(f"kiln lacks {cls._what}")
+
+
+def _KilnLacks(what):
+    return _KilnLacksMeta("KilnLacks", (), {"_what": what})
 '''
 
 def _names(clause: str):

@@ -21,7 +21,8 @@ from ._core import (  # noqa: F401
 )
 from ._layouts import (  # noqa: F401
     DistributedLayout, BlockedLayout, SliceLayout, DistributedLinearLayout, to_linear_layout,
-    SharedLayout, SwizzledSharedLayout, PaddedSharedLayout, AutoLayout, CoalescedLayout,
+    SharedLayout, SwizzledSharedLayout, PaddedSharedLayout, SharedLinearLayout, AutoLayout,
+    CoalescedLayout,
 )
 from ._math import (  # noqa: F401
     exp, exp2, log, log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, fma,

@@ -26,6 +26,7 @@ __all__ = [
     "to_linear_layout",
     "SharedLayout",
     "SwizzledSharedLayout",
+    "SharedLinearLayout",
     "AutoLayout",
     "CoalescedLayout",
     "is_inferred",
@@ -500,6 +501,75 @@ class SwizzledSharedLayout(SharedLayout):
     def __repr__(self) -> str:
         return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, "
                 f"max_phase={self.max_phase}, order={list(self.order)})")
+
+
+@dataclass(frozen=True, repr=False)
+class SharedLinearLayout(SharedLayout):
+    """A shared-memory layout given as an F2-linear map (Gluon's ``SharedLinearLayout``): element
+    offset ``o`` of the buffer holds the XOR of the ``offset_bases`` of the set bits of ``o``
+    (one basis per offset bit). The buffer's shape follows from the bases; ``alignment`` is the
+    byte alignment the buffer needs. wgmma reads such a buffer when it is one of the
+    instruction's canonical layouts (e.g. unswizzled core matrices of 8 rows x 16 bytes)."""
+
+    offset_bases: Sequence[Sequence[int]]
+    block_bases: Sequence[Sequence[int]] = field(default=())
+    alignment: int = 16
+
+    def __post_init__(self):
+        bases = tuple(_int_tuple("offset_bases", b) for b in (_unwrap(self.offset_bases) or ()))
+        if not bases or not bases[0]:
+            raise ValueError("SharedLinearLayout: offset_bases must not be empty")
+        rank = len(bases[0])
+        if any(len(b) != rank for b in bases):
+            raise ValueError(f"SharedLinearLayout: every offset basis must have {rank} entries")
+        blocks = tuple(_int_tuple("block_bases", b) for b in (_unwrap(self.block_bases) or ()))
+        alignment = int(_unwrap(self.alignment))
+        if not _is_pow2(alignment):
+            raise ValueError(f"SharedLinearLayout: alignment must be a positive power of two, "
+                             f"got {alignment}")
+        object.__setattr__(self, "offset_bases", bases)
+        object.__setattr__(self, "block_bases", blocks)
+        object.__setattr__(self, "alignment", alignment)
+        if any(any(b) for b in blocks):
+            raise ValueError("SharedLinearLayout: block_bases must be zero (Kiln supports one "
+                             "CTA per program)")
+        shape = self.shape
+        if len(bases) != sum(_log2(d) for d in shape) or _f2_rank(
+                [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
+                 for b in bases]) != len(bases):
+            raise ValueError(f"SharedLinearLayout: the offset bases must reach every element "
+                             f"of shape {list(shape)} exactly once")
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        rank = len(self.offset_bases[0])
+        top = [0] * rank
+        for b in self.offset_bases + self.block_bases:
+            for i, v in enumerate(b):
+                top[i] = max(top[i], v)
+        return tuple(1 << v.bit_length() for v in top)
+
+    @property
+    def rank(self) -> int:
+        return len(self.offset_bases[0])
+
+    def to_ir(self) -> str:
+        return (f"#tile.shared_linear<{{offset = {_bases_text(self.offset_bases)}, "
+                f"shape = {_list_text(self.shape)}, alignment = {max(16, self.alignment)}}}>")
+
+    def permuted(self, perm):
+        return SharedLinearLayout([[b[p] for p in perm] for b in self.offset_bases],
+                                  [[b[p] for p in perm] for b in self.block_bases],
+                                  self.alignment)
+
+    def mangle(self) -> str:
+        bases = "_".join("x".join(map(str, b)) for b in self.offset_bases)
+        return f"SLL{bases}A{self.alignment}SLL"
+
+    def __repr__(self) -> str:
+        return (f"SharedLinearLayout(offset_bases={[list(b) for b in self.offset_bases]}, "
+                f"block_bases={[list(b) for b in self.block_bases]}, "
+                f"alignment={self.alignment})")
 
 
 @dataclass(frozen=True, repr=False)

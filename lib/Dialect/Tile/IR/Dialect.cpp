@@ -32,6 +32,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "linear";
     else if (isa<SwizzledSharedEncodingAttr>(attr))
       os << "shared";
+    else if (isa<SharedLinearEncodingAttr>(attr))
+      os << "shared_linear";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -425,13 +427,19 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (allocShape.size() < shape.size())
     return emitError() << "the allocation shape must have at least the "
                           "view's rank";
-  if (auto padded = dyn_cast<PaddedSharedEncodingAttr>(encoding)) {
-    ArrayRef<int32_t> own = padded.getOffsets().getOutSizes();
+  std::optional<LinearLayout> ownMap;
+  StringRef kind;
+  if (auto padded = dyn_cast<PaddedSharedEncodingAttr>(encoding))
+    ownMap = padded.getOffsets(), kind = "padded_shared";
+  else if (auto linear = dyn_cast<SharedLinearEncodingAttr>(encoding))
+    ownMap = linear.getOffsets(), kind = "shared_linear";
+  if (ownMap) {
+    ArrayRef<int32_t> own = ownMap->getOutSizes();
     if (!llvm::equal(own, allocShape.take_back(rank))) {
       std::string text;
       llvm::raw_string_ostream os(text);
       llvm::interleaveComma(own, os);
-      return emitError() << "the padded_shared layout is for a buffer of "
+      return emitError() << "the " << kind << " layout is for a buffer of "
                             "shape ["
                          << text << "], but the allocation's last " << rank
                          << " dimensions differ";

@@ -448,6 +448,82 @@ FailureOr<LinearLayout> kiln::tile::getSharedLinearLayout(MemDescType type) {
   return layout.toLinearLayout(type.getAllocShape().take_back(layout.getRank()));
 }
 
+/// The `offset` bases and `shape` of a shared layout given as a linear map
+/// (padded_shared, shared_linear); `what` names the layout in errors.
+static FailureOr<LinearLayout> parseOffsetLayout(AsmParser &parser,
+                                                 DictionaryAttr dict,
+                                                 ArrayRef<unsigned> shape,
+                                                 StringRef what) {
+  auto fail = [&](const Twine &msg) -> FailureOr<LinearLayout> {
+    parser.emitError(parser.getNameLoc()) << what << ": " << msg;
+    return failure();
+  };
+  auto arr = dyn_cast_or_null<ArrayAttr>(dict.get("offset"));
+  if (!arr)
+    return fail("'offset' must be an array of bases");
+  if (shape.empty() || shape.size() > 8)
+    return fail("'shape' must have 1 to 8 dimensions");
+  LinearLayout::Bases bases;
+  for (Attribute b : arr) {
+    auto basis = dyn_cast<ArrayAttr>(b);
+    if (!basis || basis.size() != shape.size())
+      return fail("each offset basis must be an array of " +
+                  Twine(shape.size()) + " integers (the shape's rank)");
+    LinearLayout::Basis v;
+    for (Attribute e : basis) {
+      auto i = dyn_cast<IntegerAttr>(e);
+      if (!i || i.getInt() < 0 || i.getInt() >= (int64_t(1) << 24))
+        return fail("basis entries must be integers in [0, 2^24)");
+      v.push_back(i.getInt());
+    }
+    bases.push_back(std::move(v));
+  }
+  if (bases.size() > 24)
+    return fail("at most 24 offset bases");
+  SmallVector<int32_t> sizes;
+  for (unsigned d : shape) {
+    if (d == 0 || d > (1u << 24) || !llvm::isPowerOf2_32(d))
+      return fail("shape entries must be powers of two up to 2^24");
+    sizes.push_back(d);
+  }
+  return LinearLayout({std::move(bases), {}, {}}, sizes);
+}
+
+static void printOffsetLayout(AsmPrinter &printer, const LinearLayout &l) {
+  printer << "offset = [";
+  llvm::interleaveComma(l.getBases(LinearLayout::Register), printer,
+                        [&](const LinearLayout::Basis &b) {
+                          printer << "[";
+                          llvm::interleaveComma(b, printer);
+                          printer << "]";
+                        });
+  printer << "], shape = [";
+  llvm::interleaveComma(l.getOutSizes(), printer);
+  printer << "]";
+}
+
+/// `l` with its coordinates permuted (result dimension i is dimension perm[i]).
+static LinearLayout permuteOffsets(const LinearLayout &l,
+                                   ArrayRef<int32_t> perm) {
+  LinearLayout::Bases bases;
+  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Register)) {
+    LinearLayout::Basis v;
+    for (int32_t p : perm)
+      v.push_back(b[p]);
+    bases.push_back(std::move(v));
+  }
+  SmallVector<int32_t> sizes;
+  for (int32_t p : perm)
+    sizes.push_back(l.getOutSizes()[p]);
+  return LinearLayout({std::move(bases), {}, {}}, sizes);
+}
+
+static bool isBijection(const LinearLayout &offsets) {
+  return offsets.getNumBits(LinearLayout::Register) ==
+             llvm::Log2_64(offsets.getNumElements()) &&
+         offsets.isSurjective();
+}
+
 //===----------------------------------------------------------------------===//
 // #tile.padded_shared
 //===----------------------------------------------------------------------===//
@@ -461,53 +537,12 @@ Attribute PaddedSharedEncodingAttr::parse(AsmParser &parser, Type) {
       getUnsignedArray(parser, dict, "paddings", paddings) ||
       getUnsignedArray(parser, dict, "shape", shape))
     return {};
-  auto arr = dyn_cast_or_null<ArrayAttr>(dict.get("offset"));
-  if (!arr)
-    return parser.emitError(parser.getNameLoc(),
-                            "'offset' must be an array of bases"),
-           Attribute();
-  if (shape.empty() || shape.size() > 8)
-    return parser.emitError(parser.getNameLoc(),
-                            "padded_shared: 'shape' must have 1 to 8 "
-                            "dimensions"),
-           Attribute();
-  LinearLayout::Bases bases;
-  for (Attribute b : arr) {
-    auto basis = dyn_cast<ArrayAttr>(b);
-    if (!basis || basis.size() != shape.size())
-      return parser.emitError(parser.getNameLoc(),
-                              "padded_shared: each offset basis must be an "
-                              "array of ")
-                 << shape.size() << " integers (the shape's rank)",
-             Attribute();
-    LinearLayout::Basis v;
-    for (Attribute e : basis) {
-      auto i = dyn_cast<IntegerAttr>(e);
-      if (!i || i.getInt() < 0 || i.getInt() >= (int64_t(1) << 24))
-        return parser.emitError(parser.getNameLoc(),
-                                "padded_shared: basis entries must be "
-                                "integers in [0, 2^24)"),
-               Attribute();
-      v.push_back(i.getInt());
-    }
-    bases.push_back(std::move(v));
-  }
-  if (bases.size() > 24)
-    return parser.emitError(parser.getNameLoc(),
-                            "padded_shared: at most 24 offset bases"),
-           Attribute();
-  SmallVector<int32_t> sizes;
-  for (unsigned d : shape) {
-    if (d == 0 || d > (1u << 24) || !llvm::isPowerOf2_32(d))
-      return parser.emitError(parser.getNameLoc(),
-                              "padded_shared: shape entries must be powers "
-                              "of two up to 2^24"),
-             Attribute();
-    sizes.push_back(d);
-  }
+  FailureOr<LinearLayout> offsets =
+      parseOffsetLayout(parser, dict, shape, "padded_shared");
+  if (failed(offsets))
+    return {};
   return parser.getChecked<PaddedSharedEncodingAttr>(
-      parser.getContext(), intervals, paddings,
-      LinearLayout({std::move(bases), {}, {}}, sizes));
+      parser.getContext(), intervals, paddings, std::move(*offsets));
 }
 
 void PaddedSharedEncodingAttr::print(AsmPrinter &printer) const {
@@ -515,16 +550,9 @@ void PaddedSharedEncodingAttr::print(AsmPrinter &printer) const {
   llvm::interleaveComma(getIntervals(), printer);
   printer << "], paddings = [";
   llvm::interleaveComma(getPaddings(), printer);
-  printer << "], offset = [";
-  llvm::interleaveComma(getOffsets().getBases(LinearLayout::Register), printer,
-                        [&](const LinearLayout::Basis &b) {
-                          printer << "[";
-                          llvm::interleaveComma(b, printer);
-                          printer << "]";
-                        });
-  printer << "], shape = [";
-  llvm::interleaveComma(getOffsets().getOutSizes(), printer);
-  printer << "]}>";
+  printer << "], ";
+  printOffsetLayout(printer, getOffsets());
+  printer << "}>";
 }
 
 LogicalResult PaddedSharedEncodingAttr::verify(
@@ -543,9 +571,7 @@ LogicalResult PaddedSharedEncodingAttr::verify(
       return emitError() << "padded_shared: interval " << i
                          << " appears twice";
   }
-  if (offsets.getNumBits(LinearLayout::Register) !=
-          llvm::Log2_64(offsets.getNumElements()) ||
-      !offsets.isSurjective())
+  if (!isBijection(offsets))
     return emitError() << "padded_shared: the offset bases must reach every "
                           "element of the shape exactly once ("
                        << llvm::Log2_64(offsets.getNumElements())
@@ -574,26 +600,91 @@ PaddedSharedEncodingAttr::getPaddingSteps() const {
 
 // The offset bases name coordinates; permuting dimensions permutes them.
 Attribute PaddedSharedEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
-  const LinearLayout &l = getOffsets();
-  if (perm.size() != l.getRank())
+  if (perm.size() != getOffsets().getRank())
     return {};
-  LinearLayout::Bases bases;
-  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Register)) {
-    LinearLayout::Basis v;
-    for (int32_t p : perm)
-      v.push_back(b[p]);
-    bases.push_back(std::move(v));
-  }
-  SmallVector<int32_t> sizes;
-  for (int32_t p : perm)
-    sizes.push_back(l.getOutSizes()[p]);
   return PaddedSharedEncodingAttr::get(getContext(), getIntervals(),
                                        getPaddings(),
-                                       LinearLayout({std::move(bases), {}, {}},
-                                                    sizes));
+                                       permuteOffsets(getOffsets(), perm));
 }
 
 Attribute PaddedSharedEncodingAttr::getReshaped(ArrayRef<int64_t>,
+                                                ArrayRef<int64_t>) const {
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.shared_linear
+//===----------------------------------------------------------------------===//
+
+Attribute SharedLinearEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  SmallVector<unsigned> shape;
+  if (parseLayoutDict(parser, dict) ||
+      checkKeys(parser, dict, {"offset", "shape", "alignment"}) ||
+      getUnsignedArray(parser, dict, "shape", shape))
+    return {};
+  unsigned alignment = 16;
+  if (Attribute a = dict.get("alignment")) {
+    auto i = dyn_cast<IntegerAttr>(a);
+    if (!i || i.getInt() <= 0 || i.getInt() > (1 << 20))
+      return parser.emitError(parser.getNameLoc(),
+                              "shared_linear: 'alignment' must be a positive "
+                              "integer up to 2^20"),
+             Attribute();
+    alignment = i.getInt();
+  }
+  FailureOr<LinearLayout> offsets =
+      parseOffsetLayout(parser, dict, shape, "shared_linear");
+  if (failed(offsets))
+    return {};
+  return parser.getChecked<SharedLinearEncodingAttr>(
+      parser.getContext(), std::move(*offsets), alignment);
+}
+
+void SharedLinearEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{";
+  printOffsetLayout(printer, getOffsets());
+  printer << ", alignment = " << getAlignment() << "}>";
+}
+
+LogicalResult SharedLinearEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, LinearLayout offsets,
+    unsigned alignment) {
+  if (alignment < 16 || !llvm::isPowerOf2_32(alignment))
+    return emitError() << "shared_linear: alignment must be a power of two of "
+                          "at least 16 bytes, got "
+                       << alignment;
+  if (!isBijection(offsets))
+    return emitError() << "shared_linear: the offset bases must reach every "
+                          "element of the shape exactly once ("
+                       << llvm::Log2_64(offsets.getNumElements())
+                       << " bases for " << offsets.getNumElements()
+                       << " elements)";
+  return success();
+}
+
+unsigned SharedLinearEncodingAttr::getRank() const {
+  return getOffsets().getRank();
+}
+
+LinearLayout
+SharedLinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // The verifier of !tile.memdesc checks that `shape` is the layout's.
+  return getOffsets();
+}
+
+unsigned SharedLinearEncodingAttr::getBaseAlignment() const {
+  return getAlignment();
+}
+
+Attribute SharedLinearEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
+  if (perm.size() != getOffsets().getRank())
+    return {};
+  return SharedLinearEncodingAttr::get(
+      getContext(), permuteOffsets(getOffsets(), perm), getAlignment());
+}
+
+Attribute SharedLinearEncodingAttr::getReshaped(ArrayRef<int64_t>,
                                                 ArrayRef<int64_t>) const {
   return {};
 }

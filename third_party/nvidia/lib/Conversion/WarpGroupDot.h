@@ -15,6 +15,13 @@ namespace kiln {
 /// a0..a7, pairs packed by the caller).
 struct WarpGroupDotPlan {
   int64_t instrN = 0, instrM = 0, instrNCount = 0;
+  /// K of one instruction: 32 bytes of the operands' type.
+  int64_t instrK = 16;
+  /// Where instruction tile (mi, ni) starts in warpgroup 0's part of the
+  /// accumulator: row rowOrigins[mi], column colOrigins[ni].
+  llvm::SmallVector<int32_t> rowOrigins, colOrigins;
+  /// The rows of a (M) and b (N) where any warpgroup's instruction starts.
+  llvm::SmallVector<int64_t> rowStarts, colStarts;
   llvm::SmallVector<int64_t> registers;
   llvm::SmallVector<std::pair<int32_t, int32_t>> groupBases;
   llvm::SmallVector<std::array<int64_t, 8>> aRegisters;

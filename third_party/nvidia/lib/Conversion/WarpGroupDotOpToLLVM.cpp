@@ -22,6 +22,8 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
@@ -35,41 +37,79 @@ std::pair<int32_t, int32_t> instructionRegister(int r) {
   return {8 * ((r >> 1) & 1), (r & 1) + 8 * (r >> 2)};
 }
 
-/// An operand in shared memory: its nvmma layout and the element offsets of
-/// (row, k) in its buffer (row = M for a, N for b). K-major operands have K
-/// contiguous; MN-major ones (16-bit types only) have M or N contiguous, as
-/// a row-major B [K, N] does, and are read transposed by the instruction.
+/// An operand in shared memory as a descriptor describes it: K-major
+/// (K contiguous) or MN-major (M or N contiguous, 16-bit types only, read
+/// transposed by the instruction), the swizzle (0 for none, or 32, 64, 128
+/// bytes) and the leading and stride byte offsets; plus the element offsets
+/// of (row, k) in its buffer (row = M for a, N for b).
 struct Operand {
-  NVMMASharedEncodingAttr layout;
   SharedOffsets offsets;
   bool rowsFirst; // the view is [rows, K] (a) rather than [K, rows] (b)
   unsigned elemBytes;
   bool kMajor = true;
+  unsigned swizzle = 0;
+  int64_t lbo = 0, sbo = 0; // bytes
+  int64_t rows = 0, ks = 0; // the buffer's extent
 
   int64_t offsetOf(int32_t row, int32_t k) const {
     return rowsFirst ? offsets.offsetOf({row, k}) : offsets.offsetOf({k, row});
   }
+  /// Byte offset of (row, k), or -1 outside the buffer.
+  int64_t bytesAt(int64_t row, int64_t k) const {
+    if (row < 0 || k < 0 || row >= rows || k >= ks)
+      return -1;
+    return offsetOf(row, k) * elemBytes;
+  }
+
+  /// The byte address the hardware computes for element (mn, k) of a tile
+  /// whose descriptor starts at 0, before the swizzle: the canonical layouts
+  /// of the PTX ISA's wgmma shared-memory matrices, in units of T elements
+  /// (16 bytes) and, with a swizzle, rows of `swizzle` bytes.
+  int64_t canonical(int64_t mn, int64_t k) const {
+    int64_t t = 16 / elemBytes, w = swizzle / 16;
+    if (kMajor) {
+      int64_t r0 = mn % 8, r1 = mn / 8, k0 = k % t, k1 = k / t;
+      if (!w)
+        return r0 * 16 + r1 * sbo + k0 * elemBytes + k1 * lbo;
+      return r0 * 16 * w + r1 * sbo + k0 * elemBytes + k1 * 16;
+    }
+    int64_t k0 = k % 8, k1 = k / 8;
+    if (!w) {
+      int64_t m0 = mn % t, m1 = mn / t;
+      return m0 * elemBytes + m1 * sbo + k0 * 16 + k1 * lbo;
+    }
+    int64_t m0 = mn % t, m1 = (mn / t) % w, m2 = mn / (t * w);
+    return m0 * elemBytes + m1 * 16 + m2 * lbo + k0 * 16 * w + k1 * sbo;
+  }
+
+  /// The swizzle the hardware applies to a byte address.
+  int64_t swizzled(int64_t addr) const {
+    if (!swizzle)
+      return addr;
+    int64_t bits = llvm::Log2_32(swizzle / 16);
+    return addr ^ (((addr >> 7) & ((int64_t(1) << bits) - 1)) << 4);
+  }
 };
 
+std::string modeText(const Operand &o) {
+  std::string s = o.kMajor ? "K-major" : "MN-major";
+  return s + (o.swizzle ? ", " + std::to_string(o.swizzle) + "-byte swizzle"
+                        : ", no swizzle");
+}
+
+/// Finds the descriptor form that reads `view` as wgmma does: for every
+/// form the operand's type allows, the offsets follow from the layout, and
+/// the form is taken when the address the hardware computes equals the
+/// layout's for every element of every instruction tile (rows `tileRows`
+/// from each of `rowStarts`, `kStep` K from each multiple of it).
 FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
-                              StringRef name) {
+                              StringRef name, ArrayRef<int64_t> rowStarts,
+                              int64_t tileRows, int64_t kStep) {
   auto type = cast<MemDescType>(view.getType());
-  auto layout = cast<NVMMASharedEncodingAttr>(type.getEncoding());
-  // K is dimension 1 of a and dimension 0 of b.
-  unsigned kDim = rowsFirst ? 1 : 0;
-  bool kMajor = layout.getContiguousDim() == kDim;
   unsigned bits = type.getElementType().getIntOrFloatBitWidth();
-  if (!kMajor && bits != 16) {
-    op->emitOpError() << name << " has " << (rowsFirst ? "M" : "N")
-                      << " contiguous, which wgmma reads (transposed) only "
-                         "for 16-bit types; a "
-                      << bits << "-bit operand must have K contiguous";
-    return failure();
-  }
-  if (layout.getSwizzle() == 0) {
-    op->emitOpError() << name
-                      << ": wgmma reads of unswizzled (swizzle 0) buffers are "
-                         "not lowered yet; use a 32, 64 or 128-byte swizzle";
+  if (!type.getSharedLayout().getPaddingSteps().empty()) {
+    op->emitOpError() << name << " is in a padded layout, which wgmma "
+                      << "descriptors cannot describe";
     return failure();
   }
   if (getSharedXorOffset(view) != 0) {
@@ -83,7 +123,55 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
     op->emitOpError() << name << ": its layout is not a bijection";
     return failure();
   }
-  return Operand{layout, *offsets, rowsFirst, bits / 8, kMajor};
+  unsigned align = getRequiredAlignment(type);
+  Operand o{*offsets, rowsFirst, bits / 8};
+  o.rows = type.getShape()[rowsFirst ? 0 : 1];
+  o.ks = type.getShape()[rowsFirst ? 1 : 0];
+  int64_t t = 16 / o.elemBytes;
+  std::string tried;
+  for (bool kMajor : {true, false}) {
+    if (!kMajor && bits != 16)
+      continue;
+    for (unsigned swizzle : {128u, 64u, 32u, 0u}) {
+      if (swizzle && align < 8 * swizzle)
+        continue; // the hardware swizzles absolute addresses
+      o.kMajor = kMajor;
+      o.swizzle = swizzle;
+      int64_t lead, stride;
+      if (kMajor) {
+        stride = o.bytesAt(8, 0);
+        lead = swizzle ? 16 : o.bytesAt(0, t);
+      } else if (!swizzle) {
+        stride = o.bytesAt(t, 0);
+        lead = o.bytesAt(0, 8);
+      } else {
+        lead = o.bytesAt(t * (swizzle / 16), 0);
+        stride = o.bytesAt(0, 8);
+      }
+      // Past the buffer: the instruction never moves that way.
+      o.lbo = std::max<int64_t>(lead, 0);
+      o.sbo = std::max<int64_t>(stride, 0);
+      bool ok = o.lbo % 16 == 0 && o.sbo % 16 == 0 && o.lbo < (1 << 18) &&
+                o.sbo < (1 << 18);
+      for (int64_t r0 : rowStarts)
+        for (int64_t k0 = 0; ok && k0 < o.ks; k0 += kStep) {
+          int64_t start = o.bytesAt(r0, k0);
+          for (int64_t r = 0; ok && r < tileRows; ++r)
+            for (int64_t k = 0; ok && k < kStep; ++k)
+              ok = o.bytesAt(r0 + r, k0 + k) ==
+                   o.swizzled(start + o.canonical(r, k));
+        }
+      if (ok)
+        return o;
+      tried += (tried.empty() ? "" : "; ") + modeText(o);
+    }
+  }
+  op->emitOpError() << name << "'s layout " << type.getEncoding()
+                    << " is not one a wgmma descriptor can read (tried "
+                    << tried
+                    << "); use NVMMASharedLayout, or a SharedLinearLayout "
+                       "of wgmma's core matrices";
+  return failure();
 }
 
 /// Where `a` is a tensor: its layout must place the A fragment of each
@@ -129,7 +217,7 @@ LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> acc
   for (int32_t mi = 0; mi < plan.instrM; ++mi)
     for (int32_t k0 = 0; k0 < k; k0 += 16) {
       std::array<int64_t, 8> frag;
-      const std::array<Coord, 8> at = aFragment(64 * mi, k0);
+      const std::array<Coord, 8> at = aFragment(plan.rowOrigins[mi], k0);
       for (int i = 0; i < 8; ++i) {
         auto it = regOf->find(at[i]);
         if (it == regOf->end())
@@ -205,8 +293,6 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
       return fail("a warpgroup bit moves by " + Twine(c) +
                   " columns, not a multiple of the instruction's N = " +
                   Twine(plan.instrN));
-  plan.instrM = rowsPerGroup / 64;
-  plan.instrNCount = colsPerGroup / plan.instrN;
   // Register index of every coordinate the thread's registers hold.
   ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
   int64_t numRegs = int64_t(1) << regs.size();
@@ -215,22 +301,58 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
   FailureOr<DenseMap<Coord, int64_t>> regOf = registersByCoord(*ll);
   if (failed(regOf))
     return fail("its registers repeat elements (broadcast)");
-  for (int64_t mi = 0; mi < plan.instrM; ++mi)
-    for (int64_t ni = 0; ni < plan.instrNCount; ++ni)
+  // The instruction tiles of warpgroup 0: where its registers' 64-row and
+  // N-column blocks start (the layout may interleave the warpgroups' blocks).
+  std::set<int32_t> rowSet, colSet;
+  for (const auto &[coord, reg] : *regOf) {
+    rowSet.insert(coord.first - coord.first % 64);
+    colSet.insert(coord.second - coord.second % plan.instrN);
+  }
+  plan.rowOrigins.assign(rowSet.begin(), rowSet.end());
+  plan.colOrigins.assign(colSet.begin(), colSet.end());
+  plan.instrM = plan.rowOrigins.size();
+  plan.instrNCount = plan.colOrigins.size();
+  if (plan.instrM * 64 != rowsPerGroup || plan.instrNCount * plan.instrN != colsPerGroup)
+    return fail("a warpgroup's registers do not form whole 64 x " +
+                Twine(plan.instrN) + " instruction tiles");
+  for (int32_t r0 : plan.rowOrigins)
+    for (int32_t c0 : plan.colOrigins)
       for (int64_t r = 0; r < plan.instrN / 2; ++r) {
         auto [dr, dc] = instructionRegister(r);
-        auto it = regOf->find({int32_t(64 * mi + dr), int32_t(plan.instrN * ni + dc)});
+        auto it = regOf->find({r0 + dr, c0 + dc});
         if (it == regOf->end())
-          return fail("no register holds row " + Twine(64 * mi + dr) +
-                      ", column " + Twine(plan.instrN * ni + dc) +
-                      " of a warp's slice");
+          return fail("no register holds row " + Twine(r0 + dr) +
+                      ", column " + Twine(c0 + dc) + " of a warp's slice");
         plan.registers.push_back(it->second);
       }
-  // The operands.
-  if (failed(getOperand(op, op.getB(), false, "b")))
+  // The operands: every warpgroup's tiles.
+  unsigned bytes = cast<ShapedType>(op.getA().getType())
+                       .getElementType()
+                       .getIntOrFloatBitWidth() / 8;
+  plan.instrK = 32 / bytes;
+  SmallVector<int64_t> rowStarts, colStarts;
+  for (unsigned g = 0; g < (1u << plan.groupBases.size()); ++g) {
+    int32_t dr = 0, dc = 0;
+    for (unsigned bit = 0; bit < plan.groupBases.size(); ++bit)
+      if (g >> bit & 1)
+        dr ^= plan.groupBases[bit].first, dc ^= plan.groupBases[bit].second;
+    for (int32_t r0 : plan.rowOrigins)
+      rowStarts.push_back(r0 ^ dr);
+    for (int32_t c0 : plan.colOrigins)
+      colStarts.push_back(c0 ^ dc);
+  }
+  llvm::sort(rowStarts);
+  rowStarts.erase(std::unique(rowStarts.begin(), rowStarts.end()), rowStarts.end());
+  llvm::sort(colStarts);
+  colStarts.erase(std::unique(colStarts.begin(), colStarts.end()), colStarts.end());
+  plan.rowStarts = rowStarts;
+  plan.colStarts = colStarts;
+  if (failed(getOperand(op, op.getB(), false, "b", colStarts, plan.instrN,
+                        plan.instrK)))
     return failure();
   if (!op.hasRegisterA()) {
-    if (failed(getOperand(op, op.getA(), true, "a")))
+    if (failed(getOperand(op, op.getA(), true, "a", rowStarts, 64,
+                          plan.instrK)))
       return failure();
     return plan;
   }
@@ -241,27 +363,15 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
 
 namespace {
 
-constexpr int64_t kDescriptorLBO = 1; // ignored for swizzled K-major operands
-
 /// The fields of an operand's 64-bit shared-memory matrix descriptor that
-/// do not depend on the address. K-major: the stride byte offset (SBO) is
-/// the distance of 8 rows (M or N); the leading one is unused. MN-major:
-/// SBO is the distance of 8 K, and the leading byte offset (LBO) that from
-/// one swizzle-wide chunk of M or N to the next.
+/// do not depend on the address: the leading and stride byte offsets (in
+/// 16-byte units) and the swizzle mode.
 int64_t descriptorFixedBits(const Operand &o) {
-  int64_t sbo, lbo = kDescriptorLBO;
-  if (o.kMajor) {
-    sbo = o.offsetOf(8, 0) * o.elemBytes;
-  } else {
-    sbo = o.offsetOf(0, 8) * o.elemBytes;
-    // A one-chunk operand has no next chunk: offsetOf drops the coordinate
-    // bit past the buffer and gives 0, and the hardware reads no LBO then.
-    lbo = (o.offsetOf(o.layout.getChunkElements(), 0) * o.elemBytes) >> 4;
-  }
-  int64_t mode = o.layout.getSwizzle() == 128 ? 1
-                 : o.layout.getSwizzle() == 64 ? 2
-                                               : 3;
-  return (lbo << 16) | ((sbo >> 4) << 32) | (mode << 62);
+  int64_t mode = o.swizzle == 128 ? 1
+                 : o.swizzle == 64 ? 2
+                 : o.swizzle == 32 ? 3
+                                   : 0;
+  return ((o.lbo >> 4) << 16) | ((o.sbo >> 4) << 32) | (mode << 62);
 }
 
 /// The descriptors of one operand, built the way the hardware likes them:
@@ -324,53 +434,97 @@ private:
   }
 };
 
-NVVM::WGMMATypes wgmmaType(Type t) {
+/// The PTX name of a wgmma operand or accumulator type (f32 operands are
+/// read as tf32).
+StringRef ptxType(Type t, bool operand) {
   if (t.isBF16())
-    return NVVM::WGMMATypes::bf16;
+    return "bf16";
   if (t.isF16())
-    return NVVM::WGMMATypes::f16;
-  return NVVM::WGMMATypes::f32;
+    return "f16";
+  if (isa<Float8E4M3FNType>(t))
+    return "e4m3";
+  if (isa<Float8E5M2Type>(t))
+    return "e5m2";
+  return operand ? "tf32" : "f32";
 }
 
-/// One m64nNk16 wgmma with A in registers: `acc` (N / 2 f32) in and out,
-/// A's fragment (elements `frag` of `aRegs`, packed in pairs into 4 b32),
-/// B by descriptor. NVVM's wgmma op takes A only by descriptor, hence inline
-/// PTX here; `accumulate` false is scale-d 0 (ignore `acc`).
-SmallVector<Value> wgmmaRegisterA(OpBuilder &b, Location loc,
-                                  ArrayRef<Value> acc, ArrayRef<Value> aRegs,
-                                  const std::array<int64_t, 8> &frag,
-                                  Value descB, int64_t n, Type elem,
-                                  bool accumulate, bool transposeB) {
+/// One wgmma, as inline PTX: `acc` in and out (f32 registers, or f16 pairs
+/// packed in b32), A by descriptor (`descA`) or as 4 b32 registers
+/// (`aPacked`), B by descriptor. `accumulate` false is scale-d 0 (ignore
+/// `acc`); the transpose immediates exist for 16-bit operands only.
+SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
+                         Value descA, ArrayRef<Value> aPacked, Value descB,
+                         int64_t n, int64_t k, Type elem, Type accElem,
+                         bool accumulate, bool transposeA, bool transposeB) {
   SmallVector<Value> operands(acc.begin(), acc.end());
-  for (int i = 0; i < 8; i += 2)
-    operands.push_back(
-        packPair(b, loc, aRegs[frag[i]], aRegs[frag[i + 1]], /*asI32=*/true));
-  operands.push_back(descB);
   size_t p = acc.size();
-  std::string type = elem.isBF16() ? "bf16" : "f16";
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0)
-     << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << type
-     << "." << type << " {";
+     << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << k << "."
+     << ptxType(accElem, false) << "." << ptxType(elem, true) << "."
+     << ptxType(elem, true) << " {";
   for (size_t i = 0; i < p; ++i)
     os << (i ? ", " : "") << "$" << i;
-  os << "}, {$" << 2 * p << ", $" << 2 * p + 1 << ", $" << 2 * p + 2 << ", $"
-     << 2 * p + 3 << "}, $" << 2 * p + 4 << ", p, 1, 1, " << (transposeB ? 1 : 0)
-     << ";\n}";
+  os << "}, ";
+  size_t next = 2 * p;
   std::string constraints;
+  bool f32Acc = accElem.isF32();
   for (size_t i = 0; i < p; ++i)
-    constraints += "=f,";
+    constraints += f32Acc ? "=f," : "=r,";
   for (size_t i = 0; i < p; ++i)
     constraints += std::to_string(i) + ",";
-  constraints += "r,r,r,r,l";
-  SmallVector<Type> types(p, b.getF32Type());
+  if (descA) {
+    operands.push_back(descA);
+    os << "$" << next++;
+    constraints += "l,";
+  } else {
+    operands.append(aPacked.begin(), aPacked.end());
+    os << "{";
+    for (size_t i = 0; i < aPacked.size(); ++i)
+      os << (i ? ", " : "") << "$" << next++;
+    os << "}";
+    constraints += "r,r,r,r,";
+  }
+  operands.push_back(descB);
+  os << ", $" << next++ << ", p, 1, 1";
+  constraints += "l";
+  if (elem.getIntOrFloatBitWidth() == 16) {
+    if (descA)
+      os << ", " << (transposeA ? 1 : 0);
+    os << ", " << (transposeB ? 1 : 0);
+  }
+  os << ";\n}";
+  SmallVector<Type> types(p, f32Acc ? Type(b.getF32Type()) : Type(b.getI32Type()));
   auto structTy = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, structTy, operands, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
   return unpackStruct(b, loc, asmOp.getResult(0));
+}
+
+/// f16 accumulator elements in instruction order, packed in pairs into the
+/// b32 registers wgmma takes, and back.
+SmallVector<Value> packHalves(OpBuilder &b, Location loc,
+                              ArrayRef<Value> halves) {
+  SmallVector<Value> out;
+  for (size_t i = 0; i + 1 < halves.size(); i += 2)
+    out.push_back(packPair(b, loc, halves[i], halves[i + 1], /*asI32=*/true));
+  return out;
+}
+
+SmallVector<Value> unpackHalves(OpBuilder &b, Location loc,
+                                ArrayRef<Value> words) {
+  SmallVector<Value> out;
+  auto pairTy = VectorType::get({2}, b.getF16Type());
+  for (Value w : words) {
+    Value v = LLVM::BitcastOp::create(b, loc, pairTy, w);
+    for (int i = 0; i < 2; ++i)
+      out.push_back(
+          LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
+  }
+  return out;
 }
 
 struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
@@ -383,13 +537,15 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     if (failed(plan))
       return failure();
     Location loc = op.getLoc();
-    MLIRContext *mctx = rewriter.getContext();
     bool registerA = op.hasRegisterA();
     std::optional<Operand> a;
     if (!registerA)
-      a = *getOperand(op, op.getA(), true, "a");
-    Operand bop = *getOperand(op, op.getB(), false, "b");
+      a = *getOperand(op, op.getA(), true, "a", plan->rowStarts, 64,
+                      plan->instrK);
+    Operand bop = *getOperand(op, op.getB(), false, "b", plan->colStarts,
+                              plan->instrN, plan->instrK);
     int64_t k = cast<ShapedType>(op.getA().getType()).getShape()[1];
+    int64_t kStep = plan->instrK;
 
     // This warpgroup's row and column offsets (XOR of its bits' moves),
     // from the uniform warp index, as the descriptors must be uniform.
@@ -410,12 +566,11 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
 
     SmallVector<Value> accRegs = getRegisters(rewriter, loc, adaptor.getC());
     // useC false ignores c: a runtime flag zeroes the registers first.
-    NVVM::WGMMAScaleOut scaleD = NVVM::WGMMAScaleOut::one;
+    bool ignoreC = false;
     if (Value useC = adaptor.getUseC()) {
       APInt cst;
       if (matchPattern(op.getUseC(), m_ConstantInt(&cst))) {
-        if (cst.isZero())
-          scaleD = NVVM::WGMMAScaleOut::zero;
+        ignoreC = cst.isZero();
       } else {
         Value zero = LLVM::ConstantOp::create(
             rewriter, loc, accRegs[0].getType(),
@@ -426,9 +581,9 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     }
 
     Type elem = cast<ShapedType>(op.getA().getType()).getElementType();
+    Type accElem = cast<ShapedType>(op.getC().getType()).getElementType();
+    bool f16Acc = accElem.isF16();
     int64_t perInstr = plan->instrN / 2;
-    SmallVector<Type> fields(perInstr, accRegs[0].getType());
-    auto structTy = LLVM::LLVMStructType::getLiteral(mctx, fields);
     std::optional<Descriptors> descsA;
     if (a)
       descsA.emplace(rewriter, loc, adaptor.getA(), *a, aDyn, aBits);
@@ -444,43 +599,32 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
         SmallVector<Value> in;
         for (int64_t r = 0; r < perInstr; ++r)
           in.push_back(accRegs[plan->registers[idx + r]]);
-        if (registerA) {
-          for (int64_t s = 0; s < k / 16; ++s) {
-            Value descB = descsB.at(bop.offsetOf(plan->instrN * ni, 16 * s));
-            in = wgmmaRegisterA(
-                rewriter, loc, in,
-                aRegs, plan->aRegisters[mi * (k / 16) + s], descB,
-                plan->instrN, elem,
-                s != 0 || scaleD == NVVM::WGMMAScaleOut::one, !bop.kMajor);
+        if (f16Acc)
+          in = packHalves(rewriter, loc, in);
+        for (int64_t s = 0; s < k / kStep; ++s) {
+          Value descB = descsB.at(
+              bop.offsetOf(plan->colOrigins[ni], kStep * s));
+          Value descA;
+          SmallVector<Value> aPacked;
+          if (registerA) {
+            const std::array<int64_t, 8> &frag =
+                plan->aRegisters[mi * (k / kStep) + s];
+            for (int i = 0; i < 8; i += 2)
+              aPacked.push_back(packPair(rewriter, loc, aRegs[frag[i]],
+                                         aRegs[frag[i + 1]],
+                                         /*asI32=*/true));
+          } else {
+            descA = descsA->at(a->offsetOf(plan->rowOrigins[mi], kStep * s));
           }
-          for (int64_t r = 0; r < perInstr; ++r)
-            out[plan->registers[idx + r]] = in[r];
-          continue;
+          in = wgmma(rewriter, loc, in, descA, aPacked, descB, plan->instrN,
+                     kStep, elem, accElem, s != 0 || !ignoreC,
+                     /*transposeA=*/a && !a->kMajor,
+                     /*transposeB=*/!bop.kMajor);
         }
-        Value d = packStruct(rewriter, loc, structTy, in);
-        for (int64_t s = 0; s < k / 16; ++s) {
-          Value descA = descsA->at(a->offsetOf(64 * mi, 16 * s));
-          Value descB = descsB.at(bop.offsetOf(plan->instrN * ni, 16 * s));
-          d = NVVM::WgmmaMmaAsyncOp::create(
-              rewriter, loc, structTy, d, descA, descB,
-              NVVM::MMAShapeAttr::get(mctx, 64, plan->instrN, 16),
-              NVVM::WGMMATypesAttr::get(mctx, wgmmaType(elem)),
-              NVVM::WGMMATypesAttr::get(mctx, wgmmaType(elem)),
-              NVVM::WGMMATypesAttr::get(mctx, NVVM::WGMMATypes::f32),
-              NVVM::WGMMAScaleOutAttr::get(mctx, s == 0 ? scaleD
-                                                        : NVVM::WGMMAScaleOut::one),
-              NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
-              NVVM::WGMMAScaleInAttr::get(mctx, NVVM::WGMMAScaleIn::one),
-              // K-major: A row, B col; MN-major operands are transposed.
-              NVVM::MMALayoutAttr::get(mctx, a->kMajor ? NVVM::MMALayout::row
-                                                       : NVVM::MMALayout::col),
-              NVVM::MMALayoutAttr::get(mctx, bop.kMajor ? NVVM::MMALayout::col
-                                                        : NVVM::MMALayout::row),
-              NVVM::MMAIntOverflowAttr());
-        }
-        SmallVector<Value> res = unpackStruct(rewriter, loc, d);
+        if (f16Acc)
+          in = unpackHalves(rewriter, loc, in);
         for (int64_t r = 0; r < perInstr; ++r)
-          out[plan->registers[idx + r]] = res[r];
+          out[plan->registers[idx + r]] = in[r];
       }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     if (!op.getIsAsync())
@@ -540,7 +684,8 @@ SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
   for (Value r : regs) {
     Type t = r.getType();
     types.push_back(t);
-    constraints += t.isF32() ? "=f," : "=r,"; // f32 or i32 (verified)
+    // f32, f16 or i32 (verified)
+    constraints += t.isF32() ? "=f," : t.isF16() ? "=h," : "=r,";
   }
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += std::to_string(i) + (i + 1 < regs.size() ? "," : "");

@@ -40,7 +40,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @a_unswizzled(%c: tensor<64x64xf32, #acc>) {
     %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv0, mutable>
     %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
-    // expected-error @+1 {{a: wgmma reads of unswizzled (swizzle 0) buffers are not lowered yet; use a 32, 64 or 128-byte swizzle}}
+    // expected-error @+1 {{a's layout #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false> is not one a wgmma descriptor can read (tried K-major, 128-byte swizzle; K-major, 64-byte swizzle; K-major, 32-byte swizzle; K-major, no swizzle; MN-major, 128-byte swizzle; MN-major, 64-byte swizzle; MN-major, 32-byte swizzle; MN-major, no swizzle); use NVMMASharedLayout, or a SharedLinearLayout of wgmma's core matrices}}
     %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv0, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
     return
   }

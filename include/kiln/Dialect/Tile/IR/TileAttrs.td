@@ -200,6 +200,31 @@ def Tile_PaddedSharedAttr : Tile_Attr<"PaddedSharedEncoding", "padded_shared",
   let genVerifyDecl = 1;
 }
 
+def Tile_SharedLinearAttr : Tile_Attr<"SharedLinearEncoding", "shared_linear",
+                                     [DeclareAttrInterfaceMethods<Tile_SharedLayout,
+                                       ["getBaseAlignment"]>]> {
+  let summary = "Shared-memory layout given as an F2-linear map (Gluon's SharedLinearLayout)";
+  let description = [{
+    Element offset `o` of the buffer holds the coordinates that are the XOR
+    of the `offset` bases of the set bits of `o` (one basis per offset bit),
+    in a buffer of `shape`; `alignment` is the byte alignment the buffer
+    needs (16 or more; a layout that encodes a swizzle the hardware applies
+    to addresses needs the swizzle's repeat).
+
+    ```mlir
+    // 8 x 16 f16: 8 elements (16 bytes) of a row, then the 8 rows, then the
+    // next 8 columns: wgmma's unswizzled K-major core matrices.
+    #s = #tile.shared_linear<{offset = [[0, 1], [0, 2], [0, 4], [1, 0], [2, 0],
+                                        [4, 0], [0, 8]], shape = [8, 16], alignment = 16}>
+    ```
+
+    The bases reach every element of `shape` exactly once.
+  }];
+  let parameters = (ins "::kiln::LinearLayout":$offsets, "unsigned":$alignment);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 def Tile_AutoAttr : Tile_Attr<"AutoEncoding", "auto"> {
   let summary = "A register layout still to be inferred (Gluon's AutoLayout)";
   let description = [{

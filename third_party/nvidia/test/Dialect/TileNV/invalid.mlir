@@ -105,10 +105,11 @@ func.func @nvmma_narrow(%b: !tile.memdesc<64x32xbf16, #tile_nv.nvmma_shared<swiz
 // -----
 
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
-func.func @wgmma_types(%a: !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>, mutable>, %b: !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = true>, mutable>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{wgmma has no 'f32' x 'f32' -> 'f32' form that Kiln lowers (bf16 or f16 -> f32)}}
-  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>, mutable>, !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = true>, mutable> -> tensor<64x64xf32, #acc>
+func.func @wgmma_types(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf16, #acc>) {
+  // expected-error @+1 {{wgmma has no 'bf16' x 'bf16' -> 'f16' form (f16 -> f16/f32, bf16 -> f32, tf32 (f32) -> f32, fp8 -> f16/f32)}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf16, #acc>
   return
 }
 
@@ -116,7 +117,7 @@ func.func @wgmma_types(%a: !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzl
 
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 func.func @wgmma_k(%a: !tile.memdesc<64x8xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>, %b: !tile.memdesc<8x64xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = true>, mutable>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{K = 8 is not a multiple of the instruction's K (16)}}
+  // expected-error @+1 {{K = 8 is not a multiple of the instruction's K (16 for 'bf16')}}
   %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x8xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>, !tile.memdesc<8x64xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = true>, mutable> -> tensor<64x64xf32, #acc>
   return
 }
@@ -365,9 +366,9 @@ func.func @wait_types(%t: tensor<64x64xf32, #acc>) {
 // -----
 
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
-func.func @wait_kind(%t: tensor<64x64xf16, #acc>) {
-  // expected-error @+1 {{waits on wgmma accumulators (f32 or i32 tensors), got 'tensor<64x64xf16}}
-  %r = tile_nv.warpgroup_dot_wait %t {pendings = 0 : i32} : (tensor<64x64xf16, #acc>) -> tensor<64x64xf16, #acc>
+func.func @wait_kind(%t: tensor<64x64xf64, #acc>) {
+  // expected-error @+1 {{waits on wgmma accumulators (f32, f16 or i32 tensors), got 'tensor<64x64xf64}}
+  %r = tile_nv.warpgroup_dot_wait %t {pendings = 0 : i32} : (tensor<64x64xf64, #acc>) -> tensor<64x64xf64, #acc>
   return
 }
 
@@ -390,17 +391,6 @@ func.func @dot_shapes(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.mem
 func.func @dot_mixed(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
   // expected-error @+1 {{a and b must hold the same type, got 'bf16' and 'f16'}}
   %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
-  return
-}
-
-// -----
-
-#s2 = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
-#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
-#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
-func.func @dot_layout(%a: !tile.memdesc<64x64xbf16, #s2, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{a must be in a #tile_nv.nvmma_shared layout (what wgmma reads), got #tile.swizzled_shared}}
-  %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #s2, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
   return
 }
 

@@ -104,8 +104,8 @@ LogicalResult WarpGroupDotWaitOp::verify() {
   // kind (tied operands of wgmma.wait_group).
   for (Type t : getInputs().getTypes()) {
     Type elem = cast<RankedTensorType>(t).getElementType();
-    if (!elem.isF32() && !elem.isInteger(32))
-      return emitOpError() << "waits on wgmma accumulators (f32 or i32 "
+    if (!elem.isF32() && !elem.isF16() && !elem.isInteger(32))
+      return emitOpError() << "waits on wgmma accumulators (f32, f16 or i32 "
                               "tensors), got "
                            << t;
   }
@@ -130,22 +130,23 @@ LogicalResult WarpGroupDotOp::verify() {
   if (ta != tb)
     return emitOpError() << "a and b must hold the same type, got " << ta
                          << " and " << tb;
-  bool ok = (ta.isBF16() || ta.isF16()) && tc.isF32();
+  // The forms of wgmma.mma_async: f16 x f16 -> f16 or f32, bf16 x bf16 ->
+  // f32, tf32 (f32 operands) -> f32, fp8 (e4m3, e5m2) -> f16 or f32.
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(ta);
+  bool ok = (ta.isF16() && (tc.isF16() || tc.isF32())) ||
+            ((ta.isBF16() || ta.isF32()) && tc.isF32()) ||
+            (fp8 && (tc.isF16() || tc.isF32()));
   if (!ok)
     return emitOpError() << "wgmma has no " << ta << " x " << tb << " -> "
                          << tc
-                         << " form that Kiln lowers (bf16 or f16 -> f32)";
-  SmallVector<std::pair<StringRef, MemDescType>> buffers = {{"b", b}};
-  if (auto bufA = dyn_cast<MemDescType>(a))
-    buffers.insert(buffers.begin(), {"a", bufA});
-  for (auto [name, t] : buffers)
-    if (!isa<NVMMASharedEncodingAttr>(t.getEncoding()))
-      return emitOpError() << name << " must be in a #tile_nv.nvmma_shared "
-                                      "layout (what wgmma reads), got "
-                           << t.getEncoding();
-  if (k % 16)
+                         << " form (f16 -> f16/f32, bf16 -> f32, tf32 (f32) "
+                            "-> f32, fp8 -> f16/f32)";
+  unsigned bits = ta.getIntOrFloatBitWidth();
+  int64_t instrK = 256 / bits;
+  if (k % instrK)
     return emitOpError() << "K = " << k
-                         << " is not a multiple of the instruction's K (16)";
+                         << " is not a multiple of the instruction's K ("
+                         << instrK << " for " << ta << ")";
   return verifyArch(*this, 90, "wgmma");
 }
 
