@@ -527,8 +527,10 @@ class SharedLinearLayout(SharedLayout):
         if not _is_pow2(alignment):
             raise ValueError(f"SharedLinearLayout: alignment must be a positive power of two, "
                              f"got {alignment}")
-        object.__setattr__(self, "offset_bases", bases)
-        object.__setattr__(self, "block_bases", blocks)
+        # Lists, as Gluon keeps them (code that builds layouts edits a layout's bases in place
+        # to make another: Triton's tests transpose them that way).
+        object.__setattr__(self, "offset_bases", [list(b) for b in bases])
+        object.__setattr__(self, "block_bases", [list(b) for b in blocks])
         object.__setattr__(self, "alignment", alignment)
         if any(any(b) for b in blocks):
             raise ValueError("SharedLinearLayout: block_bases must be zero (Kiln supports one "
@@ -544,7 +546,7 @@ class SharedLinearLayout(SharedLayout):
     def shape(self) -> Tuple[int, ...]:
         rank = len(self.offset_bases[0])
         top = [0] * rank
-        for b in self.offset_bases + self.block_bases:
+        for b in list(self.offset_bases) + list(self.block_bases):
             for i, v in enumerate(b):
                 top[i] = max(top[i], v)
         return tuple(1 << v.bit_length() for v in top)
@@ -561,6 +563,16 @@ class SharedLinearLayout(SharedLayout):
         return SharedLinearLayout([[b[p] for p in perm] for b in self.offset_bases],
                                   [[b[p] for p in perm] for b in self.block_bases],
                                   self.alignment)
+
+    def _key(self):
+        return (tuple(map(tuple, self.offset_bases)), tuple(map(tuple, self.block_bases)),
+                self.alignment)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SharedLinearLayout) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     def mangle(self) -> str:
         bases = "_".join("x".join(map(str, b)) for b in self.offset_bases)
