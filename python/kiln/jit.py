@@ -263,12 +263,14 @@ class JITFunction(KernelFunction):
         if target is None:
             driver = _driver()
             target = _target_name(driver.current_target())
+        num_ctas = options.get("num_ctas", 1)
         signature, constexprs, runtime, key = self.specialize(arguments)
-        mem_key = (key, num_warps, target)
+        mem_key = (key, num_warps, target, num_ctas)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
-            kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps)
+            kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
+                              num_ctas=num_ctas)
             self._record_globals(deps)
             entry = [kernel, None, runtime, constexprs]
             self._kernels[mem_key] = entry

@@ -842,20 +842,19 @@ def test_reduce_combine_must_be_a_kernel_function():
 # --- num_ctas ------------------------------------------------------------------------------------
 
 
-def test_num_ctas_other_than_1_is_rejected(monkeypatch, tmp_path):
+def test_num_ctas_must_be_a_cluster_size(monkeypatch, tmp_path):
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     with pytest.raises(InvalidOption) as ei:
-        kiln.compile(small, {"x": "*fp32", "n": "i32"}, num_ctas=2)
+        kiln.compile(small, {"x": "*fp32", "n": "i32"}, num_ctas=3)
     assert isinstance(ei.value, ValueError)
-    assert_error(ei.value, "E:def", "def small", r"num_ctas > 1 is not supported yet \(got "
-                 r"num_ctas=2\): Kiln runs one CTA per program; leave num_ctas at 1",
-                 InvalidOption)
-    with pytest.raises(InvalidOption, match=r"num_ctas > 1 is not supported yet"):
-        small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=4)
-    with pytest.raises(InvalidOption, match=r"num_ctas must be 1, got 0"):
+    assert_error(ei.value, "E:def", "def small", r"num_ctas must be a power of 2 between 1 and "
+                 r"16 \(the CTAs of a cluster\), got 3", InvalidOption)
+    with pytest.raises(InvalidOption, match=r"num_ctas must be a power of 2 between 1 and 16"):
+        small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=32)
+    with pytest.raises(InvalidOption, match=r"got 0"):
         small.warmup("*fp32", "i32", target="cuda:sm_90a", num_ctas=0)
-    with pytest.raises(InvalidOption, match=r"num_ctas > 1 is not supported yet"):
-        small[(1,)](0, 5, num_ctas=2)  # before looking for a GPU
+    with pytest.raises(InvalidOption, match=r"got True"):
+        small[(1,)](0, 5, num_ctas=True)  # before looking for a GPU
 
 
 def test_num_ctas_1_is_accepted(monkeypatch, tmp_path):

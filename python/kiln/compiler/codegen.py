@@ -155,7 +155,7 @@ class CodeGenerator:
     """Generates the module for one kernel specialization."""
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
-                 warp_size: int):
+                 warp_size: int, num_ctas: int = 1):
         """``params`` maps every argument name to ``("runtime", type, divisibility)`` or
         ``("constexpr", value)``."""
         self.fn = fn
@@ -165,7 +165,7 @@ class CodeGenerator:
         self.warp_size = warp_size
         self.b = IRBuilder()
         self.sem = Semantic(self.b, target=target, num_warps=num_warps, warp_size=warp_size,
-                            codegen=self)
+                            codegen=self, num_ctas=num_ctas)
         self.frames: List[_Frame] = []
         self.called = {}
         self.node = None  # the AST node being compiled

@@ -177,18 +177,15 @@ def _check_num_warps(fn, num_warps, info):
 
 
 def check_num_ctas(num_ctas, fn=None):
-    """Kiln compiles one CTA per program: thread-block clusters (``num_ctas > 1``) are not
-    implemented, and silently ignoring the option would launch a different kernel than the
-    one asked for."""
-    if isinstance(num_ctas, int) and not isinstance(num_ctas, bool) and num_ctas == 1:
+    """``num_ctas``: the CTAs of one program, a thread-block cluster (Gluon's option): a power
+    of two up to 16 (the most a Hopper cluster holds). Layouts split among them with
+    ``cga_layout``."""
+    if isinstance(num_ctas, int) and not isinstance(num_ctas, bool) and \
+            num_ctas in (1, 2, 4, 8, 16):
         return
     where = fn.src.position(fn.src.fdef) if fn is not None else (None, None, None)
-    if isinstance(num_ctas, int) and not isinstance(num_ctas, bool) and num_ctas > 1:
-        message = (f"num_ctas > 1 is not supported yet (got num_ctas={num_ctas}): Kiln runs "
-                   f"one CTA per program; leave num_ctas at 1")
-    else:
-        message = f"num_ctas must be 1, got {num_ctas!r}"
-    raise InvalidOption(message, *where)
+    raise InvalidOption(f"num_ctas must be a power of 2 between 1 and 16 (the CTAs of a "
+                        f"cluster), got {num_ctas!r}", *where)
 
 
 def make_ir(fn, signature, constexprs=None, target=None, num_warps=4, *,
@@ -380,7 +377,7 @@ def valid_payload(payload) -> bool:
     return True
 
 
-def cache_key(fn, params, target, num_warps, compiler_version) -> str:
+def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1) -> str:
     spec = []
     for name, kind in params.items():
         if kind[0] == "constexpr":
@@ -393,7 +390,8 @@ def cache_key(fn, params, target, num_warps, compiler_version) -> str:
             spec.append([name, spelled + (f"@{space}" if space != 1 else ""),
                          kind[2] or 0])
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
-             "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec}
+             "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
+             **({"num_ctas": num_ctas} if num_ctas != 1 else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -516,7 +514,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
             num_ctas=1, cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
-    ``num_ctas`` must be 1 (clusters are not supported yet)."""
+    ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
+    ``cga_layout``, and the IR is the program of one CTA."""
     fn = as_kernel_function(fn)
     check_num_ctas(num_ctas, fn)
     compiler = load_compiler()
@@ -527,7 +526,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
     disk = None
-    key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler))
+    key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas)
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -541,7 +540,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     timings = {}
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
-                       warp_size=warp_size).generate()
+                       warp_size=warp_size, num_ctas=num_ctas).generate()
     timings["frontend"] = clock() - start
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
@@ -608,6 +607,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         **({"image": image} if image else {}),
         "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
+        **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
         **({"total_num_warps": int(module_info["total_num_warps"])}
            if int(module_info.get("total_num_warps") or num_warps) != num_warps else {}),
         "shared": int(module_info["shared"]), "params": runtime_params,

@@ -609,9 +609,12 @@ class shared_memory_descriptor_type:
         return self.element_ty
 
     def to_ir(self) -> str:
-        dims = "x".join(str(d) for d in self.shape)
-        alloc = ("" if self.alloc_shape == self.shape
-                 else ", " + "x".join(str(d) for d in self.alloc_shape))
+        # A buffer split among the CTAs of a cluster: each CTA's part (see _cga).
+        shape = self.layout.per_cta_shape(self.shape)
+        alloc_shape = self.layout.per_cta_shape(self.alloc_shape)
+        dims = "x".join(str(d) for d in shape)
+        alloc = ("" if alloc_shape == shape
+                 else ", " + "x".join(str(d) for d in alloc_shape))
         return (f"!tile.memdesc<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}"
                 + (", mutable" if self.mutable else "") + alloc + ">")
 

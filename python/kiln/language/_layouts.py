@@ -16,6 +16,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple
 
+from . import _cga
 from ._constexpr import _unwrap
 
 __all__ = [
@@ -74,6 +75,15 @@ class DistributedLayout:
 
     def mangle(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
+
+    @property
+    def cga_bases(self) -> tuple:
+        """The layout's cluster split (see :mod:`kiln.language._cga`); () for one CTA."""
+        return ()
+
+    def without_cga(self) -> "DistributedLayout":
+        """The layout of one CTA's part (what the IR holds)."""
+        return self
 
 
 class _InferredLayout(DistributedLayout):
@@ -136,8 +146,9 @@ class BlockedLayout(DistributedLayout):
     def __post_init__(self):
         for name in ("size_per_thread", "threads_per_warp", "warps_per_cta", "order"):
             object.__setattr__(self, name, _int_tuple(name, getattr(self, name)))
-        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
         rank = len(self.size_per_thread)
+        object.__setattr__(self, "cga_layout",
+                           _cga.normalize("BlockedLayout", _unwrap(self.cga_layout), rank))
         if rank == 0:
             raise ValueError("BlockedLayout needs at least one dimension")
         for name in ("threads_per_warp", "warps_per_cta", "order"):
@@ -153,13 +164,20 @@ class BlockedLayout(DistributedLayout):
         if sorted(self.order) != list(range(rank)):
             raise ValueError(f"BlockedLayout: order must be a permutation of "
                              f"0..{rank - 1}, got {list(self.order)}")
-        if self.cga_layout:
-            raise ValueError("BlockedLayout: cga_layout must be [] (Kiln supports one CTA "
-                             "per program)")
 
     @property
     def rank(self) -> int:
         return len(self.size_per_thread)
+
+    @property
+    def cga_bases(self) -> tuple:
+        return self.cga_layout
+
+    def without_cga(self):
+        if not self.cga_layout:
+            return self
+        return BlockedLayout(self.size_per_thread, self.threads_per_warp, self.warps_per_cta,
+                             self.order)
 
     def _attr_text(self, render) -> str:
         return ("#tile.blocked<{sizePerThread = " + _list_text(self.size_per_thread)
@@ -170,13 +188,15 @@ class BlockedLayout(DistributedLayout):
     def mangle(self) -> str:
         def m(v):
             return "x".join(str(i) for i in v)
+        cga = ("C" + "_".join(m(b) for b in self.cga_layout)) if self.cga_layout else ""
         return (f"B{m(self.size_per_thread)}_{m(self.threads_per_warp)}_"
-                f"{m(self.warps_per_cta)}_{m(self.order)}B")
+                f"{m(self.warps_per_cta)}_{m(self.order)}{cga}B")
 
     def __repr__(self) -> str:
+        cga = f", cga_layout={[list(b) for b in self.cga_layout]}" if self.cga_layout else ""
         return (f"BlockedLayout(size_per_thread={list(self.size_per_thread)}, "
                 f"threads_per_warp={list(self.threads_per_warp)}, "
-                f"warps_per_cta={list(self.warps_per_cta)}, order={list(self.order)})")
+                f"warps_per_cta={list(self.warps_per_cta)}, order={list(self.order)}{cga})")
 
 
 @dataclass(frozen=True, repr=False)
@@ -201,6 +221,14 @@ class SliceLayout(DistributedLayout):
     @property
     def rank(self) -> int:
         return self.parent.rank - 1
+
+    @property
+    def cga_bases(self) -> tuple:
+        return _cga.slice_bases(self.parent.cga_bases, self.dim)
+
+    def without_cga(self):
+        parent = self.parent.without_cga()
+        return self if parent is self.parent else SliceLayout(self.dim, parent)
 
     def _attr_text(self, render) -> str:
         return f"#tile.slice<{{dim = {self.dim}, parent = {render(self.parent)}}}>"
@@ -430,6 +458,25 @@ class SharedLayout:
     def to_ir(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    @property
+    def cga_split(self):
+        """How many CTAs of a cluster split each dimension of the buffer (None: not split)."""
+        return None
+
+    def per_cta_shape(self, shape):
+        """The shape of one CTA's part of a buffer of ``shape`` (what the IR holds)."""
+        split = self.cga_split
+        if not split or all(x == 1 for x in split):
+            return tuple(shape)
+        lead = len(shape) - len(split)
+        out = list(shape)
+        for d, k in enumerate(split):
+            if out[lead + d] % k:
+                raise ValueError(f"{self!r}: dimension {lead + d} of size {out[lead + d]} "
+                                 f"cannot be split among {k} CTAs")
+            out[lead + d] //= k
+        return tuple(out)
+
     def mangle(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -532,24 +579,34 @@ class SharedLinearLayout(SharedLayout):
         object.__setattr__(self, "offset_bases", [list(b) for b in bases])
         object.__setattr__(self, "block_bases", [list(b) for b in blocks])
         object.__setattr__(self, "alignment", alignment)
-        if any(any(b) for b in blocks):
-            raise ValueError("SharedLinearLayout: block_bases must be zero (Kiln supports one "
-                             "CTA per program)")
-        shape = self.shape
+        shape = self.cta_shape
         if len(bases) != sum(_log2(d) for d in shape) or _f2_rank(
                 [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
                  for b in bases]) != len(bases):
             raise ValueError(f"SharedLinearLayout: the offset bases must reach every element "
                              f"of shape {list(shape)} exactly once")
 
-    @property
-    def shape(self) -> Tuple[int, ...]:
-        rank = len(self.offset_bases[0])
+    @staticmethod
+    def _extent(bases, rank):
         top = [0] * rank
-        for b in list(self.offset_bases) + list(self.block_bases):
+        for b in bases:
             for i, v in enumerate(b):
                 top[i] = max(top[i], v)
         return tuple(1 << v.bit_length() for v in top)
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        """The whole buffer's shape, over the CTAs of a cluster (Gluon's ``shape``)."""
+        return self._extent(list(self.offset_bases) + list(self.block_bases), self.rank)
+
+    @property
+    def cta_shape(self) -> Tuple[int, ...]:
+        """The shape of one CTA's part: what the offset bases reach."""
+        return self._extent(self.offset_bases, self.rank)
+
+    @property
+    def cga_split(self):
+        return tuple(w // c for w, c in zip(self.shape, self.cta_shape))
 
     @property
     def rank(self) -> int:
@@ -557,7 +614,7 @@ class SharedLinearLayout(SharedLayout):
 
     def to_ir(self) -> str:
         return (f"#tile.shared_linear<{{offset = {_bases_text(self.offset_bases)}, "
-                f"shape = {_list_text(self.shape)}, alignment = {max(16, self.alignment)}}}>")
+                f"shape = {_list_text(self.cta_shape)}, alignment = {max(16, self.alignment)}}}>")
 
     def permuted(self, perm):
         return SharedLinearLayout([[b[p] for p in perm] for b in self.offset_bases],

@@ -11,6 +11,7 @@ import math
 import struct
 from typing import List, Optional
 
+from . import _cga
 from . import _core as core
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
@@ -89,8 +90,10 @@ def float_literal(value: float, dt: dtype) -> str:
 class Semantic:
     """Emits ops through an :class:`~kiln.compiler.ir.IRBuilder`."""
 
-    def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None):
+    def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None,
+                 num_ctas: int = 1):
         self.b = builder
+        self.num_ctas = num_ctas
         self.target = target
         self.num_warps = num_warps
         self.warp_size = warp_size
@@ -185,6 +188,7 @@ class Semantic:
             raise ValueError(f"{what}: layout {layout!r} has rank {layout.rank} but the shape "
                              f"{tuple(shape)} has rank {len(shape)}")
         self._check_layout_context(layout, what)
+        self.check_cga(layout, what)
         if isinstance(layout, DistributedLinearLayout) and tuple(layout.shape) != tuple(shape):
             raise ValueError(f"{what}: {layout!r} is defined for shape {tuple(layout.shape)}, "
                              f"not {tuple(shape)}")
@@ -431,6 +435,9 @@ class Semantic:
             if shape == x.type.shape:
                 return x
             self._require_fixed(x, "reshape without a layout")
+            if x.type.layout.cga_bases:
+                raise ValueError("reshape of a tensor split among the CTAs of a cluster is not "
+                                 "supported yet")
             layout = reshape_linear(x.type.layout, x.type.shape, shape)
         self.check_layout(layout, shape, "reshape")
         rt = distributed_type(x.dtype, shape, layout)
@@ -462,6 +469,7 @@ class Semantic:
             raise ValueError(f"allocate_shared_memory: {layout!r} is for buffers of shape "
                              f"{list(own)}, but the shape's last {layout.rank} dimension(s) "
                              f"are {list(shape[lead:])}")
+        self.check_cga(layout, "allocate_shared_memory")
         mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
         operands = []
         if value is not None:
@@ -470,6 +478,7 @@ class Semantic:
                     or value.dtype != element_ty:
                 raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
                                  f"tensor of shape {tuple(shape)} and type {element_ty}")
+            self.check_same_cta_part(value, mdt, "allocate_shared_memory")
             operands = [value]
         handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
         return core.shared_memory_descriptor(handle, mdt)
@@ -706,6 +715,13 @@ class Semantic:
             raise TypeError(f"set_auto_layout must set a distributed layout, got {layout!r}")
         if not isinstance(layout, CoalescedLayout):
             self.check_layout(layout, x.type.shape, "set_auto_layout")
+            if any(p > 1 for p in _cga.split(layout.cga_bases, len(x.type.shape))):
+                # The IR holds one CTA's part of a split tensor, and which part a value with
+                # AutoLayout is depends on what the layout resolves to.
+                raise ValueError(f"set_auto_layout to {layout!r}, which splits the tensor among "
+                                 f"the CTAs of a cluster, is not supported yet: give the values "
+                                 f"it would reach that layout explicitly (e.g. kl.arange(..., "
+                                 f"layout=kl.SliceLayout(...)))")
         rt = distributed_type(x.dtype, x.type.shape, layout)
         return self._op("tile.set_auto_layout", [x], rt)
 
@@ -722,6 +738,10 @@ class Semantic:
         self.check_layout(layout, x.type.shape, "convert_layout")
         if layout == x.type.layout:
             return x
+        if self._cta_bases(x.type.layout) != self._cta_bases(layout):
+            raise ValueError(f"convert_layout between layouts that split the tensor differently "
+                             f"among the CTAs of a cluster ({x.type.layout!r} -> {layout!r}) "
+                             f"would move data between CTAs, which Kiln does not do yet")
         if assert_trivial:
             self._require_fixed(x, "convert_layout(assert_trivial=True)")
         if assert_trivial and not is_trivial_conversion(x.type.layout, layout, x.type.shape):
@@ -917,10 +937,70 @@ class Semantic:
     # -- tensor creation and program ids -------------------------------------------------------
 
     def program_id(self, axis) -> tensor:
-        return self._grid_op("program_id", axis)
+        pid = self._grid_op("program_id", axis)
+        if self.num_ctas > 1 and axis == 0:  # a program is a cluster of num_ctas CTAs along x
+            pid = self.binary("floordiv", pid, self.num_ctas)
+        return pid
 
     def num_programs(self, axis) -> tensor:
-        return self._grid_op("num_programs", axis)
+        n = self._grid_op("num_programs", axis)
+        if self.num_ctas > 1 and axis == 0:
+            n = self.binary("floordiv", n, self.num_ctas)
+        return n
+
+    def cta_rank(self) -> tensor:
+        """This CTA's rank in its cluster (the launch puts a cluster's CTAs next to each other
+        along x)."""
+        return self.binary("and", self._grid_op("program_id", 0), self.num_ctas - 1)
+
+    def _cta_tile_start(self, layout, shape, dim) -> Optional[tensor]:
+        """Where this CTA's part of dimension ``dim`` of a tensor of ``shape`` in ``layout``
+        starts (an i32 scalar), or None when the dimension is not split."""
+        bases = layout.cga_bases
+        parts = _cga.split(bases, len(shape))[dim]
+        if parts == 1:
+            return None
+        rank, tile = self.cta_rank(), None
+        for bit, vec in enumerate(bases):
+            if not vec[dim]:
+                continue
+            term = self.binary("mul", self.binary("and", self.binary("rshift", rank, bit), 1),
+                               vec[dim])
+            tile = term if tile is None else self.binary("or", tile, term)
+        local = max(1, shape[dim] // parts)
+        tiles = shape[dim] // local  # fewer than parts where the CTA tiles wrap around
+        if tiles < parts:
+            tile = self.binary("and", tile, tiles - 1)
+        return self.binary("mul", tile, local)
+
+    def _cta_bases(self, layout):
+        """The layout's cluster bases, one per bit of num_ctas (zeros where it has none)."""
+        if is_inferred(layout):
+            return None
+        bits = self.num_ctas.bit_length() - 1
+        bases = tuple(layout.cga_bases)
+        return bases or ((0,) * (layout.rank or 0),) * bits
+
+    def check_same_cta_part(self, value, mdt, what):
+        """A tensor and a buffer a cluster splits must split the same way: each CTA moves its
+        own part."""
+        layout = value.type.layout
+        if is_inferred(layout) or not (layout.cga_bases or mdt.layout.cga_split):
+            return
+        mine = _cga.per_cta_shape(value.type.shape, layout.cga_bases, what)
+        theirs = mdt.layout.per_cta_shape(mdt.shape)
+        if tuple(mine) != tuple(theirs[len(theirs) - len(mine):]):
+            raise ValueError(f"{what}: the tensor's layout gives each CTA of the cluster a "
+                             f"{list(mine)} part, but the buffer's layout {mdt.layout!r} a "
+                             f"{list(theirs)} part")
+
+    def check_cga(self, layout, what):
+        """A layout's cluster split must have one basis per bit of num_ctas."""
+        bases = layout.cga_bases if isinstance(layout, DistributedLayout) else (
+            getattr(layout, "cga_layout", None) or getattr(layout, "block_bases", None) or ())
+        if bases and len(bases) != (self.num_ctas.bit_length() - 1):
+            raise ValueError(f"{what}: {layout!r} splits {2 ** len(bases)} CTAs, but the kernel "
+                             f"has num_ctas={self.num_ctas}")
 
     def _grid_op(self, name, axis):
         if not isinstance(axis, int) or isinstance(axis, bool) or axis not in (0, 1, 2):
@@ -941,8 +1021,15 @@ class Semantic:
         self.check_shape([n], "arange")
         layout = self.check_layout(layout, (n,), "arange", inferred=True)
         rt = distributed_type(core.int32, (n,), layout)
-        return self._op("tile.arange", [], rt,
-                        {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
+        if is_inferred(layout) or not layout.cga_bases:
+            return self._op("tile.arange", [], rt,
+                            {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
+        # Split among a cluster's CTAs: this CTA's part, from where its tile starts.
+        local = _cga.per_cta_shape((n,), layout.cga_bases, "arange")[0]
+        r = self._op("tile.arange", [], rt, {"start": self.b.int_attr(start),
+                                            "end": self.b.int_attr(start + local)})
+        offset = self._cta_tile_start(layout, (n,), 0)
+        return r if offset is None else self.binary("add", r, offset)
 
     def full(self, shape, value, dt, layout) -> tensor:
         shape = self.check_shape(shape, "full")
@@ -1055,6 +1142,11 @@ class Semantic:
             axis += rank
         if not 0 <= axis < rank:
             raise ValueError(f"reduce axis {axis} is out of range for rank {rank}")
+        if not is_inferred(x.type.layout) and x.type.layout.cga_bases and \
+                _cga.split(x.type.layout.cga_bases, rank)[axis] > 1:
+            raise ValueError(f"reduce along axis {axis}, which {x.type.layout!r} splits among "
+                             f"the CTAs of a cluster: a reduction across CTAs is not supported "
+                             f"yet")
         elt = x.dtype
         if rank == 1:
             rt = elt

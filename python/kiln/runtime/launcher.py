@@ -277,6 +277,14 @@ class LoadedKernel:
         func = self._ensure_loaded()
         if stream is None:
             stream = default_stream()
+        ctas = int(self.metadata.get("num_ctas", 1))
+        if ctas > 1:
+            # Each program is a cluster of num_ctas CTAs, consecutive along x (Triton's grid
+            # counts clusters): CTA x belongs to program x // num_ctas.
+            if grid[0] * ctas > 2**31 - 1:
+                raise ValueError(f"kernel {self.name!r}: grid x {grid[0]} times num_ctas "
+                                 f"{ctas} exceeds 2^31 - 1 CTAs")
+            grid = (grid[0] * ctas,) + tuple(grid[1:])
         try:
             self.driver.launch(func, grid, self.block, self.shared, stream,
                                self.arg_types, values)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from .. import _cga
 from .._constexpr import _unwrap
 from .._layouts import (DistributedLayout, SharedLayout, _int_tuple, _is_pow2, _list_text)
 
@@ -48,10 +49,8 @@ class NVMMASharedLayout(SharedLayout):
         if self.fp4_padded:
             raise ValueError("NVMMASharedLayout: fp4_padded is not supported yet (Kiln has no "
                              "fp4 types)")
-        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
-        if self.cga_layout:
-            raise ValueError("NVMMASharedLayout: cga_layout must be [] (Kiln supports one "
-                             "CTA per program)")
+        object.__setattr__(self, "cga_layout", _cga.normalize(
+            "NVMMASharedLayout", _unwrap(self.cga_layout), 2 if self.cga_layout else None))
 
     @staticmethod
     def get_default_for(block_shape, dtype, transposed=False, fp4_padded=False,
@@ -92,6 +91,10 @@ class NVMMASharedLayout(SharedLayout):
         return NVMMASharedLayout(self.swizzle_byte_width, self.element_bitwidth, self.rank,
                                  not self.transposed)
 
+    @property
+    def cga_split(self):
+        return _cga.split(self.cga_layout, len(self.cga_layout[0])) if self.cga_layout else None
+
     def descriptor_spec(self) -> dict:
         """The fields a TMA descriptor records (kiln.nvidia.hopper.TensorDescriptor)."""
         return {"swizzle_byte_width": self.swizzle_byte_width,
@@ -99,8 +102,10 @@ class NVMMASharedLayout(SharedLayout):
                 "transposed": self.transposed, "fp4_padded": self.fp4_padded}
 
     def mangle(self) -> str:
+        cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \
+            if self.cga_layout else ""
         return (f"NVS{self.swizzle_byte_width}_{self.element_bitwidth}_{self.rank}_"
-                f"{int(self.transposed)}NVS")
+                f"{int(self.transposed)}{cga}NVS")
 
     def __repr__(self) -> str:
         return (f"NVMMASharedLayout(swizzle_byte_width={self.swizzle_byte_width}, "
@@ -128,7 +133,8 @@ class NVMMADistributedLayout(DistributedLayout):
         object.__setattr__(self, "warps_per_cta", _int_tuple("warps_per_cta",
                                                              self.warps_per_cta))
         object.__setattr__(self, "instr_shape", _int_tuple("instr_shape", self.instr_shape))
-        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
+        object.__setattr__(self, "cga_layout", _cga.normalize(
+            "NVMMADistributedLayout", _unwrap(self.cga_layout), 2))
         if self.version not in ((2, 0), (3, 0)):
             raise ValueError(f"NVMMADistributedLayout: version must be [2, 0] (mma.sync) or "
                              f"[3, 0] (wgmma), got {list(self.version)}")
@@ -148,9 +154,6 @@ class NVMMADistributedLayout(DistributedLayout):
                     not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
                 raise ValueError(f"NVMMADistributedLayout: instr_shape must be [16, n, k] with "
                                  f"n a power of 2 in [8, 256], got {list(self.instr_shape)}")
-        if self.cga_layout:
-            raise ValueError("NVMMADistributedLayout: cga_layout must be [] (Kiln supports "
-                             "one CTA per program)")
 
     @property
     def rank(self) -> int:
@@ -161,9 +164,20 @@ class NVMMADistributedLayout(DistributedLayout):
                 f"{self.version[1]}, warpsPerCTA = {_list_text(self.warps_per_cta)}, "
                 f"instrShape = {_list_text(self.instr_shape)}}}>")
 
+    @property
+    def cga_bases(self) -> tuple:
+        return self.cga_layout
+
+    def without_cga(self):
+        if not self.cga_layout:
+            return self
+        return NVMMADistributedLayout(self.version, self.warps_per_cta, self.instr_shape)
+
     def mangle(self) -> str:
+        cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \
+            if self.cga_layout else ""
         return (f"NVD{self.version[0]}_{'x'.join(map(str, self.warps_per_cta))}_"
-                f"{'x'.join(map(str, self.instr_shape))}NVD")
+                f"{'x'.join(map(str, self.instr_shape))}{cga}NVD")
 
     def __repr__(self) -> str:
         return (f"NVMMADistributedLayout(version={list(self.version)}, warps_per_cta="
@@ -206,6 +220,15 @@ class DotOperandLayout(DistributedLayout):
     @property
     def rank(self) -> int:
         return 2
+
+    @property
+    def cga_bases(self) -> tuple:
+        return self.parent.cga_bases
+
+    def without_cga(self):
+        parent = self.parent.without_cga()
+        return self if parent is self.parent else DotOperandLayout(self.operand_index, parent,
+                                                                   self.k_width)
 
     def _attr_text(self, render) -> str:
         return (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "

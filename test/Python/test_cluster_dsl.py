@@ -1,0 +1,114 @@
+"""Clusters (issue 24, item 3, in part): ``num_ctas`` CTAs run each program and layouts split
+tensors and shared buffers among them with ``cga_layout``. Kiln compiles the program of one
+CTA: the IR holds each CTA's part, ``arange`` adds where that part starts (from the CTA's rank,
+``program_id(0) % num_ctas``), and ``program_id(0)`` / ``num_programs(0)`` count programs
+(clusters), as in Gluon. Moving data between CTAs is an error at the user's line."""
+
+import os
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.compiler.errors import CompilationError
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+SPLIT2 = kl.BlockedLayout([8], [32], [8], [0], cga_layout=[[1]])
+
+
+def _compile(fn, sig, cx, num_ctas, num_warps=8):
+    return kiln.compile(fn, sig, cx, target="cuda:sm_90a", num_warps=num_warps,
+                        num_ctas=num_ctas, cache=False)
+
+
+@kiln.jit
+def copy_kernel(Out, In, numel, XBLOCK: kl.constexpr, layout: kl.constexpr):
+    # Triton's test_copy_kernel_multi_cta kernel.
+    xoffset = kl.program_id(0) * XBLOCK + kl.arange(0, XBLOCK, layout=layout)
+    xmask = xoffset < numel
+    kl.store(Out + xoffset, kl.load(In + xoffset, xmask), xmask)
+
+
+def test_each_cta_holds_its_part():
+    k = _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
+                 {"XBLOCK": 2048, "layout": SPLIT2}, num_ctas=2)
+    tile = k.asm["tile"]
+    # 2048 elements split in two: each CTA's arange covers 1024, moved by rank * 1024.
+    assert "tile.arange 0, 1024 : tensor<1024xi32" in tile
+    assert "tensor<2048x" not in tile
+    assert "arith.constant 1024 : i32" in tile
+    assert k.metadata["num_ctas"] == 2
+    # program_id(0) counts programs: the CTA index divided by num_ctas.
+    assert "arith.divsi" in tile
+
+
+def test_layout_and_num_ctas_must_agree():
+    four = kl.BlockedLayout([8], [32], [8], [0], cga_layout=[[1], [2]])
+    with pytest.raises(CompilationError, match=r"splits 4 CTAs, but the kernel has num_ctas=2"):
+        _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
+                 {"XBLOCK": 2048, "layout": four}, num_ctas=2)
+
+
+def test_cga_layout_is_checked():
+    with pytest.raises(ValueError, match="moves by a power of two of CTA tiles along one"):
+        kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=[[1, 1]])
+    with pytest.raises(ValueError, match="two cga_layout bases move the same way"):
+        kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=[[1, 0], [1, 0]])
+    with pytest.raises(ValueError, match="needs 2 entries"):
+        kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=[[1]])
+    a = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=[[1, 0]])
+    b = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=[[0, 1]])
+    assert a != b and a.mangle() != b.mangle() and a.without_cga() == b.without_cga()
+    assert kl.SliceLayout(1, a).cga_bases == ((1,),) and kl.SliceLayout(0, a).cga_bases == ((0,),)
+
+
+ROWS = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[1, 0]])
+COLS = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[0, 1]])
+
+
+@kiln.jit
+def sum_rows(x, out, L: kl.constexpr):
+    offs = kl.arange(0, 64, kl.SliceLayout(1, L))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, L))[None, :]
+    kl.store(out + kl.arange(0, 64, kl.SliceLayout(0, L)), kl.sum(kl.load(x + offs), 0))  # SUM
+
+
+@kiln.jit
+def change_split(x, L: kl.constexpr, M: kl.constexpr):
+    offs = kl.arange(0, 64, kl.SliceLayout(1, L))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, L))[None, :]
+    kl.store(x + kl.convert_layout(offs, M), 1.0)  # CONVERT
+
+
+@kiln.jit
+def auto_to_split(x, L: kl.constexpr):
+    offs = kl.arange(0, 64)[:, None] * 64 + kl.arange(0, 64)[None, :]
+    kl.store(kl.set_auto_layout(x + offs, L), 1.0)  # AUTO
+
+
+@pytest.mark.parametrize("fn, cx, marker, anchor, message", [
+    (sum_rows, {"L": ROWS}, "SUM", "kl.sum",
+     r"reduce along axis 0, which BlockedLayout\(.*\) splits among the CTAs of a cluster: a "
+     r"reduction across CTAs is not supported yet"),
+    (change_split, {"L": ROWS, "M": COLS}, "CONVERT", "kl.convert_layout",
+     r"convert_layout between layouts that split the tensor differently among the CTAs of a "
+     r"cluster .* would move data between CTAs, which Kiln does not do yet"),
+    (auto_to_split, {"L": ROWS}, "AUTO", "kl.set_auto_layout",
+     r"set_auto_layout to BlockedLayout\(.*\), which splits the tensor among the CTAs of a "
+     r"cluster, is not supported yet: .*"),
+])
+def test_moving_data_between_ctas_is_an_error_at_the_line(fn, cx, marker, anchor, message):
+    sig = {"x": "*fp32", "out": "*fp32"} if fn is sum_rows else {"x": "*fp32"}
+    with pytest.raises(CompilationError) as e:
+        _compile(fn, sig, cx, num_ctas=2, num_warps=4)
+    located.assert_located(e.value, HERE, marker, anchor, message, CompilationError)
+
+
+def test_summing_along_a_dimension_that_is_not_split_compiles():
+    k = _compile(sum_rows, {"x": "*fp32", "out": "*fp32"}, {"L": COLS}, num_ctas=2, num_warps=4)
+    assert "tensor<64x32xf32" in k.asm["tile"]
