@@ -24,6 +24,8 @@ void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
   tile::TileResolveLayoutsPassOptions layouts;
   layouts.target = options.target;
   pm.addPass(tile::createTileResolveLayoutsPass(layouts));
+  // Then tensors split among a cluster's CTAs become one CTA's part.
+  pm.addPass(tile::createTileSplitClusterPass());
   // The check reads the group counts of waits on tokens.
   pm.addPass(tile::createTileInsertWaitCountsPass(waits));
   pm.addPass(tile::createTileCheckAsyncSafetyPass());

@@ -1,10 +1,12 @@
 """Clusters (issue 24, item 3, in part): ``num_ctas`` CTAs run each program and layouts split
-tensors and shared buffers among them with ``cga_layout``. Kiln compiles the program of one
-CTA: the IR holds each CTA's part, ``arange`` adds where that part starts (from the CTA's rank,
-``program_id(0) % num_ctas``), and ``program_id(0)`` / ``num_programs(0)`` count programs
+tensors and shared buffers among them with ``cga_layout``. A split tensor has a
+``#tile.cga<{bases, layout}>`` layout and its whole shape in the IR; tile-split-cluster makes
+it each CTA's part, and ``arange`` adds where that part starts (from the CTA's rank,
+``program_id(0) % num_ctas``). ``program_id(0)`` / ``num_programs(0)`` count programs
 (clusters), as in Gluon. Moving data between CTAs is an error at the user's line."""
 
 import os
+import subprocess
 
 import pytest
 
@@ -14,6 +16,7 @@ from kiln.compiler.errors import CompilationError
 
 import compiled
 import located
+import remarks
 
 pytestmark = compiled.needs_compiler
 
@@ -34,17 +37,29 @@ def copy_kernel(Out, In, numel, XBLOCK: kl.constexpr, layout: kl.constexpr):
     kl.store(Out + xoffset, kl.load(In + xoffset, xmask), xmask)
 
 
+def _split(tile_ir):
+    """The module after tile-resolve-layouts and tile-split-cluster (kiln-opt replays them)."""
+    proc = subprocess.run([remarks.KILN_OPT, "-", "--tile-resolve-layouts",
+                           "--tile-split-cluster"], input=tile_ir, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
 def test_each_cta_holds_its_part():
     k = _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
                  {"XBLOCK": 2048, "layout": SPLIT2}, num_ctas=2)
     tile = k.asm["tile"]
-    # 2048 elements split in two: each CTA's arange covers 1024, moved by rank * 1024.
-    assert "tile.arange 0, 1024 : tensor<1024xi32" in tile
-    assert "tensor<2048x" not in tile
-    assert "arith.constant 1024 : i32" in tile
+    assert "#tile.cga<{bases = [[1]], layout = #blocked}>" in tile
+    assert "tile.arange 0, 2048 : tensor<2048xi32, #cga>" in tile
     assert k.metadata["num_ctas"] == 2
     # program_id(0) counts programs: the CTA index divided by num_ctas.
     assert "arith.divsi" in tile
+    # 2048 elements split in two: each CTA's arange covers 1024, moved by rank * 1024.
+    split = _split(tile)
+    assert "tile.arange 0, 1024 : tensor<1024xi32, #blocked>" in split
+    assert "arith.constant 1024 : i32" in split and "tensor<2048" not in split
+    assert "#tile.cga" not in split
 
 
 def test_layout_and_num_ctas_must_agree():
@@ -98,9 +113,6 @@ def auto_to_split(x, L: kl.constexpr):
     (change_split, {"L": ROWS, "M": COLS}, "CONVERT", "kl.convert_layout",
      r"convert_layout between layouts that split the tensor differently among the CTAs of a "
      r"cluster .* would move data between CTAs, which Kiln does not do yet"),
-    (auto_to_split, {"L": ROWS}, "AUTO", "kl.set_auto_layout",
-     r"set_auto_layout to BlockedLayout\(.*\), which splits the tensor among the CTAs of a "
-     r"cluster, is not supported yet: .*"),
 ])
 def test_moving_data_between_ctas_is_an_error_at_the_line(fn, cx, marker, anchor, message):
     sig = {"x": "*fp32", "out": "*fp32"} if fn is sum_rows else {"x": "*fp32"}
@@ -111,4 +123,15 @@ def test_moving_data_between_ctas_is_an_error_at_the_line(fn, cx, marker, anchor
 
 def test_summing_along_a_dimension_that_is_not_split_compiles():
     k = _compile(sum_rows, {"x": "*fp32", "out": "*fp32"}, {"L": COLS}, num_ctas=2, num_warps=4)
-    assert "tensor<64x32xf32" in k.asm["tile"]
+    assert "tensor<64x32xf32" in _split(k.asm["tile"])
+
+
+def test_automatic_layouts_resolve_to_split_ones():
+    # The aranges have AutoLayout; set_auto_layout gives the pointers a split layout, and the
+    # aranges' parts follow from it (their CTA offsets are added after the resolution).
+    k = _compile(auto_to_split, {"x": "*fp32"}, {"L": ROWS}, num_ctas=2, num_warps=4)
+    split = _split(k.asm["tile"])
+    assert "#slice = #tile.slice<{dim = 1, parent = #blocked}>" in split
+    assert "tile.arange 0, 32 : tensor<32xi32, #slice>" in split
+    assert "tile.arange 0, 64 : tensor<64xi32, #slice1>" in split
+    assert split.count("arith.constant 32 : i32") == 1  # one offset: the split rows

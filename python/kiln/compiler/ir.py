@@ -12,7 +12,6 @@ import contextlib
 import re
 from typing import Dict, List, Optional, Sequence
 
-from ..language._cga import per_cta_shape
 from ..language._layouts import BlockedLayout, DistributedLayout, SliceLayout, is_inferred
 
 
@@ -103,15 +102,9 @@ class IRBuilder:
         return alias
 
     def ty(self, t) -> str:
-        """The IR type of ``t``. A tensor split among the CTAs of a cluster has its per-CTA
-        shape and layout here (Kiln compiles the program of one CTA)."""
         if getattr(t, "is_block", False):
-            shape, layout = t.shape, t.layout
-            if layout.cga_bases:
-                shape = per_cta_shape(shape, layout.cga_bases, "tensor")
-                layout = layout.without_cga()
-            dims = "x".join(str(d) for d in shape)
-            return f"tensor<{dims}x{t.element_ty.to_ir()}, {self.layout_ref(layout)}>"
+            dims = "x".join(str(d) for d in t.shape)
+            return f"tensor<{dims}x{t.element_ty.to_ir()}, {self.layout_ref(t.layout)}>"
         return t.to_ir()
 
     @staticmethod

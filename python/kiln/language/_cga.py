@@ -7,10 +7,12 @@ tiles, that the bit makes along every dimension: ``[[1, 0]]`` splits dimension 0
 holds the second half), a zero basis means the CTAs that differ in that bit hold the same
 elements (broadcast). So a dimension is split ``2 ** (number of bases moving along it)`` ways.
 
-Kiln compiles a clustered kernel as the program of one CTA: tensors and buffers have their
-per-CTA shape in the IR (the global shape divided by the split), and only ``arange`` needs to
-know where the CTA's tile starts. Ops that would move data between the CTAs of a cluster
-(reductions along a split dimension, layout conversions that change the split) are errors.
+Kiln compiles a clustered kernel as the program of one CTA. A split tensor keeps its whole
+shape in the IR with a ``#tile.cga<{bases, layout}>`` layout (automatic layouts may resolve to
+one), and the pass tile-split-cluster gives it each CTA's part, where only ``arange`` needs to
+know where the CTA's part starts; shared buffers have each CTA's part from the start. Ops that
+would move data between the CTAs of a cluster (reductions along a split dimension, layout
+conversions that change the split) are errors.
 """
 
 from __future__ import annotations
@@ -73,3 +75,9 @@ def per_cta_shape(shape: Sequence[int], bases, what: str = "") -> Tuple[int, ...
 def slice_bases(bases, dim: int):
     """The bases of a slice of a layout along ``dim`` (that dimension dropped)."""
     return tuple(tuple(v for d, v in enumerate(vec) if d != dim) for vec in bases)
+
+
+def wrap(bases, inner_text: str) -> str:
+    """The ``#tile.cga`` attribute text of a layout of one CTA split by ``bases``."""
+    text = "[" + ", ".join("[" + ", ".join(str(v) for v in b) + "]" for b in bases) + "]"
+    return f"#tile.cga<{{bases = {text}, layout = {inner_text}}}>"

@@ -180,10 +180,11 @@ class BlockedLayout(DistributedLayout):
                              self.order)
 
     def _attr_text(self, render) -> str:
-        return ("#tile.blocked<{sizePerThread = " + _list_text(self.size_per_thread)
+        text = ("#tile.blocked<{sizePerThread = " + _list_text(self.size_per_thread)
                 + ", threadsPerWarp = " + _list_text(self.threads_per_warp)
                 + ", warpsPerCTA = " + _list_text(self.warps_per_cta)
                 + ", order = " + _list_text(self.order) + "}>")
+        return _cga.wrap(self.cga_layout, text) if self.cga_layout else text
 
     def mangle(self) -> str:
         def m(v):

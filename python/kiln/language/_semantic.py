@@ -715,13 +715,6 @@ class Semantic:
             raise TypeError(f"set_auto_layout must set a distributed layout, got {layout!r}")
         if not isinstance(layout, CoalescedLayout):
             self.check_layout(layout, x.type.shape, "set_auto_layout")
-            if any(p > 1 for p in _cga.split(layout.cga_bases, len(x.type.shape))):
-                # The IR holds one CTA's part of a split tensor, and which part a value with
-                # AutoLayout is depends on what the layout resolves to.
-                raise ValueError(f"set_auto_layout to {layout!r}, which splits the tensor among "
-                                 f"the CTAs of a cluster, is not supported yet: give the values "
-                                 f"it would reach that layout explicitly (e.g. kl.arange(..., "
-                                 f"layout=kl.SliceLayout(...)))")
         rt = distributed_type(x.dtype, x.type.shape, layout)
         return self._op("tile.set_auto_layout", [x], rt)
 
@@ -948,31 +941,6 @@ class Semantic:
             n = self.binary("floordiv", n, self.num_ctas)
         return n
 
-    def cta_rank(self) -> tensor:
-        """This CTA's rank in its cluster (the launch puts a cluster's CTAs next to each other
-        along x)."""
-        return self.binary("and", self._grid_op("program_id", 0), self.num_ctas - 1)
-
-    def _cta_tile_start(self, layout, shape, dim) -> Optional[tensor]:
-        """Where this CTA's part of dimension ``dim`` of a tensor of ``shape`` in ``layout``
-        starts (an i32 scalar), or None when the dimension is not split."""
-        bases = layout.cga_bases
-        parts = _cga.split(bases, len(shape))[dim]
-        if parts == 1:
-            return None
-        rank, tile = self.cta_rank(), None
-        for bit, vec in enumerate(bases):
-            if not vec[dim]:
-                continue
-            term = self.binary("mul", self.binary("and", self.binary("rshift", rank, bit), 1),
-                               vec[dim])
-            tile = term if tile is None else self.binary("or", tile, term)
-        local = max(1, shape[dim] // parts)
-        tiles = shape[dim] // local  # fewer than parts where the CTA tiles wrap around
-        if tiles < parts:
-            tile = self.binary("and", tile, tiles - 1)
-        return self.binary("mul", tile, local)
-
     def _cta_bases(self, layout):
         """The layout's cluster bases, one per bit of num_ctas (zeros where it has none)."""
         if is_inferred(layout):
@@ -1021,15 +989,9 @@ class Semantic:
         self.check_shape([n], "arange")
         layout = self.check_layout(layout, (n,), "arange", inferred=True)
         rt = distributed_type(core.int32, (n,), layout)
-        if is_inferred(layout) or not layout.cga_bases:
-            return self._op("tile.arange", [], rt,
-                            {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
-        # Split among a cluster's CTAs: this CTA's part, from where its tile starts.
-        local = _cga.per_cta_shape((n,), layout.cga_bases, "arange")[0]
-        r = self._op("tile.arange", [], rt, {"start": self.b.int_attr(start),
-                                            "end": self.b.int_attr(start + local)})
-        offset = self._cta_tile_start(layout, (n,), 0)
-        return r if offset is None else self.binary("add", r, offset)
+        # Split among a cluster's CTAs: tile-split-cluster makes it each CTA's part.
+        return self._op("tile.arange", [], rt,
+                        {"start": self.b.int_attr(start), "end": self.b.int_attr(end)})
 
     def full(self, shape, value, dt, layout) -> tensor:
         shape = self.check_shape(shape, "full")

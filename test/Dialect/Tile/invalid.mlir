@@ -1704,3 +1704,42 @@ func.func @ring_slot_negative() {
   %s = tile.memdesc_index %r[%m1] : !tile.memdesc<2x64xf32, #sh, mutable> -> !tile.memdesc<64xf32, #sh, mutable, 2x64>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.cga (a layout split among the CTAs of a cluster)
+//===----------------------------------------------------------------------===//
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{cga: each basis needs 2 integers (the layout's rank), got [1]}}
+func.func @cga_basis_rank(%t: tensor<64x64xf32, #tile.cga<{bases = [[1]], layout = #b}>>) { return }
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{cga: a basis moves along one dimension, got [1, 1]}}
+func.func @cga_diagonal(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 1]], layout = #b}>>) { return }
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{cga: two bases move the same way ([1, 0])}}
+func.func @cga_twice(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 0], [1, 0]], layout = #b}>>) { return }
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{cga: basis entries are powers of two or 0, got [3, 0]}}
+func.func @cga_not_pow2(%t: tensor<64x64xf32, #tile.cga<{bases = [[3, 0]], layout = #b}>>) { return }
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{cga: a cluster has at most 16 CTAs (4 bases), got 5 bases}}
+func.func @cga_too_many(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], layout = #b}>>) { return }
+
+// -----
+
+// expected-error @+1 {{cga: 'layout' must be a distributed layout of one CTA, got #tile.auto}}
+func.func @cga_of_auto(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 0]], layout = #tile.auto}>>) { return }

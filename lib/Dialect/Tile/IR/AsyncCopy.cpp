@@ -29,7 +29,7 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
     return emitError() << "async copy rule 'element type': the buffer holds "
                        << dst.getElementType() << " but the pointers point to "
                        << pointee;
-  if (dst.getShape() != ptrType.getShape())
+  if (dst.getShape() != ArrayRef<int64_t>(getCtaShape(ptrType)))
     return emitError() << "async copy rule 'shape': the buffer " << dst
                        << " and the pointer tensor " << ptrType
                        << " differ in shape";

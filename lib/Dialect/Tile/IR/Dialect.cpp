@@ -34,6 +34,8 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "shared";
     else if (isa<SharedLinearEncodingAttr>(attr))
       os << "shared_linear";
+    else if (isa<ClusterEncodingAttr>(attr))
+      os << "cga";
     else
       return AliasResult::NoAlias;
     return AliasResult::FinalAlias;
@@ -217,8 +219,11 @@ bool kiln::tile::hasUnresolvedLayout(Type type) {
 static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
                                       int numWarps, int threadsPerWarp) {
   auto emit = [&]() { return op->emitOpError(); };
-  // Layouts to be inferred are checked once tile-resolve-layouts chose them.
-  if (isUnresolvedLayout(type.getEncoding()))
+  // Layouts to be inferred are checked once tile-resolve-layouts chose them,
+  // and tensors split among a cluster's CTAs once tile-split-cluster made
+  // them each CTA's part.
+  if (isUnresolvedLayout(type.getEncoding()) ||
+      stripCluster(type.getEncoding()) != type.getEncoding())
     return success();
   if (!type.getEncoding())
     return op->emitOpError() << "tensor " << type

@@ -2,6 +2,8 @@
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
+#include <set>
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -687,4 +689,129 @@ Attribute SharedLinearEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
 Attribute SharedLinearEncodingAttr::getReshaped(ArrayRef<int64_t>,
                                                 ArrayRef<int64_t>) const {
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// #tile.cga
+//===----------------------------------------------------------------------===//
+
+Attribute ClusterEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  if (parseLayoutDict(parser, dict) ||
+      checkKeys(parser, dict, {"bases", "layout"}))
+    return {};
+  auto bases = dyn_cast_or_null<ArrayAttr>(dict.get("bases"));
+  Attribute layout = dict.get("layout");
+  if (!bases || !layout)
+    return parser.emitError(parser.getNameLoc(),
+                            "cga: needs 'bases' (an array of integer arrays) "
+                            "and 'layout'"),
+           Attribute();
+  return parser.getChecked<ClusterEncodingAttr>(parser.getContext(), bases,
+                                                layout);
+}
+
+void ClusterEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{bases = " << getBases() << ", layout = " << getLayout()
+          << "}>";
+}
+
+LogicalResult
+ClusterEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayAttr bases, Attribute layout) {
+  auto inner = dyn_cast<DistributedLayoutAttr>(layout);
+  if (!inner || isa<ClusterEncodingAttr>(layout))
+    return emitError() << "cga: 'layout' must be a distributed layout of one "
+                          "CTA, got "
+                       << layout;
+  if (bases.size() > 4)
+    return emitError() << "cga: a cluster has at most 16 CTAs (4 bases), got "
+                       << bases.size() << " bases";
+  std::set<std::pair<unsigned, int64_t>> seen;
+  for (Attribute b : bases) {
+    auto vec = dyn_cast<ArrayAttr>(b);
+    if (!vec || vec.size() != inner.getRank())
+      return emitError() << "cga: each basis needs " << inner.getRank()
+                         << " integers (the layout's rank), got " << b;
+    int moving = 0;
+    for (auto [d, e] : llvm::enumerate(vec)) {
+      auto i = dyn_cast<IntegerAttr>(e);
+      if (!i || i.getInt() < 0 || (i.getInt() & (i.getInt() - 1)))
+        return emitError() << "cga: basis entries are powers of two or 0, got "
+                           << b;
+      if (i.getInt()) {
+        ++moving;
+        if (!seen.insert({unsigned(d), i.getInt()}).second)
+          return emitError() << "cga: two bases move the same way (" << b
+                             << ")";
+      }
+    }
+    if (moving > 1)
+      return emitError() << "cga: a basis moves along one dimension, got "
+                         << b;
+  }
+  return success();
+}
+
+LinearLayout ClusterEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> part(shape);
+  SmallVector<int64_t> split =
+      getClusterSplit(getClusterBases(*this, shape.size()), shape.size());
+  for (unsigned d = 0; d < part.size(); ++d)
+    part[d] = std::max<int64_t>(1, part[d] / split[d]);
+  return cast<DistributedLayoutAttr>(getLayout()).toLinearLayout(part);
+}
+
+unsigned ClusterEncodingAttr::getRank() const {
+  return cast<DistributedLayoutAttr>(getLayout()).getRank();
+}
+
+SmallVector<SmallVector<int64_t>>
+kiln::tile::getClusterBases(Attribute layout, unsigned rank) {
+  SmallVector<SmallVector<int64_t>> out;
+  if (auto c = dyn_cast_or_null<ClusterEncodingAttr>(layout)) {
+    for (Attribute b : c.getBases()) {
+      SmallVector<int64_t> v;
+      for (Attribute e : cast<ArrayAttr>(b))
+        v.push_back(cast<IntegerAttr>(e).getInt());
+      out.push_back(std::move(v));
+    }
+  } else if (auto s = dyn_cast_or_null<SliceEncodingAttr>(layout)) {
+    for (SmallVector<int64_t> v : getClusterBases(s.getParent(), rank + 1)) {
+      v.erase(v.begin() + s.getDim());
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+Attribute kiln::tile::stripCluster(Attribute layout) {
+  if (auto c = dyn_cast_or_null<ClusterEncodingAttr>(layout))
+    return c.getLayout();
+  if (auto s = dyn_cast_or_null<SliceEncodingAttr>(layout)) {
+    Attribute parent = stripCluster(s.getParent());
+    if (parent != s.getParent())
+      return SliceEncodingAttr::get(s.getContext(), s.getDim(), parent);
+  }
+  return layout;
+}
+
+SmallVector<int64_t>
+kiln::tile::getClusterSplit(ArrayRef<SmallVector<int64_t>> bases,
+                            unsigned rank) {
+  SmallVector<int64_t> split(rank, 1);
+  for (const auto &v : bases)
+    for (unsigned d = 0; d < rank && d < v.size(); ++d)
+      if (v[d])
+        split[d] *= 2;
+  return split;
+}
+
+SmallVector<int64_t> kiln::tile::getCtaShape(RankedTensorType type) {
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> split = getClusterSplit(
+      getClusterBases(type.getEncoding(), type.getRank()), type.getRank());
+  for (unsigned d = 0; d < shape.size(); ++d)
+    shape[d] = std::max<int64_t>(1, shape[d] / split[d]);
+  return shape;
 }

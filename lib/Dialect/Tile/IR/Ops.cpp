@@ -232,7 +232,9 @@ LogicalResult ReduceOp::verifyRegions() {
 /// `tensor` holds what `memdesc` holds: the same shape and element type.
 static LogicalResult verifySameContents(Operation *op, RankedTensorType tensor,
                                         MemDescType memdesc) {
-  if (tensor.getShape() != memdesc.getShape() ||
+  // A tensor split among a cluster's CTAs fills each CTA's buffer with its
+  // part.
+  if (ArrayRef<int64_t>(getCtaShape(tensor)) != memdesc.getShape() ||
       tensor.getElementType() != memdesc.getElementType())
     return op->emitOpError()
            << "tensor " << tensor << " and shared buffer " << memdesc

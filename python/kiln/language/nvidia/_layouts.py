@@ -160,9 +160,10 @@ class NVMMADistributedLayout(DistributedLayout):
         return 2
 
     def _attr_text(self, render) -> str:
-        return (f"#tile_nv.nvmma<{{versionMajor = {self.version[0]}, versionMinor = "
+        text = (f"#tile_nv.nvmma<{{versionMajor = {self.version[0]}, versionMinor = "
                 f"{self.version[1]}, warpsPerCTA = {_list_text(self.warps_per_cta)}, "
                 f"instrShape = {_list_text(self.instr_shape)}}}>")
+        return _cga.wrap(self.cga_layout, text) if self.cga_layout else text
 
     @property
     def cga_bases(self) -> tuple:
@@ -231,8 +232,11 @@ class DotOperandLayout(DistributedLayout):
                                                                    self.k_width)
 
     def _attr_text(self, render) -> str:
-        return (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
-                f"{render(self.parent)}, kWidth = {self.k_width}}}>")
+        bases = self.parent.cga_bases
+        text = (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
+                f"{render(self.parent.without_cga() if bases else self.parent)}, "
+                f"kWidth = {self.k_width}}}>")
+        return _cga.wrap(bases, text) if bases else text
 
     def mangle(self) -> str:
         return f"DO{self.operand_index}_{self.k_width}_{self.parent.mangle()}DO"

@@ -56,6 +56,21 @@ mlir::FailureOr<LinearLayout>
 getLinearLayout(mlir::RankedTensorType type,
                 llvm::function_ref<mlir::InFlightDiagnostic()> emitError = {});
 
+/// The cluster split of a layout (#tile.cga, possibly under #tile.slice):
+/// one vector of `rank` CTA-tile moves per bit of the CTA's rank; empty for
+/// layouts of one CTA.
+llvm::SmallVector<llvm::SmallVector<int64_t>>
+getClusterBases(mlir::Attribute layout, unsigned rank);
+/// The layout of one CTA's part: #tile.cga wrappers removed.
+mlir::Attribute stripCluster(mlir::Attribute layout);
+/// The shape of one CTA's part of a tensor of `type` (its shape where the
+/// layout is not split).
+llvm::SmallVector<int64_t> getCtaShape(mlir::RankedTensorType type);
+/// Per dimension, how many ways `bases` split it.
+llvm::SmallVector<int64_t>
+getClusterSplit(llvm::ArrayRef<llvm::SmallVector<int64_t>> bases,
+                unsigned rank);
+
 /// Whether `encoding` is a layout still to be inferred (#tile.auto,
 /// #tile.coalesced): tile-resolve-layouts replaces these before lowering.
 bool isUnresolvedLayout(mlir::Attribute encoding);

@@ -225,6 +225,30 @@ def Tile_SharedLinearAttr : Tile_Attr<"SharedLinearEncoding", "shared_linear",
   let genVerifyDecl = 1;
 }
 
+def Tile_ClusterAttr : Tile_Attr<"ClusterEncoding", "cga",
+                                 [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let summary = "A register layout split among the CTAs of a cluster (Gluon's cga_layout)";
+  let description = [{
+    `layout` is how each CTA holds its part; `bases` has one vector per bit
+    of the CTA's rank in its cluster, the move in CTA tiles that bit makes
+    along each dimension (a zero vector: the CTAs differing in that bit hold
+    the same elements). A dimension is split 2^(bases moving along it) ways;
+    one smaller than its split is held whole by every CTA.
+
+    ```mlir
+    // 128 x 64 split in two along rows: each CTA holds 64 x 64 in #l.
+    #c = #tile.cga<{bases = [[1, 0]], layout = #l}>
+    ```
+
+    Tensors with this layout have the whole (cluster) shape. The pass
+    `tile-split-cluster` turns them into each CTA's part (`layout` and the
+    per-CTA shape) before lowering.
+  }];
+  let parameters = (ins "::mlir::ArrayAttr":$bases, "::mlir::Attribute":$layout);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 def Tile_AutoAttr : Tile_Attr<"AutoEncoding", "auto"> {
   let summary = "A register layout still to be inferred (Gluon's AutoLayout)";
   let description = [{

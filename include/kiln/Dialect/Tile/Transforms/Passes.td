@@ -28,6 +28,22 @@ def TileResolveLayoutsPass : Pass<"tile-resolve-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileSplitClusterPass : Pass<"tile-split-cluster", "mlir::ModuleOp"> {
+  let summary = "Make the program of one CTA of tensors split among a cluster (#tile.cga)";
+  let description = [{
+    Every tensor whose layout is `#tile.cga<{bases, layout}>` (also under
+    `#tile.slice`) gets the shape of one CTA's part and the inner layout,
+    and each split `tile.arange` adds where this CTA's part starts, from the
+    CTA's rank in its cluster (`program_id 0` modulo the cluster's CTA count:
+    the launch puts a cluster's CTAs next to each other along x). A
+    reduction along a split dimension and a `tile.convert_layout` that
+    changes the split would move data between CTAs: they are errors at the
+    op. Runs after tile-resolve-layouts (automatic layouts may resolve to
+    split ones); modules without `#tile.cga` are left untouched.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
   let summary = "Place every shared-memory buffer by live range and check the total";
   let description = [{

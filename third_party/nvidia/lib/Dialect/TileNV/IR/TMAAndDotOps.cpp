@@ -118,9 +118,12 @@ LogicalResult WarpGroupDotOp::verify() {
   auto c = cast<RankedTensorType>(getC().getType());
   if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
     return emitOpError() << "a, b and the accumulator must be 2-D";
-  int64_t m = a.getShape()[0], k = a.getShape()[1];
-  if (b.getShape()[0] != k || c.getShape()[0] != m ||
-      c.getShape()[1] != b.getShape()[1])
+  // Tensors split among a cluster's CTAs: each CTA multiplies its parts.
+  SmallVector<int64_t> aShape(a.getShape()), cShape = getCtaShape(c);
+  if (auto ta = dyn_cast<RankedTensorType>(a))
+    aShape = getCtaShape(ta);
+  int64_t m = aShape[0], k = aShape[1];
+  if (b.getShape()[0] != k || cShape[0] != m || cShape[1] != b.getShape()[1])
     return emitOpError() << "shapes do not multiply: a "
                          << shapeText(a.getShape()) << ", b "
                          << shapeText(b.getShape()) << ", accumulator "

@@ -1,0 +1,179 @@
+//===- SplitCluster.cpp - each CTA's part of cluster-split tensors --------===//
+//
+// A tensor whose layout is `#tile.cga<{bases, layout}>` (Gluon's cga_layout)
+// has the whole shape of a program that runs as a cluster of CTAs, split
+// among them. After this pass the module is the program of one CTA: every
+// such tensor has the shape of one CTA's part and the inner layout, and each
+// `tile.arange` whose result is split adds where this CTA's part starts,
+// from the CTA's rank in its cluster (the launch puts a cluster's CTAs next
+// to each other along x, so the rank is `program_id 0` modulo the CTA count).
+// What would move data between the CTAs is an error at the op: a reduction
+// along a split dimension, a convert_layout that changes the split.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILESPLITCLUSTERPASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+bool isSplit(Type t) {
+  auto tt = dyn_cast<RankedTensorType>(t);
+  return tt && stripCluster(tt.getEncoding()) != tt.getEncoding();
+}
+
+Type ctaType(Type t) {
+  auto tt = dyn_cast<RankedTensorType>(t);
+  if (!tt || !isSplit(t))
+    return t;
+  return RankedTensorType::get(getCtaShape(tt), tt.getElementType(),
+                               stripCluster(tt.getEncoding()));
+}
+
+std::string basesText(ArrayRef<SmallVector<int64_t>> bases) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "[";
+  llvm::interleaveComma(bases, os, [&](const SmallVector<int64_t> &v) {
+    os << "[";
+    llvm::interleaveComma(v, os);
+    os << "]";
+  });
+  os << "]";
+  return s;
+}
+
+/// The checks: what would need data from another CTA of the cluster.
+LogicalResult checkNoCrossCta(ModuleOp module) {
+  WalkResult r = module.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      auto src = reduce.getSrc().getType();
+      SmallVector<int64_t> split = getClusterSplit(
+          getClusterBases(src.getEncoding(), src.getRank()), src.getRank());
+      if (split[reduce.getAxis()] > 1) {
+        op->emitError() << "reduction along dimension " << reduce.getAxis()
+                        << ", which the layout splits among "
+                        << split[reduce.getAxis()]
+                        << " CTAs of a cluster: a reduction across CTAs is "
+                           "not supported yet";
+        return WalkResult::interrupt();
+      }
+    }
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+      auto src = cvt.getSrc().getType(), dst = cvt.getType();
+      auto a = getClusterBases(src.getEncoding(), src.getRank());
+      auto b = getClusterBases(dst.getEncoding(), dst.getRank());
+      if (a != b) {
+        op->emitError() << "convert_layout between layouts that split the "
+                           "tensor differently among the CTAs of a cluster ("
+                        << basesText(a) << " -> " << basesText(b)
+                        << ") would move data between CTAs, which Kiln does "
+                           "not do yet";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+/// `arange` (the whole range, split) becomes this CTA's part plus where it
+/// starts.
+void splitArange(ArangeOp op) {
+  auto type = op.getType();
+  SmallVector<SmallVector<int64_t>> bases =
+      getClusterBases(type.getEncoding(), 1);
+  int64_t n = type.getDimSize(0);
+  int64_t parts = getClusterSplit(bases, 1)[0];
+  int64_t local = std::max<int64_t>(1, n / parts);
+  int32_t start = static_cast<int32_t>(op.getStart());
+  OpBuilder b(op);
+  b.setInsertionPointAfter(op);
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
+  };
+  op.setEndAttr(b.getI32IntegerAttr(start + local));
+  op.getResult().setType(cast<RankedTensorType>(ctaType(type)));
+  if (parts == 1)
+    return;
+  // The CTA's rank: bits of program_id 0 below the CTA count.
+  Value pid = ProgramIdOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+  Value rank = arith::AndIOp::create(b, loc, pid, cst((1 << bases.size()) - 1));
+  Value tile;
+  for (auto [bit, v] : llvm::enumerate(bases)) {
+    if (!v[0])
+      continue;
+    Value set = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, rank, cst(bit)), cst(1));
+    Value term = arith::MulIOp::create(b, loc, set, cst(v[0]));
+    tile = tile ? Value(arith::OrIOp::create(b, loc, tile, term)) : term;
+  }
+  int64_t tiles = n / local; // fewer than parts where CTA tiles wrap
+  if (tiles < parts)
+    tile = arith::AndIOp::create(b, loc, tile, cst(tiles - 1));
+  Value offset = arith::MulIOp::create(b, loc, tile, cst(local));
+  Value splat = SplatOp::create(b, loc, op.getType(), offset);
+  Value moved = arith::AddIOp::create(b, loc, op.getResult(), splat);
+  op.getResult().replaceAllUsesExcept(moved, moved.getDefiningOp());
+}
+
+class SplitClusterPass
+    : public kiln::tile::impl::TileSplitClusterPassBase<SplitClusterPass> {
+public:
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool any = false;
+    module.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes())
+        any |= isSplit(t);
+    });
+    if (!any)
+      return;
+    if (failed(checkNoCrossCta(module)))
+      return signalPassFailure();
+    SmallVector<ArangeOp> aranges;
+    module.walk([&](ArangeOp op) {
+      if (isSplit(op.getType()))
+        aranges.push_back(op);
+    });
+    for (ArangeOp op : aranges)
+      splitArange(op);
+    module.walk([&](Operation *op) {
+      for (Value v : op->getResults()) {
+        Type t = ctaType(v.getType());
+        if (t == v.getType())
+          continue;
+        v.setType(t);
+        if (auto c = dyn_cast<arith::ConstantOp>(op))
+          if (auto dense = dyn_cast<SplatElementsAttr>(c.getValue()))
+            c.setValueAttr(SplatElementsAttr::get(
+                cast<ShapedType>(t), dense.getSplatValue<Attribute>()));
+      }
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            arg.setType(ctaType(arg.getType()));
+    });
+    // What the split gives each CTA is checked like any layout.
+    if (failed(verifyModuleLayouts(module, getNumWarps(module),
+                                   getThreadsPerWarp(module))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
