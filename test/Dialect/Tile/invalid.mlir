@@ -1743,3 +1743,22 @@ func.func @cga_too_many(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 0], [2, 0]
 
 // expected-error @+1 {{cga: 'layout' must be a distributed layout of one CTA, got #tile.auto}}
 func.func @cga_of_auto(%t: tensor<64x64xf32, #tile.cga<{bases = [[1, 0]], layout = #tile.auto}>>) { return }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// #tile.shared_linear
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{shared_linear: alignment must be a power of two of at least 16 bytes, got 8}}
+func.func @shared_linear_alignment(%b: !tile.memdesc<2x2xf32, #tile.shared_linear<{offset = [[0, 1], [1, 0]], shape = [2, 2], alignment = 8}>, mutable>) { return }
+
+// -----
+
+// expected-error @+1 {{shared_linear: the offset bases must reach every element of the shape exactly once (2 bases for 4 elements)}}
+func.func @shared_linear_repeats(%b: !tile.memdesc<2x2xf32, #tile.shared_linear<{offset = [[0, 1], [0, 1]], shape = [2, 2], alignment = 16}>, mutable>) { return }
+
+// -----
+
+// expected-error @+1 {{the shared_linear layout is for a buffer of shape [2, 2], but the allocation's last 2 dimensions differ}}
+func.func @shared_linear_shape(%b: !tile.memdesc<4x2xf32, #tile.shared_linear<{offset = [[0, 1], [1, 0]], shape = [2, 2], alignment = 16}>, mutable>) { return }

@@ -84,3 +84,19 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %d : tensor<64x64xf32, #acc>
   }
 }
+
+// -----
+
+// Padding moves rows by amounts a descriptor's strides cannot say.
+#pad = #tile.padded_shared<{intervals = [64], paddings = [8], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [32, 0]], shape = [64, 64]}>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @a_padded(%c: tensor<64x64xf32, #acc>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #pad, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{a is in a padded layout, which wgmma descriptors cannot describe}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c : !tile.memdesc<64x64xbf16, #pad, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    return
+  }
+}
