@@ -164,8 +164,8 @@ def e_kwidth(x):
 @kiln.jit
 def e_dtype(x):
     acc = kl.zeros([64, 64], kl.float32, MMA)
-    a = kl.zeros([64, 32], kl.float32, OP_A)
-    b = kl.zeros([32, 64], kl.float32, OP_B)
+    a = kl.zeros([64, 32], kl.int16, OP_A)
+    b = kl.zeros([32, 64], kl.int16, OP_B)
     mma_v2(a, b, acc)  # E:dtype
 
 
@@ -202,17 +202,21 @@ def e_not_tensor(x):
 
 
 ERRORS = [
-    (e_acc_dtype, "E:accdt", "mma_v2", r"mma_v2: acc must be float32, got fp16"),
+    (e_acc_dtype, "E:accdt", "mma_v2",
+     r"mma_v2: acc must be float32 \(or float16 with float16 operands\), got fp16"),
     (e_not_tensor, "E:nott", "mma_v2", r"mma_v2: a must be a 2-D tensor, got .*"),
     (e_acc_layout, "E:acc", "mma_v2",
      r"mma_v2: acc must be in NVMMADistributedLayout\(version=\[2, 0\], \.\.\.\), got "
      r"BlockedLayout.*"),
     (e_operand_layout, "E:opa", "mma_v2",
-     r"mma_v2: a must be in DotOperandLayout\(0, acc's layout, k_width=2\), got "
+     r"mma_v2: a must be in DotOperandLayout\(0, acc's layout, k_width\), got "
      r"DotOperandLayout\(operand_index=1.*"),
-    (e_kwidth, "E:kw", "mma_v2", r"mma_v2: a: mma_v2 on 16-bit types takes k_width=2, got 4"),
+    (e_kwidth, "E:kw", "mma_v2",
+     r"mma_v2: a and b must have the same k_width \(it orders K inside each instruction\), "
+     r"got 4 and 2"),
     (e_dtype, "E:dtype", "mma_v2",
-     r"mma_v2: a and b must both be bfloat16 or float16, got fp32 and fp32"),
+     r"mma_v2: a and b must both be bfloat16, float16 or float32 \(read as tf32\), got int16 "
+     r"and int16"),
     (e_shapes, "E:shape", "mma_v2",
      r"mma_v2: shapes do not multiply: a \[64, 32\], b \[64, 64\], acc \[64, 64\]"),
     (e_small, "E:small", "mma_v2",

@@ -1,9 +1,14 @@
 //===- MMAv2OpToLLVM.cpp - mma.sync to NVVM ------------------------------===//
 //
-// tile_nv.mma_v2 becomes a grid of m16n8k16 mma.sync instructions. The
-// layouts are checked on their F2-linear forms, not by name: the lanes of
-// a, b and the accumulator must be the instruction's (an 8-row x 4-lane
-// grid, pairs along N for the accumulator and along K for the operands),
+// tile_nv.mma_v2 becomes a grid of mma.sync instructions (m16n8k16 for
+// 16-bit operands, m16n8k8 for tf32). The layouts are checked on their
+// F2-linear forms, not by name: the lanes of a, b and the accumulator must
+// be the instruction's (an 8-row x 4-lane grid, pairs along N for the
+// accumulator; the 4 lanes of a row may move along K by any steps, the same
+// for a and b), and K is consumed in the order lane 0 holds it: a thread's
+// i-th K value (per row) fills fragment slot i of the instruction steps in
+// both operands, so a k_width that permutes K inside an instruction
+// (DotOperandLayout k_width 8) multiplies the same pairs as k_width 2;
 // a warp bit must move a and the accumulator by the same rows and b and the
 // accumulator by the same columns (and never along K), and then each
 // instruction's registers are found by their coordinates among the
@@ -30,6 +35,7 @@ namespace {
 /// accumulator tile t, `a[t][s]` / `b[t][s]` the 8 / 4 operand registers of
 /// its K step s (in PTX fragment order, pairs packed by the caller).
 struct MMAv2Plan {
+  int64_t instrK = 16;
   SmallVector<std::array<int64_t, 4>> d;
   SmallVector<SmallVector<std::array<int64_t, 8>>> a;
   SmallVector<SmallVector<std::array<int64_t, 4>>> b;
@@ -48,16 +54,25 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
     op.emitOpError() << what << "'s layout is not the mma.sync one: " << why
                      << " (use NVMMADistributedLayout(version=[2, 0], ...) for "
                         "the accumulator and DotOperandLayout(0 or 1, it, "
-                        "k_width=2) for a and b)";
+                        "k_width) with one k_width for a and b)";
     return failure();
   };
-  // Lanes, as (row, col) of each tensor.
+  // Lanes, as (row, col) of each tensor. The operands' first two lane bits
+  // move along K, the same way in a and b (a k_width other than 2 moves by
+  // more than the instruction's pairs; the K order below absorbs it).
   const LinearLayout::Basis accLanes[] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
-  const LinearLayout::Basis bLanes[] = {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}};
+  ArrayRef<LinearLayout::Basis> aL = la->getBases(LinearLayout::Lane);
+  ArrayRef<LinearLayout::Basis> bL = lb->getBases(LinearLayout::Lane);
+  if (aL.size() != 5 || bL.size() != 5)
+    return fail(aL.size() != 5 ? "a" : "b", "it is not for 32-lane warps");
+  const LinearLayout::Basis aLanes[] = {{0, aL[0][1]}, {0, aL[1][1]}, {1, 0}, {2, 0}, {4, 0}};
+  const LinearLayout::Basis bLanes[] = {{aL[0][1], 0}, {aL[1][1], 0}, {0, 1}, {0, 2}, {0, 4}};
+  if (!aL[0][1] || !aL[1][1])
+    return fail("a", "lane bits 0 and 1 must move along K");
   for (auto [what, ll, want] :
        {std::tuple<StringRef, const LinearLayout *, const LinearLayout::Basis *>{
             "the accumulator", &*lc, accLanes},
-        {"a", &*la, accLanes},
+        {"a", &*la, aLanes},
         {"b", &*lb, bLanes}}) {
     ArrayRef<LinearLayout::Basis> lanes = ll->getBases(LinearLayout::Lane);
     if (lanes.size() != 5)
@@ -102,7 +117,11 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
     return it->second;
   };
   int64_t k = aTy.getShape()[1];
+  // K per instruction: 16 for 16-bit operands (pairs), 8 for tf32.
+  bool tf32 = aTy.getElementType().isF32();
+  int64_t slots = tf32 ? 2 : 4; // K values a lane holds per instruction step
   MMAv2Plan plan;
+  plan.instrK = tf32 ? 8 : 16;
   // Accumulator tiles in register order, so the output follows the input.
   SmallVector<std::pair<Coord, int64_t>> origins;
   for (auto &[coord, reg] : *rc)
@@ -120,21 +139,40 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
       d[i] = *x;
     }
     plan.d.push_back(d);
+    // The K values lane 0 holds in row r0 of a, in order: value i fills
+    // fragment slot i % slots of step i / slots, in a and in b alike.
+    SmallVector<int32_t> ks;
+    for (auto &[coord, areg] : *ra)
+      if (coord.first == r0)
+        ks.push_back(coord.second);
+    llvm::sort(ks);
+    if (int64_t(ks.size()) * (k / int64_t(ks.size()) ) != k ||
+        int64_t(ks.size()) % slots || int64_t(ks.size()) * 4 != k)
+      return fail("a", "lane 0 holds " + Twine(ks.size()) + " of the " +
+                           Twine(k) + " K values of a row, not a quarter");
     auto &as = plan.a.emplace_back();
     auto &bs = plan.b.emplace_back();
-    for (int32_t k0 = 0; k0 < k; k0 += 16) {
-      std::array<int64_t, 8> av;
-      const std::array<Coord, 8> aAt = aFragment(r0, k0);
-      for (int i = 0; i < 8; ++i) {
+    for (size_t s0 = 0; s0 < ks.size(); s0 += slots) {
+      // PTX fragment order. 16-bit: a0..a7 = (r, k0) (r, k1) (r+8, k0)
+      // (r+8, k1) (r, k2) (r, k3) (r+8, k2) (r+8, k3), b0..b3 = k0..k3;
+      // tf32: a0..a3 = (r, k0) (r+8, k0) (r, k1) (r+8, k1), b0, b1 = k0, k1.
+      std::array<int64_t, 8> av{};
+      std::array<int64_t, 4> bv{};
+      SmallVector<Coord, 8> aAt;
+      if (tf32)
+        aAt = {{r0, ks[s0]}, {r0 + 8, ks[s0]}, {r0, ks[s0 + 1]}, {r0 + 8, ks[s0 + 1]}};
+      else
+        aAt = {{r0, ks[s0]},         {r0, ks[s0 + 1]},     {r0 + 8, ks[s0]},
+               {r0 + 8, ks[s0 + 1]}, {r0, ks[s0 + 2]},     {r0, ks[s0 + 3]},
+               {r0 + 8, ks[s0 + 2]}, {r0 + 8, ks[s0 + 3]}};
+      for (size_t i = 0; i < aAt.size(); ++i) {
         FailureOr<int64_t> x = find(*ra, "a", aAt[i].first, aAt[i].second);
         if (failed(x))
           return failure();
         av[i] = *x;
       }
-      std::array<int64_t, 4> bv;
-      const Coord bAt[4] = {{k0, c0}, {k0 + 1, c0}, {k0 + 8, c0}, {k0 + 9, c0}};
-      for (int i = 0; i < 4; ++i) {
-        FailureOr<int64_t> x = find(*rb, "b", bAt[i].first, bAt[i].second);
+      for (int64_t i = 0; i < slots; ++i) {
+        FailureOr<int64_t> x = find(*rb, "b", ks[s0 + i], c0);
         if (failed(x))
           return failure();
         bv[i] = *x;
@@ -163,30 +201,58 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
     SmallVector<Value> bRegs = getRegisters(rewriter, loc, adaptor.getB());
     SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
     Type elem = op.getA().getType().getElementType();
-    bool bf16 = elem.isBF16();
+    bool bf16 = elem.isBF16(), tf32 = elem.isF32();
+    bool f16Acc = op.getC().getType().getElementType().isF16();
     auto pack = [&](ArrayRef<Value> regs, int64_t x, int64_t y) {
       // f16x2 as a vector, bf16x2 as i32 (the operand types of the NVVM op).
       return packPair(rewriter, loc, regs[x], regs[y], bf16);
     };
+    auto asI32 = [&](Value v) { // a tf32 operand: the f32's bits
+      return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v);
+    };
     Type f32 = rewriter.getF32Type();
-    auto structTy = LLVM::LLVMStructType::getLiteral(mctx, {f32, f32, f32, f32});
-    NVVM::MMATypes ptx = bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+    Type half2 = VectorType::get({2}, rewriter.getF16Type());
+    auto structTy =
+        f16Acc ? LLVM::LLVMStructType::getLiteral(mctx, {half2, half2})
+               : LLVM::LLVMStructType::getLiteral(mctx, {f32, f32, f32, f32});
+    NVVM::MMATypes ptx = tf32   ? NVVM::MMATypes::tf32
+                         : bf16 ? NVVM::MMATypes::bf16
+                                : NVVM::MMATypes::f16;
+    int32_t instrK = plan->instrK;
     for (size_t t = 0; t < plan->d.size(); ++t) {
       const std::array<int64_t, 4> &d = plan->d[t];
       SmallVector<Value> acc = {out[d[0]], out[d[1]], out[d[2]], out[d[3]]};
+      if (f16Acc) // (r, c), (r, c + 1) and (r + 8, ...) as two f16 pairs
+        acc = {packPair(rewriter, loc, acc[0], acc[1], false),
+               packPair(rewriter, loc, acc[2], acc[3], false)};
       for (size_t s = 0; s < plan->a[t].size(); ++s) {
         const std::array<int64_t, 8> &a = plan->a[t][s];
         const std::array<int64_t, 4> &b = plan->b[t][s];
-        SmallVector<Value> opA = {pack(aRegs, a[0], a[1]), pack(aRegs, a[2], a[3]),
-                                  pack(aRegs, a[4], a[5]), pack(aRegs, a[6], a[7])};
-        SmallVector<Value> opB = {pack(bRegs, b[0], b[1]), pack(bRegs, b[2], b[3])};
+        SmallVector<Value> opA, opB;
+        if (tf32) {
+          for (int i = 0; i < 4; ++i)
+            opA.push_back(asI32(aRegs[a[i]]));
+          opB = {asI32(bRegs[b[0]]), asI32(bRegs[b[1]])};
+        } else {
+          opA = {pack(aRegs, a[0], a[1]), pack(aRegs, a[2], a[3]),
+                 pack(aRegs, a[4], a[5]), pack(aRegs, a[6], a[7])};
+          opB = {pack(bRegs, b[0], b[1]), pack(bRegs, b[2], b[3])};
+        }
         Value res = NVVM::MmaOp::create(
-            rewriter, loc, structTy, opA, opB, acc, {16, 8, 16},
+            rewriter, loc, structTy, opA, opB, acc, {16, 8, instrK},
             /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
             std::array<NVVM::MMATypes, 2>{ptx, ptx},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});
         acc = unpackStruct(rewriter, loc, res);
+      }
+      if (f16Acc) {
+        SmallVector<Value> halves;
+        for (Value pair : acc)
+          for (int i = 0; i < 2; ++i)
+            halves.push_back(LLVM::ExtractElementOp::create(
+                rewriter, loc, pair, i32Const(rewriter, loc, i)));
+        acc = halves;
       }
       for (int i = 0; i < 4; ++i)
         out[d[i]] = acc[i];

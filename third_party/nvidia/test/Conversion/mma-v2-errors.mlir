@@ -22,7 +22,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 #opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @a_kwidth(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xbf16, #opB>, %c: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
-    // expected-error @+1 {{a's layout is not the mma.sync one: lane bit 0 moves by [0, 4], the instruction's by [0, 2]}}
+    // a and b must order K the same way (one k_width): b is checked against a.
+    // expected-error @+1 {{b's layout is not the mma.sync one: lane bit 0 moves by [2, 0], the instruction's by [4, 0]}}
     %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf32, #mma>
     return %d : tensor<64x64xf32, #mma>
   }

@@ -17,10 +17,12 @@ __all__ = ["async_copy", "mma_v2"]
 
 @builtin
 def mma_v2(a, b, acc, input_precision=None, _semantic=None):
-    """``acc + a @ b`` by ``mma.sync``: ``a`` (M x K) and ``b`` (K x N), bf16 or fp16 tensors in
-    ``DotOperandLayout(0, acc_layout, 2)`` and ``DotOperandLayout(1, acc_layout, 2)``, ``acc`` an
-    fp32 tensor in ``acc_layout = NVMMADistributedLayout(version=[2, 0], ...)``. M, K must be
-    multiples of 16 and N of 8 (the m16n8k16 instruction)."""
+    """``acc + a @ b`` by ``mma.sync``: ``a`` (M x K) and ``b`` (K x N), bf16, fp16 or fp32
+    (read as tf32) tensors in ``DotOperandLayout(0, acc_layout, k_width)`` and
+    ``DotOperandLayout(1, acc_layout, k_width)`` (the same k_width: it orders K inside each
+    instruction), ``acc`` an fp32 tensor (fp16 with fp16 operands) in ``acc_layout =
+    NVMMADistributedLayout(version=[2, 0], ...)``. M must be a multiple of 16, N of 8, K of 16
+    (8 for tf32)."""
     what = "mma_v2"
     for name, v in (("a", a), ("b", b), ("acc", acc)):
         if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != 2:
@@ -34,15 +36,18 @@ def mma_v2(a, b, acc, input_precision=None, _semantic=None):
         if not isinstance(lay, DotOperandLayout) or lay.operand_index != idx or \
                 lay.parent != layout:
             raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's layout, "
-                            f"k_width=2), got {lay!r}")
-        if lay.k_width != 2:
-            raise ValueError(f"{what}: {name}: mma_v2 on 16-bit types takes k_width=2, got "
-                             f"{lay.k_width}")
-    if a.dtype != b.dtype or a.dtype not in (core.bfloat16, core.float16):
-        raise TypeError(f"{what}: a and b must both be bfloat16 or float16, got {a.dtype} and "
-                        f"{b.dtype}")
-    if acc.dtype != core.float32:
-        raise TypeError(f"{what}: acc must be float32, got {acc.dtype}")
+                            f"k_width), got {lay!r}")
+    if a.type.layout.k_width != b.type.layout.k_width:
+        raise ValueError(f"{what}: a and b must have the same k_width (it orders K inside "
+                         f"each instruction), got {a.type.layout.k_width} and "
+                         f"{b.type.layout.k_width}")
+    if a.dtype != b.dtype or a.dtype not in (core.bfloat16, core.float16, core.float32):
+        raise TypeError(f"{what}: a and b must both be bfloat16, float16 or float32 (read as "
+                        f"tf32), got {a.dtype} and {b.dtype}")
+    if not (acc.dtype == core.float32 or (acc.dtype == core.float16 and
+                                          a.dtype == core.float16)):
+        raise TypeError(f"{what}: acc must be float32 (or float16 with float16 operands), got "
+                        f"{acc.dtype}")
     if _unwrap(input_precision) not in (None, "ieee", "tf32"):
         raise ValueError(f"{what}: input_precision {input_precision!r} is not supported")
     (m, k), (k2, n) = [int(_unwrap(d)) for d in a.shape], [int(_unwrap(d)) for d in b.shape]

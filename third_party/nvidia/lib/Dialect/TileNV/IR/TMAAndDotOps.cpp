@@ -167,13 +167,21 @@ LogicalResult MMAv2Op::verify() {
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "a and b must hold the same type, got "
                          << a.getElementType() << " and " << b.getElementType();
+  Type ta = a.getElementType(), tc = c.getElementType();
+  if (!(tc.isF32() || (tc.isF16() && ta.isF16())))
+    return emitOpError() << "mma.sync has no " << ta << " x " << ta << " -> "
+                         << tc
+                         << " form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) "
+                            "-> f32)";
+  int64_t instrK = ta.isF32() ? 8 : 16;
+  StringRef instr = ta.isF32() ? "m16n8k8" : "m16n8k16";
   for (auto [name, size, want] :
        {std::tuple<StringRef, int64_t, int64_t>{"M", m, 16}, {"N", n, 8},
-        {"K", k, 16}})
+        {"K", k, instrK}})
     if (size % want)
       return emitOpError() << name << " = " << size
-                           << " is not a multiple of the m16n8k16 "
-                              "instruction's "
-                           << name << " (" << want << ")";
+                           << " is not a multiple of the " << instr
+                           << " instruction's " << name << " (" << want
+                           << ")";
   return verifyArch(*this, 80, "mma.sync (mma_v2)");
 }
