@@ -134,6 +134,13 @@ def main(argv=None):
     kiln_copy = os.path.join(os.path.dirname(src), f"{stem}_kiln.py")
     with open(src) as f, open(kiln_copy, "w") as g:
         g.write(swap_imports(f.read()))
+    # Triton's tests take a `device` fixture from Triton's own conftest.py, which is not
+    # copied: give them one (the GPU), unless the folder has a conftest already.
+    conftest = os.path.join(os.path.dirname(src), "conftest.py")
+    if not os.path.exists(conftest):
+        with open(conftest, "w") as f:
+            f.write("import pytest\n\n\n@pytest.fixture\ndef device():\n"
+                    "    return \"cuda\"\n")
     sides = {}
     for side, path in (("triton", src), ("kiln", kiln_copy)):
         if args.only and side != args.only:

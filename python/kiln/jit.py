@@ -25,7 +25,10 @@ _TORCH_DTYPES = {
     "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
     "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
 }
-_OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target")
+# sanitize_overflow: Triton's integer-overflow checks, which Triton inserts only in debug
+# builds; Kiln has no debug build, so the option is accepted and changes nothing, as in a
+# Triton kernel compiled without debug.
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow")
 
 
 def _pointer_annotation(ann, fn):

@@ -857,6 +857,15 @@ def test_num_ctas_must_be_a_cluster_size(monkeypatch, tmp_path):
         small[(1,)](0, 5, num_ctas=True)  # before looking for a GPU
 
 
+def test_sanitize_overflow_is_accepted(monkeypatch, tmp_path):
+    # Triton's option (overflow checks in debug builds only); Triton's own Gluon tests pass it.
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    a = small.warmup("*fp32", "i32", target="cuda:sm_90a", sanitize_overflow=True)
+    b = small.warmup("*fp32", "i32", target="cuda:sm_90a", sanitize_overflow=False)
+    assert a is b  # the same kernel: the option changes nothing
+
+
 def test_num_ctas_1_is_accepted(monkeypatch, tmp_path):
     pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))

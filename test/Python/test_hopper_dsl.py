@@ -189,3 +189,26 @@ def test_async_copy_mbarrier_arrive():
                            r"write of 'tile\.async_copy_global_to_local' may still be writing: "
                            r"no wait on the barrier it completes on comes between them",
                            kiln.CompilationError)
+
+
+# A batched (rank-3) accumulator layout: Gluon code builds these at import time (Triton's
+# test_lowerings.py does, in its test parameters), so building one is fine; a kernel that uses
+# it gets the error at its line.
+BATCHED = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1, 1],
+                                    instr_shape=[16, 32, 16])
+
+
+@kiln.jit
+def uses_batched(x, L: kl.constexpr):
+    kl.store(x + kl.full([2, 64, 32], 0, kl.int32, L), 1.0)  # E:batched
+
+
+def test_batched_accumulator_layout_is_an_error_where_used():
+    assert BATCHED.rank == 3
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(uses_batched, {"x": "*fp32"}, {"L": BATCHED}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:batched", "kl.full",
+                           r"NVMMADistributedLayout: warps_per_cta must be \[m, n\] \(Kiln has no "
+                           r"batched, rank-3 accumulators yet\), got \[4, 1, 1\]",
+                           kiln.CompilationError)

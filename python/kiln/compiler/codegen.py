@@ -557,7 +557,13 @@ class CodeGenerator:
             if any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values()):
                 raise TypeError(f"{getattr(fn, '__name__', fn)}() runs at compile time and "
                                 f"needs constexpr arguments, got a runtime tensor")
-            return fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
+            out = fn(*[_unwrap(a) for a in args], **{k: _unwrap(v) for k, v in kwargs.items()})
+            # A layout Kiln cannot lower is accepted where Python code builds it (at import
+            # time, Gluon code builds layouts freely); built inside a kernel, the error is here.
+            problem = getattr(out, "_unsupported", None)
+            if isinstance(out, DistributedLayout) and problem:
+                raise ValueError(problem)
+            return out
         name = getattr(fn, "__qualname__", None) or repr(fn)
         raise self.error(node, f"cannot call '{name}' from a kernel: it is neither a "
                          f"@kiln.jit function nor a kiln builtin (mark compile-time helpers "

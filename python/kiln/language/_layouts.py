@@ -734,3 +734,28 @@ class PaddedSharedLayout(SharedLayout):
         return (f"PaddedSharedLayout(interval_padding_pairs="
                 f"{[list(p) for p in self.interval_padding_pairs]}, offset_bases="
                 f"{[list(b) for b in self.offset_bases]}, shape={list(self.shape)})")
+
+
+def warps_per_cta(layout, shape):
+    """How many warps a layout spreads along each dimension of a tensor of ``shape`` (Gluon's
+    ``_layouts.warps_per_cta``)."""
+    layout = _unwrap(layout)
+    shape = _int_tuple("shape", shape)
+    if isinstance(layout, SliceLayout):
+        parent = list(shape)
+        parent.insert(layout.dim, 1)
+        out = list(warps_per_cta(layout.parent, parent))
+        del out[layout.dim]
+        return out
+    if isinstance(layout, DistributedLinearLayout):
+        out = [1] * len(shape)
+        for b in layout.warp_bases:
+            for d, v in enumerate(b):
+                if v:
+                    out[d] *= 2
+                    break
+        return out
+    parent = getattr(layout, "parent", None)
+    if parent is not None and hasattr(parent, "warps_per_cta"):
+        return list(parent.warps_per_cta)
+    return list(layout.warps_per_cta)

@@ -18,5 +18,6 @@ from .._core import register_vendor_builtins
 register_vendor_builtins(__name__, "hip:", "AMD")
 
 from . import cdna3, cdna4  # noqa: E402,F401
+from ._layouts import AMDMFMALayout, AMDWMMALayout  # noqa: E402,F401
 
-__all__ = ["cdna3", "cdna4"]
+__all__ = ["cdna3", "cdna4", "AMDMFMALayout", "AMDWMMALayout"]

@@ -134,32 +134,46 @@ class NVMMADistributedLayout(DistributedLayout):
                                                              self.warps_per_cta))
         object.__setattr__(self, "instr_shape", _int_tuple("instr_shape", self.instr_shape))
         object.__setattr__(self, "cga_layout", _cga.normalize(
-            "NVMMADistributedLayout", _unwrap(self.cga_layout), 2))
+            "NVMMADistributedLayout", _unwrap(self.cga_layout), len(self.warps_per_cta)))
+        if not self.warps_per_cta or not all(_is_pow2(w) for w in self.warps_per_cta):
+            raise ValueError(f"NVMMADistributedLayout: warps_per_cta must be powers of 2, got "
+                             f"{list(self.warps_per_cta)}")
+        # What Gluon accepts but Kiln cannot lower yet (other versions, batched rank-3
+        # accumulators) is an error where a kernel uses the layout, not where Python code
+        # builds it: Gluon code builds layouts at import time (e.g. test parameters).
+        object.__setattr__(self, "_unsupported", None)
         if self.version not in ((2, 0), (3, 0)):
-            raise ValueError(f"NVMMADistributedLayout: version must be [2, 0] (mma.sync) or "
-                             f"[3, 0] (wgmma), got {list(self.version)}")
-        if len(self.warps_per_cta) != 2 or not all(_is_pow2(w) for w in self.warps_per_cta):
-            raise ValueError(f"NVMMADistributedLayout: warps_per_cta must be [m, n], powers "
-                             f"of 2, got {list(self.warps_per_cta)}")
+            object.__setattr__(self, "_unsupported",
+                               f"NVMMADistributedLayout: version must be [2, 0] (mma.sync) or "
+                               f"[3, 0] (wgmma), got {list(self.version)}")
+            return
+        if len(self.warps_per_cta) != 2:
+            object.__setattr__(self, "_unsupported",
+                               f"NVMMADistributedLayout: warps_per_cta must be [m, n] (Kiln has "
+                               f"no batched, rank-{len(self.warps_per_cta)} accumulators yet), "
+                               f"got {list(self.warps_per_cta)}")
+            return
+        problem = None
         if self.version == (2, 0):
             if self.instr_shape != (16, 8):
-                raise ValueError(f"NVMMADistributedLayout: version [2, 0] (mma.sync) has "
-                                 f"instr_shape [16, 8], got {list(self.instr_shape)}")
-        else:
-            if self.warps_per_cta[0] % 4:
-                raise ValueError(f"NVMMADistributedLayout: for version [3, 0] warps_per_cta[0] "
-                                 f"must be a multiple of 4 (a warpgroup), got "
-                                 f"{list(self.warps_per_cta)}")
-            if len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
-                    not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
-                raise ValueError(f"NVMMADistributedLayout: instr_shape must be [16, n, k] with "
-                                 f"n a power of 2 in [8, 256], got {list(self.instr_shape)}")
+                problem = (f"NVMMADistributedLayout: version [2, 0] (mma.sync) has "
+                           f"instr_shape [16, 8], got {list(self.instr_shape)}")
+        elif self.warps_per_cta[0] % 4:
+            problem = (f"NVMMADistributedLayout: for version [3, 0] warps_per_cta[0] must be a "
+                       f"multiple of 4 (a warpgroup), got {list(self.warps_per_cta)}")
+        elif len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
+                not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
+            problem = (f"NVMMADistributedLayout: instr_shape must be [16, n, k] with n a power "
+                       f"of 2 in [8, 256], got {list(self.instr_shape)}")
+        object.__setattr__(self, "_unsupported", problem)
 
     @property
     def rank(self) -> int:
-        return 2
+        return len(self.warps_per_cta)
 
     def _attr_text(self, render) -> str:
+        if self._unsupported:
+            raise ValueError(self._unsupported)
         text = (f"#tile_nv.nvmma<{{versionMajor = {self.version[0]}, versionMinor = "
                 f"{self.version[1]}, warpsPerCTA = {_list_text(self.warps_per_cta)}, "
                 f"instrShape = {_list_text(self.instr_shape)}}}>")
