@@ -12,6 +12,7 @@ from typing import Dict
 
 from .compiler.cache import mangle_value
 from .compiler.compiler import check_num_ctas, compile as _compile, type_name
+from .compiler.errors import InvalidOption
 from .compiler.function import KernelFunction
 from .language import _core as core
 from .language._layouts import DistributedLayout, SharedLayout
@@ -28,7 +29,10 @@ _TORCH_DTYPES = {
 # sanitize_overflow: Triton's integer-overflow checks, which Triton inserts only in debug
 # builds; Kiln has no debug build, so the option is accepted and changes nothing, as in a
 # Triton kernel compiled without debug.
-_OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow")
+# debug: Triton's device-side assertions and overflow checks; debug=False is how Kiln always
+# compiles, debug=True is refused (silently dropping the checks would run another kernel).
+_OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
+            "debug")
 
 
 def _pointer_annotation(ann, fn):
@@ -256,7 +260,15 @@ class JITFunction(KernelFunction):
 
     # -- compile and launch ------------------------------------------------------------------
 
+    def _check_debug(self, options):
+        if options.get("debug"):
+            raise InvalidOption("debug=True (Triton's device-side assertions and integer "
+                                "overflow checks) is not supported yet; Kiln compiles as Triton "
+                                "does without debug (debug=False)",
+                                *self.src.position(self.src.fdef))
+
     def _compile(self, arguments, options):
+        self._check_debug(options)
         check_num_ctas(options.get("num_ctas", 1), self)
         if self._used_globals:
             self._check_globals()
@@ -321,6 +333,8 @@ class JITFunction(KernelFunction):
 
     def run(self, *args, grid, **kwargs):
         bound = self._fast_bind(args, kwargs)
+        if bound is not None:
+            self._check_debug(bound[1])
         key = self._launch_key(*bound) if bound is not None else None
         if key is not None:
             entry = self._launches.get(key)

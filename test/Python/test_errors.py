@@ -866,6 +866,21 @@ def test_sanitize_overflow_is_accepted(monkeypatch, tmp_path):
     assert a is b  # the same kernel: the option changes nothing
 
 
+def test_debug_false_is_accepted_and_debug_true_refused(monkeypatch, tmp_path):
+    # Triton's option; its tests pass debug=False and debug=True.
+    pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    a = small.warmup("*fp32", "i32", target="cuda:sm_90a", debug=False)
+    assert a is small.warmup("*fp32", "i32", target="cuda:sm_90a")
+    with pytest.raises(InvalidOption) as ei:
+        small.warmup("*fp32", "i32", target="cuda:sm_90a", debug=True)
+    assert_error(ei.value, "E:def", "def small", r"debug=True \(Triton's device-side assertions "
+                 r"and integer overflow checks\) is not supported yet; Kiln compiles as Triton "
+                 r"does without debug \(debug=False\)", InvalidOption)
+    with pytest.raises(InvalidOption, match=r"debug=True"):
+        small[(1,)](0, 5, debug=True)  # before looking for a GPU
+
+
 def test_num_ctas_1_is_accepted(monkeypatch, tmp_path):
     pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
