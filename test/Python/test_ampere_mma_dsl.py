@@ -234,3 +234,11 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
         kiln.compile(fn, SIG, {}, target="cuda:sm_80", num_warps=4 if fn is not e_small else 1,
                      cache=False)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_layouts_that_differ_mangle_differently():
+    # The mangled layout is part of a kernel's cache key: a minor version that differs must
+    # not reuse another layout's kernel.
+    v20 = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1], instr_shape=[16, 8])
+    v21 = kl.NVMMADistributedLayout(version=[2, 1], warps_per_cta=[4, 1], instr_shape=[16, 8])
+    assert v20 != v21 and v20.mangle() != v21.mangle()

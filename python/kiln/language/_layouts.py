@@ -634,7 +634,8 @@ class SharedLinearLayout(SharedLayout):
 
     def mangle(self) -> str:
         bases = "_".join("x".join(map(str, b)) for b in self.offset_bases)
-        return f"SLL{bases}A{self.alignment}SLL"
+        blocks = "_".join("x".join(map(str, b)) for b in self.block_bases)
+        return f"SLL{bases}B{blocks}A{self.alignment}SLL"
 
     def __repr__(self) -> str:
         return (f"SharedLinearLayout(offset_bases={[list(b) for b in self.offset_bases]}, "

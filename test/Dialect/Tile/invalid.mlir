@@ -269,15 +269,6 @@ module attributes {tile.num_warps = 4 : i32} {
 
 // -----
 
-// 128 elements' worth of bases on a 64-element tensor.
-#x = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[0], [0]]}>
-module attributes {tile.num_warps = 4 : i32} {
-  // expected-error @+1 {{has a basis outside the shape of 'tensor<64xf32}}
-  func.func @basis_outside_shape(%x: tensor<64xf32, #x>) { return }
-}
-
-// -----
-
 // The same bases reach only half of a 256-element tensor.
 #x = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[0], [0]]}>
 module attributes {tile.num_warps = 4 : i32} {

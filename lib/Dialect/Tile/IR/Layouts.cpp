@@ -308,10 +308,29 @@ LinearEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 LinearLayout LinearEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  // On a tensor smaller than the layout along a dimension (a size-1 dimension
+  // from expand_dims, as Gluon makes of a sliced linear layout), the moves
+  // past the tensor drop out: lanes and warps then hold the same elements
+  // (broadcast) and registers that would move only past it are removed, as
+  // blocked layouts do for small tensors.
   const LinearLayout &l = getLayout();
   std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
   for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
-    bases[d] = LinearLayout::Bases(l.getBases(LinearLayout::InDim(d)));
+    for (LinearLayout::Basis b : l.getBases(LinearLayout::InDim(d))) {
+      bool moves = false, cut = false;
+      for (unsigned k = 0; k < b.size() && k < shape.size(); ++k) {
+        bool smaller = shape[k] > 0 && shape[k] < l.getOutSizes()[k] &&
+                       llvm::isPowerOf2_64(shape[k]);
+        if (smaller && b[k] >= shape[k]) {
+          b[k] &= int32_t(shape[k] - 1);
+          cut = true;
+        }
+        moves |= b[k] != 0;
+      }
+      if (d == LinearLayout::Register && cut && !moves)
+        continue;
+      bases[d].push_back(std::move(b));
+    }
   SmallVector<int32_t> sizes(shape.begin(), shape.end());
   return LinearLayout(std::move(bases), sizes);
 }

@@ -105,7 +105,7 @@ class NVMMASharedLayout(SharedLayout):
         cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \
             if self.cga_layout else ""
         return (f"NVS{self.swizzle_byte_width}_{self.element_bitwidth}_{self.rank}_"
-                f"{int(self.transposed)}{cga}NVS")
+                f"{int(self.transposed)}{'P' if self.fp4_padded else ''}{cga}NVS")
 
     def __repr__(self) -> str:
         return (f"NVMMASharedLayout(swizzle_byte_width={self.swizzle_byte_width}, "
@@ -191,7 +191,8 @@ class NVMMADistributedLayout(DistributedLayout):
     def mangle(self) -> str:
         cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \
             if self.cga_layout else ""
-        return (f"NVD{self.version[0]}_{'x'.join(map(str, self.warps_per_cta))}_"
+        return (f"NVD{self.version[0]}{self.version[1]}_"
+                f"{'x'.join(map(str, self.warps_per_cta))}_"
                 f"{'x'.join(map(str, self.instr_shape))}{cga}NVD")
 
     def __repr__(self) -> str:
