@@ -125,6 +125,12 @@ def reshape_auto(a):
 
 
 @kiln.jit
+def slice_of_auto(a):
+    x = kl.arange(0, 128, kl.SliceLayout(0, kl.AutoLayout()))  # SLICE
+    kl.store(a + x, 1)
+
+
+@kiln.jit
 def auto_as_convert_target(a):
     x = kl.convert_layout(kl.arange(0, 128, L1), kl.AutoLayout())  # CONVERT
     kl.store(a + x, 1)
@@ -136,6 +142,9 @@ def auto_as_convert_target(a):
     (reshape_auto, "RESHAPE", "kl.arange",
      r"reshape without a layout needs a tensor with a concrete layout, but this one has "
      r"AutoLayout\(\); fix it first with kl.set_auto_layout or kl.convert_layout"),
+    (slice_of_auto, "SLICE", "kl.SliceLayout",
+     r"SliceLayout: parent must be a concrete layout, got AutoLayout\(\) \(a slice of a value "
+     r"with it is inferred with it\)"),
     (auto_as_convert_target, "CONVERT", "kl.convert_layout",
      r"convert_layout: AutoLayout\(\) is only for values the compiler lays out .*"),
 ])

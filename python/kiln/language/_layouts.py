@@ -213,6 +213,9 @@ class SliceLayout(DistributedLayout):
         object.__setattr__(self, "parent", parent)
         if not isinstance(parent, DistributedLayout):
             raise TypeError(f"SliceLayout: parent must be a distributed layout, got {parent!r}")
+        if is_inferred(parent):
+            raise TypeError(f"SliceLayout: parent must be a concrete layout, got {parent!r} (a "
+                            f"slice of a value with it is inferred with it)")
         if not 0 <= self.dim < parent.rank:
             raise ValueError(f"SliceLayout: dim {self.dim} is out of range for a parent of "
                              f"rank {parent.rank}")

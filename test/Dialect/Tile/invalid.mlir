@@ -1753,3 +1753,13 @@ func.func @shared_linear_repeats(%b: !tile.memdesc<2x2xf32, #tile.shared_linear<
 
 // expected-error @+1 {{the shared_linear layout is for a buffer of shape [2, 2], but the allocation's last 2 dimensions differ}}
 func.func @shared_linear_shape(%b: !tile.memdesc<4x2xf32, #tile.shared_linear<{offset = [[0, 1], [1, 0]], shape = [2, 2], alignment = 16}>, mutable>) { return }
+
+// -----
+
+// expected-error @+1 {{cga: needs 'bases' (an array of integer arrays) and 'layout'}}
+func.func @cga_missing_layout(%t: tensor<64xf32, #tile.cga<{bases = [[1]]}>>) { return }
+
+// -----
+
+// expected-error @+1 {{shared_linear: 'alignment' must be a positive integer up to 2^20}}
+func.func @shared_linear_alignment_zero(%b: !tile.memdesc<2x2xf32, #tile.shared_linear<{offset = [[0, 1], [1, 0]], shape = [2, 2], alignment = 0}>, mutable>) { return }

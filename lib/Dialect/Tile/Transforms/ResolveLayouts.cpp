@@ -304,7 +304,10 @@ Attribute coalescedLayout(Value ptr, AxisInfoAnalysis &axis, int numWarps,
     return a > b;
   });
   Type pointee = cast<PointerType>(type.getElementType()).getPointeeType();
-  int64_t bytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
+  // Pointers to pointers hold 8-byte elements.
+  int64_t bytes = pointee.isIntOrFloat()
+                      ? std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8)
+                      : 8;
   unsigned fast = order[0];
   int64_t numel = type.getNumElements();
   int64_t perThread = std::min<int64_t>(info.contiguity[fast],

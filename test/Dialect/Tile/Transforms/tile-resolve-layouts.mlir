@@ -125,6 +125,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // CHECK-DAG: #[[C1:.*]] = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-DAG: #[[C2:.*]] = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 // CHECK-DAG: #[[C3:.*]] = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[C4:.*]] = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @coalesced_1d
   // CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[C1]]>
@@ -152,6 +153,17 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %p = tile.addptr %p0, %off : tensor<64x64x!tile.ptr<f32>, #tile.coalesced>, tensor<64x64xi32, #tile.coalesced>
     %x = tile.splat %v : tensor<64x64xf32, #tile.coalesced>
     tile.store %p, %x : tensor<64x64x!tile.ptr<f32>, #tile.coalesced>
+    return
+  }
+
+  // Pointers to pointers: 8-byte elements, 2 per 16-byte access.
+  // CHECK-LABEL: func.func @coalesced_pointers
+  // CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<!tile.ptr<f32>>, #[[C4]]>
+  func.func @coalesced_pointers(%base: !tile.ptr<!tile.ptr<f32>> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 1024 : tensor<1024xi32, #tile.coalesced>
+    %p0 = tile.splat %base : tensor<1024x!tile.ptr<!tile.ptr<f32>>, #tile.coalesced>
+    %p = tile.addptr %p0, %r : tensor<1024x!tile.ptr<!tile.ptr<f32>>, #tile.coalesced>, tensor<1024xi32, #tile.coalesced>
+    %v = tile.load %p : tensor<1024x!tile.ptr<!tile.ptr<f32>>, #tile.coalesced>
     return
   }
 
