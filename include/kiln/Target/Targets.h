@@ -56,6 +56,10 @@ struct TargetDesc {
   /// (the counter never exceeds it), so a count the field cannot hold
   /// becomes this one, which only waits longer.
   unsigned maxAsyncWaitInstructions = 0;
+  /// Most registers (tensor elements) one thread may hold for one tensor.
+  /// The type itself allows 2^10 (LinearLayout::kMaxInBits); a chip whose
+  /// compiler takes far longer on big register files lowers this.
+  unsigned maxTensorRegisters = 1024;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

@@ -279,7 +279,8 @@ struct ConvertTileToLLVMPass
     const TargetDesc &desc = *context->target;
     // Legality before LLVM: layouts must match this target's warps, and
     // only what the lowering supports may reach it.
-    if (failed(verifyModuleLayouts(module, context->numWarps, desc.warpSize)) ||
+    if (failed(verifyModuleLayouts(module, context->numWarps, desc.warpSize,
+                                   desc.maxTensorRegisters, desc.name)) ||
         failed(checkSupported(module)))
       return signalPassFailure();
     std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);

@@ -217,7 +217,8 @@ bool kiln::tile::hasUnresolvedLayout(Type type) {
 }
 
 static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
-                                      int numWarps, int threadsPerWarp) {
+                                      int numWarps, int threadsPerWarp,
+                                      int maxRegisters, StringRef targetName) {
   auto emit = [&]() { return op->emitOpError(); };
   // Layouts to be inferred are checked once tile-resolve-layouts chose them,
   // and tensors split among a cluster's CTAs once tile-split-cluster made
@@ -242,6 +243,13 @@ static LogicalResult verifyTensorType(Operation *op, RankedTensorType type,
                              << ll->getInSize(LinearLayout::Warp)
                              << " warps but the kernel is compiled for "
                              << numWarps << " (tile.num_warps)";
+  if (maxRegisters && ll->getInSize(LinearLayout::Register) > maxRegisters)
+    return op->emitOpError()
+           << "tensor " << type << " needs "
+           << ll->getInSize(LinearLayout::Register)
+           << " registers per thread in layout " << type.getEncoding()
+           << "; Kiln's limit on " << targetName << " is " << maxRegisters
+           << " (use a smaller block or more warps)";
   return success();
 }
 
@@ -314,12 +322,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 }
 
 LogicalResult kiln::tile::verifyModuleLayouts(ModuleOp module, int numWarps,
-                                              int tpw) {
+                                              int tpw, int maxRegisters,
+                                              StringRef targetName) {
   auto check = [&](Operation *inner, Type t) -> LogicalResult {
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt)
       return success();
-    return verifyTensorType(inner, tt, lookupNumWarps(inner, numWarps), tpw);
+    return verifyTensorType(inner, tt, lookupNumWarps(inner, numWarps), tpw,
+                            maxRegisters, targetName);
   };
   WalkResult r = module.walk([&](Operation *inner) {
     for (Type t : inner->getResultTypes())

@@ -97,9 +97,13 @@ struct CheckedInVerify {
 
 /// Checks every tensor type in `module` against the compile context: a
 /// distributed layout covering the shape, with exactly `threadsPerWarp`
-/// lanes and `numWarps` warps. Reports on the first offending op.
+/// lanes and `numWarps` warps, and (when `maxRegisters` is not 0, the
+/// target's limit) at most `maxRegisters` registers per thread. Reports on
+/// the first offending op; `targetName` names the target in that report.
 mlir::LogicalResult verifyModuleLayouts(mlir::ModuleOp module, int numWarps,
-                                        int threadsPerWarp);
+                                        int threadsPerWarp,
+                                        int maxRegisters = 0,
+                                        llvm::StringRef targetName = "");
 
 /// Module-level compile context, read from the module attributes.
 int getNumWarps(mlir::ModuleOp module);
