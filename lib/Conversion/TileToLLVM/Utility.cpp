@@ -220,21 +220,61 @@ kiln::moveThroughShared(OpBuilder &b, Location loc, Operation *op,
   Type memTy = getMemoryType(regType);
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value base = getScratchBase(b, loc, op);
-  // The buffer may still be read by the previous user of this scratch.
-  ctx.target.barrier(b, loc);
-  auto srcCoords = emitCoordinates(b, loc, srcLayout, ctx);
-  for (auto [v, c] : llvm::zip(srcRegs, srcCoords)) {
-    Value idx = emitLinearIndex(b, loc, c, srcLayout.getOutSizes());
-    Value p = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{idx});
-    LLVM::StoreOp::create(b, loc, toMemory(b, loc, v), p);
-  }
-  ctx.target.barrier(b, loc);
-  SmallVector<Value> out;
-  for (auto &c : emitCoordinates(b, loc, dstLayout, ctx)) {
-    Value idx = emitLinearIndex(b, loc, c, dstLayout.getOutSizes());
-    Value p = LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{idx});
-    Value v = LLVM::LoadOp::create(b, loc, memTy, p);
-    out.push_back(fromMemory(b, loc, v, regType));
+  // In rounds (tile.scratch_rounds): the first log2(rounds) coordinate bits
+  // no thread index sets split the tile; each register's round is a
+  // constant, and a round's elements are indexed with those bits removed.
+  int64_t rounds = tile::getScratchRounds(op);
+  auto roundBits = tile::getScratchRoundBits(srcLayout, dstLayout);
+  roundBits.resize(std::min<size_t>(roundBits.size(), llvm::Log2_64(rounds)));
+  rounds = int64_t(1) << roundBits.size();
+  SmallVector<int32_t> sizes(dstLayout.getOutSizes());
+  for (auto [d, k] : roundBits)
+    sizes[d] /= 2;
+  auto roundOf = [&](const LinearLayout &l, int32_t reg) {
+    LinearLayout::Basis c = l.applyOne(LinearLayout::Register, reg);
+    int64_t r = 0;
+    for (auto [i, bit] : llvm::enumerate(roundBits))
+      r |= int64_t((c[bit.first] >> bit.second) & 1) << i;
+    return r;
+  };
+  // Removes the round bits from each coordinate (highest first, so lower
+  // bit positions stay valid).
+  auto address = [&](ArrayRef<Value> coords) {
+    SmallVector<Value> c(coords);
+    SmallVector<std::pair<unsigned, unsigned>> byBit(roundBits);
+    llvm::sort(byBit, [](auto x, auto y) { return x.second > y.second; });
+    for (auto [d, k] : byBit) {
+      Value low = LLVM::AndOp::create(b, loc, c[d],
+                                      i32Const(b, loc, (int32_t(1) << k) - 1));
+      Value high = LLVM::LShrOp::create(b, loc, c[d], i32Const(b, loc, k + 1));
+      high = LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, k));
+      c[d] = LLVM::OrOp::create(b, loc, high, low);
+    }
+    Value idx = emitLinearIndex(b, loc, c, sizes);
+    return LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{idx});
+  };
+  SmallVector<SmallVector<Value>> srcCoords, dstCoords;
+  SmallVector<Value> out(dstLayout.getInSize(LinearLayout::Register));
+  for (int64_t round = 0; round < rounds; ++round) {
+    // The buffer may still be read by the previous user of this scratch
+    // (or the previous round).
+    ctx.target.barrier(b, loc);
+    if (round == 0)
+      srcCoords = emitCoordinates(b, loc, srcLayout, ctx);
+    for (auto [r, v] : llvm::enumerate(srcRegs))
+      if (roundOf(srcLayout, r) == round) {
+        Value p = address(srcCoords[r]);
+        LLVM::StoreOp::create(b, loc, toMemory(b, loc, v), p);
+      }
+    ctx.target.barrier(b, loc);
+    if (round == 0)
+      dstCoords = emitCoordinates(b, loc, dstLayout, ctx);
+    for (auto [r, c] : llvm::enumerate(dstCoords))
+      if (roundOf(dstLayout, r) == round) {
+        Value p = address(c);
+        out[r] = fromMemory(b, loc, LLVM::LoadOp::create(b, loc, memTy, p),
+                            regType);
+      }
   }
   return out;
 }

@@ -53,6 +53,40 @@ func.func @scratch_offset_not_int() {
   return
 }
 
+// -----
+
+func.func @scratch_rounds_elsewhere() {
+  // expected-error @+1 {{'tile.scratch_rounds' belongs on tile.convert_layout or tile.reshape}}
+  "test.op"() {tile.scratch_rounds = 2 : i32} : () -> ()
+  return
+}
+
+// -----
+
+// Rows 32 and 64 are the only coordinate bits registers alone hold: at most
+// four rounds.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @scratch_rounds_too_many(%x: tensor<128x32xf32, #a>) {
+    // expected-error @+1 {{'tile.scratch_rounds' must be a power of two between 1 and 4 (the tile's coordinate bits no lane or warp holds)}}
+    %y = tile.convert_layout %x {tile.scratch_rounds = 8 : i32} : tensor<128x32xf32, #a> -> tensor<128x32xf32, #b>
+    return
+  }
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @scratch_rounds_not_power_of_two(%x: tensor<128x32xf32, #a>) {
+    // expected-error @+1 {{'tile.scratch_rounds' must be a power of two between 1 and 4}}
+    %y = tile.convert_layout %x {tile.scratch_rounds = 3 : i32} : tensor<128x32xf32, #a> -> tensor<128x32xf32, #b>
+    return
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Layout parsers: #tile.blocked / #tile.slice / #tile.linear
 //===----------------------------------------------------------------------===//

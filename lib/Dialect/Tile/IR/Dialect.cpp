@@ -1,6 +1,7 @@
 //===- Dialect.cpp - The tile dialect -------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -295,6 +296,21 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!n || n.getInt() < 0)
       return op->emitOpError() << "'tile.num_stages' must be a non-negative "
                                   "integer";
+    return success();
+  }
+  if (name == ScratchRoundsAttrHelper::getNameStr()) {
+    // Written by the allocator; a replayed module may carry it.
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ConvertLayoutOp, ReshapeOp>(op))
+      return op->emitOpError() << "'" << name
+                               << "' belongs on tile.convert_layout or "
+                                  "tile.reshape";
+    int64_t most = getMaxScratchRounds(op);
+    if (!n || n.getInt() < 1 || !llvm::isPowerOf2_64(n.getInt()) ||
+        n.getInt() > most)
+      return op->emitOpError()
+             << "'" << name << "' must be a power of two between 1 and "
+             << most << " (the tile's coordinate bits no lane or warp holds)";
     return success();
   }
   if (name == TotalNumWarpsAttrHelper::getNameStr()) {

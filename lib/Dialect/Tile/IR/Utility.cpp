@@ -39,6 +39,43 @@ kiln::tile::getMoveLayouts(Operation *op) {
   return std::make_pair(src->reshapeOuts(sizes), *dst);
 }
 
+SmallVector<std::pair<unsigned, unsigned>>
+kiln::tile::getScratchRoundBits(const LinearLayout &src,
+                                const LinearLayout &dst) {
+  ArrayRef<int32_t> sizes = dst.getOutSizes();
+  SmallVector<std::pair<unsigned, unsigned>> bits;
+  for (unsigned d = 0; d < sizes.size(); ++d) {
+    for (int k = llvm::Log2_32(sizes[d]) - 1; k >= 0; --k) {
+      int32_t mask = int32_t(1) << k;
+      bool threadBit = false;
+      for (const LinearLayout *l : {&src, &dst})
+        for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
+          for (const auto &b : l->getBases(in))
+            threadBit |= (b[d] & mask) != 0;
+      if (!threadBit)
+        bits.push_back({d, unsigned(k)});
+    }
+  }
+  return bits;
+}
+
+int64_t kiln::tile::getScratchRounds(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(
+          TileDialect::ScratchRoundsAttrHelper::getNameStr()))
+    return std::max<int64_t>(1, a.getInt());
+  return 1;
+}
+
+int64_t kiln::tile::getMaxScratchRounds(Operation *op) {
+  if (!isa<ConvertLayoutOp, ReshapeOp>(op))
+    return 1;
+  auto layouts = getMoveLayouts(op);
+  if (failed(layouts))
+    return 1;
+  return int64_t(1)
+         << getScratchRoundBits(layouts->first, layouts->second).size();
+}
+
 unsigned kiln::tile::getElementBytes(Type t) {
   if (isa<PointerType>(t))
     return 8;
@@ -76,7 +113,8 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
             LayoutMove::SharedMemory)
       return 0;
     auto ty = cast<RankedTensorType>(op->getResult(0).getType());
-    return ty.getNumElements() * getElementBytes(ty.getElementType());
+    return ty.getNumElements() * getElementBytes(ty.getElementType()) /
+           std::min(getScratchRounds(op), getMaxScratchRounds(op));
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto ty = reduce.getSrc().getType();

@@ -248,6 +248,8 @@ struct AllocateSharedMemory
         }
     });
     int64_t total = place(buffers);
+    if (desc)
+      total = splitIntoRounds(buffers, total, *desc);
     TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
     for (Buffer &buf : buffers)
       scratchOffset.setAttr(buf.op, b.getI32IntegerAttr(buf.offset));
@@ -256,6 +258,36 @@ struct AllocateSharedMemory
       return reportOverflow(module, buffers, total, *desc);
     TileDialect::SharedAttrHelper(&getContext())
         .setAttr(module, b.getI32IntegerAttr(total));
+  }
+
+  /// While the buffers do not fit, the largest layout move live beside a
+  /// buffer past the limit stages through shared memory in twice as many
+  /// rounds (each round barrier, store, barrier, load; half the scratch).
+  /// Moves that fit keep one round: rounds cost barriers.
+  int64_t splitIntoRounds(MutableArrayRef<Buffer> buffers, int64_t total,
+                          const TargetDesc &desc) {
+    TileDialect::ScratchRoundsAttrHelper rounds(&getContext());
+    Builder b(&getContext());
+    while (total > desc.maxSharedBytes) {
+      Buffer *pick = nullptr;
+      for (Buffer &over : buffers) {
+        if (over.offset + over.bytes <= int64_t(desc.maxSharedBytes))
+          continue;
+        for (Buffer &buf : buffers)
+          if (buf.start <= over.end && over.start <= buf.end &&
+              !isa<LocalAllocOp>(buf.op) &&
+              getScratchRounds(buf.op) < getMaxScratchRounds(buf.op) &&
+              (!pick || buf.bytes > pick->bytes))
+            pick = &buf;
+      }
+      if (!pick)
+        return total;
+      rounds.setAttr(pick->op,
+                     b.getI32IntegerAttr(getScratchRounds(pick->op) * 2));
+      pick->bytes = getScratchBytes(pick->op);
+      total = place(buffers);
+    }
+    return total;
   }
 
   /// The error names the buffers live where the most bytes are live, and

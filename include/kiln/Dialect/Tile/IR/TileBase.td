@@ -61,6 +61,10 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$shared,
     // On ops that stage through shared memory: their byte offset.
     "::mlir::IntegerAttr":$scratch_offset,
+    // On convert_layout and reshape, set by tile-allocate-shared-memory when
+    // the whole tile does not fit: the move stages through shared memory in
+    // this many rounds (a power of two), each holding 1/rounds of the tile.
+    "::mlir::IntegerAttr":$scratch_rounds,
     // On loops: the software-pipelining depth asked for.
     "::mlir::IntegerAttr":$num_stages,
     // On pointer and integer kernel arguments: a power-of-two divisor.

@@ -28,6 +28,22 @@ LayoutMove classifyLayoutMove(const LinearLayout &src, const LinearLayout &dst);
 mlir::FailureOr<std::pair<LinearLayout, LinearLayout>>
 getMoveLayouts(mlir::Operation *op);
 
+/// Tensor coordinate bits (dimension, bit) that a move of `src` to `dst`
+/// through shared memory may split into rounds: bits no lane or warp basis
+/// of either layout sets, so every register's value of them is a constant.
+/// Most significant first (row-major linear index): rounds then cover
+/// contiguous slices of the tile.
+llvm::SmallVector<std::pair<unsigned, unsigned>>
+getScratchRoundBits(const LinearLayout &src, const LinearLayout &dst);
+
+/// Rounds a convert_layout or reshape through shared memory takes
+/// (`tile.scratch_rounds`, 1 when absent).
+int64_t getScratchRounds(mlir::Operation *op);
+
+/// Most rounds `op` may take (1 for ops that do not move data through
+/// shared memory in rounds).
+int64_t getMaxScratchRounds(mlir::Operation *op);
+
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type elementType);
 
@@ -37,7 +53,8 @@ unsigned getElementBytes(mlir::Type elementType);
 mlir::FailureOr<unsigned> getReduceWarpBits(const LinearLayout &layout,
                                             unsigned axis);
 
-/// Shared-memory scratch bytes `op` needs while it runs (0 if none).
+/// Shared-memory scratch bytes `op` needs while it runs (0 if none); a move
+/// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
 
 } // namespace kiln::tile
