@@ -364,6 +364,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
+  populateDotFmaOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);
   populateWarpSpecializeOpToLLVMPatterns(converter, patterns);

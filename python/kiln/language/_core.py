@@ -833,6 +833,15 @@ def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None
 
 
 @builtin
+def dot_fma(a, b, acc, _semantic=None):
+    """``acc + a @ b`` on the CUDA/vector cores (no tensor cores): ``acc`` ([batch,] M x N) in a
+    ``BlockedLayout`` P, ``a`` ([batch,] M x K) in ``DotOperandLayout(0, P, k_width)`` and ``b``
+    ([batch,] K x N) in ``DotOperandLayout(1, P, k_width)``; every thread already holds the K
+    elements of its products, so no data moves between threads (Gluon's ``dot_fma``)."""
+    return _semantic.dot_fma(a, b, acc)
+
+
+@builtin
 def barrier(_semantic=None):
     """CTA-wide barrier: every thread waits here, and shared-memory writes before it are
     visible to reads after it (Gluon's ``gl.barrier()``)."""

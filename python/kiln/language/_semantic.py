@@ -914,6 +914,39 @@ class Semantic:
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
         return self._op(f"math.{name}", [x], x.type)
 
+    def dot_fma(self, a, b, acc) -> tensor:
+        from .nvidia._layouts import DotOperandLayout
+        what = "dot_fma"
+        for name, v in (("a", a), ("b", b), ("acc", acc)):
+            if not isinstance(v, tensor) or not v.type.is_block:
+                raise TypeError(f"{what}: {name} must be a tensor, got {v!r}")
+        layout = acc.type.layout
+        if not isinstance(layout, BlockedLayout):
+            raise TypeError(f"{what}: acc must have a BlockedLayout, got {layout!r}")
+        for idx, (name, v) in enumerate((("a", a), ("b", b))):
+            lay = v.type.layout
+            if not isinstance(lay, DotOperandLayout) or lay.operand_index != idx or \
+                    lay.parent != layout:
+                raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's "
+                                f"layout, k_width), got {lay!r}")
+        rank = len(acc.shape)
+        if rank not in (2, 3) or len(a.shape) != rank or len(b.shape) != rank:
+            raise ValueError(f"{what}: a, b and acc must all be 2-D (M x K, K x N, M x N) or "
+                             f"all 3-D (batched)")
+        sa, sb, sc = ([int(_unwrap(d)) for d in t.shape] for t in (a, b, acc))
+        if sa[-1] != sb[-2] or sa[:-1] != sc[:-1] or sb[:-2] + sb[-1:] != sc[:-2] + sc[-1:]:
+            raise ValueError(f"{what}: shapes do not multiply: a {sa}, b {sb}, acc {sc}")
+        if a.dtype != b.dtype:
+            raise TypeError(f"{what}: a and b must share a dtype, got {a.dtype} and {b.dtype}")
+        ok = (a.dtype.is_floating() and acc.dtype.is_floating()) or \
+            (a.dtype.is_int() and acc.dtype.is_int())
+        if not ok or a.dtype.primitive_bitwidth > acc.dtype.primitive_bitwidth or \
+                a.dtype.name.startswith("fp8") or acc.dtype.name.startswith("fp8"):
+            raise TypeError(f"{what}: {a.dtype} operands cannot accumulate in {acc.dtype} "
+                            f"(fp16, bf16, fp32 or fp64 into a float at least as wide; integers "
+                            f"into an integer at least as wide)")
+        return self._op("tile.dot_fma", [a, b, acc], acc.type)
+
     def fma(self, x, y, z) -> tensor:
         self.reject_fp8("fma on {}", x, y, z)
         x, y, z = (self.as_tensor(v) if isinstance(_unwrap(v), tensor) else _unwrap(v)

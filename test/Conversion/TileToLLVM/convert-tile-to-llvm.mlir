@@ -435,3 +435,22 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// dot_fma is thread-local: 2 x 2 accumulator registers per thread, K = 4,
+// one fused multiply-add per (register, k); the f16 operands are extended
+// to f32 once each (2 x 4 of A and 4 x 2 of B).
+// CHECK-LABEL: llvm.func @dot_fma
+// CHECK-COUNT-16: llvm.intr.fma
+// CHECK-NOT: llvm.intr.fma
+// CHECK: llvm.return
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma(%a: tensor<8x4xf16, #a>, %b: tensor<4x16xf16, #b>, %c: tensor<8x16xf32, #p>) -> tensor<8x16xf32, #p> {
+    %d = tile.dot_fma %a, %b, %c : tensor<8x4xf16, #a>, tensor<4x16xf16, #b> -> tensor<8x16xf32, #p>
+    return %d : tensor<8x16xf32, #p>
+  }
+}

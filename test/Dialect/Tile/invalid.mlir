@@ -1797,3 +1797,83 @@ func.func @cga_missing_layout(%t: tensor<64xf32, #tile.cga<{bases = [[1]]}>>) { 
 
 // expected-error @+1 {{shared_linear: 'alignment' must be a positive integer up to 2^20}}
 func.func @shared_linear_alignment_zero(%b: !tile.memdesc<2x2xf32, #tile.shared_linear<{offset = [[0, 1], [1, 0]], shape = [2, 2], alignment = 0}>, mutable>) { return }
+
+//===----------------------------------------------------------------------===//
+// #tile.dot_operand and tile.dot_fma
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// expected-error @+1 {{a #tile.dot_operand parent must be a #tile.blocked layout (tile.dot_fma's accumulator), got #tile.linear}}
+#x = #tile.dot_operand<{opIdx = 0, parent = #tile.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = []}>}>
+func.func @f(%a: tensor<32xf32, #x>) { return }
+
+// -----
+
+// expected-error @+1 {{'opIdx' must be 0 (A) or 1 (B)}}
+#x = #tile.dot_operand<{opIdx = 2, parent = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 1], order = [1, 0]}>}>
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_shapes(%a: tensor<8x4xf32, #a>, %b: tensor<8x16xf32, #b>, %c: tensor<8x16xf32, #p>) {
+    // expected-error @+1 {{shapes do not form a matrix product}}
+    %d = tile.dot_fma %a, %b, %c : tensor<8x4xf32, #a>, tensor<8x16xf32, #b> -> tensor<8x16xf32, #p>
+    return
+  }
+}
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_narrowing(%a: tensor<8x4xf32, #a>, %b: tensor<4x16xf32, #b>, %c: tensor<8x16xf16, #p>) {
+    // expected-error @+1 {{operands of 'f32' cannot accumulate in 'f16'}}
+    %d = tile.dot_fma %a, %b, %c : tensor<8x4xf32, #a>, tensor<4x16xf32, #b> -> tensor<8x16xf16, #p>
+    return
+  }
+}
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_mixed(%a: tensor<8x4xf16, #a>, %b: tensor<4x16xf32, #b>, %c: tensor<8x16xf32, #p>) {
+    // expected-error @+1 {{a and b must share an element type, got 'f16' and 'f32'}}
+    %d = tile.dot_fma %a, %b, %c : tensor<8x4xf16, #a>, tensor<4x16xf32, #b> -> tensor<8x16xf32, #p>
+    return
+  }
+}
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_b_layout(%a: tensor<8x4xf32, #a>, %b: tensor<4x16xf32, #p>, %c: tensor<8x16xf32, #p>) {
+    // expected-error @+1 {{b needs the layout #tile.dot_operand<{opIdx = 1, parent = #tile.blocked}}
+    %d = tile.dot_fma %a, %b, %c : tensor<8x4xf32, #a>, tensor<4x16xf32, #p> -> tensor<8x16xf32, #p>
+    return
+  }
+}
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#a = #tile.dot_operand<{opIdx = 0, parent = #p}>
+#b = #tile.dot_operand<{opIdx = 1, parent = #p}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_rank(%a: tensor<8x4xf32, #a>, %b: tensor<4x16xf32, #b>, %c: tensor<8x16xf32, #p>) {
+    // expected-error @+1 {{failed to verify that all of {c, result} have same type}}
+    %d = "tile.dot_fma"(%a, %b, %c) : (tensor<8x4xf32, #a>, tensor<4x16xf32, #b>, tensor<8x16xf32, #p>) -> tensor<8x16xf16, #p>
+    return
+  }
+}
+

@@ -108,4 +108,13 @@ func.func public @warp_specialize() {
   }
   return
 }
+
+// CHECK-LABEL: func.func public @dot_fma
+// CHECK: tile.dot_fma %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #blocked{{[0-9]*}}}>>, tensor<4x16xf32, #tile.dot_operand<{opIdx = 1, parent = #blocked{{[0-9]*}}}>> -> tensor<8x16xf32, #blocked{{[0-9]*}}>
+func.func public @dot_fma(%a: tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>>,
+                          %b: tensor<4x16xf32, #tile.dot_operand<{opIdx = 1, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>>,
+                          %c: tensor<8x16xf32, #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>>) {
+  %d = tile.dot_fma %a, %b, %c : tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>>, tensor<4x16xf32, #tile.dot_operand<{opIdx = 1, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>> -> tensor<8x16xf32, #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>>
+  return
+}
 }

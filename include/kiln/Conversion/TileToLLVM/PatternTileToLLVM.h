@@ -68,6 +68,9 @@ void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);
+void populateDotFmaOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx);
 void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        const LoweringContext &ctx);

@@ -212,6 +212,70 @@ unsigned SliceEncodingAttr::getRank() const {
 }
 
 //===----------------------------------------------------------------------===//
+// #tile.dot_operand
+//===----------------------------------------------------------------------===//
+
+Attribute BlockedDotOperandEncodingAttr::parse(AsmParser &parser, Type) {
+  DictionaryAttr dict;
+  if (parseLayoutDict(parser, dict))
+    return {};
+  if (checkKeys(parser, dict, {"opIdx", "parent"}))
+    return {};
+  auto idx = dyn_cast_or_null<IntegerAttr>(dict.get("opIdx"));
+  Attribute parent = dict.get("parent");
+  if (!idx || idx.getInt() < 0 || idx.getInt() > 1)
+    return parser.emitError(parser.getNameLoc(),
+                            "'opIdx' must be 0 (A) or 1 (B)"),
+           Attribute();
+  if (!parent)
+    return parser.emitError(parser.getNameLoc(), "missing 'parent'"),
+           Attribute();
+  return parser.getChecked<BlockedDotOperandEncodingAttr>(parser.getContext(),
+                                                   idx.getInt(), parent);
+}
+
+void BlockedDotOperandEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{opIdx = " << getOpIdx() << ", parent = " << getParent()
+          << "}>";
+}
+
+LogicalResult
+BlockedDotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, Attribute parent) {
+  auto blocked = dyn_cast<BlockedEncodingAttr>(parent);
+  if (!blocked)
+    return emitError() << "a #tile.dot_operand parent must be a "
+                          "#tile.blocked layout (tile.dot_fma's accumulator), "
+                          "got "
+                       << parent;
+  if (blocked.getRank() != 2 && blocked.getRank() != 3)
+    return emitError() << "a #tile.dot_operand parent has rank 2 or 3 "
+                          "([batch,] M x N), got "
+                       << blocked.getRank();
+  if (opIdx > 1)
+    return emitError() << "'opIdx' must be 0 (A) or 1 (B), got " << opIdx;
+  return success();
+}
+
+LinearLayout
+BlockedDotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  auto parent = cast<BlockedEncodingAttr>(getParent());
+  unsigned rank = parent.getRank();
+  unsigned kDim = getOpIdx() == 0 ? rank - 1 : rank - 2;
+  SmallVector<unsigned> size(parent.getSizePerThread());
+  // A shape of another rank is the verifier's to report; any layout will do.
+  if (shape.size() == rank)
+    size[kDim] = std::max<int64_t>(1, shape[kDim]);
+  return LinearLayout::fromBlocked(size, parent.getThreadsPerWarp(),
+                                   parent.getWarpsPerCTA(), parent.getOrder(),
+                                   shape);
+}
+
+unsigned BlockedDotOperandEncodingAttr::getRank() const {
+  return cast<BlockedEncodingAttr>(getParent()).getRank();
+}
+
+//===----------------------------------------------------------------------===//
 // #tile.linear
 //===----------------------------------------------------------------------===//
 

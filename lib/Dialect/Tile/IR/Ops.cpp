@@ -64,6 +64,51 @@ LogicalResult BroadcastOp::verify() {
   return success();
 }
 
+LogicalResult DotFmaOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   c = getC().getType();
+  unsigned rank = c.getRank();
+  if ((rank != 2 && rank != 3) || a.getRank() != rank || b.getRank() != rank)
+    return emitOpError() << "operands must all be rank 2 (M x K, K x N, "
+                            "M x N) or all rank 3 (batched)";
+  auto sa = a.getShape(), sb = b.getShape(), sc = c.getShape();
+  bool batchOk = rank == 2 || (sa[0] == sc[0] && sb[0] == sc[0]);
+  if (!batchOk || sa[rank - 2] != sc[rank - 2] || sb[rank - 1] != sc[rank - 1] ||
+      sa[rank - 1] != sb[rank - 2])
+    return emitOpError() << "shapes do not form a matrix product: " << a
+                         << " x " << b << " -> " << c;
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "a and b must share an element type, got "
+                         << a.getElementType() << " and " << b.getElementType();
+  Type ea = a.getElementType(), ec = c.getElementType();
+  auto arithFloat = [](Type t) {
+    return isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(t);
+  };
+  bool floats = arithFloat(ea) && arithFloat(ec) &&
+                ea.getIntOrFloatBitWidth() <= ec.getIntOrFloatBitWidth();
+  bool ints = isa<IntegerType>(ea) && isa<IntegerType>(ec) &&
+              ea.getIntOrFloatBitWidth() <= ec.getIntOrFloatBitWidth();
+  if (!floats && !ints)
+    return emitOpError() << "operands of " << ea << " cannot accumulate in "
+                         << ec << " (floats into a float at least as wide, "
+                                  "integers into an integer at least as wide; "
+                                  "floats are f16, bf16, f32 or f64)";
+  auto parent = dyn_cast_or_null<BlockedEncodingAttr>(c.getEncoding());
+  if (!parent)
+    return emitOpError() << "the accumulator needs a #tile.blocked layout, got "
+                         << c.getEncoding();
+  RankedTensorType operands[] = {a, b};
+  for (auto [idx, t] : llvm::enumerate(operands)) {
+    auto op = dyn_cast_or_null<BlockedDotOperandEncodingAttr>(t.getEncoding());
+    if (!op || op.getOpIdx() != idx || op.getParent() != parent)
+      return emitOpError() << (idx ? "b" : "a")
+                           << " needs the layout #tile.dot_operand<{opIdx = "
+                           << idx << ", parent = " << parent << "}>, got "
+                           << t.getEncoding();
+  }
+  return success();
+}
+
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType();
   auto dst = getResult().getType();

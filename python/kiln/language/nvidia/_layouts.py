@@ -10,7 +10,8 @@ from typing import Sequence
 
 from .. import _cga
 from .._constexpr import _unwrap
-from .._layouts import (DistributedLayout, SharedLayout, _int_tuple, _is_pow2, _list_text)
+from .._layouts import (BlockedLayout, DistributedLayout, SharedLayout, _int_tuple, _is_pow2,
+                        _list_text)
 
 __all__ = ["NVMMASharedLayout", "NVMMADistributedLayout", "DotOperandLayout"]
 
@@ -206,7 +207,11 @@ class DotOperandLayout(DistributedLayout):
     accumulator is laid out by ``parent`` (an ``NVMMADistributedLayout``), held in registers:
     each thread holds ``k_width`` consecutive K elements together (2 for 16-bit types), lanes
     split K in 4 and M or N in 8, and warps follow the parent's warps (Gluon's
-    ``DotOperandLayout``). For wgmma (version 3) only A may be held in registers."""
+    ``DotOperandLayout``). For wgmma (version 3) only A may be held in registers.
+
+    With a ``BlockedLayout`` parent it is an operand of ``dot_fma``: each thread holds the whole
+    K extent of the rows (A) or columns (B) of its accumulator elements; ``k_width`` is ignored
+    (Gluon passes 0)."""
 
     operand_index: int
     parent: DistributedLayout
@@ -220,12 +225,21 @@ class DotOperandLayout(DistributedLayout):
             object.__setattr__(self, name, value)
         parent = _unwrap(self.parent)
         object.__setattr__(self, "parent", parent)
-        if not isinstance(parent, NVMMADistributedLayout):
-            raise TypeError(f"DotOperandLayout: parent must be an NVMMADistributedLayout (Kiln "
-                            f"has no other tensor-core layout yet), got {parent!r}")
         if self.operand_index not in (0, 1):
             raise ValueError(f"DotOperandLayout: operand_index must be 0 (A) or 1 (B), got "
                              f"{self.operand_index}")
+        if isinstance(parent, BlockedLayout):
+            # dot_fma's operands: k_width means nothing there (Gluon passes 0).
+            if parent.rank not in (2, 3):
+                raise ValueError(f"DotOperandLayout: a BlockedLayout parent has rank 2 or 3 "
+                                 f"([batch,] M x N), got {parent.rank}")
+            if parent.cga_bases:
+                raise ValueError("DotOperandLayout: a BlockedLayout parent split among a "
+                                 "cluster's CTAs is not supported yet")
+            return
+        if not isinstance(parent, NVMMADistributedLayout):
+            raise TypeError(f"DotOperandLayout: parent must be an NVMMADistributedLayout or a "
+                            f"BlockedLayout (dot_fma), got {parent!r}")
         if parent.version[0] == 3 and self.operand_index != 0:
             raise ValueError("DotOperandLayout: wgmma (version [3, 0]) reads B from shared "
                              "memory; only operand 0 (A) is held in registers")
@@ -235,7 +249,7 @@ class DotOperandLayout(DistributedLayout):
 
     @property
     def rank(self) -> int:
-        return 2
+        return self.parent.rank if isinstance(self.parent, BlockedLayout) else 2
 
     @property
     def cga_bases(self) -> tuple:
@@ -247,6 +261,9 @@ class DotOperandLayout(DistributedLayout):
                                                                    self.k_width)
 
     def _attr_text(self, render) -> str:
+        if isinstance(self.parent, BlockedLayout):
+            return (f"#tile.dot_operand<{{opIdx = {self.operand_index}, parent = "
+                    f"{render(self.parent)}}}>")
         bases = self.parent.cga_bases
         text = (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
                 f"{render(self.parent.without_cga() if bases else self.parent)}, "

@@ -115,6 +115,27 @@ def Tile_SliceAttr : Tile_Attr<"SliceEncoding", "slice",
   let genVerifyDecl = 1;
 }
 
+def Tile_DotOperandAttr : Tile_Attr<"BlockedDotOperandEncoding", "dot_operand",
+                                    [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let summary = "An operand of tile.dot_fma over a blocked accumulator";
+  let description = [{
+    Operand `opIdx` (0: A, [batch,] M x K; 1: B, [batch,] K x N) of a
+    `tile.dot_fma` whose accumulator has the blocked layout `parent` (Gluon's
+    `DotOperandLayout` with a `BlockedLayout` parent). Each thread holds the
+    whole K extent of the rows (A) or columns (B) it computes: the parent
+    with `sizePerThread` along K grown to the tensor's K, so the lanes and
+    warps the parent spreads along N (A) or M (B) hold the same elements.
+
+    ```mlir
+    #a = #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [1, 1],
+           threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+}
+
 def Tile_LinearAttr : Tile_Attr<"LinearEncoding", "linear",
                                 [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
   let summary = "General F2-linear register layout";

@@ -145,6 +145,30 @@ def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
   let hasVerifier = 1;
 }
 
+def Tile_DotFmaOp : Tile_Op<"dot_fma", [Pure, AllTypesMatch<["c", "result"]>]> {
+  let summary = "Matrix product on the CUDA/vector cores: d = a x b + c";
+  let description = [{
+    `a` is [batch,] M x K, `b` [batch,] K x N, `c` and the result
+    [batch,] M x N. `c` has a blocked layout P; `a` and `b` have
+    `#tile.dot_operand<{opIdx = 0 / 1, parent = P}>`, so every thread
+    already holds the K elements of each product it computes: no data moves
+    between threads. `a` and `b` share an element type; products are formed
+    in `c`'s type (floats extended, fused multiply-add; integers extended by
+    sign, multiply and add).
+
+    ```mlir
+    %d = tile.dot_fma %a, %b, %c : tensor<32x32xf32, #da>, tensor<32x32xf32, #db>
+        -> tensor<32x32xf32, #p>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Move a tensor to another register layout";
