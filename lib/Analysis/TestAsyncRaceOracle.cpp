@@ -164,7 +164,7 @@ private:
         } else {
           b.partial = true;
         }
-      } else if (isa<MemDescSubsliceOp>(def)) {
+      } else if (isa<MemDescSubsliceOp, MemDescReinterpretOp>(def)) {
         b.partial = true;
       } else if (!isa<MemDescPermuteOp, MemDescReshapeOp>(def)) {
         return Bytes();

@@ -427,6 +427,39 @@ struct MemDescSubsliceOpConversion
   }
 };
 
+/// A reinterpreted view starts at its source's first element: the source's
+/// XOR offset (a multiple of its contiguous size) becomes a base move.
+struct MemDescReinterpretOpConversion
+    : ConvertOpToLLVMPattern<MemDescReinterpretOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(MemDescReinterpretOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    MemDescType src = op.getSrc().getType();
+    int64_t xorOffset = getSharedXorOffset(op.getSrc());
+    FailureOr<int64_t> n = getContiguousViewElements(src);
+    if (failed(n) || (xorOffset & (*n - 1)) != 0)
+      return op.emitOpError()
+             << "the source view starts at element " << xorOffset
+             << " of its slot, which is not a multiple of its "
+             << (succeeded(n) ? *n : 0)
+             << " elements: its bytes are not one contiguous range";
+    int64_t bytes = xorOffset * getElementBytes(src.getElementType());
+    if (bytes == 0) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
+    Location loc = op.getLoc();
+    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+    rewriter.replaceOp(op, LLVM::GEPOp::create(
+                               rewriter, loc, ptrTy, rewriter.getI8Type(),
+                               adaptor.getSrc(),
+                               ValueRange{i32Const(rewriter, loc, bytes)}));
+    return success();
+  }
+};
+
 /// Permuted and reshaped views are the same bytes: the same address.
 template <typename ViewOp>
 struct SameAddressViewConversion : ConvertOpToLLVMPattern<ViewOp> {
@@ -471,7 +504,7 @@ void kiln::populateSharedMemoryOpToLLVMPatterns(
   patterns.add<LocalAllocOpConversion, LocalStoreOpConversion,
                LocalLoadOpConversion, BarrierOpConversion>(converter, ctx);
   patterns.add<LocalDeallocOpConversion, MemDescIndexOpConversion,
-               MemDescSubsliceOpConversion,
+               MemDescSubsliceOpConversion, MemDescReinterpretOpConversion,
                SameAddressViewConversion<MemDescPermuteOp>,
                SameAddressViewConversion<MemDescReshapeOp>>(converter);
 }

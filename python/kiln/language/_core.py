@@ -695,6 +695,13 @@ class shared_memory_descriptor:
         return _semantic.memdesc_reshape(self, shape)
 
     @builtin
+    def _reinterpret(self, dtype, shape, layout, _semantic=None):
+        """The bytes of this view, from its first, as a whole buffer of ``dtype``, ``shape`` and
+        the shared layout ``layout`` (Gluon's ``_reinterpret``). The view must be one slot whose
+        elements fill one contiguous range, and the new buffer must fit in its bytes."""
+        return _semantic.memdesc_reinterpret(self, _unwrap(dtype), shape, _unwrap(layout))
+
+    @builtin
     def _keep_alive(self, _semantic=None):
         """Keep the buffer alive (its bytes reserved) until here, as in Gluon: its live range
         ends here rather than at its last use."""

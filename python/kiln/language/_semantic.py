@@ -601,6 +601,27 @@ class Semantic:
         handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
 
+    def memdesc_reinterpret(self, smem, dtype, shape, layout):
+        st = smem.type
+        if not isinstance(dtype, core.dtype):
+            raise TypeError(f"_reinterpret: dtype must be a Kiln dtype, got {dtype!r}")
+        if not isinstance(layout, SharedLayout):
+            raise TypeError(f"_reinterpret: layout must be a shared layout, got {layout!r}")
+        shape = [self._constexpr_int(d, "_reinterpret: shape element") for d in
+                 (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
+        if any(d <= 0 for d in shape):
+            raise ValueError(f"_reinterpret: shape {tuple(shape)} must be positive")
+        if len(st.shape) != st.layout.rank:
+            raise ValueError(f"_reinterpret: {st} is a ring of buffers; index one slot first")
+        have = math.prod(st.shape) * st.element_ty.primitive_bitwidth // 8
+        need = math.prod(shape) * max(8, dtype.primitive_bitwidth) // 8
+        if need > have:
+            raise ValueError(f"_reinterpret: {tuple(shape)} x {dtype} needs {need} bytes; the "
+                             f"view {st} holds {have}")
+        rt = core.shared_memory_descriptor_type(dtype, shape, layout, st.mutable)
+        handle = self.b.create("tile.memdesc_reinterpret", [smem], [rt])[0]
+        return core.shared_memory_descriptor(handle, rt)
+
     def local_load(self, smem, layout, synced_via_wait=False) -> tensor:
         """``synced_via_wait``: the caller asserts a wait orders this read after every async
         copy into its bytes (Gluon's ``load_shared_relaxed``)."""

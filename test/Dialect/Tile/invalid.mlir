@@ -1877,3 +1877,51 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// tile.memdesc_reinterpret
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reinterpret_too_big() {
+  %b = tile.local_alloc : () -> !tile.memdesc<2048xi8, #s1, mutable>
+  %h = tile.memdesc_subslice %b[1024] : !tile.memdesc<2048xi8, #s1, mutable> -> !tile.memdesc<1024xi8, #s1, mutable, 2048>
+  // expected-error @+1 {{the result needs 8192 bytes but the source view holds 1024}}
+  %r = tile.memdesc_reinterpret %h : !tile.memdesc<1024xi8, #s1, mutable, 2048> -> !tile.memdesc<2048xi32, #s1, mutable>
+  return
+}
+
+// -----
+
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reinterpret_ring() {
+  %b = tile.local_alloc : () -> !tile.memdesc<2x64xi8, #s1, mutable>
+  // expected-error @+1 {{reinterprets one slot, not a ring}}
+  %r = tile.memdesc_reinterpret %b : !tile.memdesc<2x64xi8, #s1, mutable> -> !tile.memdesc<32xi32, #s1, mutable>
+  return
+}
+
+// -----
+
+// Columns 0..15 of a 16 x 32 row-major buffer are not one range.
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reinterpret_strided() {
+  %b = tile.local_alloc : () -> !tile.memdesc<16x32xi8, #s2, mutable>
+  %h = tile.memdesc_subslice %b[0, 0] : !tile.memdesc<16x32xi8, #s2, mutable> -> !tile.memdesc<16x16xi8, #s2, mutable, 16x32>
+  // expected-error @+1 {{the source view's elements are not one contiguous range}}
+  %r = tile.memdesc_reinterpret %h : !tile.memdesc<16x16xi8, #s2, mutable, 16x32> -> !tile.memdesc<64xi32, #s1, mutable>
+  return
+}
+
+// -----
+
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reinterpret_whole_result() {
+  %b = tile.local_alloc : () -> !tile.memdesc<64xi8, #s1, mutable>
+  // expected-error @+1 {{result must be a whole buffer}}
+  %r = tile.memdesc_reinterpret %b : !tile.memdesc<64xi8, #s1, mutable> -> !tile.memdesc<8xi32, #s1, mutable, 16>
+  return
+}
+

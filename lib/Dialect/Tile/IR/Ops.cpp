@@ -3,6 +3,7 @@
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -508,6 +509,33 @@ LogicalResult MemDescReshapeOp::verify() {
   if (reshaped != result.getEncoding())
     return emitOpError() << "result layout must be " << reshaped << ", got "
                          << result.getEncoding();
+  return success();
+}
+
+LogicalResult MemDescReinterpretOp::verify() {
+  MemDescType src = getSrc().getType(), result = getType();
+  if (src.getMutableMemory() != result.getMutableMemory())
+    return emitOpError() << "result must keep the source's mutability";
+  if (result.getShape() != result.getAllocShape())
+    return emitOpError() << "result must be a whole buffer (no allocation "
+                            "shape of its own)";
+  SharedLayoutAttr layout = src.getSharedLayout();
+  if (src.getShape().size() != layout.getRank())
+    return emitOpError() << "reinterprets one slot, not a ring (" << src
+                         << "): index the ring first";
+  if (!layout.getPaddingSteps().empty())
+    return emitOpError() << "cannot reinterpret a padded buffer ("
+                         << src.getEncoding() << ")";
+  FailureOr<int64_t> elements = getContiguousViewElements(src);
+  if (failed(elements))
+    return emitOpError() << "the source view's elements are not one "
+                            "contiguous range in "
+                         << src.getEncoding();
+  int64_t have = *elements * getElementBytes(src.getElementType());
+  int64_t need = getAllocationBytes(result);
+  if (need > have)
+    return emitOpError() << "the result needs " << need
+                         << " bytes but the source view holds " << have;
   return success();
 }
 

@@ -136,6 +136,28 @@ FailureOr<SharedAccessPlan> kiln::tile::planSharedAccess(
   return plan;
 }
 
+FailureOr<int64_t> kiln::tile::getContiguousViewElements(MemDescType type) {
+  SharedLayoutAttr layout = type.getSharedLayout();
+  ArrayRef<int64_t> view = type.getShape().take_back(layout.getRank());
+  FailureOr<SharedOffsets> table = SharedOffsets::get(type);
+  if (failed(table))
+    return failure();
+  int64_t n = 1;
+  for (int64_t d : view)
+    n *= d;
+  // The view's coordinate bits map to independent offsets (the layout is a
+  // bijection); they fill [0, n) exactly when each is below n.
+  for (auto [d, size] : llvm::enumerate(view))
+    for (unsigned k = 0; (int64_t(1) << k) < size; ++k)
+      if (table->offsetOf([&] {
+            SmallVector<int32_t> c(view.size(), 0);
+            c[d] = int32_t(1) << k;
+            return c;
+          }()) >= n)
+        return failure();
+  return n;
+}
+
 int64_t kiln::tile::applyPadding(SharedLayoutAttr layout, int64_t o) {
   int64_t address = o;
   for (auto [log2Interval, padding] : layout.getPaddingSteps())
@@ -197,6 +219,12 @@ unsigned kiln::tile::getSharedBaseAlignment(Value memdesc) {
   }
   if (isa_and_nonnull<MemDescPermuteOp, MemDescReshapeOp>(def))
     return getSharedBaseAlignment(def->getOperand(0));
+  if (auto re = dyn_cast_or_null<MemDescReinterpretOp>(def))
+    // The view's XOR offset becomes a move of the base.
+    return std::min(getSharedBaseAlignment(re.getSrc()),
+                    powerOfTwoDividing(
+                        getSharedXorOffset(re.getSrc()) *
+                        getElementBytes(re.getSrc().getType().getElementType())));
   return 16;
 }
 
@@ -226,7 +254,7 @@ LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
     if (auto alloc = dyn_cast<LocalAllocOp>(def))
       return alloc;
     if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-            MemDescReshapeOp>(def)) {
+            MemDescReshapeOp, MemDescReinterpretOp>(def)) {
       memdesc = def->getOperand(0);
       continue;
     }

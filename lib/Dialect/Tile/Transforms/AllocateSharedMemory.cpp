@@ -133,7 +133,7 @@ void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
     int64_t end = useEnd(buf.op, user, n);
     buf.end = std::max(buf.end, end);
     if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-            MemDescReshapeOp>(user)) {
+            MemDescReshapeOp, MemDescReinterpretOp>(user)) {
       extendLiveRange(buf, user->getResult(0), n);
       continue;
     }

@@ -72,7 +72,7 @@ std::optional<Buffer> async_safety::resolve(Value memdesc) {
   for (Operation *def = memdesc.getDefiningOp(); def && def != root;
        def = def->getOperand(0).getDefiningOp()) {
     indexed |= isa<MemDescIndexOp>(def);
-    b.partial |= isa<MemDescSubsliceOp>(def);
+    b.partial |= isa<MemDescSubsliceOp, MemDescReinterpretOp>(def);
   }
   b.whole = !indexed && !b.partial;
   return b;

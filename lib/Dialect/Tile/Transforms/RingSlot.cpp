@@ -77,7 +77,7 @@ RingSlot RingSlot::leaving(Operation *op) const {
 RingSlot kiln::tile::getRingSlot(Value memdesc) {
   Operation *def = memdesc.getDefiningOp();
   while (isa_and_nonnull<MemDescSubsliceOp, MemDescPermuteOp,
-                         MemDescReshapeOp>(def))
+                         MemDescReshapeOp, MemDescReinterpretOp>(def))
     def = def->getOperand(0).getDefiningOp();
   auto index = dyn_cast_or_null<MemDescIndexOp>(def);
   if (!index)

@@ -46,6 +46,11 @@ struct SharedAccessPlan {
            redundantWarpMask = 0;
 };
 
+/// Elements of a one-slot view `type` when its layout maps them onto the
+/// offsets [0, n) (a contiguous range from the view's own offset); failure
+/// otherwise.
+mlir::FailureOr<int64_t> getContiguousViewElements(MemDescType type);
+
 /// The plan for accessing `memdesc` (whose first element is `alignment`
 /// bytes aligned, and whose elements sit at their allocation-layout offset
 /// XOR `xorOffset`) with a tensor of `tensorType`'s shape and layout.

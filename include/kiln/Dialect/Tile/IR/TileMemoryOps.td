@@ -192,6 +192,29 @@ def Tile_MemDescReshapeOp : Tile_Op<"memdesc_reshape", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_MemDescReinterpretOp : Tile_Op<"memdesc_reinterpret", [Pure]> {
+  let summary = "A buffer's bytes seen with another type, shape and layout (a view)";
+  let description = [{
+    Gluon's `._reinterpret(dtype, shape, layout)`: the bytes the source view
+    occupies, from its first, as a whole buffer of the result's element type,
+    shape and layout. The source must be one slot whose elements fill one
+    contiguous range (its layout maps the view onto offsets [0, n), and a
+    subslice's offset is a multiple of n, checked where it is lowered), and
+    the result must fit in those bytes.
+
+    ```mlir
+    %w = tile.memdesc_reinterpret %half : !tile.memdesc<1024xi8, #s1, mutable, 2048>
+           -> !tile.memdesc<32x8xi32, #s2, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_MemDesc:$src);
+  let results = (outs Tile_MemDesc:$result);
+  let assemblyFormat = [{
+    $src attr-dict `:` qualified(type($src)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [
     MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
   let summary = "CTA-wide barrier that orders shared-memory accesses";
