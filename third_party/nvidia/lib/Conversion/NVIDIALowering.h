@@ -17,6 +17,14 @@ namespace kiln {
 mlir::Value isElectedThread(mlir::OpBuilder &b, mlir::Operation *op,
                             const LoweringContext &ctx);
 
+/// Byte offsets from `buffer`'s slot base of the TMA boxes copying `desc`'s
+/// block (one per swizzle chunk of its rows). A subslice is checked element
+/// by element against the hardware's absolute-address swizzle; a diagnostic
+/// at `op` names the rule when a box would land elsewhere.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+getTMABoxOffsets(mlir::Operation *op, mlir::Value buffer,
+                 tile::TensorDescType desc);
+
 /// tile_nv.mbarrier_init / invalidate / expect / arrive / wait.
 void populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,

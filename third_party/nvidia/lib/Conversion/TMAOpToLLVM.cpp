@@ -57,6 +57,68 @@ Value byteOffset(OpBuilder &b, Location loc, Value base, int64_t bytes) {
                              ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
 }
 
+} // namespace
+
+FailureOr<SmallVector<int64_t>>
+kiln::getTMABoxOffsets(Operation *op, Value buffer, TensorDescType desc) {
+  Boxes boxes = getBoxes(desc);
+  auto type = cast<MemDescType>(buffer.getType());
+  unsigned rank = type.getSharedLayout().getRank();
+  int64_t xorOffset = getSharedXorOffset(buffer);
+  ArrayRef<int64_t> view = type.getShape().take_back(rank);
+  ArrayRef<int64_t> alloc = type.getAllocShape().take_back(rank);
+  SmallVector<int64_t> out;
+  if (xorOffset == 0 && view == alloc) {
+    for (int64_t i = 0; i < boxes.count; ++i)
+      out.push_back(i * boxes.chunkBytes);
+    return out;
+  }
+  // A subslice: each box lands at the address of its first element, and the
+  // hardware must then put every element where the layout has it. It
+  // swizzles absolute addresses (the 16-byte unit XOR bits 7 and up), so
+  // this holds only for boxes that start on a swizzle atom.
+  auto layout = dyn_cast<NVMMASharedEncodingAttr>(type.getEncoding());
+  FailureOr<SharedOffsets> table = SharedOffsets::get(type);
+  if (!layout || rank != 2 || failed(table)) {
+    op->emitOpError() << "TMA into or out of a subslice is lowered for 2-D "
+                         "#tile_nv.nvmma_shared buffers only";
+    return failure();
+  }
+  int64_t eb = type.getElementTypeBitWidth() / 8;
+  unsigned swizzle = layout.getSwizzle();
+  auto hardware = [&](int64_t a) {
+    if (!swizzle)
+      return a;
+    int64_t mask = swizzle / 16 - 1;
+    return a ^ (((a >> 7) & mask) << 4);
+  };
+  auto address = [&](int64_t r, int64_t c) {
+    return (table->offsetOf({int32_t(r), int32_t(c)}) ^ xorOffset) * eb;
+  };
+  int64_t chunk = boxes.chunkElements, rowBytes = chunk * eb;
+  for (int64_t i = 0; i < boxes.count; ++i) {
+    int64_t base = address(0, i * chunk);
+    for (int64_t r = 0; r < view[0]; ++r)
+      for (int64_t c = 0; c < chunk; ++c) {
+        if (hardware(base + r * rowBytes + c * eb) == address(r, i * chunk + c))
+          continue;
+        int64_t atom = swizzle ? 8 * swizzle : 128;
+        op->emitOpError()
+            << "TMA box " << i << " of this subslice would put element (" << r
+            << ", " << i * chunk + c << ") where its layout does not: TMA "
+            << "swizzles absolute shared-memory addresses, so a subslice must "
+            << "start on a swizzle atom (" << atom << " bytes, "
+            << atom / rowBytes << " rows of " << rowBytes
+            << " bytes here) and span whole rows";
+        return failure();
+      }
+    out.push_back(base);
+  }
+  return out;
+}
+
+namespace {
+
 struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -68,10 +130,13 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     if (Value p = adaptor.getPred())
       pred = LLVM::AndOp::create(rewriter, loc, pred, p);
     Boxes boxes = getBoxes(op.getDesc().getType());
+    FailureOr<SmallVector<int64_t>> offsets =
+        getTMABoxOffsets(op, op.getResult(), op.getDesc().getType());
+    if (failed(offsets))
+      return failure();
     auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     for (int64_t i = 0; i < boxes.count; ++i) {
-      Value dst = byteOffset(rewriter, loc, adaptor.getResult(),
-                             i * boxes.chunkBytes);
+      Value dst = byteOffset(rewriter, loc, adaptor.getResult(), (*offsets)[i]);
       dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, dst);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
@@ -96,10 +161,14 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
     Location loc = op.getLoc();
     Value pred = isElectedThread(rewriter, op, ctx);
     Boxes boxes = getBoxes(op.getDesc().getType());
+    FailureOr<SmallVector<int64_t>> offsets =
+        getTMABoxOffsets(op, op.getSrc(), op.getDesc().getType());
+    if (failed(offsets))
+      return failure();
     for (int64_t i = 0; i < boxes.count; ++i)
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
           rewriter, loc, adaptor.getDesc(),
-          byteOffset(rewriter, loc, adaptor.getSrc(), i * boxes.chunkBytes),
+          byteOffset(rewriter, loc, adaptor.getSrc(), (*offsets)[i]),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
                          i * boxes.chunkElements),
           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);

@@ -244,11 +244,9 @@ public:
                              "transposed)";
         return WalkResult::interrupt();
       }
-      if (tile::getSharedXorOffset(buffer) != 0) {
-        op->emitOpError() << "the shared buffer is a subslice that does not "
-                             "start a swizzle atom; TMA writes whole atoms";
+      if (failed(getTMABoxOffsets(
+              op, buffer, cast<tile::TensorDescType>(desc.getType()))))
         return WalkResult::interrupt();
-      }
       return WalkResult::advance();
     });
     return failure(r.wasInterrupted());
