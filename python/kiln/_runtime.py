@@ -19,7 +19,7 @@ import os
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-API_VERSION = 3
+API_VERSION = 4
 
 TENSOR_MAP_BYTES = 128  # a CUtensorMap
 TENSOR_MAP_ALIGN = 64
@@ -55,7 +55,7 @@ for _name, _args in {
         "kiln_rt_unload_module": [_cstr, _u64],
         "kiln_rt_get_function": [_cstr, _u64, _cstr, ctypes.c_long, ctypes.POINTER(_u64)],
         "kiln_rt_function_resources": [_cstr, _u64, ctypes.POINTER(_int), ctypes.POINTER(_int)],
-        "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 7 + [
+        "kiln_rt_launch": [_cstr, _u64] + [ctypes.c_uint] * 8 + [
             _u64, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_u32), ctypes.c_size_t],
         "kiln_rt_encode_tensor_map": [
             _cstr, _cstr, ctypes.c_uint, _u64, ctypes.POINTER(_u64), ctypes.POINTER(_u64),
@@ -153,12 +153,15 @@ def function_resources(backend: str, func: int):
 
 
 def launch(backend: str, func: int, grid: Sequence[int], block: Sequence[int],
-           shared_bytes: int, stream: int, arg_types: Sequence[str], args: Sequence) -> None:
+           shared_bytes: int, stream: int, arg_types: Sequence[str], args: Sequence,
+           cluster: int = 1) -> None:
+    """``cluster`` > 1: each ``cluster`` consecutive CTAs along x form one hardware
+    thread-block cluster (grid x must be a multiple of it)."""
     plan = _plan(arg_types)
     buf = plan.pack(args)  # first: a bad argument never reaches the driver
     # The library copies the buffer during the call (to a 64-byte-aligned one).
-    _check(_lib.kiln_rt_launch(_b(backend), func, *grid, *block, shared_bytes, stream or 0,
-                               buf, plan.size, plan.c_offsets, plan.count))
+    _check(_lib.kiln_rt_launch(_b(backend), func, *grid, *block, cluster, shared_bytes,
+                               stream or 0, buf, plan.size, plan.c_offsets, plan.count))
 
 
 def synchronize(backend: str) -> None:

@@ -15,6 +15,7 @@
 // argument's offset in it (arguments have their own sizes: a tensor map is
 // 128 bytes at a 64-byte-aligned offset), and kiln_rt_encode_tensor_map
 // encodes TMA tensor maps. Version 3 adds kiln_rt_function_resources.
+// Version 4: kiln_rt_launch takes the CTAs per cluster (1: no cluster).
 
 #include "runtime/Driver.h"
 
@@ -112,7 +113,7 @@ bool isFloat(TensorMapElement e) {
 
 } // namespace
 
-KILN_RT_EXPORT int kiln_rt_api_version(void) { return 3; }
+KILN_RT_EXPORT int kiln_rt_api_version(void) { return 4; }
 
 KILN_RT_EXPORT const char *kiln_rt_error(void) { return lastError.c_str(); }
 
@@ -191,11 +192,16 @@ KILN_RT_EXPORT int kiln_rt_function_resources(const char *backend,
 KILN_RT_EXPORT int kiln_rt_launch(const char *backend, uint64_t func,
                                   unsigned gx, unsigned gy, unsigned gz,
                                   unsigned bx, unsigned by, unsigned bz,
-                                  unsigned shared, uint64_t stream,
-                                  const void *args, size_t size,
-                                  const uint32_t *offsets, size_t count) {
+                                  unsigned cluster, unsigned shared,
+                                  uint64_t stream, const void *args,
+                                  size_t size, const uint32_t *offsets,
+                                  size_t count) {
   return guarded([&] {
     DeviceDriver *driver = driverFor(backend);
+    if (cluster == 0 || gx % cluster != 0)
+      throw DriverError("kiln_rt_launch: grid x " + std::to_string(gx) +
+                        " is not a multiple of the " +
+                        std::to_string(cluster) + " CTAs per cluster");
     if (count && (!args || !offsets))
       throw DriverError("kiln_rt_launch: " + std::to_string(count) +
                         " arguments but no argument buffer");
@@ -227,7 +233,7 @@ KILN_RT_EXPORT int kiln_rt_launch(const char *backend, uint64_t func,
       params[i] = buf + offsets[i];
     }
     driver->launch(asHandle<void>(func), gx, gy, gz, bx, by, bz, shared,
-                   asHandle<void>(stream), count ? params : nullptr);
+                   asHandle<void>(stream), count ? params : nullptr, cluster);
   });
 }
 

@@ -520,7 +520,7 @@ def test_launch_names_the_parameter_of_a_bad_map():
 
 @needs_runtime
 def test_api_version():
-    assert _runtime.API_VERSION == 3 == _runtime._lib.kiln_rt_api_version()
+    assert _runtime.API_VERSION == 4 == _runtime._lib.kiln_rt_api_version()
 
 
 @needs_runtime

@@ -47,3 +47,42 @@ def test_program_id_counts_clusters(target):
               num_ctas=4)
     want = torch.arange(3, device="cuda", dtype=torch.int32).repeat_interleave(256) * 1000 + 3
     torch.testing.assert_close(out, want)
+
+
+_CLUSTER_PTX = r"""
+.version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry cluster_ids(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %ctaid.x;
+  mov.u32 %r2, %cluster_ctarank;
+  mov.u32 %r3, %cluster_nctarank;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.u32 [%rd3], {%r2, %r3};
+  ret;
+}
+"""
+
+
+@pytest.mark.parametrize("cluster", [1, 2, 4, 8, 16])
+def test_launch_forms_hardware_clusters(target, cluster):
+    # The hardware's own view (%cluster_ctarank / %cluster_nctarank), read by a PTX kernel
+    # launched through the driver as num_ctas kernels are: CTA x has rank x mod cluster in a
+    # cluster of `cluster` (16 is a non-portable size the launch must allow).
+    if not target.startswith("cuda:sm_9"):
+        pytest.skip("thread-block clusters need sm_90")
+    from kiln.runtime import get_driver
+    drv = get_driver()
+    func = drv.get_function(drv.load_module(_CLUSTER_PTX.encode()), "cluster_ids", 0)
+    out = torch.full((32, 2), -1, dtype=torch.int32, device="cuda")
+    drv.launch(func, (32, 1, 1), (32, 1, 1), 0, 0, ["*i32"], [out.data_ptr()], cluster=cluster)
+    torch.cuda.synchronize()
+    x = torch.arange(32, device="cuda", dtype=torch.int32)
+    assert torch.equal(out[:, 0], x % cluster)
+    assert torch.equal(out[:, 1], torch.full_like(x, cluster))

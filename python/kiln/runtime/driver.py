@@ -78,9 +78,10 @@ class Driver:
         where the driver cannot tell."""
         return self._rt.function_resources(self.backend, func)
 
-    def launch(self, func, grid, block, shared_bytes, stream, arg_types, args):
+    def launch(self, func, grid, block, shared_bytes, stream, arg_types, args, cluster=1):
+        """``cluster`` > 1: CTAs are launched as hardware clusters of that many along x."""
         self._rt.launch(self.backend, func, grid, block, shared_bytes, stream,
-                        arg_types, args)
+                        arg_types, args, cluster)
 
     def synchronize(self):
         self._rt.synchronize(self.backend)

@@ -286,8 +286,14 @@ class LoadedKernel:
                                  f"{ctas} exceeds 2^31 - 1 CTAs")
             grid = (grid[0] * ctas,) + tuple(grid[1:])
         try:
-            self.driver.launch(func, grid, self.block, self.shared, stream,
-                               self.arg_types, values)
+            if ctas > 1:
+                # One hardware cluster per program (cuLaunchKernelEx): its CTAs are
+                # co-scheduled, and cluster rank = CTA x mod num_ctas, the rank the code uses.
+                self.driver.launch(func, grid, self.block, self.shared, stream,
+                                   self.arg_types, values, cluster=ctas)
+            else:
+                self.driver.launch(func, grid, self.block, self.shared, stream,
+                                   self.arg_types, values)
         except (ValueError, TypeError) as e:
             # The native packer names arguments by index; name them as the
             # kernel does.

@@ -77,9 +77,11 @@ public:
   virtual void unloadModule(void *module) = 0;
   virtual void *getFunction(void *module, const std::string &name,
                             long sharedBytes) = 0;
+  // `clusterX` > 1: CTAs x .. x + clusterX - 1 form one hardware cluster
+  // (co-scheduled, one cluster rank each); gx is a multiple of it.
   virtual void launch(void *func, unsigned gx, unsigned gy, unsigned gz,
                       unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                      void *stream, void **params) = 0;
+                      void *stream, void **params, unsigned clusterX) = 0;
   virtual void synchronize() = 0;
   // Registers per thread and local (spill) bytes per thread the loaded code
   // of `func` uses; -1 where the driver cannot tell.

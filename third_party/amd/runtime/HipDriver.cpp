@@ -183,7 +183,10 @@ public:
 
   void launch(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
               unsigned by, unsigned bz, unsigned shared, void *stream,
-              void **params) override {
+              void **params, unsigned clusterX) override {
+    if (clusterX > 1)
+      throw DriverError("HIP has no thread-block clusters (asked for " +
+                        std::to_string(clusterX) + " CTAs per cluster)");
     h.ready();
     h.check(h.hipModuleLaunchKernel(func, gx, gy, gz, bx, by, bz, shared,
                                     stream, params, nullptr),

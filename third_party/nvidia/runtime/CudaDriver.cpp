@@ -34,6 +34,29 @@ constexpr int kCuFuncAttrMaxDynamicShared = 8;
 // CUfunction_attribute: CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, _NUM_REGS.
 constexpr int kCuFuncAttrLocalSizeBytes = 3;
 constexpr int kCuFuncAttrNumRegs = 4;
+// CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED.
+constexpr int kCuFuncAttrNonPortableClusterSizeAllowed = 14;
+// CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION.
+constexpr int kCuLaunchAttributeClusterDimension = 4;
+
+// cuLaunchKernelEx's CUlaunchAttribute and CUlaunchConfig (cuda.h, CUDA 12):
+// an attribute is its id, padding to 8 bytes, and a 64-byte value union.
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    unsigned clusterDim[3];
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute is 72 bytes");
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,
+      sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
 
 // cuTensorMapEncodeTiled's enums (cuda.h, CUDA 12): CUtensorMapDataType,
 // CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
@@ -140,6 +163,9 @@ struct Cuda {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  // Optional (CUDA 12+): only cluster launches need it.
+  CUresult (*cuLaunchKernelEx)(const LaunchConfig *, CUfunction, void **,
+                               void **) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
   // Optional (CUDA 12+): a driver without it still loads; encoding a tensor
@@ -185,6 +211,7 @@ struct Cuda {
 #undef KILN_BIND
     bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);
     bind(lib, "cuFuncGetAttribute", cuFuncGetAttribute);
+    bind(lib, "cuLaunchKernelEx", cuLaunchKernelEx);
     return loadError;
   }
 
@@ -304,11 +331,33 @@ public:
 
   void launch(void *func, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
               unsigned by, unsigned bz, unsigned shared, void *stream,
-              void **params) override {
+              void **params, unsigned clusterX) override {
     c.ensureContext();
-    c.check(c.cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shared, stream,
-                             params, nullptr),
-            "cuLaunchKernel");
+    if (clusterX <= 1) {
+      c.check(c.cuLaunchKernel(func, gx, gy, gz, bx, by, bz, shared, stream,
+                               params, nullptr),
+              "cuLaunchKernel");
+      return;
+    }
+    if (!c.cuLaunchKernelEx)
+      throw DriverError("the CUDA driver lacks cuLaunchKernelEx (CUDA 12+), "
+                        "which launches thread-block clusters");
+    // More than 8 CTAs per cluster is a non-portable size the function
+    // must allow.
+    if (clusterX > 8)
+      c.check(c.cuFuncSetAttribute(static_cast<CUfunction>(func),
+                                   kCuFuncAttrNonPortableClusterSizeAllowed,
+                                   1),
+              "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+    LaunchAttribute attr{};
+    attr.id = kCuLaunchAttributeClusterDimension;
+    attr.value.clusterDim[0] = clusterX;
+    attr.value.clusterDim[1] = 1;
+    attr.value.clusterDim[2] = 1;
+    LaunchConfig config{gx, gy, gz, bx, by, bz, shared, stream, &attr, 1};
+    c.check(c.cuLaunchKernelEx(&config, static_cast<CUfunction>(func), params,
+                               nullptr),
+            "cuLaunchKernelEx");
   }
 
   void synchronize() override {
