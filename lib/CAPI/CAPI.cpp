@@ -244,6 +244,9 @@ json::Value moduleInfo(ModuleOp module) {
   json::Object info;
   IntegerAttr shared = TileDialect::SharedAttrHelper(ctx).getAttr(module);
   info["shared"] = shared ? shared.getInt() : 0;
+  IntegerAttr scratch =
+      TileDialect::GlobalScratchAttrHelper(ctx).getAttr(module);
+  info["global_scratch"] = scratch ? scratch.getInt() : 0;
   IntegerAttr warps = TileDialect::NumWarpsAttrHelper(ctx).getAttr(module);
   info["num_warps"] = warps ? json::Value(warps.getInt()) : nullptr;
   // Warps to launch: more than num_warps when warp_specialize adds workers.

@@ -26,9 +26,10 @@ from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.deps import GlobalChangedError  # noqa: F401
 from .compiler.compiler import CompiledKernel, MissingToolWarning, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
+from .runtime.scratch import set_allocator  # noqa: F401  (Triton's triton.set_allocator)
 from .language import constexpr, constexpr_function  # noqa: F401
 
-__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "cdiv", "next_power_of_2",
+__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
            "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",

@@ -611,6 +611,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         **({"total_num_warps": int(module_info["total_num_warps"])}
            if int(module_info.get("total_num_warps") or num_warps) != num_warps else {}),
         "shared": int(module_info["shared"]), "params": runtime_params,
+        **({"global_scratch": int(module_info["global_scratch"])}
+           if int(module_info.get("global_scratch") or 0) else {}),
         "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
         "compiler_version": compiler.version(),
     }

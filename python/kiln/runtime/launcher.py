@@ -285,15 +285,24 @@ class LoadedKernel:
                 raise ValueError(f"kernel {self.name!r}: grid x {grid[0]} times num_ctas "
                                  f"{ctas} exceeds 2^31 - 1 CTAs")
             grid = (grid[0] * ctas,) + tuple(grid[1:])
+        arg_types = self.arg_types
+        scratch = int(self.metadata.get("global_scratch", 0))
+        if scratch:
+            # The kernel's hidden last argument: scratch bytes per CTA, for every CTA.
+            from .scratch import allocate
+            ctas_total = grid[0] * grid[1] * grid[2]
+            memory = allocate(scratch * ctas_total, 128, stream)
+            arg_types = list(arg_types) + ["*i8"]
+            values = list(values) + [memory.data_ptr()]
         try:
             if ctas > 1:
                 # One hardware cluster per program (cuLaunchKernelEx): its CTAs are
                 # co-scheduled, and cluster rank = CTA x mod num_ctas, the rank the code uses.
                 self.driver.launch(func, grid, self.block, self.shared, stream,
-                                   self.arg_types, values, cluster=ctas)
+                                   arg_types, values, cluster=ctas)
             else:
                 self.driver.launch(func, grid, self.block, self.shared, stream,
-                                   self.arg_types, values)
+                                   arg_types, values)
         except (ValueError, TypeError) as e:
             # The native packer names arguments by index; name them as the
             # kernel does.

@@ -258,6 +258,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (name == SharedAttrHelper::getNameStr() ||
+      name == GlobalScratchAttrHelper::getNameStr() ||
       name == ScratchOffsetAttrHelper::getNameStr()) {
     // Byte counts the allocator writes; a replayed module may carry them.
     auto bytes = dyn_cast<IntegerAttr>(attr.getValue());

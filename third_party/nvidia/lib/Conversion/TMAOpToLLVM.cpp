@@ -179,6 +179,191 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
   }
 };
 
+/// CUtensorMapDataType of a block element type (cuda.h's numbering, which
+/// tensormap.replace's elemtype takes).
+FailureOr<int> tensorMapDataType(Type t) {
+  if (t.isF16())
+    return 6;
+  if (t.isBF16())
+    return 9;
+  if (t.isF32())
+    return 7;
+  if (t.isF64())
+    return 8;
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 8:
+      return 0;
+    case 16:
+      return 1;
+    case 32:
+      return 3;
+    case 64:
+      return 5;
+    }
+  }
+  if (isa<FloatType>(t) && t.getIntOrFloatBitWidth() == 8)
+    return 0; // fp8: bytes
+  return failure();
+}
+
+/// tile_nv.make_tensor_descriptor: thread 0 of the CTA zero-fills the
+/// descriptor's 128 bytes in this CTA's slot of the global scratch, sets
+/// every field with tensormap.replace (what cuTensorMapEncodeTiled would
+/// write: the box as the host encodes it, one box per swizzle chunk of a
+/// row), and releases it to the tensor-map proxy; after a CTA barrier every
+/// thread acquires it, so any thread may issue TMA through it.
+struct MakeTensorDescriptorConversion
+    : TileOpConversion<MakeTensorDescriptorOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MakeTensorDescriptorOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    auto slot = op->getAttrOfType<IntegerAttr>("tile_nv.scratch_offset");
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    if (!slot || !func)
+      return op.emitOpError() << "has no global scratch slot (the NVIDIA "
+                                 "lowering's prepareModule assigns one)";
+    Value scratch = func.getFunctionBody().front().getArguments().back();
+    if (!isa<LLVM::LLVMPointerType>(scratch.getType()))
+      scratch = rewriter.getRemappedValue(scratch);
+    RankedTensorType block = op.getResult().getType().getBlockType();
+    auto layout = dyn_cast<NVMMASharedEncodingAttr>(block.getEncoding());
+    FailureOr<int> dtype = tensorMapDataType(block.getElementType());
+    if (!layout || failed(dtype))
+      return op.emitOpError() << "device-side descriptors are built for "
+                                 "#tile_nv.nvmma_shared blocks of 8-, 16-, "
+                                 "32- or 64-bit elements";
+    if (layout.getTransposed())
+      return op.emitOpError() << "TMA copies of " << layout
+                              << " are not lowered yet (a layout that is not "
+                                 "transposed)";
+    unsigned rank = block.getRank();
+    int64_t elemBytes = block.getElementTypeBitWidth() / 8;
+    Boxes boxes = getBoxes(op.getResult().getType());
+    // This CTA's slot: (linear CTA id) x (bytes per CTA) + the op's offset.
+    auto module = op->getParentOfType<ModuleOp>();
+    int64_t perCTA =
+        tile::TileDialect::GlobalScratchAttrHelper(ctx).getAttr(module).getInt();
+    Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+    Value cta = NVVM::BlockIdXOp::create(rewriter, loc, i32);
+    Value nx = NVVM::GridDimXOp::create(rewriter, loc, i32);
+    Value ny = NVVM::GridDimYOp::create(rewriter, loc, i32);
+    Value y = NVVM::BlockIdYOp::create(rewriter, loc, i32);
+    Value z = NVVM::BlockIdZOp::create(rewriter, loc, i32);
+    Value linear = LLVM::ZExtOp::create(rewriter, loc, i64, cta);
+    Value rowLen = LLVM::ZExtOp::create(rewriter, loc, i64, nx);
+    Value yz = LLVM::AddOp::create(
+        rewriter, loc, LLVM::ZExtOp::create(rewriter, loc, i64, y),
+        LLVM::MulOp::create(rewriter, loc,
+                            LLVM::ZExtOp::create(rewriter, loc, i64, z),
+                            LLVM::ZExtOp::create(rewriter, loc, i64, ny)));
+    linear = LLVM::AddOp::create(rewriter, loc, linear,
+                                 LLVM::MulOp::create(rewriter, loc, yz, rowLen));
+    Value offset = LLVM::AddOp::create(
+        rewriter, loc,
+        LLVM::MulOp::create(rewriter, loc, linear,
+                            LLVM::ConstantOp::create(rewriter, loc, i64,
+                                                     perCTA)),
+        LLVM::ConstantOp::create(rewriter, loc, i64, slot.getInt()));
+    auto globalPtr = LLVM::LLVMPointerType::get(ctx, 1);
+    Value desc = LLVM::GEPOp::create(rewriter, loc, globalPtr,
+                                     rewriter.getI8Type(), scratch,
+                                     ValueRange{offset});
+    Value isFirst = LLVM::ICmpOp::create(
+        rewriter, loc, LLVM::ICmpPredicate::eq, ctx_threadId(rewriter, loc),
+        LLVM::ConstantOp::create(rewriter, loc, i32, 0));
+
+    // Operands: $0 descriptor, $1 predicate, $2 base address, then the box,
+    // dims (innermost first, 32-bit) and byte strides (64-bit).
+    SmallVector<Value> operands = {desc, isFirst};
+    std::string constraints = "l,b,l";
+    Value base = LLVM::PtrToIntOp::create(rewriter, loc, i64,
+                                          adaptor.getBase());
+    operands.push_back(base);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "{\n.reg .b32 z;\nmov.b32 z, 0;\n";
+    for (int i = 0; i < 8; ++i)
+      os << "@$1 st.global.v4.b32 [$0+" << 16 * i << "], {z, z, z, z};\n";
+    auto field = [&](StringRef name, StringRef type) {
+      os << "@$1 tensormap.replace.tile." << name << ".global.b1024." << type
+         << " [$0], ";
+    };
+    field("global_address", "b64");
+    os << "$2;\n";
+    field("rank", "b32");
+    os << rank - 1 << ";\n";
+    unsigned next = 3;
+    ValueRange shape = adaptor.getShape(), strides = adaptor.getStrides();
+    for (unsigned i = 0; i < rank; ++i) {
+      // Dimension i of the hardware is dimension rank-1-i of the block.
+      int64_t box = i == 0 ? boxes.chunkElements
+                           : block.getShape()[rank - 1 - i];
+      field("box_dim", "b32");
+      os << i << ", " << box << ";\n";
+      field("global_dim", "b32");
+      os << i << ", $" << next++ << ";\n";
+      operands.push_back(shape[rank - 1 - i]);
+      constraints += ",r";
+      field("element_stride", "b32");
+      os << i << ", 1;\n";
+    }
+    // Byte strides of dimensions 1.. (the innermost is contiguous), in
+    // bytes: measured on the H100 with CUDA 13's ptxas and PTX 8.3 (Triton
+    // shifts them right by 4 for PTX up to 8.5, a workaround for older
+    // ptxas; with this one that stores rows 16 times too close).
+    for (unsigned i = 1; i < rank; ++i) {
+      Value bytes = LLVM::MulOp::create(
+          rewriter, loc, strides[rank - 1 - i],
+          LLVM::ConstantOp::create(rewriter, loc, i64, elemBytes));
+      field("global_stride", "b64");
+      os << i - 1 << ", $" << next++ << ";\n";
+      operands.push_back(bytes);
+      constraints += ",l";
+    }
+    int swizzle = layout.getSwizzle() ? llvm::Log2_32(layout.getSwizzle() / 16)
+                                      : 0;
+    field("elemtype", "b32");
+    os << *dtype << ";\n";
+    field("interleave_layout", "b32");
+    os << "0;\n";
+    field("swizzle_mode", "b32");
+    os << swizzle << ";\n";
+    field("fill_mode", "b32");
+    os << (op.getPadding() == "nan" ? 1 : 0) << ";\n";
+    os << "@$1 fence.proxy.tensormap::generic.release.gpu;\n}";
+    LLVM::InlineAsmOp::create(
+        rewriter, loc, LLVM::LLVMVoidType::get(ctx), operands, text,
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    ctx_barrier(rewriter, loc);
+    // Every thread acquires the descriptor for the tensor-map proxy (with
+    // Triton's workaround for a ptxas that drops the fence otherwise: an
+    // empty bulk group waited for).
+    LLVM::InlineAsmOp::create(
+        rewriter, loc, LLVM::LLVMVoidType::get(ctx), ValueRange{desc},
+        "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\n"
+        "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;",
+        "l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+    rewriter.replaceOp(op, LLVM::AddrSpaceCastOp::create(
+                               rewriter, loc, LLVM::LLVMPointerType::get(ctx, 0),
+                               desc));
+    return success();
+  }
+
+  Value ctx_threadId(OpBuilder &b, Location loc) const {
+    return ctx.target.threadId(b, loc);
+  }
+  void ctx_barrier(OpBuilder &b, Location loc) const {
+    ctx.target.barrier(b, loc);
+  }
+};
+
 struct TMAStoreWaitConversion : TileOpConversion<AsyncTMAStoreWaitOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -216,6 +401,6 @@ struct FenceAsyncSharedConversion : TileOpConversion<FenceAsyncSharedOp> {
 void kiln::populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns,
                                        const LoweringContext &ctx) {
-  patterns.add<TMALoadConversion, TMAStoreConversion, TMAStoreWaitConversion,
+  patterns.add<MakeTensorDescriptorConversion, TMALoadConversion, TMAStoreConversion, TMAStoreWaitConversion,
                FenceAsyncSharedConversion>(converter, ctx);
 }

@@ -24,7 +24,7 @@ constexpr unsigned kCpAsyncWidths = (1u << 4) | (1u << 8) | (1u << 16);
 const TargetDesc kTargets[] = {
     {"cuda:sm_80", "nvidia", "sm_80", "nvptx64-nvidia-cuda", "+ptx80", 32,
      166912, 16, 1024, 80, kCpAsyncWidths, "cp.async"},
-    {"cuda:sm_90a", "nvidia", "sm_90a", "nvptx64-nvidia-cuda", "+ptx80", 32,
+    {"cuda:sm_90a", "nvidia", "sm_90a", "nvptx64-nvidia-cuda", "+ptx83", 32,
      232448, 16, 1024, 90, kCpAsyncWidths, "cp.async"},
 };
 

@@ -8,9 +8,12 @@
 // LLVM: target triple = "nvptx64-nvidia-cuda"
 // LLVM: define ptx_kernel void @copy(
 // LLVM: call {{.*}}i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-// LLVM: attributes #0 = {{.*}}"target-cpu"="sm_90a" "target-features"="+ptx80"
+// LLVM: attributes #0 = {{.*}}"target-cpu"="sm_90a" "target-features"="+ptx83"
 
-// PTX: .version 8.0
+// sm_90a: PTX 8.3 (tensormap.replace, for device-side TMA descriptors);
+// sm_80: 8.0.
+// SM90A: .version 8.3
+// SM80: .version 8.0
 // SM90A: .target sm_90a
 // SM80: .target sm_80
 // PTX: .address_size 64

@@ -59,6 +59,10 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$threads_per_warp,
     // On the module, set by tile-allocate-shared-memory: bytes per CTA.
     "::mlir::IntegerAttr":$shared,
+    // On the module, set by the lowering when the kernel writes to global
+    // scratch (device-side TMA descriptors): bytes per CTA, passed as the
+    // kernel's last (hidden) pointer argument.
+    "::mlir::IntegerAttr":$global_scratch,
     // On ops that stage through shared memory: their byte offset.
     "::mlir::IntegerAttr":$scratch_offset,
     // On convert_layout and reshape, set by tile-allocate-shared-memory when

@@ -23,7 +23,7 @@ from ... import _core as core
 from .mbarrier import _barrier, _pred
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait",
-           "async_load", "async_store"]
+           "async_load", "async_store", "make_tensor_descriptor"]
 
 
 def _desc(tensor_desc, what):
@@ -102,3 +102,53 @@ def store_wait(pendings, _semantic=None):
 
 async_load = async_copy_global_to_shared
 async_store = async_copy_shared_to_global
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_option="zero",
+                           _semantic=None):
+    """A TMA descriptor made in the kernel (Gluon's ``tma.make_tensor_descriptor``) for the
+    tensor at ``base`` (a scalar pointer) with ``shape`` and ``strides`` (in elements; scalars
+    or ints, the last stride 1), copying ``block_shape`` blocks laid out by ``layout`` (an
+    ``NVMMASharedLayout``). It lives in the kernel's global scratch (128 bytes per descriptor
+    per CTA), which the launch allocates: with ``kiln.set_allocator``'s function, else with
+    torch. ``padding_option`` "nan" fills out-of-bounds elements with NaN."""
+    from ...nvidia._layouts import NVMMASharedLayout
+    what = "tma.make_tensor_descriptor"
+    sem = _semantic
+    if not isinstance(base, tensor) or base.type.is_block or not base.dtype.is_ptr():
+        raise TypeError(f"{what}: base must be a scalar pointer, got {base!r}")
+    elem = base.dtype.element_ty
+    block = [int(_unwrap(d)) for d in _unwrap(block_shape)]
+    layout = _unwrap(layout)
+    if not isinstance(layout, NVMMASharedLayout):
+        raise TypeError(f"{what}: layout must be an NVMMASharedLayout, got {layout!r}")
+    shape, strides = list(_unwrap(shape)), list(_unwrap(strides))
+    if len(shape) != len(block) or len(strides) != len(block):
+        raise ValueError(f"{what}: shape ({len(shape)}), strides ({len(strides)}) and "
+                         f"block_shape ({len(block)}) must have one entry per dimension")
+    if not 1 <= len(block) <= 5:
+        raise ValueError(f"{what}: TMA tensors have 1 to 5 dimensions, got {len(block)}")
+    last = _unwrap(strides[-1])
+    if not (isinstance(last, int) and last == 1):
+        raise ValueError(f"{what}: the last stride must be the constant 1 (TMA reads rows "
+                         f"contiguously), got {last!r}")
+    padding = _unwrap(padding_option)
+    if padding not in ("zero", "nan", ""):
+        raise ValueError(f"{what}: padding_option must be \"zero\" or \"nan\", got "
+                         f"{padding!r}")
+    if padding == "nan" and not elem.is_floating():
+        raise ValueError(f"{what}: NaN padding needs a float element type, got {elem}")
+    dims = [sem.cast(sem.as_tensor(_unwrap(d)), core.int32) for d in shape]
+    steps = [sem.cast(sem.as_tensor(_unwrap(d)), core.int64) for d in strides]
+    for t in dims + steps:
+        if t.type.is_block:
+            raise TypeError(f"{what}: shape and strides must be scalars, got {t.type}")
+    ty = core.tensor_descriptor_type(elem, block, layout)
+    segments = sem.b.array_attr([1, len(dims), len(steps)])
+    attrs = {"operandSegmentSizes": segments}
+    if padding == "nan":
+        attrs["padding"] = '"nan"'
+    handle = sem.b.create("tile_nv.make_tensor_descriptor", [base] + dims + steps, [ty],
+                          attrs)[0]
+    return core.tensor_descriptor(handle, ty)

@@ -97,6 +97,31 @@ LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
                    getSrc().getType(), "src");
 }
 
+LogicalResult MakeTensorDescriptorOp::verify() {
+  tile::TensorDescType desc = getResult().getType();
+  RankedTensorType block = desc.getBlockType();
+  unsigned rank = block.getRank();
+  if (getShape().size() != rank || getStrides().size() != rank)
+    return emitOpError() << "needs one shape and one stride per dimension of "
+                            "the block ("
+                         << rank << "), got " << getShape().size() << " and "
+                         << getStrides().size();
+  if (rank < 1 || rank > 5)
+    return emitOpError() << "TMA tensors have 1 to 5 dimensions, got " << rank;
+  auto ptr = cast<tile::PointerType>(getBase().getType());
+  if (ptr.getPointeeType() != block.getElementType())
+    return emitOpError() << "base points to " << ptr.getPointeeType()
+                         << " but the descriptor's blocks hold "
+                         << block.getElementType();
+  if (getPadding() != "zero" && getPadding() != "nan")
+    return emitOpError() << "padding must be \"zero\" or \"nan\", got \""
+                         << getPadding() << "\"";
+  if (getPadding() == "nan" && !isa<FloatType>(block.getElementType()))
+    return emitOpError() << "NaN padding needs a float element type, got "
+                         << block.getElementType();
+  return success();
+}
+
 LogicalResult WarpGroupDotWaitOp::verify() {
   if (getInputs().getTypes() != getOutputs().getTypes())
     return emitOpError() << "results must have the inputs' types";

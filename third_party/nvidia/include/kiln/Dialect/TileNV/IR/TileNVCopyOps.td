@@ -94,3 +94,34 @@ def TileNV_FenceAsyncSharedOp : TileNV_Op<"fence_async_shared", [
   let arguments = (ins DefaultValuedAttr<BoolAttr, "false">:$cluster);
   let assemblyFormat = "attr-dict";
 }
+
+def TileNV_MakeTensorDescriptorOp : TileNV_Op<"make_tensor_descriptor", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite<DefaultResource>, MemRead<DefaultResource>]>]> {
+  let summary = "A TMA descriptor built on the device (Gluon's tma.make_tensor_descriptor)";
+  let description = [{
+    A tiled TMA descriptor for the tensor at `base` with `shape` (i32) and
+    `strides` (i64, in elements; the last must be 1), copying blocks of the
+    result type's block shape in its shared layout. The descriptor is written
+    into this CTA's part of the kernel's global scratch (`scratch`, the
+    hidden argument the lowering adds; `tile_nv.scratch_offset` bytes in)
+    by one thread, released to the tensor-map proxy, and acquired by every
+    thread after a CTA barrier, so any thread may then issue TMA copies
+    through it. `padding` "nan" fills out-of-bounds elements with NaN (float
+    types), "zero" with zeros. Needs sm_90a.
+
+    ```mlir
+    %d = tile_nv.make_tensor_descriptor %base[%m, %n], [%sm, %c1] {padding = "zero"}
+        : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x16xf16, #nvmma>>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides,
+                       DefaultValuedStrAttr<StrAttr, "zero">:$padding);
+  let results = (outs Tile_TensorDesc:$result);
+  let assemblyFormat = [{
+    $base `[` $shape `]` `,` `[` $strides `]` attr-dict `:` qualified(type($base))
+    `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}

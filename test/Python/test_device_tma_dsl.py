@@ -1,0 +1,107 @@
+"""Device-side TMA descriptors (Gluon's ``tma.make_tensor_descriptor``): built by one thread in
+the kernel's global scratch with tensormap.replace, released to and acquired by the tensor-map
+proxy; the launch allocates the scratch (``kiln.set_allocator`` or torch). Compiled here;
+test/gpu/test_device_tma.py launches the kernels against torch."""
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.compiler.errors import CompilationError
+from kiln.language.nvidia.hopper import mbarrier, tma
+
+import compiled
+
+pytestmark = compiled.needs_compiler
+
+SMEM = kl.NVMMASharedLayout(swizzle_byte_width=32, element_bitwidth=16, rank=2)
+BL = kl.BlockedLayout([1, 2], [4, 8], [4, 1], [1, 0])
+
+
+@kiln.jit
+def copy_rows(src, dst, M, N, stride, dst_stride, BM: kl.constexpr, BN: kl.constexpr,
+              S: kl.constexpr, PAD: kl.constexpr):
+    # Program p copies rows p*BM.. of an M x N tensor (row strides `stride` and `dst_stride`,
+    # multiples of 16 bytes as TMA needs) through TMA with descriptors made here, the
+    # source's based at the program's first row; the block past the tensor's edge reads the
+    # padding and is stored back clipped.
+    p = kl.program_id(0)
+    src_desc = tma.make_tensor_descriptor(src + p * BM * stride, shape=[M - p * BM, N],
+                                          strides=[stride, 1], block_shape=[BM, BN], layout=S,
+                                          padding_option=PAD)
+    dst_desc = tma.make_tensor_descriptor(dst, shape=[M, N], strides=[dst_stride, 1],
+                                          block_shape=[BM, BN], layout=S)
+    smem = kl.allocate_shared_memory(kl.float16, [BM, BN], S)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    mbarrier.expect(bar, src_desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(src_desc, [0, 0], bar, smem)
+    mbarrier.wait(bar, 0)
+    mbarrier.invalidate(bar)
+    v = smem.load(BL)
+    out = kl.allocate_shared_memory(kl.float16, [BM, BN], S, v + 1.0)
+    tma.async_copy_shared_to_global(dst_desc, [p * BM, 0], out)
+    tma.store_wait(0)
+
+
+SIG = {"src": "*fp16", "dst": "*fp16", "M": "i32", "N": "i32", "stride": "i32",
+       "dst_stride": "i32"}
+
+
+def compile_copy(pad="zero"):
+    return kiln.compile(copy_rows, SIG, {"BM": 16, "BN": 16, "S": SMEM, "PAD": pad},
+                        target="cuda:sm_90a", cache=False)
+
+
+def test_descriptors_are_built_in_global_scratch():
+    k = compile_copy()
+    # Two descriptors of 128 bytes per CTA, written through a hidden last argument.
+    assert k.metadata["global_scratch"] == 256
+    ptx = k.asm["ptx"]
+    assert ptx.count("tensormap.replace.tile.global_address.global.b1024.b64") == 2
+    assert ptx.count("fence.proxy.tensormap::generic.release.gpu") == 2
+    assert ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == 2
+    assert "copy_rows_param_6" in ptx and "copy_rows_param_7" not in ptx
+    # 32-byte swizzle, f16, 16 x 16 boxes.
+    assert "tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd" in ptx
+    assert "tensormap.replace.tile.elemtype.global.b1024.b32" in ptx
+    nan = compile_copy("nan")
+    assert "tensormap.replace.tile.fill_mode.global.b1024.b32" in nan.asm["ptx"]
+    assert nan.asm["ptx"] != ptx
+
+
+def test_kernels_without_device_descriptors_have_no_scratch():
+    from test_tma_slice_dsl import copy_through_second_half, _desc
+    d = _desc(8, 128)
+    k = copy_through_second_half.warmup(d, d, 8, 128, grid=(1,), target="cuda:sm_90a")
+    assert "global_scratch" not in k.metadata
+
+
+@kiln.jit
+def bad_stride(src, S: kl.constexpr):
+    tma.make_tensor_descriptor(src, shape=[16, 16], strides=[1, 16],  # E:stride
+                               block_shape=[16, 16], layout=S)
+
+
+def test_last_stride_must_be_one():
+    with pytest.raises(CompilationError, match="the last stride must be the constant 1"):
+        kiln.compile(bad_stride, {"src": "*fp16"}, {"S": SMEM}, target="cuda:sm_90a",
+                     cache=False)
+
+
+@kiln.jit
+def make_only(src, S: kl.constexpr):
+    tma.make_tensor_descriptor(src, shape=[16, 16], strides=[16, 1], block_shape=[16, 16],
+                               layout=S)  # E:make
+
+
+def test_device_descriptors_need_sm90():
+    with pytest.raises(CompilationError, match="needs TMA \\(sm_90\\), which cuda:sm_80"):
+        kiln.compile(make_only, {"src": "*fp16"}, {"S": SMEM}, target="cuda:sm_80",
+                     cache=False)
+
+
+def test_set_allocator_is_checked():
+    with pytest.raises(TypeError, match="expected a callable or None"):
+        kiln.set_allocator(42)
+    kiln.set_allocator(None)
