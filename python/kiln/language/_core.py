@@ -841,7 +841,7 @@ def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None
 
 @builtin
 def dot_fma(a, b, acc, _semantic=None):
-    """``acc + a @ b`` on the CUDA/vector cores (no tensor cores): ``acc`` ([batch,] M x N) in a
+    """``acc + a @ b`` with fused multiply-adds (no matrix cores): ``acc`` ([batch,] M x N) in a
     ``BlockedLayout`` P, ``a`` ([batch,] M x K) in ``DotOperandLayout(0, P, k_width)`` and ``b``
     ([batch,] K x N) in ``DotOperandLayout(1, P, k_width)``; every thread already holds the K
     elements of its products, so no data moves between threads (Gluon's ``dot_fma``)."""

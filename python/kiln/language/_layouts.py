@@ -246,7 +246,7 @@ class SliceLayout(DistributedLayout):
 
 # Registers per thread a tensor may take: 2^10, the same limit as the C++ verifier
 # (LinearLayout::kMaxInBits); compile time grows past it (a target may set a lower
-# limit: AMD's is 2^9, checked when the kernel is lowered).
+# limit, checked when the kernel is lowered).
 MAX_REGISTER_BASES = 10
 
 

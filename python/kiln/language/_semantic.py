@@ -936,7 +936,6 @@ class Semantic:
         return self._op(f"math.{name}", [x], x.type)
 
     def dot_fma(self, a, b, acc) -> tensor:
-        from .nvidia._layouts import DotOperandLayout
         what = "dot_fma"
         for name, v in (("a", a), ("b", b), ("acc", acc)):
             if not isinstance(v, tensor) or not v.type.is_block:
@@ -946,8 +945,9 @@ class Semantic:
             raise TypeError(f"{what}: acc must have a BlockedLayout, got {layout!r}")
         for idx, (name, v) in enumerate((("a", a), ("b", b))):
             lay = v.type.layout
-            if not isinstance(lay, DotOperandLayout) or lay.operand_index != idx or \
-                    lay.parent != layout:
+            # A DotOperandLayout (a vendor module defines it) over acc's layout.
+            if getattr(lay, "operand_index", None) != idx or \
+                    getattr(lay, "parent", None) != layout:
                 raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's "
                                 f"layout, k_width), got {lay!r}")
         rank = len(acc.shape)

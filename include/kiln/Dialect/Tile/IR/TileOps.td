@@ -146,7 +146,7 @@ def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
 }
 
 def Tile_DotFmaOp : Tile_Op<"dot_fma", [Pure, AllTypesMatch<["c", "result"]>]> {
-  let summary = "Matrix product on the CUDA/vector cores: d = a x b + c";
+  let summary = "Matrix product without matrix cores: d = a x b + c";
   let description = [{
     `a` is [batch,] M x K, `b` [batch,] K x N, `c` and the result
     [batch,] M x N. `c` has a blocked layout P; `a` and `b` have
