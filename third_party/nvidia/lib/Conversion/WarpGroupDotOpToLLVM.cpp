@@ -288,6 +288,17 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
     return failure();
   }
   plan.instrN = std::min<int64_t>(colsPerGroup, 256);
+  // The layout names the instruction's N (Gluon's instr_shape[1]): tiles of
+  // that width, as Gluon issues them. Narrower tiles keep fewer accumulator
+  // registers in flight per instruction, which ptxas needs when a thread's
+  // accumulator approaches its 255 registers.
+  if (auto nvmma = dyn_cast_or_null<tile_nv::NVMMADistributedEncodingAttr>(
+          acc.getEncoding()))
+    if (nvmma.getVersionMajor() == 3 && nvmma.getInstrShape().size() == 3) {
+      int64_t want = nvmma.getInstrShape()[1];
+      if (want >= 8 && want < plan.instrN && plan.instrN % want == 0)
+        plan.instrN = want;
+    }
   for (const auto &[r, c] : plan.groupBases)
     if (c % plan.instrN)
       return fail("a warpgroup bit moves by " + Twine(c) +
