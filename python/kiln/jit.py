@@ -32,7 +32,7 @@ _TORCH_DTYPES = {
 # debug: Triton's device-side assertions and overflow checks; debug=False is how Kiln always
 # compiles, debug=True is refused (silently dropping the checks would run another kernel).
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
-            "debug")
+            "debug", "maxnreg")
 
 
 def _pointer_annotation(ann, fn):
@@ -279,13 +279,14 @@ class JITFunction(KernelFunction):
             driver = _driver()
             target = _target_name(driver.current_target())
         num_ctas = options.get("num_ctas", 1)
+        maxnreg = options.get("maxnreg")
         signature, constexprs, runtime, key = self.specialize(arguments)
-        mem_key = (key, num_warps, target, num_ctas)
+        mem_key = (key, num_warps, target, num_ctas, maxnreg)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
-                              num_ctas=num_ctas)
+                              num_ctas=num_ctas, maxnreg=maxnreg)
             self._record_globals(deps)
             entry = [kernel, None, runtime, constexprs]
             self._kernels[mem_key] = entry
@@ -302,7 +303,7 @@ class JITFunction(KernelFunction):
         """What a warm launch is keyed on: every value that specialization reads, cheaply, or
         None when an argument needs the full path (annotated pointers, unusual types)."""
         parts = [options.get("num_warps", 4), options.get("target"), options.get("num_ctas", 1),
-                 options.get("num_stages")]
+                 options.get("num_stages"), options.get("maxnreg")]
         pointers = self.pointer_params()
         for name, value in arguments.items():
             if name in self.constexpr_names:

@@ -310,6 +310,18 @@ struct ConvertTileToLLVMPass
         failed(targetInfo->finishLowering(module)))
       return signalPassFailure();
     markKernels(module, *targetInfo, *totalWarps * desc.warpSize);
+    // The maxnreg launch option caps every kernel's registers (below what
+    // warp specialization may already have set).
+    if (IntegerAttr cap = TileDialect::MaxnregAttrHelper(&getContext())
+                              .getAttr(module))
+      module.walk([&](LLVM::LLVMFuncOp func) {
+        if (func.isExternal() || func.isPrivate())
+          return;
+        int regs = cap.getInt();
+        if (auto set = func->getAttrOfType<IntegerAttr>("nvvm.maxnreg"))
+          regs = std::min<int>(regs, set.getInt());
+        targetInfo->limitKernelRegisters(func, regs);
+      });
     if (*totalWarps != context->numWarps)
       TileDialect::TotalNumWarpsAttrHelper(&getContext())
           .setAttr(module, IntegerAttr::get(IntegerType::get(&getContext(), 32),

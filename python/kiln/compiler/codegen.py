@@ -16,7 +16,7 @@ import os
 import re
 import textwrap
 import types
-from typing import Dict, List
+from typing import Optional, Dict, List
 
 from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
@@ -155,10 +155,11 @@ class CodeGenerator:
     """Generates the module for one kernel specialization."""
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
-                 warp_size: int, num_ctas: int = 1):
+                 warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None):
         """``params`` maps every argument name to ``("runtime", type, divisibility)`` or
         ``("constexpr", value)``."""
         self.fn = fn
+        self.maxnreg = maxnreg
         self.params = params
         self.target = target
         self.num_warps = num_warps
@@ -245,6 +246,8 @@ class CodeGenerator:
             self.b.create("func.return")
         attrs = (f'tile.target = "{self.target}", tile.num_warps = {self.num_warps} : i32, '
                  f"tile.threads_per_warp = {self.warp_size} : i32")
+        if self.maxnreg is not None:
+            attrs += f", tile.maxnreg = {self.maxnreg} : i32"
         head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"
         return self.b.module_text(attrs, head, body, def_loc, def_loc)
 

@@ -176,6 +176,17 @@ def _check_num_warps(fn, num_warps, info):
                             f"{num_warps!r}", file, line, col)
 
 
+def check_maxnreg(maxnreg, fn=None):
+    """``maxnreg``: the most registers per thread the kernel may use (Gluon/Triton's launch
+    option, NVIDIA's ``.maxnreg``), None for the compiler's choice."""
+    if maxnreg is None or (isinstance(maxnreg, int) and not isinstance(maxnreg, bool) and
+                           16 <= maxnreg <= 255):
+        return
+    where = fn.src.position(fn.src.fdef) if fn is not None else ()
+    raise InvalidOption(f"maxnreg must be an int between 16 and 255 (registers per thread), "
+                        f"got {maxnreg!r}", *where)
+
+
 def check_num_ctas(num_ctas, fn=None):
     """``num_ctas``: the CTAs of one program, a thread-block cluster (Gluon's option): a power
     of two up to 16 (the most a Hopper cluster holds). Layouts split among them with
@@ -377,7 +388,8 @@ def valid_payload(payload) -> bool:
     return True
 
 
-def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1) -> str:
+def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
+              maxnreg=None) -> str:
     spec = []
     for name, kind in params.items():
         if kind[0] == "constexpr":
@@ -391,7 +403,8 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1) -> st
                          kind[2] or 0])
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
-             **({"num_ctas": num_ctas} if num_ctas != 1 else {})}
+             **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
+             **({"maxnreg": maxnreg} if maxnreg is not None else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -511,13 +524,14 @@ def _run(compiler, what, call, where=None):
 
 
 def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
-            num_ctas=1, cache=True) -> CompiledKernel:
+            num_ctas=1, maxnreg=None, cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
     ``cga_layout``, and the IR is the program of one CTA."""
     fn = as_kernel_function(fn)
     check_num_ctas(num_ctas, fn)
+    check_maxnreg(maxnreg, fn)
     compiler = load_compiler()
     if compiler is None:
         raise _not_built()
@@ -526,7 +540,11 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
     disk = None
-    key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas)
+    if maxnreg is not None and not target.startswith("cuda:"):
+        raise InvalidOption(f"maxnreg (a per-thread register cap, NVIDIA's .maxnreg) has no "
+                            f"meaning on {target}", *fn.src.position(fn.src.fdef))
+    key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
+                    maxnreg)
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -540,7 +558,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     timings = {}
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
-                       warp_size=warp_size, num_ctas=num_ctas).generate()
+                       warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg).generate()
     timings["frontend"] = clock() - start
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
@@ -608,6 +626,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         "key": key, "hash": key, "name": symbol_name(fn.src.fdef.name), "target": target,
         "num_warps": num_warps, "threads_per_warp": warp_size,
         **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
+        **({"maxnreg": maxnreg} if maxnreg is not None else {}),
         **({"total_num_warps": int(module_info["total_num_warps"])}
            if int(module_info.get("total_num_warps") or num_warps) != num_warps else {}),
         "shared": int(module_info["shared"]), "params": runtime_params,

@@ -840,6 +840,13 @@ def allocate_shared_memory(element_ty, shape, layout, value=None, _semantic=None
 
 
 @builtin
+def to_tensor(x, _semantic=None):
+    """``x`` (a Python or constexpr int, float or bool, or a tensor) as a scalar tensor of its
+    default dtype (Triton's ``to_tensor``)."""
+    return _semantic.as_tensor(x)
+
+
+@builtin
 def dot_fma(a, b, acc, _semantic=None):
     """``acc + a @ b`` with fused multiply-adds (no matrix cores): ``acc`` ([batch,] M x N) in a
     ``BlockedLayout`` P, ``a`` ([batch,] M x K) in ``DotOperandLayout(0, P, k_width)`` and ``b``

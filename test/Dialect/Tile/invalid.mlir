@@ -1925,3 +1925,7 @@ func.func @reinterpret_whole_result() {
   return
 }
 
+// -----
+
+// expected-error @+1 {{'tile.maxnreg' is a module attribute between 16 and 255 (registers per thread)}}
+module attributes {tile.maxnreg = 512 : i32} {}

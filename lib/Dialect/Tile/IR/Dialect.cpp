@@ -314,6 +314,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << most << " (the tile's coordinate bits no lane or warp holds)";
     return success();
   }
+  if (name == MaxnregAttrHelper::getNameStr()) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !n || n.getInt() < 16 || n.getInt() > 255)
+      return op->emitOpError() << "'" << name << "' is a module attribute "
+                               << "between 16 and 255 (registers per thread)";
+    return success();
+  }
   if (name == TotalNumWarpsAttrHelper::getNameStr()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !n || n.getInt() < 1 || n.getInt() > 32)

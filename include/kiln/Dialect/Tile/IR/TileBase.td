@@ -55,6 +55,9 @@ def Tile_Dialect : Dialect {
     // On the module, set by convert-tile-to-llvm when tile.warp_specialize
     // adds worker warps: the warps launched per CTA (num_warps plus theirs).
     "::mlir::IntegerAttr":$total_num_warps,
+    // On the module: the most registers per thread the kernel may use (the
+    // maxnreg launch option; NVIDIA's .maxnreg).
+    "::mlir::IntegerAttr":$maxnreg,
     // On the module: lanes per warp (must match the target).
     "::mlir::IntegerAttr":$threads_per_warp,
     // On the module, set by tile-allocate-shared-memory: bytes per CTA.
