@@ -5,7 +5,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
-from kiln.compiler.errors import InvalidOption
+from kiln.compiler.errors import CompilationError, InvalidOption
 
 import compiled
 
@@ -25,13 +25,13 @@ def test_maxnreg_caps_the_kernel():
     assert capped.metadata["key"] != free.metadata["key"]
 
 
-@pytest.mark.parametrize("value,target,message", [
-    (300, "cuda:sm_90a", "maxnreg must be an int between 16 and 255"),
-    (True, "cuda:sm_90a", "maxnreg must be an int between 16 and 255"),
-    (128, "hip:gfx942", "has no meaning on hip:gfx942"),
+@pytest.mark.parametrize("value,target,error,message", [
+    (300, "cuda:sm_90a", InvalidOption, "maxnreg must be an int between 16 and 255"),
+    (True, "cuda:sm_90a", InvalidOption, "maxnreg must be an int between 16 and 255"),
+    (128, "hip:gfx942", CompilationError, "hip:gfx942 has no per-kernel register cap"),
 ])
-def test_maxnreg_is_checked(value, target, message):
-    with pytest.raises(InvalidOption, match=message):
+def test_maxnreg_is_checked(value, target, error, message):
+    with pytest.raises(error, match=message):
         fill.warmup("*i32", "i32", grid=(1,), target=target, maxnreg=value)
 
 

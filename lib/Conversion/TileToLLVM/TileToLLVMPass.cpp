@@ -310,17 +310,20 @@ struct ConvertTileToLLVMPass
         failed(targetInfo->finishLowering(module)))
       return signalPassFailure();
     markKernels(module, *targetInfo, *totalWarps * desc.warpSize);
-    // The maxnreg launch option caps every kernel's registers (below what
-    // warp specialization may already have set).
-    if (IntegerAttr cap = TileDialect::MaxnregAttrHelper(&getContext())
-                              .getAttr(module))
+    // The maxnreg launch option caps every kernel's registers (a cap never
+    // raises one warp specialization already set).
+    IntegerAttr cap =
+        TileDialect::MaxnregAttrHelper(&getContext()).getAttr(module);
+    if (cap && !targetInfo->hasKernelRegisterCap()) {
+      module.emitError() << "maxnreg (tile.maxnreg): " << desc.name
+                         << " has no per-kernel register cap";
+      return signalPassFailure();
+    }
+    if (cap)
       module.walk([&](LLVM::LLVMFuncOp func) {
         if (func.isExternal() || func.isPrivate())
           return;
-        int regs = cap.getInt();
-        if (auto set = func->getAttrOfType<IntegerAttr>("nvvm.maxnreg"))
-          regs = std::min<int>(regs, set.getInt());
-        targetInfo->limitKernelRegisters(func, regs);
+        targetInfo->limitKernelRegisters(func, cap.getInt());
       });
     if (*totalWarps != context->numWarps)
       TileDialect::TotalNumWarpsAttrHelper(&getContext())

@@ -178,7 +178,8 @@ def _check_num_warps(fn, num_warps, info):
 
 def check_maxnreg(maxnreg, fn=None):
     """``maxnreg``: the most registers per thread the kernel may use (Gluon/Triton's launch
-    option, NVIDIA's ``.maxnreg``), None for the compiler's choice."""
+    option; targets without a per-kernel cap refuse it when lowering), None for the
+    compiler's choice."""
     if maxnreg is None or (isinstance(maxnreg, int) and not isinstance(maxnreg, bool) and
                            16 <= maxnreg <= 255):
         return
@@ -540,9 +541,6 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
     disk = None
-    if maxnreg is not None and not target.startswith("cuda:"):
-        raise InvalidOption(f"maxnreg (a per-thread register cap, NVIDIA's .maxnreg) has no "
-                            f"meaning on {target}", *fn.src.position(fn.src.fdef))
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
                     maxnreg)
     if cache:

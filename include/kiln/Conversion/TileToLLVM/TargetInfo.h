@@ -75,7 +75,10 @@ public:
   /// enough).
   virtual void setMaxRegisters(mlir::OpBuilder &b, mlir::Location loc,
                                int current, int regs) const {}
-  /// Caps the registers per thread the kernel starts with.
+  /// Whether limitKernelRegisters caps anything (the maxnreg option).
+  virtual bool hasKernelRegisterCap() const { return false; }
+  /// Caps the registers per thread the kernel starts with (never raising a
+  /// cap already set).
   virtual void limitKernelRegisters(mlir::LLVM::LLVMFuncOp func,
                                     int regs) const {}
   /// f32 fast math the chip provides: "exp2", "log2", "sin", "cos", "rsqrt".

@@ -114,7 +114,12 @@ public:
                        : NVVM::SetMaxRegisterAction::increase);
   }
 
+  bool hasKernelRegisterCap() const override { return true; }
+
   void limitKernelRegisters(LLVM::LLVMFuncOp func, int regs) const override {
+    if (auto set = func->getAttrOfType<IntegerAttr>(
+            NVVM::NVVMDialect::getMaxnregAttrName()))
+      regs = std::min<int>(regs, set.getInt());
     func->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                   IntegerAttr::get(IntegerType::get(func.getContext(), 32),
                                    regs));
