@@ -27,9 +27,19 @@ from .compiler.deps import GlobalChangedError  # noqa: F401
 from .compiler.compiler import CompiledKernel, MissingToolWarning, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .runtime.scratch import set_allocator  # noqa: F401  (Triton's triton.set_allocator)
+
+
+def must_use_result(fn, message=True):
+    """Mark ``fn`` (a ``@kiln.jit`` function) so that calling it without using its result is a
+    compile error at the call (Gluon's ``gluon.must_use_result``). ``@must_use_result("why")``
+    adds ``why`` to the error."""
+    if isinstance(fn, str):
+        return lambda f: must_use_result(f, fn)
+    fn._must_use_result = message
+    return fn
 from .language import constexpr, constexpr_function  # noqa: F401
 
-__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "cdiv", "next_power_of_2",
+__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "must_use_result", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
            "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",

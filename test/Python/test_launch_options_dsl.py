@@ -38,3 +38,40 @@ def test_maxnreg_is_checked(value, target, error, message):
 def test_to_tensor_makes_a_scalar():
     k = fill.warmup("*i32", "i32", grid=(1,), target="cuda:sm_90a")
     assert "arith.constant 3 : i32" in k.asm["tile"]
+
+
+@kiln.must_use_result("(it returns the new state)")
+@kiln.jit
+def next_state(x):
+    return x + 1
+
+
+@kiln.must_use_result
+@kiln.jit
+def plain(x):
+    return x * 2
+
+
+@kiln.jit
+def drops(x):
+    next_state(kl.load(x))  # E:drop
+
+
+@kiln.jit
+def drops_plain(x):
+    plain(kl.load(x))
+
+
+@kiln.jit
+def keeps(x):
+    kl.store(x, next_state(kl.load(x)) + plain(kl.load(x)))
+
+
+def test_must_use_result():
+    kiln.compile(keeps, {"x": "*i32"}, {}, target="cuda:sm_90a", cache=False)
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(drops, {"x": "*i32"}, {}, target="cuda:sm_90a", cache=False)
+    assert "the result of next_state() is not used (it returns the new state)" in str(info.value)
+    assert "# E:drop" in (info.value.source_line or str(info.value))
+    with pytest.raises(CompilationError, match=r"the result of plain\(\) is not used"):
+        kiln.compile(drops_plain, {"x": "*i32"}, {}, target="cuda:sm_90a", cache=False)

@@ -300,6 +300,8 @@ class CodeGenerator:
     def visit_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
             return  # docstring
+        # A call whose value is dropped: functions marked must_use_result refuse it.
+        self._unused_call = node.value if isinstance(node.value, ast.Call) else None
         self.visit(node.value)
 
     def visit_Pass(self, node):
@@ -513,7 +515,13 @@ class CodeGenerator:
     # -- calls ----------------------------------------------------------------------------------
 
     def visit_Call(self, node):
+        unused = getattr(self, "_unused_call", None) is node
+        self._unused_call = None
         fn = _unwrap(self.visit(node.func))
+        must_use = getattr(fn, "_must_use_result", False)
+        if must_use and unused:
+            why = f" {must_use}" if isinstance(must_use, str) else ""
+            raise ValueError(f"the result of {ast.unparse(node.func)}() is not used{why}")
         args = self._elements(node.args)
         kwargs = {}
         for kw in node.keywords:
