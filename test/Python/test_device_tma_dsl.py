@@ -105,3 +105,25 @@ def test_set_allocator_is_checked():
     with pytest.raises(TypeError, match="expected a callable or None"):
         kiln.set_allocator(42)
     kiln.set_allocator(None)
+
+
+@kiln.jit
+def shape_of_made(src, out, M, N, S: kl.constexpr):
+    d = tma.make_tensor_descriptor(src, shape=[M, N], strides=[N, 1], block_shape=[16, 16],
+                                   layout=S)
+    kl.store(out, d.shape[0] * 1000 + d.shape[1] + d.strides[0].to(kl.int32) * 0)
+
+
+@kiln.jit
+def shape_of_argument(d, out):
+    kl.store(out, d.shape[0])  # E:argshape
+
+
+def test_shape_and_strides_of_descriptors():
+    k = kiln.compile(shape_of_made, {"src": "*fp16", "out": "*i32", "M": "i32", "N": "i32"},
+                     {"S": SMEM}, target="cuda:sm_90a", cache=False)
+    assert "arith.muli" in k.asm["tile"]
+    desc = kl.tensor_descriptor_type(kl.float16, [16, 16], SMEM)
+    with pytest.raises(CompilationError, match="passed as a kernel argument is not available"):
+        kiln.compile(shape_of_argument, {"d": desc, "out": "*i32"}, {}, target="cuda:sm_90a",
+                     cache=False)

@@ -803,9 +803,29 @@ class tensor_descriptor:
     """A tensor descriptor in a kernel (Gluon's ``tensor_descriptor``): ``.block_type``,
     ``.block_shape``, ``.dtype`` and ``.layout`` are compile-time values; copies take it."""
 
-    def __init__(self, handle: str, type: tensor_descriptor_type):
+    def __init__(self, handle: str, type: tensor_descriptor_type, shape=None, strides=None):
         self.handle = handle
         self.type = type
+        # The tensor's shape and strides (scalar tensors) where the kernel made the
+        # descriptor; a kernel argument's are not passed to the kernel yet.
+        self._shape, self._strides = shape, strides
+
+    def _dims(self, what, values):
+        if values is None:
+            raise AttributeError(f"the {what} of a tensor descriptor passed as a kernel argument "
+                                 f"is not available in the kernel yet (only of descriptors the "
+                                 f"kernel makes with tma.make_tensor_descriptor)")
+        return list(values)
+
+    @property
+    def shape(self):
+        """The tensor's shape (scalars), for descriptors made in the kernel."""
+        return self._dims("shape", self._shape)
+
+    @property
+    def strides(self):
+        """The tensor's strides in elements (scalars), for descriptors made in the kernel."""
+        return self._dims("strides", self._strides)
 
     @property
     def block_type(self):

@@ -151,4 +151,4 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
         attrs["padding"] = '"nan"'
     handle = sem.b.create("tile_nv.make_tensor_descriptor", [base] + dims + steps, [ty],
                           attrs)[0]
-    return core.tensor_descriptor(handle, ty)
+    return core.tensor_descriptor(handle, ty, shape=dims, strides=steps)
