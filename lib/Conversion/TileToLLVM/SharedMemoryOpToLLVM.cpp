@@ -399,6 +399,20 @@ struct MemDescIndexOpConversion : ConvertOpToLLVMPattern<MemDescIndexOp> {
   }
 };
 
+/// Replaces the view `op` with its source's address moved by `bytes`.
+void replaceWithMovedBase(ConversionPatternRewriter &rewriter, Operation *op,
+                          Value base, int64_t bytes) {
+  if (bytes == 0) {
+    rewriter.replaceOp(op, base);
+    return;
+  }
+  Location loc = op->getLoc();
+  auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+  rewriter.replaceOp(op, LLVM::GEPOp::create(
+                             rewriter, loc, ptrTy, rewriter.getI8Type(), base,
+                             ValueRange{i32Const(rewriter, loc, bytes)}));
+}
+
 struct MemDescSubsliceOpConversion
     : ConvertOpToLLVMPattern<MemDescSubsliceOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -413,16 +427,7 @@ struct MemDescSubsliceOpConversion
     int64_t bytes = 0;
     for (unsigned d = 0; d < lead; ++d)
       bytes += op.getOffsets()[d] * getSharedStrideBytes(src, d);
-    if (bytes == 0) {
-      rewriter.replaceOp(op, adaptor.getSrc());
-      return success();
-    }
-    Location loc = op.getLoc();
-    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
-    rewriter.replaceOp(op, LLVM::GEPOp::create(
-                               rewriter, loc, ptrTy, rewriter.getI8Type(),
-                               adaptor.getSrc(),
-                               ValueRange{i32Const(rewriter, loc, bytes)}));
+    replaceWithMovedBase(rewriter, op, adaptor.getSrc(), bytes);
     return success();
   }
 };
@@ -446,16 +451,7 @@ struct MemDescReinterpretOpConversion
              << (succeeded(n) ? *n : 0)
              << " elements: its bytes are not one contiguous range";
     int64_t bytes = xorOffset * getElementBytes(src.getElementType());
-    if (bytes == 0) {
-      rewriter.replaceOp(op, adaptor.getSrc());
-      return success();
-    }
-    Location loc = op.getLoc();
-    auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
-    rewriter.replaceOp(op, LLVM::GEPOp::create(
-                               rewriter, loc, ptrTy, rewriter.getI8Type(),
-                               adaptor.getSrc(),
-                               ValueRange{i32Const(rewriter, loc, bytes)}));
+    replaceWithMovedBase(rewriter, op, adaptor.getSrc(), bytes);
     return success();
   }
 };
