@@ -3,6 +3,8 @@ the kernel's global scratch with tensormap.replace, released to and acquired by 
 proxy; the launch allocates the scratch (``kiln.set_allocator`` or torch). Compiled here;
 test/gpu/test_device_tma.py launches the kernels against torch."""
 
+import os
+
 import pytest
 
 import kiln
@@ -11,6 +13,7 @@ from kiln.compiler.errors import CompilationError
 from kiln.language.nvidia.hopper import mbarrier, tma
 
 import compiled
+import located
 
 pytestmark = compiled.needs_compiler
 
@@ -84,9 +87,13 @@ def bad_stride(src, S: kl.constexpr):
 
 
 def test_last_stride_must_be_one():
-    with pytest.raises(CompilationError, match="the last stride must be the constant 1"):
+    with pytest.raises(CompilationError) as info:
         kiln.compile(bad_stride, {"src": "*fp16"}, {"S": SMEM}, target="cuda:sm_90a",
                      cache=False)
+    located.assert_located(info.value, os.path.abspath(__file__), "E:stride",
+                           "tma.make_tensor_descriptor",
+                           r"tma.make_tensor_descriptor: the last stride must be the constant "
+                           r"1 \(TMA reads rows contiguously\), got 16", CompilationError)
 
 
 @kiln.jit

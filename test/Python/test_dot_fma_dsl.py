@@ -2,12 +2,15 @@
 ``DotOperandLayout(i, P, k_width)`` over the accumulator's ``BlockedLayout`` P. The kernels
 compile here for both vendors; test/gpu/test_dot_fma.py launches them against torch."""
 
+import os
+
 import pytest
 
 import kiln
 import kiln.language as kl
 
 import compiled
+import located
 
 pytestmark = compiled.needs_compiler
 
@@ -99,15 +102,19 @@ def bad_acc(a_ptr, P: kl.constexpr, Q: kl.constexpr):
     a = kl.zeros([16, 16], kl.float32, A)
     b = kl.zeros([16, 16], kl.float32, B)
     c = kl.zeros([16, 16], kl.float32, Q)
-    kl.store(a_ptr + kl.arange(0, 16, kl.SliceLayout(1, Q))[:, None], kl.dot_fma(a, b, c))
+    d = kl.dot_fma(a, b, c)  # E:fma
+    kl.store(a_ptr + kl.arange(0, 16, kl.SliceLayout(1, Q))[:, None], d)
 
 
 def test_dot_fma_operand_parent_must_be_the_accumulator_layout():
     p = kl.BlockedLayout([1, 1], [32, 1], [4, 1], [1, 0])
     q = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
-    with pytest.raises(kiln.CompilationError, match=r"a must be in DotOperandLayout\(0, acc's "):
+    with pytest.raises(kiln.CompilationError) as info:
         kiln.compile(bad_acc, {"a_ptr": "*fp32"}, {"P": p, "Q": q}, target="cuda:sm_90a",
                      cache=False)
+    located.assert_located(info.value, os.path.abspath(__file__), "E:fma", "kl.dot_fma",
+                           r"dot_fma: a must be in DotOperandLayout\(0, acc's layout, k_width\), "
+                           r"got .*", kiln.CompilationError)
 
 
 def test_dot_operand_layout_accepts_blocked_parents():

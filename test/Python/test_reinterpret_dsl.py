@@ -9,6 +9,7 @@ import kiln.language as kl
 from kiln.compiler.errors import CompilationError
 
 import compiled
+import located
 
 pytestmark = compiled.needs_compiler
 
@@ -61,5 +62,9 @@ def too_big(BLOCK: kl.constexpr):
 
 
 def test_reinterpret_past_the_view_is_an_error():
-    with pytest.raises(CompilationError, match=r"needs 4096 bytes; the view .* holds 1024"):
+    with pytest.raises(CompilationError) as info:
         kiln.compile(too_big, {}, {"BLOCK": 2048}, target="cuda:sm_90a", cache=False)
+    located.assert_located(info.value, __file__.replace(".pyc", ".py"), "E:big",
+                           "smem.slice(0, BLOCK // 2)._reinterpret",
+                           r"_reinterpret: \(1024,\) x int32 needs 4096 bytes; the view .* holds "
+                           r"1024", CompilationError)

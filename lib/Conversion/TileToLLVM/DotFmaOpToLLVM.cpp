@@ -11,26 +11,13 @@
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
 namespace {
 
-using Coord = SmallVector<int32_t, 3>;
-
-/// Register index of each register-only coordinate of `layout` (the lowest
-/// index where several registers hold one element).
-std::map<Coord, unsigned> registersByCoordinate(const LinearLayout &layout) {
-  std::map<Coord, unsigned> out;
-  for (int32_t r = layout.getInSize(LinearLayout::Register) - 1; r >= 0; --r) {
-    auto c = layout.applyOne(LinearLayout::Register, r);
-    out[Coord(c.begin(), c.end())] = r;
-  }
-  return out;
-}
+using Coord = SmallVector<int32_t>;
 
 struct DotFmaOpConversion : public TileOpConversion<DotFmaOp> {
   using TileOpConversion::TileOpConversion;

@@ -279,14 +279,20 @@ kiln::moveThroughShared(OpBuilder &b, Location loc, Operation *op,
   return out;
 }
 
+std::map<SmallVector<int32_t>, unsigned>
+kiln::registersByCoordinate(const LinearLayout &layout) {
+  std::map<SmallVector<int32_t>, unsigned> out;
+  for (int32_t r = layout.getInSize(LinearLayout::Register) - 1; r >= 0; --r) {
+    auto c = layout.applyOne(LinearLayout::Register, r);
+    out[SmallVector<int32_t>(c.begin(), c.end())] = r;
+  }
+  return out;
+}
+
 FailureOr<SmallVector<unsigned>> kiln::matchRegisters(
     const LinearLayout &src, const LinearLayout &dst,
     function_ref<LinearLayout::Basis(const LinearLayout::Basis &)> map) {
-  std::map<SmallVector<int32_t>, unsigned> bySrc;
-  for (int32_t r = src.getInSize(LinearLayout::Register) - 1; r >= 0; --r) {
-    auto c = src.applyOne(LinearLayout::Register, r);
-    bySrc[SmallVector<int32_t>(c.begin(), c.end())] = r;
-  }
+  std::map<SmallVector<int32_t>, unsigned> bySrc = registersByCoordinate(src);
   SmallVector<unsigned> out;
   for (int32_t r = 0; r < dst.getInSize(LinearLayout::Register); ++r) {
     auto c = map(dst.applyOne(LinearLayout::Register, r));

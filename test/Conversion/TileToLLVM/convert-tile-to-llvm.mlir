@@ -454,3 +454,54 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %d : tensor<8x16xf32, #p>
   }
 }
+
+// -----
+
+// A move in two rounds (tile.scratch_rounds, the allocator's when the tile
+// does not fit; given here): each round is barrier, stores, barrier, loads,
+// of half the registers (rows 32..63 are round 1: row bit 32 is the
+// round bit, a register bit of both layouts).
+// CHECK-LABEL: llvm.func @rounds
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: llvm.load
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @rounds(%x: tensor<64x32xf32, #a>) -> tensor<64x32xf32, #b> {
+    %y = tile.convert_layout %x {tile.scratch_rounds = 2 : i32} : tensor<64x32xf32, #a> -> tensor<64x32xf32, #b>
+    return %y : tensor<64x32xf32, #b>
+  }
+}
+
+// -----
+
+// A reinterpreted half of a buffer: the subslice's offset (1024 elements of
+// i8) becomes a 1024-byte move of the base; the int32 view is then addressed
+// from there.
+// CHECK-LABEL: llvm.func @reinterpret
+// CHECK: %[[OFF:.*]] = llvm.mlir.constant(1024 : i32) : i32
+// CHECK: %[[BASE:.*]] = llvm.getelementptr %{{.*}}[%[[OFF]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i8
+// CHECK: %[[P:.*]] = llvm.getelementptr %[[BASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK: llvm.store %{{.*}}, %[[P]] : i32, !llvm.ptr<3>
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reinterpret(%t: tensor<32xi32, #l>) {
+    %b = tile.local_alloc : () -> !tile.memdesc<2048xi8, #s1, mutable>
+    %h = tile.memdesc_subslice %b[1024] : !tile.memdesc<2048xi8, #s1, mutable> -> !tile.memdesc<1024xi8, #s1, mutable, 2048>
+    %r = tile.memdesc_reinterpret %h : !tile.memdesc<1024xi8, #s1, mutable, 2048> -> !tile.memdesc<32xi32, #s1, mutable>
+    tile.local_store %t, %r : tensor<32xi32, #l> -> !tile.memdesc<32xi32, #s1, mutable>
+    return
+  }
+}

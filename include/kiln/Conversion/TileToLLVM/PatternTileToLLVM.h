@@ -18,6 +18,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
+
 namespace kiln {
 
 /// What every tile lowering pattern may ask about the compile.
@@ -228,6 +230,11 @@ moveThroughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                   llvm::ArrayRef<mlir::Value> srcRegs,
                   const LinearLayout &srcLayout, const LinearLayout &dstLayout,
                   mlir::Type regType, const LoweringContext &ctx);
+
+/// Register index of each register-only coordinate of `layout` (the lowest
+/// index where several registers hold one element).
+std::map<llvm::SmallVector<int32_t>, unsigned>
+registersByCoordinate(const LinearLayout &layout);
 
 /// For each register of `dst`, the register of `src` whose register-only
 /// coordinates equal `map(dst coordinates)`; failure if one has none.

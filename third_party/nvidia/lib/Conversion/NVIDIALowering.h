@@ -25,6 +25,10 @@ mlir::FailureOr<llvm::SmallVector<int64_t>>
 getTMABoxOffsets(mlir::Operation *op, mlir::Value buffer,
                  tile::TensorDescType desc);
 
+/// Checks, before lowering, that a tile_nv.make_tensor_descriptor's block can
+/// be described on the device; a diagnostic at the op otherwise.
+mlir::LogicalResult checkMakeTensorDescriptor(tile_nv::MakeTensorDescriptorOp op);
+
 /// tile_nv.mbarrier_init / invalidate / expect / arrive / wait.
 void populateMBarrierOpToLLVMPatterns(TileTypeConverter &converter,
                                       mlir::RewritePatternSet &patterns,

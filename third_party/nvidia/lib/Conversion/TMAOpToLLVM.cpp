@@ -207,6 +207,24 @@ FailureOr<int> tensorMapDataType(Type t) {
   return failure();
 }
 
+} // namespace
+
+LogicalResult kiln::checkMakeTensorDescriptor(MakeTensorDescriptorOp op) {
+  RankedTensorType block = op.getResult().getType().getBlockType();
+  auto layout = dyn_cast<NVMMASharedEncodingAttr>(block.getEncoding());
+  if (!layout || failed(tensorMapDataType(block.getElementType())))
+    return op.emitOpError() << "device-side descriptors are built for "
+                               "#tile_nv.nvmma_shared blocks of 8-, 16-, "
+                               "32- or 64-bit elements";
+  if (layout.getTransposed())
+    return op.emitOpError() << "TMA copies of " << layout
+                            << " are not lowered yet (a layout that is not "
+                               "transposed)";
+  return success();
+}
+
+namespace {
+
 /// tile_nv.make_tensor_descriptor: thread 0 of the CTA zero-fills the
 /// descriptor's 128 bytes in this CTA's slot of the global scratch, sets
 /// every field with tensormap.replace (what cuTensorMapEncodeTiled would
@@ -230,17 +248,10 @@ struct MakeTensorDescriptorConversion
     Value scratch = func.getFunctionBody().front().getArguments().back();
     if (!isa<LLVM::LLVMPointerType>(scratch.getType()))
       scratch = rewriter.getRemappedValue(scratch);
+    // checkMakeTensorDescriptor accepted the layout and type before lowering.
     RankedTensorType block = op.getResult().getType().getBlockType();
-    auto layout = dyn_cast<NVMMASharedEncodingAttr>(block.getEncoding());
+    auto layout = cast<NVMMASharedEncodingAttr>(block.getEncoding());
     FailureOr<int> dtype = tensorMapDataType(block.getElementType());
-    if (!layout || failed(dtype))
-      return op.emitOpError() << "device-side descriptors are built for "
-                                 "#tile_nv.nvmma_shared blocks of 8-, 16-, "
-                                 "32- or 64-bit elements";
-    if (layout.getTransposed())
-      return op.emitOpError() << "TMA copies of " << layout
-                              << " are not lowered yet (a layout that is not "
-                                 "transposed)";
     unsigned rank = block.getRank();
     int64_t elemBytes = block.getElementTypeBitWidth() / 8;
     Boxes boxes = getBoxes(op.getResult().getType());

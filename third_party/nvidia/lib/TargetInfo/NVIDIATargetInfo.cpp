@@ -287,6 +287,8 @@ public:
       MLIRContext *ctx = module.getContext();
       Builder b(ctx);
       for (auto [i, op] : llvm::enumerate(makes)) {
+        if (failed(checkMakeTensorDescriptor(op)))
+          return WalkResult::interrupt();
         if (op->getParentOfType<tile::WarpSpecializeOp>()) {
           op.emitOpError() << "inside tile.warp_specialize is not lowered "
                               "yet: make the descriptor before it";

@@ -442,3 +442,39 @@ func.func @mma_v2_bf16_into_f16(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xb
   %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf16, #mma>
   return
 }
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @make_desc_rank(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op needs one shape and one stride per dimension of the block (2), got 1 and 1}}
+  %d = tile_nv.make_tensor_descriptor %p[%m], [%s] : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x16xf16, #nv>>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @make_desc_pointee(%p: !tile.ptr<f32>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op base points to 'f32' but the descriptor's blocks hold 'f16'}}
+  %d = tile_nv.make_tensor_descriptor %p[%m, %m], [%s, %s] : !tile.ptr<f32> -> !tile.tensordesc<tensor<16x16xf16, #nv>>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @make_desc_padding(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op padding must be "zero" or "nan", got "inf"}}
+  %d = tile_nv.make_tensor_descriptor %p[%m, %m], [%s, %s] {padding = "inf"} : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x16xf16, #nv>>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @make_desc_nan_int(%p: !tile.ptr<i16>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op NaN padding needs a float element type, got 'i16'}}
+  %d = tile_nv.make_tensor_descriptor %p[%m, %m], [%s, %s] {padding = "nan"} : !tile.ptr<i16> -> !tile.tensordesc<tensor<16x16xi16, #nv>>
+  return
+}
