@@ -22,6 +22,7 @@ from typing import Callable, Optional
 
 from ..language._core import constexpr, dtype, pointer_type
 from ..language._layouts import DistributedLayout, SharedLayout
+from ..language.aggregates import aggregate_fields
 from .deps import Dependencies
 
 __all__ = ["CacheWarning", "DiskCache", "default_cache_dir", "mangle_value", "frontend_hash"]
@@ -51,6 +52,8 @@ def mangle_value(value) -> str:
         return "(" + ",".join(mangle_value(v) for v in value) + ")"
     if getattr(value, "__kiln_jit__", False):
         return f"jit:{value.cache_fingerprint()}"
+    if isinstance(value, type) and aggregate_fields(value) is not None:  # methods by source
+        return Dependencies().token(value)
     if isinstance(value, types.FunctionType):  # e.g. a constexpr_function: by source
         return f"pyfn:{Dependencies().function_fingerprint(value)}"
     if callable(value) and hasattr(value, "__module__") and hasattr(value, "__qualname__"):

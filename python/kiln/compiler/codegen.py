@@ -22,6 +22,7 @@ from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
+from ..language.aggregates import aggregate_fields, check_initialized
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
@@ -141,6 +142,18 @@ class _Frame:
 
 def _is_jit(obj) -> bool:
     return getattr(obj, "__kiln_jit__", False)
+
+
+class _BoundJit:
+    """A @kiln.jit method looked up on an aggregate instance."""
+
+    __slots__ = ("fn", "obj")
+
+    def __init__(self, fn, obj):
+        self.fn, self.obj = fn, obj
+
+    def __repr__(self):
+        return f"<method {self.fn.__name__} of {type(self.obj).__qualname__}>"
 
 
 def _allowed_global(value) -> bool:
@@ -421,7 +434,30 @@ class CodeGenerator:
 
     def visit_Attribute(self, node):
         obj = _unwrap(self.visit(node.value))
-        return getattr(obj, node.attr)
+        value = getattr(obj, node.attr)
+        if _is_jit(value) and not isinstance(obj, type) and \
+                aggregate_fields(type(obj)) is not None and node.attr not in obj.__dict__:
+            return _BoundJit(value, obj)  # a method: called with the instance as self
+        return value
+
+    def construct_aggregate(self, cls, args, kwargs, node):
+        """``cls(*args)`` for an aggregate class: its __init__ runs at compile time (a Python
+        function on the values as they are, or a @kiln.jit one inlined)."""
+        init = cls.__dict__.get("__init__")
+        if _is_jit(init):
+            obj = object.__new__(cls)
+            try:
+                ret = self.call_function(init, [obj] + list(args), kwargs, node)
+            except CompilationError as e:
+                if len(e.notes) < 8:
+                    e.notes.append((f"in the constructor of '{cls.__qualname__}'",
+                                    *self.frame.src.position(node)))
+                raise
+            if ret is not None:
+                raise TypeError(f"{cls.__qualname__}.__init__ must not return a value")
+            check_initialized(obj)
+            return obj
+        return cls(*args, **kwargs)
 
     def visit_JoinedStr(self, node):
         parts = []
@@ -532,6 +568,10 @@ class CodeGenerator:
                 kwargs.update(value)
             else:
                 kwargs[kw.arg] = self.visit(kw.value)
+        if isinstance(fn, _BoundJit):  # a @kiln.jit method of an aggregate: self first
+            fn, args = fn.fn, [fn.obj] + list(args)
+        if isinstance(fn, type) and aggregate_fields(fn) is not None:
+            return self.construct_aggregate(fn, args, kwargs, node)
         if _is_jit(fn):
             try:
                 return self.call_function(fn, args, kwargs, node)

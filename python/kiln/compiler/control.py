@@ -20,6 +20,7 @@ import builtins
 from .. import language as kl
 from ..language._core import _unwrap, shared_memory_descriptor, tensor
 from ._values import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
+from .structs import Mismatch, from_leaves, leaf_types, merge, parts_of, to_leaves
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block
 
@@ -29,8 +30,13 @@ def _is_number(v) -> bool:
     return isinstance(v, (bool, int, float)) and not isinstance(v, tensor)
 
 
-def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
-    """The common type of ``name`` at two sites, or None for equal compile-time values."""
+class _BufferChoice(Exception):
+    """Two different shared-memory buffers where one value is expected."""
+
+
+def _leaf_type(cg, a, b):
+    """The merged type of two values not made of parts: None (equal compile-time values), a
+    type, or Mismatch."""
     a, b = _unwrap(a), _unwrap(b)
     if isinstance(a, tensor) and isinstance(b, tensor):
         if a.type == b.type:
@@ -46,24 +52,43 @@ def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
         if not t.type.is_block and _is_number(other) and not (
                 t.dtype.is_int() and isinstance(_unwrap(other), float)):
             return t.type  # a Python number adopts the scalar type
-    other = a_site if primary is b_site else b_site
-    site = primary or (None, None, None)
     if isinstance(a, shared_memory_descriptor) and isinstance(b, shared_memory_descriptor):
+        raise _BufferChoice()
+    raise Mismatch(f"{_type_str(a)} and {_type_str(b)}")
+
+
+def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
+    """The common type of ``name`` at two sites: None where nothing runtime differs, a tensor
+    type, or a Struct for a tuple / aggregate whose runtime parts differ (see .structs)."""
+    try:
+        return merge(lambda x, y: _leaf_type(cg, x, y), a, b)
+    except _BufferChoice:
+        other = a_site if primary is b_site else b_site
+        site = primary or (None, None, None)
         # Buffers are compile-time views of one allocation each (the barrier, allocation and
         # async-safety passes follow them statically), so a run-time choice between two has
         # no representation; Gluon's memdesc-typed block arguments are not supported.
         notes = [(f"'{name}' is assigned here", *other)] if other else []
         raise CompilationError(
-            f"{what} '{name}' is one shared-memory buffer {a_desc} ({_site_str(a_site)}) and "
-            f"another {b_desc} ({_site_str(b_site)}): a buffer cannot be chosen at run time "
-            f"by an if or carried through a loop, because Kiln follows every buffer to its "
-            f"allocation at compile time; index a ring of buffers instead "
+            f"{what} '{name}' is one shared-memory buffer {a_desc} ({_site_str(a_site)}) "
+            f"and another {b_desc} ({_site_str(b_site)}): a buffer cannot be chosen at run "
+            f"time by an if or carried through a loop, because Kiln follows every buffer to "
+            f"its allocation at compile time; index a ring of buffers instead "
             f"(ring.index(i % N)), or do the work on each buffer inside its branch",
-            *site, notes=notes)
-    message = (f"{what} '{name}' has type {_type_str(a)} {a_desc} ({_site_str(a_site)}) but "
-               f"type {_type_str(b)} {b_desc} ({_site_str(b_site)})")
-    notes = [(f"'{name}' is assigned here with type "
-              f"{_type_str(a if other is a_site else b)}", *other)] if other else []
+            *site, notes=notes) from None
+    except Mismatch as e:
+        detail = str(e)
+    other = a_site if primary is b_site else b_site
+    site = primary or (None, None, None)
+    if parts_of(a) is None and parts_of(b) is None:
+        message = (f"{what} '{name}' has type {_type_str(a)} {a_desc} ({_site_str(a_site)}) "
+                   f"but type {_type_str(b)} {b_desc} ({_site_str(b_site)})")
+        notes = [(f"'{name}' is assigned here with type "
+                  f"{_type_str(a if other is a_site else b)}", *other)] if other else []
+    else:
+        message = (f"{what} '{name}' {a_desc} ({_site_str(a_site)}) and {b_desc} "
+                   f"({_site_str(b_site)}) differ in structure: {detail}")
+        notes = [(f"'{name}' is assigned here", *other)] if other else []
     raise CompilationError(message, *site, notes=notes)
 
 
@@ -72,6 +97,21 @@ def materialize(cg, value, ty) -> tensor:
     if isinstance(value, tensor):
         return value
     return cg.sem.scalar_constant(value, ty)
+
+
+def _leaves(cg, value, ty):
+    """The IR values that carry ``value`` of merged type ``ty`` (one unless it is a Struct)."""
+    return to_leaves(lambda v, t: materialize(cg, v, t), value, ty)
+
+
+def _flat_types(types):
+    return [t for ty in types for t in leaf_types(ty)]
+
+
+def _rebuild(types, names):
+    """Values of merged types ``types`` from the flat list of IR value names."""
+    it = iter(names)
+    return [from_leaves(ty, it) for ty in types]
 
 
 def _run_block(cg, stmts, scope, sites, loop=None, prelude=None, args=()):
@@ -138,12 +178,12 @@ def runtime_if(cg, node, cond):
 
     for blk, branch in ((then_blk, t_scope), (else_blk, e_scope)):
         with b.insertion(blk):
-            b.create("scf.yield", [materialize(cg, branch[n], ty) for n, ty, _ in results])
+            b.create("scf.yield", [v for n, ty, _ in results for v in _leaves(cg, branch[n], ty)])
     keep_else = results or len(else_blk.lines) > 1  # more than its scf.yield
-    names = b.create("scf.if", [cond], [ty for _, ty, _ in results],
+    names = b.create("scf.if", [cond], _flat_types(ty for _, ty, _ in results),
                      regions=[then_blk, else_blk if keep_else else None])
-    for (n, ty, site), h in zip(results, names):
-        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+    for (n, ty, site), v in zip(results, _rebuild([ty for _, ty, _ in results], names)):
+        frame.scope[n], frame.sites[n] = v, site
 
 
 # ---------------------------------------------------------------------------------------------
@@ -216,7 +256,8 @@ def find_carried(cg, body, scope, sites, loop, bind_iv, skip):
     frame = cg.frame
     forced = {}
     for _ in range(4):
-        placeholders = {n: tensor(cg.b.fresh(), ty) for n, ty in forced.items()}
+        placeholders = {n: from_leaves(ty, iter([cg.b.fresh() for _ in leaf_types(ty)]))
+                        for n, ty in forced.items()}
 
         def prelude():
             if bind_iv:
@@ -293,33 +334,37 @@ def visit_for(cg, node):
 
     scope, sites = dict(frame.scope), dict(frame.sites)
     carried, _ = find_carried(cg, node.body, scope, sites, "for", bind_iv, target)
-    inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
-    args = [b.fresh() for _ in carried]
+    inits = [v for n, ty, _ in carried for v in _leaves(cg, scope[n], ty)]
+    types = [ty for _, ty, _ in carried]
+    flat = _flat_types(types)
+    args = [b.fresh() for _ in flat]
 
     def prelude():
         bind_iv()
-        for (n, ty, _), a in zip(carried, args):
-            frame.scope[n] = tensor(a, ty)
+        for (n, _, _), v in zip(carried, _rebuild(types, args)):
+            frame.scope[n] = v
 
-    types = [ty for _, ty, _ in carried]
     body, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "for", prelude,
-                                              [(iv, ivty)] + list(zip(args, types)))
+                                              [(iv, ivty)] + list(zip(args, flat)))
     with b.insertion(body):
         values = []
         for n, ty, site in carried:
-            v = materialize(cg, body_scope[n], ty)
-            if v.type != ty:
+            try:
+                leaves = _leaves(cg, body_scope[n], ty)
+            except Mismatch:
+                leaves = None
+            if leaves is None or [v.type for v in leaves] != leaf_types(ty):
                 reconcile(cg, "Loop-carried variable", n, scope[n], sites.get(n),
-                          "before the loop", v, body_sites.get(n),
+                          "before the loop", body_scope[n], body_sites.get(n),
                           "at the end of the loop body", body_sites.get(n))
-            values.append(v)
+            values.extend(leaves)
         b.create("scf.yield", values)
     frame.scope, frame.sites = dict(scope), dict(sites)
 
     attrs = {"tile.num_stages": b.int_attr(num_stages)} if num_stages else None
-    names = b.create("scf.for", [lb, ub, st] + inits, types, attrs, [body])
-    for (n, ty, site), h in zip(carried, names):
-        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+    names = b.create("scf.for", [lb, ub, st] + inits, flat, attrs, [body])
+    for (n, ty, site), v in zip(carried, _rebuild(types, names)):
+        frame.scope[n], frame.sites[n] = v, site
     _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])
 
 
@@ -367,29 +412,31 @@ def visit_while(cg, node):
         return sem.cast(c, kl.int1)
 
     carried, _ = find_carried(cg, node.body, scope, sites, "while", None, None)
-    inits = [materialize(cg, scope[n], ty) for n, ty, _ in carried]
-    tys = [ty for _, ty, _ in carried]
-    bargs = [b.fresh() for _ in carried]
-    aargs = [b.fresh() for _ in carried]
+    inits = [v for n, ty, _ in carried for v in _leaves(cg, scope[n], ty)]
+    types = [ty for _, ty, _ in carried]
+    tys = _flat_types(types)
+    bargs = [b.fresh() for _ in tys]
+    aargs = [b.fresh() for _ in tys]
 
     before = Block(zip(bargs, tys))
     frame.scope = dict(scope)
     with b.insertion(before):
-        for (n, ty, _), a in zip(carried, bargs):
-            frame.scope[n] = tensor(a, ty)
+        for (n, _, _), v in zip(carried, _rebuild(types, bargs)):
+            frame.scope[n] = v
         c = check_cond(cg.visit(node.test))
         b.create("scf.condition", [c] + [tensor(a, t) for a, t in zip(bargs, tys)])
 
     def prelude():
-        for (n, ty, _), a in zip(carried, aargs):
-            frame.scope[n] = tensor(a, ty)
+        for (n, _, _), v in zip(carried, _rebuild(types, aargs)):
+            frame.scope[n] = v
 
     after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while", prelude,
                                                list(zip(aargs, tys)))
     with b.insertion(after):
-        b.create("scf.yield", [materialize(cg, body_scope[n], ty) for n, ty, _ in carried])
+        b.create("scf.yield", [v for n, ty, _ in carried
+                               for v in _leaves(cg, body_scope[n], ty)])
     frame.scope, frame.sites = dict(scope), dict(sites)
     names = b.create("scf.while", inits, tys, regions=[before, after])
-    for (n, ty, site), h in zip(carried, names):
-        frame.scope[n], frame.sites[n] = tensor(h, ty), site
+    for (n, ty, site), v in zip(carried, _rebuild(types, names)):
+        frame.scope[n], frame.sites[n] = v, site
     _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])

@@ -28,6 +28,7 @@ from typing import Dict, Iterable, List, Tuple
 
 from ..language._core import constexpr, dtype, pointer_type
 from ..language._layouts import DistributedLayout, SharedLayout
+from ..language.aggregates import aggregate_fields, aggregate_token
 
 __all__ = ["Dependencies", "UsedGlobal", "GlobalChangedError", "value_token", "MISSING"]
 
@@ -259,6 +260,8 @@ class Dependencies:
         if isinstance(v, types.ModuleType):
             return "module:" + v.__name__
         if isinstance(v, type):
+            if aggregate_fields(v) is not None:  # its methods are inlined through instances
+                return aggregate_token(v, self.token)
             return f"type:{v.__module__}.{v.__qualname__}"
         if isinstance(v, types.FunctionType):
             return "pyfn:" + self.function_fingerprint(v)

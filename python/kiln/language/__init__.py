@@ -31,6 +31,7 @@ from ._math import (  # noqa: F401
 from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2,
 )
+from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
 from .nvidia._layouts import (NVMMASharedLayout, NVMMADistributedLayout,  # noqa: F401 (as gl.)
                               DotOperandLayout)

@@ -19,7 +19,7 @@ from .._layouts import DotOperandLayout
 from . import mbarrier, tma
 
 __all__ = ["mbarrier", "tma", "fence_async_shared", "warpgroup_mma", "warpgroup_mma_wait",
-           "warpgroup_mma_init"]
+           "warpgroup_mma_init", "warpgroup_mma_accumulator", "warpgroup_mma_accumulator_type"]
 
 
 @builtin
@@ -34,10 +34,67 @@ def fence_async_shared(cluster=False, _semantic=None):
                        {"cluster": "true" if cluster else "false"})
 
 
+class warpgroup_mma_accumulator_type:
+    """The type of an accumulator an asynchronous ``warpgroup_mma`` may still be writing: the
+    tensor type it has once ``warpgroup_mma_wait`` returns it."""
+
+    def __init__(self, tensor_type):
+        self.tensor_type = tensor_type
+
+    def __eq__(self, other):
+        return isinstance(other, warpgroup_mma_accumulator_type) and \
+            other.tensor_type == self.tensor_type
+
+    def __hash__(self):
+        return hash(("wgmma_acc", self.tensor_type))
+
+    def __str__(self):
+        return f"warpgroup_mma_accumulator<{self.tensor_type}>"
+
+    __repr__ = __str__
+
+
+class warpgroup_mma_accumulator:
+    """An accumulator an asynchronous ``warpgroup_mma`` may still be writing (Gluon's
+    ``warpgroup_mma_accumulator``): the ``acc`` of the next ``warpgroup_mma`` takes it, and
+    ``warpgroup_mma_wait`` turns it back into a tensor. It is not a tensor itself, so reading
+    it before the wait is a type error at the line that tries."""
+
+    def __init__(self, handle: str, tensor_type):
+        self.handle = handle
+        self.type = warpgroup_mma_accumulator_type(tensor_type)
+
+    def _kiln_parts(self):
+        ty = self.type.tensor_type
+        return ((warpgroup_mma_accumulator, ty), [tensor(self.handle, ty)],
+                lambda parts: warpgroup_mma_accumulator(parts[0].handle, ty))
+
+    def _kiln_adopt(self, other):
+        """A tensor of the accumulator's type merged with it (an if, a loop) becomes one, as
+        if passed through ``warpgroup_mma_init``."""
+        return warpgroup_mma_accumulator._kiln_adopt_kind((None, self.type.tensor_type), other)
+
+    @staticmethod
+    def _kiln_adopt_kind(kind, other):
+        if isinstance(other, tensor) and other.type == kind[1]:
+            return warpgroup_mma_accumulator(other.handle, other.type)
+        return None
+
+    def _tensor(self):
+        return tensor(self.handle, self.type.tensor_type)
+
+    def __repr__(self):
+        return f"<{self.type}>"
+
+
 @builtin
 def warpgroup_mma_init(value, _semantic=None):
-    """The initial accumulator of a chain of ``warpgroup_mma`` (the value itself)."""
-    return value
+    """The initial accumulator of a chain of asynchronous ``warpgroup_mma`` (Gluon's)."""
+    if isinstance(value, warpgroup_mma_accumulator):
+        return value
+    if not isinstance(value, tensor) or not value.type.is_block:
+        raise TypeError(f"warpgroup_mma_init: value must be a tensor, got {value!r}")
+    return warpgroup_mma_accumulator(value.handle, value.type)
 
 
 @builtin
@@ -50,6 +107,8 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     constexpr or a runtime bool) ignores ``acc``. With ``is_async`` the result may only be
     read after a ``warpgroup_mma_wait`` that covers it."""
     what = "warpgroup_mma"
+    if isinstance(acc, warpgroup_mma_accumulator):
+        acc = acc._tensor()
     if not isinstance(b, core.shared_memory_descriptor):
         raise TypeError(f"{what}: b must be a shared memory descriptor, got {b!r}")
     if not isinstance(acc, tensor) or not acc.type.is_block:
@@ -80,6 +139,8 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
         operands.append(flag)
     attrs = {"isAsync": "unit"} if _unwrap(is_async) else {}
     handle = _semantic.b.create("tile_nv.warpgroup_dot", operands, [acc.type], attrs)[0]
+    if _unwrap(is_async):
+        return warpgroup_mma_accumulator(handle, acc.type)
     return tensor(handle, acc.type)
 
 
@@ -94,12 +155,13 @@ def warpgroup_mma_wait(num_outstanding=0, deps=None, _semantic=None):
     if deps is None:
         raise ValueError("warpgroup_mma_wait: deps must be given (the accumulators to wait "
                          "for), as in Gluon")
-    deps = list(_unwrap(deps))
-    # Accumulators (fp32 / int32 tensors) pass through the wait; other deps (buffers, other
-    # tensors) come back as they are.
+    deps = [d._tensor() if isinstance(d, warpgroup_mma_accumulator) else d
+            for d in _unwrap(deps)]
+    # Accumulators (fp32 / int32 / fp16 tensors) pass through the wait, and come back as
+    # tensors; other deps (buffers, other tensors) come back as they are.
     def tied(d):
         return isinstance(d, tensor) and d.type.is_block and \
-            d.type.element_ty in (core.float32, core.int32)
+            d.type.element_ty in (core.float32, core.int32, core.float16)
     tensors = [d for d in deps if tied(d)]
     outs = _semantic.b.create("tile_nv.warpgroup_dot_wait", tensors,
                               [t.type for t in tensors], {"pendings": f"{n} : i32"})

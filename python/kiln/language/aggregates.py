@@ -1,0 +1,139 @@
+"""User classes whose instances kernels build, pass to and return from ``@kiln.jit`` functions,
+and carry through loops: Triton's ``aggregate`` (``triton.language.core._aggregate``)::
+
+    @kl.aggregate
+    class Counter:
+        index: kl.tensor
+        phase: kl.tensor
+        num_buffers: kl.constexpr
+
+        @kl.constexpr_function
+        def __init__(self, index, phase, num_buffers):
+            self.index = index
+            self.phase = phase
+            self.num_buffers = kl.constexpr(num_buffers)
+
+        @kiln.jit
+        def next(self):
+            wrap = self.index == self.num_buffers - 1
+            return Counter(kl.where(wrap, 0, self.index + 1),
+                           kl.where(wrap, self.phase ^ 1, self.phase), self.num_buffers)
+
+The annotated names are the fields, in order; ``__init__`` (a plain or ``constexpr_function``
+Python function, or a ``@kiln.jit`` function) must set every one. ``@kiln.jit`` methods take
+the instance as ``self``; others (``MMA.initialize(...)``) are called through the class.
+Instances are values, not objects: methods return new instances rather than changing ``self``.
+Classes made with Triton's own decorator work the same way in Kiln kernels.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Dict, Optional, Tuple
+
+__all__ = ["aggregate", "aggregate_fields", "rebuild_aggregate"]
+
+_FIELDS = "__kiln_aggregate_fields__"
+_TRITON_INNER: Dict[type, Optional[type]] = {}
+
+
+def _annotations(cls) -> Tuple[str, ...]:
+    try:
+        ann = inspect.get_annotations(cls)
+    except Exception:  # pragma: no cover - malformed annotations
+        ann = cls.__dict__.get("__annotations__", {})
+    return tuple(ann)
+
+
+def aggregate(cls):
+    """Make ``cls`` an aggregate (see the module doc)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"aggregate decorates a class, got {cls!r}")
+    fields = _annotations(cls)
+    if not fields:
+        raise TypeError(f"aggregate class {cls.__qualname__} declares no fields (annotate "
+                        f"each one in the class body, e.g. 'acc: kl.tensor')")
+    init = cls.__dict__.get("__init__")
+    if init is None:
+        raise TypeError(f"aggregate class {cls.__qualname__} needs an __init__ that sets "
+                        f"its fields {', '.join(fields)}")
+    setattr(cls, _FIELDS, fields)
+
+    def __setattr__(self, name, value):
+        if name not in fields:
+            raise AttributeError(f"{cls.__qualname__} has no field '{name}' (its fields: "
+                                 f"{', '.join(fields)})")
+        object.__setattr__(self, name, value)
+
+    cls.__setattr__ = __setattr__
+    if not getattr(init, "__kiln_jit__", False):
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            check_initialized(self)
+        __init__.__wrapped__ = init
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        cls.__init__ = __init__
+    return cls
+
+
+def check_initialized(obj):
+    fields = aggregate_fields(type(obj)) or ()
+    missing = [f for f in fields if f not in obj.__dict__]
+    if missing:
+        raise AttributeError(f"the constructor of {type(obj).__qualname__} did not set "
+                             f"{', '.join(repr(f) for f in missing)}")
+
+
+def _triton_inner(cls) -> Optional[type]:
+    """The class Triton's ``_aggregate`` decorated, held in the closure of the methods it
+    generated for ``cls``."""
+    if cls in _TRITON_INNER:
+        return _TRITON_INNER[cls]
+    found = None
+    fn = cls.__dict__.get("_flatten_ir")
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(inner, type) and inner is not cls:
+            found = inner
+            break
+    _TRITON_INNER[cls] = found
+    return found
+
+
+def aggregate_fields(cls) -> Optional[Tuple[str, ...]]:
+    """The field names of an aggregate class, or None for any other type."""
+    fields = getattr(cls, _FIELDS, None)
+    if fields is not None:
+        return fields
+    if cls.__dict__.get("__triton_aggregate__", False):
+        inner = _triton_inner(cls)
+        return _annotations(inner) if inner is not None else None
+    return None
+
+
+def rebuild_aggregate(cls, fields, parts):
+    """An instance of aggregate ``cls`` with the given field values (no constructor run)."""
+    obj = object.__new__(cls)
+    for name, value in zip(fields, parts):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+def aggregate_token(cls, token) -> str:
+    """What identifies an aggregate class in cache keys: its name, fields and the fingerprints
+    (``token``) of its methods, which code generation may inline through any instance."""
+    parts = [f"{cls.__module__}.{cls.__qualname__}", ",".join(aggregate_fields(cls) or ())]
+    inner = _triton_inner(cls) if cls.__dict__.get("__triton_aggregate__", False) else None
+    members = dict(vars(cls))
+    if inner is not None:
+        members["__init__"] = inner.__dict__.get("__init__")
+    for name, member in sorted(members.items()):
+        if name.startswith("__") and name != "__init__":
+            continue
+        member = getattr(member, "__wrapped__", member)
+        if callable(member) or isinstance(member, (staticmethod, classmethod, property)):
+            parts.append(f"{name}={token(member)}")
+    return "agg:" + ";".join(parts)
