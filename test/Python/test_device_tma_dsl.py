@@ -4,6 +4,7 @@ proxy; the launch allocates the scratch (``kiln.set_allocator`` or torch). Compi
 test/gpu/test_device_tma.py launches the kernels against torch."""
 
 import os
+import re
 
 import pytest
 
@@ -123,14 +124,24 @@ def shape_of_made(src, out, M, N, S: kl.constexpr):
 
 @kiln.jit
 def shape_of_argument(d, out):
-    kl.store(out, d.shape[0])  # E:argshape
+    kl.store(out, d.shape[0] * 1000 + d.shape[1] + d.strides[0].to(kl.int32) * 7)
 
 
 def test_shape_and_strides_of_descriptors():
     k = kiln.compile(shape_of_made, {"src": "*fp16", "out": "*i32", "M": "i32", "N": "i32"},
                      {"S": SMEM}, target="cuda:sm_90a", cache=False)
     assert "arith.muli" in k.asm["tile"]
+    # A kernel argument's shape (i32) and strides (i64) follow it as parameters, as in Gluon,
+    # and the kernel reads them (shape 0 and 1, stride 0).
     desc = kl.tensor_descriptor_type(kl.float16, [16, 16], SMEM)
-    with pytest.raises(CompilationError, match="passed as a kernel argument is not available"):
-        kiln.compile(shape_of_argument, {"d": desc, "out": "*i32"}, {}, target="cuda:sm_90a",
+    k = kiln.compile(shape_of_argument, {"d": desc, "out": "*i32"}, {}, target="cuda:sm_90a",
                      cache=False)
+    sig = k.asm["tile"].split("func.func public @shape_of_argument(", 1)[1].split(") {", 1)[0]
+    types = re.findall(r"%arg[1-9]\d*: ([^,]+?) loc\(", sig)
+    assert sig.startswith("%arg0: !tile.tensordesc<") and types == [
+        "i32", "i32", "i64", "i64", "!tile.ptr<i32>"], sig
+    params = re.findall(r"\.param (\S+)(?: \S+)* shape_of_argument_param_(\d+)", k.asm["ptx"])
+    used = set(re.findall(r"ld\.param\.\w+\s+%\w+, \[shape_of_argument_param_(\d+)\]",
+                          k.asm["ptx"]))
+    assert {"1", "2", "3"} <= used, used  # shape[0], shape[1], strides[0]
+    assert len(params) == 6, params

@@ -310,9 +310,12 @@ def test_launch_passes_the_encoded_map():
     k[(2,)](8, d, 0x10000)
     assert len(drv.encodes) == 1  # encoded once, by the first launch
     args, (buf, offsets) = drv.launches[0]
-    assert args == [7, bytes([1]) * 128, 0x10000]
-    assert offsets == (0, 64, 192) and len(buf) == 200
+    # The map, then the tensor's shape (i32) and strides (i64) that Gluon kernels read as
+    # desc.shape / desc.strides, then the next parameter.
+    assert args == [7, bytes([1]) * 128, 256, 512, 512, 1, 0x10000]
+    assert offsets == (0, 64, 192, 200, 208, 216, 224) and len(buf) == 232
     assert buf[64:192] == bytes([1]) * 128 and buf[8:64] == bytes(56)
+    assert buf[192:224] == b"".join(v.to_bytes(8, "little") for v in (256, 512, 512, 1))
 
 
 def test_int_dtype_spellings_match():
@@ -325,7 +328,7 @@ def test_int_dtype_spellings_match():
         k = rt.LoadedKernel(drv, b"", md)
         d = desc(base=Tensor((256, 512), "int8"), block_shape=[64, 128],
                  layout=Layout(element_bitwidth=8))
-        assert k.prepare_args([d]) == [bytes([1]) * 128]
+        assert k.prepare_args([d]) == [bytes([1]) * 128, 256, 512, 512, 1]
 
 
 @pytest.mark.parametrize("arg,exc,match", [
@@ -416,7 +419,7 @@ def test_bundle_keeps_tensordesc_params(tmp_path):
     k.loaded(drv)
     k[(1,)](3, desc(), 0)
     args, (buf, offsets) = drv.launches[0]
-    assert args[1] == bytes([1]) * 128 and offsets == (0, 64, 192)
+    assert args[1] == bytes([1]) * 128 and offsets == (0, 64, 192, 200, 208, 216, 224)
     with pytest.raises(ValueError, match=r"argument 'a_desc'.*block_shape \[64, 64\], got "
                        r"one with \[32, 64\]"):
         k[(1,)](3, desc(block_shape=[32, 64]), 0)
@@ -503,6 +506,7 @@ def test_pack_tensordesc_errors(value, exc, match):
 def test_launch_names_the_parameter_of_a_bad_map():
     class Bad:  # a descriptor whose encoder went wrong: the packer still refuses it
         layout = Layout()
+        shape, strides = [256, 512], [512, 1]
 
         def _param_spec(self):
             return desc()._param_spec()

@@ -247,7 +247,16 @@ class CodeGenerator:
             make_value = getattr(ty, "make_value", None)
             frame.scope[arg.arg] = make_value(ssa) if make_value else tensor(ssa, ty)
             attrs = f" {{tile.divisibility = {div} : i32}}" if div else ""
-            args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc_text(*src.position(arg))}")
+            loc = loc_text(*src.position(arg))
+            args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc}")
+            if isinstance(ty, kl.tensor_descriptor_type):
+                # As in Gluon, the tensor's shape (i32) and strides (i64, in elements) follow
+                # the descriptor as scalar parameters (the launcher passes them).
+                shape = [tensor(f"{ssa}.shape{i}", kl.int32) for i in range(len(ty.block_shape))]
+                strides = [tensor(f"{ssa}.stride{i}", kl.int64) for i in range(len(ty.block_shape))]
+                args += [f"{t.handle}: {t.type.to_ir()} {loc}" for t in shape + strides]
+                frame.scope[arg.arg] = kl.tensor_descriptor(ssa, ty, shape=shape,
+                                                            strides=strides)
             frame.sites[arg.arg] = src.position(arg)
         def_loc = loc_text(*src.position(fdef))
         body = Block()

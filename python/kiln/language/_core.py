@@ -735,7 +735,8 @@ class block_type:
 class tensor_descriptor_type:
     """A tensor descriptor kernel parameter (``!tile.tensordesc``): the block one copy moves
     and the shared layout it has in shared memory. The tensor's base, shape and strides are
-    in the descriptor, passed at launch."""
+    in the descriptor, passed at launch; the shape and strides also follow it as scalar
+    parameters (``desc.shape``, ``desc.strides`` in the kernel), as in Gluon."""
 
     is_block = False
     is_ptr_type = False
@@ -806,25 +807,24 @@ class tensor_descriptor:
     def __init__(self, handle: str, type: tensor_descriptor_type, shape=None, strides=None):
         self.handle = handle
         self.type = type
-        # The tensor's shape and strides (scalar tensors) where the kernel made the
-        # descriptor; a kernel argument's are not passed to the kernel yet.
+        # The tensor's shape (i32) and strides (i64, in elements) as scalar tensors: kernel
+        # parameters that follow a descriptor argument, or the values given to
+        # tma.make_tensor_descriptor.
         self._shape, self._strides = shape, strides
 
     def _dims(self, what, values):
         if values is None:
-            raise AttributeError(f"the {what} of a tensor descriptor passed as a kernel argument "
-                                 f"is not available in the kernel yet (only of descriptors the "
-                                 f"kernel makes with tma.make_tensor_descriptor)")
+            raise AttributeError(f"this tensor descriptor has no {what}")
         return list(values)
 
     @property
     def shape(self):
-        """The tensor's shape (scalars), for descriptors made in the kernel."""
+        """The global tensor's shape (int32 scalars), as the descriptor was made with."""
         return self._dims("shape", self._shape)
 
     @property
     def strides(self):
-        """The tensor's strides in elements (scalars), for descriptors made in the kernel."""
+        """The global tensor's strides in elements (int64 scalars)."""
         return self._dims("strides", self._strides)
 
     @property

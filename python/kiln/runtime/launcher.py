@@ -180,7 +180,6 @@ class LoadedKernel:
         self.metadata = dict(metadata)
         self.name = metadata["name"]
         self.params = list(metadata["params"])
-        self.arg_types = [p["type"] for p in self.params]
         self._descs = {}  # param index -> normalized tensordesc spec
         self._desc_ids = {}  # param index -> the _spec_id of the last descriptor it accepted
         for i, p in enumerate(self.params):
@@ -193,6 +192,13 @@ class LoadedKernel:
         self._plan = tuple(
             (_POINTER if p["type"].startswith("*") else _DESC if i in self._descs else _VALUE,
              p["name"], p.get("divisibility")) for i, p in enumerate(self.params))
+        # The kernel's arguments: a descriptor's shape (i32) and strides (i64) follow it.
+        self.arg_types, self._arg_param = [], []
+        for i, p in enumerate(self.params):
+            rank = len(self._descs[i]["block_shape"]) if i in self._descs else 0
+            types = [p["type"]] + ["i32"] * rank + ["i64"] * rank
+            self.arg_types += types
+            self._arg_param += [i] * len(types)
         self.shared = int(metadata["shared"])
         # warp_specialize launches its worker warps with the kernel's own.
         warps = metadata.get("total_num_warps", metadata["num_warps"])
@@ -224,11 +230,22 @@ class LoadedKernel:
             elif kind == _DESC:
                 spec_id = getattr(arg, "_spec_id", None)
                 if spec_id is not None and self._desc_ids.get(i) == spec_id:
-                    arg = arg._tensor_map(self.driver)  # a kind already checked: encode only
+                    encoded = arg._tensor_map(self.driver)  # a kind already checked
                 else:
-                    arg = _tensor_map(arg, self._descs[i], name, self.name, self.driver)
+                    encoded = _tensor_map(arg, self._descs[i], name, self.name, self.driver)
                     if spec_id is not None:
                         self._desc_ids[i] = spec_id
+                out.append(encoded)
+                # The kernel's desc.shape / desc.strides parameters.
+                rank = len(self._descs[i]["block_shape"])
+                shape, strides = getattr(arg, "shape", None), getattr(arg, "strides", None)
+                if shape is None or strides is None or len(shape) != rank or \
+                        len(strides) != rank:
+                    raise TypeError(f"argument {name!r}: a tensor descriptor of rank {rank} "
+                                    f"must have {rank} shape and strides entries")
+                out.extend(shape)
+                out.extend(strides)
+                continue
             # The kernel was specialized assuming this; a violation would be
             # silent misbehaviour, so refuse it here.
             if divisibility and isinstance(arg, int) and arg % divisibility:
@@ -308,8 +325,9 @@ class LoadedKernel:
             # kernel does.
             msg = str(e)
             m = re.match(r"argument (\d+)", msg)
-            if m and int(m.group(1)) < len(self.params):
-                msg = f"{msg} [parameter {self.params[int(m.group(1))]['name']!r}]"
+            if m and int(m.group(1)) < len(self._arg_param):
+                param = self.params[self._arg_param[int(m.group(1))]]
+                msg = f"{msg} [parameter {param['name']!r}]"
             raise type(e)(f"kernel {self.name!r}: {msg}") from e
 
     def __getitem__(self, grid):
