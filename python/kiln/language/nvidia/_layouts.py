@@ -43,9 +43,13 @@ class NVMMASharedLayout(SharedLayout):
         if self.element_bitwidth not in (8, 16, 32, 64):
             raise ValueError(f"NVMMASharedLayout: element_bitwidth must be 8, 16, 32 or 64, "
                              f"got {self.element_bitwidth}")
-        if not 2 <= self.rank <= 5:
-            raise ValueError(f"NVMMASharedLayout: rank must be in [2, 5], got {self.rank}")
+        if not 1 <= self.rank <= 5:
+            raise ValueError(f"NVMMASharedLayout: rank must be in [1, 5], got {self.rank}")
         object.__setattr__(self, "transposed", bool(_unwrap(self.transposed)))
+        if self.rank == 1 and (self.swizzle_byte_width or self.transposed):
+            raise ValueError(f"NVMMASharedLayout: a rank-1 layout is neither swizzled nor "
+                             f"transposed, got swizzle_byte_width={self.swizzle_byte_width}, "
+                             f"transposed={self.transposed}")
         object.__setattr__(self, "fp4_padded", bool(_unwrap(self.fp4_padded)))
         if self.fp4_padded:
             raise ValueError("NVMMASharedLayout: fp4_padded is not supported yet (Kiln has no "

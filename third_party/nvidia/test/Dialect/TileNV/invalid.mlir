@@ -138,8 +138,22 @@ func.func @nvmma_bits(%b: !tile.memdesc<64x64xbf16, #tile_nv.nvmma_shared<swizzl
 
 // -----
 
-// expected-error @+1 {{nvmma_shared: layoutRank must be in [2, 5], got 1}}
-func.func @nvmma_rank(%b: !tile.memdesc<64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 1, transposed = false>, mutable>) {
+// expected-error @+1 {{nvmma_shared: layoutRank must be in [1, 5], got 6}}
+func.func @nvmma_rank(%b: !tile.memdesc<2x2x2x2x2x64xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 6, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: a 1-D layout is neither swizzled nor transposed (swizzle 128, transposed false)}}
+func.func @nvmma_rank1_swizzled(%b: !tile.memdesc<64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 1, transposed = false>, mutable>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma_shared: a 1-D layout is neither swizzled nor transposed (swizzle 0, transposed true)}}
+func.func @nvmma_rank1_transposed(%b: !tile.memdesc<64xbf16, #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 1, transposed = true>, mutable>) {
   return
 }
 

@@ -17,7 +17,7 @@ using namespace kiln::tile_nv;
 LogicalResult
 NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                 unsigned swizzle, unsigned bits, unsigned rank,
-                                bool) {
+                                bool transposed) {
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "nvmma_shared: swizzle must be 0, 32, 64 or 128 "
                           "bytes, got "
@@ -26,8 +26,13 @@ NVMMASharedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "nvmma_shared: elementBitWidth must be 8, 16, 32 or "
                           "64, got "
                        << bits;
-  if (rank < 2 || rank > 5)
-    return emitError() << "nvmma_shared: layoutRank must be in [2, 5], got " << rank;
+  if (rank < 1 || rank > 5)
+    return emitError() << "nvmma_shared: layoutRank must be in [1, 5], got " << rank;
+  // One dimension has no rows to swizzle or to exchange with the columns.
+  if (rank == 1 && (swizzle || transposed))
+    return emitError() << "nvmma_shared: a 1-D layout is neither swizzled nor "
+                          "transposed (swizzle " << swizzle << ", transposed "
+                       << (transposed ? "true" : "false") << ")";
   return success();
 }
 
@@ -54,6 +59,8 @@ LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
                        << std::max(getSwizzle(), 16u)
                        << "-byte swizzle chunk (" << getChunkElements()
                        << " elements); use a smaller swizzle";
+  if (rank == 1)
+    return success();
   int64_t rows = shape[getTransposed() ? rank - 1 : rank - 2];
   if (getSwizzle() && rows < 8)
     return emitError() << "nvmma_shared: a swizzled buffer needs at least 8 "
@@ -69,6 +76,12 @@ LinearLayout
 NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   unsigned rank = getRank();
   assert(shape.size() == rank && "shape must match the layout's rank");
+  if (rank == 1) { // contiguous elements
+    LinearLayout::Bases offsets;
+    for (int64_t v = 1; v < shape[0]; v *= 2)
+      offsets.push_back({int32_t(v)});
+    return LinearLayout({offsets, {}, {}}, {int32_t(shape[0])});
+  }
   unsigned colDim = getTransposed() ? rank - 2 : rank - 1;
   unsigned rowDim = getTransposed() ? rank - 1 : rank - 2;
   auto unit = [&](unsigned dim, int32_t value) {
@@ -110,6 +123,8 @@ Attribute NVMMASharedEncodingAttr::getPermuted(ArrayRef<int32_t> perm) const {
   unsigned rank = getRank();
   if (perm.size() != rank)
     return {};
+  if (rank == 1)
+    return perm[0] == 0 ? Attribute(*this) : Attribute();
   for (unsigned i = 0; i + 2 < rank; ++i)
     if (perm[i] != int32_t(i))
       return {};
