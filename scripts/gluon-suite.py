@@ -4,6 +4,11 @@ their Gluon imports swapped for Kiln's -- and print pass counts per test functio
 with the most common first errors of the Kiln run.
 
     python3 scripts/gluon-suite.py build/gluon-tests/test_core.py [--out DIR] [-k EXPR]
+    python3 scripts/gluon-suite.py build/gluon-tests/tutorials [--out DIR]
+
+A folder (Gluon's tutorials, python/tutorials/gluon/*.py at the same commit) runs every .py file
+in it; its Kiln copies go to a ``_kiln`` subfolder under the same names, so that a file
+importing a sibling (07-persistence imports 05-wgmma) gets the swapped sibling.
 
 The test files are Triton's (Triton 3.6: git blob 66daf108... is python/test/gluon/test_core.py,
 f2dc457d... test_lowerings.py; the public facebookexperimental/triton repository carries them)
@@ -87,10 +92,10 @@ def swap_imports(text: str) -> str:
     return "".join(out)
 
 
-def run(path: str, junit: str, extra) -> int:
+def run(paths, junit: str, extra) -> int:
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--tb=line",
-           f"--junitxml={junit}", path, *extra]
-    return subprocess.run(cmd, cwd=os.path.dirname(path), timeout=3000).returncode
+           f"--junitxml={junit}", *paths, *extra]
+    return subprocess.run(cmd, cwd=os.path.dirname(paths[0]), timeout=3000).returncode
 
 
 def per_function(junit: str):
@@ -130,23 +135,39 @@ def main(argv=None):
     args, extra = ap.parse_known_args(argv)
     src = os.path.abspath(args.test_file)
     os.makedirs(args.out, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(src))[0]
-    kiln_copy = os.path.join(os.path.dirname(src), f"{stem}_kiln.py")
-    with open(src) as f, open(kiln_copy, "w") as g:
-        g.write(swap_imports(f.read()))
+    if os.path.isdir(src):
+        stem = os.path.basename(src.rstrip("/"))
+        kiln_dir = os.path.join(src, "_kiln")
+        os.makedirs(kiln_dir, exist_ok=True)
+        files = sorted(f for f in os.listdir(src) if f.endswith(".py") and f != "conftest.py")
+        for name in files:
+            with open(os.path.join(src, name)) as f, \
+                    open(os.path.join(kiln_dir, name), "w") as g:
+                g.write(swap_imports(f.read()))
+        targets = {"triton": [os.path.join(src, f) for f in files],
+                   "kiln": [os.path.join(kiln_dir, f) for f in files]}
+        folders = [src, kiln_dir]
+    else:
+        stem = os.path.splitext(os.path.basename(src))[0]
+        kiln_copy = os.path.join(os.path.dirname(src), f"{stem}_kiln.py")
+        with open(src) as f, open(kiln_copy, "w") as g:
+            g.write(swap_imports(f.read()))
+        targets = {"triton": [src], "kiln": [kiln_copy]}
+        folders = [os.path.dirname(src)]
     # Triton's tests take a `device` fixture from Triton's own conftest.py, which is not
     # copied: give them one (the GPU), unless the folder has a conftest already.
-    conftest = os.path.join(os.path.dirname(src), "conftest.py")
-    if not os.path.exists(conftest):
-        with open(conftest, "w") as f:
-            f.write("import pytest\n\n\n@pytest.fixture\ndef device():\n"
-                    "    return \"cuda\"\n")
+    for folder in folders:
+        conftest = os.path.join(folder, "conftest.py")
+        if not os.path.exists(conftest):
+            with open(conftest, "w") as f:
+                f.write("import pytest\n\n\n@pytest.fixture\ndef device():\n"
+                        "    return \"cuda\"\n")
     sides = {}
-    for side, path in (("triton", src), ("kiln", kiln_copy)):
+    for side, paths in targets.items():
         if args.only and side != args.only:
             continue
         junit = os.path.join(args.out, f"{stem}.{side}.xml")
-        run(path, junit, extra)
+        run(paths, junit, extra)
         sides[side] = per_function(junit)
     names = sorted(set().union(*(c.keys() for c, _ in sides.values())))
     print(f"\n{stem}: passed / cases per test function")

@@ -1,8 +1,10 @@
 """The host half of TMA tensor descriptors on a Hopper GPU, without the compiler: a
 hand-written PTX kernel with a ``tensordesc`` parameter (a 128-byte ``.param .align 64``
-byval tensor map, followed by more scalars) launched through kiln.runtime.LoadedKernel with a
-kiln.nvidia.hopper.TensorDescriptor. It copies the map's bytes back (the launch passes them
-unchanged, at their own offset) and TMA-loads one block as ``tma_box`` boxes, one per
+byval tensor map, then the tensor's shape (u32) and strides (u64) that kernels read as
+``desc.shape`` / ``desc.strides``, then more scalars) launched through
+kiln.runtime.LoadedKernel with a kiln.nvidia.hopper.TensorDescriptor. It copies the map's bytes
+and the shape and strides back (the launch passes them unchanged, at their own offsets) and
+TMA-loads one block as ``tma_box`` boxes, one per
 swizzle-wide column chunk, which the test unswizzles and compares with the tensor, padding
 included."""
 
@@ -15,7 +17,8 @@ from kiln.nvidia.hopper import TensorDescriptor, tma_box
 
 ROWS, COLS = 64, 128
 
-# (u64 out, tensordesc desc, u32 row0, u32 nchunks, u32 chunk_cols, u32 chunk_bytes, u64 echo)
+# (u64 out, tensordesc desc [+ u32 shape0, shape1, u64 stride0, stride1], u32 row0, u32 nchunks,
+#  u32 chunk_cols, u32 chunk_bytes, u64 echo)
 PTX = r"""
 .version 8.0
 .target sm_90a
@@ -24,6 +27,10 @@ PTX = r"""
 .visible .entry tma_test(
 	.param .u64 tma_test_param_0,
 	.param .align 64 .b8 tma_test_param_1[128],
+	.param .u32 tma_test_shape0,
+	.param .u32 tma_test_shape1,
+	.param .u64 tma_test_stride0,
+	.param .u64 tma_test_stride1,
 	.param .u32 tma_test_param_2,
 	.param .u32 tma_test_param_3,
 	.param .u32 tma_test_param_4,
@@ -61,6 +68,14 @@ ECHO:
 	add.s32 %r11, %r11, 4;
 	setp.lt.u32 %p2, %r11, 128;
 	@%p2 bra ECHO;
+	ld.param.u32 %r12, [tma_test_shape0];
+	st.global.u32 [%rd10+128], %r12;
+	ld.param.u32 %r12, [tma_test_shape1];
+	st.global.u32 [%rd10+132], %r12;
+	ld.param.u64 %rd16, [tma_test_stride0];
+	st.global.u64 [%rd10+136], %rd16;
+	ld.param.u64 %rd16, [tma_test_stride1];
+	st.global.u64 [%rd10+144], %rd16;
 
 	mov.u32 %r4, smem;
 	mov.u32 %r5, bar;
@@ -162,11 +177,14 @@ def test_tma_load_through_a_descriptor(hopper, swizzle, block, row0, padding):
     nchunks = block[-1] // box[-1]
     chunk_bytes = box[0] * box[1] * 2
     out = torch.zeros(4096, dtype=torch.uint8, device="cuda")
-    echo = torch.zeros(128, dtype=torch.uint8, device="cuda")
+    echo = torch.zeros(152, dtype=torch.uint8, device="cuda")
     k = _kernel(block, swizzle)
     k[(1,)](out, d, row0, nchunks, box[-1], chunk_bytes, echo)
     torch.cuda.synchronize()
-    assert bytes(echo.cpu().numpy()) == d._tensor_map(get_driver())
+    echoed = bytes(echo.cpu().numpy())
+    assert echoed[:128] == d._tensor_map(get_driver())
+    assert [int.from_bytes(echoed[o:o + n], "little") for o, n in
+            ((128, 4), (132, 4), (136, 8), (144, 8))] == [ROWS, COLS, COLS, 1]
 
     got = bytes(out[:nchunks * chunk_bytes].cpu().numpy())
     bits = x.view(torch.int16).cpu().numpy().astype("uint16")

@@ -22,7 +22,7 @@ from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
-from ..language.aggregates import aggregate_fields, check_initialized
+from ..language.aggregates import aggregate_fields, aggregate_member, check_initialized
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
@@ -182,6 +182,7 @@ class CodeGenerator:
                             codegen=self, num_ctas=num_ctas)
         self.frames: List[_Frame] = []
         self.called = {}
+        self.constructing = set()  # ids of aggregates a @kiln.jit __init__ is building
         self.node = None  # the AST node being compiled
 
     @property
@@ -313,6 +314,14 @@ class CodeGenerator:
                                  f"{len(target.elts)} names")
             for t, v in zip(target.elts, values):
                 self.bind(t, v, node)
+        elif isinstance(target, ast.Attribute):
+            obj = _unwrap(self.visit(target.value))
+            if id(obj) not in self.constructing:
+                raise self.error(target, "attributes can be set only on the aggregate that a "
+                                 "@kiln.jit __init__ is constructing (aggregates are values: "
+                                 "build a new one instead of changing this one)",
+                                 UnsupportedLanguageConstruct)
+            setattr(obj, target.attr, value)
         else:
             raise self.error(target, "only assignments to names (and tuples of names) are "
                              "supported in kernels", UnsupportedLanguageConstruct)
@@ -443,7 +452,13 @@ class CodeGenerator:
 
     def visit_Attribute(self, node):
         obj = _unwrap(self.visit(node.value))
-        value = getattr(obj, node.attr)
+        try:
+            value = getattr(obj, node.attr)
+        except AttributeError:
+            owner = obj if isinstance(obj, type) else type(obj)
+            if aggregate_fields(owner) is None:
+                raise
+            value = aggregate_member(owner, node.attr)
         if _is_jit(value) and not isinstance(obj, type) and \
                 aggregate_fields(type(obj)) is not None and node.attr not in obj.__dict__:
             return _BoundJit(value, obj)  # a method: called with the instance as self
@@ -455,6 +470,7 @@ class CodeGenerator:
         init = cls.__dict__.get("__init__")
         if _is_jit(init):
             obj = object.__new__(cls)
+            self.constructing.add(id(obj))
             try:
                 ret = self.call_function(init, [obj] + list(args), kwargs, node)
             except CompilationError as e:
@@ -462,6 +478,8 @@ class CodeGenerator:
                     e.notes.append((f"in the constructor of '{cls.__qualname__}'",
                                     *self.frame.src.position(node)))
                 raise
+            finally:
+                self.constructing.discard(id(obj))
             if ret is not None:
                 raise TypeError(f"{cls.__qualname__}.__init__ must not return a value")
             check_initialized(obj)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import inspect
 from typing import Dict, Optional, Tuple
 
-__all__ = ["aggregate", "aggregate_fields", "rebuild_aggregate"]
+__all__ = ["aggregate", "aggregate_fields", "aggregate_member", "rebuild_aggregate"]
 
 _FIELDS = "__kiln_aggregate_fields__"
 _TRITON_INNER: Dict[type, Optional[type]] = {}
@@ -80,7 +80,7 @@ def check_initialized(obj):
     fields = aggregate_fields(type(obj)) or ()
     missing = [f for f in fields if f not in obj.__dict__]
     if missing:
-        raise AttributeError(f"the constructor of {type(obj).__qualname__} did not set "
+        raise TypeError(f"the constructor of {type(obj).__qualname__} did not set "
                              f"{', '.join(repr(f) for f in missing)}")
 
 
@@ -114,6 +114,17 @@ def aggregate_fields(cls) -> Optional[Tuple[str, ...]]:
     return None
 
 
+def aggregate_member(cls, name):
+    """A member of an aggregate class that ``getattr`` does not find: Triton's decorator
+    copies only plain functions and Triton's own jit functions onto the class it makes, so
+    ``@kiln.jit`` methods stay on the class it decorated."""
+    if isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False):
+        inner = _triton_inner(cls)
+        if inner is not None and name in inner.__dict__:
+            return inner.__dict__[name]
+    raise AttributeError(f"type object {cls.__qualname__!r} has no attribute {name!r}")
+
+
 def rebuild_aggregate(cls, fields, parts):
     """An instance of aggregate ``cls`` with the given field values (no constructor run)."""
     obj = object.__new__(cls)
@@ -128,12 +139,13 @@ def aggregate_token(cls, token) -> str:
     parts = [f"{cls.__module__}.{cls.__qualname__}", ",".join(aggregate_fields(cls) or ())]
     inner = _triton_inner(cls) if cls.__dict__.get("__triton_aggregate__", False) else None
     members = dict(vars(cls))
-    if inner is not None:
-        members["__init__"] = inner.__dict__.get("__init__")
+    if inner is not None:  # its methods stay on the class Triton's decorator was given
+        members = {**vars(inner), **members, "__init__": inner.__dict__.get("__init__")}
     for name, member in sorted(members.items()):
         if name.startswith("__") and name != "__init__":
             continue
-        member = getattr(member, "__wrapped__", member)
+        if name == "__init__" and not getattr(member, "__kiln_jit__", False):
+            member = getattr(member, "__wrapped__", member)  # aggregate()'s wrapper
         if callable(member) or isinstance(member, (staticmethod, classmethod, property)):
             parts.append(f"{name}={token(member)}")
     return "agg:" + ";".join(parts)

@@ -83,8 +83,28 @@ class warpgroup_mma_accumulator:
     def _tensor(self):
         return tensor(self.handle, self.type.tensor_type)
 
+    def _not_a_tensor(self, *args, **kwargs):
+        raise TypeError("a warpgroup_mma_accumulator is not a tensor: an asynchronous "
+                        "warpgroup_mma may still be writing it; read the tensor that "
+                        "warpgroup_mma_wait returns for it")
+
+    __neg__ = __pos__ = __invert__ = __abs__ = __getitem__ = _not_a_tensor
+    __lt__ = __le__ = __gt__ = __ge__ = _not_a_tensor
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        self._not_a_tensor()
+
     def __repr__(self):
         return f"<{self.type}>"
+
+
+for _op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor",
+            "lshift", "rshift", "matmul"):
+    setattr(warpgroup_mma_accumulator, f"__{_op}__", warpgroup_mma_accumulator._not_a_tensor)
+    setattr(warpgroup_mma_accumulator, f"__r{_op}__", warpgroup_mma_accumulator._not_a_tensor)
+del _op
 
 
 @builtin

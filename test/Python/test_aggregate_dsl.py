@@ -1,0 +1,251 @@
+"""Aggregates (``kl.aggregate``, Triton's ``aggregate``), tuples through control flow,
+``warpgroup_mma_accumulator``, a descriptor argument's shape and 1-D TMA boxes, compiled for
+sm_90a (ptxas included); the kernels are aggregate_kernels.py's, run on the GPU by
+test/gpu/test_aggregate.py. Mistakes are errors at the user's line."""
+
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.compiler.errors import CompilationError
+from kiln.language.nvidia.hopper import (warpgroup_mma, warpgroup_mma_accumulator,
+                                         warpgroup_mma_init, warpgroup_mma_wait)
+
+import aggregate_kernels as K
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+HERE = __file__
+SM90 = "cuda:sm_90a"
+
+
+def _iter_args(tile_ir, op):
+    """Result counts of each ``op`` (scf.for / scf.if / scf.while) in the module."""
+    return [int(n or 1) for n in re.findall(rf"%\w+(?::(\d+))? = {op}\b", tile_ir)]
+
+
+def test_counter_is_carried_and_merged():
+    k = K.counter_kernel.warmup("*i32", "i32", NUM_BUFFERS=3, grid=(1,), target=SM90)
+
+    ir = k.asm["tile"]
+    # The for loop carries c (index, phase), and the tuple's copy of c and its counter; the
+    # number part of the tuple became a runtime value.
+    assert _iter_args(ir, "scf.for") == [5]
+    assert _iter_args(ir, "scf.while") == [3]  # c and the counter j
+    # advance()'s early return merges two Counters: index and phase, one scf.if.
+    assert 2 in _iter_args(ir, "scf.if")
+    assert "ptx" in k.asm
+
+
+def test_jit_constructor_sets_fields():
+    k = K.pair_kernel.warmup("*i32", "i32", grid=(1,), target=SM90)
+    assert _iter_args(k.asm["tile"], "scf.for") == [2]
+
+
+def _gemm_types(a_block=(128, 64), b_block=(64, 128), c_block=(128, 128)):
+    def desc(block):
+        return kl.tensor_descriptor_type(
+            kl.float16, list(block), kl.NVMMASharedLayout.get_default_for(list(block),
+                                                                          kl.float16))
+    return desc(a_block), desc(b_block), desc(c_block)
+
+
+def test_tutorial_wgmma_wrapper_compiles():
+    a, b, c = _gemm_types()
+    k = K.matmul_pipelined_kernel.warmup(a, b, c, K.WGMMA, 3, num_warps=4, grid=(1,),
+                                         target=SM90)
+    ptx = k.asm["ptx"]
+    # The accumulator stays in flight between iterations: async wgmma, waits of 0.
+    assert "wgmma.mma_async" in ptx and "wgmma.wait_group.sync.aligned 0" in ptx
+    # K is a_desc.shape[1]: the loop bound is the parameter after the map.
+    assert re.search(r"ld\.param\.\w+\s+%\w+, \[matmul_pipelined_kernel_param_2\]", ptx)
+
+
+def test_aggregate_class_is_part_of_the_cache_key():
+    from kiln.compiler.cache import mangle_value
+    token = mangle_value(K.WGMMA)
+    assert token.startswith("agg:") and "issue_async_mma=jit:" in token
+    assert mangle_value(K.Counter) != token
+
+
+def test_one_d_tma_compiles():
+    lay = kl.NVMMASharedLayout.get_default_for([256], kl.float16)
+    assert (lay.rank, lay.swizzle_byte_width) == (1, 0)
+    t = kl.tensor_descriptor_type(kl.float16, [256], lay)
+    k = K.copy_1d_kernel.warmup(t, t, 256, grid=(1,), target=SM90)
+    assert "cp.async.bulk.tensor.1d.shared::cluster.global" in k.asm["ptx"]
+    assert "cp.async.bulk.tensor.1d.global.shared::cta" in k.asm["ptx"]
+
+
+def test_rank_one_layouts_are_unswizzled():
+    with pytest.raises(ValueError, match="a rank-1 layout is neither swizzled nor transposed"):
+        kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=1)
+
+
+# --- mistakes -------------------------------------------------------------------------------
+
+@kl.aggregate
+class Half:
+    a: kl.tensor
+    b: kl.tensor
+
+    @kl.constexpr_function
+    def __init__(self, a):
+        self.a = a
+
+
+@kl.aggregate
+class Point:
+    x: kl.tensor
+    y: kl.tensor
+
+    @kl.constexpr_function
+    def __init__(self, x, y):
+        self.x = x
+        self.y = y
+
+
+@kiln.jit
+def e_missing_field(out):
+    h = Half(kl.to_tensor(1))  # E:missing
+    kl.store(out, h.a)
+
+
+@kiln.jit
+def e_mutate(out):
+    p = Point(kl.to_tensor(1), kl.to_tensor(2))
+    p.x = kl.to_tensor(3)  # E:mutate
+    kl.store(out, p.x)
+
+
+@kiln.jit
+def e_tuple_length(out, n):
+    t = (kl.to_tensor(1), kl.to_tensor(2))
+    for i in range(n):
+        t = (t[0], t[1], i)  # E:length
+    kl.store(out, t[0])
+
+
+@kiln.jit
+def e_field_type(out, n):
+    p = Point(kl.to_tensor(1), kl.to_tensor(2))
+    if n > 0:
+        p = Point(p.x, p.y.to(kl.float32))  # E:fieldtype
+    kl.store(out, p.x)
+
+
+ACC = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
+A_L = kl.NVMMASharedLayout.get_default_for([64, 64], kl.float16)
+
+
+@kiln.jit
+def e_read_pending(out):
+    a = kl.allocate_shared_memory(kl.float16, [64, 64], A_L)
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    acc = warpgroup_mma(a, a, acc, is_async=True)
+    y = acc + 1.0  # E:pending
+    warpgroup_mma_wait(0, deps=[y])
+
+
+@pytest.mark.parametrize("kernel,marker,anchor,message", [
+    (e_missing_field, "E:missing", "Half",
+     r"the constructor of Half did not set 'b'"),
+    (e_mutate, "E:mutate", "p.x",
+     r"attributes can be set only on the aggregate that a @kiln.jit __init__ is "
+     r"constructing \(aggregates are values: build a new one instead of changing this one\)"),
+    (e_tuple_length, "E:length", "t",
+     r"Loop-carried variable 't' before the loop \(.*\) and at the end of the loop body "
+     r"\(.*\) differ in structure: a tuple of 2 and a tuple of 3"),
+    (e_field_type, "E:fieldtype", "p",
+     r"Variable 'p' in the then branch \(.*\) and before the if \(.*\) differ in structure: "
+     r"field 'y': fp32 and int32"),
+    (e_read_pending, "E:pending", "acc + 1.0",
+     r"a warpgroup_mma_accumulator is not a tensor: an asynchronous warpgroup_mma may still "
+     r"be writing it; read the tensor that warpgroup_mma_wait returns for it"),
+])
+def test_mistakes_point_at_the_line(kernel, marker, anchor, message):
+    with pytest.raises((CompilationError, TypeError)) as ei:
+        kernel.warmup("*i32", *(["i32"] if "n" in kernel.signature.parameters else []),
+                      grid=(1,), target=SM90)
+    located.assert_located(ei.value, HERE, marker, anchor, message, CompilationError)
+
+
+def test_accumulator_round_trip():
+    # warpgroup_mma_init makes one; the wait gives the tensor back.
+    @kiln.jit
+    def k(out):
+        a = kl.allocate_shared_memory(kl.float16, [64, 64], A_L)
+        acc = warpgroup_mma_init(kl.zeros([64, 64], kl.float32, ACC))
+        acc = warpgroup_mma(a, a, acc, is_async=True)
+        acc = warpgroup_mma_wait(0, deps=[acc])
+        kl.store(out, kl.sum(kl.sum(acc, 1), 0).to(kl.int32))
+    c = k.warmup("*i32", grid=(1,), target=SM90)
+    assert "wgmma.wait_group.sync.aligned 0" in c.asm["ptx"]
+
+
+# --- classes made by Triton's decorator -------------------------------------------------------
+
+def triton_style_aggregate(cls):
+    """The shape of triton.language.core._aggregate (Triton 3.6), without Triton: a new class
+    whose constructor runs ``cls.__init__``, which copies plain functions only, and whose
+    generated methods hold ``cls`` in their closure."""
+    class aggregate_value:
+        __triton_builtin__ = True
+        __triton_aggregate__ = True
+
+        def __new__(this_cls, *args, **kwargs):
+            instance = object.__new__(this_cls)
+            cls.__init__(instance, *args, **kwargs)
+            return instance
+
+        def __setattr__(self, name, value):
+            if name not in cls.__annotations__:
+                raise AttributeError(name)
+            super().__setattr__(name, value)
+
+        def _flatten_ir(self, handles):
+            for name in cls.__annotations__:
+                handles.append(getattr(self, name))
+
+    for name, member in vars(cls).items():
+        if callable(member) and type(member).__name__ == "function" and name != "__init__":
+            setattr(aggregate_value, name, member)
+    aggregate_value.__name__ = aggregate_value.__qualname__ = cls.__name__
+    return aggregate_value
+
+
+@triton_style_aggregate
+class TCounter:
+    index: kl.tensor
+    step: kl.constexpr
+
+    @kl.constexpr_function
+    def __init__(self, index, step):
+        self.index = index
+        self.step = kl.constexpr(step)
+
+    @kiln.jit
+    def create(step: kl.constexpr):
+        return TCounter(kl.to_tensor(0), step)
+
+    @kiln.jit
+    def next(self):
+        return TCounter(self.index + self.step, self.step)
+
+
+@kiln.jit
+def triton_counter_kernel(out, n):
+    c = TCounter.create(3)
+    for i in range(n):
+        c = c.next()
+    kl.store(out, c.index)
+
+
+def test_triton_style_aggregates():
+    from kiln.language.aggregates import aggregate_fields
+    assert aggregate_fields(TCounter) == ("index", "step")
+    k = triton_counter_kernel.warmup("*i32", "i32", grid=(1,), target=SM90)
+    assert _iter_args(k.asm["tile"], "scf.for") == [1]  # only index: step is a constexpr
