@@ -98,14 +98,24 @@ def run(paths, junit: str, extra) -> int:
     return subprocess.run(cmd, cwd=os.path.dirname(paths[0]), timeout=3000).returncode
 
 
-def per_function(junit: str):
+def _case(case, qualify: bool) -> str:
+    """A case's name; with ``qualify`` (a folder of files), prefixed by its file, as two
+    tutorials may name a test function alike."""
+    name = case.get("name", "")
+    if qualify:
+        module = (case.get("classname") or "").split(".")[-1] or "?"
+        return f"{module}::{name}"
+    return name
+
+
+def per_function(junit: str, qualify: bool = False):
     """{test function: Counter(passed/failed/skipped)}, {case: first failure line}."""
     counts = collections.defaultdict(collections.Counter)
     first = {}
     if not os.path.exists(junit):
         return counts, first
     for case in ET.parse(junit).getroot().iter("testcase"):
-        name = case.get("name", "")
+        name = _case(case, qualify)
         fn = name.split("[")[0]
         bad = case.find("failure") if case.find("failure") is not None else case.find("error")
         if bad is not None:
@@ -119,11 +129,11 @@ def per_function(junit: str):
     return counts, first
 
 
-def _passed(junit: str):
+def _passed(junit: str, qualify: bool = False):
     """The names of the cases that passed."""
     if not os.path.exists(junit):
         return set()
-    return {case.get("name", "") for case in ET.parse(junit).getroot().iter("testcase")
+    return {_case(case, qualify) for case in ET.parse(junit).getroot().iter("testcase")
             if not any(case.find(t) is not None for t in ("failure", "error", "skipped"))}
 
 
@@ -147,7 +157,9 @@ def main(argv=None):
         targets = {"triton": [os.path.join(src, f) for f in files],
                    "kiln": [os.path.join(kiln_dir, f) for f in files]}
         folders = [src, kiln_dir]
+        qualify = True
     else:
+        qualify = False
         stem = os.path.splitext(os.path.basename(src))[0]
         kiln_copy = os.path.join(os.path.dirname(src), f"{stem}_kiln.py")
         with open(src) as f, open(kiln_copy, "w") as g:
@@ -168,10 +180,11 @@ def main(argv=None):
             continue
         junit = os.path.join(args.out, f"{stem}.{side}.xml")
         run(paths, junit, extra)
-        sides[side] = per_function(junit)
+        sides[side] = per_function(junit, qualify)
     names = sorted(set().union(*(c.keys() for c, _ in sides.values())))
     print(f"\n{stem}: passed / cases per test function")
-    print(f"{'test function':48} " + " ".join(f"{s:>14}" for s in sides))
+    width = max([48] + [len(n) + 1 for n in names])
+    print(f"{'test function':{width}} " + " ".join(f"{s:>14}" for s in sides))
     totals = {s: collections.Counter() for s in sides}
     for fn in names:
         row = []
@@ -179,14 +192,15 @@ def main(argv=None):
             c = counts.get(fn, collections.Counter())
             totals[s].update(c)
             row.append(f"{c['passed']:>6} / {sum(c.values()):<5}")
-        print(f"{fn:48} " + " ".join(row))
-    print(f"{'TOTAL':48} " + " ".join(
+        print(f"{fn:{width}} " + " ".join(row))
+    print(f"{'TOTAL':{width}} " + " ".join(
         f"{t['passed']:>6} / {sum(t.values()):<5}" for t in totals.values()))
     for s, t in totals.items():
         print(f"{s}: {t['passed']} passed, {t['failed']} failed, {t['skipped']} skipped")
     if len(sides) == 2:
         # What the issue asks for: every case Triton passes passes on Kiln.
-        passed = {s: _passed(os.path.join(args.out, f"{stem}.{s}.xml")) for s in sides}
+        passed = {s: _passed(os.path.join(args.out, f"{stem}.{s}.xml"), qualify)
+                  for s in sides}
         behind = sorted(passed["triton"] - passed["kiln"])
         print(f"\ncases Triton passes and Kiln does not: {len(behind)}")
         for fn, n in collections.Counter(c.split("[")[0] for c in behind).most_common():

@@ -3,7 +3,6 @@ and 1-D TMA boxes on the GPU, against Python and torch on fresh random inputs; t
 test/Python/aggregate_kernels.py's (Gluon's 07-persistence WGMMA wrapper and pipelined matmul
 among them). With Triton installed, a class made by Triton's own aggregate decorator too."""
 
-from __future__ import annotations
 
 import os
 import sys
@@ -36,7 +35,7 @@ def _counter_reference(n, num_buffers):
     for _ in range(n):
         step()
     seq.append(index * 2 + phase)
-    for _ in range(3 if n > 2 else 1):
+    for _ in range(2 if n > 2 else 1):
         step()
     seq.append(index * 2 + phase)
     return seq

@@ -123,3 +123,25 @@ def test_wgmma_forms(target, dtype, acc, ta, tb, warps, sw_a, sw_b, m_reps, n_re
         ref = ref.half().float()
     tol = {"f16": 1e-2, "bf16": 2e-2, "tf32": 1e-2, "e4m3": 2e-2, "e5m2": 2e-2}[dtype]
     torch.testing.assert_close(out, ref, atol=tol * K ** 0.5, rtol=tol * 4)
+
+
+@pytest.mark.parametrize("warps", [8, 16])
+@pytest.mark.parametrize("is_async", [False, True])
+def test_wgmma_repeated_warpgroups(target, warps, is_async):
+    """More warpgroups than 64-row blocks (Gluon's tutorial 05 runs 8 warps on M = 64): the
+    extra warpgroups repeat warpgroup 0's tiles, and every copy of the result is right."""
+    if target != "cuda:sm_90a":
+        pytest.skip(f"wgmma needs sm_90a; this device's target is {target}")
+    M, N, K = 64, 64, 32
+    torch.manual_seed(warps)
+    a = torch.randn(M, K, device="cuda").half()
+    b = torch.randn(K, N, device="cuda").half()
+    out = torch.full((M, N), float("nan"), device="cuda")
+    nv = kl.NVMMASharedLayout.get_default_for
+    blocked = kl.BlockedLayout([1, 8], [1, 32], [warps, 1], [1, 0])
+    mma = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[warps, 1],
+                                    instr_shape=[16, 64, 16])
+    mma_kernel[(1,)](a, b, out, M, N, K, blocked, blocked, blocked, mma,
+                     nv([M, K], kl.float16), nv([K, N], kl.float16), kl.float32, is_async,
+                     num_warps=warps)
+    torch.testing.assert_close(out, a.float() @ b.float(), atol=1e-2 * K ** 0.5, rtol=4e-2)

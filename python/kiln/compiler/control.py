@@ -398,20 +398,26 @@ def visit_while(cg, node):
     scope, sites = dict(frame.scope), dict(frame.sites)
     with b.insertion(Block()):
         cond = _unwrap(cg.visit(node.test))
-    if not isinstance(cond, tensor):
-        if cond:
-            raise ValueError("while loop with a compile-time true condition never ends "
-                             "(break is not supported)")
+    never_ends = ValueError("while loop with a compile-time true condition never ends "
+                            "(break is not supported)")
+    if not isinstance(cond, tensor) and not cond:
         return
     cg.check_runtime_control_flow(node, "while loop")
 
     def check_cond(c):
         c = _unwrap(c)
-        if not isinstance(c, tensor) or c.type.is_block:
+        if not isinstance(c, tensor):
+            raise never_ends
+        if c.type.is_block:
             raise cg.error(node.test, "the condition of a while loop must be a runtime scalar")
         return sem.cast(c, kl.int1)
 
     carried, _ = find_carried(cg, node.body, scope, sites, "while", None, None)
+    if not isinstance(cond, tensor) and not carried:
+        # True before the first iteration, and nothing the body changes can make it false
+        # (`while j < n` with both compile-time values becomes a runtime loop once the body
+        # changes j: j is carried, the condition read from it).
+        raise never_ends
     inits = [v for n, ty, _ in carried for v in _leaves(cg, scope[n], ty)]
     types = [ty for _, ty, _ in carried]
     tys = _flat_types(types)

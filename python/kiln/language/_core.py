@@ -731,6 +731,20 @@ class block_type:
     def nbytes(self):
         return constexpr(self.numel.value * self.element_ty.primitive_bitwidth // 8)
 
+    @property
+    def scalar(self):
+        return self.element_ty
+
+    def __eq__(self, other):
+        return isinstance(other, block_type) and (other.element_ty, other._shape) == \
+            (self.element_ty, self._shape)
+
+    def __hash__(self):
+        return hash((self.element_ty, self._shape))
+
+    def __repr__(self):
+        return f"block_type({self.element_ty}, {list(self._shape)})"
+
 
 class tensor_descriptor_type:
     """A tensor descriptor kernel parameter (``!tile.tensordesc``): the block one copy moves
@@ -749,6 +763,11 @@ class tensor_descriptor_type:
     @property
     def scalar(self):
         return self.element_ty
+
+    @property
+    def block_type(self):
+        """The block one copy moves (Gluon's ``tensor_descriptor_type.block_type``)."""
+        return block_type(self.element_ty, self.block_shape)
 
     def is_ptr(self):
         return False

@@ -270,11 +270,17 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
     return fail("the 4 warps of a warpgroup must take rows 16 apart");
   WarpGroupDotPlan plan;
   int64_t rowsPerGroup = m, colsPerGroup = n;
+  // Warpgroups side by side split the block; a warpgroup bit that moves by
+  // nothing (more warps than the block has 64-row blocks, as Gluon allows:
+  // 8 warps on 64 rows) repeats warpgroup 0's work on the same tiles.
+  int64_t distinctGroups = 1;
   for (const LinearLayout::Basis &b : warps.drop_front(2)) {
-    if (b[0] && !b[1] && b[0] % 64 == 0)
-      rowsPerGroup /= 2;
+    if (!b[0] && !b[1])
+      ;
+    else if (b[0] && !b[1] && b[0] % 64 == 0)
+      rowsPerGroup /= 2, distinctGroups *= 2;
     else if (b[1] && !b[0])
-      colsPerGroup /= 2;
+      colsPerGroup /= 2, distinctGroups *= 2;
     else
       return fail("a warpgroup bit moves by " + basisText(b) +
                   ", not by whole 64-row or column blocks");
@@ -307,7 +313,7 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
   // Register index of every coordinate the thread's registers hold.
   ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
   int64_t numRegs = int64_t(1) << regs.size();
-  if (numRegs * 128 * (numWarps / 4) != m * n)
+  if (numRegs * 128 * distinctGroups != m * n)
     return fail("its registers repeat elements (broadcast)");
   FailureOr<DenseMap<Coord, int64_t>> regOf = registersByCoord(*ll);
   if (failed(regOf))

@@ -23,7 +23,12 @@ from ... import _core as core
 from .mbarrier import _barrier, _pred
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait",
-           "async_load", "async_store", "make_tensor_descriptor"]
+           "async_load", "async_store", "make_tensor_descriptor", "tensor_descriptor",
+           "tensor_descriptor_type"]
+
+# Gluon names the descriptor's classes here too (annotations: ``desc: tma.tensor_descriptor``).
+tensor_descriptor = core.tensor_descriptor
+tensor_descriptor_type = core.tensor_descriptor_type
 
 
 def _desc(tensor_desc, what):
