@@ -263,6 +263,37 @@ public:
   /// Ops an error was reported at.
   llvm::DenseSet<Operation *> reportedOps;
 
+  /// Hand-offs through a second barrier: an arrival on E that comes after a
+  /// wait on R in its thread's program order (a consumer that waits for a
+  /// slot's data, reads it, and arrives on the slot's "empty" barrier).
+  /// Whoever waits on E then knows the writes that completed R have landed
+  /// (the warp-specialized producer waiting for an empty slot before it
+  /// refills it).
+  void collectHandOffs(func::FuncOp func) {
+    func.walk([&](BarrierArriveOpInterface arrive) {
+      Operation *op = arrive.getOperation();
+      if (isa<BarrierCompletedWriteOpInterface>(op))
+        return;
+      std::optional<Buffer> arrived = resolve(arrive.getArrivedBarrier());
+      if (!arrived)
+        return;
+      for (Operation *o = op->getPrevNode(), *at = op; at;) {
+        for (; o; o = o->getPrevNode())
+          if (auto wait = dyn_cast<BarrierWaitOpInterface>(o)) {
+            if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
+              handOffs.push_back({*waited, *arrived});
+            return;
+          }
+        // The block's start: on before the op that holds it, within the
+        // partition or function.
+        at = at->getParentOp();
+        if (!at || isa<func::FuncOp, WarpSpecializeOp>(at))
+          return;
+        o = at->getPrevNode();
+      }
+    });
+  }
+
   void runBlock(Block &block, State &state) {
     for (Operation &op : block)
       runOp(op, state);
@@ -303,6 +334,8 @@ private:
   llvm::DenseSet<std::pair<Operation *, Operation *>> reported;
   llvm::DenseSet<Operation *> exitReported, reportedAccess;
   llvm::MapVector<Operation *, int> waitMaxGroups;
+  /// (R, E): see collectHandOffs.
+  SmallVector<std::pair<Buffer, Buffer>> handOffs;
   static constexpr unsigned kMaxGenerations = 4;
 
   void checkAccesses(Operation &op, const State &state) {
@@ -401,8 +434,15 @@ private:
     if (auto wait = dyn_cast<BarrierWaitOpInterface>(&op)) {
       std::optional<Buffer> waited = resolve(wait.getWaitedBarrier());
       llvm::erase_if(state.pending, [&](const Pending &p) {
-        return p.kind == Kind::BarrierWrite &&
-               (!waited || !p.barrier || mayOverlap(*p.barrier, *waited));
+        if (p.kind != Kind::BarrierWrite)
+          return false;
+        if (!waited || !p.barrier || mayOverlap(*p.barrier, *waited))
+          return true;
+        // A wait on the barrier a hand-off arrives on, after its wait on
+        // the one this write completes.
+        return llvm::any_of(handOffs, [&](const auto &h) {
+          return mayOverlap(h.second, *waited) && mayOverlap(h.first, *p.barrier);
+        });
       });
     }
     if (isa<AsyncProxyFenceOpInterface>(&op))
@@ -855,6 +895,7 @@ struct CheckAsyncSafety
       if (func.isExternal())
         return;
       Checker checker;
+      checker.collectHandOffs(func);
       State state;
       checker.runBlock(func.getBody().front(), state);
       checker.atExit(state);

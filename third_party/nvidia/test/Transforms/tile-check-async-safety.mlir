@@ -595,3 +595,117 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return %v : tensor<512xf32, #l>
   }
 }
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+!desc = !tile.tensordesc<tensor<32x64xf32, #nv>>
+!ring = !tile.memdesc<2x32x64xf32, #nv, mutable>
+!slot = !tile.memdesc<32x64xf32, #nv, mutable, 2x32x64>
+!bars = !tile.memdesc<2x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 2x1>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  // Gluon's warp-specialized producer (tutorial 08): the loader refills a
+  // slot after waiting on its "empty" barrier, which the consumer arrives on
+  // only after waiting on the slot's "ready" barrier (the one the TMA
+  // completes) and reading the slot: the refill cannot overtake the load.
+  func.func @handoff_through_empty(%d: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %buf = tile.local_alloc : () -> !ring
+    %ready = tile.local_alloc : () -> !bars
+    %empty = tile.local_alloc : () -> !bars
+    %r0 = tile.memdesc_index %ready[%c0] : !bars -> !bar
+    %r1 = tile.memdesc_index %ready[%c1] : !bars -> !bar
+    %e0 = tile.memdesc_index %empty[%c0] : !bars -> !bar
+    %e1 = tile.memdesc_index %empty[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %r0, 1 : !bar
+    tile_nv.mbarrier_init %r1, 1 : !bar
+    tile_nv.mbarrier_init %e0, 1 : !bar
+    tile_nv.mbarrier_init %e1, 1 : !bar
+    tile.warp_specialize partition_num_warps = [1] {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %b = tile.memdesc_index %buf[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %r, %p : !bar, i32
+        %v = tile.local_load %b : !slot -> tensor<32x64xf32, #l>
+        tile_nv.fence_async_shared
+        tile_nv.mbarrier_arrive %e, 1 : !bar
+      }
+      tile.warp_yield
+    } partitions {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %q = arith.xori %p, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %b = tile.memdesc_index %buf[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %e, %q : !bar, i32
+        tile_nv.mbarrier_expect %r, 8192 : !bar
+        tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %b : !desc, !bar, !slot
+      }
+      tile.warp_yield
+    }
+    return
+  }
+
+  // The consumer arrives on "empty" before it waits for the data: the
+  // loader's wait on "empty" says nothing about the previous load, and the
+  // refill races it.
+  func.func @handoff_before_the_wait(%d: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %buf = tile.local_alloc : () -> !ring
+    %ready = tile.local_alloc : () -> !bars
+    %empty = tile.local_alloc : () -> !bars
+    %r0 = tile.memdesc_index %ready[%c0] : !bars -> !bar
+    %r1 = tile.memdesc_index %ready[%c1] : !bars -> !bar
+    %e0 = tile.memdesc_index %empty[%c0] : !bars -> !bar
+    %e1 = tile.memdesc_index %empty[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %r0, 1 : !bar
+    tile_nv.mbarrier_init %r1, 1 : !bar
+    tile_nv.mbarrier_init %e0, 1 : !bar
+    tile_nv.mbarrier_init %e1, 1 : !bar
+    tile.warp_specialize partition_num_warps = [1] {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %b = tile.memdesc_index %buf[%s] : !ring -> !slot
+        tile_nv.mbarrier_arrive %e, 1 : !bar
+        tile_nv.mbarrier_wait %r, %p : !bar, i32
+        %v = tile.local_load %b : !slot -> tensor<32x64xf32, #l>
+      }
+      tile.warp_yield
+    } partitions {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %q = arith.xori %p, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %b = tile.memdesc_index %buf[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %e, %q : !bar, i32
+        tile_nv.mbarrier_expect %r, 8192 : !bar
+        // expected-error @+2 {{'tile_nv.async_tma_copy_global_to_local' writes shared memory that the barrier-completed write of 'tile_nv.async_tma_copy_global_to_local' may still be writing: no wait on the barrier it completes on comes between them (it was issued 2 iterations earlier)}}
+        // expected-note @+1 {{the barrier-completed write}}
+        tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %b : !desc, !bar, !slot
+      }
+      tile.warp_yield
+    }
+    return
+  }
+}
