@@ -75,3 +75,31 @@ def test_must_use_result():
     assert "# E:drop" in (info.value.source_line or str(info.value))
     with pytest.raises(CompilationError, match=r"the result of plain\(\) is not used"):
         kiln.compile(drops_plain, {"x": "*i32"}, {}, target="cuda:sm_90a", cache=False)
+
+
+@kiln.jit
+def _ws_default(x):
+    kl.store(x, kl.to_tensor(1))
+
+
+@kiln.jit
+def _ws_worker(x):
+    kl.store(x + 1, kl.to_tensor(2))
+
+
+@kiln.jit
+def ws_with_regs(x):
+    kl.warp_specialize([(_ws_default, (x,)), (_ws_worker, (x,))], [1], [24])
+
+
+def test_maxnreg_is_the_pool_of_register_reallocation():
+    # The CTA starts with maxnreg registers per thread: the kernel's warps take what the
+    # worker group leaves of 128 * 256 (232), not of the whole register file (which would
+    # be no setmaxnreg.inc at all at 256 and a hang for larger kernels).
+    k = ws_with_regs.warmup("*i32", grid=(1,), target="cuda:sm_90a", maxnreg=128)
+    ptx = k.asm["ptx"]
+    assert ".maxnreg 128" in ptx and "setmaxnreg.inc.sync.aligned.u32 \t232;" in ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 \t24;" in ptx
+    with pytest.raises(CompilationError, match=r"partition_num_regs need at least 24 "
+                       r"registers per thread to start from, but the kernel's maxnreg is 16"):
+        ws_with_regs.warmup("*i32", grid=(1,), target="cuda:sm_90a", maxnreg=16)

@@ -170,6 +170,25 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
   int total = numWarps + plan.workerWarps;
   plan.kernelRegs = std::min(
       rr.maxRegs, rr.registersPerCTA / (total * warpSize) / rr.step * rr.step);
+  // A kernel-wide cap (the maxnreg launch option) is what the CTA starts
+  // with, so it is also the pool the partitions share: planning from the
+  // register file instead would have the kernel's warps ask for registers
+  // no one returns, and setmaxnreg.inc waits for them forever.
+  auto module = op->getParentOfType<ModuleOp>();
+  if (IntegerAttr cap = module ? TileDialect::MaxnregAttrHelper(op->getContext())
+                                     .getAttr(module)
+                               : IntegerAttr()) {
+    int capped = int(cap.getInt()) / rr.step * rr.step;
+    if (capped < rr.minRegs) {
+      if (diag)
+        op.emitOpError() << "partition_num_regs need at least " << rr.minRegs
+                         << " registers per thread to start from, but the "
+                            "kernel's maxnreg is "
+                         << cap.getInt();
+      return failure();
+    }
+    plan.kernelRegs = std::min(plan.kernelRegs, capped);
+  }
   plan.groupRegs.assign(plan.workerWarps / group, rr.minRegs);
   SmallVector<int> want;
   for (int32_t r : *asked)
