@@ -67,4 +67,6 @@ def test_reinterpret_past_the_view_is_an_error():
     located.assert_located(info.value, __file__.replace(".pyc", ".py"), "E:big",
                            "smem.slice(0, BLOCK // 2)._reinterpret",
                            r"_reinterpret: \(1024,\) x int32 needs 4096 bytes; the view .* holds "
-                           r"1024", CompilationError)
+                           r"1024 \(a reinterpreted view keeps to the view's own bytes: reaching "
+                           r"into the next ring slots would run past the allocation from its last "
+                           r"slot\)", CompilationError)

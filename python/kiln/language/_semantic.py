@@ -617,7 +617,9 @@ class Semantic:
         need = math.prod(shape) * max(8, dtype.primitive_bitwidth) // 8
         if need > have:
             raise ValueError(f"_reinterpret: {tuple(shape)} x {dtype} needs {need} bytes; the "
-                             f"view {st} holds {have}")
+                             f"view {st} holds {have} (a reinterpreted view keeps to the "
+                             f"view's own bytes: reaching into the next ring slots would run "
+                             f"past the allocation from its last slot)")
         rt = core.shared_memory_descriptor_type(dtype, shape, layout, st.mutable)
         handle = self.b.create("tile.memdesc_reinterpret", [smem], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
