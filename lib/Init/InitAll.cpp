@@ -58,6 +58,8 @@ void kiln::registerAllPasses() {
     registerAllBackends();
     tile::registerTilePasses();
     registerKilnConversionPasses();
+    for (const Backend *backend : getBackends())
+      backend->registerPasses();
     registerKilnPipelines();
     registerTestAxisInfoPass();
     registerTestLinearLayoutPass();

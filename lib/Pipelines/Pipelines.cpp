@@ -4,6 +4,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Target/Backend.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -12,36 +13,100 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace kiln;
+
+llvm::StringRef kiln::stringifyPipelineStage(PipelineStage stage) {
+  switch (stage) {
+  case PipelineStage::Layouts:
+    return "layouts";
+  case PipelineStage::Schedule:
+    return "schedule";
+  case PipelineStage::AsyncChecks:
+    return "async-checks";
+  case PipelineStage::SharedMemory:
+    return "shared-memory";
+  case PipelineStage::PreLowering:
+    return "pre-lowering";
+  case PipelineStage::Lowering:
+    return "lowering";
+  case PipelineStage::Cleanup:
+    return "cleanup";
+  }
+  llvm_unreachable("unknown pipeline stage");
+}
+
+/// Core's passes of one stage.
+static void addCorePasses(OpPassManager &pm, PipelineStage stage,
+                          const KilnToLLVMOptions &options) {
+  switch (stage) {
+  case PipelineStage::Layouts: {
+    // Layouts the kernel left to the compiler are chosen before anything
+    // reads layouts.
+    tile::TileResolveLayoutsPassOptions layouts;
+    layouts.target = options.target;
+    pm.addPass(tile::createTileResolveLayoutsPass(layouts));
+    // Then tensors split among a cluster's CTAs become one CTA's part.
+    pm.addPass(tile::createTileSplitClusterPass());
+    return;
+  }
+  case PipelineStage::Schedule:
+    return;
+  case PipelineStage::AsyncChecks: {
+    // The check reads the group counts of waits on tokens.
+    tile::TileInsertWaitCountsPassOptions waits;
+    waits.target = options.target;
+    pm.addPass(tile::createTileInsertWaitCountsPass(waits));
+    pm.addPass(tile::createTileCheckAsyncSafetyPass());
+    return;
+  }
+  case PipelineStage::SharedMemory: {
+    tile::TileAllocateSharedMemoryPassOptions alloc;
+    alloc.target = options.target;
+    pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
+    tile::TileInsertBarriersPassOptions barriers;
+    barriers.target = options.target;
+    pm.addPass(tile::createTileInsertBarriersPass(barriers));
+    pm.addPass(tile::createTileAnnotateLocalLoadAliasPass());
+    return;
+  }
+  case PipelineStage::PreLowering:
+    return;
+  case PipelineStage::Lowering: {
+    pm.addPass(createSCFToControlFlowPass());
+    ConvertTileToLLVMPassOptions lower;
+    lower.target = options.target;
+    lower.numWarps = options.numWarps;
+    pm.addPass(createConvertTileToLLVMPass(lower));
+    return;
+  }
+  case PipelineStage::Cleanup:
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  }
+}
 
 void kiln::buildKilnToLLVMPipeline(OpPassManager &pm,
                                    const KilnToLLVMOptions &options) {
-  tile::TileAllocateSharedMemoryPassOptions alloc;
-  alloc.target = options.target;
-  tile::TileInsertWaitCountsPassOptions waits;
-  waits.target = options.target;
-  // Layouts the kernel left to the compiler are chosen before anything
-  // reads layouts.
-  tile::TileResolveLayoutsPassOptions layouts;
-  layouts.target = options.target;
-  pm.addPass(tile::createTileResolveLayoutsPass(layouts));
-  // Then tensors split among a cluster's CTAs become one CTA's part.
-  pm.addPass(tile::createTileSplitClusterPass());
-  // The check reads the group counts of waits on tokens.
-  pm.addPass(tile::createTileInsertWaitCountsPass(waits));
-  pm.addPass(tile::createTileCheckAsyncSafetyPass());
-  pm.addPass(tile::createTileAllocateSharedMemoryPass(alloc));
-  tile::TileInsertBarriersPassOptions barriers;
-  barriers.target = options.target;
-  pm.addPass(tile::createTileInsertBarriersPass(barriers));
-  pm.addPass(tile::createTileAnnotateLocalLoadAliasPass());
-  pm.addPass(createSCFToControlFlowPass());
-  ConvertTileToLLVMPassOptions lower;
-  lower.target = options.target;
-  lower.numWarps = options.numWarps;
-  pm.addPass(createConvertTileToLLVMPass(lower));
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  // The backends that add passes: the target's, when the options name one
+  // (an unknown name is convert-tile-to-llvm's error to report), else all.
+  SmallVector<const Backend *> backends;
+  if (!options.target.empty()) {
+    if (const TargetDesc *desc = lookupTarget(options.target))
+      backends.push_back(getBackend(*desc));
+  } else {
+    backends = getBackends();
+  }
+  for (PipelineStage stage :
+       {PipelineStage::Layouts, PipelineStage::Schedule,
+        PipelineStage::AsyncChecks, PipelineStage::SharedMemory,
+        PipelineStage::PreLowering, PipelineStage::Lowering,
+        PipelineStage::Cleanup}) {
+    addCorePasses(pm, stage, options);
+    for (const Backend *backend : backends)
+      backend->addPasses(pm, stage, options);
+  }
 }
 
 void kiln::registerKilnPipelines() {

@@ -15,6 +15,35 @@ class OpPassManager;
 
 namespace kiln {
 
+/// The named stages of kiln-to-llvm, in order. Each runs core's passes, then
+/// those the target's backend adds (Backend::addPasses), so a vendor pass --
+/// one that creates the vendor's ops, say -- is a new file in
+/// third_party/<vendor>, not a change to the pipeline.
+enum class PipelineStage {
+  /// Layouts the kernel left to the compiler are chosen; a cluster's tensors
+  /// become one CTA's part (tile-resolve-layouts, tile-split-cluster).
+  Layouts,
+  /// Loop transformations that create asynchronous work (software
+  /// pipelining). Core has none yet.
+  Schedule,
+  /// Asynchronous work is counted and checked (tile-insert-wait-counts,
+  /// tile-check-async-safety).
+  AsyncChecks,
+  /// Shared memory is placed and ordered (tile-allocate-shared-memory,
+  /// tile-insert-barriers, tile-annotate-local-load-alias).
+  SharedMemory,
+  /// The last tile-level preparation before the lowering (NVIDIA: the global
+  /// scratch argument of device-side TMA descriptors). Core has none.
+  PreLowering,
+  /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm).
+  Lowering,
+  /// reconcile-unrealized-casts, canonicalize, cse.
+  Cleanup,
+};
+
+/// The stage's name in messages and docs ("shared-memory").
+llvm::StringRef stringifyPipelineStage(PipelineStage stage);
+
 struct KilnToLLVMOptions : public mlir::PassPipelineOptions<KilnToLLVMOptions> {
   Option<std::string> target{
       *this, "target",
@@ -30,7 +59,9 @@ struct KilnToLLVMOptions : public mlir::PassPipelineOptions<KilnToLLVMOptions> {
 /// tile IR (verified, layouts explicit) -> LLVM dialect with the target
 /// backend's LLVM-level ops, ready for kiln-translate. Pre: every tensor has a
 /// distributed layout. Post: only llvm and the backend's ops; module has
-/// tile.shared (bytes).
+/// tile.shared (bytes). The stages of PipelineStage in order; with a target
+/// named in the options only its backend adds passes, otherwise every
+/// built-in backend does (their passes leave other vendors' modules alone).
 void buildKilnToLLVMPipeline(mlir::OpPassManager &pm,
                              const KilnToLLVMOptions &options);
 

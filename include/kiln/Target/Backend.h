@@ -14,6 +14,7 @@
 #ifndef KILN_TARGET_BACKEND_H
 #define KILN_TARGET_BACKEND_H
 
+#include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/Serialize.h"
 #include "kiln/Target/Targets.h"
 
@@ -28,6 +29,7 @@ class Module;
 
 namespace mlir {
 class DialectRegistry;
+class OpPassManager;
 } // namespace mlir
 
 namespace kiln {
@@ -53,6 +55,14 @@ public:
   virtual void registerDialects(mlir::DialectRegistry &registry) const = 0;
   /// Registers the translation of the vendor's dialect to LLVM IR.
   virtual void registerTranslation(mlir::MLIRContext &context) const = 0;
+  /// Registers the vendor's passes (kiln-opt flags). The default has none.
+  virtual void registerPasses() const {}
+  /// Adds the vendor's passes to `stage` of kiln-to-llvm, after core's. A
+  /// pass added here must leave modules of other vendors' targets alone
+  /// (the pipeline may be built before the target is known). The default
+  /// adds none.
+  virtual void addPasses(mlir::OpPassManager &pm, PipelineStage stage,
+                         const KilnToLLVMOptions &options) const {}
   /// --emit name of the code generator's assembly ("ptx").
   virtual llvm::StringRef getAssemblyName() const = 0;
   /// --emit name of the loadable binary ("cubin").

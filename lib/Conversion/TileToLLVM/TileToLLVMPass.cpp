@@ -293,7 +293,7 @@ struct ConvertTileToLLVMPass
     // the values they use.
     FailureOr<int> totalWarps = prepareWarpSpecialize(
         module, *targetInfo, context->numWarps, int(desc.warpSize));
-    if (failed(totalWarps) || failed(targetInfo->prepareModule(module)))
+    if (failed(totalWarps))
       return signalPassFailure();
     int64_t shared = declareSharedMemory(module);
     AxisInfoAnalysis &axisInfo = getAnalysis<AxisInfoAnalysis>();

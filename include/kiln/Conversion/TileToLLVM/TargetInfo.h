@@ -168,12 +168,6 @@ public:
   virtual void populatePatterns(TileTypeConverter &converter,
                                 mlir::RewritePatternSet &patterns,
                                 const LoweringContext &ctx) const;
-  /// Adds what the vendor's ops need from the kernel before any analysis
-  /// runs (NVIDIA: the global scratch argument device-side TMA descriptors
-  /// are written to). The default does nothing.
-  virtual mlir::LogicalResult prepareModule(mlir::ModuleOp module) const {
-    return mlir::success();
-  }
   /// Checks the vendor dialect's ops against what the lowering supports,
   /// before anything is rewritten, so that an unsupported op is one
   /// diagnostic at the op. The default accepts everything.

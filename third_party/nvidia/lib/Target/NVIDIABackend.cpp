@@ -1,11 +1,13 @@
 //===- NVIDIABackend.cpp - NVPTX, NVVM translation and ptxas --------------===//
 
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
+#include "kiln/Dialect/TileNV/Transforms/Passes.h"
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/ExternalTools.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
@@ -59,6 +61,17 @@ public:
       LLVMInitializeNVPTXTargetMC();
       LLVMInitializeNVPTXAsmPrinter();
     });
+  }
+
+  void registerPasses() const override { tile_nv::registerTileNVPasses(); }
+
+  void addPasses(OpPassManager &pm, PipelineStage stage,
+                 const KilnToLLVMOptions &options) const override {
+    if (stage == PipelineStage::PreLowering) {
+      tile_nv::TileNVAddGlobalScratchPassOptions scratch;
+      scratch.target = options.target;
+      pm.addPass(tile_nv::createTileNVAddGlobalScratchPass(scratch));
+    }
   }
 
   void registerTranslation(MLIRContext &context) const override {

@@ -17,8 +17,6 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
-/// A CUtensorMap: 128 bytes, 128-byte aligned in global memory.
-constexpr int64_t kTensorMapBytes = 128;
 class NVIDIATargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -261,57 +259,6 @@ public:
   }
 
   bool hasTensorDescriptors() const override { return getDesc().arch >= 90; }
-
-  // Device-side TMA descriptors live in global memory: each kernel that
-  // makes them gets a last, hidden pointer argument to a scratch buffer the
-  // launcher allocates (tile.global_scratch bytes per CTA), and each
-  // tile_nv.make_tensor_descriptor its 128-byte slot in it.
-  LogicalResult prepareModule(ModuleOp module) const override {
-    int64_t most = 0;
-    WalkResult r = module.walk([&](func::FuncOp func) {
-      SmallVector<tile_nv::MakeTensorDescriptorOp> makes;
-      func.walk([&](tile_nv::MakeTensorDescriptorOp op) { makes.push_back(op); });
-      if (makes.empty())
-        return WalkResult::advance();
-      if (!hasTensorDescriptors()) {
-        makes.front().emitOpError() << "needs TMA (sm_90), which "
-                                    << getDesc().name << " does not have";
-        return WalkResult::interrupt();
-      }
-      if (func.isPrivate() || !func.getResultTypes().empty()) {
-        makes.front().emitOpError()
-            << "is only lowered in kernels (public functions returning "
-               "nothing): the descriptor lives in the kernel's global scratch";
-        return WalkResult::interrupt();
-      }
-      MLIRContext *ctx = module.getContext();
-      Builder b(ctx);
-      for (auto [i, op] : llvm::enumerate(makes)) {
-        if (failed(checkMakeTensorDescriptor(op)))
-          return WalkResult::interrupt();
-        if (op->getParentOfType<tile::WarpSpecializeOp>()) {
-          op.emitOpError() << "inside tile.warp_specialize is not lowered "
-                              "yet: make the descriptor before it";
-          return WalkResult::interrupt();
-        }
-        op->setAttr("tile_nv.scratch_offset",
-                    b.getI64IntegerAttr(int64_t(i) * kTensorMapBytes));
-      }
-      unsigned n = func.getNumArguments();
-      if (failed(func.insertArgument(
-              n, tile::PointerType::get(IntegerType::get(ctx, 8), 1),
-              DictionaryAttr::get(ctx), func.getLoc())))
-        return WalkResult::interrupt();
-      most = std::max<int64_t>(most, int64_t(makes.size()) * kTensorMapBytes);
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      return failure();
-    if (most)
-      tile::TileDialect::GlobalScratchAttrHelper(module.getContext())
-          .setAttr(module, Builder(module.getContext()).getI32IntegerAttr(most));
-    return success();
-  }
 
   // A CUtensorMap: 128 bytes passed by value, read in place by TMA through
   // its (param-space) generic address.

@@ -1,0 +1,31 @@
+//===- Passes.td - NVIDIA's tile-level passes --------------*- tablegen -*-===//
+//
+// Passes of the NVIDIA backend. NVIDIABackend::addPasses puts each in its
+// stage of kiln-to-llvm (kiln/Pipelines/Pipelines.h); each leaves modules of
+// other vendors' targets alone.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILENV_TRANSFORMS_PASSES
+#define KILN_DIALECT_TILENV_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def TileNVAddGlobalScratchPass : Pass<"tile-nv-add-global-scratch", "mlir::ModuleOp"> {
+  let summary = "Give device-side TMA descriptors their global scratch";
+  let description = [{
+    A `tile_nv.make_tensor_descriptor` writes its 128-byte tensor map to
+    global memory. Each kernel that makes descriptors gets a last, hidden
+    `!tile.ptr<i8>` argument, the base of a scratch buffer the launcher
+    allocates (`tile.global_scratch` bytes per CTA, on the module), and each
+    descriptor its slot in it (`tile_nv.scratch_offset`). Descriptors made
+    outside a kernel, inside `tile.warp_specialize`, or on a chip without
+    TMA are errors at the op, as is anything
+    `checkMakeTensorDescriptor` refuses. Stage: pre-lowering.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
+#endif
