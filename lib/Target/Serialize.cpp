@@ -76,19 +76,6 @@ std::optional<EmitKind> kiln::parseEmitKind(llvm::StringRef name,
   return std::nullopt;
 }
 
-std::string kiln::stringifyEmitKind(EmitKind kind, const TargetDesc &target) {
-  const Backend *backend = getBackend(target);
-  switch (kind) {
-  case EmitKind::LLVMIR:
-    return "llvm";
-  case EmitKind::Assembly:
-    return backend ? backend->getAssemblyName().str() : "assembly";
-  case EmitKind::Binary:
-    return backend ? backend->getBinaryName().str() : "binary";
-  }
-  llvm_unreachable("unknown EmitKind");
-}
-
 std::string kiln::knownEmitKindNames() {
   std::string names = "llvm";
   for (const Backend *b : getBackends())

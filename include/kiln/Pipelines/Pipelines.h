@@ -32,7 +32,7 @@ enum class PipelineStage {
   /// Shared memory is placed and ordered (tile-allocate-shared-memory,
   /// tile-insert-barriers, tile-annotate-local-load-alias).
   SharedMemory,
-  /// The last tile-level preparation before the lowering (NVIDIA: the global
+  /// The last tile-level preparation before the lowering (a backend's: the global
   /// scratch argument of device-side TMA descriptors). Core has none.
   PreLowering,
   /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm).

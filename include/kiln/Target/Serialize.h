@@ -40,9 +40,6 @@ std::optional<EmitKind> parseEmitKind(llvm::StringRef name,
                                       const TargetDesc &target,
                                       std::string &error);
 
-/// The --emit spelling of `kind` for `target`.
-std::string stringifyEmitKind(EmitKind kind, const TargetDesc &target);
-
 /// Every --emit name of the built-in backends, for help and errors.
 std::string knownEmitKindNames();
 

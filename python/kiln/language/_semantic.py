@@ -56,10 +56,6 @@ def _is_pow2(n) -> bool:
     return isinstance(n, int) and not isinstance(n, bool) and n > 0 and n & (n - 1) == 0
 
 
-def _shape_str(t) -> str:
-    return str(tuple(t.shape)) if t.is_block else "()"
-
-
 def _round_trips(text: str, value: float, name: str) -> bool:
     try:
         if name == "fp64":

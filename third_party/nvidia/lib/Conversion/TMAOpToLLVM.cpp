@@ -243,8 +243,9 @@ struct MakeTensorDescriptorConversion
     auto slot = op->getAttrOfType<IntegerAttr>("tile_nv.scratch_offset");
     auto func = op->getParentOfType<FunctionOpInterface>();
     if (!slot || !func)
-      return op.emitOpError() << "has no global scratch slot (the NVIDIA "
-                                 "lowering's prepareModule assigns one)";
+      return op.emitOpError() << "has no global scratch slot (the "
+                                 "tile-nv-add-global-scratch pass of "
+                                 "kiln-to-llvm assigns one)";
     Value scratch = func.getFunctionBody().front().getArguments().back();
     if (!isa<LLVM::LLVMPointerType>(scratch.getType()))
       scratch = rewriter.getRemappedValue(scratch);
