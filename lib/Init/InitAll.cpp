@@ -61,10 +61,6 @@ void kiln::registerAllPasses() {
     for (const Backend *backend : getBackends())
       backend->registerPasses();
     registerKilnPipelines();
-    registerTestAxisInfoPass();
-    registerTestLinearLayoutPass();
-    registerTestWaitCountOraclePass();
-    registerTestAsyncRaceOraclePass();
     // Upstream passes Kiln's pipelines use, so replays can name them.
     mlir::registerCanonicalizerPass();
     mlir::registerCSEPass();

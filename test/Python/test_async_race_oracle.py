@@ -1,6 +1,6 @@
 """tile-check-async-safety judged by an independent brute-force oracle.
 
-`kiln-opt --test-async-race-oracle` (lib/Analysis/TestAsyncRaceOracle.cpp) shares nothing
+`kiln-opt --test-async-race-oracle` (test/lib/Analysis/TestAsyncRaceOracle.cpp) shares nothing
 with the check's analysis: it runs each function on every combination of branches, trip
 counts 0-3 and partition orders, with ring indices evaluated as numbers, and remarks every
 op at which some execution reads or writes bytes still in flight. Every race the check

@@ -2,6 +2,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
+#include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();
+  kiln::registerTestPasses();
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();

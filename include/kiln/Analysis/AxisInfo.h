@@ -62,21 +62,6 @@ private:
   llvm::DenseMap<mlir::Value, AxisInfo> cache;
 };
 
-/// Registers `test-print-axis-info`, which reports every integer and pointer
-/// value's claims as remarks (for lit and the soundness test).
-void registerTestAxisInfoPass();
-
-/// Registers `test-print-linear-layout`, which reports C++'s linear form of
-/// every tensor layout and the classification of layout moves (for the
-/// Python/C++ differential test).
-void registerTestLinearLayoutPass();
-
-/// Registers `test-wait-count-oracle`, which checks every async_wait count
-/// against all executions of its function (the wait-count pass's
-/// independent check).
-void registerTestWaitCountOraclePass();
-void registerTestAsyncRaceOraclePass();
-
 } // namespace kiln
 
 #endif

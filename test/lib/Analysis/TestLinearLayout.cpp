@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
 #include "kiln/Analysis/AxisInfo.h"
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"

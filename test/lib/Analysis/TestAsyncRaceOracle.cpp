@@ -27,6 +27,7 @@
 
 #include "Executions.h"
 
+#include "TestPasses.h"
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 

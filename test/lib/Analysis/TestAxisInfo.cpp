@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestPasses.h"
 #include "kiln/Analysis/AxisInfo.h"
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"

@@ -15,6 +15,7 @@
 
 #include "Executions.h"
 
+#include "TestPasses.h"
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"

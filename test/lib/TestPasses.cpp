@@ -1,0 +1,10 @@
+//===- TestPasses.cpp - Register Kiln's test-only passes ------------------===//
+
+#include "TestPasses.h"
+
+void kiln::registerTestPasses() {
+  registerTestAxisInfoPass();
+  registerTestLinearLayoutPass();
+  registerTestWaitCountOraclePass();
+  registerTestAsyncRaceOraclePass();
+}

@@ -1,0 +1,30 @@
+//===- TestPasses.h - Kiln's test-only passes -------------------*- C++ -*-===//
+//
+// The --test-* passes of kiln-opt, kept out of libkiln.so (test/lib).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TEST_LIB_TESTPASSES_H
+#define KILN_TEST_LIB_TESTPASSES_H
+
+namespace kiln {
+
+/// `test-print-axis-info`: every integer and pointer value's claims as
+/// remarks (for lit and the soundness test).
+void registerTestAxisInfoPass();
+/// `test-print-linear-layout`: C++'s linear form of every tensor layout and
+/// the classification of layout moves (for the Python/C++ differential
+/// test).
+void registerTestLinearLayoutPass();
+/// `test-wait-count-oracle`: every async_wait count against all executions
+/// of its function (the wait-count pass's independent check).
+void registerTestWaitCountOraclePass();
+/// `test-async-race-oracle`: races of async shared memory over all
+/// executions (tile-check-async-safety's independent check).
+void registerTestAsyncRaceOraclePass();
+
+/// All of the above.
+void registerTestPasses();
+
+} // namespace kiln
+
+#endif
