@@ -11,7 +11,7 @@
 #define KILN_LIB_DIALECT_TILE_TRANSFORMS_ASYNCSAFETY_H
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
-#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
+#include "kiln/Analysis/RingSlot.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -14,7 +14,7 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
-#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
+#include "kiln/Analysis/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

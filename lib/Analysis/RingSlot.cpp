@@ -1,6 +1,6 @@
 //===- RingSlot.cpp - Which slot of a ring a view stays in ----------------===//
 
-#include "kiln/Dialect/Tile/Transforms/RingSlot.h"
+#include "kiln/Analysis/RingSlot.h"
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 

@@ -1,6 +1,6 @@
 //===- RingSlot.h - Which slot of a ring a view stays in --------*- C++ -*-===//
 //
-// Pipelined kernels index a ring of buffers (an allocation whose leading
+// Pipelined kernels (and the pipeliner) index a ring of buffers (an allocation whose leading
 // dimension is the slot) by a constant or by `(iv + c) % N` of a loop's
 // induction variable. Both tile-insert-barriers and tile-check-async-safety
 // compare such slots, within one iteration and across the loop's back edge;
@@ -8,8 +8,8 @@
 // from one iteration to the next.
 //
 //===----------------------------------------------------------------------===//
-#ifndef KILN_DIALECT_TILE_TRANSFORMS_RINGSLOT_H
-#define KILN_DIALECT_TILE_TRANSFORMS_RINGSLOT_H
+#ifndef KILN_ANALYSIS_RINGSLOT_H
+#define KILN_ANALYSIS_RINGSLOT_H
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Value.h"
