@@ -69,8 +69,13 @@ static void addCorePasses(OpPassManager &pm, PipelineStage stage,
     pm.addPass(tile::createTileAnnotateLocalLoadAliasPass());
     return;
   }
-  case PipelineStage::PreLowering:
+  case PipelineStage::PreLowering: {
+    TilePrepareWarpSpecializePassOptions ws;
+    ws.target = options.target;
+    ws.numWarps = options.numWarps;
+    pm.addPass(createTilePrepareWarpSpecializePass(ws));
     return;
+  }
   case PipelineStage::Lowering: {
     pm.addPass(createSCFToControlFlowPass());
     ConvertTileToLLVMPassOptions lower;

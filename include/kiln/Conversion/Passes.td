@@ -30,4 +30,25 @@ def ConvertTileToLLVMPass : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TilePrepareWarpSpecializePass : Pass<"tile-prepare-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "Check tile.warp_specialize against the target and give "
+                "each worker partition its own copies";
+  let description = [{
+    Before the lowering (the pre-lowering stage of kiln-to-llvm): checks each
+    `tile.warp_specialize` against the target (named barriers, at most 1024
+    threads and 14 worker partitions, a register plan for
+    `partition_num_regs` within the kernel's pool, the `maxnreg` cap
+    included), gives each worker region its own copy of the values it uses
+    from above (or reports the one it cannot recompute), and records the
+    warps the kernel launches in `tile.total_num_warps` when partitions add
+    some. `convert-tile-to-llvm` lowers only prepared ops.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (one of the known targets)">,
+    Option<"numWarps", "num-warps", "int", /*default=*/"0",
+           "Warps per CTA (0: take tile.num_warps from the module)">,
+  ];
+}
+
 #endif

@@ -32,8 +32,9 @@ enum class PipelineStage {
   /// Shared memory is placed and ordered (tile-allocate-shared-memory,
   /// tile-insert-barriers, tile-annotate-local-load-alias).
   SharedMemory,
-  /// The last tile-level preparation before the lowering (a backend's: the global
-  /// scratch argument of device-side TMA descriptors). Core has none.
+  /// The last tile-level preparation before the lowering
+  /// (tile-prepare-warp-specialize; a backend's: the global scratch argument
+  /// of device-side TMA descriptors).
   PreLowering,
   /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm).
   Lowering,

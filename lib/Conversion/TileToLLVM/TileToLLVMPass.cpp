@@ -289,12 +289,22 @@ struct ConvertTileToLLVMPass
                          << " is not built into this Kiln";
       return signalPassFailure();
     }
-    // Before the axis analysis: worker partitions get their own copies of
-    // the values they use.
-    FailureOr<int> totalWarps = prepareWarpSpecialize(
-        module, *targetInfo, context->numWarps, int(desc.warpSize));
-    if (failed(totalWarps))
+    // tile-prepare-warp-specialize gave worker partitions their own copies
+    // of the values they use, and recorded the warps the kernel launches.
+    WalkResult unprepared = module.walk([&](WarpSpecializeOp op) {
+      if (isWarpSpecializePrepared(op))
+        return WalkResult::advance();
+      op.emitOpError() << "is not prepared for the lowering: run "
+                          "tile-prepare-warp-specialize first (kiln-to-llvm "
+                          "does)";
+      return WalkResult::interrupt();
+    });
+    if (unprepared.wasInterrupted())
       return signalPassFailure();
+    IntegerAttr launched =
+        TileDialect::TotalNumWarpsAttrHelper(&getContext()).getAttr(module);
+    std::optional<int> totalWarps =
+        launched ? int(launched.getInt()) : context->numWarps;
     int64_t shared = declareSharedMemory(module);
     AxisInfoAnalysis &axisInfo = getAnalysis<AxisInfoAnalysis>();
     precomputeAxisInfo(module, axisInfo);
@@ -325,10 +335,6 @@ struct ConvertTileToLLVMPass
           return;
         targetInfo->limitKernelRegisters(func, cap.getInt());
       });
-    if (*totalWarps != context->numWarps)
-      TileDialect::TotalNumWarpsAttrHelper(&getContext())
-          .setAttr(module, IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                            *totalWarps));
     TileDialect::SharedAttrHelper(&getContext())
         .setAttr(module,
                  IntegerAttr::get(IntegerType::get(&getContext(), 32), shared));

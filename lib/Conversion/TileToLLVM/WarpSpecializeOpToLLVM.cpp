@@ -30,6 +30,7 @@
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 
@@ -84,15 +85,18 @@ struct Rematerializer {
     InFlightDiagnostic diag = use.getOwner()->emitOpError();
     diag << "in worker partition " << index - 1
          << " uses a value the kernel's warps compute ";
-    if (def)
-      diag << "('" << def->getName() << "') ";
-    else
+    // A loop's or branch's result: a block argument once scf is lowered,
+    // an scf op's result before.
+    bool controlFlow = !def || isa<RegionBranchOpInterface>(def);
+    if (controlFlow)
       diag << "(a loop or branch result) ";
+    else
+      diag << "('" << def->getName() << "') ";
     diag << "and the partition cannot recompute: worker partitions may use "
             "kernel arguments, constants and what is computed from them "
             "without touching memory (shared-memory allocations and their "
             "views included)";
-    if (def)
+    if (!controlFlow)
       diag.attachNote(def->getLoc()) << "defined here";
     return failure();
   }
@@ -274,11 +278,18 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
       if (failed(remat.run()))
         return WalkResult::interrupt();
     }
+    TileDialect::PartitionsPreparedAttrHelper(op->getContext())
+        .setAttr(op, UnitAttr::get(op->getContext()));
     return WalkResult::advance();
   });
   if (r.wasInterrupted())
     return failure();
   return total;
+}
+
+bool kiln::isWarpSpecializePrepared(Operation *op) {
+  return TileDialect::PartitionsPreparedAttrHelper(op->getContext())
+      .isAttrPresent(op);
 }
 
 void kiln::configureWarpSpecializeLegality(ConversionTarget &target) {

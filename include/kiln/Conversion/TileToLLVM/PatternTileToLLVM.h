@@ -78,11 +78,15 @@ void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &ctx);
 
 /// tile.warp_specialize (WarpSpecializeOpToLLVM.cpp), around the conversion:
-/// before it, checks the ops against the target and gives each worker region
-/// its own copy of what it uses from above; returns the warps to launch.
+/// before it (the tile-prepare-warp-specialize pass), checks the ops against
+/// the target and gives each worker region its own copy of what it uses from
+/// above, marking each op prepared (isWarpSpecializePrepared); returns the
+/// warps to launch.
 mlir::FailureOr<int> prepareWarpSpecialize(mlir::ModuleOp module,
                                            const TargetInfo &target,
                                            int numWarps, int warpSize);
+/// Whether tile-prepare-warp-specialize has run on `op`.
+bool isWarpSpecializePrepared(mlir::Operation *op);
 /// The op stays through the conversion (its regions' block types converted).
 void configureWarpSpecializeLegality(mlir::ConversionTarget &target);
 void populateWarpSpecializeOpToLLVMPatterns(TileTypeConverter &converter,

@@ -321,6 +321,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "between 16 and 255 (registers per thread)";
     return success();
   }
+  if (name == PartitionsPreparedAttrHelper::getNameStr()) {
+    if (!isa<WarpSpecializeOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' is a unit attribute of "
+                               << "tile.warp_specialize";
+    return success();
+  }
   if (name == TotalNumWarpsAttrHelper::getNameStr()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !n || n.getInt() < 1 || n.getInt() > 32)

@@ -52,8 +52,9 @@ def Tile_Dialect : Dialect {
     "::mlir::StringAttr":$target,
     // On the module: warps per CTA.
     "::mlir::IntegerAttr":$num_warps,
-    // On the module, set by convert-tile-to-llvm when tile.warp_specialize
-    // adds worker warps: the warps launched per CTA (num_warps plus theirs).
+    // On the module, set by tile-prepare-warp-specialize when
+    // tile.warp_specialize adds worker warps: the warps launched per CTA
+    // (num_warps plus theirs).
     "::mlir::IntegerAttr":$total_num_warps,
     // On the module: the most registers per thread the kernel may use (the
     // maxnreg launch option; NVIDIA's .maxnreg).
@@ -79,7 +80,11 @@ def Tile_Dialect : Dialect {
     // On local_load, set by tile-insert-barriers: no async copy into the
     // bytes it reads can be in flight there (so it may be declared not to
     // alias any in-flight copy).
-    "::mlir::UnitAttr":$synced_via_wait
+    "::mlir::UnitAttr":$synced_via_wait,
+    // On warp_specialize, set by tile-prepare-warp-specialize: checked
+    // against the target, its worker regions given their own copies of what
+    // they use from above (convert-tile-to-llvm lowers only these).
+    "::mlir::UnitAttr":$partitions_prepared
   );
   let extraClassDeclaration = [{
     /// LLVM keeps address spaces in 24 bits.
