@@ -4,11 +4,13 @@ mbarrier + wgmma GEMM (sm_90a), and the AMD direct-to-LDS ring (gfx942, gfx950).
 what the compiler made of the asynchrony: the async instructions, the waits it computed
 (``cp.async.wait_group N``, ``wgmma.wait_group N``, ``s_waitcnt vmcnt(N)``) and, on AMD, the
 verdict of the independent vmcnt simulator over the final assembly
-(:mod:`kiln.tools.amdgcn_waits`)."""
+(third_party/amd/tools/amdgcn_waits.py)."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 
 import kiln
 import kiln.language as kl
@@ -75,7 +77,12 @@ def summarize(kernel):
                 waits.append(w)
     verdict = "async-safety: ok"  # tile-check-async-safety passed, or it would not compile
     if "amdgcn" in kernel.asm:
-        from kiln.tools import amdgcn_waits
+        # The AMD backend's vmcnt checker (a developer tool beside the backend).
+        tools = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "third_party",
+                             "amd", "tools")
+        if tools not in sys.path:
+            sys.path.insert(0, tools)
+        import amdgcn_waits
         reports = amdgcn_waits.check(kernel.asm["amdgcn"])
         bad = sum(len(r.violations) for r in reports)
         verdict += ("; vmcnt check: ok" if reports and not bad

@@ -4,7 +4,7 @@
 Compiles examples/kernels.py's ``amd_stream_ring`` (NBUF=3) for gfx942 (4-byte copies) and
 gfx950 (16-byte), with buffer_load_to_shared or global_load_to_shared, read back with
 load_shared_relaxed or a plain ``.load()``, with and without buffer stores in the loop; prints
-each variant's steady-state loop waits and the verdict of kiln.tools.amdgcn_waits (the
+each variant's steady-state loop waits and the verdict of third_party/amd/tools/amdgcn_waits.py (the
 independent vmcnt simulator) on its assembly. Exits 1 if any loop has a vmcnt(0) or the check
 fails. No GPU needed."""
 
@@ -14,10 +14,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+sys.path.insert(0, os.path.join(HERE, "..", "third_party", "amd", "tools"))
 
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
-from kiln.tools import amdgcn_waits  # noqa: E402
+import amdgcn_waits  # noqa: E402
 from kernels import amd_stream_ring  # noqa: E402
 
 

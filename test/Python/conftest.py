@@ -4,9 +4,12 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
+# The AMD backend's developer tools (amdgcn_waits: a test oracle, not shipped in the wheel).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "third_party", "amd", "tools"))
 
 # Every AMD kernel the test suite compiles goes through the independent vmcnt simulator
-# (kiln.tools.amdgcn_waits): a compile whose assembly lets an LDS access read bytes a
+# (third_party/amd/tools/amdgcn_waits.py): a compile whose assembly lets an LDS access read bytes a
 # direct-to-LDS copy may still be writing fails the test that compiled it. CHECKED_AMD
 # counts the kernels checked (test_amd_dsl.py asserts the hook runs).
 from kiln.compiler import compiler as _compiler_mod  # noqa: E402
@@ -19,7 +22,7 @@ def _checked_init(self, name, asm, metadata, *args, **kwargs):
     _init(self, name, asm, metadata, *args, **kwargs)
     text = asm.get("amdgcn") if isinstance(asm, dict) else None
     if isinstance(text, str) and str(metadata.get("target", "")).startswith("hip:"):
-        from kiln.tools import amdgcn_waits
+        import amdgcn_waits
         reports = amdgcn_waits.check(text)
         bad = [r.render() for r in reports if r.violations]
         CHECKED_AMD.append(name)

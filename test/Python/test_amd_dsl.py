@@ -1,7 +1,7 @@
 """The AMD DSL (Gluon's ``amd.cdna3`` / ``amd.cdna4``) without a GPU: the tile_amd ops it
 emits, the assembly (buffer instructions, direct-to-LDS copies, exact vmcnt waits), argument
 errors at the user's line, and the NBUF=3 ring checked by the independent vmcnt simulator
-(kiln.tools.amdgcn_waits) for every variant."""
+(third_party/amd/tools/amdgcn_waits.py) for every variant."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import kiln
 import kiln.language as kl
 from kiln.language.amd import cdna3
 from kiln.language.amd.cdna4 import async_copy as acp
-from kiln.tools import amdgcn_waits
+import amdgcn_waits
 
 import compiled  # examples/ on sys.path
 import located

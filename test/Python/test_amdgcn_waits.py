@@ -1,4 +1,4 @@
-"""Tests of kiln.tools.amdgcn_waits, the independent vmcnt checker of AMDGCN assembly.
+"""Tests of amdgcn_waits (third_party/amd/tools), the independent vmcnt checker of AMDGCN assembly.
 
 Hand-written gfx9 snippets exercise each part of the model; the last tests run it on
 assembly that kiln-opt | kiln-translate produce (skipped without a build)."""
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from kiln.tools import amdgcn_waits as aw
+import amdgcn_waits as aw
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 BIN = os.path.join(ROOT, "build", "bin")

@@ -18,7 +18,7 @@ import kiln.language as kl
 from kiln.compiler import compiler as compiler_mod
 from kiln.compiler import errors as errors_mod
 from kiln.language.amd.cdna4 import async_copy as acp
-from kiln.tools import amdgcn_waits
+import amdgcn_waits
 
 import compiled  # examples/ on sys.path
 import located

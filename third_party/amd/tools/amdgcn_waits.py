@@ -1,6 +1,6 @@
 """Independent checker of ``s_waitcnt vmcnt`` waits in AMDGCN assembly.
 
-``python3 -m kiln.tools.amdgcn_waits FILE.s|-`` judges the waits of final assembly
+``python3 third_party/amd/tools/amdgcn_waits.py FILE.s|-`` judges the waits of final assembly
 (Kiln's wait-count pass plus LLVM's) by simulating the gfx9 vector-memory counter; it
 shares no code or arithmetic with the compiler.
 
@@ -1302,7 +1302,7 @@ def check(text, waves=None, max_paths=2000, back_edges=2, kernel=None):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog='python3 -m kiln.tools.amdgcn_waits',
+    ap = argparse.ArgumentParser(prog='amdgcn_waits.py',
                                  description='Check s_waitcnt vmcnt waits in gfx9 AMDGCN assembly.')
     ap.add_argument('file', help='assembly file, or - for stdin')
     ap.add_argument('--waves', type=int, help='waves per workgroup (default: metadata, else 4)')
