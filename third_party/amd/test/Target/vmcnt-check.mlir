@@ -1,17 +1,17 @@
 // REQUIRES: amd
-// The independent vmcnt checker (python/kiln/tools/amdgcn_waits.py) on the final
+// The independent vmcnt checker (third_party/amd/tools/amdgcn_waits.py) on the final
 // gfx942 assembly: it simulates the wave's vector-memory counter, the direct-to-LDS
 // bytes and the LDS reads per lane, and judges every s_waitcnt vmcnt.
 // RUN: kiln-opt %s --kiln-to-llvm="target=hip:gfx942" | kiln-translate --target=hip:gfx942 --emit=amdgcn - > %t.s
-// RUN: %python -m kiln.tools.amdgcn_waits -v %t.s | FileCheck %s
+// RUN: %python %S/../../tools/amdgcn_waits.py -v %t.s | FileCheck %s
 // The same on gfx950.
-// RUN: kiln-opt %s --kiln-to-llvm="target=hip:gfx950" | kiln-translate --target=hip:gfx950 --emit=amdgcn - | %python -m kiln.tools.amdgcn_waits - | FileCheck %s --check-prefix=GFX950
+// RUN: kiln-opt %s --kiln-to-llvm="target=hip:gfx950" | kiln-translate --target=hip:gfx950 --emit=amdgcn - | %python %S/../../tools/amdgcn_waits.py - | FileCheck %s --check-prefix=GFX950
 // Negative controls: one copy more allowed in flight before the first local_load of
 // two_groups, and every wait of the ring relaxed to vmcnt(3), must fail.
-// RUN: sed 's/vmcnt(4)/vmcnt(5)/' %t.s | not %python -m kiln.tools.amdgcn_waits --kernel two_groups - | FileCheck %s --check-prefix=BAD
-// RUN: sed -E 's/vmcnt\([0-9]+\)/vmcnt(3)/' %t.s | not %python -m kiln.tools.amdgcn_waits --kernel ring - | FileCheck %s --check-prefix=BADRING
+// RUN: sed 's/vmcnt(4)/vmcnt(5)/' %t.s | not %python %S/../../tools/amdgcn_waits.py --kernel two_groups - | FileCheck %s --check-prefix=BAD
+// RUN: sed -E 's/vmcnt\([0-9]+\)/vmcnt(3)/' %t.s | not %python %S/../../tools/amdgcn_waits.py --kernel ring - | FileCheck %s --check-prefix=BADRING
 // ... and xring without the s_barrier after its wait: other waves' bytes are read.
-// RUN: sed '/vmcnt(/{n;/s_barrier/d;}' %t.s | not %python -m kiln.tools.amdgcn_waits --kernel xring - | FileCheck %s --check-prefix=NOBAR
+// RUN: sed '/vmcnt(/{n;/s_barrier/d;}' %t.s | not %python %S/../../tools/amdgcn_waits.py --kernel xring - | FileCheck %s --check-prefix=NOBAR
 
 // two_groups: a 1-instruction group (256 floats, one per lane) and a
 // 4-instruction group (1024 floats); wait_group(1) is vmcnt(4), exact (slack
