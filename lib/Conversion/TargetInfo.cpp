@@ -94,6 +94,5 @@ Value TargetInfo::warpId(OpBuilder &b, Location loc) const {
                                b.getI32IntegerAttr(desc.warpSize)));
 }
 
-LogicalResult TargetInfo::finishLowering(ModuleOp) const { return success(); }
 void TargetInfo::asyncWait(OpBuilder &, Location, unsigned,
                            std::optional<unsigned>) const {}

@@ -82,6 +82,10 @@ static void addCorePasses(OpPassManager &pm, PipelineStage stage,
     lower.target = options.target;
     lower.numWarps = options.numWarps;
     pm.addPass(createConvertTileToLLVMPass(lower));
+    TileLowerWarpSpecializePassOptions ws;
+    ws.target = options.target;
+    ws.numWarps = options.numWarps;
+    pm.addPass(createTileLowerWarpSpecializePass(ws));
     return;
   }
   case PipelineStage::Cleanup:

@@ -51,4 +51,24 @@ def TilePrepareWarpSpecializePass : Pass<"tile-prepare-warp-specialize", "mlir::
   ];
 }
 
+def TileLowerWarpSpecializePass : Pass<"tile-lower-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "Lower the converted tile.warp_specialize to one control-flow graph";
+  let description = [{
+    After `convert-tile-to-llvm` (the lowering stage of kiln-to-llvm): CTA
+    barriers become named barriers of their partition (id 0 for the
+    kernel's warps, 2 + k for worker k), worker threads count their ids from
+    the partition's first warp, worker warp groups set their register counts
+    (setmaxnreg) and the regions are inlined into one control-flow graph:
+    warps past the kernel's own branch to the worker dispatch, and every
+    warp meets at named barrier 1 before and after the partitions.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (one of the known targets)">,
+    Option<"numWarps", "num-warps", "int", /*default=*/"0",
+           "Warps per CTA (0: take tile.num_warps from the module)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

@@ -36,7 +36,9 @@ enum class PipelineStage {
   /// (tile-prepare-warp-specialize; a backend's: the global scratch argument
   /// of device-side TMA descriptors).
   PreLowering,
-  /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm).
+  /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm,
+  /// tile-lower-warp-specialize; a backend's: the last rewrites of its
+  /// LLVM-level ops before translation).
   Lowering,
   /// reconcile-unrealized-casts, canonicalize, cse.
   Cleanup,

@@ -314,10 +314,7 @@ struct ConvertTileToLLVMPass
         failed(tagTensorDescParams(module, *targetInfo)) ||
         failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
-        failed(applyTileToLLVMConversion(module, lctx)) ||
-        failed(lowerWarpSpecialize(module, *targetInfo, context->numWarps,
-                                   int(desc.warpSize))) ||
-        failed(targetInfo->finishLowering(module)))
+        failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
     markKernels(module, *targetInfo, *totalWarps * desc.warpSize);
     // The maxnreg launch option caps every kernel's registers (a cap never

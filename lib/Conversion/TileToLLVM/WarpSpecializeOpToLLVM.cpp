@@ -40,7 +40,6 @@ using namespace kiln::tile;
 
 namespace {
 
-constexpr llvm::StringLiteral kRegionsConverted = "tile.regions_converted";
 constexpr unsigned kPartitionBarrier = 1;
 
 /// Copies into a worker region what it uses from above, or reports why not.
@@ -133,7 +132,8 @@ struct WarpSpecializeRegionTypes
       if (failed(rewriter.convertRegionTypes(&region, *getTypeConverter())))
         return failure();
     rewriter.modifyOpInPlace(op, [&] {
-      op->setAttr(kRegionsConverted, rewriter.getUnitAttr());
+      TileDialect::RegionsConvertedAttrHelper(op->getContext())
+          .setAttr(op, rewriter.getUnitAttr());
     });
     return success();
   }
@@ -294,7 +294,10 @@ bool kiln::isWarpSpecializePrepared(Operation *op) {
 
 void kiln::configureWarpSpecializeLegality(ConversionTarget &target) {
   target.addDynamicallyLegalOp<WarpSpecializeOp>(
-      [](Operation *op) { return op->hasAttr(kRegionsConverted); });
+      [](Operation *op) {
+        return TileDialect::RegionsConvertedAttrHelper(op->getContext())
+            .isAttrPresent(op);
+      });
   target.addLegalOp<WarpYieldOp>();
 }
 

@@ -173,10 +173,6 @@ public:
   /// diagnostic at the op. The default accepts everything.
   virtual mlir::LogicalResult checkBeforeLowering(mlir::ModuleOp module,
                                                   const LoweringContext &ctx) const;
-  /// Rewrites what the conversion left in vendor ops that need one more
-  /// step before translation to LLVM IR (NVVM's PTX-builder ops become
-  /// inline PTX). The default does nothing.
-  virtual mlir::LogicalResult finishLowering(mlir::ModuleOp module) const;
   /// Makes the vendor's LLVM-level dialect (NVVM, ROCDL) legal in the
   /// conversion target.
   virtual void

@@ -321,7 +321,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "between 16 and 255 (registers per thread)";
     return success();
   }
-  if (name == PartitionsPreparedAttrHelper::getNameStr()) {
+  if (name == PartitionsPreparedAttrHelper::getNameStr() ||
+      name == RegionsConvertedAttrHelper::getNameStr()) {
     if (!isa<WarpSpecializeOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitOpError() << "'" << name << "' is a unit attribute of "
                                << "tile.warp_specialize";

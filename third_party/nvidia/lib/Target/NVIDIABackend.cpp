@@ -72,6 +72,11 @@ public:
       scratch.target = options.target;
       pm.addPass(tile_nv::createTileNVAddGlobalScratchPass(scratch));
     }
+    if (stage == PipelineStage::Lowering) {
+      tile_nv::TileNVNVVMToPTXPassOptions ptx;
+      ptx.target = options.target;
+      pm.addPass(tile_nv::createTileNVNVVMToPTXPass(ptx));
+    }
   }
 
   void registerTranslation(MLIRContext &context) const override {

@@ -6,9 +6,7 @@
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
-#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -272,16 +270,6 @@ public:
                     UnitAttr::get(ctx));
     func.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
-  }
-
-  // NVVM ops without an LLVM intrinsic (mbarrier.init with a predicate,
-  // arrive.expect_tx, try_wait.parity, and wgmma later) become inline PTX.
-  LogicalResult finishLowering(ModuleOp module) const override {
-    RewritePatternSet patterns(module.getContext());
-    populateNVVMToLLVMConversionPatterns(patterns);
-    // One visit per op: no folding or dead-code removal of the rest.
-    walkAndApplyPatterns(module, FrozenRewritePatternSet(std::move(patterns)));
-    return success();
   }
 
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {

@@ -84,7 +84,10 @@ def Tile_Dialect : Dialect {
     // On warp_specialize, set by tile-prepare-warp-specialize: checked
     // against the target, its worker regions given their own copies of what
     // they use from above (convert-tile-to-llvm lowers only these).
-    "::mlir::UnitAttr":$partitions_prepared
+    "::mlir::UnitAttr":$partitions_prepared,
+    // On warp_specialize, set by convert-tile-to-llvm: its regions' blocks
+    // are converted (tile-lower-warp-specialize inlines them next).
+    "::mlir::UnitAttr":$regions_converted
   );
   let extraClassDeclaration = [{
     /// LLVM keeps address spaces in 24 bits.

@@ -28,4 +28,20 @@ def TileNVAddGlobalScratchPass : Pass<"tile-nv-add-global-scratch", "mlir::Modul
   ];
 }
 
+def TileNVNVVMToPTXPass : Pass<"tile-nv-nvvm-to-ptx", "mlir::ModuleOp"> {
+  let summary = "NVVM ops without an LLVM intrinsic become inline PTX";
+  let description = [{
+    After the lowering (the lowering stage of kiln-to-llvm): the NVVM ops
+    the conversion and warp specialization emit that have no LLVM intrinsic
+    (mbarrier init with a predicate, arrive.expect_tx, try_wait.parity,
+    wgmma and friends) become `llvm.inline_asm` with their PTX, one visit
+    per op and nothing else rewritten (no folding, no dead-code removal).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif

@@ -1,0 +1,88 @@
+//===- WarpSpecializePasses.cpp - tile.warp_specialize around lowering ----===//
+//
+// The first and last of the three steps of WarpSpecializeOpToLLVM.cpp, as
+// passes of kiln-to-llvm rather than steps inside convert-tile-to-llvm
+// (Conversion/Passes.td): tile-prepare-warp-specialize (pre-lowering stage)
+// records the warps the kernel launches (tile.total_num_warps) for the
+// lowering and the launcher; tile-lower-warp-specialize (lowering stage,
+// after the conversion) makes one control-flow graph of the partitions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/Transforms/CompileContext.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_TILEPREPAREWARPSPECIALIZEPASS
+#define GEN_PASS_DEF_TILELOWERWARPSPECIALIZEPASS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+bool hasWarpSpecialize(ModuleOp module) {
+  return module.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
+struct PrepareWarpSpecialize
+    : kiln::impl::TilePrepareWarpSpecializePassBase<PrepareWarpSpecialize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!hasWarpSpecialize(module))
+      return; // nothing to prepare
+    FailureOr<CompileContext> context =
+        resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
+    if (failed(context))
+      return signalPassFailure();
+    const TargetDesc &desc = *context->target;
+    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);
+    if (!targetInfo) {
+      module.emitError() << "the backend for " << desc.name
+                         << " is not built into this Kiln";
+      return signalPassFailure();
+    }
+    FailureOr<int> total = prepareWarpSpecialize(
+        module, *targetInfo, context->numWarps, int(desc.warpSize));
+    if (failed(total))
+      return signalPassFailure();
+    if (*total != context->numWarps)
+      TileDialect::TotalNumWarpsAttrHelper(&getContext())
+          .setAttr(module, IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                            *total));
+  }
+};
+
+struct LowerWarpSpecialize
+    : kiln::impl::TileLowerWarpSpecializePassBase<LowerWarpSpecialize> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (!hasWarpSpecialize(module))
+      return;
+    FailureOr<CompileContext> context =
+        resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
+    if (failed(context))
+      return signalPassFailure();
+    const TargetDesc &desc = *context->target;
+    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);
+    if (!targetInfo) {
+      module.emitError() << "the backend for " << desc.name
+                         << " is not built into this Kiln";
+      return signalPassFailure();
+    }
+    if (failed(lowerWarpSpecialize(module, *targetInfo, context->numWarps,
+                                   int(desc.warpSize))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
