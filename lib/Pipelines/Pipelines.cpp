@@ -15,26 +15,6 @@
 using namespace mlir;
 using namespace kiln;
 
-llvm::StringRef kiln::stringifyPipelineStage(PipelineStage stage) {
-  switch (stage) {
-  case PipelineStage::Layouts:
-    return "layouts";
-  case PipelineStage::Schedule:
-    return "schedule";
-  case PipelineStage::AsyncChecks:
-    return "async-checks";
-  case PipelineStage::SharedMemory:
-    return "shared-memory";
-  case PipelineStage::PreLowering:
-    return "pre-lowering";
-  case PipelineStage::Lowering:
-    return "lowering";
-  case PipelineStage::Cleanup:
-    return "cleanup";
-  }
-  llvm_unreachable("unknown pipeline stage");
-}
-
 /// Core's passes of one stage.
 static void addCorePasses(OpPassManager &pm, PipelineStage stage,
                           const KilnToLLVMOptions &options) {

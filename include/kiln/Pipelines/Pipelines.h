@@ -44,9 +44,6 @@ enum class PipelineStage {
   Cleanup,
 };
 
-/// The stage's name in messages and docs ("shared-memory").
-llvm::StringRef stringifyPipelineStage(PipelineStage stage);
-
 struct KilnToLLVMOptions : public mlir::PassPipelineOptions<KilnToLLVMOptions> {
   Option<std::string> target{
       *this, "target",

@@ -30,6 +30,26 @@ bool hasWarpSpecialize(ModuleOp module) {
       .wasInterrupted();
 }
 
+/// The module's compile context and its target's TargetInfo, or an error.
+struct Lowering {
+  CompileContext context;
+  std::unique_ptr<TargetInfo> target;
+};
+FailureOr<Lowering> getLowering(ModuleOp module, StringRef target,
+                                int numWarps) {
+  FailureOr<CompileContext> context =
+      resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
+  if (failed(context))
+    return failure();
+  std::unique_ptr<TargetInfo> info = createTargetInfo(*context->target);
+  if (!info) {
+    module.emitError() << "the backend for " << context->target->name
+                       << " is not built into this Kiln";
+    return failure();
+  }
+  return Lowering{*context, std::move(info)};
+}
+
 struct PrepareWarpSpecialize
     : kiln::impl::TilePrepareWarpSpecializePassBase<PrepareWarpSpecialize> {
   using Base::Base;
@@ -38,22 +58,15 @@ struct PrepareWarpSpecialize
     ModuleOp module = getOperation();
     if (!hasWarpSpecialize(module))
       return; // nothing to prepare
-    FailureOr<CompileContext> context =
-        resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
-    if (failed(context))
+    FailureOr<Lowering> l = getLowering(module, target, numWarps);
+    if (failed(l))
       return signalPassFailure();
-    const TargetDesc &desc = *context->target;
-    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);
-    if (!targetInfo) {
-      module.emitError() << "the backend for " << desc.name
-                         << " is not built into this Kiln";
-      return signalPassFailure();
-    }
     FailureOr<int> total = prepareWarpSpecialize(
-        module, *targetInfo, context->numWarps, int(desc.warpSize));
+        module, *l->target, l->context.numWarps,
+        int(l->context.target->warpSize));
     if (failed(total))
       return signalPassFailure();
-    if (*total != context->numWarps)
+    if (*total != l->context.numWarps)
       TileDialect::TotalNumWarpsAttrHelper(&getContext())
           .setAttr(module, IntegerAttr::get(IntegerType::get(&getContext(), 32),
                                             *total));
@@ -68,19 +81,10 @@ struct LowerWarpSpecialize
     ModuleOp module = getOperation();
     if (!hasWarpSpecialize(module))
       return;
-    FailureOr<CompileContext> context =
-        resolveCompileContext(module, target, numWarps, /*requireTarget=*/true);
-    if (failed(context))
-      return signalPassFailure();
-    const TargetDesc &desc = *context->target;
-    std::unique_ptr<TargetInfo> targetInfo = createTargetInfo(desc);
-    if (!targetInfo) {
-      module.emitError() << "the backend for " << desc.name
-                         << " is not built into this Kiln";
-      return signalPassFailure();
-    }
-    if (failed(lowerWarpSpecialize(module, *targetInfo, context->numWarps,
-                                   int(desc.warpSize))))
+    FailureOr<Lowering> l = getLowering(module, target, numWarps);
+    if (failed(l) ||
+        failed(lowerWarpSpecialize(module, *l->target, l->context.numWarps,
+                                   int(l->context.target->warpSize))))
       signalPassFailure();
   }
 };
