@@ -249,3 +249,59 @@ def test_triton_style_aggregates():
     assert aggregate_fields(TCounter) == ("index", "step")
     k = triton_counter_kernel.warmup("*i32", "i32", grid=(1,), target=SM90)
     assert _iter_args(k.asm["tile"], "scf.for") == [1]  # only index: step is a constexpr
+
+
+# --- mistakes outside kernels and in builtins ---------------------------------------------
+
+def test_aggregate_declaration_errors():
+    with pytest.raises(TypeError, match=r"aggregate class .*Empty declares no fields"):
+        @kl.aggregate
+        class Empty:
+            def __init__(self):
+                pass
+    with pytest.raises(TypeError, match=r"aggregate class .*NoInit needs an __init__ that sets "
+                       r"its fields x"):
+        @kl.aggregate
+        class NoInit:
+            x: kl.tensor
+    with pytest.raises(TypeError, match=r"aggregate decorates a class"):
+        kl.aggregate(3)
+
+
+@kiln.jit
+def e_init_not_tensor(out):
+    acc = warpgroup_mma_init(3)  # E:init
+    kl.store(out, 1)
+
+
+def test_accumulator_init_needs_a_tensor():
+    with pytest.raises(CompilationError) as ei:
+        e_init_not_tensor.warmup("*i32", grid=(1,), target=SM90)
+    located.assert_located(ei.value, HERE, "E:init", "warpgroup_mma_init",
+                           r"warpgroup_mma_init: value must be a tensor, got 3",
+                           CompilationError)
+
+
+@kiln.jit
+def while_to_n(out, n):
+    j = 0
+    while j < n:  # n == 1 is specialized to a constant: j makes the loop runtime
+        j += 1
+    kl.store(out, j)
+
+
+@kiln.jit
+def e_while_forever(out, n):
+    j = 0
+    while 1 < 2:  # E:forever
+        kl.store(out, j)
+
+
+def test_while_whose_body_makes_the_condition_runtime():
+    k = while_to_n.warmup("*i32", 1, grid=(1,), target=SM90)
+    assert "scf.while" in k.asm["tile"]
+    with pytest.raises(CompilationError) as ei:
+        e_while_forever.warmup("*i32", "i32", grid=(1,), target=SM90)
+    located.assert_located(ei.value, HERE, "E:forever", "while",
+                           r"while loop with a compile-time true condition never ends "
+                           r"\(break is not supported\)", CompilationError)

@@ -1,6 +1,8 @@
 """Launch options and small language names Gluon kernels use: ``maxnreg`` (a per-thread register
 cap: NVIDIA's .maxnreg, part of the kernel's cache key) and ``kl.to_tensor``."""
 
+import re
+
 import pytest
 
 import kiln
@@ -103,3 +105,41 @@ def test_maxnreg_is_the_pool_of_register_reallocation():
     with pytest.raises(CompilationError, match=r"partition_num_regs need at least 24 "
                        r"registers per thread to start from, but the kernel's maxnreg is 16"):
         ws_with_regs.warmup("*i32", grid=(1,), target="cuda:sm_90a", maxnreg=16)
+
+
+@kiln.jit
+def ws_sized(x, W: kl.constexpr, R: kl.constexpr):
+    kl.warp_specialize([(_ws_default, (x,)), (_ws_worker, (x,))], [W], [R])
+
+
+def _pool_check(ptx, num_warps, worker_warps):
+    """Independent of the planner: read .maxnreg, .maxntid and the setmaxnreg counts from
+    the PTX and check that what the warp groups end up holding fits the pool the CTA
+    started with (.maxnreg registers for each launched thread)."""
+    cap = int(re.search(r"\.maxnreg (\d+)", ptx).group(1))
+    threads = int(re.search(r"\.maxntid (\d+)", ptx).group(1))
+    # In program order: the kernel's warps' own count first (absent when they keep
+    # .maxnreg), then one per worker warp group.
+    sets = [int(n) for n in
+            re.findall(r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32 \t?(\d+);", ptx)]
+    padded = threads // 32 - num_warps
+    groups = padded // 4
+    assert padded % 4 == 0 and padded >= worker_warps and len(sets) in (groups, groups + 1)
+    default = sets[0] if len(sets) == groups + 1 else cap
+    worker = sets[len(sets) - groups:]
+    held = default * num_warps * 32 + sum(worker) * 4 * 32
+    assert held <= cap * threads, (cap, threads, sets)
+
+
+@pytest.mark.parametrize("num_warps", [4, 8])
+@pytest.mark.parametrize("W,R", [(1, 24), (2, 80), (4, 160)])
+@pytest.mark.parametrize("maxnreg", [None, 64, 128, 200])
+def test_register_reallocation_fits_the_pool(num_warps, W, R, maxnreg):
+    try:
+        k = ws_sized.warmup("*i32", W, R, grid=(1,), target="cuda:sm_90a",
+                            num_warps=num_warps, maxnreg=maxnreg)
+    except CompilationError as e:
+        # A plan that cannot fit is refused before lowering, never emitted.
+        assert re.search(r"partition_num_regs (leave the kernel's|need at least)", str(e)), e
+        return
+    _pool_check(k.asm["ptx"], num_warps, W)

@@ -1702,6 +1702,26 @@ module attributes {tile.total_num_warps = 33 : i32} {
 
 // -----
 
+// The markers of warp specialization's passes belong on tile.warp_specialize.
+func.func @prepared_marker_elsewhere() {
+  // expected-error @+1 {{'func.return' op 'tile.partitions_prepared' is a unit attribute of tile.warp_specialize}}
+  func.return {tile.partitions_prepared}
+}
+
+// -----
+
+func.func @converted_marker_value() {
+  // expected-error @+1 {{'tile.warp_specialize' op 'tile.regions_converted' is a unit attribute of tile.warp_specialize}}
+  tile.warp_specialize partition_num_warps = [1] attributes {tile.regions_converted = 1 : i32} {
+    tile.warp_yield
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module {
   // expected-error @+1 {{'tile.local_alloc' op must be inside a function: ops of the tile dialects are a kernel's code, and nothing lowers them at module scope}}
