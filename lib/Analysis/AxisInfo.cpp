@@ -15,6 +15,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -170,6 +171,14 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
   SmallVector<int64_t> shape = shapeOf(v);
 
   if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // An scf.for induction variable is lb + k * step.
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        loop && arg == loop.getInductionVar()) {
+      unknown.divisibility[0] =
+          std::min(get(loop.getLowerBound()).divisibility[0],
+                   get(loop.getStep()).divisibility[0]);
+      return unknown;
+    }
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     if (!func || arg.getOwner() != &func.getBody().front() ||
         isa<RankedTensorType>(v.getType()))

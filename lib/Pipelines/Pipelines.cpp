@@ -30,6 +30,11 @@ static void addCorePasses(OpPassManager &pm, PipelineStage stage,
     return;
   }
   case PipelineStage::Schedule:
+    // Software pipelining of loops with num_stages, in three replayable
+    // steps (the schedule lives in tile.stage / tile.cluster between them).
+    pm.addPass(tile::createTilePipelineAssignStagesPass());
+    pm.addPass(tile::createTilePipelineLowerLoadsPass());
+    pm.addPass(tile::createTilePipelineExpandPass());
     return;
   case PipelineStage::AsyncChecks: {
     // The check reads the group counts of waits on tokens.

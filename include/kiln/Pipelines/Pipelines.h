@@ -23,8 +23,9 @@ enum class PipelineStage {
   /// Layouts the kernel left to the compiler are chosen; a cluster's tensors
   /// become one CTA's part (tile-resolve-layouts, tile-split-cluster).
   Layouts,
-  /// Loop transformations that create asynchronous work (software
-  /// pipelining). Core has none yet.
+  /// Loop transformations that create asynchronous work: software
+  /// pipelining of num_stages loops (tile-pipeline-assign-stages,
+  /// tile-pipeline-lower-loads, tile-pipeline-expand).
   Schedule,
   /// Asynchronous work is counted and checked (tile-insert-wait-counts,
   /// tile-check-async-safety).

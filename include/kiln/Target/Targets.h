@@ -60,6 +60,15 @@ struct TargetDesc {
   /// The type itself allows 2^10 (LinearLayout::kMaxInBits); a chip whose
   /// compiler takes far longer on big register files lowers this.
   unsigned maxTensorRegisters = 1024;
+  /// A masked lane's async copy writes zeros (cp.async's src-size 0), so a
+  /// masked copy's `other` can only be zero. Otherwise masked lanes are
+  /// branched around the copy and store `other` themselves.
+  bool asyncCopyZeroFillsMasked = true;
+  /// Async copies whose layout has threads that only repeat others'
+  /// elements (broadcast lanes or warps) are lowered (those threads branch
+  /// around the copy). Not where a wave that issues no copy would break the
+  /// instruction counts of waits.
+  bool asyncCopyBroadcastLanes = true;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

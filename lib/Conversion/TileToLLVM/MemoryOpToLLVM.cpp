@@ -11,6 +11,7 @@
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 
+#include "kiln/Analysis/VectorWidth.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -21,49 +22,17 @@ using namespace kiln::tile;
 
 unsigned kiln::getGlobalVectorWidth(Value ptr, Value mask,
                                    const LoweringContext &ctx) {
-  auto ty = cast<RankedTensorType>(ptr.getType());
-  Type pointee = cast<PointerType>(ty.getElementType()).getPointeeType();
-  AxisInfo info = ctx.axisInfo.get(ptr);
-  return getVectorWidth(ty, getElementBytes(pointee), info.contiguity,
-                        info.divisibility, mask, ctx);
+  return getPointerVectorWidth(ptr, mask, ctx.axisInfo,
+                               ctx.target.getDesc().maxVectorBytes);
 }
 
 unsigned kiln::getVectorWidth(RankedTensorType ty, int64_t bytes,
                               ArrayRef<int64_t> contiguity,
                               ArrayRef<int64_t> byteDivisibility, Value mask,
                               const LoweringContext &ctx) {
-  FailureOr<LinearLayout> ll = getLinearLayout(ty);
-  if (failed(ll) || ll->getNumBits(LinearLayout::Register) == 0)
-    return 1;
-  // The dimension register 1 moves along.
-  const auto &b0 = ll->getBases(LinearLayout::Register)[0];
-  int dim = -1;
-  for (unsigned k = 0; k < b0.size(); ++k)
-    if (b0[k] == 1 && dim < 0)
-      dim = k;
-    else if (b0[k] != 0)
-      return 1;
-  if (dim < 0)
-    return 1;
-  int64_t vec = ll->getContiguousRegs(dim);
-  vec = std::min<int64_t>(vec, contiguity[dim]);
-  vec = std::min<int64_t>(vec, std::max<int64_t>(1, byteDivisibility[dim] / bytes));
-  vec = std::min<int64_t>(vec, ctx.target.getDesc().maxVectorBytes / bytes);
-  if (mask)
-    vec = std::min<int64_t>(vec, ctx.axisInfo.get(mask).constancy[dim]);
-  vec = vec >= 1 ? int64_t(1) << llvm::Log2_64(vec) : 1;
-  // Every other basis must keep each vector aligned along `dim`.
-  auto aligned = [&](int64_t v) {
-    unsigned skip = llvm::Log2_64(v);
-    for (unsigned d = 0; d < LinearLayout::kNumInDims; ++d)
-      for (auto [i, b] : llvm::enumerate(ll->getBases(LinearLayout::InDim(d))))
-        if (!(d == LinearLayout::Register && i < skip) && b[dim] % v != 0)
-          return false;
-    return true;
-  };
-  while (vec > 1 && !aligned(vec))
-    vec /= 2;
-  return vec;
+  return getAccessVectorWidth(ty, bytes, contiguity, byteDivisibility, mask,
+                              ctx.axisInfo,
+                              ctx.target.getDesc().maxVectorBytes);
 }
 
 namespace {

@@ -343,36 +343,10 @@ struct ConvertTileToLLVMPass
 FailureOr<AsyncCopyWidth> kiln::checkAsyncCopyForLowering(
     Operation *op, RankedTensorType ptrType, Value dst, unsigned pointerElements,
     Value other, const LoweringContext &lctx) {
-  FailureOr<AsyncCopyWidth> width =
-      checkAsyncCopy(&lctx.target.getDesc(), ptrType, dst, pointerElements,
-                     [&] { return op->emitOpError(); });
-  if (failed(width))
-    return failure();
-  if (other && !isZeroConstant(other) && lctx.target.asyncCopyZeroFillsMasked()) {
-    op->emitOpError() << "a non-zero 'other' is not lowered for "
-                      << lctx.target.getDesc().name
-                      << ": the copy writes zeros where the mask is false "
-                         "(store 'other' after the wait instead)";
-    return failure();
-  }
-  if (lctx.target.lowersBroadcastAsyncCopy())
-    return width;
-  // Threads that only repeat others' elements (broadcast lanes or warps).
-  auto dstType = cast<MemDescType>(dst.getType());
-  auto tensorType = RankedTensorType::get(
-      ptrType.getShape(), dstType.getElementType(), ptrType.getEncoding());
-  FailureOr<SharedAccessPlan> plan =
-      planSharedAccess(tensorType, dstType, getSharedBaseAlignment(dst),
-                       width->bytes, getSharedXorOffset(dst));
-  if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
-    op->emitOpError() << "this async copy (with broadcast threads) is not "
-                         "lowered for "
-                      << lctx.target.getDesc().name
-                      << " yet: give the pointers a layout in which every "
-                         "thread owns distinct elements";
-    return failure();
-  }
-  return width;
+  return checkAsyncCopyLowerable(
+      lctx.target.getDesc(), ptrType, cast<MemDescType>(dst.getType()),
+      getSharedBaseAlignment(dst), getSharedXorOffset(dst), pointerElements,
+      other && !isZeroConstant(other), [&] { return op->emitOpError(); });
 }
 
 void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,

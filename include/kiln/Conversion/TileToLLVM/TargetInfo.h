@@ -121,18 +121,15 @@ public:
   /// lanes (cp.async's src-size). Otherwise the lowering branches masked
   /// lanes around the copy and has them store `other` (or zeros) at their
   /// destination; a non-zero `other` needs that.
-  virtual bool asyncCopyZeroFillsMasked() const { return true; }
+  bool asyncCopyZeroFillsMasked() const {
+    return desc.asyncCopyZeroFillsMasked;
+  }
   /// Marks `access` (an LLVM load from, or store to, shared memory that no
   /// in-flight async copy can write: a tile.synced_via_wait load, or a
   /// masked lane's store of `other` where its copy was not issued) so that
   /// LLVM does not wait for in-flight copies before it. The default does
   /// nothing.
   virtual void annotateSyncedSharedAccess(mlir::Operation *access) const;
-  /// Whether async copies whose layout has threads that only repeat others'
-  /// elements (broadcast lanes or warps) are lowered: those threads are
-  /// branched around the copy. Asked before lowering, so an unsupported
-  /// copy is one diagnostic at the op.
-  virtual bool lowersBroadcastAsyncCopy() const { return true; }
   /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
   virtual bool hasMatrixStore16() const { return false; }
   /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows

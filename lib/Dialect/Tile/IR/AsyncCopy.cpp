@@ -125,6 +125,58 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
                         emitError, getSharedXorOffset(dst));
 }
 
+FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopyLowerable(
+    const TargetDesc &target, RankedTensorType ptrType, MemDescType dst,
+    unsigned dstAlignment, int64_t dstXorOffset, unsigned pointerElements,
+    bool nonZeroOther, function_ref<InFlightDiagnostic()> emitError) {
+  FailureOr<AsyncCopyWidth> width =
+      checkAsyncCopy(&target, ptrType, dst, dstAlignment, pointerElements,
+                     emitError, dstXorOffset);
+  if (failed(width))
+    return failure();
+  if (nonZeroOther && target.asyncCopyZeroFillsMasked) {
+    emitError() << "a non-zero 'other' is not lowered for " << target.name
+                << ": the copy writes zeros where the mask is false (store "
+                   "'other' after the wait instead)";
+    return failure();
+  }
+  if (target.asyncCopyBroadcastLanes)
+    return width;
+  // Threads that only repeat others' elements (broadcast lanes or warps).
+  auto tensorType = RankedTensorType::get(
+      ptrType.getShape(), dst.getElementType(), ptrType.getEncoding());
+  FailureOr<SharedAccessPlan> plan = planSharedAccess(
+      tensorType, dst, dstAlignment, width->bytes, dstXorOffset);
+  if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
+    emitError() << "this async copy (with broadcast threads) is not lowered "
+                   "for "
+                << target.name
+                << " yet: give the pointers a layout in which every thread "
+                   "owns distinct elements";
+    return failure();
+  }
+  return width;
+}
+
+std::optional<std::string> kiln::tile::whyAsyncCopyNotLowerable(
+    MLIRContext *context, const TargetDesc &target, RankedTensorType ptrType,
+    MemDescType dst, unsigned dstAlignment, unsigned pointerElements,
+    bool nonZeroOther) {
+  std::optional<std::string> why;
+  ScopedDiagnosticHandler capture(context, [&](Diagnostic &d) {
+    if (!why)
+      why = d.str();
+    return success();
+  });
+  Location loc = UnknownLoc::get(context);
+  if (failed(checkAsyncCopyLowerable(target, ptrType, dst, dstAlignment,
+                                     /*dstXorOffset=*/0, pointerElements,
+                                     nonZeroOther,
+                                     [&] { return mlir::emitError(loc); })))
+    return why ? why : std::optional<std::string>("not lowerable");
+  return std::nullopt;
+}
+
 const TargetDesc *kiln::tile::getEnclosingTarget(Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   if (!module)

@@ -299,6 +299,26 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "integer";
     return success();
   }
+  if (name == StageAttrHelper::getNameStr() ||
+      name == ClusterAttrHelper::getNameStr()) {
+    // The pipeliner's schedule; a replayed module may carry it.
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!n || n.getInt() < 0 || n.getInt() > 64)
+      return op->emitOpError() << "'" << name
+                               << "' must be an integer from 0 to 64";
+    Operation *loop = op->getParentOp();
+    if (!loop || loop->getName().getStringRef() != "scf.for")
+      return op->emitOpError() << "'" << name << "' belongs on an op of a "
+                               << "scf.for body";
+    return success();
+  }
+  if (name == PipelinePartAttrHelper::getNameStr()) {
+    auto part = dyn_cast<StringAttr>(attr.getValue());
+    if (!part || (part.getValue() != "prologue" && part.getValue() != "kernel"))
+      return op->emitOpError() << "'" << name
+                               << "' must be \"prologue\" or \"kernel\"";
+    return success();
+  }
   if (name == ScratchRoundsAttrHelper::getNameStr()) {
     // Written by the allocator; a replayed module may carry it.
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

@@ -95,10 +95,12 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 const TargetDesc kTargets[] = {
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
      1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62,
-     /*maxTensorRegisters=*/512},
+     /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
+     /*asyncCopyBroadcastLanes=*/false},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
      1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62,
-     /*maxTensorRegisters=*/512},
+     /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
+     /*asyncCopyBroadcastLanes=*/false},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

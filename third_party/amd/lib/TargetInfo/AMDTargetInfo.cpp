@@ -192,11 +192,6 @@ public:
     }
   }
 
-  bool asyncCopyZeroFillsMasked() const override { return false; }
-
-  // A wave whose threads all repeat others' elements would issue no copy,
-  // which the instruction counts of tile-insert-wait-counts do not model.
-  bool lowersBroadcastAsyncCopy() const override { return false; }
 
   // The hardware has no commit groups: a group is the copies issued since
   // the previous commit, which the wait counts in instructions.

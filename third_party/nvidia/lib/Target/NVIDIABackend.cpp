@@ -67,6 +67,11 @@ public:
 
   void addPasses(OpPassManager &pm, PipelineStage stage,
                  const KilnToLLVMOptions &options) const override {
+    if (stage == PipelineStage::Schedule) {
+      tile_nv::TileNVFencePipelinedReadsPassOptions fences;
+      fences.target = options.target;
+      pm.addPass(tile_nv::createTileNVFencePipelinedReadsPass(fences));
+    }
     if (stage == PipelineStage::PreLowering) {
       tile_nv::TileNVAddGlobalScratchPassOptions scratch;
       scratch.target = options.target;

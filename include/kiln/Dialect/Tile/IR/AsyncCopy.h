@@ -51,6 +51,25 @@ checkAsyncCopy(const TargetDesc *target, mlir::RankedTensorType ptrType,
                mlir::Value dst, std::optional<unsigned> pointerElements,
                llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
 
+/// checkAsyncCopy plus what every target's lowering needs: a non-zero
+/// `other` only where masked lanes are branched around the copy
+/// (TargetDesc::asyncCopyZeroFillsMasked), threads that only repeat others'
+/// elements only where the target lowers them (asyncCopyBroadcastLanes).
+/// `target` is required. The lowering asks it of each copy, the pipeliner
+/// of each load it would turn into one.
+mlir::FailureOr<AsyncCopyWidth> checkAsyncCopyLowerable(
+    const TargetDesc &target, mlir::RankedTensorType ptrType, MemDescType dst,
+    unsigned dstAlignment, int64_t dstXorOffset, unsigned pointerElements,
+    bool nonZeroOther,
+    llvm::function_ref<mlir::InFlightDiagnostic()> emitError);
+
+/// The same, asked silently: the rule a copy breaks, as the message the
+/// lowering would give, or nothing when it is lowerable.
+std::optional<std::string> whyAsyncCopyNotLowerable(
+    mlir::MLIRContext *context, const TargetDesc &target,
+    mlir::RankedTensorType ptrType, MemDescType dst, unsigned dstAlignment,
+    unsigned pointerElements, bool nonZeroOther);
+
 /// Copy instructions one thread issues for `copy` on `target` at the widest
 /// width its layouts allow: never more than the lowering issues (the
 /// pointers can only narrow the width, which adds instructions), so wait

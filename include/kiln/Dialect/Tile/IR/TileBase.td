@@ -75,6 +75,14 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$scratch_rounds,
     // On loops: the software-pipelining depth asked for.
     "::mlir::IntegerAttr":$num_stages,
+    // On the ops of a num_stages loop body, set by tile-pipeline-assign-stages:
+    // the pipeline stage (0 .. num_stages-1) and the order group within the
+    // body (ops run in (cluster, body order)); removed by tile-pipeline-expand.
+    "::mlir::IntegerAttr":$stage,
+    "::mlir::IntegerAttr":$cluster,
+    // On async copies, commits and waits the pipeliner made: "prologue" or
+    // "kernel", the part of the expanded loop they belong to.
+    "::mlir::StringAttr":$pipeline_part,
     // On pointer and integer kernel arguments: a power-of-two divisor.
     "::mlir::IntegerAttr":$divisibility,
     // On local_load, set by tile-insert-barriers: no async copy into the

@@ -44,6 +44,73 @@ def TileSplitClusterPass : Pass<"tile-split-cluster", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TilePipelineAssignStagesPass
+    : Pass<"tile-pipeline-assign-stages", "mlir::ModuleOp"> {
+  let summary = "Choose the loads of a num_stages loop to pipeline and give every op a stage";
+  let description = [{
+    First step of software pipelining, for every `scf.for` with
+    `tile.num_stages` N >= 2. A `tile.load` of the loop body is pipelined
+    when it can become an asynchronous copy into shared memory: the target
+    has one, the copy into a ring slot is legal (AsyncCopy.h, with the
+    widths the pointer analysis allows), its address and mask are computed
+    by pure ops of the body (and the values they carry around the loop),
+    and its result goes either only into `tile.local_alloc`s of the body
+    (the ring takes their shared layout) or into registers (the ring gets
+    an unswizzled layout and the value comes back by `tile.local_load`).
+    Those loads and the ops computing their operands get `tile.stage` 0,
+    every other op of the body `tile.stage` N-1; ops of stage 0 that later
+    stages also use are cloned for them. `tile.cluster` orders the stages
+    in the body: copies first (their wait then leaves N-1 groups in
+    flight) unless a ring slot is read by an op other than
+    `tile.local_load` (an asynchronous read such as wgmma may still be
+    reading the slot the next copy fills: consumers first).
+
+    A loop that cannot be pipelined keeps its body and gets a remark at
+    the loop saying why: a step that is not a positive constant, a
+    distance-2 recurrence, a yield of a value from outside the loop, no
+    target async copy, a copy the target cannot issue (the rule it breaks),
+    an address computed by an op with memory effects, or a ring that does
+    not fit in shared memory (with the largest num_stages that fits).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def TilePipelineLowerLoadsPass
+    : Pass<"tile-pipeline-lower-loads", "mlir::ModuleOp"> {
+  let summary = "Turn the loads of stage 0 into async copies into a num_stages-slot ring";
+  let description = [{
+    Second step. Every loop whose ops carry `tile.stage` is first
+    normalized to run from 0 by 1 (the old induction variable is rebuilt
+    in the body), so slot `j % N` is a ring index the barrier and safety
+    passes follow. Each `tile.load` of stage 0 gets a ring
+    (`tile.local_alloc` of N slots before the loop) and becomes a
+    `tile.async_copy_global_to_local` into slot `j % N`; the copies of one
+    iteration share one commit group. In stage N-1 a `tile.async_wait` on
+    that group precedes the first read of a slot, and the load's users read
+    slot `j % N` (the local_allocs it fed are replaced by the slot; a
+    register user gets a `tile.local_load`). After the loop every copy is
+    waited for and the rings are freed. Counts are left to
+    tile-insert-wait-counts.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def TilePipelineExpandPass : Pass<"tile-pipeline-expand", "mlir::ModuleOp"> {
+  let summary = "Expand staged loops into prologue and kernel with upstream MLIR's pipeliner";
+  let description = [{
+    Last step: each loop whose ops carry `tile.stage` / `tile.cluster` is
+    handed to `mlir::scf::pipelineForLoop` (dynamic trip counts, epilogue
+    not peeled). Ops run in (cluster, body order); the N-1 prologue
+    iterations and the kernel's early stages are predicated: an async copy
+    by its mask (a predicated-off copy moves nothing and zero-fills),
+    pure ops and commits run unpredicated. Async copies, commits and waits
+    are tagged `tile.pipeline_part` ("prologue" or "kernel"); the stage
+    attributes are removed and the index arithmetic the expansion created
+    is folded. A loop the expander refuses is left as it was with a remark.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::scf::SCFDialect"];
+}
+
 def TileAllocateSharedMemoryPass : Pass<"tile-allocate-shared-memory", "mlir::ModuleOp"> {
   let summary = "Place every shared-memory buffer by live range and check the total";
   let description = [{

@@ -28,6 +28,22 @@ def TileNVAddGlobalScratchPass : Pass<"tile-nv-add-global-scratch", "mlir::Modul
   ];
 }
 
+def TileNVFencePipelinedReadsPass
+    : Pass<"tile-nv-fence-pipelined-reads", "mlir::ModuleOp"> {
+  let summary = "Async-proxy fences after the pipeliner's waits that wgmma reads follow";
+  let description = [{
+    Stage: schedule, after core's pipelining passes. Each `tile.async_wait`
+    the pipeliner made (tagged `tile.pipeline_part`) that is followed in its
+    block, before the next wait, by an asynchronous shared-memory read
+    (wgmma) gets a `tile_nv.fence_async_shared` right after it: the copies
+    landed through the generic proxy, the read goes through the async one.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
 def TileNVNVVMToPTXPass : Pass<"tile-nv-nvvm-to-ptx", "mlir::ModuleOp"> {
   let summary = "NVVM ops without an LLVM intrinsic become inline PTX";
   let description = [{

@@ -1,0 +1,326 @@
+//===- PipelineAssignStages.cpp - Which loads to pipeline, in which stage -===//
+//
+// First step of software pipelining. For a loop with `tile.num_stages` N,
+// every plain `tile.load` that can become an asynchronous copy goes to stage
+// 0 with the pure ops computing its address and mask; the rest of the body
+// goes to stage N-1, so each load is issued N-1 iterations before its value
+// is used. The decision is written as attributes (tile.stage, tile.cluster)
+// for tile-pipeline-lower-loads and tile-pipeline-expand; a loop left alone
+// gets a remark saying why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Pipeline.h"
+
+#include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Analysis/VectorWidth.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/LinearLayout.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILEPIPELINEASSIGNSTAGESPASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+/// A load that becomes an async copy into a ring slot of `slotType`.
+struct Candidate {
+  LoadOp load;
+  /// The local_allocs the load fills (their layout is the ring's); empty
+  /// when the value is used in registers.
+  SmallVector<LocalAllocOp> allocs;
+  MemDescType ringType;
+  int64_t slotBytes = 0;
+};
+
+bool isZero(Value v) {
+  if (!v)
+    return true;
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  if (auto dense = dyn_cast<DenseElementsAttr>(a))
+    return dense.isSplat() &&
+           (isa<FloatType>(dense.getElementType())
+                ? dense.getSplatValue<APFloat>().isPosZero()
+                : dense.getSplatValue<APInt>().isZero());
+  return false;
+}
+
+std::string typeString(Type type) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << type;
+  return s;
+}
+
+class Stager {
+public:
+  Stager(scf::ForOp loop, AxisInfoAnalysis &axis) : loop(loop), axis(axis) {}
+
+  void run() {
+    int64_t stages = pipeline::getNumStages(loop);
+    if (stages < 2 || pipeline::isStaged(loop))
+      return;
+    if (std::optional<std::string> why = checkLoop()) {
+      remark() << "loop not pipelined: " << *why;
+      return;
+    }
+    const TargetDesc *target = getEnclosingTarget(loop);
+    if (!target || target->asyncCopyWidths == 0) {
+      remark() << "loop not pipelined: "
+               << (target ? Twine(target->name) + " has no asynchronous copy "
+                                                  "into shared memory"
+                          : Twine("the module names no target (tile.target)"))
+                      .str();
+      return;
+    }
+    numStages = stages;
+    SmallVector<Candidate> candidates;
+    SmallVector<std::string> skipped;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      auto load = dyn_cast<LoadOp>(&op);
+      if (!load)
+        continue;
+      std::string why;
+      if (std::optional<Candidate> c = plan(load, *target, why))
+        candidates.push_back(*c);
+      else
+        load.emitRemark() << "load not pipelined: " << why;
+    }
+    if (candidates.empty()) {
+      remark() << "loop not pipelined: no load in it can become an "
+                  "asynchronous copy";
+      return;
+    }
+    if (!fits(candidates, *target))
+      return;
+    assign(candidates);
+  }
+
+private:
+  InFlightDiagnostic remark() { return loop.emitRemark(); }
+
+  /// What keeps the upstream expander from pipelining the loop, if anything.
+  std::optional<std::string> checkLoop() {
+    if (!loop.getInductionVar().getType().isSignlessInteger(32))
+      return std::string("its induction variable is not an i32 (ring slots "
+                         "are i32)");
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!step || *step <= 0)
+      return std::string("its step is not a positive constant");
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == loop.getBody()) {
+        if (arg != loop.getRegionIterArgs()[i])
+          return "loop-carried value #" + std::to_string(i) +
+                 " is another loop-carried value of the previous iteration "
+                 "(a distance-2 recurrence)";
+        continue;
+      }
+      if (loop.isDefinedOutsideOfLoop(v))
+        return "loop-carried value #" + std::to_string(i) +
+               " is a value defined before the loop";
+    }
+    return std::nullopt;
+  }
+
+  /// The body ops `root` needs, transitively (through the yielded value of
+  /// each loop-carried value it reads). Fails naming the first op with
+  /// memory effects or regions.
+  LogicalResult slice(Operation *root, llvm::SetVector<Operation *> &ops,
+                      std::string &why) {
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    SmallVector<Value> work(root->getOperands());
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == body && arg != loop.getInductionVar())
+          work.push_back(yield.getOperand(arg.getArgNumber() - 1));
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() != body)
+        continue;
+      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
+        why = "its address or mask depends on '" +
+              def->getName().getStringRef().str() + "'" +
+              (def == root ? "" : " in the loop") +
+              ", which is not a pure op (loop-carried distance > 1 or "
+              "memory effects)";
+        return failure();
+      }
+      if (ops.insert(def))
+        work.append(def->operand_begin(), def->operand_end());
+    }
+    return success();
+  }
+
+  std::optional<Candidate> plan(LoadOp load, const TargetDesc &target,
+                                std::string &why) {
+    Candidate c;
+    c.load = load;
+    auto type = cast<RankedTensorType>(load.getType());
+    c.allocs = pipeline::getFilledAllocs(load, loop.getBody());
+    for (LocalAllocOp alloc : c.allocs)
+      if (!pipeline::viewsFollowSlot(alloc)) {
+        why = "the buffer it fills has views other than permutes and "
+              "subslices, which a ring slot cannot take";
+        return std::nullopt;
+      }
+    for (LocalAllocOp alloc : c.allocs)
+      for (Operation *user : alloc->getUsers())
+        if (user->getBlock() != loop.getBody() ||
+            isa<scf::YieldOp>(user)) {
+          why = "the buffer it fills is used outside one iteration";
+          return std::nullopt;
+        }
+    c.ringType = pipeline::getRingType(load, loop.getBody(), numStages);
+    auto slotType = MemDescType::get(
+        load.getContext(), type.getShape(), type.getElementType(),
+        c.ringType.getEncoding(), true, c.ringType.getShape());
+    c.slotBytes = getAllocationBytes(c.ringType) / numStages;
+    // Where the lowering will find a slot: 16-byte aligned allocation,
+    // slots one stride apart (getSharedBaseAlignment of the slot view).
+    int64_t stride = std::max<int64_t>(getSharedStrideBytes(c.ringType, 0), 1);
+    unsigned alignment = std::min<int64_t>(
+        16, int64_t(1) << llvm::countr_zero(uint64_t(stride)));
+    unsigned pointerElements = getPointerVectorWidth(
+        load.getPtr(), load.getMask(), axis, target.maxVectorBytes);
+    if (std::optional<std::string> illegal = whyAsyncCopyNotLowerable(
+            load.getContext(), target, load.getPtr().getType(), slotType,
+            alignment, pointerElements, !isZero(load.getOther()))) {
+      why = "as an asynchronous copy into " +
+            typeString(slotType) +
+            ": " + *illegal;
+      return std::nullopt;
+    }
+    llvm::SetVector<Operation *> ops;
+    if (failed(slice(load, ops, why)))
+      return std::nullopt;
+    stage0.insert(ops.begin(), ops.end());
+    return c;
+  }
+
+  /// Whether the rings fit beside the function's other buffers; a remark
+  /// with the largest num_stages that fits otherwise.
+  bool fits(ArrayRef<Candidate> candidates, const TargetDesc &target) {
+    int64_t perStage = 0;
+    DenseSet<Operation *> replaced;
+    for (const Candidate &c : candidates) {
+      perStage += c.slotBytes;
+      replaced.insert(c.allocs.begin(), c.allocs.end());
+    }
+    int64_t others = 0;
+    loop->getParentOfType<FunctionOpInterface>()->walk([&](LocalAllocOp a) {
+      if (!replaced.contains(a))
+        others += getAllocationBytes(a.getType());
+    });
+    int64_t budget = int64_t(target.maxSharedBytes) - others;
+    if (numStages * perStage <= budget)
+      return true;
+    int64_t most = perStage > 0 ? budget / perStage : 0;
+    InFlightDiagnostic r = remark();
+    r << "loop not pipelined: " << numStages << " stages need "
+      << numStages * perStage << " bytes of shared memory for the rings ("
+      << perStage << " per stage), and " << target.name << " has "
+      << target.maxSharedBytes << " (" << others
+      << " of them used by the kernel's other buffers); ";
+    if (most >= 2)
+      r << "num_stages=" << most << " fits";
+    else
+      r << "not even 2 stages fit";
+    return false;
+  }
+
+  /// Writes the schedule: stage 0 (the loads and their operands' ops) and
+  /// stage N-1 (the rest); stage-0 values later stages use are recomputed
+  /// for them, so no tensor is carried across iterations.
+  void assign(ArrayRef<Candidate> candidates) {
+    for (const Candidate &c : candidates)
+      stage0.insert(c.load);
+    // Async readers of a slot (anything but local_load) may still read it
+    // when the next copy is issued: the consumers run first then.
+    bool copiesFirst = true;
+    for (const Candidate &c : candidates)
+      for (LocalAllocOp alloc : c.allocs)
+        for (Operation *user : alloc->getUsers())
+          if (!isa<LocalLoadOp>(user))
+            copiesFirst = false;
+    Block *body = loop.getBody();
+    DenseMap<Value, Value> clones;
+    std::function<Value(Value)> recompute = [&](Value v) -> Value {
+      Operation *def = v.getDefiningOp();
+      if (!def || !stage0.contains(def) || isa<LoadOp>(def))
+        return v;
+      if (Value done = clones.lookup(v))
+        return done;
+      SmallVector<Value> operands;
+      for (Value o : def->getOperands())
+        operands.push_back(recompute(o));
+      OpBuilder b(def->getContext());
+      b.setInsertionPointAfter(def);
+      Operation *copy = b.clone(*def);
+      copy->setOperands(operands);
+      for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+        clones[from] = to;
+      return clones.lookup(v);
+    };
+    for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
+      if (stage0.contains(&op))
+        continue;
+      for (OpOperand &use : op.getOpOperands())
+        if (Operation *def = use.get().getDefiningOp();
+            def && stage0.contains(def) && !isa<LoadOp>(def))
+          use.set(recompute(use.get()));
+    }
+    int64_t last = numStages - 1;
+    for (Operation &op : body->without_terminator()) {
+      bool first = stage0.contains(&op);
+      pipeline::setStage(&op, first ? 0 : last,
+                         first == copiesFirst ? 0 : 1);
+    }
+  }
+
+  scf::ForOp loop;
+  AxisInfoAnalysis &axis;
+  int64_t numStages = 0;
+  llvm::SetVector<Operation *> stage0;
+};
+
+struct TilePipelineAssignStagesPass
+    : public tile::impl::TilePipelineAssignStagesPassBase<
+          TilePipelineAssignStagesPass> {
+  void runOnOperation() override {
+    AxisInfoAnalysis axis;
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (pipeline::getNumStages(loop) >= 2)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      Stager(loop, axis).run();
+  }
+};
+
+} // namespace
