@@ -28,12 +28,12 @@ def triton_matmul(BM, BN, BK, stages, warps, b_transposed):
 
     @triton.jit
     def kernel(a, b, c, M, N, K, sam, sbk, sbn, scm, BM: tl.constexpr, BN: tl.constexpr,
-               BK: tl.constexpr):
+               BK: tl.constexpr, STAGES: tl.constexpr):
         rm = tl.program_id(0) * BM + tl.arange(0, BM)
         rn = tl.program_id(1) * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
         acc = tl.zeros((BM, BN), tl.float32)
-        for k0 in tl.range(0, K, BK, num_stages=stages):
+        for k0 in tl.range(0, K, BK, num_stages=STAGES):
             x = tl.load(a + rm[:, None] * sam + (k0 + rk[None, :]))
             y = tl.load(b + (k0 + rk[:, None]) * sbk + rn[None, :] * sbn)
             acc = tl.dot(x, y, acc)
@@ -48,7 +48,8 @@ def triton_matmul(BM, BN, BK, stages, warps, b_transposed):
             N = y.shape[1]
             sbk, sbn = y.stride(0), y.stride(1)
         kernel[(M // BM, N // BN)](x, y, out, M, N, K, x.stride(0), sbk, sbn, out.stride(0),
-                                   BM=BM, BN=BN, BK=BK, num_warps=warps, num_stages=stages)
+                                   BM=BM, BN=BN, BK=BK, STAGES=stages, num_warps=warps,
+                                   num_stages=stages)
         return out
     return run
 

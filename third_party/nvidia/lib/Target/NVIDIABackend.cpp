@@ -71,6 +71,9 @@ public:
       tile_nv::TileNVFencePipelinedReadsPassOptions fences;
       fences.target = options.target;
       pm.addPass(tile_nv::createTileNVFencePipelinedReadsPass(fences));
+      tile_nv::TileNVPipelineWGMMAPassOptions wgmma;
+      wgmma.target = options.target;
+      pm.addPass(tile_nv::createTileNVPipelineWGMMAPass(wgmma));
     }
     if (stage == PipelineStage::PreLowering) {
       tile_nv::TileNVAddGlobalScratchPassOptions scratch;

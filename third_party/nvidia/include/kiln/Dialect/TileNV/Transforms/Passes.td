@@ -44,6 +44,25 @@ def TileNVFencePipelinedReadsPass
   ];
 }
 
+def TileNVPipelineWGMMAPass
+    : Pass<"tile-nv-pipeline-wgmma", "mlir::ModuleOp"> {
+  let summary = "Keep one wgmma in flight in the loops the pipeliner expanded";
+  let description = [{
+    Stage: schedule, after core's pipelining passes. In a loop the
+    pipeliner expanded (ops tagged `tile.pipeline_part = "kernel"`), the one
+    synchronous `tile_nv.warpgroup_dot` whose accumulator is a loop-carried
+    value it alone reads and whose result only goes back around the loop
+    becomes `isAsync`, followed by `tile_nv.warpgroup_dot_wait` with
+    `pendings = 1`; the loop's result goes through a wait with
+    `pendings = 0`. Loops with other wgmma waits, several wgmmas or wgmmas
+    in nested regions are left as they are.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
 def TileNVNVVMToPTXPass : Pass<"tile-nv-nvvm-to-ptx", "mlir::ModuleOp"> {
   let summary = "NVVM ops without an LLVM intrinsic become inline PTX";
   let description = [{

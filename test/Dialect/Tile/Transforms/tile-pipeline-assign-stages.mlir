@@ -1,0 +1,196 @@
+// RUN: kiln-opt %s -split-input-file --tile-pipeline-assign-stages -verify-diagnostics | FileCheck %s
+
+// First step of software pipelining: the loads of a num_stages loop that
+// can become async copies, with the pure ops computing their operands, get
+// stage 0; everything else stage N-1. Loops that cannot be pipelined get a
+// remark saying why.
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // A load used in registers; copies first (cluster 0), the use 2 stages later.
+  // CHECK-LABEL: func.func @stream
+  // CHECK: tile.splat %{{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.addptr {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.load {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.addf {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  // CHECK: } {tile.num_stages = 3 : i32}
+  func.func @stream(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : !t
+    %offs = tile.arange 0, 128 : tensor<128xi32, #l>
+    %base = tile.splat %x : !p
+    %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (!t) : i32 {
+      %s = tile.splat %i : tensor<128xi32, #l>
+      %o = arith.addi %s, %offs : tensor<128xi32, #l>
+      %p = tile.addptr %base, %o : !p, tensor<128xi32, #l>
+      %v = tile.load %p : !p
+      %a = arith.addf %acc, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 3 : i32}
+    return %r : !t
+  }
+
+  // A load into a local_alloc; its pointers advance around the loop, so the
+  // increment joins stage 0. A stage-0 value a later stage also reads
+  // (%off) is recomputed for it.
+  // CHECK-LABEL: func.func @ring
+  // CHECK: %[[OFF:.*]] = arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: %[[OFF2:.*]] = arith.addi {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
+  // CHECK: tile.load {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.local_alloc {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
+  // CHECK: tile.local_load {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
+  // CHECK: tile.store {{.*}}, %[[OFF2]] {{.*}}tile.stage = 3
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  func.func @ring(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: tensor<128x!tile.ptr<i32>, #l>, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c128 = arith.constant dense<128> : tensor<128xi32, #l>
+    %zero = arith.constant dense<0.0> : !t
+    %offs = tile.arange 0, 128 : tensor<128xi32, #l>
+    %base = tile.splat %x : !p
+    %p0 = tile.addptr %base, %offs : !p, tensor<128xi32, #l>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (!t, !p) : i32 {
+      %off = arith.addi %offs, %c128 : tensor<128xi32, #l>
+      %q = tile.addptr %p, %off : !p, tensor<128xi32, #l>
+      %v = tile.load %q : !p
+      %buf = tile.local_alloc %v : (!t) -> !tile.memdesc<128xf32, #sh, mutable>
+      %w = tile.local_load %buf : !tile.memdesc<128xf32, #sh, mutable> -> !t
+      %a = arith.addf %acc, %w : !t
+      tile.store %out, %off : tensor<128x!tile.ptr<i32>, #l>
+      %next = tile.addptr %p, %c128 : !p, tensor<128xi32, #l>
+      scf.yield %a, %next : !t, !p
+    } {tile.num_stages = 4 : i32}
+    return %r#0 : !t
+  }
+
+  // num_stages 1 (or absent) asks for nothing.
+  // CHECK-LABEL: func.func @one_stage
+  // CHECK-NOT: tile.stage
+  func.func @one_stage(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) : i32 {
+      %v = tile.load %p : !p
+      %a = arith.addf %acc, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 1 : i32}
+    return %r : !t
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @runtime_step
+  // CHECK-NOT: tile.stage
+  func.func @runtime_step(%p: !p, %n: i32, %s: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-remark @below {{loop not pipelined: its step is not a positive constant}}
+    %r = scf.for %i = %c0 to %n step %s iter_args(%acc = %zero) -> (!t) : i32 {
+      %v = tile.load %p : !p
+      %a = arith.addf %acc, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 3 : i32}
+    return %r : !t
+  }
+
+  func.func @swap(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-remark @below {{loop not pipelined: loop-carried value #0 is another loop-carried value of the previous iteration (a distance-2 recurrence)}}
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero, %b = %zero) -> (!t, !t) : i32 {
+      %v = tile.load %p : !p
+      %s = arith.addf %a, %v : !t
+      scf.yield %b, %s : !t, !t
+    } {tile.num_stages = 3 : i32}
+    return %r#0 : !t
+  }
+
+  func.func @outside_yield(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-remark @below {{loop not pipelined: loop-carried value #0 is a value defined before the loop}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (!t) : i32 {
+      %v = tile.load %p : !p
+      tile.store %p, %v : !p
+      scf.yield %zero : !t
+    } {tile.num_stages = 3 : i32}
+    return %r : !t
+  }
+
+  // The address of the second load depends on the first load: only the
+  // first is pipelined.
+  // CHECK-LABEL: func.func @chase
+  // CHECK: tile.load {{.*}}tile.stage = 0
+  // CHECK: tile.load {{.*}}tile.stage = 1
+  func.func @chase(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %idx: tensor<128x!tile.ptr<i32>, #l>, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    %base = tile.splat %x : !p
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) : i32 {
+      %o = tile.load %idx : tensor<128x!tile.ptr<i32>, #l>
+      %p = tile.addptr %base, %o : !p, tensor<128xi32, #l>
+      // expected-remark @below {{load not pipelined: its address or mask depends on 'tile.load' in the loop, which is not a pure op}}
+      %v = tile.load %p : !p
+      %a = arith.addf %acc, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 2 : i32}
+    return %r : !t
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+!h = tensor<128x!tile.ptr<f16>, #l>
+!ht = tensor<128xf16, #l>
+!big = tensor<128x128x!tile.ptr<f32>, #l2>
+!bigt = tensor<128x128xf32, #l2>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // 2-byte elements at an unknown alignment: one element per copy is
+  // narrower than cp.async's 4 bytes.
+  func.func @narrow(%x: !tile.ptr<f16>, %n: i32) -> !ht {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !ht
+    %offs = tile.arange 0, 128 : tensor<128xi32, #l>
+    %base = tile.splat %x : !h
+    %p = tile.addptr %base, %offs : !h, tensor<128xi32, #l>
+    // expected-remark @below {{loop not pipelined: no load in it can become an asynchronous copy}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!ht) : i32 {
+      // expected-remark @below {{load not pipelined: as an asynchronous copy into !tile.memdesc<128xf16, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, mutable, 3x128>: async copy rule 'width': cp.async on cuda:sm_80 moves 4, 8, 16 bytes per thread, but this copy can move only 2 bytes}}
+      %v = tile.load %p : !h
+      %a = arith.addf %acc, %v : !ht
+      scf.yield %a : !ht
+    } {tile.num_stages = 3 : i32}
+    return %r : !ht
+  }
+
+  // 5 x 64 KiB rings do not fit in sm_80's 163 KiB.
+  func.func @too_big(%p: !big, %n: i32) -> !bigt {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !bigt
+    // expected-remark @below {{loop not pipelined: 5 stages need 327680 bytes of shared memory for the rings (65536 per stage), and cuda:sm_80 has 166912 (0 of them used by the kernel's other buffers); num_stages=2 fits}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!bigt) : i32 {
+      %v = tile.load %p : !big
+      %a = arith.addf %acc, %v : !bigt
+      scf.yield %a : !bigt
+    } {tile.num_stages = 5 : i32}
+    return %r : !bigt
+  }
+}

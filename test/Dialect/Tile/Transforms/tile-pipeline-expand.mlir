@@ -1,0 +1,74 @@
+// RUN: kiln-opt %s --tile-pipeline-expand | FileCheck %s
+// The independent checks, on the expanded loop: the wait-count oracle runs
+// the function for trip counts 0-3 and compares each computed count with the
+// groups actually committed after the awaited one (sound, slack 0); the
+// async-safety check finds no read of a slot a copy may still be writing.
+// RUN: kiln-opt %s --tile-pipeline-expand --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | FileCheck %s --check-prefix=ORACLE
+// RUN: kiln-opt %s --tile-pipeline-expand --tile-insert-wait-counts --tile-check-async-safety -o /dev/null
+// ORACLE: remark: oracle: holds on 4 executions, slack 0
+// ORACLE-NOT: leaves an awaited group in flight
+
+// Last step: upstream's scf::pipelineForLoop expands the staged loop. The
+// prologue issues iterations 0..2 into constant slots, each predicated on
+// n > i through the copy's mask; the kernel loop issues iteration j+3 into
+// slot (j+3) % 4, predicated on j < n-3, and reads slot j % 4.
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+!ring = !tile.memdesc<4x128xf32, #sh, mutable>
+!slot = !tile.memdesc<128xf32, #sh, mutable, 4x128>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @ring
+  // CHECK-NOT: tile.stage
+  // CHECK: %[[P0:.*]] = arith.cmpi sgt, %[[N:.*]], %c0
+  // CHECK: %[[S0:.*]] = tile.memdesc_index %[[RING:.*]][%c0
+  // CHECK: %[[M0:.*]] = tile.splat %[[P0]] : tensor<128xi1
+  // CHECK: tile.async_copy_global_to_local %{{.*}}, %[[S0]], %[[M0]] {tile.pipeline_part = "prologue"}
+  // CHECK: tile.async_commit_group {{.*}}{tile.pipeline_part = "prologue"}
+  // CHECK: tile.memdesc_index %[[RING]][%c1
+  // CHECK: tile.memdesc_index %[[RING]][%c2
+  // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args({{.*}}) -> ({{.*}}!tile.async_token, !tile.async_token, !tile.async_token)
+  // CHECK:   %[[LIVE:.*]] = arith.cmpi slt, %[[J]],
+  // CHECK:   %[[NEXT:.*]] = arith.addi %[[J]], %c3
+  // CHECK:   %[[NS:.*]] = arith.remsi %[[NEXT]], %c4
+  // CHECK:   %[[SLOT:.*]] = tile.memdesc_index %[[RING]][%[[NS]]]
+  // CHECK:   %[[M:.*]] = tile.splat %[[LIVE]]
+  // CHECK:   tile.async_copy_global_to_local %{{.*}}, %[[SLOT]], %[[M]] {tile.pipeline_part = "kernel"}
+  // CHECK:   tile.async_commit_group {{.*}}{tile.pipeline_part = "kernel"}
+  // CHECK:   %[[CS:.*]] = arith.remsi %[[J]], %c4
+  // CHECK:   tile.async_wait tokens %{{.*}} {tile.pipeline_part = "kernel"}
+  // CHECK:   tile.memdesc_index %[[RING]][%[[CS]]]
+  // CHECK:   tile.local_load
+  // CHECK: }
+  // CHECK-NOT: tile.num_stages
+  // CHECK: tile.async_wait {num = 0 : i32}
+  func.func @ring(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c4 = arith.constant 4 : i32
+    %c128 = arith.constant dense<128> : tensor<128xi32, #l>
+    %zero = arith.constant dense<0.0> : !t
+    %offs = tile.arange 0, 128 : tensor<128xi32, #l>
+    %base = tile.splat %x : !p
+    %p0 = tile.addptr %base, %offs : !p, tensor<128xi32, #l>
+    %ring = tile.local_alloc : () -> !ring
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero, %p = %p0) -> (!t, !p) : i32 {
+      %s0 = arith.remsi %i, %c4 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : i32
+      %s3 = arith.remsi %i, %c4 {tile.cluster = 1 : i32, tile.stage = 3 : i32} : i32
+      %slot0 = tile.memdesc_index %ring[%s0] {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !ring -> !slot
+      %cp = tile.async_copy_global_to_local %p, %slot0 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p -> !slot
+      %g = tile.async_commit_group tokens %cp {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+      %w = tile.async_wait tokens %g {tile.cluster = 1 : i32, tile.stage = 3 : i32}
+      %slot3 = tile.memdesc_index %ring[%s3] {tile.cluster = 1 : i32, tile.stage = 3 : i32} : !ring -> !slot
+      %v = tile.local_load %slot3 {tile.cluster = 1 : i32, tile.stage = 3 : i32} : !slot -> !t
+      %a = arith.addf %acc, %v {tile.cluster = 1 : i32, tile.stage = 3 : i32} : !t
+      %next = tile.addptr %p, %c128 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p, tensor<128xi32, #l>
+      scf.yield %a, %next : !t, !p
+    } {tile.num_stages = 4 : i32}
+    %done = tile.async_wait {num = 0 : i32}
+    tile.local_dealloc %ring : !ring
+    return %r#0 : !t
+  }
+}
