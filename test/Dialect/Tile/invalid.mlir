@@ -389,6 +389,35 @@ func.func @num_stages_negative(%n: index) {
 // expected-error @+1 {{'tile.num_stages' must be a non-negative integer}}
 func.func @num_stages_string() attributes {tile.num_stages = "3"} { return }
 
+// -----
+
+// The pipeliner's schedule attributes.
+func.func @stage_outside_loop() {
+  // expected-error @+1 {{'tile.stage' belongs on an op of a scf.for body}}
+  %c = arith.constant {tile.stage = 0 : i32} 0 : i32
+  return
+}
+
+// -----
+
+func.func @cluster_negative(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{'tile.cluster' must be an integer from 0 to 64}}
+    %c = arith.constant {tile.cluster = -1 : i32} 0 : i32
+  }
+  return
+}
+
+// -----
+
+func.func @pipeline_part_unknown() {
+  // expected-error @+1 {{'tile.pipeline_part' must be "prologue" or "kernel"}}
+  %w = tile.async_wait {num = 0 : i32, tile.pipeline_part = "epilogue"}
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tile.program_id / tile.num_programs
 //===----------------------------------------------------------------------===//

@@ -37,7 +37,7 @@ bool isPipelinedKernel(scf::ForOp loop) {
   return false;
 }
 
-void keepInFlight(scf::ForOp loop) {
+void keepInFlight(scf::ForOp loop, int numWarps) {
   Block *body = loop.getBody();
   SmallVector<tile_nv::WarpGroupDotOp> dots;
   bool nested = false;
@@ -70,6 +70,13 @@ void keepInFlight(scf::ForOp loop) {
       b, dot.getLoc(), TypeRange{dot.getType()}, ValueRange{dot.getD()},
       b.getI32IntegerAttr(1));
   yield.setOperand(index, wait.getResult(0));
+  // The wait retires only this warpgroup's wgmma of the last iteration;
+  // another warpgroup's may still read the slot this iteration's copies
+  // refill until every thread has passed a barrier after its wait. (Neither
+  // tile-insert-barriers nor tile-check-async-safety model a wgmma read
+  // retired by one warpgroup and written by another yet.)
+  if (numWarps > 4)
+    BarrierOp::create(b, dot.getLoc());
   Value result = loop.getResult(index);
   b.setInsertionPointAfter(loop);
   auto drain = tile_nv::WarpGroupDotWaitOp::create(
@@ -96,7 +103,7 @@ struct PipelineWGMMA
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)
-      keepInFlight(loop);
+      keepInFlight(loop, context->numWarps);
   }
 };
 

@@ -1,0 +1,96 @@
+"""Automatic software pipelining from the DSL (``kl.range(..., num_stages=N)`` with plain loads;
+the kernels of examples/pipelined.py), compiled without a GPU: the final PTX has the ring the
+pipeliner built (cp.async into slots, one commit per iteration, the exact wait, async wgmma
+with one group in flight, a barrier between warpgroups), and a loop it cannot pipeline gets a
+remark at the user's line saying why. GPU results: test/gpu/test_pipeline.py."""
+
+import os
+import re
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+
+pytestmark = compiled.needs_compiler
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+from examples import pipelined  # noqa: E402
+
+HERE = os.path.abspath(__file__)
+
+GEMM = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "M": "i32", "N": "i32",
+        "K": "i32", "stride_am": "i32", "stride_bk": "i32", "stride_cm": "i32"}
+WGMMA = {"a_ptr": "*bf16:16", "b_ptr": "*bf16:16", "c_ptr": "*bf16:16", "M": "i32", "N": "i32",
+         "K": "i32", "stride_am": "i32", "stride_bn": "i32", "stride_cm": "i32"}
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4, 5])
+def test_mma_v2_ring_waits_for_the_oldest_group(stages):
+    k = kiln.compile(pipelined.mma_v2_gemm_kernel, GEMM,
+                     dict(BM=128, BN=128, BK=32, STAGES=stages, WARPS_M=2, WARPS_N=2),
+                     target="cuda:sm_80", num_warps=4)
+    ptx = k.asm["ptx"]
+    # A prologue of STAGES-1 commit groups, one in the loop; copies first, so the loop's
+    # wait leaves the STAGES-1 groups issued after the one read; all retired after the loop.
+    assert ptx.count("cp.async.commit_group") == stages
+    assert re.findall(r"cp\.async\.wait_group\s+(\d+)", ptx) == [str(stages - 1), "0"]
+    # 16-byte copies: 4 of A and 4 of B per thread and iteration.
+    assert ptx.count("cp.async.cg.shared.global") == 8 * stages
+
+
+def test_one_stage_is_not_pipelined():
+    k = kiln.compile(pipelined.mma_v2_gemm_kernel, GEMM,
+                     dict(BM=128, BN=128, BK=32, STAGES=1, WARPS_M=2, WARPS_N=2),
+                     target="cuda:sm_80", num_warps=4)
+    assert "cp.async" not in k.asm["ptx"]
+
+
+@pytest.mark.parametrize("warps", [4, 8])
+def test_wgmma_stays_in_flight(warps):
+    k = kiln.compile(pipelined.wgmma_gemm_kernel, WGMMA,
+                     dict(BM=128, BN=128, BK=64, STAGES=4, num_warps=warps),
+                     target="cuda:sm_90a", num_warps=warps)
+    ptx = k.asm["ptx"]
+    # Consumers first: wait (STAGES-2 groups left), proxy fence, barrier, async wgmma, one
+    # wgmma group left in flight, then the refill of the slot the previous wgmma read.
+    m = re.search(r"cp\.async\.wait_group\s+2;\s*fence\.proxy\.async\.shared::cta;"
+                  r"(?:(?!cp\.async)[\s\S])*?wgmma\.wait_group\.sync\.aligned 1;"
+                  r"(?P<between>(?:(?!cp\.async)[\s\S])*?)cp\.async\.cg", ptx)
+    assert m, "ring order not found"
+    # With two warpgroups the other's wgmma may still read the slot: a barrier first.
+    assert ("bar.sync" in m.group("between")) == (warps == 8)
+    assert "wgmma.wait_group.sync.aligned 0;" in ptx
+
+
+@kiln.jit
+def _runtime_step(x, out, n, s):
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    offs = kl.arange(0, 512, layout)
+    acc = kl.zeros([512], kl.float32, layout)
+    for i in kl.range(0, n, s, num_stages=3):  # P:loop
+        acc += kl.load(x + i + offs)
+    kl.store(out + offs, acc)
+
+
+def test_a_loop_left_alone_says_why_at_the_users_line():
+    line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:loop" in l)
+    with pytest.warns(kiln.CompilationRemark) as record:
+        k = kiln.compile(_runtime_step, {"x": "*fp32:16", "out": "*fp32:16", "n": "i32",
+                                         "s": "i32"}, {}, target="cuda:sm_80", num_warps=4)
+    msgs = [(r.filename, r.lineno, str(r.message)) for r in record]
+    assert any(f == HERE and n == line and "loop not pipelined: its step is not a positive "
+               "constant" in m for f, n, m in msgs), msgs
+    assert "cp.async" not in k.asm["ptx"]
+
+
+def test_amd_stream_becomes_direct_to_lds():
+    # gfx950 copies 16 bytes per lane straight into LDS.
+    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+                                                "R": "i32", "C": "i32", "stride_r": "i32"},
+                     dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64),
+                     target="hip:gfx950", num_warps=4)
+    assert "global_load_lds_dwordx4" in k.asm["amdgcn"]
