@@ -18,7 +18,7 @@ from __future__ import annotations
 import kiln
 import kiln.language as gl
 from kiln.language.nvidia.ampere import mma_v2
-from kiln.language.nvidia.hopper import warpgroup_mma
+from kiln.language.nvidia.hopper import fence_async_shared, warpgroup_mma
 
 __all__ = ["mma_v2_gemm_kernel", "wgmma_gemm_kernel", "row_sum_kernel", "mma_v2_matmul",
            "wgmma_matmul", "row_sum"]
@@ -93,6 +93,7 @@ def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride
                     mask=(rn[:, None] < N) & k_ok, other=0.0)
         a_s = gl.allocate_shared_memory(dtype, [BM, BK], a_sl, value=a)
         b_s = gl.allocate_shared_memory(dtype, [BN, BK], b_sl, value=b)
+        fence_async_shared()  # the stores above, seen by wgmma (async proxy), as in Gluon
         acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
 
     rows = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, acc_l))

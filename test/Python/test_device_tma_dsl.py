@@ -11,7 +11,7 @@ import pytest
 import kiln
 import kiln.language as kl
 from kiln.compiler.errors import CompilationError
-from kiln.language.nvidia.hopper import mbarrier, tma
+from kiln.language.nvidia.hopper import fence_async_shared, mbarrier, tma
 
 import compiled
 import located
@@ -44,6 +44,7 @@ def copy_rows(src, dst, M, N, stride, dst_stride, BM: kl.constexpr, BN: kl.const
     mbarrier.invalidate(bar)
     v = smem.load(BL)
     out = kl.allocate_shared_memory(kl.float16, [BM, BN], S, v + 1.0)
+    fence_async_shared()  # the stores above, seen by the TMA store (async proxy)
     tma.async_copy_shared_to_global(dst_desc, [p * BM, 0], out)
     tma.store_wait(0)
 

@@ -260,6 +260,28 @@ static StringRef describe(Kind kind) {
 class Checker {
 public:
   bool failed = false;
+
+  /// The rings the pipeliner built (the destinations of the copies it
+  /// tagged tile.pipeline_part). On them the check is translation
+  /// validation: an access that may touch a slot a copy or read may still
+  /// use is an error, not only one that certainly does.
+  void collectCompilerRings(func::FuncOp func) {
+    func.walk([&](AsyncCopyGlobalToLocalOp copy) {
+      if (!TileDialect::PipelinePartAttrHelper(copy.getContext())
+               .getAttr(copy))
+        return;
+      if (std::optional<Buffer> b = resolve(copy.getDst()))
+        compilerRings.insert(b->root);
+    });
+  }
+
+  /// Whether `a` and `b` overlap as far as reporting goes: certainly, or
+  /// possibly on a compiler-made ring.
+  bool conflict(const Buffer &a, const Buffer &b) const {
+    if (compilerRings.contains(a.root))
+      return mayOverlap(a, b);
+    return mustOverlap(a, b);
+  }
   /// Ops an error was reported at.
   llvm::DenseSet<Operation *> reportedOps;
 
@@ -332,6 +354,7 @@ public:
 
 private:
   llvm::DenseSet<std::pair<Operation *, Operation *>> reported;
+  llvm::DenseSet<Operation *> compilerRings;
   llvm::DenseSet<Operation *> exitReported, reportedAccess;
   llvm::MapVector<Operation *, int> waitMaxGroups;
   /// (R, E): see collectHandOffs.
@@ -347,7 +370,7 @@ private:
         if (p.kind == Kind::Unfenced)
           continue;
         if (llvm::any_of(p.buffers, [&](const Buffer &b) {
-              return mustOverlap(b, *written);
+              return conflict(b, *written);
             }))
           p.kind == Kind::AsyncRead ? reportReadInFlight(&op, p)
                                     : reportWriteInFlight(&op, p, true);
@@ -360,7 +383,7 @@ private:
         continue;
       for (const Pending &p : state.pending) {
         bool hit = llvm::any_of(
-            p.buffers, [&](const Buffer &b) { return mustOverlap(b, *read); });
+            p.buffers, [&](const Buffer &b) { return conflict(b, *read); });
         if (!hit)
           continue;
         if (p.kind == Kind::Copy || p.kind == Kind::BarrierWrite)
@@ -452,6 +475,11 @@ private:
       for (Value v : effectBuffers<MemoryEffects::Write>(&op, true))
         if (std::optional<Buffer> b = resolve(v))
           addUnfenced(&op, *b, state);
+    // A buffer initialized from registers: its own result, which
+    // effectBuffers leaves out.
+    if (auto alloc = dyn_cast<LocalAllocOp>(&op); alloc && alloc.getSrc())
+      if (std::optional<Buffer> b = resolve(alloc.getResult()))
+        addUnfenced(&op, *b, state);
 
     if (auto loop = dyn_cast<scf::ForOp>(&op))
       return runFor(loop, state);
@@ -896,6 +924,7 @@ struct CheckAsyncSafety
         return;
       Checker checker;
       checker.collectHandOffs(func);
+      checker.collectCompilerRings(func);
       State state;
       checker.runBlock(func.getBody().front(), state);
       checker.atExit(state);

@@ -156,7 +156,9 @@ private:
                                                 load.getMask(), other,
                                                 b.getStringAttr(""));
       r.copy->setLoc(load.getLoc());
-      // The first op reading what the load delivers.
+      // Where the value first arrives: the first local_alloc it fills (so
+      // what the program orders after that store, a proxy fence say, comes
+      // after the wait) or the first op reading it.
       auto consider = [&](Operation *user) {
         if (!r.firstReader || user->isBeforeInBlock(r.firstReader))
           r.firstReader = user;
@@ -164,9 +166,11 @@ private:
       if (r.allocs.empty())
         for (Operation *user : load->getUsers())
           consider(user);
-      for (LocalAllocOp alloc : r.allocs)
+      for (LocalAllocOp alloc : r.allocs) {
+        consider(alloc);
         for (Operation *user : alloc->getUsers())
           consider(user);
+      }
       rings.push_back(r);
     }
     // One commit group per iteration when every read follows every copy;

@@ -46,7 +46,8 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
   }
 
   // Two loads into local_allocs, read after both copies: one group per
-  // iteration, one wait; the allocs become the slot, the ring takes their
+  // iteration, one wait where the first alloc was; the allocs become the
+  // slot (each view taken where its alloc was), the ring takes their
   // layout, and a permuted view of the slot gets the ring's allocation shape.
   // CHECK-LABEL: func.func @two_loads
   // CHECK: %[[RA:.*]] = tile.local_alloc : () -> !tile.memdesc<2x128xf32, #{{.*}}, mutable>
@@ -57,8 +58,8 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
   // CHECK: %[[G:.*]] = tile.async_commit_group tokens %[[CA]], %[[CB]]
   // CHECK: tile.async_wait tokens %[[G]]
   // CHECK: %[[SA:.*]] = tile.memdesc_index %[[RA]]
-  // CHECK: tile.local_load %[[SA]]
   // CHECK: %[[SB:.*]] = tile.memdesc_index %[[RB]]
+  // CHECK: tile.local_load %[[SA]]
   // CHECK: tile.memdesc_permute %[[SB]] {{.*}} -> !tile.memdesc<16x8xf32, #{{.*}}, mutable, 2x16x8>
   func.func @two_loads(%pa: !p, %pb: tensor<8x16x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>>, %n: i32) -> !t {
     %c0 = arith.constant 0 : i32

@@ -412,6 +412,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return %d : tensor<64x64xf32, #acc>
   }
 
+  // A buffer initialized from registers (local_alloc with a source) is a
+  // store too: wgmma needs the fence after it.
+  func.func @wgmma_after_initializing_alloc(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    // expected-note @+1 {{the write}}
+    %a = tile.local_alloc %x : (tensor<64x64xbf16, #l>) -> !buf
+    %at = tile.memdesc_permute %a {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    // expected-error @+1 {{'tile_nv.warpgroup_dot' reads shared memory asynchronously (async proxy) that 'tile.local_alloc' wrote with no fence_async_shared between them}}
+    %d = tile_nv.warpgroup_dot %a, %at, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+
+  func.func @ok_wgmma_after_initializing_alloc_and_fence(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc %x : (tensor<64x64xbf16, #l>) -> !buf
+    tile_nv.fence_async_shared
+    %at = tile.memdesc_permute %a {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %d = tile_nv.warpgroup_dot %a, %at, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+
   func.func @ok_wgmma_after_fence(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
     %a = tile.local_alloc : () -> !buf
     %b = tile.local_alloc : () -> !buf

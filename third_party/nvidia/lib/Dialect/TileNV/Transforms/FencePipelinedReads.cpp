@@ -6,7 +6,8 @@
 // followed in its block by an asynchronous read, each thread makes its
 // landed copies visible to the async proxy right after the wait:
 // `tile_nv.fence_async_shared`, before the barrier tile-insert-barriers
-// adds ahead of the read. The pipeliner itself stays vendor-neutral.
+// adds ahead of the read, unless a fence already follows the wait there.
+// The pipeliner itself stays vendor-neutral.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +47,9 @@ struct FencePipelinedReads
       bool asyncRead = false;
       for (Operation *op = wait->getNextNode(); op && !asyncRead;
            op = op->getNextNode()) {
-        if (isa<AsyncWaitOp>(op))
+        // A later wait, or a fence already there (the user's), ends the
+        // search.
+        if (isa<AsyncWaitOp, AsyncProxyFenceOpInterface>(op))
           break;
         asyncRead = isa<AsyncReadOpInterface>(op);
       }

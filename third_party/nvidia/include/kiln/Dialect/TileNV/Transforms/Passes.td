@@ -35,8 +35,9 @@ def TileNVFencePipelinedReadsPass
     Stage: schedule, after core's pipelining passes. Each `tile.async_wait`
     the pipeliner made (tagged `tile.pipeline_part`) that is followed in its
     block, before the next wait, by an asynchronous shared-memory read
-    (wgmma) gets a `tile_nv.fence_async_shared` right after it: the copies
-    landed through the generic proxy, the read goes through the async one.
+    (wgmma) with no async-proxy fence before it gets a
+    `tile_nv.fence_async_shared` right after it: the copies landed through
+    the generic proxy, the read goes through the async one.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
