@@ -14,6 +14,7 @@ OUT=${1:-python/kiln/libkiln_runtime.so}
 # Build to a temp name and rename, so a running process never sees a
 # half-written library.
 "$CXX" -O2 -shared -fPIC -std=c++17 -fvisibility=hidden -Ipython/src \
+  -DKILN_RUNTIME_CUDA -DKILN_RUNTIME_HIP \
   python/src/runtime.cc third_party/nvidia/runtime/CudaDriver.cpp \
   third_party/amd/runtime/HipDriver.cpp -o "$OUT.tmp" -ldl
 mv -f "$OUT.tmp" "$OUT"

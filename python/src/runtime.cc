@@ -36,13 +36,36 @@ namespace {
 thread_local std::string lastError;
 thread_local std::string lastText;
 
+/// Whether this build has the backend's driver (CMake compiles the drivers
+/// of KILN_BACKENDS: KILN_RUNTIME_CUDA, KILN_RUNTIME_HIP).
+bool isBuilt(const std::string &b) {
+#ifdef KILN_RUNTIME_CUDA
+  if (b == "cuda")
+    return true;
+#endif
+#ifdef KILN_RUNTIME_HIP
+  if (b == "hip")
+    return true;
+#endif
+  return false;
+}
+
 DeviceDriver *driverFor(const char *backend) {
   std::string b = backend ? backend : "";
+  if (b != "cuda" && b != "hip")
+    throw DriverError("unknown backend '" + b + "' (expected 'cuda' or 'hip')");
+  if (!isBuilt(b))
+    throw DriverError("backend '" + b + "' is not in this build of Kiln (its "
+                      "vendor is not in KILN_BACKENDS)");
+#ifdef KILN_RUNTIME_CUDA
   if (b == "cuda")
     return &kiln::runtime::cudaDriver();
+#endif
+#ifdef KILN_RUNTIME_HIP
   if (b == "hip")
     return &kiln::runtime::hipDriver();
-  throw DriverError("unknown backend '" + b + "' (expected 'cuda' or 'hip')");
+#endif
+  throw DriverError("unreachable backend '" + b + "'");
 }
 
 template <typename T> T *asHandle(uint64_t v) {
@@ -120,6 +143,12 @@ KILN_RT_EXPORT const char *kiln_rt_error(void) { return lastError.c_str(); }
 /// Why the backend's library cannot be loaded ("" when it loads).
 KILN_RT_EXPORT int kiln_rt_load_error(const char *backend, const char **why) {
   return guarded([&] {
+    std::string b = backend ? backend : "";
+    if ((b == "cuda" || b == "hip") && !isBuilt(b)) {
+      lastText = "not in this build of Kiln (KILN_BACKENDS)";
+      *why = lastText.c_str();
+      return;
+    }
     lastText = driverFor(backend)->loadError();
     *why = lastText.c_str();
   });

@@ -2,15 +2,11 @@
 
 import functools
 
+from . import chips
 from .errors import KilnRuntimeError, NoDeviceError
 
-# Backends in order of preference.
-_BACKENDS = ("cuda", "hip")
-_LIBRARIES = {"cuda": "libcuda.so.1", "hip": "libamdhip64.so"}
-
-# Chips Kiln compiles for, keyed by what the driver reports.
-_CUDA_TARGETS = {9: "cuda:sm_90a", 8: "cuda:sm_80"}  # compute capability major
-_HIP_TARGETS = {"gfx942": "hip:gfx942", "gfx950": "hip:gfx950"}
+# Backends in order of preference (their chips: kiln.runtime.chips.<backend>).
+_BACKENDS = chips.BACKENDS
 
 
 def _native():
@@ -42,17 +38,9 @@ class Driver:
     def current_target(self):
         """The Kiln target string for device 0, e.g. 'cuda:sm_90a'."""
         info = self.info
-        if self.backend == "cuda":
-            target = _CUDA_TARGETS.get(info["major"])
-            chip = f"compute capability {info['major']}.{info['minor']}"
-        else:
-            # gcnArchName carries feature suffixes: "gfx942:sramecc+:xnack-".
-            arch = info["arch"].split(":")[0]
-            target = _HIP_TARGETS.get(arch)
-            chip = arch
+        target, chip = chips.vendor(self.backend).target_for(info)
         if target is None:
-            supported = ", ".join(sorted(set(_CUDA_TARGETS.values()) |
-                                         set(_HIP_TARGETS.values())))
+            supported = ", ".join(chips.all_targets())
             raise KilnRuntimeError(
                 f"unsupported GPU {info['name']!r} ({chip}); Kiln targets "
                 f"{supported}")
@@ -118,7 +106,7 @@ def select_backend(native):
         reasons[backend] = "the driver reports 0 devices"
     detail = "; ".join(f"{b}: {r}" for b, r in reasons.items())
     if not any_library:
-        libs = " nor ".join(_LIBRARIES[b] for b in _BACKENDS)
+        libs = " nor ".join(chips.vendor(b).LIBRARY for b in _BACKENDS)
         raise NoDeviceError(
             f"no GPU driver found: neither {libs} could be loaded ({detail})")
     raise NoDeviceError(f"no GPU device present ({detail})")
