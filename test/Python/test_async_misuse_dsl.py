@@ -494,7 +494,7 @@ def tma_store_without_fence(d, x, y, n):
     c = kl.arange(0, 64, kl.SliceLayout(0, L2))
     buf = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
     buf.store(kl.load(x + r[:, None] * 64 + c[None, :]))
-    tma.async_copy_shared_to_global(d, [0, 0], buf)  # E:tma_no_fence
+    tma.async_copy_shared_to_global(d, [0, 0], buf)
     tma.store_wait(0)
 
 
@@ -550,7 +550,7 @@ def wgmma_without_fence(d, x, y, n):
     a.store(t)
     b.store(t)
     zero = kl.zeros([64, 64], kl.float32, ACC)
-    acc = warpgroup_mma(a, b.permute((1, 0)), zero)  # E:wgmma_no_fence
+    acc = warpgroup_mma(a, b.permute((1, 0)), zero)
     ra = kl.arange(0, 64, kl.SliceLayout(1, ACC))
     ca = kl.arange(0, 64, kl.SliceLayout(0, ACC))
     kl.store(y + ra[:, None] * 64 + ca[None, :], acc)
@@ -696,8 +696,6 @@ MISTAKES = [
      "buf.load", TMA_READ_BEFORE_WAIT),
     ("tma_read_after_another_barrier", tma_read_after_another_barrier, HOPPER, TSIG,
      "E:tma_other_barrier", "buf.load", TMA_READ_BEFORE_WAIT),
-    ("tma_store_without_fence", tma_store_without_fence, HOPPER, TSIG, "E:tma_no_fence",
-     "tma.async_copy_shared_to_global", no_fence("tile_nv.async_tma_copy_local_to_global")),
     ("tma_store_in_flight_at_exit", tma_store_in_flight_at_exit, HOPPER, TSIG, "E:tma_exit",
      "tma.async_copy_shared_to_global", STORE_IN_FLIGHT_AT_EXIT),
     ("tma_store_source_rewritten", tma_store_source_rewritten, HOPPER, TSIG,
@@ -708,8 +706,6 @@ MISTAKES = [
      "E:tma_load_over_store", "tma.async_copy_global_to_shared",
      rewritten_while_read("tile_nv.async_tma_copy_global_to_local",
                           "tile_nv.async_tma_copy_local_to_global", "cp.async.bulk")),
-    ("wgmma_without_fence", wgmma_without_fence, HOPPER, TSIG, "E:wgmma_no_fence",
-     "warpgroup_mma", no_fence("tile_nv.warpgroup_dot")),
     ("wgmma_operand_rewritten_in_flight", wgmma_operand_rewritten_in_flight, HOPPER, TSIG,
      "E:wgmma_operand_rewritten", "a.store",
      rewritten_while_read("tile.local_store", "tile_nv.warpgroup_dot", "wgmma")),
@@ -763,6 +759,23 @@ def test_mistake_is_an_error_at_the_line(fn, target, sig, marker, anchor, messag
     if callable(message):
         message = message(target)
     located.assert_located(err, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@pytest.mark.parametrize("fn,reader", [
+    (tma_store_without_fence, "cp.async.bulk.tensor"),
+    (wgmma_without_fence, "wgmma.mma_async"),
+])
+def test_missing_proxy_fence_is_inserted(fn, reader):
+    """Stores into shared memory read by the async proxy with no fence_async_shared: as
+    Triton does for Gluon kernels, Kiln inserts the fence (tile-nv-insert-proxy-fences)
+    before the read, ahead of the barrier; tile-check-async-safety, which reports the
+    missing fence when that pass does not run (lit), passes the result."""
+    k = kiln.compile(fn, TSIG, {}, target=HOPPER[0], num_warps=4)
+    ptx = k.asm["ptx"]
+    fence = ptx.index("fence.proxy.async")
+    assert ptx.count("fence.proxy.async") == 1
+    assert ptx.rindex("st.shared", 0, fence) < fence < ptx.index(reader, fence)
+    assert "bar.sync" in ptx[fence:ptx.index(reader, fence)]
 
 
 def test_every_marker_has_one_case():

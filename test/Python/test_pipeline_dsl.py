@@ -70,10 +70,11 @@ def test_wgmma_stays_in_flight(warps):
     assert ptx.count("fence.proxy.async") == 1  # the kernel's own; none added
 
 
-def test_missing_proxy_fence_is_an_error_at_the_line():
-    """Gluon's rule: stores into shared memory (allocate_shared_memory(value=...)) are seen
-    by wgmma only after fence_async_shared. Without it the result is wrong on the GPU (seen
-    on the H100: ~25% relative error at some shapes); the check refuses it."""
+def test_unfenced_operands_get_the_fence():
+    """Gluon kernels may leave fence_async_shared to the compiler (Triton inserts it): the
+    buffers stored by allocate_shared_memory(value=...) and read by wgmma get one, before
+    the barrier. (Without it the result was wrong on the H100: ~25% relative error at some
+    shapes; tile-check-async-safety reports a missing one, see its lit.)"""
     @kiln.jit
     def unfenced(a_ptr, c_ptr, num_warps: kl.constexpr):
         acc_l: kl.constexpr = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
@@ -84,18 +85,17 @@ def test_missing_proxy_fence_is_an_error_at_the_line():
         c = kl.arange(0, 64, kl.SliceLayout(0, ld))
         a = kl.load(a_ptr + r[:, None] * 64 + c[None, :])
         a_s = kl.allocate_shared_memory(kl.bfloat16, [64, 64], sl, value=a)
-        acc = warpgroup_mma(a_s, a_s.permute((1, 0)),  # P:mma
-                            kl.zeros([64, 64], kl.float32, acc_l))
+        acc = warpgroup_mma(a_s, a_s.permute((1, 0)), kl.zeros([64, 64], kl.float32, acc_l))
         rr = kl.arange(0, 64, kl.SliceLayout(1, acc_l))
         cc = kl.arange(0, 64, kl.SliceLayout(0, acc_l))
         kl.store(c_ptr + rr[:, None] * 64 + cc[None, :], acc)
 
-    line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:mma" in l)
-    with pytest.raises(kiln.CompilationError) as e:
-        kiln.compile(unfenced, {"a_ptr": "*bf16:16", "c_ptr": "*fp32:16"}, {"num_warps": 4},
+    k = kiln.compile(unfenced, {"a_ptr": "*bf16:16", "c_ptr": "*fp32:16"}, {"num_warps": 4},
                      target="cuda:sm_90a", num_warps=4)
-    assert f"{HERE}:{line}:" in str(e.value)
-    assert "'tile.local_alloc' wrote with no fence_async_shared between them" in str(e.value)
+    ptx = k.asm["ptx"]
+    fence = ptx.index("fence.proxy.async")
+    assert ptx.rindex("st.shared", 0, fence) < fence < ptx.index("bar.sync", fence) \
+        < ptx.index("wgmma.mma_async", fence)
 
 
 @kiln.jit

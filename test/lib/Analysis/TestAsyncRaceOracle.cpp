@@ -234,6 +234,9 @@ private:
     if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
       if (!llvm::is_contained(writeVals, w.getDst()))
         writeVals.push_back(w.getDst());
+    // A buffer initialized from registers writes its own result.
+    if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
+      writeVals.push_back(alloc.getResult());
     for (Value v : readVals)
       access(op, bytesOf(v), false, asyncRead);
     for (Value v : writeVals)

@@ -68,9 +68,9 @@ public:
   void addPasses(OpPassManager &pm, PipelineStage stage,
                  const KilnToLLVMOptions &options) const override {
     if (stage == PipelineStage::Schedule) {
-      tile_nv::TileNVFencePipelinedReadsPassOptions fences;
+      tile_nv::TileNVInsertProxyFencesPassOptions fences;
       fences.target = options.target;
-      pm.addPass(tile_nv::createTileNVFencePipelinedReadsPass(fences));
+      pm.addPass(tile_nv::createTileNVInsertProxyFencesPass(fences));
       tile_nv::TileNVPipelineWGMMAPassOptions wgmma;
       wgmma.target = options.target;
       pm.addPass(tile_nv::createTileNVPipelineWGMMAPass(wgmma));

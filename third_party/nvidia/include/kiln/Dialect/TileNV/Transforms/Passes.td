@@ -28,16 +28,20 @@ def TileNVAddGlobalScratchPass : Pass<"tile-nv-add-global-scratch", "mlir::Modul
   ];
 }
 
-def TileNVFencePipelinedReadsPass
-    : Pass<"tile-nv-fence-pipelined-reads", "mlir::ModuleOp"> {
-  let summary = "Async-proxy fences after the pipeliner's waits that wgmma reads follow";
+def TileNVInsertProxyFencesPass
+    : Pass<"tile-nv-insert-proxy-fences", "mlir::ModuleOp"> {
+  let summary = "Async-proxy fences before asynchronous reads of generically written shared memory";
   let description = [{
-    Stage: schedule, after core's pipelining passes. Each `tile.async_wait`
-    the pipeliner made (tagged `tile.pipeline_part`) that is followed in its
-    block, before the next wait, by an asynchronous shared-memory read
-    (wgmma) with no async-proxy fence before it gets a
-    `tile_nv.fence_async_shared` right after it: the copies landed through
-    the generic proxy, the read goes through the async one.
+    Stage: schedule, after core's pipelining passes. Before each
+    asynchronous shared-memory read (wgmma, TMA store) of a buffer that a
+    generic write (`tile.local_store`, `tile.local_alloc` with a source,
+    `tile.async_copy_global_to_local`) may have touched since the last
+    async-proxy fence, a `tile_nv.fence_async_shared`, as Triton inserts
+    them for Gluon kernels. Walking back through the read's block, a fence
+    ends the search; a write to one of the read's allocations (also inside
+    a nested op), or the block's start when the function writes that
+    allocation anywhere, needs one. The barrier tile-insert-barriers adds
+    before the read comes after the fence.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",

@@ -1,16 +1,17 @@
-// RUN: kiln-opt %s --tile-nv-fence-pipelined-reads | FileCheck %s
-// RUN: kiln-opt %s --tile-nv-fence-pipelined-reads --tile-nv-pipeline-wgmma --tile-insert-wait-counts --tile-check-async-safety -o /dev/null
+// RUN: kiln-opt %s -split-input-file --tile-nv-insert-proxy-fences | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --tile-nv-insert-proxy-fences --tile-nv-pipeline-wgmma --tile-insert-wait-counts --tile-check-async-safety -o /dev/null
 
 // A loop tile-pipeline-expand made (cp.async ring read by wgmma, 4 warps):
-// the pipeliner's wait in the kernel loop is followed by a wgmma, so each
-// thread fences its landed copies for the async proxy right after it. The
-// second RUN line: without the fence tile-check-async-safety reports the
-// unfenced read; with it (and an in-flight wgmma) the ring is safe.
+// the wgmma reads slots cp.async copies wrote (generic proxy), so a fence goes
+// right before it (tile-insert-barriers later puts its barrier between the
+// two). The second RUN line: without the fence tile-check-async-safety reports
+// the unfenced read (pipeline-broken-wgmma.mlir and tile-check-async-safety.mlir
+// show it); with it the ring is safe.
 // CHECK-LABEL: func.func @gemm
 // CHECK: scf.for
 // CHECK: tile.async_wait tokens %{{.*}} {tile.pipeline_part = "kernel"}
-// CHECK-NEXT: tile_nv.fence_async_shared
-// CHECK: tile_nv.warpgroup_dot
+// CHECK: tile_nv.fence_async_shared
+// CHECK-NEXT: tile_nv.warpgroup_dot
 // CHECK: }
 // CHECK: tile.async_wait {num = 0 : i32}
 // CHECK-NOT: tile_nv.fence_async_shared
@@ -87,3 +88,57 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
   }
 }
 
+// -----
+
+// Hand-written (what Gluon kernels often do, leaving the fence to the
+// compiler): a buffer initialized from registers, then a TMA store, a buffer
+// stored and read by wgmma, and one already fenced (no second fence).
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+!bufT = !tile.memdesc<64x64xbf16, #nvt, mutable>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @tma_store_of_initialized_buffer
+  // CHECK: tile.local_alloc %
+  // CHECK-NEXT: tile_nv.fence_async_shared
+  // CHECK-NEXT: tile_nv.async_tma_copy_local_to_global
+  func.func @tma_store_of_initialized_buffer(%d: !desc, %x: tensor<64x64xbf16, #l>) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc %x : (tensor<64x64xbf16, #l>) -> !buf
+    tile_nv.async_tma_copy_local_to_global %d[%c0, %c0], %a : !desc, !buf
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+
+  // CHECK-LABEL: func.func @wgmma_of_stored_buffers
+  // CHECK: tile.memdesc_permute
+  // CHECK: tile_nv.fence_async_shared
+  // CHECK-NEXT: tile_nv.warpgroup_dot
+  // CHECK-NOT: tile_nv.fence_async_shared
+  // CHECK: return
+  func.func @wgmma_of_stored_buffers(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc : () -> !buf
+    tile.local_store %x, %a : tensor<64x64xbf16, #l> -> !buf
+    %at = tile.memdesc_permute %a {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %d = tile_nv.warpgroup_dot %a, %at, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    %e = tile_nv.warpgroup_dot %a, %at, %d : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %e : tensor<64x64xf32, #acc>
+  }
+
+  // CHECK-LABEL: func.func @already_fenced
+  // CHECK-COUNT-1: tile_nv.fence_async_shared
+  // CHECK-NOT: tile_nv.fence_async_shared
+  // CHECK: return
+  func.func @already_fenced(%x: tensor<64x64xbf16, #l>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc %x : (tensor<64x64xbf16, #l>) -> !buf
+    tile_nv.fence_async_shared
+    %at = tile.memdesc_permute %a {order = array<i32: 1, 0>} : !buf -> !bufT
+    %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %d = tile_nv.warpgroup_dot %a, %at, %z : !buf, !bufT -> tensor<64x64xf32, #acc>
+    return %d : tensor<64x64xf32, #acc>
+  }
+}
