@@ -6,6 +6,9 @@ Kiln's pipeliner turns into asynchronous-copy rings (``tile-pipeline-*`` passes)
   STAGES-slot cp.async ring ampere.py builds by hand.
 * ``wgmma_gemm_kernel``: C = A @ B^T on sm_90a with plain loads into NVMMA-swizzled buffers
   read by ``warpgroup_mma`` (cp.async ring; the wgmma runs before the next copies are issued).
+* ``tma_gemm_kernel``: C = A @ B^T on sm_90a written with one TMA buffer per operand and one
+  mbarrier (expect, two TMA copies, wait, wgmma); NVIDIA's tile-nv-pipeline-tma makes the
+  STAGES-slot TMA ring with one barrier per slot that examples/hopper.py builds by hand.
 * ``row_sum_kernel``: out[r] = sum(x[r, :]), a streaming reduction whose loads are used in
   registers: the pipeliner stages them through shared memory in their own layout.
 
@@ -18,10 +21,10 @@ from __future__ import annotations
 import kiln
 import kiln.language as gl
 from kiln.language.nvidia.ampere import mma_v2
-from kiln.language.nvidia.hopper import fence_async_shared, warpgroup_mma
+from kiln.language.nvidia.hopper import fence_async_shared, mbarrier, tma, warpgroup_mma
 
-__all__ = ["mma_v2_gemm_kernel", "wgmma_gemm_kernel", "row_sum_kernel", "mma_v2_matmul",
-           "wgmma_matmul", "row_sum"]
+__all__ = ["mma_v2_gemm_kernel", "wgmma_gemm_kernel", "tma_gemm_kernel", "row_sum_kernel",
+           "mma_v2_matmul", "wgmma_matmul", "tma_matmul", "row_sum"]
 
 
 @kiln.jit
@@ -103,6 +106,38 @@ def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride
 
 
 @kiln.jit
+def tma_gemm_kernel(a_desc, b_desc, c_ptr, M, N, K, stride_cm, STAGES: gl.constexpr,
+                    num_warps: gl.constexpr):
+    """C = A @ B^T with A [M, K] and B [N, K] through TMA descriptors of [BM, BK] / [BN, BK]
+    blocks (zero-filled past the edges), C row-major."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    acc_l: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                                    instr_shape=[16, BN, 16])
+    a_s = gl.allocate_shared_memory(a_desc.dtype, [BM, BK], a_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, [BN, BK], b_desc.layout)
+    bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    off_m = gl.program_id(0) * BM
+    off_n = gl.program_id(1) * BN
+    acc = gl.zeros([BM, BN], gl.float32, acc_l)
+    phase = 0
+    for k in gl.range(0, K, BK, num_stages=STAGES):
+        mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(a_desc, [off_m, k], bar, a_s)
+        tma.async_copy_global_to_shared(b_desc, [off_n, k], bar, b_s)
+        mbarrier.wait(bar, phase)
+        phase ^= 1
+        acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
+    mbarrier.invalidate(bar)
+    rows = off_m + gl.arange(0, BM, gl.SliceLayout(1, acc_l))
+    cols = off_n + gl.arange(0, BN, gl.SliceLayout(0, acc_l))
+    gl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(c_ptr.dtype.element_ty),
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+@kiln.jit
 def row_sum_kernel(x_ptr, out_ptr, R, C, stride_r, BR: gl.constexpr, BC: gl.constexpr,
                    STAGES: gl.constexpr, num_warps: gl.constexpr, WARP: gl.constexpr = 32):
     """out[r] = sum over c of x[r, c] (fp32), BR rows per program, BC columns per step
@@ -148,6 +183,24 @@ def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
     wgmma_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](
         a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=BM, BN=BN, BK=BK,
         STAGES=STAGES, num_warps=num_warps)
+    return c
+
+
+def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
+    """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16, rows 16-byte aligned) through
+    tma_gemm_kernel."""
+    import torch
+    from kiln.nvidia.hopper import TensorDescriptor
+    M, K = a.shape
+    N, _ = b.shape
+    dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[a.dtype]
+    a_desc = TensorDescriptor.from_tensor(
+        a, [BM, BK], gl.NVMMASharedLayout.get_default_for([BM, BK], dt))
+    b_desc = TensorDescriptor.from_tensor(
+        b, [BN, BK], gl.NVMMASharedLayout.get_default_for([BN, BK], dt))
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
+    tma_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](a_desc, b_desc, c, M, N, K, c.stride(0),
+                                                  STAGES=STAGES, num_warps=num_warps)
     return c
 
 

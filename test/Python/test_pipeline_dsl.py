@@ -126,3 +126,22 @@ def test_amd_stream_becomes_direct_to_lds():
                      dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64),
                      target="hip:gfx950", num_warps=4)
     assert "global_load_lds_dwordx4" in k.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("stages,warps", [(3, 4), (4, 8)])
+def test_tma_form_becomes_a_tma_ring(stages, warps):
+    nv = kl.NVMMASharedLayout.get_default_for([128, 64], kl.bfloat16)
+    desc = kl.tensor_descriptor_type(kl.bfloat16, [128, 64], nv)
+    k = pipelined.tma_gemm_kernel.warmup(desc, desc, "*bf16:16", 4096, 4096, 4096, 4096,
+                                         STAGES=stages, num_warps=warps, grid=(1,),
+                                         target="cuda:sm_90a")
+    ptx = k.asm["ptx"]
+    # One barrier per slot, initialized and invalidated; STAGES-1 prologue steps (2 TMA
+    # copies each) and one in the loop; one wgmma group in flight.
+    assert ptx.count("mbarrier.init.shared.b64") == stages
+    assert ptx.count("mbarrier.inval.shared.b64") == stages
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2 * stages
+    assert ptx.count("mbarrier.arrive.expect_tx") == stages
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "mbarrier.try_wait.parity" in ptx
+    assert "fence.proxy.async" not in ptx  # TMA writes and wgmma reads: both async proxy

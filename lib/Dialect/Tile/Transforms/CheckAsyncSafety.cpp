@@ -266,11 +266,17 @@ public:
   /// validation: an access that may touch a slot a copy or read may still
   /// use is an error, not only one that certainly does.
   void collectCompilerRings(func::FuncOp func) {
-    func.walk([&](AsyncCopyGlobalToLocalOp copy) {
-      if (!TileDialect::PipelinePartAttrHelper(copy.getContext())
-               .getAttr(copy))
+    func.walk([&](Operation *op) {
+      if (!TileDialect::PipelinePartAttrHelper(op->getContext()).getAttr(op))
         return;
-      if (std::optional<Buffer> b = resolve(copy.getDst()))
+      Value dst;
+      if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
+        dst = copy.getDst();
+      else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+        dst = write.getDst();
+      if (!dst)
+        return;
+      if (std::optional<Buffer> b = resolve(dst))
         compilerRings.insert(b->root);
     });
   }

@@ -4,6 +4,14 @@
 
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
@@ -89,3 +97,294 @@ void kiln::tile::pipeline::retypeViews(Value slot) {
     retypeViews(view);
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Pipelining.h
+//===----------------------------------------------------------------------===//
+
+int64_t kiln::tile::pipeline::getNumStages(scf::ForOp loop) {
+  auto n = TileDialect::NumStagesAttrHelper(loop.getContext()).getAttr(loop);
+  return n ? n.getInt() : 0;
+}
+
+std::optional<int64_t> kiln::tile::pipeline::getStage(Operation *op) {
+  auto s = TileDialect::StageAttrHelper(op->getContext()).getAttr(op);
+  if (!s)
+    return std::nullopt;
+  return s.getInt();
+}
+
+int64_t kiln::tile::pipeline::getCluster(Operation *op) {
+  auto c = TileDialect::ClusterAttrHelper(op->getContext()).getAttr(op);
+  return c ? c.getInt() : 0;
+}
+
+void kiln::tile::pipeline::setStage(Operation *op, int64_t stage,
+                                    int64_t cluster) {
+  MLIRContext *ctx = op->getContext();
+  Builder b(ctx);
+  TileDialect::StageAttrHelper(ctx).setAttr(op, b.getI32IntegerAttr(stage));
+  TileDialect::ClusterAttrHelper(ctx).setAttr(op, b.getI32IntegerAttr(cluster));
+}
+
+bool kiln::tile::pipeline::isStaged(scf::ForOp loop) {
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (getStage(&op))
+      return true;
+  return false;
+}
+
+std::optional<std::string>
+kiln::tile::pipeline::whyNotPipelinable(scf::ForOp loop) {
+    if (!loop.getInductionVar().getType().isSignlessInteger(32))
+      return std::string("its induction variable is not an i32 (ring slots "
+                         "are i32)");
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!step || *step <= 0)
+      return std::string("its step is not a positive constant");
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+      if (auto arg = dyn_cast<BlockArgument>(v);
+          arg && arg.getOwner() == loop.getBody()) {
+        if (arg != loop.getRegionIterArgs()[i])
+          return "loop-carried value #" + std::to_string(i) +
+                 " is another loop-carried value of the previous iteration "
+                 "(a distance-2 recurrence)";
+        continue;
+      }
+      if (loop.isDefinedOutsideOfLoop(v))
+        return "loop-carried value #" + std::to_string(i) +
+               " is a value defined before the loop";
+    }
+    return std::nullopt;
+  }
+
+LogicalResult kiln::tile::pipeline::sliceOperands(
+    scf::ForOp loop, Operation *root, llvm::SetVector<Operation *> &ops,
+    std::string &why) {
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    SmallVector<Value> work(root->getOperands());
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() == body && arg != loop.getInductionVar())
+          work.push_back(yield.getOperand(arg.getArgNumber() - 1));
+        continue;
+      }
+      Operation *def = v.getDefiningOp();
+      if (def->getBlock() != body)
+        continue;
+      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
+        why = "its address or mask depends on '" +
+              def->getName().getStringRef().str() + "'" +
+              (def == root ? "" : " in the loop") +
+              ", which is not a pure op (loop-carried distance > 1 or "
+              "memory effects)";
+        return failure();
+      }
+      if (ops.insert(def))
+        work.append(def->operand_begin(), def->operand_end());
+    }
+    return success();
+  }
+
+void kiln::tile::pipeline::assignTwoStages(
+    scf::ForOp loop, const llvm::SetVector<Operation *> &stage0,
+    bool copiesFirst) {
+  int64_t numStages = getNumStages(loop);
+    Block *body = loop.getBody();
+    DenseMap<Value, Value> clones;
+    std::function<Value(Value)> recompute = [&](Value v) -> Value {
+      Operation *def = v.getDefiningOp();
+      if (!def || !stage0.contains(def) || !isMemoryEffectFree(def))
+        return v;
+      if (Value done = clones.lookup(v))
+        return done;
+      SmallVector<Value> operands;
+      for (Value o : def->getOperands())
+        operands.push_back(recompute(o));
+      OpBuilder b(def->getContext());
+      b.setInsertionPointAfter(def);
+      Operation *copy = b.clone(*def);
+      copy->setOperands(operands);
+      for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
+        clones[from] = to;
+      return clones.lookup(v);
+    };
+    for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
+      if (stage0.contains(&op))
+        continue;
+      for (OpOperand &use : op.getOpOperands())
+        if (Operation *def = use.get().getDefiningOp();
+            def && stage0.contains(def) && !!isMemoryEffectFree(def))
+          use.set(recompute(use.get()));
+    }
+    int64_t last = numStages - 1;
+    for (Operation &op : body->without_terminator()) {
+      bool first = stage0.contains(&op);
+      pipeline::setStage(&op, first ? 0 : last,
+                         first == copiesFirst ? 0 : 1);
+    }
+  }
+
+void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (lb == 0 && step == 1)
+      return;
+    Location loc = loop.getLoc();
+    Type type = loop.getInductionVar().getType();
+    OpBuilder b(loop);
+    auto cst = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
+    };
+    Value lower = loop.getLowerBound(), stepV = loop.getStep();
+    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), lower);
+    Value rounded = arith::AddIOp::create(
+        b, loc, span, arith::SubIOp::create(b, loc, stepV, cst(1)));
+    Value trips = arith::MaxSIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, rounded, stepV), cst(0));
+    Value zero = cst(0), one = cst(1);
+    loop.setLowerBound(zero);
+    loop.setUpperBound(trips);
+    loop.setStep(one);
+    Value j = loop.getInductionVar();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : j.getUses())
+      uses.push_back(&use);
+    Block *body = loop.getBody();
+    OpBuilder ib = OpBuilder::atBlockBegin(body);
+    Value ivs[2];
+    for (OpOperand *use : uses) {
+      Operation *owner = body->findAncestorOpInBlock(*use->getOwner());
+      int64_t stage = *getStage(owner);
+      Value &iv = ivs[stage == 0 ? 0 : 1];
+      if (!iv) {
+        Value scaled = arith::MulIOp::create(ib, loc, j, stepV);
+        iv = arith::AddIOp::create(ib, loc, lower, scaled);
+        int64_t cluster = getCluster(owner);
+        setStage(scaled.getDefiningOp(), stage, cluster);
+        setStage(iv.getDefiningOp(), stage, cluster);
+      }
+      use->set(iv);
+    }
+  }
+
+namespace {
+
+/// `op` executed only where `pred` holds (nullptr: cannot be predicated).
+Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
+  if (isa<AsyncCommitGroupOp>(op))
+    return op; // an empty group keeps every iteration at one group
+  if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op)) {
+    rewriter.setInsertionPoint(copy);
+    auto ptrType = cast<RankedTensorType>(copy.getPtr().getType());
+    auto maskType = RankedTensorType::get(
+        ptrType.getShape(), rewriter.getI1Type(), ptrType.getEncoding());
+    Value mask = SplatOp::create(rewriter, copy.getLoc(), maskType, pred);
+    if (copy.getMask())
+      mask = arith::AndIOp::create(rewriter, copy.getLoc(), copy.getMask(),
+                                   mask);
+    auto masked = AsyncCopyGlobalToLocalOp::create(
+        rewriter, copy.getLoc(), copy.getToken().getType(), copy.getPtr(),
+        copy.getDst(), mask, copy.getOther(), copy.getCacheModifierAttr());
+    masked->setDiscardableAttrs(copy->getDiscardableAttrDictionary());
+    rewriter.replaceOp(copy, masked);
+    return masked;
+  }
+  if (auto predicated = dyn_cast<PredicatedOpInterface>(op)) {
+    rewriter.setInsertionPoint(op);
+    Value both = pred;
+    if (Value old = predicated.getPredicate())
+      both = arith::AndIOp::create(rewriter, op->getLoc(), old, pred);
+    rewriter.modifyOpInPlace(op, [&] { predicated.setPredicate(both); });
+    return op;
+  }
+  if (op->getNumRegions() == 0 && isMemoryEffectFree(op))
+    return op;
+  return nullptr;
+}
+
+void annotate(Operation *op, scf::PipeliningOption::PipelinerPart part,
+              unsigned) {
+  if (!isa<AsyncCopyGlobalToLocalOp, AsyncCommitGroupOp, AsyncWaitOp,
+           BarrierCompletedWriteOpInterface, BarrierWaitOpInterface,
+           BarrierArriveOpInterface>(op))
+    return;
+  MLIRContext *ctx = op->getContext();
+  StringRef name =
+      part == scf::PipeliningOption::PipelinerPart::Prologue ? "prologue"
+                                                              : "kernel";
+  TileDialect::PipelinePartAttrHelper(ctx).setAttr(
+      op, StringAttr::get(ctx, name));
+}
+
+} // namespace
+
+LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  std::vector<std::pair<Operation *, unsigned>> schedule;
+  for (Operation &op : loop.getBody()->without_terminator())
+    schedule.push_back({&op, unsigned(*getStage(&op))});
+  std::stable_sort(schedule.begin(), schedule.end(),
+                   [](const auto &a, const auto &b) {
+                     return getCluster(a.first) <
+                            getCluster(b.first);
+                   });
+  scf::PipeliningOption options;
+  options.getScheduleFn =
+      [&](scf::ForOp, std::vector<std::pair<Operation *, unsigned>> &s) {
+        s = schedule;
+      };
+  options.annotateFn = annotate;
+  options.peelEpilogue = false;
+  options.supportDynamicLoops = true;
+  options.predicateFn = predicate;
+
+  // The index arithmetic the expansion creates is folded afterwards.
+  struct Collector : public RewriterBase::Listener {
+    llvm::SetVector<Operation *> created;
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint) override {
+      if (isa<arith::ArithDialect>(op->getDialect()))
+        created.insert(op);
+    }
+    void notifyOperationErased(Operation *op) override { created.remove(op); }
+  } collector;
+  auto func = loop->getParentOfType<FunctionOpInterface>();
+  Location loc = loop.getLoc();
+  IRRewriter rewriter(ctx, &collector);
+  rewriter.setInsertionPoint(loop);
+  bool modified = false;
+  FailureOr<scf::ForOp> result =
+      scf::pipelineForLoop(rewriter, loop, options, &modified);
+  if (failed(result)) {
+    if (modified)
+      return emitError(loc) << "the loop expander failed after changing the "
+                               "loop; the module is left inconsistent";
+    emitRemark(loc) << "loop not pipelined: the loop expander refused its "
+                       "schedule";
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      op.removeDiscardableAttr(TileDialect::StageAttrHelper::getNameStr());
+      op.removeDiscardableAttr(TileDialect::ClusterAttrHelper::getNameStr());
+    }
+    return success();
+  }
+  func->walk([&](Operation *op) {
+    op->removeDiscardableAttr(TileDialect::StageAttrHelper::getNameStr());
+    op->removeDiscardableAttr(TileDialect::ClusterAttrHelper::getNameStr());
+  });
+  result->getOperation()->removeDiscardableAttr(
+      TileDialect::NumStagesAttrHelper::getNameStr());
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+  (void)applyOpPatternsGreedily(collector.created.takeVector(),
+                                FrozenRewritePatternSet(),
+                                config);
+  return success();
+}
+

@@ -77,7 +77,15 @@ public:
     int64_t stages = pipeline::getNumStages(loop);
     if (stages < 2 || pipeline::isStaged(loop))
       return;
-    if (std::optional<std::string> why = checkLoop()) {
+    // Copies completing on barriers (TMA) are the backend's to pipeline
+    // (its schedule-stage pass, after this one).
+    bool barrierCopies = false;
+    loop.getBody()->walk([&](BarrierCompletedWriteOpInterface) {
+      barrierCopies = true;
+    });
+    if (barrierCopies)
+      return;
+    if (std::optional<std::string> why = pipeline::whyNotPipelinable(loop)) {
       remark() << "loop not pipelined: " << *why;
       return;
     }
@@ -115,66 +123,6 @@ public:
 
 private:
   InFlightDiagnostic remark() { return loop.emitRemark(); }
-
-  /// What keeps the upstream expander from pipelining the loop, if anything.
-  std::optional<std::string> checkLoop() {
-    if (!loop.getInductionVar().getType().isSignlessInteger(32))
-      return std::string("its induction variable is not an i32 (ring slots "
-                         "are i32)");
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!step || *step <= 0)
-      return std::string("its step is not a positive constant");
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-      if (auto arg = dyn_cast<BlockArgument>(v);
-          arg && arg.getOwner() == loop.getBody()) {
-        if (arg != loop.getRegionIterArgs()[i])
-          return "loop-carried value #" + std::to_string(i) +
-                 " is another loop-carried value of the previous iteration "
-                 "(a distance-2 recurrence)";
-        continue;
-      }
-      if (loop.isDefinedOutsideOfLoop(v))
-        return "loop-carried value #" + std::to_string(i) +
-               " is a value defined before the loop";
-    }
-    return std::nullopt;
-  }
-
-  /// The body ops `root` needs, transitively (through the yielded value of
-  /// each loop-carried value it reads). Fails naming the first op with
-  /// memory effects or regions.
-  LogicalResult slice(Operation *root, llvm::SetVector<Operation *> &ops,
-                      std::string &why) {
-    Block *body = loop.getBody();
-    auto yield = cast<scf::YieldOp>(body->getTerminator());
-    SmallVector<Value> work(root->getOperands());
-    DenseSet<Value> seen;
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      if (!seen.insert(v).second)
-        continue;
-      if (auto arg = dyn_cast<BlockArgument>(v)) {
-        if (arg.getOwner() == body && arg != loop.getInductionVar())
-          work.push_back(yield.getOperand(arg.getArgNumber() - 1));
-        continue;
-      }
-      Operation *def = v.getDefiningOp();
-      if (def->getBlock() != body)
-        continue;
-      if (def->getNumRegions() || !isMemoryEffectFree(def)) {
-        why = "its address or mask depends on '" +
-              def->getName().getStringRef().str() + "'" +
-              (def == root ? "" : " in the loop") +
-              ", which is not a pure op (loop-carried distance > 1 or "
-              "memory effects)";
-        return failure();
-      }
-      if (ops.insert(def))
-        work.append(def->operand_begin(), def->operand_end());
-    }
-    return success();
-  }
 
   std::optional<Candidate> plan(LoadOp load, const TargetDesc &target,
                                 std::string &why) {
@@ -216,7 +164,7 @@ private:
       return std::nullopt;
     }
     llvm::SetVector<Operation *> ops;
-    if (failed(slice(load, ops, why)))
+    if (failed(pipeline::sliceOperands(loop, load, ops, why)))
       return std::nullopt;
     stage0.insert(ops.begin(), ops.end());
     return c;
@@ -253,9 +201,7 @@ private:
     return false;
   }
 
-  /// Writes the schedule: stage 0 (the loads and their operands' ops) and
-  /// stage N-1 (the rest); stage-0 values later stages use are recomputed
-  /// for them, so no tensor is carried across iterations.
+  /// Writes the schedule: the loads and their operands' ops in stage 0.
   void assign(ArrayRef<Candidate> candidates) {
     for (const Candidate &c : candidates)
       stage0.insert(c.load);
@@ -267,39 +213,7 @@ private:
         for (Operation *user : alloc->getUsers())
           if (!isa<LocalLoadOp>(user))
             copiesFirst = false;
-    Block *body = loop.getBody();
-    DenseMap<Value, Value> clones;
-    std::function<Value(Value)> recompute = [&](Value v) -> Value {
-      Operation *def = v.getDefiningOp();
-      if (!def || !stage0.contains(def) || isa<LoadOp>(def))
-        return v;
-      if (Value done = clones.lookup(v))
-        return done;
-      SmallVector<Value> operands;
-      for (Value o : def->getOperands())
-        operands.push_back(recompute(o));
-      OpBuilder b(def->getContext());
-      b.setInsertionPointAfter(def);
-      Operation *copy = b.clone(*def);
-      copy->setOperands(operands);
-      for (auto [from, to] : llvm::zip(def->getResults(), copy->getResults()))
-        clones[from] = to;
-      return clones.lookup(v);
-    };
-    for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
-      if (stage0.contains(&op))
-        continue;
-      for (OpOperand &use : op.getOpOperands())
-        if (Operation *def = use.get().getDefiningOp();
-            def && stage0.contains(def) && !isa<LoadOp>(def))
-          use.set(recompute(use.get()));
-    }
-    int64_t last = numStages - 1;
-    for (Operation &op : body->without_terminator()) {
-      bool first = stage0.contains(&op);
-      pipeline::setStage(&op, first ? 0 : last,
-                         first == copiesFirst ? 0 : 1);
-    }
+    pipeline::assignTwoStages(loop, stage0, copiesFirst);
   }
 
   scf::ForOp loop;

@@ -59,7 +59,7 @@ public:
                << "in a staged loop needs tile.stage 0 or " << last;
       (*stage == 0 ? cluster0 : clusterLast) = pipeline::getCluster(&op);
     }
-    normalize();
+    pipeline::normalizeLoop(loop);
     SmallVector<LoadOp> loads;
     for (Operation &op : body->without_terminator())
       if (auto load = dyn_cast<LoadOp>(&op); load && *pipeline::getStage(load) == 0)
@@ -76,47 +76,6 @@ private:
     auto op = OpT::create(b, loop.getLoc(), std::forward<Args>(args)...);
     pipeline::setStage(op, stage, stage == 0 ? cluster0 : clusterLast);
     return op;
-  }
-
-  /// for iv = lb to ub step s  ->  for j = 0 to max(ceildiv(ub - lb, s), 0)
-  /// step 1, with iv = lb + j * s rebuilt in each stage that reads it.
-  void normalize() {
-    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (lb == 0 && step == 1)
-      return;
-    Location loc = loop.getLoc();
-    Type type = loop.getInductionVar().getType();
-    OpBuilder b(loop);
-    auto cst = [&](int64_t v) {
-      return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
-    };
-    Value lower = loop.getLowerBound(), stepV = loop.getStep();
-    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), lower);
-    Value rounded = arith::AddIOp::create(
-        b, loc, span, arith::SubIOp::create(b, loc, stepV, cst(1)));
-    Value trips = arith::MaxSIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, rounded, stepV), cst(0));
-    Value zero = cst(0), one = cst(1);
-    loop.setLowerBound(zero);
-    loop.setUpperBound(trips);
-    loop.setStep(one);
-    Value j = loop.getInductionVar();
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : j.getUses())
-      uses.push_back(&use);
-    OpBuilder ib = OpBuilder::atBlockBegin(body);
-    Value ivs[2];
-    for (OpOperand *use : uses) {
-      Operation *owner = body->findAncestorOpInBlock(*use->getOwner());
-      int64_t stage = *pipeline::getStage(owner);
-      Value &iv = ivs[stage == 0 ? 0 : 1];
-      if (!iv) {
-        Value scaled = create<arith::MulIOp>(ib, stage, j, stepV);
-        iv = create<arith::AddIOp>(ib, stage, lower, scaled);
-      }
-      use->set(iv);
-    }
   }
 
   void lower(ArrayRef<LoadOp> loads) {

@@ -68,6 +68,9 @@ public:
   void addPasses(OpPassManager &pm, PipelineStage stage,
                  const KilnToLLVMOptions &options) const override {
     if (stage == PipelineStage::Schedule) {
+      tile_nv::TileNVPipelineTMAPassOptions tma;
+      tma.target = options.target;
+      pm.addPass(tile_nv::createTileNVPipelineTMAPass(tma));
       tile_nv::TileNVInsertProxyFencesPassOptions fences;
       fences.target = options.target;
       pm.addPass(tile_nv::createTileNVInsertProxyFencesPass(fences));

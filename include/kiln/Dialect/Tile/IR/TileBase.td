@@ -80,8 +80,9 @@ def Tile_Dialect : Dialect {
     // body (ops run in (cluster, body order)); removed by tile-pipeline-expand.
     "::mlir::IntegerAttr":$stage,
     "::mlir::IntegerAttr":$cluster,
-    // On async copies, commits and waits the pipeliner made: "prologue" or
-    // "kernel", the part of the expanded loop they belong to.
+    // On the async copies, commits, waits and barrier ops the pipeliner
+    // made: "prologue" or "kernel", the part of the expanded loop they
+    // belong to.
     "::mlir::StringAttr":$pipeline_part,
     // On pointer and integer kernel arguments: a power-of-two divisor.
     "::mlir::IntegerAttr":$divisibility,

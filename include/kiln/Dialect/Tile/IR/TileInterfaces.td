@@ -165,6 +165,18 @@ def Tile_AsyncReadWaitOpInterface : OpInterface<"AsyncReadWaitOpInterface"> {
 
 // Every thread waits on a barrier in shared memory until its phase
 // completes: the writes that complete on it are visible afterwards.
+// An op a thread performs only where its optional i1 predicate holds: the
+// pipeliner predicates such vendor ops in the iterations past the end.
+def Tile_PredicatedOpInterface : OpInterface<"PredicatedOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"The predicate (an i1 value), or null: always.",
+      "::mlir::Value", "getPredicate", (ins)>,
+    InterfaceMethod<"Replaces the predicate (an i1 value).",
+      "void", "setPredicate", (ins "::mlir::Value":$pred)>,
+  ];
+}
+
 def Tile_BarrierWaitOpInterface : OpInterface<"BarrierWaitOpInterface"> {
   let cppNamespace = "::kiln::tile";
   let methods = [

@@ -122,6 +122,8 @@ Value MBarrierInvalidateOp::getInvalidatedBarrier() { return getBarrier(); }
 bool FenceAsyncSharedOp::fencesCluster() { return getCluster(); }
 
 Value MBarrierExpectOp::getArrivedBarrier() { return getBarrier(); }
+Value MBarrierExpectOp::getPredicate() { return getPred(); }
+void MBarrierExpectOp::setPredicate(Value pred) { getPredMutable().assign(pred); }
 int64_t MBarrierExpectOp::getExpectedBytes() { return getBytes(); }
 Value MBarrierExpectOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierExpectOp::getArrivalCount() { return 1; }

@@ -62,6 +62,10 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
 
 Value AsyncTMACopyGlobalToLocalOp::getDst() { return getResult(); }
 Value AsyncTMACopyGlobalToLocalOp::getCompletionBarrier() { return getBarrier(); }
+Value AsyncTMACopyGlobalToLocalOp::getPredicate() { return getPred(); }
+void AsyncTMACopyGlobalToLocalOp::setPredicate(Value pred) {
+  getPredMutable().assign(pred);
+}
 // The whole box counts, elements past the tensor's edge (filled) included.
 int64_t AsyncTMACopyGlobalToLocalOp::getCompletedBytes() {
   RankedTensorType block = getDesc().getType().getBlockType();

@@ -55,7 +55,8 @@ def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
 
 def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>,
+    DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
   let summary = "Arrive on an mbarrier expecting a number of transaction bytes";
   let description = [{
     One thread (of those with `pred`, when given) arrives on the mbarrier

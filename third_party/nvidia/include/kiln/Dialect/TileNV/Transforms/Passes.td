@@ -28,6 +28,29 @@ def TileNVAddGlobalScratchPass : Pass<"tile-nv-add-global-scratch", "mlir::Modul
   ];
 }
 
+def TileNVPipelineTMAPass : Pass<"tile-nv-pipeline-tma", "mlir::ModuleOp"> {
+  let summary = "TMA rings for num_stages loops written with one buffer and one mbarrier";
+  let description = [{
+    Stage: schedule, after core's pipelining passes (which leave loops with
+    barrier-completed copies to the backend). A `tile.num_stages` loop
+    whose body arms one mbarrier (`tile_nv.mbarrier_expect`), issues TMA
+    copies into whole buffers allocated before the loop, waits on that
+    barrier, and reads the buffers after the wait becomes an N-slot ring:
+    N slots per buffer and N barriers (the init and invalidates repeated
+    per slot); the expect and copies (and the pure ops computing their
+    coordinates) go to stage 0 at slot j % N, the wait -- at parity
+    (j / N) & 1 -- and the reads to stage N-1. The loop is then normalized
+    and expanded by core's pipelining utilities (Pipelining.h), so copies
+    and waits carry `tile.pipeline_part` and the async-safety check treats
+    the ring as compiler-made. Any other loop with TMA copies keeps its
+    body and gets a remark saying why.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
 def TileNVInsertProxyFencesPass
     : Pass<"tile-nv-insert-proxy-fences", "mlir::ModuleOp"> {
   let summary = "Async-proxy fences before asynchronous reads of generically written shared memory";
