@@ -77,7 +77,7 @@ public:
     int64_t stages = pipeline::getNumStages(loop);
     if (stages < 2 || pipeline::isStaged(loop))
       return;
-    // Copies completing on barriers (TMA) are the backend's to pipeline
+    // Copies completing on barriers (bulk copies) are the backend's to pipeline
     // (its schedule-stage pass, after this one).
     bool barrierCopies = false;
     loop.getBody()->walk([&](BarrierCompletedWriteOpInterface) {

@@ -2,8 +2,8 @@
 //
 // The tile-pipeline-* passes hand the schedule on in IR attributes
 // (`tile.num_stages` on the loop, `tile.stage` / `tile.cluster` on each op of
-// its body). A backend that builds rings of its own copies (NVIDIA's TMA)
-// uses the same steps: these functions, called by core's passes too, so a
+// its body). A backend that builds rings of its own copies (bulk copies on
+// barriers) uses the same steps: these functions, called by core's passes too, so a
 // vendor ring is staged, normalized and expanded exactly as core's.
 //
 //===----------------------------------------------------------------------===//
