@@ -106,21 +106,35 @@ def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride
 
 
 @kiln.jit
-def tma_gemm_kernel(a_desc, b_desc, c_ptr, M, N, K, stride_cm, STAGES: gl.constexpr,
-                    num_warps: gl.constexpr):
-    """C = A @ B^T with A [M, K] and B [N, K] through TMA descriptors of [BM, BK] / [BN, BK]
-    blocks (zero-filled past the edges), C row-major."""
+def _tile_offsets(tile, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP_M: gl.constexpr):
+    """(off_m, off_n) of tile number ``tile``, GROUP_M row blocks walked together (the same
+    order as examples/hopper.py, so the two GEMMs compare)."""
+    num_pid_m = gl.cdiv(M, BM)
+    num_pid_n = gl.cdiv(N, BN)
+    tiles_per_group = GROUP_M * num_pid_n
+    first_m = (tile // tiles_per_group) * GROUP_M
+    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
+    pid_m = first_m + (tile % tiles_per_group) % group_rows
+    pid_n = (tile % tiles_per_group) // group_rows
+    return pid_m * BM, pid_n * BN
+
+
+@kiln.jit
+def tma_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
+                    GROUP_M: gl.constexpr, num_warps: gl.constexpr):
+    """C = A @ B^T, A [M, K], B [N, K], C [M, N] through TMA descriptors (zero-filled loads and
+    clipped stores at the edges): examples/hopper.py's gemm_kernel written the simple way,
+    one buffer per operand and one mbarrier; the pipeliner makes the ring."""
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[0]
     acc_l: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
                                                     instr_shape=[16, BN, 16])
+    off_m, off_n = _tile_offsets(gl.program_id(0), M, N, BM, BN, GROUP_M)
     a_s = gl.allocate_shared_memory(a_desc.dtype, [BM, BK], a_desc.layout)
     b_s = gl.allocate_shared_memory(b_desc.dtype, [BN, BK], b_desc.layout)
     bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(bar, count=1)
-    off_m = gl.program_id(0) * BM
-    off_n = gl.program_id(1) * BN
     acc = gl.zeros([BM, BN], gl.float32, acc_l)
     phase = 0
     for k in gl.range(0, K, BK, num_stages=STAGES):
@@ -131,10 +145,11 @@ def tma_gemm_kernel(a_desc, b_desc, c_ptr, M, N, K, stride_cm, STAGES: gl.conste
         phase ^= 1
         acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
     mbarrier.invalidate(bar)
-    rows = off_m + gl.arange(0, BM, gl.SliceLayout(1, acc_l))
-    cols = off_n + gl.arange(0, BN, gl.SliceLayout(0, acc_l))
-    gl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(c_ptr.dtype.element_ty),
-             mask=(rows[:, None] < M) & (cols[None, :] < N))
+    c_s = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
+    c_s.store(acc.to(c_desc.dtype))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_s)
+    tma.store_wait(0)
 
 
 @kiln.jit
@@ -186,21 +201,22 @@ def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
     return c
 
 
-def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
+def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, GROUP_M=8, out=None):
     """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16, rows 16-byte aligned) through
-    tma_gemm_kernel."""
+    tma_gemm_kernel; a 1-D grid of cdiv(M, BM) * cdiv(N, BN) programs."""
     import torch
     from kiln.nvidia.hopper import TensorDescriptor
     M, K = a.shape
     N, _ = b.shape
     dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[a.dtype]
-    a_desc = TensorDescriptor.from_tensor(
-        a, [BM, BK], gl.NVMMASharedLayout.get_default_for([BM, BK], dt))
-    b_desc = TensorDescriptor.from_tensor(
-        b, [BN, BK], gl.NVMMASharedLayout.get_default_for([BN, BK], dt))
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
-    tma_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](a_desc, b_desc, c, M, N, K, c.stride(0),
-                                                  STAGES=STAGES, num_warps=num_warps)
+
+    def desc(t, block):
+        return TensorDescriptor.from_tensor(
+            t, block, gl.NVMMASharedLayout.get_default_for(list(block), dt))
+    tma_gemm_kernel[(_cdiv(M, BM) * _cdiv(N, BN),)](
+        desc(a, [BM, BK]), desc(b, [BN, BK]), desc(c, [BM, BN]), M, N, K, STAGES=STAGES,
+        GROUP_M=GROUP_M, num_warps=num_warps)
     return c
 
 
