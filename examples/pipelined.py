@@ -154,10 +154,11 @@ def tma_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
 
 @kiln.jit
 def row_sum_kernel(x_ptr, out_ptr, R, C, stride_r, BR: gl.constexpr, BC: gl.constexpr,
-                   STAGES: gl.constexpr, num_warps: gl.constexpr, WARP: gl.constexpr = 32):
+                   STAGES: gl.constexpr, num_warps: gl.constexpr, WARP: gl.constexpr = 32,
+                   VEC: gl.constexpr = 4):
     """out[r] = sum over c of x[r, c] (fp32), BR rows per program, BC columns per step
-    (WARP: threads per warp, 64 on AMD CDNA)."""
-    VEC: gl.constexpr = 4
+    (WARP: threads per warp, 64 on AMD CDNA; VEC: elements per thread and access, 1 for
+    gfx942's 4-byte direct-to-LDS copies)."""
     lanes_c: gl.constexpr = min(WARP, BC // VEC)
     layout: gl.constexpr = gl.BlockedLayout([1, VEC], [WARP // lanes_c, lanes_c],
                                             [num_warps, 1], [1, 0])

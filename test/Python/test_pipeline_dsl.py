@@ -125,7 +125,7 @@ def test_amd_stream_becomes_direct_to_lds():
                                                 "R": "i32", "C": "i32", "stride_r": "i32"},
                      dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64),
                      target="hip:gfx950", num_warps=4)
-    assert "global_load_lds_dwordx4" in k.asm["amdgcn"]
+    assert re.search(r"buffer_load_dwordx4 .* lds", k.asm["amdgcn"])
 
 
 @pytest.mark.parametrize("stages,warps", [(3, 4), (4, 8)])
@@ -149,3 +149,27 @@ def test_tma_form_becomes_a_tma_ring(stages, warps):
     # TMA writes and wgmma reads are both async proxy: the only fence is the kernel's own,
     # before the TMA store of C.
     assert ptx.count("fence.proxy.async") == 1
+
+
+@pytest.mark.parametrize("target,vec,per_iteration", [("hip:gfx942", 1, 16),
+                                                      ("hip:gfx950", 4, 4)])
+def test_amd_ring_waits_exactly(target, vec, per_iteration):
+    """On gfx942/gfx950 the pipeliner's masked copies go through buffer resources
+    (tile-amd-pipeline-buffer-copies), so every wave issues them and the loop's wait is
+    exact: the 2 iterations issued after the awaited one stay in flight (16 dword copies
+    per iteration on gfx942, 4 dwordx4 on gfx950), no vmcnt(0) in the loop; the independent
+    checker (third_party/amd/tools/amdgcn_waits.py) finds no violation and slack 0."""
+    import amdgcn_waits as aw
+    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+                                                "R": "i32", "C": "i32", "stride_r": "i32"},
+                     dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64, VEC=vec),
+                     target=target, num_warps=4)
+    asm = k.asm["amdgcn"]
+    lines = asm.splitlines()
+    back = next(i for i, l in enumerate(lines) if re.match(r"\s*s_cbranch_scc1 \.LBB0_2$", l))
+    start = lines.index(".LBB0_2:")
+    loop = "\n".join(lines[start:back + 1])
+    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == [str(2 * per_iteration)]
+    assert loop.count("buffer_load_dword") == per_iteration
+    (report,) = aw.check(asm)
+    assert not report.violations and report.max_slack == 0

@@ -1,12 +1,15 @@
 //===- AMDBackend.cpp - AMDGPU, ROCDL translation and hsaco linking -------===//
 
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
+#include "kiln/Dialect/TileAMD/Transforms/Passes.h"
+#include "kiln/Pipelines/Pipelines.h"
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/ExternalTools.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "lld/Common/Driver.h"
 #include "llvm/IR/Module.h"
@@ -136,6 +139,17 @@ public:
 
   void registerTranslation(MLIRContext &context) const override {
     registerROCDLDialectTranslation(context);
+  }
+
+  void registerPasses() const override { tile_amd::registerTileAMDPasses(); }
+
+  void addPasses(OpPassManager &pm, PipelineStage stage,
+                 const KilnToLLVMOptions &options) const override {
+    if (stage == PipelineStage::Schedule) {
+      tile_amd::TileAMDPipelineBufferCopiesPassOptions copies;
+      copies.target = options.target;
+      pm.addPass(tile_amd::createTileAMDPipelineBufferCopiesPass(copies));
+    }
   }
 
   LogicalResult verifyModule(ModuleOp module, const TargetDesc &target,

@@ -49,6 +49,8 @@ def TileNVPipelineTMAPass : Pass<"tile-nv-pipeline-tma", "mlir::ModuleOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Target name (default: the module's tile.target)">,
   ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "kiln::tile_nv::TileNVDialect"];
 }
 
 def TileNVInsertProxyFencesPass
@@ -70,6 +72,8 @@ def TileNVInsertProxyFencesPass
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Target name (default: the module's tile.target)">,
   ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "kiln::tile_nv::TileNVDialect"];
 }
 
 def TileNVPipelineWGMMAPass
@@ -89,6 +93,8 @@ def TileNVPipelineWGMMAPass
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Target name (default: the module's tile.target)">,
   ];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "kiln::tile_nv::TileNVDialect"];
 }
 
 def TileNVNVVMToPTXPass : Pass<"tile-nv-nvvm-to-ptx", "mlir::ModuleOp"> {
