@@ -327,9 +327,17 @@ void annotate(Operation *op, scf::PipeliningOption::PipelinerPart part,
 
 LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
   MLIRContext *ctx = loop.getContext();
+  int64_t numStages = getNumStages(loop);
   std::vector<std::pair<Operation *, unsigned>> schedule;
-  for (Operation &op : loop.getBody()->without_terminator())
-    schedule.push_back({&op, unsigned(*getStage(&op))});
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    std::optional<int64_t> stage = getStage(&op);
+    if (!stage || *stage >= std::max<int64_t>(numStages, 1))
+      return op.emitOpError()
+             << "in a staged loop needs a tile.stage below the loop's "
+                "tile.num_stages ("
+             << numStages << ")";
+    schedule.push_back({&op, unsigned(*stage)});
+  }
   std::stable_sort(schedule.begin(), schedule.end(),
                    [](const auto &a, const auto &b) {
                      return getCluster(a.first) <

@@ -1,10 +1,11 @@
-// RUN: kiln-opt %s --tile-pipeline-expand | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --tile-pipeline-expand -verify-diagnostics | FileCheck %s
 // The independent checks, on the expanded loop: the wait-count oracle runs
 // the function for trip counts 0-3 and compares each computed count with the
 // groups actually committed after the awaited one (sound, slack 0); the
 // async-safety check finds no read of a slot a copy may still be writing.
-// RUN: kiln-opt %s --tile-pipeline-expand --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | FileCheck %s --check-prefix=ORACLE
-// RUN: kiln-opt %s --tile-pipeline-expand --tile-insert-wait-counts --tile-check-async-safety -o /dev/null
+// (`not`: the last case is an error by design.)
+// RUN: not kiln-opt %s -split-input-file --tile-pipeline-expand --tile-insert-wait-counts --test-wait-count-oracle 2>&1 | FileCheck %s --check-prefix=ORACLE
+// RUN: kiln-opt %s -split-input-file --tile-pipeline-expand --tile-insert-wait-counts --tile-check-async-safety -verify-diagnostics -o /dev/null
 // ORACLE: remark: oracle: holds on 4 executions, slack 0
 // ORACLE-NOT: leaves an awaited group in flight
 
@@ -70,5 +71,25 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     %done = tile.async_wait {num = 0 : i32}
     tile.local_dealloc %ring : !ring
     return %r#0 : !t
+  }
+}
+
+// -----
+
+// A loop whose ops are not all staged is an error at the op (replayed or
+// hand-written schedules included), not a crash.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @unstaged_op(%p: tensor<128x!tile.ptr<f32>, #l>, %n: i32) -> tensor<128xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : tensor<128xf32, #l>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<128xf32, #l>) : i32 {
+      %v = tile.load %p {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<128x!tile.ptr<f32>, #l>
+      // expected-error @+1 {{'arith.addf' op in a staged loop needs a tile.stage below the loop's tile.num_stages (2)}}
+      %a = arith.addf %acc, %v : tensor<128xf32, #l>
+      scf.yield %a : tensor<128xf32, #l>
+    } {tile.num_stages = 2 : i32}
+    return %r : tensor<128xf32, #l>
   }
 }
