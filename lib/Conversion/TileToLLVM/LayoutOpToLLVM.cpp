@@ -16,17 +16,8 @@ using namespace kiln::tile;
 
 namespace {
 
-template <typename Op> struct TilePattern : public ConvertOpToLLVMPattern<Op> {
-  TilePattern(const LLVMTypeConverter &tc, const LoweringContext &ctx)
-      : ConvertOpToLLVMPattern<Op>(tc), ctx(ctx) {}
-  Type convert(Type t) const {
-    return this->getTypeConverter()->convertType(t);
-  }
-  const LoweringContext &ctx;
-};
-
-struct ProgramIdOpConversion : public TilePattern<ProgramIdOp> {
-  using TilePattern::TilePattern;
+struct ProgramIdOpConversion : public TileOpConversion<ProgramIdOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(ProgramIdOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -36,8 +27,8 @@ struct ProgramIdOpConversion : public TilePattern<ProgramIdOp> {
   }
 };
 
-struct NumProgramsOpConversion : public TilePattern<NumProgramsOp> {
-  using TilePattern::TilePattern;
+struct NumProgramsOpConversion : public TileOpConversion<NumProgramsOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(NumProgramsOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -47,8 +38,8 @@ struct NumProgramsOpConversion : public TilePattern<NumProgramsOp> {
   }
 };
 
-struct ArangeOpConversion : public TilePattern<ArangeOp> {
-  using TilePattern::TilePattern;
+struct ArangeOpConversion : public TileOpConversion<ArangeOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(ArangeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -64,8 +55,8 @@ struct ArangeOpConversion : public TilePattern<ArangeOp> {
   }
 };
 
-struct SplatOpConversion : public TilePattern<SplatOp> {
-  using TilePattern::TilePattern;
+struct SplatOpConversion : public TileOpConversion<SplatOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(SplatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -97,8 +88,8 @@ LogicalResult remapRegisters(
   return success();
 }
 
-struct BroadcastOpConversion : public TilePattern<BroadcastOp> {
-  using TilePattern::TilePattern;
+struct BroadcastOpConversion : public TileOpConversion<BroadcastOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -118,8 +109,8 @@ struct BroadcastOpConversion : public TilePattern<BroadcastOp> {
   }
 };
 
-struct ExpandDimsOpConversion : public TilePattern<ExpandDimsOp> {
-  using TilePattern::TilePattern;
+struct ExpandDimsOpConversion : public TileOpConversion<ExpandDimsOp> {
+  using TileOpConversion::TileOpConversion;
   LogicalResult
   matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -138,8 +129,8 @@ struct ExpandDimsOpConversion : public TilePattern<ExpandDimsOp> {
 
 /// convert_layout and reshape: identity, register permutation, or a trip
 /// through shared memory, as classifyLayoutMove decides.
-template <typename Op> struct LayoutMoveConversion : public TilePattern<Op> {
-  using TilePattern<Op>::TilePattern;
+template <typename Op> struct LayoutMoveConversion : public TileOpConversion<Op> {
+  using TileOpConversion<Op>::TileOpConversion;
   LogicalResult
   matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

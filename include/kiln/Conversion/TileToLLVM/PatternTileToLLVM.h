@@ -47,6 +47,11 @@ struct TileOpConversion : mlir::ConvertOpToLLVMPattern<Op> {
   TileOpConversion(TileTypeConverter &converter, const LoweringContext &ctx)
       : mlir::ConvertOpToLLVMPattern<Op>(converter), ctx(ctx) {}
 
+  /// `t` as the type converter converts it.
+  mlir::Type convert(mlir::Type t) const {
+    return this->getTypeConverter()->convertType(t);
+  }
+
   const LoweringContext &ctx;
 };
 
