@@ -55,6 +55,9 @@ static void addCorePasses(OpPassManager &pm, PipelineStage stage,
     return;
   }
   case PipelineStage::PreLowering: {
+    TileTagTensorDescParamsPassOptions descs;
+    descs.target = options.target;
+    pm.addPass(createTileTagTensorDescParamsPass(descs));
     TilePrepareWarpSpecializePassOptions ws;
     ws.target = options.target;
     ws.numWarps = options.numWarps;

@@ -51,6 +51,23 @@ def TilePrepareWarpSpecializePass : Pass<"tile-prepare-warp-specialize", "mlir::
   ];
 }
 
+def TileTagTensorDescParamsPass
+    : Pass<"tile-tag-tensor-desc-params", "mlir::ModuleOp"> {
+  let summary = "Check and tag the kernel parameters that are tensor descriptors";
+  let description = [{
+    Before the lowering (the pre-lowering stage of kiln-to-llvm): every
+    `!tile.tensordesc` argument must belong to a kernel (a public function
+    returning nothing) on a target that has tensor descriptors; each gets
+    the unit argument attribute `tile.tensordesc`, which
+    `convert-tile-to-llvm` requires and hands to the target (as a 128-byte
+    grid constant, say) when it marks the kernels.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (one of the known targets)">,
+  ];
+}
+
 def TileLowerWarpSpecializePass : Pass<"tile-lower-warp-specialize", "mlir::ModuleOp"> {
   let summary = "Lower the converted tile.warp_specialize to one control-flow graph";
   let description = [{

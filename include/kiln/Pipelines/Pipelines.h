@@ -34,8 +34,8 @@ enum class PipelineStage {
   /// tile-insert-barriers, tile-annotate-local-load-alias).
   SharedMemory,
   /// The last tile-level preparation before the lowering
-  /// (tile-prepare-warp-specialize; a backend's: the global scratch argument
-  /// of device-side TMA descriptors).
+  /// (tile-tag-tensor-desc-params, tile-prepare-warp-specialize; a backend's:
+  /// the global scratch argument of device-side TMA descriptors).
   PreLowering,
   /// tile -> LLVM dialect (scf-to-cf, convert-tile-to-llvm,
   /// tile-lower-warp-specialize; a backend's: the last rewrites of its

@@ -200,29 +200,18 @@ LogicalResult applyTileToLLVMConversion(ModuleOp module,
 
 constexpr llvm::StringLiteral kTensorDescArg = "tile.tensordesc";
 
-/// Tensor descriptor parameters are passed as the target says (a 128-byte
-/// grid constant, say); they are tagged here, before the signature is
-/// converted, and handed to the target by markKernels. Only kernels may take
-/// them, and only on targets that have them.
-LogicalResult tagTensorDescParams(ModuleOp module, const TargetInfo &target) {
+/// Tensor descriptor parameters were checked and tagged by
+/// tile-tag-tensor-desc-params; markKernels hands them to the target.
+LogicalResult requireTaggedTensorDescParams(ModuleOp module) {
   WalkResult r = module.walk([&](func::FuncOp func) {
-    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-      if (!isa<TensorDescType>(type))
-        continue;
-      if (!target.hasTensorDescriptors()) {
-        func.emitError() << "argument " << i << " is a tensor descriptor, "
-                         << "which " << target.getDesc().name
-                         << " does not have";
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<TensorDescType>(type) && !func.getArgAttr(i, kTensorDescArg)) {
+        func.emitError() << "argument " << i << " is a tensor descriptor "
+                         << "not checked for the target; run "
+                            "tile-tag-tensor-desc-params (part of "
+                            "kiln-to-llvm) first";
         return WalkResult::interrupt();
       }
-      if (func.isPrivate() || !func.getResultTypes().empty()) {
-        func.emitError() << "argument " << i << ": only kernels take tensor "
-                         << "descriptors (pass them to helper functions "
-                            "inlined)";
-        return WalkResult::interrupt();
-      }
-      func.setArgAttr(i, kTensorDescArg, UnitAttr::get(func.getContext()));
-    }
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
@@ -311,7 +300,7 @@ struct ConvertTileToLLVMPass
     LoweringContext lctx{*targetInfo, context->numWarps, int(desc.warpSize),
                          axisInfo};
     if (failed(checkVendorOps(module, *targetInfo)) ||
-        failed(tagTensorDescParams(module, *targetInfo)) ||
+        failed(requireTaggedTensorDescParams(module)) ||
         failed(checkAsyncCopies(module, lctx)) ||
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)))

@@ -391,6 +391,12 @@ func.func @num_stages_string() attributes {tile.num_stages = "3"} { return }
 
 // -----
 
+// 'tile.tensordesc' tags tensor descriptor parameters only.
+// expected-error @+1 {{'tile.tensordesc' is a unit attribute of !tile.tensordesc arguments}}
+func.func @tensordesc_tag_on_i32(%n: i32 {tile.tensordesc}) { return }
+
+// -----
+
 // The pipeliner's schedule attributes.
 func.func @stage_outside_loop() {
   // expected-error @+1 {{'tile.stage' belongs on an op of a scf.for body}}

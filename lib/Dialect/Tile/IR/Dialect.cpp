@@ -400,6 +400,15 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned argIndex,
                                                     NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
+  if (name == TensordescAttrHelper::getNameStr()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !func ||
+        argIndex >= func.getNumArguments() ||
+        !isa<TensorDescType>(func.getArgumentTypes()[argIndex]))
+      return op->emitOpError() << "'" << name << "' is a unit attribute of "
+                               << "!tile.tensordesc arguments";
+    return success();
+  }
   if (name != DivisibilityAttrHelper::getNameStr())
     return op->emitOpError()
            << "unknown tile argument attribute '" << name << "'";

@@ -84,6 +84,9 @@ def Tile_Dialect : Dialect {
     // made: "prologue" or "kernel", the part of the expanded loop they
     // belong to.
     "::mlir::StringAttr":$pipeline_part,
+    // On kernel arguments of type !tile.tensordesc, set by
+    // tile-tag-tensor-desc-params: checked for the target, passed as it says.
+    "::mlir::UnitAttr":$tensordesc,
     // On pointer and integer kernel arguments: a power-of-two divisor.
     "::mlir::IntegerAttr":$divisibility,
     // On local_load, set by tile-insert-barriers: no async copy into the
