@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -15,6 +16,19 @@
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
+
+bool kiln::tile::pipeline::isZeroOrAbsent(Value v) {
+  if (!v)
+    return true;
+  Attribute a;
+  if (!matchPattern(v, m_Constant(&a)))
+    return false;
+  auto dense = dyn_cast<DenseElementsAttr>(a);
+  return dense && dense.isSplat() &&
+         (isa<FloatType>(dense.getElementType())
+              ? dense.getSplatValue<APFloat>().isPosZero()
+              : dense.getSplatValue<APInt>().isZero());
+}
 
 SmallVector<LocalAllocOp> kiln::tile::pipeline::getFilledAllocs(LoadOp load,
                                                                 Block *body) {

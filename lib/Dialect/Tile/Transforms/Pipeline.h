@@ -14,6 +14,10 @@
 
 namespace kiln::tile::pipeline {
 
+/// Whether `v` is absent or a splat zero constant (a load's `other` an
+/// async copy's zero fill can stand for).
+bool isZeroOrAbsent(mlir::Value v);
+
 /// The local_allocs of `body` a load fills, when they are all its users
 /// and of one type (the ring then takes their layout); empty otherwise.
 llvm::SmallVector<LocalAllocOp> getFilledAllocs(LoadOp load,

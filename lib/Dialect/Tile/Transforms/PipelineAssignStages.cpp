@@ -48,20 +48,6 @@ struct Candidate {
   int64_t slotBytes = 0;
 };
 
-bool isZero(Value v) {
-  if (!v)
-    return true;
-  Attribute a;
-  if (!matchPattern(v, m_Constant(&a)))
-    return false;
-  if (auto dense = dyn_cast<DenseElementsAttr>(a))
-    return dense.isSplat() &&
-           (isa<FloatType>(dense.getElementType())
-                ? dense.getSplatValue<APFloat>().isPosZero()
-                : dense.getSplatValue<APInt>().isZero());
-  return false;
-}
-
 std::string typeString(Type type) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -157,7 +143,7 @@ private:
         load.getPtr(), load.getMask(), axis, target.maxVectorBytes);
     if (std::optional<std::string> illegal = whyAsyncCopyNotLowerable(
             load.getContext(), target, load.getPtr().getType(), slotType,
-            alignment, pointerElements, !isZero(load.getOther()))) {
+            alignment, pointerElements, !pipeline::isZeroOrAbsent(load.getOther()))) {
       why = "as an asynchronous copy into " +
             typeString(slotType) +
             ": " + *illegal;

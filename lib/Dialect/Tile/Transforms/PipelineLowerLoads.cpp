@@ -31,17 +31,6 @@ using namespace kiln::tile;
 
 namespace {
 
-bool isZero(Value v) {
-  Attribute a;
-  if (!v || !matchPattern(v, m_Constant(&a)))
-    return false;
-  auto dense = dyn_cast<DenseElementsAttr>(a);
-  return dense && dense.isSplat() &&
-         (isa<FloatType>(dense.getElementType())
-              ? dense.getSplatValue<APFloat>().isPosZero()
-              : dense.getSplatValue<APInt>().isZero());
-}
-
 class Lowerer {
 public:
   explicit Lowerer(scf::ForOp loop) : loop(loop), body(loop.getBody()) {}
@@ -109,7 +98,8 @@ private:
           ringType.getEncoding(), true, ringType.getShape());
       OpBuilder b(load);
       Value slot = create<MemDescIndexOp>(b, 0, slotType, r.ring, slot0);
-      Value other = isZero(load.getOther()) ? Value() : load.getOther();
+      Value other =
+          pipeline::isZeroOrAbsent(load.getOther()) ? Value() : load.getOther();
       r.copy = create<AsyncCopyGlobalToLocalOp>(b, 0, tokenType,
                                                 load.getPtr(), slot,
                                                 load.getMask(), other,
