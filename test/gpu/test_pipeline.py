@@ -32,21 +32,27 @@ def _fresh(shape, dtype, seed):
     return torch.randn(shape, device="cuda", generator=g, dtype=torch.float32).to(dtype)
 
 
-@pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000), (130, 136, 40),
-                                   (256, 256, 96)])
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
-def test_mma_v2_gemm_bitwise_across_stages(nvidia, m, n, k, dtype):
-    a, b = _fresh((m, k), dtype, m + k), _fresh((k, n), dtype, n + 7 * k)
-    ref = a.float() @ b.float()
+def _gemm_across_stages(run, ref, shape, dtype):
+    """run(stages, out) for num_stages 1..5 into NaN-filled outputs: the unpipelined result
+    matches ref, and every pipelined one is bitwise equal to it."""
     outs = {}
     for stages in range(1, 6):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=dtype)
-        outs[stages] = pipelined.mma_v2_matmul(a, b, STAGES=stages, out=c)
+        out = torch.full(shape, float("nan"), device="cuda", dtype=dtype)
+        outs[stages] = run(stages, out)
     torch.cuda.synchronize()
     err = ((outs[1].float() - ref).norm() / ref.norm()).item()
     assert err < 1e-2, err
     for stages in range(2, 6):
         assert torch.equal(outs[stages], outs[1]), f"num_stages={stages} differs from 1"
+
+
+@pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000), (130, 136, 40),
+                                   (256, 256, 96)])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_mma_v2_gemm_bitwise_across_stages(nvidia, m, n, k, dtype):
+    a, b = _fresh((m, k), dtype, m + k), _fresh((k, n), dtype, n + 7 * k)
+    _gemm_across_stages(lambda s, out: pipelined.mma_v2_matmul(a, b, STAGES=s, out=out),
+                        a.float() @ b.float(), (m, n), dtype)
 
 
 @pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000), (200, 136, 56)])
@@ -55,16 +61,9 @@ def test_wgmma_gemm_bitwise_across_stages(nvidia, m, n, k, warps):
     if not nvidia.startswith("cuda:sm_90"):
         pytest.skip("wgmma needs sm_90a")
     a, b = _fresh((m, k), torch.bfloat16, 3 * m + k), _fresh((n, k), torch.bfloat16, n + 5 * k)
-    ref = a.float() @ b.float().T
-    outs = {}
-    for stages in range(1, 6):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        outs[stages] = pipelined.wgmma_matmul(a, b, STAGES=stages, num_warps=warps, out=c)
-    torch.cuda.synchronize()
-    err = ((outs[1].float() - ref).norm() / ref.norm()).item()
-    assert err < 1e-2, err
-    for stages in range(2, 6):
-        assert torch.equal(outs[stages], outs[1]), f"num_stages={stages} differs from 1"
+    _gemm_across_stages(
+        lambda s, out: pipelined.wgmma_matmul(a, b, STAGES=s, num_warps=warps, out=out),
+        a.float() @ b.float().T, (m, n), torch.bfloat16)
 
 
 @pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000), (200, 136, 56)])
@@ -75,16 +74,9 @@ def test_tma_gemm_bitwise_across_stages(nvidia, m, n, k, warps):
     if not nvidia.startswith("cuda:sm_90"):
         pytest.skip("TMA and wgmma need sm_90a")
     a, b = _fresh((m, k), torch.bfloat16, 5 * m + k), _fresh((n, k), torch.bfloat16, n + 3 * k)
-    ref = a.float() @ b.float().T
-    outs = {}
-    for stages in range(1, 6):
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-        outs[stages] = pipelined.tma_matmul(a, b, STAGES=stages, num_warps=warps, out=c)
-    torch.cuda.synchronize()
-    err = ((outs[1].float() - ref).norm() / ref.norm()).item()
-    assert err < 1e-2, err
-    for stages in range(2, 6):
-        assert torch.equal(outs[stages], outs[1]), f"num_stages={stages} differs from 1"
+    _gemm_across_stages(
+        lambda s, out: pipelined.tma_matmul(a, b, STAGES=s, num_warps=warps, out=out),
+        a.float() @ b.float().T, (m, n), torch.bfloat16)
 
 
 @pytest.mark.parametrize("r,c", [(1024, 4096), (77, 1000), (33, 260), (16, 4)])
