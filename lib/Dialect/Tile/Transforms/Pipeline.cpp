@@ -342,6 +342,12 @@ void annotate(Operation *op, scf::PipeliningOption::PipelinerPart part,
 LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
   MLIRContext *ctx = loop.getContext();
   int64_t numStages = getNumStages(loop);
+  // Upstream's expander divides by the step and refuses some loops without
+  // a word: those are errors here (a replayed or hand-staged loop).
+  if (std::optional<std::string> why = whyNotPipelinable(loop))
+    return loop.emitOpError() << "has tile.stage ops but cannot be "
+                                 "pipelined: "
+                              << *why;
   std::vector<std::pair<Operation *, unsigned>> schedule;
   for (Operation &op : loop.getBody()->without_terminator()) {
     std::optional<int64_t> stage = getStage(&op);

@@ -41,6 +41,10 @@ public:
     if (numStages < 2)
       return loop.emitOpError()
              << "has tile.stage ops but no tile.num_stages of at least 2";
+    if (std::optional<std::string> why = pipeline::whyNotPipelinable(loop))
+      return loop.emitOpError() << "has tile.stage ops but cannot be "
+                                   "pipelined: "
+                                << *why;
     for (Operation &op : body->without_terminator()) {
       std::optional<int64_t> stage = pipeline::getStage(&op);
       if (!stage || (*stage != 0 && *stage != last))

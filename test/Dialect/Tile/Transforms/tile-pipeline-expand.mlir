@@ -93,3 +93,22 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %r : tensor<128xf32, #l>
   }
 }
+
+// -----
+
+// A staged loop with a zero step (upstream's expander would divide by it)
+// is an error at the loop.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @zero_step(%p: tensor<128x!tile.ptr<f32>, #l>, %n: i32) -> tensor<128xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %zero = arith.constant dense<0.0> : tensor<128xf32, #l>
+    // expected-error @+1 {{'scf.for' op has tile.stage ops but cannot be pipelined: its step is not a positive constant}}
+    %r = scf.for %i = %c0 to %n step %c0 iter_args(%acc = %zero) -> (tensor<128xf32, #l>) : i32 {
+      %v = tile.load %p {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<128x!tile.ptr<f32>, #l>
+      %a = arith.addf %acc, %v {tile.cluster = 1 : i32, tile.stage = 1 : i32} : tensor<128xf32, #l>
+      scf.yield %a : tensor<128xf32, #l>
+    } {tile.num_stages = 2 : i32}
+    return %r : tensor<128xf32, #l>
+  }
+}

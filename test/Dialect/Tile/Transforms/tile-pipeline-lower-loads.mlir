@@ -120,3 +120,42 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %r : !t
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @no_num_stages(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-error @+1 {{'scf.for' op has tile.stage ops but no tile.num_stages of at least 2}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) : i32 {
+      %v = tile.load %p {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p
+      %a = arith.addf %acc, %v {tile.cluster = 1 : i32, tile.stage = 1 : i32} : !t
+      scf.yield %a : !t
+    }
+    return %r : !t
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @runtime_step(%p: !p, %n: i32, %s: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-error @+1 {{'scf.for' op has tile.stage ops but cannot be pipelined: its step is not a positive constant}}
+    %r = scf.for %i = %c0 to %n step %s iter_args(%acc = %zero) -> (!t) : i32 {
+      %v = tile.load %p {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p
+      %a = arith.addf %acc, %v {tile.cluster = 1 : i32, tile.stage = 1 : i32} : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 2 : i32}
+    return %r : !t
+  }
+}
