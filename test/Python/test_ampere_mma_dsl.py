@@ -109,8 +109,8 @@ def test_layout_arguments_are_checked():
     with pytest.raises(ValueError, match=r"version must be \[2, 0\] \(mma.sync\) or \[3, 0\]"):
         v1.to_ir()
     # A BlockedLayout parent is dot_fma's (test_dot_fma_dsl.py); other layouts are refused.
-    with pytest.raises(TypeError, match="parent must be an NVMMADistributedLayout or a "
-                                        "BlockedLayout"):
+    with pytest.raises(TypeError, match="parent must be an NVMMADistributedLayout, an "
+                                        "AMDMFMALayout or a BlockedLayout"):
         kl.DotOperandLayout(0, kl.SliceLayout(0, kl.BlockedLayout([1, 1], [4, 8], [4, 1],
                                                                   [1, 0])), 2)
     with pytest.raises(ValueError, match="operand_index must be 0 \\(A\\) or 1 \\(B\\)"):

@@ -1,8 +1,9 @@
 """AMD matrix-core register layouts under Gluon's names (``AMDMFMALayout``, ``AMDWMMALayout``).
 
-Kiln does not lower mfma or wmma yet (the AMD matrix-core issue), so these layouts only record
-Gluon's arguments: Gluon code builds them at import time (Triton's own tests do, in their
-parameter lists), and that must work; a kernel that uses one gets an error at its line.
+``AMDMFMALayout`` (CDNA3/CDNA4) lowers to ``#tile_amd.mfma``; ``DotOperandLayout`` over it is
+an mfma operand (``#tile_amd.dot_op``). Kiln does not lower wmma (RDNA) yet: that layout only
+records Gluon's arguments, since Gluon code builds layouts at import time (Triton's own tests
+do, in their parameter lists); a kernel that uses one gets an error at its line.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
 from .._constexpr import _unwrap
-from .._layouts import DistributedLayout, _int_tuple
+from .._layouts import DistributedLayout, _int_tuple, _is_pow2, _list_text
 
 __all__ = ["AMDMFMALayout", "AMDWMMALayout"]
 
@@ -31,8 +32,19 @@ class _NotLowered(DistributedLayout):
 
 
 @dataclass(frozen=True)
-class AMDMFMALayout(_NotLowered):
-    """The accumulator layout of AMD's mfma instructions (Gluon's ``AMDMFMALayout``)."""
+class AMDMFMALayout(DistributedLayout):
+    """The accumulator layout of AMD's mfma instructions (Gluon's ``AMDMFMALayout``).
+
+    ``version`` is the CDNA generation (3: gfx942, 4: gfx950; Kiln lowers these two),
+    ``instr_shape`` the instruction's ``[M, N, K]`` (``[32, 32, k]`` or ``[16, 16, k]``; k
+    picks the instruction, e.g. ``[32, 32, 8]`` or, on gfx950, ``[32, 32, 16]`` for fp16).
+    In a 64-lane wave, lane l holds column l % N of an M x N block and 4 consecutive rows from
+    4 (l // N), repeated 8 rows apart in a 32 x 32 block; ``transposed`` swaps rows and
+    columns (each lane holds consecutive elements of a row: better for stores and chained
+    dots). A warp computes ``tiles_per_warp`` blocks; warps tile the tensor
+    ``warps_per_cta[1]`` across first. ``element_bitwidth`` is 32 (f32 or i32 accumulators).
+    Layouts Gluon accepts but Kiln cannot lower (versions 1 and 2, rank 3, 64-bit, other
+    shapes, a ``cga_layout``) are built and refused where a kernel uses them."""
 
     version: int
     instr_shape: Sequence[int]
@@ -41,17 +53,83 @@ class AMDMFMALayout(_NotLowered):
     element_bitwidth: Optional[int] = None
     tiles_per_warp: Optional[Sequence[int]] = None
     cga_layout: Sequence = field(default=())
-    _what = "mfma"
 
     def __post_init__(self):
+        object.__setattr__(self, "version", _unwrap(self.version))
+        object.__setattr__(self, "transposed", bool(_unwrap(self.transposed)))
         object.__setattr__(self, "instr_shape", _int_tuple("instr_shape", self.instr_shape))
         object.__setattr__(self, "warps_per_cta", _int_tuple("warps_per_cta",
                                                              self.warps_per_cta))
-        if self.tiles_per_warp is not None:
-            object.__setattr__(self, "tiles_per_warp",
-                               _int_tuple("tiles_per_warp", self.tiles_per_warp))
+        bits = _unwrap(self.element_bitwidth)
+        object.__setattr__(self, "element_bitwidth", 32 if bits is None else bits)
+        tiles = _unwrap(self.tiles_per_warp)
+        object.__setattr__(self, "tiles_per_warp",
+                           (1,) * len(self.warps_per_cta) if tiles is None
+                           else _int_tuple("tiles_per_warp", tiles))
         object.__setattr__(self, "cga_layout",
                            tuple(tuple(b) for b in (_unwrap(self.cga_layout) or ())))
+        # Gluon's own checks, at construction.
+        if not isinstance(self.version, int) or not 1 <= self.version <= 4:
+            raise ValueError(f"AMDMFMALayout: version must be in [1, 4], got {self.version!r}")
+        if len(self.instr_shape) != 3:
+            raise ValueError(f"AMDMFMALayout: instr_shape must be [M, N, K], got "
+                             f"{list(self.instr_shape)}")
+        if list(self.instr_shape[:2]) not in ([32, 32], [16, 16], [64, 4], [4, 64]):
+            raise ValueError(f"AMDMFMALayout: invalid instruction shape "
+                             f"{list(self.instr_shape)}")
+        if self.element_bitwidth not in (32, 64):
+            raise ValueError(f"AMDMFMALayout: element_bitwidth must be 32 or 64, got "
+                             f"{self.element_bitwidth}")
+
+    @property
+    def rank(self) -> int:
+        return len(self.warps_per_cta)
+
+    def _problem(self):
+        what = None
+        if self.version not in (3, 4):
+            what = (f"version {self.version}: Kiln lowers mfma for CDNA3 (version 3, gfx942) "
+                    f"and CDNA4 (version 4, gfx950)")
+        elif self.rank != 2:
+            what = f"rank {self.rank}: batched (rank-3) mfma accumulators are not supported yet"
+        elif list(self.instr_shape[:2]) not in ([32, 32], [16, 16]):
+            what = (f"instr_shape {list(self.instr_shape)}: Kiln lowers the 32x32 and 16x16 "
+                    f"mfma shapes")
+        elif self.element_bitwidth != 32:
+            what = "element_bitwidth 64: f64 mfma is not supported yet"
+        elif self.cga_layout:
+            what = "cga_layout: AMD has no clusters"
+        elif not all(_is_pow2(v) for v in self.warps_per_cta + self.tiles_per_warp):
+            what = "warps_per_cta and tiles_per_warp must be powers of 2"
+        return f"{self!r}: {what}" if what else None
+
+    def _attr_text(self, render) -> str:
+        problem = self._problem()
+        if problem:
+            raise ValueError(problem)
+        return (f"#tile_amd.mfma<{{version = {self.version}, instrShape = "
+                f"{_list_text(self.instr_shape)}, transposed = "
+                f"{'true' if self.transposed else 'false'}, warpsPerCTA = "
+                f"{_list_text(self.warps_per_cta)}, tilesPerWarp = "
+                f"{_list_text(self.tiles_per_warp)}, elementBitWidth = "
+                f"{self.element_bitwidth}}}>")
+
+    # DotOperandLayout over this layout (kiln.language.DotOperandLayout asks its parent).
+    def _check_dot_operand(self, operand_index, k_width):
+        if not _is_pow2(k_width) or not 1 <= k_width <= 32:
+            raise ValueError(f"DotOperandLayout: k_width must be a power of 2 in [1, 32] for "
+                             f"an mfma operand, got {k_width}")
+
+    def _dot_operand_text(self, operand_index, k_width, render) -> str:
+        return (f"#tile_amd.dot_op<{{opIdx = {operand_index}, parent = {render(self)}, "
+                f"kWidth = {k_width}}}>")
+
+    def mangle(self) -> str:
+        return (f"MFMA{self.version}_{'x'.join(map(str, self.instr_shape))}_"
+                f"{int(self.transposed)}_{'x'.join(map(str, self.warps_per_cta))}_"
+                f"{self.element_bitwidth}_{'x'.join(map(str, self.tiles_per_warp))}"
+                f"{'C' + '_'.join('x'.join(map(str, b)) for b in self.cga_layout) if self.cga_layout else ''}"
+                f"MFMA")
 
 
 @dataclass(frozen=True)

@@ -213,6 +213,9 @@ class DotOperandLayout(DistributedLayout):
     split K in 4 and M or N in 8, and warps follow the parent's warps (Gluon's
     ``DotOperandLayout``). For wgmma (version 3) only A may be held in registers.
 
+    With an ``AMDMFMALayout`` parent it is an mfma operand (``kiln.language.amd``): a lane
+    holds ``k_width`` consecutive K elements, lanes split M or N by the instruction's, then K.
+
     With a ``BlockedLayout`` parent it is an operand of ``dot_fma``: each thread holds the whole
     K extent of the rows (A) or columns (B) of its accumulator elements; ``k_width`` is ignored
     (Gluon passes 0)."""
@@ -241,9 +244,12 @@ class DotOperandLayout(DistributedLayout):
                 raise ValueError("DotOperandLayout: a BlockedLayout parent split among a "
                                  "cluster's CTAs is not supported yet")
             return
+        if hasattr(parent, "_check_dot_operand"):  # another vendor's accumulator (AMD mfma)
+            parent._check_dot_operand(self.operand_index, self.k_width)
+            return
         if not isinstance(parent, NVMMADistributedLayout):
-            raise TypeError(f"DotOperandLayout: parent must be an NVMMADistributedLayout or a "
-                            f"BlockedLayout (dot_fma), got {parent!r}")
+            raise TypeError(f"DotOperandLayout: parent must be an NVMMADistributedLayout, an "
+                            f"AMDMFMALayout or a BlockedLayout (dot_fma), got {parent!r}")
         if parent.version[0] == 3 and self.operand_index != 0:
             raise ValueError("DotOperandLayout: wgmma (version [3, 0]) reads B from shared "
                              "memory; only operand 0 (A) is held in registers")
@@ -268,6 +274,8 @@ class DotOperandLayout(DistributedLayout):
         if isinstance(self.parent, BlockedLayout):
             return (f"#tile.dot_operand<{{opIdx = {self.operand_index}, parent = "
                     f"{render(self.parent)}}}>")
+        if hasattr(self.parent, "_dot_operand_text"):
+            return self.parent._dot_operand_text(self.operand_index, self.k_width, render)
         bases = self.parent.cga_bases
         text = (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
                 f"{render(self.parent.without_cga() if bases else self.parent)}, "

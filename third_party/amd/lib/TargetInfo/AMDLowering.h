@@ -1,7 +1,8 @@
 //===- AMDLowering.h - What the AMD lowering patterns share -----*- C++ -*-===//
 //
-// The AMD TargetInfo and the tile_amd patterns (BufferOpToLLVM.cpp) share the
-// alias scopes of direct-to-LDS copies and the per-wave LDS base (M0).
+// The AMD TargetInfo and the tile_amd patterns (BufferOpToLLVM.cpp,
+// MFMAOpToLLVM.cpp): the alias scopes of direct-to-LDS copies, the per-wave
+// LDS base (M0) and each pattern's check before lowering.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_AMD_LIB_TARGETINFO_AMDLOWERING_H
@@ -37,6 +38,14 @@ void populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
 /// diagnostic at the op before anything is rewritten.
 mlir::LogicalResult checkBufferOps(mlir::ModuleOp module,
                                    const LoweringContext &ctx);
+
+/// tile_amd.mfma.
+void populateMfmaOpToLLVMPatterns(TileTypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns,
+                                  const LoweringContext &ctx);
+/// The layouts of every tile_amd.mfma against its instruction's: one
+/// diagnostic at the op before anything is rewritten.
+mlir::LogicalResult checkMfmaLayouts(mlir::ModuleOp module);
 
 } // namespace kiln
 

@@ -167,11 +167,13 @@ public:
                         RewritePatternSet &patterns,
                         const LoweringContext &ctx) const override {
     populateBufferOpToLLVMPatterns(converter, patterns, ctx, *this);
+    populateMfmaOpToLLVMPatterns(converter, patterns, ctx);
   }
 
   LogicalResult checkBeforeLowering(ModuleOp module,
                                     const LoweringContext &ctx) const override {
-    return checkBufferOps(module, ctx);
+    return failure(failed(checkBufferOps(module, ctx)) ||
+                   failed(checkMfmaLayouts(module)));
   }
 
   // LDS reads that no in-flight copy can write (tile.synced_via_wait) are in

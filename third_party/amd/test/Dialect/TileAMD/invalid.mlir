@@ -100,3 +100,177 @@ module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.th
     return
   }
 }
+
+// -----
+
+// The mfma layouts and tile_amd.mfma.
+
+// expected-error @+1 {{mfma: version must be 3 (CDNA3, gfx942) or 4 (CDNA4, gfx950), got 2}}
+#acc = #tile_amd.mfma<{version = 2, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: instrShape must be [32, 32, k] or [16, 16, k]}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [64, 4, 4], transposed = true, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: instrShape's k must be a power of two, got 6}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 6], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: warpsPerCTA must have 2 entries (batched, rank-3 accumulators are not supported yet)}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 2, 2], tilesPerWarp = [1, 1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: tilesPerWarp must have as many entries as warpsPerCTA}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: warpsPerCTA and tilesPerWarp entries must be powers of two}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [3, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: elementBitWidth must be 32 (f32 or i32 accumulators; f64 mfma is not supported), got 64}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 64}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// expected-error @+1 {{dot_op: parent must be a #tile_amd.mfma layout, got #tile.blocked}}
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #b, kWidth = 4}>
+func.func private @f() attributes {l = #a}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+// expected-error @+1 {{dot_op: opIdx must be 0 (A) or 1 (B), got 2}}
+#a = #tile_amd.dot_op<{opIdx = 2, parent = #acc, kWidth = 4}>
+func.func private @f() attributes {l = #a}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+// expected-error @+1 {{dot_op: kWidth must be a power of two in [1, 32], got 3}}
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 3}>
+func.func private @f() attributes {l = #a}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_rank(%a: tensor<2x64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{a, b and the accumulator must be 2-D}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<2x64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @mfma_acc(%a: tensor<64x16xf16, #l>, %b: tensor<16x64xf16, #l>, %c: tensor<64x64xf32, #l>) {
+  // expected-error @+1 {{the accumulator must be in a #tile_amd.mfma layout (Gluon's AMDMFMALayout), got #tile.blocked}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #l>, tensor<16x64xf16, #l> -> tensor<64x64xf32, #l>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_a_layout(%a: tensor<64x16xf16, #b>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{a must be in #tile_amd.dot_op<{opIdx = 0, parent = the accumulator's layout}>, got #tile_amd.dot_op<{opIdx = 1}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #b>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_kwidth(%a: tensor<64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{a and b must have the same kWidth, got 8 and 4}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_shapes(%a: tensor<64x16xf16, #a>, %b: tensor<32x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{shapes do not multiply: a [64, 16], b [32, 64], accumulator [64, 64]}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #a>, tensor<32x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
+func.func @mfma_no_form(%a: tensor<64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x16 mfma for 'f16' x 'f16' -> 'f32'; its shapes for these types are [32, 32, 8], [16, 16, 16]}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
+func.func @mfma_fp8_gfx942(%a: tensor<64x16xf8E4M3FN, #a>, %b: tensor<16x64xf8E4M3FN, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x16 mfma for 'f8E4M3FN' x 'f8E4M3FN' -> 'f32' (gfx942's fp8 mfma reads the FNUZ formats, which Kiln has no type for; gfx950's reads the OCP float8e4nv / float8e5)}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf8E4M3FN, #a>, tensor<16x64xf8E4M3FN, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_types(%a: tensor<64x16xi16, #a>, %b: tensor<16x64xi16, #b>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' (f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950)}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<64x16xi16, #a>, tensor<16x64xi16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_k(%a: tensor<32x8xf16, #a>, %b: tensor<8x32xf16, #b>, %c: tensor<32x32xf32, #acc>) {
+  // expected-error @+1 {{K = 8 is not a multiple of the instruction's K (16 for instrShape [16, 16, 16])}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<32x8xf16, #a>, tensor<8x32xf16, #b> -> tensor<32x32xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [32, 32, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @mfma_chip(%a: tensor<64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
+    // expected-error @+1 {{the layout is for CDNA4 (gfx950) (version 4); hip:gfx942 has CDNA version 3}}
+    %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+    return
+  }
+}

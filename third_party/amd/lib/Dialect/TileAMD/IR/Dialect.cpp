@@ -5,6 +5,8 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/Matchers.h"
 
 using namespace mlir;
@@ -15,11 +17,18 @@ using namespace kiln::tile_amd;
 #include "kiln/Dialect/TileAMD/IR/TileAMDDialect.cpp.inc"
 
 void TileAMDDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/TileAMD/IR/TileAMDAttrs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "kiln/Dialect/TileAMD/IR/TileAMDOps.cpp.inc"
       >();
 }
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileAMD/IR/TileAMDAttrs.cpp.inc"
 
 #define GET_OP_CLASSES
 #include "kiln/Dialect/TileAMD/IR/TileAMDOps.cpp.inc"

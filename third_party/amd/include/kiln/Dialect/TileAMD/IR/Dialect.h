@@ -8,6 +8,9 @@
 
 #include "kiln/Dialect/TileAMD/IR/TileAMDDialect.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileAMD/IR/TileAMDAttrs.h.inc"
+
 #define GET_OP_CLASSES
 #include "kiln/Dialect/TileAMD/IR/TileAMDOps.h.inc"
 

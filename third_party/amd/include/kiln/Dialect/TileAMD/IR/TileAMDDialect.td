@@ -1,7 +1,8 @@
 //===- TileAMDDialect.td - The tile_amd dialect ----------------------*- tablegen -*-===//
 //
 // The AMD half of Kiln's tile language. `tile` (include/kiln/Dialect/Tile)
-// holds what every target has; `tile_amd` holds what only AMD GPUs have: MFMA layouts, buffer resources and buffer loads/stores, direct-to-LDS copies and mfma. Empty until the AMD async-copy issue fills it.
+// holds what every target has; `tile_amd` holds what only AMD GPUs have: mfma layouts and
+// instructions, buffer loads/stores and direct-to-LDS copies.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_TILEAMD_IR_TILEAMDDIALECT_TD
@@ -20,6 +21,7 @@ def TileAMD_Dialect : Dialect {
     extend the target-neutral `convert-tile-to-llvm`.
   }];
   let dependentDialects = ["::kiln::tile::TileDialect"];
+  let useDefaultAttributePrinterParser = 1;
 }
 
 #endif

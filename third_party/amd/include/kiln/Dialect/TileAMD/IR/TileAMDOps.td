@@ -1,8 +1,9 @@
-//===- TileAMDOps.td - Buffer ops and buffer direct-to-LDS copies -*- tablegen -*-===//
+//===- TileAMDOps.td - Buffer ops, direct-to-LDS copies, mfma -*- tablegen -*-===//
 #ifndef KILN_DIALECT_TILEAMD_IR_TILEAMDOPS_TD
 #define KILN_DIALECT_TILEAMD_IR_TILEAMDOPS_TD
 
 include "kiln/Dialect/TileAMD/IR/TileAMDDialect.td"
+include "kiln/Dialect/TileAMD/IR/TileAMDAttrs.td"
 include "kiln/Dialect/Tile/IR/TileTypes.td"
 include "kiln/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
@@ -100,6 +101,33 @@ def TileAMD_BufferLoadToLocalOp : TileAMD_Op<"buffer_load_to_local", [
   let assemblyFormat = [{
     $ptr `[` $offsets `]` `,` $dst (`,` $mask^ `:` type($mask))? (`other` $other^ `:` type($other))?
     attr-dict `:` qualified(type($ptr)) `,` type($offsets) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def TileAMD_MfmaOp : TileAMD_Op<"mfma", [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "mfma: d = a * b + c with both operands in registers";
+  let description = [{
+    Each wave multiplies its rows of `a` (M x K, in the
+    `#tile_amd.dot_op<{opIdx = 0}>` layout over the accumulator's
+    `#tile_amd.mfma` layout) by its columns of `b` (K x N, `opIdx = 1`)
+    into its part of `c`, with the `v_mfma` instruction of the layout's
+    `instrShape` for these element types (f32, f16, bf16, i8 on gfx942 and
+    gfx950; the double-rate f16/bf16/i8 shapes and OCP fp8 on gfx950). The
+    instruction's existence on the layout's CDNA version, the shapes and
+    the layouts are checked here; the lowering checks the layouts' linear
+    forms against the instruction's operand layouts.
+
+    ```mlir
+    %d = tile_amd.mfma %a, %b, %c
+        : tensor<64x32xf16, #opA>, tensor<32x64xf16, #opB>
+          -> tensor<64x64xf32, #acc>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$c);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,309 @@
+"""kiln.language.amd.cdna3.mfma and its layouts (Gluon's names): the F2-linear forms of
+AMDMFMALayout and DotOperandLayout over it against the operand layouts of every v_mfma form
+Kiln lowers, as the CDNA3/CDNA4 ISA documents them (computed here independently, lane by lane
+and register by register), warps and repeats, compiling for gfx942 and gfx950 to the right
+v_mfma instructions, and every error at the user's line."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.amd import cdna3, cdna4
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+WAVE = 64
+
+
+def registers(layout, shape, num_warps):
+    """{(warp, lane): [coordinate of register 0, 1, ...]} of ``layout`` on ``shape``, from
+    its linear form (C++'s: the matrix-core layouts have no pure-Python form)."""
+    kiln.compiler.compiler.default_target()  # installs C++'s layout oracle
+    ll = kl.to_linear_layout(layout, shape)
+
+    def xor(bases, v, c):
+        for i, b in enumerate(bases):
+            if v >> i & 1:
+                c = (c[0] ^ b[0], c[1] ^ b[1])
+        return c
+    out = {}
+    for w, l in itertools.product(range(num_warps), range(WAVE)):
+        base = xor(ll.warp_bases, w, xor(ll.lane_bases, l, (0, 0)))
+        out[(w, l)] = [xor(ll.reg_bases, r, base) for r in range(1 << len(ll.reg_bases))]
+    return out
+
+
+# The v_mfma forms Kiln lowers: (CDNA version, M = N, K, operand dtype, accumulator dtype,
+# K elements per lane, the instruction's mnemonic). From the CDNA3 / CDNA4 ISA guides'
+# instruction tables.
+FORMS = [
+    (3, 32, 2, "fp32", "fp32", 1, "v_mfma_f32_32x32x2_f32"),
+    (3, 16, 4, "fp32", "fp32", 1, "v_mfma_f32_16x16x4_f32"),
+    (3, 32, 8, "fp16", "fp32", 4, "v_mfma_f32_32x32x8_f16"),
+    (3, 16, 16, "fp16", "fp32", 4, "v_mfma_f32_16x16x16_f16"),
+    (3, 32, 8, "bf16", "fp32", 4, "v_mfma_f32_32x32x8_bf16"),
+    (3, 16, 16, "bf16", "fp32", 4, "v_mfma_f32_16x16x16_bf16"),
+    (3, 32, 16, "int8", "int32", 8, "v_mfma_i32_32x32x16_i8"),
+    (3, 16, 32, "int8", "int32", 8, "v_mfma_i32_16x16x32_i8"),
+    (4, 32, 16, "fp16", "fp32", 8, "v_mfma_f32_32x32x16_f16"),
+    (4, 16, 32, "fp16", "fp32", 8, "v_mfma_f32_16x16x32_f16"),
+    (4, 32, 16, "bf16", "fp32", 8, "v_mfma_f32_32x32x16_bf16"),
+    (4, 16, 32, "bf16", "fp32", 8, "v_mfma_f32_16x16x32_bf16"),
+    (4, 32, 32, "int8", "int32", 16, "v_mfma_i32_32x32x32_i8"),
+    (4, 16, 64, "int8", "int32", 16, "v_mfma_i32_16x16x64_i8"),
+    (4, 32, 16, "fp8e4nv", "fp32", 8, "v_mfma_f32_32x32x16_fp8_fp8"),
+    (4, 16, 32, "fp8e5", "fp32", 8, "v_mfma_f32_16x16x32_bf8_bf8"),
+]
+IDS = [f[-1] + ("_gfx950" if f[0] == 4 else "") for f in FORMS]
+
+
+# The ISA's operand layouts of an M x N x K mfma with kb K elements per lane (the "matrix
+# layout" figures of the CDNA3 ISA, section 7.1, and the AMD matrix instruction calculator):
+#   A[i][k]: lane i + M * (k // kb), item k % kb;   B[k][j]: lane j + N * (k // kb), item k % kb
+#   D[i][j]: lane j + N * ((i // 4) % (64 // N)), item 4 * (i // (4 * 64 // N)) + i % 4
+def isa_a(m, k, kb):
+    return {(i, kk): (i + m * (kk // kb), kk % kb) for i in range(m) for kk in range(k)}
+
+
+def isa_b(n, k, kb):
+    return {(kk, j): (j + n * (kk // kb), kk % kb) for kk in range(k) for j in range(n)}
+
+
+def isa_d(m, n):
+    groups = WAVE // n
+    return {(i, j): (j + n * ((i // 4) % groups), 4 * (i // (4 * groups)) + i % 4)
+            for i in range(m) for j in range(n)}
+
+
+def as_lane_item(regs):
+    return {coord: (lane, item) for (w, lane), cs in regs.items() for item, coord in
+            enumerate(cs)}
+
+
+@pytest.mark.parametrize("form", FORMS, ids=IDS)
+def test_layouts_are_the_isa_operand_layouts(form):
+    version, m, k, _, _, kb, _ = form
+    acc = kl.amd.AMDMFMALayout(version, [m, m, k], False, [1, 1])
+    got_d = as_lane_item(registers(acc, [m, m], 1))
+    assert got_d == isa_d(m, m)
+    # k_width = the instruction's K per lane: registers are the ISA's items.
+    a = registers(kl.DotOperandLayout(0, acc, kb), [m, k], 1)
+    b = registers(kl.DotOperandLayout(1, acc, kb), [k, m], 1)
+    assert as_lane_item(a) == isa_a(m, k, kb)
+    assert as_lane_item(b) == isa_b(m, k, kb)
+    # Transposed: D^T's layout (the lowering swaps the operands: C^T = B^T A^T).
+    tr = kl.amd.AMDMFMALayout(version, [m, m, k], True, [1, 1])
+    got_t = as_lane_item(registers(tr, [m, m], 1))
+    assert got_t == {(j, i): v for (i, j), v in isa_d(m, m).items()}
+
+
+def test_warps_tile_n_first_and_operands_broadcast():
+    """2 x 2 warps of 32 x 32 blocks: warp w holds block (w // 2, w % 2) of C (N first, as
+    Triton's layout), rows w // 2 of A (all of K) and columns w % 2 of B."""
+    acc = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 2])
+    c = registers(acc, [64, 64], 4)
+    a = registers(kl.DotOperandLayout(0, acc, 4), [64, 16], 4)
+    b = registers(kl.DotOperandLayout(1, acc, 4), [16, 64], 4)
+    d1, a1, b1 = isa_d(32, 32), isa_a(32, 8, 4), isa_b(32, 8, 4)
+    for w, lane in itertools.product(range(4), range(WAVE)):
+        wm, wn = w // 2, w % 2
+        assert set(c[(w, lane)]) == {(i + 32 * wm, j + 32 * wn)
+                                     for (i, j), (l, _) in d1.items() if l == lane}
+        assert set(a[(w, lane)]) == {(i + 32 * wm, kk + 8 * s) for s in range(2)
+                                     for (i, kk), (l, _) in a1.items() if l == lane}
+        assert set(b[(w, lane)]) == {(kk + 8 * s, j + 32 * wn) for s in range(2)
+                                     for (kk, j), (l, _) in b1.items() if l == lane}
+
+
+def test_tiles_per_warp_and_repeats_cover_each_element_once():
+    acc = kl.amd.AMDMFMALayout(4, [16, 16, 32], True, [2, 1], tiles_per_warp=[2, 2])
+    for layout, shape, copies in ((acc, [128, 64], 1),
+                                  (kl.DotOperandLayout(0, acc, 8), [128, 64], 1),
+                                  (kl.DotOperandLayout(1, acc, 8), [64, 64], 2)):
+        got = registers(layout, shape, 2)
+        every = [c for cs in got.values() for c in cs]
+        assert len(every) == copies * shape[0] * shape[1]
+        assert set(every) == set(itertools.product(range(shape[0]), range(shape[1])))
+
+
+def test_layout_arguments_are_checked():
+    with pytest.raises(ValueError, match=r"AMDMFMALayout: invalid instruction shape"):
+        kl.amd.AMDMFMALayout(3, [8, 8, 4], False, [4, 1])
+    with pytest.raises(ValueError, match=r"AMDMFMALayout: version must be in \[1, 4\]"):
+        kl.amd.AMDMFMALayout(5, [32, 32, 8], False, [4, 1])
+    # Gluon accepts these; Kiln refuses them where a kernel uses them.
+    for layout, why in ((kl.amd.AMDMFMALayout(2, [32, 32, 8], False, [4, 1]), "version 2"),
+                        (kl.amd.AMDMFMALayout(3, [64, 4, 4], True, [4, 1]), "instr_shape"),
+                        (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1, 1]), "rank 3"),
+                        (kl.amd.AMDMFMALayout(3, [16, 16, 4], False, [4, 1], 64),
+                         "element_bitwidth 64")):
+        with pytest.raises(ValueError, match=why):
+            layout.to_ir()
+    acc = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 2])
+    with pytest.raises(ValueError, match="k_width must be a power of 2 in \\[1, 32\\]"):
+        kl.DotOperandLayout(0, acc, 3)
+    assert acc == kl.amd.AMDMFMALayout(version=3, instr_shape=[32, 32, 8], transposed=False,
+                                       warps_per_cta=[2, 2], element_bitwidth=32,
+                                       tiles_per_warp=[1, 1])
+    assert acc.mangle() != kl.amd.AMDMFMALayout(3, [32, 32, 8], True, [2, 2]).mangle()
+    assert "#tile_amd.dot_op<{opIdx = 1" in kl.DotOperandLayout(1, acc, 4).to_ir()
+    assert cdna4.mfma is cdna3.mfma
+
+
+@kiln.jit
+def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr,
+                V: kl.constexpr, IM: kl.constexpr, IK: kl.constexpr, TR: kl.constexpr,
+                KW: kl.constexpr):
+    acc_l: kl.constexpr = kl.amd.AMDMFMALayout(V, [IM, IM, IK], TR, [2, 2])
+    blk: kl.constexpr = kl.BlockedLayout([1, 4], [16, 4], [4, 1], [1, 0])
+    rm = kl.arange(0, M, kl.SliceLayout(1, blk))
+    rk = kl.arange(0, K, kl.SliceLayout(0, blk))
+    rk2 = kl.arange(0, K, kl.SliceLayout(1, blk))
+    rn = kl.arange(0, N, kl.SliceLayout(0, blk))
+    a = kl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = kl.load(b_ptr + rk2[:, None] * N + rn[None, :])
+    a = kl.convert_layout(a, kl.DotOperandLayout(0, acc_l, KW))
+    b = kl.convert_layout(b, kl.DotOperandLayout(1, acc_l, KW))
+    acc = kl.zeros([M, N], c_ptr.dtype.element_ty, acc_l)
+    acc = cdna3.mfma(a, b, acc)
+    kl.store(c_ptr + rm[:, None] * N + rn[None, :], kl.convert_layout(acc, blk))
+
+
+@pytest.mark.parametrize("form", FORMS, ids=IDS)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_compiles_to_the_instruction(form, transposed):
+    version, m, k, dt, acc_dt, kb, mnemonic = form
+    chips = ["hip:gfx950"] if version == 4 else ["hip:gfx942", "hip:gfx950"]
+    for target in chips:
+        c = kiln.compile(mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
+                                       "c_ptr": f"*{acc_dt}"},
+                         dict(M=64, N=64, K=4 * k, V=version, IM=m, IK=k, TR=transposed,
+                              KW=2 * kb), target=target, num_warps=4, cache=False)
+        asm = c.asm["amdgcn"]
+        got = re.findall(r"\bv_mfma\w*", asm)
+        # Each of the 4 waves: (64 / 2 / m)^2 blocks x 4 K steps.
+        assert got == [mnemonic] * ((32 // m) ** 2 * 4), (target, set(got))
+
+
+def test_gfx942_fp8_and_gfx950_shapes_are_refused_at_the_op():
+    with pytest.raises(kiln.CompilationError, match=r"CDNA3 \(gfx942\) has no 32x32x16 mfma "
+                       r"for 'f8E4M3FN'.*FNUZ"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv",
+                                   "c_ptr": "*fp32"},
+                     dict(M=64, N=64, K=64, V=3, IM=32, IK=16, TR=False, KW=8),
+                     target="hip:gfx942", num_warps=4, cache=False)
+    with pytest.raises(kiln.CompilationError, match=r"the layout is for CDNA4 \(gfx950\) "
+                       r"\(version 4\); hip:gfx942 has CDNA version 3"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+                     dict(M=64, N=64, K=64, V=4, IM=32, IK=16, TR=False, KW=8),
+                     target="hip:gfx942", num_warps=4, cache=False)
+    with pytest.raises(kiln.CompilationError, match=r"CDNA3 \(gfx942\) has no 32x32x16 mfma "
+                       r"for 'f16' x 'f16' -> 'f32'; its shapes for these types are "
+                       r"\[32, 32, 8\], \[16, 16, 16\]"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+                     dict(M=64, N=64, K=64, V=3, IM=32, IK=16, TR=False, KW=8),
+                     target="hip:gfx942", num_warps=4, cache=False)
+
+
+ACC = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 2])
+OP_A = kl.DotOperandLayout(0, ACC, 4)
+OP_B = kl.DotOperandLayout(1, ACC, 4)
+SIG = {"x": "*fp32:16"}
+
+
+@kiln.jit
+def e_acc_layout(x):
+    acc = kl.zeros([64, 64], kl.float32, kl.BlockedLayout([1, 4], [8, 8], [4, 1], [1, 0]))
+    a = kl.zeros([64, 16], kl.float16, OP_A)
+    b = kl.zeros([16, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:acc
+
+
+@kiln.jit
+def e_operand_layout(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 16], kl.float16, OP_B)
+    b = kl.zeros([16, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:opa
+
+
+@kiln.jit
+def e_kwidth(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 16], kl.float16, kl.DotOperandLayout(0, ACC, 8))
+    b = kl.zeros([16, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:kw
+
+
+@kiln.jit
+def e_shapes(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 16], kl.float16, OP_A)
+    b = kl.zeros([32, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:shape
+
+
+@kiln.jit
+def e_dtype(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 16], kl.int16, OP_A)
+    b = kl.zeros([16, 64], kl.int16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:dtype
+
+
+@kiln.jit
+def e_k(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 4], kl.float16, OP_A)
+    b = kl.zeros([4, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:k
+
+
+@kiln.jit
+def e_not_amd(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    a = kl.zeros([64, 16], kl.float16, OP_A)
+    b = kl.zeros([16, 64], kl.float16, OP_B)
+    cdna3.mfma(a, b, acc)  # E:nv
+
+
+ERRORS = [
+    (e_acc_layout, "E:acc", "cdna3.mfma",
+     r"mfma: acc must be in an AMDMFMALayout, got BlockedLayout.*"),
+    (e_operand_layout, "E:opa", "cdna3.mfma",
+     r"mfma: a must be in DotOperandLayout\(0, acc's layout, k_width\), got "
+     r"DotOperandLayout\(operand_index=1.*"),
+    (e_kwidth, "E:kw", "cdna3.mfma", r"mfma: a and b must have the same k_width, got 8 and 4"),
+    (e_shapes, "E:shape", "cdna3.mfma",
+     r"mfma: shapes do not multiply: a \[64, 16\], b \[32, 64\], acc \[64, 64\]"),
+    (e_dtype, "E:dtype", "cdna3.mfma",
+     r"'tile_amd.mfma' op CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
+     r"\(f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950\)"),
+    (e_k, "E:k", "cdna3.mfma",
+     r"'tile_amd.mfma' op K = 4 is not a multiple of the instruction's K \(8 for instrShape "
+     r"\[32, 32, 8\]\)"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, SIG, {}, target="hip:gfx942", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_mfma_is_amd_only():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_not_amd, SIG, {}, target="cuda:sm_90a", num_warps=4, cache=False)
+    assert "AMD" in ei.value.message and ei.value.line == located.where(HERE, "E:nv",
+                                                                        "cdna3.mfma")[0]

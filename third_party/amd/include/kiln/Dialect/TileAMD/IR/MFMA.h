@@ -1,0 +1,65 @@
+//===- MFMA.h - The mfma instructions of CDNA3 and CDNA4 --------*- C++ -*-===//
+//
+// One table of the v_mfma forms Kiln lowers: shape, operand types, how many
+// K elements a lane holds per instruction, and the chips that have it. The
+// op verifier, the lowering and the diagnostics all read it, so a shape the
+// verifier accepts is one the lowering can emit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DIALECT_TILEAMD_IR_MFMA_H
+#define KILN_DIALECT_TILEAMD_IR_MFMA_H
+
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace kiln::tile_amd {
+
+/// An operand element kind of the table.
+enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8 };
+
+/// How a lane's kBase operand elements are passed to the intrinsic.
+enum class MfmaPack {
+  Scalar, ///< one element (kBase 1)
+  Vector, ///< vector<kBase x element>
+  I16s,   ///< bf16 bits as vector<kBase x i16> (the `.1k` forms)
+  I64,    ///< 8 bytes as one i64
+  I32x4,  ///< 16 bytes as vector<4 x i32>
+};
+
+struct MfmaInstr {
+  /// The ROCDL op, without the `rocdl.` prefix.
+  llvm::StringLiteral name;
+  unsigned m, n, k;
+  /// K elements one lane holds per instruction (k = kBase x 64 / m).
+  unsigned kBase;
+  MfmaElem a, b;
+  /// The accumulator is i32 (else f32).
+  bool intAcc;
+  MfmaPack pack;
+  /// CDNA versions that have it: 3 = gfx942, 4 = gfx950.
+  unsigned minVersion, maxVersion;
+};
+
+/// The table's kind of an element type; nullopt for types no mfma reads.
+std::optional<MfmaElem> getMfmaElem(mlir::Type t);
+
+/// The instruction of shape m x n x k reading `a` x `b` into `acc` on CDNA
+/// `version`; null if there is none.
+const MfmaInstr *lookupMfma(unsigned version, unsigned m, unsigned n,
+                            unsigned k, mlir::Type a, mlir::Type b,
+                            mlir::Type acc);
+
+/// "[32, 32, 8], [16, 16, 16]": the shapes CDNA `version` has for `a` x `b`
+/// into `acc` (empty if none), for diagnostics.
+std::string describeMfmaShapes(unsigned version, mlir::Type a, mlir::Type b,
+                               mlir::Type acc);
+
+/// The CDNA version of an AMD chip's arch number (942 -> 3, 950 -> 4); 0
+/// for chips without mfma.
+unsigned getCdnaVersion(unsigned arch);
+
+} // namespace kiln::tile_amd
+
+#endif

@@ -1,0 +1,315 @@
+//===- MFMAOpToLLVM.cpp - tile_amd.mfma to ROCDL -------------------------===//
+//
+// tile_amd.mfma becomes a grid of v_mfma instructions (MFMA.h's table). The
+// layouts are checked on their F2-linear forms, not by name, as the
+// mma.sync lowering does:
+//  * the accumulator's lanes are the instruction's: the first log2(N) lane
+//    bits along N, the rest 4, 8, ... rows down (transposed: M and N
+//    swapped, which the lowering gets by swapping the operands);
+//  * a's first log2(M) lane bits along M and b's first log2(N) along N; the
+//    rest move both along K, by the same steps;
+//  * a warp bit moves a and the accumulator by the same rows, b and the
+//    accumulator by the same columns, and never along K.
+// K is consumed in the order lane 0 holds it: the thread's j-th K value of
+// a row fills slot j % kBase of instruction step j / kBase, in a and b
+// alike, so any k_width (several instructions' K in one thread, as Triton's
+// k_width 8 on gfx942) multiplies the right pairs. Each instruction's
+// registers are then found by their coordinates among the thread's: every
+// M x N block of the accumulator the thread's registers start, times every
+// K step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../TargetInfo/AMDLowering.h"
+
+#include "kiln/Dialect/TileAMD/IR/Dialect.h"
+#include "kiln/Dialect/TileAMD/IR/MFMA.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_amd;
+
+namespace {
+
+using Coord = SmallVector<int32_t>;
+
+std::string basisText(ArrayRef<int32_t> b) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(b, os);
+  return s + "]";
+}
+
+/// The registers of each instruction: `d[t]` the accumulator registers of
+/// block t (in the instruction's register order), `a[t][s]` / `b[t][s]` the
+/// kBase operand registers of its K step s (in slot order).
+struct MfmaPlan {
+  const MfmaInstr *instr = nullptr;
+  bool transposed = false;
+  SmallVector<SmallVector<int64_t>> d;
+  SmallVector<SmallVector<SmallVector<int64_t>>> a, b;
+};
+
+FailureOr<MfmaPlan> planMfma(MfmaOp op) {
+  RankedTensorType aTy = op.getA().getType(), bTy = op.getB().getType(),
+                   cTy = op.getC().getType();
+  auto acc = cast<MfmaEncodingAttr>(cTy.getEncoding());
+  MfmaPlan plan;
+  ArrayRef<unsigned> shape = acc.getInstrShape();
+  plan.transposed = acc.getTransposed();
+  // Transposed, the instruction reads b as its A operand (C^T = B^T A^T): a
+  // mixed fp8 x bf8 product becomes the bf8 x fp8 instruction.
+  Type ta = aTy.getElementType(), tb = bTy.getElementType();
+  if (plan.transposed)
+    std::swap(ta, tb);
+  plan.instr = lookupMfma(acc.getVersion(), shape[0], shape[1], shape[2], ta,
+                          tb, cTy.getElementType());
+  if (!plan.instr)
+    return op.emitOpError() << "no mfma instruction for these types";
+  const MfmaInstr &in = *plan.instr;
+  auto emit = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> la = getLinearLayout(aTy, emit),
+                          lb = getLinearLayout(bTy, emit),
+                          lc = getLinearLayout(cTy, emit);
+  if (failed(la) || failed(lb) || failed(lc))
+    return failure();
+  auto fail = [&](StringRef what, const Twine &why) {
+    op.emitOpError() << what << "'s layout is not the mfma one: " << why
+                     << " (use AMDMFMALayout(...) for the accumulator and "
+                        "DotOperandLayout(0 or 1, it, k_width) with one "
+                        "k_width for a and b)";
+    return failure();
+  };
+  int32_t m = in.m, n = in.n;
+  unsigned rows = plan.transposed ? 1 : 0, cols = 1 - rows;
+  int32_t colSize = plan.transposed ? m : n;
+  auto basis = [](unsigned dim, int32_t step) {
+    Coord c = {0, 0};
+    c[dim] = step;
+    return c;
+  };
+  // The accumulator's lanes.
+  ArrayRef<LinearLayout::Basis> cL = lc->getBases(LinearLayout::Lane),
+                                aL = la->getBases(LinearLayout::Lane),
+                                bL = lb->getBases(LinearLayout::Lane);
+  if (cL.size() != 6 || aL.size() != 6 || bL.size() != 6)
+    return fail(cL.size() != 6 ? "the accumulator" : aL.size() != 6 ? "a" : "b",
+                "it is not for 64-lane waves");
+  unsigned colBits = llvm::Log2_32(colSize);
+  for (unsigned i = 0; i < 6; ++i) {
+    Coord want = i < colBits ? basis(cols, 1 << i) : basis(rows, 4 << (i - colBits));
+    if (Coord(cL[i].begin(), cL[i].end()) != want)
+      return fail("the accumulator", "lane bit " + Twine(i) + " moves by " +
+                                         basisText(cL[i]) +
+                                         ", the instruction's by " +
+                                         basisText(want));
+  }
+  // The operands' lanes: M (N) first, then K by the same steps in both.
+  unsigned mBits = llvm::Log2_32(m), nBits = llvm::Log2_32(n);
+  SmallVector<int32_t> laneK;
+  for (unsigned i = 0; i < 6; ++i) {
+    if (i < mBits) {
+      if (Coord(aL[i].begin(), aL[i].end()) != basis(0, 1 << i))
+        return fail("a", "lane bit " + Twine(i) + " moves by " + basisText(aL[i]) +
+                             ", the instruction's by " + basisText(basis(0, 1 << i)));
+      continue;
+    }
+    if (aL[i][0] || !aL[i][1])
+      return fail("a", "lane bit " + Twine(i) + " moves by " + basisText(aL[i]) +
+                           "; it must move along K");
+    laneK.push_back(aL[i][1]);
+  }
+  for (unsigned i = 0; i < 6; ++i) {
+    Coord want = i < nBits ? basis(1, 1 << i) : basis(0, laneK[i - nBits]);
+    if (Coord(bL[i].begin(), bL[i].end()) != want)
+      return fail("b", "lane bit " + Twine(i) + " moves by " + basisText(bL[i]) +
+                           ", a's K lanes and the instruction's N lanes need " +
+                           basisText(want));
+  }
+  ArrayRef<LinearLayout::Basis> wa = la->getBases(LinearLayout::Warp),
+                                wb = lb->getBases(LinearLayout::Warp),
+                                wc = lc->getBases(LinearLayout::Warp);
+  if (wa.size() != wc.size() || wb.size() != wc.size())
+    return fail("a", "its warps are not the accumulator's");
+  for (unsigned i = 0; i < wc.size(); ++i) {
+    if (wa[i][1] || wb[i][0])
+      return fail(wa[i][1] ? "a" : "b", "warp bit " + Twine(i) +
+                                            " moves along K; each warp must "
+                                            "hold all of K");
+    if (wa[i][0] != wc[i][0] || wb[i][1] != wc[i][1])
+      return fail(wa[i][0] != wc[i][0] ? "a" : "b",
+                  "warp bit " + Twine(i) + " moves the operands by [" +
+                      Twine(wa[i][0]) + " rows, " + Twine(wb[i][1]) +
+                      " columns] but the accumulator by " + basisText(wc[i]));
+  }
+  std::map<Coord, unsigned> ra = registersByCoordinate(*la),
+                            rb = registersByCoordinate(*lb),
+                            rc = registersByCoordinate(*lc);
+  for (auto [what, map, ll] :
+       {std::tuple<StringRef, std::map<Coord, unsigned> *, LinearLayout *>{
+            "the accumulator", &rc, &*lc},
+        {"a", &ra, &*la},
+        {"b", &rb, &*lb}})
+    if (int64_t(map->size()) != ll->getInSize(LinearLayout::Register))
+      return fail(what, "two registers hold the same element");
+  auto find = [&](const std::map<Coord, unsigned> &regs, StringRef what,
+                  int32_t r, int32_t c) -> FailureOr<int64_t> {
+    auto it = regs.find(Coord{r, c});
+    if (it == regs.end()) {
+      (void)fail(what, "no register holds row " + Twine(r) + ", column " +
+                           Twine(c) + " of the thread's part");
+      return failure();
+    }
+    return int64_t(it->second);
+  };
+  int64_t k = aTy.getShape()[1];
+  // Accumulator blocks in register order, so the output follows the input.
+  SmallVector<std::pair<Coord, unsigned>> origins;
+  for (auto &[coord, reg] : rc)
+    if (coord[0] % m == 0 && coord[1] % n == 0)
+      origins.push_back({coord, reg});
+  llvm::sort(origins, [](auto &x, auto &y) { return x.second < y.second; });
+  int32_t perBlock = m * n / 64, rowsCovered = 4 * (64 / colSize);
+  for (auto &[origin, reg] : origins) {
+    int32_t r0 = origin[0], c0 = origin[1];
+    SmallVector<int64_t> d;
+    for (int32_t i = 0; i < perBlock; ++i) {
+      int32_t off = i % 4 + rowsCovered * (i / 4);
+      FailureOr<int64_t> x = find(rc, "the accumulator", r0 + (rows == 0 ? off : 0),
+                                  c0 + (rows == 1 ? off : 0));
+      if (failed(x))
+        return failure();
+      d.push_back(*x);
+    }
+    plan.d.push_back(d);
+    // The K values lane 0 holds in row r0 of a, in order; with the lanes'
+    // K offsets they must cover K once.
+    SmallVector<int32_t> ks;
+    for (auto &[coord, areg] : ra)
+      if (coord[0] == r0)
+        ks.push_back(coord[1]);
+    llvm::sort(ks);
+    llvm::DenseSet<int32_t> covered;
+    for (int32_t g = 0; g < (1 << laneK.size()); ++g) {
+      int32_t off = 0;
+      for (unsigned bit = 0; bit < laneK.size(); ++bit)
+        if (g >> bit & 1)
+          off ^= laneK[bit];
+      for (int32_t kv : ks)
+        covered.insert(kv ^ off);
+    }
+    if (int64_t(covered.size()) != k ||
+        int64_t(ks.size()) << laneK.size() != k || ks.size() % in.kBase)
+      return fail("a", "its lanes and registers do not hold each of the " +
+                           Twine(k) + " K values of a row once in steps of " +
+                           Twine(in.kBase));
+    auto &as = plan.a.emplace_back();
+    auto &bs = plan.b.emplace_back();
+    for (size_t s0 = 0; s0 < ks.size(); s0 += in.kBase) {
+      SmallVector<int64_t> av, bv;
+      for (unsigned j = 0; j < in.kBase; ++j) {
+        FailureOr<int64_t> x = find(ra, "a", r0, ks[s0 + j]);
+        FailureOr<int64_t> y = find(rb, "b", ks[s0 + j], c0);
+        if (failed(x) || failed(y))
+          return failure();
+        av.push_back(*x);
+        bv.push_back(*y);
+      }
+      as.push_back(av);
+      bs.push_back(bv);
+    }
+  }
+  if (int64_t(plan.d.size()) * perBlock != int64_t(rc.size()))
+    return fail("the accumulator", "its registers are not whole " + Twine(m) +
+                                       " x " + Twine(n) + " blocks");
+  return plan;
+}
+
+/// A lane's operand registers packed as the intrinsic takes them.
+Value packOperand(OpBuilder &b, Location loc, const MfmaInstr &in,
+                  ArrayRef<Value> regs, ArrayRef<int64_t> idx) {
+  if (in.pack == MfmaPack::Scalar)
+    return regs[idx[0]];
+  Type elem = regs[idx[0]].getType();
+  unsigned bits = elem.getIntOrFloatBitWidth();
+  Type vecElem = in.pack == MfmaPack::Vector ? elem : b.getIntegerType(bits);
+  auto vecTy = VectorType::get({int64_t(idx.size())}, vecElem);
+  Value v = LLVM::PoisonOp::create(b, loc, vecTy);
+  for (auto [j, r] : llvm::enumerate(idx)) {
+    Value x = regs[r];
+    if (x.getType() != vecElem)
+      x = LLVM::BitcastOp::create(b, loc, vecElem, x);
+    v = LLVM::InsertElementOp::create(b, loc, v, x, i32Const(b, loc, j));
+  }
+  switch (in.pack) {
+  case MfmaPack::I64:
+    return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
+  case MfmaPack::I32x4:
+    return LLVM::BitcastOp::create(
+        b, loc, VectorType::get({4}, b.getI32Type()), v);
+  default:
+    return v;
+  }
+}
+
+struct MfmaConversion : TileOpConversion<MfmaOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(MfmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<MfmaPlan> plan = planMfma(op);
+    if (failed(plan))
+      return failure();
+    const MfmaInstr &in = *plan->instr;
+    Location loc = op.getLoc();
+    SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
+    SmallVector<Value> bRegs = getRegisters(rewriter, loc, adaptor.getB());
+    SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
+    Type accElem = in.intAcc ? Type(rewriter.getI32Type()) : rewriter.getF32Type();
+    auto accTy = VectorType::get({int64_t(in.m * in.n / 64)}, accElem);
+    Value zero = i32Const(rewriter, loc, 0); // cbsz, abid, blgp: no broadcast
+    for (size_t t = 0; t < plan->d.size(); ++t) {
+      Value acc = LLVM::PoisonOp::create(rewriter, loc, accTy);
+      for (auto [i, r] : llvm::enumerate(plan->d[t]))
+        acc = LLVM::InsertElementOp::create(rewriter, loc, acc, out[r],
+                                            i32Const(rewriter, loc, i));
+      for (size_t s = 0; s < plan->a[t].size(); ++s) {
+        Value x = packOperand(rewriter, loc, in, aRegs, plan->a[t][s]);
+        Value y = packOperand(rewriter, loc, in, bRegs, plan->b[t][s]);
+        // Transposed: C^T = B^T A^T, so the instruction's lanes run along M.
+        if (plan->transposed)
+          std::swap(x, y);
+        OperationState state(loc, ("rocdl." + in.name).str());
+        state.addOperands({x, y, acc, zero, zero, zero});
+        state.addTypes(accTy);
+        acc = rewriter.create(state)->getResult(0);
+      }
+      for (auto [i, r] : llvm::enumerate(plan->d[t]))
+        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, acc,
+                                                i32Const(rewriter, loc, i));
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), out));
+    return success();
+  }
+};
+
+} // namespace
+
+LogicalResult kiln::checkMfmaLayouts(ModuleOp module) {
+  WalkResult r = module.walk([](MfmaOp op) {
+    return failed(planMfma(op)) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
+}
+
+void kiln::populateMfmaOpToLLVMPatterns(TileTypeConverter &converter,
+                                        RewritePatternSet &patterns,
+                                        const LoweringContext &ctx) {
+  patterns.add<MfmaConversion>(converter, ctx);
+}

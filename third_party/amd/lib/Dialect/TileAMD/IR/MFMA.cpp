@@ -1,0 +1,350 @@
+//===- MFMA.cpp - #tile_amd.mfma, #tile_amd.dot_op, tile_amd.mfma ---------===//
+//
+// The register layouts of AMD's matrix cores as F2-linear maps, the table of
+// mfma forms (MFMA.h) and the op's verifier. The layouts place blocks,
+// warps and repeats as Triton's AMDMfmaEncodingAttr does (N-contiguous
+// blocks across the tensor), so a Gluon kernel's convert_layout moves the
+// same registers; inside a block they are the CDNA3/CDNA4 ISA's operand
+// layouts (checked lane by lane in test/Python/test_amd_mfma_dsl.py).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/TileAMD/IR/Dialect.h"
+#include "kiln/Dialect/TileAMD/IR/MFMA.h"
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Target/Targets.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile_amd;
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using E = MfmaElem;
+using P = MfmaPack;
+
+// name, m, n, k, kBase, a, b, intAcc, pack, versions
+const MfmaInstr kMfma[] = {
+    // CDNA3 (gfx942) and later.
+    {"mfma.f32.32x32x2f32", 32, 32, 2, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
+    {"mfma.f32.16x16x4f32", 16, 16, 4, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
+    {"mfma.f32.32x32x8f16", 32, 32, 8, 4, E::F16, E::F16, false, P::Vector, 3, 4},
+    {"mfma.f32.16x16x16f16", 16, 16, 16, 4, E::F16, E::F16, false, P::Vector, 3, 4},
+    {"mfma.f32.32x32x8bf16.1k", 32, 32, 8, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
+    {"mfma.f32.16x16x16bf16.1k", 16, 16, 16, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
+    {"mfma.i32.32x32x16.i8", 32, 32, 16, 8, E::I8, E::I8, true, P::I64, 3, 4},
+    {"mfma.i32.16x16x32.i8", 16, 16, 32, 8, E::I8, E::I8, true, P::I64, 3, 4},
+    // CDNA4 (gfx950): double-rate 16-bit and i8 forms; its fp8 forms read
+    // the OCP formats (gfx942's read the FNUZ ones, which Kiln has no type
+    // for).
+    {"mfma.f32.32x32x16.f16", 32, 32, 16, 8, E::F16, E::F16, false, P::Vector, 4, 4},
+    {"mfma.f32.16x16x32.f16", 16, 16, 32, 8, E::F16, E::F16, false, P::Vector, 4, 4},
+    {"mfma.f32.32x32x16.bf16", 32, 32, 16, 8, E::BF16, E::BF16, false, P::Vector, 4, 4},
+    {"mfma.f32.16x16x32.bf16", 16, 16, 32, 8, E::BF16, E::BF16, false, P::Vector, 4, 4},
+    {"mfma.i32.32x32x32.i8", 32, 32, 32, 16, E::I8, E::I8, true, P::I32x4, 4, 4},
+    {"mfma.i32.16x16x64.i8", 16, 16, 64, 16, E::I8, E::I8, true, P::I32x4, 4, 4},
+    {"mfma.f32.32x32x16.fp8.fp8", 32, 32, 16, 8, E::FP8, E::FP8, false, P::I64, 4, 4},
+    {"mfma.f32.32x32x16.fp8.bf8", 32, 32, 16, 8, E::FP8, E::BF8, false, P::I64, 4, 4},
+    {"mfma.f32.32x32x16.bf8.fp8", 32, 32, 16, 8, E::BF8, E::FP8, false, P::I64, 4, 4},
+    {"mfma.f32.32x32x16.bf8.bf8", 32, 32, 16, 8, E::BF8, E::BF8, false, P::I64, 4, 4},
+    {"mfma.f32.16x16x32.fp8.fp8", 16, 16, 32, 8, E::FP8, E::FP8, false, P::I64, 4, 4},
+    {"mfma.f32.16x16x32.fp8.bf8", 16, 16, 32, 8, E::FP8, E::BF8, false, P::I64, 4, 4},
+    {"mfma.f32.16x16x32.bf8.fp8", 16, 16, 32, 8, E::BF8, E::FP8, false, P::I64, 4, 4},
+    {"mfma.f32.16x16x32.bf8.bf8", 16, 16, 32, 8, E::BF8, E::BF8, false, P::I64, 4, 4},
+};
+
+bool accMatches(const MfmaInstr &i, Type acc) {
+  return i.intAcc ? acc.isInteger(32) : acc.isF32();
+}
+
+} // namespace
+
+std::optional<MfmaElem> kiln::tile_amd::getMfmaElem(Type t) {
+  if (t.isF32())
+    return E::F32;
+  if (t.isF16())
+    return E::F16;
+  if (t.isBF16())
+    return E::BF16;
+  if (t.isInteger(8))
+    return E::I8;
+  if (isa<Float8E4M3FNType>(t))
+    return E::FP8;
+  if (isa<Float8E5M2Type>(t))
+    return E::BF8;
+  return std::nullopt;
+}
+
+const MfmaInstr *kiln::tile_amd::lookupMfma(unsigned version, unsigned m,
+                                            unsigned n, unsigned k, Type a,
+                                            Type b, Type acc) {
+  std::optional<MfmaElem> ea = getMfmaElem(a), eb = getMfmaElem(b);
+  if (!ea || !eb)
+    return nullptr;
+  for (const MfmaInstr &i : kMfma)
+    if (i.m == m && i.n == n && i.k == k && i.a == *ea && i.b == *eb &&
+        accMatches(i, acc) && i.minVersion <= version && version <= i.maxVersion)
+      return &i;
+  return nullptr;
+}
+
+std::string kiln::tile_amd::describeMfmaShapes(unsigned version, Type a,
+                                               Type b, Type acc) {
+  std::optional<MfmaElem> ea = getMfmaElem(a), eb = getMfmaElem(b);
+  std::string out;
+  if (!ea || !eb)
+    return out;
+  for (const MfmaInstr &i : kMfma)
+    if (i.a == *ea && i.b == *eb && accMatches(i, acc) &&
+        i.minVersion <= version && version <= i.maxVersion)
+      out += (out.empty() ? "" : ", ") + ("[" + Twine(i.m) + ", " + Twine(i.n) +
+                                          ", " + Twine(i.k) + "]")
+                                             .str();
+  return out;
+}
+
+unsigned kiln::tile_amd::getCdnaVersion(unsigned arch) {
+  if (arch >= 950 && arch < 960)
+    return 4;
+  if (arch >= 940 && arch < 950)
+    return 3;
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Bases of a 2-D layout under construction: a move past the tensor's
+/// extent is a broadcast (zero); registers that only repeat others are
+/// dropped at the end.
+struct Builder2D {
+  int32_t extent[2];
+  LinearLayout::Bases reg, lane, warp;
+
+  LinearLayout::Basis at(unsigned dim, int32_t step) const {
+    LinearLayout::Basis b = {0, 0};
+    if (step < extent[dim])
+      b[dim] = step;
+    return b;
+  }
+  /// `count` (a power of two) bases of `in` along `dim`, from `step`.
+  void add(LinearLayout::Bases &in, unsigned dim, int32_t step, int64_t count) {
+    for (int64_t c = 1; c < count; c *= 2, step *= 2)
+      in.push_back(at(dim, step));
+  }
+  /// Register bases along `dim` from `from` to the extent.
+  void repeat(unsigned dim, int32_t from) {
+    for (int32_t s = from; s < extent[dim]; s *= 2)
+      reg.push_back(at(dim, s));
+  }
+  LinearLayout finish() {
+    llvm::erase_if(reg, [](const LinearLayout::Basis &b) {
+      return b[0] == 0 && b[1] == 0;
+    });
+    return LinearLayout({reg, lane, warp}, {extent[0], extent[1]});
+  }
+};
+
+constexpr int32_t kWaveSize = 64;
+
+} // namespace
+
+LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                       unsigned version, ArrayRef<unsigned> instr,
+                                       bool transposed, ArrayRef<unsigned> warps,
+                                       ArrayRef<unsigned> tiles, unsigned bits) {
+  if (version != 3 && version != 4)
+    return emitError() << "mfma: version must be 3 (CDNA3, gfx942) or 4 "
+                          "(CDNA4, gfx950), got "
+                       << version;
+  if (instr.size() != 3 || !((instr[0] == 32 && instr[1] == 32) ||
+                             (instr[0] == 16 && instr[1] == 16)))
+    return emitError() << "mfma: instrShape must be [32, 32, k] or [16, 16, "
+                          "k]";
+  if (!instr[2] || !llvm::isPowerOf2_32(instr[2]))
+    return emitError() << "mfma: instrShape's k must be a power of two, got "
+                       << instr[2];
+  if (warps.size() != 2)
+    return emitError() << "mfma: warpsPerCTA must have 2 entries (batched, "
+                          "rank-3 accumulators are not supported yet)";
+  if (tiles.size() != warps.size())
+    return emitError() << "mfma: tilesPerWarp must have as many entries as "
+                          "warpsPerCTA";
+  for (ArrayRef<unsigned> list : {warps, tiles})
+    for (unsigned w : list)
+      if (!w || !llvm::isPowerOf2_32(w))
+        return emitError() << "mfma: warpsPerCTA and tilesPerWarp entries "
+                              "must be powers of two";
+  if (bits != 32)
+    return emitError() << "mfma: elementBitWidth must be 32 (f32 or i32 "
+                          "accumulators; f64 mfma is not supported), got "
+                       << bits;
+  return success();
+}
+
+unsigned MfmaEncodingAttr::getRank() const { return 2; }
+
+LinearLayout MfmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  Builder2D l{{int32_t(shape[0]), int32_t(shape[1])}, {}, {}, {}};
+  int32_t m = getInstrShape()[0], n = getInstrShape()[1];
+  ArrayRef<unsigned> warps = getWarpsPerCTA(), tiles = getTilesPerWarp();
+  // Inside a block: 4 consecutive elements per register group along the
+  // "row" dimension, lanes along the "column" dimension, then the rest of
+  // the rows (transposed swaps rows and columns).
+  unsigned rows = getTransposed() ? 1 : 0, cols = 1 - rows;
+  int32_t colSize = getTransposed() ? m : n;
+  int32_t blockRows = getTransposed() ? n : m;
+  l.add(l.reg, rows, 1, 4);
+  l.add(l.lane, cols, 1, colSize);
+  l.add(l.lane, rows, 4, kWaveSize / colSize);
+  int32_t rowsCovered = 4 * (kWaveSize / colSize);
+  l.add(l.reg, rows, rowsCovered, blockRows / rowsCovered);
+  // Blocks: tilesPerWarp and warps along N, N repeats, then along M.
+  l.add(l.reg, 1, n, tiles[1]);
+  l.add(l.warp, 1, n * tiles[1], warps[1]);
+  l.repeat(1, n * tiles[1] * warps[1]);
+  l.add(l.reg, 0, m, tiles[0]);
+  l.add(l.warp, 0, m * tiles[0], warps[0]);
+  l.repeat(0, m * tiles[0] * warps[0]);
+  return l.finish();
+}
+
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, Attribute parent, unsigned kWidth) {
+  if (!isa<MfmaEncodingAttr>(parent))
+    return emitError() << "dot_op: parent must be a #tile_amd.mfma layout, got "
+                       << parent;
+  if (opIdx > 1)
+    return emitError() << "dot_op: opIdx must be 0 (A) or 1 (B), got " << opIdx;
+  if (!kWidth || kWidth > 32 || !llvm::isPowerOf2_32(kWidth))
+    return emitError() << "dot_op: kWidth must be a power of two in [1, 32], got "
+                       << kWidth;
+  return success();
+}
+
+unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+
+LinearLayout
+DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
+  auto mfma = cast<MfmaEncodingAttr>(getParent());
+  bool isA = getOpIdx() == 0;
+  unsigned kDim = isA ? 1 : 0, otherDim = 1 - kDim;
+  int32_t other = mfma.getInstrShape()[isA ? 0 : 1];
+  int32_t kw = getKWidth();
+  ArrayRef<unsigned> warps = mfma.getWarpsPerCTA();
+  unsigned tiles = mfma.getTilesPerWarp()[otherDim];
+  Builder2D l{{int32_t(shape[0]), int32_t(shape[1])}, {}, {}, {}};
+  l.add(l.reg, kDim, 1, kw);
+  l.add(l.lane, otherDim, 1, other);
+  l.add(l.lane, kDim, kw, kWaveSize / other);
+  int32_t kTile = kw * (kWaveSize / other);
+  l.repeat(kDim, kTile);
+  l.add(l.reg, otherDim, other, tiles);
+  // Warps in the parent's order (N first, then M): along this operand's
+  // own dimension they tile it, along K they hold the same elements.
+  auto warpBits = [&](unsigned accDim) {
+    bool own = accDim == otherDim;
+    int32_t step = other * tiles;
+    for (unsigned w = 1; w < warps[accDim]; w *= 2)
+      l.warp.push_back(own ? l.at(otherDim, step * w) : LinearLayout::Basis{0, 0});
+  };
+  warpBits(1);
+  warpBits(0);
+  l.repeat(otherDim, other * tiles * warps[otherDim]);
+  return l.finish();
+}
+
+//===----------------------------------------------------------------------===//
+// tile_amd.mfma
+//===----------------------------------------------------------------------===//
+
+static std::string shapeText(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os);
+  return s + "]";
+}
+
+LogicalResult MfmaOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError() << "a, b and the accumulator must be 2-D";
+  auto acc = dyn_cast_or_null<MfmaEncodingAttr>(c.getEncoding());
+  if (!acc)
+    return emitOpError() << "the accumulator must be in a #tile_amd.mfma "
+                            "layout (Gluon's AMDMFMALayout), got "
+                         << c.getEncoding();
+  unsigned kWidth = 0;
+  for (auto [idx, name, t] : {std::tuple<unsigned, StringRef, RankedTensorType>{
+                                  0, "a", a},
+                              {1, "b", b}}) {
+    auto op = dyn_cast_or_null<DotOperandEncodingAttr>(t.getEncoding());
+    if (!op || op.getOpIdx() != idx || op.getParent() != acc)
+      return emitOpError() << name << " must be in #tile_amd.dot_op<{opIdx = "
+                           << idx << ", parent = the accumulator's layout}>, got "
+                           << t.getEncoding();
+    if (kWidth && op.getKWidth() != kWidth)
+      return emitOpError() << "a and b must have the same kWidth, got "
+                           << kWidth << " and " << op.getKWidth();
+    kWidth = op.getKWidth();
+  }
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  if (b.getShape()[0] != k || c.getShape()[0] != m || c.getShape()[1] != n)
+    return emitOpError() << "shapes do not multiply: a " << shapeText(a.getShape())
+                         << ", b " << shapeText(b.getShape()) << ", accumulator "
+                         << shapeText(c.getShape());
+  ArrayRef<unsigned> instr = acc.getInstrShape();
+  Type ta = a.getElementType(), tb = b.getElementType(), tc = c.getElementType();
+  unsigned version = acc.getVersion();
+  StringRef chip = version == 3 ? "CDNA3 (gfx942)" : "CDNA4 (gfx950)";
+  const MfmaInstr *instrOp =
+      lookupMfma(version, instr[0], instr[1], instr[2], ta, tb, tc);
+  if (!instrOp) {
+    std::string shapes = describeMfmaShapes(version, ta, tb, tc);
+    InFlightDiagnostic d = emitOpError()
+                           << chip << " has no " << instr[0] << "x" << instr[1]
+                           << "x" << instr[2] << " mfma for " << ta << " x "
+                           << tb << " -> " << tc;
+    if (!shapes.empty())
+      d << "; its shapes for these types are " << shapes;
+    else if (getMfmaElem(ta) == MfmaElem::FP8 || getMfmaElem(ta) == MfmaElem::BF8)
+      d << " (gfx942's fp8 mfma reads the FNUZ formats, which Kiln has no "
+           "type for; gfx950's reads the OCP float8e4nv / float8e5)";
+    else
+      d << " (f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950)";
+    return d;
+  }
+  for (auto [name, size, want] :
+       {std::tuple<StringRef, int64_t, int64_t>{"M", m, instr[0]},
+        {"N", n, instr[1]},
+        {"K", k, instr[2]}})
+    if (size % want)
+      return emitOpError() << name << " = " << size
+                           << " is not a multiple of the instruction's " << name
+                           << " (" << want << " for instrShape ["
+                           << instr[0] << ", " << instr[1] << ", " << instr[2]
+                           << "])";
+  if (const TargetDesc *target = getEnclosingTarget(*this))
+    if (target->backend == "amd") {
+      unsigned has = getCdnaVersion(target->arch);
+      if (has < version)
+        return emitOpError() << "the layout is for " << chip << " (version "
+                             << version << "); " << target->name
+                             << " has CDNA version " << has;
+    }
+  return success();
+}
