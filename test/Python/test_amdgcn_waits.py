@@ -194,6 +194,16 @@ def test_alu_semantics():
     assert w.v["v3"] == list(range(64)) and w.s["m0"] == 7 << 10
     assert w.v["v4"][:12] == [0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 0, 0]
     assert w.s["vcc_lo"] == 0x3FF and w.s["vcc_hi"] == 0
+    # gfx950's v_bitop3: bit i of D is bit (a_i b_i c_i) of the table; 0x36 is (a | c) ^ b,
+    # 0x80 a & b & c, 0xfe a | b | c, 0x96 a ^ b ^ c (checked against Python's operators).
+    w.v["v5"] = [l * 0x1357 & aw.M32 for l in range(64)]
+    w.v["v6"] = [(l << 7 | 0x2A) & aw.M32 for l in range(64)]
+    for table, want in ((0x36, lambda a, b, c: (a | c) ^ b), (0x80, lambda a, b, c: a & b & c),
+                        (0xfe, lambda a, b, c: a | b | c), (0x96, lambda a, b, c: a ^ b ^ c)):
+        inst = aw.Inst(1, f"v_bitop3_b32 v7, v0, v5, v6 bitop3:{table:#x}")
+        inst.handler(w, inst)
+        assert w.v["v7"] == [want(a, b, c) & aw.M32 for a, b, c in
+                             zip(w.v["v0"], w.v["v5"], w.v["v6"])], hex(table)
     # unmodeled: its destination becomes UNKNOWN
     inst = aw.Inst(1, "v_cvt_f32_u32_e32 v1, v0")
     inst.handler(w, inst)

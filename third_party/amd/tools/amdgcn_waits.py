@@ -16,7 +16,7 @@ Model (gfx9: gfx942 / gfx950, wave64)
   add/addc/sub/addk/mul/mulk/mul_hi, shifts, logic, bfe, min/max, cselect, cmp/cmpk,
   64-bit mov/logic, saveexec; v_mov/add/sub/shifts/logic, v_lshl_add_u32/u64,
   v_add_lshl, v_lshl_or, v_and_or, v_or3, v_add3, v_mad_u32_u24, v_mul_lo/hi, v_bfe,
-  v_bfi, v_alignbit, v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
+  v_bfi, v_alignbit, v_bitop3 (gfx950), v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
   v_mbcnt). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
   what it may write UNKNOWN (first operand, carry-out, SCC, EXEC for v_cmpx/saveexec).
 * Lane masks (EXEC, VCC, SGPR pairs) are symbolic: bit l of a mask is a boolean
@@ -717,6 +717,19 @@ def _salu(m):
 def _handler_for(inst):
     """Semantics of an ALU instruction: a function (wave, inst) -> None."""
     m, ops = inst.mnem, inst.ops
+    if m == 'v_bitop3_b32' and set(inst.mods) == {'bitop3'} and len(ops) == 4:
+        # gfx950: bit i of D is bit (a_i << 2 | b_i << 1 | c_i) of the truth table.
+        def h(w, inst, tt=inst.mods['bitop3']):
+            def f(a, b, c):
+                r = 0
+                for i in range(8):
+                    if tt >> i & 1:
+                        r |= ((a if i & 4 else ~a) & (b if i & 2 else ~b)
+                              & (c if i & 1 else ~c))
+                return r & M32
+            wv(w, ops[0], [None if None in t else f(*t)
+                           for t in zip(*[rv(w, o) for o in ops[1:]])])
+        return h
     if not ops or inst.mods:
         return _clobber if ops else _nop
     if m in _S:
