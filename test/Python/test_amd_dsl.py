@@ -392,7 +392,8 @@ ERRORS = [
     (e_global_cache, "E:gcache", "acp.global_load_to_shared",
      r"global_load_to_shared: cache_modifier '\.cg' is not supported for global_load_lds .*"),
     (e_width, "E:width", "acp.global_load_to_shared",
-     r".*async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 .*"),
+     r".*async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per lane, "
+     r"but each thread .* holds 16 consecutive bytes \(4 x 'f32'\).*size_per_thread 1\)"),
 ]
 
 

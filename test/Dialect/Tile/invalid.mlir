@@ -1300,13 +1300,27 @@ module attributes {tile.target = "cuda:sm_90a"} {
 
 // AMD's direct-to-LDS loads write lane i at one base + i x width: four
 // consecutive floats per lane copied 4 bytes at a time (gfx942's only width)
-// leave gaps between the lanes' slots.
+// leave gaps between the lanes' slots, which the width rule names first.
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx942"} {
-  func.func @copy_lanes(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
-    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes, but the layout of}}
+  func.func @copy_lanes_width(%p: tensor<256x!tile.ptr<f32>, #l>, %b: !tile.memdesc<256xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per lane, but each thread of the layout of 'tensor<256x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>>' holds 16 consecutive bytes (4 x 'f32'), so its lanes cannot write consecutive 4-byte slots: give each thread 4 bytes along the contiguous dimension (size_per_thread 1)}}
     %t = tile.async_copy_global_to_local %p, %b : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// One float per lane, but lanes 1 and 2 are swapped: their slots are not in
+// lane order.
+#l = #tile.linear<{register = [], lane = [[2], [1], [4], [8], [16], [32]], warp = []}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @copy_lanes(%p: tensor<64x!tile.ptr<f32>, #l>, %b: !tile.memdesc<64xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes, but the layout of}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<64x!tile.ptr<f32>, #l> -> !tile.memdesc<64xf32, #sh, mutable>
     return
   }
 }

@@ -81,6 +81,7 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
            << " element(s) of a thread consecutive in the buffer";
     return diag;
   }
+  unsigned vectorBytes = width.bytes, vectorElements = width.elements;
   width.bytes = chosen;
   width.elements = chosen / elemBytes;
   if (target->asyncCopyLaneContiguous) {
@@ -93,7 +94,20 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
       return emitError() << "cannot address " << dst << " with the layout of "
                          << ptrType;
     int64_t window = int64_t(width.elements) << lanes->laneBitOffsets.size();
-    auto complain = [&]() {
+    auto complain = [&]() -> InFlightDiagnostic {
+      // A thread holding more consecutive bytes than one copy moves spaces
+      // its lanes by its vector: the width is the rule to fix first.
+      if (vectorBytes > width.bytes)
+        return emitError()
+               << "async copy rule 'width': " << target->asyncCopyName
+               << " on " << target->name << " moves " << widthList(legal)
+               << " bytes per lane, but each thread of the layout of "
+               << ptrType << " holds " << vectorBytes << " consecutive bytes ("
+               << vectorElements << " x " << pointee
+               << "), so its lanes cannot write consecutive " << width.bytes
+               << "-byte slots: give each thread " << width.bytes
+               << " bytes along the contiguous dimension (size_per_thread "
+               << width.elements << ")";
       return emitError() << "async copy rule 'lanes': a " << target->asyncCopyName
                          << " on " << target->name << " writes lane i of a warp at "
                          << "one base + i x " << width.bytes

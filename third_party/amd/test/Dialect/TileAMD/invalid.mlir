@@ -75,13 +75,14 @@ func.func @store_value(%p: !tile.ptr<f32>, %o: tensor<256xi32, #l>, %v: tensor<2
 // -----
 
 // The shared legality helper: on gfx942 a wave's lanes write consecutive
-// 4-byte slots from one base, which 4 elements per thread do not give.
+// 4-byte slots from one base, which 4 elements per thread do not give; the
+// width rule says so before the lane rule.
 #l4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
   func.func @width(%p: !tile.ptr<f32>, %o: tensor<1024xi32, #l4>) {
     %a = tile.local_alloc : () -> !tile.memdesc<1024xf32, #sh, mutable>
-    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes}}
+    // expected-error @+1 {{async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per lane, but each thread of the layout of}}
     %t = tile_amd.buffer_load_to_local %p[%o], %a : !tile.ptr<f32>, tensor<1024xi32, #l4> -> !tile.memdesc<1024xf32, #sh, mutable>
     return
   }
