@@ -1,7 +1,7 @@
 """Builds the Gluon twin of a Kiln example: the example file's text with Kiln's imports
 swapped for Gluon's, compiled and executed as a module here, so the kernel text the two
-compilers get is the same and cannot drift. Used by bench/ampere_gemm.py and
-bench/hopper_ws_gemm.py."""
+compilers get is the same and cannot drift. Used by bench/ampere_gemm.py,
+bench/hopper_ws_gemm.py and bench/amd_gemm_vs_gluon.py."""
 
 from __future__ import annotations
 
@@ -23,7 +23,13 @@ KILN_TO_GLUON = {
         "from triton.experimental.gluon.language.nvidia.hopper import (\n",
     "from kiln.nvidia.hopper import TensorDescriptor\n":
         "from triton.experimental.gluon.nvidia.hopper import TensorDescriptor\n",
+    "import kiln.language as kl\n": "from triton.experimental.gluon import language as kl\n",
+    "from kiln.language.amd import cdna3\n":
+        "from triton.experimental.gluon.language.amd import cdna3\n",
+    "from kiln.language.amd.cdna4 import async_copy as acp\n":
+        "from triton.experimental.gluon.language.amd.cdna4 import async_copy as acp\n",
     "@kiln.jit\n": "@gluon.jit\n",
+    "@kiln.constexpr_function\n": "@gluon.constexpr_function\n",
 }
 
 
@@ -37,7 +43,7 @@ def gluon_module(example: str):
     for old, new in KILN_TO_GLUON.items():
         src = src.replace(old, new)
     left = [line for line in src.splitlines()
-            if line.startswith(("import kiln", "from kiln")) or line == "@kiln.jit"]
+            if line.startswith(("import kiln", "from kiln", "@kiln."))]
     if left:
         raise ValueError(f"{path}: no Gluon counterpart for {left}")
     name = f"gluon_twin_{example}"

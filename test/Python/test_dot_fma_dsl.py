@@ -121,5 +121,5 @@ def test_dot_operand_layout_accepts_blocked_parents():
     p = kl.BlockedLayout([1, 1, 1], [1, 4, 8], [1, 4, 1], [2, 1, 0])
     d = kl.DotOperandLayout(1, p, 0)
     assert d.rank == 3
-    with pytest.raises(TypeError, match="NVMMADistributedLayout or a BlockedLayout"):
+    with pytest.raises(TypeError, match="AMDMFMALayout or a BlockedLayout"):
         kl.DotOperandLayout(0, kl.SliceLayout(0, p), 0)

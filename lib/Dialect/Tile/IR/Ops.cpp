@@ -227,6 +227,25 @@ LogicalResult StoreOp::verify() {
   return verifyMask(*this, getPtr().getType(), getMask());
 }
 
+// A masked store is branched around by a wave whose lanes are all off, and
+// a warp whose elements another warp also holds does not store them: both
+// may issue nothing. Otherwise every wave issues its stores (stores are
+// never scalar), at least one instruction per 16 bytes it writes.
+unsigned StoreOp::getMinIssuedInstructions() {
+  if (Value mask = getMask()) {
+    APInt one;
+    if (!matchPattern(mask, m_ConstantInt(&one)) || one.isZero())
+      return 0;
+  }
+  FailureOr<LinearLayout> ll = getLinearLayout(getValue().getType());
+  if (failed(ll))
+    return 0;
+  for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Warp))
+    if (llvm::all_of(b, [](int32_t x) { return x == 0; }))
+      return 0;
+  return getMinVectorMemoryInstructions(getValue().getType());
+}
+
 //===----------------------------------------------------------------------===//
 // reduce
 //===----------------------------------------------------------------------===//

@@ -76,6 +76,18 @@ int64_t kiln::tile::getMaxScratchRounds(Operation *op) {
          << getScratchRoundBits(layouts->first, layouts->second).size();
 }
 
+unsigned kiln::tile::getMinVectorMemoryInstructions(RankedTensorType type) {
+  FailureOr<LinearLayout> ll = getLinearLayout(type);
+  if (failed(ll))
+    return 0;
+  unsigned distinct = 1;
+  for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register))
+    if (llvm::any_of(b, [](int32_t x) { return x != 0; }))
+      distinct *= 2;
+  unsigned bytes = distinct * getElementBytes(type.getElementType());
+  return (bytes + 15) / 16;
+}
+
 unsigned kiln::tile::getElementBytes(Type t) {
   if (isa<PointerType>(t))
     return 8;

@@ -15,13 +15,13 @@
 
 // two_groups: a 1-instruction group (256 floats, one per lane) and a
 // 4-instruction group (1024 floats); wait_group(1) is vmcnt(4), exact (slack
-// 0). wait_group(0) is vmcnt(0), but the global_store issued after the copies
-// is in flight too and no LDS read or VGPR use needs it: vmcnt(1) would do.
+// 0). wait_group(0) is vmcnt(1): the unmasked global_store issued after the
+// copies counts (gfx9's vmcnt counts stores), and no LDS read needs it.
 // CHECK-LABEL: kernel two_groups: 4 waves, 1 paths
 // CHECK-NOT: error:
 // CHECK: `s_waitcnt vmcnt(4)`: slack 0: vmcnt(4) would still be safe (4 of 4 visits guard a copy)
-// CHECK: `s_waitcnt vmcnt(0)`: slack 1: vmcnt(1) would still be safe
-// CHECK: vmcnt-check: kernel two_groups: 2 waits, 0 violations, max slack 1
+// CHECK: `s_waitcnt vmcnt(1)`: slack 0: vmcnt(1) would still be safe
+// CHECK: vmcnt-check: kernel two_groups: 2 waits, 0 violations, max slack 0
 
 // ring: 3 slots, the copy into slot (i+2)%3, wait_group(2), the local_load of
 // slot i%3; the trip count is unknown, so 0 to 3 trips are explored (4 paths,
@@ -48,7 +48,7 @@
 // CHECK-NOT: error:
 // CHECK: vmcnt-check: kernel masked_fill: 2 waits, 0 violations, max slack 0
 
-// GFX950: vmcnt-check: kernel two_groups: 2 waits, 0 violations, max slack 1
+// GFX950: vmcnt-check: kernel two_groups: 2 waits, 0 violations, max slack 0
 // GFX950: vmcnt-check: kernel ring: {{[0-9]+}} waits, 0 violations
 // GFX950: vmcnt-check: kernel xring: 1 waits, 0 violations
 

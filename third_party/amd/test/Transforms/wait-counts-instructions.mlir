@@ -13,6 +13,8 @@
 !m1 = !tile.memdesc<256xf32, #sh, mutable>
 !p4 = tensor<1024x!tile.ptr<f32>, #l>
 !m4 = !tile.memdesc<1024xf32, #sh, mutable>
+// Every warp holds the same 64 elements.
+#dup = #tile.linear<{register = [[64], [128]], lane = [[1], [2], [4], [8], [16], [32]], warp = [[0], [0]]}>
 module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
   // CHECK-LABEL: func.func @straight
   // CHECK: tile.async_wait tokens %{{.*}} {instructions = 4 : i32, num = 1 : i32}
@@ -91,6 +93,38 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     }
     %g1 = tile.async_commit_group
     %w = tile.async_wait tokens %g0
+    return
+  }
+
+  // gfx9's vmcnt counts stores too: an unmasked store of 1024 floats (4 per
+  // thread, 16 bytes) issues at least 1 instruction per thread and counts; a
+  // masked one may be branched around by a wave whose lanes are all off, and
+  // a store whose warps hold the same elements (only one warp stores) may
+  // issue nothing in the others: both count 0.
+  // CHECK-LABEL: func.func @stores_count
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 1 : i32, num = 0 : i32}
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 0 : i32, num = 0 : i32}
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 0 : i32, num = 0 : i32}
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 1 : i32, num = 0 : i32}
+  func.func @stores_count(%p1: !p1, %a: !m1, %q: !p4, %v: tensor<1024xf32, #l>, %m: tensor<1024xi1, #l>,
+                          %qd: tensor<256x!tile.ptr<f32>, #dup>, %vd: tensor<256xf32, #dup>) {
+    %c0 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    tile.store %q, %v : !p4
+    %w0 = tile.async_wait tokens %g0
+    %c1 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g1 = tile.async_commit_group tokens %c1
+    tile.store %q, %v, %m : !p4
+    %w1 = tile.async_wait tokens %g1
+    %c2 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g2 = tile.async_commit_group tokens %c2
+    tile.store %qd, %vd : tensor<256x!tile.ptr<f32>, #dup>
+    %w2 = tile.async_wait tokens %g2
+    %true = arith.constant dense<true> : tensor<1024xi1, #l>
+    %c3 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g3 = tile.async_commit_group tokens %c3
+    tile.store %q, %v, %true : !p4
+    %w3 = tile.async_wait tokens %g3
     return
   }
 }

@@ -66,6 +66,7 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
 }
 
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
+    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>,
     Tile_InferredFromPtr<"value", "value", "::kiln::tile::inferPointeeType($_self)">,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
   let summary = "Masked store to a tensor of global pointers";

@@ -47,6 +47,12 @@ int64_t getMaxScratchRounds(mlir::Operation *op);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type elementType);
 
+/// The fewest vector-memory instructions one thread issues to move its
+/// distinct elements of `type` (registers holding the same element count
+/// once): one per 16 bytes, the widest access of the targets whose waits
+/// count instructions; 0 if the type has no layout.
+unsigned getMinVectorMemoryInstructions(mlir::RankedTensorType type);
+
 /// Number of warp bits whose basis moves along `axis` in a reduction. Fails
 /// when a lane or warp basis mixes `axis` with other dimensions (a layout
 /// the reduction lowering does not handle).

@@ -102,20 +102,6 @@ LogicalResult verifyBufferOperands(Operation *op, PointerType ptr,
   return success();
 }
 
-/// At least one instruction per 16 bytes a thread moves (the widest
-/// vector-memory access), counting each distinct element once.
-unsigned minInstructions(RankedTensorType type) {
-  FailureOr<LinearLayout> ll = getLinearLayout(type);
-  if (failed(ll))
-    return 0;
-  unsigned distinct = 1;
-  for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register))
-    if (llvm::any_of(b, [](int32_t x) { return x != 0; }))
-      distinct *= 2;
-  unsigned bytes = distinct * getElementBytes(type.getElementType());
-  return (bytes + 15) / 16;
-}
-
 } // namespace
 
 LogicalResult BufferLoadOp::verify() {
@@ -125,7 +111,7 @@ LogicalResult BufferLoadOp::verify() {
 }
 
 unsigned BufferLoadOp::getMinIssuedInstructions() {
-  return minInstructions(getResult().getType());
+  return getMinVectorMemoryInstructions(getResult().getType());
 }
 
 LogicalResult BufferStoreOp::verify() {
@@ -135,7 +121,7 @@ LogicalResult BufferStoreOp::verify() {
 }
 
 unsigned BufferStoreOp::getMinIssuedInstructions() {
-  return minInstructions(getValue().getType());
+  return getMinVectorMemoryInstructions(getValue().getType());
 }
 
 RankedTensorType BufferLoadToLocalOp::getPointerType() {

@@ -1,0 +1,85 @@
+"""Waits that count stores (gfx9's vmcnt counts outstanding stores too): a ring whose loop
+stores the previous tile's result between every awaited copy and its wait, with 0, 1 and 3
+stores per iteration, masked and unmasked, for gfx942 and gfx950. tile-insert-wait-counts
+counts the stores each wave must issue (unmasked: at least one per 16 bytes; masked ones may
+be branched around and count 0), and the independent checker (amdgcn_waits) finds every wait
+safe; raising a wait by one past what the count allows is caught."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.amd.cdna4 import async_copy as acp
+
+import amdgcn_stats
+import amdgcn_waits
+import compiled
+
+pytestmark = compiled.needs_compiler
+
+
+@kiln.jit
+def ring_store_prev(a, c, n_tiles, BLOCK: kl.constexpr, NBUF: kl.constexpr, L: kl.constexpr,
+                    NSTORES: kl.constexpr, MASKED: kl.constexpr):
+    """Each iteration issues the next copy, stores the previous tile's result NSTORES times,
+    then waits for its own tile: the stores sit between every awaited copy and its wait."""
+    bufs = kl.allocate_shared_memory(a.dtype.element_ty, [NBUF, BLOCK],
+                                     kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    offs = kl.arange(0, BLOCK, L)
+    first = kl.program_id(0) * n_tiles
+    for s in kl.static_range(NBUF - 2):
+        acp.buffer_load_to_shared(bufs.index(s), a, (first + s) * BLOCK + offs,
+                                  mask=offs < (n_tiles - s) * BLOCK)
+        acp.commit_group()
+    prev = kl.zeros([BLOCK], a.dtype.element_ty, L)
+    for k in range(n_tiles):
+        nxt = k + NBUF - 2
+        acp.buffer_load_to_shared(bufs.index(nxt % NBUF), a, (first + nxt) * BLOCK + offs,
+                                  mask=offs < (n_tiles - nxt) * BLOCK)
+        acp.commit_group()
+        for j in kl.static_range(NSTORES):
+            dst = c + ((first + k) * NSTORES + j) * BLOCK + offs
+            if MASKED:
+                kl.store(dst, prev + j, mask=offs < n_tiles * 7)
+            else:
+                kl.store(dst, prev + j)
+        acp.wait_group(NBUF - 2)
+        prev = acp.load_shared_relaxed(bufs.index(k % NBUF), L)
+    kl.store(c + offs, prev)
+
+
+# (target, elements per thread per vector): 1024 fp32 over 256 threads.
+CASES = [(t, ns, masked) for t in ("hip:gfx942", "hip:gfx950") for ns in (0, 1, 3)
+         for masked in ((False, True) if ns else (False,))]
+
+
+@pytest.mark.parametrize("target,nstores,masked", CASES)
+def test_stores_between_copy_and_wait_are_counted(target, nstores, masked):
+    spt = 4 if target == "hip:gfx950" else 1
+    k = kiln.compile(ring_store_prev, {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"},
+                     dict(BLOCK=1024, NBUF=3, L=kl.BlockedLayout([spt], [64], [4], [0]),
+                          NSTORES=nstores, MASKED=masked), target=target, cache=False)
+    asm = k.asm["amdgcn"]
+    st = amdgcn_stats.loop_stats(asm)
+    copies = st["lds_copies"]  # one group: the copy issued after the awaited one
+    assert st["other_vmem"] >= nstores  # the stores are in the loop
+    # A thread writes 16 bytes per store: gfx950 in one instruction, gfx942 in four of 4
+    # bytes; the count takes one per 16 bytes (LLVM could merge adjacent ones), masked 0.
+    counted = 0 if masked else nstores
+    assert st["vmcnt"] == [copies + counted], st
+    (r,) = amdgcn_waits.check(asm)
+    assert not r.violations, r.render()
+    if spt == 4 or masked or not nstores:
+        assert "max slack 0" in r.summary(), r.summary()
+    # Negative control: one more than every instruction issued after the awaited copy (the
+    # copy group and all stores) lets the awaited copy be in flight: caught.
+    wait = next(l for l in amdgcn_stats.loop_body(amdgcn_stats.kernels(asm)[
+        "ring_store_prev"]) if "vmcnt(" in l)
+    issued_after = copies + st["other_vmem"]
+    bad = asm.replace(wait, re.sub(r"vmcnt\(\d+\)", f"vmcnt({issued_after + 1})", wait), 1)
+    (rb,) = amdgcn_waits.check(bad)
+    assert rb.violations, rb.summary()
