@@ -74,6 +74,34 @@ RingSlot RingSlot::leaving(Operation *op) const {
   return *this;
 }
 
+/// A slot counter carried by a loop: an scf.for iter_arg that starts at a
+/// constant c in [0, n) and is yielded as (arg + 1) % n, in a loop of step 1
+/// from a constant lower bound lb >= 0. In iteration iv it is
+/// (iv - lb + c) mod n: the slot (iv + (c - lb)) mod n.
+static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
+  auto arg = dyn_cast<BlockArgument>(idx);
+  if (!arg || arg.getArgNumber() == 0)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || !isNonNegativeInductionVar(loop.getInductionVar()) ||
+      constantInt(loop.getStep()) != 1)
+    return std::nullopt;
+  unsigned k = arg.getArgNumber() - 1;
+  std::optional<int64_t> init = constantInt(loop.getInitArgs()[k]);
+  Value next = loop.getBody()->getTerminator()->getOperand(k);
+  Operation *rem = next.getDefiningOp();
+  if (!init || !isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
+    return std::nullopt;
+  std::optional<int64_t> n = constantInt(rem->getOperand(1));
+  auto [base, off] = linearIndex(rem->getOperand(0));
+  if (!n || *n <= 0 || *n > slots || *init < 0 || *init >= *n ||
+      base != Value(arg) || off != 1)
+    return std::nullopt;
+  int64_t lb = *constantInt(loop.getLowerBound());
+  return RingSlot{nullptr, loop.getInductionVar(), RingSlot::mod(*init - lb, *n),
+                  *n};
+}
+
 RingSlot kiln::tile::getRingSlot(Value memdesc) {
   Operation *def = memdesc.getDefiningOp();
   while (isa_and_nonnull<MemDescSubsliceOp, MemDescPermuteOp,
@@ -92,6 +120,10 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
       return RingSlot();
     return {alloc, Value(), *c, slots};
   }
+  if (std::optional<RingSlot> counter = slotCounter(idx, slots)) {
+    counter->root = alloc;
+    return *counter;
+  }
   Operation *rem = idx.getDefiningOp();
   if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
     return RingSlot();
@@ -99,7 +131,15 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   if (!n || *n <= 0 || *n > slots)
     return RingSlot();
   auto [base, off] = linearIndex(rem->getOperand(0));
-  if (off < 0 || !isNonNegativeInductionVar(base))
+  // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
+  // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N
+  // in a loop from N - 1).
+  if (!isNonNegativeInductionVar(base))
+    return RingSlot();
+  int64_t lb = *constantInt(
+      cast<scf::ForOp>(cast<BlockArgument>(base).getOwner()->getParentOp())
+          .getLowerBound());
+  if (lb + off < 0)
     return RingSlot();
   return {alloc, base, RingSlot::mod(off, *n), *n};
 }

@@ -1,8 +1,8 @@
 //===- RingSlot.h - Which slot of a ring a view stays in --------*- C++ -*-===//
 //
 // Pipelined kernels (and the pipeliner) index a ring of buffers (an allocation whose leading
-// dimension is the slot) by a constant or by `(iv + c) % N` of a loop's
-// induction variable. Both tile-insert-barriers and tile-check-async-safety
+// dimension is the slot) by a constant, by `(iv + c) % N` of a loop's
+// induction variable, or by a slot counter the loop carries. Both tile-insert-barriers and tile-check-async-safety
 // compare such slots, within one iteration and across the loop's back edge;
 // this file is the one place that reads them from the IR and moves them
 // from one iteration to the next.
@@ -63,7 +63,9 @@ struct RingSlot {
 };
 
 /// The slot a view of a ring stays in: views below one memdesc_index of the
-/// allocation, whose index is a constant or (iv + c) % N; unknown otherwise.
+/// allocation, whose index is a constant, (iv + c) % N with iv + c never
+/// negative, or a loop-carried counter advanced as (s + 1) % N from a
+/// constant in a loop of step 1; unknown otherwise.
 RingSlot getRingSlot(mlir::Value memdesc);
 
 } // namespace kiln::tile

@@ -251,6 +251,17 @@ int64_t allocationBytes(LocalAllocOp alloc) {
 }
 
 /// The access `op` makes to `memdesc` with a tensor of `tensorType`.
+/// A view of one slot of a ring: a memdesc_index of an allocation by a
+/// value that is not a constant.
+bool isRingSlotView(Value memdesc) {
+  Operation *def = memdesc.getDefiningOp();
+  while (isa_and_nonnull<MemDescSubsliceOp, MemDescPermuteOp,
+                         MemDescReshapeOp, MemDescReinterpretOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  auto index = dyn_cast_or_null<MemDescIndexOp>(def);
+  return index && !constantInt(index.getIndex());
+}
+
 Access memdescAccess(Value memdesc, RankedTensorType tensorType,
                      Operation *op) {
   LocalAllocOp root = getRootAllocation(memdesc);
@@ -378,6 +389,19 @@ private:
         TileDialect::SyncedViaWaitAttrHelper helper(op->getContext());
         if (a.end != kWholeMemory && inFlight == state.pending.end()) {
           helper.setAttr(op, UnitAttr::get(op->getContext()));
+        } else if (!helper.isAttrPresent(op) && inFlight != state.pending.end() &&
+                   !a.slot.known() && isRingSlotView(load.getSrc()) &&
+                   reportedUnknownSlots.insert(op).second) {
+          // A ring slot Kiln cannot name: the copies in flight may write it
+          // as far as the analysis knows, so the load keeps the target's
+          // conservative wait. Say why, at the load.
+          op->emitRemark()
+              << "this shared-memory load waits for every async copy in "
+                 "flight (LLVM's conservative wait): the ring slot it reads "
+                 "is not a constant, (iv + c) % N with iv + c never negative "
+                 "in an scf.for of constant lower bound and step, or a "
+                 "loop-carried counter (s + 1) % N, so Kiln cannot prove the "
+                 "copies in flight write other slots";
         } else if (helper.isAttrPresent(op)) {
           // The user's assertion (load_shared_relaxed) stays, with a warning
           // when a copy into these bytes may still be in flight.
@@ -581,6 +605,9 @@ private:
 
   static constexpr int kMaxGroups = 1 << 20;
   Mode mode;
+  /// Loads already told their ring slot is unknown (the final run may visit
+  /// a load more than once).
+  llvm::SmallPtrSet<Operation *, 8> reportedUnknownSlots;
   bool waitOrdersWarp;
 };
 

@@ -138,3 +138,88 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return %u : tensor<256xf32, #l>
   }
 }
+
+// -----
+
+// The ring written as Gluon users write it: the loop starts at N - 1 = 2,
+// copies into slot i % 3, waits with 2 groups in flight and reads slot
+// (i - 2) % 3; from i >= 2, i - 2 is never negative, so that is the slot
+// (i + 1) mod 3, which no copy in flight writes: marked. A slot counter the
+// loop carries ((s + 1) % 3 from 0, the same slot) is marked too. Read from a
+// loop starting at 0, (i - 2) % 3 is negative at first: not a known slot,
+// not marked, and a remark says why.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!ring = !tile.memdesc<3x256xf32, #sh, mutable>
+!slot = !tile.memdesc<256xf32, #sh, mutable, 3x256>
+!p = tensor<256x!tile.ptr<f32>, #l>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // CHECK-LABEL: func.func @ring3_minus
+  // CHECK: scf.for
+  // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
+  // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
+  // CHECK: scf.yield
+  // CHECK-LABEL: func.func @ring3_minus_from_zero
+  // CHECK: scf.for
+  // CHECK: tile.local_load
+  // CHECK-NOT: tile.synced_via_wait
+  // CHECK: scf.yield
+  func.func @ring3_minus(%p: !p, %n: i32) -> tensor<256xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %s0 = tile.memdesc_index %ring[%c0] : !ring -> !slot
+    %t0 = tile.async_copy_global_to_local %p, %s0 : !p -> !slot
+    %g0 = tile.async_commit_group tokens %t0
+    %s1 = tile.memdesc_index %ring[%c1] : !ring -> !slot
+    %t1 = tile.async_copy_global_to_local %p, %s1 : !p -> !slot
+    %g1 = tile.async_commit_group tokens %t1
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
+    %end = arith.addi %n, %c2 : i32
+    %r:2 = scf.for %i = %c2 to %end step %c1 iter_args(%acc = %z, %s = %c0) -> (tensor<256xf32, #l>, i32) : i32 {
+      %cw = arith.remsi %i, %c3 : i32
+      %sw = tile.memdesc_index %ring[%cw] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sw : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait {num = 2 : i32}
+      %im2 = arith.subi %i, %c2 : i32
+      %cr = arith.remsi %im2, %c3 : i32
+      %sr = tile.memdesc_index %ring[%cr] : !ring -> !slot
+      %v = tile.local_load %sr : !slot -> tensor<256xf32, #l>
+      %sc = tile.memdesc_index %ring[%s] : !ring -> !slot
+      %u = tile.local_load %sc : !slot -> tensor<256xf32, #l>
+      %a = arith.addf %acc, %v : tensor<256xf32, #l>
+      %b = arith.addf %a, %u : tensor<256xf32, #l>
+      %s1p = arith.addi %s, %c1 : i32
+      %sn = arith.remsi %s1p, %c3 : i32
+      scf.yield %b, %sn : tensor<256xf32, #l>, i32
+    }
+    return %r#0 : tensor<256xf32, #l>
+  }
+
+  func.func @ring3_minus_from_zero(%p: !p, %n: i32) -> tensor<256xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (tensor<256xf32, #l>) : i32 {
+      %cw = arith.remsi %i, %c3 : i32
+      %sw = tile.memdesc_index %ring[%cw] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sw : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait {num = 2 : i32}
+      %im2 = arith.subi %i, %c2 : i32
+      %cr = arith.remsi %im2, %c3 : i32
+      %sr = tile.memdesc_index %ring[%cr] : !ring -> !slot
+      // expected-remark @+1 {{this shared-memory load waits for every async copy in flight (LLVM's conservative wait): the ring slot it reads is not a constant, (iv + c) % N with iv + c never negative in an scf.for of constant lower bound and step, or a loop-carried counter (s + 1) % N, so Kiln cannot prove the copies in flight write other slots}}
+      %v = tile.local_load %sr : !slot -> tensor<256xf32, #l>
+      %a = arith.addf %acc, %v : tensor<256xf32, #l>
+      scf.yield %a : tensor<256xf32, #l>
+    }
+    return %r : tensor<256xf32, #l>
+  }
+}

@@ -1,0 +1,91 @@
+"""Plain ``.load()`` s of a direct-to-LDS ring, written as Gluon users write them: the loop from
+NBUF - 1 copies into ``ring.index(t % NBUF)``, ``wait_group(NBUF - 1)``, and reads slot
+``(t - (NBUF - 1)) % NBUF``, ``(t + 1) % NBUF`` or a loop-carried counter. Kiln proves the
+wait covers every copy into the slot read, marks the load as ``load_shared_relaxed`` is, and
+LLVM adds no ``vmcnt(0)``: one exact wait in the loop, which the independent checker finds
+safe with slack 0. A slot Kiln cannot name keeps LLVM's wait and gets a remark at the load."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.amd.cdna4 import async_copy as acp
+
+import amdgcn_stats
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+
+
+@kiln.jit
+def ring_plain(a, c, n_tiles, BLOCK: kl.constexpr, NBUF: kl.constexpr,
+               L: kl.constexpr, FORM: kl.constexpr):
+    bufs = kl.allocate_shared_memory(a.dtype.element_ty, [NBUF, BLOCK],
+                                     kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    offs = kl.arange(0, BLOCK, L)
+    first = kl.program_id(0) * n_tiles
+    acc = kl.zeros([BLOCK], a.dtype.element_ty, L)
+    for t in kl.static_range(NBUF - 1):
+        acp.buffer_load_to_shared(bufs.index(t % NBUF), a, (first + t) * BLOCK + offs,
+                                  mask=offs < (n_tiles - t) * BLOCK)
+        acp.commit_group()
+    slot = 0
+    for t in range(NBUF - 1, n_tiles + NBUF - 1):
+        acp.buffer_load_to_shared(bufs.index(t % NBUF), a, (first + t) * BLOCK + offs,
+                                  mask=offs < (n_tiles - t) * BLOCK)
+        acp.commit_group()
+        acp.wait_group(NBUF - 1)
+        if FORM == "minus":
+            x = bufs.index((t - (NBUF - 1)) % NBUF).load(L)
+        elif FORM == "plus":
+            x = bufs.index((t + 1) % NBUF).load(L)
+        elif FORM == "counter":
+            x = bufs.index(slot).load(L)
+            slot = (slot + 1) % NBUF
+        else:
+            # The same slot as "plus", through arithmetic the analysis does not follow.
+            x = bufs.index(((t + 1) % NBUF + NBUF) % NBUF).load(L)  # E:unknown
+        acc += x
+    kl.store(c + kl.program_id(0) * BLOCK + offs, acc)
+
+
+SIG = {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"}
+
+
+def compile_ring(form, target):
+    spt = 4 if target == "hip:gfx950" else 1
+    return kiln.compile(ring_plain, SIG, dict(BLOCK=1024, NBUF=3, FORM=form,
+                                              L=kl.BlockedLayout([spt], [64], [4], [0])),
+                        target=target, cache=False)
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+@pytest.mark.parametrize("form", ["minus", "plus", "counter"])
+def test_plain_loads_of_provable_slots_need_no_vmcnt0(target, form):
+    k = compile_ring(form, target)
+    assert "tile.synced_via_wait" in k.asm["llvm_dialect"] or \
+        "alias_scopes" in k.asm["llvm_dialect"]
+    st = amdgcn_stats.loop_stats(k.asm["amdgcn"])
+    # Two groups of copies (tiles t-1, t) stay in flight while tile t-2 is read.
+    assert st["vmcnt"] == [2 * st["lds_copies"]], st
+    (r,) = k.vmcnt_reports  # conftest's run of the independent checker
+    assert not r.violations and "max slack 0" in r.summary(), r.summary()
+
+
+def test_unknown_slot_keeps_the_wait_with_a_remark():
+    with pytest.warns(kiln.CompilationWarning, match="the ring slot it reads is not a "
+                      "constant") as rec:
+        k = compile_ring("unknown", "hip:gfx942")
+    w = next(w.message for w in rec if "ring slot" in str(w.message))
+    line, _ = located.where(HERE, "E:unknown", "bufs.index")
+    assert f"{HERE}:{line}:" in str(w), str(w)
+    assert 0 in amdgcn_stats.loop_stats(k.asm["amdgcn"])["vmcnt"]  # LLVM's vmcnt(0) stays
+    (r,) = k.vmcnt_reports
+    assert not r.violations, r.summary()
