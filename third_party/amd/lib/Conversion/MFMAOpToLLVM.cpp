@@ -119,6 +119,18 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
                              ", the instruction's by " + basisText(basis(0, 1 << i)));
       continue;
     }
+    if (!aL[i][0] && !aL[i][1]) {
+      // The operand layout's K tile (k_width x the lane groups) is longer
+      // than K: lanes would hold the same K twice.
+      auto op0 = cast<DotOperandEncodingAttr>(aTy.getEncoding());
+      int64_t groups = 64 / m, k = aTy.getShape()[1];
+      op.emitOpError() << "K = " << k << " is shorter than the operands' K tile: k_width "
+                       << op0.getKWidth() << " x " << groups
+                       << " lane groups = " << op0.getKWidth() * groups
+                       << " (use a k_width of at most " << std::max<int64_t>(1, k / groups)
+                       << ", or a longer K)";
+      return failure();
+    }
     if (aL[i][0] || !aL[i][1])
       return fail("a", "lane bit " + Twine(i) + " moves by " + basisText(aL[i]) +
                            "; it must move along K");

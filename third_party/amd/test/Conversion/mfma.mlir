@@ -94,3 +94,4 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
     return %d, %d8 : tensor<32x32xf32, #acc>, tensor<16x16xi32, #acc8>
   }
 }
+
