@@ -1,0 +1,164 @@
+"""The mfma lowering judged end to end without an AMD GPU: convert-tile-to-llvm's output for one
+wave is run by a small interpreter here, lane by lane in lockstep, with each ``rocdl.mfma``
+evaluated by the ISA's operand layouts (A[i][k] in lane i + M (k // kb), item k % kb; B[k][j]
+in lane j + N (k // kb); D[i][j] in lane j + N ((i // 4) % (64 // N)), item
+4 (i // (4 * 64 // N)) + i % 4), computed here and sharing nothing with the lowering. The
+operands' registers are filled from random matrices through the layouts (which
+test_amd_mfma_dsl.py checks against the same ISA tables), and the result read back through the
+accumulator's layout must be A @ B + C: every register the lowering picks, its packing order,
+the operand swap of transposed layouts and the K order of any k_width are exercised."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
+pytestmark = [compiled.needs_compiler,
+              pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt is not built")]
+WAVE = 64
+
+
+def coords(layout, shape):
+    """[lane][register] -> (row, col) of ``layout`` on ``shape`` for warp 0."""
+    kiln.compiler.compiler.default_target()
+    ll = kl.to_linear_layout(layout, shape)
+
+    def xor(bases, v, c):
+        for i, b in enumerate(bases):
+            if v >> i & 1:
+                c = (c[0] ^ b[0], c[1] ^ b[1])
+        return c
+    return [[xor(ll.reg_bases, r, xor(ll.lane_bases, l, (0, 0)))
+             for r in range(1 << len(ll.reg_bases))] for l in range(WAVE)]
+
+
+def isa_mfma(name, a, b, c):
+    """One v_mfma over the wave: a, b per lane lists of kb values, c per lane accumulators."""
+    m = re.match(r"rocdl\.mfma\.f32\.(\d+)x(\d+)x(\d+)\.?f16", name)
+    assert m, name
+    M, N, K = map(int, m.groups())
+    kb = K * M // WAVE
+    A = np.zeros((M, K))
+    B = np.zeros((K, N))
+    for i, k in itertools.product(range(M), range(K)):
+        A[i, k] = a[i + M * (k // kb)][k % kb]
+    for k, j in itertools.product(range(K), range(N)):
+        B[k, j] = b[j + N * (k // kb)][k % kb]
+    D = A @ B
+    out = [list(x) for x in c]
+    groups = WAVE // N
+    for i, j in itertools.product(range(M), range(N)):
+        out[j + N * ((i // 4) % groups)][4 * (i // (4 * groups)) + i % 4] += D[i, j]
+    return out
+
+
+def run(llvm_text, args):
+    """Interprets the lowered function's straight-line body for 64 lanes in lockstep; args are
+    per-lane register lists. Returns the per-lane registers it returns."""
+    env = {f"%arg{i}": a for i, a in enumerate(args)}
+    body = llvm_text[llvm_text.index("llvm.func"):]
+    for line in body.splitlines()[1:]:
+        line = line.strip()
+        if line.startswith("llvm.return"):
+            return env[line.split()[1]]
+        m = re.match(r"(%\w+) = ([\w.]+)(.*)$", line)
+        if not m:
+            continue
+        dst, op, rest = m.groups()
+        ops = re.findall(r"%\w+", rest)
+        if op == "llvm.extractvalue":
+            i = int(re.search(r"\[(\d+)\]", rest).group(1))
+            env[dst] = [regs[i] for regs in env[ops[0]]]
+        elif op == "llvm.mlir.constant":
+            env[dst] = [int(re.match(r"\((-?\d+)", rest).group(1))] * WAVE
+        elif op in ("llvm.mlir.poison", "llvm.mlir.undef"):
+            n = re.search(r"vector<(\d+)x", rest) or re.search(r"struct<\((.*)\)>", rest)
+            size = int(n.group(1)) if rest.find("vector") >= 0 and "struct" not in rest \
+                else rest.count("f32") + rest.count("f16")
+            env[dst] = [[0.0] * size for _ in range(WAVE)]
+        elif op == "llvm.insertelement":
+            v, vec, idx = (env[o] for o in ops[:3])
+            env[dst] = [x[:i] + [y] + x[i + 1:] for x, y, i in zip(vec, v, idx)]
+        elif op == "llvm.extractelement":
+            vec, idx = env[ops[0]], env[ops[1]]
+            env[dst] = [x[i] for x, i in zip(vec, idx)]
+        elif op == "llvm.insertvalue":
+            v, s = env[ops[0]], env[ops[1]]
+            i = int(re.search(r"\[(\d+)\]", rest).group(1))
+            env[dst] = [x[:i] + [y] + x[i + 1:] for x, y in zip(s, v)]
+        elif op.startswith("rocdl.mfma"):
+            env[dst] = isa_mfma(op, env[ops[0]], env[ops[1]], env[ops[2]])
+        else:
+            raise AssertionError(f"the interpreter does not know {op}: {line}")
+    raise AssertionError("no llvm.return")
+
+
+CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width, M, N, K)
+    ("hip:gfx942", 3, [32, 32, 8], False, 4, 64, 32, 16),
+    ("hip:gfx942", 3, [32, 32, 8], True, 8, 32, 64, 32),
+    ("hip:gfx942", 3, [16, 16, 16], False, 16, 32, 32, 64),
+    ("hip:gfx942", 3, [16, 16, 16], True, 2, 16, 32, 32),
+    ("hip:gfx950", 4, [32, 32, 16], True, 8, 32, 32, 32),
+    ("hip:gfx950", 4, [16, 16, 32], False, 16, 32, 16, 64),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0][4:]}-{'x'.join(map(str, c[2]))}"
+                         f"-{'T' if c[3] else 'N'}-kw{c[4]}")
+def test_lowered_mfma_computes_a_times_b_plus_c(case):
+    got, want = emulate(case)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_the_emulation_can_fail():
+    """Negative control: the first instruction's operands swapped (what a lowering that
+    forgot the transposed swap would emit) gives a wrong product."""
+    got, want = emulate(CASES[1], corrupt=lambda text: re.sub(
+        r"(rocdl\.mfma\.\S+) (%\w+), (%\w+),", r"\1 \3, \2,", text, count=1))
+    assert not np.array_equal(got, want)
+
+
+def emulate(case, corrupt=lambda text: text):
+    target, version, instr, transposed, kw, M, N, K = case
+    acc = kl.amd.AMDMFMALayout(version, instr, transposed, [1, 1])
+    a_l, b_l = kl.DotOperandLayout(0, acc, kw), kl.DotOperandLayout(1, acc, kw)
+    ir = f"""
+#acc = {acc.to_ir()}
+#a = {a_l.to_ir()}
+#b = {b_l.to_ir()}
+module attributes {{tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32}} {{
+  func.func @f(%a: tensor<{M}x{K}xf16, #a>, %b: tensor<{K}x{N}xf16, #b>, %c: tensor<{M}x{N}xf32, #acc>) -> tensor<{M}x{N}xf32, #acc> {{
+    %d = tile_amd.mfma %a, %b, %c : tensor<{M}x{K}xf16, #a>, tensor<{K}x{N}xf16, #b> -> tensor<{M}x{N}xf32, #acc>
+    return %d : tensor<{M}x{N}xf32, #acc>
+  }}
+}}
+"""
+    out = subprocess.run([KILN_OPT, "-", f"--convert-tile-to-llvm=target={target}"],
+                         input=ir, capture_output=True, text=True, check=True).stdout
+    rng = np.random.default_rng(M * 1000 + N * 10 + K + kw)
+    A = rng.integers(-4, 5, (M, K)).astype(np.float64)  # exact in f16 and in the sums
+    B = rng.integers(-4, 5, (K, N)).astype(np.float64)
+    C = rng.integers(-4, 5, (M, N)).astype(np.float64)
+    ca, cb, cc = coords(a_l, [M, K]), coords(b_l, [K, N]), coords(acc, [M, N])
+    args = [[[A[r][k] for r, k in lane] for lane in ca],
+            [[B[k][n] for k, n in lane] for lane in cb],
+            [[C[r][n] for r, n in lane] for lane in cc]]
+    res = run(corrupt(out), args)
+    got = np.full((M, N), np.nan)
+    for lane, regs in zip(cc, res):
+        for (r, n), v in zip(lane, regs):
+            got[r, n] = v
+    assert not np.isnan(got).any()
+    return got, A @ B + C
