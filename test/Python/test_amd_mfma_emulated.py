@@ -6,7 +6,8 @@ in lane j + N (k // kb); D[i][j] in lane j + N ((i // 4) % (64 // N)), item
 operands' registers are filled from random matrices through the layouts (which
 test_amd_mfma_dsl.py checks against the same ISA tables), and the result read back through the
 accumulator's layout must be A @ B + C: every register the lowering picks, its packing order,
-the operand swap of transposed layouts and the K order of any k_width are exercised."""
+the operand swap of transposed layouts, the K order of any k_width and the packing of bf16 (as
+i16) and i8 (8 or 16 bytes per operand) are exercised."""
 
 from __future__ import annotations
 
@@ -46,9 +47,9 @@ def coords(layout, shape):
 
 def isa_mfma(name, a, b, c):
     """One v_mfma over the wave: a, b per lane lists of kb values, c per lane accumulators."""
-    m = re.match(r"rocdl\.mfma\.f32\.(\d+)x(\d+)x(\d+)\.?f16", name)
+    m = re.match(r"rocdl\.mfma\.[fi]32\.(\d+)x(\d+)x(\d+)\.?(f16|bf16(\.1k)?|i8)$", name)
     assert m, name
-    M, N, K = map(int, m.groups())
+    M, N, K = map(int, m.groups()[:3])
     kb = K * M // WAVE
     A = np.zeros((M, K))
     B = np.zeros((K, N))
@@ -86,7 +87,7 @@ def run(llvm_text, args):
         elif op in ("llvm.mlir.poison", "llvm.mlir.undef"):
             n = re.search(r"vector<(\d+)x", rest) or re.search(r"struct<\((.*)\)>", rest)
             size = int(n.group(1)) if rest.find("vector") >= 0 and "struct" not in rest \
-                else rest.count("f32") + rest.count("f16")
+                else len(re.findall(r"\b(?:f32|f16|bf16|i8|i16|i32)\b", rest))
             env[dst] = [[0.0] * size for _ in range(WAVE)]
         elif op == "llvm.insertelement":
             v, vec, idx = (env[o] for o in ops[:3])
@@ -98,6 +99,11 @@ def run(llvm_text, args):
             v, s = env[ops[0]], env[ops[1]]
             i = int(re.search(r"\[(\d+)\]", rest).group(1))
             env[dst] = [x[:i] + [y] + x[i + 1:] for x, y in zip(s, v)]
+        elif op == "llvm.bitcast":
+            # bf16 -> i16 and vector<8xi8> -> i64 / vector<16xi8> -> vector<4xi32>: the
+            # same elements, element j in bytes (or halves) j of the packed value (LLVM's
+            # little-endian bitcast), which the ISA's slot j reads.
+            env[dst] = env[ops[0]]
         elif op.startswith("rocdl.mfma"):
             env[dst] = isa_mfma(op, env[ops[0]], env[ops[1]], env[ops[2]])
         else:
@@ -105,18 +111,23 @@ def run(llvm_text, args):
     raise AssertionError("no llvm.return")
 
 
-CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width, M, N, K)
+CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width, M, N, K[,
+    #          operand type, accumulator type])
     ("hip:gfx942", 3, [32, 32, 8], False, 4, 64, 32, 16),
     ("hip:gfx942", 3, [32, 32, 8], True, 8, 32, 64, 32),
     ("hip:gfx942", 3, [16, 16, 16], False, 16, 32, 32, 64),
     ("hip:gfx942", 3, [16, 16, 16], True, 2, 16, 32, 32),
     ("hip:gfx950", 4, [32, 32, 16], True, 8, 32, 32, 32),
     ("hip:gfx950", 4, [16, 16, 32], False, 16, 32, 16, 64),
+    ("hip:gfx942", 3, [32, 32, 8], True, 4, 32, 64, 16, "bf16", "f32"),
+    ("hip:gfx942", 3, [16, 16, 32], False, 8, 32, 32, 64, "i8", "i32"),
+    ("hip:gfx950", 4, [32, 32, 16], False, 16, 32, 32, 32, "bf16", "f32"),
+    ("hip:gfx950", 4, [32, 32, 32], True, 16, 32, 32, 64, "i8", "i32"),
 ]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0][4:]}-{'x'.join(map(str, c[2]))}"
-                         f"-{'T' if c[3] else 'N'}-kw{c[4]}")
+                         f"-{'T' if c[3] else 'N'}-kw{c[4]}-{(c[8:] or ('f16',))[0]}")
 def test_lowered_mfma_computes_a_times_b_plus_c(case):
     got, want = emulate(case)
     np.testing.assert_array_equal(got, want)
@@ -131,7 +142,8 @@ def test_the_emulation_can_fail():
 
 
 def emulate(case, corrupt=lambda text: text):
-    target, version, instr, transposed, kw, M, N, K = case
+    target, version, instr, transposed, kw, M, N, K = case[:8]
+    ta, tc = case[8:] or ("f16", "f32")
     acc = kl.amd.AMDMFMALayout(version, instr, transposed, [1, 1])
     a_l, b_l = kl.DotOperandLayout(0, acc, kw), kl.DotOperandLayout(1, acc, kw)
     ir = f"""
@@ -139,9 +151,9 @@ def emulate(case, corrupt=lambda text: text):
 #a = {a_l.to_ir()}
 #b = {b_l.to_ir()}
 module attributes {{tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32}} {{
-  func.func @f(%a: tensor<{M}x{K}xf16, #a>, %b: tensor<{K}x{N}xf16, #b>, %c: tensor<{M}x{N}xf32, #acc>) -> tensor<{M}x{N}xf32, #acc> {{
-    %d = tile_amd.mfma %a, %b, %c : tensor<{M}x{K}xf16, #a>, tensor<{K}x{N}xf16, #b> -> tensor<{M}x{N}xf32, #acc>
-    return %d : tensor<{M}x{N}xf32, #acc>
+  func.func @f(%a: tensor<{M}x{K}x{ta}, #a>, %b: tensor<{K}x{N}x{ta}, #b>, %c: tensor<{M}x{N}x{tc}, #acc>) -> tensor<{M}x{N}x{tc}, #acc> {{
+    %d = tile_amd.mfma %a, %b, %c : tensor<{M}x{K}x{ta}, #a>, tensor<{K}x{N}x{ta}, #b> -> tensor<{M}x{N}x{tc}, #acc>
+    return %d : tensor<{M}x{N}x{tc}, #acc>
   }}
 }}
 """
