@@ -229,9 +229,14 @@ LogicalResult StoreOp::verify() {
 
 // A masked store is branched around by a wave whose lanes are all off, and
 // a warp whose elements another warp also holds does not store them: both
-// may issue nothing. Otherwise every wave issues its stores (stores are
-// never scalar), at least one instruction per 16 bytes it writes.
+// may issue nothing. A store through pointers another store also writes may
+// be deleted by LLVM as dead (overwritten before it is read). Otherwise every
+// wave issues its stores (stores are never scalar), at least one instruction
+// per 16 bytes it writes.
 unsigned StoreOp::getMinIssuedInstructions() {
+  for (Operation *user : getPtr().getUsers())
+    if (user != getOperation() && isa<StoreOp>(user))
+      return 0;
   if (Value mask = getMask()) {
     APInt one;
     if (!matchPattern(mask, m_ConstantInt(&one)) || one.isZero())
