@@ -24,7 +24,8 @@ _TORCH_DTYPES = {
     "bfloat16": "bf16", "float64": "fp64", "double": "fp64", "int8": "i8", "int16": "i16",
     "int32": "i32", "int": "i32", "int64": "i64", "long": "i64", "uint8": "u8",
     "uint16": "u16", "uint32": "u32", "uint64": "u64", "bool": "i1",
-    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5",
+    "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8",
+    "float8_e5m2fnuz": "fp8e5b16",
 }
 # sanitize_overflow: Triton's integer-overflow checks, which Triton inserts only in debug
 # builds; Kiln has no debug build, so the option is accepted and changes nothing, as in a

@@ -55,6 +55,8 @@ FORMS = [
     (3, 16, 16, "bf16", "fp32", 4, "v_mfma_f32_16x16x16_bf16"),
     (3, 32, 16, "int8", "int32", 8, "v_mfma_i32_32x32x16_i8"),
     (3, 16, 32, "int8", "int32", 8, "v_mfma_i32_16x16x32_i8"),
+    (3, 32, 16, "fp8e4b8", "fp32", 8, "v_mfma_f32_32x32x16_fp8_fp8"),   # FNUZ: gfx942 only
+    (3, 16, 32, "fp8e5b16", "fp32", 8, "v_mfma_f32_16x16x32_bf8_bf8"),
     (4, 32, 16, "fp16", "fp32", 8, "v_mfma_f32_32x32x16_f16"),
     (4, 16, 32, "fp16", "fp32", 8, "v_mfma_f32_16x16x32_f16"),
     (4, 32, 16, "bf16", "fp32", 8, "v_mfma_f32_32x32x16_bf16"),
@@ -64,7 +66,9 @@ FORMS = [
     (4, 32, 16, "fp8e4nv", "fp32", 8, "v_mfma_f32_32x32x16_fp8_fp8"),
     (4, 16, 32, "fp8e5", "fp32", 8, "v_mfma_f32_16x16x32_bf8_bf8"),
 ]
-IDS = [f[-1] + ("_gfx950" if f[0] == 4 else "") for f in FORMS]
+IDS = [f[-1] + ("_gfx950" if f[0] == 4 else "") + ("_fnuz" if f[3] in ("fp8e4b8", "fp8e5b16")
+                                                     else "") for f in FORMS]
+FNUZ = ("fp8e4b8", "fp8e5b16")
 
 
 # The ISA's operand layouts of an M x N x K mfma with kb K elements per lane (the "matrix
@@ -183,7 +187,8 @@ def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.con
 @pytest.mark.parametrize("transposed", [False, True])
 def test_compiles_to_the_instruction(form, transposed):
     version, m, k, dt, acc_dt, kb, mnemonic = form
-    chips = ["hip:gfx950"] if version == 4 else ["hip:gfx942", "hip:gfx950"]
+    chips = ["hip:gfx950"] if version == 4 else ["hip:gfx942"] if dt in FNUZ else \
+        ["hip:gfx942", "hip:gfx950"]
     for target in chips:
         c = kiln.compile(mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
                                        "c_ptr": f"*{acc_dt}"},
@@ -197,7 +202,7 @@ def test_compiles_to_the_instruction(form, transposed):
 
 def test_gfx942_fp8_and_gfx950_shapes_are_refused_at_the_op():
     with pytest.raises(kiln.CompilationError, match=r"CDNA3 \(gfx942\) has no 32x32x16 mfma "
-                       r"for 'f8E4M3FN'.*FNUZ"):
+                       r"for 'f8E4M3FN' .*FNUZ formats float8e4b8 / float8e5b16"):
         kiln.compile(mfma_kernel, {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e4nv",
                                    "c_ptr": "*fp32"},
                      dict(M=64, N=64, K=64, V=3, IM=32, IK=16, TR=False, KW=8),
@@ -288,7 +293,7 @@ ERRORS = [
      r"mfma: shapes do not multiply: a \[64, 16\], b \[32, 64\], acc \[64, 64\]"),
     (e_dtype, "E:dtype", "cdna3.mfma",
      r"'tile_amd.mfma' op CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
-     r"\(f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950\)"),
+     r"\(f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on gfx942, OCP on gfx950\)"),
     (e_k, "E:k", "cdna3.mfma",
      r"'tile_amd.mfma' op K = 4 is not a multiple of the instruction's K \(8 for instrShape "
      r"\[32, 32, 8\]\)"),

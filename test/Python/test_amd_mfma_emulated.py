@@ -7,7 +7,7 @@ operands' registers are filled from random matrices through the layouts (which
 test_amd_mfma_dsl.py checks against the same ISA tables), and the result read back through the
 accumulator's layout must be A @ B + C: every register the lowering picks, its packing order,
 the operand swap of transposed layouts, the K order of any k_width and the packing of bf16 (as
-i16) and i8 (8 or 16 bytes per operand) are exercised."""
+i16), i8 and fp8 (8 or 16 bytes per operand) are exercised."""
 
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def coords(layout, shape):
 
 def isa_mfma(name, a, b, c):
     """One v_mfma over the wave: a, b per lane lists of kb values, c per lane accumulators."""
-    m = re.match(r"rocdl\.mfma\.[fi]32\.(\d+)x(\d+)x(\d+)\.?(f16|bf16(\.1k)?|i8)$", name)
+    m = re.match(r"rocdl\.mfma\.[fi]32\.(\d+)x(\d+)x(\d+)\.?"
+                 r"(f16|bf16(\.1k)?|i8|(?:fp8|bf8)\.(?:fp8|bf8))$", name)
     assert m, name
     M, N, K = map(int, m.groups()[:3])
     kb = K * M // WAVE
@@ -123,6 +124,8 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     ("hip:gfx942", 3, [16, 16, 32], False, 8, 32, 32, 64, "i8", "i32"),
     ("hip:gfx950", 4, [32, 32, 16], False, 16, 32, 32, 32, "bf16", "f32"),
     ("hip:gfx950", 4, [32, 32, 32], True, 16, 32, 32, 64, "i8", "i32"),
+    ("hip:gfx942", 3, [32, 32, 16], True, 8, 32, 32, 32, "f8E4M3FNUZ", "f32"),
+    ("hip:gfx950", 4, [16, 16, 32], False, 8, 16, 32, 64, "f8E5M2", "f32"),
 ]
 
 

@@ -19,8 +19,8 @@ __all__ = [
     "constexpr", "constexpr_function", "dtype", "pointer_type", "distributed_type", "tensor",
     "builtin", "is_builtin",
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5",
-    "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
+    "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5", "float8e4b8",
+    "float8e5b16", "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
     "expand_dims", "broadcast", "broadcast_to", "reshape", "where", "maximum", "minimum",
     "cast", "reduce", "static_assert", "static_print", "num_warps", "static_range", "range",
     "warp_specialize",
@@ -39,6 +39,8 @@ _DTYPES = {
     "uint8": ("uint", 8, "i8"), "uint16": ("uint", 16, "i16"),
     "uint32": ("uint", 32, "i32"), "uint64": ("uint", 64, "i64"),
     "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
+    # The FNUZ fp8 formats (no negative zero, NaN = 0x80; Triton's names).
+    "fp8e4b8": ("float", 8, "f8E4M3FNUZ"), "fp8e5b16": ("float", 8, "f8E5M2FNUZ"),
     "fp16": ("float", 16, "f16"), "bf16": ("float", 16, "bf16"),
     "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
 }
@@ -234,9 +236,11 @@ int1 = dtype("int1")
 int8, int16, int32, int64 = (dtype(n) for n in ("int8", "int16", "int32", "int64"))
 uint8, uint16, uint32, uint64 = (dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
 float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")
+float8e4b8, float8e5b16 = dtype("fp8e4b8"), dtype("fp8e5b16")
 float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32", "fp64"))
 _PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                 "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+                 "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b8": "float8e4b8",
+                 "fp8e5b16": "float8e5b16"}
 
 
 def dtype_from_name(name: str):
@@ -250,7 +254,8 @@ def dtype_from_name(name: str):
     short = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
              "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
-             "bool": "int1", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+             "bool": "int1", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
+             "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
     name = short.get(name, name)
     if name not in _DTYPES:
         raise ValueError(f"unknown type {name!r} in signature")

@@ -19,7 +19,7 @@ from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLa
                        is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
-_FP8 = ("fp8e4nv", "fp8e5")
+_FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")
 
 _INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
                ("sint", 32): (-2**31, 2**31 - 1), ("sint", 64): (-2**63, 2**63 - 1),

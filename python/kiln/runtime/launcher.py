@@ -85,7 +85,8 @@ _TENSORDESC_KEYS = ("dtype", "block_shape", "layout")
 _TENSORDESC_LAYOUT_KEYS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed",
                            "fp4_padded")
 _DTYPE_ALIASES = {"float16": "fp16", "bfloat16": "bf16", "float32": "fp32",
-                  "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5"}
+                  "float64": "fp64", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
+                  "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
 
 
 def _dtype_spelling(name):

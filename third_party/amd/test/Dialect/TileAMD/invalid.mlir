@@ -236,7 +236,7 @@ func.func @mfma_no_form(%a: tensor<64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
 func.func @mfma_fp8_gfx942(%a: tensor<64x16xf8E4M3FN, #a>, %b: tensor<16x64xf8E4M3FN, #b>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x16 mfma for 'f8E4M3FN' x 'f8E4M3FN' -> 'f32' (gfx942's fp8 mfma reads the FNUZ formats, which Kiln has no type for; gfx950's reads the OCP float8e4nv / float8e5)}}
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x16 mfma for 'f8E4M3FN' x 'f8E4M3FN' -> 'f32' (gfx942's fp8 mfma reads the FNUZ formats float8e4b8 / float8e5b16; gfx950's reads the OCP float8e4nv / float8e5)}}
   %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf8E4M3FN, #a>, tensor<16x64xf8E4M3FN, #b> -> tensor<64x64xf32, #acc>
   return
 }
@@ -247,7 +247,7 @@ func.func @mfma_fp8_gfx942(%a: tensor<64x16xf8E4M3FN, #a>, %b: tensor<16x64xf8E4
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
 func.func @mfma_types(%a: tensor<64x16xi16, #a>, %b: tensor<16x64xi16, #b>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' (f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950)}}
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' (f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on gfx942, OCP on gfx950)}}
   %d = tile_amd.mfma %a, %b, %c : tensor<64x16xi16, #a>, tensor<16x64xi16, #b> -> tensor<64x64xf32, #acc>
   return
 }

@@ -43,9 +43,17 @@ const MfmaInstr kMfma[] = {
     {"mfma.f32.16x16x16bf16.1k", 16, 16, 16, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
     {"mfma.i32.32x32x16.i8", 32, 32, 16, 8, E::I8, E::I8, true, P::I64, 3, 4},
     {"mfma.i32.16x16x32.i8", 16, 16, 32, 8, E::I8, E::I8, true, P::I64, 3, 4},
-    // CDNA4 (gfx950): double-rate 16-bit and i8 forms; its fp8 forms read
-    // the OCP formats (gfx942's read the FNUZ ones, which Kiln has no type
-    // for).
+    // CDNA3 (gfx942) only: fp8 in the FNUZ formats.
+    {"mfma.f32.32x32x16.fp8.fp8", 32, 32, 16, 8, E::FP8NUZ, E::FP8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.32x32x16.fp8.bf8", 32, 32, 16, 8, E::FP8NUZ, E::BF8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.32x32x16.bf8.fp8", 32, 32, 16, 8, E::BF8NUZ, E::FP8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.32x32x16.bf8.bf8", 32, 32, 16, 8, E::BF8NUZ, E::BF8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.16x16x32.fp8.fp8", 16, 16, 32, 8, E::FP8NUZ, E::FP8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.16x16x32.fp8.bf8", 16, 16, 32, 8, E::FP8NUZ, E::BF8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.16x16x32.bf8.fp8", 16, 16, 32, 8, E::BF8NUZ, E::FP8NUZ, false, P::I64, 3, 3},
+    {"mfma.f32.16x16x32.bf8.bf8", 16, 16, 32, 8, E::BF8NUZ, E::BF8NUZ, false, P::I64, 3, 3},
+    // CDNA4 (gfx950): double-rate 16-bit and i8 forms; the same fp8
+    // instructions read the OCP formats there.
     {"mfma.f32.32x32x16.f16", 32, 32, 16, 8, E::F16, E::F16, false, P::Vector, 4, 4},
     {"mfma.f32.16x16x32.f16", 16, 16, 32, 8, E::F16, E::F16, false, P::Vector, 4, 4},
     {"mfma.f32.32x32x16.bf16", 32, 32, 16, 8, E::BF16, E::BF16, false, P::Vector, 4, 4},
@@ -81,6 +89,10 @@ std::optional<MfmaElem> kiln::tile_amd::getMfmaElem(Type t) {
     return E::FP8;
   if (isa<Float8E5M2Type>(t))
     return E::BF8;
+  if (isa<Float8E4M3FNUZType>(t))
+    return E::FP8NUZ;
+  if (isa<Float8E5M2FNUZType>(t))
+    return E::BF8NUZ;
   return std::nullopt;
 }
 
@@ -322,10 +334,15 @@ LogicalResult MfmaOp::verify() {
     if (!shapes.empty())
       d << "; its shapes for these types are " << shapes;
     else if (getMfmaElem(ta) == MfmaElem::FP8 || getMfmaElem(ta) == MfmaElem::BF8)
-      d << " (gfx942's fp8 mfma reads the FNUZ formats, which Kiln has no "
-           "type for; gfx950's reads the OCP float8e4nv / float8e5)";
+      d << " (gfx942's fp8 mfma reads the FNUZ formats float8e4b8 / "
+           "float8e5b16; gfx950's reads the OCP float8e4nv / float8e5)";
+    else if (getMfmaElem(ta) == MfmaElem::FP8NUZ ||
+             getMfmaElem(ta) == MfmaElem::BF8NUZ)
+      d << " (gfx950's fp8 mfma reads the OCP formats float8e4nv / float8e5; "
+           "gfx942's reads the FNUZ float8e4b8 / float8e5b16)";
     else
-      d << " (f32, f16, bf16 and i8 operands into f32 or i32, fp8 on gfx950)";
+      d << " (f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on "
+           "gfx942, OCP on gfx950)";
     return d;
   }
   for (auto [name, size, want] :

@@ -17,7 +17,9 @@
 namespace kiln::tile_amd {
 
 /// An operand element kind of the table.
-enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8 };
+/// FP8 / BF8: the OCP formats (e4m3fn, e5m2); FP8NUZ / BF8NUZ: the FNUZ ones
+/// (e4m3fnuz, e5m2fnuz).
+enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8, FP8NUZ, BF8NUZ };
 
 /// How a lane's kBase operand elements are passed to the intrinsic.
 enum class MfmaPack {
