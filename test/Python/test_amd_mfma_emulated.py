@@ -19,10 +19,10 @@ import subprocess
 import numpy as np
 import pytest
 
-import kiln
 import kiln.language as kl
 
 import compiled
+from test_amd_mfma_dsl import registers
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
@@ -33,16 +33,8 @@ WAVE = 64
 
 def coords(layout, shape):
     """[lane][register] -> (row, col) of ``layout`` on ``shape`` for warp 0."""
-    kiln.compiler.compiler.default_target()
-    ll = kl.to_linear_layout(layout, shape)
-
-    def xor(bases, v, c):
-        for i, b in enumerate(bases):
-            if v >> i & 1:
-                c = (c[0] ^ b[0], c[1] ^ b[1])
-        return c
-    return [[xor(ll.reg_bases, r, xor(ll.lane_bases, l, (0, 0)))
-             for r in range(1 << len(ll.reg_bases))] for l in range(WAVE)]
+    regs = registers(layout, shape, 1)
+    return [regs[(0, lane)] for lane in range(WAVE)]
 
 
 def isa_mfma(name, a, b, c):
