@@ -200,6 +200,43 @@ def test_compiles_to_the_instruction(form, transposed):
         assert got == [mnemonic] * ((32 // m) ** 2 * 4), (target, set(got))
 
 
+@kiln.jit
+def small_mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr,
+                      ACC: kl.constexpr, KW: kl.constexpr, NW: kl.constexpr):
+    blk: kl.constexpr = kl.BlockedLayout([4, 4], [4, 16], [NW, 1], [1, 0])
+    rm = kl.arange(0, M, kl.SliceLayout(1, blk))
+    rn = kl.arange(0, N, kl.SliceLayout(0, blk))
+    rka = kl.arange(0, K, kl.SliceLayout(0, blk))
+    rkb = kl.arange(0, K, kl.SliceLayout(1, blk))
+    a = cdna3.buffer_load(a_ptr, rm[:, None] * K + rka[None, :])
+    b = cdna3.buffer_load(b_ptr, rkb[:, None] * N + rn[None, :])
+    acc = cdna3.mfma(kl.convert_layout(a, kl.DotOperandLayout(0, ACC, KW)),
+                     kl.convert_layout(b, kl.DotOperandLayout(1, ACC, KW)),
+                     kl.zeros([M, N], kl.float32, ACC))
+    out = kl.convert_layout(acc, blk).to(c_ptr.dtype.element_ty)
+    cdna3.buffer_store(out, c_ptr, rm[:, None] * N + rn[None, :])
+
+
+@pytest.mark.parametrize("shape", [(32, 32, 16), (16, 16, 32)])
+@pytest.mark.parametrize("dt", ["fp16", "bf16"])
+@pytest.mark.parametrize("num_warps", [4, 8])
+@pytest.mark.parametrize("version", [3, 4])
+def test_gluon_test_amd_mfma_configurations(shape, dt, num_warps, version):
+    """The configurations Triton 3.6's own test_amd_mfma runs (a 32 x 32 instruction,
+    transposed, all warps along M; tensors as small as 16 x 16, smaller than the block, which
+    the layouts broadcast; test_amd_mfma_emulated.py checks that arithmetic)."""
+    m, n, k = shape
+    acc = kl.amd.AMDMFMALayout(version, [32, 32, 8 if version == 3 else 16], True,
+                               [num_warps, 1])
+    c = kiln.compile(small_mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
+                                         "c_ptr": f"*{dt}"},
+                     dict(M=m, N=n, K=k, ACC=acc, KW=4 if version == 3 else 8, NW=num_warps),
+                     target="hip:gfx942" if version == 3 else "hip:gfx950",
+                     num_warps=num_warps, cache=False)
+    # One 32 x 32 block per wave, K / instruction K steps.
+    assert len(re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])) == k // (8 if version == 3 else 16)
+
+
 def test_gfx942_fp8_and_gfx950_shapes_are_refused_at_the_op():
     with pytest.raises(kiln.CompilationError, match=r"CDNA3 \(gfx942\) has no 32x32x16 mfma "
                        r"for 'f8E4M3FN' .*FNUZ formats float8e4b8 / float8e5b16"):
@@ -275,6 +312,13 @@ def e_k(x):
 
 
 @kiln.jit
+def e_not_tensor(x):
+    acc = kl.zeros([64, 64], kl.float32, ACC)
+    b = kl.zeros([16, 64], kl.float16, OP_B)
+    cdna3.mfma(1.0, b, acc)  # E:nott
+
+
+@kiln.jit
 def e_not_amd(x):
     acc = kl.zeros([64, 64], kl.float32, ACC)
     a = kl.zeros([64, 16], kl.float16, OP_A)
@@ -283,6 +327,7 @@ def e_not_amd(x):
 
 
 ERRORS = [
+    (e_not_tensor, "E:nott", "cdna3.mfma", r"mfma: a must be a 2-D tensor, got .*"),
     (e_acc_layout, "E:acc", "cdna3.mfma",
      r"mfma: acc must be in an AMDMFMALayout, got BlockedLayout.*"),
     (e_operand_layout, "E:opa", "cdna3.mfma",

@@ -117,6 +117,11 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     ("hip:gfx950", 4, [32, 32, 16], False, 16, 32, 32, 32, "bf16", "f32"),
     ("hip:gfx950", 4, [32, 32, 32], True, 16, 32, 32, 64, "i8", "i32"),
     ("hip:gfx942", 3, [32, 32, 16], True, 8, 32, 32, 32, "f8E4M3FNUZ", "f32"),
+    # Tensors smaller than the instruction's block (Triton's test_amd_mfma, 16 x 16 x 32 on a
+    # 32 x 32 instruction): the layouts broadcast, the block computes elements twice.
+    ("hip:gfx942", 3, [32, 32, 8], True, 4, 16, 16, 32),
+    ("hip:gfx942", 3, [32, 32, 8], False, 4, 16, 32, 16),
+    ("hip:gfx950", 4, [16, 16, 32], False, 8, 8, 16, 32),
     ("hip:gfx950", 4, [16, 16, 32], False, 8, 16, 32, 64, "f8E5M2", "f32"),
 ]
 
@@ -166,6 +171,7 @@ module attributes {{tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32}}
     got = np.full((M, N), np.nan)
     for lane, regs in zip(cc, res):
         for (r, n), v in zip(lane, regs):
+            assert np.isnan(got[r, n]) or got[r, n] == v, "copies of an element disagree"
             got[r, n] = v
     assert not np.isnan(got).any()
     return got, A @ B + C

@@ -933,6 +933,35 @@ class Semantic:
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
         return self._op(f"math.{name}", [x], x.type)
 
+    @staticmethod
+    def check_matrix_operands(what, a, b, acc, acc_ok, acc_wanted, kwidth_note=""):
+        """The checks a register-operand matrix instruction (mma_v2, mfma) shares: 2-D
+        tensors, ``acc`` in a layout ``acc_ok`` accepts (``acc_wanted`` names it), ``a`` and
+        ``b`` in ``DotOperandLayout(0 / 1, acc's layout, k_width)`` with one k_width, shapes
+        that multiply. Returns (m, n, k)."""
+        for name, v in (("a", a), ("b", b), ("acc", acc)):
+            if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != 2:
+                raise TypeError(f"{what}: {name} must be a 2-D tensor, got {v!r}")
+        layout = acc.type.layout
+        if not acc_ok(layout):
+            raise TypeError(f"{what}: acc must be in {acc_wanted}, got {layout!r}")
+        for idx, (name, v) in enumerate((("a", a), ("b", b))):
+            lay = v.type.layout
+            # A DotOperandLayout (a vendor module defines it) over acc's layout.
+            if getattr(lay, "operand_index", None) != idx or \
+                    getattr(lay, "parent", None) != layout:
+                raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's "
+                                f"layout, k_width), got {lay!r}")
+        if a.type.layout.k_width != b.type.layout.k_width:
+            raise ValueError(f"{what}: a and b must have the same k_width{kwidth_note}, got "
+                             f"{a.type.layout.k_width} and {b.type.layout.k_width}")
+        (m, k), (k2, n) = ([int(_unwrap(d)) for d in t.shape] for t in (a, b))
+        sc = [int(_unwrap(d)) for d in acc.shape]
+        if k2 != k or sc != [m, n]:
+            raise ValueError(f"{what}: shapes do not multiply: a {[m, k]}, b {[k2, n]}, acc "
+                             f"{sc}")
+        return m, n, k
+
     def dot_fma(self, a, b, acc) -> tensor:
         what = "dot_fma"
         for name, v in (("a", a), ("b", b), ("acc", acc)):

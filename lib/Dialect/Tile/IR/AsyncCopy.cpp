@@ -94,9 +94,18 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
       return emitError() << "cannot address " << dst << " with the layout of "
                          << ptrType;
     int64_t window = int64_t(width.elements) << lanes->laneBitOffsets.size();
+    // The consecutive elements a thread holds from its first register (its
+    // vector before any width cap): a run longer than one copy spaces its
+    // lanes by the run, and the width is the rule to fix first.
+    int64_t run = 0;
+    while (run < int64_t(lanes->registerOffsets.size()) &&
+           lanes->registerOffsets[run] == run)
+      ++run;
+    if (run * elemBytes > vectorBytes) {
+      vectorBytes = run * elemBytes;
+      vectorElements = run;
+    }
     auto complain = [&]() -> InFlightDiagnostic {
-      // A thread holding more consecutive bytes than one copy moves spaces
-      // its lanes by its vector: the width is the rule to fix first.
       if (vectorBytes > width.bytes)
         return emitError()
                << "async copy rule 'width': " << target->asyncCopyName

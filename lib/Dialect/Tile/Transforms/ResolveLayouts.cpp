@@ -115,8 +115,7 @@ private:
 
 /// Ops whose tensor operands and results all have one layout.
 bool sharesOneLayout(Operation *op) {
-  return op->hasTrait<OpTrait::Elementwise>() ||
-         isa<AddPtrOp, LoadOp, StoreOp, BroadcastOp>(op);
+  return op->hasTrait<OpTrait::Elementwise>() || op->hasTrait<SharesOneLayout>();
 }
 
 RankedTensorType tensorType(Value v) {

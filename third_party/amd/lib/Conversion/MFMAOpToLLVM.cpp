@@ -88,11 +88,18 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   int32_t m = in.m, n = in.n;
   unsigned rows = plan.transposed ? 1 : 0, cols = 1 - rows;
   int32_t colSize = plan.transposed ? m : n;
-  auto basis = [](unsigned dim, int32_t step) {
+  // A tensor smaller than the instruction's block along M or N: the
+  // layouts broadcast (a step past the extent is zero) and the block's extra
+  // rows / columns compute the same elements again.
+  int64_t extent[2] = {cTy.getShape()[0], cTy.getShape()[1]};
+  int64_t aExtent[2] = {aTy.getShape()[0], aTy.getShape()[1]};
+  int64_t bExtent[2] = {bTy.getShape()[0], bTy.getShape()[1]};
+  auto basisIn = [](const int64_t *ext, unsigned dim, int32_t step) {
     Coord c = {0, 0};
-    c[dim] = step;
+    c[dim] = step < ext[dim] ? step : 0;
     return c;
   };
+  auto basis = [&](unsigned dim, int32_t step) { return basisIn(extent, dim, step); };
   // The accumulator's lanes.
   ArrayRef<LinearLayout::Basis> cL = lc->getBases(LinearLayout::Lane),
                                 aL = la->getBases(LinearLayout::Lane),
@@ -114,9 +121,10 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   SmallVector<int32_t> laneK;
   for (unsigned i = 0; i < 6; ++i) {
     if (i < mBits) {
-      if (Coord(aL[i].begin(), aL[i].end()) != basis(0, 1 << i))
+      if (Coord(aL[i].begin(), aL[i].end()) != basisIn(aExtent, 0, 1 << i))
         return fail("a", "lane bit " + Twine(i) + " moves by " + basisText(aL[i]) +
-                             ", the instruction's by " + basisText(basis(0, 1 << i)));
+                             ", the instruction's by " +
+                             basisText(basisIn(aExtent, 0, 1 << i)));
       continue;
     }
     if (!aL[i][0] && !aL[i][1]) {
@@ -137,7 +145,8 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     laneK.push_back(aL[i][1]);
   }
   for (unsigned i = 0; i < 6; ++i) {
-    Coord want = i < nBits ? basis(1, 1 << i) : basis(0, laneK[i - nBits]);
+    Coord want = i < nBits ? basisIn(bExtent, 1, 1 << i)
+                           : basisIn(bExtent, 0, laneK[i - nBits]);
     if (Coord(bL[i].begin(), bL[i].end()) != want)
       return fail("b", "lane bit " + Twine(i) + " moves by " + basisText(bL[i]) +
                            ", a's K lanes and the instruction's N lanes need " +
@@ -179,6 +188,8 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     }
     return int64_t(it->second);
   };
+  // Rows / columns past a broadcast tensor's extent hold its elements again.
+  auto wrap = [](int32_t x, int64_t ext) { return int32_t(x % ext); };
   int64_t k = aTy.getShape()[1];
   // Accumulator blocks in register order, so the output follows the input.
   SmallVector<std::pair<Coord, unsigned>> origins;
@@ -192,8 +203,9 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     SmallVector<int64_t> d;
     for (int32_t i = 0; i < perBlock; ++i) {
       int32_t off = i % 4 + rowsCovered * (i / 4);
-      FailureOr<int64_t> x = find(rc, "the accumulator", r0 + (rows == 0 ? off : 0),
-                                  c0 + (rows == 1 ? off : 0));
+      FailureOr<int64_t> x =
+          find(rc, "the accumulator", wrap(r0 + (rows == 0 ? off : 0), extent[0]),
+               wrap(c0 + (rows == 1 ? off : 0), extent[1]));
       if (failed(x))
         return failure();
       d.push_back(*x);
@@ -236,7 +248,10 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
       bs.push_back(bv);
     }
   }
-  if (int64_t(plan.d.size()) * perBlock != int64_t(rc.size()))
+  llvm::DenseSet<int64_t> coveredRegs;
+  for (const SmallVector<int64_t> &d : plan.d)
+    coveredRegs.insert(d.begin(), d.end());
+  if (int64_t(coveredRegs.size()) != int64_t(rc.size()))
     return fail("the accumulator", "its registers are not whole " + Twine(m) +
                                        " x " + Twine(n) + " blocks");
   return plan;

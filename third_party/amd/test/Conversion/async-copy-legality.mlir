@@ -46,3 +46,17 @@ module attributes {tile.target = "hip:gfx950", tile.num_warps = 1 : i32, tile.th
     return
   }
 }
+
+// -----
+
+// gfx950 with 8 floats (32 bytes) per thread: the copy moves at most 16, so
+// the lanes would be 32 bytes apart; the width rule says so first.
+#l = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "hip:gfx950", tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @width_32_bytes_gfx950(%p: tensor<512x!tile.ptr<f32>, #l>, %b: !tile.memdesc<512xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'width': direct-to-LDS load on hip:gfx950 moves 4, 16 bytes per lane, but each thread of the layout of 'tensor<512x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [8], threadsPerWarp = [64], warpsPerCTA = [1], order = [0]}>>' holds 32 consecutive bytes (8 x 'f32'), so its lanes cannot write consecutive 16-byte slots: give each thread 16 bytes along the contiguous dimension (size_per_thread 4)}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<512x!tile.ptr<f32>, #l> -> !tile.memdesc<512xf32, #sh, mutable>
+    return
+  }
+}

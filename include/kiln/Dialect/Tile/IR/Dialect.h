@@ -41,6 +41,12 @@ public:
     return verifyInFunction(op);
   }
 };
+
+/// Marks ops whose tensor operands and results all have one layout
+/// (tile-resolve-layouts propagates it through them).
+template <typename ConcreteType>
+class SharesOneLayout
+    : public mlir::OpTrait::TraitBase<ConcreteType, SharesOneLayout> {};
 } // namespace kiln::tile
 
 #include "kiln/Dialect/Tile/IR/TileOpInterfaces.h.inc"

@@ -116,6 +116,12 @@ def Tile_InFunction : NativeOpTrait<"InFunction"> {
   let cppNamespace = "::kiln::tile";
 }
 
+// The op's tensor operands and results all have one layout (layout
+// inference propagates it through them; vendor ops declare it too).
+def Tile_SharesOneLayout : NativeOpTrait<"SharesOneLayout"> {
+  let cppNamespace = "::kiln::tile";
+}
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_InFunction])>;
 

@@ -13,7 +13,8 @@
 // Pointers and memory
 //===----------------------------------------------------------------------===//
 
-def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>,
+    Tile_SharesOneLayout]> {
   let summary = "Advance pointers by an element offset";
   let description = [{
     `offset` counts elements of the pointee type and has the shape and
@@ -36,7 +37,7 @@ class Tile_InferredFromPtr<string what, string arg, string transform>
     : OptionalTypesMatchWith<what # " type follows from the pointer type", "ptr",
                              arg, transform, "::kiln::tile::CheckedInVerify()">;
 
-def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments, Tile_SharesOneLayout,
     MemoryEffects<[MemRead<DefaultResource>]>,
     Tile_InferredFromPtr<"result", "result", "::kiln::tile::inferPointeeType($_self)">,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">,
@@ -66,6 +67,7 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
 }
 
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
+    Tile_SharesOneLayout,
     DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>,
     Tile_InferredFromPtr<"value", "value", "::kiln::tile::inferPointeeType($_self)">,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {

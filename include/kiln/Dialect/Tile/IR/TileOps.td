@@ -74,7 +74,8 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
   let assemblyFormat = "$src attr-dict `:` type($result)";
 }
 
-def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType,
+    Tile_SharesOneLayout]> {
   let summary = "Broadcast size-1 dimensions to a larger shape";
   let description = [{
     Source and result have the same rank and layout; each source dimension

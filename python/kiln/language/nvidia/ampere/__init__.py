@@ -9,7 +9,7 @@
 
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
-from .._layouts import DotOperandLayout, NVMMADistributedLayout
+from .._layouts import NVMMADistributedLayout
 from . import async_copy  # noqa: F401
 
 __all__ = ["async_copy", "mma_v2"]
@@ -24,23 +24,11 @@ def mma_v2(a, b, acc, input_precision=None, _semantic=None):
     NVMMADistributedLayout(version=[2, 0], ...)``. M must be a multiple of 16, N of 8, K of 16
     (8 for tf32)."""
     what = "mma_v2"
-    for name, v in (("a", a), ("b", b), ("acc", acc)):
-        if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != 2:
-            raise TypeError(f"{what}: {name} must be a 2-D tensor, got {v!r}")
-    layout = acc.type.layout
-    if not isinstance(layout, NVMMADistributedLayout) or layout.version != (2, 0):
-        raise TypeError(f"{what}: acc must be in NVMMADistributedLayout(version=[2, 0], ...), "
-                        f"got {layout!r}")
-    for idx, (name, v) in enumerate((("a", a), ("b", b))):
-        lay = v.type.layout
-        if not isinstance(lay, DotOperandLayout) or lay.operand_index != idx or \
-                lay.parent != layout:
-            raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's layout, "
-                            f"k_width), got {lay!r}")
-    if a.type.layout.k_width != b.type.layout.k_width:
-        raise ValueError(f"{what}: a and b must have the same k_width (it orders K inside "
-                         f"each instruction), got {a.type.layout.k_width} and "
-                         f"{b.type.layout.k_width}")
+    _semantic.check_matrix_operands(
+        what, a, b, acc,
+        lambda lay: isinstance(lay, NVMMADistributedLayout) and lay.version == (2, 0),
+        "NVMMADistributedLayout(version=[2, 0], ...)",
+        " (it orders K inside each instruction)")
     if a.dtype != b.dtype or a.dtype not in (core.bfloat16, core.float16, core.float32):
         raise TypeError(f"{what}: a and b must both be bfloat16, float16 or float32 (read as "
                         f"tf32), got {a.dtype} and {b.dtype}")
@@ -50,9 +38,5 @@ def mma_v2(a, b, acc, input_precision=None, _semantic=None):
                         f"{acc.dtype}")
     if _unwrap(input_precision) not in (None, "ieee", "tf32"):
         raise ValueError(f"{what}: input_precision {input_precision!r} is not supported")
-    (m, k), (k2, n) = [int(_unwrap(d)) for d in a.shape], [int(_unwrap(d)) for d in b.shape]
-    if k2 != k or list(acc.shape) != [m, n]:
-        raise ValueError(f"{what}: shapes do not multiply: a {[m, k]}, b {[k2, n]}, acc "
-                         f"{[int(_unwrap(d)) for d in acc.shape]}")
     handle = _semantic.b.create("tile_nv.mma_v2", [a, b, acc], [acc.type], {})[0]
     return tensor(handle, acc.type)

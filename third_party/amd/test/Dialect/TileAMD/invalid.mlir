@@ -275,3 +275,14 @@ module attributes {tile.target = "hip:gfx942"} {
     return
   }
 }
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_m(%a: tensor<48x8xf16, #a>, %b: tensor<8x32xf16, #b>, %c: tensor<48x32xf32, #acc>) {
+  // expected-error @+1 {{M = 48 is not a multiple of the instruction's M (32 for instrShape [32, 32, 8]) nor a power of two below it}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<48x8xf16, #a>, tensor<8x32xf16, #b> -> tensor<48x32xf32, #acc>
+  return
+}

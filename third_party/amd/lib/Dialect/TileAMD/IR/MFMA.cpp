@@ -345,16 +345,19 @@ LogicalResult MfmaOp::verify() {
            "gfx942, OCP on gfx950)";
     return d;
   }
-  for (auto [name, size, want] :
-       {std::tuple<StringRef, int64_t, int64_t>{"M", m, instr[0]},
-        {"N", n, instr[1]},
-        {"K", k, instr[2]}})
-    if (size % want)
+  // M and N may also be smaller than the instruction's (a power of two
+  // dividing it): the layouts then repeat the tensor across the block's
+  // lanes and registers, which compute the same elements twice, as in Triton.
+  for (auto [name, size, want, smaller] :
+       {std::tuple<StringRef, int64_t, int64_t, bool>{"M", m, instr[0], true},
+        {"N", n, instr[1], true},
+        {"K", k, instr[2], false}})
+    if (size % want && !(smaller && size < want && want % size == 0))
       return emitOpError() << name << " = " << size
                            << " is not a multiple of the instruction's " << name
                            << " (" << want << " for instrShape ["
                            << instr[0] << ", " << instr[1] << ", " << instr[2]
-                           << "])";
+                           << "])" << (smaller ? " nor a power of two below it" : "");
   if (const TargetDesc *target = getEnclosingTarget(*this))
     if (target->backend == "amd") {
       unsigned has = getCdnaVersion(target->arch);

@@ -15,6 +15,7 @@ class TileAMD_Op<string mnemonic, list<Trait> traits = []>
 def TileAMD_SharedMemory : Resource<"::kiln::tile::SharedMemoryResource">;
 
 def TileAMD_BufferLoadOp : TileAMD_Op<"buffer_load", [AttrSizedOperandSegments,
+    Tile_SharesOneLayout,
     MemoryEffects<[MemRead<DefaultResource>]>,
     DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>]> {
   let summary = "Load through a buffer resource: a scalar base and 32-bit offsets";
@@ -47,7 +48,7 @@ def TileAMD_BufferLoadOp : TileAMD_Op<"buffer_load", [AttrSizedOperandSegments,
   let hasVerifier = 1;
 }
 
-def TileAMD_BufferStoreOp : TileAMD_Op<"buffer_store", [
+def TileAMD_BufferStoreOp : TileAMD_Op<"buffer_store", [Tile_SharesOneLayout,
     MemoryEffects<[MemWrite<DefaultResource>]>,
     DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>]> {
   let summary = "Store through a buffer resource: a scalar base and 32-bit offsets";
