@@ -58,6 +58,62 @@ def isa_mfma(name, a, b, c):
     return out
 
 
+def e2m1(x):
+    """OCP FP4 E2M1: sign, 2 exponent bits (bias 1), 1 mantissa bit."""
+    mag = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0][x & 7]
+    return -mag if x & 8 else mag
+
+
+def fp8(x, exp_bits):
+    """OCP FP8 E4M3FN (exp_bits 4, bias 7) or E5M2 (5, bias 15), finite values."""
+    man_bits = 7 - exp_bits
+    bias = (1 << (exp_bits - 1)) - 1
+    e, m = (x >> man_bits) & ((1 << exp_bits) - 1), x & ((1 << man_bits) - 1)
+    v = m / (1 << man_bits) * 2.0 ** (1 - bias) if e == 0 else \
+        (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)
+    return -v if x & 0x80 else v
+
+
+def isa_mfma_scale(name, a, b, c, cbsz, blgp, opsel_a, scale_a, opsel_b, scale_b):
+    """One v_mfma_scale_f32_MxNxK_f8f6f4 over the wave, by the CDNA4 ISA's operand layouts:
+    A[i][k] in lane i + M g of 64 / M lane groups; e2m1 (format 4): g = k // 32, byte
+    (k % 32) // 2, low nibble for even k; e4m3 / e5m2 (0 / 1): g = (k % (K/2)) // 16, byte
+    16 (k // (K/2)) + k % 16. B[k][j] the same with lane j + N g. The E8M0 scale of row i's
+    block q = k // 32 is byte opsel of lane i + M q's scale register."""
+    m = re.match(r"rocdl\.mfma\.scale\.f32\.(\d+)x(\d+)x(\d+)\.f8f6f4$", name)
+    assert m, name
+    M, N, K = map(int, m.groups())
+
+    def value(regs, lane, k, fmt):
+        if fmt == 4:
+            byte = regs[lane][(k % 32) // 2]
+            return e2m1(byte >> 4 * (k % 2) & 0xF)
+        assert fmt in (0, 1), fmt
+        byte = regs[lane][16 * (k // (K // 2)) + k % 16]
+        return fp8(byte & 0xFF, 4 if fmt == 0 else 5)
+
+    def group(k, fmt):
+        return k // 32 if fmt == 4 else (k % (K // 2)) // 16
+
+    def scale(regs, opsel, lane):
+        return 2.0 ** (((regs[lane] >> 8 * opsel[0]) & 0xFF) - 127)
+
+    A = np.zeros((M, K))
+    B = np.zeros((K, N))
+    for i, k in itertools.product(range(M), range(K)):
+        A[i, k] = value(a, i + M * group(k, cbsz[0]), k, cbsz[0]) * \
+            scale(scale_a, opsel_a, i + M * (k // 32))
+    for k, j in itertools.product(range(K), range(N)):
+        B[k, j] = value(b, j + N * group(k, blgp[0]), k, blgp[0]) * \
+            scale(scale_b, opsel_b, j + N * (k // 32))
+    D = A @ B
+    out = [list(x) for x in c]
+    groups = WAVE // N
+    for i, j in itertools.product(range(M), range(N)):
+        out[j + N * ((i // 4) % groups)][4 * (i // (4 * groups)) + i % 4] += D[i, j]
+    return out
+
+
 def run(llvm_text, args):
     """Interprets the lowered function's straight-line body for 64 lanes in lockstep; args are
     per-lane register lists. Returns the per-lane registers it returns."""
@@ -97,6 +153,10 @@ def run(llvm_text, args):
             # same elements, element j in bytes (or halves) j of the packed value (LLVM's
             # little-endian bitcast), which the ISA's slot j reads.
             env[dst] = env[ops[0]]
+        elif op == "llvm.zext":  # a scale byte into i32: the same value
+            env[dst] = env[ops[0]]
+        elif op.startswith("rocdl.mfma.scale"):
+            env[dst] = isa_mfma_scale(op, *(env[o] for o in ops[:9]))
         elif op.startswith("rocdl.mfma"):
             env[dst] = isa_mfma(op, env[ops[0]], env[ops[1]], env[ops[2]])
         else:

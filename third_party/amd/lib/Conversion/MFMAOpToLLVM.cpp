@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../TargetInfo/AMDLowering.h"
+#include "MFMAAccumulator.h"
 
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 #include "kiln/Dialect/TileAMD/IR/MFMA.h"
@@ -36,14 +37,8 @@ using namespace kiln::tile_amd;
 
 namespace {
 
-using Coord = SmallVector<int32_t>;
-
-std::string basisText(ArrayRef<int32_t> b) {
-  std::string s = "[";
-  llvm::raw_string_ostream os(s);
-  llvm::interleaveComma(b, os);
-  return s + "]";
-}
+using mfma::basisText;
+using mfma::Coord;
 
 /// The registers of each instruction: `d[t]` the accumulator registers of
 /// block t (in the instruction's register order), `a[t][s]` / `b[t][s]` the
@@ -86,12 +81,9 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     return failure();
   };
   int32_t m = in.m, n = in.n;
-  unsigned rows = plan.transposed ? 1 : 0, cols = 1 - rows;
-  int32_t colSize = plan.transposed ? m : n;
   // A tensor smaller than the instruction's block along M or N: the
   // layouts broadcast (a step past the extent is zero) and the block's extra
   // rows / columns compute the same elements again.
-  int64_t extent[2] = {cTy.getShape()[0], cTy.getShape()[1]};
   int64_t aExtent[2] = {aTy.getShape()[0], aTy.getShape()[1]};
   int64_t bExtent[2] = {bTy.getShape()[0], bTy.getShape()[1]};
   auto basisIn = [](const int64_t *ext, unsigned dim, int32_t step) {
@@ -99,23 +91,14 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     c[dim] = step < ext[dim] ? step : 0;
     return c;
   };
-  auto basis = [&](unsigned dim, int32_t step) { return basisIn(extent, dim, step); };
-  // The accumulator's lanes.
-  ArrayRef<LinearLayout::Basis> cL = lc->getBases(LinearLayout::Lane),
-                                aL = la->getBases(LinearLayout::Lane),
+  FailureOr<SmallVector<mfma::AccBlock>> blocks = mfma::planAccumulator(
+      *lc, cTy.getShape(), m, n, plan.transposed, fail);
+  if (failed(blocks))
+    return failure();
+  ArrayRef<LinearLayout::Basis> aL = la->getBases(LinearLayout::Lane),
                                 bL = lb->getBases(LinearLayout::Lane);
-  if (cL.size() != 6 || aL.size() != 6 || bL.size() != 6)
-    return fail(cL.size() != 6 ? "the accumulator" : aL.size() != 6 ? "a" : "b",
-                "it is not for 64-lane waves");
-  unsigned colBits = llvm::Log2_32(colSize);
-  for (unsigned i = 0; i < 6; ++i) {
-    Coord want = i < colBits ? basis(cols, 1 << i) : basis(rows, 4 << (i - colBits));
-    if (Coord(cL[i].begin(), cL[i].end()) != want)
-      return fail("the accumulator", "lane bit " + Twine(i) + " moves by " +
-                                         basisText(cL[i]) +
-                                         ", the instruction's by " +
-                                         basisText(want));
-  }
+  if (aL.size() != 6 || bL.size() != 6)
+    return fail(aL.size() != 6 ? "a" : "b", "it is not for 64-lane waves");
   // The operands' lanes: M (N) first, then K by the same steps in both.
   unsigned mBits = llvm::Log2_32(m), nBits = llvm::Log2_32(n);
   SmallVector<int32_t> laneK;
@@ -169,12 +152,10 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
                       " columns] but the accumulator by " + basisText(wc[i]));
   }
   std::map<Coord, unsigned> ra = registersByCoordinate(*la),
-                            rb = registersByCoordinate(*lb),
-                            rc = registersByCoordinate(*lc);
+                            rb = registersByCoordinate(*lb);
   for (auto [what, map, ll] :
        {std::tuple<StringRef, std::map<Coord, unsigned> *, LinearLayout *>{
-            "the accumulator", &rc, &*lc},
-        {"a", &ra, &*la},
+            "a", &ra, &*la},
         {"b", &rb, &*lb}})
     if (int64_t(map->size()) != ll->getInSize(LinearLayout::Register))
       return fail(what, "two registers hold the same element");
@@ -188,29 +169,10 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     }
     return int64_t(it->second);
   };
-  // Rows / columns past a broadcast tensor's extent hold its elements again.
-  auto wrap = [](int32_t x, int64_t ext) { return int32_t(x % ext); };
   int64_t k = aTy.getShape()[1];
-  // Accumulator blocks in register order, so the output follows the input.
-  SmallVector<std::pair<Coord, unsigned>> origins;
-  for (auto &[coord, reg] : rc)
-    if (coord[0] % m == 0 && coord[1] % n == 0)
-      origins.push_back({coord, reg});
-  llvm::sort(origins, [](auto &x, auto &y) { return x.second < y.second; });
-  int32_t perBlock = m * n / 64, rowsCovered = 4 * (64 / colSize);
-  for (auto &[origin, reg] : origins) {
-    int32_t r0 = origin[0], c0 = origin[1];
-    SmallVector<int64_t> d;
-    for (int32_t i = 0; i < perBlock; ++i) {
-      int32_t off = i % 4 + rowsCovered * (i / 4);
-      FailureOr<int64_t> x =
-          find(rc, "the accumulator", wrap(r0 + (rows == 0 ? off : 0), extent[0]),
-               wrap(c0 + (rows == 1 ? off : 0), extent[1]));
-      if (failed(x))
-        return failure();
-      d.push_back(*x);
-    }
-    plan.d.push_back(d);
+  for (mfma::AccBlock &block : *blocks) {
+    int32_t r0 = block.r0, c0 = block.c0;
+    plan.d.push_back(block.d);
     // The K values lane 0 holds in row r0 of a, in order; with the lanes'
     // K offsets they must cover K once.
     SmallVector<int32_t> ks;
@@ -248,12 +210,6 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
       bs.push_back(bv);
     }
   }
-  llvm::DenseSet<int64_t> coveredRegs;
-  for (const SmallVector<int64_t> &d : plan.d)
-    coveredRegs.insert(d.begin(), d.end());
-  if (int64_t(coveredRegs.size()) != int64_t(rc.size()))
-    return fail("the accumulator", "its registers are not whole " + Twine(m) +
-                                       " x " + Twine(n) + " blocks");
   return plan;
 }
 
@@ -339,4 +295,72 @@ void kiln::populateMfmaOpToLLVMPatterns(TileTypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         const LoweringContext &ctx) {
   patterns.add<MfmaConversion>(converter, ctx);
+}
+
+std::string kiln::mfma::basisText(ArrayRef<int32_t> b) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(b, os);
+  return s + "]";
+}
+
+FailureOr<SmallVector<mfma::AccBlock>>
+kiln::mfma::planAccumulator(const LinearLayout &lc, ArrayRef<int64_t> shape,
+                            int32_t m, int32_t n, bool transposed, FailFn fail) {
+  unsigned rows = transposed ? 1 : 0, cols = 1 - rows;
+  int32_t colSize = transposed ? m : n;
+  int64_t extent[2] = {shape[0], shape[1]};
+  auto basis = [&](unsigned dim, int32_t step) {
+    Coord c = {0, 0};
+    c[dim] = step < extent[dim] ? step : 0;
+    return c;
+  };
+  ArrayRef<LinearLayout::Basis> cL = lc.getBases(LinearLayout::Lane);
+  if (cL.size() != 6)
+    return fail("the accumulator", "it is not for 64-lane waves");
+  unsigned colBits = llvm::Log2_32(colSize);
+  for (unsigned i = 0; i < 6; ++i) {
+    Coord want = i < colBits ? basis(cols, 1 << i) : basis(rows, 4 << (i - colBits));
+    if (Coord(cL[i].begin(), cL[i].end()) != want)
+      return fail("the accumulator", "lane bit " + Twine(i) + " moves by " +
+                                         basisText(cL[i]) +
+                                         ", the instruction's by " +
+                                         basisText(want));
+  }
+  std::map<Coord, unsigned> rc = registersByCoordinate(lc);
+  if (int64_t(rc.size()) != lc.getInSize(LinearLayout::Register))
+    return fail("the accumulator", "two registers hold the same element");
+  // Rows / columns past a broadcast tensor's extent hold its elements again.
+  auto wrap = [](int32_t x, int64_t ext) { return int32_t(x % ext); };
+  // Blocks in register order, so the output follows the input.
+  SmallVector<std::pair<Coord, unsigned>> origins;
+  for (auto &[coord, reg] : rc)
+    if (coord[0] % m == 0 && coord[1] % n == 0)
+      origins.push_back({coord, reg});
+  llvm::sort(origins, [](auto &x, auto &y) { return x.second < y.second; });
+  int32_t perBlock = m * n / 64, rowsCovered = 4 * (64 / colSize);
+  SmallVector<AccBlock> blocks;
+  llvm::DenseSet<int64_t> covered;
+  for (auto &[origin, reg] : origins) {
+    AccBlock &block = blocks.emplace_back();
+    block.r0 = origin[0];
+    block.c0 = origin[1];
+    for (int32_t i = 0; i < perBlock; ++i) {
+      int32_t off = i % 4 + rowsCovered * (i / 4);
+      Coord want = {wrap(block.r0 + (rows == 0 ? off : 0), extent[0]),
+                    wrap(block.c0 + (rows == 1 ? off : 0), extent[1])};
+      auto it = rc.find(want);
+      if (it == rc.end())
+        return fail("the accumulator", "no register holds row " +
+                                           Twine(want[0]) + ", column " +
+                                           Twine(want[1]) +
+                                           " of the thread's part");
+      block.d.push_back(it->second);
+      covered.insert(it->second);
+    }
+  }
+  if (int64_t(covered.size()) != int64_t(rc.size()))
+    return fail("the accumulator", "its registers are not whole " + Twine(m) +
+                                       " x " + Twine(n) + " blocks");
+  return blocks;
 }

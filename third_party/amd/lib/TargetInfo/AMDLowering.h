@@ -1,8 +1,9 @@
 //===- AMDLowering.h - What the AMD lowering patterns share -----*- C++ -*-===//
 //
 // The AMD TargetInfo and the tile_amd patterns (BufferOpToLLVM.cpp,
-// MFMAOpToLLVM.cpp): the alias scopes of direct-to-LDS copies, the per-wave
-// LDS base (M0) and each pattern's check before lowering.
+// MFMAOpToLLVM.cpp, MFMAScaledOpToLLVM.cpp): the alias scopes of
+// direct-to-LDS copies, the per-wave LDS base (M0) and each pattern's check
+// before lowering.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_AMD_LIB_TARGETINFO_AMDLOWERING_H
@@ -46,6 +47,14 @@ void populateMfmaOpToLLVMPatterns(TileTypeConverter &converter,
 /// The layouts of every tile_amd.mfma against its instruction's: one
 /// diagnostic at the op before anything is rewritten.
 mlir::LogicalResult checkMfmaLayouts(mlir::ModuleOp module);
+
+/// tile_amd.mfma_scaled.
+void populateMfmaScaledOpToLLVMPatterns(TileTypeConverter &converter,
+                                        mlir::RewritePatternSet &patterns,
+                                        const LoweringContext &ctx);
+/// The layouts of every tile_amd.mfma_scaled (operands and scales) against
+/// its instruction's: one diagnostic at the op before anything is rewritten.
+mlir::LogicalResult checkMfmaScaledLayouts(mlir::ModuleOp module);
 
 } // namespace kiln
 

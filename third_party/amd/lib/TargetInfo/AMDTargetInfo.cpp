@@ -168,12 +168,14 @@ public:
                         const LoweringContext &ctx) const override {
     populateBufferOpToLLVMPatterns(converter, patterns, ctx, *this);
     populateMfmaOpToLLVMPatterns(converter, patterns, ctx);
+    populateMfmaScaledOpToLLVMPatterns(converter, patterns, ctx);
   }
 
   LogicalResult checkBeforeLowering(ModuleOp module,
                                     const LoweringContext &ctx) const override {
     return failure(failed(checkBufferOps(module, ctx)) ||
-                   failed(checkMfmaLayouts(module)));
+                   failed(checkMfmaLayouts(module)) ||
+                   failed(checkMfmaScaledLayouts(module)));
   }
 
   // LDS reads that no in-flight copy can write (tile.synced_via_wait) are in

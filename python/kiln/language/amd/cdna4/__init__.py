@@ -2,9 +2,29 @@
 :mod:`kiln.language.amd.cdna3` (``buffer_load``, ``buffer_store``, ``mfma``) plus :mod:`.async_copy`:
 ``global_load_to_shared`` and ``buffer_load_to_shared`` (direct-to-LDS copies),
 ``commit_group`` and ``wait_group`` (groups and exact ``s_waitcnt vmcnt(N)`` waits) and
-``load_shared_relaxed`` (an LDS read a wait already ordered)."""
+``load_shared_relaxed`` (an LDS read a wait already ordered); and the microscaled matrix
+product :func:`mfma_scaled` with :func:`get_mfma_scale_layout` for its scales."""
 
+from ..._core import builtin
 from ..cdna3 import buffer_load, buffer_store, mfma
+from .. import _scaled
+from .._scaled import get_mfma_scale_layout
 from . import async_copy
 
-__all__ = ["buffer_load", "buffer_store", "mfma", "async_copy"]
+__all__ = ["buffer_load", "buffer_store", "mfma", "mfma_scaled", "get_mfma_scale_layout",
+           "async_copy"]
+
+
+@builtin
+def mfma_scaled(a, a_scale, a_format, b, b_scale, b_format, acc, _semantic=None):
+    """``(a * a_scale) @ (b * b_scale) + acc`` by ``v_mfma_scale_f32_*_f8f6f4`` (gfx950).
+
+    ``a`` (M x K) and ``b`` (K x N) hold OCP microscaling formats named by ``a_format`` /
+    ``b_format``: ``"e4m3"`` or ``"e5m2"`` (a value a byte: uint8, or float8e4nv / float8e5)
+    or ``"e2m1"`` (two values a uint8 byte, packed along K, lower nibble first: a is M x K/2,
+    b K/2 x N), in ``DotOperandLayout(0 / 1, acc's layout, 16)``. ``acc`` is float32 in an
+    ``AMDMFMALayout(4, [16, 16, 128] or [32, 32, 64], ...)``. Each scale is an E8M0 byte
+    ``s`` (2 ** (s - 127)) for 32 consecutive K values of a row of a (``a_scale``: M x K/32)
+    or a column of b (``b_scale``: N x K/32), in :func:`get_mfma_scale_layout`'s layout; None
+    means 1 (0x7F) and an int is that byte for every block."""
+    return _scaled.mfma_scaled(_semantic, a, a_scale, a_format, b, b_scale, b_format, acc)

@@ -286,3 +286,191 @@ func.func @mfma_m(%a: tensor<48x8xf16, #a>, %b: tensor<8x32xf16, #b>, %c: tensor
   %d = tile_amd.mfma %a, %b, %c : tensor<48x8xf16, #a>, tensor<8x32xf16, #b> -> tensor<48x32xf32, #acc>
   return
 }
+
+// -----
+
+// tile_amd.mfma_scaled.
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_rank(%a: tensor<2x16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a, b, their scales and the accumulator must be 2-D}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<2x16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_acc(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #s>) {
+  // expected-error @+1 {{the accumulator must be in a #tile_amd.mfma layout (Gluon's AMDMFMALayout), got #tile.linear}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #s>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_acc_type(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xi32, #acc>) {
+  // expected-error @+1 {{the accumulator must be f32, got 'i32'}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xi32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+#acc2 = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 32], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a2 = #tile_amd.dot_op<{opIdx = 0, parent = #acc2, kWidth = 16}>
+#b2 = #tile_amd.dot_op<{opIdx = 1, parent = #acc2, kWidth = 16}>
+func.func @ms_version(%a: tensor<16x64xi8, #a2>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b2>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc2>) {
+  // expected-error @+1 {{scaled mfma needs a version 4 (CDNA4, gfx950) layout with instrShape [16, 16, 128] or [32, 32, 64], got version 4, instrShape [16, 16, 32]}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a2>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b2>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc2>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_format(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a's format must be e2m1, e4m3 or e5m2, got 'e3m2'}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e3m2", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_dtype(%a: tensor<16x128xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<128x16xf16, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{b holds 'f16', which is not e4m3 data (i8 bytes or f8E4M3FN)}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e4m3"} : tensor<16x128xi8, #a>, tensor<16x4xi8, #s>, tensor<128x16xf16, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_dtype_fp8(%a: tensor<16x128xf8E5M2, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<128x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a holds 'f8E5M2', which is not e4m3 data (i8 bytes or f8E4M3FN)}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e4m3"} : tensor<16x128xf8E5M2, #a>, tensor<16x4xi8, #s>, tensor<128x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_layout(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #a>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{b must be in #tile_amd.dot_op<{opIdx = 1, parent = the accumulator's layout}>, got #tile_amd.dot_op<{opIdx = 0}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #a>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+#a8 = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+func.func @ms_kwidth(%a: tensor<16x64xi8, #a8>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a's kWidth must be 16 (the instruction reads 16 consecutive bytes of K per lane group), got 8}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a8>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_shapes(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{shapes do not multiply: a [16, 64] (e4m3), b [64, 16] (e2m1), accumulator [16, 16] (e2m1 tensors hold two K values per byte)}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_multiple(%a: tensor<16x32xi8, #a>, %sa: tensor<16x2xi8, #s>, %b: tensor<32x16xi8, #b>, %sb: tensor<16x2xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{K = 64 is not a multiple of the instruction's K (128 for instrShape [16, 16, 128])}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x32xi8, #a>, tensor<16x2xi8, #s>, tensor<32x16xi8, #b>, tensor<16x2xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_scale_type(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xf32, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a_scale must hold E8M0 bytes (i8), got 'f32'}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xf32, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_scale_shape(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x8xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{b_scale must be 16 x 4 (one scale per 32 K values of each column of b), got [16, 8]}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x8xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_scale_layout(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a_scale must have a distributed layout (Gluon's get_mfma_scale_layout), got none}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @ms_target(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+    // expected-error @+1 {{scaled mfma is a CDNA4 instruction; hip:gfx942 does not have it}}
+    %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+    return
+  }
+}

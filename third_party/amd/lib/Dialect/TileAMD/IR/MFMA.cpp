@@ -16,6 +16,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -70,6 +71,11 @@ const MfmaInstr kMfma[] = {
     {"mfma.f32.16x16x32.bf8.bf8", 16, 16, 32, 8, E::BF8, E::BF8, false, P::I64, 4, 4},
 };
 
+const MfmaScaledInstr kMfmaScaled[] = {
+    {"mfma.scale.f32.16x16x128.f8f6f4", 16, 16, 128},
+    {"mfma.scale.f32.32x32x64.f8f6f4", 32, 32, 64},
+};
+
 bool accMatches(const MfmaInstr &i, Type acc) {
   return i.intAcc ? acc.isInteger(32) : acc.isF32();
 }
@@ -122,6 +128,25 @@ std::string kiln::tile_amd::describeMfmaShapes(unsigned version, Type a,
                                           ", " + Twine(i.k) + "]")
                                              .str();
   return out;
+}
+
+const MfmaScaledInstr *kiln::tile_amd::lookupMfmaScaled(unsigned version,
+                                                        unsigned m, unsigned n,
+                                                        unsigned k) {
+  if (version != 4)
+    return nullptr;
+  for (const MfmaScaledInstr &i : kMfmaScaled)
+    if (i.m == m && i.n == n && i.k == k)
+      return &i;
+  return nullptr;
+}
+
+std::optional<unsigned> kiln::tile_amd::getMfmaScaledFormat(StringRef format) {
+  return llvm::StringSwitch<std::optional<unsigned>>(format)
+      .Case("e4m3", 0u)
+      .Case("e5m2", 1u)
+      .Case("e2m1", 4u)
+      .Default(std::nullopt);
 }
 
 unsigned kiln::tile_amd::getCdnaVersion(unsigned arch) {
@@ -366,5 +391,113 @@ LogicalResult MfmaOp::verify() {
                              << version << "); " << target->name
                              << " has CDNA version " << has;
     }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tile_amd.mfma_scaled
+//===----------------------------------------------------------------------===//
+
+LogicalResult MfmaScaledOp::verify() {
+  RankedTensorType a = getA().getType(), b = getB().getType(),
+                   c = getC().getType(), as = getAScale().getType(),
+                   bs = getBScale().getType();
+  for (RankedTensorType t : {a, b, c, as, bs})
+    if (t.getRank() != 2)
+      return emitOpError() << "a, b, their scales and the accumulator must be "
+                              "2-D";
+  auto acc = dyn_cast_or_null<MfmaEncodingAttr>(c.getEncoding());
+  if (!acc)
+    return emitOpError() << "the accumulator must be in a #tile_amd.mfma "
+                            "layout (Gluon's AMDMFMALayout), got "
+                         << c.getEncoding();
+  if (!c.getElementType().isF32())
+    return emitOpError() << "the accumulator must be f32, got "
+                         << c.getElementType();
+  ArrayRef<unsigned> instr = acc.getInstrShape();
+  if (!lookupMfmaScaled(acc.getVersion(), instr[0], instr[1], instr[2]))
+    return emitOpError() << "scaled mfma needs a version 4 (CDNA4, gfx950) "
+                            "layout with instrShape [16, 16, 128] or [32, 32, "
+                            "64], got version "
+                         << acc.getVersion() << ", instrShape ["
+                         << instr[0] << ", " << instr[1] << ", " << instr[2]
+                         << "]";
+  // Operands: format, element type, layout.
+  for (auto [idx, name, t, format] :
+       {std::tuple<unsigned, StringRef, RankedTensorType, StringRef>{
+            0, "a", a, getAFormat()},
+        {1, "b", b, getBFormat()}}) {
+    if (!getMfmaScaledFormat(format))
+      return emitOpError() << name << "'s format must be e2m1, e4m3 or e5m2, "
+                                      "got '"
+                           << format << "'";
+    Type e = t.getElementType();
+    bool ok = e.isInteger(8) ||
+              (format == "e4m3" && isa<Float8E4M3FNType>(e)) ||
+              (format == "e5m2" && isa<Float8E5M2Type>(e));
+    if (!ok)
+      return emitOpError() << name << " holds " << e << ", which is not "
+                           << format << " data (i8 bytes"
+                           << (format == "e4m3"   ? " or f8E4M3FN"
+                               : format == "e5m2" ? " or f8E5M2"
+                                                  : ", two values per byte")
+                           << ")";
+    auto op = dyn_cast_or_null<DotOperandEncodingAttr>(t.getEncoding());
+    if (!op || op.getOpIdx() != idx || op.getParent() != acc)
+      return emitOpError() << name << " must be in #tile_amd.dot_op<{opIdx = "
+                           << idx << ", parent = the accumulator's layout}>, got "
+                           << t.getEncoding();
+    if (op.getKWidth() != 16)
+      return emitOpError() << name << "'s kWidth must be 16 (the instruction "
+                                      "reads 16 consecutive bytes of K per lane "
+                                      "group), got "
+                           << op.getKWidth();
+  }
+  unsigned packA = getMfmaScaledPacking(getAFormat()),
+           packB = getMfmaScaledPacking(getBFormat());
+  int64_t m = a.getShape()[0], n = b.getShape()[1];
+  int64_t k = a.getShape()[1] * packA;
+  if (b.getShape()[0] * packB != k || c.getShape()[0] != m ||
+      c.getShape()[1] != n)
+    return emitOpError() << "shapes do not multiply: a " << shapeText(a.getShape())
+                         << " (" << getAFormat() << "), b "
+                         << shapeText(b.getShape()) << " (" << getBFormat()
+                         << "), accumulator " << shapeText(c.getShape())
+                         << " (e2m1 tensors hold two K values per byte)";
+  for (auto [name, size, want] :
+       {std::tuple<StringRef, int64_t, int64_t>{"M", m, instr[0]},
+        {"N", n, instr[1]},
+        {"K", k, instr[2]}})
+    if (size % want)
+      return emitOpError() << name << " = " << size
+                           << " is not a multiple of the instruction's " << name
+                           << " (" << want << " for instrShape [" << instr[0]
+                           << ", " << instr[1] << ", " << instr[2] << "])";
+  for (auto [name, t, rows] :
+       {std::tuple<StringRef, RankedTensorType, int64_t>{"a_scale", as, m},
+        {"b_scale", bs, n}}) {
+    if (!t.getElementType().isInteger(8))
+      return emitOpError() << name << " must hold E8M0 bytes (i8), got "
+                           << t.getElementType();
+    if (t.getShape()[0] != rows || t.getShape()[1] != k / 32)
+      return emitOpError() << name << " must be " << rows << " x " << k / 32
+                           << " (one scale per 32 K values of each "
+                           << (name == "a_scale" ? "row of a" : "column of b")
+                           << "), got " << shapeText(t.getShape());
+    if (!isa_and_nonnull<DistributedLayoutAttr>(t.getEncoding())) {
+      InFlightDiagnostic d = emitOpError()
+                             << name << " must have a distributed layout "
+                                        "(Gluon's get_mfma_scale_layout), got ";
+      if (t.getEncoding())
+        d << t.getEncoding();
+      else
+        d << "none";
+      return d;
+    }
+  }
+  if (const TargetDesc *target = getEnclosingTarget(*this))
+    if (target->backend == "amd" && getCdnaVersion(target->arch) != 4)
+      return emitOpError() << "scaled mfma is a CDNA4 instruction; "
+                           << target->name << " does not have it";
   return success();
 }

@@ -58,6 +58,26 @@ const MfmaInstr *lookupMfma(unsigned version, unsigned m, unsigned n,
 std::string describeMfmaShapes(unsigned version, mlir::Type a, mlir::Type b,
                                mlir::Type acc);
 
+/// A scaled mfma form (CDNA4's v_mfma_scale_f32_*_f8f6f4): m x n x k with k
+/// counted in elements, every 32 K elements of a row sharing a scale.
+struct MfmaScaledInstr {
+  llvm::StringLiteral name;
+  unsigned m, n, k;
+};
+
+/// The scaled instruction of shape m x n x k on CDNA `version`; null if none.
+const MfmaScaledInstr *lookupMfmaScaled(unsigned version, unsigned m,
+                                        unsigned n, unsigned k);
+
+/// The instruction's format code for an operand format of Gluon's
+/// mfma_scaled ("e4m3" 0, "e5m2" 1, "e2m1" 4); nullopt for other names.
+std::optional<unsigned> getMfmaScaledFormat(llvm::StringRef format);
+
+/// K elements per byte of a tensor in `format` (2 for packed e2m1, else 1).
+inline unsigned getMfmaScaledPacking(llvm::StringRef format) {
+  return format == "e2m1" ? 2 : 1;
+}
+
 /// The CDNA version of an AMD chip's arch number (942 -> 3, 950 -> 4); 0
 /// for chips without mfma.
 unsigned getCdnaVersion(unsigned arch);

@@ -133,4 +133,40 @@ def TileAMD_MfmaOp : TileAMD_Op<"mfma", [Pure, AllTypesMatch<["c", "d"]>]> {
   let hasVerifier = 1;
 }
 
+def TileAMD_MfmaScaledOp : TileAMD_Op<"mfma_scaled",
+    [Pure, AllTypesMatch<["c", "d"]>]> {
+  let summary = "Scaled mfma (CDNA4): d = (a * 2^a_scale) @ (b * 2^b_scale) + c";
+  let description = [{
+    The microscaled product of gfx950's `v_mfma_scale_f32_16x16x128_f8f6f4`
+    and `v_mfma_scale_f32_32x32x64_f8f6f4`: `a` (M x K) and `b` (K x N) in
+    the OCP formats named by `aFormat` / `bFormat` (`e4m3`, `e5m2`: one
+    element per byte, as i8 bytes or float8e4nv / float8e5; `e2m1`: two
+    elements per byte, packed along K, lower nibble first, so the tensor is
+    M x K/2 or K/2 x N bytes). Each 32 consecutive K elements of a row of
+    `a` (a column of `b`) share one E8M0 scale byte (2^(s - 127)):
+    `aScale` is M x K/32, `bScale` N x K/32, both i8. `a` and `b` are in
+    `#tile_amd.dot_op` layouts over the accumulator's `#tile_amd.mfma`
+    (version 4, instrShape [16, 16, 128] or [32, 32, 64]) with kWidth 16;
+    the scales' layouts must put each scale in the lane the instruction
+    reads it from (Gluon's `get_mfma_scale_layout`), which the lowering
+    checks on their linear forms.
+
+    ```mlir
+    %d = tile_amd.mfma_scaled %a scale %as, %b scale %bs, %c
+        {aFormat = "e2m1", bFormat = "e4m3"}
+        : tensor<32x64xi8, #opA>, tensor<32x4xi8, #sa>, tensor<128x32xi8, #opB>,
+          tensor<32x4xi8, #sb> -> tensor<32x32xf32, #acc>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$aScale, Tile_Tensor:$b,
+                       Tile_Tensor:$bScale, Tile_Tensor:$c, StrAttr:$aFormat,
+                       StrAttr:$bFormat);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    $a `scale` $aScale `,` $b `scale` $bScale `,` $c attr-dict `:` type($a) `,`
+    type($aScale) `,` type($b) `,` type($bScale) `->` type($d)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif
