@@ -60,13 +60,12 @@ def test_scale_layout_puts_each_scale_where_the_instruction_reads_it(case):
     groups = WAVE // mdim
     held = set()
     for (w, lane), cs in got.items():
-        rows = {c[op] for c in acc_regs[(w, lane)]}  # the rows (op 0) / columns the warp owns
+        # The rows (op 0) / columns (op 1) of the accumulator warp w computes.
+        owned = {c[op] for l2 in range(WAVE) for c in acc_regs[(w, l2)]}
         for row, q in cs:
             assert row % mdim == lane % mdim and q % groups == lane // mdim, (w, lane, row, q)
-            assert row in {r for l2 in range(WAVE) for r in
-                           (c[op] for c in acc_regs[(w, l2)])}, (w, row)
+            assert row in owned, (w, row)
             held.add((row, q))
-        del rows
     assert held == set(itertools.product(range(mn), range(ks)))
 
 
