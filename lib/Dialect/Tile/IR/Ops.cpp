@@ -237,6 +237,11 @@ unsigned StoreOp::getMinIssuedInstructions() {
   for (Operation *user : getPtr().getUsers())
     if (user != getOperation() && isa<StoreOp>(user))
       return 0;
+  // Storing what was just loaded from the same pointers: LLVM may drop the
+  // store as a no-op.
+  if (auto load = getValue().getDefiningOp<LoadOp>())
+    if (load.getPtr() == getPtr())
+      return 0;
   if (Value mask = getMask()) {
     APInt one;
     if (!matchPattern(mask, m_ConstantInt(&one)) || one.isZero())
@@ -250,6 +255,10 @@ unsigned StoreOp::getMinIssuedInstructions() {
       return 0;
   return getMinVectorMemoryInstructions(getValue().getType());
 }
+
+Value StoreOp::getCountedPointers() { return getPtr(); }
+
+RankedTensorType StoreOp::getCountedType() { return getValue().getType(); }
 
 //===----------------------------------------------------------------------===//
 // reduce

@@ -76,7 +76,7 @@ int64_t kiln::tile::getMaxScratchRounds(Operation *op) {
          << getScratchRoundBits(layouts->first, layouts->second).size();
 }
 
-unsigned kiln::tile::getMinVectorMemoryInstructions(RankedTensorType type) {
+unsigned kiln::tile::getVectorMemoryBytes(RankedTensorType type) {
   FailureOr<LinearLayout> ll = getLinearLayout(type);
   if (failed(ll))
     return 0;
@@ -84,8 +84,11 @@ unsigned kiln::tile::getMinVectorMemoryInstructions(RankedTensorType type) {
   for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register))
     if (llvm::any_of(b, [](int32_t x) { return x != 0; }))
       distinct *= 2;
-  unsigned bytes = distinct * getElementBytes(type.getElementType());
-  return (bytes + 15) / 16;
+  return distinct * getElementBytes(type.getElementType());
+}
+
+unsigned kiln::tile::getMinVectorMemoryInstructions(RankedTensorType type) {
+  return (getVectorMemoryBytes(type) + 15) / 16;
 }
 
 unsigned kiln::tile::getElementBytes(Type t) {

@@ -16,12 +16,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Target/Targets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #include <limits>
 
@@ -211,10 +214,74 @@ private:
 /// so far and keep the smallest instruction count; loops are walked 0 to
 /// need+1 times and anything not understood ends the walk there (counting
 /// fewer instructions only makes the wait stricter).
+/// The kernel argument a pointer value comes from (through splat, addptr,
+/// broadcast, expand_dims, convert_layout, reshape), or null.
+Value pointerRoot(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto splat = dyn_cast<SplatOp>(def))
+      v = splat.getSrc();
+    else if (auto add = dyn_cast<AddPtrOp>(def))
+      v = add.getPtr();
+    else if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp, ReshapeOp>(def))
+      v = def->getOperand(0);
+    else
+      return Value();
+  }
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg || !isa_and_nonnull<FunctionOpInterface>(arg.getOwner()->getParentOp()) ||
+      !arg.getOwner()->isEntryBlock())
+    return Value();
+  return arg;
+}
+
+/// Counted ops whose instructions LLVM might merge with another counted
+/// op's. LLVM merges two accesses only when it proves them adjacent, which
+/// needs a common base, and only within straight-line code with nothing
+/// ordering memory between them: so two ops of the same kind in one stretch
+/// of a block (between waits, barriers and region ops) whose pointers come
+/// from the same kernel argument, or either from one the trace does not
+/// reach. An op inside a loop may also merge with itself once LLVM unrolls
+/// the loop. Such an op counts only its whole 16-byte chunks: a merged
+/// instruction moves at most 16 bytes a lane, so the ops together still issue
+/// at least the sum of those.
+llvm::DenseSet<Operation *> findMergeable(Operation *root) {
+  using Key = std::tuple<unsigned, OperationName, Value>;
+  llvm::DenseMap<Key, unsigned> perBase;
+  llvm::DenseMap<std::pair<unsigned, OperationName>, unsigned> perKind;
+  SmallVector<std::tuple<Operation *, unsigned, Value>> ops;
+  unsigned stretch = 0;
+  root->walk([&](Block *block) {
+    ++stretch;
+    for (Operation &op : *block) {
+      if (isa<AsyncWaitOp, BarrierOp>(op) || op.getNumRegions() > 0) {
+        ++stretch;
+        continue;
+      }
+      auto mem = dyn_cast<CountedMemoryOpInterface>(op);
+      if (!mem)
+        continue;
+      Value base = pointerRoot(mem.getCountedPointers());
+      ops.push_back({&op, stretch, base});
+      ++perBase[{stretch, op.getName(), base}];
+      ++perKind[{stretch, op.getName()}];
+    }
+  });
+  llvm::DenseSet<Operation *> mergeable;
+  for (auto [op, at, base] : ops) {
+    bool untraced = perBase.lookup({at, op->getName(), Value()}) > 0;
+    bool alone = base ? perBase.lookup({at, op->getName(), base}) == 1 && !untraced
+                      : perKind.lookup({at, op->getName()}) == 1;
+    if (!alone || op->getParentOfType<LoopLikeOpInterface>())
+      mergeable.insert(op);
+  }
+  return mergeable;
+}
+
 class InstructionCounter {
 public:
-  InstructionCounter(const TargetDesc *target, unsigned need)
-      : target(target), need(need) {}
+  InstructionCounter(const TargetDesc *target, unsigned need,
+                     const llvm::DenseSet<Operation *> &mergeable)
+      : target(target), need(need), mergeable(mergeable) {}
 
   int64_t countBefore(Operation *wait) {
     States s(need, kInf);
@@ -245,8 +312,11 @@ private:
       unsigned w = 0;
       if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
         w = getAsyncCopyInstructions(copy, target);
-      else if (auto mem = dyn_cast<CountedMemoryOpInterface>(op))
+      else if (auto mem = dyn_cast<CountedMemoryOpInterface>(op)) {
         w = mem.getMinIssuedInstructions();
+        if (w && mergeable.contains(op))
+          w = getVectorMemoryBytes(mem.getCountedType()) / 16;
+      }
       it = weights.try_emplace(op, w).first;
     }
     return it->second;
@@ -317,6 +387,7 @@ private:
 
   const TargetDesc *target;
   unsigned need;
+  const llvm::DenseSet<Operation *> &mergeable;
   int64_t finished = kInf;
   DenseMap<Operation *, unsigned> weights;
 };
@@ -331,6 +402,7 @@ struct InsertWaitCounts
     // gets its instruction count too. (An unknown target name is the
     // allocation pass's error to report.)
     const TargetDesc *option = target.empty() ? nullptr : lookupTarget(target);
+    llvm::DenseSet<Operation *> mergeable = findMergeable(getOperation());
     getOperation().walk([&](AsyncWaitOp wait) {
       const TargetDesc *target = option ? option : getEnclosingTarget(wait);
       if (!target || !target->asyncWaitCountsInstructions || !wait.getNum() ||
@@ -338,7 +410,8 @@ struct InsertWaitCounts
         return;
       // Stopping at the 65th group back can only count fewer instructions
       // (a stricter wait), and keeps a huge user count from sizing the walk.
-      InstructionCounter counter(target, std::min<uint32_t>(*wait.getNum(), 64) + 1);
+      InstructionCounter counter(target, std::min<uint32_t>(*wait.getNum(), 64) + 1,
+                                 mergeable);
       int64_t n = std::min<int64_t>(counter.countBefore(wait), 1 << 30);
       // A count the hardware field cannot wait for becomes the largest one
       // that still waits (stricter, never looser).

@@ -136,6 +136,30 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     %w4 = tile.async_wait tokens %g4
     return
   }
+
+  // LLVM merges the stores of two ops when it proves their addresses
+  // adjacent (4 floats at p + 4 i + j, j = 0..3, become one 16-byte store),
+  // which needs a common base: stores whose pointers come from the same
+  // argument count only their whole 16-byte chunks (1 float a thread: 0),
+  // a store alone on its argument counts its instructions (1).
+  // CHECK-LABEL: func.func @merge_classes
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 1 : i32, num = 0 : i32}
+  func.func @merge_classes(%p1: !p1, %a: !m1, %base: !tile.ptr<f32>, %other: !tile.ptr<f32>,
+                           %o: tensor<256xi32, #l>, %v: tensor<256xf32, #l>) {
+    %c0 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    %s = tile.splat %base : tensor<256x!tile.ptr<f32>, #l>
+    %x = tile.addptr %s, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %one = arith.constant dense<1> : tensor<256xi32, #l>
+    %y = tile.addptr %x, %one : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    tile.store %x, %v : tensor<256x!tile.ptr<f32>, #l>
+    tile.store %y, %v : tensor<256x!tile.ptr<f32>, #l>
+    %t = tile.splat %other : tensor<256x!tile.ptr<f32>, #l>
+    %z = tile.addptr %t, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    tile.store %z, %v : tensor<256x!tile.ptr<f32>, #l>
+    %w = tile.async_wait tokens %g0
+    return
+  }
 }
 
 // -----

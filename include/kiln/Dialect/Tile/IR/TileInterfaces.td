@@ -49,8 +49,18 @@ def Tile_CountedMemoryOpInterface : OpInterface<"CountedMemoryOpInterface"> {
     between a copy and its wait on targets whose wait counts instructions.
   }];
   let methods = [
-    InterfaceMethod<"The fewest memory instructions one thread issues.",
+    InterfaceMethod<[{The fewest memory instructions one thread issues, as
+      long as LLVM cannot merge them with another op's (see
+      getCountedPointers).}],
       "unsigned", "getMinIssuedInstructions", (ins)>,
+    InterfaceMethod<[{The pointers it accesses through: a tensor of
+      pointers, or a scalar base. LLVM merges the instructions of two ops of
+      the same kind only when it proves their addresses adjacent, which needs
+      a common base; tile-insert-wait-counts traces this value to a kernel
+      argument to tell ops that cannot merge apart.}],
+      "::mlir::Value", "getCountedPointers", (ins)>,
+    InterfaceMethod<"The tensor of the data it moves.",
+      "::mlir::RankedTensorType", "getCountedType", (ins)>,
   ];
 }
 

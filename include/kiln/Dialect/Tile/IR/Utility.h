@@ -53,6 +53,10 @@ unsigned getElementBytes(mlir::Type elementType);
 /// count instructions; 0 if the type has no layout.
 unsigned getMinVectorMemoryInstructions(mlir::RankedTensorType type);
 
+/// Bytes of the distinct elements of `type` one thread holds; 0 if the type
+/// has no layout.
+unsigned getVectorMemoryBytes(mlir::RankedTensorType type);
+
 /// Number of warp bits whose basis moves along `axis` in a reduction. Fails
 /// when a lane or warp basis mixes `axis` with other dimensions (a layout
 /// the reduction lowering does not handle).

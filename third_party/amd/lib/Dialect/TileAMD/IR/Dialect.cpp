@@ -114,6 +114,10 @@ unsigned BufferLoadOp::getMinIssuedInstructions() {
   return getMinVectorMemoryInstructions(getResult().getType());
 }
 
+Value BufferLoadOp::getCountedPointers() { return getPtr(); }
+
+RankedTensorType BufferLoadOp::getCountedType() { return getResult().getType(); }
+
 LogicalResult BufferStoreOp::verify() {
   return verifyBufferOperands(*this, getPtr().getType(), getOffsets().getType(),
                               getValue().getType(), "value", getMask(),
@@ -121,8 +125,22 @@ LogicalResult BufferStoreOp::verify() {
 }
 
 unsigned BufferStoreOp::getMinIssuedInstructions() {
+  // Another store to the same addresses: LLVM may delete one as dead.
+  for (Operation *user : getOffsets().getUsers())
+    if (auto other = dyn_cast<BufferStoreOp>(user))
+      if (other != *this && other.getPtr() == getPtr())
+        return 0;
+  // Storing what was just loaded from the same addresses: LLVM may drop the
+  // store as a no-op.
+  if (auto load = getValue().getDefiningOp<BufferLoadOp>())
+    if (load.getPtr() == getPtr() && load.getOffsets() == getOffsets())
+      return 0;
   return getMinVectorMemoryInstructions(getValue().getType());
 }
+
+Value BufferStoreOp::getCountedPointers() { return getPtr(); }
+
+RankedTensorType BufferStoreOp::getCountedType() { return getValue().getType(); }
 
 RankedTensorType BufferLoadToLocalOp::getPointerType() {
   RankedTensorType offsets = getOffsets().getType();
