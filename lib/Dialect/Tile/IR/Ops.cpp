@@ -258,6 +258,8 @@ unsigned StoreOp::getMinIssuedInstructions() {
 
 Value StoreOp::getCountedPointers() { return getPtr(); }
 
+Value StoreOp::getCountedAddresses() { return getPtr(); }
+
 RankedTensorType StoreOp::getCountedType() { return getValue().getType(); }
 
 //===----------------------------------------------------------------------===//

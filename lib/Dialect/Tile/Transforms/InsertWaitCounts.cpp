@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
@@ -316,6 +317,13 @@ private:
         w = mem.getMinIssuedInstructions();
         if (w && mergeable.contains(op))
           w = getVectorMemoryBytes(mem.getCountedType()) / 16;
+        // Elements whose addresses the axis analysis finds equal: LLVM may
+        // keep only the last store to each address.
+        if (w > 1) {
+          AxisInfo info = axis.get(mem.getCountedAddresses());
+          if (llvm::any_of(info.constancy, [](int64_t k) { return k > 1; }))
+            w = 1;
+        }
       }
       it = weights.try_emplace(op, w).first;
     }
@@ -388,6 +396,7 @@ private:
   const TargetDesc *target;
   unsigned need;
   const llvm::DenseSet<Operation *> &mergeable;
+  AxisInfoAnalysis axis;
   int64_t finished = kInf;
   DenseMap<Operation *, unsigned> weights;
 };

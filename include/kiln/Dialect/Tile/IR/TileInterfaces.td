@@ -61,6 +61,11 @@ def Tile_CountedMemoryOpInterface : OpInterface<"CountedMemoryOpInterface"> {
       "::mlir::Value", "getCountedPointers", (ins)>,
     InterfaceMethod<"The tensor of the data it moves.",
       "::mlir::RankedTensorType", "getCountedType", (ins)>,
+    InterfaceMethod<[{Each element's address as a tensor the axis analysis
+      reads: pointers, or element offsets from the scalar base. Registers
+      whose addresses may coincide (constancy) may be deleted as dead by LLVM
+      except the last, so they count at most once.}],
+      "::mlir::Value", "getCountedAddresses", (ins)>,
   ];
 }
 

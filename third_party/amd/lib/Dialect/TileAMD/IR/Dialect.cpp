@@ -110,11 +110,13 @@ LogicalResult BufferLoadOp::verify() {
                               getOther(), getCache(), /*isStore=*/false);
 }
 
-unsigned BufferLoadOp::getMinIssuedInstructions() {
-  return getMinVectorMemoryInstructions(getResult().getType());
-}
+// A load is not pinned: LLVM deletes the loads of registers whose values end
+// up unused and merges identical loads, so it may issue none.
+unsigned BufferLoadOp::getMinIssuedInstructions() { return 0; }
 
 Value BufferLoadOp::getCountedPointers() { return getPtr(); }
+
+Value BufferLoadOp::getCountedAddresses() { return getOffsets(); }
 
 RankedTensorType BufferLoadOp::getCountedType() { return getResult().getType(); }
 
@@ -139,6 +141,8 @@ unsigned BufferStoreOp::getMinIssuedInstructions() {
 }
 
 Value BufferStoreOp::getCountedPointers() { return getPtr(); }
+
+Value BufferStoreOp::getCountedAddresses() { return getOffsets(); }
 
 RankedTensorType BufferStoreOp::getCountedType() { return getValue().getType(); }
 
