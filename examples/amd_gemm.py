@@ -150,9 +150,13 @@ def config(target, BM=128, BN=128, BK=32, num_warps=4, transposed=True):
     return dict(BM=BM, BN=BN, BK=BK, ACC=acc, KW=kw, VEC=vec, num_warps=num_warps)
 
 
-SIG = {"a_ptr": "*fp16:16", "b_ptr": "*fp16:16", "c_ptr": "*fp16:16", "bias_ptr": "*fp32:16",
-       "M": "i32", "N": "i32:16", "K": "i32:16", "stride_am": "i32:16", "stride_bk": "i32:16",
-       "stride_cm": "i32:16"}
+# ":range32": tensors under 2 GiB, as a launch specializes them (kiln.jit does so for any such
+# tensor on these targets). The pipeliner's copies of A and B then go through buffer resources:
+# their offsets come from the strides, which no analysis can bound, and without the marker the
+# loop would wait for all loads (vmcnt(0)).
+SIG = {"a_ptr": "*fp16:16:range32", "b_ptr": "*fp16:16:range32", "c_ptr": "*fp16:16:range32",
+       "bias_ptr": "*fp32:16:range32", "M": "i32", "N": "i32:16", "K": "i32:16",
+       "stride_am": "i32:16", "stride_bk": "i32:16", "stride_cm": "i32:16"}
 
 
 def compile_gemm(form, target, stages=3, relu=True, **kw):

@@ -220,6 +220,7 @@ json::Value knownTargets() {
         {"max_vector_bytes", int64_t(t->maxVectorBytes)},
         {"max_threads_per_block", int64_t(t->maxThreadsPerBlock)},
         {"arch", int64_t(t->arch)},
+        {"pointer_range_bytes", t->pointerRangeBytes},
         {"assembly", backend->getAssemblyName().str()},
         {"binary", backend->getBinaryName().str()},
         {"assembly_loadable", backend->isAssemblyLoadable()},

@@ -2,6 +2,10 @@
 
 Like Triton: an integer argument equal to 1 becomes a constexpr, integers divisible by 16 and
 pointers aligned to 16 bytes get ``tile.divisibility = 16``; ``do_not_specialize`` opts out.
+On targets whose table row has ``pointer_range_bytes`` (loads through 32-bit offsets), a
+tensor whose storage spans at most that many bytes gets ``":range32"``
+(``tile.pointer_range = 32``: the kernel's accesses through it fit 32-bit offsets, as
+Triton's ``tt.pointer_range``); the contract is that the kernel stays inside the tensor.
 """
 
 from __future__ import annotations
@@ -11,7 +15,8 @@ import functools
 from typing import Dict
 
 from .compiler.cache import mangle_value
-from .compiler.compiler import check_num_ctas, compile as _compile, type_name
+from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
+                                target_info, type_name)
 from .compiler.errors import InvalidOption
 from .compiler.function import KernelFunction
 from .language import _core as core
@@ -65,6 +70,30 @@ def _pointer_annotation(ann, fn):
 
 
 _DTYPE_NAMES: Dict[object, str] = {}
+# target -> its table's pointer_range_bytes (0: no pointer-range specialization).
+_RANGE_BYTES: Dict[str, int] = {}
+
+
+def _pointer_range_bytes(target: str) -> int:
+    limit = _RANGE_BYTES.get(target)
+    if limit is None:
+        limit = _RANGE_BYTES[target] = int(target_info(target).get("pointer_range_bytes") or 0)
+    return limit
+
+
+def _storage_bytes(value):
+    """As kiln.runtime.launcher.storage_bytes (which checks it at launch): torch's
+    untyped_storage().size(), else nbytes, else None."""
+    storage = getattr(value, "untyped_storage", None)
+    size = storage().size() if storage is not None else getattr(value, "nbytes", None)
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
+def _range_suffix(value, range_bytes) -> str:
+    if not range_bytes:
+        return ""
+    size = _storage_bytes(value)
+    return f":{POINTER_RANGE_MARKER}" if size is not None and size <= range_bytes else ""
 
 
 def _pointer_dtype_name(value) -> str:
@@ -102,6 +131,8 @@ class JITFunction(KernelFunction):
         self._pointer_annotations = None
         self._param_set = frozenset(self.arg_names)
         self._kernels: Dict[tuple, list] = {}
+        # The pointer_range_bytes of the targets compiled for (warm launches key on them).
+        self._range_limits = ()
         # Warm launches: a cheap key of the arguments -> the _kernels entry it selects.
         self._launches: Dict[tuple, list] = {}
 
@@ -151,14 +182,15 @@ class JITFunction(KernelFunction):
             return None
         return ({n: given[n] for n in names} if kwargs else given), options
 
-    def specialize(self, arguments: dict):
-        """-> (signature, constexprs, runtime argument names, in-memory key part)."""
+    def specialize(self, arguments: dict, pointer_range_bytes: int = 0):
+        """-> (signature, constexprs, runtime argument names, in-memory key part).
+        ``pointer_range_bytes``: the target's (0: no ``":range32"``)."""
         signature, constexprs, runtime, key = {}, {}, [], []
         for name, value in arguments.items():
             if name in self.constexpr_names:
                 kind, v = "constexpr", core._unwrap(value)
             else:
-                kind, v = self._specialize_arg(name, value)
+                kind, v = self._specialize_arg(name, value, pointer_range_bytes)
             if kind == "constexpr":
                 constexprs[name] = v
                 key.append((name, "c", _mangle(v)))
@@ -178,7 +210,7 @@ class JITFunction(KernelFunction):
                     self._pointer_annotations[n] = ty
         return self._pointer_annotations
 
-    def _specialize_pointer(self, name, value, ptr, align):
+    def _specialize_pointer(self, name, value, ptr, align, range_bytes=0):
         """An argument annotated as a pointer: a tensor (``data_ptr()``) or an integer
         address."""
         if ptr.address_space != 1:
@@ -192,9 +224,11 @@ class JITFunction(KernelFunction):
                 raise TypeError(f"argument {name!r} is annotated *{elem.name} but got a "
                                 f"tensor of {got.name}")
             address = value.data_ptr()
+            ranged = _range_suffix(value, range_bytes)
         elif isinstance(value, int) and not isinstance(value, bool) or (
                 not isinstance(value, (bool, float)) and hasattr(value, "__index__")):
             address = value.__index__()
+            ranged = ""  # an address has no size
             if not 0 <= address < 2**64:
                 raise ValueError(f"argument {name!r}: address {address} is not a 64-bit "
                                  f"unsigned integer")
@@ -202,10 +236,13 @@ class JITFunction(KernelFunction):
             raise TypeError(f"argument {name!r} is annotated *{elem.name}: pass a tensor (an "
                             f"object with data_ptr()) or an integer device address, got "
                             f"{type(value).__name__}")
-        return ("runtime", type_name(ptr) + (":16" if align and address % 16 == 0 else ""))
+        return ("runtime", type_name(ptr) + (":16" if align and address % 16 == 0 else "") +
+                ranged)
 
-    def _specialize_arg(self, name, value):
+    def _specialize_arg(self, name, value, range_bytes=0):
         specialize = name not in self.do_not_specialize
+        if not specialize:
+            range_bytes = 0
         align = specialize and name not in self.do_not_specialize_on_alignment
         value = core._unwrap(value)
         if isinstance(value, core.tensor_descriptor_type):  # warmup with a type
@@ -218,7 +255,8 @@ class JITFunction(KernelFunction):
         if data_ptr is not None and not isinstance(value, str) and \
                 name not in self.pointer_params():
             ty = "*" + _pointer_dtype_name(value)
-            return ("runtime", ty + (":16" if align and data_ptr() % 16 == 0 else ""))
+            return ("runtime", ty + (":16" if align and data_ptr() % 16 == 0 else "") +
+                    _range_suffix(value, range_bytes))
         if isinstance(value, str):  # a type string (warmup without real arguments)?
             try:
                 core.dtype_from_name(value.partition(":")[0])
@@ -230,7 +268,7 @@ class JITFunction(KernelFunction):
             return ("constexpr", value)
         ptr = self.pointer_params().get(name)
         if ptr is not None:
-            return self._specialize_pointer(name, value, ptr, align)
+            return self._specialize_pointer(name, value, ptr, align, range_bytes)
         if not isinstance(value, (bool, int, float)) and not hasattr(value, "data_ptr"):
             if hasattr(value, "__index__"):  # numpy / torch integer scalars
                 value = value.__index__()
@@ -255,7 +293,8 @@ class JITFunction(KernelFunction):
             return ("runtime", "fp32")
         if hasattr(value, "data_ptr"):
             ty = "*" + _pointer_dtype_name(value)
-            return ("runtime", ty + (":16" if align and value.data_ptr() % 16 == 0 else ""))
+            return ("runtime", ty + (":16" if align and value.data_ptr() % 16 == 0 else "") +
+                    _range_suffix(value, range_bytes))
         raise TypeError(f"argument {name!r}: unsupported kernel argument of type "
                         f"{type(value).__name__}")
 
@@ -281,7 +320,10 @@ class JITFunction(KernelFunction):
             target = _target_name(driver.current_target())
         num_ctas = options.get("num_ctas", 1)
         maxnreg = options.get("maxnreg")
-        signature, constexprs, runtime, key = self.specialize(arguments)
+        range_bytes = _pointer_range_bytes(target)
+        if range_bytes and range_bytes not in self._range_limits:
+            self._range_limits = tuple(sorted(self._range_limits + (range_bytes,)))
+        signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
         mem_key = (key, num_warps, target, num_ctas, maxnreg)
         entry = self._kernels.get(mem_key)
         if entry is None:
@@ -325,7 +367,12 @@ class JITFunction(KernelFunction):
                 data_ptr = getattr(value, "data_ptr", None)
                 if data_ptr is None or name in pointers:
                     return None
-                parts.append((kind, getattr(value, "dtype", None), data_ptr() % 16 == 0))
+                part = (kind, getattr(value, "dtype", None), data_ptr() % 16 == 0)
+                if self._range_limits:  # which ':range32' limits the tensor fits
+                    size = _storage_bytes(value)
+                    part += tuple(size is not None and size <= limit
+                                  for limit in self._range_limits)
+                parts.append(part)
         key = tuple(parts)
         try:
             hash(key)

@@ -120,8 +120,10 @@ def test_a_loop_left_alone_says_why_at_the_users_line():
 
 
 def test_amd_stream_becomes_direct_to_lds():
-    # gfx950 copies 16 bytes per lane straight into LDS.
-    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+    # gfx950 copies 16 bytes per lane straight into LDS (through a buffer resource: the
+    # tensors are under 2 GiB, ':range32', as a launch specializes them).
+    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16:range32",
+                                                "out_ptr": "*fp32:16:range32",
                                                 "R": "i32", "C": "i32", "stride_r": "i32"},
                      dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64),
                      target="hip:gfx950", num_warps=4)
@@ -158,9 +160,13 @@ def test_amd_ring_waits_exactly(target, vec, per_iteration):
     (tile-amd-pipeline-buffer-copies), so every wave issues them and the loop's wait is
     exact: the 2 iterations issued after the awaited one stay in flight (16 dword copies
     per iteration on gfx942, 4 dwordx4 on gfx950), no vmcnt(0) in the loop; the independent
-    checker (third_party/amd/tools/amdgcn_waits.py) finds no violation and slack 0."""
+    checker (third_party/amd/tools/amdgcn_waits.py) finds no violation and slack 0. The
+    offsets come from a stride argument, so only the ':range32' marker (tensors under 2 GiB,
+    as kiln.jit specializes them at launch) lets the copies use buffer resources
+    (test_amd_pointer_range.py: without it the loop waits with vmcnt(0))."""
     import amdgcn_waits as aw
-    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+    k = kiln.compile(pipelined.row_sum_kernel, {"x_ptr": "*fp32:16:range32",
+                                                "out_ptr": "*fp32:16:range32",
                                                 "R": "i32", "C": "i32", "stride_r": "i32"},
                      dict(BR=16, BC=256, STAGES=3, num_warps=4, WARP=64, VEC=vec),
                      target=target, num_warps=4)

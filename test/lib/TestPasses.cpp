@@ -4,6 +4,7 @@
 
 void kiln::registerTestPasses() {
   registerTestAxisInfoPass();
+  registerTestIntRangesPass();
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();
   registerTestAsyncRaceOraclePass();

@@ -11,6 +11,9 @@ namespace kiln {
 /// `test-print-axis-info`: every integer and pointer value's claims as
 /// remarks (for lit and the soundness test).
 void registerTestAxisInfoPass();
+/// `test-print-int-ranges`: every integer value's signed range as remarks
+/// (for lit and the range soundness test).
+void registerTestIntRangesPass();
 /// `test-print-linear-layout`: C++'s linear form of every tensor layout and
 /// the classification of layout moves (for the Python/C++ differential
 /// test).

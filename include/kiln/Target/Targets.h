@@ -69,6 +69,12 @@ struct TargetDesc {
   /// around the copy). Not where a wave that issues no copy would break the
   /// instruction counts of waits.
   bool asyncCopyBroadcastLanes = true;
+  /// Where non-zero: the chip has loads that address one base plus 32-bit
+  /// unsigned byte offsets and read zeros from this many bytes on. A kernel
+  /// pointer argument whose tensor spans at most this many bytes is
+  /// specialized `tile.pointer_range = 32` at launch (signature marker
+  /// ":range32"), which lets copies through it take that form.
+  int64_t pointerRangeBytes = 0;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

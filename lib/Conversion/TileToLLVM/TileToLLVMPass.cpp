@@ -232,6 +232,11 @@ void markKernels(ModuleOp module, const TargetInfo &target,
         func.removeArgAttr(i, StringAttr::get(ctx, kTensorDescArg));
         target.markTensorDescParam(func, i);
       }
+      // The pointer range was for the passes before (buffer resources); LLVM
+      // has no attribute for it.
+      func.removeArgAttr(
+          i, StringAttr::get(
+                 ctx, TileDialect::PointerRangeAttrHelper::getNameStr()));
       auto div = func.getArgAttrOfType<IntegerAttr>(
           i, TileDialect::DivisibilityAttrHelper::getNameStr());
       if (!div)

@@ -169,8 +169,8 @@ class CodeGenerator:
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
                  warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None):
-        """``params`` maps every argument name to ``("runtime", type, divisibility)`` or
-        ``("constexpr", value)``."""
+        """``params`` maps every argument name to ``("runtime", type, divisibility,
+        pointer_range)`` or ``("constexpr", value)``."""
         self.fn = fn
         self.maxnreg = maxnreg
         self.params = params
@@ -242,12 +242,15 @@ class CodeGenerator:
             if kind[0] == "constexpr":
                 frame.scope[arg.arg] = constexpr(kind[1])
                 continue
-            _, ty, div = kind
+            ty, div = kind[1], kind[2]
+            prange = kind[3] if len(kind) > 3 else None
             ssa = f"%{arg.arg}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.arg) \
                 else f"%arg{len(args)}"
             make_value = getattr(ty, "make_value", None)
             frame.scope[arg.arg] = make_value(ssa) if make_value else tensor(ssa, ty)
-            attrs = f" {{tile.divisibility = {div} : i32}}" if div else ""
+            attrs = ", ".join(([f"tile.divisibility = {div} : i32"] if div else []) +
+                              ([f"tile.pointer_range = {prange} : i32"] if prange else []))
+            attrs = f" {{{attrs}}}" if attrs else ""
             loc = loc_text(*src.position(arg))
             args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc}")
             if isinstance(ty, kl.tensor_descriptor_type):

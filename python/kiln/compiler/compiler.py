@@ -106,12 +106,22 @@ def type_name(ty) -> str:
     return core.signature_name(ty)
 
 
+#: The signature marker of a pointer argument whose tensor is small enough for 32-bit byte
+#: offsets (``"*fp16:range32"``, ``"*fp16:16:range32"``): the kernel's argument gets
+#: ``tile.pointer_range = 32``. The launcher adds it, on targets whose table row has a
+#: ``pointer_range_bytes``, to a tensor whose storage spans at most that many bytes; the
+#: contract is that the kernel only accesses bytes inside the tensor.
+POINTER_RANGE_MARKER = "range32"
+
+
 def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict] = None):
     """-> ``params`` for the code generator: every argument name mapped to
-    ``("runtime", type, divisibility)`` or ``("constexpr", value)``.
+    ``("runtime", type, divisibility, pointer_range)`` or ``("constexpr", value)``.
 
     ``signature`` gives the runtime arguments' types as strings (``"*fp32"``, ``"i32"``; a
-    ``":16"`` suffix declares divisibility by 16) or dtype objects."""
+    ``":16"`` suffix declares divisibility by 16, ``":range32"`` on a pointer that every
+    access through it stays within its tensor of under 2 GiB (``POINTER_RANGE_MARKER``);
+    both may be given, ``"*fp32:16:range32"``) or dtype objects."""
     signature = dict(signature or {})
     constexprs = dict(constexprs or {})
     names = list(fn.signature.parameters)
@@ -129,14 +139,19 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
                 raise TypeError(f"argument {name!r} of {fn.__name__}() is a constexpr; pass "
                                 f"its value in constexprs")
             spec = signature[name]
-            div = None
+            div = prange = None
             if isinstance(spec, str):
-                text, _, suffix = spec.partition(":")
-                if suffix:
-                    if suffix.strip() not in ("16",):
+                text, *suffixes = spec.split(":")
+                for suffix in suffixes:
+                    if suffix.strip() == "16" and div is None:
+                        div = 16
+                    elif suffix.strip() == POINTER_RANGE_MARKER and prange is None:
+                        prange = 32
+                    else:
                         raise ValueError(f"argument {name!r}: unsupported specialization "
-                                         f"{suffix!r} (only ':16' is supported)")
-                    div = 16
+                                         f"{suffix!r} in {spec!r} (':16' and "
+                                         f"':{POINTER_RANGE_MARKER}' are supported, each "
+                                         f"once)")
                 try:
                     ty = core.dtype_from_name(text)
                 except ValueError as e:
@@ -155,7 +170,10 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
             if div and not (ty.is_ptr() or (ty.is_int() and not ty.is_bool())):
                 raise ValueError(f"argument {name!r}: divisibility applies to integers and "
                                  f"pointers, not {type_name(ty)}")
-            params[name] = ("runtime", ty, div)
+            if prange and not ty.is_ptr():
+                raise ValueError(f"argument {name!r}: ':{POINTER_RANGE_MARKER}' applies to "
+                                 f"pointers, not {type_name(ty)}")
+            params[name] = ("runtime", ty, div, prange)
         elif p.default is not inspect.Parameter.empty and name in fn.constexpr_names:
             params[name] = ("constexpr", core._unwrap(p.default))
         elif name in fn.constexpr_names:
@@ -386,6 +404,8 @@ def valid_payload(payload) -> bool:
             return False
         if "divisibility" in p and not _is_int(p["divisibility"], 1):
             return False
+        if "pointer_range_bytes" in p and not _is_int(p["pointer_range_bytes"], 1):
+            return False
     return True
 
 
@@ -401,7 +421,7 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
             spelled = ty.mangle() if isinstance(ty, core.tensor_descriptor_type) \
                 else type_name(ty)
             spec.append([name, spelled + (f"@{space}" if space != 1 else ""),
-                         kind[2] or 0])
+                         kind[2] or 0] + ([kind[3]] if len(kind) > 3 and kind[3] else []))
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
              **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
@@ -540,6 +560,11 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
+    for name, kind in params.items():
+        if kind[0] == "runtime" and kind[3] and not info.get("pointer_range_bytes"):
+            raise ValueError(f"argument {name!r}: ':{POINTER_RANGE_MARKER}' specializes "
+                             f"pointers for loads with 32-bit offsets, which {target} does "
+                             f"not have")
     disk = None
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
                     maxnreg)
@@ -618,6 +643,9 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
                 entry.update(kind[1].param_spec())
             if kind[2]:
                 entry["divisibility"] = kind[2]
+            if len(kind) > 3 and kind[3]:
+                # What the launcher checks each tensor passed here against.
+                entry["pointer_range_bytes"] = int(info["pointer_range_bytes"])
             runtime_params.append(entry)
     metadata = {
         **({"image": image} if image else {}),

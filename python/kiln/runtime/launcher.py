@@ -54,6 +54,18 @@ def default_stream():
     return torch.cuda.current_stream().cuda_stream
 
 
+def storage_bytes(arg):
+    """Bytes of the memory a tensor-like argument lives in (torch's untyped_storage().size(),
+    else its nbytes), or None where it does not say. (kiln.jit reads it the same way to
+    specialize ':range32'.)"""
+    storage = getattr(arg, "untyped_storage", None)
+    if storage is not None:
+        size = storage().size()
+    else:
+        size = getattr(arg, "nbytes", None)
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
+
+
 def _pointer(arg, param_name):
     """A device address from an int, None (null) or a tensor-like object."""
     if arg is None or type(arg) is int:
@@ -189,10 +201,12 @@ class LoadedKernel:
                     self._descs[i] = tensordesc_spec(p)
                 except ValueError as e:
                     raise KilnRuntimeError(f"kernel {self.name!r}: {e}") from None
-        # Per parameter, what prepare_args does with its argument: (kind, name, divisibility).
+        # Per parameter, what prepare_args does with its argument: (kind, name, divisibility,
+        # the most bytes a pointer's tensor may span).
         self._plan = tuple(
             (_POINTER if p["type"].startswith("*") else _DESC if i in self._descs else _VALUE,
-             p["name"], p.get("divisibility")) for i, p in enumerate(self.params))
+             p["name"], p.get("divisibility"), p.get("pointer_range_bytes"))
+            for i, p in enumerate(self.params))
         # The kernel's arguments: a descriptor's shape (i32) and strides (i64) follow it.
         self.arg_types, self._arg_param = [], []
         for i, p in enumerate(self.params):
@@ -225,8 +239,11 @@ class LoadedKernel:
                 f"kernel {self.name!r} takes {len(self.params)} arguments "
                 f"({self._signature()}), got {len(args)}")
         out = []
-        for i, ((kind, name, divisibility), arg) in enumerate(zip(self._plan, args)):
+        for i, ((kind, name, divisibility, range_bytes), arg) in enumerate(
+                zip(self._plan, args)):
             if kind == _POINTER:
+                if range_bytes and type(arg) is not int and arg is not None:
+                    self._check_pointer_range(arg, name, range_bytes)
                 arg = _pointer(arg, name)
             elif kind == _DESC:
                 spec_id = getattr(arg, "_spec_id", None)
@@ -256,6 +273,17 @@ class LoadedKernel:
                     f"assuming it is")
             out.append(arg)
         return out
+
+    def _check_pointer_range(self, arg, name, limit):
+        """The kernel addresses this argument with 32-bit offsets (``":range32"``, its
+        loads read zeros past ``limit`` bytes): refuse a tensor that spans more. An address
+        passed as an integer has no size to check; the caller vouches for it."""
+        size = storage_bytes(arg)
+        if size is not None and size > limit:
+            raise ValueError(
+                f"argument {name!r} spans {size} bytes, but kernel {self.name!r} was "
+                f"compiled for tensors of at most {limit} bytes there (':range32', 32-bit "
+                f"offsets); compile it without ':range32' for this tensor")
 
     def _ensure_loaded(self):
         if self._function is not None:

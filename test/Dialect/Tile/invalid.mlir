@@ -1015,6 +1015,16 @@ func.func @divisibility_not_pow2(%a: i32, %p: !tile.ptr<f32> {tile.divisibility 
 // expected-error @+1 {{unknown tile argument attribute 'tile.bogus'}}
 func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.bogus}) { return }
 
+// -----
+
+// expected-error @+1 {{'tile.pointer_range' is 32 (offsets within 2^31 - 2 bytes) on pointer arguments}}
+func.func @pointer_range_not_32(%p: !tile.ptr<f32> {tile.pointer_range = 64 : i32}) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.pointer_range' is 32 (offsets within 2^31 - 2 bytes) on pointer arguments}}
+func.func @pointer_range_on_integer(%n: i32 {tile.pointer_range = 32 : i32}) { return }
+
 //===----------------------------------------------------------------------===//
 // threads_per_warp is checked on its own
 //===----------------------------------------------------------------------===//

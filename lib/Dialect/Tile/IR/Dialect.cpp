@@ -409,6 +409,16 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                << "!tile.tensordesc arguments";
     return success();
   }
+  if (name == PointerRangeAttrHelper::getNameStr()) {
+    auto func = dyn_cast<FunctionOpInterface>(op);
+    auto range = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!range || range.getInt() != 32 || !func ||
+        argIndex >= func.getNumArguments() ||
+        !isa<PointerType>(func.getArgumentTypes()[argIndex]))
+      return op->emitOpError() << "'" << name << "' is 32 (offsets within "
+                               << "2^31 - 2 bytes) on pointer arguments";
+    return success();
+  }
   if (name != DivisibilityAttrHelper::getNameStr())
     return op->emitOpError()
            << "unknown tile argument attribute '" << name << "'";

@@ -95,15 +95,20 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 // ordering the whole wave, largest wait count that waits (gfx9's vmcnt is 6
 // bits, and vmcnt(63) waits for nothing: LLVM's SIInsertWaitcnts also stops
 // at the field's maximum minus one)
+// What a buffer resource covers (BufferOpToLLVM.cpp's num_records).
+constexpr int64_t kBufferResourceBytes = 0x7FFFFFFE;
+
 const TargetDesc kTargets[] = {
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
      1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
-     /*asyncCopyBroadcastLanes=*/false},
+     /*asyncCopyBroadcastLanes=*/false,
+     /*pointerRangeBytes=*/kBufferResourceBytes},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
      1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
-     /*asyncCopyBroadcastLanes=*/false},
+     /*asyncCopyBroadcastLanes=*/false,
+     /*pointerRangeBytes=*/kBufferResourceBytes},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

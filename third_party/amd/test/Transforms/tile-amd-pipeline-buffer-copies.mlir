@@ -1,6 +1,6 @@
-// RUN: kiln-opt %s --tile-amd-pipeline-buffer-copies | FileCheck %s
-// RUN: kiln-opt %s --tile-amd-pipeline-buffer-copies --tile-insert-wait-counts | FileCheck %s --check-prefix=WAIT
-// RUN: kiln-opt %s --tile-insert-wait-counts | FileCheck %s --check-prefix=GENERIC
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics --tile-amd-pipeline-buffer-copies | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -verify-diagnostics --tile-amd-pipeline-buffer-copies --tile-insert-wait-counts | FileCheck %s --check-prefix=WAIT
+// RUN: kiln-opt %s -split-input-file --tile-insert-wait-counts 2>/dev/null | FileCheck %s --check-prefix=GENERIC
 
 // examples/pipelined.py's row_sum_kernel for gfx950 (3 stages, 16-byte
 // direct-to-LDS copies) after tile-pipeline-expand: its copies are masked
@@ -10,7 +10,10 @@
 // third RUN line). Through a buffer resource the mask moves into the
 // address and every wave issues each copy: the wait leaves the 2 x 4 copies
 // issued after the awaited group in flight (second RUN line). The base is the kernel's pointer argument,
-// the offsets the i32 sums its addptr/broadcast chain added.
+// the offsets the i32 sums its addptr/broadcast chain added. The offsets
+// come from the row stride (an argument), which no analysis bounds: the
+// copies convert because %arg0 is marked tile.pointer_range = 32 (a launch
+// with a tensor under 2 GiB; the cases after this one show the rule).
 
 // CHECK-LABEL: func.func public @row_sum_kernel
 // CHECK-NOT: tile.async_copy_global_to_local
@@ -28,7 +31,7 @@
 #slice = #tile.slice<{dim = 1, parent = #blocked}>
 #slice1 = #tile.slice<{dim = 0, parent = #blocked}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx950", tile.threads_per_warp = 64 : i32} {
-  func.func public @row_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg2: i32, %arg3: i32, %arg4: i32) {
+  func.func public @row_sum_kernel(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32, tile.pointer_range = 32 : i32}, %arg1: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg2: i32, %arg3: i32, %arg4: i32) {
     %c4_i32 = arith.constant 4 : i32
     %0 = arith.divsi %arg3, %c4_i32 : i32
     %c4_i32_0 = arith.constant 4 : i32
@@ -179,3 +182,233 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx950", tile.th
   }
 }
 
+// -----
+
+// Offsets scaled by a stride argument have no bound, and the base is not
+// marked: the copy stays, with a remark.
+// CHECK-LABEL: func.func public @stride_argument
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NOT: tile_amd.buffer_load_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @stride_argument(%arg0: !tile.ptr<f32>, %stride: i32, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %ss = tile.splat %stride : tensor<256xi32, #l>
+    %o = arith.muli %r, %ss : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    // expected-remark @below {{its offsets depend on a value with no known bound}}
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// The same with the base marked tile.pointer_range = 32: converted.
+// CHECK-LABEL: func.func public @stride_argument_in_range
+// CHECK: tile_amd.buffer_load_to_local %arg0[
+// CHECK-NOT: tile.async_copy_global_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @stride_argument_in_range(%arg0: !tile.ptr<f32> {tile.pointer_range = 32 : i32}, %stride: i32, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %ss = tile.splat %stride : tensor<256xi32, #l>
+    %o = arith.muli %r, %ss : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// An arange plus a constant is proven in range: converted without the mark.
+// CHECK-LABEL: func.func public @arange_plus_constant
+// CHECK: tile_amd.buffer_load_to_local %arg0[
+// CHECK-NOT: tile.async_copy_global_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @arange_plus_constant(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %c = arith.constant dense<1024> : tensor<256xi32, #l>
+    %o = arith.addi %r, %c : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// arange - 1 reaches -1: the resource would read zeros there, so it stays.
+// CHECK-LABEL: func.func public @arange_minus_one
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NOT: tile_amd.buffer_load_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @arange_minus_one(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %c = arith.constant dense<1> : tensor<256xi32, #l>
+    %o = arith.subi %r, %c : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    // expected-remark @below {{its offsets may be negative (as low as -1 elements)}}
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// The last f32 the resource holds whole is element (2^31 - 2) / 4 - 1 =
+// 536870910: offsets up to it convert ...
+// CHECK-LABEL: func.func public @last_f32_in_range
+// CHECK: tile_amd.buffer_load_to_local %arg0[
+// CHECK-NOT: tile.async_copy_global_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @last_f32_in_range(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %c = arith.constant dense<536870655> : tensor<256xi32, #l>
+    %o = arith.addi %r, %c : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// ... one more does not.
+// CHECK-LABEL: func.func public @first_f32_out_of_range
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NOT: tile_amd.buffer_load_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @first_f32_out_of_range(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %c = arith.constant dense<536870656> : tensor<256xi32, #l>
+    %o = arith.addi %r, %c : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    // expected-remark @below {{its offsets may reach 536870911 elements, past the 536870910 of 2 GiB}}
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// pid * 256 may overflow i32 for the largest grids: not bounded, so a
+// kernel indexing by program id needs the marked argument.
+// CHECK-LABEL: func.func public @program_id_block
+// CHECK: tile.async_copy_global_to_local
+// CHECK-NOT: tile_amd.buffer_load_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @program_id_block(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %pid = tile.program_id 0
+    %c256 = arith.constant 256 : i32
+    %start = arith.muli %pid, %c256 : i32
+    %ss = tile.splat %start : tensor<256xi32, #l>
+    %o = arith.addi %ss, %r : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    // expected-remark @below {{its offsets depend on a value with no known bound}}
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// Terms of an addptr chain add up: [0, 255] + [0, 3840] (a program id
+// below 16, by remsi) is in range.
+// CHECK-LABEL: func.func public @two_terms
+// CHECK: tile_amd.buffer_load_to_local %arg0[
+// CHECK-NOT: tile.async_copy_global_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @two_terms(%arg0: !tile.ptr<f32>, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %pid = tile.program_id 0
+    %c16 = arith.constant 16 : i32
+    %c256 = arith.constant 256 : i32
+    %q = arith.remsi %pid, %c16 : i32
+    %start = arith.muli %q, %c256 : i32
+    %o = tile.splat %start : tensor<256xi32, #l>
+    %base0 = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p0 = tile.addptr %base0, %r : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %p = tile.addptr %p0, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// A loop with constant bounds bounds its induction variable (the
+// pipeliner's loops usually run to a size argument instead).
+// CHECK-LABEL: func.func public @loop_with_constant_bounds
+// CHECK: tile_amd.buffer_load_to_local %arg0[
+// CHECK-NOT: tile.async_copy_global_to_local
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @loop_with_constant_bounds(%arg0: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %c256 = arith.constant 256 : i32
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    scf.for %i = %c0 to %c64 step %c1 : i32 {
+    %k = arith.muli %i, %c256 : i32
+    %ks = tile.splat %k : tensor<256xi32, #l>
+    %o = arith.addi %ks, %r : tensor<256xi32, #l>
+    %base = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %base, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf, %m {tile.pipeline_part = "kernel"} : tensor<256x!tile.ptr<f32>, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+    }
+    return
+  }
+}

@@ -89,6 +89,12 @@ def Tile_Dialect : Dialect {
     "::mlir::UnitAttr":$tensordesc,
     // On pointer and integer kernel arguments: a power-of-two divisor.
     "::mlir::IntegerAttr":$divisibility,
+    // On pointer kernel arguments, only the value 32: every element the
+    // kernel reads or writes through the argument lies at a byte offset in
+    // [0, 2^31 - 2) from it (the launcher sets it for a tensor whose storage
+    // is under that size; the signature marker ":range32"), so 32-bit
+    // unsigned byte offsets from the argument address all of it.
+    "::mlir::IntegerAttr":$pointer_range,
     // On local_load, set by tile-insert-barriers: no async copy into the
     // bytes it reads can be in flight there (so it may be declared not to
     // alias any in-flight copy).

@@ -10,6 +10,7 @@ include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 
 def Tile_AxisAttr : ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>;
 
@@ -17,20 +18,23 @@ def Tile_AxisAttr : ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>;
 // Program ids
 //===----------------------------------------------------------------------===//
 
-def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Index of this program (CTA / workgroup) along a grid axis";
   let description = [{
     ```mlir
     %pid = tile.program_id 0
     ```
-    `axis` is 0, 1 or 2.
+    `axis` is 0, 1 or 2. Integer range analysis takes it in
+    [0, 2^31 - 2] (a grid axis holds at most 2^31 - 1 programs).
   }];
   let arguments = (ins Tile_AxisAttr:$axis);
   let results = (outs I32:$result);
   let assemblyFormat = "$axis attr-dict";
 }
 
-def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Number of programs along a grid axis";
   let description = [{
     ```mlir
@@ -46,7 +50,8 @@ def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
 // Tensor creation and shape
 //===----------------------------------------------------------------------===//
 
-def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
+def Tile_ArangeOp : Tile_Op<"arange", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "1-D range [start, end) in a given layout";
   let description = [{
     ```mlir
@@ -61,6 +66,7 @@ def Tile_ArangeOp : Tile_Op<"arange", [Pure]> {
 }
 
 def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     TypesMatchWith<"result element type matches the scalar", "result", "src",
                    "::llvm::cast<::mlir::RankedTensorType>($_self).getElementType()">]> {
   let summary = "Fill a tensor with one scalar";
@@ -75,6 +81,7 @@ def Tile_SplatOp : Tile_Op<"splat", [Pure,
 }
 
 def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     Tile_SharesOneLayout]> {
   let summary = "Broadcast size-1 dimensions to a larger shape";
   let description = [{
@@ -91,7 +98,8 @@ def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementT
   let hasVerifier = 1;
 }
 
-def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType]> {
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Insert a size-1 dimension";
   let description = [{
     The source layout must be `#tile.slice<{dim = axis, parent = P}>` and the
@@ -108,7 +116,8 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure, SameOperandsAndResultEleme
   let hasVerifier = 1;
 }
 
-def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Reinterpret a tensor with another shape (row-major order)";
   let description = [{
     The element count must not change. Layouts may differ; a reshape whose
@@ -171,7 +180,8 @@ def Tile_DotFmaOp : Tile_Op<"dot_fma", [Pure, AllTypesMatch<["c", "result"]>]> {
 }
 
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout",
-    [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
+    [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType,
+     DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "Move a tensor to another register layout";
   let description = [{
     ```mlir

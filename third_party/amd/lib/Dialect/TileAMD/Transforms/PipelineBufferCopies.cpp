@@ -9,8 +9,20 @@
 // resource's end, which writes zeros), every wave issues the instruction,
 // and the wait leaves exactly the copies issued after the awaited group.
 //
+// The resource addresses base + a 32-bit unsigned byte offset and reads
+// zeros at and past its num_records (2^31 - 2: the target table's
+// pointerRangeBytes, BufferOpToLLVM.cpp's kNumRecords), where the copy it
+// replaces reads base + the sign-extended element offset. So a copy converts
+// only where every element it may read provably lies in [0, 2^31 - 2) bytes
+// of the base: integer range analysis bounds the sum of its offset terms
+// (all lanes, masked or not) within it, or the base is a kernel argument
+// marked tile.pointer_range = 32 (the launcher's promise that the
+// argument's tensor is that small and the kernel stays inside it).
+//
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Analysis/IntRanges.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 #include "kiln/Dialect/TileAMD/Transforms/Passes.h"
@@ -18,6 +30,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
+
+#include <limits>
 
 namespace kiln::tile_amd {
 #define GEN_PASS_DEF_TILEAMDPIPELINEBUFFERCOPIESPASS
@@ -35,6 +49,27 @@ namespace {
 struct Decomposed {
   Value base, offsets;
 };
+
+/// The scalar base of a pointer tensor `decompose` accepts, and the i32
+/// offset tensors it adds up (as they are, before any rebuilding); a null
+/// base where the chain is not one.
+Value collectTerms(Value ptrs, SmallVectorImpl<Value> &terms) {
+  Operation *def = ptrs.getDefiningOp();
+  if (auto splat = dyn_cast_or_null<SplatOp>(def))
+    return splat.getSrc();
+  if (auto add = dyn_cast_or_null<AddPtrOp>(def)) {
+    auto offType = dyn_cast<RankedTensorType>(add.getOffset().getType());
+    if (!offType || !offType.getElementType().isInteger(32))
+      return Value();
+    terms.push_back(add.getOffset());
+    return collectTerms(add.getPtr(), terms);
+  }
+  if (auto bc = dyn_cast_or_null<BroadcastOp>(def))
+    return collectTerms(bc.getSrc(), terms);
+  if (auto ex = dyn_cast_or_null<ExpandDimsOp>(def))
+    return collectTerms(ex.getSrc(), terms);
+  return Value();
+}
 
 FailureOr<Decomposed> decompose(Value ptrs, OpBuilder &b) {
   Location loc = ptrs.getLoc();
@@ -78,6 +113,48 @@ bool isZeroOrAbsent(Value v) {
   return !v || matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
 }
 
+/// Whether `base` is a kernel argument the launcher specialized as "every
+/// access within 2^31 - 2 bytes" (tile.pointer_range = 32).
+bool hasPointerRange(Value base) {
+  auto arg = dyn_cast<BlockArgument>(base);
+  if (!arg)
+    return false;
+  auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!func || arg.getOwner() != &func.getFunctionBody().front())
+    return false;
+  auto range = func.getArgAttrOfType<IntegerAttr>(
+      arg.getArgNumber(), TileDialect::PointerRangeAttrHelper::getNameStr());
+  return range && range.getInt() == 32;
+}
+
+/// Why the offsets `terms` (summed, in elements of `elementBytes`) are not
+/// proven within the resource, or "" where they are.
+std::string whyNotInRange(ArrayRef<Value> terms, unsigned elementBytes,
+                          int64_t resourceBytes, const IntRanges &ranges) {
+  // The last element read must end at or below the resource's end.
+  int64_t maxOffset = resourceBytes / elementBytes - 1;
+  // Each term is an i32, so 64-bit sums of a few of them cannot overflow;
+  // within [0, maxOffset] the i32 sum the conversion builds is exact too.
+  int64_t lo = 0, hi = 0;
+  for (Value term : terms) {
+    std::optional<std::pair<int64_t, int64_t>> r = ranges.getSigned(term);
+    if (!r || (r->first == std::numeric_limits<int32_t>::min() &&
+               r->second == std::numeric_limits<int32_t>::max()))
+      return "its offsets depend on a value with no known bound (an integer "
+             "argument, a loop with unknown bounds, an overflowing product)";
+    lo += r->first;
+    hi += r->second;
+  }
+  std::string why;
+  llvm::raw_string_ostream os(why);
+  if (lo < 0)
+    os << "its offsets may be negative (as low as " << lo << " elements)";
+  else if (hi > maxOffset)
+    os << "its offsets may reach " << hi << " elements, past the " << maxOffset
+       << " of 2 GiB";
+  return why;
+}
+
 struct PipelineBufferCopies
     : tile_amd::impl::TileAMDPipelineBufferCopiesPassBase<
           PipelineBufferCopies> {
@@ -91,17 +168,55 @@ struct PipelineBufferCopies
       return signalPassFailure();
     if (!context->target || context->target->backend != "amd")
       return;
+    // The bytes a buffer resource reads (the target table's, matching
+    // BufferOpToLLVM.cpp's num_records): every byte a converted copy reads
+    // must lie below it.
+    int64_t resourceBytes = context->target->pointerRangeBytes;
+    if (resourceBytes <= 0)
+      return;
     SmallVector<AsyncCopyGlobalToLocalOp> copies;
     module.walk([&](AsyncCopyGlobalToLocalOp copy) {
       if (copy.getMask() && isZeroOrAbsent(copy.getOther()) &&
           TileDialect::PipelinePartAttrHelper(&getContext()).getAttr(copy))
         copies.push_back(copy);
     });
+    if (copies.empty())
+      return;
+    // Ranges of the module as it is, before any copy is rebuilt.
+    IntRanges ranges(module);
+    SmallVector<AsyncCopyGlobalToLocalOp> proven;
     for (AsyncCopyGlobalToLocalOp copy : copies) {
+      SmallVector<Value> terms;
+      Value base = collectTerms(copy.getPtr(), terms);
+      if (!base)
+        continue; // the generic copy stays (and its conservative wait)
+      if (hasPointerRange(base)) {
+        proven.push_back(copy);
+        continue;
+      }
+      auto ptrType = cast<PointerType>(
+          cast<RankedTensorType>(copy.getPtr().getType()).getElementType());
+      std::string why =
+          whyNotInRange(terms, getElementBytes(ptrType.getPointeeType()),
+                        resourceBytes, ranges);
+      if (why.empty()) {
+        proven.push_back(copy);
+        continue;
+      }
+      copy.emitRemark()
+          << "the pipelined copy keeps a global direct-to-LDS load (the loop "
+             "waits with vmcnt(0)): "
+          << why
+          << ", so they are not proven within [0, 2 GiB) of the base, all a "
+             "buffer resource reads; a pointer argument whose tensor is under "
+             "2 GiB is specialized so at launch (signature marker "
+             "':range32'), or the offsets may come from values the compiler "
+             "can bound (constants, ranges, loops with constant bounds)";
+    }
+    for (AsyncCopyGlobalToLocalOp copy : proven) {
       OpBuilder b(copy);
       FailureOr<Decomposed> parts = decompose(copy.getPtr(), b);
-      if (failed(parts))
-        continue; // the generic copy stays (and its conservative wait)
+      assert(succeeded(parts) && "collectTerms accepted the chain");
       Value offsets = parts->offsets;
       if (!offsets) {
         auto type = cast<RankedTensorType>(copy.getPtr().getType());

@@ -23,7 +23,18 @@ def TileAMDPipelineBufferCopiesPass
     broadcast, expand_dims) and its `other` is zero, it becomes
     `tile_amd.buffer_load_to_local` of that base and those offsets: masked
     lanes read past the resource's end instead (zeros), every wave issues
-    the instruction, and the counts are exact. Other copies stay.
+    the instruction, and the counts are exact.
+
+    The resource reads base + an unsigned 32-bit byte offset and returns
+    zeros from 2^31 - 2 bytes on, where the copy reads base + the
+    sign-extended offset; so a copy converts only where its offsets are
+    proven within [0, 2^31 - 2) bytes: integer range analysis (upstream
+    IntegerRangeAnalysis over arith, scf and the tile ops' ranges) bounds
+    the sum of its offset terms in that interval for every lane, or the
+    base is a kernel argument with `tile.pointer_range = 32` (the launcher
+    specializes a tensor under 2 GiB so; the kernel's accesses through it
+    stay inside the tensor). Other copies stay, each with a remark saying
+    why.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
