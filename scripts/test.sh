@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README's test command: set up and build (idempotent), then run the lit
-# suite (IR, passes, translation) and the pytest suite (DSL, runtime, cache).
+# suite (IR, passes, translation) and the pytest suites (DSL, runtime, cache:
+# test/Python and each built backend's third_party/<vendor>/test/python).
 # GPU tests under test/gpu skip cleanly without a GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -18,7 +19,7 @@ echo "== lit"
 lit_rc=$?
 
 echo "== pytest"
-KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python test/gpu
+KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python third_party/*/test/python test/gpu
 py_rc=$?
 
 echo "== summary: lint rc=$lint_rc, lit rc=$lit_rc, pytest rc=$py_rc"

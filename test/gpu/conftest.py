@@ -1,7 +1,17 @@
 """Shared fixtures of the GPU tests: the device's Kiln target, or a skip that says why there
 is none (no torch, no driver, no device)."""
 
+import os
+import sys
+
 import pytest
+
+# The test folders (test/Python, each backend's) importable: some GPU tests reuse a DSL test's
+# kernels. The kiln package is the installed wheel's (scripts/device-test.sh).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+import kiln_test_setup  # noqa: E402
+
+kiln_test_setup.setup_paths(checkout_package=False)
 
 
 def pytest_configure(config):

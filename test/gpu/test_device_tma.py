@@ -1,7 +1,7 @@
 """Device-side TMA descriptors against torch on fresh random inputs: several programs each
 making their own descriptors (a program-dependent base), ragged edges read as zeros or NaN
 and stored clipped, and the scratch allocator (kiln.set_allocator) called with the size the
-launch needs; the kernel is test/Python/test_device_tma_dsl.py's."""
+launch needs; the kernel is third_party/nvidia/test/python/test_device_tma_dsl.py's."""
 
 from __future__ import annotations
 

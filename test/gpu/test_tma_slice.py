@@ -1,5 +1,5 @@
 """TMA through shared-memory subslices against torch, fresh random inputs; the kernels are
-test/Python/test_tma_slice_dsl.py's."""
+third_party/nvidia/test/python/test_tma_slice_dsl.py's."""
 
 from __future__ import annotations
 

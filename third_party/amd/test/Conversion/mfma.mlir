@@ -7,7 +7,7 @@
 // instruction reads 4 (kBase 4), so registers 0-3 go to the first
 // instruction and 4-7 to the second, in a and b alike; the accumulator's 16
 // registers are the instruction's 16 in order (the ISA's layout, checked
-// lane by lane in test/Python/test_amd_mfma_dsl.py).
+// lane by lane in third_party/amd/test/python/test_amd_mfma_dsl.py).
 
 // CHECK-LABEL: llvm.func @k_width_8
 // CHECK: %[[A0:.*]] = llvm.extractvalue %arg0[0]

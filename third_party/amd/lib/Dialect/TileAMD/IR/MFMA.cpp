@@ -5,7 +5,7 @@
 // warps and repeats as Triton's AMDMfmaEncodingAttr does (N-contiguous
 // blocks across the tensor), so a Gluon kernel's convert_layout moves the
 // same registers; inside a block they are the CDNA3/CDNA4 ISA's operand
-// layouts (checked lane by lane in test/Python/test_amd_mfma_dsl.py).
+// layouts (checked lane by lane in third_party/amd/test/python/test_amd_mfma_dsl.py).
 //
 //===----------------------------------------------------------------------===//
 

@@ -11,7 +11,7 @@ import pytest
 
 import amdgcn_waits as aw
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..")
 BIN = os.path.join(ROOT, "build", "bin")
 
 # 4 waves (the default); v1 = 4 * work-item id; s2 = the wave's first byte (256 * wave).

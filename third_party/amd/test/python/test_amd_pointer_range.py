@@ -21,7 +21,7 @@ import compiled
 
 pytestmark = compiled.needs_compiler
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 from examples import pipelined  # noqa: E402
 
 LIMIT = 2**31 - 2  # the AMD targets' pointer_range_bytes (a buffer resource's numRecords)

@@ -24,7 +24,8 @@ import kiln.language as kl
 import compiled
 from test_amd_mfma_dsl import registers
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                    ".."))
 KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
 pytestmark = [compiled.needs_compiler,
               pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt is not built")]

@@ -36,7 +36,7 @@ def test_layouts():
 
 
 def test_examples_compile_to_tma_and_wgmma():
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "..", ".."))
     from examples import hopper
     t = kl.tensor_descriptor_type
     k = hopper.gemm_kernel.warmup(t(kl.bfloat16, [128, 64], NV), t(kl.bfloat16, [256, 64], NV),
@@ -211,7 +211,7 @@ def test_persistent_gemm_compiles_to_tma_wgmma_and_a_store_wait_per_tile():
     """examples/hopper.py's persistent GEMM: the same k-loop as gemm_kernel inside a loop over
     tiles (stride num_programs), the previous tile's TMA store waited for (and a CTA barrier)
     before the C tile is rewritten, a last wait after the tile loop."""
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "..", ".."))
     from examples import hopper
     t = kl.tensor_descriptor_type
     k = hopper.persistent_gemm_kernel.warmup(

@@ -128,7 +128,7 @@ def test_layout_arguments_are_checked():
 
 @pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])
 def test_example_gemm_compiles_to_mma_sync(target):
-    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", "..", "..", ".."))
     from examples import ampere
     k = ampere.mma_v2_gemm_kernel.warmup(
         "*bf16:16", "*bf16:16", "*bf16:16", 1000, 1000, 1000, 1000, 1000, 1000,
