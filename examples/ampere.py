@@ -9,7 +9,7 @@ written with Gluon's names (``triton.experimental.gluon`` -> ``kiln`` is the onl
   ``mma.sync``), a masked store. Kiln places the CTA barriers between the ring's reads and
   its refills.
 
-``kiln_mma_v2_matmul`` is the host wrapper test/gpu/test_ampere.py calls.
+``kiln_mma_v2_matmul`` is the host wrapper third_party/nvidia/test/gpu/test_ampere.py calls.
 """
 
 from __future__ import annotations

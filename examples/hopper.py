@@ -13,7 +13,7 @@ exactly that for the benches; bench/gluon_hopper.py names the result).
 
 Host wrappers ``kiln_matmul`` / ``kiln_persistent_matmul`` / ``kiln_tma_copy`` and their
 ``*_launcher`` forms (descriptors built once) are what bench/hopper_gemm.py and
-test/gpu/test_hopper.py call.
+third_party/nvidia/test/gpu/test_hopper.py call.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 # GPU tests against the installed wheel, on the lent GPU machine (run there,
 # from the repository root, with dist/ carried: build it here with
 # scripts/wheel.sh). Installs dist/kiln-*.whl into the machine's Python (the
-# torch environment) with pip, then runs pytest test/gpu with the checkout's
+# torch environment) with pip, then runs pytest test/gpu and every backend's
+# third_party/<vendor>/test/gpu with the checkout's
 # python/ folder NOT on the path, so every kernel[grid] call JIT-compiles with
 # the wheel's compiler. Extra arguments go to pytest.
 #
@@ -18,4 +19,4 @@ export PYTHONUNBUFFERED=1
 cd /tmp  # nothing of the checkout importable by accident
 "$PYTHON" -c 'import kiln, kiln._compiler as c, kiln._runtime as r; print("kiln", kiln.__version__, "from", kiln.__file__); print("compiler", c.version(), c.library_path); print("runtime", r.library_path)'
 cd - >/dev/null
-exec "$PYTHON" -m pytest -q -p no:cacheprovider test/gpu "$@"
+exec "$PYTHON" -m pytest -q -p no:cacheprovider test/gpu third_party/*/test/gpu "$@"

@@ -19,7 +19,8 @@ echo "== lit"
 lit_rc=$?
 
 echo "== pytest"
-KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python third_party/*/test/python test/gpu
+KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python third_party/*/test/python test/gpu \
+  third_party/*/test/gpu
 py_rc=$?
 
 echo "== summary: lint rc=$lint_rc, lit rc=$lit_rc, pytest rc=$py_rc"

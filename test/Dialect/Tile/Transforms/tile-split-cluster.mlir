@@ -3,7 +3,7 @@
 // Tensors split among the CTAs of a cluster (#tile.cga) become each CTA's part;
 // a split arange adds where the CTA's part starts: the CTA's rank is program_id 0
 // modulo the CTA count, each rank bit moves by its basis (in CTA tiles) times the
-// part's size. The GPU tests (test/gpu/test_cluster.py, Triton's
+// part's size. The GPU tests (third_party/nvidia/test/gpu/test_cluster.py, Triton's
 // test_mma_shared_inputs with ctas_per_cga) check the results.
 
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>

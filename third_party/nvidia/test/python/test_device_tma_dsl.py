@@ -1,7 +1,7 @@
 """Device-side TMA descriptors (Gluon's ``tma.make_tensor_descriptor``): built by one thread in
 the kernel's global scratch with tensormap.replace, released to and acquired by the tensor-map
 proxy; the launch allocates the scratch (``kiln.set_allocator`` or torch). Compiled here;
-test/gpu/test_device_tma.py launches the kernels against torch."""
+third_party/nvidia/test/gpu/test_device_tma.py launches the kernels against torch."""
 
 import os
 import re

@@ -1,6 +1,6 @@
 """The textbook Gluon GEMM (examples/hopper_kn.py: A [M, K] and B [K, N] row-major, Python's
 min in the grouped tile order) compiles for sm_90a: wgmma reads B N-contiguous with the
-transpose flag and an MN-major descriptor (test/gpu/test_hopper_kn.py runs it)."""
+transpose flag and an MN-major descriptor (third_party/nvidia/test/gpu/test_hopper_kn.py runs it)."""
 
 import re
 

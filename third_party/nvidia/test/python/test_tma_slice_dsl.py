@@ -3,7 +3,7 @@ address of its first element when the hardware's absolute-address swizzle then p
 element where the buffer's layout has it (checked element by element; the compile errors,
 naming the rule, where it would not, which Gluon's slicing rules and the NVMMA layout's own
 limits already exclude for every box these kernels can form). Launched by
-test/gpu/test_tma_slice.py."""
+third_party/nvidia/test/gpu/test_tma_slice.py."""
 
 import re
 

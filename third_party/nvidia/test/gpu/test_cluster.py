@@ -14,7 +14,8 @@ import kiln.language as kl
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                                "test", "Python"))
 import test_cluster_dsl as k  # noqa: E402
 
 

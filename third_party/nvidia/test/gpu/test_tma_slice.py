@@ -10,7 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                                "test", "Python"))
 import test_tma_slice_dsl as k  # noqa: E402
 
 import kiln.language as kl  # noqa: E402

@@ -13,7 +13,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 from examples import ampere  # noqa: E402  (the repository's examples folder)
 
 

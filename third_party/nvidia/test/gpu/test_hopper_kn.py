@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
                                 "examples"))
 import hopper_kn  # noqa: E402
 
