@@ -77,16 +77,12 @@ DIFFERENCES = {
                        "and div_rn",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": "returns a token for Kiln's "
                                                             "wait_for (Gluon code is unaffected)",
-    "nvidia.ampere.async_copy.async_load": "returns a token for Kiln's wait_for (Gluon code "
-                                           "is unaffected)",
     "nvidia.ampere.async_copy.commit_group": "returns a token for Kiln's wait_for (Gluon code "
                                              "is unaffected)",
     "nvidia.hopper.warpgroup_mma": "fp8 operands (max_num_imprecise_acc) and M- or "
                                    "N-contiguous 8- or 32-bit operands are refused (hopper.md)",
     "nvidia.hopper.tma.async_copy_global_to_shared": "TMA copies of transposed NVMMA layouts "
                                                      "are not yet supported (hopper.md)",
-    "nvidia.hopper.tma.async_load": "TMA copies of transposed NVMMA layouts are not yet "
-                                    "supported (hopper.md)",
 }
 
 SUPPORTED, DIFFERS, NOT_YET = "supported", "supported, differs", "not yet"
