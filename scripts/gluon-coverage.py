@@ -57,6 +57,11 @@ DIFFERENCES = {
     "float8e5": _FP8,
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
+    "add": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
+    "sub": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
+    "mul": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
+    "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",
+    "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
     "max": "return_indices=True is refused",
     "min": "return_indices=True is refused",
     "reduce": "axis=None with keep_dims=True, and reducing along a dimension split among a "

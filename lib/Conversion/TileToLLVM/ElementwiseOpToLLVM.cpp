@@ -2,7 +2,8 @@
 //
 // An arith or math op on tensors becomes the same op once per register; the
 // scalar ops are then lowered by the upstream arith/math patterns, except
-// transcendental math, which goes through the target's fast f32 functions.
+// transcendental math, which goes through the target's fast f32 functions,
+// and erf, expanded into a polynomial by MLIR's approximation pattern.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -143,4 +145,7 @@ void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<FastMathConversion<math::SinOp>>(converter, ctx, "sin");
   patterns.add<FastMathConversion<math::CosOp>>(converter, ctx, "cos");
   patterns.add<FastMathConversion<math::RsqrtOp>>(converter, ctx, "rsqrt");
+  // erf (f32; the DSL computes f16/bf16 in f32): MLIR's polynomial
+  // approximation into arith/math ops the patterns above lower.
+  populatePolynomialApproximateErfPattern(patterns);
 }

@@ -68,6 +68,13 @@ LogicalResult checkSupported(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
+    if (isa<math::ErfOp>(op) &&
+        !getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
+      op->emitOpError() << "is only supported on f32 (the DSL computes f16 "
+                           "and bf16 in f32), got "
+                        << getElementTypeOrSelf(op->getResult(0).getType());
+      return WalkResult::interrupt();
+    }
     if (auto c = dyn_cast<arith::ConstantOp>(op)) {
       if (isa<RankedTensorType>(c.getType()) &&
           !isa<SplatElementsAttr>(c.getValue())) {

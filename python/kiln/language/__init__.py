@@ -17,6 +17,7 @@ from ._core import (  # noqa: F401
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
     static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
+    thread_barrier,
     dot_fma, to_tensor,
     block_type, tensor_descriptor, tensor_descriptor_type,
 )
@@ -26,10 +27,12 @@ from ._layouts import (  # noqa: F401
     CoalescedLayout,
 )
 from ._math import (  # noqa: F401
-    exp, exp2, log, log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, fma,
+    exp, exp2, log, log2, sqrt, rsqrt, abs, sin, cos, floor, ceil, fma, erf, sqrt_rn, fdiv,
+    div_rn, umulhi,
 )
 from ._standard import (  # noqa: F401
-    zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2,
+    zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2, xor_sum, reduce_or,
+    add, sub, mul,
 )
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)

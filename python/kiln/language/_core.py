@@ -907,6 +907,12 @@ def barrier(_semantic=None):
 
 
 @builtin
+def thread_barrier(_semantic=None):
+    """CTA-wide barrier (Gluon 3.6's ``thread_barrier``; the same as :func:`barrier`)."""
+    _semantic.b.create("tile.barrier", [], [])
+
+
+@builtin
 def num_warps(_semantic=None):
     """Number of warps of the kernel (a constexpr)."""
     return constexpr(_semantic.num_warps)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._core import _unwrap, builtin
 
 __all__ = ["exp", "exp2", "log", "log2", "sqrt", "rsqrt", "abs", "sin", "cos", "floor", "ceil",
-           "fma"]
+           "fma", "erf", "sqrt_rn", "fdiv", "div_rn", "umulhi"]
 
 
 def _unary(name: str, doc: str):
@@ -34,3 +34,39 @@ ceil = _unary("ceil", "Elementwise ceiling.")
 def fma(x, y, z, _semantic=None):
     """Fused multiply-add ``x * y + z``."""
     return _semantic.fma(x, y, z)
+
+
+@builtin
+def erf(x, _semantic=None):
+    """Elementwise error function (f32; f16 / bf16 computed in f32), by a polynomial
+    approximation (MLIR's, within a few ulp of the correctly rounded value)."""
+    return _semantic.erf(_unwrap(x))
+
+
+@builtin
+def sqrt_rn(x, _semantic=None):
+    """Elementwise square root rounded to nearest (IEEE). Kiln's ``sqrt`` already is, on both
+    vendors; this is the same operation."""
+    return _semantic.math1("sqrt", _unwrap(x))
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False, _semantic=None):
+    """Elementwise floating-point division. Kiln's division always rounds to nearest (IEEE,
+    ``div.rn`` / the full AMD sequence), so ``ieee_rounding=False`` is as exact as True
+    (Gluon may then use a faster approximate division)."""
+    _semantic.require_constexpr(ieee_rounding, "ieee_rounding")
+    return _semantic.float_divide(_unwrap(x), _unwrap(y), "fdiv")
+
+
+@builtin
+def div_rn(x, y, _semantic=None):
+    """Elementwise floating-point division rounded to nearest (IEEE)."""
+    return _semantic.float_divide(_unwrap(x), _unwrap(y), "div_rn")
+
+
+@builtin
+def umulhi(x, y, _semantic=None):
+    """The high half of the 2N-bit product of two N-bit integers, both read as unsigned (N =
+    32 or 64), elementwise."""
+    return _semantic.umulhi(_unwrap(x), _unwrap(y))

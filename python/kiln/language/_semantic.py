@@ -933,6 +933,56 @@ class Semantic:
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
         return self._op(f"math.{name}", [x], x.type)
 
+    def erf(self, x) -> tensor:
+        x = self.as_tensor(x)
+        self.reject_fp8("erf on {}", x)
+        if not x.dtype.is_floating() or x.dtype.primitive_bitwidth > 32:
+            raise TypeError(f"erf expects a float32, float16 or bfloat16 operand, got {x.dtype}")
+        y = self.cast(x, core.float32) if x.dtype != core.float32 else x
+        r = self._op("math.erf", [y], y.type)
+        return self.cast(r, x.dtype) if x.dtype != core.float32 else r
+
+    def float_divide(self, x, y, what) -> tensor:
+        x, y = self.operands(self.as_tensor(x), self.as_tensor(y), "truediv")
+        for v in (x, y):
+            if not v.dtype.is_floating():
+                raise TypeError(f"{what} expects floating-point operands, got {x.dtype} and "
+                                f"{y.dtype}")
+        return self.binary("truediv", x, y)
+
+    def umulhi(self, x, y) -> tensor:
+        x, y = self.operands(self.as_tensor(x), self.as_tensor(y), "mul")
+        self._check_shapes(x, y, "umulhi")
+        dt = self.promote(x.dtype, y.dtype, "mul")
+        if not dt.is_int() or dt.is_bool() or dt.primitive_bitwidth not in (32, 64):
+            raise TypeError(f"umulhi expects 32- or 64-bit integer operands, got {x.dtype} and "
+                            f"{y.dtype}")
+        n = dt.primitive_bitwidth
+        x, y = self.broadcast_pair(self.cast(x, dt), self.cast(y, dt), "umulhi")
+        u64 = x.type.with_element_ty(core.uint64) if x.type.is_block else core.uint64
+
+        def const(v, like):
+            return self.literal_like(v, tensor(like.handle, u64)) if like.type.is_block \
+                else self.scalar_constant(v, core.uint64)
+
+        def op(name, a, b):
+            return self._op(f"arith.{name}", [a, b], u64)
+        if n == 32:
+            xw, yw = (self._op("arith.extui", [v], u64) for v in (x, y))
+            hi = op("shrui", op("muli", xw, yw), const(32, xw))
+            return self._op("arith.trunci", [hi], x.type)
+        # 64 bits from 32-bit halves: hi = ah bh + (ah bl >> 32) + (cross >> 32), where
+        # cross = (al bl >> 32) + (ah bl & (2^32 - 1)) + al bh (no term overflows 64 bits).
+        xu, yu = (tensor(v.handle, u64) for v in (x, y))
+        mask, s32 = const(0xFFFFFFFF, xu), const(32, xu)
+        al, ah = op("andi", xu, mask), op("shrui", xu, s32)
+        bl, bh = op("andi", yu, mask), op("shrui", yu, s32)
+        ll, hl, lh, hh = op("muli", al, bl), op("muli", ah, bl), op("muli", al, bh), \
+            op("muli", ah, bh)
+        cross = op("addi", op("addi", op("shrui", ll, s32), op("andi", hl, mask)), lh)
+        hi = op("addi", op("addi", hh, op("shrui", hl, s32)), op("shrui", cross, s32))
+        return tensor(hi.handle, x.type)
+
     @staticmethod
     def check_matrix_operands(what, a, b, acc, acc_ok, acc_wanted, kwidth_note=""):
         """The checks a register-operand matrix instruction (mma_v2, mfma) shares: 2-D

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ._core import _unwrap, builtin, constexpr, constexpr_function, full, tensor
 
-__all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "next_power_of_2"]
+__all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "next_power_of_2",
+           "xor_sum", "reduce_or", "add", "sub", "mul"]
 
 
 @builtin
@@ -72,3 +73,41 @@ def next_power_of_2(n: int) -> int:
     """Smallest power of 2 >= n (1 for n <= 1)."""
     n = int(_unwrap(n))
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def _bitwise_reduce(kind, name, doc):
+    @builtin
+    def fn(input, axis=None, keep_dims=False, _semantic=None):
+        req = _semantic.require_constexpr
+        x = _semantic.as_tensor(_unwrap(input))
+        if not x.dtype.is_int():
+            raise TypeError(f"{name} expects an integer tensor, got {x.dtype}")
+        return _semantic.reduce(x, req(axis, f"{name} axis"),
+                                lambda a, b: _semantic.binary(kind, a, b),
+                                req(keep_dims, "keep_dims"))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+xor_sum = _bitwise_reduce("xor", "xor_sum", "Bitwise XOR of the elements along ``axis`` (all "
+                          "axes when None).")
+reduce_or = _bitwise_reduce("or", "reduce_or", "Bitwise OR of the elements along ``axis`` (all "
+                            "axes when None).")
+
+
+def _binary_fn(op, name, symbol):
+    @builtin
+    def fn(x, y, sanitize_overflow=True, _semantic=None):
+        _semantic.require_constexpr(sanitize_overflow, "sanitize_overflow")
+        return _semantic.binary(op, _unwrap(x), _unwrap(y))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``x {symbol} y`` (Gluon's ``{name}``). ``sanitize_overflow`` asks for an "
+                  f"integer-overflow check in debug builds; Kiln has no debug mode yet, so it "
+                  f"is accepted and has no effect.")
+    return fn
+
+
+add = _binary_fn("add", "add", "+")
+sub = _binary_fn("sub", "sub", "-")
+mul = _binary_fn("mul", "mul", "*")

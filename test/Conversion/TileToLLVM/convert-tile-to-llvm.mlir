@@ -346,6 +346,23 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// math.erf (f32): MLIR's polynomial approximation, per register; no math.erf
+// and no library call is left.
+// CHECK-LABEL: llvm.func @erf(
+// CHECK-NOT: math.erf
+// CHECK-NOT: llvm.call
+// CHECK: llvm.intr.fma
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @erf(%x: tensor<128xf32, #l>) -> tensor<128xf32, #l> {
+    %y = math.erf %x : tensor<128xf32, #l>
+    return %y : tensor<128xf32, #l>
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

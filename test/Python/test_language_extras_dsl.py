@@ -1,0 +1,187 @@
+"""Gluon 3.6 names Kiln lacked (docs/gluon-coverage.md): ``add``/``sub``/``mul``, ``xor_sum``,
+``reduce_or``, ``umulhi``, ``erf``, ``fdiv``, ``div_rn``, ``sqrt_rn``, ``thread_barrier`` and
+hopper's re-exports of ``async_copy`` / ``mma_v2``: what each compiles to on both vendors and
+the errors at the user's line. test/gpu/test_language_extras.py runs these kernels against
+torch on fresh random inputs."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+HERE = os.path.abspath(__file__)
+
+
+@kiln.jit
+def unary_kernel(x, out, N: kl.constexpr, OP: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    a = kl.load(x + offs)
+    if OP == "erf":
+        r = kl.erf(a)
+    else:
+        r = kl.sqrt_rn(a)
+    kl.store(out + offs, r)
+
+
+@kiln.jit
+def binary_kernel(x, y, out, N: kl.constexpr, OP: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    a = kl.load(x + offs)
+    b = kl.load(y + offs)
+    if OP == "umulhi":
+        r = kl.umulhi(a, b)
+    elif OP == "fdiv":
+        r = kl.fdiv(a, b)
+    elif OP == "fdiv_ieee":
+        r = kl.fdiv(a, b, ieee_rounding=True)
+    elif OP == "div_rn":
+        r = kl.div_rn(a, b)
+    elif OP == "add":
+        r = kl.add(a, b)
+    elif OP == "sub":
+        r = kl.sub(a, b)
+    else:
+        r = kl.mul(a, b)
+    kl.store(out + offs, r)
+
+
+@kiln.jit
+def bitwise_reduce_kernel(x, out, M: kl.constexpr, N: kl.constexpr, OP: kl.constexpr,
+                          AXIS: kl.constexpr, W: kl.constexpr):
+    """Reduces an M x N integer tile along AXIS (or all of it when AXIS is None) and stores the
+    result (an M- or N-vector, or one element) from every thread holding it."""
+    L: kl.constexpr = kl.BlockedLayout([1, 2], [W // 8, 8], [4, 1], [1, 0])
+    rm = kl.arange(0, M, kl.SliceLayout(1, L))
+    rn = kl.arange(0, N, kl.SliceLayout(0, L))
+    a = kl.load(x + rm[:, None] * N + rn[None, :])
+    r = kl.xor_sum(a, AXIS) if OP == "xor" else kl.reduce_or(a, AXIS)
+    if AXIS == 0:
+        kl.store(out + rn, r)
+    elif AXIS == 1:
+        kl.store(out + rm, r)
+    else:
+        kl.store(out + kl.arange(0, 1, kl.SliceLayout(0, L)), kl.full([1], r, r.dtype,
+                                                                     kl.SliceLayout(0, L)))
+
+
+@kiln.jit
+def barrier_kernel(x, out, N: kl.constexpr, W: kl.constexpr):
+    """Writes shared memory in one layout, passes a thread_barrier, reads it back in another."""
+    L: kl.constexpr = kl.BlockedLayout([2], [W], [4], [0])
+    R: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    buf = kl.allocate_shared_memory(kl.float32, [N], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    buf.store(kl.load(x + kl.arange(0, N, L)))
+    kl.thread_barrier()
+    kl.store(out + kl.arange(0, N, R), buf.load(R))
+
+
+TARGETS = [("cuda:sm_90a", 32), ("hip:gfx942", 64)]
+
+
+def asm_of(kernel, sig, consts, target):
+    k = kiln.compile(kernel, sig, consts, target=target, num_warps=4, cache=False)
+    return k.asm.get("ptx") or k.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_umulhi_is_the_high_multiply(target, w):
+    asm = asm_of(binary_kernel, {"x": "*i32", "y": "*i32", "out": "*i32"},
+                 {"N": 4 * w, "OP": "umulhi", "W": w}, target)
+    assert re.search(r"mul\.hi\.u32|v_mul_hi_u32", asm), asm[-2000:]
+    asm = asm_of(binary_kernel, {"x": "*i64", "y": "*i64", "out": "*i64"},
+                 {"N": 4 * w, "OP": "umulhi", "W": w}, target)
+    assert re.search(r"mul\.hi\.u64|mul\.hi\.u32|mad\.hi|v_mul_hi_u32", asm)
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+@pytest.mark.parametrize("op", ["fdiv", "fdiv_ieee", "div_rn"])
+def test_divisions_round_to_nearest(target, w, op):
+    asm = asm_of(binary_kernel, {"x": "*fp32", "y": "*fp32", "out": "*fp32"},
+                 {"N": 4 * w, "OP": op, "W": w}, target)
+    if target.startswith("cuda"):
+        assert "div.rn.f32" in asm and "div.full" not in asm and "div.approx" not in asm
+    else:
+        assert "v_div_fixup_f32" in asm  # the IEEE division sequence
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_sqrt_rn_and_erf_compile(target, w):
+    asm = asm_of(unary_kernel, {"x": "*fp32", "out": "*fp32"}, {"N": 4 * w, "OP": "sqrt_rn",
+                                                                "W": w}, target)
+    assert re.search(r"sqrt\.rn\.f32|v_sqrt_f32", asm)
+    asm = asm_of(unary_kernel, {"x": "*fp32", "out": "*fp32"}, {"N": 4 * w, "OP": "erf",
+                                                                "W": w}, target)
+    assert not re.search(r"\bcall\b|s_swappc", asm)  # inline polynomial, no library call
+    for dt in ("*fp16", "*bf16"):  # computed in f32
+        asm_of(unary_kernel, {"x": dt, "out": dt}, {"N": 4 * w, "OP": "erf", "W": w}, target)
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+@pytest.mark.parametrize("op", ["xor", "or"])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_bitwise_reductions_compile(target, w, op, axis):
+    asm_of(bitwise_reduce_kernel, {"x": "*i32", "out": "*i32"},
+           {"M": 16, "N": 32, "OP": op, "AXIS": axis, "W": w}, target)
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_thread_barrier_is_a_cta_barrier(target, w):
+    asm = asm_of(barrier_kernel, {"x": "*fp32", "out": "*fp32"}, {"N": 8 * w, "W": w}, target)
+    assert re.search(r"bar\.sync|barrier\.sync|s_barrier", asm)
+
+
+def test_hopper_reexports_amperes():
+    hopper, ampere = kl.nvidia.hopper, kl.nvidia.ampere
+    assert hopper.mma_v2 is ampere.mma_v2 and hopper.async_copy is ampere.async_copy
+    assert {"async_copy", "mma_v2"} <= set(hopper.__all__)
+
+
+@kiln.jit
+def e_umulhi_float(x):
+    a = kl.full([128], 1.0, kl.float32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.umulhi(a, a)  # E:umulhi
+
+
+@kiln.jit
+def e_erf_int(x):
+    a = kl.full([128], 1, kl.int32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.erf(a)  # E:erf
+
+
+@kiln.jit
+def e_xor_float(x):
+    a = kl.full([128], 1.0, kl.float32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.xor_sum(a)  # E:xor
+
+
+@kiln.jit
+def e_div_int(x):
+    a = kl.full([128], 1, kl.int32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.div_rn(a, a)  # E:div
+
+
+ERRORS = [
+    (e_umulhi_float, "E:umulhi", "kl.umulhi",
+     r"umulhi expects 32- or 64-bit integer operands, got fp32 and fp32"),
+    (e_erf_int, "E:erf", "kl.erf", r"erf expects a float32, float16 or bfloat16 operand, got int32"),
+    (e_xor_float, "E:xor", "kl.xor_sum", r"xor_sum expects an integer tensor, got fp32"),
+    (e_div_int, "E:div", "kl.div_rn", r"div_rn expects floating-point operands, got int32 and int32"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)

@@ -1,0 +1,92 @@
+"""Gluon 3.6 names new in Kiln (umulhi, erf, fdiv, div_rn, sqrt_rn, add/sub/mul, xor_sum,
+reduce_or, thread_barrier) against torch / numpy on fresh random inputs; the kernels are
+test/Python/test_language_extras_dsl.py's."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+import test_language_extras_dsl as k  # noqa: E402
+
+W = 32
+N = 4 * W
+
+
+def _rand_ints(dtype, n):
+    info = torch.iinfo(dtype)
+    return torch.randint(info.min, info.max, (n,), dtype=dtype, device="cuda")
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_umulhi(target, dtype):
+    x, y = _rand_ints(dtype, N), _rand_ints(dtype, N)
+    out = torch.empty_like(x)
+    k.binary_kernel[(1,)](x, y, out, N, "umulhi", W, num_warps=4)
+    bits = 32 if dtype == torch.int32 else 64
+    mask = (1 << bits) - 1
+    want = [((int(a) & mask) * (int(b) & mask)) >> bits for a, b in zip(x.tolist(), y.tolist())]
+    got = [int(v) & mask for v in out.tolist()]
+    assert got == want
+
+
+def test_erf(target):
+    x = torch.randn(N, device="cuda") * 2
+    x[:4] = torch.tensor([0.0, -0.0, 5.0, -5.0])
+    out = torch.empty_like(x)
+    k.unary_kernel[(1,)](x, out, N, "erf", W, num_warps=4)
+    err = (out.double() - torch.erf(x.double())).abs().max().item()
+    print(f"erf: max abs error {err:.3g} against float64")
+    assert err < 1e-6
+
+
+@pytest.mark.parametrize("op", ["fdiv", "fdiv_ieee", "div_rn"])
+def test_divisions_are_ieee(target, op):
+    x, y = torch.randn(N, device="cuda"), torch.randn(N, device="cuda")
+    out = torch.empty_like(x)
+    k.binary_kernel[(1,)](x, y, out, N, op, W, num_warps=4)
+    assert torch.equal(out, x / y)  # torch's float32 division is correctly rounded
+
+
+def test_sqrt_rn(target):
+    x = torch.rand(N, device="cuda") * 100
+    out = torch.empty_like(x)
+    k.unary_kernel[(1,)](x, out, N, "sqrt_rn", W, num_warps=4)
+    assert torch.equal(out, torch.sqrt(x))
+
+
+@pytest.mark.parametrize("op,ref", [("add", lambda a, b: a + b), ("sub", lambda a, b: a - b),
+                                    ("mul", lambda a, b: a * b)])
+def test_add_sub_mul(target, op, ref):
+    x, y = _rand_ints(torch.int32, N), _rand_ints(torch.int32, N)
+    out = torch.empty_like(x)
+    k.binary_kernel[(1,)](x, y, out, N, op, W, num_warps=4)
+    want = (ref(x.cpu().long(), y.cpu().long()) & 0xFFFFFFFF)
+    assert torch.equal(out.cpu().long() & 0xFFFFFFFF, want)  # wraps like int32
+
+
+@pytest.mark.parametrize("op", ["xor", "or"])
+@pytest.mark.parametrize("axis", [0, 1, None])
+def test_bitwise_reductions(target, op, axis):
+    M, Nn = 16, 32
+    x = _rand_ints(torch.int32, M * Nn)
+    a = x.cpu().numpy().reshape(M, Nn)
+    red = np.bitwise_xor if op == "xor" else np.bitwise_or
+    want = red.reduce(a, axis=axis) if axis is not None else red.reduce(a.reshape(-1))
+    want = np.atleast_1d(want)
+    out = torch.zeros(want.size, dtype=torch.int32, device="cuda")
+    k.bitwise_reduce_kernel[(1,)](x, out, M, Nn, op, axis, W, num_warps=4)
+    assert np.array_equal(out.cpu().numpy(), want)
+
+
+def test_thread_barrier(target):
+    x = torch.randn(8 * W, device="cuda")
+    out = torch.empty_like(x)
+    k.barrier_kernel[(1,)](x, out, 8 * W, W, num_warps=4)
+    assert torch.equal(out, x)
