@@ -52,9 +52,9 @@ def sqrt_rn(x, _semantic=None):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False, _semantic=None):
-    """Elementwise floating-point division. Kiln's division always rounds to nearest (IEEE,
-    ``div.rn`` / the full AMD sequence), so ``ieee_rounding=False`` is as exact as True
-    (Gluon may then use a faster approximate division)."""
+    """Elementwise floating-point division. Kiln's division always rounds to nearest (IEEE)
+    on every target, so ``ieee_rounding=False`` is as exact as True (Gluon may then use a
+    faster approximate division)."""
     _semantic.require_constexpr(ieee_rounding, "ieee_rounding")
     return _semantic.float_divide(_unwrap(x), _unwrap(y), "fdiv")
 
