@@ -212,6 +212,26 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
         }
         return unknown; // a non-splat dense tensor: no claim
       })
+      .Case([&](HintOp h) {
+        // The user's promise, on top of what the analysis proves.
+        AxisInfo r = get(h.getSrc());
+        auto raise = [](SmallVectorImpl<int64_t> &claims,
+                        std::optional<ArrayRef<int64_t>> promised) {
+          if (promised && promised->size() == claims.size())
+            for (auto [c, p] : llvm::zip(claims, *promised))
+              c = std::max(c, p);
+        };
+        raise(r.divisibility, h.getDivisibility());
+        raise(r.contiguity, h.getContiguity());
+        raise(r.constancy, h.getConstancy());
+        for (int64_t &d : r.divisibility)
+          d = std::min(d, AxisInfo::kMaxDivisibility);
+        for (unsigned d = 0; d < r.getRank() && d < shape.size(); ++d) {
+          r.contiguity[d] = std::min(r.contiguity[d], shape[d]);
+          r.constancy[d] = std::min(r.constancy[d], shape[d]);
+        }
+        return r;
+      })
       .Case([&](ArangeOp a) {
         // start, start + 1, ...: one run whose first element is `start`.
         AxisInfo r = unknown;

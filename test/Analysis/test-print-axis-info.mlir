@@ -80,3 +80,26 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// tile.hint: the user's promise raises the claims (never lowers them);
+// contiguity and constancy stay within the shape.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @hints(%off: i32, %p: !tile.ptr<f32>) {
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [512]}}
+    %s = tile.splat %off : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [512]}}
+    %h = tile.hint %s {divisibility = array<i64: 16>} : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [1073741824], constancy = [1]}}
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [16], constancy = [1]}}
+    %a = arith.addi %h, %r : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [16], constancy = [1]}}
+    %c = tile.hint %a {contiguity = array<i64: 1024>, constancy = array<i64: 1>} : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [64], constancy = [1]}}
+    %q = tile.hint %p {divisibility = array<i64: 64>} : !tile.ptr<f32>
+    return
+  }
+}

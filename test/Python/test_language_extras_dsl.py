@@ -185,3 +185,37 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(fn, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4, cache=False)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@kiln.jit
+def hinted_copy(x, out, start, N: kl.constexpr, HINT: kl.constexpr):
+    """out[start + i] = x[start + i]: ``start`` is a runtime int the launcher did not specialize,
+    so without a hint the loads and stores cannot be proven 16-byte aligned."""
+    L: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    offs = start + kl.arange(0, N, L)
+    if HINT:
+        offs = kl.max_contiguous(kl.multiple_of(offs, 4), N)
+    kl.store(out + offs, kl.load(x + offs))
+
+
+def test_multiple_of_lets_loads_vectorize():
+    sig = {"x": "*fp32:16", "out": "*fp32:16", "start": "i32"}
+    plain = asm_of(hinted_copy, sig, {"N": 512, "HINT": False}, "cuda:sm_90a")
+    hinted = asm_of(hinted_copy, sig, {"N": 512, "HINT": True}, "cuda:sm_90a")
+    assert "ld.global.v4" not in plain and "ld.global.v4" in hinted
+    assert "st.global.v4" in hinted
+
+
+@kiln.jit
+def e_hint_rank(x):
+    a = kl.full([16, 16], 1, kl.int32, kl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0]))
+    kl.multiple_of(a, 16)  # E:hint
+
+
+def test_hint_errors():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_hint_rank, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:hint", "kl.multiple_of",
+                           r"multiple_of: values must be 2 int\(s\), one per dimension of the "
+                           r"input, got \[16\]", kiln.CompilationError)

@@ -55,6 +55,17 @@ struct ArangeOpConversion : public TileOpConversion<ArangeOp> {
   }
 };
 
+/// A hint is its operand: the promise only informed the axis analysis.
+struct HintOpConversion : public TileOpConversion<HintOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(HintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 struct SplatOpConversion : public TileOpConversion<SplatOp> {
   using TileOpConversion::TileOpConversion;
   LogicalResult
@@ -172,5 +183,5 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
-               LayoutMoveConversion<ReshapeOp>>(converter, ctx);
+               LayoutMoveConversion<ReshapeOp>, HintOpConversion>(converter, ctx);
 }

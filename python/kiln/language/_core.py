@@ -907,6 +907,29 @@ def barrier(_semantic=None):
 
 
 @builtin
+def multiple_of(input, values, _semantic=None):
+    """``input`` with the promise that the first element of each contiguous group (every
+    element of a scalar) is a multiple of ``values`` (one per dimension; an int for a scalar
+    or a 1-D tensor), which lets loads and stores through it vectorize. A false promise is
+    undefined behaviour."""
+    return _semantic.hint(input, values, "divisibility", "multiple_of")
+
+
+@builtin
+def max_contiguous(input, values, _semantic=None):
+    """``input`` with the promise that its elements come in runs of ``values`` consecutive
+    integers (per dimension), aligned to the run length."""
+    return _semantic.hint(input, values, "contiguity", "max_contiguous")
+
+
+@builtin
+def max_constancy(input, values, _semantic=None):
+    """``input`` with the promise that its elements come in runs of ``values`` equal ones (per
+    dimension), aligned to the run length."""
+    return _semantic.hint(input, values, "constancy", "max_constancy")
+
+
+@builtin
 def thread_barrier(_semantic=None):
     """CTA-wide barrier (Gluon 3.6's ``thread_barrier``; the same as :func:`barrier`)."""
     _semantic.b.create("tile.barrier", [], [])

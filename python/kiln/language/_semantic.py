@@ -933,6 +933,26 @@ class Semantic:
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
         return self._op(f"math.{name}", [x], x.type)
 
+    def hint(self, x, values, attr: str, what: str) -> tensor:
+        """``tile.hint``: the user's promise (Gluon's multiple_of / max_contiguous /
+        max_constancy) for the axis analysis. ``values``: one int per dimension (an int for a
+        scalar or a 1-D tensor); each is reduced to the largest power of two dividing it."""
+        x = self.as_tensor(_unwrap(x))
+        if not (x.dtype.is_int() or x.dtype.is_ptr()) or x.dtype.is_bool():
+            raise TypeError(f"{what} hints integers or pointers, got {x.dtype}")
+        values = _unwrap(values)
+        values = [values] if isinstance(values, int) else [_unwrap(v) for v in values]
+        rank = len(x.shape) if x.type.is_block else 1
+        if len(values) != rank or not all(isinstance(v, int) and not isinstance(v, bool)
+                                          for v in values):
+            raise ValueError(f"{what}: values must be {rank} int(s), one per dimension of the "
+                             f"input, got {values!r}")
+        if any(v < 1 for v in values):
+            raise ValueError(f"{what}: values must be positive, got {values!r}")
+        pow2 = [v & -v for v in values]
+        text = "array<i64: " + ", ".join(str(v) for v in pow2) + ">"
+        return self._op("tile.hint", [x], x.type, {attr: text})
+
     def erf(self, x) -> tensor:
         x = self.as_tensor(x)
         self.reject_fp8("erf on {}", x)

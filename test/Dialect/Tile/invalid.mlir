@@ -2008,3 +2008,28 @@ func.func @reinterpret_whole_result() {
 
 // expected-error @+1 {{'tile.maxnreg' is a module attribute between 16 and 255 (registers per thread)}}
 module attributes {tile.maxnreg = 512 : i32} {}
+
+// -----
+
+func.func @hint_float(%x: f32) {
+  // expected-error @+1 {{'tile.hint' op hints integers or pointers, got 'f32'}}
+  %h = tile.hint %x {divisibility = array<i64: 16>} : f32
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @hint_rank(%x: tensor<16x32xi32, #l>) {
+  // expected-error @+1 {{'tile.hint' op contiguity needs 2 value(s), one per dimension, got 1}}
+  %h = tile.hint %x {contiguity = array<i64: 16>} : tensor<16x32xi32, #l>
+  return
+}
+
+// -----
+
+func.func @hint_pow2(%x: i32) {
+  // expected-error @+1 {{'tile.hint' op constancy values must be powers of two, got 12}}
+  %h = tile.hint %x {constancy = array<i64: 12>} : i32
+  return
+}

@@ -79,6 +79,11 @@ void ReshapeOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
   forwardRange(getResult(), argRanges, setResultRange);
 }
 
+void HintOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
+                               SetIntRangeFn setResultRange) {
+  forwardRange(getResult(), argRanges, setResultRange);
+}
+
 void ConvertLayoutOp::inferResultRanges(ArrayRef<ConstantIntRanges> argRanges,
                                         SetIntRangeFn setResultRange) {
   forwardRange(getResult(), argRanges, setResultRange);

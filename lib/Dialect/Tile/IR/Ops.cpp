@@ -153,6 +153,32 @@ LogicalResult ReshapeOp::verify() {
 
 LogicalResult ConvertLayoutOp::verify() { return success(); }
 
+LogicalResult HintOp::verify() {
+  Type t = getSrc().getType();
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  Type elem = tensor ? tensor.getElementType() : t;
+  if (!isa<IntegerType, PointerType>(elem))
+    return emitOpError() << "hints integers or pointers, got " << t;
+  int64_t rank = tensor ? tensor.getRank() : 1;
+  for (auto [name, values] :
+       {std::pair<StringRef, std::optional<ArrayRef<int64_t>>>{
+            "divisibility", getDivisibility()},
+        {"contiguity", getContiguity()},
+        {"constancy", getConstancy()}}) {
+    if (!values)
+      continue;
+    if (int64_t(values->size()) != rank)
+      return emitOpError() << name << " needs " << rank
+                           << " value(s), one per dimension, got "
+                           << values->size();
+    for (int64_t v : *values)
+      if (v < 1 || !llvm::isPowerOf2_64(v))
+        return emitOpError() << name << " values must be powers of two, got "
+                             << v;
+  }
+  return success();
+}
+
 LogicalResult SetAutoLayoutOp::verify() {
   auto src = getSrc().getType();
   auto dst = getResult().getType();

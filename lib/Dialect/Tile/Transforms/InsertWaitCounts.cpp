@@ -216,14 +216,14 @@ private:
 /// need+1 times and anything not understood ends the walk there (counting
 /// fewer instructions only makes the wait stricter).
 /// The kernel argument a pointer value comes from (through splat, addptr,
-/// broadcast, expand_dims, convert_layout, reshape), or null.
+/// broadcast, expand_dims, convert_layout, reshape, hint), or null.
 Value pointerRoot(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto splat = dyn_cast<SplatOp>(def))
       v = splat.getSrc();
     else if (auto add = dyn_cast<AddPtrOp>(def))
       v = add.getPtr();
-    else if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp, ReshapeOp>(def))
+    else if (isa<BroadcastOp, ExpandDimsOp, ConvertLayoutOp, ReshapeOp, HintOp>(def))
       v = def->getOperand(0);
     else
       return Value();

@@ -133,6 +133,34 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
   let hasVerifier = 1;
 }
 
+def Tile_HintOp : Tile_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
+  let summary = "The user's promise about a value's contiguity, divisibility or constancy";
+  let description = [{
+    The result is `src`; the attributes are what the user promises about it
+    (Gluon's `multiple_of`, `max_contiguous`, `max_constancy`), one power of
+    two per dimension (one for a scalar), with the axis analysis's meaning
+    (include/kiln/Analysis/AxisInfo.h): `divisibility` divides the first
+    element of each aligned contiguous group (bytes for pointers),
+    `contiguity` elements in aligned groups are consecutive, `constancy`
+    elements in aligned groups are equal. The axis analysis takes the larger
+    of its own claim and the promise; a false promise is undefined behaviour,
+    as in Triton.
+
+    ```mlir
+    %o = tile.hint %x {divisibility = array<i64: 16>, contiguity = array<i64: 128>}
+        : tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins AnyType:$src,
+                       OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                       OptionalAttr<DenseI64ArrayAttr>:$contiguity,
+                       OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Fix the layout of a tensor whose layout is inferred";

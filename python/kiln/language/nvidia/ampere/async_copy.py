@@ -29,6 +29,7 @@ results); ``wait_for(token)`` waits for a token's group with a count Kiln comput
 """
 
 from ..._core import _unwrap, builtin
+from .._mbarrier_word import check_barrier
 
 __all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group",
            "wait_for", "mbarrier_arrive"]
@@ -74,7 +75,6 @@ def mbarrier_arrive(mbarrier, increment_count=True, _semantic=None):
     issued before (``cp.async.mbarrier.arrive``), whatever their commit groups; a
     ``mbarrier.wait`` on the phase sees them landed. With ``increment_count`` (the default)
     the copies' arrival does not count toward the barrier's ``init`` count."""
-    from ..hopper.mbarrier import _barrier
-    bar = _barrier(mbarrier, "async_copy.mbarrier_arrive")
+    bar = check_barrier(mbarrier, "async_copy.mbarrier_arrive")
     inc = "true" if _unwrap(increment_count) else "false"
     _semantic.b.create("tile_nv.async_copy_mbarrier_arrive", [bar], [], {"increment": inc})

@@ -24,6 +24,7 @@ from __future__ import annotations
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from ..._layouts import SwizzledSharedLayout
+from .._mbarrier_word import check_barrier as _barrier
 
 __all__ = ["MBarrierLayout", "init", "invalidate", "expect", "wait", "arrive"]
 
@@ -33,19 +34,6 @@ _MAX_COUNT = (1 << 20) - 1
 def MBarrierLayout(cga_layout=()):
     """The shared layout of mbarrier words (Gluon's ``MBarrierLayout``): unswizzled."""
     return SwizzledSharedLayout(1, 1, 1, [0], cga_layout=cga_layout)
-
-
-def _barrier(mbarrier, what):
-    if not isinstance(mbarrier, core.shared_memory_descriptor):
-        raise TypeError(f"{what}: mbarrier must be a shared memory descriptor (from "
-                        f"allocate_shared_memory(int64, [1], MBarrierLayout())), got {mbarrier!r}")
-    n = 1
-    for d in mbarrier.type.shape:
-        n *= d
-    if mbarrier.dtype != core.int64 or n != 1:
-        raise TypeError(f"{what}: mbarrier must be one int64 word of shared memory, got "
-                        f"{mbarrier.dtype} of shape {list(mbarrier.type.shape)}")
-    return mbarrier
 
 
 def _int(value, what, name, lo):
