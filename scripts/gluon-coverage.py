@@ -57,6 +57,9 @@ DIFFERENCES = {
     "float8e5": _FP8,
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
+    "float8e4b15": _FP8,
+    "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
+                       "compile error (use where)",
     "add": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
     "sub": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
     "mul": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",

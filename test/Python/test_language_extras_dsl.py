@@ -219,3 +219,75 @@ def test_hint_errors():
     located.assert_located(ei.value, HERE, "E:hint", "kl.multiple_of",
                            r"multiple_of: values must be 2 int\(s\), one per dimension of the "
                            r"input, got \[16\]", kiln.CompilationError)
+
+
+@kiln.jit
+def _selu_scalar(x, alpha):
+    return kl.where(x > 0, x, alpha * (kl.exp(x) - 1))
+
+
+@kiln.jit
+def map_kernel(x, out, alpha, N: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, N, L)
+    kl.store(out + offs, kl.map_elementwise(_selu_scalar, kl.load(x + offs), alpha))
+
+
+@kiln.jit
+def ravel_kernel(x, out, M: kl.constexpr, N: kl.constexpr):
+    """out = x.ravel() for an M x N tile, stored through a 1-D layout."""
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [8, 4], [4, 1], [1, 0])
+    F: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    a = kl.load(x + kl.arange(0, M, kl.SliceLayout(1, L))[:, None] * N +
+                kl.arange(0, N, kl.SliceLayout(0, L))[None, :])
+    kl.static_assert(kl.num_ctas() == 1)
+    kl.store(out + kl.arange(0, M * N, F), kl.convert_layout(kl.ravel(a), F))
+
+
+@kiln.jit
+def fp8e4b15_copy(x, out, N: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    offs = kl.arange(0, N, L)
+    kl.store(out + offs, kl.load(x + offs))
+
+
+def test_map_elementwise_ravel_num_ctas_fp8e4b15_compile():
+    for t, w in TARGETS:
+        if w == 32:
+            asm_of(map_kernel, {"x": "*fp32", "out": "*fp32", "alpha": "fp32"}, {"N": 128}, t)
+            asm_of(ravel_kernel, {"x": "*fp32", "out": "*fp32"}, {"M": 16, "N": 32}, t)
+            asm = asm_of(fp8e4b15_copy, {"x": "*fp8e4b15", "out": "*fp8e4b15"}, {"N": 512}, t)
+            assert "ld.global" in asm
+    assert kl.float8e4b15.primitive_bitwidth == 8 and str(kl.float8e4b15) == "fp8e4b15"
+
+
+@kiln.jit
+def e_map_not_jit(x):
+    a = kl.full([128], 1.0, kl.float32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.map_elementwise(abs, a)  # E:map
+
+
+@kiln.jit
+def e_map_branch(x):
+    a = kl.full([128], 1.0, kl.float32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.store(x + kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0])),
+             kl.map_elementwise(_branchy, a))  # E:branch
+
+
+@kiln.jit
+def _branchy(v):
+    if v > 0:
+        return v
+    return -v
+
+
+def test_map_elementwise_errors():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_map_not_jit, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:map", "kl.map_elementwise",
+                           r"map_elementwise: scalar_fn must be a @kiln.jit function, got abs",
+                           kiln.CompilationError)
+    with pytest.raises(kiln.CompilationError):  # a branch on a tensor value
+        kiln.compile(e_map_branch, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)

@@ -99,3 +99,18 @@ def test_hinted_copy(target):
     out = torch.zeros_like(x)
     k.hinted_copy[(1,)](x, out, 8, 512, True, num_warps=4)
     assert torch.equal(out[8:520], x[8:520]) and not out[:8].any() and not out[520:].any()
+
+
+def test_map_elementwise(target):
+    x = torch.randn(128, device="cuda")
+    out = torch.empty_like(x)
+    k.map_kernel[(1,)](x, out, 1.5, 128, num_warps=4)
+    torch.testing.assert_close(out, torch.where(x > 0, x, 1.5 * (torch.exp(x) - 1)),
+                               atol=1e-5, rtol=1e-5)
+
+
+def test_ravel(target):
+    x = torch.randn(16, 32, device="cuda")
+    out = torch.empty(512, device="cuda")
+    k.ravel_kernel[(1,)](x, out, 16, 32, num_warps=4)
+    assert torch.equal(out, x.ravel())

@@ -12,6 +12,7 @@ from ._core import (  # noqa: F401
     constexpr, constexpr_function, dtype, pointer_type, distributed_type, tensor, builtin,
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, float8e4nv, float8e5, float8e4b8, float8e5b16,
+    float8e4b15, num_ctas, ravel, map_elementwise,
     program_id, num_programs, arange, full, load, store, convert_layout, set_auto_layout,
     expand_dims,
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,

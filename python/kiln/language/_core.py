@@ -20,7 +20,7 @@ __all__ = [
     "builtin", "is_builtin",
     "int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "bfloat16", "float32", "float64", "float8e4nv", "float8e5", "float8e4b8",
-    "float8e5b16", "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
+    "float8e5b16", "float8e4b15", "program_id", "num_programs", "arange", "full", "load", "store", "convert_layout",
     "expand_dims", "broadcast", "broadcast_to", "reshape", "where", "maximum", "minimum",
     "cast", "reduce", "static_assert", "static_print", "num_warps", "static_range", "range",
     "warp_specialize",
@@ -41,6 +41,8 @@ _DTYPES = {
     "fp8e4nv": ("float", 8, "f8E4M3FN"), "fp8e5": ("float", 8, "f8E5M2"),
     # The FNUZ fp8 formats (no negative zero, NaN = 0x80; Triton's names).
     "fp8e4b8": ("float", 8, "f8E4M3FNUZ"), "fp8e5b16": ("float", 8, "f8E5M2FNUZ"),
+    # Triton's fp8e4b15: 4 exponent bits with bias 15, no infinities or negative zero.
+    "fp8e4b15": ("float", 8, "f8E4M3B11FNUZ"),
     "fp16": ("float", 16, "f16"), "bf16": ("float", 16, "bf16"),
     "fp32": ("float", 32, "f32"), "fp64": ("float", 64, "f64"),
 }
@@ -237,10 +239,11 @@ int8, int16, int32, int64 = (dtype(n) for n in ("int8", "int16", "int32", "int64
 uint8, uint16, uint32, uint64 = (dtype(n) for n in ("uint8", "uint16", "uint32", "uint64"))
 float8e4nv, float8e5 = dtype("fp8e4nv"), dtype("fp8e5")
 float8e4b8, float8e5b16 = dtype("fp8e4b8"), dtype("fp8e5b16")
+float8e4b15 = dtype("fp8e4b15")
 float16, bfloat16, float32, float64 = (dtype(n) for n in ("fp16", "bf16", "fp32", "fp64"))
 _PUBLIC_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
                  "fp8e4nv": "float8e4nv", "fp8e5": "float8e5", "fp8e4b8": "float8e4b8",
-                 "fp8e5b16": "float8e5b16"}
+                 "fp8e5b16": "float8e5b16", "fp8e4b15": "float8e4b15"}
 
 
 def dtype_from_name(name: str):
@@ -255,7 +258,7 @@ def dtype_from_name(name: str):
              "u1": "int1", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
              "float16": "fp16", "bfloat16": "bf16", "float32": "fp32", "float64": "fp64",
              "bool": "int1", "float8e4nv": "fp8e4nv", "float8e5": "fp8e5",
-             "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16"}
+             "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16", "float8e4b15": "fp8e4b15"}
     name = short.get(name, name)
     if name not in _DTYPES:
         raise ValueError(f"unknown type {name!r} in signature")
@@ -933,6 +936,30 @@ def max_constancy(input, values, _semantic=None):
 def thread_barrier(_semantic=None):
     """CTA-wide barrier (Gluon 3.6's ``thread_barrier``; the same as :func:`barrier`)."""
     _semantic.b.create("tile.barrier", [], [])
+
+
+@builtin
+def ravel(x, can_reorder=False, _semantic=None):
+    """``x`` as a 1-D tensor (row-major; ``can_reorder`` is accepted, the order is kept)."""
+    x = _semantic.as_tensor(_unwrap(x))
+    n = 1
+    for d in x.shape:
+        n *= int(_unwrap(d))
+    return _semantic.reshape(x, [n], None)
+
+
+@builtin
+def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
+    """``scalar_fn`` over the elements of ``args`` (broadcast to one shape). Kiln applies it to
+    the whole tensors at once, so it must be made of elementwise operations: a branch on a
+    value (Gluon allows one per element) is a compile error here; use ``where``."""
+    return _semantic.map_elementwise(scalar_fn, args, pack)
+
+
+@builtin
+def num_ctas(_semantic=None):
+    """Number of CTAs of a program (the ``num_ctas`` launch option: a cluster; a constexpr)."""
+    return constexpr(_semantic.num_ctas)
 
 
 @builtin

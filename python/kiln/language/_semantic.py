@@ -19,7 +19,7 @@ from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLa
                        is_trivial_conversion, reshape_linear)
 
 MAX_NUMEL = 1 << 20
-_FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")
+_FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15")
 
 _INT_RANGES = {("sint", 8): (-2**7, 2**7 - 1), ("sint", 16): (-2**15, 2**15 - 1),
                ("sint", 32): (-2**31, 2**31 - 1), ("sint", 64): (-2**63, 2**63 - 1),
@@ -952,6 +952,26 @@ class Semantic:
         pow2 = [v & -v for v in values]
         text = "array<i64: " + ", ".join(str(v) for v in pow2) + ">"
         return self._op("tile.hint", [x], x.type, {attr: text})
+
+    def map_elementwise(self, fn, args, pack) -> tensor:
+        """Gluon's map_elementwise, applied to whole tensors: ``fn`` (a @kiln.jit function)
+        is inlined once with the broadcast tensors, so it must be made of elementwise
+        operations (a branch on a value is a compile error, as it is on any tensor)."""
+        fn = _unwrap(fn)
+        if not getattr(fn, "__kiln_jit__", False):
+            what = getattr(fn, "__qualname__", None) or type(fn).__name__
+            raise TypeError(f"map_elementwise: scalar_fn must be a @kiln.jit function, got "
+                            f"{what}")
+        pack = _unwrap(pack)
+        if not isinstance(pack, int) or isinstance(pack, bool) or pack < 1:
+            raise ValueError(f"map_elementwise: pack must be a positive int, got {pack!r}")
+        if not args:
+            raise TypeError("map_elementwise needs at least one tensor argument")
+        if self.codegen is None:
+            raise RuntimeError("map_elementwise needs the code generator")
+        tensors = [self.as_tensor(_unwrap(a)) for a in args]
+        tensors = self.broadcast_all(tensors, "map_elementwise")
+        return self.codegen.call_function(fn, tensors, {}, self.codegen.node)
 
     def erf(self, x) -> tensor:
         x = self.as_tensor(x)
