@@ -1,13 +1,14 @@
 //===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
 //
 // An mbarrier is one 64-bit shared-memory word. One thread (elect.sync in
-// warp 0) initializes it (then a CTA barrier) and invalidates it. An arrival
+// warp 0; lane 0 before sm_90) initializes it (then a CTA barrier) and invalidates it. An arrival
 // is made by that thread on behalf of the CTA, after a CTA barrier so that
 // every thread's earlier shared-memory writes are ordered before the
 // arrival's release (a single arrival from sm_90 on is a predicated
 // arrive.expect_tx of 0 bytes, without a branch). Arming it with expected
-// transaction bytes (for TMA) is that thread's alone. Waits spin on mbarrier.try_wait.parity (no suspend
-// hint) in every thread. Everything goes through NVVM ops; the PTX-builder
+// transaction bytes (for TMA) is that thread's alone. Waits spin on
+// mbarrier.try_wait.parity (no suspend hint; test_wait.parity on sm_80) in
+// every thread. Everything goes through NVVM ops; the PTX-builder
 // ones (init, arrive.expect_tx) become inline PTX in finishLowering.
 //
 //===----------------------------------------------------------------------===//
@@ -26,7 +27,14 @@ using namespace kiln::tile_nv;
 Value kiln::isElectedThread(OpBuilder &b, Operation *op,
                             const LoweringContext &ctx) {
   Location loc = op->getLoc();
-  Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value());
+  // elect.sync is sm_90's; before it, lane 0.
+  Value elected =
+      ctx.target.getDesc().arch >= 90
+          ? Value(NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value()))
+          : Value(LLVM::ICmpOp::create(
+                b, loc, LLVM::ICmpPredicate::eq,
+                NVVM::LaneIdOp::create(b, loc, b.getI32Type()),
+                i32Const(b, loc, 0)));
   if (lookupNumWarps(op, ctx.numWarps) == 1)
     return elected;
   Value warpZero =
@@ -137,11 +145,27 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
       return success();
     }
     Value count = i32Const(rewriter, loc, op.getCount());
+    bool sm80 = ctx.target.getDesc().arch < 90;
     if (failed(emitIfElse(
             rewriter, op, pred,
             [&] {
-              NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr,
-                                             count);
+              if (!sm80) {
+                NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), addr,
+                                               count);
+                return;
+              }
+              // sm_80's arrive has no count operand (and NVVM's op lowers
+              // to sm_90's scoped form): `count` plain arrivals.
+              std::string text = "{\n.reg .b64 st;\n";
+              for (int64_t i = 0; i < op.getCount(); ++i)
+                text += "mbarrier.arrive.shared.b64 st, [$0];\n";
+              text += "}";
+              Value shared = addr;
+              LLVM::InlineAsmOp::create(
+                  rewriter, loc, LLVM::LLVMVoidType::get(rewriter.getContext()),
+                  ValueRange{shared}, text, "r", /*has_side_effects=*/true,
+                  /*is_align_stack=*/false, LLVM::TailCallKind::None,
+                  LLVM::AsmDialectAttr(), ArrayAttr());
             },
             nullptr)))
       return failure();
@@ -168,12 +192,18 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
     // Spin on try_wait.parity without a suspend-time hint: with one (CUTLASS
     // passes 10 ms) ptxas puts a NANOSLEEP in the retry path, and a warp
     // that missed its slot by a little sleeps past the copy's arrival.
+    // sm_80 has no try_wait: it spins on the non-blocking test_wait.parity.
+    bool hasTryWait = ctx.target.getDesc().arch >= 90;
     auto wait = [&] {
       Block *head = rewriter.getInsertionBlock();
       Block *done = rewriter.splitBlock(head, rewriter.getInsertionPoint());
       Block *spin = rewriter.createBlock(done);
-      Value complete = NVVM::MBarrierTryWaitOp::create(
-          rewriter, loc, rewriter.getI1Type(), addr, phase, Value());
+      Value complete =
+          hasTryWait ? Value(NVVM::MBarrierTryWaitOp::create(
+                           rewriter, loc, rewriter.getI1Type(), addr, phase,
+                           Value()))
+                     : Value(NVVM::MBarrierTestWaitOp::create(
+                           rewriter, loc, rewriter.getI1Type(), addr, phase));
       LLVM::CondBrOp::create(rewriter, loc, complete, done, spin);
       rewriter.setInsertionPointToEnd(head);
       LLVM::BrOp::create(rewriter, loc, ValueRange(), spin);

@@ -11,6 +11,7 @@ import pytest
 import kiln
 import kiln.language as kl
 from kiln.language.nvidia.ampere import async_copy
+from kiln.language.nvidia.ampere import mbarrier as ampere_mbarrier
 from kiln.language.nvidia.hopper import mbarrier
 
 import compiled
@@ -61,9 +62,35 @@ def test_mbarrier_ptx():
         assert any(l.startswith("bar.sync") for l in lines[max(0, i - 8):i]), lines[i - 8:i + 1]
 
 
-def test_mbarrier_on_sm80_is_an_error():
-    with pytest.raises(kiln.CompilationError, match=r"mbarrier.try_wait.parity needs sm_90"):
+def test_mbarrier_expect_on_sm80_is_an_error():
+    with pytest.raises(kiln.CompilationError, match=r"mbarrier.arrive.expect_tx needs sm_90"):
         kiln.compile(phases, SIG, dict(ROUNDS=1), target="cuda:sm_80", cache=False)
+
+
+@kiln.jit
+def ampere_phases(x, y, ROUNDS: kl.constexpr):
+    """phases with Gluon's ampere.mbarrier (no expect, which is TMA's)."""
+    offs = kl.arange(0, 128, L)
+    bar = kl.allocate_shared_memory(kl.int64, [1], ampere_mbarrier.MBarrierLayout())
+    ampere_mbarrier.init(bar, count=1)
+    buf = kl.allocate_shared_memory(kl.float32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    acc = kl.zeros([128], kl.float32, L)
+    for i in range(ROUNDS):
+        buf.store(kl.load(x + offs) + i)
+        ampere_mbarrier.arrive(bar)
+        ampere_mbarrier.wait(bar, i % 2)
+        acc += buf.load(L)
+    ampere_mbarrier.invalidate(bar)
+    kl.store(y + offs, acc)
+
+
+def test_ampere_mbarrier_on_sm80():
+    """sm_80 has mbarriers without try_wait, elect.sync and arrive counts: waits spin on
+    test_wait.parity, lane 0 of warp 0 arrives (ptxas for sm_80 accepts it)."""
+    ptx = kiln.compile(ampere_phases, SIG, dict(ROUNDS=2), target="cuda:sm_80",
+                       cache=False).asm["ptx"]
+    assert "mbarrier.test_wait.parity.shared.b64" in ptx and "try_wait" not in ptx
+    assert "elect.sync" not in ptx and "mbarrier.arrive.shared.b64" in ptx
 
 
 @kiln.jit

@@ -12,7 +12,16 @@ from ... import _core as core
 from .._layouts import NVMMADistributedLayout
 from . import async_copy  # noqa: F401
 
-__all__ = ["async_copy", "mma_v2"]
+__all__ = ["async_copy", "mbarrier", "mma_v2"]
+
+
+def __getattr__(name):
+    # ampere.mbarrier re-exports hopper's builtins; imported on first use, so that importing
+    # ampere does not import hopper (which imports ampere).
+    if name == "mbarrier":
+        import importlib
+        return importlib.import_module(__name__ + ".mbarrier")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @builtin

@@ -66,17 +66,6 @@ module attributes {tile.target = "cuda:sm_80"} {
 
 // -----
 
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-module attributes {tile.target = "cuda:sm_80"} {
-  func.func @wait_sm80(%b: !tile.memdesc<1xi64, #sh, mutable>, %ph: i32) {
-    // expected-error @+1 {{'tile_nv.mbarrier_wait' op mbarrier.try_wait.parity needs sm_90 or later; cuda:sm_80 has none}}
-    tile_nv.mbarrier_wait %b, %ph : !tile.memdesc<1xi64, #sh, mutable>, i32
-    return
-  }
-}
-
-// -----
-
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 func.func @tma_coord_count(%d: !tile.tensordesc<tensor<128x64xbf16, #nv>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<128x64xbf16, #nv, mutable>, %c: i32) {

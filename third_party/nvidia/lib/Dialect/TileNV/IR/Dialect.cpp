@@ -102,7 +102,7 @@ LogicalResult MBarrierArriveOp::verify() {
 }
 
 LogicalResult MBarrierWaitOp::verify() {
-  return verifyBarrier(*this, getBarrier(), 90, "mbarrier.try_wait.parity");
+  return verifyBarrier(*this, getBarrier(), 80, "mbarrier.test_wait.parity");
 }
 
 LogicalResult AsyncCopyMBarrierArriveOp::verify() {

@@ -100,7 +100,8 @@ def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
   let summary = "Wait until the mbarrier's phase of a given parity completes";
   let description = [{
     Every thread (with `pred`, when given) spins on
-    `mbarrier.try_wait.parity` until the phase whose parity is `phase`
+    `mbarrier.try_wait.parity` (sm_90 on; `mbarrier.test_wait.parity` on
+    sm_80) until the phase whose parity is `phase`
     (0 or 1, the low bit is used) has completed, with acquire semantics.
     On a fresh barrier (phase 0 in progress) a wait for parity 1 returns at
     once: the "previous phase" is complete.
