@@ -58,6 +58,10 @@ DIFFERENCES = {
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
     "float8e4b15": _FP8,
+    **{f"atomic_{op}": "using the old values of elements several threads hold is refused "
+                       "(one thread acts; its result is not broadcast yet); sem is fences around "
+                       "a relaxed atomic" for op in ("add", "and", "or", "xor", "max", "min",
+                                                     "xchg", "cas")},
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",
     "add": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",

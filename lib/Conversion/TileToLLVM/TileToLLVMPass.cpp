@@ -355,6 +355,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
                                       const LoweringContext &ctx) {
   populateElementwiseOpToLLVMPatterns(converter, patterns, ctx);
   populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
+  populateAtomicOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
   populateDotFmaOpToLLVMPatterns(converter, patterns, ctx);

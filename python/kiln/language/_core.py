@@ -938,6 +938,34 @@ def thread_barrier(_semantic=None):
     _semantic.b.create("tile.barrier", [], [])
 
 
+def _atomic(op, doc):
+    @builtin
+    def fn(pointer, val, mask=None, sem=None, scope=None, _semantic=None):
+        return _semantic.atomic_rmw(op, pointer, val, mask, sem, scope)
+    fn.__name__ = fn.__qualname__ = f"atomic_{op}"
+    fn.__doc__ = (f"Atomically {doc} at ``pointer`` (a tensor of pointers, or one pointer) "
+                  f"where ``mask`` holds, once per element however many threads hold it; "
+                  f"returns the old values. ``sem``: 'relaxed', 'acquire', 'release' or "
+                  f"'acq_rel' (default); ``scope``: 'cta', 'gpu' (default) or 'sys'.")
+    return fn
+
+
+atomic_add = _atomic("add", "adds ``val``")
+atomic_and = _atomic("and", "ANDs ``val``")
+atomic_or = _atomic("or", "ORs ``val``")
+atomic_xor = _atomic("xor", "XORs ``val``")
+atomic_max = _atomic("max", "takes the maximum with ``val``")
+atomic_min = _atomic("min", "takes the minimum with ``val``")
+atomic_xchg = _atomic("xchg", "stores ``val``")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None):
+    """Atomically, where ``*pointer == cmp``, stores ``val`` (32- or 64-bit values, compared
+    bitwise); returns the old values. ``sem`` and ``scope`` as for :func:`atomic_add`."""
+    return _semantic.atomic_cas(pointer, cmp, val, sem, scope)
+
+
 @builtin
 def ravel(x, can_reorder=False, _semantic=None):
     """``x`` as a 1-D tensor (row-major; ``can_reorder`` is accepted, the order is kept)."""

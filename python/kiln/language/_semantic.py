@@ -973,6 +973,72 @@ class Semantic:
         tensors = self.broadcast_all(tensors, "map_elementwise")
         return self.codegen.call_function(fn, tensors, {}, self.codegen.node)
 
+    _SEMS = ("relaxed", "acquire", "release", "acq_rel")
+    _SCOPES = ("cta", "gpu", "sys")
+
+    def _atomic_common(self, what, pointer, values, sem, scope):
+        """The pointer tensor (a scalar pointer: one element), ``values`` broadcast to it and
+        cast to the pointee type, and the checked ``sem`` / ``scope``."""
+        ptr = self._ptr_tensor(pointer, what)
+        elt = ptr.dtype.element_ty
+        sem = _unwrap(sem) or "acq_rel"
+        scope = _unwrap(scope) or "gpu"
+        if sem not in self._SEMS:
+            raise ValueError(f"{what}: sem must be one of {', '.join(self._SEMS)}, got {sem!r}")
+        if scope not in self._SCOPES:
+            raise ValueError(f"{what}: scope must be one of {', '.join(self._SCOPES)}, got "
+                             f"{scope!r}")
+        like = tensor(ptr.handle, ptr.type.with_element_ty(elt))
+        out = []
+        for v in values:
+            v = _unwrap(v)
+            v = v if isinstance(v, tensor) else self.literal_like(v, like)
+            if v.dtype.is_ptr():
+                raise TypeError(f"{what}: values must not be pointers")
+            out.append(self.cast(v, elt))
+        ptr, *out = self.broadcast_all([ptr] + out, what)
+        out = [v if v.type.is_block else self.splat(v, ptr.type.with_element_ty(elt))
+               for v in out]
+        return ptr, elt, out, sem, scope
+
+    def atomic_rmw(self, op, pointer, val, mask, sem, scope) -> tensor:
+        what = f"atomic_{op}"
+        ptr, elt, (val,), sem, scope = self._atomic_common(what, pointer, [val], sem, scope)
+        if elt.is_floating():
+            kinds = {"add": "fadd", "max": "fmax", "min": "fmin", "xchg": "xchg"}
+            if op not in kinds:
+                raise TypeError(f"{what} needs integer values, got {elt}")
+            if elt.primitive_bitwidth == 8 or (op == "xchg" and elt.primitive_bitwidth < 32):
+                raise TypeError(f"{what}: no atomic {op} on {elt}")
+            kind = kinds[op]
+        else:
+            if elt.is_bool() or elt.primitive_bitwidth < 32:
+                raise TypeError(f"{what}: atomics need 32- or 64-bit integers, got {elt}")
+            kind = {"max": "umax", "min": "umin"}.get(op, op) if elt.is_int_unsigned() else op
+        operands = [ptr, val]
+        if _unwrap(mask) is not None:
+            m = self.cast(self.as_tensor(_unwrap(mask)), core.int1)
+            m = m if m.type.is_block else self.splat(m, ptr.type.with_element_ty(core.int1))
+            ptr2, m = self.broadcast_all([ptr, m], what)
+            if tuple(ptr2.type.shape) != tuple(ptr.type.shape):
+                raise ValueError(f"{what}: the mask's shape {list(m.type.shape)} must "
+                                 f"broadcast to the pointers' {list(ptr.type.shape)}")
+            operands.append(m)
+        rt = val.type
+        handle = self.b.create("tile.atomic_rmw", operands, [rt],
+                               {"kind": f'"{kind}"', "sem": f'"{sem}"',
+                                "scope": f'"{scope}"'})[0]
+        return tensor(handle, rt)
+
+    def atomic_cas(self, pointer, cmp, val, sem, scope) -> tensor:
+        ptr, elt, (cmp, val), sem, scope = self._atomic_common("atomic_cas", pointer,
+                                                                [cmp, val], sem, scope)
+        if elt.primitive_bitwidth not in (32, 64) or elt.is_bool():
+            raise TypeError(f"atomic_cas needs 32- or 64-bit values, got {elt}")
+        handle = self.b.create("tile.atomic_cas", [ptr, cmp, val], [val.type],
+                               {"sem": f'"{sem}"', "scope": f'"{scope}"'})[0]
+        return tensor(handle, val.type)
+
     def erf(self, x) -> tensor:
         x = self.as_tensor(x)
         self.reject_fp8("erf on {}", x)

@@ -363,6 +363,32 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// Atomics: one relaxed atomicrmw per element between the fences of its sem
+// (acq_rel: release before, acquire after, at the target's gpu scope); 32
+// elements over 128 threads are held by 4 threads each (warp bits repeat
+// them): only the thread whose warp bits are 0 acts, behind a branch.
+// CHECK-LABEL: llvm.func @atomics(
+// CHECK: llvm.and %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.icmp "eq"
+// CHECK: llvm.cond_br
+// CHECK: llvm.fence syncscope("device") release
+// CHECK-NEXT: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// CHECK-NEXT: llvm.fence syncscope("device") acquire
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.cmpxchg
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @atomics(%p: tensor<32x!tile.ptr<i32>, #l>, %v: tensor<32xi32, #l>,
+                     %q: tensor<128x!tile.ptr<i32>, #l>, %w: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
+    %o = tile.atomic_rmw "add", %p, %v {sem = "acq_rel", scope = "gpu"} : tensor<32x!tile.ptr<i32>, #l>
+    %c = tile.atomic_cas %q, %w, %w {sem = "relaxed", scope = "cta"} : tensor<128x!tile.ptr<i32>, #l>
+    return %c : tensor<128xi32, #l>
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

@@ -2033,3 +2033,39 @@ func.func @hint_pow2(%x: i32) {
   %h = tile.hint %x {constancy = array<i64: 12>} : i32
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_sem(%p: tensor<128x!tile.ptr<i32>, #l>, %v: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op sem must be relaxed, acquire, release or acq_rel, got 'seq_cst'}}
+  %o = tile.atomic_rmw "add", %p, %v {sem = "seq_cst", scope = "gpu"} : tensor<128x!tile.ptr<i32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_scope(%p: tensor<128x!tile.ptr<i32>, #l>, %v: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op scope must be cta, gpu or sys, got 'cluster'}}
+  %o = tile.atomic_rmw "add", %p, %v {sem = "relaxed", scope = "cluster"} : tensor<128x!tile.ptr<i32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_kind(%p: tensor<128x!tile.ptr<f32>, #l>, %v: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op no atomic 'and' on 'f32' (add, and, or, xor, max, min, umax, umin on 32- and 64-bit integers; fadd, fmax, fmin on floats; xchg on 32- and 64-bit values)}}
+  %o = tile.atomic_rmw "and", %p, %v {sem = "relaxed", scope = "gpu"} : tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_cas_bits(%p: tensor<128x!tile.ptr<i16>, #l>, %v: tensor<128xi16, #l>) {
+  // expected-error @+1 {{'tile.atomic_cas' op compare-and-swap needs 32- or 64-bit values, got 'i16'}}
+  %o = tile.atomic_cas %p, %v, %v {sem = "relaxed", scope = "gpu"} : tensor<128x!tile.ptr<i16>, #l>
+  return
+}

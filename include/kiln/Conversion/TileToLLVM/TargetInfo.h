@@ -9,6 +9,8 @@
 #ifndef KILN_CONVERSION_TILETOLLVM_TARGETINFO_H
 #define KILN_CONVERSION_TILETOLLVM_TARGETINFO_H
 
+#include <string>
+
 #include "kiln/Target/Targets.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -85,6 +87,11 @@ public:
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::StringRef fn, mlir::Value x) const = 0;
+  /// The LLVM sync scope of an atomic of Gluon's `scope` ("cta", "gpu",
+  /// "sys"); "" (the system) by default.
+  virtual std::string atomicSyncScope(llvm::StringRef scope) const {
+    return "";
+  }
   /// Loads a `vecTy` vector (memory-typed elements) from global `ptr`,
   /// `alignment` bytes aligned. With `pred`, only where it is true; `other`
   /// (a `vecTy` value) is the result where it is false. The default is

@@ -253,6 +253,64 @@ LogicalResult StoreOp::verify() {
   return verifyMask(*this, getPtr().getType(), getMask());
 }
 
+//===----------------------------------------------------------------------===//
+// atomic_rmw / atomic_cas
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifySemScope(Operation *op, StringRef sem,
+                                    StringRef scope) {
+  if (!llvm::is_contained({"relaxed", "acquire", "release", "acq_rel"}, sem))
+    return op->emitOpError() << "sem must be relaxed, acquire, release or "
+                                "acq_rel, got '"
+                             << sem << "'";
+  if (!llvm::is_contained({"cta", "gpu", "sys"}, scope))
+    return op->emitOpError() << "scope must be cta, gpu or sys, got '" << scope
+                             << "'";
+  return success();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyPtrValue(*this, getPtr().getType(), getVal().getType(),
+                            "value")) ||
+      failed(verifyPtrValue(*this, getPtr().getType(), getType(), "result")) ||
+      failed(verifyMask(*this, getPtr().getType(), getMask())) ||
+      failed(verifySemScope(*this, getSem(), getScope())))
+    return failure();
+  Type e = getVal().getType().getElementType();
+  StringRef kind = getKind();
+  bool isInt = e.isInteger() && !e.isInteger(1);
+  bool isFloat = isa<FloatType>(e) && e.getIntOrFloatBitWidth() >= 16;
+  bool ok = llvm::is_contained({"add", "and", "or", "xor", "max", "min", "umax",
+                                "umin"},
+                               kind)
+                ? isInt && e.getIntOrFloatBitWidth() >= 32
+            : llvm::is_contained({"fadd", "fmax", "fmin"}, kind) ? isFloat
+            : kind == "xchg" ? (isInt || isFloat) && e.getIntOrFloatBitWidth() >= 32
+                             : false;
+  if (!ok)
+    return emitOpError() << "no atomic '" << kind << "' on " << e
+                         << " (add, and, or, xor, max, min, umax, umin on 32- "
+                            "and 64-bit integers; fadd, fmax, fmin on floats; "
+                            "xchg on 32- and 64-bit values)";
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyPtrValue(*this, getPtr().getType(), getVal().getType(),
+                            "value")) ||
+      failed(verifyPtrValue(*this, getPtr().getType(), getCmp().getType(),
+                            "cmp")) ||
+      failed(verifyPtrValue(*this, getPtr().getType(), getType(), "result")) ||
+      failed(verifySemScope(*this, getSem(), getScope())))
+    return failure();
+  Type e = getVal().getType().getElementType();
+  unsigned bits = e.isIntOrFloat() ? e.getIntOrFloatBitWidth() : 0;
+  if (bits != 32 && bits != 64)
+    return emitOpError() << "compare-and-swap needs 32- or 64-bit values, got "
+                         << e;
+  return success();
+}
+
 // A masked store is branched around by a wave whose lanes are all off, and
 // a warp whose elements another warp also holds does not store them: both
 // may issue nothing. A store through pointers another store also writes may

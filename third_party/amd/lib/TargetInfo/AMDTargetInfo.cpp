@@ -104,6 +104,10 @@ public:
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, "wavefront");
   }
 
+  std::string atomicSyncScope(StringRef scope) const override {
+    return scope == "gpu" ? "agent" : scope == "cta" ? "workgroup" : "";
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();

@@ -121,6 +121,10 @@ public:
                                    regs));
   }
 
+  std::string atomicSyncScope(StringRef scope) const override {
+    return scope == "gpu" ? "device" : scope == "cta" ? "block" : "";
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();

@@ -85,6 +85,62 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
   let hasVerifier = 1;
 }
 
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    Tile_SharesOneLayout,
+    Tile_InferredFromPtr<"result", "result", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"val", "val", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
+  let summary = "Atomic read-modify-write of global memory, per element";
+  let description = [{
+    For each element (once, however many threads hold it) whose `mask` is
+    true, atomically replaces `*ptr` by `*ptr <kind> val` and returns the
+    old value. `kind`: add, and, or, xor, max, min (signed), umax, umin,
+    xchg on integers; fadd, fmax, fmin, xchg on floats. `sem`: relaxed,
+    acquire, release, acq_rel; `scope`: cta, gpu, sys. Masked-off elements
+    return an undefined value.
+
+    ```mlir
+    %old = tile.atomic_rmw "add", %p, %v, %m {sem = "acq_rel", scope = "gpu"}
+        : tensor<128x!tile.ptr<i32>, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Tile_PtrTensor:$ptr, Tile_Tensor:$val,
+                       Optional<Tile_BoolTensor>:$mask, StrAttr:$sem,
+                       StrAttr:$scope);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $kind `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    Tile_SharesOneLayout,
+    Tile_InferredFromPtr<"result", "result", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"cmp", "cmp", "::kiln::tile::inferPointeeType($_self)">,
+    Tile_InferredFromPtr<"val", "val", "::kiln::tile::inferPointeeType($_self)">]> {
+  let summary = "Atomic compare-and-swap of global memory, per element";
+  let description = [{
+    For each element (once, however many threads hold it): if `*ptr ==
+    cmp`, `*ptr = val`; returns the old value. 32- or 64-bit integers or
+    floats (compared bitwise). `sem` and `scope` as for `tile.atomic_rmw`.
+
+    ```mlir
+    %old = tile.atomic_cas %p, %c, %v {sem = "acq_rel", scope = "gpu"}
+        : tensor<128x!tile.ptr<i32>, #l>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptr, Tile_Tensor:$cmp, Tile_Tensor:$val,
+                       StrAttr:$sem, StrAttr:$scope);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $ptr `,` $cmp `,` $val attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared memory
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,276 @@
+//===- AtomicOpToLLVM.cpp - tile.atomic_rmw / tile.atomic_cas -------------===//
+//
+// An atomic is performed once per element, however many threads hold it:
+// a thread whose lane or warp bits only repeat elements other threads hold
+// (bases that are zero or depend on the others, found by elimination over
+// F2) skips, and of several registers holding one element only the first
+// acts (the others take its result). Each remaining element is one LLVM
+// atomicrmw / cmpxchg with the op's ordering and the target's sync scope,
+// behind a branch where a mask or the thread test applies; `sem` becomes
+// fences around a relaxed atomic. The old values
+// of elements several threads hold would have to be broadcast from the
+// acting thread, which Kiln does not do yet: using them is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <map>
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+/// The ordering of an atomic instruction itself: orderings are carried by
+/// fences around a relaxed atomic (release before, acquire after), which
+/// every backend lowers (NVPTX emits plain `atom` for an ordered atomicrmw).
+void fenceBefore(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
+  if (sem == "release" || sem == "acq_rel")
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, scope);
+}
+void fenceAfter(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
+  if (sem == "acquire" || sem == "acq_rel")
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, scope);
+}
+
+
+/// The element each register holds, and which lane / warp bits only repeat
+/// elements (masks of redundant bits).
+struct Ownership {
+  SmallVector<unsigned> canonical; ///< first register holding the same element
+  unsigned redundantLanes = 0, redundantWarps = 0;
+};
+
+FailureOr<Ownership> planOwnership(Operation *op, RankedTensorType type) {
+  auto emit = [&] { return op->emitOpError(); };
+  FailureOr<LinearLayout> ll = getLinearLayout(type, emit);
+  if (failed(ll))
+    return failure();
+  Ownership own;
+  std::map<SmallVector<int32_t>, unsigned> regs = registersByCoordinate(*ll);
+  ArrayRef<LinearLayout::Basis> regBases = ll->getBases(LinearLayout::Register);
+  unsigned n = 1u << regBases.size();
+  unsigned rank = type.getRank();
+  for (unsigned r = 0; r < n; ++r) {
+    SmallVector<int32_t> c(rank, 0);
+    for (unsigned bit = 0; bit < regBases.size(); ++bit)
+      if (r >> bit & 1)
+        for (unsigned d = 0; d < rank; ++d)
+          c[d] ^= regBases[bit][d];
+    own.canonical.push_back(regs.at(c));
+  }
+  // Elimination over F2 on coordinates packed into one integer.
+  SmallVector<unsigned> shifts;
+  unsigned shift = 0;
+  for (int64_t s : type.getShape()) {
+    shifts.push_back(shift);
+    shift += llvm::Log2_64_Ceil(std::max<int64_t>(s, 2));
+  }
+  if (shift > 63)
+    return op->emitOpError() << "the tensor is too large for an atomic";
+  auto pack = [&](const LinearLayout::Basis &b) {
+    uint64_t v = 0;
+    for (unsigned d = 0; d < rank; ++d)
+      v |= uint64_t(uint32_t(b[d])) << shifts[d];
+    return v;
+  };
+  std::map<unsigned, uint64_t> pivots; // by leading bit
+  auto addIfIndependent = [&](uint64_t v) {
+    while (v) {
+      unsigned lead = llvm::Log2_64(v);
+      auto it = pivots.find(lead);
+      if (it == pivots.end()) {
+        pivots[lead] = v;
+        return true;
+      }
+      v ^= it->second;
+    }
+    return false;
+  };
+  for (const LinearLayout::Basis &b : regBases)
+    addIfIndependent(pack(b));
+  for (auto [in, mask] : {std::pair<LinearLayout::InDim, unsigned *>{LinearLayout::Lane,
+                                                           &own.redundantLanes},
+                          {LinearLayout::Warp, &own.redundantWarps}})
+    for (auto [bit, b] : llvm::enumerate(ll->getBases(in)))
+      if (!addIfIndependent(pack(b)))
+        *mask |= 1u << bit;
+  return own;
+}
+
+/// `thenFn()`'s value where `cond` holds, undefined elsewhere, at the
+/// rewriter's insertion point (which ends in the join block).
+Value emitIfValue(ConversionPatternRewriter &rewriter, Location loc, Value cond,
+                  Type type, function_ref<Value()> thenFn) {
+  Block *head = rewriter.getInsertionBlock();
+  Block *join = rewriter.splitBlock(head, rewriter.getInsertionPoint());
+  join->addArgument(type, loc);
+  Block *thenBlock = rewriter.createBlock(join);
+  Value v = thenFn();
+  LLVM::BrOp::create(rewriter, loc, ValueRange{v}, join);
+  rewriter.setInsertionPointToEnd(head);
+  Value undef = LLVM::UndefOp::create(rewriter, loc, type);
+  LLVM::CondBrOp::create(rewriter, loc, cond, thenBlock, ValueRange{}, join,
+                         ValueRange{undef});
+  rewriter.setInsertionPointToStart(join);
+  return join->getArgument(0);
+}
+
+/// Lowers one atomic op: `act(i)` performs the atomic of canonical register
+/// i (at the rewriter's insertion point) and returns the old value.
+LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
+                          ArrayRef<Value> masks, Type regTy,
+                          ConversionPatternRewriter &rewriter,
+                          const LoweringContext &ctx,
+                          function_ref<Value(unsigned)> act,
+                          Type structTy) {
+  if (!inControlFlowGraph(op))
+    return op->emitOpError()
+           << "is lowered with branches, so it must be in a function's "
+              "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "
+              "does)";
+  FailureOr<Ownership> own = planOwnership(op, type);
+  if (failed(own))
+    return failure();
+  Location loc = op->getLoc();
+  Value owner;
+  if (own->redundantLanes || own->redundantWarps) {
+    if (!result.use_empty())
+      return op->emitOpError()
+             << "uses the old values of elements several threads hold (its "
+                "layout repeats elements across lanes or warps); only one "
+                "thread performs each atomic and Kiln does not broadcast its "
+                "result yet: use a layout that gives each element to one "
+                "thread, or do not use the result";
+    ThreadIds ids = getThreadIds(rewriter, loc, ctx);
+    for (auto [index, mask] : {std::pair<Value, unsigned>{ids.lane,
+                                                          own->redundantLanes},
+                               {ids.warp, own->redundantWarps}}) {
+      if (!mask)
+        continue;
+      Value bits = LLVM::AndOp::create(rewriter, loc, index,
+                                       i32Const(rewriter, loc, mask));
+      Value none = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                        bits, i32Const(rewriter, loc, 0));
+      owner = owner ? LLVM::AndOp::create(rewriter, loc, owner, none) : none;
+    }
+  }
+  SmallVector<Value> out(own->canonical.size());
+  for (unsigned r = 0; r < own->canonical.size(); ++r) {
+    if (own->canonical[r] != r) {
+      out[r] = out[own->canonical[r]];
+      continue;
+    }
+    Value pred = owner;
+    if (!masks.empty())
+      pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, masks[r])
+                  : masks[r];
+    out[r] = pred ? emitIfValue(rewriter, loc, pred, regTy,
+                                [&] { return act(r); })
+                  : act(r);
+  }
+  rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
+  return success();
+}
+
+struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
+  AtomicRMWOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getVal().getType();
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getVal());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+    auto binOp = llvm::StringSwitch<LLVM::AtomicBinOp>(op.getKind())
+                     .Case("add", LLVM::AtomicBinOp::add)
+                     .Case("and", LLVM::AtomicBinOp::_and)
+                     .Case("or", LLVM::AtomicBinOp::_or)
+                     .Case("xor", LLVM::AtomicBinOp::_xor)
+                     .Case("max", LLVM::AtomicBinOp::max)
+                     .Case("min", LLVM::AtomicBinOp::min)
+                     .Case("umax", LLVM::AtomicBinOp::umax)
+                     .Case("umin", LLVM::AtomicBinOp::umin)
+                     .Case("fadd", LLVM::AtomicBinOp::fadd)
+                     .Case("fmax", LLVM::AtomicBinOp::fmax)
+                     .Case("fmin", LLVM::AtomicBinOp::fmin)
+                     .Default(LLVM::AtomicBinOp::xchg);
+    std::string scope = ctx.target.atomicSyncScope(op.getScope());
+    unsigned align = getElementBytes(type.getElementType());
+    return lowerAtomic(
+        op, type, op.getResult(), masks, regTy, rewriter, ctx,
+        [&](unsigned r) -> Value {
+          fenceBefore(rewriter, loc, op.getSem(), scope);
+          Value old = LLVM::AtomicRMWOp::create(
+              rewriter, loc, binOp, ptrs[r], vals[r],
+              LLVM::AtomicOrdering::monotonic, scope, align);
+          fenceAfter(rewriter, loc, op.getSem(), scope);
+          return old;
+        },
+        getTypeConverter()->convertType(op.getType()));
+  }
+
+  const LoweringContext &ctx;
+};
+
+struct AtomicCASOpConversion : public ConvertOpToLLVMPattern<AtomicCASOp> {
+  AtomicCASOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getVal().getType();
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> cmps = unpackStruct(rewriter, loc, adaptor.getCmp());
+    SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getVal());
+    std::string scope = ctx.target.atomicSyncScope(op.getScope());
+    unsigned bits = regTy.getIntOrFloatBitWidth();
+    Type intTy = rewriter.getIntegerType(bits);
+    unsigned align = bits / 8;
+    return lowerAtomic(
+        op, type, op.getResult(), {}, regTy, rewriter, ctx,
+        [&](unsigned r) -> Value {
+          // cmpxchg compares integers: floats go bitwise.
+          Value c = cmps[r], v = vals[r];
+          if (regTy != intTy) {
+            c = LLVM::BitcastOp::create(rewriter, loc, intTy, c);
+            v = LLVM::BitcastOp::create(rewriter, loc, intTy, v);
+          }
+          fenceBefore(rewriter, loc, op.getSem(), scope);
+          auto x = LLVM::AtomicCmpXchgOp::create(
+              rewriter, loc, ptrs[r], c, v, LLVM::AtomicOrdering::monotonic,
+              LLVM::AtomicOrdering::monotonic, scope, align);
+          fenceAfter(rewriter, loc, op.getSem(), scope);
+          Value old = LLVM::ExtractValueOp::create(rewriter, loc, x, 0);
+          if (regTy != intTy)
+            old = LLVM::BitcastOp::create(rewriter, loc, regTy, old);
+          return old;
+        },
+        getTypeConverter()->convertType(op.getType()));
+  }
+
+  const LoweringContext &ctx;
+};
+
+} // namespace
+
+void kiln::populateAtomicOpToLLVMPatterns(TileTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          const LoweringContext &ctx) {
+  patterns.add<AtomicRMWOpConversion, AtomicCASOpConversion>(converter, ctx);
+}

@@ -1,0 +1,187 @@
+"""Gluon's atomics (``atomic_add/and/or/xor/max/min/xchg/cas``, ``mask``, ``sem``, ``scope``):
+what they compile to on both vendors (one atomic per element however many threads hold it,
+the ordering and the target's scope), and the errors at the user's line.
+test/gpu/test_atomics.py runs these kernels against torch / numpy, contention included."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+HERE = os.path.abspath(__file__)
+TARGETS = [("cuda:sm_90a", 32), ("hip:gfx942", 64)]
+
+
+@kiln.jit
+def histogram_kernel(x, bins, n, BLOCK: kl.constexpr, W: kl.constexpr):
+    """bins[x[i]] += 1 for every i < n: many programs adding into few addresses."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    m = offs < n
+    v = kl.load(x + offs, mask=m, other=0)
+    kl.atomic_add(bins + v, 1, mask=m)
+
+
+@kiln.jit
+def rmw_kernel(p, v, out, OP: kl.constexpr, SEM: kl.constexpr, SCOPE: kl.constexpr,
+               N: kl.constexpr, W: kl.constexpr):
+    """out[i] = atomic_OP(p + i, v[i]) (the old value)."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    val = kl.load(v + offs)
+    if OP == "add":
+        old = kl.atomic_add(p + offs, val, sem=SEM, scope=SCOPE)
+    elif OP == "and":
+        old = kl.atomic_and(p + offs, val, sem=SEM, scope=SCOPE)
+    elif OP == "or":
+        old = kl.atomic_or(p + offs, val, sem=SEM, scope=SCOPE)
+    elif OP == "xor":
+        old = kl.atomic_xor(p + offs, val, sem=SEM, scope=SCOPE)
+    elif OP == "max":
+        old = kl.atomic_max(p + offs, val, sem=SEM, scope=SCOPE)
+    elif OP == "min":
+        old = kl.atomic_min(p + offs, val, sem=SEM, scope=SCOPE)
+    else:
+        old = kl.atomic_xchg(p + offs, val, sem=SEM, scope=SCOPE)
+    kl.store(out + offs, old)
+
+
+@kiln.jit
+def cas_kernel(p, cmp, v, out, N: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    old = kl.atomic_cas(p + offs, kl.load(cmp + offs), kl.load(v + offs))
+    kl.store(out + offs, old)
+
+
+@kiln.jit
+def counter_kernel(c, W: kl.constexpr):
+    """One increment per program through a scalar pointer (every thread holds the element;
+    one performs the atomic)."""
+    kl.atomic_add(c, 1)
+
+
+@kiln.jit
+def broadcast_kernel(p, out, W: kl.constexpr):
+    """A 32-element tensor over 4 x W threads: each element is held by several threads."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, 32, L)
+    kl.atomic_add(p + offs, 1.0)
+
+
+def asm_of(kernel, sig, consts, target, num_warps=4):
+    k = kiln.compile(kernel, sig, consts, target=target, num_warps=num_warps, cache=False)
+    return k.asm.get("ptx") or k.asm["amdgcn"]
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_histogram_compiles_to_one_atomic_per_element(target, w):
+    asm = asm_of(histogram_kernel, {"x": "*i32", "bins": "*i32", "n": "i32"},
+                 {"BLOCK": 4 * w, "W": w}, target)
+    if target.startswith("cuda"):
+        ops = re.findall(r"\b(?:atom|red)\.[\w.]*add[\w.]*", asm)
+        assert len(ops) == 1, ops
+        # The default sem, acq_rel at gpu scope: fences around the relaxed atomic.
+        assert re.findall(r"fence\.[\w.]+|atom\.[\w.]+", asm) == [
+            "fence.acq_rel.gpu", ops[0], "fence.acq_rel.gpu"]
+    else:
+        assert len(re.findall(r"global_atomic_add\w*", asm)) == 1
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+@pytest.mark.parametrize("op", ["add", "and", "or", "xor", "max", "min", "xchg"])
+def test_rmw_kinds_compile(target, w, op):
+    for dt in ("*i32", "*u32", "*i64"):
+        asm_of(rmw_kernel, {"p": dt, "v": dt, "out": dt},
+               {"OP": op, "SEM": "acq_rel", "SCOPE": "gpu", "N": 4 * w, "W": w}, target)
+    if op in ("add", "max", "min", "xchg"):
+        for dt in ("*fp32", "*fp16") if op != "xchg" else ("*fp32",):
+            asm_of(rmw_kernel, {"p": dt, "v": dt, "out": dt},
+                   {"OP": op, "SEM": "relaxed", "SCOPE": "cta", "N": 4 * w, "W": w}, target)
+
+
+def test_sem_and_scope_reach_the_instruction():
+    sig = {"p": "*i32", "v": "*i32", "out": "*i32"}
+    # sem is carried by fences around a relaxed atomic: release before, acquire after, at
+    # the scope asked for.
+    for sem, scope, want in (("relaxed", "cta", ["atom"]),
+                             ("acquire", "gpu", ["atom", "fence.acq_rel.gpu"]),
+                             ("release", "sys", ["fence.acq_rel.sys", "atom"]),
+                             ("acq_rel", "gpu", ["fence.acq_rel.gpu", "atom",
+                                                 "fence.acq_rel.gpu"])):
+        asm = asm_of(rmw_kernel, sig, {"OP": "add", "SEM": sem, "SCOPE": scope, "N": 128,
+                                       "W": 32}, "cuda:sm_90a")
+        got = [m if m.startswith("fence") else "atom"
+               for m in re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm)]
+        assert got == want, (sem, scope, got)
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_cas_and_scalar_counter_compile(target, w):
+    asm_of(cas_kernel, {"p": "*i32", "cmp": "*i32", "v": "*i32", "out": "*i32"},
+           {"N": 4 * w, "W": w}, target)
+    asm_of(cas_kernel, {"p": "*fp32", "cmp": "*fp32", "v": "*fp32", "out": "*fp32"},
+           {"N": 4 * w, "W": w}, target)
+    asm = asm_of(counter_kernel, {"c": "*i32"}, {"W": w}, target)
+    if target.startswith("cuda"):  # one atomic, behind the one-thread test
+        assert len(re.findall(r"\b(?:atom|red)\.[\w.]*add", asm)) == 1
+
+
+@kiln.jit
+def e_broadcast_result(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 32, L)
+    old = kl.atomic_add(p + offs, 1.0)  # E:bres
+    kl.store(out + offs, old)
+
+
+@kiln.jit
+def e_int8(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.atomic_add(p + kl.arange(0, 128, L), 1)  # E:i8
+
+
+@kiln.jit
+def e_sem(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.atomic_add(p + kl.arange(0, 128, L), 1.0, sem="seq_cst")  # E:sem
+
+
+@kiln.jit
+def e_float_and(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.atomic_and(p + kl.arange(0, 128, L), 1.0)  # E:fand
+
+
+ERRORS = [
+    (e_broadcast_result, "E:bres", {"p": "*fp32", "out": "*fp32"},
+     r"'tile.atomic_rmw' op uses the old values of elements several threads hold .*"),
+    (e_int8, "E:i8", {"p": "*i8", "out": "*i8"},
+     r"atomic_add: atomics need 32- or 64-bit integers, got int8"),
+    (e_sem, "E:sem", {"p": "*fp32", "out": "*fp32"},
+     r"atomic_add: sem must be one of relaxed, acquire, release, acq_rel, got 'seq_cst'"),
+    (e_float_and, "E:fand", {"p": "*fp32", "out": "*fp32"},
+     r"atomic_and needs integer values, got fp32"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,sig,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, sig, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, sig, {}, target="cuda:sm_90a", num_warps=4, cache=False)
+    anchor = "kl.atomic_and" if marker == "E:fand" else "kl.atomic_add"
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+def test_broadcast_layout_without_result_compiles():
+    asm = asm_of(broadcast_kernel, {"p": "*fp32", "out": "*fp32"}, {"W": 32}, "cuda:sm_90a")
+    assert len(re.findall(r"\b(?:atom|red)\.[\w.]*add", asm)) == 1

@@ -1,0 +1,83 @@
+"""Atomics against torch / numpy on fresh random inputs; the kernels are
+test/Python/test_atomics_dsl.py's. Contention: many programs adding into few addresses."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+import test_atomics_dsl as k  # noqa: E402
+
+W = 32
+
+
+@pytest.mark.parametrize("n,nbins", [(100_000, 7), (4096, 1), (12_345, 256)])
+def test_histogram_under_contention(target, n, nbins):
+    x = torch.randint(0, nbins, (n,), dtype=torch.int32, device="cuda")
+    bins = torch.zeros(nbins, dtype=torch.int32, device="cuda")
+    block = 4 * W
+    k.histogram_kernel[((n + block - 1) // block,)](x, bins, n, block, W, num_warps=4)
+    assert torch.equal(bins, torch.bincount(x.long(), minlength=nbins).int())
+
+
+REFS = {"add": np.add, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+        "max": np.maximum, "min": np.minimum, "xchg": lambda a, b: b}
+
+
+@pytest.mark.parametrize("op", sorted(REFS))
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64])
+def test_rmw_returns_old_and_updates(target, op, dtype):
+    n = 4 * W
+    info = torch.iinfo(dtype)
+    lo, hi = (-1000, 1000) if op == "add" else (info.min // 2, info.max // 2)
+    p = torch.randint(lo, hi, (n,), dtype=dtype, device="cuda")
+    v = torch.randint(lo, hi, (n,), dtype=dtype, device="cuda")
+    before = p.cpu().numpy().copy()
+    out = torch.empty_like(p)
+    k.rmw_kernel[(1,)](p, v, out, op, "acq_rel", "gpu", n, W, num_warps=4)
+    assert np.array_equal(out.cpu().numpy(), before)
+    assert np.array_equal(p.cpu().numpy(), REFS[op](before, v.cpu().numpy()))
+
+
+@pytest.mark.parametrize("op", ["add", "max", "min", "xchg"])
+def test_float_rmw(target, op):
+    n = 4 * W
+    p = torch.randn(n, device="cuda")
+    v = torch.randn(n, device="cuda")
+    before = p.clone()
+    out = torch.empty_like(p)
+    k.rmw_kernel[(1,)](p, v, out, op, "relaxed", "cta", n, W, num_warps=4)
+    ref = {"add": before + v, "max": torch.maximum(before, v),
+           "min": torch.minimum(before, v), "xchg": v}[op]
+    assert torch.equal(out, before) and torch.equal(p, ref)
+
+
+def test_cas(target):
+    n = 4 * W
+    p = torch.randint(0, 4, (n,), dtype=torch.int32, device="cuda")
+    cmp = torch.randint(0, 4, (n,), dtype=torch.int32, device="cuda")
+    v = torch.randint(100, 200, (n,), dtype=torch.int32, device="cuda")
+    before = p.clone()
+    out = torch.empty_like(p)
+    k.cas_kernel[(1,)](p, cmp, v, out, n, W, num_warps=4)
+    assert torch.equal(out, before)
+    assert torch.equal(p, torch.where(before == cmp, v, before))
+
+
+def test_scalar_counter_counts_programs_once(target):
+    c = torch.zeros(1, dtype=torch.int32, device="cuda")
+    k.counter_kernel[(777,)](c, W, num_warps=4)
+    assert c.item() == 777
+
+
+def test_elements_held_by_several_threads_are_added_once(target):
+    p = torch.zeros(32, device="cuda")
+    out = torch.empty(32, device="cuda")
+    k.broadcast_kernel[(5,)](p, out, W, num_warps=4)
+    assert torch.equal(p, torch.full((32,), 5.0, device="cuda"))
