@@ -62,6 +62,9 @@ DIFFERENCES = {
                        "(one thread acts; its result is not broadcast yet); sem is fences around "
                        "a relaxed atomic" for op in ("add", "and", "or", "xor", "max", "min",
                                                      "xchg", "cas")},
+    **{f"amd.{chip}.buffer_atomic_{op}": "global atomics on ptr + offsets (masked lanes "
+                                         "branch around), not buffer_atomic instructions"
+       for chip in ("cdna3", "cdna4") for op in ("add", "and", "or", "xor", "max", "min")},
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",
     "add": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",

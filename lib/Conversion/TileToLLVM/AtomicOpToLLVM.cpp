@@ -29,7 +29,8 @@ namespace {
 
 /// The ordering of an atomic instruction itself: orderings are carried by
 /// fences around a relaxed atomic (release before, acquire after), which
-/// every backend lowers (NVPTX emits plain `atom` for an ordered atomicrmw).
+/// every backend lowers (one LLVM backend drops the ordering of an ordered
+/// atomicrmw).
 void fenceBefore(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
   if (sem == "release" || sem == "acq_rel")
     LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, scope);

@@ -143,3 +143,14 @@ def global_load_to_shared(sem, dest, ptr, mask, other, cache_modifier):
 def load_shared_relaxed(sem, smem, layout):
     """A local_load the user asserts a wait orders (tile.synced_via_wait)."""
     return sem.local_load(smem, _unwrap(layout), synced_via_wait=True)
+
+
+def buffer_atomic(sem, op, ptr, offsets, value, mask, sem_order, scope):
+    """Gluon's ``buffer_atomic_<op>``: the atomic of :func:`kiln.language.atomic_add` & co. on
+    ``ptr + offsets`` (a scalar base and int32 element offsets). Kiln issues global atomics,
+    not buffer ones: masked lanes branch around instead of pointing out of range."""
+    what = f"buffer_atomic_{op}"
+    ptr = _base(sem, ptr, what)
+    offsets = _offsets(sem, offsets, what)
+    ptrs = sem.binary("add", sem.splat(ptr, offsets.type.with_element_ty(ptr.dtype)), offsets)
+    return sem.atomic_rmw(op, ptrs, value, mask, sem_order, scope)

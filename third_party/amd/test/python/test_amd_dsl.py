@@ -13,7 +13,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
-from kiln.language.amd import cdna3
+from kiln.language.amd import cdna3, cdna4
 from kiln.language.amd.cdna4 import async_copy as acp
 import amdgcn_waits
 
@@ -439,3 +439,32 @@ def test_amd_wmma_layout_is_built_and_refused_where_used():
         version=2, transposed=True, warps_per_cta=[1, 4])
     with pytest.raises(ValueError, match="Kiln does not lower AMD wmma layouts yet"):
         wmma.to_ir()
+
+
+@kiln.jit
+def buffer_atomic_kernel(p, v, out, OP: kl.constexpr):
+    """out = buffer_atomic_OP(p, offs, v[offs]) for 256 int32 elements (one per thread)."""
+    L: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
+    offs = kl.arange(0, 256, L)
+    val = kl.load(v + offs)
+    m = offs < 200
+    if OP == "add":
+        old = cdna3.buffer_atomic_add(p, offs, val, mask=m)
+    elif OP == "max":
+        old = cdna3.buffer_atomic_max(p, offs, val, mask=m, sem="relaxed", scope="cta")
+    else:
+        old = cdna4.buffer_atomic_xchg(p, offs, val, mask=m)
+    kl.store(out + offs, old)
+
+
+@pytest.mark.parametrize("op", ["add", "max", "xchg"])
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_buffer_atomics_compile_to_global_atomics(op, target):
+    """Gluon's buffer_atomic_* on CDNA: one global atomic per element behind the mask (Kiln
+    issues global atomics, not buffer_atomic instructions)."""
+    k = kiln.compile(buffer_atomic_kernel, {"p": "*i32", "v": "*i32", "out": "*i32"},
+                     {"OP": op}, target=target, num_warps=4, cache=False)
+    want = {"add": "global_atomic_add", "max": "global_atomic_smax",
+            "xchg": "global_atomic_swap"}[op]
+    assert len(re.findall(want, k.asm["amdgcn"])) == 1, re.findall(r"global_atomic\w*",
+                                                                    k.asm["amdgcn"])

@@ -17,7 +17,9 @@ from ..._core import builtin, tensor
 from .. import _buffer
 from .._layouts import AMDMFMALayout
 
-__all__ = ["buffer_load", "buffer_store", "mfma"]
+__all__ = ["buffer_load", "buffer_store", "mfma", "buffer_atomic_add", "buffer_atomic_and",
+           "buffer_atomic_or", "buffer_atomic_xor", "buffer_atomic_max", "buffer_atomic_min",
+           "buffer_atomic_xchg"]
 
 
 @builtin
@@ -48,3 +50,24 @@ def mfma(a, b, acc, _semantic=None):
                                     "an AMDMFMALayout")
     handle = _semantic.b.create("tile_amd.mfma", [a, b, acc], [acc.type], {})[0]
     return tensor(handle, acc.type)
+
+
+def _buffer_atomic(op):
+    @builtin
+    def fn(ptr, offsets, value, mask=None, sem=None, scope=None, _semantic=None):
+        return _buffer.buffer_atomic(_semantic, op, ptr, offsets, value, mask, sem, scope)
+    fn.__name__ = fn.__qualname__ = f"buffer_atomic_{op}"
+    fn.__doc__ = (f"Atomic {op} of ``value`` at ``ptr[offsets]`` (a scalar base, int32 element "
+                  f"offsets) where ``mask`` holds; returns the old values. ``sem`` and "
+                  f"``scope`` as for kiln.language.atomic_add. Kiln issues global atomics "
+                  f"(masked lanes branch around), not buffer_atomic instructions.")
+    return fn
+
+
+buffer_atomic_add = _buffer_atomic("add")
+buffer_atomic_and = _buffer_atomic("and")
+buffer_atomic_or = _buffer_atomic("or")
+buffer_atomic_xor = _buffer_atomic("xor")
+buffer_atomic_max = _buffer_atomic("max")
+buffer_atomic_min = _buffer_atomic("min")
+buffer_atomic_xchg = _buffer_atomic("xchg")

@@ -6,12 +6,16 @@
 product :func:`mfma_scaled` with :func:`get_mfma_scale_layout` for its scales."""
 
 from ..._core import builtin
-from ..cdna3 import buffer_load, buffer_store, mfma
+from ..cdna3 import (buffer_load, buffer_store, mfma, buffer_atomic_add,  # noqa: F401
+                     buffer_atomic_and, buffer_atomic_or, buffer_atomic_xor, buffer_atomic_max,
+                     buffer_atomic_min, buffer_atomic_xchg)
 from .. import _scaled
 from .._scaled import get_mfma_scale_layout
 from . import async_copy
 
 __all__ = ["buffer_load", "buffer_store", "mfma", "mfma_scaled", "get_mfma_scale_layout",
+           "buffer_atomic_add", "buffer_atomic_and", "buffer_atomic_or", "buffer_atomic_xor",
+           "buffer_atomic_max", "buffer_atomic_min", "buffer_atomic_xchg",
            "async_copy"]
 
 
