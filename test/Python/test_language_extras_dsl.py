@@ -291,3 +291,33 @@ def test_map_elementwise_errors():
     with pytest.raises(kiln.CompilationError):  # a branch on a tensor value
         kiln.compile(e_map_branch, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
                      cache=False)
+
+
+@kiln.jit
+def assume_kernel(x, out, n, N: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    kl.assume(n > 0)
+    offs = kl.arange(0, N, L)
+    kl.assume(offs < N)
+    kl.store(out + offs, kl.load(x + offs) + n)
+
+
+def test_assume_reaches_llvm():
+    k = kiln.compile(assume_kernel, {"x": "*fp32", "out": "*fp32", "n": "i32"},
+                     {"N": 128, "W": 32}, target="cuda:sm_90a", num_warps=4, cache=False)
+    assert "llvm.intr.assume" in k.asm["llvm_dialect"]
+    asm_of(assume_kernel, {"x": "*fp32", "out": "*fp32", "n": "i32"}, {"N": 256, "W": 64},
+           "hip:gfx942")
+
+
+@kiln.jit
+def e_assume_int(x):
+    kl.assume(kl.program_id(0))  # E:assume
+
+
+def test_assume_errors():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_assume_int, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:assume", "kl.assume",
+                           r"assume expects a bool condition, got int32", kiln.CompilationError)

@@ -55,6 +55,19 @@ struct ArangeOpConversion : public TileOpConversion<ArangeOp> {
   }
 };
 
+/// An assumption is llvm.intr.assume of each register.
+struct AssumeOpConversion : public TileOpConversion<AssumeOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(AssumeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    for (Value c : getRegisters(rewriter, op.getLoc(), adaptor.getCond()))
+      LLVM::AssumeOp::create(rewriter, op.getLoc(), c);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A hint is its operand: the promise only informed the axis analysis.
 struct HintOpConversion : public TileOpConversion<HintOp> {
   using TileOpConversion::TileOpConversion;
@@ -183,5 +196,6 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
-               LayoutMoveConversion<ReshapeOp>, HintOpConversion>(converter, ctx);
+               LayoutMoveConversion<ReshapeOp>, HintOpConversion,
+               AssumeOpConversion>(converter, ctx);
 }

@@ -910,6 +910,22 @@ def barrier(_semantic=None):
 
 
 @builtin
+def assume(cond, _semantic=None):
+    """The promise that ``cond`` (a bool scalar or tensor) is true everywhere, passed to LLVM
+    (``llvm.assume``) for its optimizations; a false promise is undefined behaviour."""
+    c = _unwrap(cond)
+    if isinstance(c, bool):
+        if not c:
+            raise ValueError("assume(False): the condition is known to be false")
+        return None
+    c = _semantic.as_tensor(c)
+    if not c.dtype.is_bool():
+        raise TypeError(f"assume expects a bool condition, got {c.dtype}")
+    _semantic.b.create("tile.assume", [c], [])
+    return None
+
+
+@builtin
 def multiple_of(input, values, _semantic=None):
     """``input`` with the promise that the first element of each contiguous group (every
     element of a scalar) is a multiple of ``values`` (one per dimension; an int for a scalar

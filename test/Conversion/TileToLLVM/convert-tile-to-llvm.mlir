@@ -389,6 +389,24 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.assume: llvm.intr.assume of each register (128 i1 over 128 threads:
+// one), and of a scalar.
+// CHECK-LABEL: llvm.func @assume(
+// CHECK: llvm.intr.assume %{{.*}} : i1
+// CHECK: llvm.intr.assume %{{.*}} : i1
+// CHECK-NOT: llvm.intr.assume
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @assume(%c: tensor<128xi1, #l>, %s: i1) {
+    tile.assume %c : tensor<128xi1, #l>
+    tile.assume %s : i1
+    return
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

@@ -161,6 +161,22 @@ def Tile_HintOp : Tile_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>,
   let hasVerifier = 1;
 }
 
+def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "The user's promise that a condition holds (Gluon's assume)";
+  let description = [{
+    Every element of `cond` (an i1 scalar or tensor) is true; a false one
+    is undefined behaviour. Lowered to `llvm.intr.assume` per register, for
+    LLVM's optimizations (Kiln's own analyses do not read it yet). It is
+    kept like a memory write so that nothing deletes it.
+
+    ```mlir
+    tile.assume %c : i1
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I1, Tile_BoolTensor]>:$cond);
+  let assemblyFormat = "$cond attr-dict `:` type($cond)";
+}
+
 def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Fix the layout of a tensor whose layout is inferred";
