@@ -162,7 +162,16 @@ def e_float_and(p, out):
     kl.atomic_and(p + kl.arange(0, 128, L), 1.0)  # E:fand
 
 
+@kiln.jit
+def e_cas_i16(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    q = p + kl.arange(0, 128, L)
+    kl.atomic_cas(q, 0, 1)  # E:cas
+
+
 ERRORS = [
+    (e_cas_i16, "E:cas", {"p": "*i16", "out": "*i16"},
+     r"atomic_cas needs 32- or 64-bit values, got int16"),
     (e_broadcast_result, "E:bres", {"p": "*fp32", "out": "*fp32"},
      r"'tile.atomic_rmw' op uses the old values of elements several threads hold .*"),
     (e_int8, "E:i8", {"p": "*i8", "out": "*i8"},
@@ -178,7 +187,7 @@ ERRORS = [
 def test_errors_point_at_the_call(fn, marker, sig, message):
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(fn, sig, {}, target="cuda:sm_90a", num_warps=4, cache=False)
-    anchor = "kl.atomic_and" if marker == "E:fand" else "kl.atomic_add"
+    anchor = {"E:fand": "kl.atomic_and", "E:cas": "kl.atomic_cas"}.get(marker, "kl.atomic_add")
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 

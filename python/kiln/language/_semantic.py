@@ -1090,6 +1090,15 @@ class Semantic:
         return tensor(hi.handle, x.type)
 
     @staticmethod
+    def check_dot_operand(what, name, v, idx, layout, k_width="k_width"):
+        """``v`` must be in a DotOperandLayout (a vendor module defines it) of operand
+        ``idx`` over ``layout``."""
+        lay = v.type.layout
+        if getattr(lay, "operand_index", None) != idx or getattr(lay, "parent", None) != layout:
+            raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's layout, "
+                            f"{k_width}), got {lay!r}")
+
+    @staticmethod
     def check_matrix_operands(what, a, b, acc, acc_ok, acc_wanted, kwidth_note=""):
         """The checks a register-operand matrix instruction (mma_v2, mfma) shares: 2-D
         tensors, ``acc`` in a layout ``acc_ok`` accepts (``acc_wanted`` names it), ``a`` and
@@ -1102,12 +1111,7 @@ class Semantic:
         if not acc_ok(layout):
             raise TypeError(f"{what}: acc must be in {acc_wanted}, got {layout!r}")
         for idx, (name, v) in enumerate((("a", a), ("b", b))):
-            lay = v.type.layout
-            # A DotOperandLayout (a vendor module defines it) over acc's layout.
-            if getattr(lay, "operand_index", None) != idx or \
-                    getattr(lay, "parent", None) != layout:
-                raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's "
-                                f"layout, k_width), got {lay!r}")
+            Semantic.check_dot_operand(what, name, v, idx, layout)
         if a.type.layout.k_width != b.type.layout.k_width:
             raise ValueError(f"{what}: a and b must have the same k_width{kwidth_note}, got "
                              f"{a.type.layout.k_width} and {b.type.layout.k_width}")
@@ -1127,12 +1131,7 @@ class Semantic:
         if not isinstance(layout, BlockedLayout):
             raise TypeError(f"{what}: acc must have a BlockedLayout, got {layout!r}")
         for idx, (name, v) in enumerate((("a", a), ("b", b))):
-            lay = v.type.layout
-            # A DotOperandLayout (a vendor module defines it) over acc's layout.
-            if getattr(lay, "operand_index", None) != idx or \
-                    getattr(lay, "parent", None) != layout:
-                raise TypeError(f"{what}: {name} must be in DotOperandLayout({idx}, acc's "
-                                f"layout, k_width), got {lay!r}")
+            Semantic.check_dot_operand(what, name, v, idx, layout)
         rank = len(acc.shape)
         if rank not in (2, 3) or len(a.shape) != rank or len(b.shape) != rank:
             raise ValueError(f"{what}: a, b and acc must all be 2-D (M x K, K x N, M x N) or "

@@ -70,13 +70,11 @@ def get_mfma_scale_layout(dot_operand_layout, shape, scale_factor=32):
     return DistributedLinearLayout(reg, lane, warp, [], shape)
 
 
-def _check_operand(name, x, idx, acc_layout, fmt):
+def _check_operand(sem, name, x, idx, acc_layout, fmt):
     if not isinstance(x, tensor) or not x.type.is_block or len(x.shape) != 2:
         raise TypeError(f"mfma_scaled: {name} must be a 2-D tensor, got {x!r}")
+    sem.check_dot_operand("mfma_scaled", name, x, idx, acc_layout, "16")
     lay = x.type.layout
-    if getattr(lay, "operand_index", None) != idx or getattr(lay, "parent", None) != acc_layout:
-        raise TypeError(f"mfma_scaled: {name} must be in DotOperandLayout({idx}, acc's layout, "
-                        f"16), got {lay!r}")
     if lay.k_width != 16:
         raise ValueError(f"mfma_scaled: {name}'s k_width must be 16 (a lane group holds 16 "
                          f"bytes of K), got {lay.k_width}")
@@ -116,8 +114,8 @@ def mfma_scaled(sem, a, a_scale, a_format, b, b_scale, b_format, acc):
     if not isinstance(acc, tensor) or not acc.type.is_block or \
             not isinstance(acc.type.layout, AMDMFMALayout):
         raise TypeError(f"mfma_scaled: acc must be a tensor in an AMDMFMALayout, got {acc!r}")
-    _check_operand("a", a, 0, acc.type.layout, a_format)
-    _check_operand("b", b, 1, acc.type.layout, b_format)
+    _check_operand(sem, "a", a, 0, acc.type.layout, a_format)
+    _check_operand(sem, "b", b, 1, acc.type.layout, b_format)
     (m, ka), (kb, n) = ([int(_unwrap(d)) for d in t.shape] for t in (a, b))
     k = ka * FORMATS[a_format]
     if kb * FORMATS[b_format] != k or [int(_unwrap(d)) for d in acc.shape] != [m, n]:
