@@ -68,9 +68,14 @@ DIFFERENCES = {
     "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",
-    "add": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
-    "sub": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
-    "mul": "sanitize_overflow is accepted and has no effect (Kiln has no debug mode yet)",
+    "associative_scan": "scans within threads (the tensor is converted to a layout holding "
+                        "the whole axis in each thread and back), not across lanes; one "
+                        "tensor, not tuples",
+    "gather": "within each warp (shuffles): an element in another warp of src's layout is a "
+              "compile error",
+    "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
+    "device_assert": "on AMD targets a false assertion traps without the file:line report "
+                     "(device printf needs the ROCm device libraries)",
     "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",
     "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
     "max": "return_indices=True is refused",

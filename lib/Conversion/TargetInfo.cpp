@@ -87,6 +87,11 @@ bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
 void TargetInfo::asyncCommitGroup(OpBuilder &, Location) const {}
 void TargetInfo::annotateSyncedSharedAccess(Operation *) const {}
 
+void TargetInfo::assertFail(OpBuilder &b, Location loc, StringRef, StringRef,
+                            unsigned, StringRef) const {
+  LLVM::Trap::create(b, loc);
+}
+
 Value TargetInfo::warpId(OpBuilder &b, Location loc) const {
   return LLVM::UDivOp::create(
       b, loc, threadId(b, loc),

@@ -17,7 +17,6 @@ from typing import Dict
 from .compiler.cache import mangle_value
 from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
                                 target_info, type_name)
-from .compiler.errors import InvalidOption
 from .compiler.function import KernelFunction
 from .language import _core as core
 from .language._layouts import DistributedLayout, SharedLayout
@@ -32,11 +31,9 @@ _TORCH_DTYPES = {
     "float8_e4m3fn": "fp8e4nv", "float8_e5m2": "fp8e5", "float8_e4m3fnuz": "fp8e4b8",
     "float8_e5m2fnuz": "fp8e5b16",
 }
-# sanitize_overflow: Triton's integer-overflow checks, which Triton inserts only in debug
-# builds; Kiln has no debug build, so the option is accepted and changes nothing, as in a
-# Triton kernel compiled without debug.
-# debug: Triton's device-side assertions and overflow checks; debug=False is how Kiln always
-# compiles, debug=True is refused (silently dropping the checks would run another kernel).
+# debug: Triton's debug mode: device_assert is compiled and, unless sanitize_overflow is
+# False, signed integer +, -, * assert that they do not overflow (as in Triton, the overflow
+# checks need debug=True).
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
             "debug", "maxnreg")
 
@@ -128,6 +125,7 @@ class JITFunction(KernelFunction):
             return {self.arg_names[i] if isinstance(i, int) else i for i in items}
         self.do_not_specialize = names(do_not_specialize)
         self.do_not_specialize_on_alignment = names(do_not_specialize_on_alignment)
+        self.debug = False  # @kiln.jit(debug=True): compile in debug mode by default
         self._pointer_annotations = None
         self._param_set = frozenset(self.arg_names)
         self._kernels: Dict[tuple, list] = {}
@@ -300,15 +298,17 @@ class JITFunction(KernelFunction):
 
     # -- compile and launch ------------------------------------------------------------------
 
-    def _check_debug(self, options):
-        if options.get("debug"):
-            raise InvalidOption("debug=True (Triton's device-side assertions and integer "
-                                "overflow checks) is not supported yet; Kiln compiles as Triton "
-                                "does without debug (debug=False)",
-                                *self.src.position(self.src.fdef))
+    def _debug_options(self, options):
+        """(debug, sanitize_overflow) of a launch: the launch's ``debug`` or else the
+        decorator's."""
+        debug = options.get("debug")
+        if debug is None:
+            debug = self.debug
+        # Without debug the overflow option changes nothing (the same kernel).
+        return bool(debug), bool(options.get("sanitize_overflow", True)) or not debug
 
     def _compile(self, arguments, options):
-        self._check_debug(options)
+        debug, sanitize_overflow = self._debug_options(options)
         check_num_ctas(options.get("num_ctas", 1), self)
         if self._used_globals:
             self._check_globals()
@@ -324,12 +324,13 @@ class JITFunction(KernelFunction):
         if range_bytes and range_bytes not in self._range_limits:
             self._range_limits = tuple(sorted(self._range_limits + (range_bytes,)))
         signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
-        mem_key = (key, num_warps, target, num_ctas, maxnreg)
+        mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
-                              num_ctas=num_ctas, maxnreg=maxnreg)
+                              num_ctas=num_ctas, maxnreg=maxnreg, debug=debug,
+                              sanitize_overflow=sanitize_overflow)
             self._record_globals(deps)
             entry = [kernel, None, runtime, constexprs]
             self._kernels[mem_key] = entry
@@ -346,7 +347,8 @@ class JITFunction(KernelFunction):
         """What a warm launch is keyed on: every value that specialization reads, cheaply, or
         None when an argument needs the full path (annotated pointers, unusual types)."""
         parts = [options.get("num_warps", 4), options.get("target"), options.get("num_ctas", 1),
-                 options.get("num_stages"), options.get("maxnreg")]
+                 options.get("num_stages"), options.get("maxnreg"),
+                 self._debug_options(options)]
         pointers = self.pointer_params()
         for name, value in arguments.items():
             if name in self.constexpr_names:
@@ -382,8 +384,6 @@ class JITFunction(KernelFunction):
 
     def run(self, *args, grid, **kwargs):
         bound = self._fast_bind(args, kwargs)
-        if bound is not None:
-            self._check_debug(bound[1])
         key = self._launch_key(*bound) if bound is not None else None
         if key is not None:
             entry = self._launches.get(key)
@@ -488,5 +488,7 @@ def jit(fn=None, *, do_not_specialize=(), do_not_specialize_on_alignment=(), deb
         noinline=False, repr=None, launch_metadata=None):
     """Decorator: ``@kiln.jit`` or ``@kiln.jit(do_not_specialize=["n"])``."""
     def decorate(f):
-        return JITFunction(f, do_not_specialize, do_not_specialize_on_alignment)
+        jf = JITFunction(f, do_not_specialize, do_not_specialize_on_alignment)
+        jf.debug = bool(debug)
+        return jf
     return decorate(fn) if fn is not None else decorate

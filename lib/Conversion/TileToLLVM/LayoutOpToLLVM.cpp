@@ -68,6 +68,58 @@ struct AssumeOpConversion : public TileOpConversion<AssumeOp> {
   }
 };
 
+/// The file, line and column an op's location names, looking through
+/// call sites (the user's line of an inlined helper), names and fusions.
+static std::optional<FileLineColLoc> fileLine(Location loc) {
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return f;
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return fileLine(c.getCallee());
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return fileLine(n.getChildLoc());
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (auto got = fileLine(l))
+        return got;
+  return std::nullopt;
+}
+
+/// An assertion: a thread whose registers hold a false element reports it
+/// (the target's assertFail) on a branch the others skip.
+struct AssertOpConversion : public TileOpConversion<AssertOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(AssertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ok;
+    for (Value c : getRegisters(rewriter, loc, adaptor.getCond()))
+      ok = ok ? LLVM::AndOp::create(rewriter, loc, ok, c).getResult() : c;
+    if (!ok) { // an empty tensor asserts nothing
+      rewriter.eraseOp(op);
+      return success();
+    }
+    Value bad = LLVM::XOrOp::create(
+        rewriter, loc, ok,
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                 rewriter.getBoolAttr(true)));
+    std::optional<FileLineColLoc> where = fileLine(loc);
+    std::string file = where ? where->getFilename().str() : "<unknown>";
+    unsigned line = where ? where->getLine() : 0;
+    std::string function = "<unknown>";
+    if (auto fn = op->getParentOfType<FunctionOpInterface>())
+      function = fn.getName().str();
+    std::string message = op.getMessage().str();
+    const TargetInfo &target = ctx.target;
+    if (failed(emitIfElse(rewriter, op, bad, [&] {
+          target.assertFail(rewriter, loc, message, file, line, function);
+        }, nullptr)))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A hint is its operand: the promise only informed the axis analysis.
 struct HintOpConversion : public TileOpConversion<HintOp> {
   using TileOpConversion::TileOpConversion;
@@ -197,5 +249,5 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
                LayoutMoveConversion<ReshapeOp>, HintOpConversion,
-               AssumeOpConversion>(converter, ctx);
+               AssumeOpConversion, AssertOpConversion>(converter, ctx);
 }

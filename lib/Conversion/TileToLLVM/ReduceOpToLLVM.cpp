@@ -5,6 +5,10 @@
 // combine across lanes with butterfly shuffles, and combine across warps
 // through shared memory. The combine region is cloned at each step.
 //
+// A scan runs within each thread: its layout keeps the whole axis in every
+// thread's registers (the frontend converts to such a layout and back), and
+// each thread combines its registers in axis order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
@@ -169,10 +173,73 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
   const LoweringContext &ctx;
 };
 
+struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = op.getSrc().getType();
+    unsigned axis = op.getAxis();
+    FailureOr<LinearLayout> ll =
+        getLinearLayout(type, [&] { return op.emitOpError(); });
+    if (failed(ll))
+      return failure();
+    for (auto dim : {LinearLayout::Lane, LinearLayout::Warp})
+      for (const LinearLayout::Basis &b : ll->getBases(dim))
+        if (b[axis] != 0)
+          return op.emitOpError()
+                 << "layout " << type.getEncoding() << " spreads axis " << axis
+                 << " over " << (dim == LinearLayout::Lane ? "lanes" : "warps")
+                 << "; a scan needs the whole axis in each thread's registers";
+    Block &body = op.getCombine().front();
+    auto combine = [&](Value a, Value b) -> Value {
+      IRMapping map;
+      map.map(body.getArgument(0), a);
+      map.map(body.getArgument(1), b);
+      for (Operation &o : body.without_terminator())
+        rewriter.clone(o, map);
+      return map.lookupOrDefault(cast<ScanReturnOp>(body.back()).getResult());
+    };
+    // Registers by their other coordinates, then by position along the axis
+    // (a register that repeats another's element gets the same result).
+    SmallVector<Value> regs = unpackStruct(rewriter, loc, adaptor.getSrc());
+    std::map<SmallVector<int32_t>, std::map<int32_t, SmallVector<unsigned>>>
+        lines;
+    for (unsigned r = 0; r < regs.size(); ++r) {
+      auto c = ll->applyOne(LinearLayout::Register, r);
+      SmallVector<int32_t> key(c.begin(), c.end());
+      int32_t pos = key[axis];
+      key.erase(key.begin() + axis);
+      lines[key][pos].push_back(r);
+    }
+    SmallVector<Value> out(regs);
+    for (auto &[key, line] : lines) {
+      Value acc;
+      auto step = [&](const SmallVector<unsigned> &rs) {
+        acc = acc ? combine(acc, regs[rs.front()]) : regs[rs.front()];
+        for (unsigned r : rs)
+          out[r] = acc;
+      };
+      if (op.getReverse())
+        for (auto it = line.rbegin(); it != line.rend(); ++it)
+          step(it->second);
+      else
+        for (auto &[pos, rs] : line)
+          step(rs);
+    }
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc, getTypeConverter()->convertType(type), out));
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const LoweringContext &ctx) {
   patterns.add<ReduceOpConversion>(converter, ctx);
+  patterns.add<ScanOpConversion>(converter);
 }

@@ -96,8 +96,8 @@ namespace {
 /// register r & ~7 starts a group of four matrices, whose matrix m sits in
 /// registers r | (m & 1) << 1 | (m >> 1) << 2, two elements each (register
 /// bit 0). Not transposed: a thread's pair and lane bits 0-1 fill a 16-byte
-/// row, lane bits 2-4 pick rows. Transposed (loads only): lane bits 2-4 run
-/// along a 16-byte row, the pair and lane bits 0-1 pick rows.
+/// row, lane bits 2-4 pick rows. Transposed: lane bits 2-4 run along a
+/// 16-byte row, the pair and lane bits 0-1 pick rows.
 struct MatrixAccess {
   SharedAccessPlan plan;
   int64_t rowBits[5];
@@ -117,10 +117,11 @@ planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
   FailureOr<SharedAccessPlan> plan =
       planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
                        /*maxVectorBytes=*/4, xorOffset);
-  // Loads may repeat across warps (every warp loads the same rows); stores
-  // must not write an element twice.
+  // Warps may repeat each other (a tensor smaller than the warps' tile):
+  // loads then read the same rows, and stores write the same values to the
+  // same addresses, as the element-wise stores do.
   if (failed(plan) || !plan->paddings.empty() || plan->redundantRegisterMask ||
-      plan->redundantLaneMask || (!load && plan->redundantWarpMask) ||
+      plan->redundantLaneMask ||
       plan->laneBitOffsets.size() != 5 || xorOffset % 8)
     return std::nullopt;
   ArrayRef<int64_t> offs = plan->registerOffsets;
@@ -151,7 +152,7 @@ planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
     llvm::copy(bits, access.rowBits);
     return access;
   }
-  if (load && rowAligned(offs[1]) && rowAligned(lanes[0]) &&
+  if (rowAligned(offs[1]) && rowAligned(lanes[0]) &&
       rowAligned(lanes[1]) && lanes[2] == 1 && lanes[3] == 2 && lanes[4] == 4) {
     int64_t bits[5] = {offs[1], lanes[0], lanes[1], offs[2], offs[4]};
     llvm::copy(bits, access.rowBits);
@@ -182,7 +183,7 @@ Value matrixRowAddress(OpBuilder &b, Location loc, Value base, Type memTy,
 }
 
 /// Stores 16-bit registers with the target's warp-wide matrix store where
-/// the composed layout has its shape (planMatrixAccess, not transposed).
+/// the composed layout has its shape (planMatrixAccess).
 /// Returns false (having emitted nothing) where it does not apply.
 bool storeMatrices(OpBuilder &b, Location loc, Value base,
                    RankedTensorType tensorType, Value view, Type memTy,
@@ -209,7 +210,7 @@ bool storeMatrices(OpBuilder &b, Location loc, Value base,
     ctx.target.storeMatrices16(
         b, loc,
         matrixRowAddress(b, loc, base, memTy, *access, r, ctx, threadOffset),
-        sources);
+        sources, access->trans);
   }
   return true;
 }

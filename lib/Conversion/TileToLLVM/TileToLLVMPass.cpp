@@ -358,6 +358,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateAtomicOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
+  populateGatherOpToLLVMPatterns(converter, patterns, ctx);
   populateDotFmaOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);

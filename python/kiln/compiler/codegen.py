@@ -168,7 +168,8 @@ class CodeGenerator:
     """Generates the module for one kernel specialization."""
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
-                 warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None):
+                 warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None,
+                 debug: bool = False, sanitize_overflow: bool = True):
         """``params`` maps every argument name to ``("runtime", type, divisibility,
         pointer_range)`` or ``("constexpr", value)``."""
         self.fn = fn
@@ -179,7 +180,8 @@ class CodeGenerator:
         self.warp_size = warp_size
         self.b = IRBuilder()
         self.sem = Semantic(self.b, target=target, num_warps=num_warps, warp_size=warp_size,
-                            codegen=self, num_ctas=num_ctas)
+                            codegen=self, num_ctas=num_ctas, debug=debug,
+                            overflow_checks=debug and sanitize_overflow)
         self.frames: List[_Frame] = []
         self.called = {}
         self.constructing = set()  # ids of aggregates a @kiln.jit __init__ is building

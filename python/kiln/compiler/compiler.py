@@ -410,7 +410,7 @@ def valid_payload(payload) -> bool:
 
 
 def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
-              maxnreg=None) -> str:
+              maxnreg=None, debug=False, sanitize_overflow=True) -> str:
     spec = []
     for name, kind in params.items():
         if kind[0] == "constexpr":
@@ -425,7 +425,8 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
     parts = {"frontend": frontend_hash(), "compiler": compiler_version, "target": target,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
              **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
-             **({"maxnreg": maxnreg} if maxnreg is not None else {})}
+             **({"maxnreg": maxnreg} if maxnreg is not None else {}),
+             **({"debug": [True, bool(sanitize_overflow)]} if debug else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
 
@@ -545,11 +546,15 @@ def _run(compiler, what, call, where=None):
 
 
 def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
-            num_ctas=1, maxnreg=None, cache=True) -> CompiledKernel:
+            num_ctas=1, maxnreg=None, debug=False, sanitize_overflow=True,
+            cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
-    ``cga_layout``, and the IR is the program of one CTA."""
+    ``cga_layout``, and the IR is the program of one CTA. ``debug`` is Triton's debug mode:
+    ``device_assert`` is compiled (it is dropped otherwise) and, unless ``sanitize_overflow``
+    is False, signed integer ``+``, ``-`` and ``*`` narrower than 64 bits assert that they do
+    not overflow."""
     fn = as_kernel_function(fn)
     check_num_ctas(num_ctas, fn)
     check_maxnreg(maxnreg, fn)
@@ -567,7 +572,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
                              f"not have")
     disk = None
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
-                    maxnreg)
+                    maxnreg, bool(debug), bool(sanitize_overflow))
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -581,7 +586,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     timings = {}
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
-                       warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg).generate()
+                       warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg,
+                       debug=bool(debug), sanitize_overflow=bool(sanitize_overflow)).generate()
     timings["frontend"] = clock() - start
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations
@@ -653,6 +659,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         "num_warps": num_warps, "threads_per_warp": warp_size,
         **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
         **({"maxnreg": maxnreg} if maxnreg is not None else {}),
+        **({"debug": True} if debug else {}),
         **({"total_num_warps": int(module_info["total_num_warps"])}
            if int(module_info.get("total_num_warps") or num_warps) != num_warps else {}),
         "shared": int(module_info["shared"]), "params": runtime_params,

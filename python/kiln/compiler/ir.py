@@ -113,6 +113,15 @@ class IRBuilder:
         return f"{int(value)} : {ty}"
 
     @staticmethod
+    def str_attr(text: str) -> str:
+        """A string attribute, quotes, backslashes and control bytes escaped as hex."""
+        out = []
+        for byte in str(text).encode():
+            ch = chr(byte)
+            out.append(ch if 0x20 <= byte < 0x7F and ch not in '"\\' else f"\\{byte:02X}")
+        return '"' + "".join(out) + '"'
+
+    @staticmethod
     def array_attr(values, ty: str = "i32") -> str:
         """A dense array attribute: ``array<i32: 1, 0, 0>``."""
         return f"array<{ty}: {', '.join(str(int(v)) for v in values)}>"

@@ -19,7 +19,7 @@ from ._core import (  # noqa: F401
     broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
     static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
-    thread_barrier, multiple_of, max_contiguous, max_constancy, assume,
+    thread_barrier, multiple_of, max_contiguous, max_constancy, assume, device_assert,
     dot_fma, to_tensor,
     block_type, tensor_descriptor, tensor_descriptor_type,
 )
@@ -36,6 +36,8 @@ from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2, xor_sum, reduce_or,
     add, sub, mul,
 )
+from ._gather import gather, histogram  # noqa: F401
+from ._scan import associative_scan  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
 from .nvidia._layouts import (NVMMASharedLayout, NVMMADistributedLayout,  # noqa: F401 (as gl.)

@@ -572,6 +572,15 @@ def static_assert(cond, msg="", _semantic=None):
 
 
 @builtin
+def device_assert(cond, msg="", mask=None, _semantic=None):
+    """Debug mode's assertion (Gluon's ``device_assert``): where ``cond`` is false (and
+    ``mask``, if given, true) the kernel stops, and the driver reports ``msg`` with this file
+    and line; compiled only with ``debug=True`` (a launch or compile option), dropped
+    otherwise. A target without a device-side report traps without it."""
+    return _semantic.device_assert(cond, _unwrap(msg), None if mask is None else mask)
+
+
+@builtin
 def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
     """Print at compile time."""
     _py.print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)

@@ -742,16 +742,12 @@ class PaddedSharedLayout(SharedLayout):
 
 
 def warps_per_cta(layout, shape):
-    """How many warps a layout spreads along each dimension of a tensor of ``shape`` (Gluon's
-    ``_layouts.warps_per_cta``)."""
+    """How many warps a layout spreads along each dimension (Gluon's
+    ``_layouts.warps_per_cta``): as in Gluon, a SliceLayout or DotOperandLayout answers with
+    its parent's list (the parent's rank, so that the product is the layout's number of
+    warps), a linear layout by its warp bases on ``shape``'s rank."""
     layout = _unwrap(layout)
     shape = _int_tuple("shape", shape)
-    if isinstance(layout, SliceLayout):
-        parent = list(shape)
-        parent.insert(layout.dim, 1)
-        out = list(warps_per_cta(layout.parent, parent))
-        del out[layout.dim]
-        return out
     if isinstance(layout, DistributedLinearLayout):
         out = [1] * len(shape)
         for b in layout.warp_bases:
@@ -761,6 +757,6 @@ def warps_per_cta(layout, shape):
                     break
         return out
     parent = getattr(layout, "parent", None)
-    if parent is not None and hasattr(parent, "warps_per_cta"):
-        return list(parent.warps_per_cta)
+    if parent is not None:  # SliceLayout, DotOperandLayout
+        return warps_per_cta(parent, shape)
     return list(layout.warps_per_cta)

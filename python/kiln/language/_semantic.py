@@ -11,7 +11,7 @@ import math
 import struct
 from typing import List, Optional
 
-from . import _cga
+from . import _cga, _debug
 from . import _core as core
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
@@ -87,8 +87,10 @@ class Semantic:
     """Emits ops through an :class:`~kiln.compiler.ir.IRBuilder`."""
 
     def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None,
-                 num_ctas: int = 1):
+                 num_ctas: int = 1, debug: bool = False, overflow_checks: bool = False):
         self.b = builder
+        self.debug = debug  # device_assert is compiled (Triton's debug mode)
+        self.overflow_checks = overflow_checks  # signed +, -, * assert no overflow
         self.num_ctas = num_ctas
         self.target = target
         self.num_warps = num_warps
@@ -806,7 +808,7 @@ class Semantic:
                     x != y and x != 1 and y != 1 for x, y in zip(at.shape, bt.shape)):
                 raise ValueError(f"shape mismatch in {what}: {at.shape} vs {bt.shape}")
 
-    def binary(self, op: str, a, b) -> tensor:
+    def binary(self, op: str, a, b, overflow_check: bool = True) -> tensor:
         if op in _CMP:
             return self.compare(op, a, b)
         self.reject_fp8(f"{{}} arithmetic ({_OP_SYMBOL[op]})", a, b)
@@ -827,7 +829,18 @@ class Semantic:
                             f"{a.dtype} and {b.dtype}")
         a, b = self.cast(a, dt), self.cast(b, dt)
         a, b = self.broadcast_pair(a, b, op)
-        return self._op(f"arith.{arith}", [a, b], a.type)
+        result = self._op(f"arith.{arith}", [a, b], a.type)
+        if overflow_check and self.overflow_checks and op in ("add", "sub", "mul") and \
+                dt.is_int_signed() and \
+                dt.primitive_bitwidth < 64:
+            self._assert_no_overflow(op, arith, a, b, dt)
+        return result
+
+    def _assert_no_overflow(self, op, arith, a, b, dt):
+        _debug.assert_no_overflow(self, op, arith, a, b, dt)
+
+    def device_assert(self, cond, msg="", mask=None):
+        return _debug.device_assert(self, cond, msg, mask)
 
     def _ptr_arith(self, op, a, b):
         if op not in ("add", "sub") or (a.dtype.is_ptr() and b.dtype.is_ptr()):

@@ -99,12 +99,12 @@ reduce_or = _bitwise_reduce("or", "reduce_or", "Bitwise OR of the elements along
 def _binary_fn(op, name, symbol):
     @builtin
     def fn(x, y, sanitize_overflow=True, _semantic=None):
-        _semantic.require_constexpr(sanitize_overflow, "sanitize_overflow")
-        return _semantic.binary(op, _unwrap(x), _unwrap(y))
+        check = _semantic.require_constexpr(sanitize_overflow, "sanitize_overflow")
+        return _semantic.binary(op, _unwrap(x), _unwrap(y), overflow_check=bool(check))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = (f"``x {symbol} y`` (Gluon's ``{name}``). ``sanitize_overflow`` asks for an "
-                  f"integer-overflow check in debug builds; Kiln has no debug mode yet, so it "
-                  f"is accepted and has no effect.")
+    fn.__doc__ = (f"``x {symbol} y`` (Gluon's ``{name}``). With ``sanitize_overflow`` (the "
+                  f"default) a signed integer result narrower than 64 bits is checked for "
+                  f"overflow in debug mode (``debug=True``), as the operator is.")
     return fn
 
 

@@ -407,6 +407,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.assert: the AND of the thread's registers; where it is false the
+// thread reports on a branch (NVIDIA: __assertfail with the message, the
+// op's file and line, the function, char size 1; strings shared).
+// CHECK-LABEL: llvm.func @assert_
+// CHECK: llvm.and
+// CHECK: llvm.cond_br
+// NV: llvm.call @__assertfail(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64) -> ()
+// NV: llvm.cond_br
+// NV: llvm.call @__assertfail
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @assert_(%c: tensor<256xi1, #l>, %s: i1) {
+    tile.assert %c, "x must be positive" : tensor<256xi1, #l> loc("user.py":12:3)
+    tile.assert %s, "x must be positive" : i1 loc("user.py":14:3)
+    return
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

@@ -75,6 +75,9 @@ void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns,
                                           const LoweringContext &ctx);
+void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const LoweringContext &ctx);
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

@@ -45,6 +45,9 @@ public:
   virtual mlir::Value shuffleXorI32(mlir::OpBuilder &b, mlir::Location loc,
                                     mlir::Value v, unsigned mask,
                                     mlir::Value laneId) const = 0;
+  /// An i32 value of lane `srcLane` (a runtime lane index of this warp).
+  virtual mlir::Value shuffleIdxI32(mlir::OpBuilder &b, mlir::Location loc,
+                                    mlir::Value v, mlir::Value srcLane) const = 0;
   /// CTA-wide barrier that also orders shared-memory accesses.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Whether namedBarrier lowers: a barrier of `numThreads` threads (whole
@@ -137,16 +140,24 @@ public:
   /// LLVM does not wait for in-flight copies before it. The default does
   /// nothing.
   virtual void annotateSyncedSharedAccess(mlir::Operation *access) const;
+  /// Reports a failed assertion (`message` at `file`:`line` in `function`)
+  /// and stops the kernel; called on the thread that found it. The default
+  /// traps without a report.
+  virtual void assertFail(mlir::OpBuilder &b, mlir::Location loc,
+                          llvm::StringRef message, llvm::StringRef file,
+                          unsigned line, llvm::StringRef function) const;
   /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
   virtual bool hasMatrixStore16() const { return false; }
   /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows
   /// are 16 contiguous bytes each: lane l gives in `rowAddress` the address
   /// of row l % 8 of matrix l / 8, and holds in `sources[i]` (an i32 of two
-  /// elements) elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i. Only
-  /// asked where hasMatrixStore16(); every lane of the warp must run it.
+  /// elements) elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i, or with
+  /// `transposed` elements (2 * (l % 4) + {0, 1}, l / 4). Only asked where
+  /// hasMatrixStore16(); every lane of the warp must run it.
   virtual void storeMatrices16(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value rowAddress,
-                               mlir::ArrayRef<mlir::Value> sources) const {}
+                               mlir::ArrayRef<mlir::Value> sources,
+                               bool transposed) const {}
   /// Whether loadMatrices16 lowers (a warp-wide load of 16-bit matrices).
   virtual bool hasMatrixLoad16() const { return false; }
   /// A warp-wide load of four 8x8 matrices of 16-bit elements whose rows are

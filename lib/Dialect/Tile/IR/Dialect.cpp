@@ -577,6 +577,9 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
       return emitError() << "tensordesc block dimensions must be powers of "
                             "two in [1, 256], got "
                          << d;
+  if (failed(layout.verifyDescriptorElementType(emitError,
+                                                 blockType.getElementType())))
+    return failure();
   return layout.verifyBuffer(emitError, blockType.getShape(),
                              blockType.getElementType());
 }

@@ -390,6 +390,55 @@ LogicalResult ReduceOp::verifyRegions() {
   return success();
 }
 
+LogicalResult GatherOp::verify() {
+  auto src = getSrc().getType(), idx = getIndices().getType();
+  auto res = getResult().getType();
+  int64_t axis = static_cast<int32_t>(getAxis());
+  if (src.getRank() != idx.getRank())
+    return emitOpError() << "src and indices must have the same rank, got "
+                         << src.getRank() << " and " << idx.getRank();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  if (!isa<IntegerType>(idx.getElementType()))
+    return emitOpError() << "indices must be integers, got "
+                         << idx.getElementType();
+  for (int64_t d = 0; d < src.getRank(); ++d)
+    if (d != axis && src.getDimSize(d) != idx.getDimSize(d))
+      return emitOpError() << "src and indices must agree on dimension " << d
+                           << " (all but axis " << axis << "), got "
+                           << src.getDimSize(d) << " and " << idx.getDimSize(d);
+  if (res.getShape() != idx.getShape() ||
+      res.getElementType() != src.getElementType() ||
+      res.getEncoding() != idx.getEncoding())
+    return emitOpError() << "result must have the shape and layout of indices "
+                            "and the element type of src, got "
+                         << res;
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  auto src = getSrc().getType();
+  int64_t axis = static_cast<int32_t>(getAxis());
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  Type elem = src.getElementType();
+  Block &body = getCombine().front();
+  if (body.getNumArguments() != 2 ||
+      body.getArgument(0).getType() != elem ||
+      body.getArgument(1).getType() != elem)
+    return emitOpError() << "combine region must take two " << elem
+                         << " arguments";
+  auto ret = body.empty() ? ScanReturnOp() : dyn_cast<ScanReturnOp>(body.back());
+  if (!ret)
+    return emitOpError() << "combine region must end with tile.scan_return";
+  if (ret.getResult().getType() != elem)
+    return emitOpError() << "combine region must return " << elem << ", got "
+                         << ret.getResult().getType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // shared memory
 //===----------------------------------------------------------------------===//

@@ -124,9 +124,14 @@ class NVMMADistributedLayout(DistributedLayout):
 
     * ``version=[3, 0]`` (wgmma, sm_90a): warps tile 16-row x ``instr_shape[1]``-column blocks,
       ``warps_per_cta[0]`` down (4 consecutive warps take 64 rows) and ``warps_per_cta[1]``
-      across; ``instr_shape`` is ``[16, n, k]``.
-    * ``version=[2, 0]`` (mma.sync, sm_80+): warps tile 16 x 8 blocks, consecutive warps
-      across first; ``instr_shape`` is ``[16, 8]``."""
+      across; ``instr_shape`` is ``[16, n, k]``. Any ``warps_per_cta`` is a layout (for
+      conversions); ``warpgroup_mma`` needs 4 consecutive warps down (``warps_per_cta[0]`` a
+      multiple of 4).
+    * ``version=[2, 0]`` or ``[2, 1]`` (mma.sync, sm_80+): warps tile 16 x 8 blocks,
+      consecutive warps across first; ``instr_shape`` is ``[16, 8]``.
+    * Rank 3 (``warps_per_cta=[batch, m, n]``, ``instr_shape`` ``[1, 16, 8]`` for mma.sync):
+      the same tiles, one batch index per tile, warps along the batch last. Such layouts
+      exist for conversions, loads and stores; no instruction takes them yet."""
 
     version: Sequence[int]
     warps_per_cta: Sequence[int]
@@ -147,25 +152,25 @@ class NVMMADistributedLayout(DistributedLayout):
         # accumulators) is an error where a kernel uses the layout, not where Python code
         # builds it: Gluon code builds layouts at import time (e.g. test parameters).
         object.__setattr__(self, "_unsupported", None)
-        if self.version not in ((2, 0), (3, 0)):
+        if self.version not in ((2, 0), (2, 1), (3, 0)):
             object.__setattr__(self, "_unsupported",
-                               f"NVMMADistributedLayout: version must be [2, 0] (mma.sync) or "
-                               f"[3, 0] (wgmma), got {list(self.version)}")
+                               f"NVMMADistributedLayout: version must be [2, 0], [2, 1] "
+                               f"(mma.sync) or [3, 0] (wgmma), got {list(self.version)}")
             return
-        if len(self.warps_per_cta) != 2:
+        rank = len(self.warps_per_cta)
+        if rank not in (2, 3):
             object.__setattr__(self, "_unsupported",
-                               f"NVMMADistributedLayout: warps_per_cta must be [m, n] (Kiln has "
-                               f"no batched, rank-{len(self.warps_per_cta)} accumulators yet), "
-                               f"got {list(self.warps_per_cta)}")
+                               f"NVMMADistributedLayout: warps_per_cta must be [m, n] or "
+                               f"[batch, m, n], got {list(self.warps_per_cta)}")
             return
         problem = None
-        if self.version == (2, 0):
-            if self.instr_shape != (16, 8):
-                problem = (f"NVMMADistributedLayout: version [2, 0] (mma.sync) has "
-                           f"instr_shape [16, 8], got {list(self.instr_shape)}")
-        elif self.warps_per_cta[0] % 4:
-            problem = (f"NVMMADistributedLayout: for version [3, 0] warps_per_cta[0] must be a "
-                       f"multiple of 4 (a warpgroup), got {list(self.warps_per_cta)}")
+        if self.version[0] == 2:
+            want = (16, 8) if rank == 2 else (1, 16, 8)
+            if self.instr_shape != want:
+                problem = (f"NVMMADistributedLayout: version {list(self.version)} (mma.sync) "
+                           f"has instr_shape {list(want)}"
+                           f"{' (batched: warps_per_cta [batch, m, n])' if rank == 3 else ''}, "
+                           f"got {list(self.instr_shape)}")
         elif len(self.instr_shape) != 3 or self.instr_shape[0] != 16 or \
                 not _is_pow2(self.instr_shape[1]) or not 8 <= self.instr_shape[1] <= 256:
             problem = (f"NVMMADistributedLayout: instr_shape must be [16, n, k] with n a power "
@@ -259,7 +264,8 @@ class DotOperandLayout(DistributedLayout):
 
     @property
     def rank(self) -> int:
-        return self.parent.rank if isinstance(self.parent, BlockedLayout) else 2
+        return self.parent.rank if isinstance(self.parent, (BlockedLayout,
+                                                            NVMMADistributedLayout)) else 2
 
     @property
     def cga_bases(self) -> tuple:

@@ -88,6 +88,14 @@ public:
     return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, v);
   }
 
+  Value shuffleIdxI32(OpBuilder &b, Location loc, Value v,
+                      Value srcLane) const override {
+    Type i32 = b.getI32Type();
+    Value addr = LLVM::ShlOp::create(
+        b, loc, srcLane, LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(2)));
+    return ROCDL::DsBpermuteOp::create(b, loc, i32, addr, v);
+  }
+
   // tile.barrier orders LDS accesses only: s_waitcnt lgkmcnt(0) (this
   // wave's LDS reads and writes done) then s_barrier. HIP's __syncthreads
   // brackets it with workgroup-scope fences instead, which also make LLVM

@@ -267,3 +267,21 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return %y : tensor<256xf32, #l>
   }
 }
+
+// -----
+
+// tile.assert for gfx9 traps where a thread's registers hold a false element
+// (no report: device printf needs the ROCm device libraries).
+// CHECK-LABEL: llvm.func @assert_
+// CHECK: llvm.and
+// CHECK: llvm.cond_br
+// CHECK: llvm.intr.trap
+// CHECK-NOT: __assertfail
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @assert_(%c: tensor<512xi1, #l>) {
+    tile.assert %c, "x must be positive" : tensor<512xi1, #l>
+    return
+  }
+}

@@ -57,6 +57,16 @@ public:
                                 NVVM::ShflKind::bfly, UnitAttr());
   }
 
+  Value shuffleIdxI32(OpBuilder &b, Location loc, Value v,
+                      Value srcLane) const override {
+    Type i32 = b.getI32Type();
+    auto c = [&](int64_t x) {
+      return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(x));
+    };
+    return NVVM::ShflOp::create(b, loc, i32, c(-1), v, srcLane, c(0x1f),
+                                NVVM::ShflKind::idx, UnitAttr());
+  }
+
   void barrier(OpBuilder &b, Location loc) const override {
     NVVM::Barrier0Op::create(b, loc);
   }
@@ -169,14 +179,61 @@ public:
     return true;
   }
 
-  // stmatrix.sync.aligned.m8n8.x4.shared.b16 (sm_90).
+  // CUDA's device-side assert: __assertfail(message, file, line, function,
+  // char size), a system call ptxas resolves; the driver prints
+  // "file:line: function: block: [..], thread: [..] Assertion `message`
+  // failed." and the launch fails with an assertion error.
+  void assertFail(OpBuilder &b, Location loc, StringRef message,
+                  StringRef file, unsigned line,
+                  StringRef function) const override {
+    auto module = b.getInsertionBlock()->getParentOp()
+                      ->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto fnTy = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                            {ptr, ptr, i32, ptr, i64});
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>("__assertfail");
+    if (!fn) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      fn = LLVM::LLVMFuncOp::create(b, loc, "__assertfail", fnTy);
+    }
+    auto string = [&](StringRef text) -> Value {
+      std::string value = (text + Twine('\0')).str();
+      for (auto global : module.getOps<LLVM::GlobalOp>()) // one per text
+        if (global.getSymName().starts_with("kiln_assert_str_"))
+          if (auto s = dyn_cast_or_null<StringAttr>(global.getValueOrNull()))
+            if (s.getValue() == value)
+              return LLVM::AddressOfOp::create(b, loc, global);
+      std::string name;
+      for (unsigned i = 0;; ++i) {
+        name = "kiln_assert_str_" + std::to_string(i);
+        if (!module.lookupSymbol(name))
+          break;
+      }
+      // NUL-terminated, as the C function reads it.
+      return LLVM::createGlobalString(loc, b, name, value,
+                                      LLVM::Linkage::Internal);
+    };
+    Value args[] = {string(message), string(file),
+                    LLVM::ConstantOp::create(b, loc, i32,
+                                             b.getI32IntegerAttr(line)),
+                    string(function),
+                    LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1))};
+    LLVM::CallOp::create(b, loc, fn, args);
+  }
+
+  // stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_90).
   bool hasMatrixStore16() const override { return getDesc().arch >= 90; }
   void storeMatrices16(OpBuilder &b, Location loc, Value rowAddress,
-                       ArrayRef<Value> sources) const override {
+                       ArrayRef<Value> sources,
+                       bool transposed) const override {
     MLIRContext *ctx = b.getContext();
     NVVM::StMatrixOp::create(
         b, loc, rowAddress, sources,
-        NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, transposed ? NVVM::MMALayout::col
+                                                 : NVVM::MMALayout::row),
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
         NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
   }

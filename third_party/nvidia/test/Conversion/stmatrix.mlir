@@ -12,6 +12,8 @@
 // A layout whose lanes do not pair up that way, and sm_80 (no stmatrix),
 // keep st.shared.
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#nv0 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #rows = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
@@ -30,6 +32,32 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @acc_to_nvmma(%v: tensor<64x64xbf16, #acc>) {
     %c = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
     tile.local_store %v, %c : tensor<64x64xbf16, #acc> -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    return
+  }
+
+  // The transposed buffer (K-major rows are the accumulator's columns):
+  // stmatrix.trans; warps that hold the same 16 rows of a 16-row tensor (4
+  // warps, 64 rows of tiles) store the same values to the same addresses.
+  // CHECK-LABEL: llvm.func @acc_to_transposed
+  // CHECK-COUNT-4: nvvm.stmatrix %{{.*}} {eltType = #nvvm.ld_st_matrix_elt_type<b16>, layout = #nvvm.mma_layout<col>, shape = #nvvm.ld_st_matrix_shape<m = 8, n = 8>}
+  // CHECK-NOT: llvm.store
+  // CHECK: llvm.return
+  // PTX-LABEL: .entry acc_to_transposed
+  // PTX-COUNT-4: stmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+  // PTX: ret;
+  func.func @acc_to_transposed(%v: tensor<64x64xbf16, #acc>) {
+    %c = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    tile.local_store %v, %c : tensor<64x64xbf16, #acc> -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    return
+  }
+
+  // CHECK-LABEL: llvm.func @repeated_warps
+  // CHECK-COUNT-1: nvvm.stmatrix
+  // CHECK-NOT: llvm.store
+  // CHECK: llvm.return
+  func.func @repeated_warps(%v: tensor<16x32xbf16, #acc>) {
+    %c = tile.local_alloc : () -> !tile.memdesc<16x32xbf16, #nv0, mutable>
+    tile.local_store %v, %c : tensor<16x32xbf16, #acc> -> !tile.memdesc<16x32xbf16, #nv0, mutable>
     return
   }
 

@@ -106,8 +106,13 @@ def test_layout_arguments_are_checked():
     # Versions Kiln does not lower are built (Gluon code builds layouts at import time) and
     # are an error where a kernel uses them.
     v1 = kl.NVMMADistributedLayout(version=[1, 0], warps_per_cta=[4, 1], instr_shape=[16, 8])
-    with pytest.raises(ValueError, match=r"version must be \[2, 0\] \(mma.sync\) or \[3, 0\]"):
+    with pytest.raises(ValueError, match=r"version must be \[2, 0\], \[2, 1\] \(mma.sync\) or "
+                                         r"\[3, 0\]"):
         v1.to_ir()
+    # Rank 3 (batched) mma.sync layouts have a batch entry in instr_shape.
+    with pytest.raises(ValueError, match=r"has instr_shape \[1, 16, 8\] \(batched"):
+        kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1, 1],
+                                  instr_shape=[16, 8]).to_ir()
     # A BlockedLayout parent is dot_fma's (test_dot_fma_dsl.py); other layouts are refused.
     with pytest.raises(TypeError, match="parent must be an NVMMADistributedLayout, an "
                                         "AMDMFMALayout or a BlockedLayout"):

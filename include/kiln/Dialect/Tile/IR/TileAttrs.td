@@ -62,6 +62,15 @@ def Tile_SharedLayout : AttrInterface<"SharedLayoutAttr"> {
       (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
            "::llvm::ArrayRef<int64_t>":$shape, "::mlir::Type":$elementType),
       "", [{ return ::mlir::success(); }]>,
+    InterfaceMethod<[{Checks that a tensor descriptor's block of
+      `elementType` can use this layout: hardware that copies whole blocks
+      (TMA) applies the layout to elements of its own width, while loads
+      and stores through registers accept a layout written for another
+      width (as Gluon does). The default accepts every type.}],
+      "::mlir::LogicalResult", "verifyDescriptorElementType",
+      (ins "::llvm::function_ref<::mlir::InFlightDiagnostic()>":$emitError,
+           "::mlir::Type":$elementType),
+      "", [{ return ::mlir::success(); }]>,
   ];
 }
 

@@ -177,6 +177,23 @@ def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite<DefaultResource>]
   let assemblyFormat = "$cond attr-dict `:` type($cond)";
 }
 
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Stop the kernel where a condition is false (Gluon's device_assert)";
+  let description = [{
+    Every element of `cond` (an i1 scalar or tensor) must be true. A thread
+    holding a false element reports `message` with the op's file, line and
+    function and stops the kernel, as the target's device-side assert does
+    (the driver prints the report and the launch fails); a target without
+    one traps. The frontend emits it only in debug mode.
+
+    ```mlir
+    tile.assert %c, "x must be positive" : tensor<128xi1, #l>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[I1, Tile_BoolTensor]>:$cond, StrAttr:$message);
+  let assemblyFormat = "$cond `,` $message attr-dict `:` type($cond)";
+}
+
 def Tile_SetAutoLayoutOp : Tile_Op<"set_auto_layout",
     [Pure, SameOperandsAndResultShape, SameOperandsAndResultElementType]> {
   let summary = "Fix the layout of a tensor whose layout is inferred";
@@ -278,6 +295,63 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
     tile.reduce_return %c : f32
     ```
   }];
+  let arguments = (ins AnyType:$result);
+  let assemblyFormat = "$result attr-dict `:` type($result)";
+}
+
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Gather along one axis within each warp (Gluon's gather)";
+  let description = [{
+    `result[I] = src[I with I[axis] replaced by indices[I]]`. The result has
+    the shape and layout of `indices` and the element type of `src`; the two
+    shapes agree except along `axis`. Lowered with warp shuffles: every
+    element an output thread needs must live in its own warp (checked where
+    it is lowered). An index outside `[0, src.shape[axis])` reads an
+    unspecified element of the row.
+
+    ```mlir
+    %g = tile.gather %src[%idx] {axis = 0 : i32}
+        : (tensor<32x16xf32, #a>, tensor<64x16xi32, #b>) -> tensor<64x16xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_Tensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` attr-dict `:` `(` type($src) `,` type($indices) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
+                                   SameOperandsAndResultType]> {
+  let summary = "Inclusive scan along one axis, within each thread";
+  let description = [{
+    Element p of the result combines, in order, the elements of `src` at
+    positions 0..p along `axis` (n-1..p with `reverse`), the earlier partial
+    result as the region's first argument; the region must be associative.
+    The layout must keep the whole axis in each thread's registers (every
+    lane and warp basis moves along other dimensions only): the frontend
+    converts to such a layout and back.
+
+    ```mlir
+    %s = tile.scan %x {axis = 1 : i32, reverse = false} : tensor<64x32xi32, #l> {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.scan_return %c : i32
+    }
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, BoolAttr:$reverse);
+  let results = (outs Tile_Tensor:$result);
+  let regions = (region SizedRegion<1>:$combine);
+  let assemblyFormat = "$src attr-dict `:` type($src) $combine";
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanReturnOp : Tile_Op<"scan_return",
+    [HasParent<"ScanOp">, Pure, Terminator, ReturnLike]> {
+  let summary = "Terminator of a tile.scan combine region";
   let arguments = (ins AnyType:$result);
   let assemblyFormat = "$result attr-dict `:` type($result)";
 }

@@ -35,7 +35,7 @@ def mma_v2(a, b, acc, input_precision=None, _semantic=None):
     what = "mma_v2"
     _semantic.check_matrix_operands(
         what, a, b, acc,
-        lambda lay: isinstance(lay, NVMMADistributedLayout) and lay.version == (2, 0),
+        lambda lay: isinstance(lay, NVMMADistributedLayout) and lay.version[0] == 2,
         "NVMMADistributedLayout(version=[2, 0], ...)",
         " (it orders K inside each instruction)")
     if a.dtype != b.dtype or a.dtype not in (core.bfloat16, core.float16, core.float32):

@@ -148,8 +148,10 @@ func.func @nvmma_rank1_transposed(%b: !tile.memdesc<64xbf16, #tile_nv.nvmma_shar
 
 // -----
 
-// expected-error @+1 {{nvmma_shared: the layout is for 16-bit elements, the buffer holds 'f32'}}
-func.func @nvmma_width(%b: !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
+// A buffer accepts a layout for another element width (Gluon does); a TMA
+// descriptor's block does not.
+// expected-error @+1 {{nvmma_shared: the layout is for 16-bit elements, the descriptor's block holds 'f32'}}
+func.func @nvmma_width(%d: !tile.tensordesc<tensor<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>>>) {
   return
 }
 
@@ -162,7 +164,7 @@ func.func @nvmma_rows(%b: !tile.memdesc<4x64xbf16, #tile_nv.nvmma_shared<swizzle
 
 // -----
 
-// expected-error @+1 {{nvmma: version must be [2, 0] (mma.sync) or [3, 0] (wgmma), got [1, 0]}}
+// expected-error @+1 {{nvmma: version must be [2, 0], [2, 1] (mma.sync) or [3, 0] (wgmma), got [1, 0]}}
 func.func @nvmma_version(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 1, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
   return
 }
@@ -278,7 +280,7 @@ func.func @mma_v2_n(%a: tensor<16x16xbf16, #opA>, %b: tensor<16x4xbf16, #opB>, %
 
 // -----
 
-// expected-error @+1 {{nvmma: warpsPerCTA has 2 entries}}
+// expected-error @+1 {{nvmma: warpsPerCTA has 2 entries ([m, n]) or 3 ([batch, m, n]), got 1}}
 func.func @nvmma_entries(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4], instrShape = [16, 64, 16]}>>) {
   return
 }
@@ -292,8 +294,15 @@ func.func @nvmma_pow2(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, ve
 
 // -----
 
-// expected-error @+1 {{nvmma: warpsPerCTA[0] must be a multiple of 4 (a warpgroup's 4 warps take 64 consecutive rows), got 2}}
-func.func @nvmma_warpgroup(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 64, 16]}>>) {
+// expected-error @+1 {{nvmma: version 2 (mma.sync) has instrShape [1, 16, 8]}}
+func.func @nvmma_v2_batch_instr(%t: tensor<2x64x64xf32, #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1, 1], instrShape = [16, 8]}>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{nvmma: version must be [2, 0], [2, 1] (mma.sync) or [3, 0] (wgmma), got [3, 1]}}
+func.func @nvmma_v3_minor(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 3, versionMinor = 1, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>>) {
   return
 }
 

@@ -21,29 +21,54 @@ using namespace kiln::tile_nv;
 
 namespace {
 
-/// Collects bases on a 2-D shape; a move past the tensor's extent is a
-/// broadcast (zero), and registers that only repeat others are dropped at
-/// the end (as the other layouts do).
-struct Bases2D {
-  int32_t rows, cols;
+/// Collects bases on a rank-2 ([M, N]) or rank-3 ([batch, M, N]) shape; a
+/// move past the tensor's extent is a broadcast (zero), and registers that
+/// only repeat others are dropped at the end (as the other layouts do).
+struct BasesND {
+  SmallVector<int32_t, 3> shape;
   LinearLayout::Bases reg, lane, warp;
 
-  LinearLayout::Basis basis(int32_t r, int32_t c) const {
-    return {r < rows ? r : 0, c < cols ? c : 0};
+  explicit BasesND(ArrayRef<int64_t> s) {
+    for (int64_t e : s)
+      shape.push_back(int32_t(e));
+  }
+  unsigned rank() const { return shape.size(); }
+  /// A move by `step` along `dim` (zero past the extent).
+  LinearLayout::Basis basis(unsigned dim, int32_t step) const {
+    LinearLayout::Basis b(rank(), 0);
+    if (step < shape[dim])
+      b[dim] = step;
+    return b;
   }
   /// Register bases doubling along `dim` from `from` to the extent.
   void repeat(unsigned dim, int32_t from) {
-    int32_t extent = dim == 0 ? rows : cols;
-    for (int32_t s = from; s < extent; s *= 2)
-      reg.push_back(dim == 0 ? basis(s, 0) : basis(0, s));
+    for (int32_t s = from; s < shape[dim]; s *= 2)
+      reg.push_back(basis(dim, s));
+  }
+  /// `count` warp bases along `dim`, `step` apart (zero when `zero`).
+  void warps(unsigned dim, unsigned count, int32_t step, bool zero = false) {
+    for (int32_t w = 1; w < int32_t(count); w *= 2)
+      warp.push_back(zero ? LinearLayout::Basis(rank(), 0) : basis(dim, step * w));
   }
   LinearLayout finish() {
     llvm::erase_if(reg, [](const LinearLayout::Basis &b) {
-      return b[0] == 0 && b[1] == 0;
+      return llvm::all_of(b, [](int32_t v) { return v == 0; });
     });
-    return LinearLayout({reg, lane, warp}, {rows, cols});
+    return LinearLayout({reg, lane, warp}, shape);
   }
 };
+
+/// The order in which warp bits take the dimensions of an accumulator of
+/// `rank` (Gluon's): wgmma M first (a warpgroup's 4 warps take consecutive
+/// rows), mma.sync N first; a batch dimension last.
+SmallVector<unsigned, 3> warpOrder(unsigned major, unsigned rank) {
+  unsigned m = rank - 2, n = rank - 1;
+  SmallVector<unsigned, 3> order =
+      major == 3 ? SmallVector<unsigned, 3>{m, n} : SmallVector<unsigned, 3>{n, m};
+  if (rank == 3)
+    order.push_back(0);
+  return order;
+}
 
 } // namespace
 
@@ -54,27 +79,31 @@ struct Bases2D {
 LogicalResult NVMMADistributedEncodingAttr::verify(
     function_ref<InFlightDiagnostic()> emitError, unsigned major,
     unsigned minor, ArrayRef<unsigned> warps, ArrayRef<unsigned> instr) {
-  if ((major != 2 && major != 3) || minor != 0)
-    return emitError() << "nvmma: version must be [2, 0] (mma.sync) or [3, 0] "
-                          "(wgmma), got ["
+  // Gluon's versions: [2, 0] and [2, 1] are the same mma.sync layout.
+  if (!((major == 2 && minor <= 1) || (major == 3 && minor == 0)))
+    return emitError() << "nvmma: version must be [2, 0], [2, 1] (mma.sync) "
+                          "or [3, 0] (wgmma), got ["
                        << major << ", " << minor << "]";
-  if (warps.size() != 2)
-    return emitError() << "nvmma: warpsPerCTA has 2 entries";
+  if (warps.size() != 2 && warps.size() != 3)
+    return emitError() << "nvmma: warpsPerCTA has 2 entries ([m, n]) or 3 "
+                          "([batch, m, n]), got "
+                       << warps.size();
   for (unsigned w : warps)
     if (!w || !llvm::isPowerOf2_32(w))
       return emitError() << "nvmma: warpsPerCTA entries must be powers of two";
   if (major == 2) {
-    if (instr.size() != 2 || instr[0] != 16 || instr[1] != 8)
+    bool ok = instr.size() == warps.size() && instr.take_back(2)[0] == 16 &&
+              instr.back() == 8 && (instr.size() == 2 || instr[0] == 1);
+    if (!ok)
       return emitError() << "nvmma: version 2 (mma.sync) has instrShape "
-                            "[16, 8]";
+                         << (warps.size() == 2 ? "[16, 8]" : "[1, 16, 8]");
     return success();
   }
+  // Which warps hold which rows is the layout's business; whether wgmma can
+  // use it (a warpgroup's 4 warps on consecutive rows) is checked where a
+  // warpgroup_mma uses it.
   if (instr.size() != 3)
     return emitError() << "nvmma: version 3 (wgmma) has instrShape [16, n, k]";
-  if (warps[0] % 4)
-    return emitError() << "nvmma: warpsPerCTA[0] must be a multiple of 4 (a "
-                          "warpgroup's 4 warps take 64 consecutive rows), got "
-                       << warps[0];
   if (instr[0] != 16 || instr[1] < 8 || instr[1] > 256 ||
       !llvm::isPowerOf2_32(instr[1]))
     return emitError() << "nvmma: instrShape must be [16, n, k] with n a power "
@@ -82,38 +111,32 @@ LogicalResult NVMMADistributedEncodingAttr::verify(
   return success();
 }
 
-unsigned NVMMADistributedEncodingAttr::getRank() const { return 2; }
+unsigned NVMMADistributedEncodingAttr::getRank() const {
+  return getWarpsPerCTA().size();
+}
 
 LinearLayout
 NVMMADistributedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  Bases2D l{int32_t(shape[0]), int32_t(shape[1]), {}, {}, {}};
-  int32_t instrN = getInstrShape()[1];
+  BasesND l(shape);
+  unsigned r = l.rank(), m = r - 2, n = r - 1;
+  unsigned major = getVersionMajor();
+  int32_t tileN = major == 3 ? int32_t(getInstrShape()[1]) : 8;
   ArrayRef<unsigned> warps = getWarpsPerCTA();
-  l.reg.push_back(l.basis(0, 1));
-  l.reg.push_back(l.basis(8, 0));
-  for (int32_t c = 8; c < instrN; c *= 2)
-    l.reg.push_back(l.basis(0, c));
-  for (auto [r, c] : {std::pair{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}})
-    l.lane.push_back(l.basis(r, c));
-  // Warps: down first for wgmma (a warpgroup's 4 warps take 64 rows), across
-  // first for mma.sync.
-  auto warpsDown = [&] {
-    for (int32_t w = 1; w < int32_t(warps[0]); w *= 2)
-      l.warp.push_back(l.basis(16 * w, 0));
-  };
-  auto warpsAcross = [&] {
-    for (int32_t w = 1; w < int32_t(warps[1]); w *= 2)
-      l.warp.push_back(l.basis(0, instrN * w));
-  };
-  if (getVersionMajor() == 3) {
-    warpsDown();
-    warpsAcross();
-  } else {
-    warpsAcross();
-    warpsDown();
-  }
-  l.repeat(1, instrN * warps[1]);
-  l.repeat(0, 16 * warps[0]);
+  // One warp's 16 x tileN tile: pairs along N, 4 lanes across, 8 lanes down,
+  // the lower 8 rows, then further N.
+  l.reg.push_back(l.basis(n, 1));
+  l.reg.push_back(l.basis(m, 8));
+  for (int32_t c = 8; c < tileN; c *= 2)
+    l.reg.push_back(l.basis(n, c));
+  for (auto [d, s] : {std::pair{n, 2}, {n, 4}, {m, 1}, {m, 2}, {m, 4}})
+    l.lane.push_back(l.basis(d, s));
+  for (unsigned d : warpOrder(major, r))
+    l.warps(d, warps[d], d == m ? 16 : d == n ? tileN : 1);
+  // Repeats: N, then M, then the batch.
+  l.repeat(n, tileN * warps[n]);
+  l.repeat(m, 16 * warps[m]);
+  if (r == 3)
+    l.repeat(0, warps[0]);
   return l.finish();
 }
 
@@ -139,7 +162,9 @@ LogicalResult DotOperandEncodingAttr::verify(
   return success();
 }
 
-unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+unsigned DotOperandEncodingAttr::getRank() const {
+  return cast<NVMMADistributedEncodingAttr>(getParent()).getRank();
+}
 
 LinearLayout
 DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
@@ -147,39 +172,30 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   ArrayRef<unsigned> warps = mma.getWarpsPerCTA();
   bool isA = getOpIdx() == 0;
   int32_t kw = getKWidth();
-  Bases2D l{int32_t(shape[0]), int32_t(shape[1]), {}, {}, {}};
-  // (k, other) -> (row, col) of this operand: A is [M, K], B is [K, N].
-  auto at = [&](int32_t k, int32_t other) {
-    return isA ? l.basis(other, k) : l.basis(k, other);
-  };
+  BasesND l(shape);
+  unsigned r = l.rank();
+  // A is [batch, M, K], B is [batch, K, N].
+  unsigned kDim = isA ? r - 1 : r - 2, own = isA ? r - 2 : r - 1;
+  // A warp's tile: 8·kWidth along K by 16 rows (A) or 8 columns (B).
+  int32_t tileOwn = isA ? 16 : 8;
   for (int32_t k = 1; k < kw; k *= 2)
-    l.reg.push_back(at(k, 0));
-  l.lane.push_back(at(kw, 0));
-  l.lane.push_back(at(2 * kw, 0));
-  for (int32_t r = 1; r < 8; r *= 2)
-    l.lane.push_back(at(0, r));
-  // A's 16 rows are two 8-row halves; both operands take 2 K groups.
+    l.reg.push_back(l.basis(kDim, k));
+  l.lane.push_back(l.basis(kDim, kw));
+  l.lane.push_back(l.basis(kDim, 2 * kw));
+  for (int32_t s = 1; s < 8; s *= 2)
+    l.lane.push_back(l.basis(own, s));
+  // A's two 8-row halves; both operands take 2 K groups.
   if (isA)
-    l.reg.push_back(at(0, 8));
-  l.reg.push_back(at(4 * kw, 0));
-  // Warps follow the parent's along M (A) or N (B) and hold the same
-  // elements along the other dimension (zero bases), in the parent's order.
-  unsigned ownDim = isA ? 0 : 1;
-  int32_t ownStep = isA ? 16 : int32_t(mma.getInstrShape()[1]);
-  auto warpBits = [&](unsigned dim) {
-    for (int32_t w = 1; w < int32_t(warps[dim]); w *= 2)
-      l.warp.push_back(dim == ownDim ? at(0, ownStep * w) : at(0, 0));
-  };
-  if (mma.getVersionMajor() == 3) {
-    warpBits(0);
-    warpBits(1);
-  } else {
-    warpBits(1);
-    warpBits(0);
-  }
-  // Repeats: K first, then the other dimension.
-  unsigned kDim = isA ? 1 : 0;
+    l.reg.push_back(l.basis(own, 8));
+  l.reg.push_back(l.basis(kDim, 4 * kw));
+  // Warps follow the parent's along M (A) or N (B) and the batch, and hold
+  // the same elements along K (zero bases), in the parent's order.
+  for (unsigned d : warpOrder(mma.getVersionMajor(), r))
+    l.warps(d, warps[d], d == own ? tileOwn : 1, /*zero=*/d == kDim);
+  // Repeats: K first, then M or N, then the batch.
   l.repeat(kDim, 8 * kw);
-  l.repeat(1 - kDim, ownStep * warps[ownDim]);
+  l.repeat(own, tileOwn * warps[own]);
+  if (r == 3)
+    l.repeat(0, warps[0]);
   return l.finish();
 }

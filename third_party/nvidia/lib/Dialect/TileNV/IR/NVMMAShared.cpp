@@ -44,13 +44,21 @@ unsigned NVMMASharedEncodingAttr::getChunkElements() const {
 
 unsigned NVMMASharedEncodingAttr::getBaseAlignment() const { return 1024; }
 
+LogicalResult NVMMASharedEncodingAttr::verifyDescriptorElementType(
+    function_ref<InFlightDiagnostic()> emitError, Type elementType) const {
+  if (elementType.getIntOrFloatBitWidth() != getElementBitWidth())
+    return emitError() << "nvmma_shared: the layout is for "
+                       << getElementBitWidth() << "-bit elements, the "
+                       << "descriptor's block holds " << elementType;
+  return success();
+}
+
+// A buffer of another element width is laid out by the layout's own element
+// width (the swizzle moves units of 128 / elementBitWidth elements), as in
+// Gluon; wgmma checks the addresses it reads, TMA the width above.
 LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
     function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
     Type elementType) const {
-  if (elementType.getIntOrFloatBitWidth() != getElementBitWidth())
-    return emitError() << "nvmma_shared: the layout is for "
-                       << getElementBitWidth() << "-bit elements, the buffer "
-                       << "holds " << elementType;
   unsigned rank = getRank();
   int64_t contiguous = shape[getTransposed() ? rank - 2 : rank - 1];
   if (contiguous < getChunkElements())

@@ -8,7 +8,7 @@ include "mlir/IR/AttrTypeBase.td"
 
 def TileNV_NVMMASharedAttr : AttrDef<TileNV_Dialect, "NVMMASharedEncoding",
     [DeclareAttrInterfaceMethods<Tile_SharedLayout,
-      ["getBaseAlignment", "verifyBuffer"]>]> {
+      ["getBaseAlignment", "verifyBuffer", "verifyDescriptorElementType"]>]> {
   let mnemonic = "nvmma_shared";
   let summary = "The shared layout TMA writes and wgmma reads (Gluon's NVMMASharedLayout)";
   let description = [{

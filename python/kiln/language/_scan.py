@@ -1,0 +1,115 @@
+"""``associative_scan`` (Gluon's): an inclusive scan along one axis, for any register layout.
+
+The tensor is converted to a layout that keeps the whole axis in each thread's registers, the
+lanes and warps spread over the other dimensions (and, past their extent, over a dimension of
+size one: they repeat the work); ``tile.scan`` then combines each thread's registers in axis
+order, and the result is converted back. Triton instead scans across lanes with shuffles; this
+is a stated difference (docs/gluon-coverage.md), not a different result: the combine is
+applied in sequential order (the earlier partial result on the left), so it only has to be
+associative. A thread holds ``axis length x ceil(other elements / threads)`` elements; more
+than ``_MAX_REGISTERS`` is refused.
+"""
+
+from __future__ import annotations
+
+from ._core import _unwrap, builtin, distributed_type, tensor
+from ._layouts import BlockedLayout, SliceLayout, is_inferred
+
+__all__ = ["associative_scan"]
+
+_MAX_REGISTERS = 1024
+
+
+def scan_layout(shape, axis, warp_size, num_warps):
+    """A layout of ``shape`` whose lanes and warps never move along ``axis``: a slice of a
+    blocked layout with one more (size-one) dimension that takes what the others cannot."""
+    rank = len(shape)
+    others = [d for d in reversed(range(rank)) if d != axis]
+    spt, tpw, wpc = [1] * (rank + 1), [1] * (rank + 1), [1] * (rank + 1)
+    spt[axis] = shape[axis]
+    lanes, warps = warp_size, num_warps
+    for d in others:
+        tpw[d] = min(shape[d], lanes)
+        lanes //= tpw[d]
+    for d in others:
+        wpc[d] = min(max(shape[d] // tpw[d], 1), warps)
+        warps //= wpc[d]
+    tpw[rank], wpc[rank] = lanes, warps
+    order = [axis] + [d for d in reversed(range(rank + 1)) if d != axis]
+    return SliceLayout(rank, BlockedLayout(spt, tpw, wpc, order))
+
+
+def scan(sem, x, axis, combine_fn, reverse=False):
+    if isinstance(x, (tuple, list)):
+        if len(x) != 1:
+            raise ValueError("associative_scan of a tuple of tensors is not supported "
+                                      "yet; scan one tensor")
+        return (scan(sem, x[0], axis, combine_fn, reverse),)
+    x = sem.as_tensor(_unwrap(x))
+    fn = _unwrap(combine_fn)
+    if not getattr(fn, "__kiln_jit__", False):
+        what = getattr(fn, "__qualname__", None) or type(fn).__name__
+        raise TypeError(f"associative_scan: combine_fn must be a @kiln.jit function of two "
+                        f"scalars, got {what}")
+    if sem.codegen is None:
+        raise RuntimeError("associative_scan needs the code generator")
+    if sem.combine_depth:
+        raise TypeError("a scan inside a combine function is not supported")
+    if not x.type.is_block:
+        raise TypeError("associative_scan needs a tensor, got a scalar")
+    sem.reject_fp8("a scan of {}", x)
+    shape, layout = list(x.type.shape), x.type.layout
+    rank = len(shape)
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise TypeError(f"associative_scan axis must be a constexpr int, got {axis!r}")
+    if axis < 0:
+        axis += rank
+    if not 0 <= axis < rank:
+        raise ValueError(f"associative_scan axis {axis} is out of range for rank {rank}")
+    if is_inferred(layout) or getattr(layout, "cga_bases", None):
+        raise ValueError(f"associative_scan needs a tensor in a distributed layout of one CTA, "
+                         f"got {layout!r}")
+    threads = sem.warp_size * sem.num_warps
+    others = 1
+    for d, e in enumerate(shape):
+        others *= e if d != axis else 1
+    per_thread = shape[axis] * -(-others // threads)
+    if per_thread > _MAX_REGISTERS:
+        raise ValueError(
+            f"associative_scan holds the whole axis in each thread: {per_thread} elements a "
+            f"thread for shape {tuple(shape)} along axis {axis} is more than Kiln scans "
+            f"({_MAX_REGISTERS}); scan a smaller tensor or one with more rows")
+    inner = scan_layout(shape, axis, sem.warp_size, sem.num_warps)
+    y = sem.convert_layout(x, inner)
+    elt = x.dtype
+    lhs, rhs = sem.b.fresh(), sem.b.fresh()
+    body = sem.b.new_block([(lhs, elt), (rhs, elt)])
+    with sem.b.insertion(body):
+        sem.combine_depth += 1
+        try:
+            out = sem.codegen.call_combine(fn, tensor(lhs, elt), tensor(rhs, elt))
+        finally:
+            sem.combine_depth -= 1
+        if isinstance(out, (tuple, list)) and len(out) == 1:
+            out = out[0]
+        out = sem.as_tensor(_unwrap(out), None if isinstance(_unwrap(out), tensor) else elt)
+        if out.type != elt:
+            raise TypeError(f"associative_scan: the combine function returns {out.type}, "
+                            f"expected {elt}")
+        sem.b.create("tile.scan_return", [out])
+    rt = distributed_type(elt, tuple(shape), inner)
+    name, = sem.b.create("tile.scan", [y], [rt],
+                         {"axis": sem.b.int_attr(axis),
+                          "reverse": "true" if reverse else "false"}, [body])
+    return sem.convert_layout(tensor(name, rt), layout)
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
+    """Inclusive scan of ``input`` along ``axis`` with ``combine_fn``, a ``@kiln.jit``
+    function of two scalars made of elementwise operations (the earlier partial result first);
+    ``reverse`` scans from the end (Gluon's ``associative_scan``). Kiln scans within threads
+    (see kiln.language._scan)."""
+    req = _semantic.require_constexpr
+    return scan(_semantic, input, req(axis, "associative_scan axis"), combine_fn,
+                bool(req(reverse, "reverse")))
