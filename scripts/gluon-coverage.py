@@ -74,6 +74,13 @@ DIFFERENCES = {
     "gather": "within each warp (shuffles): an element in another warp of src's layout is a "
               "compile error",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
+    "tuple": "Python's tuple (a kernel's tuples are Python tuples)",
+    "tuple_type": "describes element types; kernels do not take it as an annotation",
+    "join": "both halves pass through a blocked layout holding the pair in registers "
+            "(free for blocked inputs)",
+    "split": "a sum over the pair of the selected bits; the result is blocked only for "
+             "blocked inputs with the pair in registers",
+    "permute": "through shared memory (a store, a permuted view, a load)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
     "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",

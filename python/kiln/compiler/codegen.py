@@ -636,6 +636,11 @@ class CodeGenerator:
             for a in args[1:]:
                 out = pick(out, a, _semantic=self.sem)
             return out
+        if fn is builtins.isinstance and len(args) == 2 and not kwargs:
+            return isinstance(args[0], _unwrap(args[1]))  # a value's class, at compile time
+        if fn is builtins.tuple and len(args) == 1 and not kwargs and \
+                isinstance(args[0], (list, tuple)):
+            return tuple(args[0])  # kl.tuple([a, b]) (Gluon's tuple): a kernel's tuple
         if self._compile_time_callable(fn):
             if any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values()):
                 raise TypeError(f"{getattr(fn, '__name__', fn)}() runs at compile time and "

@@ -13,6 +13,7 @@ from ._core import (  # noqa: F401
     int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
     float16, bfloat16, float32, float64, float8e4nv, float8e5, float8e4b8, float8e5b16,
     float8e4b15, num_ctas, ravel, map_elementwise, atomic_add, atomic_and, atomic_or,
+    base_value, base_type,
     atomic_xor, atomic_max, atomic_min, atomic_xchg, atomic_cas,
     program_id, num_programs, arange, full, load, store, convert_layout, set_auto_layout,
     expand_dims,
@@ -37,6 +38,8 @@ from ._standard import (  # noqa: F401
     add, sub, mul,
 )
 from ._gather import gather, histogram  # noqa: F401
+from ._shape_ops import join, split, permute  # noqa: F401
+from ._types import tuple, tuple_type, void  # noqa: F401,A004
 from ._scan import associative_scan  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)

@@ -48,7 +48,17 @@ _DTYPES = {
 }
 
 
-class dtype:
+class base_value:
+    """What every value a kernel computes with derives from (Gluon's ``base_value``):
+    tensors, shared-memory and tensor descriptors."""
+
+
+class base_type:
+    """What every type of a kernel value derives from (Gluon's ``base_type``): dtypes,
+    pointer, tensor, shared-memory and tensor-descriptor types."""
+
+
+class dtype(base_type):
     """A scalar element type (``kl.float32`` …). ``str()`` gives Triton's name (``fp32``)."""
 
     is_block = False
@@ -125,7 +135,7 @@ def address_space_problem(address_space):
     return None
 
 
-class pointer_type:
+class pointer_type(base_type):
     """Pointer to ``element_ty`` in ``address_space`` (1 = global)."""
 
     is_block = False
@@ -189,7 +199,7 @@ class pointer_type:
     __repr__ = __str__
 
 
-class distributed_type:
+class distributed_type(base_type):
     """A tensor type: element type, shape and register layout."""
 
     is_block = True
@@ -317,7 +327,7 @@ def is_builtin(fn) -> bool:
     return getattr(fn, "__kiln_builtin__", False)
 
 
-class tensor:
+class tensor(base_value):
     """A value in a kernel: a scalar (``type`` is a dtype/pointer type) or a distributed tensor
     (``type`` is a :class:`distributed_type`). ``handle`` is its SSA name in the IR."""
 
@@ -607,7 +617,7 @@ class async_token_type:
         return hash("async_token")
 
 
-class shared_memory_descriptor_type:
+class shared_memory_descriptor_type(base_type):
     """The type of a shared-memory buffer: element type, shape, shared layout."""
 
     is_block = False
@@ -654,7 +664,7 @@ class shared_memory_descriptor_type:
     __repr__ = __str__
 
 
-class shared_memory_descriptor:
+class shared_memory_descriptor(base_value):
     """A buffer in shared memory (Gluon's ``shared_memory_descriptor``): made by
     :func:`allocate_shared_memory`, read with ``.load(layout)``, written with ``.store(value)``."""
 
@@ -725,7 +735,7 @@ class shared_memory_descriptor:
         return _semantic.local_dealloc(self)
 
 
-class block_type:
+class block_type(base_type):
     """The block a tensor descriptor copies: ``.shape`` (constexprs), ``.element_ty``,
     ``.nbytes`` (Gluon's ``block_type``)."""
 
@@ -763,7 +773,7 @@ class block_type:
         return f"block_type({self.element_ty}, {list(self._shape)})"
 
 
-class tensor_descriptor_type:
+class tensor_descriptor_type(base_type):
     """A tensor descriptor kernel parameter (``!tile.tensordesc``): the block one copy moves
     and the shared layout it has in shared memory. The tensor's base, shape and strides are
     in the descriptor, passed at launch; the shape and strides also follow it as scalar
@@ -836,7 +846,7 @@ def signature_name(ty) -> str:
     return n
 
 
-class tensor_descriptor:
+class tensor_descriptor(base_value):
     """A tensor descriptor in a kernel (Gluon's ``tensor_descriptor``): ``.block_type``,
     ``.block_shape``, ``.dtype`` and ``.layout`` are compile-time values; copies take it."""
 

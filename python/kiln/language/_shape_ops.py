@@ -1,0 +1,146 @@
+"""Gluon's ``join``, ``split`` and ``permute`` on register tensors.
+
+* ``join(a, b)``: a new last dimension of size 2 (``a`` at 0, ``b`` at 1), built in registers:
+  both are moved to the slice of a blocked layout that keeps the pair in each thread (free when
+  ``a`` is itself blocked: the same bases), expanded, broadcast and selected by position.
+* ``split(x)``: the halves of a last dimension of size 2, each a sum over that dimension of
+  the element's bits where the position matches (exact: the other term is 0), in the slice of
+  ``x``'s layout (for a blocked layout with the pair in registers, that layout without the
+  pair); in registers when the pair is, across lanes otherwise.
+* ``permute(x, dims)``: through shared memory (a store, a permuted view, a load) into ``x``'s
+  layout with its bases permuted, which is the layout Gluon gives the result.
+"""
+
+from __future__ import annotations
+
+from . import _core as core
+from ._core import _unwrap, builtin
+from ._layouts import (BlockedLayout, DistributedLinearLayout, SliceLayout, SwizzledSharedLayout,
+                       is_inferred, to_linear_layout)
+
+__all__ = ["join", "split", "permute"]
+
+_UINT = {8: core.uint8, 16: core.uint16, 32: core.uint32, 64: core.uint64}
+
+
+def _tensor(sem, x, what):
+    x = sem.as_tensor(_unwrap(x))
+    if not x.type.is_block:
+        raise TypeError(f"{what} needs a tensor, got a scalar")
+    if is_inferred(x.type.layout) or x.type.layout.cga_bases:
+        raise ValueError(f"{what} needs a tensor in a distributed layout of one CTA, got "
+                         f"{x.type.layout!r}")
+    return x
+
+
+def _position(sem, layout, shape, axis):
+    """Index along ``axis`` of every element, as an int32 tensor of ``shape`` in ``layout``."""
+    others = [d for d in range(len(shape)) if d != axis]
+    lay = layout
+    for d in reversed(others):
+        lay = SliceLayout(d, lay)
+    pos = sem.arange(0, shape[axis], lay)
+    for d in others:
+        pos = sem.expand_dims(pos, d)
+    return sem.broadcast_to(pos, list(shape))
+
+
+def _pair_layout(layout, rank, warp_size, num_warps):
+    """A blocked layout of rank+1 whose last dimension (the pair) is in registers and whose
+    slice along it is ``layout`` when that is blocked."""
+    if isinstance(layout, BlockedLayout):
+        return BlockedLayout(list(layout.size_per_thread) + [2],
+                             list(layout.threads_per_warp) + [1],
+                             list(layout.warps_per_cta) + [1],
+                             [rank] + list(layout.order))
+    tpw = [1] * (rank + 1)
+    wpc = [1] * (rank + 1)
+    tpw[rank - 1], wpc[0] = warp_size, num_warps
+    if rank == 1:
+        wpc[0] = num_warps
+    return BlockedLayout([1] * rank + [2], tpw, wpc, [rank] + list(range(rank - 1, -1, -1)))
+
+
+@builtin
+def join(a, b, _semantic=None):
+    """A tensor with a new last dimension of size 2: ``a`` at index 0, ``b`` at 1 (Gluon's
+    ``join``; both of one shape, dtype and layout)."""
+    sem = _semantic
+    a, b = _tensor(sem, a, "join"), _tensor(sem, b, "join")
+    if a.type != b.type:
+        raise ValueError(f"join: a and b must have one type (shape, dtype, layout), got "
+                         f"{a.type} and {b.type}")
+    shape = list(a.type.shape)
+    rank = len(shape)
+    pair = _pair_layout(a.type.layout, rank, sem.warp_size, sem.num_warps)
+    out = shape + [2]
+    halves = [sem.broadcast_to(sem.expand_dims(sem.convert_layout(v, SliceLayout(rank, pair)),
+                                               rank), out) for v in (a, b)]
+    first = sem.compare("eq", _position(sem, pair, out, rank), 0)
+    return sem.where(first, halves[0], halves[1])
+
+
+@builtin
+def split(a, _semantic=None):
+    """The two halves of ``a``'s last dimension, which must have size 2 (Gluon's ``split``):
+    ``(a[..., 0], a[..., 1])``, in the slice of ``a``'s layout along it."""
+    sem = _semantic
+    x = _tensor(sem, a, "split")
+    shape = list(x.type.shape)
+    if shape[-1] != 2:
+        raise ValueError(f"split needs a last dimension of size 2, got shape {tuple(shape)}")
+    axis = len(shape) - 1
+    dt = x.dtype
+    bits = _UINT.get(dt.primitive_bitwidth)
+    if bits is None:
+        raise TypeError(f"split: {dt} is not supported")
+    raw = x if dt == bits else sem.cast(x, bits, bitcast=True)
+    if dt.is_bool():
+        raw = sem.cast(x, core.uint8)
+    pos = _position(sem, x.type.layout, shape, axis)
+    zero = sem.full(shape, 0, bits, x.type.layout)
+    out = []
+    for i in (0, 1):
+        picked = sem.where(sem.compare("eq", pos, i), raw, zero)
+        half = sem.reduce(picked, axis, lambda u, v: sem.binary("add", u, v))
+        if dt.is_bool():
+            half = sem.cast(half, core.int1)
+        elif dt != bits:
+            half = sem.cast(half, dt, bitcast=True)
+        out.append(half)
+    lay = x.type.layout
+    if isinstance(lay, BlockedLayout) and lay.threads_per_warp[-1] == 1 and \
+            lay.warps_per_cta[-1] == 1 and len(shape) > 1:
+        # The blocked layout without the pair (what join's result splits back into).
+        flat = BlockedLayout(list(lay.size_per_thread[:-1]), list(lay.threads_per_warp[:-1]),
+                             list(lay.warps_per_cta[:-1]), [o for o in lay.order if o != axis])
+        out = [sem.convert_layout(h, flat) for h in out]
+    return tuple(out)
+
+
+@builtin
+def permute(input, *dims, _semantic=None):
+    """``input`` with its dimensions permuted: dimension i of the result is ``dims[i]`` of the
+    input (Gluon's ``permute``); the result's layout is the input's with its bases permuted.
+    Kiln moves the tensor through shared memory."""
+    sem = _semantic
+    x = _tensor(sem, input, "permute")
+    dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (list, tuple)) \
+        else dims
+    order = [sem.require_constexpr(d, "permute dims") for d in dims]
+    shape = list(x.type.shape)
+    rank = len(shape)
+    if sorted(order) != list(range(rank)):
+        raise ValueError(f"permute: dims {order} must be a permutation of 0..{rank - 1}")
+    if order == list(range(rank)):
+        return x
+    ll = to_linear_layout(x.type.layout, shape)
+    layout = DistributedLinearLayout([[b[o] for o in order] for b in ll.reg_bases],
+                                     [[b[o] for o in order] for b in ll.lane_bases],
+                                     [[b[o] for o in order] for b in ll.warp_bases], [],
+                                     [shape[o] for o in order])
+    buf = sem.allocate_shared_memory(x.dtype, shape,
+                                     SwizzledSharedLayout(1, 1, 1, list(range(rank - 1, -1, -1))),
+                                     None)
+    sem.local_store(buf, x)
+    return sem.local_load(sem.memdesc_permute(buf, order), layout)

@@ -1,0 +1,39 @@
+"""join, split and permute on the GPU against torch on fresh random inputs (kernels:
+test/Python/test_shape_ops_dsl.py); split keeps every bit (-0.0 and NaN payloads)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Python"))
+import test_shape_ops_dsl as k  # noqa: E402
+
+W = 32
+
+
+@pytest.mark.parametrize("layout", range(2))
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8, torch.int64])
+def test_join_split_permute(target, layout, dtype):
+    M, N = 32, 64
+    if dtype.is_floating_point:
+        x = torch.randn(M, N, device="cuda").to(dtype)
+        y = torch.randn(M, N, device="cuda").to(dtype)
+        x[0, :4] = torch.tensor([-0.0, float("nan"), float("inf"), -float("inf")], dtype=dtype)
+    else:
+        info = torch.iinfo(dtype)
+        x = torch.randint(info.min, info.max, (M, N), dtype=dtype, device="cuda")
+        y = torch.randint(info.min, info.max, (M, N), dtype=dtype, device="cuda")
+    ab = torch.empty(M, N, 2, dtype=dtype, device="cuda")
+    a, b = torch.empty_like(x), torch.empty_like(x)
+    t = torch.empty(N, M, dtype=dtype, device="cuda")
+    k.shape_ops_kernel[(1,)](x, y, ab, a, b, t, M, N, k.layouts(W)[layout], num_warps=4)
+    bits = {torch.float32: torch.int32, torch.float16: torch.int16}.get(dtype, dtype)
+    same = lambda u, v: torch.equal(u.view(bits), v.view(bits))  # noqa: E731
+    assert same(ab, torch.stack([x, y], dim=-1))
+    assert same(a, x) and same(b, y)
+    assert same(t, x.t().contiguous())
