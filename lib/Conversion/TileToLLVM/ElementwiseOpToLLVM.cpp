@@ -4,6 +4,7 @@
 // scalar ops are then lowered by the upstream arith/math patterns, except
 // transcendental math, which goes through the target's fast f32 functions,
 // and erf, expanded into a polynomial by MLIR's approximation pattern.
+// Inline assembly over elements runs once per `pack` registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +16,105 @@
 
 using namespace mlir;
 using namespace kiln;
+using namespace kiln::tile;
 
 namespace {
+
+/// tile.inline_asm_elementwise: one asm statement per `pack` registers of
+/// each operand; elements narrower than 32 bits travel packed, as vectors
+/// of up to 32 bits, in the order outputs then inputs.
+struct InlineAsmOpConversion : public TileOpConversion<InlineAsmOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(InlineAsmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned pack = op.getPack();
+    auto type0 = cast<RankedTensorType>(op.getResults().front().getType());
+    FailureOr<LinearLayout> ll =
+        getLinearLayout(type0, [&] { return op.emitOpError(); });
+    if (failed(ll))
+      return failure();
+    unsigned numRegs = ll->getInSize(LinearLayout::Register);
+    if (numRegs % pack)
+      return op.emitOpError()
+             << "each thread holds " << numRegs << " elements of " << type0
+             << ", which pack " << pack << " does not divide";
+    SmallVector<SmallVector<Value>> ins;
+    for (Value v : adaptor.getArgs())
+      ins.push_back(unpackStruct(rewriter, loc, v));
+    auto perReg = [&](Type t) -> unsigned {
+      unsigned bits = t.getIntOrFloatBitWidth();
+      return bits < 32 && pack > 1 ? std::min(pack, 32 / bits) : 1;
+    };
+    auto regType = [&](Type t) -> Type {
+      unsigned n = perReg(t);
+      return n > 1 ? VectorType::get({int64_t(n)}, t) : t;
+    };
+    SmallVector<Type> outElems, asmTypes;
+    for (Type t : op.getResults().getTypes()) {
+      Type elt = getTypeConverter()->convertType(
+          cast<RankedTensorType>(t).getElementType());
+      outElems.push_back(elt);
+      for (unsigned k = 0; k < pack / perReg(elt); ++k)
+        asmTypes.push_back(regType(elt));
+    }
+    Type resultTy = asmTypes.size() == 1
+                        ? asmTypes.front()
+                        : LLVM::LLVMStructType::getLiteral(getContext(), asmTypes);
+    SmallVector<SmallVector<Value>> outs(outElems.size(),
+                                         SmallVector<Value>(numRegs));
+    for (unsigned g = 0; g < numRegs; g += pack) {
+      SmallVector<Value> operands;
+      for (auto &regs : ins) {
+        Type elt = regs.front().getType();
+        unsigned n = perReg(elt);
+        for (unsigned k = 0; k < pack / n; ++k) {
+          if (n == 1) {
+            operands.push_back(regs[g + k]);
+            continue;
+          }
+          Value vec = LLVM::PoisonOp::create(rewriter, loc, regType(elt));
+          for (unsigned j = 0; j < n; ++j)
+            vec = LLVM::InsertElementOp::create(rewriter, loc, vec,
+                                                regs[g + k * n + j],
+                                                i32Const(rewriter, loc, j));
+          operands.push_back(vec);
+        }
+      }
+      auto asmOp = LLVM::InlineAsmOp::create(
+          rewriter, loc, resultTy, operands, op.getAsmString(),
+          op.getConstraints(), /*has_side_effects=*/!op.getPure(),
+          /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
+      unsigned field = 0;
+      for (auto [r, elt] : llvm::enumerate(outElems)) {
+        unsigned n = perReg(elt);
+        for (unsigned k = 0; k < pack / n; ++k) {
+          Value v = asmTypes.size() == 1
+                        ? asmOp.getResult(0)
+                        : LLVM::ExtractValueOp::create(rewriter, loc,
+                                                       asmOp.getResult(0), field)
+                              .getResult();
+          ++field;
+          for (unsigned j = 0; j < n; ++j)
+            outs[r][g + k * n + j] =
+                n == 1 ? v
+                       : LLVM::ExtractElementOp::create(
+                             rewriter, loc, v, i32Const(rewriter, loc, j))
+                             .getResult();
+        }
+      }
+    }
+    SmallVector<Value> results;
+    for (auto [r, t] : llvm::enumerate(op.getResults().getTypes()))
+      results.push_back(packStruct(rewriter, loc,
+                                   getTypeConverter()->convertType(t), outs[r]));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
 
 struct ElementwiseTensorOpConversion : public ConversionPattern {
   ElementwiseTensorOpConversion(const TypeConverter &tc, MLIRContext *ctx)
@@ -138,6 +236,7 @@ void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
   MLIRContext *mctx = patterns.getContext();
   patterns.add<ElementwiseTensorOpConversion>(converter, mctx);
   patterns.add<TensorConstantConversion>(converter, /*benefit=*/10);
+  patterns.add<InlineAsmOpConversion>(converter, ctx);
   patterns.add<FastMathConversion<math::ExpOp>>(converter, ctx, "exp");
   patterns.add<FastMathConversion<math::Exp2Op>>(converter, ctx, "exp2");
   patterns.add<FastMathConversion<math::LogOp>>(converter, ctx, "log");

@@ -428,6 +428,41 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.inline_asm_elementwise: one statement per `pack` registers; 4 i8
+// travel as one vector<4xi8>, the 4 i32 results come back as a struct.
+// tile.scan: the thread's registers combined in axis order (reverse: from
+// the last, the later partial result first).
+// CHECK-LABEL: llvm.func @asm_(
+// CHECK: llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %{{.*}} : (vector<4xi8>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: llvm.inline_asm
+// CHECK-LABEL: llvm.func @scan_(
+// CHECK: %[[X0:.*]] = llvm.extractvalue %arg0[0]
+// CHECK: %[[X1:.*]] = llvm.extractvalue %arg0[1]
+// CHECK: %[[X2:.*]] = llvm.extractvalue %arg0[2]
+// CHECK: %[[X3:.*]] = llvm.extractvalue %arg0[3]
+// CHECK: %[[S2:.*]] = llvm.add %[[X3]], %[[X2]] : i32
+// CHECK: %[[S1:.*]] = llvm.add %[[S2]], %[[X1]] : i32
+// CHECK: %[[S0:.*]] = llvm.add %[[S1]], %[[X0]] : i32
+// CHECK: llvm.insertvalue %[[S0]], %{{.*}}[0]
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @asm_(%x: tensor<512xi8, #l>) -> tensor<512xi32, #l> {
+    %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 4 : i32, pure = true} : (tensor<512xi8, #l>) -> tensor<512xi32, #l>
+    return %y : tensor<512xi32, #l>
+  }
+  func.func @scan_(%x: tensor<4x128xi32, #s>) -> tensor<4x128xi32, #s> {
+    %s = tile.scan %x {axis = 0 : i32, reverse = true} : tensor<4x128xi32, #s> {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.scan_return %c : i32
+    }
+    return %s : tensor<4x128xi32, #s>
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

@@ -2069,3 +2069,135 @@ func.func @atomic_cas_bits(%p: tensor<128x!tile.ptr<i16>, #l>, %v: tensor<128xi1
   %o = tile.atomic_cas %p, %v, %v {sem = "relaxed", scope = "gpu"} : tensor<128x!tile.ptr<i16>, #l>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tile.scan / tile.scan_return
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [16, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @scan_axis(%x: tensor<16x128xi32, #l2>) {
+  // expected-error @+1 {{'tile.scan' op axis 2 out of range for rank 2}}
+  %s = tile.scan %x {axis = 2 : i32, reverse = false} : tensor<16x128xi32, #l2> {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.addi %a, %b : i32
+    tile.scan_return %c : i32
+  }
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [16, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @scan_args(%x: tensor<16x128xi32, #l2>) {
+  // expected-error @+1 {{'tile.scan' op combine region must take two 'i32' arguments}}
+  %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<16x128xi32, #l2> {
+  ^bb0(%a: i64, %b: i64):
+    %c = arith.addi %a, %b : i64
+    tile.scan_return %c : i64
+  }
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [16, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @scan_return_type(%x: tensor<16x128xi32, #l2>) {
+  // expected-error @+1 {{'tile.scan' op combine region must return 'i32', got 'i1'}}
+  %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<16x128xi32, #l2> {
+  ^bb0(%a: i32, %b: i32):
+    %c = arith.cmpi slt, %a, %b : i32
+    tile.scan_return %c : i1
+  }
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.gather
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l2 = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @gather_rank(%s: tensor<128xf32, #l>, %i: tensor<32x4xi32, #l2>) {
+  // expected-error @+1 {{'tile.gather' op src and indices must have the same rank, got 1 and 2}}
+  %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<32x4xi32, #l2>) -> tensor<32x4xf32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @gather_axis(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.gather' op axis 1 out of range for rank 1}}
+  %g = tile.gather %s[%i] {axis = 1 : i32} : (tensor<128xf32, #l>, tensor<128xi32, #l>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @gather_index_type(%s: tensor<128xf32, #l>, %i: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile.gather' op indices must be integers, got 'f32'}}
+  %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<128xf32, #l>) -> tensor<128xf32, #l>
+  return
+}
+
+// -----
+
+#l2 = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @gather_dims(%s: tensor<32x4xf32, #l2>, %i: tensor<32x8xi32, #l2>) {
+  // expected-error @+1 {{'tile.gather' op src and indices must agree on dimension 1 (all but axis 0), got 4 and 8}}
+  %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<32x4xf32, #l2>, tensor<32x8xi32, #l2>) -> tensor<32x8xf32, #l2>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @gather_result(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.gather' op result must have the shape and layout of indices and the element type of src, got 'tensor<128xf16}}
+  %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<128xi32, #l>) -> tensor<128xf16, #l>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.inline_asm_elementwise
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @asm_no_result() {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op needs at least one result}}
+  tile.inline_asm_elementwise "nop;", "" {pack = 1 : i32, pure = true} : () -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_pack(%x: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op pack must be a power of two, got 3}}
+  %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 3 : i32, pure = true} : (tensor<128xi32, #l>) -> tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_shape(%x: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op operands and results must have one shape and layout}}
+  %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 1 : i32, pure = true} : (tensor<128xi32, #l>) -> tensor<256xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @asm_divides(%x: tensor<2xi32, #l>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op pack 4 does not divide the 2 elements}}
+  %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 4 : i32, pure = true} : (tensor<2xi32, #l>) -> tensor<2xi32, #l>
+  return
+}

@@ -417,6 +417,30 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+LogicalResult InlineAsmOp::verify() {
+  if (getResults().empty())
+    return emitOpError() << "needs at least one result";
+  int32_t pack = getPack();
+  if (pack < 1 || !llvm::isPowerOf2_32(pack))
+    return emitOpError() << "pack must be a power of two, got " << pack;
+  auto first = cast<RankedTensorType>(getResults().front().getType());
+  auto same = [&](Type t) {
+    auto r = cast<RankedTensorType>(t);
+    return r.getShape() == first.getShape() && r.getEncoding() == first.getEncoding();
+  };
+  for (Type t : llvm::concat<const Type>(getArgs().getTypes(),
+                                         getResults().getTypes()))
+    if (!same(t))
+      return emitOpError() << "operands and results must have one shape and "
+                              "layout, got "
+                           << t << " and " << first;
+  int64_t numel = first.getNumElements();
+  if (numel % pack)
+    return emitOpError() << "pack " << pack << " does not divide the "
+                         << numel << " elements";
+  return success();
+}
+
 LogicalResult ScanOp::verifyRegions() {
   auto src = getSrc().getType();
   int64_t axis = static_cast<int32_t>(getAxis());

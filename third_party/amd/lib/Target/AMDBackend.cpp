@@ -139,6 +139,8 @@ public:
       LLVMInitializeAMDGPUTarget();
       LLVMInitializeAMDGPUTargetMC();
       LLVMInitializeAMDGPUAsmPrinter();
+      // Inline assembly (inline_asm_elementwise) is parsed when it is emitted.
+      LLVMInitializeAMDGPUAsmParser();
     });
   }
 

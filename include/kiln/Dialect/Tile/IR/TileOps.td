@@ -323,6 +323,30 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
+    [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Inline assembly over the elements of tensors (Gluon's inline_asm_elementwise)";
+  let description = [{
+    Every `pack` elements of the operands (all of one shape and layout) go
+    through one `asm` statement with `constraints` (the target's syntax,
+    outputs first); elements narrower than 32 bits are packed into 32-bit
+    registers. Results have the operands' shape and layout. Without `pure`
+    it is kept even when its results are unused.
+
+    ```mlir
+    %y = tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r", %x
+        {pack = 1 : i32, pure = true} : (tensor<128xi32, #l>) -> tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints,
+                       Variadic<Tile_Tensor>:$args, BoolAttr:$pure, I32Attr:$pack);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints (`,` $args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
                                    SameOperandsAndResultType]> {
   let summary = "Inclusive scan along one axis, within each thread";
