@@ -81,6 +81,8 @@ DIFFERENCES = {
     "split": "a sum over the pair of the selected bits; the result is blocked only for "
              "blocked inputs with the pair in registers",
     "permute": "through shared memory (a store, a permuted view, a load)",
+    "fp4_to_fp": "decoded by arithmetic in registers; along an axis other than the last the "
+                 "pairs are permuted through shared memory",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
     "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",

@@ -109,3 +109,44 @@ def test_type_names():
     assert tt[1] is kl.float32 and len(tt) == 2 and tt == kl.tuple_type([kl.int32, kl.float32],
                                                                          ["a", "b"])
     assert kl.void != kl.int32 and str(kl.void) == "void" and isinstance(kl.void, kl.dtype)
+
+
+# -- fp4_to_fp --------------------------------------------------------------------------------
+
+
+@kiln.jit
+def fp4_kernel(x, out, M: kl.constexpr, N: kl.constexpr, AXIS: kl.constexpr,
+               DT: kl.constexpr, W: kl.constexpr = 32):
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [4, W // 4], [4, 1], [1, 0])
+    om = kl.arange(0, M, layout=kl.SliceLayout(1, L))[:, None]
+    on = kl.arange(0, N, layout=kl.SliceLayout(0, L))[None, :]
+    y = kl.fp4_to_fp(kl.load(x + om * N + on), DT, AXIS)
+    YL: kl.constexpr = y.type.layout
+    M2: kl.constexpr = M * 2 if AXIS == 0 else M
+    N2: kl.constexpr = N * 2 if AXIS == 1 else N
+    ym = kl.arange(0, M2, layout=kl.SliceLayout(1, YL))[:, None]
+    yn = kl.arange(0, N2, layout=kl.SliceLayout(0, YL))[None, :]
+    kl.store(out + ym * N2 + yn, y)
+
+
+@kiln.jit
+def e_fp4_dtype(x):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.fp4_to_fp(kl.load(x + kl.arange(0, 128, L)), kl.float16, 0)  # E:fp4
+
+
+@compiled.needs_compiler
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_fp4_to_fp_compiles(target, w):
+    for axis in (0, 1):
+        k = kiln.compile(fp4_kernel, {"x": "*u8", "out": "*bf16"},
+                         {"M": 32, "N": 16, "AXIS": axis, "DT": kl.bfloat16, "W": w},
+                         target=target,
+                         num_warps=4, cache=False)
+        assert "tile.reshape" in k.asm["tile"]
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_fp4_dtype, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:fp4", "kl.fp4_to_fp",
+                           r"fp4_to_fp needs bytes \(uint8 or int8\) holding two e2m1 values, "
+                           r"got fp32", kiln.CompilationError)

@@ -37,3 +37,23 @@ def test_join_split_permute(target, layout, dtype):
     assert same(ab, torch.stack([x, y], dim=-1))
     assert same(a, x) and same(b, y)
     assert same(t, x.t().contiguous())
+
+
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_fp4_to_fp(target, axis, dtype):
+    M, N = 32, 16
+    x = torch.randint(0, 256, (M, N), dtype=torch.uint8, device="cuda")
+    x[0, :16] = torch.arange(16, dtype=torch.uint8) * 17  # every code, in both nibbles
+    out = torch.empty((2 * M, N) if axis == 0 else (M, 2 * N), dtype=dtype, device="cuda")
+    dt = {torch.float16: k.kl.float16, torch.bfloat16: k.kl.bfloat16,
+          torch.float32: k.kl.float32}[dtype]
+    k.fp4_kernel[(1,)](x, out, M, N, axis, dt, num_warps=4)
+    table = torch.tensor(E2M1 + [-v for v in E2M1], device="cuda")
+    lo, hi = table[(x & 15).long()], table[(x >> 4).long()]
+    want = torch.stack([lo, hi], dim=axis + 1).reshape(out.shape).to(dtype)
+    assert torch.equal(out.view(torch.int16 if dtype != torch.float32 else torch.int32),
+                       want.view(torch.int16 if dtype != torch.float32 else torch.int32))

@@ -39,7 +39,7 @@ from ._standard import (  # noqa: F401
 )
 from ._gather import gather, histogram  # noqa: F401
 from ._inline_asm import inline_asm_elementwise  # noqa: F401
-from ._shape_ops import join, split, permute  # noqa: F401
+from ._shape_ops import join, split, permute, fp4_to_fp  # noqa: F401
 from ._types import tuple, tuple_type, void  # noqa: F401,A004
 from ._scan import associative_scan  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)

@@ -7,6 +7,8 @@
   the element's bits where the position matches (exact: the other term is 0), in the slice of
   ``x``'s layout (for a blocked layout with the pair in registers, that layout without the
   pair); in registers when the pair is, across lanes otherwise.
+* ``fp4_to_fp(src, elem_type, axis)``: each byte's two e2m1 values (low nibble first) decoded
+  by arithmetic and joined along ``axis``, which doubles.
 * ``permute(x, dims)``: through shared memory (a store, a permuted view, a load) into ``x``'s
   layout with its bases permuted, which is the layout Gluon gives the result.
 """
@@ -18,7 +20,7 @@ from ._core import _unwrap, builtin
 from ._layouts import (BlockedLayout, DistributedLinearLayout, SliceLayout, SwizzledSharedLayout,
                        is_inferred, to_linear_layout)
 
-__all__ = ["join", "split", "permute"]
+__all__ = ["join", "split", "permute", "fp4_to_fp"]
 
 _UINT = {8: core.uint8, 16: core.uint16, 32: core.uint32, 64: core.uint64}
 
@@ -144,3 +146,49 @@ def permute(input, *dims, _semantic=None):
                                      None)
     sem.local_store(buf, x)
     return sem.local_load(sem.memdesc_permute(buf, order), layout)
+
+
+def _e2m1(sem, nib):
+    """The float32 value of 4-bit e2m1 codes (int32 0..15): sign, 2 exponent bits (bias 1),
+    1 mantissa bit; exponent 0 is subnormal (0 or 0.5)."""
+    mag = sem.binary("and", nib, 7)
+    e = sem.binary("rshift", mag, 1)
+    m = sem.cast(sem.binary("and", mag, 1), core.float32)
+    half_m = sem.binary("mul", m, 0.5)
+    scale = sem.cast(sem.binary("rshift", sem.binary("lshift", 1, e), 1),
+                     core.float32)  # 2^(e-1) for e >= 1 (0 for e = 0, not used)
+    normal = sem.binary("mul", sem.binary("add", half_m, 1.0), scale)
+    val = sem.where(sem.compare("eq", e, 0), half_m, normal)
+    negative = sem.compare("ne", sem.binary("and", nib, 8), 0)
+    return sem.where(negative, sem.unary("neg", val), val)
+
+
+@builtin
+def fp4_to_fp(src, elem_type, axis, _semantic=None):
+    """Decode fp4 (e2m1) values packed two per byte of ``src`` (uint8/int8; the low nibble is
+    the first) along ``axis`` into ``elem_type`` (float16, bfloat16 or float32); ``axis``
+    doubles (Gluon's ``fp4_to_fp``). Exact: every e2m1 value is representable."""
+    sem = _semantic
+    x = _tensor(sem, src, "fp4_to_fp")
+    elem_type = _unwrap(elem_type)
+    axis = sem.require_constexpr(axis, "fp4_to_fp axis")
+    if x.dtype.primitive_bitwidth != 8 or not x.dtype.is_int():
+        raise TypeError(f"fp4_to_fp needs bytes (uint8 or int8) holding two e2m1 values, got "
+                        f"{x.dtype}")
+    if elem_type not in (core.float16, core.bfloat16, core.float32):
+        raise TypeError(f"fp4_to_fp decodes to float16, bfloat16 or float32, got {elem_type}")
+    shape = list(x.type.shape)
+    rank = len(shape)
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+        raise ValueError(f"fp4_to_fp: axis must be an int in [{-rank}, {rank}), got {axis!r}")
+    axis %= rank
+    byte = sem.cast(sem.cast(x, core.uint8, bitcast=True), core.int32)
+    lo = sem.cast(_e2m1(sem, sem.binary("and", byte, 15)), elem_type)
+    hi = sem.cast(_e2m1(sem, sem.binary("rshift", byte, 4)), elem_type)
+    pairs = join(lo, hi, _semantic=sem)  # [..., 2]: the pair last
+    if axis != rank - 1:
+        order = list(range(axis + 1)) + [rank] + list(range(axis + 1, rank))
+        pairs = permute(pairs, order, _semantic=sem)  # the pair right after axis
+    out = list(shape)
+    out[axis] *= 2
+    return sem.reshape(pairs, out)
