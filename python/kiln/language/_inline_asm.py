@@ -11,7 +11,7 @@ __all__ = ["inline_asm_elementwise"]
 
 @builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
-    """Run ``asm`` (the target's assembly, e.g. PTX) over the elements of ``args`` (broadcast
+    """Run ``asm`` (the target's assembly language) over the elements of ``args`` (broadcast
     to one shape and layout), ``pack`` elements per statement; ``constraints`` lists the
     outputs first, then the inputs (LLVM's syntax). Elements narrower than 32 bits are packed
     into 32-bit registers. ``dtype`` is the result's dtype, or a tuple of dtypes for several
