@@ -83,6 +83,8 @@ DIFFERENCES = {
     "permute": "through shared memory (a store, a permuted view, a load)",
     "fp4_to_fp": "decoded by arithmetic in registers; along an axis other than the last the "
                  "pairs are permuted through shared memory",
+    "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "
+                    "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
     "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",

@@ -121,3 +121,36 @@ def test_jit_debug_options_select_kernels():
     assert fn._debug_options({"sanitize_overflow": False}) == (True, False)
     # Without debug the overflow option selects nothing (the same kernel).
     assert assert_kernel._debug_options({"sanitize_overflow": False}) == (False, True)
+
+
+# -- device_print -----------------------------------------------------------------------------
+
+
+@kiln.jit
+def print_kernel(x, N: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    o = kl.arange(0, N, L)
+    kl.device_print("x", kl.load(x + o), o)  # P:here
+    kl.device_print("pid", kl.program_id(0), hex=True)
+
+
+@compiled.needs_compiler
+def test_device_print_is_vprintf():
+    k = kiln.compile(print_kernel, {"x": "*fp32"}, {"N": 128, "W": 32}, target="cuda:sm_90a",
+                     cache=False)
+    ptx = k.asm["ptx"]
+    # One call per element a thread holds and operand (1 x 2), and one for the scalar.
+    assert len(re.findall(r"call\.uni \(retval0\),\s*vprintf,", ptx)) == 3
+    text = k.asm["llvm_dialect"]
+    assert "pid (%u, %u, %u) idx (%u) x (operand 0) %f" in text
+    assert "pid (%u, %u, %u) pid 0x%x" in text
+
+
+@compiled.needs_compiler
+def test_device_print_needs_a_device_printf():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(print_kernel, {"x": "*fp32"}, {"N": 256, "W": 64}, target="hip:gfx942",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "P:here", "kl.device_print",
+                           r"'tile\.print' op device_print: the target has no device printf",
+                           kiln.CompilationError)

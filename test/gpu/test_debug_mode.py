@@ -69,6 +69,9 @@ out = torch.empty_like(x)
 if case == "assert":
     x[77] = -5
     k.assert_kernel[(1,)](x, out, N, W, False, num_warps=4, debug=True)
+elif case == "print":
+    v = torch.arange(N, dtype=torch.float32, device="cuda") * 0.5
+    k.print_kernel[(2,)](v, N, W, num_warps=4)
 elif case == "assert_off":
     x[77] = -5
     k.assert_kernel[(1,)](x, out, N, W, False, num_warps=4)
@@ -105,6 +108,19 @@ def test_a_false_assertion_stops_the_kernel_and_names_the_line(nvidia):
 def test_without_debug_the_assertion_is_not_compiled(nvidia):
     out = _child("assert_off")
     assert out.returncode == 0 and "finished" in out.stdout, (out.stdout + out.stderr)[-3000:]
+
+
+def test_device_print_prints_every_element(nvidia):
+    out = _child("print")
+    assert out.returncode == 0 and "finished" in out.stdout, (out.stdout + out.stderr)[-3000:]
+    lines = out.stdout.splitlines()
+    for pid in (0, 1):
+        for i in (0, 5, N - 1):
+            assert f"pid ({pid}, 0, 0) idx ({i}) x (operand 0) {i * 0.5:f}" in lines
+            assert f"pid ({pid}, 0, 0) idx ({i}) x (operand 1) {i}" in lines
+        assert f"pid ({pid}, 0, 0) pid 0x{pid:x}" in lines
+    # Every element of both operands, once per program, plus one line per thread.
+    assert sum(l.startswith("pid (") for l in lines) == 2 * (2 * N + 4 * W)
 
 
 def test_a_signed_overflow_stops_the_kernel(nvidia):

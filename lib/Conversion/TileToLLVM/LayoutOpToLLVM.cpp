@@ -120,6 +120,91 @@ struct AssertOpConversion : public TileOpConversion<AssertOp> {
   }
 };
 
+/// device_print: per element and operand, one printf of the program id, the
+/// element's coordinates and the value (widened as C varargs are).
+struct PrintOpConversion : public TileOpConversion<PrintOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(PrintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetInfo &target = ctx.target;
+    SmallVector<Value> pid;
+    for (unsigned a = 0; a < 3; ++a)
+      pid.push_back(target.programId(rewriter, loc, a));
+    std::string head = "pid (%u, %u, %u)";
+    auto emit = [&](const std::string &format, ArrayRef<Value> args) {
+      return target.printf(rewriter, loc, format, args);
+    };
+    auto unsupported = [&] {
+      return op.emitOpError() << "device_print: the target has no device printf";
+    };
+    if (op.getArgs().empty()) {
+      if (!emit(head + " " + op.getPrefix().str() + "\n", pid))
+        return unsupported();
+      rewriter.eraseOp(op);
+      return success();
+    }
+    unsigned n = op.getArgs().size();
+    for (auto [i, pair] : llvm::enumerate(
+             llvm::zip(op.getArgs(), adaptor.getArgs()))) {
+      auto [orig, conv] = pair;
+      bool isSigned = op.getIsSigned()[i];
+      auto tensor = dyn_cast<RankedTensorType>(orig.getType());
+      SmallVector<Value> regs =
+          tensor ? getRegisters(rewriter, loc, conv) : SmallVector<Value>{conv};
+      SmallVector<SmallVector<Value>> coords;
+      if (tensor) {
+        FailureOr<LinearLayout> ll =
+            getLinearLayout(tensor, [&] { return op.emitOpError(); });
+        if (failed(ll))
+          return failure();
+        coords = emitCoordinates(rewriter, loc, *ll, ctx);
+      }
+      for (unsigned r = 0; r < regs.size(); ++r) {
+        std::string format = head;
+        SmallVector<Value> args(pid);
+        if (tensor) {
+          format += " idx (";
+          for (unsigned d = 0; d < coords[r].size(); ++d) {
+            format += d ? ", %u" : "%u";
+            args.push_back(coords[r][d]);
+          }
+          format += ")";
+        }
+        format += op.getPrefix().str();
+        if (n > 1)
+          format += "(operand " + std::to_string(i) + ") ";
+        Value v = regs[r];
+        Type t = v.getType();
+        if (isa<LLVM::LLVMPointerType>(t)) {
+          format += "%p";
+        } else if (isa<FloatType>(t)) {
+          format += "%f";
+          if (!t.isF64())
+            v = LLVM::FPExtOp::create(rewriter, loc, rewriter.getF64Type(), v);
+        } else {
+          unsigned bits = t.getIntOrFloatBitWidth();
+          bool wide = bits > 32;
+          format += op.getHex() ? (wide ? "0x%llx" : "0x%x")
+                                : (wide ? (isSigned ? "%lld" : "%llu")
+                                        : (isSigned ? "%d" : "%u"));
+          if (!wide && bits < 32) {
+            Type i32 = rewriter.getI32Type();
+            v = isSigned && bits > 1 ? LLVM::SExtOp::create(rewriter, loc, i32, v).getResult()
+                                     : LLVM::ZExtOp::create(rewriter, loc, i32, v).getResult();
+          }
+        }
+        args.push_back(v);
+        if (!emit(format + "\n", args))
+          return unsupported();
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// A hint is its operand: the promise only informed the axis analysis.
 struct HintOpConversion : public TileOpConversion<HintOp> {
   using TileOpConversion::TileOpConversion;
@@ -249,5 +334,5 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
                LayoutMoveConversion<ReshapeOp>, HintOpConversion,
-               AssumeOpConversion, AssertOpConversion>(converter, ctx);
+               AssumeOpConversion, AssertOpConversion, PrintOpConversion>(converter, ctx);
 }

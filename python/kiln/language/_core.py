@@ -591,6 +591,17 @@ def device_assert(cond, msg="", mask=None, _semantic=None):
 
 
 @builtin
+def device_print(prefix, *args, hex=False, _semantic=None):
+    """Print ``args`` (tensors of one shape, or scalars) from the device (Gluon's
+    ``device_print``): each thread prints, per element it holds, a line ``pid (x, y, z) idx
+    (i, ...) <prefix> <value>``; ``hex`` prints integers in hexadecimal. The output appears
+    when the launch completes (the driver's printf buffer); targets without a device printf
+    refuse it at the call."""
+    return _semantic.device_print(_unwrap(prefix), [_unwrap(a) for a in args],
+                                  bool(_semantic.require_constexpr(hex, "hex")))
+
+
+@builtin
 def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
     """Print at compile time."""
     _py.print(*(_unwrap(v) for v in values), sep=sep, end=end, file=file, flush=flush)

@@ -842,6 +842,9 @@ class Semantic:
     def device_assert(self, cond, msg="", mask=None):
         return _debug.device_assert(self, cond, msg, mask)
 
+    def device_print(self, prefix, args, hex=False):
+        return _debug.device_print(self, prefix, args, hex)
+
     def _ptr_arith(self, op, a, b):
         if op not in ("add", "sub") or (a.dtype.is_ptr() and b.dtype.is_ptr()):
             raise TypeError(f"unsupported pointer arithmetic: {a.dtype} {_OP_SYMBOL[op]} "

@@ -410,6 +410,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // tile.assert: the AND of the thread's registers; where it is false the
 // thread reports on a branch (NVIDIA: __assertfail with the message, the
 // op's file and line, the function, char size 1; strings shared).
+// NV-DAG: llvm.mlir.global internal constant @kiln_str_{{[0-9]+}}("x must be positive\00")
+// NV-DAG: llvm.mlir.global internal constant @kiln_str_{{[0-9]+}}("user.py\00")
+// NV-DAG: llvm.mlir.global internal constant @kiln_str_{{[0-9]+}}("assert_\00")
+// NV-DAG: llvm.func @__assertfail(!llvm.ptr, !llvm.ptr, i32, !llvm.ptr, i64)
 // CHECK-LABEL: llvm.func @assert_
 // CHECK: llvm.and
 // CHECK: llvm.cond_br
@@ -422,6 +426,28 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @assert_(%c: tensor<256xi1, #l>, %s: i1) {
     tile.assert %c, "x must be positive" : tensor<256xi1, #l> loc("user.py":12:3)
     tile.assert %s, "x must be positive" : i1 loc("user.py":14:3)
+    return
+  }
+}
+
+// -----
+
+// tile.print: per element and operand one vprintf of a format string (a
+// module global) and an argument buffer (an alloca in the entry block):
+// the program id, the element's coordinates, the value (f32 widened to f64).
+// NV-DAG: llvm.mlir.global internal constant @kiln_str_{{[0-9]+}}("pid (%u, %u, %u) idx (%u) x %f\0A\00")
+// NV-DAG: llvm.func @vprintf(!llvm.ptr, !llvm.ptr) -> i32
+// CHECK-LABEL: llvm.func @print_(
+// NV: llvm.alloca %{{.*}} x !llvm.struct<(i32, i32, i32, i32, f64)>
+// NV: llvm.fpext %{{.*}} : f32 to f64
+// NV: llvm.call @vprintf(
+// NV: llvm.call @vprintf(
+// NV-NOT: llvm.call @vprintf(
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @print_(%x: tensor<256xf32, #l>) {
+    tile.print " x ", %x {hex = false, isSigned = array<i32: 0>} : tensor<256xf32, #l>
     return
   }
 }

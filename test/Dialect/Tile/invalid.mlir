@@ -2201,3 +2201,33 @@ func.func @asm_divides(%x: tensor<2xi32, #l>) {
   %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 4 : i32, pure = true} : (tensor<2xi32, #l>) -> tensor<2xi32, #l>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// tile.print
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @print_signed(%x: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.print' op isSigned has 2 entries for 1 operands}}
+  tile.print " x ", %x {hex = false, isSigned = array<i32: 1, 1>} : tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+func.func @print_type(%x: vector<4xi32>) {
+  // expected-error @+1 {{'tile.print' op prints integers, floats and pointers, got 'vector<4xi32>'}}
+  tile.print " x ", %x {hex = false, isSigned = array<i32: 1>} : vector<4xi32>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @print_shapes(%x: tensor<128xi32, #l>, %y: tensor<256xi32, #l>) {
+  // expected-error @+1 {{'tile.print' op tensor operands must have one shape}}
+  tile.print " x ", %x, %y {hex = false, isSigned = array<i32: 1, 1>} : tensor<128xi32, #l>, tensor<256xi32, #l>
+  return
+}

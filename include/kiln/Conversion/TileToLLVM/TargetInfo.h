@@ -146,6 +146,13 @@ public:
   virtual void assertFail(mlir::OpBuilder &b, mlir::Location loc,
                           llvm::StringRef message, llvm::StringRef file,
                           unsigned line, llvm::StringRef function) const;
+  /// Prints `format` (printf syntax) with `args` (i32, i64, f64 or pointer
+  /// values, as C varargs promote them) from this thread; false (having
+  /// emitted nothing) where the target has no device printf.
+  virtual bool printf(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::StringRef format, mlir::ArrayRef<mlir::Value> args) const {
+    return false;
+  }
   /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
   virtual bool hasMatrixStore16() const { return false; }
   /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows

@@ -441,6 +441,25 @@ LogicalResult InlineAsmOp::verify() {
   return success();
 }
 
+LogicalResult PrintOp::verify() {
+  if (getIsSigned().size() != getArgs().size())
+    return emitOpError() << "isSigned has " << getIsSigned().size()
+                         << " entries for " << getArgs().size() << " operands";
+  std::optional<ArrayRef<int64_t>> shape;
+  for (Type t : getArgs().getTypes()) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    Type elt = tensor ? tensor.getElementType() : t;
+    if (!elt.isIntOrFloat() && !isa<PointerType>(elt))
+      return emitOpError() << "prints integers, floats and pointers, got " << t;
+    if (!tensor)
+      continue;
+    if (shape && *shape != tensor.getShape())
+      return emitOpError() << "tensor operands must have one shape";
+    shape = tensor.getShape();
+  }
+  return success();
+}
+
 LogicalResult ScanOp::verifyRegions() {
   auto src = getSrc().getType();
   int64_t axis = static_cast<int32_t>(getAxis());

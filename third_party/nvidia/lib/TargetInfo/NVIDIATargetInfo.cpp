@@ -179,6 +179,74 @@ public:
     return true;
   }
 
+  /// A NUL-terminated module global holding `text` (one per text), and its
+  /// address.
+  static Value globalString(OpBuilder &b, Location loc, StringRef text) {
+    auto module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+    std::string value = (text + Twine('\0')).str();
+    for (auto global : module.getOps<LLVM::GlobalOp>())
+      if (global.getSymName().starts_with("kiln_str_"))
+        if (auto s = dyn_cast_or_null<StringAttr>(global.getValueOrNull()))
+          if (s.getValue() == value)
+            return LLVM::AddressOfOp::create(b, loc, global);
+    std::string name;
+    for (unsigned i = 0;; ++i) {
+      name = "kiln_str_" + std::to_string(i);
+      if (!module.lookupSymbol(name))
+        break;
+    }
+    return LLVM::createGlobalString(loc, b, name, value,
+                                    LLVM::Linkage::Internal);
+  }
+
+  // CUDA's device printf: vprintf(format, buffer of the arguments laid out
+  // as C varargs, each at its natural alignment).
+  bool printf(OpBuilder &b, Location loc, StringRef format,
+              ArrayRef<Value> args) const override {
+    auto module =
+        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+    MLIRContext *ctx = b.getContext();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto fn = module.lookupSymbol<LLVM::LLVMFuncOp>("vprintf");
+    if (!fn) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(module.getBody());
+      fn = LLVM::LLVMFuncOp::create(
+          b, loc, "vprintf", LLVM::LLVMFunctionType::get(i32, {ptr, ptr}));
+    }
+    Value buffer = LLVM::ZeroOp::create(b, loc, ptr);
+    if (!args.empty()) {
+      SmallVector<Type> types;
+      for (Value a : args)
+        types.push_back(a.getType());
+      auto structTy = LLVM::LLVMStructType::getLiteral(ctx, types);
+      {
+        // In the entry block: one slot for the function, not one per loop
+        // iteration.
+        OpBuilder::InsertionGuard guard(b);
+        Block *entry = &b.getInsertionBlock()
+                            ->getParent()
+                            ->getParentOfType<LLVM::LLVMFuncOp>()
+                            .getBody()
+                            .front();
+        b.setInsertionPointToStart(entry);
+        Value one = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(1));
+        buffer = LLVM::AllocaOp::create(b, loc, ptr, structTy, one, 8);
+      }
+      for (auto [i, a] : llvm::enumerate(args)) {
+        Value field = LLVM::GEPOp::create(
+            b, loc, ptr, structTy, buffer,
+            ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
+        LLVM::StoreOp::create(b, loc, a, field);
+      }
+    }
+    Value fmt = globalString(b, loc, format);
+    LLVM::CallOp::create(b, loc, fn, ValueRange{fmt, buffer});
+    return true;
+  }
+
   // CUDA's device-side assert: __assertfail(message, file, line, function,
   // char size), a system call ptxas resolves; the driver prints
   // "file:line: function: block: [..], thread: [..] Assertion `message`
@@ -199,23 +267,7 @@ public:
       b.setInsertionPointToStart(module.getBody());
       fn = LLVM::LLVMFuncOp::create(b, loc, "__assertfail", fnTy);
     }
-    auto string = [&](StringRef text) -> Value {
-      std::string value = (text + Twine('\0')).str();
-      for (auto global : module.getOps<LLVM::GlobalOp>()) // one per text
-        if (global.getSymName().starts_with("kiln_assert_str_"))
-          if (auto s = dyn_cast_or_null<StringAttr>(global.getValueOrNull()))
-            if (s.getValue() == value)
-              return LLVM::AddressOfOp::create(b, loc, global);
-      std::string name;
-      for (unsigned i = 0;; ++i) {
-        name = "kiln_assert_str_" + std::to_string(i);
-        if (!module.lookupSymbol(name))
-          break;
-      }
-      // NUL-terminated, as the C function reads it.
-      return LLVM::createGlobalString(loc, b, name, value,
-                                      LLVM::Linkage::Internal);
-    };
+    auto string = [&](StringRef text) { return globalString(b, loc, text); };
     Value args[] = {string(message), string(file),
                     LLVM::ConstantOp::create(b, loc, i32,
                                              b.getI32IntegerAttr(line)),

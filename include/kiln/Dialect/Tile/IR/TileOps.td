@@ -347,6 +347,25 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
   let hasVerifier = 1;
 }
 
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+  let summary = "Print values from the device (Gluon's device_print)";
+  let description = [{
+    Each thread prints, for every element it holds of each operand (tensors
+    of one shape, or scalars), a line `pid (x, y, z) idx (i, j) <prefix>
+    [(operand n) ]<value>` through the target's device printf; `hex` prints
+    integers in hexadecimal, `isSigned` says per operand whether an integer
+    is signed. A thread prints the elements it repeats too.
+
+    ```mlir
+    tile.print " x: ", %x {hex = false, isSigned = array<i32: 1>} : tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, Variadic<AnyType>:$args, BoolAttr:$hex,
+                       DenseI32ArrayAttr:$isSigned);
+  let assemblyFormat = "$prefix (`,` $args^)? attr-dict (`:` type($args)^)?";
+  let hasVerifier = 1;
+}
+
 def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
                                    SameOperandsAndResultType]> {
   let summary = "Inclusive scan along one axis, within each thread";
