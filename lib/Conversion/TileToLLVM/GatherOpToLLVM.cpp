@@ -207,7 +207,7 @@ struct GatherOpConversion : public TileOpConversion<GatherOp> {
         uint64_t cand = base ^ s;
         if (cand >= src.size())
           continue;
-        Value got = shuffleIdx(rewriter, loc, src[cand], lane);
+        Value got = shuffleIdx(rewriter, loc, src[cand], lane, ctx);
         if (!value) {
           value = got;
           continue;
@@ -224,31 +224,6 @@ struct GatherOpConversion : public TileOpConversion<GatherOp> {
     return success();
   }
 
-  /// An index shuffle of any scalar of up to 64 bits.
-  Value shuffleIdx(OpBuilder &b, Location loc, Value v, Value lane) const {
-    Type t = v.getType(), i32 = b.getI32Type();
-    unsigned bits = t.getIntOrFloatBitWidth();
-    if (bits == 64) {
-      auto vecTy = VectorType::get({2}, i32);
-      Value vec = LLVM::BitcastOp::create(b, loc, vecTy, v);
-      Value outV = LLVM::UndefOp::create(b, loc, vecTy);
-      for (int i = 0; i < 2; ++i) {
-        Value k = i32Const(b, loc, i);
-        Value part = LLVM::ExtractElementOp::create(b, loc, vec, k);
-        part = ctx.target.shuffleIdxI32(b, loc, part, lane);
-        outV = LLVM::InsertElementOp::create(b, loc, outV, part, k);
-      }
-      return LLVM::BitcastOp::create(b, loc, t, outV);
-    }
-    Type intTy = b.getIntegerType(bits);
-    Value asInt = isa<IntegerType>(t) ? v : LLVM::BitcastOp::create(b, loc, intTy, v).getResult();
-    if (bits < 32)
-      asInt = LLVM::ZExtOp::create(b, loc, i32, asInt);
-    Value r = ctx.target.shuffleIdxI32(b, loc, asInt, lane);
-    if (bits < 32)
-      r = LLVM::TruncOp::create(b, loc, intTy, r);
-    return isa<IntegerType>(t) ? r : LLVM::BitcastOp::create(b, loc, t, r).getResult();
-  }
 };
 
 } // namespace

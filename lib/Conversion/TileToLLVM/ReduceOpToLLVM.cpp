@@ -24,6 +24,18 @@ using namespace kiln::tile;
 
 namespace {
 
+/// The combine region's body cloned at the insertion point for `a` and `b`;
+/// its result (the terminator's operand).
+Value cloneCombine(OpBuilder &b, Region &region, Value lhs, Value rhs) {
+  Block &body = region.front();
+  IRMapping map;
+  map.map(body.getArgument(0), lhs);
+  map.map(body.getArgument(1), rhs);
+  for (Operation &o : body.without_terminator())
+    b.clone(o, map);
+  return map.lookupOrDefault(body.back().getOperand(0));
+}
+
 struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
   ReduceOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
       : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
@@ -42,14 +54,8 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
              << " mixes the reduction axis with other dimensions in a lane or "
                 "warp basis; convert the operand to a blocked layout first";
 
-    Block &body = op.getCombine().front();
-    auto combine = [&](Value a, Value b) -> Value {
-      IRMapping map;
-      map.map(body.getArgument(0), a);
-      map.map(body.getArgument(1), b);
-      for (Operation &o : body.without_terminator())
-        rewriter.clone(o, map);
-      return map.lookupOrDefault(cast<ReduceReturnOp>(body.back()).getResult());
+    auto combine = [&](Value a, Value b) {
+      return cloneCombine(rewriter, op.getCombine(), a, b);
     };
     auto dropAxis = [&](const LinearLayout::Basis &c) {
       SmallVector<int32_t> k(c.begin(), c.end());
@@ -193,14 +199,8 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
                  << "layout " << type.getEncoding() << " spreads axis " << axis
                  << " over " << (dim == LinearLayout::Lane ? "lanes" : "warps")
                  << "; a scan needs the whole axis in each thread's registers";
-    Block &body = op.getCombine().front();
-    auto combine = [&](Value a, Value b) -> Value {
-      IRMapping map;
-      map.map(body.getArgument(0), a);
-      map.map(body.getArgument(1), b);
-      for (Operation &o : body.without_terminator())
-        rewriter.clone(o, map);
-      return map.lookupOrDefault(cast<ScanReturnOp>(body.back()).getResult());
+    auto combine = [&](Value a, Value b) {
+      return cloneCombine(rewriter, op.getCombine(), a, b);
     };
     // Registers by their other coordinates, then by position along the axis
     // (a register that repeats another's element gets the same result).

@@ -176,14 +176,17 @@ Value kiln::fromMemory(OpBuilder &b, Location loc, Value v, Type regType) {
   return v;
 }
 
-Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
-                       Value laneId, const LoweringContext &ctx) {
+/// `v` (any scalar of up to 64 bits, or a pointer) moved between lanes by
+/// `shuffle32`, which moves one i32: pointers as i64, 64-bit values as two
+/// halves, narrower ones widened.
+static Value shuffleScalar(OpBuilder &b, Location loc, Value v,
+                           function_ref<Value(Value)> shuffle32) {
   Type t = v.getType();
   Type i32 = b.getI32Type();
   if (isa<LLVM::LLVMPointerType>(t)) {
     Value i = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
     return LLVM::IntToPtrOp::create(b, loc, t,
-                                    shuffleXor(b, loc, i, mask, laneId, ctx));
+                                    shuffleScalar(b, loc, i, shuffle32));
   }
   unsigned bits = t.getIntOrFloatBitWidth();
   if (bits == 64) {
@@ -193,8 +196,7 @@ Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
     for (int i = 0; i < 2; ++i) {
       Value idx = i32Const(b, loc, i);
       Value part = LLVM::ExtractElementOp::create(b, loc, vec, idx);
-      part = ctx.target.shuffleXorI32(b, loc, part, mask, laneId);
-      out = LLVM::InsertElementOp::create(b, loc, out, part, idx);
+      out = LLVM::InsertElementOp::create(b, loc, out, shuffle32(part), idx);
     }
     return LLVM::BitcastOp::create(b, loc, t, out);
   }
@@ -204,12 +206,26 @@ Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
     asInt = LLVM::BitcastOp::create(b, loc, intTy, v);
   if (bits < 32)
     asInt = LLVM::ZExtOp::create(b, loc, i32, asInt);
-  Value r = ctx.target.shuffleXorI32(b, loc, asInt, mask, laneId);
+  Value r = shuffle32(asInt);
   if (bits < 32)
     r = LLVM::TruncOp::create(b, loc, intTy, r);
   if (!isa<IntegerType>(t))
     r = LLVM::BitcastOp::create(b, loc, t, r);
   return r;
+}
+
+Value kiln::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask,
+                       Value laneId, const LoweringContext &ctx) {
+  return shuffleScalar(b, loc, v, [&](Value x) {
+    return ctx.target.shuffleXorI32(b, loc, x, mask, laneId);
+  });
+}
+
+Value kiln::shuffleIdx(OpBuilder &b, Location loc, Value v, Value srcLane,
+                       const LoweringContext &ctx) {
+  return shuffleScalar(b, loc, v, [&](Value x) {
+    return ctx.target.shuffleIdxI32(b, loc, x, srcLane);
+  });
 }
 
 SmallVector<Value>

@@ -116,6 +116,37 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
+// A scan needs the whole axis in each thread's registers (the DSL converts
+// to such a layout first); here lanes split it.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @scan_over_lanes(%x: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
+    // expected-error @+2 {{spreads axis 0 over lanes; a scan needs the whole axis in each thread's registers}}
+    // expected-error @+1 {{failed to legalize operation 'tile.scan'}}
+    %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<128xi32, #l> {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.scan_return %c : i32
+    }
+    return %s : tensor<128xi32, #l>
+  }
+}
+
+// -----
+
+// A gather along an axis the warps split: no shuffle reaches the element.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @gather_across_warps(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) -> tensor<128xf32, #l> {
+    // expected-error @+2 {{gathers across warps}}
+    // expected-error @+1 {{failed to legalize operation 'tile.gather'}}
+    %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<128xi32, #l>) -> tensor<128xf32, #l>
+    return %g : tensor<128xf32, #l>
+  }
+}
+
+// -----
+
 // Lane 0's basis moves along both dimensions: the reduction cannot shuffle
 // along axis 1 alone.
 #x = #tile.linear<{register = [[0, 1]], lane = [[1, 1], [2, 0], [4, 0], [8, 0], [0, 2]], warp = [[16, 0], [0, 0]]}>

@@ -2231,3 +2231,24 @@ func.func @print_shapes(%x: tensor<128xi32, #l>, %y: tensor<256xi32, #l>) {
   tile.print " x ", %x, %y {hex = false, isSigned = array<i32: 1, 1>} : tensor<128xi32, #l>, tensor<256xi32, #l>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_pointers(%x: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op operands and results must hold integers or floats, got 'tensor<128x!tile.ptr<f32>}}
+  %y = tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l", %x {pack = 1 : i32, pure = true} : (tensor<128x!tile.ptr<f32>, #l>) -> tensor<128xi64, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @scan_wrong_terminator(%x: tensor<512xf32, #l>) {
+  // expected-error @+1 {{'tile.scan' op combine region must end with tile.scan_return}}
+  %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<512xf32, #l> {
+  ^bb0(%a: f32, %b: f32):
+    "test.yield"(%a) : (f32) -> ()
+  }
+  return
+}

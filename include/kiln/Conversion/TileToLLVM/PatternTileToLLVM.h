@@ -233,6 +233,9 @@ emitSharedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                     mlir::Type memType, unsigned maxVectorBytes,
                     const LoweringContext &ctx);
 
+/// The value of lane `srcLane` (runtime) for any scalar of up to 64 bits.
+mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Value srcLane, const LoweringContext &ctx);
 /// Butterfly shuffle of any scalar of up to 64 bits.
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        unsigned mask, mlir::Value laneId,

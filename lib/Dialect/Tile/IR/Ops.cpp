@@ -350,6 +350,27 @@ RankedTensorType StoreOp::getCountedType() { return getValue().getType(); }
 // reduce
 //===----------------------------------------------------------------------===//
 
+/// A reduce or scan combine region: two `elem` arguments, ended by its
+/// return op (`Ret`) of one `elem`.
+template <typename Ret>
+static LogicalResult verifyCombineRegion(Operation *op, Region &region,
+                                         Type elem) {
+  Block &body = region.front();
+  if (body.getNumArguments() != 2 ||
+      body.getArgument(0).getType() != elem ||
+      body.getArgument(1).getType() != elem)
+    return op->emitOpError() << "combine region must take two " << elem
+                             << " arguments";
+  auto ret = body.empty() ? Ret() : dyn_cast<Ret>(body.back());
+  if (!ret)
+    return op->emitOpError() << "combine region must end with "
+                             << Ret::getOperationName();
+  if (ret.getResult().getType() != elem)
+    return op->emitOpError() << "combine region must return " << elem
+                             << ", got " << ret.getResult().getType();
+  return success();
+}
+
 LogicalResult ReduceOp::verifyRegions() {
   auto src = getSrc().getType();
   int64_t axis = static_cast<int32_t>(getAxis());
@@ -375,19 +396,7 @@ LogicalResult ReduceOp::verifyRegions() {
       return emitOpError() << "result type must be " << expected << ", got "
                            << resultType;
   }
-  Block &body = getCombine().front();
-  if (body.getNumArguments() != 2 ||
-      body.getArgument(0).getType() != elem ||
-      body.getArgument(1).getType() != elem)
-    return emitOpError() << "combine region must take two " << elem
-                         << " arguments";
-  auto ret = body.empty() ? ReduceReturnOp() : dyn_cast<ReduceReturnOp>(body.back());
-  if (!ret)
-    return emitOpError() << "combine region must end with tile.reduce_return";
-  if (ret.getResult().getType() != elem)
-    return emitOpError() << "combine region must return " << elem << ", got "
-                         << ret.getResult().getType();
-  return success();
+  return verifyCombineRegion<ReduceReturnOp>(*this, getCombine(), elem);
 }
 
 LogicalResult GatherOp::verify() {
@@ -429,11 +438,16 @@ LogicalResult InlineAsmOp::verify() {
     return r.getShape() == first.getShape() && r.getEncoding() == first.getEncoding();
   };
   for (Type t : llvm::concat<const Type>(getArgs().getTypes(),
-                                         getResults().getTypes()))
+                                         getResults().getTypes())) {
+    if (!cast<RankedTensorType>(t).getElementType().isIntOrFloat())
+      return emitOpError() << "operands and results must hold integers or "
+                              "floats, got "
+                           << t;
     if (!same(t))
       return emitOpError() << "operands and results must have one shape and "
                               "layout, got "
                            << t << " and " << first;
+  }
   int64_t numel = first.getNumElements();
   if (numel % pack)
     return emitOpError() << "pack " << pack << " does not divide the "
@@ -466,20 +480,8 @@ LogicalResult ScanOp::verifyRegions() {
   if (axis < 0 || axis >= src.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << src.getRank();
-  Type elem = src.getElementType();
-  Block &body = getCombine().front();
-  if (body.getNumArguments() != 2 ||
-      body.getArgument(0).getType() != elem ||
-      body.getArgument(1).getType() != elem)
-    return emitOpError() << "combine region must take two " << elem
-                         << " arguments";
-  auto ret = body.empty() ? ScanReturnOp() : dyn_cast<ScanReturnOp>(body.back());
-  if (!ret)
-    return emitOpError() << "combine region must end with tile.scan_return";
-  if (ret.getResult().getType() != elem)
-    return emitOpError() << "combine region must return " << elem << ", got "
-                         << ret.getResult().getType();
-  return success();
+  return verifyCombineRegion<ScanReturnOp>(*this, getCombine(),
+                                           src.getElementType());
 }
 
 //===----------------------------------------------------------------------===//
