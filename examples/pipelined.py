@@ -73,7 +73,7 @@ def mma_v2_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, strid
 def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm,
                       BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr,
                       STAGES: gl.constexpr, num_warps: gl.constexpr):
-    """C = A @ B^T, A [M, K] and B [N, K] row-major (K a multiple of 8)."""
+    """C = A @ B^T, A [M, K] and B [N, K] row-major (K and C's row stride multiples of 8)."""
     acc_l: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
                                                     instr_shape=[16, BN, 16])
     a_ld: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BK // 8), BK // 8], [num_warps, 1],
@@ -84,6 +84,7 @@ def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride
     K = K // 8 * 8
     stride_am = stride_am // 8 * 8
     stride_bn = stride_bn // 8 * 8
+    stride_cm = stride_cm // 8 * 8
     rm = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, a_ld))
     rn = gl.program_id(1) * BN + gl.arange(0, BN, gl.SliceLayout(1, a_ld))
     kk = gl.arange(0, BK, gl.SliceLayout(0, a_ld))
@@ -99,9 +100,18 @@ def wgmma_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride
         fence_async_shared()  # the stores above, seen by wgmma (async proxy), as in Gluon
         acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
 
-    rows = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, acc_l))
-    cols = gl.program_id(1) * BN + gl.arange(0, BN, gl.SliceLayout(0, acc_l))
-    gl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(c_ptr.dtype.element_ty),
+    # C leaves through shared memory (stmatrix in, 16-byte rows out: the ring's space is
+    # free again), so each thread stores 16 bytes at a time instead of the accumulator
+    # layout's scattered 4-byte pairs.
+    c_l: gl.constexpr = gl.BlockedLayout([1, 8], [32 // (BN // 8), BN // 8], [num_warps, 1],
+                                         [1, 0])
+    c_s = gl.allocate_shared_memory(dtype, [BM, BN],
+                                    gl.NVMMASharedLayout.get_default_for([BM, BN], dtype),
+                                    value=acc.to(c_ptr.dtype.element_ty))
+    c = c_s.load(c_l)
+    rows = gl.program_id(0) * BM + gl.arange(0, BM, gl.SliceLayout(1, c_l))
+    cols = gl.program_id(1) * BN + gl.arange(0, BN, gl.SliceLayout(0, c_l))
+    gl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], c,
              mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
@@ -121,18 +131,20 @@ def _tile_offsets(tile, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP_M: gl.co
 
 @kiln.jit
 def tma_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
-                    GROUP_M: gl.constexpr, num_warps: gl.constexpr):
+                    GROUP_M: gl.constexpr, num_warps: gl.constexpr, B_KN: gl.constexpr = False):
     """C = A @ B^T, A [M, K], B [N, K], C [M, N] through TMA descriptors (zero-filled loads and
     clipped stores at the edges): examples/hopper.py's gemm_kernel written the simple way,
-    one buffer per operand and one mbarrier; the pipeliner makes the ring."""
+    one buffer per operand and one mbarrier; the pipeliner makes the ring. With ``B_KN``,
+    C = A @ B for B [K, N] row-major, read N-contiguous by the wgmma (examples/hopper_kn.py's
+    matmul_kn_kernel written the simple way)."""
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
-    BN: gl.constexpr = b_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[1] if B_KN else b_desc.block_type.shape[0]
     acc_l: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
                                                     instr_shape=[16, BN, 16])
     off_m, off_n = _tile_offsets(gl.program_id(0), M, N, BM, BN, GROUP_M)
     a_s = gl.allocate_shared_memory(a_desc.dtype, [BM, BK], a_desc.layout)
-    b_s = gl.allocate_shared_memory(b_desc.dtype, [BN, BK], b_desc.layout)
+    b_s = gl.allocate_shared_memory(b_desc.dtype, b_desc.block_type.shape, b_desc.layout)
     bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(bar, count=1)
     acc = gl.zeros([BM, BN], gl.float32, acc_l)
@@ -140,10 +152,16 @@ def tma_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
     for k in gl.range(0, K, BK, num_stages=STAGES):
         mbarrier.expect(bar, a_desc.block_type.nbytes + b_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(a_desc, [off_m, k], bar, a_s)
-        tma.async_copy_global_to_shared(b_desc, [off_n, k], bar, b_s)
+        if B_KN:
+            tma.async_copy_global_to_shared(b_desc, [k, off_n], bar, b_s)
+        else:
+            tma.async_copy_global_to_shared(b_desc, [off_n, k], bar, b_s)
         mbarrier.wait(bar, phase)
         phase ^= 1
-        acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
+        if B_KN:
+            acc = warpgroup_mma(a_s, b_s, acc)
+        else:
+            acc = warpgroup_mma(a_s, b_s.permute((1, 0)), acc)
     mbarrier.invalidate(bar)
     c_s = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
     c_s.store(acc.to(c_desc.dtype))
@@ -191,24 +209,32 @@ def mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N=2, o
 
 
 def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
-    """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16, K a multiple of 8)."""
+    """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16; K, the row strides and C's row stride
+    multiples of 8: the kernel assumes 16-byte rows)."""
     import torch
     M, K = a.shape
     N, _ = b.shape
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
+    if K % 8 or a.stride(0) % 8 or b.stride(0) % 8 or c.stride(0) % 8 or \
+            1 not in (a.stride(1), K) or 1 not in (b.stride(1), K) or c.stride(1) != 1:
+        raise ValueError("wgmma_matmul: row-major operands whose K and row strides are "
+                         f"multiples of 8, got K={K}, strides {a.stride()}, {b.stride()}, "
+                         f"{c.stride()}")
     wgmma_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](
         a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=BM, BN=BN, BK=BK,
         STAGES=STAGES, num_warps=num_warps)
     return c
 
 
-def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, GROUP_M=8, out=None):
+def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, GROUP_M=8, out=None,
+               b_kn=False):
     """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16, rows 16-byte aligned) through
-    tma_gemm_kernel; a 1-D grid of cdiv(M, BM) * cdiv(N, BN) programs."""
+    tma_gemm_kernel; a 1-D grid of cdiv(M, BM) * cdiv(N, BN) programs. With ``b_kn``,
+    a @ b for b [K, N] row-major."""
     import torch
     from kiln.nvidia.hopper import TensorDescriptor
     M, K = a.shape
-    N, _ = b.shape
+    N = b.shape[1] if b_kn else b.shape[0]
     dt = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[a.dtype]
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
 
@@ -216,8 +242,8 @@ def tma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, GROUP_M=8, ou
         return TensorDescriptor.from_tensor(
             t, block, gl.NVMMASharedLayout.get_default_for(list(block), dt))
     tma_gemm_kernel[(_cdiv(M, BM) * _cdiv(N, BN),)](
-        desc(a, [BM, BK]), desc(b, [BN, BK]), desc(c, [BM, BN]), M, N, K, STAGES=STAGES,
-        GROUP_M=GROUP_M, num_warps=num_warps)
+        desc(a, [BM, BK]), desc(b, [BK, BN] if b_kn else [BN, BK]), desc(c, [BM, BN]), M, N, K,
+        STAGES=STAGES, GROUP_M=GROUP_M, num_warps=num_warps, B_KN=b_kn)
     return c
 
 

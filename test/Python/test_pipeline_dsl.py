@@ -131,20 +131,23 @@ def test_amd_stream_becomes_direct_to_lds():
 
 
 @pytest.mark.parametrize("stages,warps", [(3, 4), (4, 8)])
-def test_tma_form_becomes_a_tma_ring(stages, warps):
-    nv = kl.NVMMASharedLayout.get_default_for([128, 64], kl.bfloat16)
-    desc = kl.tensor_descriptor_type(kl.bfloat16, [128, 64], nv)
-    cdesc = kl.tensor_descriptor_type(
-        kl.bfloat16, [128, 128], kl.NVMMASharedLayout.get_default_for([128, 128], kl.bfloat16))
-    k = pipelined.tma_gemm_kernel.warmup(desc, desc, cdesc, 4096, 4096, 4096, STAGES=stages,
-                                         GROUP_M=8, num_warps=warps, grid=(1,),
+@pytest.mark.parametrize("b_kn", [False, True])
+def test_tma_form_becomes_a_tma_ring(stages, warps, b_kn):
+    def desc(shape):
+        return kl.tensor_descriptor_type(
+            kl.bfloat16, shape, kl.NVMMASharedLayout.get_default_for(shape, kl.bfloat16))
+    k = pipelined.tma_gemm_kernel.warmup(desc([128, 64]), desc([64, 128] if b_kn else [128, 64]),
+                                         desc([128, 128]), 4096, 4096, 4096, STAGES=stages,
+                                         GROUP_M=8, num_warps=warps, B_KN=b_kn, grid=(1,),
                                          target="cuda:sm_90a")
     ptx = k.asm["ptx"]
-    # One barrier per slot, initialized and invalidated; STAGES-1 prologue steps (2 TMA
-    # copies each) and one in the loop; one wgmma group in flight.
+    # One barrier per slot, initialized and invalidated; STAGES-1 prologue steps and one in
+    # the loop; one wgmma group in flight.
     assert ptx.count("mbarrier.init.shared.b64") == stages
     assert ptx.count("mbarrier.inval.shared.b64") == stages
-    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2 * stages
+    # (B [64, 128] with 128-byte swizzling is two 64-column boxes: 3 TMA copies a step.)
+    per_step = 3 if b_kn else 2
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == per_step * stages
     assert ptx.count("mbarrier.arrive.expect_tx") == stages
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
     assert "mbarrier.try_wait.parity" in ptx

@@ -68,15 +68,20 @@ def test_wgmma_gemm_bitwise_across_stages(nvidia, m, n, k, warps):
 
 @pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000), (200, 136, 56)])
 @pytest.mark.parametrize("warps", [4, 8])
-def test_tma_gemm_bitwise_across_stages(nvidia, m, n, k, warps):
+@pytest.mark.parametrize("b_kn", [False, True])
+def test_tma_gemm_bitwise_across_stages(nvidia, m, n, k, warps, b_kn):
     """The TMA form (one buffer per operand, one mbarrier) made into a TMA ring by
-    tile-nv-pipeline-tma; TMA zero-fills past the edges."""
+    tile-nv-pipeline-tma; TMA zero-fills past the edges. Both B layouts: [N, K] (read
+    K-major) and [K, N] row-major (read N-major by the wgmma)."""
     if not nvidia.startswith("cuda:sm_90"):
         pytest.skip("TMA and wgmma need sm_90a")
-    a, b = _fresh((m, k), torch.bfloat16, 5 * m + k), _fresh((n, k), torch.bfloat16, n + 3 * k)
+    a = _fresh((m, k), torch.bfloat16, 5 * m + k)
+    b = _fresh((k, n) if b_kn else (n, k), torch.bfloat16, n + 3 * k)
+    ref = a.float() @ (b.float() if b_kn else b.float().T)
     _gemm_across_stages(
-        lambda s, out: pipelined.tma_matmul(a, b, STAGES=s, num_warps=warps, out=out),
-        a.float() @ b.float().T, (m, n), torch.bfloat16)
+        lambda s, out: pipelined.tma_matmul(a, b, STAGES=s, num_warps=warps, out=out,
+                                            b_kn=b_kn),
+        ref, (m, n), torch.bfloat16)
 
 
 @pytest.mark.parametrize("r,c", [(1024, 4096), (77, 1000), (33, 260), (16, 4)])

@@ -60,6 +60,16 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
   addPart(ids.lane, plan->laneBitOffsets, plan->redundantLaneMask);
   addPart(ids.warp, plan->warpBitOffsets, plan->redundantWarpMask);
 
+  // Bits the per-thread part may set. A register offset sharing none of
+  // them is added instead of XORed (the same value): LLVM then folds it into
+  // the access's immediate offset instead of keeping one address per
+  // register.
+  int64_t threadBits = xorOffset;
+  for (int64_t o : plan->laneBitOffsets)
+    threadBits |= o;
+  for (int64_t o : plan->warpBitOffsets)
+    threadBits |= o;
+
   SharedAddresses result;
   result.vec = plan->vec;
   result.redundantThread = redundant;
@@ -67,9 +77,13 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
   for (int32_t r = 0, e = plan->registerOffsets.size(); r < e;
        r += result.vec) {
     int64_t o = plan->registerOffsets[r];
-    Value offset = o ? LLVM::XOrOp::create(b, loc, threadOffset,
-                                           i32Const(b, loc, o))
-                     : threadOffset;
+    Value offset = threadOffset;
+    if (o > 0 && threadBits >= 0 && (o & threadBits) == 0)
+      offset = LLVM::AddOp::create(b, loc, threadOffset, i32Const(b, loc, o),
+                                   LLVM::IntegerOverflowFlags::nuw |
+                                       LLVM::IntegerOverflowFlags::nsw);
+    else if (o)
+      offset = LLVM::XOrOp::create(b, loc, threadOffset, i32Const(b, loc, o));
     // Padded layouts: o + sum((o >> log2 interval) * padding).
     Value linear = offset;
     for (auto [log2Interval, padding] : plan->paddings)

@@ -241,9 +241,18 @@ void kiln::tile::pipeline::assignTwoStages(
     for (Operation &op : body->without_terminator()) {
       bool first = stage0.contains(&op);
       pipeline::setStage(&op, first ? 0 : last,
-                         first == copiesFirst ? 0 : 1);
+                         clusterOf(&op, first, copiesFirst));
     }
   }
+
+int64_t kiln::tile::pipeline::clusterOf(Operation *op, bool stage0,
+                                        bool copiesFirst) {
+  if (copiesFirst)
+    return stage0 ? 0 : 1;
+  if (!stage0)
+    return 1;
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) ? 0 : 2;
+}
 
 void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());

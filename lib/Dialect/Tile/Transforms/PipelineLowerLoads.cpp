@@ -19,6 +19,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <limits>
 
 namespace kiln::tile {
 #define GEN_PASS_DEF_TILEPIPELINELOWERLOADSPASS
@@ -50,7 +53,13 @@ public:
       if (!stage || (*stage != 0 && *stage != last))
         return op.emitOpError()
                << "in a staged loop needs tile.stage 0 or " << last;
-      (*stage == 0 ? cluster0 : clusterLast) = pipeline::getCluster(&op);
+      int64_t cluster = pipeline::getCluster(&op);
+      if (*stage != 0)
+        clusterLast = cluster;
+      else if (op.getNumRegions() == 0 && isMemoryEffectFree(&op))
+        cluster0Pure = std::min(cluster0Pure, cluster);
+      else
+        cluster0 = std::max(cluster0, cluster);
     }
     pipeline::normalizeLoop(loop);
     SmallVector<LoadOp> loads;
@@ -67,7 +76,13 @@ private:
   template <typename OpT, typename... Args>
   OpT create(OpBuilder &b, int64_t stage, Args &&...args) {
     auto op = OpT::create(b, loop.getLoc(), std::forward<Args>(args)...);
-    pipeline::setStage(op, stage, stage == 0 ? cluster0 : clusterLast);
+    // The clusters the stager gave (pipeline::clusterOf): a new stage-0 op
+    // joins the stage's pure ops or its copies.
+    bool pure = op->getNumRegions() == 0 && isMemoryEffectFree(op);
+    pipeline::setStage(op, stage,
+                       stage != 0 ? clusterLast
+                                  : pure ? std::min(cluster0Pure, cluster0)
+                                         : cluster0);
     return op;
   }
 
@@ -190,7 +205,10 @@ private:
 
   scf::ForOp loop;
   Block *body;
-  int64_t numStages = 0, last = 0, cluster0 = 0, clusterLast = 1;
+  /// Clusters of stage 0's ops with effects (the loads) and pure ops, and of
+  /// the last stage's ops.
+  int64_t numStages = 0, last = 0, cluster0 = 0,
+          cluster0Pure = std::numeric_limits<int64_t>::max(), clusterLast = 1;
 };
 
 struct TilePipelineLowerLoadsPass

@@ -194,3 +194,47 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %r : !bigt
   }
 }
+
+// -----
+
+// A slot read by something other than local_load (here through a view; in
+// kernels, an asynchronous reader such as a wgmma) may still be read when
+// the next copy is issued: the consumers run first. Stage 0's pure ops
+// (address arithmetic) come before them (cluster 0), so that arithmetic
+// overlaps the readers' work; only the load (the copy) follows them
+// (cluster 2).
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#lt = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#sht = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+!p = tensor<8x16x!tile.ptr<f32>, #l>
+!t = tensor<8x16xf32, #l>
+!tt = tensor<16x8xf32, #lt>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @consumers_first
+  // CHECK: tile.splat {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.addptr {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.load {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.local_alloc {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  // CHECK: tile.memdesc_permute {{.*}}tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  // CHECK: tile.local_load {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  func.func @consumers_first(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %offs: tensor<8x16xi32, #l>, %n: i32) -> !tt {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !tt
+    %base = tile.splat %x : !p
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!tt) : i32 {
+      %s = tile.splat %i : tensor<8x16xi32, #l>
+      %off = arith.addi %offs, %s : tensor<8x16xi32, #l>
+      %q = tile.addptr %base, %off : !p, tensor<8x16xi32, #l>
+      %v = tile.load %q : !p
+      %buf = tile.local_alloc %v : (!t) -> !tile.memdesc<8x16xf32, #sh, mutable>
+      %view = tile.memdesc_permute %buf {order = array<i32: 1, 0>} : !tile.memdesc<8x16xf32, #sh, mutable> -> !tile.memdesc<16x8xf32, #sht, mutable>
+      %w = tile.local_load %view : !tile.memdesc<16x8xf32, #sht, mutable> -> !tt
+      %a = arith.addf %acc, %w : !tt
+      scf.yield %a : !tt
+    } {tile.num_stages = 3 : i32}
+    return %r : !tt
+  }
+}

@@ -159,3 +159,42 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %r : !t
   }
 }
+
+// -----
+
+// Consumers first (a slot read through a view, as by an asynchronous
+// reader): the stager put stage 0's pure ops in cluster 0 and the load in
+// cluster 2. The new slot index joins the pure ops; the copy and its commit
+// take the load's cluster, after the consumers; the wait joins the last
+// stage's cluster.
+#blocked = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#blocked1 = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>
+#shared = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#shared1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0, 1]}>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @consumers_first
+  // CHECK: arith.remsi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.remsi {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  // CHECK: tile.memdesc_index {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.async_copy_global_to_local {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.async_commit_group {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.async_wait {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  func.func @consumers_first(%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %arg1: tensor<8x16xi32, #blocked>, %arg2: i32) -> tensor<16x8xf32, #blocked1> {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %cst = arith.constant dense<0.000000e+00> : tensor<16x8xf32, #blocked1>
+    %0 = tile.splat %arg0 : tensor<8x16x!tile.ptr<f32>, #blocked>
+    %1 = scf.for %arg3 = %c0_i32 to %arg2 step %c1_i32 iter_args(%arg4 = %cst) -> (tensor<16x8xf32, #blocked1>)  : i32 {
+      %2 = tile.splat %arg3 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<8x16xi32, #blocked>
+      %3 = arith.addi %arg1, %2 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<8x16xi32, #blocked>
+      %4 = tile.addptr %0, %3 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<8x16x!tile.ptr<f32>, #blocked>, tensor<8x16xi32, #blocked>
+      %5 = tile.load %4 {tile.cluster = 2 : i32, tile.stage = 0 : i32} : tensor<8x16x!tile.ptr<f32>, #blocked>
+      %6 = tile.local_alloc %5 {tile.cluster = 1 : i32, tile.stage = 2 : i32} : (tensor<8x16xf32, #blocked>) -> !tile.memdesc<8x16xf32, #shared, mutable>
+      %7 = tile.memdesc_permute %6 {order = array<i32: 1, 0>, tile.cluster = 1 : i32, tile.stage = 2 : i32} : !tile.memdesc<8x16xf32, #shared, mutable> -> !tile.memdesc<16x8xf32, #shared1, mutable>
+      %8 = tile.local_load %7 {tile.cluster = 1 : i32, tile.stage = 2 : i32} : !tile.memdesc<16x8xf32, #shared1, mutable> -> tensor<16x8xf32, #blocked1>
+      %9 = arith.addf %arg4, %8 {tile.cluster = 1 : i32, tile.stage = 2 : i32} : tensor<16x8xf32, #blocked1>
+      scf.yield %9 : tensor<16x8xf32, #blocked1>
+    } {tile.num_stages = 3 : i32}
+    return %1 : tensor<16x8xf32, #blocked1>
+  }
+}

@@ -155,27 +155,38 @@ public:
         .getResult(0);
   }
 
-  // cp.async.{ca,cg}.shared.global [dst], [src], bytes, src-size: a false
-  // predicate reads 0 bytes, so the hardware fills the destination with
-  // zeros. .cg (L2 only) exists for 16-byte copies alone.
+  // cp.async.{ca,cg}.shared.global [dst], [src], bytes{, ignore-src}: a
+  // masked-off lane sets ignore-src, so the hardware fills the destination
+  // with zeros. .cg (L2 only) exists for 16-byte copies alone. The mask stays
+  // a predicate (inline assembly): as a src-size operand (select(mask, bytes,
+  // 0)) LLVM splits a mask made of several conditions into a chain of
+  // selects that ptxas turns back into a predicate one copy at a time (four
+  // instructions a copy instead of one in a masked GEMM loop).
   bool asyncCopy(OpBuilder &b, Location loc, Value dst, Value src,
                  unsigned bytes, Value pred,
                  StringRef cacheModifier) const override {
     bool cg = cacheModifier == ".cg" || (cacheModifier.empty() && bytes == 16);
-    Value srcSize;
-    if (pred) {
-      Type i32 = b.getI32Type();
-      srcSize = LLVM::SelectOp::create(
-          b, loc, pred,
-          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(bytes)),
-          LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0)));
+    if (!pred) {
+      NVVM::CpAsyncOp::create(
+          b, loc, dst, src, b.getI32IntegerAttr(bytes),
+          NVVM::LoadCacheModifierKindAttr::get(
+              b.getContext(), cg ? NVVM::LoadCacheModifierKind::CG
+                                 : NVVM::LoadCacheModifierKind::CA),
+          Value());
+      return true;
     }
-    NVVM::CpAsyncOp::create(
-        b, loc, dst, src, b.getI32IntegerAttr(bytes),
-        NVVM::LoadCacheModifierKindAttr::get(
-            b.getContext(), cg ? NVVM::LoadCacheModifierKind::CG
-                               : NVVM::LoadCacheModifierKind::CA),
-        srcSize);
+    Value one = LLVM::ConstantOp::create(b, loc, b.getI1Type(),
+                                         b.getBoolAttr(true));
+    Value ignore = LLVM::XOrOp::create(b, loc, pred, one);
+    std::string text = (Twine("cp.async.") + (cg ? "cg" : "ca") +
+                        ".shared.global [$0], [$1], " + Twine(bytes) +
+                        ", $2;")
+                           .str();
+    LLVM::InlineAsmOp::create(
+        b, loc, LLVM::LLVMVoidType::get(b.getContext()),
+        ValueRange{dst, src, ignore}, text, "l,l,b",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
     return true;
   }
 

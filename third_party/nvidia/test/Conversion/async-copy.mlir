@@ -3,13 +3,14 @@
 // in test/Python/test_async_copy_dsl.py.
 
 // Each thread copies its 8 consecutive f16 (16 bytes: .cg), masked lanes
-// read 0 bytes (src-size), into the swizzled slot; commit and wait lower
-// one to one.
+// set ignore-src (the hardware writes zeros; the mask stays a predicate),
+// into the swizzled slot; commit and wait lower one to one.
 // CHECK-LABEL: llvm.func @copy16
-// CHECK: %[[SIXTEEN:.*]] = llvm.mlir.constant(16 : i32) : i32
-// CHECK: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32) : i32
-// CHECK: %[[SIZE:.*]] = llvm.select %{{.*}}, %[[SIXTEEN]], %[[ZERO]] : i1, i32
-// CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK: %[[TRUE:.*]] = llvm.mlir.constant(true) : i1
+// CHECK: %[[MASK:.*]] = llvm.icmp "slt" %{{.*}}, %{{.*}} : i32
+// CHECK: %[[IGNORE:.*]] = llvm.xor %[[MASK]], %[[TRUE]] : i1
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global [$0], [$1], 16, $2;", "l,l,b" %{{.*}}, %{{.*}}, %[[IGNORE]] : (!llvm.ptr<3>, !llvm.ptr<1>, i1) -> !llvm.void
+// CHECK-NOT: cp.async.cg.shared.global
 // CHECK-NOT: nvvm.cp.async.shared.global
 // CHECK: nvvm.cp.async.commit.group
 // CHECK: nvvm.cp.async.wait.group 0

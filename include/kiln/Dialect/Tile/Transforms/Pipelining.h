@@ -40,9 +40,18 @@ mlir::LogicalResult sliceOperands(mlir::scf::ForOp loop, mlir::Operation *root,
                                   llvm::SetVector<mlir::Operation *> &ops,
                                   std::string &why);
 
+/// The cluster (order within the kernel loop's body) of an op of stage 0
+/// (`stage0`) or of the last stage. Copies first: stage 0, then the rest.
+/// Otherwise (asynchronous readers, such as a wgmma, must retire a slot
+/// before it is refilled): stage 0's pure ops (addresses, masks, slot
+/// indices), then the rest, then stage 0's ops with effects (the copies),
+/// so the next copies' arithmetic overlaps the readers' asynchronous work
+/// and only the copies themselves wait for the slot.
+int64_t clusterOf(mlir::Operation *op, bool stage0, bool copiesFirst);
+
 /// Gives every body op a stage: those in `stage0` 0, the rest
 /// num_stages - 1; a stage-0 value a later op reads is recomputed for it.
-/// Clusters: stage 0 first when `copiesFirst`, else the rest first.
+/// Clusters as clusterOf says.
 void assignTwoStages(mlir::scf::ForOp loop,
                      const llvm::SetVector<mlir::Operation *> &stage0,
                      bool copiesFirst);

@@ -180,7 +180,7 @@ private:
   OpT staged(OpBuilder &b, int64_t stage, Args &&...args) {
     auto op = OpT::create(b, loop.getLoc(), std::forward<Args>(args)...);
     pipeline::setStage(op, stage,
-                       (stage == 0) == copiesFirst ? 0 : 1);
+                       pipeline::clusterOf(op, stage == 0, copiesFirst));
     return op;
   }
 
