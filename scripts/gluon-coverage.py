@@ -65,6 +65,9 @@ DIFFERENCES = {
     **{f"amd.{chip}.buffer_atomic_{op}": "global atomics on ptr + offsets (masked lanes "
                                          "branch around), not buffer_atomic instructions"
        for chip in ("cdna3", "cdna4") for op in ("add", "and", "or", "xor", "max", "min")},
+    "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
+                      "included, distinct 4-byte words per bank); 64-lane targets are refused "
+                      "(shared-memory.md)",
     "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",

@@ -22,6 +22,8 @@
 |*                      or {base64}], seconds: {translate, optimize, codegen, *|
 |*                      binary}}                                              *|
 |*   linear_layout      {layout, shape} -> [reg, lane, warp] bases or null    *|
+|*   bank_conflicts     {tensor_type, memdesc_type} -> {conflicts} or         *|
+|*                      {reason}: local_load/local_store's bank conflicts     *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 #ifndef KILN_C_KILN_H

@@ -11,6 +11,7 @@
 
 #include "kiln-c/Kiln.h"
 
+#include "kiln/Dialect/Tile/IR/BankConflicts.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
@@ -427,6 +428,43 @@ json::Value linearLayout(llvm::StringRef layoutText,
   return out;
 }
 
+/// Bank conflicts of local_load / local_store moving a tensor of type
+/// `tensorText` from / to a buffer of type `memdescText`
+/// (kiln::tile::countBankConflicts): {"conflicts": n}, or {"reason": why}
+/// when a type does not parse or the lowering cannot address the buffer
+/// with the tensor's layout (the DSL then reports it at the user's line).
+json::Value bankConflicts(llvm::StringRef tensorText,
+                          llvm::StringRef memdescText) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  context->getOrLoadDialect<kiln::tile::TileDialect>();
+  // A type the verifier rejects: its first message says why.
+  std::string firstError;
+  ScopedDiagnosticHandler keep(context.get(), [&](Diagnostic &d) {
+    if (firstError.empty())
+      firstError = d.str();
+    return success();
+  });
+  auto reason = [&](llvm::StringRef what, llvm::StringRef text) {
+    std::string why = (what + " " + text).str();
+    if (!firstError.empty())
+      why += ": " + firstError;
+    return json::Object{{"reason", str(why)}};
+  };
+  auto tensor =
+      dyn_cast_or_null<RankedTensorType>(parseType(tensorText, context.get()));
+  if (!tensor || !tensor.getEncoding())
+    return reason("not a tensor type with a layout:", tensorText);
+  auto memdesc = dyn_cast_or_null<kiln::tile::MemDescType>(
+      parseType(memdescText, context.get()));
+  if (!memdesc)
+    return reason("not a valid shared memory descriptor type:", memdescText);
+  FailureOr<int64_t> count = kiln::tile::countBankConflicts(tensor, memdesc);
+  if (failed(count))
+    return reason("Kiln cannot address " + memdescText.str() + " with",
+                  tensorText);
+  return json::Object{{"conflicts", *count}};
+}
+
 /// A string argument, or a failure naming it.
 std::optional<llvm::StringRef> stringArg(const json::Object &args,
                                          llvm::StringRef name, Failure &f) {
@@ -491,6 +529,14 @@ Outcome dispatch(const json::Object &request) {
     if (!shape)
       return fail("argument 'shape' must be a list of integers");
     return linearLayout(*layout, *shape);
+  }
+  if (*method == "bank_conflicts") {
+    auto tensor = stringArg(*args, "tensor_type", bad);
+    auto memdesc =
+        tensor ? stringArg(*args, "memdesc_type", bad) : std::nullopt;
+    if (!memdesc)
+      return bad;
+    return bankConflicts(*tensor, *memdesc);
   }
   return fail(("kiln_call: unknown method '" + *method + "'").str());
 }

@@ -147,3 +147,14 @@ def linear_layout(layout: str, shape) -> Optional[tuple]:
     """(register, lane, warp) bases C++ gives a layout attribute on ``shape``, or None."""
     out = _call("linear_layout", layout=layout, shape=[int(d) for d in shape])
     return None if out is None else tuple(out)
+
+
+def bank_conflicts(tensor_type: str, memdesc_type: str) -> int:
+    """Bank conflicts of local_load / local_store moving a tensor of ``tensor_type`` (IR text)
+    from / to a buffer of ``memdesc_type``: the passes over the banks each wavefront needs
+    beyond the first, at worst. ValueError, with the reason, when Kiln cannot address the
+    buffer with the tensor's layout."""
+    out = _call("bank_conflicts", tensor_type=tensor_type, memdesc_type=memdesc_type)
+    if "reason" in out:
+        raise ValueError(out["reason"])
+    return int(out["conflicts"])

@@ -20,7 +20,8 @@ import warnings
 from pathlib import Path
 from typing import Callable, Optional
 
-from ..language._core import constexpr, dtype, pointer_type
+from ..language._core import (constexpr, distributed_type, dtype, pointer_type,
+                              shared_memory_descriptor_type)
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language.aggregates import aggregate_fields
 from .deps import Dependencies
@@ -48,6 +49,10 @@ def mangle_value(value) -> str:
         return f"{type(value).__name__}:{value!r}"
     if isinstance(value, (dtype, pointer_type, DistributedLayout, SharedLayout)):
         return value.mangle()
+    if isinstance(value, distributed_type):  # a type as a constexpr (bank_conflicts' arguments)
+        return value.mangle()
+    if isinstance(value, shared_memory_descriptor_type):
+        return value.mangle() + ("" if value.mutable else "I")
     if isinstance(value, (tuple, list)):
         return "(" + ",".join(mangle_value(v) for v in value) + ")"
     if getattr(value, "__kiln_jit__", False):

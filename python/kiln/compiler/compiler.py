@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Optional
 
 from ..language import _core as core
+from ..language._banks import set_bank_conflicts_oracle
 from ..language._layouts import set_layout_oracle
 from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
@@ -76,6 +77,8 @@ def _require_compiler(compiler=None):
     # From here on the DSL's layout math is C++'s (kiln.language cannot import us).
     if getattr(compiler, "linear_layout", None) is not None:
         set_layout_oracle(compiler.linear_layout)
+    if getattr(compiler, "bank_conflicts", None) is not None:
+        set_bank_conflicts_oracle(compiler.bank_conflicts)
     return compiler
 
 

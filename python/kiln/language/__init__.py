@@ -37,6 +37,7 @@ from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2, xor_sum, reduce_or,
     add, sub, mul,
 )
+from ._banks import bank_conflicts  # noqa: F401
 from ._gather import gather, histogram  # noqa: F401
 from ._inline_asm import inline_asm_elementwise  # noqa: F401
 from ._shape_ops import join, split, permute, fp4_to_fp  # noqa: F401
