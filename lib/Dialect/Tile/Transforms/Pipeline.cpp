@@ -2,6 +2,8 @@
 
 #include "Pipeline.h"
 
+#include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -12,6 +14,9 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
+#include <set>
 
 using namespace mlir;
 using namespace kiln;
@@ -299,6 +304,90 @@ void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
 
 namespace {
 
+/// How many different values of `v` one thread holds: its registers'
+/// elements, those in one run of equal elements (axis-analysis constancy)
+/// counted once.
+int64_t distinctValues(AxisInfoAnalysis &axis, Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return 1;
+  FailureOr<LinearLayout> layout = getLinearLayout(type);
+  if (failed(layout))
+    return type.getNumElements();
+  AxisInfo info = axis.get(v);
+  std::set<SmallVector<int64_t>> runs;
+  for (int32_t r = 0, e = layout->getInSize(LinearLayout::Register); r < e;
+       ++r) {
+    LinearLayout::Basis c = layout->applyOne(LinearLayout::Register, r);
+    SmallVector<int64_t> run;
+    for (auto [d, x] : llvm::enumerate(c))
+      run.push_back(x / std::max<int64_t>(
+                            d < info.constancy.size() ? info.constancy[d] : 1,
+                            1));
+    runs.insert(run);
+  }
+  return std::max<int64_t>(runs.size(), 1);
+}
+
+/// Ands `pred` into the copy's `mask` where the mask has the fewest
+/// different values: at an operand of its single-use andi / broadcast tree
+/// (a mask of rows & columns is usually the and of a broadcast row mask and
+/// a broadcast column mask, one of which a thread holds once), so the
+/// predicate costs an instruction per such value, not one per copy. Returns
+/// the mask, or null when no operand has fewer values than the mask itself.
+Value andIntoNarrowestOperand(RewriterBase &rewriter, Value mask, Value pred) {
+  if (!mask.hasOneUse())
+    return {};
+  AxisInfoAnalysis axis;
+  auto cost = [&](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return std::make_pair(distinctValues(axis, v),
+                          type ? type.getNumElements() : 1);
+  };
+  // Fewest values a thread holds first; then the smallest tensor (before a
+  // broadcast rather than after it).
+  OpOperand *best = nullptr;
+  auto bestCost = std::make_pair(distinctValues(axis, mask),
+                                 std::numeric_limits<int64_t>::max());
+  int64_t maskCount = bestCost.first;
+  std::function<void(Value)> walk = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || !isa<arith::AndIOp, BroadcastOp>(def))
+      return;
+    for (OpOperand &o : def->getOpOperands()) {
+      if (auto c = cost(o.get()); c < bestCost) {
+        best = &o;
+        bestCost = c;
+      }
+      if (o.get().hasOneUse())
+        walk(o.get());
+    }
+  };
+  walk(mask);
+  if (!best || bestCost.first >= maskCount)
+    return {};
+  Operation *owner = best->getOwner();
+  // The predicate must be available where the operand is used.
+  if (Operation *def = pred.getDefiningOp()) {
+    if (def->getBlock() != owner->getBlock() ||
+        !def->isBeforeInBlock(owner))
+      return {};
+  } else if (cast<BlockArgument>(pred).getOwner() != owner->getBlock()) {
+    return {};
+  }
+  rewriter.setInsertionPoint(owner);
+  Location loc = owner->getLoc();
+  Value operand = best->get();
+  Value splat = operand;
+  if (auto type = dyn_cast<RankedTensorType>(operand.getType()))
+    splat = SplatOp::create(rewriter, loc, type, pred);
+  else
+    splat = pred;
+  Value both = arith::AndIOp::create(rewriter, loc, operand, splat);
+  rewriter.modifyOpInPlace(owner, [&] { best->set(both); });
+  return mask;
+}
+
 /// `op` executed only where `pred` holds (nullptr: cannot be predicated).
 Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
   if (isa<AsyncCommitGroupOp>(op))
@@ -308,10 +397,17 @@ Operation *predicate(RewriterBase &rewriter, Operation *op, Value pred) {
     auto ptrType = cast<RankedTensorType>(copy.getPtr().getType());
     auto maskType = RankedTensorType::get(
         ptrType.getShape(), rewriter.getI1Type(), ptrType.getEncoding());
-    Value mask = SplatOp::create(rewriter, copy.getLoc(), maskType, pred);
+    Value mask;
     if (copy.getMask())
-      mask = arith::AndIOp::create(rewriter, copy.getLoc(), copy.getMask(),
-                                   mask);
+      mask = andIntoNarrowestOperand(rewriter, copy.getMask(), pred);
+    if (!mask) {
+      rewriter.setInsertionPoint(copy);
+      mask = SplatOp::create(rewriter, copy.getLoc(), maskType, pred);
+      if (copy.getMask())
+        mask = arith::AndIOp::create(rewriter, copy.getLoc(), copy.getMask(),
+                                     mask);
+    }
+    rewriter.setInsertionPoint(copy);
     auto masked = AsyncCopyGlobalToLocalOp::create(
         rewriter, copy.getLoc(), copy.getToken().getType(), copy.getPtr(),
         copy.getDst(), mask, copy.getOther(), copy.getCacheModifierAttr());

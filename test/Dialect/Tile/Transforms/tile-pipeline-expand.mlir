@@ -76,6 +76,52 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
 
 // -----
 
+// A masked copy: the predicate is anded into the operand of the mask's
+// and/broadcast tree with the fewest different values a thread holds (here
+// the column mask, before its broadcast: one value a thread, which holds two
+// rows), not into each element of the mask.
+#l2 = #tile.blocked<{sizePerThread = [2, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh2 = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+!p2 = tensor<8x32x!tile.ptr<f32>, #l2>
+!ring2 = !tile.memdesc<2x8x32xf32, #sh2, mutable>
+!slot2 = !tile.memdesc<8x32xf32, #sh2, mutable, 2x8x32>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @masked
+  // CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+  // CHECK:   %[[LIVE:.*]] = arith.cmpi slt, %[[J]],
+  // CHECK:   %[[COL:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<1x32xi32
+  // CHECK:   %[[LIVES:.*]] = tile.splat %[[LIVE]] : tensor<1x32xi1
+  // CHECK:   %[[COLP:.*]] = arith.andi %[[COL]], %[[LIVES]] : tensor<1x32xi1
+  // CHECK:   tile.broadcast %[[COLP]]
+  // CHECK:   %[[MASK:.*]] = arith.andi
+  // CHECK:   tile.async_copy_global_to_local %{{.*}}, %{{.*}}, %[[MASK]] {tile.pipeline_part = "kernel"}
+  func.func @masked(%p: !p2, %rows: tensor<8x1xi1, #l2>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %ring = tile.local_alloc : () -> !ring2
+    %rowm = tile.broadcast %rows : tensor<8x1xi1, #l2> -> tensor<8x32xi1, #l2>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %s0 = arith.remsi %i, %c2 {tile.cluster = 0 : i32, tile.stage = 0 : i32} : i32
+      %si = tile.splat %i {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<1x32xi32, #l2>
+      %sn = tile.splat %n {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<1x32xi32, #l2>
+      %col = arith.cmpi slt, %si, %sn {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<1x32xi32, #l2>
+      %colm = tile.broadcast %col {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<1x32xi1, #l2> -> tensor<8x32xi1, #l2>
+      %mask = arith.andi %rowm, %colm {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<8x32xi1, #l2>
+      %slot0 = tile.memdesc_index %ring[%s0] {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !ring2 -> !slot2
+      %cp = tile.async_copy_global_to_local %p, %slot0, %mask {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p2 -> !slot2
+      %g = tile.async_commit_group tokens %cp {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+      %w = tile.async_wait tokens %g {tile.cluster = 1 : i32, tile.stage = 1 : i32}
+      scf.yield
+    } {tile.num_stages = 2 : i32}
+    %done = tile.async_wait {num = 0 : i32}
+    tile.local_dealloc %ring : !ring2
+    return
+  }
+}
+
+// -----
+
 // A loop whose ops are not all staged is an error at the op (replayed or
 // hand-written schedules included), not a crash.
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
