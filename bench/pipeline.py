@@ -59,7 +59,7 @@ def triton_matmul(BM, BN, BK, stages, warps, b_transposed):
 
 def measure(sides, make, flops, rounds, ref):
     """Check every side against ref, then time them in interleaved rounds (each round times
-    every side once, in turn), so that clock drift hits all sides alike; returns
+    every side once, in a rotated order), so that clock drift hits all sides alike; returns
     {name: [throughput per round]} or {name: "WRONG..."/"ERR ..."}."""
     from triton.testing import do_bench
     result, fns = {}, {}
@@ -76,8 +76,12 @@ def measure(sides, make, flops, rounds, ref):
             result[name] = []
         except Exception as e:  # report and go on
             result[name] = f"ERR {type(e).__name__}: {str(e)[:80]}"
-    for _ in range(rounds):
-        for name, (fn, args) in fns.items():
+    names = list(fns)
+    for r in range(rounds):
+        # Each round starts with a different side (the one after cuBLAS runs on a GPU that
+        # has just drawn the most power), so no side always follows the same one.
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn, args = fns[name]
             ms = do_bench(lambda: fn(*args), return_mode="median")
             result[name].append(flops / ms / 1e9)
     return result
