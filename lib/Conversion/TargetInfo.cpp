@@ -80,6 +80,13 @@ std::unique_ptr<TargetInfo> kiln::createTargetInfo(const TargetDesc &desc) {
 }
 
 // A target without asynchronous copies: the async-copy lowering reports it.
+Value TargetInfo::packedAtomicFAdd(OpBuilder &b, Location loc, Value ptr,
+                                   Value value, StringRef scope) const {
+  return LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd, ptr, value,
+                                   LLVM::AtomicOrdering::monotonic,
+                                   atomicSyncScope(scope), /*alignment=*/4);
+}
+
 bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,
                            Value, StringRef) const {
   return false;

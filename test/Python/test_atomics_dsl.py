@@ -78,6 +78,24 @@ def broadcast_kernel(p, out, W: kl.constexpr):
     kl.atomic_add(p + offs, 1.0)
 
 
+@kiln.jit
+def packed_add_kernel(p, v, out, n, PAIRS: kl.constexpr, STRIDE: kl.constexpr,
+                      W: kl.constexpr):
+    """For element (r, c) of program pid (r < 4W, c < 2; j = 2 (pid 4W + r) + c < n):
+    out[j] = atomic_add(p + (2 (j // 2 % PAIRS) + c) * STRIDE, v[j]), the old value. Every
+    program adds into the same 2 PAIRS addresses; a thread holds one row, two adjacent
+    elements: with STRIDE 1, 16-bit floats add two at a time."""
+    L: kl.constexpr = kl.BlockedLayout([1, 2], [W, 1], [4, 1], [1, 0])
+    rows = kl.program_id(0) * (4 * W) + kl.arange(0, 4 * W, kl.SliceLayout(1, L))
+    cols = kl.arange(0, 2, kl.SliceLayout(0, L))
+    j = rows[:, None] * 2 + cols[None, :]
+    m = j < n
+    slot = (rows % PAIRS)[:, None] * 2 + cols[None, :]
+    old = kl.atomic_add(p + slot * STRIDE, kl.load(v + j, mask=m, other=0.0), mask=m,
+                        sem="relaxed")
+    kl.store(out + j, old, mask=m)
+
+
 def asm_of(kernel, sig, consts, target, num_warps=4):
     k = kiln.compile(kernel, sig, consts, target=target, num_warps=num_warps, cache=False)
     return k.asm.get("ptx") or k.asm["amdgcn"]
@@ -194,3 +212,32 @@ def test_errors_point_at_the_call(fn, marker, sig, message):
 def test_broadcast_layout_without_result_compiles():
     asm = asm_of(broadcast_kernel, {"p": "*fp32", "out": "*fp32"}, {"W": 32}, "cuda:sm_90a")
     assert len(re.findall(r"\b(?:atom|red)\.[\w.]*add", asm)) == 1
+
+
+PACKED = {"cuda:sm_90a": {"fp16": r"atom\.relaxed\.gpu\.global\.add\.noftz\.f16x2",
+                          "bf16": r"atom\.relaxed\.gpu\.global\.add\.noftz\.bf16x2"},
+          "cuda:sm_80": {"fp16": r"atom\.relaxed\.gpu\.global\.add\.noftz\.f16x2"},
+          "hip:gfx942": {"fp16": r"global_atomic_pk_add_f16", "bf16": r"global_atomic_pk_add_bf16"},
+          "hip:gfx950": {"fp16": r"global_atomic_pk_add_f16", "bf16": r"global_atomic_pk_add_bf16"}}
+
+
+@pytest.mark.parametrize("target", sorted(PACKED))
+@pytest.mark.parametrize("dt", ["fp16", "bf16"])
+def test_16_bit_float_adds_are_packed_where_the_hardware_has_it(target, dt):
+    """Two adjacent 16-bit floats of a thread (4-byte aligned, one mask) are one packed add
+    (sm_60+ f16x2, sm_90+ bf16x2, CDNA3/4 pk_add); elsewhere, and for pointers that are not
+    adjacent, one atomic per element."""
+    w = 64 if target.startswith("hip") else 32
+    sig = {"p": f"*{dt}:16", "v": f"*{dt}:16", "out": f"*{dt}:16", "n": "i32:16"}
+    consts = {"PAIRS": 128, "STRIDE": 1, "W": w}
+    asm = asm_of(packed_add_kernel, sig, consts, target)
+    packed = PACKED[target].get(dt)
+    if packed is None:  # bf16x2 needs sm_90
+        assert not re.search(r"bf16x2", asm)
+        return
+    assert len(re.findall(packed, asm)) == 1, asm
+    # Every other element (not adjacent): one atomic each, none packed.
+    asm = asm_of(packed_add_kernel, sig, dict(consts, STRIDE=2), target)
+    assert not re.search(packed, asm)
+    if target.startswith("cuda"):
+        assert len(re.findall(rf"atom\.[\w.]*add\.noftz\.{dt.replace('fp', 'f')}\b", asm)) == 2

@@ -81,3 +81,34 @@ def test_elements_held_by_several_threads_are_added_once(target):
     out = torch.empty(32, device="cuda")
     k.broadcast_kernel[(5,)](p, out, W, num_warps=4)
     assert torch.equal(p, torch.full((32,), 5.0, device="cuda"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("pairs", [128, 1])
+def test_packed_16_bit_float_adds_under_contention(target, dtype, pairs):
+    """Many programs adding into few 16-bit float addresses (2 x pairs), two adjacent elements
+    a thread (packed adds where the chip has them; test/Python/test_atomics_dsl.py checks the
+    instruction). Small integers keep every sum exact in any order, so the totals equal
+    torch's; each old value returned is a running sum the slot passed through (at least 0,
+    at most the total less the value added)."""
+    if dtype == torch.bfloat16 and not target.startswith(("cuda:sm_9", "hip:gfx94",
+                                                           "hip:gfx95")):
+        pytest.skip("bf16 atomics")
+    # 32 adds of 1-3 into each of 256 slots; or 256 adds of 1 into each of 2 slots (every
+    # thread of both programs on the same two addresses).
+    n = 8 * 1024 if pairs > 1 else 512
+    v = (torch.randint(1, 4, (n,), device="cuda") if pairs > 1
+         else torch.ones(n, device="cuda")).to(dtype)
+    p = torch.zeros(2 * pairs, device="cuda", dtype=dtype)
+    out = torch.empty(n, device="cuda", dtype=dtype)
+    w = 64 if target.startswith("hip") else W
+    block = 2 * 4 * w
+    k.packed_add_kernel[((n + block - 1) // block,)](p, v, out, n, pairs, 1, w, num_warps=4)
+    j = torch.arange(n, device="cuda")
+    slot = (j // 2 % pairs) * 2 + j % 2
+    ref = torch.zeros(2 * pairs, dtype=torch.float64, device="cuda").index_add_(
+        0, slot, v.double())
+    assert ref.max() <= 256  # every partial sum exact in both formats
+    assert torch.equal(p.double(), ref)
+    olds = out.double()
+    assert (olds >= 0).all() and (olds + v.double() <= ref[slot]).all()

@@ -7,7 +7,8 @@
 // acts (the others take its result). Each remaining element is one LLVM
 // atomicrmw / cmpxchg with the op's ordering and the target's sync scope,
 // behind a branch where a mask or the thread test applies; `sem` becomes
-// fences around a relaxed atomic. The old values
+// fences around a relaxed atomic. A 16-bit float add of two adjacent
+// elements is one packed instruction where the target has one. The old values
 // of elements several threads hold would have to be broadcast from the
 // acting thread, which Kiln does not do yet: using them is an error.
 //
@@ -125,12 +126,16 @@ Value emitIfValue(ConversionPatternRewriter &rewriter, Location loc, Value cond,
 
 /// Lowers one atomic op: `act(i)` performs the atomic of canonical register
 /// i (at the rewriter's insertion point) and returns the old value.
+/// With `pairFn`, pairs of adjacent canonical registers (2i, 2i+1) are
+/// performed together: `pairFn(2i)` returns their old values as a
+/// 2-element vector.
 LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
                           ArrayRef<Value> masks, Type regTy,
                           ConversionPatternRewriter &rewriter,
                           const LoweringContext &ctx,
                           function_ref<Value(unsigned)> act,
-                          Type structTy) {
+                          Type structTy,
+                          function_ref<Value(unsigned)> pairFn = {}) {
   if (!inControlFlowGraph(op))
     return op->emitOpError()
            << "is lowered with branches, so it must be in a function's "
@@ -172,6 +177,18 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
     if (!masks.empty())
       pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, masks[r])
                   : masks[r];
+    if (pairFn && r % 2 == 0 && r + 1 < own->canonical.size() &&
+        own->canonical[r + 1] == r + 1) {
+      Type pairTy = VectorType::get({2}, regTy);
+      Value pair = pred ? emitIfValue(rewriter, loc, pred, pairTy,
+                                      [&] { return pairFn(r); })
+                        : pairFn(r);
+      for (unsigned i = 0; i < 2; ++i)
+        out[r + i] = LLVM::ExtractElementOp::create(rewriter, loc, pair,
+                                                    i32Const(rewriter, loc, i));
+      ++r;
+      continue;
+    }
     out[r] = pred ? emitIfValue(rewriter, loc, pred, regTy,
                                 [&] { return act(r); })
                   : act(r);
@@ -210,6 +227,26 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
                      .Default(LLVM::AtomicBinOp::xchg);
     std::string scope = ctx.target.atomicSyncScope(op.getScope());
     unsigned align = getElementBytes(type.getElementType());
+    // A 16-bit float add of two elements adjacent in memory and in the
+    // thread's registers (4-byte aligned, one mask: the vector width the
+    // loads would use) is one packed instruction where the target has it.
+    function_ref<Value(unsigned)> pairFn;
+    auto pair = [&](unsigned r) -> Value {
+      auto pairTy = VectorType::get({2}, regTy);
+      Value v = LLVM::UndefOp::create(rewriter, loc, pairTy);
+      for (unsigned i = 0; i < 2; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, vals[r + i],
+                                          i32Const(rewriter, loc, i));
+      fenceBefore(rewriter, loc, op.getSem(), scope);
+      Value old = ctx.target.packedAtomicFAdd(rewriter, loc, ptrs[r], v,
+                                              op.getScope());
+      fenceAfter(rewriter, loc, op.getSem(), scope);
+      return old;
+    };
+    if (binOp == LLVM::AtomicBinOp::fadd &&
+        ctx.target.hasPackedAtomicFAdd(type.getElementType()) &&
+        getGlobalVectorWidth(op.getPtr(), op.getMask(), ctx) >= 2)
+      pairFn = pair;
     return lowerAtomic(
         op, type, op.getResult(), masks, regTy, rewriter, ctx,
         [&](unsigned r) -> Value {
@@ -220,7 +257,7 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
           fenceAfter(rewriter, loc, op.getSem(), scope);
           return old;
         },
-        getTypeConverter()->convertType(op.getType()));
+        getTypeConverter()->convertType(op.getType()), pairFn);
   }
 
   const LoweringContext &ctx;

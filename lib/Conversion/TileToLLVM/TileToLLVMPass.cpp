@@ -127,6 +127,11 @@ void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
       axisInfo.get(copy.getPtr());
       if (copy.getMask())
         axisInfo.get(copy.getMask());
+    } else if (auto rmw = dyn_cast<AtomicRMWOp>(op)) {
+      // Packed 16-bit float adds ask the pointers' vector width.
+      axisInfo.get(rmw.getPtr());
+      if (rmw.getMask())
+        axisInfo.get(rmw.getMask());
     } else if (isa<AsyncCopyOpInterface, CountedMemoryOpInterface>(op)) {
       // Vendor copies, loads and stores (buffer ops): their addresses,
       // offsets and masks.

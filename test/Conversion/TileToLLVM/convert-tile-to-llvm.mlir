@@ -1,6 +1,6 @@
 // REQUIRES: nvidia
-// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s --check-prefixes=CHECK,NV
-// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_80" | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s --check-prefixes=CHECK,NV,SM90
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_80" | FileCheck %s --check-prefixes=CHECK,NV,SM80
 
 // NVIDIA lowering of the tile dialect. The AMD twin of this file, with
 // 64-lane layouts, is convert-tile-to-llvm-amd.mlir.
@@ -384,6 +384,32 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %o = tile.atomic_rmw "add", %p, %v {sem = "acq_rel", scope = "gpu"} : tensor<32x!tile.ptr<i32>, #l>
     %c = tile.atomic_cas %q, %w, %w {sem = "relaxed", scope = "cta"} : tensor<128x!tile.ptr<i32>, #l>
     return %c : tensor<128xi32, #l>
+  }
+}
+
+// -----
+
+// 16-bit float adds of two adjacent elements a thread (pointers from a
+// 16-byte aligned base plus an arange): one packed atom.add.noftz.f16x2
+// (sm_60+) / .bf16x2 (sm_90+) per pair; bf16 on sm_80 adds one at a time.
+// CHECK-LABEL: llvm.func @packed_fadd(
+// CHECK: llvm.inline_asm has_side_effects "atom.relaxed.gpu.global.add.noftz.f16x2 $0, [$1], $2;", "=r,l,r"
+// CHECK-NOT: atomicrmw fadd {{.*}} : !llvm.ptr<1>, f16
+// SM90: llvm.inline_asm has_side_effects "atom.relaxed.cta.global.add.noftz.bf16x2 $0, [$1], $2;", "=r,l,r"
+// SM80-COUNT-2: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("block") monotonic {{.*}} bf16
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @packed_fadd(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %v: tensor<256xf16, #l>,
+                         %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: tensor<256xbf16, #l>) {
+    %offs = tile.arange 0, 256 : tensor<256xi32, #l>
+    %pa = tile.splat %a : tensor<256x!tile.ptr<f16>, #l>
+    %qa = tile.addptr %pa, %offs : tensor<256x!tile.ptr<f16>, #l>, tensor<256xi32, #l>
+    %o = tile.atomic_rmw "fadd", %qa, %v {sem = "relaxed", scope = "gpu"} : tensor<256x!tile.ptr<f16>, #l>
+    %pb = tile.splat %b : tensor<256x!tile.ptr<bf16>, #l>
+    %qb = tile.addptr %pb, %offs : tensor<256x!tile.ptr<bf16>, #l>, tensor<256xi32, #l>
+    %ob = tile.atomic_rmw "fadd", %qb, %w {sem = "relaxed", scope = "cta"} : tensor<256x!tile.ptr<bf16>, #l>
+    return
   }
 }
 

@@ -95,6 +95,16 @@ public:
   virtual std::string atomicSyncScope(llvm::StringRef scope) const {
     return "";
   }
+  /// Whether a relaxed float add of two adjacent `elemTy` elements (16-bit
+  /// floats) is one instruction here (packedAtomicFAdd).
+  virtual bool hasPackedAtomicFAdd(mlir::Type elemTy) const { return false; }
+  /// The relaxed atomic add of the 2-element vector `value` to global `ptr`
+  /// (4-byte aligned) at Gluon's `scope`; returns the old vector. Called
+  /// only where hasPackedAtomicFAdd holds. The default is LLVM's vector
+  /// atomicrmw fadd.
+  virtual mlir::Value packedAtomicFAdd(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value ptr, mlir::Value value,
+                                       llvm::StringRef scope) const;
   /// Loads a `vecTy` vector (memory-typed elements) from global `ptr`,
   /// `alignment` bytes aligned. With `pred`, only where it is true; `other`
   /// (a `vecTy` value) is the result where it is false. The default is

@@ -116,6 +116,14 @@ public:
     return scope == "gpu" ? "agent" : scope == "cta" ? "workgroup" : "";
   }
 
+  // global_atomic_pk_add_f16 / _bf16 (CDNA3 and later), from LLVM's vector
+  // atomicrmw fadd (the default packedAtomicFAdd).
+  bool hasPackedAtomicFAdd(Type elemTy) const override {
+    return (elemTy.isF16() || elemTy.isBF16()) &&
+           (getDesc().chip.starts_with("gfx94") ||
+            getDesc().chip.starts_with("gfx95"));
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();

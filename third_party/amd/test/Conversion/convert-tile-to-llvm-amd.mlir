@@ -285,3 +285,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// 16-bit float adds of two adjacent elements a lane: one vector atomicrmw
+// fadd per pair (global_atomic_pk_add_f16 / _bf16 on CDNA3 and CDNA4).
+// CHECK-LABEL: llvm.func @packed_fadd(
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") monotonic {{.*}} vector<2xf16>
+// CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") monotonic {{.*}} vector<2xbf16>
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @packed_fadd(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %v: tensor<512xf16, #l>,
+                         %b: !tile.ptr<bf16> {tile.divisibility = 16 : i32}, %w: tensor<512xbf16, #l>) {
+    %offs = tile.arange 0, 512 : tensor<512xi32, #l>
+    %pa = tile.splat %a : tensor<512x!tile.ptr<f16>, #l>
+    %qa = tile.addptr %pa, %offs : tensor<512x!tile.ptr<f16>, #l>, tensor<512xi32, #l>
+    %o = tile.atomic_rmw "fadd", %qa, %v {sem = "relaxed", scope = "gpu"} : tensor<512x!tile.ptr<f16>, #l>
+    %pb = tile.splat %b : tensor<512x!tile.ptr<bf16>, #l>
+    %qb = tile.addptr %pb, %offs : tensor<512x!tile.ptr<bf16>, #l>, tensor<512xi32, #l>
+    %ob = tile.atomic_rmw "fadd", %qb, %w {sem = "relaxed", scope = "gpu"} : tensor<512x!tile.ptr<bf16>, #l>
+    return
+  }
+}

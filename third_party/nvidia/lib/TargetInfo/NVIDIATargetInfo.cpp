@@ -135,6 +135,32 @@ public:
     return scope == "gpu" ? "device" : scope == "cta" ? "block" : "";
   }
 
+  // atom.add.noftz.f16x2 (sm_60+) and .bf16x2 (sm_90+): LLVM expands a
+  // vector atomicrmw fadd into a compare-and-swap loop here, so the
+  // instruction is written out.
+  bool hasPackedAtomicFAdd(Type elemTy) const override {
+    return elemTy.isF16() ? getDesc().arch >= 60
+                          : elemTy.isBF16() && getDesc().arch >= 90;
+  }
+  Value packedAtomicFAdd(OpBuilder &b, Location loc, Value ptr, Value value,
+                         StringRef scope) const override {
+    auto vecTy = cast<VectorType>(value.getType());
+    StringRef type = vecTy.getElementType().isF16() ? "f16x2" : "bf16x2";
+    StringRef ptxScope = scope == "cta" ? "cta" : scope == "sys" ? "sys" : "gpu";
+    Type i32 = b.getI32Type();
+    Value bits = LLVM::BitcastOp::create(b, loc, i32, value);
+    std::string text = ("atom.relaxed." + ptxScope + ".global.add.noftz." +
+                        type + " $0, [$1], $2;")
+                           .str();
+    Value old = LLVM::InlineAsmOp::create(
+                    b, loc, i32, ValueRange{ptr, bits}, text, "=r,l,r",
+                    /*has_side_effects=*/true, /*is_align_stack=*/false,
+                    LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                    ArrayAttr())
+                    .getResult(0);
+    return LLVM::BitcastOp::create(b, loc, vecTy, old);
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();
