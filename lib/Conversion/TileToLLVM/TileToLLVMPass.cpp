@@ -112,6 +112,27 @@ int64_t declareSharedMemory(ModuleOp module) {
   return shared;
 }
 
+/// scf-to-cf carries a loop's `llvm.loop_annotation` (set by
+/// tile-insert-wait-counts: no unrolling where instruction counts assume it)
+/// onto its back-edge branch as a discardable attribute; LLVM translation
+/// reads the branch's own loop_annotation.
+void adoptLoopAnnotations(ModuleOp module) {
+  constexpr StringLiteral kName = "llvm.loop_annotation";
+  module.walk([&](Operation *op) {
+    auto annotation =
+        dyn_cast_or_null<LLVM::LoopAnnotationAttr>(op->getDiscardableAttr(kName));
+    if (!annotation)
+      return;
+    if (auto br = dyn_cast<LLVM::BrOp>(op))
+      br.setLoopAnnotationAttr(annotation);
+    else if (auto condBr = dyn_cast<LLVM::CondBrOp>(op))
+      condBr.setLoopAnnotationAttr(annotation);
+    else
+      return;
+    op->removeDiscardableAttr(kName);
+  });
+}
+
 /// The axis analysis reads the tile IR, so it runs before the IR changes.
 void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
   module.walk([&](Operation *op) {
@@ -322,6 +343,7 @@ struct ConvertTileToLLVMPass
         failed(targetInfo->checkBeforeLowering(module, lctx)) ||
         failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
+    adoptLoopAnnotations(module);
     markKernels(module, *targetInfo, *totalWarps * desc.warpSize);
     // The maxnreg launch option caps every kernel's registers (a cap never
     // raises one warp specialization already set).

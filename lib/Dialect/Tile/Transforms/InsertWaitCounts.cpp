@@ -15,13 +15,16 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Analysis/AddressForm.h"
 #include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Analysis/VectorWidth.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Target/Targets.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -245,9 +248,17 @@ Value pointerRoot(Value v) {
 /// the loop. Such an op counts only its whole 16-byte chunks: a merged
 /// instruction moves at most 16 bytes a lane, so the ops together still issue
 /// at least the sum of those.
-llvm::DenseSet<Operation *> findMergeable(Operation *root) {
+struct Mergeable {
+  llvm::DenseSet<Operation *> ops;
+  /// Stores whose accesses LLVM can merge with no other (AddressForm): the
+  /// instructions each issues, as the lowering issues them.
+  llvm::DenseMap<Operation *, unsigned> exact;
+};
+
+Mergeable findMergeable(Operation *root, const TargetDesc *option) {
   using Key = std::tuple<unsigned, OperationName, Value>;
   llvm::DenseMap<Key, unsigned> perBase;
+  llvm::DenseMap<Key, SmallVector<Operation *>> groups;
   llvm::DenseMap<std::pair<unsigned, OperationName>, unsigned> perKind;
   SmallVector<std::tuple<Operation *, unsigned, Value>> ops;
   unsigned stretch = 0;
@@ -265,23 +276,56 @@ llvm::DenseSet<Operation *> findMergeable(Operation *root) {
       ops.push_back({&op, stretch, base});
       ++perBase[{stretch, op.getName(), base}];
       ++perKind[{stretch, op.getName()}];
+      groups[{stretch, op.getName(), base}].push_back(&op);
     }
   });
-  llvm::DenseSet<Operation *> mergeable;
+  auto unrolled = [](Operation *op) {
+    auto loop = op->getParentOfType<LoopLikeOpInterface>();
+    return loop && !loop->hasAttr("llvm.loop_annotation");
+  };
+  Mergeable result;
+  // The stores of one argument in one stretch whose addresses show that
+  // LLVM can merge none of their accesses count as the lowering issues them.
+  AxisInfoAnalysis axis;
+  for (auto &[key, group] : groups) {
+    auto [at, name, base] = key;
+    if (!base || perBase.lookup({at, name, Value()}) > 0 ||
+        !llvm::all_of(group, [&](Operation *op) {
+          return isa<StoreOp>(op) && !unrolled(op);
+        }))
+      continue;
+    const TargetDesc *target = option ? option : getEnclosingTarget(group[0]);
+    if (!target)
+      continue;
+    SmallVector<Value> ptrs;
+    SmallVector<unsigned> vecs;
+    for (Operation *op : group) {
+      auto store = cast<StoreOp>(op);
+      ptrs.push_back(store.getPtr());
+      vecs.push_back(getPointerVectorWidth(store.getPtr(), store.getMask(),
+                                           axis, target->maxVectorBytes));
+    }
+    if (std::optional<SmallVector<unsigned>> counts =
+            countUnmergeableAccesses(ptrs, vecs, target->warpSize))
+      for (auto [op, n] : llvm::zip(group, *counts))
+        result.exact[op] = n;
+  }
   for (auto [op, at, base] : ops) {
+    if (result.exact.contains(op))
+      continue;
     bool untraced = perBase.lookup({at, op->getName(), Value()}) > 0;
     bool alone = base ? perBase.lookup({at, op->getName(), base}) == 1 && !untraced
                       : perKind.lookup({at, op->getName()}) == 1;
-    if (!alone || op->getParentOfType<LoopLikeOpInterface>())
-      mergeable.insert(op);
+    if (!alone || unrolled(op))
+      result.ops.insert(op);
   }
-  return mergeable;
+  return result;
 }
 
 class InstructionCounter {
 public:
   InstructionCounter(const TargetDesc *target, unsigned need,
-                     const llvm::DenseSet<Operation *> &mergeable)
+                     const Mergeable &mergeable)
       : target(target), need(need), mergeable(mergeable) {}
 
   int64_t countBefore(Operation *wait) {
@@ -315,7 +359,12 @@ private:
         w = getAsyncCopyInstructions(copy, target);
       else if (auto mem = dyn_cast<CountedMemoryOpInterface>(op)) {
         w = mem.getMinIssuedInstructions();
-        if (w && mergeable.contains(op))
+        if (auto it = mergeable.exact.find(op);
+            w && it != mergeable.exact.end()) {
+          it = weights.try_emplace(op, it->second).first;
+          return it->second;
+        }
+        if (w && mergeable.ops.contains(op))
           w = getVectorMemoryBytes(mem.getCountedType()) / 16;
         // Elements whose addresses the axis analysis finds equal: LLVM may
         // keep only the last store to each address.
@@ -395,7 +444,7 @@ private:
 
   const TargetDesc *target;
   unsigned need;
-  const llvm::DenseSet<Operation *> &mergeable;
+  const Mergeable &mergeable;
   AxisInfoAnalysis axis;
   int64_t finished = kInf;
   DenseMap<Operation *, unsigned> weights;
@@ -405,13 +454,37 @@ struct InsertWaitCounts
     : kiln::tile::impl::TileInsertWaitCountsPassBase<InsertWaitCounts> {
   using Base::Base;
 
+  /// Loops of functions whose waits count instructions are not unrolled
+  /// (llvm.loop_annotation, carried to the back edge by the lowering): the
+  /// count of an op in a loop then holds for each iteration, with no copy of
+  /// it from the next iteration for LLVM to merge it with.
+  void disableUnrolling(const TargetDesc *option) {
+    auto ctx = &getContext();
+    auto unroll = LLVM::LoopUnrollAttr::get(ctx, BoolAttr::get(ctx, true), {},
+                                            {}, {}, {}, {}, {});
+    auto annotation = LLVM::LoopAnnotationAttr::get(
+        ctx, {}, {}, {}, unroll, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {});
+    getOperation().walk([&](FunctionOpInterface fn) {
+      bool counts = false;
+      fn.walk([&](AsyncWaitOp wait) {
+        const TargetDesc *t = option ? option : getEnclosingTarget(wait);
+        counts |= t && t->asyncWaitCountsInstructions;
+      });
+      if (counts)
+        fn.walk([&](scf::ForOp loop) {
+          loop->setAttr("llvm.loop_annotation", annotation);
+        });
+    });
+  }
+
   void runOnOperation() override {
     countGroups();
     // Targets whose waits count instructions: every wait with a group count
     // gets its instruction count too. (An unknown target name is the
     // allocation pass's error to report.)
     const TargetDesc *option = target.empty() ? nullptr : lookupTarget(target);
-    llvm::DenseSet<Operation *> mergeable = findMergeable(getOperation());
+    disableUnrolling(option);
+    Mergeable mergeable = findMergeable(getOperation(), option);
     getOperation().walk([&](AsyncWaitOp wait) {
       const TargetDesc *target = option ? option : getEnclosingTarget(wait);
       if (!target || !target->asyncWaitCountsInstructions || !wait.getNum() ||

@@ -160,6 +160,45 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
     %w = tile.async_wait tokens %g0
     return
   }
+
+  // Stores whose addresses show LLVM cannot merge them count as issued:
+  // 1024 floats from base + i (4 a thread, 1 KiB apart: 4 instructions), the
+  // same at base + 4096 + i, and at base + 8 n + i (a distance in the
+  // argument n: LLVM cannot prove it constant): 12. Moved 1 float (4 bytes)
+  // instead, the second store's accesses are adjacent to the first's: all
+  // three (one argument) count only their 16-byte chunks (1 each).
+  // CHECK-LABEL: func.func @distinct_addresses
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 12 : i32, num = 0 : i32}
+  // CHECK: tile.async_wait tokens %{{.*}} {instructions = 3 : i32, num = 0 : i32}
+  func.func @distinct_addresses(%p1: !p1, %a: !m1, %base: !tile.ptr<f32>, %n: i32,
+                                %v: tensor<1024xf32, #l>) {
+    %i = tile.arange 0, 1024 : tensor<1024xi32, #l>
+    %s = tile.splat %base : tensor<1024x!tile.ptr<f32>, #l>
+    %x = tile.addptr %s, %i : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %far = arith.constant dense<4096> : tensor<1024xi32, #l>
+    %y = tile.addptr %x, %far : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %c8 = arith.constant 8 : i32
+    %n8 = arith.muli %n, %c8 : i32
+    %sn = tile.splat %n8 : tensor<1024xi32, #l>
+    %z = tile.addptr %x, %sn : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %c0 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g0 = tile.async_commit_group tokens %c0
+    tile.store %x, %v : tensor<1024x!tile.ptr<f32>, #l>
+    tile.store %y, %v : tensor<1024x!tile.ptr<f32>, #l>
+    tile.store %z, %v : tensor<1024x!tile.ptr<f32>, #l>
+    %w0 = tile.async_wait tokens %g0
+    %one = arith.constant dense<1> : tensor<1024xi32, #l>
+    %x1 = tile.addptr %s, %i : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %y1 = tile.addptr %x1, %one : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %z1 = tile.addptr %x1, %sn : tensor<1024x!tile.ptr<f32>, #l>, tensor<1024xi32, #l>
+    %c1 = tile.async_copy_global_to_local %p1, %a : !p1 -> !m1
+    %g1 = tile.async_commit_group tokens %c1
+    tile.store %x1, %v : tensor<1024x!tile.ptr<f32>, #l>
+    tile.store %y1, %v : tensor<1024x!tile.ptr<f32>, #l>
+    tile.store %z1, %v : tensor<1024x!tile.ptr<f32>, #l>
+    %w1 = tile.async_wait tokens %g1
+    return
+  }
 }
 
 // -----
@@ -258,8 +297,11 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
   // iteration only the prologue's second group (4) follows the awaited one;
   // later, that group plus the previous iteration's stores (8). The minimum
   // over paths is 4.
+  // Loops where waits count instructions are not unrolled (LLVM could merge
+  // an op with its copy from the next iteration).
   // CHECK-LABEL: func.func @ring3_with_stores
   // CHECK: tile.async_wait {instructions = 4 : i32, num = 1 : i32}
+  // CHECK: } {llvm.loop_annotation = #[[NOUNROLL:.*]]}
   // ORACLE: oracle: holds on 4 executions, instruction slack 0
   func.func @ring3_with_stores(%x: !tile.ptr<f32>, %o: tensor<1024xi32, #l>, %v: tensor<1024xf32, #l>, %n: index) {
     %ring = tile.local_alloc : () -> !tile.memdesc<3x1024xf32, #sh, mutable>

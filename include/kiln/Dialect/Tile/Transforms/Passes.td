@@ -146,11 +146,14 @@ def TileInsertWaitCountsPass : Pass<"tile-insert-wait-counts", "mlir::ModuleOp">
     every wait also gets `instructions`: the fewest copy instructions
     issued after the awaited group on any path (loops walked 0 to count+1
     times, both branches), with each copy's instructions from the layouts.
+    The loops of such functions get `llvm.loop_annotation` (no unrolling),
+    so an op's count holds per iteration.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Target whose wait counting applies (default: tile.target)">,
   ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
 def TileInsertBarriersPass : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
