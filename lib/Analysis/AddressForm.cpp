@@ -84,6 +84,22 @@ SmallVector<Value> Poly::atoms() const {
   return out;
 }
 
+void Poly::print(llvm::raw_ostream &os,
+                 llvm::function_ref<std::string(Value)> name) const {
+  if (terms.empty()) {
+    os << "0";
+    return;
+  }
+  llvm::interleave(
+      terms, os,
+      [&](const auto &term) {
+        os << term.second;
+        for (void *a : term.first)
+          os << "*" << name(Value::getFromOpaquePointer(a));
+      },
+      " + ");
+}
+
 //===----------------------------------------------------------------------===//
 // Forms
 //===----------------------------------------------------------------------===//

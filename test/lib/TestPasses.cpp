@@ -4,6 +4,7 @@
 
 void kiln::registerTestPasses() {
   registerTestAxisInfoPass();
+  registerTestAddressFormPass();
   registerTestIntRangesPass();
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();

@@ -11,6 +11,9 @@ namespace kiln {
 /// `test-print-axis-info`: every integer and pointer value's claims as
 /// remarks (for lit and the soundness test).
 void registerTestAxisInfoPass();
+/// `test-print-address-form`: every pointer value's address form as
+/// remarks (for the address-form soundness test).
+void registerTestAddressFormPass();
 /// `test-print-int-ranges`: every integer value's signed range as remarks
 /// (for lit and the range soundness test).
 void registerTestIntRangesPass();

@@ -18,7 +18,9 @@
 #define KILN_ANALYSIS_ADDRESSFORM_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 #include <optional>
@@ -44,6 +46,9 @@ public:
   int64_t constantTerm() const;
   /// Every atom, in any monomial.
   llvm::SmallVector<mlir::Value> atoms() const;
+  /// "c + k1*a*b + ..." with atoms named by `name` ("0" when empty).
+  void print(llvm::raw_ostream &os,
+             llvm::function_ref<std::string(mlir::Value)> name) const;
 
 private:
   void add(const Monomial &m, int64_t c);
