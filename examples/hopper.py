@@ -96,6 +96,10 @@ def gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
         # At most this step's wgmma stays in flight: the one of step i-1 has finished reading
         # its slot, (i-1) % STAGES == (i+STAGES-1) % STAGES, which now takes step i+STAGES-1.
         acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+        if num_warps > 4:
+            # Each warpgroup's wait retires only its own wgmma: every warp passes its
+            # wait before the slot is refilled (tile-check-async-safety says so).
+            gl.thread_barrier()
         nxt = i + STAGES - 1
         live = nxt < num_k
         ns = nxt % STAGES
@@ -175,6 +179,10 @@ def persistent_gemm_kernel(a_desc, b_desc, c_desc, M, N, K,
             # The wgmma of step-1 has finished reading its slot, which now takes k-step
             # i+STAGES-1 of this tile (as in gemm_kernel).
             acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+            if num_warps > 4:
+                # Each warpgroup's wait retires only its own wgmma: every warp passes its
+                # wait before the slot is refilled (tile-check-async-safety says so).
+                gl.thread_barrier()
             nxt = i + STAGES - 1
             live = nxt < num_k
             ns = (count + nxt) % STAGES

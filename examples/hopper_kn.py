@@ -70,6 +70,10 @@ def matmul_kn_kernel(a_desc, b_desc, c_desc, M, N, K,
         mbarrier.wait(bars.index(slot), (i // STAGES) & 1)
         acc = warpgroup_mma(a_bufs.index(slot), b_bufs.index(slot), acc, is_async=True)
         acc = warpgroup_mma_wait(num_outstanding=1, deps=(acc,))
+        if num_warps > 4:
+            # Each warpgroup's wait retires only its own wgmma: every warp passes its
+            # wait before the slot is refilled (tile-check-async-safety says so).
+            gl.thread_barrier()
         nxt = i + STAGES - 1
         live = nxt < num_k
         ns = nxt % STAGES

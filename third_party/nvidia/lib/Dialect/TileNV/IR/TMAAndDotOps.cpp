@@ -93,6 +93,8 @@ SmallVector<Value> WarpGroupDotOp::getAsyncReadBuffers() {
 }
 StringRef WarpGroupDotOp::getAsyncReadCounter() { return "wgmma"; }
 bool WarpGroupDotOp::isAsyncReadInFlight() { return getIsAsync(); }
+// A warpgroup (4 warps) issues a wgmma and its wait retires only its own.
+unsigned WarpGroupDotOp::getAsyncReadGroupWarps() { return 4; }
 StringRef WarpGroupDotWaitOp::getAsyncReadCounter() { return "wgmma"; }
 unsigned WarpGroupDotWaitOp::getMaxPendingGroups() { return getPendings(); }
 

@@ -72,9 +72,9 @@ void keepInFlight(scf::ForOp loop, int numWarps) {
   yield.setOperand(index, wait.getResult(0));
   // The wait retires only this warpgroup's wgmma of the last iteration;
   // another warpgroup's may still read the slot this iteration's copies
-  // refill until every thread has passed a barrier after its wait. (Neither
-  // tile-insert-barriers nor tile-check-async-safety model a wgmma read
-  // retired by one warpgroup and written by another yet.)
+  // refill until every thread has passed a barrier after its wait
+  // (tile-check-async-safety checks it: getAsyncReadGroupWarps;
+  // tile-insert-barriers does not add it).
   if (numWarps > 4)
     BarrierOp::create(b, dot.getLoc());
   Value result = loop.getResult(index);
