@@ -318,6 +318,15 @@ template <typename Op> struct LayoutMoveConversion : public TileOpConversion<Op>
                 "tile-allocate-shared-memory first";
     SmallVector<Value> regs = unpackStruct(rewriter, loc, adaptor.getSrc());
     Type regTy = this->convert(op.getType().getElementType());
+    if (isa<ConvertLayoutOp>(op.getOperation()))
+      if (FailureOr<SmallVector<Value>> out = moveThroughSwizzledScratch(
+              rewriter, loc, op, regs,
+              cast<RankedTensorType>(op.getSrc().getType()), op.getType(),
+              regTy, this->ctx);
+          succeeded(out)) {
+        rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, *out));
+        return success();
+      }
     SmallVector<Value> out = moveThroughShared(rewriter, loc, op, regs, srcLL,
                                                dstLL, regTy, this->ctx);
     rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));

@@ -34,10 +34,18 @@ FailureOr<SharedAddresses> kiln::emitSharedAddresses(
     OpBuilder &b, Location loc, Value base, RankedTensorType tensorType,
     Value view, Type memTy, unsigned maxVectorBytes,
     const LoweringContext &ctx) {
-  auto memdesc = cast<MemDescType>(view.getType());
-  int64_t xorOffset = getSharedXorOffset(view);
+  return emitSharedAddressesFor(
+      b, loc, base, tensorType, cast<MemDescType>(view.getType()),
+      getSharedXorOffset(view), getSharedBaseAlignment(view), memTy,
+      maxVectorBytes, ctx);
+}
+
+FailureOr<SharedAddresses> kiln::emitSharedAddressesFor(
+    OpBuilder &b, Location loc, Value base, RankedTensorType tensorType,
+    MemDescType memdesc, int64_t xorOffset, unsigned alignment, Type memTy,
+    unsigned maxVectorBytes, const LoweringContext &ctx) {
   FailureOr<SharedAccessPlan> plan =
-      planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
+      planSharedAccess(tensorType, memdesc, alignment,
                        std::max(maxVectorBytes, 1u), xorOffset);
   if (failed(plan))
     return failure();

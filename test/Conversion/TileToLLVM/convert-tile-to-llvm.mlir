@@ -197,14 +197,18 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // A conversion that moves data between threads goes through shared memory:
 // barrier, store, barrier, load. The scratch buffer is the module's external
-// addrspace(3) array @global_smem.
+// addrspace(3) array @global_smem, laid out with the swizzle whose accesses
+// (vectors of up to 16 bytes) and bank conflicts are fewest: a thread's 4
+// consecutive floats go in one 16-byte store, and come back one float per
+// load.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tile.shared = 2048 : i32
 // CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @cvt_shared(
 // CHECK: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
-// NV-NEXT: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// NV: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// CHECK-NOT: llvm.store
 // NV: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // NV-NOT: nvvm.barrier0

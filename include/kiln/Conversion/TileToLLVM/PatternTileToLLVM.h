@@ -232,6 +232,16 @@ emitSharedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                     mlir::RankedTensorType tensorType, mlir::Value view,
                     mlir::Type memType, unsigned maxVectorBytes,
                     const LoweringContext &ctx);
+/// The same for a buffer of type `memdesc` at `base`, its elements at their
+/// layout's offsets XOR `xorOffset`, its first element `alignment` bytes
+/// aligned (a scratch buffer, which has no memdesc value).
+mlir::FailureOr<SharedAddresses>
+emitSharedAddressesFor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                       mlir::RankedTensorType tensorType,
+                       kiln::tile::MemDescType memdesc,
+                       int64_t xorOffset, unsigned alignment,
+                       mlir::Type memType, unsigned maxVectorBytes,
+                       const LoweringContext &ctx);
 
 /// The value of lane `srcLane` (runtime) for any scalar of up to 64 bits.
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
@@ -248,6 +258,17 @@ moveThroughShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                   llvm::ArrayRef<mlir::Value> srcRegs,
                   const LinearLayout &srcLayout, const LinearLayout &dstLayout,
                   mlir::Type regType, const LoweringContext &ctx);
+/// The same through the op's whole scratch laid out with the swizzle that
+/// makes both sides' accesses fewest (vectors, bank conflicts); fails, with
+/// nothing emitted, where the tile takes several rounds or no layout fits
+/// (ConvertLayoutScratch.cpp).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+moveThroughSwizzledScratch(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Operation *op,
+                           llvm::ArrayRef<mlir::Value> regs,
+                           mlir::RankedTensorType srcType,
+                           mlir::RankedTensorType dstType, mlir::Type regType,
+                           const LoweringContext &ctx);
 
 /// Register index of each register-only coordinate of `layout` (the lowest
 /// index where several registers hold one element).
