@@ -153,6 +153,20 @@ struct Pending {
   int groupsAfter = -1;
 };
 
+/// An asynchronous read issued by a group of warps (a wgmma: its
+/// warpgroup) with `groupsAfter` groups of its counter issued after it.
+/// Its group's wait retires it for that group only; from the wait on it is
+/// a read by any thread until a barrier.
+struct GroupRead {
+  Access access;
+  StringRef counter;
+  int groupsAfter = 0;
+  bool operator==(const GroupRead &o) const {
+    return access == o.access && counter == o.counter &&
+           groupsAfter == o.groupsAfter;
+  }
+};
+
 /// An asynchronous write that lands when a wait on `barrier` returns.
 struct OnBarrier {
   Access access, barrier;
@@ -165,8 +179,11 @@ struct State {
   SmallVector<Access> reads, writes;
   SmallVector<Pending> pending;
   SmallVector<OnBarrier, 2> onBarrier;
+  SmallVector<GroupRead, 2> groupReads;
 
   void forEachSlot(function_ref<void(RingSlot &)> fn) {
+    for (GroupRead &r : groupReads)
+      fn(r.access.slot);
     for (Access &a : reads)
       fn(a.slot);
     for (Access &a : writes)
@@ -208,6 +225,15 @@ struct State {
     for (const OnBarrier &p : o.onBarrier)
       if (!llvm::is_contained(onBarrier, p))
         onBarrier.push_back(p);
+    for (const GroupRead &r : o.groupReads) {
+      auto it = llvm::find_if(groupReads, [&](const GroupRead &q) {
+        return q.access == r.access && q.counter == r.counter;
+      });
+      if (it == groupReads.end())
+        groupReads.push_back(r);
+      else
+        it->groupsAfter = std::min(it->groupsAfter, r.groupsAfter);
+    }
   }
   bool operator==(const State &o) const {
     auto sameSet = [](ArrayRef<Access> a, ArrayRef<Access> b) {
@@ -221,6 +247,10 @@ struct State {
         onBarrier.size() != o.onBarrier.size() ||
         !llvm::all_of(onBarrier, [&](const OnBarrier &p) {
           return llvm::is_contained(o.onBarrier, p);
+        }) ||
+        groupReads.size() != o.groupReads.size() ||
+        !llvm::all_of(groupReads, [&](const GroupRead &r) {
+          return llvm::is_contained(o.groupReads, r);
         }))
       return false;
     return llvm::all_of(pending, [&](const Pending &p) {
@@ -308,8 +338,8 @@ public:
   /// What the final run over each op does: insert barriers, or mark loads
   /// that no in-flight copy can write (the dataflow is the same).
   enum class Mode { InsertBarriers, AnnotateLoads };
-  BarrierInserter(Mode mode, bool waitOrdersWarp)
-      : mode(mode), waitOrdersWarp(waitOrdersWarp) {}
+  BarrierInserter(Mode mode, bool waitOrdersWarp, int numWarps)
+      : mode(mode), waitOrdersWarp(waitOrdersWarp), numWarps(numWarps) {}
 
   /// Runs `block` from `state`; inserts barriers when `insert`.
   void runBlock(Block &block, State &state, bool insert) {
@@ -353,6 +383,37 @@ private:
     if (isa<BarrierOp>(op)) {
       barrier(nullptr, state, false);
       return;
+    }
+    // A read issued by a group of fewer warps than run here (a wgmma with
+    // more than one warpgroup): in flight until its group's wait, then a
+    // read by any thread (the other groups may still be reading) until a
+    // barrier, so an overlapping write or copy after the waits gets one.
+    if (auto read = dyn_cast<AsyncReadOpInterface>(op)) {
+      unsigned group = read.getAsyncReadGroupWarps();
+      if (read.isAsyncReadInFlight() && group > 0 &&
+          int(group) < lookupNumWarps(op, numWarps)) {
+        StringRef counter = read.getAsyncReadCounter();
+        for (GroupRead &r : state.groupReads)
+          if (r.counter == counter)
+            r.groupsAfter = std::min(r.groupsAfter + 1, kMaxGroups);
+        for (Value v : read.getAsyncReadBuffers()) {
+          GroupRead r{viewAccess(v, op), counter, 0};
+          llvm::erase_if(state.groupReads, [&](const GroupRead &q) {
+            return q.access == r.access && q.counter == r.counter;
+          });
+          state.groupReads.push_back(r);
+        }
+      }
+    }
+    if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(op)) {
+      StringRef counter = wait.getAsyncReadCounter();
+      int left = wait.getMaxPendingGroups();
+      llvm::erase_if(state.groupReads, [&](const GroupRead &r) {
+        if (r.counter != counter || r.groupsAfter < left)
+          return false;
+        State::addUnique(state.reads, r.access);
+        return true;
+      });
     }
     if (getScratchBytes(op) > 0) {
       // The op's lowering starts with a barrier, writes its scratch, waits
@@ -609,11 +670,12 @@ private:
   /// a load more than once).
   llvm::SmallPtrSet<Operation *, 8> reportedUnknownSlots;
   bool waitOrdersWarp;
+  int numWarps;
 };
 
 void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
                  bool waitOrdersWarp) {
-  BarrierInserter inserter(mode, waitOrdersWarp);
+  BarrierInserter inserter(mode, waitOrdersWarp, getNumWarps(module));
   for (Operation &op : module.getBody()->getOperations())
     for (Region &region : op.getRegions())
       for (Block &block : region) {
