@@ -100,36 +100,11 @@ FailureOr<SmallVector<Value>> kiln::moveThroughSwizzledScratch(
     return failure();
   // The scratch may still be read by its previous user.
   ctx.target.barrier(b, loc);
-  for (auto [g, p] : llvm::enumerate(in->addrs)) {
-    if (in->vec == 1) {
-      LLVM::StoreOp::create(b, loc, toMemory(b, loc, regs[g]), p);
-      continue;
-    }
-    auto vecTy = VectorType::get({int64_t(in->vec)}, memTy);
-    Value packed = LLVM::PoisonOp::create(b, loc, vecTy);
-    for (unsigned i = 0; i < in->vec; ++i)
-      packed = LLVM::InsertElementOp::create(b, loc, packed,
-                                             regs[g * in->vec + i],
-                                             i32Const(b, loc, i));
-    LLVM::StoreOp::create(b, loc, packed, p, in->vec * elemBytes);
-  }
+  storeSharedVectors(b, loc, *in, regs, memTy, elemBytes);
   ctx.target.barrier(b, loc);
   FailureOr<SharedAddresses> out = emitSharedAddressesFor(
       b, loc, base, dstType, *memdesc, 0, 16, memTy, 16, ctx);
   if (failed(out))
     return failure();
-  SmallVector<Value> result;
-  for (Value p : out->addrs) {
-    if (out->vec == 1) {
-      result.push_back(
-          fromMemory(b, loc, LLVM::LoadOp::create(b, loc, memTy, p), regTy));
-      continue;
-    }
-    auto vecTy = VectorType::get({int64_t(out->vec)}, memTy);
-    Value packed = LLVM::LoadOp::create(b, loc, vecTy, p, out->vec * elemBytes);
-    for (unsigned i = 0; i < out->vec; ++i)
-      result.push_back(LLVM::ExtractElementOp::create(b, loc, packed,
-                                                      i32Const(b, loc, i)));
-  }
-  return result;
+  return loadSharedVectors(b, loc, *out, memTy, regTy, elemBytes);
 }

@@ -109,6 +109,49 @@ FailureOr<SharedAddresses> kiln::emitSharedAddressesFor(
   return result;
 }
 
+void kiln::storeSharedVectors(OpBuilder &b, Location loc,
+                              const SharedAddresses &access,
+                              ArrayRef<Value> regs, Type memTy,
+                              unsigned elemBytes) {
+  unsigned vec = access.vec;
+  for (auto [g, p] : llvm::enumerate(access.addrs)) {
+    if (vec == 1) {
+      LLVM::StoreOp::create(b, loc, toMemory(b, loc, regs[g]), p);
+      continue;
+    }
+    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+    Value packed = LLVM::PoisonOp::create(b, loc, vecTy);
+    for (unsigned i = 0; i < vec; ++i)
+      packed = LLVM::InsertElementOp::create(b, loc, packed, regs[g * vec + i],
+                                             i32Const(b, loc, i));
+    LLVM::StoreOp::create(b, loc, packed, p, vec * elemBytes);
+  }
+}
+
+SmallVector<Value> kiln::loadSharedVectors(
+    OpBuilder &b, Location loc, const SharedAddresses &access, Type memTy,
+    Type regTy, unsigned elemBytes, function_ref<void(LLVM::LoadOp)> mark) {
+  SmallVector<Value> regs;
+  unsigned vec = access.vec;
+  for (Value p : access.addrs) {
+    if (vec == 1) {
+      auto load = LLVM::LoadOp::create(b, loc, memTy, p);
+      if (mark)
+        mark(load);
+      regs.push_back(fromMemory(b, loc, load, regTy));
+      continue;
+    }
+    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
+    auto load = LLVM::LoadOp::create(b, loc, vecTy, p, vec * elemBytes);
+    if (mark)
+      mark(load);
+    for (unsigned i = 0; i < vec; ++i)
+      regs.push_back(
+          LLVM::ExtractElementOp::create(b, loc, load, i32Const(b, loc, i)));
+  }
+  return regs;
+}
+
 namespace {
 
 /// How a 16-bit tensor moves between registers and a buffer with the
@@ -296,21 +339,8 @@ LogicalResult storeTensor(ConversionPatternRewriter &rewriter, Location loc,
   if (failed(access))
     return op->emitOpError() << "cannot address " << memdesc << " with "
                              << tensorType;
-  unsigned vec = access->vec;
-  for (auto [g, p] : llvm::enumerate(access->addrs)) {
-    if (vec == 1) {
-      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, regs[g]), p);
-      continue;
-    }
-    auto vecTy = VectorType::get({int64_t(vec)}, memTy);
-    Value packed = LLVM::PoisonOp::create(rewriter, loc, vecTy);
-    for (unsigned i = 0; i < vec; ++i)
-      packed = LLVM::InsertElementOp::create(rewriter, loc, packed,
-                                             regs[g * vec + i],
-                                             i32Const(rewriter, loc, i));
-    LLVM::StoreOp::create(rewriter, loc, packed, p,
-                          vec * getElementBytes(memdesc.getElementType()));
-  }
+  storeSharedVectors(rewriter, loc, *access, regs, memTy,
+                     getElementBytes(memdesc.getElementType()));
   return success();
 }
 
@@ -374,29 +404,15 @@ struct LocalLoadOpConversion : TileOpConversion<LocalLoadOp> {
     if (failed(access))
       return op.emitOpError() << "cannot address " << op.getSrc().getType()
                               << " with " << type;
-    unsigned vec = access->vec;
     bool synced = TileDialect::SyncedViaWaitAttrHelper(op.getContext())
                       .isAttrPresent(op);
-    auto mark = [&](LLVM::LoadOp load) {
-      if (synced)
-        ctx.target.annotateSyncedSharedAccess(load);
-      return load;
-    };
-    for (Value p : access->addrs) {
-      if (vec == 1) {
-        regs.push_back(fromMemory(
-            rewriter, loc, mark(LLVM::LoadOp::create(rewriter, loc, memTy, p)),
-            regTy));
-        continue;
-      }
-      auto vecTy = VectorType::get({int64_t(vec)}, memTy);
-      Value packed = mark(LLVM::LoadOp::create(
-          rewriter, loc, vecTy, p,
-          vec * getElementBytes(op.getSrc().getType().getElementType())));
-      for (unsigned i = 0; i < vec; ++i)
-        regs.push_back(LLVM::ExtractElementOp::create(
-            rewriter, loc, packed, i32Const(rewriter, loc, i)));
-    }
+    regs = loadSharedVectors(
+        rewriter, loc, *access, memTy, regTy,
+        getElementBytes(op.getSrc().getType().getElementType()),
+        [&](LLVM::LoadOp load) {
+          if (synced)
+            ctx.target.annotateSyncedSharedAccess(load);
+        });
     rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
     return success();
   }

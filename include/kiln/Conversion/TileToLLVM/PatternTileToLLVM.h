@@ -243,6 +243,19 @@ emitSharedAddressesFor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                        mlir::Type memType, unsigned maxVectorBytes,
                        const LoweringContext &ctx);
 
+/// Stores `regs` (memory-typed or converted by toMemory) at `access`'s
+/// addresses, `access.vec` consecutive registers a vector of `memTy`.
+void storeSharedVectors(mlir::OpBuilder &b, mlir::Location loc,
+                        const SharedAddresses &access,
+                        llvm::ArrayRef<mlir::Value> regs, mlir::Type memTy,
+                        unsigned elemBytes);
+/// Loads the registers (of `regTy`) from `access`'s addresses; `mark` sees
+/// every load issued.
+llvm::SmallVector<mlir::Value> loadSharedVectors(
+    mlir::OpBuilder &b, mlir::Location loc, const SharedAddresses &access,
+    mlir::Type memTy, mlir::Type regTy, unsigned elemBytes,
+    llvm::function_ref<void(mlir::LLVM::LoadOp)> mark = {});
+
 /// The value of lane `srcLane` (runtime) for any scalar of up to 64 bits.
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Value srcLane, const LoweringContext &ctx);
