@@ -252,11 +252,12 @@ void kiln::tile::pipeline::assignTwoStages(
 
 int64_t kiln::tile::pipeline::clusterOf(Operation *op, bool stage0,
                                         bool copiesFirst) {
+  bool pure = op->getNumRegions() == 0 && isMemoryEffectFree(op);
   if (copiesFirst)
-    return stage0 ? 0 : 1;
+    return !stage0 ? 2 : pure ? 0 : 1;
   if (!stage0)
     return 1;
-  return op->getNumRegions() == 0 && isMemoryEffectFree(op) ? 0 : 2;
+  return pure ? 0 : 2;
 }
 
 void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {

@@ -10,13 +10,13 @@
 !p = tensor<128x!tile.ptr<f32>, #l>
 !t = tensor<128xf32, #l>
 module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
-  // A load used in registers; copies first (cluster 0), the use 2 stages later.
+  // A load used in registers; copies first (addresses cluster 0, the copy 1), the use 2 stages later (2).
   // CHECK-LABEL: func.func @stream
   // CHECK: tile.splat %{{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
   // CHECK: arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
   // CHECK: tile.addptr {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: tile.load {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: arith.addf {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
+  // CHECK: tile.load {{.*}} {tile.cluster = 1 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.addf {{.*}} {tile.cluster = 2 : i32, tile.stage = 2 : i32}
   // CHECK: } {tile.num_stages = 3 : i32}
   func.func @stream(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) -> !t {
     %c0 = arith.constant 0 : i32
@@ -40,10 +40,10 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
   // (%off) is recomputed for it.
   // CHECK-LABEL: func.func @ring
   // CHECK: %[[OFF:.*]] = arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: %[[OFF2:.*]] = arith.addi {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
-  // CHECK: tile.load {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: tile.local_alloc {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
-  // CHECK: tile.local_load {{.*}} {tile.cluster = 1 : i32, tile.stage = 3 : i32}
+  // CHECK: %[[OFF2:.*]] = arith.addi {{.*}} {tile.cluster = 2 : i32, tile.stage = 3 : i32}
+  // CHECK: tile.load {{.*}} {tile.cluster = 1 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.local_alloc {{.*}} {tile.cluster = 2 : i32, tile.stage = 3 : i32}
+  // CHECK: tile.local_load {{.*}} {tile.cluster = 2 : i32, tile.stage = 3 : i32}
   // CHECK: tile.store {{.*}}, %[[OFF2]] {{.*}}tile.stage = 3
   // CHECK: tile.addptr %{{.*}}, %{{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
   func.func @ring(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: tensor<128x!tile.ptr<i32>, #l>, %n: i32) -> !t {
