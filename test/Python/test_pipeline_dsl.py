@@ -35,10 +35,16 @@ def test_mma_v2_ring_waits_for_the_oldest_group(stages):
                      dict(BM=128, BN=128, BK=32, STAGES=stages, WARPS_M=2, WARPS_N=2),
                      target="cuda:sm_80", num_warps=4)
     ptx = k.asm["ptx"]
-    # A prologue of STAGES-1 commit groups, one in the loop; copies first, so the loop's
-    # wait leaves the STAGES-1 groups issued after the one read; all retired after the loop.
+    # A prologue of STAGES-1 commit groups, one in the loop; the loop waits first (before
+    # its copies, so one barrier both orders the refill after the last iteration's reads
+    # and publishes the landed slot), leaving the STAGES-2 groups issued after the one
+    # read; all retired after the loop.
     assert ptx.count("cp.async.commit_group") == stages
-    assert re.findall(r"cp\.async\.wait_group\s+(\d+)", ptx) == [str(stages - 1), "0"]
+    assert re.findall(r"cp\.async\.wait_group\s+(\d+)", ptx) == [str(stages - 2), "0"]
+    loop = ptx[ptx.index("$L__BB0_2:"):]
+    loop = loop[:loop.index("bra")]
+    assert loop.count("bar.sync") == 1
+    assert loop.index("cp.async.wait_group") < loop.index("bar.sync") < loop.index("cp.async.cg")
     # 16-byte copies: 4 of A and 4 of B per thread and iteration.
     assert ptx.count("cp.async.cg.shared.global") == 8 * stages
 
@@ -161,7 +167,8 @@ def test_tma_form_becomes_a_tma_ring(stages, warps, b_kn):
 def test_amd_ring_waits_exactly(target, vec, per_iteration):
     """On gfx942/gfx950 the pipeliner's masked copies go through buffer resources
     (tile-amd-pipeline-buffer-copies), so every wave issues them and the loop's wait is
-    exact: the 2 iterations issued after the awaited one stay in flight (16 dword copies
+    exact: the iteration issued after the awaited one stays in flight (the loop waits
+    before it issues its own copies) (16 dword copies
     per iteration on gfx942, 4 dwordx4 on gfx950), no vmcnt(0) in the loop; the independent
     checker (third_party/amd/tools/amdgcn_waits.py) finds no violation and slack 0. The
     offsets come from a stride argument, so only the ':range32' marker (tensors under 2 GiB,
@@ -178,7 +185,7 @@ def test_amd_ring_waits_exactly(target, vec, per_iteration):
     back = next(i for i, l in enumerate(lines) if re.match(r"\s*s_cbranch_scc1 \.LBB0_2$", l))
     start = lines.index(".LBB0_2:")
     loop = "\n".join(lines[start:back + 1])
-    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == [str(2 * per_iteration)]
+    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == [str(per_iteration)]
     assert loop.count("buffer_load_dword") == per_iteration
     (report,) = aw.check(asm)
     assert not report.violations and report.max_slack == 0

@@ -167,12 +167,21 @@ private:
         groups.push_back({group, r.firstReader});
       }
     }
+    // Copies first with the addresses in a cluster of their own (the
+    // stager's order): the waits join that cluster, so they sort before this
+    // iteration's copies. The barrier that must precede the refill (the slot
+    // was read one iteration ago) then also publishes the landed slot, and
+    // one barrier an iteration suffices instead of two (one before the
+    // copies, one after the wait).
+    bool waitsFirst = clusterLast > cluster0 && cluster0Pure < cluster0;
     for (auto [group, reader] : groups) {
       if (!reader)
         continue;
       OpBuilder b(reader);
-      create<AsyncWaitOp>(b, last, tokenType, ValueRange{group},
-                          IntegerAttr(), IntegerAttr());
+      auto wait = create<AsyncWaitOp>(b, last, tokenType, ValueRange{group},
+                                      IntegerAttr(), IntegerAttr());
+      if (waitsFirst)
+        pipeline::setStage(wait, last, cluster0Pure);
     }
     // Readers read the slot of their own iteration.
     for (Ring &r : rings) {

@@ -44,7 +44,7 @@ def test_marker_gives_buffer_copies_and_exact_waits():
                      target="hip:gfx942", num_warps=4, cache=False)
     loop = loop_of(k.asm["amdgcn"])
     assert loop.count("buffer_load_dword") == 16 and "global_load_lds" not in loop
-    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == ["32"]
+    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == ["16"]
     assert not [w for w in k.warnings if "2 GiB" in w.message]
     assert "tile.pointer_range = 32 : i32" in k.asm["tile"]
     assert "pointer_range" not in k.asm["llvm_dialect"]  # LLVM has no such attribute
