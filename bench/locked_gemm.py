@@ -20,11 +20,8 @@ Needs the GPU machine: torch, triton 3.6 and ncu.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import os
 import statistics
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -76,32 +73,17 @@ def child(side, n, reps):
 
 
 def measure(side, n, reps, pythonpath):
+    from timing import ncu_locked_ns
     family = side.split("-")[0]
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
-    cmd = ["ncu", "--clock-control", "base", "--metrics", "gpu__time_duration.sum", "--csv",
-           "--page", "raw", "-k", KERNELS[family], "--nvtx", "--nvtx-include", "timed/",
-           sys.executable, os.path.abspath(__file__), "--child", side, str(n), str(reps)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if out.returncode:
-        raise RuntimeError(f"{side} {n}: ncu exit {out.returncode}: "
-                           f"{(out.stderr or out.stdout)[-600:]}")
-    text = out.stdout[out.stdout.find('"ID"'):]
-    rows = list(csv.DictReader(io.StringIO(text)))
-    times = []
-    for row in rows:
-        value = row.get("gpu__time_duration.sum", "")
-        try:
-            times.append(float(value.replace(",", "")))
-        except ValueError:
-            continue  # the units row
-    if not times:
-        raise RuntimeError(f"{side} {n}: no kernel timed:\n{out.stdout[-600:]}")
-    unit = rows[0].get("gpu__time_duration.sum", "ns") if rows else "ns"
-    scale = {"ns": 1e-9, "usecond": 1e-6, "us": 1e-6, "msecond": 1e-3, "ms": 1e-3,
-             "nsecond": 1e-9}.get(unit.strip(), 1e-9)
-    sec = statistics.median(times) * scale
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", side, str(n), str(reps)]
+    try:
+        times = ncu_locked_ns(cmd, KERNELS[family], env)
+    except RuntimeError as e:
+        raise RuntimeError(f"{side} {n}: {e}") from None
+    sec = statistics.median(times) * 1e-9
     return 2 * n ** 3 / sec / 1e12, len(times)
 
 

@@ -33,3 +33,32 @@ def median_ms(fn, warmup=25, rep=200):
 
 def gbps(nbytes, ms):
     return nbytes / (ms * 1e-3) / 1e9
+
+
+def ncu_locked_ns(cmd, kernel, env=None):
+    """Run cmd (a child that launches the kernels to time inside an NVTX range "timed") under
+    Nsight Compute with the GPU's clocks locked at base (``--clock-control base``); returns
+    gpu__time_duration of every launch whose name matches ``kernel`` (an ncu -k filter, e.g.
+    "regex:gemm"), in ns, in launch order. Raises RuntimeError when ncu fails or times
+    nothing."""
+    import csv
+    import io
+    import subprocess
+    full = ["ncu", "--clock-control", "base", "--metrics", "gpu__time_duration.sum", "--csv",
+            "--page", "raw", "-k", kernel, "--nvtx", "--nvtx-include", "timed/", *cmd]
+    out = subprocess.run(full, env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError(f"ncu exit {out.returncode}: {(out.stderr or out.stdout)[-600:]}")
+    rows = list(csv.DictReader(io.StringIO(out.stdout[out.stdout.find('"ID"'):])))
+    unit = rows[0].get("gpu__time_duration.sum", "ns").strip() if rows else "ns"
+    scale = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6,
+             "msecond": 1e6}.get(unit, 1.0)
+    times = []
+    for row in rows:
+        try:
+            times.append(float(row.get("gpu__time_duration.sum", "").replace(",", "")) * scale)
+        except ValueError:
+            continue  # the units row
+    if not times:
+        raise RuntimeError(f"no kernel timed:\n{out.stdout[-600:]}")
+    return times
