@@ -5,11 +5,14 @@ num_stages) timed by Nsight Compute with the GPU's clocks locked at base
 (``--clock-control base``), where free-running clocks and other tenants move bench/pipeline.py's
 numbers by several % between runs.
 
-    python3 bench/pipeline_locked.py [--sizes 4096,8192] [--stages 3,4] [--reps 3]
+    python3 bench/pipeline_locked.py [--sizes 4096,8192] [--stages 3,4] [--reps 3] [--procs 1]
 
 Each side runs in a child process (this file with ``--child``): it makes the inputs, checks
 one result against torch, then launches ``reps`` more times inside an NVTX range "timed"; the
-median of those launches is reported in TFLOP/s, with auto/hand and auto/triton. Sides:
+median of those launches is reported in TFLOP/s, with auto/hand and auto/triton. With
+``--procs P`` every side runs in P processes, interleaved (all sides once, then again), and
+the median over them is reported: a kernel's time moves by a few % from one process to the
+next even at locked clocks (where its buffers land). Sides:
 the wgmma TMA form (examples/pipelined.py's tma_gemm_kernel, B [N, K] and B [K, N]) against
 examples/hopper.py / hopper_kn.py, and the mma_v2 cp.async ring against examples/ampere.py.
 Needs the GPU machine: torch, triton 3.6 and ncu.
@@ -82,6 +85,7 @@ def main(argv=None):
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--stages", default="3,4")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--procs", type=int, default=1)
     args = ap.parse_args(argv)
     if args.child:
         group, side, n, stages, reps = args.child
@@ -92,17 +96,22 @@ def main(argv=None):
     for n in [int(s) for s in args.sizes.split(",")]:
         for stages in [int(s) for s in args.stages.split(",")]:
             for group in TITLES:
-                tflops = {}
-                for (g, side), (kernel, _) in SIDES.items():
-                    if g != group:
-                        continue
-                    cmd = [sys.executable, os.path.abspath(__file__), "--child", group, side,
-                           str(n), str(stages), str(args.reps)]
-                    try:
-                        ns = statistics.median(ncu_locked_ns(cmd, kernel))
-                        tflops[side] = 2 * n ** 3 / ns / 1e3
-                    except RuntimeError as e:
-                        print(f"  {group} {side} s{stages} {n}: {e}")
+                runs = {}
+                for _ in range(args.procs):
+                    for (g, side), (kernel, _) in SIDES.items():
+                        if g != group:
+                            continue
+                        cmd = [sys.executable, os.path.abspath(__file__), "--child", group,
+                               side, str(n), str(stages), str(args.reps)]
+                        try:
+                            ns = statistics.median(ncu_locked_ns(cmd, kernel))
+                            runs.setdefault(side, []).append(2 * n ** 3 / ns / 1e3)
+                        except RuntimeError as e:
+                            print(f"  {group} {side} s{stages} {n}: {e}")
+                tflops = {k: statistics.median(v) for k, v in runs.items()}
+                if args.procs > 1:
+                    print("  " + ", ".join(f"{k}: " + " ".join(f"{x:.1f}" for x in v)
+                                           for k, v in runs.items()))
                 cell = lambda k: f"{tflops[k]:.1f}" if k in tflops else ""  # noqa: E731
                 ratio = lambda k: (f"{tflops['auto'] / tflops[k]:.3f}"  # noqa: E731
                                    if "auto" in tflops and k in tflops else "")
