@@ -198,3 +198,39 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %1 : tensor<16x8xf32, #blocked1>
   }
 }
+
+// -----
+
+// The stager's copies-first order with the address arithmetic in a cluster
+// of its own (0), the copies in 1, the rest in 2: the wait joins cluster 0,
+// so after expansion it comes before the iteration's copies (one barrier an
+// iteration; pipeline-one-barrier.mlir runs the passes after this one). The
+// slot index the reader takes stays in the last stage's cluster.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!t = tensor<128xf32, #l>
+module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @waits_with_the_addresses
+  // CHECK: scf.for
+  // CHECK: tile.async_copy_global_to_local {{.*}}tile.cluster = 1 : i32, tile.stage = 0 : i32
+  // CHECK: tile.async_commit_group {{.*}}tile.cluster = 1 : i32, tile.stage = 0 : i32
+  // CHECK: tile.async_wait tokens %{{.*}} {tile.cluster = 0 : i32, tile.stage = 2 : i32}
+  // CHECK: tile.memdesc_index {{.*}}tile.cluster = 2 : i32, tile.stage = 2 : i32
+  // CHECK: tile.local_load {{.*}}tile.cluster = 2 : i32, tile.stage = 2 : i32
+  func.func @waits_with_the_addresses(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : !t
+    %offs = tile.arange 0, 128 : tensor<128xi32, #l>
+    %base = tile.splat %x : !p
+    %r = scf.for %i = %c0 to %n step %c128 iter_args(%acc = %zero) -> (!t) : i32 {
+      %s = tile.splat %i {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<128xi32, #l>
+      %o = arith.addi %s, %offs {tile.cluster = 0 : i32, tile.stage = 0 : i32} : tensor<128xi32, #l>
+      %p = tile.addptr %base, %o {tile.cluster = 0 : i32, tile.stage = 0 : i32} : !p, tensor<128xi32, #l>
+      %v = tile.load %p {tile.cluster = 1 : i32, tile.stage = 0 : i32} : !p
+      %a = arith.addf %acc, %v {tile.cluster = 2 : i32, tile.stage = 2 : i32} : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 3 : i32}
+    return %r : !t
+  }
+}

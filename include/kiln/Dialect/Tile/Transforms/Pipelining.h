@@ -44,8 +44,9 @@ mlir::LogicalResult sliceOperands(mlir::scf::ForOp loop, mlir::Operation *root,
 /// (`stage0`) or of the last stage. Copies first: stage 0's pure ops, its
 /// copies, then the rest (the copies' addresses, masks and slots are ready
 /// before the barrier that orders a refill after the last stage's reads, so
-/// only the copies sit between it and the wait). Otherwise (asynchronous readers, such as a wgmma, must retire a slot
-/// before it is refilled): stage 0's pure ops (addresses, masks, slot
+/// only the copies sit between it and the wait). Otherwise (asynchronous
+/// readers, such as a wgmma, must retire a slot before it is refilled):
+/// stage 0's pure ops (addresses, masks, slot
 /// indices), then the rest, then stage 0's ops with effects (the copies),
 /// so the next copies' arithmetic overlaps the readers' asynchronous work
 /// and only the copies themselves wait for the slot.
