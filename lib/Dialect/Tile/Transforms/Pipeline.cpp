@@ -255,9 +255,7 @@ int64_t kiln::tile::pipeline::clusterOf(Operation *op, bool stage0,
   bool pure = op->getNumRegions() == 0 && isMemoryEffectFree(op);
   if (copiesFirst)
     return !stage0 ? 2 : pure ? 0 : 1;
-  if (!stage0)
-    return 1;
-  return pure ? 0 : 2;
+  return stage0 ? 2 : 1;
 }
 
 void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {

@@ -199,10 +199,9 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
 
 // A slot read by something other than local_load (here through a view; in
 // kernels, an asynchronous reader such as a wgmma) may still be read when
-// the next copy is issued: the consumers run first. Stage 0's pure ops
-// (address arithmetic) come before them (cluster 0), so that arithmetic
-// overlaps the readers' work; only the load (the copy) follows them
-// (cluster 2).
+// the next copy is issued: the consumers run first (cluster 1), then all of
+// stage 0, its address arithmetic and the load (the copy) (cluster 2), as a
+// hand-pipelined wgmma loop orders them.
 #l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
 #lt = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [0, 1]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
@@ -212,9 +211,9 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
 !tt = tensor<16x8xf32, #lt>
 module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: func.func @consumers_first
-  // CHECK: tile.splat {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: arith.addi {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
-  // CHECK: tile.addptr {{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.splat {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
+  // CHECK: arith.addi {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
+  // CHECK: tile.addptr {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
   // CHECK: tile.load {{.*}} {tile.cluster = 2 : i32, tile.stage = 0 : i32}
   // CHECK: tile.local_alloc {{.*}} {tile.cluster = 1 : i32, tile.stage = 2 : i32}
   // CHECK: tile.memdesc_permute {{.*}}tile.cluster = 1 : i32, tile.stage = 2 : i32}
