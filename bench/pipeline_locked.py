@@ -6,6 +6,7 @@ num_stages) timed by Nsight Compute with the GPU's clocks locked at base
 numbers by several % between runs.
 
     python3 bench/pipeline_locked.py [--sizes 4096,8192] [--stages 3,4] [--reps 3] [--procs 1]
+                                     [--groups tma_nk,tma_kn,mma_v2,ptr_nk]
 
 Each side runs in a child process (this file with ``--child``): it makes the inputs, checks
 one result against torch, then launches ``reps`` more times inside an NVTX range "timed"; the
@@ -14,7 +15,8 @@ median of those launches is reported in TFLOP/s, with auto/hand and auto/triton.
 the median over them is reported: a kernel's time moves by a few % from one process to the
 next even at locked clocks (where its buffers land). Sides:
 the wgmma TMA form (examples/pipelined.py's tma_gemm_kernel, B [N, K] and B [K, N]) against
-examples/hopper.py / hopper_kn.py, and the mma_v2 cp.async ring against examples/ampere.py.
+examples/hopper.py / hopper_kn.py, the mma_v2 cp.async ring against examples/ampere.py, and
+the pointer-load wgmma kernel (a cp.async ring) against hopper.py's TMA ring and Triton.
 Needs the GPU machine: torch, triton 3.6 and ncu.
 """
 
@@ -36,11 +38,15 @@ SIDES = {
     ("tma_kn", "auto"): ("regex:^tma_gemm_kernel$", "kn"),
     ("tma_kn", "hand"): ("regex:^matmul_kn_kernel$", "kn"),
     ("tma_kn", "triton"): ("regex:^kernel$", "kn"),
+    ("ptr_nk", "auto"): ("regex:^wgmma_gemm_kernel$", "nk"),
+    ("ptr_nk", "hand"): ("regex:^gemm_kernel$", "nk"),
+    ("ptr_nk", "triton"): ("regex:^kernel$", "nk"),
     ("mma_v2", "auto"): ("regex:^mma_v2_gemm_kernel$", "kn"),
     ("mma_v2", "hand"): ("regex:^mma_v2_gemm_kernel$", "kn"),
 }
 TITLES = {"tma_nk": "wgmma TMA form, B [N, K] (128x128x64, 4 warps)",
-          "tma_kn": "wgmma TMA form, B [K, N]", "mma_v2": "mma_v2 + cp.async (128x128x32)"}
+          "tma_kn": "wgmma TMA form, B [K, N]", "mma_v2": "mma_v2 + cp.async (128x128x32)",
+          "ptr_nk": "wgmma, pointer loads (cp.async ring; hand: the TMA ring)"}
 
 
 def launcher(group, side, stages):
@@ -52,6 +58,8 @@ def launcher(group, side, stages):
         fn = pipelined.mma_v2_matmul if side == "auto" else ampere.kiln_mma_v2_matmul
         return lambda a, b, c: fn(a, b, out=c, **cfg)
     kn = group == "tma_kn"
+    if group == "ptr_nk" and side == "auto":
+        return lambda a, b, c: pipelined.wgmma_matmul(a, b, out=c, **wg)
     if side == "auto":
         return lambda a, b, c: pipelined.tma_matmul(a, b, out=c, b_kn=kn, **wg)
     if side == "hand":
@@ -86,16 +94,22 @@ def main(argv=None):
     ap.add_argument("--stages", default="3,4")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--procs", type=int, default=1)
+    ap.add_argument("--groups", default=",".join(TITLES),
+                    help="which comparisons (default all: " + ",".join(TITLES) + ")")
     args = ap.parse_args(argv)
     if args.child:
         group, side, n, stages, reps = args.child
         return child(group, side, int(n), int(stages), int(reps))
+    groups = [g for g in args.groups.split(",") if g]
+    for group in groups:
+        if group not in TITLES:
+            sys.exit(f"unknown group {group!r}: one of {', '.join(TITLES)}")
     from timing import ncu_locked_ns
     print("| shape | kernel | stages | auto | hand | triton | auto/hand | auto/triton |")
     print("|---|---|---|---|---|---|---|---|")
     for n in [int(s) for s in args.sizes.split(",")]:
         for stages in [int(s) for s in args.stages.split(",")]:
-            for group in TITLES:
+            for group in groups:
                 runs = {}
                 for _ in range(args.procs):
                     for (g, side), (kernel, _) in SIDES.items():
