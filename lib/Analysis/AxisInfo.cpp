@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -97,13 +98,74 @@ int64_t AxisInfo::elementDivisibility() const {
   return best;
 }
 
+/// What holds for a value that is either `a` or `b` (same type).
+static AxisInfo join(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo r = AxisInfo::unknown(a.getRank());
+  r.step = a.step;
+  for (unsigned d = 0; d < a.getRank(); ++d) {
+    int64_t c = std::min(a.contiguity[d], b.contiguity[d]);
+    r.contiguity[d] = c;
+    // Group starts at multiples of the smaller run hold both claims.
+    r.divisibility[d] = std::min(a.divisibilityAt(d, c), b.divisibilityAt(d, c));
+    r.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constant && b.constant && *a.constant == *b.constant)
+    r.constant = a.constant;
+  return r;
+}
+
+static bool sameClaims(const AxisInfo &a, const AxisInfo &b) {
+  return a.contiguity == b.contiguity && a.divisibility == b.divisibility &&
+         a.constancy == b.constancy && a.constant == b.constant &&
+         a.step == b.step;
+}
+
+AxisInfo AxisInfoAnalysis::fixedPoint(Value arg, ArrayRef<Value> incoming) {
+  // The greatest fixed point of "the join of what flows in": start from
+  // claiming everything (the values that flow in around a loop are first
+  // computed from that), then weaken to the join of the incoming values'
+  // claims until a round keeps them. They then hold on entry and after
+  // every trip around. Each failed round strictly weakens a power of two
+  // (or drops the constant), so a few rounds suffice; the bound only guards
+  // the loop.
+  unsigned rank = rankOf(arg);
+  SmallVector<int64_t> shape = shapeOf(arg);
+  AxisInfo everything = AxisInfo::unknown(rank);
+  for (unsigned d = 0; d < rank && d < shape.size(); ++d) {
+    everything.contiguity[d] = std::max<int64_t>(shape[d], 1);
+    everything.constancy[d] = std::max<int64_t>(shape[d], 1);
+    everything.divisibility[d] = AxisInfo::kMaxDivisibility;
+  }
+  std::optional<AxisInfo> assumed; // none: everything
+  for (int round = 0; round < 256; ++round) {
+    size_t mark = made.size();
+    cache[arg] = assumed ? *assumed : everything;
+    std::optional<AxisInfo> after = assumed;
+    for (Value v : incoming) {
+      AxisInfo in = get(v);
+      after = after ? join(*after, in) : in;
+    }
+    if (!after)
+      return AxisInfo::unknown(rank);
+    if (assumed && sameClaims(*after, *assumed))
+      return *assumed;
+    // Drop what was computed from the failed assumption.
+    for (size_t i = mark; i < made.size(); ++i)
+      cache.erase(made[i]);
+    made.resize(mark);
+    assumed = after;
+  }
+  return AxisInfo::unknown(rank);
+}
+
 AxisInfo AxisInfoAnalysis::get(Value v) {
   auto it = cache.find(v);
   if (it != cache.end())
     return it->second;
-  // Insert a conservative value first so that cycles (loop block arguments)
-  // terminate.
+  // Insert a conservative value first so that cycles terminate (an
+  // iter_arg replaces it with its assumption while it is being computed).
   cache[v] = AxisInfo::unknown(rankOf(v));
+  made.push_back(v);
   AxisInfo info = compute(v);
   // Claims never exceed the shape; a dimension of size 1 holds one group.
   SmallVector<int64_t> shape = shapeOf(v);
@@ -172,12 +234,37 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
 
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     // An scf.for induction variable is lb + k * step.
-    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-        loop && arg == loop.getInductionVar()) {
-      unknown.divisibility[0] =
-          std::min(get(loop.getLowerBound()).divisibility[0],
-                   get(loop.getStep()).divisibility[0]);
+    if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())) {
+      if (arg == loop.getInductionVar()) {
+        unknown.divisibility[0] =
+            std::min(get(loop.getLowerBound()).divisibility[0],
+                     get(loop.getStep()).divisibility[0]);
+        return unknown;
+      }
+      OpOperand *init = loop.getTiedLoopInit(arg);
+      OpOperand *next = loop.getTiedLoopYieldedValue(arg);
+      if (init && next)
+        return fixedPoint(arg, {init->get(), next->get()});
       return unknown;
+    }
+    // A block's argument (a loop header once scf is lowered to cf): what
+    // every branch to it passes.
+    Block *block = arg.getOwner();
+    if (!block->isEntryBlock()) {
+      SmallVector<Value> incoming;
+      for (auto it = block->pred_begin(); it != block->pred_end(); ++it) {
+        auto br = dyn_cast<BranchOpInterface>((*it)->getTerminator());
+        if (!br)
+          return unknown;
+        Value in = br.getSuccessorOperands(it.getSuccessorIndex())
+                       [arg.getArgNumber()];
+        if (!in)
+          return unknown; // produced by the branch itself
+        incoming.push_back(in);
+      }
+      if (incoming.empty())
+        return unknown;
+      return fixedPoint(arg, incoming);
     }
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     if (!func || arg.getOwner() != &func.getBody().front() ||
@@ -193,6 +280,9 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
   }
 
   Operation *op = v.getDefiningOp();
+  // A loop's result is its iter_arg's last value (or the init).
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return get(loop.getRegionIterArgs()[cast<OpResult>(v).getResultNumber()]);
   return llvm::TypeSwitch<Operation *, AxisInfo>(op)
       .Case([&](arith::ConstantOp c) {
         if (auto i = dyn_cast<IntegerAttr>(c.getValue()))

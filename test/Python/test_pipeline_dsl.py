@@ -114,6 +114,39 @@ def _runtime_step(x, out, n, s):
     kl.store(out + offs, acc)
 
 
+@kiln.jit
+def _stages_as_given(x, out, n, NS: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    offs = kl.arange(0, 512, layout)
+    acc = kl.zeros([512], kl.float32, layout)
+    for i in kl.range(0, n, 512, num_stages=NS):  # P:stages
+        acc += kl.load(x + i + offs)
+    kl.store(out + offs, acc)
+
+
+def _compile_stages(ns):
+    return kiln.compile(_stages_as_given, {"x": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                        {"NS": ns}, target="cuda:sm_80", num_warps=4)
+
+
+@pytest.mark.parametrize("ns", [-1, 2.5, "3", True])
+def test_num_stages_that_is_not_a_count_is_an_error_at_the_loop(ns):
+    line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:stages" in l)
+    with pytest.raises(kiln.CompilationError) as e:
+        _compile_stages(ns)
+    msg = str(e.value)
+    assert f"{HERE}:{line}:" in msg, msg
+    assert "kl.range(num_stages=...) must be a non-negative integer" in msg, msg
+
+
+def test_more_stages_than_kiln_numbers_is_a_remark_not_a_verifier_error():
+    # Stages are numbered 0 to 64: 65 pipeline (a 65-slot ring, wait_group 63), 66 say why.
+    assert re.search(r"cp\.async\.wait_group\s+63", _compile_stages(65).asm["ptx"])
+    with pytest.warns(kiln.CompilationRemark, match="num_stages=66 is more than 65"):
+        k = _compile_stages(66)
+    assert "cp.async" not in k.asm["ptx"]
+
+
 def test_a_loop_left_alone_says_why_at_the_users_line():
     line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:loop" in l)
     with pytest.warns(kiln.CompilationRemark) as record:
@@ -189,3 +222,39 @@ def test_amd_ring_waits_exactly(target, vec, per_iteration):
     assert loop.count("buffer_load_dword") == per_iteration
     (report,) = aw.check(asm)
     assert not report.violations and report.max_slack == 0
+
+
+@kiln.jit
+def _row_sum_carried(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.constexpr,
+                     STAGES: kl.constexpr, num_warps: kl.constexpr):
+    """A textbook loop: one pointer tensor carried around the loop, advanced by BC."""
+    layout: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
+    C = C // 4 * 4
+    stride_r = stride_r // 4 * 4
+    rows = kl.program_id(0) * BR + kl.arange(0, BR, kl.SliceLayout(1, layout))
+    cols = kl.arange(0, BC, kl.SliceLayout(0, layout))
+    acc = kl.zeros([BR, BC], kl.float32, layout)
+    ptrs = x_ptr + rows[:, None] * stride_r + cols[None, :]
+    for c0 in kl.range(0, C, BC, num_stages=STAGES):
+        acc += kl.load(ptrs, mask=(rows[:, None] < R) & (c0 + cols[None, :] < C), other=0.0)
+        ptrs += BC
+    kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+def test_carried_pointers_keep_their_width(stages):
+    """`ptrs += BC` keeps the pointers 16-byte aligned and contiguous in runs of 4 f32 (the
+    axis analysis' fixed point over the loop): 16-byte loads as written, 16-byte cp.async in
+    the prologue and in the kernel loop when pipelined (before the fixed point the carried
+    pointers were unknown: 4-byte accesses inside the loop)."""
+    k = kiln.compile(_row_sum_carried, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "R": "i32",
+                                        "C": "i32", "stride_r": "i32"},
+                     dict(BR=16, BC=128, STAGES=stages, num_warps=4), target="cuda:sm_80",
+                     num_warps=4)
+    ptx = k.asm["ptx"]
+    if stages == 1:
+        assert "ld.global.v4.b32" in ptx and "ld.global.b32" not in ptx
+    else:
+        widths = re.findall(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], (\d+)", ptx)
+        assert widths and set(widths) == {"16"}, widths
+        assert len(widths) == 3 * 4  # 2 prologue steps and the loop's, 4 copies each

@@ -14,7 +14,9 @@
 //
 // Integers wrap at their bit width; pointers are byte addresses, their
 // contiguity counts elements and their divisibility counts bytes. All three
-// are powers of two. `test-print-axis-info` prints the claims, and
+// are powers of two. A value carried around an scf.for loop gets the claims
+// that hold for its initial value and are kept by every iteration (a fixed
+// point: `ptrs += BK` stays as contiguous and aligned as its start). `test-print-axis-info` prints the claims, and
 // test/Python/test_axis_info_soundness.py checks them by brute force on
 // random expressions.
 //
@@ -23,6 +25,7 @@
 #define KILN_ANALYSIS_AXISINFO_H
 
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -59,7 +62,14 @@ public:
 
 private:
   AxisInfo compute(mlir::Value v);
+  /// A loop-carried block argument (an scf.for iter_arg, or a block
+  /// argument that branches pass values to): the greatest fixed point of
+  /// "the join of the `incoming` values' claims".
+  AxisInfo fixedPoint(mlir::Value arg, llvm::ArrayRef<mlir::Value> incoming);
   llvm::DenseMap<mlir::Value, AxisInfo> cache;
+  /// Cache entries in the order they were made: those made while an
+  /// iter_arg's assumption stood are dropped when the assumption fails.
+  llvm::SmallVector<mlir::Value> made;
 };
 
 } // namespace kiln

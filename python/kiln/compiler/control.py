@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import operator
 
 from .. import language as kl
 from ..language._core import _unwrap, shared_memory_descriptor, tensor
@@ -199,6 +200,21 @@ def _loop_iterator(cg, node):
         raise cg.error(node.iter, str(e)) from e
 
 
+def _num_stages(value):
+    """kl.range's num_stages: None or a non-negative int (0 and 1 leave the loop as written)."""
+    value = _unwrap(value)
+    if value is None:
+        return None
+    try:
+        n = None if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        n = None
+    if n is None or n < 0:
+        raise ValueError(f"kl.range(num_stages=...) must be a non-negative integer known at "
+                         f"compile time, got {value!r}")
+    return n
+
+
 def _loop_iterator_impl(cg, node):
     it = node.iter
     if isinstance(it, ast.Call):
@@ -224,7 +240,7 @@ def _loop_iterator_impl(cg, node):
             if len(bounds) == 1:
                 bounds = [0] + bounds
             lb, ub, step = (bounds + [1])[:3]
-            return "runtime", (lb, ub, step), getattr(obj, "num_stages", None)
+            return "runtime", (lb, ub, step), _num_stages(getattr(obj, "num_stages", None))
     value = _unwrap(cg.visit(it))
     if isinstance(value, (tuple, list)):
         return "static", value, None

@@ -303,9 +303,10 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       name == ClusterAttrHelper::getNameStr()) {
     // The pipeliner's schedule; a replayed module may carry it.
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!n || n.getInt() < 0 || n.getInt() > 64)
+    if (!n || n.getInt() < 0 || n.getInt() > kMaxPipelineStage)
       return op->emitOpError() << "'" << name
-                               << "' must be an integer from 0 to 64";
+                               << "' must be an integer from 0 to "
+                               << kMaxPipelineStage;
     Operation *loop = op->getParentOp();
     if (!loop || loop->getName().getStringRef() != "scf.for")
       return op->emitOpError() << "'" << name << "' belongs on an op of a "

@@ -155,6 +155,9 @@ bool kiln::tile::pipeline::isStaged(scf::ForOp loop) {
 
 std::optional<std::string>
 kiln::tile::pipeline::whyNotPipelinable(scf::ForOp loop) {
+    if (int64_t n = getNumStages(loop); n > kMaxPipelineStage + 1)
+      return "num_stages=" + std::to_string(n) + " is more than " +
+             std::to_string(kMaxPipelineStage + 1) + ", the most Kiln pipelines";
     if (!loop.getInductionVar().getType().isSignlessInteger(32))
       return std::string("its induction variable is not an i32 (ring slots "
                          "are i32)");

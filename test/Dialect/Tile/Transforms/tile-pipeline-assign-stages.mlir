@@ -104,6 +104,22 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     return %r : !t
   }
 
+  // A stage is numbered 0 to 64 (the verifier's range): at most 65 stages.
+  // CHECK-LABEL: func.func @too_many_stages
+  // CHECK-NOT: tile.stage
+  func.func @too_many_stages(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %zero = arith.constant dense<0.0> : !t
+    // expected-remark @below {{loop not pipelined: num_stages=66 is more than 65, the most Kiln pipelines}}
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (!t) : i32 {
+      %v = tile.load %p : !p
+      %a = arith.addf %acc, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 66 : i32}
+    return %r : !t
+  }
+
   func.func @swap(%p: !p, %n: i32) -> !t {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32

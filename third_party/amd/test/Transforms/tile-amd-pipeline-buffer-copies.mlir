@@ -412,3 +412,91 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.th
     return
   }
 }
+
+// -----
+
+// Pointers carried around the loop and advanced by a constant each
+// iteration (`ptrs += 64`, the textbook loop): the kernel's copy reads the
+// iter_arg. From a ':range32' base plus i32 offsets, the loop also carries
+// those offsets (started at the init's offsets, advanced by the same
+// amount) and the copy reads base + them. Each lane copies one f32, and the
+// wait after the iteration's copy leaves that one instruction in flight
+// (WAIT); as a generic copy it could count none (GENERIC).
+// CHECK-LABEL: func.func public @carried_pointers
+// CHECK: tile_amd.buffer_load_to_local %arg0[%{{.*}}], {{.*}} {tile.pipeline_part = "prologue"}
+// CHECK: %[[START:.*]] = arith.addi %arg1, %{{.*}} : tensor<4x64xi32
+// CHECK: scf.for {{.*}} iter_args({{.*}}, %[[OFFS:.*]] = %[[START]])
+// CHECK: tile_amd.buffer_load_to_local %arg0[%[[OFFS]]], {{.*}} {tile.pipeline_part = "kernel"}
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFFS]], %[[STEP:.*]] : tensor<4x64xi32
+// CHECK: scf.yield {{.*}}, %[[NEXT]]
+// CHECK-NOT: tile.async_copy_global_to_local
+// WAIT-LABEL: func.func public @carried_pointers
+// WAIT: tile.async_wait tokens %{{.*}} {instructions = 1 : i32, num = 1 : i32, tile.pipeline_part = "kernel"}
+// GENERIC-LABEL: func.func public @carried_pointers
+// GENERIC: tile.async_wait tokens %{{.*}} {instructions = 0 : i32, num = 1 : i32, tile.pipeline_part = "kernel"}
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @carried_pointers(%arg0: !tile.ptr<f32> {tile.pointer_range = 32 : i32}, %offs: tensor<4x64xi32, #b>, %m: tensor<4x64xi1, #b>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %ring = tile.local_alloc : () -> !tile.memdesc<2x4x64xf32, #sh, mutable>
+    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x4x64xf32, #sh, mutable> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<2x4x64xf32, #sh, mutable> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %base = tile.splat %arg0 : tensor<4x64x!tile.ptr<f32>, #b>
+    %p0 = tile.addptr %base, %offs : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+    %cp0 = tile.async_copy_global_to_local %p0, %s0, %m {tile.pipeline_part = "prologue"} : tensor<4x64x!tile.ptr<f32>, #b> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %g0 = tile.async_commit_group tokens %cp0 {tile.pipeline_part = "prologue"}
+    %step = arith.constant dense<64> : tensor<4x64xi32, #b>
+    %p1 = tile.addptr %p0, %step : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p1, %t = %g0) -> (tensor<4x64x!tile.ptr<f32>, #b>, !tile.async_token) : i32 {
+      %cp = tile.async_copy_global_to_local %p, %s1, %m {tile.pipeline_part = "kernel"} : tensor<4x64x!tile.ptr<f32>, #b> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+      %g = tile.async_commit_group tokens %cp {tile.pipeline_part = "kernel"}
+      %w = tile.async_wait tokens %t {tile.pipeline_part = "kernel"}
+      %next = tile.addptr %p, %step : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+      scf.yield %next, %g : tensor<4x64x!tile.ptr<f32>, #b>, !tile.async_token
+    }
+    %done = tile.async_wait {num = 0 : i32}
+    tile.local_dealloc %ring : !tile.memdesc<2x4x64xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// The same loop from a base not marked ':range32' (the offsets are an
+// argument no analysis bounds), and pointers that are no base plus offsets
+// at all: the generic copies stay, each with a remark.
+// CHECK-LABEL: func.func public @carried_pointers_unbounded
+// CHECK-NOT: tile_amd.buffer_load_to_local
+#b = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 64], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @carried_pointers_unbounded(%arg0: !tile.ptr<f32>, %offs: tensor<4x64xi32, #b>, %m: tensor<4x64xi1, #b>, %n: i32, %ptrs: tensor<4x64x!tile.ptr<f32>, #b>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %ring = tile.local_alloc : () -> !tile.memdesc<2x4x64xf32, #sh, mutable>
+    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x4x64xf32, #sh, mutable> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<2x4x64xf32, #sh, mutable> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %base = tile.splat %arg0 : tensor<4x64x!tile.ptr<f32>, #b>
+    %p0 = tile.addptr %base, %offs : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+    // expected-remark @below {{its offsets depend on a value with no known bound}}
+    %cp0 = tile.async_copy_global_to_local %p0, %s0, %m {tile.pipeline_part = "prologue"} : tensor<4x64x!tile.ptr<f32>, #b> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+    %g0 = tile.async_commit_group tokens %cp0 {tile.pipeline_part = "prologue"}
+    %step = arith.constant dense<64> : tensor<4x64xi32, #b>
+    %p1 = tile.addptr %p0, %step : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %p1, %t = %g0) -> (tensor<4x64x!tile.ptr<f32>, #b>, !tile.async_token) : i32 {
+      // expected-remark @below {{its pointers are carried around the loop from a base not specialized as under 2 GiB}}
+      %cp = tile.async_copy_global_to_local %p, %s1, %m {tile.pipeline_part = "kernel"} : tensor<4x64x!tile.ptr<f32>, #b> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+      // expected-remark @below {{its pointers are not one scalar base plus i32 offsets}}
+      %cq = tile.async_copy_global_to_local %ptrs, %s0, %m {tile.pipeline_part = "kernel"} : tensor<4x64x!tile.ptr<f32>, #b> -> !tile.memdesc<4x64xf32, #sh, mutable, 2x4x64>
+      %g = tile.async_commit_group tokens %cp, %cq {tile.pipeline_part = "kernel"}
+      %w = tile.async_wait tokens %t {tile.pipeline_part = "kernel"}
+      %next = tile.addptr %p, %step : tensor<4x64x!tile.ptr<f32>, #b>, tensor<4x64xi32, #b>
+      scf.yield %next, %g : tensor<4x64x!tile.ptr<f32>, #b>, !tile.async_token
+    }
+    %done = tile.async_wait {num = 0 : i32}
+    tile.local_dealloc %ring : !tile.memdesc<2x4x64xf32, #sh, mutable>
+    return
+  }
+}

@@ -15,6 +15,7 @@ import sys
 import pytest
 
 import kiln
+import kiln.language as kl
 from kiln.compiler.errors import CompilationRemark
 
 import compiled
@@ -173,3 +174,52 @@ def test_jit_launches_specialize_by_size_and_the_launcher_checks_it(monkeypatch,
     assert loaded.prepare_args([small, out, 100, 1000, 1000])[0] == 4096
     # An integer address has no size: the caller vouches for it.
     assert loaded.prepare_args([4096, out, 100, 1000, 1000])[0] == 4096
+
+
+@kiln.jit
+def _row_sum_carried(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.constexpr,
+                     STAGES: kl.constexpr, VEC: kl.constexpr, num_warps: kl.constexpr):
+    """examples/pipelined.py's row_sum_kernel written the textbook way: one pointer tensor
+    carried around the loop and advanced by BC each iteration."""
+    layout: kl.constexpr = kl.BlockedLayout([1, VEC], [1, 64], [num_warps, 1], [1, 0])
+    C = C // VEC * VEC
+    stride_r = stride_r // VEC * VEC
+    rows = kl.program_id(0) * BR + kl.arange(0, BR, kl.SliceLayout(1, layout))
+    cols = kl.arange(0, BC, kl.SliceLayout(0, layout))
+    acc = kl.zeros([BR, BC], kl.float32, layout)
+    ptrs = x_ptr + rows[:, None] * stride_r + cols[None, :]
+    for c0 in kl.range(0, C, BC, num_stages=STAGES):
+        acc += kl.load(ptrs, mask=(rows[:, None] < R) & (c0 + cols[None, :] < C), other=0.0)
+        ptrs += BC
+    kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
+
+
+@pytest.mark.parametrize("target,vec,per_iteration", [("hip:gfx942", 1, 16),
+                                                      ("hip:gfx950", 4, 4)])
+def test_carried_pointers_get_buffer_copies_and_exact_waits(target, vec, per_iteration):
+    """The kernel loop's copies read the carried pointers: from a ':range32' base the loop also
+    carries their offsets, so those copies (not only the prologue's) go through the buffer
+    resource and the wait is exact (one iteration of copies in flight), as for row_sum_kernel;
+    the independent checker (conftest) finds no violation and slack 0."""
+    k = kiln.compile(_row_sum_carried, row_sum_signature(":range32"),
+                     dict(BR=16, BC=256, STAGES=3, VEC=vec, num_warps=4), target=target,
+                     num_warps=4, cache=False)
+    loop = loop_of(k.asm["amdgcn"])
+    assert loop.count("buffer_load_dword") == per_iteration and "global_load_lds" not in loop
+    assert re.findall(r"s_waitcnt vmcnt\((\d+)\)", loop) == [str(per_iteration)]
+    (r,) = k.vmcnt_reports
+    assert not r.violations and "max slack 0" in r.summary(), r.summary()
+    assert not [w for w in k.warnings if "vmcnt(0)" in w.message]
+
+
+def test_carried_pointers_without_marker_keep_the_copy_with_a_remark():
+    with pytest.warns(CompilationRemark, match="carried around the loop from a base not "
+                      "specialized as under 2 GiB"):
+        k = kiln.compile(_row_sum_carried, row_sum_signature(""),
+                         dict(BR=16, BC=256, STAGES=3, VEC=1, num_warps=4),
+                         target="hip:gfx942", num_warps=4, cache=False)
+    # The generic copies (masked: branched around by a wave whose lanes are all off) and the
+    # conservative wait they need.
+    asm = k.asm["amdgcn"]
+    assert "global_load_lds" in asm and "buffer_load_dword" not in asm
+    assert "s_waitcnt vmcnt(0)" in asm

@@ -23,6 +23,10 @@
 #define GET_TYPEDEF_CLASSES
 #include "kiln/Dialect/Tile/IR/TileTypes.h.inc"
 namespace kiln::tile {
+/// The largest `tile.stage` / `tile.cluster` the verifier accepts: a loop is
+/// pipelined into at most kMaxPipelineStage + 1 stages.
+constexpr int64_t kMaxPipelineStage = 64;
+
 /// The resource of shared-memory side effects (local_alloc/load/store, async
 /// copies): ordered among themselves, independent of global memory.
 struct SharedMemoryResource

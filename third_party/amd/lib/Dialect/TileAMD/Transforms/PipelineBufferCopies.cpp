@@ -19,6 +19,14 @@
 // marked tile.pointer_range = 32 (the launcher's promise that the
 // argument's tensor is that small and the kernel stays inside it).
 //
+// Pointers carried around the loop and advanced by a loop-invariant i32
+// offset each iteration (`ptrs += BK`, the textbook loop; after expansion
+// the kernel loop's copies read the iter_arg) are converted too when their
+// initial value is a ":range32" base plus i32 offsets: the loop then also
+// carries those offsets (advanced by the same amount). The i32 running sum
+// is exact wherever a lane reads: it equals the true offset modulo 2^32,
+// which the launcher's promise puts in [0, 2^31).
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Analysis/IntRanges.h"
@@ -29,7 +37,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <limits>
 
@@ -155,6 +165,97 @@ std::string whyNotInRange(ArrayRef<Value> terms, unsigned elementBytes,
   return why;
 }
 
+/// The i32 offsets of a decomposition, zeros where it has none.
+Value offsetsOrZeros(const Decomposed &parts, Value ptrs, OpBuilder &b) {
+  if (parts.offsets)
+    return parts.offsets;
+  auto type = cast<RankedTensorType>(ptrs.getType());
+  return arith::ConstantOp::create(
+      b, ptrs.getLoc(),
+      DenseElementsAttr::get(RankedTensorType::get(type.getShape(),
+                                                   b.getI32Type(),
+                                                   type.getEncoding()),
+                             b.getI32IntegerAttr(0).getValue()));
+}
+
+/// The copy rebuilt as a buffer-resource load of `base` + `offsets`.
+void replaceWithBufferCopy(AsyncCopyGlobalToLocalOp copy, Value base,
+                           Value offsets) {
+  OpBuilder b(copy);
+  auto buffer = tile_amd::BufferLoadToLocalOp::create(
+      b, copy.getLoc(), copy.getToken().getType(), base, offsets,
+      copy.getDst(), copy.getMask(), Value(), b.getStringAttr(""));
+  buffer->setDiscardableAttrs(copy->getDiscardableAttrDictionary());
+  copy.getToken().replaceAllUsesWith(buffer.getToken());
+  copy.erase();
+}
+
+/// Pointers that are an scf.for iter_arg advanced by a loop-invariant i32
+/// offset each iteration, from an initial value of one scalar base plus i32
+/// offsets.
+struct Carried {
+  scf::ForOp loop;
+  BlockArgument arg;
+  Value base, delta;
+};
+
+std::optional<Carried> matchCarried(Value ptrs) {
+  auto arg = dyn_cast<BlockArgument>(ptrs);
+  if (!arg)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg == loop.getInductionVar())
+    return std::nullopt;
+  OpOperand *init = loop.getTiedLoopInit(arg);
+  OpOperand *yielded = loop.getTiedLoopYieldedValue(arg);
+  if (!init || !yielded)
+    return std::nullopt;
+  auto add = yielded->get().getDefiningOp<AddPtrOp>();
+  // Loop-invariant: from before the loop, or a constant (the pipeliner's
+  // expansion may clone constants into the body).
+  if (!add || add.getPtr() != arg ||
+      !(loop.isDefinedOutsideOfLoop(add.getOffset()) ||
+        matchPattern(add.getOffset(), m_Constant())))
+    return std::nullopt;
+  auto offType = dyn_cast<RankedTensorType>(add.getOffset().getType());
+  if (!offType || !offType.getElementType().isInteger(32))
+    return std::nullopt;
+  SmallVector<Value> terms;
+  Value base = collectTerms(init->get(), terms);
+  if (!base)
+    return std::nullopt;
+  return Carried{loop, arg, base, add.getOffset()};
+}
+
+/// Adds an i32 offsets iter_arg beside the carried pointers (initial
+/// offsets, advanced by the same delta) and reads `copies` through it.
+LogicalResult convertCarried(Carried c,
+                             ArrayRef<AsyncCopyGlobalToLocalOp> copies) {
+  IRRewriter rewriter(c.loop.getContext());
+  rewriter.setInsertionPoint(c.loop);
+  Value init = c.loop.getTiedLoopInit(c.arg)->get();
+  FailureOr<Decomposed> parts = decompose(init, rewriter);
+  if (failed(parts))
+    return failure();
+  Value start = offsetsOrZeros(*parts, init, rewriter);
+  Value delta = c.delta;
+  FailureOr<LoopLikeOpInterface> grown =
+      cast<LoopLikeOpInterface>(c.loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, ValueRange{start},
+              /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &b, Location loc,
+                  ArrayRef<BlockArgument> args) -> SmallVector<Value> {
+                return {arith::AddIOp::create(b, loc, args[0], delta)};
+              });
+  if (failed(grown))
+    return failure();
+  Value offsets = grown->getRegionIterArgs().back();
+  for (AsyncCopyGlobalToLocalOp copy : copies)
+    replaceWithBufferCopy(copy, parts->base, offsets);
+  return success();
+}
+
 struct PipelineBufferCopies
     : tile_amd::impl::TileAMDPipelineBufferCopiesPassBase<
           PipelineBufferCopies> {
@@ -185,11 +286,30 @@ struct PipelineBufferCopies
     // Ranges of the module as it is, before any copy is rebuilt.
     IntRanges ranges(module);
     SmallVector<AsyncCopyGlobalToLocalOp> proven;
+    // Copies reading carried pointers, by iter_arg (converted below).
+    llvm::MapVector<Value, SmallVector<AsyncCopyGlobalToLocalOp>> carried;
     for (AsyncCopyGlobalToLocalOp copy : copies) {
       SmallVector<Value> terms;
       Value base = collectTerms(copy.getPtr(), terms);
-      if (!base)
-        continue; // the generic copy stays (and its conservative wait)
+      if (!base) {
+        std::optional<Carried> c = matchCarried(copy.getPtr());
+        if (c && hasPointerRange(c->base)) {
+          carried[copy.getPtr()].push_back(copy);
+          continue;
+        }
+        copy.emitRemark()
+            << "the pipelined copy keeps a global direct-to-LDS load (the "
+               "loop waits with vmcnt(0)): "
+            << (c ? "its pointers are carried around the loop from a base "
+                    "not specialized as under 2 GiB (signature marker "
+                    "':range32', as a launch marks such a tensor)"
+                  : "its pointers are not one scalar base plus i32 offsets "
+                    "(a splat pointer advanced by i32 tensors), nor such "
+                    "pointers carried around the loop and advanced by a "
+                    "loop-invariant amount")
+            << ", all a buffer resource addresses";
+        continue;
+      }
       if (hasPointerRange(base)) {
         proven.push_back(copy);
         continue;
@@ -217,22 +337,18 @@ struct PipelineBufferCopies
       OpBuilder b(copy);
       FailureOr<Decomposed> parts = decompose(copy.getPtr(), b);
       assert(succeeded(parts) && "collectTerms accepted the chain");
-      Value offsets = parts->offsets;
-      if (!offsets) {
-        auto type = cast<RankedTensorType>(copy.getPtr().getType());
-        offsets = arith::ConstantOp::create(
-            b, copy.getLoc(),
-            DenseElementsAttr::get(
-                RankedTensorType::get(type.getShape(), b.getI32Type(),
-                                      type.getEncoding()),
-                b.getI32IntegerAttr(0).getValue()));
-      }
-      auto buffer = tile_amd::BufferLoadToLocalOp::create(
-          b, copy.getLoc(), copy.getToken().getType(), parts->base, offsets,
-          copy.getDst(), copy.getMask(), Value(), b.getStringAttr(""));
-      buffer->setDiscardableAttrs(copy->getDiscardableAttrDictionary());
-      copy.getToken().replaceAllUsesWith(buffer.getToken());
-      copy.erase();
+      replaceWithBufferCopy(copy, parts->base,
+                            offsetsOrZeros(*parts, copy.getPtr(), b));
+    }
+    // One iter_arg at a time: growing a loop replaces it, so the next
+    // group's loop is matched again from its (moved) copies.
+    for (auto &[ptrs, group] : carried) {
+      std::optional<Carried> c = matchCarried(group.front().getPtr());
+      if (!c || failed(convertCarried(*c, group)))
+        group.front().emitRemark()
+            << "the pipelined copy keeps a global direct-to-LDS load (the "
+               "loop waits with vmcnt(0)): its carried pointers could not "
+               "be rebuilt as a base plus offsets";
     }
   }
 };
