@@ -632,3 +632,191 @@ def test_axis_info_is_sound_on_loop_carried_values(form):
     # "nothing known" (a pointer advanced by an aligned step stays aligned and contiguous).
     assert checked >= LOOP_FUNCS * 4 * TRIPS * 5
     assert strong_carried >= LOOP_FUNCS, strong_carried
+
+
+def _nested_func(rng: random.Random, idx: int):
+    """A loop whose body holds another loop (each with carried values) and an scf.if whose
+    results merge two values (a block with two predecessors once lowered to cf)."""
+    g = Gen(rng, idx)
+    g.build(5)
+    items = [("op", o) for o in g.f.ops]
+    counter = [0]
+
+    def observe(x, name, into):
+        z = g.fresh(x.kind, "i32")
+        shape = SHAPES[x.kind]
+        lit = "0" if x.kind == "s" else "dense<0>"
+        into.append(("op", (z, f"{z.name} = arith.constant {lit} : {ty(x.kind, 'i32')}",
+                            lambda env, shape=shape: np.full(shape, 0, dtype=object) if shape else 0)))
+        g.vals.append(z)
+        o = g.fresh(x.kind, x.elem)
+        if x.elem == "ptr":
+            text = (f"{o.name} = tile.addptr {name}, {z.name} : "
+                    f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
+        else:
+            text = f"{o.name} = arith.addi {name}, {z.name} : {ty(x.kind, x.elem)}"
+        into.append(("op", (o, text, lambda env, s=name: env[s])))
+        g.vals.append(o)
+
+    def ops(into, n):
+        before = len(g.f.ops)
+        makers = [g.const, g.splat, g.binop, g.binop, g.cmp, g.select, g.addptr, g.expand, g.bcast]
+        while len(g.f.ops) < before + n:
+            rng.choice(makers)()
+        into.extend(("op", o) for o in g.f.ops[before:])
+
+    def advance(x, into):
+        d = g.pick([x.kind], ("i32",))
+        n = g.fresh(x.kind, x.elem)
+        if x.elem == "ptr":
+            text = (f"{n.name} = tile.addptr {x.name}, {d.name} : "
+                    f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
+            ev = (lambda env, a=x.name, b=d.name: env[a] + np.asarray(env[b], dtype=object) * 4
+                  if np.ndim(env[b]) else env[a] + env[b] * 4)
+        else:
+            op = rng.choice(["addi", "subi", "muli"])
+            fn = {"addi": lambda p, q: p + q, "subi": lambda p, q: p - q,
+                  "muli": lambda p, q: p * q}[op]
+            text = f"{n.name} = arith.{op} {x.name}, {d.name} : {ty(x.kind, 'i32')}"
+            ev = lambda env, a=x.name, b=d.name, fn=fn: wrap(fn(env[a], env[b]), 32)  # noqa: E731
+        into.append(("op", (n, text, ev)))
+        g.vals.append(n)
+        return n
+
+    def loop(into, depth):
+        counter[0] += 1
+        tag = counter[0]
+        cands = [v for v in g.vals if v.elem in ("i32", "ptr") and v.name != "%p"]
+        inits = rng.sample(cands, min(len(cands), rng.randint(1, 2)))
+        lb, step = rng.choice([0, 3, 16]), rng.choice([1, 4, 16, 3])
+        outer = len(g.vals)  # what the body defines is out of scope after the loop
+        iv = Val(f"%iv{tag}", "s", "i32")
+        g.vals.append(iv)
+        carried = [(Val(f"%x{tag}_{k}", i.kind, i.elem), i) for k, i in enumerate(inits)]
+        g.vals.extend(x for x, _ in carried)
+        body = []
+        for x, _ in carried:
+            observe(x, x.name, body)
+        ops(body, 4)
+        if depth == 0:
+            loop(body, 1)
+            # scf.if merging the carried value or its advance.
+            for x, _ in carried[:1]:
+                c = g.pick(["s"], ("i1",))
+                if c is None:
+                    continue
+                n = advance(x, body)
+                r = Val(f"%if{tag}", x.kind, x.elem)
+                body.append(("if", (r, c, n, x)))
+                g.vals.append(r)
+                observe(r, r.name, body)
+        nexts = [advance(x, body) if rng.random() < 0.8 else x for x, _ in carried]
+        del g.vals[outer:]
+        res = [Val(f"%lp{tag}#{k}", x.kind, x.elem) for k, (x, _) in enumerate(carried)]
+        into.append(("loop", dict(tag=tag, iv=iv, lb=lb, step=step, carried=carried,
+                                  body=body, nexts=nexts, res=res)))
+        g.vals.extend(res)
+        for r in res:
+            observe(r, r.name, into)
+
+    loop(items, 0)
+    return g.f, items
+
+
+def _vty(v):
+    return ty(v.kind, "!tile.ptr<f32>" if v.elem == "ptr" else v.elem)
+
+
+def _render_nested(funcs):
+    lines = HEADER.splitlines()
+
+    def put(items, ind):
+        for kind, it in items:
+            if kind == "op":
+                v, text, _ = it
+                lines.append(ind + text)
+                v.line = len(lines)
+            elif kind == "if":
+                r, c, a, b = it
+                lines.append(f"{ind}{r.name} = scf.if {c.name} -> ({_vty(r)}) {{")
+                lines.append(f"{ind}  scf.yield {a.name} : {_vty(r)}")
+                lines.append(f"{ind}}} else {{")
+                lines.append(f"{ind}  scf.yield {b.name} : {_vty(r)}")
+                lines.append(f"{ind}}}")
+            else:
+                L = it
+                t = L["tag"]
+                ub = L["lb"] + L["step"] * TRIPS
+                lines.append(f"{ind}%lb{t} = arith.constant {L['lb']} : i32")
+                lines.append(f"{ind}%ub{t} = arith.constant {ub} : i32")
+                lines.append(f"{ind}%st{t} = arith.constant {L['step']} : i32")
+                tys = [_vty(x) for x, _ in L["carried"]]
+                iters = ", ".join(f"{x.name} = {i.name}" for x, i in L["carried"])
+                lines.append(f"{ind}%lp{t}:{len(tys)} = scf.for {L['iv'].name} = %lb{t} to %ub{t} "
+                             f"step %st{t} iter_args({iters}) -> ({', '.join(tys)}) : i32 {{")
+                put(L["body"], ind + "  ")
+                lines.append(f"{ind}  scf.yield {', '.join(n.name for n in L['nexts'])} : "
+                             f"{', '.join(tys)}")
+                lines.append(f"{ind}}}")
+
+    for f, items in funcs:
+        params = []
+        for v, hint in f.args:
+            t = "!tile.ptr<f32>" if v.elem == "ptr" else "i32"
+            attr = f" {{tile.divisibility = {hint} : i32}}" if hint else ""
+            params.append(f"{v.name}: {t}{attr}")
+        lines.append(f"func.func public @{f.name}({', '.join(params)}) {{")
+        put(items, "  ")
+        lines.append("  return")
+        lines.append("}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+@needs_tool
+@pytest.mark.parametrize("form", ["scf", "cf"])
+def test_axis_info_is_sound_on_nested_loops_and_merges(form):
+    rng = random.Random(SEED + (3 if form == "cf" else 2))
+    funcs = [_nested_func(rng, i) for i in range(60)]
+    text = _render_nested(funcs)
+    claims = _claims_after(text, ["--convert-scf-to-cf"] if form == "cf" else [])
+    failures, checked = [], [0]
+
+    def run(items, env, fname):
+        for kind, it in items:
+            if kind == "op":
+                v, _, ev = it
+                env[v.name] = ev(env)
+                claim = claims.get(v.line)
+                assert claim is not None, f"no claim printed for {v.name} at line {v.line}"
+                errs = check_claim(env[v.name], v.elem, claim)
+                checked[0] += 1
+                if errs:
+                    failures.append((fname, v.name, claim, errs[0]))
+            elif kind == "if":
+                r, c, a, b = it
+                env[r.name] = env[a.name] if env[c.name] == 1 else env[b.name]
+            else:
+                L = it
+                for x, i in L["carried"]:
+                    env[x.name] = env[i.name]
+                for t in range(TRIPS):
+                    env[L["iv"].name] = L["lb"] + t * L["step"]
+                    run(L["body"], env, fname)
+                    new = [env[n.name] for n in L["nexts"]]
+                    for (x, _), value in zip(L["carried"], new):
+                        env[x.name] = value
+                for r, (x, _) in zip(L["res"], L["carried"]):
+                    env[r.name] = env[x.name]
+
+    for f, items in funcs:
+        for _ in range(3):
+            env = {v.name: arg_value(rng, hint, v.elem == "ptr") for v, hint in f.args}
+            run(items, env, f.name)
+    if failures:
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"axis-info-nested-{form}.mlir")
+        with open(path, "w") as fh:
+            fh.write(text)
+        pytest.fail(f"{len(failures)} false claims (module in {path}):\n" +
+                    "\n".join(f"@{w} {n}: claim {c}: {e}" for w, n, c, e in failures[:10]))
+    assert checked[0] >= 60 * 3 * TRIPS * TRIPS
