@@ -137,25 +137,37 @@ AxisInfo AxisInfoAnalysis::fixedPoint(Value arg, ArrayRef<Value> incoming) {
     everything.divisibility[d] = AxisInfo::kMaxDivisibility;
   }
   std::optional<AxisInfo> assumed; // none: everything
+  assuming.insert(arg);
+  auto done = [&](AxisInfo r) {
+    assuming.erase(arg);
+    return r;
+  };
   for (int round = 0; round < 256; ++round) {
     size_t mark = made.size();
     cache[arg] = assumed ? *assumed : everything;
+    // A value whose computation led here (the query began inside the
+    // cycle, say at `ptrs + BK`) holds a placeholder: drop it so that the
+    // round computes it from the assumption instead of reading "nothing
+    // known". Every cycle passes a block argument, so this terminates.
+    for (Value v : active)
+      if (!assuming.contains(v))
+        cache.erase(v);
     std::optional<AxisInfo> after = assumed;
     for (Value v : incoming) {
       AxisInfo in = get(v);
       after = after ? join(*after, in) : in;
     }
     if (!after)
-      return AxisInfo::unknown(rank);
+      return done(AxisInfo::unknown(rank));
     if (assumed && sameClaims(*after, *assumed))
-      return *assumed;
+      return done(*assumed);
     // Drop what was computed from the failed assumption.
     for (size_t i = mark; i < made.size(); ++i)
       cache.erase(made[i]);
     made.resize(mark);
     assumed = after;
   }
-  return AxisInfo::unknown(rank);
+  return done(AxisInfo::unknown(rank));
 }
 
 AxisInfo AxisInfoAnalysis::get(Value v) {
@@ -166,7 +178,9 @@ AxisInfo AxisInfoAnalysis::get(Value v) {
   // iter_arg replaces it with its assumption while it is being computed).
   cache[v] = AxisInfo::unknown(rankOf(v));
   made.push_back(v);
+  active.push_back(v);
   AxisInfo info = compute(v);
+  active.pop_back();
   // Claims never exceed the shape; a dimension of size 1 holds one group.
   SmallVector<int64_t> shape = shapeOf(v);
   if (info.getRank() != shape.size())

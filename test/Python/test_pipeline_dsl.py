@@ -241,6 +241,33 @@ def _row_sum_carried(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.co
     kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
 
 
+@kiln.jit
+def _row_sum_advanced_first(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.constexpr,
+                            STAGES: kl.constexpr, num_warps: kl.constexpr):
+    """The same loop advancing its pointers before the load: the lowering first asks about
+    `ptrs + BC`, a value inside the cycle, not about the carried pointers."""
+    layout: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
+    C = C // 4 * 4
+    stride_r = stride_r // 4 * 4
+    rows = kl.program_id(0) * BR + kl.arange(0, BR, kl.SliceLayout(1, layout))
+    cols = kl.arange(0, BC, kl.SliceLayout(0, layout))
+    acc = kl.zeros([BR, BC], kl.float32, layout)
+    ptrs = x_ptr + rows[:, None] * stride_r + cols[None, :]
+    for c0 in kl.range(0, C, BC, num_stages=STAGES):
+        ptrs += BC
+        acc += kl.load(ptrs - BC, mask=(rows[:, None] < R) & (c0 + cols[None, :] < C),
+                       other=0.0)
+    kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
+
+
+def test_a_cycle_entered_inside_keeps_its_width():
+    k = kiln.compile(_row_sum_advanced_first, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+                                               "R": "i32", "C": "i32", "stride_r": "i32"},
+                     dict(BR=16, BC=128, STAGES=1, num_warps=4), target="cuda:sm_80",
+                     num_warps=4)
+    assert "ld.global.v4.b32" in k.asm["ptx"] and "ld.global.b32" not in k.asm["ptx"]
+
+
 @pytest.mark.parametrize("stages", [1, 3])
 def test_carried_pointers_keep_their_width(stages):
     """`ptrs += BC` keeps the pointers 16-byte aligned and contiguous in runs of 4 f32 (the

@@ -27,6 +27,7 @@
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <optional>
@@ -70,6 +71,10 @@ private:
   /// Cache entries in the order they were made: those made while an
   /// iter_arg's assumption stood are dropped when the assumption fails.
   llvm::SmallVector<mlir::Value> made;
+  /// Values whose computation is under way (their cache entry is a
+  /// placeholder), and the block arguments whose fixed point is.
+  llvm::SmallVector<mlir::Value> active;
+  llvm::DenseSet<mlir::Value> assuming;
 };
 
 } // namespace kiln
