@@ -461,6 +461,37 @@ LOOP_FUNCS = 150
 TRIPS = 5
 
 
+def _observer_ops(g, x, name):
+    """Op tuples (a zero, then `name` + 0) whose last value equals `name`, a value like x: its
+    claims are checked where a block argument's or a loop result's are not printed."""
+    z = g.fresh(x.kind, "i32")
+    shape = SHAPES[x.kind]
+    lit = "0" if x.kind == "s" else "dense<0>"
+    zero = (z, f"{z.name} = arith.constant {lit} : {ty(x.kind, 'i32')}",
+            lambda env, shape=shape: np.full(shape, 0, dtype=object) if shape else 0)
+    o = g.fresh(x.kind, x.elem)
+    if x.elem == "ptr":
+        text = (f"{o.name} = tile.addptr {name}, {z.name} : "
+                f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
+    else:
+        text = f"{o.name} = arith.addi {name}, {z.name} : {ty(x.kind, x.elem)}"
+    return [zero, (o, text, lambda env, s=name: env[s])]
+
+
+def _advance_op(g, rng, x, d):
+    """The op tuple advancing x by d (a value of x's kind): `ptrs + d`, or x +, -, * d."""
+    n = g.fresh(x.kind, x.elem)
+    if x.elem == "ptr":
+        return (n, f"{n.name} = tile.addptr {x.name}, {d.name} : "
+                   f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}",
+                lambda env, a=x.name, b=d.name: env[a] + np.asarray(env[b], dtype=object) * 4
+                if np.ndim(env[b]) else env[a] + env[b] * 4)
+    op = rng.choice(["addi", "addi", "subi", "muli"])
+    fn = {"addi": lambda p, q: p + q, "subi": lambda p, q: p - q, "muli": lambda p, q: p * q}[op]
+    return (n, f"{n.name} = arith.{op} {x.name}, {d.name} : {ty(x.kind, 'i32')}",
+            lambda env, a=x.name, b=d.name, fn=fn: wrap(fn(env[a], env[b]), 32))
+
+
 def _loop_func(rng: random.Random, idx: int):
     g = Gen(rng, idx)
     g.build(6)
@@ -477,19 +508,10 @@ def _loop_func(rng: random.Random, idx: int):
         g.vals.append(x)
 
     def observe(x, out_name):
-        """An op whose value is x (x + 0): its claims are checked where x's are not."""
-        z = g.fresh(x.kind, "i32")
-        shape = SHAPES[x.kind]
-        lit = "0" if x.kind == "s" else "dense<0>"
-        g.emit(z, f"{z.name} = arith.constant {lit} : {ty(x.kind, 'i32')}",
-               lambda env, shape=shape: np.full(shape, 0, dtype=object) if shape else 0)
-        o = g.fresh(x.kind, x.elem)
-        if x.elem == "ptr":
-            text = (f"{o.name} = tile.addptr {out_name}, {z.name} : "
-                    f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
-        else:
-            text = f"{o.name} = arith.addi {out_name}, {z.name} : {ty(x.kind, x.elem)}"
-        return g.emit(o, text, lambda env, s=out_name: env[s])
+        ops = _observer_ops(g, x, out_name)
+        for op in ops:
+            g.emit(*op)
+        return ops[-1][0]
 
     def advances():
         return _advances(g, rng, carried)
@@ -522,19 +544,7 @@ def _advances(g, rng, carried):
         same = [v for v in g.vals if v.kind == x.kind and v.elem == x.elem and v is not x]
         d = g.pick([x.kind], ("i32",))
         if d is not None and rng.random() < 0.75:
-            n = g.fresh(x.kind, x.elem)
-            if x.elem == "ptr":
-                g.emit(n, f"{n.name} = tile.addptr {x.name}, {d.name} : "
-                          f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}",
-                       lambda env, a=x.name, b=d.name: env[a] + np.asarray(env[b], dtype=object) * 4
-                       if np.ndim(env[b]) else env[a] + env[b] * 4)
-            else:
-                op = rng.choice(["addi", "addi", "subi", "muli"])
-                fn = {"addi": lambda p, q: p + q, "subi": lambda p, q: p - q,
-                      "muli": lambda p, q: p * q}[op]
-                g.emit(n, f"{n.name} = arith.{op} {x.name}, {d.name} : {ty(x.kind, 'i32')}",
-                       lambda env, a=x.name, b=d.name, fn=fn: wrap(fn(env[a], env[b]), 32))
-            nexts.append(n)
+            nexts.append(g.emit(*_advance_op(g, rng, x, d)))
         else:
             nexts.append(rng.choice(same) if same else x)
     return nexts
@@ -655,20 +665,9 @@ def _nested_func(rng: random.Random, idx: int):
     counter = [0]
 
     def observe(x, name, into):
-        z = g.fresh(x.kind, "i32")
-        shape = SHAPES[x.kind]
-        lit = "0" if x.kind == "s" else "dense<0>"
-        into.append(("op", (z, f"{z.name} = arith.constant {lit} : {ty(x.kind, 'i32')}",
-                            lambda env, shape=shape: np.full(shape, 0, dtype=object) if shape else 0)))
-        g.vals.append(z)
-        o = g.fresh(x.kind, x.elem)
-        if x.elem == "ptr":
-            text = (f"{o.name} = tile.addptr {name}, {z.name} : "
-                    f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
-        else:
-            text = f"{o.name} = arith.addi {name}, {z.name} : {ty(x.kind, x.elem)}"
-        into.append(("op", (o, text, lambda env, s=name: env[s])))
-        g.vals.append(o)
+        for op in _observer_ops(g, x, name):
+            into.append(("op", op))
+            g.vals.append(op[0])
 
     def ops(into, n):
         before = len(g.f.ops)
@@ -678,22 +677,10 @@ def _nested_func(rng: random.Random, idx: int):
         into.extend(("op", o) for o in g.f.ops[before:])
 
     def advance(x, into):
-        d = g.pick([x.kind], ("i32",))
-        n = g.fresh(x.kind, x.elem)
-        if x.elem == "ptr":
-            text = (f"{n.name} = tile.addptr {x.name}, {d.name} : "
-                    f"{ty(x.kind, '!tile.ptr<f32>')}, {ty(x.kind, 'i32')}")
-            ev = (lambda env, a=x.name, b=d.name: env[a] + np.asarray(env[b], dtype=object) * 4
-                  if np.ndim(env[b]) else env[a] + env[b] * 4)
-        else:
-            op = rng.choice(["addi", "subi", "muli"])
-            fn = {"addi": lambda p, q: p + q, "subi": lambda p, q: p - q,
-                  "muli": lambda p, q: p * q}[op]
-            text = f"{n.name} = arith.{op} {x.name}, {d.name} : {ty(x.kind, 'i32')}"
-            ev = lambda env, a=x.name, b=d.name, fn=fn: wrap(fn(env[a], env[b]), 32)  # noqa: E731
-        into.append(("op", (n, text, ev)))
-        g.vals.append(n)
-        return n
+        op = _advance_op(g, rng, x, g.pick([x.kind], ("i32",)))
+        into.append(("op", op))
+        g.vals.append(op[0])
+        return op[0]
 
     def loop(into, depth):
         counter[0] += 1

@@ -226,8 +226,11 @@ def test_amd_ring_waits_exactly(target, vec, per_iteration):
 
 @kiln.jit
 def _row_sum_carried(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.constexpr,
-                     STAGES: kl.constexpr, num_warps: kl.constexpr):
-    """A textbook loop: one pointer tensor carried around the loop, advanced by BC."""
+                     STAGES: kl.constexpr, num_warps: kl.constexpr,
+                     ADVANCE_FIRST: kl.constexpr = False):
+    """A textbook loop: one pointer tensor carried around the loop, advanced by BC. With
+    ADVANCE_FIRST it advances before the load, so the lowering first asks about `ptrs + BC`,
+    a value inside the cycle, rather than about the carried pointers."""
     layout: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
     C = C // 4 * 4
     stride_r = stride_r // 4 * 4
@@ -236,36 +239,27 @@ def _row_sum_carried(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.co
     acc = kl.zeros([BR, BC], kl.float32, layout)
     ptrs = x_ptr + rows[:, None] * stride_r + cols[None, :]
     for c0 in kl.range(0, C, BC, num_stages=STAGES):
-        acc += kl.load(ptrs, mask=(rows[:, None] < R) & (c0 + cols[None, :] < C), other=0.0)
-        ptrs += BC
+        mask = (rows[:, None] < R) & (c0 + cols[None, :] < C)
+        if ADVANCE_FIRST:
+            ptrs += BC
+            acc += kl.load(ptrs - BC, mask=mask, other=0.0)
+        else:
+            acc += kl.load(ptrs, mask=mask, other=0.0)
+            ptrs += BC
     kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
 
 
-@kiln.jit
-def _row_sum_advanced_first(x_ptr, out_ptr, R, C, stride_r, BR: kl.constexpr, BC: kl.constexpr,
-                            STAGES: kl.constexpr, num_warps: kl.constexpr):
-    """The same loop advancing its pointers before the load: the lowering first asks about
-    `ptrs + BC`, a value inside the cycle, not about the carried pointers."""
-    layout: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [num_warps, 1], [1, 0])
-    C = C // 4 * 4
-    stride_r = stride_r // 4 * 4
-    rows = kl.program_id(0) * BR + kl.arange(0, BR, kl.SliceLayout(1, layout))
-    cols = kl.arange(0, BC, kl.SliceLayout(0, layout))
-    acc = kl.zeros([BR, BC], kl.float32, layout)
-    ptrs = x_ptr + rows[:, None] * stride_r + cols[None, :]
-    for c0 in kl.range(0, C, BC, num_stages=STAGES):
-        ptrs += BC
-        acc += kl.load(ptrs - BC, mask=(rows[:, None] < R) & (c0 + cols[None, :] < C),
-                       other=0.0)
-    kl.store(out_ptr + rows, kl.sum(acc, axis=1), mask=rows < R)
+def _compile_carried(stages, advance_first=False):
+    return kiln.compile(_row_sum_carried, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
+                                           "R": "i32", "C": "i32", "stride_r": "i32"},
+                        dict(BR=16, BC=128, STAGES=stages, num_warps=4,
+                             ADVANCE_FIRST=advance_first),
+                        target="cuda:sm_80", num_warps=4)
 
 
 def test_a_cycle_entered_inside_keeps_its_width():
-    k = kiln.compile(_row_sum_advanced_first, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16",
-                                               "R": "i32", "C": "i32", "stride_r": "i32"},
-                     dict(BR=16, BC=128, STAGES=1, num_warps=4), target="cuda:sm_80",
-                     num_warps=4)
-    assert "ld.global.v4.b32" in k.asm["ptx"] and "ld.global.b32" not in k.asm["ptx"]
+    ptx = _compile_carried(1, advance_first=True).asm["ptx"]
+    assert "ld.global.v4.b32" in ptx and "ld.global.b32" not in ptx
 
 
 @pytest.mark.parametrize("stages", [1, 3])
@@ -274,10 +268,7 @@ def test_carried_pointers_keep_their_width(stages):
     axis analysis' fixed point over the loop): 16-byte loads as written, 16-byte cp.async in
     the prologue and in the kernel loop when pipelined (before the fixed point the carried
     pointers were unknown: 4-byte accesses inside the loop)."""
-    k = kiln.compile(_row_sum_carried, {"x_ptr": "*fp32:16", "out_ptr": "*fp32:16", "R": "i32",
-                                        "C": "i32", "stride_r": "i32"},
-                     dict(BR=16, BC=128, STAGES=stages, num_warps=4), target="cuda:sm_80",
-                     num_warps=4)
+    k = _compile_carried(stages)
     ptx = k.asm["ptx"]
     if stages == 1:
         assert "ld.global.v4.b32" in ptx and "ld.global.b32" not in ptx
