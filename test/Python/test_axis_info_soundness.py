@@ -288,15 +288,20 @@ def arg_value(rng: random.Random, hint, is_ptr):
     return q * h
 
 
+def _func_header(f):
+    """The `func.func` line of `f`, its arguments with their divisibility hints."""
+    params = []
+    for v, hint in f.args:
+        t = "!tile.ptr<f32>" if v.elem == "ptr" else "i32"
+        attr = f" {{tile.divisibility = {hint} : i32}}" if hint else ""
+        params.append(f"{v.name}: {t}{attr}")
+    return f"func.func public @{f.name}({', '.join(params)}) {{"
+
+
 def render(funcs):
     lines = HEADER.splitlines()
     for f in funcs:
-        params = []
-        for v, hint in f.args:
-            t = "!tile.ptr<f32>" if v.elem == "ptr" else "i32"
-            attr = f" {{tile.divisibility = {hint} : i32}}" if hint else ""
-            params.append(f"{v.name}: {t}{attr}")
-        lines.append(f"func.func public @{f.name}({', '.join(params)}) {{")
+        lines.append(_func_header(f))
         for v, text, _ in f.ops:
             lines.append("  " + text)
             v.line = len(lines)
@@ -554,12 +559,7 @@ def _render_loops(loops):
     lines = HEADER.splitlines()
     for L in loops:
         f = L["f"]
-        params = []
-        for v, hint in f.args:
-            t = "!tile.ptr<f32>" if v.elem == "ptr" else "i32"
-            attr = f" {{tile.divisibility = {hint} : i32}}" if hint else ""
-            params.append(f"{v.name}: {t}{attr}")
-        lines.append(f"func.func public @{f.name}({', '.join(params)}) {{")
+        lines.append(_func_header(f))
 
         def put(ops):
             for v, text, _ in ops:
@@ -582,6 +582,16 @@ def _render_loops(loops):
         lines.append("}")
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _fail_on(failures, text, name):
+    """Fails with the first false claims, the module kept in $TMPDIR/<name>."""
+    if failures:
+        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), name)
+        with open(path, "w") as fh:
+            fh.write(text)
+        pytest.fail(f"{len(failures)} false claims (module in {path}):\n" +
+                    "\n".join(f"{w} {n}: claim {c}: {e}" for w, n, c, e in failures[:10]))
 
 
 def _claims_after(text, passes):
@@ -644,12 +654,7 @@ def test_axis_info_is_sound_on_loop_carried_values(form):
             for v, _, ev in L["post"]:
                 env[v.name] = ev(env)
                 check(v, env, f"@{f.name} after the loop")
-    if failures:
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"axis-info-loops-{form}.mlir")
-        with open(path, "w") as fh:
-            fh.write(text)
-        pytest.fail(f"{len(failures)} false claims (module in {path}):\n" +
-                    "\n".join(f"{w} {n}: claim {c}: {e}" for w, n, c, e in failures[:10]))
+    _fail_on(failures, text, f"axis-info-loops-{form}.mlir")
     # Not vacuous: the carried values and the induction variable get claims stronger than
     # "nothing known" (a pointer advanced by an aligned step stays aligned and contiguous).
     assert checked >= LOOP_FUNCS * 4 * TRIPS * 5
@@ -759,12 +764,7 @@ def _render_nested(funcs):
                 lines.append(f"{ind}}}")
 
     for f, items in funcs:
-        params = []
-        for v, hint in f.args:
-            t = "!tile.ptr<f32>" if v.elem == "ptr" else "i32"
-            attr = f" {{tile.divisibility = {hint} : i32}}" if hint else ""
-            params.append(f"{v.name}: {t}{attr}")
-        lines.append(f"func.func public @{f.name}({', '.join(params)}) {{")
+        lines.append(_func_header(f))
         put(items, "  ")
         lines.append("  return")
         lines.append("}")
@@ -812,10 +812,6 @@ def test_axis_info_is_sound_on_nested_loops_and_merges(form):
         for _ in range(3):
             env = {v.name: arg_value(rng, hint, v.elem == "ptr") for v, hint in f.args}
             run(items, env, f.name)
-    if failures:
-        path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"axis-info-nested-{form}.mlir")
-        with open(path, "w") as fh:
-            fh.write(text)
-        pytest.fail(f"{len(failures)} false claims (module in {path}):\n" +
-                    "\n".join(f"@{w} {n}: claim {c}: {e}" for w, n, c, e in failures[:10]))
+    _fail_on([(f"@{w}", n, c, e) for w, n, c, e in failures], text,
+             f"axis-info-nested-{form}.mlir")
     assert checked[0] >= 60 * 3 * TRIPS * TRIPS
