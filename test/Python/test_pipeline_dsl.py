@@ -135,15 +135,22 @@ def test_num_stages_that_is_not_a_count_is_an_error_at_the_loop(ns):
     with pytest.raises(kiln.CompilationError) as e:
         _compile_stages(ns)
     msg = str(e.value)
-    assert f"{HERE}:{line}:" in msg, msg
+    src = open(HERE).read().splitlines()[line - 1]
+    col = src.index("kl.range") + 1
+    assert f"{HERE}:{line}:{col}:" in msg, msg
     assert "kl.range(num_stages=...) must be a non-negative integer" in msg, msg
+    # The source line, with the caret under the kl.range call.
+    assert msg.endswith(src + "\n" + " " * (col - 1) + "^"), msg
 
 
 def test_more_stages_than_kiln_numbers_is_a_remark_not_a_verifier_error():
     # Stages are numbered 0 to 64: 65 pipeline (a 65-slot ring, wait_group 63), 66 say why.
     assert re.search(r"cp\.async\.wait_group\s+63", _compile_stages(65).asm["ptx"])
-    with pytest.warns(kiln.CompilationRemark, match="num_stages=66 is more than 65"):
+    line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:stages" in l)
+    with pytest.warns(kiln.CompilationRemark, match="num_stages=66 is more than 65") as record:
         k = _compile_stages(66)
+    assert any(r.filename == HERE and r.lineno == line for r in record), \
+        [(r.filename, r.lineno) for r in record]
     assert "cp.async" not in k.asm["ptx"]
 
 

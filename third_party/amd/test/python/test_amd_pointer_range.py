@@ -214,10 +214,16 @@ def test_carried_pointers_get_buffer_copies_and_exact_waits(target, vec, per_ite
 
 def test_carried_pointers_without_marker_keep_the_copy_with_a_remark():
     with pytest.warns(CompilationRemark, match="carried around the loop from a base not "
-                      "specialized as under 2 GiB"):
+                      "specialized as under 2 GiB") as record:
         k = kiln.compile(_row_sum_carried, row_sum_signature(""),
                          dict(BR=16, BC=256, STAGES=3, VEC=1, num_warps=4),
                          target="hip:gfx942", num_warps=4, cache=False)
+    # At the user's load.
+    here = os.path.abspath(__file__)
+    line = next(i for i, l in enumerate(open(here).read().splitlines(), 1)
+                if "acc += kl.load(ptrs" in l)
+    assert any(r.filename == here and r.lineno == line and "carried around the loop" in
+               str(r.message) for r in record), [(r.filename, r.lineno) for r in record]
     # The generic copies (masked: branched around by a wave whose lanes are all off) and the
     # conservative wait they need.
     asm = k.asm["amdgcn"]
