@@ -5,6 +5,8 @@
 #include "TestPasses.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -24,6 +26,22 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] =
       registerAndParseCLIOptions(argc, argv, "Kiln optimizer driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  // A pass may report an error and still succeed (a diagnostic emitted by a
+  // utility whose failure the pass then handles): any error printed means a
+  // failed run, unless the run verifies expected diagnostics.
+  bool sawError = false;
+  if (!config.shouldVerifyDiagnostics()) {
+    MlirOptMainConfig original = config;
+    config.setPassPipelineSetupFn([original, &sawError](PassManager &pm) {
+      pm.getContext()->getDiagEngine().registerHandler([&sawError](
+                                                          Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          sawError = true;
+        return failure(); // still printed by the driver's handler
+      });
+      return original.setupPassPipeline(pm);
+    });
+  }
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
@@ -52,6 +70,8 @@ int main(int argc, char **argv) {
                ? 1
                : 0;
   });
+  if (sawError)
+    rc = 1;
   if (rc == 0)
     output->keep();
   return rc;

@@ -107,6 +107,13 @@ int main(int argc, char **argv) {
                   name = input->getBufferIdentifier();
   sourceMgr->AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(*sourceMgr, &context);
+  // Any error printed fails the run, even one a step recovered from.
+  bool sawError = false;
+  context.getDiagEngine().registerHandler([&sawError](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      sawError = true;
+    return failure(); // printed by the handler above
+  });
   if (failed(kiln::checkNestingDepth(text, name, &context)))
     return 1;
 
@@ -128,6 +135,8 @@ int main(int argc, char **argv) {
   });
   if (rc != 0)
     return rc;
+  if (sawError)
+    return 1;
 
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputPath, &error);
