@@ -390,6 +390,21 @@ LogicalResult MfmaOp::verify() {
         return emitOpError() << "the layout is for " << chip << " (version "
                              << version << "); " << target->name
                              << " has CDNA version " << has;
+      // gfx942's fp8 instructions (a version-3 layout) exist on gfx950 too,
+      // but read the OCP formats there: FNUZ operands would be misread
+      // (every product off by a factor of 2).
+      auto fnuz = [](Type t) {
+        std::optional<MfmaElem> e = getMfmaElem(t);
+        return e == MfmaElem::FP8NUZ || e == MfmaElem::BF8NUZ;
+      };
+      if (has != 3 && (fnuz(ta) || fnuz(tb)))
+        return emitOpError()
+               << "FNUZ fp8 operands (" << ta << " x " << tb << ") on "
+               << target->name
+               << ", whose fp8 mfma reads the OCP formats float8e4nv / "
+                  "float8e5: convert the operands to those, or compile for "
+                  "gfx942 (CDNA3), whose fp8 mfma reads float8e4b8 / "
+                  "float8e5b16";
     }
   return success();
 }
