@@ -15,7 +15,9 @@
 //    them can bring: an arrival outside a loop, or in a loop that also
 //    waits on that barrier, arrives (at most) once a phase, so when every
 //    arrival is of these kinds their counts bound a phase's arrivals;
-//  * are waited or arrived on after their invalidate with no init between.
+//  * are waited or arrived on after their invalidate with no init between;
+//  * are waited on at a constant parity in a loop that arrives on them every
+//    iteration (each completed phase flips the parity the wait must name).
 //
 // Like the rest of the check, each needs certainty: an arrival in a loop
 // that does not wait on its barrier may arrive any number of times, and a
@@ -25,6 +27,7 @@
 
 #include "AsyncSafety.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
@@ -164,6 +167,45 @@ Operation *enclosingLoop(Operation *op, func::FuncOp func) {
   return nullptr;
 }
 
+/// A wait at a constant parity in a loop whose body arrives on that barrier
+/// every iteration (and does not init it again): the phases the arrivals
+/// complete flip the parity, so from the second iteration the wait returns
+/// at once for a phase already complete (or hangs).
+bool checkLoopParities(const Uses &uses, func::FuncOp func) {
+  bool ok = true;
+  for (BarrierWaitOpInterface wait : uses.waits) {
+    std::optional<int64_t> parity = constantInt(wait.getWaitedParity());
+    auto loop = dyn_cast_or_null<scf::ForOp>(enclosingLoop(wait, func));
+    if (!parity || !loop || wait->getBlock() != loop.getBody())
+      continue;
+    if (std::optional<APInt> trips = loop.getStaticTripCount();
+        trips && trips->ule(1))
+      continue;
+    Buffer key = *barrierOf(wait);
+    Operation *arrival = nullptr;
+    bool reinit = false;
+    for (Operation &op : loop.getBody()->without_terminator()) {
+      if (isa<BarrierArriveOpInterface>(op) && mustOverlap(*barrierOf(&op), key))
+        arrival = arrival ? arrival : &op;
+      if (isa<BarrierInitOpInterface>(op) && mayMeet(*barrierOf(&op), key))
+        reinit = true;
+    }
+    if (!arrival || reinit)
+      continue;
+    InFlightDiagnostic d =
+        wait->emitError()
+        << opName(wait) << " waits for the constant parity " << (*parity & 1)
+        << " in a loop that arrives on this barrier every iteration: each "
+           "phase completed flips the parity, so from the second iteration "
+           "the wait returns at once for a phase already complete (or "
+           "hangs); carry the phase in the loop and flip it after each wait "
+           "(phase ^= 1)";
+    d.attachNote(arrival->getLoc()) << "the arrival in the loop";
+    ok = false;
+  }
+  return ok;
+}
+
 /// An init's count no phase's arrivals can reach.
 bool checkArrivalCounts(const Uses &uses, func::FuncOp func) {
   if (uses.unknown)
@@ -266,6 +308,7 @@ bool async_safety::checkBarrierLifecycle(func::FuncOp func) {
   });
   bool ok = checkInitialized(uses);
   ok &= checkParities(uses);
+  ok &= checkLoopParities(uses, func);
   ok &= checkArrivalCounts(uses, func);
   ok &= checkAfterInvalidate(uses);
   return ok;

@@ -496,6 +496,39 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 
+  // A loop that arrives on its barrier every iteration and waits at a
+  // constant parity: from the second iteration the wait returns at once.
+  func.func @constant_parity_in_loop(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      // expected-note @+1 {{the arrival in the loop}}
+      tile_nv.mbarrier_arrive %b, 1 : !one
+      // expected-error @+1 {{'tile_nv.mbarrier_wait' waits for the constant parity 0 in a loop that arrives on this barrier every iteration: each phase completed flips the parity, so from the second iteration the wait returns at once for a phase already complete (or hangs); carry the phase in the loop and flip it after each wait (phase ^= 1)}}
+      tile_nv.mbarrier_wait %b, %c0 : !one, i32
+    }
+    tile_nv.mbarrier_invalidate %b : !one
+    return
+  }
+
+  // The same loop with the phase carried and flipped: correct.
+  func.func @carried_parity_in_loop(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %b = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %b, 1 : !one
+    %last = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+      tile_nv.mbarrier_arrive %b, 1 : !one
+      tile_nv.mbarrier_wait %b, %ph : !one, i32
+      %next = arith.xori %ph, %c1 : i32
+      scf.yield %next : i32
+    }
+    tile_nv.mbarrier_invalidate %b : !one
+    return
+  }
+
   // Two arrivals expected per phase; one arrives.
   func.func @arrivals_fall_short() {
     %c0 = arith.constant 0 : i32
