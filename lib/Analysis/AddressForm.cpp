@@ -55,6 +55,25 @@ Poly Poly::scaled(int64_t k) const {
   return r;
 }
 
+Poly Poly::substituted(Value v, const Poly &by) const {
+  void *key = v.getAsOpaquePointer();
+  Poly r;
+  for (auto &[m, c] : terms) {
+    Poly term = Poly::constant(c);
+    Monomial rest;
+    for (void *a : m) {
+      if (a == key)
+        term = term * by;
+      else
+        rest.push_back(a);
+    }
+    Poly kept;
+    kept.add(rest, 1);
+    r = r + term * kept;
+  }
+  return r;
+}
+
 Poly Poly::operator*(const Poly &o) const {
   Poly r;
   for (auto &[m1, c1] : terms)

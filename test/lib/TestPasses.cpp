@@ -5,6 +5,7 @@
 void kiln::registerTestPasses() {
   registerTestAxisInfoPass();
   registerTestAddressFormPass();
+  registerTestLoopDependencePass();
   registerTestIntRangesPass();
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();

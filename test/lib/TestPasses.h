@@ -27,6 +27,8 @@ void registerTestWaitCountOraclePass();
 /// `test-async-race-oracle`: races of async shared memory over all
 /// executions (tile-check-async-safety's independent check).
 void registerTestAsyncRaceOraclePass();
+/// test-print-loop-hazards (Analysis/TestLoopDependence.cpp).
+void registerTestLoopDependencePass();
 
 /// All of the above.
 void registerTestPasses();

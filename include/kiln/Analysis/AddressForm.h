@@ -40,6 +40,8 @@ public:
   Poly operator-(const Poly &o) const;
   Poly operator*(const Poly &o) const;
   Poly scaled(int64_t k) const;
+  /// This polynomial with every occurrence of atom `v` replaced by `by`.
+  Poly substituted(mlir::Value v, const Poly &by) const;
 
   bool isConstant() const;
   /// The constant term (the value, for a constant polynomial).

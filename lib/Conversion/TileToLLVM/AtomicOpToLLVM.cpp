@@ -42,88 +42,6 @@ void fenceAfter(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
 }
 
 
-/// The element each register holds, and which lane / warp bits only repeat
-/// elements (masks of redundant bits).
-struct Ownership {
-  SmallVector<unsigned> canonical; ///< first register holding the same element
-  unsigned redundantLanes = 0, redundantWarps = 0;
-};
-
-FailureOr<Ownership> planOwnership(Operation *op, RankedTensorType type) {
-  auto emit = [&] { return op->emitOpError(); };
-  FailureOr<LinearLayout> ll = getLinearLayout(type, emit);
-  if (failed(ll))
-    return failure();
-  Ownership own;
-  std::map<SmallVector<int32_t>, unsigned> regs = registersByCoordinate(*ll);
-  ArrayRef<LinearLayout::Basis> regBases = ll->getBases(LinearLayout::Register);
-  unsigned n = 1u << regBases.size();
-  unsigned rank = type.getRank();
-  for (unsigned r = 0; r < n; ++r) {
-    SmallVector<int32_t> c(rank, 0);
-    for (unsigned bit = 0; bit < regBases.size(); ++bit)
-      if (r >> bit & 1)
-        for (unsigned d = 0; d < rank; ++d)
-          c[d] ^= regBases[bit][d];
-    own.canonical.push_back(regs.at(c));
-  }
-  // Elimination over F2 on coordinates packed into one integer.
-  SmallVector<unsigned> shifts;
-  unsigned shift = 0;
-  for (int64_t s : type.getShape()) {
-    shifts.push_back(shift);
-    shift += llvm::Log2_64_Ceil(std::max<int64_t>(s, 2));
-  }
-  if (shift > 63)
-    return op->emitOpError() << "the tensor is too large for an atomic";
-  auto pack = [&](const LinearLayout::Basis &b) {
-    uint64_t v = 0;
-    for (unsigned d = 0; d < rank; ++d)
-      v |= uint64_t(uint32_t(b[d])) << shifts[d];
-    return v;
-  };
-  std::map<unsigned, uint64_t> pivots; // by leading bit
-  auto addIfIndependent = [&](uint64_t v) {
-    while (v) {
-      unsigned lead = llvm::Log2_64(v);
-      auto it = pivots.find(lead);
-      if (it == pivots.end()) {
-        pivots[lead] = v;
-        return true;
-      }
-      v ^= it->second;
-    }
-    return false;
-  };
-  for (const LinearLayout::Basis &b : regBases)
-    addIfIndependent(pack(b));
-  for (auto [in, mask] : {std::pair<LinearLayout::InDim, unsigned *>{LinearLayout::Lane,
-                                                           &own.redundantLanes},
-                          {LinearLayout::Warp, &own.redundantWarps}})
-    for (auto [bit, b] : llvm::enumerate(ll->getBases(in)))
-      if (!addIfIndependent(pack(b)))
-        *mask |= 1u << bit;
-  return own;
-}
-
-/// `thenFn()`'s value where `cond` holds, undefined elsewhere, at the
-/// rewriter's insertion point (which ends in the join block).
-Value emitIfValue(ConversionPatternRewriter &rewriter, Location loc, Value cond,
-                  Type type, function_ref<Value()> thenFn) {
-  Block *head = rewriter.getInsertionBlock();
-  Block *join = rewriter.splitBlock(head, rewriter.getInsertionPoint());
-  join->addArgument(type, loc);
-  Block *thenBlock = rewriter.createBlock(join);
-  Value v = thenFn();
-  LLVM::BrOp::create(rewriter, loc, ValueRange{v}, join);
-  rewriter.setInsertionPointToEnd(head);
-  Value undef = LLVM::UndefOp::create(rewriter, loc, type);
-  LLVM::CondBrOp::create(rewriter, loc, cond, thenBlock, ValueRange{}, join,
-                         ValueRange{undef});
-  rewriter.setInsertionPointToStart(join);
-  return join->getArgument(0);
-}
-
 /// Lowers one atomic op: `act(i)` performs the atomic of canonical register
 /// i (at the rewriter's insertion point) and returns the old value.
 /// With `pairFn`, pairs of adjacent canonical registers (2i, 2i+1) are
@@ -145,28 +63,14 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
   if (failed(own))
     return failure();
   Location loc = op->getLoc();
-  Value owner;
-  if (own->redundantLanes || own->redundantWarps) {
-    if (!result.use_empty())
-      return op->emitOpError()
-             << "uses the old values of elements several threads hold (its "
-                "layout repeats elements across lanes or warps); only one "
-                "thread performs each atomic and Kiln does not broadcast its "
-                "result yet: use a layout that gives each element to one "
-                "thread, or do not use the result";
-    ThreadIds ids = getThreadIds(rewriter, loc, ctx);
-    for (auto [index, mask] : {std::pair<Value, unsigned>{ids.lane,
-                                                          own->redundantLanes},
-                               {ids.warp, own->redundantWarps}}) {
-      if (!mask)
-        continue;
-      Value bits = LLVM::AndOp::create(rewriter, loc, index,
-                                       i32Const(rewriter, loc, mask));
-      Value none = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                        bits, i32Const(rewriter, loc, 0));
-      owner = owner ? LLVM::AndOp::create(rewriter, loc, owner, none) : none;
-    }
-  }
+  if ((own->redundantLanes || own->redundantWarps) && !result.use_empty())
+    return op->emitOpError()
+           << "uses the old values of elements several threads hold (its "
+              "layout repeats elements across lanes or warps); only one "
+              "thread performs each atomic and Kiln does not broadcast its "
+              "result yet: use a layout that gives each element to one "
+              "thread, or do not use the result";
+  Value owner = ownerPredicate(rewriter, loc, *own, ctx);
   SmallVector<Value> out(own->canonical.size());
   for (unsigned r = 0; r < own->canonical.size(); ++r) {
     if (own->canonical[r] != r) {

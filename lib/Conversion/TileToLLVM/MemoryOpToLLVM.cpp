@@ -5,7 +5,9 @@
 // consecutive registers along one dimension, (2) the pointers are contiguous
 // and aligned for, and (3) the mask is constant over. A masked access is predicated
 // by the group's (uniform) mask through the target's loadGlobal/storeGlobal
-// hooks; `other` is the value where the mask is false.
+// hooks; `other` is the value where the mask is false. A volatile load is
+// an LLVM volatile load (behind a branch where masked); a store is issued
+// once per element, by the thread that owns it (Ownership.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,8 +96,28 @@ struct LoadOpConversion : public ConvertOpToLLVMPattern<LoadOp> {
               rewriter, loc, fallback, toMemory(rewriter, loc, others[g + i]),
               i32Const(rewriter, loc, i));
       }
-      Value v = ctx.target.loadGlobal(rewriter, loc, ptrs[g], vecTy,
-                                      vec * bytes, pred, fallback);
+      Value v;
+      if (op.getIsVolatile()) {
+        auto access = [&] {
+          return LLVM::LoadOp::create(rewriter, loc, vecTy, ptrs[g],
+                                      vec * bytes, /*isVolatile=*/true)
+              .getResult();
+        };
+        if (!pred) {
+          v = access();
+        } else {
+          if (!inControlFlowGraph(op))
+            return op.emitOpError()
+                   << "a masked volatile load is lowered with a branch, so "
+                      "it must be in a function's control-flow graph: run "
+                      "convert-scf-to-cf first (kiln-to-llvm does)";
+          v = emitIfValue(rewriter, loc, pred, vecTy, access);
+          v = LLVM::SelectOp::create(rewriter, loc, pred, v, fallback);
+        }
+      } else {
+        v = ctx.target.loadGlobal(rewriter, loc, ptrs[g], vecTy, vec * bytes,
+                                  pred, fallback);
+      }
       for (unsigned i = 0; i < vec; ++i) {
         Value e = LLVM::ExtractElementOp::create(rewriter, loc, v,
                                                  i32Const(rewriter, loc, i));
@@ -128,14 +150,24 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<StoreOp> {
     if (adaptor.getMask())
       masks = unpackStruct(rewriter, loc, adaptor.getMask());
     Type vecTy = VectorType::get({int64_t(vec)}, memTy);
+    // Each element is stored once, by the thread and register that own it
+    // (as Gluon does): others holding a copy would race with it.
+    FailureOr<Ownership> own = planOwnership(op, valTy);
+    if (failed(own))
+      return failure();
+    Value owner = ownerPredicate(rewriter, loc, *own, ctx);
     for (unsigned g = 0; g < ptrs.size(); g += vec) {
+      if (own->canonical[g] != g)
+        continue;
+      Value pred = masks.empty() ? Value() : masks[g];
+      if (owner)
+        pred = pred ? LLVM::AndOp::create(rewriter, loc, pred, owner) : owner;
       Value v = LLVM::UndefOp::create(rewriter, loc, vecTy);
       for (unsigned i = 0; i < vec; ++i)
         v = LLVM::InsertElementOp::create(rewriter, loc, v,
                                           toMemory(rewriter, loc, vals[g + i]),
                                           i32Const(rewriter, loc, i));
-      ctx.target.storeGlobal(rewriter, loc, ptrs[g], v, vec * bytes,
-                             masks.empty() ? Value() : masks[g]);
+      ctx.target.storeGlobal(rewriter, loc, ptrs[g], v, vec * bytes, pred);
     }
     rewriter.eraseOp(op);
     return success();

@@ -452,8 +452,11 @@ def full(shape, value, dtype, layout=None, _semantic=None):
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False, _semantic=None):
-    """Masked load from a tensor of pointers; masked-off lanes yield ``other``."""
-    return _semantic.load(pointer, _unwrap(mask), _unwrap(other))
+    """Masked load from a tensor of pointers; masked-off lanes yield ``other``. A ``volatile``
+    load reads memory each time it runs, in program order (a volatile access); the
+    pipeliner never issues it ahead."""
+    return _semantic.load(pointer, _unwrap(mask), _unwrap(other),
+                          volatile=_semantic.require_constexpr(volatile, "load volatile"))
 
 
 @builtin
@@ -1008,7 +1011,9 @@ atomic_xchg = _atomic("xchg", "stores ``val``")
 @builtin
 def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None):
     """Atomically, where ``*pointer == cmp``, stores ``val`` (32- or 64-bit values, compared
-    bitwise); returns the old values. ``sem`` and ``scope`` as for :func:`atomic_add`."""
+    bitwise); returns the old values. ``cmp`` and ``val`` have the pointer's element type
+    (tensors of it, or Python numbers of its kind: no implicit int/float conversion).
+    ``sem`` and ``scope`` as for :func:`atomic_add`."""
     return _semantic.atomic_cas(pointer, cmp, val, sem, scope)
 
 

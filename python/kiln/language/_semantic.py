@@ -15,8 +15,9 @@ from . import _cga, _debug
 from . import _core as core
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
-                       DistributedLinearLayout, SharedLayout, SliceLayout, is_inferred,
+                       DistributedLinearLayout, SliceLayout, is_inferred,
                        is_trivial_conversion, reshape_linear)
+from ._semantic_shared import SharedMemorySemantic
 
 MAX_NUMEL = 1 << 20
 _FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15")
@@ -83,7 +84,7 @@ def float_literal(value: float, dt: dtype) -> str:
     return bits[3] if math.isnan(value) else bits[1] if value > 0 else bits[2]
 
 
-class Semantic:
+class Semantic(SharedMemorySemantic):
     """Emits ops through an :class:`~kiln.compiler.ir.IRBuilder`."""
 
     def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None,
@@ -443,286 +444,6 @@ class Semantic:
             return x
         return self._op("tile.reshape", [x], rt)
 
-    # -- shared memory ------------------------------------------------------------------------
-
-    def allocate_shared_memory(self, element_ty, shape, layout, value):
-        if not isinstance(element_ty, core.dtype):
-            raise TypeError(f"allocate_shared_memory: element_ty must be a dtype, got "
-                            f"{element_ty!r}")
-        if not isinstance(layout, SharedLayout):
-            raise TypeError(f"allocate_shared_memory: layout must be a shared layout (e.g. "
-                            f"kl.SwizzledSharedLayout(...)), got {layout!r}")
-        shape = list(shape) if isinstance(shape, (list, tuple)) else [shape]
-        if len(shape) < layout.rank:
-            raise ValueError(f"allocate_shared_memory: {layout!r} has rank {layout.rank} but "
-                             f"the shape {tuple(_unwrap(d) for d in shape)} has rank "
-                             f"{len(shape)}")
-        # The layout covers the trailing dimensions (powers of two); leading ones are ring
-        # slots of any size.
-        lead = len(shape) - layout.rank
-        shape = ([self._slot_count(d, i) for i, d in enumerate(shape[:lead])]
-                 + list(self.check_shape(shape[lead:], "allocate_shared_memory")))
-        own = getattr(layout, "shape", None)
-        if own and tuple(shape[lead:]) != tuple(own):
-            raise ValueError(f"allocate_shared_memory: {layout!r} is for buffers of shape "
-                             f"{list(own)}, but the shape's last {layout.rank} dimension(s) "
-                             f"are {list(shape[lead:])}")
-        self.check_cga(layout, "allocate_shared_memory")
-        mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
-        operands = []
-        if value is not None:
-            value = self.as_tensor(value)
-            if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
-                    or value.dtype != element_ty:
-                raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
-                                 f"tensor of shape {tuple(shape)} and type {element_ty}")
-            self.check_same_cta_part(value, mdt, "allocate_shared_memory")
-            operands = [value]
-        handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
-        return core.shared_memory_descriptor(handle, mdt)
-
-    def _slot_count(self, d, i) -> int:
-        d = _unwrap(d)
-        if isinstance(d, tensor) or not isinstance(d, int) or isinstance(d, bool) or d <= 0:
-            raise TypeError(f"allocate_shared_memory: shape element {i} must be a positive "
-                            f"constexpr int, got {d!r}")
-        return d
-
-    def memdesc_index(self, smem, index):
-        st = smem.type
-        if len(st.shape) <= st.layout.rank:
-            raise ValueError(f"index: the shared buffer {st} has no leading dimension to "
-                             f"index (its layout covers all {len(st.shape)} dimensions)")
-        const = _unwrap(index)
-        slots = st.shape[0]
-        if isinstance(const, int) and not isinstance(const, bool) and not 0 <= const < slots:
-            # A constant slot is checked here, at the user's line (the tile.memdesc_index
-            # verifier says the same); a runtime one is the kernel's to keep in range.
-            hint = (f"; {const} is not a slot counted from the end as in Python: it addresses "
-                    f"memory before the buffer" if const < 0 else "")
-            raise ValueError(f"index: slot {const} is out of range for a ring of {slots} "
-                             f"{'slot' if slots == 1 else 'slots'} (valid: 0 to {slots - 1})"
-                             f"{hint}")
-        index = self.as_tensor(index)
-        if index.type.is_block or not index.dtype.is_int() or index.dtype.primitive_bitwidth > 32:
-            raise TypeError(f"index: the slot must be a scalar integer of at most 32 bits, "
-                            f"got {index.type}")
-        if index.dtype != core.int32:
-            index = self.cast(index, core.int32)
-        rt = core.shared_memory_descriptor_type(st.element_ty, st.shape[1:], st.layout,
-                                                st.mutable, st.alloc_shape)
-        handle = self.b.create("tile.memdesc_index", [smem, index], [rt])[0]
-        return core.shared_memory_descriptor(handle, rt)
-
-    def _constexpr_int(self, value, what: str) -> int:
-        value = _unwrap(value)
-        if isinstance(value, tensor) or isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{what} must be a constexpr int, got {value!r}")
-        return value
-
-    def memdesc_slice(self, smem, start, length, dim):
-        st = smem.type
-        rank = len(st.shape)
-        start = self._constexpr_int(start, "slice: start")
-        length = self._constexpr_int(length, "slice: length")
-        dim = self._constexpr_int(dim, "slice: dim")
-        if dim < 0:
-            dim += rank
-        if not 0 <= dim < rank:
-            raise ValueError(f"slice: dim {dim} is out of range for the rank-{rank} buffer {st}")
-        if length <= 0 or start < 0 or start + length > st.shape[dim]:
-            raise ValueError(f"slice: [{start}, {start + length}) is outside dimension {dim} "
-                             f"of size {st.shape[dim]}")
-        if dim >= rank - st.layout.rank:
-            if length & (length - 1):
-                raise ValueError(f"slice: length {length} along dimension {dim} (covered by "
-                                 f"the shared layout) must be a power of 2")
-            if start % length:
-                raise ValueError(f"slice: start {start} along dimension {dim} must be a "
-                                 f"multiple of the length {length}")
-        offsets = [0] * rank
-        offsets[dim] = start
-        shape = list(st.shape)
-        shape[dim] = length
-        rt = core.shared_memory_descriptor_type(st.element_ty, shape, st.layout, st.mutable,
-                                                st.alloc_shape)
-        attrs = {"offsets": self.b.array_attr(offsets)}
-        handle = self.b.create("tile.memdesc_subslice", [smem], [rt], attrs)[0]
-        return core.shared_memory_descriptor(handle, rt)
-
-    def memdesc_permute(self, smem, order):
-        st = smem.type
-        rank = len(st.shape)
-        order = [self._constexpr_int(o, "permute: order element") for o in _unwrap(order)]
-        if sorted(order) != list(range(rank)):
-            raise ValueError(f"permute: order {order} must be a permutation of "
-                             f"0..{rank - 1}")
-        lead = rank - st.layout.rank
-        if order[:lead] != list(range(lead)):
-            raise ValueError(f"permute: the leading {lead} dimension(s) of {st} are ring "
-                             f"slots outside the shared layout and must stay in place")
-        layout = st.layout.permuted([o - lead for o in order[lead:]])
-        if layout is None:
-            raise ValueError(f"permute: {st.layout!r} cannot be seen with its dimensions "
-                             f"permuted")
-        extra = len(st.alloc_shape) - rank
-        alloc = list(st.alloc_shape[:extra]) + [st.alloc_shape[extra + o] for o in order]
-        rt = core.shared_memory_descriptor_type(st.element_ty, [st.shape[o] for o in order],
-                                                layout, st.mutable, alloc)
-        attrs = {"order": self.b.array_attr(order)}
-        handle = self.b.create("tile.memdesc_permute", [smem], [rt], attrs)[0]
-        return core.shared_memory_descriptor(handle, rt)
-
-    def memdesc_reshape(self, smem, shape):
-        st = smem.type
-        shape = [self._constexpr_int(d, "reshape: shape element") for d in
-                 (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
-        if st.shape != st.alloc_shape:
-            raise ValueError(f"reshape: {st} is a view; only whole buffers can be reshaped")
-        if any(d <= 0 for d in shape) or math.prod(shape) != math.prod(st.shape):
-            raise ValueError(f"reshape: {tuple(shape)} does not hold the "
-                             f"{math.prod(st.shape)} elements of {st}")
-        # The layout covers the trailing dimensions that are powers of two.
-        covered = 0
-        while covered < len(shape) and not shape[-1 - covered] & (shape[-1 - covered] - 1):
-            covered += 1
-        if covered == 0:
-            raise ValueError(f"reshape: the last dimension of {tuple(shape)} must be a power "
-                             f"of 2")
-        layout = st.layout.reshaped(st.shape[len(st.shape) - st.layout.rank:],
-                                    shape[len(shape) - covered:])
-        if layout is None:
-            raise ValueError(f"reshape: {st.layout!r} cannot be seen under another shape; "
-                             f"only an unswizzled row-major buffer (SwizzledSharedLayout(1, 1, "
-                             f"1, [rank-1, ..., 0])) can")
-        rt = core.shared_memory_descriptor_type(st.element_ty, shape, layout, st.mutable)
-        handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
-        return core.shared_memory_descriptor(handle, rt)
-
-    def memdesc_reinterpret(self, smem, dtype, shape, layout):
-        st = smem.type
-        if not isinstance(dtype, core.dtype):
-            raise TypeError(f"_reinterpret: dtype must be a Kiln dtype, got {dtype!r}")
-        if not isinstance(layout, SharedLayout):
-            raise TypeError(f"_reinterpret: layout must be a shared layout, got {layout!r}")
-        shape = [self._constexpr_int(d, "_reinterpret: shape element") for d in
-                 (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
-        if any(d <= 0 for d in shape):
-            raise ValueError(f"_reinterpret: shape {tuple(shape)} must be positive")
-        if len(st.shape) != st.layout.rank:
-            raise ValueError(f"_reinterpret: {st} is a ring of buffers; index one slot first")
-        have = math.prod(st.shape) * st.element_ty.primitive_bitwidth // 8
-        need = math.prod(shape) * max(8, dtype.primitive_bitwidth) // 8
-        if need > have:
-            raise ValueError(f"_reinterpret: {tuple(shape)} x {dtype} needs {need} bytes; the "
-                             f"view {st} holds {have} (a reinterpreted view keeps to the "
-                             f"view's own bytes: reaching into the next ring slots would run "
-                             f"past the allocation from its last slot)")
-        rt = core.shared_memory_descriptor_type(dtype, shape, layout, st.mutable)
-        handle = self.b.create("tile.memdesc_reinterpret", [smem], [rt])[0]
-        return core.shared_memory_descriptor(handle, rt)
-
-    def local_load(self, smem, layout, synced_via_wait=False) -> tensor:
-        """``synced_via_wait``: the caller asserts a wait orders this read after every async
-        copy into its bytes (Gluon's ``load_shared_relaxed``)."""
-        shape = smem.type.shape
-        self.check_layout(layout, shape, "load from shared memory")
-        rt = distributed_type(smem.dtype, shape, layout)
-        attrs = {"tile.synced_via_wait": "unit"} if synced_via_wait else None
-        return self._op("tile.local_load", [smem], rt, attrs)
-
-    def local_store(self, smem, value) -> None:
-        value = self.as_tensor(value)
-        if not value.type.is_block or tuple(value.type.shape) != smem.type.shape \
-                or value.dtype != smem.dtype:
-            raise ValueError(f"store to shared memory: value {value.type} must be a tensor of "
-                             f"shape {smem.type.shape} and type {smem.dtype}")
-        self.b.create("tile.local_store", [value, smem], [])
-        return None
-
-    def local_dealloc(self, smem) -> None:
-        self.b.create("tile.local_dealloc", [smem], [])
-        return None
-
-    # -- asynchronous copies -------------------------------------------------------------------
-
-    def async_copy_global_to_local(self, smem, pointer, mask=None, cache_modifier="",
-                                   eviction_policy="", volatile=False, other=None) -> None:
-        if not isinstance(smem, core.shared_memory_descriptor):
-            raise TypeError(f"async_copy_global_to_shared: smem must be a shared memory "
-                            f"descriptor (from allocate_shared_memory), got {smem!r}")
-        pointer = self._ptr_tensor(pointer, "async_copy_global_to_shared")
-        if tuple(pointer.type.shape) != smem.type.shape:
-            raise ValueError(f"async_copy_global_to_shared: the pointer tensor's shape "
-                             f"{tuple(pointer.type.shape)} must equal the buffer's "
-                             f"{smem.type.shape}")
-        if pointer.dtype.element_ty != smem.dtype:
-            raise TypeError(f"async_copy_global_to_shared: the pointers point to "
-                            f"{pointer.dtype.element_ty} but the buffer holds {smem.dtype}")
-        cache_modifier = _unwrap(cache_modifier)
-        if cache_modifier not in ("", ".ca", ".cg"):
-            raise ValueError(f"async_copy_global_to_shared: cache_modifier must be '', '.ca' "
-                             f"or '.cg', got {cache_modifier!r}")
-        # Accepted as in Gluon, and, as in Triton 3.6's cp.async lowering, without effect
-        # (cp.async carries no eviction priority here, and the copy is never cached in
-        # registers, so volatile changes nothing).
-        eviction_policy = _unwrap(eviction_policy)
-        if eviction_policy not in ("", None, "evict_first", "evict_last", "evict_normal"):
-            raise ValueError(f"async_copy_global_to_shared: eviction_policy must be '', "
-                             f"'evict_first', 'evict_last' or 'evict_normal', got "
-                             f"{eviction_policy!r}")
-        if not isinstance(_unwrap(volatile), bool):
-            raise TypeError(f"async_copy_global_to_shared: volatile must be a constexpr bool, "
-                            f"got {_unwrap(volatile)!r}")
-        other = _unwrap(other)  # callers reject `other` without `mask` in their own words
-        if mask is not None:
-            mask = self.cast(self.as_tensor(mask), core.int1)
-            parts = [pointer, mask]
-            if other is not None:
-                like = tensor(pointer.handle, pointer.type.with_element_ty(smem.dtype))
-                other = other if isinstance(other, tensor) else self.literal_like(other, like)
-                parts.append(self.cast(other, smem.dtype))
-            parts = self.broadcast_all(parts, "async_copy_global_to_shared")
-            pointer, mask = parts[0], parts[1]
-            other = parts[2] if other is not None else None
-            if tuple(pointer.type.shape) != smem.type.shape:
-                raise ValueError(f"async_copy_global_to_shared: the mask broadcasts the "
-                                 f"pointers to {tuple(pointer.type.shape)}, not the buffer's "
-                                 f"shape {smem.type.shape}")
-        operands = [pointer, smem] + [x for x in (mask, other) if x is not None]
-        attrs = {"operandSegmentSizes": self.b.array_attr(
-            [1, 1, mask is not None, other is not None])}
-        if cache_modifier:
-            attrs["cache_modifier"] = f'"{cache_modifier}"'
-        tt = core.async_token_type()
-        return tensor(self.b.create("tile.async_copy_global_to_local", operands, [tt],
-                                    attrs)[0], tt)
-
-    def async_commit_group(self) -> tensor:
-        tt = core.async_token_type()
-        return tensor(self.b.create("tile.async_commit_group", [], [tt])[0], tt)
-
-    def async_wait_for(self, tokens) -> tensor:
-        tokens = [_unwrap(t) for t in tokens]
-        if not tokens or not all(isinstance(t, tensor) and isinstance(t.type, core.async_token_type)
-                                 for t in tokens):
-            raise TypeError(f"wait_for: takes the tokens that async_copy_global_to_shared or "
-                            f"commit_group returned, got {tokens!r}")
-        tt = core.async_token_type()
-        return tensor(self.b.create("tile.async_wait", tokens, [tt])[0], tt)
-
-    def async_wait(self, num_outstanding) -> None:
-        num = _unwrap(num_outstanding)
-        if isinstance(num, tensor) or not isinstance(num, int) or isinstance(num, bool) \
-                or num < 0:
-            raise TypeError(f"wait_group: num_outstanding must be a non-negative constexpr "
-                            f"int, got {num!r}")
-        if num >= 2 ** 31:
-            raise ValueError(f"wait_group: num_outstanding {num} is too large")
-        tt = core.async_token_type()
-        return tensor(self.b.create("tile.async_wait", [], [tt],
-                                    {"num": self.b.int_attr(num)})[0], tt)
-
     def set_auto_layout(self, x, layout) -> tensor:
         """Fix the layout of ``x`` (which has ``AutoLayout``) to ``layout``; the compiler
         propagates it to the values ``x`` comes from and goes to."""
@@ -992,9 +713,10 @@ class Semantic:
     _SEMS = ("relaxed", "acquire", "release", "acq_rel")
     _SCOPES = ("cta", "gpu", "sys")
 
-    def _atomic_common(self, what, pointer, values, sem, scope):
+    def _atomic_common(self, what, pointer, values, sem, scope, exact=()):
         """The pointer tensor (a scalar pointer: one element), ``values`` broadcast to it and
-        cast to the pointee type, and the checked ``sem`` / ``scope``."""
+        cast to the pointee type, and the checked ``sem`` / ``scope``. ``exact`` names values
+        that must already have the pointee type (see :meth:`_check_exact`)."""
         ptr = self._ptr_tensor(pointer, what)
         elt = ptr.dtype.element_ty
         sem = _unwrap(sem) or "acq_rel"
@@ -1006,8 +728,10 @@ class Semantic:
                              f"{scope!r}")
         like = tensor(ptr.handle, ptr.type.with_element_ty(elt))
         out = []
-        for v in values:
+        for i, v in enumerate(values):
             v = _unwrap(v)
+            if i < len(exact):
+                self._check_exact(what, exact[i], v, elt)
             v = v if isinstance(v, tensor) else self.literal_like(v, like)
             if v.dtype.is_ptr():
                 raise TypeError(f"{what}: values must not be pointers")
@@ -1016,6 +740,38 @@ class Semantic:
         out = [v if v.type.is_block else self.splat(v, ptr.type.with_element_ty(elt))
                for v in out]
         return ptr, elt, out, sem, scope
+
+    @staticmethod
+    def _check_exact(what, name, value, elt):
+        """``value`` has the type ``elt`` already: a tensor of it, or a literal of its kind
+        that ``elt`` holds (an int for an integer type, a float for a float type). Triton's
+        tt.atomic_cas, too, takes only cmp and val of the pointee type (and types a literal
+        as int32 or fp32 first; Kiln lets an int literal take any integer type that holds
+        it). Compare-and-swap compares bits: an int 1 next to fp32 elements could mean 1.0
+        or the bits 0x1, and a conversion would silently pick one."""
+        hint = ("; convert it explicitly (.to() for the value, .to(..., bitcast=True) for "
+                "the bits)")
+        if isinstance(value, tensor):
+            if value.dtype == elt:
+                return
+            got = f"a tensor of {value.dtype}"
+        elif isinstance(value, bool):
+            if elt.is_bool():  # refused for its width by the caller
+                return
+            got = f"{value!r} (a Python bool)"
+        elif isinstance(value, float):
+            if elt.is_floating():
+                return
+            got = f"{value!r} (a Python float)"
+        elif isinstance(value, int) and elt.is_int() and not elt.is_bool():
+            lo, hi = _INT_RANGES[(elt.kind, elt.primitive_bitwidth)]
+            if lo <= value <= hi:
+                return
+            got, hint = f"{value!r}, which {elt} cannot hold", ""
+        else:
+            got = f"{value!r} (a Python {type(value).__name__})"
+        raise TypeError(f"{what}: {name} must have the pointer's element type {elt}, got "
+                        f"{got}{hint}")
 
     def atomic_rmw(self, op, pointer, val, mask, sem, scope) -> tensor:
         what = f"atomic_{op}"
@@ -1048,7 +804,8 @@ class Semantic:
 
     def atomic_cas(self, pointer, cmp, val, sem, scope) -> tensor:
         ptr, elt, (cmp, val), sem, scope = self._atomic_common("atomic_cas", pointer,
-                                                                [cmp, val], sem, scope)
+                                                                [cmp, val], sem, scope,
+                                                                exact=("cmp", "val"))
         if elt.primitive_bitwidth not in (32, 64) or elt.is_bool():
             raise TypeError(f"atomic_cas needs 32- or 64-bit values, got {elt}")
         handle = self.b.create("tile.atomic_cas", [ptr, cmp, val], [val.type],
@@ -1279,19 +1036,22 @@ class Semantic:
         layout = BlockedLayout([1], [self.warp_size], [self.num_warps], [0])
         return self.splat(x, distributed_type(x.dtype, (1,), layout))
 
-    def load(self, ptr, mask=None, other=None) -> tensor:
+    def load(self, ptr, mask=None, other=None, volatile=False) -> tensor:
+        volatile = _unwrap(volatile)
+        if not isinstance(volatile, bool):
+            raise TypeError(f"load: volatile must be a constexpr bool, got {volatile!r}")
         scalar = not self.as_tensor(_unwrap(ptr)).type.is_block
         if scalar:
             if mask is not None and self.as_tensor(_unwrap(mask)).type.is_block:
                 raise TypeError("load: a scalar pointer takes a scalar mask")
             if mask is not None:
                 mask = self._one_element(self.cast(self.as_tensor(_unwrap(mask)), core.int1))
-            out = self._load_block(self._ptr_tensor(ptr, "load"), mask, other)
+            out = self._load_block(self._ptr_tensor(ptr, "load"), mask, other, volatile)
             # Every thread holds the element: any combine of the (single) value is it.
             return self.reduce(out, 0, lambda a, b: a)
-        return self._load_block(self._ptr_tensor(ptr, "load"), mask, other)
+        return self._load_block(self._ptr_tensor(ptr, "load"), mask, other, volatile)
 
-    def _load_block(self, ptr, mask=None, other=None) -> tensor:
+    def _load_block(self, ptr, mask=None, other=None, volatile=False) -> tensor:
         elt = ptr.dtype.element_ty
         if other is not None and mask is None:
             raise ValueError("load: `other` cannot be given without `mask`")
@@ -1306,8 +1066,10 @@ class Semantic:
         ptr = operands[0]
         rt = ptr.type.with_element_ty(elt)
         segments = [1, mask is not None, other is not None]  # ptr, optional mask, optional other
-        return self._op("tile.load", operands, rt,
-                        {"operandSegmentSizes": self.b.array_attr(segments)})
+        attrs = {"operandSegmentSizes": self.b.array_attr(segments)}
+        if volatile:
+            attrs["isVolatile"] = "unit"
+        return self._op("tile.load", operands, rt, attrs)
 
     def store(self, ptr, value, mask=None) -> None:
         if not self.as_tensor(_unwrap(ptr)).type.is_block:

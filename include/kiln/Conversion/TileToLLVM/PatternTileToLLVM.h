@@ -294,6 +294,27 @@ mlir::FailureOr<llvm::SmallVector<unsigned>> matchRegisters(
     const LinearLayout &src, const LinearLayout &dst,
     llvm::function_ref<LinearLayout::Basis(const LinearLayout::Basis &)> map);
 
+/// Which register, lane and warp of a tensor's holders acts for each
+/// element (Ownership.cpp): of several registers holding one element only
+/// the first (`canonical`); of lanes / warps, those whose bits in the
+/// redundant masks are zero.
+struct Ownership {
+  llvm::SmallVector<unsigned> canonical; ///< first register with the element
+  unsigned redundantLanes = 0, redundantWarps = 0;
+};
+mlir::FailureOr<Ownership> planOwnership(mlir::Operation *op,
+                                         mlir::RankedTensorType type);
+/// True in the thread that acts for its elements (null when every thread
+/// does).
+mlir::Value ownerPredicate(mlir::OpBuilder &b, mlir::Location loc,
+                           const Ownership &own, const LoweringContext &ctx);
+/// `thenFn()`'s value where `cond` holds, undefined elsewhere, at the
+/// rewriter's insertion point (which ends in the join block). Needs the op
+/// in a control-flow graph (inControlFlowGraph).
+mlir::Value emitIfValue(mlir::ConversionPatternRewriter &rewriter,
+                        mlir::Location loc, mlir::Value cond, mlir::Type type,
+                        llvm::function_ref<mlir::Value()> thenFn);
+
 } // namespace kiln
 
 #endif

@@ -230,8 +230,20 @@ static LogicalResult verifyMask(Operation *op, Type ptrType, Value mask) {
 }
 
 void LoadOp::build(OpBuilder &b, OperationState &state, Value ptr, Value mask,
-                   Value other) {
-  build(b, state, getPointeeType(ptr.getType()), ptr, mask, other);
+                   Value other, bool isVolatile) {
+  build(b, state, getPointeeType(ptr.getType()), ptr, mask, other, isVolatile);
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  // A volatile read must neither be merged with another nor move across
+  // a write: as a write it keeps its place (Triton models it so too).
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get(),
+                         SideEffects::DefaultResource::get());
 }
 
 LogicalResult LoadOp::verify() {

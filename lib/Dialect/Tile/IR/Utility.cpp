@@ -80,10 +80,29 @@ unsigned kiln::tile::getVectorMemoryBytes(RankedTensorType type) {
   FailureOr<LinearLayout> ll = getLinearLayout(type);
   if (failed(ll))
     return 0;
+  // Registers holding distinct elements: 2^(rank over F2 of the register
+  // bases), coordinates packed into one integer. A register repeating
+  // another (zero or dependent basis) is not accessed again.
+  SmallVector<unsigned> shifts;
+  unsigned shift = 0;
+  for (int64_t s : type.getShape()) {
+    shifts.push_back(shift);
+    shift += llvm::Log2_64_Ceil(std::max<int64_t>(s, 2));
+  }
   unsigned distinct = 1;
-  for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register))
-    if (llvm::any_of(b, [](int32_t x) { return x != 0; }))
+  SmallVector<uint64_t> pivots;
+  for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register)) {
+    uint64_t v = 0;
+    for (auto [d, x] : llvm::enumerate(b))
+      v |= shift <= 63 ? uint64_t(uint32_t(x)) << shifts[d] : uint64_t(x != 0) << d;
+    for (uint64_t p : pivots)
+      v = std::min(v, v ^ p);
+    if (v) {
+      pivots.push_back(v);
+      llvm::sort(pivots, std::greater<uint64_t>());
       distinct *= 2;
+    }
+  }
   return distinct * getElementBytes(type.getElementType());
 }
 

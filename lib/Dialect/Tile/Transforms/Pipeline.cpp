@@ -15,6 +15,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/ScopeExit.h"
+
 #include <limits>
 #include <set>
 
@@ -164,6 +166,19 @@ kiln::tile::pipeline::whyNotPipelinable(scf::ForOp loop) {
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
     if (!step || *step <= 0)
       return std::string("its step is not a positive constant");
+    // The pipelined loop counts iterations in i32: with a step of 2 or more
+    // any i32 bounds give fewer than 2^31; with 1, the bounds must show it.
+    if (*step == 1) {
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      bool fits = (lb && *lb >= 0) || (ub && *ub < 0) ||
+                  (lb && ub && *ub - *lb <= INT32_MAX);
+      if (!fits)
+        return std::string(
+            "with a step of 1 and a lower bound that may be negative, its "
+            "trip count may not fit in 32 bits (give the loop a constant "
+            "lower bound of 0 or more, or a step of 2 or more)");
+    }
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
       if (auto arg = dyn_cast<BlockArgument>(v);
@@ -240,10 +255,14 @@ void kiln::tile::pipeline::assignTwoStages(
     for (Operation &op : llvm::make_early_inc_range(body->without_terminator())) {
       if (stage0.contains(&op))
         continue;
-      for (OpOperand &use : op.getOpOperands())
-        if (Operation *def = use.get().getDefiningOp();
-            def && stage0.contains(def) && !!isMemoryEffectFree(def))
-          use.set(recompute(use.get()));
+      // Uses inside the op's regions too (a value read under an scf.if).
+      op.walk([&](Operation *user) {
+        for (OpOperand &use : user->getOpOperands())
+          if (Operation *def = use.get().getDefiningOp();
+              def && def->getBlock() == body && stage0.contains(def) &&
+              isMemoryEffectFree(def))
+            use.set(recompute(use.get()));
+      });
     }
     int64_t last = numStages - 1;
     for (Operation &op : body->without_terminator()) {
@@ -269,15 +288,39 @@ void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
     Location loc = loop.getLoc();
     Type type = loop.getInductionVar().getType();
     OpBuilder b(loop);
+    // The trip count computed before the loop runs where the loop does in an
+    // enclosing staged loop.
+    Operation *before = loop->getPrevNode();
+    auto stageTripCount = llvm::make_scope_exit([&] {
+      std::optional<int64_t> stage = getStage(loop);
+      if (!stage)
+        return;
+      for (Operation *op = before ? before->getNextNode()
+                                  : &loop->getBlock()->front();
+           op != loop.getOperation(); op = op->getNextNode())
+        setStage(op, *stage, getCluster(loop));
+    });
     auto cst = [&](int64_t v) {
       return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
     };
     Value lower = loop.getLowerBound(), stepV = loop.getStep();
-    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(), lower);
+    // The trip count in 64 bits (ub - lb overflows 32 for bounds of
+    // opposite signs), then back: whyNotPipelinable proved it fits.
+    Type i64 = b.getI64Type();
+    auto wide = [&](Value v) {
+      return arith::ExtSIOp::create(b, loc, i64, v).getResult();
+    };
+    auto cst64 = [&](int64_t v) {
+      return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+    };
+    Value step64 = wide(stepV);
+    Value span = arith::SubIOp::create(b, loc, wide(loop.getUpperBound()),
+                                       wide(lower));
     Value rounded = arith::AddIOp::create(
-        b, loc, span, arith::SubIOp::create(b, loc, stepV, cst(1)));
-    Value trips = arith::MaxSIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, rounded, stepV), cst(0));
+        b, loc, span, arith::SubIOp::create(b, loc, step64, cst64(1)));
+    Value trips64 = arith::MaxSIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, rounded, step64), cst64(0));
+    Value trips = arith::TruncIOp::create(b, loc, type, trips64);
     Value zero = cst(0), one = cst(1);
     loop.setLowerBound(zero);
     loop.setUpperBound(trips);
@@ -437,6 +480,9 @@ void annotate(Operation *op, scf::PipeliningOption::PipelinerPart part,
            BarrierArriveOpInterface>(op))
     return;
   MLIRContext *ctx = op->getContext();
+  // An inner loop's prologue, moved into this loop's kernel, stays one.
+  if (TileDialect::PipelinePartAttrHelper(ctx).getAttr(op))
+    return;
   StringRef name =
       part == scf::PipeliningOption::PipelinerPart::Prologue ? "prologue"
                                                               : "kernel";
@@ -480,17 +526,27 @@ LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
   options.supportDynamicLoops = true;
   options.predicateFn = predicate;
 
-  // The index arithmetic the expansion creates is folded afterwards.
+  // The index arithmetic the expansion creates is folded afterwards; what
+  // it creates beside the loop (prologue, results) takes the loop's place in
+  // an enclosing staged loop.
   struct Collector : public RewriterBase::Listener {
-    llvm::SetVector<Operation *> created;
+    llvm::SetVector<Operation *> created, beside;
+    Block *parent = nullptr;
     void notifyOperationInserted(Operation *op,
                                  OpBuilder::InsertPoint) override {
       if (isa<arith::ArithDialect>(op->getDialect()))
         created.insert(op);
+      if (op->getBlock() == parent)
+        beside.insert(op);
     }
-    void notifyOperationErased(Operation *op) override { created.remove(op); }
+    void notifyOperationErased(Operation *op) override {
+      created.remove(op);
+      beside.remove(op);
+    }
   } collector;
-  auto func = loop->getParentOfType<FunctionOpInterface>();
+  collector.parent = loop->getBlock();
+  std::optional<int64_t> outerStage = getStage(loop);
+  int64_t outerCluster = getCluster(loop);
   Location loc = loop.getLoc();
   IRRewriter rewriter(ctx, &collector);
   rewriter.setInsertionPoint(loop);
@@ -509,10 +565,20 @@ LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
     }
     return success();
   }
-  func->walk([&](Operation *op) {
+  // Only this loop's schedule is dropped: other loops of the function keep
+  // theirs for their own expansion.
+  auto unstage = [](Operation *op) {
     op->removeDiscardableAttr(TileDialect::StageAttrHelper::getNameStr());
     op->removeDiscardableAttr(TileDialect::ClusterAttrHelper::getNameStr());
-  });
+  };
+  for (Operation &op : result->getBody()->without_terminator())
+    unstage(&op);
+  for (Operation *op : collector.beside) {
+    if (outerStage)
+      setStage(op, *outerStage, outerCluster);
+    else
+      unstage(op);
+  }
   result->getOperation()->removeDiscardableAttr(
       TileDialect::NumStagesAttrHelper::getNameStr());
   GreedyRewriteConfig config;
@@ -520,6 +586,12 @@ LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
   (void)applyOpPatternsGreedily(collector.created.takeVector(),
                                 FrozenRewritePatternSet(),
                                 config);
+  // Constants the folding materialized in an enclosing staged loop's body
+  // serve the ops made here: they run where the loop ran.
+  if (outerStage)
+    for (Operation &op : collector.parent->without_terminator())
+      if (!getStage(&op))
+        setStage(&op, *outerStage, outerCluster);
   return success();
 }
 

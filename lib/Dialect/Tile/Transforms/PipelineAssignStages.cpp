@@ -13,6 +13,7 @@
 #include "Pipeline.h"
 
 #include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Analysis/LoopDependence.h"
 #include "kiln/Analysis/VectorWidth.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
@@ -112,6 +113,11 @@ private:
 
   std::optional<Candidate> plan(LoadOp load, const TargetDesc &target,
                                 std::string &why) {
+    if (load.getIsVolatile()) {
+      why = "it is volatile (it is issued where the program has it, never "
+            "ahead)";
+      return std::nullopt;
+    }
     Candidate c;
     c.load = load;
     auto type = cast<RankedTensorType>(load.getType());
@@ -124,11 +130,15 @@ private:
       }
     for (LocalAllocOp alloc : c.allocs)
       for (Operation *user : alloc->getUsers())
-        if (user->getBlock() != loop.getBody() ||
+        if (!loop.getBody()->findAncestorOpInBlock(*user) ||
             isa<scf::YieldOp>(user)) {
           why = "the buffer it fills is used outside one iteration";
           return std::nullopt;
         }
+    if (std::optional<std::string> hazard = writeHazard(c)) {
+      why = *hazard;
+      return std::nullopt;
+    }
     c.ringType = pipeline::getRingType(load, loop.getBody(), numStages);
     auto slotType = MemDescType::get(
         load.getContext(), type.getShape(), type.getElementType(),
@@ -156,6 +166,72 @@ private:
     return c;
   }
 
+  /// Why issuing the load num_stages - 1 iterations ahead may change what
+  /// it reads: a global write of the loop that may touch its elements in
+  /// the iterations the copy moves across, or in its own iteration before
+  /// the value is waited for (LoopDependence.h).
+  std::optional<std::string> writeHazard(Candidate c) {
+    Block *body = loop.getBody();
+    Operation *firstReader = nullptr;
+    auto consider = [&](Operation *user) {
+      user = body->findAncestorOpInBlock(*user);
+      if (user && (!firstReader || user->isBeforeInBlock(firstReader)))
+        firstReader = user;
+    };
+    for (Operation *user : c.load->getUsers())
+      consider(user);
+    for (LocalAllocOp alloc : c.allocs)
+      for (Operation *user : alloc->getUsers())
+        consider(user);
+    SmallVector<int64_t> distances;
+    for (int64_t d = 0; d < numStages; ++d)
+      distances.push_back(d);
+    std::optional<LoopHazard> h = findLoopHazard(
+        loop, c.load.getPtr(), distances, [&](Operation *write) {
+          Operation *at = body->findAncestorOpInBlock(*write);
+          return firstReader && at && at->isBeforeInBlock(firstReader);
+        });
+    if (!h)
+      return std::nullopt;
+    std::string what = isa<StoreOp>(h->write) ? "the store"
+                       : isa<AtomicRMWOp, AtomicCASOp>(h->write)
+                           ? "the atomic"
+                           : "'" + h->write->getName().getStringRef().str() +
+                                 "'";
+    what += " at " + lineOf(h->write->getLoc());
+    if (h->kind == LoopHazard::Overlap)
+      return what + " writes an element this load reads " +
+             std::to_string(h->distance) + " iteration" +
+             (h->distance == 1 ? "" : "s") + " later" +
+             (h->distance == 0 ? " (in its own iteration, before the value "
+                                 "is used)"
+                               : "") +
+             ": issued " + std::to_string(numStages - 1) +
+             " iterations ahead, the copy would read the element before it "
+             "is written";
+    return what + " writes through the same pointer argument and Kiln "
+                  "cannot prove that it never writes an element this load "
+                  "reads up to " +
+           std::to_string(numStages - 1) + " iterations later (" + h->why +
+           "); pass the two through separate pointer arguments (Kiln "
+           "assumes separate arguments do not overlap), or write their "
+           "offsets as constants apart";
+  }
+
+  static std::string lineOf(Location loc) {
+    if (auto f = dyn_cast<FileLineColLoc>(loc))
+      return (f.getFilename().getValue() + ":" + Twine(f.getLine())).str();
+    if (auto c = dyn_cast<CallSiteLoc>(loc))
+      return lineOf(c.getCallee());
+    if (auto n = dyn_cast<NameLoc>(loc))
+      return lineOf(n.getChildLoc());
+    if (auto f = dyn_cast<FusedLoc>(loc))
+      for (Location l : f.getLocations())
+        if (std::string s = lineOf(l); s != "an unknown line")
+          return s;
+    return "an unknown line";
+  }
+
   /// Whether the rings fit beside the function's other buffers; a remark
   /// with the largest num_stages that fits otherwise.
   bool fits(ArrayRef<Candidate> candidates, const TargetDesc &target) {
@@ -169,6 +245,17 @@ private:
     loop->getParentOfType<FunctionOpInterface>()->walk([&](LocalAllocOp a) {
       if (!replaced.contains(a))
         others += getAllocationBytes(a.getType());
+    });
+    // Rings of loops nested in this one (staged already: inner loops go
+    // first) live while this loop's do.
+    loop.getBody()->walk([&](scf::ForOp inner) {
+      int64_t n = pipeline::getNumStages(inner);
+      if (!pipeline::isStaged(inner))
+        return;
+      for (Operation &op : inner.getBody()->without_terminator())
+        if (auto l = dyn_cast<LoadOp>(&op); l && pipeline::getStage(l) == 0)
+          others += getAllocationBytes(
+              pipeline::getRingType(l, inner.getBody(), n));
     });
     int64_t budget = int64_t(target.maxSharedBytes) - others;
     if (numStages * perStage <= budget)

@@ -92,8 +92,8 @@ private:
     Value j = loop.getInductionVar();
     OpBuilder outside(loop);
     OpBuilder ib = OpBuilder::atBlockBegin(body);
-    Value n = arith::ConstantOp::create(
-        outside, loc, outside.getIntegerAttr(j.getType(), numStages));
+    Value n = besideLoop(arith::ConstantOp::create(
+        outside, loc, outside.getIntegerAttr(j.getType(), numStages)));
     Value slot0 = create<arith::RemSIOp>(ib, 0, j, n);
     Value slotLast = create<arith::RemSIOp>(ib, last, j, n);
     auto tokenType = AsyncTokenType::get(ctx);
@@ -111,7 +111,8 @@ private:
       r.load = load;
       r.allocs = pipeline::getFilledAllocs(load, body);
       MemDescType ringType = pipeline::getRingType(load, body, numStages);
-      r.ring = LocalAllocOp::create(outside, load.getLoc(), ringType, Value());
+      r.ring = besideLoop(
+          LocalAllocOp::create(outside, load.getLoc(), ringType, Value()));
       auto slotType = MemDescType::get(
           ctx, ringType.getShape().drop_front(), ringType.getElementType(),
           ringType.getEncoding(), true, ringType.getShape());
@@ -127,8 +128,11 @@ private:
       // Where the value first arrives: the first local_alloc it fills (so
       // what the program orders after that store, a proxy fence say, comes
       // after the wait) or the first op reading it.
+      // A reader nested in a body op (under an scf.if, say) is waited for
+      // before that op.
       auto consider = [&](Operation *user) {
-        if (!r.firstReader || user->isBeforeInBlock(r.firstReader))
+        user = body->findAncestorOpInBlock(*user);
+        if (user && (!r.firstReader || user->isBeforeInBlock(r.firstReader)))
           r.firstReader = user;
       };
       if (r.allocs.empty())
@@ -206,10 +210,18 @@ private:
     // After the loop nothing may still be copying (a predicated-off copy
     // writes zeros), and the rings end.
     OpBuilder after(loop->getNextNode());
-    AsyncWaitOp::create(after, loc, tokenType, ValueRange{},
-                        after.getI32IntegerAttr(0), IntegerAttr());
+    besideLoop(AsyncWaitOp::create(after, loc, tokenType, ValueRange{},
+                                   after.getI32IntegerAttr(0), IntegerAttr()));
     for (Ring &r : rings)
-      LocalDeallocOp::create(after, loc, r.ring);
+      besideLoop(LocalDeallocOp::create(after, loc, r.ring));
+  }
+
+  /// An op created before or after the loop: in an enclosing staged loop's
+  /// body it runs where the loop does (its stage and cluster).
+  template <typename OpT> OpT besideLoop(OpT op) {
+    if (std::optional<int64_t> stage = pipeline::getStage(loop))
+      pipeline::setStage(op, *stage, pipeline::getCluster(loop));
+    return op;
   }
 
   scf::ForOp loop;

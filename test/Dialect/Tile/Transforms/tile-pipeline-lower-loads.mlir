@@ -11,9 +11,12 @@
 module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   // A register use: the ring takes an unswizzled layout and the value comes
   // back by local_load. The loop runs 0..max(ceildiv(n - 0, 128), 0) by 1
-  // and the old induction variable is rebuilt in each stage that reads it.
+  // (the trip count computed in 64 bits: n - lb may overflow 32) and the old
+  // induction variable is rebuilt in each stage that reads it.
   // CHECK-LABEL: func.func @stream
-  // CHECK: %[[TRIPS:.*]] = arith.maxsi
+  // CHECK: %[[SPAN:.*]] = arith.subi %{{.*}}, %{{.*}} : i64
+  // CHECK: %[[TRIPS64:.*]] = arith.maxsi %{{.*}} : i64
+  // CHECK: %[[TRIPS:.*]] = arith.trunci %[[TRIPS64]] : i64 to i32
   // CHECK: %[[RING:.*]] = tile.local_alloc : () -> !tile.memdesc<3x128xf32, #[[UNSW:.*]], mutable>
   // CHECK: scf.for %[[J:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}}
   // CHECK-DAG: %[[S0:.*]] = arith.remsi %[[J]], %{{.*}} {tile.cluster = 0 : i32, tile.stage = 0 : i32}

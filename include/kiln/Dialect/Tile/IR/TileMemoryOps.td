@@ -38,7 +38,7 @@ class Tile_InferredFromPtr<string what, string arg, string transform>
                              arg, transform, "::kiln::tile::CheckedInVerify()">;
 
 def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments, Tile_SharesOneLayout,
-    MemoryEffects<[MemRead<DefaultResource>]>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     Tile_InferredFromPtr<"result", "result", "::kiln::tile::inferPointeeType($_self)">,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">,
     Tile_InferredFromPtr<"other", "other", "::kiln::tile::inferPointeeType($_self)">]> {
@@ -49,20 +49,28 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments, Tile_SharesOneLayou
     up to 16 bytes where layout contiguity, pointer alignment and mask
     constancy allow.
 
+    A volatile load (`isVolatile`) reads memory every time it runs, in
+    program order with the thread's other volatile accesses: it is never
+    merged with another load, moved across a write or made an asynchronous
+    copy by the pipeliner (its effects include a write for that reason), and
+    it is issued as an LLVM volatile load.
+
     ```mlir
     %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>, #l>
     %w = tile.load %p : tensor<128x!tile.ptr<f32>, #l>
+    %x = tile.load %p {isVolatile} : tensor<128x!tile.ptr<f32>, #l>
     ```
   }];
   let arguments = (ins Tile_PtrTensor:$ptr, Optional<Tile_BoolTensor>:$mask,
-                       Optional<Tile_Tensor>:$other);
+                       Optional<Tile_Tensor>:$other, UnitAttr:$isVolatile);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $ptr (`,` $mask^ (`,` $other^)?)? attr-dict `:` type($ptr)
   }];
   let hasVerifier = 1;
   let builders = [
-    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other)>
+    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other,
+                   CArg<"bool", "false">:$isVolatile)>
   ];
 }
 
