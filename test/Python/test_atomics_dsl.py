@@ -209,6 +209,71 @@ def test_errors_point_at_the_call(fn, marker, sig, message):
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 
+@kiln.jit
+def e_cas_int_literal(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.atomic_cas(p + kl.arange(0, 128, L), 0, 1.0)  # E:cas-int
+
+
+@kiln.jit
+def e_cas_int_tensor(p, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, L)
+    kl.atomic_cas(p + offs, kl.load(out + offs), 1.0)  # E:cas-tensor
+
+
+@kiln.jit
+def e_cas_float_literal(p, out):
+    kl.atomic_cas(p, 0, 1.5)  # E:cas-float
+
+
+@kiln.jit
+def e_cas_too_big(p, out):
+    kl.atomic_cas(p, 4294967296, 1)  # E:cas-big
+
+
+CAS_TYPES = [
+    (e_cas_int_literal, "E:cas-int", {"p": "*fp32", "out": "*fp32"},
+     r"atomic_cas: cmp must have the pointer's element type fp32, got 0 \(a Python int\); "
+     r"convert it explicitly \(\.to\(\) for the value, \.to\(\.\.\., bitcast=True\) for "
+     r"the bits\)"),
+    (e_cas_int_tensor, "E:cas-tensor", {"p": "*fp32", "out": "*i32"},
+     r"atomic_cas: cmp must have the pointer's element type fp32, got a tensor of int32; "
+     r"convert it explicitly .*"),
+    (e_cas_float_literal, "E:cas-float", {"p": "*i32", "out": "*i32"},
+     r"atomic_cas: val must have the pointer's element type int32, got 1\.5 \(a Python "
+     r"float\); convert it explicitly .*"),
+    (e_cas_too_big, "E:cas-big", {"p": "*i32", "out": "*i32"},
+     r"atomic_cas: cmp must have the pointer's element type int32, got 4294967296, which "
+     r"int32 cannot hold"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,sig,message", CAS_TYPES, ids=[e[1] for e in CAS_TYPES])
+def test_cas_operands_of_another_type_are_refused(fn, marker, sig, message):
+    """cmp and val of another type than the pointer's elements are an error at the call, as
+    in Triton (tt.atomic_cas takes only the pointee type), not an implicit conversion: the
+    compare is bitwise, so an int next to float elements could mean its value or its bits."""
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, sig, {}, target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, marker, "kl.atomic_cas", message,
+                           kiln.CompilationError)
+
+
+@kiln.jit
+def cas_literals(p, q):
+    kl.atomic_cas(p, 0, 1)
+    kl.atomic_cas(q, 0.0, 1.0)
+
+
+def test_cas_literals_of_the_pointee_kind_take_its_type():
+    # An int literal takes any integer type that holds it (i64 here; Triton would type it
+    # int32 and refuse it), a float literal any float type.
+    k = kiln.compile(cas_literals, {"p": "*i64", "q": "*fp64"}, {}, target="cuda:sm_90a",
+                     num_warps=4, cache=False)
+    assert re.search(r"atom\.[\w.]*cas\.b64", k.asm["ptx"]), k.asm["ptx"]
+
+
 def test_broadcast_layout_without_result_compiles():
     asm = asm_of(broadcast_kernel, {"p": "*fp32", "out": "*fp32"}, {"W": 32}, "cuda:sm_90a")
     assert len(re.findall(r"\b(?:atom|red)\.[\w.]*add", asm)) == 1

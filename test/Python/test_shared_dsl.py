@@ -182,6 +182,23 @@ def test_padded_shared_layout_checks_its_arguments():
         kl.PaddedSharedLayout([[4, 1]], [[0, 1], [0, 2], [1, 0]], [[1, 0]], [2, 4])
 
 
+def test_negative_shared_layout_bases_are_refused():
+    # Basis entries are coordinates: a negative one is named, not rendered into the IR (a
+    # PaddedSharedLayout took it) or reported as bases that miss elements (SharedLinearLayout).
+    with pytest.raises(ValueError, match=r"PaddedSharedLayout: offset basis \[-1, 0\] lies "
+                                         r"outside the shape \[2, 4\]"):
+        kl.PaddedSharedLayout([[4, 1]], [[0, 1], [0, 2], [-1, 0]], [], [2, 4])
+    with pytest.raises(ValueError, match=r"PaddedSharedLayout: offset basis \[0, 4\] lies "
+                                         r"outside the shape \[2, 4\]"):
+        kl.PaddedSharedLayout([[4, 1]], [[0, 1], [0, 4], [1, 0]], [], [2, 4])
+    with pytest.raises(ValueError, match=r"SharedLinearLayout: offset_bases entries are "
+                                         r"coordinates and must not be negative, got \[0, -2\]"):
+        kl.SharedLinearLayout([[0, 1], [0, -2], [1, 0]])
+    with pytest.raises(ValueError, match=r"SharedLinearLayout: block_bases entries are "
+                                         r"coordinates and must not be negative, got \[-2, 0\]"):
+        kl.SharedLinearLayout([[0, 1], [0, 2], [1, 0]], [[-2, 0]])
+
+
 @kiln.jit
 def padded_wrong_shape(x):
     kl.allocate_shared_memory(  # E:padshape

@@ -212,6 +212,11 @@ def _num_stages(value):
     if n is None or n < 0:
         raise ValueError(f"kl.range(num_stages=...) must be a non-negative integer known at "
                          f"compile time, got {value!r}")
+    # Past 65 the pipeliner leaves the loop as written and says so, with the number given
+    # (an i64 attribute carries it when i32 cannot); only beyond i64 can it not be said.
+    if n >= 2**63:
+        raise ValueError(f"kl.range(num_stages=...) must be less than 2**63, got {n} (Kiln "
+                         f"pipelines at most 65 stages)")
     return n
 
 
@@ -377,7 +382,10 @@ def visit_for(cg, node):
         b.create("scf.yield", values)
     frame.scope, frame.sites = dict(scope), dict(sites)
 
-    attrs = {"tile.num_stages": b.int_attr(num_stages)} if num_stages else None
+    attrs = None
+    if num_stages:
+        ty = "i32" if num_stages < 2**31 else "i64"
+        attrs = {"tile.num_stages": b.int_attr(num_stages, ty)}
     names = b.create("scf.for", [lb, ub, st] + inits, flat, attrs, [body])
     for (n, ty, site), v in zip(carried, _rebuild(types, names)):
         frame.scope[n], frame.sites[n] = v, site

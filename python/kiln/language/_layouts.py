@@ -575,6 +575,12 @@ class SharedLinearLayout(SharedLayout):
         if any(len(b) != rank for b in bases):
             raise ValueError(f"SharedLinearLayout: every offset basis must have {rank} entries")
         blocks = tuple(_int_tuple("block_bases", b) for b in (_unwrap(self.block_bases) or ()))
+        # Coordinates, so never negative (the shape is read from the largest of them).
+        for name, group in (("offset_bases", bases), ("block_bases", blocks)):
+            for b in group:
+                if any(c < 0 for c in b):
+                    raise ValueError(f"SharedLinearLayout: {name} entries are coordinates "
+                                     f"and must not be negative, got {list(b)}")
         alignment = int(_unwrap(self.alignment))
         if not _is_pow2(alignment):
             raise ValueError(f"SharedLinearLayout: alignment must be a positive power of two, "
@@ -687,10 +693,13 @@ class PaddedSharedLayout(SharedLayout):
         if any(len(b) != len(shape) for b in bases):
             raise ValueError(f"PaddedSharedLayout: every offset basis must have "
                              f"{len(shape)} entries (the shape's rank)")
+        for b in bases:
+            if not all(0 <= c < d for c, d in zip(b, shape)):
+                raise ValueError(f"PaddedSharedLayout: offset basis {list(b)} lies outside "
+                                 f"the shape {list(shape)}")
         if len(bases) != sum(_log2(d) for d in shape) or _f2_rank(
                 [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
-                 for b in bases]) != len(bases) or any(
-                c >= d for b in bases for c, d in zip(b, shape)):
+                 for b in bases]) != len(bases):
             raise ValueError(f"PaddedSharedLayout: the offset bases must reach every element "
                              f"of shape {list(shape)} exactly once")
         object.__setattr__(self, "interval_padding_pairs", pairs)

@@ -17,6 +17,16 @@ from .._layouts import DistributedLayout, _int_tuple, _is_pow2, _list_text
 __all__ = ["AMDMFMALayout", "AMDWMMALayout"]
 
 
+def _check_positive(owner, layout, names):
+    """Every entry of the list fields ``names`` is at least 1. Unlowered shapes are refused
+    where a kernel uses the layout, but a zero or negative count is no layout at all: say so
+    here, at the line that builds it, not when the module is parsed (at the kernel's def)."""
+    for name in names:
+        values = getattr(layout, name)
+        if values is not None and any(v < 1 for v in values):
+            raise ValueError(f"{owner}: {name} entries must be positive, got {list(values)}")
+
+
 class _NotLowered(DistributedLayout):
     _what = ""
 
@@ -71,6 +81,8 @@ class AMDMFMALayout(DistributedLayout):
         # Gluon's own checks, at construction.
         if not isinstance(self.version, int) or not 1 <= self.version <= 4:
             raise ValueError(f"AMDMFMALayout: version must be in [1, 4], got {self.version!r}")
+        _check_positive("AMDMFMALayout", self, ("instr_shape", "warps_per_cta",
+                                                "tiles_per_warp"))
         if len(self.instr_shape) != 3:
             raise ValueError(f"AMDMFMALayout: instr_shape must be [M, N, K], got "
                              f"{list(self.instr_shape)}")
@@ -152,3 +164,10 @@ class AMDWMMALayout(_NotLowered):
                 object.__setattr__(self, name, _int_tuple(name, getattr(self, name)))
         object.__setattr__(self, "cga_layout",
                            tuple(tuple(b) for b in (_unwrap(self.cga_layout) or ())))
+        object.__setattr__(self, "version", _unwrap(self.version))
+        if isinstance(self.version, bool) or not isinstance(self.version, int) or \
+                self.version < 1:
+            raise ValueError(f"AMDWMMALayout: version must be a positive int, got "
+                             f"{self.version!r}")
+        _check_positive("AMDWMMALayout", self, ("warps_per_cta", "instr_shape",
+                                                "tiles_per_warp"))

@@ -165,6 +165,48 @@ def test_layout_arguments_are_checked():
 
 
 @kiln.jit
+def layout_in_kernel(x, V: kl.constexpr, INSTR: kl.constexpr, WARPS: kl.constexpr,
+                     TILES: kl.constexpr):
+    L: kl.constexpr = kl.amd.AMDMFMALayout(V, INSTR, False, WARPS, tiles_per_warp=TILES)  # E:f
+    kl.store(x + kl.zeros([64, 64], kl.int32, L), kl.zeros([64, 64], kl.float32, L))
+
+
+@pytest.mark.parametrize("v,instr,warps,tiles,message", [
+    (3, [32, 32, 0], [2, 2], [1, 1], r"instr_shape entries must be positive, got \[32, 32, 0\]"),
+    (3, [32, 32, -8], [2, 2], [1, 1],
+     r"instr_shape entries must be positive, got \[32, 32, -8\]"),
+    (3, [32, 0, 16], [2, 2], [1, 1], r"instr_shape entries must be positive, got \[32, 0, 16\]"),
+    (3, [32, 32, 8], [0, 4], [1, 1], r"warps_per_cta entries must be positive, got \[0, 4\]"),
+    (3, [32, 32, 8], [2, -2], [1, 1], r"warps_per_cta entries must be positive, got \[2, -2\]"),
+    (3, [32, 32, 8], [2, 2], [0, 1], r"tiles_per_warp entries must be positive, got \[0, 1\]"),
+    (0, [32, 32, 8], [2, 2], [1, 1], r"version must be in \[1, 4\], got 0"),
+], ids=["k0", "k-8", "n0", "warps0", "warps-2", "tiles0", "version0"])
+def test_zero_or_negative_layout_fields_are_refused_where_the_layout_is_built(v, instr, warps,
+                                                                             tiles, message):
+    # Not when the module is parsed (at the kernel's def line), nor where the layout is used.
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(layout_in_kernel, {"x": "*fp32"},
+                     {"V": v, "INSTR": instr, "WARPS": warps, "TILES": tiles},
+                     target="hip:gfx942", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:f", "kl.amd.AMDMFMALayout",
+                           r"AMDMFMALayout: " + message, kiln.CompilationError)
+
+
+def test_wmma_layout_fields_are_checked_at_construction():
+    # Kiln does not lower wmma, but a zero or negative field is no layout in Gluon either.
+    for args, message in (
+            ((1, False, [0, 4]), r"warps_per_cta entries must be positive, got \[0, 4\]"),
+            ((1, False, [2, 2], [16, 0, 16]),
+             r"instr_shape entries must be positive, got \[16, 0, 16\]"),
+            ((1, False, [2, 2], None, [1, -1]),
+             r"tiles_per_warp entries must be positive, got \[1, -1\]"),
+            ((0, False, [2, 2]), r"version must be a positive int, got 0")):
+        with pytest.raises(ValueError, match=r"AMDWMMALayout: " + message):
+            kl.amd.AMDWMMALayout(*args)
+    kl.amd.AMDWMMALayout(1, False, [2, 2], [16, 16, 16], [1, 1])
+
+
+@kiln.jit
 def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr,
                 V: kl.constexpr, IM: kl.constexpr, IK: kl.constexpr, TR: kl.constexpr,
                 KW: kl.constexpr):

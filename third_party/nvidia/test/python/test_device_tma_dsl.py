@@ -99,6 +99,38 @@ def test_last_stride_must_be_one():
 
 
 @kiln.jit
+def strided(src, ROW: kl.constexpr, S: kl.constexpr):
+    tma.make_tensor_descriptor(src, shape=[16, 16], strides=[ROW, 1],  # E:rowstride
+                               block_shape=[16, 16], layout=S)
+
+
+@pytest.mark.parametrize("row,message", [
+    (100, r"strides\[0\] = 100 \(200 bytes of fp16\) must be a positive multiple of 16 bytes"),
+    (0, r"strides\[0\] = 0 \(0 bytes of fp16\) must be a positive multiple of 16 bytes"),
+    (-8, r"strides\[0\] = -8 \(-16 bytes of fp16\) must be a positive multiple of 16 "
+         r"bytes"),
+    (2**39, r"strides\[0\] = 549755813888 \(1099511627776 bytes\) must be less than 2\*\*40 "
+            r"bytes"),
+], ids=["200B", "0", "negative", "2**40B"])
+def test_constant_strides_are_checked_as_on_the_host(row, message):
+    # What the host-side TensorDescriptor refuses (TMA byte strides are multiples of 16 bytes
+    # under 2**40), refused at the call when the stride is a compile-time int. A runtime
+    # stride is not checked (Gluon checks only the last stride): copy_rows above compiles.
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(strided, {"src": "*fp16"}, {"ROW": row, "S": SMEM},
+                     target="cuda:sm_90a", cache=False)
+    located.assert_located(info.value, os.path.abspath(__file__), "E:rowstride",
+                           "tma.make_tensor_descriptor",
+                           r"tma.make_tensor_descriptor: " + message, CompilationError)
+
+
+def test_a_constant_stride_of_16_bytes_compiles():
+    k = kiln.compile(strided, {"src": "*fp16"}, {"ROW": 8, "S": SMEM}, target="cuda:sm_90a",
+                     cache=False)
+    assert "tensormap.replace.tile.global_stride" in k.asm["ptx"]
+
+
+@kiln.jit
 def make_only(src, S: kl.constexpr):
     tma.make_tensor_descriptor(src, shape=[16, 16], strides=[16, 1], block_shape=[16, 16],
                                layout=S)  # E:make

@@ -26,6 +26,11 @@ __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_
            "async_load", "async_store", "make_tensor_descriptor", "tensor_descriptor",
            "tensor_descriptor_type"]
 
+# What TMA asks of a tensor's byte strides (kiln.nvidia.hopper.TensorDescriptor checks the same
+# on the host).
+_ALIGN_BYTES = 16
+_MAX_STRIDE_BYTES = 2**40
+
 # Gluon names the descriptor's classes here too (annotations: ``desc: tma.tensor_descriptor``).
 tensor_descriptor = core.tensor_descriptor
 tensor_descriptor_type = core.tensor_descriptor_type
@@ -113,8 +118,9 @@ async_store = async_copy_shared_to_global
 def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_option="zero",
                            _semantic=None):
     """A TMA descriptor made in the kernel (Gluon's ``tma.make_tensor_descriptor``) for the
-    tensor at ``base`` (a scalar pointer) with ``shape`` and ``strides`` (in elements; scalars
-    or ints, the last stride 1), copying ``block_shape`` blocks laid out by ``layout`` (an
+    tensor at ``base`` (a scalar pointer, 16-byte aligned) with ``shape`` and ``strides`` (in
+    elements; scalars or ints, the last stride 1 and the others multiples of 16 bytes, which
+    is checked for ints only), copying ``block_shape`` blocks laid out by ``layout`` (an
     ``NVMMASharedLayout``). It lives in the kernel's global scratch (128 bytes per descriptor
     per CTA), which the launch allocates: with ``kiln.set_allocator``'s function, else with
     torch. ``padding_option`` "nan" fills out-of-bounds elements with NaN."""
@@ -138,6 +144,22 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
     if not (isinstance(last, int) and last == 1):
         raise ValueError(f"{what}: the last stride must be the constant 1 (TMA reads rows "
                          f"contiguously), got {last!r}")
+    # The other strides in bytes, as the host-side TensorDescriptor checks them (PTX's
+    # tensormap.replace wants multiples of 16 under 2**40; the device does not report
+    # another value). Checked where they are compile-time ints; a runtime stride is the
+    # caller's to keep so, as in Gluon, which checks no stride but the last.
+    elem_bytes = elem.primitive_bitwidth // 8
+    for i, st in enumerate(strides[:-1]):
+        st = _unwrap(st)
+        if isinstance(st, bool) or not isinstance(st, int):
+            continue
+        nbytes = st * elem_bytes
+        if st < 1 or nbytes % _ALIGN_BYTES:
+            raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes of {elem}) must be "
+                             f"a positive multiple of {_ALIGN_BYTES} bytes")
+        if nbytes >= _MAX_STRIDE_BYTES:
+            raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes) must be less "
+                             f"than 2**40 bytes")
     padding = _unwrap(padding_option)
     if padding not in ("zero", "nan", ""):
         raise ValueError(f"{what}: padding_option must be \"zero\" or \"nan\", got "
