@@ -600,7 +600,10 @@ private:
       State carried;
       carried.maxGroups = body.maxGroups;
       for (Pending p : body.pending) {
-        if (++p.generation > generations)
+        // Work issued before this loop (in an enclosing loop's iteration)
+        // is the same event on every trip: its generation counts the back
+        // edges of the loop that issued it.
+        if (loop->isProperAncestor(p.op) && ++p.generation > generations)
           continue;
         p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
         carried.pending.push_back(std::move(p));

@@ -88,4 +88,43 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 1 : i32, tile.th
     } {tile.num_stages = 2 : i32}
     return %r : !t
   }
+
+  // An inner loop that is not pipelined between the outer loop's wait and its
+  // read: the check must not count the inner loop's back edges as iterations
+  // of the outer ring (it reported the read as racing with the copy issued
+  // in the same outer iteration; the race oracle finds no race).
+  // CHECK-LABEL: func.func @inner_loop_between_wait_and_read
+  // CHECK: scf.for
+  // CHECK: tile.async_wait tokens
+  // CHECK: scf.for
+  // CHECK: tile.local_load
+  // ORACLE: remark: oracle: holds
+  func.func @inner_loop_between_wait_and_read(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %lo: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c4 = arith.constant 4 : i32
+    %c6 = arith.constant 6 : i32
+    %c10 = arith.constant 10 : i32
+    %c128 = arith.constant 128 : i32
+    %zero = arith.constant dense<0.0> : !t
+    %offs = tile.arange 0, 128 : !i
+    %xb = tile.splat %x : !p
+    %xa = tile.addptr %xb, %offs : !p, !i
+    %yb = tile.splat %y : !p
+    %ya = tile.addptr %yb, %offs : !p, !i
+    %r = scf.for %i = %c0 to %c6 step %c1 iter_args(%acc = %zero) -> (!t) : i32 {
+      %in = scf.for %j = %lo to %c10 step %c4 iter_args(%acc2 = %acc) -> (!t) : i32 {
+        %w = tile.load %xa : !p
+        %b = arith.addf %acc2, %w : !t
+        scf.yield %b : !t
+      }
+      %o = arith.muli %i, %c128 : i32
+      %so = tile.splat %o : !i
+      %q = tile.addptr %ya, %so : !p, !i
+      %v = tile.load %q : !p
+      %a = arith.addf %in, %v : !t
+      scf.yield %a : !t
+    } {tile.num_stages = 3 : i32}
+    return %r : !t
+  }
 }
