@@ -110,7 +110,11 @@ SmallVector<Write> collectWrites(scf::ForOp loop) {
     auto effects = dyn_cast<MemoryEffectOpInterface>(op);
     bool writesGlobal = false;
     if (!effects) {
-      writesGlobal = op->getNumRegions() == 0 && !isMemoryEffectFree(op);
+      // An op that declares no effects may write through a pointer it takes;
+      // one that takes none (a wait, a fence, a barrier) writes no memory a
+      // load reads.
+      writesGlobal = op->getNumRegions() == 0 && !isMemoryEffectFree(op) &&
+                     llvm::any_of(op->getOperandTypes(), isPointerLike);
     } else {
       SmallVector<MemoryEffects::EffectInstance> list;
       effects.getEffects(list);
@@ -244,7 +248,9 @@ std::optional<LoopHazard> kiln::findLoopHazard(
         h = LoopHazard{LoopHazard::Unknown, w.op, d,
                        "a write through no pointer Kiln follows"};
       else if (!isa<RankedTensorType>(loadPtr.getType()))
-        h = LoopHazard{LoopHazard::Unknown, w.op, d, "a scalar load"};
+        h = LoopHazard{LoopHazard::Unknown, w.op, d,
+                       "a read with no address form (a scalar or a tensor "
+                       "descriptor)"};
       else
         h = compare(loop, loadPtr, w, d);
       if (!h)

@@ -127,3 +127,67 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return %sum : tensor<64x64xbf16, #l>
   }
 }
+
+// -----
+
+// The loop also stores a block through the descriptor it loads from: a copy
+// issued 2 iterations early could read a block before the store writes it.
+// Descriptors have no address form, so the same argument is enough to leave
+// the loop as written. Through another argument it is pipelined.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @stores_through_the_loaded_descriptor
+  // CHECK-NOT: tile.stage
+  // CHECK: tile.num_stages = 3
+  func.func @stores_through_the_loaded_descriptor(%d: !desc, %n: i32) {
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %buf = tile.local_alloc : () -> !buf
+    %out = tile.local_alloc : () -> !buf
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    // expected-remark @+1 {{loop not pipelined: 'tile_nv.async_tma_copy_local_to_global' at}}
+    %ph = scf.for %i = %c0 to %n step %c1 iter_args(%p = %c0) -> (i32) : i32 {
+      %row = arith.muli %i, %c64 : i32
+      tile_nv.mbarrier_expect %bar, 8192 : !bar
+      tile_nv.async_tma_copy_global_to_local %d[%row, %c0], %bar, %buf : !desc, !bar, !buf
+      tile_nv.mbarrier_wait %bar, %p : !bar, i32
+      %next_row = arith.addi %row, %c64 : i32
+      tile_nv.async_tma_copy_local_to_global %d[%next_row, %c0], %out : !desc, !buf
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      %next = arith.xori %p, %c1 : i32
+      scf.yield %next : i32
+    } {tile.num_stages = 3 : i32}
+    tile_nv.mbarrier_invalidate %bar : !bar
+    return
+  }
+
+  // CHECK-LABEL: func.func @stores_through_another_descriptor
+  // CHECK: tile_nv.async_tma_copy_global_to_local {{.*}}{tile.pipeline_part = "prologue"}
+  func.func @stores_through_another_descriptor(%d: !desc, %e: !desc, %n: i32) {
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %buf = tile.local_alloc : () -> !buf
+    %out = tile.local_alloc : () -> !buf
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %ph = scf.for %i = %c0 to %n step %c1 iter_args(%p = %c0) -> (i32) : i32 {
+      %row = arith.muli %i, %c64 : i32
+      tile_nv.mbarrier_expect %bar, 8192 : !bar
+      tile_nv.async_tma_copy_global_to_local %d[%row, %c0], %bar, %buf : !desc, !bar, !buf
+      tile_nv.mbarrier_wait %bar, %p : !bar, i32
+      tile_nv.async_tma_copy_local_to_global %e[%row, %c0], %out : !desc, !buf
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      %next = arith.xori %p, %c1 : i32
+      scf.yield %next : i32
+    } {tile.num_stages = 3 : i32}
+    tile_nv.mbarrier_invalidate %bar : !bar
+    return
+  }
+}
