@@ -6,6 +6,7 @@ it each CTA's part, and ``arange`` adds where that part starts (from the CTA's r
 (clusters), as in Gluon. Moving data between CTAs is an error at the user's line."""
 
 import os
+import re
 import subprocess
 
 import pytest
@@ -135,3 +136,20 @@ def test_automatic_layouts_resolve_to_split_ones():
     assert "tile.arange 0, 32 : tensor<32xi32, #slice>" in split
     assert "tile.arange 0, 64 : tensor<64xi32, #slice1>" in split
     assert split.count("arith.constant 32 : i32") == 1  # one offset: the split rows
+
+
+def test_a_tensor_every_cta_holds_is_stored_by_one():
+    # cga_layout [[0]]: both CTAs of the cluster hold all 2048 elements; only the CTA of
+    # rank 0 stores them (as one thread stores an element its CTA's layout repeats).
+    both = kl.BlockedLayout([8], [32], [8], [0], cga_layout=[[0]])
+    k = _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
+                 {"XBLOCK": 2048, "layout": both}, num_ctas=2)
+    split = _split(k.asm["tile"])
+    store = next(l for l in split.splitlines() if "tile.store" in l)
+    mask = store.split(",")[2].split(":")[0].strip()
+    assert re.search(rf"{re.escape(mask)} = arith.andi %\w+, %\w+ : tensor<2048xi1", split), store
+    assert re.search(r"arith.cmpi eq, %\w+, %c0_i32 : i32", split), split
+    # The split tensor of SPLIT2 (each CTA its own half) is stored by both, unmasked by rank.
+    k = _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
+                 {"XBLOCK": 2048, "layout": SPLIT2}, num_ctas=2)
+    assert "arith.cmpi eq" not in _split(k.asm["tile"])

@@ -8,7 +8,8 @@
 // from the CTA's rank in its cluster (the launch puts a cluster's CTAs next
 // to each other along x, so the rank is `program_id 0` modulo the CTA count).
 // What would move data between the CTAs is an error at the op: a reduction
-// along a split dimension, a convert_layout that changes the split.
+// along a split dimension, a convert_layout that changes the split. A store
+// of elements several CTAs hold is made by one of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -130,6 +131,45 @@ void splitArange(ArangeOp op) {
   op.getResult().replaceAllUsesExcept(moved, moved.getDefiningOp());
 }
 
+/// A store of a tensor several CTAs of the cluster hold (a zero cga basis,
+/// or one moving past the tensor's CTA tiles): only the CTA whose rank has
+/// those bits clear stores it, as one thread of a CTA stores an element its
+/// layout repeats (Ownership.cpp).
+void storeOncePerCluster(StoreOp op) {
+  auto type = cast<RankedTensorType>(op.getPtr().getType());
+  SmallVector<SmallVector<int64_t>> bases =
+      getClusterBases(type.getEncoding(), type.getRank());
+  SmallVector<int64_t> cta = getCtaShape(type);
+  int64_t redundant = 0;
+  for (auto [bit, v] : llvm::enumerate(bases)) {
+    bool moves = false;
+    for (auto [d, move] : llvm::enumerate(v)) {
+      int64_t tiles = std::max<int64_t>(1, type.getDimSize(d) / cta[d]);
+      moves |= (move & (tiles - 1)) != 0;
+    }
+    if (!moves)
+      redundant |= int64_t(1) << bit;
+  }
+  if (!redundant)
+    return;
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Type i32 = b.getI32Type();
+  auto cst = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
+  };
+  Value pid = ProgramIdOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+  Value bits = arith::AndIOp::create(b, loc, pid, cst(redundant));
+  Value owner = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, bits,
+                                      cst(0));
+  auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type(),
+                                        type.getEncoding());
+  Value mask = SplatOp::create(b, loc, maskType, owner);
+  if (Value old = op.getMask())
+    mask = arith::AndIOp::create(b, loc, old, mask);
+  op.getMaskMutable().assign(mask);
+}
+
 class SplitClusterPass
     : public kiln::tile::impl::TileSplitClusterPassBase<SplitClusterPass> {
 public:
@@ -153,6 +193,10 @@ public:
     });
     for (ArangeOp op : aranges)
       splitArange(op);
+    module.walk([&](StoreOp op) {
+      if (isSplit(op.getPtr().getType()))
+        storeOncePerCluster(op);
+    });
     module.walk([&](Operation *op) {
       for (Value v : op->getResults()) {
         Type t = ctaType(v.getType());
