@@ -15,7 +15,7 @@ Model (gfx9: gfx942 / gfx950, wave64)
   ALU instructions computing LDS addresses and loop counters are simulated (s_mov/movk/
   add/addc/sub/addk/mul/mulk/mul_hi, shifts, logic, bfe, min/max, cselect, cmp/cmpk,
   64-bit mov/logic, saveexec; v_mov/add/sub/shifts/logic, v_lshl_add_u32/u64,
-  v_add_lshl, v_lshl_or, v_and_or, v_or3, v_add3, v_mad_u32_u24, v_mul_lo/hi, v_bfe,
+  v_add_lshl, v_lshl_or, v_and_or, v_or3, v_add3, v_xad, v_mad_u32_u24, v_mul_lo/hi, v_bfe,
   v_bfi, v_alignbit, v_bitop3 (gfx950), v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
   v_mbcnt). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
   what it may write UNKNOWN (first operand, carry-out, SCC, EXEC for v_cmpx/saveexec).
@@ -651,6 +651,7 @@ _V = {
     'v_add_lshl_u32': lambda a, b, c: (a + b & M32) << (c & 31),
     'v_lshl_or_b32': lambda a, b, c: a << (b & 31) | c, 'v_and_or_b32': lambda a, b, c: a & b | c,
     'v_or3_b32': lambda a, b, c: a | b | c, 'v_add3_u32': lambda a, b, c: a + b + c,
+    'v_xad_u32': lambda a, b, c: (a ^ b) + c,
     'v_mad_u32_u24': lambda a, b, c: (a & _U24) * (b & _U24) + c,
     'v_bfe_u32': lambda a, b, c: _bfe(a, b, c, False),
     'v_bfe_i32': lambda a, b, c: _bfe(a, b, c, True), 'v_bfi_b32': lambda a, b, c: a & b | ~a & c,
