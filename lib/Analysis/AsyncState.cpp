@@ -1,7 +1,8 @@
 //===- AsyncState.cpp - What asynchronous work is in flight ---------------===//
 //
 // The transfer functions of the walk, one per op interface, and its joins
-// over scf.for, scf.if, other region ops and warp_specialize.
+// over scf.for, scf.if, other region ops and warp_specialize; and the count
+// of commit groups between a token and a wait (groupsAfter).
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,7 @@
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -529,4 +531,195 @@ void AsyncStateWalker::runWarpSpecialize(WarpSpecializeOp ws,
   }
   out.forEachBuffer([&](Buffer &b) { b.leaving(ws); });
   state = std::move(out);
+}
+
+// --- commit groups after a token -------------------------------------------
+//
+// Paths: a token is produced by a commit (its group), by a copy (the group of
+// the first commit after it), by a wait (already retired), or flows through
+// `scf.for` iter_args / results and `scf.if` results; a loop-carried token
+// is followed both from the loop's entry and around the back edge.
+
+namespace {
+
+/// Static trip count of an scf.for, if its bounds are constants.
+std::optional<int64_t> tripCount(scf::ForOp loop) {
+  auto cst = [](Value v) -> std::optional<int64_t> {
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return i.getInt();
+    return std::nullopt;
+  };
+  auto lb = cst(loop.getLowerBound()), ub = cst(loop.getUpperBound()),
+       step = cst(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
+/// Commit groups on the paths from a token to a wait (the wait counts of
+/// tile-insert-wait-counts).
+class WaitCounter {
+public:
+  WaitCounter(SmallVectorImpl<Operation *> &uncommitted,
+              SmallVectorImpl<Operation *> &unknown)
+      : uncommitted(uncommitted), unknown(unknown) {}
+
+  /// The fewest commits `op` performs on any path through it.
+  int64_t commitsIn(Operation *op) {
+    if (isa<AsyncCommitGroupOp>(op))
+      return 1;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0)
+        return 0; // may not run
+      return std::min<int64_t>(kRetiredGroups, *n * commitsInBlock(*loop.getBody()));
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getElseRegion().empty())
+        return 0;
+      return std::min(commitsInBlock(branch.getThenRegion().front()),
+                      commitsInBlock(branch.getElseRegion().front()));
+    }
+    if (isa<scf::WhileOp>(op)) {
+      // The condition region runs at least once.
+      return commitsInBlock(cast<scf::WhileOp>(op).getBefore().front());
+    }
+    return 0;
+  }
+
+  int64_t commitsInBlock(Block &block) {
+    return commitsBetween(&block, block.begin(), block.end());
+  }
+
+  /// Commits of the ops in [from, to) of `block`.
+  int64_t commitsBetween(Block *block, Block::iterator from,
+                         Block::iterator to) {
+    int64_t n = 0;
+    for (auto it = from; it != to; ++it)
+      n = std::min(kRetiredGroups, n + commitsIn(&*it));
+    return n;
+  }
+
+  /// Commits from the start of `op`'s block up to `op`, and so on outwards
+  /// up to (excluding) `stop`'s block: those every path from the start of
+  /// the region containing `op` (inside `stop`'s block level) performs.
+  int64_t commitsBefore(Operation *op, Operation *ancestorInStopBlock) {
+    int64_t n = 0;
+    while (op != ancestorInStopBlock) {
+      n += commitsBetween(op->getBlock(), op->getBlock()->begin(),
+                          Block::iterator(op));
+      op = op->getParentOp();
+    }
+    return n;
+  }
+
+  /// The fewest groups closed after `token`'s group, as seen at `at`
+  /// (an op that `token` dominates). kRetiredGroups when the token is retired.
+  /// Fails when a copy is not committed on some path.
+  FailureOr<int64_t> groupsAfter(Value token, Operation *at) {
+    if (!visiting.insert(token).second)
+      return kRetiredGroups; // a token carried around a loop unchanged: the entry
+                       // path gives the minimum
+    FailureOr<int64_t> r = groupsAfterImpl(token, at);
+    visiting.erase(token);
+    return r;
+  }
+
+private:
+  SmallVectorImpl<Operation *> &uncommitted;
+  SmallVectorImpl<Operation *> &unknown;
+
+  /// Commits on every path from just after `def` (an op) to `at`.
+  int64_t commitsFromTo(Operation *def, Operation *at) {
+    // Find the ancestor of `at` in `def`'s block.
+    Operation *anc = def->getBlock()->findAncestorOpInBlock(*at);
+    if (!anc)
+      return 0; // not nested: cannot happen for a dominating definition
+    int64_t n = commitsBetween(def->getBlock(), std::next(Block::iterator(def)),
+                               Block::iterator(anc));
+    if (anc != at)
+      n += commitsBefore(at, anc);
+    return n;
+  }
+
+  FailureOr<int64_t> groupsAfterImpl(Value token, Operation *at) {
+    if (auto arg = dyn_cast<BlockArgument>(token)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0) {
+        unknown.push_back(at);
+        return 0;
+      }
+      unsigned i = arg.getArgNumber() - 1;
+      // From the start of the body to `at`, on top of either the value the
+      // loop was entered with or the one the last iteration yielded.
+      Operation *anc = loop.getBody()->findAncestorOpInBlock(*at);
+      int64_t toAt = commitsBetween(loop.getBody(), loop.getBody()->begin(),
+                                    Block::iterator(anc)) +
+                     (anc != at ? commitsBefore(at, anc) : 0);
+      FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> back = groupsAfter(yield->getOperand(i), yield);
+      if (failed(entry) || failed(back))
+        return failure();
+      return std::min(kRetiredGroups, std::min(*entry, *back) + toAt);
+    }
+    Operation *def = token.getDefiningOp();
+    if (isa<AsyncWaitOp>(def))
+      return kRetiredGroups;
+    if (isa<AsyncCommitGroupOp>(def))
+      return std::min(kRetiredGroups, commitsFromTo(def, at));
+    if (isa<AsyncCopyOpInterface>(def)) {
+      int64_t n = commitsFromTo(def, at);
+      if (n == 0) {
+        uncommitted.push_back(def);
+        return failure();
+      }
+      return n - 1; // its own group is the first commit after it
+    }
+    unsigned i = cast<OpResult>(token).getResultNumber();
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      int64_t best = kRetiredGroups;
+      for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+        if (r->empty())
+          continue;
+        Operation *yield = r->front().getTerminator();
+        FailureOr<int64_t> g = groupsAfter(yield->getOperand(i), yield);
+        if (failed(g))
+          return failure();
+        best = std::min(best, *g);
+      }
+      return std::min(kRetiredGroups, best + after);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> last = groupsAfter(yield->getOperand(i), yield);
+      if (failed(last))
+        return failure();
+      int64_t best = *last;
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0) { // the loop may not run: the value it was entered with
+        FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+        if (failed(entry))
+          return failure();
+        best = std::min(best, *entry);
+      }
+      return std::min(kRetiredGroups, best + after);
+    }
+    unknown.push_back(at);
+    return 0;
+  }
+
+  llvm::SmallPtrSet<Value, 8> visiting;
+};
+
+} // namespace
+
+FailureOr<int64_t>
+async::groupsAfter(Value token, Operation *at,
+                   SmallVectorImpl<Operation *> &uncommitted,
+                   SmallVectorImpl<Operation *> &unknown) {
+  return WaitCounter(uncommitted, unknown).groupsAfter(token, at);
 }

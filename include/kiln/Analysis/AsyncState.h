@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <limits>
 #include <optional>
 
 namespace kiln::tile::async {
@@ -192,6 +193,20 @@ private:
   /// then knows the writes that completed R have landed.
   llvm::SmallVector<std::pair<Buffer, Buffer>> handOffs;
 };
+
+/// What groupsAfter answers for a token whose group has retired.
+constexpr int64_t kRetiredGroups = std::numeric_limits<int64_t>::max() / 4;
+
+/// The fewest commit groups closed after `token`'s group on every path from
+/// it to `at` (an op `token` dominates), or kRetiredGroups when the token is
+/// retired. A loop of unknown trip count contributes no groups, an scf.if
+/// the smaller of its branches; a token it cannot follow counts 0 and adds
+/// `at` to `unknown`. Fails when a copy is not committed on some path (the
+/// copy is added to `uncommitted`).
+mlir::FailureOr<int64_t>
+groupsAfter(mlir::Value token, mlir::Operation *at,
+            llvm::SmallVectorImpl<mlir::Operation *> &uncommitted,
+            llvm::SmallVectorImpl<mlir::Operation *> &unknown);
 
 } // namespace kiln::tile::async
 
