@@ -168,54 +168,57 @@ SmallVector<const InFlight *> AsyncState::inFlight(
   return out;
 }
 
-static void printBuffer(raw_ostream &os, const Buffer &b) {
-  os << "%" << cast<LocalAllocOp>(b.root)->getLoc();
+static void printBuffer(raw_ostream &os, const Buffer &b,
+                        function_ref<void(raw_ostream &, Operation *)> name) {
+  name(os, b.root);
   if (b.slot.known()) {
     os << "[";
     if (b.slot.base)
-      os << "(iv" << (b.slot.offset >= 0 ? " + " : " - ")
-         << std::abs(b.slot.offset) << ") % " << b.slot.modulus;
+      os << "(iv + " << b.slot.offset << ") % " << b.slot.modulus;
     else
       os << b.slot.offset;
     os << "]";
   }
   if (b.partial)
-    os << " (part)";
+    os << " part";
 }
 
-void AsyncState::print(raw_ostream &os) const {
-  os << "max groups " << maxGroups;
+void AsyncState::print(
+    raw_ostream &os,
+    function_ref<void(raw_ostream &, Operation *)> name) const {
+  os << "groups <= " << maxGroups;
   for (const InFlight &p : pending) {
     os << "; ";
     switch (p.kind) {
     case Kind::AsyncRead:
-      os << "async read '" << p.counter << "' after " << p.minAfter;
+      os << "read '" << p.counter << "' +" << p.minAfter;
       if (p.retiredByIssuers)
-        os << " retired by issuers";
+        os << " retired-by-issuers";
       break;
     case Kind::Copy:
-      os << "copy after " << p.minAfter;
+      os << "copy +" << p.minAfter;
       if (p.foreign)
         os << " foreign";
       break;
     case Kind::BarrierWrite:
-      os << "barrier write";
+      os << "barrier-write";
       break;
     case Kind::Unfenced:
       os << "unfenced";
       break;
     }
-    os << " by " << p.op->getName() << " at " << p.op->getLoc();
+    os << " by ";
+    name(os, p.op);
     if (p.generation)
       os << " gen " << p.generation;
     os << " of";
     for (const Buffer &b : p.buffers) {
       os << " ";
-      printBuffer(os, b);
+      printBuffer(os, b, name);
     }
     if (p.barrier) {
       os << " on ";
-      printBuffer(os, *p.barrier);
+      printBuffer(os, *p.barrier, name);
     }
   }
 }

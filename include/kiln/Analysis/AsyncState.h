@@ -148,8 +148,11 @@ struct AsyncState {
            llvm::function_ref<bool(const Buffer &, const Buffer &)> overlap,
            llvm::ArrayRef<Kind> kinds) const;
 
-  /// One line per piece of work, for tests and debugging.
-  void print(llvm::raw_ostream &os) const;
+  /// The state on one line, `;`-separated, for tests and debugging; `name`
+  /// prints an op (an allocation or the op that issued the work).
+  void print(llvm::raw_ostream &os,
+             llvm::function_ref<void(llvm::raw_ostream &, mlir::Operation *)>
+                 name) const;
 };
 
 /// A pass that reads the state the walk computes.
