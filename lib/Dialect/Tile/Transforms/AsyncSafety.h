@@ -1,8 +1,9 @@
 //===- AsyncSafety.h - Checks of tile-check-async-safety ------------------===//
 //
-// Internal to the async-safety check: the lifecycle of mbarriers
-// (CheckBarrierLifecycle.cpp), run by tile-check-async-safety
-// (CheckAsyncSafety.cpp). Buffers are compared as the shared analysis of
+// Internal to the async-safety check: the checks of mbarriers that
+// tile-check-async-safety (CheckAsyncSafety.cpp) runs beside its dataflow,
+// their phases (CheckBarrierPhases.cpp) and lifecycle
+// (CheckBarrierLifecycle.cpp). Buffers are compared as the shared analysis of
 // async work compares them (kiln/Analysis/AsyncState.h).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +16,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 namespace kiln::tile::async {
+
+/// Errors for waits on barriers nothing arrives on and for arrivals whose
+/// transaction bytes the writes completing on the phase do not deliver
+/// (CheckBarrierPhases.cpp). False when one was reported.
+bool checkBarrierPhases(mlir::func::FuncOp func);
 
 /// Errors for mbarriers used outside their life or never able to complete
 /// a phase (CheckBarrierLifecycle.cpp). False when one was reported.
