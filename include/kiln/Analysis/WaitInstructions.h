@@ -1,9 +1,10 @@
 //===- WaitInstructions.h - Instructions a counted wait may leave -*- C++ -*-===//
 //
 // On targets whose async wait counts instructions rather than commit groups
-// (AMD's vmcnt: every vector-memory instruction in flight counts, with no
-// asyncmark in LLVM 22), tile-insert-wait-counts must predict how many
-// instructions LLVM issues after the awaited group. It does so from the
+// (TargetDesc::asyncWaitCountsInstructions: every vector-memory instruction
+// in flight counts, and LLVM 22 has no marker for a group),
+// tile-insert-wait-counts must predict how many instructions LLVM issues
+// after the awaited group. It does so from the
 // lowering's own rules (VectorWidth, CountedMemoryOpInterface) and from
 // which accesses LLVM may merge (AddressForm).
 //
