@@ -168,6 +168,26 @@ SmallVector<const InFlight *> AsyncState::inFlight(
   return out;
 }
 
+SmallVector<Hazard> AsyncState::hazards(
+    Operation *op,
+    function_ref<bool(const Buffer &, const Buffer &)> overlap) const {
+  SmallVector<Hazard> out;
+  for (Value v : writtenBuffers(op))
+    if (std::optional<Buffer> written = resolve(v))
+      for (const InFlight *p :
+           inFlight(*written, overlap,
+                    {Kind::AsyncRead, Kind::Copy, Kind::BarrierWrite}))
+        out.push_back({*written, true, p});
+  SmallVector<Kind, 3> readKinds = {Kind::Copy, Kind::BarrierWrite};
+  if (isa<AsyncReadOpInterface>(op))
+    readKinds.push_back(Kind::Unfenced);
+  for (Value v : readBuffers(op))
+    if (std::optional<Buffer> read = resolve(v))
+      for (const InFlight *p : inFlight(*read, overlap, readKinds))
+        out.push_back({*read, false, p});
+  return out;
+}
+
 static void printBuffer(raw_ostream &os, const Buffer &b,
                         function_ref<void(raw_ostream &, Operation *)> name) {
   name(os, b.root);

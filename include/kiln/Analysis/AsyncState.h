@@ -127,6 +127,13 @@ struct InFlight {
 /// Groups a commit can add before the count stops mattering.
 constexpr int kManyGroups = 1 << 20;
 
+/// An access of an op that may race with work in flight.
+struct Hazard {
+  Buffer accessed;
+  bool isWrite;
+  const InFlight *work;
+};
+
 /// What may be in flight at a program point: the lattice of the walk.
 /// Joins keep every piece of work of either side, with the fewest groups
 /// after it (the least likely finished).
@@ -147,6 +154,16 @@ struct AsyncState {
   inFlight(const Buffer &b,
            llvm::function_ref<bool(const Buffer &, const Buffer &)> overlap,
            llvm::ArrayRef<Kind> kinds) const;
+
+  /// The races `op` may run into, in order: for each buffer it writes
+  /// (writtenBuffers), the work in flight other than unfenced writes that
+  /// `overlap` says meets it; then for each buffer it reads (readBuffers),
+  /// the copies and barrier-completed writes, and, when `op` reads
+  /// asynchronously, the unfenced writes. The pointers are into this state.
+  llvm::SmallVector<Hazard>
+  hazards(mlir::Operation *op,
+          llvm::function_ref<bool(const Buffer &, const Buffer &)> overlap)
+      const;
 
   /// The state on one line, `;`-separated, for tests and debugging; `name`
   /// prints an op (an allocation or the op that issued the work).

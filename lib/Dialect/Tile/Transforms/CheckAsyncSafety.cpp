@@ -101,7 +101,18 @@ public:
   llvm::DenseSet<Operation *> reportedOps;
 
   void visit(Operation *op, const AsyncState &before) override {
-    checkAccesses(*op, before);
+    auto conflicts = [&](const Buffer &a, const Buffer &b) {
+      return conflict(a, b);
+    };
+    for (const Hazard &h : before.hazards(op, conflicts)) {
+      const InFlight &p = *h.work;
+      if (h.isWrite && p.kind == Kind::AsyncRead)
+        reportReadInFlight(op, p, compilerRings.contains(h.accessed.root));
+      else if (p.kind == Kind::Unfenced)
+        reportUnfenced(op, p);
+      else
+        reportWriteInFlight(op, p, h.isWrite);
+    }
     if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
       int &most = waitMaxGroups.try_emplace(wait, 0).first->second;
       most = std::max(most, before.maxGroups);
@@ -146,40 +157,6 @@ private:
   llvm::DenseSet<Operation *> compilerRings;
   llvm::DenseSet<Operation *> exitReported, reportedAccess;
   llvm::MapVector<Operation *, int> waitMaxGroups;
-
-  void checkAccesses(Operation &op, const AsyncState &state) {
-    for (Value v : writtenBuffers(&op)) {
-      std::optional<Buffer> written = resolve(v);
-      if (!written)
-        continue;
-      for (const InFlight &p : state.pending) {
-        if (p.kind == Kind::Unfenced)
-          continue;
-        if (llvm::any_of(p.buffers, [&](const Buffer &b) {
-              return conflict(b, *written);
-            }))
-          p.kind == Kind::AsyncRead
-              ? reportReadInFlight(&op, p, compilerRings.contains(written->root))
-              : reportWriteInFlight(&op, p, true);
-      }
-    }
-    bool asyncRead = isa<AsyncReadOpInterface>(&op);
-    for (Value v : readBuffers(&op)) {
-      std::optional<Buffer> read = resolve(v);
-      if (!read)
-        continue;
-      for (const InFlight &p : state.pending) {
-        bool hit = llvm::any_of(
-            p.buffers, [&](const Buffer &b) { return conflict(b, *read); });
-        if (!hit)
-          continue;
-        if (p.kind == Kind::Copy || p.kind == Kind::BarrierWrite)
-          reportWriteInFlight(&op, p, false);
-        else if (p.kind == Kind::Unfenced && asyncRead)
-          reportUnfenced(&op, p);
-      }
-    }
-  }
 
   void reportReadInFlight(Operation *writer, const InFlight &p,
                           bool compilerRing) {
