@@ -10,4 +10,5 @@ void kiln::registerTestPasses() {
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();
   registerTestAsyncRaceOraclePass();
+  registerTestAsyncStatePass();
 }

@@ -27,6 +27,9 @@ void registerTestWaitCountOraclePass();
 /// `test-async-race-oracle`: races of async shared memory over all
 /// executions (tile-check-async-safety's independent check).
 void registerTestAsyncRaceOraclePass();
+/// `test-print-async-state`: what AsyncState holds in flight before each
+/// async or shared-memory op, as remarks (for lit).
+void registerTestAsyncStatePass();
 /// test-print-loop-hazards (Analysis/TestLoopDependence.cpp).
 void registerTestLoopDependencePass();
 

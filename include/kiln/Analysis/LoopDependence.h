@@ -6,7 +6,7 @@
 // write of the loop may touch a byte such a load reads.
 //
 // Two accesses through different kernel pointer arguments are assumed not to
-// overlap: the assumption Triton and CUDA kernels make of separate arguments
+// overlap: the assumption GPU kernel languages make of separate arguments
 // (`__restrict__`). Through the same argument (or one Kiln cannot trace to an
 // argument), the accesses must be proven apart from their address forms
 // (AddressForm): the difference of the two addresses, with the load's

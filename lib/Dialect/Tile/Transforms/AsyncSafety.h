@@ -1,67 +1,31 @@
-//===- AsyncSafety.h - Buffers as tile-check-async-safety compares them ---===//
+//===- AsyncSafety.h - Checks of tile-check-async-safety ------------------===//
 //
-// Internal to the async-safety check (CheckAsyncSafety.cpp, the dataflow
-// over async copies, reads and waits; CheckBarrierLifecycle.cpp, the
-// lifecycle of mbarriers): which shared buffer a memdesc names, and when two
-// of them certainly or possibly share bytes.
+// Internal to the async-safety check: the checks of mbarriers that
+// tile-check-async-safety (CheckAsyncSafety.cpp) runs beside its dataflow,
+// their phases (CheckBarrierPhases.cpp) and lifecycle
+// (CheckBarrierLifecycle.cpp). Buffers are compared as the shared analysis of
+// async work compares them (kiln/Analysis/AsyncState.h).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef KILN_LIB_DIALECT_TILE_TRANSFORMS_ASYNCSAFETY_H
 #define KILN_LIB_DIALECT_TILE_TRANSFORMS_ASYNCSAFETY_H
 
-#include "kiln/Dialect/Tile/IR/Dialect.h"
-#include "kiln/Analysis/RingSlot.h"
+#include "kiln/Analysis/AsyncState.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
-#include <optional>
+namespace kiln::tile::async {
 
-namespace kiln::tile::async_safety {
-
-/// A shared buffer: its allocation, the ring slot it stays in (RingSlot.h),
-/// and whether it is the whole allocation or only part of its slot.
-struct Buffer {
-  mlir::Operation *root = nullptr;
-  RingSlot slot;
-  bool whole = false;   // no index or subslice between it and the allocation
-  bool partial = false; // a subslice: not all of its slot
-
-  void aroundBackEdge(mlir::Operation *loop) {
-    slot = slot.aroundBackEdge(loop);
-  }
-  void leaving(mlir::Operation *op) { slot = slot.leaving(op); }
-};
-
-/// The buffer `memdesc` views, when its allocation is known.
-std::optional<Buffer> resolve(mlir::Value memdesc);
-
-/// The two buffers certainly share bytes: one allocation, and one of them
-/// all of it or both all of one slot known to be the same.
-bool mustOverlap(const Buffer &a, const Buffer &b);
-
-/// The two buffers may share bytes (in the same iteration).
-bool mayOverlap(const Buffer &a, const Buffer &b);
-
-/// The two buffers may share bytes in some iterations: only different
-/// constant slots never do.
-bool mayMeet(const Buffer &a, const Buffer &b);
-
-/// Shared buffers `op` writes (not counting buffers it allocates), async
-/// copies and barrier-completed writes included.
-llvm::SmallVector<mlir::Value> writtenBuffers(mlir::Operation *op);
-
-/// Shared buffers `op` reads by its threads (not asynchronous reads).
-llvm::SmallVector<mlir::Value> readBuffers(mlir::Operation *op);
-
-/// The barrier `o` waits on, arrives on or completes a write on; null for
-/// other ops.
-mlir::Value eventBarrier(mlir::Operation *o);
+/// Errors for waits on barriers nothing arrives on and for arrivals whose
+/// transaction bytes the writes completing on the phase do not deliver
+/// (CheckBarrierPhases.cpp). False when one was reported.
+bool checkBarrierPhases(mlir::func::FuncOp func);
 
 /// Errors for mbarriers used outside their life or never able to complete
 /// a phase (CheckBarrierLifecycle.cpp). False when one was reported.
 bool checkBarrierLifecycle(mlir::func::FuncOp func);
 
-} // namespace kiln::tile::async_safety
+} // namespace kiln::tile::async
 
 #endif

@@ -33,7 +33,7 @@
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
-using namespace kiln::tile::async_safety;
+using namespace kiln::tile::async;
 
 namespace {
 
@@ -288,7 +288,7 @@ bool checkAfterInvalidate(const Uses &uses) {
 
 } // namespace
 
-bool async_safety::checkBarrierLifecycle(func::FuncOp func) {
+bool async::checkBarrierLifecycle(func::FuncOp func) {
   Uses uses;
   func.walk([&](Operation *op) {
     if (!isBarrierOp(op) || isa<BarrierCompletedWriteOpInterface>(op))

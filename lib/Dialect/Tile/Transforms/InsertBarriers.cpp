@@ -167,18 +167,9 @@ struct GroupRead {
   }
 };
 
-/// An asynchronous write that lands when a wait on `barrier` returns.
-struct OnBarrier {
-  Access access, barrier;
-  bool operator==(const OnBarrier &o) const {
-    return access == o.access && barrier == o.barrier;
-  }
-};
-
 struct State {
   SmallVector<Access> reads, writes;
   SmallVector<Pending> pending;
-  SmallVector<OnBarrier, 2> onBarrier;
   SmallVector<GroupRead, 2> groupReads;
 
   void forEachSlot(function_ref<void(RingSlot &)> fn) {
@@ -190,10 +181,6 @@ struct State {
       fn(a.slot);
     for (Pending &p : pending)
       fn(p.access.slot);
-    for (OnBarrier &p : onBarrier) {
-      fn(p.access.slot);
-      fn(p.barrier.slot);
-    }
   }
 
   /// Whether an access since the last barrier overlaps `a` (an async write
@@ -222,9 +209,6 @@ struct State {
       else
         it->groupsAfter = std::min(it->groupsAfter, p.groupsAfter);
     }
-    for (const OnBarrier &p : o.onBarrier)
-      if (!llvm::is_contained(onBarrier, p))
-        onBarrier.push_back(p);
     for (const GroupRead &r : o.groupReads) {
       auto it = llvm::find_if(groupReads, [&](const GroupRead &q) {
         return q.access == r.access && q.counter == r.counter;
@@ -244,10 +228,6 @@ struct State {
     };
     if (!sameSet(reads, o.reads) || !sameSet(writes, o.writes) ||
         pending.size() != o.pending.size() ||
-        onBarrier.size() != o.onBarrier.size() ||
-        !llvm::all_of(onBarrier, [&](const OnBarrier &p) {
-          return llvm::is_contained(o.onBarrier, p);
-        }) ||
         groupReads.size() != o.groupReads.size() ||
         !llvm::all_of(groupReads, [&](const GroupRead &r) {
           return llvm::is_contained(o.groupReads, r);
@@ -492,23 +472,17 @@ private:
     }
     if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
       // Like an async copy: ordered after earlier accesses by a barrier
-      // when it overlaps them; its write lands, for every thread, when a
-      // wait on its barrier returns.
+      // when it overlaps them. Its write lands, for every thread, when a
+      // wait on its barrier returns: that wait orders it before every later
+      // access, so nothing here tracks it (tile-check-async-safety reports
+      // an access with no such wait).
       Access a = viewAccess(write.getDst(), op);
       if (state.touches(a))
         barrier(op, state, insert);
-      OnBarrier p{a, viewAccess(write.getCompletionBarrier(), op)};
-      if (!llvm::is_contained(state.onBarrier, p))
-        state.onBarrier.push_back(p);
       return;
     }
-    if (auto wait = dyn_cast<BarrierWaitOpInterface>(op)) {
-      Access waited = viewAccess(wait.getWaitedBarrier(), op);
-      llvm::erase_if(state.onBarrier, [&](const OnBarrier &p) {
-        return p.barrier.overlaps(waited);
-      });
+    if (isa<BarrierWaitOpInterface>(op))
       return;
-    }
     if (isa<AsyncCommitGroupOp>(op)) {
       for (Pending &p : state.pending)
         p.groupsAfter = std::min(p.groupsAfter + 1, kMaxGroups);

@@ -1,0 +1,751 @@
+//===- AsyncState.cpp - What asynchronous work is in flight ---------------===//
+//
+// The transfer functions of the walk, one per op interface, and its joins
+// over scf.for, scf.if, other region ops and warp_specialize; and the count
+// of commit groups between a token and a wait (groupsAfter).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Analysis/AsyncState.h"
+
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+using namespace kiln::tile::async;
+
+// --- buffers -------------------------------------------------------------
+
+std::optional<Buffer> async::resolve(Value memdesc) {
+  LocalAllocOp root = getRootAllocation(memdesc);
+  if (!root)
+    return std::nullopt;
+  Buffer b{root, getRingSlot(memdesc)};
+  bool indexed = false;
+  for (Operation *def = memdesc.getDefiningOp(); def && def != root;
+       def = def->getOperand(0).getDefiningOp()) {
+    indexed |= isa<MemDescIndexOp>(def);
+    b.partial |= isa<MemDescSubsliceOp, MemDescReinterpretOp>(def);
+  }
+  b.whole = !indexed && !b.partial;
+  return b;
+}
+
+bool async::mustOverlap(const Buffer &a, const Buffer &b) {
+  if (a.root != b.root || a.partial || b.partial)
+    return false;
+  return a.whole || b.whole || (a.slot.known() && a.slot == b.slot);
+}
+
+bool async::mayOverlap(const Buffer &a, const Buffer &b) {
+  return a.root == b.root && !a.slot.disjoint(b.slot);
+}
+
+bool async::mayMeet(const Buffer &a, const Buffer &b) {
+  if (a.root != b.root)
+    return false;
+  return !(a.slot.known() && b.slot.known() && !a.slot.base && !b.slot.base &&
+           a.slot.offset != b.slot.offset);
+}
+
+/// The shared buffers an effect of `op` of kind `Effect` names: the value
+/// of an effect on one, every memdesc operand for an op-wide one.
+template <typename Effect>
+static SmallVector<Value> effectBuffers(Operation *op, bool sharedOnly) {
+  SmallVector<Value> out;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return out;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  auto add = [&](Value v) {
+    if (v && isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
+        !llvm::is_contained(out, v))
+      out.push_back(v);
+  };
+  for (auto &e : list) {
+    if (!isa<Effect>(e.getEffect()))
+      continue;
+    if (sharedOnly && !isa<SharedMemoryResource>(e.getResource()))
+      continue;
+    if (Value v = e.getValue()) {
+      add(v);
+      continue;
+    }
+    for (Value operand : op->getOperands())
+      add(operand);
+  }
+  return out;
+}
+
+SmallVector<Value> async::writtenBuffers(Operation *op) {
+  SmallVector<Value> out = effectBuffers<MemoryEffects::Write>(op, false);
+  if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+    if (!llvm::is_contained(out, w.getDst()))
+      out.push_back(w.getDst());
+  return out;
+}
+
+SmallVector<Value> async::readBuffers(Operation *op) {
+  SmallVector<Value> out = effectBuffers<MemoryEffects::Read>(op, true);
+  if (auto read = dyn_cast<AsyncReadOpInterface>(op))
+    for (Value v : read.getAsyncReadBuffers())
+      if (!llvm::is_contained(out, v))
+        out.push_back(v);
+  return out;
+}
+
+SmallVector<Value> async::sharedWrittenBuffers(Operation *op) {
+  return effectBuffers<MemoryEffects::Write>(op, true);
+}
+
+Value async::eventBarrier(Operation *o) {
+  if (auto w = dyn_cast<BarrierWaitOpInterface>(o))
+    return w.getWaitedBarrier();
+  if (auto a = dyn_cast<BarrierArriveOpInterface>(o))
+    return a.getArrivedBarrier();
+  if (auto c = dyn_cast<BarrierCompletedWriteOpInterface>(o))
+    return c.getCompletionBarrier();
+  return {};
+}
+
+// --- the lattice ---------------------------------------------------------
+
+StringRef async::describe(Kind kind) {
+  switch (kind) {
+  case Kind::Copy:
+    return "async copy";
+  case Kind::BarrierWrite:
+    return "barrier-completed write";
+  default:
+    return "write";
+  }
+}
+
+AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
+  AsyncState out = a;
+  out.maxGroups = std::max(a.maxGroups, b.maxGroups);
+  for (const InFlight &p : b.pending) {
+    auto it = llvm::find_if(out.pending,
+                            [&](const InFlight &q) { return q.sameEvent(p); });
+    if (it == out.pending.end()) {
+      out.pending.push_back(p);
+    } else {
+      it->minAfter = std::min(it->minAfter, p.minAfter);
+      it->retiredByIssuers &= p.retiredByIssuers;
+    }
+  }
+  return out;
+}
+
+bool AsyncState::operator==(const AsyncState &o) const {
+  if (pending.size() != o.pending.size() || maxGroups != o.maxGroups)
+    return false;
+  for (const InFlight &p : pending)
+    if (!llvm::any_of(o.pending, [&](const InFlight &q) {
+          return q.sameEvent(p) && q.minAfter == p.minAfter &&
+                 q.retiredByIssuers == p.retiredByIssuers;
+        }))
+      return false;
+  return true;
+}
+
+SmallVector<const InFlight *> AsyncState::inFlight(
+    const Buffer &b, function_ref<bool(const Buffer &, const Buffer &)> overlap,
+    ArrayRef<Kind> kinds) const {
+  SmallVector<const InFlight *> out;
+  for (const InFlight &p : pending)
+    if (llvm::is_contained(kinds, p.kind) &&
+        llvm::any_of(p.buffers,
+                     [&](const Buffer &x) { return overlap(x, b); }))
+      out.push_back(&p);
+  return out;
+}
+
+SmallVector<Hazard> AsyncState::hazards(
+    Operation *op,
+    function_ref<bool(const Buffer &, const Buffer &)> overlap) const {
+  SmallVector<Hazard> out;
+  for (Value v : writtenBuffers(op))
+    if (std::optional<Buffer> written = resolve(v))
+      for (const InFlight *p :
+           inFlight(*written, overlap,
+                    {Kind::AsyncRead, Kind::Copy, Kind::BarrierWrite}))
+        out.push_back({*written, true, p});
+  SmallVector<Kind, 3> readKinds = {Kind::Copy, Kind::BarrierWrite};
+  if (isa<AsyncReadOpInterface>(op))
+    readKinds.push_back(Kind::Unfenced);
+  for (Value v : readBuffers(op))
+    if (std::optional<Buffer> read = resolve(v))
+      for (const InFlight *p : inFlight(*read, overlap, readKinds))
+        out.push_back({*read, false, p});
+  return out;
+}
+
+static void printBuffer(raw_ostream &os, const Buffer &b,
+                        function_ref<void(raw_ostream &, Operation *)> name) {
+  name(os, b.root);
+  if (b.slot.known()) {
+    os << "[";
+    if (b.slot.base)
+      os << "(iv + " << b.slot.offset << ") % " << b.slot.modulus;
+    else
+      os << b.slot.offset;
+    os << "]";
+  }
+  if (b.partial)
+    os << " part";
+}
+
+void AsyncState::print(
+    raw_ostream &os,
+    function_ref<void(raw_ostream &, Operation *)> name) const {
+  os << "groups <= " << maxGroups;
+  for (const InFlight &p : pending) {
+    os << "; ";
+    switch (p.kind) {
+    case Kind::AsyncRead:
+      os << "read '" << p.counter << "' +" << p.minAfter;
+      if (p.retiredByIssuers)
+        os << " retired-by-issuers";
+      break;
+    case Kind::Copy:
+      os << "copy +" << p.minAfter;
+      if (p.foreign)
+        os << " foreign";
+      break;
+    case Kind::BarrierWrite:
+      os << "barrier-write";
+      break;
+    case Kind::Unfenced:
+      os << "unfenced";
+      break;
+    }
+    os << " by ";
+    name(os, p.op);
+    if (p.generation)
+      os << " gen " << p.generation;
+    os << " of";
+    for (const Buffer &b : p.buffers) {
+      os << " ";
+      printBuffer(os, b, name);
+    }
+    if (p.barrier) {
+      os << " on ";
+      printBuffer(os, *p.barrier, name);
+    }
+  }
+}
+
+AsyncStateClient::~AsyncStateClient() = default;
+
+// --- the walk ------------------------------------------------------------
+
+namespace {
+
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> constantTripCount(scf::ForOp loop) {
+  std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
+                         ub = constantInt(loop.getUpperBound()),
+                         step = constantInt(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
+/// Back edges a piece of work is followed around.
+constexpr unsigned kMaxGenerations = 4;
+
+void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
+  InFlight p{op, 0, Kind::Unfenced};
+  p.buffers.push_back(b);
+  auto it = llvm::find_if(state.pending,
+                          [&](const InFlight &q) { return q.sameEvent(p); });
+  if (it == state.pending.end())
+    state.pending.push_back(std::move(p));
+  else if (!llvm::any_of(it->buffers, [&](const Buffer &x) {
+             return x.root == b.root && x.slot == b.slot;
+           }))
+    it->buffers.push_back(b);
+}
+
+} // namespace
+
+AsyncStateWalker::AsyncStateWalker(func::FuncOp func, int numWarps,
+                                   AsyncStateClient *client)
+    : func(func), numWarps(numWarps), client(client) {
+  collectHandOffs();
+}
+
+AsyncState AsyncStateWalker::run() {
+  AsyncState state;
+  runBlock(func.getBody().front(), state);
+  return state;
+}
+
+/// A consumer that waits for a slot's data, reads it and arrives on the
+/// slot's "empty" barrier hands the slot back: the warp-specialized
+/// producer waiting for the empty slot before it refills it knows the
+/// writes that filled it have landed.
+void AsyncStateWalker::collectHandOffs() {
+  func.walk([&](BarrierArriveOpInterface arrive) {
+    Operation *op = arrive.getOperation();
+    if (isa<BarrierCompletedWriteOpInterface>(op))
+      return;
+    std::optional<Buffer> arrived = resolve(arrive.getArrivedBarrier());
+    if (!arrived)
+      return;
+    for (Operation *o = op->getPrevNode(), *at = op; at;) {
+      for (; o; o = o->getPrevNode())
+        if (auto wait = dyn_cast<BarrierWaitOpInterface>(o)) {
+          if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
+            handOffs.push_back({*waited, *arrived});
+          return;
+        }
+      // The block's start: on before the op that holds it, within the
+      // partition or function.
+      at = at->getParentOp();
+      if (!at || isa<func::FuncOp, WarpSpecializeOp>(at))
+        return;
+      o = at->getPrevNode();
+    }
+  });
+}
+
+void AsyncStateWalker::runBlock(Block &block, AsyncState &state) {
+  for (Operation &op : block)
+    runOp(op, state);
+}
+
+void AsyncStateWalker::runOp(Operation &op, AsyncState &state) {
+  if (client)
+    client->visit(&op, state);
+  if (auto read = dyn_cast<AsyncReadOpInterface>(&op)) {
+    StringRef counter = read.getAsyncReadCounter();
+    if (!read.isAsyncReadInFlight()) { // it waits for its counter itself
+      llvm::erase_if(state.pending, [&](const InFlight &p) {
+        return p.kind == Kind::AsyncRead && p.counter == counter;
+      });
+    } else {
+      for (InFlight &p : state.pending)
+        if (p.kind == Kind::AsyncRead && p.counter == counter)
+          ++p.minAfter;
+      InFlight p{&op, 0, Kind::AsyncRead, counter};
+      for (Value v : read.getAsyncReadBuffers())
+        if (std::optional<Buffer> b = resolve(v))
+          p.buffers.push_back(*b);
+      state.pending.push_back(std::move(p));
+    }
+  }
+  if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(&op)) {
+    StringRef counter = wait.getAsyncReadCounter();
+    unsigned left = wait.getMaxPendingGroups();
+    // Reads issued by fewer warps than run here: each group has waited for
+    // its own only.
+    int warps = lookupNumWarps(&op, numWarps);
+    llvm::erase_if(state.pending, [&](InFlight &p) {
+      if (p.kind != Kind::AsyncRead || p.counter != counter ||
+          p.minAfter < int(left))
+        return false;
+      unsigned group =
+          cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupWarps();
+      if (group == 0 || int(group) >= warps)
+        return true;
+      p.retiredByIssuers = true;
+      return false;
+    });
+  }
+  // Every thread has passed its waits: reads each group retired are done.
+  if (isa<BarrierOp>(&op))
+    llvm::erase_if(state.pending, [](const InFlight &p) {
+      return p.kind == Kind::AsyncRead && p.retiredByIssuers;
+    });
+  if (auto copy = dyn_cast<AsyncCopyOpInterface>(&op)) {
+    if (std::optional<Buffer> dst = resolve(copy.getDst())) {
+      InFlight p{&op, 0, Kind::Copy, {}, -1};
+      p.buffers.push_back(*dst);
+      state.pending.push_back(std::move(p));
+    }
+  }
+  if (isa<AsyncCommitGroupOp>(&op)) {
+    for (InFlight &p : state.pending)
+      if (p.kind == Kind::Copy && !p.foreign)
+        p.minAfter = std::min(p.minAfter + 1, kManyGroups);
+    state.maxGroups = std::min(state.maxGroups + 1, kManyGroups);
+  }
+  if (auto wait = dyn_cast<AsyncWaitOp>(&op))
+    runAsyncWait(wait, state);
+  if (auto arrive = dyn_cast<AsyncCopyArriveOpInterface>(&op)) {
+    // This thread's copies now land when a wait on the barrier returns.
+    std::optional<Buffer> bar = resolve(arrive.getCopiesBarrier());
+    for (InFlight &p : state.pending)
+      if (p.kind == Kind::Copy && !p.foreign) {
+        p.kind = Kind::BarrierWrite;
+        p.barrier = bar;
+        p.minAfter = 0;
+      }
+  }
+  if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(&op)) {
+    if (std::optional<Buffer> dst = resolve(write.getDst())) {
+      InFlight p{&op, 0, Kind::BarrierWrite};
+      p.buffers.push_back(*dst);
+      p.barrier = resolve(write.getCompletionBarrier());
+      state.pending.push_back(std::move(p));
+    }
+  }
+  if (auto wait = dyn_cast<BarrierWaitOpInterface>(&op)) {
+    std::optional<Buffer> waited = resolve(wait.getWaitedBarrier());
+    llvm::erase_if(state.pending, [&](const InFlight &p) {
+      if (p.kind != Kind::BarrierWrite)
+        return false;
+      if (!waited || !p.barrier || mayOverlap(*p.barrier, *waited))
+        return true;
+      // A wait on the barrier a hand-off arrives on, after its wait on
+      // the one this write completes.
+      return llvm::any_of(handOffs, [&](const auto &h) {
+        return mayOverlap(h.second, *waited) &&
+               mayOverlap(h.first, *p.barrier);
+      });
+    });
+  }
+  if (isa<AsyncProxyFenceOpInterface>(&op))
+    llvm::erase_if(state.pending,
+                   [](const InFlight &p) { return p.kind == Kind::Unfenced; });
+  if (!isa<AsyncCopyOpInterface, BarrierCompletedWriteOpInterface>(&op))
+    for (Value v : sharedWrittenBuffers(&op))
+      if (std::optional<Buffer> b = resolve(v))
+        addUnfenced(&op, *b, state);
+  // A buffer initialized from registers: its own result, which the effects
+  // leave out.
+  if (auto alloc = dyn_cast<LocalAllocOp>(&op); alloc && alloc.getSrc())
+    if (std::optional<Buffer> b = resolve(alloc.getResult()))
+      addUnfenced(&op, *b, state);
+
+  if (auto loop = dyn_cast<scf::ForOp>(&op))
+    return runFor(loop, state);
+  if (auto branch = dyn_cast<scf::IfOp>(&op)) {
+    AsyncState thenState = state, elseState = state;
+    runBlock(*branch.thenBlock(), thenState);
+    if (branch.elseBlock())
+      runBlock(*branch.elseBlock(), elseState);
+    state = AsyncState::join(thenState, elseState);
+    return;
+  }
+  if (auto ws = dyn_cast<WarpSpecializeOp>(&op))
+    return runWarpSpecialize(ws, state);
+  // Other regions (scf.while, ...): walked once, values left behind.
+  for (Region &region : op.getRegions())
+    for (Block &block : region) {
+      AsyncState inner = state;
+      runBlock(block, inner);
+      state = AsyncState::join(state, inner);
+      state.forEachBuffer([&](Buffer &b) { b.leaving(&op); });
+    }
+}
+
+/// Copies with at least `num` groups closed after theirs land: from then
+/// on their bytes are writes of the issuing threads (generic proxy). A
+/// wait without a count (tile-insert-wait-counts did not run) is taken to
+/// retire every copy: that can only miss a race, not invent one.
+void AsyncStateWalker::runAsyncWait(AsyncWaitOp wait, AsyncState &state) {
+  std::optional<uint32_t> num = wait.getNum();
+  SmallVector<InFlight> landed;
+  llvm::erase_if(state.pending, [&](const InFlight &p) {
+    bool retired = p.kind == Kind::Copy && !p.foreign && p.minAfter >= 0 &&
+                   (!num || p.minAfter >= int64_t(*num));
+    if (retired)
+      landed.push_back(p);
+    return retired;
+  });
+  for (const InFlight &p : landed)
+    for (const Buffer &b : p.buffers)
+      addUnfenced(p.op, b, state);
+  if (num)
+    state.maxGroups = std::min<int64_t>(state.maxGroups, *num);
+}
+
+void AsyncStateWalker::runFor(scf::ForOp loop, AsyncState &state) {
+  // A constant trip count bounds how many back edges anything crosses,
+  // and from 1 on the loop cannot be skipped.
+  unsigned generations = kMaxGenerations;
+  bool mayBeSkipped = true;
+  if (std::optional<int64_t> trips = constantTripCount(loop)) {
+    if (*trips == 0)
+      return; // the body never runs
+    generations = unsigned(std::min<int64_t>(generations, *trips - 1));
+    mayBeSkipped = false;
+  }
+  AsyncState entry = state;
+  entry.forEachBuffer([&](Buffer &b) { b.slot = b.slot.enteringLoop(loop); });
+  AsyncState in = entry, exits;
+  bool first = true;
+  auto exitWith = [&](const AsyncState &s) {
+    exits = first ? s : AsyncState::join(exits, s);
+    first = false;
+  };
+  if (mayBeSkipped)
+    exitWith(state);
+  bool settled = false;
+  for (unsigned round = 0; round < kMaxGenerations + 2; ++round) {
+    AsyncState body = in;
+    runBlock(*loop.getBody(), body);
+    exitWith(body);
+    // Around the back edge: the next iteration sees these one step back.
+    AsyncState carried;
+    carried.maxGroups = body.maxGroups;
+    for (InFlight p : body.pending) {
+      // Work issued before this loop (in an enclosing loop's iteration)
+      // is the same event on every trip: its generation counts the back
+      // edges of the loop that issued it.
+      if (loop->isProperAncestor(p.op) && ++p.generation > generations)
+        continue;
+      p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
+      carried.pending.push_back(std::move(p));
+    }
+    AsyncState next = AsyncState::join(entry, carried);
+    if (next == in) {
+      settled = true;
+      break;
+    }
+    in = std::move(next);
+  }
+  if (!settled) {
+    // Groups still growing round after round: commits without waits.
+    in.maxGroups = kManyGroups;
+    AsyncState body = in;
+    runBlock(*loop.getBody(), body);
+    exitWith(body);
+    exits.maxGroups = kManyGroups;
+  }
+  exits.forEachBuffer([&](Buffer &b) { b.leaving(loop); });
+  state = std::move(exits);
+}
+
+/// Partitions run concurrently from the same state. A copy one partition
+/// leaves in flight is foreign to the others: no wait of theirs covers it
+/// (a wait counts only the groups of its own threads).
+void AsyncStateWalker::runWarpSpecialize(WarpSpecializeOp ws,
+                                         AsyncState &state) {
+  SmallVector<AsyncState> ends;
+  for (Region &region : ws->getRegions()) {
+    AsyncState inner = state;
+    runBlock(region.front(), inner);
+    ends.push_back(std::move(inner));
+  }
+  AsyncState out = state;
+  for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
+    AsyncState inner = state;
+    for (auto [j, end] : llvm::enumerate(ends)) {
+      if (j == k)
+        continue;
+      for (const InFlight &p : end.pending) {
+        if (p.kind != Kind::Copy || !ws->isProperAncestor(p.op))
+          continue;
+        InFlight foreign = p;
+        foreign.foreign = true;
+        inner.pending.push_back(std::move(foreign));
+      }
+    }
+    runBlock(region.front(), inner);
+    out = AsyncState::join(out, ends[k]);
+  }
+  out.forEachBuffer([&](Buffer &b) { b.leaving(ws); });
+  state = std::move(out);
+}
+
+// --- commit groups after a token -------------------------------------------
+//
+// Paths: a token is produced by a commit (its group), by a copy (the group of
+// the first commit after it), by a wait (already retired), or flows through
+// `scf.for` iter_args / results and `scf.if` results; a loop-carried token
+// is followed both from the loop's entry and around the back edge.
+
+namespace {
+
+/// Static trip count of an scf.for, if its bounds are constants.
+std::optional<int64_t> tripCount(scf::ForOp loop) {
+  auto cst = [](Value v) -> std::optional<int64_t> {
+    if (auto c = v.getDefiningOp<arith::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+        return i.getInt();
+    return std::nullopt;
+  };
+  auto lb = cst(loop.getLowerBound()), ub = cst(loop.getUpperBound()),
+       step = cst(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
+}
+
+/// Commit groups on the paths from a token to a wait (the wait counts of
+/// tile-insert-wait-counts).
+class WaitCounter {
+public:
+  WaitCounter(SmallVectorImpl<Operation *> &uncommitted,
+              SmallVectorImpl<Operation *> &unknown)
+      : uncommitted(uncommitted), unknown(unknown) {}
+
+  /// The fewest commits `op` performs on any path through it.
+  int64_t commitsIn(Operation *op) {
+    if (isa<AsyncCommitGroupOp>(op))
+      return 1;
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0)
+        return 0; // may not run
+      return std::min<int64_t>(kRetiredGroups, *n * commitsInBlock(*loop.getBody()));
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getElseRegion().empty())
+        return 0;
+      return std::min(commitsInBlock(branch.getThenRegion().front()),
+                      commitsInBlock(branch.getElseRegion().front()));
+    }
+    if (isa<scf::WhileOp>(op)) {
+      // The condition region runs at least once.
+      return commitsInBlock(cast<scf::WhileOp>(op).getBefore().front());
+    }
+    return 0;
+  }
+
+  int64_t commitsInBlock(Block &block) {
+    return commitsBetween(&block, block.begin(), block.end());
+  }
+
+  /// Commits of the ops in [from, to) of `block`.
+  int64_t commitsBetween(Block *block, Block::iterator from,
+                         Block::iterator to) {
+    int64_t n = 0;
+    for (auto it = from; it != to; ++it)
+      n = std::min(kRetiredGroups, n + commitsIn(&*it));
+    return n;
+  }
+
+  /// Commits from the start of `op`'s block up to `op`, and so on outwards
+  /// up to (excluding) `stop`'s block: those every path from the start of
+  /// the region containing `op` (inside `stop`'s block level) performs.
+  int64_t commitsBefore(Operation *op, Operation *ancestorInStopBlock) {
+    int64_t n = 0;
+    while (op != ancestorInStopBlock) {
+      n += commitsBetween(op->getBlock(), op->getBlock()->begin(),
+                          Block::iterator(op));
+      op = op->getParentOp();
+    }
+    return n;
+  }
+
+  /// The fewest groups closed after `token`'s group, as seen at `at`
+  /// (an op that `token` dominates). kRetiredGroups when the token is retired.
+  /// Fails when a copy is not committed on some path.
+  FailureOr<int64_t> groupsAfter(Value token, Operation *at) {
+    if (!visiting.insert(token).second)
+      return kRetiredGroups; // a token carried around a loop unchanged: the entry
+                       // path gives the minimum
+    FailureOr<int64_t> r = groupsAfterImpl(token, at);
+    visiting.erase(token);
+    return r;
+  }
+
+private:
+  SmallVectorImpl<Operation *> &uncommitted;
+  SmallVectorImpl<Operation *> &unknown;
+
+  /// Commits on every path from just after `def` (an op) to `at`.
+  int64_t commitsFromTo(Operation *def, Operation *at) {
+    // Find the ancestor of `at` in `def`'s block.
+    Operation *anc = def->getBlock()->findAncestorOpInBlock(*at);
+    if (!anc)
+      return 0; // not nested: cannot happen for a dominating definition
+    int64_t n = commitsBetween(def->getBlock(), std::next(Block::iterator(def)),
+                               Block::iterator(anc));
+    if (anc != at)
+      n += commitsBefore(at, anc);
+    return n;
+  }
+
+  FailureOr<int64_t> groupsAfterImpl(Value token, Operation *at) {
+    if (auto arg = dyn_cast<BlockArgument>(token)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0) {
+        unknown.push_back(at);
+        return 0;
+      }
+      unsigned i = arg.getArgNumber() - 1;
+      // From the start of the body to `at`, on top of either the value the
+      // loop was entered with or the one the last iteration yielded.
+      Operation *anc = loop.getBody()->findAncestorOpInBlock(*at);
+      int64_t toAt = commitsBetween(loop.getBody(), loop.getBody()->begin(),
+                                    Block::iterator(anc)) +
+                     (anc != at ? commitsBefore(at, anc) : 0);
+      FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> back = groupsAfter(yield->getOperand(i), yield);
+      if (failed(entry) || failed(back))
+        return failure();
+      return std::min(kRetiredGroups, std::min(*entry, *back) + toAt);
+    }
+    Operation *def = token.getDefiningOp();
+    if (isa<AsyncWaitOp>(def))
+      return kRetiredGroups;
+    if (isa<AsyncCommitGroupOp>(def))
+      return std::min(kRetiredGroups, commitsFromTo(def, at));
+    if (isa<AsyncCopyOpInterface>(def)) {
+      int64_t n = commitsFromTo(def, at);
+      if (n == 0) {
+        uncommitted.push_back(def);
+        return failure();
+      }
+      return n - 1; // its own group is the first commit after it
+    }
+    unsigned i = cast<OpResult>(token).getResultNumber();
+    if (auto branch = dyn_cast<scf::IfOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      int64_t best = kRetiredGroups;
+      for (Region *r : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+        if (r->empty())
+          continue;
+        Operation *yield = r->front().getTerminator();
+        FailureOr<int64_t> g = groupsAfter(yield->getOperand(i), yield);
+        if (failed(g))
+          return failure();
+        best = std::min(best, *g);
+      }
+      return std::min(kRetiredGroups, best + after);
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      int64_t after = commitsFromTo(def, at);
+      Operation *yield = loop.getBody()->getTerminator();
+      FailureOr<int64_t> last = groupsAfter(yield->getOperand(i), yield);
+      if (failed(last))
+        return failure();
+      int64_t best = *last;
+      std::optional<int64_t> n = tripCount(loop);
+      if (!n || *n == 0) { // the loop may not run: the value it was entered with
+        FailureOr<int64_t> entry = groupsAfter(loop.getInitArgs()[i], loop);
+        if (failed(entry))
+          return failure();
+        best = std::min(best, *entry);
+      }
+      return std::min(kRetiredGroups, best + after);
+    }
+    unknown.push_back(at);
+    return 0;
+  }
+
+  llvm::SmallPtrSet<Value, 8> visiting;
+};
+
+} // namespace
+
+FailureOr<int64_t>
+async::groupsAfter(Value token, Operation *at,
+                   SmallVectorImpl<Operation *> &uncommitted,
+                   SmallVectorImpl<Operation *> &unknown) {
+  return WaitCounter(uncommitted, unknown).groupsAfter(token, at);
+}
