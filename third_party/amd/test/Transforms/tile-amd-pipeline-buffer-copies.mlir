@@ -500,3 +500,48 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.th
     return
   }
 }
+
+// -----
+
+// A masked store in a loop whose waits count instructions (it issues
+// direct-to-LDS copies): a wave whose lanes are all masked off would branch
+// around a global store, so the wait could count none of it. As a buffer
+// store (masked lanes write past the resource's end) every wave issues it.
+// Outside such a loop, and with offsets of no known bound on an unmarked
+// base, the store stays.
+// CHECK-LABEL: func.func public @masked_store_in_ring
+// CHECK: scf.for
+// CHECK: tile_amd.buffer_store %{{.*}}, %arg1[%{{.*}}], %{{.*}} : tensor<256xi1
+// CHECK: }
+// CHECK: tile.store
+// CHECK: tile.store
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @masked_store_in_ring(%arg0: !tile.ptr<f32> {tile.pointer_range = 32 : i32}, %arg1: !tile.ptr<f32> {tile.pointer_range = 32 : i32}, %arg2: !tile.ptr<f32>, %stride: i32, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = tile.arange 0, 256 : tensor<256xi32, #l>
+    %nn = tile.splat %n : tensor<256xi32, #l>
+    %m = arith.cmpi slt, %r, %nn : tensor<256xi32, #l>
+    %v = arith.constant dense<1.0> : tensor<256xf32, #l>
+    %src = tile.splat %arg0 : tensor<256x!tile.ptr<f32>, #l>
+    %p = tile.addptr %src, %r : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %dst = tile.splat %arg1 : tensor<256x!tile.ptr<f32>, #l>
+    %q = tile.addptr %dst, %r : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<256xf32, #sh, mutable>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %t = tile_amd.buffer_load_to_local %arg0[%r], %buf, %m : tensor<256xi1, #l> : !tile.ptr<f32>, tensor<256xi32, #l> -> !tile.memdesc<256xf32, #sh, mutable>
+      %g = tile.async_commit_group tokens %t
+      tile.store %q, %v, %m : tensor<256x!tile.ptr<f32>, #l>
+      %w = tile.async_wait tokens %g {num = 0 : i32}
+    }
+    tile.store %q, %v, %m : tensor<256x!tile.ptr<f32>, #l>
+    %ss = tile.splat %stride : tensor<256xi32, #l>
+    %o = arith.muli %r, %ss : tensor<256xi32, #l>
+    %far0 = tile.splat %arg2 : tensor<256x!tile.ptr<f32>, #l>
+    %far = tile.addptr %far0, %o : tensor<256x!tile.ptr<f32>, #l>, tensor<256xi32, #l>
+    tile.store %far, %v, %m : tensor<256x!tile.ptr<f32>, #l>
+    return
+  }
+}

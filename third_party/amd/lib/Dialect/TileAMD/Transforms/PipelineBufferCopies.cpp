@@ -27,6 +27,11 @@
 // is exact wherever a lane reads: it equals the true offset modulo 2^32,
 // which the launcher's promise puts in [0, 2^31).
 //
+// Masked stores in loops whose waits count instructions (loops with
+// direct-to-LDS copies) become buffer stores under the same conditions:
+// masked lanes write past the resource's end, so every wave issues the
+// store and the wait may count it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Analysis/IntRanges.h"
@@ -256,6 +261,75 @@ LogicalResult convertCarried(Carried c,
   return success();
 }
 
+/// Whether `loop`'s body (nested ops too) issues or waits for
+/// direct-to-LDS copies: its waits count vector-memory instructions.
+bool hasCountedWaits(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](Operation *op) {
+        return isa<AsyncCopyOpInterface, AsyncWaitOp>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Whether a layout gives some element to several lanes or warps (their
+/// stores are predicated to one owner by tile.store's lowering; a buffer
+/// store would let every holder write).
+bool repeatsAcrossThreads(RankedTensorType type) {
+  FailureOr<LinearLayout> ll = getLinearLayout(type);
+  if (failed(ll))
+    return true;
+  for (auto in : {LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Basis &b : ll->getBases(in))
+      if (llvm::all_of(b, [](int32_t x) { return x == 0; }))
+        return true;
+  return false;
+}
+
+/// Masked stores in loops with counted waits become buffer stores: a
+/// masked global store is branched around by a wave whose lanes are all
+/// off, so the wait count may rely on none of its instructions; through a
+/// buffer resource the mask moves into the address (masked lanes write past
+/// the resource's end, which the hardware drops) and every wave issues it.
+/// Same conditions as the copies: one scalar base plus i32 offsets, within
+/// [0, 2 GiB) of the base (a ':range32' argument or bounded offsets).
+void convertStores(ModuleOp module, const IntRanges &ranges,
+                   int64_t resourceBytes) {
+  SmallVector<StoreOp> stores;
+  module.walk([&](StoreOp store) {
+    auto loop = store->getParentOfType<scf::ForOp>();
+    if (store.getMask() && loop && hasCountedWaits(loop) &&
+        !repeatsAcrossThreads(
+            cast<RankedTensorType>(store.getValue().getType())))
+      stores.push_back(store);
+  });
+  for (StoreOp store : stores) {
+    SmallVector<Value> terms;
+    Value base = collectTerms(store.getPtr(), terms);
+    if (!base)
+      continue;
+    if (!hasPointerRange(base)) {
+      auto ptrType = cast<PointerType>(
+          cast<RankedTensorType>(store.getPtr().getType()).getElementType());
+      if (!whyNotInRange(terms, getElementBytes(ptrType.getPointeeType()),
+                         resourceBytes, ranges)
+               .empty())
+        continue;
+    }
+    OpBuilder b(store);
+    FailureOr<Decomposed> parts = decompose(store.getPtr(), b);
+    if (failed(parts))
+      continue;
+    auto buffer = tile_amd::BufferStoreOp::create(
+        b, store.getLoc(), store.getValue(), parts->base,
+        offsetsOrZeros(*parts, store.getPtr(), b), store.getMask(),
+        b.getStringAttr(""));
+    buffer->setDiscardableAttrs(store->getDiscardableAttrDictionary());
+    store.erase();
+  }
+}
+
 struct PipelineBufferCopies
     : tile_amd::impl::TileAMDPipelineBufferCopiesPassBase<
           PipelineBufferCopies> {
@@ -275,6 +349,9 @@ struct PipelineBufferCopies
     int64_t resourceBytes = context->target->pointerRangeBytes;
     if (resourceBytes <= 0)
       return;
+    // Ranges of the module as it is, before any copy or store is rebuilt.
+    IntRanges ranges(module);
+    convertStores(module, ranges, resourceBytes);
     SmallVector<AsyncCopyGlobalToLocalOp> copies;
     module.walk([&](AsyncCopyGlobalToLocalOp copy) {
       if (copy.getMask() && isZeroOrAbsent(copy.getOther()) &&
@@ -283,8 +360,6 @@ struct PipelineBufferCopies
     });
     if (copies.empty())
       return;
-    // Ranges of the module as it is, before any copy is rebuilt.
-    IntRanges ranges(module);
     SmallVector<AsyncCopyGlobalToLocalOp> proven;
     // Copies reading carried pointers, by iter_arg (converted below).
     llvm::MapVector<Value, SmallVector<AsyncCopyGlobalToLocalOp>> carried;
