@@ -153,3 +153,35 @@ def test_a_tensor_every_cta_holds_is_stored_by_one():
     k = _compile(copy_kernel, {"Out": "*fp32", "In": "*fp32", "numel": "i32"},
                  {"XBLOCK": 2048, "layout": SPLIT2}, num_ctas=2)
     assert "arith.cmpi eq" not in _split(k.asm["tile"])
+
+
+@kiln.jit
+def add_kernel(Out, XBLOCK: kl.constexpr, layout: kl.constexpr, USE: kl.constexpr):
+    offs = kl.arange(0, XBLOCK, layout=layout)
+    old = kl.atomic_add(Out + offs, kl.full([XBLOCK], 1.0, kl.float32, layout))  # E:add
+    if USE:
+        kl.store(Out + XBLOCK + offs, old)
+
+
+def test_an_atomic_every_cta_holds_runs_once():
+    # Run by both CTAs, the add would count twice: only the CTA of rank 0 performs it.
+    both = kl.BlockedLayout([8], [32], [8], [0], cga_layout=[[0]])
+    k = _compile(add_kernel, {"Out": "*fp32"}, {"XBLOCK": 2048, "layout": both, "USE": False},
+                 num_ctas=2)
+    split = _split(k.asm["tile"])
+    assert re.search(r"arith.cmpi eq, %\w+, %c0_i32 : i32", split), split
+    atomic = next(l for l in split.splitlines() if "tile.atomic_rmw" in l)
+    owner = re.search(r'tile.atomic_rmw "fadd", %\w+, %\w+, (%\w+) ', atomic)
+    assert owner, atomic  # pointers, values and the owner mask
+    assert re.search(rf"{owner.group(1)} = tile.splat %\w+ : tensor<2048xi1", split), split
+
+
+def test_an_atomic_whose_old_values_several_ctas_hold_is_refused_at_the_op():
+    both = kl.BlockedLayout([8], [32], [8], [0], cga_layout=[[0]])
+    with pytest.raises(CompilationError) as e:
+        _compile(add_kernel, {"Out": "*fp32"}, {"XBLOCK": 2048, "layout": both, "USE": True},
+                 num_ctas=2)
+    located.assert_located(e.value, HERE, "E:add", "kl.atomic_add",
+                           r".*uses the old values of elements several CTAs of the cluster "
+                           r"hold .*use a cga_layout that gives each element to one CTA",
+                           CompilationError)

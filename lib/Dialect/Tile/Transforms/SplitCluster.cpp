@@ -9,7 +9,7 @@
 // to each other along x, so the rank is `program_id 0` modulo the CTA count).
 // What would move data between the CTAs is an error at the op: a reduction
 // along a split dimension, a convert_layout that changes the split. A store
-// of elements several CTAs hold is made by one of them.
+// or atomic of elements several CTAs hold is made by one of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,12 +131,9 @@ void splitArange(ArangeOp op) {
   op.getResult().replaceAllUsesExcept(moved, moved.getDefiningOp());
 }
 
-/// A store of a tensor several CTAs of the cluster hold (a zero cga basis,
-/// or one moving past the tensor's CTA tiles): only the CTA whose rank has
-/// those bits clear stores it, as one thread of a CTA stores an element its
-/// layout repeats (Ownership.cpp).
-void storeOncePerCluster(StoreOp op) {
-  auto type = cast<RankedTensorType>(op.getPtr().getType());
+/// The bits of the CTA's rank that only repeat a split tensor's part: a zero
+/// cga basis, or one moving past the tensor's CTA tiles.
+int64_t redundantCtaBits(RankedTensorType type) {
   SmallVector<SmallVector<int64_t>> bases =
       getClusterBases(type.getEncoding(), type.getRank());
   SmallVector<int64_t> cta = getCtaShape(type);
@@ -150,10 +147,18 @@ void storeOncePerCluster(StoreOp op) {
     if (!moves)
       redundant |= int64_t(1) << bit;
   }
-  if (!redundant)
-    return;
+  return redundant;
+}
+
+/// A write of a tensor several CTAs of the cluster hold is made only by the
+/// CTA whose rank has the redundant bits clear, as one thread of a CTA
+/// writes an element its layout repeats (Ownership.cpp): `mask` (the op's
+/// optional mask operand) gets that predicate.
+void writeOncePerCluster(Operation *op, Value ptr, MutableOperandRange mask,
+                         int64_t redundant) {
+  auto type = cast<RankedTensorType>(ptr.getType());
   OpBuilder b(op);
-  Location loc = op.getLoc();
+  Location loc = op->getLoc();
   Type i32 = b.getI32Type();
   auto cst = [&](int64_t v) {
     return arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(v));
@@ -164,10 +169,50 @@ void storeOncePerCluster(StoreOp op) {
                                       cst(0));
   auto maskType = RankedTensorType::get(type.getShape(), b.getI1Type(),
                                         type.getEncoding());
-  Value mask = SplatOp::create(b, loc, maskType, owner);
-  if (Value old = op.getMask())
-    mask = arith::AndIOp::create(b, loc, old, mask);
-  op.getMaskMutable().assign(mask);
+  Value pred = SplatOp::create(b, loc, maskType, owner);
+  if (mask.size())
+    pred = arith::AndIOp::create(b, loc, mask[0].get(), pred);
+  mask.assign(pred);
+}
+
+/// Stores and atomics of elements several CTAs hold: one CTA acts. An
+/// atomic whose old values are used would need them sent to the other CTAs,
+/// which Kiln does not do: an error at the op.
+LogicalResult writeOncePerCluster(ModuleOp module) {
+  WalkResult r = module.walk([&](Operation *op) {
+    Value ptr;
+    if (auto store = dyn_cast<StoreOp>(op))
+      ptr = store.getPtr();
+    else if (auto rmw = dyn_cast<AtomicRMWOp>(op))
+      ptr = rmw.getPtr();
+    else if (auto cas = dyn_cast<AtomicCASOp>(op))
+      ptr = cas.getPtr();
+    if (!ptr || !isSplit(ptr.getType()))
+      return WalkResult::advance();
+    int64_t redundant = redundantCtaBits(cast<RankedTensorType>(ptr.getType()));
+    if (!redundant)
+      return WalkResult::advance();
+    if (auto store = dyn_cast<StoreOp>(op)) {
+      writeOncePerCluster(op, ptr, store.getMaskMutable(), redundant);
+      return WalkResult::advance();
+    }
+    auto rmw = dyn_cast<AtomicRMWOp>(op);
+    if (rmw && rmw->use_empty()) {
+      writeOncePerCluster(op, ptr, rmw.getMaskMutable(), redundant);
+      return WalkResult::advance();
+    }
+    op->emitError() << (rmw ? "uses the old values of elements"
+                            : "compares and swaps elements")
+                    << " several CTAs of the cluster hold (its layout's "
+                       "cga_layout repeats them): "
+                    << (rmw ? "only one CTA performs each atomic and Kiln "
+                              "does not send its result to the others yet; "
+                              "do not use the result, or"
+                            : "each CTA would perform it;")
+                    << " use a cga_layout that gives each element to one CTA";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
 }
 
 class SplitClusterPass
@@ -193,10 +238,8 @@ public:
     });
     for (ArangeOp op : aranges)
       splitArange(op);
-    module.walk([&](StoreOp op) {
-      if (isSplit(op.getPtr().getType()))
-        storeOncePerCluster(op);
-    });
+    if (failed(writeOncePerCluster(module)))
+      return signalPassFailure();
     module.walk([&](Operation *op) {
       for (Value v : op->getResults()) {
         Type t = ctaType(v.getType());
