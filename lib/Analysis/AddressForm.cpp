@@ -287,6 +287,17 @@ std::optional<AddressForm> kiln::getAddressForm(Value ptr) {
   return std::nullopt;
 }
 
+std::optional<AddressForm> kiln::getAddressForm(Value base, Value offsets) {
+  std::optional<AddressForm> f = getAddressForm(base);
+  std::optional<IntForm> off = intForm(offsets);
+  if (!f || !off || !f->coeff.empty() ||
+      off->coeff.size() != rankOf(offsets))
+    return std::nullopt;
+  f->scalar = f->scalar + off->scalar;
+  f->coeff = off->coeff;
+  return f;
+}
+
 bool kiln::isOpaqueToLLVM(Value v) {
   if (auto arg = dyn_cast<BlockArgument>(v)) {
     Operation *owner = arg.getOwner()->getParentOp();
@@ -302,6 +313,20 @@ bool kiln::isOpaqueToLLVM(Value v) {
 std::optional<SmallVector<unsigned>>
 kiln::countUnmergeableAccesses(ArrayRef<Value> ptrs, ArrayRef<unsigned> vecs,
                                unsigned warpSize) {
+  SmallVector<CountedAccesses> ops;
+  for (auto [ptr, vec] : llvm::zip(ptrs, vecs)) {
+    auto type = dyn_cast<RankedTensorType>(ptr.getType());
+    std::optional<AddressForm> f = getAddressForm(ptr);
+    if (!type || !f)
+      return std::nullopt;
+    ops.push_back({std::move(*f), type, vec});
+  }
+  return countUnmergeableAccesses(ops, warpSize);
+}
+
+std::optional<SmallVector<unsigned>>
+kiln::countUnmergeableAccesses(ArrayRef<CountedAccesses> ops,
+                               unsigned warpSize) {
   // One access: its tensor's form, its first register, its bytes.
   struct Access {
     const AddressForm *form;
@@ -311,11 +336,13 @@ kiln::countUnmergeableAccesses(ArrayRef<Value> ptrs, ArrayRef<unsigned> vecs,
   };
   std::vector<AddressForm> forms;
   std::vector<LinearLayout> layouts;
-  SmallVector<unsigned> counts;
-  for (auto [ptr, vec] : llvm::zip(ptrs, vecs)) {
-    auto type = dyn_cast<RankedTensorType>(ptr.getType());
-    std::optional<AddressForm> f = getAddressForm(ptr);
-    if (!type || !f || vec == 0)
+  SmallVector<unsigned> counts, vecs;
+  for (const CountedAccesses &op : ops) {
+    RankedTensorType type = op.type;
+    const AddressForm *f = &op.form;
+    unsigned vec = op.vec;
+    vecs.push_back(vec);
+    if (vec == 0)
       return std::nullopt;
     FailureOr<LinearLayout> ll = getLinearLayout(type);
     if (failed(ll) || ll->getInSize(LinearLayout::Lane) != warpSize)
@@ -325,7 +352,7 @@ kiln::countUnmergeableAccesses(ArrayRef<Value> ptrs, ArrayRef<unsigned> vecs,
     for (const LinearLayout::Basis &b : ll->getBases(LinearLayout::Register))
       if (llvm::all_of(b, [](int32_t x) { return x == 0; }))
         return std::nullopt;
-    forms.push_back(std::move(*f));
+    forms.push_back(*f);
     layouts.push_back(std::move(*ll));
     counts.push_back(
         unsigned(layouts.back().getInSize(LinearLayout::Register) / vec));

@@ -23,6 +23,21 @@ unsigned kiln::getPointerVectorWidth(Value ptr, Value mask,
                               maxVectorBytes);
 }
 
+unsigned kiln::getOffsetVectorWidth(Value base, Value offsets, Value mask,
+                                    int64_t bytes, AxisInfoAnalysis &axisInfo,
+                                    unsigned maxVectorBytes) {
+  auto type = cast<RankedTensorType>(offsets.getType());
+  AxisInfo off = axisInfo.get(offsets);
+  int64_t baseDiv = axisInfo.get(base).divisibility[0];
+  SmallVector<int64_t> byteDiv;
+  for (int64_t d : off.divisibility)
+    byteDiv.push_back(std::min(baseDiv, d >= AxisInfo::kMaxDivisibility
+                                            ? baseDiv
+                                            : d * bytes));
+  return getAccessVectorWidth(type, bytes, off.contiguity, byteDiv, mask,
+                              axisInfo, maxVectorBytes);
+}
+
 unsigned kiln::getAccessVectorWidth(RankedTensorType ty, int64_t bytes,
                                     ArrayRef<int64_t> contiguity,
                                     ArrayRef<int64_t> byteDivisibility,

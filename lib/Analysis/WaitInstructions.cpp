@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <limits>
 
@@ -176,6 +177,15 @@ private:
 
 } // namespace
 
+/// A global store whose accesses the unmergeable-address rule may count
+/// exactly: a store (a write of global memory) of a tensor, through
+/// pointers or a base plus offsets.
+static bool isCountedStore(Operation *op) {
+  auto mem = dyn_cast<CountedMemoryOpInterface>(op);
+  return mem && hasEffect<MemoryEffects::Write>(op) &&
+         isa<RankedTensorType>(mem.getCountedAddresses().getType());
+}
+
 Mergeable kiln::tile::findMergeable(Operation *root, const TargetDesc *option) {
   using Key = std::tuple<unsigned, OperationName, Value>;
   llvm::DenseMap<Key, unsigned> perBase;
@@ -212,22 +222,43 @@ Mergeable kiln::tile::findMergeable(Operation *root, const TargetDesc *option) {
     auto [at, name, base] = key;
     if (!base || perBase.lookup({at, name, Value()}) > 0 ||
         !llvm::all_of(group, [&](Operation *op) {
-          return isa<StoreOp>(op) && !unrolled(op);
+          return isCountedStore(op) && !unrolled(op);
         }))
       continue;
     const TargetDesc *target = option ? option : getEnclosingTarget(group[0]);
     if (!target)
       continue;
-    SmallVector<Value> ptrs;
-    SmallVector<unsigned> vecs;
+    // Each store's accesses: through a tensor of pointers (tile.store) or a
+    // scalar base plus element offsets (a buffer store), at the width the
+    // lowering issues them.
+    SmallVector<CountedAccesses> accesses;
     for (Operation *op : group) {
-      auto store = cast<StoreOp>(op);
-      ptrs.push_back(store.getPtr());
-      vecs.push_back(getPointerVectorWidth(store.getPtr(), store.getMask(),
-                                           axis, target->maxVectorBytes));
+      auto mem = cast<CountedMemoryOpInterface>(op);
+      Value ptrs = mem.getCountedPointers(), addrs = mem.getCountedAddresses();
+      auto type = cast<RankedTensorType>(addrs.getType());
+      std::optional<AddressForm> form;
+      unsigned vec = 0;
+      if (ptrs == addrs) {
+        form = getAddressForm(ptrs);
+        vec = getPointerVectorWidth(ptrs, mem.getCountedMask(), axis,
+                                    target->maxVectorBytes);
+      } else {
+        form = getAddressForm(ptrs, addrs);
+        vec = getOffsetVectorWidth(
+            ptrs, addrs, mem.getCountedMask(),
+            getElementBytes(mem.getCountedType().getElementType()), axis,
+            target->maxVectorBytes);
+      }
+      if (!form) {
+        accesses.clear();
+        break;
+      }
+      accesses.push_back({std::move(*form), type, vec});
     }
+    if (accesses.empty())
+      continue;
     if (std::optional<SmallVector<unsigned>> counts =
-            countUnmergeableAccesses(ptrs, vecs, target->warpSize))
+            countUnmergeableAccesses(accesses, target->warpSize))
       for (auto [op, n] : llvm::zip(group, *counts))
         result.exact[op] = n;
   }

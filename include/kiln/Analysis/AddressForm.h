@@ -17,6 +17,7 @@
 #ifndef KILN_ANALYSIS_ADDRESSFORM_H
 #define KILN_ANALYSIS_ADDRESSFORM_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -68,6 +69,10 @@ struct AddressForm {
 
 /// The form of a tensor of pointers (or of one pointer, rank 0), or none.
 std::optional<AddressForm> getAddressForm(mlir::Value ptr);
+/// The form of scalar pointer `base` plus a tensor of element `offsets` (a
+/// buffer resource's addresses), or none.
+std::optional<AddressForm> getAddressForm(mlir::Value base,
+                                          mlir::Value offsets);
 
 /// Whether LLVM can know nothing more of `v` than that it is some integer:
 /// a kernel argument, a program id or count, or a loop induction variable.
@@ -85,6 +90,19 @@ bool isOpaqueToLLVM(mlir::Value v);
 std::optional<llvm::SmallVector<unsigned>>
 countUnmergeableAccesses(llvm::ArrayRef<mlir::Value> ptrs,
                          llvm::ArrayRef<unsigned> vecs, unsigned warpSize);
+
+/// One op's accesses for countUnmergeableAccesses: their address form, the
+/// tensor whose layout places them, and the elements per access.
+struct CountedAccesses {
+  AddressForm form;
+  mlir::RankedTensorType type;
+  unsigned vec;
+};
+/// The same for accesses given by their forms (a buffer resource's base
+/// plus offsets, say).
+std::optional<llvm::SmallVector<unsigned>>
+countUnmergeableAccesses(llvm::ArrayRef<CountedAccesses> ops,
+                         unsigned warpSize);
 
 } // namespace kiln
 

@@ -31,6 +31,12 @@ unsigned getAccessVectorWidth(mlir::RankedTensorType type, int64_t bytes,
 unsigned getPointerVectorWidth(mlir::Value ptr, mlir::Value mask,
                                AxisInfoAnalysis &axisInfo,
                                unsigned maxVectorBytes);
+/// The same through a scalar `base` pointer and a tensor of element
+/// `offsets` (a buffer resource's accesses), elements of `bytes` bytes.
+unsigned getOffsetVectorWidth(mlir::Value base, mlir::Value offsets,
+                              mlir::Value mask, int64_t bytes,
+                              AxisInfoAnalysis &axisInfo,
+                              unsigned maxVectorBytes);
 
 } // namespace kiln
 

@@ -358,6 +358,8 @@ Value StoreOp::getCountedAddresses() { return getPtr(); }
 
 RankedTensorType StoreOp::getCountedType() { return getValue().getType(); }
 
+Value StoreOp::getCountedMask() { return getMask(); }
+
 //===----------------------------------------------------------------------===//
 // reduce
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,7 @@
 
 #include "../TargetInfo/AMDLowering.h"
 
+#include "kiln/Analysis/VectorWidth.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
@@ -47,16 +48,8 @@ Value makeResource(OpBuilder &b, Location loc, Value base) {
 /// mask is constant over.
 unsigned bufferVectorWidth(Value ptr, Value offsets, Value mask,
                            Type elementType, const LoweringContext &ctx) {
-  auto type = cast<RankedTensorType>(offsets.getType());
-  int64_t bytes = getElementBytes(elementType);
-  AxisInfo off = ctx.axisInfo.get(offsets);
-  int64_t baseDiv = ctx.axisInfo.get(ptr).divisibility[0];
-  SmallVector<int64_t> byteDiv;
-  for (int64_t d : off.divisibility)
-    byteDiv.push_back(std::min(baseDiv, d >= AxisInfo::kMaxDivisibility
-                                            ? baseDiv
-                                            : d * bytes));
-  return getVectorWidth(type, bytes, off.contiguity, byteDiv, mask, ctx);
+  return getOffsetVectorWidth(ptr, offsets, mask, getElementBytes(elementType),
+                              ctx.axisInfo, ctx.target.getDesc().maxVectorBytes);
 }
 
 /// The integer type one instruction moves `bytes` as (i8, i16, i32, <n x i32>).

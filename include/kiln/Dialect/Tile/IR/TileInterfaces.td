@@ -66,6 +66,9 @@ def Tile_CountedMemoryOpInterface : OpInterface<"CountedMemoryOpInterface"> {
       whose addresses may coincide (constancy) may be deleted as dead by LLVM
       except the last, so they count at most once.}],
       "::mlir::Value", "getCountedAddresses", (ins)>,
+    InterfaceMethod<[{The mask the lowering's vector width depends on (null:
+      unmasked, or not a store tile-insert-wait-counts may count exactly).}],
+      "::mlir::Value", "getCountedMask", (ins), [{}], [{ return {}; }]>,
   ];
 }
 

@@ -76,7 +76,7 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments, Tile_SharesOneLayou
 
 def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite<DefaultResource>]>,
     Tile_SharesOneLayout,
-    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>,
+    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface, ["getCountedMask"]>,
     Tile_InferredFromPtr<"value", "value", "::kiln::tile::inferPointeeType($_self)">,
     Tile_InferredFromPtr<"mask", "mask", "::kiln::tile::getI1SameShape($_self)">]> {
   let summary = "Masked store to a tensor of global pointers";

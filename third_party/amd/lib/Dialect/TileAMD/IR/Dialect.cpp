@@ -146,6 +146,8 @@ Value BufferStoreOp::getCountedAddresses() { return getOffsets(); }
 
 RankedTensorType BufferStoreOp::getCountedType() { return getValue().getType(); }
 
+Value BufferStoreOp::getCountedMask() { return getMask(); }
+
 RankedTensorType BufferLoadToLocalOp::getPointerType() {
   RankedTensorType offsets = getOffsets().getType();
   return RankedTensorType::get(offsets.getShape(), getPtr().getType(),

@@ -50,7 +50,7 @@ def TileAMD_BufferLoadOp : TileAMD_Op<"buffer_load", [AttrSizedOperandSegments,
 
 def TileAMD_BufferStoreOp : TileAMD_Op<"buffer_store", [Tile_SharesOneLayout,
     MemoryEffects<[MemWrite<DefaultResource>]>,
-    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_CountedMemoryOpInterface, ["getCountedMask"]>]> {
   let summary = "Store through a buffer resource: a scalar base and 32-bit offsets";
   let description = [{
     Each thread stores its elements of `value` to `ptr[offsets]` (offsets
