@@ -203,7 +203,16 @@ std::optional<LoopHazard> compare(scf::ForOp loop, Value loadPtr,
       elementOffsets(shapeOf(loadPtr), cl);
   std::optional<std::vector<int64_t>> ow = elementOffsets(shapeOf(w.ptr), cw);
   int64_t k = diff.constantTerm();
-  if (!ol || !ow || std::abs(k) >= (int64_t(1) << 30))
+  // The offsets are i32 arithmetic: two elements coincide when their
+  // polynomials agree modulo 2^32. Kept below 2^31 apart, only equal ones do.
+  auto reach = [](const std::vector<int64_t> &v) {
+    int64_t r = 0;
+    for (int64_t x : v)
+      r = std::max(r, std::abs(x));
+    return r;
+  };
+  if (!ol || !ow || std::abs(k) >= (int64_t(1) << 30) ||
+      reach(*ol) + reach(*ow) + std::abs(k) >= (int64_t(1) << 31))
     return unknown("tensors too large to compare element by element");
   // Same argument, same element size: two elements share a byte exactly
   // when their offsets are equal (elements are aligned to their size).
