@@ -14,6 +14,7 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
+#include "kiln/Analysis/ForwardWalk.h"
 #include "kiln/Analysis/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -172,17 +173,6 @@ struct State {
   SmallVector<Pending> pending;
   SmallVector<GroupRead, 2> groupReads;
 
-  void forEachSlot(function_ref<void(RingSlot &)> fn) {
-    for (GroupRead &r : groupReads)
-      fn(r.access.slot);
-    for (Access &a : reads)
-      fn(a.slot);
-    for (Access &a : writes)
-      fn(a.slot);
-    for (Pending &p : pending)
-      fn(p.access.slot);
-  }
-
   /// Whether an access since the last barrier overlaps `a` (an async write
   /// must be ordered after it, even in the same thread).
   bool touches(const Access &a) const {
@@ -194,8 +184,24 @@ struct State {
     if (!llvm::is_contained(set, a))
       set.push_back(a);
   }
+  void forEachSlot(function_ref<void(RingSlot &)> fn) {
+    for (GroupRead &r : groupReads)
+      fn(r.access.slot);
+    for (Access &a : reads)
+      fn(a.slot);
+    for (Access &a : writes)
+      fn(a.slot);
+    for (Pending &p : pending)
+      fn(p.access.slot);
+  }
+
   /// Join at a control-flow merge: every access that may have happened, and
   /// each copy with the fewest groups after it (the least likely finished).
+  static State join(const State &a, const State &b) {
+    State out = a;
+    out.join(b);
+    return out;
+  }
   void join(const State &o) {
     for (const Access &a : o.reads)
       addUnique(reads, a);
@@ -313,23 +319,29 @@ RankedTensorType pointeeTensor(RankedTensorType type) {
       type.getEncoding());
 }
 
-class BarrierInserter {
+/// The walk (ForwardWalk.h) with the barrier policy: loops accumulate
+/// their head state, scf.while is a loop, and warp_specialize partitions
+/// start empty (every warp meets at a barrier before the partitions and
+/// after them; a barrier inside a partition orders that partition's warps,
+/// the others synchronize with it through mbarriers).
+class BarrierInserter : public async::ForwardWalk<BarrierInserter, State> {
 public:
+  static constexpr async::WalkPolicy policy{
+      async::WalkPolicy::Loops::Accumulate, /*maxGenerations=*/0,
+      /*maxRounds=*/64, /*whileAsLoop=*/true, /*freshPartitions=*/true,
+      /*joinOtherRegions=*/false};
+
   /// What the final run over each op does: insert barriers, or mark loads
   /// that no in-flight copy can write (the dataflow is the same).
   enum class Mode { InsertBarriers, AnnotateLoads };
   BarrierInserter(Mode mode, bool waitOrdersWarp, int numWarps)
       : mode(mode), waitOrdersWarp(waitOrdersWarp), numWarps(numWarps) {}
 
-  /// Runs `block` from `state`; inserts barriers when `insert`.
-  void runBlock(Block &block, State &state, bool insert) {
-    for (Operation &op : llvm::make_early_inc_range(block))
-      runOp(&op, state, insert);
-  }
-
   unsigned inserted = 0;
 
 private:
+  friend class async::ForwardWalk<BarrierInserter, State>;
+
   void barrier(Operation *before, State &state, bool insert) {
     state.reads.clear();
     state.writes.clear();
@@ -359,10 +371,13 @@ private:
     State::addUnique(isWrite ? state.writes : state.reads, a);
   }
 
-  void runOp(Operation *op, State &state, bool insert) {
+  /// The op's own effect; true: the walk enters its regions next. Barriers
+  /// go in only when `insert` (the walk's last run over the op).
+  bool transfer(Operation &opRef, State &state, bool insert) {
+    Operation *op = &opRef;
     if (isa<BarrierOp>(op)) {
       barrier(nullptr, state, false);
-      return;
+      return false;
     }
     // A read issued by a group of fewer warps than run here (a wgmma with
     // more than one warpgroup): in flight until its group's wait, then a
@@ -400,7 +415,7 @@ private:
       // again and reads it: afterwards, only its reads are unordered.
       barrier(nullptr, state, false);
       state.reads.push_back(bufferAccess(op, getScratchBytes(op), op));
-      return;
+      return false;
     }
     if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       if (Value src = alloc.getSrc())
@@ -408,7 +423,7 @@ private:
                memdescAccess(alloc.getResult(),
                              cast<RankedTensorType>(src.getType()), op),
                /*isWrite=*/true, state, insert);
-      return;
+      return false;
     }
     if (auto store = dyn_cast<LocalStoreOp>(op)) {
       access(op,
@@ -416,7 +431,7 @@ private:
                            cast<RankedTensorType>(store.getValue().getType()),
                            op),
              /*isWrite=*/true, state, insert);
-      return;
+      return false;
     }
     if (auto load = dyn_cast<LocalLoadOp>(op)) {
       Access a = memdescAccess(load.getSrc(), load.getType(), op);
@@ -455,7 +470,7 @@ private:
             diag.attachNote(inFlight->access.op->getLoc()) << "the copy";
         }
       }
-      return;
+      return false;
     }
     if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
       // Overwriting bytes read or written since the last barrier needs a
@@ -468,7 +483,7 @@ private:
       if (state.touches(a))
         barrier(op, state, insert);
       state.pending.push_back({a, -1});
-      return;
+      return false;
     }
     if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
       // Like an async copy: ordered after earlier accesses by a barrier
@@ -479,14 +494,14 @@ private:
       Access a = viewAccess(write.getDst(), op);
       if (state.touches(a))
         barrier(op, state, insert);
-      return;
+      return false;
     }
     if (isa<BarrierWaitOpInterface>(op))
-      return;
+      return false;
     if (isa<AsyncCommitGroupOp>(op)) {
       for (Pending &p : state.pending)
         p.groupsAfter = std::min(p.groupsAfter + 1, kMaxGroups);
-      return;
+      return false;
     }
     if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
       // Copies with at least `num` groups after theirs have landed: they
@@ -504,38 +519,10 @@ private:
           still.push_back(p);
       }
       state.pending = std::move(still);
-      return;
+      return false;
     }
-    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      State elseState = state;
-      runBlock(ifOp.getThenRegion().front(), state, insert);
-      if (!ifOp.getElseRegion().empty())
-        runBlock(ifOp.getElseRegion().front(), elseState, insert);
-      state.join(elseState);
-      return;
-    }
-    if (isa<scf::ForOp, scf::WhileOp>(op)) {
-      runLoop(op, state, insert);
-      return;
-    }
-    if (isa<WarpSpecializeOp>(op)) {
-      // Every warp meets at a barrier before the partitions and after them;
-      // a barrier inside a partition orders that partition's warps (the
-      // others synchronize with it through mbarriers).
-      for (Region &region : op->getRegions())
-        for (Block &block : region) {
-          State inner;
-          runBlock(block, inner, insert);
-        }
-      state = State();
-      return;
-    }
-    if (op->getNumRegions() > 0) {
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          runBlock(block, state, insert);
-      return;
-    }
+    if (op->getNumRegions() > 0)
+      return true;
     // Anything else that touches shared memory: the views its effects
     // name, by any thread (a read or write of a whole view), or all of it
     // when an effect names none.
@@ -547,7 +534,7 @@ private:
                isa<MemoryEffects::Free>(e.getEffect());
       });
       if (list.empty())
-        return;
+        return false;
       bool named = llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
         return e.getValue() && isa<MemDescType>(e.getValue().getType());
       });
@@ -556,7 +543,7 @@ private:
         Access all;
         all.op = op;
         state.writes.push_back(all);
-        return;
+        return false;
       }
       // Check every effect before recording any: one barrier covers all.
       bool hazard = false;
@@ -578,64 +565,7 @@ private:
                                                                : state.writes,
                          viewAccess(e.getValue(), op));
     }
-  }
-
-  /// The loop body runs from the join of the entry state and every end
-  /// state seen, iterated until that stops changing (the sets only grow,
-  /// slots are taken modulo the ring size, and the group counts only fall).
-  void runLoop(Operation *loop, State &state, bool insert) {
-    State entry = state;
-    enterLoop(loop, entry);
-    State in = entry;
-    for (int iter = 0; iter < 64; ++iter) {
-      State out = in;
-      runBody(loop, out, /*insert=*/false);
-      aroundBackEdge(loop, out);
-      // Accumulate: a barrier in the body clears what reaches its end, so
-      // the head state of one round alone could oscillate between rounds.
-      State next = in;
-      next.join(out);
-      if (next == in)
-        break;
-      in = std::move(next);
-    }
-    State out = in;
-    runBody(loop, out, insert);
-    // The loop may run zero times (for) or exit after its condition (while).
-    state = in;
-    state.join(out);
-    forgetInductionVar(loop, state);
-  }
-
-  /// On the first iteration the induction variable equals the lower bound:
-  /// a constant slot c of a ring indexed modulo its size is slot
-  /// (iv - lb + c) there, which the body's (iv + c') % N compares with.
-  static void enterLoop(Operation *loop, State &state) {
-    forgetInductionVar(loop, state); // from an earlier run of this loop
-    if (auto forOp = dyn_cast<scf::ForOp>(loop))
-      state.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(forOp); });
-  }
-
-  static void forgetInductionVar(Operation *loop, State &state) {
-    state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
-  }
-
-  /// From one iteration to the next the induction variable grows by the
-  /// step: what the last iteration did at slot (iv + c) is at (iv - step +
-  /// c) seen from the next. Slots indexed by other values defined in the
-  /// body are forgotten (the whole allocation).
-  static void aroundBackEdge(Operation *loop, State &state) {
-    state.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
-  }
-
-  void runBody(Operation *loop, State &state, bool insert) {
-    if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
-      runBlock(*forOp.getBody(), state, insert);
-      return;
-    }
-    auto whileOp = cast<scf::WhileOp>(loop);
-    runBlock(whileOp.getBefore().front(), state, insert);
-    runBlock(whileOp.getAfter().front(), state, insert);
+    return false;
   }
 
   static constexpr int kMaxGroups = 1 << 20;
@@ -654,7 +584,7 @@ void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
     for (Region &region : op.getRegions())
       for (Block &block : region) {
         State state;
-        inserter.runBlock(block, state, /*insert=*/true);
+        inserter.runBlock(block, state, /*final=*/true);
       }
 }
 
