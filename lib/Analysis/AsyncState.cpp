@@ -249,8 +249,9 @@ AsyncStateClient::~AsyncStateClient() = default;
 
 namespace {
 
-/// The trip count of `loop` when its bounds and step are constants.
-std::optional<int64_t> constantTripCount(scf::ForOp loop) {
+} // namespace
+
+std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
   std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
                          ub = constantInt(loop.getUpperBound()),
                          step = constantInt(loop.getStep());
@@ -259,8 +260,7 @@ std::optional<int64_t> constantTripCount(scf::ForOp loop) {
   return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
 }
 
-/// Back edges a piece of work is followed around.
-constexpr unsigned kMaxGenerations = 4;
+namespace {
 
 void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
   InFlight p{op, 0, Kind::Unfenced};
@@ -285,7 +285,7 @@ AsyncStateWalker::AsyncStateWalker(func::FuncOp func, int numWarps,
 
 AsyncState AsyncStateWalker::run() {
   AsyncState state;
-  runBlock(func.getBody().front(), state);
+  runBlock(func.getBody().front(), state, /*final=*/true);
   return state;
 }
 
@@ -318,12 +318,9 @@ void AsyncStateWalker::collectHandOffs() {
   });
 }
 
-void AsyncStateWalker::runBlock(Block &block, AsyncState &state) {
-  for (Operation &op : block)
-    runOp(op, state);
-}
-
-void AsyncStateWalker::runOp(Operation &op, AsyncState &state) {
+/// The op's own effect on what is in flight; the walk then enters its
+/// regions.
+bool AsyncStateWalker::transfer(Operation &op, AsyncState &state, bool) {
   if (client)
     client->visit(&op, state);
   if (auto read = dyn_cast<AsyncReadOpInterface>(&op)) {
@@ -427,26 +424,7 @@ void AsyncStateWalker::runOp(Operation &op, AsyncState &state) {
     if (std::optional<Buffer> b = resolve(alloc.getResult()))
       addUnfenced(&op, *b, state);
 
-  if (auto loop = dyn_cast<scf::ForOp>(&op))
-    return runFor(loop, state);
-  if (auto branch = dyn_cast<scf::IfOp>(&op)) {
-    AsyncState thenState = state, elseState = state;
-    runBlock(*branch.thenBlock(), thenState);
-    if (branch.elseBlock())
-      runBlock(*branch.elseBlock(), elseState);
-    state = AsyncState::join(thenState, elseState);
-    return;
-  }
-  if (auto ws = dyn_cast<WarpSpecializeOp>(&op))
-    return runWarpSpecialize(ws, state);
-  // Other regions (scf.while, ...): walked once, values left behind.
-  for (Region &region : op.getRegions())
-    for (Block &block : region) {
-      AsyncState inner = state;
-      runBlock(block, inner);
-      state = AsyncState::join(state, inner);
-      state.forEachBuffer([&](Buffer &b) { b.leaving(&op); });
-    }
+  return true;
 }
 
 /// Copies with at least `num` groups closed after theirs land: from then
@@ -470,93 +448,42 @@ void AsyncStateWalker::runAsyncWait(AsyncWaitOp wait, AsyncState &state) {
     state.maxGroups = std::min<int64_t>(state.maxGroups, *num);
 }
 
-void AsyncStateWalker::runFor(scf::ForOp loop, AsyncState &state) {
-  // A constant trip count bounds how many back edges anything crosses,
-  // and from 1 on the loop cannot be skipped.
-  unsigned generations = kMaxGenerations;
-  bool mayBeSkipped = true;
-  if (std::optional<int64_t> trips = constantTripCount(loop)) {
-    if (*trips == 0)
-      return; // the body never runs
-    generations = unsigned(std::min<int64_t>(generations, *trips - 1));
-    mayBeSkipped = false;
+/// Around the back edge: the next iteration sees the body's work one step
+/// back. Work issued before this loop (in an enclosing loop's iteration) is
+/// the same event on every trip: its generation counts the back edges of
+/// the loop that issued it.
+AsyncState AsyncStateWalker::carryAroundBackEdge(scf::ForOp loop,
+                                                 const AsyncState &body,
+                                                 unsigned generations) {
+  AsyncState carried;
+  carried.maxGroups = body.maxGroups;
+  for (InFlight p : body.pending) {
+    if (loop->isProperAncestor(p.op) && ++p.generation > generations)
+      continue;
+    p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
+    carried.pending.push_back(std::move(p));
   }
-  AsyncState entry = state;
-  entry.forEachBuffer([&](Buffer &b) { b.slot = b.slot.enteringLoop(loop); });
-  AsyncState in = entry, exits;
-  bool first = true;
-  auto exitWith = [&](const AsyncState &s) {
-    exits = first ? s : AsyncState::join(exits, s);
-    first = false;
-  };
-  if (mayBeSkipped)
-    exitWith(state);
-  bool settled = false;
-  for (unsigned round = 0; round < kMaxGenerations + 2; ++round) {
-    AsyncState body = in;
-    runBlock(*loop.getBody(), body);
-    exitWith(body);
-    // Around the back edge: the next iteration sees these one step back.
-    AsyncState carried;
-    carried.maxGroups = body.maxGroups;
-    for (InFlight p : body.pending) {
-      // Work issued before this loop (in an enclosing loop's iteration)
-      // is the same event on every trip: its generation counts the back
-      // edges of the loop that issued it.
-      if (loop->isProperAncestor(p.op) && ++p.generation > generations)
-        continue;
-      p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
-      carried.pending.push_back(std::move(p));
-    }
-    AsyncState next = AsyncState::join(entry, carried);
-    if (next == in) {
-      settled = true;
-      break;
-    }
-    in = std::move(next);
-  }
-  if (!settled) {
-    // Groups still growing round after round: commits without waits.
-    in.maxGroups = kManyGroups;
-    AsyncState body = in;
-    runBlock(*loop.getBody(), body);
-    exitWith(body);
-    exits.maxGroups = kManyGroups;
-  }
-  exits.forEachBuffer([&](Buffer &b) { b.leaving(loop); });
-  state = std::move(exits);
+  return carried;
 }
 
-/// Partitions run concurrently from the same state. A copy one partition
-/// leaves in flight is foreign to the others: no wait of theirs covers it
-/// (a wait counts only the groups of its own threads).
-void AsyncStateWalker::runWarpSpecialize(WarpSpecializeOp ws,
-                                         AsyncState &state) {
-  SmallVector<AsyncState> ends;
-  for (Region &region : ws->getRegions()) {
-    AsyncState inner = state;
-    runBlock(region.front(), inner);
-    ends.push_back(std::move(inner));
+/// Groups still growing round after round: commits without waits.
+void AsyncStateWalker::saturate(AsyncState &state) {
+  state.maxGroups = kManyGroups;
+}
+
+/// A copy another partition leaves in flight is foreign to this one: no
+/// wait of its threads covers it (a wait counts only the groups of its own
+/// threads).
+void AsyncStateWalker::addForeign(AsyncState &partition,
+                                  const AsyncState &otherEnd,
+                                  WarpSpecializeOp ws) {
+  for (const InFlight &p : otherEnd.pending) {
+    if (p.kind != Kind::Copy || !ws->isProperAncestor(p.op))
+      continue;
+    InFlight foreign = p;
+    foreign.foreign = true;
+    partition.pending.push_back(std::move(foreign));
   }
-  AsyncState out = state;
-  for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
-    AsyncState inner = state;
-    for (auto [j, end] : llvm::enumerate(ends)) {
-      if (j == k)
-        continue;
-      for (const InFlight &p : end.pending) {
-        if (p.kind != Kind::Copy || !ws->isProperAncestor(p.op))
-          continue;
-        InFlight foreign = p;
-        foreign.foreign = true;
-        inner.pending.push_back(std::move(foreign));
-      }
-    }
-    runBlock(region.front(), inner);
-    out = AsyncState::join(out, ends[k]);
-  }
-  out.forEachBuffer([&](Buffer &b) { b.leaving(ws); });
-  state = std::move(out);
 }
 
 // --- commit groups after a token -------------------------------------------

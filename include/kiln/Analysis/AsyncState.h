@@ -20,6 +20,7 @@
 #ifndef KILN_ANALYSIS_ASYNCSTATE_H
 #define KILN_ANALYSIS_ASYNCSTATE_H
 
+#include "kiln/Analysis/ForwardWalk.h"
 #include "kiln/Analysis/RingSlot.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 
@@ -146,6 +147,9 @@ struct AsyncState {
     for (InFlight &p : pending)
       p.forEachBuffer(fn);
   }
+  void forEachSlot(llvm::function_ref<void(RingSlot &)> fn) {
+    forEachBuffer([&](Buffer &b) { fn(b.slot); });
+  }
   static AsyncState join(const AsyncState &a, const AsyncState &b);
   bool operator==(const AsyncState &o) const;
 
@@ -182,13 +186,13 @@ public:
   virtual void visit(mlir::Operation *op, const AsyncState &before) = 0;
 };
 
-/// The forward walk: over a function body, through scf.for (to a fixed
-/// point over a few back-edge generations, bounded by a constant trip
-/// count), scf.if (the join of the branches), other region ops such as
-/// scf.while (once, joined with their entry) and warp_specialize partitions
-/// (concurrent from one state; a copy one partition leaves in flight is
-/// foreign to the others).
-class AsyncStateWalker {
+/// The forward walk (ForwardWalk.h) over a function body with the checks'
+/// policy: scf.for to a fixed point over a few back-edge generations
+/// (bounded by a constant trip count), scf.if the join of the branches,
+/// other region ops such as scf.while once, joined with their entry, and
+/// warp_specialize partitions concurrent from one state (a copy one
+/// partition leaves in flight is foreign to the others).
+class AsyncStateWalker : public ForwardWalk<AsyncStateWalker, AsyncState> {
 public:
   /// `numWarps`: the kernel's warps (0 when the module does not say).
   AsyncStateWalker(mlir::func::FuncOp func, int numWarps,
@@ -197,12 +201,21 @@ public:
   /// Walks the function's body; returns the state at its end.
   AsyncState run();
 
+  static constexpr WalkPolicy policy{WalkPolicy::Loops::Generations,
+                                     /*maxGenerations=*/4, /*maxRounds=*/0,
+                                     /*whileAsLoop=*/false,
+                                     /*freshPartitions=*/false,
+                                     /*joinOtherRegions=*/true};
+
 private:
-  void runBlock(mlir::Block &block, AsyncState &state);
-  void runOp(mlir::Operation &op, AsyncState &state);
+  friend class ForwardWalk<AsyncStateWalker, AsyncState>;
+  bool transfer(mlir::Operation &op, AsyncState &state, bool final);
   void runAsyncWait(AsyncWaitOp wait, AsyncState &state);
-  void runFor(mlir::scf::ForOp loop, AsyncState &state);
-  void runWarpSpecialize(WarpSpecializeOp ws, AsyncState &state);
+  AsyncState carryAroundBackEdge(mlir::scf::ForOp loop,
+                                 const AsyncState &body, unsigned generations);
+  void saturate(AsyncState &state);
+  void addForeign(AsyncState &partition, const AsyncState &otherEnd,
+                  WarpSpecializeOp ws);
   void collectHandOffs();
 
   mlir::func::FuncOp func;

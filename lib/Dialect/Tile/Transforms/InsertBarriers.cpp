@@ -4,24 +4,25 @@
 // the byte ranges read and written, and the asynchronous copies still in
 // flight (with how many commit groups followed theirs). An access that
 // overlaps a conflicting earlier one gets a barrier before it unless both
-// are thread-local (see ThreadKey). Loops are iterated to a fixed point
-// before barriers go into their bodies, so a hazard across the back edge is
-// caught; branches are analysed separately and joined.
+// are thread-local (see ThreadKey). The lattice is BarrierState.h's; the
+// walk is ForwardWalk.h's with this pass's policy: loops are iterated to a
+// fixed point before barriers go into their bodies, so a hazard across the
+// back edge is caught; branches are analysed separately and joined.
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Analysis/BarrierState.h"
+#include "kiln/Analysis/ForwardWalk.h"
+#include "kiln/Analysis/RingSlot.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
-#include "kiln/Analysis/RingSlot.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
-
-#include <memory>
 
 namespace kiln::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERSPASS
@@ -32,235 +33,10 @@ namespace kiln::tile {
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
+using namespace kiln::tile::async;
 
 namespace {
 
-constexpr int64_t kWholeMemory = std::numeric_limits<int64_t>::max();
-
-/// Which bytes each thread touches, when that is the same function of the
-/// thread for two accesses and no two threads touch the same byte: the
-/// allocation, the view's type and place in its slot (slots of one
-/// allocation differ only by a base) and the register layout. Two accesses with equal keys never touch a
-/// byte another thread touched in the other.
-struct ThreadKey {
-  Operation *root = nullptr;
-  Type view;
-  int64_t xorOffset = 0;
-  std::shared_ptr<const LinearLayout> layout;
-
-  bool valid() const { return root != nullptr; }
-  bool operator==(const ThreadKey &o) const {
-    return valid() && root == o.root && view == o.view &&
-           xorOffset == o.xorOffset && layout && o.layout &&
-           *layout == *o.layout;
-  }
-};
-
-/// The elements of a view one warp touches: those of warp w are the
-/// layout's image of w plus the span of its register and lane bases.
-struct WarpView {
-  Operation *root = nullptr;
-  Type view;
-  int64_t xorOffset = 0;
-  std::shared_ptr<const LinearLayout> layout;
-
-  bool valid() const { return root && layout; }
-  bool sameView(const WarpView &o) const {
-    return valid() && o.valid() && root == o.root && view == o.view &&
-           xorOffset == o.xorOffset &&
-           layout->getOutSizes() == o.layout->getOutSizes() &&
-           layout->getNumBits(LinearLayout::Warp) ==
-               o.layout->getNumBits(LinearLayout::Warp);
-  }
-};
-
-/// A basis of an F2 vector space of flattened element indices.
-class XorSpan {
-public:
-  void add(int64_t v) {
-    v = reduce(v);
-    if (!v)
-      return;
-    rows.push_back(v);
-    llvm::sort(rows, std::greater<int64_t>());
-  }
-  bool contains(int64_t v) const { return reduce(v) == 0; }
-
-private:
-  int64_t reduce(int64_t v) const {
-    for (int64_t r : rows)
-      v = std::min(v, v ^ r);
-    return v;
-  }
-  // Distinct leading bits, in decreasing order: reducing by each in turn
-  // clears v's bits from the top.
-  SmallVector<int64_t> rows;
-};
-
-/// Whether every warp reads, in `read`, only elements it copied itself in
-/// `write` (with no warp left out of the copy as a broadcast repeat).
-bool warpReadsOwnCopies(const WarpView &write, const WarpView &read) {
-  if (!write.sameView(read))
-    return false;
-  const LinearLayout &w = *write.layout, &r = *read.layout;
-  auto flat = [](const LinearLayout &l, const LinearLayout::Basis &b) {
-    return l.linearIndex(b);
-  };
-  XorSpan own;
-  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
-    for (const LinearLayout::Basis &b : w.getBases(dim))
-      own.add(flat(w, b));
-  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
-    for (const LinearLayout::Basis &b : r.getBases(dim))
-      if (!own.contains(flat(r, b)))
-        return false;
-  for (auto [wb, rb] : llvm::zip(w.getBases(LinearLayout::Warp),
-                                 r.getBases(LinearLayout::Warp))) {
-    if (flat(w, wb) == 0)
-      return false; // a warp that repeats another copies nothing
-    if (!own.contains(flat(w, wb) ^ flat(r, rb)))
-      return false;
-  }
-  return true;
-}
-
-struct Access {
-  int64_t begin = 0, end = kWholeMemory;
-  ThreadKey key;
-  WarpView warp;
-  /// A copy retired by a wait that orders the issuing warp as a whole.
-  bool landedInWarp = false;
-  RingSlot slot;
-  Operation *op = nullptr;
-
-  bool overlaps(const Access &o) const {
-    if (slot.disjoint(o.slot))
-      return false;
-    return begin < o.end && o.begin < end;
-  }
-  bool conflicts(const Access &o) const {
-    return overlaps(o) && !(key == o.key);
-  }
-  bool operator==(const Access &o) const {
-    return op == o.op && begin == o.begin && end == o.end && slot == o.slot;
-  }
-};
-
-/// An async copy in flight. `groupsAfter` counts the commit groups closed
-/// after its own (-1: not committed yet).
-struct Pending {
-  Access access;
-  int groupsAfter = -1;
-};
-
-/// An asynchronous read issued by a group of warps (a wgmma: its
-/// warpgroup) with `groupsAfter` groups of its counter issued after it.
-/// Its group's wait retires it for that group only; from the wait on it is
-/// a read by any thread until a barrier.
-struct GroupRead {
-  Access access;
-  StringRef counter;
-  int groupsAfter = 0;
-  bool operator==(const GroupRead &o) const {
-    return access == o.access && counter == o.counter &&
-           groupsAfter == o.groupsAfter;
-  }
-};
-
-struct State {
-  SmallVector<Access> reads, writes;
-  SmallVector<Pending> pending;
-  SmallVector<GroupRead, 2> groupReads;
-
-  void forEachSlot(function_ref<void(RingSlot &)> fn) {
-    for (GroupRead &r : groupReads)
-      fn(r.access.slot);
-    for (Access &a : reads)
-      fn(a.slot);
-    for (Access &a : writes)
-      fn(a.slot);
-    for (Pending &p : pending)
-      fn(p.access.slot);
-  }
-
-  /// Whether an access since the last barrier overlaps `a` (an async write
-  /// must be ordered after it, even in the same thread).
-  bool touches(const Access &a) const {
-    auto overlaps = [&](const Access &o) { return o.overlaps(a); };
-    return llvm::any_of(reads, overlaps) || llvm::any_of(writes, overlaps);
-  }
-
-  static void addUnique(SmallVector<Access> &set, const Access &a) {
-    if (!llvm::is_contained(set, a))
-      set.push_back(a);
-  }
-  /// Join at a control-flow merge: every access that may have happened, and
-  /// each copy with the fewest groups after it (the least likely finished).
-  void join(const State &o) {
-    for (const Access &a : o.reads)
-      addUnique(reads, a);
-    for (const Access &a : o.writes)
-      addUnique(writes, a);
-    for (const Pending &p : o.pending) {
-      auto it = llvm::find_if(
-          pending, [&](const Pending &q) { return q.access == p.access; });
-      if (it == pending.end())
-        pending.push_back(p);
-      else
-        it->groupsAfter = std::min(it->groupsAfter, p.groupsAfter);
-    }
-    for (const GroupRead &r : o.groupReads) {
-      auto it = llvm::find_if(groupReads, [&](const GroupRead &q) {
-        return q.access == r.access && q.counter == r.counter;
-      });
-      if (it == groupReads.end())
-        groupReads.push_back(r);
-      else
-        it->groupsAfter = std::min(it->groupsAfter, r.groupsAfter);
-    }
-  }
-  bool operator==(const State &o) const {
-    auto sameSet = [](ArrayRef<Access> a, ArrayRef<Access> b) {
-      return a.size() == b.size() &&
-             llvm::all_of(a, [&](const Access &x) {
-               return llvm::is_contained(b, x);
-             });
-    };
-    if (!sameSet(reads, o.reads) || !sameSet(writes, o.writes) ||
-        pending.size() != o.pending.size() ||
-        groupReads.size() != o.groupReads.size() ||
-        !llvm::all_of(groupReads, [&](const GroupRead &r) {
-          return llvm::is_contained(o.groupReads, r);
-        }))
-      return false;
-    return llvm::all_of(pending, [&](const Pending &p) {
-      return llvm::any_of(o.pending, [&](const Pending &q) {
-        return q.access == p.access && q.groupsAfter == p.groupsAfter;
-      });
-    });
-  }
-};
-
-/// Bytes of an allocation or scratch buffer, from the allocator's offset.
-Access bufferAccess(Operation *buffer, int64_t bytes, Operation *op) {
-  Access a;
-  a.op = op;
-  if (!buffer)
-    return a; // unknown buffer: all of shared memory
-  auto offset = buffer->getAttrOfType<IntegerAttr>(
-      TileDialect::ScratchOffsetAttrHelper::getNameStr());
-  if (!offset)
-    return a;
-  a.begin = offset.getInt();
-  a.end = a.begin + bytes;
-  return a;
-}
-
-int64_t allocationBytes(LocalAllocOp alloc) {
-  return getAllocationBytes(alloc.getType());
-}
-
-/// The access `op` makes to `memdesc` with a tensor of `tensorType`.
 /// A view of one slot of a ring: a memdesc_index of an allocation by a
 /// value that is not a constant.
 bool isRingSlotView(Value memdesc) {
@@ -272,65 +48,31 @@ bool isRingSlotView(Value memdesc) {
   return index && !constantInt(index.getIndex());
 }
 
-Access memdescAccess(Value memdesc, RankedTensorType tensorType,
-                     Operation *op) {
-  LocalAllocOp root = getRootAllocation(memdesc);
-  Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
-  if (!root)
-    return a;
-  a.slot = getRingSlot(memdesc);
-  FailureOr<LinearLayout> layout = getLinearLayout(tensorType);
-  if (failed(layout))
-    return a;
-  a.warp = {root, memdesc.getType(), getSharedXorOffset(memdesc),
-            std::make_shared<const LinearLayout>(*layout)};
-  // A thread-local key needs each element in exactly one thread.
-  for (auto dim : {LinearLayout::Lane, LinearLayout::Warp})
-    for (const LinearLayout::Basis &b : layout->getBases(dim))
-      if (llvm::all_of(b, [](int32_t c) { return c == 0; }))
-        return a;
-  a.key.root = root;
-  a.key.view = memdesc.getType();
-  a.key.xorOffset = getSharedXorOffset(memdesc);
-  a.key.layout = std::make_shared<const LinearLayout>(*layout);
-  return a;
-}
-
-/// The bytes of a view, touched by any thread of the CTA (hardware units
-/// such as TMA and wgmma, or one thread on the CTA's behalf).
-Access viewAccess(Value memdesc, Operation *op) {
-  LocalAllocOp root = getRootAllocation(memdesc);
-  Access a = bufferAccess(root, root ? allocationBytes(root) : 0, op);
-  if (root)
-    a.slot = getRingSlot(memdesc);
-  return a;
-}
-
-RankedTensorType pointeeTensor(RankedTensorType type) {
-  return RankedTensorType::get(
-      type.getShape(),
-      cast<PointerType>(type.getElementType()).getPointeeType(),
-      type.getEncoding());
-}
-
-class BarrierInserter {
+/// The walk (ForwardWalk.h) with the barrier policy: loops accumulate
+/// their head state, scf.while is a loop, and warp_specialize partitions
+/// start empty (every warp meets at a barrier before the partitions and
+/// after them; a barrier inside a partition orders that partition's warps,
+/// the others synchronize with it through mbarriers).
+class BarrierInserter
+    : public async::ForwardWalk<BarrierInserter, BarrierState> {
 public:
+  static constexpr async::WalkPolicy policy{
+      async::WalkPolicy::Loops::Accumulate, /*maxGenerations=*/0,
+      /*maxRounds=*/64, /*whileAsLoop=*/true, /*freshPartitions=*/true,
+      /*joinOtherRegions=*/false};
+
   /// What the final run over each op does: insert barriers, or mark loads
   /// that no in-flight copy can write (the dataflow is the same).
   enum class Mode { InsertBarriers, AnnotateLoads };
   BarrierInserter(Mode mode, bool waitOrdersWarp, int numWarps)
       : mode(mode), waitOrdersWarp(waitOrdersWarp), numWarps(numWarps) {}
 
-  /// Runs `block` from `state`; inserts barriers when `insert`.
-  void runBlock(Block &block, State &state, bool insert) {
-    for (Operation &op : llvm::make_early_inc_range(block))
-      runOp(&op, state, insert);
-  }
-
   unsigned inserted = 0;
 
 private:
-  void barrier(Operation *before, State &state, bool insert) {
+  friend class async::ForwardWalk<BarrierInserter, BarrierState>;
+
+  void barrier(Operation *before, BarrierState &state, bool insert) {
     state.reads.clear();
     state.writes.clear();
     if (insert && before && mode == Mode::InsertBarriers) {
@@ -341,7 +83,7 @@ private:
   }
 
   /// A synchronous read or write by `op`: a barrier first if it conflicts.
-  void access(Operation *op, const Access &a, bool isWrite, State &state,
+  void access(Operation *op, const Access &a, bool isWrite, BarrierState &state,
               bool insert) {
     // A read of a copy its own warp issued and waited for needs no barrier
     // where the wait orders the whole warp.
@@ -356,13 +98,16 @@ private:
       });
     if (hazard)
       barrier(op, state, insert);
-    State::addUnique(isWrite ? state.writes : state.reads, a);
+    BarrierState::addUnique(isWrite ? state.writes : state.reads, a);
   }
 
-  void runOp(Operation *op, State &state, bool insert) {
+  /// The op's own effect; true: the walk enters its regions next. Barriers
+  /// go in only when `insert` (the walk's last run over the op).
+  bool transfer(Operation &opRef, BarrierState &state, bool insert) {
+    Operation *op = &opRef;
     if (isa<BarrierOp>(op)) {
       barrier(nullptr, state, false);
-      return;
+      return false;
     }
     // A read issued by a group of fewer warps than run here (a wgmma with
     // more than one warpgroup): in flight until its group's wait, then a
@@ -391,7 +136,7 @@ private:
       llvm::erase_if(state.groupReads, [&](const GroupRead &r) {
         if (r.counter != counter || r.groupsAfter < left)
           return false;
-        State::addUnique(state.reads, r.access);
+        BarrierState::addUnique(state.reads, r.access);
         return true;
       });
     }
@@ -400,7 +145,7 @@ private:
       // again and reads it: afterwards, only its reads are unordered.
       barrier(nullptr, state, false);
       state.reads.push_back(bufferAccess(op, getScratchBytes(op), op));
-      return;
+      return false;
     }
     if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       if (Value src = alloc.getSrc())
@@ -408,7 +153,7 @@ private:
                memdescAccess(alloc.getResult(),
                              cast<RankedTensorType>(src.getType()), op),
                /*isWrite=*/true, state, insert);
-      return;
+      return false;
     }
     if (auto store = dyn_cast<LocalStoreOp>(op)) {
       access(op,
@@ -416,7 +161,7 @@ private:
                            cast<RankedTensorType>(store.getValue().getType()),
                            op),
              /*isWrite=*/true, state, insert);
-      return;
+      return false;
     }
     if (auto load = dyn_cast<LocalLoadOp>(op)) {
       Access a = memdescAccess(load.getSrc(), load.getType(), op);
@@ -455,7 +200,7 @@ private:
             diag.attachNote(inFlight->access.op->getLoc()) << "the copy";
         }
       }
-      return;
+      return false;
     }
     if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
       // Overwriting bytes read or written since the last barrier needs a
@@ -468,7 +213,7 @@ private:
       if (state.touches(a))
         barrier(op, state, insert);
       state.pending.push_back({a, -1});
-      return;
+      return false;
     }
     if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
       // Like an async copy: ordered after earlier accesses by a barrier
@@ -479,14 +224,14 @@ private:
       Access a = viewAccess(write.getDst(), op);
       if (state.touches(a))
         barrier(op, state, insert);
-      return;
+      return false;
     }
     if (isa<BarrierWaitOpInterface>(op))
-      return;
+      return false;
     if (isa<AsyncCommitGroupOp>(op)) {
       for (Pending &p : state.pending)
         p.groupsAfter = std::min(p.groupsAfter + 1, kMaxGroups);
-      return;
+      return false;
     }
     if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
       // Copies with at least `num` groups after theirs have landed: they
@@ -499,43 +244,15 @@ private:
         if (p.groupsAfter >= num) {
           Access landed = p.access;
           landed.landedInWarp = waitOrdersWarp;
-          State::addUnique(state.writes, landed);
+          BarrierState::addUnique(state.writes, landed);
         } else
           still.push_back(p);
       }
       state.pending = std::move(still);
-      return;
+      return false;
     }
-    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
-      State elseState = state;
-      runBlock(ifOp.getThenRegion().front(), state, insert);
-      if (!ifOp.getElseRegion().empty())
-        runBlock(ifOp.getElseRegion().front(), elseState, insert);
-      state.join(elseState);
-      return;
-    }
-    if (isa<scf::ForOp, scf::WhileOp>(op)) {
-      runLoop(op, state, insert);
-      return;
-    }
-    if (isa<WarpSpecializeOp>(op)) {
-      // Every warp meets at a barrier before the partitions and after them;
-      // a barrier inside a partition orders that partition's warps (the
-      // others synchronize with it through mbarriers).
-      for (Region &region : op->getRegions())
-        for (Block &block : region) {
-          State inner;
-          runBlock(block, inner, insert);
-        }
-      state = State();
-      return;
-    }
-    if (op->getNumRegions() > 0) {
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          runBlock(block, state, insert);
-      return;
-    }
+    if (op->getNumRegions() > 0)
+      return true;
     // Anything else that touches shared memory: the views its effects
     // name, by any thread (a read or write of a whole view), or all of it
     // when an effect names none.
@@ -547,7 +264,7 @@ private:
                isa<MemoryEffects::Free>(e.getEffect());
       });
       if (list.empty())
-        return;
+        return false;
       bool named = llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
         return e.getValue() && isa<MemDescType>(e.getValue().getType());
       });
@@ -556,7 +273,7 @@ private:
         Access all;
         all.op = op;
         state.writes.push_back(all);
-        return;
+        return false;
       }
       // Check every effect before recording any: one barrier covers all.
       bool hazard = false;
@@ -574,68 +291,11 @@ private:
       if (hazard)
         barrier(op, state, insert);
       for (const MemoryEffects::EffectInstance &e : list)
-        State::addUnique(isa<MemoryEffects::Read>(e.getEffect()) ? state.reads
+        BarrierState::addUnique(isa<MemoryEffects::Read>(e.getEffect()) ? state.reads
                                                                : state.writes,
                          viewAccess(e.getValue(), op));
     }
-  }
-
-  /// The loop body runs from the join of the entry state and every end
-  /// state seen, iterated until that stops changing (the sets only grow,
-  /// slots are taken modulo the ring size, and the group counts only fall).
-  void runLoop(Operation *loop, State &state, bool insert) {
-    State entry = state;
-    enterLoop(loop, entry);
-    State in = entry;
-    for (int iter = 0; iter < 64; ++iter) {
-      State out = in;
-      runBody(loop, out, /*insert=*/false);
-      aroundBackEdge(loop, out);
-      // Accumulate: a barrier in the body clears what reaches its end, so
-      // the head state of one round alone could oscillate between rounds.
-      State next = in;
-      next.join(out);
-      if (next == in)
-        break;
-      in = std::move(next);
-    }
-    State out = in;
-    runBody(loop, out, insert);
-    // The loop may run zero times (for) or exit after its condition (while).
-    state = in;
-    state.join(out);
-    forgetInductionVar(loop, state);
-  }
-
-  /// On the first iteration the induction variable equals the lower bound:
-  /// a constant slot c of a ring indexed modulo its size is slot
-  /// (iv - lb + c) there, which the body's (iv + c') % N compares with.
-  static void enterLoop(Operation *loop, State &state) {
-    forgetInductionVar(loop, state); // from an earlier run of this loop
-    if (auto forOp = dyn_cast<scf::ForOp>(loop))
-      state.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(forOp); });
-  }
-
-  static void forgetInductionVar(Operation *loop, State &state) {
-    state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
-  }
-
-  /// From one iteration to the next the induction variable grows by the
-  /// step: what the last iteration did at slot (iv + c) is at (iv - step +
-  /// c) seen from the next. Slots indexed by other values defined in the
-  /// body are forgotten (the whole allocation).
-  static void aroundBackEdge(Operation *loop, State &state) {
-    state.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
-  }
-
-  void runBody(Operation *loop, State &state, bool insert) {
-    if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
-      runBlock(*forOp.getBody(), state, insert);
-      return;
-    }
-    auto whileOp = cast<scf::WhileOp>(loop);
-    runBlock(whileOp.getBefore().front(), state, insert);
-    runBlock(whileOp.getAfter().front(), state, insert);
+    return false;
   }
 
   static constexpr int kMaxGroups = 1 << 20;
@@ -653,8 +313,8 @@ void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
   for (Operation &op : module.getBody()->getOperations())
     for (Region &region : op.getRegions())
       for (Block &block : region) {
-        State state;
-        inserter.runBlock(block, state, /*insert=*/true);
+        BarrierState state;
+        inserter.runBlock(block, state, /*final=*/true);
       }
 }
 

@@ -1,0 +1,245 @@
+//===- ForwardWalk.h - One forward walk over structured control flow -*- C++ -*-===//
+//
+// The walk every analysis of in-flight async work shares: over a block's
+// ops in order, through scf.for and scf.while, scf.if, warp_specialize and
+// other region ops, with a client-chosen policy for loops and partitions.
+// A client supplies the lattice (copyable, ==, forEachSlot over its ring
+// slots) and the transfer function of single ops; the walk owns the joins
+// and the loop fixed point, so the clients agree on control flow by
+// construction and differ only where their policy says so.
+//
+// Two policies exist because they decide different things:
+//  - AsyncStateWalker (tile-check-async-safety, the wait counts) follows
+//    each piece of work over a few back-edge generations bounded by a
+//    constant trip count, so a copy is not taken to be in flight on a trip
+//    that cannot happen;
+//  - tile-insert-barriers accumulates every round's end state into the
+//    loop head (a barrier in the body clears state, so the head of one
+//    round alone could oscillate), capped at a number of rounds, and then
+//    walks the body a last time to insert (`final`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_ANALYSIS_FORWARDWALK_H
+#define KILN_ANALYSIS_FORWARDWALK_H
+
+#include "kiln/Analysis/RingSlot.h"
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <optional>
+
+namespace kiln::tile::async {
+
+/// How a walk treats loops, scf.while, partitions and other region ops.
+struct WalkPolicy {
+  enum class Loops {
+    /// Join the loop head with the entry state and what the body carries
+    /// around the back edge (the client's `carryAroundBackEdge`, which
+    /// drops work older than `maxGenerations` back edges or a constant
+    /// trip count); the exit is the join of every round's end.
+    Generations,
+    /// Join every round's end into the loop head until it stops changing
+    /// or `maxRounds` rounds ran, then walk the body a last time with
+    /// `final` set; the exit is the head joined with that last end.
+    Accumulate,
+  };
+  Loops loops;
+  unsigned maxGenerations = 0; // Generations
+  unsigned maxRounds = 0;      // Accumulate
+  /// scf.while is walked as a loop (before, then after region, as its
+  /// body); otherwise like any other region op.
+  bool whileAsLoop = false;
+  /// warp_specialize partitions start from an empty state and nothing is
+  /// left after the op (every warp meets at a barrier at both ends);
+  /// otherwise they start from the state before it and the client's
+  /// `addForeign` gives each partition what the others leave in flight.
+  bool freshPartitions = false;
+  /// Other region ops: each block is walked from the state before the op
+  /// and joined with it (it may not run), or walked in place, one after
+  /// the other.
+  bool joinOtherRegions = true;
+};
+
+/// The trip count of `loop` when its bounds and step are constants.
+std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
+
+/// The walk. `Derived` provides `static constexpr WalkPolicy policy`,
+/// `bool transfer(Operation &, State &, bool final)` (the op's own effect;
+/// true: walk its regions next) and, as its policy needs them,
+/// `State carryAroundBackEdge(scf::ForOp, const State &body, unsigned
+/// generations)`, `void saturate(State &)` (a loop that did not settle in
+/// time), `void addForeign(State &partition, const State &otherEnd,
+/// WarpSpecializeOp)`. `State` provides `static State join(a, b)`, `==`
+/// and `forEachSlot(function_ref<void(RingSlot &)>)`.
+/// `final` is false on rounds of a loop's fixed point whose results the
+/// walk will discard (Accumulate), true otherwise.
+template <typename Derived, typename State> class ForwardWalk {
+public:
+  void runBlock(mlir::Block &block, State &state, bool final) {
+    for (mlir::Operation &op : llvm::make_early_inc_range(block))
+      runOp(op, state, final);
+  }
+
+protected:
+  Derived &derived() { return static_cast<Derived &>(*this); }
+  static constexpr const WalkPolicy &policy() { return Derived::policy; }
+
+  void runOp(mlir::Operation &op, State &state, bool final) {
+    if (!derived().transfer(op, state, final))
+      return;
+    if (auto loop = mlir::dyn_cast<mlir::scf::ForOp>(&op))
+      return runLoop(loop, state, final);
+    if (policy().whileAsLoop && mlir::isa<mlir::scf::WhileOp>(&op))
+      return runLoop(&op, state, final);
+    if (auto branch = mlir::dyn_cast<mlir::scf::IfOp>(&op)) {
+      State thenState = state, elseState = state;
+      runBlock(*branch.thenBlock(), thenState, final);
+      if (branch.elseBlock())
+        runBlock(*branch.elseBlock(), elseState, final);
+      state = State::join(thenState, elseState);
+      return;
+    }
+    if (auto ws = mlir::dyn_cast<WarpSpecializeOp>(&op))
+      return runWarpSpecialize(ws, state, final);
+    for (mlir::Region &region : op.getRegions())
+      for (mlir::Block &block : region) {
+        if (!policy().joinOtherRegions) {
+          runBlock(block, state, final);
+          continue;
+        }
+        State inner = state;
+        runBlock(block, inner, final);
+        state = State::join(state, inner);
+        state.forEachSlot([&](RingSlot &s) { s = s.leaving(&op); });
+      }
+  }
+
+  void runBody(mlir::Operation *loop, State &state, bool final) {
+    if (auto forOp = mlir::dyn_cast<mlir::scf::ForOp>(loop))
+      return runBlock(*forOp.getBody(), state, final);
+    auto whileOp = mlir::cast<mlir::scf::WhileOp>(loop);
+    runBlock(whileOp.getBefore().front(), state, final);
+    runBlock(whileOp.getAfter().front(), state, final);
+  }
+
+  void runLoop(mlir::Operation *loop, State &state, bool final) {
+    if constexpr (Derived::policy.loops == WalkPolicy::Loops::Accumulate)
+      runAccumulating(loop, state, final);
+    else
+      runGenerations(mlir::cast<mlir::scf::ForOp>(loop), state, final);
+  }
+
+  /// The body runs from the join of the entry state and every end state
+  /// seen, iterated until that stops changing (the client's sets only
+  /// grow, slots are taken modulo the ring size, counts only fall) or for
+  /// `maxRounds` rounds; then once more with `final`.
+  void runAccumulating(mlir::Operation *loop, State &state, bool final) {
+    State entry = state;
+    // Forget an earlier run of this loop; on the first iteration the
+    // induction variable is the lower bound.
+    entry.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
+    if (auto forOp = mlir::dyn_cast<mlir::scf::ForOp>(loop))
+      entry.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(forOp); });
+    State in = entry;
+    for (unsigned round = 0; round < policy().maxRounds; ++round) {
+      State out = in;
+      runBody(loop, out, /*final=*/false);
+      out.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
+      State next = State::join(in, out);
+      if (next == in)
+        break;
+      in = std::move(next);
+    }
+    State out = in;
+    runBody(loop, out, final);
+    // The loop may run zero times (for) or exit after its condition (while).
+    state = State::join(in, out);
+    state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
+  }
+
+  /// Rounds until the head state (entry joined with what the body carries
+  /// around the back edge) settles; the exit joins every round's end (and
+  /// the entry when the loop may be skipped).
+  void runGenerations(mlir::scf::ForOp loop, State &state, bool final) {
+    // A constant trip count bounds how many back edges anything crosses,
+    // and from 1 on the loop cannot be skipped.
+    unsigned generations = policy().maxGenerations;
+    bool mayBeSkipped = true;
+    if (std::optional<int64_t> trips = constantTripCount(loop)) {
+      if (*trips == 0)
+        return; // the body never runs
+      generations = unsigned(std::min<int64_t>(generations, *trips - 1));
+      mayBeSkipped = false;
+    }
+    State entry = state;
+    entry.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(loop); });
+    State in = entry, exits;
+    bool first = true;
+    auto exitWith = [&](const State &s) {
+      exits = first ? s : State::join(exits, s);
+      first = false;
+    };
+    if (mayBeSkipped)
+      exitWith(state);
+    bool settled = false;
+    for (unsigned round = 0; round < policy().maxGenerations + 2; ++round) {
+      State body = in;
+      runBlock(*loop.getBody(), body, final);
+      exitWith(body);
+      State next = State::join(
+          entry, derived().carryAroundBackEdge(loop, body, generations));
+      if (next == in) {
+        settled = true;
+        break;
+      }
+      in = std::move(next);
+    }
+    if (!settled) {
+      derived().saturate(in);
+      State body = in;
+      runBlock(*loop.getBody(), body, final);
+      exitWith(body);
+      derived().saturate(exits);
+    }
+    exits.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
+    state = std::move(exits);
+  }
+
+  void runWarpSpecialize(WarpSpecializeOp ws, State &state, bool final) {
+    if constexpr (Derived::policy.freshPartitions) {
+      for (mlir::Region &region : ws->getRegions())
+        for (mlir::Block &block : region) {
+          State inner;
+          runBlock(block, inner, final);
+        }
+      state = State();
+    } else {
+      // Concurrent from one state: each partition once alone, then again
+      // with what the others leave in flight.
+      llvm::SmallVector<State> ends;
+      for (mlir::Region &region : ws->getRegions()) {
+        State inner = state;
+        runBlock(region.front(), inner, final);
+        ends.push_back(std::move(inner));
+      }
+      State out = state;
+      for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
+        State inner = state;
+        for (auto [j, end] : llvm::enumerate(ends))
+          if (j != k)
+            derived().addForeign(inner, end, ws);
+        runBlock(region.front(), inner, final);
+        out = State::join(out, ends[k]);
+      }
+      out.forEachSlot([&](RingSlot &s) { s = s.leaving(ws); });
+      state = std::move(out);
+    }
+  }
+};
+
+} // namespace kiln::tile::async
+
+#endif
