@@ -379,6 +379,9 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
         return r;
       })
       .Case([&](ConvertLayoutOp c) { return get(c.getSrc()); })
+      // The same values, their layout still to be resolved (the coalesced
+      // layout is chosen from what this analysis says of them).
+      .Case([&](SetAutoLayoutOp c) { return get(c.getSrc()); })
       .Case([&](AddPtrOp a) {
         // ptr + sext(offset) * bytes. A narrow offset whose run crossed its
         // wrap boundary would jump after sign extension.

@@ -184,3 +184,22 @@ def test_coalesced_layout_needs_an_access():
         _compile(coalesced_unused, {"a": "*i32"})
     located.assert_located(e.value, HERE, "NOACCESS", "kl.arange",
                            r"no load or store reads pointers laid out like .*", CompilationError)
+
+
+@kiln.jit
+def _coalesced_copy(x, y, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, kl.AutoLayout())
+    offs = kl.set_auto_layout(offs, kl.CoalescedLayout())
+    m = offs < n
+    kl.store(y + offs, kl.load(x + offs, mask=m), mask=m)
+
+
+def test_coalesced_offsets_set_by_set_auto_layout_vectorize():
+    # The coalesced layout is chosen from what the axis analysis knows of the offsets, through
+    # set_auto_layout: 4 fp32 a thread, and with a length divisible by 16 (as a launch
+    # specializes it) the mask is constant over them: 16-byte loads and stores, as in Gluon.
+    k = kiln.compile(_coalesced_copy, {"x": "*fp32:16", "y": "*fp32:16", "n": "i32:16"},
+                     {"BLOCK": 1024}, target="cuda:sm_90a", num_warps=4)
+    ptx = k.asm["ptx"]
+    assert ptx.count("ld.global.v4.b32") == 2 and "ld.global.b32" not in ptx, ptx
+    assert ptx.count("st.global.v4.b32") == 2, ptx

@@ -202,3 +202,25 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// An offset made coalesced by set_auto_layout: the axis analysis sees through
+// it (the values are the arange's, contiguous and aligned), so the coalesced
+// layout takes 4 fp32 a thread (16 bytes), as Gluon resolves it.
+// CHECK: #[[V4:.*]] = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @coalesced_through_set_auto_layout
+// CHECK: tile.load %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[V4]]>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @coalesced_through_set_auto_layout(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 1024 : tensor<1024xi32, #tile.auto>
+    %o = tile.set_auto_layout %r : tensor<1024xi32, #tile.auto> -> tensor<1024xi32, #tile.coalesced>
+    %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    %xp = tile.addptr %xs, %o : tensor<1024x!tile.ptr<f32>, #tile.coalesced>, tensor<1024xi32, #tile.coalesced>
+    %v = tile.load %xp : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    %ys = tile.splat %y : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    %yp = tile.addptr %ys, %o : tensor<1024x!tile.ptr<f32>, #tile.coalesced>, tensor<1024xi32, #tile.coalesced>
+    tile.store %yp, %v : tensor<1024x!tile.ptr<f32>, #tile.coalesced>
+    return
+  }
+}
