@@ -22,6 +22,7 @@ import kiln
 import kiln.language as kl
 
 import compiled
+import located
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
 from pipeline_loop_kernels import (L, chain, nested, runtime_distance, small_store,  # noqa: E402
@@ -161,14 +162,18 @@ def test_a_masked_volatile_load_branches_around_the_access():
     assert "ld.global" not in ptx.replace("ld.volatile.global", "")
 
 
-def test_volatile_must_be_a_constexpr_bool():
-    @kiln.jit
-    def bad(x, out):
-        o = kl.arange(0, 512, L)
-        kl.store(out + o, kl.load(x + o, volatile=1))
+@kiln.jit
+def _volatile_int(x, out):
+    o = kl.arange(0, 512, L)
+    kl.store(out + o, kl.load(x + o, volatile=1))  # E:volatile
 
-    with pytest.raises(kiln.CompilationError, match="volatile must be a constexpr bool"):
-        _compile(bad, {"x": P, "out": P}, {})
+
+def test_volatile_must_be_a_constexpr_bool():
+    with pytest.raises(kiln.CompilationError) as e:
+        _compile(_volatile_int, {"x": P, "out": P}, {})
+    located.assert_located(e.value, os.path.abspath(__file__), "E:volatile", "kl.load",
+                           r"load: volatile must be a constexpr bool, got 1",
+                           kiln.CompilationError)
 
 
 @pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])

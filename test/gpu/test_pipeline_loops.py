@@ -28,7 +28,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::kiln.CompilationRemark")
 @pytest.fixture
 def nvidia(target):
     if not target.startswith("cuda:"):
-        pytest.skip(f"cp.async rings; this device's target is {target}")
+        pytest.skip(f"these kernels' layouts have 32 lanes a warp (NVIDIA's warp); this "
+                    f"device's target is {target}")
     return target
 
 

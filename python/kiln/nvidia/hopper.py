@@ -23,14 +23,13 @@ from typing import Dict, List, Sequence
 
 from ..jit import _pointer_dtype_name
 from ..language import _core
+from ..language.nvidia.hopper.tma import ALIGN_BYTES, MAX_STRIDE_BYTES  # noqa: F401
 
 __all__ = ["TensorDescriptor", "tma_box"]
 
 MAX_RANK = 5            # TMA tensors have 1 to 5 dimensions
 MAX_BOX_DIM = 256       # elements per box dimension
 MAX_DIM = 2**32         # elements per tensor dimension
-MAX_STRIDE_BYTES = 2**40
-ALIGN_BYTES = 16        # base address, byte strides and the innermost block row
 SWIZZLES = (0, 32, 64, 128)
 SWIZZLE_ROWS = 8        # rows of one swizzle atom: a swizzled block has at least this many
 PADDINGS = ("zero", "nan")

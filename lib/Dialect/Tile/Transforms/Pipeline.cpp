@@ -3,6 +3,7 @@
 #include "Pipeline.h"
 
 #include "kiln/Analysis/AxisInfo.h"
+#include "kiln/Analysis/LoopDependence.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
 
@@ -15,7 +16,6 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include "llvm/ADT/ScopeExit.h"
 
 #include <limits>
 #include <set>
@@ -196,6 +196,61 @@ kiln::tile::pipeline::whyNotPipelinable(scf::ForOp loop) {
     return std::nullopt;
   }
 
+/// "file:line" of a location, through call sites, names and fusions.
+static std::string lineOf(Location loc) {
+  if (auto f = dyn_cast<FileLineColLoc>(loc))
+    return (f.getFilename().getValue() + ":" + Twine(f.getLine())).str();
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    return lineOf(c.getCallee());
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return lineOf(n.getChildLoc());
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (std::string s = lineOf(l); !s.empty())
+        return s;
+  return "";
+}
+
+std::optional<std::string> kiln::tile::pipeline::whyWritesBlockMove(
+    scf::ForOp loop, Value ptr, int64_t numStages, Operation *waitPoint,
+    StringRef what) {
+  Block *body = loop.getBody();
+  SmallVector<int64_t> distances;
+  for (int64_t d = 0; d < numStages; ++d)
+    distances.push_back(d);
+  std::optional<LoopHazard> h =
+      findLoopHazard(loop, ptr, distances, [&](Operation *write) {
+        Operation *at = body->findAncestorOpInBlock(*write);
+        return waitPoint && at && at->isBeforeInBlock(waitPoint);
+      });
+  if (!h)
+    return std::nullopt;
+  // The user's words for the write, not the op's name.
+  std::string write = isa<StoreOp>(h->write)                    ? "the store"
+                      : isa<AtomicRMWOp, AtomicCASOp>(h->write) ? "the atomic"
+                                                                : "the write";
+  if (std::string line = lineOf(h->write->getLoc()); !line.empty())
+    write += " at " + line;
+  std::string ahead = std::to_string(numStages - 1);
+  if (h->kind == LoopHazard::Overlap)
+    return write + " writes an element " + what.str() + " reads " +
+           std::to_string(h->distance) + " iteration" +
+           (h->distance == 1 ? "" : "s") + " later" +
+           (h->distance == 0 ? " (in its own iteration, before the value "
+                               "is used)"
+                             : "") +
+           ": issued " + ahead +
+           " iterations ahead, the copy would read the element before it "
+           "is written";
+  return write + " writes through the same pointer argument and Kiln "
+                 "cannot prove that it never writes an element " +
+         what.str() + " reads up to " + ahead + " iterations later (" +
+         h->why +
+         "); pass the two through separate pointer arguments (Kiln "
+         "assumes separate arguments do not overlap), or write their "
+         "offsets as constants apart";
+}
+
 LogicalResult kiln::tile::pipeline::sliceOperands(
     scf::ForOp loop, Operation *root, llvm::SetVector<Operation *> &ops,
     std::string &why) {
@@ -280,6 +335,19 @@ int64_t kiln::tile::pipeline::clusterOf(Operation *op, bool stage0,
   return stage0 ? 2 : 1;
 }
 
+void kiln::tile::pipeline::stageOpsBeside(scf::ForOp loop) {
+  if (std::optional<int64_t> stage = getStage(loop))
+    stageOpsBeside(loop, *stage, getCluster(loop));
+}
+
+void kiln::tile::pipeline::stageOpsBeside(scf::ForOp loop, int64_t stage,
+                                          int64_t cluster) {
+  // In a staged body every op had a stage: those without are new.
+  for (Operation &op : loop->getBlock()->without_terminator())
+    if (!getStage(&op))
+      setStage(&op, stage, cluster);
+}
+
 void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
@@ -288,18 +356,6 @@ void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
     Location loc = loop.getLoc();
     Type type = loop.getInductionVar().getType();
     OpBuilder b(loop);
-    // The trip count computed before the loop runs where the loop does in an
-    // enclosing staged loop.
-    Operation *before = loop->getPrevNode();
-    auto stageTripCount = llvm::make_scope_exit([&] {
-      std::optional<int64_t> stage = getStage(loop);
-      if (!stage)
-        return;
-      for (Operation *op = before ? before->getNextNode()
-                                  : &loop->getBlock()->front();
-           op != loop.getOperation(); op = op->getNextNode())
-        setStage(op, *stage, getCluster(loop));
-    });
     auto cst = [&](int64_t v) {
       return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, v));
     };
@@ -345,6 +401,7 @@ void kiln::tile::pipeline::normalizeLoop(scf::ForOp loop) {
       }
       use->set(iv);
     }
+    stageOpsBeside(loop); // the trip count, before the loop
   }
 
 namespace {
@@ -589,9 +646,7 @@ LogicalResult kiln::tile::pipeline::expandStagedLoop(scf::ForOp loop) {
   // Constants the folding materialized in an enclosing staged loop's body
   // serve the ops made here: they run where the loop ran.
   if (outerStage)
-    for (Operation &op : collector.parent->without_terminator())
-      if (!getStage(&op))
-        setStage(&op, *outerStage, outerCluster);
+    stageOpsBeside(*result, *outerStage, outerCluster);
   return success();
 }
 

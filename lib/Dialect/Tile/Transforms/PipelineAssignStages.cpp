@@ -13,7 +13,6 @@
 #include "Pipeline.h"
 
 #include "kiln/Analysis/AxisInfo.h"
-#include "kiln/Analysis/LoopDependence.h"
 #include "kiln/Analysis/VectorWidth.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
@@ -167,9 +166,8 @@ private:
   }
 
   /// Why issuing the load num_stages - 1 iterations ahead may change what
-  /// it reads: a global write of the loop that may touch its elements in
-  /// the iterations the copy moves across, or in its own iteration before
-  /// the value is waited for (LoopDependence.h).
+  /// it reads (pipeline::whyWritesBlockMove): its first reader is where its
+  /// value is waited for.
   std::optional<std::string> writeHazard(Candidate c) {
     Block *body = loop.getBody();
     Operation *firstReader = nullptr;
@@ -183,53 +181,8 @@ private:
     for (LocalAllocOp alloc : c.allocs)
       for (Operation *user : alloc->getUsers())
         consider(user);
-    SmallVector<int64_t> distances;
-    for (int64_t d = 0; d < numStages; ++d)
-      distances.push_back(d);
-    std::optional<LoopHazard> h = findLoopHazard(
-        loop, c.load.getPtr(), distances, [&](Operation *write) {
-          Operation *at = body->findAncestorOpInBlock(*write);
-          return firstReader && at && at->isBeforeInBlock(firstReader);
-        });
-    if (!h)
-      return std::nullopt;
-    std::string what = isa<StoreOp>(h->write) ? "the store"
-                       : isa<AtomicRMWOp, AtomicCASOp>(h->write)
-                           ? "the atomic"
-                           : "'" + h->write->getName().getStringRef().str() +
-                                 "'";
-    what += " at " + lineOf(h->write->getLoc());
-    if (h->kind == LoopHazard::Overlap)
-      return what + " writes an element this load reads " +
-             std::to_string(h->distance) + " iteration" +
-             (h->distance == 1 ? "" : "s") + " later" +
-             (h->distance == 0 ? " (in its own iteration, before the value "
-                                 "is used)"
-                               : "") +
-             ": issued " + std::to_string(numStages - 1) +
-             " iterations ahead, the copy would read the element before it "
-             "is written";
-    return what + " writes through the same pointer argument and Kiln "
-                  "cannot prove that it never writes an element this load "
-                  "reads up to " +
-           std::to_string(numStages - 1) + " iterations later (" + h->why +
-           "); pass the two through separate pointer arguments (Kiln "
-           "assumes separate arguments do not overlap), or write their "
-           "offsets as constants apart";
-  }
-
-  static std::string lineOf(Location loc) {
-    if (auto f = dyn_cast<FileLineColLoc>(loc))
-      return (f.getFilename().getValue() + ":" + Twine(f.getLine())).str();
-    if (auto c = dyn_cast<CallSiteLoc>(loc))
-      return lineOf(c.getCallee());
-    if (auto n = dyn_cast<NameLoc>(loc))
-      return lineOf(n.getChildLoc());
-    if (auto f = dyn_cast<FusedLoc>(loc))
-      for (Location l : f.getLocations())
-        if (std::string s = lineOf(l); s != "an unknown line")
-          return s;
-    return "an unknown line";
+    return pipeline::whyWritesBlockMove(loop, c.load.getPtr(), numStages,
+                                        firstReader, "this load");
   }
 
   /// Whether the rings fit beside the function's other buffers; a remark

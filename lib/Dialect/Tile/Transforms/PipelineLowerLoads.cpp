@@ -92,8 +92,8 @@ private:
     Value j = loop.getInductionVar();
     OpBuilder outside(loop);
     OpBuilder ib = OpBuilder::atBlockBegin(body);
-    Value n = besideLoop(arith::ConstantOp::create(
-        outside, loc, outside.getIntegerAttr(j.getType(), numStages)));
+    Value n = arith::ConstantOp::create(
+        outside, loc, outside.getIntegerAttr(j.getType(), numStages));
     Value slot0 = create<arith::RemSIOp>(ib, 0, j, n);
     Value slotLast = create<arith::RemSIOp>(ib, last, j, n);
     auto tokenType = AsyncTokenType::get(ctx);
@@ -111,8 +111,7 @@ private:
       r.load = load;
       r.allocs = pipeline::getFilledAllocs(load, body);
       MemDescType ringType = pipeline::getRingType(load, body, numStages);
-      r.ring = besideLoop(
-          LocalAllocOp::create(outside, load.getLoc(), ringType, Value()));
+      r.ring = LocalAllocOp::create(outside, load.getLoc(), ringType, Value());
       auto slotType = MemDescType::get(
           ctx, ringType.getShape().drop_front(), ringType.getElementType(),
           ringType.getEncoding(), true, ringType.getShape());
@@ -210,18 +209,11 @@ private:
     // After the loop nothing may still be copying (a predicated-off copy
     // writes zeros), and the rings end.
     OpBuilder after(loop->getNextNode());
-    besideLoop(AsyncWaitOp::create(after, loc, tokenType, ValueRange{},
-                                   after.getI32IntegerAttr(0), IntegerAttr()));
+    AsyncWaitOp::create(after, loc, tokenType, ValueRange{},
+                        after.getI32IntegerAttr(0), IntegerAttr());
     for (Ring &r : rings)
-      besideLoop(LocalDeallocOp::create(after, loc, r.ring));
-  }
-
-  /// An op created before or after the loop: in an enclosing staged loop's
-  /// body it runs where the loop does (its stage and cluster).
-  template <typename OpT> OpT besideLoop(OpT op) {
-    if (std::optional<int64_t> stage = pipeline::getStage(loop))
-      pipeline::setStage(op, *stage, pipeline::getCluster(loop));
-    return op;
+      LocalDeallocOp::create(after, loc, r.ring);
+    pipeline::stageOpsBeside(loop);
   }
 
   scf::ForOp loop;

@@ -151,7 +151,7 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c64 = arith.constant 64 : i32
-    // expected-remark @+1 {{loop not pipelined: 'tile_nv.async_tma_copy_local_to_global' at}}
+    // expected-remark @+1 {{loop not pipelined: the write at}}
     %ph = scf.for %i = %c0 to %n step %c1 iter_args(%p = %c0) -> (i32) : i32 {
       %row = arith.muli %i, %c64 : i32
       tile_nv.mbarrier_expect %bar, 8192 : !bar

@@ -33,6 +33,18 @@ bool isStaged(mlir::scf::ForOp loop);
 /// i32, a distance-2 recurrence, a yield of a value from before the loop.
 std::optional<std::string> whyNotPipelinable(mlir::scf::ForOp loop);
 
+/// Why a read through `ptr` (a load's pointers, a TMA copy's descriptor),
+/// issued num_stages - 1 iterations ahead, may read what the loop writes:
+/// a global write that may touch its elements in the iterations the read
+/// moves across, or in its own iteration before `waitPoint` (the body op
+/// before which its value is waited for) -- see Analysis/LoopDependence.h.
+/// The message names the write and its line; `what` names the read.
+std::optional<std::string> whyWritesBlockMove(mlir::scf::ForOp loop,
+                                              mlir::Value ptr,
+                                              int64_t numStages,
+                                              mlir::Operation *waitPoint,
+                                              llvm::StringRef what);
+
 /// Adds to `ops` the body ops `root`'s operands need, transitively (through
 /// the value the body yields for each loop-carried value read). Fails, with
 /// `why`, at the first one with memory effects or regions.
@@ -60,6 +72,13 @@ int64_t clusterOf(mlir::Operation *op, bool stage0, bool copiesFirst);
 void assignTwoStages(mlir::scf::ForOp loop,
                      const llvm::SetVector<mlir::Operation *> &stage0,
                      bool copiesFirst);
+
+/// Ops created before or after `loop` in an enclosing staged loop's body
+/// (ring setup, trip count, prologue, drain) run where the loop does: each
+/// op of its block without a stage gets the loop's stage and cluster (or
+/// the given ones). Nothing for a loop outside a staged body.
+void stageOpsBeside(mlir::scf::ForOp loop);
+void stageOpsBeside(mlir::scf::ForOp loop, int64_t stage, int64_t cluster);
 
 /// for iv = lb to ub step s  ->  for j = 0 to max(ceildiv(ub - lb, s), 0)
 /// step 1, with iv = lb + j * s rebuilt in each stage that reads it. Needs

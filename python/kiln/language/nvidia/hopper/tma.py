@@ -26,10 +26,10 @@ __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_
            "async_load", "async_store", "make_tensor_descriptor", "tensor_descriptor",
            "tensor_descriptor_type"]
 
-# What TMA asks of a tensor's byte strides (kiln.nvidia.hopper.TensorDescriptor checks the same
-# on the host).
-_ALIGN_BYTES = 16
-_MAX_STRIDE_BYTES = 2**40
+# What TMA asks of a tensor's byte strides, here for device-side descriptors and, imported from
+# here, in kiln.nvidia.hopper.TensorDescriptor on the host.
+ALIGN_BYTES = 16        # base address, byte strides and the innermost block row
+MAX_STRIDE_BYTES = 2**40
 
 # Gluon names the descriptor's classes here too (annotations: ``desc: tma.tensor_descriptor``).
 tensor_descriptor = core.tensor_descriptor
@@ -154,10 +154,10 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
         if isinstance(st, bool) or not isinstance(st, int):
             continue
         nbytes = st * elem_bytes
-        if st < 1 or nbytes % _ALIGN_BYTES:
+        if st < 1 or nbytes % ALIGN_BYTES:
             raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes of {elem}) must be "
-                             f"a positive multiple of {_ALIGN_BYTES} bytes")
-        if nbytes >= _MAX_STRIDE_BYTES:
+                             f"a positive multiple of {ALIGN_BYTES} bytes")
+        if nbytes >= MAX_STRIDE_BYTES:
             raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes) must be less "
                              f"than 2**40 bytes")
     padding = _unwrap(padding_option)

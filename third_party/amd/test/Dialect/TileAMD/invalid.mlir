@@ -278,6 +278,21 @@ module attributes {tile.target = "hip:gfx942"} {
 
 // -----
 
+// gfx942's fp8 instruction (a version-3 layout) reads OCP e4m3 on gfx950:
+// FNUZ operands would be misread.
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
+module attributes {tile.target = "hip:gfx950"} {
+  func.func @mfma_fnuz_on_gfx950(%a: tensor<64x16xf8E4M3FNUZ, #a>, %b: tensor<16x64xf8E4M3FNUZ, #b>, %c: tensor<64x64xf32, #acc>) {
+    // expected-error @+1 {{FNUZ fp8 operands ('f8E4M3FNUZ' x 'f8E4M3FNUZ') on hip:gfx950, whose fp8 mfma reads the OCP formats float8e4nv / float8e5: convert the operands to those, or compile for gfx942 (CDNA3), whose fp8 mfma reads float8e4b8 / float8e5b16}}
+    %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf8E4M3FNUZ, #a>, tensor<16x64xf8E4M3FNUZ, #b> -> tensor<64x64xf32, #acc>
+    return
+  }
+}
+
+// -----
+
 #acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>

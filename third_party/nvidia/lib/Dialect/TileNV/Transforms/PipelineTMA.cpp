@@ -12,7 +12,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Analysis/LoopDependence.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Pipelining.h"
@@ -165,31 +164,13 @@ private:
     if (!init)
       return std::string("its barrier is not initialized before the loop");
     // Issued num_stages - 1 iterations early, a copy must not read what the
-    // loop writes in between: a write through the descriptor's own pointer
-    // argument (or one Kiln cannot trace) may (descriptors have no address
-    // form to prove it apart).
-    SmallVector<int64_t> distances;
-    for (int64_t d = 0; d < numStages; ++d)
-      distances.push_back(d);
+    // loop writes in between (descriptors have no address form: a write
+    // through the descriptor's own pointer argument, or one Kiln cannot
+    // trace, may).
     for (AsyncTMACopyGlobalToLocalOp c : copies)
-      if (std::optional<LoopHazard> h = findLoopHazard(
-              loop, c.getDesc(), distances, [&](Operation *write) {
-                Operation *at = body->findAncestorOpInBlock(*write);
-                return at && at->isBeforeInBlock(wait);
-              })) {
-        std::string where;
-        if (auto f = dyn_cast<FileLineColLoc>(h->write->getLoc()))
-          where = (" at " + f.getFilename().getValue() + ":" +
-                   Twine(f.getLine()))
-                      .str();
-        return "'" + h->write->getName().getStringRef().str() + "'" + where +
-               " may write what a TMA copy reads up to " +
-               std::to_string(numStages - 1) +
-               " iterations later (it writes through the descriptor's "
-               "pointer argument, or one Kiln cannot trace); write through "
-               "another argument (Kiln assumes separate arguments do not "
-               "overlap)";
-      }
+      if (std::optional<std::string> why = pipeline::whyWritesBlockMove(
+              loop, c.getDesc(), numStages, wait, "a TMA copy"))
+        return why;
     // The expect and copies, with their operands' pure ops, go to stage 0.
     std::string why;
     stage0.insert(expect);
