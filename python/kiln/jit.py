@@ -18,6 +18,7 @@ from .compiler.cache import mangle_value
 from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
                                 target_info, type_name)
 from .compiler.function import KernelFunction
+from .compiler.triton_interop import to_kiln
 from .language import _core as core
 from .language._layouts import DistributedLayout, SharedLayout
 
@@ -186,7 +187,7 @@ class JITFunction(KernelFunction):
         signature, constexprs, runtime, key = {}, {}, [], []
         for name, value in arguments.items():
             if name in self.constexpr_names:
-                kind, v = "constexpr", core._unwrap(value)
+                kind, v = "constexpr", core._unwrap(to_kiln(value))
             else:
                 kind, v = self._specialize_arg(name, value, pointer_range_bytes)
             if kind == "constexpr":
@@ -293,6 +294,9 @@ class JITFunction(KernelFunction):
             ty = "*" + _pointer_dtype_name(value)
             return ("runtime", ty + (":16" if align and value.data_ptr() % 16 == 0 else "") +
                     _range_suffix(value, range_bytes))
+        translated = to_kiln(value)  # a triton.language dtype given for a Gluon parameter
+        if translated is not value:
+            return self._specialize_arg(name, translated, range_bytes)
         raise TypeError(f"argument {name!r}: unsupported kernel argument of type "
                         f"{type(value).__name__}")
 

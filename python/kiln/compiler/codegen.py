@@ -26,6 +26,7 @@ from ..language.aggregates import aggregate_fields, aggregate_member, check_init
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
+from .triton_interop import TritonOnly, to_kiln
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block, IRBuilder, loc_text, symbol_name
 
@@ -161,7 +162,7 @@ def _allowed_global(value) -> bool:
                           kl.dtype,
                           kl.pointer_type, types.BuiltinFunctionType)):
         return True
-    return callable(value) or value is None
+    return callable(value) or value is None or _is_jit(value)
 
 
 class CodeGenerator:
@@ -289,7 +290,7 @@ class CodeGenerator:
             raise NameError(f"'{name}' is not defined here: {frame.dropped[name]}")
         for where, table in (("closure variable", frame.closure), ("global", frame.globals)):
             if name in table:
-                value = table[name]
+                value = to_kiln(table[name])
                 if not _allowed_global(value):
                     raise NameError(
                         f"cannot use {where} '{name}' of type {type(value).__name__} in a "
@@ -464,6 +465,7 @@ class CodeGenerator:
             if aggregate_fields(owner) is None:
                 raise
             value = aggregate_member(owner, node.attr)
+        value = to_kiln(value)
         if _is_jit(value) and not isinstance(obj, type) and \
                 aggregate_fields(type(obj)) is not None and node.attr not in obj.__dict__:
             return _BoundJit(value, obj)  # a method: called with the instance as self
@@ -600,6 +602,8 @@ class CodeGenerator:
                 kwargs.update(value)
             else:
                 kwargs[kw.arg] = self.visit(kw.value)
+        if isinstance(fn, TritonOnly):
+            raise self.error(node, fn.message(), UnsupportedLanguageConstruct)
         if isinstance(fn, _BoundJit):  # a @kiln.jit method of an aggregate: self first
             fn, args = fn.fn, [fn.obj] + list(args)
         if isinstance(fn, type) and aggregate_fields(fn) is not None:

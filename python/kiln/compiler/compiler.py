@@ -19,6 +19,7 @@ from .cache import DiskCache, frontend_hash, mangle_value
 from .codegen import CodeGenerator
 from .errors import (CompilationRemark, CompilationWarning, ExtensionNotBuilt, InvalidOption,
                      from_diagnostics, warning_from)
+from .triton_interop import to_kiln
 from .function import as_kernel_function
 from .ir import symbol_name
 
@@ -136,7 +137,7 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue  # rejected with its location by the code generator
         if name in constexprs:
-            params[name] = ("constexpr", core._unwrap(constexprs[name]))
+            params[name] = ("constexpr", core._unwrap(to_kiln(constexprs[name])))
         elif name in signature:
             if name in fn.constexpr_names:
                 raise TypeError(f"argument {name!r} of {fn.__name__}() is a constexpr; pass "

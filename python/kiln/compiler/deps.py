@@ -29,6 +29,7 @@ from typing import Dict, Iterable, List, Tuple
 from ..language._core import constexpr, dtype, pointer_type
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language.aggregates import aggregate_fields, aggregate_token
+from .triton_interop import to_kiln
 
 __all__ = ["Dependencies", "UsedGlobal", "GlobalChangedError", "value_token", "MISSING"]
 
@@ -239,6 +240,7 @@ class Dependencies:
             self._depth -= 1
 
     def _token(self, v) -> str:
+        v = to_kiln(v)  # a triton.language dtype or @triton.jit helper: as Kiln compiles it
         if isinstance(v, constexpr):
             return "constexpr:" + self.token(v.value)
         if v is None or isinstance(v, (bool, int, float, complex, str, bytes)):

@@ -16,15 +16,14 @@ from typing import Dict
 
 from ..language._core import constexpr
 from .codegen import FunctionSource
+from .triton_interop import is_constexpr_annotation
 from .deps import MISSING as _MISSING, Dependencies, bound_names, name_chains
 
 __all__ = ["KernelFunction", "as_kernel_function"]
 
 
 def _is_constexpr_annotation(ann) -> bool:
-    if ann is constexpr:
-        return True
-    return isinstance(ann, str) and ann.split(".")[-1].strip() == "constexpr"
+    return is_constexpr_annotation(ann)  # kl.constexpr, tl.constexpr or a string
 
 
 class KernelFunction:

@@ -1,0 +1,201 @@
+"""Kiln's meaning of the ``triton`` objects a Gluon kernel uses.
+
+Gluon kernels mix ``triton.language`` into Gluon code: ``tl.constexpr`` annotations, ``tl``
+dtypes passed as constexprs, ``triton.cdiv`` at compile time, ``tl.where`` / ``tl.sum`` /
+``tl.math.exp2`` calls, and helpers decorated with ``@triton.jit``. A kernel ported to Kiln by
+swapping its Gluon imports keeps all of those, so the compiler translates each Triton object it
+meets into Kiln's:
+
+- a ``triton.language`` dtype (``tl.bfloat16``, pointer and block types) -> the Kiln dtype of
+  the same name;
+- ``tl.constexpr`` (the class, an annotation, or a value) -> :class:`kiln.language.constexpr`;
+- a ``triton.language`` function or class -> ``kiln.language``'s of the same name (``math`` and
+  ``libdevice`` functions likewise); a ``tl`` function Kiln lacks but Triton writes in Python
+  (a ``@jit`` function of ``triton.language``) is compiled from Triton's source like any helper;
+  anything else is a placeholder whose use is an error naming it at the user's line;
+- a ``@triton.jit`` function -> a Kiln helper compiled from its source (its ``tl.*`` calls
+  are translated the same way);
+- a ``@triton.constexpr_function`` (``triton.cdiv``, ``triton.next_power_of_2``) -> a
+  compile-time function.
+
+Nothing here imports Triton: an object is Triton's when its class or function comes from a
+``triton`` module that the user's program already imported.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from .. import language as kl
+from ..language import _core as core
+from ..language._constexpr import constexpr, constexpr_function
+
+__all__ = ["to_kiln", "is_triton_object", "is_constexpr_annotation", "TritonOnly"]
+
+_CACHE: dict = {}  # id(triton object) -> (object, Kiln's meaning); the object keeps the id valid
+
+
+def _module_of(v) -> str:
+    if isinstance(v, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType)):
+        name = getattr(v, "__module__", None) if not isinstance(v, types.ModuleType) \
+            else v.__name__
+    else:
+        name = getattr(type(v), "__module__", None)
+    return name if isinstance(name, str) else ""
+
+
+def _from_triton(module: str) -> bool:
+    return module == "triton" or module.startswith("triton.")
+
+
+def is_triton_object(v) -> bool:
+    """Whether ``v`` is an object of an imported ``triton`` package (never imports it)."""
+    return "triton" in sys.modules and _from_triton(_module_of(v))
+
+
+class TritonOnly:
+    """A ``triton.language`` name with no Kiln meaning; calling or using it is an error that
+    names it (the code generator reports it at the user's line)."""
+
+    def __init__(self, qualname: str, why: str = ""):
+        self.qualname = qualname
+        self.why = why
+
+    def message(self) -> str:
+        why = self.why or "kiln.language has nothing of that name"
+        return f"'{self.qualname}' has no meaning in a Kiln kernel: {why}"
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(self.message())
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name in ("qualname", "why"):
+            raise AttributeError(name)
+        raise AttributeError(self.message())
+
+    def __repr__(self):
+        return f"<{self.qualname}: not in Kiln>"
+
+
+# Triton names whose Kiln counterpart has another name or lives elsewhere.
+_RENAMED = {
+    "debug_barrier": "thread_barrier",
+}
+
+# Names Triton has that a Gluon kernel cannot use either, with the reason.
+_WHY = {
+    "dot": "Gluon has no tl.dot; use the target's matrix instructions (hopper.warpgroup_mma, "
+           "ampere.mma_v2, cdna3.mfma) or kl.dot_fma",
+    "dot_scaled": "use cdna4.mfma_scaled on gfx950",
+    "make_block_ptr": "block pointers are not part of Gluon; use pointer arithmetic or TMA",
+    "advance": "block pointers are not part of Gluon; use pointer arithmetic or TMA",
+}
+
+
+def is_constexpr_annotation(ann) -> bool:
+    """``kl.constexpr``, ``tl.constexpr`` or a string ending in ``constexpr``."""
+    if ann is constexpr:
+        return True
+    if isinstance(ann, str):
+        return ann.split(".")[-1].strip() == "constexpr"
+    return (isinstance(ann, type) and ann.__name__ == "constexpr"
+            and _from_triton(getattr(ann, "__module__", "") or ""))
+
+
+def _dtype(v):
+    tl = sys.modules["triton.language"]
+    if isinstance(v, getattr(tl, "pointer_type", ())):
+        return core.pointer_type(_dtype(v.element_ty), getattr(v, "address_space", 1))
+    if isinstance(v, getattr(tl, "block_type", ())):
+        return core.block_type(_dtype(v.element_ty), [int(d) for d in v.shape])
+    try:
+        return core.dtype(v.name)
+    except ValueError:
+        return TritonOnly(f"tl.{v.name}", "Kiln has no such element type")
+
+
+def _kiln_module_for(module: str):
+    """Where a triton.language function's Kiln counterpart lives."""
+    if "libdevice" in module:
+        from ..language.extra import libdevice
+        return libdevice
+    return kl
+
+
+def _by_name(name: str, module: str):
+    target = _kiln_module_for(module)
+    found = getattr(target, _RENAMED.get(name, name), None)
+    if found is None and target is not kl:
+        found = getattr(kl, name, None)
+    return found
+
+
+def _jit_function(v):
+    """A @triton.jit function as a Kiln helper: Kiln's builtin of the same name for Triton's own
+    language functions, else its Python function compiled from source."""
+    from .function import KernelFunction
+    fn = v.fn
+    module = getattr(fn, "__module__", "") or ""
+    if module.startswith("triton.language"):
+        same = _by_name(fn.__name__, module)
+        if same is not None:
+            return same
+    return KernelFunction(fn)
+
+
+def _translate(v, module: str):
+    tl = sys.modules.get("triton.language")
+    if module.startswith("triton.experimental"):
+        what = getattr(v, "__qualname__", None) or type(v).__qualname__
+        return TritonOnly(f"{module}.{what}",
+                          "it is Gluon's object, not Kiln's; swap this module's Gluon imports "
+                          "for kiln's (triton.experimental.gluon -> kiln)")
+    if tl is not None:
+        if v is getattr(tl, "constexpr", None):
+            return constexpr
+        if isinstance(v, getattr(tl, "constexpr", ())):
+            return constexpr(to_kiln(v.value))
+        if isinstance(v, getattr(tl, "dtype", ())):
+            return _dtype(v)
+    cls_name = type(v).__name__
+    if hasattr(v, "fn") and cls_name in ("ConstexprFunction", "BoundConstexprFunction"):
+        same = getattr(kl, getattr(v.fn, "__name__", ""), None) \
+            if (getattr(v.fn, "__module__", "") or "").startswith("triton") else None
+        return same if same is not None else constexpr_function(v.fn)
+    if hasattr(v, "fn") and isinstance(getattr(v, "fn", None), types.FunctionType) and \
+            "JITFunction" in [c.__name__ for c in type(v).__mro__]:
+        return _jit_function(v)
+    if isinstance(v, types.ModuleType):
+        return v
+    if isinstance(v, type) or callable(v):
+        name = getattr(v, "__name__", None)
+        if module.startswith("triton.language") and name:
+            same = _by_name(name, module)
+            if same is not None:
+                return same
+            short = "tl." + name if module.startswith("triton.language.") else module + "." + name
+            return TritonOnly(short, _WHY.get(name, ""))
+        if isinstance(v, types.FunctionType):  # a plain helper in a triton module
+            return v
+        return TritonOnly(f"{module}.{name or type(v).__qualname__}")
+    return v
+
+
+def to_kiln(v):
+    """Kiln's meaning of ``v`` when it is a Triton object, else ``v`` itself (cheap)."""
+    if "triton" not in sys.modules:
+        return v
+    module = _module_of(v)
+    if not _from_triton(module):
+        return v
+    try:
+        hit = _CACHE.get(id(v))
+    except TypeError:
+        hit = None
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    out = _translate(v, module)
+    if isinstance(v, (type, types.FunctionType)) or hasattr(v, "fn"):  # long-lived objects
+        _CACHE[id(v)] = (v, out)
+    return out

@@ -1,0 +1,108 @@
+"""Gluon kernels use ``triton`` and ``triton.language`` beside Gluon's names; ported to Kiln by
+swapping the Gluon imports, they keep those uses (kiln/compiler/triton_interop.py). Here Triton
+is a stand-in package with Triton 3.6's classes, attributes and module names
+(data/triton_standin); test/gpu/test_triton_interop_gpu.py runs the same kernels with the real
+Triton on a GPU machine. Each check runs in a fresh interpreter: whether ``triton`` is imported
+is part of what is tested."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from compiled import needs_compiler
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+STANDIN = os.path.join(HERE, "data", "triton_standin")
+
+
+def _run(code, with_triton=True, tmp=None):
+    path = [os.path.join(ROOT, "python"), HERE] + ([STANDIN] if with_triton else [])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+    script = os.path.join(tmp, "script.py")  # a file: kernels need their source
+    with open(script, "w") as f:
+        f.write(code)
+    out = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@needs_compiler
+def test_triton_names_in_a_kiln_kernel(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln, triton.language as tl
+import triton_interop_kernels as K
+k = kiln.compile(K.scale_kernel, signature={"X": "*fp32:16", "Y": "*bf16:16", "N": "i32:16"},
+                 constexprs={"BLOCK": 1024, "OUT_DTYPE": tl.bfloat16, "SLOPE": 0.25},
+                 target="cuda:sm_90a", cache=False)
+ptx = k.asm["ptx"]
+s = kiln.compile(K.sum_kernel, signature={"X": "*fp32", "Out": "*fp32", "N": "i32"},
+                 constexprs={"BLOCK": 512}, target="cuda:sm_90a", cache=False)
+print(json.dumps({"v4": ptx.count("ld.global.v4.b32"), "bf16": ptx.count("cvt.rn.bf16x2.f32"),
+                  "ex2": ptx.count("ex2.approx"), "constexprs": sorted(K.scale_kernel.constexpr_names),
+                  "shfl": s.asm["ptx"].count("shfl.sync.bfly")}))
+''')
+    # tl.constexpr annotations are constexprs; BLOCK=1024 is triton.cdiv(1024, 512) = 2 chunks
+    # of 512 fp32 in 128 threads (one v4 load each); OUT_DTYPE=tl.bfloat16 stores bf16;
+    # tl.sigmoid (Triton's Python) and tl.math.exp2 become exp2 in each chunk; tl.sum reduces
+    # across lanes.
+    assert r["constexprs"] == ["BLOCK", "OUT_DTYPE", "SLOPE"]
+    assert r["v4"] == 2
+    assert r["bf16"] >= 2
+    assert r["ex2"] >= 8
+    assert r["shfl"] >= 5
+
+
+@needs_compiler
+def test_triton_name_without_kiln_meaning_is_an_error_at_the_line(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+try:
+    kiln.compile(K.dot_kernel, signature={"X": "*fp32"}, target="cuda:sm_90a", cache=False)
+    print(json.dumps({"error": None}))
+except kiln.CompilationError as e:
+    print(json.dumps({"error": str(e).splitlines()[0], "line": e.line}))
+''')
+    assert r["error"] is not None
+    assert "'tl.dot' has no meaning in a Kiln kernel" in r["error"]
+    assert "warpgroup_mma" in r["error"]
+    assert r["error"].startswith(os.path.realpath(os.path.join(HERE, "triton_interop_kernels.py"))
+                                 ) or "triton_interop_kernels.py:" in r["error"]
+
+
+@needs_compiler
+def test_triton_dtypes_key_the_specialization_like_kiln_dtypes(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln, kiln.language as kl, triton.language as tl
+import triton_interop_kernels as K
+f = K.scale_kernel
+key = lambda d: f.specialize({"X": 0, "Y": 0, "N": 7, "BLOCK": 512, "OUT_DTYPE": d,
+                              "SLOPE": tl.constexpr(0.5)})[3]
+print(json.dumps({"same": key(tl.bfloat16) == key(kl.bfloat16),
+                  "differ": key(tl.bfloat16) != key(tl.float16),
+                  "fp": [kiln.compiler.deps.value_token(d) for d in (tl.float8e4nv, tl.int64)]}))
+''')
+    assert r["same"] and r["differ"]
+    assert r["fp"] == ["fp8e4nv", "int64"]
+
+
+@needs_compiler
+def test_kiln_does_not_import_triton(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, sys, kiln, kiln.language as kl
+
+@kiln.jit
+def k(X, BLOCK: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    kl.store(X + kl.arange(0, BLOCK, layout), 1.0)
+
+kiln.compile(k, signature={"X": "*fp32"}, constexprs={"BLOCK": 128}, target="cuda:sm_90a",
+             cache=False)
+print(json.dumps({"triton": sorted(m for m in sys.modules if m.split(".")[0] == "triton")}))
+''', with_triton=False)
+    assert r["triton"] == []

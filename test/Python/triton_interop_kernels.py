@@ -1,0 +1,53 @@
+"""Kiln kernels written as Gluon kernels are in the wild: Gluon imports swapped for Kiln's,
+``triton`` and ``triton.language`` used beside them (``tl.constexpr`` annotations, ``tl`` dtypes
+as constexpr arguments, ``triton.cdiv`` at compile time, ``tl.*`` calls, ``@triton.jit``
+helpers, a ``tl`` function Triton writes in Python). Imported only where ``triton`` imports:
+test_triton_interop.py (a stand-in for Triton's Python objects) and
+test/gpu/test_triton_interop_gpu.py (the real Triton)."""
+
+import triton
+import triton.language as tl
+
+import kiln
+import kiln.language as gl
+
+
+@triton.jit
+def _leaky(x, slope: tl.constexpr):
+    # A helper written for Triton: tl.where, tl.maximum, and tl.sigmoid (Triton's own @jit).
+    return tl.where(x > 0, x, slope * x) + tl.maximum(x, 0.0) * 0.0 + tl.sigmoid(x) * 0.0
+
+
+@triton.jit
+def _row_sum(x):
+    return tl.sum(x, axis=0)
+
+
+@kiln.jit
+def scale_kernel(X, Y, N, BLOCK: tl.constexpr, OUT_DTYPE: tl.constexpr,
+                 SLOPE: tl.constexpr):
+    layout: gl.constexpr = gl.BlockedLayout([4], [32], [4], [0])
+    tl.static_assert(BLOCK % 512 == 0)
+    CHUNKS: tl.constexpr = triton.cdiv(BLOCK, 512)
+    pid = tl.program_id(0)
+    for c in tl.static_range(CHUNKS):
+        offs = pid * BLOCK + c * 512 + gl.arange(0, 512, layout)
+        mask = offs < N
+        x = tl.load(X + offs, mask=mask, other=0.0).to(tl.float32)
+        y = _leaky(x, SLOPE) * tl.math.exp2(x * 0.0)
+        tl.store(Y + offs, y.to(OUT_DTYPE), mask=mask)
+
+
+@kiln.jit
+def sum_kernel(X, Out, N, BLOCK: tl.constexpr):
+    layout: gl.constexpr = gl.BlockedLayout([4], [32], [4], [0])
+    offs = gl.arange(0, BLOCK, layout)
+    x = gl.load(X + offs, mask=offs < N, other=0.0)
+    gl.store(Out + tl.program_id(0), _row_sum(x))
+
+
+@kiln.jit
+def dot_kernel(X):
+    layout: gl.constexpr = gl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0])
+    a = gl.full([16, 16], 1.0, gl.float32, layout)
+    tl.dot(a, a)
