@@ -458,6 +458,8 @@ class CodeGenerator:
 
     def visit_Attribute(self, node):
         obj = _unwrap(self.visit(node.value))
+        if node.attr == "T" and isinstance(obj, tensor):  # Triton's x.T: a 2-D transpose
+            return kl.trans(obj, _semantic=self.sem)
         try:
             value = getattr(obj, node.attr)
         except AttributeError:

@@ -43,7 +43,12 @@ from ._inline_asm import inline_asm_elementwise  # noqa: F401
 from ._shape_ops import join, split, permute, fp4_to_fp  # noqa: F401
 from ._types import tuple, tuple_type, void  # noqa: F401,A004
 from ._scan import associative_scan  # noqa: F401
+from ._tensor_methods import trans, sigmoid, softmax, cumsum, cumprod  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
 from .nvidia._layouts import (NVMMASharedLayout, NVMMADistributedLayout,  # noqa: F401 (as gl.)
                               DotOperandLayout)
+
+from . import _tensor_methods as _tm  # noqa: E402
+_tm.install(globals())  # x.exp(), x.permute(...), p.atomic_add(...): tl.tensor's methods
+del _tm

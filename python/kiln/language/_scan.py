@@ -47,7 +47,8 @@ def scan(sem, x, axis, combine_fn, reverse=False):
         return (scan(sem, x[0], axis, combine_fn, reverse),)
     x = sem.as_tensor(_unwrap(x))
     fn = _unwrap(combine_fn)
-    if not getattr(fn, "__kiln_jit__", False):
+    builtin_combine = getattr(fn, "__kiln_combine__", False)  # cumsum's, cumprod's
+    if not builtin_combine and not getattr(fn, "__kiln_jit__", False):
         what = getattr(fn, "__qualname__", None) or type(fn).__name__
         raise TypeError(f"associative_scan: combine_fn must be a @kiln.jit function of two "
                         f"scalars, got {what}")
@@ -87,7 +88,8 @@ def scan(sem, x, axis, combine_fn, reverse=False):
     with sem.b.insertion(body):
         sem.combine_depth += 1
         try:
-            out = sem.codegen.call_combine(fn, tensor(lhs, elt), tensor(rhs, elt))
+            a, b = tensor(lhs, elt), tensor(rhs, elt)
+            out = fn(a, b) if builtin_combine else sem.codegen.call_combine(fn, a, b)
         finally:
             sem.combine_depth -= 1
         if isinstance(out, (tuple, list)) and len(out) == 1:
