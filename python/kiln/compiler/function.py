@@ -16,7 +16,7 @@ from typing import Dict
 
 from ..language._core import constexpr
 from .codegen import FunctionSource
-from .triton_interop import is_constexpr_annotation
+from .triton_interop import is_constexpr_annotation, set_helper_factory
 from .deps import MISSING as _MISSING, Dependencies, bound_names, name_chains
 
 __all__ = ["KernelFunction", "as_kernel_function"]
@@ -120,3 +120,6 @@ def as_kernel_function(fn) -> KernelFunction:
     if inspect.isfunction(fn):
         return KernelFunction(fn)
     raise TypeError(f"kiln.compile expects a @kiln.jit function, got {fn!r}")
+
+
+set_helper_factory(KernelFunction)  # a @triton.jit helper compiles as one of these

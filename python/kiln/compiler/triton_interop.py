@@ -134,14 +134,22 @@ def _by_name(name: str, module: str):
 def _jit_function(v):
     """A @triton.jit function as a Kiln helper: Kiln's builtin of the same name for Triton's own
     language functions, else its Python function compiled from source."""
-    from .function import KernelFunction
     fn = v.fn
     module = getattr(fn, "__module__", "") or ""
     if module.startswith("triton.language"):
         same = _by_name(fn.__name__, module)
         if same is not None:
             return same
-    return KernelFunction(fn)
+    return _helper_factory(fn)
+
+
+_helper_factory = None  # KernelFunction: kiln.compiler.function registers it (no import cycle)
+
+
+def set_helper_factory(factory) -> None:
+    """How a @triton.jit function's Python function becomes a Kiln helper."""
+    global _helper_factory
+    _helper_factory = factory
 
 
 def _translate(v, module: str):
