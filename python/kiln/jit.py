@@ -188,6 +188,12 @@ class JITFunction(KernelFunction):
         for name, value in arguments.items():
             if name in self.constexpr_names:
                 kind, v = "constexpr", core._unwrap(to_kiln(value))
+            elif type(value) in (tuple, list) and _holds_runtime(value):
+                kind, v = "runtime", self._specialize_tuple(name, value, (), runtime,
+                                                           pointer_range_bytes)
+                signature[name] = v
+                key.append((name, "r", v))
+                continue
             else:
                 kind, v = self._specialize_arg(name, value, pointer_range_bytes)
             if kind == "constexpr":
@@ -198,6 +204,24 @@ class JITFunction(KernelFunction):
                 runtime.append(name)
                 key.append((name, "r", v))
         return signature, constexprs, runtime, tuple(key)
+
+    def _specialize_tuple(self, name, value, path, runtime, range_bytes):
+        """A tuple argument holding tensors: each element specialized as an argument of its
+        own (compile-time elements stay in the signature as constexprs); ``runtime`` gets
+        ``(name, path)`` for each runtime element, in the kernel's order."""
+        out = []
+        for i, elem in enumerate(value):
+            where = path + (i,)
+            if type(elem) in (tuple, list) and _holds_runtime(elem):
+                out.append(self._specialize_tuple(name, elem, where, runtime, range_bytes))
+                continue
+            kind, v = self._specialize_arg(f"{name}[{i}]", elem, range_bytes)
+            if kind == "constexpr" or elem is None:
+                out.append(core.constexpr(v))
+            else:
+                runtime.append((name, where))
+                out.append(v)
+        return tuple(out)
 
     def pointer_params(self) -> Dict[str, object]:
         """Arguments annotated with a pointer type: an integer passed there is an address."""
@@ -418,7 +442,8 @@ class JITFunction(KernelFunction):
         if first:
             from .runtime import launcher  # lazy (no cycle): `import kiln` skips kiln.runtime
             loaded = entry[1] = launcher.LoadedKernel(driver, kernel.binary, kernel.metadata)
-        loaded.launch(grid, [arguments[n] for n in runtime], stream=options.get("stream"),
+        loaded.launch(grid, [arguments[n] if type(n) is str else _element(arguments, n)
+                             for n in runtime], stream=options.get("stream"),
                       grid_checked=True)
         if first:  # what loading learnt from the driver (registers, spills)
             for field in ("n_regs", "n_spills"):
@@ -427,6 +452,21 @@ class JITFunction(KernelFunction):
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)
+
+
+def _holds_runtime(value) -> bool:
+    """Whether a tuple argument holds a tensor (or a tensor descriptor): it is then passed
+    element by element at run time (a tuple of plain numbers stays a compile-time value)."""
+    return any(hasattr(v, "data_ptr") or hasattr(v, "_param_spec")
+               or (type(v) in (tuple, list) and _holds_runtime(v)) for v in value)
+
+
+def _element(arguments, where):
+    name, path = where
+    value = arguments[name]
+    for i in path:
+        value = value[i]
+    return value
 
 
 _MANGLED: Dict[tuple, str] = {}

@@ -145,6 +145,10 @@ def _is_jit(obj) -> bool:
     return getattr(obj, "__kiln_jit__", False)
 
 
+_OP_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//",
+               "mod": "%", "lshift": "<<", "rshift": ">>", "and": "&", "or": "|", "xor": "^"}
+
+
 class _BoundJit:
     """A @kiln.jit method looked up on an aggregate instance."""
 
@@ -241,29 +245,8 @@ class CodeGenerator:
                                  UnsupportedLanguageConstruct)
         args = []
         for arg in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs:
-            kind = self.params[arg.arg]
-            if kind[0] == "constexpr":
-                frame.scope[arg.arg] = constexpr(kind[1])
-                continue
-            ty, div = kind[1], kind[2]
-            prange = kind[3] if len(kind) > 3 else None
-            ssa = f"%{arg.arg}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", arg.arg) \
-                else f"%arg{len(args)}"
-            make_value = getattr(ty, "make_value", None)
-            frame.scope[arg.arg] = make_value(ssa) if make_value else tensor(ssa, ty)
-            attrs = ", ".join(([f"tile.divisibility = {div} : i32"] if div else []) +
-                              ([f"tile.pointer_range = {prange} : i32"] if prange else []))
-            attrs = f" {{{attrs}}}" if attrs else ""
             loc = loc_text(*src.position(arg))
-            args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc}")
-            if isinstance(ty, kl.tensor_descriptor_type):
-                # As in Gluon, the tensor's shape (i32) and strides (i64, in elements) follow
-                # the descriptor as scalar parameters (the launcher passes them).
-                shape = [tensor(f"{ssa}.shape{i}", kl.int32) for i in range(len(ty.block_shape))]
-                strides = [tensor(f"{ssa}.stride{i}", kl.int64) for i in range(len(ty.block_shape))]
-                args += [f"{t.handle}: {t.type.to_ir()} {loc}" for t in shape + strides]
-                frame.scope[arg.arg] = kl.tensor_descriptor(ssa, ty, shape=shape,
-                                                            strides=strides)
+            frame.scope[arg.arg] = self._parameter(arg.arg, self.params[arg.arg], args, loc)
             frame.sites[arg.arg] = src.position(arg)
         def_loc = loc_text(*src.position(fdef))
         body = Block()
@@ -279,6 +262,33 @@ class CodeGenerator:
             attrs += f", tile.maxnreg = {self.maxnreg} : i32"
         head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"
         return self.b.module_text(attrs, head, body, def_loc, def_loc)
+
+    def _parameter(self, name, kind, args, loc):
+        """The kernel's value of a parameter of ``kind``; its IR arguments appended to
+        ``args``. A tuple's elements are arguments of their own (``ptrs.0``, ``ptrs.1``)."""
+        if kind[0] == "constexpr":
+            return constexpr(kind[1])
+        if kind[0] == "tuple":
+            return tuple(self._parameter(f"{name}.{i}", k, args, loc)
+                         for i, k in enumerate(kind[1]))
+        ty, div = kind[1], kind[2]
+        prange = kind[3] if len(kind) > 3 else None
+        ssa = f"%{name}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) \
+            else f"%arg{len(args)}"
+        make_value = getattr(ty, "make_value", None)
+        value = make_value(ssa) if make_value else tensor(ssa, ty)
+        attrs = ", ".join(([f"tile.divisibility = {div} : i32"] if div else []) +
+                          ([f"tile.pointer_range = {prange} : i32"] if prange else []))
+        attrs = f" {{{attrs}}}" if attrs else ""
+        args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc}")
+        if isinstance(ty, kl.tensor_descriptor_type):
+            # As in Gluon, the tensor's shape (i32) and strides (i64, in elements) follow
+            # the descriptor as scalar parameters (the launcher passes them).
+            shape = [tensor(f"{ssa}.shape{i}", kl.int32) for i in range(len(ty.block_shape))]
+            strides = [tensor(f"{ssa}.stride{i}", kl.int64) for i in range(len(ty.block_shape))]
+            args += [f"{t.handle}: {t.type.to_ir()} {loc}" for t in shape + strides]
+            value = kl.tensor_descriptor(ssa, ty, shape=shape, strides=strides)
+        return value
 
     # -- names ---------------------------------------------------------------------------------
 
@@ -522,6 +532,16 @@ class CodeGenerator:
             return _PY_OPS["pow"](_unwrap(lhs), _unwrap(rhs)) if type(op_node) is ast.Pow \
                 else _unwrap(lhs) @ _unwrap(rhs)
         op = _BINOPS[type(op_node)]
+        a, b = _unwrap(lhs), _unwrap(rhs)
+        if isinstance(a, tuple) or isinstance(b, tuple):  # kernel tuples are Python's
+            if op == "add" and isinstance(a, tuple) and isinstance(b, tuple):
+                return a + b
+            if op == "mul" and (isinstance(a, tuple) and type(b) is int or
+                                isinstance(b, tuple) and type(a) is int):
+                return a * b
+            raise TypeError(f"operator {_OP_SYMBOLS.get(op, op)} is not defined for a tuple "
+                            f"and {type(b if isinstance(a, tuple) else a).__name__} "
+                            f"(tuples take + with a tuple and * with an int)")
         if _has_tensor(lhs) or _has_tensor(rhs):
             return self.sem.binary(op, _unwrap(lhs), _unwrap(rhs))
         return _PY_OPS[op](_unwrap(lhs), _unwrap(rhs))
@@ -682,11 +702,13 @@ class CodeGenerator:
         return module.startswith("kiln.language") and callable(fn)
 
     def call_combine(self, fn, a, b):
-        """Inline the combine function of a ``kl.reduce`` for two scalars; an error inside it
-        gets a note pointing at the reduce."""
+        """Inline the combine function of a ``kl.reduce`` for two scalars (two tuples of
+        scalars: their elements in order); an error inside it gets a note pointing at the
+        reduce."""
         site = self.frame.src.position(self.node) if self.node is not None else None
+        args = list(a) + list(b) if isinstance(a, tuple) else [a, b]
         try:
-            return self.call_function(fn, [a, b], {}, self.node)
+            return self.call_function(fn, args, {}, self.node)
         except CompilationError as e:
             if site and len(e.notes) < 8:
                 e.notes.append((f"in the combine function '{fn.__name__}' of this reduce",

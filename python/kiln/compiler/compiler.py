@@ -118,6 +118,80 @@ def type_name(ty) -> str:
 POINTER_RANGE_MARKER = "range32"
 
 
+def _split_tuple(text: str):
+    """Elements of a tuple signature ``"(*fp32, (i32, *fp16:16))"``, split at top-level commas."""
+    inner, depth, parts, cur = text.strip()[1:-1], 0, [], ""
+    for ch in inner:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return [p.strip() for p in parts]
+
+
+def parse_signature_entry(name, spec):
+    """One runtime argument's signature entry -> ``("runtime", type, divisibility,
+    pointer_range)``, or for a tuple (``"(*fp32, i32)"`` or a Python tuple of entries; an
+    element given as a ``kl.constexpr`` is a compile-time value) ``("tuple", [entries])``."""
+    if isinstance(spec, str) and spec.strip().startswith("("):
+        if not spec.strip().endswith(")"):
+            raise ValueError(f"argument {name!r}: unbalanced parentheses in {spec!r}")
+        spec = tuple(_split_tuple(spec))
+    if isinstance(spec, (tuple, list)):
+        return ("tuple", [("constexpr", core._unwrap(e)) if isinstance(e, core.constexpr)
+                          else parse_signature_entry(f"{name}[{i}]", e)
+                          for i, e in enumerate(spec)])
+    div = prange = None
+    if isinstance(spec, str):
+        text, *suffixes = spec.split(":")
+        for suffix in suffixes:
+            if suffix.strip() == "16" and div is None:
+                div = 16
+            elif suffix.strip() == POINTER_RANGE_MARKER and prange is None:
+                prange = 32
+            else:
+                raise ValueError(f"argument {name!r}: unsupported specialization "
+                                 f"{suffix!r} in {spec!r} (':16' and "
+                                 f"':{POINTER_RANGE_MARKER}' are supported, each "
+                                 f"once)")
+        try:
+            ty = core.dtype_from_name(text)
+        except ValueError as e:
+            raise ValueError(f"argument {name!r}: {e}") from None
+    elif isinstance(spec, (core.dtype, core.pointer_type,
+                           core.tensor_descriptor_type)):
+        ty = spec
+    else:
+        raise TypeError(f"argument {name!r}: bad signature entry {spec!r}")
+    if isinstance(ty, core.pointer_type):
+        problem = core.address_space_problem(ty.address_space)
+        if problem:
+            raise ValueError(f"argument {name!r}: {problem}")
+    if isinstance(ty, core.pointer_type) and ty.element_ty == core.int1:
+        ty = core.pointer_type(core.int8)  # bools are bytes in memory
+    if div and not (ty.is_ptr() or (ty.is_int() and not ty.is_bool())):
+        raise ValueError(f"argument {name!r}: divisibility applies to integers and "
+                         f"pointers, not {type_name(ty)}")
+    if prange and not ty.is_ptr():
+        raise ValueError(f"argument {name!r}: ':{POINTER_RANGE_MARKER}' applies to "
+                         f"pointers, not {type_name(ty)}")
+    return ("runtime", ty, div, prange)
+
+
+def flat_params(params):
+    """``params`` with each tuple argument's elements as arguments of their own, named by their
+    place (``ptrs.0``, ``ptrs.1.0``), in the order the kernel receives them."""
+    for name, kind in params.items():
+        if kind[0] == "tuple":
+            yield from flat_params({f"{name}.{i}": k for i, k in enumerate(kind[1])})
+        else:
+            yield name, kind
+
+
 def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict] = None):
     """-> ``params`` for the code generator: every argument name mapped to
     ``("runtime", type, divisibility, pointer_range)`` or ``("constexpr", value)``.
@@ -142,42 +216,7 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
             if name in fn.constexpr_names:
                 raise TypeError(f"argument {name!r} of {fn.__name__}() is a constexpr; pass "
                                 f"its value in constexprs")
-            spec = signature[name]
-            div = prange = None
-            if isinstance(spec, str):
-                text, *suffixes = spec.split(":")
-                for suffix in suffixes:
-                    if suffix.strip() == "16" and div is None:
-                        div = 16
-                    elif suffix.strip() == POINTER_RANGE_MARKER and prange is None:
-                        prange = 32
-                    else:
-                        raise ValueError(f"argument {name!r}: unsupported specialization "
-                                         f"{suffix!r} in {spec!r} (':16' and "
-                                         f"':{POINTER_RANGE_MARKER}' are supported, each "
-                                         f"once)")
-                try:
-                    ty = core.dtype_from_name(text)
-                except ValueError as e:
-                    raise ValueError(f"argument {name!r}: {e}") from None
-            elif isinstance(spec, (core.dtype, core.pointer_type,
-                                   core.tensor_descriptor_type)):
-                ty = spec
-            else:
-                raise TypeError(f"argument {name!r}: bad signature entry {spec!r}")
-            if isinstance(ty, core.pointer_type):
-                problem = core.address_space_problem(ty.address_space)
-                if problem:
-                    raise ValueError(f"argument {name!r}: {problem}")
-            if isinstance(ty, core.pointer_type) and ty.element_ty == core.int1:
-                ty = core.pointer_type(core.int8)  # bools are bytes in memory
-            if div and not (ty.is_ptr() or (ty.is_int() and not ty.is_bool())):
-                raise ValueError(f"argument {name!r}: divisibility applies to integers and "
-                                 f"pointers, not {type_name(ty)}")
-            if prange and not ty.is_ptr():
-                raise ValueError(f"argument {name!r}: ':{POINTER_RANGE_MARKER}' applies to "
-                                 f"pointers, not {type_name(ty)}")
-            params[name] = ("runtime", ty, div, prange)
+            params[name] = parse_signature_entry(name, signature[name])
         elif p.default is not inspect.Parameter.empty and name in fn.constexpr_names:
             params[name] = ("constexpr", core._unwrap(p.default))
         elif name in fn.constexpr_names:
@@ -416,7 +455,7 @@ def valid_payload(payload) -> bool:
 def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
               maxnreg=None, debug=False, sanitize_overflow=True) -> str:
     spec = []
-    for name, kind in params.items():
+    for name, kind in flat_params(params):
         if kind[0] == "constexpr":
             spec.append([name, "constexpr", mangle_value(kind[1])])
         else:
@@ -569,7 +608,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
     params = parse_signature(fn, signature, constexprs)
-    for name, kind in params.items():
+    for name, kind in flat_params(params):
         if kind[0] == "runtime" and kind[3] and not info.get("pointer_range_bytes"):
             raise ValueError(f"argument {name!r}: ':{POINTER_RANGE_MARKER}' specializes "
                              f"pointers for loads with 32-bit offsets, which {target} does "
@@ -646,7 +685,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         asm[stage] = out if emit == info["binary"] else out.decode()
 
     runtime_params = []
-    for name, kind in params.items():
+    for name, kind in flat_params(params):
         if kind[0] == "runtime":
             entry = {"name": name, "type": type_name(kind[1])}
             if isinstance(kind[1], core.tensor_descriptor_type):
@@ -669,7 +708,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
         "shared": int(module_info["shared"]), "params": runtime_params,
         **({"global_scratch": int(module_info["global_scratch"])}
            if int(module_info.get("global_scratch") or 0) else {}),
-        "constexprs": {n: _json_value(k[1]) for n, k in params.items() if k[0] == "constexpr"},
+        "constexprs": {n: _json_value(k[1]) for n, k in flat_params(params)
+                       if k[0] == "constexpr"},
         "compiler_version": compiler.version(),
     }
     kernel = CompiledKernel(fn.__name__, asm, metadata,

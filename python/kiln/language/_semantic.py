@@ -1240,6 +1240,12 @@ class Semantic(SharedMemorySemantic):
         return self.reduce(x, axis, combine, keep_dims)
 
     def reduce_with(self, x, axis, combine_fn, keep_dims=False) -> tensor:
+        if isinstance(_unwrap(x), (tuple, list)):
+            from ._tuple_reduce import reduce_tuple
+            xs = _unwrap(x)
+            if len(xs) == 1:  # Gluon: a 1-tuple reduces like its tensor, into a 1-tuple
+                return (self.reduce_with(xs[0], axis, combine_fn, keep_dims),)
+            return reduce_tuple(self, xs, axis, combine_fn, keep_dims)
         fn = _unwrap(combine_fn)
         if fn is _py_builtins.max or fn is core.maximum:
             return self.reduce(x, axis, lambda a, b: self.minmax("max", a, b), keep_dims)
