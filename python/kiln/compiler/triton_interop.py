@@ -85,9 +85,9 @@ _RENAMED = {
 
 # Names Triton has that a Gluon kernel cannot use either, with the reason.
 _WHY = {
-    "dot": "Gluon has no tl.dot; use the target's matrix instructions (hopper.warpgroup_mma, "
-           "ampere.mma_v2, cdna3.mfma) or kl.dot_fma",
-    "dot_scaled": "use cdna4.mfma_scaled on gfx950",
+    "dot": "Gluon has no tl.dot; use the target's matrix instructions (the mma functions of "
+           "kiln.language's vendor modules) or kl.dot_fma",
+    "dot_scaled": "Gluon has no tl.dot_scaled; use the target's scaled matrix instruction",
     "make_block_ptr": "block pointers are not part of Gluon; use pointer arithmetic or TMA",
     "advance": "block pointers are not part of Gluon; use pointer arithmetic or TMA",
 }
