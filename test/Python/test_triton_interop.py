@@ -106,3 +106,15 @@ kiln.compile(k, signature={"X": "*fp32"}, constexprs={"BLOCK": 128}, target="cud
 print(json.dumps({"triton": sorted(m for m in sys.modules if m.split(".")[0] == "triton")}))
 ''', with_triton=False)
     assert r["triton"] == []
+
+
+@needs_compiler
+def test_project_builtin_helper(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+k = kiln.compile(K.tuple_builtin_kernel, signature={"X": "*fp32", "Out": "*fp32"},
+                 constexprs={"N": 512, "W": 3}, target="cuda:sm_90a", cache=False)
+print(json.dumps({"loads": k.asm["tile"].count("tile.load")}))
+''')
+    assert r["loads"] == 3

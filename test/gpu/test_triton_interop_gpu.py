@@ -46,3 +46,10 @@ def test_tl_dot_is_an_error_at_the_line(nvidia):
     x = torch.zeros(1, device="cuda")
     with pytest.raises(kiln.CompilationError, match=r"'tl.dot' has no meaning in a Kiln kernel"):
         K.dot_kernel[(1,)](x)
+
+
+def test_project_builtin_helper(nvidia):
+    x = torch.randn(3, 512, device="cuda")
+    out = torch.full((512,), float("nan"), device="cuda")
+    K.tuple_builtin_kernel[(1,)](x, out, N=512, W=3)
+    torch.testing.assert_close(out, x[0] + 2 * x[1] + 3 * x[2])

@@ -26,7 +26,7 @@ from ..language.aggregates import aggregate_fields, aggregate_member, check_init
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
-from .triton_interop import TritonOnly, to_kiln
+from .triton_interop import TritonOnly, call_project_builtin, is_project_builtin, to_kiln
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block, IRBuilder, loc_text, symbol_name
 
@@ -640,6 +640,9 @@ class CodeGenerator:
                 raise
         if is_builtin(fn):
             return fn(*args, _semantic=self.sem, **kwargs)
+        if is_project_builtin(fn):  # a project's @tl.core.builtin helper
+            return call_project_builtin(fn, [_unwrap(a) for a in args],
+                                        {k: _unwrap(v) for k, v in kwargs.items()}, self.sem)
         if fn in (builtins.range, kl.range, kl.static_range):
             raise TypeError(f"{getattr(fn, '__name__', fn)}() can only be used as the iterator "
                             f"of a for loop")

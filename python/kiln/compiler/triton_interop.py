@@ -207,3 +207,35 @@ def to_kiln(v):
     if isinstance(v, (type, types.FunctionType)) or hasattr(v, "fn"):  # long-lived objects
         _CACHE[id(v)] = (v, out)
     return out
+
+
+def is_project_builtin(fn) -> bool:
+    """A helper a project wrote with Triton's ``@tl.core.builtin`` (it takes ``_semantic=``),
+    not one of triton.language's own (those are translated by name)."""
+    return getattr(fn, "__triton_builtin__", False) is True and "triton" in sys.modules \
+        and not _from_triton(getattr(fn, "__module__", "") or "")
+
+
+def _to_triton_value(v):
+    """A kernel tuple as Triton's ``tl.tuple`` (such helpers read ``.values``)."""
+    if isinstance(v, tuple):
+        return sys.modules["triton.language"].tuple([_to_triton_value(x) for x in v])
+    return v
+
+
+def _from_triton_value(v):
+    tl = sys.modules.get("triton.language")
+    if tl is not None and isinstance(v, getattr(tl, "tuple", ())):
+        return tuple(_from_triton_value(x) for x in v.values)
+    if isinstance(v, (list, tuple)):
+        return type(v)(_from_triton_value(x) for x in v)
+    return to_kiln(v)
+
+
+def call_project_builtin(fn, args, kwargs, semantic):
+    """Call a project's ``@tl.core.builtin`` helper on kernel values: tuples go in as Triton's
+    tuples and come back as the kernel's. Its body runs as Python; Triton calls in it that
+    need Triton's code generator fail with Triton's message."""
+    out = fn(*[_to_triton_value(a) for a in args], _semantic=semantic,
+             **{k: _to_triton_value(v) for k, v in kwargs.items()})
+    return _from_triton_value(out)

@@ -112,3 +112,12 @@ def reduce(input, axis, combine_fn, _semantic=None):
 @builtin
 def debug_barrier(_semantic=None):
     pass
+
+
+class tuple(base_value):
+    def __init__(self, args, type=None):
+        self.values = [i for i in args]
+        self.type = type
+
+    def __getitem__(self, idx):
+        return self.values[idx.value if isinstance(idx, constexpr) else idx]
