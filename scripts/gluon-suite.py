@@ -31,65 +31,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-_PLACEHOLDER = '''
-class _KilnLacksMeta(type):
-    """Stands for a Gluon name Kiln does not provide; using it fails the test that does. It is
-    a class, so that isinstance() probes (a Hopper test asking whether a layout is Blackwell's
-    TensorMemoryLayout) answer False instead of failing."""
-
-    def __getattr__(cls, name):
-        # AttributeError, which probes (hasattr, kiln's scan of a kernel's globals) expect.
-        raise AttributeError(f"kiln lacks {cls._what}.{name}")
-
-    def __call__(cls, *args, **kwargs):
-        raise ImportError(f"kiln lacks {cls._what}")
-
-    def __getitem__(cls, item):
-        raise ImportError(f"kiln lacks {cls._what}")
-
-
-def _KilnLacks(what):
-    return _KilnLacksMeta("KilnLacks", (), {"_what": what})
-'''
-
-def _names(clause: str):
-    """Bound names of an import clause ``a, b as c`` -> [a, c]."""
-    out = []
-    for part in clause.replace("(", " ").replace(")", " ").split(","):
-        part = part.strip()
-        if part:
-            out.append(part.split(" as ")[-1].strip())
-    return out
-
-
-def swap_imports(text: str) -> str:
-    """Triton's test file with its Gluon imports pointed at Kiln (see the module doc)."""
-    lines = text.splitlines(keepends=True)
-    out, i = [], 0
-    header_done = False
-    while i < len(lines):
-        line = lines[i]
-        m = re.match(r"^from\s+(triton\.experimental(?:\.gluon)?[\w.]*)\s+import\s+(.*)$", line)
-        if not m:
-            out.append(line)
-            i += 1
-            continue
-        module, clause = m.group(1), m.group(2)
-        while clause.count("(") > clause.count(")"):  # a parenthesized, multi-line import
-            i += 1
-            clause += " " + lines[i].strip()
-        i += 1
-        if module == "triton.experimental" and _names(clause) == ["gluon"]:
-            stmt, names = "import kiln as gluon", ["gluon"]
-        else:
-            target = module.replace("triton.experimental.gluon", "kiln", 1)
-            stmt, names = f"from {target} import {clause.strip()}", _names(clause)
-        if not header_done:
-            out.append(_PLACEHOLDER)
-            header_done = True
-        fallback = "; ".join(f"{n} = _KilnLacks({module + '.' + n!r})" for n in names)
-        out.append(f"try:\n    {stmt}\nexcept ImportError:\n    {fallback}\n")
-    return "".join(out)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gluon_swap import swap_imports  # noqa: E402  (shared with scripts/wild-suite.py)
 
 
 def run(paths, junit: str, extra) -> int:

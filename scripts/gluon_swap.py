@@ -1,0 +1,116 @@
+"""The Gluon -> Kiln import swap, shared by scripts/gluon-suite.py (Triton's own Gluon tests)
+and scripts/wild-suite.py (Gluon kernels of other projects).
+
+``swap_imports(text)`` rewrites every import of ``triton.experimental.gluon`` to ``kiln``
+(``from triton.experimental import gluon`` becomes ``import kiln as gluon``;
+``import triton.experimental.gluon.language as gl`` becomes ``import kiln.language as gl``); an
+import Kiln cannot satisfy (Blackwell, a module Kiln lacks) binds its names to a placeholder
+that fails the code using it, instead of failing the whole file. Nothing else in the file
+changes: ``triton.language``, ``triton.jit`` helpers, ``triton.Config`` and the rest stay
+Triton's.
+"""
+
+from __future__ import annotations
+
+import re
+
+_PLACEHOLDER = '''
+class _KilnLacksMeta(type):
+    """Stands for a Gluon name Kiln does not provide; using it fails the test that does. It is
+    a class, so that isinstance() probes (a Hopper test asking whether a layout is Blackwell's
+    TensorMemoryLayout) answer False instead of failing."""
+
+    def __getattr__(cls, name):
+        # AttributeError, which probes (hasattr, kiln's scan of a kernel's globals) expect.
+        raise AttributeError(f"kiln lacks {cls._what}.{name}")
+
+    def __call__(cls, *args, **kwargs):
+        raise ImportError(f"kiln lacks {cls._what}")
+
+    def __getitem__(cls, item):
+        raise ImportError(f"kiln lacks {cls._what}")
+
+
+def _KilnLacks(what):
+    return _KilnLacksMeta("KilnLacks", (), {"_what": what})
+'''
+
+def _names(clause: str):
+    """Bound names of an import clause ``a, b as c`` -> [a, c]."""
+    out = []
+    for part in clause.replace("(", " ").replace(")", " ").split(","):
+        part = part.strip()
+        if part:
+            out.append(part.split(" as ")[-1].strip())
+    return out
+
+
+def swap_imports(text: str) -> str:
+    """Triton's test file with its Gluon imports pointed at Kiln (see the module doc)."""
+    lines = text.splitlines(keepends=True)
+    out, i = [], 0
+    header_done = False
+    while i < len(lines):
+        line = lines[i]
+        plain = re.match(r"^(\s*)import\s+(triton\.experimental\.gluon[\w.]*)\s+as\s+(\w+)\s*$",
+                         line)
+        if plain:
+            indent, module, alias = plain.groups()
+            target = module.replace("triton.experimental.gluon", "kiln", 1)
+            if not header_done:
+                out.append(_PLACEHOLDER)
+                header_done = True
+            out.append(f"{indent}try:\n{indent}    import {target} as {alias}\n"
+                       f"{indent}except ImportError:\n"
+                       f"{indent}    {alias} = _KilnLacks({module!r})\n")
+            i += 1
+            continue
+        m = re.match(r"^(\s*)from\s+(triton\.experimental(?:\.gluon)?[\w.]*)\s+import\s+(.*)$",
+                     line)
+        if not m:
+            out.append(line)
+            i += 1
+            continue
+        indent, module, clause = m.group(1), m.group(2), m.group(3)
+        while clause.count("(") > clause.count(")"):  # a parenthesized, multi-line import
+            i += 1
+            clause += " " + lines[i].strip()
+        i += 1
+        if module == "triton.experimental" and _names(clause) == ["gluon"]:
+            stmt, names = "import kiln as gluon", ["gluon"]
+        else:
+            target = module.replace("triton.experimental.gluon", "kiln", 1)
+            stmt, names = f"from {target} import {clause.strip()}", _names(clause)
+        if not header_done:
+            out.append(_PLACEHOLDER)
+            header_done = True
+        fallback = "; ".join(f"{n} = _KilnLacks({module + '.' + n!r})" for n in names)
+        out.append(f"{indent}try:\n{indent}    {stmt}\n{indent}except ImportError:\n"
+                   f"{indent}    {fallback}\n")
+    text = "".join(out)
+    if header_done:
+        # At module level even when the first swapped import is indented (inside a try:),
+        # after a leading docstring, comments and ``from __future__`` imports.
+        text = text.replace(_PLACEHOLDER, "", 1)
+        text = _insert_header(text, _PLACEHOLDER)
+    return text
+
+
+def _insert_header(text: str, header: str) -> str:
+    """``header`` placed after the module docstring and ``from __future__`` imports."""
+    import ast
+    try:
+        body = ast.parse(text).body
+    except SyntaxError:
+        return header + text
+    line = 0
+    for node in body:
+        if (isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)
+                and isinstance(node.value.value, str) and line == 0 and node is body[0]):
+            line = node.end_lineno
+        elif isinstance(node, ast.ImportFrom) and node.module == "__future__":
+            line = node.end_lineno
+        else:
+            break
+    lines = text.splitlines(keepends=True)
+    return "".join(lines[:line]) + header + "".join(lines[line:])
