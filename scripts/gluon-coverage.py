@@ -100,8 +100,8 @@ DIFFERENCES = {
                        "(Gluon rejects it)",
     "shared_memory_descriptor": "a buffer chosen by an `if` or carried through a loop is "
                                 "refused; `_reinterpret` stays inside the view's own bytes",
-    "warp_specialize": "partitions that return values, and more than one warp_specialize per "
-                       "kernel, are refused (hopper.md)",
+    "warp_specialize": "more than one warp_specialize per kernel is refused (hopper.md); the "
+                       "default partition's return values are returned, as in Gluon",
     "NVMMASharedLayout": "fp4_padded=True is refused (Kiln has no fp4 types)",
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "

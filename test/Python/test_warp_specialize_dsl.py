@@ -151,8 +151,8 @@ def e_nested(x):
 
 ERRORS = [
     (e_returns, "E:ret", "kl.warp_specialize",
-     r"warp_specialize: _returns returns a value; partitions returning values are not "
-     r"supported yet \(store results to memory inside the partition\)"),
+     r"warp_specialize: worker partition 0 \(_returns\) returns a value; only the default "
+     r"partition \(the first entry\) returns values"),
     (e_warps_length, "E:len", "kl.warp_specialize",
      r"warp_specialize: worker_num_warps must be a list of 1 constexpr int\(s\), one per "
      r"worker partition, got \[1, 1\]"),
@@ -197,3 +197,14 @@ def test_amd_has_no_warp_specialize():
 
 def e_warps_ok(x):
     kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90a", "cuda:sm_80"])
+def test_default_partition_returns_values(target):
+    from ws_return_kernels import ws_default_returns
+    k = kiln.compile(ws_default_returns, signature={"X": "*fp32", "Y": "*fp32", "Out": "*fp32"},
+                     constexprs={"N": 128}, target=target, cache=False)
+    tile = k.asm["tile"]
+    assert re.search(r"tile\.warp_specialize partition_num_warps = \[1\].*-> \(", tile)
+    assert re.search(r"tile\.warp_yield %\S+, %\S+ : ", tile)
+    assert k.asm["ptx"].count("st.global") >= 2

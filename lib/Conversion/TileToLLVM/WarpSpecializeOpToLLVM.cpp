@@ -128,6 +128,24 @@ struct WarpSpecializeRegionTypes
   LogicalResult
   matchAndRewrite(WarpSpecializeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op->getNumResults()) {
+      // Results (the default partition's values) take their lowered types:
+      // a new op with the regions moved over.
+      SmallVector<Type> types;
+      if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types)))
+        return failure();
+      OperationState state(op.getLoc(), op->getName());
+      state.addTypes(types);
+      state.addAttributes(op->getAttrs());
+      for (unsigned i = 0; i < op->getNumRegions(); ++i)
+        state.addRegion();
+      Operation *replacement = rewriter.create(state);
+      for (auto [from, to] :
+           llvm::zip(op->getRegions(), replacement->getRegions()))
+        rewriter.inlineRegionBefore(from, to, to.end());
+      rewriter.replaceOp(op, replacement->getResults());
+      op = cast<WarpSpecializeOp>(replacement);
+    }
     for (Region &region : op->getRegions())
       if (failed(rewriter.convertRegionTypes(&region, *getTypeConverter())))
         return failure();
@@ -135,6 +153,18 @@ struct WarpSpecializeRegionTypes
       TileDialect::RegionsConvertedAttrHelper(op->getContext())
           .setAttr(op, rewriter.getUnitAttr());
     });
+    return success();
+  }
+};
+
+/// A default partition's yield takes its values' lowered types.
+struct WarpYieldTypes : mlir::ConvertOpToLLVMPattern<WarpYieldOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(WarpYieldOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<WarpYieldOp>(op, adaptor.getValues());
     return success();
   }
 };
@@ -298,12 +328,16 @@ void kiln::configureWarpSpecializeLegality(ConversionTarget &target) {
         return TileDialect::RegionsConvertedAttrHelper(op->getContext())
             .isAttrPresent(op);
       });
-  target.addLegalOp<WarpYieldOp>();
+  target.addDynamicallyLegalOp<WarpYieldOp>([](WarpYieldOp op) {
+    return llvm::all_of(op.getValues().getTypes(), [](Type t) {
+      return LLVM::isCompatibleType(t);
+    });
+  });
 }
 
 void kiln::populateWarpSpecializeOpToLLVMPatterns(
     TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WarpSpecializeRegionTypes>(converter);
+  patterns.add<WarpSpecializeRegionTypes, WarpYieldTypes>(converter);
 }
 
 static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
@@ -381,14 +415,18 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
         yields.push_back(y);
     for (WarpYieldOp y : yields) {
       OpBuilder at(y);
-      LLVM::BrOp::create(at, y.getLoc(), dest);
+      LLVM::BrOp::create(at, y.getLoc(), y.getValues(), dest);
       y.erase();
     }
   };
 
   // The kernel's warps: start barrier, the default region, end barrier.
+  // The default region's yielded values reach what follows as arguments of
+  // the block after it (the op's results).
   Block *before = op->getBlock();
   Block *after = before->splitBlock(std::next(op->getIterator()));
+  for (Value result : op->getResults())
+    result.replaceAllUsesWith(after->addArgument(result.getType(), loc));
   Block *defaultEntry = &op.getDefaultRegion().front();
   yieldsTo(op.getDefaultRegion(), after);
   body.getBlocks().splice(after->getIterator(),

@@ -84,6 +84,25 @@ def float_literal(value: float, dt: dtype) -> str:
     return bits[3] if math.isnan(value) else bits[1] if value > 0 else bits[2]
 
 
+def _flatten_values(value):
+    """The leaves of a (nested) tuple of kernel values, in order."""
+    value = _unwrap(value)
+    if isinstance(value, (tuple, list)):
+        out = []
+        for v in value:
+            out += _flatten_values(v)
+        return out
+    return [value]
+
+
+def _rebuild_values(value, tensors):
+    """``value`` with each tensor leaf replaced by the next of ``tensors``."""
+    raw = _unwrap(value)
+    if isinstance(raw, (tuple, list)):
+        return type(raw)(_rebuild_values(v, tensors) for v in raw)
+    return next(tensors) if isinstance(raw, tensor) else value
+
+
 class Semantic(SharedMemorySemantic):
     """Emits ops through an :class:`~kiln.compiler.ir.IRBuilder`."""
 
@@ -1206,6 +1225,7 @@ class Semantic(SharedMemorySemantic):
             raise ValueError(f"warp_specialize: {self.num_warps} warps of the kernel plus "
                              f"{sum(warps)} of the workers exceed the 32 warps of a CTA")
         blocks = []
+        returned, yielded = None, []
         for k, (fn, args) in enumerate(parts):
             saved = self.num_warps
             self.num_warps = saved if k == 0 else warps[k - 1]
@@ -1213,17 +1233,22 @@ class Semantic(SharedMemorySemantic):
             try:
                 with self.b.insertion(block):
                     ret = self.codegen.call_partition(fn, args, k)
-                    if ret is not None and not (isinstance(ret, tuple) and not ret):
-                        raise TypeError(f"warp_specialize: {fn.__name__} returns a value; "
-                                        f"partitions returning values are not supported yet "
-                                        f"(store results to memory inside the partition)")
-                    self.b.create("tile.warp_yield")
+                    if k == 0:  # Gluon returns the default partition's value to the caller
+                        returned = ret
+                        yielded = [v for v in _flatten_values(ret) if isinstance(v, tensor)]
+                    elif ret is not None and not (isinstance(ret, tuple) and not ret):
+                        raise TypeError(f"warp_specialize: worker partition {k - 1} "
+                                        f"({fn.__name__}) returns a value; only the default "
+                                        f"partition (the first entry) returns values")
+                    self.b.create("tile.warp_yield", yielded if k == 0 else [])
             finally:
                 self.num_warps = saved
             blocks.append(block)
-        self.b.create("tile.warp_specialize", [], [],
-                      {"partitionNumWarps": self.b.array_attr(warps),
-                       "partitionNumRegs": self.b.array_attr(regs)}, blocks)
+        names = self.b.create("tile.warp_specialize", [], [v.type for v in yielded],
+                              {"partitionNumWarps": self.b.array_attr(warps),
+                               "partitionNumRegs": self.b.array_attr(regs)}, blocks)
+        results = iter([tensor(n, v.type) for n, v in zip(names, yielded)])
+        return _rebuild_values(returned, results)
 
     def reduce_builtin(self, kind: str, x, axis=None, keep_dims=False, dt=None) -> tensor:
         x = self.as_tensor(x)

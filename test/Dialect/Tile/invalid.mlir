@@ -1693,6 +1693,30 @@ func.func @ws_regs_value() {
 
 // -----
 
+func.func @ws_worker_yields_values(%x: i32) {
+  tile.warp_specialize partition_num_warps = [1] {
+    tile.warp_yield
+  } partitions {
+    // expected-error @+1 {{in worker partition 0 yields values; only the default partition returns values}}
+    tile.warp_yield %x : i32
+  }
+  return
+}
+
+// -----
+
+func.func @ws_result_types(%x: i32) {
+  %r = tile.warp_specialize partition_num_warps = [1] -> (f32) {
+    // expected-error @+1 {{yields 1 value(s) of types ('i32') where the warp_specialize has result types ('f32')}}
+    tile.warp_yield %x : i32
+  } partitions {
+    tile.warp_yield
+  }
+  return
+}
+
+// -----
+
 func.func @ws_block_arguments() {
   // expected-error @+1 {{region 1 takes arguments; partitions take none}}
   tile.warp_specialize partition_num_warps = [1] {

@@ -109,6 +109,23 @@ func.func public @warp_specialize() {
   return
 }
 
+// The default partition's yielded values are the op's results.
+// CHECK-LABEL: func.func public @warp_specialize_results
+// CHECK: %[[R:.*]]:2 = tile.warp_specialize partition_num_warps = [1] -> (i32, f32) {
+// CHECK: tile.warp_yield %{{.*}}, %{{.*}} : i32, f32
+// CHECK: } partitions {
+// CHECK-NEXT: tile.warp_yield
+// CHECK: return %[[R]]#0
+func.func public @warp_specialize_results(%x: f32) -> i32 {
+  %r:2 = tile.warp_specialize partition_num_warps = [1] -> (i32, f32) {
+    %p = tile.program_id 0
+    tile.warp_yield %p, %x : i32, f32
+  } partitions {
+    tile.warp_yield
+  }
+  return %r#0 : i32
+}
+
 // CHECK-LABEL: func.func public @dot_fma
 // CHECK: tile.dot_fma %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #blocked{{[0-9]*}}}>>, tensor<4x16xf32, #tile.dot_operand<{opIdx = 1, parent = #blocked{{[0-9]*}}}>> -> tensor<8x16xf32, #blocked{{[0-9]*}}>
 func.func public @dot_fma(%a: tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>>,

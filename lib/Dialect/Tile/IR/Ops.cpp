@@ -839,6 +839,27 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
     if (region.front().getNumArguments())
       return emitOpError() << "region " << region.getRegionNumber()
                            << " takes arguments; partitions take none";
+    for (Block &block : region) {
+      auto yield =
+          block.empty() ? WarpYieldOp() : dyn_cast<WarpYieldOp>(&block.back());
+      if (!yield)
+        continue;
+      bool isDefault = region.getRegionNumber() == 0;
+      if (!isDefault && !yield.getValues().empty())
+        return yield.emitOpError()
+               << "in worker partition " << region.getRegionNumber() - 1
+               << " yields values; only the default partition returns values";
+      if (isDefault &&
+          !llvm::equal(yield.getValues().getTypes(), getResultTypes())) {
+        InFlightDiagnostic diag = yield.emitOpError()
+                                  << "yields " << yield.getValues().size()
+                                  << " value(s) of types (";
+        llvm::interleaveComma(yield.getValues().getTypes(), diag);
+        diag << ") where the warp_specialize has result types (";
+        llvm::interleaveComma(getResultTypes(), diag);
+        return diag << ")";
+      }
+    }
   }
   Operation *parent = (*this)->getParentOp();
   if (!parent || !isa<FunctionOpInterface>(parent))

@@ -427,6 +427,11 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
     `partitionNumRegs` (optional) is the register budget asked for each
     worker partition (Gluon's `worker_num_regs`).
 
+    The op's results are the values the default region yields (Gluon's
+    `warp_specialize` returns the default partition's return value): after
+    the op they are in the kernel's warps, which computed them. Worker
+    partitions yield nothing.
+
     The op sits at the top level of a kernel, at most once per kernel.
 
     ```mlir
@@ -441,11 +446,13 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
   }];
   let arguments = (ins DenseI32ArrayAttr:$partitionNumWarps,
                        OptionalAttr<DenseI32ArrayAttr>:$partitionNumRegs);
+  let results = (outs Variadic<AnyType>:$results);
   let regions = (region AnyRegion:$defaultRegion,
                         VariadicRegion<AnyRegion>:$partitionRegions);
   let assemblyFormat = [{
     `partition_num_warps` `=` $partitionNumWarps
     (`partition_num_regs` `=` $partitionNumRegs^)? attr-dict-with-keyword
+    (`->` `(` type($results)^ `)`)?
     $defaultRegion `partitions` $partitionRegions
   }];
   let hasRegionVerifier = 1;
@@ -469,7 +476,12 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize",
 def Tile_WarpYieldOp : Tile_Op<"warp_yield",
     [HasParent<"WarpSpecializeOp">, Pure, Terminator, ReturnLike]> {
   let summary = "End of a tile.warp_specialize partition";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    Ends a partition; in the default region its operands are the
+    warp_specialize's results.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
 
 #endif
