@@ -118,3 +118,20 @@ k = kiln.compile(K.tuple_builtin_kernel, signature={"X": "*fp32", "Out": "*fp32"
 print(json.dumps({"loads": k.asm["tile"].count("tile.load")}))
 ''')
     assert r["loads"] == 3
+
+
+@needs_compiler
+def test_triton_aggregate_tensor_field_from_constexpr_and_constexpr_value(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+k = kiln.compile(K.aggregate_kernel, signature={"Out": "*i32"}, constexprs={"N": 1000},
+                 target="cuda:sm_90a", cache=False)
+n = kiln.compile(K.none_constexpr_kernel, signature={"Out": "*fp32"}, target="cuda:sm_90a",
+                 cache=False)
+print(json.dumps({"const32": "arith.constant 8 : i32" in k.asm["tile"]
+                  and "arith.muli" in k.asm["tile"],
+                  "one": "1.000000e+00" in n.asm["tile"]}))
+''')
+    # cdiv(1000, 128) = 8 became the tensor field (times 4 at run time); None.value is None
+    assert r["const32"] and r["one"]

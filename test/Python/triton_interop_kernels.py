@@ -70,3 +70,31 @@ def tuple_builtin_kernel(X, Out, N: tl.constexpr, W: tl.constexpr):
     for j in tl.static_range(1, W):
         acc = acc + cols[j] * (j + 1)
     gl.store(Out + offs, acc)
+
+
+@tl.core._aggregate
+class Tiles:
+    # A Triton aggregate whose tensor field is given a folded constexpr (triton.cdiv of
+    # constexprs), as persistent-GEMM schedulers do.
+    count: gl.tensor
+    width: gl.constexpr
+
+    def __init__(self, count, width):
+        self.count = count
+        self.width = width
+
+    @kiln.jit
+    def total(self):
+        return self.count * self.width
+
+
+@kiln.jit
+def aggregate_kernel(Out, N: tl.constexpr):
+    tiles = Tiles(triton.cdiv(N, 128), gl.constexpr(4))
+    gl.store(Out + tl.program_id(0), tiles.total())
+
+
+@kiln.jit
+def none_constexpr_kernel(Out, P: tl.constexpr = None):
+    v: tl.constexpr = 1.0 if P.value is None else 2.0
+    gl.store(Out, v)

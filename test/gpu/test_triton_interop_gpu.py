@@ -53,3 +53,14 @@ def test_project_builtin_helper(nvidia):
     out = torch.full((512,), float("nan"), device="cuda")
     K.tuple_builtin_kernel[(1,)](x, out, N=512, W=3)
     torch.testing.assert_close(out, x[0] + 2 * x[1] + 3 * x[2])
+
+
+def test_triton_aggregate_and_constexpr_value(nvidia):
+    out = torch.zeros(2, dtype=torch.int32, device="cuda")
+    K.aggregate_kernel[(2,)](out, N=1000)
+    assert out.tolist() == [32, 32]
+    f = torch.zeros(1, device="cuda")
+    K.none_constexpr_kernel[(1,)](f)
+    assert f.item() == 1.0
+    K.none_constexpr_kernel[(1,)](f, P=3)
+    assert f.item() == 2.0

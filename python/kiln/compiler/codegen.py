@@ -22,7 +22,8 @@ from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
-from ..language.aggregates import aggregate_fields, aggregate_member, check_initialized
+from ..language.aggregates import (aggregate_fields, aggregate_member, check_initialized,
+                                   triton_aggregate_class)
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
@@ -467,7 +468,10 @@ class CodeGenerator:
         return _unwrap(value)[index]
 
     def visit_Attribute(self, node):
-        obj = _unwrap(self.visit(node.value))
+        wrapped = self.visit(node.value)
+        if node.attr == "value" and isinstance(wrapped, constexpr):  # Triton's constexpr.value
+            return wrapped.value
+        obj = _unwrap(wrapped)
         if node.attr == "T" and isinstance(obj, tensor):  # Triton's x.T: a 2-D transpose
             return kl.trans(obj, _semantic=self.sem)
         try:
@@ -486,6 +490,8 @@ class CodeGenerator:
     def construct_aggregate(self, cls, args, kwargs, node):
         """``cls(*args)`` for an aggregate class: its __init__ runs at compile time (a Python
         function on the values as they are, or a @kiln.jit one inlined)."""
+        if cls.__dict__.get("__triton_aggregate__", False):
+            args, kwargs = self._tensor_field_arguments(cls, args, kwargs)
         init = cls.__dict__.get("__init__")
         if _is_jit(init):
             obj = object.__new__(cls)
@@ -504,6 +510,29 @@ class CodeGenerator:
             check_initialized(obj)
             return obj
         return cls(*args, **kwargs)
+
+    def _tensor_field_arguments(self, cls, args, kwargs):
+        """Triton's ``_aggregate`` checks each field's value against its annotation; a
+        constructor parameter named like a ``tensor`` field and given a number (a folded
+        ``cdiv`` of constexprs, say) gets the scalar tensor Triton's code generator would have
+        made of it."""
+        inner = triton_aggregate_class(cls)
+        fields = getattr(inner, "__annotations__", None) or {}
+        init = getattr(inner, "__init__", None)
+        init = getattr(init, "fn", init)
+        try:
+            bound = inspect.signature(init).bind(None, *args, **kwargs)
+        except (TypeError, ValueError):
+            return args, kwargs
+        names = list(bound.arguments)[1:]
+        def coerce(name, value):
+            raw = _unwrap(value)
+            if fields.get(name) is tensor and isinstance(raw, (int, float)) and \
+                    not isinstance(raw, bool):
+                return self.sem.as_tensor(raw)
+            return value
+        new_args = [coerce(n, a) for n, a in zip(names, args)]
+        return new_args, {k: coerce(k, v) for k, v in kwargs.items()}
 
     def visit_JoinedStr(self, node):
         parts = []

@@ -153,6 +153,8 @@ def set_helper_factory(factory) -> None:
 
 
 def _translate(v, module: str):
+    if isinstance(v, type) and v.__dict__.get("__triton_aggregate__", False):
+        return v  # a user's class made by Triton's _aggregate: Kiln builds those as they are
     tl = sys.modules.get("triton.language")
     if module.startswith("triton.experimental"):
         what = getattr(v, "__qualname__", None) or type(v).__qualname__

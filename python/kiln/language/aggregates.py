@@ -103,6 +103,14 @@ def _triton_inner(cls) -> Optional[type]:
     return found
 
 
+def triton_aggregate_class(cls) -> Optional[type]:
+    """For a class made by Triton's ``_aggregate``: the class it decorated (its field
+    annotations and constructor), else None."""
+    if isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False):
+        return _triton_inner(cls)
+    return None
+
+
 def aggregate_fields(cls) -> Optional[Tuple[str, ...]]:
     """The field names of an aggregate class, or None for any other type."""
     fields = getattr(cls, _FIELDS, None)

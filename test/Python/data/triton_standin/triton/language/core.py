@@ -121,3 +121,35 @@ class tuple(base_value):
 
     def __getitem__(self, idx):
         return self.values[idx.value if isinstance(idx, constexpr) else idx]
+
+
+def _aggregate(cls):
+    """Triton 3.6's class decorator, reduced to what Kiln relies on: the class it returns is
+    marked ``__triton_aggregate__``, holds the decorated class in the closure of its
+    ``_flatten_ir``, runs that class's ``__init__`` on construction, and checks each field's
+    value against the field's annotation when it is set."""
+
+    class aggregate_value(base_value):
+        __triton_builtin__ = True
+        __triton_aggregate__ = True
+
+        def __new__(this_cls, *args, _semantic=None, **kwargs):
+            instance = object.__new__(this_cls)
+            cls.__init__(instance, *args, **kwargs)
+            return instance
+
+        def __setattr__(self, name, value):
+            if not isinstance(value, cls.__annotations__[name]):
+                raise TypeError(f"Expected {cls.__annotations__[name]} for attribute "
+                                f"'{name}', got {type(value)}")
+            super().__setattr__(name, value)
+
+        def _flatten_ir(self, handles):
+            return cls
+
+    for name, member in cls.__dict__.items():
+        if callable(member) and name != "__init__":
+            setattr(aggregate_value, name, member)
+    aggregate_value.__name__ = cls.__name__
+    aggregate_value.__qualname__ = cls.__qualname__
+    return aggregate_value
