@@ -135,3 +135,16 @@ print(json.dumps({"const32": "arith.constant 8 : i32" in k.asm["tile"]
 ''')
     # cdiv(1000, 128) = 8 became the tensor field (times 4 at run time); None.value is None
     assert r["const32"] and r["one"]
+
+
+@needs_compiler
+def test_type_of_a_folded_number(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+for grid in (16, 13):
+    kiln.compile(K.remap_kernel, signature={"Out": "*i32"}, constexprs={"GRID": grid},
+                 target="cuda:sm_90a", cache=False)
+print(json.dumps({"ok": True}))
+''')
+    assert r["ok"]

@@ -98,3 +98,17 @@ def aggregate_kernel(Out, N: tl.constexpr):
 def none_constexpr_kernel(Out, P: tl.constexpr = None):
     v: tl.constexpr = 1.0 if P.value is None else 2.0
     gl.store(Out, v)
+
+
+@triton.jit
+def _remap(pid, GRID_MN, GROUPS: tl.constexpr = 8):
+    # As AMD kernels remap program ids: .type of a value that may be folded to a number.
+    tall = GRID_MN % GROUPS
+    if tall == 0:
+        tall = tl.cast(GROUPS, tall.type)
+    return pid % GROUPS + tall
+
+
+@kiln.jit
+def remap_kernel(Out, GRID: tl.constexpr):
+    gl.store(Out + tl.program_id(0), _remap(tl.program_id(0), GRID))

@@ -64,3 +64,11 @@ def test_triton_aggregate_and_constexpr_value(nvidia):
     assert f.item() == 1.0
     K.none_constexpr_kernel[(1,)](f, P=3)
     assert f.item() == 2.0
+
+
+@pytest.mark.parametrize("grid", [16, 13])
+def test_type_of_a_folded_number(nvidia, grid):
+    out = torch.full((4,), -1, dtype=torch.int32, device="cuda")
+    K.remap_kernel[(4,)](out, GRID=grid)
+    tall = grid % 8 or 8
+    assert out.tolist() == [p % 8 + tall for p in range(4)]

@@ -156,12 +156,34 @@ struct TensorConstantConversion
     : public ConvertOpToLLVMPattern<arith::ConstantOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
+  /// A float constant of a type LLVM has no float for (fp8, which the
+  /// lowering keeps as its bits, i8): the integer of the same bits. Folding
+  /// a bitcast of an integer constant makes these.
+  static Value bitsConstant(OpBuilder &b, Location loc, Type llvmType,
+                            Attribute value) {
+    auto f = dyn_cast<FloatAttr>(value);
+    if (!f || LLVM::isCompatibleType(f.getType()) ||
+        !isa<IntegerType>(llvmType))
+      return Value();
+    return LLVM::ConstantOp::create(
+        b, loc, llvmType,
+        b.getIntegerAttr(llvmType, f.getValue().bitcastToAPInt()));
+  }
+
   LogicalResult
   matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto ty = dyn_cast<RankedTensorType>(op.getType());
-    if (!ty)
-      return failure();
+    if (!ty) {
+      Type llvmType = getTypeConverter()->convertType(op.getType());
+      Value bits = llvmType ? bitsConstant(rewriter, op.getLoc(), llvmType,
+                                           op.getValue())
+                            : Value();
+      if (!bits)
+        return failure();
+      rewriter.replaceOp(op, bits);
+      return success();
+    }
     auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
     if (!splat)
       return op.emitOpError()
@@ -169,9 +191,14 @@ struct TensorConstantConversion
     Type structTy = getTypeConverter()->convertType(ty);
     if (!structTy)
       return failure();
-    Value scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(),
-                                            ty.getElementType(),
-                                            splat.getSplatValue<Attribute>());
+    Type elemTy = cast<LLVM::LLVMStructType>(structTy).getBody().front();
+    Value scalar =
+        bitsConstant(rewriter, op.getLoc(), elemTy,
+                     splat.getSplatValue<Attribute>());
+    if (!scalar)
+      scalar = LLVM::ConstantOp::create(rewriter, op.getLoc(),
+                                        ty.getElementType(),
+                                        splat.getSplatValue<Attribute>());
     unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
     SmallVector<Value> regs(n, scalar);
     rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(), structTy, regs));

@@ -472,6 +472,10 @@ class CodeGenerator:
         if node.attr == "value" and isinstance(wrapped, constexpr):  # Triton's constexpr.value
             return wrapped.value
         obj = _unwrap(wrapped)
+        if node.attr in ("type", "dtype") and type(obj) in (int, float):
+            # A number the compiler folded where Triton would hold a scalar tensor (x % 8 of a
+            # constant): its type is the one it takes as a kernel value.
+            return self.sem.default_dtype(obj)
         if node.attr == "T" and isinstance(obj, tensor):  # Triton's x.T: a 2-D transpose
             return kl.trans(obj, _semantic=self.sem)
         try:

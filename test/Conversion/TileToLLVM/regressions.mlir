@@ -139,3 +139,26 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return
   }
 }
+
+// -----
+
+// An fp8 constant (folding a bitcast of an integer constant makes one) is its
+// bits: LLVM has no fp8 float type. 0.5 in e4m3 is 0x30, in e5m2 0x38.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: llvm.func @fp8_constants
+  // CHECK-DAG: llvm.mlir.constant(48 : i8) : i8
+  // CHECK-DAG: llvm.mlir.constant(56 : i8) : i8
+  func.func public @fp8_constants(%p: !tile.ptr<f8E4M3FN>, %q: !tile.ptr<f8E5M2>) {
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    %c = arith.constant dense<0.5> : tensor<512xf8E4M3FN, #l>
+    %d = arith.constant dense<0.5> : tensor<512xf8E5M2, #l>
+    %ps = tile.splat %p : tensor<512x!tile.ptr<f8E4M3FN>, #l>
+    %pp = tile.addptr %ps, %r : tensor<512x!tile.ptr<f8E4M3FN>, #l>, tensor<512xi32, #l>
+    tile.store %pp, %c : tensor<512x!tile.ptr<f8E4M3FN>, #l>
+    %qs = tile.splat %q : tensor<512x!tile.ptr<f8E5M2>, #l>
+    %qp = tile.addptr %qs, %r : tensor<512x!tile.ptr<f8E5M2>, #l>, tensor<512xi32, #l>
+    tile.store %qp, %d : tensor<512x!tile.ptr<f8E5M2>, #l>
+    return
+  }
+}

@@ -78,7 +78,7 @@ def _check_operand(sem, name, x, idx, acc_layout, fmt):
     if lay.k_width != 16:
         raise ValueError(f"mfma_scaled: {name}'s k_width must be 16 (a lane group holds 16 "
                          f"bytes of K), got {lay.k_width}")
-    ok = x.dtype in (core.uint8, core.int8) or (fmt in _FP8 and x.dtype.name == _FP8[fmt])
+    ok = x.dtype in (core.uint8, core.int8) or (fmt in _FP8 and x.dtype == getattr(core, _FP8[fmt]))
     if not ok:
         raise TypeError(f"mfma_scaled: {name} is {x.dtype.name}, which cannot hold {fmt} data "
                         f"(uint8 bytes{' or ' + _FP8[fmt] if fmt in _FP8 else ', two values a byte'})")

@@ -422,3 +422,30 @@ def test_gluons_frontend_forms_compile():
         k = kiln.compile(forms, ESIG, {"MODE": mode}, target="hip:gfx950", num_warps=1,
                          cache=False)
         assert len(re.findall(r"v_mfma_scale_f32_16x16x128_f8f6f4", k.asm["amdgcn"])) == 1
+
+
+def test_fp8_typed_operands_are_the_same_bytes():
+    """Operands typed float8e4nv / float8e5 (as Gluon kernels pass them) compile to the same
+    instructions as their uint8 bytes."""
+    @kiln.jit
+    def typed(x, src, FP8: kl.constexpr):
+        ra = kl.arange(0, 16, kl.SliceLayout(1, OP_A))[:, None] * 128 + \
+            kl.arange(0, 128, kl.SliceLayout(0, OP_A))[None, :]
+        rb = kl.arange(0, 128, kl.SliceLayout(1, OP_B))[:, None] * 16 + \
+            kl.arange(0, 16, kl.SliceLayout(0, OP_B))[None, :]
+        a = kl.load(src + ra)
+        b = kl.load(src + 2048 + rb)
+        acc = kl.full([16, 16], 0, kl.float32, ACC)
+        if FP8:
+            acc = cdna4.mfma_scaled(a.to(kl.float8e4nv, bitcast=True), 0x02, "e4m3",
+                                    b.to(kl.float8e5, bitcast=True), 0x01, "e5m2", acc)
+        else:
+            acc = cdna4.mfma_scaled(a, 0x02, "e4m3", b, 0x01, "e5m2", acc)
+        offs = kl.arange(0, 16, kl.SliceLayout(1, ACC))[:, None] * 16 + \
+            kl.arange(0, 16, kl.SliceLayout(0, ACC))[None, :]
+        kl.store(x + offs, acc)
+    asm = [kiln.compile(typed, {"x": "*fp32:16", "src": "*u8:16"}, {"FP8": f},
+                        target="hip:gfx950", num_warps=1, cache=False).asm["amdgcn"]
+           for f in (False, True)]
+    mfma = [re.findall(r"v_mfma_scale_f32_16x16x128_f8f6f4.*", a) for a in asm]
+    assert len(mfma[0]) == 1 and mfma[0] == mfma[1]

@@ -149,9 +149,16 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
                         f"DotOperandLayout(0, acc's layout, k_width=2), got {a!r}")
     if _unwrap(precision) not in (None, "ieee", "tf32"):
         raise ValueError(f"{what}: precision {precision!r} is not supported")
-    if _unwrap(max_num_imprecise_acc) is not None:
-        raise ValueError(f"{what}: max_num_imprecise_acc applies to fp8 operands, which are "
-                         f"not supported yet")
+    imprecise = _unwrap(max_num_imprecise_acc)
+    if imprecise is not None and b.dtype.is_fp8():
+        # Triton promotes fp8 sums to fp32 every max_num_imprecise_acc products of K (other
+        # types ignore the option); Kiln accumulates a whole call in the hardware's precision.
+        k = int(_unwrap(b.shape[0]))
+        if isinstance(imprecise, bool) or not isinstance(imprecise, int) or imprecise < k:
+            raise ValueError(f"{what}: max_num_imprecise_acc={imprecise!r} asks for fp8 sums "
+                             f"promoted every {imprecise} products of K={k}; Kiln accumulates "
+                             f"a whole warpgroup_mma in the hardware's precision: give None or "
+                             f"a value >= {k}")
     operands = [a, b, acc]
     use_acc = _unwrap(use_acc)
     if use_acc is not True:
