@@ -47,6 +47,9 @@ _LAYOUT_FIELDS = ("swizzle_byte_width", "element_bitwidth", "rank", "transposed"
 # (dtype, block_shape, layout) -> a small int: what a warm launch compares instead of hashing
 # and comparing the layout every call (kiln.jit's launch key, the launcher's spec check).
 _SPEC_IDS: Dict[tuple, int] = {}
+# (address, base dtype, shape, strides, block_shape, layout, padding) -> a valid descriptor's
+# fields, its encoded maps included (shared by every descriptor of those fields).
+_VALIDATED: Dict[tuple, dict] = {}
 
 
 def _spec_id(dtype, block_shape, layout):
@@ -129,6 +132,20 @@ class TensorDescriptor:
 
     def __init__(self, base, shape, strides, block_shape, layout, padding="zero"):
         address = _device_address(base)
+        # Projects build their descriptors for every call: the same fields again are valid
+        # again, and share the maps encoded for them.
+        key = known = None
+        if type(layout).__hash__ not in (None, object.__hash__):  # hashed by value
+            try:
+                key = (address, getattr(base, "dtype", None), tuple(shape), tuple(strides),
+                       tuple(block_shape), layout, padding)
+                known = _VALIDATED.get(key)
+            except TypeError:  # unhashable fields: the checks below say what is wrong
+                key = known = None
+        if known is not None:
+            self.__dict__.update(known)
+            self._base = base
+            return
         try:
             name = _pointer_dtype_name(base)
             dtype = _core.dtype_from_name(name)
@@ -209,6 +226,10 @@ class TensorDescriptor:
         self._maps: Dict[str, bytes] = {}
         # Equal ids <=> equal (dtype, block_shape, layout): what kernels specialize on.
         self._spec_id = _spec_id(dtype, self._block_shape, layout)
+        if key is not None:
+            if len(_VALIDATED) > 4096:
+                _VALIDATED.clear()
+            _VALIDATED[key] = {k: v for k, v in self.__dict__.items() if k != "_base"}
 
     @staticmethod
     def _check_swizzle_fits(block_shape: List[int], swizzle: int, elem_bytes: int,

@@ -15,6 +15,8 @@ from .._layouts import (BlockedLayout, DistributedLayout, SharedLayout, _int_tup
 
 __all__ = ["NVMMASharedLayout", "NVMMADistributedLayout", "DotOperandLayout"]
 
+_DEFAULT_FOR: dict = {}  # get_default_for's arguments -> its layout (layouts are immutable)
+
 
 @dataclass(frozen=True, repr=False)
 class NVMMASharedLayout(SharedLayout):
@@ -62,6 +64,24 @@ class NVMMASharedLayout(SharedLayout):
                         cga_layout=None):
         """The widest swizzle (128, 64, 32 bytes, else 0) whose width divides the bytes of
         the block's contiguous dimension; 0 for blocks of fewer than 8 rows."""
+        # Host code calls this for every launch: the layout of the same arguments, once.
+        try:
+            key = (tuple(block_shape), dtype, transposed, fp4_padded,
+                   None if cga_layout is None else repr(cga_layout))
+            found = _DEFAULT_FOR.get(key)
+        except TypeError:  # unhashable arguments: computed every time
+            key, found = None, None
+        if found is None:
+            found = NVMMASharedLayout._default_for(block_shape, dtype, transposed, fp4_padded,
+                                                   cga_layout)
+            if key is not None:
+                if len(_DEFAULT_FOR) > 4096:
+                    _DEFAULT_FOR.clear()
+                _DEFAULT_FOR[key] = found
+        return found
+
+    @staticmethod
+    def _default_for(block_shape, dtype, transposed, fp4_padded, cga_layout):
         shape = list(_int_tuple("block_shape", block_shape))
         dtype = _unwrap(dtype)
         bits = dtype.primitive_bitwidth
