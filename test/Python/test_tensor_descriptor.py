@@ -746,13 +746,14 @@ def test_same_fields_again_share_the_checks_and_the_encoded_map():
     layout hashed by value) reuses the checks and the encoded map; any field changed is checked
     again."""
     layout = kl.NVMMASharedLayout(128, 16)
+    bf16 = TorchDtype("bfloat16")  # torch's dtypes are singletons
     drv = FakeDriver()
-    a = TensorDescriptor.from_tensor(Tensor((256, 512), ptr=0x7f0000040000), [64, 64], layout)
-    t = Tensor((256, 512), ptr=0x7f0000040000)
+    a = TensorDescriptor.from_tensor(Tensor((256, 512), bf16, ptr=0x7f0000040000), [64, 64], layout)
+    t = Tensor((256, 512), bf16, ptr=0x7f0000040000)
     b = TensorDescriptor.from_tensor(t, [64, 64], layout)
     assert b.base is t and b.shape == [256, 512] and b.block_shape == [64, 64]
     assert a._tensor_map(drv) is b._tensor_map(drv) and len(drv.encodes) == 1
-    c = TensorDescriptor.from_tensor(Tensor((256, 512), ptr=0x7f0000080000), [64, 64], layout)
+    c = TensorDescriptor.from_tensor(Tensor((256, 512), bf16, ptr=0x7f0000080000), [64, 64], layout)
     c._tensor_map(drv)
     assert len(drv.encodes) == 2  # another address: its own map
     with pytest.raises(ValueError, match=r"strides\[0\] = 3"):
