@@ -45,6 +45,21 @@ def f32_as_halves(in_ptr, out_ptr, N: kl.constexpr):
     kl.store(out_ptr + r2, h.load(L1))
 
 
+@kiln.jit
+def whole_ring_flat(in_ptr, out_ptr, N: kl.constexpr):
+    # A ring of N one-element slots (Gluon's multi-buffered [N, 1] with a rank-1 layout, as
+    # lmdeploy caches its block scales) reinterpreted as one [N] buffer: stored flat, read back
+    # slot by slot.
+    ring = kl.allocate_shared_memory(kl.float32, [N, 1], S1)
+    flat = ring._reinterpret(kl.float32, [N], S1)
+    r = kl.arange(0, N, L1)
+    flat.store(kl.load(in_ptr + r))
+    kl.thread_barrier()
+    one: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    for i in kl.static_range(N):
+        kl.store(out_ptr + i + kl.arange(0, 1, one), ring.index(i).load(one))
+
+
 def test_reinterpret_compiles():
     k = kiln.compile(second_half_as_i32, {"in_ptr": "*i32", "out_ptr": "*i32"},
                      {"BLOCK": 2048, "X": 32, "Y": 8}, target="cuda:sm_90a", cache=False)
@@ -53,6 +68,24 @@ def test_reinterpret_compiles():
     assert "+1024]" in k.asm["ptx"]
     kiln.compile(f32_as_halves, {"in_ptr": "*fp32", "out_ptr": "*fp16"}, {"N": 256},
                  target="cuda:sm_90a", cache=False)
+    k = kiln.compile(whole_ring_flat, {"in_ptr": "*fp32", "out_ptr": "*fp32"}, {"N": 16},
+                     target="cuda:sm_90a", cache=False)
+    assert k.metadata["shared"] == 64
+
+
+@kiln.jit
+def part_of_ring():
+    ring = kl.allocate_shared_memory(kl.float32, [4, 8], S1)
+    ring.slice(0, 2)._reinterpret(kl.float32, [16], S1)  # E:part
+
+
+def test_reinterpret_of_part_of_a_ring_is_an_error():
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(part_of_ring, {}, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(info.value, __file__.replace(".pyc", ".py"), "E:part",
+                           "ring.slice(0, 2)._reinterpret",
+                           r"_reinterpret: .* is a part of a ring of buffers; reinterpret one "
+                           r"slot or the whole ring", CompilationError)
 
 
 @kiln.jit

@@ -26,3 +26,10 @@ def test_f32_as_halves(target):
     out = torch.empty(512, dtype=torch.float16, device="cuda")
     k.f32_as_halves[(1,)](x, out, 256)
     assert torch.equal(out.view(torch.int16), x.view(torch.float16).view(torch.int16))
+
+
+def test_whole_ring_as_one_buffer(target):
+    x = torch.randn(16, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    k.whole_ring_flat[(1,)](x, out, 16)
+    assert torch.equal(out, x)

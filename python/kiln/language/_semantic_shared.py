@@ -180,8 +180,11 @@ class SharedMemorySemantic:
                  (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
         if any(d <= 0 for d in shape):
             raise ValueError(f"_reinterpret: shape {tuple(shape)} must be positive")
-        if len(st.shape) != st.layout.rank:
-            raise ValueError(f"_reinterpret: {st} is a ring of buffers; index one slot first")
+        if len(st.shape) != st.layout.rank and tuple(st.shape) != tuple(st.alloc_shape):
+            # A whole ring is its slots one after another (Gluon reinterprets a multi-buffered
+            # allocation as one buffer); a part of one is not.
+            raise ValueError(f"_reinterpret: {st} is a part of a ring of buffers; reinterpret "
+                             f"one slot or the whole ring")
         have = math.prod(st.shape) * st.element_ty.primitive_bitwidth // 8
         need = math.prod(shape) * max(8, dtype.primitive_bitwidth) // 8
         if need > have:

@@ -1998,10 +1998,22 @@ func.func @reinterpret_too_big() {
 // -----
 
 #s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-func.func @reinterpret_ring() {
+func.func @reinterpret_part_of_a_ring() {
+  %b = tile.local_alloc : () -> !tile.memdesc<4x64xi8, #s1, mutable>
+  %h = tile.memdesc_subslice %b[0, 0] : !tile.memdesc<4x64xi8, #s1, mutable> -> !tile.memdesc<2x64xi8, #s1, mutable, 4x64>
+  // expected-error @+1 {{reinterprets one slot or a whole ring, not a part of a ring}}
+  %r = tile.memdesc_reinterpret %h : !tile.memdesc<2x64xi8, #s1, mutable, 4x64> -> !tile.memdesc<32xi32, #s1, mutable>
+  return
+}
+
+// -----
+
+// A whole ring holds its slots' bytes: 2 x 64 bytes, not 256.
+#s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @reinterpret_whole_ring_too_big() {
   %b = tile.local_alloc : () -> !tile.memdesc<2x64xi8, #s1, mutable>
-  // expected-error @+1 {{reinterprets one slot, not a ring}}
-  %r = tile.memdesc_reinterpret %b : !tile.memdesc<2x64xi8, #s1, mutable> -> !tile.memdesc<32xi32, #s1, mutable>
+  // expected-error @+1 {{the result needs 256 bytes but the source view holds 128}}
+  %r = tile.memdesc_reinterpret %b : !tile.memdesc<2x64xi8, #s1, mutable> -> !tile.memdesc<64xi32, #s1, mutable>
   return
 }
 

@@ -747,9 +747,17 @@ LogicalResult MemDescReinterpretOp::verify() {
     return emitOpError() << "result must be a whole buffer (no allocation "
                             "shape of its own)";
   SharedLayoutAttr layout = src.getSharedLayout();
-  if (src.getShape().size() != layout.getRank())
-    return emitOpError() << "reinterprets one slot, not a ring (" << src
-                         << "): index the ring first";
+  // A whole ring (Gluon reinterprets a multi-buffered allocation as one
+  // buffer) is its slots one after another: contiguous when each slot is.
+  int64_t slots = 1;
+  if (src.getShape().size() != layout.getRank()) {
+    if (src.getShape() != src.getAllocShape())
+      return emitOpError() << "reinterprets one slot or a whole ring, not a "
+                              "part of a ring ("
+                           << src << ")";
+    for (int64_t d : src.getShape().drop_back(layout.getRank()))
+      slots *= d;
+  }
   if (!layout.getPaddingSteps().empty())
     return emitOpError() << "cannot reinterpret a padded buffer ("
                          << src.getEncoding() << ")";
@@ -758,7 +766,7 @@ LogicalResult MemDescReinterpretOp::verify() {
     return emitOpError() << "the source view's elements are not one "
                             "contiguous range in "
                          << src.getEncoding();
-  int64_t have = *elements * getElementBytes(src.getElementType());
+  int64_t have = slots * *elements * getElementBytes(src.getElementType());
   int64_t need = getAllocationBytes(result);
   if (need > have)
     return emitOpError() << "the result needs " << need
