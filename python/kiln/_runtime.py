@@ -378,6 +378,45 @@ class _Plan:
 
 _PLANS: Dict[Tuple[str, ...], _Plan] = {}
 
+# Per argument type, the struct code that writes an argument's slot as its packer does, for
+# the values the launch fast path (kiln.runtime.launcher.LoadedKernel.fast_launcher) passes:
+# pointers as int addresses, i1 as a bool, the ints as ints, floats as floats, a tensordesc as
+# bytes of exactly TENSOR_MAP_BYTES. struct refuses (struct.error, OverflowError) what the
+# packers refuse (an int out of the type's range, a float beyond float32's); the caller then
+# takes the general path, which raises the packer's error.
+_FAST_CODES = {"i1": "B7x", "i32": "i4x", "u32": "I4x", "i64": "q", "u64": "Q",
+               "fp32": "f4x", "fp64": "d", "tensordesc": f"{TENSOR_MAP_BYTES}s"}
+
+
+def unprototyped(fn):
+    """``fn`` (a ctypes function of this library) without argtypes, or None when ``fn`` is not
+    one (a stand-in). Called with ctypes objects for its 64-bit parameters and Python ints
+    only for its 32-bit ones, it skips the per-argument conversions of argtypes (about half
+    of a launch's ctypes cost)."""
+    if not isinstance(fn, ctypes._CFuncPtr):
+        return None
+    raw = type(fn)(ctypes.cast(fn, ctypes.c_void_p).value)  # as lib.name with no argtypes
+    raw.restype = fn.restype
+    return raw
+
+
+def fast_struct(arg_types: Sequence[str]) -> Optional[struct.Struct]:
+    """A struct.Struct packing the whole argument buffer of ``launch`` (the layout of
+    ``pack_args``) from the values of the launch fast path, or None when a type has no such
+    code (fp16, bf16, i8, i16, ...)."""
+    fmt, size = "<", 0
+    for ty in arg_types:
+        code = "Q" if ty.startswith("*") else _FAST_CODES.get(ty)
+        if code is None:
+            return None
+        nbytes, align, _ = _TENSOR_MAP_SLOT if ty == "tensordesc" else _SLOT
+        pad = -size % align
+        if pad:
+            fmt += f"{pad}x"
+        size += pad + nbytes
+        fmt += code
+    return struct.Struct(fmt)
+
 
 def _plan(arg_types: Sequence[str]) -> _Plan:
     types = tuple(arg_types)

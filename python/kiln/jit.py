@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import types
 from typing import Dict
 
 from .compiler.cache import mangle_value
@@ -134,6 +135,13 @@ class JITFunction(KernelFunction):
         self._range_limits = ()
         # Warm launches: a cheap key of the arguments -> the _kernels entry it selects.
         self._launches: Dict[tuple, list] = {}
+        # The fast warm path: per call shape (how many positional arguments, then the keyword
+        # names), the first of its generated launch functions (_Variant), and their list.
+        self._warm: Dict[object, object] = {}
+        self._variants: Dict[object, list] = {}
+        # A generated check that the globals compiled against are still bound (None: there are
+        # none); _stale_globals until the first warm launch builds it.
+        self._globals_ok = _stale_globals
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.__name__} is a @kiln.jit function: launch it with "
@@ -351,6 +359,7 @@ class JITFunction(KernelFunction):
         range_bytes = _pointer_range_bytes(target)
         if range_bytes and range_bytes not in self._range_limits:
             self._range_limits = tuple(sorted(self._range_limits + (range_bytes,)))
+            self._warm, self._variants = {}, {}  # their keys lack the new limit
         signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
         mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow)
         entry = self._kernels.get(mem_key)
@@ -360,6 +369,7 @@ class JITFunction(KernelFunction):
                               num_ctas=num_ctas, maxnreg=maxnreg, debug=debug,
                               sanitize_overflow=sanitize_overflow)
             self._record_globals(deps)
+            self._globals_ok = _stale_globals
             entry = [kernel, None, runtime, constexprs]
             self._kernels[mem_key] = entry
         return entry, driver
@@ -411,6 +421,18 @@ class JITFunction(KernelFunction):
         return key
 
     def run(self, *args, grid, **kwargs):
+        # The fast path: a function generated for this call shape and these argument kinds
+        # binds, keys and launches with no generic loop; None when it cannot (a new
+        # specialization, anything unusual), and the general path below decides.
+        shape = (len(args), *kwargs) if kwargs else len(args)
+        warm = self._warm.get(shape)
+        if warm is not None:
+            kernel = warm(args, kwargs, grid)
+            if kernel is not None:
+                return kernel
+        return self._run(args, kwargs, grid, shape)
+
+    def _run(self, args, kwargs, grid, shape):
         bound = self._fast_bind(args, kwargs)
         key = self._launch_key(*bound) if bound is not None else None
         if key is not None:
@@ -420,13 +442,124 @@ class JITFunction(KernelFunction):
                     self._check_globals()  # a rebound global would make it stale
                 arguments, options = bound
                 self._launch(entry, None, grid, arguments, options)
+                self._learn(shape, args, kwargs, arguments, entry)
                 return entry[0]  # the CompiledKernel, as Gluon's launch returns it
         arguments, options = bound if bound is not None else self._bind(args, kwargs)
         entry, driver = self._compile(arguments, options)
         self._launch(entry, driver, grid, arguments, options)
         if key is not None:
             self._launches[key] = entry
+            self._learn(shape, args, kwargs, arguments, entry)
         return entry[0]
+
+    # -- the fast warm path ------------------------------------------------------------------
+
+    def _learn(self, shape, args, kwargs, arguments, entry):
+        """After a launch through the general path: let the fast path launch these argument
+        kinds and this key next time (when the kernel and its arguments are usual ones)."""
+        loaded = entry[1]
+        if not callable(getattr(loaded, "fast_launcher", None)) or not all(
+                type(n) is str for n in entry[2]):  # a stand-in, or tuple arguments
+            return
+        if self._globals_ok is _stale_globals:  # (compiled values: sound whenever built)
+            self._globals_ok = self._globals_check()
+        kinds = self._kinds(arguments)
+        if kinds is None:
+            return
+        variants = self._variants.setdefault(shape, [])
+        variant = next((v for v in variants if v.kinds == kinds), None)
+        if variant is None:
+            if len(variants) >= _MAX_VARIANTS:
+                return
+            variant = _Variant(self, shape, kinds,
+                               {n: v for n, v in arguments.items() if kinds[n] == "const"})
+            variants.append(variant)
+            for this, after in zip(variants, variants[1:] + [None]):
+                this.env["_NEXT"] = after.run if after is not None else _no_variant
+            self._warm[shape] = variants[0].run
+        key = variant.key(args, kwargs)
+        if key is None or key in variant.table:
+            return
+        inputs = [(n, kinds[n] if type(kinds[n]) is str else kinds[n][0])
+                  for n in self.arg_names if kinds[n] != "const"]
+        launch = variant.launchers.get(id(loaded))
+        if launch is None or launch[0] is not loaded:
+            launch = variant.launchers[id(loaded)] = (loaded,
+                                                      loaded.fast_launcher(inputs, entry[2]))
+        variant.table[key] = (launch[1], entry[0], entry[3])
+
+    def _kinds(self, arguments):
+        """Per parameter, what the fast path expects there: "const" (a constexpr parameter),
+        "int", "float", "bool" (exactly those types), ("tensor", type) (an object with
+        data_ptr()), ("desc", type) (a tensor descriptor); None when an argument is none of
+        these (the general path always)."""
+        pointers = self.pointer_params()
+        kinds = {}
+        for name, value in arguments.items():
+            kind = type(value)
+            if name in self.constexpr_names:
+                kinds[name] = "const"
+            elif kind is int or kind is float or kind is bool:
+                kinds[name] = kind.__name__
+            elif callable(getattr(value, "_param_spec", None)):
+                if getattr(value, "_spec_id", None) is None:
+                    return None
+                kinds[name] = ("desc", kind)
+            elif (getattr(value, "data_ptr", None) is not None and name not in pointers
+                    and not isinstance(value, (str, core.constexpr,
+                                               core.tensor_descriptor_type))):
+                kinds[name] = ("tensor", kind)
+            else:
+                return None
+        return kinds
+
+    def _globals_check(self):
+        """A function telling whether every global compiled against still is what it was
+        (True) or may not be (False: the general path's _check_globals decides), generated
+        from _used_globals: the path from each root to the value, object by object, compared
+        by identity (a mutable value by UsedGlobal.changed()); None when there are none."""
+        try:
+            used = list(self._used_globals.values())
+            if not used:
+                return None
+            env = {"J": self, "GS": self._globals_same, "_M": _ABSENT}
+            names: Dict[int, str] = {}
+
+            def ref(obj):
+                name = names.get(id(obj))
+                if name is None:
+                    name = names[id(obj)] = f"o{len(names)}"
+                    env[name] = obj
+                return name
+
+            terms = ["J._globals_same is GS"]
+            for u in used:
+                root, value = u.root, u.value
+                if isinstance(value, (list, dict, set, bytearray)):
+                    terms.append(f"not {ref(u)}.changed()[0]")
+                    continue
+                if isinstance(root, dict):
+                    obj = root.get(u.key, _ABSENT)
+                    chain = [f"{ref(root)}.get({u.key!r}, _M) is {ref(obj)}"]
+                else:
+                    obj = root.cell_contents
+                    chain = [f"{ref(root)}.cell_contents is {ref(obj)}"]
+                for attr in u.path:
+                    if not isinstance(obj, (types.ModuleType, type)):
+                        obj = _ABSENT
+                        break
+                    parent, obj = obj, getattr(obj, attr, _ABSENT)
+                    chain.append(f"getattr({ref(parent)}, {attr!r}, _M) is {ref(obj)}")
+                if obj is not value:  # not the compiled object: compare by value
+                    terms.append(f"not {ref(u)}.changed()[0]")
+                    continue
+                terms += [t for t in chain if t not in terms]
+            code = ("def ok():\n  try:\n    return (" + "\n        and ".join(terms) +
+                    ")\n  except Exception:\n    return False\n")
+            exec(compile(code, f"<kiln globals {self.__name__}>", "exec"), env)  # noqa: S102
+            return env["ok"]
+        except Exception:  # anything unexpected in what compiling recorded: the full check
+            return _stale_globals
 
     def _launch(self, entry, driver, grid, arguments, options):
         kernel, loaded, runtime, constexprs = entry
@@ -452,6 +585,152 @@ class JITFunction(KernelFunction):
 
     def __getitem__(self, grid):
         return functools.partial(self.run, grid=grid)
+
+
+def _stale_globals():
+    """The globals check before one is built: always "maybe changed" (the full check)."""
+    return False
+
+
+def _no_variant(args, kwargs, grid):
+    return None
+
+
+_ABSENT = object()
+_MAX_VARIANTS = 8  # argument-kind combinations per call shape with a fast path
+_INT_KEY = ("({a} == 1, {a} & 15 == 0, -2147483648 <= {a} <= 2147483647, "
+            "-9223372036854775808 <= {a} <= 9223372036854775807)")
+
+
+def _grid3(grid):
+    """(x, y, z) of a tuple or list of 1 to 3 ints in range, else None (_normalize_grid
+    decides, and names what is wrong)."""
+    if type(grid) is not tuple and type(grid) is not list or not 1 <= len(grid) <= 3:
+        return None
+    for i, d in enumerate(grid):
+        if type(d) is not int or d <= 0 or d > (2147483647 if i == 0 else 65535):
+            return None
+    return tuple(grid) + (1,) * (3 - len(grid))
+
+
+class _Variant:
+    """The fast path of one call shape and one kind per argument: ``run(args, kwargs,
+    grid)`` binds the arguments as _fast_bind does, checks their types, computes the key of
+    what specialization reads of them (as _launch_key), finds the launcher learnt for it,
+    checks the globals and the grid and launches; it returns the CompiledKernel, or None for
+    the general path (a key not seen, a rebound global, an unusual grid). Arguments of other
+    types go to the next variant of the shape (``_NEXT``)."""
+
+    def __init__(self, fn, shape, kinds, consts):
+        self.kinds = kinds
+        self.table: Dict[tuple, tuple] = {}
+        self.launchers: Dict[int, tuple] = {}
+        npos, keywords = (shape, ()) if type(shape) is int else (shape[0], shape[1:])
+        names = fn.arg_names
+        var = {n: f"a{i}" for i, n in enumerate(names)}
+        env = {"J": fn, "TABLE": self.table, "_NEXT": _no_variant, "_grid3": _grid3,
+               "_normalize_grid": _normalize_grid,
+               "_storage_bytes": _storage_bytes}
+        bind = []
+        if npos:
+            bind.append(f"{', '.join(var[n] for n in names[:npos])}, = args")
+        options = {}
+        for k in keywords:
+            if k in fn._param_set:
+                bind.append(f"{var[k]} = kwargs[{k!r}]")
+                if k in _OPTIONS:
+                    options[k] = var[k]
+            else:
+                options[k] = f"o_{k}"
+                bind.append(f"o_{k} = kwargs[{k!r}]")
+        guards, values, key = [], [], []
+        for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
+                    "sanitize_overflow"):
+            if opt in options:
+                key.append(options[opt])
+        if "debug" not in options:
+            key.append("J.debug")
+        limits = fn._range_limits
+        for name in names:
+            a, kind = var[name], kinds[name]
+            if kind == "const":
+                value = consts.get(name)
+                params = getattr(type(value), "__dataclass_params__", None)
+                if params is not None and params.frozen and type(value).__hash__ is not None:
+                    # A layout: the one object seen here keys as a token hashed by identity
+                    # (its own hash walks every field); an equal other object, as itself.
+                    env[f"C_{a}"], env[f"S_{a}"] = value, object()
+                    key.append(f"(S_{a} if {a} is C_{a} else {a})")
+                else:
+                    key.append(a)
+                continue
+            if type(kind) is tuple:
+                t = f"T_{a}"
+                env[t] = kind[1]
+                guards.append(f"type({a}) is not {t}")
+            else:
+                guards.append(f"type({a}) is not {kind}")
+            if kind == "int":
+                key.append(_INT_KEY.format(a=a))
+            elif type(kind) is tuple and kind[0] == "desc":
+                key.append(f"getattr({a}, '_spec_id', None)")
+            elif type(kind) is tuple:  # a tensor: its dtype, alignment, which limits it fits
+                values.append(f"p{a} = {a}.data_ptr()")
+                key += [f"{a}.dtype", f"p{a} & 15 == 0"]
+                if limits:
+                    values.append(f"n{a} = _storage_bytes({a})")
+                    key += [f"n{a} is not None and n{a} <= {int(limit)}" for limit in limits]
+        call = []
+        for name in names:
+            kind = kinds[name]
+            if kind != "const":
+                call.append(var[name])
+                if type(kind) is tuple and kind[0] == "tensor":
+                    call.append("p" + var[name])
+        stream = options.get("stream", "None")
+        lines = ["def run(args, kwargs, grid):"] + [f"  {b}" for b in bind]
+        if guards:
+            lines += [f"  if {' or '.join(guards)}:", "    return _NEXT(args, kwargs, grid)"]
+        # Whatever raises here (an unhashable constexpr, a tensor without dtype) raises again
+        # in the general path, with its message.
+        lines += ["  try:"] + [f"    {v}" for v in values]
+        lines += [f"    key = ({', '.join(key)},)",
+                  "    hit = TABLE.get(key)",
+                  "  except Exception:",
+                  "    return None",
+                  "  if hit is None:",
+                  "    return None",
+                  "  ok = J._globals_ok",
+                  "  if ok is not None and not ok():",
+                  "    return None",
+                  "  if type(grid) is tuple and len(grid) == 1:",
+                  "    gx = grid[0]",
+                  "    if type(gx) is not int or gx <= 0 or gx > 2147483647:",
+                  "      return None",
+                  "    gy = gz = 1",
+                  "  else:",
+                  "    g = _grid3(grid)",
+                  "    if g is None:",
+                  "      if type(grid) is tuple or type(grid) is list or not callable(grid):",
+                  "        return None",
+                  "      # Triton style: the grid from the arguments and constexprs, as _launch",
+                  f"      meta = {{{', '.join(f'{n!r}: {var[n]}' for n in names)}}}",
+                  "      meta.update(hit[2])",
+                  f"      meta['num_warps'] = {options.get('num_warps', '4')}",
+                  "      g = _normalize_grid(grid(meta))",
+                  "    gx, gy, gz = g",
+                  f"  hit[0](gx, gy, gz, {stream}, {', '.join(call)})",
+                  "  return hit[1]"]
+        key_lines = lines[:lines.index("    hit = TABLE.get(key)")]
+        key_lines = ["def key(args, kwargs):"] + [
+            "    return None" if line == "    return _NEXT(args, kwargs, grid)" else line
+            for line in key_lines[1:]] + ["  except Exception:", "    return None",
+                                          "  return key"]
+        code = "\n".join(lines) + "\n" + "\n".join(key_lines) + "\n"
+        self.env = env
+        exec(compile(code, f"<kiln warm launch {fn.__name__}>", "exec"), env)  # noqa: S102
+        self.run, self.key = env["run"], env["key"]
+        self.code = code
 
 
 def _holds_runtime(value) -> bool:

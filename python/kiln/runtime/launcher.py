@@ -37,6 +37,11 @@ def validate_grid(grid):
     return tuple(dims) + (1,) * (3 - len(dims))
 
 
+# Once torch has initialized CUDA: (raw current-stream getter, current-device getter,
+# bad-fork test), torch's C functions, so that a launch asks for its stream in two C calls.
+_TORCH_STREAM = None
+
+
 def default_stream():
     """torch's current stream if torch has initialized CUDA, else 0.
 
@@ -44,12 +49,26 @@ def default_stream():
     have initialized a device or made a stream current, and importing it just
     to learn that costs seconds.
     """
+    fast = _TORCH_STREAM
+    if fast is not None and not fast[2]():  # initialized stays so, unless forked
+        return fast[0](fast[1]())
+    return _default_stream()
+
+
+def _default_stream():
+    global _TORCH_STREAM
     torch = sys.modules.get("torch")
     if torch is None or not torch.cuda.is_initialized():
         return 0
     # The raw getter skips building a torch.cuda.Stream object (~5 us).
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
     if raw is not None:
+        # torch.cuda.current_device() is _lazy_init() (done: initialized) and this getter;
+        # torch.cuda.is_initialized() is "initialized and not in a bad fork".
+        device = getattr(torch._C, "_cuda_getDevice", None)
+        bad_fork = getattr(torch._C, "_cuda_isInBadFork", None)
+        if device is not None and bad_fork is not None:
+            _TORCH_STREAM = (raw, device, bad_fork)
         return raw(torch.cuda.current_device())
     return torch.cuda.current_stream().cuda_stream
 
@@ -174,6 +193,15 @@ def _tensor_map(arg, spec, param_name, kernel_name, driver):
 
 
 _POINTER, _DESC, _VALUE = 0, 1, 2  # how prepare_args treats a parameter
+
+
+# [kiln._runtime._lib.kiln_rt_launch as last seen, the same entry without argtypes (None
+# when it is not a ctypes function)]: what the fast launchers call.
+_RAW_LAUNCH = [None, None]
+
+
+class _Fallback(Exception):
+    """Raised inside a fast launcher: launch() decides (and raises its own error)."""
 
 
 class LoadedKernel:
@@ -358,6 +386,132 @@ class LoadedKernel:
                 param = self.params[self._arg_param[int(m.group(1))]]
                 msg = f"{msg} [parameter {param['name']!r}]"
             raise type(e)(f"kernel {self.name!r}: {msg}") from e
+
+    def fast_launcher(self, inputs, runtime):
+        """A function ``f(gx, gy, gz, stream, *values)`` launching this kernel as
+        ``launch((gx, gy, gz), args, stream, grid_checked=True)`` does, generated for one
+        kind of each argument so that a warm launch runs no generic loop (kiln.jit's warm
+        path calls it).
+
+        ``inputs``: ``(name, kind)`` of what the caller passes after ``stream``, ``kind`` one
+        of "tensor" (an object with data_ptr(), passed as two values: the object and its
+        data_ptr()), "int", "float", "bool" (of exactly those types) and "desc" (a tensor
+        descriptor whose kind this kernel already accepted). ``runtime``: the input names
+        this kernel's parameters take, in order. The grid must be valid (1 <= x < 2**31, y
+        and z below 65536). Whatever the generated checks do not expect (a CPU tensor, a
+        misaligned address, a value out of range, an unloaded module, a stream that is not an
+        int) goes to launch() itself, so the errors are its own."""
+        names = {name: f"a{i}" for i, (name, _) in enumerate(inputs)}
+        params = []
+        for name, kind in inputs:
+            params.append(names[name])
+            if kind == "tensor":
+                params.append("p" + names[name])
+        general = (f"K.launch((gx, gy, gz), [{', '.join(names[n] for n in runtime)}], "
+                   f"stream, grid_checked=True)")
+        env = {"K": self}
+        fast = self._fast_body(dict(inputs), names, runtime, env)
+        lines = [f"def launch(gx, gy, gz, stream, {', '.join(params)}):"]
+        if fast is None:  # nothing to gain: launch() as it is
+            lines.append(f"  {general}")
+        else:
+            checks, call = fast
+            lines += ["  try:"] + [f"    {line}" for line in checks]
+            lines += ["  except _FALLBACK:", f"    return {general}"]
+            lines += [f"  {line}" for line in call]
+        code = "\n".join(lines) + "\n"
+        exec(compile(code, f"<kiln launch {self.name}>", "exec"), env)  # noqa: S102
+        env["launch"].code = code
+        return env["launch"]
+
+    def _fast_body(self, kinds, names, runtime, env):
+        """The lines of fast_launcher's function between its checks and the native call, or
+        None where this kernel or driver takes launch() as it is."""
+        from .driver import Driver
+        try:
+            from .. import _runtime
+        except ImportError:
+            return None
+        driver = self.driver
+        if (type(driver).launch is not Driver.launch or getattr(driver, "_rt", None)
+                is not _runtime or int(self.metadata.get("num_ctas", 1)) > 1
+                or int(self.metadata.get("global_scratch", 0)) or len(runtime) != len(self._plan)):
+            return None
+        packer = _runtime.fast_struct(self.arg_types)
+        if packer is None:
+            return None
+        plan = _runtime._plan(self.arg_types)
+        if packer.size != plan.size:
+            return None
+        ctypes = _runtime.ctypes
+        env.update(RAW=_RAW_LAUNCH, UNPROTOTYPED=_runtime.unprototyped, U64=ctypes.c_uint64,
+                   SIZE=ctypes.c_size_t(plan.size), COUNT=ctypes.c_size_t(plan.count))
+        env.update(_FALLBACK=(_Fallback, _runtime.struct.error, OverflowError),
+                   _REFUSE=_Fallback, PACK=packer.pack, LIB=_runtime._lib,
+                   CHECK=_runtime._check, DRV=driver, BACKEND=_runtime._b(driver.backend),
+                   C_OFFSETS=plan.c_offsets, default_stream=default_stream,
+                   storage_bytes=storage_bytes)
+        checks = ["func = K._function",
+                  "if func is None or stream is not None and type(stream) is not int:",
+                  "  raise _REFUSE"]
+        values = []
+        for i, ((kind, name, divisibility, range_bytes), var) in enumerate(
+                zip(self._plan, runtime)):
+            a, ty, want = names[var], self.params[i]["type"], kinds[var]
+            if kind == _POINTER:
+                if want != "tensor":
+                    return None
+                p = "p" + a
+                checks += [f"d = getattr({a}, 'device', None)",
+                           f"if getattr(d, 'type', d) == 'cpu' or d is None and "
+                           f"getattr({a}, 'is_cuda', None) is False:",
+                           "  raise _REFUSE"]
+                if range_bytes:
+                    checks += [f"n = storage_bytes({a})",
+                               f"if n is not None and n > {int(range_bytes)}:",
+                               "  raise _REFUSE"]
+                if divisibility:
+                    checks += [f"if {p} % {int(divisibility)}:", "  raise _REFUSE"]
+                values.append(p)
+            elif kind == _DESC:
+                if want != "desc":
+                    return None
+                rank = len(self._descs[i]["block_shape"])
+                checks += [f"m{a} = {a}._tensor_map(DRV)",
+                           f"sh{a}, st{a} = {a}.shape, {a}.strides",
+                           f"if type(m{a}) is not bytes or len(m{a}) != "
+                           f"{_runtime.TENSOR_MAP_BYTES} or sh{a} is None or st{a} is None "
+                           f"or len(sh{a}) != {rank} or len(st{a}) != {rank}:",
+                           "  raise _REFUSE"]
+                values += [f"m{a}"] + [f"sh{a}[{r}]" for r in range(rank)] + \
+                    [f"st{a}[{r}]" for r in range(rank)]
+            else:
+                expected = {"int": ("i32", "i64", "u64"), "float": ("fp32", "fp64"),
+                            "bool": ("i1",)}.get(want, ())
+                if ty not in expected or divisibility and want != "int":
+                    return None
+                if divisibility:
+                    checks += [f"if {a} % {int(divisibility)}:", "  raise _REFUSE"]
+                values.append(a)
+        checks += [f"buf = PACK({', '.join(values)})",
+                   "s = default_stream() if stream is None else stream"]
+        block = ", ".join(str(int(b)) for b in self.block)
+        # The native call as kiln._runtime.launch makes it; through the entry point without
+        # argtypes (64-bit values as ctypes objects, the rest 32-bit ints in range) while the
+        # library's entry is the one seen here (tests and benchmarks replace it).
+        call = ["launch = LIB.kiln_rt_launch",
+                "if launch is not RAW[0]:",
+                "  RAW[:] = [launch, UNPROTOTYPED(launch)]",
+                "raw = RAW[1]",
+                "if raw is not None:",
+                f"  rc = raw(BACKEND, U64(func), gx, gy, gz, {block}, 1, {int(self.shared)}, "
+                f"U64(s), buf, SIZE, C_OFFSETS, COUNT)",
+                "else:",
+                f"  rc = launch(BACKEND, func, gx, gy, gz, {block}, 1, {int(self.shared)}, s, "
+                f"buf, {plan.size}, C_OFFSETS, {plan.count})",
+                "if rc:",
+                "  CHECK(rc)"]
+        return checks, call
 
     def __getitem__(self, grid):
         """Triton-style launch: kernel[grid](*args, stream=None)."""

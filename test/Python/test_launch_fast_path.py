@@ -1,0 +1,534 @@
+"""The warm launch fast path (kiln.jit's generated per-call-shape launchers, the launcher's
+generated kernel launchers, kiln._runtime.fast_struct): what it hands the native entry point is
+byte for byte what the general path hands it, switching argument kinds between calls still
+specializes as the general path does, and every error is the general path's own.
+
+Kernels compile with the fake compiler of test_cache; the driver is a kiln.runtime.Driver on
+the real kiln._runtime whose native launch entry is a ctypes callback recording its arguments
+(a C-callable function, so the fast path's call without argtypes is exercised too)."""
+
+import ctypes
+import math
+import struct
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+import kiln.runtime
+from kiln.compiler import compiler as compiler_mod  # noqa: F811
+
+JIT = sys.modules["kiln.jit"]
+from kiln.compiler import compiler as compiler_mod
+
+from test_cache import FakeCompiler
+
+try:
+    from kiln import _runtime
+except ImportError:  # the runtime library is not built
+    _runtime = None
+
+pytestmark = pytest.mark.skipif(_runtime is None, reason="libkiln_runtime.so is not built")
+
+L = kl.BlockedLayout([4], [32], [4], [0])
+GLOBAL_LAYOUT = kl.BlockedLayout([4], [32], [4], [0])
+
+
+@kiln.jit
+def add(x, y, out, n, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, L)
+    m = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=m) + kl.load(y + offs, mask=m), mask=m)
+
+
+@kiln.jit
+def scale(x, out, s, n, flag, BLOCK: kl.constexpr):
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, GLOBAL_LAYOUT)
+    m = offs < n
+    kl.store(out + offs, kl.load(x + offs, mask=m) * s, mask=m)
+
+
+@kiln.jit
+def copy_desc(in_desc, out_desc, n):
+    pass
+
+
+class Device:
+    def __init__(self, type_):
+        self.type = type_
+
+
+class Tensor:
+    def __init__(self, ptr, dtype="float32", device="cuda", nbytes=4096, shape=(32, 32)):
+        self.ptr, self.dtype, self.device = ptr, dtype, Device(device)
+        self.nbytes, self.shape = nbytes, shape
+
+    def data_ptr(self):
+        return self.ptr
+
+    def stride(self):
+        return (self.shape[1], 1)
+
+
+class Recorder:
+    """kiln_rt_launch as a ctypes callback: records each call's arguments and the buffer."""
+
+    def __init__(self):
+        self.calls = []
+        self.rc = 0
+        real = _runtime._lib.kiln_rt_launch
+        self.fn = ctypes.CFUNCTYPE(ctypes.c_int, *real.argtypes)(self._record)
+
+    def _record(self, backend, func, gx, gy, gz, bx, by, bz, cluster, shared, stream, args,
+                size, offsets, count):
+        self.calls.append({"backend": backend, "func": func, "grid": (gx, gy, gz),
+                           "block": (bx, by, bz), "cluster": cluster, "shared": shared,
+                           "stream": stream, "buf": ctypes.string_at(args, size),
+                           "offsets": [offsets[i] for i in range(count)]})
+        return self.rc
+
+
+class StubDriver(kiln.runtime.Driver):
+    def __init__(self, target="cuda:sm_90a"):
+        super().__init__("cuda" if target.startswith("cuda") else "hip", _runtime)
+        self.target = target
+
+    def current_target(self):
+        return self.target
+
+    def max_shared_bytes(self):
+        return 232448
+
+    def load_module(self, image):
+        return 1
+
+    def get_function(self, module, name, shared_bytes):
+        return 0x5000
+
+    def function_resources(self, func):
+        return 32, 0
+
+    def encode_tensor_map(self, dtype, address, dims, strides, box, element_strides=None,
+                          swizzle_bytes=0, oob_nan=False):
+        return bytes([address % 251]) * 128
+
+
+@pytest.fixture
+def native(monkeypatch, tmp_path):
+    """(recorder, driver, general-path counter); every kernel starts cold."""
+    fc = FakeCompiler()
+    monkeypatch.setattr(compiler_mod, "load_compiler", lambda: fc)
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    rec, driver = Recorder(), StubDriver()
+    monkeypatch.setattr(_runtime._lib, "kiln_rt_launch", rec.fn)
+    monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: driver)
+    general = []
+    real_run = JIT.JITFunction._run
+
+    def counted(self, *a):
+        general.append(self.__name__)
+        return real_run(self, *a)
+    monkeypatch.setattr(JIT.JITFunction, "_run", counted)
+    for fn in (add, scale, copy_desc):
+        _reset(fn)
+    fc.driver, fc.recorder, fc.general = driver, rec, general
+    yield fc
+    for fn in (add, scale, copy_desc):
+        _reset(fn)
+
+
+def _reset(fn):
+    fn._kernels.clear()
+    fn._launches.clear()
+    fn._warm.clear()
+    fn._variants.clear()
+    fn._range_limits = ()
+    fn._globals_ok = JIT._stale_globals
+
+
+def _expected(fn, args, kwargs):
+    """What the general path hands the driver for this launch: (loaded kernel, buffer)."""
+    arguments, options = fn._bind(args, kwargs)
+    entry, _ = fn._compile(arguments, options)
+    loaded = entry[1]
+    values = loaded.prepare_args([arguments[n] for n in entry[2]])
+    return loaded, _runtime.pack_args(loaded.arg_types, values)[0]
+
+
+def _launch_and_check(native, fn, grid, args, kwargs, fast):
+    before = len(native.general)
+    fn[grid](*args, **kwargs)
+    assert (len(native.general) == before) == fast, "fast path taken" if not fast else "not"
+    call = native.recorder.calls[-1]
+    loaded, buf = _expected(fn, args, kwargs)
+    assert call["buf"] == buf
+    assert call["offsets"] == list(_runtime.pack_args(loaded.arg_types,
+                                                      loaded.prepare_args(
+                                                          _runtime_args(fn, args, kwargs)))[1])
+    assert call["func"] == 0x5000 and call["block"] == loaded.block
+    assert call["shared"] == loaded.shared and call["cluster"] == 1
+    want = tuple(grid) + (1,) * (3 - len(grid))
+    assert call["grid"] == want
+    return loaded
+
+
+def _runtime_args(fn, args, kwargs):
+    arguments, options = fn._bind(args, kwargs)
+    entry, _ = fn._compile(arguments, options)
+    return [arguments[n] for n in entry[2]]
+
+
+def test_warm_launches_take_the_fast_path_and_pack_as_the_general_path(native):
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    _launch_and_check(native, add, (4,), (x, y, o, 1000), {"BLOCK": 256}, fast=False)
+    for grid in [(4,), (3, 2), (1, 2, 3), [5]]:
+        _launch_and_check(native, add, grid, (x, y, o, 1000), {"BLOCK": 256}, fast=True)
+    assert native.compiles == 1
+    # Another call shape (n by name, an option): its own fast path after one general launch.
+    _launch_and_check(native, add, (4,), (x, y, o), {"n": 77, "BLOCK": 256, "num_warps": 4},
+                      fast=False)
+    _launch_and_check(native, add, (4,), (x, y, o), {"n": 77, "BLOCK": 256, "num_warps": 4},
+                      fast=True)
+    assert native.compiles == 1
+    add[(4,)](x, y, o, 1000, BLOCK=256, stream=1234)  # a stream given: passed as is
+    assert native.recorder.calls[-1]["stream"] == 1234
+    add[(4,)](x, y, o, 1000, BLOCK=256, stream=1234)
+    assert native.recorder.calls[-1]["stream"] == 1234 and native.general[-1] == "add"
+    before = len(native.general)
+    add[(4,)](x, y, o, 1000, BLOCK=256, stream=2**63 + 5)  # 64-bit streams survive the call
+    assert native.recorder.calls[-1]["stream"] == 2**63 + 5 and len(native.general) == before
+    assert native.recorder.calls[-1]["backend"] == b"cuda"
+
+
+def test_switching_argument_kinds_specializes_as_the_general_path(native):
+    x, y = Tensor(0x10000), Tensor(0x20000)
+    o, o_odd, o16 = Tensor(0x30000), Tensor(0x30004), Tensor(0x30000, "float16")
+    cases = [
+        ((x, y, o, 1000), 1), ((x, y, o, 1000), 1),
+        ((x, y, o_odd, 1000), 2), ((x, y, o, 1000), 2), ((x, y, o_odd, 1000), 2),
+        ((x, y, o, 1), 3), ((x, y, o, 1000), 3), ((x, y, o, 1), 3),
+        ((x, y, o, 2**40), 4), ((x, y, o, 2**63 + 1), 5), ((x, y, o, -7), 5),
+        ((x, y, o, 1008), 6), ((x, y, o, -32), 6), ((x, y, o, 1000), 6),
+        ((x, y, o16, 1000), 7), ((x, y, o, 1000), 7),
+    ]
+    for args, compiles in cases:
+        add[(2,)](*args, BLOCK=128)
+        assert native.compiles == compiles, args
+        loaded, buf = _expected(add, args, {"BLOCK": 128})
+        assert native.recorder.calls[-1]["buf"] == buf, args
+    # Every one of them again: all warm now, all fast, the same bytes.
+    before = len(native.general)
+    for args, _ in cases:
+        add[(2,)](*args, BLOCK=128)
+        assert native.recorder.calls[-1]["buf"] == _expected(add, args, {"BLOCK": 128})[1]
+    assert len(native.general) == before and native.compiles == 7
+
+
+def test_int_then_float_then_bool_in_one_position(native):
+    x, o = Tensor(0x10000), Tensor(0x20000)
+    seq = [(2.5, 100, True), (3, 100, False), (2.5, 100, True), (0.0, 2**31, True),
+           (float("inf"), 100, False), (1e300, 100, True), (True, 16, True), (7, 100, 5)]
+    for s, n, flag in seq * 2:
+        scale[(1,)](x, o, s, n, flag, BLOCK=128)
+        loaded, buf = _expected(scale, (x, o, s, n, flag), {"BLOCK": 128})
+        assert native.recorder.calls[-1]["buf"] == buf, (s, n, flag)
+        types = [p["type"] for p in loaded.params]
+        assert types[2] == ("fp32" if isinstance(s, float) else "i1" if isinstance(s, bool)
+                            else "i32")
+    # 1e300 is inf in float32, as the general path packs it (struct alone would refuse it).
+    assert struct.unpack("<f", native.recorder.calls[5]["buf"][16:20])[0] == math.inf
+
+
+def _error(call):
+    with pytest.raises(Exception) as ei:
+        call()
+    return type(ei.value), str(ei.value)
+
+
+def _both_paths(fn, call, warm_up):
+    """The error of ``call`` with the fast path warm, and with no fast path at all."""
+    warm_up()
+    assert fn._warm, "the fast path was not learnt"
+    fast = _error(call)
+    fn._warm.clear()
+    fn._variants.clear()
+    general = _error(call)
+    return fast, general
+
+
+@pytest.mark.parametrize("bad", [
+    lambda x, y, o: ((x, y, o, "many"), {}),
+    lambda x, y, o: ((x, y, o, 2**64), {}),
+    lambda x, y, o: ((x, y, Tensor(0x30000, device="cpu"), 1000), {}),
+    lambda x, y, o: ((x, y, Tensor(0x30000, dtype="complex64"), 1000), {}),
+    lambda x, y, o: ((x, y, object(), 1000), {}),
+    lambda x, y, o: ((x, y, o), {}),
+    lambda x, y, o: ((x, y, o, 1000, 5), {}),
+    lambda x, y, o: ((x, y, o, 1000), {"bogus": 1}),
+    lambda x, y, o: ((x, y, o, 1000), {"stream": "s"}),
+])
+def test_argument_errors_are_the_general_paths(native, bad):
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    args, kwargs = bad(x, y, o)
+
+    def warm_up():
+        for _ in range(2):
+            add[(2,)](x, y, o, 1000, BLOCK=128)
+            add[(2,)](x, y, o, 1000, BLOCK=128, stream=5)
+    fast, general = _both_paths(add, lambda: add[(2,)](*args, BLOCK=128, **kwargs), warm_up)
+    assert fast == general
+
+
+@pytest.mark.parametrize("grid", [(0,), (2**31,), (1, 65536), (1, 1, 1, 1), (), ("4",),
+                                  (4.0,), 4, None, [0], (1, -1)])
+def test_grid_errors_are_the_general_paths(native, grid):
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    fast, general = _both_paths(add, lambda: add[grid](x, y, o, 1000, BLOCK=128),
+                                lambda: [add[(2,)](x, y, o, 1000, BLOCK=128) for _ in "ab"])
+    assert fast == general and fast[0] is ValueError
+
+
+def test_callable_grid_and_numpy_like_grid(native):
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    seen = []
+
+    def grid(meta):
+        seen.append(dict(meta))
+        return ((meta["n"] + meta["BLOCK"] - 1) // meta["BLOCK"],)
+    for _ in range(3):
+        add[grid](x, y, o, 1024, BLOCK=128)
+        assert native.recorder.calls[-1]["grid"] == (8, 1, 1)
+    add[grid](x, y, o, 1, BLOCK=128)  # n == 1: a constexpr, as the grid sees it
+    add[grid](x, y, o, 1, BLOCK=128)
+    assert native.recorder.calls[-1]["grid"] == (1, 1, 1)
+    assert len(native.general) == 2 and len(seen) == 5
+    assert seen[0] == seen[1] == seen[2] == {"x": x, "y": y, "out": o, "n": 1024, "BLOCK": 128,
+                                             "num_warps": 4}
+    assert seen[3] == seen[4] and seen[4]["n"] == 1
+    for bad in [lambda meta: (0,), lambda meta: 7, lambda meta: (1.5,)]:
+        fast = _error(lambda: add[bad](x, y, o, 1024, BLOCK=128))
+        add._warm.clear()
+        add._variants.clear()
+        assert fast == _error(lambda: add[bad](x, y, o, 1024, BLOCK=128))
+        add[(2,)](x, y, o, 1024, BLOCK=128)
+        assert add._warm
+
+    class Index:
+        def __index__(self):
+            return 3
+    add[(Index(),)](x, y, o, 1000, BLOCK=128)
+    assert native.recorder.calls[-1]["grid"] == (3, 1, 1)
+
+
+def test_a_rebound_global_raises_on_the_fast_path(native):
+    x, o = Tensor(0x10000), Tensor(0x20000)
+    g = scale.fn.__globals__
+    scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+    scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+    assert scale._globals_ok is not None and scale._globals_ok()
+    before = len(native.general)
+    scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+    assert len(native.general) == before
+    old, kl_module = g["GLOBAL_LAYOUT"], g["kl"]
+    try:
+        g["GLOBAL_LAYOUT"] = kl.BlockedLayout([4], [32], [4], [0])  # equal: still fine
+        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+        g["GLOBAL_LAYOUT"] = kl.BlockedLayout([2], [32], [4], [0])
+        fast = _error(lambda: scale[(1,)](x, o, 2.0, 100, True, BLOCK=128))
+        scale._warm.clear()
+        scale._variants.clear()
+        general = _error(lambda: scale[(1,)](x, o, 2.0, 100, True, BLOCK=128))
+        assert fast == general and fast[0] is kiln.GlobalChangedError
+        assert "global 'GLOBAL_LAYOUT'" in fast[1]
+        g["kl"] = None  # a module the kernel reads, rebound
+        g["GLOBAL_LAYOUT"] = old
+        assert not scale._globals_ok()
+    finally:
+        g["GLOBAL_LAYOUT"] = old
+        g["kl"] = kl_module
+    assert scale._globals_ok()
+
+
+def test_a_new_specialization_keeps_the_fast_path_of_the_earlier_ones(native):
+    x, o = Tensor(0x10000), Tensor(0x20000)
+    scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+    scale.warmup(x, o, 2.0, 100, True, BLOCK=256)  # compiles: the globals check is stale
+    before = len(native.general)
+    for _ in range(3):
+        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+    assert len(native.general) == before + 1 and native.compiles == 2
+
+
+def test_driver_errors_are_the_general_paths(native):
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    add[(2,)](x, y, o, 1000, BLOCK=128)
+    add[(2,)](x, y, o, 1000, BLOCK=128)
+    native.recorder.rc = 1
+    fast = _error(lambda: add[(2,)](x, y, o, 1000, BLOCK=128))
+    add._warm.clear()
+    add._variants.clear()
+    general = _error(lambda: add[(2,)](x, y, o, 1000, BLOCK=128))
+    assert fast == general and fast[0] is _runtime.DriverError
+
+
+def test_descriptors_take_the_fast_path_and_a_new_kind_specializes_anew(native):
+    from kiln.nvidia.hopper import TensorDescriptor
+    layout = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+    a = Tensor(0x100000, "bfloat16", shape=(256, 128))
+    b = Tensor(0x200000, "bfloat16", shape=(256, 128))
+    d1 = TensorDescriptor(a, [256, 128], [128, 1], [64, 64], layout)
+    d2 = TensorDescriptor(b, [256, 128], [128, 1], [64, 64], layout)
+    d3 = TensorDescriptor(b, [256, 128], [128, 1], [32, 64], layout)  # another kind
+    _launch_and_check(native, copy_desc, (2,), (d1, d2, 256), {}, fast=False)
+    _launch_and_check(native, copy_desc, (2,), (d2, d1, 512), {}, fast=True)
+    assert native.compiles == 1
+    _launch_and_check(native, copy_desc, (2,), (d1, d3, 256), {}, fast=False)
+    assert native.compiles == 2
+    _launch_and_check(native, copy_desc, (2,), (d1, d3, 256), {}, fast=True)
+    _launch_and_check(native, copy_desc, (2,), (d1, d2, 256), {}, fast=True)
+    assert native.compiles == 2
+    # Not a descriptor where one was: the general path's error.
+    fast = _error(lambda: copy_desc[(2,)](d1, object(), 256))
+    copy_desc._warm.clear()
+    copy_desc._variants.clear()
+    assert fast == _error(lambda: copy_desc[(2,)](d1, object(), 256))
+    assert fast[0] is TypeError
+
+
+# --- the kernel launcher's fast function, directly ------------------------------------------
+
+def _loaded(driver, params, **md):
+    from kiln.runtime import launcher
+    meta = {"name": "k", "target": "cuda:sm_90a", "num_warps": 4, "threads_per_warp": 32,
+            "shared": 64, "params": params}
+    meta.update(md)
+    return launcher.LoadedKernel(driver, b"", meta)
+
+
+def test_kernel_fast_launcher_errors_are_launchs(native):
+    """A misaligned address for a ':16' parameter, a tensor beyond its ':range32' limit, an
+    int out of range, a CPU tensor: launch()'s own errors (and the driver sees nothing)."""
+    params = [{"name": "x", "type": "*fp32", "divisibility": 16, "pointer_range_bytes": 1000},
+              {"name": "n", "type": "i32", "divisibility": 16}]
+    k = _loaded(native.driver, params)
+    fast = k.fast_launcher([("x", "tensor"), ("n", "int")], ["x", "n"])
+    ok = Tensor(0x1000, nbytes=512)
+    fast(1, 1, 1, None, ok, ok.data_ptr(), 32)  # loads the module through launch()
+    fast(1, 1, 1, None, ok, ok.data_ptr(), 32)
+    assert len(native.recorder.calls) == 2
+    assert native.recorder.calls[-1]["buf"] == _runtime.pack_args(k.arg_types, [0x1000, 32])[0]
+    for arg, n in [(Tensor(0x1004), 32), (Tensor(0x1000, nbytes=4096), 32),
+                   (Tensor(0x1000, device="cpu"), 32), (ok, 31), (ok, 2**31 + 16),
+                   (Tensor(-16), 32), (Tensor(2**64), 32)]:
+        want = _error(lambda: k.launch((1,), [arg, n]))
+        got = _error(lambda: fast(1, 1, 1, None, arg, arg.data_ptr(), n))
+        assert got == want, (arg.ptr, n)
+    assert len(native.recorder.calls) == 2
+    got = _error(lambda: fast(1, 1, 1, "stream", ok, ok.data_ptr(), 32))
+    assert got == _error(lambda: k.launch((1,), [ok, 32], stream="stream"))
+
+
+def test_kernel_fast_launcher_defers_what_it_does_not_know(native):
+    """Kernels with clusters, scratch memory or 16-bit float arguments, and drivers that are
+    not kiln.runtime.Driver on kiln._runtime, launch through launch() itself."""
+    from kiln.runtime import launcher
+    calls = []
+
+    class Other(StubDriver):
+        def launch(self, *a, **kw):
+            calls.append(a)
+    for driver, params in [(Other(), [{"name": "n", "type": "i32"}]),
+                           (native.driver, [{"name": "h", "type": "fp16"}])]:
+        k = _loaded(driver, params)
+        fast = k.fast_launcher([(params[0]["name"], "float" if "h" in params[0]["name"]
+                                 else "int")], [params[0]["name"]])
+        assert "K.launch(" in fast.code and "raw(" not in fast.code
+        fast(2, 1, 1, None, 1.5 if params[0]["type"] == "fp16" else 7)
+    assert len(calls) == 1 and calls[0][-1] == [7]
+    assert native.recorder.calls[-1]["buf"] == _runtime.pack_args(["fp16"], [1.5])[0]
+
+
+# --- kiln._runtime.fast_struct ---------------------------------------------------------------
+
+_VALUES = {
+    "i32": [0, 1, -1, 2**31 - 1, -2**31, 2**31, -2**31 - 1, True, 2**40],
+    "u32": [0, 2**32 - 1, 2**32, -1],
+    "i64": [0, -1, 2**63 - 1, -2**63, 2**63, -2**63 - 1],
+    "u64": [0, 2**64 - 1, 2**64, -1],
+    "i1": [True, False],
+    "fp32": [0.0, -0.0, 1.5, 3.4028234663852886e38, 3.4028235677973366e38, 1e39, -1e39,
+             float("inf"), float("-inf"), float("nan"), 1e-45, 1e-46, 2.5],
+    "fp64": [0.0, -0.0, 1e300, float("nan"), float("-inf"), 5e-324],
+    "*fp32": [0, 0x7F0000001000, 2**64 - 1, 2**64, -16],
+    "tensordesc": [bytes(range(128))],  # (the launcher checks the length: struct pads)
+}
+
+
+@pytest.mark.parametrize("ty", sorted(_VALUES))
+def test_fast_struct_packs_as_pack_args(ty):
+    types = ["i32", ty, "i64"]
+    packer = _runtime.fast_struct(types)
+    assert packer.size == len(_runtime.pack_args(types, [1, _VALUES[ty][0], 2])[0])
+    for v in _VALUES[ty]:
+        try:
+            want = _runtime.pack_args(types, [1, v, 2])[0]
+        except (TypeError, ValueError):
+            want = None
+        try:
+            got = packer.pack(1, v, 2)
+        except (struct.error, OverflowError):
+            got = None  # the fast path then takes the general one, which raises
+        if want is not None and got is None:  # struct refuses only what the packer rounds
+            assert ty == "fp32" and math.isfinite(v) and abs(v) > 3.4e38
+            continue
+        assert got == want, (ty, v)
+
+
+def test_fast_struct_of_types_without_a_code():
+    assert _runtime.fast_struct(["fp16"]) is None and _runtime.fast_struct(["i8"]) is None
+    assert _runtime.fast_struct([]).size == 0
+
+
+# --- default_stream with torch -----------------------------------------------------------------
+
+def test_default_stream_asks_torch_in_two_calls_once_initialized(monkeypatch):
+    from kiln.runtime import launcher
+    state = {"init": False, "bad_fork": False, "device": 1, "calls": 0}
+
+    class C:
+        @staticmethod
+        def _cuda_getCurrentRawStream(device):
+            state["calls"] += 1
+            return 1000 + device
+
+        @staticmethod
+        def _cuda_getDevice():
+            return state["device"]
+
+        @staticmethod
+        def _cuda_isInBadFork():
+            return state["bad_fork"]
+
+    class Cuda:
+        @staticmethod
+        def is_initialized():
+            return state["init"] and not state["bad_fork"]
+
+        @staticmethod
+        def current_device():
+            return state["device"]
+
+    torch = type(sys)("torch")
+    torch._C, torch.cuda = C, Cuda
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.setattr(launcher, "_TORCH_STREAM", None)
+    assert launcher.default_stream() == 0 and launcher._TORCH_STREAM is None
+    state["init"] = True
+    assert launcher.default_stream() == 1001
+    assert launcher._TORCH_STREAM is not None
+    state["device"] = 3
+    assert launcher.default_stream() == 1003
+    state["bad_fork"] = True  # a forked child: torch's CUDA is no longer initialized there
+    assert launcher.default_stream() == 0
