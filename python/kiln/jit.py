@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import keyword
 import types
 from typing import Dict
 
@@ -135,8 +136,8 @@ class JITFunction(KernelFunction):
         self._range_limits = ()
         # Warm launches: a cheap key of the arguments -> the _kernels entry it selects.
         self._launches: Dict[tuple, list] = {}
-        # The fast warm path: per call shape (how many positional arguments, then the keyword
-        # names), the first of its generated launch functions (_Variant), and their list.
+        # The fast warm path: per call shape (how many positional and keyword arguments), the
+        # first of its generated launch functions (_Variant), and their list.
         self._warm: Dict[object, object] = {}
         self._variants: Dict[object, list] = {}
         # A generated check that the globals compiled against are still bound (None: there are
@@ -421,10 +422,13 @@ class JITFunction(KernelFunction):
         return key
 
     def run(self, *args, grid, **kwargs):
+        return self._call(args, kwargs, grid)
+
+    def _call(self, args, kwargs, grid):
         # The fast path: a function generated for this call shape and these argument kinds
         # binds, keys and launches with no generic loop; None when it cannot (a new
         # specialization, anything unusual), and the general path below decides.
-        shape = (len(args), *kwargs) if kwargs else len(args)
+        shape = len(args) + (len(kwargs) << 8)
         warm = self._warm.get(shape)
         if warm is not None:
             kernel = warm(args, kwargs, grid)
@@ -467,11 +471,12 @@ class JITFunction(KernelFunction):
         if kinds is None:
             return
         variants = self._variants.setdefault(shape, [])
-        variant = next((v for v in variants if v.kinds == kinds), None)
+        names = frozenset(kwargs)
+        variant = next((v for v in variants if v.kinds == kinds and v.names == names), None)
         if variant is None:
             if len(variants) >= _MAX_VARIANTS:
                 return
-            variant = _Variant(self, shape, kinds,
+            variant = _Variant(self, len(args), tuple(kwargs), kinds,
                                {n: v for n, v in arguments.items() if kinds[n] == "const"})
             variants.append(variant)
             for this, after in zip(variants, variants[1:] + [None]):
@@ -484,8 +489,9 @@ class JITFunction(KernelFunction):
                   for n in self.arg_names if kinds[n] != "const"]
         launch = variant.launchers.get(id(loaded))
         if launch is None or launch[0] is not loaded:
-            launch = variant.launchers[id(loaded)] = (loaded,
-                                                      loaded.fast_launcher(inputs, entry[2]))
+            types = {n: k[1] for n, k in kinds.items() if type(k) is tuple}
+            launch = variant.launchers[id(loaded)] = (
+                loaded, loaded.fast_launcher(inputs, entry[2], types))
         variant.table[key] = (launch[1], entry[0], entry[3])
 
     def _kinds(self, arguments):
@@ -549,7 +555,10 @@ class JITFunction(KernelFunction):
                         obj = _ABSENT
                         break
                     parent, obj = obj, getattr(obj, attr, _ABSENT)
-                    chain.append(f"getattr({ref(parent)}, {attr!r}, _M) is {ref(obj)}")
+                    if attr.isidentifier() and not keyword.iskeyword(attr):
+                        chain.append(f"{ref(parent)}.{attr} is {ref(obj)}")  # (or raises)
+                    else:
+                        chain.append(f"getattr({ref(parent)}, {attr!r}, _M) is {ref(obj)}")
                 if obj is not value:  # not the compiled object: compare by value
                     terms.append(f"not {ref(u)}.changed()[0]")
                     continue
@@ -584,7 +593,11 @@ class JITFunction(KernelFunction):
                     kernel.metadata[field] = loaded.metadata[field]
 
     def __getitem__(self, grid):
-        return functools.partial(self.run, grid=grid)
+        call = self._call
+
+        def launch(*args, **kwargs):
+            return call(args, kwargs, grid)
+        return launch
 
 
 def _stale_globals():
@@ -598,8 +611,14 @@ def _no_variant(args, kwargs, grid):
 
 _ABSENT = object()
 _MAX_VARIANTS = 8  # argument-kind combinations per call shape with a fast path
-_INT_KEY = ("({a} == 1, {a} & 15 == 0, -2147483648 <= {a} <= 2147483647, "
-            "-9223372036854775808 <= {a} <= 9223372036854775807)")
+# What specialization reads of an int (== 1, divisible by 16, i32 / i64 / u64 / too large),
+# as a small int for the i32 ones and the class tuple of the others.
+_INT_KEY = ("((1 if {a} == 1 else 2 if {a} & 15 == 0 else 3) "
+            "if -2147483648 <= {a} <= 2147483647 else _int_class({a}))")
+
+
+def _int_class(value):
+    return (value & 15 == 0, -2**63 <= value < 2**63, 0 <= value < 2**64)
 
 
 def _grid3(grid):
@@ -621,14 +640,14 @@ class _Variant:
     the general path (a key not seen, a rebound global, an unusual grid). Arguments of other
     types go to the next variant of the shape (``_NEXT``)."""
 
-    def __init__(self, fn, shape, kinds, consts):
-        self.kinds = kinds
+    def __init__(self, fn, npos, keywords, kinds, consts):
+        self.kinds, self.names = kinds, frozenset(keywords)
         self.table: Dict[tuple, tuple] = {}
         self.launchers: Dict[int, tuple] = {}
-        npos, keywords = (shape, ()) if type(shape) is int else (shape[0], shape[1:])
         names = fn.arg_names
         var = {n: f"a{i}" for i, n in enumerate(names)}
         env = {"J": fn, "TABLE": self.table, "_NEXT": _no_variant, "_grid3": _grid3,
+               "_int_class": _int_class,
                "_normalize_grid": _normalize_grid,
                "_storage_bytes": _storage_bytes}
         bind = []
@@ -688,7 +707,9 @@ class _Variant:
                 if type(kind) is tuple and kind[0] == "tensor":
                     call.append("p" + var[name])
         stream = options.get("stream", "None")
-        lines = ["def run(args, kwargs, grid):"] + [f"  {b}" for b in bind]
+        # The shape is only the numbers of arguments: other keyword names are another variant.
+        lines = ["def run(args, kwargs, grid):", "  try:"] + [f"    {b}" for b in bind]
+        lines += ["  except (KeyError, ValueError):", "    return _NEXT(args, kwargs, grid)"]
         if guards:
             lines += [f"  if {' or '.join(guards)}:", "    return _NEXT(args, kwargs, grid)"]
         # Whatever raises here (an unhashable constexpr, a tensor without dtype) raises again

@@ -54,6 +54,11 @@ def copy_desc(in_desc, out_desc, n):
     pass
 
 
+@kiln.jit
+def touch(x, y, out, n):
+    pass
+
+
 class Device:
     def __init__(self, type_):
         self.type = type_
@@ -130,11 +135,11 @@ def native(monkeypatch, tmp_path):
         general.append(self.__name__)
         return real_run(self, *a)
     monkeypatch.setattr(JIT.JITFunction, "_run", counted)
-    for fn in (add, scale, copy_desc):
+    for fn in (add, scale, copy_desc, touch):
         _reset(fn)
     fc.driver, fc.recorder, fc.general = driver, rec, general
     yield fc
-    for fn in (add, scale, copy_desc):
+    for fn in (add, scale, copy_desc, touch):
         _reset(fn)
 
 
@@ -532,3 +537,68 @@ def test_default_stream_asks_torch_in_two_calls_once_initialized(monkeypatch):
     assert launcher.default_stream() == 1003
     state["bad_fork"] = True  # a forked child: torch's CUDA is no longer initialized there
     assert launcher.default_stream() == 0
+
+
+def test_torch_tensors_are_asked_is_cpu(native, monkeypatch):
+    """For torch.Tensor itself the launcher reads is_cpu (a C getter) instead of a device
+    object's type name; a CPU tensor still gets _pointer's error."""
+    class TorchTensor(Tensor):
+        reads = []
+
+        @property
+        def is_cpu(self):
+            TorchTensor.reads.append("is_cpu")
+            return self.device.type == "cpu"
+
+    torch = type(sys)("torch")
+    torch.Tensor = TorchTensor
+    torch.cuda = type("cuda", (), {"is_initialized": staticmethod(lambda: False)})
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    x, y, o = TorchTensor(0x10000), TorchTensor(0x20000), TorchTensor(0x30000)
+    for _ in range(3):
+        add[(2,)](x, y, o, 1000, BLOCK=128)
+    assert len(native.general) == 1 and TorchTensor.reads.count("is_cpu") == 6
+    assert native.recorder.calls[-1]["buf"] == _expected(add, (x, y, o, 1000),
+                                                         {"BLOCK": 128})[1]
+    cpu = TorchTensor(0x30000, device="cpu")
+    fast = _error(lambda: add[(2,)](x, y, cpu, 1000, BLOCK=128))
+    assert fast[0] is ValueError and "'out' is a CPU tensor" in fast[1]
+
+
+def test_the_descriptor_memo_keeps_nothing_alive(native):
+    import gc
+    import weakref
+    from kiln.nvidia.hopper import TensorDescriptor
+    layout = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+
+    def desc(address, rows=256):
+        return TensorDescriptor(Tensor(address, "bfloat16", shape=(rows, 128)), [rows, 128],
+                                [128, 1], [64, 64], layout)
+    d1, d2 = desc(0x100000), desc(0x200000)
+    for _ in range(2):
+        copy_desc[(1,)](d1, d2, 8)
+    gone = weakref.ref(d2)
+    del d2
+    gc.collect()
+    assert gone() is None
+    for rows in (256, 512, 256):  # a new object of the same kind each time: fresh fields
+        d3 = desc(0x300000 + rows * 256, rows)
+        copy_desc[(1,)](d1, d3, 8)
+        assert native.recorder.calls[-1]["buf"] == _expected(copy_desc, (d1, d3, 8), {})[1]
+    assert native.compiles == 1
+
+
+def test_range32_on_a_target_with_pointer_ranges(native, monkeypatch):
+    """hip:gfx942 (pointer_range_bytes 2**31 - 2): a tensor that fits gets ':range32', one
+    that does not a kernel without it; both fast once warm, each with its own bytes."""
+    driver = StubDriver("hip:gfx942")
+    monkeypatch.setattr(sys.modules["kiln.jit"], "_driver", lambda: driver)
+    x, y = Tensor(0x10000), Tensor(0x20000)
+    small, big = Tensor(0x30000, nbytes=4096), Tensor(0x30000, nbytes=2**31)
+    for out in (small, small, big, big, small, big):
+        touch[(2,)](x, y, out, 1000)
+        loaded, buf = _expected(touch, (x, y, out, 1000), {})
+        assert native.recorder.calls[-1]["buf"] == buf
+        assert native.recorder.calls[-1]["backend"] == b"hip"
+        assert ("pointer_range_bytes" in loaded.params[2]) == (out is small)
+    assert native.compiles == 2 and len(native.general) == 2

@@ -3,6 +3,7 @@
 import operator
 import re
 import sys
+import weakref
 
 from .errors import KilnRuntimeError, LaunchTimeOutOfResources
 
@@ -200,6 +201,15 @@ _POINTER, _DESC, _VALUE = 0, 1, 2  # how prepare_args treats a parameter
 _RAW_LAUNCH = [None, None]
 
 
+def _remember(arg, fields):
+    """(a weak reference to ``arg``, ``fields``), or None when ``arg`` takes no weak
+    references (then nothing is remembered)."""
+    try:
+        return (weakref.ref(arg), fields)
+    except TypeError:
+        return None
+
+
 class _Fallback(Exception):
     """Raised inside a fast launcher: launch() decides (and raises its own error)."""
 
@@ -387,7 +397,7 @@ class LoadedKernel:
                 msg = f"{msg} [parameter {param['name']!r}]"
             raise type(e)(f"kernel {self.name!r}: {msg}") from e
 
-    def fast_launcher(self, inputs, runtime):
+    def fast_launcher(self, inputs, runtime, types=None):
         """A function ``f(gx, gy, gz, stream, *values)`` launching this kernel as
         ``launch((gx, gy, gz), args, stream, grid_checked=True)`` does, generated for one
         kind of each argument so that a warm launch runs no generic loop (kiln.jit's warm
@@ -397,7 +407,9 @@ class LoadedKernel:
         of "tensor" (an object with data_ptr(), passed as two values: the object and its
         data_ptr()), "int", "float", "bool" (of exactly those types) and "desc" (a tensor
         descriptor whose kind this kernel already accepted). ``runtime``: the input names
-        this kernel's parameters take, in order. The grid must be valid (1 <= x < 2**31, y
+        this kernel's parameters take, in order. ``types``: the type of a "tensor" input
+        where the caller knows it (a torch.Tensor is then asked ``is_cpu``, one C getter,
+        rather than for a device object and its type name). The grid must be valid (1 <= x < 2**31, y
         and z below 65536). Whatever the generated checks do not expect (a CPU tensor, a
         misaligned address, a value out of range, an unloaded module, a stream that is not an
         int) goes to launch() itself, so the errors are its own."""
@@ -410,7 +422,7 @@ class LoadedKernel:
         general = (f"K.launch((gx, gy, gz), [{', '.join(names[n] for n in runtime)}], "
                    f"stream, grid_checked=True)")
         env = {"K": self}
-        fast = self._fast_body(dict(inputs), names, runtime, env)
+        fast = self._fast_body(dict(inputs), names, runtime, env, types or {})
         lines = [f"def launch(gx, gy, gz, stream, {', '.join(params)}):"]
         if fast is None:  # nothing to gain: launch() as it is
             lines.append(f"  {general}")
@@ -424,7 +436,7 @@ class LoadedKernel:
         env["launch"].code = code
         return env["launch"]
 
-    def _fast_body(self, kinds, names, runtime, env):
+    def _fast_body(self, kinds, names, runtime, env, types):
         """The lines of fast_launcher's function between its checks and the native call, or
         None where this kernel or driver takes launch() as it is."""
         from .driver import Driver
@@ -444,7 +456,7 @@ class LoadedKernel:
         if packer.size != plan.size:
             return None
         ctypes = _runtime.ctypes
-        env.update(RAW=_RAW_LAUNCH, UNPROTOTYPED=_runtime.unprototyped, U64=ctypes.c_uint64,
+        env.update(_remember=_remember, RAW=_RAW_LAUNCH, UNPROTOTYPED=_runtime.unprototyped, U64=ctypes.c_uint64,
                    SIZE=ctypes.c_size_t(plan.size), COUNT=ctypes.c_size_t(plan.count))
         env.update(_FALLBACK=(_Fallback, _runtime.struct.error, OverflowError),
                    _REFUSE=_Fallback, PACK=packer.pack, LIB=_runtime._lib,
@@ -462,10 +474,18 @@ class LoadedKernel:
                 if want != "tensor":
                     return None
                 p = "p" + a
-                checks += [f"d = getattr({a}, 'device', None)",
-                           f"if getattr(d, 'type', d) == 'cpu' or d is None and "
-                           f"getattr({a}, 'is_cuda', None) is False:",
-                           "  raise _REFUSE"]
+                torch = sys.modules.get("torch")
+                tensor = getattr(torch, "Tensor", None)
+                if types.get(var) is tensor is not None and hasattr(tensor, "is_cpu"):
+                    # torch.Tensor itself: is_cpu is device.type == "cpu" (_pointer's test)
+                    env["TORCH_TENSOR"] = tensor
+                    checks += [f"if type({a}) is not TORCH_TENSOR or {a}.is_cpu:",
+                               "  raise _REFUSE"]
+                else:
+                    checks += [f"d = getattr({a}, 'device', None)",
+                               f"if getattr(d, 'type', d) == 'cpu' or d is None and "
+                               f"getattr({a}, 'is_cuda', None) is False:",
+                               "  raise _REFUSE"]
                 if range_bytes:
                     checks += [f"n = storage_bytes({a})",
                                f"if n is not None and n > {int(range_bytes)}:",
@@ -476,15 +496,26 @@ class LoadedKernel:
             elif kind == _DESC:
                 if want != "desc":
                     return None
+                # A descriptor's fields are read-only: what it packs to is remembered for the
+                # last one seen here (by weak reference: the memo keeps no tensor alive).
                 rank = len(self._descs[i]["block_shape"])
-                checks += [f"m{a} = {a}._tensor_map(DRV)",
-                           f"sh{a}, st{a} = {a}.shape, {a}.strides",
-                           f"if type(m{a}) is not bytes or len(m{a}) != "
+                memo = f"M{a}"
+                env[memo] = [None]
+                fields = ", ".join([f"m{a}"] + [f"sh{a}[{r}]" for r in range(rank)] +
+                                   [f"st{a}[{r}]" for r in range(rank)])
+                checks += [f"last = {memo}[0]",
+                           f"if last is not None and last[0]() is {a}:",
+                           f"  v{a} = last[1]",
+                           "else:",
+                           f"  m{a} = {a}._tensor_map(DRV)",
+                           f"  sh{a}, st{a} = {a}.shape, {a}.strides",
+                           f"  if type(m{a}) is not bytes or len(m{a}) != "
                            f"{_runtime.TENSOR_MAP_BYTES} or sh{a} is None or st{a} is None "
                            f"or len(sh{a}) != {rank} or len(st{a}) != {rank}:",
-                           "  raise _REFUSE"]
-                values += [f"m{a}"] + [f"sh{a}[{r}]" for r in range(rank)] + \
-                    [f"st{a}[{r}]" for r in range(rank)]
+                           "    raise _REFUSE",
+                           f"  v{a} = ({fields},)",
+                           f"  {memo}[0] = _remember({a}, v{a})"]
+                values.append(f"*v{a}")
             else:
                 expected = {"int": ("i32", "i64", "u64"), "float": ("fp32", "fp64"),
                             "bool": ("i1",)}.get(want, ())
