@@ -708,7 +708,8 @@ class _Variant:
                     call.append("p" + var[name])
         stream = options.get("stream", "None")
         # The shape is only the numbers of arguments: other keyword names are another variant.
-        lines = ["def run(args, kwargs, grid):", "  try:"] + [f"    {b}" for b in bind]
+        lines = ["def run(args, kwargs, grid):", "  try:"]
+        lines += [f"    {b}" for b in bind or ["pass"]]
         lines += ["  except (KeyError, ValueError):", "    return _NEXT(args, kwargs, grid)"]
         if guards:
             lines += [f"  if {' or '.join(guards)}:", "    return _NEXT(args, kwargs, grid)"]

@@ -59,6 +59,16 @@ def touch(x, y, out, n):
     pass
 
 
+@kiln.jit
+def nothing():
+    pass
+
+
+@kiln.jit
+def only_constexprs(A: kl.constexpr, num_warps: kl.constexpr, stream):
+    pass
+
+
 class Device:
     def __init__(self, type_):
         self.type = type_
@@ -135,11 +145,11 @@ def native(monkeypatch, tmp_path):
         general.append(self.__name__)
         return real_run(self, *a)
     monkeypatch.setattr(JIT.JITFunction, "_run", counted)
-    for fn in (add, scale, copy_desc, touch):
+    for fn in (add, scale, copy_desc, touch, nothing, only_constexprs):
         _reset(fn)
     fc.driver, fc.recorder, fc.general = driver, rec, general
     yield fc
-    for fn in (add, scale, copy_desc, touch):
+    for fn in (add, scale, copy_desc, touch, nothing, only_constexprs):
         _reset(fn)
 
 
@@ -602,3 +612,28 @@ def test_range32_on_a_target_with_pointer_ranges(native, monkeypatch):
         assert native.recorder.calls[-1]["backend"] == b"hip"
         assert ("pointer_range_bytes" in loaded.params[2]) == (out is small)
     assert native.compiles == 2 and len(native.general) == 2
+
+
+def test_kernels_without_runtime_arguments_and_arguments_by_name(native):
+    for _ in range(3):
+        nothing[(3,)]()
+        assert native.recorder.calls[-1]["buf"] == b"" and native.recorder.calls[-1]["grid"] \
+            == (3, 1, 1)
+    assert native.general == ["nothing"]
+    # A parameter named like an option is both (by name); positionally, only the parameter.
+    for _ in range(2):
+        only_constexprs[(1,)](A=3, num_warps=8, stream=77)
+        assert native.recorder.calls[-1]["stream"] == 77
+        assert native.recorder.calls[-1]["block"] == (256, 1, 1)
+        only_constexprs[(1,)](3, 8, 77)
+        assert native.recorder.calls[-1]["stream"] == 0
+        assert native.recorder.calls[-1]["block"] == (128, 1, 1)
+        only_constexprs[(1,)](3, num_warps=8, stream=5)
+        assert native.recorder.calls[-1]["stream"] == 5
+    assert native.general.count("only_constexprs") == 3
+    x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
+    for _ in range(2):
+        add[(1,)](out=o, n=10, BLOCK=128, y=y, x=x)
+        add[(1,)](x, y, o, BLOCK=128, n=10)
+    assert native.recorder.calls[-1]["buf"] == _expected(add, (x, y, o, 10), {"BLOCK": 128})[1]
+    assert native.general.count("add") == 2 and native.compiles == 4

@@ -196,9 +196,9 @@ def _tensor_map(arg, spec, param_name, kernel_name, driver):
 _POINTER, _DESC, _VALUE = 0, 1, 2  # how prepare_args treats a parameter
 
 
-# [kiln._runtime._lib.kiln_rt_launch as last seen, the same entry without argtypes (None
-# when it is not a ctypes function)]: what the fast launchers call.
-_RAW_LAUNCH = [None, None]
+# [(kiln._runtime._lib.kiln_rt_launch as last seen, the same entry without argtypes (None
+# when it is not a ctypes function))]: what the fast launchers call.
+_RAW_LAUNCH = [(None, None)]
 
 
 def _remember(arg, fields):
@@ -409,8 +409,8 @@ class LoadedKernel:
         descriptor whose kind this kernel already accepted). ``runtime``: the input names
         this kernel's parameters take, in order. ``types``: the type of a "tensor" input
         where the caller knows it (a torch.Tensor is then asked ``is_cpu``, one C getter,
-        rather than for a device object and its type name). The grid must be valid (1 <= x < 2**31, y
-        and z below 65536). Whatever the generated checks do not expect (a CPU tensor, a
+        rather than for a device object and its type name). The grid must be valid
+        (1 <= x < 2**31, y and z below 65536). Whatever the generated checks do not expect (a CPU tensor, a
         misaligned address, a value out of range, an unloaded module, a stream that is not an
         int) goes to launch() itself, so the errors are its own."""
         names = {name: f"a{i}" for i, (name, _) in enumerate(inputs)}
@@ -437,8 +437,9 @@ class LoadedKernel:
         return env["launch"]
 
     def _fast_body(self, kinds, names, runtime, env, types):
-        """The lines of fast_launcher's function between its checks and the native call, or
-        None where this kernel or driver takes launch() as it is."""
+        """(the lines of fast_launcher's function that check and pack, refusing with
+        _REFUSE; the lines of the native call), or None where this kernel or driver takes
+        launch() as it is."""
         from .driver import Driver
         try:
             from .. import _runtime
@@ -456,8 +457,9 @@ class LoadedKernel:
         if packer.size != plan.size:
             return None
         ctypes = _runtime.ctypes
-        env.update(_remember=_remember, RAW=_RAW_LAUNCH, UNPROTOTYPED=_runtime.unprototyped, U64=ctypes.c_uint64,
-                   SIZE=ctypes.c_size_t(plan.size), COUNT=ctypes.c_size_t(plan.count))
+        env.update(_remember=_remember, RAW=_RAW_LAUNCH, UNPROTOTYPED=_runtime.unprototyped,
+                   U64=ctypes.c_uint64, SIZE=ctypes.c_size_t(plan.size),
+                   COUNT=ctypes.c_size_t(plan.count))
         env.update(_FALLBACK=(_Fallback, _runtime.struct.error, OverflowError),
                    _REFUSE=_Fallback, PACK=packer.pack, LIB=_runtime._lib,
                    CHECK=_runtime._check, DRV=driver, BACKEND=_runtime._b(driver.backend),
@@ -531,9 +533,10 @@ class LoadedKernel:
         # argtypes (64-bit values as ctypes objects, the rest 32-bit ints in range) while the
         # library's entry is the one seen here (tests and benchmarks replace it).
         call = ["launch = LIB.kiln_rt_launch",
-                "if launch is not RAW[0]:",
-                "  RAW[:] = [launch, UNPROTOTYPED(launch)]",
-                "raw = RAW[1]",
+                "seen = RAW[0]",
+                "if seen[0] is not launch:",
+                "  seen = RAW[0] = (launch, UNPROTOTYPED(launch))",
+                "raw = seen[1]",
                 "if raw is not None:",
                 f"  rc = raw(BACKEND, U64(func), gx, gy, gz, {block}, 1, {int(self.shared)}, "
                 f"U64(s), buf, SIZE, C_OFFSETS, COUNT)",
