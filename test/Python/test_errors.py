@@ -680,26 +680,33 @@ def test_address_space_is_part_of_the_cache_key():
                                                   "n": "i32"})
 
 
-# --- fp8: loads, stores and bitcasts only ------------------------------------------------------
+# --- fp8: conversions and arithmetic by promotion; no math functions or reductions --------------
 
 
 @kiln.jit
 def fp8_add(x, n):
     offs = kl.arange(0, 128, L)
     a = kl.load(x + offs)
-    kl.store(x + offs, a + a)  # E:fp8-add
+    kl.store(x + offs, a + a)
 
 
 @kiln.jit
 def fp8_scale(x, n):
     offs = kl.arange(0, 128, L)
-    kl.store(x + offs, kl.load(x + offs) * 2.0)  # E:fp8-mul
+    kl.store(x + offs, kl.load(x + offs) * 2.0)
 
 
 @kiln.jit
 def fp8_upcast(x, n):
     offs = kl.arange(0, 128, L)
-    v = kl.load(x + offs).to(kl.float32)  # E:fp8-cvt
+    kl.store(x + offs, kl.load(x + offs).to(kl.float32).to(x.dtype.element_ty))
+
+
+@kiln.jit
+def fp8_other(x, n):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs, mask=offs < n, other=0.0)
+    kl.store(x + offs, kl.where(v < 1.0, v, -v), mask=offs < n)
 
 
 @kiln.jit
@@ -709,9 +716,15 @@ def fp8_max(x, n):
 
 
 @kiln.jit
-def fp8_other(x, n):
+def fp8_exp(x, n):
     offs = kl.arange(0, 128, L)
-    v = kl.load(x + offs, mask=offs < n, other=0.0)  # E:fp8-other
+    m = kl.exp(kl.load(x + offs))  # E:fp8-exp
+
+
+@kiln.jit
+def fp8_rtz_f16(x, n):
+    offs = kl.arange(0, 128, L)
+    m = kl.load(x + offs).to(kl.float16, fp_downcast_rounding="rtz")  # E:rtz-f16
 
 
 @kiln.jit
@@ -721,31 +734,38 @@ def fp8_copy(x, n):
     kl.store(x + offs, v.to(kl.int8, bitcast=True).to(v.dtype, bitcast=True), mask=offs < n)
 
 
-FP8_TAIL = (r" is not supported: Kiln has no fp8 arithmetic, constants or conversions yet; fp8 "
-            r"tensors can only be loaded, stored, moved between layouts and bitcast "
-            r"\(x\.to\(kl\.int8, bitcast=True\)\)")
+FP8_TAIL = (r" is not supported: fp8 values convert \(x\.to\(\.\.\.\)\) and compute by promotion "
+            r"\(\+, -, \*, /, comparisons, minimum, maximum, where\), but math functions, "
+            r"reductions and scans take a wider float: convert first, e\.g\. "
+            r"x\.to\(kl\.float32\)")
 
 
 @pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5"])
 @pytest.mark.parametrize("fn,marker,anchor,what", [
-    (fp8_add, "E:fp8-add", "a + a", r"{} arithmetic \(\+\)"),
-    (fp8_scale, "E:fp8-mul", "kl.load(x + offs) *", r"{} arithmetic \(\*\)"),
-    (fp8_upcast, "E:fp8-cvt", "kl.load", r"conversion from {} to fp32"),
     (fp8_max, "E:fp8-max", "kl.max", r"a reduction of {}"),
-    (fp8_other, "E:fp8-other", "kl.load", r"an {} constant"),
+    (fp8_exp, "E:fp8-exp", "kl.exp", r"exp on {}"),
 ])
-def test_fp8_arithmetic_is_a_located_error(fp8, fn, marker, anchor, what):
+def test_fp8_math_and_reductions_are_located_errors(fp8, fn, marker, anchor, what):
     with pytest.raises(CompilationError) as ei:
         compile_ir(fn, {"x": f"*{fp8}", "n": "i32"})
     assert_error(ei.value, marker, anchor, what.format(fp8) + FP8_TAIL)
 
 
-def test_fp8_loads_stores_and_bitcasts_compile():
-    ir = compile_ir(fp8_copy, {"x": "*fp8e4nv", "n": "i32"})
-    assert "tensor<128xf8E4M3FN" in ir and "arith.bitcast" in ir
+def test_rtz_only_to_fp8():
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(fp8_rtz_f16, {"x": "*fp32", "n": "i32"})
+    assert_error(ei.value, "E:rtz-f16", "kl.load", r"fp_downcast_rounding='rtz' is supported "
+                 r"for conversions to fp8, not to fp16")
+
+
+@pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16"])
+def test_fp8_arithmetic_conversions_and_constants_compile(fp8):
+    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other):
+        ir = compile_ir(fn, {"x": f"*{fp8}", "n": "i32"})
+        assert f"tensor<128x{kl.dtype(fp8).to_ir()}" in ir
     pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
-    for fp8 in ("fp8e4nv", "fp8e5"):
-        kiln.compile(fp8_copy, {"x": f"*{fp8}", "n": "i32"}, cache=False)
+    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other):
+        kiln.compile(fn, {"x": f"*{fp8}", "n": "i32"}, cache=False)
 
 
 # --- reduce combine functions ------------------------------------------------------------------

@@ -139,6 +139,34 @@ struct ElementwiseTensorOpConversion : public ConversionPattern {
       regs.push_back(getRegisters(rewriter, loc, v));
     unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
     SmallVector<Value> results;
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+      Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type to = resTy.getElementType();
+      if (isFp8FloatCast(from, to)) { // integer arithmetic, per register
+        auto trunc = dyn_cast<arith::TruncFOp>(op);
+        bool towardZero = trunc && trunc.getRoundingmode() ==
+                                       arith::RoundingMode::toward_zero;
+        for (unsigned i = 0; i < n; ++i)
+          results.push_back(emitFp8FloatCast(rewriter, loc, regs[0][i], from,
+                                             to, towardZero));
+        rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, results));
+        return success();
+      }
+    }
+    if (isa<arith::SelectOp>(op) &&
+        !LLVM::isCompatibleType(resTy.getElementType())) {
+      // A pick between fp8 values: their bits (the upstream pattern wants an
+      // LLVM float type).
+      for (unsigned i = 0; i < n; ++i) {
+        auto reg = [&](unsigned k) {
+          return regs[k].size() == 1 ? regs[k][0] : regs[k][i];
+        };
+        results.push_back(
+            LLVM::SelectOp::create(rewriter, loc, reg(0), reg(1), reg(2)));
+      }
+      rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, results));
+      return success();
+    }
     for (unsigned i = 0; i < n; ++i) {
       OperationState state(loc, op->getName());
       for (auto &r : regs)
@@ -262,6 +290,7 @@ void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
                                                const LoweringContext &ctx) {
   MLIRContext *mctx = patterns.getContext();
   patterns.add<ElementwiseTensorOpConversion>(converter, mctx);
+  populateFp8ConversionPatterns(converter, patterns);
   patterns.add<TensorConstantConversion>(converter, /*benefit=*/10);
   patterns.add<InlineAsmOpConversion>(converter, ctx);
   patterns.add<FastMathConversion<math::ExpOp>>(converter, ctx, "exp");

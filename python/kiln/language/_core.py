@@ -364,7 +364,8 @@ class tensor(base_value):
     # Methods mirroring Gluon's tensor methods.
     @builtin
     def to(self, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
-        return _semantic.cast(self, _unwrap(dtype), bitcast=_unwrap(bitcast))
+        return _semantic.cast(self, _unwrap(dtype), bitcast=_unwrap(bitcast),
+                              rounding=_unwrap(fp_downcast_rounding))
 
     @builtin
     def reshape(self, *shape, can_reorder=False, layout=None, _semantic=None):
@@ -542,7 +543,8 @@ def minimum(x, y, propagate_nan=None, _semantic=None):
 
 @builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
-    return _semantic.cast(_semantic.as_tensor(input), _unwrap(dtype), bitcast=_unwrap(bitcast))
+    return _semantic.cast(_semantic.as_tensor(input), _unwrap(dtype), bitcast=_unwrap(bitcast),
+                          rounding=_unwrap(fp_downcast_rounding))
 
 
 @builtin

@@ -13,6 +13,7 @@ from typing import List, Optional
 
 from . import _cga, _debug
 from . import _core as core
+from . import _fp8
 from ._core import _unwrap, distributed_type, dtype, pointer_type, tensor
 from ._layouts import (AutoLayout, BlockedLayout, CoalescedLayout, DistributedLayout,
                        DistributedLinearLayout, SliceLayout, is_inferred,
@@ -145,9 +146,10 @@ class Semantic(SharedMemorySemantic):
             dt = v.dtype if isinstance(v, tensor) else v
             if isinstance(dt, dtype) and dt.name in _FP8:
                 raise TypeError(
-                    f"{what.format(dt)} is not supported: Kiln has no fp8 arithmetic, "
-                    f"constants or conversions yet; fp8 tensors can only be loaded, stored, "
-                    f"moved between layouts and bitcast (x.to(kl.int8, bitcast=True))")
+                    f"{what.format(dt)} is not supported: fp8 values convert (x.to(...)) and "
+                    f"compute by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
+                    f"but math functions, reductions and scans take a wider float: convert "
+                    f"first, e.g. x.to(kl.float32)")
 
     def ty(self, t) -> str:
         return self.b.ty(t)
@@ -250,7 +252,8 @@ class Semantic(SharedMemorySemantic):
 
     def scalar_constant(self, value, dt) -> tensor:
         value = _unwrap(value)
-        self.reject_fp8("an {} constant", dt)
+        if _fp8.is_fp8(dt):
+            return _fp8.constant(self, value, dt)
         self._check_fits(value, dt)
         lit = self._literal(value, dt)
         return self._op("arith.constant", [], dt,
@@ -258,7 +261,8 @@ class Semantic(SharedMemorySemantic):
 
     def block_constant(self, value, btype) -> tensor:
         dt = btype.element_ty
-        self.reject_fp8("an {} constant", dt)
+        if _fp8.is_fp8(dt):
+            return _fp8.constant(self, value, dt, btype)
         if dt.is_floating() and not math.isfinite(float(value)):
             return self.splat(self.scalar_constant(value, dt), btype)
         self._check_fits(value, dt)
@@ -309,7 +313,9 @@ class Semantic(SharedMemorySemantic):
 
     # -- casts ---------------------------------------------------------------------------------
 
-    def cast(self, x: tensor, dst, bitcast: bool = False) -> tensor:
+    def cast(self, x: tensor, dst, bitcast: bool = False, rounding=None) -> tensor:
+        """``x`` as ``dst``; ``rounding`` is Triton's ``fp_downcast_rounding`` (None, "rtne",
+        "rtz") for narrowing float conversions."""
         x = self.as_tensor(x)
         dst = _unwrap(dst)
         if isinstance(dst, str):
@@ -317,12 +323,14 @@ class Semantic(SharedMemorySemantic):
         if not isinstance(dst, (dtype, pointer_type)):
             raise TypeError(f"cast target must be a dtype, got {dst!r}")
         src = x.dtype
+        if rounding is not None and not bitcast:
+            rounding = _fp8.check_rounding(rounding, src, dst)
         if src == dst:
             return x
         if src.is_ptr() or dst.is_ptr():
             raise TypeError(f"cannot cast {src} to {dst}")
-        if not bitcast:
-            self.reject_fp8(f"conversion from {src} to {dst}", src, dst)
+        if not bitcast and _fp8.involved(src, dst):
+            return _fp8.cast(self, x, dst, rounding)
         rt = self._btype(x.type, dst)
         if bitcast:
             if src.primitive_bitwidth != dst.primitive_bitwidth:
@@ -551,7 +559,8 @@ class Semantic(SharedMemorySemantic):
     def binary(self, op: str, a, b, overflow_check: bool = True) -> tensor:
         if op in _CMP:
             return self.compare(op, a, b)
-        self.reject_fp8(f"{{}} arithmetic ({_OP_SYMBOL[op]})", a, b)
+        if _fp8.involved(a, b):  # by promotion, as Triton (kiln.language._fp8)
+            return _fp8.binary(self, op, a, b)
         a, b = self.operands(a, b, op)
         self._check_shapes(a, b, op)
         if a.dtype.is_ptr() or b.dtype.is_ptr():
@@ -601,7 +610,8 @@ class Semantic(SharedMemorySemantic):
         return self._op("tile.addptr", [a, b], a.type)
 
     def compare(self, op: str, a, b) -> tensor:
-        self.reject_fp8("comparing {} values", a, b)
+        if _fp8.involved(a, b):
+            a, b = _fp8.exact(self, a, b, op)
         a, b = self.operands(a, b, op)
         self._check_shapes(a, b, op)
         if a.dtype.is_ptr() or b.dtype.is_ptr():
@@ -622,6 +632,8 @@ class Semantic(SharedMemorySemantic):
         x = self.as_tensor(x)
         if op == "pos":
             return x
+        if _fp8.involved(x) and op == "neg":  # exact through f32
+            return self.cast(self.unary(op, self.cast(x, core.float32)), x.dtype)
         self.reject_fp8(f"{{}} arithmetic (unary {op})", x)
         if x.dtype.is_ptr():
             raise TypeError(f"unsupported operand for unary {op}: {x.dtype}")
@@ -649,7 +661,12 @@ class Semantic(SharedMemorySemantic):
         return self._op(f"arith.{inst}", [a, b], a.type)
 
     def minmax(self, which: str, x, y, propagate_nan=None) -> tensor:
-        self.reject_fp8(f"{which}imum on {{}}", x, y)
+        if _fp8.involved(x, y):  # exact through f32, back to a common fp8 format
+            x, y = self.operands(x, y, which)
+            out = _fp8.computation_type(x.dtype, y.dtype, which)
+            x, y = _fp8.exact(self, x, y, which)
+            r = self.minmax(which, x, y, propagate_nan)
+            return self.cast(r, out) if _fp8.is_fp8(out) else r
         x, y = self.operands(x, y, "maximum" if which == "max" else "minimum")
         self._check_shapes(x, y, "maximum" if which == "max" else "minimum")
         dt = self.promote(x.dtype, y.dtype, which)
@@ -666,7 +683,6 @@ class Semantic(SharedMemorySemantic):
         return f"{which}{'ui' if dt.is_int_unsigned() or dt.is_bool() else 'si'}"
 
     def where(self, cond, x, y) -> tensor:
-        self.reject_fp8("where on {}", x, y)
         cond = self.cast(self.as_tensor(cond), core.int1)
         x, y = self.operands(x, y, "where")
         if x.dtype.is_ptr() or y.dtype.is_ptr():

@@ -88,6 +88,17 @@ void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        const LoweringContext &ctx);
 
+/// fp8 conversions (Fp8Conversions.cpp): whether a float cast has an fp8
+/// side, and the cast of one value emitted as integer arithmetic (`in` is the
+/// converted value: i8 for fp8; `from`/`to` the original element types).
+bool isFp8FloatCast(mlir::Type from, mlir::Type to);
+mlir::Value emitFp8FloatCast(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value in, mlir::Type from, mlir::Type to,
+                             bool towardZero);
+/// Scalar arith.extf / arith.truncf with an fp8 side.
+void populateFp8ConversionPatterns(TileTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
 /// tile.warp_specialize (WarpSpecializeOpToLLVM.cpp), around the conversion:
 /// before it (the tile-prepare-warp-specialize pass), checks the ops against
 /// the target and gives each worker region its own copy of what it uses from
