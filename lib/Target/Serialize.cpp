@@ -311,9 +311,16 @@ createTargetMachine(ModuleOp module, const TargetDesc &target,
   llvm::CodeGenOptLevel level =
       llvm::CodeGenOpt::getLevel(std::min(optLevel, 3u))
           .value_or(llvm::CodeGenOptLevel::Default);
+  // Triton's enable_fp_fusion (on unless the module says tile.fp_fusion =
+  // false): a multiply feeding an add may become one fma.
+  llvm::TargetOptions options;
+  auto fusion = module->getAttrOfType<BoolAttr>("tile.fp_fusion");
+  options.AllowFPOpFusion = !fusion || fusion.getValue()
+                                ? llvm::FPOpFusion::Fast
+                                : llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
-      triple, target.chip, target.features, llvm::TargetOptions(),
-      llvm::Reloc::PIC_, std::nullopt, level));
+      triple, target.chip, target.features, options, llvm::Reloc::PIC_,
+      std::nullopt, level));
   if (!tm)
     module.emitError() << "cannot create an LLVM target machine for "
                        << target.name;

@@ -34,7 +34,7 @@
 // PTX: mov.u32 {{.*}}, %ctaid.x;
 // PTX-COUNT-4: ld.global.v4.{{[bf]}}32
 // PTX-NOT: ld.global
-// PTX: add.rn.f32
+// PTX: add{{(.rn)?}}.f32
 // PTX-COUNT-2: st.global.v4.{{[bf]}}32
 // PTX-NOT: st.global
 // PTX: ret;

@@ -475,6 +475,11 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
                          bool accumulate, bool transposeA, bool transposeB) {
   SmallVector<Value> operands(acc.begin(), acc.end());
   size_t p = acc.size();
+  // Scale-d 0 reads no accumulator: undefined inputs, so that nothing (the
+  // zeros of a fresh accumulator, say) is moved into the tied registers.
+  if (!accumulate)
+    for (Value &v : operands)
+      v = LLVM::UndefOp::create(b, loc, v.getType());
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0)
