@@ -302,24 +302,7 @@ const InFlight *AsyncState::copyInFlight(const Buffer &b) const {
   return nullptr;
 }
 
-namespace {
-
-/// How an op touches shared memory as the accesses since a CTA barrier see
-/// it (a read or write of the whole view by any thread when the op names
-/// only a view).
-struct OpAccesses {
-  enum Class {
-    None,
-    Barrier,    // a CTA barrier
-    Scratch,    // its lowering: barrier, write scratch, barrier, read it
-    Threads,    // reads and writes by its threads
-    AsyncWrite, // an async copy or barrier-completed write
-    Unnamed,    // shared memory its effects do not name: all of it
-  } cls = None;
-  SmallVector<std::pair<Access, bool>, 2> list; // (access, is a write)
-};
-
-OpAccesses opAccesses(Operation *op) {
+static OpAccesses opAccesses(Operation *op) {
   OpAccesses out;
   auto add = [&](OpAccesses::Class cls, Buffer b, bool isWrite) {
     out.cls = cls;
@@ -370,10 +353,14 @@ OpAccesses opAccesses(Operation *op) {
   return out;
 }
 
-} // namespace
+const OpAccesses &AsyncTransfer::accesses(Operation *op) const {
+  std::unique_ptr<OpAccesses> &slot = accessesOf[op];
+  if (!slot)
+    slot = std::make_unique<OpAccesses>(opAccesses(op));
+  return *slot;
+}
 
-bool AsyncState::barrierHazard(Operation *op) const {
-  OpAccesses accesses = opAccesses(op);
+bool AsyncState::barrierHazard(const OpAccesses &accesses) const {
   auto touched = [&](const Buffer &b) {
     auto meets = [&](const Access &x) { return x.buffer.overlapsBytes(b); };
     return llvm::any_of(reads, meets) || llvm::any_of(writes, meets);
@@ -513,12 +500,19 @@ std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
 namespace {
 
 /// Bytes the CTA's threads wrote that no async-proxy fence has ordered (of
-/// a known allocation: only the checks ask).
+/// a known allocation: only the checks ask). One entry per op and, where
+/// entries are kept apart by bytes, per buffer.
 void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
   if (!b.root)
     return;
   InFlight p{op, 0, Kind::Unfenced};
   p.buffers.push_back(b);
+  if (state.tracking == Tracking::Accesses) {
+    if (llvm::none_of(state.pending,
+                      [&](const InFlight &q) { return state.sameEntry(q, p); }))
+      state.pending.push_back(std::move(p));
+    return;
+  }
   auto it = llvm::find_if(state.pending,
                           [&](const InFlight &q) { return q.sameEvent(p); });
   if (it == state.pending.end())
@@ -620,7 +614,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   if (isa<BarrierOp>(&op) || getScratchBytes(&op) > 0)
     state.barrier();
   if (accesses) {
-    OpAccesses own = opAccesses(&op);
+    const OpAccesses &own = this->accesses(&op);
     if (own.cls != OpAccesses::AsyncWrite)
       for (auto &[a, isWrite] : own.list) {
         if (own.cls == OpAccesses::Threads)
@@ -631,8 +625,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   }
   if (auto copy = dyn_cast<AsyncCopyOpInterface>(&op)) {
     InFlight p{&op, 0, Kind::Copy, {}, -1};
-    p.buffers.push_back(
-        reference(copy.getDst(), pointeeTensor(copy.getPointerType())));
+    p.buffers.push_back(this->accesses(&op).list.front().first.buffer);
     state.pending.push_back(std::move(p));
   }
   if (isa<AsyncCommitGroupOp>(&op)) {

@@ -37,6 +37,7 @@
 #include "kiln/Dialect/Tile/IR/LinearLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <limits>
@@ -253,6 +254,21 @@ struct Access {
   }
 };
 
+/// How an op touches shared memory as the accesses since a CTA barrier see
+/// it (a read or write of a whole view by any thread when the op names only
+/// a view).
+struct OpAccesses {
+  enum Class {
+    None,
+    Barrier,    // a CTA barrier
+    Scratch,    // its lowering: barrier, write scratch, barrier, read it
+    Threads,    // reads and writes by its threads
+    AsyncWrite, // an async copy or barrier-completed write
+    Unnamed,    // shared memory its effects do not name: all of it
+  } cls = None;
+  llvm::SmallVector<std::pair<Access, bool>, 1> list; // (access, is a write)
+};
+
 /// What a state keeps beyond the work in flight, and how joins merge its
 /// entries: the reading of the entries each walk needs. The transfer
 /// function is the same.
@@ -275,7 +291,8 @@ enum class Tracking {
 struct AsyncState {
   Tracking tracking = Tracking::Events;
   llvm::SmallVector<InFlight, 0> pending;
-  /// The most commit groups that may be in flight (kManyGroups: unknown).
+  /// The most commit groups that may be in flight (kManyGroups: unknown;
+  /// always, for Tracking::Accesses).
   int maxGroups = 0;
   /// Accesses: reads and writes by the CTA's threads since the last CTA
   /// barrier (a retired copy is a write of its issuing threads, a read
@@ -283,7 +300,9 @@ struct AsyncState {
   llvm::SmallVector<Access, 0> reads, writes;
 
   AsyncState() = default;
-  explicit AsyncState(Tracking tracking) : tracking(tracking) {}
+  explicit AsyncState(Tracking tracking)
+      : tracking(tracking),
+        maxGroups(tracking == Tracking::Accesses ? kManyGroups : 0) {}
   /// An empty state of the same tracking.
   AsyncState emptyLike() const { return AsyncState(tracking); }
 
@@ -321,12 +340,13 @@ struct AsyncState {
 
   /// The races between threads (RAW, WAR, WAW against the accesses since
   /// the last barrier, Tracking::Accesses) that only a CTA barrier before
-  /// `op` orders: an access of `op` by its threads that conflicts with an
-  /// earlier one (a read of bytes the reading warp copied and waited for
-  /// itself excepted where the wait orders the warp), an async write over
-  /// bytes accessed since (not ordered after even the issuing thread's own
-  /// accesses), or an access of shared memory `op` does not name.
-  bool barrierHazard(mlir::Operation *op) const;
+  /// an op with `accesses` (AsyncTransfer::accesses) orders: an access by
+  /// its threads that conflicts with an earlier one (a read of bytes the
+  /// reading warp copied and waited for itself excepted where the wait
+  /// orders the warp), an async write over bytes accessed since (not
+  /// ordered after even the issuing thread's own accesses), or an access of
+  /// shared memory the op does not name.
+  bool barrierHazard(const OpAccesses &accesses) const;
 
   /// The first async copy in flight whose bytes may meet `b` (the barrier
   /// pass's comparison), or null.
@@ -357,6 +377,10 @@ public:
 
   void apply(mlir::Operation &op, AsyncState &state) const;
 
+  /// The op's shared-memory accesses (computed once per op: they depend on
+  /// its operands and the allocator's offsets only).
+  const OpAccesses &accesses(mlir::Operation *op) const;
+
 private:
   void runAsyncWait(AsyncWaitOp wait, AsyncState &state) const;
   void collectHandOffs(mlir::Operation *scope);
@@ -367,6 +391,8 @@ private:
   /// after a wait on R in its thread's program order. Whoever waits on E
   /// then knows the writes that completed R have landed.
   llvm::SmallVector<std::pair<Buffer, Buffer>, 0> handOffs;
+  mutable llvm::DenseMap<mlir::Operation *, std::unique_ptr<OpAccesses>>
+      accessesOf;
 };
 
 /// A pass that reads the state the walk computes.

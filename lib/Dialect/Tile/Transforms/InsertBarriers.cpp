@@ -70,7 +70,7 @@ private:
   /// only when `insert`: the walk's last run over the op), then the op's
   /// effect; true: the walk enters its regions next.
   bool transfer(Operation &op, AsyncState &state, bool insert) {
-    if (state.barrierHazard(&op)) {
+    if (state.barrierHazard(transferFn.accesses(&op))) {
       if (insert && mode == Mode::InsertBarriers) {
         OpBuilder b(&op);
         BarrierOp::create(b, op.getLoc());
