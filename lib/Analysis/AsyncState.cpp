@@ -1,8 +1,10 @@
 //===- AsyncState.cpp - What asynchronous work is in flight ---------------===//
 //
-// The transfer functions of the walk, one per op interface, and its joins
-// over scf.for, scf.if, other region ops and warp_specialize; and the count
-// of commit groups between a token and a wait (groupsAfter).
+// Buffer references (allocation, slot, bytes, thread key, warp view); the
+// lattice's joins and queries; the one transfer function (AsyncTransfer),
+// one case per op interface; the checks' walk and its joins over scf.for
+// generations and warp_specialize; and the count of commit groups between
+// a token and a wait (groupsAfter).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,58 @@ using namespace kiln::tile::async;
 
 // --- buffers -------------------------------------------------------------
 
+namespace {
+
+/// A basis of an F2 vector space of flattened element indices.
+class XorSpan {
+public:
+  void add(int64_t v) {
+    v = reduce(v);
+    if (!v)
+      return;
+    rows.push_back(v);
+    llvm::sort(rows, std::greater<int64_t>());
+  }
+  bool contains(int64_t v) const { return reduce(v) == 0; }
+
+private:
+  int64_t reduce(int64_t v) const {
+    for (int64_t r : rows)
+      v = std::min(v, v ^ r);
+    return v;
+  }
+  // Distinct leading bits, in decreasing order: reducing by each in turn
+  // clears v's bits from the top.
+  SmallVector<int64_t> rows;
+};
+
+} // namespace
+
+bool async::warpReadsOwnCopies(const WarpView &write, const WarpView &read) {
+  if (!write.sameView(read))
+    return false;
+  const LinearLayout &w = *write.layout, &r = *read.layout;
+  auto flat = [](const LinearLayout &l, const LinearLayout::Basis &b) {
+    return l.linearIndex(b);
+  };
+  XorSpan own;
+  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
+    for (const LinearLayout::Basis &b : w.getBases(dim))
+      own.add(flat(w, b));
+  for (auto dim : {LinearLayout::Register, LinearLayout::Lane})
+    for (const LinearLayout::Basis &b : r.getBases(dim))
+      if (!own.contains(flat(r, b)))
+        return false;
+  for (auto [wb, rb] : llvm::zip(w.getBases(LinearLayout::Warp),
+                                 r.getBases(LinearLayout::Warp))) {
+    if (flat(w, wb) == 0)
+      return false; // a warp that repeats another copies nothing
+    if (!own.contains(flat(w, wb) ^ flat(r, rb)))
+      return false;
+  }
+  return true;
+}
+
 std::optional<Buffer> async::resolve(Value memdesc) {
   LocalAllocOp root = getRootAllocation(memdesc);
   if (!root)
@@ -37,18 +91,66 @@ std::optional<Buffer> async::resolve(Value memdesc) {
   return b;
 }
 
+/// Bytes [offset, offset + bytes) when `buffer` is placed.
+static void placeBytes(Buffer &b, Operation *buffer, int64_t bytes) {
+  auto offset = buffer->getAttrOfType<IntegerAttr>(
+      TileDialect::ScratchOffsetAttrHelper::getNameStr());
+  if (!offset)
+    return;
+  b.begin = offset.getInt();
+  b.end = b.begin + bytes;
+}
+
+Buffer async::scratchReference(Operation *op, int64_t bytes) {
+  Buffer b;
+  b.root = op;
+  placeBytes(b, op, bytes);
+  return b;
+}
+
+Buffer async::reference(Value memdesc, RankedTensorType tensorType) {
+  std::optional<Buffer> known = resolve(memdesc);
+  if (!known)
+    return Buffer(); // all of shared memory
+  Buffer b = *known;
+  auto root = cast<LocalAllocOp>(b.root);
+  placeBytes(b, root, getAllocationBytes(root.getType()));
+  if (!tensorType)
+    return b;
+  FailureOr<LinearLayout> layout = getLinearLayout(tensorType);
+  if (failed(layout))
+    return b;
+  auto shared = std::make_shared<const LinearLayout>(*layout);
+  int64_t xorOffset = getSharedXorOffset(memdesc);
+  b.warp = {root, memdesc.getType(), xorOffset, shared};
+  // A thread-local key needs each element in exactly one thread.
+  for (auto dim : {LinearLayout::Lane, LinearLayout::Warp})
+    for (const LinearLayout::Basis &basis : layout->getBases(dim))
+      if (llvm::all_of(basis, [](int32_t c) { return c == 0; }))
+        return b;
+  b.key = {root, memdesc.getType(), xorOffset, shared};
+  return b;
+}
+
+RankedTensorType async::pointeeTensor(RankedTensorType type) {
+  return RankedTensorType::get(
+      type.getShape(),
+      cast<PointerType>(type.getElementType()).getPointeeType(),
+      type.getEncoding());
+}
+
 bool async::mustOverlap(const Buffer &a, const Buffer &b) {
-  if (a.root != b.root || a.partial || b.partial)
+  if (!a.root || a.root != b.root || a.partial || b.partial)
     return false;
   return a.whole || b.whole || (a.slot.known() && a.slot == b.slot);
 }
 
 bool async::mayOverlap(const Buffer &a, const Buffer &b) {
-  return a.root == b.root && !a.slot.disjoint(b.slot);
+  return a.root && a.root == b.root && !a.slot.disjoint(b.slot);
 }
 
 bool async::mayMeet(const Buffer &a, const Buffer &b) {
-  if (a.root != b.root)
+  if (!a.root || a.root != b.root)
     return false;
   return !(a.slot.known() && b.slot.known() && !a.slot.base && !b.slot.base &&
            a.slot.offset != b.slot.offset);
@@ -128,19 +230,40 @@ StringRef async::describe(Kind kind) {
   }
 }
 
+bool AsyncState::sameEntry(const InFlight &a, const InFlight &b) const {
+  if (!a.sameEvent(b))
+    return false;
+  if (tracking == Tracking::Events)
+    return true;
+  return a.buffers.size() == b.buffers.size() &&
+         llvm::all_of(llvm::zip(a.buffers, b.buffers), [](auto pair) {
+           return std::get<0>(pair).sameBytes(std::get<1>(pair));
+         });
+}
+
+static void addUnique(SmallVector<Access, 0> &set, const Access &a) {
+  if (!llvm::is_contained(set, a))
+    set.push_back(a);
+}
+
 AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
   AsyncState out = a;
   out.maxGroups = std::max(a.maxGroups, b.maxGroups);
   for (const InFlight &p : b.pending) {
     auto it = llvm::find_if(out.pending,
-                            [&](const InFlight &q) { return q.sameEvent(p); });
+                            [&](const InFlight &q) { return out.sameEntry(q, p); });
     if (it == out.pending.end()) {
       out.pending.push_back(p);
     } else {
       it->minAfter = std::min(it->minAfter, p.minAfter);
       it->retiredByIssuers &= p.retiredByIssuers;
+      it->arrivedCopy |= p.arrivedCopy;
     }
   }
+  for (const Access &x : b.reads)
+    addUnique(out.reads, x);
+  for (const Access &x : b.writes)
+    addUnique(out.writes, x);
   return out;
 }
 
@@ -149,11 +272,125 @@ bool AsyncState::operator==(const AsyncState &o) const {
     return false;
   for (const InFlight &p : pending)
     if (!llvm::any_of(o.pending, [&](const InFlight &q) {
-          return q.sameEvent(p) && q.minAfter == p.minAfter &&
-                 q.retiredByIssuers == p.retiredByIssuers;
+          return sameEntry(q, p) && q.minAfter == p.minAfter &&
+                 q.retiredByIssuers == p.retiredByIssuers &&
+                 q.arrivedCopy == p.arrivedCopy;
         }))
       return false;
-  return true;
+  auto sameSet = [](ArrayRef<Access> x, ArrayRef<Access> y) {
+    return x.size() == y.size() && llvm::all_of(x, [&](const Access &a) {
+             return llvm::is_contained(y, a);
+           });
+  };
+  return sameSet(reads, o.reads) && sameSet(writes, o.writes);
+}
+
+void AsyncState::barrier() {
+  reads.clear();
+  writes.clear();
+  llvm::erase_if(pending, [](const InFlight &p) {
+    return p.kind == Kind::AsyncRead && p.retiredByIssuers;
+  });
+}
+
+const InFlight *AsyncState::copyInFlight(const Buffer &b) const {
+  for (const InFlight &p : pending)
+    if ((p.kind == Kind::Copy || p.arrivedCopy) &&
+        llvm::any_of(p.buffers,
+                     [&](const Buffer &x) { return x.overlapsBytes(b); }))
+      return &p;
+  return nullptr;
+}
+
+static OpAccesses opAccesses(Operation *op) {
+  OpAccesses out;
+  auto add = [&](OpAccesses::Class cls, Buffer b, bool isWrite) {
+    out.cls = cls;
+    out.list.push_back({Access{std::move(b), op}, isWrite});
+  };
+  if (isa<BarrierOp>(op)) {
+    out.cls = OpAccesses::Barrier;
+  } else if (int64_t bytes = getScratchBytes(op); bytes > 0) {
+    add(OpAccesses::Scratch, scratchReference(op, bytes), false);
+  } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+    if (Value src = alloc.getSrc())
+      add(OpAccesses::Threads,
+          reference(alloc.getResult(), cast<RankedTensorType>(src.getType())),
+          true);
+  } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
+    add(OpAccesses::Threads,
+        reference(store.getDst(),
+                  cast<RankedTensorType>(store.getValue().getType())),
+        true);
+  } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
+    add(OpAccesses::Threads, reference(load.getSrc(), load.getType()), false);
+  } else if (auto copy = dyn_cast<AsyncCopyOpInterface>(op)) {
+    add(OpAccesses::AsyncWrite,
+        reference(copy.getDst(), pointeeTensor(copy.getPointerType())), true);
+  } else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
+    add(OpAccesses::AsyncWrite, reference(write.getDst()), true);
+  } else if (isa<BarrierWaitOpInterface, AsyncCommitGroupOp, AsyncWaitOp>(op) ||
+             op->getNumRegions() > 0) {
+  } else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    llvm::erase_if(list, [](const MemoryEffects::EffectInstance &e) {
+      return !isa<SharedMemoryResource>(e.getResource()) ||
+             isa<MemoryEffects::Free>(e.getEffect());
+    });
+    if (list.empty())
+      return out;
+    if (!llvm::all_of(list, [](const MemoryEffects::EffectInstance &e) {
+          return e.getValue() && isa<MemDescType>(e.getValue().getType());
+        })) {
+      add(OpAccesses::Unnamed, Buffer(), true);
+      return out;
+    }
+    for (const MemoryEffects::EffectInstance &e : list)
+      add(OpAccesses::Threads, reference(e.getValue()),
+          !isa<MemoryEffects::Read>(e.getEffect()));
+  }
+  return out;
+}
+
+const OpAccesses &AsyncTransfer::accesses(Operation *op) const {
+  std::unique_ptr<OpAccesses> &slot = accessesOf[op];
+  if (!slot)
+    slot = std::make_unique<OpAccesses>(opAccesses(op));
+  return *slot;
+}
+
+bool AsyncState::barrierHazard(const OpAccesses &accesses) const {
+  auto touched = [&](const Buffer &b) {
+    auto meets = [&](const Access &x) { return x.buffer.overlapsBytes(b); };
+    return llvm::any_of(reads, meets) || llvm::any_of(writes, meets);
+  };
+  switch (accesses.cls) {
+  case OpAccesses::Unnamed:
+    return true;
+  case OpAccesses::AsyncWrite:
+    // Not ordered after the issuing thread's own earlier accesses either
+    // (the vendors' memory models); a barrier completes them.
+    return touched(accesses.list.front().first.buffer);
+  case OpAccesses::Threads:
+    return llvm::any_of(accesses.list, [&](const auto &entry) {
+      const auto &[a, isWrite] = entry;
+      // A read of a copy its own warp issued and waited for needs no
+      // barrier where the wait orders the whole warp.
+      bool hazard = llvm::any_of(writes, [&](const Access &w) {
+        return w.buffer.conflicts(a.buffer) &&
+               !(!isWrite && w.landedInWarp &&
+                 warpReadsOwnCopies(w.buffer.warp, a.buffer.warp));
+      });
+      if (isWrite)
+        hazard |= llvm::any_of(reads, [&](const Access &r) {
+          return r.buffer.conflicts(a.buffer);
+        });
+      return hazard;
+    });
+  default:
+    return false;
+  }
 }
 
 SmallVector<const InFlight *> AsyncState::inFlight(
@@ -168,10 +405,10 @@ SmallVector<const InFlight *> AsyncState::inFlight(
   return out;
 }
 
-SmallVector<Hazard> AsyncState::hazards(
+SmallVector<Hazard, 0> AsyncState::hazards(
     Operation *op,
     function_ref<bool(const Buffer &, const Buffer &)> overlap) const {
-  SmallVector<Hazard> out;
+  SmallVector<Hazard, 0> out;
   for (Value v : writtenBuffers(op))
     if (std::optional<Buffer> written = resolve(v))
       for (const InFlight *p :
@@ -190,6 +427,10 @@ SmallVector<Hazard> AsyncState::hazards(
 
 static void printBuffer(raw_ostream &os, const Buffer &b,
                         function_ref<void(raw_ostream &, Operation *)> name) {
+  if (!b.root) {
+    os << "?";
+    return;
+  }
   name(os, b.root);
   if (b.slot.known()) {
     os << "[";
@@ -245,11 +486,7 @@ void AsyncState::print(
 
 AsyncStateClient::~AsyncStateClient() = default;
 
-// --- the walk ------------------------------------------------------------
-
-namespace {
-
-} // namespace
+// --- the transfer function -----------------------------------------------
 
 std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
   std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
@@ -262,9 +499,20 @@ std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
 
 namespace {
 
+/// Bytes the CTA's threads wrote that no async-proxy fence has ordered (of
+/// a known allocation: only the checks ask). One entry per op and, where
+/// entries are kept apart by bytes, per buffer.
 void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
+  if (!b.root)
+    return;
   InFlight p{op, 0, Kind::Unfenced};
   p.buffers.push_back(b);
+  if (state.tracking == Tracking::Accesses) {
+    if (llvm::none_of(state.pending,
+                      [&](const InFlight &q) { return state.sameEntry(q, p); }))
+      state.pending.push_back(std::move(p));
+    return;
+  }
   auto it = llvm::find_if(state.pending,
                           [&](const InFlight &q) { return q.sameEvent(p); });
   if (it == state.pending.end())
@@ -277,24 +525,18 @@ void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
 
 } // namespace
 
-AsyncStateWalker::AsyncStateWalker(func::FuncOp func, int numWarps,
-                                   AsyncStateClient *client)
-    : func(func), numWarps(numWarps), client(client) {
-  collectHandOffs();
-}
-
-AsyncState AsyncStateWalker::run() {
-  AsyncState state;
-  runBlock(func.getBody().front(), state, /*final=*/true);
-  return state;
+AsyncTransfer::AsyncTransfer(Operation *scope, int numWarps,
+                             bool waitOrdersWarp)
+    : numWarps(numWarps), waitOrdersWarp(waitOrdersWarp) {
+  collectHandOffs(scope);
 }
 
 /// A consumer that waits for a slot's data, reads it and arrives on the
 /// slot's "empty" barrier hands the slot back: the warp-specialized
 /// producer waiting for the empty slot before it refills it knows the
 /// writes that filled it have landed.
-void AsyncStateWalker::collectHandOffs() {
-  func.walk([&](BarrierArriveOpInterface arrive) {
+void AsyncTransfer::collectHandOffs(Operation *scope) {
+  scope->walk([&](BarrierArriveOpInterface arrive) {
     Operation *op = arrive.getOperation();
     if (isa<BarrierCompletedWriteOpInterface>(op))
       return;
@@ -318,16 +560,31 @@ void AsyncStateWalker::collectHandOffs() {
   });
 }
 
-/// The op's own effect on what is in flight; the walk then enters its
-/// regions.
-bool AsyncStateWalker::transfer(Operation &op, AsyncState &state, bool) {
-  if (client)
-    client->visit(&op, state);
+/// The op's own effect on what is in flight and, where the state tracks
+/// them, on the accesses since the last barrier.
+void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
+  bool accesses = state.tracking == Tracking::Accesses;
+  // A read its issuing group has waited for: done when it was issued by
+  // the CTA's warps, else another group's may go on until a CTA barrier (a
+  // read by any thread since the last barrier from here on).
+  int warps = lookupNumWarps(&op, numWarps);
+  auto retire = [&](InFlight &p) {
+    unsigned group = cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupWarps();
+    if (group == 0 || int(group) >= warps)
+      return true;
+    if (accesses && !p.retiredByIssuers)
+      for (const Buffer &b : p.buffers)
+        addUnique(state.reads, Access{b, p.op});
+    p.retiredByIssuers = true;
+    return false;
+  };
   if (auto read = dyn_cast<AsyncReadOpInterface>(&op)) {
     StringRef counter = read.getAsyncReadCounter();
-    if (!read.isAsyncReadInFlight()) { // it waits for its counter itself
-      llvm::erase_if(state.pending, [&](const InFlight &p) {
-        return p.kind == Kind::AsyncRead && p.counter == counter;
+    if (!read.isAsyncReadInFlight()) {
+      // It waits for its counter itself, as a wait leaving none in flight
+      // (its own group's).
+      llvm::erase_if(state.pending, [&](InFlight &p) {
+        return p.kind == Kind::AsyncRead && p.counter == counter && retire(p);
       });
     } else {
       for (InFlight &p : state.pending)
@@ -335,57 +592,61 @@ bool AsyncStateWalker::transfer(Operation &op, AsyncState &state, bool) {
           ++p.minAfter;
       InFlight p{&op, 0, Kind::AsyncRead, counter};
       for (Value v : read.getAsyncReadBuffers())
-        if (std::optional<Buffer> b = resolve(v))
-          p.buffers.push_back(*b);
+        p.buffers.push_back(reference(v));
+      // The same read issued again (an earlier iteration's, where the walk
+      // merges iterations): the later one retires last.
+      llvm::erase_if(state.pending,
+                     [&](const InFlight &q) { return state.sameEntry(q, p); });
       state.pending.push_back(std::move(p));
     }
   }
   if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(&op)) {
     StringRef counter = wait.getAsyncReadCounter();
-    unsigned left = wait.getMaxPendingGroups();
-    // Reads issued by fewer warps than run here: each group has waited for
-    // its own only.
-    int warps = lookupNumWarps(&op, numWarps);
+    int left = wait.getMaxPendingGroups();
     llvm::erase_if(state.pending, [&](InFlight &p) {
-      if (p.kind != Kind::AsyncRead || p.counter != counter ||
-          p.minAfter < int(left))
-        return false;
-      unsigned group =
-          cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupWarps();
-      if (group == 0 || int(group) >= warps)
-        return true;
-      p.retiredByIssuers = true;
-      return false;
+      return p.kind == Kind::AsyncRead && p.counter == counter &&
+             p.minAfter >= left && retire(p);
     });
   }
-  // Every thread has passed its waits: reads each group retired are done.
-  if (isa<BarrierOp>(&op))
-    llvm::erase_if(state.pending, [](const InFlight &p) {
-      return p.kind == Kind::AsyncRead && p.retiredByIssuers;
-    });
+  // The accesses of the op's threads since the last barrier; a CTA barrier
+  // (also the one a scratch op's lowering starts with) orders everything
+  // before it.
+  if (isa<BarrierOp>(&op) || getScratchBytes(&op) > 0)
+    state.barrier();
+  if (accesses) {
+    const OpAccesses &own = this->accesses(&op);
+    if (own.cls != OpAccesses::AsyncWrite)
+      for (auto &[a, isWrite] : own.list) {
+        if (own.cls == OpAccesses::Threads)
+          addUnique(isWrite ? state.writes : state.reads, a);
+        else
+          (isWrite ? state.writes : state.reads).push_back(a);
+      }
+  }
   if (auto copy = dyn_cast<AsyncCopyOpInterface>(&op)) {
-    if (std::optional<Buffer> dst = resolve(copy.getDst())) {
-      InFlight p{&op, 0, Kind::Copy, {}, -1};
-      p.buffers.push_back(*dst);
-      state.pending.push_back(std::move(p));
-    }
+    InFlight p{&op, 0, Kind::Copy, {}, -1};
+    p.buffers.push_back(this->accesses(&op).list.front().first.buffer);
+    state.pending.push_back(std::move(p));
   }
   if (isa<AsyncCommitGroupOp>(&op)) {
     for (InFlight &p : state.pending)
-      if (p.kind == Kind::Copy && !p.foreign)
+      if ((p.kind == Kind::Copy || p.arrivedCopy) && !p.foreign)
         p.minAfter = std::min(p.minAfter + 1, kManyGroups);
     state.maxGroups = std::min(state.maxGroups + 1, kManyGroups);
   }
   if (auto wait = dyn_cast<AsyncWaitOp>(&op))
     runAsyncWait(wait, state);
   if (auto arrive = dyn_cast<AsyncCopyArriveOpInterface>(&op)) {
-    // This thread's copies now land when a wait on the barrier returns.
+    // This thread's copies now land when a wait on the barrier returns;
+    // their commit groups still land them for it at an async_wait.
     std::optional<Buffer> bar = resolve(arrive.getCopiesBarrier());
     for (InFlight &p : state.pending)
       if (p.kind == Kind::Copy && !p.foreign) {
         p.kind = Kind::BarrierWrite;
         p.barrier = bar;
-        p.minAfter = 0;
+        p.arrivedCopy = accesses;
+        if (!accesses)
+          p.minAfter = 0;
       }
   }
   if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(&op)) {
@@ -423,29 +684,62 @@ bool AsyncStateWalker::transfer(Operation &op, AsyncState &state, bool) {
   if (auto alloc = dyn_cast<LocalAllocOp>(&op); alloc && alloc.getSrc())
     if (std::optional<Buffer> b = resolve(alloc.getResult()))
       addUnfenced(&op, *b, state);
-
-  return true;
 }
 
 /// Copies with at least `num` groups closed after theirs land: from then
-/// on their bytes are writes of the issuing threads (generic proxy). A
-/// wait without a count (tile-insert-wait-counts did not run) is taken to
-/// retire every copy: that can only miss a race, not invent one.
-void AsyncStateWalker::runAsyncWait(AsyncWaitOp wait, AsyncState &state) {
+/// on their bytes are writes of the issuing threads (generic proxy, not
+/// yet fenced). A wait without a count (tile-insert-wait-counts did not
+/// run) is taken to retire every copy: for the checks that can only miss a
+/// race, for the barriers only add one.
+void AsyncTransfer::runAsyncWait(AsyncWaitOp wait, AsyncState &state) const {
   std::optional<uint32_t> num = wait.getNum();
-  SmallVector<InFlight> landed;
+  bool accesses = state.tracking == Tracking::Accesses;
+  auto lands = [&](const InFlight &p) {
+    return !p.foreign && p.minAfter >= 0 &&
+           (!num || p.minAfter >= int64_t(*num));
+  };
+  SmallVector<InFlight, 0> landed;
   llvm::erase_if(state.pending, [&](const InFlight &p) {
-    bool retired = p.kind == Kind::Copy && !p.foreign && p.minAfter >= 0 &&
-                   (!num || p.minAfter >= int64_t(*num));
+    bool retired = p.kind == Kind::Copy && lands(p);
     if (retired)
       landed.push_back(p);
     return retired;
   });
   for (const InFlight &p : landed)
-    for (const Buffer &b : p.buffers)
+    for (const Buffer &b : p.buffers) {
       addUnfenced(p.op, b, state);
-  if (num)
+      if (accesses)
+        addUnique(state.writes, Access{b, p.op, waitOrdersWarp});
+    }
+  // Copies handed to a barrier land for their issuing threads too.
+  if (accesses)
+    for (InFlight &p : state.pending)
+      if (p.arrivedCopy && lands(p)) {
+        for (const Buffer &b : p.buffers)
+          addUnique(state.writes, Access{b, p.op, waitOrdersWarp});
+        p.arrivedCopy = false;
+      }
+  if (num && !accesses)
     state.maxGroups = std::min<int64_t>(state.maxGroups, *num);
+}
+
+// --- the checks' walk ------------------------------------------------------
+
+AsyncStateWalker::AsyncStateWalker(func::FuncOp func, int numWarps,
+                                   AsyncStateClient *client)
+    : func(func), transferFn(func, numWarps), client(client) {}
+
+AsyncState AsyncStateWalker::run() {
+  AsyncState state(Tracking::Events);
+  runBlock(func.getBody().front(), state, /*final=*/true);
+  return state;
+}
+
+bool AsyncStateWalker::transfer(Operation &op, AsyncState &state, bool) {
+  if (client)
+    client->visit(&op, state);
+  transferFn.apply(op, state);
+  return true;
 }
 
 /// Around the back edge: the next iteration sees the body's work one step
@@ -455,7 +749,7 @@ void AsyncStateWalker::runAsyncWait(AsyncWaitOp wait, AsyncState &state) {
 AsyncState AsyncStateWalker::carryAroundBackEdge(scf::ForOp loop,
                                                  const AsyncState &body,
                                                  unsigned generations) {
-  AsyncState carried;
+  AsyncState carried = body.emptyLike();
   carried.maxGroups = body.maxGroups;
   for (InFlight p : body.pending) {
     if (loop->isProperAncestor(p.op) && ++p.generation > generations)

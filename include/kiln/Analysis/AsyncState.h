@@ -1,19 +1,30 @@
 //===- AsyncState.h - What asynchronous work is in flight -------*- C++ -*-===//
 //
 // One model of the asynchronous work on shared memory that may still be in
-// flight at a program point, and one forward walk that computes it over
-// structured control flow. The passes that reason about async work are its
-// clients: tile-check-async-safety turns what it finds into messages,
-// tile-insert-wait-counts asks how many commit groups follow a token's
-// (groupsAfter), and test-print-async-state prints it.
+// flight at a program point, and of the accesses since the last CTA
+// barrier, with one transfer function per op (AsyncTransfer) that the
+// forward walks (ForwardWalk.h) apply. The passes that reason about async
+// work are its clients: tile-check-async-safety turns what it finds into
+// messages, tile-insert-wait-counts asks how many commit groups follow a
+// token's (groupsAfter), tile-insert-barriers and
+// tile-annotate-local-load-alias ask where a CTA barrier must go
+// (barrierHazard) and what copies may write a load's bytes
+// (copyInFlight), and test-print-async-state prints it.
 //
-// The walk is driven only by the op interfaces (AsyncCopyOpInterface,
+// The transfer is driven only by the op interfaces (AsyncCopyOpInterface,
 // AsyncReadOpInterface, BarrierCompletedWriteOpInterface, the barrier and
-// fence interfaces), so a vendor op that implements them needs no code here.
+// fence interfaces) and memory effects, so a vendor op that implements
+// them needs no code here.
 //
-// Buffers are compared by allocation and ring slot (RingSlot.h): a slot
-// indexed `(iv + c) % S` is kept symbolically, and an access one iteration
-// earlier is the slot `(iv - step + c) % S` of this one.
+// Every entry names its bytes with one buffer reference (Buffer): the
+// allocation, the ring slot it stays in (RingSlot.h: a slot indexed
+// `(iv + c) % S` is kept symbolically, and an access one iteration earlier
+// is the slot `(iv - step + c) % S` of this one), its byte range from the
+// allocator's offsets, and the thread key and warp view that prove two
+// accesses thread- or warp-local. The checks compare allocations and slots
+// (mustOverlap, mayOverlap: a buffer Kiln cannot name matches nothing), the
+// barrier pass bytes (Buffer::overlapsBytes: a buffer it cannot name is all
+// of shared memory).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,32 +34,120 @@
 #include "kiln/Analysis/ForwardWalk.h"
 #include "kiln/Analysis/RingSlot.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/LinearLayout.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <limits>
+#include <memory>
 #include <optional>
 
 namespace kiln::tile::async {
 
-/// A shared buffer: its allocation, the ring slot it stays in (RingSlot.h),
-/// and whether it is the whole allocation or only part of its slot.
+constexpr int64_t kWholeMemory = std::numeric_limits<int64_t>::max();
+
+/// Which bytes each thread touches, when that is the same function of the
+/// thread for two accesses and no two threads touch the same byte: the
+/// allocation, the view's type and place in its slot (slots of one
+/// allocation differ only by a base) and the register layout. Two accesses
+/// with equal keys never touch a byte another thread touched in the other.
+struct ThreadKey {
+  mlir::Operation *root = nullptr;
+  mlir::Type view;
+  int64_t xorOffset = 0;
+  std::shared_ptr<const LinearLayout> layout;
+
+  bool valid() const { return root != nullptr; }
+  bool operator==(const ThreadKey &o) const {
+    return valid() && root == o.root && view == o.view &&
+           xorOffset == o.xorOffset && layout && o.layout &&
+           *layout == *o.layout;
+  }
+};
+
+/// The elements of a view one warp touches: those of warp w are the
+/// layout's image of w plus the span of its register and lane bases.
+struct WarpView {
+  mlir::Operation *root = nullptr;
+  mlir::Type view;
+  int64_t xorOffset = 0;
+  std::shared_ptr<const LinearLayout> layout;
+
+  bool valid() const { return root && layout; }
+  bool sameView(const WarpView &o) const {
+    return valid() && o.valid() && root == o.root && view == o.view &&
+           xorOffset == o.xorOffset &&
+           layout->getOutSizes() == o.layout->getOutSizes() &&
+           layout->getNumBits(LinearLayout::Warp) ==
+               o.layout->getNumBits(LinearLayout::Warp);
+  }
+};
+
+/// Whether every warp reads, in `read`, only elements it copied itself in
+/// `write` (with no warp left out of the copy as a broadcast repeat).
+bool warpReadsOwnCopies(const WarpView &write, const WarpView &read);
+
+/// One buffer reference, the key of every entry of the state: the
+/// allocation (a scratch buffer's op; null when Kiln cannot name it), the
+/// ring slot it stays in, whether it is the whole allocation or only part
+/// of its slot, its bytes from the allocator's offsets (all of shared
+/// memory when the allocation is unknown or not placed yet) and, for an
+/// access by threads of a known register layout, its warp view and (when
+/// each element is in exactly one thread) thread key.
 struct Buffer {
   mlir::Operation *root = nullptr;
   RingSlot slot;
   bool whole = false;   // no index or subslice between it and the allocation
   bool partial = false; // a subslice: not all of its slot
+  int64_t begin = 0, end = kWholeMemory;
+  ThreadKey key;
+  WarpView warp;
 
   void aroundBackEdge(mlir::Operation *loop) {
     slot = slot.aroundBackEdge(loop);
   }
   void leaving(mlir::Operation *op) { slot = slot.leaving(op); }
+
+  /// The barrier pass's comparison: the byte ranges meet (two allocations
+  /// that reuse bytes too) and the slots may be the same.
+  bool overlapsBytes(const Buffer &o) const {
+    if (slot.disjoint(o.slot))
+      return false;
+    return begin < o.end && o.begin < end;
+  }
+  /// The bytes meet and some thread may touch a byte another thread
+  /// touched in the other.
+  bool conflicts(const Buffer &o) const {
+    return overlapsBytes(o) && !(key == o.key);
+  }
+  /// The same bytes, for merging entries: range and slot.
+  bool sameBytes(const Buffer &o) const {
+    return begin == o.begin && end == o.end && slot == o.slot;
+  }
 };
 
-/// The buffer `memdesc` views, when its allocation is known.
+/// The reference to what `memdesc` views, bytes and slot, with its warp
+/// view and thread key when `tensorType` (the tensor the access moves) has
+/// a linear layout. Never fails: a view of no known allocation is all of
+/// shared memory.
+Buffer reference(mlir::Value memdesc,
+                 mlir::RankedTensorType tensorType = nullptr);
+
+/// Bytes of a scratch buffer `op` owns (all of shared memory when it is
+/// not placed yet).
+Buffer scratchReference(mlir::Operation *op, int64_t bytes);
+
+/// The tensor of what a tensor of pointers points to.
+mlir::RankedTensorType pointeeTensor(mlir::RankedTensorType type);
+
+/// The buffer `memdesc` views, when its allocation is known (the checks'
+/// reference: no bytes, key or view).
 std::optional<Buffer> resolve(mlir::Value memdesc);
 
+/// The checks' comparisons, by allocation and slot; a buffer of no known
+/// allocation meets nothing.
 /// The two buffers certainly share bytes: one allocation, and one of them
 /// all of it or both all of one slot known to be the same.
 bool mustOverlap(const Buffer &a, const Buffer &b);
@@ -100,8 +199,9 @@ struct InFlight {
   unsigned generation; // how many back edges since it was issued
   Kind kind;
   llvm::StringRef counter; // AsyncRead: its counter
-  /// AsyncRead: fewest groups of `counter` after it; Copy: fewest commit
-  /// groups closed after its own (-1: its group is not closed yet).
+  /// AsyncRead: fewest groups of `counter` after it; Copy (and a copy an
+  /// arrive handed to a barrier, `arrivedCopy`): fewest commit groups
+  /// closed after its own (-1: its group is not closed yet).
   int minAfter = 0;
   /// Copy: issued by another warp_specialize partition, whose threads alone
   /// can wait for it.
@@ -109,8 +209,14 @@ struct InFlight {
   /// AsyncRead: each group of warps has waited for its own, but another
   /// group's may be in flight until a CTA barrier (getAsyncReadGroupWarps).
   bool retiredByIssuers = false;
-  llvm::SmallVector<Buffer> buffers; // read (AsyncRead) or written (others)
-  std::optional<Buffer> barrier;     // BarrierWrite: where it lands
+  /// BarrierWrite: an async copy whose completion an arrive handed to
+  /// `barrier`; an async_wait covering its commit group still lands it for
+  /// the issuing threads (a write by them from then on).
+  bool arrivedCopy = false;
+  /// Read (AsyncRead) or written (others); a buffer Kiln cannot name is
+  /// kept (all of shared memory to the barrier pass, nothing to the checks).
+  llvm::SmallVector<Buffer, 1> buffers;
+  std::optional<Buffer> barrier; // BarrierWrite: where it lands
 
   /// The same work: one op, issued the same number of back edges ago.
   bool sameEvent(const InFlight &o) const {
@@ -135,21 +241,84 @@ struct Hazard {
   const InFlight *work;
 };
 
+/// A synchronous access since the last CTA barrier (kept by states that
+/// track `Tracking::Accesses`).
+struct Access {
+  Buffer buffer;
+  mlir::Operation *op = nullptr;
+  /// A copy retired by a wait that orders the issuing warp as a whole.
+  bool landedInWarp = false;
+
+  bool operator==(const Access &o) const {
+    return op == o.op && buffer.sameBytes(o.buffer);
+  }
+};
+
+/// How an op touches shared memory as the accesses since a CTA barrier see
+/// it (a read or write of a whole view by any thread when the op names only
+/// a view).
+struct OpAccesses {
+  enum Class {
+    None,
+    Barrier,    // a CTA barrier
+    Scratch,    // its lowering: barrier, write scratch, barrier, read it
+    Threads,    // reads and writes by its threads
+    AsyncWrite, // an async copy or barrier-completed write
+    Unnamed,    // shared memory its effects do not name: all of it
+  } cls = None;
+  llvm::SmallVector<std::pair<Access, bool>, 1> list; // (access, is a write)
+};
+
+/// What a state keeps beyond the work in flight, and how joins merge its
+/// entries: the reading of the entries each walk needs. The transfer
+/// function is the same.
+enum class Tracking {
+  /// The checks and the wait counts (the generations walk): one entry per
+  /// event (op, back-edge generation), its buffers as first seen; no
+  /// accesses since the last barrier.
+  Events,
+  /// tile-insert-barriers and the local-load annotation (the accumulating
+  /// walk, with no generations): one entry per event and buffer bytes (a
+  /// ring slot one iteration back is another entry), and the reads and
+  /// writes since the last CTA barrier.
+  Accesses,
+};
+
 /// What may be in flight at a program point: the lattice of the walk.
 /// Joins keep every piece of work of either side, with the fewest groups
-/// after it (the least likely finished).
+/// after it (the least likely finished), and every access since the last
+/// barrier of either side.
 struct AsyncState {
-  llvm::SmallVector<InFlight> pending;
-  /// The most commit groups that may be in flight (kManyGroups: unknown).
+  Tracking tracking = Tracking::Events;
+  llvm::SmallVector<InFlight, 0> pending;
+  /// The most commit groups that may be in flight (kManyGroups: unknown;
+  /// always, for Tracking::Accesses).
   int maxGroups = 0;
+  /// Accesses: reads and writes by the CTA's threads since the last CTA
+  /// barrier (a retired copy is a write of its issuing threads, a read
+  /// retired by its issuing group only a read by any thread).
+  llvm::SmallVector<Access, 0> reads, writes;
+
+  AsyncState() = default;
+  explicit AsyncState(Tracking tracking)
+      : tracking(tracking),
+        maxGroups(tracking == Tracking::Accesses ? kManyGroups : 0) {}
+  /// An empty state of the same tracking.
+  AsyncState emptyLike() const { return AsyncState(tracking); }
 
   void forEachBuffer(llvm::function_ref<void(Buffer &)> fn) {
     for (InFlight &p : pending)
       p.forEachBuffer(fn);
+    for (Access &a : reads)
+      fn(a.buffer);
+    for (Access &a : writes)
+      fn(a.buffer);
   }
   void forEachSlot(llvm::function_ref<void(RingSlot &)> fn) {
     forEachBuffer([&](Buffer &b) { fn(b.slot); });
   }
+  /// Whether `a` and `b` are one entry at a join (Tracking).
+  bool sameEntry(const InFlight &a, const InFlight &b) const;
   static AsyncState join(const AsyncState &a, const AsyncState &b);
   bool operator==(const AsyncState &o) const;
 
@@ -164,16 +333,66 @@ struct AsyncState {
   /// `overlap` says meets it; then for each buffer it reads (readBuffers),
   /// the copies and barrier-completed writes, and, when `op` reads
   /// asynchronously, the unfenced writes. The pointers are into this state.
-  llvm::SmallVector<Hazard>
+  llvm::SmallVector<Hazard, 0>
   hazards(mlir::Operation *op,
           llvm::function_ref<bool(const Buffer &, const Buffer &)> overlap)
       const;
 
-  /// The state on one line, `;`-separated, for tests and debugging; `name`
-  /// prints an op (an allocation or the op that issued the work).
+  /// The races between threads (RAW, WAR, WAW against the accesses since
+  /// the last barrier, Tracking::Accesses) that only a CTA barrier before
+  /// an op with `accesses` (AsyncTransfer::accesses) orders: an access by
+  /// its threads that conflicts with an earlier one (a read of bytes the
+  /// reading warp copied and waited for itself excepted where the wait
+  /// orders the warp), an async write over bytes accessed since (not
+  /// ordered after even the issuing thread's own accesses), or an access of
+  /// shared memory the op does not name.
+  bool barrierHazard(const OpAccesses &accesses) const;
+
+  /// The first async copy in flight whose bytes may meet `b` (the barrier
+  /// pass's comparison), or null.
+  const InFlight *copyInFlight(const Buffer &b) const;
+
+  /// A CTA barrier: the accesses before it are ordered before every later
+  /// one, and reads their issuing groups retired are done.
+  void barrier();
+
+  /// The work in flight on one line, `;`-separated, for tests and
+  /// debugging; `name` prints an op (an allocation or the op that issued
+  /// the work), `?` a buffer of no known allocation.
   void print(llvm::raw_ostream &os,
              llvm::function_ref<void(llvm::raw_ostream &, mlir::Operation *)>
                  name) const;
+};
+
+/// The one transfer function: what an op does to a state, driven by the op
+/// interfaces and memory effects. Every walk applies it; a client decides
+/// around it (a barrier first, a message, a count).
+class AsyncTransfer {
+public:
+  /// `scope`: the function (its hand-offs are collected); `numWarps`: the
+  /// kernel's warps (0 when the module does not say); `waitOrdersWarp`: an
+  /// async_wait orders the issuing warp as a whole (the target's).
+  AsyncTransfer(mlir::Operation *scope, int numWarps,
+                bool waitOrdersWarp = false);
+
+  void apply(mlir::Operation &op, AsyncState &state) const;
+
+  /// The op's shared-memory accesses (computed once per op: they depend on
+  /// its operands and the allocator's offsets only).
+  const OpAccesses &accesses(mlir::Operation *op) const;
+
+private:
+  void runAsyncWait(AsyncWaitOp wait, AsyncState &state) const;
+  void collectHandOffs(mlir::Operation *scope);
+
+  int numWarps;
+  bool waitOrdersWarp;
+  /// Hand-offs through a second barrier, (R, E): an arrival on E that comes
+  /// after a wait on R in its thread's program order. Whoever waits on E
+  /// then knows the writes that completed R have landed.
+  llvm::SmallVector<std::pair<Buffer, Buffer>, 0> handOffs;
+  mutable llvm::DenseMap<mlir::Operation *, std::unique_ptr<OpAccesses>>
+      accessesOf;
 };
 
 /// A pass that reads the state the walk computes.
@@ -191,7 +410,8 @@ public:
 /// (bounded by a constant trip count), scf.if the join of the branches,
 /// other region ops such as scf.while once, joined with their entry, and
 /// warp_specialize partitions concurrent from one state (a copy one
-/// partition leaves in flight is foreign to the others).
+/// partition leaves in flight is foreign to the others). Its states track
+/// `Tracking::Events`.
 class AsyncStateWalker : public ForwardWalk<AsyncStateWalker, AsyncState> {
 public:
   /// `numWarps`: the kernel's warps (0 when the module does not say).
@@ -210,21 +430,15 @@ public:
 private:
   friend class ForwardWalk<AsyncStateWalker, AsyncState>;
   bool transfer(mlir::Operation &op, AsyncState &state, bool final);
-  void runAsyncWait(AsyncWaitOp wait, AsyncState &state);
   AsyncState carryAroundBackEdge(mlir::scf::ForOp loop,
                                  const AsyncState &body, unsigned generations);
   void saturate(AsyncState &state);
   void addForeign(AsyncState &partition, const AsyncState &otherEnd,
                   WarpSpecializeOp ws);
-  void collectHandOffs();
 
   mlir::func::FuncOp func;
-  int numWarps;
+  AsyncTransfer transferFn;
   AsyncStateClient *client;
-  /// Hand-offs through a second barrier, (R, E): an arrival on E that comes
-  /// after a wait on R in its thread's program order. Whoever waits on E
-  /// then knows the writes that completed R have landed.
-  llvm::SmallVector<std::pair<Buffer, Buffer>> handOffs;
 };
 
 /// What groupsAfter answers for a token whose group has retired.

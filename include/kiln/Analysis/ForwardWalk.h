@@ -4,9 +4,11 @@
 // ops in order, through scf.for and scf.while, scf.if, warp_specialize and
 // other region ops, with a client-chosen policy for loops and partitions.
 // A client supplies the lattice (copyable, ==, forEachSlot over its ring
-// slots) and the transfer function of single ops; the walk owns the joins
-// and the loop fixed point, so the clients agree on control flow by
-// construction and differ only where their policy says so.
+// slots; for every client today AsyncState.h's, with the tracking its
+// policy needs) and the transfer of single ops (AsyncTransfer, with what
+// the client decides around it); the walk owns the joins and the loop
+// fixed point, so the clients agree on control flow by construction and
+// differ only where their policy says so.
 //
 // Two policies exist because they decide different things:
 //  - AsyncStateWalker (tile-check-async-safety, the wait counts) follows
@@ -72,8 +74,9 @@ std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
 /// `State carryAroundBackEdge(scf::ForOp, const State &body, unsigned
 /// generations)`, `void saturate(State &)` (a loop that did not settle in
 /// time), `void addForeign(State &partition, const State &otherEnd,
-/// WarpSpecializeOp)`. `State` provides `static State join(a, b)`, `==`
-/// and `forEachSlot(function_ref<void(RingSlot &)>)`.
+/// WarpSpecializeOp)`. `State` provides `static State join(a, b)`, `==`,
+/// `forEachSlot(function_ref<void(RingSlot &)>)` and `emptyLike()` (an
+/// empty state of the same kind, for fresh partitions).
 /// `final` is false on rounds of a loop's fixed point whose results the
 /// walk will discard (Accumulate), true otherwise.
 template <typename Derived, typename State> class ForwardWalk {
@@ -212,10 +215,10 @@ protected:
     if constexpr (Derived::policy.freshPartitions) {
       for (mlir::Region &region : ws->getRegions())
         for (mlir::Block &block : region) {
-          State inner;
+          State inner = state.emptyLike();
           runBlock(block, inner, final);
         }
-      state = State();
+      state = state.emptyLike();
     } else {
       // Concurrent from one state: each partition once alone, then again
       // with what the others leave in flight.

@@ -256,7 +256,7 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
     bool write, ordered;
     unsigned region;
   };
-  SmallVector<Access> accesses;
+  SmallVector<Access, 0> accesses;
   for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
     bool waited = false;
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {

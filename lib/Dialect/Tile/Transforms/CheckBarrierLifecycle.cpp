@@ -81,7 +81,7 @@ std::string opName(Operation *op) {
 bool checkInitialized(const Uses &uses) {
   if (uses.unknown)
     return true;
-  SmallVector<Buffer> inited;
+  SmallVector<Buffer, 0> inited;
   for (BarrierInitOpInterface i : uses.inits)
     inited.push_back(*barrierOf(i));
   bool ok = true;

@@ -162,7 +162,7 @@ static bool checkExpectedBytes(BarrierArriveOpInterface arrive) {
 
 bool async::checkBarrierPhases(func::FuncOp func) {
   bool ok = true;
-  SmallVector<Buffer> arrived;
+  SmallVector<Buffer, 0> arrived;
   bool unknownArrival = false;
   func.walk([&](BarrierArriveOpInterface a) {
     if (std::optional<Buffer> b = resolve(a.getArrivedBarrier()))
