@@ -465,7 +465,11 @@ class JITFunction(KernelFunction):
         if not callable(getattr(loaded, "fast_launcher", None)) or not all(
                 type(n) is str for n in entry[2]):  # a stand-in, or tuple arguments
             return
-        if self._globals_ok is _stale_globals:  # (compiled values: sound whenever built)
+        ok = self._globals_ok
+        if ok is not None and not ok():
+            # Stale, or a global rebound to an equal value (the full check just passed): the
+            # identity paths are rebuilt from what is bound now. It compares with the compiled
+            # values, so it is sound whenever it is built.
             self._globals_ok = self._globals_check()
         kinds = self._kinds(arguments)
         if kinds is None:

@@ -348,8 +348,11 @@ def test_a_rebound_global_raises_on_the_fast_path(native):
     old, kl_module = g["GLOBAL_LAYOUT"], g["kl"]
     try:
         g["GLOBAL_LAYOUT"] = kl.BlockedLayout([4], [32], [4], [0])  # equal: still fine
+        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)  # (the general path: not the same object)
+        before = len(native.general)
+        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)  # and fast again
         scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
-        scale[(1,)](x, o, 2.0, 100, True, BLOCK=128)
+        assert len(native.general) == before
         g["GLOBAL_LAYOUT"] = kl.BlockedLayout([2], [32], [4], [0])
         fast = _error(lambda: scale[(1,)](x, o, 2.0, 100, True, BLOCK=128))
         scale._warm.clear()
