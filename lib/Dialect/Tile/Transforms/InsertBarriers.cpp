@@ -70,7 +70,8 @@ private:
   /// only when `insert`: the walk's last run over the op), then the op's
   /// effect; true: the walk enters its regions next.
   bool transfer(Operation &op, AsyncState &state, bool insert) {
-    if (state.barrierHazard(transferFn.accesses(&op))) {
+    if (state.barrierHazard(transferFn.accesses(&op)) ||
+        releasesUnorderedAccesses(op, state)) {
       if (insert && mode == Mode::InsertBarriers) {
         OpBuilder b(&op);
         BarrierOp::create(b, op.getLoc());
@@ -78,11 +79,39 @@ private:
       state.barrier();
     }
     transferFn.apply(op, state);
+    // A barrier's initialization is followed by a CTA barrier of its own
+    // (the lowering's: every thread may use the barrier next).
+    if (isa<BarrierInitOpInterface>(&op))
+      state.barrier();
     if (auto load = dyn_cast<LocalLoadOp>(&op);
         load && insert && mode == Mode::AnnotateLoads)
       annotate(load, state);
     // A scratch op's regions (a combiner) touch no shared memory.
     return op.getNumRegions() > 0 && getScratchBytes(&op) == 0;
+  }
+
+  /// A plain arrival on a barrier is one thread's, made for the whole
+  /// partition with release semantics (what the threads did to shared
+  /// memory before it is visible to the barrier's waiters): the threads'
+  /// accesses since the last CTA barrier, and reads that other warps may
+  /// still be retiring, must be complete first. With none, no barrier: the
+  /// consumer's arrival after a wgmma wait of its own warpgroup (CUTLASS's
+  /// consumer release) needs none.
+  static bool releasesUnorderedAccesses(Operation &op,
+                                        const AsyncState &state) {
+    auto arrive = dyn_cast<BarrierArriveOpInterface>(&op);
+    if (!arrive || arrive.getExpectedBytes() != 0)
+      return false;
+    // An async read (a wgmma) is also recorded as its threads' read; once
+    // no longer in flight (its warpgroup, the whole partition, waited for
+    // it) it is complete for every thread.
+    auto unordered = [&](const Access &a) {
+      if (!isa_and_nonnull<AsyncReadOpInterface>(a.op))
+        return true;
+      return llvm::any_of(state.pending,
+                          [&](const InFlight &p) { return p.op == a.op; });
+    };
+    return !state.writes.empty() || llvm::any_of(state.reads, unordered);
   }
 
   /// No copy into the load's bytes in flight: it may be declared not to

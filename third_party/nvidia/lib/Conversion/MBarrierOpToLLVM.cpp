@@ -2,9 +2,10 @@
 //
 // An mbarrier is one 64-bit shared-memory word. One thread (elect.sync in
 // warp 0; lane 0 before sm_90) initializes it (then a CTA barrier) and invalidates it. An arrival
-// is made by that thread on behalf of the CTA, after a CTA barrier so that
-// every thread's earlier shared-memory writes are ordered before the
-// arrival's release (a single arrival from sm_90 on is a predicated
+// is made by that thread on behalf of the CTA (tile-insert-barriers puts a
+// CTA barrier before it when threads accessed shared memory since the last
+// one, so that those accesses are ordered before the arrival's release;
+// a single arrival from sm_90 on is a predicated
 // arrive.expect_tx of 0 bytes, without a branch). Arming it with expected
 // transaction bytes (for TMA) is that thread's alone. Waits spin on
 // mbarrier.try_wait.parity (no suspend hint; test_wait.parity on sm_80) in
@@ -76,6 +77,9 @@ struct MBarrierInvalidateOpConversion
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value addr = adaptor.getBarrier();
+    // Every thread is past its last use of the barrier (a wait may still be
+    // polling it) before the one thread invalidates it.
+    ctx.target.barrier(rewriter, loc);
     if (failed(emitIfElse(
             rewriter, op, isElectedThread(rewriter, op, ctx),
             [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
@@ -129,7 +133,9 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
   matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    ctx.target.barrier(rewriter, loc);
+    // The CTA barrier that orders the threads' earlier shared-memory
+    // accesses before this one thread's release is tile-insert-barriers'
+    // (only where there are such accesses).
     Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx),
                          adaptor.getPred());
     Value addr = adaptor.getBarrier();

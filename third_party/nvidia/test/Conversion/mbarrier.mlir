@@ -11,9 +11,12 @@
 // waits are not shared-memory accesses to tile-insert-barriers), that thread
 // arms it with expected bytes (no CTA barrier: arming publishes nothing),
 // every thread spins on try_wait.parity (no suspend hint), the elected
-// thread arrives after a CTA barrier (every thread's earlier writes are
-// ordered before the release): one arrival as a predicated arrive.expect_tx
-// of 0 bytes (no branch), two behind a branch; and it invalidates.
+// thread arrives (with no CTA barrier first: no thread accessed shared
+// memory since the init's barrier): one arrival as a predicated
+// arrive.expect_tx of 0 bytes (no branch), two behind a branch; and it
+// invalidates after a CTA barrier (a wait may still be polling it).
+// @arrive_after_store: threads wrote shared memory, so a CTA
+// barrier orders their writes before the elected thread's release.
 // CHECK-LABEL: llvm.func @mbarrier_phases
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-NOT: nvvm.barrier0
@@ -29,13 +32,20 @@
 // CHECK: ^[[SPIN]]:
 // CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32 -> i1
 // CHECK-NEXT: llvm.cond_br %[[DONE]], ^{{.*}}, ^[[SPIN]]
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;", "r,n,b" %{{[0-9]+}}, %[[ZERO]],
-// CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.cond_br
 // CHECK: nvvm.mbarrier.arrive %{{.*}}, %{{.*}} : !llvm.ptr<3>
+// CHECK: nvvm.barrier0
 // CHECK: nvvm.mbarrier.inval
+// CHECK-LABEL: llvm.func @arrive_after_store
+// CHECK: nvvm.mbarrier.try_wait
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK-NEXT: nvvm.elect.sync
+// CHECK: mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;
 // PTX: elect.sync
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
@@ -53,6 +63,15 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_arrive %bar, 2 : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+  func.func @arrive_after_store(%phase: i32, %v: tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #sh, mutable>, i32
+    tile.local_store %v, %buf : tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> -> !tile.memdesc<128xf32, #sh, mutable>
+    tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
     return
   }
 }

@@ -236,7 +236,7 @@ def test_persistent_gemm_compiles_to_tma_wgmma_and_a_store_wait_per_tile():
     for end in waits:
         bar = ptx.find("bar.sync", end)
         store = ptx.find("st.shared", end)
-        assert bar != -1 and (store == -1 or bar < store)
+        assert store == -1 or bar != -1 and bar < store
     # Ring (3 x (16 + 32) KiB), one C tile (64 KiB) and 3 barriers, all allocated once.
     assert k.metadata["shared"] == 3 * (16 + 32) * 1024 + 64 * 1024 + 3 * 8
 
