@@ -778,10 +778,9 @@ class CodeGenerator:
         self.called[id(fn)] = fn
         frame = _Frame(fn, fn.src, call_site=node)
         for name, value in bound.arguments.items():
-            if name in fn.constexpr_names:
-                if _has_tensor(value):
-                    raise TypeError(f"argument '{name}' of {fn.__name__}() is a constexpr but "
-                                    f"got a runtime value")
+            # As Triton: a helper's constexpr annotation makes a compile-time argument a
+            # constexpr; a runtime value passed there stays the runtime value.
+            if name in fn.constexpr_names and not _has_tensor(value):
                 value = constexpr(value)
             frame.scope[name] = value
             frame.sites[name] = fn.src.position(fn.src.fdef)
