@@ -237,7 +237,7 @@ def test_runtime_value_for_a_constexpr_helper_argument_stays_runtime():
     """As in Triton: a helper's constexpr annotation does not make a runtime value constant
     (the value is used as it is; a use that needs a constexpr says so)."""
     ir = make_ir(runtime_store_via_cx, {"x": "*fp32", "n": "i32"})
-    assert "arith.sitofp %n" in ir and "tile.store" in ir
+    assert "arith.sitofp" in ir and "tile.store" in ir
 
 
 def test_non_constexpr_arguments():
