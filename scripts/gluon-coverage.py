@@ -50,8 +50,9 @@ OUTSIDE_GOAL = ("nvidia.blackwell*", "nvidia.rubin*", "amd.rdna*", "amd.gfx1250*
 
 # "package.name" (package path below gl; a root name has no package) -> how Kiln's differs.
 # Each line restates something docs/ or kiln.language already says; keep it one line.
-_FP8 = ("fp8 tensors can be loaded, stored, moved between layouts and bitcast; fp8 "
-        "arithmetic, constants and conversions are compile errors (user-guide.md)")
+_FP8 = ("conversions to and from f16 / bf16 / f32 (round to nearest even or toward zero, "
+        "saturating), constants and arithmetic by promotion; math functions, reductions and "
+        "scans of fp8 need a conversion first (fp8e4b15 converts to nothing)")
 DIFFERENCES = {
     "float8e4nv": _FP8,
     "float8e5": _FP8,
@@ -77,7 +78,9 @@ DIFFERENCES = {
     "gather": "within each warp (shuffles): an element in another warp of src's layout is a "
               "compile error",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
-    "tuple": "Python's tuple (a kernel's tuples are Python tuples)",
+    "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
+             "to a kernel is one argument per element; kl.reduce of a tuple packs its "
+             "elements into at most 64 bits)",
     "tuple_type": "describes element types; kernels do not take it as an annotation",
     "join": "both halves pass through a blocked layout holding the pair in registers "
             "(free for blocked inputs)",
@@ -92,8 +95,8 @@ DIFFERENCES = {
                      "(device printf needs the ROCm device libraries)",
     "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",
     "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
-    "max": "return_indices=True is refused",
-    "min": "return_indices=True is refused",
+    "max": "return_indices=True is refused (kl.reduce over (values, indices) does argmax)",
+    "min": "return_indices=True is refused (kl.reduce over (values, indices) does argmin)",
     "reduce": "axis=None with keep_dims=True, and reducing along a dimension split among a "
               "cluster's CTAs, are refused",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark "
@@ -114,7 +117,7 @@ DIFFERENCES = {
                                                             "wait_for (Gluon code is unaffected)",
     "nvidia.ampere.async_copy.commit_group": "returns a token for Kiln's wait_for (Gluon code "
                                              "is unaffected)",
-    "nvidia.hopper.warpgroup_mma": "fp8 operands (max_num_imprecise_acc) and M- or "
+    "nvidia.hopper.warpgroup_mma": "max_num_imprecise_acc below K with fp8 operands and M- or "
                                    "N-contiguous 8- or 32-bit operands are refused (hopper.md)",
     "nvidia.hopper.tma.async_copy_global_to_shared": "TMA copies of transposed NVMMA layouts "
                                                      "are not yet supported (hopper.md)",
