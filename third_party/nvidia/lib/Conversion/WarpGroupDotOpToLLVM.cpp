@@ -472,17 +472,23 @@ StringRef ptxType(Type t, bool operand) {
 SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
                          Value descA, ArrayRef<Value> aPacked, Value descB,
                          int64_t n, int64_t k, Type elem, Type accElem,
-                         bool accumulate, bool transposeA, bool transposeB) {
+                         bool accumulate, bool transposeA, bool transposeB,
+                         Value useAcc = Value()) {
   SmallVector<Value> operands(acc.begin(), acc.end());
   size_t p = acc.size();
   // Scale-d 0 reads no accumulator: undefined inputs, so that nothing (the
   // zeros of a fresh accumulator, say) is moved into the tied registers.
-  if (!accumulate)
+  if (!accumulate && !useAcc)
     for (Value &v : operands)
       v = LLVM::UndefOp::create(b, loc, v.getType());
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0)
+  // A runtime use_acc (an i32 operand after the others) is scale-d itself,
+  // as Triton passes it: no select per accumulator register.
+  std::string flag = accumulate ? "1" : "0";
+  if (useAcc)
+    flag = "$" + std::to_string(2 * p + (descA ? 1 : aPacked.size()) + 1);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << flag
      << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << k << "."
      << ptxType(accElem, false) << "." << ptxType(elem, true) << "."
      << ptxType(elem, true) << " {";
@@ -511,6 +517,10 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
   operands.push_back(descB);
   os << ", $" << next++ << ", p, 1, 1";
   constraints += "l";
+  if (useAcc) {
+    operands.push_back(LLVM::ZExtOp::create(b, loc, b.getI32Type(), useAcc));
+    constraints += ",r";
+  }
   if (elem.getIntOrFloatBitWidth() == 16) {
     if (descA)
       os << ", " << (transposeA ? 1 : 0);
@@ -587,19 +597,16 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
         xorSetBits(rewriter, loc, i32Const(rewriter, loc, 0), group, bMoves);
 
     SmallVector<Value> accRegs = getRegisters(rewriter, loc, adaptor.getC());
-    // useC false ignores c: a runtime flag zeroes the registers first.
+    // useC false ignores c: scale-d of each chain's first instruction (a
+    // runtime flag is passed to it as it is).
     bool ignoreC = false;
+    Value runtimeUseC;
     if (Value useC = adaptor.getUseC()) {
       APInt cst;
-      if (matchPattern(op.getUseC(), m_ConstantInt(&cst))) {
+      if (matchPattern(op.getUseC(), m_ConstantInt(&cst)))
         ignoreC = cst.isZero();
-      } else {
-        Value zero = LLVM::ConstantOp::create(
-            rewriter, loc, accRegs[0].getType(),
-            rewriter.getZeroAttr(accRegs[0].getType()));
-        for (Value &r : accRegs)
-          r = LLVM::SelectOp::create(rewriter, loc, useC, r, zero);
-      }
+      else
+        runtimeUseC = useC;
     }
 
     Type elem = cast<ShapedType>(op.getA().getType()).getElementType();
@@ -641,7 +648,8 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
           in = wgmma(rewriter, loc, in, descA, aPacked, descB, plan->instrN,
                      kStep, elem, accElem, s != 0 || !ignoreC,
                      /*transposeA=*/a && !a->kMajor,
-                     /*transposeB=*/!bop.kMajor);
+                     /*transposeB=*/!bop.kMajor,
+                     s == 0 ? runtimeUseC : Value());
         }
         if (f16Acc)
           in = unpackHalves(rewriter, loc, in);
