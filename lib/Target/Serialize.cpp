@@ -314,6 +314,8 @@ createTargetMachine(ModuleOp module, const TargetDesc &target,
   // Triton's enable_fp_fusion (on unless the module says tile.fp_fusion =
   // false): a multiply feeding an add may become one fma.
   llvm::TargetOptions options;
+  // (tile.fp_fusion: the tile dialect's FpFusionAttrHelper; this library
+  // does not depend on the dialect.)
   auto fusion = module->getAttrOfType<BoolAttr>("tile.fp_fusion");
   options.AllowFPOpFusion = !fusion || fusion.getValue()
                                 ? llvm::FPOpFusion::Fast

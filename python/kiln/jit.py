@@ -38,7 +38,7 @@ _TORCH_DTYPES = {
 # False, signed integer +, -, * assert that they do not overflow (as in Triton, the overflow
 # checks need debug=True).
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
-            "debug", "maxnreg")
+            "debug", "maxnreg", "enable_fp_fusion")
 
 
 def _pointer_annotation(ann, fn):
@@ -362,13 +362,14 @@ class JITFunction(KernelFunction):
             self._range_limits = tuple(sorted(self._range_limits + (range_bytes,)))
             self._warm, self._variants = {}, {}  # their keys lack the new limit
         signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
-        mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow)
+        fusion = bool(options.get("enable_fp_fusion", True))
+        mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow, fusion)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
                               num_ctas=num_ctas, maxnreg=maxnreg, debug=debug,
-                              sanitize_overflow=sanitize_overflow)
+                              sanitize_overflow=sanitize_overflow, enable_fp_fusion=fusion)
             self._record_globals(deps)
             self._globals_ok = _stale_globals
             entry = [kernel, None, runtime, constexprs]
@@ -387,7 +388,7 @@ class JITFunction(KernelFunction):
         None when an argument needs the full path (annotated pointers, unusual types)."""
         parts = [options.get("num_warps", 4), options.get("target"), options.get("num_ctas", 1),
                  options.get("num_stages"), options.get("maxnreg"),
-                 self._debug_options(options)]
+                 self._debug_options(options), options.get("enable_fp_fusion", True)]
         pointers = self.pointer_params()
         for name, value in arguments.items():
             if name in self.constexpr_names:
@@ -674,7 +675,7 @@ class _Variant:
                 bind.append(f"o_{k} = kwargs[{k!r}]")
         guards, values, key = [], [], []
         for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
-                    "sanitize_overflow"):
+                    "sanitize_overflow", "enable_fp_fusion"):
             if opt in options:
                 key.append(options[opt])
         if "debug" not in options:

@@ -453,7 +453,8 @@ def valid_payload(payload) -> bool:
 
 
 def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
-              maxnreg=None, debug=False, sanitize_overflow=True) -> str:
+              maxnreg=None, debug=False, sanitize_overflow=True,
+              enable_fp_fusion=True) -> str:
     spec = []
     for name, kind in flat_params(params):
         if kind[0] == "constexpr":
@@ -469,6 +470,7 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
              **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
              **({"maxnreg": maxnreg} if maxnreg is not None else {}),
+             **({"fp_fusion": False} if not enable_fp_fusion else {}),
              **({"debug": [True, bool(sanitize_overflow)]} if debug else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
@@ -590,15 +592,17 @@ def _run(compiler, what, call, where=None):
 
 def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
             num_ctas=1, maxnreg=None, debug=False, sanitize_overflow=True,
-            cache=True) -> CompiledKernel:
+            enable_fp_fusion=True, cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
     ``cga_layout``, and the IR is the program of one CTA. ``debug`` is Triton's debug mode:
     ``device_assert`` is compiled (it is dropped otherwise) and, unless ``sanitize_overflow``
     is False, signed integer ``+``, ``-`` and ``*`` narrower than 64 bits assert that they do
-    not overflow."""
+    not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
+    fuse a multiply feeding an add into one fma."""
     fn = as_kernel_function(fn)
+    enable_fp_fusion = bool(enable_fp_fusion)
     check_num_ctas(num_ctas, fn)
     check_maxnreg(maxnreg, fn)
     compiler = load_compiler()
@@ -615,7 +619,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
                              f"not have")
     disk = None
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
-                    maxnreg, bool(debug), bool(sanitize_overflow))
+                    maxnreg, bool(debug), bool(sanitize_overflow), enable_fp_fusion)
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -630,7 +634,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
                        warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg,
-                       debug=bool(debug), sanitize_overflow=bool(sanitize_overflow)).generate()
+                       debug=bool(debug), sanitize_overflow=bool(sanitize_overflow),
+                       fp_fusion=enable_fp_fusion).generate()
     timings["frontend"] = clock() - start
 
     source_name = STAGE_FILES["tile"]  # names the IR buffer; ops carry the user's locations

@@ -2047,6 +2047,11 @@ module attributes {tile.maxnreg = 512 : i32} {}
 
 // -----
 
+// expected-error @+1 {{'tile.fp_fusion' is a boolean module attribute}}
+module attributes {tile.fp_fusion = 1 : i32} {}
+
+// -----
+
 func.func @hint_float(%x: f32) {
   // expected-error @+1 {{'tile.hint' op hints integers or pointers, got 'f32'}}
   %h = tile.hint %x {divisibility = array<i64: 16>} : f32

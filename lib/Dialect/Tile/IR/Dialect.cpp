@@ -335,6 +335,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << most << " (the tile's coordinate bits no lane or warp holds)";
     return success();
   }
+  if (name == FpFusionAttrHelper::getNameStr()) {
+    if (!isa<ModuleOp>(op) || !isa<BoolAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << name << "' is a boolean module "
+                               << "attribute";
+    return success();
+  }
   if (name == MaxnregAttrHelper::getNameStr()) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !n || n.getInt() < 16 || n.getInt() > 255)

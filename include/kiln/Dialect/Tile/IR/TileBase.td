@@ -61,6 +61,10 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$maxnreg,
     // On the module: lanes per warp (must match the target).
     "::mlir::IntegerAttr":$threads_per_warp,
+    // On the module: false turns off multiply-add fusion in code generation
+    // (Triton's enable_fp_fusion=False); absent or true, a multiply feeding
+    // an add may become one fma.
+    "::mlir::BoolAttr":$fp_fusion,
     // On the module, set by tile-allocate-shared-memory: bytes per CTA.
     "::mlir::IntegerAttr":$shared,
     // On the module, set by the lowering when the kernel writes to global
