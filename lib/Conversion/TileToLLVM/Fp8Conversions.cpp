@@ -10,12 +10,12 @@
 //    f16 / bf16 / f64 results are that f32, converted (exactly).
 //  * f32 -> fp8 rounds to nearest even (or toward zero), saturating: a
 //    finite value beyond the largest finite code, and +-inf, become that
-//    code with their sign (PTX's .satfinite, Triton's conversion on
-//    Hopper); NaN stays NaN. f16 / bf16 sources go through f32 exactly, so
+//    code with their sign (the "satfinite" rounding Triton's conversion
+//    uses); NaN stays NaN. f16 / bf16 sources go through f32 exactly, so
 //    they are rounded once.
 //
 // The formats: e4m3 (f8E4M3FN: bias 7, no inf, NaN S.1111.111), e5m2
-// (f8E5M2: bias 15, IEEE inf/NaN) and gfx942's FNUZ forms (f8E4M3FNUZ,
+// (f8E5M2: bias 15, IEEE inf/NaN) and the FNUZ forms (f8E4M3FNUZ,
 // f8E5M2FNUZ: bias 8 / 16, no inf, no negative zero, NaN 0x80).
 //
 //===----------------------------------------------------------------------===//

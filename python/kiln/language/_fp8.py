@@ -3,8 +3,8 @@ f32 / f64 in registers, fp8 constants, and arithmetic by promotion.
 
 * ``x.to(float)`` of fp8 is exact; ``x.to(fp8)`` rounds to nearest even (``fp_downcast_rounding
   ="rtz"``: toward zero) and saturates: finite values past the largest finite code, and
-  infinities, become that code with their sign; NaN stays NaN (Triton's conversion on Hopper,
-  PTX's ``.satfinite``). The lowering is integer arithmetic on the codes
+  infinities, become that code with their sign; NaN stays NaN (Triton's "satfinite"
+  conversion). The lowering is integer arithmetic on the codes
   (lib/Conversion/TileToLLVM/Fp8Conversions.cpp), the same on every target.
 * A constant of an fp8 type is its f32 value converted (rounded as above).
 * Arithmetic: an fp8 operand next to a wider float takes that float's type; two fp8 operands of
