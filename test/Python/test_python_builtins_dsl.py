@@ -108,3 +108,30 @@ def test_loads_and_stores_through_scalar_pointers():
     located.assert_located(ei.value, HERE, "E:scalarptr", "kl.store",
                            r"store: a scalar pointer takes a scalar value, got a tensor of "
                            r"shape \[128\]", kiln.CompilationError)
+
+
+@kiln.jit
+def _store_maybe_masked(ptr, offs, v, mask=None):
+    if mask is None:
+        kl.store(ptr + offs, v)
+    else:
+        kl.store(ptr + offs, v, mask=mask)
+
+
+@kiln.jit
+def identity_tests(X, n):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, layout)
+    v = kl.load(X + offs)
+    _store_maybe_masked(X, offs, v + 1.0)                  # mask is None: unmasked
+    _store_maybe_masked(X, offs, v + 2.0, mask=offs < n)   # a tensor is not None
+    kl.static_assert(v is not None)
+
+
+def test_is_none_on_tensors_is_decided_at_compile_time():
+    import re
+    k = kiln.compile(identity_tests, {"X": "*fp32", "n": "i32"}, target="cuda:sm_90a",
+                     cache=False)
+    stores = re.findall(r"tile\.store [^\n]*", k.asm["tile"])
+    masked = [s for s in stores if s.split(":")[0].count(",") == 2]  # tile.store %p, %v, %m
+    assert len(stores) == 2 and len(masked) == 1

@@ -604,7 +604,10 @@ class CodeGenerator:
                 else:
                     value = _PY_OPS[op](_unwrap(lhs), _unwrap(rhs))
             else:
-                if _has_tensor(lhs) or _has_tensor(rhs):
+                # `is` / `is not` compare objects at compile time, tensors included (as
+                # Triton: a tensor `is None` is False); `in` needs compile-time values.
+                if type(op_node) not in (ast.Is, ast.IsNot) and (
+                        _has_tensor(lhs) or _has_tensor(rhs)):
                     raise TypeError(f"operator {type(op_node).__name__} is not supported on "
                                     f"tensors")
                 a, b = _unwrap(lhs), _unwrap(rhs)
