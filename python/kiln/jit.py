@@ -395,6 +395,12 @@ class JITFunction(KernelFunction):
                 parts.append(value)
                 continue
             kind = type(value)
+            if (kind is tuple or kind is list) and _holds_runtime(value):
+                part = self._tuple_key(value)  # passed element by element
+                if part is None:
+                    return None
+                parts.append(part)
+                continue
             if kind is int:
                 parts.append((value == 1, value % 16 == 0, -2**31 <= value < 2**31,
                               -2**63 <= value < 2**63))
@@ -421,6 +427,39 @@ class JITFunction(KernelFunction):
         except TypeError:  # an unhashable constexpr
             return None
         return key
+
+    def _tuple_key(self, value):
+        """The launch key of a tuple argument holding tensors: what specializing each element
+        reads (None, numbers, tensors' dtype and alignment, descriptors' kinds), or None when
+        an element needs the full path."""
+        parts = []
+        for v in value:
+            kind = type(v)
+            if v is None or kind is bool or kind is float:
+                parts.append(kind)
+            elif kind is int:
+                parts.append((v == 1, v % 16 == 0, -2**31 <= v < 2**31, -2**63 <= v < 2**63))
+            elif kind is tuple or kind is list:
+                inner = self._tuple_key(v) if _holds_runtime(v) else None
+                if inner is None:
+                    return None
+                parts.append(inner)
+            elif hasattr(v, "_param_spec"):
+                spec_id = getattr(v, "_spec_id", None)
+                if spec_id is None:
+                    return None
+                parts.append((kind, spec_id))
+            else:
+                data_ptr = getattr(v, "data_ptr", None)
+                if data_ptr is None:
+                    return None
+                part = (kind, getattr(v, "dtype", None), data_ptr() % 16 == 0)
+                if self._range_limits:
+                    size = _storage_bytes(v)
+                    part += tuple(size is not None and size <= limit
+                                  for limit in self._range_limits)
+                parts.append(part)
+        return (type(value), tuple(parts))
 
     def run(self, *args, grid, **kwargs):
         return self._call(args, kwargs, grid)

@@ -640,3 +640,37 @@ def test_kernels_without_runtime_arguments_and_arguments_by_name(native):
         add[(1,)](x, y, o, BLOCK=128, n=10)
     assert native.recorder.calls[-1]["buf"] == _expected(add, (x, y, o, 10), {"BLOCK": 128})[1]
     assert native.general.count("add") == 2 and native.compiles == 4
+
+
+@kiln.jit
+def pair_copy(ptrs, n, BLOCK: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    o = kl.arange(0, BLOCK, layout)
+    kl.store(ptrs[1] + o, kl.load(ptrs[0] + o, mask=o < n) * ptrs[2], mask=o < n)
+
+
+def test_tuple_arguments_launch_warm_without_specializing_again(native, monkeypatch):
+    """A tuple of tensors (one kernel argument per element) keys the warm launch by its
+    elements' kinds: the same kinds launch the kernel compiled first, other kinds (an
+    unaligned pointer, a different scalar kind) specialize again."""
+    _reset(pair_copy)
+    compiles = []
+    real = JIT.JITFunction._compile
+
+    def counted(self, arguments, options):
+        compiles.append(self.__name__)
+        return real(self, arguments, options)
+    monkeypatch.setattr(JIT.JITFunction, "_compile", counted)
+    x, y = Tensor(0x10000), Tensor(0x20000)
+    pair_copy[(1,)]((x, y, 2.0), 100, BLOCK=128)
+    first = len(compiles)
+    buf = native.recorder.calls[-1]["buf"]
+    pair_copy[(1,)]((Tensor(0x40000), Tensor(0x50000), 3.0), 100, BLOCK=128)
+    assert len(compiles) == first  # warm: no specialization, no compile lookup
+    assert native.recorder.calls[-1]["buf"] != buf  # the new addresses and scale
+    assert struct.unpack_from("<Q", native.recorder.calls[-1]["buf"], 0)[0] == 0x40000
+    pair_copy[(1,)]((Tensor(0x60004), y, 2.0), 100, BLOCK=128)  # not 16-byte aligned
+    assert len(compiles) == first + 1
+    pair_copy[(1,)]((x, y, 2), 100, BLOCK=128)  # an int where a float was
+    assert len(compiles) == first + 2
+    _reset(pair_copy)
