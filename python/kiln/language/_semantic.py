@@ -460,6 +460,9 @@ class Semantic(SharedMemorySemantic):
         if layout is None:
             if shape == x.type.shape:
                 return x
+            if isinstance(x.type.layout, AutoLayout):  # tile-resolve-layouts relates the two
+                return self._op("tile.reshape", [x], distributed_type(x.dtype, shape,
+                                                                       AutoLayout()))
             self._require_fixed(x, "reshape without a layout")
             if x.type.layout.cga_bases:
                 raise ValueError("reshape of a tensor split among the CTAs of a cluster is not "

@@ -7,7 +7,7 @@ import math
 
 from . import _core as core
 from ._core import _unwrap, distributed_type, tensor
-from ._layouts import SharedLayout
+from ._layouts import AutoLayout, SharedLayout
 
 
 class SharedMemorySemantic:
@@ -200,7 +200,10 @@ class SharedMemorySemantic:
         """``synced_via_wait``: the caller asserts a wait orders this read after every async
         copy into its bytes (Gluon's ``load_shared_relaxed``)."""
         shape = smem.type.shape
-        self.check_layout(layout, shape, "load from shared memory")
+        if isinstance(layout, AutoLayout):  # the layout its users give (Gluon's AutoLayout)
+            layout = AutoLayout()
+        else:
+            self.check_layout(layout, shape, "load from shared memory")
         rt = distributed_type(smem.dtype, shape, layout)
         attrs = {"tile.synced_via_wait": "unit"} if synced_via_wait else None
         return self._op("tile.local_load", [smem], rt, attrs)

@@ -9,7 +9,9 @@
 //  - ops whose tensor operands and results share one layout (elementwise
 //    arith/math ops, addptr, load, store, broadcast) pass it to all of them;
 //  - expand_dims maps a slice layout to its parent and back, a reduction the
-//    parent to the slice (and a slice result back to its parent);
+//    parent to the slice (and a slice result back to its parent), a reshape
+//    one side's layout to the other's as a linear layout of the same
+//    registers;
 //  - values that control flow ties (a loop's init, body argument, yield and
 //    result; an if's yields and result) share one layout;
 //  - convert_layout, arange, splat and constants only receive layouts.
@@ -122,6 +124,20 @@ RankedTensorType tensorType(Value v) {
   return dyn_cast<RankedTensorType>(v.getType());
 }
 
+/// `layout` of a tensor of `from`'s shape, as the layout of the same
+/// elements (row-major) in `toShape`: a linear layout (reshape moves no
+/// element between threads).
+Attribute reshapedLayout(Attribute layout, RankedTensorType from,
+                         ArrayRef<int64_t> toShape) {
+  auto typed =
+      RankedTensorType::get(from.getShape(), from.getElementType(), layout);
+  FailureOr<LinearLayout> ll = getLinearLayout(typed);
+  if (failed(ll))
+    return {};
+  SmallVector<int32_t> sizes(toShape.begin(), toShape.end());
+  return LinearEncodingAttr::get(layout.getContext(), ll->reshapeOuts(sizes));
+}
+
 /// Where propagation met a layout other than the one a value has.
 struct Conflict {
   Operation *op = nullptr;
@@ -187,6 +203,24 @@ private:
     return std::nullopt;
   }
 
+  /// A reshape's other side: a linear layout, which agrees with a layout the
+  /// value already has when the two place the elements alike.
+  std::optional<Conflict> assignReshaped(Value v, Attribute layout,
+                                         Operation *at) {
+    Attribute have = current(v);
+    auto t = tensorType(v);
+    if (have && layout && t && !isUnresolvedLayout(have) && !isTarget(have)) {
+      auto typed = [&](Attribute a) {
+        return RankedTensorType::get(t.getShape(), t.getElementType(), a);
+      };
+      FailureOr<LinearLayout> a = getLinearLayout(typed(have)),
+                              b = getLinearLayout(typed(layout));
+      if (succeeded(a) && succeeded(b) && *a == *b)
+        return std::nullopt;
+    }
+    return assign(v, layout, at);
+  }
+
   std::optional<Conflict> assignAll(ValueRange values, Attribute layout,
                                     Operation *at) {
     for (Value v : values)
@@ -226,6 +260,11 @@ private:
       }
       return assign(expand.getResult(), slice.getParent(), op);
     }
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      return assignReshaped(reshape.getResult(),
+                            reshapedLayout(layout, reshape.getSrc().getType(),
+                                           reshape.getResult().getType().getShape()),
+                            op);
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       if (!tensorType(reduce.getResult()))
         return std::nullopt;
@@ -249,6 +288,11 @@ private:
                     SliceEncodingAttr::get(op->getContext(), expand.getAxis(),
                                            layout),
                     op);
+    if (auto reshape = dyn_cast<ReshapeOp>(op))
+      return assignReshaped(reshape.getSrc(),
+                            reshapedLayout(layout, reshape.getResult().getType(),
+                                           reshape.getSrc().getType().getShape()),
+                            op);
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto slice = dyn_cast<SliceEncodingAttr>(layout);
       if (slice && slice.getDim() == reduce.getAxis())

@@ -224,3 +224,23 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+// A shared-memory load left to the compiler, reshaped, then fixed: the
+// reshape's source takes the fixed layout's registers in its own shape (a
+// linear layout; Gluon's smem.load(AutoLayout()).reshape(...)).
+// CHECK: #[[LIN:linear[0-9]*]] = #tile.linear<{register = {{\[}}[0, 32]], lane = {{\[}}[0, 0], [0, 0], [0, 1], [0, 2], [0, 4]], warp = {{\[}}[0, 8], [0, 16]]}>
+// CHECK-LABEL: func.func @auto_load_reshape
+// CHECK: tile.local_load {{.*}} -> tensor<1x64xf32, #[[LIN]]>
+// CHECK: tile.reshape {{.*}} : tensor<1x64xf32, #[[LIN]]> -> tensor<64xf32, #slice
+#acc = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @auto_load_reshape(%buf: !tile.memdesc<1x64xf32, #sh, mutable>) -> tensor<64xf32, #tile.slice<{dim = 1, parent = #acc}>> {
+    %v = tile.local_load %buf : !tile.memdesc<1x64xf32, #sh, mutable> -> tensor<1x64xf32, #tile.auto>
+    %r = tile.reshape %v : tensor<1x64xf32, #tile.auto> -> tensor<64xf32, #tile.auto>
+    %s = tile.set_auto_layout %r : tensor<64xf32, #tile.auto> -> tensor<64xf32, #tile.slice<{dim = 1, parent = #acc}>>
+    return %s : tensor<64xf32, #tile.slice<{dim = 1, parent = #acc}>>
+  }
+}
