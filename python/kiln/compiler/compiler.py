@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional
 from ..language import _core as core
 from ..language._banks import set_bank_conflicts_oracle
 from ..language._layouts import set_layout_oracle
-from .cache import DiskCache, frontend_hash, mangle_value
+from .cache import DiskCache, default_cache_dir, frontend_hash, mangle_value
 from .codegen import CodeGenerator
 from .errors import (CompilationRemark, CompilationWarning, ExtensionNotBuilt, InvalidOption,
                      from_diagnostics, warning_from)
@@ -48,17 +48,44 @@ def load_compiler():
 _BUILD_HASHES: Dict[str, str] = {}
 
 
+def library_digest(path: str) -> str:
+    """sha256 of the compiler library at ``path``. Hashing the whole library (tens of MB)
+    costs a new process most of a cache hit, so the digest is remembered in the cache folder,
+    keyed by the file's identity (device, inode, size, modification time in ns): a rebuild or
+    a reinstall changes that and the library is hashed again."""
+    if not path or not os.path.exists(path):
+        return hashlib.sha256().hexdigest()
+    st = os.stat(path)
+    ident = f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{os.path.realpath(path)}"
+    memo = default_cache_dir() / "library-digests" / hashlib.sha256(ident.encode()).hexdigest()
+    try:
+        digest = memo.read_text().strip()
+        if len(digest) == 64 and all(c in "0123456789abcdef" for c in digest):
+            return digest
+    except OSError:
+        pass
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 22), b""):
+            h.update(chunk)
+    digest = h.hexdigest()
+    try:  # best effort, atomically: a reader sees the whole digest or none
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f"{memo.name}.{os.getpid()}.tmp")
+        tmp.write_text(digest)
+        os.replace(tmp, memo)
+    except OSError:
+        pass
+    return digest
+
+
 def compiler_fingerprint(compiler) -> str:
     """What identifies the compiler for the cache: its version, a hash of the built
     extension (Kiln's C++ is linked into it, so any rebuild changes the key) and the
     tool overrides that change the produced binaries."""
     path = getattr(compiler, "library_path", None) or getattr(compiler, "__file__", None) or ""
     if path not in _BUILD_HASHES:
-        h = hashlib.sha256()
-        if path and os.path.exists(path):
-            with open(path, "rb") as f:
-                h.update(f.read())
-        _BUILD_HASHES[path] = h.hexdigest()
+        _BUILD_HASHES[path] = library_digest(path)
     tools = sorted({v for t in compiler.known_targets() for v in t["tool_environment"]})
     env = ";".join(f"{v}={os.environ.get(v, '')}" for v in tools)
     return f"{compiler.version()}|{_BUILD_HASHES[path]}|{env}"
