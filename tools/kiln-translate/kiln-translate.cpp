@@ -6,6 +6,9 @@
 //
 //   kiln-translate --target=cuda:sm_90a --emit=cubin kernel.mlir -o k.cubin
 //
+// Without --target, the module's tile.target attribute names it (every
+// module a Kiln compile writes carries one).
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
@@ -40,8 +43,8 @@ static llvm::cl::opt<std::string>
 
 static llvm::cl::opt<std::string>
     targetName("target",
-               llvm::cl::desc("Target, e.g. cuda:sm_90a or hip:gfx942"),
-               llvm::cl::Required);
+               llvm::cl::desc("Target, e.g. cuda:sm_90a or hip:gfx942 (default: "
+                              "the module's tile.target)"));
 
 static llvm::cl::opt<std::string>
     emitName("emit",
@@ -81,15 +84,24 @@ int main(int argc, char **argv) {
   kiln::registerAllDialects(registry); // also the vendor backends
   kiln::registerAllPasses();
 
-  const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
-  if (!target)
-    return fail("unknown target '" + targetName +
-                "'; known targets: " + kiln::knownTargetNames());
-  std::string emitError;
-  std::optional<kiln::EmitKind> kind =
-      kiln::parseEmitKind(emitName, *target, emitError);
-  if (!kind)
-    return fail(emitError);
+  // The target and what to emit, checked before anything is parsed when the
+  // target is given (else once the module names it).
+  const kiln::TargetDesc *target = nullptr;
+  std::optional<kiln::EmitKind> kind;
+  auto resolveTarget = [&](llvm::StringRef name) -> int {
+    target = kiln::lookupTarget(name);
+    if (!target)
+      return fail("unknown target '" + name +
+                  "'; known targets: " + kiln::knownTargetNames());
+    std::string emitError;
+    kind = kiln::parseEmitKind(emitName, *target, emitError);
+    if (!kind)
+      return fail(emitError);
+    return 0;
+  };
+  if (!targetName.empty())
+    if (int rc = resolveTarget(targetName))
+      return rc;
   if (optLevel > 3)
     return fail("-O must be 0, 1, 2 or 3");
   MLIRContext context(registry);
@@ -124,6 +136,15 @@ int main(int argc, char **argv) {
         parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
     if (!module)
       return 1;
+    if (!target) {
+      auto named = (*module)->getAttrOfType<StringAttr>("tile.target");
+      if (!named)
+        return fail("no --target given and the module has no tile.target "
+                    "attribute; pass --target=<runtime>:<chip> (known: " +
+                    kiln::knownTargetNames() + ")");
+      if (int rc = resolveTarget(named.getValue()))
+        return rc;
+    }
     kiln::SerializeOptions options;
     options.optLevel = optLevel;
     if (!ptxasPath.empty())
