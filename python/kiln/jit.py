@@ -394,33 +394,12 @@ class JITFunction(KernelFunction):
             if name in self.constexpr_names:
                 parts.append(value)
                 continue
-            kind = type(value)
-            if (kind is tuple or kind is list) and _holds_runtime(value):
-                part = self._tuple_key(value)  # passed element by element
-                if part is None:
-                    return None
-                parts.append(part)
-                continue
-            if kind is int:
-                parts.append((value == 1, value % 16 == 0, -2**31 <= value < 2**31,
-                              -2**63 <= value < 2**63))
-            elif kind is float or kind is bool:
-                parts.append(kind)
-            elif hasattr(value, "_param_spec"):  # a tensor descriptor: its interned kind
-                spec_id = getattr(value, "_spec_id", None)
-                if spec_id is None:
-                    return None
-                parts.append((kind, spec_id))
-            else:
-                data_ptr = getattr(value, "data_ptr", None)
-                if data_ptr is None or name in pointers:
-                    return None
-                part = (kind, getattr(value, "dtype", None), data_ptr() % 16 == 0)
-                if self._range_limits:  # which ':range32' limits the tensor fits
-                    size = _storage_bytes(value)
-                    part += tuple(size is not None and size <= limit
-                                  for limit in self._range_limits)
-                parts.append(part)
+            if name in pointers:  # an annotated pointer: the full path
+                return None
+            part = self._value_key(value)
+            if part is _NO_KEY:
+                return None
+            parts.append(part)
         key = tuple(parts)
         try:
             hash(key)
@@ -428,38 +407,33 @@ class JITFunction(KernelFunction):
             return None
         return key
 
-    def _tuple_key(self, value):
-        """The launch key of a tuple argument holding tensors: what specializing each element
-        reads (None, numbers, tensors' dtype and alignment, descriptors' kinds), or None when
-        an element needs the full path."""
-        parts = []
-        for v in value:
-            kind = type(v)
-            if v is None or kind is bool or kind is float:
-                parts.append(kind)
-            elif kind is int:
-                parts.append((v == 1, v % 16 == 0, -2**31 <= v < 2**31, -2**63 <= v < 2**63))
-            elif kind is tuple or kind is list:
-                inner = self._tuple_key(v) if _holds_runtime(v) else None
-                if inner is None:
-                    return None
-                parts.append(inner)
-            elif hasattr(v, "_param_spec"):
-                spec_id = getattr(v, "_spec_id", None)
-                if spec_id is None:
-                    return None
-                parts.append((kind, spec_id))
-            else:
-                data_ptr = getattr(v, "data_ptr", None)
-                if data_ptr is None:
-                    return None
-                part = (kind, getattr(v, "dtype", None), data_ptr() % 16 == 0)
-                if self._range_limits:
-                    size = _storage_bytes(v)
-                    part += tuple(size is not None and size <= limit
-                                  for limit in self._range_limits)
-                parts.append(part)
-        return (type(value), tuple(parts))
+    def _value_key(self, value, in_tuple=False):
+        """What specializing one runtime argument reads, cheaply: an int's class, a float or
+        bool's type, a descriptor's kind, a tensor's type, dtype, alignment and the
+        ':range32' limits it fits; a tuple holding tensors (passed element by element) its
+        elements' (None there too). _NO_KEY when the full path must decide."""
+        kind = type(value)
+        if kind is int:
+            return (value == 1, value % 16 == 0, -2**31 <= value < 2**31,
+                    -2**63 <= value < 2**63)
+        if kind is float or kind is bool or (in_tuple and value is None):
+            return kind
+        if kind is tuple or kind is list:
+            if not _holds_runtime(value):
+                return _NO_KEY
+            parts = tuple(self._value_key(v, True) for v in value)
+            return _NO_KEY if _NO_KEY in parts else (kind, parts)
+        if hasattr(value, "_param_spec"):  # a tensor descriptor: its interned kind
+            spec_id = getattr(value, "_spec_id", None)
+            return _NO_KEY if spec_id is None else (kind, spec_id)
+        data_ptr = getattr(value, "data_ptr", None)
+        if data_ptr is None:
+            return _NO_KEY
+        part = (kind, getattr(value, "dtype", None), data_ptr() % 16 == 0)
+        if self._range_limits:  # which ':range32' limits the tensor fits
+            size = _storage_bytes(value)
+            part += tuple(size is not None and size <= limit for limit in self._range_limits)
+        return part
 
     def run(self, *args, grid, **kwargs):
         return self._call(args, kwargs, grid)
@@ -803,6 +777,9 @@ class _Variant:
         exec(compile(code, f"<kiln warm launch {fn.__name__}>", "exec"), env)  # noqa: S102
         self.run, self.key = env["run"], env["key"]
         self.code = code
+
+
+_NO_KEY = object()  # _value_key: the full launch path decides
 
 
 def _holds_runtime(value) -> bool:

@@ -773,6 +773,39 @@ def test_rtz_only_to_fp8():
                  r"for conversions to fp8, not to fp16")
 
 
+@kiln.jit
+def fp8_e4b15_up(x, n):
+    offs = kl.arange(0, 128, L)
+    m = kl.load(x + offs).to(kl.float32)  # E:e4b15
+
+
+@kiln.jit
+def rounding_word(x, n):
+    offs = kl.arange(0, 128, L)
+    m = kl.load(x + offs).to(kl.float8e4nv, fp_downcast_rounding="up")  # E:rnd-word
+
+
+@kiln.jit
+def rounding_widening(x, n):
+    offs = kl.arange(0, 128, L)
+    m = kl.load(x + offs).to(kl.float32, fp_downcast_rounding="rtz")  # E:rnd-wide
+
+
+@pytest.mark.parametrize("fn,sig,marker,anchor,message", [
+    (fp8_e4b15_up, {"x": "*fp8e4b15", "n": "i32"}, "E:e4b15", "kl.load",
+     r"conversion from fp8e4b15 to fp32 is not supported: Kiln converts fp8e4nv, fp8e5, "
+     r"fp8e4b8 and fp8e5b16, not fp8e4b15"),
+    (rounding_word, {"x": "*fp32", "n": "i32"}, "E:rnd-word", "kl.load",
+     r"fp_downcast_rounding must be 'rtne' or 'rtz', got 'up'"),
+    (rounding_widening, {"x": "*fp16", "n": "i32"}, "E:rnd-wide", "kl.load",
+     r"fp_downcast_rounding applies to float conversions that narrow, not fp16 to fp32"),
+])
+def test_fp8_conversion_misuse_is_located(fn, sig, marker, anchor, message):
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(fn, sig)
+    assert_error(ei.value, marker, anchor, message)
+
+
 @pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16"])
 def test_fp8_arithmetic_conversions_and_constants_compile(fp8):
     for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other):

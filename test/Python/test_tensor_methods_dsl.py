@@ -9,7 +9,10 @@ import pytest
 import kiln
 import kiln.language as kl
 
+import os
+
 from compiled import needs_compiler
+import located
 import tensor_method_kernels as K
 
 
@@ -55,6 +58,9 @@ def test_trans_without_dims_needs_2d():
     def k(X):
         layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
         x = kl.load(X + kl.arange(0, 128, layout))
-        kl.store(X + kl.arange(0, 128, layout), x.trans())
-    with pytest.raises(kiln.CompilationError, match=r"trans\(\) without dims transposes a 2-D"):
+        kl.store(X + kl.arange(0, 128, layout), x.trans())  # E:trans
+    with pytest.raises(kiln.CompilationError) as e:
         kiln.compile(k, signature={"X": "*fp32"}, target="cuda:sm_90a", cache=False)
+    located.assert_located(e.value, os.path.abspath(__file__), "E:trans", "x.trans",
+                           r"trans\(\) without dims transposes a 2-D tensor; this one has rank 1: "
+                           r"give the permutation", kiln.CompilationError)

@@ -66,13 +66,20 @@ try:
     kiln.compile(K.dot_kernel, signature={"X": "*fp32"}, target="cuda:sm_90a", cache=False)
     print(json.dumps({"error": None}))
 except kiln.CompilationError as e:
-    print(json.dumps({"error": str(e).splitlines()[0], "line": e.line}))
+    print(json.dumps({"error": str(e).splitlines(), "file": e.file, "line": e.line,
+                      "col": e.col}))
 ''')
+    import located
+    path = os.path.join(HERE, "triton_interop_kernels.py")
+    line, col = located.where(path, "E:tl-dot", "tl.dot")
     assert r["error"] is not None
-    assert "'tl.dot' has no meaning in a Kiln kernel" in r["error"]
-    assert "matrix instructions" in r["error"]
-    assert r["error"].startswith(os.path.realpath(os.path.join(HERE, "triton_interop_kernels.py"))
-                                 ) or "triton_interop_kernels.py:" in r["error"]
+    assert (os.path.realpath(r["file"]), r["line"], r["col"]) == (os.path.realpath(path), line,
+                                                                  col)
+    assert "'tl.dot' has no meaning in a Kiln kernel" in r["error"][0]
+    assert "matrix instructions" in r["error"][0]
+    assert r["error"][1].strip() == "tl.dot(a, a)  # E:tl-dot"
+    assert r["error"][2] == " " * (len(r["error"][1]) - len(r["error"][1].lstrip()) +
+                                   col - 5) + "^"
 
 
 @needs_compiler

@@ -50,7 +50,7 @@ def sum_kernel(X, Out, N, BLOCK: tl.constexpr):
 def dot_kernel(X):
     layout: gl.constexpr = gl.BlockedLayout([1, 1], [4, 8], [4, 1], [1, 0])
     a = gl.full([16, 16], 1.0, gl.float32, layout)
-    tl.dot(a, a)
+    tl.dot(a, a)  # E:tl-dot
 
 
 @tl.core.builtin

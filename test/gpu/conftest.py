@@ -5,7 +5,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gpu_fixtures import configure, target  # noqa: E402,F401  (target is a fixture)
+from gpu_fixtures import configure, nvidia, target  # noqa: E402,F401  (fixtures)
 
 
 def pytest_configure(config):

@@ -29,3 +29,13 @@ def target():
     if not torch.cuda.is_available():
         pytest.skip("torch sees no CUDA device")
     return name
+
+
+@pytest.fixture
+def nvidia(target):
+    """The target, for kernels written with 32-lane layouts (an NVIDIA warp): on a 64-lane
+    device they do not compile, so the test is skipped, saying so."""
+    if not target.startswith("cuda:"):
+        pytest.skip(f"these kernels' layouts have 32 lanes a warp (NVIDIA's warp); this "
+                    f"device's target is {target}")
+    return target

@@ -20,12 +20,6 @@ FORMATS = [("float8e4nv", "float8_e4m3fn", 448.0, 464.0),
            ("float8e5b16", "float8_e5m2fnuz", 57344.0, 61440.0)]
 
 
-@pytest.fixture
-def nvidia(target):
-    if not target.startswith("cuda:"):
-        pytest.skip("the kernels' layouts have 32 lanes")
-    return target
-
 
 def _tdt(name):
     dt = getattr(torch, name, None)

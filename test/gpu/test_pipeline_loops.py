@@ -25,13 +25,6 @@ STAGES = [1, 2, 3, 4, 5]
 pytestmark = pytest.mark.filterwarnings("ignore::kiln.CompilationRemark")
 
 
-@pytest.fixture
-def nvidia(target):
-    if not target.startswith("cuda:"):
-        pytest.skip(f"these kernels' layouts have 32 lanes a warp (NVIDIA's warp); this "
-                    f"device's target is {target}")
-    return target
-
 
 def _rand(n, seed):
     # Small integers stored as fp32: every sum below is exact in any order.

@@ -10,12 +10,6 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 import tensor_method_kernels as K  # noqa: E402  (test/Python is on sys.path)
 
 
-@pytest.fixture
-def nvidia(target):
-    if not target.startswith("cuda:"):
-        pytest.skip("the kernels' layouts have 32 lanes")
-    return target
-
 
 def test_unary_methods(nvidia):
     R, C = 16, 32

@@ -14,12 +14,6 @@ tl = pytest.importorskip("triton.language")
 import triton_interop_kernels as K  # noqa: E402  (test/Python is on sys.path)
 
 
-@pytest.fixture
-def nvidia(target):
-    if not target.startswith("cuda:"):
-        pytest.skip("the kernels' layouts have 32 lanes")
-    return target
-
 
 @pytest.mark.parametrize("n", [1, 1000, 4096, 5000])
 @pytest.mark.parametrize("out_dtype", ["bfloat16", "float16", "float32"])

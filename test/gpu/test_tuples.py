@@ -11,12 +11,6 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 import tuple_kernels as K  # noqa: E402
 
 
-@pytest.fixture
-def nvidia(target):
-    if not target.startswith("cuda:"):
-        pytest.skip("the kernels' layouts have 32 lanes")
-    return target
-
 
 @pytest.mark.parametrize("n", [1, 700, 2048])
 def test_tuple_argument(nvidia, n):

@@ -190,8 +190,11 @@ Value fromF32(Emitter &e, Value v, Type to) {
 } // namespace
 
 bool kiln::isFp8FloatCast(Type from, Type to) {
-  return (getFp8Format(from) || getFp8Format(to)) && isa<FloatType>(from) &&
-         isa<FloatType>(to);
+  // Both sides a float Kiln lowers: an fp8 format it knows or an LLVM float.
+  auto known = [](Type t) {
+    return getFp8Format(t) || (isa<FloatType>(t) && LLVM::isCompatibleType(t));
+  };
+  return (getFp8Format(from) || getFp8Format(to)) && known(from) && known(to);
 }
 
 Value kiln::emitFp8FloatCast(OpBuilder &b, Location loc, Value in, Type from,

@@ -68,6 +68,18 @@ LogicalResult checkSupported(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
+    if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
+      Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+      Type to = getElementTypeOrSelf(op->getResult(0).getType());
+      for (Type t : {from, to})
+        if (!LLVM::isCompatibleType(t) && !isFp8FloatCast(from, to)) {
+          op->emitOpError() << "converts " << t
+                            << ", which Kiln cannot convert (its fp8 "
+                               "conversions: f8E4M3FN, f8E5M2, f8E4M3FNUZ, "
+                               "f8E5M2FNUZ)";
+          return WalkResult::interrupt();
+        }
+    }
     if (isa<math::ErfOp>(op) &&
         !getElementTypeOrSelf(op->getResult(0).getType()).isF32()) {
       op->emitOpError() << "is only supported on f32 (the DSL computes f16 "

@@ -165,6 +165,17 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
+// A float type Kiln has no conversion for (fp8 beyond its four formats).
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @unknown_fp8(%x: f8E4M3B11FNUZ) -> f32 {
+    // expected-error @+1 {{'arith.extf' op converts 'f8E4M3B11FNUZ', which Kiln cannot convert (its fp8 conversions: f8E4M3FN, f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ)}}
+    %y = arith.extf %x : f8E4M3B11FNUZ to f32
+    return %y : f32
+  }
+}
+
+// -----
+
 // tf32 has no value representation (it used to reach the type converter and
 // fail with "failed to legalize" or, behind a pointer, crash).
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
