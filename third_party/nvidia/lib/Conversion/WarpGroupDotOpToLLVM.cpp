@@ -50,6 +50,7 @@ struct Operand {
   unsigned swizzle = 0;
   int64_t lbo = 0, sbo = 0; // bytes
   int64_t rows = 0, ks = 0; // the buffer's extent
+  int64_t start = 0;         // elements the view starts past its base
 
   int64_t offsetOf(int32_t row, int32_t k) const {
     return rowsFirst ? offsets.offsetOf({row, k}) : offsets.offsetOf({k, row});
@@ -59,6 +60,13 @@ struct Operand {
     if (row < 0 || k < 0 || row >= rows || k >= ks)
       return -1;
     return offsetOf(row, k) * elemBytes;
+  }
+  /// Byte offset of (row, k) from the buffer's (aligned) base: a
+  /// subslice's start is XORed in, as its loads and stores do.
+  int64_t absoluteBytesAt(int64_t row, int64_t k) const {
+    if (row < 0 || k < 0 || row >= rows || k >= ks)
+      return -1;
+    return (offsetOf(row, k) ^ start) * elemBytes;
   }
 
   /// The byte address the hardware computes for element (mn, k) of a tile
@@ -112,19 +120,18 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
                       << "descriptors cannot describe";
     return failure();
   }
-  if (getSharedXorOffset(view) != 0) {
-    op->emitOpError() << name
-                      << " is a subslice that does not start a swizzle atom; "
-                         "wgmma descriptors need whole atoms";
-    return failure();
-  }
   FailureOr<SharedOffsets> offsets = SharedOffsets::get(type);
   if (failed(offsets)) {
     op->emitOpError() << name << ": its layout is not a bijection";
     return failure();
   }
   unsigned align = getRequiredAlignment(type);
+  // A subslice's elements sit at (layout offset XOR its start); the forms
+  // are checked on those absolute offsets, as the hardware swizzles
+  // absolute addresses.
+  int64_t start = getSharedXorOffset(view);
   Operand o{*offsets, rowsFirst, bits / 8};
+  o.start = start;
   o.rows = type.getShape()[rowsFirst ? 0 : 1];
   o.ks = type.getShape()[rowsFirst ? 1 : 0];
   int64_t t = 16 / o.elemBytes;
@@ -155,16 +162,26 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
                 o.sbo < (1 << 18);
       for (int64_t r0 : rowStarts)
         for (int64_t k0 = 0; ok && k0 < o.ks; k0 += kStep) {
-          int64_t start = o.bytesAt(r0, k0);
+          int64_t first = o.absoluteBytesAt(r0, k0);
+          ok = first % 16 == 0; // the descriptor holds address >> 4
           for (int64_t r = 0; ok && r < tileRows; ++r)
             for (int64_t k = 0; ok && k < kStep; ++k)
-              ok = o.bytesAt(r0 + r, k0 + k) ==
-                   o.swizzled(start + o.canonical(r, k));
+              ok = o.absoluteBytesAt(r0 + r, k0 + k) ==
+                   o.swizzled(first + o.canonical(r, k));
         }
       if (ok)
         return o;
       tried += (tried.empty() ? "" : "; ") + modeText(o);
     }
+  }
+  if (start != 0) {
+    op->emitOpError() << name << " is a subslice starting " << start * (bits / 8)
+                      << " bytes into its buffer, which no wgmma descriptor "
+                         "form reads (tried "
+                      << tried
+                      << "): a descriptor starts on a 16-byte unit, and the "
+                         "hardware swizzles absolute addresses";
+    return failure();
   }
   op->emitOpError() << name << "'s layout " << type.getEncoding()
                     << " is not one a wgmma descriptor can read (tried "
@@ -403,20 +420,22 @@ public:
               Value groupOffset, int64_t groupBits)
       : b(b), loc(loc), base(base), o(o), groupOffset(groupOffset),
         groupBits(groupBits), fixed(descriptorFixedBits(o)) {
-    first = build(groupOffset);
+    first = build(o.start ? LLVM::XOrOp::create(b, loc, groupOffset,
+                                                i32Const(b, loc, o.start))
+                          : groupOffset);
   }
 
-  /// The descriptor of the element at `offset` (elements) XOR this
-  /// warpgroup's offset.
+  /// The descriptor of the element at `offset` (elements of the view) XOR
+  /// this warpgroup's offset and the view's start.
   Value at(int64_t offset) {
     int64_t bytes = offset * o.elemBytes;
-    if ((offset & groupBits) == 0 && bytes % 16 == 0) {
+    if ((offset & (groupBits | o.start)) == 0 && bytes % 16 == 0) {
       if (bytes == 0)
         return first;
       return LLVM::AddOp::create(b, loc, first, i64(bytes >> 4));
     }
     return build(LLVM::XOrOp::create(b, loc, groupOffset,
-                                     i32Const(b, loc, offset)));
+                                     i32Const(b, loc, offset ^ o.start)));
   }
 
 private:
