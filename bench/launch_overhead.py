@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a warm ``kernel[grid]`` call spends its host time: Kiln's launch path profiled.
 
-    python3 bench/launch_overhead.py [--calls 2000] [--hopper]
+    python3 bench/launch_overhead.py [--calls 2000] [--hopper] [--keywords]
 
 Runs on the GPU machine (Kiln installed, torch). Times warm launches of a small vector add
 (host time per call, GPU work queued, synchronized at the end) and prints the top functions of a
@@ -9,6 +9,9 @@ cProfile run of the same loop, so the Python and native parts of the launch can 
 ``--hopper`` (sm_90 only) does the same for examples/hopper.py's ``gemm_kernel`` launched on
 three prebuilt TensorDescriptors (a 256x256x256 GEMM, so the GPU never holds the host back),
 and for the same kernel in Gluon (bench/gluon_hopper.py) when triton is installed.
+``--keywords`` times the launch shape of flash-linear-attention's AttnRes forward (every
+argument by name, a tuple of tensors, None for the optional pointers, constexprs by name)
+against the same kernel launched positionally.
 bench/cold_compile.py compares the total with Gluon and torch in the same run.
 """
 
@@ -99,15 +102,57 @@ def hopper_gemm(calls):
     profile(run, calls)
 
 
+@kiln.jit
+def attn_like(q, res, w, ow, o, o_pre, N, L: kl.constexpr, BLOCK: kl.constexpr,
+              HAS_OW: kl.constexpr, SAVE: kl.constexpr, NW: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [NW], [0])
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
+    m = offs < N
+    acc = kl.load(q + offs, mask=m)
+    for i in kl.static_range(L):
+        acc += kl.load(res[i] + offs, mask=m)
+    if HAS_OW:
+        acc = acc * kl.load(ow + offs, mask=m)
+    if SAVE:
+        kl.store(o_pre + offs, acc, mask=m)
+    kl.store(o + offs, acc * kl.load(w + offs, mask=m), mask=m)
+
+
+def keywords_tuple_none(calls):
+    N, L, BLOCK, NW = 4096, 4, 256, 4
+    q, w, o = (torch.randn(N, device="cuda") for _ in range(3))
+    srcs = tuple(torch.randn(N, device="cuda") for _ in range(L))
+    grid = ((N + BLOCK - 1) // BLOCK,)
+
+    def by_name():
+        attn_like[grid](q=q, res=srcs, w=w, ow=None, o=o, o_pre=None, N=N, L=L, BLOCK=BLOCK,
+                        HAS_OW=False, SAVE=False, NW=NW, num_warps=NW)
+
+    def positional():
+        attn_like[grid](q, srcs, w, None, o, None, N, L, BLOCK, False, False, NW,
+                        num_warps=NW)
+
+    kw, pos = host_time(by_name, calls), host_time(positional, calls)
+    torch.testing.assert_close(o, (q + sum(srcs)) * w)
+    print(f"kiln keyword + tuple + None launch: {kw:.2f} us per call (host); the same kernel "
+          f"positionally: {pos:.2f} us ({kw / pos:.2f}x)")
+    profile(by_name, calls)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--hopper", action="store_true",
                     help="also the Hopper TMA GEMM launch (3 tensor descriptors)")
+    ap.add_argument("--keywords", action="store_true",
+                    help="also a launch by keyword with a tuple of tensors and None arguments "
+                         "(flash-linear-attention's AttnRes forward shape)")
     args = ap.parse_args()
     vector_add(args.calls)
     if args.hopper:
         hopper_gemm(args.calls)
+    if args.keywords:
+        keywords_tuple_none(args.calls)
 
 
 if __name__ == "__main__":

@@ -407,21 +407,21 @@ class JITFunction(KernelFunction):
             return None
         return key
 
-    def _value_key(self, value, in_tuple=False):
-        """What specializing one runtime argument reads, cheaply: an int's class, a float or
-        bool's type, a descriptor's kind, a tensor's type, dtype, alignment and the
+    def _value_key(self, value):
+        """What specializing one runtime argument reads, cheaply: an int's class, a float,
+        bool or None's type, a descriptor's kind, a tensor's type, dtype, alignment and the
         ':range32' limits it fits; a tuple holding tensors (passed element by element) its
-        elements' (None there too). _NO_KEY when the full path must decide."""
+        elements'. _NO_KEY when the full path must decide."""
         kind = type(value)
         if kind is int:
             return (value == 1, value % 16 == 0, -2**31 <= value < 2**31,
                     -2**63 <= value < 2**63)
-        if kind is float or kind is bool or (in_tuple and value is None):
+        if kind is float or kind is bool or value is None:  # (None: a compile-time value)
             return kind
         if kind is tuple or kind is list:
             if not _holds_runtime(value):
                 return _NO_KEY
-            parts = tuple(self._value_key(v, True) for v in value)
+            parts = tuple(self._value_key(v) for v in value)
             return _NO_KEY if _NO_KEY in parts else (kind, parts)
         if hasattr(value, "_param_spec"):  # a tensor descriptor: its interned kind
             spec_id = getattr(value, "_spec_id", None)
@@ -476,8 +476,7 @@ class JITFunction(KernelFunction):
         """After a launch through the general path: let the fast path launch these argument
         kinds and this key next time (when the kernel and its arguments are usual ones)."""
         loaded = entry[1]
-        if not callable(getattr(loaded, "fast_launcher", None)) or not all(
-                type(n) is str for n in entry[2]):  # a stand-in, or tuple arguments
+        if not callable(getattr(loaded, "fast_launcher", None)):  # a stand-in driver's
             return
         ok = self._globals_ok
         if ok is not None and not ok():
@@ -503,11 +502,11 @@ class JITFunction(KernelFunction):
         key = variant.key(args, kwargs)
         if key is None or key in variant.table:
             return
-        inputs = [(n, kinds[n] if type(kinds[n]) is str else kinds[n][0])
-                  for n in self.arg_names if kinds[n] != "const"]
+        leaves = _leaves(self.arg_names, kinds)
+        inputs = [(where, kind[0]) for where, _, kind in leaves]
         launch = variant.launchers.get(id(loaded))
         if launch is None or launch[0] is not loaded:
-            types = {n: k[1] for n, k in kinds.items() if type(k) is tuple}
+            types = {where: kind[1] for where, _, kind in leaves if len(kind) > 1}
             launch = variant.launchers[id(loaded)] = (
                 loaded, loaded.fast_launcher(inputs, entry[2], types))
         variant.table[key] = (launch[1], entry[0], entry[3])
@@ -515,26 +514,21 @@ class JITFunction(KernelFunction):
     def _kinds(self, arguments):
         """Per parameter, what the fast path expects there: "const" (a constexpr parameter),
         "int", "float", "bool" (exactly those types), ("tensor", type) (an object with
-        data_ptr()), ("desc", type) (a tensor descriptor); None when an argument is none of
-        these (the general path always)."""
+        data_ptr()), ("desc", type) (a tensor descriptor), "none" (None: a compile-time
+        value), ("tuple", type, element kinds) (a tuple holding tensors, passed element by
+        element); None when an argument is none of these (the general path always)."""
         pointers = self.pointer_params()
         kinds = {}
         for name, value in arguments.items():
-            kind = type(value)
             if name in self.constexpr_names:
-                kinds[name] = "const"
-            elif kind is int or kind is float or kind is bool:
-                kinds[name] = kind.__name__
-            elif callable(getattr(value, "_param_spec", None)):
-                if getattr(value, "_spec_id", None) is None:
-                    return None
-                kinds[name] = ("desc", kind)
-            elif (getattr(value, "data_ptr", None) is not None and name not in pointers
-                    and not isinstance(value, (str, core.constexpr,
-                                               core.tensor_descriptor_type))):
-                kinds[name] = ("tensor", kind)
-            else:
+                kind = "const"
+            elif name in pointers:  # an annotated pointer: the general path
                 return None
+            else:
+                kind = _value_kind(value)
+                if kind is None:
+                    return None
+            kinds[name] = kind
         return kinds
 
     def _globals_check(self):
@@ -662,7 +656,9 @@ class _Variant:
     what specialization reads of them (as _launch_key), finds the launcher learnt for it,
     checks the globals and the grid and launches; it returns the CompiledKernel, or None for
     the general path (a key not seen, a rebound global, an unusual grid). Arguments of other
-    types go to the next variant of the shape (``_NEXT``)."""
+    types go to the next variant of the shape (``_NEXT``). A tuple argument's elements are
+    checked, keyed and passed one by one (``a3_0``, ``a3_1``...); a None argument is a
+    compile-time value, checked to still be None."""
 
     def __init__(self, fn, npos, keywords, kinds, consts):
         self.kinds, self.names = kinds, frozenset(keywords)
@@ -686,7 +682,8 @@ class _Variant:
             else:
                 options[k] = f"o_{k}"
                 bind.append(f"o_{k} = kwargs[{k!r}]")
-        guards, values, key = [], [], []
+        # checks: ("guard", condition sending the call to _NEXT) or ("stmt", line), in order.
+        checks, values, key = [], [], []
         for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
                     "sanitize_overflow", "enable_fp_fusion"):
             if opt in options:
@@ -707,36 +704,15 @@ class _Variant:
                 else:
                     key.append(a)
                 continue
-            if type(kind) is tuple:
-                t = f"T_{a}"
-                env[t] = kind[1]
-                guards.append(f"type({a}) is not {t}")
-            else:
-                guards.append(f"type({a}) is not {kind}")
-            if kind == "int":
-                key.append(_INT_KEY.format(a=a))
-            elif type(kind) is tuple and kind[0] == "desc":
-                key.append(f"getattr({a}, '_spec_id', None)")
-            elif type(kind) is tuple:  # a tensor: its dtype, alignment, which limits it fits
-                values.append(f"p{a} = {a}.data_ptr()")
-                key += [f"{a}.dtype", f"p{a} & 15 == 0"]
-                if limits:
-                    values.append(f"n{a} = _storage_bytes({a})")
-                    key += [f"n{a} is not None and n{a} <= {int(limit)}" for limit in limits]
-        call = []
-        for name in names:
-            kind = kinds[name]
-            if kind != "const":
-                call.append(var[name])
-                if type(kind) is tuple and kind[0] == "tensor":
-                    call.append("p" + var[name])
+            _plan_value(a, kind, env, checks, values, key, limits)
+        call = [v for _, v, kind in _leaves(names, kinds, var)
+                for v in ((v, "p" + v) if kind[0] == "tensor" else (v,))]
         stream = options.get("stream", "None")
         # The shape is only the numbers of arguments: other keyword names are another variant.
         lines = ["def run(args, kwargs, grid):", "  try:"]
         lines += [f"    {b}" for b in bind or ["pass"]]
         lines += ["  except (KeyError, ValueError):", "    return _NEXT(args, kwargs, grid)"]
-        if guards:
-            lines += [f"  if {' or '.join(guards)}:", "    return _NEXT(args, kwargs, grid)"]
+        lines += _check_lines(checks)
         # Whatever raises here (an unhashable constexpr, a tensor without dtype) raises again
         # in the general path, with its message.
         lines += ["  try:"] + [f"    {v}" for v in values]
@@ -777,6 +753,95 @@ class _Variant:
         exec(compile(code, f"<kiln warm launch {fn.__name__}>", "exec"), env)  # noqa: S102
         self.run, self.key = env["run"], env["key"]
         self.code = code
+
+
+def _plan_value(a, kind, env, checks, values, key, limits):
+    """The checks, values and key parts of one runtime argument (or tuple element) held in
+    variable ``a`` whose kind is ``kind`` (see JITFunction._kinds)."""
+    if kind == "none":  # a compile-time None: nothing to key, nothing to pass
+        checks.append(("guard", f"{a} is not None"))
+        return
+    if type(kind) is str:  # "int", "float", "bool": exactly that type
+        checks.append(("guard", f"type({a}) is not {kind}"))
+        if kind == "int":
+            key.append(_INT_KEY.format(a=a))
+        return
+    what = kind[0]
+    env[f"T_{a}"] = kind[1]
+    if what == "tuple":  # its length, then each element as an argument of its own
+        elems = kind[2]
+        checks.append(("guard", f"type({a}) is not T_{a} or len({a}) != {len(elems)}"))
+        parts = [f"{a}_{i}" for i in range(len(elems))]
+        checks.append(("stmt", f"{', '.join(parts)}, = {a}"))
+        for part, elem in zip(parts, elems):
+            _plan_value(part, elem, env, checks, values, key, limits)
+        return
+    checks.append(("guard", f"type({a}) is not T_{a}"))
+    if what == "desc":
+        key.append(f"getattr({a}, '_spec_id', None)")
+    else:  # a tensor: its dtype, alignment, which limits it fits
+        values.append(f"p{a} = {a}.data_ptr()")
+        key += [f"{a}.dtype", f"p{a} & 15 == 0"]
+        if limits:
+            values.append(f"n{a} = _storage_bytes({a})")
+            key += [f"n{a} is not None and n{a} <= {int(limit)}" for limit in limits]
+
+
+def _value_kind(value):
+    """The fast path's kind of a runtime argument or tuple element (see
+    JITFunction._kinds), or None."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool:
+        return kind.__name__
+    if value is None:
+        return "none"
+    if kind is tuple or kind is list:
+        if not _holds_runtime(value):  # a tuple of numbers: a constexpr (the general path)
+            return None
+        elems = tuple(_value_kind(v) for v in value)
+        return None if None in elems else ("tuple", kind, elems)
+    if callable(getattr(value, "_param_spec", None)):
+        return None if getattr(value, "_spec_id", None) is None else ("desc", kind)
+    if getattr(value, "data_ptr", None) is not None and not isinstance(
+            value, (str, core.constexpr, core.tensor_descriptor_type)):
+        return ("tensor", kind)
+    return None
+
+
+def _check_lines(checks):
+    """_Variant's checks as code: consecutive guards joined into one ``if``."""
+    lines, guards = [], []
+    for what, text in checks + [("stmt", None)]:
+        if what == "guard":
+            guards.append(text)
+            continue
+        if guards:
+            lines += [f"  if {' or '.join(guards)}:", "    return _NEXT(args, kwargs, grid)"]
+            guards = []
+        if text is not None:
+            lines.append(f"  {text}")
+    return lines
+
+
+def _leaves(names, kinds, var=None):
+    """``(where, variable, kind)`` of each value a launch passes at run time, in the order
+    the fast launcher takes them: ``where`` is the parameter's name, or ``(name, path)`` for
+    a tuple element (as JITFunction.specialize lists runtime arguments); compile-time values
+    (constexpr parameters, None) are left out."""
+    out = []
+
+    def walk(name, path, a, kind):
+        if kind == "const" or kind == "none":
+            return
+        if type(kind) is tuple and kind[0] == "tuple":
+            for i, elem in enumerate(kind[2]):
+                walk(name, path + (i,), f"{a}_{i}", elem)
+            return
+        out.append(((name, path) if path else name, a,
+                    kind if type(kind) is tuple else (kind,)))
+    for i, name in enumerate(names):
+        walk(name, (), var[name] if var else f"a{i}", kinds[name])
+    return out
 
 
 _NO_KEY = object()  # _value_key: the full launch path decides

@@ -167,8 +167,13 @@ def _expected(fn, args, kwargs):
     arguments, options = fn._bind(args, kwargs)
     entry, _ = fn._compile(arguments, options)
     loaded = entry[1]
-    values = loaded.prepare_args([arguments[n] for n in entry[2]])
+    values = loaded.prepare_args(_runtime_values(arguments, entry[2]))
     return loaded, _runtime.pack_args(loaded.arg_types, values)[0]
+
+
+def _runtime_values(arguments, runtime):
+    """The values a kernel's runtime parameters take (a tuple's elements one by one)."""
+    return [arguments[n] if type(n) is str else JIT._element(arguments, n) for n in runtime]
 
 
 def _launch_and_check(native, fn, grid, args, kwargs, fast):
@@ -191,7 +196,7 @@ def _launch_and_check(native, fn, grid, args, kwargs, fast):
 def _runtime_args(fn, args, kwargs):
     arguments, options = fn._bind(args, kwargs)
     entry, _ = fn._compile(arguments, options)
-    return [arguments[n] for n in entry[2]]
+    return _runtime_values(arguments, entry[2])
 
 
 def test_warm_launches_take_the_fast_path_and_pack_as_the_general_path(native):
@@ -674,3 +679,77 @@ def test_tuple_arguments_launch_warm_without_specializing_again(native, monkeypa
     pair_copy[(1,)]((x, y, 2), 100, BLOCK=128)  # an int where a float was
     assert len(compiles) == first + 2
     _reset(pair_copy)
+
+
+@kiln.jit
+def attn_like(q, res, w, ow, o, o_pre, n, L: kl.constexpr, BLOCK: kl.constexpr,
+              HAS_OW: kl.constexpr, SAVE: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
+    m = offs < n
+    acc = kl.load(q + offs, mask=m)
+    for i in kl.static_range(L):
+        acc += kl.load(res[i] + offs, mask=m)
+    if HAS_OW:
+        acc = acc * kl.load(ow + offs, mask=m)
+    if SAVE:
+        kl.store(o_pre + offs, acc, mask=m)
+    kl.store(o + offs, acc * kl.load(w + offs, mask=m), mask=m)
+
+
+def test_keyword_tuple_and_none_launches_take_the_fast_path(native, monkeypatch):
+    """fla's AttnRes forward launch shape: every argument by name, a tuple of tensors, None
+    for the optional pointers, constexprs by name and num_warps. Once warm, such a launch
+    (and the same launch positionally, and each variation below once seen) is the fast
+    path's: no specialization, no compile lookup, and the bytes the general path packs."""
+    _reset(attn_like)
+    specialized = []
+    real = JIT.JITFunction.specialize
+
+    def counted(self, *a, **k):
+        specialized.append(self.__name__)
+        return real(self, *a, **k)
+    monkeypatch.setattr(JIT.JITFunction, "specialize", counted)
+    q, w, o, ow, o_pre = (Tensor(0x10000 * i) for i in range(1, 6))
+    srcs = tuple(Tensor(0x100000 + 0x10000 * i) for i in range(3))
+    base = dict(q=q, res=srcs, w=w, ow=None, o=o, o_pre=None, n=1000, L=3, BLOCK=128,
+                HAS_OW=False, SAVE=False, num_warps=4)
+    positional = tuple(base[n] for n in attn_like.arg_names)
+    cases = [
+        ((), base),
+        ((), dict(base, res=tuple(Tensor(0x200000 + 0x10000 * i) for i in range(3)))),
+        ((), dict(base, ow=ow, HAS_OW=True)),  # a tensor where None was
+        ((), dict(base, o_pre=o_pre, SAVE=True, num_warps=8)),
+        ((), dict(base, res=list(srcs))),  # a list
+        ((), dict(base, res=srcs[:2], L=2)),  # another length
+        ((), dict(base, res=(srcs[0], Tensor(0x300004), srcs[2]))),  # an unaligned element
+        ((), dict(base, res=(srcs[0], Tensor(0x300000, "float16"), srcs[2]))),  # a dtype
+        ((), dict(base, n=1)),  # n == 1: a constexpr
+        (positional, {"num_warps": 4}),
+    ]
+    for args, kwargs in cases:
+        attn_like[(4,)](*args, **kwargs)
+        before = (len(native.general), len(specialized), native.compiles)
+        attn_like[(4,)](*args, **kwargs)  # warm: the fast path
+        assert (len(native.general), len(specialized), native.compiles) == before, kwargs
+        assert native.recorder.calls[-1]["buf"] == _expected(attn_like, args, kwargs)[1]
+        assert native.recorder.calls[-1]["block"] == (32 * kwargs["num_warps"], 1, 1)
+    compiles = native.compiles
+    assert compiles == 7  # the new addresses, the list and the positional launch: the first
+    before = (len(native.general), len(specialized))
+    for _ in range(3):
+        for args, kwargs in cases:
+            attn_like[(4,)](*args, **kwargs)
+            assert native.recorder.calls[-1]["buf"] == \
+                _expected(attn_like, args, kwargs)[1], kwargs
+    assert native.compiles == compiles
+    # (_expected specializes, through the general path's own functions, once a call.)
+    assert len(native.general) == before[0]
+    assert len(specialized) == before[1] + 3 * len(cases)
+    # Tuple elements of another kind than learnt: the general path, and its own error.
+    fast = _error(lambda: attn_like[(4,)](**dict(base, res=(srcs[0], object(), srcs[2]))))
+    attn_like._warm.clear()
+    attn_like._variants.clear()
+    assert fast == _error(lambda: attn_like[(4,)](**dict(base, res=(srcs[0], object(),
+                                                                    srcs[2]))))
+    _reset(attn_like)
