@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import functools
 import keyword
+import sys
 import types
 from typing import Dict
 
@@ -20,7 +21,7 @@ from .compiler.cache import mangle_value
 from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
                                 target_info, type_name)
 from .compiler.function import KernelFunction
-from .compiler.triton_interop import to_kiln
+from .compiler.triton_interop import link_triton_view, to_kiln
 from .language import _core as core
 from .language._layouts import DistributedLayout, SharedLayout
 
@@ -147,6 +148,21 @@ class JITFunction(KernelFunction):
     def __call__(self, *args, **kwargs):
         raise RuntimeError(f"{self.__name__} is a @kiln.jit function: launch it with "
                            f"{self.__name__}[grid](...) or call it from another kernel")
+
+    @property
+    def fn(self):
+        """The Python function. Once the program has imported Triton, the function's own
+        ``fn`` is a stand-in that Triton's runtime takes for its JITFunction (Triton's
+        autotuner walks ``.fn`` until it meets one, and reads its ``cache_key``): see
+        :func:`kiln.compiler.triton_interop.link_triton_view`."""
+        if not self._triton_linked and "triton" in sys.modules:
+            self._triton_linked = link_triton_view(self, self._fn)
+        return self._fn
+
+    @fn.setter
+    def fn(self, value):
+        self._fn = value
+        self._triton_linked = False
 
     # -- specialization ----------------------------------------------------------------------
 
@@ -435,7 +451,11 @@ class JITFunction(KernelFunction):
             part += tuple(size is not None and size <= limit for limit in self._range_limits)
         return part
 
-    def run(self, *args, grid, **kwargs):
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Triton's ``JITFunction.run``: launch on ``grid`` (what ``fn[grid](...)`` does) or,
+        with ``warmup=True``, compile only (Triton's autotuner and heuristics call this)."""
+        if warmup:
+            return self.warmup(*args, **kwargs)
         return self._call(args, kwargs, grid)
 
     def _call(self, args, kwargs, grid):

@@ -18,6 +18,10 @@ meets into Kiln's:
 - a ``@triton.constexpr_function`` (``triton.cdiv``, ``triton.next_power_of_2``) -> a
   compile-time function.
 
+The other way round, Triton's runtime wrapping a Kiln kernel (``triton.autotune``,
+``triton.heuristics`` or a project's subclass of Triton's ``Autotuner`` over a ``@kiln.jit``
+function) finds what it looks for through :func:`link_triton_view`.
+
 Nothing here imports Triton: an object is Triton's when its class or function comes from a
 ``triton`` module that the user's program already imported.
 """
@@ -31,7 +35,8 @@ from .. import language as kl
 from ..language import _core as core
 from ..language._constexpr import constexpr, constexpr_function
 
-__all__ = ["to_kiln", "is_triton_object", "is_constexpr_annotation", "TritonOnly"]
+__all__ = ["to_kiln", "is_triton_object", "is_constexpr_annotation", "TritonOnly",
+           "link_triton_view"]
 
 _CACHE: dict = {}  # id(triton object) -> (object, Kiln's meaning); the object keeps the id valid
 
@@ -241,3 +246,89 @@ def call_project_builtin(fn, args, kwargs, semantic):
     out = fn(*[_to_triton_value(a) for a in args], _semantic=semantic,
              **{k: _to_triton_value(v) for k, v in kwargs.items()})
     return _from_triton_value(out)
+
+
+# -- Triton's runtime over a Kiln kernel --------------------------------------------------------
+
+_VIEW_CLASSES: dict = {}  # Triton's JITFunction class -> the view class made from it
+
+
+def _view_class(base):
+    cls = _VIEW_CLASSES.get(base)
+    if cls is not None:
+        return cls
+
+    class KilnKernelView(base):
+        """A Kiln kernel as Triton's runtime expects a kernel under its wrappers to be: an
+        instance of Triton's JITFunction whose ``fn`` is the Python function and whose
+        ``cache_key`` identifies the kernel's source and what its code generation reads
+        (Kiln's own fingerprint, so that a disk-cached autotuning result goes stale when the
+        kernel does). Launching through it launches the Kiln kernel. Triton's ``__init__`` is
+        not run: there is nothing of Triton's to set up."""
+
+        __kiln_view__ = True
+
+        def __init__(self, kernel, fn):
+            self.kernel = kernel
+            self.fn = fn
+            self.arg_names = kernel.arg_names
+            self.signature = kernel.signature
+            self.__name__ = fn.__name__
+            self.__qualname__ = fn.__qualname__
+            self.__module__ = fn.__module__
+            self.__globals__ = fn.__globals__
+            self.__doc__ = fn.__doc__
+
+        @property
+        def cache_key(self) -> str:
+            return self.kernel.cache_fingerprint()
+
+        def __hash__(self):  # Triton's hashes the cache key, a walk of the dependencies here
+            return object.__hash__(self)
+
+        def __eq__(self, other):
+            return self is other
+
+        def run(self, *args, grid, warmup=False, **kwargs):
+            return self.kernel.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+        def warmup(self, *args, **kwargs):
+            return self.kernel.warmup(*args, **kwargs)
+
+        def __getitem__(self, grid):
+            return self.kernel[grid]
+
+        def __call__(self, *args, **kwargs):
+            return self.kernel(*args, **kwargs)
+
+        def __repr__(self):
+            return f"<Triton's view of {self.kernel!r}>"
+
+    _VIEW_CLASSES[base] = KilnKernelView
+    return KilnKernelView
+
+
+def link_triton_view(kernel, fn) -> bool:
+    """Give ``fn``, the Python function of the Kiln kernel ``kernel``, a ``fn`` attribute
+    holding a view of the kernel that is an instance of Triton's ``JITFunction``.
+
+    Triton's wrappers reach the kernel they wrap by following ``.fn``: ``Autotuner.__init__``
+    until a plain function (``kernel.fn``, the Python function), its disk cache
+    (``cache_results``) and tuning listener until an instance of Triton's JITFunction, whose
+    ``cache_key`` and ``__name__`` they read. A Kiln kernel's ``fn`` stays the Python function
+    (Kiln's compiler reads it), so the view hangs one step further, on the function itself.
+    Called when the program has imported ``triton``; False while ``triton.runtime.jit`` is not
+    there yet (Triton still importing), so that the caller asks again later."""
+    jit = sys.modules.get("triton.runtime.jit")
+    base = getattr(jit, "JITFunction", None)
+    if not isinstance(base, type):
+        return False
+    current = getattr(fn, "fn", None)
+    if current is not None and getattr(type(current), "__kiln_view__", False) is not True:
+        return True  # the function has an `fn` of its own: leave it alone
+    if current is None or current.kernel is not kernel or not isinstance(current, base):
+        try:
+            fn.fn = _view_class(base)(kernel, fn)
+        except (AttributeError, TypeError):  # not a function that takes attributes
+            pass
+    return True

@@ -1,4 +1,18 @@
+import hashlib
 import inspect
+
+
+class KernelInterface:
+    """``fn[grid](...)`` is ``fn.run(..., grid=grid, warmup=False)``, as in Triton."""
+
+    def warmup(self, *args, grid, **kwargs):
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
+    def run(self, *args, grid, warmup, **kwargs):
+        raise NotImplementedError("run not implemented")
+
+    def __getitem__(self, grid):
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)
 
 
 class JITCallable:
@@ -10,9 +24,13 @@ class JITCallable:
         self.__globals__ = fn.__globals__
         self.__module__ = fn.__module__
 
+    @property
+    def cache_key(self):
+        # Triton hashes the source and the globals it reads; the source is enough here.
+        return hashlib.sha256(inspect.getsource(self.fn).encode()).hexdigest()
 
-class KernelInterface:
-    pass
+    def __hash__(self):
+        return hash(self.cache_key)
 
 
 class JITFunction(JITCallable, KernelInterface):
