@@ -20,6 +20,7 @@ from typing import Dict
 from .compiler.cache import mangle_value
 from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
                                 target_info, type_name)
+from .compiler.errors import user_facing
 from .compiler.function import KernelFunction
 from .compiler.triton_interop import link_triton_view, to_kiln
 from .language import _core as core
@@ -365,7 +366,10 @@ class JITFunction(KernelFunction):
         check_num_ctas(options.get("num_ctas", 1), self)
         if self._used_globals:
             self._check_globals()
-        num_warps = options.get("num_warps", 4)
+        num_warps = options.get("num_warps")
+        if num_warps is None:  # Gluon's `num_warps: constexpr` parameter is the option
+            num_warps = (core._unwrap(arguments["num_warps"]) if "num_warps" in self.constexpr_names
+                         and "num_warps" in arguments else 4)
         target = options.get("target")
         driver = None
         if target is None:
@@ -392,6 +396,7 @@ class JITFunction(KernelFunction):
             self._kernels[mem_key] = entry
         return entry, driver
 
+    @user_facing
     def warmup(self, *args, grid=None, **kwargs):
         """Compile for these arguments (values or type strings like ``"*fp32"``) without
         launching; returns the :class:`~kiln.compiler.CompiledKernel`."""
@@ -470,6 +475,7 @@ class JITFunction(KernelFunction):
                 return kernel
         return self._run(args, kwargs, grid, shape)
 
+    @user_facing
     def _run(self, args, kwargs, grid, shape):
         bound = self._fast_bind(args, kwargs)
         key = self._launch_key(*bound) if bound is not None else None

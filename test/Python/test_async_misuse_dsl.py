@@ -79,59 +79,59 @@ def _e(text):
     return re.escape(text)
 
 
-def not_committed(copy="tile.async_copy_global_to_local"):
-    return _e(f"'tile.local_load' reads shared memory that the async copy of '{copy}' may still "
+def not_committed(copy="async_copy.async_copy_global_to_shared"):
+    return _e(f"smem.load reads shared memory that the async copy of {copy} may still "
               f"be writing: its group is not committed (no commit_group after it) on some "
               f"path, so no wait covers it")
 
 
-def not_covered(after=0, access="'tile.local_load' reads",
-                copy="tile.async_copy_global_to_local"):
+def not_covered(after=0, access="smem.load reads",
+                copy="async_copy.async_copy_global_to_shared"):
     groups = "1 group is" if after == 1 else f"{after} groups are"
-    return _e(f"{access} shared memory that the async copy of '{copy}' may still be writing: "
+    return _e(f"{access} shared memory that the async copy of {copy} may still be writing: "
               f"no wait covering its commit group comes between them on some path (at least "
               f"{groups} committed after it, and a wait must leave at most that many in "
               f"flight)")
 
 
 OTHER_PARTITION = _e(
-    "'tile.local_load' reads shared memory that the async copy of "
-    "'tile.async_copy_global_to_local' may still be writing: the copy is issued by another "
+    "smem.load reads shared memory that the async copy of "
+    "async_copy.async_copy_global_to_shared may still be writing: the copy is issued by another "
     "warp_specialize partition, and a wait covers only the copies of its own threads")
-AMD_BUFFER = "tile_amd.buffer_load_to_local"
-STORE = "'tile.local_store' writes"
+AMD_BUFFER = "buffer_load_to_shared"
+STORE = "smem.store writes"
 
 
 def uninitialized(op):
-    return _e(f"'{op}' uses a barrier that nothing in this function initializes (no mbarrier "
+    return _e(f"{op} uses a barrier that nothing in this function initializes (no mbarrier "
               f"init on it): its word holds no phase or arrival count, and waits on it hang "
               f"or return at random")
 
 
 FIRST_PARITY_ONE = _e(
-    "'tile_nv.mbarrier_wait' is the first wait on this barrier after its init and waits for "
+    "mbarrier.wait is the first wait on this barrier after its init and waits for "
     "parity 1: on a fresh barrier phase 0 is in progress and a wait for parity 1 returns at "
     "once; the first phase has parity 0")
 ARRIVALS_SHORT = _e(
-    "'tile_nv.mbarrier_init' sets the barrier up for 2 arrivals per phase, but the arrivals on "
+    "mbarrier.init sets the barrier up for 2 arrivals per phase, but the arrivals on "
     "it in this function bring at most 1 per phase: no phase completes and every wait on it "
     "hangs")
 
 
 def after_invalidate(op):
-    return _e(f"'{op}' uses a barrier after its invalidate, with no init between: its word is "
+    return _e(f"{op} uses a barrier after its invalidate, with no init between: its word is "
               f"ordinary shared memory again")
 
 
 TMA_READ_BEFORE_WAIT = _e(
-    "'tile.local_load' reads shared memory that the barrier-completed write of "
-    "'tile_nv.async_tma_copy_global_to_local' may still be writing: no wait on the barrier it "
+    "smem.load reads shared memory that the barrier-completed write of "
+    "tma.async_copy_global_to_shared may still be writing: no wait on the barrier it "
     "completes on comes between them")
 
 
 def no_fence(reader):
-    return _e(f"'{reader}' reads shared memory asynchronously (async proxy) that "
-              f"'tile.local_store' wrote with no fence_async_shared between them: the "
+    return _e(f"{reader} reads shared memory asynchronously (async proxy) that "
+              f"smem.store wrote with no fence_async_shared between them: the "
               f"asynchronous read may not see those writes")
 
 
@@ -142,7 +142,7 @@ STORE_IN_FLIGHT_AT_EXIT = _e(
 
 
 def rewritten_while_read(writer, reader, counter):
-    return _e(f"'{writer}' writes a shared buffer that the asynchronous read of '{reader}' may "
+    return _e(f"{writer} writes a shared buffer that the asynchronous read of {reader} may "
               f"still be reading: no wait on the '{counter}' counter with at most 0 pending "
               f"comes between them")
 
@@ -682,15 +682,15 @@ MISTAKES = [
      not_covered(0, access=STORE)),
     # mbarrier
     ("mb_never_initialized", mb_never_initialized, HOPPER, SIG, "E:mb_uninit", "mbarrier.wait",
-     uninitialized("tile_nv.mbarrier_wait")),
+     uninitialized("mbarrier.wait")),
     ("mb_first_wait_parity_one", mb_first_wait_parity_one, HOPPER, SIG, "E:mb_parity",
      "mbarrier.wait", FIRST_PARITY_ONE),
     ("mb_count_two_one_arrival", mb_count_two_one_arrival, HOPPER, SIG, "E:mb_count",
      "mbarrier.init", ARRIVALS_SHORT),
     ("mb_wait_after_invalidate", mb_wait_after_invalidate, HOPPER, SIG, "E:mb_wait_invalid",
-     "mbarrier.wait", after_invalidate("tile_nv.mbarrier_wait")),
+     "mbarrier.wait", after_invalidate("mbarrier.wait")),
     ("mb_arrive_after_invalidate", mb_arrive_after_invalidate, HOPPER, SIG,
-     "E:mb_arrive_invalid", "mbarrier.arrive", after_invalidate("tile_nv.mbarrier_arrive")),
+     "E:mb_arrive_invalid", "mbarrier.arrive", after_invalidate("mbarrier.arrive")),
     # TMA and wgmma
     ("tma_read_before_wait", tma_read_before_wait, HOPPER, TSIG, "E:tma_read_early",
      "buf.load", TMA_READ_BEFORE_WAIT),
@@ -700,15 +700,15 @@ MISTAKES = [
      "tma.async_copy_shared_to_global", STORE_IN_FLIGHT_AT_EXIT),
     ("tma_store_source_rewritten", tma_store_source_rewritten, HOPPER, TSIG,
      "E:tma_src_rewritten", "buf.store",
-     rewritten_while_read("tile.local_store", "tile_nv.async_tma_copy_local_to_global",
+     rewritten_while_read("smem.store", "tma.async_copy_shared_to_global",
                           "cp.async.bulk")),
     ("tma_load_over_store_source", tma_load_over_store_source, HOPPER, TSIG,
      "E:tma_load_over_store", "tma.async_copy_global_to_shared",
-     rewritten_while_read("tile_nv.async_tma_copy_global_to_local",
-                          "tile_nv.async_tma_copy_local_to_global", "cp.async.bulk")),
+     rewritten_while_read("tma.async_copy_global_to_shared",
+                          "tma.async_copy_shared_to_global", "cp.async.bulk")),
     ("wgmma_operand_rewritten_in_flight", wgmma_operand_rewritten_in_flight, HOPPER, TSIG,
      "E:wgmma_operand_rewritten", "a.store",
-     rewritten_while_read("tile.local_store", "tile_nv.warpgroup_dot", "wgmma")),
+     rewritten_while_read("smem.store", "warpgroup_mma", "wgmma")),
     # ring slots
     ("slot_past_the_end", slot_past_the_end, NVIDIA, SIG, "E:slot_5", "ring.index(5)", SLOT_5),
     ("slot_minus_one", slot_minus_one, NVIDIA, SIG, "E:slot_minus_1", "ring.index(-1)",
@@ -726,12 +726,12 @@ MISTAKES = [
      "acp.wait_group", lambda t: amd_builtin("wait_group", AMD_COPIES, t)),
     ("mb_second_phase_waited_at_parity_zero", mb_second_phase_waited_at_parity_zero, HOPPER,
      TSIG, "E:mb_parity_reuse", "mbarrier.wait",
-     _e("'tile_nv.mbarrier_wait' waits for parity 0 again right after a wait for it on this "
+     _e("mbarrier.wait waits for parity 0 again right after a wait for it on this "
         "barrier: that phase is complete, so the wait returns at once; the next phase has "
         "parity 1")),
     ("cp_worker_waits_no_handoff", cp_worker_waits_no_handoff, HOPPER, SIG, "E:cp_ws_unsynced",
      "buf.load",
-     _e("'tile.local_load' reads shared memory that another warp_specialize partition writes, "
+     _e("smem.load reads shared memory that another warp_specialize partition writes, "
         "with no barrier wait before it in this partition: the partitions run concurrently, "
         "and nothing orders the two (hand the buffer over with an mbarrier)")),
 ]

@@ -191,7 +191,7 @@ ERRORS = [
     (e_cas_i16, "E:cas", {"p": "*i16", "out": "*i16"},
      r"atomic_cas needs 32- or 64-bit values, got int16"),
     (e_broadcast_result, "E:bres", {"p": "*fp32", "out": "*fp32"},
-     r"'tile.atomic_rmw' op uses the old values of elements several threads hold .*"),
+     r"atomic: uses the old values of elements several threads hold .*"),
     (e_int8, "E:i8", {"p": "*i8", "out": "*i8"},
      r"atomic_add: atomics need 32- or 64-bit integers, got int8"),
     (e_sem, "E:sem", {"p": "*fp32", "out": "*fp32"},

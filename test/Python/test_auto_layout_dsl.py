@@ -92,8 +92,8 @@ def test_a_second_layout_becomes_a_convert_with_a_remark():
     assert isinstance(r, CompilationRemark)
     line, col = located.where(HERE, "CONFLICT", "kl.set_auto_layout")
     assert (r.file, r.line, r.col) == (HERE, line, col)
-    assert "becomes a convert_layout from #tile.blocked<{sizePerThread = [1]" in r.message
-    assert "to #tile.blocked<{sizePerThread = [4]" in r.message
+    assert "becomes a convert_layout from BlockedLayout([1], [32], [4], [0]) to " in r.message
+    assert "to BlockedLayout([4], [32], [4], [0]): an earlier set_auto_layout" in r.message
 
 
 @kiln.jit
@@ -106,7 +106,7 @@ def test_a_layout_nothing_fixes_is_an_error_at_the_line():
     with pytest.raises(CompilationError) as e:
         _compile(unreached, {"a": "*i32"})
     located.assert_located(e.value, HERE, "UNREACHED", "kl.arange",
-                           r"cannot infer the layout of 'tensor<128xi32, #tile.auto>': no "
+                           r"cannot infer the layout of 'tensor \[128\] int32, AutoLayout': no "
                            r"kl.set_auto_layout or fixed-layout operand reaches it; give it a "
                            r"layout", CompilationError)
 
@@ -141,7 +141,7 @@ def auto_as_convert_target(a):
      r"set_auto_layout input must have AutoLayout, but its layout is BlockedLayout\(.*\)"),
     # A reshape of an AutoLayout tensor is AutoLayout too (Gluon's); nothing fixes this one.
     (reshape_auto, "RESHAPE", "kl.arange",
-     r"cannot infer the layout of 'tensor<128xi32, #tile.auto>': no kl.set_auto_layout or "
+     r"cannot infer the layout of 'tensor \[128\] int32, AutoLayout': no kl.set_auto_layout or "
      r"fixed-layout operand reaches it; give it a layout"),
     (slice_of_auto, "SLICE", "kl.SliceLayout",
      r"SliceLayout: parent must be a concrete layout, got AutoLayout\(\) \(a slice of a value "

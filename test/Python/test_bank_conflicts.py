@@ -544,7 +544,7 @@ def test_mistakes_point_at_the_call(a, b, target, cause, message):
         kiln.compile(count_of, {}, {"a": a, "b": b}, target=target, num_warps=4, cache=False)
     located.assert_located(ei.value, HERE, "E:count", "kl.bank_conflicts", message,
                            kiln.CompilationError)
-    assert isinstance(ei.value.__cause__, cause)  # Gluon's exception classes
+    assert isinstance(ei.value.internal_cause, cause)  # Gluon's exception classes
 
 
 def test_only_inside_a_kernel():

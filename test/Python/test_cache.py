@@ -144,13 +144,13 @@ def test_missing_extension_is_reported_at_compile_time(monkeypatch):
 def test_compiler_diagnostics_become_located_errors(fake, monkeypatch):
     def fail(ir, pipeline, source_name="kernel"):
         raise FakeCompiler.CompilationError("boom", [
-            {"severity": "error", "message": "'tile.load' op bad", "file": __file__,
+            {"severity": "error", "message": "load: bad", "file": __file__,
              "line": 5, "col": 1}])
     monkeypatch.setattr(fake, "run_pipeline", fail)
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(add, SIG, {"BLOCK": 512})
     assert (ei.value.file, ei.value.line, ei.value.col) == (__file__, 5, 1)
-    assert str(ei.value).startswith(f"{__file__}:5:1: error: 'tile.load' op bad")
+    assert str(ei.value).startswith(f"{__file__}:5:1: error: load: bad")
 
 
 # --- disk cache -----------------------------------------------------------------------------------

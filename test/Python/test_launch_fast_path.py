@@ -628,17 +628,21 @@ def test_kernels_without_runtime_arguments_and_arguments_by_name(native):
         assert native.recorder.calls[-1]["buf"] == b"" and native.recorder.calls[-1]["grid"] \
             == (3, 1, 1)
     assert native.general == ["nothing"]
-    # A parameter named like an option is both (by name); positionally, only the parameter.
+    # A parameter named like an option is both: by name, and positionally too (Gluon's
+    # `num_warps: constexpr` is the launch's warps); `stream` given positionally is only the
+    # parameter.
     for _ in range(2):
         only_constexprs[(1,)](A=3, num_warps=8, stream=77)
         assert native.recorder.calls[-1]["stream"] == 77
         assert native.recorder.calls[-1]["block"] == (256, 1, 1)
         only_constexprs[(1,)](3, 8, 77)
         assert native.recorder.calls[-1]["stream"] == 0
-        assert native.recorder.calls[-1]["block"] == (128, 1, 1)
+        assert native.recorder.calls[-1]["block"] == (256, 1, 1)
+        only_constexprs[(1,)](3, 2, 77)
+        assert native.recorder.calls[-1]["block"] == (64, 1, 1)
         only_constexprs[(1,)](3, num_warps=8, stream=5)
         assert native.recorder.calls[-1]["stream"] == 5
-    assert native.general.count("only_constexprs") == 3
+    assert native.general.count("only_constexprs") == 4
     x, y, o = Tensor(0x10000), Tensor(0x20000), Tensor(0x30000)
     for _ in range(2):
         add[(1,)](out=o, n=10, BLOCK=128, y=y, x=x)

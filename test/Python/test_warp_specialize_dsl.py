@@ -178,7 +178,7 @@ ERRORS = [
      r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
      r"or branch result\) and the partition cannot recompute: .*"),
     (e_nested, "E:nested", "kl.warp_specialize",
-     r"'tile.warp_specialize' op must be at the top level of a kernel, not inside scf.if"),
+     r"warp_specialize: must be at the top level of a kernel, not inside scf.if"),
 ]
 
 

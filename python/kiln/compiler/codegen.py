@@ -220,13 +220,30 @@ class CodeGenerator:
         except CompilationError:
             raise
         except (ValueError, TypeError, AssertionError, NameError, ZeroDivisionError) as e:
-            raise self.error(node, str(e)) from e
+            raise self.error(node, str(e), notes=self._runtime_argument_notes(node, e)) from e
         except RecursionError as e:
             raise self.error(node, "recursion too deep while compiling") from e
         except Exception as e:
             raise self.error(node, f"{type(e).__name__}: {e}") from e
         finally:
             self.b.loc, self.node = saved, saved_node
+
+    def _runtime_argument_notes(self, node, e):
+        """Where a constexpr was wanted and the expression reads a kernel argument that is not
+        annotated ``kl.constexpr`` (a launch passes it at run time, even one ``kiln.compile``
+        could be given as a constexpr): a note saying so."""
+        if "constexpr" not in str(e) or len(self.frames) != 1:
+            return []
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        notes = []
+        for name in sorted(names):
+            kind = self.params.get(name)
+            if kind and kind[0] == "runtime" and name not in self.fn.constexpr_names \
+                    and self.frame.scope.get(name) is not None:
+                notes.append((f"{name!r} is an argument of {self.fn.__name__}() that is not "
+                              f"annotated kl.constexpr, so it is a run-time value; declare it "
+                              f"'{name}: kl.constexpr'", None, None, None))
+        return notes
 
     def visit_body(self, stmts):
         for stmt in stmts:

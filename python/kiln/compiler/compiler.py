@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import inspect
 import json
 import time
@@ -17,8 +18,9 @@ from ..language._banks import set_bank_conflicts_oracle
 from ..language._layouts import set_layout_oracle
 from .cache import DiskCache, default_cache_dir, frontend_hash, mangle_value
 from .codegen import CodeGenerator
+from .dsl_names import dsl_message
 from .errors import (CompilationRemark, CompilationWarning, ExtensionNotBuilt, InvalidOption,
-                     from_diagnostics, warning_from)
+                     from_diagnostics, user_facing, warning_from)
 from .triton_interop import to_kiln
 from .function import as_kernel_function
 from .ir import symbol_name
@@ -255,6 +257,33 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
     return params
 
 
+_OPTION_DEFAULTS = {"num_warps": 4, "num_ctas": 1}
+
+
+def option_constexprs(fn, constexprs, **options):
+    """Gluon's kernels may declare ``num_warps`` / ``num_ctas`` as constexpr parameters; their
+    values are the launch options. -> (constexprs with those parameters filled in, options):
+    an option left at None takes the parameter's value from ``constexprs`` (else its default),
+    and a parameter given both ways must agree."""
+    constexprs = dict(constexprs or {})
+    resolved = {}
+    for name, value in options.items():
+        if name in fn.constexpr_names and name in constexprs:
+            given = core._unwrap(constexprs[name])
+            if value is not None and value != given:
+                where = fn.src.position(fn.src.fdef)
+                raise InvalidOption(f"{name} is both a launch option ({name}={value!r}) and "
+                                    f"a constexpr argument ({name}={given!r}) of "
+                                    f"{fn.__name__}(); give it once", *where)
+            value = given
+        if value is None:
+            value = _OPTION_DEFAULTS[name]
+        if name in fn.constexpr_names:
+            constexprs[name] = value
+        resolved[name] = value
+    return constexprs, resolved
+
+
 def _check_num_warps(fn, num_warps, info):
     limit = max(1, int(info.get("max_threads_per_block", 1024)) // int(info["warp_size"]))
     if (not isinstance(num_warps, int) or isinstance(num_warps, bool) or num_warps < 1
@@ -288,11 +317,13 @@ def check_num_ctas(num_ctas, fn=None):
                         f"cluster), got {num_ctas!r}", *where)
 
 
-def make_ir(fn, signature, constexprs=None, target=None, num_warps=4, *,
+def make_ir(fn, signature, constexprs=None, target=None, num_warps=None, *,
             _compiler=None) -> str:
     """The IR text of one specialization, every op in MLIR's generic form, before C++ parses
     it (``target`` defaults to :func:`default_target`)."""
     fn = as_kernel_function(fn)
+    constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps)
+    num_warps = options["num_warps"]
     target = target or default_target(_compiler)
     info = target_info(target, _compiler)
     _check_num_warps(fn, num_warps, info)
@@ -541,7 +572,7 @@ def warnings_from_diagnostics(diagnostics: Iterable[dict], what: str,
             continue
         severity = d.get("severity") or "warning"
         file, line, col = d.get("file") or None, d.get("line") or None, d.get("col") or None
-        message = str(d.get("message", ""))
+        message = dsl_message(str(d.get("message", "")))
         if severity == "note" and out:
             out[-1].notes.append((message, file, line, col))
             continue
@@ -560,11 +591,37 @@ def warnings_from_diagnostics(diagnostics: Iterable[dict], what: str,
 _WARNING_REGISTRY: dict = {}
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """warnings.showwarning for one of Kiln's diagnostics: its own block (``file:line:col:
+    warning: ...``, the source line and caret, notes) once, instead of Python's
+    ``file:line: Category: text`` followed by the source line a second time."""
+    stream = file if file is not None else sys.stderr
+    try:
+        stream.write(message.format() + "\n")
+    except (OSError, AttributeError):
+        pass
+
+
+_PLAIN_IMPL = getattr(warnings, "_showwarnmsg_impl", None)
+
+
 def emit_warning(w: CompilationWarning) -> None:
     """Emit ``w`` at its own file and line (as if the user's line had called
-    :func:`warnings.warn`)."""
-    warnings.warn_explicit(w, type(w), w.file or "<kiln>", w.line or 0,
-                           registry=_WARNING_REGISTRY)
+    :func:`warnings.warn`). Where warnings are shown the default way it is shown as its own
+    block (:func:`_show_warning`); a program's own ``showwarning`` or a recording
+    ``catch_warnings`` gets it unchanged."""
+    plain = (warnings.showwarning is getattr(warnings, "_showwarning_orig", None)
+             and getattr(warnings, "_showwarnmsg_impl", None) is _PLAIN_IMPL)
+    if not plain:
+        warnings.warn_explicit(w, type(w), w.file or "<kiln>", w.line or 0,
+                               registry=_WARNING_REGISTRY)
+        return
+    warnings.showwarning = _show_warning
+    try:
+        warnings.warn_explicit(w, type(w), w.file or "<kiln>", w.line or 0,
+                               registry=_WARNING_REGISTRY)
+    finally:
+        warnings.showwarning = warnings._showwarning_orig
 
 
 class _StageWarnings:
@@ -617,8 +674,9 @@ def _run(compiler, what, call, where=None):
         raise err from e
 
 
-def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
-            num_ctas=1, maxnreg=None, debug=False, sanitize_overflow=True,
+@user_facing
+def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
+            num_ctas=None, maxnreg=None, debug=False, sanitize_overflow=True,
             enable_fp_fusion=True, cache=True) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
@@ -629,6 +687,9 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=4, *,
     not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
     fuse a multiply feeding an add into one fma."""
     fn = as_kernel_function(fn)
+    constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps,
+                                            num_ctas=num_ctas)
+    num_warps, num_ctas = options["num_warps"], options["num_ctas"]
     enable_fp_fusion = bool(enable_fp_fusion)
     check_num_ctas(num_ctas, fn)
     check_maxnreg(maxnreg, fn)

@@ -7,14 +7,42 @@
 
 from __future__ import annotations
 
+import functools
 import linecache
+import os
 from typing import Iterable, List, Optional, Sequence
 
 from ..errors import KilnError, OutOfResources
 
 __all__ = ["KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
-           "CompilationWarning", "CompilationRemark", "from_diagnostics", "warning_from"]
+           "CompilationWarning", "CompilationRemark", "from_diagnostics", "warning_from",
+           "internal_tracebacks", "user_facing"]
+
+
+def internal_tracebacks() -> bool:
+    """Whether a :class:`CompilationError` keeps the compiler's own frames and the exception
+    it was raised from (``KILN_TRACEBACK=1``); by default it reaches the user as one block:
+    ``file:line:col: error: message``, the source line and caret, then notes."""
+    return os.environ.get("KILN_TRACEBACK", "") not in ("", "0")
+
+
+def user_facing(fn):
+    """Decorates an entry point (``kiln.compile``, ``warmup``, a launch): a
+    :class:`CompilationError` leaving it drops the frames inside Kiln and the internal
+    exception it was raised from (kept as ``err.internal_cause``), unless
+    :func:`internal_tracebacks`."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except CompilationError as err:
+            if internal_tracebacks():
+                raise
+            if err.__cause__ is not None:
+                err.internal_cause = err.__cause__
+            raise err.with_traceback(None) from None  # KILN_TRACEBACK=1: Kiln's frames too
+    return entry
 
 
 def source_excerpt(file: Optional[str], line: Optional[int], col: Optional[int],
@@ -194,12 +222,14 @@ def from_diagnostics(diagnostics: Iterable[dict], fallback: str = "") -> Compila
     diags = list(diagnostics or [])
     if not diags:
         return CompilationError(fallback or "compilation failed")
+    from .dsl_names import dsl_message
     first = next((d for d in diags if d.get("severity", "error") == "error"), diags[0])
-    notes = [(f"{d.get('severity', 'note')}: {d.get('message', '')}"
-              if d.get("severity", "note") not in ("note", "remark") else d.get("message", ""),
+    notes = [(dsl_message(f"{d.get('severity', 'note')}: {d.get('message', '')}"
+                          if d.get("severity", "note") not in ("note", "remark")
+                          else d.get("message", "")),
               d.get("file") or None, d.get("line") or None, d.get("col") or None)
              for d in diags if d is not first]
-    message = first.get("message", fallback)
+    message = dsl_message(first.get("message", fallback))
     where = (first.get("file") or None, first.get("line") or None, first.get("col") or None)
     facts = first.get("facts") or {}
     if facts.get("kind") == "out_of_resources":  # attached by the pass as data

@@ -271,7 +271,12 @@ def dtype_from_name(name: str):
              "float8e4b8": "fp8e4b8", "float8e5b16": "fp8e5b16", "float8e4b15": "fp8e4b15"}
     name = short.get(name, name)
     if name not in _DTYPES:
-        raise ValueError(f"unknown type {name!r} in signature")
+        import difflib
+        valid = sorted(_DTYPES)
+        near = difflib.get_close_matches(name, valid + list(short), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise ValueError(f"unknown type {name!r} in signature{hint} (types: "
+                         f"{', '.join(valid)}; a '*' before one is a pointer to it)")
     return dtype(name)
 
 

@@ -379,10 +379,10 @@ ERRORS = [
     (e_shapes, "E:shape", "cdna3.mfma",
      r"mfma: shapes do not multiply: a \[64, 16\], b \[32, 64\], acc \[64, 64\]"),
     (e_dtype, "E:dtype", "cdna3.mfma",
-     r"'tile_amd.mfma' op CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
+     r"mfma: CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
      r"\(f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on gfx942, OCP on gfx950\)"),
     (e_k, "E:k", "cdna3.mfma",
-     r"'tile_amd.mfma' op K = 4 is not a multiple of the instruction's K \(8 for instrShape "
+     r"mfma: K = 4 is not a multiple of the instruction's K \(8 for instrShape "
      r"\[32, 32, 8\]\)"),
 ]
 

@@ -294,15 +294,15 @@ ACC128 = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
 
 SAFETY = [
     (s_wait_never_arrived, "S:hang", "mbarrier.wait",
-     r"'tile_nv.mbarrier_wait' waits on a barrier that nothing in this function arrives on "
+     r"mbarrier.wait waits on a barrier that nothing in this function arrives on "
      r"\(no expect or arrive on it\): its phase never completes and the wait never returns"),
     (s_expect_wrong_bytes, "S:bytes", "mbarrier.expect",
-     r"'tile_nv.mbarrier_expect' announces 16384 transaction bytes, but the 2 writes "
+     r"mbarrier.expect announces 16384 transaction bytes, but the 2 writes "
      r"completing on this barrier before its next wait deliver 32768 bytes: the phase "
      r"completes before all the data lands"),
     (s_refill_while_read, "S:race", "tma.async_copy_global_to_shared",
-     r"'tile_nv.async_tma_copy_global_to_local' writes a shared buffer that the asynchronous "
-     r"read of 'tile_nv.warpgroup_dot' may still be reading: no wait on the 'wgmma' counter "
+     r"tma.async_copy_global_to_shared writes a shared buffer that the asynchronous "
+     r"read of warpgroup_mma may still be reading: no wait on the 'wgmma' counter "
      r"with at most 1 pending comes between them \(the read was issued 1 iteration earlier\)"),
 ]
 

@@ -1,0 +1,153 @@
+"""How a kernel author meets an error: one block (``file:line:col: error: message``, the source
+line and caret, notes) without Kiln's own frames or the internal exception it was raised from,
+unless KILN_TRACEBACK=1; constexpr launch options declared as parameters; type names listed
+where a type string is wrong; a note where an unannotated argument was needed as a constexpr."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln import CompilationError, InvalidOption
+
+from fakes import FAKE_TARGETS  # noqa: F401  (registers the fake targets)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCRIPT = textwrap.dedent('''
+    import kiln, kiln.language as kl
+
+    @kiln.jit
+    def k(x, BLOCK: kl.constexpr):
+        offs = kl.arange(0, BLOCK, kl.BlockedLayout([1], [32], [4], [0]))
+        kl.store(x + offs, offs + kl.zeros([64], kl.int32, kl.BlockedLayout([1], [32], [4], [0])))
+
+    k.warmup("*i32", BLOCK=128, grid=(1,), target="cuda:sm_90a")
+''')
+
+
+def _run(tmp_path, env_extra):
+    path = tmp_path / "user_kernel.py"
+    path.write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), **env_extra)
+    env.pop("KILN_TRACEBACK", None) if not env_extra else None
+    r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 1
+    return str(path), r.stderr
+
+
+def test_error_is_one_block_without_kiln_frames(tmp_path):
+    path, err = _run(tmp_path, {})
+    assert "The above exception was the direct cause" not in err
+    frames = [ln for ln in err.splitlines() if ln.startswith('  File "')]
+    # the user's line, and the one frame that re-raises it (Python always shows that one)
+    assert frames[0].startswith(f'  File "{path}", line 9'), err
+    assert len(frames) <= 2, err
+    assert "codegen.py" not in err and "_semantic.py" not in err
+    tail = err.splitlines()[-3:]
+    assert tail[0].endswith(f"{path}:7:24: error: shape mismatch in add: (128,) vs (64,)"), err
+    assert tail[1].strip().startswith("kl.store(x + offs, offs + kl.zeros(")
+    assert tail[2].strip() == "^"
+
+
+def test_kiln_traceback_keeps_internal_frames(tmp_path):
+    _, err = _run(tmp_path, {"KILN_TRACEBACK": "1"})
+    assert "The above exception was the direct cause" in err
+    assert "codegen.py" in err
+
+
+def test_compile_error_keeps_internal_cause():
+    @kiln.jit
+    def k(x, BLOCK: kl.constexpr):
+        offs = kl.arange(0, BLOCK, kl.BlockedLayout([1], [32], [4], [0]))
+        kl.store(x + offs, offs + kl.zeros([64], kl.int32, kl.BlockedLayout([1], [32], [4], [0])))
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(k, {"x": "*i32"}, {"BLOCK": 128}, target="cuda:sm_90a")
+    err = info.value
+    assert err.__cause__ is None and err.__suppress_context__
+    assert isinstance(getattr(err, "internal_cause", None), ValueError)
+
+
+def test_unknown_signature_type_lists_the_types():
+    @kiln.jit
+    def k(x):
+        pass
+    with pytest.raises(ValueError) as info:
+        kiln.compile(k, {"x": "*fp33"}, target="cuda:sm_90a")
+    msg = str(info.value)
+    assert "unknown type 'fp33' in signature; did you mean 'fp32'?" in msg
+    for name in ("bf16", "fp16", "fp8e4nv", "int32", "uint8"):
+        assert name in msg
+
+
+@kiln.jit
+def warps_kernel(x, BLOCK: kl.constexpr, num_warps: kl.constexpr):
+    offs = kl.arange(0, BLOCK, kl.BlockedLayout([1], [32], [num_warps], [0]))
+    kl.store(x + offs, offs.to(kl.float32))
+
+
+@pytest.mark.parametrize("kw,expected", [
+    (dict(num_warps=8), 8),                                  # the option fills the parameter
+    (dict(constexprs={"BLOCK": 256, "num_warps": 2}), 2),    # the parameter is the option
+    (dict(num_warps=2, constexprs={"BLOCK": 256, "num_warps": 2}), 2),
+    (dict(), 4),                                             # neither: the default
+])
+def test_num_warps_constexpr_parameter(kw, expected):
+    kw.setdefault("constexprs", {"BLOCK": 256})
+    c = kiln.compile(warps_kernel, {"x": "*fp32"}, target="cuda:sm_90a", **kw)
+    assert c.metadata["num_warps"] == expected
+    assert f"warpsPerCTA = [{expected}]" in c.asm["tile"]
+
+
+def test_num_warps_given_twice_differently():
+    with pytest.raises(InvalidOption, match=r"num_warps is both a launch option "
+                       r"\(num_warps=8\) and a constexpr argument \(num_warps=2\) of "
+                       r"warps_kernel\(\); give it once"):
+        kiln.compile(warps_kernel, {"x": "*fp32"}, {"BLOCK": 256, "num_warps": 2},
+                     num_warps=8, target="cuda:sm_90a")
+
+
+def test_unannotated_argument_needed_as_constexpr_says_so():
+    @kiln.jit
+    def k(x, BLOCK):
+        offs = kl.arange(0, BLOCK, kl.BlockedLayout([1], [32], [4], [0]))
+        kl.store(x + offs, offs.to(kl.float32))
+    with pytest.raises(CompilationError) as info:
+        k.warmup("*fp32", 256, grid=(1,), target="cuda:sm_90a")
+    err = info.value
+    assert "arange end must be a constexpr" in err.message
+    assert any("'BLOCK' is an argument of k() that is not annotated kl.constexpr" in n[0]
+               for n in err.notes), err.notes
+
+
+def test_a_warning_prints_its_source_once(tmp_path):
+    user = tmp_path / "user_kernel.py"
+    user.write_text("x = 1\ny = compute(x)  # the line\n")
+    script = tmp_path / "emit.py"
+    script.write_text(textwrap.dedent(f'''
+        from kiln.compiler.errors import CompilationWarning
+        from kiln.compiler.compiler import emit_warning
+        emit_warning(CompilationWarning("this wait is stricter than asked", {str(user)!r}, 2, 5))
+    '''))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env,
+                       timeout=120)
+    lines = r.stderr.splitlines()
+    assert lines[0] == f"{user}:2:5: warning: this wait is stricter than asked", r.stderr
+    assert r.stderr.count("compute(x)") == 1, r.stderr
+    assert lines[2] == "        ^"
+
+
+def test_a_recorded_warning_is_the_warning_object():
+    import warnings
+    from kiln.compiler.compiler import emit_warning
+    from kiln.compiler.errors import CompilationWarning
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        emit_warning(CompilationWarning("recorded", "somewhere.py", 3, 1))
+    assert [str(w.message.message) for w in seen] == ["recorded"]
