@@ -4,7 +4,13 @@
 e4m3 / e5m2 (a byte a value) or e2m1 (two values a byte, packed along K, lower nibble first),
 each 32 consecutive K values of a row of ``a`` (a column of ``b``) scaled by one E8M0 byte
 ``s`` (2 ** (s - 127)). A lane holds 32 K values of one row and the one scale the instruction
-reads for them; :func:`get_mfma_scale_layout` puts each scale in that lane."""
+reads for them; :func:`get_mfma_scale_layout` puts each scale in that lane.
+
+Operands take ``k_width`` 16, the instruction's own K order. e4m3 / e5m2 operands may take
+``k_width`` 32 (32 consecutive K values a lane group, as aiter's Gluon kernels pass them):
+the instruction then sums K in another order, which both operands must share, and each of
+its scales covers 16 values of two different 32-value blocks, so the scales must be None or
+one int byte (MFMAScaledOpToLLVM.cpp)."""
 
 from __future__ import annotations
 
@@ -75,9 +81,10 @@ def _check_operand(sem, name, x, idx, acc_layout, fmt):
         raise TypeError(f"mfma_scaled: {name} must be a 2-D tensor, got {x!r}")
     sem.check_dot_operand("mfma_scaled", name, x, idx, acc_layout, "16")
     lay = x.type.layout
-    if lay.k_width != 16:
+    if lay.k_width != 16 and not (lay.k_width == 32 and fmt in _FP8):
         raise ValueError(f"mfma_scaled: {name}'s k_width must be 16 (a lane group holds 16 "
-                         f"bytes of K), got {lay.k_width}")
+                         f"bytes of K), or 32 for e4m3 / e5m2 data, got {lay.k_width} for "
+                         f"{fmt}")
     ok = x.dtype in (core.uint8, core.int8) or (fmt in _FP8 and x.dtype == getattr(core, _FP8[fmt]))
     if not ok:
         raise TypeError(f"mfma_scaled: {name} is {x.dtype.name}, which cannot hold {fmt} data "
@@ -116,6 +123,18 @@ def mfma_scaled(sem, a, a_scale, a_format, b, b_scale, b_format, acc):
         raise TypeError(f"mfma_scaled: acc must be a tensor in an AMDMFMALayout, got {acc!r}")
     _check_operand(sem, "a", a, 0, acc.type.layout, a_format)
     _check_operand(sem, "b", b, 1, acc.type.layout, b_format)
+    kw = (a.type.layout.k_width, b.type.layout.k_width)
+    if 32 in kw:
+        if kw != (32, 32):
+            raise ValueError(f"mfma_scaled: a and b must both have k_width 32 when one does "
+                             f"(k_width 32 sums K in an order of its own, which both operands "
+                             f"must share), got {kw[0]} and {kw[1]}")
+        for name, sc in (("a_scale", a_scale), ("b_scale", b_scale)):
+            if isinstance(_unwrap(sc), tensor):
+                raise ValueError(f"mfma_scaled: with k_width 32 operands {name} must be None "
+                                 f"or an int byte: the instruction applies each scale to 16 "
+                                 f"K values of two 32-value blocks there; use k_width 16 for "
+                                 f"per-block scales")
     (m, ka), (kb, n) = ([int(_unwrap(d)) for d in t.shape] for t in (a, b))
     k = ka * FORMATS[a_format]
     if kb * FORMATS[b_format] != k or [int(_unwrap(d)) for d in acc.shape] != [m, n]:

@@ -8,11 +8,20 @@
 //    of the instruction's K, 32 consecutive values;
 //  * e4m3 / e5m2 (a value a byte): lane group g holds K [16 g, 16 g + 16)
 //    and the same 16 half the instruction's K further on;
-//  * the scale of row i's K block q sits in lane i + M q.
+//  * the scale of row i's K block q (K [32 q, 32 q + 32) in the order
+//    above) sits in lane i + M q.
 // A kWidth 16 dot_op layout has exactly those lanes (its K tile is 16
-// bytes a lane group); the layouts are checked on their F2-linear forms
-// and each instruction's registers found by coordinate, as for mfma
-// (MFMAOpToLLVM.cpp, which also checks the accumulator).
+// bytes a lane group). Triton's Gluon lowering hands the instruction a
+// lane's consecutive registers whatever the kWidth, so a kWidth 32 layout
+// of one-byte formats (lane group g: K [32 g, 32 g + 32)) is read in a K
+// order of its own. A dot product does not care in which order K is
+// summed as long as a and b share it, so both must be kWidth 32; but each
+// hardware block q then takes 16 values from each of two lane groups that
+// hold different 32-value blocks, so the product is right only when every
+// block of a row has the same scale: the scales must be constants. The
+// layouts are checked on their F2-linear forms and each instruction's
+// registers found by coordinate, as for mfma (MFMAOpToLLVM.cpp, which also
+// checks the accumulator).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +32,7 @@
 #include "kiln/Dialect/TileAMD/IR/MFMA.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Matchers.h"
 
 #include <map>
 
@@ -34,6 +44,15 @@ using mfma::basisText;
 using mfma::Coord;
 
 namespace {
+
+/// Whether every element of `v` is one value: a splat constant or a splat
+/// of a scalar.
+bool isUniform(Value v) {
+  DenseElementsAttr attr;
+  if (matchPattern(v, m_Constant(&attr)))
+    return attr.isSplat();
+  return v.getDefiningOp<SplatOp>() != nullptr;
+}
 
 /// Per accumulator block t and K step s: the operand bytes (in the
 /// instruction's slot order) and the scale registers.
@@ -72,8 +91,8 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
   auto fail = [&](StringRef what, const Twine &why) {
     op.emitOpError() << what << "'s layout is not the scaled mfma one: " << why
                      << " (use AMDMFMALayout(4, ...) for the accumulator, "
-                        "DotOperandLayout(0 or 1, it, 16) for a and b and "
-                        "get_mfma_scale_layout for their scales)";
+                        "DotOperandLayout(0 or 1, it, 16 or 32) for a and b "
+                        "and get_mfma_scale_layout for their scales)";
     return failure();
   };
   int32_t m = in.m, n = in.n;
@@ -120,9 +139,26 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
       return fail(what, "two registers hold the same element");
     return success();
   };
+  // The verifier allows kWidth 16, or 32 on both one-byte operands; a lane
+  // group's K step is its kWidth either way.
+  int32_t kwA = cast<DotOperandEncodingAttr>(aTy.getEncoding()).getKWidth(),
+          kwB = cast<DotOperandEncodingAttr>(bTy.getEncoding()).getKWidth();
+  if (kwA == 32 || kwB == 32)
+    for (auto [what, v] :
+         {std::pair<StringRef, Value>{"a_scale", op.getAScale()},
+          {"b_scale", op.getBScale()}})
+      if (!isUniform(v)) {
+        op.emitOpError()
+            << "with kWidth 32 operands " << what
+            << " must be one constant E8M0 byte (None or an int in the DSL): "
+               "the instruction scales 16 K values from each of two lane "
+               "groups together, which a kWidth 32 layout fills from two "
+               "different 32-value blocks; use kWidth 16 for per-block scales";
+        return failure();
+      }
   std::map<Coord, unsigned> ra, rb, rsa, rsb;
-  if (failed(check("a", *la, 0, m, 16, 0, ra)) ||
-      failed(check("b", *lb, 1, n, 16, 1, rb)) ||
+  if (failed(check("a", *la, 0, m, kwA, 0, ra)) ||
+      failed(check("b", *lb, 1, n, kwB, 1, rb)) ||
       failed(check("a_scale", *lsa, 0, m, 1, 0, rsa)) ||
       failed(check("b_scale", *lsb, 0, n, 1, 1, rsb)))
     return failure();
@@ -138,11 +174,13 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
     return int64_t(it->second);
   };
   // Bytes of a lane per instruction and the K offset (in the tensor's
-  // elements) of its slot j from the lane group's start.
+  // elements) of its slot j from the lane group's start: consecutive for
+  // e2m1 and for kWidth 32, two runs of 16 half the instruction's K apart
+  // for one-byte formats at kWidth 16.
   unsigned packA = getMfmaScaledPacking(op.getAFormat()),
            packB = getMfmaScaledPacking(op.getBFormat());
-  auto slot = [&](unsigned pack, unsigned j) -> int32_t {
-    if (pack == 2 || j < 16)
+  auto slot = [&](unsigned pack, int32_t kWidth, unsigned j) -> int32_t {
+    if (pack == 2 || kWidth == 32 || j < 16)
       return j;
     return in.k / 2 + (j - 16);
   };
@@ -158,14 +196,14 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
       SmallVector<int64_t> av, bv;
       for (unsigned j = 0; j < 32 / packA; ++j) {
         FailureOr<int64_t> x =
-            find(ra, "a", block.r0, s * (in.k / packA) + slot(packA, j));
+            find(ra, "a", block.r0, s * (in.k / packA) + slot(packA, kwA, j));
         if (failed(x))
           return failure();
         av.push_back(*x);
       }
       for (unsigned j = 0; j < 32 / packB; ++j) {
         FailureOr<int64_t> y =
-            find(rb, "b", s * (in.k / packB) + slot(packB, j), block.c0);
+            find(rb, "b", s * (in.k / packB) + slot(packB, kwB, j), block.c0);
         if (failed(y))
           return failure();
         bv.push_back(*y);

@@ -46,3 +46,37 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
     return %d : tensor<16x16xf32, #acc>
   }
 }
+
+// -----
+
+// kWidth 32 e4m3 x e5m2 (aiter's Gluon A8W8 GEMM), 16x16x128, K = 256, not
+// transposed, constant scales. Each instruction reads a lane's 32
+// consecutive registers, as Triton does: registers 0-31 (K 32 g + j of lane
+// group g) for the first K step, 32-63 for the second. a and b share that
+// K order; the scales are one byte each, so their order does not matter.
+// CHECK-LABEL: llvm.func @kwidth32
+// CHECK: %[[A31:.*]] = llvm.extractvalue %arg0[31]
+// CHECK-NEXT: %[[A32:.*]] = llvm.extractvalue %arg0[32]
+// CHECK: llvm.extractvalue %arg2[3]
+// CHECK-NEXT: %[[OPSEL:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[FA:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: %[[FB:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[C31:.*]] = llvm.mlir.constant(31 : i32) : i32
+// CHECK-NEXT: llvm.insertelement %[[A31]], %{{.*}}[%[[C31]] : i32] : vector<32xi8>
+// CHECK: rocdl.mfma.scale.f32.16x16x128.f8f6f4 %{{.*}}, %{{.*}}, %{{.*}}, %[[FA]], %[[FB]], %[[OPSEL]], %{{.*}}, %[[OPSEL]], %{{.*}} : (vector<8xi32>, vector<8xi32>, vector<4xf32>, i32, i32, i32, i32, i32, i32) -> vector<4xf32>
+// CHECK: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: llvm.insertelement %[[A32]], %{{.*}}[%[[C0]] : i32] : vector<32xi8>
+// CHECK: rocdl.mfma.scale.f32.16x16x128.f8f6f4
+// CHECK-NOT: rocdl.mfma
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 32}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 32}>
+#s = #tile.linear<{register = [[0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @kwidth32(%a: tensor<16x256xf8E4M3FN, #a>, %b: tensor<256x16xf8E5M2, #b>, %c: tensor<16x16xf32, #acc>) -> tensor<16x16xf32, #acc> {
+    %sa = arith.constant dense<127> : tensor<16x8xi8, #s>
+    %sb = arith.constant dense<-128> : tensor<16x8xi8, #s>
+    %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e5m2"} : tensor<16x256xf8E4M3FN, #a>, tensor<16x8xi8, #s>, tensor<256x16xf8E5M2, #b>, tensor<16x8xi8, #s> -> tensor<16x16xf32, #acc>
+    return %d : tensor<16x16xf32, #acc>
+  }
+}

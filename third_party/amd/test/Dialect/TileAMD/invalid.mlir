@@ -411,8 +411,34 @@ func.func @ms_layout(%a: tensor<16x64xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: ten
 #s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
 #a8 = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
 func.func @ms_kwidth(%a: tensor<16x64xi8, #a8>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
-  // expected-error @+1 {{a's kWidth must be 16 (the instruction reads 16 consecutive bytes of K per lane group), got 8}}
+  // expected-error @+1 {{a's kWidth must be 16, or 32 for e4m3 / e5m2 data, got 8 for e2m1}}
   %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<16x64xi8, #a8>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+// kWidth 32 is for the one-byte formats only.
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 32}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 32}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_kwidth32_e2m1(%a: tensor<16x128xi8, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{b's kWidth must be 16, or 32 for e4m3 / e5m2 data, got 32 for e2m1}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e2m1"} : tensor<16x128xi8, #a>, tensor<16x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
+  return
+}
+
+// -----
+
+// kWidth 32 reorders K: both operands or neither.
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 32}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_kwidth_mixed(%a: tensor<16x128xf8E4M3FN, #a>, %sa: tensor<16x4xi8, #s>, %b: tensor<128x16xf8E5M2, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<16x16xf32, #acc>) {
+  // expected-error @+1 {{a and b must both have kWidth 32 when one does (kWidth 32 reorders the instruction's K, and the two operands must pair the same K values), got 16 and 32}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e4m3", bFormat = "e5m2"} : tensor<16x128xf8E4M3FN, #a>, tensor<16x4xi8, #s>, tensor<128x16xf8E5M2, #b>, tensor<16x4xi8, #s> -> tensor<16x16xf32, #acc>
   return
 }
 

@@ -462,12 +462,23 @@ LogicalResult MfmaScaledOp::verify() {
       return emitOpError() << name << " must be in #tile_amd.dot_op<{opIdx = "
                            << idx << ", parent = the accumulator's layout}>, got "
                            << t.getEncoding();
-    if (op.getKWidth() != 16)
-      return emitOpError() << name << "'s kWidth must be 16 (the instruction "
-                                      "reads 16 consecutive bytes of K per lane "
-                                      "group), got "
-                           << op.getKWidth();
+    // kWidth 16 is the instruction's own K order; 32 (one-byte formats only)
+    // hands it 32 consecutive K values a lane group, a reordering of K that
+    // both operands must share (MFMAScaledOpToLLVM.cpp).
+    bool oneByte = getMfmaScaledPacking(format) == 1;
+    if (op.getKWidth() != 16 && !(oneByte && op.getKWidth() == 32))
+      return emitOpError() << name
+                           << "'s kWidth must be 16, or 32 for e4m3 / e5m2 "
+                              "data, got "
+                           << op.getKWidth() << " for " << format;
   }
+  unsigned kwA = cast<DotOperandEncodingAttr>(a.getEncoding()).getKWidth(),
+           kwB = cast<DotOperandEncodingAttr>(b.getEncoding()).getKWidth();
+  if ((kwA == 32 || kwB == 32) && kwA != kwB)
+    return emitOpError() << "a and b must both have kWidth 32 when one does "
+                            "(kWidth 32 reorders the instruction's K, and the "
+                            "two operands must pair the same K values), got "
+                         << kwA << " and " << kwB;
   unsigned packA = getMfmaScaledPacking(getAFormat()),
            packB = getMfmaScaledPacking(getBFormat());
   int64_t m = a.getShape()[0], n = b.getShape()[1];

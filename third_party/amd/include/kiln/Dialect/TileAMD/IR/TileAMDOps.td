@@ -146,10 +146,12 @@ def TileAMD_MfmaScaledOp : TileAMD_Op<"mfma_scaled",
     `a` (a column of `b`) share one E8M0 scale byte (2^(s - 127)):
     `aScale` is M x K/32, `bScale` N x K/32, both i8. `a` and `b` are in
     `#tile_amd.dot_op` layouts over the accumulator's `#tile_amd.mfma`
-    (version 4, instrShape [16, 16, 128] or [32, 32, 64]) with kWidth 16;
-    the scales' layouts must put each scale in the lane the instruction
-    reads it from (Gluon's `get_mfma_scale_layout`), which the lowering
-    checks on their linear forms.
+    (version 4, instrShape [16, 16, 128] or [32, 32, 64]) with kWidth 16,
+    or both with kWidth 32 for e4m3 / e5m2 (K summed in the layout's
+    order, which needs constant scales: the lowering checks); the scales'
+    layouts must put each scale in the lane the instruction reads it from
+    (Gluon's `get_mfma_scale_layout`), which the lowering checks on their
+    linear forms.
 
     ```mlir
     %d = tile_amd.mfma_scaled %a scale %as, %b scale %bs, %c
