@@ -14,6 +14,14 @@ def codes_to_f32(Codes, Out, FMT: kl.constexpr, N: kl.constexpr):
 
 
 @kiln.jit
+def codes_to(Codes, Out, FMT: kl.constexpr, DST: kl.constexpr, N: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    o = kl.arange(0, N, layout)
+    c = kl.load(Codes + o)  # uint8
+    kl.store(Out + o, c.to(FMT, bitcast=True).to(DST))
+
+
+@kiln.jit
 def f32_to_codes(X, Out, n, FMT: kl.constexpr, RTZ: kl.constexpr, BLOCK: kl.constexpr):
     layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
     o = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)

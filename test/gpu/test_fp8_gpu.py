@@ -1,7 +1,15 @@
 """fp8 in registers against torch's float8 types, every code and fresh random values:
 conversions both ways (round to nearest even; saturation where torch gives NaN or inf is
 checked against the format's largest finite value), f16 / bf16 sources, toward-zero rounding,
-and arithmetic by promotion. Kernels: test/Python/fp8_kernels.py."""
+and arithmetic by promotion. Kernels: test/Python/fp8_kernels.py.
+
+On sm_90 (an H200) the OCP formats (float8e4nv, float8e5) convert with the packed cvt
+instructions and the FNUZ ones by Kiln's integer emulation: test_the_instructions_are_used pins
+which, and the exhaustive sweeps below (every code up to f32 / f16 / bf16, every f16 and bf16
+down, every f32 whose low 16 bits are 0x0000, 0x0001, 0x8000 or 0xFFFF down) compare the
+hardware's results with the table-search reference of test/Python/test_fp8_conversions.py, done
+here in torch: the nearest finite value, ties to the even code, saturating; a NaN result is
+checked only to be a NaN (its bits are the instruction's, not necessarily the emulation's)."""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
+import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
 import fp8_kernels as K  # noqa: E402
 
@@ -109,3 +118,107 @@ def test_arithmetic_by_promotion(nvidia, kiln_name, torch_name, maxv, limit):
     torch.testing.assert_close(out.view(tdt).float(), r, rtol=0, atol=0)
     want = (af < bf).to(torch.int8) + 2 * (af * 0.5 > bf).to(torch.int8)
     assert torch.equal(cmp, want)
+
+
+# kiln dtype name -> (torch dtype name, FNUZ: no negative zero, the only NaN 0x80)
+_FNUZ = {"float8e4nv": False, "float8e5": False, "float8e4b8": True, "float8e5b16": True}
+
+
+def test_the_instructions_are_used(nvidia):
+    """The kernels the sweeps launch convert with cvt on sm_90a for the OCP formats (each
+    instruction converts two values), and never for the FNUZ ones or on sm_80."""
+    for kiln_name, fnuz in _FNUZ.items():
+        fmt = getattr(kl, kiln_name)
+        name = "e4m3x2" if kiln_name == "float8e4nv" else "e5m2x2"
+        hw = nvidia == "cuda:sm_90a" and not fnuz
+        down = kiln.compile(K.f32_to_codes, {"X": "*fp32", "Out": "*u8", "n": "i32"},
+                            {"FMT": fmt, "RTZ": False, "BLOCK": 1024}, target=nvidia,
+                            num_warps=4, cache=False).asm["ptx"]
+        half = kiln.compile(K.from_half, {"X": "*fp16", "Out": "*u8", "n": "i32"},
+                            {"FMT": fmt, "BLOCK": 1024}, target=nvidia, num_warps=4,
+                            cache=False).asm["ptx"]
+        up = kiln.compile(K.codes_to, {"Codes": "*u8", "Out": "*fp16"},
+                          {"FMT": fmt, "DST": kl.float16, "N": 256}, target=nvidia,
+                          num_warps=4, cache=False).asm["ptx"]
+        rtz = kiln.compile(K.f32_to_codes, {"X": "*fp32", "Out": "*u8", "n": "i32"},
+                           {"FMT": fmt, "RTZ": True, "BLOCK": 1024}, target=nvidia,
+                           num_warps=4, cache=False).asm["ptx"]
+        assert (f"cvt.rn.satfinite.{name}.f32" in down) == hw, kiln_name
+        assert (f"cvt.rn.satfinite.{name}.f16x2" in half) == hw, kiln_name
+        assert (f"cvt.rn.f16x2.{name}" in up) == hw, kiln_name
+        assert "satfinite" not in rtz, kiln_name
+
+
+def _reference_codes(x, tdt, fnuz):
+    """(codes, NaN mask) of f32 tensor `x` rounded to `tdt`: the nearest finite value found in
+    the format's sorted table (torch's own decoding of the 128 non-negative codes), ties to the
+    even code, saturating past the largest finite value and for infinities."""
+    codes = torch.arange(128, dtype=torch.uint8, device=x.device)
+    vals = codes.view(tdt).double()
+    keep = vals.isfinite()
+    vals, codes = vals[keep], codes[keep].long()
+    vals, order = vals.sort()
+    codes = codes[order]
+    a = x.abs().double()
+    nan = x.isnan()
+    a = torch.where(nan, torch.zeros_like(a), a)
+    i = (torch.searchsorted(vals, a, right=True) - 1).clamp(0, len(vals) - 2)
+    lo, hi = vals[i], vals[i + 1]
+    up = ((hi - a) < (a - lo)) | (((hi - a) == (a - lo)) & (codes[i] % 2 == 1))
+    code = torch.where(up, codes[i + 1], codes[i])
+    code = torch.where(a >= vals[-1], codes[-1], code)
+    sign = x.signbit() & ~(fnuz & (code == 0))
+    return code | (sign.long() << 7), nan
+
+
+def _check_codes(got_u8, x, tdt, fnuz, what):
+    want, nan = _reference_codes(x, tdt, fnuz)
+    got = got_u8.long()
+    assert got[nan].to(torch.uint8).view(tdt).float().isnan().all(), what
+    bad = (got != want) & ~nan
+    assert not bad.any(), (f"{what}: {int(bad.sum())} wrong, e.g. inputs "
+                           f"{[hex(v) for v in x[bad][:4].view(torch.int32).tolist()]} got "
+                           f"{[hex(v) for v in got[bad][:4].tolist()]} want "
+                           f"{[hex(v) for v in want[bad][:4].tolist()]}")
+
+
+@pytest.mark.parametrize("kiln_name,torch_name,maxv,limit", FORMATS)
+def test_f32_sweep_against_the_table(nvidia, kiln_name, torch_name, maxv, limit):
+    """Every f32 whose low 16 bits are 0x0000, 0x0001, 0x8000 or 0xFFFF (each rounding boundary
+    of each binade, the ties and their neighbours, subnormals, infinities, NaNs, both signs)."""
+    tdt = _tdt(torch_name)
+    hi = torch.arange(1 << 16, dtype=torch.int64, device="cuda") << 16
+    bits = torch.cat([hi | low for low in (0x0000, 0x0001, 0x8000, 0xFFFF)])
+    bits = torch.where(bits >= 1 << 31, bits - (1 << 32), bits)  # as int32, no overflow
+    x = bits.to(torch.int32).view(torch.float32)
+    out = torch.empty(x.numel(), dtype=torch.uint8, device="cuda")
+    n = x.numel()
+    K.f32_to_codes[((n + 1023) // 1024,)](x, out, n, FMT=getattr(kl, kiln_name), RTZ=False,
+                                          BLOCK=1024)
+    _check_codes(out, x, tdt, _FNUZ[kiln_name], f"{kiln_name} from f32 on {nvidia}")
+
+
+@pytest.mark.parametrize("kiln_name,torch_name,maxv,limit", FORMATS)
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_every_half_against_the_table(nvidia, kiln_name, torch_name, maxv, limit, half):
+    """All 65,536 f16 or bf16 bit patterns (infinities and NaNs too) to fp8: one rounding of the
+    exact value, as from f32."""
+    tdt = _tdt(torch_name)
+    x = torch.arange(-(1 << 15), 1 << 15, dtype=torch.int32, device="cuda").to(torch.int16)
+    x = x.view(getattr(torch, half))
+    out = torch.empty(x.numel(), dtype=torch.uint8, device="cuda")
+    n = x.numel()
+    K.from_half[((n + 1023) // 1024,)](x, out, n, FMT=getattr(kl, kiln_name), BLOCK=1024)
+    _check_codes(out, x.float(), tdt, _FNUZ[kiln_name], f"{kiln_name} from {half} on {nvidia}")
+
+
+@pytest.mark.parametrize("kiln_name,torch_name,maxv,limit", FORMATS)
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+def test_every_code_to_half(nvidia, kiln_name, torch_name, maxv, limit, half):
+    """All 256 codes to f16 and bf16, exactly (NaN codes to a NaN)."""
+    codes = torch.arange(256, dtype=torch.uint8, device="cuda")
+    hdt = getattr(torch, half)
+    out = torch.full((256,), 12345.0, device="cuda", dtype=hdt)
+    K.codes_to[(1,)](codes, out, FMT=getattr(kl, kiln_name), DST=getattr(kl, half), N=256)
+    ref = codes.view(_tdt(torch_name)).to(hdt)
+    torch.testing.assert_close(out, ref, rtol=0, atol=0, equal_nan=True)

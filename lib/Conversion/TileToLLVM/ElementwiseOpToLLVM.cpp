@@ -139,20 +139,6 @@ struct ElementwiseTensorOpConversion : public ConversionPattern {
       regs.push_back(getRegisters(rewriter, loc, v));
     unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
     SmallVector<Value> results;
-    if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
-      Type from = getElementTypeOrSelf(op->getOperand(0).getType());
-      Type to = resTy.getElementType();
-      if (isFp8FloatCast(from, to)) { // integer arithmetic, per register
-        auto trunc = dyn_cast<arith::TruncFOp>(op);
-        bool towardZero = trunc && trunc.getRoundingmode() ==
-                                       arith::RoundingMode::toward_zero;
-        for (unsigned i = 0; i < n; ++i)
-          results.push_back(emitFp8FloatCast(rewriter, loc, regs[0][i], from,
-                                             to, towardZero));
-        rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, results));
-        return success();
-      }
-    }
     if (isa<arith::SelectOp>(op) &&
         !LLVM::isCompatibleType(resTy.getElementType())) {
       // A pick between fp8 values: their bits (the upstream pattern wants an
@@ -290,7 +276,7 @@ void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
                                                const LoweringContext &ctx) {
   MLIRContext *mctx = patterns.getContext();
   patterns.add<ElementwiseTensorOpConversion>(converter, mctx);
-  populateFp8ConversionPatterns(converter, patterns);
+  populateFp8ConversionPatterns(converter, patterns, ctx);
   patterns.add<TensorConstantConversion>(converter, /*benefit=*/10);
   patterns.add<InlineAsmOpConversion>(converter, ctx);
   patterns.add<FastMathConversion<math::ExpOp>>(converter, ctx, "exp");

@@ -1,8 +1,11 @@
 //===- Fp8Conversions.cpp - fp8 <-> f16 / bf16 / f32 in registers ---------===//
 //
 // LLVM has no fp8 float types: the type converter keeps fp8 values as their
-// bits (i8). Conversions to and from them are integer arithmetic here, the
-// same on every target:
+// bits (i8). A conversion to or from them takes the target's packed
+// instructions where it has them (TargetInfo::fp8Truncate / fp8Extend:
+// round to nearest even between fp8 and f16 / bf16 / f32, in the formats
+// the chip converts), and is integer arithmetic here otherwise, the same on
+// every target:
 //
 //  * fp8 -> f32 is exact: the exponent rebiased and the mantissa moved up
 //    for normal numbers, the mantissa times 2^(1 - bias - mantissa bits)
@@ -12,7 +15,13 @@
 //    finite value beyond the largest finite code, and +-inf, become that
 //    code with their sign (the "satfinite" rounding Triton's conversion
 //    uses); NaN stays NaN. f16 / bf16 sources go through f32 exactly, so
-//    they are rounded once.
+//    they are rounded once; f64 sources are rounded to f32 first.
+//
+// The targets' instructions give the same values; only a NaN's bits may
+// differ (the emulation writes 0x7F, 0x7E or 0x80, and a quiet f32 NaN with
+// the code's sign). Toward-zero rounding and f64 sources are always
+// emulated; an f64 result is the f32 one, extended; an fp8 -> fp8 cast goes
+// through f32.
 //
 // The formats: e4m3 (f8E4M3FN: bias 7, no inf, NaN S.1111.111), e5m2
 // (f8E5M2: bias 15, IEEE inf/NaN) and the FNUZ forms (f8E4M3FNUZ,
@@ -24,6 +33,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -197,8 +207,11 @@ bool kiln::isFp8FloatCast(Type from, Type to) {
   return (getFp8Format(from) || getFp8Format(to)) && known(from) && known(to);
 }
 
-Value kiln::emitFp8FloatCast(OpBuilder &b, Location loc, Value in, Type from,
-                             Type to, bool towardZero) {
+namespace {
+
+/// One value, by integer arithmetic.
+Value emulateCast(OpBuilder &b, Location loc, Value in, Type from, Type to,
+                  bool towardZero) {
   Emitter e{b, loc};
   std::optional<Fp8Format> src = getFp8Format(from), dst = getFp8Format(to);
   Value f = src ? e.toF32(in, *src) : toF32(e, in, from);
@@ -207,34 +220,108 @@ Value kiln::emitFp8FloatCast(OpBuilder &b, Location loc, Value in, Type from,
   return fromF32(e, f, to);
 }
 
+bool isHalfOrSingle(Type t) { return t.isF16() || t.isBF16() || t.isF32(); }
+
+/// fp8 codes `in` as `to` (not fp8): the target's instructions, else
+/// integer arithmetic.
+SmallVector<Value> extend(OpBuilder &b, Location loc, ValueRange in, Type from,
+                          Type to, const TargetInfo &target) {
+  Type f32 = b.getF32Type();
+  Type hwTo = to.isF64() ? f32 : to;
+  if (isHalfOrSingle(hwTo)) {
+    SmallVector<Value> out = target.fp8Extend(b, loc, in, from, hwTo);
+    if (!out.empty()) {
+      assert(out.size() == in.size() && "one result per code");
+      if (hwTo != to)
+        for (Value &v : out)
+          v = LLVM::FPExtOp::create(b, loc, to, v);
+      return out;
+    }
+  }
+  SmallVector<Value> out;
+  for (Value v : in)
+    out.push_back(emulateCast(b, loc, v, from, to, /*towardZero=*/false));
+  return out;
+}
+
+/// `in` (not fp8) as codes of `to`: the target's instructions where they
+/// round as asked, else integer arithmetic.
+SmallVector<Value> truncate(OpBuilder &b, Location loc, ValueRange in,
+                            Type from, Type to, bool towardZero,
+                            const TargetInfo &target) {
+  if (!towardZero && isHalfOrSingle(from)) {
+    SmallVector<Value> out = target.fp8Truncate(b, loc, in, from, to);
+    if (!out.empty()) {
+      assert(out.size() == in.size() && "one code per value");
+      return out;
+    }
+  }
+  SmallVector<Value> out;
+  for (Value v : in)
+    out.push_back(emulateCast(b, loc, v, from, to, towardZero));
+  return out;
+}
+
+} // namespace
+
+SmallVector<Value> kiln::emitFp8FloatCasts(OpBuilder &b, Location loc,
+                                           ValueRange in, Type from, Type to,
+                                           bool towardZero,
+                                           const TargetInfo &target) {
+  bool src = getFp8Format(from).has_value(), dst = getFp8Format(to).has_value();
+  if (src && dst) {
+    Type f32 = b.getF32Type();
+    SmallVector<Value> wide = extend(b, loc, in, from, f32, target);
+    return truncate(b, loc, wide, f32, to, towardZero, target);
+  }
+  if (src)
+    return extend(b, loc, in, from, to, target);
+  return truncate(b, loc, in, from, to, towardZero, target);
+}
+
 namespace {
 
-/// A scalar arith.extf / arith.truncf to or from fp8 (tensors are expanded
-/// per register in ElementwiseOpToLLVM.cpp, with the same emitter).
-template <typename CastOp>
-struct Fp8ScalarCast : ConvertOpToLLVMPattern<CastOp> {
-  using ConvertOpToLLVMPattern<CastOp>::ConvertOpToLLVMPattern;
+/// arith.extf / arith.truncf with an fp8 side, on a scalar or on each
+/// register of a tensor.
+template <typename CastOp> struct Fp8Cast : ConvertOpToLLVMPattern<CastOp> {
+  Fp8Cast(TileTypeConverter &converter, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern<CastOp>(converter, /*benefit=*/20), ctx(ctx) {}
 
   LogicalResult
   matchAndRewrite(CastOp op, typename CastOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type from = op.getIn().getType(), to = op.getType();
-    if (isa<ShapedType>(from) || !isFp8FloatCast(from, to))
+    Type from = getElementTypeOrSelf(op.getIn().getType());
+    Type to = getElementTypeOrSelf(op.getType());
+    if (!isFp8FloatCast(from, to))
       return failure();
+    Type structTy; // a tensor's registers, or none for a scalar
+    if (isa<RankedTensorType>(op.getType())) {
+      structTy = this->getTypeConverter()->convertType(op.getType());
+      if (!structTy)
+        return rewriter.notifyMatchFailure(op, "unsupported tensor type");
+    } else if (isa<ShapedType>(op.getType())) {
+      return failure();
+    }
     bool towardZero = false;
     if constexpr (std::is_same_v<CastOp, arith::TruncFOp>)
       towardZero = op.getRoundingmode() == arith::RoundingMode::toward_zero;
-    rewriter.replaceOp(op, emitFp8FloatCast(rewriter, op.getLoc(),
-                                            adaptor.getIn(), from, to,
-                                            towardZero));
+    Location loc = op.getLoc();
+    SmallVector<Value> regs = getRegisters(rewriter, loc, adaptor.getIn());
+    SmallVector<Value> out = emitFp8FloatCasts(rewriter, loc, regs, from, to,
+                                               towardZero, ctx.target);
+    rewriter.replaceOp(op, structTy ? packStruct(rewriter, loc, structTy, out)
+                                    : out.front());
     return success();
   }
+
+  const LoweringContext &ctx;
 };
 
 } // namespace
 
 void kiln::populateFp8ConversionPatterns(TileTypeConverter &converter,
-                                         RewritePatternSet &patterns) {
-  patterns.add<Fp8ScalarCast<arith::ExtFOp>, Fp8ScalarCast<arith::TruncFOp>>(
-      converter, /*benefit=*/20);
+                                         RewritePatternSet &patterns,
+                                         const LoweringContext &ctx) {
+  patterns.add<Fp8Cast<arith::ExtFOp>, Fp8Cast<arith::TruncFOp>>(converter,
+                                                                 ctx);
 }

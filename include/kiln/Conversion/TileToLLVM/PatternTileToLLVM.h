@@ -89,15 +89,19 @@ void populateAsyncCopyOpToLLVMPatterns(TileTypeConverter &converter,
                                        const LoweringContext &ctx);
 
 /// fp8 conversions (Fp8Conversions.cpp): whether a float cast has an fp8
-/// side, and the cast of one value emitted as integer arithmetic (`in` is the
-/// converted value: i8 for fp8; `from`/`to` the original element types).
+/// side, and the casts of values `in` (converted: i8 for fp8; `from`/`to`
+/// the original element types) by the target's packed instructions where
+/// it has them (TargetInfo::fp8Truncate / fp8Extend), integer arithmetic
+/// elsewhere.
 bool isFp8FloatCast(mlir::Type from, mlir::Type to);
-mlir::Value emitFp8FloatCast(mlir::OpBuilder &b, mlir::Location loc,
-                             mlir::Value in, mlir::Type from, mlir::Type to,
-                             bool towardZero);
-/// Scalar arith.extf / arith.truncf with an fp8 side.
+llvm::SmallVector<mlir::Value>
+emitFp8FloatCasts(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange in,
+                  mlir::Type from, mlir::Type to, bool towardZero,
+                  const TargetInfo &target);
+/// arith.extf / arith.truncf with an fp8 side, on scalars and tensors.
 void populateFp8ConversionPatterns(TileTypeConverter &converter,
-                                   mlir::RewritePatternSet &patterns);
+                                   mlir::RewritePatternSet &patterns,
+                                   const LoweringContext &ctx);
 
 /// tile.warp_specialize (WarpSpecializeOpToLLVM.cpp), around the conversion:
 /// before it (the tile-prepare-warp-specialize pass), checks the ops against

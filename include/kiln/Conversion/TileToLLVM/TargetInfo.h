@@ -90,6 +90,27 @@ public:
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::StringRef fn, mlir::Value x) const = 0;
+  /// fp8 conversions by the chip's packed instructions. Where these return
+  /// nothing (the default), having emitted nothing, Fp8Conversions.cpp
+  /// converts with integer arithmetic; where they return values, those must
+  /// equal its results except in the bits of a NaN.
+  ///
+  /// `values` (of float type `from`: f16, bf16 or f32; any number of them)
+  /// as codes (i8) of the fp8 type `to`, rounded to nearest even and
+  /// saturating: a magnitude past the largest finite value, infinity
+  /// included, becomes that value with its sign; a NaN becomes a NaN.
+  virtual llvm::SmallVector<mlir::Value>
+  fp8Truncate(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange values,
+              mlir::Type from, mlir::Type to) const {
+    return {};
+  }
+  /// The fp8 codes `codes` (i8, of fp8 type `from`) as values of float type
+  /// `to` (f16, bf16 or f32), exactly (a NaN code gives a NaN).
+  virtual llvm::SmallVector<mlir::Value>
+  fp8Extend(mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange codes,
+            mlir::Type from, mlir::Type to) const {
+    return {};
+  }
   /// The LLVM sync scope of an atomic of Gluon's `scope` ("cta", "gpu",
   /// "sys"); "" (the system) by default.
   virtual std::string atomicSyncScope(llvm::StringRef scope) const {

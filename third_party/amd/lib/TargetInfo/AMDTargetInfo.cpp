@@ -143,6 +143,110 @@ public:
     return {};
   }
 
+  // fp8 through f32, four codes a register: v_cvt_pk_f32_{fp8,bf8} up (two
+  // codes of a word), v_cvt_pk_{fp8,bf8}_f32 down (two values into a word).
+  // gfx942's instructions read and write the FNUZ formats, gfx950's the OCP
+  // ones (fp8: e4m3, bf8: e5m2). Both round to nearest even, but saturate
+  // only under the MODE register's FP16_OVFL bit, which by its description
+  // still passes an infinity through (as inf, or NaN in a format without
+  // one). So the lowering leaves the MODE register alone and clamps each
+  // source to the largest finite magnitude first, passing NaN through (the
+  // instruction makes it the format's NaN); the result is then the
+  // emulation's for every input, whichever way the bit is set.
+  bool hasFp8Cvt(Type fp8) const {
+    if (getDesc().chip == "gfx942")
+      return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(fp8);
+    if (getDesc().chip == "gfx950")
+      return isa<Float8E4M3FNType, Float8E5M2Type>(fp8);
+    return false;
+  }
+
+  /// `x` (f32) within [-largest, largest] of `fp8`, NaN kept.
+  Value clampToFinite(OpBuilder &b, Location loc, Value x, Type fp8) const {
+    Type f32 = b.getF32Type();
+    llvm::APFloat big =
+        llvm::APFloat::getLargest(cast<FloatType>(fp8).getFloatSemantics());
+    float m = big.convertToFloat();
+    Value hi = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(m));
+    Value lo = LLVM::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(-m));
+    // gfx950's v_maximum3_f32 / v_minimum3_f32 keep NaN; gfx942 has no such
+    // min / max: v_med3_f32 then a select of the NaN.
+    if (getDesc().chip == "gfx950")
+      return LLVM::MinimumOp::create(
+          b, loc, LLVM::MaximumOp::create(b, loc, x, lo), hi);
+    Value clamped = LLVM::MinNumOp::create(
+        b, loc, LLVM::MaxNumOp::create(b, loc, x, lo), hi);
+    Value isNan = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::uno, x, x);
+    return LLVM::SelectOp::create(b, loc, isNan, x, clamped);
+  }
+
+  SmallVector<Value> fp8Truncate(OpBuilder &b, Location loc, ValueRange values,
+                                 Type from, Type to) const override {
+    if (!hasFp8Cvt(to))
+      return {};
+    Type i32 = b.getI32Type(), f32 = b.getF32Type();
+    bool e4m3 = isa<Float8E4M3FNUZType, Float8E4M3FNType>(to);
+    auto bytes4 = VectorType::get({4}, b.getI8Type());
+    SmallVector<Value> src;
+    for (Value v : values)
+      src.push_back(clampToFinite(
+          b, loc, from.isF32() ? v : LLVM::FPExtOp::create(b, loc, f32, v),
+          to));
+    SmallVector<Value> out;
+    for (size_t i = 0; i < src.size(); i += 4) {
+      size_t n = std::min<size_t>(4, src.size() - i);
+      // Word half h holds bytes 2h (its first source) and 2h + 1.
+      Value word = LLVM::UndefOp::create(b, loc, i32);
+      for (size_t h = 0; 2 * h < n; ++h) {
+        Value x = src[i + 2 * h];
+        Value y = 2 * h + 1 < n ? src[i + 2 * h + 1] : x;
+        word = e4m3 ? Value(ROCDL::CvtPkFp8F32Op::create(b, loc, i32, x, y,
+                                                         word, h == 1))
+                    : Value(ROCDL::CvtPkBf8F32Op::create(b, loc, i32, x, y,
+                                                         word, h == 1));
+      }
+      Value bytes = LLVM::BitcastOp::create(b, loc, bytes4, word);
+      for (size_t k = 0; k < n; ++k)
+        out.push_back(
+            LLVM::ExtractElementOp::create(b, loc, bytes, i32Const(b, loc, k)));
+    }
+    return out;
+  }
+
+  SmallVector<Value> fp8Extend(OpBuilder &b, Location loc, ValueRange codes,
+                               Type from, Type to) const override {
+    if (!hasFp8Cvt(from))
+      return {};
+    Type i8 = b.getI8Type(), i32 = b.getI32Type(), f32 = b.getF32Type();
+    bool e4m3 = isa<Float8E4M3FNUZType, Float8E4M3FNType>(from);
+    auto bytes4 = VectorType::get({4}, i8);
+    auto floats2 = VectorType::get({2}, f32);
+    SmallVector<Value> out;
+    for (size_t i = 0; i < codes.size(); i += 4) {
+      size_t n = std::min<size_t>(4, codes.size() - i);
+      // Unused bytes are zero: a poison byte would make the word poison.
+      Value v = LLVM::ZeroOp::create(b, loc, bytes4);
+      for (size_t k = 0; k < n; ++k)
+        v = LLVM::InsertElementOp::create(b, loc, v, codes[i + k],
+                                          i32Const(b, loc, k));
+      Value word = LLVM::BitcastOp::create(b, loc, i32, v);
+      for (size_t h = 0; 2 * h < n; ++h) {
+        Value pair = e4m3 ? Value(ROCDL::CvtPkF32Fp8Op::create(b, loc, floats2,
+                                                               word, h == 1))
+                          : Value(ROCDL::CvtPkF32Bf8Op::create(b, loc, floats2,
+                                                               word, h == 1));
+        for (size_t k = 0; k < 2 && 2 * h + k < n; ++k) {
+          Value x =
+              LLVM::ExtractElementOp::create(b, loc, pair, i32Const(b, loc, k));
+          if (!to.isF32())
+            x = LLVM::FPTruncOp::create(b, loc, to, x);
+          out.push_back(x);
+        }
+      }
+    }
+    return out;
+  }
+
   // global_load_lds: lane i of a wave writes `bytes` at one LDS base (M0) +
   // i x bytes. The legality helper's 'lanes' rule guarantees the lanes'
   // slots are consecutive, so the base is this lane's address minus

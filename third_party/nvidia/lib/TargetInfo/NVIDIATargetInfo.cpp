@@ -181,6 +181,94 @@ public:
         .getResult(0);
   }
 
+  // fp8 in pairs (sm_89+), OCP formats only: cvt.rn.satfinite.{e4m3x2,
+  // e5m2x2}.{f32,f16x2} down, cvt.rn.f16x2.{e4m3x2,e5m2x2} up. satfinite is
+  // the emulation's saturation: a magnitude past the largest finite value,
+  // infinity included, becomes it with its sign, and a NaN stays a NaN (with
+  // the instruction's NaN bits). bf16 goes through f32 and f32 results
+  // through f16, both exactly. The intrinsics are called by name: NVVM's
+  // convert ops carry the fp8 format as a type attribute, which
+  // serialization refuses (it admits only LLVM-compatible types).
+  bool hasFp8Cvt(Type fp8) const {
+    return getDesc().arch >= 89 && isa<Float8E4M3FNType, Float8E5M2Type>(fp8);
+  }
+
+  static StringRef fp8Name(Type fp8) {
+    return isa<Float8E4M3FNType>(fp8) ? "e4m3x2" : "e5m2x2";
+  }
+
+  SmallVector<Value> fp8Truncate(OpBuilder &b, Location loc, ValueRange values,
+                                 Type from, Type to) const override {
+    if (!hasFp8Cvt(to))
+      return {};
+    Type i8 = b.getI8Type(), i16 = b.getIntegerType(16), f32 = b.getF32Type();
+    auto half2 = VectorType::get({2}, b.getF16Type());
+    std::string fromF16 = ("llvm.nvvm.f16x2.to." + fp8Name(to) + ".rn").str();
+    std::string fromF32 = ("llvm.nvvm.ff.to." + fp8Name(to) + ".rn").str();
+    Value eight = LLVM::ConstantOp::create(b, loc, i16, b.getI16IntegerAttr(8));
+    SmallVector<Value> out;
+    for (size_t i = 0; i < values.size(); i += 2) {
+      bool pair = i + 1 < values.size();
+      Value lo = values[i], hi = pair ? values[i + 1] : lo;
+      // The upper f16, or the first f32 operand, becomes the upper byte.
+      Value packed;
+      if (from.isF16()) {
+        Value v = LLVM::PoisonOp::create(b, loc, half2);
+        v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+        v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+        packed = LLVM::CallIntrinsicOp::create(
+                     b, loc, i16, b.getStringAttr(fromF16), ValueRange{v})
+                     .getResult(0);
+      } else {
+        if (from.isBF16()) {
+          lo = LLVM::FPExtOp::create(b, loc, f32, lo);
+          hi = pair ? Value(LLVM::FPExtOp::create(b, loc, f32, hi)) : lo;
+        }
+        packed = LLVM::CallIntrinsicOp::create(
+                     b, loc, i16, b.getStringAttr(fromF32), ValueRange{hi, lo})
+                     .getResult(0);
+      }
+      out.push_back(LLVM::TruncOp::create(b, loc, i8, packed));
+      if (pair)
+        out.push_back(LLVM::TruncOp::create(
+            b, loc, i8, LLVM::LShrOp::create(b, loc, packed, eight)));
+    }
+    return out;
+  }
+
+  SmallVector<Value> fp8Extend(OpBuilder &b, Location loc, ValueRange codes,
+                               Type from, Type to) const override {
+    if (!hasFp8Cvt(from))
+      return {};
+    Type i16 = b.getIntegerType(16), f32 = b.getF32Type();
+    auto half2 = VectorType::get({2}, b.getF16Type());
+    std::string name = ("llvm.nvvm." + fp8Name(from) + ".to.f16x2.rn").str();
+    Value eight = LLVM::ConstantOp::create(b, loc, i16, b.getI16IntegerAttr(8));
+    SmallVector<Value> out;
+    for (size_t i = 0; i < codes.size(); i += 2) {
+      bool pair = i + 1 < codes.size();
+      // The lower byte becomes the lower f16.
+      Value lo = LLVM::ZExtOp::create(b, loc, i16, codes[i]);
+      Value hi =
+          pair ? Value(LLVM::ZExtOp::create(b, loc, i16, codes[i + 1])) : lo;
+      Value packed = LLVM::OrOp::create(b, loc, lo,
+                                        LLVM::ShlOp::create(b, loc, hi, eight));
+      Value h = LLVM::CallIntrinsicOp::create(
+                    b, loc, half2, b.getStringAttr(name), ValueRange{packed})
+                    .getResult(0);
+      for (int k = 0; k < (pair ? 2 : 1); ++k) {
+        Value x =
+            LLVM::ExtractElementOp::create(b, loc, h, i32Const(b, loc, k));
+        if (!to.isF16())
+          x = LLVM::FPExtOp::create(b, loc, f32, x);
+        if (to.isBF16())
+          x = LLVM::FPTruncOp::create(b, loc, to, x);
+        out.push_back(x);
+      }
+    }
+    return out;
+  }
+
   // cp.async.{ca,cg}.shared.global [dst], [src], bytes{, ignore-src}: a
   // masked-off lane sets ignore-src, so the hardware fills the destination
   // with zeros. .cg (L2 only) exists for 16-byte copies alone. The mask stays
