@@ -78,7 +78,7 @@ def test_release_before_the_wait_is_a_race(depth):
     gen = "1 iteration" if depth == 1 else f"{depth} iterations"
     located.assert_located(
         ei.value, HERE, "E:refill", "tma.async_copy_global_to_shared",
-        r"'tile_nv\.async_tma_copy_global_to_local' writes shared memory that the "
-        r"barrier-completed write of 'tile_nv\.async_tma_copy_global_to_local' may still be "
+        r"tma\.async_copy_global_to_shared writes shared memory that the "
+        r"barrier-completed write of tma\.async_copy_global_to_shared may still be "
         rf"writing: no wait on the barrier it completes on comes between them \(it was issued "
         rf"{gen} earlier\)", CompilationError)

@@ -314,7 +314,7 @@ def test_wgmma_in_a_two_warp_worker_is_an_error():
         kiln.compile(two_warp_wgmma_worker, {"c": "*fp32"}, {}, target=TARGET, num_warps=4,
                      cache=False)
     located.assert_located(ei.value, HERE, "E:wg", "warpgroup_mma",
-                           r"'tile_nv\.warpgroup_dot' op wgmma runs on warpgroups of 4 warps; "
+                           r"warpgroup_mma: wgmma runs on warpgroups of 4 warps; "
                            r"this worker partition has 2 warps", kiln.CompilationError)
 
 
@@ -341,5 +341,5 @@ def test_wgmma_layout_in_a_two_warp_worker_is_an_error():
         kiln.compile(two_warp_nvmma_worker, {"c": "*fp32"}, {}, target=TARGET, num_warps=4,
                      cache=False)
     located.assert_located(ei.value, HERE, "E:nvmma", "warpgroup_mma",
-                           r"'tile_nv\.warpgroup_dot' op wgmma runs on warpgroups of 4 warps; "
+                           r"warpgroup_mma: wgmma runs on warpgroups of 4 warps; "
                            r"this worker partition has 2 warps", kiln.CompilationError)

@@ -137,6 +137,10 @@ def dsl_message(message: str) -> str:
         name = OPS.get(m.group(2), m.group(2))
         return f"{name}:" if m.group(3) else name
     text = _types(_OP.sub(op, message))
+    # A message that already names its call ("device_print: ...") keeps one prefix.
+    m = re.match(r"([\w.]+): \1: ", text)
+    if m:
+        text = text[len(m.group(1)) + 2:]
     text = _BLOCKED.sub(lambda m: "BlockedLayout({}, {}, {}, {})".format(*m.groups()), text)
     for ir, name in _SIMPLE_LAYOUTS.items():
         text = re.sub(re.escape(ir) + r"\b", name, text)

@@ -232,7 +232,7 @@ ERRORS = [
     (e_shapes, "E:shape", "mma_v2",
      r"mma_v2: shapes do not multiply: a \[64, 32\], b \[64, 64\], acc \[64, 64\]"),
     (e_small, "E:small", "mma_v2",
-     r"'tile_nv.mma_v2' op K = 8 is not a multiple of the m16n8k16 instruction's K \(16\)"),
+     r"mma_v2: K = 8 is not a multiple of the m16n8k16 instruction's K \(16\)"),
 ]
 
 

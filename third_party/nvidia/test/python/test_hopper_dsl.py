@@ -212,8 +212,8 @@ def test_async_copy_mbarrier_arrive():
         kiln.compile(copy_through_mbarrier, sig, dict(WAIT=False), target="cuda:sm_90a",
                      cache=False)
     located.assert_located(ei.value, HERE, "E:nowait", "smem.load",
-                           r"'tile\.local_load' reads shared memory that the barrier-completed "
-                           r"write of 'tile\.async_copy_global_to_local' may still be writing: "
+                           r"smem\.load reads shared memory that the barrier-completed "
+                           r"write of async_copy\.async_copy_global_to_shared may still be writing: "
                            r"no wait on the barrier it completes on comes between them",
                            kiln.CompilationError)
 
