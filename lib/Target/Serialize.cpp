@@ -358,32 +358,37 @@ namespace {
 /// kernel with thousands of elements per thread spent almost all of its
 /// compile time there (9 s of 9.7 s at 512 masked fp32 accesses per thread).
 /// Those addresses are base + constant offsets, which the address folding of
-/// instruction selection handles without it.
+/// instruction selection handles without it. Also skips the code generator
+/// passes the backend names for a function (Backend::skippedCodegenPasses).
 class SkipQuadraticPasses : public llvm::OptPassGate {
 public:
   static constexpr unsigned kMaxAddresses = 128;
 
-  explicit SkipQuadraticPasses(const llvm::Module &module) {
+  SkipQuadraticPasses(const llvm::Module &module, const Backend &backend) {
     for (const llvm::Function &f : module) {
+      if (f.isDeclaration())
+        continue;
       unsigned addresses = 0;
       for (const llvm::Instruction &inst : llvm::instructions(f))
         addresses += isa<llvm::GetElementPtrInst>(inst);
       if (addresses > kMaxAddresses)
-        large.insert(f.getName());
+        skipped[f.getName()].insert("slsr");
+      for (llvm::StringRef pass : backend.skippedCodegenPasses(f))
+        skipped[f.getName()].insert(pass);
     }
   }
-  bool isEnabled() const override { return !large.empty(); }
+  bool isEnabled() const override { return !skipped.empty(); }
   bool shouldRunPass(llvm::StringRef pass,
                      llvm::StringRef unit) const override {
-    if (pass != "slsr")
-      return true;
     // Legacy function passes describe their unit as "function (<name>)".
-    return !(unit.consume_front("function (") && unit.consume_back(")") &&
-             large.contains(unit));
+    if (!(unit.consume_front("function (") && unit.consume_back(")")))
+      return true;
+    auto it = skipped.find(unit);
+    return it == skipped.end() || !it->second.contains(pass);
   }
 
 private:
-  llvm::StringSet<> large;
+  llvm::StringMap<llvm::StringSet<>> skipped;
 };
 } // namespace
 
@@ -497,7 +502,7 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
         auto begin = now();
         runOptimizer(*llvmModule, *tm, opts.optLevel);
         times.optimize = since(begin);
-        SkipQuadraticPasses gate(*llvmModule);
+        SkipQuadraticPasses gate(*llvmModule, *backend);
         llvmContext->setOptPassGate(gate);
         if (wants(EmitKind::LLVMIR) || !diags.errors.empty()) {
           llvm::raw_string_ostream os(llvmIR);

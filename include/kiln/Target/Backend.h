@@ -19,10 +19,13 @@
 #include "kiln/Target/Targets.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <memory>
 
 namespace llvm {
+class Function;
 class MCSubtargetInfo;
 class Module;
 } // namespace llvm
@@ -85,6 +88,13 @@ public:
   /// Adjusts the translated module before optimization (module flags).
   virtual void prepareModule(llvm::Module &module,
                              const TargetDesc &target) const;
+  /// The code generator passes (by their legacy pass names) not to run on
+  /// `f`: where a pass's choice is wrong for what the function's inline
+  /// assembly does.
+  virtual llvm::SmallVector<llvm::StringRef>
+  skippedCodegenPasses(const llvm::Function &f) const {
+    return {};
+  }
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;

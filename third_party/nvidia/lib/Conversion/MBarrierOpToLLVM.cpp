@@ -9,7 +9,7 @@
 // arrive.expect_tx of 0 bytes, without a branch). Arming it with expected
 // transaction bytes (for TMA) is that thread's alone. Waits spin on
 // mbarrier.try_wait.parity (no suspend hint; test_wait.parity on sm_80) in
-// every thread. Everything goes through NVVM ops; the PTX-builder
+// every thread, a loop inside one inline PTX block. Everything goes through NVVM ops; the PTX-builder
 // ones (init, arrive.expect_tx) become inline PTX in finishLowering.
 //
 //===----------------------------------------------------------------------===//
@@ -190,30 +190,32 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
     Value addr = adaptor.getBarrier();
     Value phase = LLVM::AndOp::create(rewriter, loc, adaptor.getPhase(),
                                       i32Const(rewriter, loc, 1));
-    if (!inControlFlowGraph(op))
+    if (adaptor.getPred() && !inControlFlowGraph(op))
       return op->emitOpError()
-             << "is lowered with a loop, so it must be in a function's "
-                "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "
-                "does)";
+             << "with a predicate is lowered with a branch, so it must be in a "
+                "function's control-flow graph: run convert-scf-to-cf first "
+                "(kiln-to-llvm does)";
     // Spin on try_wait.parity without a suspend-time hint: with one (CUTLASS
     // passes 10 ms) ptxas puts a NANOSLEEP in the retry path, and a warp
     // that missed its slot by a little sleeps past the copy's arrival.
     // sm_80 has no try_wait: it spins on the non-blocking test_wait.parity.
     bool hasTryWait = ctx.target.getDesc().arch >= 90;
+    // The spin is one inline PTX block with its own loop, not an LLVM loop:
+    // LLVM would see a loop there and sink into its exit the arithmetic
+    // computed before it but used after (indvars' sinking of unused loop
+    // invariants), moving the use of a waited wgmma accumulator below the
+    // next wgmma's issue, where ptxas then serializes every wgmma.
+    std::string text = std::string("{\n.reg .pred complete;\nwaitLoop:\n") +
+                       (hasTryWait ? "mbarrier.try_wait.parity.shared.b64"
+                                   : "mbarrier.test_wait.parity.shared.b64") +
+                       " complete, [$0], $1;\n@!complete bra.uni waitLoop;\n}";
     auto wait = [&] {
-      Block *head = rewriter.getInsertionBlock();
-      Block *done = rewriter.splitBlock(head, rewriter.getInsertionPoint());
-      Block *spin = rewriter.createBlock(done);
-      Value complete =
-          hasTryWait ? Value(NVVM::MBarrierTryWaitOp::create(
-                           rewriter, loc, rewriter.getI1Type(), addr, phase,
-                           Value()))
-                     : Value(NVVM::MBarrierTestWaitOp::create(
-                           rewriter, loc, rewriter.getI1Type(), addr, phase));
-      LLVM::CondBrOp::create(rewriter, loc, complete, done, spin);
-      rewriter.setInsertionPointToEnd(head);
-      LLVM::BrOp::create(rewriter, loc, ValueRange(), spin);
-      rewriter.setInsertionPointToStart(done);
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, LLVM::LLVMVoidType::get(rewriter.getContext()),
+          ValueRange{addr, phase}, text, "r,r,~{memory}",
+          /*has_side_effects=*/true,
+          /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
     };
     if (Value pred = adaptor.getPred()) {
       if (failed(emitIfElse(rewriter, op, pred, wait, nullptr)))

@@ -493,13 +493,15 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
                          int64_t n, int64_t k, Type elem, Type accElem,
                          bool accumulate, bool transposeA, bool transposeB,
                          Value useAcc = Value()) {
-  SmallVector<Value> operands(acc.begin(), acc.end());
+  // Scale-d 0 reads no accumulator: outputs only, as Triton writes it. (Tied
+  // inputs, even undefined ones, leave copies into the output registers that
+  // ptxas may see reading an accumulator of a wgmma in flight, and it then
+  // serializes every wgmma of the kernel.)
+  bool readsAcc = accumulate || useAcc;
   size_t p = acc.size();
-  // Scale-d 0 reads no accumulator: undefined inputs, so that nothing (the
-  // zeros of a fresh accumulator, say) is moved into the tied registers.
-  if (!accumulate && !useAcc)
-    for (Value &v : operands)
-      v = LLVM::UndefOp::create(b, loc, v.getType());
+  SmallVector<Value> operands;
+  if (readsAcc)
+    operands.append(acc.begin(), acc.end());
   std::string text;
   llvm::raw_string_ostream os(text);
   // A runtime use_acc (an i32 operand after the others) is scale-d itself,
@@ -507,6 +509,7 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
   std::string flag = accumulate ? "1" : "0";
   if (useAcc)
     flag = "$" + std::to_string(2 * p + (descA ? 1 : aPacked.size()) + 1);
+  size_t next = readsAcc ? 2 * p : p;
   os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << flag
      << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << n << "k" << k << "."
      << ptxType(accElem, false) << "." << ptxType(elem, true) << "."
@@ -514,12 +517,11 @@ SmallVector<Value> wgmma(OpBuilder &b, Location loc, ArrayRef<Value> acc,
   for (size_t i = 0; i < p; ++i)
     os << (i ? ", " : "") << "$" << i;
   os << "}, ";
-  size_t next = 2 * p;
   std::string constraints;
   bool f32Acc = accElem.isF32();
   for (size_t i = 0; i < p; ++i)
     constraints += f32Acc ? "=f," : "=r,";
-  for (size_t i = 0; i < p; ++i)
+  for (size_t i = 0; readsAcc && i < p; ++i)
     constraints += std::to_string(i) + ",";
   if (descA) {
     operands.push_back(descA);

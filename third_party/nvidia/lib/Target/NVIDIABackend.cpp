@@ -9,6 +9,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -64,6 +67,24 @@ public:
   }
 
   void registerPasses() const override { tile_nv::registerTileNVPasses(); }
+
+  // Machine code sinking moves arithmetic into the block that uses it: the
+  // promotion of a waited wgmma accumulator (`acc += raw * scale`) sinks
+  // past the next wgmma's issue, so its registers are still live when that
+  // wgmma's outputs are defined; the copies that follow read or define
+  // accumulators of a wgmma in flight, and ptxas then serializes every
+  // wgmma of the kernel (warning C7514/C7515). Functions with wgmma keep
+  // their instructions where the program put them.
+  SmallVector<StringRef>
+  skippedCodegenPasses(const llvm::Function &f) const override {
+    for (const llvm::Instruction &inst : llvm::instructions(f))
+      if (const auto *call = dyn_cast<llvm::CallInst>(&inst))
+        if (const auto *asmCall =
+                dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
+          if (StringRef(asmCall->getAsmString()).contains("wgmma.mma_async"))
+            return {"machine-sink", "Machine code sinking"};
+    return {};
+  }
 
   void addPasses(OpPassManager &pm, PipelineStage stage,
                  const KilnToLLVMOptions &options) const override {

@@ -9,7 +9,7 @@
 // expect_tx; ptxas for sm_80 accepts the result.
 // CHECK-NOT: elect.sync
 // CHECK: mbarrier.init.shared.b64
-// CHECK: mbarrier.test_wait.parity.shared.b64 %p{{[0-9]+}}, [{{.*}}], %r{{[0-9]+}};
+// CHECK: mbarrier.test_wait.parity.shared.b64 complete, [%r{{[0-9]+}}], %r{{[0-9]+}};
 // CHECK: mbarrier.arrive.shared.b64 st, [%r{{[0-9]+}}];
 // CHECK-NOT: mbarrier.arrive.expect_tx
 // CHECK: mbarrier.arrive.shared.b64 st, [%r{{[0-9]+}}];

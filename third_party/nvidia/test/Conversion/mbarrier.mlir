@@ -28,10 +28,7 @@
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64
-// CHECK: llvm.br ^[[SPIN:bb[0-9]+]]
-// CHECK: ^[[SPIN]]:
-// CHECK-NEXT: %[[DONE:.*]] = nvvm.mbarrier.try_wait %{{.*}}, %{{.*}} : !llvm.ptr<3>, i32 -> i1
-// CHECK-NEXT: llvm.cond_br %[[DONE]], ^{{.*}}, ^[[SPIN]]
+// CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred complete;\0AwaitLoop:\0Ambarrier.try_wait.parity.shared.b64 complete, [$0], $1;\0A@!complete bra.uni waitLoop;\0A}", "r,r,~{memory}"
 // CHECK-NOT: nvvm.barrier0
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;", "r,n,b" %{{[0-9]+}}, %[[ZERO]],
@@ -41,7 +38,7 @@
 // CHECK: nvvm.barrier0
 // CHECK: nvvm.mbarrier.inval
 // CHECK-LABEL: llvm.func @arrive_after_store
-// CHECK: nvvm.mbarrier.try_wait
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK: llvm.store
 // CHECK: nvvm.barrier0
 // CHECK-NEXT: nvvm.elect.sync
@@ -49,7 +46,7 @@
 // PTX: elect.sync
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
-// PTX: mbarrier.try_wait.parity.shared.b64 %p{{[0-9]+}}, [{{.*}}], %r{{[0-9]+}};
+// PTX: mbarrier.try_wait.parity.shared.b64 complete, [%r{{[0-9]+}}], %r{{[0-9]+}};
 // PTX: mbarrier.arrive.expect_tx.shared.b64 _, [%r{{[0-9]+}}], 0;
 // PTX: mbarrier.arrive.shared{{.*}}.b64
 // PTX: mbarrier.inval.shared.b64

@@ -10,7 +10,7 @@
 // CHECK-LABEL: llvm.func @one_d
 // CHECK-COUNT-1: cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK-NOT: cp.async.bulk.tensor.1d.shared::cluster.global
-// CHECK: nvvm.mbarrier.try_wait
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK-COUNT-1: cp.async.bulk.tensor.1d.global.shared::cta.bulk_group
 // CHECK-NOT: cp.async.bulk.tensor.1d.global.shared::cta.bulk_group
 // PTX: cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%{{[a-z0-9]+}}], [%{{[a-z0-9]+}}, {%{{[a-z0-9]+}}} ]

@@ -12,7 +12,7 @@
 // CHECK-LABEL: llvm.func @unswizzled
 // CHECK-COUNT-1: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster.global
-// CHECK: nvvm.mbarrier.try_wait
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster.global
 // CHECK-COUNT-1: cp.async.bulk.tensor.2d.global.shared::cta.bulk_group

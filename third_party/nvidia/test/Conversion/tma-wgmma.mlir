@@ -20,7 +20,7 @@
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
 // CHECK-NOT: nvvm.barrier0
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-// CHECK: nvvm.mbarrier.try_wait
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK-NOT: nvvm.barrier0
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16

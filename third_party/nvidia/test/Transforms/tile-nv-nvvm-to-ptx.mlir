@@ -4,17 +4,18 @@
 
 // The NVIDIA backend's pass of the lowering stage: the NVVM ops the
 // conversion emits that have no LLVM intrinsic (a predicated mbarrier init,
-// arrive.expect_tx) become inline PTX; the rest (try_wait, which has one)
-// stay as they are. On another vendor's module it does nothing.
+// arrive.expect_tx) become inline PTX; the wait is inline PTX from the
+// conversion already (it spins inside one block) and passes through unchanged.
+// On another vendor's module it does nothing.
 // BEFORE: nvvm.mbarrier.init {{.*}}predicate
 // BEFORE: nvvm.mbarrier.arrive.expect_tx
-// BEFORE: nvvm.mbarrier.try_wait
+// BEFORE: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK-LABEL: llvm.func @phases
 // CHECK-NOT: nvvm.mbarrier.init
 // CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.init.shared.b64 [$0], $1;"
 // CHECK-NOT: nvvm.mbarrier.arrive.expect_tx
 // CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;"
-// CHECK: nvvm.mbarrier.try_wait
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // AMD: tile_nv.mbarrier_wait
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32} {
