@@ -93,7 +93,8 @@ DIFFERENCES = {
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
-    "fdiv": "always rounds to nearest (ieee_rounding=False is as exact as True)",
+    "fdiv": "ieee_rounding=False (and `/`) is NVIDIA's div.full.f32 in f32, as Triton; AMD "
+            "targets always round to nearest",
     "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
     "max": "return_indices=True is refused (kl.reduce over (values, indices) does argmax)",
     "min": "return_indices=True is refused (kl.reduce over (values, indices) does argmin)",

@@ -269,6 +269,33 @@ struct FastMathConversion : public ConvertOpToLLVMPattern<MathOp> {
   std::string fn;
 };
 
+/// An f32 division whose quotient may be approximate (fastmath `afn`, set by
+/// the DSL's `/` as Triton allows) by the target's fast division; where the
+/// target has none, or the flag is absent, an IEEE division (the flag is not
+/// passed on: LLVM would pick its own approximation).
+struct DivFConversion : public ConvertOpToLLVMPattern<arith::DivFOp> {
+  DivFConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern<arith::DivFOp>(tc, /*benefit=*/2), ctx(ctx) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Value r;
+    if (bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      r = ctx.target.divideF32Approx(rewriter, op.getLoc(), adaptor.getLhs(),
+                                     adaptor.getRhs());
+    if (!r)
+      r = LLVM::FDivOp::create(rewriter, op.getLoc(), adaptor.getLhs(),
+                               adaptor.getRhs());
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+
+  const LoweringContext &ctx;
+};
+
 } // namespace
 
 void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
@@ -279,6 +306,7 @@ void kiln::populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
   populateFp8ConversionPatterns(converter, patterns, ctx);
   patterns.add<TensorConstantConversion>(converter, /*benefit=*/10);
   patterns.add<InlineAsmOpConversion>(converter, ctx);
+  patterns.add<DivFConversion>(converter, ctx);
   patterns.add<FastMathConversion<math::ExpOp>>(converter, ctx, "exp");
   patterns.add<FastMathConversion<math::Exp2Op>>(converter, ctx, "exp2");
   patterns.add<FastMathConversion<math::LogOp>>(converter, ctx, "log");

@@ -52,11 +52,11 @@ def sqrt_rn(x, _semantic=None):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False, _semantic=None):
-    """Elementwise floating-point division. Kiln's division always rounds to nearest (IEEE)
-    on every target, so ``ieee_rounding=False`` is as exact as True (Gluon may then use a
-    faster approximate division)."""
-    _semantic.require_constexpr(ieee_rounding, "ieee_rounding")
-    return _semantic.float_divide(_unwrap(x), _unwrap(y), "fdiv")
+    """Elementwise floating-point division. With ``ieee_rounding=False`` an f32 quotient may
+    be approximate, as ``x / y`` is (within 2 ulp; NVIDIA's ``div.full.f32``, as Triton);
+    True rounds to nearest, as :func:`div_rn`."""
+    ieee = bool(_semantic.require_constexpr(ieee_rounding, "ieee_rounding"))
+    return _semantic.float_divide(_unwrap(x), _unwrap(y), "fdiv", ieee=ieee)
 
 
 @builtin

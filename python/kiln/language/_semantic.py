@@ -559,7 +559,8 @@ class Semantic(SharedMemorySemantic):
                     x != y and x != 1 and y != 1 for x, y in zip(at.shape, bt.shape)):
                 raise ValueError(f"shape mismatch in {what}: {at.shape} vs {bt.shape}")
 
-    def binary(self, op: str, a, b, overflow_check: bool = True) -> tensor:
+    def binary(self, op: str, a, b, overflow_check: bool = True,
+               ieee_division: bool = False) -> tensor:
         if op in _CMP:
             return self.compare(op, a, b)
         if _fp8.involved(a, b):  # by promotion, as Triton (kiln.language._fp8)
@@ -581,7 +582,12 @@ class Semantic(SharedMemorySemantic):
                             f"{a.dtype} and {b.dtype}")
         a, b = self.cast(a, dt), self.cast(b, dt)
         a, b = self.broadcast_pair(a, b, op)
-        result = self._op(f"arith.{arith}", [a, b], a.type)
+        attrs = None
+        if arith == "divf" and dt == core.float32 and not ieee_division:
+            # `/` may be approximate (Triton's fp32 division: within 2 ulp); div_rn and
+            # fdiv(ieee_rounding=True) round to nearest.
+            attrs = {"fastmath": "#arith.fastmath<afn>"}
+        result = self._op(f"arith.{arith}", [a, b], a.type, attrs)
         if overflow_check and self.overflow_checks and op in ("add", "sub", "mul") and \
                 dt.is_int_signed() and \
                 dt.primitive_bitwidth < 64:
@@ -859,13 +865,13 @@ class Semantic(SharedMemorySemantic):
         r = self._op("math.erf", [y], y.type)
         return self.cast(r, x.dtype) if x.dtype != core.float32 else r
 
-    def float_divide(self, x, y, what) -> tensor:
+    def float_divide(self, x, y, what, ieee: bool = True) -> tensor:
         x, y = self.operands(self.as_tensor(x), self.as_tensor(y), "truediv")
         for v in (x, y):
             if not v.dtype.is_floating():
                 raise TypeError(f"{what} expects floating-point operands, got {x.dtype} and "
                                 f"{y.dtype}")
-        return self.binary("truediv", x, y)
+        return self.binary("truediv", x, y, ieee_division=ieee)
 
     def umulhi(self, x, y) -> tensor:
         x, y = self.operands(self.as_tensor(x), self.as_tensor(y), "mul")

@@ -90,6 +90,13 @@ public:
   /// Returns null when the function has no lowering on this target.
   virtual mlir::Value mathF32(mlir::OpBuilder &b, mlir::Location loc,
                               llvm::StringRef fn, mlir::Value x) const = 0;
+  /// `x / y` in f32 where the program allows an approximate quotient (the
+  /// DSL's `/` and fdiv(ieee_rounding=False), as Triton: within 2 ulp), by
+  /// the chip's fast division; null (the default) divides rounding to nearest.
+  virtual mlir::Value divideF32Approx(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value x, mlir::Value y) const {
+    return {};
+  }
   /// fp8 conversions by the chip's packed instructions. Where these return
   /// nothing (the default), having emitted nothing, Fp8Conversions.cpp
   /// converts with integer arithmetic; where they return values, those must

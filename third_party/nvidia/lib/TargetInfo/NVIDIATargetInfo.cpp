@@ -161,6 +161,17 @@ public:
     return LLVM::BitcastOp::create(b, loc, vecTy, old);
   }
 
+  // div.full.f32 (2 ulp, full range): Triton's lowering of an f32 `/`.
+  Value divideF32Approx(OpBuilder &b, Location loc, Value x,
+                        Value y) const override {
+    Type f32 = b.getF32Type();
+    return LLVM::InlineAsmOp::create(
+               b, loc, f32, ValueRange{x, y}, "div.full.f32 $0, $1, $2;",
+               "=f,f,f", /*has_side_effects=*/false, /*is_align_stack=*/false,
+               LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr())
+        .getResult(0);
+  }
+
   Value mathF32(OpBuilder &b, Location loc, StringRef fn,
                 Value x) const override {
     Type f32 = b.getF32Type();
