@@ -12,7 +12,7 @@ BUILD=${KILN_BUILD_DIR:-$ROOT/build}
 
 PKGS=(cmake ninja-build ccache g++ llvm-22-dev libmlir-22-dev mlir-22-tools
       llvm-22-tools lld-22 liblld-22-dev libzstd-dev zlib1g-dev libcurl4-openssl-dev
-      libedit-dev python3-pytest python3-numpy python3-venv
+      libedit-dev python3-pytest python3-pytest-xdist python3-numpy python3-venv
       python3-pip)
 missing=()
 for p in "${PKGS[@]}"; do

@@ -19,8 +19,9 @@ echo "== lit"
 lit_rc=$?
 
 echo "== pytest"
-KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q test/Python third_party/*/test/python test/gpu \
-  third_party/*/test/gpu
+# In parallel, one worker per core (pytest-xdist; KILN_TEST_JOBS=1 runs them one at a time).
+KILN_REQUIRE_WHEEL=1 /usr/bin/python3 -m pytest -q -n "${KILN_TEST_JOBS:-auto}" test/Python \
+  third_party/*/test/python test/gpu third_party/*/test/gpu
 py_rc=$?
 
 echo "== summary: lint rc=$lint_rc, lit rc=$lit_rc, pytest rc=$py_rc"
