@@ -597,8 +597,16 @@ class JITFunction(KernelFunction):
                         chain.append(f"{ref(parent)}.{attr} is {ref(obj)}")  # (or raises)
                     else:
                         chain.append(f"getattr({ref(parent)}, {attr!r}, _M) is {ref(obj)}")
-                if obj is not value:  # not the compiled object: compare by value
-                    terms.append(f"not {ref(u)}.changed()[0]")
+                if obj is not value:
+                    # Not the compiled object (a Triton object compiled as its Kiln
+                    # translation, or one rebound to an equal value): while the path still
+                    # reaches this same object it is still equal (unless it can change in
+                    # place); otherwise compare by value.
+                    if isinstance(obj, (list, dict, set, bytearray)) or obj is _ABSENT or \
+                            u.changed()[0]:
+                        terms.append(f"not {ref(u)}.changed()[0]")
+                    else:
+                        terms.append(f"(({' and '.join(chain)}) or not {ref(u)}.changed()[0])")
                     continue
                 terms += [t for t in chain if t not in terms]
             code = ("def ok():\n  try:\n    return (" + "\n        and ".join(terms) +
