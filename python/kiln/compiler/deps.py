@@ -68,10 +68,21 @@ def _short_repr(value, limit=120) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
+def _walk_code(tree):
+    """``ast.walk`` over what runs when the function is compiled: a function's decorators are
+    left out (they ran when it was defined; an autotuner's config list is not kernel code)."""
+    if isinstance(tree, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        roots = [tree.args, *tree.body] + ([tree.returns] if tree.returns else [])
+        for root in roots:
+            yield from ast.walk(root)
+    else:
+        yield from ast.walk(tree)
+
+
 def name_chains(tree) -> List[Tuple[str, ...]]:
-    """Every ``a`` and ``a.b.c`` the tree reads, sorted."""
+    """Every ``a`` and ``a.b.c`` the tree reads (a function's decorators aside), sorted."""
     chains = set()
-    for node in ast.walk(tree):
+    for node in _walk_code(tree):
         if isinstance(node, ast.Attribute):
             parts, cur = [], node
             while isinstance(cur, ast.Attribute):
