@@ -53,8 +53,8 @@ def sqrt_rn(x, _semantic=None):
 @builtin
 def fdiv(x, y, ieee_rounding=False, _semantic=None):
     """Elementwise floating-point division. With ``ieee_rounding=False`` an f32 quotient may
-    be approximate, as ``x / y`` is (within 2 ulp; NVIDIA's ``div.full.f32``, as Triton);
-    True rounds to nearest, as :func:`div_rn`."""
+    be approximate, as ``x / y`` is (within 2 ulp, as Triton's; targets without a fast
+    division round to nearest); True rounds to nearest, as :func:`div_rn`."""
     ieee = bool(_semantic.require_constexpr(ieee_rounding, "ieee_rounding"))
     return _semantic.float_divide(_unwrap(x), _unwrap(y), "fdiv", ieee=ieee)
 
