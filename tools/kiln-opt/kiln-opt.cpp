@@ -10,6 +10,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -17,8 +18,23 @@
 
 using namespace mlir;
 
+/// The options static initializers registered before main: LLVM's code
+/// generators' and optimizers' hundreds of flags. They stay usable but move
+/// behind --help-hidden, so that --help leads with kiln-opt's own options,
+/// Kiln's passes and pipelines (registered below).
+static void hideLibraryOptions() {
+  for (auto &entry : llvm::cl::getRegisteredOptions()) {
+    llvm::StringRef name = entry.first;
+    if (name == "help" || name == "help-hidden" || name == "version" ||
+        name == "color")
+      continue;
+    entry.second->setHiddenFlag(llvm::cl::Hidden);
+  }
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  hideLibraryOptions();
   DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();
