@@ -804,11 +804,12 @@ def test_replay_command_reproduces_the_ptx(tmp_path, monkeypatch):
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
     k = kiln.compile(add, SIG, {"BLOCK": 512}, target="cuda:sm_90a")
     k.write_stages(tmp_path / "stages")
-    out = subprocess.run(["sh", "replay.sh"], cwd=tmp_path / "stages", capture_output=True,
-                         env=dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"]),
-                         timeout=120)
-    assert out.returncode == 0, out.stderr.decode()
-    assert out.stdout.decode() == k.asm["ptx"]
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ["PATH"])
+    for cwd in (tmp_path / "stages", tmp_path):  # beside it, and from another folder
+        out = subprocess.run(["sh", str(tmp_path / "stages" / "replay.sh")], cwd=cwd,
+                             capture_output=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr.decode()
+        assert out.stdout.decode() == k.asm["ptx"]
 
 
 def test_compiler_fingerprint_covers_the_build_and_tool_overrides(tmp_path, monkeypatch):

@@ -405,7 +405,10 @@ class CompiledKernel:
                 path.write_text(value)
             written[stage] = path
         (folder / "metadata.json").write_text(json.dumps(self.metadata, indent=2) + "\n")
-        (folder / "replay.sh").write_text("#!/bin/sh\n" + self.pipeline + "\n")
+        (folder / "replay.sh").write_text(
+            "#!/bin/sh\n# Replays this compile from kernel.tile.mlir (beside this script, from any\n"
+            "# folder) with kiln-opt and kiln-translate from PATH (a build's build/bin).\n"
+            "cd \"$(dirname \"$0\")\" || exit 1\n" + self.pipeline + "\n")
         written["metadata"] = folder / "metadata.json"
         written["replay"] = folder / "replay.sh"
         return written
