@@ -90,15 +90,19 @@ def summarize(kernel):
     return ", ".join(counts) or "-", ", ".join(waits) or "-", verdict
 
 
-def compile_async(targets):
-    """Rows (kernel, target, async instructions, waits, checker) and failures."""
+def compile_async(targets, out=None):
+    """Rows (kernel, target, async instructions, waits, checker) and failures; with ``out``,
+    each kernel's stages are written to ``out/<target>/<kernel>``."""
     rows, failures = [], []
     for name, (kinds, build) in ASYNC_KERNELS.items():
         for target in kinds:
             if target not in targets:
                 continue
             try:
-                rows.append((name, target, *summarize(build(target))))
+                kernel = build(target)
+                if out:
+                    kernel.write_stages(os.path.join(out, target.replace(":", "_"), name))
+                rows.append((name, target, *summarize(kernel)))
             except Exception as e:  # report every failure, then go on
                 failures.append((name, target, e))
                 rows.append((name, target, "FAILED", "-", "-"))

@@ -125,11 +125,12 @@ def run_on_gpu(targets):
     from kiln.runtime import KilnRuntimeError, NoDeviceError, get_driver
     try:
         driver = get_driver()
-    except NoDeviceError as e:
-        print(f"no GPU: skipped running ({e})")
+    except NoDeviceError as e:  # its first clause: the libraries' search details are long
+        print(f"\nno GPU here ({str(e).split(' (')[0]}): compiled only; on a GPU machine the "
+              f"kernels also run against a reference")
         return 0
     except KilnRuntimeError as e:  # e.g. kiln._runtime not built
-        print(f"no GPU: skipped running ({e})")
+        print(f"\nno GPU runtime ({e}): compiled only")
         return 0
     target = driver.current_target()
     try:
@@ -167,6 +168,8 @@ def main(argv=None):
         ap.error(f"unknown kernel(s) {unknown}; known: {list(K.KERNELS)}")
 
     rows, failures, compiled = compile_everything(args.out, targets, names)
+    print(f"Kiln compiled {len(names)} example kernels (examples/kernels.py) from the Python DSL "
+          f"for {len(targets)} targets, writing every stage, tile IR to binary:")
     print_table(("kernel", "target", "stages written", "shared bytes", "ptx/amdgcn lines"),
                 rows)
     for name, target, e in failures:
@@ -182,9 +185,14 @@ def main(argv=None):
     import async_kernels as A
     async_targets = sorted(set(targets) | {"cuda:sm_80"}) if any(
         t.startswith("cuda:") for t in targets) else targets
-    arows, afailures = A.compile_async(async_targets)
+    arows, afailures = A.compile_async(async_targets, args.out)
     if arows:
-        print()
+        print("\nThe async kernels (examples/async_kernels.py, stages under the same folder): the "
+              "copies Kiln issued, the waits it\ncomputed, and the checks. 'async-safety' is "
+              "tile-check-async-safety (a read before the wait covering its copy\nis a compile "
+              "error); 'vmcnt check' simulates the AMD load counter over the final assembly and "
+              "confirms each\nwait covers its copies. gfx950 moves 16 bytes a lane per LDS DMA, "
+              "gfx942 4, hence 3 against 12.")
         print_table(("async kernel", "target", "async instructions", "waits Kiln computed",
                      "checker"), arows)
     for name, target, e in afailures:
