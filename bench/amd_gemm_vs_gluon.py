@@ -6,7 +6,7 @@ kernel text with its imports swapped for Gluon's (bench/gluon_port.py) with Trit
 prints what each main loop issues per iteration (third_party/amd/tools/amdgcn_stats.py: v_mfma,
 direct-to-LDS copies, LDS reads, s_waitcnt vmcnt values, barriers) and the independent vmcnt
 checker's verdict on each assembly (violations, slack, vmcnt(0) in the loop). Run it where
-Triton is installed (the lent GPU machine); a compiler that fails prints why.
+Triton is installed (the GPU machine); a compiler that fails prints why.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """mma_v2 (mma.sync) bf16 GEMM: Kiln's examples/ampere.py kernel against the same kernel in
 Gluon (the file's text with the imports swapped back, built here, so the two cannot drift)
-and cuBLAS (torch.matmul), in one run on the lent GPU. Prints TFLOP/s (median of
+and cuBLAS (torch.matmul), in one run on a GPU machine. Prints TFLOP/s (median of
 triton.testing.do_bench) and same-run ratios; checks each result against torch first.
 
     python3 bench/ampere_gemm.py [--sizes 2048,4096,8192] [--rounds 3]

@@ -7,7 +7,7 @@ layout; Nsight Compute counts each direction's shared-memory wavefronts and bank
 conflict-free wavefront, conflicts / (wavefronts - conflicts), are printed beside
 ``kl.bank_conflicts`` (which the kernel writes to memory, so the count is the compiled one).
 A direction the compiler moved with 8x8 matrix instructions (ldmatrix / stmatrix, which the
-count does not describe) is shown as such. Run on the lent GPU with the wheel installed:
+count does not describe) is shown as such. Run on a GPU machine with the wheel installed:
 
     python3 bench/bank_conflicts.py            # runs itself under ncu
 """

@@ -2,7 +2,7 @@
 """The textbook GEMM (examples/hopper_kn.py: B [K, N] row-major, read N-contiguous by wgmma)
 against the B-transposed one (examples/hopper.py gemm_kernel: B [N, K]) and cuBLAS
 (torch.matmul), same run, same tiles (128x256x64, 3 stages, 8 warps). Prints TFLOP/s and the
-ratios; run on the lent GPU with the wheel installed."""
+ratios; run on a GPU machine with the wheel installed."""
 
 from __future__ import annotations
 

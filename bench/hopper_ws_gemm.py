@@ -1,4 +1,4 @@
-"""Warp-specialized bf16 GEMM on the lent H100/H200: Kiln's examples/hopper_ws.py against the
+"""Warp-specialized bf16 GEMM on an H100 or H200: Kiln's examples/hopper_ws.py against the
 same kernel in Gluon (the file's text with the imports swapped, built here, so the two cannot
 drift), cuBLAS (torch.matmul), and Kiln's non-specialized kernels of examples/hopper.py, in
 one run. Prints TFLOP/s (median of triton.testing.do_bench per round, median of rounds) and

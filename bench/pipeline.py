@@ -1,7 +1,7 @@
 """Automatic pipelining, measured: examples/pipelined.py's plain-load kernels (the pipeliner
 builds their rings; auto_tma: the one-buffer TMA form, made a TMA ring) against their
 hand-pipelined twins, cuBLAS / torch and a Triton 3.6
-``tl.dot`` matmul with the same tiles and num_stages, in one run on the lent GPU. Every result
+``tl.dot`` matmul with the same tiles and num_stages, in one run on a GPU machine. Every result
 is checked against torch first. TFLOP/s (GB/s for the reduction): the sides of a comparison
 are timed in interleaved rounds, and each ratio is the median of same-round ratios (clocks
 are not locked: drift between rounds hits every side alike).

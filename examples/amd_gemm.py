@@ -19,7 +19,7 @@ A copy moves 4 bytes per lane on gfx942 (2 fp16) and 16 on gfx950 (8 fp16); a wa
 write consecutive LDS bytes (the hardware writes lane i at M0 + i x width), so the ring is an
 unswizzled row-major buffer and the copy layout walks rows lane by lane.
 
-No AMD GPU is lent: ``python3 examples/amd_gemm.py`` compiles both forms for both chips and
+No AMD GPU was available: ``python3 examples/amd_gemm.py`` compiles both forms for both chips and
 prints what the final assembly holds (v_mfma, direct-to-LDS copies, s_waitcnt values, LDS reads
 per iteration) and the independent vmcnt checker's verdict (third_party/amd/tools).
 """

@@ -3,7 +3,7 @@
 # standalone with g++, next to the Python package: python/kiln/. It is a C
 # library that kiln/_runtime.py loads with ctypes, so it needs no Python
 # headers, and no LLVM/MLIR, CUDA or ROCm either (the driver is opened with
-# dlopen at run time): it builds on the lent GPU machine as well.
+# dlopen at run time): it builds on the GPU machine as well.
 #
 # Usage (from anywhere):   [CXX=g++] bash scripts/build-runtime.sh [OUT]
 set -euo pipefail

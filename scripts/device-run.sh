@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a command on the lent GPU machine with Kiln's runtime built for it.
+# Runs a command on the GPU machine with Kiln's runtime built for it.
 #
 # Run ON THE GPU MACHINE, from the repository root; docs/gpu-testing.md has
 # the whole recipe (bundle here, run there, compute-sanitizer).

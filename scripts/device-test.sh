@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU tests against the installed wheel, on the lent GPU machine (run there,
+# GPU tests against the installed wheel, on the GPU machine (run there,
 # from the repository root, with dist/ carried: build it here with
 # scripts/wheel.sh). Installs dist/kiln-*.whl into the machine's Python (the
 # torch environment) with pip, then runs pytest test/gpu and every backend's
@@ -7,7 +7,8 @@
 # python/ folder NOT on the path, so every kernel[grid] call JIT-compiles with
 # the wheel's compiler. Extra arguments go to pytest.
 #
-#   run(carry=["dist", "build/gpu-bundle"], command="bash scripts/device-test.sh")
+#   here:  bash scripts/wheel.sh                 # dist/kiln-*.whl
+#   there: bash scripts/device-test.sh [-k EXPR]  # checkout + dist/ (+ build/gpu-bundle) copied
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}

@@ -11,6 +11,10 @@
 #     python/kiln/language/{nvidia,amd}; only the interfaces a backend
 #     implements, and the dialect statement of what goes in tile_nv/tile_amd,
 #     may name them (the allowlist below).
+#  5. no workplace vocabulary in tracked files: the product speaks of "a GPU
+#     machine" and the project's own scripts, never of a machine being lent,
+#     numbered work sessions, or a remote-run tool's call syntax. Only this
+#     script, which has to spell the words to find them, is excluded.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -55,6 +59,14 @@ if [ -n "$named" ]; then
   echo "lint: vendor names in core folders (move the code to third_party/<vendor>):"
   for f in $named; do grep -niE "$vendor_re" "$f" | head -3 | sed "s|^|  $f:|"; done
   fail=1
+fi
+
+# -I skips binary files; -i because a sentence may start with the word.
+workplace_re='\blent\b|lent-device|run\(carry=|\bsession [0-9]+|session'"'"'s|this session|previous session'
+workplace=$(git grep -nIiE "$workplace_re" -- . ':!scripts/lint.sh' || true)
+if [ -n "$workplace" ]; then
+  echo "lint: workplace words in tracked files (say 'a GPU machine' and name the project's scripts):"
+  echo "$workplace" | sed 's/^/  /'; fail=1
 fi
 
 [ $fail -eq 0 ] && echo "lint: ok"

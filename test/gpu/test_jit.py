@@ -2,7 +2,7 @@
 first call (JIT), checked against torch on fresh random inputs, over many sizes (ragged ones
 included) and dtypes. Skips cleanly without torch, a GPU driver or a device.
 
-On the lent GPU machine this runs against the installed wheel (scripts/device-test.sh).
+On the GPU machine this runs against the installed wheel (scripts/device-test.sh).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 pipeliner (plain loads in a num_stages loop), for gfx942 and gfx950. On the final assembly:
 the main loop's v_mfma and direct-to-LDS copy counts, one exact vmcnt wait and no vmcnt(0) in
 the loop, and the independent vmcnt checker (conftest runs it on every AMD compile; here its
-slack is asserted too). No AMD GPU is lent: correctness of the arithmetic rests on the mfma
+slack is asserted too). No AMD GPU was available: correctness of the arithmetic rests on the mfma
 layout tests (test_amd_mfma_dsl.py)."""
 
 from __future__ import annotations

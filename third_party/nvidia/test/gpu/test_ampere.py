@@ -1,7 +1,7 @@
 """The mma_v2 (mma.sync m16n8k16) GEMM of examples/ampere.py on the GPU, through kernel[grid]
 on torch tensors: fresh random bf16 and fp16 inputs into a NaN-filled C, checked against the
 fp32 product at shapes that are and are not multiples of the tiles, with several warp grids,
-tiles and ring depths. mma.sync runs on sm_80 and later, so this runs on the lent H100 too.
+tiles and ring depths. mma.sync runs on sm_80 and later, so this runs on an H100 too.
 Skips cleanly without torch, a driver or an NVIDIA device."""
 
 from __future__ import annotations
