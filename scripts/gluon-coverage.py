@@ -96,8 +96,12 @@ DIFFERENCES = {
     "fdiv": "ieee_rounding=False (and `/`) is NVIDIA's div.full.f32 in f32, as Triton; AMD "
             "targets always round to nearest",
     "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
-    "max": "return_indices=True is refused (kl.reduce over (values, indices) does argmax)",
-    "min": "return_indices=True is refused (kl.reduce over (values, indices) does argmin)",
+    "max": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
+            "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
+            "depends on the reduction order)"),
+    "min": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
+            "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
+            "depends on the reduction order)"),
     "reduce": "axis=None with keep_dims=True, and reducing along a dimension split among a "
               "cluster's CTAs, are refused",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark "

@@ -13,6 +13,7 @@ import functools
 from typing import List, Sequence
 
 from ._constexpr import _unwrap, constexpr, constexpr_function
+from ._dtype_surface import block_queries, dtype_queries, flag, no_ir_hook
 from ._layouts import DistributedLayout, SharedLayout
 
 __all__ = [
@@ -58,39 +59,21 @@ class base_type:
     pointer, tensor, shared-memory and tensor-descriptor types."""
 
 
-class dtype(base_type):
-    """A scalar element type (``kl.float32`` …). ``str()`` gives Triton's name (``fp32``)."""
+class dtype(dtype_queries, base_type):
+    """A scalar element type (``kl.float32`` …). ``str()`` gives Triton's name (``fp32``); the
+    queries of Triton's ``dtype`` (``is_fp16()``, ``kind()``, ``FP_TYPES`` …) come from
+    :class:`._dtype_surface.dtype_queries`."""
 
-    is_block = False
     is_ptr_type = False
 
     def __init__(self, name: str):
         if name not in _DTYPES:
             raise ValueError(f"unknown dtype {name!r}")
         self.name = name
-        self.kind, self.primitive_bitwidth, self._ir = _DTYPES[name]
+        self._kind, self.primitive_bitwidth, self._ir = _DTYPES[name]
 
-    # Triton-style queries
-    def is_floating(self):
-        return self.kind == "float"
-
-    def is_int(self):
-        return self.kind in ("sint", "uint", "bool")
-
-    def is_int_signed(self):
-        return self.kind == "sint"
-
-    def is_int_unsigned(self):
-        return self.kind == "uint"
-
-    def is_bool(self):
-        return self.kind == "bool"
-
-    def is_ptr(self):
-        return False
-
-    def is_fp64(self):
-        return self.name == "fp64"
+    def with_element_ty(self, element_ty):
+        return element_ty
 
     @property
     def scalar(self):
@@ -135,12 +118,12 @@ def address_space_problem(address_space):
     return None
 
 
-class pointer_type(base_type):
-    """Pointer to ``element_ty`` in ``address_space`` (1 = global)."""
+class pointer_type(dtype_queries, base_type):
+    """Pointer to ``element_ty`` in ``address_space`` (1 = global). Triton's ``dtype`` queries
+    answer as for Triton's ``pointer<elt>`` (see :mod:`._dtype_surface`)."""
 
-    is_block = False
     is_ptr_type = True
-    kind = "ptr"
+    _kind = "ptr"
 
     def __init__(self, element_ty, address_space: int = 1):
         element_ty = _unwrap(element_ty)
@@ -154,23 +137,15 @@ class pointer_type(base_type):
         self.address_space = address_space
         self.name = "*" + element_ty.name
 
+    @property
+    def _triton_name(self) -> str:
+        return f"pointer<{self.element_ty}>"
+
     def is_ptr(self):
         return True
 
-    def is_floating(self):
-        return False
-
-    def is_int(self):
-        return False
-
-    def is_bool(self):
-        return False
-
-    def is_int_signed(self):
-        return False
-
-    def is_int_unsigned(self):
-        return False
+    def with_element_ty(self, element_ty):
+        return pointer_type(element_ty, self.address_space)
 
     @property
     def scalar(self):
@@ -199,10 +174,10 @@ class pointer_type(base_type):
     __repr__ = __str__
 
 
-class distributed_type(base_type):
-    """A tensor type: element type, shape and register layout."""
+class distributed_type(block_queries, base_type):
+    """A tensor type: element type, shape and register layout (Gluon's ``distributed_type``,
+    a Triton ``block_type``: its ``dtype`` queries answer as Triton's do for a block)."""
 
-    is_block = True
     is_ptr_type = False
 
     def __init__(self, element_ty, shape: Sequence[int], layout: DistributedLayout):
@@ -221,11 +196,20 @@ class distributed_type(base_type):
             n *= d
         return n
 
-    def is_ptr(self):
+    @property
+    def nbytes(self):
+        return self.numel * (self.element_ty.primitive_bitwidth // 8)
+
+    def is_ptr(self):  # Kiln's answer: a tensor of pointers (Triton's block types say False)
         return self.element_ty.is_ptr()
 
     def with_element_ty(self, element_ty):
         return distributed_type(element_ty, self.shape, self.layout)
+
+    def to_ir(self, builder=None) -> str:
+        """The MLIR type, with the layout written out (the IR printer uses aliases)."""
+        return (f"tensor<{'x'.join(str(d) for d in self.shape)}x{self.element_ty.to_ir()}, "
+                f"{self.layout.to_ir()}>")
 
     def mangle(self) -> str:
         return (f"T{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.shape)}"
@@ -620,7 +604,7 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=N
 class async_token_type:
     """The type of the tokens that link async copies, commit groups and waits in the IR."""
 
-    is_block = False
+    is_block = flag(False)
     is_ptr_type = False
 
     def to_ir(self) -> str:
@@ -641,7 +625,7 @@ class async_token_type:
 class shared_memory_descriptor_type(base_type):
     """The type of a shared-memory buffer: element type, shape, shared layout."""
 
-    is_block = False
+    is_block = flag(False)
     is_ptr_type = False
 
     def __init__(self, element_ty, shape: Sequence[int], layout: SharedLayout,
@@ -665,6 +649,9 @@ class shared_memory_descriptor_type(base_type):
                  else ", " + "x".join(str(d) for d in alloc_shape))
         return (f"!tile.memdesc<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}"
                 + (", mutable" if self.mutable else "") + alloc + ">")
+
+    _flatten_ir_types = no_ir_hook("shared_memory_descriptor_type", "_flatten_ir_types")
+    _unflatten_ir = no_ir_hook("shared_memory_descriptor_type", "_unflatten_ir")
 
     def mangle(self) -> str:
         return (f"M{self.element_ty.mangle()}S{'_'.join(str(d) for d in self.shape)}"
@@ -706,8 +693,19 @@ class shared_memory_descriptor(base_value):
         return len(self.type.shape)
 
     @property
+    def numel(self):
+        n = 1
+        for d in self.type.shape:
+            n *= d
+        return constexpr(n)
+
+    @property
     def layout(self):
         return self.type.layout
+
+    @builtin
+    def _flatten_ir(self, handles, _semantic=None):
+        no_ir_hook("shared_memory_descriptor", "_flatten_ir")(self)
 
     def __repr__(self):
         return f"shared_memory_descriptor({self.handle}, {self.type})"
@@ -756,9 +754,11 @@ class shared_memory_descriptor(base_value):
         return _semantic.local_dealloc(self)
 
 
-class block_type(base_type):
+class block_type(block_queries, base_type):
     """The block a tensor descriptor copies: ``.shape`` (constexprs), ``.element_ty``,
-    ``.nbytes`` (Gluon's ``block_type``)."""
+    ``.nbytes`` (Gluon's ``block_type``, with Triton's ``dtype`` queries for a block)."""
+
+    is_ptr_type = False
 
     def __init__(self, element_ty, shape: Sequence[int]):
         self.element_ty = element_ty
@@ -783,6 +783,15 @@ class block_type(base_type):
     def scalar(self):
         return self.element_ty
 
+    def with_element_ty(self, element_ty):
+        return block_type(element_ty, self._shape)
+
+    def to_ir(self, builder=None) -> str:
+        return f"tensor<{'x'.join(str(d) for d in self._shape)}x{self.element_ty.to_ir()}>"
+
+    def mangle(self) -> str:
+        return f"{self.element_ty.mangle()}S{'_'.join(str(d) for d in self._shape)}S"
+
     def __eq__(self, other):
         return isinstance(other, block_type) and (other.element_ty, other._shape) == \
             (self.element_ty, self._shape)
@@ -800,7 +809,7 @@ class tensor_descriptor_type(base_type):
     in the descriptor, passed at launch; the shape and strides also follow it as scalar
     parameters (``desc.shape``, ``desc.strides`` in the kernel), as in Gluon."""
 
-    is_block = False
+    is_block = flag(False)
     is_ptr_type = False
 
     def __init__(self, element_ty, block_shape: Sequence[int], layout: SharedLayout):

@@ -246,7 +246,7 @@ class Semantic(SharedMemorySemantic):
 
     def _check_fits(self, value, dt):
         if dt.is_int() and not isinstance(value, float):
-            lo, hi = _INT_RANGES[(dt.kind, dt.primitive_bitwidth)]
+            lo, hi = _INT_RANGES[(dt._kind, dt.primitive_bitwidth)]
             if not lo <= int(value) <= hi:
                 raise ValueError(f"constant {value} does not fit in {dt}")
 
@@ -307,7 +307,7 @@ class Semantic(SharedMemorySemantic):
                 return other
             if other.is_bool():
                 return self.default_dtype(value)
-            lo, hi = _INT_RANGES[(other.kind, other.primitive_bitwidth)]
+            lo, hi = _INT_RANGES[(other._kind, other.primitive_bitwidth)]
             return other if lo <= value <= hi else self.default_dtype(value)
         raise TypeError(f"cannot use {value!r} ({type(value).__name__}) as a kernel value")
 
@@ -808,7 +808,7 @@ class Semantic(SharedMemorySemantic):
                 return
             got = f"{value!r} (a Python float)"
         elif isinstance(value, int) and elt.is_int() and not elt.is_bool():
-            lo, hi = _INT_RANGES[(elt.kind, elt.primitive_bitwidth)]
+            lo, hi = _INT_RANGES[(elt._kind, elt.primitive_bitwidth)]
             if lo <= value <= hi:
                 return
             got, hint = f"{value!r}, which {elt} cannot hold", ""

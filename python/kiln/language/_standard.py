@@ -45,13 +45,48 @@ def _minmax_reduce(kind):
     def fn(input, axis=None, return_indices=False, return_indices_tie_break_left=True,
            keep_dims=False, _semantic=None):
         req = _semantic.require_constexpr
+        axis, keep_dims = req(axis, f"{kind} axis"), req(keep_dims, "keep_dims")
         if req(return_indices, "return_indices"):
-            raise ValueError(f"{kind}(return_indices=True) is not supported")
-        return _semantic.reduce_builtin(kind, _unwrap(input), req(axis, f"{kind} axis"),
-                                        req(keep_dims, "keep_dims"))
+            req(return_indices_tie_break_left, "return_indices_tie_break_left")
+            return reduce_with_indices(_semantic, _unwrap(input), axis, kind, keep_dims)
+        return _semantic.reduce_builtin(kind, _unwrap(input), axis, keep_dims)
     fn.__name__ = fn.__qualname__ = kind
-    fn.__doc__ = f"{'Maximum' if kind == 'max' else 'Minimum'} along ``axis`` (all when None)."
+    fn.__doc__ = (f"{'Maximum' if kind == 'max' else 'Minimum'} along ``axis`` (all when "
+                  f"None); with ``return_indices``, ``(values, indices)``: the index is the "
+                  f"smallest of the tied ones, whatever ``return_indices_tie_break_left``.")
     return fn
+
+
+def reduce_with_indices(sem, x, axis, kind, keep_dims):
+    """``(max, argmax)`` or ``(min, argmin)`` of ``x`` along ``axis``, indices int32 (Triton's
+    ``max``/``min`` with ``return_indices``). Two reductions rather than Triton's one over
+    (value, index) pairs: the extreme, then the smallest index holding it, which breaks ties
+    to the left in any reduction order and for any element width. Where the extreme is NaN
+    (every element of the row NaN: max/min skip NaN), the index is 0."""
+    from ._shape_ops import _position
+    x = sem.as_tensor(x)
+    if not x.type.is_block:
+        raise TypeError(f"{kind} with return_indices needs a tensor, got a scalar")
+    shape = list(x.type.shape)
+    rank = len(shape)
+    if axis is None:
+        if rank != 1:
+            raise ValueError(f"{kind} with return_indices reduces one axis; give axis= for "
+                             f"this rank-{rank} tensor")
+        axis = 0
+    if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
+        raise ValueError(f"{kind} axis {axis!r} is out of range for rank {rank}")
+    axis %= rank
+    sem._require_fixed(x, f"{kind} with return_indices")
+    best = sem.reduce_builtin(kind, x, axis, False)
+    wide = sem._expand_reduced(best, axis, x.type)
+    hit = sem.compare("eq", x, wide)
+    if x.dtype.is_floating():
+        hit = sem.logical("or", hit, sem.compare("ne", wide, wide))
+    pos = _position(sem, x.type.layout, shape, axis)
+    index = sem.reduce(sem.where(hit, pos, shape[axis]), axis,
+                       lambda a, b: sem.minmax("min", a, b), keep_dims)
+    return (wide if keep_dims else best), index
 
 
 max = _minmax_reduce("max")

@@ -46,7 +46,7 @@ class _void_dtype(dtype):
 
     def __init__(self):
         self.name = "void"
-        self.kind, self.primitive_bitwidth, self._ir = "void", 0, "none"
+        self._kind, self.primitive_bitwidth, self._ir = "void", 0, "none"
 
 
 void = _void_dtype()
