@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
+import re
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -53,7 +54,37 @@ def install_backend_hooks():
         _HOOKS.append(module)
 
 
+_FIRST_LINE = re.compile(r"^\S+\.py:\d+(:\d+)?: error: ")
+
+
+def _check_error_format():
+    """Every CompilationError that leaves Kiln's entry points in the test suite is checked as
+    the user reads it: its first line is ``file.py:line[:col]: error: ...`` naming a file
+    outside Kiln's own package. A violation fails the test that raised it (the error it
+    expected becomes an AssertionError). Only 'the compiler extension is not built' has no
+    kernel to point at."""
+    try:
+        from kiln.compiler import errors
+    except ImportError:
+        return
+    if getattr(errors, "_format_checked", False):
+        return
+    errors._format_checked = True
+
+    def observe(err):
+        if isinstance(err, errors.ExtensionNotBuilt):
+            return
+        first = str(err).splitlines()[0] if str(err) else ""
+        inside = bool(err.file) and os.sep + os.path.join("kiln", "") in err.file and \
+            os.path.join("python", "kiln") in err.file
+        if not _FIRST_LINE.match(first) or inside:
+            raise AssertionError(f"a CompilationError whose first line does not name the "
+                                 f"user's file and line: {first!r}") from err
+    errors.error_observers.append(observe)
+
+
 def configure(config):
+    _check_error_format()
     # A kernel that compiles with a Kiln warning or remark fails its test, unless the test
     # expects it (pytest.warns(kiln.CompilationWarning, match=...)): a correct kernel must
     # compile silently.

@@ -151,3 +151,15 @@ def test_a_recorded_warning_is_the_warning_object():
         warnings.simplefilter("always")
         emit_warning(CompilationWarning("recorded", "somewhere.py", 3, 1))
     assert [str(w.message.message) for w in seen] == ["recorded"]
+
+
+def test_the_suite_checks_every_error_it_sees():
+    # kiln_test_setup installs an observer on every CompilationError leaving an entry point:
+    # one without the user's file and line fails the test that raised it.
+    from kiln.compiler import errors
+    assert errors.error_observers
+    with pytest.raises(AssertionError, match="does not name the user's file and line"):
+        for observe in errors.error_observers:
+            observe(CompilationError("no location"))
+    for observe in errors.error_observers:  # a located one passes
+        observe(CompilationError("fine", "/home/me/kernel.py", 3, 5))

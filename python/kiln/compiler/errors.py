@@ -27,6 +27,11 @@ def internal_tracebacks() -> bool:
     return os.environ.get("KILN_TRACEBACK", "") not in ("", "0")
 
 
+#: Callables given every CompilationError as it leaves an entry point (the test suite checks
+#: the format of all of them).
+error_observers: List = []
+
+
 def user_facing(fn):
     """Decorates an entry point (``kiln.compile``, ``warmup``, a launch): a
     :class:`CompilationError` leaving it drops the frames inside Kiln and the internal
@@ -37,6 +42,8 @@ def user_facing(fn):
         try:
             return fn(*args, **kwargs)
         except CompilationError as err:
+            for observe in error_observers:
+                observe(err)
             if internal_tracebacks():
                 raise
             if err.__cause__ is not None:
