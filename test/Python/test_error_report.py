@@ -163,3 +163,13 @@ def test_the_suite_checks_every_error_it_sees():
             observe(CompilationError("no location"))
     for observe in errors.error_observers:  # a located one passes
         observe(CompilationError("fine", "/home/me/kernel.py", 3, 5))
+
+
+def test_several_errors_print_each_as_an_error():
+    err = CompilationError("first", "/k.py", 6, 5,
+                           notes=[("error: second", "/k.py", 8, 5), ("the copy", "/k.py", 3, 1)])
+    lines = str(err).splitlines()
+    assert lines[0] == "/k.py:6:5: error: first"
+    assert "/k.py:8:5: error: second" in lines
+    assert "/k.py:3:1: note: the copy" in lines
+    assert not any("note: error" in line for line in lines)

@@ -83,7 +83,10 @@ def format_diagnostic(severity: str, message: str, file, line, col, source_line=
     lines = [f"{_where(file, line, col)}{severity}: {message}"]
     lines += source_excerpt(file, line, col, source_line)
     for msg, nfile, nline, ncol in notes:
-        lines.append(f"{_where(nfile, nline, ncol)}note: {msg}")
+        # Further diagnostics of the same run keep their own severity ("error: ..."), as a
+        # compiler prints each of several errors; the rest are notes on the first.
+        label = "" if str(msg).startswith(("error: ", "warning: ")) else "note: "
+        lines.append(f"{_where(nfile, nline, ncol)}{label}{msg}")
         lines += source_excerpt(nfile, nline, ncol)
     return "\n".join(lines)
 
