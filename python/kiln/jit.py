@@ -40,7 +40,11 @@ _TORCH_DTYPES = {
 # False, signed integer +, -, * assert that they do not overflow (as in Triton, the overflow
 # checks need debug=True).
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
-            "debug", "maxnreg", "enable_fp_fusion")
+            "debug", "maxnreg", "enable_fp_fusion", "waves_per_eu", "matrix_instr_nonkdim",
+            "kpack", "schedule_hint")
+# Triton's AMD options: waves_per_eu is the occupancy hint (passed to LLVM); the others steer
+# Triton's automatic lowering of tl.dot to MFMA, which a Gluon kernel -- its MFMA layouts
+# written out -- does not use, in Triton as in Kiln: accepted, and they change nothing.
 
 
 def _pointer_annotation(ann, fn):
@@ -383,13 +387,16 @@ class JITFunction(KernelFunction):
             self._warm, self._variants = {}, {}  # their keys lack the new limit
         signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
         fusion = bool(options.get("enable_fp_fusion", True))
-        mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow, fusion)
+        waves = options.get("waves_per_eu") or None  # 0: the compiler's choice, as None
+        mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow, fusion,
+                   waves)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
                               num_ctas=num_ctas, maxnreg=maxnreg, debug=debug,
-                              sanitize_overflow=sanitize_overflow, enable_fp_fusion=fusion)
+                              sanitize_overflow=sanitize_overflow, enable_fp_fusion=fusion,
+                              waves_per_eu=waves)
             self._record_globals(deps)
             self._globals_ok = _stale_globals
             entry = [kernel, None, runtime, constexprs]
@@ -409,7 +416,8 @@ class JITFunction(KernelFunction):
         None when an argument needs the full path (annotated pointers, unusual types)."""
         parts = [options.get("num_warps", 4), options.get("target"), options.get("num_ctas", 1),
                  options.get("num_stages"), options.get("maxnreg"),
-                 self._debug_options(options), options.get("enable_fp_fusion", True)]
+                 self._debug_options(options), options.get("enable_fp_fusion", True),
+                 options.get("waves_per_eu")]
         pointers = self.pointer_params()
         for name, value in arguments.items():
             if name in self.constexpr_names:
@@ -719,7 +727,7 @@ class _Variant:
         # checks: ("guard", condition sending the call to _NEXT) or ("stmt", line), in order.
         checks, values, key = [], [], []
         for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
-                    "sanitize_overflow", "enable_fp_fusion"):
+                    "sanitize_overflow", "enable_fp_fusion", "waves_per_eu"):
             if opt in options:
                 key.append(options[opt])
         if "debug" not in options:

@@ -199,7 +199,9 @@ class capture:
         return kind is Captured
 
 
-_TRITON_ONLY_OPTIONS = ("waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint")
+# Launch options the Kiln side drops (none: Kiln takes Triton's AMD options, waves_per_eu
+# as the occupancy hint and the tl.dot ones without effect, as Triton does for Gluon kernels).
+_TRITON_ONLY_OPTIONS = ()
 
 
 def _unwrap(kernel, args, kwargs):

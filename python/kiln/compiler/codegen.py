@@ -175,11 +175,13 @@ class CodeGenerator:
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
                  warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None,
+                 waves_per_eu: Optional[int] = None,
                  debug: bool = False, sanitize_overflow: bool = True, fp_fusion: bool = True):
         """``params`` maps every argument name to ``("runtime", type, divisibility,
         pointer_range)`` or ``("constexpr", value)``."""
         self.fn = fn
         self.maxnreg = maxnreg
+        self.waves_per_eu = waves_per_eu
         self.fp_fusion = fp_fusion
         self.params = params
         self.target = target
@@ -279,6 +281,8 @@ class CodeGenerator:
                  f"tile.threads_per_warp = {self.warp_size} : i32")
         if self.maxnreg is not None:
             attrs += f", tile.maxnreg = {self.maxnreg} : i32"
+        if self.waves_per_eu:
+            attrs += f", tile.waves_per_eu = {self.waves_per_eu} : i32"
         if not self.fp_fusion:
             attrs += ", tile.fp_fusion = false"
         head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"

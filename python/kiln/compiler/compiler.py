@@ -305,6 +305,18 @@ def check_maxnreg(maxnreg, fn=None):
                         f"got {maxnreg!r}", *where)
 
 
+def check_waves_per_eu(waves_per_eu, fn=None):
+    """``waves_per_eu``: Triton's AMD occupancy hint, the waves each SIMD should fit (the
+    register allocator then may use what that leaves); 0 or None for LLVM's choice. Targets
+    without it (NVIDIA) ignore it, as Triton does."""
+    if waves_per_eu is None or (isinstance(waves_per_eu, int) and
+                                not isinstance(waves_per_eu, bool) and 0 <= waves_per_eu <= 20):
+        return
+    where = fn.src.position(fn.src.fdef) if fn is not None else (None, None, None)
+    raise InvalidOption(f"waves_per_eu must be an int between 0 and 20 (waves per SIMD; 0: "
+                        f"the compiler's choice), got {waves_per_eu!r}", *where)
+
+
 def check_num_ctas(num_ctas, fn=None):
     """``num_ctas``: the CTAs of one program, a thread-block cluster (Gluon's option): a power
     of two up to 16 (the most a Hopper cluster holds). Layouts split among them with
@@ -515,7 +527,7 @@ def valid_payload(payload) -> bool:
 
 def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
               maxnreg=None, debug=False, sanitize_overflow=True,
-              enable_fp_fusion=True) -> str:
+              enable_fp_fusion=True, waves_per_eu=None) -> str:
     spec = []
     for name, kind in flat_params(params):
         if kind[0] == "constexpr":
@@ -531,6 +543,7 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
              "num_warps": num_warps, "fn": fn.cache_fingerprint(), "params": spec,
              **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
              **({"maxnreg": maxnreg} if maxnreg is not None else {}),
+             **({"waves_per_eu": waves_per_eu} if waves_per_eu else {}),
              **({"fp_fusion": False} if not enable_fp_fusion else {}),
              **({"debug": [True, bool(sanitize_overflow)]} if debug else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -680,7 +693,7 @@ def _run(compiler, what, call, where=None):
 @user_facing
 def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
             num_ctas=None, maxnreg=None, debug=False, sanitize_overflow=True,
-            enable_fp_fusion=True, cache=True) -> CompiledKernel:
+            enable_fp_fusion=True, cache=True, waves_per_eu=None) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
@@ -688,7 +701,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     ``device_assert`` is compiled (it is dropped otherwise) and, unless ``sanitize_overflow``
     is False, signed integer ``+``, ``-`` and ``*`` narrower than 64 bits assert that they do
     not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
-    fuse a multiply feeding an add into one fma."""
+    fuse a multiply feeding an add into one fma. ``waves_per_eu`` is Triton's AMD occupancy
+    hint (waves per SIMD); other targets ignore it."""
     fn = as_kernel_function(fn)
     constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps,
                                             num_ctas=num_ctas)
@@ -696,6 +710,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     enable_fp_fusion = bool(enable_fp_fusion)
     check_num_ctas(num_ctas, fn)
     check_maxnreg(maxnreg, fn)
+    check_waves_per_eu(waves_per_eu, fn)
+    waves_per_eu = waves_per_eu or None
     compiler = load_compiler()
     if compiler is None:
         raise _not_built()
@@ -710,7 +726,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
                              f"not have")
     disk = None
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
-                    maxnreg, bool(debug), bool(sanitize_overflow), enable_fp_fusion)
+                    maxnreg, bool(debug), bool(sanitize_overflow), enable_fp_fusion,
+                    waves_per_eu)
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -725,6 +742,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
                        warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg,
+                       waves_per_eu=waves_per_eu,
                        debug=bool(debug), sanitize_overflow=bool(sanitize_overflow),
                        fp_fusion=enable_fp_fusion).generate()
     timings["frontend"] = clock() - start

@@ -2047,6 +2047,11 @@ module attributes {tile.maxnreg = 512 : i32} {}
 
 // -----
 
+// expected-error @+1 {{'tile.waves_per_eu' is a module attribute between 1 and 20 (waves per SIMD)}}
+module attributes {tile.waves_per_eu = 0 : i32} {}
+
+// -----
+
 // expected-error @+1 {{'tile.fp_fusion' is a boolean module attribute}}
 module attributes {tile.fp_fusion = 1 : i32} {}
 

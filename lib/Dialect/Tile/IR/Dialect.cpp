@@ -348,6 +348,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "between 16 and 255 (registers per thread)";
     return success();
   }
+  if (name == "tile.waves_per_eu") {
+    // An occupancy hint for targets that take one (waves per SIMD).
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !n || n.getInt() < 1 || n.getInt() > 20)
+      return op->emitOpError() << "'" << name << "' is a module attribute "
+                               << "between 1 and 20 (waves per SIMD)";
+    return success();
+  }
   if (name == PartitionsPreparedAttrHelper::getNameStr() ||
       name == RegionsConvertedAttrHelper::getNameStr()) {
     if (!isa<WarpSpecializeOp>(op) || !isa<UnitAttr>(attr.getValue()))

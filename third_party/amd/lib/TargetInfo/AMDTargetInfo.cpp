@@ -352,6 +352,12 @@ public:
                   StringAttr::get(ctx, "1," + std::to_string(numThreads)));
     func->setAttr("rocdl.reqd_work_group_size",
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+    // Triton's waves_per_eu launch option: the occupancy the register
+    // allocator and scheduler aim for (LLVM's amdgpu-waves-per-eu).
+    if (auto module = func->getParentOfType<ModuleOp>())
+      if (auto waves =
+              module->getAttrOfType<IntegerAttr>("tile.waves_per_eu"))
+        func->setAttr("rocdl.waves_per_eu", waves);
   }
 };
 } // namespace

@@ -1,0 +1,56 @@
+"""Triton's AMD launch options in a ported kernel's launch (aiter passes its tuned config as
+**config): waves_per_eu reaches LLVM as the kernel's amdgpu-waves-per-eu occupancy hint;
+matrix_instr_nonkdim, kpack and schedule_hint steer Triton's automatic tl.dot lowering, which a
+Gluon kernel does not use, and are accepted without effect, as in Triton; an NVIDIA target
+ignores them all, as Triton's CUDA backend does."""
+
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+from fakes import FAKE_TARGETS  # noqa: F401
+
+
+@kiln.jit
+def fill(x):
+    offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
+    kl.store(x + offs, offs)
+
+
+@kiln.jit
+def fill32(x):
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.store(x + offs, offs)
+
+
+def _hint(kernel):
+    return re.findall(r'"amdgpu-waves-per-eu"="([^"]*)"', kernel.asm["llir"])
+
+
+def test_waves_per_eu_reaches_llvm():
+    plain = fill.warmup("*i32", grid=(1,), target="hip:gfx950")
+    hinted = fill.warmup("*i32", grid=(1,), target="hip:gfx950", waves_per_eu=2)
+    assert _hint(plain) == [] and _hint(hinted) == ["2"]
+    assert fill.warmup("*i32", grid=(1,), target="hip:gfx950", waves_per_eu=0) is plain
+
+
+def test_tl_dot_options_are_accepted():
+    k = fill.warmup("*i32", grid=(1,), target="hip:gfx942", waves_per_eu=1,
+                    matrix_instr_nonkdim=16, kpack=2, schedule_hint="none")
+    assert _hint(k) == ["1"]
+
+
+def test_nvidia_ignores_them():
+    plain = fill32.warmup("*i32", grid=(1,), target="cuda:sm_90a")
+    k = fill32.warmup("*i32", grid=(1,), target="cuda:sm_90a", waves_per_eu=2,
+                      matrix_instr_nonkdim=16)
+    assert k.asm["ptx"] == plain.asm["ptx"]
+
+
+def test_a_bad_waves_per_eu_is_an_error():
+    with pytest.raises(kiln.InvalidOption, match=r"waves_per_eu must be an int between 0 and "
+                       r"20 \(waves per SIMD; 0: the compiler's choice\), got 'two'"):
+        fill.warmup("*i32", grid=(1,), target="hip:gfx950", waves_per_eu="two")
