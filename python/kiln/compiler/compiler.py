@@ -306,9 +306,9 @@ def check_maxnreg(maxnreg, fn=None):
 
 
 def check_waves_per_eu(waves_per_eu, fn=None):
-    """``waves_per_eu``: Triton's AMD occupancy hint, the waves each SIMD should fit (the
-    register allocator then may use what that leaves); 0 or None for LLVM's choice. Targets
-    without it (NVIDIA) ignore it, as Triton does."""
+    """``waves_per_eu``: Triton's occupancy hint, the waves each SIMD should fit (the register
+    allocator then may use what that leaves); 0 or None for LLVM's choice. Targets without
+    such a hint ignore it, as Triton does."""
     if waves_per_eu is None or (isinstance(waves_per_eu, int) and
                                 not isinstance(waves_per_eu, bool) and 0 <= waves_per_eu <= 20):
         return
@@ -701,8 +701,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     ``device_assert`` is compiled (it is dropped otherwise) and, unless ``sanitize_overflow``
     is False, signed integer ``+``, ``-`` and ``*`` narrower than 64 bits assert that they do
     not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
-    fuse a multiply feeding an add into one fma. ``waves_per_eu`` is Triton's AMD occupancy
-    hint (waves per SIMD); other targets ignore it."""
+    fuse a multiply feeding an add into one fma. ``waves_per_eu`` is Triton's occupancy
+    hint (waves per SIMD) for targets that take one; others ignore it."""
     fn = as_kernel_function(fn)
     constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps,
                                             num_ctas=num_ctas)
