@@ -27,6 +27,7 @@ from .compiler.deps import GlobalChangedError  # noqa: F401
 from .compiler.compiler import CompiledKernel, MissingToolWarning, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .runtime.scratch import set_allocator  # noqa: F401  (Triton's triton.set_allocator)
+from .autotune import Config, autotune, heuristics  # noqa: F401  (kiln.autotune: the decorator)
 
 
 def must_use_result(fn, message=True):
@@ -44,7 +45,7 @@ __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
            "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",
            "MissingToolWarning", "GlobalChangedError", "constexpr", "constexpr_function",
-           "language", "aot"]
+           "language", "aot", "autotune", "heuristics", "Config", "testing"]
 
 
 @constexpr_function
@@ -60,8 +61,8 @@ def next_power_of_2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-def __getattr__(name):  # kiln.aot and kiln.runtime load on first use
-    if name in ("aot", "runtime"):
+def __getattr__(name):  # kiln.aot, kiln.runtime, kiln.testing load on first use
+    if name in ("aot", "runtime", "testing"):
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
     if name == "LaunchTimeOutOfResources":  # without loading kiln.runtime eagerly
