@@ -16,7 +16,8 @@ What Kiln adds, because its compiler runs on the host without a GPU:
   cache so the compile in this process is a cache hit;
 * a progress line on a terminal while tuning, and :meth:`Autotuner.report`;
 * with ``cache_results=True`` (or a :class:`TuningCache` backend) the winner is stored per
-  kernel fingerprint, key, compiler and device, so another process does not tune again.
+  kernel fingerprint, key, compiler and device, so another process does not tune again;
+  :class:`RedisTuningCache` shares it across a fleet of machines.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from .compiler.errors import CompilationError, CompileTimeOutOfResources, Invali
 from .errors import OutOfResources
 
 __all__ = ["Config", "autotune", "heuristics", "Autotuner", "Heuristics", "TuningCache",
-           "DiskTuningCache", "TuningCacheWarning"]
+           "DiskTuningCache", "RedisTuningCache", "TuningCacheWarning"]
 
 _OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg")
 
@@ -127,6 +128,78 @@ class DiskTuningCache(TuningCache):
             os.replace(tmp, path)  # readers see the old file or the new one, never half
         except OSError as e:
             warnings.warn(TuningCacheWarning(f"cannot write the tuning cache at {path}: {e}"))
+
+
+class RedisTuningCache(TuningCache):
+    """Tuning results on a Redis server, shared by a fleet of machines: the first machine to
+    tune a kernel stores the winner, the others launch it without timing.
+
+    ``url`` (``redis://host:port/db``, ``rediss://`` for TLS) or ``host``/``port``/``db``/
+    ``password`` name the server; ``client`` takes a ready ``redis.Redis`` instead. Entries
+    live under ``prefix`` + the same key the disk cache uses, expiring after ``ttl`` seconds
+    when given. What is read is checked as the disk cache's entries are (a corrupt entry,
+    or one naming no current config, is ignored with a :class:`TuningCacheWarning`).
+
+    A server that cannot be reached within ``timeout`` seconds gives one warning; this
+    object then keeps nothing for the rest of the process, so tuning goes on without it
+    rather than waiting on the network at every kernel."""
+
+    def __init__(self, url=None, *, host="localhost", port=6379, db=0, password=None,
+                 prefix="kiln:autotune:", ttl=None, timeout=1.0, client=None):
+        self.prefix = prefix
+        self.ttl = ttl
+        self._down = False
+        if client is not None:
+            self.client, self.where = client, repr(client)
+            return
+        try:
+            import redis
+        except ImportError:
+            raise ImportError("kiln.autotune.RedisTuningCache needs the redis Python client "
+                              "(Debian: python3-redis; pip: redis)") from None
+        # No retries: a missing server costs one timeout, not several with backoff.
+        options = {"socket_timeout": timeout, "socket_connect_timeout": timeout,
+                   "retry_on_timeout": False}
+        try:
+            from redis.backoff import NoBackoff
+            from redis.retry import Retry
+            options["retry"] = Retry(NoBackoff(), 0)
+        except ImportError:  # a client older than retries: it does not retry
+            pass
+        if url is not None:
+            self.client = redis.Redis.from_url(url, **options)
+            scheme, _, rest = url.partition("://")
+            netloc, slash, path = rest.partition("/")
+            self.where = f"{scheme}://{netloc.rpartition('@')[2]}{slash}{path}"  # no password
+        else:
+            self.client = redis.Redis(host=host, port=port, db=db, password=password,
+                                      **options)
+            self.where = f"redis://{host}:{port}/{db}"
+
+    def _unreachable(self, e):
+        if not self._down:
+            self._down = True
+            warnings.warn(TuningCacheWarning(
+                f"the Redis tuning cache at {self.where} cannot be used ({type(e).__name__}: "
+                f"{e}); tuning without it in this process"), stacklevel=5)
+
+    def get(self, key: str) -> Optional[bytes]:
+        if self._down:
+            return None
+        try:
+            data = self.client.get(self.prefix + key)
+        except Exception as e:  # noqa: BLE001  -- redis errors, refused or timed-out sockets
+            self._unreachable(e)
+            return None
+        return data.encode() if isinstance(data, str) else data  # a decoding client's str
+
+    def put(self, key: str, data: bytes) -> None:
+        if self._down:
+            return
+        try:
+            self.client.set(self.prefix + key, data, ex=self.ttl)
+        except Exception as e:  # noqa: BLE001
+            self._unreachable(e)
 
 
 _FORMAT = "kiln-autotune-1"
@@ -524,7 +597,11 @@ class Autotuner:
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def _load(self, store_key, key, configs) -> Optional[Config]:
-        data = self.tuning_cache.get(store_key)
+        try:
+            data = self.tuning_cache.get(store_key)
+        except Exception as e:  # noqa: BLE001  -- a cache that cannot read: tune
+            warnings.warn(TuningCacheWarning(f"cannot read the tuning cache: {e}"))
+            return None
         if data is None:
             return None
         try:
@@ -571,6 +648,13 @@ def autotune(configs, key, prune_configs_by=None, reset_to_zero=None, restore_va
                          do_bench=do_bench, cache_results=cache_results,
                          compile_workers=compile_workers)
     return decorator
+
+
+# ``kiln.autotune`` is this decorator (the package binds the name over the module, as Triton's
+# ``triton.autotune``), so the names users spell as ``kiln.autotune.X`` hang on it too.
+for _cls in (Autotuner, TuningCache, DiskTuningCache, RedisTuningCache, TuningCacheWarning):
+    setattr(autotune, _cls.__name__, _cls)
+del _cls
 
 
 class Heuristics:
