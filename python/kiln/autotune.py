@@ -310,7 +310,11 @@ class Autotuner:
 
         if cache_results is True or (not cache_results
                                      and os.environ.get("KILN_CACHE_AUTOTUNING") == "1"):
-            self.tuning_cache = DiskTuningCache()
+            # KILN_AUTOTUNE_CACHE=redis://host:port/db points every cached tuning of the
+            # process at a shared server (a fleet), without editing the kernels.
+            url = os.environ.get("KILN_AUTOTUNE_CACHE", "")
+            self.tuning_cache = RedisTuningCache(url) if url.startswith(
+                ("redis://", "rediss://", "unix://")) else DiskTuningCache()
         elif isinstance(cache_results, TuningCache):
             self.tuning_cache = cache_results
         else:

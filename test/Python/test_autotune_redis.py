@@ -202,3 +202,22 @@ def test_without_the_redis_client_the_error_names_the_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "redis", None)  # `import redis` raises ImportError
     with pytest.raises(ImportError, match="python3-redis"):
         RedisTuningCache("redis://127.0.0.1:1/0")
+
+
+def test_an_environment_variable_points_cached_tuning_at_the_server(server, tmp_path):
+    # KILN_AUTOTUNE_CACHE=redis://... sends every cache_results=True tuning of a process to
+    # the shared server, without editing the kernels' decorators.
+    url, client = server
+    code = r'''
+import os
+os.environ["KILN_AUTOTUNE_CACHE"] = URL
+k, seen = tuned(fastest=256, cache_results=True)
+k[(1,)](Tensor(0x10000), Tensor(0x20000), 100)
+out(seen=seen, backend=type(k.tuning_cache).__name__)
+'''
+    first = _shared(url, tmp_path, code)
+    assert first["backend"] == "RedisTuningCache" and first["seen"] == [128, 256]
+    assert len(_keys(client)) == 1
+    assert not (tmp_path / "kiln-cache" / "autotune").exists()
+    second = _shared(url, tmp_path, code)
+    assert second["seen"] == []
