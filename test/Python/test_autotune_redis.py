@@ -16,6 +16,8 @@ import warnings
 
 import pytest
 
+from kiln_test_setup import skip_unless_installed
+
 from test_autotune import _run, pytestmark  # noqa: F401  (pytestmark: the runtime skip)
 
 try:
@@ -35,7 +37,7 @@ def server(tmp_path):
     """A redis-server of this test's own: (its URL, a client)."""
     binary = shutil.which("redis-server")
     if binary is None or redis is None:
-        pytest.skip("needs redis-server and the redis Python client (python3-redis)")
+        skip_unless_installed("needs redis-server and the redis Python client (python3-redis)")
     folder = tmp_path / "redis"
     folder.mkdir()
     port = _free_port()
@@ -164,7 +166,7 @@ out(runs=runs, store_keys=store_keys)
 
 def test_an_unreachable_server_warns_once_and_tunes_without_it(tmp_path):
     if redis is None:
-        pytest.skip("needs the redis Python client (python3-redis)")
+        skip_unless_installed("needs the redis Python client (python3-redis)")
     port = _free_port()  # nothing listens there
     r = _shared(f"redis://:hunter2@127.0.0.1:{port}/0", tmp_path)
     assert r["seen"] == [128, 256, 128, 256] and r["best"] == {"BLOCK": 256}
@@ -177,7 +179,7 @@ def test_an_unreachable_server_warns_once_and_tunes_without_it(tmp_path):
 
 def test_a_server_that_never_answers_costs_one_timeout():
     if redis is None:
-        pytest.skip("needs the redis Python client (python3-redis)")
+        skip_unless_installed("needs the redis Python client (python3-redis)")
     from kiln.autotune import RedisTuningCache, TuningCacheWarning
     with socket.socket() as silent:  # accepts connections (the backlog), never replies
         silent.bind(("127.0.0.1", 0))

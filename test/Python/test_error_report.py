@@ -15,6 +15,9 @@ import kiln.language as kl
 from kiln import CompilationError, InvalidOption
 
 from fakes import FAKE_TARGETS  # noqa: F401  (registers the fake targets)
+import located
+
+HERE = os.path.abspath(__file__)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -86,7 +89,7 @@ def test_unknown_signature_type_lists_the_types():
 
 
 @kiln.jit
-def warps_kernel(x, BLOCK: kl.constexpr, num_warps: kl.constexpr):
+def warps_kernel(x, BLOCK: kl.constexpr, num_warps: kl.constexpr):  # E:warps
     offs = kl.arange(0, BLOCK, kl.BlockedLayout([1], [32], [num_warps], [0]))
     kl.store(x + offs, offs.to(kl.float32))
 
@@ -105,11 +108,22 @@ def test_num_warps_constexpr_parameter(kw, expected):
 
 
 def test_num_warps_given_twice_differently():
-    with pytest.raises(InvalidOption, match=r"num_warps is both a launch option "
-                       r"\(num_warps=8\) and a constexpr argument \(num_warps=2\) of "
-                       r"warps_kernel\(\); give it once"):
+    with pytest.raises(InvalidOption) as info:
         kiln.compile(warps_kernel, {"x": "*fp32"}, {"BLOCK": 256, "num_warps": 2},
                      num_warps=8, target="cuda:sm_90a")
+    located.assert_located(info.value, HERE, "E:warps", "def warps_kernel",
+                           r"num_warps is both a launch option \(num_warps=8\) and a "
+                           r"constexpr argument \(num_warps=2\) of warps_kernel\(\); give it "
+                           r"once", InvalidOption)
+
+
+def test_a_bad_waves_per_eu_points_at_the_kernel():
+    with pytest.raises(InvalidOption) as info:
+        kiln.compile(warps_kernel, {"x": "*fp32"}, {"BLOCK": 256}, target="hip:gfx950",
+                     waves_per_eu=-1)
+    located.assert_located(info.value, HERE, "E:warps", "def warps_kernel",
+                           r"waves_per_eu must be an int between 0 and 20 \(waves per SIMD; 0: the "
+                           r"compiler's choice\), got -1", InvalidOption)
 
 
 def test_unannotated_argument_needed_as_constexpr_says_so():
@@ -173,3 +187,19 @@ def test_several_errors_print_each_as_an_error():
     assert "/k.py:8:5: error: second" in lines
     assert "/k.py:3:1: note: the copy" in lines
     assert not any("note: error" in line for line in lines)
+
+
+def test_every_op_has_a_dsl_name():
+    # A diagnostic naming an op the table lacks would reach the user in IR words.
+    import glob
+    import re
+    from kiln.compiler.dsl_names import OPS, dsl_message
+    tds = glob.glob(os.path.join(ROOT, "include", "kiln", "Dialect", "Tile", "IR", "*.td")) + \
+        glob.glob(os.path.join(ROOT, "third_party", "*", "include", "kiln", "Dialect", "*",
+                               "IR", "*.td"))
+    ops = set()
+    for td in tds:
+        ops |= set(re.findall(r'def \w+Op : \w+<"([a-z0-9_]+)"', open(td).read()))
+    assert len(ops) > 40 and ops <= set(OPS), sorted(ops - set(OPS))
+    assert dsl_message("'tile_nv.mbarrier_wait' op waits") == "mbarrier.wait: waits"
+    assert dsl_message("'tile.num_warps' must be 4") == "'tile.num_warps' must be 4"

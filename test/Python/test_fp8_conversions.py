@@ -33,6 +33,8 @@ from fractions import Fraction
 
 import pytest
 
+from kiln_test_setup import skip_unless_installed
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
 RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
@@ -391,7 +393,7 @@ def model_library(tmp_path_factory, overflow: str) -> str:
     if overflow not in _MODELS:
         cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
         if cc is None:
-            pytest.skip("needs a C compiler for the instruction models")
+            skip_unless_installed("needs a C compiler for the instruction models")
         d = tmp_path_factory.mktemp("fp8model")
         src = d / "model.c"
         src.write_text(MODEL_C)
@@ -630,13 +632,14 @@ def run_with_models(target: str, lib: str) -> dict:
     return results
 
 
-@pytest.mark.skipif(not os.path.exists(MLIR_OPT), reason="needs mlir-opt (mlir-22-tools)")
 @pytest.mark.parametrize("target,overflow", [(t, o) for t, v in HW_TARGETS.items()
                                              for o in v[2]])
 def test_instructions_as_lowered_match_the_reference(tmp_path_factory, target, overflow):
     """Every sweep through the target's lowering, the instruction models in place of the
     instructions: the reference's codes and values (a NaN where it has a NaN), whichever
     overflow behaviour the AMD instructions have."""
+    if not os.path.exists(MLIR_OPT):
+        skip_unless_installed("needs mlir-opt (mlir-22-tools)")
     got = run_with_models(target, model_library(tmp_path_factory, overflow))
     for fmt_name, values in got.items():
         fmt, want = FORMATS[fmt_name], _reference(fmt_name)

@@ -17,12 +17,12 @@ import pytest
 import kiln
 import kiln.language as kl
 import kiln.runtime
-from kiln.compiler import compiler as compiler_mod  # noqa: F811
-
-JIT = sys.modules["kiln.jit"]
 from kiln.compiler import compiler as compiler_mod
 
-from test_cache import FakeCompiler
+JIT = sys.modules["kiln.jit"]
+
+from launch_kernels import attn_like  # noqa: E402
+from test_cache import FakeCompiler  # noqa: E402
 
 try:
     from kiln import _runtime
@@ -685,22 +685,6 @@ def test_tuple_arguments_launch_warm_without_specializing_again(native, monkeypa
     _reset(pair_copy)
 
 
-@kiln.jit
-def attn_like(q, res, w, ow, o, o_pre, n, L: kl.constexpr, BLOCK: kl.constexpr,
-              HAS_OW: kl.constexpr, SAVE: kl.constexpr):
-    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
-    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
-    m = offs < n
-    acc = kl.load(q + offs, mask=m)
-    for i in kl.static_range(L):
-        acc += kl.load(res[i] + offs, mask=m)
-    if HAS_OW:
-        acc = acc * kl.load(ow + offs, mask=m)
-    if SAVE:
-        kl.store(o_pre + offs, acc, mask=m)
-    kl.store(o + offs, acc * kl.load(w + offs, mask=m), mask=m)
-
-
 def test_keyword_tuple_and_none_launches_take_the_fast_path(native, monkeypatch):
     """fla's AttnRes forward launch shape: every argument by name, a tuple of tensors, None
     for the optional pointers, constexprs by name and num_warps. Once warm, such a launch
@@ -716,19 +700,19 @@ def test_keyword_tuple_and_none_launches_take_the_fast_path(native, monkeypatch)
     monkeypatch.setattr(JIT.JITFunction, "specialize", counted)
     q, w, o, ow, o_pre = (Tensor(0x10000 * i) for i in range(1, 6))
     srcs = tuple(Tensor(0x100000 + 0x10000 * i) for i in range(3))
-    base = dict(q=q, res=srcs, w=w, ow=None, o=o, o_pre=None, n=1000, L=3, BLOCK=128,
-                HAS_OW=False, SAVE=False, num_warps=4)
+    base = dict(q=q, res=srcs, w=w, ow=None, o=o, o_pre=None, N=1000, L=3, BLOCK=128,
+                HAS_OW=False, SAVE=False, NW=4, num_warps=4)
     positional = tuple(base[n] for n in attn_like.arg_names)
     cases = [
         ((), base),
         ((), dict(base, res=tuple(Tensor(0x200000 + 0x10000 * i) for i in range(3)))),
         ((), dict(base, ow=ow, HAS_OW=True)),  # a tensor where None was
-        ((), dict(base, o_pre=o_pre, SAVE=True, num_warps=8)),
+        ((), dict(base, o_pre=o_pre, SAVE=True, NW=8, num_warps=8)),
         ((), dict(base, res=list(srcs))),  # a list
         ((), dict(base, res=srcs[:2], L=2)),  # another length
         ((), dict(base, res=(srcs[0], Tensor(0x300004), srcs[2]))),  # an unaligned element
         ((), dict(base, res=(srcs[0], Tensor(0x300000, "float16"), srcs[2]))),  # a dtype
-        ((), dict(base, n=1)),  # n == 1: a constexpr
+        ((), dict(base, N=1)),  # N == 1: a constexpr
         (positional, {"num_warps": 4}),
     ]
     for args, kwargs in cases:

@@ -18,6 +18,7 @@ triton = pytest.importorskip("triton", reason="these tests wrap Kiln kernels wit
 
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
+from launch_kernels import attn_like  # noqa: E402  (test/Python, on the path via conftest)
 
 
 @kiln.jit
@@ -88,22 +89,6 @@ def test_autotune_over_heuristics_with_hooks(nvidia, tmp_path, monkeypatch):
     tuned[_grid](x, out, n, -1.0)
     torch.testing.assert_close(out, keep * -1.0)
     torch.testing.assert_close(x, keep)
-
-
-@kiln.jit
-def attn_like(q, res, w, ow, o, o_pre, N, L: kl.constexpr, BLOCK: kl.constexpr,
-              HAS_OW: kl.constexpr, SAVE: kl.constexpr, NW: kl.constexpr):
-    layout: kl.constexpr = kl.BlockedLayout([1], [32], [NW], [0])
-    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
-    m = offs < N
-    acc = kl.load(q + offs, mask=m)
-    for i in kl.static_range(L):
-        acc += kl.load(res[i] + offs, mask=m)
-    if HAS_OW:
-        acc = acc * kl.load(ow + offs, mask=m)
-    if SAVE:
-        kl.store(o_pre + offs, acc, mask=m)
-    kl.store(o + offs, acc * kl.load(w + offs, mask=m), mask=m)
 
 
 def test_keyword_tuple_and_none_launch(nvidia):

@@ -134,9 +134,9 @@ def dsl_message(message: str) -> str:
     prefix becomes ``x:``, an op named inside a sentence its call, a tensor or shared-memory
     type its shape, element type and layout."""
     def op(m):
-        if m.group(1) == "tile" and m.group(2) not in OPS and not m.group(3):
-            return m.group(0)  # an attribute's name ('tile.num_warps'), not an op's
-        name = OPS.get(m.group(2), m.group(2))
+        if m.group(2) not in OPS:
+            return m.group(0)  # not an op ('tile.num_warps', an attribute): as written
+        name = OPS[m.group(2)]
         return f"{name}:" if m.group(3) else name
     text = _types(_OP.sub(op, message))
     # A message that already names its call ("device_print: ...") keeps one prefix.
