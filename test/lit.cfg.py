@@ -15,7 +15,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 
 # Only .mlir files are lit tests. test/gpu needs a GPU and test/Python is
 # pytest's; both run outside lit.
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".ll"]
 config.excludes = ["gpu", "Python", "Inputs", "lit.cfg.py", "CMakeLists.txt"]
 
 config.test_source_root = config.kiln_test_source_root
@@ -57,6 +57,8 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("kiln-opt", unresolved="ignore"),
     ToolSubst("kiln-translate", unresolved="ignore"),
+    ToolSubst("kiln-pack-phis", unresolved="ignore"),
+    "lli",
     "llvm-readobj",
     "llvm-objdump",
 ]

@@ -10,6 +10,7 @@
 #include "kiln/Target/Serialize.h"
 
 #include "kiln/Target/Backend.h"
+#include "kiln/Target/PackNarrowPhis.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -40,6 +41,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/InstCombine/InstCombine.h"
+#include "llvm/Transforms/Scalar/DCE.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -330,7 +333,7 @@ createTargetMachine(ModuleOp module, const TargetDesc &target,
 }
 
 static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
-                         unsigned optLevel) {
+                         unsigned optLevel, const Backend &backend) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -349,6 +352,16 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(llvmModule, mam);
+  if (level == llvm::OptimizationLevel::O0 || !backend.packsNarrowPhis())
+    return;
+  // Narrow phis packed into words; the gathers and extracts folded into the
+  // vectors they came from.
+  llvm::FunctionPassManager cleanup;
+  cleanup.addPass(llvm::InstCombinePass());
+  cleanup.addPass(llvm::DCEPass());
+  for (llvm::Function &f : llvmModule)
+    if (!f.isDeclaration() && packNarrowPhis(f))
+      cleanup.run(f, fam);
 }
 
 namespace {
@@ -500,7 +513,7 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
   LogicalResult ran = runRecoveringFromFatalErrors(
       [&] {
         auto begin = now();
-        runOptimizer(*llvmModule, *tm, opts.optLevel);
+        runOptimizer(*llvmModule, *tm, opts.optLevel, *backend);
         times.optimize = since(begin);
         SkipQuadraticPasses gate(*llvmModule, *backend);
         llvmContext->setOptPassGate(gate);

@@ -17,7 +17,7 @@ from ``--root``: the restored original for Triton, the import-swapped copy for K
   ``(label, kernel, args, kwargs)`` -- a launch as the project makes it, captured instead of
   run (see :func:`capture`) -- and the harness compiles each for ``TARGET`` (``"gfx942"``,
   ``"gfx950"``) without a device, with Triton or Kiln, and reports VGPRs, spills, LDS bytes,
-  MFMA count and wait counts from the AMDGCN.
+  MFMA count and wait counts from the AMDGCN (kept in $WILD_ASM_DIR when that is set).
 
 A failure is reported by its first line and the DSL location it names (the kernel file:line,
 from the message, else the innermost traceback frame under ``--root``).
@@ -310,6 +310,11 @@ def run(case, side: str, root: str) -> dict:
                 stats["lds_bytes"] = max(stats["lds_bytes"] or 0, shared or 0)
                 stats["compile_s"] = round(time.perf_counter() - t0, 2)
                 res["kernels"][label] = stats
+                keep = os.environ.get("WILD_ASM_DIR")
+                if keep:  # the AMDGCN of each side, to compare them line by line
+                    os.makedirs(keep, exist_ok=True)
+                    with open(os.path.join(keep, f"{case.NAME}.{label}.{side}.s"), "w") as f:
+                        f.write(asm)
             res["ok"] = True
             return res
         import torch

@@ -95,6 +95,11 @@ public:
   skippedCodegenPasses(const llvm::Function &f) const {
     return {};
   }
+  /// Whether the code generator gives every 8- and 16-bit value a 32-bit
+  /// register of its own, so that Serialize packs a block's narrow phis (a
+  /// loop-carried fp8 or f16 tensor) into words after the optimizer
+  /// (PackNarrowPhis.h).
+  virtual bool packsNarrowPhis() const { return false; }
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;

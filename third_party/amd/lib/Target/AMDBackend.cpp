@@ -123,6 +123,8 @@ public:
   StringRef getDialectPrefix() const override { return "rocdl"; }
   StringRef getAssemblyName() const override { return "amdgcn"; }
   StringRef getBinaryName() const override { return "hsaco"; }
+  // An i8 or i16 phi takes a whole VGPR of its own.
+  bool packsNarrowPhis() const override { return true; }
   ArrayRef<StringRef> getToolEnvironment() const override {
     return kToolEnvironment;
   }
