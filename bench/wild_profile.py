@@ -28,10 +28,19 @@ def dump_kiln(mod, out):
     case's project) compiled."""
     JITFunction = importlib.import_module("kiln.jit").JITFunction
     seen = set()
+    root = os.path.join(ROOT, "build", "wild", "kiln")
     for m in list(sys.modules.values()):
-        for v in list(vars(m).values()) if m is not None else ():
-            fn = getattr(v, "fn", v)  # under a heuristics/autotune wrapper
-            fn = getattr(fn, "fn", fn)
+        if not (getattr(m, "__file__", None) or "").startswith(root):
+            continue  # only the case's project: torch's lazy modules answer any name
+        for v in list(vars(m).values()):
+            fn = v
+            for _ in range(3):  # under heuristics/autotune wrappers
+                if isinstance(fn, JITFunction):
+                    break
+                try:
+                    fn = getattr(fn, "fn", None)
+                except Exception:  # noqa: BLE001 -- a module global of any kind
+                    fn = None
             if not isinstance(fn, JITFunction) or id(fn) in seen:
                 continue
             seen.add(id(fn))
