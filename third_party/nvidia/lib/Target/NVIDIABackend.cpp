@@ -10,6 +10,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "llvm/IR/InlineAsm.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/Support/Process.h"
@@ -63,6 +64,14 @@ public:
       LLVMInitializeNVPTXTarget();
       LLVMInitializeNVPTXTargetMC();
       LLVMInitializeNVPTXAsmPrinter();
+      // Shared, constant and local addresses in 32 bits (the data layout's
+      // p3:32:32, p4, p5): shared memory is at most 228 KiB, and 64-bit
+      // addresses cost a register pair and 64-bit arithmetic at every
+      // ld/st.shared, wgmma descriptor and mbarrier operand.
+      auto options = llvm::cl::getRegisteredOptions();
+      auto it = options.find("nvptx-short-ptr");
+      if (it != options.end())
+        it->second->addOccurrence(0, "nvptx-short-ptr", "true");
     });
   }
 
