@@ -2,7 +2,7 @@
 //
 // A tensor of fp8/i8 (or f16/bf16/i16) elements that a loop carries becomes,
 // after LLVM's scalar replacement, one phi per element. A code generator whose
-// registers are 32 bits wide (AMDGPU) gives each such phi a register of its
+// registers are 32 bits wide gives each such phi a register of its
 // own: a 256x256 fp8 tile held by 512 threads is 128 bytes a thread, which is
 // 32 registers as words and 128 as bytes. Packing the phis of a block four
 // bytes (two halves) to a word restores the words: in each predecessor the

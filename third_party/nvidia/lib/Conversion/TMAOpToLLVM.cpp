@@ -137,7 +137,13 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     for (int64_t i = 0; i < boxes.count; ++i) {
       Value dst = byteOffset(rewriter, loc, adaptor.getResult(), (*offsets)[i]);
-      dst = LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, dst);
+      // A shared::cta address is the executing CTA's shared::cluster
+      // address (PTX ISA, state spaces): the same bits, without the
+      // addrspacecast's detour through a generic address (cvta.shared,
+      // cvta.to.shared::cluster).
+      Value bits =
+          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
+      dst = LLVM::IntToPtrOp::create(rewriter, loc, cluster, bits);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),

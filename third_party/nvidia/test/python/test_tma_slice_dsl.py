@@ -49,7 +49,7 @@ def test_boxes_land_after_the_first_half():
     k = copy_through_second_half.warmup(d, d, 128, 128, grid=(1,), target="cuda:sm_90a")
     # 128-byte swizzle of f32: 4 chunks of 32 columns, each 256 rows x 128 bytes in the
     # buffer; the second half of chunk i starts at i * 32768 + 16384 bytes.
-    offsets = [re.findall(r"@global_smem, i64 (\d+)\)", line)
+    offsets = [re.findall(r"@global_smem, i(?:32|64) (\d+)\)", line)
                for line in k.asm["llir"].splitlines() if "cp.async.bulk.tensor" in line]
     starts = [int(o[0]) for o in offsets]
     assert starts == [16384 + 32768 * i for i in range(4)] * 2
@@ -74,6 +74,6 @@ def test_column_slice_of_whole_chunks():
     # from byte 1024, one whole swizzle atom.
     d = _desc(8, 32, kl.NVMMASharedLayout(128, 32))
     k = copy_columns.warmup(d, d, 8, 32, 64, grid=(1,), target="cuda:sm_90a")
-    starts = [re.findall(r"@global_smem, i64 (\d+)\)", line)
+    starts = [re.findall(r"@global_smem, i(?:32|64) (\d+)\)", line)
               for line in k.asm["llir"].splitlines() if "cp.async.bulk.tensor" in line]
     assert [int(s[0]) for s in starts] == [1024, 1024]
