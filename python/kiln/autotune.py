@@ -41,6 +41,7 @@ __all__ = ["Config", "autotune", "heuristics", "Autotuner", "Heuristics", "Tunin
            "DiskTuningCache", "RedisTuningCache", "TuningCacheWarning"]
 
 _OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg")
+_MISSING = object()  # an argument not given, or without a dtype
 
 
 class Config:
@@ -307,6 +308,11 @@ class Autotuner:
         self.compile_fallback = None  # why the last tuning compiled serially
         self._reports: Dict[tuple, List[dict]] = {}
         self._last_key = None
+        # Key argument name -> its position among the parameters; run's memo of
+        # _fast_key -> (config, key, its kwargs).
+        self._key_positions = [(k, self.arg_names.index(k)) for k in self.keys
+                               if k in self.arg_names]
+        self._fast = {}
 
         if cache_results is True or (not cache_results
                                      and os.environ.get("KILN_CACHE_AUTOTUNING") == "1"):
@@ -398,9 +404,42 @@ class Autotuner:
         self.nargs = None
         return kernels
 
+    def _fast_key(self, args, kwargs):
+        """What the tuning key is computed from (the key arguments' values, the dtypes of
+        every argument in order, keyword names), without building the key's dicts; None
+        when it cannot be hashed. A memo of it maps to the config the key chose."""
+        n = len(self.arg_names)
+        try:
+            vals = [args[i] if i < len(args) else kwargs.get(name, _MISSING)
+                    for name, i in self._key_positions]
+            key = (tuple(vals),
+                   tuple([getattr(a, "dtype", _MISSING) for a in args[:n]]),
+                   tuple([(k, getattr(v, "dtype", _MISSING)) for k, v in kwargs.items()]))
+            hash(key)
+        except Exception:  # noqa: BLE001 -- an unhashable value: the general path
+            return None
+        return key
+
     def run(self, *args, grid=None, warmup=False, **kwargs):
         if warmup:
             return self.warmup(*args, **kwargs)
+        # A key seen before, whose config has no pre_hook: launch it with no dicts built
+        # (while self.cache still holds that config for the key: clearing it re-tunes).
+        fast = self._fast_key(args, kwargs) if len(self.configs) > 1 else None
+        if fast is not None:
+            hit = self._fast.get(fast)
+            if hit is not None and self.cache.get(hit[1]) is hit[0]:
+                self.best_config, self._last_key, config_kwargs = hit
+                return self.fn.run(*args, grid=grid, **kwargs, **config_kwargs)
+        ret = self._run(args, kwargs, grid)
+        if fast is not None and self.best_config.pre_hook is None:
+            if len(self._fast) >= 1024:
+                self._fast.clear()
+            self._fast[fast] = (self.best_config, self._last_key,
+                                self.best_config.all_kwargs())
+        return ret
+
+    def _run(self, args, kwargs, grid):
         self.nargs = dict(zip(self.arg_names, args))
         tuned = False
         if len(self.configs) > 1:

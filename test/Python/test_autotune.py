@@ -134,6 +134,36 @@ out(log=log, best=k.best_config.num_warps)
                         ["pre", 256, True], ["config", 256]]
 
 
+def test_warm_launches_reuse_the_pick_until_the_cache_is_cleared(tmp_path):
+    # Autotuner.run remembers which config a key chose (no dicts built on a warm launch);
+    # the memo follows the key (a new dtype re-tunes), a config's pre_hook still runs on
+    # every launch, and clearing k.cache re-tunes as Triton's does.
+    r = _run(tmp_path=tmp_path, code=r'''
+log = []
+hooked = Config({"BLOCK": 256}, num_warps=8, pre_hook=lambda nargs: log.append("hook"))
+k, seen = tuned()
+x, y = Tensor(0x10000), Tensor(0x20000)
+for _ in range(3):
+    k[(1,)](x, y, 100)
+warm = [len(seen), threads(), k.best_config.kwargs]
+k[(1,)](T.Tensor(0x10000, "float16"), T.Tensor(0x20000, "float16"), 100)
+after_dtype = len(seen)
+k.cache.clear()
+k[(1,)](x, y, 100)
+after_clear = len(seen)
+h, hseen = tuned([C4, hooked])
+for _ in range(3):
+    h[(1,)](x, y, 100)
+out(warm=warm, after_dtype=after_dtype, after_clear=after_clear, hooks=log.count("hook"),
+    keys=[list(key) for key in k.cache])
+''')
+    assert r["warm"] == [2, 256, {"BLOCK": 256}]
+    assert r["after_dtype"] == 4 and r["after_clear"] == 6
+    assert r["keys"] == [[100, "float32", "float32"]]
+    # Once in its benchmark, once after tuning and on each of the two warm launches.
+    assert r["hooks"] == 4
+
+
 def test_heuristics_under_autotune(tmp_path):
     r = _run(tmp_path=tmp_path, code=r'''
 seen_meta = []
