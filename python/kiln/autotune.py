@@ -23,6 +23,7 @@ What Kiln adds, because its compiler runs on the host without a GPU:
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import inspect
 import json
@@ -481,10 +482,12 @@ class Autotuner:
                 self.cache[key] = hit
                 return False
         progress = _Progress(getattr(self.base_fn, "__name__", "kernel"), len(configs))
+        timings = {}
         try:
-            fit, kernels, self.pruned = self._compile_configs(configs, args, kwargs, progress)
-            timings = {}
-            for c in fit:
+            # Each config is timed as soon as it has compiled, while compile workers (when
+            # there are) go on with the later ones.
+            fit, kernels, self.pruned = [], {}, {}
+            for c in self._compile_configs(configs, args, kwargs, progress, fit, kernels):
                 timings[c] = self._bench(*args, config=c, grid=grid, **kwargs)
                 t = _first_time(timings[c])
                 if math.isfinite(t) and (progress.best is None or t < progress.best[0]):
@@ -525,41 +528,52 @@ class Autotuner:
             self.pruned[config] = _reason(e)
             return [math.inf, math.inf, math.inf]
 
-    def _compile_configs(self, configs, args, kwargs, progress):
-        """Compile each config; (the configs that compiled, their kernels, config -> why the
-        others were dropped). Raises the first config's error when none compiles."""
+    def _compile_configs(self, configs, args, kwargs, progress, fit, kernels):
+        """Compile each config, in order, yielding each that compiled as soon as it has (its
+        worker done, then loaded here from the kernel cache); fills ``fit`` and ``kernels``
+        and records in ``self.pruned`` why the others were dropped. Raises the first
+        config's error when none compiles."""
         per_config = [dict(kwargs, **c.all_kwargs()) for c in configs]
-        worker_results = self._compile_in_workers(args, kwargs, per_config)
-        fit, kernels, pruned, first_error = [], {}, {}, None
-        for i, c in enumerate(configs):
-            result = worker_results.get(i)
-            if result is not None and result[0] and first_error is not None:
-                pruned[c] = result[1]  # failed in a worker; another error is raised if all do
-            else:
-                try:
-                    kernels[c] = self.fn.warmup(*args, **per_config[i])
+        first_error = None
+        with self._compile_in_workers(args, kwargs, per_config) as worker_result:
+            for i, c in enumerate(configs):
+                result = worker_result(i)
+                if result is not None and result[0] and first_error is not None:
+                    self.pruned[c] = result[1]  # failed in a worker; another error is raised
+                    kernel = None
+                else:
+                    try:
+                        kernel = self.fn.warmup(*args, **per_config[i])
+                    except Exception as e:
+                        if not _fit_error(e):
+                            raise
+                        self.pruned[c] = _reason(e)
+                        first_error = first_error or e
+                        kernel = None
+                progress.compiled += 1
+                progress.show()
+                if kernel is not None:
+                    kernels[c] = kernel
                     fit.append(c)
-                except Exception as e:
-                    if not _fit_error(e):
-                        raise
-                    pruned[c] = _reason(e)
-                    first_error = first_error or e
-            progress.compiled += 1
-            progress.show()
+                    yield c
         if not fit:
             raise first_error
-        return fit, kernels, pruned
 
-    def _compile_in_workers(self, args, kwargs, per_config) -> dict:
-        """Compile the configs in worker processes, which fill the kernel disk cache; config
-        index -> (is a fit error, reason) of those that failed there. {} when compiling
-        serially (one config, one worker, no fork, the workers failed)."""
+    @contextlib.contextmanager
+    def _compile_in_workers(self, args, kwargs, per_config):
+        """Compile the configs in forked worker processes (they fill the kernel cache);
+        yields ``result(i)``, which waits for config i's worker and returns None when it
+        compiled, else (is a fit error, reason). Every result is None when compiling here
+        (one config, one worker, no fork, the workers failed: self.compile_fallback says
+        why)."""
         global _JOBS
         workers = self.compile_workers if self.compile_workers is not None else os.cpu_count()
         workers = min(int(workers or 1), len(per_config))
         self.compile_mode, self.compile_fallback = "serial", None
+        serial = lambda i: None  # noqa: E731
         if workers < 2:
-            return {}
+            yield serial
+            return
         context = _pool_context()
         if context is None or context.get_start_method() != "fork":
             import pickle
@@ -567,7 +581,8 @@ class Autotuner:
                 pickle.dumps((self.fn, args, per_config))
             except Exception as e:  # noqa: BLE001
                 self.compile_fallback = f"the kernel or its arguments cannot be pickled: {e}"
-                return {}
+                yield serial
+                return
         target = kwargs.get("target")
         if target is None:
             try:
@@ -575,24 +590,42 @@ class Autotuner:
                 target = _target_name(_driver().current_target())
             except Exception as e:  # noqa: BLE001  -- the compile in this process says why
                 self.compile_fallback = f"no target: {e}"
-                return {}
+                yield serial
+                return
         from concurrent.futures import ProcessPoolExecutor
         _JOBS = (self.fn, args, per_config, target)
-        results = {}
+        pool = None
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-                with ProcessPoolExecutor(workers, mp_context=context) as pool:
-                    for i, failure in pool.map(_compile_job, range(len(per_config))):
-                        if failure is not None:
-                            results[i] = failure
-        except Exception as e:  # noqa: BLE001  -- a broken pool: compile here instead
+                pool = ProcessPoolExecutor(workers, mp_context=context)
+                futures = [pool.submit(_compile_job, i) for i in range(len(per_config))]
+        except Exception as e:  # noqa: BLE001  -- no pool: compile here instead
             self.compile_fallback = f"compile workers failed: {_reason(e)}"
-            return {}
-        finally:
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
             _JOBS = None
+            yield serial
+            return
         self.compile_mode = "parallel"
-        return results
+        broken = []
+
+        def result(i):
+            if broken:
+                return None
+            try:
+                return futures[i].result()[1]
+            except Exception as e:  # noqa: BLE001  -- a broken pool: the rest compile here
+                self.compile_mode = "serial"
+                self.compile_fallback = f"compile workers failed: {_reason(e)}"
+                broken.append(e)
+                return None
+
+        try:
+            yield result
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            _JOBS = None
 
     # -- reports -----------------------------------------------------------------------------
 
