@@ -1,7 +1,9 @@
 """associative_scan on the GPU against torch on fresh random inputs (kernels:
 test/Python/test_scan_dsl.py): both axes, forward and reverse, an associative but not
-commutative combine (the operand order shows), several layouts, and a 1-D scan of ragged
-length (masked)."""
+commutative combine (the operand order shows), several layouts -- lanes and warps along the
+axis (shuffles, shared memory), repetitions above the warps, broadcast lanes and warps, MMA
+accumulators --, 1-D scans of up to 2048 elements across 4 and 8 warps, a scan of a
+(value, index) tuple, and a 1-D scan of ragged length (masked)."""
 
 from __future__ import annotations
 
@@ -20,7 +22,12 @@ W = 32
 LAYOUTS = [kl.BlockedLayout([1, 4], [4, W // 4], [4, 1], [0, 1]),
            kl.BlockedLayout([2, 2], [8, W // 8], [2, 2], [1, 0]),
            kl.BlockedLayout([1, 2], [1, W], [1, 4], [1, 0]),
-           kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8])]
+           kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[2, 2], instr_shape=[16, 8]),
+           kl.BlockedLayout([1, 1], [1, W], [1, 4], [1, 0]),    # lanes and warps along axis 1
+           kl.BlockedLayout([1, 1], [W, 1], [4, 1], [0, 1]),    # ... along axis 0
+           kl.BlockedLayout([2, 1], [4, W // 4], [2, 2], [0, 1]),
+           kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                     instr_shape=[16, 16, 16])]
 
 
 def _ref(x, axis, reverse, op):
@@ -62,3 +69,41 @@ def test_scan_1d_ragged(target, n, reverse):
     want = torch.cumsum(x.double(), 0) if not reverse else x.double().flip(0).cumsum(0).flip(0)
     torch.testing.assert_close(z[:n].double(), want, rtol=1e-5, atol=1e-4)
     assert torch.all(z[n:] == 7.0)
+
+
+@pytest.mark.parametrize("n,spec", k.ACROSS_WARPS_1D)
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("op", ["add", "last"])
+def test_scan_1d_across_warps(target, n, spec, reverse, op):
+    L, warps = k._blocked_1d(spec, W)
+    x = torch.randint(-100, 100, (n,), dtype=torch.int32, device="cuda")
+    if op == "last":
+        x = x * (torch.rand(n, device="cuda") < 0.1)
+    z = torch.empty_like(x)
+    k.scan1d_op_kernel[(1,)](x, z, n, L, reverse, op, num_warps=warps)
+    torch.testing.assert_close(z, _ref(x, 0, reverse, op), rtol=0, atol=0)
+
+
+def _running_argmax(v, reverse):
+    v = v.tolist()
+    order = range(len(v) - 1, -1, -1) if reverse else range(len(v))
+    best = bi = None
+    vals, idx = [0.0] * len(v), [0] * len(v)
+    for i in order:
+        if best is None or v[i] > best:
+            best, bi = v[i], i
+        vals[i], idx[i] = best, bi
+    return vals, idx
+
+
+@pytest.mark.parametrize("n,spec", [(1024, "[1],[W],[4]"), (256, "[2],[W],[4]"),
+                                    (64, "[1],[W],[4]")])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_of_a_tuple(target, n, spec, reverse):
+    L, warps = k._blocked_1d(spec, W)
+    x = torch.randint(0, 50, (n,), device="cuda").float()  # many ties: the order shows
+    zv, zi = torch.empty_like(x), torch.empty(n, dtype=torch.int32, device="cuda")
+    k.scan_tuple_kernel[(1,)](x, zv, zi, n, L, reverse, num_warps=warps)
+    vals, idx = _running_argmax(x.cpu(), reverse)
+    assert zv.cpu().tolist() == vals
+    assert zi.cpu().tolist() == idx

@@ -5,9 +5,9 @@
 // combine across lanes with butterfly shuffles, and combine across warps
 // through shared memory. The combine region is cloned at each step.
 //
-// A scan runs within each thread: its layout keeps the whole axis in every
-// thread's registers (the frontend converts to such a layout and back), and
-// each thread combines its registers in axis order.
+// A scan doubles the scanned block one position bit at a time: within
+// registers, across lanes by shuffles and across warps through shared memory
+// (ScanOpConversion).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +16,9 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/IR/IRMapping.h"
+#include <algorithm>
 #include <map>
+#include <set>
 
 using namespace mlir;
 using namespace kiln;
@@ -180,8 +182,22 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
 };
 
 struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  ScanOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
 
+  // Within each thread, the registers that place the lowest position bits
+  // are combined in order. Above them the scan doubles block by block: after
+  // step j, every element holds the
+  // combination of its aligned block of 2^(j+1) positions up to itself. At
+  // step j an element whose position has bit j set combines, on its left,
+  // the block prefix of the last element of the lower half (its position
+  // with bit j cleared and the bits below set). A position bit is placed by
+  // one register, lane or warp bit of the layout (getScanAxisBits): a step
+  // whose bits below and at j are registers and lanes reads the source from
+  // a register, through a shuffle when lanes differ; a step that reaches
+  // across warps passes the sources through shared memory. A reverse scan
+  // runs the same on mirrored positions (bit j clear combines the first
+  // element of the upper half).
   LogicalResult
   matchAndRewrite(ScanOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -192,47 +208,243 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
         getLinearLayout(type, [&] { return op.emitOpError(); });
     if (failed(ll))
       return failure();
-    for (auto dim : {LinearLayout::Lane, LinearLayout::Warp})
-      for (const LinearLayout::Basis &b : ll->getBases(dim))
-        if (b[axis] != 0)
-          return op.emitOpError()
-                 << "layout " << type.getEncoding() << " spreads axis " << axis
-                 << " over " << (dim == LinearLayout::Lane ? "lanes" : "warps")
-                 << "; a scan needs the whole axis in each thread's registers";
+    FailureOr<ScanAxisBits> axisBits = getScanAxisBits(*ll, axis);
+    if (failed(axisBits))
+      return op.emitOpError()
+             << "layout " << type.getEncoding() << " moves along axis " << axis
+             << " and another dimension with one basis; convert the operand "
+                "to a blocked layout first";
+    bool reverse = op.getReverse();
     auto combine = [&](Value a, Value b) {
       return cloneCombine(rewriter, op.getCombine(), a, b);
     };
-    // Registers by their other coordinates, then by position along the axis
-    // (a register that repeats another's element gets the same result).
-    SmallVector<Value> regs = unpackStruct(rewriter, loc, adaptor.getSrc());
-    std::map<SmallVector<int32_t>, std::map<int32_t, SmallVector<unsigned>>>
-        lines;
-    for (unsigned r = 0; r < regs.size(); ++r) {
-      auto c = ll->applyOne(LinearLayout::Register, r);
-      SmallVector<int32_t> key(c.begin(), c.end());
-      int32_t pos = key[axis];
-      key.erase(key.begin() + axis);
-      lines[key][pos].push_back(r);
+    SmallVector<Value> x = unpackStruct(rewriter, loc, adaptor.getSrc());
+    unsigned numRegs = x.size();
+    const auto &bits = axisBits->bits;
+    unsigned k = bits.size();
+    if (k == 0) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
     }
-    SmallVector<Value> out(regs);
-    for (auto &[key, line] : lines) {
-      Value acc;
-      auto step = [&](const SmallVector<unsigned> &rs) {
-        acc = acc ? combine(acc, regs[rs.front()]) : regs[rs.front()];
-        for (unsigned r : rs)
-          out[r] = acc;
-      };
-      if (op.getReverse())
-        for (auto it = line.rbegin(); it != line.rend(); ++it)
-          step(it->second);
-      else
-        for (auto &[pos, rs] : line)
-          step(rs);
+    bool needsThreads = llvm::any_of(bits, [](auto o) {
+      return o.first != LinearLayout::Register;
+    });
+    ThreadIds ids;
+    SmallVector<SmallVector<Value>> coords;
+    if (needsThreads) {
+      ids = getThreadIds(rewriter, loc, ctx);
+      coords = emitCoordinates(rewriter, loc, *ll, ctx);
+    }
+    Value one = i32Const(rewriter, loc, 1);
+    auto bitOf = [&](Value v, unsigned b) {
+      return LLVM::AndOp::create(
+          rewriter, loc,
+          LLVM::LShrOp::create(rewriter, loc, v, i32Const(rewriter, loc, b)),
+          one);
+    };
+    auto isSet = [&](Value v, unsigned b) {
+      return LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne,
+                                  bitOf(v, b), i32Const(rewriter, loc, 0));
+    };
+    unsigned firstWarp = axisBits->firstWarpBit();
+    // The lowest position bits that registers place: each thread combines
+    // those runs of its registers in order (one combine an element), and the
+    // doubling starts above them.
+    unsigned inThread = 0;
+    while (inThread < k && bits[inThread].first == LinearLayout::Register)
+      ++inThread;
+    if (inThread > 0) {
+      unsigned runMask = 0;
+      for (unsigned b = 0; b < inThread; ++b)
+        runMask |= 1u << bits[b].second;
+      std::map<unsigned, SmallVector<unsigned>> runs; // by the other bits
+      for (unsigned r = 0; r < numRegs; ++r)
+        runs[r & ~runMask].push_back(r);
+      for (auto &[rest, regs] : runs) {
+        // regs in position order (the run's bits, lowest position first).
+        SmallVector<unsigned> byPos(regs.size());
+        for (unsigned r : regs) {
+          unsigned pos = 0;
+          for (unsigned b = 0; b < inThread; ++b)
+            pos |= ((r >> bits[b].second) & 1u) << b;
+          byPos[pos] = r;
+        }
+        if (reverse)
+          std::reverse(byPos.begin(), byPos.end());
+        for (unsigned i = 1; i < byPos.size(); ++i)
+          x[byPos[i]] = combine(x[byPos[i - 1]], x[byPos[i]]);
+      }
+    }
+    for (unsigned j = inThread; j < k; ++j) {
+      // The element at bit-j value `want` combines; its source has bit j
+      // flipped and the bits below all `lowFill`.
+      bool want = !reverse;
+      bool lowFill = !reverse;
+      if (j < firstWarp) {
+        // Registers and lanes: the source register of register r, and the
+        // source lane (the same for every register).
+        int64_t laneClear = 0, laneSet = 0;
+        auto moveReg = [&](unsigned r) {
+          auto [in, idx] = bits[j];
+          if (in == LinearLayout::Register)
+            r = want ? (r & ~(1u << idx)) : (r | (1u << idx));
+          for (unsigned b = 0; b < j; ++b)
+            if (bits[b].first == LinearLayout::Register)
+              r = lowFill ? (r | (1u << bits[b].second))
+                          : (r & ~(1u << bits[b].second));
+          return r;
+        };
+        auto setLane = [&](unsigned b, bool value) {
+          (value ? laneSet : laneClear) |= int64_t(1) << bits[b].second;
+        };
+        if (bits[j].first == LinearLayout::Lane)
+          setLane(j, !want);
+        for (unsigned b = 0; b < j; ++b)
+          if (bits[b].first == LinearLayout::Lane)
+            setLane(b, lowFill);
+        Value srcLane;
+        if (laneClear || laneSet) {
+          srcLane = ids.lane;
+          if (laneClear)
+            srcLane = LLVM::AndOp::create(rewriter, loc, srcLane,
+                                          i32Const(rewriter, loc, ~laneClear));
+          if (laneSet)
+            srcLane = LLVM::OrOp::create(rewriter, loc, srcLane,
+                                         i32Const(rewriter, loc, laneSet));
+        }
+        Value laneCond;
+        if (bits[j].first == LinearLayout::Lane) {
+          laneCond = isSet(ids.lane, bits[j].second);
+          if (!want)
+            laneCond = LLVM::XOrOp::create(
+                rewriter, loc, laneCond,
+                LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                         rewriter.getBoolAttr(true)));
+        }
+        SmallVector<Value> next(x);
+        for (unsigned r = 0; r < numRegs; ++r) {
+          if (bits[j].first == LinearLayout::Register &&
+              bool(r & (1u << bits[j].second)) != want)
+            continue; // this register's element is not combined at step j
+          Value v = x[moveReg(r)];
+          if (srcLane)
+            v = shuffleIdx(rewriter, loc, v, srcLane, ctx);
+          Value c = combine(v, x[r]);
+          next[r] = laneCond ? LLVM::SelectOp::create(rewriter, loc, laneCond,
+                                                      c, x[r])
+                                   .getResult()
+                             : c;
+        }
+        x = std::move(next);
+        continue;
+      }
+      // A step across warps: the sources through shared memory, one slot
+      // per (other coordinates, block of 2^(j+1) positions).
+      if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
+        return op.emitOpError() << "needs shared memory but has none "
+                                   "assigned; run tile-allocate-shared-memory "
+                                   "first";
+      if (!inControlFlowGraph(op))
+        return op.emitOpError() << "a scan across warps must be lowered in a "
+                                   "function's control-flow graph";
+      Type regTy = getTypeConverter()->convertType(type.getElementType());
+      Type memTy = getMemoryType(regTy);
+      auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+      SmallVector<int32_t> outSizes(ll->getOutSizes());
+      outSizes.erase(outSizes.begin() + axis);
+      int64_t slotsPerLine = int64_t(1) << (k - j - 1);
+      int64_t lowMask = (int64_t(1) << j) - 1;
+      int64_t blockMask = (int64_t(1) << (j + 1)) - 1;
+      // Only one thread and register writes an element that several hold.
+      int64_t dupLanes = 0, dupWarps = 0;
+      for (auto [i, b] : llvm::enumerate(ll->getBases(LinearLayout::Lane)))
+        if (llvm::all_of(b, [](int32_t c) { return c == 0; }))
+          dupLanes |= int64_t(1) << i;
+      for (auto [i, b] : llvm::enumerate(ll->getBases(LinearLayout::Warp)))
+        if (llvm::all_of(b, [](int32_t c) { return c == 0; }))
+          dupWarps |= int64_t(1) << i;
+      Value zero = i32Const(rewriter, loc, 0);
+      Value owner = LLVM::ConstantOp::create(
+          rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+      if (dupLanes)
+        owner = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::eq,
+            LLVM::AndOp::create(rewriter, loc, ids.lane,
+                                i32Const(rewriter, loc, dupLanes)),
+            zero);
+      if (dupWarps)
+        owner = LLVM::AndOp::create(
+            rewriter, loc, owner,
+            LLVM::ICmpOp::create(
+                rewriter, loc, LLVM::ICmpPredicate::eq,
+                LLVM::AndOp::create(rewriter, loc, ids.warp,
+                                    i32Const(rewriter, loc, dupWarps)),
+                zero));
+      Value base = getScratchBase(rewriter, loc, op);
+      int64_t source = (want ? 0 : (int64_t(1) << j)) | (lowFill ? lowMask : 0);
+      SmallVector<Value> slots;
+      std::set<SmallVector<int32_t>> seen;
+      ctx.target.barrier(rewriter, loc);
+      for (unsigned r = 0; r < numRegs; ++r) {
+        Value pos = coords[r][axis];
+        SmallVector<Value> rest(coords[r]);
+        rest.erase(rest.begin() + axis);
+        Value line = outSizes.empty() ? zero
+                                      : emitLinearIndex(rewriter, loc, rest,
+                                                        outSizes);
+        Value slot = LLVM::AddOp::create(
+            rewriter, loc,
+            LLVM::MulOp::create(rewriter, loc, line,
+                                i32Const(rewriter, loc, slotsPerLine)),
+            LLVM::LShrOp::create(rewriter, loc, pos,
+                                 i32Const(rewriter, loc, j + 1)));
+        slots.push_back(slot);
+        auto c = ll->applyOne(LinearLayout::Register, r);
+        if (!seen.insert(SmallVector<int32_t>(c.begin(), c.end())).second)
+          continue; // a register repeating an earlier one's element
+        Value isSource = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::eq,
+            LLVM::AndOp::create(rewriter, loc, pos,
+                                i32Const(rewriter, loc, blockMask)),
+            i32Const(rewriter, loc, source));
+        Value cond = LLVM::AndOp::create(rewriter, loc, isSource, owner);
+        Value value = x[r];
+        if (failed(emitIfElse(
+                rewriter, op, cond,
+                [&] {
+                  Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy,
+                                                base, ValueRange{slot});
+                  LLVM::StoreOp::create(rewriter, loc,
+                                        toMemory(rewriter, loc, value), p);
+                },
+                nullptr)))
+          return failure();
+      }
+      ctx.target.barrier(rewriter, loc);
+      for (unsigned r = 0; r < numRegs; ++r) {
+        Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy, base,
+                                      ValueRange{slots[r]});
+        Value v = fromMemory(rewriter, loc,
+                             LLVM::LoadOp::create(rewriter, loc, memTy, p),
+                             regTy);
+        Value cond = isSet(coords[r][axis], j);
+        if (!want)
+          cond = LLVM::XOrOp::create(
+              rewriter, loc, cond,
+              LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                       rewriter.getBoolAttr(true)));
+        x[r] = LLVM::SelectOp::create(rewriter, loc, cond, combine(v, x[r]),
+                                      x[r]);
+      }
+      if (j + 1 == k)
+        ctx.target.barrier(rewriter, loc); // the scratch is free again
     }
     rewriter.replaceOp(
-        op, packStruct(rewriter, loc, getTypeConverter()->convertType(type), out));
+        op, packStruct(rewriter, loc, getTypeConverter()->convertType(type), x));
     return success();
   }
+
+  const LoweringContext &ctx;
 };
 
 } // namespace
@@ -241,5 +453,5 @@ void kiln::populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const LoweringContext &ctx) {
   patterns.add<ReduceOpConversion>(converter, ctx);
-  patterns.add<ScanOpConversion>(converter);
+  patterns.add<ScanOpConversion>(converter, ctx);
 }

@@ -1,19 +1,20 @@
 """``associative_scan`` (Gluon's): an inclusive scan along one axis, for any register layout.
 
-The tensor is converted to a layout that keeps the whole axis in each thread's registers, the
-lanes and warps spread over the other dimensions (and, past their extent, over a dimension of
-size one: they repeat the work); ``tile.scan`` then combines each thread's registers in axis
-order, and the result is converted back. Triton instead scans across lanes with shuffles; this
-is a stated difference (docs/gluon-coverage.md), not a different result: the combine is
-applied in sequential order (the earlier partial result on the left), so it only has to be
-associative. A thread holds ``axis length x ceil(other elements / threads)`` elements; more
-than ``_MAX_REGISTERS`` is refused.
+``tile.scan`` scans the tensor in its own layout, as Triton does: within each thread's
+registers, across lanes with shuffles and across warps through shared memory (the lowering
+doubles the scanned block one position bit at a time, each bit placed by a register, lane or
+warp of the layout). A layout in which one basis moves along the axis and another dimension
+at once (a linear layout can) is converted to one that keeps the whole axis in each thread
+first, and back. The combine is applied with the earlier partial result on the left, so it
+only has to be associative. A tuple of tensors (up to 64 bits an element together) is
+scanned as one packed integer tensor, as ``reduce`` of a tuple.
 """
 
 from __future__ import annotations
 
+from . import _core as core
 from ._core import _unwrap, builtin, distributed_type, tensor
-from ._layouts import BlockedLayout, SliceLayout, is_inferred
+from ._layouts import BlockedLayout, SliceLayout, is_inferred, to_linear_layout
 
 __all__ = ["associative_scan"]
 
@@ -39,12 +40,78 @@ def scan_layout(shape, axis, warp_size, num_warps):
     return SliceLayout(rank, BlockedLayout(spt, tpw, wpc, order))
 
 
+def scans_in_place(layout, shape, axis) -> bool:
+    """Whether tile.scan lowers ``layout`` as it is: every basis that moves along ``axis``
+    moves by a power of two and along no other dimension."""
+    try:
+        ll = to_linear_layout(layout, tuple(shape))
+    except Exception:  # noqa: BLE001 -- no linear form here: convert
+        return False
+    seen = set()
+    for bases in (ll.reg_bases, ll.lane_bases, ll.warp_bases):
+        for b in bases:
+            a = b[axis]
+            if a == 0:
+                continue
+            if any(v for d, v in enumerate(b) if d != axis) or a & (a - 1) or a in seen:
+                return False
+            seen.add(a)
+    return True
+
+
+def scan_tuple(sem, xs, axis, combine_fn, reverse):
+    """A scan of several tensors of one shape and layout: packed into one integer per
+    element (at most 64 bits together), the combine unpacking both sides."""
+    from ._tuple_reduce import _widths, pack, unpack
+    fn = _unwrap(combine_fn)
+    if not getattr(fn, "__kiln_jit__", False):
+        raise TypeError("associative_scan of a tuple: combine_fn must be a @kiln.jit function "
+                        "taking the elements of two tuples (a0, a1, ..., b0, b1, ...)")
+    xs = [sem.as_tensor(_unwrap(x)) for x in xs]
+    first = xs[0].type
+    for x in xs[1:]:
+        if not x.type.is_block or x.type.shape != first.shape or \
+                x.type.layout != first.layout:
+            raise ValueError(f"associative_scan of a tuple needs tensors of one shape and "
+                             f"layout, got {first} and {x.type}")
+    dtypes = [x.dtype for x in xs]
+    for dt in dtypes:
+        if dt.is_ptr() or not dt.primitive_bitwidth:
+            raise TypeError(f"associative_scan of a tuple: cannot scan {dt} elements")
+        sem.reject_fp8("a scan of {}", sem.as_tensor(xs[dtypes.index(dt)]))
+    total = sum(_widths(dtypes))
+    if total > 64:
+        raise ValueError(f"associative_scan of a tuple of {', '.join(str(d) for d in dtypes)} "
+                         f"needs {total} bits an element; Kiln scans tuples of up to 64 bits")
+    wide = core.uint32 if total <= 32 else core.uint64
+    if sem.codegen is None:
+        raise RuntimeError("associative_scan needs the code generator")
+
+    def combine(a, b):
+        out = sem.codegen.call_combine(fn, unpack(sem, a, dtypes), unpack(sem, b, dtypes))
+        out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+        if len(out) != len(dtypes):
+            raise TypeError(f"associative_scan of a tuple of {len(dtypes)}: the combine "
+                            f"function returns {len(out)} value(s)")
+        vals = []
+        for v, dt in zip(out, dtypes):
+            v = sem.as_tensor(_unwrap(v), None if isinstance(_unwrap(v), tensor) else dt)
+            if v.dtype != dt:
+                raise TypeError(f"associative_scan of a tuple: the combine function returns "
+                                f"{v.dtype} where the tuple has {dt}")
+            vals.append(v)
+        return pack(sem, vals, wide)
+    combine.__kiln_combine__ = True
+    return unpack(sem, scan(sem, pack(sem, xs, wide), axis, combine, reverse), dtypes)
+
+
 def scan(sem, x, axis, combine_fn, reverse=False):
     if isinstance(x, (tuple, list)):
-        if len(x) != 1:
-            raise ValueError("associative_scan of a tuple of tensors is not supported "
-                                      "yet; scan one tensor")
-        return (scan(sem, x[0], axis, combine_fn, reverse),)
+        if not x:
+            raise ValueError("associative_scan of an empty tuple")
+        if len(x) == 1:
+            return (scan(sem, x[0], axis, combine_fn, reverse),)
+        return scan_tuple(sem, x, axis, combine_fn, reverse)
     x = sem.as_tensor(_unwrap(x))
     fn = _unwrap(combine_fn)
     builtin_combine = getattr(fn, "__kiln_combine__", False)  # cumsum's, cumprod's
@@ -70,18 +137,22 @@ def scan(sem, x, axis, combine_fn, reverse=False):
     if is_inferred(layout) or getattr(layout, "cga_bases", None):
         raise ValueError(f"associative_scan needs a tensor in a distributed layout of one CTA, "
                          f"got {layout!r}")
-    threads = sem.warp_size * sem.num_warps
-    others = 1
-    for d, e in enumerate(shape):
-        others *= e if d != axis else 1
-    per_thread = shape[axis] * -(-others // threads)
-    if per_thread > _MAX_REGISTERS:
-        raise ValueError(
-            f"associative_scan holds the whole axis in each thread: {per_thread} elements a "
-            f"thread for shape {tuple(shape)} along axis {axis} is more than Kiln scans "
-            f"({_MAX_REGISTERS}); scan a smaller tensor or one with more rows")
-    inner = scan_layout(shape, axis, sem.warp_size, sem.num_warps)
-    y = sem.convert_layout(x, inner)
+    if scans_in_place(layout, shape, axis):
+        inner, y = layout, x
+    else:
+        threads = sem.warp_size * sem.num_warps
+        others = 1
+        for d, e in enumerate(shape):
+            others *= e if d != axis else 1
+        per_thread = shape[axis] * -(-others // threads)
+        if per_thread > _MAX_REGISTERS:
+            raise ValueError(
+                f"associative_scan of {layout!r}, whose bases move along axis {axis} and "
+                f"another dimension at once, holds the whole axis in each thread: "
+                f"{per_thread} elements a thread for shape {tuple(shape)} is more than Kiln "
+                f"scans ({_MAX_REGISTERS}); convert it to a blocked layout first")
+        inner = scan_layout(shape, axis, sem.warp_size, sem.num_warps)
+        y = sem.convert_layout(x, inner)
     elt = x.dtype
     lhs, rhs = sem.b.fresh(), sem.b.fresh()
     body = sem.b.new_block([(lhs, elt), (rhs, elt)])
@@ -103,15 +174,16 @@ def scan(sem, x, axis, combine_fn, reverse=False):
     name, = sem.b.create("tile.scan", [y], [rt],
                          {"axis": sem.b.int_attr(axis),
                           "reverse": "true" if reverse else "false"}, [body])
-    return sem.convert_layout(tensor(name, rt), layout)
+    out = tensor(name, rt)
+    return out if inner is layout else sem.convert_layout(out, layout)
 
 
 @builtin
 def associative_scan(input, axis, combine_fn, reverse=False, _semantic=None):
     """Inclusive scan of ``input`` along ``axis`` with ``combine_fn``, a ``@kiln.jit``
     function of two scalars made of elementwise operations (the earlier partial result first);
-    ``reverse`` scans from the end (Gluon's ``associative_scan``). Kiln scans within threads
-    (see kiln.language._scan)."""
+    ``reverse`` scans from the end (Gluon's ``associative_scan``). ``input`` may be a tuple
+    of tensors, ``combine_fn`` then taking the elements of two tuples."""
     req = _semantic.require_constexpr
     return scan(_semantic, input, req(axis, "associative_scan axis"), combine_fn,
                 bool(req(reverse, "reverse")))

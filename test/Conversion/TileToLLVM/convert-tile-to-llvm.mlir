@@ -519,6 +519,42 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.scan across lanes and warps (128 elements, one a thread, 4 warps):
+// five doubling steps by shuffles (the source lane: this lane with the
+// step's bit cleared and the bits below set; only lanes with the bit set
+// take the sum), then two through shared memory, each between barriers:
+// the last element of each lower half block is stored, every element loads
+// its block's, and those with the step's bit set add it on the left.
+// CHECK-LABEL: llvm.func @scan_across
+// CHECK-COUNT-5: nvvm.shfl.sync idx
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: nvvm.barrier0
+// CHECK: llvm.cond_br
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: %[[L0:.*]] = llvm.load
+// CHECK: llvm.add %[[L0]], %{{.*}} : i32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store
+// CHECK: nvvm.barrier0
+// CHECK: %[[L1:.*]] = llvm.load
+// CHECK: llvm.add %[[L1]], %{{.*}} : i32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @scan_across(%x: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
+    %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<128xi32, #l> {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.scan_return %c : i32
+    }
+    return %s : tensor<128xi32, #l>
+  }
+}
+
+// -----
+
 // Shared buffers: the address of the module's shared array plus the
 // allocator's offset; a load or store touches the swizzled offset of each
 // element, as vectors where consecutive registers are consecutive elements.

@@ -116,19 +116,19 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
-// A scan needs the whole axis in each thread's registers (the DSL converts
-// to such a layout first); here lanes split it.
-#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// A scan lowers layouts whose bases move along the axis alone (the DSL
+// converts others first); here a register basis moves along both dimensions.
+#lin = #tile.linear<{register = [[1, 1]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [[0, 0], [0, 0]]}>
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @scan_over_lanes(%x: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
-    // expected-error @+2 {{spreads axis 0 over lanes; a scan needs the whole axis in each thread's registers}}
+  func.func @scan_mixed_basis(%x: tensor<2x32xi32, #lin>) -> tensor<2x32xi32, #lin> {
+    // expected-error @+2 {{moves along axis 0 and another dimension with one basis; convert the operand to a blocked layout first}}
     // expected-error @+1 {{failed to legalize operation 'tile.scan'}}
-    %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<128xi32, #l> {
+    %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<2x32xi32, #lin> {
     ^bb0(%a: i32, %b: i32):
       %c = arith.addi %a, %b : i32
       tile.scan_return %c : i32
     }
-    return %s : tensor<128xi32, #l>
+    return %s : tensor<2x32xi32, #lin>
   }
 }
 

@@ -139,6 +139,46 @@ FailureOr<unsigned> kiln::tile::getReduceWarpBits(const LinearLayout &layout,
   return warpBits;
 }
 
+unsigned kiln::tile::ScanAxisBits::firstWarpBit() const {
+  for (auto [b, owner] : llvm::enumerate(bits))
+    if (owner.first == LinearLayout::Warp)
+      return b;
+  return bits.size();
+}
+
+FailureOr<ScanAxisBits> kiln::tile::getScanAxisBits(const LinearLayout &layout,
+                                                    unsigned axis) {
+  int32_t size = layout.getOutSizes()[axis];
+  if (!llvm::isPowerOf2_32(size))
+    return failure();
+  unsigned k = llvm::Log2_32(size);
+  SmallVector<std::optional<std::pair<LinearLayout::InDim, unsigned>>> owner(k);
+  for (auto in :
+       {LinearLayout::Register, LinearLayout::Lane, LinearLayout::Warp}) {
+    for (auto [i, b] : llvm::enumerate(layout.getBases(in))) {
+      int32_t a = b[axis];
+      bool other = llvm::any_of(llvm::enumerate(b), [&](auto e) {
+        return e.index() != axis && e.value() != 0;
+      });
+      if (a == 0)
+        continue;
+      if (other || !llvm::isPowerOf2_32(a) || a >= size)
+        return failure();
+      auto &o = owner[llvm::Log2_32(a)];
+      if (o)
+        return failure();
+      o = std::make_pair(in, unsigned(i));
+    }
+  }
+  ScanAxisBits result;
+  for (auto &o : owner) {
+    if (!o)
+      return failure();
+    result.bits.push_back(*o);
+  }
+  return result;
+}
+
 int64_t kiln::tile::getScratchBytes(Operation *op) {
   if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
     auto layouts = getMoveLayouts(op);
@@ -149,6 +189,21 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
     auto ty = cast<RankedTensorType>(op->getResult(0).getType());
     return ty.getNumElements() * getElementBytes(ty.getElementType()) /
            std::min(getScratchRounds(op), getMaxScratchRounds(op));
+  }
+  if (auto scan = dyn_cast<ScanOp>(op)) {
+    // A step that reaches across warps passes the last element of each lower
+    // half block through shared memory: numel / 2^(bit+1) elements at the
+    // lowest such bit.
+    auto ty = scan.getSrc().getType();
+    FailureOr<LinearLayout> ll = getLinearLayout(ty);
+    if (failed(ll))
+      return 0;
+    FailureOr<ScanAxisBits> bits = getScanAxisBits(*ll, scan.getAxis());
+    if (failed(bits) || bits->firstWarpBit() == bits->bits.size())
+      return 0;
+    int64_t bytes = std::max<int64_t>(getElementBytes(ty.getElementType()), 1);
+    return std::max<int64_t>(
+        (ty.getNumElements() >> (bits->firstWarpBit() + 1)) * bytes, 16);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto ty = reduce.getSrc().getType();

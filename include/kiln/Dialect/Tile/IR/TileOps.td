@@ -368,14 +368,14 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]
 
 def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
                                    SameOperandsAndResultType]> {
-  let summary = "Inclusive scan along one axis, within each thread";
+  let summary = "Inclusive scan along one axis";
   let description = [{
     Element p of the result combines, in order, the elements of `src` at
     positions 0..p along `axis` (n-1..p with `reverse`), the earlier partial
     result as the region's first argument; the region must be associative.
-    The layout must keep the whole axis in each thread's registers (every
-    lane and warp basis moves along other dimensions only): the frontend
-    converts to such a layout and back.
+    Any layout whose bases each move along the axis by a power of two or
+    along other dimensions only: the lowering scans within registers, across
+    lanes by shuffles and across warps through shared memory (scratch).
 
     ```mlir
     %s = tile.scan %x {axis = 1 : i32, reverse = false} : tensor<64x32xi32, #l> {

@@ -63,6 +63,21 @@ unsigned getVectorMemoryBytes(mlir::RankedTensorType type);
 mlir::FailureOr<unsigned> getReduceWarpBits(const LinearLayout &layout,
                                             unsigned axis);
 
+/// Which input bit of a layout places each bit of an element's position
+/// along a scan axis: bits[b] = (register, lane or warp; its index) for
+/// position bit b (the axis has 2^bits.size() elements).
+struct ScanAxisBits {
+  llvm::SmallVector<std::pair<LinearLayout::InDim, unsigned>> bits;
+  /// The lowest position bit a warp places (bits.size() when none).
+  unsigned firstWarpBit() const;
+};
+
+/// The axis bits of a scan along `axis`, or failure when a basis moves along
+/// the axis and another dimension at once, or by a non-power of two (scan
+/// such a tensor in a blocked layout).
+mlir::FailureOr<ScanAxisBits> getScanAxisBits(const LinearLayout &layout,
+                                              unsigned axis);
+
 /// Shared-memory scratch bytes `op` needs while it runs (0 if none); a move
 /// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
