@@ -181,3 +181,16 @@ def test_scans_across_warps_compile_without_spills(target, w, n, spec):
                      {"N": n, "L": L, "REVERSE": True}, target=target, num_warps=warps,
                      cache=False)
     assert "tile.scan" in k.asm["tile"]
+
+
+@kiln.jit
+def scan_in_loop_kernel(x, z, n, L: kl.constexpr):
+    # Scans across warps inside a loop and under an if (their shared-memory steps sit in
+    # the loop's blocks).
+    o = kl.arange(0, 512, L)
+    acc = kl.zeros([512], kl.float32, L)
+    for i in range(n):
+        acc += kl.associative_scan(kl.load(x + i * 512 + o), 0, _add)
+        if i % 2 == 0:
+            acc = kl.associative_scan(acc, 0, _add, reverse=True)
+    kl.store(z + o, acc)

@@ -107,3 +107,16 @@ def test_scan_of_a_tuple(target, n, spec, reverse):
     vals, idx = _running_argmax(x.cpu(), reverse)
     assert zv.cpu().tolist() == vals
     assert zi.cpu().tolist() == idx
+
+
+def test_scans_in_a_loop_and_under_an_if(target):
+    n = 5
+    x = torch.randint(-3, 4, (n, 512), device="cuda").float()
+    z = torch.empty(512, device="cuda")
+    k.scan_in_loop_kernel[(1,)](x, z, n, kl.BlockedLayout([1], [W], [4], [0]), num_warps=4)
+    acc = torch.zeros(512, dtype=torch.float64)
+    for i in range(n):
+        acc = acc + torch.cumsum(x[i].cpu().double(), 0)
+        if i % 2 == 0:
+            acc = acc.flip(0).cumsum(0).flip(0)
+    torch.testing.assert_close(z.cpu().double(), acc, rtol=0, atol=0)
