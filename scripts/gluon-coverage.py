@@ -72,9 +72,8 @@ DIFFERENCES = {
     "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",
-    "associative_scan": "scans within threads (the tensor is converted to a layout holding "
-                        "the whole axis in each thread and back), not across lanes; one "
-                        "tensor, not tuples",
+    "associative_scan": "a tuple of tensors is scanned packed into one integer per element: "
+                        "at most 64 bits together (e.g. a 32-bit value and a 32-bit index)",
     "gather": "within each warp (shuffles): an element in another warp of src's layout is a "
               "compile error",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
