@@ -57,7 +57,7 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("kiln-opt", unresolved="ignore"),
     ToolSubst("kiln-translate", unresolved="ignore"),
-    ToolSubst("kiln-pack-phis", unresolved="ignore"),
+    ToolSubst("kiln-llvm-passes", unresolved="ignore"),
     "lli",
     "llvm-readobj",
     "llvm-objdump",

@@ -11,6 +11,7 @@
 
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/PackNarrowPhis.h"
+#include "kiln/Target/SinkSharedLoads.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -352,16 +353,22 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
                                     ? pb.buildO0DefaultPipeline(level)
                                     : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(llvmModule, mam);
-  if (level == llvm::OptimizationLevel::O0 || !backend.packsNarrowPhis())
+  if (level == llvm::OptimizationLevel::O0)
     return;
   // Narrow phis packed into words; the gathers and extracts folded into the
   // vectors they came from.
   llvm::FunctionPassManager cleanup;
   cleanup.addPass(llvm::InstCombinePass());
   cleanup.addPass(llvm::DCEPass());
-  for (llvm::Function &f : llvmModule)
-    if (!f.isDeclaration() && packNarrowPhis(f))
+  for (llvm::Function &f : llvmModule) {
+    if (f.isDeclaration())
+      continue;
+    if (backend.packsNarrowPhis() && packNarrowPhis(f))
       cleanup.run(f, fam);
+    // Last: instcombine would merge the copies again.
+    if (backend.sinksSharedLoads())
+      sinkSharedLoadsToUses(f);
+  }
 }
 
 namespace {

@@ -1,23 +1,23 @@
 ; The narrow-phi packing that Serialize runs for AMD (kiln::packNarrowPhis),
 ; judged by execution: lli runs this program as written and after
-; kiln-pack-phis, and both must print the same checksums. The loop carries 16
+; kiln-llvm-passes --pack-narrow-phis, and both must print the same checksums. The loop carries 16
 ; bytes (listed backwards, as scalar replacement lists a struct's phis), 6
 ; halves and 8 i16 through a conditional block and a latch reached from two
 ; edges of one switch, and leaves through 16 LCSSA phis. With the default
 ; threshold (8 phis of a type in a block) the halves stay as they are; with
 ; --min-phis=4 they are packed too.
 ; RUN: lli %s > %t.before
-; RUN: kiln-pack-phis %s 2>%t.log > %t.ll
+; RUN: kiln-llvm-passes --pack-narrow-phis %s 2>%t.log > %t.ll
 ; RUN: lli %t.ll > %t.after
 ; RUN: diff %t.before %t.after
 ; RUN: FileCheck %s --check-prefixes=PACKED,HALVES < %t.ll
 ; RUN: FileCheck %s --check-prefix=LOG < %t.log
-; RUN: kiln-pack-phis --min-phis=4 %s > %t4.ll
+; RUN: kiln-llvm-passes --pack-narrow-phis --min-phis=4 %s > %t4.ll
 ; RUN: lli %t4.ll > %t.after4
 ; RUN: diff %t.before %t.after4
 ; RUN: FileCheck %s --check-prefixes=PACKED,NOHALF < %t4.ll
 
-; LOG: packed 1 function(s)
+; LOG: changed 1 function(s)
 ; PACKED-LABEL: define void @carry(
 ; PACKED-NOT: phi i8
 ; PACKED-NOT: phi i16

@@ -100,6 +100,10 @@ public:
   /// loop-carried fp8 or f16 tensor) into words after the optimizer
   /// (PackNarrowPhis.h).
   virtual bool packsNarrowPhis() const { return false; }
+  /// Whether Serialize moves the shared-memory reads of matrix instructions
+  /// operands to their first use after the optimizer (SinkSharedLoads.h), for
+  /// a code generator whose scheduler leaves them where they are.
+  virtual bool sinksSharedLoads() const { return false; }
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;

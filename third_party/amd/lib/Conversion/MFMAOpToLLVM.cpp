@@ -257,26 +257,37 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
     Type accElem = in.intAcc ? Type(rewriter.getI32Type()) : rewriter.getF32Type();
     auto accTy = VectorType::get({int64_t(in.m * in.n / 64)}, accElem);
     Value zero = i32Const(rewriter, loc, 0); // cbsz, abid, blgp: no broadcast
+    // K steps outermost (as MFMAScaledOpToLLVM.cpp): each step's operands
+    // are used by every output tile before the next step's are read.
+    SmallVector<Value> accs;
+    size_t steps = 0;
     for (size_t t = 0; t < plan->d.size(); ++t) {
       Value acc = LLVM::PoisonOp::create(rewriter, loc, accTy);
       for (auto [i, r] : llvm::enumerate(plan->d[t]))
         acc = LLVM::InsertElementOp::create(rewriter, loc, acc, out[r],
                                             i32Const(rewriter, loc, i));
-      for (size_t s = 0; s < plan->a[t].size(); ++s) {
+      accs.push_back(acc);
+      steps = std::max(steps, plan->a[t].size());
+    }
+    for (size_t s = 0; s < steps; ++s) {
+      for (size_t t = 0; t < plan->d.size(); ++t) {
+        if (s >= plan->a[t].size())
+          continue;
         Value x = packOperand(rewriter, loc, in, aRegs, plan->a[t][s]);
         Value y = packOperand(rewriter, loc, in, bRegs, plan->b[t][s]);
         // Transposed: C^T = B^T A^T, so the instruction's lanes run along M.
         if (plan->transposed)
           std::swap(x, y);
         OperationState state(loc, ("rocdl." + in.name).str());
-        state.addOperands({x, y, acc, zero, zero, zero});
+        state.addOperands({x, y, accs[t], zero, zero, zero});
         state.addTypes(accTy);
-        acc = rewriter.create(state)->getResult(0);
+        accs[t] = rewriter.create(state)->getResult(0);
       }
-      for (auto [i, r] : llvm::enumerate(plan->d[t]))
-        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, acc,
-                                                i32Const(rewriter, loc, i));
     }
+    for (size_t t = 0; t < plan->d.size(); ++t)
+      for (auto [i, r] : llvm::enumerate(plan->d[t]))
+        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, accs[t],
+                                                i32Const(rewriter, loc, i));
     rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), out));
     return success();
   }

@@ -261,12 +261,25 @@ struct MfmaScaledConversion : TileOpConversion<MfmaScaledOp> {
     auto scale = [&](Value byte) {
       return LLVM::ZExtOp::create(rewriter, loc, rewriter.getI32Type(), byte);
     };
+    // K steps outermost: each step's operands are used by every output tile
+    // before the next step's are needed, so with the operands' shared-memory
+    // reads at their first use (Serialize) only one step's are live (a
+    // 256x256 fp8 block of 8 warps holds 128 accumulator registers and 192
+    // of operands a thread: all at once do not fit in 256).
+    SmallVector<Value> accs;
+    size_t steps = 0;
     for (size_t t = 0; t < plan->d.size(); ++t) {
       Value acc = LLVM::PoisonOp::create(rewriter, loc, accTy);
       for (auto [i, r] : llvm::enumerate(plan->d[t]))
         acc = LLVM::InsertElementOp::create(rewriter, loc, acc, out[r],
                                             i32Const(rewriter, loc, i));
-      for (size_t s = 0; s < plan->a[t].size(); ++s) {
+      accs.push_back(acc);
+      steps = std::max(steps, plan->a[t].size());
+    }
+    for (size_t s = 0; s < steps; ++s) {
+      for (size_t t = 0; t < plan->d.size(); ++t) {
+        if (s >= plan->a[t].size())
+          continue;
         Value x = packBytes(rewriter, loc, aRegs, plan->a[t][s]);
         Value y = packBytes(rewriter, loc, bRegs, plan->b[t][s]);
         Value sx = scale(saRegs[plan->aScale[t][s]]);
@@ -280,14 +293,15 @@ struct MfmaScaledConversion : TileOpConversion<MfmaScaledOp> {
           std::swap(fx, fy);
         }
         OperationState state(loc, ("rocdl." + in.name).str());
-        state.addOperands({x, y, acc, fx, fy, opsel, sx, opsel, sy});
+        state.addOperands({x, y, accs[t], fx, fy, opsel, sx, opsel, sy});
         state.addTypes(accTy);
-        acc = rewriter.create(state)->getResult(0);
+        accs[t] = rewriter.create(state)->getResult(0);
       }
-      for (auto [i, r] : llvm::enumerate(plan->d[t]))
-        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, acc,
-                                                i32Const(rewriter, loc, i));
     }
+    for (size_t t = 0; t < plan->d.size(); ++t)
+      for (auto [i, r] : llvm::enumerate(plan->d[t]))
+        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, accs[t],
+                                                i32Const(rewriter, loc, i));
     rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), out));
     return success();
   }

@@ -125,6 +125,7 @@ public:
   StringRef getBinaryName() const override { return "hsaco"; }
   // An i8 or i16 phi takes a whole VGPR of its own.
   bool packsNarrowPhis() const override { return true; }
+  bool sinksSharedLoads() const override { return true; }
   ArrayRef<StringRef> getToolEnvironment() const override {
     return kToolEnvironment;
   }

@@ -64,15 +64,17 @@ public:
       LLVMInitializeNVPTXTarget();
       LLVMInitializeNVPTXTargetMC();
       LLVMInitializeNVPTXAsmPrinter();
-      // Shared, constant and local addresses in 32 bits (the data layout's
-      // p3:32:32, p4, p5): shared memory is at most 228 KiB, and 64-bit
-      // addresses cost a register pair and 64-bit arithmetic at every
-      // ld/st.shared, wgmma descriptor and mbarrier operand.
-      auto options = llvm::cl::getRegisteredOptions();
-      auto it = options.find("nvptx-short-ptr");
-      if (it != options.end())
-        it->second->addOccurrence(0, "nvptx-short-ptr", "true");
     });
+    // Shared, constant and local addresses in 32 bits (the data layout's
+    // p3:32:32, p4, p5): shared memory is at most 228 KiB, and 64-bit
+    // addresses cost a register pair and 64-bit arithmetic at every
+    // ld/st.shared, wgmma descriptor and mbarrier operand. LLVM reads this
+    // process-wide option when it creates the target machine; it is set
+    // again before each compile, in case anything in the process reset it.
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it != options.end())
+      static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   }
 
   void registerPasses() const override { tile_nv::registerTileNVPasses(); }
