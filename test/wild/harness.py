@@ -113,13 +113,16 @@ def _dsl_location(exc: BaseException, root: str):
 # ----------------------------------------------------------------------------- timing
 
 
-def time_kernel(launch, reps: int = 30, warmup: int = 5):
+def time_kernel(launch, reps: int = 30, warmup: int = 5, host_rounds: int = 7,
+                host_calls: int = 20):
     """(median kernel µs, host µs per launch).
 
     Kernel time: each launch is CUDA-event timed behind a ~1 ms device sleep, so that its host
     work (argument binding, descriptors, the launch call) is done before the start event fires
-    and the interval holds the device work alone. Host time: the wall time of N back-to-back
-    launches without synchronizing, divided by N."""
+    and the interval holds the device work alone. Host time: the wall time of ``host_calls``
+    back-to-back launches without synchronizing, divided by their number, in
+    ``host_rounds`` rounds (the device drained between them); the median round (one round
+    of 30 calls varied by tens of microseconds a call between runs of the same code)."""
     import torch
     for _ in range(warmup):
         launch()
@@ -134,13 +137,14 @@ def time_kernel(launch, reps: int = 30, warmup: int = 5):
         end.synchronize()
         times.append(start.elapsed_time(end) * 1e3)
     torch.cuda.synchronize()
-    n = max(reps, 20)
-    t0 = time.perf_counter()
-    for _ in range(n):
-        launch()
-    host = (time.perf_counter() - t0) / n * 1e6
-    torch.cuda.synchronize()
-    return statistics.median(times), host
+    rounds = []
+    for _ in range(host_rounds):
+        t0 = time.perf_counter()
+        for _ in range(host_calls):
+            launch()
+        rounds.append((time.perf_counter() - t0) / host_calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(times), statistics.median(rounds)
 
 
 def gluon_of(mod):
