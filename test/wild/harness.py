@@ -17,7 +17,9 @@ from ``--root``: the restored original for Triton, the import-swapped copy for K
   ``(label, kernel, args, kwargs)`` -- a launch as the project makes it, captured instead of
   run (see :func:`capture`) -- and the harness compiles each for ``TARGET`` (``"gfx942"``,
   ``"gfx950"``) without a device, with Triton or Kiln, and reports VGPRs, spills, LDS bytes,
-  MFMA count and wait counts from the AMDGCN (kept in $WILD_ASM_DIR when that is set).
+  MFMA count and wait counts from the AMDGCN (kept in $WILD_ASM_DIR when that is set; with
+  $WILD_LAUNCH_DIR the Kiln side's captured launches are pickled there, for
+  scripts/wild-amd-local.py to recompile without torch or a GPU).
 
 A failure is reported by its first line and the DSL location it names (the kernel file:line,
 from the message, else the innermost traceback frame under ``--root``).
@@ -224,6 +226,52 @@ def _unwrap(kernel, args, kwargs):
     return kernel, kwargs
 
 
+class WildTensor:
+    """What Kiln's specialization reads of a torch tensor argument (address, dtype, shape,
+    strides, bytes), picklable: a captured AMD launch saved with these recompiles on a machine
+    without torch or a GPU (scripts/wild-amd-local.py)."""
+
+    class _Device:
+        type = "cuda"
+
+    device = _Device()
+
+    def __init__(self, ptr, dtype, shape, strides, nbytes):
+        self.ptr, self.dtype, self.shape = ptr, dtype, tuple(shape)
+        self.strides, self.nbytes = tuple(strides), nbytes
+
+    def data_ptr(self):
+        return self.ptr
+
+    def stride(self, dim=None):
+        return self.strides if dim is None else self.strides[dim]
+
+    def dim(self):
+        return len(self.shape)
+
+
+def stand_in(value):
+    """``value`` with every torch tensor in it (also in tuples and lists) a WildTensor."""
+    if hasattr(value, "data_ptr") and hasattr(value, "untyped_storage"):
+        return WildTensor(value.data_ptr(), str(value.dtype).replace("torch.", ""),
+                          value.shape, value.stride(), value.nbytes)
+    if isinstance(value, (tuple, list)):
+        return type(value)(stand_in(v) for v in value)
+    return value
+
+
+def save_launch(path, case, label, fn, args, kwargs):
+    """Pickles a captured AMD launch (the JIT function's module and name, the arguments with
+    tensors as WildTensors, the keyword arguments) for scripts/wild-amd-local.py."""
+    import pickle
+    record = {"case": case.NAME, "label": label, "project": case.PROJECT,
+              "target": case.TARGET, "module": fn.fn.__module__ if hasattr(fn, "fn") else
+              getattr(fn, "__module__", None), "name": fn.__name__,
+              "args": stand_in(list(args)), "kwargs": stand_in(dict(kwargs))}
+    with open(path, "wb") as f:
+        pickle.dump(record, f)
+
+
 def amd_stats(asm: str) -> dict:
     """Register, spill, LDS and instruction counts of an AMDGCN listing."""
     def meta(key):
@@ -314,6 +362,12 @@ def run(case, side: str, root: str) -> dict:
                 stats["lds_bytes"] = max(stats["lds_bytes"] or 0, shared or 0)
                 stats["compile_s"] = round(time.perf_counter() - t0, 2)
                 res["kernels"][label] = stats
+                saved = os.environ.get("WILD_LAUNCH_DIR")
+                if saved and side == "kiln":  # to recompile without torch or a GPU
+                    os.makedirs(saved, exist_ok=True)
+                    fn, kw = _unwrap(kernel, args, kwargs)
+                    save_launch(os.path.join(saved, f"{case.NAME}.{label}.pkl"), case, label,
+                                fn, args, kw)
                 keep = os.environ.get("WILD_ASM_DIR")
                 if keep:  # the AMDGCN of each side, to compare them line by line
                     os.makedirs(keep, exist_ok=True)
