@@ -138,8 +138,61 @@ static void orderByLane(SmallVectorImpl<PHINode *> &phis) {
     phis[i] = keyed[i].second;
 }
 
+/// A float phi every user of which truncates it to one narrow type: LLVM's
+/// instcombine widens a phi of truncated values into a truncation of a phi of
+/// the wide values (twice the registers for a bf16 tile a loop carries). The
+/// narrow type, or null.
+static Type *truncatedTo(PHINode &phi) {
+  if (!phi.getType()->isFloatTy() || phi.use_empty())
+    return nullptr;
+  Type *narrow = nullptr;
+  for (User *u : phi.users()) {
+    auto *trunc = dyn_cast<FPTruncInst>(u);
+    if (!trunc || (narrow && trunc->getType() != narrow))
+      return nullptr;
+    narrow = trunc->getType();
+  }
+  return lanesPerWord(narrow) ? narrow : nullptr;
+}
+
+/// Rewrites such phis (when a block has at least `minPhis`) as phis of the
+/// truncated values, truncated at the end of each predecessor.
+static bool narrowTruncatedPhis(BasicBlock &block, unsigned minPhis) {
+  SmallVector<std::pair<PHINode *, Type *>> wide;
+  for (PHINode &phi : block.phis())
+    if (Type *narrow = truncatedTo(phi))
+      wide.push_back({&phi, narrow});
+  if (wide.size() < minPhis)
+    return false;
+  IRBuilder<> b(block.getContext());
+  for (auto [phi, narrow] : wide) {
+    b.SetInsertPoint(phi);
+    PHINode *np = b.CreatePHI(narrow, phi->getNumIncomingValues(),
+                              phi->getName() + ".narrow");
+    DenseMap<BasicBlock *, Value *> truncated;
+    for (unsigned i = 0, e = phi->getNumIncomingValues(); i < e; ++i) {
+      BasicBlock *pred = phi->getIncomingBlock(i);
+      Value *&t = truncated[pred];
+      if (!t) {
+        b.SetInsertPoint(pred->getTerminator());
+        t = b.CreateFPTrunc(phi->getIncomingValue(i), narrow);
+      }
+      np->addIncoming(t, pred);
+    }
+    for (User *u : llvm::make_early_inc_range(phi->users())) {
+      auto *trunc = cast<FPTruncInst>(u);
+      trunc->replaceAllUsesWith(np);
+      trunc->eraseFromParent();
+    }
+    phi->eraseFromParent();
+  }
+  return true;
+}
+
 bool kiln::packNarrowPhis(Function &f, unsigned minPhis) {
   bool changed = false;
+  for (BasicBlock &block : f)
+    changed |= narrowTruncatedPhis(block, minPhis);
   for (BasicBlock &block : f) {
     // The narrow phis of the block by type, in their order (scalar
     // replacement keeps a struct's element order, which is the order of a
