@@ -40,7 +40,9 @@ import traceback
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-# The kernels, Gluon code; HEADERS binds its names to Kiln or to Triton's Gluon.
+# The kernels, Gluon code; HEADERS binds its names to Kiln or to Triton's Gluon. The GEMM is
+# the textbook TMA + wgmma ring of examples/hopper.py written again here, not imported: that
+# module's kernels are bound to Kiln's names, and Triton's autotuner must tune the same source.
 SOURCE = r'''
 
 @gluon.jit

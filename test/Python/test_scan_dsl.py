@@ -103,6 +103,25 @@ def e_scan_tuple(x):
 
 
 @kiln.jit
+def _one_of_two(a0, a1, b0, b1):
+    return a0 + b0
+
+
+@kiln.jit
+def e_scan_tuple_count(x):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    v = kl.load(x + kl.arange(0, 128, L))
+    kl.associative_scan((v, v), 0, _one_of_two)  # E:count
+
+
+@kiln.jit
+def e_scan_tuple_plain(x):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    v = kl.load(x + kl.arange(0, 128, L))
+    kl.associative_scan((v, v), 0, max)  # E:plain
+
+
+@kiln.jit
 def e_scan_builtin(x):
     L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
     v = kl.load(x + kl.arange(0, 128, L))
@@ -112,7 +131,12 @@ def e_scan_builtin(x):
 @compiled.needs_compiler
 @pytest.mark.parametrize("fn,marker,message,cls", [
     (e_scan_tuple, "E:tuple", r"associative_scan of a tuple of int32, int32, int32 needs 96 "
-                              r"bits an element; Kiln scans tuples of up to 64 bits",
+                              r"bits an element; Kiln scans tuples of up to 64 bits .*",
+     kiln.CompilationError),
+    (e_scan_tuple_count, "E:count", r"associative_scan of a tuple of 2: the combine function "
+                                    r"returns 1 value\(s\)", kiln.CompilationError),
+    (e_scan_tuple_plain, "E:plain", r"associative_scan of a tuple: combine_fn must be a "
+                                    r"@kiln\.jit function taking the elements of two tuples .*",
      kiln.CompilationError),
     (e_scan_builtin, "E:builtin", r"associative_scan: combine_fn must be a @kiln\.jit function "
                                   r"of two scalars, got max", kiln.CompilationError),

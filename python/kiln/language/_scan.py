@@ -12,7 +12,6 @@ scanned as one packed integer tensor, as ``reduce`` of a tuple.
 
 from __future__ import annotations
 
-from . import _core as core
 from ._core import _unwrap, builtin, distributed_type, tensor
 from ._layouts import BlockedLayout, SliceLayout, is_inferred, to_linear_layout
 
@@ -61,48 +60,13 @@ def scans_in_place(layout, shape, axis) -> bool:
 
 def scan_tuple(sem, xs, axis, combine_fn, reverse):
     """A scan of several tensors of one shape and layout: packed into one integer per
-    element (at most 64 bits together), the combine unpacking both sides."""
-    from ._tuple_reduce import _widths, pack, unpack
-    fn = _unwrap(combine_fn)
-    if not getattr(fn, "__kiln_jit__", False):
-        raise TypeError("associative_scan of a tuple: combine_fn must be a @kiln.jit function "
-                        "taking the elements of two tuples (a0, a1, ..., b0, b1, ...)")
-    xs = [sem.as_tensor(_unwrap(x)) for x in xs]
-    first = xs[0].type
-    for x in xs[1:]:
-        if not x.type.is_block or x.type.shape != first.shape or \
-                x.type.layout != first.layout:
-            raise ValueError(f"associative_scan of a tuple needs tensors of one shape and "
-                             f"layout, got {first} and {x.type}")
-    dtypes = [x.dtype for x in xs]
-    for dt in dtypes:
-        if dt.is_ptr() or not dt.primitive_bitwidth:
-            raise TypeError(f"associative_scan of a tuple: cannot scan {dt} elements")
-        sem.reject_fp8("a scan of {}", sem.as_tensor(xs[dtypes.index(dt)]))
-    total = sum(_widths(dtypes))
-    if total > 64:
-        raise ValueError(f"associative_scan of a tuple of {', '.join(str(d) for d in dtypes)} "
-                         f"needs {total} bits an element; Kiln scans tuples of up to 64 bits")
-    wide = core.uint32 if total <= 32 else core.uint64
-    if sem.codegen is None:
-        raise RuntimeError("associative_scan needs the code generator")
-
-    def combine(a, b):
-        out = sem.codegen.call_combine(fn, unpack(sem, a, dtypes), unpack(sem, b, dtypes))
-        out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
-        if len(out) != len(dtypes):
-            raise TypeError(f"associative_scan of a tuple of {len(dtypes)}: the combine "
-                            f"function returns {len(out)} value(s)")
-        vals = []
-        for v, dt in zip(out, dtypes):
-            v = sem.as_tensor(_unwrap(v), None if isinstance(_unwrap(v), tensor) else dt)
-            if v.dtype != dt:
-                raise TypeError(f"associative_scan of a tuple: the combine function returns "
-                                f"{v.dtype} where the tuple has {dt}")
-            vals.append(v)
-        return pack(sem, vals, wide)
+    element (at most 64 bits together), the combine unpacking both sides (as reduce)."""
+    from ._tuple_reduce import packed_tuple, unpack
+    for x in xs:
+        sem.reject_fp8("a scan of {}", sem.as_tensor(_unwrap(x)))
+    packed, combine, dtypes = packed_tuple(sem, xs, combine_fn, "associative_scan", "scan")
     combine.__kiln_combine__ = True
-    return unpack(sem, scan(sem, pack(sem, xs, wide), axis, combine, reverse), dtypes)
+    return unpack(sem, scan(sem, packed, axis, combine, reverse), dtypes)
 
 
 def scan(sem, x, axis, combine_fn, reverse=False):

@@ -61,46 +61,55 @@ def unpack(sem, packed, dtypes):
     return tuple(out)
 
 
-def reduce_tuple(sem, xs, axis, combine_fn, keep_dims):
+def packed_tuple(sem, xs, combine_fn, what, verb):
+    """The checks and packing shared by ``reduce`` and ``associative_scan`` of a tuple:
+    (the tensors packed into one integer tensor, a combine of two packed elements that
+    unpacks both, calls the user's @kiln.jit function and packs its results, the dtypes to
+    unpack the result with). ``what`` names the operation in messages ("reduce"), ``verb``
+    its action ("reduce")."""
     fn = _unwrap(combine_fn)
     if not getattr(fn, "__kiln_jit__", False):
-        raise TypeError("reduce of a tuple: combine_fn must be a @kiln.jit function taking "
-                        "the elements of two tuples (a0, a1, ..., b0, b1, ...)")
+        raise TypeError(f"{what} of a tuple: combine_fn must be a @kiln.jit function taking "
+                        f"the elements of two tuples (a0, a1, ..., b0, b1, ...)")
     xs = [sem.as_tensor(_unwrap(x)) for x in xs]
     if not xs:
-        raise ValueError("reduce of an empty tuple")
+        raise ValueError(f"{what} of an empty tuple")
     first = xs[0].type
     for x in xs[1:]:
         if not x.type.is_block or x.type.shape != first.shape or \
                 x.type.layout != first.layout:
-            raise ValueError(f"reduce of a tuple needs tensors of one shape and layout, got "
+            raise ValueError(f"{what} of a tuple needs tensors of one shape and layout, got "
                              f"{first} and {x.type}")
     dtypes = [x.dtype for x in xs]
     for dt in dtypes:
         if dt.is_ptr() or not dt.primitive_bitwidth:
-            raise TypeError(f"reduce of a tuple: cannot reduce {dt} elements")
+            raise TypeError(f"{what} of a tuple: cannot {verb} {dt} elements")
     total = sum(_widths(dtypes))
     if total > 64:
-        raise ValueError(f"reduce of a tuple of {', '.join(str(d) for d in dtypes)} needs "
-                         f"{total} bits an element; Kiln reduces tuples of up to 64 bits "
+        raise ValueError(f"{what} of a tuple of {', '.join(str(d) for d in dtypes)} needs "
+                         f"{total} bits an element; Kiln {verb}s tuples of up to 64 bits "
                          f"(e.g. a 32-bit value with a 32-bit index)")
     wide = core.uint32 if total <= 32 else core.uint64
     if sem.codegen is None:
-        raise RuntimeError("reduce with a combine function needs the code generator")
+        raise RuntimeError(f"{what} with a combine function needs the code generator")
 
     def combine(a, b):
         out = sem.codegen.call_combine(fn, unpack(sem, a, dtypes), unpack(sem, b, dtypes))
         out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         if len(out) != len(dtypes):
-            raise TypeError(f"reduce of a tuple of {len(dtypes)}: the combine function returns "
-                            f"{len(out)} value(s)")
+            raise TypeError(f"{what} of a tuple of {len(dtypes)}: the combine function "
+                            f"returns {len(out)} value(s)")
         vals = []
         for v, dt in zip(out, dtypes):
             v = sem.as_tensor(_unwrap(v), None if isinstance(_unwrap(v), tensor) else dt)
             if v.dtype != dt:
-                raise TypeError(f"reduce of a tuple: the combine function returns {v.dtype} "
+                raise TypeError(f"{what} of a tuple: the combine function returns {v.dtype} "
                                 f"where the tuple has {dt}")
             vals.append(v)
         return pack(sem, vals, wide)
-    res = sem.reduce(pack(sem, xs, wide), axis, combine, keep_dims)
-    return unpack(sem, res, dtypes)
+    return pack(sem, xs, wide), combine, dtypes
+
+
+def reduce_tuple(sem, xs, axis, combine_fn, keep_dims):
+    packed, combine, dtypes = packed_tuple(sem, xs, combine_fn, "reduce", "reduce")
+    return unpack(sem, sem.reduce(packed, axis, combine, keep_dims), dtypes)
