@@ -116,6 +116,23 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
+// A scan whose axis reaches across warps passes values through shared memory.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @scan_without_scratch(%x: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
+    // expected-error @+2 {{'tile.scan' op needs shared memory but has none assigned; run tile-allocate-shared-memory first}}
+    // expected-error @+1 {{failed to legalize operation 'tile.scan'}}
+    %s = tile.scan %x {axis = 0 : i32, reverse = false} : tensor<128xi32, #l> {
+    ^bb0(%a: i32, %b: i32):
+      %c = arith.addi %a, %b : i32
+      tile.scan_return %c : i32
+    }
+    return %s : tensor<128xi32, #l>
+  }
+}
+
+// -----
+
 // A scan lowers layouts whose bases move along the axis alone (the DSL
 // converts others first); here a register basis moves along both dimensions.
 #lin = #tile.linear<{register = [[1, 1]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]], warp = [[0, 0], [0, 0]]}>
