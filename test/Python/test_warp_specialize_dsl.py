@@ -178,7 +178,7 @@ ERRORS = [
      r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
      r"or branch result\) and the partition cannot recompute: .*"),
     (e_nested, "E:nested", "kl.warp_specialize",
-     r"warp_specialize: must be at the top level of a kernel, not inside scf.if"),
+     r"warp_specialize: must be at the top level of a kernel, not inside a branch \(scf.if\)"),
 ]
 
 
@@ -208,3 +208,32 @@ def test_default_partition_returns_values(target):
     assert re.search(r"tile\.warp_specialize partition_num_warps = \[1\].*-> \(", tile)
     assert re.search(r"tile\.warp_yield %\S+, %\S+ : ", tile)
     assert k.asm["ptx"].count("st.global") >= 2
+
+
+def test_two_warp_specializes_share_the_worker_warps():
+    """Two calls in one kernel: the worker warps are launched once for both (4-7 take op 1's
+    1-warp loader and op 2's 4-warp worker, 8-11 op 2's 2-warp worker), each group sets the
+    largest count any call asks of it once (80 and 40; 168 * 384 - (80 + 40) * 128 leaves the
+    kernel's warps 256), and all 384 threads meet at barrier 1 before and after each call."""
+    from ws_several_kernels import ws_two_phases
+    k = ws_two_phases.warmup("*fp32", "*fp32", "*fp32", "*fp32", "*fp32", "i32", 128, 2, 256,
+                             grid=(1,), target="cuda:sm_90a")
+    ptx = k.asm["ptx"]
+    assert ".maxntid 384, 1, 1" in ptx and ".maxnreg 168" in ptx
+    regs = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+);", ptx)
+    assert sorted(regs) == [("dec", "40"), ("dec", "80"), ("inc", "256")]
+    # Each call: both sides at its start and its end.
+    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 8
+    assert k.asm["tile"].count("tile.warp_specialize") == 2
+
+
+def test_warp_specialize_inside_a_loop_is_refused():
+    @kiln.jit
+    def in_loop(n):
+        for i in range(n):
+            kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:loop
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(in_loop, {"n": "i32"}, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, HERE, "E:loop", "kl.warp_specialize",
+                           ".*must be at the top level of a kernel, not inside a loop \\(scf.for\\)",
+                           kiln.CompilationError)

@@ -183,21 +183,40 @@ struct RegisterPlan {
 
 /// Reallocation needs partition_num_regs, a target that can, and the
 /// kernel's warps in whole groups (so no group mixes them with workers').
-/// Every worker group takes the largest count among the partitions it holds;
-/// a partition spanning groups makes them equal (it runs one code, compiled
-/// for one count); groups of padding warps alone take the minimum. The
-/// kernel's warps take the rest of the CTA's registers. Errors (when `diag`)
-/// only when that rest is below the minimum.
-FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
+/// The worker warps are launched once for every warp_specialize of the
+/// kernel (they run one after another), so the plan covers all of them:
+/// every worker group takes the largest count among the partitions it holds
+/// in any of them; a partition spanning groups makes them equal (it runs one
+/// code, compiled for one count); groups of padding warps alone take the
+/// minimum. The kernel's warps take the rest of the CTA's registers. Errors
+/// (when `diag`) only when that rest is below the minimum, or when some but
+/// not all of the ops give register counts.
+FailureOr<RegisterPlan> planRegisters(ArrayRef<WarpSpecializeOp> ops,
                                       const TargetInfo &target, int numWarps,
                                       int warpSize, bool diag) {
   RegisterPlan plan;
-  ArrayRef<int32_t> warps = op.getPartitionNumWarps();
-  SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
-  plan.workerWarps = op.getTotalNumWarps(numWarps) - numWarps;
-  std::optional<ArrayRef<int32_t>> asked = op.getPartitionNumRegs();
+  for (WarpSpecializeOp op : ops)
+    plan.workerWarps =
+        std::max(plan.workerWarps, op.getTotalNumWarps(numWarps) - numWarps);
+  if (ops.empty())
+    return plan;
+  WarpSpecializeOp front = ops.front();
+  int withRegs = llvm::count_if(
+      ops, [](WarpSpecializeOp op) { return op.getPartitionNumRegs().has_value(); });
+  if (withRegs && withRegs != int(ops.size())) {
+    if (diag) {
+      WarpSpecializeOp without = *llvm::find_if(ops, [](WarpSpecializeOp op) {
+        return !op.getPartitionNumRegs().has_value();
+      });
+      without.emitOpError()
+          << "has no partition_num_regs where another warp_specialize of "
+             "this kernel has them: the worker warps are shared, so either "
+             "every warp_specialize of a kernel gives register counts or none";
+    }
+    return failure();
+  }
   TargetInfo::RegisterReallocation rr = target.registerReallocation();
-  if (!asked || !rr.registersPerCTA || numWarps % rr.groupWarps)
+  if (!withRegs || !rr.registersPerCTA || numWarps % rr.groupWarps)
     return plan;
   int group = rr.groupWarps;
   plan.workerWarps = llvm::alignTo(plan.workerWarps, group);
@@ -208,39 +227,47 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
   // with, so it is also the pool the partitions share: planning from the
   // register file instead would have the kernel's warps ask for registers
   // no one returns, and setmaxnreg.inc waits for them forever.
-  auto module = op->getParentOfType<ModuleOp>();
-  if (IntegerAttr cap = module ? TileDialect::MaxnregAttrHelper(op->getContext())
+  auto module = front->getParentOfType<ModuleOp>();
+  if (IntegerAttr cap = module ? TileDialect::MaxnregAttrHelper(front->getContext())
                                      .getAttr(module)
                                : IntegerAttr()) {
     int capped = int(cap.getInt()) / rr.step * rr.step;
     if (capped < rr.minRegs) {
       if (diag)
-        op.emitOpError() << "partition_num_regs need at least " << rr.minRegs
-                         << " registers per thread to start from, but the "
-                            "kernel's maxnreg is "
-                         << cap.getInt();
+        front.emitOpError() << "partition_num_regs need at least " << rr.minRegs
+                            << " registers per thread to start from, but the "
+                               "kernel's maxnreg is "
+                            << cap.getInt();
       return failure();
     }
     plan.kernelRegs = std::min(plan.kernelRegs, capped);
   }
   plan.groupRegs.assign(plan.workerWarps / group, rr.minRegs);
-  SmallVector<int> want;
-  for (int32_t r : *asked)
-    want.push_back(std::clamp<int>(llvm::alignTo(r, rr.step), rr.minRegs,
-                                   rr.maxRegs));
+  SmallVector<SmallVector<int>> want;
+  for (WarpSpecializeOp op : ops) {
+    want.emplace_back();
+    ArrayRef<int32_t> asked = *op.getPartitionNumRegs();
+    for (int32_t r : asked)
+      want.back().push_back(std::clamp<int>(llvm::alignTo(r, rr.step),
+                                            rr.minRegs, rr.maxRegs));
+  }
   // Counts only grow, so this settles.
   for (bool changed = true; changed;) {
     changed = false;
-    for (auto [k, n] : llvm::enumerate(warps)) {
-      int first = starts[k] - numWarps;
-      int lo = first / group, hi = (first + n - 1) / group;
-      for (int g = lo; g <= hi; ++g)
-        want[k] = std::max(want[k], plan.groupRegs[g]);
-      for (int g = lo; g <= hi; ++g)
-        if (plan.groupRegs[g] != want[k]) {
-          plan.groupRegs[g] = want[k];
-          changed = true;
-        }
+    for (auto [constOp, wants] : llvm::zip(ops, want)) {
+      WarpSpecializeOp op = constOp;
+      SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+      for (auto [k, n] : llvm::enumerate(op.getPartitionNumWarps())) {
+        int first = starts[k] - numWarps;
+        int lo = first / group, hi = (first + n - 1) / group;
+        for (int g = lo; g <= hi; ++g)
+          wants[k] = std::max(wants[k], plan.groupRegs[g]);
+        for (int g = lo; g <= hi; ++g)
+          if (plan.groupRegs[g] != wants[k]) {
+            plan.groupRegs[g] = wants[k];
+            changed = true;
+          }
+      }
     }
   }
   int64_t left = int64_t(plan.kernelRegs) * total * warpSize;
@@ -251,7 +278,7 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
   plan.defaultRegs = int(std::min<int64_t>(each, rr.maxRegs));
   if (plan.defaultRegs < rr.minRegs) {
     if (diag) {
-      InFlightDiagnostic d = op.emitOpError()
+      InFlightDiagnostic d = front.emitOpError()
                              << "partition_num_regs leave the kernel's "
                              << numWarps << " warps " << std::max<int64_t>(each, 0)
                              << " registers per thread, below the "
@@ -261,10 +288,25 @@ FailureOr<RegisterPlan> planRegisters(WarpSpecializeOp op,
       for (int regs : plan.groupRegs)
         d << " " << regs;
       d << " of the " << rr.registersPerCTA << " registers of a CTA";
+      if (ops.size() > 1)
+        d << " (the most any of the kernel's " << ops.size()
+          << " warp_specialize ops asks of each)";
     }
     return failure();
   }
   return plan;
+}
+
+/// The kernel's warp_specialize ops in program order. They sit at the top
+/// level of the kernel (the verifier says so), so each runs once, and block
+/// order after the conversion is their order.
+SmallVector<WarpSpecializeOp> collectInOrder(Operation *root) {
+  SmallVector<WarpSpecializeOp> ops;
+  root->walk<WalkOrder::PreOrder>([&](WarpSpecializeOp op) {
+    ops.push_back(op);
+    return WalkResult::skip();
+  });
+  return ops;
 }
 
 } // namespace
@@ -273,47 +315,50 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
                                            const TargetInfo &target,
                                            int numWarps, int warpSize) {
   int total = numWarps;
-  WalkResult r = module.walk([&](WarpSpecializeOp op) {
-    if (!target.hasNamedBarriers()) {
-      op.emitOpError() << "is not supported on " << target.getDesc().name
-                       << ": it needs barriers of a subset of the warps";
-      return WalkResult::interrupt();
-    }
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    SmallVector<WarpSpecializeOp> ops = collectInOrder(func);
+    if (ops.empty())
+      continue;
+    if (!target.hasNamedBarriers())
+      return ops.front().emitOpError()
+             << "is not supported on " << target.getDesc().name
+             << ": it needs barriers of a subset of the warps";
     FailureOr<RegisterPlan> plan =
-        planRegisters(op, target, numWarps, warpSize, /*diag=*/true);
+        planRegisters(ops, target, numWarps, warpSize, /*diag=*/true);
     if (failed(plan))
-      return WalkResult::interrupt();
+      return failure();
     int warps = numWarps + plan->workerWarps;
     if (warps * warpSize > 1024) {
+      // The op asking for the most warps.
+      WarpSpecializeOp widest = ops.front();
+      for (WarpSpecializeOp op : ops)
+        if (op.getTotalNumWarps(numWarps) > widest.getTotalNumWarps(numWarps))
+          widest = op;
       int workers = 0;
-      for (int32_t n : op.getPartitionNumWarps())
+      for (int32_t n : widest.getPartitionNumWarps())
         workers += n;
-      op.emitOpError() << "launches " << warps << " warps (" << numWarps
-                       << " of the kernel's plus the partitions'"
-                       << (warps != numWarps + workers
-                               ? ", padded to whole warp groups"
-                               : "")
-                       << "), over the 1024 threads of a CTA";
-      return WalkResult::interrupt();
-    }
-    if (op.getPartitionRegions().size() > 14) {
-      op.emitOpError() << "has " << op.getPartitionRegions().size()
-                       << " worker partitions; the 16 named barriers allow "
-                          "at most 14";
-      return WalkResult::interrupt();
+      return widest.emitOpError()
+             << "launches " << warps << " warps (" << numWarps
+             << " of the kernel's plus the partitions'"
+             << (warps != numWarps + workers ? ", padded to whole warp groups"
+                                              : "")
+             << "), over the 1024 threads of a CTA";
     }
     total = std::max(total, warps);
-    for (Region &region : op.getPartitionRegions()) {
-      Rematerializer remat(region, region.getRegionNumber());
-      if (failed(remat.run()))
-        return WalkResult::interrupt();
+    for (WarpSpecializeOp op : ops) {
+      if (op.getPartitionRegions().size() > 14)
+        return op.emitOpError() << "has " << op.getPartitionRegions().size()
+                                << " worker partitions; the 16 named barriers "
+                                   "allow at most 14";
+      for (Region &region : op.getPartitionRegions()) {
+        Rematerializer remat(region, region.getRegionNumber());
+        if (failed(remat.run()))
+          return failure();
+      }
+      TileDialect::PartitionsPreparedAttrHelper(op->getContext())
+          .setAttr(op, UnitAttr::get(op->getContext()));
     }
-    TileDialect::PartitionsPreparedAttrHelper(op->getContext())
-        .setAttr(op, UnitAttr::get(op->getContext()));
-    return WalkResult::advance();
-  });
-  if (r.wasInterrupted())
-    return failure();
+  }
   return total;
 }
 
@@ -340,18 +385,23 @@ void kiln::populateWarpSpecializeOpToLLVMPatterns(
   patterns.add<WarpSpecializeRegionTypes, WarpYieldTypes>(converter);
 }
 
-static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
-                              int numWarps, int warpSize) {
-  auto func = op->getParentOfType<LLVM::LLVMFuncOp>();
-  if (!func)
-    return op.emitOpError() << "is not in a kernel after lowering";
-  Location loc = op.getLoc();
+/// Lowers the warp_specialize ops of one kernel (`ops`, in program order).
+/// The worker warps branch off at entry, set their registers once, and then
+/// take part in each op in turn: start barrier, their partition (or none),
+/// end barrier; after the last they return. The kernel's warps meet them at
+/// the same two barriers around each op's default region.
+static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
+                                 ArrayRef<WarpSpecializeOp> ops,
+                                 const TargetInfo &target, int numWarps,
+                                 int warpSize) {
+  WarpSpecializeOp front = ops.front();
+  Location loc = front.getLoc();
   FailureOr<RegisterPlan> plan =
-      planRegisters(op, target, numWarps, warpSize, /*diag=*/false);
+      planRegisters(ops, target, numWarps, warpSize, /*diag=*/false);
   if (failed(plan))
-    return op.emitOpError() << "has no register plan";
+    return front.emitOpError() << "has no register plan";
   int total = numWarps + plan->workerWarps;
-  OpBuilder b(op->getContext());
+  OpBuilder b(func->getContext());
 
   // CTA barriers order their partition only; threads count from its start.
   SmallVector<Operation *> barriers, threadIds;
@@ -364,7 +414,8 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
   for (Operation *barrier : barriers) {
     auto [ws, index] = enclosingWorkerPartition(barrier);
     b.setInsertionPoint(barrier);
-    int warps = ws ? op.getRegionNumWarps(index, numWarps) : numWarps;
+    int warps = ws ? cast<WarpSpecializeOp>(ws).getRegionNumWarps(index, numWarps)
+                   : numWarps;
     target.namedBarrier(b, barrier->getLoc(), index == 0 ? 0 : 1 + index,
                         warps * warpSize);
     barrier->erase();
@@ -375,9 +426,10 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
       continue;
     b.setInsertionPointAfter(read);
     Value tid = read->getResult(0);
-    Value first =
-        i32Const(b, read->getLoc(), op.getRegionFirstWarp(index, numWarps) *
-                                        warpSize);
+    Value first = i32Const(
+        b, read->getLoc(),
+        cast<WarpSpecializeOp>(ws).getRegionFirstWarp(index, numWarps) *
+            warpSize);
     auto rebased = LLVM::SubOp::create(b, read->getLoc(), tid, first);
     tid.replaceAllUsesExcept(rebased, rebased);
   }
@@ -420,33 +472,13 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
     }
   };
 
-  // The kernel's warps: start barrier, the default region, end barrier.
-  // The default region's yielded values reach what follows as arguments of
-  // the block after it (the op's results).
-  Block *before = op->getBlock();
-  Block *after = before->splitBlock(std::next(op->getIterator()));
-  for (Value result : op->getResults())
-    result.replaceAllUsesWith(after->addArgument(result.getType(), loc));
-  Block *defaultEntry = &op.getDefaultRegion().front();
-  yieldsTo(op.getDefaultRegion(), after);
-  body.getBlocks().splice(after->getIterator(),
-                          op.getDefaultRegion().getBlocks());
-  b.setInsertionPoint(op);
-  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
-  LLVM::BrOp::create(b, loc, defaultEntry);
-  b.setInsertionPointToStart(after);
-  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
-
   // The workers: each warp group sets its registers (one instruction per
-  // group), then the start barrier, their partition by warp index (padding
-  // warps none), and the end barrier.
-  auto *exit = new Block();
-  body.push_back(exit);
+  // group), then the partitions of each op in turn.
   b.setInsertionPointToStart(dispatch);
   if (plan->kernelRegs) {
     int group = target.registerReallocation().groupWarps;
     auto *partitions = new Block();
-    body.getBlocks().insert(exit->getIterator(), partitions);
+    body.push_back(partitions);
     for (auto [g, regs] : llvm::enumerate(plan->groupRegs)) {
       if (g + 1 == plan->groupRegs.size()) {
         target.setMaxRegisters(b, loc, plan->kernelRegs, regs);
@@ -465,53 +497,84 @@ static LogicalResult lowerOne(WarpSpecializeOp op, const TargetInfo &target,
     }
     b.setInsertionPointToStart(partitions);
   }
-  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
-  // Partitions by first warp; warps below a partition's first that no
-  // earlier partition took, and those past the last, are padding: they go
-  // straight to the end barrier.
-  SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
-  SmallVector<unsigned> byStart;
-  for (unsigned k = 0; k < starts.size(); ++k)
-    byStart.push_back(k);
-  llvm::sort(byStart, [&](unsigned a, unsigned c) { return starts[a] < starts[c]; });
-  int cursor = numWarps;
-  auto branchOn = [&](Value cond, Block *taken) {
-    auto *next = new Block();
-    body.getBlocks().insert(exit->getIterator(), next);
-    LLVM::CondBrOp::create(b, loc, cond, taken, next);
-    b.setInsertionPointToStart(next);
-  };
-  for (unsigned k : byStart) {
-    Region &region = op.getPartitionRegions()[k];
-    Block *partitionEntry = &region.front();
-    yieldsTo(region, exit);
-    body.getBlocks().splice(exit->getIterator(), region.getBlocks());
-    if (starts[k] > cursor)
-      branchOn(below(starts[k]), exit);
-    cursor = starts[k] + op.getPartitionNumWarps()[k];
-    if (cursor == total && k == byStart.back()) {
-      LLVM::BrOp::create(b, loc, partitionEntry);
-      cursor = -1;
-      break;
+
+  for (WarpSpecializeOp op : ops) {
+    Location opLoc = op.getLoc();
+    // The kernel's warps: start barrier, the default region, end barrier.
+    // The default region's yielded values reach what follows as arguments
+    // of the block after it (the op's results).
+    Block *before = op->getBlock();
+    Block *after = before->splitBlock(std::next(op->getIterator()));
+    for (Value result : op->getResults())
+      result.replaceAllUsesWith(after->addArgument(result.getType(), opLoc));
+    Block *defaultEntry = &op.getDefaultRegion().front();
+    yieldsTo(op.getDefaultRegion(), after);
+    body.getBlocks().splice(after->getIterator(),
+                            op.getDefaultRegion().getBlocks());
+    OpBuilder k(op);
+    target.namedBarrier(k, opLoc, kPartitionBarrier, total * warpSize);
+    LLVM::BrOp::create(k, opLoc, defaultEntry);
+    k.setInsertionPointToStart(after);
+    target.namedBarrier(k, opLoc, kPartitionBarrier, total * warpSize);
+
+    // The workers: start barrier, their partition by warp index (padding
+    // warps none), end barrier. Warps below a partition's first that no
+    // earlier partition took, and those past the last, are padding: they go
+    // straight to the end barrier.
+    auto *exit = new Block();
+    body.push_back(exit);
+    target.namedBarrier(b, opLoc, kPartitionBarrier, total * warpSize);
+    SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+    SmallVector<unsigned> byStart;
+    for (unsigned i = 0; i < starts.size(); ++i)
+      byStart.push_back(i);
+    llvm::sort(byStart,
+               [&](unsigned x, unsigned y) { return starts[x] < starts[y]; });
+    int cursor = numWarps;
+    auto branchOn = [&](Value cond, Block *taken) {
+      auto *next = new Block();
+      body.getBlocks().insert(exit->getIterator(), next);
+      LLVM::CondBrOp::create(b, opLoc, cond, taken, next);
+      b.setInsertionPointToStart(next);
+    };
+    for (unsigned i : byStart) {
+      Region &region = op.getPartitionRegions()[i];
+      Block *partitionEntry = &region.front();
+      yieldsTo(region, exit);
+      body.getBlocks().splice(exit->getIterator(), region.getBlocks());
+      if (starts[i] > cursor)
+        branchOn(below(starts[i]), exit);
+      cursor = starts[i] + op.getPartitionNumWarps()[i];
+      if (cursor == total && i == byStart.back()) {
+        LLVM::BrOp::create(b, opLoc, partitionEntry);
+        cursor = -1;
+        break;
+      }
+      branchOn(below(cursor), partitionEntry);
     }
-    branchOn(below(cursor), partitionEntry);
+    if (cursor != -1)
+      LLVM::BrOp::create(b, opLoc, exit);
+    b.setInsertionPointToStart(exit);
+    target.namedBarrier(b, opLoc, kPartitionBarrier, total * warpSize);
+    op.erase();
   }
-  if (cursor != -1)
-    LLVM::BrOp::create(b, loc, exit);
-  b.setInsertionPointToStart(exit);
-  target.namedBarrier(b, loc, kPartitionBarrier, total * warpSize);
   LLVM::ReturnOp::create(b, loc, ValueRange{});
-  op.erase();
   return success();
 }
 
 LogicalResult kiln::lowerWarpSpecialize(ModuleOp module,
                                         const TargetInfo &target, int numWarps,
                                         int warpSize) {
-  SmallVector<WarpSpecializeOp> ops;
-  module.walk([&](WarpSpecializeOp op) { ops.push_back(op); });
-  for (WarpSpecializeOp op : ops)
-    if (failed(lowerOne(op, target, numWarps, warpSize)))
+  for (auto func : module.getOps<LLVM::LLVMFuncOp>()) {
+    SmallVector<WarpSpecializeOp> ops = collectInOrder(func);
+    if (!ops.empty() &&
+        failed(lowerKernel(func, ops, target, numWarps, warpSize)))
       return failure();
-  return success();
+  }
+  // One left outside a function (the conversion keeps ops in functions).
+  WalkResult r = module.walk([&](WarpSpecializeOp op) {
+    op.emitOpError() << "is not in a kernel after lowering";
+    return WalkResult::interrupt();
+  });
+  return failure(r.wasInterrupted());
 }

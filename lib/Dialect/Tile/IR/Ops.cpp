@@ -8,7 +8,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -870,15 +872,18 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
     }
   }
   Operation *parent = (*this)->getParentOp();
-  if (!parent || !isa<FunctionOpInterface>(parent))
+  if (!parent || !isa<FunctionOpInterface>(parent)) {
+    // Each runs once, in order: the worker warps take part in one call after
+    // another, with no state telling them which comes next.
+    StringRef kind = !parent                                   ? "nothing"
+                     : isa<LoopLikeOpInterface>(parent)        ? "a loop"
+                     : isa<RegionBranchOpInterface>(parent)    ? "a branch"
+                                                               : "an op";
     return emitOpError() << "must be at the top level of a kernel, not inside "
+                         << kind << " ("
                          << (parent ? parent->getName().getStringRef()
-                                    : StringRef("nothing"));
-  int count = 0;
-  parent->walk([&](WarpSpecializeOp) { ++count; });
-  if (count > 1)
-    return emitOpError() << "is one of " << count
-                         << " in this kernel; Kiln supports one "
-                            "warp_specialize per kernel";
+                                    : StringRef("none"))
+                         << ")";
+  }
   return success();
 }

@@ -145,3 +145,49 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
     return
   }
 }
+
+// -----
+
+// The worker warps serve every warp_specialize of the kernel, so register
+// counts are given by all of them or by none.
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_regs_mixed() {
+    tile.warp_specialize partition_num_warps = [1] partition_num_regs = [40] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    // expected-error @+1 {{has no partition_num_regs where another warp_specialize of this kernel has them: the worker warps are shared, so either every warp_specialize of a kernel gives register counts or none}}
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
+// Two ops' worker groups together ask for more than the CTA has left for
+// the kernel's warps: the error names the largest counts of either.
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_regs_together() {
+    // expected-error @+1 {{partition_num_regs leave the kernel's 4 warps 0 registers per thread, below the 24 a warp group must keep: the 2 worker warp groups ask for 256 256 of the 65536 registers of a CTA (the most any of the kernel's 2 warp_specialize ops asks of each)}}
+    tile.warp_specialize partition_num_warps = [4, 4] partition_num_regs = [256, 24] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }
+    tile.warp_specialize partition_num_warps = [4, 4] partition_num_regs = [24, 256] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }, {
+      tile.warp_yield
+    }
+    return
+  }
+}
