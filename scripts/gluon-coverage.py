@@ -59,8 +59,8 @@ DIFFERENCES = {
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
     "float8e4b15": _FP8,
-    **{f"atomic_{op}": "using the old values of elements several threads hold is refused "
-                       "(one thread acts; its result is not broadcast yet); sem is fences around "
+    **{f"atomic_{op}": "one thread acts for an element several threads hold; its old value "
+                       "reaches the others through shared memory; sem is fences around "
                        "a relaxed atomic" for op in ("add", "and", "or", "xor", "max", "min",
                                                      "xchg", "cas")},
     **{f"amd.{chip}.buffer_atomic_{op}": "global atomics on ptr + offsets (masked lanes "
@@ -107,8 +107,10 @@ DIFFERENCES = {
                        "(Gluon rejects it)",
     "shared_memory_descriptor": "a buffer chosen by an `if` or carried through a loop is "
                                 "refused; `_reinterpret` stays inside the view's own bytes",
-    "warp_specialize": "more than one warp_specialize per kernel is refused (hopper.md); the "
-                       "default partition's return values are returned, as in Gluon",
+    "warp_specialize": "several per kernel at its top level; inside a loop or an `if` it is "
+                       "refused, and a worker may only use values it can recompute "
+                       "(hopper.md); the default partition's return values are returned, as "
+                       "in Gluon",
     "NVMMASharedLayout": "fp4_padded=True is refused (Kiln has no fp4 types)",
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "

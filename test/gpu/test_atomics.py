@@ -113,3 +113,42 @@ def test_packed_16_bit_float_adds_under_contention(target, dtype, pairs):
     assert torch.equal(p.double(), ref)
     olds = out.double()
     assert (olds >= 0).all() and (olds + v.double() <= ref[slot]).all()
+
+
+@pytest.mark.parametrize("programs", [1, 100, 3000])
+def test_scalar_tickets_are_unique(target, programs):
+    """out[pid] = atomic_add(counter, 1): every program gets a different ticket, 0..n-1."""
+    c = torch.zeros(1, dtype=torch.int32, device="cuda")
+    out = torch.full((programs,), -1, dtype=torch.int32, device="cuda")
+    k.ticket_kernel[(programs,)](c, out, num_warps=4)
+    assert c.item() == programs
+    assert torch.equal(out.sort().values, torch.arange(programs, dtype=torch.int32, device="cuda"))
+
+
+@pytest.mark.parametrize("n", [1, 8, 32, 64])
+@pytest.mark.parametrize("programs", [1, 7])
+def test_old_values_of_repeated_elements(target, n, programs):
+    """Elements several threads hold: each program adds once per element, and the old values
+    it reports for an element, over all programs, are exactly start .. start + programs - 1."""
+    start = torch.randint(-1000, 1000, (n,), dtype=torch.int32, device="cuda")
+    p = start.clone()
+    out = torch.full((programs, n), 12345, dtype=torch.int32, device="cuda")
+    k.broadcast_old_kernel[(programs,)](p, out, n, W, num_warps=4)
+    assert torch.equal(p, start + programs)
+    expect = start[None, :] + torch.arange(programs, device="cuda", dtype=torch.int32)[:, None]
+    assert torch.equal(out.sort(dim=0).values, expect)
+
+
+@pytest.mark.parametrize("n", [1, 32])
+def test_cas_old_values_of_repeated_elements(target, n):
+    """Many programs race to claim each element: one wins it (its old value is 0); every
+    other program sees the winner's id + 1 as the old value."""
+    programs = 50
+    p = torch.zeros(n, dtype=torch.int32, device="cuda")
+    out = torch.full((programs, n), -1, dtype=torch.int32, device="cuda")
+    k.broadcast_cas_kernel[(programs,)](p, out, n, W, num_warps=4)
+    winners = p - 1
+    assert bool(((winners >= 0) & (winners < programs)).all())
+    rows = torch.arange(programs, device="cuda")[:, None]
+    expect = torch.where(rows == winners[None, :], torch.zeros_like(out), p[None, :].expand_as(out))
+    assert torch.equal(out, expect)

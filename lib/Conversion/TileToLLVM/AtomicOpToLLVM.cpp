@@ -8,9 +8,10 @@
 // atomicrmw / cmpxchg with the op's ordering and the target's sync scope,
 // behind a branch where a mask or the thread test applies; `sem` becomes
 // fences around a relaxed atomic. A 16-bit float add of two adjacent
-// elements is one packed instruction where the target has one. The old values
-// of elements several threads hold would have to be broadcast from the
-// acting thread, which Kiln does not do yet: using them is an error.
+// elements is one packed instruction where the target has one. Where the
+// old values of elements several threads hold are used, the acting thread
+// also writes each old value to the op's shared-memory scratch (a slot per
+// element, row-major), and after a barrier every holder reads it there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,13 +64,36 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
   if (failed(own))
     return failure();
   Location loc = op->getLoc();
-  if ((own->redundantLanes || own->redundantWarps) && !result.use_empty())
-    return op->emitOpError()
-           << "uses the old values of elements several threads hold (its "
-              "layout repeats elements across lanes or warps); only one "
-              "thread performs each atomic and Kiln does not broadcast its "
-              "result yet: use a layout that gives each element to one "
-              "thread, or do not use the result";
+  bool broadcast =
+      (own->redundantLanes || own->redundantWarps) && !result.use_empty();
+  // With `broadcast`: each register's slot in the scratch.
+  SmallVector<Value> slots;
+  Type memTy = getMemoryType(regTy);
+  auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
+  if (broadcast) {
+    if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
+      return op->emitOpError()
+             << "uses the old values of elements several threads hold, which "
+                "pass through shared memory, but has none assigned; run "
+                "tile-allocate-shared-memory first";
+    FailureOr<LinearLayout> ll = getLinearLayout(type);
+    if (failed(ll))
+      return op->emitOpError() << "has no linear layout";
+    auto coords = emitCoordinates(rewriter, loc, *ll, ctx);
+    SmallVector<int32_t> sizes(type.getShape().begin(), type.getShape().end());
+    Value base = getScratchBase(rewriter, loc, op);
+    for (auto &c : coords)
+      slots.push_back(LLVM::GEPOp::create(
+          rewriter, loc, ptrTy, memTy, base,
+          ValueRange{emitLinearIndex(rewriter, loc, c, sizes)}));
+    // Earlier readers of these bytes are done before the owners write.
+    ctx.target.barrier(rewriter, loc);
+  }
+  auto publish = [&](unsigned r, Value old) {
+    if (broadcast)
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, old),
+                            slots[r]);
+  };
   Value owner = ownerPredicate(rewriter, loc, *own, ctx);
   SmallVector<Value> out(own->canonical.size());
   for (unsigned r = 0; r < own->canonical.size(); ++r) {
@@ -84,18 +108,38 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
     if (pairFn && r % 2 == 0 && r + 1 < own->canonical.size() &&
         own->canonical[r + 1] == r + 1) {
       Type pairTy = VectorType::get({2}, regTy);
-      Value pair = pred ? emitIfValue(rewriter, loc, pred, pairTy,
-                                      [&] { return pairFn(r); })
-                        : pairFn(r);
+      auto actPair = [&] {
+        Value pair = pairFn(r);
+        for (unsigned i = 0; i < 2 && broadcast; ++i)
+          publish(r + i, LLVM::ExtractElementOp::create(
+                             rewriter, loc, pair, i32Const(rewriter, loc, i)));
+        return pair;
+      };
+      Value pair = pred ? emitIfValue(rewriter, loc, pred, pairTy, actPair)
+                        : actPair();
       for (unsigned i = 0; i < 2; ++i)
         out[r + i] = LLVM::ExtractElementOp::create(rewriter, loc, pair,
                                                     i32Const(rewriter, loc, i));
       ++r;
       continue;
     }
-    out[r] = pred ? emitIfValue(rewriter, loc, pred, regTy,
-                                [&] { return act(r); })
-                  : act(r);
+    auto actOne = [&] {
+      Value old = act(r);
+      publish(r, old);
+      return old;
+    };
+    out[r] = pred ? emitIfValue(rewriter, loc, pred, regTy, actOne) : actOne();
+  }
+  if (broadcast) {
+    // Every holder reads the value its element's owner wrote.
+    ctx.target.barrier(rewriter, loc);
+    for (unsigned r = 0; r < out.size(); ++r)
+      out[r] = own->canonical[r] != r
+                   ? out[own->canonical[r]]
+                   : fromMemory(rewriter, loc,
+                                LLVM::LoadOp::create(rewriter, loc, memTy,
+                                                     slots[r]),
+                                regTy);
   }
   rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
   return success();

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "llvm/Support/MathExtras.h"
@@ -37,42 +38,14 @@ FailureOr<Ownership> kiln::planOwnership(Operation *op, RankedTensorType type) {
           c[d] ^= regBases[bit][d];
     own.canonical.push_back(regs.at(c));
   }
-  // Elimination over F2 on coordinates packed into one integer.
-  SmallVector<unsigned> shifts;
-  unsigned shift = 0;
-  for (int64_t s : type.getShape()) {
-    shifts.push_back(shift);
-    shift += llvm::Log2_64_Ceil(std::max<int64_t>(s, 2));
-  }
-  if (shift > 63)
-    return op->emitOpError() << "the tensor is too large to find which thread holds each element";
-  auto pack = [&](const LinearLayout::Basis &b) {
-    uint64_t v = 0;
-    for (unsigned d = 0; d < rank; ++d)
-      v |= uint64_t(uint32_t(b[d])) << shifts[d];
-    return v;
-  };
-  std::map<unsigned, uint64_t> pivots; // by leading bit
-  auto addIfIndependent = [&](uint64_t v) {
-    while (v) {
-      unsigned lead = llvm::Log2_64(v);
-      auto it = pivots.find(lead);
-      if (it == pivots.end()) {
-        pivots[lead] = v;
-        return true;
-      }
-      v ^= it->second;
-    }
-    return false;
-  };
-  for (const LinearLayout::Basis &b : regBases)
-    addIfIndependent(pack(b));
-  for (auto [in, mask] : {std::pair<LinearLayout::InDim, unsigned *>{LinearLayout::Lane,
-                                                           &own.redundantLanes},
-                          {LinearLayout::Warp, &own.redundantWarps}})
-    for (auto [bit, b] : llvm::enumerate(ll->getBases(in)))
-      if (!addIfIndependent(pack(b)))
-        *mask |= 1u << bit;
+  FailureOr<RedundantThreadBits> redundant =
+      getRedundantThreadBits(*ll, type.getShape());
+  if (failed(redundant))
+    return op->emitOpError()
+           << "the tensor is too large to find which thread holds each "
+              "element";
+  own.redundantLanes = redundant->lanes;
+  own.redundantWarps = redundant->warps;
   return own;
 }
 

@@ -844,7 +844,14 @@ class Semantic(SharedMemorySemantic):
         handle = self.b.create("tile.atomic_rmw", operands, [rt],
                                {"kind": f'"{kind}"', "sem": f'"{sem}"',
                                 "scope": f'"{scope}"'})[0]
-        return tensor(handle, rt)
+        return self._atomic_result(pointer, tensor(handle, rt))
+
+    def _atomic_result(self, pointer, old: tensor):
+        """An atomic through a scalar pointer returns a scalar, as in Gluon: the one element
+        (every thread holds the old value; one thread performed the atomic)."""
+        if self.as_tensor(_unwrap(pointer)).type.is_block:
+            return old
+        return self.reduce(old, 0, lambda a, b: a)
 
     def atomic_cas(self, pointer, cmp, val, sem, scope) -> tensor:
         ptr, elt, (cmp, val), sem, scope = self._atomic_common("atomic_cas", pointer,
@@ -854,7 +861,7 @@ class Semantic(SharedMemorySemantic):
             raise TypeError(f"atomic_cas needs 32- or 64-bit values, got {elt}")
         handle = self.b.create("tile.atomic_cas", [ptr, cmp, val], [val.type],
                                {"sem": f'"{sem}"', "scope": f'"{scope}"'})[0]
-        return tensor(handle, val.type)
+        return self._atomic_result(pointer, tensor(handle, val.type))
 
     def erf(self, x) -> tensor:
         x = self.as_tensor(x)

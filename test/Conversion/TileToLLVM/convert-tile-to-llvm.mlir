@@ -393,6 +393,30 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// The old values of elements several threads hold, used: the acting thread
+// also stores each old value to the op's scratch (slot = the element's
+// index), and after a barrier every holder loads it. A barrier before the
+// atomics lets earlier readers of those bytes finish.
+// CHECK-LABEL: llvm.func @atomic_old_broadcast(
+// CHECK: %[[SLOT:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: llvm.cond_br
+// CHECK: %[[OLD:.*]] = llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// CHECK-NEXT: llvm.store %[[OLD]], %[[SLOT]] : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-NEXT: llvm.load %[[SLOT]] : !llvm.ptr<3> -> i32
+// CHECK-NOT: llvm.atomicrmw
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @atomic_old_broadcast(%p: tensor<32x!tile.ptr<i32>, #l>, %v: tensor<32xi32, #l>) -> tensor<32xi32, #l> {
+    %o = tile.atomic_rmw "add", %p, %v {sem = "relaxed", scope = "gpu"} : tensor<32x!tile.ptr<i32>, #l>
+    return %o : tensor<32xi32, #l>
+  }
+}
+
+// -----
+
 // 16-bit float adds of two adjacent elements a thread (pointers from a
 // 16-byte aligned base plus an arange): one packed atom.add.noftz.f16x2
 // (sm_60+) / .bf16x2 (sm_90+) per pair; bf16 on sm_80 adds one at a time.

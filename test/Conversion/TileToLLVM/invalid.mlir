@@ -116,6 +116,19 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
+// The old values of elements several threads hold pass through shared memory.
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @atomic_old_without_scratch(%p: tensor<32x!tile.ptr<i32>, #l>, %v: tensor<32xi32, #l>) -> tensor<32xi32, #l> {
+    // expected-error @+2 {{'tile.atomic_rmw' op uses the old values of elements several threads hold, which pass through shared memory, but has none assigned; run tile-allocate-shared-memory first}}
+    // expected-error @+1 {{failed to legalize operation 'tile.atomic_rmw'}}
+    %o = tile.atomic_rmw "add", %p, %v {sem = "relaxed", scope = "gpu"} : tensor<32x!tile.ptr<i32>, #l>
+    return %o : tensor<32xi32, #l>
+  }
+}
+
+// -----
+
 // A scan whose axis reaches across warps passes values through shared memory.
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {

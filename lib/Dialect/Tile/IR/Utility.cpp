@@ -4,6 +4,7 @@
 
 #include "llvm/Support/MathExtras.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -179,7 +180,70 @@ FailureOr<ScanAxisBits> kiln::tile::getScanAxisBits(const LinearLayout &layout,
   return result;
 }
 
+FailureOr<RedundantThreadBits>
+kiln::tile::getRedundantThreadBits(const LinearLayout &layout,
+                                   ArrayRef<int64_t> shape) {
+  SmallVector<unsigned> shifts;
+  unsigned shift = 0;
+  for (int64_t s : shape) {
+    shifts.push_back(shift);
+    shift += llvm::Log2_64_Ceil(std::max<int64_t>(s, 2));
+  }
+  if (shift > 63)
+    return failure();
+  auto pack = [&](const LinearLayout::Basis &b) {
+    uint64_t v = 0;
+    for (unsigned d = 0; d < shape.size(); ++d)
+      v |= uint64_t(uint32_t(b[d])) << shifts[d];
+    return v;
+  };
+  llvm::SmallDenseMap<unsigned, uint64_t> pivots; // by leading bit
+  auto addIfIndependent = [&](uint64_t v) {
+    while (v) {
+      unsigned lead = llvm::Log2_64(v);
+      auto it = pivots.find(lead);
+      if (it == pivots.end()) {
+        pivots[lead] = v;
+        return true;
+      }
+      v ^= it->second;
+    }
+    return false;
+  };
+  for (const LinearLayout::Basis &b : layout.getBases(LinearLayout::Register))
+    addIfIndependent(pack(b));
+  RedundantThreadBits out;
+  for (auto [in, mask] :
+       {std::pair<LinearLayout::InDim, unsigned *>{LinearLayout::Lane,
+                                                   &out.lanes},
+        {LinearLayout::Warp, &out.warps}})
+    for (auto [bit, b] : llvm::enumerate(layout.getBases(in)))
+      if (!addIfIndependent(pack(b)))
+        *mask |= 1u << bit;
+  return out;
+}
+
+/// An atomic whose old values are used, on a tensor several threads hold:
+/// the acting thread passes each old value on through shared memory, one
+/// slot per element (row-major).
+static int64_t getAtomicBroadcastBytes(Operation *op) {
+  if (!isa<AtomicRMWOp, AtomicCASOp>(op) || op->getResult(0).use_empty())
+    return 0;
+  auto ty = cast<RankedTensorType>(op->getResult(0).getType());
+  FailureOr<LinearLayout> ll = getLinearLayout(ty);
+  if (failed(ll))
+    return 0;
+  FailureOr<RedundantThreadBits> redundant =
+      getRedundantThreadBits(*ll, ty.getShape());
+  if (failed(redundant) || (!redundant->lanes && !redundant->warps))
+    return 0;
+  return std::max<int64_t>(
+      ty.getNumElements() * getElementBytes(ty.getElementType()), 16);
+}
+
 int64_t kiln::tile::getScratchBytes(Operation *op) {
+  if (int64_t bytes = getAtomicBroadcastBytes(op))
+    return bytes;
   if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
     auto layouts = getMoveLayouts(op);
     if (failed(layouts) ||

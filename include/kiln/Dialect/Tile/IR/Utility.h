@@ -78,6 +78,18 @@ struct ScanAxisBits {
 mlir::FailureOr<ScanAxisBits> getScanAxisBits(const LinearLayout &layout,
                                               unsigned axis);
 
+/// The lane and warp bits of `layout` that only repeat elements other lanes
+/// or warps hold (bases that are zero or depend on the register bases and
+/// the lower lane / warp bases), as masks: a write of the tensor acts in the
+/// threads whose bits in them are zero. Elimination over F2 on coordinates
+/// of `shape` packed into one integer; fails when they take over 63 bits.
+struct RedundantThreadBits {
+  unsigned lanes = 0, warps = 0;
+};
+mlir::FailureOr<RedundantThreadBits>
+getRedundantThreadBits(const LinearLayout &layout,
+                       llvm::ArrayRef<int64_t> shape);
+
 /// Shared-memory scratch bytes `op` needs while it runs (0 if none); a move
 /// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
