@@ -74,8 +74,8 @@ DIFFERENCES = {
                        "compile error (use where)",
     "associative_scan": "a tuple of tensors is scanned packed into one integer per element: "
                         "at most 64 bits together (e.g. a 32-bit value and a 32-bit index)",
-    "gather": "within each warp (shuffles): an element in another warp of src's layout is a "
-              "compile error",
+    "gather": "within each warp by shuffles; across warps through shared memory (the whole "
+              "source is staged); an index outside the axis wraps instead of being undefined",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
     "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
              "to a kernel is one argument per element; kl.reduce of a tuple packs its "

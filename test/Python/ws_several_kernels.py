@@ -71,3 +71,32 @@ def ws_two_phases(X, Sum, Y, Z, W, n, BLOCK: kl.constexpr, DEPTH: kl.constexpr,
     tripled = kl.warp_specialize([(_triple, (X, N)), (_negate, (X, Y, N)),
                                   (_add_one, (X, Z, N))], [2, 4], [40, 80])
     kl.store(W + kl.arange(0, N, FOUR_WARPS), tripled)
+
+
+@kiln.jit
+def _idle():
+    pass
+
+
+@kiln.jit
+def _fill_shared(buf, X, N: kl.constexpr):
+    buf.store(kl.load(X + kl.arange(0, N, ONE_WARP)))
+
+
+@kiln.jit
+def _shared_to_global(buf, Y, N: kl.constexpr):
+    kl.store(Y + kl.arange(0, N, FOUR_WARPS), buf.load(FOUR_WARPS))
+
+
+@kiln.jit
+def ws_shared_across_calls(X, Y, Z, N: kl.constexpr):
+    """Shared memory handed from one call to the code between and on to the next, ordered
+    only by the all-warps barriers around each call (no mbarrier): a 1-warp worker fills
+    `buf`; the kernel's warps read it and write it back doubled; a 4-warp worker of the
+    second call copies it out."""
+    buf = kl.allocate_shared_memory(kl.float32, [N], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    kl.warp_specialize([(_idle, ()), (_fill_shared, (buf, X, N))], [1], [24])
+    v = buf.load(FOUR_WARPS)
+    buf.store(v * 2.0)
+    kl.warp_specialize([(_idle, ()), (_shared_to_global, (buf, Y, N))], [4], [80])
+    kl.store(Z + kl.arange(0, N, FOUR_WARPS), v)

@@ -1,5 +1,5 @@
 """gather and histogram on the GPU against torch on fresh random inputs (kernels:
-test/Python/test_gather_dsl.py): warp-local gathers in several layout pairs, 1-D and 2-D, and
+test/Python/test_gather_dsl.py): warp-local and cross-warp gathers in several layout pairs, 1-D and 2-D, and
 histograms with and without a mask, with values outside the bins."""
 
 from __future__ import annotations
@@ -28,6 +28,23 @@ def test_gather_2d(target, pair, K):
     out = torch.zeros(K, N, device="cuda")
     k.gather2d_kernel[(1,)](src, idx, out, M, N, K, sl, il, 0, num_warps=4)
     torch.testing.assert_close(out, torch.gather(src, 0, idx.long()), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("case", range(4))
+@pytest.mark.parametrize("K", [16, 64])
+def test_gather_across_warps(target, case, K):
+    """Gathers whose elements live in other warps go through shared memory."""
+    sl, il, axis = k.layouts_across_warps(W)[case]
+    M, N = 64, 16
+    src = torch.randn(M, N, device="cuda")
+    if axis == 0:
+        idx = torch.randint(0, M, (K, N), dtype=torch.int32, device="cuda")
+        out = torch.zeros(K, N, device="cuda")
+    else:
+        idx = torch.randint(0, N, (M, K), dtype=torch.int32, device="cuda")
+        out = torch.zeros(M, K, device="cuda")
+    k.gather2d_kernel[(1,)](src, idx, out, M, N, K, sl, il, axis, num_warps=4)
+    torch.testing.assert_close(out, torch.gather(src, axis, idx.long()), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.float16])

@@ -32,3 +32,18 @@ def test_two_phases(target, n, depth):
         torch.testing.assert_close(y, -x[:size], rtol=0, atol=0)
         torch.testing.assert_close(z, x[:size] + 1.0, rtol=0, atol=0)
         torch.testing.assert_close(w, x[:size] * 3.0, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("n", [128, 512])
+def test_shared_memory_across_calls(target, n):
+    """The barriers around each call order shared memory between the calls' partitions and
+    the kernel's code between them (racecheck judges this one: no mbarrier involved)."""
+    if not target.startswith("cuda:"):
+        pytest.skip("warp_specialize needs NVIDIA's named barriers")
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("the calls move registers between warp groups (sm_90)")
+    x = torch.randn(n, device="cuda")
+    y, z = (torch.full((n,), float("nan"), device="cuda") for _ in range(2))
+    K.ws_shared_across_calls[(1,)](x, y, z, N=n)
+    torch.testing.assert_close(z, x, rtol=0, atol=0)
+    torch.testing.assert_close(y, x * 2.0, rtol=0, atol=0)

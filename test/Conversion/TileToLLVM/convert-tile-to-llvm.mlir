@@ -417,6 +417,31 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A gather along an axis the warps split: the source goes through the op's
+// scratch (each element stored by the one thread that holds it, at its
+// row-major slot), a barrier, and each output loads the slot of its
+// coordinates, the index wrapped to the axis (127).
+// CHECK-LABEL: llvm.func @gather_across_warps(
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: %[[C127:.*]] = llvm.mlir.constant(127 : i32) : i32
+// CHECK-NEXT: %[[WRAP:.*]] = llvm.and %{{.*}}, %[[C127]] : i32
+// CHECK: %[[SLOT:.*]] = llvm.add %{{.*}}, %[[WRAP]] : i32
+// CHECK-NEXT: llvm.getelementptr %{{.*}}[%[[SLOT]]] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f32
+// CHECK-NEXT: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @gather_across_warps(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) -> tensor<128xf32, #l> {
+    %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<128xi32, #l>) -> tensor<128xf32, #l>
+    return %g : tensor<128xf32, #l>
+  }
+}
+
+// -----
+
 // 16-bit float adds of two adjacent elements a thread (pointers from a
 // 16-byte aligned base plus an arange): one packed atom.add.noftz.f16x2
 // (sm_60+) / .bf16x2 (sm_90+) per pair; bf16 on sm_80 adds one at a time.

@@ -164,11 +164,12 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
-// A gather along an axis the warps split: no shuffle reaches the element.
+// A gather along an axis the warps split passes the source through shared
+// memory.
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @gather_across_warps(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) -> tensor<128xf32, #l> {
-    // expected-error @+2 {{gathers across warps}}
+    // expected-error @+2 {{'tile.gather' op gathers across warps through shared memory but has none assigned; run tile-allocate-shared-memory first}}
     // expected-error @+1 {{failed to legalize operation 'tile.gather'}}
     %g = tile.gather %s[%i] {axis = 0 : i32} : (tensor<128xf32, #l>, tensor<128xi32, #l>) -> tensor<128xf32, #l>
     return %g : tensor<128xf32, #l>

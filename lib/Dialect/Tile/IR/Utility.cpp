@@ -2,6 +2,8 @@
 
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
+#include "kiln/Dialect/Tile/IR/GatherLayout.h"
+
 #include "llvm/Support/MathExtras.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -244,6 +246,15 @@ static int64_t getAtomicBroadcastBytes(Operation *op) {
 int64_t kiln::tile::getScratchBytes(Operation *op) {
   if (int64_t bytes = getAtomicBroadcastBytes(op))
     return bytes;
+  if (auto gather = dyn_cast<GatherOp>(op)) {
+    // Across warps the whole source passes through shared memory.
+    FailureOr<GatherLayouts> g = analyzeGather(gather);
+    if (failed(g) || g->warpLocal)
+      return 0;
+    auto ty = gather.getSrc().getType();
+    return std::max<int64_t>(
+        ty.getNumElements() * getElementBytes(ty.getElementType()), 16);
+  }
   if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
     auto layouts = getMoveLayouts(op);
     if (failed(layouts) ||
