@@ -250,6 +250,11 @@ class WildTensor:
         return len(self.shape)
 
 
+# The suite runs this file as __main__: pickle WildTensors under the module name that
+# scripts/wild-amd-local.py imports.
+WildTensor.__module__ = "harness"
+
+
 def stand_in(value):
     """``value`` with every torch tensor in it (also in tuples and lists) a WildTensor."""
     if hasattr(value, "data_ptr") and hasattr(value, "untyped_storage"):
@@ -257,6 +262,8 @@ def stand_in(value):
                           value.shape, value.stride(), value.nbytes)
     if isinstance(value, (tuple, list)):
         return type(value)(stand_in(v) for v in value)
+    if isinstance(value, dict):  # keyword arguments: a tensor passed by name
+        return {k: stand_in(v) for k, v in value.items()}
     return value
 
 
