@@ -161,6 +161,17 @@ def main(argv=None):
             r = measure(sides, lambda: (a, b, out()), flops, args.rounds, ref_kn)
             show(f"{n}^3 wgmma B[K,N] 128x128x64 s{stages}", r, "auto_tma",
                  ["hand_tma", "triton", "cublas"])
+        # kiln.autotune's pick among examples/pipelined.py's WGMMA_CONFIGS (tuned once per
+        # size before timing) against each config launched fixed, and cuBLAS.
+        pipelined.wgmma_matmul(a, b, tuned=True)
+        sides = {"tuned": lambda x, y, c: pipelined.wgmma_matmul(x, y, out=c, tuned=True)}
+        for i, cfg in enumerate(pipelined.WGMMA_CONFIGS):
+            sides[f"cfg{i}"] = (lambda kw, w: lambda x, y, c: pipelined.wgmma_matmul(
+                x, y, out=c, num_warps=w, **kw))(cfg.kwargs, cfg.num_warps)
+        sides["cublas"] = lambda x, y, c: torch.matmul(x, y.T, out=c)
+        r = measure(sides, lambda: (a, b, out()), flops, args.rounds, ref_nk)
+        show(f"{n}^3 wgmma kiln.autotune", r, "tuned",
+             [f"cfg{i}" for i in range(len(pipelined.WGMMA_CONFIGS))] + ["cublas"])
     # Streaming: a row reduction over a num_stages=3 loop vs torch.sum.
     for rows, cols in ((8192, 8192), (4096, 16384)):
         x = torch.randn(rows, cols, device="cuda")

@@ -24,7 +24,8 @@ from kiln.language.nvidia.ampere import mma_v2
 from kiln.language.nvidia.hopper import fence_async_shared, mbarrier, tma, warpgroup_mma
 
 __all__ = ["mma_v2_gemm_kernel", "wgmma_gemm_kernel", "tma_gemm_kernel", "row_sum_kernel",
-           "mma_v2_matmul", "wgmma_matmul", "tma_matmul", "row_sum"]
+           "mma_v2_matmul", "wgmma_matmul", "tma_matmul", "row_sum", "WGMMA_CONFIGS",
+           "MMA_V2_CONFIGS", "wgmma_gemm_tuned", "mma_v2_gemm_tuned"]
 
 
 @kiln.jit
@@ -196,21 +197,52 @@ def _cdiv(a, b):
     return (a + b - 1) // b
 
 
-def mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N=2, out=None):
-    """a @ b (row-major fp16/bf16, K and N multiples of 8) through mma_v2_gemm_kernel."""
+# Tiles and ring depths for tuned=True: kiln.autotune times these once per (M, N, K) and
+# remembers the fastest (on disk too, next to the kernel cache, so a new process does not
+# time them again).
+WGMMA_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 128, "BK": 64, "STAGES": 4}, num_warps=4),
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 3}, num_warps=8),
+    kiln.Config({"BM": 128, "BN": 64, "BK": 64, "STAGES": 4}, num_warps=4),
+    kiln.Config({"BM": 64, "BN": 128, "BK": 64, "STAGES": 4}, num_warps=4),
+]
+MMA_V2_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 128, "BK": 32, "STAGES": 3, "WARPS_M": 2, "WARPS_N": 2},
+                num_warps=4),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 32, "STAGES": 4, "WARPS_M": 2, "WARPS_N": 4},
+                num_warps=8),
+    kiln.Config({"BM": 64, "BN": 128, "BK": 32, "STAGES": 4, "WARPS_M": 2, "WARPS_N": 2},
+                num_warps=4),
+    kiln.Config({"BM": 128, "BN": 64, "BK": 64, "STAGES": 3, "WARPS_M": 2, "WARPS_N": 2},
+                num_warps=4),
+]
+wgmma_gemm_tuned = kiln.autotune(WGMMA_CONFIGS, key=["M", "N", "K"])(wgmma_gemm_kernel)
+mma_v2_gemm_tuned = kiln.autotune(MMA_V2_CONFIGS, key=["M", "N", "K"])(mma_v2_gemm_kernel)
+
+
+def mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N=2, out=None,
+                  tuned=False):
+    """a @ b (row-major fp16/bf16, K and N multiples of 8) through mma_v2_gemm_kernel; with
+    ``tuned=True`` the tile is kiln.autotune's pick among MMA_V2_CONFIGS (the tile arguments
+    are then unused)."""
     import torch
     M, K = a.shape
     _, N = b.shape
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
+    if tuned:
+        mma_v2_gemm_tuned[lambda m: (_cdiv(M, m["BM"]), _cdiv(N, m["BN"]))](
+            a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
+        return c
     mma_v2_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](
         a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=BM, BN=BN, BK=BK,
         STAGES=STAGES, WARPS_M=WARPS_M, WARPS_N=WARPS_N, num_warps=WARPS_M * WARPS_N)
     return c
 
 
-def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
+def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None, tuned=False):
     """a @ b.T (a [M, K], b [N, K], row-major bf16/fp16; K, the row strides and C's row stride
-    multiples of 8: the kernel assumes 16-byte rows)."""
+    multiples of 8: the kernel assumes 16-byte rows); with ``tuned=True`` the tile is
+    kiln.autotune's pick among WGMMA_CONFIGS (the tile arguments are then unused)."""
     import torch
     M, K = a.shape
     N, _ = b.shape
@@ -220,6 +252,10 @@ def wgmma_matmul(a, b, BM=128, BN=128, BK=64, STAGES=4, num_warps=4, out=None):
         raise ValueError("wgmma_matmul: row-major operands whose K and row strides are "
                          f"multiples of 8, got K={K}, strides {a.stride()}, {b.stride()}, "
                          f"{c.stride()}")
+    if tuned:
+        wgmma_gemm_tuned[lambda m: (_cdiv(M, m["BM"]), _cdiv(N, m["BN"]))](
+            a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
+        return c
     wgmma_gemm_kernel[(_cdiv(M, BM), _cdiv(N, BN))](
         a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), BM=BM, BN=BN, BK=BK,
         STAGES=STAGES, num_warps=num_warps)

@@ -283,3 +283,22 @@ def test_carried_pointers_keep_their_width(stages):
         widths = re.findall(r"cp\.async\.c[ag]\.shared\.global \[[^]]*\], \[[^]]*\], (\d+)", ptx)
         assert widths and set(widths) == {"16"}, widths
         assert len(widths) == 3 * 4  # 2 prologue steps and the loop's, 4 copies each
+
+
+@pytest.mark.parametrize("which", ["wgmma", "mma_v2"])
+def test_every_tuning_config_compiles(which):
+    """The configs kiln.autotune chooses among for tuned=True (examples/pipelined.py) each
+    compile, with a ring (the pipeliner took the loop) and within the shared-memory limit."""
+    configs, kernel, sig, target = (
+        (pipelined.WGMMA_CONFIGS, pipelined.wgmma_gemm_kernel, WGMMA, "cuda:sm_90a")
+        if which == "wgmma" else
+        (pipelined.MMA_V2_CONFIGS, pipelined.mma_v2_gemm_kernel, GEMM, "cuda:sm_80"))
+    tuned = pipelined.wgmma_gemm_tuned if which == "wgmma" else pipelined.mma_v2_gemm_tuned
+    assert tuned.configs is configs or list(tuned.configs) == list(configs)
+    for cfg in configs:
+        consts = dict(cfg.kwargs)
+        if which == "wgmma":
+            consts["num_warps"] = cfg.num_warps
+        k = kiln.compile(kernel, sig, consts, target=target, num_warps=cfg.num_warps)
+        assert "cp.async.commit_group" in k.asm["ptx"], cfg.kwargs
+        assert k.metadata.shared > 0

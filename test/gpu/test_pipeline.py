@@ -96,3 +96,25 @@ def test_row_sum_bitwise_across_stages(nvidia, r, c):
     assert torch.allclose(outs[1].double(), ref, rtol=1e-4, atol=1e-3)
     for stages in range(2, 6):
         assert torch.equal(outs[stages], outs[1]), f"num_stages={stages} differs from 1"
+
+
+@pytest.mark.parametrize("m,n,k", [(512, 512, 512), (1000, 776, 1000)])
+@pytest.mark.parametrize("which", ["wgmma", "mma_v2"])
+def test_tuned_gemm(nvidia, m, n, k, which):
+    """tuned=True: kiln.autotune picks among the example's configs; whatever it picks, the
+    result is every config's (they differ only in tiles: fp32 accumulation in the same K
+    order within a tile), and a second call launches the remembered pick."""
+    if which == "wgmma" and not nvidia.startswith("cuda:sm_90"):
+        pytest.skip("wgmma needs sm_90a")
+    if which == "wgmma":
+        a, b = _fresh((m, k), torch.bfloat16, m + 3 * k), _fresh((n, k), torch.bfloat16, 2 * n)
+        ref, run = a.float() @ b.float().T, pipelined.wgmma_matmul
+    else:
+        a, b = _fresh((m, k), torch.float16, m + 5 * k), _fresh((k, n), torch.float16, 3 * n)
+        ref, run = a.float() @ b.float(), pipelined.mma_v2_matmul
+    first = run(a, b, tuned=True)
+    again = run(a, b, tuned=True)
+    torch.cuda.synchronize()
+    err = ((first.float() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
+    assert torch.equal(first, again)
