@@ -85,7 +85,6 @@ DIFFERENCES = {
             "(free for blocked inputs)",
     "split": "a sum over the pair of the selected bits; the result is blocked only for "
              "blocked inputs with the pair in registers",
-    "permute": "through shared memory (a store, a permuted view, a load)",
     "fp4_to_fp": "decoded by arithmetic in registers; along an axis other than the last the "
                  "pairs are permuted through shared memory",
     "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "

@@ -216,6 +216,19 @@ struct HintOpConversion : public TileOpConversion<HintOp> {
   }
 };
 
+/// Every thread keeps its registers (the verifier checked the layouts).
+struct TransOpConversion : public TileOpConversion<TransOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type st = convert(op.getType());
+    SmallVector<Value> regs = unpackStruct(rewriter, op.getLoc(), adaptor.getSrc());
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(), st, regs));
+    return success();
+  }
+};
+
 struct SplatOpConversion : public TileOpConversion<SplatOp> {
   using TileOpConversion::TileOpConversion;
   LogicalResult
@@ -342,6 +355,6 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
-               LayoutMoveConversion<ReshapeOp>, HintOpConversion,
+               LayoutMoveConversion<ReshapeOp>, HintOpConversion, TransOpConversion,
                AssumeOpConversion, AssertOpConversion, PrintOpConversion>(converter, ctx);
 }

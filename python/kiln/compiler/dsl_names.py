@@ -34,7 +34,7 @@ OPS = {
     "memdesc_subslice": "smem.slice", "mfma": "mfma", "mfma_scaled": "mfma_scaled",
     "mma_v2": "mma_v2", "num_programs": "num_programs", "print": "device_print",
     "program_id": "program_id", "reduce": "reduce", "reduce_return": "reduce combine",
-    "reshape": "reshape", "scan": "associative_scan", "scan_return": "associative_scan combine",
+    "reshape": "reshape", "trans": "permute", "scan": "associative_scan", "scan_return": "associative_scan combine",
     "set_auto_layout": "set_auto_layout", "splat": "splat", "store": "store",
     "warp_specialize": "warp_specialize", "warp_yield": "warp_specialize return",
     "warpgroup_dot": "warpgroup_mma", "warpgroup_dot_wait": "warpgroup_mma_wait",

@@ -16,7 +16,7 @@
 from __future__ import annotations
 
 from . import _core as core
-from ._core import _unwrap, builtin
+from ._core import _unwrap, builtin, distributed_type, tensor
 from ._layouts import (BlockedLayout, DistributedLinearLayout, SliceLayout, SwizzledSharedLayout,
                        is_inferred, to_linear_layout)
 
@@ -123,8 +123,8 @@ def split(a, _semantic=None):
 @builtin
 def permute(input, *dims, _semantic=None):
     """``input`` with its dimensions permuted: dimension i of the result is ``dims[i]`` of the
-    input (Gluon's ``permute``); the result's layout is the input's with its bases permuted.
-    Kiln moves the tensor through shared memory."""
+    input (Gluon's ``permute``); the result's layout is the input's with its bases permuted,
+    so every thread keeps its registers (``tile.trans`` moves no data)."""
     sem = _semantic
     x = _tensor(sem, input, "permute")
     dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (list, tuple)) \
@@ -141,11 +141,10 @@ def permute(input, *dims, _semantic=None):
                                      [[b[o] for o in order] for b in ll.lane_bases],
                                      [[b[o] for o in order] for b in ll.warp_bases], [],
                                      [shape[o] for o in order])
-    buf = sem.allocate_shared_memory(x.dtype, shape,
-                                     SwizzledSharedLayout(1, 1, 1, list(range(rank - 1, -1, -1))),
-                                     None)
-    sem.local_store(buf, x)
-    return sem.local_load(sem.memdesc_permute(buf, order), layout)
+    out_type = distributed_type(x.dtype, [shape[o] for o in order], layout)
+    handle = sem.b.create("tile.trans", [x], [out_type],
+                          {"order": sem.b.array_attr(order, "i32")})[0]
+    return tensor(handle, out_type)
 
 
 def _e2m1(sem, nib):

@@ -442,6 +442,22 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.trans keeps every register: the struct passes through unchanged.
+// CHECK-LABEL: llvm.func @trans_in_registers(
+// CHECK-NOT: llvm.store
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#at = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @trans_in_registers(%x: tensor<16x32xf32, #a>) -> tensor<32x16xf32, #at> {
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #at>
+    return %t : tensor<32x16xf32, #at>
+  }
+}
+
+// -----
+
 // 16-bit float adds of two adjacent elements a thread (pointers from a
 // 16-byte aligned base plus an arange): one packed atom.add.noftz.f16x2
 // (sm_60+) / .bf16x2 (sm_90+) per pair; bf16 on sm_80 adds one at a time.

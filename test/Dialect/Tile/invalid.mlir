@@ -625,6 +625,53 @@ func.func @expand_dims_wrong_parent(%x: tensor<16xi32, #row>) {
 
 // -----
 
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @trans_order(%x: tensor<16x32xf32, #a>) {
+  // expected-error @+1 {{'tile.trans' op order must be a permutation of 0..1}}
+  %t = tile.trans %x {order = array<i32: 1, 1>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #a>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @trans_order_size(%x: tensor<16x32xf32, #a>) {
+  // expected-error @+1 {{'tile.trans' op order has 3 entries for a rank-2 tensor}}
+  %t = tile.trans %x {order = array<i32: 1, 0, 2>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #a>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @trans_rank(%x: tensor<16x32xf32, #a>) {
+  // expected-error @+1 {{'tile.trans' op result must have rank 2}}
+  %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #a> -> tensor<512xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @trans_shape(%x: tensor<16x32xf32, #a>) {
+  // expected-error @+1 {{'tile.trans' op result dimension 0 must be source dimension 1 (32), got 16}}
+  %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #a> -> tensor<16x32xf32, #a>
+  return
+}
+
+// -----
+
+// The same blocked layout transposed is the source's bases permuted only
+// when its parameters are permuted too.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @trans_layout(%x: tensor<16x32xf32, #a>) {
+  // expected-error @+1 {{'tile.trans' op the result layout must be the source layout with its dimensions permuted by the order (the op moves no data); use tile.convert_layout for another layout}}
+  %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #a>
+  return
+}
+
+// -----
+
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @reshape_count(%x: tensor<16x16xf32, #l2>) {

@@ -8,6 +8,7 @@
 
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#l2t = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
 #row = #tile.slice<{dim = 1, parent = #l2}>
 #col = #tile.slice<{dim = 0, parent = #l2}>
 #lin = #tile.linear<{register = [[1], [2]], lane = [[4], [8], [16], [32], [64]], warp = [[128], [256]]}>
@@ -54,6 +55,7 @@ func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !
 // CHECK: tile.broadcast %{{.*}} : tensor<16x1xi32, #{{.*}}> -> tensor<16x32xi32, #{{.*}}>
 // CHECK: tile.reshape %{{.*}} : tensor<16x32xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
 // CHECK: tile.convert_layout %{{.*}} : tensor<512xi32, #{{.*}}> -> tensor<512xi32, #{{.*}}>
+// CHECK: tile.trans %{{.*}} {order = array<i32: 1, 0>} : tensor<16x32xi32, #{{.*}}> -> tensor<32x16xi32, #{{.*}}>
 func.func public @shapes() {
   %r = tile.arange 0, 16 : tensor<16xi32, #row>
   %neg = tile.arange -8, 8 : tensor<16xi32, #row>
@@ -65,6 +67,7 @@ func.func public @shapes() {
   %sum = arith.addi %rb, %cb : tensor<16x32xi32, #l2>
   %flat = tile.reshape %sum : tensor<16x32xi32, #l2> -> tensor<512xi32, #l>
   %lin = tile.convert_layout %flat : tensor<512xi32, #l> -> tensor<512xi32, #lin>
+  %t = tile.trans %sum {order = array<i32: 1, 0>} : tensor<16x32xi32, #l2> -> tensor<32x16xi32, #l2t>
   return
 }
 

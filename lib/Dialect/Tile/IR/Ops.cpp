@@ -153,6 +153,48 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType();
+  auto dst = getResult().getType();
+  ArrayRef<int32_t> order = getOrder();
+  unsigned rank = src.getRank();
+  SmallVector<bool> seen(rank, false);
+  if (order.size() != rank)
+    return emitOpError() << "order has " << order.size() << " entries for a rank-"
+                         << rank << " tensor";
+  for (int32_t o : order) {
+    if (o < 0 || o >= int32_t(rank) || seen[o])
+      return emitOpError() << "order must be a permutation of 0.."
+                           << rank - 1;
+    seen[o] = true;
+  }
+  if (dst.getRank() != rank)
+    return emitOpError() << "result must have rank " << rank;
+  for (unsigned i = 0; i < rank; ++i)
+    if (dst.getDimSize(i) != src.getDimSize(order[i]))
+      return emitOpError() << "result dimension " << i << " must be source "
+                           << "dimension " << order[i] << " ("
+                           << src.getDimSize(order[i]) << "), got "
+                           << dst.getDimSize(i);
+  FailureOr<LinearLayout> s = getLinearLayout(src), d = getLinearLayout(dst);
+  if (failed(s) || failed(d))
+    return success(); // layouts still to be resolved
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
+                  LinearLayout::Warp}) {
+    auto sb = s->getBases(in), db = d->getBases(in);
+    bool same = sb.size() == db.size();
+    for (unsigned k = 0; same && k < sb.size(); ++k)
+      for (unsigned i = 0; same && i < rank; ++i)
+        same = db[k][i] == sb[k][order[i]];
+    if (!same)
+      return emitOpError()
+             << "the result layout must be the source layout with its "
+                "dimensions permuted by the order (the op moves no data); "
+                "use tile.convert_layout for another layout";
+  }
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() { return success(); }
 
 LogicalResult HintOp::verify() {

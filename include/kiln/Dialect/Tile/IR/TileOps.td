@@ -133,6 +133,25 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType,
   let hasVerifier = 1;
 }
 
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "Permute a tensor's dimensions in registers";
+  let description = [{
+    Dimension `i` of the result is dimension `order[i]` of `src`. The result's
+    layout must be `src`'s with each basis's coordinates permuted the same
+    way, so every thread keeps its registers: the op moves no data (Gluon's
+    `permute` of a distributed tensor).
+
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>}
+        : tensor<16x64xf32, #a> -> tensor<64x16xf32, #a_transposed>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_HintOp : Tile_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>,
     DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "The user's promise about a value's contiguity, divisibility or constancy";
