@@ -48,9 +48,7 @@ def test_ws_gemm_compiles(persistent):
     assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 4
     assert not re.search(r"bar\.sync\s+0;", ptx)
     assert re.search(r"bar\.sync\s+0, 256;", ptx)
-    # A and B per iteration of the loader's loop, which LLVM may unroll.
-    copies = ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global")
-    assert copies >= 2 and copies % 2 == 0, copies
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16") == 4
     # Ring (3 x 48 KiB), the C tile and 6 barriers, all live at once.
     assert 3 * 48 * 1024 + 64 * 1024 + 6 * 8 <= k.metadata["shared"] <= 227 * 1024

@@ -1,7 +1,7 @@
 //===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
 //
-// An mbarrier is one 64-bit shared-memory word. One thread (lane 0 of
-// warp 0) initializes it (then a CTA barrier) and invalidates it. An arrival
+// An mbarrier is one 64-bit shared-memory word. One thread (elect.sync in
+// warp 0; lane 0 before sm_90) initializes it (then a CTA barrier) and invalidates it. An arrival
 // is made by that thread on behalf of the CTA (tile-insert-barriers puts a
 // CTA barrier before it when threads accessed shared memory since the last
 // one, so that those accesses are ordered before the arrival's release;
@@ -28,13 +28,14 @@ using namespace kiln::tile_nv;
 Value kiln::isElectedThread(OpBuilder &b, Operation *op,
                             const LoweringContext &ctx) {
   Location loc = op->getLoc();
-  // Lane 0: a pure read of %laneid, so in a loop the test is computed once
-  // before it (elect.sync is convergent and stays at every use: an ELECT
-  // and an ISETP per arrival in a loop). Every thread of the partition runs
-  // these ops, so lane 0 is active.
-  Value elected = LLVM::ICmpOp::create(
-      b, loc, LLVM::ICmpPredicate::eq,
-      NVVM::LaneIdOp::create(b, loc, b.getI32Type()), i32Const(b, loc, 0));
+  // elect.sync is sm_90's; before it, lane 0.
+  Value elected =
+      ctx.target.getDesc().arch >= 90
+          ? Value(NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value()))
+          : Value(LLVM::ICmpOp::create(
+                b, loc, LLVM::ICmpPredicate::eq,
+                NVVM::LaneIdOp::create(b, loc, b.getI32Type()),
+                i32Const(b, loc, 0)));
   if (lookupNumWarps(op, ctx.numWarps) == 1)
     return elected;
   Value warpZero =

@@ -1,6 +1,6 @@
 //===- TMAOpToLLVM.cpp - TMA copies to NVVM -------------------------------===//
 //
-// A TMA copy is issued by lane 0 of warp 0 (a PTX predicate, no
+// A TMA copy is issued by one elected thread of warp 0 (a PTX predicate, no
 // branch) for the whole CTA. A block whose rows are wider than the layout's swizzle chunk
 // is copied as one box per chunk (the host encodes the descriptor's box
 // that wide: kiln.nvidia.hopper.tma_box), each chunk landing after the
