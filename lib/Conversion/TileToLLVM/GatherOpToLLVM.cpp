@@ -180,10 +180,9 @@ struct GatherOpConversion : public TileOpConversion<GatherOp> {
         if (slots[r])
           LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
                                 slots[r]);
-      return i32Const(rewriter, loc, 0);
     };
     if (Value owner = ownerPredicate(rewriter, loc, *own, ctx))
-      emitIfValue(rewriter, loc, owner, rewriter.getI32Type(), storeAll);
+      emitIf(rewriter, loc, owner, storeAll);
     else
       storeAll();
     ctx.target.barrier(rewriter, loc);

@@ -86,3 +86,16 @@ Value kiln::emitIfValue(ConversionPatternRewriter &rewriter, Location loc, Value
   return join->getArgument(0);
 }
 
+
+void kiln::emitIf(ConversionPatternRewriter &rewriter, Location loc, Value cond,
+                  function_ref<void()> thenFn) {
+  Block *head = rewriter.getInsertionBlock();
+  Block *join = rewriter.splitBlock(head, rewriter.getInsertionPoint());
+  Block *thenBlock = rewriter.createBlock(join);
+  thenFn();
+  LLVM::BrOp::create(rewriter, loc, ValueRange{}, join);
+  rewriter.setInsertionPointToEnd(head);
+  LLVM::CondBrOp::create(rewriter, loc, cond, thenBlock, ValueRange{}, join,
+                         ValueRange{});
+  rewriter.setInsertionPointToStart(join);
+}

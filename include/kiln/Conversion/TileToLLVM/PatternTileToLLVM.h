@@ -329,6 +329,10 @@ mlir::Value ownerPredicate(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value emitIfValue(mlir::ConversionPatternRewriter &rewriter,
                         mlir::Location loc, mlir::Value cond, mlir::Type type,
                         llvm::function_ref<mlir::Value()> thenFn);
+/// `thenFn()`'s ops where `cond` holds, nothing elsewhere, at the
+/// rewriter's insertion point (which ends in the join block).
+void emitIf(mlir::ConversionPatternRewriter &rewriter, mlir::Location loc,
+            mlir::Value cond, llvm::function_ref<void()> thenFn);
 
 } // namespace kiln
 
