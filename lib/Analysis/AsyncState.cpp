@@ -76,18 +76,68 @@ bool async::warpReadsOwnCopies(const WarpView &write, const WarpView &read) {
   return true;
 }
 
+/// The box of elements the views `chain` (from the allocation down) select:
+/// memdesc_index ops first, then subslices and permutes; any other view
+/// leaves the box unknown (empty).
+template <typename Range>
+static void placeBox(Buffer &b, LocalAllocOp root, Range chain) {
+  ArrayRef<int64_t> shape = root.getType().getShape();
+  SmallVector<int64_t, 4> lo(shape.size(), 0), hi(shape);
+  // dims[i]: the slot dimension that view dimension i is.
+  SmallVector<unsigned, 4> dims;
+  for (unsigned i = 0; i < shape.size(); ++i)
+    dims.push_back(i);
+  bool sliced = false;
+  for (Operation *op : chain) {
+    if (isa<MemDescIndexOp>(op)) {
+      if (sliced || lo.empty())
+        return;
+      lo.erase(lo.begin());
+      hi.erase(hi.begin());
+      dims.pop_back(); // still the identity, one shorter
+      ++b.indexDepth;
+    } else if (auto slice = dyn_cast<MemDescSubsliceOp>(op)) {
+      sliced = true;
+      ArrayRef<int64_t> size = slice.getType().getShape();
+      ArrayRef<int32_t> offsets = slice.getOffsets();
+      if (offsets.size() != dims.size() || size.size() != dims.size())
+        return;
+      for (unsigned i = 0; i < dims.size(); ++i) {
+        lo[dims[i]] += offsets[i];
+        hi[dims[i]] = lo[dims[i]] + size[i];
+      }
+    } else if (auto permute = dyn_cast<MemDescPermuteOp>(op)) {
+      sliced = true;
+      ArrayRef<int32_t> order = permute.getOrder();
+      if (order.size() != dims.size())
+        return;
+      SmallVector<unsigned, 4> next;
+      for (int32_t o : order)
+        next.push_back(dims[o]);
+      dims = std::move(next);
+    } else {
+      return;
+    }
+  }
+  b.boxLo = std::move(lo);
+  b.boxHi = std::move(hi);
+}
+
 std::optional<Buffer> async::resolve(Value memdesc) {
   LocalAllocOp root = getRootAllocation(memdesc);
   if (!root)
     return std::nullopt;
   Buffer b{root, getRingSlot(memdesc)};
   bool indexed = false;
+  SmallVector<Operation *> chain;
   for (Operation *def = memdesc.getDefiningOp(); def && def != root;
        def = def->getOperand(0).getDefiningOp()) {
     indexed |= isa<MemDescIndexOp>(def);
     b.partial |= isa<MemDescSubsliceOp, MemDescReinterpretOp>(def);
+    chain.push_back(def);
   }
   b.whole = !indexed && !b.partial;
+  placeBox(b, root, llvm::reverse(chain));
   return b;
 }
 
@@ -528,6 +578,10 @@ void addUnfenced(Operation *op, const Buffer &b, AsyncState &state) {
 AsyncTransfer::AsyncTransfer(Operation *scope, int numWarps,
                              bool waitOrdersWarp)
     : numWarps(numWarps), waitOrdersWarp(waitOrdersWarp) {
+  auto module = dyn_cast<ModuleOp>(scope);
+  if (!module)
+    module = scope->getParentOfType<ModuleOp>();
+  threadsPerWarp = module ? getThreadsPerWarp(module) : 32;
   collectHandOffs(scope);
 }
 
@@ -567,10 +621,11 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   // A read its issuing group has waited for: done when it was issued by
   // the CTA's warps, else another group's may go on until a CTA barrier (a
   // read by any thread since the last barrier from here on).
-  int warps = lookupNumWarps(&op, numWarps);
+  int threads = lookupNumWarps(&op, numWarps) * threadsPerWarp;
   auto retire = [&](InFlight &p) {
-    unsigned group = cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupWarps();
-    if (group == 0 || int(group) >= warps)
+    unsigned group =
+        cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupThreads();
+    if (group == 0 || int(group) >= threads)
       return true;
     if (accesses && !p.retiredByIssuers)
       for (const Buffer &b : p.buffers)

@@ -104,6 +104,24 @@ struct Buffer {
   int64_t begin = 0, end = kWholeMemory;
   ThreadKey key;
   WarpView warp;
+  /// The elements viewed, as a box [boxLo, boxHi) in the coordinates of a
+  /// slot `indexDepth` memdesc_index ops below the allocation (subslices
+  /// and permutes of it; empty when another view is between them). Every
+  /// shared layout places each element of a slot at its own bytes, so two
+  /// views of one allocation at the same depth whose boxes do not meet
+  /// touch no common byte, whichever slots they are in.
+  int indexDepth = 0;
+  llvm::SmallVector<int64_t, 4> boxLo, boxHi;
+
+  bool boxesDisjoint(const Buffer &o) const {
+    if (!root || root != o.root || indexDepth != o.indexDepth ||
+        boxLo.empty() || boxLo.size() != o.boxLo.size())
+      return false;
+    for (size_t d = 0; d < boxLo.size(); ++d)
+      if (boxHi[d] <= o.boxLo[d] || o.boxHi[d] <= boxLo[d])
+        return true;
+    return false;
+  }
 
   void aroundBackEdge(mlir::Operation *loop) {
     slot = slot.aroundBackEdge(loop);
@@ -113,7 +131,7 @@ struct Buffer {
   /// The barrier pass's comparison: the byte ranges meet (two allocations
   /// that reuse bytes too) and the slots may be the same.
   bool overlapsBytes(const Buffer &o) const {
-    if (slot.disjoint(o.slot))
+    if (slot.disjoint(o.slot) || boxesDisjoint(o))
       return false;
     return begin < o.end && o.begin < end;
   }
@@ -124,7 +142,8 @@ struct Buffer {
   }
   /// The same bytes, for merging entries: range and slot.
   bool sameBytes(const Buffer &o) const {
-    return begin == o.begin && end == o.end && slot == o.slot;
+    return begin == o.begin && end == o.end && slot == o.slot &&
+           indexDepth == o.indexDepth && boxLo == o.boxLo && boxHi == o.boxHi;
   }
 };
 
@@ -207,7 +226,7 @@ struct InFlight {
   /// can wait for it.
   bool foreign = false;
   /// AsyncRead: each group of warps has waited for its own, but another
-  /// group's may be in flight until a CTA barrier (getAsyncReadGroupWarps).
+  /// group's may be in flight until a CTA barrier (getAsyncReadGroupThreads).
   bool retiredByIssuers = false;
   /// BarrierWrite: an async copy whose completion an arrive handed to
   /// `barrier`; an async_wait covering its commit group still lands it for
@@ -386,6 +405,7 @@ private:
   void collectHandOffs(mlir::Operation *scope);
 
   int numWarps;
+  int threadsPerWarp;
   bool waitOrdersWarp;
   /// Hand-offs through a second barrier, (R, E): an arrival on E that comes
   /// after a wait on R in its thread's program order. Whoever waits on E

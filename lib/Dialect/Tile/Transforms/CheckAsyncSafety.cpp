@@ -65,6 +65,15 @@ using namespace kiln::tile::async;
 
 namespace {
 
+/// "another group of 4 warps", "one elected thread".
+std::string describeGroup(unsigned threads) {
+  if (threads == 1)
+    return "one elected thread";
+  if (threads % 32 == 0)
+    return "another group of " + std::to_string(threads / 32) + " warps";
+  return "another group of " + std::to_string(threads) + " threads";
+}
+
 /// Turns what the walk finds in flight before each access into errors.
 class Checker : public AsyncStateClient {
 public:
@@ -174,10 +183,10 @@ private:
     InFlightDiagnostic d = writer->emitError();
     if (p.retiredByIssuers)
       d << "'" << writer->getName() << "' writes a shared buffer that the "
-        << "asynchronous read of '" << p.op->getName() << "' by another "
-        << "group of "
-        << cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupWarps()
-        << " warps may still be reading: a wait on the '" << p.counter
+        << "asynchronous read of '" << p.op->getName() << "' by "
+        << describeGroup(
+               cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupThreads())
+        << " may still be reading: a wait on the '" << p.counter
         << "' counter retires only its own group's reads, and no CTA "
         << "barrier comes after the waits, before this write";
     else

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --tile-allocate-shared-memory --tile-insert-barriers | FileCheck %s
 
 // TMA loads are writes that land, for every thread, when a wait on their
 // mbarrier returns: no CTA barrier between the copies, the wait and the
@@ -51,6 +51,87 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile.local_store %r, %c : tensor<64x64xf32, #acc> -> !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>, mutable>
     tile_nv.fence_async_shared
     tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !tile.tensordesc<tensor<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>>>, !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>, mutable>
+    return
+  }
+}
+
+// -----
+
+// One elected thread issues a TMA store and only its own wait_group waits
+// for it: the other threads may rewrite the buffer only after a CTA barrier
+// that follows the wait, even where a barrier came between the store and
+// the wait (a persistent kernel's K loop between two tiles' epilogues).
+#nv32 = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#acc4 = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @tma_store_wait_then_rewrite
+  // CHECK: tile_nv.async_tma_copy_local_to_global
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile_nv.async_tma_store_wait
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_store
+  func.func @tma_store_wait_then_rewrite(%cd: !tile.tensordesc<tensor<64x64xf32, #nv32>>, %r: tensor<64x64xf32, #acc4>) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile.local_store %r, %c : tensor<64x64xf32, #acc4> -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile_nv.fence_async_shared
+    tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !tile.tensordesc<tensor<64x64xf32, #nv32>>, !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile.barrier
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    tile.local_store %r, %c : tensor<64x64xf32, #acc4> -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    return
+  }
+}
+
+// -----
+
+// Views of one allocation whose elements do not meet share no byte (every
+// shared layout gives each element its own bytes): two halves of an
+// epilogue tile, stored by different threads, need no barrier between
+// them, nor a half seen through a permute; overlapping ones do.
+#nv16 = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nv16t = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc8 = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 128, 32]}>
+#bl = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @disjoint_halves
+  // CHECK-NOT: tile.barrier
+  // CHECK: return
+  func.func @disjoint_halves(%r: tensor<128x128xbf16, #acc8>, %t: tensor<128x64xbf16, #bl>) {
+    %d = tile.local_alloc : () -> !tile.memdesc<2x256x128xbf16, #nv16, mutable>
+    %c1 = arith.constant 1 : i32
+    %s = tile.memdesc_index %d[%c1] : !tile.memdesc<2x256x128xbf16, #nv16, mutable> -> !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128>
+    %a = tile.memdesc_subslice %s[0, 0] : !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128> -> !tile.memdesc<128x128xbf16, #nv16, mutable, 2x256x128>
+    tile.local_store %r, %a : tensor<128x128xbf16, #acc8> -> !tile.memdesc<128x128xbf16, #nv16, mutable, 2x256x128>
+    %b = tile.memdesc_subslice %s[128, 0] : !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128> -> !tile.memdesc<128x128xbf16, #nv16, mutable, 2x256x128>
+    tile.local_store %r, %b : tensor<128x128xbf16, #acc8> -> !tile.memdesc<128x128xbf16, #nv16, mutable, 2x256x128>
+    return
+  }
+  // CHECK-LABEL: func.func @disjoint_permuted
+  // CHECK-NOT: tile.barrier
+  // CHECK: return
+  func.func @disjoint_permuted(%r: tensor<128x128xbf16, #acc8>, %t: tensor<128x64xbf16, #bl>, %i: i32) {
+    %d = tile.local_alloc : () -> !tile.memdesc<2x256x128xbf16, #nv16, mutable>
+    %s = tile.memdesc_index %d[%i] : !tile.memdesc<2x256x128xbf16, #nv16, mutable> -> !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128>
+    %p = tile.memdesc_permute %s {order = array<i32: 1, 0>} : !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128> -> !tile.memdesc<128x256xbf16, #nv16t, mutable, 2x128x256>
+    %e = tile.memdesc_subslice %p[0, 128] : !tile.memdesc<128x256xbf16, #nv16t, mutable, 2x128x256> -> !tile.memdesc<128x128xbf16, #nv16t, mutable, 2x128x256>
+    %f = tile.memdesc_subslice %s[0, 0] : !tile.memdesc<256x128xbf16, #nv16, mutable, 2x256x128> -> !tile.memdesc<128x64xbf16, #nv16, mutable, 2x256x128>
+    tile.local_store %t, %f : tensor<128x64xbf16, #bl> -> !tile.memdesc<128x64xbf16, #nv16, mutable, 2x256x128>
+    tile.local_store %r, %e : tensor<128x128xbf16, #acc8> -> !tile.memdesc<128x128xbf16, #nv16t, mutable, 2x128x256>
+    return
+  }
+  // CHECK-LABEL: func.func @overlapping_views
+  // CHECK: tile.local_store
+  // CHECK-NEXT: tile.memdesc_permute
+  // CHECK-NEXT: tile.memdesc_subslice
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_store
+  func.func @overlapping_views(%r: tensor<128x128xbf16, #acc8>, %t: tensor<128x64xbf16, #bl>) {
+    %d = tile.local_alloc : () -> !tile.memdesc<128x128xbf16, #nv16, mutable>
+    tile.local_store %r, %d : tensor<128x128xbf16, #acc8> -> !tile.memdesc<128x128xbf16, #nv16, mutable>
+    %p = tile.memdesc_permute %d {order = array<i32: 1, 0>} : !tile.memdesc<128x128xbf16, #nv16, mutable> -> !tile.memdesc<128x128xbf16, #nv16t, mutable>
+    %h = tile.memdesc_subslice %p[0, 64] : !tile.memdesc<128x128xbf16, #nv16t, mutable> -> !tile.memdesc<128x64xbf16, #nv16t, mutable, 128x128>
+    tile.local_store %t, %h : tensor<128x64xbf16, #bl> -> !tile.memdesc<128x64xbf16, #nv16t, mutable, 128x128>
     return
   }
 }

@@ -166,11 +166,13 @@ def Tile_AsyncReadOpInterface : OpInterface<"AsyncReadOpInterface"> {
       "::llvm::StringRef", "getAsyncReadCounter", (ins)>,
     InterfaceMethod<[{Whether the read is still in flight when the op returns
       (false: the op waits for it itself).}], "bool", "isAsyncReadInFlight", (ins)>,
-    InterfaceMethod<[{How many consecutive warps issue the read together (0:
-      the CTA's). A wait retires only the reads its own group issued: where
-      the CTA has more warps, another group may still be reading until
-      every thread has passed a CTA barrier after its wait.}],
-      "unsigned", "getAsyncReadGroupWarps", (ins), [{}],
+    InterfaceMethod<[{How many consecutive threads issue the read together
+      (0: the CTA's; a warpgroup's 128 for a wgmma; 1 where one elected
+      thread issues it, as a TMA store). A wait retires only the reads its
+      own group issued: where the CTA has more threads, another group's may
+      still be in flight until every thread has passed a CTA barrier after
+      its wait.}],
+      "unsigned", "getAsyncReadGroupThreads", (ins), [{}],
       [{ return 0; }]>,
   ];
 }

@@ -83,6 +83,10 @@ StringRef AsyncTMACopyLocalToGlobalOp::getAsyncReadCounter() {
   return "cp.async.bulk";
 }
 bool AsyncTMACopyLocalToGlobalOp::isAsyncReadInFlight() { return true; }
+// One elected thread issues the copy, and only its own wait_group waits for
+// it: the other threads may write the buffer after a CTA barrier that
+// follows the waits.
+unsigned AsyncTMACopyLocalToGlobalOp::getAsyncReadGroupThreads() { return 1; }
 StringRef AsyncTMAStoreWaitOp::getAsyncReadCounter() { return "cp.async.bulk"; }
 unsigned AsyncTMAStoreWaitOp::getMaxPendingGroups() { return getPendings(); }
 
@@ -94,7 +98,7 @@ SmallVector<Value> WarpGroupDotOp::getAsyncReadBuffers() {
 StringRef WarpGroupDotOp::getAsyncReadCounter() { return "wgmma"; }
 bool WarpGroupDotOp::isAsyncReadInFlight() { return getIsAsync(); }
 // A warpgroup (4 warps) issues a wgmma and its wait retires only its own.
-unsigned WarpGroupDotOp::getAsyncReadGroupWarps() { return 4; }
+unsigned WarpGroupDotOp::getAsyncReadGroupThreads() { return 128; }
 StringRef WarpGroupDotWaitOp::getAsyncReadCounter() { return "wgmma"; }
 unsigned WarpGroupDotWaitOp::getMaxPendingGroups() { return getPendings(); }
 

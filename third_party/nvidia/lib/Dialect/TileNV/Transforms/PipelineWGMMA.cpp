@@ -73,7 +73,7 @@ void keepInFlight(scf::ForOp loop, int numWarps) {
   // The wait retires only this warpgroup's wgmma of the last iteration;
   // another warpgroup's may still read the slot this iteration's copies
   // refill until every thread has passed a barrier after its wait
-  // (tile-check-async-safety checks it: getAsyncReadGroupWarps;
+  // (tile-check-async-safety checks it: getAsyncReadGroupThreads;
   // tile-insert-barriers does not add it).
   if (numWarps > 4)
     BarrierOp::create(b, dot.getLoc());

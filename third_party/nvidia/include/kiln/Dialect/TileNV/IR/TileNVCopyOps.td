@@ -37,7 +37,8 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
 }
 
 def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_global", [
-    DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface,
+        ["getAsyncReadGroupThreads"]>]> {
   let summary = "TMA: copy a shared buffer into a block of a global tensor";
   let description = [{
     One thread asks the tensor memory accelerator to store `src` into the

@@ -6,7 +6,7 @@
 
 def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
     AllTypesMatch<["c", "d"]>, DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface,
-        ["getAsyncReadGroupWarps"]>]> {
+        ["getAsyncReadGroupThreads"]>]> {
   let summary = "wgmma: d = a * b + c by each warpgroup";
   let description = [{
     Each warpgroup (4 consecutive warps) multiplies its rows of `a` (M x K:
