@@ -1,7 +1,9 @@
 //===- MBarrierOpToLLVM.cpp - tile_nv mbarriers to NVVM -------------------===//
 //
-// An mbarrier is one 64-bit shared-memory word. One thread (elect.sync in
-// warp 0; lane 0 before sm_90) initializes it (then a CTA barrier) and invalidates it. An arrival
+// An mbarrier is one 64-bit shared-memory word. One thread (lane 0 of warp
+// 0: a pure test, computed once before a loop, where elect.sync is
+// convergent and stays at every arrival) initializes it (then a CTA
+// barrier) and invalidates it. An arrival
 // is made by that thread on behalf of the CTA (tile-insert-barriers puts a
 // CTA barrier before it when threads accessed shared memory since the last
 // one, so that those accesses are ordered before the arrival's release;
@@ -26,11 +28,11 @@ using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
 Value kiln::isElectedThread(OpBuilder &b, Operation *op,
-                            const LoweringContext &ctx) {
+                            const LoweringContext &ctx, bool laneZero) {
   Location loc = op->getLoc();
-  // elect.sync is sm_90's; before it, lane 0.
+  // elect.sync is sm_90's; before it (or where asked), lane 0.
   Value elected =
-      ctx.target.getDesc().arch >= 90
+      ctx.target.getDesc().arch >= 90 && !laneZero
           ? Value(NVVM::ElectSyncOp::create(b, loc, b.getI1Type(), Value()))
           : Value(LLVM::ICmpOp::create(
                 b, loc, LLVM::ICmpPredicate::eq,
@@ -59,7 +61,7 @@ struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
     Location loc = op.getLoc();
     NVVM::MBarrierInitOp::create(rewriter, loc, adaptor.getBarrier(),
                                  i32Const(rewriter, loc, op.getCount()),
-                                 isElectedThread(rewriter, op, ctx));
+                                 isElectedThread(rewriter, op, ctx, /*laneZero=*/true));
     // No thread may arrive or wait before the word is initialized; waits
     // and arrivals are not shared-memory accesses to tile-insert-barriers.
     ctx.target.barrier(rewriter, loc);
@@ -81,7 +83,7 @@ struct MBarrierInvalidateOpConversion
     // polling it) before the one thread invalidates it.
     ctx.target.barrier(rewriter, loc);
     if (failed(emitIfElse(
-            rewriter, op, isElectedThread(rewriter, op, ctx),
+            rewriter, op, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
             [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
             nullptr)))
       return failure();
@@ -115,7 +117,7 @@ struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
     Location loc = op.getLoc();
     // No CTA barrier first (unlike a plain arrival): arming a barrier for a
     // TMA copy publishes no thread's writes.
-    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
                          adaptor.getPred());
     NVVM::MBarrierArriveExpectTxOp::create(
         rewriter, loc, Type(), adaptor.getBarrier(),
@@ -136,7 +138,7 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
     // The CTA barrier that orders the threads' earlier shared-memory
     // accesses before this one thread's release is tile-insert-barriers'
     // (only where there are such accesses).
-    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx),
+    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
                          adaptor.getPred());
     Value addr = adaptor.getBarrier();
     // One arrival, from sm_90 on: a predicated arrive.expect_tx of 0 bytes

@@ -13,9 +13,11 @@ namespace kiln {
 /// uniform registers, without a loop over lanes).
 /// When the code around `op` has one warp (a 1-warp partition of a
 /// tile.warp_specialize), elect.sync alone decides, and the compiler knows
-/// exactly one lane issues.
+/// exactly one lane issues. `laneZero`: lane 0 instead of elect.sync (a
+/// pure %laneid test the compiler hoists out of loops; the mbarrier ops'
+/// choice, as TMA copies keep elect.sync).
 mlir::Value isElectedThread(mlir::OpBuilder &b, mlir::Operation *op,
-                            const LoweringContext &ctx);
+                            const LoweringContext &ctx, bool laneZero = false);
 
 /// Byte offsets from `buffer`'s slot base of the TMA boxes copying `desc`'s
 /// block (one per swizzle chunk of its rows). A subslice is checked element

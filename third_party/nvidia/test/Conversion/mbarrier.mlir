@@ -4,8 +4,9 @@
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
 
-// One thread (elect.sync in warp 0, the warp index made uniform by a
-// shuffle from lane 0) initializes the mbarrier (a predicated mbarrier.init)
+// One thread (lane 0 of warp 0, the warp index made uniform by a shuffle
+// from lane 0; a pure %laneid test that LLVM hoists out of loops, where
+// elect.sync would stay at every use) initializes the mbarrier (a predicated mbarrier.init)
 // with no CTA barrier before it (the init writes only the barrier's word,
 // which no earlier access touched), a CTA barrier follows (the init's own:
 // waits are not shared-memory accesses to tile-insert-barriers), that thread
@@ -23,7 +24,8 @@
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]]
 // CHECK: nvvm.shfl.sync idx %{{.*}}, %[[WARP]]
-// CHECK: nvvm.elect.sync -> i1
+// CHECK: %[[LANE:.*]] = nvvm.read.ptx.sreg.laneid
+// CHECK: llvm.icmp "eq" %[[LANE]], %[[ZERO]]
 // CHECK: llvm.inline_asm {{.*}}mbarrier.init.shared.b64
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
@@ -41,9 +43,8 @@
 // CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK: llvm.store
 // CHECK: nvvm.barrier0
-// CHECK-NEXT: nvvm.elect.sync
-// CHECK: mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;
-// PTX: elect.sync
+// CHECK-NEXT: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;
+// PTX-NOT: elect.sync
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
 // PTX: mbarrier.try_wait.parity.shared.b64 complete, [%r{{[0-9]+}}], %r{{[0-9]+}};
