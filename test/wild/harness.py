@@ -255,10 +255,18 @@ class WildTensor:
 WildTensor.__module__ = "harness"
 
 
+def _wild_tensor_class():
+    """The WildTensor that pickle finds as harness.WildTensor: the imported module's where a
+    case imported this file as `harness` beside the suite running it as __main__ (two class
+    objects), else this one, with this module registered under that name."""
+    module = sys.modules.setdefault("harness", sys.modules[__name__])
+    return getattr(module, "WildTensor", WildTensor)
+
+
 def stand_in(value):
     """``value`` with every torch tensor in it (also in tuples and lists) a WildTensor."""
     if hasattr(value, "data_ptr") and hasattr(value, "untyped_storage"):
-        return WildTensor(value.data_ptr(), str(value.dtype).replace("torch.", ""),
+        return _wild_tensor_class()(value.data_ptr(), str(value.dtype).replace("torch.", ""),
                           value.shape, value.stride(), value.nbytes)
     if isinstance(value, (tuple, list)):
         return type(value)(stand_in(v) for v in value)
