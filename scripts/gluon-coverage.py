@@ -114,8 +114,9 @@ DIFFERENCES = {
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
-    "amd.cdna4.async_copy.global_load_to_shared": "cache_modifier must be empty (use "
-                                                  "buffer_load_to_shared for cache policies)",
+    "amd.cdna4.async_copy.global_load_to_shared": "cache_modifier \".cv\" is refused (\"\", "
+                                                  "\".ca\" and \".cg\" set the copy's cache "
+                                                  "bits as on buffer loads)",
     "extra.libdevice": "a few functions only: the fast_* math functions, fabs, fast_dividef "
                        "and div_rn",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": "returns a token for Kiln's "

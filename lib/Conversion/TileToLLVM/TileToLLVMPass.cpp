@@ -187,7 +187,8 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
         lctx);
     if (failed(width))
       return WalkResult::interrupt();
-    if (op.getCacheModifier() == ".cg" && width->bytes != 16) {
+    if (!lctx.target.asyncCopyCacheLegal(op.getCacheModifier(),
+                                         width->bytes)) {
       op.emitOpError() << "cache_modifier \".cg\" needs 16-byte copies; this "
                           "copy moves "
                        << width->bytes << " bytes per access";

@@ -156,6 +156,13 @@ public:
                          mlir::Value dst, mlir::Value src, unsigned bytes,
                          mlir::Value pred,
                          llvm::StringRef cacheModifier) const;
+  /// Whether an asynchronous copy of `bytes` bytes a thread may carry
+  /// `cacheModifier` (cp.async: ".cg" only for 16-byte copies, the
+  /// default rule).
+  virtual bool asyncCopyCacheLegal(llvm::StringRef cacheModifier,
+                                   unsigned bytes) const {
+    return cacheModifier != ".cg" || bytes == 16;
+  }
   /// The destination asyncCopy takes for a thread whose elements go to
   /// shared `dst`: computed before any branch on the mask, where every
   /// thread of the copy is active. AMD gives the wave's LDS base (M0); the

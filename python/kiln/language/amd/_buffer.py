@@ -133,11 +133,10 @@ def global_load_to_shared(sem, dest, ptr, mask, other, cache_modifier):
     what = "global_load_to_shared"
     if _unwrap(other) is not None and _unwrap(mask) is None:
         raise ValueError(f"{what}: `other` cannot be given without `mask`")
-    cache = _unwrap(cache_modifier)
-    if cache not in ("", None):
-        raise ValueError(f"{what}: cache_modifier {cache!r} is not supported for "
-                         f"global_load_lds (use buffer_load_to_shared for cache policies)")
-    return sem.async_copy_global_to_local(dest, ptr, mask, "", other=other)
+    # The copy's cache policy bits, as buffer_load_to_shared's (".cv" is not one of the
+    # generic async copy's modifiers).
+    cache = _cache(cache_modifier, ("", ".ca", ".cg"), what)
+    return sem.async_copy_global_to_local(dest, ptr, mask, cache, other=other)
 
 
 def load_shared_relaxed(sem, smem, layout):

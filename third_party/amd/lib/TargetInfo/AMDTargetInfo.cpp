@@ -260,13 +260,19 @@ public:
     return waveLdsBase(b, loc, dst, bytes);
   }
 
+  // Any width takes a cache policy: the instruction's sc0 / sc1 bits, as a
+  // buffer load's (".cg" skips the CU's cache).
+  bool asyncCopyCacheLegal(StringRef, unsigned) const override { return true; }
+
   bool asyncCopy(OpBuilder &b, Location loc, Value lds, Value src,
-                 unsigned bytes, Value pred, StringRef) const override {
+                 unsigned bytes, Value pred, StringRef cache) const override {
     if (pred)
       return false;
     ROCDL::GlobalLoadLDSOp::create(
         b, loc, src, lds, b.getI32IntegerAttr(bytes), b.getI32IntegerAttr(0),
-        b.getI32IntegerAttr(0), b.getArrayAttr({scopes(b.getContext()).copies}),
+        b.getI32IntegerAttr(
+            tile_amd::getBufferCacheBits(cache, /*isStore=*/false).value_or(0)),
+        b.getArrayAttr({scopes(b.getContext()).copies}),
         nullptr, nullptr);
     return true;
   }

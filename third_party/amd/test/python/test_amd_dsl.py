@@ -98,6 +98,29 @@ def test_ring_variants_pass_the_vmcnt_check(target, buffer_copy_, relaxed, store
     assert not vmcnt_check(bad)[0]
 
 
+@kiln.jit
+def global_copy_cached(x, y, CACHE: kl.constexpr, L: kl.constexpr):
+    offs = kl.arange(0, 1024, L)
+    buf = kl.allocate_shared_memory(kl.float32, [1024], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    acp.global_load_to_shared(buf, x + offs, cache_modifier=CACHE)
+    acp.commit_group()
+    acp.wait_group(0)
+    kl.store(y + offs, buf.load(L))
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+@pytest.mark.parametrize("cache,bits", [("", ""), (".ca", ""), (".cg", " sc0")])
+def test_global_load_to_shared_cache_policy(target, cache, bits):
+    """cache_modifier on global_load_lds sets the instruction's cache bits, as on a buffer
+    load: ".cg" (skip the CU's cache) is sc0, at any copy width."""
+    spt = 4 if target.endswith("gfx950") else 1
+    k = kiln.compile(global_copy_cached, {"x": "*fp32:16", "y": "*fp32:16"},
+                     dict(CACHE=cache, L=kl.BlockedLayout([spt], [64], [4], [0])),
+                     target=target, cache=False)
+    copies = re.findall(r"global_load_lds_dword\w*[^\n]*", k.asm["amdgcn"])
+    assert copies and all((" sc0" in c) == bool(bits) for c in copies), copies
+
+
 def vmcnt_check(asm):
     """(no violation, summary lines) from the independent simulator."""
     reports = amdgcn_waits.check(asm)
@@ -355,7 +378,7 @@ def e_other(x, y, n):
 def e_global_cache(x, y, n):
     offs = kl.arange(0, 256, _L)
     buf = kl.allocate_shared_memory(kl.float32, [256], _SH1)
-    acp.global_load_to_shared(buf, x + offs, cache_modifier=".cg")  # E:gcache
+    acp.global_load_to_shared(buf, x + offs, cache_modifier=".cv")  # E:gcache
 
 
 @kiln.jit
@@ -390,7 +413,7 @@ ERRORS = [
     (e_other, "E:other", "acp.global_load_to_shared",
      r"global_load_to_shared: `other` cannot be given without `mask`"),
     (e_global_cache, "E:gcache", "acp.global_load_to_shared",
-     r"global_load_to_shared: cache_modifier '\.cg' is not supported for global_load_lds .*"),
+     r"global_load_to_shared: cache modifier must be one of '', '\.ca', '\.cg', got '\.cv'"),
     (e_width, "E:width", "acp.global_load_to_shared",
      r".*async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per lane, "
      r"but each thread .* holds 16 consecutive bytes \(4 x 'f32'\).*size_per_thread 1\)"),
