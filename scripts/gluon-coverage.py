@@ -93,7 +93,8 @@ DIFFERENCES = {
                      "(device printf needs the ROCm device libraries)",
     "fdiv": "ieee_rounding=False (and `/`) is NVIDIA's div.full.f32 in f32, as Triton; AMD "
             "targets always round to nearest",
-    "erf": "f32 by a polynomial approximation (f16/bf16 computed in f32), no libdevice",
+    "erf": "AMD targets: f32 by a polynomial approximation (f16/bf16 computed in f32; the "
+           "ROCm device libraries are not linked); NVIDIA: libdevice's erff, as Triton",
     "max": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
             "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
             "depends on the reduction order)"),
@@ -117,8 +118,9 @@ DIFFERENCES = {
     "amd.cdna4.async_copy.global_load_to_shared": "cache_modifier \".cv\" is refused (\"\", "
                                                   "\".ca\" and \".cg\" set the copy's cache "
                                                   "bits as on buffer loads)",
-    "extra.libdevice": "a few functions only: the fast_* math functions, fabs, fast_dividef "
-                       "and div_rn",
+    "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
+                       "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
+                       "ROCm device libraries are not linked)",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": "returns a token for Kiln's "
                                                             "wait_for (Gluon code is unaffected)",
     "nvidia.ampere.async_copy.commit_group": "returns a token for Kiln's wait_for (Gluon code "

@@ -44,6 +44,18 @@ if ptxas:
     config.available_features.add("ptxas")
     config.environment["KILN_PTXAS"] = ptxas
     config.substitutions.append(("%ptxas", ptxas))
+# libdevice: $KILN_LIBDEVICE, else the CUDA toolkit's beside ptxas or under /usr/local/cuda
+# (the order the NVIDIA backend searches).
+libdevice = os.environ.get("KILN_LIBDEVICE")
+for root in ([os.environ["CUDA_HOME"]] if os.environ.get("CUDA_HOME") else []) + (
+        [os.path.dirname(os.path.dirname(os.path.realpath(ptxas)))] if ptxas else []) + [
+        "/usr/local/cuda"]:
+    candidate = os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")
+    if not libdevice and os.path.exists(candidate):
+        libdevice = candidate
+if libdevice:
+    config.available_features.add("libdevice")
+    config.environment["KILN_LIBDEVICE"] = libdevice
 if "KILN_LLD" in os.environ:
     config.environment["KILN_LLD"] = os.environ["KILN_LLD"]
 

@@ -2,6 +2,9 @@
 
 #include "kiln/Target/Backend.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/IR/Module.h"
+
 #include <mutex>
 #include <vector>
 
@@ -16,6 +19,11 @@ LogicalResult Backend::verifyModule(ModuleOp, const TargetDesc &,
 }
 
 void Backend::prepareModule(llvm::Module &, const TargetDesc &) const {}
+
+LogicalResult Backend::linkLibraries(ModuleOp, llvm::Module &,
+                                     const SerializeOptions &) const {
+  return success();
+}
 
 namespace {
 struct Registry {

@@ -490,6 +490,8 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
       func.addFnAttr("target-features", target.features);
   }
   backend->prepareModule(*llvmModule, target);
+  if (failed(backend->linkLibraries(module, *llvmModule, opts)))
+    return failure();
 
   times.translate = since(start);
   // One optimized module serves every artifact asked for: LLVM IR is printed

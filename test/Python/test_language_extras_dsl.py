@@ -124,7 +124,8 @@ def test_sqrt_rn_and_erf_compile(target, w):
     assert re.search(r"sqrt\.rn\.f32|v_sqrt_f32", asm)
     asm = asm_of(unary_kernel, {"x": "*fp32", "out": "*fp32"}, {"N": 4 * w, "OP": "erf",
                                                                 "W": w}, target)
-    assert not re.search(r"\bcall\b|s_swappc", asm)  # inline polynomial, no library call
+    # NVIDIA: libdevice's erff, linked and inlined; AMD: an inline polynomial. No call left.
+    assert not re.search(r"\bcall\b|s_swappc", asm)
     for dt in ("*fp16", "*bf16"):  # computed in f32
         asm_of(unary_kernel, {"x": dt, "out": dt}, {"N": 4 * w, "OP": "erf", "W": w}, target)
 

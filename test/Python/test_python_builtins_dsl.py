@@ -64,23 +64,57 @@ def test_min_of_an_iterable_of_runtime_values_is_an_error_at_the_line():
 from kiln.language.extra import libdevice  # noqa: E402
 
 
+L64 = kl.BlockedLayout([2], [64], [4], [0])
+
+
 @kiln.jit
-def fast_math(x, y):
-    offs = kl.arange(0, 128, L)
+def fast_math(x, y, LAY: kl.constexpr):
+    offs = kl.arange(0, 512, LAY)
     v = kl.load(x + offs)
     kl.store(y + offs, libdevice.fast_expf(v) + libdevice.fast_dividef(v, 3.0) +
-             libdevice.rsqrt(libdevice.fabs(v) + 1.0))
+             libdevice.rsqrt(libdevice.abs(v) + 1.0))
 
 
-def test_libdevice_fast_forms_compile_to_the_math_ops():
-    """Gluon's ``language.extra.libdevice.fast_expf`` / ``fast_dividef`` (Triton's test_core
-    uses them) and the names the math ops cover; others are not offered."""
-    k = kiln.compile(fast_math, {"x": "*fp32", "y": "*fp32"}, {}, target="cuda:sm_90a",
+def test_libdevice_calls_nvidia_libdevice_and_kiln_math_on_amd():
+    """Gluon's ``language.extra.libdevice`` (Triton's test_core uses fast_expf / fast_dividef):
+    on NVIDIA every name calls libdevice's function (tile.extern_elementwise, linked from the
+    CUDA toolkit's bitcode and inlined: no call is left in the PTX); on AMD the names Kiln's
+    own math covers lower to it, and the others are an error at the call."""
+    k = kiln.compile(fast_math, {"x": "*fp32", "y": "*fp32"}, dict(LAY=L), target="cuda:sm_90a",
                      cache=False)
     tile = k.asm["tile"]
-    assert "math.exp" in tile and "arith.divf" in tile and "math.rsqrt" in tile, tile
-    assert "ex2.approx" in k.asm["ptx"]
-    assert not hasattr(libdevice, "tanh")  # not lowered: missing, not approximated
+    for symbol in ("__nv_fast_expf", "__nv_fast_fdividef", "__nv_rsqrtf", "__nv_fabsf"):
+        assert f'tile.extern_elementwise "{symbol}"' in tile, tile
+    assert "call" not in k.asm["ptx"].replace("// begin inline asm", "")
+    assert hasattr(libdevice, "tanh") and len(libdevice.__all__) >= 197
+    k = kiln.compile(fast_math, {"x": "*fp32", "y": "*fp32"}, dict(LAY=L64),
+                     target="hip:gfx942", cache=False)
+    tile = k.asm["tile"]
+    assert "extern_elementwise" not in tile and "math.exp" in tile and "math.rsqrt" in tile
+
+
+@kiln.jit
+def libdevice_tanh(x, y):
+    offs = kl.arange(0, 512, L64)
+    kl.store(y + offs, libdevice.tanh(kl.load(x + offs)))  # E:amdtanh
+
+
+@kiln.jit
+def libdevice_half(x, y):
+    offs = kl.arange(0, 128, L)
+    kl.store(y + offs, libdevice.erf(kl.load(x + offs)))  # E:half
+
+
+@pytest.mark.parametrize("fn,sig,target,marker,anchor,message", [
+    (libdevice_tanh, {"x": "*fp32", "y": "*fp32"}, "hip:gfx942", "E:amdtanh", "libdevice.tanh",
+     r"libdevice\.tanh calls NVIDIA's libdevice, which is not linked for hip:gfx942"),
+    (libdevice_half, {"x": "*fp16", "y": "*fp16"}, "cuda:sm_90a", "E:half", "libdevice.erf",
+     r"libdevice\.erf: no signature takes \(fp16\); it takes \(fp32\); \(fp64\)"),
+])
+def test_libdevice_errors_name_the_call(fn, sig, target, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, sig, {}, target=target, cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 
 @kiln.jit

@@ -88,6 +88,12 @@ public:
   /// Adjusts the translated module before optimization (module flags).
   virtual void prepareModule(llvm::Module &module,
                              const TargetDesc &target) const;
+  /// Links the device libraries whose functions `llvmModule` declares
+  /// (tile.extern_elementwise's symbols) before optimization; an error at
+  /// `module` when one is missing. The default links none.
+  virtual mlir::LogicalResult
+  linkLibraries(mlir::ModuleOp module, llvm::Module &llvmModule,
+                const SerializeOptions &opts) const;
   /// The code generator passes (by their legacy pass names) not to run on
   /// `f`: where a pass's choice is wrong for what the function's inline
   /// assembly does.

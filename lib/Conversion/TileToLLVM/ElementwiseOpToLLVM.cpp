@@ -3,7 +3,8 @@
 // An arith or math op on tensors becomes the same op once per register; the
 // scalar ops are then lowered by the upstream arith/math patterns, except
 // transcendental math, which goes through the target's fast f32 functions,
-// and erf, expanded into a polynomial by MLIR's approximation pattern.
+// and erf, expanded into a polynomial by MLIR's approximation pattern (a
+// backend may outrank it with its device library's function).
 // Inline assembly over elements runs once per `pack` registers.
 //
 //===----------------------------------------------------------------------===//

@@ -394,6 +394,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
                                       RewritePatternSet &patterns,
                                       const LoweringContext &ctx) {
   populateElementwiseOpToLLVMPatterns(converter, patterns, ctx);
+  populateExternElementwiseOpToLLVMPatterns(converter, patterns, ctx);
   populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAtomicOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);

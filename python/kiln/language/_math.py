@@ -38,7 +38,8 @@ def fma(x, y, z, _semantic=None):
 
 @builtin
 def erf(x, _semantic=None):
-    """Elementwise error function (f32; f16 / bf16 computed in f32), by a polynomial
+    """Elementwise error function (f32; f16 / bf16 computed in f32): the device library's
+    function where the target's backend links one (as Triton), else a polynomial
     approximation (MLIR's, within a few ulp of the correctly rounded value)."""
     return _semantic.erf(_unwrap(x))
 

@@ -350,12 +350,13 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// math.erf (f32): MLIR's polynomial approximation, per register; no math.erf
-// and no library call is left.
+// math.erf (f32) on NVIDIA: libdevice's erff, one call per register (the
+// backend links it; AMD targets take MLIR's polynomial approximation,
+// convert-tile-to-llvm-amd.mlir).
+// CHECK: llvm.func @__nv_erff(f32) -> f32
 // CHECK-LABEL: llvm.func @erf(
 // CHECK-NOT: math.erf
-// CHECK-NOT: llvm.call
-// CHECK: llvm.intr.fma
+// CHECK: llvm.call @__nv_erff
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {

@@ -2240,6 +2240,35 @@ func.func @gather_result(%s: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
 }
 
 //===----------------------------------------------------------------------===//
+// tile.extern_elementwise
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @extern_bad_symbol(%x: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op symbol must be a function name, got "a b"}}
+  %y = tile.extern_elementwise "a b", %x : (f32) -> f32
+  return
+}
+
+// -----
+
+func.func @extern_pointer(%x: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.extern_elementwise' op operands and result must be integers or floats, or tensors of them, got '!tile.ptr<f32>'}}
+  %y = tile.extern_elementwise "__nv_f", %x : (!tile.ptr<f32>) -> f32
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @extern_mixed(%x: tensor<128xf32, #l>, %s: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op operands and result must be scalars, or tensors of one shape and layout, got 'f32' and 'tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>'}}
+  %y = tile.extern_elementwise "__nv_powf", %x, %s : (tensor<128xf32, #l>, f32) -> tensor<128xf32, #l>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // tile.inline_asm_elementwise
 //===----------------------------------------------------------------------===//
 

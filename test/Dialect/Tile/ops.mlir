@@ -137,4 +137,13 @@ func.func public @dot_fma(%a: tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, pare
   %d = tile.dot_fma %a, %b, %c : tensor<8x4xf32, #tile.dot_operand<{opIdx = 0, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>>, tensor<4x16xf32, #tile.dot_operand<{opIdx = 1, parent = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>}>> -> tensor<8x16xf32, #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>>
   return
 }
+
+// CHECK-LABEL: func.func public @extern_elementwise
+// CHECK: tile.extern_elementwise "__nv_powf", %{{.*}}, %{{.*}} : (tensor<128xf32, #blocked{{[0-9]*}}>, tensor<128xf32, #blocked{{[0-9]*}}>) -> tensor<128xf32, #blocked{{[0-9]*}}>
+// CHECK: tile.extern_elementwise "__nv_popc", %{{.*}} : (i32) -> i32
+func.func public @extern_elementwise(%x: tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>, %n: i32) {
+  %y = tile.extern_elementwise "__nv_powf", %x, %x : (tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>, tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) -> tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+  %c = tile.extern_elementwise "__nv_popc", %n : (i32) -> i32
+  return
+}
 }

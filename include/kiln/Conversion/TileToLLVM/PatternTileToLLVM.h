@@ -63,6 +63,9 @@ void populateTileToLLVMPatterns(TileTypeConverter &converter,
 void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
                                          mlir::RewritePatternSet &patterns,
                                          const LoweringContext &ctx);
+void populateExternElementwiseOpToLLVMPatterns(
+    TileTypeConverter &converter, mlir::RewritePatternSet &patterns,
+    const LoweringContext &ctx);
 void populateAtomicOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

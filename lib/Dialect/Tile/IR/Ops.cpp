@@ -513,6 +513,34 @@ LogicalResult InlineAsmOp::verify() {
   return success();
 }
 
+LogicalResult ExternElementwiseOp::verify() {
+  StringRef symbol = getSymbol();
+  if (symbol.empty() || !llvm::all_of(symbol, [](char c) {
+        return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$';
+      }))
+    return emitOpError() << "symbol must be a function name, got \""
+                         << symbol << "\"";
+  Type result = getResult().getType();
+  auto resultTensor = dyn_cast<RankedTensorType>(result);
+  SmallVector<Type> types(getArgs().getTypes());
+  types.push_back(result);
+  for (Type t : types) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    Type element = tensor ? tensor.getElementType() : t;
+    if (!element.isIntOrFloat())
+      return emitOpError() << "operands and result must be integers or "
+                              "floats, or tensors of them, got "
+                           << t;
+    if (bool(tensor) != bool(resultTensor) ||
+        (tensor && (tensor.getShape() != resultTensor.getShape() ||
+                    tensor.getEncoding() != resultTensor.getEncoding())))
+      return emitOpError() << "operands and result must be scalars, or "
+                              "tensors of one shape and layout, got "
+                           << t << " and " << result;
+  }
+  return success();
+}
+
 LogicalResult PrintOp::verify() {
   if (getIsSigned().size() != getArgs().size())
     return emitOpError() << "isSigned has " << getIsSigned().size()

@@ -178,6 +178,20 @@ public:
 
   bool binaryFromObject() const override { return true; }
 
+  // No device library is linked (the ROCm device libraries are not part of
+  // Kiln): a call of a function the module only declares, such as a
+  // tile.extern_elementwise of NVIDIA's libdevice, is an error here rather
+  // than an undefined symbol at link time.
+  LogicalResult linkLibraries(ModuleOp module, llvm::Module &llvmModule,
+                              const SerializeOptions &) const override {
+    for (llvm::Function &f : llvmModule)
+      if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
+        return module.emitError()
+               << "the kernel calls '" << f.getName()
+               << "', which no library linked for AMD targets defines";
+    return success();
+  }
+
   /// hsaco: the code object linked as a shared object by lld, in process
   /// (lld is linked into Kiln), or by an external ld.lld when one is named
   /// (SerializeOptions, $KILN_LLD).

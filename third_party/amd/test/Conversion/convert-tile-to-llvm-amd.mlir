@@ -309,3 +309,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// math.erf (f32) for AMD targets is MLIR's polynomial approximation, per register: no
+// math.erf and no library call is left (no device library is linked).
+// CHECK-LABEL: llvm.func @erf(
+// CHECK-NOT: math.erf
+// CHECK-NOT: llvm.call
+// CHECK: llvm.intr.fma
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [2], order = [0]}>
+module attributes {tile.num_warps = 2 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @erf(%x: tensor<128xf32, #l>) -> tensor<128xf32, #l> {
+    %y = math.erf %x : tensor<128xf32, #l>
+    return %y : tensor<128xf32, #l>
+  }
+}

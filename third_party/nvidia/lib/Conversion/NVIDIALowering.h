@@ -52,6 +52,9 @@ void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
 mlir::LogicalResult checkMMAv2Layouts(tile_nv::MMAv2Op op);
 
 /// tile_nv.mma_v2.
+/// math.erf (f32) as a call of libdevice's __nv_erff (LibdeviceMathToLLVM).
+void populateLibdeviceMathPatterns(TileTypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateMMAv2OpToLLVMPatterns(TileTypeConverter &converter,
                                    mlir::RewritePatternSet &patterns,
                                    const LoweringContext &ctx);

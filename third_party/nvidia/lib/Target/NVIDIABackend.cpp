@@ -1,5 +1,6 @@
 //===- NVIDIABackend.cpp - NVPTX, NVVM translation and ptxas --------------===//
 
+#include "Libdevice.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 #include "kiln/Dialect/TileNV/Transforms/Passes.h"
 #include "kiln/Target/Backend.h"
@@ -34,7 +35,8 @@ const TargetDesc kTargets[] = {
      232448, 16, 1024, 90, kCpAsyncWidths, "cp.async"},
 };
 
-const StringRef kToolEnvironment[] = {"KILN_PTXAS", "CUDA_HOME"};
+const StringRef kToolEnvironment[] = {"KILN_PTXAS", "CUDA_HOME",
+                                      "KILN_LIBDEVICE"};
 
 class NVIDIABackend : public Backend {
 public:
@@ -127,6 +129,11 @@ public:
   }
 
   bool binaryFromObject() const override { return false; }
+
+  LogicalResult linkLibraries(ModuleOp module, llvm::Module &llvmModule,
+                              const SerializeOptions &opts) const override {
+    return linkLibdevice(module, llvmModule, opts);
+  }
 
   /// cubin from PTX with the CUDA toolkit's ptxas.
   FailureOr<std::string>

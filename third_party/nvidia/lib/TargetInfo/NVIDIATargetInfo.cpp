@@ -467,6 +467,7 @@ public:
     populateTMAOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
     populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);
+    populateLibdeviceMathPatterns(converter, patterns);
   }
 
   // What the TMA, wgmma and mma.sync lowerings support, one diagnostic at

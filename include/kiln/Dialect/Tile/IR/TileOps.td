@@ -366,6 +366,26 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
   let hasVerifier = 1;
 }
 
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [Pure]> {
+  let summary = "A function of a vendor library over the elements of tensors";
+  let description = [{
+    Calls `symbol`, a pure scalar function of a device library the backend
+    links (Backend::linkLibraries), once per element the thread holds
+    of the operands (tensors of one shape and layout, or scalars); the
+    result has their shape and layout. Gluon's `extra.libdevice` functions.
+
+    ```mlir
+    %y = tile.extern_elementwise "__nv_erff", %x : (tensor<128xf32, #l>) -> tensor<128xf32, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$symbol, Variadic<AnyType>:$args);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $symbol (`,` $args^)? attr-dict `:` functional-type($args, $result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Print values from the device (Gluon's device_print)";
   let description = [{
