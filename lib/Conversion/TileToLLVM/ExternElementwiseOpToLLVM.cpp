@@ -2,9 +2,9 @@
 //
 // tile.extern_elementwise becomes one call of its symbol per register the
 // thread holds (one call for scalars), to a function declared once in the
-// module; the backend links the library that defines it (NVIDIA: libdevice,
-// Target/Libdevice.cpp). A symbol declared earlier with another signature
-// is an error at the op.
+// module; the backend links the library that defines it
+// (Backend::linkLibraries). A symbol declared earlier with another
+// signature is an error at the op.
 //
 //===----------------------------------------------------------------------===//
 

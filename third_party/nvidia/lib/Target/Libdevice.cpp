@@ -5,8 +5,9 @@
 // definitions as LLVM bitcode; the ones a kernel declares are linked into
 // its module before optimization (only those: LinkOnlyNeeded), made
 // internal so that they inline and vanish, and libdevice's
-// __nvvm_reflect("__CUDA_FTZ") queries answer 0 (IEEE denormals, as
-// Triton's default) through the module flag LLVM's NVVMReflect pass reads.
+// __nvvm_reflect("__CUDA_FTZ") queries answer 1 (its flush-to-zero forms,
+// as Triton's NVIDIA backend sets) through the module flag LLVM's
+// NVVMReflect pass reads.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +122,6 @@ LogicalResult kiln::linkLibdevice(ModuleOp module, llvm::Module &llvmModule,
       g.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (!llvmModule.getModuleFlag("nvvm-reflect-ftz"))
     llvmModule.addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz",
-                             uint32_t(0));
+                             uint32_t(1));
   return success();
 }

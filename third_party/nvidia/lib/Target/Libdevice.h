@@ -15,7 +15,7 @@ namespace kiln {
 
 /// Links the functions of NVIDIA's libdevice that `llvmModule` declares
 /// (`__nv_*`, from tile.extern_elementwise) into it, internal, with
-/// flush-to-zero off for its __nvvm_reflect queries. The bitcode is the
+/// flush-to-zero on for its __nvvm_reflect queries (as Triton). The bitcode is the
 /// CUDA toolkit's: the serialize option's "libdevice" path, else
 /// $KILN_LIBDEVICE, else nvvm/libdevice/libdevice.10.bc under $CUDA_HOME,
 /// beside the ptxas on PATH, or under /usr/local/cuda. Nothing is read
