@@ -228,6 +228,41 @@ def tma_copy_kernel(in_desc, out_desc):
 # --- host wrappers ------------------------------------------------------------------------------
 
 
+@kiln.jit
+def gemm_kernel_tiled(a_desc, b_desc, c_desc, M, N, K, BM: gl.constexpr, BN: gl.constexpr,
+                      BK: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr,
+                      num_warps: gl.constexpr):
+    """gemm_kernel with its tile named: the descriptors' blocks must be [BM, BK], [BN, BK]
+    and [BM, BN] (the autotuned GEMM's pre_hook sets them per config)."""
+    gl.static_assert(a_desc.block_type.shape[0] == BM and a_desc.block_type.shape[1] == BK)
+    gl.static_assert(b_desc.block_type.shape[0] == BN and c_desc.block_type.shape[1] == BN)
+    gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES, GROUP_M, num_warps)
+
+
+def _set_tile_blocks(nargs):
+    """A Config pre_hook (as Triton's TMA autotuning tutorials write it): each descriptor's
+    block and NVMMA layout for this config's tile."""
+    BM, BN, BK = nargs["BM"], nargs["BN"], nargs["BK"]
+    for name, block in (("a_desc", [BM, BK]), ("b_desc", [BN, BK]), ("c_desc", [BM, BN])):
+        desc = nargs[name]
+        desc.block_shape = block
+        desc.layout = gl.NVMMASharedLayout.get_default_for(block, desc.dtype)
+
+
+# Tiles and ring depths kiln_matmul(..., tuned=True) chooses among, once per (M, N, K).
+GEMM_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 3, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 64, "BN": 256, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+]
+gemm_kernel_tuned = kiln.autotune(GEMM_CONFIGS, key=["M", "N", "K"])(gemm_kernel_tiled)
+
+
 def _gl_dtype(torch_dtype):
     import torch
     table = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
@@ -292,9 +327,22 @@ def kiln_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GRO
     return run, c
 
 
-def kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None):
+def kiln_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None,
+                tuned=False):
     """C = a @ b.T with gemm_kernel: a [M, K], b [N, K] bf16 contiguous CUDA tensors; returns
-    C [M, N] bf16 (``out`` if given). Grid: cdiv(M, BM) * cdiv(N, BN) programs."""
+    C [M, N] bf16 (``out`` if given). Grid: cdiv(M, BM) * cdiv(N, BN) programs. With
+    ``tuned=True`` the tile is kiln.autotune's pick among GEMM_CONFIGS (timed once per
+    (M, N, K), remembered on disk; the tile arguments are then unused)."""
+    if tuned:
+        import torch
+        M, N, K = _check_gemm(a, b, 128, 128, 64, 3, 4)
+        c = out if out is not None else torch.empty((M, N), device=a.device,
+                                                    dtype=torch.bfloat16)
+        # Descriptors of any block: the config's pre_hook sets each one's block and layout.
+        a_desc, b_desc, c_desc = gemm_descriptors(a, b, c, 128, 128, 64)
+        gemm_kernel_tuned[lambda m: (_cdiv(M, m["BM"]) * _cdiv(N, m["BN"]),)](
+            a_desc, b_desc, c_desc, M, N, K)
+        return c
     run, _ = kiln_matmul_launcher(a, b, BM=BM, BN=BN, BK=BK, STAGES=STAGES,
                                    num_warps=num_warps, GROUP_M=GROUP_M, out=out)
     return run()

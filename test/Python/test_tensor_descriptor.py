@@ -210,12 +210,37 @@ def test_nan_padding_for_floats():
     assert d.dtype == kl.float32
 
 
-def test_attributes_are_read_only():
+def test_attributes_are_read_only_but_the_block():
     d = desc()
     with pytest.raises(AttributeError):
-        d.block_shape = [128, 64]
+        d.shape = [128, 64]
     d.shape.append(7)  # a copy: the descriptor (and its cached map) stay as they were
     assert d.shape == [256, 512]
+
+
+def test_block_shape_and_layout_can_be_assigned_as_a_pre_hook_does():
+    """Triton's autotuning tutorials set a descriptor's block per config in a pre_hook; the
+    new pair is checked at the next use (either may be set first), the cached map is
+    encoded again, and the kernel specialization follows."""
+    drv = FakeDriver()
+    d = desc(base=Tensor((256, 512), ptr=0x7f0000001000))
+    first = d._tensor_map(drv)
+    d.block_shape = [32, 32]        # 64-byte rows: too narrow for the 128-byte swizzle...
+    assert d.block_shape == [32, 32]
+    d.layout = Layout(swizzle_byte_width=64)   # ...until the layout follows
+    assert d._param_spec()["block_shape"] == [32, 32]
+    assert d._param_spec()["layout"]["swizzle_byte_width"] == 64
+    d._tensor_map(drv)
+    assert len(drv.encodes) == 2 and list(drv.encodes[1][4]) == [32, 32]
+    d.block_shape = [16, 16]        # stays wrong: an error at the use, naming the field
+    with pytest.raises(ValueError, match=r"block_shape\[1\] = 16"):
+        d._param_spec()
+    with pytest.raises(ValueError):  # still checked, not silently accepted
+        d._tensor_map(drv)
+    d.block_shape, d.layout = [64, 64], Layout()
+    d._tensor_map(drv)
+    assert len(drv.encodes) == 3 and list(drv.encodes[2][4]) == [64, 64]
+    assert first == bytes([1]) * 128
 
 
 def test_with_kiln_language_layout():

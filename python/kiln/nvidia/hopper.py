@@ -118,6 +118,38 @@ def _device_address(base) -> int:
     return int(data_ptr())
 
 
+class _Revalidated:
+    """A field TensorDescriptor's constructor computes: after ``block_shape`` or ``layout`` was
+    assigned, the instance no longer holds it, and the first read re-runs the checks and
+    recomputes every such field (reads before that cost nothing extra: the instance's own
+    value shadows this class attribute)."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        obj._revalidate()
+        return obj.__dict__[self.name]
+
+
+_DERIVED = ("_spec_id", "_spec", "_maps", "_block_shape", "_layout", "_swizzle")
+
+
+def _same(current, value) -> bool:
+    """Whether an assigned block_shape or layout is the one the descriptor has."""
+    if isinstance(current, tuple):
+        try:
+            return current == tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            return False
+    try:
+        return current is value or bool(current == value)
+    except Exception:  # noqa: BLE001  -- a layout that cannot compare: treat as new
+        return False
+
+
 class TensorDescriptor:
     """The host side of a TMA tensor descriptor (Gluon's ``TensorDescriptor``).
 
@@ -127,8 +159,16 @@ class TensorDescriptor:
     ``layout`` the ``NVMMASharedLayout`` the block has in shared memory (read by attribute:
     ``swizzle_byte_width``, ``element_bitwidth``, ``rank``, ``transposed``, ``fp4_padded``).
     ``padding`` is what out-of-bounds elements read as: ``"zero"`` or ``"nan"`` (float
-    tensors). The attributes are read-only: the encoded map is cached on the object.
+    tensors). ``block_shape`` and ``layout`` may be assigned (an autotuning ``pre_hook`` sets
+    them per config, as Triton's tutorials do): the new pair is checked when the descriptor
+    is next used, so either may be set first. The other attributes are read-only; the
+    encoded map is cached on the object.
     """
+
+    for _name in _DERIVED:
+        locals()[_name] = _Revalidated()
+        locals()[_name].__set_name__(None, _name)
+    del _name
 
     def __init__(self, base, shape, strides, block_shape, layout, padding="zero"):
         address = _device_address(base)
@@ -296,8 +336,38 @@ class TensorDescriptor:
     dtype = property(lambda self: self._dtype, doc="Element type (a kiln.language dtype).")
     shape = property(lambda self: list(self._shape), doc="Global shape, in elements.")
     strides = property(lambda self: list(self._strides), doc="Global strides, in elements.")
-    block_shape = property(lambda self: list(self._block_shape), doc="One copy's block.")
-    layout = property(lambda self: self._layout, doc="The block's NVMMASharedLayout.")
+    def _next(self, field):
+        pending = self.__dict__.get("_pending")
+        return pending[field] if pending is not None else self.__dict__.get(
+            "_" + field, getattr(self, "_" + field))
+
+    def _assign(self, field, value):
+        if "_pending" not in self.__dict__ and _same(getattr(self, "_" + field), value):
+            return  # a pre_hook setting the block it has: the encoded map stays
+        pending = self.__dict__.get("_pending") or {
+            "block_shape": self._block_shape, "layout": self._layout}
+        pending = dict(pending, **{field: value})
+        for name in _DERIVED:
+            self.__dict__.pop(name, None)
+        self.__dict__["_pending"] = pending
+
+    def _revalidate(self):
+        pending = self.__dict__.pop("_pending", None)
+        if pending is None:
+            raise AttributeError("TensorDescriptor is not initialized")
+        try:
+            self.__init__(self._base, self._shape, self._strides, pending["block_shape"],
+                          pending["layout"], self._padding)
+        except Exception:
+            self.__dict__["_pending"] = pending  # still to check, once fixed
+            raise
+
+    block_shape = property(lambda self: list(self._next("block_shape")),
+                           lambda self, v: self._assign("block_shape", v),
+                           doc="One copy's block (assignable: checked at the next use).")
+    layout = property(lambda self: self._next("layout"),
+                      lambda self, v: self._assign("layout", v),
+                      doc="The block's NVMMASharedLayout (assignable: checked at the next use).")
     padding = property(lambda self: self._padding, doc="'zero' or 'nan'.")
 
     def __repr__(self):

@@ -72,6 +72,15 @@ def test_gemm(sm90, m, n, k, cfg):
     _check_matmul(hopper.kiln_matmul, m, n, k, cfg)
 
 
+@pytest.mark.parametrize("m,n,k", [(1000, 1000, 1000), (4096, 4096, 4096), (777, 520, 4104)])
+def test_tuned_gemm(sm90, m, n, k):
+    """tuned=True: kiln.autotune picks among GEMM_CONFIGS, whose pre_hook sets each TMA
+    descriptor's block and layout per config (Triton's pattern); any pick is correct, and
+    the descriptors the hook changed still encode right on the next call."""
+    _check_matmul(hopper.kiln_matmul, m, n, k, {"tuned": True})
+    assert hopper.gemm_kernel_tuned.best_config in hopper.GEMM_CONFIGS
+
+
 def _num_sms():
     return torch.cuda.get_device_properties(torch.cuda.current_device()).multi_processor_count
 
