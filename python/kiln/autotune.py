@@ -225,10 +225,19 @@ def _reason(e) -> str:
     return f"{type(e).__name__}: {str(e).strip()}"
 
 
+def _run_config_hook(hook, arg_names, args, meta):
+    """A Config's pre_hook on the arguments before its compile, as before its launch: a hook
+    that sets the TMA descriptors' blocks per config (Triton's tutorials) decides what the
+    kernel is specialized for."""
+    if hook is not None:
+        hook({**dict(zip(arg_names, args)), **meta})
+
+
 def _compile_job(i):
-    fn, args, per_config, target = _JOBS
+    fn, args, per_config, target, hooks, arg_names = _JOBS
     warnings.simplefilter("ignore")  # the compile in the parent says it again, from the cache
     try:
+        _run_config_hook(hooks[i], arg_names, args, per_config[i])
         fn.warmup(*args, **per_config[i], **({"target": target} if target else {}))
         return i, None
     except Exception as e:  # noqa: BLE001  -- reported to the parent, which decides
@@ -534,8 +543,9 @@ class Autotuner:
         and records in ``self.pruned`` why the others were dropped. Raises the first
         config's error when none compiles."""
         per_config = [dict(kwargs, **c.all_kwargs()) for c in configs]
+        hooks = [c.pre_hook for c in configs]
         first_error = None
-        with self._compile_in_workers(args, kwargs, per_config) as worker_result:
+        with self._compile_in_workers(args, kwargs, per_config, hooks) as worker_result:
             for i, c in enumerate(configs):
                 result = worker_result(i)
                 if result is not None and result[0] and first_error is not None:
@@ -543,6 +553,7 @@ class Autotuner:
                     kernel = None
                 else:
                     try:
+                        _run_config_hook(hooks[i], self.arg_names, args, per_config[i])
                         kernel = self.fn.warmup(*args, **per_config[i])
                     except Exception as e:
                         if not _fit_error(e):
@@ -560,7 +571,7 @@ class Autotuner:
             raise first_error
 
     @contextlib.contextmanager
-    def _compile_in_workers(self, args, kwargs, per_config):
+    def _compile_in_workers(self, args, kwargs, per_config, hooks=None):
         """Compile the configs in forked worker processes (they fill the kernel cache);
         yields ``result(i)``, which waits for config i's worker and returns None when it
         compiled, else (is a fit error, reason). Every result is None when compiling here
@@ -578,7 +589,7 @@ class Autotuner:
         if context is None or context.get_start_method() != "fork":
             import pickle
             try:
-                pickle.dumps((self.fn, args, per_config))
+                pickle.dumps((self.fn, args, per_config, hooks))
             except Exception as e:  # noqa: BLE001
                 self.compile_fallback = f"the kernel or its arguments cannot be pickled: {e}"
                 yield serial
@@ -593,7 +604,8 @@ class Autotuner:
                 yield serial
                 return
         from concurrent.futures import ProcessPoolExecutor
-        _JOBS = (self.fn, args, per_config, target)
+        _JOBS = (self.fn, args, per_config, target,
+                 hooks or [None] * len(per_config), self.arg_names)
         pool = None
         try:
             with warnings.catch_warnings():

@@ -129,7 +129,9 @@ k[(1,)](Tensor(0x10000), Tensor(0x20000), 100)
 out(log=log, best=k.best_config.num_warps)
 ''')
     assert r["best"] == 8
-    assert r["log"] == [["pre", 128, False], ["post", 128, None],
+    # The config's hook runs before its compile too (the compile sees what the launch will:
+    # a hook may set the TMA descriptors' blocks), then before each of its launches.
+    assert r["log"] == [["pre", 128, False], ["post", 128, None], ["config", 256],
                         ["config", 256], ["pre", 256, False], ["post", 256, None],
                         ["pre", 256, True], ["config", 256]]
 
@@ -160,8 +162,9 @@ out(warm=warm, after_dtype=after_dtype, after_clear=after_clear, hooks=log.count
     assert r["warm"] == [2, 256, {"BLOCK": 256}]
     assert r["after_dtype"] == 4 and r["after_clear"] == 6
     assert r["keys"] == [[100, "float32", "float32"]]
-    # Once in its benchmark, once after tuning and on each of the two warm launches.
-    assert r["hooks"] == 4
+    # Once before its compile, once in its benchmark, once after tuning and on each of the
+    # two warm launches.
+    assert r["hooks"] == 5
 
 
 def test_heuristics_under_autotune(tmp_path):
