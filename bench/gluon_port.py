@@ -13,7 +13,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Kiln's import lines and decorator -> Gluon's (triton.experimental.gluon, Triton 3.6).
 KILN_TO_GLUON = {
-    "import kiln\n": "from triton.experimental import gluon\n",
+    # (kiln.Config / kiln.autotune of a tuned example become Triton's, which wrap Gluon kernels)
+    "import kiln\n": "from triton.experimental import gluon\nimport triton as kiln\n",
     "import kiln.language as gl\n": "from triton.experimental.gluon import language as gl\n",
     "from kiln.language.nvidia.ampere import async_copy as cp\n":
         "from triton.experimental.gluon.language.nvidia.ampere import async_copy as cp\n",

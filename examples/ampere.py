@@ -94,10 +94,27 @@ def mma_v2_gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, strid
              acc.to(c_ptr.dtype.element_ty), mask=c_mask)
 
 
+# Tiles, ring depths and warp grids kiln_mma_v2_matmul(..., tuned=True) chooses among, once
+# per (M, N, K) (the pick is remembered on disk, next to the kernel cache).
+MMA_V2_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 128, "BK": 32, "STAGES": 3, "WARPS_M": 2, "WARPS_N": 2},
+                num_warps=4),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 32, "STAGES": 4, "WARPS_M": 2, "WARPS_N": 4},
+                num_warps=8),
+    kiln.Config({"BM": 128, "BN": 256, "BK": 32, "STAGES": 3, "WARPS_M": 2, "WARPS_N": 4},
+                num_warps=8),
+    kiln.Config({"BM": 64, "BN": 128, "BK": 64, "STAGES": 3, "WARPS_M": 2, "WARPS_N": 2},
+                num_warps=4),
+]
+mma_v2_gemm_tuned = kiln.autotune(MMA_V2_CONFIGS, key=["M", "N", "K"])(mma_v2_gemm_kernel)
+
+
 def kiln_mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N=2,
-                       out=None):
+                       out=None, tuned=False):
     """a @ b for row-major torch tensors a [M, K] and b [K, N] (bf16 or fp16; rows 16-byte
-    aligned), through mma_v2_gemm_kernel; the result in a's dtype."""
+    aligned), through mma_v2_gemm_kernel; the result in a's dtype. With ``tuned=True`` the
+    tile is kiln.autotune's pick among MMA_V2_CONFIGS (the tile arguments are then
+    unused)."""
     import torch
 
     M, K = a.shape
@@ -112,6 +129,10 @@ def kiln_mma_v2_matmul(a, b, BM=128, BN=128, BK=32, STAGES=3, WARPS_M=2, WARPS_N
         raise ValueError(f"kiln_mma_v2_matmul: out must be [{M}, {N}] with unit column stride "
                          f"and a row stride that is a multiple of 8, got shape "
                          f"{list(c.shape)} and strides {list(c.stride())}")
+    if tuned:
+        mma_v2_gemm_tuned[lambda m: (_cdiv(M, m["BM"]), _cdiv(N, m["BN"]))](
+            a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0))
+        return c
     grid = (_cdiv(M, BM), _cdiv(N, BN))
     mma_v2_gemm_kernel[grid](a, b, c, M, N, K, a.stride(0), b.stride(0), c.stride(0),
                              BM=BM, BN=BN, BK=BK, STAGES=STAGES, WARPS_M=WARPS_M,

@@ -51,6 +51,21 @@ def test_mma_v2_gemm(nvidia, m, n, k, dtype, cfg):
         torch.testing.assert_close(c.float(), ref, rtol=1e-2, atol=1e-2 * k ** 0.5)
 
 
+@pytest.mark.parametrize("m,n,k", [(1000, 1000, 1000), (4096, 4096, 4096)])
+def test_tuned_mma_v2_gemm(nvidia, m, n, k):
+    """tuned=True: kiln.autotune's pick among MMA_V2_CONFIGS; whatever it picks, the product
+    is right, and the second call launches the remembered pick (the same bits)."""
+    a = torch.randn(m, k, device="cuda").to(torch.float16)
+    b = torch.randn(k, n, device="cuda").to(torch.float16)
+    first = ampere.kiln_mma_v2_matmul(a, b, tuned=True)
+    again = ampere.kiln_mma_v2_matmul(a, b, tuned=True)
+    torch.cuda.synchronize()
+    ref = a.float() @ b.float()
+    assert ((first.float() - ref).norm() / ref.norm()).item() < 1e-2
+    assert torch.equal(first, again)
+    assert ampere.mma_v2_gemm_tuned.best_config in ampere.MMA_V2_CONFIGS
+
+
 def test_mma_v2_rejects_unaligned_rows(nvidia):
     a = torch.randn(64, 30, device="cuda").to(torch.bfloat16)
     b = torch.randn(30, 64, device="cuda").to(torch.bfloat16)
