@@ -8,6 +8,7 @@ import re
 import pytest
 
 import kiln
+import kiln.language as kl
 from kiln.language.extra import libdevice
 from kiln.language.nvidia._libdevice_signatures import SIGNATURES
 
@@ -55,3 +56,26 @@ def test_every_signature_links_and_assembles(key):
     for fn in called:
         assert re.search(rf"\.func\s+(\([^)]*\)\s*)?{fn}\b", ptx), fn
     assert "cubin" in k.asm
+
+
+@kiln.jit
+def _inferred_and_scalar(x, y, n, L: kl.constexpr):
+    offs = kl.arange(0, 128, kl.AutoLayout())
+    v = libdevice.tanh(kl.load(x + offs))  # the layout comes from the set_auto_layout below
+    kl.store(y + kl.arange(0, 128, L), kl.set_auto_layout(v, L))
+    kl.store(y, libdevice.pow(kl.load(x), n))  # scalars: fp32, int32 -> __nv_powif
+
+
+def test_inferred_layouts_and_scalars():
+    """An AutoLayout operand takes the layout the rest of the kernel gives the call's result
+    (the op shares one layout among operands and result), and scalar arguments make one call."""
+    k = kiln.compile(_inferred_and_scalar, {"x": "*fp32", "y": "*fp32", "n": "i32"},
+                     dict(L=kl.BlockedLayout([1], [32], [4], [0])), target="cuda:sm_90a",
+                     cache=False)
+    tile = k.asm["tile"]
+    assert re.search(r'tile.extern_elementwise "__nv_tanhf", %\S+ : \(tensor<128xf32, '
+                     r'#tile.auto>\)', tile), tile  # resolved later: it lowered, per register
+    assert k.asm["llvm_dialect"].count("llvm.call @__nv_tanhf") == 1  # 128 in 128 threads
+    assert re.search(r'tile.extern_elementwise "__nv_powif", %\S+, %\S+ : \(f32, i32\) -> f32',
+                     tile), tile
+    assert "__nv_" not in k.asm["ptx"]

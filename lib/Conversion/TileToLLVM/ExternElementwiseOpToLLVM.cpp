@@ -58,8 +58,12 @@ struct ExternElementwiseOpConversion
     SmallVector<SmallVector<Value>> ins;
     for (Value v : adaptor.getArgs())
       ins.push_back(unpackStruct(rewriter, loc, v));
-    Type structTy = getTypeConverter()->convertType(op.getType());
-    unsigned n = cast<LLVM::LLVMStructType>(structTy).getBody().size();
+    auto structTy = dyn_cast_or_null<LLVM::LLVMStructType>(
+        getTypeConverter()->convertType(op.getType()));
+    if (!structTy)
+      return op.emitOpError() << "cannot lower a result of type " << op.getType()
+                              << " (no distributed layout)";
+    unsigned n = structTy.getBody().size();
     SmallVector<Value> outs;
     for (unsigned r = 0; r < n; ++r) {
       SmallVector<Value> args;

@@ -45,3 +45,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A symbol that names something else in the module (here a function the
+// conversion has already made an llvm.func of another type) is an error at
+// the op.
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @__nv_g(%x: f32) {
+    return
+  }
+  func.func @clash(%x: f32) {
+    // expected-error @+2 {{'tile.extern_elementwise' op '__nv_g' }}
+    // expected-error @+1 {{failed to legalize operation 'tile.extern_elementwise'}}
+    %a = tile.extern_elementwise "__nv_g", %x : (f32) -> f32
+    return
+  }
+}

@@ -135,3 +135,32 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// The persistent-kernel shape: each iteration waits for the previous
+// iteration's TMA store (a CTA barrier in between, as the K loop has), then
+// rewrites the buffer. The rewrite waits for a barrier after the wait.
+#nv32 = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#acc4 = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @tma_store_in_a_loop
+  // CHECK: scf.for
+  // CHECK: tile_nv.async_tma_store_wait
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_store
+  func.func @tma_store_in_a_loop(%cd: !tile.tensordesc<tensor<64x64xf32, #nv32>>, %r: tensor<64x64xf32, #acc4>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      tile.barrier
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      tile.local_store %r, %c : tensor<64x64xf32, #acc4> -> !tile.memdesc<64x64xf32, #nv32, mutable>
+      tile_nv.fence_async_shared
+      tile_nv.async_tma_copy_local_to_global %cd[%i, %c0], %c : !tile.tensordesc<tensor<64x64xf32, #nv32>>, !tile.memdesc<64x64xf32, #nv32, mutable>
+    }
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+}

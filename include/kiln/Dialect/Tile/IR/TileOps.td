@@ -366,7 +366,7 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
   let hasVerifier = 1;
 }
 
-def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [Pure]> {
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [Pure, Tile_SharesOneLayout]> {
   let summary = "A function of a vendor library over the elements of tensors";
   let description = [{
     Calls `symbol`, a pure scalar function of a device library the backend
