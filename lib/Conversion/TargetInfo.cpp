@@ -80,11 +80,46 @@ std::unique_ptr<TargetInfo> kiln::createTargetInfo(const TargetDesc &desc) {
 }
 
 // A target without asynchronous copies: the async-copy lowering reports it.
+/// LLVM's ordering of Gluon's memory order `sem`.
+static LLVM::AtomicOrdering atomicOrdering(StringRef sem) {
+  if (sem == "acquire")
+    return LLVM::AtomicOrdering::acquire;
+  if (sem == "release")
+    return LLVM::AtomicOrdering::release;
+  if (sem == "acq_rel")
+    return LLVM::AtomicOrdering::acq_rel;
+  return LLVM::AtomicOrdering::monotonic;
+}
+
+Value TargetInfo::atomicRMW(OpBuilder &b, Location loc,
+                            LLVM::AtomicBinOp kind, Value ptr, Value value,
+                            StringRef sem, StringRef scope,
+                            unsigned align) const {
+  return LLVM::AtomicRMWOp::create(b, loc, kind, ptr, value,
+                                   atomicOrdering(sem), atomicSyncScope(scope),
+                                   align);
+}
+
+Value TargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr, Value cmp,
+                            Value value, StringRef sem, StringRef scope,
+                            unsigned align) const {
+  LLVM::AtomicOrdering success = atomicOrdering(sem);
+  // A failed compare writes nothing: it cannot release.
+  LLVM::AtomicOrdering failure =
+      success == LLVM::AtomicOrdering::release   ? LLVM::AtomicOrdering::monotonic
+      : success == LLVM::AtomicOrdering::acq_rel ? LLVM::AtomicOrdering::acquire
+                                                 : success;
+  auto x = LLVM::AtomicCmpXchgOp::create(b, loc, ptr, cmp, value, success,
+                                         failure, atomicSyncScope(scope),
+                                         align);
+  return LLVM::ExtractValueOp::create(b, loc, x, 0);
+}
+
 Value TargetInfo::packedAtomicFAdd(OpBuilder &b, Location loc, Value ptr,
-                                   Value value, StringRef scope) const {
-  return LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd, ptr, value,
-                                   LLVM::AtomicOrdering::monotonic,
-                                   atomicSyncScope(scope), /*alignment=*/4);
+                                   Value value, StringRef sem,
+                                   StringRef scope) const {
+  return atomicRMW(b, loc, LLVM::AtomicBinOp::fadd, ptr, value, sem, scope,
+                   /*align=*/4);
 }
 
 bool TargetInfo::asyncCopy(OpBuilder &, Location, Value, Value, unsigned,

@@ -106,6 +106,28 @@ def broadcast_cas_kernel(p, out, N: kl.constexpr, W: kl.constexpr):
 
 
 @kiln.jit
+def message_kernel(data, flags, out, spins, ROUNDS: kl.constexpr, N: kl.constexpr,
+                   W: kl.constexpr, LIMIT: kl.constexpr):
+    """Message passing between two programs, ROUNDS times: program 1's thread i writes
+    data[r, i] and then sets flags[r, i] with a release; program 0's thread i waits for the
+    flag with acquires (at most LIMIT tries a round) and then reads data[r, i] into out."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    for r in range(ROUNDS):
+        if kl.program_id(0) == 1:
+            kl.store(data + r * N + offs, offs * 7 + r + 1)
+            kl.atomic_xchg(flags + r * N + offs, 1, sem="release")
+        else:
+            seen = kl.atomic_add(flags + r * N + offs, 0, sem="acquire")
+            tries = kl.to_tensor(0)
+            while kl.min(seen, axis=0) + (tries >= LIMIT).to(kl.int32) == 0:
+                seen = kl.atomic_add(flags + r * N + offs, 0, sem="acquire")
+                tries += 1
+            kl.store(out + r * N + offs, kl.load(data + r * N + offs))
+            kl.store(spins + r, tries)
+
+
+@kiln.jit
 def packed_add_kernel(p, v, out, n, PAIRS: kl.constexpr, STRIDE: kl.constexpr,
                       W: kl.constexpr):
     """For element (r, c) of program pid (r < 4W, c < 2; j = 2 (pid 4W + r) + c < n):
@@ -135,9 +157,10 @@ def test_histogram_compiles_to_one_atomic_per_element(target, w):
     if target.startswith("cuda"):
         ops = re.findall(r"\b(?:atom|red)\.[\w.]*add[\w.]*", asm)
         assert len(ops) == 1, ops
-        # The default sem, acq_rel at gpu scope: fences around the relaxed atomic.
+        # The default sem, acq_rel at gpu scope, on the instruction itself (as Triton
+        # writes it), not fences around a relaxed one.
         assert re.findall(r"fence\.[\w.]+|atom\.[\w.]+", asm) == [
-            "fence.acq_rel.gpu", ops[0], "fence.acq_rel.gpu"]
+            "atom.acq_rel.gpu.global.add.u32"]
     else:
         assert len(re.findall(r"global_atomic_add\w*", asm)) == 1
 
@@ -154,20 +177,76 @@ def test_rmw_kinds_compile(target, w, op):
                    {"OP": op, "SEM": "relaxed", "SCOPE": "cta", "N": 4 * w, "W": w}, target)
 
 
-def test_sem_and_scope_reach_the_instruction():
-    sig = {"p": "*i32", "v": "*i32", "out": "*i32"}
-    # sem is carried by fences around a relaxed atomic: release before, acquire after, at
-    # the scope asked for.
-    for sem, scope, want in (("relaxed", "cta", ["atom"]),
-                             ("acquire", "gpu", ["atom", "fence.acq_rel.gpu"]),
-                             ("release", "sys", ["fence.acq_rel.sys", "atom"]),
-                             ("acq_rel", "gpu", ["fence.acq_rel.gpu", "atom",
-                                                 "fence.acq_rel.gpu"])):
-        asm = asm_of(rmw_kernel, sig, {"OP": "add", "SEM": sem, "SCOPE": scope, "N": 128,
+SEMS = [("relaxed", "cta"), ("acquire", "gpu"), ("release", "sys"), ("acq_rel", "gpu")]
+# (op, pointee) -> the PTX operation of `atom` (None: no such `atom`, a compare-and-swap
+# loop between fences).
+ATOM_OPS = {("add", "i32"): "add.u32", ("add", "u32"): "add.u32", ("add", "i64"): "add.u64",
+            ("add", "fp32"): "add.f32", ("add", "fp64"): "add.f64",
+            ("add", "fp16"): "add.noftz.f16", ("add", "bf16"): "add.noftz.bf16",
+            ("and", "i32"): "and.b32", ("or", "i64"): "or.b64", ("xor", "u32"): "xor.b32",
+            ("max", "i32"): "max.s32", ("max", "u32"): "max.u32", ("max", "i64"): "max.s64",
+            ("min", "i64"): "min.s64", ("min", "u32"): "min.u32",
+            ("xchg", "i32"): "exch.b32", ("xchg", "fp32"): "exch.b32", ("xchg", "i64"): "exch.b64",
+            ("xchg", "fp64"): "exch.b64", ("max", "fp32"): None, ("min", "fp16"): None}
+
+
+@pytest.mark.parametrize("sem,scope", SEMS)
+def test_sem_and_scope_reach_the_instruction(sem, scope):
+    """The memory order and scope are the instruction's own (`atom.<sem>.<scope>`, as Triton
+    writes them; LLVM's NVPTX backend would drop both), and ptxas takes every form. An
+    operation `atom` lacks (float max/min) is a relaxed compare-and-swap loop between the
+    fences of its sem: release before, acquire after."""
+    for (op, dt), want in ATOM_OPS.items():
+        sig = {"p": f"*{dt}", "v": f"*{dt}", "out": f"*{dt}"}
+        asm = asm_of(rmw_kernel, sig, {"OP": op, "SEM": sem, "SCOPE": scope, "N": 128,
                                        "W": 32}, "cuda:sm_90a")
-        got = [m if m.startswith("fence") else "atom"
-               for m in re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm)]
-        assert got == want, (sem, scope, got)
+        got = re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm)
+        if want is not None:
+            assert got == [f"atom.{sem}.{scope}.global.{want}"], (op, dt, got)
+            continue
+        width = 64 if dt == "fp64" else 32
+        fence = f"fence.acq_rel.{scope}"
+        expect = ([fence] if sem in ("release", "acq_rel") else []) + \
+            [f"atom.relaxed.{scope}.global.cas.b{width}"] + \
+            ([fence] if sem in ("acquire", "acq_rel") else [])
+        assert got == expect, (op, dt, got)
+    asm = asm_of(cas_kernel, {"p": "*i64", "cmp": "*i64", "v": "*i64", "out": "*i64"},
+                 {"N": 128, "W": 32}, "cuda:sm_90a")
+    assert re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm) == [
+        "atom.acq_rel.gpu.global.cas.b64"]
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_message_passing_compiles(target, w):
+    """test/gpu's release/acquire litmus: the release and acquire reach the instructions."""
+    asm = asm_of(message_kernel, {"data": "*i32", "flags": "*i32", "out": "*i32",
+                                  "spins": "*i32"},
+                 {"ROUNDS": 2, "N": 4 * w, "W": w, "LIMIT": 100}, target)
+    if target.startswith("cuda"):
+        assert "atom.release.gpu.global.exch.b32" in asm
+        assert "atom.acquire.gpu.global.add.u32" in asm
+
+
+@pytest.mark.parametrize("sem,scope", SEMS)
+def test_amd_orders_the_atomic_itself(sem, scope):
+    """On AMD targets the ordering is the atomicrmw's (LLVM's AMDGPU backend lowers it: a
+    release writes back L2 before, an acquire invalidates after), at the agent or workgroup
+    scope."""
+    k = kiln.compile(rmw_kernel, {"p": "*i32", "v": "*i32", "out": "*i32"},
+                     {"OP": "add", "SEM": sem, "SCOPE": scope, "N": 256, "W": 64},
+                     target="hip:gfx942", num_warps=4, cache=False)
+    llscope = {"cta": "workgroup", "gpu": "agent", "sys": None}[scope]
+    order = {"relaxed": "monotonic"}.get(sem, sem)
+    where = 'syncscope\\("' + llscope + '"\\) ' if llscope else ""
+    pattern = r"atomicrmw add ptr addrspace\(1\) %\w+, i32 %\w+ " + where + order
+    assert len(re.findall(pattern, k.asm["llir"])) == 1, k.asm["llir"]
+    assert "fence" not in k.asm["llir"]
+    asm = k.asm["amdgcn"]
+    assert len(re.findall(r"global_atomic_add\b", asm)) == 1
+    if sem in ("release", "acq_rel") and scope != "cta":
+        assert "buffer_wbl2" in asm
+    if sem in ("acquire", "acq_rel") and scope != "cta":
+        assert "buffer_inv" in asm
 
 
 @pytest.mark.parametrize("target,w", TARGETS)

@@ -152,3 +152,23 @@ def test_cas_old_values_of_repeated_elements(target, n):
     rows = torch.arange(programs, device="cuda")[:, None]
     expect = torch.where(rows == winners[None, :], torch.zeros_like(out), p[None, :].expand_as(out))
     assert torch.equal(out, expect)
+
+
+def test_release_acquire_message_passing(target):
+    """Program 1 writes data and sets flags with releases; program 0 waits on the flags with
+    acquires and reads the data: every value read is the one written (200 rounds, fresh
+    memory each round). The two programs run at once on any GPU with two multiprocessors."""
+    rounds = 200
+    w = 64 if target.startswith("hip") else W
+    n = 4 * w
+    data = torch.zeros(rounds * n, dtype=torch.int32, device="cuda")
+    flags = torch.zeros_like(data)
+    out = torch.full_like(data, -1)
+    spins = torch.zeros(rounds, dtype=torch.int32, device="cuda")
+    k.message_kernel[(2,)](data, flags, out, spins, ROUNDS=rounds, N=n, W=w, LIMIT=1 << 24,
+                           num_warps=4)
+    torch.cuda.synchronize()
+    want = (torch.arange(n, device="cuda", dtype=torch.int32) * 7)[None, :] + \
+        torch.arange(1, rounds + 1, device="cuda", dtype=torch.int32)[:, None]
+    assert int(spins.max()) < (1 << 24), "the flags were never seen"
+    assert torch.equal(out.view(rounds, n), want)

@@ -4,14 +4,15 @@
 // a thread whose lane or warp bits only repeat elements other threads hold
 // (bases that are zero or depend on the others, found by elimination over
 // F2) skips, and of several registers holding one element only the first
-// acts (the others take its result). Each remaining element is one LLVM
-// atomicrmw / cmpxchg with the op's ordering and the target's sync scope,
-// behind a branch where a mask or the thread test applies; `sem` becomes
-// fences around a relaxed atomic. A 16-bit float add of two adjacent
-// elements is one packed instruction where the target has one. Where the
-// old values of elements several threads hold are used, the acting thread
-// also writes each old value to the op's shared-memory scratch (a slot per
-// element, row-major), and after a barrier every holder reads it there.
+// acts (the others take its result). Each remaining element is one atomic
+// with the op's ordering at the target's sync scope (TargetInfo::atomicRMW /
+// atomicCAS: LLVM's atomicrmw / cmpxchg, or an instruction the target writes
+// out where its LLVM backend drops an atomicrmw's ordering), behind a branch
+// where a mask or the thread test applies. A 16-bit float add of two
+// adjacent elements is one packed instruction where the target has one.
+// Where the old values of elements several threads hold are used, the acting
+// thread also writes each old value to the op's shared-memory scratch (a
+// slot per element, row-major), and after a barrier every holder reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,20 +29,6 @@ using namespace kiln;
 using namespace kiln::tile;
 
 namespace {
-
-/// The ordering of an atomic instruction itself: orderings are carried by
-/// fences around a relaxed atomic (release before, acquire after), which
-/// every backend lowers (one LLVM backend drops the ordering of an ordered
-/// atomicrmw).
-void fenceBefore(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
-  if (sem == "release" || sem == "acq_rel")
-    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, scope);
-}
-void fenceAfter(OpBuilder &b, Location loc, StringRef sem, StringRef scope) {
-  if (sem == "acquire" || sem == "acq_rel")
-    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, scope);
-}
-
 
 /// Lowers one atomic op: `act(i)` performs the atomic of canonical register
 /// i (at the rewriter's insertion point) and returns the old value.
@@ -173,7 +160,7 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
                      .Case("fmax", LLVM::AtomicBinOp::fmax)
                      .Case("fmin", LLVM::AtomicBinOp::fmin)
                      .Default(LLVM::AtomicBinOp::xchg);
-    std::string scope = ctx.target.atomicSyncScope(op.getScope());
+    StringRef sem = op.getSem(), scope = op.getScope();
     unsigned align = getElementBytes(type.getElementType());
     // A 16-bit float add of two elements adjacent in memory and in the
     // thread's registers (4-byte aligned, one mask: the vector width the
@@ -185,11 +172,8 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
       for (unsigned i = 0; i < 2; ++i)
         v = LLVM::InsertElementOp::create(rewriter, loc, v, vals[r + i],
                                           i32Const(rewriter, loc, i));
-      fenceBefore(rewriter, loc, op.getSem(), scope);
-      Value old = ctx.target.packedAtomicFAdd(rewriter, loc, ptrs[r], v,
-                                              op.getScope());
-      fenceAfter(rewriter, loc, op.getSem(), scope);
-      return old;
+      return ctx.target.packedAtomicFAdd(rewriter, loc, ptrs[r], v, sem,
+                                         scope);
     };
     if (binOp == LLVM::AtomicBinOp::fadd &&
         ctx.target.hasPackedAtomicFAdd(type.getElementType()) &&
@@ -198,12 +182,8 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
     return lowerAtomic(
         op, type, op.getResult(), masks, regTy, rewriter, ctx,
         [&](unsigned r) -> Value {
-          fenceBefore(rewriter, loc, op.getSem(), scope);
-          Value old = LLVM::AtomicRMWOp::create(
-              rewriter, loc, binOp, ptrs[r], vals[r],
-              LLVM::AtomicOrdering::monotonic, scope, align);
-          fenceAfter(rewriter, loc, op.getSem(), scope);
-          return old;
+          return ctx.target.atomicRMW(rewriter, loc, binOp, ptrs[r], vals[r],
+                                      sem, scope, align);
         },
         getTypeConverter()->convertType(op.getType()), pairFn);
   }
@@ -224,7 +204,6 @@ struct AtomicCASOpConversion : public ConvertOpToLLVMPattern<AtomicCASOp> {
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> cmps = unpackStruct(rewriter, loc, adaptor.getCmp());
     SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getVal());
-    std::string scope = ctx.target.atomicSyncScope(op.getScope());
     unsigned bits = regTy.getIntOrFloatBitWidth();
     Type intTy = rewriter.getIntegerType(bits);
     unsigned align = bits / 8;
@@ -237,12 +216,8 @@ struct AtomicCASOpConversion : public ConvertOpToLLVMPattern<AtomicCASOp> {
             c = LLVM::BitcastOp::create(rewriter, loc, intTy, c);
             v = LLVM::BitcastOp::create(rewriter, loc, intTy, v);
           }
-          fenceBefore(rewriter, loc, op.getSem(), scope);
-          auto x = LLVM::AtomicCmpXchgOp::create(
-              rewriter, loc, ptrs[r], c, v, LLVM::AtomicOrdering::monotonic,
-              LLVM::AtomicOrdering::monotonic, scope, align);
-          fenceAfter(rewriter, loc, op.getSem(), scope);
-          Value old = LLVM::ExtractValueOp::create(rewriter, loc, x, 0);
+          Value old = ctx.target.atomicCAS(rewriter, loc, ptrs[r], c, v,
+                                           op.getSem(), op.getScope(), align);
           if (regTy != intTy)
             old = LLVM::BitcastOp::create(rewriter, loc, regTy, old);
           return old;

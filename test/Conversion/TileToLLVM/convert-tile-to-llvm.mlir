@@ -368,26 +368,34 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// Atomics: one relaxed atomicrmw per element between the fences of its sem
-// (acq_rel: release before, acquire after, at the target's gpu scope); 32
-// elements over 128 threads are held by 4 threads each (warp bits repeat
-// them): only the thread whose warp bits are 0 acts, behind a branch.
+// Atomics: one `atom.<sem>.<scope>` per element, written out (NVPTX drops
+// an atomicrmw's ordering and scope); 32 elements over 128 threads are held
+// by 4 threads each (warp bits repeat them): only the thread whose warp bits
+// are 0 acts, behind a branch. A float max (no such `atom`) stays LLVM's
+// relaxed atomicrmw between the fences of its sem.
 // CHECK-LABEL: llvm.func @atomics(
 // CHECK: llvm.and %{{.*}}, %{{.*}} : i32
 // CHECK: llvm.icmp "eq"
 // CHECK: llvm.cond_br
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.inline_asm has_side_effects "atom.acq_rel.gpu.global.add.u32 $0, [$1], $2;", "=r,l,r"
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.inline_asm has_side_effects "atom.relaxed.cta.global.cas.b32 $0, [$1], $2, $3;", "=r,l,r,r"
 // CHECK: llvm.fence syncscope("device") release
-// CHECK-NEXT: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// CHECK-NEXT: llvm.atomicrmw fmax %{{.*}}, %{{.*}} syncscope("device") monotonic
 // CHECK-NEXT: llvm.fence syncscope("device") acquire
-// CHECK-NOT: llvm.atomicrmw
-// CHECK: llvm.cmpxchg
+// CHECK: llvm.inline_asm has_side_effects "atom.acquire.sys.global.exch.b64 $0, [$1], $2;", "=l,l,l"
 // CHECK: llvm.return
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @atomics(%p: tensor<32x!tile.ptr<i32>, #l>, %v: tensor<32xi32, #l>,
-                     %q: tensor<128x!tile.ptr<i32>, #l>, %w: tensor<128xi32, #l>) -> tensor<128xi32, #l> {
+                     %q: tensor<128x!tile.ptr<i32>, #l>, %w: tensor<128xi32, #l>,
+                     %f: tensor<128x!tile.ptr<f32>, #l>, %g: tensor<128xf32, #l>,
+                     %h: tensor<128x!tile.ptr<i64>, #l>, %i: tensor<128xi64, #l>) -> tensor<128xi32, #l> {
     %o = tile.atomic_rmw "add", %p, %v {sem = "acq_rel", scope = "gpu"} : tensor<32x!tile.ptr<i32>, #l>
     %c = tile.atomic_cas %q, %w, %w {sem = "relaxed", scope = "cta"} : tensor<128x!tile.ptr<i32>, #l>
+    %m = tile.atomic_rmw "fmax", %f, %g {sem = "acq_rel", scope = "gpu"} : tensor<128x!tile.ptr<f32>, #l>
+    %x = tile.atomic_rmw "xchg", %h, %i {sem = "acquire", scope = "sys"} : tensor<128x!tile.ptr<i64>, #l>
     return %c : tensor<128xi32, #l>
   }
 }
@@ -402,7 +410,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // CHECK: %[[SLOT:.*]] = llvm.getelementptr %{{.*}} : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
 // CHECK-NEXT: nvvm.barrier0
 // CHECK: llvm.cond_br
-// CHECK: %[[OLD:.*]] = llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("device") monotonic
+// CHECK: %[[OLD:.*]] = llvm.inline_asm has_side_effects "atom.relaxed.gpu.global.add.u32 $0, [$1], $2;"
 // CHECK-NEXT: llvm.store %[[OLD]], %[[SLOT]] : i32, !llvm.ptr<3>
 // CHECK: nvvm.barrier0
 // CHECK-NEXT: llvm.load %[[SLOT]] : !llvm.ptr<3> -> i32

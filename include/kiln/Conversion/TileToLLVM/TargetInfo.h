@@ -123,15 +123,32 @@ public:
   virtual std::string atomicSyncScope(llvm::StringRef scope) const {
     return "";
   }
-  /// Whether a relaxed float add of two adjacent `elemTy` elements (16-bit
-  /// floats) is one instruction here (packedAtomicFAdd).
+  /// The atomic `kind` of `value` at global `ptr` (`align` bytes aligned)
+  /// with Gluon's memory order `sem` ("relaxed", "acquire", "release",
+  /// "acq_rel") at Gluon's `scope`; returns the old value. The default is
+  /// LLVM's atomicrmw with that ordering at atomicSyncScope(scope).
+  virtual mlir::Value atomicRMW(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::LLVM::AtomicBinOp kind, mlir::Value ptr,
+                                mlir::Value value, llvm::StringRef sem,
+                                llvm::StringRef scope, unsigned align) const;
+  /// Compare-and-swap of the integers `cmp` and `value` at global `ptr`,
+  /// with `sem` and `scope` as atomicRMW's; returns the old value. The
+  /// default is LLVM's cmpxchg with that ordering (a failed compare orders
+  /// as an acquire at most).
+  virtual mlir::Value atomicCAS(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::Value ptr, mlir::Value cmp,
+                                mlir::Value value, llvm::StringRef sem,
+                                llvm::StringRef scope, unsigned align) const;
+  /// Whether a float add of two adjacent `elemTy` elements (16-bit floats)
+  /// is one instruction here (packedAtomicFAdd).
   virtual bool hasPackedAtomicFAdd(mlir::Type elemTy) const { return false; }
-  /// The relaxed atomic add of the 2-element vector `value` to global `ptr`
-  /// (4-byte aligned) at Gluon's `scope`; returns the old vector. Called
-  /// only where hasPackedAtomicFAdd holds. The default is LLVM's vector
-  /// atomicrmw fadd.
+  /// The atomic add of the 2-element vector `value` to global `ptr` (4-byte
+  /// aligned) with `sem` and `scope` as atomicRMW's; returns the old vector.
+  /// Called only where hasPackedAtomicFAdd holds. The default is LLVM's
+  /// vector atomicrmw fadd.
   virtual mlir::Value packedAtomicFAdd(mlir::OpBuilder &b, mlir::Location loc,
                                        mlir::Value ptr, mlir::Value value,
+                                       llvm::StringRef sem,
                                        llvm::StringRef scope) const;
   /// Loads a `vecTy` vector (memory-typed elements) from global `ptr`,
   /// `alignment` bytes aligned. With `pred`, only where it is true; `other`

@@ -326,3 +326,25 @@ module attributes {tile.num_warps = 2 : i32, tile.threads_per_warp = 64 : i32} {
     return %y : tensor<128xf32, #l>
   }
 }
+
+// -----
+
+// An atomic's memory order is the atomicrmw's / cmpxchg's own (the AMDGPU
+// backend lowers it), at the agent or workgroup scope; a failed compare
+// orders as an acquire at most.
+// CHECK-LABEL: llvm.func @ordered_atomics(
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} syncscope("agent") acq_rel
+// CHECK: llvm.atomicrmw umax %{{.*}}, %{{.*}} syncscope("workgroup") release
+// CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} acq_rel acquire
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @ordered_atomics(%p: tensor<256x!tile.ptr<i32>, #l>, %v: tensor<256xi32, #l>) {
+    %a = tile.atomic_rmw "add", %p, %v {sem = "acq_rel", scope = "gpu"} : tensor<256x!tile.ptr<i32>, #l>
+    %b = tile.atomic_rmw "umax", %p, %v {sem = "release", scope = "cta"} : tensor<256x!tile.ptr<i32>, #l>
+    %c = tile.atomic_cas %p, %v, %v {sem = "acq_rel", scope = "sys"} : tensor<256x!tile.ptr<i32>, #l>
+    return
+  }
+}

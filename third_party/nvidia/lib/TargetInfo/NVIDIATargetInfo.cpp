@@ -135,6 +135,38 @@ public:
     return scope == "gpu" ? "device" : scope == "cta" ? "block" : "";
   }
 
+  // Atomics are `atom.<sem>.<scope>` written out (sm_70+): NVPTX drops the
+  // ordering and scope of an atomicrmw. Operations `atom` lacks (float
+  // min/max: a compare-and-swap loop) stay LLVM's relaxed atomicrmw between
+  // fences (release before, acquire after).
+  Value atomicRMW(OpBuilder &b, Location loc, LLVM::AtomicBinOp kind,
+                  Value ptr, Value value, StringRef sem, StringRef scope,
+                  unsigned align) const override {
+    std::optional<std::string> op = atomOperation(kind, value.getType());
+    if (!op || getDesc().arch < 70)
+      return fenced(b, loc, sem, scope, [&] {
+        return (Value)LLVM::AtomicRMWOp::create(b, loc, kind, ptr, value,
+                                         LLVM::AtomicOrdering::monotonic,
+                                         atomicSyncScope(scope), align);
+      });
+    return atom(b, loc, sem, scope, *op, ptr, {value});
+  }
+
+  Value atomicCAS(OpBuilder &b, Location loc, Value ptr, Value cmp,
+                  Value value, StringRef sem, StringRef scope,
+                  unsigned align) const override {
+    unsigned bits = value.getType().getIntOrFloatBitWidth();
+    if (bits < 32 || getDesc().arch < 70)
+      return fenced(b, loc, sem, scope, [&]() -> Value {
+        auto x = LLVM::AtomicCmpXchgOp::create(
+            b, loc, ptr, cmp, value, LLVM::AtomicOrdering::monotonic,
+            LLVM::AtomicOrdering::monotonic, atomicSyncScope(scope), align);
+        return LLVM::ExtractValueOp::create(b, loc, x, 0);
+      });
+    return atom(b, loc, sem, scope, bits == 64 ? "cas.b64" : "cas.b32", ptr,
+                {cmp, value});
+  }
+
   // atom.add.noftz.f16x2 (sm_60+) and .bf16x2 (sm_90+): LLVM expands a
   // vector atomicrmw fadd into a compare-and-swap loop here, so the
   // instruction is written out.
@@ -143,21 +175,16 @@ public:
                           : elemTy.isBF16() && getDesc().arch >= 90;
   }
   Value packedAtomicFAdd(OpBuilder &b, Location loc, Value ptr, Value value,
-                         StringRef scope) const override {
+                         StringRef sem, StringRef scope) const override {
     auto vecTy = cast<VectorType>(value.getType());
     StringRef type = vecTy.getElementType().isF16() ? "f16x2" : "bf16x2";
-    StringRef ptxScope = scope == "cta" ? "cta" : scope == "sys" ? "sys" : "gpu";
-    Type i32 = b.getI32Type();
-    Value bits = LLVM::BitcastOp::create(b, loc, i32, value);
-    std::string text = ("atom.relaxed." + ptxScope + ".global.add.noftz." +
-                        type + " $0, [$1], $2;")
-                           .str();
-    Value old = LLVM::InlineAsmOp::create(
-                    b, loc, i32, ValueRange{ptr, bits}, text, "=r,l,r",
-                    /*has_side_effects=*/true, /*is_align_stack=*/false,
-                    LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
-                    ArrayAttr())
-                    .getResult(0);
+    Value bits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
+    std::string op = ("add.noftz." + type).str();
+    Value old = getDesc().arch < 70
+                    ? fenced(b, loc, sem, scope,
+                             [&] { return atom(b, loc, sem, scope, op, ptr,
+                                               {bits}); })
+                    : atom(b, loc, sem, scope, op, ptr, {bits});
     return LLVM::BitcastOp::create(b, loc, vecTy, old);
   }
 
@@ -527,6 +554,106 @@ public:
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
     func->setAttr("nvvm.maxntid",
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
+  }
+
+private:
+  /// `atom[.<sem>.<scope>].global.<op> $0, [$1], $2[, $3]` on `args` (the
+  /// operand, or compare and new value); returns the old value. Before sm_70
+  /// `atom` has no ordering or scope: the qualifiers are left out (fenced()
+  /// orders it). 16-bit floats travel as b16 registers.
+  Value atom(OpBuilder &b, Location loc, StringRef sem, StringRef scope,
+             StringRef op, Value ptr, ArrayRef<Value> args) const {
+    Type t = args.back().getType();
+    Type i16 = b.getI16Type();
+    bool half = t.getIntOrFloatBitWidth() == 16 && !isa<IntegerType>(t);
+    Type regTy = half ? i16 : t;
+    SmallVector<Value> operands{ptr};
+    for (Value a : args)
+      operands.push_back(half ? LLVM::BitcastOp::create(b, loc, i16, a) : a);
+    std::string reg = regTy.isF32()   ? "f"
+                      : regTy.isF64() ? "d"
+                      : regTy.getIntOrFloatBitWidth() == 64 ? "l"
+                      : regTy.getIntOrFloatBitWidth() == 16 ? "h"
+                                                            : "r";
+    std::string text = "atom";
+    if (getDesc().arch >= 70)
+      text += ("." + sem + "." +
+               (scope == "cta" ? "cta" : scope == "sys" ? "sys" : "gpu"))
+                  .str();
+    text += (".global." + op + " $0, [$1]").str();
+    std::string constraints = "=" + reg + ",l";
+    for (size_t i = 0; i < args.size(); ++i) {
+      text += ", $" + std::to_string(i + 2);
+      constraints += "," + reg;
+    }
+    text += ";";
+    Value old = LLVM::InlineAsmOp::create(
+                    b, loc, regTy, operands, text, constraints,
+                    /*has_side_effects=*/true, /*is_align_stack=*/false,
+                    LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                    ArrayAttr())
+                    .getResult(0);
+    return half ? LLVM::BitcastOp::create(b, loc, t, old) : old;
+  }
+
+  /// `act()` (a relaxed atomic) between the fences of `sem`: release
+  /// before, acquire after.
+  Value fenced(OpBuilder &b, Location loc, StringRef sem, StringRef scope,
+               function_ref<Value()> act) const {
+    std::string s = atomicSyncScope(scope);
+    if (sem == "release" || sem == "acq_rel")
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, s);
+    Value old = act();
+    if (sem == "acquire" || sem == "acq_rel")
+      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, s);
+    return old;
+  }
+
+  /// `atom`'s operation and type for an atomicrmw `kind` on `type` (e.g.
+  /// "add.u32"), or none where `atom` has no such form.
+  std::optional<std::string> atomOperation(LLVM::AtomicBinOp kind,
+                                           Type type) const {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    bool isInt = isa<IntegerType>(type);
+    std::string w = std::to_string(bits);
+    if (isInt && bits != 32 && bits != 64)
+      return std::nullopt;
+    using K = LLVM::AtomicBinOp;
+    switch (kind) {
+    case K::add:
+      return "add.u" + w;
+    case K::fadd:
+      if (type.isF32() || type.isF64())
+        return "add.f" + w;
+      if (type.isF16())
+        return std::string("add.noftz.f16");
+      if (type.isBF16() && getDesc().arch >= 90)
+        return std::string("add.noftz.bf16");
+      return std::nullopt;
+    case K::_and:
+    case K::_or:
+    case K::_xor:
+      if (!isInt)
+        return std::nullopt;
+      return (kind == K::_and ? "and.b" : kind == K::_or ? "or.b" : "xor.b") +
+             w;
+    case K::xchg:
+      if (bits != 32 && bits != 64)
+        return std::nullopt;
+      return "exch.b" + w;
+    case K::max:
+    case K::min:
+      if (!isInt)
+        return std::nullopt;
+      return (kind == K::max ? "max.s" : "min.s") + w;
+    case K::umax:
+    case K::umin:
+      if (!isInt)
+        return std::nullopt;
+      return (kind == K::umax ? "max.u" : "min.u") + w;
+    default:
+      return std::nullopt;
+    }
   }
 };
 } // namespace
