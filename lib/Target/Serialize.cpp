@@ -44,6 +44,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/DCE.h"
+#include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -355,6 +356,11 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   mpm.run(llvmModule, mam);
   if (level == llvm::OptimizationLevel::O0)
     return;
+  // Scalar accesses merged into vectors, and the extracts and inserts that
+  // took the values apart and put them back together folded away.
+  llvm::FunctionPassManager vectorize;
+  vectorize.addPass(llvm::LoadStoreVectorizerPass());
+  vectorize.addPass(llvm::InstCombinePass());
   // Narrow phis packed into words; the gathers and extracts folded into the
   // vectors they came from.
   llvm::FunctionPassManager cleanup;
@@ -363,6 +369,8 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   for (llvm::Function &f : llvmModule) {
     if (f.isDeclaration())
       continue;
+    if (backend.vectorizesMemoryAccesses())
+      vectorize.run(f, fam);
     if (backend.packsNarrowPhis() && packNarrowPhis(f))
       cleanup.run(f, fam);
     // Last: instcombine would merge the copies again.

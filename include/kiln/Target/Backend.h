@@ -106,6 +106,12 @@ public:
   /// loop-carried fp8 or f16 tensor) into words after the optimizer
   /// (PackNarrowPhis.h).
   virtual bool packsNarrowPhis() const { return false; }
+  /// Whether Serialize merges adjacent scalar memory accesses into vectors
+  /// (LLVM's load-store vectorizer) and folds the element extracts and
+  /// inserts around them (instcombine) after the optimizer, for a code
+  /// generator that would otherwise vectorize the accesses only after
+  /// instruction selection, leaving byte-wise repacking of the values.
+  virtual bool vectorizesMemoryAccesses() const { return false; }
   /// Whether Serialize moves the shared-memory reads of matrix instructions
   /// operands to their first use after the optimizer (SinkSharedLoads.h), for
   /// a code generator whose scheduler leaves them where they are.

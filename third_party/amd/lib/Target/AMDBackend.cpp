@@ -124,6 +124,7 @@ public:
   StringRef getAssemblyName() const override { return "amdgcn"; }
   StringRef getBinaryName() const override { return "hsaco"; }
   // An i8 or i16 phi takes a whole VGPR of its own.
+  bool vectorizesMemoryAccesses() const override { return true; }
   bool packsNarrowPhis() const override { return true; }
   bool sinksSharedLoads() const override { return true; }
   ArrayRef<StringRef> getToolEnvironment() const override {
