@@ -68,10 +68,11 @@ FailureOr<SharedAddresses> kiln::emitSharedAddressesFor(
   addPart(ids.lane, plan->laneBitOffsets, plan->redundantLaneMask);
   addPart(ids.warp, plan->warpBitOffsets, plan->redundantWarpMask);
 
-  // Bits the per-thread part may set. A register offset sharing none of
-  // them is added instead of XORed (the same value): LLVM then folds it into
-  // the access's immediate offset instead of keeping one address per
-  // register.
+  // Bits the per-thread part may set. A register offset's bits outside them
+  // are added instead of XORed (the same value, the per-thread part never
+  // setting them): LLVM then folds them into the access's immediate offset,
+  // and registers whose offsets share their thread bits share one address,
+  // instead of one address per register.
   int64_t threadBits = xorOffset;
   for (int64_t o : plan->laneBitOffsets)
     threadBits |= o;
@@ -86,12 +87,17 @@ FailureOr<SharedAddresses> kiln::emitSharedAddressesFor(
        r += result.vec) {
     int64_t o = plan->registerOffsets[r];
     Value offset = threadOffset;
-    if (o > 0 && threadBits >= 0 && (o & threadBits) == 0)
-      offset = LLVM::AddOp::create(b, loc, threadOffset, i32Const(b, loc, o),
+    int64_t xored = o, added = 0;
+    if (o > 0 && threadBits >= 0) {
+      xored = o & threadBits;
+      added = o & ~threadBits;
+    }
+    if (xored)
+      offset = LLVM::XOrOp::create(b, loc, offset, i32Const(b, loc, xored));
+    if (added)
+      offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, added),
                                    LLVM::IntegerOverflowFlags::nuw |
                                        LLVM::IntegerOverflowFlags::nsw);
-    else if (o)
-      offset = LLVM::XOrOp::create(b, loc, threadOffset, i32Const(b, loc, o));
     // Padded layouts: o + sum((o >> log2 interval) * padding).
     Value linear = offset;
     for (auto [log2Interval, padding] : plan->paddings)

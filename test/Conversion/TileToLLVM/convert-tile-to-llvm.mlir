@@ -700,6 +700,33 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A register offset is XORed into the per-thread offset only in the bits the
+// per-thread part may set (here the lanes' rows move the swizzle phase, so
+// bit 4, column 16, is one of them), and its other bits are added (row 8:
+// 256 elements), which LLVM folds into the access's immediate offset: the
+// register at row 8, column 16 is (thread ^ 16) + 256, sharing thread ^ 16
+// with the register at column 16.
+// CHECK-LABEL: llvm.func @xor_split
+// CHECK: %[[C16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: %[[X16:.*]] = llvm.xor %[[T:.*]], %[[C16]] : i32
+// CHECK: %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: llvm.add %[[T]], %[[C256]] overflow<nsw, nuw> : i32
+// CHECK: %[[D16:.*]] = llvm.mlir.constant(16 : i32) : i32
+// CHECK-NEXT: %[[Y16:.*]] = llvm.xor %[[T]], %[[D16]] : i32
+// CHECK-NEXT: %[[D256:.*]] = llvm.mlir.constant(256 : i32) : i32
+// CHECK-NEXT: llvm.add %[[Y16]], %[[D256]] overflow<nsw, nuw> : i32
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @xor_split(%t: tensor<16x32xf32, #l>) {
+    %b = tile.local_alloc : () -> !tile.memdesc<16x32xf32, #sh, mutable>
+    tile.local_store %t, %b : tensor<16x32xf32, #l> -> !tile.memdesc<16x32xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
 // A padded layout: each address is the linear offset o plus (o >> 5) << 2
 // (4 elements after every 32), and a ring slot is 284 padded elements
 // (1136 bytes); vectors stay within the 4-element padding.
