@@ -59,10 +59,6 @@ DIFFERENCES = {
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
     "float8e4b15": _FP8,
-    **{f"atomic_{op}": "one thread acts for an element several threads hold; its old value "
-                       "reaches the others through shared memory; sem is fences around "
-                       "a relaxed atomic" for op in ("add", "and", "or", "xor", "max", "min",
-                                                     "xchg", "cas")},
     **{f"amd.{chip}.buffer_atomic_{op}": "global atomics on ptr + offsets (masked lanes "
                                          "branch around), not buffer_atomic instructions"
        for chip in ("cdna3", "cdna4") for op in ("add", "and", "or", "xor", "max", "min")},

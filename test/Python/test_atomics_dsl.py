@@ -5,9 +5,11 @@ test/gpu/test_atomics.py runs these kernels against torch / numpy, contention in
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
+import numpy as np
 import pytest
 
 import kiln
@@ -145,6 +147,20 @@ def packed_add_kernel(p, v, out, n, PAIRS: kl.constexpr, STRIDE: kl.constexpr,
     kl.store(out + j, old, mask=m)
 
 
+@kiln.jit
+def max_min_kernel(p, v, out, n, OP: kl.constexpr, SLOTS: kl.constexpr, W: kl.constexpr):
+    """out[i] = atomic_OP(p + i % SLOTS, v[i]) for i < n: many programs on SLOTS addresses."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.program_id(0) * (4 * W) + kl.arange(0, 4 * W, L)
+    m = offs < n
+    val = kl.load(v + offs, mask=m, other=0.0)
+    if OP == "max":
+        old = kl.atomic_max(p + offs % SLOTS, val, mask=m)
+    else:
+        old = kl.atomic_min(p + offs % SLOTS, val, mask=m)
+    kl.store(out + offs, old, mask=m)
+
+
 def asm_of(kernel, sig, consts, target, num_warps=4):
     k = kiln.compile(kernel, sig, consts, target=target, num_warps=num_warps, cache=False)
     return k.asm.get("ptx") or k.asm["amdgcn"]
@@ -178,8 +194,8 @@ def test_rmw_kinds_compile(target, w, op):
 
 
 SEMS = [("relaxed", "cta"), ("acquire", "gpu"), ("release", "sys"), ("acq_rel", "gpu")]
-# (op, pointee) -> the PTX operation of `atom` (None: no such `atom`, a compare-and-swap
-# loop between fences).
+# (op, pointee) -> the PTX operation of `atom`, or the two of a float max/min (integer
+# atomics on the bits), or None: no such `atom`, a compare-and-swap loop between fences.
 ATOM_OPS = {("add", "i32"): "add.u32", ("add", "u32"): "add.u32", ("add", "i64"): "add.u64",
             ("add", "fp32"): "add.f32", ("add", "fp64"): "add.f64",
             ("add", "fp16"): "add.noftz.f16", ("add", "bf16"): "add.noftz.bf16",
@@ -187,22 +203,25 @@ ATOM_OPS = {("add", "i32"): "add.u32", ("add", "u32"): "add.u32", ("add", "i64")
             ("max", "i32"): "max.s32", ("max", "u32"): "max.u32", ("max", "i64"): "max.s64",
             ("min", "i64"): "min.s64", ("min", "u32"): "min.u32",
             ("xchg", "i32"): "exch.b32", ("xchg", "fp32"): "exch.b32", ("xchg", "i64"): "exch.b64",
-            ("xchg", "fp64"): "exch.b64", ("max", "fp32"): None, ("min", "fp16"): None}
+            ("xchg", "fp64"): "exch.b64", ("max", "fp32"): ("max.s32", "min.u32"),
+            ("min", "fp64"): ("min.s64", "max.u64"), ("min", "fp16"): None}
 
 
 @pytest.mark.parametrize("sem,scope", SEMS)
 def test_sem_and_scope_reach_the_instruction(sem, scope):
     """The memory order and scope are the instruction's own (`atom.<sem>.<scope>`, as Triton
-    writes them; LLVM's NVPTX backend would drop both), and ptxas takes every form. An
-    operation `atom` lacks (float max/min) is a relaxed compare-and-swap loop between the
-    fences of its sem: release before, acquire after."""
+    writes them; LLVM's NVPTX backend would drop both), and ptxas takes every form. A
+    32- or 64-bit float max/min is two integer atomics on the bits, both with the sem and
+    scope. An operation `atom` lacks (16-bit float max/min) is a relaxed compare-and-swap
+    loop between the fences of its sem: release before, acquire after."""
     for (op, dt), want in ATOM_OPS.items():
         sig = {"p": f"*{dt}", "v": f"*{dt}", "out": f"*{dt}"}
         asm = asm_of(rmw_kernel, sig, {"OP": op, "SEM": sem, "SCOPE": scope, "N": 128,
                                        "W": 32}, "cuda:sm_90a")
         got = re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm)
         if want is not None:
-            assert got == [f"atom.{sem}.{scope}.global.{want}"], (op, dt, got)
+            want = (want,) if isinstance(want, str) else want
+            assert got == [f"atom.{sem}.{scope}.global.{w}" for w in want], (op, dt, got)
             continue
         width = 64 if dt == "fp64" else 32
         fence = f"fence.acq_rel.{scope}"
@@ -214,6 +233,100 @@ def test_sem_and_scope_reach_the_instruction(sem, scope):
                  {"N": 128, "W": 32}, "cuda:sm_90a")
     assert re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm) == [
         "atom.acq_rel.gpu.global.cas.b64"]
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+@pytest.mark.parametrize("dt", ["fp32", "fp64"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_float_max_min_are_integer_atomics_on_the_bits(target, w, dt, op):
+    """fp32 / fp64 atomic_max is, as in Triton, a signed integer max on the bits where the
+    value's sign bit is clear and an unsigned min where it is set (atomic_min: signed min,
+    unsigned max), each under the mask, with the atomic's sem and scope: no compare-and-swap
+    loop. test_float_bit_trick_matches_float_order checks the order it computes."""
+    n = 32 if dt == "fp32" else 64
+    signed, unsigned = ("max", "min") if op == "max" else ("min", "max")
+    asm = asm_of(max_min_kernel, {"p": f"*{dt}", "v": f"*{dt}", "out": f"*{dt}", "n": "i32"},
+                 {"OP": op, "SLOTS": 8, "W": w}, target)
+    if target.startswith("cuda"):
+        assert "cas" not in asm
+        assert re.findall(r"\bfence\.[\w.]+|\batom\.[\w.]+", asm) == [
+            f"atom.acq_rel.gpu.global.{signed}.s{n}", f"atom.acq_rel.gpu.global.{unsigned}.u{n}"]
+    else:
+        assert "cmpswap" not in asm
+        x2 = "" if n == 32 else "_x2"
+        assert re.findall(r"\bglobal_atomic_\w+", asm) == [
+            f"global_atomic_s{signed}{x2}", f"global_atomic_u{unsigned}{x2}"]
+
+
+_INTS = {np.float32: (np.int32, np.uint32), np.float64: (np.int64, np.uint64)}
+
+
+def _bit_trick_rmw(op, mem, x):
+    """atomic_max / atomic_min of the floats ``x`` into ``mem`` (numpy arrays of one float
+    type, an address per element), as the DSL emits it (Semantic._float_max_min): two
+    integer atomics on the bits of ``mem``, the first (signed max / min) masked by "the sign
+    bit of x is clear", the second (unsigned min / max) by "it is set"; the old value is the
+    one of the atomic that acted. Updates ``mem``; returns the old values."""
+    sint, uint = _INTS[mem.dtype.type]
+    ival = x.view(sint)
+    pos = ~(ival < 0)
+    signed, unsigned = (np.maximum, np.minimum) if op == "max" else (np.minimum, np.maximum)
+    bits = mem.view(sint)
+    old_pos = bits.copy()
+    bits[:] = np.where(pos, signed(bits, ival), bits)
+    ubits = mem.view(uint)
+    old_neg = ubits.copy()
+    ubits[:] = np.where(~pos, unsigned(ubits, ival.view(uint)), ubits)
+    return np.where(pos, old_pos, old_neg.view(sint)).view(mem.dtype)
+
+
+def _float_stream(rng, ftype, shape):
+    """Floats of ``ftype``, no NaN: +-0.0, infinities, denormals, the extremes, random
+    values, and random bit patterns of either sign (denormals among them)."""
+    sint, uint = _INTS[ftype]
+    info = np.finfo(ftype)
+    special = np.array([0.0, math.inf, info.smallest_subnormal, 3 * info.smallest_subnormal,
+                        info.smallest_normal - info.smallest_subnormal, info.smallest_normal,
+                        info.max, 1.0, 1.5], ftype)
+    special = np.concatenate([special, -special])
+    n = 8 * np.dtype(ftype).itemsize
+    inf_bits = int(np.array(math.inf, ftype).view(uint))  # the bits above it are NaNs
+    patterns = (rng.integers(0, inf_bits, shape, dtype=uint, endpoint=True) |
+                (rng.integers(0, 2, shape, dtype=uint) << uint(n - 1))).view(ftype)
+    values = (rng.standard_normal(shape) * 10).astype(ftype)
+    pick = rng.integers(0, 3, shape)
+    return np.where(pick == 0, rng.choice(special, shape),
+                    np.where(pick == 1, patterns, values))
+
+
+@pytest.mark.parametrize("ftype", [np.float32, np.float64], ids=["fp32", "fp64"])
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_float_bit_trick_matches_float_order(op, ftype):
+    """Brute force, no GPU: the bit trick applied in sequence to random streams of floats
+    (+-0.0, infinities, denormals, random values and bit patterns; no NaN), 500 streams of
+    60, leaves the value Python's max / min of the floats leaves, and returns the same old
+    value at every step. Bitwise it orders -0.0 below +0.0: against a reference breaking
+    that tie so, the values agree bit for bit."""
+    rng = np.random.default_rng(20261129 + (op == "min") + 2 * (ftype is np.float64))
+    streams, steps = 500, 60
+    xs = _float_stream(rng, ftype, (steps, streams))
+    mem = _float_stream(rng, ftype, (streams,))
+    ref = [float(v) for v in mem]
+    tied = list(ref)
+    pick = max if op == "max" else min
+    key = lambda v: (v, math.copysign(1.0, v))  # noqa: E731  (-0.0 below +0.0)
+
+    def bits(values):
+        return np.array(values, ftype).view(_INTS[ftype][1])
+
+    for x in xs:
+        old = _bit_trick_rmw(op, mem, x)
+        assert [float(v) for v in old] == ref
+        assert np.array_equal(old.view(_INTS[ftype][1]), bits(tied))
+        ref = [pick(r, float(v)) for r, v in zip(ref, x)]
+        tied = [pick(t, float(v), key=key) for t, v in zip(tied, x)]
+    assert [float(v) for v in mem] == ref
+    assert np.array_equal(mem.view(_INTS[ftype][1]), bits(tied))
 
 
 @pytest.mark.parametrize("target,w", TARGETS)

@@ -47,6 +47,9 @@ def test_rmw_returns_old_and_updates(target, op, dtype):
 
 @pytest.mark.parametrize("op", ["add", "max", "min", "xchg"])
 def test_float_rmw(target, op):
+    """One address per element, values of both signs: the old values, and the memory after
+    (fp32 max / min are integer atomics on the bits; test_float_max_min_under_contention
+    races them)."""
     n = 4 * W
     p = torch.randn(n, device="cuda")
     v = torch.randn(n, device="cuda")
@@ -56,6 +59,45 @@ def test_float_rmw(target, op):
     ref = {"add": before + v, "max": torch.maximum(before, v),
            "min": torch.minimum(before, v), "xchg": v}[op]
     assert torch.equal(out, before) and torch.equal(p, ref)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_float_max_min_under_contention(target, op, dtype):
+    """Many programs on 8 addresses, values of mixed signs (slots 0, 3, 6 see only negative
+    values, 1, 4, 7 only positive ones, 2 and 5 both, with infinities among slot 2's and
+    +-0.0 among both's; the starting values include -inf, -0.0, +0.0 and +inf): the memory
+    ends at torch's amax / amin of the start and the values; each old value returned is the
+    start or a value of its slot, between the start and the result; and where the result is
+    not the start, some element saw an old value it improved on."""
+    slots, n = 8, 64 * 1024
+    w = 64 if target.startswith("hip") else W
+    v = torch.randn(n // slots, slots, dtype=dtype, device="cuda") * 100
+    kind = torch.arange(slots, device="cuda") % 3
+    v = torch.where(kind == 0, -v.abs() - 1, torch.where(kind == 1, v.abs() + 1, v))
+    inf = float("inf")
+    rows = torch.randperm(n // slots, device="cuda")[:16]
+    v[rows[:8], 2] = torch.tensor([inf, -inf, 0.0, -0.0] * 2, dtype=dtype, device="cuda")
+    v[rows[8:], 5] = torch.tensor([0.0, -0.0] * 4, dtype=dtype, device="cuda")
+    start = torch.tensor([-inf, -0.0, 0.0, -5.0, 3.0, -1.0, 1.0, inf], dtype=dtype,
+                         device="cuda")
+    p = start.clone()
+    v = v.reshape(-1).contiguous()
+    out = torch.empty_like(v)
+    block = 4 * w
+    k.max_min_kernel[((n + block - 1) // block,)](p, v, out, n, op, slots, w, num_warps=4)
+    vs, olds = v.view(-1, slots), out.view(-1, slots)
+    if op == "max":
+        ref = torch.maximum(start, vs.amax(0))
+        lo, hi, improved = start, ref, olds < vs
+    else:
+        ref = torch.minimum(start, vs.amin(0))
+        lo, hi, improved = ref, start, olds > vs
+    assert torch.equal(p, ref)
+    assert bool(((olds >= lo) & (olds <= hi)).all())
+    for s in range(slots):
+        assert bool(torch.isin(olds[:, s], torch.cat([vs[:, s], start[s:s + 1]])).all()), s
+    assert bool((improved.any(0) | (ref == start)).all())
 
 
 def test_cas(target):

@@ -831,20 +831,60 @@ class Semantic(SharedMemorySemantic):
             if elt.is_bool() or elt.primitive_bitwidth < 32:
                 raise TypeError(f"{what}: atomics need 32- or 64-bit integers, got {elt}")
             kind = {"max": "umax", "min": "umin"}.get(op, op) if elt.is_int_unsigned() else op
-        operands = [ptr, val]
-        if _unwrap(mask) is not None:
-            m = self.cast(self.as_tensor(_unwrap(mask)), core.int1)
-            m = m if m.type.is_block else self.splat(m, ptr.type.with_element_ty(core.int1))
-            ptr2, m = self.broadcast_all([ptr, m], what)
-            if tuple(ptr2.type.shape) != tuple(ptr.type.shape):
-                raise ValueError(f"{what}: the mask's shape {list(m.type.shape)} must "
-                                 f"broadcast to the pointers' {list(ptr.type.shape)}")
-            operands.append(m)
-        rt = val.type
-        handle = self.b.create("tile.atomic_rmw", operands, [rt],
+        m = self._atomic_mask(what, ptr, mask)
+        if op in ("max", "min") and elt in (core.float32, core.float64):
+            old = self._float_max_min(op, ptr, val, m, sem, scope)
+        else:
+            old = self._rmw(kind, ptr, val, m, sem, scope)
+        return self._atomic_result(pointer, old)
+
+    def _atomic_mask(self, what, ptr, mask):
+        """The user's mask as an i1 tensor of the pointers' shape, or None."""
+        if _unwrap(mask) is None:
+            return None
+        m = self.cast(self.as_tensor(_unwrap(mask)), core.int1)
+        m = m if m.type.is_block else self.splat(m, ptr.type.with_element_ty(core.int1))
+        ptr2, m = self.broadcast_all([ptr, m], what)
+        if tuple(ptr2.type.shape) != tuple(ptr.type.shape):
+            raise ValueError(f"{what}: the mask's shape {list(m.type.shape)} must "
+                             f"broadcast to the pointers' {list(ptr.type.shape)}")
+        return m
+
+    def _rmw(self, kind, ptr, val, mask, sem, scope) -> tensor:
+        operands = [ptr, val] + ([mask] if mask is not None else [])
+        handle = self.b.create("tile.atomic_rmw", operands, [val.type],
                                {"kind": f'"{kind}"', "sem": f'"{sem}"',
                                 "scope": f'"{scope}"'})[0]
-        return self._atomic_result(pointer, tensor(handle, rt))
+        return tensor(handle, val.type)
+
+    def _float_max_min(self, op, ptr, val, mask, sem, scope) -> tensor:
+        """atomic_max / atomic_min of fp32 / fp64 as Triton's: integer atomics on the bits.
+        A float whose sign bit is clear orders as its bits do as signed integers (every
+        negative one below it); one whose sign bit is set orders reversed as its bits do as
+        unsigned integers (every non-negative one below it). So max is a signed max where
+        ``val``'s sign bit is clear and an unsigned min where it is set (min: signed min,
+        unsigned max), each under the user's mask; the old value is that of the one that
+        acted. -0.0 orders below +0.0; a NaN acts as its bits do."""
+        sint, uint = ((core.int32, core.uint32) if val.dtype.primitive_bitwidth == 32 else
+                      (core.int64, core.uint64))
+        ival = self.cast(val, sint, bitcast=True)
+        neg = self.compare("lt", ival, self.constant_like(0, ival.type))  # the sign bit
+        pos = self.unary("not", neg)
+        iptr = self._reinterpret_ptr(ptr, sint)
+        uptr = tensor(iptr.handle, iptr.type.with_element_ty(ptr.dtype.with_element_ty(uint)))
+        signed, unsigned = ("max", "umin") if op == "max" else ("min", "umax")
+        both = (lambda c: c) if mask is None else (lambda c: self.logical("and", mask, c))
+        old_pos = self._rmw(signed, iptr, ival, both(pos), sem, scope)
+        old_neg = self._rmw(unsigned, uptr, self.cast(ival, uint), both(neg), sem, scope)
+        old = self.where(pos, old_pos, self.cast(old_neg, sint))
+        return self.cast(old, val.dtype, bitcast=True)
+
+    def _reinterpret_ptr(self, ptr: tensor, elt) -> tensor:
+        """``ptr`` as pointers to ``elt`` (the same address; Triton's pointer bitcast). The
+        tile dialect has no pointer cast, so this is a builtin unrealized conversion cast,
+        which the conversion to LLVM folds away (both types become the same LLVM pointer)."""
+        rt = ptr.type.with_element_ty(ptr.dtype.with_element_ty(elt))
+        return tensor(self.b.create("builtin.unrealized_conversion_cast", [ptr], [rt])[0], rt)
 
     def _atomic_result(self, pointer, old: tensor):
         """An atomic through a scalar pointer returns a scalar, as in Gluon: the one element
