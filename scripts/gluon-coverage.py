@@ -59,9 +59,6 @@ DIFFERENCES = {
     "float8e4b8": _FP8,
     "float8e5b16": _FP8,
     "float8e4b15": _FP8,
-    **{f"amd.{chip}.buffer_atomic_{op}": "global atomics on ptr + offsets (masked lanes "
-                                         "branch around), not buffer_atomic instructions"
-       for chip in ("cdna3", "cdna4") for op in ("add", "and", "or", "xor", "max", "min")},
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",

@@ -28,20 +28,14 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
-namespace {
-
-/// Lowers one atomic op: `act(i)` performs the atomic of canonical register
-/// i (at the rewriter's insertion point) and returns the old value.
-/// With `pairFn`, pairs of adjacent canonical registers (2i, 2i+1) are
-/// performed together: `pairFn(2i)` returns their old values as a
-/// 2-element vector.
-LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
-                          ArrayRef<Value> masks, Type regTy,
-                          ConversionPatternRewriter &rewriter,
-                          const LoweringContext &ctx,
-                          function_ref<Value(unsigned)> act,
-                          Type structTy,
-                          function_ref<Value(unsigned)> pairFn = {}) {
+LogicalResult kiln::lowerAtomic(Operation *op, RankedTensorType type,
+                                Value result, ArrayRef<Value> masks, Type regTy,
+                                ConversionPatternRewriter &rewriter,
+                                const LoweringContext &ctx,
+                                function_ref<Value(unsigned)> act,
+                                Type structTy,
+                                function_ref<Value(unsigned)> pairFn,
+                                function_ref<Value(unsigned, Value)> actIf) {
   if (!inControlFlowGraph(op))
     return op->emitOpError()
            << "is lowered with branches, so it must be in a function's "
@@ -110,6 +104,16 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
       ++r;
       continue;
     }
+    if (actIf) {
+      // Predicated by the instruction itself: every thread issues it; only
+      // the acting ones publish.
+      out[r] = actIf(r, pred);
+      if (broadcast && pred)
+        emitIf(rewriter, loc, pred, [&] { publish(r, out[r]); });
+      else
+        publish(r, out[r]);
+      continue;
+    }
     auto actOne = [&] {
       Value old = act(r);
       publish(r, old);
@@ -131,6 +135,8 @@ LogicalResult lowerAtomic(Operation *op, RankedTensorType type, Value result,
   rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
   return success();
 }
+
+namespace {
 
 struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
   AtomicRMWOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)

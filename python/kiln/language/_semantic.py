@@ -817,7 +817,8 @@ class Semantic(SharedMemorySemantic):
         raise TypeError(f"{what}: {name} must have the pointer's element type {elt}, got "
                         f"{got}{hint}")
 
-    def atomic_rmw(self, op, pointer, val, mask, sem, scope) -> tensor:
+    def atomic_rmw(self, op, pointer, val, mask, sem, scope, attrs=None) -> tensor:
+        """``attrs``: extra attributes of the atomic ops (a vendor's marks)."""
         what = f"atomic_{op}"
         ptr, elt, (val,), sem, scope = self._atomic_common(what, pointer, [val], sem, scope)
         if elt.is_floating():
@@ -833,9 +834,9 @@ class Semantic(SharedMemorySemantic):
             kind = {"max": "umax", "min": "umin"}.get(op, op) if elt.is_int_unsigned() else op
         m = self._atomic_mask(what, ptr, mask)
         if op in ("max", "min") and elt in (core.float32, core.float64):
-            old = self._float_max_min(op, ptr, val, m, sem, scope)
+            old = self._float_max_min(op, ptr, val, m, sem, scope, attrs)
         else:
-            old = self._rmw(kind, ptr, val, m, sem, scope)
+            old = self._rmw(kind, ptr, val, m, sem, scope, attrs)
         return self._atomic_result(pointer, old)
 
     def _atomic_mask(self, what, ptr, mask):
@@ -850,14 +851,14 @@ class Semantic(SharedMemorySemantic):
                              f"broadcast to the pointers' {list(ptr.type.shape)}")
         return m
 
-    def _rmw(self, kind, ptr, val, mask, sem, scope) -> tensor:
+    def _rmw(self, kind, ptr, val, mask, sem, scope, attrs=None) -> tensor:
         operands = [ptr, val] + ([mask] if mask is not None else [])
         handle = self.b.create("tile.atomic_rmw", operands, [val.type],
                                {"kind": f'"{kind}"', "sem": f'"{sem}"',
-                                "scope": f'"{scope}"'})[0]
+                                "scope": f'"{scope}"', **(attrs or {})})[0]
         return tensor(handle, val.type)
 
-    def _float_max_min(self, op, ptr, val, mask, sem, scope) -> tensor:
+    def _float_max_min(self, op, ptr, val, mask, sem, scope, attrs=None) -> tensor:
         """atomic_max / atomic_min of fp32 / fp64 as Triton's: integer atomics on the bits.
         A float whose sign bit is clear orders as its bits do as signed integers (every
         negative one below it); one whose sign bit is set orders reversed as its bits do as
@@ -874,8 +875,9 @@ class Semantic(SharedMemorySemantic):
         uptr = tensor(iptr.handle, iptr.type.with_element_ty(ptr.dtype.with_element_ty(uint)))
         signed, unsigned = ("max", "umin") if op == "max" else ("min", "umax")
         both = (lambda c: c) if mask is None else (lambda c: self.logical("and", mask, c))
-        old_pos = self._rmw(signed, iptr, ival, both(pos), sem, scope)
-        old_neg = self._rmw(unsigned, uptr, self.cast(ival, uint), both(neg), sem, scope)
+        old_pos = self._rmw(signed, iptr, ival, both(pos), sem, scope, attrs)
+        old_neg = self._rmw(unsigned, uptr, self.cast(ival, uint), both(neg), sem, scope,
+                            attrs)
         old = self.where(pos, old_pos, self.cast(old_neg, sint))
         return self.cast(old, val.dtype, bitcast=True)
 

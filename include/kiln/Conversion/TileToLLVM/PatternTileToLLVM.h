@@ -326,6 +326,24 @@ mlir::FailureOr<Ownership> planOwnership(mlir::Operation *op,
 /// does).
 mlir::Value ownerPredicate(mlir::OpBuilder &b, mlir::Location loc,
                            const Ownership &own, const LoweringContext &ctx);
+/// Lowers an atomic op (`type`: its value tensor; `result`: the old values)
+/// once per element, however many threads hold it: `act(r)` performs the
+/// atomic of canonical register r at the rewriter's insertion point and
+/// returns the old value, behind a branch where the thread test or
+/// `masks[r]` applies. With `pairFn`, adjacent canonical registers (2i,
+/// 2i+1) are performed together (`pairFn(2i)`: a 2-element vector). With
+/// `actIf`, every thread issues every canonical register's atomic itself:
+/// `actIf(r, pred)` makes it act only where `pred` (null: everywhere)
+/// holds, e.g. by an out-of-range address, instead of a branch. Old values
+/// of elements several threads hold reach them through the op's scratch.
+mlir::LogicalResult
+lowerAtomic(mlir::Operation *op, mlir::RankedTensorType type,
+            mlir::Value result, llvm::ArrayRef<mlir::Value> masks,
+            mlir::Type regTy, mlir::ConversionPatternRewriter &rewriter,
+            const LoweringContext &ctx,
+            llvm::function_ref<mlir::Value(unsigned)> act, mlir::Type structTy,
+            llvm::function_ref<mlir::Value(unsigned)> pairFn = {},
+            llvm::function_ref<mlir::Value(unsigned, mlir::Value)> actIf = {});
 /// `thenFn()`'s value where `cond` holds, undefined elsewhere, at the
 /// rewriter's insertion point (which ends in the join block). Needs the op
 /// in a control-flow graph (inControlFlowGraph).

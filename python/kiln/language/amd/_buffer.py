@@ -146,10 +146,13 @@ def load_shared_relaxed(sem, smem, layout):
 
 def buffer_atomic(sem, op, ptr, offsets, value, mask, sem_order, scope):
     """Gluon's ``buffer_atomic_<op>``: the atomic of :func:`kiln.language.atomic_add` & co. on
-    ``ptr + offsets`` (a scalar base and int32 element offsets). Kiln issues global atomics,
-    not buffer ones: masked lanes branch around instead of pointing out of range."""
+    ``ptr + offsets`` (a scalar base and int32 element offsets), as ``buffer_atomic_<op>``
+    instructions on the base's buffer resource (the ``tile_amd.buffer`` mark on the atomic):
+    lanes that do not act get an offset past the resource's end. An operation no buffer
+    atomic has (16-bit floats) is a global atomic."""
     what = f"buffer_atomic_{op}"
     ptr = _base(sem, ptr, what)
     offsets = _offsets(sem, offsets, what)
     ptrs = sem.binary("add", sem.splat(ptr, offsets.type.with_element_ty(ptr.dtype)), offsets)
-    return sem.atomic_rmw(op, ptrs, value, mask, sem_order, scope)
+    return sem.atomic_rmw(op, ptrs, value, mask, sem_order, scope,
+                          attrs={"tile_amd.buffer": "unit"})

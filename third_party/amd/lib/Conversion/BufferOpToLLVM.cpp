@@ -20,6 +20,7 @@
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -33,6 +34,8 @@ namespace {
 constexpr int64_t kRsrcFlags = (7 << 12) | (4 << 15);
 constexpr int64_t kNumRecords = 0x7FFFFFFE;
 constexpr int64_t kOutOfRange = int64_t(1) << 31;
+/// The unit attribute Gluon's buffer_atomic_* put on their tile.atomic_rmw.
+constexpr StringLiteral kBufferAtomicAttr = "tile_amd.buffer";
 
 Value makeResource(OpBuilder &b, Location loc, Value base) {
   return ROCDL::MakeBufferRsrcOp::create(
@@ -240,13 +243,126 @@ struct BufferLoadToLocalOpConversion : TileOpConversion<BufferLoadToLocalOp> {
   const AMDLoweringHooks &hooks;
 };
 
+/// The scalar base and element offsets of a buffer atomic's pointers:
+/// addptr(splat(base), offsets), possibly viewed as pointers to another
+/// element type of the same width (a float max/min on the bits).
+std::optional<std::pair<Value, Value>> bufferOperands(Value ptrs) {
+  while (auto cast = ptrs.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast->getNumOperands() != 1)
+      return std::nullopt;
+    ptrs = cast->getOperand(0);
+  }
+  auto add = ptrs.getDefiningOp<AddPtrOp>();
+  if (!add)
+    return std::nullopt;
+  auto splat = add.getPtr().getDefiningOp<SplatOp>();
+  auto offTy = dyn_cast<RankedTensorType>(add.getOffset().getType());
+  if (!splat || !offTy || !offTy.getElementType().isInteger(32))
+    return std::nullopt;
+  return std::make_pair(splat.getSrc(), add.getOffset());
+}
+
+/// The buffer atomic intrinsic's operation for an atomic_rmw `kind` on
+/// `type`, or none (those stay global atomics).
+std::optional<StringRef> bufferAtomicName(StringRef kind, Type type) {
+  bool isInt = type.isInteger(32) || type.isInteger(64);
+  bool isFloat = type.isF32() || type.isF64();
+  return llvm::StringSwitch<std::optional<StringRef>>(kind)
+      .Case("add", isInt ? std::optional<StringRef>("add") : std::nullopt)
+      .Case("fadd", isFloat ? std::optional<StringRef>("fadd") : std::nullopt)
+      .Case("and", isInt ? std::optional<StringRef>("and") : std::nullopt)
+      .Case("or", isInt ? std::optional<StringRef>("or") : std::nullopt)
+      .Case("xor", isInt ? std::optional<StringRef>("xor") : std::nullopt)
+      .Case("max", isInt ? std::optional<StringRef>("smax") : std::nullopt)
+      .Case("min", isInt ? std::optional<StringRef>("smin") : std::nullopt)
+      .Case("umax", isInt ? std::optional<StringRef>("umax") : std::nullopt)
+      .Case("umin", isInt ? std::optional<StringRef>("umin") : std::nullopt)
+      // (LLVM selects no f64 buffer swap.)
+      .Case("xchg", isInt || type.isF32() ? std::optional<StringRef>("swap")
+                                          : std::nullopt)
+      .Default(std::nullopt);
+}
+
+/// A tile.atomic_rmw marked tile_amd.buffer (Gluon's buffer_atomic_*):
+/// `buffer_atomic_<op>` on the resource of its scalar base, once per element
+/// however many threads hold it (kiln::lowerAtomic). A lane that does not
+/// act (masked, or repeating another thread's element) issues it with an
+/// out-of-range offset, which the hardware drops (returning 0), instead of
+/// branching around it. The memory order is fences around it at the op's
+/// scope (the instruction has none). Without the base-plus-offsets form,
+/// or for an operation no buffer atomic has, the global atomic's lowering
+/// applies.
+struct BufferAtomicRMWConversion : ConvertOpToLLVMPattern<AtomicRMWOp> {
+  // Before the global atomic's pattern.
+  BufferAtomicRMWConversion(TileTypeConverter &converter,
+                            const LoweringContext &ctx)
+      : ConvertOpToLLVMPattern(converter, /*benefit=*/2), ctx(ctx) {}
+
+  Type convert(Type t) const { return getTypeConverter()->convertType(t); }
+
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op->hasAttr(kBufferAtomicAttr))
+      return failure();
+    std::optional<std::pair<Value, Value>> operands =
+        bufferOperands(op.getPtr());
+    RankedTensorType type = op.getVal().getType();
+    std::optional<StringRef> name =
+        bufferAtomicName(op.getKind(), type.getElementType());
+    Type regTy = convert(type.getElementType());
+    Type structTy = convert(op.getType());
+    if (!operands || !name || !regTy || !structTy)
+      return failure();
+    Location loc = op.getLoc();
+    Value base = rewriter.getRemappedValue(operands->first);
+    Value offsets = rewriter.getRemappedValue(operands->second);
+    if (!base || !offsets)
+      return failure();
+    Value rsrc = makeResource(rewriter, loc, base);
+    SmallVector<Value> offs = unpackStruct(rewriter, loc, offsets);
+    SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getVal());
+    SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
+    unsigned elemBytes = getElementBytes(type.getElementType());
+    std::string scope = ctx.target.atomicSyncScope(op.getScope());
+    StringRef sem = op.getSem();
+    std::string intrinsic =
+        ("llvm.amdgcn.raw.ptr.buffer.atomic." + *name).str();
+    auto actIf = [&](unsigned r, Value pred) -> Value {
+      Value off = LLVM::MulOp::create(rewriter, loc, offs[r],
+                                      i32Const(rewriter, loc, elemBytes));
+      if (pred)
+        off = LLVM::SelectOp::create(rewriter, loc, pred, off,
+                                     i32Const(rewriter, loc, kOutOfRange));
+      if (sem == "release" || sem == "acq_rel")
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
+                              scope);
+      Value zero = i32Const(rewriter, loc, 0);
+      Value old = LLVM::CallIntrinsicOp::create(
+                      rewriter, loc, regTy, rewriter.getStringAttr(intrinsic),
+                      ValueRange{vals[r], rsrc, off, zero, zero})
+                      .getResult(0);
+      if (sem == "acquire" || sem == "acq_rel")
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
+                              scope);
+      return old;
+    };
+    return lowerAtomic(
+        op, type, op.getResult(), masks, regTy, rewriter, ctx,
+        [](unsigned) -> Value { return {}; }, structTy, {}, actIf);
+  }
+
+  const LoweringContext &ctx;
+};
+
 } // namespace
 
 void kiln::populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const LoweringContext &ctx,
                                           const AMDLoweringHooks &hooks) {
-  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion>(converter, ctx);
+  patterns.add<BufferLoadOpConversion, BufferStoreOpConversion,
+               BufferAtomicRMWConversion>(converter, ctx);
   patterns.add<BufferLoadToLocalOpConversion>(converter, ctx, hooks);
 }
 

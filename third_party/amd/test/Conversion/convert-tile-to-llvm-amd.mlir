@@ -348,3 +348,57 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return
   }
 }
+
+// -----
+
+// Gluon's buffer_atomic_* (an atomic_rmw marked tile_amd.buffer on
+// splat(base) + offsets): one buffer atomic per element on the base's
+// resource, a masked lane's offset out of range (2^31) instead of a branch,
+// the sem's fences around it. Unmarked, the same pointers take a global
+// atomic.
+// CHECK-LABEL: llvm.func @buffer_atomics(
+// CHECK: %[[OOB:.*]] = llvm.mlir.constant(-2147483648 : i32) : i32
+// CHECK-NEXT: %[[OFF:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[OOB]] : i1, i32
+// CHECK-NEXT: llvm.fence syncscope("agent") release
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.raw.ptr.buffer.atomic.add"(%{{.*}}, %{{.*}}, %[[OFF]], %{{.*}}, %{{.*}}) : (i32, !llvm.ptr<8>, i32, i32, i32) -> i32
+// CHECK-NEXT: llvm.fence syncscope("agent") acquire
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.atomicrmw umax %{{.*}}, %{{.*}} syncscope("agent") monotonic
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @buffer_atomics(%base: !tile.ptr<i32>, %v: tensor<256xi32, #l>, %m: tensor<256xi1, #l>) -> tensor<256xi32, #l> {
+    %offs = tile.arange 0, 256 : tensor<256xi32, #l>
+    %s = tile.splat %base : tensor<256x!tile.ptr<i32>, #l>
+    %p = tile.addptr %s, %offs : tensor<256x!tile.ptr<i32>, #l>, tensor<256xi32, #l>
+    %a = tile.atomic_rmw "add", %p, %v, %m {sem = "acq_rel", scope = "gpu", tile_amd.buffer} : tensor<256x!tile.ptr<i32>, #l>
+    %b = tile.atomic_rmw "umax", %p, %v {sem = "relaxed", scope = "gpu"} : tensor<256x!tile.ptr<i32>, #l>
+    %c = arith.addi %a, %b : tensor<256xi32, #l>
+    return %c : tensor<256xi32, #l>
+  }
+}
+
+// -----
+
+// 64 elements over 256 threads, old values used: warps 1-3 repeat warp 0's
+// elements, so their lanes issue the buffer atomic out of range; the acting
+// lanes alone publish the old values (the one branch), and after a barrier
+// every holder reads its element's.
+// CHECK-LABEL: llvm.func @buffer_atomic_broadcast(
+// CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, i32
+// CHECK: llvm.call_intrinsic "llvm.amdgcn.raw.ptr.buffer.atomic.smax"
+// CHECK-NEXT: llvm.cond_br
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: rocdl.s.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @buffer_atomic_broadcast(%base: !tile.ptr<i32>, %v: tensor<64xi32, #l>) -> tensor<64xi32, #l> {
+    %offs = tile.arange 0, 64 : tensor<64xi32, #l>
+    %s = tile.splat %base : tensor<64x!tile.ptr<i32>, #l>
+    %p = tile.addptr %s, %offs : tensor<64x!tile.ptr<i32>, #l>, tensor<64xi32, #l>
+    %a = tile.atomic_rmw "max", %p, %v {sem = "relaxed", scope = "cta", tile_amd.buffer} : tensor<64x!tile.ptr<i32>, #l>
+    return %a : tensor<64xi32, #l>
+  }
+}

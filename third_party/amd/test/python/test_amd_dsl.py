@@ -465,29 +465,83 @@ def test_amd_wmma_layout_is_built_and_refused_where_used():
 
 
 @kiln.jit
-def buffer_atomic_kernel(p, v, out, OP: kl.constexpr):
-    """out = buffer_atomic_OP(p, offs, v[offs]) for 256 int32 elements (one per thread)."""
+def batomic_kernel(p, v, out, OP: kl.constexpr, N: kl.constexpr, SEM: kl.constexpr):
+    """out = buffer_atomic_OP(p, offs, v[offs]) for N elements over 256 threads (N < 256:
+    warps repeat elements), the last 3 masked off."""
     L: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
-    offs = kl.arange(0, 256, L)
+    offs = kl.arange(0, N, L)
     val = kl.load(v + offs)
-    m = offs < 200
+    m = offs < N - 3
     if OP == "add":
-        old = cdna3.buffer_atomic_add(p, offs, val, mask=m)
+        old = cdna3.buffer_atomic_add(p, offs, val, mask=m, sem=SEM)
+    elif OP == "and":
+        old = cdna3.buffer_atomic_and(p, offs, val, mask=m, sem=SEM)
+    elif OP == "or":
+        old = cdna4.buffer_atomic_or(p, offs, val, mask=m, sem=SEM)
+    elif OP == "xor":
+        old = cdna3.buffer_atomic_xor(p, offs, val, mask=m, sem=SEM)
     elif OP == "max":
-        old = cdna3.buffer_atomic_max(p, offs, val, mask=m, sem="relaxed", scope="cta")
+        old = cdna3.buffer_atomic_max(p, offs, val, mask=m, sem=SEM, scope="cta")
+    elif OP == "min":
+        old = cdna3.buffer_atomic_min(p, offs, val, mask=m, sem=SEM)
     else:
-        old = cdna4.buffer_atomic_xchg(p, offs, val, mask=m)
+        old = cdna4.buffer_atomic_xchg(p, offs, val, mask=m, sem=SEM)
     kl.store(out + offs, old)
 
 
-@pytest.mark.parametrize("op", ["add", "max", "xchg"])
+# (op, pointee) -> the buffer atomics it issues (one each per element of a thread).
+BUFFER_ATOMICS = {
+    ("add", "i32"): ["buffer_atomic_add"], ("add", "i64"): ["buffer_atomic_add_x2"],
+    ("add", "fp32"): ["buffer_atomic_add_f32"], ("add", "fp64"): ["buffer_atomic_add_f64"],
+    ("and", "i32"): ["buffer_atomic_and"], ("or", "i64"): ["buffer_atomic_or_x2"],
+    ("xor", "u32"): ["buffer_atomic_xor"], ("max", "i32"): ["buffer_atomic_smax"],
+    ("max", "u32"): ["buffer_atomic_umax"], ("min", "i64"): ["buffer_atomic_smin_x2"],
+    ("xchg", "i32"): ["buffer_atomic_swap"], ("xchg", "fp32"): ["buffer_atomic_swap"],
+    # float max/min: integer atomics on the bits, as atomic_max / atomic_min
+    ("max", "fp32"): ["buffer_atomic_smax", "buffer_atomic_umin"],
+    ("min", "fp64"): ["buffer_atomic_smin_x2", "buffer_atomic_umax_x2"],
+}
+
+
 @pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
-def test_buffer_atomics_compile_to_global_atomics(op, target):
-    """Gluon's buffer_atomic_* on CDNA: one global atomic per element behind the mask (Kiln
-    issues global atomics, not buffer_atomic instructions)."""
-    k = kiln.compile(buffer_atomic_kernel, {"p": "*i32", "v": "*i32", "out": "*i32"},
-                     {"OP": op}, target=target, num_warps=4, cache=False)
-    want = {"add": "global_atomic_add", "max": "global_atomic_smax",
-            "xchg": "global_atomic_swap"}[op]
-    assert len(re.findall(want, k.asm["amdgcn"])) == 1, re.findall(r"global_atomic\w*",
-                                                                    k.asm["amdgcn"])
+@pytest.mark.parametrize("n", [256, 64])
+def test_buffer_atomics_are_buffer_instructions(target, n):
+    """Gluon's buffer_atomic_* are buffer_atomic_<op> instructions on the base's resource: no
+    global atomics, and no branch around them (masked lanes, and lanes repeating another
+    thread's element when n < 256, address past the resource's end: the offset select)."""
+    for (op, dt), want in BUFFER_ATOMICS.items():
+        k = kiln.compile(batomic_kernel, {"p": f"*{dt}", "v": f"*{dt}", "out": f"*{dt}"},
+                         {"OP": op, "N": n, "SEM": "relaxed"}, target=target, num_warps=4,
+                         cache=False)
+        asm = k.asm["amdgcn"]
+        got = re.findall(r"\b(?:buffer|global|flat)_atomic_\w+", asm)
+        assert sorted(set(got)) == sorted(want), (op, dt, got)
+        assert len(got) == len(want), (op, dt, got)
+        ll = k.asm["llir"]
+        assert ll.count("2147483648") >= len(want), (op, dt)  # the out-of-range offset
+        if n == 256:  # every element held once, old values not broadcast: no branch at all
+            assert "s_cbranch_execz" not in asm, (op, dt)
+
+
+@pytest.mark.parametrize("sem", ["relaxed", "acquire", "release", "acq_rel"])
+def test_buffer_atomic_sem_is_fences_around_it(sem):
+    """The instruction has no memory order: release writes L2 back before it, acquire
+    invalidates after it (agent scope)."""
+    k = kiln.compile(batomic_kernel, {"p": "*i32", "v": "*i32", "out": "*i32"},
+                     {"OP": "add", "N": 256, "SEM": sem}, target="hip:gfx942", num_warps=4,
+                     cache=False)
+    asm = k.asm["amdgcn"]
+    seq = re.findall(r"buffer_wbl2|buffer_atomic_add|buffer_inv", asm)
+    want = (["buffer_wbl2"] if sem in ("release", "acq_rel") else []) + ["buffer_atomic_add"] + \
+        (["buffer_inv"] if sem in ("acquire", "acq_rel") else [])
+    assert seq == want, seq
+
+
+def test_buffer_atomics_without_a_buffer_form_are_global():
+    """16-bit float adds and f64 exchanges have no buffer atomic: global atomics."""
+    for op, dt in (("add", "fp16"), ("xchg", "fp64")):
+        k = kiln.compile(batomic_kernel, {"p": f"*{dt}", "v": f"*{dt}", "out": f"*{dt}"},
+                         {"OP": op, "N": 256, "SEM": "relaxed"}, target="hip:gfx942",
+                         num_warps=4, cache=False)
+        asm = k.asm["amdgcn"]
+        assert "buffer_atomic" not in asm and re.search(r"global_atomic", asm), (op, dt)

@@ -59,8 +59,8 @@ def _buffer_atomic(op):
     fn.__name__ = fn.__qualname__ = f"buffer_atomic_{op}"
     fn.__doc__ = (f"Atomic {op} of ``value`` at ``ptr[offsets]`` (a scalar base, int32 element "
                   f"offsets) where ``mask`` holds; returns the old values. ``sem`` and "
-                  f"``scope`` as for kiln.language.atomic_add. Kiln issues global atomics "
-                  f"(masked lanes branch around), not buffer_atomic instructions.")
+                  f"``scope`` as for kiln.language.atomic_add: buffer_atomic_{op} "
+                  f"instructions (masked lanes address past the buffer's end).")
     return fn
 
 
