@@ -94,8 +94,6 @@ DIFFERENCES = {
     "min": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
             "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
             "depends on the reduction order)"),
-    "reduce": "axis=None with keep_dims=True, and reducing along a dimension split among a "
-              "cluster's CTAs, are refused",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark "
                        "(Gluon rejects it)",
     "shared_memory_descriptor": "a buffer chosen by an `if` or carried through a loop is "

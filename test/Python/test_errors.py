@@ -1082,3 +1082,22 @@ def test_amd_register_limit_is_lower_and_names_the_target():
     assert_error(info.value, "E:big64", "kl.arange",
                  r"arange: tensor 'tensor \[262144\] int32, BlockedLayout\(\[1\], \[64\], \[4\], "
                  r"\[0\]\)' needs 1024 registers per thread in layout BlockedLayout\(.*\); Kiln's limit on hip:gfx942 is 512 \(use a smaller block or more warps\)")
+
+
+@kiln.jit
+def sum_all_keep_dims(x, y):
+    r = kl.arange(0, 16, kl.SliceLayout(1, L2))
+    c = kl.arange(0, 16, kl.SliceLayout(0, L2))
+    v = kl.load(x + r[:, None] * 16 + c[None, :])
+    s = kl.sum(v, axis=None, keep_dims=True)  # E:sum-all-keep
+    kl.store(y, kl.sum(s, axis=None))
+
+
+def test_reduce_of_every_axis_keeping_dims_is_a_located_error():
+    """Gluon refuses it too (its expand_dims takes no scalar); the message says what to do."""
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(sum_all_keep_dims, {"x": "*fp32", "y": "*fp32"})
+    assert_error(ei.value, "E:sum-all-keep", "kl.sum",
+                 r"reduce with axis=None and keep_dims=True is not supported: reducing every "
+                 r"axis gives a scalar, which has no layout to keep dimensions in \(Gluon "
+                 r"refuses it too\); reduce one axis at a time with keep_dims=True")

@@ -1203,7 +1203,10 @@ class Semantic(SharedMemorySemantic):
             for ax in reversed(range(rank)):
                 x = self.reduce(x, ax, combine)
             if keep_dims:
-                raise ValueError("reduce with axis=None and keep_dims=True is not supported")
+                raise ValueError("reduce with axis=None and keep_dims=True is not supported: "
+                                 "reducing every axis gives a scalar, which has no layout "
+                                 "to keep dimensions in (Gluon refuses it too); reduce "
+                                 "one axis at a time with keep_dims=True")
             return x
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"reduce axis must be a constexpr int, got {axis!r}")
