@@ -106,9 +106,6 @@ DIFFERENCES = {
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
-    "amd.cdna4.async_copy.global_load_to_shared": "cache_modifier \".cv\" is refused (\"\", "
-                                                  "\".ca\" and \".cg\" set the copy's cache "
-                                                  "bits as on buffer loads)",
     "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
                        "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
                        "ROCm device libraries are not linked)",

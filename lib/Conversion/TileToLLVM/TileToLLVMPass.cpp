@@ -187,11 +187,9 @@ LogicalResult checkAsyncCopies(ModuleOp module, const LoweringContext &lctx) {
         lctx);
     if (failed(width))
       return WalkResult::interrupt();
-    if (!lctx.target.asyncCopyCacheLegal(op.getCacheModifier(),
-                                         width->bytes)) {
-      op.emitOpError() << "cache_modifier \".cg\" needs 16-byte copies; this "
-                          "copy moves "
-                       << width->bytes << " bytes per access";
+    if (std::optional<std::string> why = lctx.target.asyncCopyCacheError(
+            op.getCacheModifier(), width->bytes)) {
+      op.emitOpError() << *why;
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

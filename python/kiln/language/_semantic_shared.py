@@ -224,7 +224,10 @@ class SharedMemorySemantic:
     # -- asynchronous copies -------------------------------------------------------------------
 
     def async_copy_global_to_local(self, smem, pointer, mask=None, cache_modifier="",
-                                   eviction_policy="", volatile=False, other=None) -> None:
+                                   eviction_policy="", volatile=False, other=None,
+                                   cache_modifiers=("", ".ca", ".cg")) -> None:
+        """``cache_modifiers``: the modifiers the caller's copy takes (Gluon's
+        async_copy_global_to_shared: '', '.ca', '.cg'; a vendor's copy may take more)."""
         if not isinstance(smem, core.shared_memory_descriptor):
             raise TypeError(f"async_copy_global_to_shared: smem must be a shared memory "
                             f"descriptor (from allocate_shared_memory), got {smem!r}")
@@ -237,9 +240,10 @@ class SharedMemorySemantic:
             raise TypeError(f"async_copy_global_to_shared: the pointers point to "
                             f"{pointer.dtype.element_ty} but the buffer holds {smem.dtype}")
         cache_modifier = _unwrap(cache_modifier)
-        if cache_modifier not in ("", ".ca", ".cg"):
-            raise ValueError(f"async_copy_global_to_shared: cache_modifier must be '', '.ca' "
-                             f"or '.cg', got {cache_modifier!r}")
+        if cache_modifier not in cache_modifiers:
+            allowed = ", ".join(repr(c) for c in cache_modifiers[:-1])
+            raise ValueError(f"async_copy_global_to_shared: cache_modifier must be {allowed} "
+                             f"or {cache_modifiers[-1]!r}, got {cache_modifier!r}")
         # Accepted as in Gluon, and, as in Triton 3.6's cp.async lowering, without effect
         # (cp.async carries no eviction priority here, and the copy is never cached in
         # registers, so volatile changes nothing).

@@ -1304,7 +1304,7 @@ func.func @copy_immutable(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 func.func @copy_cache(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>) {
-  // expected-error @+1 {{cache_modifier must be "", ".ca" or ".cg", got ".cs"}}
+  // expected-error @+1 {{cache_modifier must be "", ".ca", ".cg" or ".cv", got ".cs"}}
   %t = tile.async_copy_global_to_local %p, %b {cache_modifier = ".cs"} : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf32, #sh, mutable>
   return
 }

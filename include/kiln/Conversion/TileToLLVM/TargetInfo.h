@@ -173,12 +173,18 @@ public:
                          mlir::Value dst, mlir::Value src, unsigned bytes,
                          mlir::Value pred,
                          llvm::StringRef cacheModifier) const;
-  /// Whether an asynchronous copy of `bytes` bytes a thread may carry
-  /// `cacheModifier` (cp.async: ".cg" only for 16-byte copies, the
-  /// default rule).
-  virtual bool asyncCopyCacheLegal(llvm::StringRef cacheModifier,
-                                   unsigned bytes) const {
-    return cacheModifier != ".cg" || bytes == 16;
+  /// Why an asynchronous copy of `bytes` bytes a thread may not carry
+  /// `cacheModifier`, or none where it may. The default rule: "", ".ca",
+  /// and ".cg" for 16-byte copies only.
+  virtual std::optional<std::string>
+  asyncCopyCacheError(llvm::StringRef cacheModifier, unsigned bytes) const {
+    if (cacheModifier == ".cv")
+      return std::string("cache_modifier \".cv\" is not one of this target's "
+                         "asynchronous copy modifiers (\"\", \".ca\", \".cg\")");
+    if (cacheModifier == ".cg" && bytes != 16)
+      return "cache_modifier \".cg\" needs 16-byte copies; this copy moves " +
+             std::to_string(bytes) + " bytes per access";
+    return std::nullopt;
   }
   /// The destination asyncCopy takes for a thread whose elements go to
   /// shared `dst`: computed before any branch on the mask, where every

@@ -677,9 +677,9 @@ LogicalResult AsyncCopyGlobalToLocalOp::verify() {
       return emitOpError() << "mask must be " << getI1SameShape(ptrType)
                            << ", got " << mask.getType();
   StringRef cache = getCacheModifier();
-  if (cache != "" && cache != ".ca" && cache != ".cg")
-    return emitOpError() << "cache_modifier must be \"\", \".ca\" or "
-                            "\".cg\", got \""
+  if (cache != "" && cache != ".ca" && cache != ".cg" && cache != ".cv")
+    return emitOpError() << "cache_modifier must be \"\", \".ca\", \".cg\" "
+                            "or \".cv\", got \""
                          << cache << "\"";
   // The width rule with what the layouts allow; the lowering checks it
   // again once the pointer analysis has narrowed the width.

@@ -133,10 +133,10 @@ def global_load_to_shared(sem, dest, ptr, mask, other, cache_modifier):
     what = "global_load_to_shared"
     if _unwrap(other) is not None and _unwrap(mask) is None:
         raise ValueError(f"{what}: `other` cannot be given without `mask`")
-    # The copy's cache policy bits, as buffer_load_to_shared's (".cv" is not one of the
-    # generic async copy's modifiers).
-    cache = _cache(cache_modifier, ("", ".ca", ".cg"), what)
-    return sem.async_copy_global_to_local(dest, ptr, mask, cache, other=other)
+    # The copy's cache policy bits, as buffer_load_to_shared's.
+    cache = _cache(cache_modifier, _LOAD_CACHE, what)
+    return sem.async_copy_global_to_local(dest, ptr, mask, cache, other=other,
+                                          cache_modifiers=_LOAD_CACHE)
 
 
 def load_shared_relaxed(sem, smem, layout):

@@ -260,9 +260,12 @@ public:
     return waveLdsBase(b, loc, dst, bytes);
   }
 
-  // Any width takes a cache policy: the instruction's sc0 / sc1 bits, as a
-  // buffer load's (".cg" skips the CU's cache).
-  bool asyncCopyCacheLegal(StringRef, unsigned) const override { return true; }
+  // Any width takes any cache policy: the instruction's sc0 / sc1 bits, as a
+  // buffer load's (".cg" skips the CU's cache, ".cv" every cache).
+  std::optional<std::string> asyncCopyCacheError(StringRef,
+                                                 unsigned) const override {
+    return std::nullopt;
+  }
 
   bool asyncCopy(OpBuilder &b, Location loc, Value lds, Value src,
                  unsigned bytes, Value pred, StringRef cache) const override {

@@ -109,16 +109,19 @@ def global_copy_cached(x, y, CACHE: kl.constexpr, L: kl.constexpr):
 
 
 @pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
-@pytest.mark.parametrize("cache,bits", [("", ""), (".ca", ""), (".cg", " sc0")])
+@pytest.mark.parametrize("cache,bits", [("", ""), (".ca", ""), (".cg", " sc0"),
+                                        (".cv", " sc0 sc1")])
 def test_global_load_to_shared_cache_policy(target, cache, bits):
     """cache_modifier on global_load_lds sets the instruction's cache bits, as on a buffer
-    load: ".cg" (skip the CU's cache) is sc0, at any copy width."""
+    load: ".cg" (skip the CU's cache) is sc0, ".cv" (skip every cache) sc0 sc1, at any copy
+    width."""
     spt = 4 if target.endswith("gfx950") else 1
     k = kiln.compile(global_copy_cached, {"x": "*fp32:16", "y": "*fp32:16"},
                      dict(CACHE=cache, L=kl.BlockedLayout([spt], [64], [4], [0])),
                      target=target, cache=False)
     copies = re.findall(r"global_load_lds_dword\w*[^\n]*", k.asm["amdgcn"])
-    assert copies and all((" sc0" in c) == bool(bits) for c in copies), copies
+    assert copies and all(c.endswith(bits) if bits else " sc" not in c for c in copies), \
+        copies
 
 
 def vmcnt_check(asm):
@@ -378,7 +381,7 @@ def e_other(x, y, n):
 def e_global_cache(x, y, n):
     offs = kl.arange(0, 256, _L)
     buf = kl.allocate_shared_memory(kl.float32, [256], _SH1)
-    acp.global_load_to_shared(buf, x + offs, cache_modifier=".cv")  # E:gcache
+    acp.global_load_to_shared(buf, x + offs, cache_modifier=".cs")  # E:gcache
 
 
 @kiln.jit
@@ -413,7 +416,8 @@ ERRORS = [
     (e_other, "E:other", "acp.global_load_to_shared",
      r"global_load_to_shared: `other` cannot be given without `mask`"),
     (e_global_cache, "E:gcache", "acp.global_load_to_shared",
-     r"global_load_to_shared: cache modifier must be one of '', '\.ca', '\.cg', got '\.cv'"),
+     r"global_load_to_shared: cache modifier must be one of '', '\.ca', '\.cg', '\.cv', "
+     r"got '\.cs'"),
     (e_width, "E:width", "acp.global_load_to_shared",
      r".*async copy rule 'width': direct-to-LDS load on hip:gfx942 moves 4 bytes per lane, "
      r"but each thread .* holds 16 consecutive bytes \(4 x 'f32'\).*size_per_thread 1\)"),

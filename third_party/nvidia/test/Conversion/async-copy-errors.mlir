@@ -21,6 +21,24 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// .cv (an AMD direct-to-LDS copy's "bypass every cache") is no cp.async
+// modifier.
+// ERR: error: 'tile.async_copy_global_to_local' op cache_modifier ".cv" is not one of this target's asynchronous copy modifiers ("", ".ca", ".cg")
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cv(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) {
+    %r = tile.arange 0, 128 : tensor<128xi32, #l>
+    %b = tile.splat %x : tensor<128x!tile.ptr<f32>, #l>
+    %p = tile.addptr %b, %r : tensor<128x!tile.ptr<f32>, #l>, tensor<128xi32, #l>
+    %buf = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
+    %t = tile.async_copy_global_to_local %p, %buf {cache_modifier = ".cv"} : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf32, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
 // .cg exists only for 16-byte copies.
 // ERR: error: 'tile.async_copy_global_to_local' op cache_modifier ".cg" needs 16-byte copies; this copy moves 8 bytes per access
 #l = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>

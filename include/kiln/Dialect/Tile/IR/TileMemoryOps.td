@@ -369,8 +369,9 @@ def Tile_AsyncCopyGlobalToLocalOp : Tile_Op<"async_copy_global_to_local", [
 
     Widths (bytes per thread and access) follow the target's rules,
     checked by one helper (AsyncCopy.h) in the verifier and the lowering.
-    `cache_modifier` ("", ".ca", ".cg") picks the cache level; "" lets the
-    lowering choose.
+    `cache_modifier` ("", ".ca", ".cg", ".cv") picks the cache level; ""
+    lets the lowering choose; which a target takes, and for which widths,
+    is checked before lowering.
 
     ```mlir
     %tok = tile.async_copy_global_to_local %p, %slot, %m
