@@ -1,9 +1,11 @@
-"""examples/hopper.py's TMA GEMM with ``kiln_matmul(..., tuned=True)``: kiln.autotune's pick
-among GEMM_CONFIGS (a Config pre_hook sets each TMA descriptor's block per config, as Triton's
-tutorials do) against each config launched fixed and against cuBLAS (torch.matmul), same
-run, interleaved rounds, each ratio the median of same-round ratios. TFLOP/s, bf16.
+"""examples/hopper.py's TMA GEMM with ``kiln_matmul(..., tuned=True)`` (``--kernel nt``: B
+given [N, K]) or examples/hopper_kn.py's with ``kiln_matmul_kn(..., tuned=True)`` (``--kernel
+kn``: B [K, N] row-major): kiln.autotune's pick among the example's configs (a Config pre_hook
+sets each TMA descriptor's block per config, as Triton's tutorials do) against each config
+launched fixed and against cuBLAS (torch.matmul), same run, interleaved rounds, each ratio
+the median of same-round ratios. TFLOP/s, bf16.
 
-    python3 bench/hopper_tuned.py [--size 4096] [--rounds 3]
+    python3 bench/hopper_tuned.py [--kernel nt|kn] [--size 4096] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -17,27 +19,35 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from examples import hopper  # noqa: E402
+from examples import hopper, hopper_kn  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--kernel", choices=["nt", "kn"], default="nt")
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
     n = args.size
     a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    ref = a.float() @ b.float().T
-    tuned = hopper.kiln_matmul(a, b, tuned=True)
+    if args.kernel == "nt":
+        ref = a.float() @ b.float().T
+        tuned_fn, launcher = hopper.kiln_matmul, hopper.kiln_matmul_launcher
+        configs, autotuned, cublas = hopper.GEMM_CONFIGS, hopper.gemm_kernel_tuned, b.T
+    else:
+        ref = a.float() @ b.float()
+        tuned_fn, launcher = hopper_kn.kiln_matmul_kn, hopper_kn.kiln_matmul_kn_launcher
+        configs, autotuned, cublas = hopper_kn.KN_CONFIGS, hopper_kn.matmul_kn_tuned, b
+    tuned = tuned_fn(a, b, tuned=True)
     err = ((tuned.float() - ref).norm() / ref.norm()).item()
     assert err < 1e-2, err
-    sides = {"tuned": lambda: hopper.kiln_matmul(a, b, tuned=True),
-             "cublas": lambda: torch.matmul(a, b.T)}
-    for i, cfg in enumerate(hopper.GEMM_CONFIGS):
+    sides = {"tuned": lambda: tuned_fn(a, b, tuned=True),
+             "cublas": lambda: torch.matmul(a, cublas)}
+    for i, cfg in enumerate(configs):
         kw = dict(cfg.kwargs, num_warps=cfg.num_warps)
-        run, c = hopper.kiln_matmul_launcher(a, b, **kw)
+        run, c = launcher(a, b, **kw)
         run()
         assert ((c.float() - ref).norm() / ref.norm()).item() < 1e-2
         sides[f"cfg{i} {kw['BM']}x{kw['BN']}x{kw['BK']}/{kw['STAGES']}st/{kw['num_warps']}w"] = run
@@ -46,7 +56,7 @@ def main(argv=None):
     for _ in range(args.rounds):
         for k, fn in sides.items():
             rounds[k].append(flops / do_bench(fn, return_mode="median") / 1e9)
-    print(f"pick: {hopper.gemm_kernel_tuned.best_config}")
+    print(f"{args.kernel}, {n}^3 bf16; pick: {autotuned.best_config}")
     best_fixed = max((k for k in sides if k.startswith("cfg")),
                      key=lambda k: statistics.median(rounds[k]))
     for k in sides:

@@ -4,8 +4,9 @@ order with Python's ``min``, a TMA + mbarrier ring, asynchronous wgmma reading B
 N-contiguous). Swapping the imports for ``triton.experimental.gluon``'s gives the same kernel
 in Gluon.
 
-``kiln_matmul_kn(a, b)`` is the host wrapper; examples/hopper.py's ``gemm_kernel`` is the
-same GEMM with B given transposed ([N, K]).
+``kiln_matmul_kn(a, b)`` is the host wrapper (``tuned=True``: kiln.autotune picks the tile
+among KN_CONFIGS); examples/hopper.py's ``gemm_kernel`` is the same GEMM with B given
+transposed ([N, K]).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from kiln.language.nvidia.hopper import (
 )
 from kiln.nvidia.hopper import TensorDescriptor
 
-__all__ = ["matmul_kn_kernel", "kiln_matmul_kn", "kiln_matmul_kn_launcher"]
+__all__ = ["matmul_kn_kernel", "kiln_matmul_kn", "kiln_matmul_kn_launcher", "KN_CONFIGS",
+           "matmul_kn_tuned"]
 
 
 @kiln.jit
@@ -94,6 +96,42 @@ def matmul_kn_kernel(a_desc, b_desc, c_desc, M, N, K,
     tma.store_wait(0)
 
 
+@kiln.jit
+def matmul_kn_kernel_tiled(a_desc, b_desc, c_desc, M, N, K, BM: gl.constexpr,
+                           BN: gl.constexpr, BK: gl.constexpr, STAGES: gl.constexpr,
+                           GROUP_M: gl.constexpr, num_warps: gl.constexpr):
+    """matmul_kn_kernel with its tile named: the descriptors' blocks must be [BM, BK],
+    [BK, BN] and [BM, BN] (the autotuned GEMM's pre_hook sets them per config)."""
+    gl.static_assert(a_desc.block_type.shape[0] == BM and a_desc.block_type.shape[1] == BK)
+    gl.static_assert(b_desc.block_type.shape[0] == BK and b_desc.block_type.shape[1] == BN)
+    gl.static_assert(c_desc.block_type.shape[0] == BM and c_desc.block_type.shape[1] == BN)
+    matmul_kn_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES, GROUP_M, num_warps)
+
+
+def _set_tile_blocks(nargs):
+    """A Config pre_hook: each descriptor's block and NVMMA layout for this config's tile."""
+    BM, BN, BK = nargs["BM"], nargs["BN"], nargs["BK"]
+    for name, block in (("a_desc", [BM, BK]), ("b_desc", [BK, BN]), ("c_desc", [BM, BN])):
+        desc = nargs[name]
+        desc.block_shape = block
+        desc.layout = gl.NVMMASharedLayout.get_default_for(block, desc.dtype)
+
+
+# Tiles and ring depths kiln_matmul_kn(..., tuned=True) chooses among, once per (M, N, K)
+# and dtype.
+KN_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 3, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 64, "BN": 256, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+]
+matmul_kn_tuned = kiln.autotune(KN_CONFIGS, key=["M", "N", "K"])(matmul_kn_kernel_tiled)
+
+
 def _descriptor(t, block):
     import torch
     dtype = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16}[t.dtype]
@@ -101,16 +139,21 @@ def _descriptor(t, block):
     return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block), layout)
 
 
-def kiln_matmul_kn_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
-                            out=None):
-    """(run, c) for C = a @ b with a [M, K] and b [K, N] row-major bf16/fp16 CUDA tensors:
-    descriptors made once, run() only launches."""
-    import torch
+def _check_kn(a, b):
     M, K = a.shape
     K2, N = b.shape
     if K != K2 or a.dtype != b.dtype or not (a.is_contiguous() and b.is_contiguous()):
         raise ValueError(f"kiln_matmul_kn: a [M, K] and b [K, N] contiguous of one dtype, got "
                          f"{tuple(a.shape)} {a.dtype} and {tuple(b.shape)} {b.dtype}")
+    return M, N, K
+
+
+def kiln_matmul_kn_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
+                            out=None):
+    """(run, c) for C = a @ b with a [M, K] and b [K, N] row-major bf16/fp16 CUDA tensors:
+    descriptors made once, run() only launches."""
+    import torch
+    M, N, K = _check_kn(a, b)
     c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
     descs = (_descriptor(a, (BM, BK)), _descriptor(b, (BK, BN)), _descriptor(c, (BM, BN)))
     grid = (((M + BM - 1) // BM) * ((N + BN - 1) // BN),)
@@ -122,7 +165,23 @@ def kiln_matmul_kn_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, 
     return run, c
 
 
-def kiln_matmul_kn(a, b, **kwargs):
-    """C = a @ b (a [M, K], b [K, N], both row-major)."""
+def kiln_matmul_kn(a, b, tuned=False, **kwargs):
+    """C = a @ b (a [M, K], b [K, N], both row-major). With ``tuned=True`` the tile is
+    kiln.autotune's pick among KN_CONFIGS (timed once per (M, N, K), remembered on disk;
+    tile arguments are then not taken)."""
+    if tuned:
+        import torch
+        M, N, K = _check_kn(a, b)
+        unknown = set(kwargs) - {"out"}
+        if unknown:
+            raise TypeError(f"kiln_matmul_kn(tuned=True) picks the tile itself; got "
+                            f"{sorted(unknown)}")
+        out = kwargs.get("out")
+        c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
+        # Descriptors of any block: the config's pre_hook sets each one's block and layout.
+        descs = (_descriptor(a, (128, 64)), _descriptor(b, (64, 128)), _descriptor(c, (128, 128)))
+        matmul_kn_tuned[lambda m: (((M + m["BM"] - 1) // m["BM"]) *
+                                   ((N + m["BN"] - 1) // m["BN"]),)](*descs, M, N, K)
+        return c
     run, _ = kiln_matmul_kn_launcher(a, b, **kwargs)
     return run()

@@ -37,6 +37,25 @@ def test_matmul_kn(hopper, dtype, M, N, K):
     torch.testing.assert_close(out, ref, rtol=2e-2, atol=2e-2 * (K ** 0.5) / 8)
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("M,N,K", [(1000, 2056, 72), (2048, 2048, 2048), (777, 328, 1000)])
+def test_tuned_matmul_kn(hopper, dtype, M, N, K):
+    """tuned=True: kiln.autotune picks among KN_CONFIGS, whose pre_hook sets each TMA
+    descriptor's block and layout per config; any pick is correct, on the first call (which
+    times the configs) and on the next (the remembered pick)."""
+    a = torch.randn(M, K, device="cuda", dtype=dtype)
+    b = torch.randn(K, N, device="cuda", dtype=dtype)
+    ref = (a.float() @ b.float()).to(dtype)
+    for _ in range(2):
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=dtype)
+        out = hopper_kn.kiln_matmul_kn(a, b, tuned=True, out=c)
+        torch.cuda.synchronize()
+        torch.testing.assert_close(out, ref, rtol=2e-2, atol=2e-2 * (K ** 0.5) / 8)
+    assert hopper_kn.matmul_kn_tuned.best_config in hopper_kn.KN_CONFIGS
+    with pytest.raises(TypeError, match="picks the tile itself"):
+        hopper_kn.kiln_matmul_kn(a, b, tuned=True, BM=64)
+
+
 @pytest.mark.parametrize("BN,num_warps", [(128, 4), (64, 4)])
 def test_matmul_kn_tile_shapes(hopper, BN, num_warps):
     """Narrower B tiles: one or two swizzle chunks of N per wgmma (the descriptor's leading
