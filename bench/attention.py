@@ -1,0 +1,76 @@
+"""examples/attention.py's flash-attention forward against torch's scaled_dot_product_attention
+(its cuDNN and flash backends where torch has them), same run, TFLOP/s (4 * B * H * Nq * Nk *
+D flops, halved for causal), fp16 or bf16.
+
+    python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
+                               [--seqlens 1024,4096] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from examples import attention  # noqa: E402
+from kiln.testing import do_bench  # noqa: E402
+
+
+def sdpa(backend):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    b = getattr(SDPBackend, backend)
+
+    def run(q, k, v, causal):
+        with sdpa_kernel(b):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return run
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dtype", choices=["fp16", "bf16"], default="fp16")
+    ap.add_argument("--heads", type=int, default=16)
+    ap.add_argument("--dim", type=int, default=128)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--seqlens", default="1024,4096")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tiles", default="64,64,4,3",
+                    help="Kiln's BM,BN,num_warps,num_stages (several: separated by /)")
+    args = ap.parse_args(argv)
+    dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
+    B, H, D = args.batch, args.heads, args.dim
+    for n in (int(x) for x in args.seqlens.split(",")):
+        q, k, v = (torch.randn(B, n, H, D, device="cuda", dtype=dtype) for _ in range(3))
+        qt, kt, vt = (t.transpose(1, 2) for t in (q, k, v))  # torch's [B, H, N, D]
+        for causal in (False, True):
+            sides = {}
+            for tile in args.tiles.split("/"):
+                bm, bn, w, st = (int(x) for x in tile.split(","))
+                sides[f"kiln {bm}x{bn}/{w}w/{st}st"] = \
+                    lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
+                        q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
+            for backend in ("CUDNN_ATTENTION", "FLASH_ATTENTION"):
+                fn = sdpa(backend)
+                try:
+                    fn(qt, kt, vt, causal)
+                except Exception as e:  # noqa: BLE001 -- a backend this torch lacks
+                    print(f"  ({backend}: {str(e).splitlines()[0][:80]})")
+                    continue
+                sides[backend.split("_")[0].lower()] = \
+                    lambda fn=fn: fn(qt, kt, vt, causal)
+            flops = 4 * B * H * n * n * D / (2 if causal else 1)
+            rounds = {s: [] for s in sides}
+            for _ in range(args.rounds):
+                for s, fn in sides.items():
+                    rounds[s].append(flops / do_bench(fn, return_mode="median") / 1e9)
+            line = ", ".join(f"{s} {statistics.median(r):6.1f}" for s, r in rounds.items())
+            print(f"N={n:6d} causal={causal!s:5} TFLOP/s: {line}")
+
+
+if __name__ == "__main__":
+    main()
