@@ -96,8 +96,10 @@ DIFFERENCES = {
             "depends on the reduction order)"),
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark "
                        "(Gluon rejects it)",
-    "shared_memory_descriptor": "a buffer chosen by an `if` or carried through a loop is "
-                                "refused; `_reinterpret` stays inside the view's own bytes",
+    "shared_memory_descriptor": "one chosen by an `if` or carried through a loop is ordered "
+                                "against all of shared memory (more barriers) and may not "
+                                "be an mbarrier; `_reinterpret` stays inside the view's own "
+                                "bytes (shared-memory.md)",
     "warp_specialize": "several per kernel at its top level; inside a loop or an `if` it is "
                        "refused, and a worker may only use values it can recompute "
                        "(hopper.md); the default partition's return values are returned, as "

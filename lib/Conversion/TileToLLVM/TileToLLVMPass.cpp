@@ -30,6 +30,70 @@ using namespace kiln::tile;
 
 namespace {
 
+/// Whether `v` (or a view of it) is used as a barrier word.
+bool usedAsBarrier(Value v, llvm::SmallPtrSetImpl<void *> &seen) {
+  if (!seen.insert(v.getAsOpaquePointer()).second)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<BarrierArriveOpInterface, BarrierInitOpInterface,
+            BarrierWaitOpInterface>(user))
+      return true;
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(user);
+        write && write.getCompletionBarrier() == v)
+      return true;
+    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+            MemDescReshapeOp, MemDescReinterpretOp>(user) &&
+        usedAsBarrier(user->getResult(0), seen))
+      return true;
+    if (auto br = dyn_cast<BranchOpInterface>(user))
+      for (unsigned s = 0; s < user->getNumSuccessors(); ++s) {
+        SuccessorOperands ops = br.getSuccessorOperands(s);
+        for (unsigned i = 0; i < ops.size(); ++i)
+          if (ops[i] == v &&
+              usedAsBarrier(user->getSuccessor(s)->getArgument(i), seen))
+            return true;
+      }
+  }
+  return false;
+}
+
+/// A shared buffer that control flow chooses or carries (`arg`): every
+/// buffer reaching it must be followable and sit at the same place in its
+/// slot; barrier words are not carried (the barrier checks follow each to
+/// its allocation).
+LogicalResult checkSharedPhi(Operation *op, BlockArgument arg) {
+  SmallVector<Value, 4> sources;
+  if (arg.getOwner()->isEntryBlock() && isa<FunctionOpInterface>(op))
+    return emitError(arg.getLoc())
+           << "a shared-memory buffer passed as a function argument cannot be "
+              "lowered: allocate buffers inside the kernel (helpers are "
+              "inlined, so buffers pass to them freely)";
+  if (failed(getSharedSources(arg, sources)))
+    return emitError(arg.getLoc())
+           << "a shared-memory buffer reaches this block argument along a "
+              "path Kiln cannot follow (a function argument, or a loop that "
+              "is not an scf.for): pass buffers through if / for only";
+  llvm::SmallPtrSet<void *, 8> seen;
+  if (usedAsBarrier(arg, seen))
+    return emitError(arg.getLoc())
+           << "an mbarrier chosen at run time (by an if, or carried through "
+              "a loop) is not supported: Kiln follows each barrier to its "
+              "allocation to check its phases; index a ring of barriers "
+              "instead (bars.index(i % N))";
+  for (Value s : sources)
+    if (getSharedXorOffset(s) != getSharedXorOffset(sources.front()))
+      return emitError(arg.getLoc())
+             << "the shared-memory buffers chosen here at run time sit at "
+                "different places within their slots (subslices at offsets "
+                "of element "
+             << getSharedXorOffset(sources.front()) << " and "
+             << getSharedXorOffset(s)
+             << "): choose between whole buffers or ring slots, or between "
+                "subslices at the same offsets";
+  return success();
+}
+
 /// Reports ops the lowering cannot handle, at the op, before any rewriting.
 LogicalResult checkSupported(ModuleOp module) {
   WalkResult r = module.walk([](Operation *op) {
@@ -45,19 +109,17 @@ LogicalResult checkSupported(ModuleOp module) {
                            "f32 (tf32 is a precision of dot, not a type)";
       return WalkResult::interrupt();
     }
-    // Shared buffers are lowered as addresses within one function; passing
-    // them through function arguments or control flow comes with views.
-    bool memdesc = false;
+    // A shared buffer is an address; one that control flow chooses or
+    // carries is a block argument, whose static part (where its elements
+    // sit in their slot) every buffer reaching it must share.
     for (Region &region : op->getRegions())
       for (Block &block : region)
-        memdesc |= llvm::any_of(block.getArgumentTypes(), llvm::IsaPred<MemDescType>);
-    if (memdesc) {
-      op->emitOpError() << "has a block argument of shared-memory buffer type "
-                           "(!tile.memdesc), which this Kiln cannot lower "
-                           "yet: allocate buffers inside the kernel and "
-                           "outside control flow";
-      return WalkResult::interrupt();
-    }
+        for (BlockArgument arg : block.getArguments()) {
+          if (!isa<MemDescType>(arg.getType()))
+            continue;
+          if (failed(checkSharedPhi(op, arg)))
+            return WalkResult::interrupt();
+        }
     if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op, math::SinOp,
             math::CosOp, math::RsqrtOp>(op)) {
       Type t = getElementTypeOrSelf(op->getResult(0).getType());
@@ -239,6 +301,9 @@ LogicalResult applyTileToLLVMConversion(ModuleOp module,
   conversionTarget
       .addIllegalDialect<TileDialect, arith::ArithDialect, math::MathDialect,
                          cf::ControlFlowDialect, func::FuncDialect>();
+  // Buffers chosen or carried by control flow: their static placement as
+  // the IR is now, before the conversion detaches their blocks.
+  SharedPhiSnapshot phis(module);
   return applyPartialConversion(module, conversionTarget, std::move(patterns));
 }
 

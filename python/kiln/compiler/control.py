@@ -54,6 +54,8 @@ def _leaf_type(cg, a, b):
                 t.dtype.is_int() and isinstance(_unwrap(other), float)):
             return t.type  # a Python number adopts the scalar type
     if isinstance(a, shared_memory_descriptor) and isinstance(b, shared_memory_descriptor):
+        if a.type == b.type:
+            return a.type  # a buffer chosen at run time: a memdesc-typed result / argument
         raise _BufferChoice()
     raise Mismatch(f"{_type_str(a)} and {_type_str(b)}")
 
@@ -66,16 +68,16 @@ def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
     except _BufferChoice:
         other = a_site if primary is b_site else b_site
         site = primary or (None, None, None)
-        # Buffers are compile-time views of one allocation each (the barrier, allocation and
-        # async-safety passes follow them statically), so a run-time choice between two has
-        # no representation; Gluon's memdesc-typed block arguments are not supported.
+        # A buffer chosen at run time is one value of one memdesc type: the two must agree
+        # in element type, shape, layout, mutability and allocation shape.
         notes = [(f"'{name}' is assigned here", *other)] if other else []
+        ta, tb = _unwrap(a).type, _unwrap(b).type
         raise CompilationError(
-            f"{what} '{name}' is one shared-memory buffer {a_desc} ({_site_str(a_site)}) "
-            f"and another {b_desc} ({_site_str(b_site)}): a buffer cannot be chosen at run "
-            f"time by an if or carried through a loop, because Kiln follows every buffer to "
-            f"its allocation at compile time; index a ring of buffers instead "
-            f"(ring.index(i % N)), or do the work on each buffer inside its branch",
+            f"{what} '{name}' is a shared-memory buffer of type {ta.to_ir()} {a_desc} "
+            f"({_site_str(a_site)}) and one of type {tb.to_ir()} {b_desc} "
+            f"({_site_str(b_site)}): a buffer chosen at run time (by an if, or carried "
+            f"through a loop) must have one type on every path -- the same element type, "
+            f"shape, layout and allocation shape",
             *site, notes=notes) from None
     except Mismatch as e:
         detail = str(e)
@@ -95,7 +97,7 @@ def reconcile(cg, what, name, a, a_site, a_desc, b, b_site, b_desc, primary):
 
 def materialize(cg, value, ty) -> tensor:
     value = _unwrap(value)
-    if isinstance(value, tensor):
+    if isinstance(value, (tensor, shared_memory_descriptor)):
         return value
     return cg.sem.scalar_constant(value, ty)
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Callable, List
 
-from ..language._core import _unwrap, constexpr, tensor
+from ..language._core import (_unwrap, constexpr, shared_memory_descriptor,
+                              shared_memory_descriptor_type, tensor)
 from ._values import _same
 
 __all__ = ["Struct", "Mismatch", "parts_of", "merge", "leaf_types", "to_leaves",
@@ -176,6 +177,8 @@ def to_leaves(materialize, value, ty) -> List[tensor]:
 
 def from_leaves(ty, handles):
     """A value of merged type ``ty`` from an iterator of IR value names."""
+    if isinstance(ty, shared_memory_descriptor_type):
+        return shared_memory_descriptor(next(handles), ty)
     if not isinstance(ty, Struct):
         return tensor(next(handles), ty)
     parts = [from_leaves(v, handles) if k == "run" else v for k, v in ty.parts]

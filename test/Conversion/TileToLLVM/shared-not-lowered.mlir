@@ -4,10 +4,11 @@
 // What the shared-memory lowering cannot do yet is an error at the op, not a
 // failure to legalize.
 
-// A buffer passed as an argument (or carried through control flow).
+// A buffer passed as a kernel's argument (control flow may carry buffers:
+// shared-phi.mlir).
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  // CHECK: shared-not-lowered.mlir:[[@LINE+1]]:3: error: 'func.func' op has a block argument of shared-memory buffer type (!tile.memdesc), which this Kiln cannot lower yet
+  // CHECK: shared-not-lowered.mlir:[[@LINE+1]]:16: error: a shared-memory buffer passed as a function argument cannot be lowered: allocate buffers inside the kernel (helpers are inlined, so buffers pass to them freely)
   func.func @k(%b: !tile.memdesc<128xf32, #sh, mutable>) {
     return
   }

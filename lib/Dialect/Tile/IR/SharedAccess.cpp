@@ -3,6 +3,9 @@
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -201,7 +204,117 @@ static unsigned powerOfTwoDividing(int64_t bytes) {
   return bytes ? std::min<int64_t>(16, bytes & -bytes) : 16;
 }
 
+/// Whether `v` is a value control flow chooses or carries.
+static bool isSharedPhi(Value v) {
+  if (isa<BlockArgument>(v))
+    return true;
+  return isa_and_nonnull<scf::IfOp, scf::ForOp>(v.getDefiningOp());
+}
+
+static LogicalResult collectSources(Value v, SmallVectorImpl<Value> &out,
+                                    llvm::SmallPtrSetImpl<void *> &seen) {
+  if (!isSharedPhi(v)) {
+    out.push_back(v);
+    return success();
+  }
+  if (!seen.insert(v.getAsOpaquePointer()).second)
+    return success();
+  SmallVector<Value, 4> incoming;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Block *block = arg.getOwner();
+    Operation *parent = block->getParentOp();
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(parent)) {
+      OpOperand *init = loop.getTiedLoopInit(arg);
+      OpOperand *next = loop.getTiedLoopYieldedValue(arg);
+      if (!init || !next)
+        return failure(); // the induction variable is no buffer
+      incoming = {init->get(), next->get()};
+    } else if (!block->isEntryBlock()) {
+      for (auto it = block->pred_begin(); it != block->pred_end(); ++it) {
+        auto br = dyn_cast<BranchOpInterface>((*it)->getTerminator());
+        if (!br)
+          return failure();
+        Value in =
+            br.getSuccessorOperands(it.getSuccessorIndex())[arg.getArgNumber()];
+        if (!in)
+          return failure();
+        incoming.push_back(in);
+      }
+    } else {
+      return failure(); // a function's or another region op's argument
+    }
+  } else if (auto loop = v.getDefiningOp<scf::ForOp>()) {
+    incoming.push_back(
+        loop.getRegionIterArgs()[cast<OpResult>(v).getResultNumber()]);
+  } else {
+    auto branch = v.getDefiningOp<scf::IfOp>();
+    unsigned i = cast<OpResult>(v).getResultNumber();
+    incoming.push_back(branch.thenYield().getOperand(i));
+    if (branch.getElseRegion().empty())
+      return failure();
+    incoming.push_back(branch.elseYield().getOperand(i));
+  }
+  for (Value in : incoming)
+    if (failed(collectSources(in, out, seen)))
+      return failure();
+  return success();
+}
+
+LogicalResult kiln::tile::getSharedSources(Value memdesc,
+                                           SmallVectorImpl<Value> &sources) {
+  llvm::SmallPtrSet<void *, 8> seen;
+  return collectSources(memdesc, sources, seen);
+}
+
+namespace {
+/// (XOR offset, base alignment) of each buffer control flow chooses or
+/// carries, keyed by value, while a SharedPhiSnapshot is alive.
+using PhiInfo = llvm::DenseMap<void *, std::pair<int64_t, unsigned>>;
+thread_local PhiInfo *activePhiInfo = nullptr;
+} // namespace
+
+kiln::tile::SharedPhiSnapshot::SharedPhiSnapshot(Operation *root)
+    : previous(activePhiInfo) {
+  auto info = std::make_unique<PhiInfo>();
+  auto record = [&](Value v) {
+    if (isa<MemDescType>(v.getType()))
+      (*info)[v.getAsOpaquePointer()] = {getSharedXorOffset(v),
+                                         getSharedBaseAlignment(v)};
+  };
+  // Computed with no snapshot active: from the IR as it is now.
+  activePhiInfo = nullptr;
+  root->walk([&](Operation *op) {
+    if (isa<scf::IfOp, scf::ForOp>(op))
+      for (Value r : op->getResults())
+        record(r);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          record(arg);
+  });
+  activePhiInfo = info.release();
+}
+
+kiln::tile::SharedPhiSnapshot::~SharedPhiSnapshot() {
+  delete activePhiInfo;
+  activePhiInfo = static_cast<PhiInfo *>(previous);
+}
+
 unsigned kiln::tile::getSharedBaseAlignment(Value memdesc) {
+  if (activePhiInfo && isSharedPhi(memdesc)) {
+    auto it = activePhiInfo->find(memdesc.getAsOpaquePointer());
+    return it == activePhiInfo->end() ? 16 : it->second.second;
+  }
+  if (isSharedPhi(memdesc)) {
+    SmallVector<Value, 4> sources;
+    unsigned align = 16;
+    // A function's argument (which the lowering refuses) is taken as an
+    // allocation.
+    if (succeeded(getSharedSources(memdesc, sources)))
+      for (Value s : sources)
+        align = std::min(align, getSharedBaseAlignment(s));
+    return align;
+  }
   Operation *def = memdesc.getDefiningOp();
   if (auto index = dyn_cast_or_null<MemDescIndexOp>(def))
     return std::min(getSharedBaseAlignment(index.getSrc()),
@@ -229,6 +342,16 @@ unsigned kiln::tile::getSharedBaseAlignment(Value memdesc) {
 }
 
 int64_t kiln::tile::getSharedXorOffset(Value memdesc) {
+  if (activePhiInfo && isSharedPhi(memdesc)) {
+    auto it = activePhiInfo->find(memdesc.getAsOpaquePointer());
+    return it == activePhiInfo->end() ? 0 : it->second.first;
+  }
+  if (isSharedPhi(memdesc)) {
+    SmallVector<Value, 4> sources;
+    if (succeeded(getSharedSources(memdesc, sources)) && !sources.empty())
+      return getSharedXorOffset(sources.front());
+    return 0;
+  }
   Operation *def = memdesc.getDefiningOp();
   if (auto sub = dyn_cast_or_null<MemDescSubsliceOp>(def)) {
     MemDescType src = sub.getSrc().getType();

@@ -246,3 +246,30 @@ def test_batched_accumulator_layout_is_a_layout():
                 c = [x ^ y for x, y in zip(c, b)]
         seen.add(tuple(c))
     assert len(seen) == 1 << len(nonzero) == 2 * 64 * 32
+
+
+@kiln.jit
+def barrier_chosen_at_run_time(y, flag):
+    b0 = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    b1 = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(b0, count=1)
+    mbarrier.init(b1, count=1)
+    if flag > 0:  # E:bar-pick
+        b = b0
+    else:
+        b = b1
+    mbarrier.arrive(b)
+    mbarrier.wait(b, 0)
+
+
+def test_an_mbarrier_chosen_at_run_time_is_refused():
+    """Other buffers may be chosen at run time; a barrier may not (the barrier checks
+    follow each one to its allocation): the error is at the if."""
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(barrier_chosen_at_run_time, {"y": "*fp32", "flag": "i32"}, {},
+                     target="cuda:sm_90a", cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:bar-pick", "if",
+        r"an mbarrier chosen at run time \(by an if, or carried through a loop\) is not "
+        r"supported: Kiln follows each barrier to its allocation to check its phases; index "
+        r"a ring of barriers instead \(bars\.index\(i % N\)\)", kiln.CompilationError)

@@ -63,7 +63,9 @@ planSharedAccess(mlir::RankedTensorType tensorType, MemDescType memdesc,
 
 /// Where a view's elements sit within its slot: the offset (elements) its
 /// subslices add, which composes with the element offsets by XOR (a
-/// subslice's offsets are multiples of its size). 0 for whole buffers.
+/// subslice's offsets are multiples of its size). 0 for whole buffers. For
+/// a buffer chosen or carried by control flow, its sources' (which the
+/// lowering requires to agree).
 int64_t getSharedXorOffset(mlir::Value memdesc);
 
 /// Bytes between consecutive slots when `memdesc` (a view) is indexed along
@@ -71,7 +73,8 @@ int64_t getSharedXorOffset(mlir::Value memdesc);
 int64_t getSharedStrideBytes(MemDescType memdesc, unsigned dim);
 
 /// Alignment in bytes of the first element of the buffer `memdesc` names:
-/// 16 for an allocation, less for a ring slot whose size is not a multiple.
+/// 16 for an allocation, less for a ring slot whose size is not a multiple;
+/// the least of its sources' for a buffer control flow chooses or carries.
 unsigned getSharedBaseAlignment(mlir::Value memdesc);
 
 /// Where the element at linear offset `o` of `layout` lives, after padding.
@@ -89,6 +92,32 @@ unsigned getRequiredAlignment(MemDescType type);
 /// The allocation a shared-memory value views (through memdesc_index and
 /// the other views), or null when it comes from a block argument.
 LocalAllocOp getRootAllocation(mlir::Value memdesc);
+
+/// The buffers a memdesc that control flow chooses or carries (an scf.if or
+/// scf.for result, a loop's iteration argument, a block argument after
+/// scf-to-cf) may be: the views reaching it on every path, through nested
+/// ones; `memdesc` itself when it is no such value. Fails when a path
+/// cannot be followed (a function argument, a terminator without
+/// BranchOpInterface, scf.while).
+mlir::LogicalResult
+getSharedSources(mlir::Value memdesc,
+                 llvm::SmallVectorImpl<mlir::Value> &sources);
+
+/// While alive (on this thread), getSharedXorOffset and
+/// getSharedBaseAlignment answer for the buffers control flow chooses or
+/// carries in `root` what they were when it was made: a dialect conversion
+/// detaches the blocks those arguments belong to before it rewrites the ops
+/// that use them.
+class SharedPhiSnapshot {
+public:
+  explicit SharedPhiSnapshot(mlir::Operation *root);
+  ~SharedPhiSnapshot();
+  SharedPhiSnapshot(const SharedPhiSnapshot &) = delete;
+  SharedPhiSnapshot &operator=(const SharedPhiSnapshot &) = delete;
+
+private:
+  void *previous;
+};
 
 } // namespace kiln::tile
 
