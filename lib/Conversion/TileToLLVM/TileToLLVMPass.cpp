@@ -72,8 +72,9 @@ LogicalResult checkSharedPhi(Operation *op, BlockArgument arg) {
   if (failed(getSharedSources(arg, sources)))
     return emitError(arg.getLoc())
            << "a shared-memory buffer reaches this block argument along a "
-              "path Kiln cannot follow (a function argument, or a loop that "
-              "is not an scf.for): pass buffers through if / for only";
+              "path Kiln cannot follow (through a region of an op other than "
+              "if, for and while): pass buffers through if / for / while "
+              "only";
   llvm::SmallPtrSet<void *, 8> seen;
   if (usedAsBarrier(arg, seen))
     return emitError(arg.getLoc())

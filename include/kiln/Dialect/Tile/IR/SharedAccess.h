@@ -98,7 +98,7 @@ LocalAllocOp getRootAllocation(mlir::Value memdesc);
 /// scf-to-cf) may be: the views reaching it on every path, through nested
 /// ones; `memdesc` itself when it is no such value. Fails when a path
 /// cannot be followed (a function argument, a terminator without
-/// BranchOpInterface, scf.while).
+/// BranchOpInterface, scf.while before scf-to-cf).
 mlir::LogicalResult
 getSharedSources(mlir::Value memdesc,
                  llvm::SmallVectorImpl<mlir::Value> &sources);
