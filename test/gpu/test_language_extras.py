@@ -125,3 +125,22 @@ def test_ravel(target):
     out = torch.empty(512, device="cuda")
     k.ravel_kernel[(1,)](x, out, 16, 32, num_warps=4)
     assert torch.equal(out, x.ravel())
+
+
+@pytest.mark.parametrize("nan", [None, "ALL"])
+def test_clamp(target, nan):
+    """kl.clamp against torch.clamp on fresh random values with NaNs and infinities: a NaN x
+    gives lo by default and stays NaN with propagate_nan=ALL."""
+    import test_newer_gluon_names_dsl as names
+    if target.startswith("hip"):
+        pytest.skip("the kernel's layout is 32 lanes wide")
+    x = torch.randn(128, device="cuda") * 3
+    x[::17] = float("nan")
+    x[5], x[6] = float("inf"), float("-inf")
+    y = torch.empty_like(x)
+    names.clamp_kernel[(1,)](x, y, -1.5, 2.0, NAN=nan)
+    torch.cuda.synchronize()
+    want = torch.clamp(x, -1.5, 2.0)
+    if nan is None:
+        want = torch.where(torch.isnan(x), torch.tensor(-1.5, device="cuda"), want)
+    torch.testing.assert_close(y, want, equal_nan=True)

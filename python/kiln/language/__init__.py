@@ -17,7 +17,8 @@ from ._core import (  # noqa: F401
     atomic_xor, atomic_max, atomic_min, atomic_xchg, atomic_cas,
     program_id, num_programs, arange, full, load, store, convert_layout, set_auto_layout,
     expand_dims,
-    broadcast, broadcast_to, reshape, where, maximum, minimum, cast, reduce, static_assert,
+    broadcast, broadcast_to, reshape, where, maximum, minimum, clamp, expect_zero, cast, reduce,
+    static_assert,
     static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
     thread_barrier, multiple_of, max_contiguous, max_constancy, assume, device_assert, device_print,
@@ -45,6 +46,7 @@ from ._types import tuple, tuple_type, void  # noqa: F401,A004
 from ._scan import associative_scan  # noqa: F401
 from ._tensor_methods import trans, sigmoid, softmax, cumsum, cumprod  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
+from .aggregates import aggregate_replace  # noqa: F401
 from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
 from .nvidia import libdevice as _libdevice  # noqa: E402  (Gluon's extra.libdevice)
 extra.libdevice = _libdevice

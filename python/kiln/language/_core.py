@@ -531,6 +531,34 @@ def minimum(x, y, propagate_nan=None, _semantic=None):
 
 
 @builtin
+def clamp(x, min, max, propagate_nan=None, _semantic=None):
+    """``x`` limited to [min, max] (floats; undefined where min > max), as Triton's and Gluon's
+    ``clamp``: ``minimum(maximum(x, min), max)``; bf16 computes in f32 and returns f32, as
+    Triton does. ``propagate_nan=PropagateNan.ALL`` keeps a NaN ``x`` NaN; by default a NaN
+    ``x`` gives ``min``."""
+    x, lo, hi = (_semantic.as_tensor(_unwrap(v)) for v in (x, min, max))
+    for v in (x, lo, hi):
+        if not v.dtype.is_floating():
+            raise TypeError(f"clamp is only supported for floating-point types, got {v.dtype}")
+    x, lo, hi = (_semantic.cast(v, float32) if v.dtype == bfloat16 else v for v in (x, lo, hi))
+    nan = _unwrap(propagate_nan)
+    return _semantic.minmax("min", _semantic.minmax("max", x, lo, nan), hi, nan)
+
+
+@builtin
+def expect_zero(x, mask, _semantic=None):
+    """``x``, marked as expected to be zero where ``mask`` holds (values that underflowed):
+    with ``debug=True`` a device assertion checks it, as Gluon's; otherwise ``x`` as it is."""
+    m = _semantic.as_tensor(_unwrap(mask))
+    if _semantic.debug:
+        xt = _semantic.as_tensor(_unwrap(x))
+        cond = _semantic.logical("or", _semantic.compare("eq", xt, 0),
+                                 _semantic.unary("not", _semantic.cast(m, int1)))
+        _semantic.device_assert(cond, "expect_zero expected x == 0 where mask is true", None)
+    return x
+
+
+@builtin
 def cast(input, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
     return _semantic.cast(_semantic.as_tensor(input), _unwrap(dtype), bitcast=_unwrap(bitcast),
                           rounding=_unwrap(fp_downcast_rounding))
@@ -952,9 +980,15 @@ def dot_fma(a, b, acc, _semantic=None):
 
 
 @builtin
-def barrier(_semantic=None):
+def barrier(*, cluster=False, _semantic=None):
     """CTA-wide barrier: every thread waits here, and shared-memory writes before it are
-    visible to reads after it (Gluon's ``gl.barrier()``)."""
+    visible to reads after it (Gluon's ``gl.barrier()``). ``cluster=True`` asks for the whole
+    cluster's CTAs to meet, as Gluon after Triton 3.6: with one CTA a program that is the CTA
+    barrier; across a cluster of several Kiln has no barrier yet (an error here)."""
+    if _unwrap(cluster) and _semantic.num_ctas > 1:
+        raise ValueError(
+            f"barrier(cluster=True) across a cluster of {_semantic.num_ctas} CTAs is not "
+            f"supported yet: Kiln launches clusters but has no cluster barrier")
     _semantic.b.create("tile.barrier", [], [])
 
 

@@ -157,3 +157,29 @@ def aggregate_token(cls, token) -> str:
         if callable(member) or isinstance(member, (staticmethod, classmethod, property)):
             parts.append(f"{name}={token(member)}")
     return "agg:" + ";".join(parts)
+
+
+def aggregate_replace(instance, **changes):
+    """A copy of the aggregate ``instance`` with the fields named in ``changes`` replaced
+    (Gluon's ``aggregate_replace``, after Triton 3.6; ``dataclasses.replace`` for
+    aggregates). The constructor does not run again: the other fields are the instance's."""
+    changes.pop("_semantic", None)
+    cls = type(instance)
+    fields = aggregate_fields(cls)
+    if fields is None:
+        raise TypeError(f"aggregate_replace() expects an aggregate instance, got "
+                        f"{cls.__qualname__}")
+    unknown = [n for n in changes if n not in fields]
+    if unknown:
+        raise TypeError(f"{cls.__qualname__} has no field {unknown[0]!r} (its fields: "
+                        f"{', '.join(fields)})")
+    copy = object.__new__(cls)
+    for name in fields:
+        object.__setattr__(copy, name, changes[name] if name in changes
+                           else getattr(instance, name))
+    return copy
+
+
+# Called in a kernel as a builtin (the code generator passes _semantic, which it drops), and
+# anywhere else as a plain function.
+aggregate_replace.__kiln_builtin__ = True

@@ -1,0 +1,137 @@
+"""Gluon names added after Triton 3.6 that ported kernels meet first: ``clamp``,
+``expect_zero``, ``aggregate_replace`` and ``barrier(cluster=...)`` (their Gluon forms, as in
+Triton's main branch). test/gpu/test_language_extras.py runs clamp against torch."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+HERE = os.path.abspath(__file__)
+L = kl.BlockedLayout([1], [32], [4], [0])
+
+
+@kl.aggregate
+class Pair:
+    a: kl.tensor
+    b: kl.tensor
+
+    def __init__(self, a, b):
+        self.a = a
+        self.b = b
+
+
+@kiln.jit
+def clamp_kernel(x, y, lo, hi, NAN: kl.constexpr):
+    offs = kl.arange(0, 128, L)
+    kl.store(y + offs, kl.clamp(kl.load(x + offs), lo, hi, propagate_nan=NAN))
+
+
+@pytest.mark.parametrize("nan,ops", [(None, {"llvm.maxnum.f32", "llvm.minnum.f32"}),
+                                     ("ALL", {"llvm.maximum.f32", "llvm.minimum.f32"})])
+def test_clamp_is_max_then_min(nan, ops):
+    """minimum(maximum(x, lo), hi); propagate_nan=ALL keeps a NaN x NaN (IEEE maximum /
+    minimum), the default gives lo for it (maxnum / minnum)."""
+    k = kiln.compile(clamp_kernel, {"x": "*fp32", "y": "*fp32", "lo": "fp32", "hi": "fp32"},
+                     {"NAN": nan}, target="cuda:sm_90a", cache=False)
+    assert set(re.findall(r"llvm\.(?:minnum|maxnum|minimum|maximum)\.f32", k.asm["llir"])) == ops
+
+
+@kiln.jit
+def clamp_bf16(x, y):
+    offs = kl.arange(0, 128, L)
+    c = kl.clamp(kl.load(x + offs), -1.0, 1.0)
+    kl.static_assert(c.dtype == kl.float32)  # bf16 computes in f32 and stays there, as Triton
+    kl.store(y + offs, c)
+
+
+@kiln.jit
+def clamp_int(x, y):
+    offs = kl.arange(0, 128, L)
+    kl.store(y + offs, kl.clamp(kl.load(x + offs), 0, 3))  # E:clamp-int
+
+
+def test_clamp_types():
+    kiln.compile(clamp_bf16, {"x": "*bf16", "y": "*fp32"}, {}, target="cuda:sm_90a",
+                 cache=False)
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(clamp_int, {"x": "*i32", "y": "*i32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:clamp-int", "kl.clamp",
+                           r"clamp is only supported for floating-point types, got int32",
+                           kiln.CompilationError)
+
+
+@kiln.jit
+def expect_zero_kernel(x, y):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    kl.store(y + offs, kl.expect_zero(v, offs < 64))
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_expect_zero_asserts_only_in_debug_mode(debug):
+    k = kiln.compile(expect_zero_kernel, {"x": "*fp32", "y": "*fp32"}, {}, target="cuda:sm_90a",
+                     debug=debug, cache=False)
+    assert ("__assertfail" in k.asm["ptx"]) == debug
+
+
+@kiln.jit
+def replace_kernel(x, y):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    p = Pair(v, v)
+    q = kl.aggregate_replace(p, b=v * 2.0)
+    kl.store(y + offs, q.a + q.b)
+
+
+@kiln.jit
+def replace_unknown(x, y):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    q = kl.aggregate_replace(Pair(v, v), c=v)  # E:replace-unknown
+    kl.store(y + offs, q.a)
+
+
+def test_aggregate_replace():
+    """A copy with the named fields replaced (the constructor does not run again); an
+    unknown field is an error at the call. Outside kernels it is a plain function."""
+    k = kiln.compile(replace_kernel, {"x": "*fp32", "y": "*fp32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    assert "fmul" in k.asm["llir"] or "fadd" in k.asm["llir"]
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(replace_unknown, {"x": "*fp32", "y": "*fp32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:replace-unknown", "kl.aggregate_replace",
+                           r"Pair has no field 'c' \(its fields: a, b\)", kiln.CompilationError)
+    host = Pair(1, 2)
+    assert (kl.aggregate_replace(host, a=5).a, kl.aggregate_replace(host, a=5).b) == (5, 2)
+    with pytest.raises(TypeError, match="expects an aggregate instance"):
+        kl.aggregate_replace(3, a=1)
+
+
+@kiln.jit
+def cluster_barrier(x):
+    kl.barrier(cluster=True)  # E:cluster-barrier
+
+
+def test_cluster_barrier():
+    """With one CTA a program, the CTA barrier (as Gluon); across several, an error."""
+    k = kiln.compile(cluster_barrier, {"x": "*fp32"}, {}, target="cuda:sm_90a", cache=False)
+    assert "bar.sync" in k.asm["ptx"] or "barrier" in k.asm["ptx"]
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(cluster_barrier, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_ctas=2,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:cluster-barrier", "kl.barrier",
+                           r"barrier\(cluster=True\) across a cluster of 2 CTAs is not "
+                           r"supported yet: Kiln launches clusters but has no cluster barrier",
+                           kiln.CompilationError)
