@@ -382,6 +382,8 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
       // The same values, their layout still to be resolved (the coalesced
       // layout is chosen from what this analysis says of them).
       .Case([&](SetAutoLayoutOp c) { return get(c.getSrc()); })
+      // Same addresses, element type of the same width: the same claims.
+      .Case([&](PtrCastOp c) { return get(c.getSrc()); })
       .Case([&](AddPtrOp a) {
         // ptr + sext(offset) * bytes. A narrow offset whose run crossed its
         // wrap boundary would jump after sign extension.

@@ -882,11 +882,10 @@ class Semantic(SharedMemorySemantic):
         return self.cast(old, val.dtype, bitcast=True)
 
     def _reinterpret_ptr(self, ptr: tensor, elt) -> tensor:
-        """``ptr`` as pointers to ``elt`` (the same address; Triton's pointer bitcast). The
-        tile dialect has no pointer cast, so this is a builtin unrealized conversion cast,
-        which the conversion to LLVM folds away (both types become the same LLVM pointer)."""
+        """``ptr`` as pointers to ``elt``, of the same width (the same addresses;
+        ``tile.ptr_cast``)."""
         rt = ptr.type.with_element_ty(ptr.dtype.with_element_ty(elt))
-        return tensor(self.b.create("builtin.unrealized_conversion_cast", [ptr], [rt])[0], rt)
+        return self._op("tile.ptr_cast", [ptr], rt)
 
     def _atomic_result(self, pointer, old: tensor):
         """An atomic through a scalar pointer returns a scalar, as in Gluon: the one element

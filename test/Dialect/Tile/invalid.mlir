@@ -707,6 +707,31 @@ func.func @convert_layout_element_type(%x: tensor<128xf32, #l>) {
 // -----
 
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @ptr_cast_shape(%p: tensor<128x!tile.ptr<f32>, #l>) {
+  // expected-error @+1 {{'tile.ptr_cast' op result '!tile.ptr<i32>' must have the shape and layout of 'tensor<128x!tile.ptr<f32>}}
+  %q = tile.ptr_cast %p : tensor<128x!tile.ptr<f32>, #l> -> !tile.ptr<i32>
+  return
+}
+
+// -----
+
+func.func @ptr_cast_space(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.ptr_cast' op cannot move pointers between address spaces (1 to 3)}}
+  %q = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<i32, 3>
+  return
+}
+
+// -----
+
+func.func @ptr_cast_width(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.ptr_cast' op pointee types must be numbers of one bit width, got 'f32' and 'f16'}}
+  %q = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<f16>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 func.func @addptr_scalar_tensor(%p: !tile.ptr<f32>, %o: tensor<128xi32, #l>) {
   // expected-error @+1 {{'tile.addptr' op pointer and offset must both be scalars or both tensors, got '!tile.ptr<f32>' and 'tensor<128xi32}}
   %q = tile.addptr %p, %o : !tile.ptr<f32>, tensor<128xi32, #l>

@@ -24,6 +24,8 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 // CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
 // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
 // CHECK: tile.store %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}>
+// CHECK: tile.ptr_cast %{{.*}} : tensor<512x!tile.ptr<f32>, #{{.*}}> -> tensor<512x!tile.ptr<i32>, #{{.*}}>
+// CHECK: tile.ptr_cast %{{.*}} : !tile.ptr<f32> -> !tile.ptr<ui32>
 func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>, %n: i32) {
   %pid = tile.program_id 0
   %np = tile.num_programs 0
@@ -46,6 +48,8 @@ func.func public @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !
   tile.store %op, %e, %m : tensor<512x!tile.ptr<f32>, #l>
   tile.store %op, %e : tensor<512x!tile.ptr<f32>, #l>
   %p1 = tile.addptr %x, %n : !tile.ptr<f32>, i32
+  %ip = tile.ptr_cast %op : tensor<512x!tile.ptr<f32>, #l> -> tensor<512x!tile.ptr<i32>, #l>
+  %up = tile.ptr_cast %x : !tile.ptr<f32> -> !tile.ptr<ui32>
   return
 }
 

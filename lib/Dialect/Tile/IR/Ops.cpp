@@ -256,6 +256,29 @@ LogicalResult AddPtrOp::verify() {
   return success();
 }
 
+LogicalResult PtrCastOp::verify() {
+  Type from = getSrc().getType(), to = getType();
+  auto ft = dyn_cast<RankedTensorType>(from);
+  auto tt = dyn_cast<RankedTensorType>(to);
+  if (bool(ft) != bool(tt) ||
+      (ft && (ft.getShape() != tt.getShape() ||
+              ft.getEncoding() != tt.getEncoding())))
+    return emitOpError() << "result " << to
+                         << " must have the shape and layout of " << from;
+  auto fp = cast<PointerType>(getElementTypeOrSelf(from));
+  auto tp = cast<PointerType>(getElementTypeOrSelf(to));
+  if (fp.getAddressSpace() != tp.getAddressSpace())
+    return emitOpError() << "cannot move pointers between address spaces ("
+                         << fp.getAddressSpace() << " to "
+                         << tp.getAddressSpace() << ")";
+  Type fe = fp.getPointeeType(), te = tp.getPointeeType();
+  if (!fe.isIntOrFloat() || !te.isIntOrFloat() ||
+      fe.getIntOrFloatBitWidth() != te.getIntOrFloatBitWidth())
+    return emitOpError() << "pointee types must be numbers of one bit width, got "
+                         << fe << " and " << te;
+  return success();
+}
+
 static LogicalResult verifyPtrValue(Operation *op, Type ptrType, Type valueType,
                                     StringRef what) {
   Type expected = getPointeeType(ptrType);

@@ -247,11 +247,8 @@ struct BufferLoadToLocalOpConversion : TileOpConversion<BufferLoadToLocalOp> {
 /// addptr(splat(base), offsets), possibly viewed as pointers to another
 /// element type of the same width (a float max/min on the bits).
 std::optional<std::pair<Value, Value>> bufferOperands(Value ptrs) {
-  while (auto cast = ptrs.getDefiningOp<UnrealizedConversionCastOp>()) {
-    if (cast->getNumOperands() != 1)
-      return std::nullopt;
-    ptrs = cast->getOperand(0);
-  }
+  while (auto cast = ptrs.getDefiningOp<PtrCastOp>())
+    ptrs = cast.getSrc();
   auto add = ptrs.getDefiningOp<AddPtrOp>();
   if (!add)
     return std::nullopt;

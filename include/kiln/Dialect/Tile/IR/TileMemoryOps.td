@@ -30,6 +30,23 @@ def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>,
   let hasVerifier = 1;
 }
 
+def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure, Tile_SharesOneLayout]> {
+  let summary = "The same addresses as pointers to another type of the same width";
+  let description = [{
+    `src`'s addresses as pointers to another element type of the same bit
+    width, in the same address space, shape and layout (a float atomic
+    max/min on its bits reads the floats as integers through it).
+
+    ```mlir
+    %q = tile.ptr_cast %p : tensor<128x!tile.ptr<f32>, #l> -> tensor<128x!tile.ptr<i32>, #l>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 // The assembly formats of load and store name only the pointer type; these
 // traits let them infer the other types from it. Their comparator accepts
 // anything: verify() checks the same rules with messages that show both types.
