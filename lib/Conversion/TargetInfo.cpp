@@ -100,6 +100,18 @@ Value TargetInfo::atomicRMW(OpBuilder &b, Location loc,
                                    align);
 }
 
+Value TargetInfo::atomicBetweenFences(OpBuilder &b, Location loc,
+                                      StringRef sem, StringRef scope,
+                                      function_ref<Value()> act) const {
+  std::string s = atomicSyncScope(scope);
+  if (sem == "release" || sem == "acq_rel")
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, s);
+  Value old = act();
+  if (sem == "acquire" || sem == "acq_rel")
+    LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, s);
+  return old;
+}
+
 Value TargetInfo::atomicCAS(OpBuilder &b, Location loc, Value ptr, Value cmp,
                             Value value, StringRef sem, StringRef scope,
                             unsigned align) const {

@@ -31,18 +31,20 @@ class Pair:
 
 
 @kiln.jit
-def clamp_kernel(x, y, lo, hi, NAN: kl.constexpr):
-    offs = kl.arange(0, 128, L)
+def clamp_kernel(x, y, lo, hi, NAN: kl.constexpr, W: kl.constexpr):
+    """y = clamp(x, lo, hi) for 4 * W elements (W: the target's lanes a warp)."""
+    offs = kl.arange(0, 4 * W, kl.BlockedLayout([1], [W], [4], [0]))
     kl.store(y + offs, kl.clamp(kl.load(x + offs), lo, hi, propagate_nan=NAN))
 
 
+@pytest.mark.parametrize("target,w", [("cuda:sm_90a", 32), ("hip:gfx942", 64)])
 @pytest.mark.parametrize("nan,ops", [(None, {"llvm.maxnum.f32", "llvm.minnum.f32"}),
                                      ("ALL", {"llvm.maximum.f32", "llvm.minimum.f32"})])
-def test_clamp_is_max_then_min(nan, ops):
+def test_clamp_is_max_then_min(nan, ops, target, w):
     """minimum(maximum(x, lo), hi); propagate_nan=ALL keeps a NaN x NaN (IEEE maximum /
     minimum), the default gives lo for it (maxnum / minnum)."""
     k = kiln.compile(clamp_kernel, {"x": "*fp32", "y": "*fp32", "lo": "fp32", "hi": "fp32"},
-                     {"NAN": nan}, target="cuda:sm_90a", cache=False)
+                     {"NAN": nan, "W": w}, target=target, cache=False)
     assert set(re.findall(r"llvm\.(?:minnum|maxnum|minimum|maximum)\.f32", k.asm["llir"])) == ops
 
 

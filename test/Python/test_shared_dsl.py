@@ -315,9 +315,27 @@ def buffer_carried_by_loop(x, y, n):
     kl.store(y + offs, cur.load(L1))
 
 
+@kiln.jit
+def buffer_through_nested_control_flow(x, y, n):
+    a = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    b = kl.allocate_shared_memory(kl.float32, [128], SH1)
+    offs = kl.arange(0, 128, L1)
+    a.store(kl.load(x + offs))
+    for i in range(n):
+        if i % 2 == 0:
+            b.store(a.load(L1) + 1.0)
+            a, b = b, a
+    k = 0
+    while k < n:
+        a, b = b, a
+        k += 1
+    kl.store(y + offs, a.load(L1))
+
+
 @pytest.mark.parametrize("target", ["cuda:sm_90a", "hip:gfx942"])
 @pytest.mark.parametrize("fn,scalar", [(buffer_chosen_by_if, "flag"),
-                                       (buffer_carried_by_loop, "n")])
+                                       (buffer_carried_by_loop, "n"),
+                                       (buffer_through_nested_control_flow, "n")])
 def test_a_buffer_chosen_at_run_time_compiles(fn, scalar, target):
     """An if may pick between buffers of one type and a loop may carry them (ping-pong), as
     in Gluon: a memdesc-typed scf.if result / iteration argument, a shared address after

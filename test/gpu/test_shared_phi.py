@@ -34,6 +34,30 @@ def pingpong_kernel(x_ptr, y_ptr, n, N: kl.constexpr, W: kl.constexpr):
 
 
 @kiln.jit
+def nested_kernel(x_ptr, y_ptr, n, m, N: kl.constexpr, W: kl.constexpr):
+    """y = x + n * ceil(m / 2): a buffer swapped under an if inside two loops, and read
+    back after a while loop that swaps it n more times without writing."""
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [W // 4, 4], [4, 1], [1, 0])
+    r = kl.arange(0, N, kl.SliceLayout(1, L))
+    c = kl.arange(0, N, kl.SliceLayout(0, L))
+    offs = r[:, None] * N + c[None, :]
+    a = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    b = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    a.store(kl.load(x_ptr + offs))
+    for i in range(n):
+        for j in range(m):
+            if j % 2 == 0:
+                b.store(a.load(L) + 1.0)
+                a, b = b, a
+    b.store(a.load(L))  # both buffers hold the result now
+    k = 0
+    while k < n:
+        a, b = b, a
+        k += 1
+    kl.store(y_ptr + offs, a.load(L))
+
+
+@kiln.jit
 def choose_kernel(x_ptr, y_ptr, flag, N: kl.constexpr, W: kl.constexpr):
     """y = x where flag > 0, else x + 1: the buffer read is picked at run time."""
     L: kl.constexpr = kl.BlockedLayout([1, 4], [W // 4, 4], [4, 1], [1, 0])
@@ -87,6 +111,15 @@ def test_pingpong(target, n):
     pingpong_kernel[(1,)](x, y, n, N=32, W=_w(target), num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(y, x * 2.0 ** n)
+
+
+@pytest.mark.parametrize("n,m", [(0, 3), (1, 1), (3, 4), (2, 5)])
+def test_nested(target, n, m):
+    x = torch.randn(32 * 32, device="cuda")
+    y = torch.empty_like(x)
+    nested_kernel[(1,)](x, y, n, m, N=32, W=_w(target), num_warps=4)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(y, x + float(n * ((m + 1) // 2)), rtol=0, atol=1e-5)
 
 
 @pytest.mark.parametrize("flag", [1, 0, -3])

@@ -205,11 +205,13 @@ struct PrintOpConversion : public TileOpConversion<PrintOp> {
   }
 };
 
-/// A hint is its operand: the promise only informed the axis analysis.
-struct HintOpConversion : public TileOpConversion<HintOp> {
-  using TileOpConversion::TileOpConversion;
+/// An op that is its operand once lowered: a hint (the promise only informed
+/// the axis analysis), a pointer cast (both pointer types are one LLVM
+/// pointer).
+template <typename Op> struct ForwardSrcConversion : public TileOpConversion<Op> {
+  using TileOpConversion<Op>::TileOpConversion;
   LogicalResult
-  matchAndRewrite(HintOp op, OpAdaptor adaptor,
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOp(op, adaptor.getSrc());
     return success();
@@ -355,6 +357,7 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
   patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
                ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
-               LayoutMoveConversion<ReshapeOp>, HintOpConversion, TransOpConversion,
+               LayoutMoveConversion<ReshapeOp>, ForwardSrcConversion<HintOp>,
+               ForwardSrcConversion<PtrCastOp>, TransOpConversion,
                AssumeOpConversion, AssertOpConversion, PrintOpConversion>(converter, ctx);
 }

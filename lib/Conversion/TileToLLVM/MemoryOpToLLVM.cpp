@@ -39,18 +39,6 @@ unsigned kiln::getVectorWidth(RankedTensorType ty, int64_t bytes,
 
 namespace {
 
-/// The same addresses: both pointer types are the same LLVM pointer.
-struct PtrCastOpConversion : public ConvertOpToLLVMPattern<PtrCastOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(PtrCastOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adaptor.getSrc());
-    return success();
-  }
-};
-
 struct AddPtrOpConversion : public ConvertOpToLLVMPattern<AddPtrOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -193,6 +181,6 @@ struct StoreOpConversion : public ConvertOpToLLVMPattern<StoreOp> {
 void kiln::populateMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           const LoweringContext &ctx) {
-  patterns.add<AddPtrOpConversion, PtrCastOpConversion>(converter);
+  patterns.add<AddPtrOpConversion>(converter);
   patterns.add<LoadOpConversion, StoreOpConversion>(converter, ctx);
 }

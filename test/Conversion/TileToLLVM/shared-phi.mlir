@@ -1,5 +1,5 @@
 // REQUIRES: nvidia
-// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" --verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-scf-to-cf --convert-tile-to-llvm="target=cuda:sm_90a" --verify-diagnostics -allow-unregistered-dialect | FileCheck %s
 
 // Shared buffers that control flow chooses or carries: a buffer is an
 // address, so a loop's buffer arguments become !llvm.ptr<3> block arguments
@@ -48,6 +48,24 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       scf.yield %s1 : !tile.memdesc<16x32xf32, #sh, mutable, 64x64>
     }
     tile.local_store %t, %s : tensor<16x32xf32, #l> -> !tile.memdesc<16x32xf32, #sh, mutable, 64x64>
+    return
+  }
+}
+
+// -----
+
+// A buffer reaching a block argument of an op Kiln does not know (here an
+// unregistered one) cannot be followed to its sources: an error at the
+// argument, not a guess.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @unknown_region() {
+    %a = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
+    "test.region"(%a) ({
+    // expected-error @+1 {{a shared-memory buffer reaches this block argument along a path Kiln cannot follow (through a region of an op other than if, for and while): pass buffers through if / for / while only}}
+    ^bb0(%m: !tile.memdesc<128xf32, #sh, mutable>):
+      "test.terminator"() : () -> ()
+    }) : (!tile.memdesc<128xf32, #sh, mutable>) -> ()
     return
   }
 }

@@ -131,6 +131,11 @@ public:
                                 mlir::LLVM::AtomicBinOp kind, mlir::Value ptr,
                                 mlir::Value value, llvm::StringRef sem,
                                 llvm::StringRef scope, unsigned align) const;
+  /// `act()` (an atomic without an order of its own) between the fences of
+  /// Gluon's `sem` at `scope`'s sync scope: release before, acquire after.
+  mlir::Value atomicBetweenFences(mlir::OpBuilder &b, mlir::Location loc,
+                                  llvm::StringRef sem, llvm::StringRef scope,
+                                  llvm::function_ref<mlir::Value()> act) const;
   /// Compare-and-swap of the integers `cmp` and `value` at global `ptr`,
   /// with `sem` and `scope` as atomicRMW's; returns the old value. The
   /// default is LLVM's cmpxchg with that ordering (a failed compare orders

@@ -321,7 +321,6 @@ struct BufferAtomicRMWConversion : ConvertOpToLLVMPattern<AtomicRMWOp> {
     SmallVector<Value> vals = unpackStruct(rewriter, loc, adaptor.getVal());
     SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
     unsigned elemBytes = getElementBytes(type.getElementType());
-    std::string scope = ctx.target.atomicSyncScope(op.getScope());
     StringRef sem = op.getSem();
     std::string intrinsic =
         ("llvm.amdgcn.raw.ptr.buffer.atomic." + *name).str();
@@ -331,18 +330,14 @@ struct BufferAtomicRMWConversion : ConvertOpToLLVMPattern<AtomicRMWOp> {
       if (pred)
         off = LLVM::SelectOp::create(rewriter, loc, pred, off,
                                      i32Const(rewriter, loc, kOutOfRange));
-      if (sem == "release" || sem == "acq_rel")
-        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::release,
-                              scope);
       Value zero = i32Const(rewriter, loc, 0);
-      Value old = LLVM::CallIntrinsicOp::create(
-                      rewriter, loc, regTy, rewriter.getStringAttr(intrinsic),
-                      ValueRange{vals[r], rsrc, off, zero, zero})
-                      .getResult(0);
-      if (sem == "acquire" || sem == "acq_rel")
-        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acquire,
-                              scope);
-      return old;
+      return ctx.target.atomicBetweenFences(rewriter, loc, sem, op.getScope(),
+                                            [&]() -> Value {
+        return LLVM::CallIntrinsicOp::create(
+                   rewriter, loc, regTy, rewriter.getStringAttr(intrinsic),
+                   ValueRange{vals[r], rsrc, off, zero, zero})
+            .getResult(0);
+      });
     };
     return lowerAtomic(
         op, type, op.getResult(), masks, regTy, rewriter, ctx,

@@ -359,8 +359,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 // CHECK-LABEL: llvm.func @buffer_atomics(
 // CHECK: %[[OOB:.*]] = llvm.mlir.constant(-2147483648 : i32) : i32
 // CHECK-NEXT: %[[OFF:.*]] = llvm.select %{{.*}}, %{{.*}}, %[[OOB]] : i1, i32
-// CHECK-NEXT: llvm.fence syncscope("agent") release
-// CHECK: llvm.call_intrinsic "llvm.amdgcn.raw.ptr.buffer.atomic.add"(%{{.*}}, %{{.*}}, %[[OFF]], %{{.*}}, %{{.*}}) : (i32, !llvm.ptr<8>, i32, i32, i32) -> i32
+// CHECK: llvm.fence syncscope("agent") release
+// CHECK-NEXT: llvm.call_intrinsic "llvm.amdgcn.raw.ptr.buffer.atomic.add"(%{{.*}}, %{{.*}}, %[[OFF]], %{{.*}}, %{{.*}}) : (i32, !llvm.ptr<8>, i32, i32, i32) -> i32
 // CHECK-NEXT: llvm.fence syncscope("agent") acquire
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.atomicrmw umax %{{.*}}, %{{.*}} syncscope("agent") monotonic

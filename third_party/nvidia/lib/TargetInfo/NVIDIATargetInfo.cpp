@@ -144,7 +144,7 @@ public:
                   unsigned align) const override {
     std::optional<std::string> op = atomOperation(kind, value.getType());
     if (!op || getDesc().arch < 70)
-      return fenced(b, loc, sem, scope, [&] {
+      return atomicBetweenFences(b, loc, sem, scope, [&] {
         return (Value)LLVM::AtomicRMWOp::create(b, loc, kind, ptr, value,
                                          LLVM::AtomicOrdering::monotonic,
                                          atomicSyncScope(scope), align);
@@ -157,7 +157,7 @@ public:
                   unsigned align) const override {
     unsigned bits = value.getType().getIntOrFloatBitWidth();
     if (bits < 32 || getDesc().arch < 70)
-      return fenced(b, loc, sem, scope, [&]() -> Value {
+      return atomicBetweenFences(b, loc, sem, scope, [&]() -> Value {
         auto x = LLVM::AtomicCmpXchgOp::create(
             b, loc, ptr, cmp, value, LLVM::AtomicOrdering::monotonic,
             LLVM::AtomicOrdering::monotonic, atomicSyncScope(scope), align);
@@ -181,7 +181,7 @@ public:
     Value bits = LLVM::BitcastOp::create(b, loc, b.getI32Type(), value);
     std::string op = ("add.noftz." + type).str();
     Value old = getDesc().arch < 70
-                    ? fenced(b, loc, sem, scope,
+                    ? atomicBetweenFences(b, loc, sem, scope,
                              [&] { return atom(b, loc, sem, scope, op, ptr,
                                                {bits}); })
                     : atom(b, loc, sem, scope, op, ptr, {bits});
@@ -559,7 +559,7 @@ public:
 private:
   /// `atom[.<sem>.<scope>].global.<op> $0, [$1], $2[, $3]` on `args` (the
   /// operand, or compare and new value); returns the old value. Before sm_70
-  /// `atom` has no ordering or scope: the qualifiers are left out (fenced()
+  /// `atom` has no ordering or scope: the qualifiers are left out (atomicBetweenFences()
   /// orders it). 16-bit floats travel as b16 registers.
   Value atom(OpBuilder &b, Location loc, StringRef sem, StringRef scope,
              StringRef op, Value ptr, ArrayRef<Value> args) const {
@@ -594,19 +594,6 @@ private:
                     ArrayAttr())
                     .getResult(0);
     return half ? LLVM::BitcastOp::create(b, loc, t, old) : old;
-  }
-
-  /// `act()` (a relaxed atomic) between the fences of `sem`: release
-  /// before, acquire after.
-  Value fenced(OpBuilder &b, Location loc, StringRef sem, StringRef scope,
-               function_ref<Value()> act) const {
-    std::string s = atomicSyncScope(scope);
-    if (sem == "release" || sem == "acq_rel")
-      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::release, s);
-    Value old = act();
-    if (sem == "acquire" || sem == "acq_rel")
-      LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acquire, s);
-    return old;
   }
 
   /// `atom`'s operation and type for an atomicrmw `kind` on `type` (e.g.
