@@ -36,6 +36,7 @@ import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -168,6 +169,32 @@ def causes(cases, results):
     return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
+def _ptxas_release(path):
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True,
+                             timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    m = re.search(r"release ([0-9.]+)", out)
+    return m.group(1) if m else "?"
+
+
+def ptxas_line():
+    """Which ptxas each side assembles with: the kernel time of one PTX differs by several
+    percent between ptxas releases, so a comparison names them."""
+    kiln = os.environ.get("KILN_PTXAS") or shutil.which("ptxas") or next(
+        (p for p in (os.path.join(os.environ.get("CUDA_HOME", "/nonexistent"), "bin", "ptxas"),
+                     "/usr/local/cuda/bin/ptxas") if os.access(p, os.X_OK)), None)
+    triton = os.environ.get("TRITON_PTXAS_PATH")
+    spec = importlib.util.find_spec("triton")
+    if not triton and spec and spec.origin:
+        bundled = os.path.join(os.path.dirname(spec.origin), "backends", "nvidia", "bin", "ptxas")
+        triton = bundled if os.access(bundled, os.X_OK) else None
+    sides = [f"{name} {path} (release {_ptxas_release(path)})" if path else f"{name} none"
+             for name, path in (("Kiln", kiln), ("Triton", triton))]
+    return "ptxas: " + "; ".join(sides)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--dest", default=os.path.join(ROOT, "build", "wild"),
@@ -219,6 +246,8 @@ def main(argv=None):
             results[(c["name"], s)] = job(c, s)
 
     lines = table(cases, results)
+    if any(c.get("target", "").startswith("sm_") for c in cases):
+        lines += ["", ptxas_line()]
     grouped = causes(cases, results)
     n_t = sum(1 for c in cases if (results.get((c["name"], "triton")) or {}).get("ok"))
     n_k = sum(1 for c in cases if (results.get((c["name"], "kiln")) or {}).get("ok"))
