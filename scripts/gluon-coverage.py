@@ -65,14 +65,11 @@ DIFFERENCES = {
     "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
     "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
                        "compile error (use where)",
-    "associative_scan": "a tuple of tensors is scanned packed into one integer per element: "
-                        "at most 64 bits together (e.g. a 32-bit value and a 32-bit index)",
     "gather": "within each warp by shuffles; across warps through shared memory (the whole "
               "source is staged); an index outside the axis wraps instead of being undefined",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
     "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
-             "to a kernel is one argument per element; kl.reduce of a tuple packs its "
-             "elements into at most 64 bits)",
+             "to a kernel is one argument per element)",
     "tuple_type": "describes element types; kernels do not take it as an annotation",
     "join": "both halves pass through a blocked layout holding the pair in registers "
             "(free for blocked inputs)",

@@ -91,18 +91,6 @@ def _prod(xs):
 
 
 @kiln.jit
-def _add3(a0, a1, a2, b0, b1, b2):
-    return a0 + b0, a1 + b1, a2 + b2
-
-
-@kiln.jit
-def e_scan_tuple(x):
-    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
-    v = kl.load(x + kl.arange(0, 128, L))
-    kl.associative_scan((v, v, v), 0, _add3)  # E:tuple
-
-
-@kiln.jit
 def _one_of_two(a0, a1, b0, b1):
     return a0 + b0
 
@@ -130,9 +118,6 @@ def e_scan_builtin(x):
 
 @compiled.needs_compiler
 @pytest.mark.parametrize("fn,marker,message,cls", [
-    (e_scan_tuple, "E:tuple", r"associative_scan of a tuple of int32, int32, int32 needs 96 "
-                              r"bits an element; Kiln scans tuples of up to 64 bits .*",
-     kiln.CompilationError),
     (e_scan_tuple_count, "E:count", r"associative_scan of a tuple of 2: the combine function "
                                     r"returns 1 value\(s\)", kiln.CompilationError),
     (e_scan_tuple_plain, "E:plain", r"associative_scan of a tuple: combine_fn must be a "

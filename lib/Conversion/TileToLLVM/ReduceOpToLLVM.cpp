@@ -9,6 +9,10 @@
 // registers, across lanes by shuffles and across warps through shared memory
 // (ScanOpConversion).
 //
+// Several tensors reduced or scanned together are carried as a tuple of
+// values per element; each step moves every member (its own shuffles, its
+// own array of the scratch) and the combine region takes two tuples.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
@@ -26,16 +30,124 @@ using namespace kiln::tile;
 
 namespace {
 
-/// The combine region's body cloned at the insertion point for `a` and `b`;
-/// its result (the terminator's operand).
-Value cloneCombine(OpBuilder &b, Region &region, Value lhs, Value rhs) {
+using Tuple = SmallVector<Value, 2>;
+
+/// The combine region's body cloned at the insertion point for the tuples
+/// `lhs` and `rhs`; its results (the terminator's operands).
+Tuple cloneCombine(OpBuilder &b, Region &region, ArrayRef<Value> lhs,
+                   ArrayRef<Value> rhs) {
   Block &body = region.front();
   IRMapping map;
-  map.map(body.getArgument(0), lhs);
-  map.map(body.getArgument(1), rhs);
+  unsigned n = lhs.size();
+  for (unsigned i = 0; i < n; ++i) {
+    map.map(body.getArgument(i), lhs[i]);
+    map.map(body.getArgument(n + i), rhs[i]);
+  }
   for (Operation &o : body.without_terminator())
     b.clone(o, map);
-  return map.lookupOrDefault(body.back().getOperand(0));
+  Tuple out;
+  for (Value v : body.back().getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+/// The registers of each source, as one tuple a register.
+SmallVector<Tuple> unpackTuples(OpBuilder &b, Location loc, ValueRange srcs) {
+  SmallVector<Tuple> out;
+  for (auto [i, src] : llvm::enumerate(srcs)) {
+    SmallVector<Value> regs = unpackStruct(b, loc, src);
+    out.resize(regs.size());
+    for (auto [r, v] : llvm::enumerate(regs))
+      out[r].push_back(v);
+  }
+  return out;
+}
+
+/// Member `i` of every tuple.
+SmallVector<Value> member(ArrayRef<Tuple> tuples, unsigned i) {
+  SmallVector<Value> out;
+  for (const Tuple &t : tuples)
+    out.push_back(t[i]);
+  return out;
+}
+
+/// Where each member's array of the scratch starts: (element pointer type in
+/// memory, base pointer).
+struct ScratchArrays {
+  SmallVector<Type> regTypes, memTypes;
+  SmallVector<Value> bases;
+};
+
+ScratchArrays getScratchArrays(OpBuilder &b, Location loc, Operation *op,
+                               const TypeConverter &tc, ValueRange srcs,
+                               int64_t count) {
+  ScratchArrays a;
+  SmallVector<Type> elems;
+  for (Value v : srcs)
+    elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
+  SmallVector<int64_t> offsets;
+  getTupleScratchLayout(elems, count, &offsets);
+  Value base = getScratchBase(b, loc, op);
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  for (auto [elem, offset] : llvm::zip(elems, offsets)) {
+    a.regTypes.push_back(tc.convertType(elem));
+    a.memTypes.push_back(getMemoryType(a.regTypes.back()));
+    a.bases.push_back(
+        offset == 0 ? base
+                    : LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), base,
+                                          ArrayRef<LLVM::GEPArg>{
+                                              int32_t(offset)})
+                          .getResult());
+  }
+  return a;
+}
+
+/// Stores `t` at element `idx` of the arrays.
+void storeTuple(OpBuilder &b, Location loc, const ScratchArrays &a,
+                ArrayRef<Value> t, Value idx) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  for (auto [i, v] : llvm::enumerate(t)) {
+    Value p = LLVM::GEPOp::create(b, loc, ptrTy, a.memTypes[i], a.bases[i],
+                                  ValueRange{idx});
+    LLVM::StoreOp::create(b, loc, toMemory(b, loc, v), p);
+  }
+}
+
+Tuple loadTuple(OpBuilder &b, Location loc, const ScratchArrays &a,
+                Value idx) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Tuple t;
+  for (unsigned i = 0; i < a.bases.size(); ++i) {
+    Value p = LLVM::GEPOp::create(b, loc, ptrTy, a.memTypes[i], a.bases[i],
+                                  ValueRange{idx});
+    t.push_back(fromMemory(b, loc, LLVM::LoadOp::create(b, loc, a.memTypes[i], p),
+                           a.regTypes[i]));
+  }
+  return t;
+}
+
+Tuple shuffleTupleXor(OpBuilder &b, Location loc, ArrayRef<Value> t,
+                      unsigned mask, Value lane, const LoweringContext &ctx) {
+  Tuple out;
+  for (Value v : t)
+    out.push_back(shuffleXor(b, loc, v, mask, lane, ctx));
+  return out;
+}
+
+Tuple shuffleTupleIdx(OpBuilder &b, Location loc, ArrayRef<Value> t,
+                      Value srcLane, const LoweringContext &ctx) {
+  Tuple out;
+  for (Value v : t)
+    out.push_back(shuffleIdx(b, loc, v, srcLane, ctx));
+  return out;
+}
+
+Tuple selectTuple(OpBuilder &b, Location loc, Value cond, ArrayRef<Value> x,
+                  ArrayRef<Value> y) {
+  Tuple out;
+  for (auto [a, c] : llvm::zip(x, y))
+    out.push_back(LLVM::SelectOp::create(b, loc, cond, a, c));
+  return out;
 }
 
 struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
@@ -56,7 +168,7 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
              << " mixes the reduction axis with other dimensions in a lane or "
                 "warp basis; convert the operand to a blocked layout first";
 
-    auto combine = [&](Value a, Value b) {
+    auto combine = [&](ArrayRef<Value> a, ArrayRef<Value> b) {
       return cloneCombine(rewriter, op.getCombine(), a, b);
     };
     auto dropAxis = [&](const LinearLayout::Basis &c) {
@@ -66,9 +178,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
     };
 
     // 1. Inside the thread.
-    SmallVector<Value> regs = unpackStruct(rewriter, loc, adaptor.getSrc());
+    SmallVector<Tuple> regs = unpackTuples(rewriter, loc, adaptor.getSrcs());
     std::map<SmallVector<int32_t>, unsigned> groupOf;
-    SmallVector<Value> acc;
+    SmallVector<Tuple> acc;
     SmallVector<unsigned> firstReg;
     for (auto [r, v] : llvm::enumerate(regs)) {
       auto key = dropAxis(ll.applyOne(LinearLayout::Register, r));
@@ -87,8 +199,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
     for (auto [bit, basis] : llvm::enumerate(ll.getBases(LinearLayout::Lane))) {
       if (basis[axis] == 0)
         continue;
-      for (Value &a : acc)
-        a = combine(a, shuffleXor(rewriter, loc, a, 1u << bit, ids.lane, ctx));
+      for (Tuple &a : acc)
+        a = combine(a, shuffleTupleXor(rewriter, loc, a, 1u << bit, ids.lane,
+                                       ctx));
     }
 
     // 3. Across warps.
@@ -97,9 +210,6 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
         return op.emitOpError() << "needs shared memory but has none "
                                    "assigned; run tile-allocate-shared-memory "
                                    "first";
-      Type regTy = getTypeConverter()->convertType(srcTy.getElementType());
-      Type memTy = getMemoryType(regTy);
-      auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
       SmallVector<int32_t> outSizes(ll.getOutSizes());
       outSizes.erase(outSizes.begin() + axis);
       int64_t numOut = 1;
@@ -124,7 +234,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
         ++k;
       }
       auto coords = emitCoordinates(rewriter, loc, ll, ctx);
-      Value base = getScratchBase(rewriter, loc, op);
+      ScratchArrays scratch = getScratchArrays(
+          rewriter, loc, op, *getTypeConverter(), op.getSrcs(),
+          (int64_t(1) << *warpBits) * numOut);
       ctx.target.barrier(rewriter, loc);
       SmallVector<Value> outIdx;
       for (auto [g, a] : llvm::enumerate(acc)) {
@@ -137,20 +249,14 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
             LLVM::MulOp::create(rewriter, loc, warpAxis,
                                 i32Const(rewriter, loc, numOut)),
             lin);
-        Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy, base,
-                                      ValueRange{idx});
-        LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, a), p);
+        storeTuple(rewriter, loc, scratch, a, idx);
       }
       ctx.target.barrier(rewriter, loc);
       for (auto [g, a] : llvm::enumerate(acc)) {
         for (int64_t w = 0; w < (int64_t(1) << *warpBits); ++w) {
           Value idx = LLVM::AddOp::create(rewriter, loc, outIdx[g],
                                           i32Const(rewriter, loc, w * numOut));
-          Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy, base,
-                                        ValueRange{idx});
-          Value v =
-              fromMemory(rewriter, loc,
-                         LLVM::LoadOp::create(rewriter, loc, memTy, p), regTy);
+          Tuple v = loadTuple(rewriter, loc, scratch, idx);
           a = w == 0 ? v : combine(a, v);
         }
       }
@@ -161,9 +267,9 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
       rewriter.replaceOp(op, acc.front());
       return success();
     }
-    auto dstTy = cast<RankedTensorType>(op.getType());
+    auto dstTy = cast<RankedTensorType>(op.getResult(0).getType());
     LinearLayout dstLL = *getLinearLayout(dstTy);
-    SmallVector<Value> out;
+    SmallVector<Tuple> out;
     for (int32_t r = 0; r < dstLL.getInSize(LinearLayout::Register); ++r) {
       auto c = dstLL.applyOne(LinearLayout::Register, r);
       auto it = groupOf.find(SmallVector<int32_t>(c.begin(), c.end()));
@@ -172,9 +278,12 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
                                 << " does not match the reduced registers";
       out.push_back(acc[it->second]);
     }
-    rewriter.replaceOp(
-        op,
-        packStruct(rewriter, loc, getTypeConverter()->convertType(dstTy), out));
+    SmallVector<Value> results;
+    for (auto [i, result] : llvm::enumerate(op.getResults()))
+      results.push_back(packStruct(
+          rewriter, loc, getTypeConverter()->convertType(result.getType()),
+          member(out, i)));
+    rewriter.replaceOp(op, results);
     return success();
   }
 
@@ -215,15 +324,15 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
              << " and another dimension with one basis; convert the operand "
                 "to a blocked layout first";
     bool reverse = op.getReverse();
-    auto combine = [&](Value a, Value b) {
+    auto combine = [&](ArrayRef<Value> a, ArrayRef<Value> b) {
       return cloneCombine(rewriter, op.getCombine(), a, b);
     };
-    SmallVector<Value> x = unpackStruct(rewriter, loc, adaptor.getSrc());
+    SmallVector<Tuple> x = unpackTuples(rewriter, loc, adaptor.getSrcs());
     unsigned numRegs = x.size();
     const auto &bits = axisBits->bits;
     unsigned k = bits.size();
     if (k == 0) {
-      rewriter.replaceOp(op, adaptor.getSrc());
+      rewriter.replaceOp(op, adaptor.getSrcs());
       return success();
     }
     bool needsThreads = llvm::any_of(bits, [](auto o) {
@@ -321,18 +430,16 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
                 LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                          rewriter.getBoolAttr(true)));
         }
-        SmallVector<Value> next(x);
+        SmallVector<Tuple> next(x);
         for (unsigned r = 0; r < numRegs; ++r) {
           if (bits[j].first == LinearLayout::Register &&
               bool(r & (1u << bits[j].second)) != want)
             continue; // this register's element is not combined at step j
-          Value v = x[moveReg(r)];
+          Tuple v = x[moveReg(r)];
           if (srcLane)
-            v = shuffleIdx(rewriter, loc, v, srcLane, ctx);
-          Value c = combine(v, x[r]);
-          next[r] = laneCond ? LLVM::SelectOp::create(rewriter, loc, laneCond,
-                                                      c, x[r])
-                                   .getResult()
+            v = shuffleTupleIdx(rewriter, loc, v, srcLane, ctx);
+          Tuple c = combine(v, x[r]);
+          next[r] = laneCond ? selectTuple(rewriter, loc, laneCond, c, x[r])
                              : c;
         }
         x = std::move(next);
@@ -347,9 +454,6 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
       if (!inControlFlowGraph(op))
         return op.emitOpError() << "a scan across warps must be lowered in a "
                                    "function's control-flow graph";
-      Type regTy = getTypeConverter()->convertType(type.getElementType());
-      Type memTy = getMemoryType(regTy);
-      auto ptrTy = LLVM::LLVMPointerType::get(rewriter.getContext(), 3);
       SmallVector<int32_t> outSizes(ll->getOutSizes());
       outSizes.erase(outSizes.begin() + axis);
       int64_t slotsPerLine = int64_t(1) << (k - j - 1);
@@ -380,7 +484,9 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
                 LLVM::AndOp::create(rewriter, loc, ids.warp,
                                     i32Const(rewriter, loc, dupWarps)),
                 zero));
-      Value base = getScratchBase(rewriter, loc, op);
+      ScratchArrays scratch = getScratchArrays(
+          rewriter, loc, op, *getTypeConverter(), op.getSrcs(),
+          type.getNumElements() >> (firstWarp + 1));
       int64_t source = (want ? 0 : (int64_t(1) << j)) | (lowFill ? lowMask : 0);
       SmallVector<Value> slots;
       std::set<SmallVector<int32_t>> seen;
@@ -408,39 +514,33 @@ struct ScanOpConversion : public ConvertOpToLLVMPattern<ScanOp> {
                                 i32Const(rewriter, loc, blockMask)),
             i32Const(rewriter, loc, source));
         Value cond = LLVM::AndOp::create(rewriter, loc, isSource, owner);
-        Value value = x[r];
+        Tuple value = x[r];
         if (failed(emitIfElse(
                 rewriter, op, cond,
-                [&] {
-                  Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy,
-                                                base, ValueRange{slot});
-                  LLVM::StoreOp::create(rewriter, loc,
-                                        toMemory(rewriter, loc, value), p);
-                },
+                [&] { storeTuple(rewriter, loc, scratch, value, slot); },
                 nullptr)))
           return failure();
       }
       ctx.target.barrier(rewriter, loc);
       for (unsigned r = 0; r < numRegs; ++r) {
-        Value p = LLVM::GEPOp::create(rewriter, loc, ptrTy, memTy, base,
-                                      ValueRange{slots[r]});
-        Value v = fromMemory(rewriter, loc,
-                             LLVM::LoadOp::create(rewriter, loc, memTy, p),
-                             regTy);
+        Tuple v = loadTuple(rewriter, loc, scratch, slots[r]);
         Value cond = isSet(coords[r][axis], j);
         if (!want)
           cond = LLVM::XOrOp::create(
               rewriter, loc, cond,
               LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                        rewriter.getBoolAttr(true)));
-        x[r] = LLVM::SelectOp::create(rewriter, loc, cond, combine(v, x[r]),
-                                      x[r]);
+        x[r] = selectTuple(rewriter, loc, cond, combine(v, x[r]), x[r]);
       }
       if (j + 1 == k)
         ctx.target.barrier(rewriter, loc); // the scratch is free again
     }
-    rewriter.replaceOp(
-        op, packStruct(rewriter, loc, getTypeConverter()->convertType(type), x));
+    SmallVector<Value> results;
+    for (auto [i, result] : llvm::enumerate(op.getResults()))
+      results.push_back(packStruct(
+          rewriter, loc, getTypeConverter()->convertType(result.getType()),
+          member(x, i)));
+    rewriter.replaceOp(op, results);
     return success();
   }
 

@@ -58,24 +58,15 @@ def scans_in_place(layout, shape, axis) -> bool:
     return True
 
 
-def scan_tuple(sem, xs, axis, combine_fn, reverse):
-    """A scan of several tensors of one shape and layout: packed into one integer per
-    element (at most 64 bits together), the combine unpacking both sides (as reduce)."""
-    from ._tuple_reduce import packed_tuple, unpack
-    for x in xs:
-        sem.reject_fp8("a scan of {}", sem.as_tensor(_unwrap(x)))
-    packed, combine, dtypes = packed_tuple(sem, xs, combine_fn, "associative_scan", "scan")
-    combine.__kiln_combine__ = True
-    return unpack(sem, scan(sem, packed, axis, combine, reverse), dtypes)
-
-
 def scan(sem, x, axis, combine_fn, reverse=False):
     if isinstance(x, (tuple, list)):
         if not x:
             raise ValueError("associative_scan of an empty tuple")
         if len(x) == 1:
             return (scan(sem, x[0], axis, combine_fn, reverse),)
-        return scan_tuple(sem, x, axis, combine_fn, reverse)
+        from ._tuple_reduce import tuple_combine
+        xs, combine = tuple_combine(sem, x, combine_fn, "associative_scan")
+        return tuple(scan_tensors(sem, xs, axis, combine, reverse))
     x = sem.as_tensor(_unwrap(x))
     fn = _unwrap(combine_fn)
     builtin_combine = getattr(fn, "__kiln_combine__", False)  # cumsum's, cumprod's
@@ -85,11 +76,25 @@ def scan(sem, x, axis, combine_fn, reverse=False):
                         f"scalars, got {what}")
     if sem.codegen is None:
         raise RuntimeError("associative_scan needs the code generator")
+
+    def combine(a, b):
+        out = fn(a[0], b[0]) if builtin_combine else sem.codegen.call_combine(fn, a[0], b[0])
+        if isinstance(out, (tuple, list)) and len(out) == 1:
+            out = out[0]
+        return [out]
+    return scan_tensors(sem, [x], axis, combine, reverse)[0]
+
+
+def scan_tensors(sem, xs, axis, combine, reverse):
+    """One ``tile.scan`` of the tensors ``xs`` (one shape and layout); ``combine(a, b)``
+    emits the combine region's body for two lists of scalars and returns a list."""
     if sem.combine_depth:
         raise TypeError("a scan inside a combine function is not supported")
-    if not x.type.is_block:
-        raise TypeError("associative_scan needs a tensor, got a scalar")
-    sem.reject_fp8("a scan of {}", x)
+    for x in xs:
+        if not x.type.is_block:
+            raise TypeError("associative_scan needs a tensor, got a scalar")
+        sem.reject_fp8("a scan of {}", x)
+    x = xs[0]
     shape, layout = list(x.type.shape), x.type.layout
     rank = len(shape)
     if not isinstance(axis, int) or isinstance(axis, bool):
@@ -102,13 +107,13 @@ def scan(sem, x, axis, combine_fn, reverse=False):
         raise ValueError(f"associative_scan needs a tensor in a distributed layout of one CTA, "
                          f"got {layout!r}")
     if scans_in_place(layout, shape, axis):
-        inner, y = layout, x
+        inner, ys = layout, xs
     else:
         threads = sem.warp_size * sem.num_warps
         others = 1
         for d, e in enumerate(shape):
             others *= e if d != axis else 1
-        per_thread = shape[axis] * -(-others // threads)
+        per_thread = shape[axis] * -(-others // threads) * len(xs)
         if per_thread > _MAX_REGISTERS:
             raise ValueError(
                 f"associative_scan of {layout!r}, whose bases move along axis {axis} and "
@@ -116,30 +121,32 @@ def scan(sem, x, axis, combine_fn, reverse=False):
                 f"{per_thread} elements a thread for shape {tuple(shape)} is more than Kiln "
                 f"scans ({_MAX_REGISTERS}); convert it to a blocked layout first")
         inner = scan_layout(shape, axis, sem.warp_size, sem.num_warps)
-        y = sem.convert_layout(x, inner)
-    elt = x.dtype
-    lhs, rhs = sem.b.fresh(), sem.b.fresh()
-    body = sem.b.new_block([(lhs, elt), (rhs, elt)])
+        ys = [sem.convert_layout(y, inner) for y in xs]
+    elts = [y.dtype for y in xs]
+    lhs = [sem.b.fresh() for _ in elts]
+    rhs = [sem.b.fresh() for _ in elts]
+    body = sem.b.new_block(list(zip(lhs, elts)) + list(zip(rhs, elts)))
     with sem.b.insertion(body):
         sem.combine_depth += 1
         try:
-            a, b = tensor(lhs, elt), tensor(rhs, elt)
-            out = fn(a, b) if builtin_combine else sem.codegen.call_combine(fn, a, b)
+            outs = combine([tensor(n, e) for n, e in zip(lhs, elts)],
+                           [tensor(n, e) for n, e in zip(rhs, elts)])
         finally:
             sem.combine_depth -= 1
-        if isinstance(out, (tuple, list)) and len(out) == 1:
-            out = out[0]
-        out = sem.as_tensor(_unwrap(out), None if isinstance(_unwrap(out), tensor) else elt)
-        if out.type != elt:
-            raise TypeError(f"associative_scan: the combine function returns {out.type}, "
-                            f"expected {elt}")
-        sem.b.create("tile.scan_return", [out])
-    rt = distributed_type(elt, tuple(shape), inner)
-    name, = sem.b.create("tile.scan", [y], [rt],
+        vals = []
+        for out, elt in zip(outs, elts):
+            out = sem.as_tensor(_unwrap(out), None if isinstance(_unwrap(out), tensor) else elt)
+            if out.type != elt:
+                raise TypeError(f"associative_scan: the combine function returns {out.type}, "
+                                f"expected {elt}")
+            vals.append(out)
+        sem.b.create("tile.scan_return", vals)
+    rts = [distributed_type(elt, tuple(shape), inner) for elt in elts]
+    names = sem.b.create("tile.scan", ys, rts,
                          {"axis": sem.b.int_attr(axis),
                           "reverse": "true" if reverse else "false"}, [body])
-    out = tensor(name, rt)
-    return out if inner is layout else sem.convert_layout(out, layout)
+    outs = [tensor(n, rt) for n, rt in zip(names, rts)]
+    return outs if inner is layout else [sem.convert_layout(o, layout) for o in outs]
 
 
 @builtin

@@ -1189,59 +1189,79 @@ class Semantic(SharedMemorySemantic):
 
     def reduce(self, x, axis: int, combine, keep_dims: bool = False) -> tensor:
         """``combine(a, b)`` emits the combine region's body for two scalars."""
-        x = self.as_tensor(x)
+        def combine_one(a, b):
+            return [combine(a[0], b[0])]
+        return self.reduce_tensors([x], axis, combine_one, keep_dims, "reduce")[0]
+
+    def reduce_tensors(self, xs, axis, combine, keep_dims: bool = False, what="reduce"):
+        """One ``tile.reduce`` of the tensors ``xs`` (one shape and layout) along ``axis``;
+        ``combine(a, b)`` emits the combine region's body for two lists of scalars and returns
+        a list. A list of results, one a tensor."""
+        xs = [self.as_tensor(x) for x in xs]
         if self.combine_depth:
             raise TypeError("a reduction inside a reduce combine function is not supported: "
                             "the combine function receives two scalars and must combine them "
                             "with elementwise operations")
-        if not x.type.is_block:
-            raise TypeError("reduce needs a tensor, got a scalar")
-        self.reject_fp8("a reduction of {}", x)
-        rank = len(x.type.shape)
+        for x in xs:
+            if not x.type.is_block:
+                raise TypeError(f"{what} needs a tensor, got a scalar")
+            self.reject_fp8("a reduction of {}", x)
+        first = xs[0].type
+        for x in xs[1:]:
+            if x.type.shape != first.shape or x.type.layout != first.layout:
+                raise ValueError(f"{what} of a tuple needs tensors of one shape and layout, got "
+                                 f"{first} and {x.type}")
+        rank = len(first.shape)
         if axis is None:
             for ax in reversed(range(rank)):
-                x = self.reduce(x, ax, combine)
+                xs = self.reduce_tensors(xs, ax, combine, False, what)
             if keep_dims:
                 raise ValueError("reduce with axis=None and keep_dims=True is not supported: "
                                  "reducing every axis gives a scalar, which has no layout "
                                  "to keep dimensions in (Gluon refuses it too); reduce "
                                  "one axis at a time with keep_dims=True")
-            return x
+            return xs
         if not isinstance(axis, int) or isinstance(axis, bool):
             raise TypeError(f"reduce axis must be a constexpr int, got {axis!r}")
         if axis < 0:
             axis += rank
         if not 0 <= axis < rank:
             raise ValueError(f"reduce axis {axis} is out of range for rank {rank}")
-        if not is_inferred(x.type.layout) and x.type.layout.cga_bases and \
-                _cga.split(x.type.layout.cga_bases, rank)[axis] > 1:
-            raise ValueError(f"reduce along axis {axis}, which {x.type.layout!r} splits among "
+        layout = first.layout
+        if not is_inferred(layout) and layout.cga_bases and \
+                _cga.split(layout.cga_bases, rank)[axis] > 1:
+            raise ValueError(f"reduce along axis {axis}, which {layout!r} splits among "
                              f"the CTAs of a cluster: a reduction across CTAs is not supported "
                              f"yet")
-        elt = x.dtype
+        elts = [x.dtype for x in xs]
         if rank == 1:
-            rt = elt
+            rts = list(elts)
         else:
-            rt = distributed_type(elt, x.type.shape[:axis] + x.type.shape[axis + 1:],
-                                  x.type.layout if is_inferred(x.type.layout)
-                                  else SliceLayout(axis, x.type.layout))
-        lhs, rhs = self.b.fresh(), self.b.fresh()
-        body = self.b.new_block([(lhs, elt), (rhs, elt)])
+            rest = first.shape[:axis] + first.shape[axis + 1:]
+            out_layout = layout if is_inferred(layout) else SliceLayout(axis, layout)
+            rts = [distributed_type(elt, rest, out_layout) for elt in elts]
+        lhs = [self.b.fresh() for _ in elts]
+        rhs = [self.b.fresh() for _ in elts]
+        body = self.b.new_block(list(zip(lhs, elts)) + list(zip(rhs, elts)))
         with self.b.insertion(body):
             self.combine_depth += 1
             try:
-                out = combine(tensor(lhs, elt), tensor(rhs, elt))
+                outs = combine([tensor(n, e) for n, e in zip(lhs, elts)],
+                               [tensor(n, e) for n, e in zip(rhs, elts)])
             finally:
                 self.combine_depth -= 1
-            out = self.as_tensor(out, None if isinstance(_unwrap(out), tensor) else elt)
-            if out.type != elt:
-                raise TypeError(f"reduce: the combine function returns {out.type}, expected "
-                                f"{elt}")
-            self.b.create("tile.reduce_return", [out])
-        name, = self.b.create("tile.reduce", [x], [rt], {"axis": self.b.int_attr(axis)}, [body])
-        res = tensor(name, rt)
+            vals = []
+            for out, elt in zip(outs, elts):
+                out = self.as_tensor(out, None if isinstance(_unwrap(out), tensor) else elt)
+                if out.type != elt:
+                    raise TypeError(f"{what}: the combine function returns {out.type}, "
+                                    f"expected {elt}")
+                vals.append(out)
+            self.b.create("tile.reduce_return", vals)
+        names = self.b.create("tile.reduce", xs, rts, {"axis": self.b.int_attr(axis)}, [body])
+        res = [tensor(n, rt) for n, rt in zip(names, rts)]
         if keep_dims:
-            res = self._expand_reduced(res, axis, x.type)
+            res = [self._expand_reduced(r, axis, first) for r in res]
         return res
 
     def _expand_reduced(self, res, axis, src_type):

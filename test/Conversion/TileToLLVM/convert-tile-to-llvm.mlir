@@ -329,6 +329,34 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// Two tensors reduced together across warps: each member is shuffled on its
+// own and has its own array of the scratch (the i32 one 512 bytes after the
+// f32 one: 4 warps x 32 outputs x 4 bytes).
+// CHECK-LABEL: llvm.func @reduce_tuple_across_warps(
+// NV-COUNT-2: nvvm.shfl.sync bfly
+// CHECK: llvm.getelementptr %{{.*}}[512] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: llvm.store %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.return %{{.*}} : !llvm.struct<(struct<(f32, f32, f32, f32)>, struct<(i32, i32, i32, i32)>)>
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#col = #tile.slice<{dim = 0, parent = #l2}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_tuple_across_warps(%x: tensor<16x32xf32, #l2>, %i: tensor<16x32xi32, #l2>) -> (tensor<32xf32, #col>, tensor<32xi32, #col>) {
+    %s:2 = tile.reduce %x, %i {axis = 0 : i32} : tensor<16x32xf32, #l2>, tensor<16x32xi32, #l2> -> tensor<32xf32, #col>, tensor<32xi32, #col> {
+    ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+      %gt = arith.cmpf ogt, %b, %a : f32
+      %c = arith.select %gt, %b, %a : f32
+      %ci = arith.select %gt, %bi, %ai : i32
+      tile.reduce_return %c, %ci : f32, i32
+    }
+    return %s#0, %s#1 : tensor<32xf32, #col>, tensor<32xi32, #col>
+  }
+}
+
+// -----
+
 // math.exp on f32 is exp2(x * log2(e)); on f16 it goes through f32.
 // CHECK-LABEL: llvm.func @exp(
 // CHECK: %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32

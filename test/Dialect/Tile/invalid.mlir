@@ -1001,6 +1001,66 @@ func.func @reduce_return_type(%x: tensor<128xf32, #l>) {
 
 // -----
 
+func.func @reduce_nothing() {
+  // expected-error @+1 {{'tile.reduce' op needs at least one tensor}}
+  "tile.reduce"() ({
+  ^bb0:
+    "tile.reduce_return"() : () -> ()
+  }) {axis = 0 : i32} : () -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_tuple_layouts(%x: tensor<128xf32, #l>, %i: tensor<128xi32, #m>) {
+  // expected-error @+1 {{'tile.reduce' op tensors must have one shape and layout, got 'tensor<128xf32}}
+  %v, %k = tile.reduce %x, %i {axis = 0 : i32} : tensor<128xf32, #l>, tensor<128xi32, #m> -> f32, i32 {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    tile.reduce_return %a, %ai : f32, i32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_tuple_result_count(%x: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op has 2 tensor(s) and 1 result(s)}}
+  %v = tile.reduce %x, %i {axis = 0 : i32} : tensor<128xf32, #l>, tensor<128xi32, #l> -> f32 {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    tile.reduce_return %a, %ai : f32, i32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @reduce_tuple_arguments(%x: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.reduce' op combine region must take two (f32, i32) tuples (a0, .., b0, ..)}}
+  %v, %k = tile.reduce %x, %i {axis = 0 : i32} : tensor<128xf32, #l>, tensor<128xi32, #l> -> f32, i32 {
+  ^bb0(%a: f32, %b: f32, %ai: i32, %bi: i32):
+    tile.reduce_return %a, %ai : f32, i32
+  }
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @scan_tuple_return(%x: tensor<128xf32, #l>, %i: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.scan' op combine region must return (f32, i32), got (f32, f32)}}
+  %v, %k = tile.scan %x, %i {axis = 0 : i32, reverse = false} : tensor<128xf32, #l>, tensor<128xi32, #l> {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    tile.scan_return %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
 #l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 func.func @reduce_wrong_terminator(%x: tensor<128xf32, #l>) {
   // expected-error @+1 {{'tile.reduce' op combine region must end with tile.reduce_return}}

@@ -93,6 +93,30 @@ func.func public @reduce(%x: tensor<16x32xf32, #l2>) {
   return
 }
 
+// Several tensors reduced or scanned together: the region takes two tuples.
+// CHECK-LABEL: func.func public @reduce_and_scan_tuples
+// CHECK: %{{.*}}:2 = tile.reduce %{{.*}}, %{{.*}} {axis = 1 : i32} : tensor<16x32xf32, #{{.*}}>, tensor<16x32xi32, #{{.*}}> -> tensor<16xf32, #{{.*}}>, tensor<16xi32, #{{.*}}>
+// CHECK: ^bb0(%{{.*}}: f32, %{{.*}}: i32, %{{.*}}: f32, %{{.*}}: i32):
+// CHECK: tile.reduce_return %{{.*}}, %{{.*}} : f32, i32
+// CHECK: %{{.*}}:2 = tile.scan %{{.*}}, %{{.*}} {axis = 0 : i32, reverse = true} : tensor<16x32xf32, #{{.*}}>, tensor<16x32xi32, #{{.*}}>
+// CHECK: tile.scan_return %{{.*}}, %{{.*}} : f32, i32
+func.func public @reduce_and_scan_tuples(%x: tensor<16x32xf32, #l2>, %i: tensor<16x32xi32, #l2>) {
+  %v, %k = tile.reduce %x, %i {axis = 1 : i32} : tensor<16x32xf32, #l2>, tensor<16x32xi32, #l2> -> tensor<16xf32, #row>, tensor<16xi32, #row> {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    %gt = arith.cmpf ogt, %b, %a : f32
+    %c = arith.select %gt, %b, %a : f32
+    %ci = arith.select %gt, %bi, %ai : i32
+    tile.reduce_return %c, %ci : f32, i32
+  }
+  %s, %n = tile.scan %x, %i {axis = 0 : i32, reverse = true} : tensor<16x32xf32, #l2>, tensor<16x32xi32, #l2> {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    %c = arith.addf %a, %b : f32
+    %ci = arith.addi %ai, %bi : i32
+    tile.scan_return %c, %ci : f32, i32
+  }
+  return
+}
+
 // A warp_specialize prints its worker partitions after `partitions`, with
 // its warp and register counts in front.
 // CHECK-LABEL: func.func public @warp_specialize

@@ -431,40 +431,85 @@ Value StoreOp::getCountedMask() { return getMask(); }
 // reduce
 //===----------------------------------------------------------------------===//
 
-/// A reduce or scan combine region: two `elem` arguments, ended by its
-/// return op (`Ret`) of one `elem`.
+/// `types` as the verifier names them: one type quoted, several as a tuple.
+static std::string describeTypes(TypeRange types) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  if (types.size() == 1) {
+    os << "'" << types.front() << "'";
+    return s;
+  }
+  os << "(";
+  llvm::interleaveComma(types, os);
+  os << ")";
+  return s;
+}
+
+/// A reduce or scan combine region: the arguments `elems` twice (the first
+/// tuple, then the second), ended by its return op (`Ret`) of `elems`.
 template <typename Ret>
 static LogicalResult verifyCombineRegion(Operation *op, Region &region,
-                                         Type elem) {
+                                         TypeRange elems) {
   Block &body = region.front();
-  if (body.getNumArguments() != 2 ||
-      body.getArgument(0).getType() != elem ||
-      body.getArgument(1).getType() != elem)
-    return op->emitOpError() << "combine region must take two " << elem
-                             << " arguments";
+  unsigned n = elems.size();
+  bool argsOk = body.getNumArguments() == 2 * n;
+  for (unsigned i = 0; argsOk && i < 2 * n; ++i)
+    argsOk = body.getArgument(i).getType() == elems[i % n];
+  if (!argsOk)
+    return op->emitOpError()
+           << "combine region must take two " << describeTypes(elems)
+           << (n == 1 ? " arguments" : " tuples (a0, .., b0, ..)");
   auto ret = body.empty() ? Ret() : dyn_cast<Ret>(body.back());
   if (!ret)
     return op->emitOpError() << "combine region must end with "
                              << Ret::getOperationName();
-  if (ret.getResult().getType() != elem)
-    return op->emitOpError() << "combine region must return " << elem
-                             << ", got " << ret.getResult().getType();
+  if (TypeRange(ret.getResults().getTypes()) != elems)
+    return op->emitOpError() << "combine region must return "
+                             << describeTypes(elems) << ", got "
+                             << describeTypes(ret.getResults().getTypes());
   return success();
 }
 
+/// The sources of a reduce or scan: at least one, all of one shape and
+/// layout; their element types.
+static FailureOr<SmallVector<Type>> verifySources(Operation *op,
+                                                  ValueRange srcs,
+                                                  int64_t axis) {
+  if (srcs.empty())
+    return op->emitOpError() << "needs at least one tensor";
+  auto first = cast<RankedTensorType>(srcs.front().getType());
+  if (axis < 0 || axis >= first.getRank())
+    return op->emitOpError() << "axis " << axis << " out of range for rank "
+                             << first.getRank();
+  SmallVector<Type> elems;
+  for (Value v : srcs) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getShape() != first.getShape() ||
+        t.getEncoding() != first.getEncoding())
+      return op->emitOpError() << "tensors must have one shape and layout, got "
+                               << first << " and " << t;
+    elems.push_back(t.getElementType());
+  }
+  return elems;
+}
+
 LogicalResult ReduceOp::verifyRegions() {
-  auto src = getSrc().getType();
   int64_t axis = static_cast<int32_t>(getAxis());
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " out of range for rank "
-                         << src.getRank();
-  Type elem = src.getElementType();
-  Type resultType = getResult().getType();
-  if (src.getRank() == 1) {
-    if (resultType != elem)
-      return emitOpError() << "reducing a 1-D tensor gives a scalar of type "
-                           << elem << ", got " << resultType;
-  } else {
+  FailureOr<SmallVector<Type>> elems = verifySources(*this, getSrcs(), axis);
+  if (failed(elems))
+    return failure();
+  if (getResults().size() != getSrcs().size())
+    return emitOpError() << "has " << getSrcs().size() << " tensor(s) and "
+                         << getResults().size() << " result(s)";
+  auto src = getSrc().getType();
+  for (auto [elem, result] : llvm::zip(*elems, getResults())) {
+    Type resultType = result.getType();
+    if (src.getRank() == 1) {
+      if (resultType != elem)
+        return emitOpError() << "reducing a 1-D tensor gives a scalar of type "
+                             << elem << ", got " << resultType;
+      continue;
+    }
     SmallVector<int64_t> shape(src.getShape());
     shape.erase(shape.begin() + axis);
     auto expected = RankedTensorType::get(
@@ -477,7 +522,7 @@ LogicalResult ReduceOp::verifyRegions() {
       return emitOpError() << "result type must be " << expected << ", got "
                            << resultType;
   }
-  return verifyCombineRegion<ReduceReturnOp>(*this, getCombine(), elem);
+  return verifyCombineRegion<ReduceReturnOp>(*this, getCombine(), *elems);
 }
 
 LogicalResult GatherOp::verify() {
@@ -584,13 +629,20 @@ LogicalResult PrintOp::verify() {
 }
 
 LogicalResult ScanOp::verifyRegions() {
-  auto src = getSrc().getType();
-  int64_t axis = static_cast<int32_t>(getAxis());
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " out of range for rank "
-                         << src.getRank();
-  return verifyCombineRegion<ScanReturnOp>(*this, getCombine(),
-                                           src.getElementType());
+  FailureOr<SmallVector<Type>> elems =
+      verifySources(*this, getSrcs(), static_cast<int32_t>(getAxis()));
+  if (failed(elems))
+    return failure();
+  return verifyCombineRegion<ScanReturnOp>(*this, getCombine(), *elems);
+}
+
+LogicalResult ScanOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  for (Value v : operands)
+    inferred.push_back(v.getType());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

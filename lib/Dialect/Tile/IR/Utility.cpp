@@ -243,6 +243,18 @@ static int64_t getAtomicBroadcastBytes(Operation *op) {
       ty.getNumElements() * getElementBytes(ty.getElementType()), 16);
 }
 
+int64_t kiln::tile::getTupleScratchLayout(TypeRange elementTypes, int64_t count,
+                                          SmallVectorImpl<int64_t> *offsets) {
+  int64_t bytes = 0;
+  for (Type t : elementTypes) {
+    bytes = llvm::alignTo(bytes, 8);
+    if (offsets)
+      offsets->push_back(bytes);
+    bytes += count * std::max<int64_t>(getElementBytes(t), 1);
+  }
+  return bytes;
+}
+
 int64_t kiln::tile::getScratchBytes(Operation *op) {
   if (int64_t bytes = getAtomicBroadcastBytes(op))
     return bytes;
@@ -276,9 +288,13 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
     FailureOr<ScanAxisBits> bits = getScanAxisBits(*ll, scan.getAxis());
     if (failed(bits) || bits->firstWarpBit() == bits->bits.size())
       return 0;
-    int64_t bytes = std::max<int64_t>(getElementBytes(ty.getElementType()), 1);
+    SmallVector<Type> elems;
+    for (Value v : scan.getSrcs())
+      elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
     return std::max<int64_t>(
-        (ty.getNumElements() >> (bits->firstWarpBit() + 1)) * bytes, 16);
+        getTupleScratchLayout(elems, ty.getNumElements() >>
+                                         (bits->firstWarpBit() + 1)),
+        16);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto ty = reduce.getSrc().getType();
@@ -289,8 +305,10 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
     if (failed(bits) || *bits == 0)
       return 0;
     int64_t outElems = ty.getNumElements() / ty.getDimSize(reduce.getAxis());
-    return (int64_t(1) << *bits) * outElems *
-           getElementBytes(ty.getElementType());
+    SmallVector<Type> elems;
+    for (Value v : reduce.getSrcs())
+      elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
+    return getTupleScratchLayout(elems, (int64_t(1) << *bits) * outElems);
   }
   return 0;
 }

@@ -239,6 +239,19 @@ private:
     return std::nullopt;
   }
 
+  /// The sources of `reduce` get `layout` (they share one), its tensor
+  /// results the slice of it.
+  std::optional<Conflict> assignReduce(ReduceOp reduce, Attribute layout) {
+    if (auto c = assignAll(reduce.getSrcs(), layout, reduce))
+      return c;
+    if (!tensorType(reduce.getResult(0)))
+      return std::nullopt;
+    return assignAll(reduce.getResults(),
+                     SliceEncodingAttr::get(reduce->getContext(),
+                                            reduce.getAxis(), layout),
+                     reduce);
+  }
+
   /// An operand of `op` got `layout`.
   std::optional<Conflict> forward(Operation *op, Attribute layout) {
     if (sharesOneLayout(op)) {
@@ -265,14 +278,8 @@ private:
                             reshapedLayout(layout, reshape.getSrc().getType(),
                                            reshape.getResult().getType().getShape()),
                             op);
-    if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      if (!tensorType(reduce.getResult()))
-        return std::nullopt;
-      return assign(reduce.getResult(),
-                    SliceEncodingAttr::get(op->getContext(), reduce.getAxis(),
-                                           layout),
-                    op);
-    }
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      return assignReduce(reduce, layout);
     return std::nullopt;
   }
 
@@ -296,7 +303,7 @@ private:
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       auto slice = dyn_cast<SliceEncodingAttr>(layout);
       if (slice && slice.getDim() == reduce.getAxis())
-        return assign(reduce.getSrc(), slice.getParent(), op);
+        return assignReduce(reduce, slice.getParent());
     }
     return std::nullopt;
   }

@@ -132,6 +132,26 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// Two tensors reduced together: one array each, 2 x 64 outputs of f16 (256
+// bytes), then 2 x 64 of i64 from byte 256 (1024 bytes).
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 1280 : i32
+// CHECK: tile.reduce %arg0, %arg1 {axis = 0 : i32, tile.scratch_offset = 0 : i32}
+#w = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [2, 2], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @reduce_tuple_2_warps(%x: tensor<32x64xf16, #w>, %i: tensor<32x64xi64, #w>) {
+    %s:2 = tile.reduce %x, %i {axis = 0 : i32} : tensor<32x64xf16, #w>, tensor<32x64xi64, #w> -> tensor<64xf16, #tile.slice<{dim = 0, parent = #w}>>, tensor<64xi64, #tile.slice<{dim = 0, parent = #w}>> {
+    ^bb0(%a: f16, %ai: i64, %b: f16, %bi: i64):
+      %c = arith.addf %a, %b : f16
+      %ci = arith.addi %ai, %bi : i64
+      tile.reduce_return %c, %ci : f16, i64
+    }
+    return
+  }
+}
+
+// -----
+
 // Warps 2 x 2: axis 0 is split by 2 warps: 2 x 64 outputs x 2 bytes (f16).
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tile.shared = 256 : i32

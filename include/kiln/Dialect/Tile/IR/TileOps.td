@@ -284,12 +284,14 @@ include "kiln/Dialect/Tile/IR/TileMemoryOps.td"
 
 def Tile_ReduceOp : Tile_Op<"reduce", [SingleBlock,
                                        RecursiveMemoryEffects]> {
-  let summary = "Reduce a tensor along one axis with a combine region";
+  let summary = "Reduce tensors along one axis with a combine region";
   let description = [{
-    The region combines two scalars of the element type; it must be
-    associative and commutative. The result has the source shape without
-    `axis` and the layout `#tile.slice<{dim = axis, parent = <source layout>}>`;
-    reducing a 1-D tensor gives a scalar.
+    One or more tensors of one shape and layout are reduced together: the
+    region combines two tuples of scalars, `(a0, .., aN-1)` then
+    `(b0, .., bN-1)`, and returns one tuple; it must be associative and
+    commutative. Each result has its source's shape without `axis` and the
+    layout `#tile.slice<{dim = axis, parent = <source layout>}>`; reducing
+    1-D tensors gives scalars.
 
     ```mlir
     %s = tile.reduce %x {axis = 1 : i32} : tensor<64x128xf32, #l> -> tensor<64xf32, #s> {
@@ -297,13 +299,24 @@ def Tile_ReduceOp : Tile_Op<"reduce", [SingleBlock,
       %c = arith.addf %a, %b : f32
       tile.reduce_return %c : f32
     }
+    %m, %i = tile.reduce %v, %idx {axis = 0 : i32} : tensor<128xf32, #l>, tensor<128xi32, #l> -> f32, i32 {
+    ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+      ...
+      tile.reduce_return %c, %ci : f32, i32
+    }
     ```
   }];
-  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
-  let results = (outs Tile_Value:$result);
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_Value>:$results);
   let regions = (region SizedRegion<1>:$combine);
-  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result) $combine";
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) `->` type($results) $combine";
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first source (all share its shape and layout).
+    mlir::TypedValue<mlir::RankedTensorType> getSrc() {
+      return mlir::cast<mlir::TypedValue<mlir::RankedTensorType>>(getSrcs().front());
+    }
+  }];
 }
 
 def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
@@ -314,8 +327,8 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
     tile.reduce_return %c : f32
     ```
   }];
-  let arguments = (ins AnyType:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
 def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
@@ -406,15 +419,18 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite<DefaultResource>]>]
 }
 
 def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
-                                   SameOperandsAndResultType]> {
+    Tile_SharesOneLayout,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "Inclusive scan along one axis";
   let description = [{
-    Element p of the result combines, in order, the elements of `src` at
-    positions 0..p along `axis` (n-1..p with `reverse`), the earlier partial
-    result as the region's first argument; the region must be associative.
-    Any layout whose bases each move along the axis by a power of two or
-    along other dimensions only: the lowering scans within registers, across
-    lanes by shuffles and across warps through shared memory (scratch).
+    Element p of each result combines, in order, the elements of the sources
+    at positions 0..p along `axis` (n-1..p with `reverse`). One or more
+    tensors of one shape and layout are scanned together: the region takes
+    the earlier partial result's tuple `(a0, .., aN-1)`, then the element's
+    `(b0, .., bN-1)`, and returns one tuple; it must be associative. Any
+    layout whose bases each move along the axis by a power of two or along
+    other dimensions only: the lowering scans within registers, across lanes
+    by shuffles and across warps through shared memory (scratch).
 
     ```mlir
     %s = tile.scan %x {axis = 1 : i32, reverse = false} : tensor<64x32xi32, #l> {
@@ -424,18 +440,25 @@ def Tile_ScanOp : Tile_Op<"scan", [SingleBlock, RecursiveMemoryEffects,
     }
     ```
   }];
-  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, BoolAttr:$reverse);
-  let results = (outs Tile_Tensor:$result);
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
+                       BoolAttr:$reverse);
+  let results = (outs Variadic<Tile_Tensor>:$results);
   let regions = (region SizedRegion<1>:$combine);
-  let assemblyFormat = "$src attr-dict `:` type($src) $combine";
+  let assemblyFormat = "$srcs attr-dict `:` type($srcs) $combine";
   let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The first source (all share its shape and layout).
+    mlir::TypedValue<mlir::RankedTensorType> getSrc() {
+      return mlir::cast<mlir::TypedValue<mlir::RankedTensorType>>(getSrcs().front());
+    }
+  }];
 }
 
 def Tile_ScanReturnOp : Tile_Op<"scan_return",
     [HasParent<"ScanOp">, Pure, Terminator, ReturnLike]> {
   let summary = "Terminator of a tile.scan combine region";
-  let arguments = (ins AnyType:$result);
-  let assemblyFormat = "$result attr-dict `:` type($result)";
+  let arguments = (ins Variadic<AnyType>:$results);
+  let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -90,6 +90,12 @@ mlir::FailureOr<RedundantThreadBits>
 getRedundantThreadBits(const LinearLayout &layout,
                        llvm::ArrayRef<int64_t> shape);
 
+/// The scratch of a reduce or scan of several tensors: `count` elements of
+/// each element type in turn, each array aligned to 8 bytes; their byte
+/// offsets in `offsets` (when given) and the total bytes.
+int64_t getTupleScratchLayout(mlir::TypeRange elementTypes, int64_t count,
+                              llvm::SmallVectorImpl<int64_t> *offsets = nullptr);
+
 /// Shared-memory scratch bytes `op` needs while it runs (0 if none); a move
 /// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
