@@ -50,21 +50,16 @@ OUTSIDE_GOAL = ("nvidia.blackwell*", "nvidia.rubin*", "amd.rdna*", "amd.gfx1250*
 
 # "package.name" (package path below gl; a root name has no package) -> how Kiln's differs.
 # Each line restates something docs/ or kiln.language already says; keep it one line.
-_FP8 = ("conversions to and from f16 / bf16 / f32 (round to nearest even or toward zero, "
-        "saturating), constants and arithmetic by promotion; math functions, reductions and "
-        "scans of fp8 need a conversion first (fp8e4b15 converts to nothing)")
 DIFFERENCES = {
-    "float8e4nv": _FP8,
-    "float8e5": _FP8,
-    "float8e4b8": _FP8,
-    "float8e5b16": _FP8,
-    "float8e4b15": _FP8,
+    "float8e4b15": "converts to nothing in Kiln (Gluon converts it to and from f16 / f32 on "
+                   "NVIDIA); loads, stores and bitcasts only",
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
     "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
-    "map_elementwise": "the function is applied to whole tensors: a branch on a value is a "
-                       "compile error (use where)",
+    "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
+                       "branches and selects per element, so the branches may not store, "
+                       "print or loop",
     "gather": "within each warp by shuffles; across warps through shared memory (the whole "
               "source is staged); an index outside the axis wraps instead of being undefined",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
@@ -424,6 +419,21 @@ def _kiln_module(kiln_root, pkg):
         raise
 
 
+# "package.name" -> what Kiln also accepts where Gluon 3.6 refuses or fails, for a name that
+# otherwise behaves as Gluon's (status stays "supported"). Checked by running both on the GPU
+# machine: Gluon 3.6 lowers no fp8 arithmetic (a PassManager failure on `x + x`, a TypeError on
+# `x * 2.0`) and refuses fp8 math functions and reductions; FNUZ types only on AMD targets.
+_FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
+            "which Gluon 3.6 does not lower; like Gluon, math functions, reductions and scans "
+            "take a conversion first")
+EXTENSIONS = {
+    "float8e4nv": _FP8_EXT,
+    "float8e5": _FP8_EXT,
+    "float8e4b8": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",
+    "float8e5b16": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",
+}
+
+
 def classify(data: dict, kiln_root: str = KILN, differences: dict = DIFFERENCES):
     """One row per (package, name): dicts with package, name, kind, status, note and goal
     (whether the name counts toward the goal); and the set of packages Kiln lacks."""
@@ -443,7 +453,9 @@ def classify(data: dict, kiln_root: str = KILN, differences: dict = DIFFERENCES)
                 goal, remark = False, "Gluon lists it but does not define it"
             rows.append({"package": pkg, "name": name, "kind": kind,
                          "status": (DIFFERS if diff else SUPPORTED) if has else NOT_YET,
-                         "note": diff or remark, "goal": goal})
+                         "note": diff or remark or (EXTENSIONS.get(_join(pkg, name), "")
+                                                    if has else ""),
+                         "goal": goal})
     return rows, missing
 
 
@@ -492,8 +504,9 @@ def render(data: dict, rows: list, missing: set) -> str:
         "",
         f"- Triton: {data['triton_version']}",
         f"- Name list: {data['source']}",
-        "- *supported*: `kl` has the name in the same package; *supported, differs*: it does, "
-        "and behaves otherwise as the note says; *not yet*: it does not.",
+        "- *supported*: `kl` has the name in the same package (a note says what Kiln also "
+        "accepts where Gluon refuses); *supported, differs*: it does, and behaves otherwise as "
+        "the note says; *not yet*: it does not.",
         "- Goal (issue 27): every name supported outside " +
         ", ".join(f"`{p}`" for p in OUTSIDE_GOAL) + " (`nvidia.rubin` is newer than Triton "
         "3.6) and the names of those packages.",

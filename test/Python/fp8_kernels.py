@@ -48,3 +48,12 @@ def fp8_arith(A, B, Out, Cmp, FMT: kl.constexpr, N: kl.constexpr):
     r = kl.maximum(r, -a)
     kl.store(Out + o, r.to(kl.uint8, bitcast=True))
     kl.store(Cmp + o, (a < b).to(kl.int8) + 2 * (a.to(kl.float32) * 0.5 > b).to(kl.int8))
+
+
+@kiln.jit
+def codes_abs(Codes, Out, FMT: kl.constexpr, N: kl.constexpr, W: kl.constexpr = 32):
+    """|x| of every code of an fp8 format, as codes (Gluon's abs of fp8: the sign bit)."""
+    layout: kl.constexpr = kl.BlockedLayout([4], [W], [4], [0])
+    o = kl.arange(0, N, layout)
+    x = kl.load(Codes + o).to(FMT, bitcast=True)
+    kl.store(Out + o, kl.abs(x).to(kl.uint8, bitcast=True))

@@ -725,6 +725,13 @@ def fp8_other(x, n):
 
 
 @kiln.jit
+def fp8_abs(x, n):
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs, mask=offs < n)
+    kl.store(x + offs, kl.abs(v), mask=offs < n)
+
+
+@kiln.jit
 def fp8_max(x, n):
     offs = kl.arange(0, 128, L)
     m = kl.max(kl.load(x + offs), axis=0)  # E:fp8-max
@@ -750,9 +757,9 @@ def fp8_copy(x, n):
 
 
 FP8_TAIL = (r" is not supported: fp8 values convert \(x\.to\(\.\.\.\)\) and compute by promotion "
-            r"\(\+, -, \*, /, comparisons, minimum, maximum, where\), but math functions, "
-            r"reductions and scans take a wider float: convert first, e\.g\. "
-            r"x\.to\(kl\.float32\)")
+            r"\(\+, -, \*, /, comparisons, minimum, maximum, where; abs on the sign bit\), "
+            r"but math functions, reductions and scans take a wider float, as in Gluon: convert "
+            r"first, e\.g\. x\.to\(kl\.float32\)")
 
 
 @pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5"])
@@ -808,11 +815,11 @@ def test_fp8_conversion_misuse_is_located(fn, sig, marker, anchor, message):
 
 @pytest.mark.parametrize("fp8", ["fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16"])
 def test_fp8_arithmetic_conversions_and_constants_compile(fp8):
-    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other):
+    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other, fp8_abs):
         ir = compile_ir(fn, {"x": f"*{fp8}", "n": "i32"})
         assert f"tensor<128x{kl.dtype(fp8).to_ir()}" in ir
     pytest.importorskip("kiln._compiler", reason="kiln._compiler is not built")
-    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other):
+    for fn in (fp8_copy, fp8_add, fp8_scale, fp8_upcast, fp8_other, fp8_abs):
         kiln.compile(fn, {"x": f"*{fp8}", "n": "i32"}, cache=False)
 
 

@@ -271,17 +271,54 @@ def e_map_not_jit(x):
 
 
 @kiln.jit
-def e_map_branch(x):
-    a = kl.full([128], 1.0, kl.float32, kl.BlockedLayout([1], [32], [4], [0]))
-    kl.store(x + kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0])),
-             kl.map_elementwise(_branchy, a))  # E:branch
+def _branchy(v):
+    if v > 0:
+        return v * 2.0
+    return -v
 
 
 @kiln.jit
-def _branchy(v):
+def _nested_branches(a, b):
+    r = a
+    if a > b:
+        r = b
+        if b < 0:
+            r = 0.0
+    elif a < -b:
+        r = -b
+    return r
+
+
+@kiln.jit
+def map_branch_kernel(x, y, out, N: kl.constexpr, W: kl.constexpr):
+    """map_elementwise of functions that branch on their values, as Gluon's run per element."""
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, N, L)
+    a, b = kl.load(x + offs), kl.load(y + offs)
+    kl.store(out + offs, kl.map_elementwise(_branchy, a))
+    kl.store(out + N + offs, kl.map_elementwise(_nested_branches, a, b))
+
+
+@kiln.jit
+def _stores_in_branch(v, p):
     if v > 0:
-        return v
-    return -v
+        kl.store(p, v)  # E:side
+    return v
+
+
+@kiln.jit
+def e_map_side_effect(x):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, L)
+    kl.map_elementwise(_stores_in_branch, kl.load(x + offs), x + offs)
+
+
+def test_map_elementwise_branches_compile_to_selects():
+    for t, w in TARGETS:
+        ir = kiln.compile(map_branch_kernel, {"x": "*fp32", "y": "*fp32", "out": "*fp32"},
+                          {"N": 128, "W": w}, target=t, num_warps=4, cache=False).asm["tile"]
+        # _branchy's if merges one value, _nested_branches' three ifs one each.
+        assert ir.count("arith.select") >= 4 and "scf.if" not in ir
 
 
 def test_map_elementwise_errors():
@@ -291,9 +328,11 @@ def test_map_elementwise_errors():
     located.assert_located(ei.value, HERE, "E:map", "kl.map_elementwise",
                            r"map_elementwise: scalar_fn must be a @kiln.jit function, got abs",
                            kiln.CompilationError)
-    with pytest.raises(kiln.CompilationError):  # a branch on a tensor value
-        kiln.compile(e_map_branch, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+    with pytest.raises(kiln.CompilationError) as ei:  # a branch that stores
+        kiln.compile(e_map_side_effect, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
                      cache=False)
+    assert "runs both branches for every element, so its branches may not store" in \
+        str(ei.value)
 
 
 @kiln.jit

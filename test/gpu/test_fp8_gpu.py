@@ -222,3 +222,18 @@ def test_every_code_to_half(nvidia, kiln_name, torch_name, maxv, limit, half):
     K.codes_to[(1,)](codes, out, FMT=getattr(kl, kiln_name), DST=getattr(kl, half), N=256)
     ref = codes.view(_tdt(torch_name)).to(hdt)
     torch.testing.assert_close(out, ref, rtol=0, atol=0, equal_nan=True)
+
+
+@pytest.mark.parametrize("kiln_name,torch_name,maxv,limit", FORMATS)
+def test_abs_of_every_code(nvidia, kiln_name, torch_name, maxv, limit):
+    """abs of every code: the value's magnitude, NaN staying NaN (FNUZ's only NaN is 0x80)."""
+    codes = torch.arange(256, dtype=torch.uint8, device="cuda")
+    out = torch.zeros(256, dtype=torch.uint8, device="cuda")
+    K.codes_abs[(1,)](codes, out, FMT=getattr(kl, kiln_name), N=256)
+    tdt = _tdt(torch_name)
+    got = out.view(tdt).float()
+    ref = codes.view(tdt).float().abs()
+    torch.testing.assert_close(got, ref, rtol=0, atol=0, equal_nan=True)
+    # The bits too: a positive code keeps its bits.
+    pos = codes.view(tdt).float() > 0
+    assert torch.equal(out[pos], codes[pos])

@@ -120,6 +120,19 @@ def test_map_elementwise(target):
                                atol=1e-5, rtol=1e-5)
 
 
+def test_map_elementwise_with_branches(target):
+    """Functions that branch on their values (an early return; nested ifs and an elif) give
+    torch's per-element answers."""
+    w = 64 if target.startswith("hip") else 32
+    x, y = torch.randn(128, device="cuda"), torch.randn(128, device="cuda")
+    out = torch.full((256,), float("nan"), device="cuda")
+    k.map_branch_kernel[(1,)](x, y, out, 128, w, num_warps=4)
+    torch.testing.assert_close(out[:128], torch.where(x > 0, x * 2, -x), rtol=0, atol=0)
+    ref = torch.where(x > y, torch.where(y < 0, torch.zeros_like(y), y),
+                      torch.where(x < -y, -y, x))
+    torch.testing.assert_close(out[128:], ref, rtol=0, atol=0)
+
+
 def test_ravel(target):
     x = torch.randn(16, 32, device="cuda")
     out = torch.empty(512, device="cuda")

@@ -143,9 +143,59 @@ def _run_block(cg, stmts, scope, sites, loop=None, prelude=None, args=()):
 # ---------------------------------------------------------------------------------------------
 
 
+_SIDE_EFFECTS = ('"tile.store"', '"tile.atomic', '"tile.print"', '"tile.assert"',
+                 '"tile.local_store"', '"tile.async', '"tile_nv.', '"tile_amd.', '"scf.for"',
+                 '"scf.while"')
+
+
+def converted_if(cg, node, cond):
+    """An ``if`` on a tensor in map_elementwise's function (Gluon runs that function on each
+    element, so it may branch on a value): both branches are emitted, in order, and each
+    variable they assign is merged with ``where(cond, then, else)``. A branch that stores,
+    prints, loops or calls out would run for every element, so it is refused."""
+    sem, frame = cg.sem, cg.frame
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    blk = cg.b.block
+    start = len(blk.lines)
+    out = []
+    for body in (node.body, node.orelse):
+        frame.scope, frame.sites = dict(scope), dict(sites)
+        cg.visit_body(body)
+        out.append((frame.scope, frame.sites))
+    for line in blk.lines[start:]:
+        if any(op in line for op in _SIDE_EFFECTS):
+            raise cg.error(node, "an if on a value in map_elementwise's function runs both "
+                           "branches for every element, so its branches may not store, print, "
+                           "loop or call out; compute values and select them",
+                           UnsupportedLanguageConstruct)
+    (t_scope, t_sites), (e_scope, e_sites) = out
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    changed = []
+    for branch in (t_scope, e_scope):
+        for n, v in branch.items():
+            if n not in changed and not (n in scope and scope[n] is v):
+                changed.append(n)
+    for n in changed:
+        if n not in t_scope or n not in e_scope:
+            frame.dropped[n] = (f"it is assigned in only one branch of the if at line "
+                                f"{frame.src.position(node)[1]}")
+            continue
+        tv, ev = _unwrap(t_scope[n]), _unwrap(e_scope[n])
+        if not isinstance(tv, tensor) and not isinstance(ev, tensor):
+            if tv != ev:
+                raise cg.error(node, f"'{n}' is assigned different compile-time values in the "
+                               f"branches of an if on a value", UnsupportedLanguageConstruct)
+            frame.scope[n] = t_scope[n]
+        else:
+            frame.scope[n] = sem.where(cond, tv, ev)
+        frame.sites[n] = t_sites.get(n) or e_sites.get(n)
+
+
 def runtime_if(cg, node, cond):
     sem, b, frame = cg.sem, cg.b, cg.frame
     cond = _unwrap(cond)
+    if cond.type.is_block and sem.map_depth:
+        return converted_if(cg, node, cond)
     if cond.type.is_block:
         raise TypeError(f"if condition must be a scalar, got a tensor of shape "
                         f"{cond.type.shape}; use kl.where for elementwise selection")

@@ -1080,8 +1080,8 @@ def ravel(x, can_reorder=False, _semantic=None):
 @builtin
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
     """``scalar_fn`` over the elements of ``args`` (broadcast to one shape). Kiln applies it to
-    the whole tensors at once, so it must be made of elementwise operations: a branch on a
-    value (Gluon allows one per element) is a compile error here; use ``where``."""
+    the whole tensors at once: an ``if`` on a value runs both branches and selects each
+    element's result, so the branches may compute but not store, print or loop."""
     return _semantic.map_elementwise(scalar_fn, args, pack)
 
 

@@ -118,6 +118,7 @@ class Semantic(SharedMemorySemantic):
         self.warp_size = warp_size
         self.codegen = codegen
         self.combine_depth = 0  # > 0 while the body of a reduce combine function is emitted
+        self.map_depth = 0  # > 0 while map_elementwise's function is emitted (if -> where)
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -147,9 +148,9 @@ class Semantic(SharedMemorySemantic):
             if isinstance(dt, dtype) and dt.name in _FP8:
                 raise TypeError(
                     f"{what.format(dt)} is not supported: fp8 values convert (x.to(...)) and "
-                    f"compute by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
-                    f"but math functions, reductions and scans take a wider float: convert "
-                    f"first, e.g. x.to(kl.float32)")
+                    f"compute by promotion (+, -, *, /, comparisons, minimum, maximum, where; "
+                    f"abs on the sign bit), but math functions, reductions and scans take a "
+                    f"wider float, as in Gluon: convert first, e.g. x.to(kl.float32)")
 
     def ty(self, t) -> str:
         return self.b.ty(t)
@@ -705,6 +706,8 @@ class Semantic(SharedMemorySemantic):
 
     def math1(self, name: str, x) -> tensor:
         x = self.as_tensor(x)
+        if name == "abs" and x.dtype.name in _FP8:
+            return self._fp8_abs(x)
         self.reject_fp8(f"{name} on {{}}", x)
         if name == "abs":
             if x.dtype.is_int_unsigned() or x.dtype.is_bool():
@@ -713,6 +716,16 @@ class Semantic(SharedMemorySemantic):
         elif not x.dtype.is_floating():
             raise TypeError(f"{name} expects a floating-point operand, got {x.dtype}")
         return self._op(f"math.{name}", [x], x.type)
+
+    def _fp8_abs(self, x) -> tensor:
+        """|x| of an fp8 tensor on its bits, as Gluon: the sign bit cleared. In the FNUZ
+        formats (fp8e4b8, fp8e5b16) 0x80 is the NaN and stays one."""
+        bits = self.cast(x, core.uint8, bitcast=True)
+        cleared = self.binary("and", bits, self.as_tensor(0x7F, core.uint8))
+        if x.dtype.name in ("fp8e4b8", "fp8e5b16"):
+            nan = self.compare("eq", bits, self.as_tensor(0x80, core.uint8))
+            cleared = self.where(nan, bits, cleared)
+        return self.cast(cleared, x.dtype, bitcast=True)
 
     def hint(self, x, values, attr: str, what: str) -> tensor:
         """``tile.hint``: the user's promise (Gluon's multiple_of / max_contiguous /
@@ -736,8 +749,9 @@ class Semantic(SharedMemorySemantic):
 
     def map_elementwise(self, fn, args, pack) -> tensor:
         """Gluon's map_elementwise, applied to whole tensors: ``fn`` (a @kiln.jit function)
-        is inlined once with the broadcast tensors, so it must be made of elementwise
-        operations (a branch on a value is a compile error, as it is on any tensor)."""
+        is inlined once with the broadcast tensors. An ``if`` on a value inside it runs both
+        branches and selects per element (control.converted_if), so it may branch as Gluon's
+        scalar function does, as long as its branches have no side effects."""
         fn = _unwrap(fn)
         if not getattr(fn, "__kiln_jit__", False):
             what = getattr(fn, "__qualname__", None) or type(fn).__name__
@@ -752,7 +766,11 @@ class Semantic(SharedMemorySemantic):
             raise RuntimeError("map_elementwise needs the code generator")
         tensors = [self.as_tensor(_unwrap(a)) for a in args]
         tensors = self.broadcast_all(tensors, "map_elementwise")
-        return self.codegen.call_function(fn, tensors, {}, self.codegen.node)
+        self.map_depth += 1
+        try:
+            return self.codegen.call_function(fn, tensors, {}, self.codegen.node)
+        finally:
+            self.map_depth -= 1
 
     _SEMS = ("relaxed", "acquire", "release", "acq_rel")
     _SCOPES = ("cta", "gpu", "sys")
