@@ -60,8 +60,6 @@ DIFFERENCES = {
     "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
                        "branches and selects per element, so the branches may not store, "
                        "print or loop",
-    "gather": "within each warp by shuffles; across warps through shared memory (the whole "
-              "source is staged); an index outside the axis wraps instead of being undefined",
     "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
     "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
              "to a kernel is one argument per element)",
@@ -76,8 +74,6 @@ DIFFERENCES = {
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
-    "fdiv": "ieee_rounding=False (and `/`) is NVIDIA's div.full.f32 in f32, as Triton; AMD "
-            "targets always round to nearest",
     "erf": "AMD targets: f32 by a polynomial approximation (f16/bf16 computed in f32; the "
            "ROCm device libraries are not linked); NVIDIA: libdevice's erff, as Triton",
     "max": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
@@ -86,8 +82,6 @@ DIFFERENCES = {
     "min": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
             "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
             "depends on the reduction order)"),
-    "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark "
-                       "(Gluon rejects it)",
     "shared_memory_descriptor": "one chosen by an `if` or carried through a loop is ordered "
                                 "against all of shared memory (more barriers) and may not "
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "
@@ -103,10 +97,6 @@ DIFFERENCES = {
     "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
                        "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
                        "ROCm device libraries are not linked)",
-    "nvidia.ampere.async_copy.async_copy_global_to_shared": "returns a token for Kiln's "
-                                                            "wait_for (Gluon code is unaffected)",
-    "nvidia.ampere.async_copy.commit_group": "returns a token for Kiln's wait_for (Gluon code "
-                                             "is unaffected)",
     "nvidia.hopper.warpgroup_mma": "max_num_imprecise_acc below K with fp8 operands and M- or "
                                    "N-contiguous 8- or 32-bit operands are refused (hopper.md)",
     "nvidia.hopper.tma.async_copy_global_to_shared": "TMA copies of transposed NVMMA layouts "
@@ -426,7 +416,13 @@ def _kiln_module(kiln_root, pkg):
 _FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
             "which Gluon 3.6 does not lower; like Gluon, math functions, reductions and scans "
             "take a conversion first")
+_TOKEN_EXT = "also returns a token for Kiln's wait_for (Gluon code is unaffected)"
 EXTENSIONS = {
+    "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
+    "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
+                       "where Gluon refuses the kernel",
+    "nvidia.ampere.async_copy.async_copy_global_to_shared": _TOKEN_EXT,
+    "nvidia.ampere.async_copy.commit_group": _TOKEN_EXT,
     "float8e4nv": _FP8_EXT,
     "float8e5": _FP8_EXT,
     "float8e4b8": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",
