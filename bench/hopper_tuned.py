@@ -1,11 +1,12 @@
 """examples/hopper.py's TMA GEMM with ``kiln_matmul(..., tuned=True)`` (``--kernel nt``: B
-given [N, K]) or examples/hopper_kn.py's with ``kiln_matmul_kn(..., tuned=True)`` (``--kernel
-kn``: B [K, N] row-major): kiln.autotune's pick among the example's configs (a Config pre_hook
+given [N, K]), examples/hopper_kn.py's with ``kiln_matmul_kn(..., tuned=True)`` (``--kernel
+kn``: B [K, N] row-major) or examples/hopper_ws.py's warp-specialized one (``--kernel ws``,
+``ws_persistent``): kiln.autotune's pick among the example's configs (a Config pre_hook
 sets each TMA descriptor's block per config, as Triton's tutorials do) against each config
 launched fixed and against cuBLAS (torch.matmul), same run, interleaved rounds, each ratio
 the median of same-round ratios. TFLOP/s, bf16.
 
-    python3 bench/hopper_tuned.py [--kernel nt|kn] [--size 4096] [--rounds 3]
+    python3 bench/hopper_tuned.py [--kernel nt|kn|ws|ws_persistent] [--size 4096] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from examples import hopper, hopper_kn  # noqa: E402
+from examples import hopper, hopper_kn, hopper_ws  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--kernel", choices=["nt", "kn"], default="nt")
+    ap.add_argument("--kernel", choices=["nt", "kn", "ws", "ws_persistent"], default="nt")
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
@@ -36,10 +37,18 @@ def main(argv=None):
         ref = a.float() @ b.float().T
         tuned_fn, launcher = hopper.kiln_matmul, hopper.kiln_matmul_launcher
         configs, autotuned, cublas = hopper.GEMM_CONFIGS, hopper.gemm_kernel_tuned, b.T
-    else:
+    elif args.kernel == "kn":
         ref = a.float() @ b.float()
         tuned_fn, launcher = hopper_kn.kiln_matmul_kn, hopper_kn.kiln_matmul_kn_launcher
         configs, autotuned, cublas = hopper_kn.KN_CONFIGS, hopper_kn.matmul_kn_tuned, b
+    else:
+        ref = a.float() @ b.float().T
+        persistent = args.kernel == "ws_persistent"
+        tuned_fn = hopper_ws.kiln_ws_persistent_matmul if persistent else \
+            hopper_ws.kiln_ws_matmul
+        launcher = hopper_ws.kiln_ws_persistent_matmul_launcher if persistent else \
+            hopper_ws.kiln_ws_matmul_launcher
+        configs, autotuned, cublas = hopper_ws.WS_CONFIGS, hopper_ws.ws_gemm_tuned, b.T
     tuned = tuned_fn(a, b, tuned=True)
     err = ((tuned.float() - ref).norm() / ref.norm()).item()
     assert err < 1e-2, err

@@ -14,7 +14,8 @@ the same kernel in Gluon.
   boundaries, so the next tile's first loads are in flight during this tile's epilogue.
 
 Host wrappers ``kiln_ws_matmul`` / ``kiln_ws_persistent_matmul`` and their ``*_launcher``
-forms take the same arguments as examples/hopper.py's.
+forms take the same arguments as examples/hopper.py's; ``tuned=True`` lets kiln.autotune pick
+the tile and ring depth among WS_CONFIGS.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["ws_gemm_kernel", "ws_persistent_gemm_kernel", "kiln_ws_matmul",
            "kiln_ws_matmul_launcher", "kiln_ws_persistent_matmul",
-           "kiln_ws_persistent_matmul_launcher"]
+           "kiln_ws_persistent_matmul_launcher", "WS_CONFIGS", "ws_gemm_tuned"]
 
 
 @kiln.jit
@@ -161,6 +162,41 @@ def ws_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
         mbarrier.invalidate(empty.index(s))
 
 
+@kiln.jit
+def ws_gemm_kernel_tiled(a_desc, b_desc, c_desc, M, N, K, BM: gl.constexpr, BN: gl.constexpr,
+                         BK: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr,
+                         PERSISTENT: gl.constexpr, num_warps: gl.constexpr):
+    """ws_gemm_kernel with its tile named: the descriptors' blocks must be [BM, BK], [BN, BK]
+    and [BM, BN] (the autotuned GEMM's pre_hook sets them per config)."""
+    gl.static_assert(a_desc.block_type.shape[0] == BM and a_desc.block_type.shape[1] == BK)
+    gl.static_assert(b_desc.block_type.shape[0] == BN and c_desc.block_type.shape[1] == BN)
+    ws_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES, GROUP_M, PERSISTENT, num_warps)
+
+
+def _set_tile_blocks(nargs):
+    """A Config pre_hook: each descriptor's block and NVMMA layout for this config's tile."""
+    BM, BN, BK = nargs["BM"], nargs["BN"], nargs["BK"]
+    for name, block in (("a_desc", [BM, BK]), ("b_desc", [BN, BK]), ("c_desc", [BM, BN])):
+        desc = nargs[name]
+        desc.block_shape = block
+        desc.layout = gl.NVMMASharedLayout.get_default_for(block, desc.dtype)
+
+
+# Tiles and ring depths kiln_ws_matmul(..., tuned=True) chooses among, once per (M, N, K) and
+# schedule; each fits in shared memory with its C tile (at most 208 KiB).
+WS_CONFIGS = [
+    kiln.Config({"BM": 128, "BN": 256, "BK": 64, "STAGES": 3, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 128, "BN": 128, "BK": 64, "STAGES": 5, "GROUP_M": 8}, num_warps=8,
+                pre_hook=_set_tile_blocks),
+    kiln.Config({"BM": 64, "BN": 256, "BK": 64, "STAGES": 4, "GROUP_M": 8}, num_warps=4,
+                pre_hook=_set_tile_blocks),
+]
+ws_gemm_tuned = kiln.autotune(WS_CONFIGS, key=["M", "N", "K", "PERSISTENT"])(ws_gemm_kernel_tiled)
+
+
 # --- host wrappers ------------------------------------------------------------------------------
 
 
@@ -202,8 +238,34 @@ def kiln_ws_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, 
     return _launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out, persistent=False)
 
 
-def kiln_ws_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None):
-    """C = a @ b.T (a [M, K], b [N, K] bf16 contiguous) with the warp-specialized kernel."""
+def _tuned(a, b, out, persistent):
+    """C = a @ b.T with kiln.autotune's pick among WS_CONFIGS (timed once per (M, N, K) and
+    schedule, remembered on disk)."""
+    import torch
+    from examples.hopper import _cdiv, _check_gemm
+    M, N, K = _check_gemm(a, b, 128, 128, 64, 3, 4)
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    if tuple(c.shape) != (M, N) or c.dtype != torch.bfloat16 or not c.is_contiguous():
+        raise ValueError(f"out must be a contiguous bf16 [{M}, {N}] tensor")
+    # Descriptors of any block: the config's pre_hook sets each one's block and layout.
+    a_desc, b_desc, c_desc = _descriptor(a, (128, 64)), _descriptor(b, (128, 64)), \
+        _descriptor(c, (128, 128))
+    sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+
+    def grid(meta):
+        tiles = _cdiv(M, meta["BM"]) * _cdiv(N, meta["BN"])
+        return (min(sms, tiles) if persistent else tiles,)
+    ws_gemm_tuned[grid](a_desc, b_desc, c_desc, M, N, K, PERSISTENT=persistent)
+    return c
+
+
+def kiln_ws_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8, out=None,
+                   tuned=False):
+    """C = a @ b.T (a [M, K], b [N, K] bf16 contiguous) with the warp-specialized kernel;
+    ``tuned=True``: the tile is kiln.autotune's pick among WS_CONFIGS (the tile arguments are
+    then unused)."""
+    if tuned:
+        return _tuned(a, b, out, persistent=False)
     return kiln_ws_matmul_launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M, out)[0]()
 
 
@@ -214,7 +276,10 @@ def kiln_ws_persistent_matmul_launcher(a, b, BM=128, BN=256, BK=64, STAGES=3, nu
 
 
 def kiln_ws_persistent_matmul(a, b, BM=128, BN=256, BK=64, STAGES=3, num_warps=8, GROUP_M=8,
-                              out=None):
-    """C = a @ b.T with the persistent warp-specialized kernel."""
+                              out=None, tuned=False):
+    """C = a @ b.T with the persistent warp-specialized kernel (``tuned=True``: as
+    kiln_ws_matmul's)."""
+    if tuned:
+        return _tuned(a, b, out, persistent=True)
     return kiln_ws_persistent_matmul_launcher(a, b, BM, BN, BK, STAGES, num_warps, GROUP_M,
                                               out)[0]()

@@ -60,7 +60,6 @@ DIFFERENCES = {
     "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
                        "branches and selects per element, so the branches may not store, "
                        "print or loop",
-    "histogram": "compares every element with every bin (at most 4096 pairs a thread)",
     "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
              "to a kernel is one argument per element)",
     "tuple_type": "describes element types; kernels do not take it as an annotation",

@@ -3,6 +3,8 @@ user's line. test/gpu/test_gather.py runs the kernels against torch."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import kiln
@@ -83,11 +85,23 @@ def test_gathers_shuffle_within_warps(target, w):
 @pytest.mark.parametrize("masked", [False, True])
 def test_histogram_compiles(target, w, masked):
     L = kl.BlockedLayout([1], [w], [4], [0])
-    for m, b in [(2048, 2), (8, 512), (32, 32)]:
+    for m, b in [(2048, 2), (8, 512), (32, 32), (256, 4096), (4096, 16384)]:
         k = kiln.compile(histogram_kernel, {"x": "*i32", "z": "*i32"},
                          {"M": m, "B": b, "SL": L, "DL": L, "MASKED": masked}, target=target,
                          num_warps=4, cache=False)
-        assert "tile.reduce" in k.asm["tile"]
+        # One shared-memory atomic add an element, no compare against every bin.
+        assert "tile.histogram" in k.asm["tile"] and "tile.reduce" not in k.asm["tile"]
+        assert re.search(r"atomicrmw add ptr addrspace\(3\)", k.asm["llir"])
+
+
+@compiled.needs_compiler
+def test_histogram_bins_beyond_shared_memory_are_an_error():
+    L = kl.BlockedLayout([1], [32], [4], [0])
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(histogram_kernel, {"x": "*i32", "z": "*i32"},
+                     {"M": 256, "B": 1 << 17, "SL": L, "DL": L, "MASKED": False},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    assert "shared memory" in str(ei.value)
 
 
 def layouts_across_warps(w):

@@ -57,7 +57,8 @@ def test_gather_1d(target, dtype):
     assert torch.equal(out, src[idx.long()])
 
 
-@pytest.mark.parametrize("m,bins", [(2048, 2), (8, 512), (32, 32), (256, 64)])
+@pytest.mark.parametrize("m,bins", [(2048, 2), (8, 512), (32, 32), (256, 64), (256, 4096),
+                                    (4096, 16384), (4096, 4)])
 @pytest.mark.parametrize("masked", [False, True])
 def test_histogram(target, m, bins, masked):
     L = kl.BlockedLayout([1], [W], [4], [0])

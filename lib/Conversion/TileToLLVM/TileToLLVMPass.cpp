@@ -464,6 +464,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);
   populateReduceOpToLLVMPatterns(converter, patterns, ctx);
   populateGatherOpToLLVMPatterns(converter, patterns, ctx);
+  populateHistogramOpToLLVMPatterns(converter, patterns, ctx);
   populateDotFmaOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);

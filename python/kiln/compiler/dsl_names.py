@@ -23,7 +23,7 @@ OPS = {
     "buffer_store": "buffer_store", "convert_layout": "convert_layout", "dot_fma": "dot_fma",
     "expand_dims": "expand_dims", "extern_elementwise": "libdevice function",
     "fence_async_shared": "fence_async_shared",
-    "gather": "gather", "hint": "hint",
+    "gather": "gather", "hint": "hint", "histogram": "histogram",
     "inline_asm_elementwise": "inline_asm_elementwise", "load": "load",
     "local_alloc": "allocate_shared_memory", "local_dealloc": "shared buffer release",
     "local_load": "smem.load", "local_store": "smem.store",

@@ -1,15 +1,13 @@
 """Gluon's ``gather`` (a warp-local gather: ``tile.gather``, lowered with warp shuffles) and
-``histogram`` (counts of the values 0..num_bins-1, built from a broadcast compare and a sum)."""
+``histogram`` (counts of the values 0..num_bins-1: ``tile.histogram``, atomic adds into shared
+memory)."""
 
 from __future__ import annotations
 
-from ._core import _unwrap, builtin, distributed_type, int1, int32
-from ._layouts import BlockedLayout, DistributedLayout, SliceLayout, is_inferred
+from ._core import _unwrap, builtin, distributed_type, int1, int32, int64, uint32
+from ._layouts import DistributedLayout, is_inferred
 
 __all__ = ["gather", "histogram"]
-
-# histogram compares every element with every bin: at most this many pairs a thread.
-_MAX_PAIRS_PER_THREAD = 4096
 
 
 @builtin
@@ -45,19 +43,12 @@ def gather(src, index, axis, _semantic=None):
     return sem._op("tile.gather", [src, index], rt, {"axis": sem.b.int_attr(axis)})
 
 
-def _compare_layout(m, bins, warp_size, num_warps):
-    """A 2-D layout for (elements, bins) pairs: lanes and warps over the elements first."""
-    t0 = min(m, warp_size)
-    w0 = min(max(m // t0, 1), num_warps)
-    return BlockedLayout([1, 1], [t0, warp_size // t0], [w0, num_warps // w0], [0, 1])
-
-
 @builtin
 def histogram(input, num_bins, mask=None, layout=None, _semantic=None):
     """How many elements of the 1-D integer tensor ``input`` equal each of 0 .. num_bins-1
     (where ``mask`` is true, if given), as an int32 tensor of ``num_bins`` in ``layout``
-    (Gluon's ``histogram``); other values are not counted. Kiln compares every element with
-    every bin and sums."""
+    (Gluon's ``histogram``); other values are not counted. ``tile.histogram`` counts into
+    shared memory with one atomic add an element."""
     sem = _semantic
     num_bins = sem.require_constexpr(num_bins, "histogram num_bins")
     layout = _unwrap(layout)
@@ -69,23 +60,22 @@ def histogram(input, num_bins, mask=None, layout=None, _semantic=None):
     if not isinstance(num_bins, int) or isinstance(num_bins, bool) or num_bins < 1 or \
             num_bins & (num_bins - 1):
         raise ValueError(f"histogram: num_bins must be a power of 2, got {num_bins!r}")
-    if not isinstance(layout, DistributedLayout):
+    if not isinstance(layout, DistributedLayout) or is_inferred(layout):
         raise TypeError(f"histogram: layout must be the result's distributed layout, got "
                         f"{layout!r}")
-    m = x.type.shape[0]
-    threads = sem.warp_size * sem.num_warps
-    if m * num_bins > _MAX_PAIRS_PER_THREAD * threads:
-        raise ValueError(f"histogram compares every element with every bin: {m} elements x "
-                         f"{num_bins} bins is more than {_MAX_PAIRS_PER_THREAD} pairs a thread "
-                         f"for {threads} threads")
-    pairs = _compare_layout(m, num_bins, sem.warp_size, sem.num_warps)
-    xs = sem.expand_dims(sem.convert_layout(x, SliceLayout(1, pairs)), 1)
-    bins = sem.expand_dims(sem.arange(0, num_bins, SliceLayout(0, pairs)), 0)
-    hit = sem.compare("eq", sem.cast(xs, int32) if x.dtype.primitive_bitwidth < 32 else xs,
-                      bins)
+    if is_inferred(x.type.layout):
+        raise ValueError("histogram needs its input in a distributed layout (convert it "
+                         "first)")
+    if x.dtype.primitive_bitwidth < 32:  # counted as the values they are, sign included
+        x = sem.cast(x, uint32 if x.dtype.is_int_unsigned() else int32)
+    elif x.dtype.is_int_unsigned():
+        x = sem.cast(x, int32 if x.dtype.primitive_bitwidth == 32 else int64, bitcast=True)
+    operands = [x]
     if mask is not None:
         keep = sem.cast(sem.as_tensor(_unwrap(mask)), int1)
-        keep = sem.expand_dims(sem.convert_layout(keep, SliceLayout(1, pairs)), 1)
-        hit = sem.logical("and", hit, keep)
-    counts = sem.reduce_builtin("sum", sem.cast(hit, int32), axis=0)
-    return sem.convert_layout(counts, layout)
+        keep = sem.broadcast_all([keep, x], "histogram")[0]
+        if keep.type.layout != x.type.layout:
+            keep = sem.convert_layout(keep, x.type.layout)
+        operands.append(keep)
+    rt = distributed_type(int32, (num_bins,), layout)
+    return sem._op("tile.histogram", operands, rt)

@@ -2442,3 +2442,42 @@ func.func @scan_wrong_terminator(%x: tensor<512xf32, #l>) {
   }
   return
 }
+
+// -----
+
+// tile.histogram
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @histogram_float(%x: tensor<512xf32, #l>) {
+  // expected-error @+1 {{'tile.histogram' op src must be a 1-D tensor of i32 or i64, got 'tensor<512xf32}}
+  %h = tile.histogram %x : tensor<512xf32, #l> -> tensor<64xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @histogram_mask_layout(%x: tensor<512xi32, #l>, %k: tensor<512xi1, #m>) {
+  // expected-error @+1 {{'tile.histogram' op mask must be an i1 tensor of the source's shape and layout, got 'tensor<512xi1}}
+  %h = tile.histogram %x, %k : tensor<512xi32, #l>, tensor<512xi1, #m> -> tensor<64xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @histogram_result_type(%x: tensor<512xi32, #l>) {
+  // expected-error @+1 {{'tile.histogram' op result must be a 1-D i32 tensor, got 'tensor<64xi64}}
+  %h = tile.histogram %x : tensor<512xi32, #l> -> tensor<64xi64, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @histogram_bins(%x: tensor<512xi32, #l>) {
+  // expected-error @+1 {{'tile.histogram' op the number of bins (48) must be a power of two}}
+  %h = tile.histogram %x : tensor<512xi32, #l> -> tensor<48xi32, #l>
+  return
+}

@@ -117,6 +117,15 @@ func.func public @reduce_and_scan_tuples(%x: tensor<16x32xf32, #l2>, %i: tensor<
   return
 }
 
+// CHECK-LABEL: func.func public @histogram
+// CHECK: tile.histogram %{{.*}} : tensor<512xi32, #{{.*}}> -> tensor<64xi32, #{{.*}}>
+// CHECK: tile.histogram %{{.*}}, %{{.*}} : tensor<512xi64, #{{.*}}>, tensor<512xi1, #{{.*}}> -> tensor<4096xi32, #{{.*}}>
+func.func public @histogram(%x: tensor<512xi32, #l>, %y: tensor<512xi64, #l>, %m: tensor<512xi1, #l>) {
+  %h = tile.histogram %x : tensor<512xi32, #l> -> tensor<64xi32, #l>
+  %g = tile.histogram %y, %m : tensor<512xi64, #l>, tensor<512xi1, #l> -> tensor<4096xi32, #l>
+  return
+}
+
 // A warp_specialize prints its worker partitions after `partitions`, with
 // its warp and register counts in front.
 // CHECK-LABEL: func.func public @warp_specialize

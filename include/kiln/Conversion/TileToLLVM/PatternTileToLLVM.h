@@ -81,6 +81,9 @@ void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);
+void populateHistogramOpToLLVMPatterns(TileTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns,
+                                       const LoweringContext &ctx);
 void populateReduceOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

@@ -525,6 +525,28 @@ LogicalResult ReduceOp::verifyRegions() {
   return verifyCombineRegion<ReduceReturnOp>(*this, getCombine(), *elems);
 }
 
+LogicalResult HistogramOp::verify() {
+  auto src = getSrc().getType();
+  auto res = getResult().getType();
+  Type elem = src.getElementType();
+  if (src.getRank() != 1 || !(elem.isInteger(32) || elem.isInteger(64)))
+    return emitOpError() << "src must be a 1-D tensor of i32 or i64, got " << src;
+  if (Value mask = getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (!m.getElementType().isInteger(1) || m.getShape() != src.getShape() ||
+        m.getEncoding() != src.getEncoding())
+      return emitOpError() << "mask must be an i1 tensor of the source's shape "
+                              "and layout, got "
+                           << m;
+  }
+  if (res.getRank() != 1 || !res.getElementType().isInteger(32))
+    return emitOpError() << "result must be a 1-D i32 tensor, got " << res;
+  if (!llvm::isPowerOf2_64(res.getDimSize(0)))
+    return emitOpError() << "the number of bins (" << res.getDimSize(0)
+                         << ") must be a power of two";
+  return success();
+}
+
 LogicalResult GatherOp::verify() {
   auto src = getSrc().getType(), idx = getIndices().getType();
   auto res = getResult().getType();

@@ -296,6 +296,8 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
                                          (bits->firstWarpBit() + 1)),
         16);
   }
+  if (auto hist = dyn_cast<HistogramOp>(op))
+    return hist.getResult().getType().getNumElements() * 4;
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto ty = reduce.getSrc().getType();
     FailureOr<LinearLayout> ll = getLinearLayout(ty);

@@ -132,6 +132,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A histogram counts in a scratch of one i32 a bin: 4096 x 4 bytes.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 16384 : i32
+// CHECK: tile.histogram %arg0 {tile.scratch_offset = 0 : i32}
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @histogram_scratch(%x: tensor<512xi32, #l>) {
+    %h = tile.histogram %x : tensor<512xi32, #l> -> tensor<4096xi32, #l>
+    return
+  }
+}
+
+// -----
+
 // Two tensors reduced together: one array each, 2 x 64 outputs of f16 (256
 // bytes), then 2 x 64 of i64 from byte 256 (1024 bytes).
 // CHECK-LABEL: module attributes

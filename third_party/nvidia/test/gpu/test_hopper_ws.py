@@ -54,3 +54,14 @@ def test_ws_gemm(sm90, m, n, k, cfg):
 def test_ws_persistent_gemm(sm90, m, n, k, cfg):
     _check(hopper_ws.kiln_ws_persistent_matmul, m, n, k, cfg)
 
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("m,n,k", [(1000, 1000, 1000), (2048, 2048, 2048), (777, 520, 4104)])
+def test_tuned_ws_gemm(sm90, persistent, m, n, k):
+    """tuned=True: kiln.autotune picks among WS_CONFIGS (the pre_hook sets each TMA
+    descriptor's block per config) for one tile per program and for the persistent schedule;
+    any pick is correct, on the first call (which times the configs) and the next."""
+    fn = hopper_ws.kiln_ws_persistent_matmul if persistent else hopper_ws.kiln_ws_matmul
+    _check(fn, m, n, k, {"tuned": True})
+    assert hopper_ws.ws_gemm_tuned.best_config in hopper_ws.WS_CONFIGS

@@ -355,6 +355,29 @@ def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
+  let summary = "Counts of the values 0 .. n-1 of a 1-D integer tensor (Gluon's histogram)";
+  let description = [{
+    Element b of the result is the number of elements of `src` equal to b
+    (of those where `mask` holds, when given); values outside [0, n), n the
+    result's size (a power of two), are not counted. An element several
+    threads hold is counted once. The lowering counts into a shared-memory
+    scratch of n i32 by atomic adds between barriers, so its cost grows with
+    the elements, not with elements x bins.
+
+    ```mlir
+    %h = tile.histogram %x : tensor<256xi32, #l> -> tensor<64xi32, #r>
+    %g = tile.histogram %x, %m : tensor<256xi32, #l>, tensor<256xi1, #l> -> tensor<4096xi32, #r>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Optional<Tile_Tensor>:$mask);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src (`,` $mask^)? attr-dict `:` type($src) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
     [MemoryEffects<[MemWrite<DefaultResource>]>]> {
   let summary = "Inline assembly over the elements of tensors (Gluon's inline_asm_elementwise)";

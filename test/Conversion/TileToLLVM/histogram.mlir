@@ -1,0 +1,23 @@
+// tile.histogram counts into its shared-memory scratch: zero the result
+// registers' bins, barrier, one atomic add an element behind its range, mask
+// and owner test, barrier, read the bins, barrier.
+// RUN: kiln-opt %s -split-input-file --tile-allocate-shared-memory --convert-tile-to-llvm="target=cuda:sm_90a" | FileCheck %s
+
+// CHECK-LABEL: llvm.func @histogram(
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK: %[[IN:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.and %[[IN]], %{{.*}} : i1
+// CHECK: llvm.cond_br
+// CHECK: llvm.atomicrmw add %{{.*}}, %{{.*}} monotonic : !llvm.ptr<3>, i32
+// CHECK: nvvm.barrier0
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: nvvm.barrier0
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @histogram(%x: tensor<64xi32, #l>, %m: tensor<64xi1, #l>) -> tensor<256xi32, #l> {
+    %h = tile.histogram %x, %m : tensor<64xi32, #l>, tensor<64xi1, #l> -> tensor<256xi32, #l>
+    return %h : tensor<256xi32, #l>
+  }
+}
