@@ -51,8 +51,6 @@ OUTSIDE_GOAL = ("nvidia.blackwell*", "nvidia.rubin*", "amd.rdna*", "amd.gfx1250*
 # "package.name" (package path below gl; a root name has no package) -> how Kiln's differs.
 # Each line restates something docs/ or kiln.language already says; keep it one line.
 DIFFERENCES = {
-    "float8e4b15": "converts to nothing in Kiln (Gluon converts it to and from f16 / f32 on "
-                   "NVIDIA); loads, stores and bitcasts only",
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
@@ -426,6 +424,9 @@ EXTENSIONS = {
     "float8e5": _FP8_EXT,
     "float8e4b8": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",
     "float8e5b16": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",
+    "float8e4b15": _FP8_EXT + "; conversions are Triton's NVIDIA ones bit for bit (every "
+                   "code up, every f16 and 80k f32 down, checked against Triton on the GPU), "
+                   "on AMD targets too",
 }
 
 

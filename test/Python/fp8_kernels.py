@@ -57,3 +57,22 @@ def codes_abs(Codes, Out, FMT: kl.constexpr, N: kl.constexpr, W: kl.constexpr = 
     o = kl.arange(0, N, layout)
     x = kl.load(Codes + o).to(FMT, bitcast=True)
     kl.store(Out + o, kl.abs(x).to(kl.uint8, bitcast=True))
+
+
+@kiln.jit
+def e4b15_codes_up(Codes, Out16, Out32, N: kl.constexpr):
+    """Every fp8e4b15 code to f16 and f32."""
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    o = kl.arange(0, N, layout)
+    x = kl.load(Codes + o).to(kl.float8e4b15, bitcast=True)
+    kl.store(Out16 + o, x.to(kl.float16))
+    kl.store(Out32 + o, x.to(kl.float32))
+
+
+@kiln.jit
+def e4b15_down(X, Out, n, BLOCK: kl.constexpr):
+    """f16 or f32 values to fp8e4b15 codes."""
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    o = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
+    x = kl.load(X + o, mask=o < n)
+    kl.store(Out + o, x.to(kl.float8e4b15).to(kl.uint8, bitcast=True), mask=o < n)

@@ -237,3 +237,72 @@ def test_abs_of_every_code(nvidia, kiln_name, torch_name, maxv, limit):
     # The bits too: a positive code keeps its bits.
     pos = codes.view(tdt).float() > 0
     assert torch.equal(out[pos], codes[pos])
+
+
+def _e4b15_model_from_f16_bits(bits):
+    """Triton's f16 -> fp8e4b15 on int32 tensors of f16 bits (test_fp8e4b15.py checks this
+    formula against a value-level model)."""
+    mag = torch.clamp(bits & 0x7FFF, max=0x3F00)
+    return (((mag * 2 + 0x80) | (bits & 0x8000)) >> 8) & 0xFF
+
+
+def _triton_e4b15(x):
+    """Triton's own conversion of x (f16 or f32) to fp8e4b15 codes, or None without Triton."""
+    try:
+        import triton
+        import triton.language as tl
+    except ImportError:
+        return None
+
+    @triton.jit
+    def conv(X, Out, n, BLOCK: tl.constexpr):
+        o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        v = tl.load(X + o, mask=o < n)
+        tl.store(Out + o, v.to(tl.float8e4b15).to(tl.uint8, bitcast=True), mask=o < n)
+    out = torch.zeros(x.numel(), dtype=torch.uint8, device="cuda")
+    conv[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+
+
+def test_e4b15_every_code_up(nvidia):
+    codes = torch.arange(256, dtype=torch.uint8, device="cuda")
+    o16 = torch.zeros(256, dtype=torch.float16, device="cuda")
+    o32 = torch.zeros(256, dtype=torch.float32, device="cuda")
+    K.e4b15_codes_up[(1,)](codes, o16, o32, N=256)
+    import test_fp8e4b15 as M
+    ref = torch.tensor([M.e4b15_value(c) for c in range(256)], device="cuda")
+    assert torch.equal(o32, ref) and torch.equal(o16.float(), ref)
+    assert torch.equal(o16.view(torch.int16)[128:], (ref[128:].half()).view(torch.int16))
+
+
+def test_e4b15_every_f16_down(nvidia):
+    bits = torch.arange(1 << 16, dtype=torch.int32, device="cuda")
+    x = bits.to(torch.int16).view(torch.float16)
+    out = torch.zeros(1 << 16, dtype=torch.uint8, device="cuda")
+    K.e4b15_down[(128,)](x, out, 1 << 16, BLOCK=512)
+    assert torch.equal(out.int(), _e4b15_model_from_f16_bits(bits))
+    tri = _triton_e4b15(x)
+    if tri is not None:
+        assert torch.equal(out, tri), "differs from Triton's conversion"
+
+
+def test_e4b15_f32_down(nvidia):
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.cat([torch.randn(1 << 16, device="cuda", generator=g),
+                   torch.randn(1 << 14, device="cuda", generator=g) * 2.0 ** -12,
+                   torch.tensor([0.0, -0.0, 1.75, -1.8125, 1.8125, 2.0, float("inf"),
+                                 float("-inf"), float("nan"), 1e-30], device="cuda")])
+    out = torch.zeros(x.numel(), dtype=torch.uint8, device="cuda")
+    K.e4b15_down[(triton_cdiv(x.numel(), 512),)](x, out, x.numel(), BLOCK=512)
+    # Triton rounds f32 to f16 toward zero first.
+    h = x.half()
+    h = torch.where(h.float().abs() > x.abs(), torch.nextafter(h, torch.zeros_like(h)), h)
+    bits = h.view(torch.int16).int() & 0xFFFF
+    assert torch.equal(out.int(), _e4b15_model_from_f16_bits(bits))
+    tri = _triton_e4b15(x)
+    if tri is not None:
+        assert torch.equal(out, tri), "differs from Triton's conversion"
+
+
+def triton_cdiv(a, b):
+    return (a + b - 1) // b

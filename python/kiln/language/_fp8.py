@@ -11,8 +11,12 @@ f32 / f64 in registers, fp8 constants, and arithmetic by promotion.
   one format compute in f32 and round the result back to the format, two of different formats
   compute in f16 (Triton's computation type); an fp8 with an integer tensor is an error, as in
   Triton. Comparisons, ``minimum`` / ``maximum`` and ``where`` compare or pick exactly.
-* fp8e4b15 (Triton's bias-15 format) has no conversions; math functions, reductions and scans
-  of fp8 tensors are not supported (convert first).
+* fp8e4b15 (Triton's bias-15 format, no infinities or NaNs) converts as Triton's own lowering
+  does, on the f16 bits (the formats share their bias): up, the sign and the seven
+  low bits shifted into place (exact); down, from f16 (f32 and bf16 first rounded to f16
+  toward zero), the magnitude clamped to 1.75 (infinities and NaNs too) and rounded to
+  nearest, ties away from zero. Math functions, reductions and scans of fp8 tensors are not supported (convert
+  first), as in Gluon.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from ._constexpr import _unwrap
 from ._core import dtype, tensor
 
 FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15")
-_CONVERTIBLE = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")
+_CONVERTIBLE = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16")  # and fp8e4b15: _e4b15_cast
 ROUNDINGS = (None, "rtne", "rtz")
 
 
@@ -60,9 +64,61 @@ def check_rounding(rounding, src, dst):
     return rounding
 
 
+def _e4b15_up(sem, x: tensor) -> tensor:
+    """fp8e4b15 -> f16, exactly: f16 bits = sign << 15 | (code & 0x7f) << 7."""
+    b = sem.cast(sem.cast(x, core.uint8, bitcast=True), core.uint16)
+    c = lambda v: sem.as_tensor(v, core.uint16)  # noqa: E731
+    sign = sem.binary("lshift", sem.binary("rshift", b, c(7)), c(15))
+    num = sem.binary("lshift", sem.binary("and", b, c(0x7F)), c(7))
+    return sem.cast(sem.binary("or", sign, num), core.float16, bitcast=True)
+
+
+def _e4b15_down(sem, h: tensor) -> tensor:
+    """f16 -> fp8e4b15: |h| clamped to 1.75 (0x3F00; NaN and inf too), then the high byte of
+    2 |h| + 0x80 with h's sign (round to nearest, ties away from zero)."""
+    u = sem.cast(h, core.uint16, bitcast=True)
+    c = lambda v: sem.as_tensor(v, core.uint16)  # noqa: E731
+    mag = sem.minmax("min", sem.binary("and", u, c(0x7FFF)), c(0x3F00))
+    r = sem.binary("add", sem.binary("mul", mag, c(2)), c(0x80))
+    r = sem.binary("or", r, sem.binary("and", u, c(0x8000)))
+    byte = sem.cast(sem.binary("rshift", r, c(8)), core.uint8)
+    return sem.cast(byte, core.float8e4b15, bitcast=True)
+
+
+def _e4b15_cast(sem, x: tensor, dst, rounding) -> tensor:
+    src = x.dtype
+    if rounding == "rtz":
+        raise ValueError("fp_downcast_rounding='rtz' is not supported for fp8e4b15 (Triton "
+                         "rounds it to nearest only)")
+    if src.name == "fp8e4b15":
+        h = _e4b15_up(sem, x)
+        if dst == core.float16:
+            return h
+        f = sem.cast(h, core.float32)
+        return f if dst == core.float32 else cast(sem, f, dst, rounding) if is_fp8(dst) \
+            else sem.cast(f, dst)
+    if is_fp8(src):
+        x = cast(sem, x, core.float32)
+    if x.dtype != core.float16:  # f32, bf16, f64, integers: to f16 toward zero first
+        x = _f16_toward_zero(sem, x if x.dtype == core.float32 else sem.cast(x, core.float32))
+    return _e4b15_down(sem, x)
+
+
+def _f16_toward_zero(sem, x: tensor) -> tensor:
+    """f32 -> f16 rounded toward zero (as Triton's f32 -> fp8e4b15 does first): the nearest
+    f16, one code nearer zero where it is larger in magnitude than x."""
+    h = sem.cast(x, core.float16)
+    over = sem.compare("gt", sem.math1("abs", sem.cast(h, core.float32)), sem.math1("abs", x))
+    bits = sem.cast(h, core.uint16, bitcast=True)
+    bits = sem.where(over, sem.binary("sub", bits, sem.as_tensor(1, core.uint16)), bits)
+    return sem.cast(bits, core.float16, bitcast=True)
+
+
 def cast(sem, x: tensor, dst, rounding=None) -> tensor:
     """``x`` (a tensor with an fp8 side to the conversion) as ``dst``."""
     src = x.dtype
+    if "fp8e4b15" in (src.name, getattr(dst, "name", None)) and src != dst:
+        return _e4b15_cast(sem, x, dst, rounding)
     for dt in (src, dst):
         if is_fp8(dt):
             _check_convertible(dt, src, dst)
