@@ -71,8 +71,10 @@ DIFFERENCES = {
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
-    "erf": "AMD targets: f32 by a polynomial approximation (f16/bf16 computed in f32; the "
-           "ROCm device libraries are not linked); NVIDIA: libdevice's erff, as Triton",
+    "erf": "AMD targets: f32 by MLIR's polynomial approximation, at most 3 ulp from the "
+           "correctly rounded value (test_erf_accuracy.py, every finite binade; f16/bf16 "
+           "computed in f32; the ROCm device libraries are not linked); NVIDIA: libdevice's "
+           "erff, as Triton",
     "max": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
             "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
             "depends on the reduction order)"),
