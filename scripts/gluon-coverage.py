@@ -86,9 +86,9 @@ DIFFERENCES = {
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "
                                 "bytes (shared-memory.md)",
     "warp_specialize": "several per kernel at its top level; inside a loop or an `if` it is "
-                       "refused, and a worker may only use values it can recompute "
-                       "(hopper.md); the default partition's return values are returned, as "
-                       "in Gluon",
+                       "refused, and a tensor a worker cannot recompute must come as a "
+                       "shared-memory buffer (scalars are passed; hopper.md); the default "
+                       "partition's return values are returned, as in Gluon",
     "NVMMASharedLayout": "fp4_padded=True is refused (Kiln has no fp4 types)",
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "

@@ -138,10 +138,11 @@ def _uses(x):
 
 
 def e_loop_value(x):
-    s = 0
+    # A loop's tensor result: a worker cannot recompute it, and only scalars are passed.
+    s = kl.zeros([32], kl.int32, kl.BlockedLayout([1], [32], [4], [0]))
     for i in range(x):
         s += i
-    kl.warp_specialize([(_nothing, ()), (_uses, (s,))], [1], [24])
+    kl.warp_specialize([(_nothing, ()), (_uses, (s,))], [4], [24])
 
 
 def e_nested(x):
@@ -176,7 +177,9 @@ ERRORS = [
      r"a CTA"),
     (e_loop_value, "E:use", "x + 1",
      r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
-     r"or branch result\) and the partition cannot recompute: .*"),
+     r"or branch result\) and the partition cannot recompute: .*integer or float scalars of "
+     r"any origin \(passed through shared memory\); pass a tensor as a shared-memory "
+     r"buffer"),
     (e_nested, "E:nested", "kl.warp_specialize",
      r"warp_specialize: must be at the top level of a kernel, not inside a branch \(scf.if\)"),
 ]
@@ -237,3 +240,26 @@ def test_warp_specialize_inside_a_loop_is_refused():
     located.assert_located(ei.value, HERE, "E:loop", "kl.warp_specialize",
                            ".*must be at the top level of a kernel, not inside a loop \\(scf.for\\)",
                            kiln.CompilationError)
+
+
+def test_scalars_workers_cannot_recompute_go_through_shared_memory():
+    """A length loaded from memory, a scale, a loop's and a branch's result reach the worker
+    partition through the op's scratch: the kernel's warps store them before the op, the
+    worker loads them (test/gpu/test_ws_captures.py runs it)."""
+    import ws_capture_kernels as W
+    k = kiln.compile(W.ws_scalar_captures, {"out": "*fp32", "lens": "*i32", "scales": "*fp32",
+                                            "m": "i32"}, {"BLOCK": 32}, target="cuda:sm_90a",
+                     cache=False)
+    llir = k.asm["llir"]
+    # n, scale, total, pick: 32 bytes of scratch, four stores and four loads.
+    assert len(re.findall(r"store (i32|float) %[^,]+, ptr addrspace\(3\)", llir)) >= 4
+    assert len(re.findall(r"load (i32|float), ptr addrspace\(3\)", llir)) >= 4
+
+
+def test_a_tensor_a_worker_cannot_recompute_is_still_an_error():
+    import ws_capture_kernels as W
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(W.ws_tensor_capture, {"out": "*fp32"}, {"BLOCK": 32},
+                     target="cuda:sm_90a", cache=False)
+    assert "pass a tensor as a shared-memory buffer" in str(ei.value)
+    assert "ws_capture_kernels.py" in str(ei.value)

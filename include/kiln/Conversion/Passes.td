@@ -49,6 +49,9 @@ def TilePrepareWarpSpecializePass : Pass<"tile-prepare-warp-specialize", "mlir::
     Option<"numWarps", "num-warps", "int", /*default=*/"0",
            "Warps per CTA (0: take tile.num_warps from the module)">,
   ];
+  // Scalars passed to worker partitions are stored and loaded with LLVM ops
+  // (and a barrier of the target's dialect, added in getDependentDialects).
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
 def TileTagTensorDescParamsPass

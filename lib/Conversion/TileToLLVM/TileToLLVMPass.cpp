@@ -163,30 +163,6 @@ LogicalResult checkSupported(ModuleOp module) {
   return failure(r.wasInterrupted());
 }
 
-/// Shared memory: one dynamically sized array; the launch passes its size.
-/// Returns the module's byte count (tile.shared).
-int64_t declareSharedMemory(ModuleOp module) {
-  int64_t shared = 0;
-  if (IntegerAttr a =
-          TileDialect::SharedAttrHelper(module->getContext()).getAttr(module))
-    shared = a.getInt();
-  if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
-    // The buffers' offsets are aligned as their layouts need; so must be
-    // the base.
-    unsigned alignment = 16;
-    module.walk([&](LocalAllocOp alloc) {
-      alignment = std::max(alignment, getRequiredAlignment(alloc.getType()));
-    });
-    OpBuilder b(module.getBodyRegion());
-    auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
-    LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
-                           LLVM::Linkage::External,
-                           LoweringContext::kSharedGlobal, Attribute(),
-                           alignment, /*addrSpace=*/3);
-  }
-  return shared;
-}
-
 /// scf-to-cf carries a loop's `llvm.loop_annotation` (set by
 /// tile-insert-wait-counts: no unrolling where instruction counts assume it)
 /// onto its back-edge branch as a discardable attribute; LLVM translation
@@ -444,6 +420,31 @@ struct ConvertTileToLLVMPass
 };
 
 } // namespace
+
+/// Shared memory: one dynamically sized array; the launch passes its size.
+/// Returns the module's byte count (tile.shared).
+int64_t kiln::declareSharedMemory(ModuleOp module) {
+  int64_t shared = 0;
+  if (IntegerAttr a =
+          TileDialect::SharedAttrHelper(module->getContext()).getAttr(module))
+    shared = a.getInt();
+  if (shared > 0 && !module.lookupSymbol(LoweringContext::kSharedGlobal)) {
+    // The buffers' offsets are aligned as their layouts need; so must be
+    // the base.
+    unsigned alignment = 16;
+    module.walk([&](LocalAllocOp alloc) {
+      alignment = std::max(alignment, getRequiredAlignment(alloc.getType()));
+    });
+    OpBuilder b(module.getBodyRegion());
+    auto arrTy = LLVM::LLVMArrayType::get(b.getI8Type(), 0);
+    LLVM::GlobalOp::create(b, module.getLoc(), arrTy, /*isConstant=*/false,
+                           LLVM::Linkage::External,
+                           LoweringContext::kSharedGlobal, Attribute(),
+                           alignment, /*addrSpace=*/3);
+  }
+  return shared;
+}
+
 
 FailureOr<AsyncCopyWidth> kiln::checkAsyncCopyForLowering(
     Operation *op, RankedTensorType ptrType, Value dst, unsigned pointerElements,

@@ -6,8 +6,9 @@
 //  1. Before the conversion (prepareWarpSpecialize): each worker region gets
 //     its own copy of what it uses from the default warps' code, recomputed
 //     from kernel arguments (constants, program ids, integer arithmetic,
-//     shared-memory allocations and views); anything else is an error at
-//     the use. The regions then read nothing the worker warps did not
+//     shared-memory allocations and views); an integer or float scalar it
+//     cannot recompute comes through the op's shared-memory scratch
+//     (passCaptures); anything else is an error at the use. The regions then read nothing the worker warps did not
 //     compute, and their ops keep their place, so each pattern sees which
 //     partition (warps, layouts) it lowers for.
 //  2. During the conversion the op stays, its regions' block types
@@ -28,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Dialect/Tile/IR/WarpSpecializeCaptures.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
@@ -52,13 +54,7 @@ struct Rematerializer {
   Rematerializer(Region &region, unsigned index)
       : region(region), index(index), b(&region.front(), region.front().begin()) {}
 
-  static bool recomputable(Operation *op) {
-    if (op->getNumRegions())
-      return false;
-    if (auto alloc = dyn_cast<LocalAllocOp>(op))
-      return !alloc.getSrc();
-    return isMemoryEffectFree(op);
-  }
+  static bool recomputable(Operation *op) { return isRecomputableInWorker(op); }
 
   LogicalResult copy(Value v, OpOperand &use) {
     if (map.contains(v))
@@ -94,7 +90,9 @@ struct Rematerializer {
     diag << "and the partition cannot recompute: worker partitions may use "
             "kernel arguments, constants and what is computed from them "
             "without touching memory (shared-memory allocations and their "
-            "views included)";
+            "views included), and integer or float scalars of any origin "
+            "(passed through shared memory); pass a tensor as a shared-memory "
+            "buffer";
     if (!controlFlow)
       diag.attachNote(def->getLoc()) << "defined here";
     return failure();
@@ -118,6 +116,53 @@ struct Rematerializer {
     return success();
   }
 };
+
+/// Scalars the worker partitions use and cannot recompute
+/// (getPassedCaptures): the kernel's warps store them into the op's scratch
+/// before it (after a barrier: earlier users of those bytes are done), and
+/// each worker region loads the ones it uses at its entry, which follows the
+/// partitions' start barrier.
+LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target) {
+  SmallVector<Value> passed = getPassedCaptures(op);
+  if (passed.empty())
+    return success();
+  if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
+    return op.emitOpError()
+           << "passes " << passed.size()
+           << " scalar(s) to its worker partitions through shared memory "
+              "but has none assigned; run tile-allocate-shared-memory first";
+  Location loc = op.getLoc();
+  declareSharedMemory(op->getParentOfType<ModuleOp>());
+  auto ptrTy = LLVM::LLVMPointerType::get(op->getContext(), 3);
+  auto slot = [&](OpBuilder &b, Value base, unsigned i) -> Value {
+    if (i == 0)
+      return base;
+    return LLVM::GEPOp::create(b, loc, ptrTy, b.getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{int32_t(8 * i)});
+  };
+  OpBuilder b(op);
+  target.barrier(b, loc);
+  Value base = getScratchBase(b, loc, op);
+  for (auto [i, v] : llvm::enumerate(passed))
+    LLVM::StoreOp::create(b, loc, v, slot(b, base, i));
+  for (Region &region : op.getPartitionRegions()) {
+    OpBuilder rb(&region.front(), region.front().begin());
+    Value regionBase;
+    for (auto [i, v] : llvm::enumerate(passed)) {
+      bool used = llvm::any_of(v.getUses(), [&](OpOperand &use) {
+        return region.isAncestor(use.getOwner()->getParentRegion());
+      });
+      if (!used)
+        continue;
+      if (!regionBase)
+        regionBase = getScratchBase(rb, loc, op);
+      Value loaded =
+          LLVM::LoadOp::create(rb, loc, v.getType(), slot(rb, regionBase, i));
+      replaceAllUsesInRegionWith(v, loaded, region);
+    }
+  }
+  return success();
+}
 
 /// The conversion visits the op before its regions' ops: their blocks'
 /// argument types are converted here, as a function body's are.
@@ -350,6 +395,8 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
         return op.emitOpError() << "has " << op.getPartitionRegions().size()
                                 << " worker partitions; the 16 named barriers "
                                    "allow at most 14";
+      if (failed(passCaptures(op, target)))
+        return failure();
       for (Region &region : op.getPartitionRegions()) {
         Rematerializer remat(region, region.getRegionNumber());
         if (failed(remat.run()))

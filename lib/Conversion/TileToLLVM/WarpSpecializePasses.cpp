@@ -12,6 +12,7 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
+#include "kiln/Target/Backend.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_TILEPREPAREWARPSPECIALIZEPASS
@@ -53,6 +54,12 @@ FailureOr<Lowering> getLowering(ModuleOp module, StringRef target,
 struct PrepareWarpSpecialize
     : kiln::impl::TilePrepareWarpSpecializePassBase<PrepareWarpSpecialize> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    for (const Backend *backend : getBackends())
+      backend->registerDialects(registry);
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

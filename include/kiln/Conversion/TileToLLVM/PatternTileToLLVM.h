@@ -81,6 +81,10 @@ void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
 void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);
+/// The module's shared-memory array (`global_smem`, sized at launch), declared
+/// once, when it has any (tile.shared > 0); returns tile.shared.
+int64_t declareSharedMemory(mlir::ModuleOp module);
+
 void populateHistogramOpToLLVMPatterns(TileTypeConverter &converter,
                                        mlir::RewritePatternSet &patterns,
                                        const LoweringContext &ctx);

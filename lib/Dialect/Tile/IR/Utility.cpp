@@ -1,6 +1,7 @@
 //===- Utility.cpp - Layout questions shared by passes and lowering -------===//
 
 #include "kiln/Dialect/Tile/IR/Utility.h"
+#include "kiln/Dialect/Tile/IR/WarpSpecializeCaptures.h"
 
 #include "kiln/Dialect/Tile/IR/GatherLayout.h"
 
@@ -296,6 +297,8 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
                                          (bits->firstWarpBit() + 1)),
         16);
   }
+  if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+    return 8 * int64_t(getPassedCaptures(ws).size());
   if (auto hist = dyn_cast<HistogramOp>(op))
     return hist.getResult().getType().getNumElements() * 4;
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

@@ -1,20 +1,24 @@
 // RUN: kiln-opt %s -split-input-file --kiln-to-llvm="target=cuda:sm_90a" -verify-diagnostics
 
-// A worker partition may not read what only the kernel's warps computed: a
-// loop's result has no recomputable definition.
-module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+// A worker partition may not read a tensor only the kernel's warps computed:
+// a loop's tensor result has no recomputable definition (a scalar would be
+// passed through shared memory).
+#blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
   func.func public @ws_loop_result(%p: !tile.ptr<i32>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
-    %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %c0) -> (i32) : i32 {
-      %b = arith.addi %a, %i : i32
-      scf.yield %b : i32
+    %z = tile.arange 0, 32 : tensor<32xi32, #blocked>
+    %s = scf.for %i = %c0 to %n step %c1 iter_args(%a = %z) -> (tensor<32xi32, #blocked>) : i32 {
+      %b = arith.addi %a, %a : tensor<32xi32, #blocked>
+      scf.yield %b : tensor<32xi32, #blocked>
     }
     tile.warp_specialize partition_num_warps = [1] {
       tile.warp_yield
     } partitions {
+      %ps = tile.splat %p : tensor<32x!tile.ptr<i32>, #blocked>
       // expected-error @+1 {{in worker partition 0 uses a value the kernel's warps compute (a loop or branch result) and the partition cannot recompute}}
-      %q = tile.addptr %p, %s : !tile.ptr<i32>, i32
+      tile.store %ps, %s : tensor<32x!tile.ptr<i32>, #blocked>
       tile.warp_yield
     }
     return
@@ -23,23 +27,19 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
 
 // -----
 
-// A reduction (an op with a region) is not recomputed.
-#blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+// A loaded tensor is not recomputed (it reads memory).
+#blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.num_warps = 1 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
   func.func public @ws_loaded(%p: !tile.ptr<i32>) {
-    %ps = tile.splat %p : tensor<128x!tile.ptr<i32>, #blocked>
-    %v = tile.load %ps : tensor<128x!tile.ptr<i32>, #blocked>
+    %ps = tile.splat %p : tensor<32x!tile.ptr<i32>, #blocked>
     // expected-note @+1 {{defined here}}
-    %s = tile.reduce %v {axis = 0 : i32} : tensor<128xi32, #blocked> -> i32 {
-    ^bb0(%a: i32, %b: i32):
-      %c = arith.addi %a, %b : i32
-      tile.reduce_return %c : i32
-    }
+    %v = tile.load %ps : tensor<32x!tile.ptr<i32>, #blocked>
     tile.warp_specialize partition_num_warps = [1] {
       tile.warp_yield
     } partitions {
-      // expected-error @+1 {{uses a value the kernel's warps compute ('tile.reduce')}}
-      %q = tile.addptr %p, %s : !tile.ptr<i32>, i32
+      %qs = tile.splat %p : tensor<32x!tile.ptr<i32>, #blocked>
+      // expected-error @+1 {{uses a value the kernel's warps compute ('tile.load')}}
+      tile.store %qs, %v : tensor<32x!tile.ptr<i32>, #blocked>
       tile.warp_yield
     }
     return

@@ -35,7 +35,9 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
-// A value no worker can recompute (a loop's result) is an error at its use.
+// A scalar no worker can recompute (a loop's result) goes through the op's
+// shared-memory scratch, which the allocation pass assigns; without it, an
+// error at the op.
 #blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func public @carried(%arg0: !tile.ptr<i32>, %n: i32) {
@@ -45,10 +47,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
       %b = arith.addi %a, %i : i32
       scf.yield %b : i32
     }
+    // expected-error @+1 {{'tile.warp_specialize' op passes 1 scalar(s) to its worker partitions through shared memory but has none assigned; run tile-allocate-shared-memory first}}
     tile.warp_specialize partition_num_warps = [1] {
       tile.warp_yield
     } partitions {
-      // expected-error @+1 {{'tile.addptr' op in worker partition 0 uses a value the kernel's warps compute (a loop or branch result) and the partition cannot recompute}}
       %p = tile.addptr %arg0, %s : !tile.ptr<i32>, i32
       %v = tile.splat %p : tensor<32x!tile.ptr<i32>, #blocked>
       %r = tile.arange 0, 32 : tensor<32xi32, #blocked>
