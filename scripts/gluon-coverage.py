@@ -96,8 +96,6 @@ DIFFERENCES = {
     "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
                        "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
                        "ROCm device libraries are not linked)",
-    "nvidia.hopper.warpgroup_mma": "max_num_imprecise_acc below K with fp8 operands and M- or "
-                                   "N-contiguous 8- or 32-bit operands are refused (hopper.md)",
     "nvidia.hopper.tma.async_copy_global_to_shared": "TMA copies of transposed NVMMA layouts "
                                                      "are not yet supported (hopper.md)",
 }
@@ -417,6 +415,11 @@ _FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maxim
             "take a conversion first")
 _TOKEN_EXT = "also returns a token for Kiln's wait_for (Gluon code is unaffected)"
 EXTENSIONS = {
+    "nvidia.hopper.warpgroup_mma": "also takes max_num_imprecise_acc=None with fp8 operands "
+                                   "(the hardware's sum over all of K; Gluon 3.6 fails on "
+                                   "it); M- or N-contiguous 8- and 32-bit operands are refused "
+                                   "(wgmma reads them K-major only; Gluon 3.6's lowering fails "
+                                   "on an N-contiguous fp8 B)",
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",

@@ -147,7 +147,7 @@ def e_mma_fp8_option(d, x):
     nv8: kl.constexpr = kl.NVMMASharedLayout.get_default_for([128, 64], kl.float8e4nv)
     a = kl.allocate_shared_memory(kl.float8e4nv, [128, 64], nv8)
     b = kl.allocate_shared_memory(kl.float8e4nv, [64, 64], nv8)
-    warpgroup_mma(a, b.permute((1, 0)), acc, max_num_imprecise_acc=32)  # E:imprecise
+    warpgroup_mma(a, b.permute((1, 0)), acc, max_num_imprecise_acc=-32)  # E:imprecise
 
 
 @kiln.jit
@@ -192,9 +192,7 @@ ERRORS = [
     (e_mma_b_tensor, "E:btensor", "warpgroup_mma",
      r"warpgroup_mma: b must be a shared memory descriptor, got .*"),
     (e_mma_fp8_option, "E:imprecise", "warpgroup_mma",
-     r"warpgroup_mma: max_num_imprecise_acc=32 asks for fp8 sums promoted every 32 products "
-     r"of K=64; Kiln accumulates a whole warpgroup_mma in the hardware.s precision: give None "
-     r"or a value >= 64"),
+     r"warpgroup_mma: max_num_imprecise_acc must be a positive int, got -32"),
     (e_mma_wait_deps, "E:deps", "warpgroup_mma_wait",
      r"warpgroup_mma_wait: deps must be given \(the accumulators to wait for\), as in Gluon"),
     (e_acc_layout, "E:ver", "kl.NVMMADistributedLayout",

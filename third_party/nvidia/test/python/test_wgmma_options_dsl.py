@@ -1,6 +1,6 @@
-"""warpgroup_mma's max_num_imprecise_acc as Triton reads it: other types ignore it; fp8 sums
-promoted more often than once a call are refused (Kiln accumulates a call in the hardware's
-precision), a value of at least K is the hardware's accumulation and compiles."""
+"""warpgroup_mma's max_num_imprecise_acc as Triton reads it: other types ignore it; a value of
+at least K is the hardware's accumulation; a smaller one promotes fp8 sums to fp32 every
+ceil(value / 32) * 32 products of K (one wgmma per chunk, each added to the accumulator)."""
 
 import pytest
 
@@ -49,7 +49,17 @@ def test_fp8_at_least_k_is_the_hardware_accumulation():
     assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3" in k.asm["ptx"]
 
 
-def test_fp8_promotion_inside_a_call_is_refused():
-    with pytest.raises(kiln.CompilationError, match=r"max_num_imprecise_acc=32 asks for fp8 sums "
-                       r"promoted every 32 products of K=64"):
-        _compile(kl.float8e4nv, 32, 32)
+@pytest.mark.parametrize("imprecise,chunks", [(32, 2), (33, 1), (1, 2), (63, 1)])
+def test_fp8_promotion_inside_a_call(imprecise, chunks):
+    """K=64: chunks of ceil(imprecise / 32) * 32 products, each a k32 wgmma of its own
+    waited for before its fp32 add."""
+    k = _compile(kl.float8e4nv, 32, imprecise)
+    ptx = k.asm["ptx"]
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3") == 64 // 32
+    assert ptx.count("wgmma.wait_group.sync.aligned 0") >= chunks
+
+
+def test_fp8_promotion_needs_a_positive_count():
+    with pytest.raises(kiln.CompilationError, match=r"max_num_imprecise_acc must be a positive "
+                       r"int, got 0"):
+        _compile(kl.float8e4nv, 32, 0)

@@ -152,13 +152,15 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     imprecise = _unwrap(max_num_imprecise_acc)
     if imprecise is not None and b.dtype.is_fp8():
         # Triton promotes fp8 sums to fp32 every max_num_imprecise_acc products of K (other
-        # types ignore the option); Kiln accumulates a whole call in the hardware's precision.
+        # types ignore the option).
         k = int(_unwrap(b.shape[0]))
-        if isinstance(imprecise, bool) or not isinstance(imprecise, int) or imprecise < k:
-            raise ValueError(f"{what}: max_num_imprecise_acc={imprecise!r} asks for fp8 sums "
-                             f"promoted every {imprecise} products of K={k}; Kiln accumulates "
-                             f"a whole warpgroup_mma in the hardware's precision: give None or "
-                             f"a value >= {k}")
+        if isinstance(imprecise, bool) or not isinstance(imprecise, int) or imprecise < 1:
+            raise ValueError(f"{what}: max_num_imprecise_acc must be a positive int, got "
+                             f"{imprecise!r}")
+        # Given at all, it promotes (a value of at least K once, at the end: the incoming
+        # accumulator is added in fp32, not fed to the hardware's sum); None leaves the whole
+        # sum to the hardware.
+        return _promoted_fp8_mma(a, b, acc, use_acc, imprecise, k, is_async, _semantic)
     operands = [a, b, acc]
     use_acc = _unwrap(use_acc)
     if use_acc is not True:
@@ -171,6 +173,35 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     if _unwrap(is_async):
         return warpgroup_mma_accumulator(handle, acc.type)
     return tensor(handle, acc.type)
+
+
+def _promoted_fp8_mma(a, b, acc, use_acc, imprecise, k, is_async, sem):
+    """fp8 ``acc + a @ b`` with the sums promoted to fp32 as Triton does: wgmma instructions
+    step K by 32, and once ``imprecise`` products have been summed in the hardware's precision
+    the partial sum is added to the fp32 accumulator -- chunks of ceil(imprecise / 32) * 32
+    along K, each one wgmma from zero, waited for and added to acc in order. The call is
+    synchronous (each add needs its chunk), as Triton's promotion waits too."""
+    chunk = -(-imprecise // 32) * 32
+    if k % 32:
+        raise ValueError(f"warpgroup_mma: fp8 operands need K a multiple of 32, got K={k}")
+    use = _unwrap(use_acc)
+    if use is True:
+        total = acc
+    elif use is False:
+        total = None
+    else:  # a runtime flag: the chunks add to acc or to zero
+        flag = sem.cast(sem.as_tensor(use), core.int1)
+        total = sem.where(flag, acc, sem.as_tensor(0.0, acc.dtype))
+    for k0 in range(0, k, chunk):  # in order, as Triton adds its partial sums
+        width = min(chunk, k - k0)
+        a_c = a.slice(k0, width, dim=1, _semantic=sem)
+        b_c = b.slice(k0, width, dim=0, _semantic=sem)
+        part = warpgroup_mma(a_c, b_c, acc, use_acc=False, is_async=True, _semantic=sem)
+        part = warpgroup_mma_wait(0, [part], _semantic=sem)
+        total = part if total is None else sem.binary("add", total, part)
+    if _unwrap(is_async):
+        return warpgroup_mma_accumulator(total.handle, total.type)
+    return total
 
 
 @builtin
