@@ -54,7 +54,9 @@ DIFFERENCES = {
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
-    "assume": "passed to LLVM (llvm.assume); Kiln's own analyses do not read it yet",
+    "assume": "passed to LLVM (llvm.assume); of Kiln's analyses, the integer ranges (which "
+              "decide AMD buffer copies) read the top-level ones comparing a kernel argument "
+              "with a constant, the others do not",
     "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
                        "branches and selects per element, so the branches may not store, "
                        "print or loop",

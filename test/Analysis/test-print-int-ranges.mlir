@@ -76,3 +76,42 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A kernel argument starts from what the top-level tile.assume's promise
+// (comparisons with constants and their conjunctions, either side); a
+// promise inside a branch is not read (it does not always run), nor one
+// about a computed value.
+module attributes {tile.num_warps = 1 : i32, tile.target = "hip:gfx942", tile.threads_per_warp = 64 : i32} {
+  func.func public @assumed(%s: i32, %t: i32, %u: i32, %b: i1) {
+    %c0 = arith.constant 0 : i32
+    // expected-remark @above {{range = [0, 0]}}
+    %c1000 = arith.constant 1000 : i32
+    // expected-remark @above {{range = [1000, 1000]}}
+    %ge = arith.cmpi sge, %s, %c0 : i32
+    // expected-remark @above {{range = [-1, -1]}}
+    %lt = arith.cmpi sgt, %c1000, %s : i32
+    // expected-remark @above {{range = [-1, -1]}}
+    %both = arith.andi %ge, %lt : i1
+    // expected-remark @above {{range = [-1, -1]}}
+    tile.assume %both : i1
+    %c4 = arith.constant 4 : i32
+    // expected-remark @above {{range = [4, 4]}}
+    %x = arith.muli %s, %c4 : i32
+    // expected-remark @above {{range = [0, 3996]}}
+    %ult = arith.cmpi ult, %t, %c1000 : i32
+    // expected-remark @above {{range = [-1, 0]}}
+    scf.if %b {
+      tile.assume %ult : i1
+    }
+    %y = arith.muli %t, %c4 : i32
+    // expected-remark @above {{range = [-2147483648, 2147483647]}}
+    %v = arith.addi %u, %c4 : i32
+    // expected-remark @above {{range = [-2147483648, 2147483647]}}
+    %vpos = arith.cmpi sge, %v, %c0 : i32
+    // expected-remark @above {{range = [-1, 0]}}
+    tile.assume %vpos : i1
+    return
+  }
+}

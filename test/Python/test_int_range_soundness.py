@@ -9,6 +9,8 @@ broadcast, convert_layout, reshape) are printed as tile IR, one op a line.
   value; each claim is checked against the values numpy computes for many concrete inputs
   (arguments, program ids up to the grid limit, every iteration of the loop), wrapping at 32
   bits as the IR does.
+* Half the functions promise something about ``%arg`` (``tile.assume`` of a comparison with a
+  constant, the form Kiln's ranges read); their concrete inputs keep the promise.
 * Each function also copies through ``splat(base) + offsets`` (its last value) as a masked,
   pipelined direct-to-LDS copy on gfx942; ``--tile-amd-pipeline-buffer-copies`` must convert
   it only where every concrete offset is within the buffer resource ([0, (2^31 - 2) / 4 - 1]
@@ -53,6 +55,15 @@ SHAPES = {"s": (), "t": (64,), "row": (8,), "col": (8,), "rowx": (8, 1), "colx":
 INT_MIN, INT_MAX = -2**31, 2**31 - 1
 CONSTS = [0, 1, 2, 3, 4, 7, 8, 16, 31, 64, 100, 255, 256, 1024, 4096, 65536, 2**20,
           MAX_F32_OFFSET - 63, MAX_F32_OFFSET - 62, 2**30, INT_MAX, -1, -2, -8, -256, INT_MIN]
+
+
+ASSUME_PREDS = {
+    "sge": lambda a, c: a >= c, "sgt": lambda a, c: a > c, "sle": lambda a, c: a <= c,
+    "slt": lambda a, c: a < c, "eq": lambda a, c: a == c,
+    "uge": lambda a, c: a % 2**32 >= c % 2**32, "ugt": lambda a, c: a % 2**32 > c % 2**32,
+    "ule": lambda a, c: a % 2**32 <= c % 2**32, "ult": lambda a, c: a % 2**32 < c % 2**32,
+}
+ASSUME_ARGS = [0, 1, -1, 5, 1000, 2**20, 2**30, 2**31 - 1, -2**31, -12345]
 
 
 def wrap(x):
@@ -100,6 +111,16 @@ class Gen:
         self.evals = {}     # name -> f(env) -> array
         self.kinds = {}     # name -> kind
         self.loop = rng.random() < 0.4
+        # A promise about %arg (tile.assume of a comparison with a constant), kept when some
+        # argument value satisfies it: the checker then tries only those values.
+        self.assume = None
+        if rng.random() < 0.5:
+            pred = rng.choice(list(ASSUME_PREDS))
+            c = rng.choice(CONSTS)
+            ok = [a for a in ASSUME_ARGS + [c - 1, c, c + 1]
+                  if INT_MIN <= a <= INT_MAX and ASSUME_PREDS[pred](a, c)]
+            if ok:
+                self.assume = (pred, c, sorted(set(ok)))
         if self.loop:
             lo = rng.choice([0, 0, 1, -4, 100])
             self.iv = (lo, lo + rng.choice([1, 4, 16, 64]), rng.choice([1, 1, 2, 3]))
@@ -249,6 +270,12 @@ def render(gens):
     for g in gens:
         out.append(f"  func.func public @f{g.idx}(%base: !tile.ptr<f32>, %arg: i32) {{\n")
         line += 1
+        if g.assume:
+            pred, c, _ = g.assume
+            out.append(f"    %acst = arith.constant {c} : i32\n"
+                       f"    %acmp = arith.cmpi {pred}, %arg, %acst : i32\n"
+                       f"    tile.assume %acmp : i1\n")
+            line += 3
         indent = "    "
         if g.loop:
             lo, hi, st = g.iv
@@ -289,7 +316,7 @@ def assignments(rng, g):
     out = []
     for i in range(ASSIGNMENTS):
         out.append({"pid": rng.choice(pids), "nprog": rng.choice(nprogs),
-                    "%arg": rng.choice(args)})
+                    "%arg": rng.choice(g.assume[2] if g.assume else args)})
     # Every iteration of the loop, with the extreme inputs too.
     return [dict(a, **{"%iv": iv}) for a in out for iv in ivs]
 

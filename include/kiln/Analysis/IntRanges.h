@@ -5,7 +5,9 @@
 // IntegerRangeAnalysis (arith, scf loop bounds) with the dead-code and
 // constant analyses it depends on; the tile ops take part through their
 // InferIntRangeInterface (lib/Dialect/Tile/IR/IntRanges.cpp). A tensor's
-// range bounds every element.
+// range bounds every element. A kernel argument starts from what the
+// `tile.assume`s at the top level of its function promise (comparisons with
+// constants, and their conjunctions).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,7 @@ public:
 
 private:
   mlir::DataFlowSolver solver;
+  llvm::DenseMap<mlir::Value, mlir::ConstantIntRanges> promised;
   bool ok = false;
 };
 

@@ -185,8 +185,10 @@ def Tile_AssumeOp : Tile_Op<"assume", [MemoryEffects<[MemWrite<DefaultResource>]
   let description = [{
     Every element of `cond` (an i1 scalar or tensor) is true; a false one
     is undefined behaviour. Lowered to `llvm.intr.assume` per register, for
-    LLVM's optimizations (Kiln's own analyses do not read it yet). It is
-    kept like a memory write so that nothing deletes it.
+    LLVM's optimizations. Kiln's integer ranges (kiln::IntRanges) read an
+    i1 one at the top level of a function comparing a kernel argument with
+    a constant (or a conjunction of such). It is kept like a memory write so
+    that nothing deletes it.
 
     ```mlir
     tile.assume %c : i1
