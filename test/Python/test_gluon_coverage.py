@@ -27,6 +27,17 @@ def test_committed_table_is_current():
     assert r.returncode == 0, r.stderr
 
 
+def test_committed_table_of_tritons_main_branch_is_current(cov):
+    """docs/gluon-coverage-main.md: the same table for Gluon's names at Triton's main branch
+    (issue 46's list of what came after 3.6), from docs/data/gluon-names-main.json."""
+    root = cov.ROOT
+    r = subprocess.run([sys.executable, str(SCRIPT), "--json",
+                        str(root / "docs" / "data" / "gluon-names-main.json"), "--out",
+                        str(root / "docs" / "gluon-coverage-main.md"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
 def test_differences_name_supported_names(cov):
     data = json.loads(cov.DEFAULT_JSON.read_text())
     rows, _ = cov.classify(data)

@@ -11,6 +11,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.language.nvidia.hopper import mbarrier
 
 import compiled
 import located
@@ -136,4 +137,43 @@ def test_cluster_barrier():
     located.assert_located(ei.value, HERE, "E:cluster-barrier", "kl.barrier",
                            r"barrier\(cluster=True\) across a cluster of 2 CTAs is not "
                            r"supported yet: Kiln launches clusters but has no cluster barrier",
+                           kiln.CompilationError)
+
+
+@kiln.jit
+def mbarrier_batch_kernel(x, y, BATCH: kl.constexpr):
+    one = mbarrier.allocate_mbarrier()
+    bars = mbarrier.allocate_mbarrier(batch=BATCH)
+    mbarrier.init(one, count=1)
+    for i in kl.static_range(BATCH):
+        mbarrier.init(bars.index(i), count=1)
+    offs = kl.arange(0, 128, L)
+    kl.store(y + offs, kl.load(x + offs))
+    for i in kl.static_range(BATCH):
+        mbarrier.arrive(bars.index(i))
+        mbarrier.wait(bars.index(i), 0)
+        mbarrier.invalidate(bars.index(i))
+    mbarrier.invalidate(one)
+
+
+@kiln.jit
+def mbarrier_cluster_kernel(x):
+    mbarrier.allocate_mbarrier(two_ctas=True)  # E:two-ctas
+
+
+def test_allocate_mbarrier():
+    """mbarrier.allocate_mbarrier (Gluon after 3.6; also in nvidia.ampere.mbarrier): one
+    word, or a batch indexed one by one, each an 8-byte mbarrier the ops accept."""
+    from kiln.language.nvidia import ampere
+    assert ampere.mbarrier.allocate_mbarrier is not None
+    k = kiln.compile(mbarrier_batch_kernel, {"x": "*fp32", "y": "*fp32"}, {"BATCH": 3},
+                     target="cuda:sm_90a", cache=False)
+    assert k.asm["ptx"].count("mbarrier.init.shared") == 4
+    assert re.search(r"tile\.local_alloc.*memdesc<3x1xi64", k.asm["tile"])
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(mbarrier_cluster_kernel, {"x": "*fp32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:two-ctas", "mbarrier.allocate_mbarrier",
+                           r"allocate_mbarrier: barriers shared by the CTAs of a cluster "
+                           r"\(two_ctas=True, num_ctas=1\) are not supported yet",
                            kiln.CompilationError)

@@ -6,6 +6,7 @@ is sm_90's), an arrival is ``mbarrier.arrive.shared.b64`` and a wait spins on
 
 from __future__ import annotations
 
-from ..hopper.mbarrier import MBarrierLayout, arrive, init, invalidate, wait  # noqa: F401
+from ..hopper.mbarrier import (  # noqa: F401
+    MBarrierLayout, allocate_mbarrier, arrive, init, invalidate, wait)
 
-__all__ = ["MBarrierLayout", "arrive", "init", "invalidate", "wait"]
+__all__ = ["MBarrierLayout", "allocate_mbarrier", "arrive", "init", "invalidate", "wait"]

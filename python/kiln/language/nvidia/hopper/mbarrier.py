@@ -26,7 +26,8 @@ from ... import _core as core
 from ..._layouts import SwizzledSharedLayout
 from .._mbarrier_word import check_barrier as _barrier
 
-__all__ = ["MBarrierLayout", "init", "invalidate", "expect", "wait", "arrive"]
+__all__ = ["MBarrierLayout", "allocate_mbarrier", "init", "invalidate", "expect", "wait",
+           "arrive"]
 
 _MAX_COUNT = (1 << 20) - 1
 
@@ -34,6 +35,25 @@ _MAX_COUNT = (1 << 20) - 1
 def MBarrierLayout(cga_layout=()):
     """The shared layout of mbarrier words (Gluon's ``MBarrierLayout``): unswizzled."""
     return SwizzledSharedLayout(1, 1, 1, [0], cga_layout=cga_layout)
+
+
+@builtin
+def allocate_mbarrier(batch=None, two_ctas=False, _semantic=None):
+    """A new mbarrier in shared memory (Gluon's helper, after Triton 3.6): one word (shape
+    [1]), or ``batch`` of them (shape [batch, 1], ``bars.index(i)`` is one); initialize each
+    with ``init``. Barriers that a cluster's CTAs share (``two_ctas``, or ``num_ctas`` above
+    1) are not supported yet."""
+    batch, two_ctas = _unwrap(batch), _unwrap(two_ctas)
+    if two_ctas or _semantic.num_ctas > 1:
+        raise ValueError(f"allocate_mbarrier: barriers shared by the CTAs of a cluster "
+                         f"(two_ctas={two_ctas!r}, num_ctas={_semantic.num_ctas}) are not "
+                         f"supported yet")
+    if batch is None:
+        return _semantic.allocate_shared_memory(core.int64, [1], MBarrierLayout(), None)
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise TypeError(f"allocate_mbarrier: batch must be a positive constexpr int, got "
+                        f"{batch!r}")
+    return _semantic.allocate_shared_memory(core.int64, [batch, 1], MBarrierLayout(), None)
 
 
 def _int(value, what, name, lo):
