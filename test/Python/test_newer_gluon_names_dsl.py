@@ -11,7 +11,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
-from kiln.language.nvidia.hopper import mbarrier
+from kiln.language.nvidia.hopper import cluster, mbarrier
 
 import compiled
 import located
@@ -177,3 +177,32 @@ def test_allocate_mbarrier():
                            r"allocate_mbarrier: barriers shared by the CTAs of a cluster "
                            r"\(two_ctas=True, num_ctas=1\) are not supported yet",
                            kiln.CompilationError)
+
+
+@kiln.jit
+def cluster_barrier_kernel(x, y):
+    from_cluster = kl.load(x + kl.arange(0, 128, L))
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    mbarrier.fence_init_release_cluster()
+    cluster.barrier(relaxed=True)
+    cluster.arrive()
+    cluster.wait()
+    kl.store(y + kl.arange(0, 128, L), from_cluster)
+    mbarrier.invalidate(bar)
+
+
+def test_cluster_barriers_and_the_init_fence():
+    """hopper.cluster.arrive / wait / barrier(relaxed=) and mbarrier.fence_init_release_cluster
+    (Gluon after 3.6) as PTX's barrier.cluster and fence.mbarrier_init; sm_80 has neither."""
+    for ctas in (1, 2):
+        k = kiln.compile(cluster_barrier_kernel, {"x": "*fp32", "y": "*fp32"}, {},
+                         target="cuda:sm_90a", num_ctas=ctas, cache=False)
+        ptx = k.asm["ptx"]
+        assert "barrier.cluster.arrive.relaxed.aligned" in ptx
+        assert re.search(r"barrier\.cluster\.arrive\.aligned", ptx)
+        assert ptx.count("barrier.cluster.wait.aligned") == 2
+        assert "fence.mbarrier_init.release.cluster" in ptx
+    with pytest.raises(kiln.CompilationError, match=r"needs sm_90 or later; cuda:sm_80 has none"):
+        kiln.compile(cluster_barrier_kernel, {"x": "*fp32", "y": "*fp32"}, {},
+                     target="cuda:sm_80", cache=False)

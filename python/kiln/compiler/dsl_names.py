@@ -23,6 +23,8 @@ OPS = {
     "buffer_store": "buffer_store", "convert_layout": "convert_layout", "dot_fma": "dot_fma",
     "expand_dims": "expand_dims", "extern_elementwise": "libdevice function",
     "fence_async_shared": "fence_async_shared",
+    "cluster_arrive": "cluster.arrive", "cluster_wait": "cluster.wait",
+    "fence_mbarrier_init_cluster": "mbarrier.fence_init_release_cluster",
     "gather": "gather", "hint": "hint", "histogram": "histogram",
     "inline_asm_elementwise": "inline_asm_elementwise", "load": "load",
     "local_alloc": "allocate_shared_memory", "local_dealloc": "shared buffer release",

@@ -492,6 +492,7 @@ public:
                         const LoweringContext &ctx) const override {
     populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateTMAOpToLLVMPatterns(converter, patterns, ctx);
+    populateClusterOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
     populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);
     populateLibdeviceMathPatterns(converter, patterns);

@@ -16,10 +16,11 @@ from __future__ import annotations
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from .._layouts import DotOperandLayout
-from . import mbarrier, tma
+from . import cluster, mbarrier, tma
 from ..ampere import async_copy, mma_v2  # noqa: F401  (Gluon's hopper re-exports them)
 
-__all__ = ["async_copy", "mbarrier", "mma_v2", "tma", "fence_async_shared", "warpgroup_mma",
+__all__ = ["async_copy", "cluster", "mbarrier", "mma_v2", "tma", "fence_async_shared",
+           "warpgroup_mma",
            "warpgroup_mma_wait", "warpgroup_mma_init", "warpgroup_mma_accumulator",
            "warpgroup_mma_accumulator_type"]
 

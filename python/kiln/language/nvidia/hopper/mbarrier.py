@@ -27,7 +27,7 @@ from ..._layouts import SwizzledSharedLayout
 from .._mbarrier_word import check_barrier as _barrier
 
 __all__ = ["MBarrierLayout", "allocate_mbarrier", "init", "invalidate", "expect", "wait",
-           "arrive"]
+           "arrive", "fence_init_release_cluster"]
 
 _MAX_COUNT = (1 << 20) - 1
 
@@ -54,6 +54,13 @@ def allocate_mbarrier(batch=None, two_ctas=False, _semantic=None):
         raise TypeError(f"allocate_mbarrier: batch must be a positive constexpr int, got "
                         f"{batch!r}")
     return _semantic.allocate_shared_memory(core.int64, [batch, 1], MBarrierLayout(), None)
+
+
+@builtin
+def fence_init_release_cluster(_semantic=None):
+    """``fence.mbarrier_init.release.cluster``: this thread's earlier ``init``s become visible
+    to the cluster's other CTAs; pair it with ``cluster.barrier(relaxed=True)``."""
+    _semantic.b.create("tile_nv.fence_mbarrier_init_cluster", [], [])
 
 
 def _int(value, what, name, lo):

@@ -29,3 +29,21 @@ func.func @mma_v2(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xbf16, #opB>, %c
   %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf32, #mma>
   return %d : tensor<64x64xf32, #mma>
 }
+
+// -----
+
+// Barriers across a cluster and the mbarrier-init fence round-trip.
+// CHECK-LABEL: func.func @cluster_ops
+// CHECK: tile_nv.fence_mbarrier_init_cluster
+// CHECK: tile_nv.cluster_arrive {relaxed = true}
+// CHECK: tile_nv.cluster_arrive
+// CHECK: tile_nv.cluster_wait
+module attributes {tile.target = "cuda:sm_90a"} {
+  func.func @cluster_ops() {
+    tile_nv.fence_mbarrier_init_cluster
+    tile_nv.cluster_arrive {relaxed = true}
+    tile_nv.cluster_arrive
+    tile_nv.cluster_wait
+    return
+  }
+}

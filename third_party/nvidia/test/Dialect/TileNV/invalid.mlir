@@ -490,3 +490,34 @@ func.func @make_desc_nan_int(%p: !tile.ptr<i16>, %m: i32, %s: i64) {
   %d = tile_nv.make_tensor_descriptor %p[%m, %m], [%s, %s] {padding = "nan"} : !tile.ptr<i16> -> !tile.tensordesc<tensor<16x16xi16, #nv>>
   return
 }
+
+// -----
+
+// Cluster barriers and the mbarrier-init fence are sm_90 features.
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @cluster_sm80() {
+    // expected-error @+1 {{'tile_nv.cluster_arrive' op a cluster barrier needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.cluster_arrive {relaxed = true}
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @cluster_wait_sm80() {
+    // expected-error @+1 {{'tile_nv.cluster_wait' op a cluster barrier needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.cluster_wait
+    return
+  }
+}
+
+// -----
+
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @fence_init_sm80() {
+    // expected-error @+1 {{'tile_nv.fence_mbarrier_init_cluster' op fence.mbarrier_init needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.fence_mbarrier_init_cluster
+    return
+  }
+}

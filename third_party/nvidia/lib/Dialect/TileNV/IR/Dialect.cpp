@@ -132,3 +132,15 @@ Value MBarrierArriveOp::getArrivedBarrier() { return getBarrier(); }
 int64_t MBarrierArriveOp::getExpectedBytes() { return 0; }
 Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierArriveOp::getArrivalCount() { return getCount(); }
+
+LogicalResult kiln::tile_nv::ClusterArriveOp::verify() {
+  return verifyArch(*this, 90, "a cluster barrier");
+}
+
+LogicalResult kiln::tile_nv::ClusterWaitOp::verify() {
+  return verifyArch(*this, 90, "a cluster barrier");
+}
+
+LogicalResult kiln::tile_nv::FenceMBarrierInitClusterOp::verify() {
+  return verifyArch(*this, 90, "fence.mbarrier_init");
+}
