@@ -206,3 +206,48 @@ def test_cluster_barriers_and_the_init_fence():
     with pytest.raises(kiln.CompilationError, match=r"needs sm_90 or later; cuda:sm_80 has none"):
         kiln.compile(cluster_barrier_kernel, {"x": "*fp32", "y": "*fp32"}, {},
                      target="cuda:sm_80", cache=False)
+
+
+@kiln.jit
+def slice_kernel(x, y, R0: kl.constexpr, C0: kl.constexpr, R: kl.constexpr, C: kl.constexpr,
+                 W: kl.constexpr):
+    """y = x[R0:R0+R, C0:C0+C] of a 64 x 128 block, by kl.amd.slice (registers only)."""
+    layout: kl.constexpr = kl.BlockedLayout([1, 8], [W // 4, 4], [4, 1], [1, 0])
+    rows = kl.arange(0, 64, kl.SliceLayout(1, layout))[:, None]
+    cols = kl.arange(0, 128, kl.SliceLayout(0, layout))[None, :]
+    v = kl.load(x + rows * 128 + cols)
+    s = kl.amd.slice(v, [R, C], [R0, C0])  # E:slice
+    r = kl.arange(0, R, kl.SliceLayout(1, layout))[:, None]
+    c = kl.arange(0, C, kl.SliceLayout(0, layout))[None, :]
+    kl.store(y + r * C + c, s)
+
+
+@pytest.mark.parametrize("target,w", [("cuda:sm_90a", 32), ("hip:gfx950", 64)])
+def test_amd_slice_picks_registers(target, w):
+    """amd.slice (Gluon after 3.6) of whole tiles of the layout's threads: register picks only
+    (no shared memory, no shuffles)."""
+    rows = 4 * (w // 4)  # the layout's rows per tile: 32 (32 lanes) or 64 (64 lanes)
+    k = kiln.compile(slice_kernel, {"x": "*fp32", "y": "*fp32"},
+                     {"R0": 64 - rows, "C0": 96, "R": rows, "C": 32, "W": w}, target=target,
+                     cache=False)
+    assert "tile.extract_slice" in k.asm["tile"]
+    assert "addrspace(3)" not in k.asm["llir"]
+    assert "shfl" not in k.asm["llir"] and "bpermute" not in k.asm["llir"]
+
+
+def test_amd_slice_errors():
+    with pytest.raises(kiln.CompilationError) as ei:  # 16 columns: fewer than the lanes span
+        kiln.compile(slice_kernel, {"x": "*fp32", "y": "*fp32"},
+                     {"R0": 0, "C0": 0, "R": 32, "C": 16, "W": 32}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:slice", "kl.amd.slice",
+                           r"slice: layout .* places the slice on other threads than "
+                           r"the source \(its lane bases differ\).*",
+                           kiln.CompilationError)
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(slice_kernel, {"x": "*fp32", "y": "*fp32"},
+                     {"R0": 0, "C0": 48, "R": 32, "C": 32, "W": 32}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:slice", "kl.amd.slice",
+                           r"slice: offset 48 along dimension 1 must be a multiple of the "
+                           r"slice's size 32 there", kiln.CompilationError)

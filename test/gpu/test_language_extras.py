@@ -156,3 +156,17 @@ def test_clamp(target, nan):
     if nan is None:
         want = torch.where(torch.isnan(x), torch.tensor(-1.5, device="cuda"), want)
     torch.testing.assert_close(y, want, equal_nan=True)
+
+
+@pytest.mark.parametrize("r0,c0,r,c", [(0, 0, None, 32), (None, 96, None, 32), (0, 64, None, 64)])
+def test_amd_slice(target, r0, c0, r, c):
+    """kl.amd.slice of a 64 x 128 block (registers only) against torch's slicing."""
+    import test_newer_gluon_names_dsl as names
+    w = 64 if target.startswith("hip") else 32
+    rows = 4 * (w // 4)
+    r = rows if r is None else r
+    r0 = 64 - rows if r0 is None else r0
+    x = torch.randn(64, 128, device="cuda")
+    y = torch.full((r, c), float("nan"), device="cuda")
+    names.slice_kernel[(1,)](x, y, R0=r0, C0=c0, R=r, C=c, W=w)
+    assert torch.equal(y, x[r0:r0 + r, c0:c0 + c])

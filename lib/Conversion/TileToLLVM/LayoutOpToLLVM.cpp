@@ -285,6 +285,29 @@ struct BroadcastOpConversion : public TileOpConversion<BroadcastOp> {
   }
 };
 
+/// A slice keeps its elements in their threads (the verifier checks the lane
+/// and warp bases agree): each result register is the source register at the
+/// same register-only coordinates plus the offsets (a multiple of the
+/// result's size, so adding them sets bits the result's coordinates do not).
+struct ExtractSliceOpConversion : public TileOpConversion<ExtractSliceOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    LinearLayout srcLL = *getLinearLayout(op.getSrc().getType());
+    LinearLayout dstLL = *getLinearLayout(op.getType());
+    ArrayRef<int64_t> offsets = op.getOffsets();
+    auto map = [&](const LinearLayout::Basis &c) {
+      LinearLayout::Basis r(c);
+      for (unsigned k = 0; k < r.size(); ++k)
+        r[k] += int32_t(offsets[k]);
+      return r;
+    };
+    return remapRegisters(op, op.getSrc(), adaptor.getSrc(), srcLL, dstLL, map,
+                          convert(op.getType()), rewriter);
+  }
+};
+
 struct ExpandDimsOpConversion : public TileOpConversion<ExpandDimsOp> {
   using TileOpConversion::TileOpConversion;
   LogicalResult
@@ -356,7 +379,8 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                                           const LoweringContext &ctx) {
   patterns.add<ProgramIdOpConversion, NumProgramsOpConversion,
                ArangeOpConversion, SplatOpConversion, BroadcastOpConversion,
-               ExpandDimsOpConversion, LayoutMoveConversion<ConvertLayoutOp>,
+               ExpandDimsOpConversion, ExtractSliceOpConversion,
+               LayoutMoveConversion<ConvertLayoutOp>,
                LayoutMoveConversion<ReshapeOp>, ForwardSrcConversion<HintOp>,
                ForwardSrcConversion<PtrCastOp>, TransOpConversion,
                AssumeOpConversion, AssertOpConversion, PrintOpConversion>(converter, ctx);

@@ -22,6 +22,7 @@ OPS = {
     "buffer_load": "buffer_load", "buffer_load_to_local": "buffer_load_to_shared",
     "buffer_store": "buffer_store", "convert_layout": "convert_layout", "dot_fma": "dot_fma",
     "expand_dims": "expand_dims", "extern_elementwise": "libdevice function",
+    "extract_slice": "slice",
     "fence_async_shared": "fence_async_shared",
     "cluster_arrive": "cluster.arrive", "cluster_wait": "cluster.wait",
     "fence_mbarrier_init_cluster": "mbarrier.fence_init_release_cluster",

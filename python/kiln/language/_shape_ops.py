@@ -191,3 +191,39 @@ def fp4_to_fp(src, elem_type, axis, _semantic=None):
     out = list(shape)
     out[axis] *= 2
     return sem.reshape(pairs, out)
+
+
+@builtin
+def register_slice(source, shape, offsets, _semantic=None):
+    """The block ``offsets .. offsets + shape`` of ``source``, in ``source``'s layout, taken
+    from the registers that hold it (Gluon's register-only ``slice``;
+    ``tile.extract_slice``): no data moves between threads, so the layout must put the block
+    on the same lanes and warps as the source (whole tiles of its threads), and each offset
+    must be a multiple of the block's size along its dimension."""
+    sem = _semantic
+    x = sem.as_tensor(_unwrap(source))
+    if not x.type.is_block:
+        raise TypeError(f"slice needs a tensor, got a scalar of type {x.dtype}")
+    if is_inferred(x.type.layout):
+        raise ValueError("slice needs its source in a distributed layout (convert it first)")
+    shape = [_unwrap(s) for s in _unwrap(shape)]
+    offsets = [_unwrap(o) for o in _unwrap(offsets)]
+    src = list(x.type.shape)
+    rank = len(src)
+    for what, vals in (("shape", shape), ("offsets", offsets)):
+        if len(vals) != rank or not all(isinstance(v, int) and not isinstance(v, bool)
+                                        for v in vals):
+            raise ValueError(f"slice: {what} must be {rank} constexpr int(s), got {vals!r}")
+    for d in range(rank):
+        n, o = shape[d], offsets[d]
+        if n < 1 or n & (n - 1):
+            raise ValueError(f"slice: shape {shape} must be powers of 2")
+        if o < 0 or o + n > src[d]:
+            raise ValueError(f"slice: offset {offsets} + shape {shape} exceeds the source "
+                             f"shape {src}")
+        if o % n:
+            raise ValueError(f"slice: offset {o} along dimension {d} must be a multiple of "
+                             f"the slice's size {n} there")
+    rt = distributed_type(x.dtype, tuple(shape), x.type.layout)
+    text = "array<i64: " + ", ".join(str(o) for o in offsets) + ">"
+    return sem._op("tile.extract_slice", [x], rt, {"offsets": text})

@@ -843,3 +843,28 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A slice of whole thread tiles picks registers: 16x64 in a layout whose
+// threads span 16x32 holds two 4-register groups per thread; the slice at
+// column 32 is the second group (registers 4..7).
+// CHECK-LABEL: llvm.func @extract_slice(
+// CHECK-NOT: nvvm.shfl
+// CHECK-NOT: llvm.store
+// CHECK: %[[E4:.*]] = llvm.extractvalue %arg0[4]
+// CHECK: %[[E5:.*]] = llvm.extractvalue %arg0[5]
+// CHECK: %[[E6:.*]] = llvm.extractvalue %arg0[6]
+// CHECK: %[[E7:.*]] = llvm.extractvalue %arg0[7]
+// CHECK: llvm.insertvalue %[[E4]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[E5]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[E6]], %{{.*}}[2]
+// CHECK: llvm.insertvalue %[[E7]], %{{.*}}[3]
+// CHECK: llvm.return
+#l2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @extract_slice(%x: tensor<16x64xf32, #l2>) -> tensor<16x32xf32, #l2> {
+    %s = tile.extract_slice %x {offsets = array<i64: 0, 32>} : tensor<16x64xf32, #l2> -> tensor<16x32xf32, #l2>
+    return %s : tensor<16x32xf32, #l2>
+  }
+}

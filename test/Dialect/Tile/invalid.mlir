@@ -2481,3 +2481,51 @@ func.func @histogram_bins(%x: tensor<512xi32, #l>) {
   %h = tile.histogram %x : tensor<512xi32, #l> -> tensor<48xi32, #l>
   return
 }
+
+// -----
+
+// tile.extract_slice
+
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @slice_rank(%x: tensor<16x64xf32, #l>) {
+  // expected-error @+1 {{'tile.extract_slice' op result and offsets must have the source's rank 2}}
+  %s = tile.extract_slice %x {offsets = array<i64: 0>} : tensor<16x64xf32, #l> -> tensor<16x32xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @slice_type(%x: tensor<16x64xf32, #l>) {
+  // expected-error @+1 {{'tile.extract_slice' op result must have the source's element type and layout}}
+  %s = tile.extract_slice %x {offsets = array<i64: 0, 0>} : tensor<16x64xf32, #l> -> tensor<16x32xf16, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @slice_bounds(%x: tensor<16x64xf32, #l>) {
+  // expected-error @+1 {{'tile.extract_slice' op offset 64 + size 32 exceeds the source's 64 along dimension 1}}
+  %s = tile.extract_slice %x {offsets = array<i64: 0, 64>} : tensor<16x64xf32, #l> -> tensor<16x32xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @slice_offset(%x: tensor<16x64xf32, #l>) {
+  // expected-error @+1 {{'tile.extract_slice' op offset 16 along dimension 1 must be a multiple of the result's size 32}}
+  %s = tile.extract_slice %x {offsets = array<i64: 0, 16>} : tensor<16x64xf32, #l> -> tensor<16x32xf32, #l>
+  return
+}
+
+// -----
+
+// 8 lanes x 4 elements span 32 columns: a 16-column slice would sit on other lanes.
+#l = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @slice_threads(%x: tensor<16x64xf32, #l>) {
+  // expected-error @+1 {{places the slice on other threads than the source (its lane bases differ)}}
+  %s = tile.extract_slice %x {offsets = array<i64: 0, 16>} : tensor<16x64xf32, #l> -> tensor<16x16xf32, #l>
+  return
+}

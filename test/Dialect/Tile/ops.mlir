@@ -126,6 +126,13 @@ func.func public @histogram(%x: tensor<512xi32, #l>, %y: tensor<512xi64, #l>, %m
   return
 }
 
+// CHECK-LABEL: func.func public @extract_slice
+// CHECK: tile.extract_slice %{{.*}} {offsets = array<i64: 0, 32>} : tensor<16x64xi32, #{{.*}}> -> tensor<16x32xi32, #{{.*}}>
+func.func public @extract_slice(%x: tensor<16x64xi32, #l2>) {
+  %s = tile.extract_slice %x {offsets = array<i64: 0, 32>} : tensor<16x64xi32, #l2> -> tensor<16x32xi32, #l2>
+  return
+}
+
 // A warp_specialize prints its worker partitions after `partitions`, with
 // its warp and register counts in front.
 // CHECK-LABEL: func.func public @warp_specialize

@@ -547,6 +547,43 @@ LogicalResult HistogramOp::verify() {
   return success();
 }
 
+LogicalResult ExtractSliceOp::verify() {
+  auto src = getSrc().getType();
+  auto res = getResult().getType();
+  ArrayRef<int64_t> offsets = getOffsets();
+  int64_t rank = src.getRank();
+  if (res.getRank() != rank || int64_t(offsets.size()) != rank)
+    return emitOpError() << "result and offsets must have the source's rank " << rank;
+  if (res.getElementType() != src.getElementType() ||
+      res.getEncoding() != src.getEncoding())
+    return emitOpError() << "result must have the source's element type and layout, got "
+                         << res << " from " << src;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = res.getDimSize(d);
+    if (offsets[d] < 0 || offsets[d] + n > src.getDimSize(d))
+      return emitOpError() << "offset " << offsets[d] << " + size " << n
+                           << " exceeds the source's " << src.getDimSize(d)
+                           << " along dimension " << d;
+    if (offsets[d] % n)
+      return emitOpError() << "offset " << offsets[d] << " along dimension " << d
+                           << " must be a multiple of the result's size " << n;
+  }
+  if (!src.getEncoding() || isUnresolvedLayout(src.getEncoding()))
+    return success();
+  FailureOr<LinearLayout> a = getLinearLayout(src), b = getLinearLayout(res);
+  if (failed(a) || failed(b))
+    return success(); // the layout's own checks report it
+  for (LinearLayout::InDim dim : {LinearLayout::Lane, LinearLayout::Warp})
+    if (a->getBases(dim) != b->getBases(dim))
+      return emitOpError() << "layout " << src.getEncoding()
+                           << " places the slice on other threads than the source "
+                           << "(its " << LinearLayout::kInDimNames[dim]
+                           << " bases differ): a slice keeps each element in its "
+                              "thread, so it must span whole tiles of the layout's "
+                              "lanes and warps";
+  return success();
+}
+
 LogicalResult GatherOp::verify() {
   auto src = getSrc().getType(), idx = getIndices().getType();
   auto res = getResult().getType();

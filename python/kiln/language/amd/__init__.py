@@ -19,5 +19,7 @@ register_vendor_builtins(__name__, "hip:", "AMD")
 
 from . import cdna3, cdna4  # noqa: E402,F401
 from ._layouts import AMDMFMALayout, AMDWMMALayout  # noqa: E402,F401
+# Gluon's amd.slice (after Triton 3.6): registers only, so it is vendor-neutral in Kiln.
+from .._shape_ops import register_slice as slice  # noqa: E402,F401,A004
 
-__all__ = ["cdna3", "cdna4", "AMDMFMALayout", "AMDWMMALayout"]
+__all__ = ["cdna3", "cdna4", "AMDMFMALayout", "AMDWMMALayout", "slice"]

@@ -333,6 +333,26 @@ def Tile_ReduceReturnOp : Tile_Op<"reduce_return",
   let assemblyFormat = "$results attr-dict `:` type($results)";
 }
 
+def Tile_ExtractSliceOp : Tile_Op<"extract_slice", [Pure, Tile_SharesOneLayout]> {
+  let summary = "A block of a tensor held by the same threads (Gluon's register-only slice)";
+  let description = [{
+    The elements `offsets .. offsets + shape` of `src`, in `src`'s layout
+    applied to the smaller shape: only registers are picked, no data moves
+    between threads. So the layout must place the result's elements on the
+    same lanes, warps and CTAs as the source's (the slice spans whole tiles
+    of the layout's threads) and each offset must be a multiple of the
+    result's size along its dimension.
+
+    ```mlir
+    %s = tile.extract_slice %x {offsets = array<i64: 0, 32>} : tensor<32x128xf32, #mma> -> tensor<32x32xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI64ArrayAttr:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
   let summary = "Gather along one axis within each warp (Gluon's gather)";
   let description = [{
