@@ -7,20 +7,11 @@ against torch on the GPU by test/gpu/test_libdevice.py)."""
 from __future__ import annotations
 
 import math
-import os
 import struct
 import subprocess
 
-import pytest
-
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
-RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
-UTILS = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
-
-pytestmark = pytest.mark.skipif(
-    not all(os.path.exists(p) for p in (KILN_OPT, RUNNER, UTILS)),
-    reason="needs build/bin/kiln-opt, mlir-runner and libmlir_c_runner_utils (mlir-22-tools)")
+# The same tools, and the same skip without them, as the fp8 conversions' CPU runs.
+from test_fp8_conversions import KILN_OPT, RUNNER, UTILS, pytestmark  # noqa: F401
 
 N, STEP = 19900, 107377  # f32 bit patterns 0, STEP, 2 STEP, ...: every finite binade, both signs
 

@@ -301,8 +301,8 @@ def map_branch_kernel(x, y, out, N: kl.constexpr, W: kl.constexpr):
 
 @kiln.jit
 def _stores_in_branch(v, p):
-    if v > 0:
-        kl.store(p, v)  # E:side
+    if v > 0:  # E:side
+        kl.store(p, v)
     return v
 
 
@@ -331,8 +331,11 @@ def test_map_elementwise_errors():
     with pytest.raises(kiln.CompilationError) as ei:  # a branch that stores
         kiln.compile(e_map_side_effect, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
                      cache=False)
-    assert "runs both branches for every element, so its branches may not store" in \
-        str(ei.value)
+    located.assert_located(ei.value, HERE, "E:side", "if v > 0:",
+                           r"an if on a value in map_elementwise's function runs both "
+                           r"branches for every element, so its branches may not store, "
+                           r"print, loop or call out; compute values and select them",
+                           kiln.CompilationError)
 
 
 @kiln.jit

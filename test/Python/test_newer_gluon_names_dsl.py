@@ -251,3 +251,13 @@ def test_amd_slice_errors():
     located.assert_located(ei.value, HERE, "E:slice", "kl.amd.slice",
                            r"slice: offset 48 along dimension 1 must be a multiple of the "
                            r"slice's size 32 there", kiln.CompilationError)
+    for cx, message in [
+            ({"R0": 0, "C0": 128, "R": 32, "C": 32},
+             r"slice: offset \[0, 128\] \+ shape \[32, 32\] exceeds the source shape "
+             r"\[64, 128\]"),
+            ({"R0": 0, "C0": 0, "R": 32, "C": 48}, r"slice: shape \[32, 48\] must be powers of 2")]:
+        with pytest.raises(kiln.CompilationError) as ei:
+            kiln.compile(slice_kernel, {"x": "*fp32", "y": "*fp32"}, dict(cx, W=32),
+                         target="cuda:sm_90a", cache=False)
+        located.assert_located(ei.value, HERE, "E:slice", "kl.amd.slice", message,
+                               kiln.CompilationError)

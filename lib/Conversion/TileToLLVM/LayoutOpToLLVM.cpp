@@ -294,8 +294,11 @@ struct ExtractSliceOpConversion : public TileOpConversion<ExtractSliceOp> {
   LogicalResult
   matchAndRewrite(ExtractSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    LinearLayout srcLL = *getLinearLayout(op.getSrc().getType());
-    LinearLayout dstLL = *getLinearLayout(op.getType());
+    auto emit = [&] { return op.emitOpError(); };
+    FailureOr<LinearLayout> srcLL = getLinearLayout(op.getSrc().getType(), emit);
+    FailureOr<LinearLayout> dstLL = getLinearLayout(op.getType(), emit);
+    if (failed(srcLL) || failed(dstLL))
+      return failure();
     ArrayRef<int64_t> offsets = op.getOffsets();
     auto map = [&](const LinearLayout::Basis &c) {
       LinearLayout::Basis r(c);
@@ -303,7 +306,7 @@ struct ExtractSliceOpConversion : public TileOpConversion<ExtractSliceOp> {
         r[k] += int32_t(offsets[k]);
       return r;
     };
-    return remapRegisters(op, op.getSrc(), adaptor.getSrc(), srcLL, dstLL, map,
+    return remapRegisters(op, op.getSrc(), adaptor.getSrc(), *srcLL, *dstLL, map,
                           convert(op.getType()), rewriter);
   }
 };

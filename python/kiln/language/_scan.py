@@ -123,24 +123,8 @@ def scan_tensors(sem, xs, axis, combine, reverse):
         inner = scan_layout(shape, axis, sem.warp_size, sem.num_warps)
         ys = [sem.convert_layout(y, inner) for y in xs]
     elts = [y.dtype for y in xs]
-    lhs = [sem.b.fresh() for _ in elts]
-    rhs = [sem.b.fresh() for _ in elts]
-    body = sem.b.new_block(list(zip(lhs, elts)) + list(zip(rhs, elts)))
-    with sem.b.insertion(body):
-        sem.combine_depth += 1
-        try:
-            outs = combine([tensor(n, e) for n, e in zip(lhs, elts)],
-                           [tensor(n, e) for n, e in zip(rhs, elts)])
-        finally:
-            sem.combine_depth -= 1
-        vals = []
-        for out, elt in zip(outs, elts):
-            out = sem.as_tensor(_unwrap(out), None if isinstance(_unwrap(out), tensor) else elt)
-            if out.type != elt:
-                raise TypeError(f"associative_scan: the combine function returns {out.type}, "
-                                f"expected {elt}")
-            vals.append(out)
-        sem.b.create("tile.scan_return", vals)
+    from ._tuple_reduce import combine_block
+    body = combine_block(sem, elts, combine, "tile.scan_return", "associative_scan")
     rts = [distributed_type(elt, tuple(shape), inner) for elt in elts]
     names = sem.b.create("tile.scan", ys, rts,
                          {"axis": sem.b.int_attr(axis),

@@ -1258,24 +1258,8 @@ class Semantic(SharedMemorySemantic):
             rest = first.shape[:axis] + first.shape[axis + 1:]
             out_layout = layout if is_inferred(layout) else SliceLayout(axis, layout)
             rts = [distributed_type(elt, rest, out_layout) for elt in elts]
-        lhs = [self.b.fresh() for _ in elts]
-        rhs = [self.b.fresh() for _ in elts]
-        body = self.b.new_block(list(zip(lhs, elts)) + list(zip(rhs, elts)))
-        with self.b.insertion(body):
-            self.combine_depth += 1
-            try:
-                outs = combine([tensor(n, e) for n, e in zip(lhs, elts)],
-                               [tensor(n, e) for n, e in zip(rhs, elts)])
-            finally:
-                self.combine_depth -= 1
-            vals = []
-            for out, elt in zip(outs, elts):
-                out = self.as_tensor(out, None if isinstance(_unwrap(out), tensor) else elt)
-                if out.type != elt:
-                    raise TypeError(f"{what}: the combine function returns {out.type}, "
-                                    f"expected {elt}")
-                vals.append(out)
-            self.b.create("tile.reduce_return", vals)
+        from ._tuple_reduce import combine_block
+        body = combine_block(self, elts, combine, "tile.reduce_return", what)
         names = self.b.create("tile.reduce", xs, rts, {"axis": self.b.int_attr(axis)}, [body])
         res = [tensor(n, rt) for n, rt in zip(names, rts)]
         if keep_dims:

@@ -49,3 +49,29 @@ def tuple_combine(sem, xs, combine_fn, what):
 def reduce_tuple(sem, xs, axis, combine_fn, keep_dims):
     xs, combine = tuple_combine(sem, xs, combine_fn, "reduce")
     return tuple(sem.reduce_tensors(xs, axis, combine, keep_dims, "reduce"))
+
+
+def combine_block(sem, elts, combine, ret_op, what):
+    """The combine region of a ``tile.reduce`` / ``tile.scan`` over tensors of the element
+    types ``elts``: a block taking two tuples of scalars whose body is ``combine(a, b)`` (lists
+    of scalars in, a list out), each result checked against its element type, ended by
+    ``ret_op``. ``what`` names the operation in messages."""
+    lhs = [sem.b.fresh() for _ in elts]
+    rhs = [sem.b.fresh() for _ in elts]
+    body = sem.b.new_block(list(zip(lhs, elts)) + list(zip(rhs, elts)))
+    with sem.b.insertion(body):
+        sem.combine_depth += 1
+        try:
+            outs = combine([tensor(n, e) for n, e in zip(lhs, elts)],
+                           [tensor(n, e) for n, e in zip(rhs, elts)])
+        finally:
+            sem.combine_depth -= 1
+        vals = []
+        for out, elt in zip(outs, elts):
+            out = sem.as_tensor(_unwrap(out), None if isinstance(_unwrap(out), tensor) else elt)
+            if out.type != elt:
+                raise TypeError(f"{what}: the combine function returns {out.type}, "
+                                f"expected {elt}")
+            vals.append(out)
+        sem.b.create(ret_op, vals)
+    return body

@@ -21,3 +21,16 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %h : tensor<256xi32, #l>
   }
 }
+
+// -----
+
+// Without the allocation pass the op has no scratch: an error at the op.
+// RUN: not kiln-opt %s -split-input-file --convert-tile-to-llvm="target=cuda:sm_90a" 2>&1 | FileCheck %s --check-prefix=NOSCRATCH
+// NOSCRATCH: error: 'tile.histogram' op needs shared memory but has none assigned; run tile-allocate-shared-memory first
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @histogram_no_scratch(%x: tensor<64xi32, #l>) -> tensor<256xi32, #l> {
+    %h = tile.histogram %x : tensor<64xi32, #l> -> tensor<256xi32, #l>
+    return %h : tensor<256xi32, #l>
+  }
+}
