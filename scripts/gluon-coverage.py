@@ -63,12 +63,6 @@ DIFFERENCES = {
     "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
              "to a kernel is one argument per element)",
     "tuple_type": "describes element types; kernels do not take it as an annotation",
-    "join": "both halves pass through a blocked layout holding the pair in registers "
-            "(free for blocked inputs)",
-    "split": "a sum over the pair of the selected bits; the result is blocked only for "
-             "blocked inputs with the pair in registers",
-    "fp4_to_fp": "decoded by arithmetic in registers; along an axis other than the last the "
-                 "pairs are permuted through shared memory",
     "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
@@ -98,8 +92,6 @@ DIFFERENCES = {
     "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
                        "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
                        "ROCm device libraries are not linked)",
-    "nvidia.hopper.tma.async_copy_global_to_shared": "TMA copies of transposed NVMMA layouts "
-                                                     "are not yet supported (hopper.md)",
 }
 
 SUPPORTED, DIFFERS, NOT_YET = "supported", "supported, differs", "not yet"
@@ -408,8 +400,9 @@ def _kiln_module(kiln_root, pkg):
         raise
 
 
-# "package.name" -> what Kiln also accepts where Gluon 3.6 refuses or fails, for a name that
-# otherwise behaves as Gluon's (status stays "supported"). Checked by running both on the GPU
+# "package.name" -> what Kiln also accepts where Gluon 3.6 refuses or fails, or a refusal Kiln
+# shares with Gluon 3.6, for a name that otherwise behaves as Gluon's (status stays
+# "supported"). Checked by running both on the GPU
 # machine: Gluon 3.6 lowers no fp8 arithmetic (a PassManager failure on `x + x`, a TypeError on
 # `x * 2.0`) and refuses fp8 math functions and reductions; FNUZ types only on AMD targets.
 _FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
@@ -422,10 +415,18 @@ EXTENSIONS = {
                                    "it); M- or N-contiguous 8- and 32-bit operands are refused "
                                    "(wgmma reads them K-major only; Gluon 3.6's lowering fails "
                                    "on an N-contiguous fp8 B)",
+    "split": "also splits a last dimension held across lanes or warps (Gluon 3.6 refuses "
+             "it); the halves are in SliceLayout(rank - 1, input), as in Gluon",
+    "fp4_to_fp": "also decodes to float32 (Gluon 3.6: float16 and bfloat16 only); results in "
+                 "the layout Gluon infers",
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": _TOKEN_EXT,
+    "nvidia.hopper.tma.async_copy_global_to_shared": "a transposed NVMMA layout is refused, as "
+                                                     "Gluon's verifier refuses it (TMA writes "
+                                                     "a block in global order; permute the "
+                                                     "buffer instead)",
     "nvidia.ampere.async_copy.commit_group": _TOKEN_EXT,
     "float8e4nv": _FP8_EXT,
     "float8e5": _FP8_EXT,
@@ -512,7 +513,7 @@ def render(data: dict, rows: list, missing: set, json_rel: str = "docs/data/gluo
         f"- Triton: {data['triton_version']}",
         f"- Name list: {data['source']}",
         "- *supported*: `kl` has the name in the same package (a note says what Kiln also "
-        "accepts where Gluon refuses); *supported, differs*: it does, and behaves otherwise as "
+        "accepts where Gluon refuses, or a refusal both share); *supported, differs*: it does, and behaves otherwise as "
         "the note says; *not yet*: it does not.",
         "- Goal (issue 27): every name supported outside " +
         ", ".join(f"`{p}`" for p in OUTSIDE_GOAL) + " (`nvidia.rubin` is newer than Triton "

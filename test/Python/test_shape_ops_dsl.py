@@ -117,8 +117,9 @@ def test_type_names():
 
 @kiln.jit
 def fp4_kernel(x, out, M: kl.constexpr, N: kl.constexpr, AXIS: kl.constexpr,
-               DT: kl.constexpr, W: kl.constexpr = 32):
-    L: kl.constexpr = kl.BlockedLayout([1, 4], [4, W // 4], [4, 1], [1, 0])
+               DT: kl.constexpr, W: kl.constexpr = 32, LAYOUT: kl.constexpr = None):
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [4, W // 4], [4, 1], [1, 0]) if LAYOUT is None \
+        else LAYOUT
     om = kl.arange(0, M, layout=kl.SliceLayout(1, L))[:, None]
     on = kl.arange(0, N, layout=kl.SliceLayout(0, L))[None, :]
     y = kl.fp4_to_fp(kl.load(x + om * N + on), DT, AXIS)
@@ -151,3 +152,74 @@ def test_fp4_to_fp_compiles(target, w):
     located.assert_located(ei.value, HERE, "E:fp4", "kl.fp4_to_fp",
                            r"fp4_to_fp needs bytes \(uint8 or int8\) holding two e2m1 values, "
                            r"got fp32", kiln.CompilationError)
+
+
+# -- result layouts: what Gluon 3.6 infers (printed by Triton 3.6.0 on the GPU machine) -------
+
+BL = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+MMA = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 32, 16])
+MMA2 = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1], instr_shape=[16, 8])
+
+
+@kiln.jit
+def layout_kernel(x, out, M: kl.constexpr, N: kl.constexpr, L: kl.constexpr, OP: kl.constexpr,
+                  WANT: kl.constexpr):
+    om = kl.arange(0, M, layout=kl.SliceLayout(1, L))[:, None]
+    on = kl.arange(0, N, layout=kl.SliceLayout(0, L))[None, :]
+    v = kl.load(x + om * N + on)
+    if OP == "join":
+        r = kl.join(v, v)
+    elif OP == "join_split":
+        r = kl.join(*kl.split(kl.join(v, v)))
+    elif OP == "split":
+        r = kl.split(kl.join(v, v))[1]
+    else:
+        r = kl.fp4_to_fp(v, kl.float16, 0 if OP == "fp4_0" else 1)
+    kl.static_assert(r.type.layout == WANT)
+    kl.store(out, kl.sum(kl.reshape(r, [r.numel]).to(kl.float32), 0))
+
+
+def _lin(reg, lane, warp, shape):
+    return kl.DistributedLinearLayout(reg, lane, warp, [], shape)
+
+
+@compiled.needs_compiler
+@pytest.mark.parametrize("L,shape,op,want", [
+    (BL, [16, 32], "join", kl.BlockedLayout([1, 4, 2], [4, 8, 1], [4, 1, 1], [2, 1, 0])),
+    (MMA, [64, 32], "join", _lin([[0, 0, 1], [0, 1, 0], [8, 0, 0], [0, 8, 0], [0, 16, 0]],
+                                 [[0, 2, 0], [0, 4, 0], [1, 0, 0], [2, 0, 0], [4, 0, 0]],
+                                 [[16, 0, 0], [32, 0, 0]], [64, 32, 2])),
+    # join of split's halves is the layout that was split
+    (MMA, [64, 32], "join_split", _lin([[0, 0, 1], [0, 1, 0], [8, 0, 0], [0, 8, 0],
+                                        [0, 16, 0]],
+                                       [[0, 2, 0], [0, 4, 0], [1, 0, 0], [2, 0, 0], [4, 0, 0]],
+                                       [[16, 0, 0], [32, 0, 0]], [64, 32, 2])),
+    (BL, [16, 32], "split", kl.SliceLayout(2, kl.BlockedLayout([1, 4, 2], [4, 8, 1], [4, 1, 1],
+                                                               [2, 1, 0]))),
+    (BL, [16, 32], "fp4_1", kl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])),
+    # Gluon's own object carries one more register basis ([32, 0]) and shape [64, 32], which
+    # its lowering drops: this is the layout it uses
+    (BL, [16, 32], "fp4_0", _lin([[1, 0], [0, 1], [0, 2]], [[0, 4], [0, 8], [0, 16], [2, 0],
+                                                            [4, 0]], [[8, 0], [16, 0]],
+                                 [32, 32])),
+    (MMA, [64, 32], "fp4_1", _lin([[0, 1], [0, 2], [8, 0], [0, 16], [0, 32]],
+                                  [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], [[16, 0], [32, 0]],
+                                  [64, 64])),
+    (MMA, [64, 32], "fp4_0", _lin([[1, 0], [0, 1], [16, 0], [0, 8], [0, 16]],
+                                  [[0, 2], [0, 4], [2, 0], [4, 0], [8, 0]], [[32, 0], [64, 0]],
+                                  [128, 32])),
+    # a dot operand decoded along K: twice its k_width
+    (kl.DotOperandLayout(0, MMA2, 2), [64, 32], "fp4_1", kl.DotOperandLayout(0, MMA2, 4)),
+    (kl.DotOperandLayout(1, MMA2, 2), [32, 64], "fp4_0", kl.DotOperandLayout(1, MMA2, 4)),
+], ids=["join-blocked", "join-mma", "join-split-mma", "split-blocked", "fp4-blocked-1",
+        "fp4-blocked-0", "fp4-mma-1", "fp4-mma-0", "fp4-dot-a", "fp4-dot-b"])
+def test_result_layouts_are_gluons(L, shape, op, want):
+    ty = "*u8" if op.startswith("fp4") else "*fp16"
+    k = kiln.compile(layout_kernel, {"x": ty, "out": "*fp32"},
+                     {"M": shape[0], "N": shape[1], "L": L, "OP": op, "WANT": want},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    # the results stay in the threads that hold the inputs: no trip through shared memory
+    # before the final sum
+    body = k.asm["tile"]
+    assert body.count("tile.local_store") == 0 or body.index("tile.local_store") > \
+        body.index("tile.reduce"), body

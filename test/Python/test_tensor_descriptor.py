@@ -170,8 +170,8 @@ def test_rank_one_and_five():
     (dict(layout=Layout(element_bitwidth=32)), ValueError,
      r"layout\.element_bitwidth = 32 does not match base\.dtype bf16 \(16 bits\)"),
     (dict(layout=Layout(transposed=True)), ValueError,
-     r"layout\.transposed = True: transposed layouts are not supported for TMA descriptors "
-     r"yet"),
+     r"layout\.transposed = True: TMA writes a block in global memory's order .*"
+     r"buffer\.permute\(\(1, 0\)\)"),
     (dict(layout=Layout(fp4_padded=True)), ValueError,
      r"layout\.fp4_padded = True: fp4-padded layouts are not supported for TMA descriptors "
      r"yet"),

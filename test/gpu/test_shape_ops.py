@@ -16,9 +16,11 @@ import test_shape_ops_dsl as k  # noqa: E402
 W = 32
 
 
-@pytest.mark.parametrize("layout", range(2))
+@pytest.mark.parametrize("layout", range(3))
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int8, torch.int64])
 def test_join_split_permute(target, layout, dtype):
+    if layout == 2 and not target.startswith("cuda:sm_90"):
+        pytest.skip("the wgmma accumulator layout is Hopper's")
     M, N = 32, 64
     if dtype.is_floating_point:
         x = torch.randn(M, N, device="cuda").to(dtype)
@@ -31,7 +33,9 @@ def test_join_split_permute(target, layout, dtype):
     ab = torch.empty(M, N, 2, dtype=dtype, device="cuda")
     a, b = torch.empty_like(x), torch.empty_like(x)
     t = torch.empty(N, M, dtype=dtype, device="cuda")
-    k.shape_ops_kernel[(1,)](x, y, ab, a, b, t, M, N, k.layouts(W)[layout], num_warps=4)
+    # blocked layouts, and a wgmma accumulator's (joined in Gluon's linear layout)
+    L = (k.layouts(W) + [k.MMA])[layout]
+    k.shape_ops_kernel[(1,)](x, y, ab, a, b, t, M, N, L, num_warps=4)
     bits = {torch.float32: torch.int32, torch.float16: torch.int16}.get(dtype, dtype)
     same = lambda u, v: torch.equal(u.view(bits), v.view(bits))  # noqa: E731
     assert same(ab, torch.stack([x, y], dim=-1))
@@ -42,16 +46,20 @@ def test_join_split_permute(target, layout, dtype):
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 
 
+@pytest.mark.parametrize("layout", ["blocked", "mma"])
 @pytest.mark.parametrize("axis", [0, 1])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
-def test_fp4_to_fp(target, axis, dtype):
+def test_fp4_to_fp(target, axis, dtype, layout):
+    if layout == "mma" and not target.startswith("cuda:sm_90"):
+        pytest.skip("the wgmma accumulator layout is Hopper's")
     M, N = 32, 16
     x = torch.randint(0, 256, (M, N), dtype=torch.uint8, device="cuda")
     x[0, :16] = torch.arange(16, dtype=torch.uint8) * 17  # every code, in both nibbles
     out = torch.empty((2 * M, N) if axis == 0 else (M, 2 * N), dtype=dtype, device="cuda")
     dt = {torch.float16: k.kl.float16, torch.bfloat16: k.kl.bfloat16,
           torch.float32: k.kl.float32}[dtype]
-    k.fp4_kernel[(1,)](x, out, M, N, axis, dt, num_warps=4)
+    k.fp4_kernel[(1,)](x, out, M, N, axis, dt, num_warps=4,
+                       LAYOUT=k.MMA if layout == "mma" else None)
     table = torch.tensor(E2M1 + [-v for v in E2M1], device="cuda")
     lo, hi = table[(x & 15).long()], table[(x >> 4).long()]
     want = torch.stack([lo, hi], dim=axis + 1).reshape(out.shape).to(dtype)

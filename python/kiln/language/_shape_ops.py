@@ -1,14 +1,14 @@
 """Gluon's ``join``, ``split`` and ``permute`` on register tensors.
 
-* ``join(a, b)``: a new last dimension of size 2 (``a`` at 0, ``b`` at 1), built in registers:
-  both are moved to the slice of a blocked layout that keeps the pair in each thread (free when
-  ``a`` is itself blocked: the same bases), expanded, broadcast and selected by position.
+* ``join(a, b)``: a new last dimension of size 2 (``a`` at 0, ``b`` at 1), in the layout
+  Gluon infers (the pair in each thread's registers, see ``_join_layout``), so no data moves:
+  both are viewed as its slice, expanded, broadcast and selected by position.
 * ``split(x)``: the halves of a last dimension of size 2, each a sum over that dimension of
-  the element's bits where the position matches (exact: the other term is 0), in the slice of
-  ``x``'s layout (for a blocked layout with the pair in registers, that layout without the
-  pair); in registers when the pair is, across lanes otherwise.
+  the element's bits where the position matches (exact: the other term is 0), in
+  ``SliceLayout(rank - 1, x's layout)`` as in Gluon; in registers when the pair is, across
+  lanes where Gluon refuses the split.
 * ``fp4_to_fp(src, elem_type, axis)``: each byte's two e2m1 values (low nibble first) decoded
-  by arithmetic and joined along ``axis``, which doubles.
+  by arithmetic and joined along ``axis``, which doubles, in the layout Gluon infers.
 * ``permute(x, dims)``: through shared memory (a store, a permuted view, a load) into ``x``'s
   layout with its bases permuted, which is the layout Gluon gives the result.
 """
@@ -47,20 +47,64 @@ def _position(sem, layout, shape, axis):
     return sem.broadcast_to(pos, list(shape))
 
 
-def _pair_layout(layout, rank, warp_size, num_warps):
-    """A blocked layout of rank+1 whose last dimension (the pair) is in registers and whose
-    slice along it is ``layout`` when that is blocked."""
+def _join_layout(layout, shape):
+    """The layout Gluon gives ``join``'s result for inputs of ``shape`` in ``layout``: a blocked
+    layout with the pair in each thread's registers (fastest) for a blocked input; the parent of
+    a slice along the new dimension that holds the pair in registers (what ``split`` made); any
+    other layout's linear form with the pair as its first register basis."""
+    rank = len(shape)
     if isinstance(layout, BlockedLayout):
         return BlockedLayout(list(layout.size_per_thread) + [2],
                              list(layout.threads_per_warp) + [1],
                              list(layout.warps_per_cta) + [1],
                              [rank] + list(layout.order))
-    tpw = [1] * (rank + 1)
-    wpc = [1] * (rank + 1)
-    tpw[rank - 1], wpc[0] = warp_size, num_warps
-    if rank == 1:
-        wpc[0] = num_warps
-    return BlockedLayout([1] * rank + [2], tpw, wpc, [rank] + list(range(rank - 1, -1, -1)))
+    if isinstance(layout, SliceLayout) and layout.dim == rank and _pair_in_registers(
+            layout.parent, list(shape) + [2]):
+        return layout.parent
+    ll = to_linear_layout(layout, shape)
+    return DistributedLinearLayout([[0] * rank + [1]] + [list(b) + [0] for b in ll.reg_bases],
+                                   [list(b) + [0] for b in ll.lane_bases],
+                                   [list(b) + [0] for b in ll.warp_bases], [],
+                                   list(shape) + [2])
+
+
+def _pair_in_registers(layout, shape) -> bool:
+    """Whether a thread holds both elements of ``layout``'s last dimension (of size 2) in its
+    registers, as Gluon's ``split`` requires."""
+    try:
+        ll = to_linear_layout(layout, shape)
+    except (TypeError, ValueError):
+        return False
+    unit = [0] * (len(shape) - 1) + [1]
+    return any(list(b) == unit for b in ll.reg_bases)
+
+
+def _fp4_layout(layout, shape, axis):
+    """The layout Gluon gives ``fp4_to_fp``'s result for bytes of ``shape`` in ``layout``
+    (``axis`` doubles): a blocked input whose ``order[axis]`` is 0 keeps its class with twice
+    the elements per thread along ``axis``, a dot operand decoded along K twice its
+    ``k_width``; otherwise the linear form with the new element as the first register basis
+    and every other basis twice as far along ``axis``."""
+    rank = len(shape)
+    if isinstance(layout, BlockedLayout) and layout.order[axis] == 0:
+        spt = list(layout.size_per_thread)
+        spt[axis] *= 2
+        return BlockedLayout(spt, list(layout.threads_per_warp), list(layout.warps_per_cta),
+                             list(layout.order))
+    dot = all(hasattr(layout, f) for f in ("operand_index", "parent", "k_width"))
+    if dot and rank == 2 and axis == (1 if layout.operand_index == 0 else 0) and \
+            layout.k_width:
+        return type(layout)(layout.operand_index, layout.parent, layout.k_width * 2)
+    ll = to_linear_layout(layout, shape)
+    unit = [1 if d == axis else 0 for d in range(rank)]
+
+    def wider(b):
+        return [c * 2 if d == axis else c for d, c in enumerate(b)]
+    out = list(shape)
+    out[axis] *= 2
+    return DistributedLinearLayout([unit] + [wider(b) for b in ll.reg_bases],
+                                   [wider(b) for b in ll.lane_bases],
+                                   [wider(b) for b in ll.warp_bases], [], out)
 
 
 @builtin
@@ -74,7 +118,7 @@ def join(a, b, _semantic=None):
                          f"{a.type} and {b.type}")
     shape = list(a.type.shape)
     rank = len(shape)
-    pair = _pair_layout(a.type.layout, rank, sem.warp_size, sem.num_warps)
+    pair = _join_layout(a.type.layout, shape)
     out = shape + [2]
     halves = [sem.broadcast_to(sem.expand_dims(sem.convert_layout(v, SliceLayout(rank, pair)),
                                                rank), out) for v in (a, b)]
@@ -110,13 +154,6 @@ def split(a, _semantic=None):
         elif dt != bits:
             half = sem.cast(half, dt, bitcast=True)
         out.append(half)
-    lay = x.type.layout
-    if isinstance(lay, BlockedLayout) and lay.threads_per_warp[-1] == 1 and \
-            lay.warps_per_cta[-1] == 1 and len(shape) > 1:
-        # The blocked layout without the pair (what join's result splits back into).
-        flat = BlockedLayout(list(lay.size_per_thread[:-1]), list(lay.threads_per_warp[:-1]),
-                             list(lay.warps_per_cta[:-1]), [o for o in lay.order if o != axis])
-        out = [sem.convert_layout(h, flat) for h in out]
     return tuple(out)
 
 
@@ -190,7 +227,8 @@ def fp4_to_fp(src, elem_type, axis, _semantic=None):
         pairs = permute(pairs, order, _semantic=sem)  # the pair right after axis
     out = list(shape)
     out[axis] *= 2
-    return sem.reshape(pairs, out)
+    # Gluon's layout for the result: the same elements in the same threads (no data moves).
+    return sem.convert_layout(sem.reshape(pairs, out), _fp4_layout(x.type.layout, shape, axis))
 
 
 @builtin

@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence
 
 from ..jit import _pointer_dtype_name
 from ..language import _core
-from ..language.nvidia.hopper.tma import ALIGN_BYTES, MAX_STRIDE_BYTES  # noqa: F401
+from ..language.nvidia.hopper.tma import ALIGN_BYTES, MAX_STRIDE_BYTES, TRANSPOSED_TMA  # noqa: F401
 
 __all__ = ["TensorDescriptor", "tma_box"]
 
@@ -313,8 +313,7 @@ class TensorDescriptor:
             raise ValueError(_err(f"layout.rank = {layout.rank!r} does not match the rank "
                                   f"{rank} of shape"))
         if layout.transposed:
-            raise ValueError(_err("layout.transposed = True: transposed layouts are not "
-                                  "supported for TMA descriptors yet"))
+            raise ValueError(_err(TRANSPOSED_TMA))
         if layout.fp4_padded:
             raise ValueError(_err("layout.fp4_padded = True: fp4-padded layouts are not "
                                   "supported for TMA descriptors yet"))

@@ -124,6 +124,21 @@ def test_constant_strides_are_checked_as_on_the_host(row, message):
                            r"tma.make_tensor_descriptor: " + message, CompilationError)
 
 
+def test_transposed_layouts_are_refused_as_in_gluon():
+    # TMA fills a block in global memory's order; Gluon's verifier refuses a transposed
+    # descriptor layout too. The message says what to do instead.
+    t = kl.NVMMASharedLayout(swizzle_byte_width=32, element_bitwidth=16, rank=2,
+                             transposed=True)
+    with pytest.raises(CompilationError) as info:
+        kiln.compile(strided, {"src": "*fp16"}, {"ROW": 16, "S": t}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(info.value, os.path.abspath(__file__), "E:rowstride",
+                           "tma.make_tensor_descriptor",
+                           r"tma.make_tensor_descriptor: layout.transposed = True: TMA writes "
+                           r"a block in global memory's order .*permute\(\(1, 0\)\).*",
+                           CompilationError)
+
+
 def test_a_constant_stride_of_16_bytes_compiles():
     k = kiln.compile(strided, {"src": "*fp16"}, {"ROW": 8, "S": SMEM}, target="cuda:sm_90a",
                      cache=False)

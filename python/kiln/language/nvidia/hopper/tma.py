@@ -26,6 +26,12 @@ __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_
            "async_load", "async_store", "make_tensor_descriptor", "tensor_descriptor",
            "tensor_descriptor_type"]
 
+# Gluon refuses a transposed layout too (its verifier: a descriptor's layout must not be
+# transposed); here for device-side descriptors and the host's TensorDescriptor.
+TRANSPOSED_TMA = ("layout.transposed = True: TMA writes a block in global memory's order "
+                  "(the last dimension contiguous), so its shared layout cannot be transposed; "
+                  "copy with transposed=False and take buffer.permute((1, 0)) for a "
+                  "transposed view")
 # What TMA asks of a tensor's byte strides, here for device-side descriptors and, imported from
 # here, in kiln.nvidia.hopper.TensorDescriptor on the host.
 ALIGN_BYTES = 16        # base address, byte strides and the innermost block row
@@ -134,6 +140,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
     layout = _unwrap(layout)
     if not isinstance(layout, NVMMASharedLayout):
         raise TypeError(f"{what}: layout must be an NVMMASharedLayout, got {layout!r}")
+    if layout.transposed:
+        raise ValueError(f"{what}: {TRANSPOSED_TMA}")
     shape, strides = list(_unwrap(shape)), list(_unwrap(strides))
     if len(shape) != len(block) or len(strides) != len(block):
         raise ValueError(f"{what}: shape ({len(shape)}), strides ({len(strides)}) and "
