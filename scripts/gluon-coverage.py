@@ -54,15 +54,9 @@ DIFFERENCES = {
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
-    "assume": "passed to LLVM (llvm.assume); of Kiln's analyses, the integer ranges (which "
-              "decide AMD buffer copies) read the top-level ones comparing a kernel argument "
-              "with a constant, the others do not",
     "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
                        "branches and selects per element, so the branches may not store, "
                        "print or loop",
-    "tuple": "Python's tuple (a kernel's tuples are Python tuples; a tuple of tensors passed "
-             "to a kernel is one argument per element)",
-    "tuple_type": "describes element types; kernels do not take it as an annotation",
     "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
@@ -419,6 +413,9 @@ EXTENSIONS = {
              "it); the halves are in SliceLayout(rank - 1, input), as in Gluon",
     "fp4_to_fp": "also decodes to float32 (Gluon 3.6: float16 and bfloat16 only); results in "
                  "the layout Gluon infers",
+    "assume": "an llvm.assume, as in Gluon; Kiln's integer ranges (which decide AMD buffer "
+              "copies) also read the top-level ones comparing a kernel argument with a "
+              "constant",
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",

@@ -112,6 +112,37 @@ def test_type_names():
     assert kl.void != kl.int32 and str(kl.void) == "void" and isinstance(kl.void, kl.dtype)
 
 
+@kiln.jit
+def tuple_surface_kernel(x, out, pair):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    o = kl.arange(0, 128, L)
+    v = kl.load(x + o)
+    t = (v, o, 4)
+    # Gluon's tuple: its type, its values, slices and sums that stay tuples
+    kl.static_assert(t.type == kl.tuple_type([v.type, o.type, t.type[2]]))
+    kl.static_assert(len(t.values) == 3 and isinstance(t[0:2], kl.tuple))
+    kl.static_assert(isinstance(t + (1,), kl.tuple) and len(t * 2) == 6)
+    kl.static_assert(isinstance(pair, kl.tuple) and pair.type[0] == pair[0].type)
+    halves = kl.split(kl.join(v, v))
+    kl.static_assert(isinstance(halves, kl.tuple) and halves.type[1] == halves[1].type)
+    named = kl.tuple([v, o], type=kl.tuple_type([v.type, o.type], ["val", "off"]))
+    kl.store(out + named.off, named.val + pair[0] + pair[1])
+
+
+@compiled.needs_compiler
+def test_tuple_surface():
+    k = kiln.compile(tuple_surface_kernel, {"x": "*fp32", "out": "*fp32",
+                                            "pair": ("fp32", "fp32")},
+                     {}, target="cuda:sm_90a", num_warps=4, cache=False)
+    assert "st.global" in k.asm["ptx"]
+    t = kl.tuple([1, 2], type=kl.tuple_type([kl.int32, kl.int32], ["a", "b"]))
+    assert t.b == 2 and t.values == [1, 2] and t == (1, 2) and list(t.type) == [kl.int32] * 2
+    with pytest.raises(AttributeError, match="no attribute 'c'"):
+        t.c
+    with pytest.raises(ValueError, match="2 values but a type of 1"):
+        kl.tuple([1, 2], type=[kl.int32])
+
+
 # -- fp4_to_fp --------------------------------------------------------------------------------
 
 

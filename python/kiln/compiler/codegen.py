@@ -22,6 +22,7 @@ from .. import language as kl
 from ..language._core import _unwrap, constexpr, is_builtin, tensor
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
+from ..language._types import tuple as kl_tuple
 from ..language.aggregates import (aggregate_fields, aggregate_member, check_initialized,
                                    triton_aggregate_class)
 from ._values import _has_tensor
@@ -87,6 +88,11 @@ _UNSUPPORTED = {
     "Continue": "continue is not supported in kernels",
 }
 
+
+
+def _kernel_tuple(value):
+    """A builtin's plain tuple result as a kernel tuple (``kl.tuple``, with ``type``)."""
+    return kl_tuple(value) if type(value) is tuple else value
 
 class FunctionSource:
     """Parsed source of a Python function, with the offsets to map AST positions back to
@@ -294,8 +300,8 @@ class CodeGenerator:
         if kind[0] == "constexpr":
             return constexpr(kind[1])
         if kind[0] == "tuple":
-            return tuple(self._parameter(f"{name}.{i}", k, args, loc)
-                         for i, k in enumerate(kind[1]))
+            return kl_tuple([self._parameter(f"{name}.{i}", k, args, loc)
+                             for i, k in enumerate(kind[1])])
         ty, div = kind[1], kind[2]
         prange = kind[3] if len(kind) > 3 else None
         ssa = f"%{name}" if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name) \
@@ -462,7 +468,7 @@ class CodeGenerator:
         return self.lookup(node.id, node)
 
     def visit_Tuple(self, node):
-        return tuple(self._elements(node.elts))
+        return kl_tuple(self._elements(node.elts))
 
     def visit_List(self, node):
         return list(self._elements(node.elts))
@@ -699,10 +705,11 @@ class CodeGenerator:
                                     *self.frame.src.position(node)))
                 raise
         if is_builtin(fn):
-            return fn(*args, _semantic=self.sem, **kwargs)
+            return _kernel_tuple(fn(*args, _semantic=self.sem, **kwargs))
         if is_project_builtin(fn):  # a project's @tl.core.builtin helper
-            return call_project_builtin(fn, [_unwrap(a) for a in args],
-                                        {k: _unwrap(v) for k, v in kwargs.items()}, self.sem)
+            return _kernel_tuple(call_project_builtin(
+                fn, [_unwrap(a) for a in args], {k: _unwrap(v) for k, v in kwargs.items()},
+                self.sem))
         if fn in (builtins.range, kl.range, kl.static_range):
             raise TypeError(f"{getattr(fn, '__name__', fn)}() can only be used as the iterator "
                             f"of a for loop")
@@ -725,11 +732,15 @@ class CodeGenerator:
             for a in args[1:]:
                 out = pick(out, a, _semantic=self.sem)
             return out
+        if fn is builtins.len and len(args) == 1 and not kwargs and \
+                isinstance(_unwrap(args[0]), (list, tuple)):
+            return len(_unwrap(args[0]))  # a tuple's length is known at compile time
         if fn is builtins.isinstance and len(args) == 2 and not kwargs:
             return isinstance(args[0], _unwrap(args[1]))  # a value's class, at compile time
-        if fn is builtins.tuple and len(args) == 1 and not kwargs and \
-                isinstance(args[0], (list, tuple)):
-            return tuple(args[0])  # kl.tuple([a, b]) (Gluon's tuple): a kernel's tuple
+        if fn in (builtins.tuple, kl_tuple) and len(args) == 1 and set(kwargs) <= {"type"} and \
+                isinstance(_unwrap(args[0]), (list, tuple)):
+            # kl.tuple([a, b]) (Gluon's tuple): a kernel's tuple
+            return kl_tuple(_unwrap(args[0]), type=_unwrap(kwargs.get("type")))
         if self._compile_time_callable(fn):
             if any(_has_tensor(a) for a in args) or any(_has_tensor(v) for v in kwargs.values()):
                 raise TypeError(f"{getattr(fn, '__name__', fn)}() runs at compile time and "

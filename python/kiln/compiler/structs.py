@@ -19,6 +19,7 @@ from typing import Callable, List
 from ..language._core import (_unwrap, constexpr, shared_memory_descriptor,
                               shared_memory_descriptor_type, tensor)
 from ._values import _same
+from ..language._types import tuple as kl_tuple
 
 __all__ = ["Struct", "Mismatch", "parts_of", "merge", "leaf_types", "to_leaves",
            "from_leaves"]
@@ -36,7 +37,9 @@ def parts_of(v):
     v = _unwrap(v)
     if isinstance(v, (tuple, list)) and not isinstance(v, constexpr):
         cls = type(v)
-        if cls is tuple or cls is list:
+        if cls is tuple or cls is kl_tuple:  # a kernel's tuples are all kl.tuple
+            return (tuple, len(v)), list(v), kl_tuple
+        if cls is list:
             return (cls, len(v)), list(v), cls
         if hasattr(cls, "_fields"):  # a namedtuple
             return (cls, len(v)), list(v), lambda parts, c=cls: c(*parts)
