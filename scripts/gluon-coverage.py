@@ -54,9 +54,6 @@ DIFFERENCES = {
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
-    "map_elementwise": "the function is applied to whole tensors: an if on a value runs both "
-                       "branches and selects per element, so the branches may not store, "
-                       "print or loop",
     "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
@@ -65,12 +62,6 @@ DIFFERENCES = {
            "correctly rounded value (test_erf_accuracy.py, every finite binade; f16/bf16 "
            "computed in f32; the ROCm device libraries are not linked); NVIDIA: libdevice's "
            "erff, as Triton",
-    "max": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
-            "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
-            "depends on the reduction order)"),
-    "min": ("return_indices=True: the extreme, then the smallest index holding it (ties always "
-            "break left; NaN is skipped, index 0 for an all-NaN row, where Triton's answer "
-            "depends on the reduction order)"),
     "shared_memory_descriptor": "one chosen by an `if` or carried through a loop is ordered "
                                 "against all of shared memory (more barriers) and may not "
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "
@@ -79,7 +70,9 @@ DIFFERENCES = {
                        "refused, and a tensor a worker cannot recompute must come as a "
                        "shared-memory buffer (scalars are passed; hopper.md); the default "
                        "partition's return values are returned, as in Gluon",
-    "NVMMASharedLayout": "fp4_padded=True is refused (Kiln has no fp4 types)",
+    "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
+                         "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
+                         "sm_100+), and Kiln's NVIDIA targets end at Hopper",
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
@@ -402,6 +395,10 @@ def _kiln_module(kiln_root, pkg):
 _FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
             "which Gluon 3.6 does not lower; like Gluon, math functions, reductions and scans "
             "take a conversion first")
+_INDICES_EXT = ("also takes return_indices=True, which Gluon 3.6 fails to compile (its "
+                "_reduce_with_indices calls arange without a layout; seen on the GPU machine): "
+                "the extreme and the smallest index holding it, NaN skipped (index 0 for an "
+                "all-NaN row)")
 _TOKEN_EXT = "also returns a token for Kiln's wait_for (Gluon code is unaffected)"
 EXTENSIONS = {
     "nvidia.hopper.warpgroup_mma": "also takes max_num_imprecise_acc=None with fp8 operands "
@@ -416,6 +413,11 @@ EXTENSIONS = {
     "assume": "an llvm.assume, as in Gluon; Kiln's integer ranges (which decide AMD buffer "
               "copies) also read the top-level ones comparing a kernel argument with a "
               "constant",
+    "map_elementwise": "also lets the function store or print outside branches and loops on "
+                       "values (Gluon refuses any write in it); an if or a loop on values "
+                       "runs on whole tensors, masked per element, with Gluon's results",
+    "max": _INDICES_EXT,
+    "min": _INDICES_EXT,
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",

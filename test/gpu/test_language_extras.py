@@ -120,6 +120,43 @@ def test_map_elementwise(target):
                                atol=1e-5, rtol=1e-5)
 
 
+def test_map_elementwise_with_loops(target):
+    """Functions that loop on their values (a while, a for over a per-element count, nested
+    whiles) give the per-element answers of the same arithmetic done element by element."""
+    w = 64 if target.startswith("hip") else 32
+    N = 128
+    x = torch.rand(N, device="cuda") * 100
+    x[:4] = torch.tensor([0.5, 1.0, 2.0, 1000.0], device="cuda")
+    kk = torch.randint(-3, 20, (N,), dtype=torch.int32, device="cuda")
+    out = torch.full((5 * N,), float("nan"), device="cuda")
+    k.map_loop_kernel[(1,)](x, kk, out, N, w, num_warps=4)
+    h, n = x.clone(), torch.zeros_like(x)
+    while (h > 1).any():
+        m = h > 1
+        h, n = torch.where(m, h * 0.5, h), n + m
+    torch.testing.assert_close(out[:N], n + h, rtol=0, atol=0)
+    acc = torch.zeros_like(x)
+    for i in range(int(kk.max())):
+        acc = torch.where(i < kk, acc + x, acc)
+    torch.testing.assert_close(out[N:2 * N], acc, rtol=0, atol=0)
+    steps, h = torch.zeros_like(x), x.clone()
+    while (h > 1).any():
+        m = h > 1
+        y = h.clone()
+        while ((y > 2) & m).any():
+            inner = (y > 2) & m
+            y, steps = torch.where(inner, y - 2, y), steps + inner
+        h = torch.where(m, h * 0.5, h)
+    torch.testing.assert_close(out[2 * N:3 * N], steps, rtol=0, atol=0)
+    r = x.clone()
+    while (r > 10).any():
+        r = torch.where(r > 10, r - 3, r)
+    torch.testing.assert_close(out[3 * N:4 * N], torch.where(x > 10, r, -x), rtol=0, atol=0)
+    inside = (kk >= 0) & (kk < 10)
+    gathered = torch.where(inside, x[kk.clamp(0, N - 1).long()], 0.0)
+    torch.testing.assert_close(out[4 * N:], gathered, rtol=0, atol=0)
+
+
 def test_map_elementwise_with_branches(target):
     """Functions that branch on their values (an early return; nested ifs and an elif) give
     torch's per-element answers."""

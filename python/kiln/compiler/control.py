@@ -143,30 +143,39 @@ def _run_block(cg, stmts, scope, sites, loop=None, prelude=None, args=()):
 # ---------------------------------------------------------------------------------------------
 
 
+# What map_elementwise's function may not do in a branch or a loop on its values (those run for
+# every element): write memory, print, assert, or use a vendor's operations.
 _SIDE_EFFECTS = ('"tile.store"', '"tile.atomic', '"tile.print"', '"tile.assert"',
-                 '"tile.local_store"', '"tile.async', '"tile_nv.', '"tile_amd.', '"scf.for"',
-                 '"scf.while"')
+                 '"tile.local_store"', '"tile.async', '"tile_nv.', '"tile_amd.')
 
 
 def converted_if(cg, node, cond):
     """An ``if`` on a tensor in map_elementwise's function (Gluon runs that function on each
     element, so it may branch on a value): both branches are emitted, in order, and each
-    variable they assign is merged with ``where(cond, then, else)``. A branch that stores,
-    prints, loops or calls out would run for every element, so it is refused."""
+    variable they assign is merged with ``where(cond, then, else)``; a loop on values in a
+    branch iterates only for the elements that take it. A branch that stores, prints or calls
+    out would run for every element, so it is refused."""
     sem, frame = cg.sem, cg.frame
     scope, sites = dict(frame.scope), dict(frame.sites)
     blk = cg.b.block
     start = len(blk.lines)
     out = []
-    for body in (node.body, node.orelse):
+    masks = sem.__dict__.setdefault("map_loop_masks", [])
+    taken = cond if cond.dtype == kl.int1 else sem.compare("ne", cond, 0)
+    for body, mask in ((node.body, taken), (node.orelse, sem.unary("not", taken))):
         frame.scope, frame.sites = dict(scope), dict(sites)
-        cg.visit_body(body)
+        # a loop in a branch iterates only for the elements that take the branch
+        masks.append(sem.binary("and", mask, masks[-1]) if masks else mask)
+        try:
+            cg.visit_body(body)
+        finally:
+            masks.pop()
         out.append((frame.scope, frame.sites))
     for line in blk.lines[start:]:
         if any(op in line for op in _SIDE_EFFECTS):
             raise cg.error(node, "an if on a value in map_elementwise's function runs both "
-                           "branches for every element, so its branches may not store, print, "
-                           "loop or call out; compute values and select them",
+                           "branches for every element, so its branches may not store, print "
+                           "or call out; compute values and select them",
                            UnsupportedLanguageConstruct)
     (t_scope, t_sites), (e_scope, e_sites) = out
     frame.scope, frame.sites = dict(scope), dict(sites)
@@ -363,6 +372,37 @@ def _drop_locals(frame, scope, body_scope, line):
             frame.dropped[n] = f"it is assigned only inside the loop at line {line}"
 
 
+def _map_for(cg, node, bounds):
+    """``for i in range(...)`` with bounds that are values in map_elementwise's function (each
+    element loops its own number of times): the while loop ``i = lb; while i < ub: ...;
+    i += step`` (``>`` for a negative step), converted as :func:`converted_while`."""
+    lb, ub, step = bounds
+    if isinstance(step, tensor) or not isinstance(step, int) or step == 0:
+        raise cg.error(node.iter, "a range over values in map_elementwise's function needs a "
+                       "nonzero compile-time step", UnsupportedLanguageConstruct)
+    frame = cg.frame
+    n = len(frame.scope)
+    names = {"i": f"_kiln_map_i{n}", "ub": f"_kiln_map_ub{n}"}
+    frame.scope[names["i"]], frame.scope[names["ub"]] = lb, ub
+
+    def at(x):
+        return ast.copy_location(x, node)
+    load = {k: at(ast.Name(id=v, ctx=ast.Load())) for k, v in names.items()}
+    test = at(ast.Compare(left=load["i"], ops=[ast.Lt() if step > 0 else ast.Gt()],
+                          comparators=[load["ub"]]))
+    bind = at(ast.Assign(targets=[node.target], value=load["i"]))
+    bump = at(ast.Assign(targets=[at(ast.Name(id=names["i"], ctx=ast.Store()))],
+                         value=at(ast.BinOp(left=load["i"], op=ast.Add(),
+                                            right=at(ast.Constant(value=step))))))
+    for stmt in (bind, bump):
+        ast.fix_missing_locations(stmt)
+    loop = at(ast.While(test=test, body=[bind] + list(node.body) + [bump], orelse=[]))
+    visit_while(cg, loop)
+    for name in names.values():
+        frame.scope.pop(name, None)
+        frame.dropped.pop(name, None)
+
+
 def visit_for(cg, node):
     if node.orelse:
         raise cg.error(node, "for ... else is not supported in kernels",
@@ -376,6 +416,8 @@ def visit_for(cg, node):
                        UnsupportedLanguageConstruct)
     sem, b, frame = cg.sem, cg.b, cg.frame
     bounds = list(spec)
+    if sem.map_depth and any(isinstance(v, tensor) and v.type.is_block for v in bounds):
+        return _map_for(cg, node, bounds)
     for i, v in enumerate(bounds):
         if isinstance(v, tensor):
             if v.type.is_block or not v.dtype.is_int():
@@ -465,6 +507,95 @@ def _reject_jumps(cg, node):
         stack.extend(ast.iter_child_nodes(n))
 
 
+def _any(sem, c):
+    """Whether any element of the boolean tensor ``c`` is true: a runtime scalar, the same in
+    every thread."""
+    x = sem.cast(c, kl.int32)
+    while x.type.is_block:
+        x = sem.reduce(x, len(x.type.shape) - 1, lambda u, v: sem.binary("or", u, v))
+    return sem.compare("ne", x, 0)
+
+
+def converted_while(cg, node, cond):
+    """A ``while`` on a tensor in map_elementwise's function (Gluon runs that function on each
+    element, so each element loops until its own condition fails): one loop that runs while
+    any element's condition holds; an iteration updates only the elements whose condition
+    still holds (``where(cond, new, old)``), the others keep their values. A variable the
+    loop carries starts as a tensor of the condition's shape (a number or scalar is
+    broadcast). Inside another such loop only that loop's active elements iterate. The body
+    may not store, print or call out: it runs for every element."""
+    sem, b, frame = cg.sem, cg.b, cg.frame
+    shape, layout = list(cond.type.shape), cond.type.layout
+    masks = sem.__dict__.setdefault("map_loop_masks", [])
+    # Every number or scalar the body assigns becomes a tensor of the condition's shape first:
+    # each element carries its own (this loop's and any loop nested in it).
+    assigned = {t.id for st in node.body for t in ast.walk(st)
+                if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    for n in sorted(assigned):
+        v = _unwrap(frame.scope.get(n))
+        if _is_number(v) or (isinstance(v, tensor) and not v.type.is_block):
+            dt = v.dtype if isinstance(v, tensor) else sem.default_dtype(v)
+            frame.scope[n] = sem.full(shape, v, dt, layout)
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    carried, _ = find_carried(cg, node.body, scope, sites, "while", None, None)
+    for n, ty, _ in carried:
+        v = _unwrap(scope[n])
+        if parts_of(v) is not None or isinstance(v, shared_memory_descriptor):
+            raise cg.error(node, f"'{n}': a while loop on a value in map_elementwise's "
+                           f"function carries tensors and numbers only",
+                           UnsupportedLanguageConstruct)
+    scope, sites = dict(frame.scope), dict(frame.sites)
+    inits = [v for n, ty, _ in carried for v in _leaves(cg, scope[n], ty)]
+    types = [ty for _, ty, _ in carried]
+    tys = _flat_types(types)
+    bargs = [b.fresh() for _ in tys]
+    aargs = [b.fresh() for _ in tys]
+    ctype = cond.type
+    carg = b.fresh()
+
+    before = Block(zip(bargs, tys))
+    frame.scope = dict(scope)
+    with b.insertion(before):
+        for (n, _, _), v in zip(carried, _rebuild(types, bargs)):
+            frame.scope[n] = v
+        c = _unwrap(cg.visit(node.test))
+        if not isinstance(c, tensor) or c.type != ctype:
+            raise cg.error(node.test, "the condition of a while loop on a value in "
+                           "map_elementwise's function must keep its type",
+                           UnsupportedLanguageConstruct)
+        if masks:  # inside another such loop: only its active elements iterate
+            c = sem.binary("and", c, masks[-1])
+        b.create("scf.condition", [_any(sem, c), c] + [tensor(a, t) for a, t in zip(bargs, tys)])
+
+    def prelude():
+        for (n, _, _), v in zip(carried, _rebuild(types, aargs)):
+            frame.scope[n] = v
+
+    active = tensor(carg, ctype)
+    masks.append(active)
+    try:
+        after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while",
+                                                   prelude,
+                                                   [(carg, ctype)] + list(zip(aargs, tys)))
+    finally:
+        masks.pop()
+    for line in after.lines:
+        if any(op in line for op in _SIDE_EFFECTS):
+            raise cg.error(node, "a while loop on a value in map_elementwise's function runs "
+                           "its body for every element until all are done, so the body may "
+                           "not store, print or call out; compute values",
+                           UnsupportedLanguageConstruct)
+    with b.insertion(after):
+        new = [v for n, ty, _ in carried for v in _leaves(cg, body_scope[n], ty)]
+        b.create("scf.yield", [sem.where(active, nv, tensor(a, t))
+                               for nv, a, t in zip(new, aargs, tys)])
+    frame.scope, frame.sites = dict(scope), dict(sites)
+    names = b.create("scf.while", inits, [ctype] + tys, regions=[before, after])
+    for (n, ty, site), v in zip(carried, _rebuild(types, names[1:])):
+        frame.scope[n], frame.sites[n] = v, site
+    _drop_locals(frame, scope, body_scope, frame.src.position(node)[1])
+
+
 def visit_while(cg, node):
     if node.orelse:
         raise cg.error(node, "while ... else is not supported in kernels",
@@ -478,6 +609,8 @@ def visit_while(cg, node):
                             "(break is not supported)")
     if not isinstance(cond, tensor) and not cond:
         return
+    if isinstance(cond, tensor) and cond.type.is_block and sem.map_depth:
+        return converted_while(cg, node, cond)
     cg.check_runtime_control_flow(node, "while loop")
 
     def check_cond(c):

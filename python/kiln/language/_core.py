@@ -1081,7 +1081,10 @@ def ravel(x, can_reorder=False, _semantic=None):
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
     """``scalar_fn`` over the elements of ``args`` (broadcast to one shape). Kiln applies it to
     the whole tensors at once: an ``if`` on a value runs both branches and selects each
-    element's result, so the branches may compute but not store, print or loop."""
+    element's result; a ``while`` (or a ``for`` over a range of values) runs until every
+    element's condition fails, updating only the elements still looping; loads in such a
+    branch or loop read only for the elements that take it. Branches and loops on values may
+    compute but not store, print or assert."""
     return _semantic.map_elementwise(scalar_fn, args, pack)
 
 

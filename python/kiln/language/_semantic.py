@@ -750,8 +750,10 @@ class Semantic(SharedMemorySemantic):
     def map_elementwise(self, fn, args, pack) -> tensor:
         """Gluon's map_elementwise, applied to whole tensors: ``fn`` (a @kiln.jit function)
         is inlined once with the broadcast tensors. An ``if`` on a value inside it runs both
-        branches and selects per element (control.converted_if), so it may branch as Gluon's
-        scalar function does, as long as its branches have no side effects."""
+        branches and selects per element (control.converted_if), and a ``while`` on a value
+        runs while any element's condition holds, updating the elements whose condition does
+        (control.converted_while), so it may branch and loop as Gluon's scalar function does,
+        as long as those branches and loops have no side effects."""
         fn = _unwrap(fn)
         if not getattr(fn, "__kiln_jit__", False):
             what = getattr(fn, "__qualname__", None) or type(fn).__name__
@@ -1159,6 +1161,13 @@ class Semantic(SharedMemorySemantic):
             out = self._load_block(self._ptr_tensor(ptr, "load"), mask, other, volatile)
             # Every thread holds the element: any combine of the (single) value is it.
             return self.reduce(out, 0, lambda a, b: a)
+        masks = self.__dict__.get("map_loop_masks")
+        if masks:  # in a branch or loop on values of map_elementwise's function: only the
+            # elements that take it read memory
+            active = masks[-1]
+            if list(self.as_tensor(_unwrap(ptr)).type.shape) == list(active.type.shape):
+                mask = active if mask is None else self.binary(
+                    "and", self.cast(self.as_tensor(_unwrap(mask)), core.int1), active)
         return self._load_block(self._ptr_tensor(ptr, "load"), mask, other, volatile)
 
     def _load_block(self, ptr, mask=None, other=None, volatile=False) -> tensor:
