@@ -30,8 +30,8 @@ def test_scalar_captures(target, m):
         pick = n * 2 if n > 3 else n - 1
         offs = torch.arange(block, device="cuda")
         torch.testing.assert_close(out[:block], (offs + n).float() * scale + total,
-                                   rtol=1e-6, atol=1e-6)
+                                   rtol=1e-5, atol=1e-5)
         want = (offs * n).float() * scale - total + pick
         got = out[block:]
-        torch.testing.assert_close(got[:n], want[:n], rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(got[:n], want[:n], rtol=1e-5, atol=1e-5)  # fma or not
         assert torch.isnan(got[n:]).all()
