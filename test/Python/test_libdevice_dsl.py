@@ -34,7 +34,9 @@ GROUPS = _groups()
 
 def test_every_gluon_name_is_there():
     names = {line.split(":")[0] for line in SIGNATURES.splitlines()}
-    assert len(names) == 197 and set(libdevice.__all__) == names
+    # and fast_tanhf, which only Gluon's AMD libdevice has (third_party/amd/test/python/
+    # test_amd_libdevice.py)
+    assert len(names) == 197 and set(libdevice.__all__) == names | {"fast_tanhf"}
 
 
 @pytest.mark.parametrize("key", sorted(GROUPS), ids=lambda k: ",".join(k[0]) + "->" + k[1])

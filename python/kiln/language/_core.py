@@ -274,6 +274,20 @@ def dtype_from_name(name: str):
 _VENDOR_PACKAGES: list = []
 
 
+# Math a vendor's device library computes, by target prefix and function name: fn(semantic,
+# f32 tensor) -> tensor, or None where that library is not installed (then Kiln's own math).
+_LIBRARY_MATH = {}
+
+
+def register_library_math(target_prefix: str, name: str, fn) -> None:
+    _LIBRARY_MATH[(target_prefix, name)] = fn
+
+
+def library_math(target: str, name: str):
+    return next((fn for (p, n), fn in _LIBRARY_MATH.items()
+                 if n == name and str(target).startswith(p)), None)
+
+
 def register_vendor_builtins(package: str, target_prefix: str, label: str):
     """Builtins defined under ``package`` belong to the vendor whose targets start with
     ``target_prefix``: one used in a kernel compiled for another vendor's target is an error

@@ -930,7 +930,10 @@ class Semantic(SharedMemorySemantic):
         if not x.dtype.is_floating() or x.dtype.primitive_bitwidth > 32:
             raise TypeError(f"erf expects a float32, float16 or bfloat16 operand, got {x.dtype}")
         y = self.cast(x, core.float32) if x.dtype != core.float32 else x
-        r = self._op("math.erf", [y], y.type)
+        library = core.library_math(self.target, "erf")  # the target's device library
+        r = library(self, y) if library else None
+        if r is None:
+            r = self._op("math.erf", [y], y.type)
         return self.cast(r, x.dtype) if x.dtype != core.float32 else r
 
     def float_divide(self, x, y, what, ieee: bool = True) -> tensor:

@@ -22,4 +22,13 @@ from ._layouts import AMDMFMALayout, AMDWMMALayout  # noqa: E402,F401
 # Gluon's amd.slice (after Triton 3.6): registers only, so it is vendor-neutral in Kiln.
 from .._shape_ops import register_slice as slice  # noqa: E402,F401,A004
 
+# Gluon's libdevice names on AMD targets (the ROCm device libraries), and erf from them.
+from . import _libdevice  # noqa: E402
+from ..nvidia import libdevice as _nv_libdevice  # noqa: E402  (Gluon's extra.libdevice)
+from .._core import register_library_math  # noqa: E402
+
+_nv_libdevice.register_target_library("hip:", _libdevice.NAMES, _libdevice.call)
+register_library_math("hip:", "erf", _libdevice.library_erf)
+del _nv_libdevice, register_library_math
+
 __all__ = ["cdna3", "cdna4", "AMDMFMALayout", "AMDWMMALayout", "slice"]

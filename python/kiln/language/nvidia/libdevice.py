@@ -9,10 +9,12 @@ promoted to one first, as Triton does; then the dtypes must be one of the functi
 signatures (an error at the call lists them). fp16/bf16 arguments are not converted: as in
 Triton, convert them to fp32 first.
 
-On AMD targets the library is not linked: the functions Kiln lowers itself (the ``fast_*``
-forms, ``exp``, ``exp2``, ``log``, ``log2``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``,
-``floor``, ``ceil``, ``fabs``, ``abs``, ``fma``, ``fast_dividef``, ``div_rn``) compute the
-same math there; any other name is an error at the call.
+On AMD targets the names of Gluon's AMD libdevice call the ROCm device libraries
+(``kiln.language.amd._libdevice``); the functions Kiln lowers itself (the ``fast_*`` forms,
+``exp``, ``exp2``, ``log``, ``log2``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``floor``,
+``ceil``, ``fabs``, ``abs``, ``fma``, ``erf``, ``fast_dividef``, ``div_rn``) compute the same
+math where those libraries are not installed, or the name is not AMD's; any other name is an
+error at the call.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ _OWN = {
     "exp": _math.exp, "exp2": _math.exp2, "log": _math.log, "log2": _math.log2,
     "sqrt": _math.sqrt, "rsqrt": _math.rsqrt, "sin": _math.sin, "cos": _math.cos,
     "floor": _math.floor, "ceil": _math.ceil, "abs": _math.abs, "fabs": _math.abs,
-    "fma": _math.fma,
+    "fma": _math.fma, "erf": _math.erf,
 }
 
 
@@ -54,16 +56,49 @@ def _dtype(name):
     return dtype(name)
 
 
+# Another vendor's libdevice, by target prefix ("hip:"): (names, call(name, args, sem,
+# fallback)), registered by that vendor's package (kiln.language.amd).
+_TARGET_LIBRARIES = {}
+
+
+def register_target_library(prefix, names, call):
+    """Route ``libdevice.<name>`` on targets starting with ``prefix`` to ``call`` for
+    ``names`` (and make each such name a function of this module)."""
+    _TARGET_LIBRARIES[prefix] = (frozenset(names), call)
+    for name in names:
+        if name not in globals():
+            globals()[name] = _make(name)
+            __all__.append(name)
+            __all__.sort()
+
+
+def _own_math(name, values, sem):
+    """``name`` computed by Kiln's own math (any target), or None when it has no such
+    function."""
+    own = _OWN.get(name)
+    if own is not None:
+        return own(*values, _semantic=sem)
+    if name in ("fast_dividef", "div_rn"):
+        return sem.binary("truediv", _unwrap(values[0]), _unwrap(values[1]))
+    return None
+
+
 def _call(name, args, sem):
-    signatures = _TABLE[name]
-    if not str(sem.target).startswith("cuda:"):
-        own = _OWN.get(name)
-        if own is not None:
-            return own(*args, _semantic=sem)
-        if name in ("fast_dividef", "div_rn"):
-            return sem.binary("truediv", _unwrap(args[0]), _unwrap(args[1]))
+    target = str(sem.target)
+    if not target.startswith("cuda:"):
+        lib = next((v for p, v in _TARGET_LIBRARIES.items() if target.startswith(p)), None)
+        if lib is not None and name in lib[0]:
+            return lib[1](name, args, sem, lambda n, vals: _own_math(n, vals, sem))
+        out = _own_math(name, [_unwrap(a) for a in args], sem)
+        if out is not None:
+            return out
         raise TypeError(f"libdevice.{name} calls NVIDIA's libdevice, which is not linked for "
-                        f"{sem.target}")
+                        f"{sem.target}" + (f"; this target's libdevice has: "
+                                           f"{', '.join(sorted(lib[0]))}" if lib else ""))
+    if name not in _TABLE:
+        raise TypeError(f"libdevice.{name} is in Gluon's AMD libdevice only (NVIDIA's "
+                        f"libdevice has no such function)")
+    signatures = _TABLE[name]
     values = [_unwrap(a) for a in args]
     typed = [v for v in values if isinstance(v, tensor)]
     if not typed:
@@ -71,6 +106,11 @@ def _call(name, args, sem):
     else:
         values = [v if isinstance(v, tensor) else sem.literal_like(v, typed[0]) for v in values]
     key = tuple(v.dtype.name for v in values)
+    if key not in signatures and typed:  # a Python number as its own default dtype instead
+        raw = [_unwrap(a) for a in args]
+        alt = [sem.as_tensor(r) if not isinstance(r, tensor) else v for r, v in zip(raw, values)]
+        if tuple(v.dtype.name for v in alt) in signatures:
+            values, key = alt, tuple(v.dtype.name for v in alt)
     if key not in signatures and len(values) > 1:
         common = values[0].dtype
         for v in values[1:]:
@@ -96,7 +136,7 @@ def _make(name):
     fn.__module__ = _MODULE
     fn.__doc__ = (f"libdevice's {name} ("
                   + ", ".join(f"{'/'.join(k)} -> {v[0]}" for k, v in _TABLE[name].items())
-                  + ").")
+                  + ")." if name in _TABLE else f"libdevice's {name} (AMD targets).")
     return builtin(fn)
 
 

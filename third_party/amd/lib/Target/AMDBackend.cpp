@@ -1,5 +1,7 @@
 //===- AMDBackend.cpp - AMDGPU, ROCDL translation and hsaco linking -------===//
 
+#include "DeviceLibs.h"
+
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 #include "kiln/Dialect/TileAMD/Transforms/Passes.h"
 #include "kiln/Pipelines/Pipelines.h"
@@ -179,18 +181,13 @@ public:
 
   bool binaryFromObject() const override { return true; }
 
-  // No device library is linked (the ROCm device libraries are not part of
-  // Kiln): a call of a function the module only declares, such as a
-  // tile.extern_elementwise of NVIDIA's libdevice, is an error here rather
+  // The ROCm device libraries' functions a kernel calls (libdevice on AMD
+  // targets: `__ocml_*`) are linked from the machine's ROCm installation;
+  // any other function the module only declares is an error here rather
   // than an undefined symbol at link time.
   LogicalResult linkLibraries(ModuleOp module, llvm::Module &llvmModule,
-                              const SerializeOptions &) const override {
-    for (llvm::Function &f : llvmModule)
-      if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
-        return module.emitError()
-               << "the kernel calls '" << f.getName()
-               << "', which no library linked for AMD targets defines";
-    return success();
+                              const SerializeOptions &opts) const override {
+    return linkRocmDeviceLibs(module, llvmModule, opts);
   }
 
   /// hsaco: the code object linked as a shared object by lld, in process
