@@ -24,7 +24,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "python"))
+if importlib.util.find_spec("kiln") is None:  # an installed wheel first, else the checkout
+    sys.path.insert(0, os.path.join(ROOT, "python"))
 
 KERNEL = '''
 @gluon.jit
@@ -65,20 +66,31 @@ def load(path, name):
     return mod
 
 
-def triton_asm(fn, chip):
+def triton_asm(fn, chip, dump=None):
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
     src = GluonASTSource(fn=fn, signature={"X": "*fp32", "Out": "*fp32", "N": "constexpr"},
                          constexprs={"N": 256})
-    return triton.compile(src, target=GPUTarget("hip", chip, 64),
-                          options={"num_warps": 4}).asm["amdgcn"]
+    k = triton.compile(src, target=GPUTarget("hip", chip, 64), options={"num_warps": 4})
+    _dump(dump, fn.__name__ + ".triton", k.asm)
+    return k.asm["amdgcn"]
 
 
-def kiln_asm(fn, chip):
+def _dump(folder, stem, asm):
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        for key, ext in (("amdgcn", "s"), ("llir", "ll")):
+            with open(os.path.join(folder, f"{stem}.{ext}"), "w") as f:
+                f.write(asm[key])
+
+
+def kiln_asm(fn, chip, dump=None):
     import kiln
-    return kiln.compile(fn, {"X": "*fp32", "Out": "*fp32"}, {"N": 256}, target=f"hip:{chip}",
-                        num_warps=4, cache=False).asm["amdgcn"]
+    k = kiln.compile(fn, {"X": "*fp32", "Out": "*fp32"}, {"N": 256}, target=f"hip:{chip}",
+                     num_warps=4, cache=False)
+    _dump(dump, fn.__name__ + ".kiln", k.asm)
+    return k.asm["amdgcn"]
 
 
 def main(argv=None):
@@ -88,6 +100,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chip", default="gfx942")
     ap.add_argument("--names", default=",".join(unary))
+    ap.add_argument("--dump", help="write each side's assembly and LLVM IR into this folder")
     args = ap.parse_args(argv)
     names = [n for n in args.names.split(",") if n]
     if "KILN_ROCM_DEVICE_LIBS" not in os.environ:
@@ -108,11 +121,11 @@ def main(argv=None):
     same = 0
     for n in names:
         try:
-            t = valu(triton_asm(getattr(mods["triton"], f"k_{n}"), args.chip))
+            t = valu(triton_asm(getattr(mods["triton"], f"k_{n}"), args.chip, args.dump))
         except Exception as e:  # noqa: BLE001 - reported per row
             print(f"| {n} | Triton fails: {type(e).__name__}: {str(e)[:80]} | | |")
             continue
-        k = valu(kiln_asm(getattr(mods["kiln"], f"k_{n}"), args.chip))
+        k = valu(kiln_asm(getattr(mods["kiln"], f"k_{n}"), args.chip, args.dump))
         diff = sum(((t - k) + (k - t)).values())
         same += diff == 0
         print(f"| {n} | {sum(t.values())} | {sum(k.values())} | {diff} |")

@@ -58,10 +58,6 @@ DIFFERENCES = {
                     "device libraries' printf is not linked)",
     "device_assert": "on AMD targets a false assertion traps without the file:line report "
                      "(device printf needs the ROCm device libraries)",
-    "erf": "AMD targets: f32 by MLIR's polynomial approximation, at most 3 ulp from the "
-           "correctly rounded value (test_erf_accuracy.py, every finite binade; f16/bf16 "
-           "computed in f32; the ROCm device libraries are not linked); NVIDIA: libdevice's "
-           "erff, as Triton",
     "shared_memory_descriptor": "one chosen by an `if` or carried through a loop is ordered "
                                 "against all of shared memory (more barriers) and may not "
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "
@@ -76,9 +72,6 @@ DIFFERENCES = {
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
-    "extra.libdevice": "NVIDIA: all of Gluon's 197 names, linked from the CUDA toolkit's "
-                       "libdevice.10.bc; AMD targets: only the names Kiln's math covers (the "
-                       "ROCm device libraries are not linked)",
 }
 
 SUPPORTED, DIFFERS, NOT_YET = "supported", "supported, differs", "not yet"
@@ -418,6 +411,14 @@ EXTENSIONS = {
                        "runs on whole tensors, masked per element, with Gluon's results",
     "max": _INDICES_EXT,
     "min": _INDICES_EXT,
+    "erf": "AMD targets: ocml's erf from the machine's ROCm device libraries, as Triton (where "
+           "none are installed, MLIR's polynomial, at most 3 ulp from the correctly rounded "
+           "value); NVIDIA: libdevice's erff, as Triton",
+    "extra.libdevice": "NVIDIA: Gluon's 197 names from the CUDA toolkit's libdevice.10.bc; AMD: "
+                       "Gluon's 57 AMD names from the machine's ROCm device libraries (ocml; "
+                       "Triton bundles its copy, Kiln finds ROCm's or KILN_ROCM_DEVICE_LIBS), "
+                       "with the control constants Triton sets; Kiln also computes the names "
+                       "its own math covers where no ROCm device libraries are installed",
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",
