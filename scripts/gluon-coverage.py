@@ -62,10 +62,6 @@ DIFFERENCES = {
                                 "against all of shared memory (more barriers) and may not "
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "
                                 "bytes (shared-memory.md)",
-    "warp_specialize": "several per kernel at its top level; inside a loop or an `if` it is "
-                       "refused, and a tensor a worker cannot recompute must come as a "
-                       "shared-memory buffer (scalars are passed; hopper.md); the default "
-                       "partition's return values are returned, as in Gluon",
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
@@ -419,6 +415,9 @@ EXTENSIONS = {
                        "Triton bundles its copy, Kiln finds ROCm's or KILN_ROCM_DEVICE_LIBS), "
                        "with the control constants Triton sets; Kiln also computes the names "
                        "its own math covers where no ROCm device libraries are installed",
+    "warp_specialize": "several per kernel, in loops and ifs, as in Gluon; a tensor a worker "
+                       "cannot recompute is refused (pass a shared-memory buffer), where "
+                       "Gluon 3.6 aborts or miscompiles; scalars are passed (hopper.md)",
     "gather": "an index outside the axis reads the element it wraps to (undefined in Gluon)",
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",

@@ -43,9 +43,12 @@ def test_ws_gemm_compiles(persistent):
     assert re.search(r"\.maxnreg 168\b", ptx)
     assert re.findall(r"setmaxnreg\.(\w+)\.sync\.aligned\.u32\s+(\d+);", ptx) == \
         [("inc", "240"), ("dec", "24")]
-    # Both sides meet twice at barrier 1 (all 384 threads); the kernel's own barriers count
-    # its 256 threads; the loader issues the only TMA loads, the consumers the only wgmma.
-    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 4
+    # Both sides meet twice at barrier 1 (all 384 threads): at the start, where the kernel's
+    # warps announce the call (bar.red.popc; again before they return, and the workers wait
+    # at one) and at the end; the kernel's own barriers count its 256 threads; the loader
+    # issues the only TMA loads, the consumers the only wgmma.
+    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 2
+    assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 384, %p\d+;", ptx)) >= 3
     assert not re.search(r"bar\.sync\s+0;", ptx)
     assert re.search(r"bar\.sync\s+0, 256;", ptx)
     assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 2
@@ -145,9 +148,13 @@ def e_loop_value(x):
     kl.warp_specialize([(_nothing, ()), (_uses, (s,))], [4], [24])
 
 
+@kiln.jit
+def _inner_ws():
+    kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:nested
+
+
 def e_nested(x):
-    if x > 0:
-        kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:nested
+    kl.warp_specialize([(_nothing, ()), (_inner_ws, ())], [1], [24])
 
 
 ERRORS = [
@@ -181,7 +188,7 @@ ERRORS = [
      r"any origin \(passed through shared memory\); pass a tensor as a shared-memory "
      r"buffer"),
     (e_nested, "E:nested", "kl.warp_specialize",
-     r"warp_specialize: must be at the top level of a kernel, not inside a branch \(scf.if\)"),
+     r"warp_specialize: cannot be inside another tile.warp_specialize"),
 ]
 
 
@@ -225,21 +232,31 @@ def test_two_warp_specializes_share_the_worker_warps():
     assert ".maxntid 384, 1, 1" in ptx and ".maxnreg 168" in ptx
     regs = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+);", ptx)
     assert sorted(regs) == [("dec", "40"), ("dec", "80"), ("inc", "256")]
-    # Each call: both sides at its start and its end.
-    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 8
+    # Each call: both sides at its end (bar.sync) and at its start (bar.red.popc: the
+    # kernel's warps' two calls and their return, the workers' one wait).
+    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 4
+    assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 384, %p\d+;", ptx)) >= 4
     assert k.asm["tile"].count("tile.warp_specialize") == 2
 
 
-def test_warp_specialize_inside_a_loop_is_refused():
-    @kiln.jit
-    def in_loop(n):
-        for i in range(n):
-            kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:loop
-    with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(in_loop, {"n": "i32"}, {}, target="cuda:sm_90a", cache=False)
-    located.assert_located(ei.value, HERE, "E:loop", "kl.warp_specialize",
-                           ".*must be at the top level of a kernel, not inside a loop \\(scf.for\\)",
-                           kiln.CompilationError)
+def test_warp_specialize_in_loops_and_branches():
+    """Calls in a loop and in ifs (Gluon allows them): every start barrier is a bar.red.popc
+    whose count names the call (the kernel's first k threads for call k, none before its
+    returns); the workers wait for it in a loop. The loop's counter and the ring slot it
+    indexes reach the worker through shared memory (test/gpu/test_ws_loops.py runs them)."""
+    import ws_loop_kernels as W
+    k = kiln.compile(W.ws_in_loop, {"x": "*i32", "out": "*i32", "calls": "*i32", "n": "i32"},
+                     {"BLOCK": 64}, target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    # one call: the kernel's start barrier, its return's, the workers' wait
+    assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 256, %p\d+;", ptx)) >= 3, ptx
+    assert "scf.for" in k.asm["tile"] and k.asm["tile"].count("tile.warp_specialize") == 1
+    k = kiln.compile(W.ws_in_branches, {"out": "*i32", "n": "i32"}, {"BLOCK": 32},
+                     target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    assert k.asm["tile"].count("tile.warp_specialize") == 3
+    # three calls and one return for the kernel's warps, one wait for the workers'
+    assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 256, %p\d+;", ptx)) >= 5, ptx
 
 
 def test_scalars_workers_cannot_recompute_go_through_shared_memory():

@@ -18,7 +18,11 @@
 //     worker threads count their ids from the partition's first warp, and
 //     the regions are inlined into one control-flow graph: at entry, warps
 //     past the kernel's own branch to the worker dispatch; both sides meet
-//     at named barrier 1 (every warp) before and after the partitions.
+//     at named barrier 1 (every warp) before and after the partitions. The
+//     start barrier counts a predicate (bar.red.popc): the kernel's first
+//     k threads set it for the kernel's k-th call, none before returning, so
+//     the workers, waiting in a loop, learn which call comes next (a call
+//     may sit in a loop or a branch) or that the kernel is done.
 //
 // With register counts (partition_num_regs) on a target that moves registers
 // between warp groups (setmaxnreg), the worker warps are padded to whole
@@ -51,8 +55,22 @@ struct Rematerializer {
   IRMapping map;
   OpBuilder b;
 
-  Rematerializer(Region &region, unsigned index)
-      : region(region), index(index), b(&region.front(), region.front().begin()) {}
+  Rematerializer(Region &region, unsigned index, const IRMapping &passed)
+      : region(region), index(index), map(passed),
+        b(&region.front(), region.front().begin()) {
+    // Copies go after the loads of the passed scalars they may use.
+    for (Operation &op : region.front())
+      if (llvm::any_of(op.getResults(),
+                       [&](Value r) { return isPassedLoad(r, passed); }))
+        b.setInsertionPointAfter(&op);
+  }
+
+  static bool isPassedLoad(Value r, const IRMapping &passed) {
+    for (auto [from, to] : passed.getValueMap())
+      if (to == r)
+        return true;
+    return false;
+  }
 
   static bool recomputable(Operation *op) { return isRecomputableInWorker(op); }
 
@@ -117,12 +135,25 @@ struct Rematerializer {
   }
 };
 
+/// Whether `v` is computed from `of` through ops a worker may recompute.
+bool dependsOn(Value v, Value of) {
+  if (v == of)
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || !isRecomputableInWorker(def))
+    return false;
+  return llvm::any_of(def->getOperands(),
+                      [&](Value operand) { return dependsOn(operand, of); });
+}
+
 /// Scalars the worker partitions use and cannot recompute
 /// (getPassedCaptures): the kernel's warps store them into the op's scratch
 /// before it (after a barrier: earlier users of those bytes are done), and
 /// each worker region loads the ones it uses at its entry, which follows the
 /// partitions' start barrier.
-LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target) {
+LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target,
+                           SmallVectorImpl<IRMapping> &loadedIn) {
+  loadedIn.assign(op.getPartitionRegions().size(), IRMapping());
   SmallVector<Value> passed = getPassedCaptures(op);
   if (passed.empty())
     return success();
@@ -145,13 +176,18 @@ LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target) {
   Value base = getScratchBase(b, loc, op);
   for (auto [i, v] : llvm::enumerate(passed))
     LLVM::StoreOp::create(b, loc, v, slot(b, base, i));
-  for (Region &region : op.getPartitionRegions()) {
+  for (auto [r, region] : llvm::enumerate(op.getPartitionRegions())) {
     OpBuilder rb(&region.front(), region.front().begin());
     Value regionBase;
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(region, above);
     for (auto [i, v] : llvm::enumerate(passed)) {
-      bool used = llvm::any_of(v.getUses(), [&](OpOperand &use) {
-        return region.isAncestor(use.getOwner()->getParentRegion());
-      });
+      // Used in the region, or what a value it uses is computed from (then
+      // the Rematerializer's copies use the load).
+      bool used = above.contains(v) ||
+                  llvm::any_of(above, [&](Value u) {
+                    return !canRecomputeInWorker(u) && dependsOn(u, v);
+                  });
       if (!used)
         continue;
       if (!regionBase)
@@ -159,6 +195,7 @@ LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target) {
       Value loaded =
           LLVM::LoadOp::create(rb, loc, v.getType(), slot(rb, regionBase, i));
       replaceAllUsesInRegionWith(v, loaded, region);
+      loadedIn[r].map(v, loaded);
     }
   }
   return success();
@@ -342,9 +379,8 @@ FailureOr<RegisterPlan> planRegisters(ArrayRef<WarpSpecializeOp> ops,
   return plan;
 }
 
-/// The kernel's warp_specialize ops in program order. They sit at the top
-/// level of the kernel (the verifier says so), so each runs once, and block
-/// order after the conversion is their order.
+/// The kernel's warp_specialize ops in program order (none is inside
+/// another's partition: the verifier says so).
 SmallVector<WarpSpecializeOp> collectInOrder(Operation *root) {
   SmallVector<WarpSpecializeOp> ops;
   root->walk<WalkOrder::PreOrder>([&](WarpSpecializeOp op) {
@@ -390,15 +426,21 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
              << "), over the 1024 threads of a CTA";
     }
     total = std::max(total, warps);
+    if (ops.size() >= size_t(numWarps * warpSize))
+      return ops.back().emitOpError()
+             << "is call " << ops.size() << " of the kernel; its "
+             << numWarps * warpSize
+             << " threads can announce fewer (the start barrier counts them)";
     for (WarpSpecializeOp op : ops) {
       if (op.getPartitionRegions().size() > 14)
         return op.emitOpError() << "has " << op.getPartitionRegions().size()
                                 << " worker partitions; the 16 named barriers "
                                    "allow at most 14";
-      if (failed(passCaptures(op, target)))
+      SmallVector<IRMapping> loaded;
+      if (failed(passCaptures(op, target, loaded)))
         return failure();
-      for (Region &region : op.getPartitionRegions()) {
-        Rematerializer remat(region, region.getRegionNumber());
+      for (auto [r, region] : llvm::enumerate(op.getPartitionRegions())) {
+        Rematerializer remat(region, region.getRegionNumber(), loaded[r]);
         if (failed(remat.run()))
           return failure();
       }
@@ -434,9 +476,10 @@ void kiln::populateWarpSpecializeOpToLLVMPatterns(
 
 /// Lowers the warp_specialize ops of one kernel (`ops`, in program order).
 /// The worker warps branch off at entry, set their registers once, and then
-/// take part in each op in turn: start barrier, their partition (or none),
-/// end barrier; after the last they return. The kernel's warps meet them at
-/// the same two barriers around each op's default region.
+/// wait at the start barrier, which tells them which op the kernel's warps
+/// reached (or that they returned): their partition of it (or none), the end
+/// barrier, and back to waiting. The kernel's warps meet them at the same
+/// two barriers around each op's default region, however often it runs.
 static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
                                  ArrayRef<WarpSpecializeOp> ops,
                                  const TargetInfo &target, int numWarps,
@@ -449,6 +492,12 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     return front.emitOpError() << "has no register plan";
   int total = numWarps + plan->workerWarps;
   OpBuilder b(func->getContext());
+
+  SmallVector<LLVM::ReturnOp> returns;
+  for (Block &block : func.getBody())
+    if (!block.empty())
+      if (auto ret = dyn_cast<LLVM::ReturnOp>(block.back()))
+        returns.push_back(ret);
 
   // CTA barriers order their partition only; threads count from its start.
   SmallVector<Operation *> barriers, threadIds;
@@ -545,11 +594,51 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     b.setInsertionPointToStart(partitions);
   }
 
-  for (WarpSpecializeOp op : ops) {
+  // The kernel's returns (collected before any block was added): before
+  // each, the kernel's warps release the workers (a start barrier that
+  // counts no thread: call 0, return).
+  unsigned bar = total * warpSize;
+  auto announce = [&](OpBuilder &at, Location l, unsigned call) {
+    // Threads 0 .. call-1 of the kernel's warps count: the workers read
+    // `call` (1-based; 0: return) from the barrier's count.
+    Value pred = LLVM::ICmpOp::create(at, l, LLVM::ICmpPredicate::ult,
+                                      target.threadId(at, l),
+                                      i32Const(at, l, call));
+    return target.namedBarrierPopc(at, l, kPartitionBarrier, bar, pred);
+  };
+  for (LLVM::ReturnOp ret : returns) {
+    OpBuilder at(ret);
+    announce(at, ret.getLoc(), 0);
+  }
+
+  // The workers wait for the next call at its start barrier, which says
+  // which call it is (any number of times, in any order: a call may sit in
+  // a loop or a branch), take part in it and come back; on 0 they return.
+  auto *wait = new Block();
+  body.push_back(wait);
+  LLVM::BrOp::create(b, loc, wait);
+  b.setInsertionPointToStart(wait);
+  Value call = announce(b, loc, 0);
+  auto *done = new Block();
+  body.push_back(done);
+  OpBuilder ret = OpBuilder::atBlockEnd(done);
+  LLVM::ReturnOp::create(ret, loc, ValueRange{});
+  auto is = [&](unsigned k) {
+    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, call,
+                                i32Const(b, loc, k));
+  };
+  auto *next = new Block();
+  body.push_back(next);
+  LLVM::CondBrOp::create(b, loc, is(0), done, next);
+  b.setInsertionPointToStart(next);
+
+  for (unsigned n = 0; n < ops.size(); ++n) {
+    WarpSpecializeOp op = ops[n];
     Location opLoc = op.getLoc();
-    // The kernel's warps: start barrier, the default region, end barrier.
-    // The default region's yielded values reach what follows as arguments
-    // of the block after it (the op's results).
+    unsigned number = n + 1;
+    // The kernel's warps: start barrier (announcing the call), the default
+    // region, end barrier. The default region's yielded values reach what
+    // follows as arguments of the block after it (the op's results).
     Block *before = op->getBlock();
     Block *after = before->splitBlock(std::next(op->getIterator()));
     for (Value result : op->getResults())
@@ -559,18 +648,27 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     body.getBlocks().splice(after->getIterator(),
                             op.getDefaultRegion().getBlocks());
     OpBuilder k(op);
-    target.namedBarrier(k, opLoc, kPartitionBarrier, total * warpSize);
+    announce(k, opLoc, number);
     LLVM::BrOp::create(k, opLoc, defaultEntry);
     k.setInsertionPointToStart(after);
-    target.namedBarrier(k, opLoc, kPartitionBarrier, total * warpSize);
+    target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
 
-    // The workers: start barrier, their partition by warp index (padding
-    // warps none), end barrier. Warps below a partition's first that no
-    // earlier partition took, and those past the last, are padding: they go
-    // straight to the end barrier.
-    auto *exit = new Block();
+    // The workers, when the call is this one: their partition by warp index
+    // (padding warps none), then the end barrier and back to waiting. Warps
+    // below a partition's first that no earlier partition took, and those
+    // past the last, are padding: they go straight to the end barrier.
+    auto *start = new Block(), *exit = new Block();
+    body.push_back(start);
     body.push_back(exit);
-    target.namedBarrier(b, opLoc, kPartitionBarrier, total * warpSize);
+    if (number == ops.size()) {
+      LLVM::BrOp::create(b, opLoc, start);
+    } else {
+      auto *other = new Block();
+      body.push_back(other);
+      LLVM::CondBrOp::create(b, opLoc, is(number), start, other);
+      b.setInsertionPointToStart(other);
+    }
+    OpBuilder w = OpBuilder::atBlockEnd(start);
     SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
     SmallVector<unsigned> byStart;
     for (unsigned i = 0; i < starts.size(); ++i)
@@ -579,10 +677,14 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
                [&](unsigned x, unsigned y) { return starts[x] < starts[y]; });
     int cursor = numWarps;
     auto branchOn = [&](Value cond, Block *taken) {
-      auto *next = new Block();
-      body.getBlocks().insert(exit->getIterator(), next);
-      LLVM::CondBrOp::create(b, opLoc, cond, taken, next);
-      b.setInsertionPointToStart(next);
+      auto *nextCheck = new Block();
+      body.getBlocks().insert(exit->getIterator(), nextCheck);
+      LLVM::CondBrOp::create(w, opLoc, cond, taken, nextCheck);
+      w.setInsertionPointToStart(nextCheck);
+    };
+    auto below = [&](int count) {
+      return LLVM::ICmpOp::create(w, opLoc, LLVM::ICmpPredicate::ult, warp,
+                                  i32Const(w, opLoc, count));
     };
     for (unsigned i : byStart) {
       Region &region = op.getPartitionRegions()[i];
@@ -593,19 +695,19 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
         branchOn(below(starts[i]), exit);
       cursor = starts[i] + op.getPartitionNumWarps()[i];
       if (cursor == total && i == byStart.back()) {
-        LLVM::BrOp::create(b, opLoc, partitionEntry);
+        LLVM::BrOp::create(w, opLoc, partitionEntry);
         cursor = -1;
         break;
       }
       branchOn(below(cursor), partitionEntry);
     }
     if (cursor != -1)
-      LLVM::BrOp::create(b, opLoc, exit);
-    b.setInsertionPointToStart(exit);
-    target.namedBarrier(b, opLoc, kPartitionBarrier, total * warpSize);
+      LLVM::BrOp::create(w, opLoc, exit);
+    OpBuilder e = OpBuilder::atBlockEnd(exit);
+    target.namedBarrier(e, opLoc, kPartitionBarrier, bar);
+    LLVM::BrOp::create(e, opLoc, wait);
     op.erase();
   }
-  LLVM::ReturnOp::create(b, loc, ValueRange{});
   return success();
 }
 

@@ -1862,14 +1862,17 @@ func.func @ws_block_arguments() {
 
 // -----
 
-func.func @ws_nested(%c: i1) {
-  scf.if %c {
-    // expected-error @+1 {{must be at the top level of a kernel, not inside a branch (scf.if)}}
+func.func @ws_nested() {
+  tile.warp_specialize partition_num_warps = [1] {
+    tile.warp_yield
+  } partitions {
+    // expected-error @+1 {{cannot be inside another tile.warp_specialize}}
     tile.warp_specialize partition_num_warps = [1] {
       tile.warp_yield
     } partitions {
       tile.warp_yield
     }
+    tile.warp_yield
   }
   return
 }

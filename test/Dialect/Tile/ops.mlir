@@ -156,6 +156,33 @@ func.func public @warp_specialize() {
   return
 }
 
+// One in a loop and one in a branch: the worker warps learn at each call which
+// one it is.
+// CHECK-LABEL: func.func public @warp_specialize_in_control_flow
+// CHECK: scf.for
+// CHECK: tile.warp_specialize partition_num_warps = [1] {
+// CHECK: scf.if
+// CHECK: tile.warp_specialize partition_num_warps = [2] {
+func.func public @warp_specialize_in_control_flow(%n: index, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+  }
+  scf.if %c {
+    tile.warp_specialize partition_num_warps = [2] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+  }
+  return
+}
+
 // The default partition's yielded values are the op's results.
 // CHECK-LABEL: func.func public @warp_specialize_results
 // CHECK: %[[R:.*]]:2 = tile.warp_specialize partition_num_warps = [1] -> (i32, f32) {

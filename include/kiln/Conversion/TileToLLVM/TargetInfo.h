@@ -55,6 +55,15 @@ public:
   virtual bool hasNamedBarriers() const { return false; }
   virtual void namedBarrier(mlir::OpBuilder &b, mlir::Location loc,
                             unsigned id, unsigned numThreads) const {}
+  /// namedBarrier that also counts the threads whose i1 `pred` is true and
+  /// gives every participant the count (an i32); null where the target has
+  /// no such barrier. Warp specialization tells its worker warps which
+  /// call comes next by it.
+  virtual mlir::Value namedBarrierPopc(mlir::OpBuilder &b, mlir::Location loc,
+                                       unsigned id, unsigned numThreads,
+                                       mlir::Value pred) const {
+    return {};
+  }
   /// Whether `op` is what barrier() creates, and what threadId() creates:
   /// warp specialization rewrites them per partition after the conversion.
   virtual bool isCTABarrier(mlir::Operation *op) const { return false; }

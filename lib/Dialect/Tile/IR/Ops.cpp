@@ -1075,19 +1075,14 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
       }
     }
   }
-  Operation *parent = (*this)->getParentOp();
-  if (!parent || !isa<FunctionOpInterface>(parent)) {
-    // Each runs once, in order: the worker warps take part in one call after
-    // another, with no state telling them which comes next.
-    StringRef kind = !parent                                   ? "nothing"
-                     : isa<LoopLikeOpInterface>(parent)        ? "a loop"
-                     : isa<RegionBranchOpInterface>(parent)    ? "a branch"
-                                                               : "an op";
-    return emitOpError() << "must be at the top level of a kernel, not inside "
-                         << kind << " ("
-                         << (parent ? parent->getName().getStringRef()
-                                    : StringRef("none"))
-                         << ")";
+  // Anywhere in a kernel (a loop, a branch: the worker warps learn at each
+  // call which one it is), but not inside another one's partition.
+  for (Operation *p = (*this)->getParentOp(); p; p = p->getParentOp()) {
+    if (isa<WarpSpecializeOp>(p))
+      return emitOpError() << "cannot be inside another tile.warp_specialize";
+    if (isa<FunctionOpInterface>(p))
+      return success();
   }
+  return emitOpError() << "must be inside a kernel";
   return success();
 }

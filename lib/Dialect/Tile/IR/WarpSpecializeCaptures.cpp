@@ -43,19 +43,40 @@ bool kiln::tile::canRecomputeInWorker(Value v) {
   return canRecompute(v, memo);
 }
 
+static bool isPassableScalar(Value v) {
+  Type t = v.getType();
+  return (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() <= 64) ||
+         (isa<FloatType>(t) && t.getIntOrFloatBitWidth() <= 64);
+}
+
+/// The scalars `v` is computed from that cannot be recomputed, where what
+/// lies between them and `v` can (a shared-memory view indexed by a loop's
+/// counter: the counter is passed and the view recomputed).
+static void collectPassed(Value v, DenseMap<Value, bool> &memo,
+                          llvm::SetVector<Value> &passed,
+                          llvm::DenseSet<Value> &seen) {
+  if (!seen.insert(v).second || canRecompute(v, memo))
+    return;
+  if (isPassableScalar(v)) {
+    passed.insert(v);
+    return;
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def || !isRecomputableInWorker(def))
+    return; // the partition cannot have it: an error where it is used
+  for (Value operand : def->getOperands())
+    collectPassed(operand, memo, passed, seen);
+}
+
 SmallVector<Value> kiln::tile::getPassedCaptures(WarpSpecializeOp ws) {
   llvm::SetVector<Value> passed;
   DenseMap<Value, bool> memo;
+  llvm::DenseSet<Value> seen;
   for (Region &region : ws.getPartitionRegions()) {
     llvm::SetVector<Value> above;
     getUsedValuesDefinedAbove(region, above);
-    for (Value v : above) {
-      Type t = v.getType();
-      bool scalar = (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() <= 64) ||
-                    (isa<FloatType>(t) && t.getIntOrFloatBitWidth() <= 64);
-      if (scalar && !canRecompute(v, memo))
-        passed.insert(v);
-    }
+    for (Value v : above)
+      collectPassed(v, memo, passed, seen);
   }
   return passed.takeVector();
 }

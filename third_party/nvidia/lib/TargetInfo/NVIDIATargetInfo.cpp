@@ -84,6 +84,17 @@ public:
         ValueRange{i32Const(b, loc, id), i32Const(b, loc, numThreads)});
   }
 
+  Value namedBarrierPopc(OpBuilder &b, Location loc, unsigned id,
+                         unsigned numThreads, Value pred) const override {
+    // bar.red.popc.u32 d, id, numThreads, pred
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, b.getI32Type(),
+               b.getStringAttr("llvm.nvvm.barrier.cta.red.popc.aligned.count"),
+               ValueRange{i32Const(b, loc, id), i32Const(b, loc, numThreads),
+                          pred})
+        .getResult(0);
+  }
+
   bool isCTABarrier(Operation *op) const override {
     return isa<NVVM::Barrier0Op>(op);
   }

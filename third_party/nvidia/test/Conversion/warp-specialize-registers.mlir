@@ -12,7 +12,7 @@
 // 168 registers (.maxnreg). Group 4-7 sets worker 1's 80, group 8-11 worker
 // 0's 24. The kernel's warps take the rest, 168 * 384 - (80 + 24) * 128 =
 // 51200 registers over 128 threads = 400, capped at 256. Each worker group
-// sets its count with one instruction before the partitions' start barrier;
+// sets its count with one instruction before it first waits at the start barrier;
 // warps 10-11 are padding and go to the end barrier.
 // CHECK-LABEL: llvm.func @ws_regs
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
@@ -37,8 +37,10 @@
 // CHECK-NEXT: nvvm.setmaxregister decrease 24
 // CHECK-NEXT: llvm.br ^[[START]]
 // CHECK: ^[[START]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C384]])
-// CHECK-NEXT: llvm.cond_br %[[G0]], ^[[WORKER1:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
+// CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
+// CHECK: ^[[WAIT]]:
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C384]], %{{.*}})
+// CHECK: llvm.cond_br %[[G0]], ^[[WORKER1:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
 // CHECK: ^[[NEXT]]:
 // CHECK-NEXT: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C10]]
 // CHECK-NEXT: llvm.cond_br %[[W0]]

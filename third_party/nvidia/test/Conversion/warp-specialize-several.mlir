@@ -6,36 +6,54 @@
 // Two warp_specialize ops in one kernel. The worker warps are launched once
 // for both: op A's 1-warp worker and op B's 4-warp worker share warps 4-7
 // (one group, padded), so 8 warps (256 threads) run. The group sets the
-// larger of the two counts, 80, once, before op A's start barrier. Then it
-// takes part in each op in turn: start barrier, its partition (op A: warp 4,
-// warps 5-7 are padding), end barrier; after op B's end barrier it returns.
-// The kernel's warps meet them at the same barriers around each default
-// region; their own barrier between the ops is barrier 0 of 128 threads.
+// larger of the two counts, 80, once. Then it waits at the start barrier,
+// whose count says which op the kernel's warps reached (their first k
+// threads for op k; none before they return): op A's partition (warp 4;
+// warps 5-7 are padding) or op B's, the end barrier, and back to waiting;
+// on 0 it returns. The kernel's own barrier between the ops is barrier 0 of
+// 128 threads.
 // CHECK-LABEL: llvm.func @ws_several
 // CHECK-SAME: nvvm.maxntid = array<i32: 256, 1, 1>
 // CHECK-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : i32)
 // CHECK-DAG: %[[C128:.*]] = llvm.mlir.constant(128 : i32)
 // CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-DAG: %[[C1:.*]] = llvm.mlir.constant(1 : i32)
+// CHECK-DAG: %[[C2:.*]] = llvm.mlir.constant(2 : i32)
 // CHECK-DAG: %[[C4:.*]] = llvm.mlir.constant(4 : i32)
 // CHECK-DAG: %[[C5:.*]] = llvm.mlir.constant(5 : i32)
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %[[WARP]], %[[C4]]
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // The kernel's warps: op A, their own barrier, op B, return.
 // CHECK: ^[[KERNEL]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: %[[A:.*]] = llvm.icmp "ult" %[[TID]], %[[C1]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[A]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: %[[B:.*]] = llvm.icmp "ult" %[[TID]], %[[C2]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[B]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: %[[END:.*]] = llvm.icmp "ult" %[[TID]], %[[C0]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[END]])
 // CHECK-NEXT: llvm.return
-// The workers: registers once, then op A (warp 4 only) and op B (warps 4-7).
+// The workers: registers once, then wait for op A (warp 4 only) or op B (warps 4-7).
 // CHECK: ^[[DISPATCH]]:
 // CHECK-NEXT: nvvm.setmaxregister decrease 80
-// CHECK-NEXT: llvm.br ^[[START:bb[0-9]+]]
-// CHECK: ^[[START]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.br ^[[GO:bb[0-9]+]]
+// CHECK: ^[[GO]]:
+// CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
+// CHECK: ^[[WAIT]]:
+// CHECK-NEXT: llvm.icmp "ult" %[[TID]], %[[C0]]
+// CHECK-NEXT: %[[CALL:.*]] = llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %{{.*}})
+// CHECK-NEXT: %[[DONE:.*]] = llvm.icmp "eq" %[[CALL]], %[[C0]]
+// CHECK-NEXT: llvm.cond_br %[[DONE]], ^[[RET:bb[0-9]+]], ^[[NOTDONE:bb[0-9]+]]
+// CHECK: ^[[RET]]:
+// CHECK-NEXT: llvm.return
+// CHECK: ^[[NOTDONE]]:
+// CHECK-NEXT: %[[ISA:.*]] = llvm.icmp "eq" %[[CALL]], %[[C1]]
+// CHECK-NEXT: llvm.cond_br %[[ISA]], ^[[OPA:bb[0-9]+]], ^[[OPB:bb[0-9]+]]
+// CHECK: ^[[OPA]]:
 // CHECK-NEXT: %[[W4:.*]] = llvm.icmp "ult" %[[WARP]], %[[C5]]
 // CHECK-NEXT: llvm.cond_br %[[W4]], ^[[PARTA:bb[0-9]+]], ^[[PADA:bb[0-9]+]]
 // CHECK: ^[[PARTA]]:
@@ -45,12 +63,11 @@
 // CHECK-NEXT: llvm.br ^[[ENDA]]
 // CHECK: ^[[ENDA]]:
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: llvm.br ^[[PARTB:bb[0-9]+]]
-// CHECK: ^[[PARTB]]:
+// CHECK-NEXT: llvm.br ^[[WAIT]]
+// CHECK: ^[[OPB]]:
 // CHECK: llvm.store
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: llvm.return
+// CHECK-NEXT: llvm.br ^[[WAIT]]
 // CHECK-NOT: nvvm.setmaxregister
 #blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 #blocked1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>

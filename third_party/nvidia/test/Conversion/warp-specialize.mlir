@@ -7,7 +7,9 @@
 // tile.warp_specialize: 4 warps of the kernel (default region) plus worker
 // partitions of 2 and 1 warps, 7 warps launched. At entry, warps 4.. branch
 // to the dispatch; both sides meet at named barrier 1 (224 threads) before
-// and after the partitions. A CTA barrier becomes its partition's: id 0 over
+// and after the partitions. The start barrier counts the kernel's first k
+// threads for its k-th call (here 1) and none before it returns; the workers
+// wait at it in a loop and return on 0. A CTA barrier becomes its partition's: id 0 over
 // 128 threads in the default region, id 2 over 64 in worker 0. Worker
 // threads count from their partition's first warp (tid - 128, tid - 192),
 // and worker 0 recomputes the program id it uses instead of reading the
@@ -31,12 +33,25 @@
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %[[WARP]], %[[C4]]
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // CHECK: ^[[KERNEL]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C224]])
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "ult" %[[TID]], %[[C1]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C224]], %[[FIRST]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C224]])
+// CHECK-NEXT: %[[NONE:.*]] = llvm.icmp "ult" %[[TID]], %[[C0]]
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C224]], %[[NONE]])
 // CHECK-NEXT: llvm.return
 // CHECK: ^[[DISPATCH]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C224]])
+// CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
+// CHECK: ^[[WAIT]]:
+// CHECK-NEXT: %[[NOTHING:.*]] = llvm.icmp "ult" %[[TID]], %[[C0]]
+// CHECK-NEXT: %[[CALL:.*]] = llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C224]], %[[NOTHING]])
+// CHECK-NEXT: %[[DONE:.*]] = llvm.icmp "eq" %[[CALL]], %[[C0]]
+// CHECK-NEXT: llvm.cond_br %[[DONE]], ^[[RET:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
+// CHECK: ^[[RET]]:
+// CHECK-NEXT: llvm.return
+// CHECK: ^[[NEXT]]:
+// CHECK-NEXT: llvm.br ^[[START:bb[0-9]+]]
+// CHECK: ^[[START]]:
 // CHECK-NEXT: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C6]]
 // CHECK-NEXT: llvm.cond_br %[[W0]], ^[[WORKER0:bb[0-9]+]], ^[[WORKER1:bb[0-9]+]]
 // CHECK: ^[[WORKER0]]:
@@ -50,11 +65,12 @@
 // CHECK: llvm.store
 // CHECK: ^[[JOIN]]:
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C224]])
-// CHECK-NEXT: llvm.return
+// CHECK-NEXT: llvm.br ^[[WAIT]]
 // PTX: .maxntid 224, 1, 1
 // PTX-NOT: .maxnreg
 // PTX-NOT: setmaxnreg
 // PTX-DAG: bar.sync {{.*}}1, 224;
+// PTX-DAG: bar.red.popc.u32 {{.*}}1, 224, {{.*}};
 // PTX-DAG: bar.sync {{.*}}0, 128;
 // PTX-DAG: bar.sync {{.*}}2, 64;
 #blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>

@@ -24,9 +24,10 @@ bool isRecomputableInWorker(mlir::Operation *op);
 /// arguments are available to every warp).
 bool canRecomputeInWorker(mlir::Value v);
 
-/// The values the worker partitions of `ws` use from above that they cannot
-/// recompute and that are integer or float scalars, in a fixed order: slot i
-/// of the op's scratch (8 bytes each) carries value i.
+/// The integer or float scalars the worker partitions of `ws` cannot
+/// recompute and need: those they use from above, and those what they use
+/// is recomputed from (a loop counter indexing a shared-memory buffer), in a
+/// fixed order: slot i of the op's scratch (8 bytes each) carries value i.
 llvm::SmallVector<mlir::Value> getPassedCaptures(WarpSpecializeOp ws);
 
 } // namespace kiln::tile

@@ -1,0 +1,66 @@
+"""warp_specialize inside a loop and inside an if (Gluon allows both): the worker warps wait for
+each call and learn at its start barrier which one it is. Compiled by
+test_warp_specialize_dsl.py, run by test/gpu/test_ws_loops.py against torch."""
+
+import kiln
+import kiln.language as kl
+
+
+@kiln.jit
+def _fill(slot, x, i, BLOCK: kl.constexpr):
+    # worker: row i of x into the ring slot i % 2 (the loop's counter reaches it through shared
+    # memory; the slot's view is recomputed from it)
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    offs = kl.arange(0, BLOCK, layout)
+    slot.store(kl.load(x + i * BLOCK + offs) * 2 + i)
+
+
+@kiln.jit
+def _count(calls, i):
+    # default partition: that it ran for each i
+    kl.store(calls + i, i + 1)
+
+
+@kiln.jit
+def ws_in_loop(x, out, calls, n, BLOCK: kl.constexpr):
+    """out[i] = (x[i] * 2 + i) + 1 for i < n, row i staged in shared memory by a worker."""
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    smem: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, [0])
+    ring = kl.allocate_shared_memory(kl.int32, [2, BLOCK], smem)
+    offs = kl.arange(0, BLOCK, layout)
+    for i in range(n):
+        slot = ring.index(i % 2)
+        kl.warp_specialize([(_count, (calls, i)), (_fill, (slot, x, i, BLOCK))], [1], [24])
+        kl.store(out + i * BLOCK + offs, slot.load(layout) + 1)
+
+
+@kiln.jit
+def _mark(out, v, BLOCK: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    offs = kl.arange(0, BLOCK, layout)
+    kl.store(out + offs, offs * 0 + v)
+
+
+@kiln.jit
+def _idle(out, v, BLOCK: kl.constexpr):
+    pass
+
+
+@kiln.jit
+def ws_in_branches(out, n, BLOCK: kl.constexpr):
+    """Program p: for i < n, a call chosen by i's parity (two different warp_specializes in one
+    loop), then one more call only for even programs. out[p, i] = 100 + i (even i, the first
+    call's worker) or 200 + i (odd i, the second's); out[p, n] = 7 for even p, untouched
+    otherwise."""
+    p = kl.program_id(0)
+    row = out + p * (n + 1) * BLOCK
+    for i in range(n):
+        if i % 2 == 0:
+            kl.warp_specialize([(_idle, (row, i, BLOCK)),
+                                (_mark, (row + i * BLOCK, 100 + i, BLOCK))], [1], [24])
+        else:
+            kl.warp_specialize([(_idle, (row, i, BLOCK)),
+                                (_mark, (row + i * BLOCK, 200 + i, BLOCK))], [2], [24])
+    if p % 2 == 0:
+        kl.warp_specialize([(_idle, (row, 0, BLOCK)),
+                            (_mark, (row + n * BLOCK, 7, BLOCK))], [1], [24])
