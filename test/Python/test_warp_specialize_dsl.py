@@ -251,6 +251,9 @@ def test_warp_specialize_in_loops_and_branches():
     # one call: the kernel's start barrier, its return's, the workers' wait
     assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 256, %p\d+;", ptx)) >= 3, ptx
     assert "scf.for" in k.asm["tile"] and k.asm["tile"].count("tile.warp_specialize") == 1
+    # it passes scalars: both sides also meet at a bar.sync right after the announcing
+    # barrier, before the workers load them (and at the end barrier)
+    assert len(re.findall(r"bar\.sync\s+1, 256;", ptx)) >= 4, ptx
     k = kiln.compile(W.ws_in_branches, {"out": "*i32", "n": "i32"}, {"BLOCK": 32},
                      target="cuda:sm_90a", cache=False)
     ptx = k.asm["ptx"]

@@ -647,8 +647,16 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     yieldsTo(op.getDefaultRegion(), after);
     body.getBlocks().splice(after->getIterator(),
                             op.getDefaultRegion().getBlocks());
+    // Scalars passed through the op's scratch (stored by the kernel's warps
+    // before the start barrier, loaded by the workers after it): a bar.sync
+    // right after the announcing barrier orders them, as compute-sanitizer's
+    // racecheck also sees (it reports the stores and loads on either side
+    // of the bar.red alone as hazards).
+    bool passes = op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr());
     OpBuilder k(op);
     announce(k, opLoc, number);
+    if (passes)
+      target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
     LLVM::BrOp::create(k, opLoc, defaultEntry);
     k.setInsertionPointToStart(after);
     target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
@@ -669,6 +677,8 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
       b.setInsertionPointToStart(other);
     }
     OpBuilder w = OpBuilder::atBlockEnd(start);
+    if (passes)
+      target.namedBarrier(w, opLoc, kPartitionBarrier, bar);
     SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
     SmallVector<unsigned> byStart;
     for (unsigned i = 0; i < starts.size(); ++i)
