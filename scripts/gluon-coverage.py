@@ -54,10 +54,12 @@ DIFFERENCES = {
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
-    "device_print": "NVIDIA only (vprintf); AMD targets refuse it at the call (the ROCm "
-                    "device libraries' printf is not linked)",
-    "device_assert": "on AMD targets a false assertion traps without the file:line report "
-                     "(device printf needs the ROCm device libraries)",
+    "device_print": "AMD targets: ROCm's device printf (ockl's hostcall, as HIP's compiler "
+                    "lowers printf) where the ROCm device libraries are installed, else refused "
+                    "at the call; not yet run on an AMD GPU",
+    "device_assert": "AMD targets: the file:line report through ROCm's device printf where the "
+                     "ROCm device libraries are installed, else a trap without it; not yet run "
+                     "on an AMD GPU",
     "shared_memory_descriptor": "one chosen by an `if` or carried through a loop is ordered "
                                 "against all of shared memory (more barriers) and may not "
                                 "be an mbarrier; `_reinterpret` stays inside the view's own "

@@ -74,10 +74,24 @@ def test_device_assert_only_in_debug_mode(target, w, masked):
     assert _asserts(asm, target) >= 1
     assert debug.metadata.get("debug") is True and "debug" not in plain.metadata
     assert debug.metadata["key"] != plain.metadata["key"]
-    if target.startswith("cuda"):
-        # The report names the message, this file and the kernel, as __assertfail prints them.
+    # The report names the message, this file and the kernel: __assertfail on NVIDIA, ROCm's
+    # device printf (ockl) on AMD where the ROCm device libraries are installed.
+    if target.startswith("cuda") or _rocm_libs():
         text = debug.asm["llvm_dialect"]
         assert "v must not be negative" in text and HERE in text and "assert_kernel" in text
+
+
+def _rocm_libs():
+    from kiln.language.amd._libdevice import device_libs_dir
+    return device_libs_dir() is not None
+
+
+@compiled.needs_compiler
+def test_amd_assert_traps_without_the_libraries(monkeypatch, tmp_path):
+    monkeypatch.setenv("KILN_ROCM_DEVICE_LIBS", str(tmp_path))  # none installed
+    debug, asm = _asm(assert_kernel, {"x": "*i32", "out": "*i32"},
+                      {"N": 256, "W": 64, "MASKED": False}, "hip:gfx942", debug=True)
+    assert "s_trap" in asm and "__ockl_printf" not in debug.asm["llvm_dialect"]
 
 
 @compiled.needs_compiler
@@ -147,10 +161,29 @@ def test_device_print_is_vprintf():
 
 
 @compiled.needs_compiler
-def test_device_print_needs_a_device_printf():
+def test_device_print_on_amd_is_rocm_printf():
+    """AMD: ROCm's device printf (ockl's __ockl_printf_begin / append_string_n / append_args,
+    as HIP's compiler lowers printf); the code object asks the runtime for its hostcall
+    buffer. Not run on an AMD GPU here."""
+    if not _rocm_libs():
+        pytest.skip("no ROCm device libraries (scripts/setup.sh installs rocm-device-libs)")
+    k = kiln.compile(print_kernel, {"x": "*fp32"}, {"N": 256, "W": 64}, target="hip:gfx942",
+                     cache=False)
+    text = k.asm["llvm_dialect"]
+    for fn in ("__ockl_printf_begin", "__ockl_printf_append_string_n",
+               "__ockl_printf_append_args"):
+        assert f"llvm.call @{fn}" in text, fn
+    assert "pid (%u, %u, %u) idx (%u) x (operand 0) %f" in text
+    assert "hidden_hostcall_buffer" in k.asm["amdgcn"] and k.asm["hsaco"]
+
+
+@compiled.needs_compiler
+def test_device_print_needs_a_device_printf(monkeypatch, tmp_path):
+    monkeypatch.setenv("KILN_ROCM_DEVICE_LIBS", str(tmp_path))  # none installed
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(print_kernel, {"x": "*fp32"}, {"N": 256, "W": 64}, target="hip:gfx942",
                      cache=False)
     located.assert_located(ei.value, HERE, "P:here", "kl.device_print",
-                           r"device_print: the target has no device printf",
+                           r"device_print: on AMD targets it prints through the ROCm device "
+                           r"libraries' printf \(ockl\), and none were found: .*",
                            kiln.CompilationError)

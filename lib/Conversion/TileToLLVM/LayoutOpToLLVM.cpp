@@ -137,7 +137,7 @@ struct PrintOpConversion : public TileOpConversion<PrintOp> {
       return target.printf(rewriter, loc, format, args);
     };
     auto unsupported = [&] {
-      return op.emitOpError() << "device_print: the target has no device printf";
+      return op.emitOpError() << "device_print: " << target.printfUnavailable();
     };
     if (op.getArgs().empty()) {
       if (!emit(head + " " + op.getPrefix().str() + "\n", pid))

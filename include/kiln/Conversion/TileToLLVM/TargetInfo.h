@@ -235,6 +235,10 @@ public:
                       llvm::StringRef format, mlir::ArrayRef<mlir::Value> args) const {
     return false;
   }
+  /// Why printf emitted nothing, for the error at the op.
+  virtual std::string printfUnavailable() const {
+    return "the target has no device printf";
+  }
   /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
   virtual bool hasMatrixStore16() const { return false; }
   /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows

@@ -56,6 +56,12 @@ void populateMfmaScaledOpToLLVMPatterns(TileTypeConverter &converter,
 /// its instruction's: one diagnostic at the op before anything is rewritten.
 mlir::LogicalResult checkMfmaScaledLayouts(mlir::ModuleOp module);
 
+/// ROCm's device printf of `format` with `args` (i32, i64, f64 or pointers)
+/// from this thread: calls of the ROCm device libraries' ockl
+/// (AMDPrintf.cpp).
+void emitOcklPrintf(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::StringRef format, mlir::ArrayRef<mlir::Value> args);
+
 } // namespace kiln
 
 #endif

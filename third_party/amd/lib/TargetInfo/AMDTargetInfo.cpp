@@ -1,6 +1,7 @@
 //===- AMDTargetInfo.cpp - ROCDL hooks for the tile lowering --------------===//
 
 #include "AMDLowering.h"
+#include "../Target/DeviceLibs.h"
 
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 
@@ -31,6 +32,50 @@ class AMDTargetInfo : public AMDLoweringHooks {
 
 public:
   using AMDLoweringHooks::AMDLoweringHooks;
+
+  bool printf(OpBuilder &b, Location loc, StringRef format,
+              ArrayRef<Value> args) const override {
+    if (!haveDeviceLibs())
+      return false;
+    emitOcklPrintf(b, loc, format, args);
+    return true;
+  }
+
+  std::string printfUnavailable() const override {
+    return "on AMD targets it prints through the ROCm device libraries' "
+           "printf (ockl), and none were found: install them (ROCm, or "
+           "Debian's rocm-device-libs) or set KILN_ROCM_DEVICE_LIBS to their "
+           "amdgcn/bitcode directory";
+  }
+
+  /// Whether the backend will find the ROCm device libraries to link (the
+  /// search DeviceLibs.cpp makes, without serialize options).
+  static bool haveDeviceLibs() {
+    llvm::SmallVector<std::string> tried;
+    bool chosen = false;
+    return findRocmDeviceLibs(SerializeOptions(), tried, chosen).has_value();
+  }
+
+  /// The report HIP's assert prints (through ROCm's device printf, where the
+  /// ROCm device libraries are installed), then a trap: the launch fails.
+  void assertFail(OpBuilder &b, Location loc, StringRef message,
+                  StringRef file, unsigned line,
+                  StringRef function) const override {
+    Value ids[6] = {ROCDL::BlockIdXOp::create(b, loc, b.getI32Type()),
+                    ROCDL::BlockIdYOp::create(b, loc, b.getI32Type()),
+                    ROCDL::BlockIdZOp::create(b, loc, b.getI32Type()),
+                    ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type()),
+                    ROCDL::ThreadIdYOp::create(b, loc, b.getI32Type()),
+                    ROCDL::ThreadIdZOp::create(b, loc, b.getI32Type())};
+    std::string format =
+        (file + ":" + Twine(line) + ": " + function +
+         ": Device-side assertion `" + message +
+         "' failed. block: [%u,%u,%u], thread: [%u,%u,%u]\n")
+            .str();
+    if (haveDeviceLibs()) // else a trap without the report
+      emitOcklPrintf(b, loc, format, ids);
+    LLVM::Trap::create(b, loc);
+  }
 
   Value programId(OpBuilder &b, Location loc, unsigned axis) const override {
     Type i32 = b.getI32Type();
