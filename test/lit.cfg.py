@@ -56,6 +56,19 @@ for root in ([os.environ["CUDA_HOME"]] if os.environ.get("CUDA_HOME") else []) +
 if libdevice:
     config.available_features.add("libdevice")
     config.environment["KILN_LIBDEVICE"] = libdevice
+# rocm-device-libs: the ROCm device libraries' bitcode (ocml.bc), found as the AMD backend
+# finds it ($KILN_ROCM_DEVICE_LIBS, $ROCM_PATH, /opt/rocm, the distribution's paths).
+rocm_libs = os.environ.get("KILN_ROCM_DEVICE_LIBS")
+if not rocm_libs:
+    for root in ([os.environ["ROCM_PATH"]] if os.environ.get("ROCM_PATH") else []) + [
+            "/opt/rocm", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib"]:
+        candidate = os.path.join(root, "amdgcn", "bitcode")
+        if os.path.exists(os.path.join(candidate, "ocml.bc")):
+            rocm_libs = candidate
+            break
+if rocm_libs and os.path.exists(os.path.join(rocm_libs, "ocml.bc")):
+    config.available_features.add("rocm-device-libs")
+    config.environment["KILN_ROCM_DEVICE_LIBS"] = rocm_libs
 if "KILN_LLD" in os.environ:
     config.environment["KILN_LLD"] = os.environ["KILN_LLD"]
 
