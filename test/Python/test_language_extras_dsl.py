@@ -376,6 +376,47 @@ def e_map_loop_side_effect(x):
     kl.map_elementwise(_prints_in_loop, kl.load(x + offs))
 
 
+@kiln.jit
+def _zero_step(x, k):
+    acc = x
+    for i in range(k, 10, 0):  # E:step
+        acc += x
+    return acc
+
+
+@kiln.jit
+def _carries_a_tuple(x):
+    t = (x, x)
+    while x > 1.0:  # E:tuple
+        t = (t[0] * 0.5, t[1])
+        x = x * 0.5
+    return t[0]
+
+
+@kiln.jit
+def e_map_loop_errors(x, k, WHICH: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, L)
+    if WHICH == 0:
+        kl.map_elementwise(_zero_step, kl.load(x + offs), kl.load(k + offs))
+    else:
+        kl.map_elementwise(_carries_a_tuple, kl.load(x + offs))
+
+
+@pytest.mark.parametrize("which,marker,anchor,message", [
+    (0, "E:step", "range(k, 10, 0)",
+     r"a range over values in map_elementwise's function needs a nonzero compile-time step"),
+    (1, "E:tuple", "while x > 1.0:",
+     r"'t': a while loop on a value in map_elementwise's function carries tensors and numbers "
+     r"only"),
+], ids=["zero-step", "tuple"])
+def test_map_elementwise_loop_errors(which, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_map_loop_errors, {"x": "*fp32", "k": "*i32"}, {"WHICH": which},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
 def test_map_elementwise_loops_compile():
     for t, w in TARGETS:
         ir = kiln.compile(map_loop_kernel, {"x": "*fp32", "k": "*i32", "out": "*fp32"},

@@ -102,6 +102,12 @@ def libdevice_cbrt(x, y):
 
 
 @kiln.jit
+def libdevice_amd_only(x, y):
+    offs = kl.arange(0, 128, L)
+    kl.store(y + offs, libdevice.fast_tanhf(kl.load(x + offs)))  # E:amdonly
+
+
+@kiln.jit
 def libdevice_half(x, y):
     offs = kl.arange(0, 128, L)
     kl.store(y + offs, libdevice.erf(kl.load(x + offs)))  # E:half
@@ -111,6 +117,9 @@ def libdevice_half(x, y):
     (libdevice_cbrt, {"x": "*fp32", "y": "*fp32"}, "hip:gfx942", "E:amdcbrt", "libdevice.cbrt",
      r"libdevice\.cbrt calls NVIDIA's libdevice, which is not linked for hip:gfx942; this "
      r"target's libdevice has: abs, acos, .*"),
+    (libdevice_amd_only, {"x": "*fp32", "y": "*fp32"}, "cuda:sm_90a", "E:amdonly",
+     "libdevice.fast_tanhf", r"libdevice\.fast_tanhf is in Gluon's AMD libdevice only "
+     r"\(NVIDIA's libdevice has no such function\)"),
     (libdevice_half, {"x": "*fp16", "y": "*fp16"}, "cuda:sm_90a", "E:half", "libdevice.erf",
      r"libdevice\.erf: no signature takes \(fp16\); it takes \(fp32\); \(fp64\)"),
 ])

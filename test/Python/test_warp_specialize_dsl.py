@@ -262,6 +262,27 @@ def test_warp_specialize_in_loops_and_branches():
     assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 256, %p\d+;", ptx)) >= 5, ptx
 
 
+@kiln.jit
+def e_too_many_calls(x, N: kl.constexpr):
+    for i in kl.static_range(N):
+        kl.warp_specialize([(_nothing, ()), (_nothing, ())], [1], [24])  # E:calls
+
+
+def test_more_calls_than_the_kernel_threads_can_announce():
+    # The start barrier counts the kernel's first k threads for its k-th call: one warp can
+    # name 32 calls.
+    k = kiln.compile(e_too_many_calls, {"x": "i32"}, {"N": 32}, target="cuda:sm_90a",
+                     num_warps=1, cache=False)
+    assert len(re.findall(r"bar\.red\.popc", k.asm["ptx"])) >= 34  # 32 calls, return, wait
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_too_many_calls, {"x": "i32"}, {"N": 33}, target="cuda:sm_90a",
+                     num_warps=1, cache=False)
+    located.assert_located(ei.value, HERE, "E:calls", "kl.warp_specialize",
+                           r"warp_specialize: is call 33 of the kernel; its 32 threads can "
+                           r"announce at most as many calls \(the start barrier counts them\)",
+                           kiln.CompilationError)
+
+
 def test_scalars_workers_cannot_recompute_go_through_shared_memory():
     """A length loaded from memory, a scale, a loop's and a branch's result reach the worker
     partition through the op's scratch: the kernel's warps store them before the op, the

@@ -426,11 +426,13 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
              << "), over the 1024 threads of a CTA";
     }
     total = std::max(total, warps);
-    if (ops.size() >= size_t(numWarps * warpSize))
-      return ops.back().emitOpError()
-             << "is call " << ops.size() << " of the kernel; its "
+    // The start barrier names call k by the kernel's first k threads.
+    if (ops.size() > size_t(numWarps * warpSize))
+      return ops[numWarps * warpSize].emitOpError()
+             << "is call " << numWarps * warpSize + 1 << " of the kernel; its "
              << numWarps * warpSize
-             << " threads can announce fewer (the start barrier counts them)";
+             << " threads can announce at most as many calls (the start barrier "
+                "counts them)";
     for (WarpSpecializeOp op : ops) {
       if (op.getPartitionRegions().size() > 14)
         return op.emitOpError() << "has " << op.getPartitionRegions().size()

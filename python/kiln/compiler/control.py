@@ -160,7 +160,7 @@ def converted_if(cg, node, cond):
     blk = cg.b.block
     start = len(blk.lines)
     out = []
-    masks = sem.__dict__.setdefault("map_loop_masks", [])
+    masks = sem.map_loop_masks
     taken = cond if cond.dtype == kl.int1 else sem.compare("ne", cond, 0)
     for body, mask in ((node.body, taken), (node.orelse, sem.unary("not", taken))):
         frame.scope, frame.sites = dict(scope), dict(sites)
@@ -366,6 +366,12 @@ def find_carried(cg, body, scope, sites, loop, bind_iv, skip):
     raise ValueError("the types of the loop-carried variables do not settle")
 
 
+def _bind(frame, carried, types, names):
+    """Each loop-carried variable named by the IR values ``names`` (a block's arguments)."""
+    for (n, _, _), v in zip(carried, _rebuild(types, names)):
+        frame.scope[n] = v
+
+
 def _drop_locals(frame, scope, body_scope, line):
     for n in body_scope:
         if n not in scope:
@@ -456,8 +462,7 @@ def visit_for(cg, node):
 
     def prelude():
         bind_iv()
-        for (n, _, _), v in zip(carried, _rebuild(types, args)):
-            frame.scope[n] = v
+        _bind(frame, carried, types, args)
 
     body, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "for", prelude,
                                               [(iv, ivty)] + list(zip(args, flat)))
@@ -526,7 +531,7 @@ def converted_while(cg, node, cond):
     may not store, print or call out: it runs for every element."""
     sem, b, frame = cg.sem, cg.b, cg.frame
     shape, layout = list(cond.type.shape), cond.type.layout
-    masks = sem.__dict__.setdefault("map_loop_masks", [])
+    masks = sem.map_loop_masks
     # Every number or scalar the body assigns becomes a tensor of the condition's shape first:
     # each element carries its own (this loop's and any loop nested in it).
     assigned = {t.id for st in node.body for t in ast.walk(st)
@@ -556,8 +561,7 @@ def converted_while(cg, node, cond):
     before = Block(zip(bargs, tys))
     frame.scope = dict(scope)
     with b.insertion(before):
-        for (n, _, _), v in zip(carried, _rebuild(types, bargs)):
-            frame.scope[n] = v
+        _bind(frame, carried, types, bargs)
         c = _unwrap(cg.visit(node.test))
         if not isinstance(c, tensor) or c.type != ctype:
             raise cg.error(node.test, "the condition of a while loop on a value in "
@@ -568,8 +572,7 @@ def converted_while(cg, node, cond):
         b.create("scf.condition", [_any(sem, c), c] + [tensor(a, t) for a, t in zip(bargs, tys)])
 
     def prelude():
-        for (n, _, _), v in zip(carried, _rebuild(types, aargs)):
-            frame.scope[n] = v
+        _bind(frame, carried, types, aargs)
 
     active = tensor(carg, ctype)
     masks.append(active)
@@ -636,14 +639,12 @@ def visit_while(cg, node):
     before = Block(zip(bargs, tys))
     frame.scope = dict(scope)
     with b.insertion(before):
-        for (n, _, _), v in zip(carried, _rebuild(types, bargs)):
-            frame.scope[n] = v
+        _bind(frame, carried, types, bargs)
         c = check_cond(cg.visit(node.test))
         b.create("scf.condition", [c] + [tensor(a, t) for a, t in zip(bargs, tys)])
 
     def prelude():
-        for (n, _, _), v in zip(carried, _rebuild(types, aargs)):
-            frame.scope[n] = v
+        _bind(frame, carried, types, aargs)
 
     after, body_scope, body_sites = _run_block(cg, node.body, scope, sites, "while", prelude,
                                                list(zip(aargs, tys)))

@@ -119,6 +119,9 @@ class Semantic(SharedMemorySemantic):
         self.codegen = codegen
         self.combine_depth = 0  # > 0 while the body of a reduce combine function is emitted
         self.map_depth = 0  # > 0 while map_elementwise's function is emitted (if -> where)
+        # In map_elementwise's function, the elements a branch or loop on values runs for
+        # (innermost last): its loops iterate and its loads read only for them.
+        self.map_loop_masks = []
 
     # -- helpers -------------------------------------------------------------------------------
 
@@ -1164,7 +1167,7 @@ class Semantic(SharedMemorySemantic):
             out = self._load_block(self._ptr_tensor(ptr, "load"), mask, other, volatile)
             # Every thread holds the element: any combine of the (single) value is it.
             return self.reduce(out, 0, lambda a, b: a)
-        masks = self.__dict__.get("map_loop_masks")
+        masks = self.map_loop_masks
         if masks:  # in a branch or loop on values of map_elementwise's function: only the
             # elements that take it read memory
             active = masks[-1]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 
 from .. import _core as core
-from .._core import _unwrap, distributed_type, tensor
+from .._extern import extern_call, match_signature, parse_signatures
 
 # name: argument dtypes -> ocml symbol, result dtype (one line per signature).
 SIGNATURES = """\
@@ -126,17 +126,7 @@ isfinited: fp64 -> __ocml_isfinite_f64 int32
 """
 
 
-def _table():
-    out = {}
-    for line in SIGNATURES.splitlines():
-        name, rest = line.split(": ", 1)
-        args, result = rest.split(" -> ")
-        symbol, ret = result.split()
-        out.setdefault(name, {})[tuple(args.split(","))] = (symbol, ret)
-    return out
-
-
-TABLE = _table()
+TABLE = parse_signatures(SIGNATURES)
 #: Gluon's AMD libdevice names Kiln computes without the libraries, and their dtypes.
 OWN = {"abs": ("int32", "int64", "fp32", "fp64"), "fast_expf": ("fp32",),
        "fast_dividef": ("fp32",), "fast_tanhf": ("fp32",), "llrint": ("fp32", "fp64")}
@@ -173,15 +163,6 @@ def _missing(name, sem):
                      f"KILN_ROCM_DEVICE_LIBS to their amdgcn/bitcode directory")
 
 
-def ocml_call(symbol, values, ret, sem):
-    """``tile.extern_elementwise`` of the ocml function ``symbol`` on ``values`` (tensors of one
-    shape after broadcasting, or scalars)."""
-    values = sem.broadcast_all(values, symbol)
-    first = values[0].type
-    rt = distributed_type(ret, first.shape, first.layout) if first.is_block else ret
-    return sem._op("tile.extern_elementwise", values, rt, {"symbol": sem.b.str_attr(symbol)})
-
-
 def _own(name, values, sem, fallback):
     x = values[0]
     if name == "abs":
@@ -199,31 +180,11 @@ def _own(name, values, sem, fallback):
 def call(name, args, sem, fallback=None):
     """Gluon's AMD ``libdevice.<name>(*args)``. ``fallback(name, args)`` computes a name with
     Kiln's own math where no ROCm device libraries are installed (None: it cannot)."""
-    values = [_unwrap(a) for a in args]
-    typed = [v for v in values if isinstance(v, tensor)]
-    if not typed:
-        values = [sem.as_tensor(v) for v in values]
-    else:
-        values = [v if isinstance(v, tensor) else sem.literal_like(v, typed[0]) for v in values]
-    key = tuple(v.dtype.name for v in values)
     signatures = TABLE.get(name, {})
     if name in OWN:
         signatures = {(d,) * (2 if name == "fast_dividef" else 1): None for d in OWN[name]}
-    if key not in signatures and typed:  # a Python number as its own default dtype instead
-        raw = [_unwrap(a) for a in args]
-        alt = [sem.as_tensor(r) if not isinstance(r, tensor) else v for r, v in zip(raw, values)]
-        if tuple(v.dtype.name for v in alt) in signatures:
-            values, key = alt, tuple(v.dtype.name for v in alt)
-    if key not in signatures and len(values) > 1:
-        common = values[0].dtype
-        for v in values[1:]:
-            common = sem.promote(common, v.dtype, f"libdevice.{name}")
-        values = [v if v.dtype == common else sem.cast(v, common) for v in values]
-        key = tuple(v.dtype.name for v in values)
-    if key not in signatures:
-        expected = "; ".join("(" + ", ".join(k) + ")" for k in signatures)
-        raise TypeError(f"libdevice.{name}: no signature takes ({', '.join(key)}) on AMD "
-                        f"targets; it takes {expected}")
+    values, key = match_signature(f"libdevice.{name}", args, signatures, sem,
+                                  " on AMD targets")
     if name in OWN:
         return _own(name, values, sem, fallback)
     if device_libs_dir() is None:
@@ -232,7 +193,7 @@ def call(name, args, sem, fallback=None):
             raise _missing(name, sem)
         return out
     symbol, ret = signatures[key]
-    return ocml_call(symbol, values, core.dtype(ret), sem)
+    return extern_call(symbol, values, ret, sem)
 
 
 def library_erf(sem, x):
@@ -240,4 +201,4 @@ def library_erf(sem, x):
     libraries are not installed."""
     if device_libs_dir() is None:
         return None
-    return ocml_call("__ocml_erf_f32", [x], core.float32, sem)
+    return extern_call("__ocml_erf_f32", [x], core.float32, sem)

@@ -20,7 +20,8 @@ error at the call.
 from __future__ import annotations
 
 from .. import _math
-from .._core import _unwrap, builtin, distributed_type, tensor
+from .._core import _unwrap, builtin
+from .._extern import extern_call, match_signature, parse_signatures
 from ._libdevice_signatures import SIGNATURES
 
 # Installed as kiln.language.extra.libdevice (Gluon's name): its functions are no vendor
@@ -28,17 +29,7 @@ from ._libdevice_signatures import SIGNATURES
 _MODULE = "kiln.language.extra.libdevice"
 
 
-def _table():
-    out = {}
-    for line in SIGNATURES.splitlines():
-        name, rest = line.split(": ", 1)
-        args, result = rest.split(" -> ")
-        symbol, ret = result.split()
-        out.setdefault(name, {})[tuple(args.split(","))] = (symbol, ret)
-    return out
-
-
-_TABLE = _table()
+_TABLE = parse_signatures(SIGNATURES)
 
 # The functions Kiln's own math lowers on every target (used where libdevice is not linked).
 _OWN = {
@@ -49,11 +40,6 @@ _OWN = {
     "floor": _math.floor, "ceil": _math.ceil, "abs": _math.abs, "fabs": _math.abs,
     "fma": _math.fma, "erf": _math.erf,
 }
-
-
-def _dtype(name):
-    from .._core import dtype
-    return dtype(name)
 
 
 # Another vendor's libdevice, by target prefix ("hip:"): (names, call(name, args, sem,
@@ -98,35 +84,9 @@ def _call(name, args, sem):
     if name not in _TABLE:
         raise TypeError(f"libdevice.{name} is in Gluon's AMD libdevice only (NVIDIA's "
                         f"libdevice has no such function)")
-    signatures = _TABLE[name]
-    values = [_unwrap(a) for a in args]
-    typed = [v for v in values if isinstance(v, tensor)]
-    if not typed:
-        values = [sem.as_tensor(v) for v in values]
-    else:
-        values = [v if isinstance(v, tensor) else sem.literal_like(v, typed[0]) for v in values]
-    key = tuple(v.dtype.name for v in values)
-    if key not in signatures and typed:  # a Python number as its own default dtype instead
-        raw = [_unwrap(a) for a in args]
-        alt = [sem.as_tensor(r) if not isinstance(r, tensor) else v for r, v in zip(raw, values)]
-        if tuple(v.dtype.name for v in alt) in signatures:
-            values, key = alt, tuple(v.dtype.name for v in alt)
-    if key not in signatures and len(values) > 1:
-        common = values[0].dtype
-        for v in values[1:]:
-            common = sem.promote(common, v.dtype, f"libdevice.{name}")
-        values = [v if v.dtype == common else sem.cast(v, common) for v in values]
-        key = tuple(v.dtype.name for v in values)
-    if key not in signatures:
-        expected = "; ".join("(" + ", ".join(k) + ")" for k in signatures)
-        raise TypeError(f"libdevice.{name}: no signature takes ({', '.join(key)}); "
-                        f"it takes {expected}")
-    symbol, ret = signatures[key]
-    values = sem.broadcast_all(values, f"libdevice.{name}")
-    ret = _dtype(ret)
-    first = values[0].type
-    rt = distributed_type(ret, first.shape, first.layout) if first.is_block else ret
-    return sem._op("tile.extern_elementwise", values, rt, {"symbol": sem.b.str_attr(symbol)})
+    values, key = match_signature(f"libdevice.{name}", args, _TABLE[name], sem)
+    symbol, ret = _TABLE[name][key]
+    return extern_call(symbol, values, ret, sem)
 
 
 def _make(name):

@@ -13,6 +13,8 @@
 
 #include "AMDLowering.h"
 
+#include "kiln/Conversion/TileToLLVM/GlobalStrings.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 
 using namespace mlir;
@@ -29,35 +31,11 @@ LLVM::LLVMFuncOp declare(OpBuilder &b, Location loc, ModuleOp module,
                                   LLVM::LLVMFunctionType::get(result, params));
 }
 
-/// `text` with a NUL, as a constant global (address space 4), reused when
-/// the module already has it; its generic address.
-Value constantString(OpBuilder &b, Location loc, ModuleOp module,
-                     StringRef text) {
-  std::string value = (text + Twine('\0')).str();
-  LLVM::GlobalOp global;
-  for (auto g : module.getOps<LLVM::GlobalOp>())
-    if (g.getSymName().starts_with("kiln_str_"))
-      if (auto s = dyn_cast_or_null<StringAttr>(g.getValueOrNull()))
-        if (s.getValue() == value && g.getAddrSpace() == 4)
-          global = g;
-  if (!global) {
-    std::string name;
-    for (unsigned i = 0;; ++i) {
-      name = "kiln_str_" + std::to_string(i);
-      if (!module.lookupSymbol(name))
-        break;
-    }
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), value.size());
-    global = LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal, name,
-                                    b.getStringAttr(value), /*alignment=*/1,
-                                    /*addrSpace=*/4);
-  }
-  Value address = LLVM::AddressOfOp::create(b, loc, global);
+/// The generic address of `text` (with a NUL), a constant in address space 4.
+Value constantString(OpBuilder &b, Location loc, StringRef text) {
   return LLVM::AddrSpaceCastOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+      kiln::globalString(b, loc, text, /*addrSpace=*/4));
 }
 
 } // namespace
@@ -87,7 +65,7 @@ void kiln::emitOcklPrintf(OpBuilder &b, Location loc, StringRef format,
                    .getResult();
   desc = LLVM::CallOp::create(
              b, loc, appendString,
-             ValueRange{desc, constantString(b, loc, module, format),
+             ValueRange{desc, constantString(b, loc, format),
                         c64(int64_t(format.size()) + 1),
                         c32(args.empty() ? 1 : 0)})
              .getResult();

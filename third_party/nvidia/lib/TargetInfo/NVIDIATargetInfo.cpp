@@ -3,6 +3,7 @@
 #include "../Conversion/NVIDIALowering.h"
 #include "../Conversion/WarpGroupDot.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Conversion/TileToLLVM/GlobalStrings.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
@@ -355,25 +356,6 @@ public:
 
   /// A NUL-terminated module global holding `text` (one per text), and its
   /// address.
-  static Value globalString(OpBuilder &b, Location loc, StringRef text) {
-    auto module =
-        b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-    std::string value = (text + Twine('\0')).str();
-    for (auto global : module.getOps<LLVM::GlobalOp>())
-      if (global.getSymName().starts_with("kiln_str_"))
-        if (auto s = dyn_cast_or_null<StringAttr>(global.getValueOrNull()))
-          if (s.getValue() == value)
-            return LLVM::AddressOfOp::create(b, loc, global);
-    std::string name;
-    for (unsigned i = 0;; ++i) {
-      name = "kiln_str_" + std::to_string(i);
-      if (!module.lookupSymbol(name))
-        break;
-    }
-    return LLVM::createGlobalString(loc, b, name, value,
-                                    LLVM::Linkage::Internal);
-  }
-
   // CUDA's device printf: vprintf(format, buffer of the arguments laid out
   // as C varargs, each at its natural alignment).
   bool printf(OpBuilder &b, Location loc, StringRef format,
