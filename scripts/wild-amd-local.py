@@ -191,6 +191,9 @@ def main(argv=None):
             os.makedirs(args.asm, exist_ok=True)
             with open(os.path.join(args.asm, f"{rec['case']}.{rec['label']}.s"), "w") as f:
                 f.write(asm)
+            if os.environ.get("WILD_TILE_IR"):
+                with open(os.path.join(args.asm, f"{rec['case']}.{rec['label']}.tile.mlir"), "w") as f:
+                    f.write(compiled.asm["tile"])
     sys.exit(1 if failed else 0)
 
 

@@ -12,7 +12,9 @@
 // the target's warp-wide 16-bit matrix store (stmatrix: register pairs and
 // lane bits 0-1 fill 16-byte rows), stores use it instead, and loads use
 // the warp-wide matrix load (ldmatrix, also where lane bits 2-4 run along
-// 16-byte rows: the transposed form).
+// 16-byte rows: the transposed form); where lanes run along the contiguous
+// dimension and registers across it, loads use the target's transposing
+// load if it has one (TransposedSharedLoad.cpp).
 //
 // The barriers that order accesses of different threads are
 // tile-insert-barriers' business; this file emits none of its own.
@@ -404,14 +406,23 @@ struct LocalLoadOpConversion : TileOpConversion<LocalLoadOp> {
       rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
       return success();
     }
+    bool synced = TileDialect::SyncedViaWaitAttrHelper(op.getContext())
+                      .isAttrPresent(op);
+    if (loadTransposedShared(rewriter, loc, adaptor.getSrc(), type,
+                             op.getSrc(), memTy, regTy, regs, ctx,
+                             [&](Operation *load) {
+                               if (synced)
+                                 ctx.target.annotateSyncedSharedAccess(load);
+                             })) {
+      rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+      return success();
+    }
     FailureOr<SharedAddresses> access =
         emitSharedAddresses(rewriter, loc, adaptor.getSrc(), type, op.getSrc(),
                             memTy, memTy == regTy ? 16 : 0, ctx);
     if (failed(access))
       return op.emitOpError() << "cannot address " << op.getSrc().getType()
                               << " with " << type;
-    bool synced = TileDialect::SyncedViaWaitAttrHelper(op.getContext())
-                      .isAttrPresent(op);
     regs = loadSharedVectors(
         rewriter, loc, *access, memTy, regTy,
         getElementBytes(op.getSrc().getType().getElementType()),

@@ -281,6 +281,18 @@ llvm::SmallVector<mlir::Value> loadSharedVectors(
     mlir::Type memTy, mlir::Type regTy, unsigned elemBytes,
     llvm::function_ref<void(mlir::LLVM::LoadOp)> mark = {});
 
+/// Loads a tensor of `tensorType` from the buffer `view` (at `base`) with
+/// the target's transposing shared-memory load where its registers and lanes
+/// have that load's shape (TransposedSharedLoad.cpp), into `regs` (of
+/// `regTy`); `mark` sees every load issued. False, having emitted nothing,
+/// where it does not apply.
+bool loadTransposedShared(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+    mlir::RankedTensorType tensorType, mlir::Value view, mlir::Type memTy,
+    mlir::Type regTy, llvm::SmallVectorImpl<mlir::Value> &regs,
+    const LoweringContext &ctx,
+    llvm::function_ref<void(mlir::Operation *)> mark = {});
+
 /// The value of lane `srcLane` (runtime) for any scalar of up to 64 bits.
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Value srcLane, const LoweringContext &ctx);

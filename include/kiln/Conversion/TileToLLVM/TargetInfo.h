@@ -264,6 +264,25 @@ public:
                  bool transposed) const {
     return {};
   }
+  /// Whether local_load uses loadTransposed64 for a tensor of elements of
+  /// `elementBits` bits in `layout` (where its registers and lanes have the
+  /// load's shape).
+  virtual bool useTransposedLoad64(unsigned elementBits,
+                                   mlir::Attribute layout) const {
+    return false;
+  }
+  /// A load that each group of 16 consecutive lanes of a 64-lane warp runs
+  /// together (gfx950's ds_read_b64_tr_b16 / _b8): with n = 64 / elementBits,
+  /// lane j gives in `address` (8 bytes aligned) the n elements it reads, and
+  /// lane i of the group gets, in element r of the result (a vector of n
+  /// `memType`), element i % n of what lane r * (16 / n) + (i % 16) / n of
+  /// the group read. Only asked where useTransposedLoad64(); every lane of
+  /// the warp must run it.
+  virtual mlir::Value loadTransposed64(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value address,
+                                       mlir::Type memType) const {
+    return {};
+  }
   /// Closes this thread's group of uncommitted asynchronous copies.
   virtual void asyncCommitGroup(mlir::OpBuilder &b, mlir::Location loc) const;
   /// Waits until at most `num` of this thread's groups are in flight; on

@@ -365,13 +365,32 @@ public:
     Scopes s = scopes(ctx);
     auto alias = ArrayAttr::get(ctx, {s.loads});
     auto noalias = ArrayAttr::get(ctx, {s.copies});
-    if (auto l = dyn_cast<LLVM::LoadOp>(access)) {
-      l.setAliasScopesAttr(alias);
-      l.setNoaliasScopesAttr(noalias);
-    } else if (auto st = dyn_cast<LLVM::StoreOp>(access)) {
-      st.setAliasScopesAttr(alias);
-      st.setNoaliasScopesAttr(noalias);
+    if (auto op = dyn_cast<LLVM::AliasAnalysisOpInterface>(access)) {
+      op.setAliasScopes(alias);
+      op.setNoAliasScopes(noalias);
     }
+  }
+
+  // gfx950's ds_read_b64_tr_b16 / ds_read_b64_tr_b8 (the CDNA4 ISA's
+  // transposing LDS reads; see TargetInfo::loadTransposed64), for mfma
+  // operands, whose k_width consecutive registers go into the instruction
+  // packed as the read returns them. Elsewhere the element-wise reads are
+  // kept: an MXFP4 GEMM's scale bytes read this way (each then unpacked into
+  // a register of its own for mfma_scaled) cost aiter's kernel 73 more
+  // spilled registers.
+  bool useTransposedLoad64(unsigned elementBits,
+                           Attribute layout) const override {
+    return getDesc().chip == "gfx950" &&
+           (elementBits == 16 || elementBits == 8) &&
+           isa<tile_amd::DotOperandEncodingAttr>(layout);
+  }
+  Value loadTransposed64(OpBuilder &b, Location loc, Value address,
+                         Type memType) const override {
+    if (memType.getIntOrFloatBitWidth() == 16)
+      return ROCDL::ds_read_tr16_b64::create(
+          b, loc, VectorType::get({4}, b.getI16Type()), address);
+    return ROCDL::ds_read_tr8_b64::create(
+        b, loc, VectorType::get({2}, b.getI32Type()), address);
   }
 
 
