@@ -638,9 +638,20 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     if (a)
       descsA.emplace(rewriter, loc, adaptor.getA(), *a, aDyn, aBits);
     Descriptors descsB(rewriter, loc, adaptor.getB(), bop, bDyn, bBits);
-    SmallVector<Value> aRegs;
-    if (registerA)
-      aRegs = getRegisters(rewriter, loc, adaptor.getA());
+    // A from registers: every fragment packed before the fence. Registers
+    // written between the fence and the wgmma that reads them make ptxas
+    // insert a warpgroup.arrive before each such wgmma (its C7519 remark),
+    // which waits for the wgmmas issued before it.
+    SmallVector<SmallVector<Value>> aFragments;
+    if (registerA) {
+      SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
+      for (const std::array<int64_t, 8> &frag : plan->aRegisters) {
+        SmallVector<Value> &packed = aFragments.emplace_back();
+        for (int i = 0; i < 8; i += 2)
+          packed.push_back(packPair(rewriter, loc, aRegs[frag[i]],
+                                    aRegs[frag[i + 1]], /*asI32=*/true));
+      }
+    }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> out = accRegs;
     int64_t idx = 0;
@@ -657,12 +668,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
           Value descA;
           SmallVector<Value> aPacked;
           if (registerA) {
-            const std::array<int64_t, 8> &frag =
-                plan->aRegisters[mi * (k / kStep) + s];
-            for (int i = 0; i < 8; i += 2)
-              aPacked.push_back(packPair(rewriter, loc, aRegs[frag[i]],
-                                         aRegs[frag[i + 1]],
-                                         /*asI32=*/true));
+            aPacked = aFragments[mi * (k / kStep) + s];
           } else {
             descA = descsA->at(a->offsetOf(plan->rowOrigins[mi], kStep * s));
           }
