@@ -232,9 +232,11 @@ def test_two_warp_specializes_share_the_worker_warps():
     assert ".maxntid 384, 1, 1" in ptx and ".maxnreg 168" in ptx
     regs = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+(\d+);", ptx)
     assert sorted(regs) == [("dec", "40"), ("dec", "80"), ("inc", "256")]
-    # Each call: both sides at its end (bar.sync) and at its start (bar.red.popc: the
-    # kernel's warps' two calls and their return, the workers' one wait).
-    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 4
+    # Each call: both sides at its end (bar.sync: the kernel's warps once per call, each
+    # worker group once per call in its own waiting loop -- groups 4-7 and 8-11 share no
+    # partition, so each has a loop of its own) and at its start (bar.red.popc: the
+    # kernel's warps' two calls and their return, each group's wait).
+    assert len(re.findall(r"bar\.sync\s+1, 384;", ptx)) == 2 + 2 * 2
     assert len(re.findall(r"bar\.red\.popc\.u32\s+%r\d+, 1, 384, %p\d+;", ptx)) >= 4
     assert k.asm["tile"].count("tile.warp_specialize") == 2
 

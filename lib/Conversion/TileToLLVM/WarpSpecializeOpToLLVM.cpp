@@ -570,32 +570,6 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     }
   };
 
-  // The workers: each warp group sets its registers (one instruction per
-  // group), then the partitions of each op in turn.
-  b.setInsertionPointToStart(dispatch);
-  if (plan->kernelRegs) {
-    int group = target.registerReallocation().groupWarps;
-    auto *partitions = new Block();
-    body.push_back(partitions);
-    for (auto [g, regs] : llvm::enumerate(plan->groupRegs)) {
-      if (g + 1 == plan->groupRegs.size()) {
-        target.setMaxRegisters(b, loc, plan->kernelRegs, regs);
-        LLVM::BrOp::create(b, loc, partitions);
-        break;
-      }
-      auto *set = new Block(), *next = new Block();
-      body.getBlocks().insert(partitions->getIterator(), set);
-      body.getBlocks().insert(partitions->getIterator(), next);
-      LLVM::CondBrOp::create(b, loc, below(numWarps + (g + 1) * group), set,
-                             next);
-      OpBuilder at = OpBuilder::atBlockEnd(set);
-      target.setMaxRegisters(at, loc, plan->kernelRegs, regs);
-      LLVM::BrOp::create(at, loc, partitions);
-      b.setInsertionPointToStart(next);
-    }
-    b.setInsertionPointToStart(partitions);
-  }
-
   // The kernel's returns (collected before any block was added): before
   // each, the kernel's warps release the workers (a start barrier that
   // counts no thread: call 0, return).
@@ -613,34 +587,18 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     announce(at, ret.getLoc(), 0);
   }
 
-  // The workers wait for the next call at its start barrier, which says
-  // which call it is (any number of times, in any order: a call may sit in
-  // a loop or a branch), take part in it and come back; on 0 they return.
-  auto *wait = new Block();
-  body.push_back(wait);
-  LLVM::BrOp::create(b, loc, wait);
-  b.setInsertionPointToStart(wait);
-  Value call = announce(b, loc, 0);
-  auto *done = new Block();
-  body.push_back(done);
-  OpBuilder ret = OpBuilder::atBlockEnd(done);
-  LLVM::ReturnOp::create(ret, loc, ValueRange{});
-  auto is = [&](unsigned k) {
-    return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, call,
-                                i32Const(b, loc, k));
-  };
-  auto *next = new Block();
-  body.push_back(next);
-  LLVM::CondBrOp::create(b, loc, is(0), done, next);
-  b.setInsertionPointToStart(next);
-
-  for (unsigned n = 0; n < ops.size(); ++n) {
+  // The kernel's warps, at each op: start barrier (announcing the call), the
+  // default region, end barrier. The default region's yielded values reach
+  // what follows as arguments of the block after it (the op's results).
+  // Scalars passed through the op's scratch (stored by the kernel's warps
+  // before the start barrier, loaded by the workers after it): a bar.sync
+  // right after the announcing barrier orders them, as compute-sanitizer's
+  // racecheck also sees (it reports the stores and loads on either side of
+  // the bar.red alone as hazards).
+  SmallVector<bool> passes;
+  for (size_t n = 0; n < ops.size(); ++n) {
     WarpSpecializeOp op = ops[n];
     Location opLoc = op.getLoc();
-    unsigned number = n + 1;
-    // The kernel's warps: start barrier (announcing the call), the default
-    // region, end barrier. The default region's yielded values reach what
-    // follows as arguments of the block after it (the op's results).
     Block *before = op->getBlock();
     Block *after = before->splitBlock(std::next(op->getIterator()));
     for (Value result : op->getResults())
@@ -649,77 +607,157 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     yieldsTo(op.getDefaultRegion(), after);
     body.getBlocks().splice(after->getIterator(),
                             op.getDefaultRegion().getBlocks());
-    // Scalars passed through the op's scratch (stored by the kernel's warps
-    // before the start barrier, loaded by the workers after it): a bar.sync
-    // right after the announcing barrier orders them, as compute-sanitizer's
-    // racecheck also sees (it reports the stores and loads on either side
-    // of the bar.red alone as hazards).
-    bool passes = op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr());
+    passes.push_back(
+        op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()));
     OpBuilder k(op);
-    announce(k, opLoc, number);
-    if (passes)
+    announce(k, opLoc, n + 1);
+    if (passes.back())
       target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
     LLVM::BrOp::create(k, opLoc, defaultEntry);
     k.setInsertionPointToStart(after);
     target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
-
-    // The workers, when the call is this one: their partition by warp index
-    // (padding warps none), then the end barrier and back to waiting. Warps
-    // below a partition's first that no earlier partition took, and those
-    // past the last, are padding: they go straight to the end barrier.
-    auto *start = new Block(), *exit = new Block();
-    body.push_back(start);
-    body.push_back(exit);
-    if (number == ops.size()) {
-      LLVM::BrOp::create(b, opLoc, start);
-    } else {
-      auto *other = new Block();
-      body.push_back(other);
-      LLVM::CondBrOp::create(b, opLoc, is(number), start, other);
-      b.setInsertionPointToStart(other);
-    }
-    OpBuilder w = OpBuilder::atBlockEnd(start);
-    if (passes)
-      target.namedBarrier(w, opLoc, kPartitionBarrier, bar);
-    SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
-    SmallVector<unsigned> byStart;
-    for (unsigned i = 0; i < starts.size(); ++i)
-      byStart.push_back(i);
-    llvm::sort(byStart,
-               [&](unsigned x, unsigned y) { return starts[x] < starts[y]; });
-    int cursor = numWarps;
-    auto branchOn = [&](Value cond, Block *taken) {
-      auto *nextCheck = new Block();
-      body.getBlocks().insert(exit->getIterator(), nextCheck);
-      LLVM::CondBrOp::create(w, opLoc, cond, taken, nextCheck);
-      w.setInsertionPointToStart(nextCheck);
-    };
-    auto below = [&](int count) {
-      return LLVM::ICmpOp::create(w, opLoc, LLVM::ICmpPredicate::ult, warp,
-                                  i32Const(w, opLoc, count));
-    };
-    for (unsigned i : byStart) {
-      Region &region = op.getPartitionRegions()[i];
-      Block *partitionEntry = &region.front();
-      yieldsTo(region, exit);
-      body.getBlocks().splice(exit->getIterator(), region.getBlocks());
-      if (starts[i] > cursor)
-        branchOn(below(starts[i]), exit);
-      cursor = starts[i] + op.getPartitionNumWarps()[i];
-      if (cursor == total && i == byStart.back()) {
-        LLVM::BrOp::create(w, opLoc, partitionEntry);
-        cursor = -1;
-        break;
-      }
-      branchOn(below(cursor), partitionEntry);
-    }
-    if (cursor != -1)
-      LLVM::BrOp::create(w, opLoc, exit);
-    OpBuilder e = OpBuilder::atBlockEnd(exit);
-    target.namedBarrier(e, opLoc, kPartitionBarrier, bar);
-    LLVM::BrOp::create(e, opLoc, wait);
-    op.erase();
   }
+
+  // The worker warps, in components: warp groups that hold one partition (in
+  // any op) share its code, the others get a copy each of the waiting loop
+  // below with only their own partitions in it. ptxas allocates a path's
+  // registers for every count that reaches it: a group's setmaxnreg is kept
+  // only when the code after it is that group's alone (one loop for all would
+  // carry a consumer's code past a producer's decrease, which ptxas then
+  // ignores, C7507). Without reallocation, one component.
+  int group = plan->kernelRegs ? target.registerReallocation().groupWarps
+                               : plan->workerWarps;
+  int numGroups = group ? plan->workerWarps / group : 0;
+  SmallVector<int> joinedToNext(numGroups, 0);
+  for (WarpSpecializeOp op : ops) {
+    SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+    for (auto [k, n] : llvm::enumerate(op.getPartitionNumWarps())) {
+      int lo = (starts[k] - numWarps) / group;
+      int hi = (starts[k] - numWarps + n - 1) / group;
+      for (int g = lo; g < hi; ++g)
+        joinedToNext[g] = 1;
+    }
+  }
+  struct Component {
+    int first, end; // worker warps [first, end)
+    int regs;
+  };
+  SmallVector<Component> components;
+  for (int g = 0; g < numGroups; ++g) {
+    int first = numWarps + g * group;
+    if (g > 0 && joinedToNext[g - 1])
+      components.back().end = first + group;
+    else
+      components.push_back(
+          {first, first + group, plan->kernelRegs ? plan->groupRegs[g] : 0});
+  }
+
+  auto *done = new Block(); // placed after the first waiting loop's block
+
+  b.setInsertionPointToStart(dispatch);
+  for (auto [c, comp] : llvm::enumerate(components)) {
+    // Entry of this component: its register count, then its waiting loop.
+    auto *wait = new Block();
+    Block *entry = plan->kernelRegs ? new Block() : wait;
+    if (entry != wait)
+      body.push_back(entry);
+    body.push_back(wait);
+    if (c == 0) {
+      body.push_back(done);
+      OpBuilder ret = OpBuilder::atBlockEnd(done);
+      LLVM::ReturnOp::create(ret, loc, ValueRange{});
+    }
+    if (c + 1 == components.size()) {
+      LLVM::BrOp::create(b, loc, entry);
+    } else {
+      auto *nextComponent = new Block();
+      body.push_back(nextComponent);
+      LLVM::CondBrOp::create(b, loc, below(comp.end), entry, nextComponent);
+      b.setInsertionPointToStart(nextComponent);
+    }
+    OpBuilder w = OpBuilder::atBlockEnd(entry);
+    if (entry != wait) {
+      target.setMaxRegisters(w, loc, plan->kernelRegs, comp.regs);
+      LLVM::BrOp::create(w, loc, wait);
+    }
+
+    // The workers wait for the next call at its start barrier, which says
+    // which call it is (any number of times, in any order: a call may sit in
+    // a loop or a branch), take part in it and come back; on 0 they return.
+    w.setInsertionPointToStart(wait);
+    Value call = announce(w, loc, 0);
+    auto is = [&](OpBuilder &at, unsigned k) {
+      return LLVM::ICmpOp::create(at, loc, LLVM::ICmpPredicate::eq, call,
+                                  i32Const(at, loc, k));
+    };
+    auto *next = new Block();
+    body.push_back(next);
+    LLVM::CondBrOp::create(w, loc, is(w, 0), done, next);
+    w.setInsertionPointToStart(next);
+
+    for (size_t n = 0; n < ops.size(); ++n) {
+      WarpSpecializeOp op = ops[n];
+      Location opLoc = op.getLoc();
+      unsigned number = n + 1;
+      // The workers of this component, when the call is this one: their
+      // partition by warp index (warps of no partition none), then the end
+      // barrier and back to waiting.
+      auto *start = new Block(), *exit = new Block();
+      body.push_back(start);
+      body.push_back(exit);
+      if (number == ops.size()) {
+        LLVM::BrOp::create(w, opLoc, start);
+      } else {
+        auto *other = new Block();
+        body.push_back(other);
+        LLVM::CondBrOp::create(w, opLoc, is(w, number), start, other);
+        w.setInsertionPointToStart(other);
+      }
+      OpBuilder p = OpBuilder::atBlockEnd(start);
+      if (passes[n])
+        target.namedBarrier(p, opLoc, kPartitionBarrier, bar);
+      SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
+      SmallVector<unsigned> byStart;
+      for (unsigned i = 0; i < starts.size(); ++i)
+        if (starts[i] >= comp.first && starts[i] < comp.end)
+          byStart.push_back(i);
+      llvm::sort(byStart,
+                 [&](unsigned x, unsigned y) { return starts[x] < starts[y]; });
+      int cursor = comp.first;
+      auto branchOn = [&](Value cond, Block *taken) {
+        auto *nextCheck = new Block();
+        body.getBlocks().insert(exit->getIterator(), nextCheck);
+        LLVM::CondBrOp::create(p, opLoc, cond, taken, nextCheck);
+        p.setInsertionPointToStart(nextCheck);
+      };
+      auto belowHere = [&](int count) {
+        return LLVM::ICmpOp::create(p, opLoc, LLVM::ICmpPredicate::ult, warp,
+                                    i32Const(p, opLoc, count));
+      };
+      for (unsigned i : byStart) {
+        Region &region = op.getPartitionRegions()[i];
+        Block *partitionEntry = &region.front();
+        yieldsTo(region, exit);
+        body.getBlocks().splice(exit->getIterator(), region.getBlocks());
+        if (starts[i] > cursor)
+          branchOn(belowHere(starts[i]), exit);
+        cursor = starts[i] + op.getPartitionNumWarps()[i];
+        if (cursor == comp.end && i == byStart.back()) {
+          LLVM::BrOp::create(p, opLoc, partitionEntry);
+          cursor = -1;
+          break;
+        }
+        branchOn(belowHere(cursor), partitionEntry);
+      }
+      if (cursor != -1)
+        LLVM::BrOp::create(p, opLoc, exit);
+      OpBuilder e = OpBuilder::atBlockEnd(exit);
+      target.namedBarrier(e, opLoc, kPartitionBarrier, bar);
+      LLVM::BrOp::create(e, opLoc, wait);
+    }
+  }
+  for (WarpSpecializeOp op : ops)
+    op->erase();
   return success();
 }
 

@@ -12,8 +12,10 @@
 // 168 registers (.maxnreg). Group 4-7 sets worker 1's 80, group 8-11 worker
 // 0's 24. The kernel's warps take the rest, 168 * 384 - (80 + 24) * 128 =
 // 51200 registers over 128 threads = 400, capped at 256. Each worker group
-// sets its count with one instruction before it first waits at the start barrier;
-// warps 10-11 are padding and go to the end barrier.
+// sets its count with one instruction and then waits at the start barrier in
+// a loop of its own, which holds only its partitions (ptxas keeps a
+// setmaxnreg only where the code after it is that count's alone); warps
+// 10-11 are padding and go to the end barrier.
 // CHECK-LABEL: llvm.func @ws_regs
 // CHECK-SAME: nvvm.maxnreg = 168 : i32
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
@@ -32,18 +34,23 @@
 // CHECK-NEXT: llvm.cond_br %[[G0]], ^[[SET0:bb[0-9]+]], ^[[SET1:bb[0-9]+]]
 // CHECK: ^[[SET0]]:
 // CHECK-NEXT: nvvm.setmaxregister decrease 80
-// CHECK-NEXT: llvm.br ^[[START:bb[0-9]+]]
-// CHECK: ^[[SET1]]:
-// CHECK-NEXT: nvvm.setmaxregister decrease 24
-// CHECK-NEXT: llvm.br ^[[START]]
-// CHECK: ^[[START]]:
-// CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
-// CHECK: ^[[WAIT]]:
+// CHECK-NEXT: llvm.br ^[[WAIT0:bb[0-9]+]]
+// CHECK: ^[[WAIT0]]:
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C384]], %{{.*}})
-// CHECK: llvm.cond_br %[[G0]], ^[[WORKER1:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
-// CHECK: ^[[NEXT]]:
-// CHECK-NEXT: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C10]]
+// CHECK: ^[[SET1]]:
+// CHECK-NEXT: llvm.br ^[[ENTRY1:bb[0-9]+]]
+// CHECK-NOT: llvm.icmp "ult" %[[WARP]]
+// CHECK: llvm.store
+// CHECK: llvm.br ^[[WAIT0]]
+// CHECK: ^[[ENTRY1]]:
+// CHECK-NEXT: nvvm.setmaxregister decrease 24
+// CHECK-NEXT: llvm.br ^[[WAIT1:bb[0-9]+]]
+// CHECK: ^[[WAIT1]]:
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C384]], %{{.*}})
+// CHECK: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C10]]
 // CHECK-NEXT: llvm.cond_br %[[W0]]
+// CHECK: llvm.store
+// CHECK: llvm.br ^[[WAIT1]]
 // CHECK-NOT: nvvm.setmaxregister
 // PTX: .maxntid 384, 1, 1
 // PTX: .maxnreg 168

@@ -39,9 +39,9 @@
 // CHECK-NEXT: llvm.return
 // The workers: registers once, then wait for op A (warp 4 only) or op B (warps 4-7).
 // CHECK: ^[[DISPATCH]]:
-// CHECK-NEXT: nvvm.setmaxregister decrease 80
 // CHECK-NEXT: llvm.br ^[[GO:bb[0-9]+]]
 // CHECK: ^[[GO]]:
+// CHECK-NEXT: nvvm.setmaxregister decrease 80
 // CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
 // CHECK: ^[[WAIT]]:
 // CHECK-NEXT: llvm.icmp "ult" %[[TID]], %[[C0]]
