@@ -1,9 +1,11 @@
-"""examples/attention.py's flash-attention forward against torch's scaled_dot_product_attention
+"""examples/attention.py's flash-attention forward (and, with --hopper, examples/hopper_attention.py's
+TMA + wgmma form) against torch's scaled_dot_product_attention
 (its cuDNN and flash backends where torch has them), same run, TFLOP/s (4 * B * H * Nq * Nk *
 D flops, halved for causal), fp16 or bf16.
 
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
+                               [--hopper ws,plain] [--tiles none]
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from examples import attention  # noqa: E402
+from examples import attention, hopper_attention  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
 
 
@@ -40,7 +42,11 @@ def main(argv=None):
     ap.add_argument("--seqlens", default="1024,4096")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tiles", default="64,64,4,3",
-                    help="Kiln's BM,BN,num_warps,num_stages (several: separated by /)")
+                    help="Kiln's BM,BN,num_warps,num_stages (several: separated by /; "
+                         "'none': no plain-form side)")
+    ap.add_argument("--hopper", default="",
+                    help="examples/hopper_attention.py's forms to time: ws (warp-specialized), "
+                         "plain, or both: ws,plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
@@ -49,11 +55,15 @@ def main(argv=None):
         qt, kt, vt = (t.transpose(1, 2) for t in (q, k, v))  # torch's [B, H, N, D]
         for causal in (False, True):
             sides = {}
-            for tile in args.tiles.split("/"):
+            for tile in args.tiles.split("/") if args.tiles != "none" else ():
                 bm, bn, w, st = (int(x) for x in tile.split(","))
                 sides[f"kiln {bm}x{bn}/{w}w/{st}st"] = \
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
+            for form in args.hopper.split(",") if args.hopper else ():
+                sides[f"hopper {form}"] = \
+                    lambda ws=form == "ws": hopper_attention.kiln_hopper_attention(
+                        q, k, v, causal=causal, warp_specialized=ws)
             for backend in ("CUDNN_ATTENTION", "FLASH_ATTENTION"):
                 fn = sdpa(backend)
                 try:

@@ -5,7 +5,7 @@
 // from a buffer that is contiguous along M or N: a lane holds k_width
 // consecutive K elements of one column), the element-wise path reads one
 // element an instruction. A target with a transposing shared-memory load
-// (TargetInfo::loadTransposed64: gfx950's ds_read_b64_tr_b16 / _b8) reads n
+// (TargetInfo::loadTransposed64, where the target has one) reads n
 // = 64 / element bits of them at once: each lane of a group of 16 reads 8
 // contiguous bytes, and the hardware hands lane i element i % n of the bytes
 // of lane r * (16 / n) + (i % 16) / n as its element r.

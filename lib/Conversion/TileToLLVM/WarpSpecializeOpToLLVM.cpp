@@ -620,11 +620,11 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
 
   // The worker warps, in components: warp groups that hold one partition (in
   // any op) share its code, the others get a copy each of the waiting loop
-  // below with only their own partitions in it. ptxas allocates a path's
-  // registers for every count that reaches it: a group's setmaxnreg is kept
-  // only when the code after it is that group's alone (one loop for all would
-  // carry a consumer's code past a producer's decrease, which ptxas then
-  // ignores, C7507). Without reallocation, one component.
+  // below with only their own partitions in it. The target's assembler
+  // allocates a path's registers for every count that reaches it: a group's
+  // count is kept only when the code after it is that group's alone (one loop
+  // for all would carry a consumer's code past a producer's decrease, which
+  // the assembler then ignores). Without reallocation, one component.
   int group = plan->kernelRegs ? target.registerReallocation().groupWarps
                                : plan->workerWarps;
   int numGroups = group ? plan->workerWarps / group : 0;

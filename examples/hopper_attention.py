@@ -1,0 +1,386 @@
+"""Flash-attention forward for Hopper (sm_90a) in Kiln's DSL, written with Gluon's names
+(``triton.experimental.gluon`` -> ``kiln`` is the only change): the tensor-memory-accelerator
+and warpgroup-MMA form of examples/attention.py.
+
+``hopper_attn_fwd_kernel`` computes, for each (batch, head) and block of BM query rows,
+O = softmax(Q K^T * sm_scale) V and the rows' log-sum-exp, streaming over the keys in blocks of
+BN with FlashAttention-2's online softmax:
+
+* Q [BM, D] arrives once by TMA; K and V tiles [BN, D] by TMA into a STAGES-deep ring of
+  NVMMA-swizzled slots, one mbarrier per slot, the loads for step j + STAGES - 1 issued while
+  step j computes;
+* S = Q K^T by asynchronous wgmma with both operands in shared memory (K through a permuted
+  view), fp32 accumulators, 64 query rows per warpgroup (BM = 64 * num_warps / 4);
+* the softmax in registers: ``exp2`` with the scale folded into one multiply-add, the running
+  row maximum and sum, masking only on the blocks that need it (the last key block, and the
+  diagonal blocks when CAUSAL);
+* O += P V by wgmma with P from registers (the S accumulator converted to the A-operand layout,
+  which moves no data) and V from shared memory, issued asynchronously so that it runs while
+  the next step's S is issued.
+
+Q, K and V are [B, N, H, D] (or [B, N, H_KV, D] for K and V: grouped-query attention, query
+head h reads key/value head h // (H // H_KV)), fp16 or bf16, contiguous, D in (64, 128, 256).
+The descriptors view them as [B * N, H * D]: a K/V block that runs past its sequence's end
+reads the next sequence's rows, which the mask sets to -inf before the softmax (and P = 0
+multiplies V there); past the tensor's end TMA reads zeros. CAUSAL masks key j of query row i
+unless j <= i + (N_K - N_Q) (FlashAttention's bottom-right alignment).
+
+``kiln_hopper_attention(q, k, v, causal=False, sm_scale=None)`` is the host wrapper;
+third_party/nvidia/test/gpu/test_hopper_attention.py checks it against an fp32 torch
+reference, bench/hopper_attention.py times it against torch's SDPA backends.
+"""
+
+from __future__ import annotations
+
+import math
+
+import kiln
+import kiln.language as gl
+from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from kiln.nvidia.hopper import TensorDescriptor
+
+__all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel", "kiln_hopper_attention",
+           "CONFIGS", "WS_CONFIGS"]
+
+LOG2E = 1.4426950408889634
+LN2 = gl.constexpr(0.6931471805599453)
+
+# (BM, BN, STAGES, num_warps) by head dim: 64 query rows per warpgroup.
+CONFIGS = {64: (128, 128, 3, 8), 128: (128, 128, 2, 8), 256: (128, 64, 2, 8)}
+# (BN, STAGES, consumer registers) of the warp-specialized form by head dim.
+WS_CONFIGS = {64: (128, 3, 240), 128: (128, 2, 240), 256: (64, 2, 240)}
+
+
+@kiln.jit
+def _issue_kv(k_desc, v_desc, k_bufs, v_bufs, bars, step, kv_row, kv_col, live,
+              BN: gl.constexpr, STAGES: gl.constexpr):
+    """TMA loads of key/value block ``step`` into its ring slot (none when not ``live``)."""
+    slot = step % STAGES
+    mbarrier.expect(bars.index(slot), k_desc.block_type.nbytes + v_desc.block_type.nbytes,
+                    pred=live)
+    tma.async_copy_global_to_shared(k_desc, [kv_row + step * BN, kv_col], bars.index(slot),
+                                    k_bufs.index(slot), pred=live)
+    tma.async_copy_global_to_shared(v_desc, [kv_row + step * BN, kv_col], bars.index(slot),
+                                    v_bufs.index(slot), pred=live)
+
+
+@kiln.jit
+def hopper_attn_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, H_KV, qk_scale,
+                           CAUSAL: gl.constexpr, STAGES: gl.constexpr, num_warps: gl.constexpr):
+    BM: gl.constexpr = q_desc.block_type.shape[0]
+    HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
+    BN: gl.constexpr = k_desc.block_type.shape[0]
+    dtype: gl.constexpr = q_desc.dtype
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0],
+                                                       warps_per_cta=[num_warps, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0],
+                                                       warps_per_cta=[num_warps, 1],
+                                                       instr_shape=[16, HEAD_DIM, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    col_l: gl.constexpr = gl.SliceLayout(0, s_layout)
+
+    pid_m = gl.program_id(0)
+    batch = gl.program_id(1) // H
+    head = gl.program_id(1) % H
+    kv_head = head // (H // H_KV)
+    q_row = batch * N_Q + pid_m * BM
+    kv_row = batch * N_K
+
+    q_s = gl.allocate_shared_memory(dtype, [BM, HEAD_DIM], q_desc.layout)
+    k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
+    v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    bars = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(bars.index(i), count=1)
+
+    # Key blocks this query block sees: all of them, or (CAUSAL) up to its last row's
+    # diagonal. Blocks from `first_masked` on need the mask.
+    hi = N_K
+    first_masked = (N_K // BN) * BN
+    if CAUSAL:
+        diag = pid_m * BM + N_K - N_Q
+        hi = gl.minimum(N_K, gl.maximum(diag + BM, 0))
+        first_masked = gl.minimum(first_masked, gl.maximum(diag + 1, 0) // BN * BN)
+    num_n = gl.cdiv(hi, BN)
+
+    mbarrier.expect(q_bar, q_desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_s)
+    for i in gl.static_range(STAGES - 1):
+        _issue_kv(k_desc, v_desc, k_bufs, v_bufs, bars, i, kv_row, kv_head * HEAD_DIM,
+                  num_n > i, BN, STAGES)
+
+    rows = pid_m * BM + gl.arange(0, BM, row_l)
+    m_i = gl.full([BM], float("-inf"), gl.float32, row_l)
+    l_i = gl.zeros([BM], gl.float32, row_l)
+    acc = gl.zeros([BM, HEAD_DIM], gl.float32, o_layout)
+    s_zero = gl.zeros([BM, BN], gl.float32, s_layout)
+    mbarrier.wait(q_bar, 0)
+
+    for j in range(num_n):
+        slot = j % STAGES
+        mbarrier.wait(bars.index(slot), (j // STAGES) & 1)
+        s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero, use_acc=False,
+                          is_async=True)
+        # Retires this step's S and the previous step's P V (this warpgroup's).
+        s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+        start_n = j * BN
+        if start_n >= first_masked:
+            cols = start_n + gl.arange(0, BN, col_l)
+            valid = cols[None, :] < N_K
+            if CAUSAL:
+                valid = valid & (cols[None, :] <= rows[:, None] + (N_K - N_Q))
+            s = gl.where(valid, s, float("-inf"))
+        m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
+        # A row that has seen no key yet keeps -inf: subtract 0 instead (exp2 gives 0s).
+        m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
+        p = gl.exp2(s * qk_scale - m_use[:, None])
+        alpha = gl.exp2(m_i - m_use)
+        l_i = l_i * alpha + gl.sum(p, axis=1)
+        acc = acc * gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))[:, None]
+        m_i = m_new
+        p_op = gl.convert_layout(p.to(dtype), p_layout)
+        acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
+        # Every warpgroup has retired its wgmma of step j - 1 (the waits above) before
+        # the slot they read, (j - 1) % STAGES, takes step j + STAGES - 1.
+        gl.thread_barrier()
+        _issue_kv(k_desc, v_desc, k_bufs, v_bufs, bars, j + STAGES - 1, kv_row,
+                  kv_head * HEAD_DIM, j + STAGES - 1 < num_n, BN, STAGES)
+
+    acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+    mbarrier.invalidate(q_bar)
+    for i in gl.static_range(STAGES):
+        mbarrier.invalidate(bars.index(i))
+
+    l_use = gl.where(l_i == 0.0, 1.0, l_i)
+    o = acc / gl.convert_layout(l_use, gl.SliceLayout(1, o_layout))[:, None]
+    o_rows = pid_m * BM + gl.arange(0, BM, gl.SliceLayout(1, o_layout))
+    o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
+    o_off = ((batch * N_Q + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
+    gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
+    # Natural-log LSE of the scaled scores; -inf for a row of no key.
+    lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
+    gl.store(lse_ptr + (batch * H + head) * N_Q + rows, lse, mask=rows < N_Q)
+
+
+@kiln.jit
+def _block_range(pid_m, N_Q, N_K, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl.constexpr):
+    """(number of key blocks, first key block start that needs the mask) of query block
+    ``pid_m``: all blocks, or (CAUSAL) up to its last row's diagonal."""
+    hi = N_K
+    first_masked = (N_K // BN) * BN
+    if CAUSAL:
+        diag = pid_m * BM + N_K - N_Q
+        hi = gl.minimum(N_K, gl.maximum(diag + BM, 0))
+        first_masked = gl.minimum(first_masked, gl.maximum(diag + 1, 0) // BN * BN)
+    return gl.cdiv(hi, BN), first_masked
+
+
+@kiln.jit
+def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
+                 BM: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
+    """The producer warp: each key block's K and V into its ring slot once both consumers have
+    released the slot's previous block."""
+    BN: gl.constexpr = k_desc.block_type.shape[0]
+    HEAD_DIM: gl.constexpr = k_desc.block_type.shape[1]
+    pid_m = gl.program_id(0)
+    batch = gl.program_id(1) // H
+    head = gl.program_id(1) % H
+    kv_row = batch * N_K
+    kv_col = (head // (H // H_KV)) * HEAD_DIM
+    num_n, first_masked = _block_range(pid_m, N_Q, N_K, BM, BN, CAUSAL)
+    for j in range(num_n):
+        slot = j % STAGES
+        # The (j // STAGES)-th fill of a slot waits for the consumers' previous release of
+        # it; parity 1 of a fresh barrier counts as completed (the first round is free).
+        mbarrier.wait(empty.index(slot), ((j // STAGES) & 1) ^ 1)
+        mbarrier.expect(ready.index(slot),
+                        k_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(k_desc, [kv_row + j * BN, kv_col], ready.index(slot),
+                                        k_bufs.index(slot))
+        tma.async_copy_global_to_shared(v_desc, [kv_row + j * BN, kv_col], ready.index(slot),
+                                        v_bufs.index(slot))
+
+
+@kiln.jit
+def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K, H,
+                 qk_scale, GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
+    """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
+    block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
+    ring slot once both of its wgmmas that read it have retired."""
+    BM_WG: gl.constexpr = q_bufs.shape[1]
+    HEAD_DIM: gl.constexpr = q_bufs.shape[2]
+    BN: gl.constexpr = k_bufs.shape[1]
+    dtype: gl.constexpr = q_bufs.dtype
+    s_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, BN, 16])
+    o_layout: gl.constexpr = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                                       instr_shape=[16, HEAD_DIM, 16])
+    p_layout: gl.constexpr = gl.DotOperandLayout(operand_index=0, parent=o_layout, k_width=2)
+    row_l: gl.constexpr = gl.SliceLayout(1, s_layout)
+    col_l: gl.constexpr = gl.SliceLayout(0, s_layout)
+    o_row_l: gl.constexpr = gl.SliceLayout(1, o_layout)
+
+    pid_m = gl.program_id(0)
+    batch = gl.program_id(1) // H
+    head = gl.program_id(1) % H
+    num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+    first_row = pid_m * 2 * BM_WG + GROUP * BM_WG
+    rows = first_row + gl.arange(0, BM_WG, row_l)
+    m_i = gl.full([BM_WG], float("-inf"), gl.float32, row_l)
+    l_i = gl.zeros([BM_WG], gl.float32, row_l)
+    acc = gl.zeros([BM_WG, HEAD_DIM], gl.float32, o_layout)
+    s_zero = gl.zeros([BM_WG, BN], gl.float32, s_layout)
+    q_s = q_bufs.index(GROUP)
+    mbarrier.wait(q_bar, 0)
+    # The loop and its last wait under one `if`: an accumulator of an unfinished wgmma must
+    # not meet the zeros of a loop that ran no step before the wait (ptxas would then
+    # serialize every wgmma, C7515).
+    if num_n > 0:
+        for j in range(num_n):
+            slot = j % STAGES
+            mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
+            s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero, use_acc=False,
+                              is_async=True)
+            # Retires this block's S and the previous block's P V: its slot is free.
+            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+            mbarrier.arrive(empty.index((j + STAGES - 1) % STAGES), pred=j > 0)
+            start_n = j * BN
+            if start_n >= first_masked:
+                cols = start_n + gl.arange(0, BN, col_l)
+                valid = cols[None, :] < N_K
+                if CAUSAL:
+                    valid = valid & (cols[None, :] <= rows[:, None] + (N_K - N_Q))
+                s = gl.where(valid, s, float("-inf"))
+            m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
+            m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
+            p = gl.exp2(s * qk_scale - m_use[:, None])
+            alpha = gl.exp2(m_i - m_use)
+            l_i = l_i * alpha + gl.sum(p, axis=1)
+            acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
+            m_i = m_new
+            p_op = gl.convert_layout(p.to(dtype), p_layout)
+            acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
+        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+        mbarrier.arrive(empty.index((num_n + STAGES - 1) % STAGES))
+
+    l_use = gl.where(l_i == 0.0, 1.0, l_i)
+    o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
+    o_rows = first_row + gl.arange(0, BM_WG, o_row_l)
+    o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
+    o_off = ((batch * N_Q + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
+    gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
+    lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
+    gl.store(lse_ptr + (batch * H + head) * N_Q + rows, lse, mask=rows < N_Q)
+
+
+@kiln.jit
+def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, H_KV,
+                              qk_scale, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                              CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                              num_warps: gl.constexpr):
+    """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
+    consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
+    run independently: each releases a slot on the ``empty`` barrier (two arrivals a phase)
+    and the producer refills it."""
+    gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
+    BM_WG: gl.constexpr = q_desc.block_type.shape[0]
+    HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
+    BN: gl.constexpr = k_desc.block_type.shape[0]
+    dtype: gl.constexpr = q_desc.dtype
+    q_bufs = gl.allocate_shared_memory(dtype, [2, BM_WG, HEAD_DIM], q_desc.layout)
+    k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
+    v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
+    q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_bar, count=1)
+    for i in gl.static_range(STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=2)
+    # Both consumers' Q halves, before the partitions start.
+    q_row = gl.program_id(1) // H * N_Q + gl.program_id(0) * 2 * BM_WG
+    q_col = gl.program_id(1) % H * HEAD_DIM
+    mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+    for g in gl.static_range(2):
+        tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
+                                        q_bufs.index(g))
+    gl.warp_specialize([
+        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K,
+                        H, qk_scale, 0, CAUSAL, STAGES)),
+        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K,
+                        H, qk_scale, 1, CAUSAL, STAGES)),
+        (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
+                        2 * BM_WG, CAUSAL, STAGES)),
+    ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    mbarrier.invalidate(q_bar)
+    for i in gl.static_range(STAGES):
+        mbarrier.invalidate(ready.index(i))
+        mbarrier.invalidate(empty.index(i))
+
+
+def _gl_dtype(torch_dtype):
+    import torch
+    return {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[torch_dtype]
+
+
+def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
+                          warp_specialized=True):
+    """Attention forward on sm_90a. q [B, N_Q, H, D], k and v [B, N_K, H_KV, D], fp16 or
+    bf16, contiguous; D in (64, 128, 256); H a multiple of H_KV. Returns (o, lse): o like q,
+    lse fp32 [B, H, N_Q] (natural log). ``warp_specialized`` picks the producer / consumer
+    form (``config`` = (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the
+    single-partition one (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D])."""
+    import torch
+    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+        raise ValueError("q, k and v must be [batch, seqlen, heads, head_dim]")
+    B, N_Q, H, D = q.shape
+    _, N_K, H_KV, _ = k.shape
+    if q.dtype not in (torch.float16, torch.bfloat16) or k.dtype != q.dtype or \
+            v.dtype != q.dtype:
+        raise TypeError(f"q, k, v must be fp16 or bf16 of one dtype, got {q.dtype}, "
+                        f"{k.dtype}, {v.dtype}")
+    if D not in CONFIGS or k.shape[3] != D or v.shape[3] != D or v.shape[:3] != k.shape[:3] \
+            or k.shape[0] != B:
+        raise ValueError(f"head dim must be one of {sorted(CONFIGS)} for q, k and v, and k, v "
+                         f"of one shape [B, N_K, H_KV, D]; got q {tuple(q.shape)}, "
+                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+    if H % H_KV:
+        raise ValueError(f"query heads ({H}) must be a multiple of key/value heads ({H_KV})")
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if not t.is_contiguous():
+            raise ValueError(f"{name} must be contiguous")
+    scale = sm_scale if sm_scale is not None else 1.0 / math.sqrt(D)
+    o = torch.empty_like(q)
+    lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
+    dt = _gl_dtype(q.dtype)
+
+    def desc(t, rows, block):
+        t2 = t.view(rows, -1)
+        layout = gl.NVMMASharedLayout.get_default_for(list(block), dt)
+        return TensorDescriptor(t2, list(t2.shape), list(t2.stride()), list(block), layout)
+
+    if warp_specialized:
+        BN, STAGES, regs = config or WS_CONFIGS[D]
+        k_desc = desc(k, B * N_K, (BN, D))
+        v_desc = desc(v, B * N_K, (BN, D))
+        grid = ((N_Q + 127) // 128, B * H)
+        hopper_attn_fwd_ws_kernel[grid](desc(q, B * N_Q, (64, D)), k_desc, v_desc, o, lse,
+                                        N_Q, N_K, H, H_KV, scale * LOG2E,
+                                        CAUSAL=bool(causal), STAGES=STAGES,
+                                        CONSUMER_REGS=regs, PRODUCER_REGS=24,
+                                        num_warps=4)
+        return o, lse
+    BM, BN, STAGES, num_warps = config or CONFIGS[D]
+    k_desc = desc(k, B * N_K, (BN, D))
+    v_desc = desc(v, B * N_K, (BN, D))
+    grid = ((N_Q + BM - 1) // BM, B * H)
+    hopper_attn_fwd_kernel[grid](desc(q, B * N_Q, (BM, D)), k_desc, v_desc, o, lse, N_Q, N_K,
+                                 H, H_KV, scale * LOG2E, CAUSAL=bool(causal), STAGES=STAGES,
+                                 num_warps=num_warps)
+    return o, lse

@@ -1,0 +1,79 @@
+"""examples/hopper_attention.py's flash-attention forward (TMA rings, wgmma with P from
+registers; its warp-specialized form and its single-partition one) against an fp32 torch
+reference on fresh random inputs: fp16 and bf16, head dims
+64, 128 and 256, causal (bottom-right aligned when the lengths differ) and not, grouped-query
+heads, lengths that are not multiples of the blocks (1, 17, 1000, 4097), the log-sum-exp too,
+and the same bits on a second run. Skips cleanly without torch, a driver or an sm_90 device."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..",
+                                "examples"))
+import hopper_attention  # noqa: E402
+
+
+@pytest.fixture
+def sm90(target):
+    if target != "cuda:sm_90a":
+        pytest.skip(f"TMA and wgmma need sm_90a; this device's target is {target}")
+    return target
+
+
+def reference(q, k, v, causal, scale):
+    """(o [B, Nq, H, D], lse [B, H, Nq]) in fp32."""
+    H, H_KV = q.shape[2], k.shape[2]
+    qf = q.float()
+    kf = k.float().repeat_interleave(H // H_KV, dim=2)
+    vf = v.float().repeat_interleave(H // H_KV, dim=2)
+    lq, lk = q.shape[1], k.shape[1]
+    s = torch.einsum("bqhd,bkhd->bhqk", qf, kf) * scale
+    if causal:
+        rows = torch.arange(lq, device=q.device)[:, None]
+        cols = torch.arange(lk, device=q.device)[None, :]
+        s = s.masked_fill(cols > rows + (lk - lq), float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)   # rows of no key: 0
+    return torch.einsum("bhqk,bkhd->bqhd", p, vf), lse
+
+
+@pytest.mark.parametrize("ws", [True, False], ids=["ws", "plain"])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("D", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("H,H_KV", [(4, 4), (8, 2)])
+@pytest.mark.parametrize("Nq,Nk", [(1, 1), (17, 17), (1000, 1000), (17, 1000), (200, 77),
+                                   (4097, 4097)])
+def test_hopper_attention(sm90, ws, dtype, D, causal, H, H_KV, Nq, Nk):
+    B = 2
+    if Nq * Nk > 1 << 22 and (H != 4 or dtype != torch.float16):
+        pytest.skip("the longest sequences once per head dim and causality")
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
+    k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, warp_specialized=ws)
+    o2, lse2 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
+                                                      warp_specialized=ws)
+    torch.cuda.synchronize()
+    ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
+    tol = 2e-2 if dtype == torch.float16 else 4e-2
+    torch.testing.assert_close(o.float(), ro, atol=tol, rtol=tol)
+    torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+    assert torch.equal(o, o2) and torch.equal(lse, lse2), "a second run gave other bits"
+
+
+def test_rejects_what_it_cannot_run(sm90):
+    q = torch.randn(1, 16, 2, 96, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="head dim"):
+        hopper_attention.kiln_hopper_attention(q, q, q)
+    q = torch.randn(1, 16, 3, 64, device="cuda", dtype=torch.float16)
+    k = torch.randn(1, 16, 2, 64, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="multiple of key/value heads"):
+        hopper_attention.kiln_hopper_attention(q, k, k)
