@@ -1,33 +1,38 @@
 """Flash-attention forward for Hopper (sm_90a) in Kiln's DSL, written with Gluon's names
 (``triton.experimental.gluon`` -> ``kiln`` is the only change): the tensor-memory-accelerator
-and warpgroup-MMA form of examples/attention.py.
+and warpgroup-MMA forms of examples/attention.py.
 
-``hopper_attn_fwd_kernel`` computes, for each (batch, head) and block of BM query rows,
-O = softmax(Q K^T * sm_scale) V and the rows' log-sum-exp, streaming over the keys in blocks of
-BN with FlashAttention-2's online softmax:
+Both compute, for each (batch, head) and block of 128 query rows, O = softmax(Q K^T *
+sm_scale) V and the rows' log-sum-exp, streaming over the keys in blocks of BN with
+FlashAttention-2's online softmax: Q arrives once by TMA; K and V tiles [BN, D] by TMA into
+a STAGES-deep ring of NVMMA-swizzled slots with one mbarrier per slot; S = Q K^T by
+asynchronous wgmma with both operands in shared memory (K through a permuted view), 64 query
+rows per warpgroup; the softmax in registers (``exp2`` with the scale folded into one
+multiply-add, masking only on the blocks that need it: the last key block, and the diagonal
+ones when CAUSAL); O += P V by wgmma with P from registers (the S accumulator converted to the
+A-operand layout, which moves no data) and V from shared memory.
 
-* Q [BM, D] arrives once by TMA; K and V tiles [BN, D] by TMA into a STAGES-deep ring of
-  NVMMA-swizzled slots, one mbarrier per slot, the loads for step j + STAGES - 1 issued while
-  step j computes;
-* S = Q K^T by asynchronous wgmma with both operands in shared memory (K through a permuted
-  view), fp32 accumulators, 64 query rows per warpgroup (BM = 64 * num_warps / 4);
-* the softmax in registers: ``exp2`` with the scale folded into one multiply-add, the running
-  row maximum and sum, masking only on the blocks that need it (the last key block, and the
-  diagonal blocks when CAUSAL);
-* O += P V by wgmma with P from registers (the S accumulator converted to the A-operand layout,
-  which moves no data) and V from shared memory, issued asynchronously so that it runs while
-  the next step's S is issued.
+* ``hopper_attn_fwd_ws_kernel`` (the default): warp-specialized. A producer warp issues the
+  TMA loads; two consumer warpgroups (the kernel's 4 warps and a worker partition) each own
+  64 rows and run independently, releasing a ring slot on its ``empty`` barrier (two
+  arrivals a phase) once both wgmmas that read it have retired; registers 240 per consumer
+  thread, 24 per producer thread (setmaxnreg). SCHEDULE picks the issue order (0, the
+  fastest measured: S, softmax, P V per block; 1: FlashAttention-3's intra-warpgroup
+  overlap; 2: that and ping-pong turns between the two warpgroups, on mbarriers).
+* ``hopper_attn_fwd_kernel``: one partition of 8 warps that also issues the loads, a CTA
+  barrier per block before a slot is refilled.
 
 Q, K and V are [B, N, H, D] (or [B, N, H_KV, D] for K and V: grouped-query attention, query
 head h reads key/value head h // (H // H_KV)), fp16 or bf16, contiguous, D in (64, 128, 256).
 The descriptors view them as [B * N, H * D]: a K/V block that runs past its sequence's end
 reads the next sequence's rows, which the mask sets to -inf before the softmax (and P = 0
 multiplies V there); past the tensor's end TMA reads zeros. CAUSAL masks key j of query row i
-unless j <= i + (N_K - N_Q) (FlashAttention's bottom-right alignment).
+unless j <= i + (N_K - N_Q) (FlashAttention's bottom-right alignment). Variable-length
+batches are examples/attention.py's (the plain form) only.
 
 ``kiln_hopper_attention(q, k, v, causal=False, sm_scale=None)`` is the host wrapper;
 third_party/nvidia/test/gpu/test_hopper_attention.py checks it against an fp32 torch
-reference, bench/hopper_attention.py times it against torch's SDPA backends.
+reference, ``bench/attention.py --hopper ws,plain`` times it against torch's SDPA backends.
 """
 
 from __future__ import annotations
@@ -207,11 +212,41 @@ def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV
 
 
 @kiln.jit
-def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K, H,
-                 qk_scale, GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
+def _masked(s, start_n, first_masked, rows, N_Q, N_K, CAUSAL: gl.constexpr, BN: gl.constexpr,
+            col_l: gl.constexpr):
+    """S with the keys its rows may not see at -inf, on the blocks that need the mask."""
+    if start_n >= first_masked:
+        cols = start_n + gl.arange(0, BN, col_l)
+        valid = cols[None, :] < N_K
+        if CAUSAL:
+            valid = valid & (cols[None, :] <= rows[:, None] + (N_K - N_Q))
+        s = gl.where(valid, s, float("-inf"))
+    return s
+
+
+@kiln.jit
+def _softmax_step(s, m_i, l_i, qk_scale):
+    """The online softmax of one block: (P, the rows' new maximum and sum, the factor the
+    accumulator is rescaled by). Rows that have seen no key yet keep -inf and P = 0."""
+    m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
+    m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
+    p = gl.exp2(s * qk_scale - m_use[:, None])
+    alpha = gl.exp2(m_i - m_use)
+    return p, m_new, l_i * alpha + gl.sum(p, axis=1), alpha
+
+
+@kiln.jit
+def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, N_Q, N_K,
+                 H, qk_scale, GROUP: gl.constexpr, CAUSAL: gl.constexpr,
+                 STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
-    ring slot once both of its wgmmas that read it have retired."""
+    ring slot once both of its wgmmas that read it have retired.
+
+    SCHEDULE 0: per block, S, its softmax, then P V. 1: block j's S and block j - 1's P V
+    are issued together and run while this warpgroup computes block j's softmax
+    (FlashAttention-3's intra-warpgroup overlap). 2: as 1, and the two warpgroups take turns
+    issuing (the ``turn`` barriers), so that one's softmax overlaps the other's wgmmas."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     HEAD_DIM: gl.constexpr = q_bufs.shape[2]
     BN: gl.constexpr = k_bufs.shape[1]
@@ -237,37 +272,67 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_
     s_zero = gl.zeros([BM_WG, BN], gl.float32, s_layout)
     q_s = q_bufs.index(GROUP)
     mbarrier.wait(q_bar, 0)
-    # The loop and its last wait under one `if`: an accumulator of an unfinished wgmma must
+    # Each loop and its last wait under one `if`: an accumulator of an unfinished wgmma must
     # not meet the zeros of a loop that ran no step before the wait (ptxas would then
     # serialize every wgmma, C7515).
-    if num_n > 0:
-        for j in range(num_n):
-            slot = j % STAGES
-            mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
-            s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero, use_acc=False,
-                              is_async=True)
-            # Retires this block's S and the previous block's P V: its slot is free.
-            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+    if SCHEDULE == 0:
+        if num_n > 0:
+            for j in range(num_n):
+                slot = j % STAGES
+                mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
+                s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
+                                  use_acc=False, is_async=True)
+                # Retires this block's S and the previous block's P V: its slot is free.
+                s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+                acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+                mbarrier.arrive(empty.index((j + STAGES - 1) % STAGES), pred=j > 0)
+                s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
+                acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
+                p_op = gl.convert_layout(p.to(dtype), p_layout)
+                acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-            mbarrier.arrive(empty.index((j + STAGES - 1) % STAGES), pred=j > 0)
-            start_n = j * BN
-            if start_n >= first_masked:
-                cols = start_n + gl.arange(0, BN, col_l)
-                valid = cols[None, :] < N_K
-                if CAUSAL:
-                    valid = valid & (cols[None, :] <= rows[:, None] + (N_K - N_Q))
-                s = gl.where(valid, s, float("-inf"))
-            m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
-            m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
-            p = gl.exp2(s * qk_scale - m_use[:, None])
-            alpha = gl.exp2(m_i - m_use)
-            l_i = l_i * alpha + gl.sum(p, axis=1)
-            acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
-            m_i = m_new
+            mbarrier.arrive(empty.index((num_n + STAGES - 1) % STAGES))
+    else:
+        if num_n > 0:
+            if SCHEDULE == 2:
+                mbarrier.wait(turn.index(GROUP), 0)
+            mbarrier.wait(ready.index(0), 0)
+            s = warpgroup_mma(q_s, k_bufs.index(0).permute((1, 0)), s_zero, use_acc=False,
+                              is_async=True)
+            if SCHEDULE == 2:
+                mbarrier.arrive(turn.index(1 - GROUP))
+            s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
             p_op = gl.convert_layout(p.to(dtype), p_layout)
-            acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
-        acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-        mbarrier.arrive(empty.index((num_n + STAGES - 1) % STAGES))
+            for j in range(1, num_n):
+                slot = j % STAGES
+                prev = (j - 1) % STAGES
+                if SCHEDULE == 2:
+                    mbarrier.wait(turn.index(GROUP), j & 1)
+                mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
+                # Block j - 1's barrier again (its phase has completed: this returns at
+                # once), so that the read of its V slot is visibly after that load.
+                mbarrier.wait(ready.index(prev), ((j - 1) // STAGES) & 1)
+                s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
+                                  use_acc=False, is_async=True)
+                acc = warpgroup_mma(p_op, v_bufs.index(prev), acc, is_async=True)
+                if SCHEDULE == 2:
+                    mbarrier.arrive(turn.index(1 - GROUP))
+                # Groups retire in order: S_j first, while P V runs on.
+                s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
+                s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
+                acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+                mbarrier.arrive(empty.index(prev))
+                acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
+                p_op = gl.convert_layout(p.to(dtype), p_layout)
+            last = (num_n - 1) % STAGES
+            mbarrier.wait(ready.index(last), ((num_n - 1) // STAGES) & 1)
+            acc = warpgroup_mma(p_op, v_bufs.index(last), acc, is_async=True)
+            acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+            mbarrier.arrive(empty.index(last))
 
     l_use = gl.where(l_i == 0.0, 1.0, l_i)
     o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
@@ -283,7 +348,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_
 def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, H_KV,
                               qk_scale, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                               CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-                              num_warps: gl.constexpr):
+                              SCHEDULE: gl.constexpr, num_warps: gl.constexpr):
     """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
     consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
     run independently: each releases a slot on the ``empty`` barrier (two arrivals a phase)
@@ -299,10 +364,15 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
     q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     mbarrier.init(q_bar, count=1)
     for i in gl.static_range(STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=2)
+    for g in gl.static_range(2):
+        mbarrier.init(turn.index(g), count=1)
+    if SCHEDULE == 2:
+        mbarrier.arrive(turn.index(0))  # the first warpgroup issues first
     # Both consumers' Q halves, before the partitions start.
     q_row = gl.program_id(1) // H * N_Q + gl.program_id(0) * 2 * BM_WG
     q_col = gl.program_id(1) % H * HEAD_DIM
@@ -311,10 +381,10 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
         tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
                                         q_bufs.index(g))
     gl.warp_specialize([
-        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K,
-                        H, qk_scale, 0, CAUSAL, STAGES)),
-        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, o_ptr, lse_ptr, N_Q, N_K,
-                        H, qk_scale, 1, CAUSAL, STAGES)),
+        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
+                        N_Q, N_K, H, qk_scale, 0, CAUSAL, STAGES, SCHEDULE)),
+        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
+                        N_Q, N_K, H, qk_scale, 1, CAUSAL, STAGES, SCHEDULE)),
         (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
                         2 * BM_WG, CAUSAL, STAGES)),
     ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
@@ -322,6 +392,8 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
     for i in gl.static_range(STAGES):
         mbarrier.invalidate(ready.index(i))
         mbarrier.invalidate(empty.index(i))
+    for g in gl.static_range(2):
+        mbarrier.invalidate(turn.index(g))
 
 
 def _gl_dtype(torch_dtype):
@@ -330,12 +402,13 @@ def _gl_dtype(torch_dtype):
 
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
-                          warp_specialized=True):
+                          warp_specialized=True, schedule=0):
     """Attention forward on sm_90a. q [B, N_Q, H, D], k and v [B, N_K, H_KV, D], fp16 or
     bf16, contiguous; D in (64, 128, 256); H a multiple of H_KV. Returns (o, lse): o like q,
     lse fp32 [B, H, N_Q] (natural log). ``warp_specialized`` picks the producer / consumer
     form (``config`` = (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the
-    single-partition one (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D])."""
+    single-partition one (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D]);
+    ``schedule`` is the warp-specialized form's SCHEDULE (see _ws_consumer)."""
     import torch
     if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
         raise ValueError("q, k and v must be [batch, seqlen, heads, head_dim]")
@@ -374,7 +447,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                                         N_Q, N_K, H, H_KV, scale * LOG2E,
                                         CAUSAL=bool(causal), STAGES=STAGES,
                                         CONSUMER_REGS=regs, PRODUCER_REGS=24,
-                                        num_warps=4)
+                                        SCHEDULE=schedule, num_warps=4)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
     k_desc = desc(k, B * N_K, (BN, D))
