@@ -45,8 +45,8 @@ def main(argv=None):
                     help="Kiln's BM,BN,num_warps,num_stages (several: separated by /; "
                          "'none': no plain-form side)")
     ap.add_argument("--hopper", default="",
-                    help="examples/hopper_attention.py's forms to time: ws (warp-specialized), "
-                         "plain, or both: ws,plain")
+                    help="examples/hopper_attention.py's forms to time, comma-separated: ws "
+                         "(warp-specialized; ws1 / ws2 its SCHEDULE 1 / 2), plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
@@ -61,9 +61,11 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for form in args.hopper.split(",") if args.hopper else ():
+                ws = form.startswith("ws")
+                schedule = int(form[2:]) if ws and len(form) > 2 else 0
                 sides[f"hopper {form}"] = \
-                    lambda ws=form == "ws": hopper_attention.kiln_hopper_attention(
-                        q, k, v, causal=causal, warp_specialized=ws)
+                    lambda ws=ws, schedule=schedule: hopper_attention.kiln_hopper_attention(
+                        q, k, v, causal=causal, warp_specialized=ws, schedule=schedule)
             for backend in ("CUDNN_ATTENTION", "FLASH_ATTENTION"):
                 fn = sdpa(backend)
                 try:
