@@ -603,8 +603,9 @@ def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs, _sema
     multiple of 8 in [24, 256]). On a target that moves registers between warp groups (Hopper
     and later) with ``num_warps`` a multiple of 4, the workers' warps are padded to whole
     warp groups, each group sets its partitions' largest count at start and the kernel's
-    warps take the rest of the register file; elsewhere the counts are not applied. The partitions return nothing; it must be called
-    at the top level of the kernel, once."""
+    warps take the rest of the register file; elsewhere the counts are not applied. The call
+    returns what the default partition's function returns (workers return nothing); it may
+    appear anywhere in a kernel, several times, in loops and branches."""
     return _semantic.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
 
 
