@@ -14,8 +14,8 @@ A-operand layout, which moves no data) and V from shared memory.
 
 * ``hopper_attn_fwd_ws_kernel`` (the default): warp-specialized. A producer warp issues the
   TMA loads; two consumer warpgroups (the kernel's 4 warps and a worker partition) each own
-  64 rows and run independently, releasing a ring slot on its ``empty`` barrier (two
-  arrivals a phase) once both wgmmas that read it have retired; registers 240 per consumer
+  64 rows and run independently, releasing a K slot once S has retired and a V slot once
+  P V has (each slot its own ``empty`` barrier, two arrivals a phase); registers 240 per consumer
   thread, 24 per producer thread (setmaxnreg). SCHEDULE picks the issue order (0, the
   fastest measured: S, softmax, P V per block; 1: FlashAttention-3's intra-warpgroup
   overlap; 2: that and ping-pong turns between the two warpgroups, on mbarriers).
@@ -188,8 +188,9 @@ def _block_range(pid_m, N_Q, N_K, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl
 @kiln.jit
 def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
                  BM: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
-    """The producer warp: each key block's K and V into its ring slot once both consumers have
-    released the slot's previous block."""
+    """The producer warp: each key block's K, then its V, into their ring slots, each once
+    both consumers have released that slot's previous tile (K slot s and V slot s have
+    barriers of their own: ready / empty s and STAGES + s)."""
     BN: gl.constexpr = k_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = k_desc.block_type.shape[1]
     pid_m = gl.program_id(0)
@@ -202,13 +203,15 @@ def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV
         slot = j % STAGES
         # The (j // STAGES)-th fill of a slot waits for the consumers' previous release of
         # it; parity 1 of a fresh barrier counts as completed (the first round is free).
-        mbarrier.wait(empty.index(slot), ((j // STAGES) & 1) ^ 1)
-        mbarrier.expect(ready.index(slot),
-                        k_desc.block_type.nbytes + v_desc.block_type.nbytes)
+        phase = ((j // STAGES) & 1) ^ 1
+        mbarrier.wait(empty.index(slot), phase)
+        mbarrier.expect(ready.index(slot), k_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(k_desc, [kv_row + j * BN, kv_col], ready.index(slot),
                                         k_bufs.index(slot))
-        tma.async_copy_global_to_shared(v_desc, [kv_row + j * BN, kv_col], ready.index(slot),
-                                        v_bufs.index(slot))
+        mbarrier.wait(empty.index(STAGES + slot), phase)
+        mbarrier.expect(ready.index(STAGES + slot), v_desc.block_type.nbytes)
+        tma.async_copy_global_to_shared(v_desc, [kv_row + j * BN, kv_col],
+                                        ready.index(STAGES + slot), v_bufs.index(slot))
 
 
 @kiln.jit
@@ -241,7 +244,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                  STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
-    ring slot once both of its wgmmas that read it have retired.
+    K slot once its S has retired and a V slot once its P V has.
 
     SCHEDULE 0: per block, S, its softmax, then P V. 1: block j's S and block j - 1's P V
     are issued together and run while this warpgroup computes block j's softmax
@@ -282,17 +285,20 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
                 s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
                                   use_acc=False, is_async=True)
-                # Retires this block's S and the previous block's P V: its slot is free.
+                # Retires this block's S (its K slot is free) and the previous block's P V
+                # (its V slot is free).
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-                mbarrier.arrive(empty.index((j + STAGES - 1) % STAGES), pred=j > 0)
+                mbarrier.arrive(empty.index(slot))
+                mbarrier.arrive(empty.index(STAGES + (j + STAGES - 1) % STAGES), pred=j > 0)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
                 acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
+                mbarrier.wait(ready.index(STAGES + slot), (j // STAGES) & 1)
                 acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-            mbarrier.arrive(empty.index((num_n + STAGES - 1) % STAGES))
+            mbarrier.arrive(empty.index(STAGES + (num_n + STAGES - 1) % STAGES))
     else:
         if num_n > 0:
             if SCHEDULE == 2:
@@ -303,6 +309,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
             if SCHEDULE == 2:
                 mbarrier.arrive(turn.index(1 - GROUP))
             s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
+            mbarrier.arrive(empty.index(0))
             s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
             p_op = gl.convert_layout(p.to(dtype), p_layout)
@@ -312,9 +319,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 if SCHEDULE == 2:
                     mbarrier.wait(turn.index(GROUP), j & 1)
                 mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
-                # Block j - 1's barrier again (its phase has completed: this returns at
-                # once), so that the read of its V slot is visibly after that load.
-                mbarrier.wait(ready.index(prev), ((j - 1) // STAGES) & 1)
+                mbarrier.wait(ready.index(STAGES + prev), ((j - 1) // STAGES) & 1)
                 s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
                                   use_acc=False, is_async=True)
                 acc = warpgroup_mma(p_op, v_bufs.index(prev), acc, is_async=True)
@@ -322,17 +327,18 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                     mbarrier.arrive(turn.index(1 - GROUP))
                 # Groups retire in order: S_j first, while P V runs on.
                 s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
+                mbarrier.arrive(empty.index(slot))
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-                mbarrier.arrive(empty.index(prev))
+                mbarrier.arrive(empty.index(STAGES + prev))
                 acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
             last = (num_n - 1) % STAGES
-            mbarrier.wait(ready.index(last), ((num_n - 1) // STAGES) & 1)
+            mbarrier.wait(ready.index(STAGES + last), ((num_n - 1) // STAGES) & 1)
             acc = warpgroup_mma(p_op, v_bufs.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-            mbarrier.arrive(empty.index(last))
+            mbarrier.arrive(empty.index(STAGES + last))
 
     l_use = gl.where(l_i == 0.0, 1.0, l_i)
     o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
@@ -351,8 +357,8 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
                               SCHEDULE: gl.constexpr, num_warps: gl.constexpr):
     """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
     consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
-    run independently: each releases a slot on the ``empty`` barrier (two arrivals a phase)
-    and the producer refills it."""
+    run independently: each releases a K or V slot on its ``empty`` barrier (two arrivals a
+    phase) and the producer refills it."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
@@ -362,11 +368,12 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
     k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
     v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
     q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    ready = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [STAGES, 1], mbarrier.MBarrierLayout())
+    # K slot s completes on ready / empty s, V slot s on STAGES + s.
+    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
     turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     mbarrier.init(q_bar, count=1)
-    for i in gl.static_range(STAGES):
+    for i in gl.static_range(2 * STAGES):
         mbarrier.init(ready.index(i), count=1)
         mbarrier.init(empty.index(i), count=2)
     for g in gl.static_range(2):
@@ -389,7 +396,7 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
                         2 * BM_WG, CAUSAL, STAGES)),
     ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
-    for i in gl.static_range(STAGES):
+    for i in gl.static_range(2 * STAGES):
         mbarrier.invalidate(ready.index(i))
         mbarrier.invalidate(empty.index(i))
     for g in gl.static_range(2):
