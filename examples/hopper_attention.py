@@ -27,8 +27,9 @@ head h reads key/value head h // (H // H_KV)), fp16 or bf16, contiguous, D in (6
 The descriptors view them as [B * N, H * D]: a K/V block that runs past its sequence's end
 reads the next sequence's rows, which the mask sets to -inf before the softmax (and P = 0
 multiplies V there); past the tensor's end TMA reads zeros. CAUSAL masks key j of query row i
-unless j <= i + (N_K - N_Q) (FlashAttention's bottom-right alignment). Variable-length
-batches are examples/attention.py's (the plain form) only.
+unless j <= i + (N_K - N_Q) (FlashAttention's bottom-right alignment). The warp-specialized
+form also takes variable-length batches (FlashAttention's varlen layout: sequences packed
+along the rows, bounded by ``cu_seqlens`` arrays).
 
 ``kiln_hopper_attention(q, k, v, causal=False, sm_scale=None)`` is the host wrapper;
 third_party/nvidia/test/gpu/test_hopper_attention.py checks it against an fp32 torch
@@ -186,7 +187,7 @@ def _block_range(pid_m, N_Q, N_K, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl
 
 
 @kiln.jit
-def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
+def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, k_start, N_K, H, H_KV,
                  BM: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
     """The producer warp: each key block's K, then its V, into their ring slots, each once
     both consumers have released that slot's previous tile (K slot s and V slot s have
@@ -194,9 +195,8 @@ def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV
     BN: gl.constexpr = k_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = k_desc.block_type.shape[1]
     pid_m = gl.program_id(0)
-    batch = gl.program_id(1) // H
     head = gl.program_id(1) % H
-    kv_row = batch * N_K
+    kv_row = k_start
     kv_col = (head // (H // H_KV)) * HEAD_DIM
     num_n, first_masked = _block_range(pid_m, N_Q, N_K, BM, BN, CAUSAL)
     for j in range(num_n):
@@ -239,9 +239,9 @@ def _softmax_step(s, m_i, l_i, qk_scale):
 
 
 @kiln.jit
-def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, N_Q, N_K,
-                 H, qk_scale, GROUP: gl.constexpr, CAUSAL: gl.constexpr,
-                 STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
+def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, q_start,
+                 N_Q, N_K, H, qk_scale, lse_start, lse_strides, GROUP: gl.constexpr,
+                 CAUSAL: gl.constexpr, STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
     K slot once its S has retired and a V slot once its P V has.
@@ -264,7 +264,6 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
     o_row_l: gl.constexpr = gl.SliceLayout(1, o_layout)
 
     pid_m = gl.program_id(0)
-    batch = gl.program_id(1) // H
     head = gl.program_id(1) % H
     num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
     first_row = pid_m * 2 * BM_WG + GROUP * BM_WG
@@ -344,21 +343,26 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
     o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
     o_rows = first_row + gl.arange(0, BM_WG, o_row_l)
     o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
-    o_off = ((batch * N_Q + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
+    o_off = ((q_start + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
     gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
     lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
-    gl.store(lse_ptr + (batch * H + head) * N_Q + rows, lse, mask=rows < N_Q)
+    lse_off = lse_start + head * lse_strides[0] + rows * lse_strides[1]
+    gl.store(lse_ptr + lse_off, lse, mask=rows < N_Q)
 
 
 @kiln.jit
-def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, H_KV,
-                              qk_scale, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
+                              H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
+                              lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                               CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                               SCHEDULE: gl.constexpr, num_warps: gl.constexpr):
     """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
     consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
     run independently: each releases a K or V slot on its ``empty`` barrier (two arrivals a
-    phase) and the producer refills it."""
+    phase) and the producer refills it. Sequence b's query rows are cu_q[b] .. cu_q[b + 1] of
+    Q and O, its keys cu_k[b] .. cu_k[b + 1] of K and V (FlashAttention's varlen layout; a
+    fixed-length batch has equal steps); row r of head h of sequence b has its LSE at
+    cu_q[b] * lse_stride_s + b * lse_stride_b + h * lse_stride_h + r * lse_stride_t."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
@@ -380,21 +384,31 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, 
         mbarrier.init(turn.index(g), count=1)
     if SCHEDULE == 2:
         mbarrier.arrive(turn.index(0))  # the first warpgroup issues first
-    # Both consumers' Q halves, before the partitions start.
-    q_row = gl.program_id(1) // H * N_Q + gl.program_id(0) * 2 * BM_WG
-    q_col = gl.program_id(1) % H * HEAD_DIM
-    mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-    for g in gl.static_range(2):
-        tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
-                                        q_bufs.index(g))
-    gl.warp_specialize([
-        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
-                        N_Q, N_K, H, qk_scale, 0, CAUSAL, STAGES, SCHEDULE)),
-        (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
-                        N_Q, N_K, H, qk_scale, 1, CAUSAL, STAGES, SCHEDULE)),
-        (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, N_K, H, H_KV,
-                        2 * BM_WG, CAUSAL, STAGES)),
-    ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    batch = gl.program_id(1) // H
+    q_start = gl.load(cu_q_ptr + batch)
+    N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
+    k_start = gl.load(cu_k_ptr + batch)
+    N_K = gl.load(cu_k_ptr + batch + 1) - k_start
+    lse_start = q_start * lse_stride_s + batch * lse_stride_b
+    # The grid covers the longest sequence: blocks past this one's end do nothing.
+    if gl.program_id(0) * 2 * BM_WG < N_Q:
+        # Both consumers' Q halves, before the partitions start.
+        q_row = q_start + gl.program_id(0) * 2 * BM_WG
+        q_col = gl.program_id(1) % H * HEAD_DIM
+        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
+        for g in gl.static_range(2):
+            tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
+                                            q_bufs.index(g))
+        gl.warp_specialize([
+            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
+                            q_start, N_Q, N_K, H, qk_scale, lse_start,
+                            (lse_stride_h, lse_stride_t), 0, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
+                            q_start, N_Q, N_K, H, qk_scale, lse_start,
+                            (lse_stride_h, lse_stride_t), 1, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, N_Q, k_start, N_K, H,
+                            H_KV, 2 * BM_WG, CAUSAL, STAGES)),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
     for i in gl.static_range(2 * STAGES):
         mbarrier.invalidate(ready.index(i))
@@ -409,27 +423,49 @@ def _gl_dtype(torch_dtype):
 
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
-                          warp_specialized=True, schedule=0):
-    """Attention forward on sm_90a. q [B, N_Q, H, D], k and v [B, N_K, H_KV, D], fp16 or
-    bf16, contiguous; D in (64, 128, 256); H a multiple of H_KV. Returns (o, lse): o like q,
-    lse fp32 [B, H, N_Q] (natural log). ``warp_specialized`` picks the producer / consumer
-    form (``config`` = (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the
-    single-partition one (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D]);
-    ``schedule`` is the warp-specialized form's SCHEDULE (see _ws_consumer)."""
+                          warp_specialized=True, schedule=0, cu_seqlens_q=None,
+                          cu_seqlens_k=None, max_seqlen_q=None):
+    """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
+    multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
+    (o like q, lse fp32 [B, H, N_Q], natural log). Varlen (the warp-specialized form):
+    q [total_q, H, D], k and v [total_k, H_KV, D] with int32 ``cu_seqlens_q`` /
+    ``cu_seqlens_k`` of B + 1 entries and ``max_seqlen_q``; returns (o like q, lse
+    [total_q, H]). ``warp_specialized`` picks the producer / consumer form (``config`` =
+    (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the single-partition one
+    (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D]); ``schedule`` is the
+    warp-specialized form's SCHEDULE (see _ws_consumer)."""
     import torch
-    if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
-        raise ValueError("q, k and v must be [batch, seqlen, heads, head_dim]")
-    B, N_Q, H, D = q.shape
-    _, N_K, H_KV, _ = k.shape
+    varlen = cu_seqlens_q is not None
+    if varlen:
+        if cu_seqlens_k is None or max_seqlen_q is None:
+            raise ValueError("varlen attention needs cu_seqlens_q, cu_seqlens_k and "
+                             "max_seqlen_q")
+        if not warp_specialized:
+            raise ValueError("varlen batches run on the warp-specialized form only")
+        if q.dim() != 3 or k.dim() != 3 or v.dim() != 3:
+            raise ValueError("varlen q, k and v must be [total, heads, head_dim]")
+        B = cu_seqlens_q.numel() - 1
+        if cu_seqlens_k.numel() != B + 1:
+            raise ValueError(f"cu_seqlens_q and cu_seqlens_k must have one length, got "
+                             f"{B + 1} and {cu_seqlens_k.numel()}")
+        (total_q, H, D), (total_k, H_KV, _) = q.shape, k.shape
+        N_Q = int(max_seqlen_q)
+    else:
+        if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+            raise ValueError("q, k and v must be [batch, seqlen, heads, head_dim]")
+        B, N_Q, H, D = q.shape
+        _, N_K, H_KV, _ = k.shape
+        if k.shape[0] != B:
+            raise ValueError(f"q and k must have one batch, got {B} and {k.shape[0]}")
+        total_q, total_k = B * N_Q, B * N_K
     if q.dtype not in (torch.float16, torch.bfloat16) or k.dtype != q.dtype or \
             v.dtype != q.dtype:
         raise TypeError(f"q, k, v must be fp16 or bf16 of one dtype, got {q.dtype}, "
                         f"{k.dtype}, {v.dtype}")
-    if D not in CONFIGS or k.shape[3] != D or v.shape[3] != D or v.shape[:3] != k.shape[:3] \
-            or k.shape[0] != B:
+    if D not in CONFIGS or k.shape[-1] != D or v.shape != k.shape:
         raise ValueError(f"head dim must be one of {sorted(CONFIGS)} for q, k and v, and k, v "
-                         f"of one shape [B, N_K, H_KV, D]; got q {tuple(q.shape)}, "
-                         f"k {tuple(k.shape)}, v {tuple(v.shape)}")
+                         f"of one shape; got q {tuple(q.shape)}, k {tuple(k.shape)}, "
+                         f"v {tuple(v.shape)}")
     if H % H_KV:
         raise ValueError(f"query heads ({H}) must be a multiple of key/value heads ({H_KV})")
     for name, t in (("q", q), ("k", k), ("v", v)):
@@ -437,7 +473,6 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             raise ValueError(f"{name} must be contiguous")
     scale = sm_scale if sm_scale is not None else 1.0 / math.sqrt(D)
     o = torch.empty_like(q)
-    lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
     dt = _gl_dtype(q.dtype)
 
     def desc(t, rows, block):
@@ -447,20 +482,28 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
 
     if warp_specialized:
         BN, STAGES, regs = config or WS_CONFIGS[D]
-        k_desc = desc(k, B * N_K, (BN, D))
-        v_desc = desc(v, B * N_K, (BN, D))
+        if varlen:
+            cu_q, cu_k = cu_seqlens_q.int(), cu_seqlens_k.int()
+            lse = torch.empty((total_q, H), device=q.device, dtype=torch.float32)
+            lse_strides = (H, 0, 1, H)              # [total_q, H]
+        else:
+            cu_q = torch.arange(0, total_q + 1, N_Q, device=q.device, dtype=torch.int32)
+            cu_k = torch.arange(0, total_k + 1, N_K, device=q.device, dtype=torch.int32)
+            lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
+            lse_strides = (0, H * N_Q, N_Q, 1)      # [B, H, N_Q]
         grid = ((N_Q + 127) // 128, B * H)
-        hopper_attn_fwd_ws_kernel[grid](desc(q, B * N_Q, (64, D)), k_desc, v_desc, o, lse,
-                                        N_Q, N_K, H, H_KV, scale * LOG2E,
+        hopper_attn_fwd_ws_kernel[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
+                                        desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H,
+                                        H_KV, scale * LOG2E, *lse_strides,
                                         CAUSAL=bool(causal), STAGES=STAGES,
                                         CONSUMER_REGS=regs, PRODUCER_REGS=24,
                                         SCHEDULE=schedule, num_warps=4)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
-    k_desc = desc(k, B * N_K, (BN, D))
-    v_desc = desc(v, B * N_K, (BN, D))
+    lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
     grid = ((N_Q + BM - 1) // BM, B * H)
-    hopper_attn_fwd_kernel[grid](desc(q, B * N_Q, (BM, D)), k_desc, v_desc, o, lse, N_Q, N_K,
-                                 H, H_KV, scale * LOG2E, CAUSAL=bool(causal), STAGES=STAGES,
+    hopper_attn_fwd_kernel[grid](desc(q, total_q, (BM, D)), desc(k, total_k, (BN, D)),
+                                 desc(v, total_k, (BN, D)), o, lse, N_Q, N_K, H, H_KV,
+                                 scale * LOG2E, CAUSAL=bool(causal), STAGES=STAGES,
                                  num_warps=num_warps)
     return o, lse
