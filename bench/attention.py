@@ -1,11 +1,13 @@
-"""examples/attention.py's flash-attention forward (and, with --hopper, examples/hopper_attention.py's
-TMA + wgmma form) against torch's scaled_dot_product_attention
-(its cuDNN and flash backends where torch has them), same run, TFLOP/s (4 * B * H * Nq * Nk *
-D flops, halved for causal), fp16 or bf16.
+"""examples/attention.py's flash-attention forward against torch's
+scaled_dot_product_attention (each of its cuDNN, flash and efficient backends torch has
+there), same run, TFLOP/s (4 * B * H * Nq * Nk * D flops, halved for causal), fp16 or bf16.
+With --hopper, examples/hopper_attention.py's TMA + wgmma forms too; with --triton, a Triton
+kernel of the same algorithm (bench/_triton_attention.py). Every side's O is checked against
+SDPA's first; one that differs is reported and not timed.
 
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
-                               [--hopper ws,plain] [--tiles none]
+                               [--hopper ws,plain] [--tiles none] [--triton 128,64,8,3]
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, HERE)
 from examples import attention, hopper_attention  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
 
@@ -44,6 +47,9 @@ def main(argv=None):
     ap.add_argument("--tiles", default="64,64,4,3",
                     help="Kiln's BM,BN,num_warps,num_stages (several: separated by /; "
                          "'none': no plain-form side)")
+    ap.add_argument("--triton", default="",
+                    help="a Triton fused-attention kernel (bench/_triton_attention.py) with "
+                         "BLOCK_M,BLOCK_N,num_warps,num_stages (several: separated by /)")
     ap.add_argument("--hopper", default="",
                     help="examples/hopper_attention.py's forms to time, comma-separated: ws "
                          "(warp-specialized; ws1 / ws2 its SCHEDULE 1 / 2), plain")
@@ -66,7 +72,14 @@ def main(argv=None):
                 sides[f"hopper {form}"] = \
                     lambda ws=ws, schedule=schedule: hopper_attention.kiln_hopper_attention(
                         q, k, v, causal=causal, warp_specialized=ws, schedule=schedule)
-            for backend in ("CUDNN_ATTENTION", "FLASH_ATTENTION"):
+            for cfg in args.triton.split("/") if args.triton else ():
+                from _triton_attention import triton_attention
+                bm, bn, w, st = (int(x) for x in cfg.split(","))
+                sides[f"triton {cfg}"] = \
+                    lambda bm=bm, bn=bn, w=w, st=st: triton_attention(
+                        q, k, v, causal=causal, BLOCK_M=bm, BLOCK_N=bn, num_warps=w,
+                        num_stages=st)
+            for backend in ("CUDNN_ATTENTION", "FLASH_ATTENTION", "EFFICIENT_ATTENTION"):
                 fn = sdpa(backend)
                 try:
                     fn(qt, kt, vt, causal)
@@ -75,6 +88,19 @@ def main(argv=None):
                     continue
                 sides[backend.split("_")[0].lower()] = \
                     lambda fn=fn: fn(qt, kt, vt, causal)
+            # Every side's O against torch's default SDPA (a side that computes something
+            # else is reported, not timed as if it were right).
+            ref = torch.nn.functional.scaled_dot_product_attention(
+                qt, kt, vt, is_causal=causal).transpose(1, 2)
+            for s in list(sides):
+                out = sides[s]()
+                out = out[0] if isinstance(out, tuple) else out
+                if out.shape != ref.shape:
+                    out = out.transpose(1, 2)
+                err = (out.float() - ref.float()).abs().max().item()
+                if not err < 5e-2:
+                    print(f"  ({s}: max |O - SDPA| = {err:.3g}, not timed)")
+                    del sides[s]
             flops = 4 * B * H * n * n * D / (2 if causal else 1)
             rounds = {s: [] for s in sides}
             for _ in range(args.rounds):
