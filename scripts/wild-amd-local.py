@@ -191,9 +191,11 @@ def main(argv=None):
             os.makedirs(args.asm, exist_ok=True)
             with open(os.path.join(args.asm, f"{rec['case']}.{rec['label']}.s"), "w") as f:
                 f.write(asm)
-            if os.environ.get("WILD_TILE_IR"):
+            if os.environ.get("WILD_TILE_IR"):  # the tile IR and the optimized LLVM IR too
                 with open(os.path.join(args.asm, f"{rec['case']}.{rec['label']}.tile.mlir"), "w") as f:
                     f.write(compiled.asm["tile"])
+                with open(os.path.join(args.asm, f"{rec['case']}.{rec['label']}.ll"), "w") as f:
+                    f.write(compiled.asm["llir"])
     sys.exit(1 if failed else 0)
 
 
