@@ -86,7 +86,8 @@ LogicalResult kiln::writeFile(ModuleOp module, llvm::StringRef path,
 }
 
 LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
-                            ArrayRef<llvm::StringRef> args) {
+                            ArrayRef<llvm::StringRef> args,
+                            std::string *output) {
   FailureOr<TempFile> log = makeTempFile(module, "log");
   if (failed(log))
     return failure();
@@ -96,9 +97,14 @@ LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
   int rc = llvm::sys::ExecuteAndWait(args[0], args, /*Env=*/std::nullopt,
                                      redirects, /*SecondsToWait=*/0,
                                      /*MemoryLimit=*/0, &message);
-  if (rc == 0)
+  if (rc == 0) {
+    if (output) {
+      FailureOr<std::string> text = readFile(module, log->path);
+      *output = succeeded(text) ? *text : std::string();
+    }
     return success();
-  FailureOr<std::string> output = readFile(module, log->path);
+  }
+  FailureOr<std::string> logged = readFile(module, log->path);
   InFlightDiagnostic diag = module.emitError();
   diag << tool << " failed";
   if (rc < 0)
@@ -107,7 +113,7 @@ LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
     diag << " with exit code " << rc;
   std::string command = llvm::join(args, " ");
   diag << "\n  command: " << command;
-  if (succeeded(output) && !output->empty())
-    diag << "\n" << llvm::StringRef(*output).rtrim();
+  if (succeeded(logged) && !logged->empty())
+    diag << "\n" << llvm::StringRef(*logged).rtrim();
   return failure();
 }

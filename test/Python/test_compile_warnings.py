@@ -7,6 +7,7 @@ the tests here expect theirs with pytest.warns."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import types
 import warnings
@@ -322,3 +323,32 @@ def test_warning_classes():
                       f"    kl.store(x + offs, 1.0, mask=offs < n)  # W:store\n"
                       f"        ^")
     assert str(kiln.CompilationRemark("r")) == "remark: r"
+
+
+def test_ptxas_performance_advisories_are_warnings(monkeypatch, tmp_path):
+    """ptxas's "Potential Performance Loss" lines (wgmma serialized, setmaxnreg ignored) are
+    warnings of the compile, at the kernel's def; its other output is not. A wrapper in
+    KILN_PTXAS runs the real assembler and adds the lines."""
+    import shutil
+    real = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    if not os.path.exists(real):
+        pytest.skip("no ptxas on this machine")
+    advisory = ("ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async "
+                "instructions are serialized due to non wgmma instructions defining "
+                "accumulator registers of a wgmma between start and end of the pipeline "
+                "stage in the function 'small'")
+    wrapper = tmp_path / "ptxas"
+    wrapper.write_text(f"#!/bin/sh\n{real} \"$@\" || exit $?\n"
+                       f"echo 'ptxas info    : Used 8 registers' >&2\n"
+                       f"echo \"{advisory}\" >&2\n")
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("KILN_PTXAS", str(wrapper))
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    def_line, _ = located.where(HERE, "W:def", "def small")
+    with pytest.warns(kiln.CompilationWarning) as record:
+        k = kiln.compile(small, {"x": "*fp32", "n": "i32"}, target="cuda:sm_90a", cache=False)
+    got = [(r.filename, r.lineno, r.message.message) for r in record]
+    assert len(got) == 1, got
+    assert got[0][:2] == (HERE, def_line)
+    assert got[0][2] == "ptxas: " + advisory.split(" : ", 1)[1], got[0][2]
+    assert k.asm.get("cubin")

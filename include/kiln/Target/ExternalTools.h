@@ -38,9 +38,11 @@ mlir::FailureOr<std::string> readFile(mlir::ModuleOp module,
 mlir::LogicalResult writeFile(mlir::ModuleOp module, llvm::StringRef path,
                               llvm::StringRef data);
 /// Runs `args` (args[0] is the program), attaching its output to the error
-/// diagnostic when it fails.
+/// diagnostic when it fails; when it succeeds, its output (stdout and stderr)
+/// goes to `output` if given.
 mlir::LogicalResult runTool(mlir::ModuleOp module, llvm::StringRef tool,
-                            llvm::ArrayRef<llvm::StringRef> args);
+                            llvm::ArrayRef<llvm::StringRef> args,
+                            std::string *output = nullptr);
 
 } // namespace kiln
 

@@ -156,10 +156,22 @@ public:
       return failure();
     std::string arch = ("-arch=" + target.chip).str();
     std::string opt = "-O" + std::to_string(std::min(opts.optLevel, 3u));
+    std::string log;
     if (failed(runTool(
             module, "ptxas",
-            {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()})))
+            {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()}, &log)))
       return failure();
+    // ptxas's performance advisories (wgmma serialized, setmaxnreg ignored,
+    // ...) are warnings of the compile: they name what makes a kernel slow.
+    SmallVector<StringRef> lines;
+    StringRef(log).split(lines, '\n', -1, /*KeepEmpty=*/false);
+    for (StringRef line : lines) {
+      if (!line.contains("Potential Performance Loss"))
+        continue;
+      // "ptxas info    : (C7515) Potential Performance Loss: ..."
+      auto [head, rest] = line.split(" : ");
+      module.emitWarning() << "ptxas: " << (rest.empty() ? line : rest).trim();
+    }
     return readFile(module, out->path);
   }
 };
