@@ -103,15 +103,7 @@ def hopper_attn_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, 
     for i in gl.static_range(STAGES):
         mbarrier.init(bars.index(i), count=1)
 
-    # Key blocks this query block sees: all of them, or (CAUSAL) up to its last row's
-    # diagonal. Blocks from `first_masked` on need the mask.
-    hi = N_K
-    first_masked = (N_K // BN) * BN
-    if CAUSAL:
-        diag = pid_m * BM + N_K - N_Q
-        hi = gl.minimum(N_K, gl.maximum(diag + BM, 0))
-        first_masked = gl.minimum(first_masked, gl.maximum(diag + 1, 0) // BN * BN)
-    num_n = gl.cdiv(hi, BN)
+    num_n, first_masked = _block_range(pid_m, N_Q, N_K, BM, BN, CAUSAL)
 
     mbarrier.expect(q_bar, q_desc.block_type.nbytes)
     tma.async_copy_global_to_shared(q_desc, [q_row, head * HEAD_DIM], q_bar, q_s)
@@ -134,21 +126,9 @@ def hopper_attn_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, 
         # Retires this step's S and the previous step's P V (this warpgroup's).
         s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
         acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-        start_n = j * BN
-        if start_n >= first_masked:
-            cols = start_n + gl.arange(0, BN, col_l)
-            valid = cols[None, :] < N_K
-            if CAUSAL:
-                valid = valid & (cols[None, :] <= rows[:, None] + (N_K - N_Q))
-            s = gl.where(valid, s, float("-inf"))
-        m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
-        # A row that has seen no key yet keeps -inf: subtract 0 instead (exp2 gives 0s).
-        m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
-        p = gl.exp2(s * qk_scale - m_use[:, None])
-        alpha = gl.exp2(m_i - m_use)
-        l_i = l_i * alpha + gl.sum(p, axis=1)
+        s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
+        p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
         acc = acc * gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))[:, None]
-        m_i = m_new
         p_op = gl.convert_layout(p.to(dtype), p_layout)
         acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
         # Every warpgroup has retired its wgmma of step j - 1 (the waits above) before

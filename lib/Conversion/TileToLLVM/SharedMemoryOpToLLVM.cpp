@@ -84,37 +84,45 @@ FailureOr<SharedAddresses> kiln::emitSharedAddressesFor(
   SharedAddresses result;
   result.vec = plan->vec;
   result.redundantThread = redundant;
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   for (int32_t r = 0, e = plan->registerOffsets.size(); r < e;
        r += result.vec) {
-    int64_t o = plan->registerOffsets[r];
-    Value offset = threadOffset;
-    int64_t xored = o, added = 0;
-    if (o > 0 && threadBits >= 0) {
-      xored = o & threadBits;
-      added = o & ~threadBits;
-    }
-    if (xored)
-      offset = LLVM::XOrOp::create(b, loc, offset, i32Const(b, loc, xored));
-    if (added)
-      offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, added),
-                                   LLVM::IntegerOverflowFlags::nuw |
-                                       LLVM::IntegerOverflowFlags::nsw);
-    // Padded layouts: o + sum((o >> log2 interval) * padding).
-    Value linear = offset;
-    for (auto [log2Interval, padding] : plan->paddings)
-      offset = LLVM::AddOp::create(
-          b, loc, offset,
-          LLVM::ShlOp::create(
-              b, loc,
-              LLVM::LShrOp::create(b, loc, linear,
-                                   i32Const(b, loc, log2Interval)),
-              i32Const(b, loc, llvm::Log2_32(padding))));
-    result.addrs.push_back(
-        LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset}));
+    result.addrs.push_back(sharedElementAddress(
+        b, loc, base, memTy, threadOffset, threadBits,
+        plan->registerOffsets[r], plan->paddings));
     result.duplicate.push_back((r & plan->redundantRegisterMask) != 0);
   }
   return result;
+}
+
+Value kiln::sharedElementAddress(
+    OpBuilder &b, Location loc, Value base, Type memTy, Value threadOffset,
+    int64_t threadBits, int64_t registerOffset,
+    ArrayRef<std::pair<unsigned, unsigned>> paddings) {
+  int64_t o = registerOffset;
+  Value offset = threadOffset;
+  int64_t xored = o, added = 0;
+  if (o > 0 && threadBits >= 0) {
+    xored = o & threadBits;
+    added = o & ~threadBits;
+  }
+  if (xored)
+    offset = LLVM::XOrOp::create(b, loc, offset, i32Const(b, loc, xored));
+  if (added)
+    offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, added),
+                                 LLVM::IntegerOverflowFlags::nuw |
+                                     LLVM::IntegerOverflowFlags::nsw);
+  // Padded layouts: o + sum((o >> log2 interval) * padding).
+  Value linear = offset;
+  for (auto [log2Interval, padding] : paddings)
+    offset = LLVM::AddOp::create(
+        b, loc, offset,
+        LLVM::ShlOp::create(
+            b, loc,
+            LLVM::LShrOp::create(b, loc, linear,
+                                 i32Const(b, loc, log2Interval)),
+            i32Const(b, loc, llvm::Log2_32(padding))));
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  return LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset});
 }
 
 void kiln::storeSharedVectors(OpBuilder &b, Location loc,

@@ -103,32 +103,11 @@ bool kiln::loadTransposedShared(
   for (int64_t o : plan->warpBitOffsets)
     threadBits |= o;
 
-  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   auto resultTy = VectorType::get({n}, memTy);
   regs.assign(numRegs, Value());
   for (size_t g = 0; g < numRegs; g += n) {
-    // The register group's offset: bits the thread part never sets are
-    // added, which LLVM folds into the instruction's immediate.
-    int64_t o = offs[g];
-    int64_t xored = o & threadBits, added = o & ~threadBits;
-    Value offset = threadOffset;
-    if (xored)
-      offset = LLVM::XOrOp::create(b, loc, offset, i32Const(b, loc, xored));
-    if (added)
-      offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, added),
-                                   LLVM::IntegerOverflowFlags::nuw |
-                                       LLVM::IntegerOverflowFlags::nsw);
-    Value linear = offset;
-    for (auto [log2Interval, padding] : plan->paddings)
-      offset = LLVM::AddOp::create(
-          b, loc, offset,
-          LLVM::ShlOp::create(
-              b, loc,
-              LLVM::LShrOp::create(b, loc, linear,
-                                   i32Const(b, loc, log2Interval)),
-              i32Const(b, loc, llvm::Log2_32(padding))));
-    Value address =
-        LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset});
+    Value address = sharedElementAddress(b, loc, base, memTy, threadOffset,
+                                         threadBits, offs[g], plan->paddings);
     Value rows = ctx.target.loadTransposed64(b, loc, address, memTy);
     if (mark)
       mark(rows.getDefiningOp());

@@ -268,6 +268,17 @@ emitSharedAddressesFor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
                        mlir::Type memType, unsigned maxVectorBytes,
                        const LoweringContext &ctx);
 
+/// The address (addrspace 3) of the element of a shared buffer at `base`
+/// whose offset is `threadOffset` (the per-thread part) XOR `registerOffset`:
+/// the register offset's bits outside `threadBits` (the bits the per-thread
+/// part may set) are added instead, so that LLVM folds them into the access's
+/// immediate; `paddings` as SharedAccessPlan::paddings.
+mlir::Value
+sharedElementAddress(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                     mlir::Type memTy, mlir::Value threadOffset,
+                     int64_t threadBits, int64_t registerOffset,
+                     llvm::ArrayRef<std::pair<unsigned, unsigned>> paddings);
+
 /// Stores `regs` (memory-typed or converted by toMemory) at `access`'s
 /// addresses, `access.vec` consecutive registers a vector of `memTy`.
 void storeSharedVectors(mlir::OpBuilder &b, mlir::Location loc,
