@@ -12,6 +12,7 @@
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/PackNarrowPhis.h"
 #include "kiln/Target/SinkSharedLoads.h"
+#include "kiln/Target/SinkWidening.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
@@ -373,6 +374,8 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
       vectorize.run(f, fam);
     if (backend.packsNarrowPhis() && packNarrowPhis(f))
       cleanup.run(f, fam);
+    if (backend.sinksWidening())
+      sinkWideningToUses(f);
     // Last: instcombine would merge the copies again.
     if (backend.sinksSharedLoads())
       sinkSharedLoadsToUses(f);

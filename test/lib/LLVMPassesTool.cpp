@@ -3,7 +3,8 @@
 // Test tool: reads an LLVM IR file, runs on every defined function the
 // LLVM-IR rewrites Serialize runs after the optimizer for a backend that asks
 // for them (--pack-narrow-phis: kiln::packNarrowPhis; --sink-shared-loads:
-// kiln::sinkSharedLoadsToUses), verifies the module and prints it. Lit runs
+// kiln::sinkSharedLoadsToUses; --sink-widening: kiln::sinkWideningToUses),
+// verifies the module and prints it. Lit runs
 // the input and the output with lli and compares what they print, so a
 // rewrite is judged by execution, not by the shape of its output.
 //
@@ -11,6 +12,7 @@
 
 #include "kiln/Target/PackNarrowPhis.h"
 #include "kiln/Target/SinkSharedLoads.h"
+#include "kiln/Target/SinkWidening.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -28,6 +30,8 @@ int main(int argc, char **argv) {
                            llvm::cl::desc("kiln::packNarrowPhis"));
   llvm::cl::opt<bool> sink("sink-shared-loads",
                            llvm::cl::desc("kiln::sinkSharedLoadsToUses"));
+  llvm::cl::opt<bool> widening("sink-widening",
+                               llvm::cl::desc("kiln::sinkWideningToUses"));
   llvm::cl::opt<unsigned> minPhis(
       "min-phis", llvm::cl::desc("pack a type's phis from this many a block"),
       llvm::cl::init(8));
@@ -46,6 +50,8 @@ int main(int argc, char **argv) {
       bool c = false;
       if (pack)
         c |= kiln::packNarrowPhis(f, minPhis);
+      if (widening)
+        c |= kiln::sinkWideningToUses(f);
       if (sink)
         c |= kiln::sinkSharedLoadsToUses(f);
       changed += c;

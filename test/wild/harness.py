@@ -311,7 +311,7 @@ def amd_stats(asm: str) -> dict:
 
 def compile_amd(side: str, kernel, args, kwargs, arch: str):
     """Compile one captured launch for ``hip:<arch>`` without a device; -> (AMDGCN text,
-    shared-memory bytes from the kernel's metadata)."""
+    shared-memory bytes from the kernel's metadata, LLVM IR text or None)."""
     fn, kwargs = _unwrap(kernel, args, kwargs)
     if side == "triton":
         import triton
@@ -331,11 +331,20 @@ def compile_amd(side: str, kernel, args, kwargs, arch: str):
         finally:
             triton.runtime.driver.set_active(real)
             fn.device_caches.clear()
-        return compiled.asm["amdgcn"], _shared(compiled)
+        return compiled.asm["amdgcn"], _shared(compiled), _llir(compiled)
     kwargs = {k: v for k, v in kwargs.items()
               if k not in _TRITON_ONLY_OPTIONS or k in fn.arg_names}
     compiled = fn.warmup(*args, target=f"hip:{arch}", **kwargs)
-    return compiled.asm["amdgcn"], _shared(compiled)
+    return compiled.asm["amdgcn"], _shared(compiled), _llir(compiled)
+
+
+def _llir(compiled):
+    """The LLVM IR the AMDGCN came from, where the compiler keeps it."""
+    try:
+        text = compiled.asm.get("llir")
+    except AttributeError:
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _shared(compiled):
@@ -372,7 +381,7 @@ def run(case, side: str, root: str) -> dict:
             res["kernels"] = {}
             for label, kernel, args, kwargs in case.launches(mod):
                 t0 = time.perf_counter()
-                asm, shared = compile_amd(side, kernel, args, kwargs, case.TARGET)
+                asm, shared, llir = compile_amd(side, kernel, args, kwargs, case.TARGET)
                 stats = amd_stats(asm)
                 stats["lds_bytes"] = max(stats["lds_bytes"] or 0, shared or 0)
                 stats["compile_s"] = round(time.perf_counter() - t0, 2)
@@ -388,6 +397,9 @@ def run(case, side: str, root: str) -> dict:
                     os.makedirs(keep, exist_ok=True)
                     with open(os.path.join(keep, f"{case.NAME}.{label}.{side}.s"), "w") as f:
                         f.write(asm)
+                    if llir:
+                        with open(os.path.join(keep, f"{case.NAME}.{label}.{side}.ll"), "w") as f:
+                            f.write(llir)
             res["ok"] = True
             return res
         import torch

@@ -116,6 +116,11 @@ public:
   /// operands to their first use after the optimizer (SinkSharedLoads.h), for
   /// a code generator whose scheduler leaves them where they are.
   virtual bool sinksSharedLoads() const { return false; }
+  /// Whether Serialize moves computations without memory accesses or side
+  /// effects down to their first use when that shortens live ranges
+  /// (SinkWidening.h), for a code generator whose scheduler leaves a loop's
+  /// early conversions of loaded data where the source wrote them.
+  virtual bool sinksWidening() const { return false; }
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;

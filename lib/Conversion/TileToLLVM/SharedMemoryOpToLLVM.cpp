@@ -105,13 +105,26 @@ Value kiln::sharedElementAddress(
     xored = o & threadBits;
     added = o & ~threadBits;
   }
+  // Padded layouts: o + sum((o >> log2 interval) * padding). The added part
+  // that is a multiple of every interval passes through the shifts
+  // unchanged, so it and its padding are added after them as one constant:
+  // LLVM folds that into the access's immediate, where the whole offset
+  // inside the shifts would give each register its own address.
+  int64_t outer = 0;
+  if (!paddings.empty() && added > 0) {
+    unsigned widest = 0;
+    for (auto [log2Interval, padding] : paddings)
+      widest = std::max(widest, log2Interval);
+    outer = added & ~((int64_t(1) << widest) - 1);
+    added -= outer;
+  }
+  auto nuwNsw =
+      LLVM::IntegerOverflowFlags::nuw | LLVM::IntegerOverflowFlags::nsw;
   if (xored)
     offset = LLVM::XOrOp::create(b, loc, offset, i32Const(b, loc, xored));
   if (added)
     offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, added),
-                                 LLVM::IntegerOverflowFlags::nuw |
-                                     LLVM::IntegerOverflowFlags::nsw);
-  // Padded layouts: o + sum((o >> log2 interval) * padding).
+                                 nuwNsw);
   Value linear = offset;
   for (auto [log2Interval, padding] : paddings)
     offset = LLVM::AddOp::create(
@@ -121,6 +134,13 @@ Value kiln::sharedElementAddress(
             LLVM::LShrOp::create(b, loc, linear,
                                  i32Const(b, loc, log2Interval)),
             i32Const(b, loc, llvm::Log2_32(padding))));
+  if (outer) {
+    int64_t padded = outer;
+    for (auto [log2Interval, padding] : paddings)
+      padded += (outer >> log2Interval) * int64_t(padding);
+    offset = LLVM::AddOp::create(b, loc, offset, i32Const(b, loc, padded),
+                                 nuwNsw);
+  }
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   return LLVM::GEPOp::create(b, loc, ptrTy, memTy, base, ValueRange{offset});
 }

@@ -129,6 +129,7 @@ public:
   bool vectorizesMemoryAccesses() const override { return true; }
   bool packsNarrowPhis() const override { return true; }
   bool sinksSharedLoads() const override { return true; }
+  bool sinksWidening() const override { return true; }
   ArrayRef<StringRef> getToolEnvironment() const override {
     return kToolEnvironment;
   }

@@ -23,8 +23,18 @@
 // ASM-NOT: ds_read_u16
 // ASM: .size n_major_b
 
+// Padded by 8 after every 128 elements: the second read's offset from the
+// first (4 rows: 512 elements) is a multiple of the interval, so it and its
+// padding (4 x 8) are one constant added after the padding's shift, which
+// the code generator folds into the read's immediate offset.
 // G950-LABEL: llvm.func @padded_b
-// G950-COUNT-4: rocdl.ds.read.tr16.b64
+// G950: rocdl.ds.read.tr16.b64
+// G950: %[[PAD:.*]] = llvm.shl
+// G950-NEXT: %[[PADDED:.*]] = llvm.add %{{.*}}, %[[PAD]] : i32
+// G950-NEXT: %[[OUTER:.*]] = llvm.mlir.constant(544 : i32) : i32
+// G950-NEXT: llvm.add %[[PADDED]], %[[OUTER]] overflow<nsw, nuw> : i32
+// G950: rocdl.ds.read.tr16.b64
+// G950-COUNT-2: rocdl.ds.read.tr16.b64
 // G950-NOT: llvm.load
 // G950: llvm.return
 
