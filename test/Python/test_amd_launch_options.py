@@ -33,14 +33,14 @@ def _hint(kernel):
 def test_waves_per_eu_reaches_llvm():
     plain = fill.warmup("*i32", grid=(1,), target="hip:gfx950")
     hinted = fill.warmup("*i32", grid=(1,), target="hip:gfx950", waves_per_eu=2)
-    assert _hint(plain) == [] and _hint(hinted) == ["2"]
+    assert _hint(plain) == [] and _hint(hinted) == ["2,2"]
     assert fill.warmup("*i32", grid=(1,), target="hip:gfx950", waves_per_eu=0) is plain
 
 
 def test_tl_dot_options_are_accepted():
     k = fill.warmup("*i32", grid=(1,), target="hip:gfx942", waves_per_eu=1,
                     matrix_instr_nonkdim=16, kpack=2, schedule_hint="none")
-    assert _hint(k) == ["1"]
+    assert _hint(k) == ["1,1"]
 
 
 def test_nvidia_ignores_them():

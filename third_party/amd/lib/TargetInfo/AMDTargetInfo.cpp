@@ -426,11 +426,22 @@ public:
     func->setAttr("rocdl.reqd_work_group_size",
                   DenseI32ArrayAttr::get(ctx, {int32_t(numThreads), 1, 1}));
     // Triton's waves_per_eu launch option: the occupancy the register
-    // allocator and scheduler aim for (LLVM's amdgpu-waves-per-eu).
+    // allocator and scheduler aim for, as both the least and the most waves
+    // (LLVM's amdgpu-waves-per-eu "N,N", as Triton sets it; "N" alone lets
+    // the scheduler aim higher, and gemm_a8w8 spilled 57 registers where
+    // "2,2" spills 50).
     if (auto module = func->getParentOfType<ModuleOp>())
       if (auto waves =
-              module->getAttrOfType<IntegerAttr>("tile.waves_per_eu"))
-        func->setAttr("rocdl.waves_per_eu", waves);
+              module->getAttrOfType<IntegerAttr>("tile.waves_per_eu")) {
+        std::string n = std::to_string(waves.getInt());
+        SmallVector<Attribute> passthrough;
+        if (ArrayAttr existing = func.getPassthroughAttr())
+          passthrough.append(existing.begin(), existing.end());
+        passthrough.push_back(ArrayAttr::get(
+            ctx, {StringAttr::get(ctx, "amdgpu-waves-per-eu"),
+                  StringAttr::get(ctx, n + "," + n)}));
+        func.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
+      }
   }
 };
 } // namespace
