@@ -18,7 +18,8 @@ A-operand layout, which moves no data) and V from shared memory.
   P V has (each slot its own ``empty`` barrier, two arrivals a phase); registers 240 per consumer
   thread, 24 per producer thread (setmaxnreg). SCHEDULE picks the issue order (0, the
   fastest measured: S, softmax, P V per block; 1: FlashAttention-3's intra-warpgroup
-  overlap; 2: that and ping-pong turns between the two warpgroups, on mbarriers).
+  overlap; 2: that and ping-pong turns between the two warpgroups, on mbarriers; 3: the
+  same turns on named barriers).
 * ``hopper_attn_fwd_kernel``: one partition of 8 warps that also issues the loads, a CTA
   barrier per block before a slot is refilled.
 
@@ -42,6 +43,7 @@ import math
 
 import kiln
 import kiln.language as gl
+from kiln.language.nvidia import named_barrier
 from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from kiln.nvidia.hopper import TensorDescriptor
 
@@ -230,6 +232,18 @@ def _softmax_step(s, m_i, l_i, qk_scale):
 
 
 @kiln.jit
+def _pass_turn(GROUP: gl.constexpr, j, num_n):
+    """SCHEDULE 3: warpgroup GROUP, done issuing block j, hands the turn to the other group
+    (named barrier 1 - GROUP of both groups' 256 threads); the second group does not after
+    its last block, whose turn the first would never take."""
+    if GROUP == 0:
+        named_barrier.arrive(1, 256)
+    else:
+        if j + 1 < num_n:
+            named_barrier.arrive(0, 256)
+
+
+@kiln.jit
 def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, pid_m,
                  head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, GROUP: gl.constexpr,
                  CAUSAL: gl.constexpr, STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
@@ -240,7 +254,10 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
     SCHEDULE 0: per block, S, its softmax, then P V. 1: block j's S and block j - 1's P V
     are issued together and run while this warpgroup computes block j's softmax
     (FlashAttention-3's intra-warpgroup overlap). 2: as 1, and the two warpgroups take turns
-    issuing (the ``turn`` barriers), so that one's softmax overlaps the other's wgmmas."""
+    issuing (the ``turn`` mbarriers), so that one's softmax overlaps the other's wgmmas.
+    3: as 2, the turns through named barriers (warpgroup g waits at barrier g and hands the
+    turn on at the other's; the second group lets the first go first and keeps no turn after
+    its last)."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     HEAD_DIM: gl.constexpr = q_bufs.shape[2]
     BN: gl.constexpr = k_bufs.shape[1]
@@ -291,11 +308,17 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
         if num_n > 0:
             if SCHEDULE == 2:
                 mbarrier.wait(turn.index(GROUP), 0)
+            if SCHEDULE == 3:
+                if GROUP == 1:
+                    named_barrier.arrive(0, 256)
+                named_barrier.sync(GROUP, 256)
             mbarrier.wait(ready.index(0), 0)
             s = warpgroup_mma(q_s, k_bufs.index(0).permute((1, 0)), s_zero, use_acc=False,
                               is_async=True)
             if SCHEDULE == 2:
                 mbarrier.arrive(turn.index(1 - GROUP))
+            if SCHEDULE == 3:
+                _pass_turn(GROUP, 0, num_n)
             s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
             mbarrier.arrive(empty.index(0))
             s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
@@ -306,6 +329,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 prev = (j - 1) % STAGES
                 if SCHEDULE == 2:
                     mbarrier.wait(turn.index(GROUP), j & 1)
+                if SCHEDULE == 3:
+                    named_barrier.sync(GROUP, 256)
                 mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
                 mbarrier.wait(ready.index(STAGES + prev), ((j - 1) // STAGES) & 1)
                 s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
@@ -313,6 +338,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 acc = warpgroup_mma(p_op, v_bufs.index(prev), acc, is_async=True)
                 if SCHEDULE == 2:
                     mbarrier.arrive(turn.index(1 - GROUP))
+                if SCHEDULE == 3:
+                    _pass_turn(GROUP, j, num_n)
                 # Groups retire in order: S_j first, while P V runs on.
                 s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
                 mbarrier.arrive(empty.index(slot))

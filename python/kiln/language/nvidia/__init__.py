@@ -3,7 +3,9 @@
 
 * :mod:`kiln.language.nvidia.ampere` (sm_80 and later): ``async_copy``, ``mma_v2``;
 * :mod:`kiln.language.nvidia.hopper` (sm_90a): ``mbarrier``, ``tma``, ``fence_async_shared``,
-  ``warpgroup_mma``.
+  ``warpgroup_mma``;
+* :mod:`kiln.language.nvidia.named_barrier` (every NVIDIA GPU; Kiln's, not Gluon's):
+  ``sync`` and ``arrive`` of a barrier of some of the CTA's warps.
 
 ``ampere.async_copy`` is implemented; the rest are placeholders so that these builtins have a
 home and kernels written against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
@@ -16,6 +18,6 @@ from .._core import register_vendor_builtins
 # registered before the submodules define them.
 register_vendor_builtins(__name__, "cuda:", "NVIDIA")
 
-from . import ampere, hopper  # noqa: E402,F401
+from . import ampere, hopper, named_barrier  # noqa: E402,F401
 
-__all__ = ["ampere", "hopper"]
+__all__ = ["ampere", "hopper", "named_barrier"]

@@ -47,6 +47,16 @@ void populateClusterOpToLLVMPatterns(TileTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      const LoweringContext &ctx);
 
+/// Checks that a tile_nv.named_barrier_sync / _arrive's barrier is not one
+/// of those Kiln uses for the kernel's warp_specialize; a diagnostic at the op
+/// on failure (success for other ops).
+mlir::LogicalResult checkNamedBarrier(mlir::Operation *op);
+
+/// tile_nv.named_barrier_sync / named_barrier_arrive.
+void populateNamedBarrierOpToLLVMPatterns(TileTypeConverter &converter,
+                                          mlir::RewritePatternSet &patterns,
+                                          const LoweringContext &ctx);
+
 /// tile_nv.warpgroup_dot / warpgroup_dot_wait.
 void populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns,

@@ -486,13 +486,14 @@ public:
     populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateTMAOpToLLVMPatterns(converter, patterns, ctx);
     populateClusterOpToLLVMPatterns(converter, patterns, ctx);
+    populateNamedBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
     populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);
     populateLibdeviceMathPatterns(converter, patterns);
   }
 
-  // What the TMA, wgmma and mma.sync lowerings support, one diagnostic at
-  // the op.
+  // What the TMA, wgmma and mma.sync lowerings support, and named barriers
+  // clear of warp_specialize's, one diagnostic at the op.
   LogicalResult checkBeforeLowering(ModuleOp module,
                                     const LoweringContext &ctx) const override {
     WalkResult r = module.walk([&](Operation *op) {
@@ -502,6 +503,8 @@ public:
       if (auto mma = dyn_cast<tile_nv::MMAv2Op>(op))
         if (failed(checkMMAv2Layouts(mma)))
           return WalkResult::interrupt();
+      if (failed(checkNamedBarrier(op)))
+        return WalkResult::interrupt();
       Value desc, buffer;
       if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))
         desc = load.getDesc(), buffer = load.getResult();

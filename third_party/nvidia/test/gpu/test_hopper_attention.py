@@ -70,12 +70,13 @@ def test_hopper_attention(sm90, ws, dtype, D, causal, H, H_KV, Nq, Nk):
     assert torch.equal(o, o2) and torch.equal(lse, lse2), "a second run gave other bits"
 
 
-@pytest.mark.parametrize("schedule", [1, 2])
+@pytest.mark.parametrize("schedule", [1, 2, 3])
 @pytest.mark.parametrize("D", [64, 128, 256])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("Nq,Nk", [(1, 1), (17, 1000), (200, 77), (1000, 1000)])
 def test_other_schedules(sm90, schedule, D, causal, Nq, Nk):
-    """The warp-specialized form's other issue orders (SCHEDULE 1: overlap, 2: and turns)."""
+    """The warp-specialized form's other issue orders (SCHEDULE 1: overlap, 2: and turns on
+    mbarriers, 3: on named barriers)."""
     B, H, H_KV, dtype = 2, 8, 2, torch.bfloat16
     q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
     k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)

@@ -47,3 +47,15 @@ module attributes {tile.target = "cuda:sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Named barriers round-trip.
+// CHECK-LABEL: func.func @named_barriers
+// CHECK: tile_nv.named_barrier_sync 0, 256
+// CHECK: tile_nv.named_barrier_arrive 13, 32
+func.func @named_barriers() {
+  tile_nv.named_barrier_sync 0, 256
+  tile_nv.named_barrier_arrive 13, 32
+  return
+}

@@ -521,3 +521,37 @@ module attributes {tile.target = "cuda:sm_80"} {
     return
   }
 }
+
+// -----
+
+// Named barrier ids are 0 to 13 (the hardware's other two barriers are Kiln's).
+func.func @named_barrier_id() {
+  // expected-error @+1 {{'tile_nv.named_barrier_sync' op barrier id 14 is out of range: ids 0 to 13 are the kernel's (the other hardware barriers are Kiln's)}}
+  tile_nv.named_barrier_sync 14, 256
+  return
+}
+
+// -----
+
+func.func @named_barrier_negative_id() {
+  // expected-error @+1 {{'tile_nv.named_barrier_arrive' op barrier id -1 is out of range}}
+  tile_nv.named_barrier_arrive -1, 256
+  return
+}
+
+// -----
+
+// A named barrier counts whole warps.
+func.func @named_barrier_partial_warp() {
+  // expected-error @+1 {{'tile_nv.named_barrier_arrive' op counts 100 threads: a named barrier counts whole warps, 32 to 1024 threads}}
+  tile_nv.named_barrier_arrive 0, 100
+  return
+}
+
+// -----
+
+func.func @named_barrier_too_many() {
+  // expected-error @+1 {{'tile_nv.named_barrier_sync' op counts 2048 threads: a named barrier counts whole warps, 32 to 1024 threads}}
+  tile_nv.named_barrier_sync 0, 2048
+  return
+}

@@ -144,3 +144,29 @@ LogicalResult kiln::tile_nv::ClusterWaitOp::verify() {
 LogicalResult kiln::tile_nv::FenceMBarrierInitClusterOp::verify() {
   return verifyArch(*this, 90, "fence.mbarrier_init");
 }
+
+/// Ids 0-13 (the hardware's barriers 15 down to 2; 0 and 1 are Kiln's), and
+/// a thread count of whole warps within a CTA.
+static LogicalResult verifyNamedBarrier(Operation *op, int32_t id,
+                                        int32_t numThreads) {
+  if (id < 0 || id > kMaxNamedBarrierId)
+    return op->emitOpError() << "barrier id " << id
+                             << " is out of range: ids 0 to "
+                             << kMaxNamedBarrierId
+                             << " are the kernel's (the other hardware "
+                                "barriers are Kiln's)";
+  if (numThreads < 32 || numThreads > 1024 || numThreads % 32 != 0)
+    return op->emitOpError()
+           << "counts " << numThreads
+           << " threads: a named barrier counts whole warps, 32 to 1024 "
+              "threads";
+  return success();
+}
+
+LogicalResult kiln::tile_nv::NamedBarrierSyncOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getNumThreads());
+}
+
+LogicalResult kiln::tile_nv::NamedBarrierArriveOp::verify() {
+  return verifyNamedBarrier(*this, getId(), getNumThreads());
+}

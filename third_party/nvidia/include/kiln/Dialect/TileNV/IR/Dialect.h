@@ -28,6 +28,12 @@ mlir::LogicalResult verifyBarrier(mlir::Operation *op, mlir::Value barrier,
 mlir::LogicalResult verifyArch(mlir::Operation *op, unsigned minArch,
                                llvm::StringRef needs);
 
+/// The largest id of tile_nv.named_barrier_sync / _arrive. Id k is the
+/// hardware's barrier 15 - k: Kiln uses barrier 0 (the CTA's) and, in a
+/// kernel with warp_specialize, 1 and one more per worker partition.
+constexpr int32_t kMaxNamedBarrierId = 13;
+inline unsigned namedBarrierHardwareId(int32_t id) { return 15 - id; }
+
 } // namespace kiln::tile_nv
 
 #define GET_ATTRDEF_CLASSES

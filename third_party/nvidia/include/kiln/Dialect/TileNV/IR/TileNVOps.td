@@ -139,5 +139,6 @@ def TileNV_AsyncCopyMBarrierArriveOp : TileNV_Op<"async_copy_mbarrier_arrive", [
 include "kiln/Dialect/TileNV/IR/TileNVCopyOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVDotOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVClusterOps.td"
+include "kiln/Dialect/TileNV/IR/TileNVNamedBarrierOps.td"
 
 #endif
