@@ -52,7 +52,7 @@ def main(argv=None):
                          "BLOCK_M,BLOCK_N,num_warps,num_stages (several: separated by /)")
     ap.add_argument("--hopper", default="",
                     help="examples/hopper_attention.py's forms to time, comma-separated: ws "
-                         "(warp-specialized; ws1 / ws2 its SCHEDULE 1 / 2), plain")
+                         "(warp-specialized; ws1 / ws2 / ws3 its SCHEDULE 1 / 2 / 3), plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim

@@ -16,10 +16,10 @@ A-operand layout, which moves no data) and V from shared memory.
   TMA loads; two consumer warpgroups (the kernel's 4 warps and a worker partition) each own
   64 rows and run independently, releasing a K slot once S has retired and a V slot once
   P V has (each slot its own ``empty`` barrier, two arrivals a phase); registers 240 per consumer
-  thread, 24 per producer thread (setmaxnreg). SCHEDULE picks the issue order (0, the
-  fastest measured: S, softmax, P V per block; 1: FlashAttention-3's intra-warpgroup
-  overlap; 2: that and ping-pong turns between the two warpgroups, on mbarriers; 3: the
-  same turns on named barriers).
+  thread, 24 per producer thread (setmaxnreg). SCHEDULE picks the issue order (0: S,
+  softmax, P V per block; 1: FlashAttention-3's intra-warpgroup overlap; 2: that and
+  ping-pong turns between the two warpgroups, on mbarriers; 3: the same turns on named
+  barriers); WS_SCHEDULES has the default by head dim.
 * ``hopper_attn_fwd_kernel``: one partition of 8 warps that also issues the loads, a CTA
   barrier per block before a slot is refilled.
 
@@ -48,7 +48,7 @@ from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_
 from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel", "kiln_hopper_attention",
-           "CONFIGS", "WS_CONFIGS"]
+           "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES"]
 
 LOG2E = 1.4426950408889634
 LN2 = gl.constexpr(0.6931471805599453)
@@ -57,6 +57,10 @@ LN2 = gl.constexpr(0.6931471805599453)
 CONFIGS = {64: (128, 128, 3, 8), 128: (128, 128, 2, 8), 256: (128, 64, 2, 8)}
 # (BN, STAGES, consumer registers) of the warp-specialized form by head dim.
 WS_CONFIGS = {64: (128, 3, 240), 128: (128, 2, 240), 256: (64, 2, 240)}
+# Its issue order (SCHEDULE) by head dim: the faster in the same runs on an H200 (16k tokens;
+# at head dim 64 and 256 the warpgroups' turns won by 3-15 %, at 128 neither order by more
+# than the spread between runs).
+WS_SCHEDULES = {64: 3, 128: 0, 256: 3}
 
 
 @kiln.jit
@@ -441,7 +445,7 @@ def _gl_dtype(torch_dtype):
 
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
-                          warp_specialized=True, schedule=0, cu_seqlens_q=None,
+                          warp_specialized=True, schedule=None, cu_seqlens_q=None,
                           cu_seqlens_k=None, max_seqlen_q=None):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
@@ -451,7 +455,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     [total_q, H]). ``warp_specialized`` picks the producer / consumer form (``config`` =
     (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the single-partition one
     (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D]); ``schedule`` is the
-    warp-specialized form's SCHEDULE (see _ws_consumer)."""
+    warp-specialized form's SCHEDULE (see _ws_consumer; by default WS_SCHEDULES[D])."""
     import torch
     varlen = cu_seqlens_q is not None
     if varlen:
@@ -515,7 +519,8 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                                         H_KV, scale * LOG2E, *lse_strides,
                                         CAUSAL=bool(causal), STAGES=STAGES,
                                         CONSUMER_REGS=regs, PRODUCER_REGS=24,
-                                        SCHEDULE=schedule, num_warps=4)
+                                        SCHEDULE=WS_SCHEDULES[D] if schedule is None
+                                        else schedule, num_warps=4)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
     lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
