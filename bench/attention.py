@@ -7,7 +7,8 @@ SDPA's first; one that differs is reported and not timed.
 
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
-                               [--hopper ws,plain] [--tiles none] [--triton 128,64,8,3]
+                               [--hopper ws,ws0,tuned,plain] [--tiles none]
+                               [--triton 128,64,8,3]
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def main(argv=None):
                          "BLOCK_M,BLOCK_N,num_warps,num_stages (several: separated by /)")
     ap.add_argument("--hopper", default="",
                     help="examples/hopper_attention.py's forms to time, comma-separated: ws "
-                         "(warp-specialized; ws1 / ws2 / ws3 its SCHEDULE 1 / 2 / 3), plain")
+                         "(warp-specialized, its default SCHEDULE; ws0 ... ws3 a given one), "
+                         "tuned (warp-specialized, kiln.autotune's pick), plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
@@ -67,11 +69,13 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for form in args.hopper.split(",") if args.hopper else ():
-                ws = form.startswith("ws")
-                schedule = int(form[2:]) if ws and len(form) > 2 else 0
+                ws = form.startswith("ws") or form == "tuned"
+                schedule = int(form[2:]) if form.startswith("ws") and len(form) > 2 else None
                 sides[f"hopper {form}"] = \
-                    lambda ws=ws, schedule=schedule: hopper_attention.kiln_hopper_attention(
-                        q, k, v, causal=causal, warp_specialized=ws, schedule=schedule)
+                    lambda ws=ws, schedule=schedule, tuned=form == "tuned": \
+                    hopper_attention.kiln_hopper_attention(
+                        q, k, v, causal=causal, warp_specialized=ws, schedule=schedule,
+                        tuned=tuned)
             for cfg in args.triton.split("/") if args.triton else ():
                 from _triton_attention import triton_attention
                 bm, bn, w, st = (int(x) for x in cfg.split(","))

@@ -47,8 +47,9 @@ from kiln.language.nvidia import named_barrier
 from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from kiln.nvidia.hopper import TensorDescriptor
 
-__all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel", "kiln_hopper_attention",
-           "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES"]
+__all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel",
+           "hopper_attn_fwd_ws_tuned_kernel", "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS",
+           "WS_SCHEDULES"]
 
 LOG2E = 1.4426950408889634
 LN2 = gl.constexpr(0.6931471805599453)
@@ -439,6 +440,42 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
         mbarrier.invalidate(turn.index(g))
 
 
+@kiln.jit
+def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr,
+                                    H, H_KV, qk_scale, lse_stride_s, lse_stride_b,
+                                    lse_stride_h, lse_stride_t, MAX_SEQLEN,
+                                    CAUSAL: gl.constexpr, HEAD_DIM: gl.constexpr,
+                                    STAGES: gl.constexpr, SCHEDULE: gl.constexpr,
+                                    num_warps: gl.constexpr):
+    """hopper_attn_fwd_ws_kernel for kiln.autotune (``tuned=True``): MAX_SEQLEN, the longest
+    sequence, is part of the tuning key (the kernel does not read it); HEAD_DIM, checked
+    against the descriptors, keeps each head dim's tuning apart; STAGES and SCHEDULE are the
+    config's."""
+    gl.static_assert(q_desc.block_type.shape[1] == HEAD_DIM)
+    hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
+                              H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
+                              lse_stride_t, CAUSAL, STAGES, 240, 24, SCHEDULE, num_warps)
+
+
+def _ws_tuning_configs(D):
+    """What ``tuned=True`` chooses among at head dim D: ring depth 2 or 3 (2 at 256, whose
+    3 would not fit in shared memory) and issue order 0, 2 or 3."""
+    return [kiln.Config({"HEAD_DIM": D, "STAGES": stages, "SCHEDULE": schedule}, num_warps=4)
+            for stages in ((2,) if D == 256 else (2, 3)) for schedule in (0, 2, 3)]
+
+
+_WS_TUNED = {}
+
+
+def _ws_tuned(D):
+    """The autotuned warp-specialized kernel of head dim D (made on first use)."""
+    if D not in _WS_TUNED:
+        _WS_TUNED[D] = kiln.autotune(_ws_tuning_configs(D),
+                                     key=["MAX_SEQLEN", "H", "H_KV", "CAUSAL"])(
+            hopper_attn_fwd_ws_tuned_kernel)
+    return _WS_TUNED[D]
+
+
 def _gl_dtype(torch_dtype):
     import torch
     return {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[torch_dtype]
@@ -446,7 +483,7 @@ def _gl_dtype(torch_dtype):
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                           warp_specialized=True, schedule=None, cu_seqlens_q=None,
-                          cu_seqlens_k=None, max_seqlen_q=None):
+                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
     (o like q, lse fp32 [B, H, N_Q], natural log). Varlen (the warp-specialized form):
@@ -455,9 +492,14 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     [total_q, H]). ``warp_specialized`` picks the producer / consumer form (``config`` =
     (BN, STAGES, CONSUMER_REGS) overrides WS_CONFIGS[D]) or the single-partition one
     (``config`` = (BM, BN, STAGES, num_warps) overrides CONFIGS[D]); ``schedule`` is the
-    warp-specialized form's SCHEDULE (see _ws_consumer; by default WS_SCHEDULES[D])."""
+    warp-specialized form's SCHEDULE (see _ws_consumer; by default WS_SCHEDULES[D]).
+    ``tuned=True`` (the warp-specialized form, without ``config`` or ``schedule``): kiln.autotune
+    picks the ring depth and the issue order, once per (longest sequence, heads, causal, dtype)
+    and head dim, remembered on disk."""
     import torch
     varlen = cu_seqlens_q is not None
+    if tuned and not warp_specialized:
+        raise ValueError("tuned=True tunes the warp-specialized form")
     if varlen:
         if cu_seqlens_k is None or max_seqlen_q is None:
             raise ValueError("varlen attention needs cu_seqlens_q, cu_seqlens_k and "
@@ -514,6 +556,13 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
             lse_strides = (0, H * N_Q, N_Q, 1)      # [B, H, N_Q]
         grid = ((N_Q + 127) // 128, B * H)
+        if tuned:
+            if config is not None or schedule is not None:
+                raise ValueError("tuned=True picks the config and the schedule itself")
+            _ws_tuned(D)[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
+                               desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV,
+                               scale * LOG2E, *lse_strides, N_Q, CAUSAL=bool(causal))
+            return o, lse
         hopper_attn_fwd_ws_kernel[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
                                         desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H,
                                         H_KV, scale * LOG2E, *lse_strides,

@@ -33,10 +33,10 @@ def test_ping_pong_ptx():
 
 @pytest.mark.parametrize("kernel, marker, anchor, message", [
     (K.bad_id, "E:bad-id", "named_barrier.sync",
-     r"'tile_nv.named_barrier_sync' op barrier id 14 is out of range: ids 0 to 13 are the "
+     r"named_barrier.sync: barrier id 14 is out of range: ids 0 to 13 are the "
      r"kernel's \(the other hardware barriers are Kiln's\)"),
     (K.bad_count, "E:bad-count", "named_barrier.arrive",
-     r"'tile_nv.named_barrier_arrive' op counts 100 threads: a named barrier counts whole "
+     r"named_barrier.arrive: counts 100 threads: a named barrier counts whole "
      r"warps, 32 to 1024 threads"),
 ])
 def test_bad_arguments_are_located(kernel, marker, anchor, message):

@@ -122,3 +122,23 @@ def test_rejects_what_it_cannot_run(sm90):
     k = torch.randn(1, 16, 2, 64, device="cuda", dtype=torch.float16)
     with pytest.raises(ValueError, match="multiple of key/value heads"):
         hopper_attention.kiln_hopper_attention(q, k, k)
+
+
+@pytest.mark.parametrize("D", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+def test_tuned(sm90, D, causal):
+    """tuned=True: kiln.autotune's pick among the ring depths and issue orders (each config
+    ran while tuning) gives the reference's O and LSE."""
+    B, Nq, Nk, H, H_KV, dtype = 2, 300, 333, 4, 2, torch.float16
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
+    k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, tuned=True)
+    torch.cuda.synchronize()
+    ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
+    torch.testing.assert_close(o.float(), ro, atol=4e-2, rtol=4e-2)
+    torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+    picked = hopper_attention._ws_tuned(D).best_config.all_kwargs()
+    assert picked["HEAD_DIM"] == D and picked["SCHEDULE"] in (0, 2, 3)
+    with pytest.raises(ValueError, match="picks the config and the schedule itself"):
+        hopper_attention.kiln_hopper_attention(q, k, v, tuned=True, schedule=2)
