@@ -20,6 +20,7 @@
 #include "kiln/Dialect/TileAMD/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -98,8 +99,14 @@ struct BufferLoadOpConversion : TileOpConversion<BufferLoadOp> {
     Value rsrc = makeResource(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> offs = unpackStruct(rewriter, loc, adaptor.getOffsets());
     SmallVector<Value> masks = operandRegisters(rewriter, loc, adaptor.getMask());
+    // A masked lane reads out of range, which returns zero bits: an `other`
+    // of zeros (integer 0 or +0.0) needs no select after the load.
+    Value other = op.getOther();
+    bool zeroOther = other && (matchPattern(other, m_Zero()) ||
+                               matchPattern(other, m_PosZeroFloat()));
     SmallVector<Value> others =
-        operandRegisters(rewriter, loc, adaptor.getOther());
+        zeroOther ? SmallVector<Value>()
+                  : operandRegisters(rewriter, loc, adaptor.getOther());
     Value zero = i32Const(rewriter, loc, 0);
     Value aux = i32Const(rewriter, loc, *getBufferCacheBits(op.getCache(), false));
     Type accTy = accessType(rewriter.getContext(), vec * elemBytes);

@@ -29,6 +29,36 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return
   }
 
+  // An `other` of zero bits (+0.0, integer 0) is what the out-of-range read
+  // returns: no select after the load. -0.0 is not: selected.
+  // CHECK-LABEL: llvm.func @zero_other
+  // CHECK: rocdl.raw.ptr.buffer.load
+  // CHECK-NOT: llvm.select %{{.*}} : i1, f32
+  // CHECK-NOT: llvm.select %{{.*}} : i1, i32
+  // CHECK: rocdl.raw.ptr.buffer.store
+  // CHECK: rocdl.raw.ptr.buffer.load
+  // CHECK-NOT: llvm.select %{{.*}} : i1, f32
+  // CHECK-NOT: llvm.select %{{.*}} : i1, i32
+  // CHECK: rocdl.raw.ptr.buffer.store
+  // CHECK: rocdl.raw.ptr.buffer.load
+  // CHECK: llvm.select %{{.*}} : i1, f32
+  // CHECK: llvm.return
+  func.func @zero_other(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %xi: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %y: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %yi: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %n: i32) {
+    %r = tile.arange 0, 256 : tensor<256xi32, #l1>
+    %ns = tile.splat %n : tensor<256xi32, #l1>
+    %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #l1>
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l1>
+    %v = tile_amd.buffer_load %x[%r], %m : tensor<256xi1, #l1> other %z : tensor<256xf32, #l1> : !tile.ptr<f32>, tensor<256xi32, #l1> -> tensor<256xf32, #l1>
+    tile_amd.buffer_store %v, %y[%r] : tensor<256xf32, #l1>, !tile.ptr<f32>, tensor<256xi32, #l1>
+    %zi = arith.constant dense<0> : tensor<256xi32, #l1>
+    %vi = tile_amd.buffer_load %xi[%r], %m : tensor<256xi1, #l1> other %zi : tensor<256xi32, #l1> : !tile.ptr<i32>, tensor<256xi32, #l1> -> tensor<256xi32, #l1>
+    tile_amd.buffer_store %vi, %yi[%r] : tensor<256xi32, #l1>, !tile.ptr<i32>, tensor<256xi32, #l1>
+    %nz = arith.constant dense<-0.0> : tensor<256xf32, #l1>
+    %w = tile_amd.buffer_load %x[%r], %m : tensor<256xi1, #l1> other %nz : tensor<256xf32, #l1> : !tile.ptr<f32>, tensor<256xi32, #l1> -> tensor<256xf32, #l1>
+    tile_amd.buffer_store %w, %y[%r] : tensor<256xf32, #l1>, !tile.ptr<f32>, tensor<256xi32, #l1>
+    return
+  }
+
   // Contiguous, 16-byte aligned offsets and no mask: one 16-byte access per
   // thread, cache policy bits from the modifier (.cg: sc0 = 1; .cs: nt = 2).
   // CHECK-LABEL: llvm.func @vectorized
