@@ -47,7 +47,7 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--tiles", default="64,64,4,3",
                     help="Kiln's BM,BN,num_warps,num_stages (several: separated by /; "
-                         "'none': no plain-form side)")
+                         "'tuned': kiln.autotune's pick; 'none': no plain-form side)")
     ap.add_argument("--triton", default="",
                     help="a Triton fused-attention kernel (bench/_triton_attention.py) with "
                          "BLOCK_M,BLOCK_N,num_warps,num_stages (several: separated by /)")
@@ -64,6 +64,10 @@ def main(argv=None):
         for causal in (False, True):
             sides = {}
             for tile in args.tiles.split("/") if args.tiles != "none" else ():
+                if tile == "tuned":
+                    sides["kiln tuned"] = lambda: attention.kiln_attention(
+                        q, k, v, causal=causal, tuned=True)
+                    continue
                 bm, bn, w, st = (int(x) for x in tile.split(","))
                 sides[f"kiln {bm}x{bn}/{w}w/{st}st"] = \
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(

@@ -27,7 +27,7 @@ import kiln
 import kiln.language as gl
 from kiln.language.nvidia.ampere import mma_v2
 
-__all__ = ["attn_fwd_kernel", "kiln_attention"]
+__all__ = ["attn_fwd_kernel", "attn_fwd_tuned_kernel", "kiln_attention", "TUNING_CONFIGS"]
 
 LOG2E = 1.4426950408889634
 
@@ -130,13 +130,43 @@ def _cu_seqlens(lengths, device):
     return cu
 
 
+@kiln.jit
+def attn_fwd_tuned_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr,
+                          stride_qt, stride_qh, stride_kt, stride_kh, stride_vt, stride_vh,
+                          stride_ot, stride_oh, H, H_KV, qk_scale, MAX_SEQLEN,
+                          HEAD_DIM: gl.constexpr, CAUSAL: gl.constexpr, BM: gl.constexpr,
+                          BN: gl.constexpr, STAGES: gl.constexpr):
+    """attn_fwd_kernel for kiln.autotune (``tuned=True``): the config's tile, ring depth and
+    warps; MAX_SEQLEN, the longest sequence, is part of the tuning key (the kernel does not
+    read it)."""
+    attn_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr,
+                    stride_qt, stride_qh, stride_kt, stride_kh, stride_vt, stride_vh,
+                    stride_ot, stride_oh, H, H_KV, qk_scale, HEAD_DIM, BM, BN, CAUSAL,
+                    gl.num_warps(), STAGES)
+
+
+# What kiln_attention(..., tuned=True) chooses among: 16 query rows a warp; the 128-key tiles
+# with two stages, so that K and V rings of head dim 128 fit in an A100's shared memory.
+TUNING_CONFIGS = [
+    kiln.Config({"BM": 64, "BN": 64, "STAGES": 3}, num_warps=4),
+    kiln.Config({"BM": 64, "BN": 64, "STAGES": 2}, num_warps=4),
+    kiln.Config({"BM": 64, "BN": 128, "STAGES": 2}, num_warps=4),
+    kiln.Config({"BM": 128, "BN": 64, "STAGES": 3}, num_warps=8),
+    kiln.Config({"BM": 128, "BN": 128, "STAGES": 2}, num_warps=8),
+]
+attn_fwd_tuned = kiln.autotune(TUNING_CONFIGS, key=["MAX_SEQLEN", "H", "H_KV", "HEAD_DIM",
+                                                    "CAUSAL"])(attn_fwd_tuned_kernel)
+
+
 def kiln_attention(q, k, v, causal=False, sm_scale=None, cu_seqlens_q=None, cu_seqlens_k=None,
-                   max_seqlen_q=None, BM=64, BN=64, num_warps=4, num_stages=3):
+                   max_seqlen_q=None, BM=64, BN=64, num_warps=4, num_stages=3, tuned=False):
     """Attention forward. Fixed length: q [B, Nq, H, D], k and v [B, Nk, H_KV, D]. Varlen:
     q [total_q, H, D], k and v [total_k, H_KV, D] with int32 ``cu_seqlens_q`` /
     ``cu_seqlens_k`` of B + 1 entries (and ``max_seqlen_q``). fp16 or bf16, D in
     (64, 128); H a multiple of H_KV. Returns (o, lse): o like q, lse fp32 [total_q, H] (fixed
-    length: [B, Nq, H])."""
+    length: [B, Nq, H]). ``tuned=True``: the tile, ring depth and warps are kiln.autotune's
+    pick among TUNING_CONFIGS (once per longest sequence, heads, head dim, causality and
+    dtype, remembered on disk) instead of BM, BN, num_warps and num_stages."""
     import torch
     fixed = cu_seqlens_q is None
     if fixed:
@@ -170,13 +200,19 @@ def kiln_attention(q, k, v, causal=False, sm_scale=None, cu_seqlens_q=None, cu_s
     scale = sm_scale if sm_scale is not None else 1.0 / math.sqrt(D)
     o = torch.empty_like(q3)
     lse = torch.empty((q3.shape[0], H), device=q.device, dtype=torch.float32)
-    grid = (_cdiv(max_q, BM), B * H)
-    attn_fwd_kernel[grid](q3, k3, v3, o, lse, cu_q, cu_k,
-                          q3.stride(0), q3.stride(1), k3.stride(0), k3.stride(1),
-                          v3.stride(0), v3.stride(1), o.stride(0), o.stride(1),
-                          H, H_KV, scale * LOG2E,
-                          HEAD_DIM=D, BM=BM, BN=BN, CAUSAL=bool(causal), WARPS=num_warps,
-                          STAGES=num_stages, num_warps=num_warps)
+    if tuned:
+        attn_fwd_tuned[lambda meta: (_cdiv(max_q, meta["BM"]), B * H)](
+            q3, k3, v3, o, lse, cu_q, cu_k, q3.stride(0), q3.stride(1), k3.stride(0),
+            k3.stride(1), v3.stride(0), v3.stride(1), o.stride(0), o.stride(1), H, H_KV,
+            scale * LOG2E, max_q, HEAD_DIM=D, CAUSAL=bool(causal))
+    else:
+        attn_fwd_kernel[(_cdiv(max_q, BM), B * H)](q3, k3, v3, o, lse, cu_q, cu_k,
+                                                   q3.stride(0), q3.stride(1), k3.stride(0),
+                                                   k3.stride(1), v3.stride(0), v3.stride(1),
+                                                   o.stride(0), o.stride(1), H, H_KV,
+                                                   scale * LOG2E, HEAD_DIM=D, BM=BM, BN=BN,
+                                                   CAUSAL=bool(causal), WARPS=num_warps,
+                                                   STAGES=num_stages, num_warps=num_warps)
     if fixed:
         return o.reshape(q.shape), lse.reshape(B, -1, H)
     return o, lse

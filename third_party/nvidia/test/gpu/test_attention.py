@@ -103,3 +103,22 @@ def test_bad_arguments(sm80):
         attention.kiln_attention(q[..., :32], q[..., :32], q[..., :32])
     with pytest.raises(TypeError, match="fp16 or bf16"):
         attention.kiln_attention(q.float(), q.float(), q.float())
+
+
+@pytest.mark.parametrize("D", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_tuned(sm80, D, causal):
+    """tuned=True: kiln.autotune's pick among TUNING_CONFIGS (each config ran while tuning)
+    gives the reference's O and LSE, on a varlen batch."""
+    lq, lk = [17, 300, 1000], [5, 333, 999]
+    H, H_KV, dtype = 4, 2, torch.float16
+    cu_q = attention._cu_seqlens(lq, "cuda")
+    cu_k = attention._cu_seqlens(lk, "cuda")
+    q = torch.randn(sum(lq), H, D, device="cuda", dtype=dtype)
+    k = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
+    o, lse = attention.kiln_attention(q, k, v, causal=causal, cu_seqlens_q=cu_q,
+                                      cu_seqlens_k=cu_k, max_seqlen_q=max(lq), tuned=True)
+    torch.cuda.synchronize()
+    check(q, k, v, cu_q, cu_k, causal, o, lse)
+    assert attention.attn_fwd_tuned.best_config in attention.TUNING_CONFIGS
