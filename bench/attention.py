@@ -54,7 +54,8 @@ def main(argv=None):
     ap.add_argument("--hopper", default="",
                     help="examples/hopper_attention.py's forms to time, comma-separated: ws "
                          "(warp-specialized, its default SCHEDULE; ws0 ... ws3 a given one), "
-                         "tuned (warp-specialized, kiln.autotune's pick), plain")
+                         "pws (its persistent kernel; pws0, pws3), tuned (warp-specialized, "
+                         "kiln.autotune's pick), plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
@@ -73,13 +74,15 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for form in args.hopper.split(",") if args.hopper else ():
-                ws = form.startswith("ws") or form == "tuned"
-                schedule = int(form[2:]) if form.startswith("ws") and len(form) > 2 else None
+                persistent = form.startswith("pws")
+                ws = form.startswith(("ws", "pws")) or form == "tuned"
+                digits = form[3:] if persistent else form[2:]
+                schedule = int(digits) if ws and form != "tuned" and digits else None
                 sides[f"hopper {form}"] = \
-                    lambda ws=ws, schedule=schedule, tuned=form == "tuned": \
+                    lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent: \
                     hopper_attention.kiln_hopper_attention(
                         q, k, v, causal=causal, warp_specialized=ws, schedule=schedule,
-                        tuned=tuned)
+                        tuned=tuned, persistent=p)
             for cfg in args.triton.split("/") if args.triton else ():
                 from _triton_attention import triton_attention
                 bm, bn, w, st = (int(x) for x in cfg.split(","))

@@ -48,8 +48,8 @@ from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_
 from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel",
-           "hopper_attn_fwd_ws_tuned_kernel", "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS",
-           "WS_SCHEDULES"]
+           "hopper_attn_fwd_ws_persistent_kernel", "hopper_attn_fwd_ws_tuned_kernel",
+           "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES"]
 
 LOG2E = 1.4426950408889634
 LN2 = gl.constexpr(0.6931471805599453)
@@ -188,20 +188,22 @@ def _block_range(pid_m, N_Q, N_K, BM: gl.constexpr, BN: gl.constexpr, CAUSAL: gl
 
 @kiln.jit
 def _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q, k_start, N_K,
-                 H, H_KV, BM: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr):
+                 H, H_KV, step0, BM: gl.constexpr, CAUSAL: gl.constexpr,
+                 STAGES: gl.constexpr):
     """The producer warp: each key block's K, then its V, into their ring slots, each once
     both consumers have released that slot's previous tile (K slot s and V slot s have
-    barriers of their own: ready / empty s and STAGES + s)."""
+    barriers of their own: ready / empty s and STAGES + s). Key block j is the ring's step
+    step0 + j (the steps of earlier tiles of a persistent program come first)."""
     BN: gl.constexpr = k_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = k_desc.block_type.shape[1]
     kv_row = k_start
     kv_col = (head // (H // H_KV)) * HEAD_DIM
     num_n, first_masked = _block_range(pid_m, N_Q, N_K, BM, BN, CAUSAL)
     for j in range(num_n):
-        slot = j % STAGES
-        # The (j // STAGES)-th fill of a slot waits for the consumers' previous release of
-        # it; parity 1 of a fresh barrier counts as completed (the first round is free).
-        phase = ((j // STAGES) & 1) ^ 1
+        slot = (step0 + j) % STAGES
+        # A slot's n-th fill waits for the consumers' previous release of it; parity 1 of a
+        # fresh barrier counts as completed (the first round is free).
+        phase = (((step0 + j) // STAGES) & 1) ^ 1
         mbarrier.wait(empty.index(slot), phase)
         mbarrier.expect(ready.index(slot), k_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(k_desc, [kv_row + j * BN, kv_col], ready.index(slot),
@@ -250,7 +252,8 @@ def _pass_turn(GROUP: gl.constexpr, j, num_n):
 
 @kiln.jit
 def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, pid_m,
-                 head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, GROUP: gl.constexpr,
+                 head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, step0, q_phase,
+                 GROUP: gl.constexpr,
                  CAUSAL: gl.constexpr, STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
@@ -284,15 +287,15 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
     acc = gl.zeros([BM_WG, HEAD_DIM], gl.float32, o_layout)
     s_zero = gl.zeros([BM_WG, BN], gl.float32, s_layout)
     q_s = q_bufs.index(GROUP)
-    mbarrier.wait(q_bar, 0)
+    mbarrier.wait(q_bar, q_phase)
     # Each loop and its last wait under one `if`: an accumulator of an unfinished wgmma must
     # not meet the zeros of a loop that ran no step before the wait (ptxas would then
     # serialize every wgmma, C7515).
     if SCHEDULE == 0:
         if num_n > 0:
             for j in range(num_n):
-                slot = j % STAGES
-                mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
+                slot = (step0 + j) % STAGES
+                mbarrier.wait(ready.index(slot), ((step0 + j) // STAGES) & 1)
                 s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
                                   use_acc=False, is_async=True)
                 # Retires this block's S (its K slot is free) and the previous block's P V
@@ -300,15 +303,16 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 mbarrier.arrive(empty.index(slot))
-                mbarrier.arrive(empty.index(STAGES + (j + STAGES - 1) % STAGES), pred=j > 0)
+                mbarrier.arrive(empty.index(STAGES + (step0 + j + STAGES - 1) % STAGES),
+                                pred=j > 0)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
                 acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
-                mbarrier.wait(ready.index(STAGES + slot), (j // STAGES) & 1)
+                mbarrier.wait(ready.index(STAGES + slot), ((step0 + j) // STAGES) & 1)
                 acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
-            mbarrier.arrive(empty.index(STAGES + (num_n + STAGES - 1) % STAGES))
+            mbarrier.arrive(empty.index(STAGES + (step0 + num_n + STAGES - 1) % STAGES))
     else:
         if num_n > 0:
             if SCHEDULE == 2:
@@ -317,27 +321,28 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 if GROUP == 1:
                     named_barrier.arrive(0, 256)
                 named_barrier.sync(GROUP, 256)
-            mbarrier.wait(ready.index(0), 0)
-            s = warpgroup_mma(q_s, k_bufs.index(0).permute((1, 0)), s_zero, use_acc=False,
-                              is_async=True)
+            first = step0 % STAGES
+            mbarrier.wait(ready.index(first), (step0 // STAGES) & 1)
+            s = warpgroup_mma(q_s, k_bufs.index(first).permute((1, 0)), s_zero,
+                              use_acc=False, is_async=True)
             if SCHEDULE == 2:
                 mbarrier.arrive(turn.index(1 - GROUP))
             if SCHEDULE == 3:
                 _pass_turn(GROUP, 0, num_n)
             s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
-            mbarrier.arrive(empty.index(0))
+            mbarrier.arrive(empty.index(first))
             s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
             p_op = gl.convert_layout(p.to(dtype), p_layout)
             for j in range(1, num_n):
-                slot = j % STAGES
-                prev = (j - 1) % STAGES
+                slot = (step0 + j) % STAGES
+                prev = (step0 + j - 1) % STAGES
                 if SCHEDULE == 2:
                     mbarrier.wait(turn.index(GROUP), j & 1)
                 if SCHEDULE == 3:
                     named_barrier.sync(GROUP, 256)
-                mbarrier.wait(ready.index(slot), (j // STAGES) & 1)
-                mbarrier.wait(ready.index(STAGES + prev), ((j - 1) // STAGES) & 1)
+                mbarrier.wait(ready.index(slot), ((step0 + j) // STAGES) & 1)
+                mbarrier.wait(ready.index(STAGES + prev), ((step0 + j - 1) // STAGES) & 1)
                 s = warpgroup_mma(q_s, k_bufs.index(slot).permute((1, 0)), s_zero,
                                   use_acc=False, is_async=True)
                 acc = warpgroup_mma(p_op, v_bufs.index(prev), acc, is_async=True)
@@ -354,8 +359,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 mbarrier.arrive(empty.index(STAGES + prev))
                 acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
-            last = (num_n - 1) % STAGES
-            mbarrier.wait(ready.index(STAGES + last), ((num_n - 1) // STAGES) & 1)
+            last = (step0 + num_n - 1) % STAGES
+            mbarrier.wait(ready.index(STAGES + last), ((step0 + num_n - 1) // STAGES) & 1)
             acc = warpgroup_mma(p_op, v_bufs.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + last))
@@ -425,14 +430,146 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
         gl.warp_specialize([
             (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
                             pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 0, CAUSAL, STAGES, SCHEDULE)),
+                            (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL, STAGES, SCHEDULE)),
             (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
                             pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 1, CAUSAL, STAGES, SCHEDULE)),
+                            (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL, STAGES, SCHEDULE)),
             (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q,
-                            k_start, N_K, H, H_KV, 2 * BM_WG, CAUSAL, STAGES)),
+                            k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
+    for i in gl.static_range(2 * STAGES):
+        mbarrier.invalidate(ready.index(i))
+        mbarrier.invalidate(empty.index(i))
+    for g in gl.static_range(2):
+        mbarrier.invalidate(turn.index(g))
+
+
+@kiln.jit
+def _persistent_tile(t, num_m, BH, CAUSAL: gl.constexpr):
+    """(query block, batch * heads + head) of the persistent kernel's tile t: all heads'
+    blocks of one query row range, then the next; causal, the longest range first."""
+    m = t // BH
+    if CAUSAL:
+        m = num_m - 1 - m
+    return m, t % BH
+
+
+@kiln.jit
+def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
+                            o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale, lse_stride_s,
+                            lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
+                            GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                            SCHEDULE: gl.constexpr):
+    """A consumer warpgroup of the persistent kernel: _ws_consumer on each of this program's
+    tiles in turn, the ring's steps and Q's phases continuing from tile to tile; both
+    consumers release Q (``q_empty``) when a tile is done."""
+    BM_WG: gl.constexpr = q_bufs.shape[1]
+    BN: gl.constexpr = k_bufs.shape[1]
+    step = 0
+    tiles = 0
+    for t in range(gl.program_id(0), num_m * BH, gl.num_programs(0)):
+        pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
+        batch = bh // H
+        head = bh % H
+        q_start = gl.load(cu_q_ptr + batch)
+        N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
+        N_K = gl.load(cu_k_ptr + batch + 1) - gl.load(cu_k_ptr + batch)
+        if pid_m * 2 * BM_WG < N_Q:
+            _ws_consumer(q_bufs, k_bufs, v_bufs, q_ready, ready, empty, turn, o_ptr, lse_ptr,
+                         pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                         q_start * lse_stride_s + batch * lse_stride_b,
+                         (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
+                         SCHEDULE)
+            mbarrier.arrive(q_empty)
+            num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+            step += num_n
+            tiles += 1
+
+
+@kiln.jit
+def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready, q_empty,
+                            ready, empty, cu_q_ptr, cu_k_ptr, H, H_KV, num_m, BH,
+                            CAUSAL: gl.constexpr, STAGES: gl.constexpr):
+    """The producer warp of the persistent kernel: per tile, both consumers' Q halves once
+    they released the previous tile's, then _ws_producer's K and V."""
+    BM_WG: gl.constexpr = q_desc.block_type.shape[0]
+    HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
+    BN: gl.constexpr = k_desc.block_type.shape[0]
+    step = 0
+    tiles = 0
+    for t in range(gl.program_id(0), num_m * BH, gl.num_programs(0)):
+        pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
+        batch = bh // H
+        head = bh % H
+        q_start = gl.load(cu_q_ptr + batch)
+        N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
+        k_start = gl.load(cu_k_ptr + batch)
+        N_K = gl.load(cu_k_ptr + batch + 1) - k_start
+        if pid_m * 2 * BM_WG < N_Q:
+            mbarrier.wait(q_empty, (tiles & 1) ^ 1)
+            mbarrier.expect(q_ready, 2 * q_desc.block_type.nbytes)
+            for g in gl.static_range(2):
+                tma.async_copy_global_to_shared(
+                    q_desc, [q_start + pid_m * 2 * BM_WG + g * BM_WG, head * HEAD_DIM],
+                    q_ready, q_bufs.index(g))
+            _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q,
+                         k_start, N_K, H, H_KV, step, 2 * BM_WG, CAUSAL, STAGES)
+            num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+            step += num_n
+            tiles += 1
+
+
+@kiln.jit
+def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr,
+                                         cu_k_ptr, H, H_KV, qk_scale, lse_stride_s,
+                                         lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
+                                         CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                                         CONSUMER_REGS: gl.constexpr,
+                                         PRODUCER_REGS: gl.constexpr, SCHEDULE: gl.constexpr,
+                                         num_warps: gl.constexpr):
+    """The warp-specialized kernel, persistent: a program per SM (the grid) takes tiles t,
+    t + grid, ... of num_m query blocks x BH (batch x heads), in _persistent_tile's order,
+    with one K/V ring and one Q buffer pair for all of them: the producer loads a tile's Q
+    once both consumers released the previous one (``q_empty``, two arrivals) and runs ahead
+    into the next tile's keys while they finish. SCHEDULE 0 or 3 (2's mbarrier turns count
+    their phases per tile)."""
+    gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
+    gl.static_assert(SCHEDULE != 2, "the persistent kernel takes SCHEDULE 0, 1 or 3")
+    BM_WG: gl.constexpr = q_desc.block_type.shape[0]
+    HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
+    BN: gl.constexpr = k_desc.block_type.shape[0]
+    dtype: gl.constexpr = q_desc.dtype
+    q_bufs = gl.allocate_shared_memory(dtype, [2, BM_WG, HEAD_DIM], q_desc.layout)
+    k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
+    v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
+    q_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    q_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
+    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    mbarrier.init(q_ready, count=1)
+    mbarrier.init(q_empty, count=2)
+    for i in gl.static_range(2 * STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=2)
+    for g in gl.static_range(2):
+        mbarrier.init(turn.index(g), count=1)
+    gl.warp_specialize([
+        (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
+                                   o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
+                                   lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
+                                   num_m, BH, 0, CAUSAL, STAGES, SCHEDULE)),
+        (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
+                                   o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
+                                   lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
+                                   num_m, BH, 1, CAUSAL, STAGES, SCHEDULE)),
+        (_ws_producer_persistent, (q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready,
+                                   q_empty, ready, empty, cu_q_ptr, cu_k_ptr, H, H_KV, num_m,
+                                   BH, CAUSAL, STAGES)),
+    ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    mbarrier.invalidate(q_ready)
+    mbarrier.invalidate(q_empty)
     for i in gl.static_range(2 * STAGES):
         mbarrier.invalidate(ready.index(i))
         mbarrier.invalidate(empty.index(i))
@@ -483,7 +620,7 @@ def _gl_dtype(torch_dtype):
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                           warp_specialized=True, schedule=None, cu_seqlens_q=None,
-                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False):
+                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=False):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
     (o like q, lse fp32 [B, H, N_Q], natural log). Varlen (the warp-specialized form):
@@ -495,11 +632,14 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     warp-specialized form's SCHEDULE (see _ws_consumer; by default WS_SCHEDULES[D]).
     ``tuned=True`` (the warp-specialized form, without ``config`` or ``schedule``): kiln.autotune
     picks the ring depth and the issue order, once per (longest sequence, heads, causal, dtype)
-    and head dim, remembered on disk."""
+    and head dim, remembered on disk. ``persistent=True`` (the warp-specialized form): a
+    program per SM takes the (query block, batch, head) tiles in turn
+    (hopper_attn_fwd_ws_persistent_kernel; SCHEDULE 0, 1 or 3)."""
     import torch
     varlen = cu_seqlens_q is not None
-    if tuned and not warp_specialized:
-        raise ValueError("tuned=True tunes the warp-specialized form")
+    if (tuned or persistent) and not warp_specialized:
+        raise ValueError(f"{'tuned' if tuned else 'persistent'}=True is a form of the "
+                         f"warp-specialized kernel")
     if varlen:
         if cu_seqlens_k is None or max_seqlen_q is None:
             raise ValueError("varlen attention needs cu_seqlens_q, cu_seqlens_k and "
@@ -556,6 +696,20 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)
             lse_strides = (0, H * N_Q, N_Q, 1)      # [B, H, N_Q]
         grid = ((N_Q + 127) // 128, B * H)
+        if persistent:
+            if tuned:
+                raise ValueError("tuned=True tunes the kernel of one tile a program")
+            order = WS_SCHEDULES[D] if schedule is None else schedule
+            if order == 2:
+                raise ValueError("the persistent kernel takes SCHEDULE 0, 1 or 3")
+            num_m = (N_Q + 127) // 128
+            sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+            hopper_attn_fwd_ws_persistent_kernel[(max(1, min(sms, num_m * B * H)),)](
+                desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
+                desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV, scale * LOG2E,
+                *lse_strides, num_m, B * H, CAUSAL=bool(causal), STAGES=STAGES,
+                CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order, num_warps=4)
+            return o, lse
         if tuned:
             if config is not None or schedule is not None:
                 raise ValueError("tuned=True picks the config and the schedule itself")

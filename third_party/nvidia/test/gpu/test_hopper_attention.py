@@ -8,6 +8,7 @@ and the same bits on a second run. Skips cleanly without torch, a driver or an s
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import sys
@@ -142,3 +143,45 @@ def test_tuned(sm90, D, causal):
     assert picked["HEAD_DIM"] == D and picked["SCHEDULE"] in (0, 2, 3)
     with pytest.raises(ValueError, match="picks the config and the schedule itself"):
         hopper_attention.kiln_hopper_attention(q, k, v, tuned=True, schedule=2)
+
+
+@pytest.mark.parametrize("schedule", [0, 3])
+@pytest.mark.parametrize("D", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("B,Nq,Nk", [(2, 1, 1), (2, 200, 77), (2, 1000, 1000), (4, 4096, 4096)])
+def test_persistent(sm90, schedule, D, causal, B, Nq, Nk):
+    """persistent=True: a program per SM over the tiles (at 4 x 4k tokens and 8 heads, about
+    eight tiles a program), the same bits as the kernel of one tile a program, and the
+    reference's O and LSE."""
+    H, H_KV, dtype = 8, 2, torch.float16
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
+    k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, schedule=schedule,
+                                                    persistent=True)
+    o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
+                                                      schedule=schedule)
+    torch.cuda.synchronize()
+    assert torch.equal(o, o1) and torch.equal(lse, lse1)
+    if Nq <= 1000:
+        ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
+        torch.testing.assert_close(o.float(), ro, atol=4e-2, rtol=4e-2)
+        torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_persistent_varlen(sm90, causal):
+    """A varlen batch (lengths 1, 17, 1000, 4097 and 0) on the persistent kernel: the bits of
+    the kernel of one tile a program."""
+    lq, lk = [1, 17, 1000, 4097, 0], [5, 17, 999, 4097, 3]
+    H, H_KV, D, dtype = 8, 2, 128, torch.bfloat16
+    cu_q = torch.tensor([0] + list(itertools.accumulate(lq)), device="cuda", dtype=torch.int32)
+    cu_k = torch.tensor([0] + list(itertools.accumulate(lk)), device="cuda", dtype=torch.int32)
+    q = torch.randn(sum(lq), H, D, device="cuda", dtype=dtype)
+    k = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
+    args = dict(causal=causal, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_q=max(lq))
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, persistent=True, **args)
+    o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, **args)
+    torch.cuda.synchronize()
+    assert torch.equal(o, o1) and torch.equal(lse, lse1)
