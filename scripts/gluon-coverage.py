@@ -70,6 +70,13 @@ DIFFERENCES = {
     "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
+    "amd.warp_pipeline_stage": "each stage's instructions stay between its borders "
+                               "(s_sched_barrier 0) and run at its priority (s_setprio); "
+                               "the warps of a block are not staggered by a stage",
+    "amd.warp_pipeline.warp_pipeline_stage": "each stage's instructions stay between its "
+                                             "borders (s_sched_barrier 0) and run at its "
+                                             "priority (s_setprio); the warps of a block are "
+                                             "not staggered by a stage",
 }
 
 SUPPORTED, DIFFERS, NOT_YET = "supported", "supported, differs", "not yet"

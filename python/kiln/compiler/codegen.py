@@ -60,7 +60,6 @@ _PY_BUILTINS = {builtins.len, builtins.min, builtins.max, builtins.abs, builtins
 _UNSUPPORTED = {
     "Try": "try/except is not supported in kernels",
     "TryStar": "try/except* is not supported in kernels",
-    "With": "with statements are not supported in kernels",
     "AsyncWith": "async with is not supported in kernels",
     "AsyncFor": "async for is not supported in kernels",
     "Raise": "raise is not supported in kernels; use kl.static_assert for compile-time checks",
@@ -384,6 +383,33 @@ class CodeGenerator:
 
     def visit_Pass(self, node):
         pass
+
+    def visit_With(self, node):
+        """``with`` over Kiln's context managers (``kl.amd.warp_pipeline_stage``): each
+        emits what it marks on entering and leaving the block."""
+        managers = []
+        for item in node.items:
+            ctx = _unwrap(self.visit(item.context_expr))
+            if not hasattr(ctx, "__kiln_enter__"):
+                raise self.error(
+                    item.context_expr, f"with takes Kiln's context managers in a kernel "
+                    f"(kl.amd.warp_pipeline_stage), not {type(ctx).__name__}",
+                    UnsupportedLanguageConstruct)
+            try:
+                value = ctx.__kiln_enter__(_semantic=self.sem)
+            except (ValueError, TypeError) as e:
+                raise self.error(item.context_expr, str(e)) from None
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, value, item)
+            managers.append(ctx)
+        for stmt in ast.walk(node):
+            if isinstance(stmt, (ast.Return, ast.Break, ast.Continue)):
+                raise self.error(stmt, f"{type(stmt).__name__.lower()} inside a with block "
+                                 f"is not supported in kernels (the block must end where "
+                                 f"it is written)", UnsupportedLanguageConstruct)
+        self.visit_body(node.body)
+        for ctx in reversed(managers):
+            ctx.__kiln_exit__(_semantic=self.sem)
 
     def visit_Assign(self, node):
         value = self.visit(node.value)

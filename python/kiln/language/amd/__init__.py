@@ -17,7 +17,8 @@ from .._core import register_vendor_builtins
 # registered before the submodules define them.
 register_vendor_builtins(__name__, "hip:", "AMD")
 
-from . import cdna3, cdna4  # noqa: E402,F401
+from . import cdna3, cdna4, warp_pipeline  # noqa: E402,F401
+from .warp_pipeline import warp_pipeline_stage  # noqa: E402,F401
 from ._layouts import AMDMFMALayout, AMDWMMALayout  # noqa: E402,F401
 # Gluon's amd.slice (after Triton 3.6): registers only, so it is vendor-neutral in Kiln.
 from .._shape_ops import register_slice as slice  # noqa: E402,F401,A004
@@ -31,4 +32,5 @@ _nv_libdevice.register_target_library("hip:", _libdevice.NAMES, _libdevice.call)
 register_library_math("hip:", "erf", _libdevice.library_erf)
 del _nv_libdevice, register_library_math
 
-__all__ = ["cdna3", "cdna4", "AMDMFMALayout", "AMDWMMALayout", "slice"]
+__all__ = ["cdna3", "cdna4", "warp_pipeline", "warp_pipeline_stage", "AMDMFMALayout",
+           "AMDWMMALayout", "slice"]

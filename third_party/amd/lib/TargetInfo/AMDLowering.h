@@ -40,6 +40,11 @@ void populateBufferOpToLLVMPatterns(TileTypeConverter &converter,
 mlir::LogicalResult checkBufferOps(mlir::ModuleOp module,
                                    const LoweringContext &ctx);
 
+/// tile_amd.warp_pipeline_border.
+void populateWarpPipelineToLLVMPatterns(TileTypeConverter &converter,
+                                        mlir::RewritePatternSet &patterns,
+                                        const LoweringContext &ctx);
+
 /// tile_amd.mfma.
 void populateMfmaOpToLLVMPatterns(TileTypeConverter &converter,
                                   mlir::RewritePatternSet &patterns,

@@ -347,6 +347,7 @@ public:
     populateBufferOpToLLVMPatterns(converter, patterns, ctx, *this);
     populateMfmaOpToLLVMPatterns(converter, patterns, ctx);
     populateMfmaScaledOpToLLVMPatterns(converter, patterns, ctx);
+    populateWarpPipelineToLLVMPatterns(converter, patterns, ctx);
   }
 
   LogicalResult checkBeforeLowering(ModuleOp module,

@@ -515,3 +515,12 @@ module attributes {tile.target = "hip:gfx942"} {
     return
   }
 }
+
+// -----
+
+// A warp-pipeline border's priority is s_setprio's 0 to 3, or -1 to leave it.
+func.func @warp_pipeline_priority() {
+  // expected-error @+1 {{'tile_amd.warp_pipeline_border' op priority 4 is not a wave priority: 0 to 3 (s_setprio), or -1 to leave it}}
+  tile_amd.warp_pipeline_border {priority = 4 : i32}
+  return
+}

@@ -173,3 +173,12 @@ LogicalResult BufferLoadToLocalOp::verify() {
   return checkAsyncCopy(getEnclosingTarget(*this), getPointerType(), getDst(),
                         std::nullopt, [&] { return emitOpError(); });
 }
+
+LogicalResult WarpPipelineBorderOp::verify() {
+  int32_t priority = getPriority();
+  if (priority < -1 || priority > 3)
+    return emitOpError() << "priority " << priority
+                         << " is not a wave priority: 0 to 3 (s_setprio), or -1 "
+                            "to leave it";
+  return success();
+}

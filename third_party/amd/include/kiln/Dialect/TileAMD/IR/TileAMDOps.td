@@ -171,4 +171,23 @@ def TileAMD_MfmaScaledOp : TileAMD_Op<"mfma_scaled",
   let hasVerifier = 1;
 }
 
+def TileAMD_WarpPipelineBorderOp : TileAMD_Op<"warp_pipeline_border", [
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+  let summary = "A border between warp-pipeline stages (Gluon's amd.warp_pipeline_stage)";
+  let description = [{
+    The code between two borders is one stage: the code generator's
+    scheduler does not move instructions across a border
+    (`s_sched_barrier 0`), and a `priority` of 0 to 3 sets the wave's issue
+    priority from here on (`s_setprio`); -1 leaves it. A hint for the
+    hardware's scheduling: it does not change what the program computes.
+
+    ```mlir
+    tile_amd.warp_pipeline_border {priority = 3 : i32}
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<I32Attr, "-1">:$priority);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
 #endif

@@ -1,0 +1,56 @@
+"""kl.amd.warp_pipeline_stage (Gluon's, after Triton 3.6): ``with`` blocks that become stage
+borders (s_sched_barrier 0) and wave priorities (s_setprio) in the AMDGCN; misuse is an error
+at the user's line."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+
+import compiled
+import located
+import warp_pipeline_kernels as K
+
+pytestmark = compiled.needs_compiler
+KERNELS = os.path.abspath(K.__file__)
+
+
+def test_stages_in_the_assembly():
+    k = kiln.compile(K.staged_copy, {"x": "*fp32", "y": "*fp32", "n": "i32"}, {"BLOCK": 256},
+                     target="hip:gfx950", cache=False)
+    asm = k.asm["amdgcn"]
+    body = asm[asm.index("staged_copy:"):]
+    # The load stage raises the wave's priority and lowers it after; the compute stage,
+    # without a priority, sets none.
+    assert re.findall(r"s_setprio (\d)", body) == ["3", "0"], body
+    # Four borders (two a stage); the scheduling barrier itself leaves no instruction.
+    llir = k.asm["llir"]
+    assert llir.count("llvm.amdgcn.sched.barrier(i32 0)") == 4, llir
+
+
+@pytest.mark.parametrize("kernel, marker, anchor, message", [
+    (K.not_a_stage, "E:not-a-stage", "x",
+     r"with takes Kiln's context managers in a kernel \(kl.amd.warp_pipeline_stage\), not "
+     r"\w+"),
+    (K.return_in_stage, "E:return-in-stage", "return",
+     r"return inside a with block is not supported in kernels \(the block must end where it "
+     r"is written\)"),
+    (K.bad_priority, "E:bad-priority", "amd.warp_pipeline_stage",
+     r"warp_pipeline_stage: priority must be 0 to 3 \(s_setprio\), got 5"),
+])
+def test_misuse_is_located(kernel, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(kernel, {"x": "*fp32"}, {}, target="hip:gfx950", cache=False)
+    located.assert_located(ei.value, KERNELS, marker, anchor, message, kiln.CompilationError)
+
+
+def test_nvidia_refuses_it():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(K.on_nvidia, {"x": "*fp32"}, {}, target="cuda:sm_90a", cache=False)
+    located.assert_located(ei.value, KERNELS, "E:on-nvidia", "amd.warp_pipeline_stage",
+                           r"amd.warp_pipeline_stage is AMD's: the kernel is compiled for "
+                           r"cuda:sm_90a", kiln.CompilationError)

@@ -1,0 +1,42 @@
+"""Gluon's amd.warp_pipeline_stage in a loop (test_warp_pipeline_dsl.py compiles these)."""
+
+import kiln
+import kiln.language as kl
+from kiln.language import amd
+
+
+@kiln.jit
+def staged_copy(x, y, n, BLOCK: kl.constexpr):
+    """y[i] = 2 x[i] + 1, in two stages a block: the load at priority 3, the math and store
+    at the default."""
+    layout: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
+    for start in range(0, n, BLOCK):
+        offs = start + kl.arange(0, BLOCK, layout)
+        with amd.warp_pipeline_stage("load", priority=3):
+            v = kl.load(x + offs, mask=offs < n)
+        with amd.warp_pipeline_stage("compute"):
+            kl.store(y + offs, v * 2.0 + 1.0, mask=offs < n)
+
+
+@kiln.jit
+def not_a_stage(x):
+    with x:  # E:not-a-stage
+        pass
+
+
+@kiln.jit
+def return_in_stage(x):
+    with amd.warp_pipeline_stage():
+        return  # E:return-in-stage
+
+
+@kiln.jit
+def bad_priority(x):
+    with amd.warp_pipeline_stage("a", priority=5):  # E:bad-priority
+        pass
+
+
+@kiln.jit
+def on_nvidia(x):
+    with amd.warp_pipeline_stage("a"):  # E:on-nvidia
+        pass
