@@ -34,7 +34,7 @@ def test_stages_in_the_assembly():
 
 @pytest.mark.parametrize("kernel, marker, anchor, message", [
     (K.not_a_stage, "E:not-a-stage", "x",
-     r"with takes Kiln's context managers in a kernel \(kl.amd.warp_pipeline_stage\), not "
+     r"with takes Kiln's context managers in a kernel \(such as warp_pipeline_stage\), not "
      r"\w+"),
     (K.return_in_stage, "E:return-in-stage", "return",
      r"return inside a with block is not supported in kernels \(the block must end where it "

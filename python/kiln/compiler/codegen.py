@@ -385,7 +385,7 @@ class CodeGenerator:
         pass
 
     def visit_With(self, node):
-        """``with`` over Kiln's context managers (``kl.amd.warp_pipeline_stage``): each
+        """``with`` over Kiln's context managers (a vendor's warp-pipeline stage): each
         emits what it marks on entering and leaving the block."""
         managers = []
         for item in node.items:
@@ -393,7 +393,7 @@ class CodeGenerator:
             if not hasattr(ctx, "__kiln_enter__"):
                 raise self.error(
                     item.context_expr, f"with takes Kiln's context managers in a kernel "
-                    f"(kl.amd.warp_pipeline_stage), not {type(ctx).__name__}",
+                    f"(such as warp_pipeline_stage), not {type(ctx).__name__}",
                     UnsupportedLanguageConstruct)
             try:
                 value = ctx.__kiln_enter__(_semantic=self.sem)

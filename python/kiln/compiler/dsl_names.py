@@ -36,7 +36,7 @@ OPS = {
     "memdesc_index": "smem.index", "memdesc_permute": "smem.permute",
     "memdesc_reinterpret": "smem._reinterpret", "memdesc_reshape": "smem.reshape",
     "memdesc_subslice": "smem.slice", "mfma": "mfma", "mfma_scaled": "mfma_scaled",
-    "warp_pipeline_border": "amd.warp_pipeline_stage",
+    "warp_pipeline_border": "warp_pipeline_stage",
     "mma_v2": "mma_v2", "named_barrier_arrive": "named_barrier.arrive",
     "named_barrier_sync": "named_barrier.sync", "num_programs": "num_programs",
     "print": "device_print",
