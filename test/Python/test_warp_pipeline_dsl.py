@@ -27,9 +27,25 @@ def test_stages_in_the_assembly():
     # The load stage raises the wave's priority and lowers it after; the compute stage,
     # without a priority, sets none.
     assert re.findall(r"s_setprio (\d)", body) == ["3", "0"], body
-    # Four borders (two a stage); the scheduling barrier itself leaves no instruction.
+    # A border ends each stage, and the stage with a priority starts with one too: three;
+    # the scheduling barrier itself leaves no instruction in the assembly.
     llir = k.asm["llir"]
-    assert llir.count("llvm.amdgcn.sched.barrier(i32 0)") == 4, llir
+    assert llir.count("llvm.amdgcn.sched.barrier(i32 0)") == 3, llir
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_gluon_frontend_loop(target):
+    """Gluon's own case (test_frontend.py::test_amd_warp_pipeline, 8 warps): one border at the
+    end of each stage in the loop, no priority set."""
+    k = kiln.compile(K.gluon_frontend_stages, {"out": "*i32"}, {}, target=target,
+                     num_warps=8, cache=False)
+    tile = k.asm["tile"]
+    loop = tile[tile.index("scf.for"):]
+    loop = loop[:loop.index("scf.yield")]
+    assert loop.count("tile_amd.warp_pipeline_border") == 2, loop
+    assert "s_setprio" not in k.asm["amdgcn"]
+    # LLVM unrolls the ten iterations, borders included.
+    assert k.asm["llir"].count("llvm.amdgcn.sched.barrier(i32 0)") == 20
 
 
 @pytest.mark.parametrize("kernel, marker, anchor, message", [

@@ -19,6 +19,22 @@ def staged_copy(x, y, n, BLOCK: kl.constexpr):
 
 
 @kiln.jit
+def gluon_frontend_stages(out):
+    """The loop of Gluon's test_frontend.py::test_amd_warp_pipeline (a scalar computed in one
+    stage, read and reassigned in the next), with its result stored so that it stays."""
+    c0: kl.constexpr = 0
+    one: kl.constexpr = 1
+    x = 0
+    for i in range(c0, 10, one):
+        with amd.warp_pipeline_stage("stage0"):
+            x = i + one
+        with amd.warp_pipeline_stage("stage1"):
+            y = x * one
+            x = y + one
+    kl.store(out, x)
+
+
+@kiln.jit
 def not_a_stage(x):
     with x:  # E:not-a-stage
         pass

@@ -1,8 +1,8 @@
 """Gluon's ``amd.warp_pipeline_stage`` (after Triton 3.6): ``with
-amd.warp_pipeline_stage("load", priority=3):`` marks a stage of a loop body. The stage's
-instructions stay between its borders (the code generator's scheduler does not move
-instructions across one: ``s_sched_barrier 0``), and ``priority`` (0 to 3) is the wave's
-issue priority while the stage runs (``s_setprio``; 0 again after it). A hint for the
+amd.warp_pipeline_stage("load", priority=3):`` marks a stage of a loop body. A border ends
+each stage, as in Gluon (the code generator's scheduler moves no instruction across one:
+``s_sched_barrier 0``), and ``priority`` (0 to 3) is the wave's issue priority while the stage
+runs (``s_setprio`` at a border where the stage begins; 0 again at its end). A hint for the
 hardware's scheduling: the program computes the same with or without it.
 
 Kiln differs from Gluon here: it marks each stage for the scheduler and sets its
@@ -34,14 +34,17 @@ class warp_pipeline_stage:
         self.priority = priority
 
     def _border(self, priority, _semantic):
-        if not str(getattr(_semantic, "target", "")).startswith("hip:"):
-            raise ValueError(f"amd.warp_pipeline_stage is AMD's: the kernel is compiled for "
-                             f"{_semantic.target}")
         _semantic.b.create("tile_amd.warp_pipeline_border", [], [],
                            {"priority": f"{priority} : i32"})
 
     def __kiln_enter__(self, _semantic=None):
-        self._border(-1 if self.priority is None else self.priority, _semantic)
+        # As Gluon: a border ends each stage. A stage with a priority also starts with one,
+        # which sets the priority where the stage begins.
+        if not str(getattr(_semantic, "target", "")).startswith("hip:"):
+            raise ValueError(f"amd.warp_pipeline_stage is AMD's: the kernel is compiled for "
+                             f"{_semantic.target}")
+        if self.priority is not None:
+            self._border(self.priority, _semantic)
         return self
 
     def __kiln_exit__(self, _semantic=None):
