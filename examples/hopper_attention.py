@@ -377,6 +377,41 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
 
 
 @kiln.jit
+def _ring_barriers(STAGES: gl.constexpr):
+    """The K/V ring's barriers, initialized: K slot s completes on ready / empty s, V slot s
+    on STAGES + s (one arrival fills, the two consumers' release); and the two warpgroups'
+    turn barriers of SCHEDULE 2."""
+    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(2 * STAGES):
+        mbarrier.init(ready.index(i), count=1)
+        mbarrier.init(empty.index(i), count=2)
+    for g in gl.static_range(2):
+        mbarrier.init(turn.index(g), count=1)
+    return ready, empty, turn
+
+
+@kiln.jit
+def _invalidate_ring_barriers(ready, empty, turn, STAGES: gl.constexpr):
+    for i in gl.static_range(2 * STAGES):
+        mbarrier.invalidate(ready.index(i))
+        mbarrier.invalidate(empty.index(i))
+    for g in gl.static_range(2):
+        mbarrier.invalidate(turn.index(g))
+
+
+@kiln.jit
+def _sequence(cu_q_ptr, cu_k_ptr, batch):
+    """(first query row, query rows, first key row, key rows) of sequence ``batch``."""
+    q_start = gl.load(cu_q_ptr + batch)
+    N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
+    k_start = gl.load(cu_k_ptr + batch)
+    N_K = gl.load(cu_k_ptr + batch + 1) - k_start
+    return q_start, N_Q, k_start, N_K
+
+
+@kiln.jit
 def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
                               H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
                               lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
@@ -398,25 +433,14 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
     k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
     v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
     q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    # K slot s completes on ready / empty s, V slot s on STAGES + s.
-    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     mbarrier.init(q_bar, count=1)
-    for i in gl.static_range(2 * STAGES):
-        mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=2)
-    for g in gl.static_range(2):
-        mbarrier.init(turn.index(g), count=1)
+    ready, empty, turn = _ring_barriers(STAGES)
     if SCHEDULE == 2:
         mbarrier.arrive(turn.index(0))  # the first warpgroup issues first
     pid_m = _query_block(CAUSAL)
     batch = gl.program_id(1) // H
     head = gl.program_id(1) % H
-    q_start = gl.load(cu_q_ptr + batch)
-    N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
-    k_start = gl.load(cu_k_ptr + batch)
-    N_K = gl.load(cu_k_ptr + batch + 1) - k_start
+    q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
     lse_start = q_start * lse_stride_s + batch * lse_stride_b
     # The grid covers the longest sequence: blocks past this one's end do nothing.
     if pid_m * 2 * BM_WG < N_Q:
@@ -438,11 +462,7 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
                             k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
-    for i in gl.static_range(2 * STAGES):
-        mbarrier.invalidate(ready.index(i))
-        mbarrier.invalidate(empty.index(i))
-    for g in gl.static_range(2):
-        mbarrier.invalidate(turn.index(g))
+    _invalidate_ring_barriers(ready, empty, turn, STAGES)
 
 
 @kiln.jit
@@ -472,9 +492,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
         pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
         batch = bh // H
         head = bh % H
-        q_start = gl.load(cu_q_ptr + batch)
-        N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
-        N_K = gl.load(cu_k_ptr + batch + 1) - gl.load(cu_k_ptr + batch)
+        q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
         if pid_m * 2 * BM_WG < N_Q:
             _ws_consumer(q_bufs, k_bufs, v_bufs, q_ready, ready, empty, turn, o_ptr, lse_ptr,
                          pid_m, head, q_start, N_Q, N_K, H, qk_scale,
@@ -502,10 +520,7 @@ def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_re
         pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
         batch = bh // H
         head = bh % H
-        q_start = gl.load(cu_q_ptr + batch)
-        N_Q = gl.load(cu_q_ptr + batch + 1) - q_start
-        k_start = gl.load(cu_k_ptr + batch)
-        N_K = gl.load(cu_k_ptr + batch + 1) - k_start
+        q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
         if pid_m * 2 * BM_WG < N_Q:
             mbarrier.wait(q_empty, (tiles & 1) ^ 1)
             mbarrier.expect(q_ready, 2 * q_desc.block_type.nbytes)
@@ -545,16 +560,9 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
     v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
     q_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     q_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
-    ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     mbarrier.init(q_ready, count=1)
     mbarrier.init(q_empty, count=2)
-    for i in gl.static_range(2 * STAGES):
-        mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=2)
-    for g in gl.static_range(2):
-        mbarrier.init(turn.index(g), count=1)
+    ready, empty, turn = _ring_barriers(STAGES)
     gl.warp_specialize([
         (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
                                    o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
@@ -570,11 +578,7 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
     ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_ready)
     mbarrier.invalidate(q_empty)
-    for i in gl.static_range(2 * STAGES):
-        mbarrier.invalidate(ready.index(i))
-        mbarrier.invalidate(empty.index(i))
-    for g in gl.static_range(2):
-        mbarrier.invalidate(turn.index(g))
+    _invalidate_ring_barriers(ready, empty, turn, STAGES)
 
 
 @kiln.jit
