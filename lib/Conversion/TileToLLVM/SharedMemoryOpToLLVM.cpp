@@ -229,15 +229,8 @@ planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
   if (numRegs < 8 || !llvm::isPowerOf2_64(numRegs) || offs.size() != numRegs)
     return std::nullopt;
   unsigned regBits = llvm::Log2_64(numRegs);
-  // XOR-linear in the register index.
-  for (size_t r = 0; r < numRegs; ++r) {
-    int64_t expect = 0;
-    for (unsigned bit = 0; bit < regBits; ++bit)
-      if (r >> bit & 1)
-        expect ^= offs[size_t(1) << bit];
-    if (offs[r] != expect)
-      return std::nullopt;
-  }
+  if (!isXorLinear(offs))
+    return std::nullopt;
   ArrayRef<int64_t> lanes = plan->laneBitOffsets;
   auto rowAligned = [](int64_t o) { return o != 0 && o % 8 == 0; };
   for (unsigned bit = 1; bit < regBits; ++bit)

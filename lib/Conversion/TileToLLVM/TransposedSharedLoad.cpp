@@ -62,14 +62,8 @@ bool kiln::loadTransposedShared(
   auto aligned = [&](int64_t o) { return o >= 0 && o % n == 0; };
   // XOR-linear in the register index, every bit 8-byte aligned.
   unsigned regBits = llvm::Log2_64(numRegs);
-  for (size_t r = 0; r < numRegs; ++r) {
-    int64_t expect = 0;
-    for (unsigned bit = 0; bit < regBits; ++bit)
-      if (r >> bit & 1)
-        expect ^= offs[size_t(1) << bit];
-    if (offs[r] != expect)
-      return false;
-  }
+  if (!tile::isXorLinear(offs))
+    return false;
   for (unsigned bit = 0; bit < regBits; ++bit)
     if (!aligned(offs[size_t(1) << bit]))
       return false;

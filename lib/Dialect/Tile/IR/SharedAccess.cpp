@@ -385,3 +385,18 @@ LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
   }
   return nullptr;
 }
+
+bool kiln::tile::isXorLinear(ArrayRef<int64_t> offsets) {
+  size_t n = offsets.size();
+  if (n == 0 || !llvm::isPowerOf2_64(n))
+    return false;
+  for (size_t r = 0; r < n; ++r) {
+    int64_t expect = 0;
+    for (size_t bit = 1; bit < n; bit <<= 1)
+      if (r & bit)
+        expect ^= offsets[bit];
+    if (offsets[r] != expect)
+      return false;
+  }
+  return true;
+}

@@ -51,6 +51,13 @@ struct SharedAccessPlan {
 /// otherwise.
 mlir::FailureOr<int64_t> getContiguousViewElements(MemDescType type);
 
+/// Whether `offsets` (one per register, a power of two of them) are linear
+/// over XOR in the register index: register r's offset is the XOR of those
+/// of the powers of two that make up r, as an access plan's are when a
+/// layout is linear. Instruction-level lowerings (ldmatrix, transposing
+/// LDS reads) take a register's address from its index bits only then.
+bool isXorLinear(llvm::ArrayRef<int64_t> offsets);
+
 /// The plan for accessing `memdesc` (whose first element is `alignment`
 /// bytes aligned, and whose elements sit at their allocation-layout offset
 /// XOR `xorOffset`) with a tensor of `tensorType`'s shape and layout.
