@@ -185,3 +185,16 @@ def test_persistent_varlen(sm90, causal):
     o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, **args)
     torch.cuda.synchronize()
     assert torch.equal(o, o1) and torch.equal(lse, lse1)
+
+
+def test_persistent_refusals(sm90):
+    """What the persistent kernel does not take is refused before a launch: SCHEDULE 2 (its
+    mbarrier turns count phases per tile), tuning, and the single-partition form."""
+    q = torch.randn(1, 64, 2, 64, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="persistent kernel takes SCHEDULE 0, 1 or 3"):
+        hopper_attention.kiln_hopper_attention(q, q, q, schedule=2, persistent=True)
+    with pytest.raises(ValueError, match="tunes the kernel of one tile a program"):
+        hopper_attention.kiln_hopper_attention(q, q, q, tuned=True, persistent=True)
+    with pytest.raises(ValueError, match="persistent=True is a form of the warp-specialized"):
+        hopper_attention.kiln_hopper_attention(q, q, q, warp_specialized=False,
+                                               persistent=True)
