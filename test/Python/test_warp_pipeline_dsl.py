@@ -55,12 +55,16 @@ def test_gluon_frontend_loop(target):
     (K.return_in_stage, "E:return-in-stage", "return",
      r"return inside a with block is not supported in kernels \(the block must end where it "
      r"is written\)"),
+    (K.break_in_stage, "E:break-in-stage", "break",
+     r"break inside a with block is not supported in kernels \(the block must end where it "
+     r"is written\)"),
     (K.bad_priority, "E:bad-priority", "amd.warp_pipeline_stage",
      r"warp_pipeline_stage: priority must be 0 to 3 \(s_setprio\), got 5"),
 ])
 def test_misuse_is_located(kernel, marker, anchor, message):
     with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(kernel, {"x": "*fp32"}, {}, target="hip:gfx950", cache=False)
+        kiln.compile(kernel, {"x": "*fp32", "n": "i32"} if kernel is K.break_in_stage
+                     else {"x": "*fp32"}, {}, target="hip:gfx950", cache=False)
     located.assert_located(ei.value, KERNELS, marker, anchor, message, kiln.CompilationError)
 
 

@@ -47,6 +47,13 @@ def return_in_stage(x):
 
 
 @kiln.jit
+def break_in_stage(x, n):
+    for i in range(n):
+        with amd.warp_pipeline_stage():
+            break  # E:break-in-stage
+
+
+@kiln.jit
 def bad_priority(x):
     with amd.warp_pipeline_stage("a", priority=5):  # E:bad-priority
         pass

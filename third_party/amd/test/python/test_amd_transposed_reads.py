@@ -150,6 +150,14 @@ CASES = [
     ("b-padded", "bf16", [32, 128],
      kl.PaddedSharedLayout.with_identity_for([[128, 8]], [32, 128], [1, 0]),
      kl.DotOperandLayout(1, MFMA16, 8), True),
+    # Offsets folded past the padding's shifts (a multiple of every interval): two paddings,
+    # and an interval of 64 elements, so that a register's constant spans several.
+    ("b-padded-two", "bf16", [64, 128],
+     kl.PaddedSharedLayout.with_identity_for([[128, 8], [512, 16]], [64, 128], [1, 0]),
+     kl.DotOperandLayout(1, MFMA16, 8), True),
+    ("b-padded-64", "f16", [64, 64],
+     kl.PaddedSharedLayout.with_identity_for([[64, 4]], [64, 64], [1, 0]),
+     kl.DotOperandLayout(1, MFMA32, 8), True),
     ("b-swizzled-vec4", "bf16", [64, 64], kl.SwizzledSharedLayout(4, 1, 8, [1, 0]),
      kl.DotOperandLayout(1, MFMA16, 8), True),
     # A swizzle that moves single elements breaks the 8-byte reads: element-wise.
