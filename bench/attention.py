@@ -54,7 +54,8 @@ def main(argv=None):
     ap.add_argument("--hopper", default="",
                     help="examples/hopper_attention.py's forms to time, comma-separated: ws "
                          "(warp-specialized, its default SCHEDULE; ws0 ... ws3 a given one), "
-                         "pws (its persistent kernel; pws0, pws3), tuned (warp-specialized, "
+                         "pws (its persistent kernel, tiles from a counter; pws0, pws3), "
+                         "sws (persistent, tiles round-robin; sws0, sws3), tuned (warp-specialized, "
                          "kiln.autotune's pick), plain")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
@@ -74,10 +75,12 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for form in args.hopper.split(",") if args.hopper else ():
-                persistent = form.startswith("pws")
-                ws = form.startswith(("ws", "pws")) or form == "tuned"
+                persistent = form.startswith(("pws", "sws"))
+                ws = form.startswith(("ws", "pws", "sws")) or form == "tuned"
                 digits = form[3:] if persistent else form[2:]
                 schedule = int(digits) if ws and form != "tuned" and digits else None
+                if persistent and form.startswith("sws"):
+                    persistent = "static"
                 sides[f"hopper {form}"] = \
                     lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent: \
                     hopper_attention.kiln_hopper_attention(

@@ -251,10 +251,10 @@ def _pass_turn(GROUP: gl.constexpr, j, num_n):
 
 
 @kiln.jit
-def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr, pid_m,
-                 head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, step0, q_phase,
-                 GROUP: gl.constexpr,
-                 CAUSAL: gl.constexpr, STAGES: gl.constexpr, SCHEDULE: gl.constexpr):
+def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_ptr, lse_ptr,
+                 pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, step0,
+                 q_phase, GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                 SCHEDULE: gl.constexpr, RELEASE_Q: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
     K slot once its S has retired and a V slot once its P V has.
@@ -265,7 +265,11 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
     issuing (the ``turn`` mbarriers), so that one's softmax overlaps the other's wgmmas.
     3: as 2, the turns through named barriers (warpgroup g waits at barrier g and hands the
     turn on at the other's; the second group lets the first go first and keeps no turn after
-    its last)."""
+    its last).
+
+    RELEASE_Q: arrive on ``q_empty`` once the tile's last S has retired (Q is read by no
+    later wgmma), so that a persistent producer loads the next tile's Q during the last
+    P V and the epilogue."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     HEAD_DIM: gl.constexpr = q_bufs.shape[2]
     BN: gl.constexpr = k_bufs.shape[1]
@@ -303,6 +307,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 mbarrier.arrive(empty.index(slot))
+                if RELEASE_Q:
+                    mbarrier.arrive(q_empty, pred=j == num_n - 1)
                 mbarrier.arrive(empty.index(STAGES + (step0 + j + STAGES - 1) % STAGES),
                                 pred=j > 0)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
@@ -331,6 +337,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 _pass_turn(GROUP, 0, num_n)
             s = warpgroup_mma_wait(num_outstanding=0, deps=(s,))
             mbarrier.arrive(empty.index(first))
+            if RELEASE_Q:
+                mbarrier.arrive(q_empty, pred=num_n == 1)
             s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
             p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
             p_op = gl.convert_layout(p.to(dtype), p_layout)
@@ -353,6 +361,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
                 # Groups retire in order: S_j first, while P V runs on.
                 s = warpgroup_mma_wait(num_outstanding=1, deps=(s,))
                 mbarrier.arrive(empty.index(slot))
+                if RELEASE_Q:
+                    mbarrier.arrive(q_empty, pred=j == num_n - 1)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
                 p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
@@ -364,6 +374,9 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_p
             acc = warpgroup_mma(p_op, v_bufs.index(last), acc, is_async=True)
             acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
             mbarrier.arrive(empty.index(STAGES + last))
+    if RELEASE_Q:
+        if num_n == 0:
+            mbarrier.arrive(q_empty)
 
     l_use = gl.where(l_i == 0.0, 1.0, l_i)
     o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
@@ -452,12 +465,14 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
             tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
                                             q_bufs.index(g))
         gl.warp_specialize([
-            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
-                            pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL, STAGES, SCHEDULE)),
-            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, ready, empty, turn, o_ptr, lse_ptr,
-                            pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn, o_ptr,
+                            lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
+                            (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL, STAGES, SCHEDULE,
+                            False)),
+            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn, o_ptr,
+                            lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
+                            (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL, STAGES, SCHEDULE,
+                            False)),
             (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q,
                             k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
@@ -467,62 +482,89 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
 
 @kiln.jit
 def _persistent_tile(t, num_m, BH, CAUSAL: gl.constexpr):
-    """(query block, batch * heads + head) of the persistent kernel's tile t: all heads'
-    blocks of one query row range, then the next; causal, the longest range first."""
-    m = t // BH
+    """(query block, batch * heads + head) of the persistent kernel's tile t: one head's
+    query blocks, then the next head's, so that the programs running at once read the
+    same few heads' K and V (which then stay in L2); causal, each head's longest block
+    first."""
+    m = t % num_m
     if CAUSAL:
         m = num_m - 1 - m
-    return m, t % BH
+    return m, t // num_m
+
+
+@kiln.jit
+def _next_tile(tile_buf, k, total, num_warps: gl.constexpr):
+    """The tile index the producer posted for this program's k-th tile (``total``: none)."""
+    one_l: gl.constexpr = gl.BlockedLayout([1], [32], [num_warps], [0])
+    return gl.max(tile_buf.index(k & 1).load(one_l), axis=0)
 
 
 @kiln.jit
 def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
-                            o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale, lse_stride_s,
-                            lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
+                            tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
+                            lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
                             GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                             SCHEDULE: gl.constexpr):
-    """A consumer warpgroup of the persistent kernel: _ws_consumer on each of this program's
-    tiles in turn, the ring's steps and Q's phases continuing from tile to tile; both
-    consumers release Q (``q_empty``) when a tile is done."""
+    """A consumer warpgroup of the persistent kernel: _ws_consumer on each tile the producer
+    posts (its index in ``tile_buf``, readable once that tile's Q has landed), the ring's
+    steps and Q's phases continuing from tile to tile; both consumers release Q
+    (``q_empty``) once a tile's last S has retired."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     BN: gl.constexpr = k_bufs.shape[1]
+    total = num_m * BH
     step = 0
     tiles = 0
-    for t in range(gl.program_id(0), num_m * BH, gl.num_programs(0)):
+    mbarrier.wait(q_ready, 0)
+    t = _next_tile(tile_buf, 0, total, 4)
+    while t < total:
         pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
         batch = bh // H
         head = bh % H
         q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
-        if pid_m * 2 * BM_WG < N_Q:
-            _ws_consumer(q_bufs, k_bufs, v_bufs, q_ready, ready, empty, turn, o_ptr, lse_ptr,
-                         pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                         q_start * lse_stride_s + batch * lse_stride_b,
-                         (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
-                         SCHEDULE)
-            mbarrier.arrive(q_empty)
-            num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
-            step += num_n
-            tiles += 1
+        _ws_consumer(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn, o_ptr,
+                     lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                     q_start * lse_stride_s + batch * lse_stride_b,
+                     (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
+                     SCHEDULE, True)
+        num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+        step += num_n
+        tiles += 1
+        mbarrier.wait(q_ready, tiles & 1)
+        t = _next_tile(tile_buf, tiles, total, 4)
 
 
 @kiln.jit
 def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready, q_empty,
-                            ready, empty, cu_q_ptr, cu_k_ptr, H, H_KV, num_m, BH,
-                            CAUSAL: gl.constexpr, STAGES: gl.constexpr):
-    """The producer warp of the persistent kernel: per tile, both consumers' Q halves once
-    they released the previous tile's, then _ws_producer's K and V."""
+                            ready, empty, tile_buf, tile_counter, cu_q_ptr, cu_k_ptr, H, H_KV,
+                            num_m, BH, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                            DYNAMIC: gl.constexpr):
+    """The producer warp of the persistent kernel. It takes tiles program_id, then (DYNAMIC)
+    the grid's size plus a global counter's next value, so that programs that finish early
+    take more, or program_id + k * grid (round-robin); it skips tiles past their sequence's
+    end. Per tile: once both consumers released the previous tile's Q, the tile's index
+    into ``tile_buf`` (slot k % 2, published by the arrival on ``q_ready``), both Q halves,
+    then _ws_producer's K and V. At the end, ``total`` with a bare arrival: no more tiles."""
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
     BN: gl.constexpr = k_desc.block_type.shape[0]
+    one_l: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
+    total = num_m * BH
+    grid = gl.num_programs(0)
+    t = gl.program_id(0)
     step = 0
     tiles = 0
-    for t in range(gl.program_id(0), num_m * BH, gl.num_programs(0)):
+    while t < total:
         pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
         batch = bh // H
         head = bh % H
         q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
+        if DYNAMIC:
+            t_next = grid + gl.atomic_add(tile_counter, 1)
+        else:
+            t_next = t + grid
         if pid_m * 2 * BM_WG < N_Q:
             mbarrier.wait(q_empty, (tiles & 1) ^ 1)
+            tile_buf.index(tiles & 1).store(gl.full([1], t, gl.int32, one_l))
             mbarrier.expect(q_ready, 2 * q_desc.block_type.nbytes)
             for g in gl.static_range(2):
                 tma.async_copy_global_to_shared(
@@ -533,22 +575,28 @@ def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_re
             num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
             step += num_n
             tiles += 1
+        t = t_next
+    mbarrier.wait(q_empty, (tiles & 1) ^ 1)
+    tile_buf.index(tiles & 1).store(gl.full([1], total, gl.int32, one_l))
+    mbarrier.arrive(q_ready)
 
 
 @kiln.jit
 def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr,
-                                         cu_k_ptr, H, H_KV, qk_scale, lse_stride_s,
-                                         lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
-                                         CAUSAL: gl.constexpr, STAGES: gl.constexpr,
-                                         CONSUMER_REGS: gl.constexpr,
+                                         cu_k_ptr, tile_counter, H, H_KV, qk_scale,
+                                         lse_stride_s, lse_stride_b, lse_stride_h,
+                                         lse_stride_t, num_m, BH, CAUSAL: gl.constexpr,
+                                         STAGES: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                                          PRODUCER_REGS: gl.constexpr, SCHEDULE: gl.constexpr,
-                                         num_warps: gl.constexpr):
-    """The warp-specialized kernel, persistent: a program per SM (the grid) takes tiles t,
-    t + grid, ... of num_m query blocks x BH (batch x heads), in _persistent_tile's order,
-    with one K/V ring and one Q buffer pair for all of them: the producer loads a tile's Q
-    once both consumers released the previous one (``q_empty``, two arrivals) and runs ahead
-    into the next tile's keys while they finish. SCHEDULE 0 or 3 (2's mbarrier turns count
-    their phases per tile)."""
+                                         DYNAMIC: gl.constexpr, num_warps: gl.constexpr):
+    """The warp-specialized kernel, persistent: a program per SM (the grid) takes tiles of
+    num_m query blocks x BH (batch x heads), in _persistent_tile's order, with one K/V ring
+    and one Q buffer pair for all of them: the producer loads a tile's Q once both
+    consumers released the previous one (``q_empty``, two arrivals, after each one's last S
+    of that tile) and runs ahead into the next tile's keys while they finish its last P V
+    and store O. DYNAMIC: programs take the next tile from ``tile_counter`` (an int32 that
+    is zero at launch) as they free up; otherwise tiles t, t + grid, ... SCHEDULE 0 or 3
+    (2's mbarrier turns count their phases per tile)."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     gl.static_assert(SCHEDULE != 2, "the persistent kernel takes SCHEDULE 0, 1 or 3")
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
@@ -562,19 +610,22 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
     q_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(q_ready, count=1)
     mbarrier.init(q_empty, count=2)
+    # The index of the tile whose Q is in q_bufs, by tile parity.
+    tile_buf = gl.allocate_shared_memory(gl.int32, [2, 1],
+                                         gl.SwizzledSharedLayout(1, 1, 1, order=[0]))
     ready, empty, turn = _ring_barriers(STAGES)
     gl.warp_specialize([
         (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
-                                   o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
+                                   tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
                                    lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
                                    num_m, BH, 0, CAUSAL, STAGES, SCHEDULE)),
         (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
-                                   o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
+                                   tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
                                    lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
                                    num_m, BH, 1, CAUSAL, STAGES, SCHEDULE)),
         (_ws_producer_persistent, (q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready,
-                                   q_empty, ready, empty, cu_q_ptr, cu_k_ptr, H, H_KV, num_m,
-                                   BH, CAUSAL, STAGES)),
+                                   q_empty, ready, empty, tile_buf, tile_counter, cu_q_ptr,
+                                   cu_k_ptr, H, H_KV, num_m, BH, CAUSAL, STAGES, DYNAMIC)),
     ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_ready)
     mbarrier.invalidate(q_empty)
@@ -638,7 +689,8 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     picks the ring depth and the issue order, once per (longest sequence, heads, causal, dtype)
     and head dim, remembered on disk. ``persistent=True`` (the warp-specialized form): a
     program per SM takes the (query block, batch, head) tiles in turn
-    (hopper_attn_fwd_ws_persistent_kernel; SCHEDULE 0, 1 or 3)."""
+    (hopper_attn_fwd_ws_persistent_kernel; SCHEDULE 0, 1 or 3), the next from a counter
+    as it frees up; ``persistent="static"``: tiles dealt round-robin."""
     import torch
     varlen = cu_seqlens_q is not None
     if (tuned or persistent) and not warp_specialized:
@@ -708,11 +760,17 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                 raise ValueError("the persistent kernel takes SCHEDULE 0, 1 or 3")
             num_m = (N_Q + 127) // 128
             sms = torch.cuda.get_device_properties(q.device).multi_processor_count
+            if persistent not in (True, "dynamic", "static"):
+                raise ValueError(f"persistent must be False, True, 'dynamic' or 'static', "
+                                 f"got {persistent!r}")
+            dynamic = persistent != "static"
+            counter = torch.zeros(1, device=q.device, dtype=torch.int32)
             hopper_attn_fwd_ws_persistent_kernel[(max(1, min(sms, num_m * B * H)),)](
                 desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
-                desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV, scale * LOG2E,
-                *lse_strides, num_m, B * H, CAUSAL=bool(causal), STAGES=STAGES,
-                CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order, num_warps=4)
+                desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, counter, H, H_KV,
+                scale * LOG2E, *lse_strides, num_m, B * H, CAUSAL=bool(causal),
+                STAGES=STAGES, CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
+                DYNAMIC=dynamic, num_warps=4)
             return o, lse
         if tuned:
             if config is not None or schedule is not None:

@@ -145,20 +145,21 @@ def test_tuned(sm90, D, causal):
         hopper_attention.kiln_hopper_attention(q, k, v, tuned=True, schedule=2)
 
 
+@pytest.mark.parametrize("mode", [True, "static"])
 @pytest.mark.parametrize("schedule", [0, 3])
 @pytest.mark.parametrize("D", [64, 128, 256])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("B,Nq,Nk", [(2, 1, 1), (2, 200, 77), (2, 1000, 1000), (4, 4096, 4096)])
-def test_persistent(sm90, schedule, D, causal, B, Nq, Nk):
-    """persistent=True: a program per SM over the tiles (at 4 x 4k tokens and 8 heads, about
-    eight tiles a program), the same bits as the kernel of one tile a program, and the
-    reference's O and LSE."""
+def test_persistent(sm90, mode, schedule, D, causal, B, Nq, Nk):
+    """persistent=True (tiles from a counter) and "static" (round-robin): a program per SM
+    over the tiles (at 4 x 4k tokens and 8 heads, about eight tiles a program), the same
+    bits as the kernel of one tile a program, and the reference's O and LSE."""
     H, H_KV, dtype = 8, 2, torch.float16
     q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
     k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
     v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
     o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, schedule=schedule,
-                                                    persistent=True)
+                                                    persistent=mode)
     o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
                                                       schedule=schedule)
     torch.cuda.synchronize()
@@ -181,10 +182,11 @@ def test_persistent_varlen(sm90, causal):
     k = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
     v = torch.randn(sum(lk), H_KV, D, device="cuda", dtype=dtype)
     args = dict(causal=causal, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_q=max(lq))
-    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, persistent=True, **args)
     o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, **args)
-    torch.cuda.synchronize()
-    assert torch.equal(o, o1) and torch.equal(lse, lse1)
+    for mode in (True, "static"):
+        o, lse = hopper_attention.kiln_hopper_attention(q, k, v, persistent=mode, **args)
+        torch.cuda.synchronize()
+        assert torch.equal(o, o1) and torch.equal(lse, lse1), mode
 
 
 def test_persistent_refusals(sm90):
@@ -198,3 +200,5 @@ def test_persistent_refusals(sm90):
     with pytest.raises(ValueError, match="persistent=True is a form of the warp-specialized"):
         hopper_attention.kiln_hopper_attention(q, q, q, warp_specialized=False,
                                                persistent=True)
+    with pytest.raises(ValueError, match="persistent must be False, True, 'dynamic' or"):
+        hopper_attention.kiln_hopper_attention(q, q, q, persistent="round-robin")
