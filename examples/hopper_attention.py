@@ -228,13 +228,22 @@ def _masked(s, start_n, first_masked, rows, N_Q, N_K, CAUSAL: gl.constexpr, BN: 
 
 
 @kiln.jit
+def _exp2(x):
+    """2^x, one MUFU.EX2 an element: ``ex2.approx.ftz`` (results below 2^-126 are 0).
+    ``gl.exp2`` is ``ex2.approx`` without ftz, as in Triton, for which ptxas wraps each
+    MUFU.EX2 in a compare and two predicated multiplies to produce denormal results."""
+    return gl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=f,f", [x],
+                                     dtype=gl.float32, is_pure=True, pack=1)
+
+
+@kiln.jit
 def _softmax_step(s, m_i, l_i, qk_scale):
     """The online softmax of one block: (P, the rows' new maximum and sum, the factor the
     accumulator is rescaled by). Rows that have seen no key yet keep -inf and P = 0."""
     m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
     m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
-    p = gl.exp2(s * qk_scale - m_use[:, None])
-    alpha = gl.exp2(m_i - m_use)
+    p = _exp2(s * qk_scale - m_use[:, None])
+    alpha = _exp2(m_i - m_use)
     return p, m_new, l_i * alpha + gl.sum(p, axis=1), alpha
 
 
