@@ -45,6 +45,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/InstCombine/InstCombine.h"
 #include "llvm/Transforms/Scalar/DCE.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Scalar/LoopRotation.h"
 #include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
@@ -363,10 +365,18 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   vectorize.addPass(llvm::LoadStoreVectorizerPass());
   vectorize.addPass(llvm::InstCombinePass());
   // Narrow phis packed into words; the gathers and extracts folded into the
-  // vectors they came from.
+  // vectors they came from. Then the loops rotated that the optimizer left
+  // testing at the top: instcombine had widened a loop's truncated phis into
+  // truncations in its header, too many instructions for the optimizer's
+  // rotation to copy; packing moved them back to the latch. A loop left so
+  // keeps every value its exit reads from the header live across its whole
+  // body (the exit branch is taken at the end of the body once the code
+  // generator makes the loop's control flow structured).
   llvm::FunctionPassManager cleanup;
   cleanup.addPass(llvm::InstCombinePass());
   cleanup.addPass(llvm::DCEPass());
+  cleanup.addPass(
+      llvm::createFunctionToLoopPassAdaptor(llvm::LoopRotatePass()));
   for (llvm::Function &f : llvmModule) {
     if (f.isDeclaration())
       continue;
