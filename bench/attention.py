@@ -107,7 +107,13 @@ def main(argv=None):
             ref = torch.nn.functional.scaled_dot_product_attention(
                 qt, kt, vt, is_causal=causal).transpose(1, 2)
             for s in list(sides):
-                out = sides[s]()
+                try:
+                    out = sides[s]()
+                except Exception as e:  # noqa: BLE001 -- e.g. a Triton config out of resources
+                    print(f"  ({s}: {type(e).__name__}: {str(e).splitlines()[0][:100]}, "
+                          f"not timed)")
+                    del sides[s]
+                    continue
                 out = out[0] if isinstance(out, tuple) else out
                 if out.shape != ref.shape:
                     out = out.transpose(1, 2)
