@@ -49,7 +49,7 @@ from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel",
            "hopper_attn_fwd_ws_persistent_kernel", "hopper_attn_fwd_ws_tuned_kernel",
-           "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES"]
+           "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES", "WS_CONSUMERS"]
 
 LOG2E = 1.4426950408889634
 LN2 = gl.constexpr(0.6931471805599453)
@@ -62,6 +62,11 @@ WS_CONFIGS = {64: (128, 3, 240), 128: (128, 2, 240), 256: (64, 2, 240)}
 # at head dim 64 and 256 the warpgroups' turns won by 3-15 %, at 128 neither order by more
 # than the spread between runs).
 WS_SCHEDULES = {64: 3, 128: 0, 256: 3}
+# Consumer warpgroups of the kernel of one tile a program, by head dim: three at 64 (192
+# query rows a program, 160 registers a thread; H200, 16k tokens, same run: 505.5 / 482.6
+# TFLOP/s non-causal / causal against 453.9 / 438.5 with two), two where three groups' S
+# and O do not fit in 160 registers (ptxas would serialize the wgmmas). Three take order 1.
+WS_CONSUMERS = {64: 3, 128: 2, 256: 2}
 
 
 @kiln.jit
@@ -292,8 +297,9 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
     col_l: gl.constexpr = gl.SliceLayout(0, s_layout)
     o_row_l: gl.constexpr = gl.SliceLayout(1, o_layout)
 
-    num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
-    first_row = pid_m * 2 * BM_WG + GROUP * BM_WG
+    CONSUMERS: gl.constexpr = q_bufs.shape[0]
+    num_n, first_masked = _block_range(pid_m, N_Q, N_K, CONSUMERS * BM_WG, BN, CAUSAL)
+    first_row = pid_m * CONSUMERS * BM_WG + GROUP * BM_WG
     rows = first_row + gl.arange(0, BM_WG, row_l)
     m_i = gl.full([BM_WG], float("-inf"), gl.float32, row_l)
     l_i = gl.zeros([BM_WG], gl.float32, row_l)
@@ -399,16 +405,16 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
 
 
 @kiln.jit
-def _ring_barriers(STAGES: gl.constexpr):
+def _ring_barriers(STAGES: gl.constexpr, CONSUMERS: gl.constexpr = 2):
     """The K/V ring's barriers, initialized: K slot s completes on ready / empty s, V slot s
-    on STAGES + s (one arrival fills, the two consumers' release); and the two warpgroups'
-    turn barriers of SCHEDULE 2."""
+    on STAGES + s (one arrival fills, the CONSUMERS warpgroups' release); and the two
+    warpgroups' turn barriers of SCHEDULE 2."""
     ready = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [2 * STAGES, 1], mbarrier.MBarrierLayout())
     turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(2 * STAGES):
         mbarrier.init(ready.index(i), count=1)
-        mbarrier.init(empty.index(i), count=2)
+        mbarrier.init(empty.index(i), count=CONSUMERS)
     for g in gl.static_range(2):
         mbarrier.init(turn.index(g), count=1)
     return ready, empty, turn
@@ -438,25 +444,30 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
                               H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
                               lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                               CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-                              SCHEDULE: gl.constexpr, num_warps: gl.constexpr):
+                              SCHEDULE: gl.constexpr, num_warps: gl.constexpr,
+                              CONSUMERS: gl.constexpr = 2):
     """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
     consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
     run independently: each releases a K or V slot on its ``empty`` barrier (two arrivals a
-    phase) and the producer refills it. Sequence b's query rows are cu_q[b] .. cu_q[b + 1] of
-    Q and O, its keys cu_k[b] .. cu_k[b + 1] of K and V (FlashAttention's varlen layout; a
-    fixed-length batch has equal steps); row r of head h of sequence b has its LSE at
+    phase) and the producer refills it. CONSUMERS=3: 192 rows a program, three consumer
+    warpgroups (SCHEDULE 0 or 1; the turns of 2 and 3 are between two groups). Sequence b's
+    query rows are cu_q[b] .. cu_q[b + 1] of Q and O, its keys cu_k[b] .. cu_k[b + 1] of K
+    and V (FlashAttention's varlen layout; a fixed-length batch has equal steps); row r of
+    head h of sequence b has its LSE at
     cu_q[b] * lse_stride_s + b * lse_stride_b + h * lse_stride_h + r * lse_stride_t."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
+    gl.static_assert(CONSUMERS == 2 or (CONSUMERS == 3 and SCHEDULE < 2),
+                     "two consumer warpgroups, or three with SCHEDULE 0 or 1")
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
     BN: gl.constexpr = k_desc.block_type.shape[0]
     dtype: gl.constexpr = q_desc.dtype
-    q_bufs = gl.allocate_shared_memory(dtype, [2, BM_WG, HEAD_DIM], q_desc.layout)
+    q_bufs = gl.allocate_shared_memory(dtype, [CONSUMERS, BM_WG, HEAD_DIM], q_desc.layout)
     k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
     v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
     q_bar = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(q_bar, count=1)
-    ready, empty, turn = _ring_barriers(STAGES)
+    ready, empty, turn = _ring_barriers(STAGES, CONSUMERS)
     if SCHEDULE == 2:
         mbarrier.arrive(turn.index(0))  # the first warpgroup issues first
     pid_m = _query_block(CAUSAL)
@@ -465,26 +476,44 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
     q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
     lse_start = q_start * lse_stride_s + batch * lse_stride_b
     # The grid covers the longest sequence: blocks past this one's end do nothing.
-    if pid_m * 2 * BM_WG < N_Q:
-        # Both consumers' Q halves, before the partitions start.
-        q_row = q_start + pid_m * 2 * BM_WG
+    if pid_m * CONSUMERS * BM_WG < N_Q:
+        # Every consumer's Q rows, before the partitions start.
+        q_row = q_start + pid_m * CONSUMERS * BM_WG
         q_col = head * HEAD_DIM
-        mbarrier.expect(q_bar, 2 * q_desc.block_type.nbytes)
-        for g in gl.static_range(2):
+        mbarrier.expect(q_bar, CONSUMERS * q_desc.block_type.nbytes)
+        for g in gl.static_range(CONSUMERS):
             tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
                                             q_bufs.index(g))
-        gl.warp_specialize([
-            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn, o_ptr,
-                            lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL, STAGES, SCHEDULE,
-                            False)),
-            (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn, o_ptr,
-                            lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
-                            (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL, STAGES, SCHEDULE,
-                            False)),
-            (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q,
-                            k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
-        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+        if CONSUMERS == 3:
+            gl.warp_specialize([
+                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
+                                STAGES, SCHEDULE, False)),
+                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
+                                STAGES, SCHEDULE, False)),
+                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 2, CAUSAL,
+                                STAGES, SCHEDULE, False)),
+                (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
+                                N_Q, k_start, N_K, H, H_KV, 0, 3 * BM_WG, CAUSAL, STAGES)),
+            ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+        else:
+            gl.warp_specialize([
+                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
+                                STAGES, SCHEDULE, False)),
+                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
+                                STAGES, SCHEDULE, False)),
+                (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
+                                N_Q, k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
+            ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
     _invalidate_ring_barriers(ready, empty, turn, STAGES)
 
@@ -684,7 +713,8 @@ def _gl_dtype(torch_dtype):
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                           warp_specialized=True, schedule=None, cu_seqlens_q=None,
-                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=False):
+                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=False,
+                          consumers=None):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
     (o like q, lse fp32 [B, H, N_Q], natural log). Varlen (the warp-specialized form):
@@ -699,9 +729,26 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     and head dim, remembered on disk. ``persistent=True`` (the warp-specialized form): a
     program per SM takes the (query block, batch, head) tiles in turn
     (hopper_attn_fwd_ws_persistent_kernel; SCHEDULE 0, 1 or 3), the next from a counter
-    as it frees up; ``persistent="static"``: tiles dealt round-robin."""
+    as it frees up; ``persistent="static"``: tiles dealt round-robin. ``consumers=3`` (the
+    warp-specialized kernel of one tile a program, head dim 64, SCHEDULE 0 or 1): three
+    consumer warpgroups of 64 query rows, 192 rows a program, 160 registers a thread (a
+    ``config``'s budget must leave room for them). By default WS_CONSUMERS[D] where the
+    rest of the call allows it (no ``config``, order 0 or 1 or none, not tuned or
+    persistent; then order 1 unless ``schedule`` says), else two."""
     import torch
     varlen = cu_seqlens_q is not None
+    if consumers not in (None, 2, 3):
+        raise ValueError(f"consumers must be 2 or 3, got {consumers!r}")
+    if consumers == 3 and (tuned or persistent or not warp_specialized):
+        raise ValueError("consumers=3 is a form of the warp-specialized kernel of one tile a "
+                         "program")
+    if consumers == 3 and q.shape[-1] != 64:
+        raise ValueError(f"consumers=3 needs head dim 64, got {q.shape[-1]}: three groups' "
+                         f"S and O do not fit in 160 registers a thread at larger ones")
+    if consumers is None:
+        default = (warp_specialized and not tuned and not persistent and config is None
+                   and schedule in (None, 0, 1))
+        consumers = WS_CONSUMERS.get(q.shape[-1], 2) if default else 2
     if (tuned or persistent) and not warp_specialized:
         raise ValueError(f"{'tuned' if tuned else 'persistent'}=True is a form of the "
                          f"warp-specialized kernel")
@@ -788,13 +835,21 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                                desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV,
                                scale * LOG2E, *lse_strides, N_Q, CAUSAL=bool(causal))
             return o, lse
+        order = WS_SCHEDULES[D] if schedule is None else schedule
+        if consumers == 3:
+            if schedule is None:
+                order = 1
+            elif order >= 2:
+                raise ValueError("three consumer warpgroups take SCHEDULE 0 or 1")
+            if config is None:
+                regs = 160  # three groups of 128 threads and the producer's in 64K registers
+            grid = ((N_Q + 191) // 192, B * H)
         hopper_attn_fwd_ws_kernel[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
                                         desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H,
                                         H_KV, scale * LOG2E, *lse_strides,
                                         CAUSAL=bool(causal), STAGES=STAGES,
-                                        CONSUMER_REGS=regs, PRODUCER_REGS=24,
-                                        SCHEDULE=WS_SCHEDULES[D] if schedule is None
-                                        else schedule, num_warps=4)
+                                        CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
+                                        num_warps=4, CONSUMERS=consumers)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
     lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)

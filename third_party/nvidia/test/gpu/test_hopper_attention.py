@@ -171,6 +171,44 @@ def test_persistent(sm90, mode, schedule, D, causal, B, Nq, Nk):
 
 
 @pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("schedule", [0, 1])
+@pytest.mark.parametrize("B,Nq,Nk", [(2, 1, 1), (2, 200, 77), (2, 1000, 1000), (1, 4097, 4097)])
+def test_three_consumers(sm90, causal, schedule, B, Nq, Nk):
+    """consumers=3 (head dim 64: 192 query rows a program, three consumer warpgroups): the
+    bits of the kernel of two, whose rows see the same key blocks in the same order (a
+    causal block fully above a row's diagonal adds exactly nothing), and the reference's O
+    and LSE."""
+    H, H_KV, D, dtype = 8, 2, 64, torch.bfloat16
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
+    k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, schedule=schedule,
+                                                    consumers=3)
+    o2, lse2 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
+                                                      schedule=schedule, consumers=2)
+    torch.cuda.synchronize()
+    assert torch.equal(o, o2) and torch.equal(lse, lse2)
+    if Nq <= 1000:
+        ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
+        torch.testing.assert_close(o.float(), ro, atol=4e-2, rtol=4e-2)
+        torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+
+
+def test_three_consumers_refusals(sm90):
+    """What three consumer warpgroups do not take is refused before a launch."""
+    q = torch.randn(1, 64, 2, 64, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="consumers must be 2 or 3"):
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=4)
+    with pytest.raises(ValueError, match="three consumer warpgroups take SCHEDULE 0 or 1"):
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, schedule=3)
+    with pytest.raises(ValueError, match="consumers=3 is a form of the warp-specialized"):
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, persistent=True)
+    q128 = torch.randn(1, 64, 2, 128, device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="consumers=3 needs head dim 64, got 128"):
+        hopper_attention.kiln_hopper_attention(q128, q128, q128, consumers=3)
+
+
+@pytest.mark.parametrize("causal", [False, True])
 def test_persistent_varlen(sm90, causal):
     """A varlen batch (lengths 1, 17, 1000, 4097 and 0) on the persistent kernel: the bits of
     the kernel of one tile a program."""
