@@ -384,8 +384,15 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
       vectorize.run(f, fam);
     if (backend.packsNarrowPhis() && packNarrowPhis(f))
       cleanup.run(f, fam);
-    if (backend.sinksWidening())
+    if (backend.sinksWidening()) {
       sinkWideningToUses(f);
+      // Then what the block itself reads, each next to its first reader: the
+      // lowering emits an elementwise chain one operation at a time over the
+      // whole tile (an epilogue's 128 scale products, then 128 conversions,
+      // then 128 multiplies, then the stores), so every stage's values are
+      // live at once where one element's chain at a time would do.
+      sinkToFirstUses(f);
+    }
     // Last: instcombine would merge the copies again.
     if (backend.sinksSharedLoads())
       sinkSharedLoadsToUses(f);

@@ -19,6 +19,14 @@
 // it) are no more than the bits of its results: the loaded bytes and scales
 // are then what stays live across the block, not the converted values.
 //
+// sinkToFirstUses, run after it, moves the rest of a block's computations
+// that are used only in the block to just before their first user, bottom-up,
+// so that an elementwise chain the lowering emitted one operation at a time
+// over a whole tile (all the products, then all the conversions, then all
+// the multiplies, then the stores) runs one element's chain at a time. It
+// does not move an instruction when the operands whose last use it is (and
+// that would not follow it down) hold at least as many bits as its result.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/SinkWidening.h"
@@ -133,5 +141,85 @@ bool kiln::sinkWideningToUses(Function &f) {
   bool changed = false;
   for (BasicBlock &block : f)
     changed |= sinkBlock(block, layout);
+  return changed;
+}
+
+namespace {
+
+/// The bits of `i`'s operands whose live ranges would grow if `i` moved down
+/// to just before `to` (in its block): values of the block that only `i`
+/// reads (one that others read is live over their span anyway), less those
+/// that would themselves follow `i` there; of an extracted vector or
+/// aggregate, only the element.
+uint64_t lengthened(Instruction &i, Instruction &to, const DataLayout &layout,
+                    unsigned depth);
+
+bool follows(Instruction &i, Instruction &to, const DataLayout &layout,
+             unsigned depth) {
+  return depth < 8 && isMovable(i) && i.hasOneUse() &&
+         !i.getType()->isPtrOrPtrVectorTy() &&
+         lengthened(i, to, layout, depth + 1) <= bits(layout, i.getType());
+}
+
+uint64_t lengthened(Instruction &i, Instruction &to, const DataLayout &layout,
+                    unsigned depth) {
+  BasicBlock *block = i.getParent();
+  uint64_t total = 0;
+  SmallPtrSet<Value *, 4> seen;
+  for (Value *op : i.operands()) {
+    auto *def = dyn_cast<Instruction>(op);
+    if (!def || def->getParent() != block || !seen.insert(op).second ||
+        !def->hasOneUse() || follows(*def, to, layout, depth))
+      continue;
+    Type *type = op->getType();
+    if (isa<ExtractElementInst, ExtractValueInst>(i) && op == i.getOperand(0))
+      type = i.getType();
+    total += bits(layout, type);
+  }
+  return total;
+}
+
+} // namespace
+
+bool kiln::sinkToFirstUses(Function &f) {
+  // Each move renumbers the block for the next order query: quadratic in
+  // the block's size, so very large blocks stay as they are.
+  constexpr size_t kMaxInstructions = 16384;
+  const DataLayout &layout = f.getParent()->getDataLayout();
+  bool changed = false;
+  for (BasicBlock &block : f) {
+    if (block.size() > kMaxInstructions)
+      continue;
+    SmallVector<Instruction *> order;
+    for (Instruction &i : block)
+      order.push_back(&i);
+    // Bottom-up, so that a chain follows its last instruction down. Address
+    // computations stay: the code generator folds them into the accesses.
+    for (Instruction *i : llvm::reverse(order)) {
+      if (!isMovable(*i) || i->use_empty() ||
+          i->getType()->isPtrOrPtrVectorTy())
+        continue;
+      Instruction *first = nullptr;
+      bool local = true;
+      for (User *u : i->users()) {
+        auto *ui = cast<Instruction>(u);
+        if (ui->getParent() != &block || isa<PHINode>(ui)) {
+          local = false;
+          break;
+        }
+        if (!first || ui->comesBefore(first))
+          first = ui;
+      }
+      if (!local || i->getNextNode() == first)
+        continue;
+      // Moved when no operand's live range grows, or when those that grow
+      // hold fewer bits than the result that no longer spans the distance.
+      uint64_t cost = lengthened(*i, *first, layout, 0);
+      if (cost && cost >= bits(layout, i->getType()))
+        continue;
+      i->moveBefore(first->getIterator());
+      changed = true;
+    }
+  }
   return changed;
 }

@@ -3,8 +3,9 @@
 // Test tool: reads an LLVM IR file, runs on every defined function the
 // LLVM-IR rewrites Serialize runs after the optimizer for a backend that asks
 // for them (--pack-narrow-phis: kiln::packNarrowPhis; --sink-shared-loads:
-// kiln::sinkSharedLoadsToUses; --sink-widening: kiln::sinkWideningToUses),
-// verifies the module and prints it. Lit runs
+// kiln::sinkSharedLoadsToUses; --sink-widening: kiln::sinkWideningToUses;
+// --sink-to-first-uses: kiln::sinkToFirstUses), verifies the module and
+// prints it. Lit runs
 // the input and the output with lli and compares what they print, so a
 // rewrite is judged by execution, not by the shape of its output.
 //
@@ -32,6 +33,8 @@ int main(int argc, char **argv) {
                            llvm::cl::desc("kiln::sinkSharedLoadsToUses"));
   llvm::cl::opt<bool> widening("sink-widening",
                                llvm::cl::desc("kiln::sinkWideningToUses"));
+  llvm::cl::opt<bool> firstUse("sink-to-first-uses",
+                               llvm::cl::desc("kiln::sinkToFirstUses"));
   llvm::cl::opt<unsigned> minPhis(
       "min-phis", llvm::cl::desc("pack a type's phis from this many a block"),
       llvm::cl::init(8));
@@ -52,6 +55,8 @@ int main(int argc, char **argv) {
         c |= kiln::packNarrowPhis(f, minPhis);
       if (widening)
         c |= kiln::sinkWideningToUses(f);
+      if (firstUse)
+        c |= kiln::sinkToFirstUses(f);
       if (sink)
         c |= kiln::sinkSharedLoadsToUses(f);
       changed += c;

@@ -24,6 +24,14 @@ namespace kiln {
 /// whether `f` changed.
 bool sinkWideningToUses(llvm::Function &f);
 
+/// Moves each instruction that sinkWideningToUses could move, that is not an
+/// address and whose users are all in its block (no phi), to just before its
+/// first user, bottom-up, unless the operands whose live ranges that would
+/// lengthen (those whose last use it is and that do not follow it down; of
+/// an extracted vector or aggregate, the element) hold at least as many bits
+/// as its result. Returns whether `f` changed.
+bool sinkToFirstUses(llvm::Function &f);
+
 } // namespace kiln
 
 #endif
