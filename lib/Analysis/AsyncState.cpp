@@ -384,9 +384,12 @@ static OpAccesses opAccesses(Operation *op) {
   } else if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
     SmallVector<MemoryEffects::EffectInstance> list;
     effects.getEffects(list);
+    // An operand that may be a buffer or registers (wgmma's A) declares its
+    // read either way: as registers it touches no shared memory.
     llvm::erase_if(list, [](const MemoryEffects::EffectInstance &e) {
       return !isa<SharedMemoryResource>(e.getResource()) ||
-             isa<MemoryEffects::Free>(e.getEffect());
+             isa<MemoryEffects::Free>(e.getEffect()) ||
+             (e.getValue() && !isa<MemDescType>(e.getValue().getType()));
     });
     if (list.empty())
       return out;

@@ -86,8 +86,11 @@ private:
     if (auto load = dyn_cast<LocalLoadOp>(&op);
         load && insert && mode == Mode::AnnotateLoads)
       annotate(load, state);
-    // A scratch op's regions (a combiner) touch no shared memory.
-    return op.getNumRegions() > 0 && getScratchBytes(&op) == 0;
+    // A scratch op's regions (a combiner) touch no shared memory; a
+    // warp_specialize's scratch holds the values it passes its partitions,
+    // and its partitions are code like any other.
+    return op.getNumRegions() > 0 &&
+           (getScratchBytes(&op) == 0 || isa<WarpSpecializeOp>(&op));
   }
 
   /// A plain arrival on a barrier is one thread's, made for the whole

@@ -479,3 +479,45 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %r2 : tensor<32x32xf32, #b>
   }
 }
+
+// -----
+
+// A warp_specialize that passes its partitions a value through shared memory
+// (%iv, a loop's counter) has scratch bytes of its own; its partitions are
+// still walked like any other code.
+// CHECK-LABEL: func.func @warp_specialize_passing
+// CHECK: tile.warp_specialize
+// CHECK-NEXT: tile.local_load
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_store
+// CHECK: } partitions {
+// CHECK-NEXT: tile.local_store
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_load
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @warp_specialize_passing(%t: tensor<32x32xf32, #a>, %p: !tile.ptr<i32>, %n: i32) {
+    %buf = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
+    %buf2 = tile.local_alloc : () -> !tile.memdesc<32x32xf32, #sh, mutable>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    scf.for %iv = %c0 to %n step %c1 : i32 {
+      tile.warp_specialize partition_num_warps = [4] {
+        %r = tile.local_load %buf : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
+        tile.local_store %t, %buf : tensor<32x32xf32, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
+        tile.warp_yield
+      } partitions {
+        tile.local_store %t, %buf2 : tensor<32x32xf32, #a> -> !tile.memdesc<32x32xf32, #sh, mutable>
+        %r = tile.local_load %buf2 : !tile.memdesc<32x32xf32, #sh, mutable> -> tensor<32x32xf32, #b>
+        %kk = tile.splat %iv : tensor<128xi32, #l>
+        %pp = tile.splat %p : tensor<128x!tile.ptr<i32>, #l>
+        tile.store %pp, %kk : tensor<128x!tile.ptr<i32>, #l>
+        tile.warp_yield
+      }
+    }
+    return
+  }
+}

@@ -164,3 +164,31 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A wgmma whose A is in registers reads only B from shared memory: A's
+// operand declares a read either way, which for registers is none. No CTA
+// barrier between it and the next wgmma of the chain (there was one, as if
+// the first had written all of shared memory).
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #acc, kWidth = 2}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @register_a_chain
+  // CHECK-NOT: tile.barrier
+  // CHECK: tile_nv.warpgroup_dot
+  // CHECK-NOT: tile.barrier
+  // CHECK: tile_nv.warpgroup_dot
+  // CHECK-NOT: tile.barrier
+  // CHECK: return
+  func.func @register_a_chain(%c: tensor<64x64xf32, #acc>, %ra: tensor<64x32xbf16, #opA>) -> tensor<64x64xf32, #acc> {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x32xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #nvt, mutable>
+    %d = tile_nv.warpgroup_dot %ra, %b, %c {isAsync} : tensor<64x32xbf16, #opA>, !tile.memdesc<32x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    %e = tile_nv.warpgroup_dot %a, %b, %d {isAsync} : !tile.memdesc<64x32xbf16, #nv, mutable>, !tile.memdesc<32x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+    %w = tile_nv.warpgroup_dot_wait %e {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+    return %w : tensor<64x64xf32, #acc>
+  }
+}
