@@ -44,8 +44,7 @@ import math
 import kiln
 import kiln.language as gl
 from kiln.language.nvidia import named_barrier
-from kiln.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
-                                         warpgroup_mma_wait)
+from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel",
@@ -266,22 +265,10 @@ def _pass_turn(GROUP: gl.constexpr, j, num_n):
 
 
 @kiln.jit
-def _store_o(o, o_ptr, first_row, q_start, N_Q, H, head):
-    """O's rows first_row.. of the sequence from registers (those past N_Q masked)."""
-    BM_WG: gl.constexpr = o.shape[0]
-    HEAD_DIM: gl.constexpr = o.shape[1]
-    o_rows = first_row + gl.arange(0, BM_WG, gl.SliceLayout(1, o.type.layout))
-    o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o.type.layout))
-    o_off = ((q_start + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
-    gl.store(o_ptr + o_off, o, mask=o_rows[:, None] < N_Q)
-
-
-@kiln.jit
-def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_ptr, o_desc,
-                 lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides,
-                 step0, q_phase, GROUP: gl.constexpr, CAUSAL: gl.constexpr,
-                 STAGES: gl.constexpr, SCHEDULE: gl.constexpr, RELEASE_Q: gl.constexpr,
-                 TMA_O: gl.constexpr = False):
+def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_ptr, lse_ptr,
+                 pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, step0,
+                 q_phase, GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+                 SCHEDULE: gl.constexpr, RELEASE_Q: gl.constexpr):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
     K slot once its S has retired and a V slot once its P V has.
@@ -296,11 +283,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
 
     RELEASE_Q: arrive on ``q_empty`` once the tile's last S has retired (Q is read by no
     later wgmma), so that a persistent producer loads the next tile's Q during the last
-    P V and the epilogue.
-
-    TMA_O: a block whose 64 rows all lie in the sequence stores O through this group's Q
-    buffer (dead once its last S has retired; same shape, dtype and layout as O's block)
-    and one TMA store; a partial block stores from registers with a mask."""
+    P V and the epilogue."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     HEAD_DIM: gl.constexpr = q_bufs.shape[2]
     BN: gl.constexpr = k_bufs.shape[1]
@@ -412,17 +395,10 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
 
     l_use = gl.where(l_i == 0.0, 1.0, l_i)
     o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
-    if TMA_O:
-        if first_row + BM_WG <= N_Q:
-            q_s.store(o.to(dtype))
-            fence_async_shared()
-            tma.async_copy_shared_to_global(o_desc, [q_start + first_row, head * HEAD_DIM],
-                                            q_s)
-            tma.store_wait(0)
-        else:
-            _store_o(o.to(dtype), o_ptr, first_row, q_start, N_Q, H, head)
-    else:
-        _store_o(o.to(dtype), o_ptr, first_row, q_start, N_Q, H, head)
+    o_rows = first_row + gl.arange(0, BM_WG, o_row_l)
+    o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
+    o_off = ((q_start + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
+    gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
     lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
     lse_off = lse_start + head * lse_strides[0] + rows * lse_strides[1]
     gl.store(lse_ptr + lse_off, lse, mask=rows < N_Q)
@@ -464,9 +440,9 @@ def _sequence(cu_q_ptr, cu_k_ptr, batch):
 
 
 @kiln.jit
-def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, o_desc, lse_ptr, cu_q_ptr,
-                              cu_k_ptr, H, H_KV, qk_scale, lse_stride_s, lse_stride_b,
-                              lse_stride_h, lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
+def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
+                              H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
+                              lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                               CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                               SCHEDULE: gl.constexpr, num_warps: gl.constexpr,
                               CONSUMERS: gl.constexpr = 2):
@@ -511,30 +487,30 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, o_desc, lse_ptr, cu
         if CONSUMERS == 3:
             gl.warp_specialize([
                 (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, o_desc, lse_ptr, pid_m, head, q_start, N_Q, N_K, H,
-                                qk_scale, lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0,
-                                CAUSAL, STAGES, SCHEDULE, False, True)),
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
+                                STAGES, SCHEDULE, False)),
                 (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, o_desc, lse_ptr, pid_m, head, q_start, N_Q, N_K, H,
-                                qk_scale, lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1,
-                                CAUSAL, STAGES, SCHEDULE, False, True)),
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
+                                STAGES, SCHEDULE, False)),
                 (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, o_desc, lse_ptr, pid_m, head, q_start, N_Q, N_K, H,
-                                qk_scale, lse_start, (lse_stride_h, lse_stride_t), 0, 0, 2,
-                                CAUSAL, STAGES, SCHEDULE, False, True)),
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 2, CAUSAL,
+                                STAGES, SCHEDULE, False)),
                 (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
                                 N_Q, k_start, N_K, H, H_KV, 0, 3 * BM_WG, CAUSAL, STAGES)),
             ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
         else:
             gl.warp_specialize([
                 (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, o_desc, lse_ptr, pid_m, head, q_start, N_Q, N_K, H,
-                                qk_scale, lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0,
-                                CAUSAL, STAGES, SCHEDULE, False, True)),
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
+                                STAGES, SCHEDULE, False)),
                 (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, o_desc, lse_ptr, pid_m, head, q_start, N_Q, N_K, H,
-                                qk_scale, lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1,
-                                CAUSAL, STAGES, SCHEDULE, False, True)),
+                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
+                                STAGES, SCHEDULE, False)),
                 (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
                                 N_Q, k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
             ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
@@ -584,7 +560,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
         head = bh % H
         q_start, N_Q, k_start, N_K = _sequence(cu_q_ptr, cu_k_ptr, batch)
         _ws_consumer(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn, o_ptr,
-                     o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
+                     lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
                      q_start * lse_stride_s + batch * lse_stride_b,
                      (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
                      SCHEDULE, True)
@@ -695,8 +671,8 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
 
 
 @kiln.jit
-def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, o_desc, lse_ptr, cu_q_ptr,
-                                    cu_k_ptr, H, H_KV, qk_scale, lse_stride_s, lse_stride_b,
+def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr,
+                                    H, H_KV, qk_scale, lse_stride_s, lse_stride_b,
                                     lse_stride_h, lse_stride_t, MAX_SEQLEN,
                                     CAUSAL: gl.constexpr, HEAD_DIM: gl.constexpr,
                                     STAGES: gl.constexpr, SCHEDULE: gl.constexpr,
@@ -706,10 +682,9 @@ def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, o_desc, lse_p
     against the descriptors, keeps each head dim's tuning apart; STAGES and SCHEDULE are the
     config's."""
     gl.static_assert(q_desc.block_type.shape[1] == HEAD_DIM)
-    hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, o_desc, lse_ptr, cu_q_ptr,
-                              cu_k_ptr, H, H_KV, qk_scale, lse_stride_s, lse_stride_b,
-                              lse_stride_h, lse_stride_t, CAUSAL, STAGES, 240, 24, SCHEDULE,
-                              num_warps)
+    hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
+                              H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
+                              lse_stride_t, CAUSAL, STAGES, 240, 24, SCHEDULE, num_warps)
 
 
 def _ws_tuning_configs(D):
@@ -857,8 +832,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             if config is not None or schedule is not None:
                 raise ValueError("tuned=True picks the config and the schedule itself")
             _ws_tuned(D)[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
-                               desc(v, total_k, (BN, D)), o, desc(o, total_q, (64, D)), lse,
-                               cu_q, cu_k, H, H_KV,
+                               desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV,
                                scale * LOG2E, *lse_strides, N_Q, CAUSAL=bool(causal))
             return o, lse
         order = WS_SCHEDULES[D] if schedule is None else schedule
@@ -871,11 +845,10 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                 regs = 160  # three groups of 128 threads and the producer's in 64K registers
             grid = ((N_Q + 191) // 192, B * H)
         hopper_attn_fwd_ws_kernel[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
-                                        desc(v, total_k, (BN, D)), o,
-                                        desc(o, total_q, (64, D)), lse, cu_q, cu_k, H, H_KV,
-                                        scale * LOG2E, *lse_strides, CAUSAL=bool(causal),
-                                        STAGES=STAGES, CONSUMER_REGS=regs,
-                                        PRODUCER_REGS=24, SCHEDULE=order,
+                                        desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H,
+                                        H_KV, scale * LOG2E, *lse_strides,
+                                        CAUSAL=bool(causal), STAGES=STAGES,
+                                        CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
                                         num_warps=4, CONSUMERS=consumers)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
