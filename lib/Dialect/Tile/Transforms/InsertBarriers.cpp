@@ -103,8 +103,15 @@ private:
   static bool releasesUnorderedAccesses(Operation &op,
                                         const AsyncState &state) {
     auto arrive = dyn_cast<BarrierArriveOpInterface>(&op);
-    if (!arrive || arrive.getExpectedBytes() != 0)
+    if (!arrive)
       return false;
+    // An arrival that also expects bytes releases the same way: shared
+    // memory the threads wrote before it (a value posted for the waiters
+    // next to the copies) must be written by all of them first. Reads need
+    // nothing here: a copy into bytes still being read is ordered at the
+    // copy.
+    if (arrive.getExpectedBytes() != 0)
+      return !state.writes.empty();
     // An async read (a wgmma) is also recorded as its threads' read; once
     // no longer in flight (its warpgroup, the whole partition, waited for
     // it) it is complete for every thread.

@@ -192,3 +192,37 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %w : tensor<64x64xf32, #acc>
   }
 }
+
+// -----
+
+// A value the threads post in shared memory for the waiters of an mbarrier
+// whose arrival also expects a copy's bytes: the arrival is one thread's, so
+// the others' writes need a barrier before it. With nothing written, no
+// barrier before an expect (the copy orders a refill against reads itself).
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @post_then_expect
+  // CHECK: tile_nv.mbarrier_init
+  // CHECK-NOT: tile.barrier
+  // CHECK: tile_nv.mbarrier_expect
+  // CHECK-NEXT: tile_nv.async_tma_copy_global_to_local
+  // CHECK: tile.local_store
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile_nv.mbarrier_expect
+  func.func @post_then_expect(%ad: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %v: tensor<128xi32, #l>) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %post = tile.local_alloc : () -> !tile.memdesc<128xi32, #sh, mutable>
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_expect %bar, 8192 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %a : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv, mutable>
+    tile.local_store %v, %post : tensor<128xi32, #l> -> !tile.memdesc<128xi32, #sh, mutable>
+    tile_nv.mbarrier_expect %bar, 8192 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %b : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv, mutable>
+    return
+  }
+}
