@@ -54,7 +54,22 @@ _WARP_PIPELINE = ("a border ends each stage (s_sched_barrier 0) and a stage runs
                   "priority (s_setprio), as in Gluon; the warps of a block are not staggered "
                   "by a stage")
 
+# Both refuse at the call what PTX's cp.reduce.async.bulk.tensor cannot reduce.
+_TMA_REDUCE = "a type PTX cannot reduce is refused, as Gluon's verifier refuses it"
+_NO_MULTICAST = "multicast=True (into a cluster's CTAs) is refused"
+_UNSIGNED_MIN_MAX = (_TMA_REDUCE + "; on a descriptor made in the kernel (its tensor map holds "
+                     "integers signed) an unsigned min or max is refused too")
 DIFFERENCES = {
+    "nvidia.hopper.tma.async_load": _NO_MULTICAST,
+    "nvidia.hopper.tma.async_copy_global_to_shared": _NO_MULTICAST + "; a transposed NVMMA "
+                                                     "layout too, as Gluon's verifier refuses "
+                                                     "it (TMA writes a block in global order; "
+                                                     "permute the buffer instead)",
+    "nvidia.hopper.tma.async_atomic_add": _TMA_REDUCE + "; a 64-bit add only on a host "
+                                          "descriptor's uint64 (PTX has no s64 add), where "
+                                          "Gluon passes int64 on",
+    "nvidia.hopper.tma.async_atomic_min": _UNSIGNED_MIN_MAX,
+    "nvidia.hopper.tma.async_atomic_max": _UNSIGNED_MIN_MAX,
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
                       "(shared-memory.md)",
@@ -430,11 +445,10 @@ EXTENSIONS = {
     "set_auto_layout": "two that disagree become a convert_layout and a CompilationRemark, "
                        "where Gluon refuses the kernel",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": _TOKEN_EXT,
-    "nvidia.hopper.tma.async_copy_global_to_shared": "a transposed NVMMA layout is refused, as "
-                                                     "Gluon's verifier refuses it (TMA writes "
-                                                     "a block in global order; permute the "
-                                                     "buffer instead)",
     "nvidia.ampere.async_copy.commit_group": _TOKEN_EXT,
+    "nvidia.hopper.tma.async_atomic_and": _TMA_REDUCE,
+    "nvidia.hopper.tma.async_atomic_or": _TMA_REDUCE,
+    "nvidia.hopper.tma.async_atomic_xor": _TMA_REDUCE,
     "float8e4nv": _FP8_EXT,
     "float8e5": _FP8_EXT,
     "float8e4b8": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",

@@ -16,6 +16,7 @@ OPS = {
     "async_copy_mbarrier_arrive": "async_copy.mbarrier_arrive",
     "async_tma_copy_global_to_local": "tma.async_copy_global_to_shared",
     "async_tma_copy_local_to_global": "tma.async_copy_shared_to_global",
+    "async_tma_reduce": "tma.async_atomic_*",  # _add, _min, ... by the op's kind
     "async_tma_store_wait": "tma.store_wait", "async_wait": "async_copy.wait_group",
     "atomic_cas": "atomic_cas", "atomic_rmw": "atomic",
     "barrier": "thread_barrier", "broadcast": "broadcast",

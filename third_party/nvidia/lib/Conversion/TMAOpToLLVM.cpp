@@ -1,7 +1,8 @@
 //===- TMAOpToLLVM.cpp - TMA copies to NVVM -------------------------------===//
 //
 // A TMA copy is issued by one elected thread of warp 0 (a PTX predicate, no
-// branch) for the whole CTA. A block whose rows are wider than the layout's swizzle chunk
+// branch; a reduce-store, whose NVVM op has no predicate, branches) for the
+// whole CTA. A block whose rows are wider than the layout's swizzle chunk
 // is copied as one box per chunk (the host encodes the descriptor's box
 // that wide: kiln.nvidia.hopper.tma_box), each chunk landing after the
 // previous one, as #tile_nv.nvmma_shared stores chunks. Coordinates are
@@ -178,6 +179,59 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
                          i * boxes.chunkElements),
           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);
+    // Threads that issued nothing commit an empty group.
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+NVVM::TMAReduxKind getReduxKind(TMAReduceKind kind) {
+  switch (kind) {
+  case TMAReduceKind::Add:
+    return NVVM::TMAReduxKind::ADD;
+  case TMAReduceKind::Min:
+    return NVVM::TMAReduxKind::MIN;
+  case TMAReduceKind::Max:
+    return NVVM::TMAReduxKind::MAX;
+  case TMAReduceKind::And:
+    return NVVM::TMAReduxKind::AND;
+  case TMAReduceKind::Or:
+    return NVVM::TMAReduxKind::OR;
+  case TMAReduceKind::Xor:
+    return NVVM::TMAReduxKind::XOR;
+  }
+  llvm_unreachable("unknown TMA reduce kind");
+}
+
+/// A reduce-store is the store's boxes with cp.reduce.async.bulk.tensor.
+/// NVVM's op takes no predicate, so the elected thread branches to it.
+struct TMAReduceConversion : TileOpConversion<AsyncTMAReduceOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(AsyncTMAReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value pred = isElectedThread(rewriter, op, ctx);
+    Boxes boxes = getBoxes(op.getDesc().getType());
+    FailureOr<SmallVector<int64_t>> offsets =
+        getTMABoxOffsets(op, op.getSrc(), op.getDesc().getType());
+    if (failed(offsets))
+      return failure();
+    NVVM::TMAReduxKind kind = getReduxKind(op.getKind());
+    auto issue = [&] {
+      for (int64_t i = 0; i < boxes.count; ++i)
+        NVVM::CpAsyncBulkTensorReduceOp::create(
+            rewriter, loc, adaptor.getDesc(),
+            byteOffset(rewriter, loc, adaptor.getSrc(), (*offsets)[i]), kind,
+            NVVM::TMAStoreMode::TILE,
+            boxCoordinates(rewriter, loc, adaptor.getCoord(),
+                           i * boxes.chunkElements),
+            /*l2CacheHint=*/Value());
+    };
+    if (failed(emitIfElse(rewriter, op, pred, issue, nullptr)))
+      return failure();
     // Threads that issued nothing commit an empty group.
     NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
@@ -388,9 +442,10 @@ struct TMAStoreWaitConversion : TileOpConversion<AsyncTMAStoreWaitOp> {
   LogicalResult
   matchAndRewrite(AsyncTMAStoreWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, op.getLoc(),
-                                         op.getPendingsAttr(),
-                                         rewriter.getUnitAttr());
+    // Without `.read` the wait also covers the groups' global writes.
+    NVVM::CpAsyncBulkWaitGroupOp::create(
+        rewriter, op.getLoc(), op.getPendingsAttr(),
+        op.getReadOnly() ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -419,6 +474,7 @@ struct FenceAsyncSharedConversion : TileOpConversion<FenceAsyncSharedOp> {
 void kiln::populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns,
                                        const LoweringContext &ctx) {
-  patterns.add<MakeTensorDescriptorConversion, TMALoadConversion, TMAStoreConversion, TMAStoreWaitConversion,
+  patterns.add<MakeTensorDescriptorConversion, TMALoadConversion,
+               TMAStoreConversion, TMAReduceConversion, TMAStoreWaitConversion,
                FenceAsyncSharedConversion>(converter, ctx);
 }

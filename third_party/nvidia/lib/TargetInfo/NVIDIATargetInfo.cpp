@@ -510,6 +510,8 @@ public:
         desc = load.getDesc(), buffer = load.getResult();
       else if (auto store = dyn_cast<tile_nv::AsyncTMACopyLocalToGlobalOp>(op))
         desc = store.getDesc(), buffer = store.getSrc();
+      else if (auto reduce = dyn_cast<tile_nv::AsyncTMAReduceOp>(op))
+        desc = reduce.getDesc(), buffer = reduce.getSrc();
       if (!desc)
         return WalkResult::advance();
       auto layout = cast<tile_nv::NVMMASharedEncodingAttr>(

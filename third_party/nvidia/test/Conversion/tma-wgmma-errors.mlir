@@ -62,6 +62,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A reduce-store is checked as a store is.
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @tma_reduce_transposed(%d: !tile.tensordesc<tensor<64x64xbf16, #nvt>>, %c: i32) {
+    %buf = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    // expected-error @+1 {{TMA copies of #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true> are not lowered yet (a layout that is not transposed)}}
+    tile_nv.async_tma_reduce add, %d[%c, %c], %buf : !tile.tensordesc<tensor<64x64xbf16, #nvt>>, !tile.memdesc<64x64xbf16, #nvt, mutable>
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+}
+
+// -----
+
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // expected-error @+1 {{argument 0: only kernels take tensor descriptors (pass them to helper functions inlined)}}

@@ -85,6 +85,35 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A TMA reduce-store reads its source as the store does: a barrier before
+// it after the threads' stores and the fence, and, as its wait (here one
+// that also waits for the global writes) retires only the issuing thread's
+// group, a barrier after the wait before the buffer is rewritten.
+#nv32 = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#acc4 = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @tma_reduce_after_store
+  // CHECK: tile.local_store
+  // CHECK-NEXT: tile_nv.fence_async_shared
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile_nv.async_tma_reduce add
+  // CHECK-NEXT: tile_nv.async_tma_store_wait {pendings = 0 : i32, read_only = false}
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_store
+  func.func @tma_reduce_after_store(%cd: !tile.tensordesc<tensor<64x64xf32, #nv32>>, %r: tensor<64x64xf32, #acc4>) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile.local_store %r, %c : tensor<64x64xf32, #acc4> -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile_nv.fence_async_shared
+    tile_nv.async_tma_reduce add, %cd[%c0, %c0], %c : !tile.tensordesc<tensor<64x64xf32, #nv32>>, !tile.memdesc<64x64xf32, #nv32, mutable>
+    tile_nv.async_tma_store_wait {pendings = 0 : i32, read_only = false}
+    tile.local_store %r, %c : tensor<64x64xf32, #acc4> -> !tile.memdesc<64x64xf32, #nv32, mutable>
+    return
+  }
+}
+
+// -----
+
 // Views of one allocation whose elements do not meet share no byte (every
 // shared layout gives each element its own bytes): two halves of an
 // epilogue tile, stored by different threads, need no barrier between

@@ -14,6 +14,11 @@ A copy is issued by thread 0 for the whole CTA. Loads complete on an mbarrier (a
 ``mbarrier.expect`` for the bytes); stores join a bulk group that ``store_wait`` waits for.
 Coordinates are element offsets, outermost first; elements outside the tensor read as zero
 (``padding="nan"`` on the host descriptor: NaN) and are not written.
+
+The reduce-stores ``async_atomic_add`` / ``_min`` / ``_max`` / ``_and`` / ``_or`` / ``_xor``
+take a store's arguments and combine the block into global memory, each element atomically;
+they join the stores' bulk groups. ``store_wait(0, read_only=False)`` waits until their
+writes (and the stores') have reached global memory.
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ from ... import _core as core
 from .mbarrier import _barrier, _pred
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait",
-           "async_load", "async_store", "make_tensor_descriptor", "tensor_descriptor",
-           "tensor_descriptor_type"]
+           "async_load", "async_store", "async_atomic_add", "async_atomic_min",
+           "async_atomic_max", "async_atomic_and", "async_atomic_or", "async_atomic_xor",
+           "make_tensor_descriptor", "tensor_descriptor", "tensor_descriptor_type"]
 
 # Gluon refuses a transposed layout too (its verifier: a descriptor's layout must not be
 # transposed); here for device-side descriptors and the host's TensorDescriptor.
@@ -78,21 +84,43 @@ def _buffer(desc, smem, what, name):
     return smem
 
 
-@builtin
-def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True,
-                                _semantic=None):
-    """Thread 0 (where ``pred``) copies the block of ``tensor_desc`` at ``coord`` into
-    ``result``; the copy's bytes complete ``barrier``'s current phase."""
-    what = "tma.async_copy_global_to_shared"
+def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem):
+    multicast = _unwrap(multicast)
+    if multicast is not False:
+        raise ValueError(f"{what}: multicast={multicast!r} is not supported (Kiln's TMA loads "
+                         f"fill only the issuing CTA's shared memory); leave multicast=False")
     desc = _desc(tensor_desc, what)
-    coords = _coords(_semantic, desc, coord, what)
+    coords = _coords(sem, desc, coord, what)
     bar = _barrier(barrier, what)
     dst = _buffer(desc, result, what, "result")
-    preds = _pred(_semantic, pred, what)
-    segments = _semantic.b.array_attr([1, len(coords), 1, 1, len(preds)])
-    _semantic.b.create("tile_nv.async_tma_copy_global_to_local",
-                       [desc] + coords + [bar, dst] + preds, [],
-                       {"operandSegmentSizes": segments})
+    preds = _pred(sem, pred, what)
+    segments = sem.b.array_attr([1, len(coords), 1, 1, len(preds)])
+    sem.b.create("tile_nv.async_tma_copy_global_to_local",
+                 [desc] + coords + [bar, dst] + preds, [], {"operandSegmentSizes": segments})
+
+
+@builtin
+def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True,
+                                multicast=False, _semantic=None):
+    """Thread 0 (where ``pred``) copies the block of ``tensor_desc`` at ``coord`` into
+    ``result``; the copy's bytes complete ``barrier``'s current phase. ``multicast`` (into
+    the cluster's CTAs) is refused: only False is supported."""
+    _load("tma.async_copy_global_to_shared", tensor_desc, coord, barrier, result, pred,
+          multicast, _semantic)
+
+
+@builtin
+def async_load(tensor_desc, coord, barrier, result, pred=True, multicast=False,
+               _semantic=None):
+    """Gluon's newer name of :func:`async_copy_global_to_shared`."""
+    _load("tma.async_load", tensor_desc, coord, barrier, result, pred, multicast, _semantic)
+
+
+def _store(what, op, tensor_desc, coord, src, sem, attrs=None):
+    desc = _desc(tensor_desc, what)
+    coords = _coords(sem, desc, coord, what)
+    buf = _buffer(desc, src, what, "src")
+    sem.b.create(op, [desc] + coords + [buf], [], attrs or {})
 
 
 @builtin
@@ -100,24 +128,110 @@ def async_copy_shared_to_global(tensor_desc, coord, src, _semantic=None):
     """Thread 0 stores ``src`` into the block of ``tensor_desc`` at ``coord`` (elements outside
     the tensor are not written); ``store_wait`` waits for it to finish reading ``src``. Make
     the CTA's writes to ``src`` visible first with ``fence_async_shared()``."""
-    what = "tma.async_copy_shared_to_global"
-    desc = _desc(tensor_desc, what)
-    coords = _coords(_semantic, desc, coord, what)
-    buf = _buffer(desc, src, what, "src")
-    _semantic.b.create("tile_nv.async_tma_copy_local_to_global", [desc] + coords + [buf], [])
+    _store("tma.async_copy_shared_to_global", "tile_nv.async_tma_copy_local_to_global",
+           tensor_desc, coord, src, _semantic)
 
 
 @builtin
-def store_wait(pendings, _semantic=None):
-    """Waits until at most ``pendings`` of this thread's TMA stores still read their source."""
+def async_store(tensor_desc, coord, src, _semantic=None):
+    """Gluon's newer name of :func:`async_copy_shared_to_global`."""
+    _store("tma.async_store", "tile_nv.async_tma_copy_local_to_global", tensor_desc, coord,
+           src, _semantic)
+
+
+# What cp.reduce.async.bulk.tensor combines (PTX ISA), by the descriptor's element type. The
+# hardware takes the type from the tensor map, whose signedness the host descriptor encodes
+# from the tensor's dtype: add has u64 but no s64, min and max compare signed or unsigned.
+_REDUCE_DTYPES = {
+    "add": ("fp16", "bf16", "fp32", "i32", "u32", "u64"),
+    "min": ("fp16", "bf16", "i32", "u32", "i64", "u64"),
+    "max": ("fp16", "bf16", "i32", "u32", "i64", "u64"),
+    "and": ("i32", "u32", "i64", "u64"),
+    "or": ("i32", "u32", "i64", "u64"),
+    "xor": ("i32", "u32", "i64", "u64"),
+}
+
+
+def _reduce(kind, tensor_desc, coord, src, sem):
+    what = f"tma.async_atomic_{kind}"
+    desc = _desc(tensor_desc, what)
+    elem = desc.type.element_ty
+    name = core.signature_name(elem)
+    if name not in _REDUCE_DTYPES[kind]:
+        hint = (": PTX adds 64-bit integers as u64 only; describe the tensor as uint64 (the "
+                "same bits)" if name == "i64" and kind == "add" else "")
+        raise TypeError(f"{what}: TMA reduce-stores have no {kind} on {name} (supported: "
+                        f"{', '.join(_REDUCE_DTYPES[kind])}){hint}")
+    # A descriptor made in the kernel encodes every integer type as signed (its element type
+    # in the IR has no sign), so an unsigned min, max or 64-bit add would be computed signed.
+    if getattr(desc, "_made_in_kernel", False) and name in ("u32", "u64") and (
+            kind in ("min", "max") or (kind == "add" and name == "u64")):
+        raise TypeError(f"{what}: a descriptor made with tma.make_tensor_descriptor holds "
+                        f"{name} as a signed type, which {kind} would not compute unsigned; "
+                        f"pass a host TensorDescriptor")
+    _store(what, "tile_nv.async_tma_reduce", desc, coord, src, sem,
+           {"kind": f"#tile_nv<tma_reduce_kind {kind}>"})
+
+
+@builtin
+def async_atomic_add(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 adds ``src`` into the block of ``tensor_desc`` at ``coord``, each element
+    atomically (fp16, bf16, fp32, 32-bit and unsigned 64-bit integers); as a store, it joins
+    the bulk group ``store_wait`` waits for."""
+    _reduce("add", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def async_atomic_min(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 lowers each element of the block of ``tensor_desc`` at ``coord`` to ``src``'s
+    where smaller, atomically (fp16, bf16, 32- and 64-bit integers)."""
+    _reduce("min", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def async_atomic_max(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 raises each element of the block of ``tensor_desc`` at ``coord`` to ``src``'s
+    where larger, atomically (fp16, bf16, 32- and 64-bit integers)."""
+    _reduce("max", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def async_atomic_and(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 ands ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
+    atomically (32- and 64-bit integers)."""
+    _reduce("and", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def async_atomic_or(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 ors ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
+    atomically (32- and 64-bit integers)."""
+    _reduce("or", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def async_atomic_xor(tensor_desc, coord, src, _semantic=None):
+    """Thread 0 xors ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
+    atomically (32- and 64-bit integers)."""
+    _reduce("xor", tensor_desc, coord, src, _semantic)
+
+
+@builtin
+def store_wait(pendings, read_only=True, _semantic=None):
+    """Waits until at most ``pendings`` of this thread's TMA stores and reduce-stores are
+    pending: still reading their source (``read_only=True``), or, with ``read_only=False``,
+    still reading it or writing global memory (what a release to other CTAs needs)."""
     n = _unwrap(pendings)
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise TypeError(f"tma.store_wait: pendings must be a constexpr int >= 0, got {n!r}")
-    _semantic.b.create("tile_nv.async_tma_store_wait", [], [], {"pendings": f"{n} : i32"})
-
-
-async_load = async_copy_global_to_shared
-async_store = async_copy_shared_to_global
+    read_only = _unwrap(read_only)
+    if not isinstance(read_only, bool):
+        raise TypeError(f"tma.store_wait: read_only must be a constexpr bool, got "
+                        f"{read_only!r}")
+    attrs = {"pendings": f"{n} : i32"}
+    if not read_only:
+        attrs["read_only"] = "false"
+    _semantic.b.create("tile_nv.async_tma_store_wait", [], [], attrs)
 
 
 @builtin
@@ -186,4 +300,6 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
         attrs["padding"] = '"nan"'
     handle = sem.b.create("tile_nv.make_tensor_descriptor", [base] + dims + steps, [ty],
                           attrs)[0]
-    return core.tensor_descriptor(handle, ty, shape=dims, strides=steps)
+    desc = core.tensor_descriptor(handle, ty, shape=dims, strides=steps)
+    desc._made_in_kernel = True  # its tensor map's integers are signed (_reduce)
+    return desc

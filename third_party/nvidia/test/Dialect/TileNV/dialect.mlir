@@ -59,3 +59,21 @@ func.func @named_barriers() {
   tile_nv.named_barrier_arrive 13, 32
   return
 }
+
+// -----
+
+// TMA reduce-stores round-trip with their kind; a store wait prints
+// read_only only when it waits for the writes too (read_only = false).
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+// CHECK-LABEL: func.func @tma_reduce
+// CHECK: tile_nv.async_tma_reduce add, %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensordesc<tensor<32x32xf32, #tile_nv.nvmma_shared
+// CHECK: tile_nv.async_tma_reduce xor, %{{.*}}[%{{.*}}, %{{.*}}], %{{.*}} : !tile.tensordesc<tensor<32x32xi32, #tile_nv.nvmma_shared
+// CHECK: tile_nv.async_tma_store_wait {pendings = 1 : i32}
+// CHECK: tile_nv.async_tma_store_wait {pendings = 0 : i32, read_only = false}
+func.func @tma_reduce(%f: !tile.tensordesc<tensor<32x32xf32, #nv>>, %bf: !tile.memdesc<32x32xf32, #nv, mutable>, %i: !tile.tensordesc<tensor<32x32xi32, #nv>>, %bi: !tile.memdesc<32x32xi32, #nv, mutable>, %c: i32) {
+  tile_nv.async_tma_reduce add, %f[%c, %c], %bf : !tile.tensordesc<tensor<32x32xf32, #nv>>, !tile.memdesc<32x32xf32, #nv, mutable>
+  tile_nv.async_tma_reduce xor, %i[%c, %c], %bi : !tile.tensordesc<tensor<32x32xi32, #nv>>, !tile.memdesc<32x32xi32, #nv, mutable>
+  tile_nv.async_tma_store_wait {pendings = 1 : i32, read_only = true}
+  tile_nv.async_tma_store_wait {pendings = 0 : i32, read_only = false}
+  return
+}

@@ -368,6 +368,65 @@ module attributes {tile.target = "cuda:sm_80"} {
 
 // -----
 
+// TMA reduce-stores: the element types PTX's cp.reduce.async.bulk.tensor
+// combines with each kind (no f32 min or max, no fp8, no 16-bit integers).
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+func.func @tma_reduce_min_f32(%d: !tile.tensordesc<tensor<32x32xf32, #nv>>, %buf: !tile.memdesc<32x32xf32, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_reduce' op TMA reduce-stores have no min on 'f32' (add: f16, bf16, f32, 32-bit and unsigned 64-bit integers; min, max: f16, bf16, 32- and 64-bit integers; and, or, xor: 32- and 64-bit integers)}}
+  tile_nv.async_tma_reduce min, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xf32, #nv>>, !tile.memdesc<32x32xf32, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 8, layoutRank = 2, transposed = false>
+func.func @tma_reduce_add_fp8(%d: !tile.tensordesc<tensor<32x64xf8E4M3FN, #nv>>, %buf: !tile.memdesc<32x64xf8E4M3FN, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{TMA reduce-stores have no add on 'f8E4M3FN'}}
+  tile_nv.async_tma_reduce add, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x64xf8E4M3FN, #nv>>, !tile.memdesc<32x64xf8E4M3FN, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @tma_reduce_xor_f16(%d: !tile.tensordesc<tensor<32x32xf16, #nv>>, %buf: !tile.memdesc<32x32xf16, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{TMA reduce-stores have no xor on 'f16'}}
+  tile_nv.async_tma_reduce xor, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xf16, #nv>>, !tile.memdesc<32x32xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @tma_reduce_max_i16(%d: !tile.tensordesc<tensor<32x32xi16, #nv>>, %buf: !tile.memdesc<32x32xi16, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{TMA reduce-stores have no max on 'i16'}}
+  tile_nv.async_tma_reduce max, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xi16, #nv>>, !tile.memdesc<32x32xi16, #nv, mutable>
+  return
+}
+
+// -----
+
+// The store's checks: one coordinate per block dimension, src shaped as the block.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+func.func @tma_reduce_shape(%d: !tile.tensordesc<tensor<32x32xf32, #nv>>, %buf: !tile.memdesc<16x32xf32, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_reduce' op src has shape [16, 32], the descriptor's block [32, 32]}}
+  tile_nv.async_tma_reduce add, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xf32, #nv>>, !tile.memdesc<16x32xf32, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @tma_reduce_sm80(%d: !tile.tensordesc<tensor<32x32xi32, #nv>>, %buf: !tile.memdesc<32x32xi32, #nv, mutable>, %c: i32) {
+    // expected-error @+1 {{TMA (cp.async.bulk.tensor) needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.async_tma_reduce or, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xi32, #nv>>, !tile.memdesc<32x32xi32, #nv, mutable>
+    return
+  }
+}
+
+// -----
+
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 func.func @wait_types(%t: tensor<64x64xf32, #acc>) {
   // expected-error @+1 {{results must have the inputs' types}}

@@ -12,6 +12,7 @@ using namespace kiln::tile;
 using namespace kiln::tile_nv;
 
 #include "kiln/Dialect/TileNV/IR/TileNVDialect.cpp.inc"
+#include "kiln/Dialect/TileNV/IR/TileNVEnums.cpp.inc"
 
 void TileNVDialect::initialize() {
   addAttributes<

@@ -87,6 +87,13 @@ bool AsyncTMACopyLocalToGlobalOp::isAsyncReadInFlight() { return true; }
 // it: the other threads may write the buffer after a CTA barrier that
 // follows the waits.
 unsigned AsyncTMACopyLocalToGlobalOp::getAsyncReadGroupThreads() { return 1; }
+// A reduce-store reads its source as a store does, in the same bulk groups.
+SmallVector<Value> AsyncTMAReduceOp::getAsyncReadBuffers() {
+  return {getSrc()};
+}
+StringRef AsyncTMAReduceOp::getAsyncReadCounter() { return "cp.async.bulk"; }
+bool AsyncTMAReduceOp::isAsyncReadInFlight() { return true; }
+unsigned AsyncTMAReduceOp::getAsyncReadGroupThreads() { return 1; }
 StringRef AsyncTMAStoreWaitOp::getAsyncReadCounter() { return "cp.async.bulk"; }
 unsigned AsyncTMAStoreWaitOp::getMaxPendingGroups() { return getPendings(); }
 
@@ -103,6 +110,41 @@ StringRef WarpGroupDotWaitOp::getAsyncReadCounter() { return "wgmma"; }
 unsigned WarpGroupDotWaitOp::getMaxPendingGroups() { return getPendings(); }
 
 LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  return verifyTMA(*this, getDesc().getType(), getCoord().size(),
+                   getSrc().getType(), "src");
+}
+
+/// Whether `cp.reduce.async.bulk.tensor` does `kind` on elements of `type`
+/// (PTX ISA: add on f16, bf16, f32, u32, s32, u64; min and max on f16,
+/// bf16, u32, s32, u64, s64; and, or, xor on b32, b64). Integers are
+/// signless here: their signedness is the tensor map's, and a 64-bit add
+/// needs an unsigned one (no s64 add), which the DSL checks.
+static bool isTMAReducible(TMAReduceKind kind, Type type) {
+  bool int32or64 = type.isInteger(32) || type.isInteger(64);
+  bool half = type.isF16() || type.isBF16();
+  switch (kind) {
+  case TMAReduceKind::Add:
+    return int32or64 || half || type.isF32();
+  case TMAReduceKind::Min:
+  case TMAReduceKind::Max:
+    return int32or64 || half;
+  case TMAReduceKind::And:
+  case TMAReduceKind::Or:
+  case TMAReduceKind::Xor:
+    return int32or64;
+  }
+  return false;
+}
+
+LogicalResult AsyncTMAReduceOp::verify() {
+  Type elem = getDesc().getType().getBlockType().getElementType();
+  if (!isTMAReducible(getKind(), elem))
+    return emitOpError()
+           << "TMA reduce-stores have no " << stringifyTMAReduceKind(getKind())
+           << " on " << elem
+           << " (add: f16, bf16, f32, 32-bit and unsigned 64-bit integers; "
+              "min, max: f16, bf16, 32- and 64-bit integers; and, or, xor: "
+              "32- and 64-bit integers)";
   return verifyTMA(*this, getDesc().getType(), getCoord().size(),
                    getSrc().getType(), "src");
 }

@@ -36,6 +36,8 @@ inline unsigned namedBarrierHardwareId(int32_t id) { return 15 - id; }
 
 } // namespace kiln::tile_nv
 
+#include "kiln/Dialect/TileNV/IR/TileNVEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/TileNV/IR/TileNVAttrs.h.inc"
 

@@ -5,6 +5,7 @@
 include "kiln/Dialect/TileNV/IR/TileNVDialect.td"
 include "kiln/Dialect/Tile/IR/TileAttrs.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 
 def TileNV_NVMMASharedAttr : AttrDef<TileNV_Dialect, "NVMMASharedEncoding",
     [DeclareAttrInterfaceMethods<Tile_SharedLayout,
@@ -117,6 +118,30 @@ def TileNV_DotOperandAttr : AttrDef<TileNV_Dialect, "DotOperandEncoding",
     `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,` `kWidth` `=` $kWidth `}` `>`
   }];
   let genVerifyDecl = 1;
+}
+
+def TileNV_TMAReduceKind : I32EnumAttr<"TMAReduceKind",
+    "how a TMA reduce-store combines its block with global memory", [
+      I32EnumAttrCase<"Add", 0, "add">, I32EnumAttrCase<"Min", 1, "min">,
+      I32EnumAttrCase<"Max", 2, "max">, I32EnumAttrCase<"And", 3, "and">,
+      I32EnumAttrCase<"Or", 4, "or">, I32EnumAttrCase<"Xor", 5, "xor">]> {
+  let cppNamespace = "::kiln::tile_nv";
+  let genSpecializedAttr = 0;
+}
+
+def TileNV_TMAReduceKindAttr : EnumAttr<TileNV_Dialect, TileNV_TMAReduceKind,
+                                        "tma_reduce_kind"> {
+  let summary = "The operation of a TMA reduce-store";
+  let description = [{
+    What `tile_nv.async_tma_reduce` does with each element of global memory
+    and the matching element of its shared block: `add`, `min`, `max`
+    (elementwise, signed or unsigned as the descriptor's tensor map says),
+    or the bitwise `and`, `or`, `xor`.
+
+    ```mlir
+    #tile_nv<tma_reduce_kind add>
+    ```
+  }];
 }
 
 #endif

@@ -63,19 +63,58 @@ def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_glob
   let hasVerifier = 1;
 }
 
+def TileNV_AsyncTMAReduceOp : TileNV_Op<"async_tma_reduce", [
+    DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface,
+        ["getAsyncReadGroupThreads"]>]> {
+  let summary = "TMA: combine a shared buffer into a block of a global tensor";
+  let description = [{
+    A TMA store that combines instead of overwriting: one thread asks the
+    tensor memory accelerator to replace each element of the block of
+    `desc`'s tensor at `coord` by itself `kind` the matching element of
+    `src` (`cp.reduce.async.bulk.tensor`), each element atomically;
+    elements outside the tensor are left alone. The element type the
+    hardware computes in is the descriptor's tensor map's: `add` takes f16,
+    bf16, f32, 32-bit integers and unsigned 64-bit ones; `min` and `max`
+    f16, bf16 and 32- or 64-bit integers; `and`, `or` and `xor` 32- or
+    64-bit integers. As the store, it reads `src` asynchronously and joins
+    the bulk group that `tile_nv.async_tma_store_wait` waits for (with
+    `read_only = false` until its writes are in global memory). Needs sm_90.
+
+    ```mlir
+    tile_nv.async_tma_reduce add, %desc[%m, %n], %c
+        : !tile.tensordesc<tensor<128x64xf32, #nvmma>>, !tile.memdesc<128x64xf32, #nvmma, mutable>
+    ```
+  }];
+  let arguments = (ins TileNV_TMAReduceKindAttr:$kind,
+                       Arg<Tile_TensorDesc, "", [MemRead, MemWrite]>:$desc,
+                       Variadic<I32>:$coord,
+                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src);
+  let assemblyFormat = [{
+    $kind `,` $desc `[` $coord `]` `,` $src attr-dict `:` qualified(type($desc)) `,`
+    qualified(type($src))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileNV_AsyncTMAStoreWaitOp : TileNV_Op<"async_tma_store_wait", [
     DeclareOpInterfaceMethods<Tile_AsyncReadWaitOpInterface>]> {
-  let summary = "Wait until at most `pendings` TMA stores still read shared memory";
+  let summary = "Wait until at most `pendings` TMA stores are still pending";
   let description = [{
     The issuing thread waits until at most `pendings` of its most recent
-    TMA stores are still reading their shared-memory source
-    (`cp.async.bulk.wait_group.read`); their buffers may then be written.
+    TMA stores and reduce-stores are still reading their shared-memory
+    source (`read_only`, the default: `cp.async.bulk.wait_group.read`);
+    their buffers may then be written. With `read_only = false` it waits
+    until they have also finished writing global memory
+    (`cp.async.bulk.wait_group`), as a release of their results to other
+    CTAs or the host needs.
 
     ```mlir
     tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    tile_nv.async_tma_store_wait {pendings = 0 : i32, read_only = false}
     ```
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings,
+                       DefaultValuedAttr<BoolAttr, "true">:$read_only);
   let assemblyFormat = "attr-dict";
 }
 

@@ -3,6 +3,7 @@
 #define KILN_DIALECT_TILENV_IR_TILENVOPS_TD
 
 include "kiln/Dialect/TileNV/IR/TileNVDialect.td"
+include "kiln/Dialect/TileNV/IR/TileNVAttrs.td"
 include "kiln/Dialect/Tile/IR/TileTypes.td"
 include "kiln/Dialect/Tile/IR/TileInterfaces.td"
 include "mlir/IR/OpBase.td"
