@@ -531,8 +531,9 @@ def _persistent_tile(t, num_m, BH, CAUSAL: gl.constexpr):
 
 
 @kiln.jit
-def _next_tile(tile_buf, k, total, num_warps: gl.constexpr):
-    """The tile index the producer posted for this program's k-th tile (``total``: none)."""
+def _next_tile(tile_buf, k, num_warps: gl.constexpr):
+    """The tile index the producer posted for this program's k-th tile (the tile count when
+    there is none)."""
     one_l: gl.constexpr = gl.BlockedLayout([1], [32], [num_warps], [0])
     return gl.max(tile_buf.index(k & 1).load(one_l), axis=0)
 
@@ -553,7 +554,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
     step = 0
     tiles = 0
     mbarrier.wait(q_ready, 0)
-    t = _next_tile(tile_buf, 0, total, 4)
+    t = _next_tile(tile_buf, 0, 4)
     while t < total:
         pid_m, bh = _persistent_tile(t, num_m, BH, CAUSAL)
         batch = bh // H
@@ -568,7 +569,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
         step += num_n
         tiles += 1
         mbarrier.wait(q_ready, tiles & 1)
-        t = _next_tile(tile_buf, tiles, total, 4)
+        t = _next_tile(tile_buf, tiles, 4)
 
 
 @kiln.jit
