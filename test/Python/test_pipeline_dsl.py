@@ -302,3 +302,27 @@ def test_every_tuning_config_compiles(which):
         k = kiln.compile(kernel, sig, consts, target=target, num_warps=cfg.num_warps)
         assert "cp.async.commit_group" in k.asm["ptx"], cfg.kwargs
         assert k.metadata.shared > 0
+
+
+@kiln.jit
+def _asm_in_loop(x, out, n, PURE: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    offs = kl.arange(0, 512, layout)
+    acc = kl.zeros([512], kl.float32, layout)
+    for i in kl.range(0, n, num_stages=3):
+        v = kl.load(x + i * 512 + offs)
+        acc += kl.inline_asm_elementwise("ex2.approx.ftz.f32 $0, $1;", "=f,f", [v],
+                                         dtype=kl.float32, is_pure=PURE, pack=1)
+    kl.store(out + offs, acc)
+
+
+def test_pure_inline_asm_lets_the_loop_pipeline():
+    # Pure inline assembly touches no memory; the loop's load is pipelined past it. Impure
+    # assembly may write anything, so the load is not.
+    args = {"x": "*fp32:16", "out": "*fp32:16", "n": "i32"}
+    k = kiln.compile(_asm_in_loop, args, {"PURE": True}, target="cuda:sm_80", num_warps=4)
+    assert "cp.async" in k.asm["ptx"]
+    with pytest.warns(kiln.CompilationRemark, match="loop not pipelined"):
+        k = kiln.compile(_asm_in_loop, args, {"PURE": False}, target="cuda:sm_80",
+                         num_warps=4)
+    assert "cp.async" not in k.asm["ptx"]

@@ -611,6 +611,17 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
 LogicalResult InlineAsmOp::verify() {
   if (getResults().empty())
     return emitOpError() << "needs at least one result";

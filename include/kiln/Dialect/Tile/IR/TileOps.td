@@ -401,14 +401,15 @@ def Tile_HistogramOp : Tile_Op<"histogram", [Pure]> {
 }
 
 def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
-    [MemoryEffects<[MemWrite<DefaultResource>]>]> {
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Inline assembly over the elements of tensors (Gluon's inline_asm_elementwise)";
   let description = [{
     Every `pack` elements of the operands (all of one shape and layout) go
     through one `asm` statement with `constraints` (the target's syntax,
     outputs first); elements narrower than 32 bits are packed into 32-bit
     registers. Results have the operands' shape and layout. Without `pure`
-    it is kept even when its results are unused.
+    it may touch any memory (it stays in place, and is kept even when its
+    results are unused); with `pure` it touches none.
 
     ```mlir
     %y = tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r", %x
