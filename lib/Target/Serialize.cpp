@@ -11,6 +11,7 @@
 
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/PackNarrowPhis.h"
+#include "kiln/Target/SinkLoadsPastLoops.h"
 #include "kiln/Target/SinkSharedLoads.h"
 #include "kiln/Target/SinkWidening.h"
 
@@ -22,9 +23,12 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/DiagnosticHandler.h"
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -384,6 +388,14 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
       vectorize.run(f, fam);
     if (backend.packsNarrowPhis() && packNarrowPhis(f))
       cleanup.run(f, fam);
+    // Before the sinking within blocks, which places the moved loads'
+    // computations next to their users.
+    if (backend.sinksLoadsPastLoops() &&
+        sinkLoadsPastLoops(f, fam.getResult<llvm::DominatorTreeAnalysis>(f),
+                           fam.getResult<llvm::LoopAnalysis>(f),
+                           fam.getResult<llvm::AAManager>(f),
+                           backend.barrierFenceScope()))
+      fam.invalidate(f, llvm::PreservedAnalyses::none());
     if (backend.sinksWidening()) {
       sinkWideningToUses(f);
       // Then what the block itself reads, each next to its first reader: the

@@ -4,21 +4,28 @@
 // LLVM-IR rewrites Serialize runs after the optimizer for a backend that asks
 // for them (--pack-narrow-phis: kiln::packNarrowPhis; --sink-shared-loads:
 // kiln::sinkSharedLoadsToUses; --sink-widening: kiln::sinkWideningToUses;
-// --sink-to-first-uses: kiln::sinkToFirstUses), verifies the module and
-// prints it. Lit runs
+// --sink-to-first-uses: kiln::sinkToFirstUses; --sink-loads-past-loops:
+// kiln::sinkLoadsPastLoops, with LLVM's default alias analyses and
+// --barrier-fence-scope), verifies the
+// module and prints it. Lit runs
 // the input and the output with lli and compares what they print, so a
 // rewrite is judged by execution, not by the shape of its output.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/PackNarrowPhis.h"
+#include "kiln/Target/SinkLoadsPastLoops.h"
 #include "kiln/Target/SinkSharedLoads.h"
 #include "kiln/Target/SinkWidening.h"
 
+#include "llvm/Analysis/AliasAnalysis.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
 #include "llvm/IRReader/IRReader.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,6 +42,12 @@ int main(int argc, char **argv) {
                                llvm::cl::desc("kiln::sinkWideningToUses"));
   llvm::cl::opt<bool> firstUse("sink-to-first-uses",
                                llvm::cl::desc("kiln::sinkToFirstUses"));
+  llvm::cl::opt<bool> pastLoops("sink-loads-past-loops",
+                                llvm::cl::desc("kiln::sinkLoadsPastLoops"));
+  llvm::cl::opt<std::string> fenceScope(
+      "barrier-fence-scope",
+      llvm::cl::desc("sync scope of the barrier's fences "
+                     "(--sink-loads-past-loops)"));
   llvm::cl::opt<unsigned> minPhis(
       "min-phis", llvm::cl::desc("pack a type's phis from this many a block"),
       llvm::cl::init(8));
@@ -47,10 +60,25 @@ int main(int argc, char **argv) {
     error.print(argv[0], llvm::errs());
     return 1;
   }
+  llvm::PassBuilder pb;
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
   unsigned changed = 0;
   for (llvm::Function &f : *module)
     if (!f.isDeclaration()) {
       bool c = false;
+      if (pastLoops)
+        c |= kiln::sinkLoadsPastLoops(
+            f, fam.getResult<llvm::DominatorTreeAnalysis>(f),
+            fam.getResult<llvm::LoopAnalysis>(f),
+            fam.getResult<llvm::AAManager>(f), fenceScope);
       if (pack)
         c |= kiln::packNarrowPhis(f, minPhis);
       if (widening)

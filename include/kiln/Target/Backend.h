@@ -121,6 +121,16 @@ public:
   /// (SinkWidening.h), for a code generator whose scheduler leaves a loop's
   /// early conversions of loaded data where the source wrote them.
   virtual bool sinksWidening() const { return false; }
+  /// Whether Serialize moves loads whose values are used only after a loop
+  /// (and the computations only they read) past the loop
+  /// (SinkLoadsPastLoops.h), for a register allocator that would otherwise
+  /// spill them before the loop and reload them after it.
+  virtual bool sinksLoadsPastLoops() const { return false; }
+  /// The sync scope of the fences that the backend's lowering of
+  /// tile.barrier (which orders shared-memory accesses only) puts around
+  /// the hardware barrier, so that loads of other memory may move past them;
+  /// empty when it emits none of its own.
+  virtual llvm::StringRef barrierFenceScope() const { return {}; }
   /// Whether makeBinary takes the code generator's object file (true) or
   /// its assembly (false).
   virtual bool binaryFromObject() const = 0;

@@ -130,6 +130,9 @@ public:
   bool packsNarrowPhis() const override { return true; }
   bool sinksSharedLoads() const override { return true; }
   bool sinksWidening() const override { return true; }
+  bool sinksLoadsPastLoops() const override { return true; }
+  // AMDTargetInfo::barrier.
+  StringRef barrierFenceScope() const override { return "wavefront"; }
   ArrayRef<StringRef> getToolEnvironment() const override {
     return kToolEnvironment;
   }
