@@ -7,7 +7,7 @@ SDPA's first; one that differs is reported and not timed.
 
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
-                               [--hopper ws,ws0,tuned,plain] [--tiles none]
+                               [--hopper ws,ws0,tuned,plain,plainpipe] [--tiles none]
                                [--triton 128,64,8,3]
 """
 
@@ -23,7 +23,9 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 from examples import attention, hopper_attention  # noqa: E402
+import hopper_attention_plain  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
 
 
@@ -56,7 +58,9 @@ def main(argv=None):
                          "(warp-specialized, its default SCHEDULE; ws0 ... ws3 a given one), "
                          "pws (its persistent kernel, tiles from a counter; pws0, pws3), "
                          "sws (persistent, tiles round-robin; sws0, sws3), tuned (warp-specialized, "
-                         "kiln.autotune's pick), plain")
+                         "kiln.autotune's pick), plain (the single-partition kernel), "
+                         "plainpipe (examples/hopper_attention_plain.py: its loop written "
+                         "simply, the ring made by the pipeliner)")
     args = ap.parse_args(argv)
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
@@ -75,6 +79,11 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for form in args.hopper.split(",") if args.hopper else ():
+                if form == "plainpipe":
+                    sides["hopper plainpipe"] = \
+                        lambda: hopper_attention_plain.kiln_hopper_attention_plain(
+                            q, k, v, causal=causal)
+                    continue
                 persistent = form.startswith(("pws", "sws"))
                 ws = form.startswith(("ws", "pws", "sws")) or form == "tuned"
                 digits = form[3:] if persistent else form[2:]
