@@ -4,7 +4,7 @@
 // the epilogue. The loaded values then stay live across the whole loop, in
 // registers the loop's accumulators and prefetched tiles need: a register
 // allocator short of registers spills them before the loop and reloads them
-// after it (aiter's int8 gemm_a8w8 on gfx950: 8 row-scale and 16
+// after it (a real int8 scaled GEMM: 8 row-scale and 16
 // column-scale registers, all of its spills). Loading them after the loop
 // costs one memory latency in the epilogue, as the reloads of the spills do.
 //
