@@ -21,6 +21,8 @@
 
 #include "kiln/Target/SinkLoadsPastLoops.h"
 
+#include "kiln/Target/CodeMotion.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
@@ -47,21 +49,9 @@ bool isMovableLoad(const Instruction &i) {
   if (auto *load = dyn_cast<LoadInst>(&i))
     return load->isSimple();
   auto *call = dyn_cast<CallBase>(&i);
-  return call && call->mayReadFromMemory() && call->onlyReadsMemory() && !call->mayHaveSideEffects() &&
-         !call->isConvergent() && !call->getType()->isVoidTy();
-}
-
-/// A computation without memory accesses or side effects that may move.
-bool isPure(const Instruction &i) {
-  if (i.isTerminator() || isa<PHINode>(i) || i.isEHPad() ||
-      isa<AllocaInst>(i) || i.getType()->isVoidTy() || i.isDebugOrPseudoInst())
-    return false;
-  if (i.mayReadOrWriteMemory() || i.mayHaveSideEffects())
-    return false;
-  if (auto *call = dyn_cast<CallBase>(&i))
-    return isa<IntrinsicInst>(call) && !call->isConvergent() &&
-           call->doesNotAccessMemory();
-  return true;
+  return call && call->mayReadFromMemory() && call->onlyReadsMemory() &&
+         !call->mayHaveSideEffects() && !call->isConvergent() &&
+         !call->getType()->isVoidTy();
 }
 
 /// The block where `use` needs its value: a phi's incoming block.
@@ -94,8 +84,7 @@ void collectWrites(BasicBlock::iterator begin, BasicBlock::iterator end,
                    SmallVectorImpl<Instruction *> &writes) {
   auto isFence = [&](Instruction &i, AtomicOrdering ordering) {
     auto *fence = dyn_cast<FenceInst>(&i);
-    return fence && barrierScope &&
-           fence->getSyncScopeID() == *barrierScope &&
+    return fence && barrierScope && fence->getSyncScopeID() == *barrierScope &&
            fence->getOrdering() == ordering;
   };
   bool inBarrier = false;
@@ -143,12 +132,6 @@ SmallPtrSet<BasicBlock *, 16> blocksBetween(BasicBlock *from, BasicBlock *to) {
   return between;
 }
 
-uint64_t bits(const DataLayout &layout, Type *type) {
-  if (!type->isSized())
-    return 0;
-  return layout.getTypeSizeInBits(type).getKnownMinValue();
-}
-
 /// Whether `v` is needed in `to` or after it other than by `moving`.
 bool liveAfter(Value *v, BasicBlock *to,
                const SmallPtrSetImpl<Instruction *> &moving,
@@ -166,9 +149,8 @@ bool liveAfter(Value *v, BasicBlock *to,
 
 /// Moves the loads `group` of `from`, all used from `to` on, with the
 /// computations only they read, when that keeps fewer bits live.
-bool sinkGroup(BasicBlock *from, BasicBlock *to,
-               ArrayRef<Instruction *> group, AAResults &aa,
-               std::optional<SyncScope::ID> barrierScope) {
+bool sinkGroup(BasicBlock *from, BasicBlock *to, ArrayRef<Instruction *> group,
+               AAResults &aa, std::optional<SyncScope::ID> barrierScope) {
   const DataLayout &layout = from->getModule()->getDataLayout();
   // Before the first user in `to`.
   SmallPtrSet<Instruction *, 16> loads(group.begin(), group.end());
@@ -195,9 +177,9 @@ bool sinkGroup(BasicBlock *from, BasicBlock *to,
     if (!between.contains(from))
       collectWrites(std::next(load->getIterator()), from->end(), barrierScope,
                     after);
-    bool clobbered = llvm::any_of(
-        llvm::concat<Instruction *>(writes, after),
-        [&](Instruction *w) { return mayClobber(*w, *load, aa); });
+    bool clobbered =
+        llvm::any_of(llvm::concat<Instruction *>(writes, after),
+                     [&](Instruction *w) { return mayClobber(*w, *load, aa); });
     if (!clobbered)
       moving.insert(load);
   }
@@ -205,10 +187,10 @@ bool sinkGroup(BasicBlock *from, BasicBlock *to,
     return false;
   uint64_t results = 0;
   for (Instruction *load : moving)
-    results += bits(layout, load->getType());
+    results += kiln::typeBits(layout, load->getType());
   // With them, bottom-up, what only moving instructions read.
   for (Instruction &i : llvm::reverse(*from)) {
-    if (moving.contains(&i) || !isPure(i) || i.use_empty())
+    if (moving.contains(&i) || !kiln::isMovableComputation(i) || i.use_empty())
       continue;
     if (llvm::all_of(i.users(), [&](User *u) {
           return moving.contains(cast<Instruction>(u));
@@ -231,7 +213,7 @@ bool sinkGroup(BasicBlock *from, BasicBlock *to,
       if ((opi && moving.contains(opi)) || !(opi || isa<Argument>(op)) ||
           !seen.insert(op).second || liveAfter(op, to, moving, after))
         continue;
-      inputs += bits(layout, op->getType());
+      inputs += kiln::typeBits(layout, op->getType());
     }
   if (inputs >= results)
     return false;

@@ -31,6 +31,8 @@
 
 #include "kiln/Target/SinkWidening.h"
 
+#include "kiln/Target/CodeMotion.h"
+
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/STLExtras.h"
@@ -44,18 +46,6 @@
 using namespace llvm;
 
 namespace {
-
-bool isMovable(const Instruction &i) {
-  if (i.isTerminator() || isa<PHINode>(i) || i.isEHPad() ||
-      isa<AllocaInst>(i) || i.getType()->isVoidTy() || i.isDebugOrPseudoInst())
-    return false;
-  if (i.mayReadOrWriteMemory() || i.mayHaveSideEffects())
-    return false;
-  if (auto *call = dyn_cast<CallBase>(&i))
-    return isa<IntrinsicInst>(call) && !call->isConvergent() &&
-           call->doesNotAccessMemory();
-  return true;
-}
 
 /// Whether `v`, used in `block`, is live at the block's end without the
 /// block's uses: defined elsewhere (an argument, a constant, a value of an
@@ -72,17 +62,11 @@ bool liveAtEnd(Value *v, BasicBlock &block) {
   return false;
 }
 
-uint64_t bits(const DataLayout &layout, Type *type) {
-  if (!type->isSized())
-    return 0;
-  return layout.getTypeSizeInBits(type).getKnownMinValue();
-}
-
 bool sinkBlock(BasicBlock &block, const DataLayout &layout) {
   // Bottom-up: an instruction is deferred when every user in the block is.
   SmallPtrSet<Instruction *, 32> deferred;
   for (Instruction &i : llvm::reverse(block)) {
-    if (!isMovable(i) || i.use_empty())
+    if (!kiln::isMovableComputation(i) || i.use_empty())
       continue;
     bool onlyLater = llvm::all_of(i.users(), [&](User *u) {
       auto *ui = cast<Instruction>(u);
@@ -110,7 +94,7 @@ bool sinkBlock(BasicBlock &block, const DataLayout &layout) {
     if (llvm::any_of(i->users(), [&](User *u) {
           return !deferred.contains(cast<Instruction>(u));
         }))
-      results[leader] += bits(layout, i->getType());
+      results[leader] += kiln::typeBits(layout, i->getType());
     for (Value *op : i->operands()) {
       auto *opi = dyn_cast<Instruction>(op);
       if (!(opi && deferred.contains(opi)) && !liveAtEnd(op, block))
@@ -119,8 +103,8 @@ bool sinkBlock(BasicBlock &block, const DataLayout &layout) {
   }
   for (auto &[value, readingPieces] : readers)
     for (Instruction *leader : readingPieces)
-      inputs[leader] +=
-          double(bits(layout, value->getType())) / readingPieces.size();
+      inputs[leader] += double(kiln::typeBits(layout, value->getType())) /
+                        readingPieces.size();
   SmallVector<Instruction *> moving;
   for (Instruction &i : block)
     if (deferred.contains(&i)) {
@@ -156,9 +140,10 @@ uint64_t lengthened(Instruction &i, Instruction &to, const DataLayout &layout,
 
 bool follows(Instruction &i, Instruction &to, const DataLayout &layout,
              unsigned depth) {
-  return depth < 8 && isMovable(i) && i.hasOneUse() &&
+  return depth < 8 && kiln::isMovableComputation(i) && i.hasOneUse() &&
          !i.getType()->isPtrOrPtrVectorTy() &&
-         lengthened(i, to, layout, depth + 1) <= bits(layout, i.getType());
+         lengthened(i, to, layout, depth + 1) <=
+             kiln::typeBits(layout, i.getType());
 }
 
 uint64_t lengthened(Instruction &i, Instruction &to, const DataLayout &layout,
@@ -174,7 +159,7 @@ uint64_t lengthened(Instruction &i, Instruction &to, const DataLayout &layout,
     Type *type = op->getType();
     if (isa<ExtractElementInst, ExtractValueInst>(i) && op == i.getOperand(0))
       type = i.getType();
-    total += bits(layout, type);
+    total += kiln::typeBits(layout, type);
   }
   return total;
 }
@@ -196,7 +181,7 @@ bool kiln::sinkToFirstUses(Function &f) {
     // Bottom-up, so that a chain follows its last instruction down. Address
     // computations stay: the code generator folds them into the accesses.
     for (Instruction *i : llvm::reverse(order)) {
-      if (!isMovable(*i) || i->use_empty() ||
+      if (!kiln::isMovableComputation(*i) || i->use_empty() ||
           i->getType()->isPtrOrPtrVectorTy())
         continue;
       Instruction *first = nullptr;
@@ -215,7 +200,7 @@ bool kiln::sinkToFirstUses(Function &f) {
       // Moved when no operand's live range grows, or when those that grow
       // hold fewer bits than the result that no longer spans the distance.
       uint64_t cost = lengthened(*i, *first, layout, 0);
-      if (cost && cost >= bits(layout, i->getType()))
+      if (cost && cost >= kiln::typeBits(layout, i->getType()))
         continue;
       i->moveBefore(first->getIterator());
       changed = true;
