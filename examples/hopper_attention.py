@@ -154,13 +154,24 @@ def hopper_attn_fwd_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_K, H, 
     for i in gl.static_range(STAGES):
         mbarrier.invalidate(bars.index(i))
 
+    _store_o_lse(acc, m_i, l_i, rows, o_ptr, lse_ptr, pid_m, batch, head, N_Q, H, dtype)
+
+
+@kiln.jit
+def _store_o_lse(acc, m_i, l_i, rows, o_ptr, lse_ptr, pid_m, batch, head, N_Q, H,
+                 dtype: gl.constexpr):
+    """The epilogue of the kernels of one partition: O = acc / l and the rows' natural-log
+    LSE of the scaled scores (-inf for a row of no key), for query block ``pid_m`` of
+    [B, N_Q, H, D] (O) and [B, H, N_Q] (LSE)."""
+    BM: gl.constexpr = acc.shape[0]
+    HEAD_DIM: gl.constexpr = acc.shape[1]
+    o_layout: gl.constexpr = acc.type.layout
     l_use = gl.where(l_i == 0.0, 1.0, l_i)
     o = acc / gl.convert_layout(l_use, gl.SliceLayout(1, o_layout))[:, None]
     o_rows = pid_m * BM + gl.arange(0, BM, gl.SliceLayout(1, o_layout))
     o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
     o_off = ((batch * N_Q + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
     gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
-    # Natural-log LSE of the scaled scores; -inf for a row of no key.
     lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
     gl.store(lse_ptr + (batch * H + head) * N_Q + rows, lse, mask=rows < N_Q)
 
@@ -484,35 +495,24 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
         for g in gl.static_range(CONSUMERS):
             tma.async_copy_global_to_shared(q_desc, [q_row + g * BM_WG, q_col], q_bar,
                                             q_bufs.index(g))
+        # What every consumer takes before its group and the constexprs.
+        consumer = (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn, o_ptr, lse_ptr,
+                    pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start,
+                    (lse_stride_h, lse_stride_t), 0, 0)
+        producer = (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q, k_start,
+                    N_K, H, H_KV, 0, CONSUMERS * BM_WG, CAUSAL, STAGES)
         if CONSUMERS == 3:
             gl.warp_specialize([
-                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
-                                STAGES, SCHEDULE, False)),
-                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
-                                STAGES, SCHEDULE, False)),
-                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 2, CAUSAL,
-                                STAGES, SCHEDULE, False)),
-                (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
-                                N_Q, k_start, N_K, H, H_KV, 0, 3 * BM_WG, CAUSAL, STAGES)),
+                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_consumer, consumer + (2, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_producer, producer),
             ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
         else:
             gl.warp_specialize([
-                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 0, CAUSAL,
-                                STAGES, SCHEDULE, False)),
-                (_ws_consumer, (q_bufs, k_bufs, v_bufs, q_bar, q_bar, ready, empty, turn,
-                                o_ptr, lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
-                                lse_start, (lse_stride_h, lse_stride_t), 0, 0, 1, CAUSAL,
-                                STAGES, SCHEDULE, False)),
-                (_ws_producer, (k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head,
-                                N_Q, k_start, N_K, H, H_KV, 0, 2 * BM_WG, CAUSAL, STAGES)),
+                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_producer, producer),
             ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
     _invalidate_ring_barriers(ready, empty, turn, STAGES)

@@ -21,7 +21,8 @@ import kiln.language as gl
 from kiln.language.nvidia.hopper import mbarrier, tma, warpgroup_mma
 from kiln.nvidia.hopper import TensorDescriptor
 
-from hopper_attention import LN2, LOG2E, _block_range, _gl_dtype, _masked, _softmax_step
+from hopper_attention import LOG2E, _block_range, _gl_dtype, _masked, _softmax_step, \
+    _store_o_lse
 
 __all__ = ["hopper_attn_fwd_plain_kernel", "kiln_hopper_attention_plain", "PLAIN_CONFIGS"]
 
@@ -86,14 +87,7 @@ def hopper_attn_fwd_plain_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, N_Q, N_
     mbarrier.invalidate(q_bar)
     mbarrier.invalidate(bar)
 
-    l_use = gl.where(l_i == 0.0, 1.0, l_i)
-    o = acc / gl.convert_layout(l_use, o_row_l)[:, None]
-    o_rows = pid_m * BM + gl.arange(0, BM, o_row_l)
-    o_cols = gl.arange(0, HEAD_DIM, gl.SliceLayout(0, o_layout))
-    o_off = ((batch * N_Q + o_rows[:, None]) * H + head) * HEAD_DIM + o_cols[None, :]
-    gl.store(o_ptr + o_off, o.to(dtype), mask=o_rows[:, None] < N_Q)
-    lse = gl.where(l_i == 0.0, float("-inf"), (m_i + gl.log2(l_use)) * LN2)
-    gl.store(lse_ptr + (batch * H + head) * N_Q + rows, lse, mask=rows < N_Q)
+    _store_o_lse(acc, m_i, l_i, rows, o_ptr, lse_ptr, pid_m, batch, head, N_Q, H, dtype)
 
 
 def kiln_hopper_attention_plain(q, k, v, causal=False, sm_scale=None, config=None):
