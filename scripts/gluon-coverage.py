@@ -59,6 +59,9 @@ _TMA_REDUCE = "a type PTX cannot reduce is refused, as Gluon's verifier refuses 
 _NO_MULTICAST = "multicast=True (into a cluster's CTAs) is refused"
 _UNSIGNED_MIN_MAX = (_TMA_REDUCE + "; on a descriptor made in the kernel (its tensor map holds "
                      "integers signed) an unsigned min or max is refused too")
+_BITWISE_64 = (_TMA_REDUCE + "; a 64-bit one only on a host descriptor's uint64 (on an int64 "
+               "tensor map the GPU stops with an illegal instruction), where Gluon passes int64 "
+               "on")
 DIFFERENCES = {
     "nvidia.hopper.tma.async_load": _NO_MULTICAST,
     "nvidia.hopper.tma.async_copy_global_to_shared": _NO_MULTICAST + "; a transposed NVMMA "
@@ -69,6 +72,9 @@ DIFFERENCES = {
                                           "descriptor's uint64 (PTX has no s64 add), where "
                                           "Gluon passes int64 on",
     "nvidia.hopper.tma.async_atomic_min": _UNSIGNED_MIN_MAX,
+    "nvidia.hopper.tma.async_atomic_and": _BITWISE_64,
+    "nvidia.hopper.tma.async_atomic_or": _BITWISE_64,
+    "nvidia.hopper.tma.async_atomic_xor": _BITWISE_64,
     "nvidia.hopper.tma.async_atomic_max": _UNSIGNED_MIN_MAX,
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
                       "included, distinct 4-byte words per bank); 64-lane targets are refused "
@@ -446,9 +452,6 @@ EXTENSIONS = {
                        "where Gluon refuses the kernel",
     "nvidia.ampere.async_copy.async_copy_global_to_shared": _TOKEN_EXT,
     "nvidia.ampere.async_copy.commit_group": _TOKEN_EXT,
-    "nvidia.hopper.tma.async_atomic_and": _TMA_REDUCE,
-    "nvidia.hopper.tma.async_atomic_or": _TMA_REDUCE,
-    "nvidia.hopper.tma.async_atomic_xor": _TMA_REDUCE,
     "float8e4nv": _FP8_EXT,
     "float8e5": _FP8_EXT,
     "float8e4b8": _FP8_EXT + "; the FNUZ formats on NVIDIA targets too",

@@ -58,7 +58,7 @@ def tma_reduce_kernel(src_desc, dst_desc, KIND: kl.constexpr, SAME_BLOCK: kl.con
 
 
 _KL = {torch.float32: kl.float32, torch.float16: kl.float16, torch.bfloat16: kl.bfloat16,
-       torch.int32: kl.int32, torch.int64: kl.int64}
+       torch.int32: kl.int32, torch.int64: kl.int64, torch.uint64: kl.uint64}
 _TORCH_OP = {"add": torch.add, "min": torch.minimum, "max": torch.maximum,
              "and": torch.bitwise_and, "or": torch.bitwise_or, "xor": torch.bitwise_xor}
 
@@ -70,8 +70,11 @@ def _random(shape, dtype):
     return torch.randint(-2**20, 2**20, shape, device="cuda", dtype=dtype)
 
 
-def _desc(t, block):
-    layout = kl.NVMMASharedLayout.get_default_for(list(block), _KL[t.dtype])
+def _desc(t, block, dtype=None):
+    """A descriptor of ``t`` (read as ``dtype``: the same bytes as another type)."""
+    dtype = dtype or t.dtype
+    t = t.view(dtype)
+    layout = kl.NVMMASharedLayout.get_default_for(list(block), _KL[dtype])
     return TensorDescriptor(t, list(t.shape), list(t.stride()), list(block), layout)
 
 
@@ -86,7 +89,9 @@ def _check(out, ref):
 
 CASES = ([("add", d) for d in (torch.float32, torch.float16, torch.bfloat16, torch.int32)]
          + [(k, d) for k in ("min", "max") for d in (torch.float16, torch.bfloat16, torch.int32)]
-         + [(k, d) for k in ("and", "or", "xor") for d in (torch.int32, torch.int64)])
+         + [(k, d) for k in ("min", "max") for d in (torch.int64,)]
+         # 64-bit bitwise ones on uint64 maps (an int64 map stops the GPU: the DSL refuses it).
+         + [(k, d) for k in ("and", "or", "xor") for d in (torch.int32, torch.uint64)])
 
 
 @pytest.mark.parametrize("kind,dtype", CASES, ids=[f"{k}-{str(d)[6:]}" for k, d in CASES])
@@ -94,18 +99,20 @@ def test_reduce_each_kind_clipped(sm90, kind, dtype):
     # 100 x 72 in 32 x 32 blocks: the last block row and column stick out of the tensor.
     shape, block = (100, 72), (32, 32)
     grid = (-(-shape[0] // block[0]), -(-shape[1] // block[1]))
+    # uint64: int64 data (torch computes no uint64 bitwise ops on CUDA) behind a uint64 map.
+    data = torch.int64 if dtype == torch.uint64 else dtype
     for _ in range(2):
-        src = _random(shape, dtype)
-        dst = _random(shape, dtype)
+        src = _random(shape, data)
+        dst = _random(shape, data)
         ref = _TORCH_OP[kind](dst, src)
         # dst inside a larger buffer: the guard columns and rows past the tensor stay.
-        whole = _random((shape[0] + 8, 80), dtype)
+        whole = _random((shape[0] + 8, 80), data)
         guard = whole.clone()
         view = whole[:shape[0], :shape[1]]
         view.copy_(dst)
         guard[:shape[0], :shape[1]] = ref
-        tma_reduce_kernel[grid](_desc(src, block), _desc(view, block), kind, False,
-                                num_warps=4)
+        tma_reduce_kernel[grid](_desc(src, block, dtype), _desc(view, block, dtype), kind,
+                                False, num_warps=4)
         torch.cuda.synchronize()
         _check(view, ref)
         assert torch.equal(whole[shape[0]:], guard[shape[0]:])

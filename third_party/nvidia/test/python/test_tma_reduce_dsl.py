@@ -52,7 +52,7 @@ def reduce_kernel(d, KIND: kl.constexpr, READ_ONLY: kl.constexpr):
 ACCEPTED = [("add", kl.float32), ("add", kl.float16), ("add", kl.bfloat16), ("add", kl.int32),
             ("add", kl.uint32), ("add", kl.uint64), ("min", kl.float16), ("min", kl.bfloat16),
             ("min", kl.int32), ("min", kl.int64), ("max", kl.uint32), ("max", kl.uint64),
-            ("and", kl.int32), ("or", kl.int64), ("xor", kl.uint32), ("xor", kl.int64)]
+            ("and", kl.int32), ("or", kl.uint64), ("xor", kl.uint32), ("and", kl.uint64)]
 
 
 @pytest.mark.parametrize("kind,dtype", ACCEPTED, ids=[f"{k}-{d}" for k, d in ACCEPTED])
@@ -145,6 +145,12 @@ def e_add_i64(d):
 
 
 @kiln.jit
+def e_or_i64(d):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    tma.async_atomic_or(d, [0, 0], buf)  # E:ori64
+
+
+@kiln.jit
 def e_xor_f16(d):
     buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
     tma.async_atomic_xor(d, [0, 0], buf)  # E:xorf16
@@ -201,7 +207,11 @@ ERRORS = [
      r"integers as u64 only; describe the tensor as uint64 \(the same bits\)"),
     (e_xor_f16, {"d": _desc(kl.float16)}, "E:xorf16", "tma.async_atomic_xor",
      r"tma.async_atomic_xor: TMA reduce-stores have no xor on fp16 \(supported: i32, u32, "
-     r"i64, u64\)"),
+     r"u64\)"),
+    (e_or_i64, {"d": _desc(kl.int64)}, "E:ori64", "tma.async_atomic_or",
+     r"tma.async_atomic_or: TMA reduce-stores have no or on i64 \(supported: i32, u32, u64\): "
+     r"on an int64 tensor map the GPU stops with an illegal instruction; describe the tensor "
+     r"as uint64 \(the same bits: tensor.view\(torch.uint64\)\)"),
     (e_and_i16, {"d": _desc(kl.int16)}, "E:andi16", "tma.async_atomic_and",
      r"tma.async_atomic_and: TMA reduce-stores have no and on i16 .*"),
     (e_src_shape, {"d": _desc(kl.int32)}, "E:shape", "tma.async_atomic_or",
@@ -209,7 +219,8 @@ ERRORS = [
      r"int32"),
     (e_device_unsigned_min, {"base": "*u32"}, "E:devmin", "tma.async_atomic_min",
      r"tma.async_atomic_min: a descriptor made with tma.make_tensor_descriptor holds u32 as "
-     r"a signed type, which min would not compute unsigned; pass a host TensorDescriptor"),
+     r"a signed type, which min would not compute unsigned \(or, for a 64-bit and, or, xor, "
+     r"not at all\); pass a host TensorDescriptor"),
     (e_read_only, {"d": _desc(kl.float32)}, "E:readonly", "tma.store_wait",
      r"tma.store_wait: read_only must be a constexpr bool, got 1"),
     (e_multicast, {"d": _desc(kl.float32)}, "E:multicast", "tma.async_load",

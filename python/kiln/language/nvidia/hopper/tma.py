@@ -142,13 +142,15 @@ def async_store(tensor_desc, coord, src, _semantic=None):
 # What cp.reduce.async.bulk.tensor combines (PTX ISA), by the descriptor's element type. The
 # hardware takes the type from the tensor map, whose signedness the host descriptor encodes
 # from the tensor's dtype: add has u64 but no s64, min and max compare signed or unsigned.
+# and, or and xor on an INT64 map stop an H200 with an illegal instruction (ptxas accepts
+# them; 32-bit maps of either sign and UINT64 maps work), so 64-bit bitwise ones are u64 only.
 _REDUCE_DTYPES = {
     "add": ("fp16", "bf16", "fp32", "i32", "u32", "u64"),
     "min": ("fp16", "bf16", "i32", "u32", "i64", "u64"),
     "max": ("fp16", "bf16", "i32", "u32", "i64", "u64"),
-    "and": ("i32", "u32", "i64", "u64"),
-    "or": ("i32", "u32", "i64", "u64"),
-    "xor": ("i32", "u32", "i64", "u64"),
+    "and": ("i32", "u32", "u64"),
+    "or": ("i32", "u32", "u64"),
+    "xor": ("i32", "u32", "u64"),
 }
 
 
@@ -158,17 +160,23 @@ def _reduce(kind, tensor_desc, coord, src, sem):
     elem = desc.type.element_ty
     name = core.signature_name(elem)
     if name not in _REDUCE_DTYPES[kind]:
-        hint = (": PTX adds 64-bit integers as u64 only; describe the tensor as uint64 (the "
-                "same bits)" if name == "i64" and kind == "add" else "")
+        hint = ""
+        if name == "i64" and kind == "add":
+            hint = (": PTX adds 64-bit integers as u64 only; describe the tensor as uint64 (the "
+                    "same bits)")
+        elif name == "i64":
+            hint = (f": on an int64 tensor map the GPU stops with an illegal instruction; "
+                    f"describe the tensor as uint64 (the same bits: tensor.view(torch.uint64))")
         raise TypeError(f"{what}: TMA reduce-stores have no {kind} on {name} (supported: "
                         f"{', '.join(_REDUCE_DTYPES[kind])}){hint}")
     # A descriptor made in the kernel encodes every integer type as signed (its element type
     # in the IR has no sign), so an unsigned min, max or 64-bit add would be computed signed.
     if getattr(desc, "_made_in_kernel", False) and name in ("u32", "u64") and (
-            kind in ("min", "max") or (kind == "add" and name == "u64")):
+            kind in ("min", "max") or name == "u64"):
         raise TypeError(f"{what}: a descriptor made with tma.make_tensor_descriptor holds "
-                        f"{name} as a signed type, which {kind} would not compute unsigned; "
-                        f"pass a host TensorDescriptor")
+                        f"{name} as a signed type, which {kind} would not compute unsigned "
+                        f"(or, for a 64-bit and, or, xor, not at all); pass a host "
+                        f"TensorDescriptor")
     _store(what, "tile_nv.async_tma_reduce", desc, coord, src, sem,
            {"kind": f"#tile_nv<tma_reduce_kind {kind}>"})
 
@@ -198,21 +206,21 @@ def async_atomic_max(tensor_desc, coord, src, _semantic=None):
 @builtin
 def async_atomic_and(tensor_desc, coord, src, _semantic=None):
     """Thread 0 ands ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
-    atomically (32- and 64-bit integers)."""
+    atomically (32-bit integers and uint64: an int64 tensor map stops the GPU)."""
     _reduce("and", tensor_desc, coord, src, _semantic)
 
 
 @builtin
 def async_atomic_or(tensor_desc, coord, src, _semantic=None):
     """Thread 0 ors ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
-    atomically (32- and 64-bit integers)."""
+    atomically (32-bit integers and uint64: an int64 tensor map stops the GPU)."""
     _reduce("or", tensor_desc, coord, src, _semantic)
 
 
 @builtin
 def async_atomic_xor(tensor_desc, coord, src, _semantic=None):
     """Thread 0 xors ``src`` into the block of ``tensor_desc`` at ``coord``, bitwise and
-    atomically (32- and 64-bit integers)."""
+    atomically (32-bit integers and uint64: an int64 tensor map stops the GPU)."""
     _reduce("xor", tensor_desc, coord, src, _semantic)
 
 
