@@ -56,22 +56,26 @@ _WARP_PIPELINE = ("a border ends each stage (s_sched_barrier 0) and a stage runs
 
 # Both refuse at the call what PTX's cp.reduce.async.bulk.tensor cannot reduce.
 _TMA_REDUCE = "a type PTX cannot reduce is refused, as Gluon's verifier refuses it"
-_NO_MULTICAST = "multicast=True (into a cluster's CTAs) is refused"
 _UNSIGNED_MIN_MAX = (_TMA_REDUCE + "; on a descriptor made in the kernel (its tensor map holds "
                      "integers signed) an unsigned min or max is refused too")
 _BITWISE_64 = (_TMA_REDUCE + "; a 64-bit one only on a host descriptor's uint64 (on an int64 "
                "tensor map the GPU stops with an illegal instruction), where Gluon passes int64 "
                "on")
+_SHARED_BARRIER = ("one barrier per CTA of a cluster, as Gluon; a barrier CTAs share (a zero "
+                   "cga_layout basis, two_ctas=True) is refused (hopper.md)")
 DIFFERENCES = {
-    "nvidia.hopper.tma.async_load": _NO_MULTICAST,
-    "nvidia.hopper.tma.async_copy_global_to_shared": _NO_MULTICAST + "; a transposed NVMMA "
-                                                     "layout too, as Gluon's verifier refuses "
-                                                     "it (TMA writes a block in global order; "
-                                                     "permute the buffer instead)",
+    "nvidia.hopper.tma.async_copy_global_to_shared": "a transposed NVMMA layout is refused, "
+                                                     "as Gluon's verifier refuses it (TMA "
+                                                     "writes a block in global order; permute "
+                                                     "the buffer instead)",
     "nvidia.hopper.tma.async_atomic_add": _TMA_REDUCE + "; a 64-bit add only on a host "
                                           "descriptor's uint64 (PTX has no s64 add), where "
                                           "Gluon passes int64 on",
     "nvidia.hopper.tma.async_atomic_min": _UNSIGNED_MIN_MAX,
+    "nvidia.ampere.mbarrier.allocate_mbarrier": _SHARED_BARRIER,
+    "nvidia.hopper.mbarrier.allocate_mbarrier": _SHARED_BARRIER,
+    "nvidia.ampere.mbarrier.MBarrierLayout": _SHARED_BARRIER,
+    "nvidia.hopper.mbarrier.MBarrierLayout": _SHARED_BARRIER,
     "nvidia.hopper.tma.async_atomic_and": _BITWISE_64,
     "nvidia.hopper.tma.async_atomic_or": _BITWISE_64,
     "nvidia.hopper.tma.async_atomic_xor": _BITWISE_64,

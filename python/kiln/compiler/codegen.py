@@ -276,6 +276,7 @@ class CodeGenerator:
             frame.sites[arg.arg] = src.position(arg)
         def_loc = loc_text(*src.position(fdef))
         body = Block()
+        self.sem.entry_block = body
         with self.b.insertion(body), self.b.at_loc(def_loc):
             self.visit_body(structured_body(fdef))
             if frame.ret is not None:

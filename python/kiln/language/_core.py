@@ -283,6 +283,20 @@ def register_library_math(target_prefix: str, name: str, fn) -> None:
     _LIBRARY_MATH[(target_prefix, name)] = fn
 
 
+# What a vendor's package provides to vendor-neutral builtins, by target prefix and name:
+# fn(semantic, ...). "cluster_barrier": every thread of every CTA of the cluster meets.
+_TARGET_HOOKS = {}
+
+
+def register_target_hook(target_prefix: str, name: str, fn) -> None:
+    _TARGET_HOOKS[(target_prefix, name)] = fn
+
+
+def target_hook(target, name: str):
+    return next((fn for (p, n), fn in _TARGET_HOOKS.items()
+                 if n == name and str(target).startswith(p)), None)
+
+
 def library_math(target: str, name: str):
     return next((fn for (p, n), fn in _LIBRARY_MATH.items()
                  if n == name and str(target).startswith(p)), None)
@@ -746,6 +760,14 @@ class shared_memory_descriptor(base_value):
     def layout(self):
         return self.type.layout
 
+    @property
+    def nbytes_per_cta(self):
+        """The bytes of one CTA's part (the whole buffer outside a cluster; Gluon's)."""
+        n = 1
+        for d in self.type.layout.per_cta_shape(self.type.shape):
+            n *= d
+        return constexpr(n * self.type.element_ty.primitive_bitwidth // 8)
+
     @builtin
     def _flatten_ir(self, handles, _semantic=None):
         no_ir_hook("shared_memory_descriptor", "_flatten_ir")(self)
@@ -875,8 +897,22 @@ class tensor_descriptor_type(base_type):
     def is_int(self):
         return False
 
+    @property
+    def cta_block_shape(self):
+        """The block of one CTA of a cluster (the layout's ``cga_layout`` splits it): the TMA
+        box, and what the IR's descriptor type holds."""
+        per_cta = getattr(self.layout, "per_cta_shape", None)
+        return tuple(per_cta(self.block_shape)) if per_cta else self.block_shape
+
+    @property
+    def nbytes_per_cta(self):
+        n = 1
+        for d in self.cta_block_shape:
+            n *= d
+        return n * self.element_ty.primitive_bitwidth // 8
+
     def to_ir(self) -> str:
-        dims = "x".join(str(d) for d in self.block_shape)
+        dims = "x".join(str(d) for d in self.cta_block_shape)
         return f"!tile.tensordesc<tensor<{dims}x{self.element_ty.to_ir()}, {self.layout.to_ir()}>>"
 
     def mangle(self) -> str:
@@ -955,6 +991,13 @@ class tensor_descriptor(base_value):
         return [constexpr(d) for d in self.type.block_shape]
 
     @property
+    def nbytes_per_cta(self):
+        """The bytes one CTA's copy of the block moves (Gluon's): the whole block outside a
+        cluster; inside one, the part the layout's ``cga_layout`` gives each CTA, what its
+        barrier must expect (a multicast load counts them on every receiving CTA's)."""
+        return constexpr(self.type.nbytes_per_cta)
+
+    @property
     def dtype(self):
         return self.type.element_ty
 
@@ -998,12 +1041,19 @@ def dot_fma(a, b, acc, _semantic=None):
 def barrier(*, cluster=False, _semantic=None):
     """CTA-wide barrier: every thread waits here, and shared-memory writes before it are
     visible to reads after it (Gluon's ``gl.barrier()``). ``cluster=True`` asks for the whole
-    cluster's CTAs to meet, as Gluon after Triton 3.6: with one CTA a program that is the CTA
-    barrier; across a cluster of several Kiln has no barrier yet (an error here)."""
-    if _unwrap(cluster) and _semantic.num_ctas > 1:
-        raise ValueError(
-            f"barrier(cluster=True) across a cluster of {_semantic.num_ctas} CTAs is not "
-            f"supported yet: Kiln launches clusters but has no cluster barrier")
+    cluster's CTAs to meet, as Gluon after Triton 3.6 (with one CTA a program, that is the CTA
+    barrier): every thread of every CTA arrives, releasing its memory accesses, and waits for
+    all the others (acquire)."""
+    cluster = _unwrap(cluster)
+    if not isinstance(cluster, bool):
+        raise TypeError(f"barrier: cluster must be a constexpr bool, got {cluster!r}")
+    if cluster and _semantic.num_ctas > 1:
+        hook = target_hook(_semantic.target, "cluster_barrier")
+        if hook is None:
+            raise ValueError(f"barrier(cluster=True): {_semantic.target} has no cluster "
+                             f"barrier")
+        hook(_semantic)
+        return
     _semantic.b.create("tile.barrier", [], [])
 
 

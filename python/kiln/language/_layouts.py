@@ -519,20 +519,24 @@ class SwizzledSharedLayout(SharedLayout):
         if not self.order or sorted(self.order) != list(range(len(self.order))):
             raise ValueError(f"SwizzledSharedLayout: order must be a permutation of "
                              f"0..{len(self.order) - 1}, got {list(self.order)}")
-        object.__setattr__(self, "cga_layout", tuple(_unwrap(self.cga_layout) or ()))
-        if self.cga_layout:
-            raise ValueError("SwizzledSharedLayout: cga_layout must be [] (Kiln supports one "
-                             "CTA per program)")
+        object.__setattr__(self, "cga_layout", _cga.normalize(
+            "SwizzledSharedLayout", _unwrap(self.cga_layout), len(self.order)))
 
     @property
     def rank(self) -> int:
         return len(self.order)
+
+    @property
+    def cga_split(self):
+        return _cga.split(self.cga_layout, self.rank) if self.cga_layout else None
 
     def to_ir(self) -> str:
         return (f"#tile.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
                 f"maxPhase = {self.max_phase}, order = {_list_text(self.order)}}}>")
 
     def permuted(self, perm):
+        if self.cga_layout:
+            return None
         # Rows and columns are named by ``order``: rename them.
         inverse = [0] * len(perm)
         for i, p in enumerate(perm):
@@ -542,17 +546,21 @@ class SwizzledSharedLayout(SharedLayout):
 
     def reshaped(self, shape, new_shape):
         # Only an unswizzled row-major buffer is row-major under any shape.
-        if self.max_phase != 1 or list(self.order) != list(range(self.rank))[::-1]:
+        if self.max_phase != 1 or list(self.order) != list(range(self.rank))[::-1] or \
+                self.cga_layout:
             return None
         return SwizzledSharedLayout(1, 1, 1, list(range(len(new_shape)))[::-1])
 
     def mangle(self) -> str:
+        cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \
+            if self.cga_layout else ""
         return (f"SSS{self.vec}_{self.per_phase}_{self.max_phase}_"
-                f"{'x'.join(map(str, self.order))}SSS")
+                f"{'x'.join(map(str, self.order))}{cga}SSS")
 
     def __repr__(self) -> str:
+        cga = f", cga_layout={[list(b) for b in self.cga_layout]}" if self.cga_layout else ""
         return (f"SwizzledSharedLayout(vec={self.vec}, per_phase={self.per_phase}, "
-                f"max_phase={self.max_phase}, order={list(self.order)})")
+                f"max_phase={self.max_phase}, order={list(self.order)}{cga})")
 
 
 @dataclass(frozen=True, repr=False)

@@ -110,6 +110,7 @@ class Semantic(SharedMemorySemantic):
     def __init__(self, builder, *, target: str, num_warps: int, warp_size: int, codegen=None,
                  num_ctas: int = 1, debug: bool = False, overflow_checks: bool = False):
         self.b = builder
+        self.entry_block = None  # the kernel body's block, its top level (helpers are inlined)
         self.debug = debug  # device_assert is compiled (Triton's debug mode)
         self.overflow_checks = overflow_checks  # signed +, -, * assert no overflow
         self.num_ctas = num_ctas

@@ -134,7 +134,7 @@ class _Revalidated:
         return obj.__dict__[self.name]
 
 
-_DERIVED = ("_spec_id", "_spec", "_maps", "_block_shape", "_layout", "_swizzle")
+_DERIVED = ("_spec_id", "_spec", "_maps", "_block_shape", "_cta_block", "_layout", "_swizzle")
 
 
 def _same(current, value) -> bool:
@@ -243,8 +243,18 @@ class TensorDescriptor:
         if padding == "nan" and dname not in _NAN_DTYPES:
             raise ValueError(_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
                                   f"got {dname}"))
+        # A layout split among the CTAs of a cluster (cga_layout): each CTA copies its part,
+        # which is the box.
+        cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
+        cta_block = list(layout.per_cta_shape(block_shape)) if cga else block_shape
+        if cga and cta_block[-1] * elem_bytes % ALIGN_BYTES:
+            raise ValueError(_err(f"block_shape {block_shape} split by the layout's cga_layout "
+                                  f"{cga} gives each CTA rows of {cta_block[-1]} elements of "
+                                  f"{dname}, {cta_block[-1] * elem_bytes} bytes; the innermost "
+                                  f"dimension of a CTA's part must be a multiple of "
+                                  f"{ALIGN_BYTES} bytes"))
         # Last: whether the block fits its layout, once every field is valid on its own.
-        self._check_swizzle_fits(block_shape, int(layout.swizzle_byte_width), elem_bytes,
+        self._check_swizzle_fits(cta_block, int(layout.swizzle_byte_width), elem_bytes,
                                  dname)
 
         self._base = base
@@ -254,6 +264,7 @@ class TensorDescriptor:
         self._shape = tuple(shape)
         self._strides = tuple(strides)
         self._block_shape = tuple(block_shape)
+        self._cta_block = tuple(cta_block)
         self._layout = layout
         self._padding = padding
         self._swizzle = int(layout.swizzle_byte_width)
@@ -263,6 +274,8 @@ class TensorDescriptor:
                        "element_bitwidth": int(layout.element_bitwidth),
                        "rank": int(layout.rank), "transposed": bool(layout.transposed),
                        "fp4_padded": bool(layout.fp4_padded)}}
+        if cga:
+            self._spec["layout"]["cga_layout"] = cga
         self._maps: Dict[str, bytes] = {}
         # Equal ids <=> equal (dtype, block_shape, layout): what kernels specialize on.
         self._spec_id = _spec_id(dtype, self._block_shape, layout)
@@ -384,7 +397,7 @@ class TensorDescriptor:
                 "layout": dict(s["layout"])}
 
     def _box(self) -> List[int]:
-        return tma_box(self._block_shape, self._swizzle, self._dtype.primitive_bitwidth)
+        return tma_box(self._cta_block, self._swizzle, self._dtype.primitive_bitwidth)
 
     def _tensor_map(self, driver) -> bytes:
         """The 128 encoded bytes for ``driver`` (a :class:`kiln.runtime.Driver`), encoded on

@@ -19,5 +19,15 @@ from .._core import register_vendor_builtins
 register_vendor_builtins(__name__, "cuda:", "NVIDIA")
 
 from . import ampere, hopper, named_barrier  # noqa: E402,F401
+from .._core import register_target_hook  # noqa: E402
+
+
+def _cluster_barrier(sem):
+    """gl.barrier(cluster=True) across CTAs: barrier.cluster.arrive (release) then .wait."""
+    sem.b.create("tile_nv.cluster_arrive", [], [], {"relaxed": "false"})
+    sem.b.create("tile_nv.cluster_wait", [], [])
+
+
+register_target_hook("cuda:", "cluster_barrier", _cluster_barrier)
 
 __all__ = ["ampere", "hopper", "named_barrier"]

@@ -63,7 +63,8 @@ class NVMMASharedLayout(SharedLayout):
     def get_default_for(block_shape, dtype, transposed=False, fp4_padded=False,
                         cga_layout=None):
         """The widest swizzle (128, 64, 32 bytes, else 0) whose width divides the bytes of
-        the block's contiguous dimension; 0 for blocks of fewer than 8 rows."""
+        the block's contiguous dimension; 0 for blocks of fewer than 8 rows (of one CTA's part
+        where ``cga_layout`` splits the block among a cluster's CTAs)."""
         # Host code calls this for every launch: the layout of the same arguments, once.
         try:
             key = (tuple(block_shape), dtype, transposed, fp4_padded,
@@ -85,6 +86,9 @@ class NVMMASharedLayout(SharedLayout):
         shape = list(_int_tuple("block_shape", block_shape))
         dtype = _unwrap(dtype)
         bits = dtype.primitive_bitwidth
+        if cga_layout:  # the swizzle of one CTA's part, as Gluon picks it
+            bases = _cga.normalize("NVMMASharedLayout", _unwrap(cga_layout), 2)
+            shape = shape[:-2] + list(_cga.per_cta_shape(shape[-2:], bases))
         if transposed:
             shape = shape[1:] + shape[:1]
         contiguous = shape[-1] * bits // 8
@@ -122,9 +126,12 @@ class NVMMASharedLayout(SharedLayout):
 
     def descriptor_spec(self) -> dict:
         """The fields a TMA descriptor records (kiln.nvidia.hopper.TensorDescriptor)."""
-        return {"swizzle_byte_width": self.swizzle_byte_width,
+        spec = {"swizzle_byte_width": self.swizzle_byte_width,
                 "element_bitwidth": self.element_bitwidth, "rank": self.rank,
                 "transposed": self.transposed, "fp4_padded": self.fp4_padded}
+        if self.cga_layout:
+            spec["cga_layout"] = [list(b) for b in self.cga_layout]
+        return spec
 
     def mangle(self) -> str:
         cga = "C" + "_".join("x".join(map(str, b)) for b in self.cga_layout) \

@@ -130,6 +130,21 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     Value pred = isElectedThread(rewriter, op, ctx);
     if (Value p = adaptor.getPred())
       pred = LLVM::AndOp::create(rewriter, loc, pred, p);
+    // Multicast: the CTA of lowest rank in the mask issues for all of them.
+    Value mask;
+    if (Value m = adaptor.getMulticast()) {
+      Type i32 = rewriter.getI32Type();
+      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
+      Value below = LLVM::SubOp::create(
+          rewriter, loc,
+          LLVM::ShlOp::create(rewriter, loc, i32Const(rewriter, loc, 1), rank),
+          i32Const(rewriter, loc, 1));
+      Value lower = LLVM::AndOp::create(rewriter, loc, m, below);
+      Value leader = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                          lower, i32Const(rewriter, loc, 0));
+      pred = LLVM::AndOp::create(rewriter, loc, pred, leader);
+      mask = LLVM::TruncOp::create(rewriter, loc, rewriter.getI16Type(), m);
+    }
     Boxes boxes = getBoxes(op.getDesc().getType());
     FailureOr<SmallVector<int64_t>> offsets =
         getTMABoxOffsets(op, op.getResult(), op.getDesc().getType());
@@ -150,7 +165,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
                          i * boxes.chunkElements),
           adaptor.getBarrier(), /*im2colOffsets=*/ValueRange(),
-          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(),
+          /*multicastMask=*/mask, /*l2CacheHint=*/Value(),
           NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
           /*group=*/NVVM::CTAGroupKindAttr(), pred);
     }

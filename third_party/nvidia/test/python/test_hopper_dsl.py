@@ -166,11 +166,12 @@ ERRORS = [
     (e_count_runtime, "E:countrt", "mbarrier.init",
      r"mbarrier.init: count must be a constexpr int, got .*"),
     (e_not_word, "E:word", "mbarrier.init",
-     r"mbarrier.init: mbarrier must be one int64 word of shared memory, got int64 of shape "
-     r"\[2\]"),
+     r"mbarrier.init: mbarrier must be one int64 word of shared memory \(in each CTA\), got "
+     r"int64 of shape \[2\]"),
     (e_count, "E:count", "mbarrier.init", r"mbarrier.init: count must be in \[1, 1048575\], got 0"),
     (e_dtype, "E:dtype", "mbarrier.wait",
-     r"mbarrier.wait: mbarrier must be one int64 word of shared memory, got int32 of shape \[1\]"),
+     r"mbarrier.wait: mbarrier must be one int64 word of shared memory \(in each CTA\), got "
+     r"int32 of shape \[1\]"),
     (e_bytes, "E:bytes", "mbarrier.expect",
      r"mbarrier.expect: bytes must be in \[0, 1048575\], got 2097152"),
 ]

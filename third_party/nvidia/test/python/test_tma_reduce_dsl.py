@@ -184,13 +184,6 @@ def e_read_only(d):
     tma.store_wait(0, read_only=1)  # E:readonly
 
 
-@kiln.jit
-def e_multicast(d):
-    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
-    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
-    tma.async_load(d, [0, 0], bar, buf, multicast=True)  # E:multicast
-
-
 TYPES = ("add: f16, bf16, f32, 32-bit and unsigned 64-bit integers; min, max: f16, bf16, 32- "
          "and 64-bit integers; and, or, xor: 32- and 64-bit integers")
 ERRORS = [
@@ -223,9 +216,6 @@ ERRORS = [
      r"not at all\); pass a host TensorDescriptor"),
     (e_read_only, {"d": _desc(kl.float32)}, "E:readonly", "tma.store_wait",
      r"tma.store_wait: read_only must be a constexpr bool, got 1"),
-    (e_multicast, {"d": _desc(kl.float32)}, "E:multicast", "tma.async_load",
-     r"tma.async_load: multicast=True is not supported \(Kiln's TMA loads fill only the "
-     r"issuing CTA's shared memory\); leave multicast=False"),
 ]
 
 

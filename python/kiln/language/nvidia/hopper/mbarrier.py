@@ -37,23 +37,43 @@ def MBarrierLayout(cga_layout=()):
     return SwizzledSharedLayout(1, 1, 1, [0], cga_layout=cga_layout)
 
 
+def _multicta(num_ctas, two_cta=False):
+    """The layout of ``num_ctas`` barrier words, one in each CTA of a cluster (Gluon's
+    ``MBarrierLayout.multicta``: bases [[1], [2], ...])."""
+    num_ctas, two_cta = _unwrap(num_ctas), _unwrap(two_cta)
+    if isinstance(num_ctas, bool) or not isinstance(num_ctas, int) or num_ctas < 1 or \
+            num_ctas & (num_ctas - 1):
+        raise ValueError(f"MBarrierLayout.multicta: num_ctas must be a power of two, got "
+                         f"{num_ctas!r}")
+    if two_cta:
+        raise ValueError("MBarrierLayout.multicta: two_cta=True (a barrier two CTAs share, "
+                         "for Blackwell's two-CTA MMA) is not supported on Hopper")
+    return MBarrierLayout([[1 << i] for i in range(num_ctas.bit_length() - 1)])
+
+
+MBarrierLayout.multicta = _multicta
+
+
 @builtin
 def allocate_mbarrier(batch=None, two_ctas=False, _semantic=None):
     """A new mbarrier in shared memory (Gluon's helper, after Triton 3.6): one word (shape
     [1]), or ``batch`` of them (shape [batch, 1], ``bars.index(i)`` is one); initialize each
-    with ``init``. Barriers that a cluster's CTAs share (``two_ctas``, or ``num_ctas`` above
-    1) are not supported yet."""
+    with ``init``. In a cluster of ``num_ctas`` CTAs, each CTA has its own word (shape
+    [num_ctas] or [batch, num_ctas], as in Gluon). Barriers that CTAs share (``two_ctas``)
+    are not supported."""
     batch, two_ctas = _unwrap(batch), _unwrap(two_ctas)
-    if two_ctas or _semantic.num_ctas > 1:
-        raise ValueError(f"allocate_mbarrier: barriers shared by the CTAs of a cluster "
-                         f"(two_ctas={two_ctas!r}, num_ctas={_semantic.num_ctas}) are not "
-                         f"supported yet")
+    if two_ctas:
+        raise ValueError(f"allocate_mbarrier: barriers shared by two CTAs of a cluster "
+                         f"(two_ctas={two_ctas!r}, for Blackwell's two-CTA MMA) are not "
+                         f"supported")
+    n = _semantic.num_ctas
+    layout = MBarrierLayout.multicta(n) if n > 1 else MBarrierLayout()
     if batch is None:
-        return _semantic.allocate_shared_memory(core.int64, [1], MBarrierLayout(), None)
+        return _semantic.allocate_shared_memory(core.int64, [n], layout, None)
     if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
         raise TypeError(f"allocate_mbarrier: batch must be a positive constexpr int, got "
                         f"{batch!r}")
-    return _semantic.allocate_shared_memory(core.int64, [batch, 1], MBarrierLayout(), None)
+    return _semantic.allocate_shared_memory(core.int64, [batch, n], layout, None)
 
 
 @builtin
@@ -87,10 +107,20 @@ def _pred(sem, pred, what):
 
 @builtin
 def init(mbarrier, count, _semantic=None):
-    """Thread 0 initializes ``mbarrier`` for ``count`` arrivals per phase (phase 0 starts)."""
+    """Thread 0 initializes ``mbarrier`` for ``count`` arrivals per phase (phase 0 starts).
+
+    In a cluster (``num_ctas`` > 1) another CTA's multicast copy may signal this barrier, so
+    an init at the kernel's top level is followed, as in Gluon, by
+    ``fence_init_release_cluster()`` and a relaxed cluster barrier: no CTA goes on before
+    every CTA's barriers are initialized. (Inside an ``if``, a loop or a partition, where not
+    every thread of the cluster passes, write them yourself where they all do.)"""
     bar = _barrier(mbarrier, "mbarrier.init")
     count = _int(count, "mbarrier.init", "count", 1)
     _semantic.b.create("tile_nv.mbarrier_init", [bar], [], {"count": f"{count} : i32"})
+    if _semantic.num_ctas > 1 and _semantic.b.block is _semantic.entry_block:
+        _semantic.b.create("tile_nv.fence_mbarrier_init_cluster", [], [])
+        _semantic.b.create("tile_nv.cluster_arrive", [], [], {"relaxed": "true"})
+        _semantic.b.create("tile_nv.cluster_wait", [], [])
 
 
 @builtin
@@ -101,12 +131,16 @@ def invalidate(mbarrier, _semantic=None):
 
 
 @builtin
-def expect(mbarrier, bytes, pred=True, _semantic=None):
+def expect(mbarrier, bytes=None, pred=True, bytes_per_cta=None, _semantic=None):
     """Thread 0 (where ``pred``) arrives on ``mbarrier`` expecting ``bytes`` transaction bytes
     (``mbarrier.arrive.expect_tx``): the phase completes once the TMA copies signalling it have
-    delivered them."""
+    delivered them. ``bytes_per_cta`` is Gluon's later name: in a cluster each CTA's barrier
+    expects the bytes its own part receives (``desc.nbytes_per_cta``)."""
     bar = _barrier(mbarrier, "mbarrier.expect")
-    n = _int(bytes, "mbarrier.expect", "bytes", 0)
+    if (bytes is None) == (bytes_per_cta is None):
+        raise TypeError("mbarrier.expect: give the byte count once (bytes, or its later name "
+                        "bytes_per_cta)")
+    n = _int(bytes if bytes is not None else bytes_per_cta, "mbarrier.expect", "bytes", 0)
     _semantic.b.create("tile_nv.mbarrier_expect", [bar] + _pred(_semantic, pred, "mbarrier.expect"),
                        [], {"bytes": f"{n} : i32"})
 

@@ -84,27 +84,84 @@ def _buffer(desc, smem, what, name):
     return smem
 
 
+def _cluster_part(sem, desc, coords, what):
+    """A block the descriptor's layout splits among the CTAs of a cluster (``cga_layout``):
+    each CTA copies its own part, the coordinates moved to where that part starts. Returns
+    the coordinates, this CTA's rank (None outside a cluster) and the mask of the rank's bits
+    that only repeat a part (zero bases: CTAs that hold the same elements)."""
+    bases = tuple(getattr(desc.layout, "cga_layout", ()) or ())
+    if not bases:
+        return coords, None, 0
+    sem.check_cga(desc.layout, what)
+    shape = desc.type.block_shape
+    part = desc.type.cta_block_shape
+    lead = len(shape) - len(bases[0])
+    tiles = [max(1, n // p) for n, p in zip(shape, part)]
+    # The launch puts a cluster's CTAs next to each other along x: the rank is the low bits
+    # of the CTA's x index (what tile-split-cluster uses too).
+    rank = sem.binary("and", sem._grid_op("program_id", 0), sem.num_ctas - 1)
+    redundant = 0
+    out = list(coords)
+    for bit, vec in enumerate(bases):
+        if not any(v & (tiles[lead + d] - 1) for d, v in enumerate(vec)):
+            redundant |= 1 << bit
+    for d in range(len(bases[0])):
+        tile = None
+        for bit, vec in enumerate(bases):
+            if vec[d] & (tiles[lead + d] - 1):
+                term = sem.binary("mul", sem.binary("and", sem.binary("rshift", rank, bit), 1),
+                                  vec[d])
+                tile = term if tile is None else sem.binary("or", tile, term)
+        if tile is not None:
+            tile = sem.binary("and", tile, tiles[lead + d] - 1)
+            out[lead + d] = sem.binary("add", out[lead + d],
+                                       sem.binary("mul", tile, part[lead + d]))
+    return out, rank, redundant
+
+
+def _multicast_mask(sem, rank, redundant):
+    """The CTAs that hold the same part as this one (bit k: rank k), as PTX's ctaMask: this
+    CTA's rank with the repeating bits cleared, then every combination of those bits."""
+    pattern = 0
+    for r in range(sem.num_ctas):
+        if r & ~redundant == 0:
+            pattern |= 1 << r
+    fixed = (sem.num_ctas - 1) & ~redundant
+    return sem.binary("lshift", pattern, sem.binary("and", rank, fixed))
+
+
 def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem):
     multicast = _unwrap(multicast)
-    if multicast is not False:
-        raise ValueError(f"{what}: multicast={multicast!r} is not supported (Kiln's TMA loads "
-                         f"fill only the issuing CTA's shared memory); leave multicast=False")
+    if not isinstance(multicast, bool):
+        raise TypeError(f"{what}: multicast must be a constexpr bool, got {multicast!r}")
     desc = _desc(tensor_desc, what)
     coords = _coords(sem, desc, coord, what)
     bar = _barrier(barrier, what)
     dst = _buffer(desc, result, what, "result")
     preds = _pred(sem, pred, what)
-    segments = sem.b.array_attr([1, len(coords), 1, 1, len(preds)])
+    coords, rank, redundant = _cluster_part(sem, desc, coords, what)
+    # As Gluon: multicast where the layout repeats a part among CTAs, else each CTA loads its
+    # own part (multicast=True on a layout without repeats multicasts nothing).
+    mask = [_multicast_mask(sem, rank, redundant)] if multicast and redundant else []
+    segments = sem.b.array_attr([1, len(coords), 1, 1, len(preds), len(mask)])
     sem.b.create("tile_nv.async_tma_copy_global_to_local",
-                 [desc] + coords + [bar, dst] + preds, [], {"operandSegmentSizes": segments})
+                 [desc] + coords + [bar, dst] + preds + mask, [],
+                 {"operandSegmentSizes": segments})
 
 
 @builtin
 def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True,
                                 multicast=False, _semantic=None):
     """Thread 0 (where ``pred``) copies the block of ``tensor_desc`` at ``coord`` into
-    ``result``; the copy's bytes complete ``barrier``'s current phase. ``multicast`` (into
-    the cluster's CTAs) is refused: only False is supported."""
+    ``result``; the copy's bytes complete ``barrier``'s current phase.
+
+    In a cluster (``num_ctas`` > 1, the layout's ``cga_layout`` splitting the block), each
+    CTA copies its own part (``desc.nbytes_per_cta`` bytes, which its barrier expects). With
+    ``multicast=True``, CTAs whose parts are the same (zero ``cga_layout`` bases) share one
+    copy: the one of lowest rank issues it into all of their buffers, each counting the bytes
+    on its own barrier at the same place. Before a slot is refilled that way, every CTA that
+    receives it must be done reading it (``gl.barrier(cluster=True)``, or the
+    ``hopper.cluster`` barriers)."""
     _load("tma.async_copy_global_to_shared", tensor_desc, coord, barrier, result, pred,
           multicast, _semantic)
 
@@ -116,10 +173,18 @@ def async_load(tensor_desc, coord, barrier, result, pred=True, multicast=False,
     _load("tma.async_load", tensor_desc, coord, barrier, result, pred, multicast, _semantic)
 
 
-def _store(what, op, tensor_desc, coord, src, sem, attrs=None):
+def _store(what, op, tensor_desc, coord, src, sem, attrs=None, once=False):
     desc = _desc(tensor_desc, what)
     coords = _coords(sem, desc, coord, what)
     buf = _buffer(desc, src, what, "src")
+    coords, _, redundant = _cluster_part(sem, desc, coords, what)
+    # A store of a part several CTAs hold writes the same bytes from each; a reduce-store
+    # would combine them several times.
+    if once and redundant:
+        raise ValueError(f"{what}: the layout's cga_layout {list(desc.layout.cga_layout)} "
+                         f"gives several CTAs of the cluster the same part (a zero basis), "
+                         f"and each would reduce it into the tensor; use a cga_layout that "
+                         f"gives each part to one CTA")
     sem.b.create(op, [desc] + coords + [buf], [], attrs or {})
 
 
@@ -178,7 +243,7 @@ def _reduce(kind, tensor_desc, coord, src, sem):
                         f"(or, for a 64-bit and, or, xor, not at all); pass a host "
                         f"TensorDescriptor")
     _store(what, "tile_nv.async_tma_reduce", desc, coord, src, sem,
-           {"kind": f"#tile_nv<tma_reduce_kind {kind}>"})
+           {"kind": f"#tile_nv<tma_reduce_kind {kind}>"}, once=True)
 
 
 @builtin

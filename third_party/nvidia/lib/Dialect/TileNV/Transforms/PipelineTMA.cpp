@@ -81,6 +81,12 @@ private:
                              "iteration");
         expect = e;
       } else if (auto c = dyn_cast<AsyncTMACopyGlobalToLocalOp>(op)) {
+        // A deeper ring would refill the other CTAs' slots before they
+        // are done with them: only they know, and the ring waits on none
+        // of their barriers.
+        if (c.getMulticast())
+          return std::string("a TMA copy multicasts into other CTAs of the "
+                             "cluster");
         copies.push_back(c);
       } else if (auto w = dyn_cast<MBarrierWaitOp>(op)) {
         if (wait)

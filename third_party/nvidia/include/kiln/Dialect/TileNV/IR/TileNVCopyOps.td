@@ -20,6 +20,14 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
     with `tile_nv.mbarrier_expect` for the block's bytes); its writes are
     visible to the threads whose wait on that phase returns. Needs sm_90.
 
+    With `multicast %mask` (bit k: the CTA of rank k in the cluster), the
+    copy lands at `result`'s offset in the shared memory of every CTA whose
+    bit is set, and each of them counts its bytes on its own barrier at
+    `barrier`'s offset (PTX `.multicast::cluster`). Every CTA of the mask
+    runs the op with the same mask; the one of lowest rank issues the copy
+    and the others only receive it, so their barriers still expect the
+    bytes.
+
     ```mlir
     tile_nv.async_tma_copy_global_to_local %desc[%m, %k], %bar, %slot
         : !tile.tensordesc<tensor<128x64xbf16, #nvmma>>,
@@ -28,9 +36,10 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$coord,
                        Tile_MemDesc:$barrier, Tile_MemDesc:$result,
-                       Optional<I1>:$pred);
+                       Optional<I1>:$pred, Optional<I32>:$multicast);
   let assemblyFormat = [{
-    $desc `[` $coord `]` `,` $barrier `,` $result (`,` $pred^)? attr-dict `:`
+    $desc `[` $coord `]` `,` $barrier `,` $result (`,` $pred^)?
+    (`multicast` $multicast^)? attr-dict `:`
     qualified(type($desc)) `,` qualified(type($barrier)) `,` qualified(type($result))
   }];
   let hasVerifier = 1;

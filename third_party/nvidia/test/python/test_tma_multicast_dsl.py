@@ -1,0 +1,154 @@
+"""TMA multicast into a thread-block cluster (Gluon's ``async_load(..., multicast=True)``),
+compiled for sm_90a: a layout that repeats parts among the cluster's CTAs multicasts (PTX
+``.multicast::cluster`` with a ctaMask, issued by the lowest rank), one that does not loads
+each CTA's part; the descriptor's box is one CTA's part; barriers are one per CTA and their
+inits reach the whole cluster before any copy; ``gl.barrier(cluster=True)`` is the cluster
+barrier; and what Kiln does not do is refused at the user's line.
+third_party/nvidia/test/gpu/test_tma_multicast.py runs the kernels against torch."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.nvidia.hopper import mbarrier, tma
+from kiln.nvidia.hopper import TensorDescriptor
+
+import compiled
+import located
+import tma_multicast_kernels as k
+
+pytestmark = compiled.needs_compiler
+
+HERE = os.path.abspath(__file__)
+
+
+def _desc(block, cga, dtype=kl.float16):
+    layout = kl.NVMMASharedLayout.get_default_for(block, dtype, cga_layout=cga)
+    return kl.tensor_descriptor_type(dtype, block, layout)
+
+
+def _ptx(fn, sig, constexprs, num_ctas):
+    return kiln.compile(fn, sig, constexprs, target="cuda:sm_90a", num_ctas=num_ctas,
+                        num_warps=4, cache=False).asm["ptx"]
+
+
+@pytest.mark.parametrize("ctas_per_cga", [[2, 1], [1, 2], [1, 4], [4, 4], [2, 4]])
+def test_multicast_where_parts_repeat(ctas_per_cga):
+    """As Gluon's own copy test asserts: .multicast::cluster exactly where a dimension has
+    more CTAs than parts."""
+    split = [min(c, 2) for c in ctas_per_cga]
+    block = [16 * split[0], 16 * split[1]]
+    d = _desc(block, k.cga_layout(ctas_per_cga, split))
+    ptx = _ptx(k.multicast_copy, {"in_desc": d, "out_desc": d}, {"MULTICAST": True},
+               ctas_per_cga[0] * ctas_per_cga[1])
+    repeats = any(c > s for c, s in zip(ctas_per_cga, split))
+    assert (".multicast::cluster" in ptx) == repeats
+    # Each CTA's barrier expects its own part's bytes; the init reaches the cluster first.
+    assert f"mbarrier.arrive.expect_tx.shared.b64 _, [%r1], {16 * 16 * 2};" in ptx
+    init = ptx.index("mbarrier.init")
+    fence = ptx.index("fence.mbarrier_init.release.cluster")
+    arrive = ptx.index("barrier.cluster.arrive.relaxed.aligned")
+    wait = ptx.index("barrier.cluster.wait.aligned")
+    assert init < fence < arrive < wait < ptx.index("cp.async.bulk.tensor")
+    if repeats:
+        assert "%cluster_ctarank" in ptx
+
+
+def test_no_multicast_asked_loads_each_part():
+    d = _desc([16, 32], k.cga_layout([1, 4], [1, 2]))
+    ptx = _ptx(k.multicast_copy, {"in_desc": d, "out_desc": d}, {"MULTICAST": False}, 4)
+    assert ".multicast::cluster" not in ptx and "cp.async.bulk.tensor.2d.shared::cluster" in ptx
+
+
+@pytest.mark.parametrize("bits_m,bits_n,loads", [(1, 0, 1), (0, 1, 1), (1, 1, 2)])
+def test_gemm_multicasts_the_shared_operand(bits_m, bits_n, loads):
+    BM, BN, la, lb, acc, out = k.gemm_layouts(bits_m, bits_n)
+    sig = {"a_desc": kl.tensor_descriptor_type(kl.float16, [BM, 64], la),
+           "b_desc": kl.tensor_descriptor_type(kl.float16, [64, BN], lb),
+           "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"}
+    ptx = _ptx(k.multicast_gemm, sig, {"MULTICAST": True, "ACC": acc, "OUT": out},
+               1 << (bits_m + bits_n))
+    assert ptx.count(".multicast::cluster") == loads
+    # The cluster barrier of gl.barrier(cluster=True) in the loop (release, acquire).
+    assert "barrier.cluster.arrive.aligned;" in ptx
+    assert "wgmma.mma_async" in ptx
+
+
+def test_host_descriptor_box_is_one_ctas_part():
+    from test_tensor_descriptor import Tensor, TorchDtype  # CUDA tensor stand-ins
+    cga = [[1, 0], [0, 0]]
+    layout = kl.NVMMASharedLayout.get_default_for([64, 64], kl.float16, cga_layout=cga)
+    desc = TensorDescriptor.from_tensor(Tensor((64, 64), TorchDtype("float16")), [64, 64],
+                                        layout)
+    assert desc._box() == [32, 64]
+    spec = desc._param_spec()
+    assert spec["block_shape"] == [64, 64] and spec["layout"]["cga_layout"] == cga
+    # What the kernel was compiled for records the same split.
+    assert kl.tensor_descriptor_type(kl.float16, [64, 64], layout).param_spec()["layout"] \
+        == spec["layout"]
+
+
+def test_multicta_barrier_layout():
+    assert mbarrier.MBarrierLayout.multicta(4) == mbarrier.MBarrierLayout([[1], [2]])
+    with pytest.raises(ValueError, match="two_cta=True"):
+        mbarrier.MBarrierLayout.multicta(2, two_cta=True)
+
+
+@kiln.jit
+def e_reduce_repeated(d):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    tma.async_atomic_add(d, [0, 0], buf)  # E:reduce
+
+
+@kiln.jit
+def e_shared_barrier(d):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout([[0]]))
+    mbarrier.init(bar, count=1)  # E:shared
+    tma.async_load(d, [0, 0], bar, buf)
+
+
+@kiln.jit
+def e_two_ctas(d):
+    bar = mbarrier.allocate_mbarrier(two_ctas=True)  # E:twoctas
+
+
+@kiln.jit
+def e_multicast_int(d):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    bar = mbarrier.allocate_mbarrier()
+    tma.async_load(d, [0, 0], bar, buf, multicast=1)  # E:mcint
+
+
+@kiln.jit
+def e_expect_twice(d):
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.expect(bar, 64, bytes_per_cta=64)  # E:twice
+
+
+_REPEAT = _desc([32, 32], [[0, 0]])
+ERRORS = [
+    (e_reduce_repeated, {"d": kl.tensor_descriptor_type(kl.float32, [32, 32], kl.NVMMASharedLayout.get_default_for([32, 32], kl.float32, cga_layout=[[0, 0]]))}, "E:reduce", "tma.async_atomic_add",
+     r"tma.async_atomic_add: the layout's cga_layout \[\(0, 0\)\] gives several CTAs of the "
+     r"cluster the same part \(a zero basis\), and each would reduce it into the tensor.*"),
+    (e_shared_barrier, {"d": _REPEAT}, "E:shared", "mbarrier.init",
+     r"mbarrier.init: a barrier that several CTAs of the cluster share \(a zero basis in its "
+     r"cga_layout \[\[0\]\]\) is not supported yet.*"),
+    (e_two_ctas, {"d": _REPEAT}, "E:twoctas", "mbarrier.allocate_mbarrier",
+     r"allocate_mbarrier: barriers shared by two CTAs of a cluster \(two_ctas=True.*"),
+    (e_multicast_int, {"d": _REPEAT}, "E:mcint", "tma.async_load",
+     r"tma.async_load: multicast must be a constexpr bool, got 1"),
+    (e_expect_twice, {"d": _REPEAT}, "E:twice", "mbarrier.expect",
+     r"mbarrier.expect: give the byte count once.*"),
+]
+
+
+@pytest.mark.parametrize("fn,sig,marker,anchor,message", ERRORS, ids=[e[2] for e in ERRORS])
+def test_errors_point_at_the_call(fn, sig, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fn, sig, {}, target="cuda:sm_90a", num_ctas=2, cache=False)
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
