@@ -549,7 +549,14 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   };
   auto *dispatch = new Block();
   body.push_back(dispatch);
-  LLVM::CondBrOp::create(b, loc, below(numWarps), oldEntry, dispatch);
+  Value isKernelWarp = below(numWarps);
+  target.atWorkerSplit(
+      b, loc,
+      LLVM::XOrOp::create(b, loc, isKernelWarp,
+                          LLVM::ConstantOp::create(b, loc, b.getI1Type(),
+                                                   b.getBoolAttr(true))),
+      func);
+  LLVM::CondBrOp::create(b, loc, isKernelWarp, oldEntry, dispatch);
   if (plan->kernelRegs) {
     target.limitKernelRegisters(func, plan->kernelRegs);
     if (plan->defaultRegs != plan->kernelRegs) {

@@ -226,9 +226,14 @@ class TensorDescriptor:
             if nbytes >= MAX_STRIDE_BYTES:
                 raise ValueError(_err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
                                       f"2**40 bytes"))
+        # A layout split among the CTAs of a cluster (cga_layout): each CTA copies its part,
+        # which is the box.
+        cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
+        cta_block = list(layout.per_cta_shape(block_shape)) if cga else block_shape
         for i, b in enumerate(block_shape):
-            if not 1 <= b <= MAX_BOX_DIM or b & (b - 1):
-                raise ValueError(_err(f"block_shape[{i}] = {b} must be a power of two in "
+            if b < 1 or b & (b - 1) or cta_block[i] > MAX_BOX_DIM:
+                part = f" (each CTA's part {cta_block[i]})" if cga else ""
+                raise ValueError(_err(f"block_shape[{i}] = {b}{part} must be a power of two in "
                                       f"[1, {MAX_BOX_DIM}]"))
         row_bytes = block_shape[-1] * elem_bytes
         if row_bytes % ALIGN_BYTES:
@@ -243,10 +248,6 @@ class TensorDescriptor:
         if padding == "nan" and dname not in _NAN_DTYPES:
             raise ValueError(_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
                                   f"got {dname}"))
-        # A layout split among the CTAs of a cluster (cga_layout): each CTA copies its part,
-        # which is the box.
-        cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
-        cta_block = list(layout.per_cta_shape(block_shape)) if cga else block_shape
         if cga and cta_block[-1] * elem_bytes % ALIGN_BYTES:
             raise ValueError(_err(f"block_shape {block_shape} split by the layout's cga_layout "
                                   f"{cga} gives each CTA rows of {cta_block[-1]} elements of "

@@ -313,6 +313,13 @@ public:
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) const = 0;
+  /// At the entry of a kernel with worker warps (warp_specialize), before
+  /// they branch off to wait for their partitions (`isWorker`: this warp is
+  /// one of them): what they must take part in that the kernel's own warps
+  /// run outside any partition (a barrier of all of a cluster's threads).
+  virtual void atWorkerSplit(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value isWorker,
+                             mlir::LLVM::LLVMFuncOp func) const {}
 
 private:
   const TargetDesc &desc;

@@ -141,6 +141,40 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
     Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
                          adaptor.getPred());
     Value addr = adaptor.getBarrier();
+    if (int64_t mask = op.getCtaMask()) {
+      // The same place in each CTA whose rank differs only in `mask`'s
+      // bits: mapa of the address to rank (rank & ~mask) | k, k each
+      // combination of those bits, then an arrive there, predicated rather
+      // than behind a branch. PTX's default semantics (release at CTA
+      // scope), as a local arrive: what a consumer releases is its reads,
+      // finished when it arrives (CUTLASS's cluster barriers do the same);
+      // a cluster-scope release would fence every arrival.
+      Type i32 = rewriter.getI32Type();
+      auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+      std::string text = "@$1 mbarrier.arrive.shared::cluster.b64 _, [$0], " +
+                         std::to_string(op.getCount()) + ";";
+      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
+      Value base = LLVM::AndOp::create(rewriter, loc, rank,
+                                       i32Const(rewriter, loc, ~mask));
+      for (int64_t k = 0; k < 16; ++k) {
+        if (k & ~mask)
+          continue;
+        Value target =
+            k ? Value(LLVM::OrOp::create(rewriter, loc, base,
+                                         i32Const(rewriter, loc, k)))
+              : base;
+        Value remote =
+            NVVM::MapaOp::create(rewriter, loc, clusterPtr, addr, target);
+        Value bits = LLVM::PtrToIntOp::create(rewriter, loc, i32, remote);
+        LLVM::InlineAsmOp::create(
+            rewriter, loc, LLVM::LLVMVoidType::get(rewriter.getContext()),
+            ValueRange{bits, pred}, text, "r,b", /*has_side_effects=*/true,
+            /*is_align_stack=*/false, LLVM::TailCallKind::None,
+            LLVM::AsmDialectAttr(), ArrayAttr());
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     // One arrival, from sm_90 on: a predicated arrive.expect_tx of 0 bytes
     // (the same arrive-on with release semantics; expecting 0 bytes changes
     // nothing). No branch, so the address is computed by every thread and

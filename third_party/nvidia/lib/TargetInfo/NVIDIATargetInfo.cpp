@@ -505,6 +505,9 @@ public:
           return WalkResult::interrupt();
       if (failed(checkNamedBarrier(op)))
         return WalkResult::interrupt();
+      if (auto func = dyn_cast<func::FuncOp>(op))
+        if (failed(checkClusterBarriers(func)))
+          return WalkResult::interrupt();
       Value desc, buffer;
       if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))
         desc = load.getDesc(), buffer = load.getResult();
@@ -548,6 +551,25 @@ public:
                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
   }
 
+  // The worker warps never run the kernel's own code, where a kernel with
+  // warp_specialize may have one cluster barrier, before its first
+  // warp_specialize (checkClusterBarriers): they arrive on it here, relaxed,
+  // and go (a thread that arrives need not wait).
+  void atWorkerSplit(OpBuilder &b, Location loc, Value isWorker,
+                     LLVM::LLVMFuncOp func) const override {
+    bool clusterBarrier = false;
+    func.walk([&](Operation *op) {
+      clusterBarrier |= isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp>(op);
+    });
+    if (!clusterBarrier)
+      return;
+    LLVM::InlineAsmOp::create(
+        b, loc, LLVM::LLVMVoidType::get(b.getContext()), ValueRange{isWorker},
+        "@$0 barrier.cluster.arrive.relaxed.aligned;", "b",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   void markKernel(LLVM::LLVMFuncOp func, unsigned numThreads) const override {
     MLIRContext *ctx = func.getContext();
     func->setAttr("nvvm.kernel", UnitAttr::get(ctx));
@@ -556,6 +578,43 @@ public:
   }
 
 private:
+  /// In a kernel with warp_specialize, the worker warps wait for their
+  /// partitions from the kernel's start: a cluster barrier (every thread of
+  /// every CTA) can have them only as atWorkerSplit's one arrival, so a
+  /// kernel may have one, in its own code before its first warp_specialize
+  /// (the init fence's, say). Any other is an error at the op.
+  static LogicalResult checkClusterBarriers(func::FuncOp func) {
+    Operation *firstWs = nullptr;
+    func.walk<WalkOrder::PreOrder>([&](tile::WarpSpecializeOp ws) {
+      if (!firstWs)
+        firstWs = ws;
+    });
+    if (!firstWs)
+      return success();
+    Block &entry = func.getBody().front();
+    Operation *firstWsTop = entry.findAncestorOpInBlock(*firstWs);
+    int arrives = 0, waits = 0;
+    WalkResult r = func.walk([&](Operation *op) {
+      bool arrive = isa<tile_nv::ClusterArriveOp>(op);
+      if (!arrive && !isa<tile_nv::ClusterWaitOp>(op))
+        return WalkResult::advance();
+      int &seen = arrive ? arrives : waits;
+      if (op->getBlock() == &entry && firstWsTop &&
+          op->isBeforeInBlock(firstWsTop) && seen++ == 0)
+        return WalkResult::advance();
+      op->emitOpError()
+          << "in a kernel with warp_specialize: its worker warps wait for "
+             "their partitions from the kernel's start and never reach this "
+             "cluster barrier, so the cluster would hang (one cluster barrier "
+             "may come before the first warp_specialize, outside any loop or "
+             "if: the one that follows mbarrier inits; order the cluster's "
+             "CTAs with mbarriers otherwise, e.g. mbarrier.arrive(..., "
+             "cta_mask=))";
+      return WalkResult::interrupt();
+    });
+    return failure(r.wasInterrupted());
+  }
+
   /// `atom[.<sem>.<scope>].global.<op> $0, [$1], $2[, $3]` on `args` (the
   /// operand, or compare and new value); returns the old value. Before sm_70
   /// `atom` has no ordering or scope: the qualifiers are left out (atomicBetweenFences()

@@ -24,6 +24,23 @@
 // PTX: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {{.*}}], [%r{{[0-9]+}}], %rs{{[0-9]+}};
 // PTX-LABEL: .entry own_copy
 // PTX-NOT: multicast::cluster
+
+// An arrival on the barrier at the same place in the CTAs whose rank differs
+// only in cta_mask's bits (here bits 0 and 1: four CTAs): each address mapped
+// to rank (rank & ~3) | k, then an arrive there (release, PTX's default).
+// Predicated, not behind a branch (no divergence while a wgmma is in flight).
+// CHECK-LABEL: llvm.func @release_everywhere
+// CHECK-NOT: llvm.cond_br
+// CHECK: %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
+// CHECK: %[[BASE:.*]] = llvm.and %[[R]], %{{.*}}
+// CHECK: nvvm.mapa %{{.*}}, %[[BASE]] : !llvm.ptr<3> -> !llvm.ptr<7>
+// CHECK: "@$1 mbarrier.arrive.shared::cluster.b64 _, [$0], 2;", "r,b"
+// CHECK-COUNT-3: nvvm.mapa
+// CHECK-NOT: llvm.cond_br
+// CHECK: llvm.return
+// PTX-LABEL: .entry release_everywhere
+// PTX: mov.u32 %r{{[0-9]+}}, %cluster_ctarank;
+// PTX-COUNT-4: @%p{{[0-9]+}} mbarrier.arrive.shared::cluster.b64 _, [%r{{[0-9]+}}], 2;
 #nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
@@ -45,6 +62,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.async_tma_copy_global_to_local %d[%m, %n], %bar, %buf : !tile.tensordesc<tensor<16x32xf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<16x32xf16, #nv, mutable>
     %c0 = arith.constant 0 : i32
     tile_nv.mbarrier_wait %bar, %c0 : !tile.memdesc<1xi64, #sh, mutable>, i32
+    return
+  }
+  func.func @release_everywhere() {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 8 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %bar, 2 {cta_mask = 3 : i32} : !tile.memdesc<1xi64, #sh, mutable>
     return
   }
 }

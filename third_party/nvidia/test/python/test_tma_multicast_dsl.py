@@ -9,6 +9,8 @@ third_party/nvidia/test/gpu/test_tma_multicast.py runs the kernels against torch
 from __future__ import annotations
 
 import os
+import re
+import sys
 
 import pytest
 
@@ -32,8 +34,9 @@ def _desc(block, cga, dtype=kl.float16):
 
 
 def _ptx(fn, sig, constexprs, num_ctas):
+    warps = {} if "num_warps" in constexprs else {"num_warps": 4}
     return kiln.compile(fn, sig, constexprs, target="cuda:sm_90a", num_ctas=num_ctas,
-                        num_warps=4, cache=False).asm["ptx"]
+                        cache=False, **warps).asm["ptx"]
 
 
 @pytest.mark.parametrize("ctas_per_cga", [[2, 1], [1, 2], [1, 4], [4, 4], [2, 4]])
@@ -92,6 +95,43 @@ def test_host_descriptor_box_is_one_ctas_part():
         == spec["layout"]
 
 
+@kiln.jit
+def release_everywhere(MASK: kl.constexpr):
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=kl.num_ctas())
+    mbarrier.arrive(bar, cta_mask=MASK)
+
+
+@pytest.mark.parametrize("num_ctas,mask,arrives", [(2, 1, 2), (4, 3, 4), (4, 2, 2), (8, 5, 4)])
+def test_arrive_in_every_cta_of_the_mask(num_ctas, mask, arrives):
+    ptx = _ptx(release_everywhere, {}, {"MASK": mask}, num_ctas)
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == arrives
+    assert ptx.count("mapa.shared::cluster") == arrives
+
+
+def test_inits_in_a_row_share_one_fence():
+    """The cluster GEMM's 2 x 3 inits: one init fence and one relaxed cluster barrier."""
+    root = os.path.join(os.path.dirname(HERE), "..", "..", "..")
+    sys.path.insert(0, root)
+    from examples.cluster_gemm import cluster_gemm_kernel, cluster_layouts
+    la, lb, lc, acc = cluster_layouts(2, 128, 256, 64)
+    T = kl.tensor_descriptor_type
+    sig = {"a_desc": T(kl.bfloat16, [256, 64], la), "b_desc": T(kl.bfloat16, [256, 64], lb),
+           "c_desc": T(kl.bfloat16, [256, 256], lc), "M": "i32", "N": "i32", "K": "i32"}
+    ptx = _ptx(cluster_gemm_kernel, sig, {"STAGES": 3, "GROUP_M": 8, "PERSISTENT": False,
+                                          "ACC": acc, "num_warps": 8}, 2)
+    assert ptx.count("mbarrier.init.shared") == 6
+    assert ptx.count("fence.mbarrier_init.release.cluster") == 1
+    # The kernel's warps' arrival and wait, and the worker warps' arrival at the kernel's
+    # entry (they never run the kernel's own code).
+    assert ptx.count("barrier.cluster.arrive.relaxed.aligned") == 2
+    assert len(re.findall(r"@%p\d+ barrier\.cluster\.arrive\.relaxed\.aligned", ptx)) == 1
+    assert ptx.count("barrier.cluster.wait.aligned") == 1
+    assert ptx.rindex("mbarrier.init.shared") < ptx.index("fence.mbarrier_init")
+    assert ptx.count(".multicast::cluster") == 1
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == 4
+
+
 def test_multicta_barrier_layout():
     assert mbarrier.MBarrierLayout.multicta(4) == mbarrier.MBarrierLayout([[1], [2]])
     with pytest.raises(ValueError, match="two_cta=True"):
@@ -125,6 +165,25 @@ def e_multicast_int(d):
 
 
 @kiln.jit
+def e_mask_range(d):
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.arrive(bar, cta_mask=2)  # E:mask
+
+
+@kiln.jit
+def _idle(d):
+    pass
+
+
+@kiln.jit
+def e_cluster_barrier_after_ws(d):
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_idle, (d,)), (_idle, (d,))], [1], [24])
+    kl.barrier(cluster=True)  # E:afterws
+
+
+@kiln.jit
 def e_expect_twice(d):
     bar = mbarrier.allocate_mbarrier()
     mbarrier.expect(bar, 64, bytes_per_cta=64)  # E:twice
@@ -142,6 +201,13 @@ ERRORS = [
      r"allocate_mbarrier: barriers shared by two CTAs of a cluster \(two_ctas=True.*"),
     (e_multicast_int, {"d": _REPEAT}, "E:mcint", "tma.async_load",
      r"tma.async_load: multicast must be a constexpr bool, got 1"),
+    (e_mask_range, {"d": _REPEAT}, "E:mask", "mbarrier.arrive",
+     r"mbarrier.arrive: cta_mask must be in \[0, num_ctas - 1 = 1\] \(bits of a CTA's rank "
+     r"in its cluster\), got 2"),
+    (e_cluster_barrier_after_ws, {"d": _REPEAT}, "E:afterws", "kl.barrier",
+     r"cluster.arrive: in a kernel with warp_specialize: its worker warps wait for their "
+     r"partitions from the kernel's start and never reach this cluster barrier, so the "
+     r"cluster would hang .*"),
     (e_expect_twice, {"d": _REPEAT}, "E:twice", "mbarrier.expect",
      r"mbarrier.expect: give the byte count once.*"),
 ]

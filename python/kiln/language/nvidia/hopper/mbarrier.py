@@ -117,10 +117,24 @@ def init(mbarrier, count, _semantic=None):
     bar = _barrier(mbarrier, "mbarrier.init")
     count = _int(count, "mbarrier.init", "count", 1)
     _semantic.b.create("tile_nv.mbarrier_init", [bar], [], {"count": f"{count} : i32"})
-    if _semantic.num_ctas > 1 and _semantic.b.block is _semantic.entry_block:
+    block = _semantic.b.block
+    if _semantic.num_ctas > 1 and block is _semantic.entry_block:
+        # Inits in a row share one fence and barrier: the previous init's move after this one
+        # when only views and constants (what indexes a batch of barriers) came in between.
+        last = getattr(_semantic, "_cluster_init_fence", None)
+        if last is not None and last[0] is block and \
+                all(any(f'"{op}"' in line for op in _MOVABLE_PAST_FENCE)
+                    for line in block.lines[last[1] + 3:-1]):
+            del block.lines[last[1]:last[1] + 3]
+        _semantic._cluster_init_fence = (block, len(block.lines))
         _semantic.b.create("tile_nv.fence_mbarrier_init_cluster", [], [])
         _semantic.b.create("tile_nv.cluster_arrive", [], [], {"relaxed": "true"})
         _semantic.b.create("tile_nv.cluster_wait", [], [])
+
+
+# Ops between two inits that the first one's init fence may move past (pure: views of shared
+# memory and constants).
+_MOVABLE_PAST_FENCE = ("tile.memdesc_index", "tile.memdesc_subslice", "arith.constant")
 
 
 @builtin
@@ -162,11 +176,27 @@ def wait(mbarrier, phase, pred=True, deps=(), _semantic=None):
 
 
 @builtin
-def arrive(mbarrier, *, count=1, pred=True, _semantic=None):
+def arrive(mbarrier, *, count=1, pred=True, cta_mask=0, _semantic=None):
     """Thread 0 (where ``pred``), after a CTA barrier, arrives ``count`` times on ``mbarrier``
     (release: the CTA's earlier shared-memory writes are visible to the threads whose wait
-    on this phase returns)."""
+    on this phase returns).
+
+    ``cta_mask`` (a cluster: bit i is bit i of a CTA's rank) sends the arrivals instead to the
+    barrier at the same place in every CTA whose rank differs from this one's only in those
+    bits, this CTA's included (Gluon's ``cta_mask`` of ``nvidia.rubin.mbarrier.arrive``; on
+    Hopper, one arrive a CTA, each releasing as a local one does): how the readers of a slot
+    that a multicast copy refills tell the producers of every CTA that shares it."""
     bar = _barrier(mbarrier, "mbarrier.arrive")
     count = _int(count, "mbarrier.arrive", "count", 1)
+    mask = _unwrap(cta_mask)
+    n = _semantic.num_ctas
+    if isinstance(mask, bool) or not isinstance(mask, int):
+        raise TypeError(f"mbarrier.arrive: cta_mask must be a constexpr int, got {mask!r}")
+    if mask and not 0 < mask <= n - 1:
+        raise ValueError(f"mbarrier.arrive: cta_mask must be in [0, num_ctas - 1 = {n - 1}] "
+                         f"(bits of a CTA's rank in its cluster), got {mask}")
+    attrs = {"count": f"{count} : i32"}
+    if mask:
+        attrs["cta_mask"] = f"{mask} : i32"
     _semantic.b.create("tile_nv.mbarrier_arrive", [bar] + _pred(_semantic, pred, "mbarrier.arrive"),
-                       [], {"count": f"{count} : i32"})
+                       [], attrs)

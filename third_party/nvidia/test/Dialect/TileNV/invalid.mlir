@@ -46,6 +46,15 @@ func.func @arrive_count(%b: !tile.memdesc<1xi64, #sh, mutable>) {
 // -----
 
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @arrive_cta_mask(%b: !tile.memdesc<1xi64, #sh, mutable>) {
+  // expected-error @+1 {{'tile_nv.mbarrier_arrive' op cta_mask must be in [0, 15] (bits of a CTA's rank in a cluster of at most 16), got 16}}
+  tile_nv.mbarrier_arrive %b, 1 {cta_mask = 16 : i32} : !tile.memdesc<1xi64, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 func.func @bytes(%b: !tile.memdesc<1xi64, #sh, mutable>) {
   // expected-error @+1 {{'tile_nv.mbarrier_expect' op bytes must be in [0, 1048575], got -4}}
   tile_nv.mbarrier_expect %b, -4 : !tile.memdesc<1xi64, #sh, mutable>

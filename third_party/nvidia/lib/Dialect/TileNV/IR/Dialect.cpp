@@ -97,8 +97,13 @@ LogicalResult MBarrierExpectOp::verify() {
 }
 
 LogicalResult MBarrierArriveOp::verify() {
-  if (failed(verifyBarrier(*this, getBarrier(), 80, "mbarrier.arrive")))
+  if (failed(verifyBarrier(*this, getBarrier(),
+                           getCtaMask() ? 90 : 80, "mbarrier.arrive")))
     return failure();
+  if (getCtaMask() < 0 || getCtaMask() > 15)
+    return emitOpError() << "cta_mask must be in [0, 15] (bits of a CTA's rank "
+                            "in a cluster of at most 16), got "
+                         << getCtaMask();
   return verifyCount(*this, "count", getCountAttr().getInt(), 1);
 }
 

@@ -86,11 +86,20 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     on that phase returns. Gluon's `mbarrier.arrive(bar, count=n)`: a
     barrier initialized for one arrival is completed by one such op.
 
+    With a non-zero `cta_mask` (sm_90; bit i: bit i of a CTA's rank in its
+    cluster), the arrivals go instead to the barrier at the same place in
+    each CTA of the cluster whose rank differs from this CTA's only in
+    those bits (this CTA's own included), each with a local arrival's
+    release semantics: the consumers of a slot that another CTA's
+    multicast copy refills tell that CTA's producer.
+
     ```mlir
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
+    tile_nv.mbarrier_arrive %bar, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
-  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count, Optional<I1>:$pred);
+  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count, Optional<I1>:$pred,
+                       DefaultValuedAttr<I32Attr, "0">:$cta_mask);
   let assemblyFormat = "$barrier `,` $count (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }

@@ -1,0 +1,76 @@
+"""bf16 GEMM on thread-block clusters (examples/cluster_gemm.py: B tiles shared by TMA
+multicast) against cuBLAS and examples/hopper_ws.py's warp-specialized kernels, same run:
+TFLOP/s per side, the median of interleaved rounds, and each Kiln side's per-round ratio to
+cuBLAS. Run on a GPU machine:
+
+    python3 bench/cluster_gemm.py [--sizes 2048,4096,8192,3000x5000x4000] [--rounds 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from examples import cluster_gemm, hopper_ws  # noqa: E402
+
+
+def _shape(text):
+    dims = [int(x) for x in text.split("x")]
+    return dims * 3 if len(dims) == 1 else dims
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="2048,4096,8192,3000x5000x4000")
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--stages", type=int, default=3)
+    args = ap.parse_args(argv)
+    from triton.testing import do_bench
+    print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}")
+    makers = {
+        "cublas": lambda a, b, c: (lambda: torch.matmul(a, b.T, out=c)),
+        "kiln-ws": lambda a, b, c: hopper_ws.kiln_ws_matmul_launcher(a, b, out=c)[0],
+        "kiln-wsp": lambda a, b, c: hopper_ws.kiln_ws_persistent_matmul_launcher(a, b, out=c)[0],
+        "kiln-cluster": lambda a, b, c: cluster_gemm.kiln_cluster_matmul_launcher(
+            a, b, c, STAGES=args.stages)[0],
+        "kiln-clusterp": lambda a, b, c: cluster_gemm.kiln_cluster_matmul_launcher(
+            a, b, c, STAGES=args.stages, persistent=True)[0],
+    }
+    for text in args.sizes.split(","):
+        M, N, K = _shape(text)
+        a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+        b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+        ref = a.float() @ b.float().T
+        runs = {}
+        for name, make in makers.items():
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            try:
+                run = make(a, b, c)
+                run()
+                torch.cuda.synchronize()
+                err = ((c.float() - ref).norm() / ref.norm()).item()
+                if not err < 1e-2:
+                    raise AssertionError(f"relative error {err:.3g}")
+                runs[name] = run
+            except Exception as e:
+                print(f"  {name} failed at {text}: {type(e).__name__}: {str(e)[:400]}")
+        tflops = {s: [] for s in runs}
+        for _ in range(args.rounds):
+            for name, run in runs.items():
+                ms = do_bench(run, return_mode="median")
+                tflops[name].append(2 * M * N * K / ms / 1e9)
+        med = {s: statistics.median(v) for s, v in tflops.items()}
+        print(f"{M}x{N}x{K}: " + ", ".join(f"{s} {med[s]:.1f}" for s in med) + " TFLOP/s")
+        for x in ("kiln-ws", "kiln-wsp", "kiln-cluster", "kiln-clusterp"):
+            if x in tflops and "cublas" in tflops:
+                r = [p / q for p, q in zip(tflops[x], tflops["cublas"])]
+                print(f"    {x}/cublas: {statistics.median(r):.3f} [{min(r):.3f}..{max(r):.3f}]")
+
+
+if __name__ == "__main__":
+    main()
