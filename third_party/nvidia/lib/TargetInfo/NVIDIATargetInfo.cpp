@@ -506,7 +506,8 @@ public:
       if (failed(checkNamedBarrier(op)))
         return WalkResult::interrupt();
       if (auto func = dyn_cast<func::FuncOp>(op))
-        if (failed(checkClusterBarriers(func)))
+        if (failed(checkClusterBarriers(func)) ||
+            failed(checkMulticastRefills(func)))
           return WalkResult::interrupt();
       Value desc, buffer;
       if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))
@@ -599,8 +600,10 @@ private:
       if (!arrive && !isa<tile_nv::ClusterWaitOp>(op))
         return WalkResult::advance();
       int &seen = arrive ? arrives : waits;
-      if (op->getBlock() == &entry && firstWsTop &&
-          op->isBeforeInBlock(firstWsTop) && seen++ == 0)
+      // The entry block runs before any other: all of it precedes a
+      // warp_specialize in a later block.
+      if (op->getBlock() == &entry &&
+          (!firstWsTop || op->isBeforeInBlock(firstWsTop)) && seen++ == 0)
         return WalkResult::advance();
       op->emitOpError()
           << "in a kernel with warp_specialize: its worker warps wait for "
@@ -610,6 +613,67 @@ private:
              "if: the one that follows mbarrier inits; order the cluster's "
              "CTAs with mbarriers otherwise, e.g. mbarrier.arrive(..., "
              "cta_mask=))";
+      return WalkResult::interrupt();
+    });
+    return failure(r.wasInterrupted());
+  }
+
+  /// A multicast TMA copy in a loop refills its buffer in the other CTAs of
+  /// its mask too, so before it this CTA must know that they are done
+  /// reading the previous fill: through an arrival they make on this CTA's
+  /// barrier (`mbarrier_arrive` with a `cta_mask`), or a cluster barrier in
+  /// the loop. A kernel with neither has nothing that could order their
+  /// reads before the refill: an error at the copy.
+  static LogicalResult checkMulticastRefills(func::FuncOp func) {
+    bool remoteArrive = false;
+    func.walk([&](tile_nv::MBarrierArriveOp arrive) {
+      remoteArrive |= arrive.getCtaMask() != 0;
+    });
+    if (remoteArrive)
+      return success();
+    // Loops are branches by now (scf-to-cf): the loop of a block is the
+    // blocks it reaches that reach it back.
+    auto reach = [](Block *from, bool forward) {
+      llvm::SmallPtrSet<Block *, 16> seen;
+      SmallVector<Block *> work;
+      auto next = [&](Block *b) {
+        if (forward)
+          for (Block *s : b->getSuccessors())
+            work.push_back(s);
+        else
+          for (Block *p : b->getPredecessors())
+            work.push_back(p);
+      };
+      next(from);
+      while (!work.empty()) {
+        Block *b = work.pop_back_val();
+        if (seen.insert(b).second)
+          next(b);
+      }
+      return seen;
+    };
+    WalkResult r = func.walk([&](tile_nv::AsyncTMACopyGlobalToLocalOp copy) {
+      if (!copy.getMulticast())
+        return WalkResult::advance();
+      Block *block = copy->getBlock();
+      auto after = reach(block, true);
+      if (!after.contains(block))
+        return WalkResult::advance(); // not in a loop: one fill
+      auto before = reach(block, false);
+      bool clusterBarrier = false;
+      func.walk([&](tile_nv::ClusterArriveOp arrive) {
+        Block *b = arrive->getBlock();
+        clusterBarrier |= after.contains(b) && before.contains(b);
+      });
+      if (clusterBarrier)
+        return WalkResult::advance();
+      copy->emitOpError()
+          << "multicasts in a loop, refilling its buffer in the other CTAs of "
+             "the cluster that share it, but nothing tells this CTA that they "
+             "are done reading the previous fill: have their readers arrive "
+             "on the slot's barrier in every CTA (mbarrier.arrive(..., "
+             "cta_mask=...)), or meet at gl.barrier(cluster=True) after the "
+             "reads";
       return WalkResult::interrupt();
     });
     return failure(r.wasInterrupted());

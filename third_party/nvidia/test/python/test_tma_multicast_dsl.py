@@ -184,6 +184,20 @@ def e_cluster_barrier_after_ws(d):
 
 
 @kiln.jit
+def e_refill_unordered(d, K):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    phase = 0
+    for k in range(0, K, 32):
+        mbarrier.expect(bar, d.nbytes_per_cta)
+        tma.async_load(d, [0, k], bar, buf, multicast=True)  # E:refill
+        mbarrier.wait(bar, phase)
+        phase ^= 1
+        kl.barrier()  # this CTA's readers only: the others may still read
+
+
+@kiln.jit
 def e_expect_twice(d):
     bar = mbarrier.allocate_mbarrier()
     mbarrier.expect(bar, 64, bytes_per_cta=64)  # E:twice
@@ -208,6 +222,10 @@ ERRORS = [
      r"cluster.arrive: in a kernel with warp_specialize: its worker warps wait for their "
      r"partitions from the kernel's start and never reach this cluster barrier, so the "
      r"cluster would hang .*"),
+    (e_refill_unordered, {"d": _REPEAT, "K": "i32"}, "E:refill", "tma.async_load",
+     r"tma.async_copy_global_to_shared: multicasts in a loop, refilling its buffer in the "
+     r"other CTAs of the cluster that share it, but nothing tells this CTA that they are done "
+     r"reading the previous fill.*"),
     (e_expect_twice, {"d": _REPEAT}, "E:twice", "mbarrier.expect",
      r"mbarrier.expect: give the byte count once.*"),
 ]
