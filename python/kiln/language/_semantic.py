@@ -1077,18 +1077,33 @@ class Semantic(SharedMemorySemantic):
         bases = tuple(layout.cga_bases)
         return bases or ((0,) * (layout.rank or 0),) * bits
 
-    def check_same_cta_part(self, value, mdt, what):
-        """A tensor and a buffer a cluster splits must split the same way: each CTA moves its
-        own part."""
-        layout = value.type.layout
-        if is_inferred(layout) or not (layout.cga_bases or mdt.layout.cga_split):
+    def check_same_cta_part(self, layout, shape, mdt, what):
+        """A tensor (``layout``, ``shape``) and a buffer a cluster splits must split the same
+        way: each CTA moves its own part, so the parts must be the same shape and the same
+        CTA must hold each (equal cga bases; a layout without them: every CTA the whole)."""
+        if self.num_ctas == 1 or is_inferred(layout):
             return
-        mine = _cga.per_cta_shape(value.type.shape, layout.cga_bases, what)
+        if not (layout.cga_bases or mdt.layout.cga_split):
+            return
+        mine = _cga.per_cta_shape(shape, layout.cga_bases, what)
         theirs = mdt.layout.per_cta_shape(mdt.shape)
         if tuple(mine) != tuple(theirs[len(theirs) - len(mine):]):
             raise ValueError(f"{what}: the tensor's layout gives each CTA of the cluster a "
                              f"{list(mine)} part, but the buffer's layout {mdt.layout!r} a "
                              f"{list(theirs)} part")
+        bits = self.num_ctas.bit_length() - 1
+        rank = len(shape)
+        tensor_bases = [tuple(b) for b in layout.cga_bases] or [(0,) * rank] * bits
+        buffer_bases = [(0,) * (rank - len(b)) + tuple(b)[max(0, len(b) - rank):]
+                        for b in (getattr(mdt.layout, "cga_layout", ()) or ())] \
+            or [(0,) * rank] * bits
+        if tensor_bases != buffer_bases:
+            raise ValueError(f"{what}: the tensor's layout and the buffer's split it among the "
+                             f"CTAs of the cluster differently (cga_layout "
+                             f"{[list(b) for b in tensor_bases]} and "
+                             f"{[list(b) for b in buffer_bases]}): each CTA would move a part "
+                             f"another CTA holds, which Kiln does not do (no distributed shared "
+                             f"memory yet); give both the same cga_layout")
 
     def check_cga(self, layout, what):
         """A layout's cluster split must have one basis per bit of num_ctas."""

@@ -47,7 +47,8 @@ class SharedMemorySemantic:
                     or value.dtype != element_ty:
                 raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
                                  f"tensor of shape {tuple(shape)} and type {element_ty}")
-            self.check_same_cta_part(value, mdt, "allocate_shared_memory")
+            self.check_same_cta_part(value.type.layout, value.type.shape, mdt,
+                                     "allocate_shared_memory")
             operands = [value]
         handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
         return core.shared_memory_descriptor(handle, mdt)
@@ -204,6 +205,7 @@ class SharedMemorySemantic:
             layout = AutoLayout()
         else:
             self.check_layout(layout, shape, "load from shared memory")
+            self.check_same_cta_part(layout, shape, smem.type, "load from shared memory")
         rt = distributed_type(smem.dtype, shape, layout)
         attrs = {"tile.synced_via_wait": "unit"} if synced_via_wait else None
         return self._op("tile.local_load", [smem], rt, attrs)
@@ -214,6 +216,8 @@ class SharedMemorySemantic:
                 or value.dtype != smem.dtype:
             raise ValueError(f"store to shared memory: value {value.type} must be a tensor of "
                              f"shape {smem.type.shape} and type {smem.dtype}")
+        self.check_same_cta_part(value.type.layout, value.type.shape, smem.type,
+                                 "store to shared memory")
         self.b.create("tile.local_store", [value, smem], [])
         return None
 

@@ -14,12 +14,12 @@ lanes), which is what lets Kiln count them in ``s_waitcnt vmcnt(N)``.
 """
 
 from ..._core import builtin, tensor
-from .. import _buffer
+from .. import _buffer, _scaled_upcast
 from .._layouts import AMDMFMALayout
 
-__all__ = ["buffer_load", "buffer_store", "mfma", "buffer_atomic_add", "buffer_atomic_and",
-           "buffer_atomic_or", "buffer_atomic_xor", "buffer_atomic_max", "buffer_atomic_min",
-           "buffer_atomic_xchg"]
+__all__ = ["scaled_upcast", "buffer_load", "buffer_store", "mfma", "buffer_atomic_add",
+           "buffer_atomic_and", "buffer_atomic_or", "buffer_atomic_xor", "buffer_atomic_max",
+           "buffer_atomic_min", "buffer_atomic_xchg"]
 
 
 @builtin
@@ -71,3 +71,12 @@ buffer_atomic_xor = _buffer_atomic("xor")
 buffer_atomic_max = _buffer_atomic("max")
 buffer_atomic_min = _buffer_atomic("min")
 buffer_atomic_xchg = _buffer_atomic("xchg")
+
+
+@builtin
+def scaled_upcast(src, scale, elem_type, axis=None, _semantic=None):
+    """``src`` (fp8, or fp4 packed two a byte along ``axis``, the low nibble first) times
+    2**(e - 127) for the raw E8M0 bytes e of ``scale`` (int8 or uint8, the result's shape and
+    layout), in ``elem_type`` (float16 or bfloat16), rounded once to nearest even (Gluon's
+    ``amd.cdna3.scaled_upcast``; see kiln.language.amd._scaled_upcast)."""
+    return _scaled_upcast.scaled_upcast(_semantic, src, scale, elem_type, axis)

@@ -9,14 +9,14 @@ from ..._core import builtin
 from ..cdna3 import (buffer_load, buffer_store, mfma, buffer_atomic_add,  # noqa: F401
                      buffer_atomic_and, buffer_atomic_or, buffer_atomic_xor, buffer_atomic_max,
                      buffer_atomic_min, buffer_atomic_xchg)
-from .. import _scaled
+from .. import _scaled, _scaled_upcast
 from .._scaled import get_mfma_scale_layout
 from . import async_copy
 
-__all__ = ["buffer_load", "buffer_store", "mfma", "mfma_scaled", "get_mfma_scale_layout",
-           "buffer_atomic_add", "buffer_atomic_and", "buffer_atomic_or", "buffer_atomic_xor",
-           "buffer_atomic_max", "buffer_atomic_min", "buffer_atomic_xchg",
-           "async_copy"]
+__all__ = ["scaled_upcast", "buffer_load", "buffer_store", "mfma", "mfma_scaled",
+           "get_mfma_scale_layout", "buffer_atomic_add", "buffer_atomic_and",
+           "buffer_atomic_or", "buffer_atomic_xor", "buffer_atomic_max", "buffer_atomic_min",
+           "buffer_atomic_xchg", "async_copy"]
 
 
 @builtin
@@ -32,3 +32,12 @@ def mfma_scaled(a, a_scale, a_format, b, b_scale, b_format, acc, _semantic=None)
     or a column of b (``b_scale``: N x K/32), in :func:`get_mfma_scale_layout`'s layout; None
     means 1 (0x7F) and an int is that byte for every block."""
     return _scaled.mfma_scaled(_semantic, a, a_scale, a_format, b, b_scale, b_format, acc)
+
+
+@builtin
+def scaled_upcast(src, scale, elem_type, axis=None, _semantic=None):
+    """``src`` (fp8, or fp4 packed two a byte along ``axis``, the low nibble first) times
+    2**(e - 127) for the raw E8M0 bytes e of ``scale`` (int8 or uint8, the result's shape and
+    layout), in ``elem_type`` (float16 or bfloat16), rounded once to nearest even (Gluon's
+    ``amd.cdna4.scaled_upcast``; see kiln.language.amd._scaled_upcast)."""
+    return _scaled_upcast.scaled_upcast(_semantic, src, scale, elem_type, axis)
