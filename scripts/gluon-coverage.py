@@ -72,6 +72,10 @@ DIFFERENCES = {
                                           "descriptor's uint64 (PTX has no s64 add), where "
                                           "Gluon passes int64 on",
     "nvidia.hopper.tma.async_atomic_min": _UNSIGNED_MIN_MAX,
+    "nvidia.hopper.async_store": "each CTA stores into its own buffer: a tensor and a buffer "
+                                 "split differently among the cluster's CTAs (Gluon sends "
+                                 "elements to the CTA whose buffer holds them) are refused "
+                                 "(hopper.md)",
     "nvidia.ampere.mbarrier.allocate_mbarrier": _SHARED_BARRIER,
     "nvidia.hopper.mbarrier.allocate_mbarrier": _SHARED_BARRIER,
     "nvidia.ampere.mbarrier.MBarrierLayout": _SHARED_BARRIER,

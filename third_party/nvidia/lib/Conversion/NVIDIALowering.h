@@ -42,6 +42,11 @@ void populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  const LoweringContext &ctx);
 
+/// tile_nv.async_shared_store (st.async).
+void populateAsyncSharedStoreOpToLLVMPatterns(TileTypeConverter &converter,
+                                              mlir::RewritePatternSet &patterns,
+                                              const LoweringContext &ctx);
+
 /// tile_nv.cluster_arrive / cluster_wait / fence_mbarrier_init_cluster.
 void populateClusterOpToLLVMPatterns(TileTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,

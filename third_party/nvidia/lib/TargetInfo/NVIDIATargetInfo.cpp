@@ -489,6 +489,7 @@ public:
     populateNamedBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
     populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);
+    populateAsyncSharedStoreOpToLLVMPatterns(converter, patterns, ctx);
     populateLibdeviceMathPatterns(converter, patterns);
   }
 

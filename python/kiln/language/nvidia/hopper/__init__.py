@@ -6,6 +6,8 @@
   (``async_copy_global_to_shared``, ``async_copy_shared_to_global``, ``store_wait``);
 * ``fence_async_shared``: orders this thread's shared-memory writes before TMA stores and
   wgmma reads (the async proxy);
+* ``async_store``: a tensor stored into shared memory by ``st.async``, its bytes counted on an
+  mbarrier (a cluster of two CTAs or more);
 * ``warpgroup_mma`` / ``warpgroup_mma_wait`` / ``warpgroup_mma_init``: wgmma on a
   shared-memory B and a shared-memory or register A (``DotOperandLayout(0, ...)``),
   accumulating in registers laid out by ``NVMMADistributedLayout(version=[3, 0], ...)``.
@@ -17,10 +19,11 @@ from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from .._layouts import DotOperandLayout
 from . import cluster, mbarrier, tma
+from .._mbarrier_word import check_barrier as _check_barrier
 from ..ampere import async_copy, mma_v2  # noqa: F401  (Gluon's hopper re-exports them)
 
-__all__ = ["async_copy", "cluster", "mbarrier", "mma_v2", "tma", "fence_async_shared",
-           "warpgroup_mma",
+__all__ = ["async_copy", "async_store", "cluster", "mbarrier", "mma_v2", "tma",
+           "fence_async_shared", "warpgroup_mma",
            "warpgroup_mma_wait", "warpgroup_mma_init", "warpgroup_mma_accumulator",
            "warpgroup_mma_accumulator_type"]
 
@@ -35,6 +38,33 @@ def fence_async_shared(cluster=False, _semantic=None):
                         f"{cluster!r}")
     _semantic.b.create("tile_nv.fence_async_shared", [], [],
                        {"cluster": "true" if cluster else "false"})
+
+
+@builtin
+def async_store(dst, value, mbarrier, _semantic=None):
+    """Store the tensor ``value`` into the shared buffer ``dst`` asynchronously (PTX
+    ``st.async``), each store's bytes counted on ``mbarrier``'s current phase (arm it with
+    ``mbarrier.expect(bar, dst.nbytes_per_cta)``; the data is there for the threads whose
+    wait on that phase returns). Gluon's name after Triton 3.6; it needs a cluster of at
+    least two CTAs (``num_ctas``). Each CTA stores its part into its own buffer: the tensor's
+    and the buffer's ``cga_layout`` must split them alike (Gluon also routes elements to
+    another CTA's buffer where they differ; Kiln refuses that)."""
+    sem = _semantic
+    what = "hopper.async_store"
+    if not isinstance(dst, core.shared_memory_descriptor):
+        raise TypeError(f"{what}: dst must be a shared memory descriptor, got {dst!r}")
+    value = _unwrap(value)
+    if not isinstance(value, tensor) or not value.type.is_block:
+        raise TypeError(f"{what}: value must be a tensor, got {value!r}")
+    bar = _check_barrier(mbarrier, what)
+    if list(value.type.shape) != list(dst.type.shape) or value.dtype != dst.dtype:
+        raise ValueError(f"{what}: value is {list(value.type.shape)} x {value.dtype}, dst "
+                         f"{list(dst.type.shape)} x {dst.dtype}")
+    if sem.num_ctas < 2:
+        raise ValueError(f"{what}: st.async needs a cluster of at least two CTAs (launch with "
+                         f"num_ctas >= 2), this kernel has num_ctas={sem.num_ctas}")
+    sem.check_same_cta_part(value.type.layout, value.type.shape, dst.type, what)
+    sem.b.create("tile_nv.async_shared_store", [value, dst, bar], [])
 
 
 class warpgroup_mma_accumulator_type:

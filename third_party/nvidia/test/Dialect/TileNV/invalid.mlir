@@ -623,3 +623,23 @@ func.func @named_barrier_too_many() {
   tile_nv.named_barrier_sync 0, 2048
   return
 }
+
+// -----
+
+#b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @async_store_immutable(%v: tensor<128xi32, #b1>, %b: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<128xi32, #sh>) {
+  // expected-error @+1 {{'tile_nv.async_shared_store' op stores into an immutable buffer '!tile.memdesc<128xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>'}}
+  tile_nv.async_shared_store %v, %buf, %b : tensor<128xi32, #b1>, !tile.memdesc<128xi32, #sh>, !tile.memdesc<1xi64, #sh, mutable>
+  return
+}
+
+// -----
+
+#b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @async_store_elements(%v: tensor<128xi32, #b1>, %b: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<128xf32, #sh, mutable>) {
+  // expected-error @+1 {{'tile_nv.async_shared_store' op stores 'tensor<128xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>' into '!tile.memdesc<128xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, mutable>': they must hold the same elements}}
+  tile_nv.async_shared_store %v, %buf, %b : tensor<128xi32, #b1>, !tile.memdesc<128xf32, #sh, mutable>, !tile.memdesc<1xi64, #sh, mutable>
+  return
+}

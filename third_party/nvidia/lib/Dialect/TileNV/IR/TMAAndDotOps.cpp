@@ -262,3 +262,31 @@ LogicalResult MMAv2Op::verify() {
                            << ")";
   return verifyArch(*this, 80, "mma.sync (mma_v2)");
 }
+
+LogicalResult AsyncSharedStoreOp::verify() {
+  if (failed(verifyBarrier(*this, getBarrier(), 90, "st.async")))
+    return failure();
+  MemDescType dst = getBuffer().getType();
+  if (!dst.getMutableMemory())
+    return emitOpError() << "stores into an immutable buffer " << dst;
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  // A tensor split among a cluster's CTAs fills each CTA's buffer with its
+  // part.
+  if (ArrayRef<int64_t>(tile::getCtaShape(src)) != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError() << "stores " << src << " into " << dst
+                         << ": they must hold the same elements";
+  return success();
+}
+
+Value AsyncSharedStoreOp::getDst() { return getBuffer(); }
+Value AsyncSharedStoreOp::getCompletionBarrier() { return getBarrier(); }
+// Every element of the buffer once.
+int64_t AsyncSharedStoreOp::getCompletedBytes() {
+  MemDescType dst = getBuffer().getType();
+  int64_t n = 1;
+  for (int64_t d : dst.getShape())
+    n *= d;
+  return n * tile::getElementBytes(dst.getElementType());
+}
+Value AsyncSharedStoreOp::getCompletionPredicate() { return Value(); }

@@ -175,3 +175,35 @@ def TileNV_MakeTensorDescriptorOp : TileNV_Op<"make_tensor_descriptor", [
   }];
   let hasVerifier = 1;
 }
+
+def TileNV_AsyncSharedStoreOp : TileNV_Op<"async_shared_store", [
+    MemoryEffects<[MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface>]> {
+  let summary = "store a tensor into shared memory asynchronously (st.async)";
+  let description = [{
+    Each thread stores its elements of `src` into `buffer` with PTX's
+    `st.async` (sm_90, a cluster of at least two CTAs), every element once
+    (threads and registers that repeat elements store nothing), and each
+    store counts its bytes against the current phase of the mbarrier
+    `barrier` (arm it with `tile_nv.mbarrier_expect` for the buffer's
+    bytes); the stores are visible to the threads whose wait on that phase
+    returns. This CTA's own buffer and barrier: a tensor and a buffer that a
+    cluster splits are split alike (the DSL checks), so each CTA stores its
+    part into its own shared memory. Each store is of 4, 8 or 16 bytes: the
+    layouts must give each thread at least 4 consecutive bytes of
+    `buffer`.
+
+    ```mlir
+    tile_nv.async_shared_store %v, %buf, %bar
+        : tensor<128xi32, #blocked>, !tile.memdesc<128xi32, #s, mutable>,
+          !tile.memdesc<1xi64, #s, mutable>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$src, Tile_MemDesc:$buffer,
+                       Tile_MemDesc:$barrier);
+  let assemblyFormat = [{
+    $src `,` $buffer `,` $barrier attr-dict `:` type($src) `,` qualified(type($buffer)) `,`
+    qualified(type($barrier))
+  }];
+  let hasVerifier = 1;
+}
