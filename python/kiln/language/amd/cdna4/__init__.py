@@ -6,14 +6,16 @@
 product :func:`mfma_scaled` with :func:`get_mfma_scale_layout` for its scales."""
 
 from ..._core import builtin
+from ..._constexpr import _unwrap
+from .._layouts import AMDMFMALayout
 from ..cdna3 import (buffer_load, buffer_store, mfma, buffer_atomic_add,  # noqa: F401
                      buffer_atomic_and, buffer_atomic_or, buffer_atomic_xor, buffer_atomic_max,
                      buffer_atomic_min, buffer_atomic_xchg)
-from .. import _scaled, _scaled_upcast
+from .. import _padded, _scaled, _scaled_upcast
 from .._scaled import get_mfma_scale_layout
 from . import async_copy
 
-__all__ = ["scaled_upcast", "buffer_load", "buffer_store", "mfma", "mfma_scaled",
+__all__ = ["compute_efficient_padded_shared_layout", "scaled_upcast", "buffer_load", "buffer_store", "mfma", "mfma_scaled",
            "get_mfma_scale_layout", "buffer_atomic_add", "buffer_atomic_and",
            "buffer_atomic_or", "buffer_atomic_xor", "buffer_atomic_max", "buffer_atomic_min",
            "buffer_atomic_xchg", "async_copy"]
@@ -41,3 +43,23 @@ def scaled_upcast(src, scale, elem_type, axis=None, _semantic=None):
     layout), in ``elem_type`` (float16 or bfloat16), rounded once to nearest even (Gluon's
     ``amd.cdna4.scaled_upcast``; see kiln.language.amd._scaled_upcast)."""
     return _scaled_upcast.scaled_upcast(_semantic, src, scale, elem_type, axis)
+
+
+def compute_efficient_padded_shared_layout(dot_operand_layout, shape, dtype, is_k_contig=True):
+    """The padded shared layout (a ``PaddedSharedLayout``) Triton's AMD backend picks for the
+    mfma operand ``dot_operand_layout`` (an ``AMDMFMALayout`` version 4 parent) of ``shape``
+    ([BM, BK] for A, [BK, BN] for B) and ``dtype`` (4-, 8- or 16-bit; packed fp4 as uint8)
+    filled by direct-to-LDS copies, K contiguous or not: LDS reads without bank conflicts
+    where the shape allows. None where the choice does not apply (see
+    kiln.language.amd._padded). Gluon's helper, usable in a kernel and on the host."""
+    dot, dtype = _unwrap(dot_operand_layout), _unwrap(dtype)
+    if not isinstance(getattr(dot, "parent", None), AMDMFMALayout):
+        raise TypeError(f"compute_efficient_padded_shared_layout: dot_operand_layout must be a "
+                        f"DotOperandLayout with an AMDMFMALayout parent, got {dot!r}")
+    if dot.parent.version != 4:
+        raise ValueError(f"compute_efficient_padded_shared_layout: only an mfma version 4 "
+                         f"(CDNA4) parent is supported, got version {dot.parent.version}")
+    shape = [int(_unwrap(d)) for d in _unwrap(shape)]
+    return _padded.efficient_padded_layout(
+        dot.operand_index, dot.k_width, dot.parent.instr_shape[dot.operand_index],
+        dtype.primitive_bitwidth, shape, bool(_unwrap(is_k_contig)))
