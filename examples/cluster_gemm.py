@@ -36,35 +36,12 @@ from kiln.language.nvidia.hopper import (
 )
 from kiln.nvidia.hopper import TensorDescriptor
 
+# A program's tiles and their offsets, as in the GEMM without clusters (a program is a
+# cluster here, its tile the cluster's: CLUSTER_M * BM rows).
+from examples.hopper_ws import _tile_offsets, _tile_range
+
 __all__ = ["cluster_gemm_kernel", "kiln_cluster_matmul", "kiln_cluster_matmul_launcher",
            "cluster_layouts"]
-
-
-@kiln.jit
-def _tile_offsets(tile, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP_M: gl.constexpr):
-    """(off_m, off_n) of the cluster tile number ``tile``: GROUP_M row blocks share each
-    column block (so its B tiles stay in L2)."""
-    num_pid_m = gl.cdiv(M, BM)
-    num_pid_n = gl.cdiv(N, BN)
-    tiles_per_group = GROUP_M * num_pid_n
-    first_m = (tile // tiles_per_group) * GROUP_M
-    group_rows = gl.minimum(num_pid_m - first_m, GROUP_M)
-    pid_m = first_m + (tile % tiles_per_group) % group_rows
-    pid_n = (tile % tiles_per_group) // group_rows
-    return pid_m * BM, pid_n * BN
-
-
-@kiln.jit
-def _tile_range(M, N, BM: gl.constexpr, BN: gl.constexpr, PERSISTENT: gl.constexpr):
-    """(first, end, step) of this cluster's tiles."""
-    first = gl.program_id(0)
-    if PERSISTENT:
-        end = gl.cdiv(M, BM) * gl.cdiv(N, BN)
-        step = gl.num_programs(0)
-    else:
-        end = first + 1
-        step = 1
-    return first, end, step
 
 
 @kiln.jit
