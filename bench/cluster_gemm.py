@@ -4,6 +4,10 @@ TFLOP/s per side, the median of interleaved rounds, and each Kiln side's per-rou
 cuBLAS. Run on a GPU machine:
 
     python3 bench/cluster_gemm.py [--sizes 2048,4096,8192,3000x5000x4000] [--rounds 7]
+    python3 bench/cluster_gemm.py --configs "BN=128,STAGES=5;CLUSTER_M=4,persistent=1"
+
+``--configs`` adds one side per config (``;``-separated, each ``key=value`` pairs of
+kiln_cluster_matmul_launcher's options), timed in the same rounds.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ def main(argv=None):
     ap.add_argument("--sizes", default="2048,4096,8192,3000x5000x4000")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--stages", type=int, default=3)
+    ap.add_argument("--configs", default="",
+                    help="more cluster sides: ';'-separated key=value lists (BM, BN, BK, "
+                         "STAGES, GROUP_M, CLUSTER_M, num_warps, persistent)")
     args = ap.parse_args(argv)
     from triton.testing import do_bench
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}")
@@ -41,6 +48,12 @@ def main(argv=None):
         "kiln-clusterp": lambda a, b, c: cluster_gemm.kiln_cluster_matmul_launcher(
             a, b, c, STAGES=args.stages, persistent=True)[0],
     }
+    for cfg in filter(None, (c.strip() for c in args.configs.split(";"))):
+        kw = {k.strip(): int(v) for k, v in (kv.split("=") for kv in cfg.split(","))}
+        if "persistent" in kw:
+            kw["persistent"] = bool(kw["persistent"])
+        makers[f"cluster[{cfg}]"] = (lambda kw: lambda a, b, c: cluster_gemm.
+                                     kiln_cluster_matmul_launcher(a, b, c, **kw)[0])(kw)
     for text in args.sizes.split(","):
         M, N, K = _shape(text)
         a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
@@ -66,7 +79,7 @@ def main(argv=None):
                 tflops[name].append(2 * M * N * K / ms / 1e9)
         med = {s: statistics.median(v) for s, v in tflops.items()}
         print(f"{M}x{N}x{K}: " + ", ".join(f"{s} {med[s]:.1f}" for s in med) + " TFLOP/s")
-        for x in ("kiln-ws", "kiln-wsp", "kiln-cluster", "kiln-clusterp"):
+        for x in [n for n in tflops if n != "cublas"]:
             if x in tflops and "cublas" in tflops:
                 r = [p / q for p, q in zip(tflops[x], tflops["cublas"])]
                 print(f"    {x}/cublas: {statistics.median(r):.3f} [{min(r):.3f}..{max(r):.3f}]")
