@@ -121,6 +121,7 @@ TensorMapElement tensorMapElement(const char *dtype) {
       {"i32", TensorMapElement::I32},    {"u32", TensorMapElement::U32},
       {"fp32", TensorMapElement::F32},   {"i64", TensorMapElement::I64},
       {"u64", TensorMapElement::U64},    {"fp64", TensorMapElement::F64},
+      {"tf32", TensorMapElement::TF32},
   };
   std::string d = dtype ? dtype : "";
   for (const Entry &e : table)
@@ -131,7 +132,8 @@ TensorMapElement tensorMapElement(const char *dtype) {
 
 bool isFloat(TensorMapElement e) {
   return e == TensorMapElement::F16 || e == TensorMapElement::BF16 ||
-         e == TensorMapElement::F32 || e == TensorMapElement::F64;
+         e == TensorMapElement::F32 || e == TensorMapElement::F64 ||
+         e == TensorMapElement::TF32;
 }
 
 } // namespace

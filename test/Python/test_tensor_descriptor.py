@@ -297,6 +297,26 @@ def test_tensor_map_rank3_strides_and_nan():
     assert list(box) == [16, 16, 2] and swizzle == 64 and nan is True
 
 
+def test_round_f32_to_tf32_encodes_a_tf32_map():
+    """Gluon's round_f32_to_tf32: the same float32 tensor and kernel spec, a TFLOAT32 map
+    (TMA rounds each loaded element to tf32); other dtypes are refused."""
+    t = Tensor((64, 64), "float32")
+    layout = Layout(swizzle_byte_width=128, element_bitwidth=32, rank=2)
+    plain = TensorDescriptor(t, [64, 64], [64, 1], [32, 32], layout)
+    rounded = TensorDescriptor(t, [64, 64], [64, 1], [32, 32], layout, round_f32_to_tf32=True)
+    assert rounded.round_f32_to_tf32 and not plain.round_f32_to_tf32
+    assert rounded._param_spec() == plain._param_spec()  # the kernel reads fp32 either way
+    drv = FakeDriver()
+    plain._tensor_map(drv)
+    rounded._tensor_map(drv)
+    assert [call[0] for call in drv.encodes] == ["fp32", "tf32"]
+    with pytest.raises(ValueError, match="round_f32_to_tf32=True needs a float32 tensor, got "
+                                         "bf16"):
+        desc(round_f32_to_tf32=True)
+    with pytest.raises(TypeError, match="round_f32_to_tf32 must be a bool"):
+        desc(round_f32_to_tf32=1)
+
+
 def test_param_spec():
     d = desc(base=Tensor((256, 512), "int8"), block_shape=[64, 128],
              layout=Layout(element_bitwidth=8))

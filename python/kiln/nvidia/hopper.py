@@ -159,7 +159,8 @@ class TensorDescriptor:
     ``layout`` the ``NVMMASharedLayout`` the block has in shared memory (read by attribute:
     ``swizzle_byte_width``, ``element_bitwidth``, ``rank``, ``transposed``, ``fp4_padded``).
     ``padding`` is what out-of-bounds elements read as: ``"zero"`` or ``"nan"`` (float
-    tensors). ``block_shape`` and ``layout`` may be assigned (an autotuning ``pre_hook`` sets
+    tensors). ``round_f32_to_tf32`` (float32 tensors; Gluon's after Triton 3.6) makes TMA
+    round each element it loads to tf32 (the tensor map's TFLOAT32 type). ``block_shape`` and ``layout`` may be assigned (an autotuning ``pre_hook`` sets
     them per config, as Triton's tutorials do): the new pair is checked when the descriptor
     is next used, so either may be set first. The other attributes are read-only; the
     encoded map is cached on the object.
@@ -170,15 +171,19 @@ class TensorDescriptor:
         locals()[_name].__set_name__(None, _name)
     del _name
 
-    def __init__(self, base, shape, strides, block_shape, layout, padding="zero"):
+    def __init__(self, base, shape, strides, block_shape, layout, padding="zero",
+                 round_f32_to_tf32=False):
         address = _device_address(base)
+        if not isinstance(round_f32_to_tf32, bool):
+            raise TypeError(_err(f"round_f32_to_tf32 must be a bool, got "
+                                 f"{round_f32_to_tf32!r}"))
         # Projects build their descriptors for every call: the same fields again are valid
         # again, and share the maps encoded for them.
         key = known = None
         if type(layout).__hash__ not in (None, object.__hash__):  # hashed by value
             try:
                 key = (address, getattr(base, "dtype", None), tuple(shape), tuple(strides),
-                       tuple(block_shape), layout, padding)
+                       tuple(block_shape), layout, padding, round_f32_to_tf32)
                 known = _VALIDATED.get(key)
             except TypeError:  # unhashable fields: the checks below say what is wrong
                 key = known = None
@@ -243,6 +248,8 @@ class TensorDescriptor:
         if address % ALIGN_BYTES:
             raise ValueError(_err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
                                   f"aligned"))
+        if round_f32_to_tf32 and dname != "fp32":
+            raise ValueError(_err(f"round_f32_to_tf32=True needs a float32 tensor, got {dname}"))
         if padding not in PADDINGS:
             raise ValueError(_err(f"padding must be 'zero' or 'nan', got {padding!r}"))
         if padding == "nan" and dname not in _NAN_DTYPES:
@@ -268,6 +275,7 @@ class TensorDescriptor:
         self._cta_block = tuple(cta_block)
         self._layout = layout
         self._padding = padding
+        self._tf32 = round_f32_to_tf32
         self._swizzle = int(layout.swizzle_byte_width)
         self._spec = {
             "dtype": dname, "block_shape": list(block_shape),
@@ -333,7 +341,8 @@ class TensorDescriptor:
                                   "supported for TMA descriptors yet"))
 
     @staticmethod
-    def from_tensor(tensor, block_shape, layout) -> "TensorDescriptor":
+    def from_tensor(tensor, block_shape, layout, padding="zero",
+                    round_f32_to_tf32=False) -> "TensorDescriptor":
         """The whole of ``tensor`` (``shape = tensor.shape``, ``strides = tensor.stride()``),
         copied in ``block_shape`` blocks. ``tensor`` is a device tensor: an object with
         ``data_ptr()``, ``shape``, ``stride()`` and ``dtype`` (a torch tensor, for one)."""
@@ -343,7 +352,8 @@ class TensorDescriptor:
             raise TypeError(f"TensorDescriptor.from_tensor: tensor must be a device tensor (an "
                             f"object with data_ptr(), shape, stride() and dtype, e.g. a torch "
                             f"tensor), got {type(tensor).__name__} (no {', '.join(missing)})")
-        return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape, layout)
+        return TensorDescriptor(tensor, tensor.shape, tensor.stride(), block_shape, layout,
+                                padding, round_f32_to_tf32)
 
     base = property(lambda self: self._base, doc="The tensor the descriptor reads.")
     dtype = property(lambda self: self._dtype, doc="Element type (a kiln.language dtype).")
@@ -370,7 +380,7 @@ class TensorDescriptor:
             raise AttributeError("TensorDescriptor is not initialized")
         try:
             self.__init__(self._base, self._shape, self._strides, pending["block_shape"],
-                          pending["layout"], self._padding)
+                          pending["layout"], self._padding, self._tf32)
         except Exception:
             self.__dict__["_pending"] = pending  # still to check, once fixed
             raise
@@ -382,6 +392,8 @@ class TensorDescriptor:
                       lambda self, v: self._assign("layout", v),
                       doc="The block's NVMMASharedLayout (assignable: checked at the next use).")
     padding = property(lambda self: self._padding, doc="'zero' or 'nan'.")
+    round_f32_to_tf32 = property(lambda self: self._tf32,
+                                 doc="Whether TMA rounds loaded float32 elements to tf32.")
 
     def __repr__(self):
         return (f"TensorDescriptor({self._dtype_name}, shape={list(self._shape)}, "
@@ -408,7 +420,7 @@ class TensorDescriptor:
         if encoded is None:
             elem_bytes = self._dtype.primitive_bitwidth // 8
             encoded = bytes(driver.encode_tensor_map(
-                self._dtype_name, self._address, self._shape[::-1],
+                "tf32" if self._tf32 else self._dtype_name, self._address, self._shape[::-1],
                 [s * elem_bytes for s in self._strides[-2::-1]], self._box()[::-1],
                 None, self._swizzle, self._padding == "nan"))
             self._maps[key] = encoded

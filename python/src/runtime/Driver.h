@@ -47,7 +47,8 @@ constexpr unsigned kTensorMapMaxRank = 5;
 // Element types a tiled tensor map can describe, by size and kind: TMA copies
 // bits, so signedness matters only where the hardware has both (32/64-bit
 // ints) and 8-bit floats travel as U8.
-enum class TensorMapElement { U8, U16, U32, I32, U64, I64, F16, BF16, F32, F64 };
+// TF32: fp32 in memory, each element rounded to tf32 as TMA loads it.
+enum class TensorMapElement { U8, U16, U32, I32, U64, I64, F16, BF16, F32, F64, TF32 };
 
 // What cuTensorMapEncodeTiled takes, in its order: dimension 0 is the
 // innermost (contiguous) one. Interleave is always none.

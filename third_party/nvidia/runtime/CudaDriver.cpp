@@ -71,6 +71,7 @@ constexpr int kCuTensorMapDataTypeFloat16 = 6;
 constexpr int kCuTensorMapDataTypeFloat32 = 7;
 constexpr int kCuTensorMapDataTypeFloat64 = 8;
 constexpr int kCuTensorMapDataTypeBFloat16 = 9;
+constexpr int kCuTensorMapDataTypeTFloat32 = 11;
 constexpr int kCuTensorMapInterleaveNone = 0;
 constexpr int kCuTensorMapSwizzleNone = 0;
 constexpr int kCuTensorMapSwizzle32B = 1;
@@ -110,6 +111,8 @@ int cuTensorMapDataType(TensorMapElement e) {
     return kCuTensorMapDataTypeFloat32;
   case TensorMapElement::F64:
     return kCuTensorMapDataTypeFloat64;
+  case TensorMapElement::TF32:
+    return kCuTensorMapDataTypeTFloat32;
   }
   throw DriverError("unknown tensor map element type");
 }
