@@ -61,6 +61,15 @@ def test_multicast_where_parts_repeat(ctas_per_cga):
         assert "%cluster_ctarank" in ptx
 
 
+def test_multicast_without_a_cluster_is_a_plain_copy():
+    """As Gluon: multicast=True where no CTA repeats a part (one CTA) copies as usual."""
+    d = kl.tensor_descriptor_type(kl.float16, [32, 32],
+                                  kl.NVMMASharedLayout.get_default_for([32, 32], kl.float16))
+    ptx = _ptx(k.multicast_copy, {"in_desc": d, "out_desc": d}, {"MULTICAST": True}, 1)
+    assert ".multicast::cluster" not in ptx and "%cluster_ctarank" not in ptx
+    assert "barrier.cluster" not in ptx
+
+
 def test_no_multicast_asked_loads_each_part():
     d = _desc([16, 32], k.cga_layout([1, 4], [1, 2]))
     ptx = _ptx(k.multicast_copy, {"in_desc": d, "out_desc": d}, {"MULTICAST": False}, 4)
