@@ -21,6 +21,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from examples import cluster_gemm, hopper_ws  # noqa: E402
+from timing import gemm_sides, interleaved_tflops  # noqa: E402
 
 
 def _shape(text):
@@ -37,7 +38,6 @@ def main(argv=None):
                     help="more cluster sides: ';'-separated key=value lists (BM, BN, BK, "
                          "STAGES, GROUP_M, CLUSTER_M, num_warps, persistent)")
     args = ap.parse_args(argv)
-    from triton.testing import do_bench
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}")
     makers = {
         "cublas": lambda a, b, c: (lambda: torch.matmul(a, b.T, out=c)),
@@ -58,25 +58,8 @@ def main(argv=None):
         M, N, K = _shape(text)
         a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
         b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
-        ref = a.float() @ b.float().T
-        runs = {}
-        for name, make in makers.items():
-            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
-            try:
-                run = make(a, b, c)
-                run()
-                torch.cuda.synchronize()
-                err = ((c.float() - ref).norm() / ref.norm()).item()
-                if not err < 1e-2:
-                    raise AssertionError(f"relative error {err:.3g}")
-                runs[name] = run
-            except Exception as e:
-                print(f"  {name} failed at {text}: {type(e).__name__}: {str(e)[:400]}")
-        tflops = {s: [] for s in runs}
-        for _ in range(args.rounds):
-            for name, run in runs.items():
-                ms = do_bench(run, return_mode="median")
-                tflops[name].append(2 * M * N * K / ms / 1e9)
+        runs = gemm_sides(makers, a, b, text)
+        tflops = interleaved_tflops(runs, 2 * M * N * K, args.rounds)
         med = {s: statistics.median(v) for s, v in tflops.items()}
         print(f"{M}x{N}x{K}: " + ", ".join(f"{s} {med[s]:.1f}" for s in med) + " TFLOP/s")
         for x in [n for n in tflops if n != "cublas"]:

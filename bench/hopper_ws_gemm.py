@@ -24,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from examples import hopper, hopper_ws  # noqa: E402
 from gluon_port import gluon_module  # noqa: E402
+from timing import gemm_sides, interleaved_tflops  # noqa: E402
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -32,7 +33,6 @@ def main(argv=None):
     ap.add_argument("--cfg", default="BM=128,BN=256,BK=64,STAGES=3,num_warps=8")
     args = ap.parse_args(argv)
     import triton
-    from triton.testing import do_bench
     cfg = {k: int(v) for k, v in (kv.split("=") for kv in args.cfg.split(","))}
     print(f"device {torch.cuda.get_device_name()}, torch {torch.__version__}, triton "
           f"{triton.__version__}, cfg {cfg}")
@@ -58,25 +58,8 @@ def main(argv=None):
     for n in [int(s) for s in args.sizes.split(",")]:
         a = torch.randn(n, n, device="cuda").to(torch.bfloat16)
         b = torch.randn(n, n, device="cuda").to(torch.bfloat16)
-        ref = a.float() @ b.float().T
-        runs = {}
-        for name, make in makers.items():
-            c = torch.full((n, n), float("nan"), device="cuda", dtype=torch.bfloat16)
-            try:
-                run = make(a, b, c)
-                run()
-                torch.cuda.synchronize()
-                err = ((c.float() - ref).norm() / ref.norm()).item()
-                if not err < 1e-2:
-                    raise AssertionError(f"relative error {err:.3g}")
-                runs[name] = run
-            except Exception as e:
-                print(f"  {name} failed at {n}: {type(e).__name__}: {str(e)[:400]}")
-        tflops = {s: [] for s in runs}
-        for _ in range(args.rounds):
-            for name, run in runs.items():
-                ms = do_bench(run, return_mode="median")
-                tflops[name].append(2 * n ** 3 / ms / 1e9)
+        runs = gemm_sides(makers, a, b, n)
+        tflops = interleaved_tflops(runs, 2 * n ** 3, args.rounds)
         med = {s: statistics.median(v) for s, v in tflops.items()}
         print(f"size {n}: " + ", ".join(f"{s} {med[s]:.1f}" for s in med) + " TFLOP/s")
         for x, y in (("kiln-ws", "cublas"), ("kiln-wsp", "cublas"), ("kiln-ws", "gluon-ws"),

@@ -62,3 +62,36 @@ def ncu_locked_ns(cmd, kernel, env=None):
     if not times:
         raise RuntimeError(f"no kernel timed:\n{out.stdout[-600:]}")
     return times
+
+
+def gemm_sides(makers, a, b, label, tol=1e-2):
+    """{name: run} of the GEMM sides ``makers`` ({name: make(a, b, c) -> run}) whose result
+    ``c = a @ b.T`` (bf16, a fresh NaN-filled output each) is within ``tol`` relative error of
+    fp32 torch; a side that fails says why (with ``label``) and is left out."""
+    import torch
+    ref = a.float() @ b.float().T
+    runs = {}
+    for name, make in makers.items():
+        c = torch.full(tuple(ref.shape), float("nan"), device=a.device, dtype=torch.bfloat16)
+        try:
+            run = make(a, b, c)
+            run()
+            torch.cuda.synchronize()
+            err = ((c.float() - ref).norm() / ref.norm()).item()
+            if not err < tol:
+                raise AssertionError(f"relative error {err:.3g}")
+            runs[name] = run
+        except Exception as e:
+            print(f"  {name} failed at {label}: {type(e).__name__}: {str(e)[:400]}")
+    return runs
+
+
+def interleaved_tflops(runs, flop, rounds):
+    """{name: [TFLOP/s per round]}: every side timed once a round (do_bench's median), the
+    rounds interleaved so that clock drift hits all sides alike."""
+    from triton.testing import do_bench
+    out = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            out[name].append(flop / do_bench(run, return_mode="median") / 1e9)
+    return out

@@ -19,6 +19,11 @@ compute the row blocks of one column block share its B tiles through TMA multica
 * ``PERSISTENT=True``: min(SM count / CLUSTER_M, tiles) clusters walk the tiles, as
   examples/hopper_ws.py's persistent form.
 
+The loader and consumer repeat examples/hopper_ws.py's with the cluster's changes
+(per-CTA bytes, ``multicast=``, ``cta_mask=``, the loader's tail) rather than adding them
+there: hopper_ws.py stays a Gluon 3.6 kernel, which bench/hopper_ws_gemm.py runs in Gluon by
+swapping imports, and Gluon 3.6 has none of those.
+
 ``kiln_cluster_matmul(a, b_t)`` is the host wrapper (bench/cluster_gemm.py times it against
 cuBLAS and examples/hopper_ws.py's kernels).
 """

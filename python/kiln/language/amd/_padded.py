@@ -87,15 +87,18 @@ def efficient_padded_layout(op_index, k_width, nonk_instr, elem_bits, shape, k_c
     bases += [(0, 1 << i) for i in range(row, _log2(rows))]
 
     if b64_tr and nonk_instr == 16 and k_width_bytes == 16:
-        eight = next(i for i, b in enumerate(bases) if b[1] == 8 // elem_bytes)
-        sixteen = next(i for i, b in enumerate(bases) if b[1] == 16 // elem_bytes)
+        eight = next((i for i, b in enumerate(bases) if b[1] == 8 // elem_bytes), None)
+        sixteen = next((i for i, b in enumerate(bases) if b[1] == 16 // elem_bytes), None)
+        if eight is None or sixteen is None:  # too few rows to hold both
+            return None
         bases[eight], bases[sixteen] = bases[sixteen], bases[eight]
     if b128 and nonk_instr == 32 and tall and k < 256 // elem_bytes:
         wide = k_width == 16 // elem_bytes
         offset_index = _log2(256 if wide else 128)
         row16_index = _log2(contig)
-        if max(offset_index, row16_index) < len(bases):
-            bases[offset_index], bases[row16_index] = bases[row16_index], bases[offset_index]
+        if max(offset_index, row16_index) >= len(bases):
+            return None
+        bases[offset_index], bases[row16_index] = bases[row16_index], bases[offset_index]
 
     # To the tensor's dimensions: the contiguous one is K when K is contiguous.
     contig_dim = k_dim if k_contig else 1 - k_dim

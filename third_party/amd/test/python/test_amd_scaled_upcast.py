@@ -116,7 +116,33 @@ def e_fp4_shape(x, s, out):
     kl.store(out + offs, r)
 
 
+@kiln.jit
+def e_src_dtype(x, s, out):
+    offs = kl.arange(0, 32, kl.SliceLayout(1, L))[:, None] * 32 + \
+        kl.arange(0, 32, kl.SliceLayout(0, L))[None, :]
+    v, e = kl.load(x + offs), kl.load(s + offs)
+    r = cdna4.scaled_upcast(v, e, kl.float16)  # E:src
+    kl.store(out + offs, r)
+
+
+@kiln.jit
+def e_layout(x, s, out):
+    M: kl.constexpr = kl.BlockedLayout([4, 1], [8, 8], [1, 4], [0, 1])
+    offs = kl.arange(0, 32, kl.SliceLayout(1, L))[:, None] * 32 + \
+        kl.arange(0, 32, kl.SliceLayout(0, L))[None, :]
+    o2 = kl.arange(0, 32, kl.SliceLayout(1, M))[:, None] * 32 + \
+        kl.arange(0, 32, kl.SliceLayout(0, M))[None, :]
+    v, e = kl.load(x + offs), kl.load(s + o2)
+    r = cdna4.scaled_upcast(v, e, kl.float16)  # E:layout
+    kl.store(out + offs, r)
+
+
 ERRORS = [
+    (e_src_dtype, {"x": "*fp32", "s": "*u8", "out": "*fp16"}, "E:src", "cdna4.scaled_upcast",
+     r"scaled_upcast: src must be fp8 \(float8e4nv, float8e5\) or fp4 packed two a byte "
+     r"\(int8 or uint8\), got fp32"),
+    (e_layout, {"x": "*fp8e4nv", "s": "*u8", "out": "*fp16"}, "E:layout", "cdna4.scaled_upcast",
+     r"scaled_upcast: scale's layout .* must be the result's .*"),
     (e_elem, {"x": "*fp8e4nv", "s": "*u8", "out": "*fp32"}, "E:elem", "cdna4.scaled_upcast",
      r"scaled_upcast: elem_type must be float16 or bfloat16, got kl.float32"),
     (e_scale_dtype, {"x": "*fp8e4nv", "s": "*fp32", "out": "*fp16"}, "E:scale",

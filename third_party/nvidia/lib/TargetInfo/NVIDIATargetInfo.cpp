@@ -3,6 +3,7 @@
 #include "../Conversion/NVIDIALowering.h"
 #include "../Conversion/WarpGroupDot.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Conversion/TileToLLVM/GlobalStrings.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
@@ -510,6 +511,9 @@ public:
         if (failed(checkClusterBarriers(func)) ||
             failed(checkMulticastRefills(func)))
           return WalkResult::interrupt();
+      if (auto store = dyn_cast<tile_nv::AsyncSharedStoreOp>(op))
+        if (failed(checkAsyncSharedStoreWidth(store)))
+          return WalkResult::interrupt();
       Value desc, buffer;
       if (auto load = dyn_cast<tile_nv::AsyncTMACopyGlobalToLocalOp>(op))
         desc = load.getDesc(), buffer = load.getResult();
@@ -617,6 +621,25 @@ private:
       return WalkResult::interrupt();
     });
     return failure(r.wasInterrupted());
+  }
+
+  /// st.async stores 4, 8 or 16 bytes: the layouts must give each thread at
+  /// least 4 consecutive bytes of the buffer (the lowering's access plan).
+  static LogicalResult checkAsyncSharedStoreWidth(tile_nv::AsyncSharedStoreOp op) {
+    auto tensorType = cast<RankedTensorType>(op.getSrc().getType());
+    Value buffer = op.getBuffer();
+    FailureOr<tile::SharedAccessPlan> plan = tile::planSharedAccess(
+        tensorType, cast<tile::MemDescType>(buffer.getType()),
+        tile::getSharedBaseAlignment(buffer), 16, tile::getSharedXorOffset(buffer));
+    if (failed(plan))
+      return success(); // the lowering reports what it cannot address
+    unsigned bytes = plan->vec * tile::getElementBytes(tensorType.getElementType());
+    if (bytes >= 4)
+      return success();
+    return op.emitOpError()
+           << "stores " << bytes << " consecutive bytes a thread; st.async stores 4, 8 "
+              "or 16: use layouts that give each thread at least 4 consecutive bytes "
+              "of the buffer (sizePerThread along its contiguous dimension)";
   }
 
   /// A multicast TMA copy in a loop refills its buffer in the other CTAs of

@@ -191,3 +191,38 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return
   }
 }
+
+// -----
+
+// A multicast copy refills the slot in the other CTAs of its mask too, and a
+// deeper ring would wait on none of their barriers: the loop is left as
+// written, with a remark.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @multicast
+  // CHECK-NOT: tile.stage
+  // CHECK: tile.num_stages = 3
+  func.func @multicast(%d: !desc, %n: i32, %mask: i32) {
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %buf = tile.local_alloc : () -> !buf
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    // expected-remark @+1 {{loop not pipelined: a TMA copy multicasts into other CTAs of the cluster}}
+    %ph = scf.for %i = %c0 to %n step %c1 iter_args(%p = %c0) -> (i32) : i32 {
+      tile_nv.mbarrier_expect %bar, 8192 : !bar
+      tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %bar, %buf multicast %mask : !desc, !bar, !buf
+      tile_nv.mbarrier_wait %bar, %p : !bar, i32
+      tile_nv.cluster_arrive {relaxed = false}
+      tile_nv.cluster_wait
+      %next = arith.xori %p, %c1 : i32
+      scf.yield %next : i32
+    } {tile.num_stages = 3 : i32}
+    tile_nv.mbarrier_invalidate %bar : !bar
+    return
+  }
+}

@@ -88,7 +88,25 @@ def e_split(out):
     hopper.async_store(smem, kl.arange(0, 128, layout), bar)  # E:split
 
 
+@kiln.jit
+def e_not_smem(out):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    bar = mbarrier.allocate_mbarrier()
+    hopper.async_store(out, kl.arange(0, 128, layout), bar)  # E:notsmem
+
+
+@kiln.jit
+def e_not_tensor(out):
+    smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    bar = mbarrier.allocate_mbarrier()
+    hopper.async_store(smem, 3, bar)  # E:nottensor
+
+
 ERRORS = [
+    (e_not_smem, 2, "E:notsmem", "hopper.async_store",
+     r"hopper.async_store: dst must be a shared memory descriptor, got .*"),
+    (e_not_tensor, 2, "E:nottensor", "hopper.async_store",
+     r"hopper.async_store: value must be a tensor, got 3"),
     (e_one_cta, 1, "E:one", "hopper.async_store",
      r"hopper.async_store: st.async needs a cluster of at least two CTAs \(launch with "
      r"num_ctas >= 2\), this kernel has num_ctas=1"),

@@ -141,6 +141,30 @@ def test_inits_in_a_row_share_one_fence():
     assert ptx.count("mbarrier.arrive.shared::cluster.b64") == 4
 
 
+@kiln.jit
+def multicast_ring(d, K):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    phase = 0
+    for k in kl.range(0, K, 32, num_stages=3):  # P:ring
+        mbarrier.expect(bar, d.nbytes_per_cta)
+        tma.async_load(d, [0, k], bar, buf, multicast=True)
+        mbarrier.wait(bar, phase)
+        phase ^= 1
+        kl.barrier(cluster=True)
+
+
+def test_the_pipeliner_says_why_it_leaves_a_multicast_loop_at_the_users_line():
+    line = next(i for i, l in enumerate(open(HERE).read().splitlines(), 1) if "# P:ring" in l)
+    with pytest.warns(kiln.CompilationRemark) as record:
+        kiln.compile(multicast_ring, {"d": _desc([32, 32], [[0, 0]]), "K": "i32"}, {},
+                     target="cuda:sm_90a", num_ctas=2, num_warps=4, cache=False)
+    msgs = [(r.filename, r.lineno, str(r.message)) for r in record]
+    assert any(f == HERE and n == line and "loop not pipelined: a TMA copy multicasts into "
+               "other CTAs of the cluster" in m for f, n, m in msgs), msgs
+
+
 def test_multicta_barrier_layout():
     assert mbarrier.MBarrierLayout.multicta(4) == mbarrier.MBarrierLayout([[1], [2]])
     with pytest.raises(ValueError, match="two_cta=True"):
@@ -207,6 +231,17 @@ def e_refill_unordered(d, K):
 
 
 @kiln.jit
+def e_mask_type(d):
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.arrive(bar, cta_mask=True)  # E:masktype
+
+
+@kiln.jit
+def e_cluster_flag(d):
+    kl.barrier(cluster=1)  # E:clusterflag
+
+
+@kiln.jit
 def e_expect_twice(d):
     bar = mbarrier.allocate_mbarrier()
     mbarrier.expect(bar, 64, bytes_per_cta=64)  # E:twice
@@ -235,6 +270,10 @@ ERRORS = [
      r"tma.async_copy_global_to_shared: multicasts in a loop, refilling its buffer in the "
      r"other CTAs of the cluster that share it, but nothing tells this CTA that they are done "
      r"reading the previous fill.*"),
+    (e_mask_type, {"d": _REPEAT}, "E:masktype", "mbarrier.arrive",
+     r"mbarrier.arrive: cta_mask must be a constexpr int, got True"),
+    (e_cluster_flag, {"d": _REPEAT}, "E:clusterflag", "kl.barrier",
+     r"barrier: cluster must be a constexpr bool, got 1"),
     (e_expect_twice, {"d": _REPEAT}, "E:twice", "mbarrier.expect",
      r"mbarrier.expect: give the byte count once.*"),
 ]

@@ -643,3 +643,37 @@ func.func @async_store_elements(%v: tensor<128xi32, #b1>, %b: !tile.memdesc<1xi6
   tile_nv.async_shared_store %v, %buf, %b : tensor<128xi32, #b1>, !tile.memdesc<128xf32, #sh, mutable>, !tile.memdesc<1xi64, #sh, mutable>
   return
 }
+
+// -----
+
+#b1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @async_store_sm80(%v: tensor<128xi32, #b1>, %b: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<128xi32, #sh, mutable>) {
+    // expected-error @+1 {{'tile_nv.async_shared_store' op st.async needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.async_shared_store %v, %buf, %b : tensor<128xi32, #b1>, !tile.memdesc<128xi32, #sh, mutable>, !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @arrive_cta_mask_sm80(%b: !tile.memdesc<1xi64, #sh, mutable>) {
+    // expected-error @+1 {{'tile_nv.mbarrier_arrive' op mbarrier.arrive needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.mbarrier_arrive %b, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// A reduce kind outside the six is a parse error (the lowering's switch covers them all).
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+func.func @tma_reduce_unknown_kind(%d: !tile.tensordesc<tensor<32x32xi32, #nv>>, %buf: !tile.memdesc<32x32xi32, #nv, mutable>, %c: i32) {
+  // expected-error @+2 {{custom op 'tile_nv.async_tma_reduce' expected ::kiln::tile_nv::TMAReduceKind to be one of: add, min, max, and, or, xor}}
+  // expected-error @+1 {{custom op 'tile_nv.async_tma_reduce' failed to parse TileNV_TMAReduceKindAttr parameter 'value' which is to be a `::kiln::tile_nv::TMAReduceKind`}}
+  tile_nv.async_tma_reduce nand, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xi32, #nv>>, !tile.memdesc<32x32xi32, #nv, mutable>
+  return
+}

@@ -1,0 +1,85 @@
+// RUN: kiln-opt %s -split-input-file --kiln-to-llvm="target=cuda:sm_90a" -verify-diagnostics | FileCheck %s
+
+// The worker warps of warp_specialize never run the kernel's own code: a
+// kernel's one cluster barrier before its first warp_specialize (the one
+// after mbarrier inits) gets their arrival (relaxed) at the kernel's entry,
+// before they branch to the dispatch; the kernel's warps arrive and wait where
+// the barrier is.
+// CHECK-LABEL: llvm.func @init_barrier
+// CHECK: %[[MINE:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}}
+// CHECK: %[[WORKER:.*]] = llvm.xor %[[MINE]], %{{.*}} : i1
+// CHECK: llvm.inline_asm has_side_effects "@$0 barrier.cluster.arrive.relaxed.aligned;", "b" %[[WORKER]]
+// CHECK: llvm.cond_br %[[MINE]]
+// CHECK: nvvm.cluster.arrive.relaxed
+// CHECK: nvvm.cluster.wait
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @init_barrier(%arg0: !tile.ptr<i32>) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.fence_mbarrier_init_cluster
+    tile_nv.cluster_arrive {relaxed = true}
+    tile_nv.cluster_wait
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
+// Any other cluster barrier in such a kernel would wait for warps that never
+// come: an error at the barrier.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @after_ws(%arg0: !tile.ptr<i32>) {
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    // expected-error @+1 {{'tile_nv.cluster_arrive' op in a kernel with warp_specialize: its worker warps wait for their partitions from the kernel's start and never reach this cluster barrier, so the cluster would hang}}
+    tile_nv.cluster_arrive {relaxed = false}
+    tile_nv.cluster_wait
+    return
+  }
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @in_partition(%arg0: !tile.ptr<i32>) {
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      // expected-error @+1 {{'tile_nv.cluster_arrive' op in a kernel with warp_specialize}}
+      tile_nv.cluster_arrive {relaxed = false}
+      tile_nv.cluster_wait
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @two_before(%arg0: !tile.ptr<i32>) {
+    tile_nv.cluster_arrive {relaxed = true}
+    tile_nv.cluster_wait
+    // expected-error @+1 {{'tile_nv.cluster_arrive' op in a kernel with warp_specialize}}
+    tile_nv.cluster_arrive {relaxed = true}
+    tile_nv.cluster_wait
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}
