@@ -64,6 +64,10 @@ _BITWISE_64 = (_TMA_REDUCE + "; a 64-bit one only on a host descriptor's uint64 
 _SHARED_BARRIER = ("one barrier per CTA of a cluster, as Gluon; a barrier CTAs share (a zero "
                    "cga_layout basis, two_ctas=True) is refused (hopper.md)")
 DIFFERENCES = {
+    "nvidia.blackwell": "only the tensor-memory layout classes, as descriptions, so that a "
+                        "kernel with a Hopper and a Blackwell path compiles its Hopper path; "
+                        "Kiln has no Blackwell target",
+    "nvidia.blackwell.TensorMemoryLayout": "a description only: Kiln has no tensor memory",
     "nvidia.hopper.tma.async_copy_global_to_shared": "a transposed NVMMA layout is refused, "
                                                      "as Gluon's verifier refuses it (TMA "
                                                      "writes a block in global order; permute "

@@ -39,12 +39,13 @@ def must_use_result(fn, message=True):
     fn._must_use_result = message
     return fn
 from .language import constexpr, constexpr_function  # noqa: F401
+from .language import aggregate  # noqa: F401  (Gluon's gluon.aggregate, as of Triton 3.7)
 
 __all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "must_use_result", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
            "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",
-           "MissingToolWarning", "GlobalChangedError", "constexpr", "constexpr_function",
+           "MissingToolWarning", "GlobalChangedError", "constexpr", "constexpr_function", "aggregate",
            "language", "aot", "autotune", "heuristics", "Config", "testing"]
 
 

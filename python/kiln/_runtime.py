@@ -19,7 +19,7 @@ import os
 import struct
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-API_VERSION = 4
+API_VERSION = 5
 
 TENSOR_MAP_BYTES = 128  # a CUtensorMap
 TENSOR_MAP_ALIGN = 64
@@ -60,6 +60,10 @@ for _name, _args in {
         "kiln_rt_encode_tensor_map": [
             _cstr, _cstr, ctypes.c_uint, _u64, ctypes.POINTER(_u64), ctypes.POINTER(_u64),
             ctypes.POINTER(_u32), ctypes.POINTER(_u32), _int, _int, ctypes.c_void_p],
+        "kiln_rt_encode_im2col_tensor_map": [
+            _cstr, _cstr, ctypes.c_uint, _u64, ctypes.POINTER(_u64), ctypes.POINTER(_u64),
+            ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32), _u32, _u32,
+            ctypes.POINTER(_u32), _int, _int, ctypes.c_void_p],
         "kiln_rt_synchronize": [_cstr]}.items():
     getattr(_lib, _name).argtypes = _args
     getattr(_lib, _name).restype = _int
@@ -214,6 +218,61 @@ def encode_tensor_map(backend: str, dtype: str, global_address: int, dims: Seque
         _b(backend), str(dtype).encode(), rank, address, *arrays, int(swizzle_bytes),
         1 if oob_nan else 0, out))
     return out.raw
+
+
+def encode_im2col_tensor_map(backend: str, dtype: str, global_address: int,
+                             dims: Sequence[int], strides_bytes: Sequence[int],
+                             lower_corner: Sequence[int], upper_corner: Sequence[int],
+                             channels_per_pixel: int, pixels_per_column: int,
+                             element_strides: Optional[Sequence[int]] = None,
+                             swizzle_bytes: int = 0, oob_nan: bool = False) -> bytes:
+    """An im2col TMA tensor map (CUDA's ``cuTensorMapEncodeIm2col``) as its 128 bytes.
+
+    As :func:`encode_tensor_map`, dimension 0 is the innermost (the channels), then W, H, D
+    and N: ``dims`` and ``element_strides`` have one entry per dimension (rank 3 to 5),
+    ``strides_bytes`` one fewer, ``lower_corner`` and ``upper_corner`` one per spatial
+    dimension (W first). A copy moves ``pixels_per_column`` pixels of ``channels_per_pixel``
+    channels. Only basic shapes are checked here
+    (:class:`kiln.nvidia.hopper.TensorDescriptorIm2Col` checks everything first, by name)."""
+    rank = len(dims)
+    if not 3 <= rank <= TENSOR_MAP_MAX_RANK:
+        raise ValueError(f"im2col tensor map: rank must be 3 to {TENSOR_MAP_MAX_RANK}, "
+                         f"got {rank}")
+    if element_strides is None:
+        element_strides = [1] * rank
+    arrays = []
+    for what, values, want, ctype, signed in (
+            ("dims", dims, rank, _u64, False), ("strides_bytes", strides_bytes, rank - 1, _u64, False),
+            ("lower_corner", lower_corner, rank - 2, ctypes.c_int32, True),
+            ("upper_corner", upper_corner, rank - 2, ctypes.c_int32, True),
+            ("element_strides", element_strides, rank, _u32, False)):
+        if len(values) != want:
+            raise ValueError(f"im2col tensor map: {what} needs {want} entries for rank "
+                             f"{rank}, got {len(values)}")
+        check = _c_int32 if signed else (
+            lambda v, w, c=ctype: _c_uint(v, w, 8 * ctypes.sizeof(c)))
+        arrays.append((ctype * want)(*[check(v, f"im2col tensor map: {what}")
+                                       for v in values]))
+    address = _c_uint(global_address, "im2col tensor map: global_address", 64)
+    channels = _c_uint(channels_per_pixel, "im2col tensor map: channels_per_pixel", 32)
+    pixels = _c_uint(pixels_per_column, "im2col tensor map: pixels_per_column", 32)
+    out = ctypes.create_string_buffer(TENSOR_MAP_BYTES)
+    _check(_lib.kiln_rt_encode_im2col_tensor_map(
+        _b(backend), str(dtype).encode(), rank, address, arrays[0], arrays[1], arrays[2],
+        arrays[3], channels, pixels, arrays[4], int(swizzle_bytes), 1 if oob_nan else 0, out))
+    return out.raw
+
+
+def _c_int32(value, what: str) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{what} must be ints, got bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{what} must be ints, got {type(value).__name__}") from None
+    if not -2**31 <= v < 2**31:
+        raise ValueError(f"{what}: {v} is out of range [-2**31, 2**31)")
+    return v
 
 
 def _c_uint(value, what: str, bits: int) -> int:

@@ -301,6 +301,9 @@ class JITFunction(KernelFunction):
         if isinstance(value, core.tensor_descriptor_type):  # warmup with a type
             return ("runtime", value)
         if callable(getattr(value, "_param_spec", None)):  # a host tensor descriptor
+            kernel_type = getattr(value, "_kernel_type", None)  # an im2col one says its own
+            if callable(kernel_type):
+                return ("runtime", kernel_type())
             return ("runtime", core.tensor_descriptor_type(value.dtype, value.block_shape,
                                                            value.layout))
         # The common case first: a tensor for an unannotated parameter.

@@ -16,6 +16,7 @@
 // 128 bytes at a 64-byte-aligned offset), and kiln_rt_encode_tensor_map
 // encodes TMA tensor maps. Version 3 adds kiln_rt_function_resources.
 // Version 4: kiln_rt_launch takes the CTAs per cluster (1: no cluster).
+// Version 5 adds kiln_rt_encode_im2col_tensor_map.
 
 #include "runtime/Driver.h"
 
@@ -138,7 +139,7 @@ bool isFloat(TensorMapElement e) {
 
 } // namespace
 
-KILN_RT_EXPORT int kiln_rt_api_version(void) { return 4; }
+KILN_RT_EXPORT int kiln_rt_api_version(void) { return 5; }
 
 KILN_RT_EXPORT const char *kiln_rt_error(void) { return lastError.c_str(); }
 
@@ -309,6 +310,48 @@ KILN_RT_EXPORT int kiln_rt_encode_tensor_map(
     m.swizzleBytes = swizzle_bytes;
     m.oobNan = oob_nan != 0;
     driver->encodeTiledTensorMap(m, out128);
+  });
+}
+
+KILN_RT_EXPORT int kiln_rt_encode_im2col_tensor_map(
+    const char *backend, const char *dtype, unsigned rank,
+    uint64_t global_address, const uint64_t *dims,
+    const uint64_t *strides_bytes, const int32_t *lower_corner,
+    const int32_t *upper_corner, uint32_t channels_per_pixel,
+    uint32_t pixels_per_column, const uint32_t *element_strides,
+    int swizzle_bytes, int oob_nan, uint8_t *out128) {
+  return guarded([&] {
+    DeviceDriver *driver = driverFor(backend);
+    kiln::runtime::Im2colTensorMap m;
+    m.element = tensorMapElement(dtype);
+    if (rank < 3 || rank > kiln::runtime::kTensorMapMaxRank)
+      throw DriverError("im2col tensor map: rank must be 3 to " +
+                        std::to_string(kiln::runtime::kTensorMapMaxRank) +
+                        ", got " + std::to_string(rank));
+    if (!dims || !strides_bytes || !lower_corner || !upper_corner ||
+        !element_strides || !out128)
+      throw DriverError("im2col tensor map: null array argument");
+    if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 &&
+        swizzle_bytes != 128)
+      throw DriverError("im2col tensor map: swizzle must be 0, 32, 64 or 128 "
+                        "bytes, got " + std::to_string(swizzle_bytes));
+    if (oob_nan && !isFloat(m.element))
+      throw DriverError(std::string("im2col tensor map: NaN padding needs a "
+                                    "16, 32 or 64-bit float element type, "
+                                    "got '") +
+                        dtype + "'");
+    m.rank = rank;
+    m.globalAddress = global_address;
+    m.dims = dims;
+    m.stridesBytes = strides_bytes;
+    m.lowerCorner = lower_corner;
+    m.upperCorner = upper_corner;
+    m.channelsPerPixel = channels_per_pixel;
+    m.pixelsPerColumn = pixels_per_column;
+    m.elementStrides = element_strides;
+    m.swizzleBytes = swizzle_bytes;
+    m.oobNan = oob_nan != 0;
+    driver->encodeIm2colTensorMap(m, out128);
   });
 }
 

@@ -222,3 +222,28 @@ def copy_1d_kernel(in_desc, out_desc, BLOCK: kl.constexpr):
     tma.async_copy_shared_to_global(out_desc, [start], out)
     tma.store_wait(0)
     mbarrier.invalidate(bar)
+
+
+@kl.aggregate
+class ScaledBase:
+    """Generated constructor (no __init__), a default."""
+    x: kl.tensor
+    scale: kl.constexpr = 2
+
+
+@kl.aggregate
+class Scaled(ScaledBase):
+    y: kl.tensor
+
+    @kiln.jit
+    def total(self):
+        return self.x * self.scale + self.y
+
+
+@kiln.jit
+def scaled_kernel(out):
+    """out[i] = (2 i + i + 1) + (3 i + i) for i < 128."""
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    a = Scaled(offs, y=offs + 1)
+    b = Scaled(offs, 3, offs)
+    kl.store(out + offs, a.total() + b.total())

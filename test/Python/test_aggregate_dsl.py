@@ -259,10 +259,13 @@ def test_aggregate_declaration_errors():
         class Empty:
             def __init__(self):
                 pass
-    with pytest.raises(TypeError, match=r"aggregate class .*NoInit needs an __init__ that sets "
-                       r"its fields x"):
+    with pytest.raises(TypeError, match=r"aggregate class .*Derived derives from .*Plain, "
+                       r"which is not an aggregate"):
+        class Plain:
+            pass
+
         @kl.aggregate
-        class NoInit:
+        class Derived(Plain):
             x: kl.tensor
     with pytest.raises(TypeError, match=r"aggregate decorates a class"):
         kl.aggregate(3)
@@ -305,3 +308,26 @@ def test_while_whose_body_makes_the_condition_runtime():
     located.assert_located(ei.value, HERE, "E:forever", "while",
                            r"while loop with a compile-time true condition never ends "
                            r"\(break is not supported\)", CompilationError)
+
+
+# --- generated constructors (Gluon's, as of Triton 3.7) -----------------------------------
+
+def test_generated_constructor_fields_defaults_inheritance():
+    """Without __init__: the fields in order (a base's first), by position or name, class-body
+    values as defaults; constexpr fields wrapped; Gluon's messages for wrong calls."""
+    c = K.Scaled(1, y=2)
+    assert (c.x, c.scale.value, c.y) == (1, 2, 2) and K.Scaled.__kiln_aggregate_fields__ == (
+        "x", "scale", "y")
+    d = K.Scaled(1, 5, 7)
+    assert (d.scale.value, d.y) == (5, 7)
+    for call, msg in [(lambda: K.Scaled(1, 2, 3, 4), r"takes 3 positional arguments"),
+                      (lambda: K.Scaled(1, 2, 3, y=4), r"multiple values for field 'y'"),
+                      (lambda: K.Scaled(1), r"is missing field 'y'"),
+                      (lambda: K.Scaled(1, y=2, z=3), r"unexpected keyword argument 'z'")]:
+        with pytest.raises(TypeError, match=msg):
+            call()
+
+
+def test_generated_constructor_in_a_kernel():
+    k = K.scaled_kernel.warmup("*i32", grid=(1,), target=SM90)
+    assert "st.global" in k.asm["ptx"]

@@ -569,7 +569,7 @@ def test_launch_names_the_parameter_of_a_bad_map():
 
 @needs_runtime
 def test_api_version():
-    assert _runtime.API_VERSION == 4 == _runtime._lib.kiln_rt_api_version()
+    assert _runtime.API_VERSION == 5 == _runtime._lib.kiln_rt_api_version()
 
 
 @needs_runtime
@@ -783,7 +783,7 @@ def test_stub_libcuda_without_encode_still_loads(tmp_path):
 
 
 def test_hopper_module_exports():
-    assert hopper.__all__ == ["TensorDescriptor", "tma_box"]
+    assert hopper.__all__ == ["TensorDescriptor", "TensorDescriptorIm2Col", "tma_box"]
 
 
 def test_same_fields_again_share_the_checks_and_the_encoded_map():

@@ -124,3 +124,10 @@ def test_triton_aggregate_class(target):
     out = torch.full((13,), -1, dtype=torch.int32, device="cuda")
     ring_kernel[(1,)](out, 13)
     assert out.cpu().tolist() == [(i + 1) % 5 for i in range(13)]
+
+
+def test_generated_constructor(target):
+    out = torch.zeros(128, dtype=torch.int32, device="cuda")
+    K.scaled_kernel[(1,)](out)
+    i = torch.arange(128, dtype=torch.int32, device="cuda")
+    assert torch.equal(out, (2 * i + i + 1) + (3 * i + i))

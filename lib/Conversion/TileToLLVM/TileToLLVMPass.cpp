@@ -468,6 +468,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
   populateHistogramOpToLLVMPatterns(converter, patterns, ctx);
   populateDotFmaOpToLLVMPatterns(converter, patterns, ctx);
   populateSharedMemoryOpToLLVMPatterns(converter, patterns, ctx);
+  populateSharedIndexOpToLLVMPatterns(converter, patterns, ctx);
   populateAsyncCopyOpToLLVMPatterns(converter, patterns, ctx);
   populateWarpSpecializeOpToLLVMPatterns(converter, patterns);
   arith::populateArithToLLVMConversionPatterns(converter, patterns);

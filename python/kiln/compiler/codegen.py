@@ -314,11 +314,13 @@ class CodeGenerator:
         args.append(f"{ssa}: {ty.to_ir()}{attrs} {loc}")
         if isinstance(ty, kl.tensor_descriptor_type):
             # As in Gluon, the tensor's shape (i32) and strides (i64, in elements) follow
-            # the descriptor as scalar parameters (the launcher passes them).
-            shape = [tensor(f"{ssa}.shape{i}", kl.int32) for i in range(len(ty.block_shape))]
-            strides = [tensor(f"{ssa}.stride{i}", kl.int64) for i in range(len(ty.block_shape))]
+            # the descriptor as scalar parameters (the launcher passes them): one per
+            # dimension of the tensor, which an im2col descriptor's block does not have.
+            rank = getattr(ty, "tensor_rank", len(ty.block_shape))
+            shape = [tensor(f"{ssa}.shape{i}", kl.int32) for i in range(rank)]
+            strides = [tensor(f"{ssa}.stride{i}", kl.int64) for i in range(rank)]
             args += [f"{t.handle}: {t.type.to_ir()} {loc}" for t in shape + strides]
-            value = kl.tensor_descriptor(ssa, ty, shape=shape, strides=strides)
+            value = type(value)(ssa, ty, shape=shape, strides=strides)
         return value
 
     # -- names ---------------------------------------------------------------------------------
@@ -797,6 +799,12 @@ class CodeGenerator:
             return True
         module = getattr(fn, "__module__", None) or ""
         if module == "math" or getattr(fn, "__self__", None) is _pymath:
+            return True
+        # A method of a compile-time value of Python's immutable types (``n.bit_length()``,
+        # ``name.upper()``): Python computes it, as in Gluon.
+        owner = getattr(fn, "__self__", None)
+        if type(owner) in (int, float, bool, str, bytes, frozenset, complex) and \
+                type(fn).__name__ in ("builtin_function_or_method", "method-wrapper"):
             return True
         if isinstance(fn, type) and module.startswith("kiln.language"):
             return True

@@ -32,6 +32,8 @@ OPS = {
     "inline_asm_elementwise": "inline_asm_elementwise", "load": "load",
     "local_alloc": "allocate_shared_memory", "local_dealloc": "shared buffer release",
     "local_load": "smem.load", "local_store": "smem.store",
+    "local_gather": "smem.gather", "local_scatter": "smem.scatter",
+    "local_atomic_rmw": "smem.atomic_scatter_<op>",
     "make_tensor_descriptor": "make_tensor_descriptor", "mbarrier_arrive": "mbarrier.arrive",
     "mbarrier_expect": "mbarrier.expect", "mbarrier_init": "mbarrier.init",
     "mbarrier_invalidate": "mbarrier.invalidate", "mbarrier_wait": "mbarrier.wait",

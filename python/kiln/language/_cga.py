@@ -81,3 +81,44 @@ def wrap(bases, inner_text: str) -> str:
     """The ``#tile.cga`` attribute text of a layout of one CTA split by ``bases``."""
     text = "[" + ", ".join("[" + ", ".join(str(v) for v in b) + "]" for b in bases) + "]"
     return f"#tile.cga<{{bases = {text}, layout = {inner_text}}}>"
+
+
+def make_cga_layout(ctas_per_cga: Sequence[int], cta_split_num: Sequence[int],
+                    cta_order: Sequence[int]):
+    """The ``cga_layout`` bases of a cluster given in the older split form: ``ctas_per_cga[d]``
+    CTAs along dimension ``d``, of which ``cta_split_num[d]`` hold different parts (the rest
+    repeat them: broadcast), the CTA rank's bits going to the dimensions in ``cta_order``
+    (fastest first). Along each dimension the low bits split it, the high bits broadcast.
+
+    Gluon offers this as ``triton._C.libtriton.gluon_ir.make_cga_layout``; a returned list is
+    what ``BlockedLayout(..., cga_layout=)`` and the shared layouts take.
+    """
+    rank = len(cta_order)
+    if len(ctas_per_cga) != rank or len(cta_split_num) != rank:
+        raise ValueError(f"make_cga_layout: ctas_per_cga {list(ctas_per_cga)}, cta_split_num "
+                         f"{list(cta_split_num)} and cta_order {list(cta_order)} need one entry "
+                         f"per dimension each")
+    if sorted(int(d) for d in cta_order) != list(range(rank)):
+        raise ValueError(f"make_cga_layout: cta_order {list(cta_order)} is not a permutation "
+                         f"of 0..{rank - 1}")
+
+    def log2(what, n):
+        n = int(n)
+        if n < 1 or n & (n - 1):
+            raise ValueError(f"make_cga_layout: {what} must be powers of two, got {n}")
+        return n.bit_length() - 1
+
+    bases = []
+    for d in cta_order:
+        d = int(d)
+        total, part = int(ctas_per_cga[d]), int(cta_split_num[d])
+        if part < 1 or total % part:
+            raise ValueError(f"make_cga_layout: dimension {d} has {total} CTAs, not a multiple "
+                             f"of its split {part}")
+        for bit in range(log2("split counts", part)):
+            bases.append([1 << bit if k == d else 0 for k in range(rank)])
+        for _ in range(log2("CTA counts", total // part)):
+            bases.append([0] * rank)
+    if len(bases) > 4:
+        raise ValueError(f"make_cga_layout: {1 << len(bases)} CTAs; a cluster has at most 16")
+    return bases

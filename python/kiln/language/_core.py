@@ -786,6 +786,67 @@ class shared_memory_descriptor(base_value):
         return _semantic.local_store(self, value)
 
     @builtin
+    def gather(self, indices, axis, _semantic=None):
+        """``result[I] = self[I with I[axis] replaced by indices[I]]``: a tensor of the
+        indices' shape and layout (Gluon's)."""
+        return _semantic.shared_gather(self, _unwrap(indices), axis)
+
+    @builtin
+    def scatter(self, values, indices, axis, _semantic=None):
+        """``self[I with I[axis] replaced by indices[I]] = values[I]``, values and indices
+        broadcast to one shape first (Gluon's)."""
+        return _semantic.shared_scatter(self, _unwrap(values), _unwrap(indices), axis)
+
+    @builtin
+    def atomic_scatter_add(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic add at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "add", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_max(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic max at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "max", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_min(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic min at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "min", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_and(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic and at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "and", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_or(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic or at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "or", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_xor(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic xor at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "xor", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
+    def atomic_scatter_xchg(self, values, indices, axis, mask=None, _semantic=None):
+        """Atomic xchg at ``self[I with I[axis] replaced by indices[I]]`` for each element I
+        (where ``mask``), returning the old values (Gluon's)."""
+        return _semantic.shared_atomic_scatter(self, "xchg", _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+
+    @builtin
     def index(self, index, _semantic=None):
         """The ``index``-th buffer along the leading dimension (a ring slot), as a view."""
         return _semantic.memdesc_index(self, index)
@@ -806,11 +867,15 @@ class shared_memory_descriptor(base_value):
         return _semantic.memdesc_reshape(self, shape)
 
     @builtin
-    def _reinterpret(self, dtype, shape, layout, _semantic=None):
+    def _reinterpret(self, dtype=None, shape=None, layout=None, _semantic=None):
         """The bytes of this view, from its first, as a whole buffer of ``dtype``, ``shape`` and
-        the shared layout ``layout`` (Gluon's ``_reinterpret``). The view must be one slot whose
-        elements fill one contiguous range, and the new buffer must fit in its bytes."""
-        return _semantic.memdesc_reinterpret(self, _unwrap(dtype), shape, _unwrap(layout))
+        the shared layout ``layout``, each the view's own where not given (Gluon's
+        ``_reinterpret``). The view must be one slot whose elements fill one contiguous range,
+        and the new buffer must fit in its bytes."""
+        dtype = self.dtype if _unwrap(dtype) is None else _unwrap(dtype)
+        shape = list(self.type.shape) if _unwrap(shape) is None else shape
+        layout = self.layout if _unwrap(layout) is None else _unwrap(layout)
+        return _semantic.memdesc_reinterpret(self, dtype, shape, layout)
 
     @builtin
     def _keep_alive(self, _semantic=None):

@@ -221,6 +221,89 @@ class SharedMemorySemantic:
         self.b.create("tile.local_store", [value, smem], [])
         return None
 
+    # -- indexed accesses (Gluon's shared_memory_descriptor.gather / scatter / atomics) --------
+
+    def _shared_indexed(self, smem, indices, axis, what):
+        """The checks gather, scatter and the atomics share; returns (indices, axis)."""
+        st = smem.type
+        if not isinstance(indices, tensor) or not indices.type.is_block:
+            raise TypeError(f"{what}: indices must be a tensor, got {indices!r}")
+        axis = _unwrap(axis)
+        if isinstance(axis, bool) or not isinstance(axis, int):
+            raise TypeError(f"{what}: axis must be a constexpr int, got {axis!r}")
+        rank = len(st.shape)
+        if rank != st.layout.rank:
+            raise ValueError(f"{what}: {st} has leading ring dimensions; index a slot "
+                             f"first (.index(i))")
+        if len(indices.type.shape) != rank:
+            raise ValueError(f"{what}: indices of rank {len(indices.type.shape)} for the "
+                             f"rank-{rank} buffer {st}: the ranks must match")
+        if not 0 <= axis < rank:
+            raise ValueError(f"{what}: axis {axis} is out of range for the rank-{rank} "
+                             f"buffer {st}")
+        if not indices.dtype.is_int() or indices.dtype.is_bool():
+            raise TypeError(f"{what}: indices must be integers, got {indices.dtype}")
+        if st.layout.cga_split or \
+                any(any(b) for b in getattr(indices.type.layout, "cga_bases", ())):
+            raise NotImplementedError(f"{what} of a buffer or tensor split among the CTAs of "
+                                      f"a cluster is not supported yet")
+        for d, (n, m) in enumerate(zip(indices.type.shape, st.shape)):
+            if d != axis and n > m:
+                raise ValueError(f"{what}: indices {list(indices.type.shape)} exceed the "
+                                 f"buffer {list(st.shape)} along dimension {d}, which is "
+                                 f"not the axis")
+        return indices, axis
+
+    def shared_gather(self, smem, indices, axis) -> tensor:
+        indices, axis = self._shared_indexed(smem, indices, axis, "gather")
+        if isinstance(indices.type.layout, AutoLayout):
+            raise ValueError("gather: indices need a concrete layout (the result takes it)")
+        rt = distributed_type(smem.dtype, indices.type.shape, indices.type.layout)
+        return self._op("tile.local_gather", [smem, indices], rt, {"axis": f"{axis} : i32"})
+
+    def _scatter_operands(self, smem, values, indices, mask, what):
+        values = self.as_tensor(values)
+        if values.dtype != smem.dtype:
+            raise TypeError(f"{what}: values of type {values.dtype} for a buffer of "
+                            f"{smem.dtype}: the element types must match")
+        if not smem.type.mutable:
+            raise ValueError(f"{what}: the buffer {smem.type} is immutable")
+        ops = [values, indices] + ([self.cast(self.as_tensor(mask), core.int1)]
+                                   if mask is not None else [])
+        ops = self.broadcast_all(ops, what)
+        if isinstance(ops[0].type.layout, AutoLayout):
+            raise ValueError(f"{what}: values and indices need a concrete layout")
+        return ops
+
+    def shared_scatter(self, smem, values, indices, axis) -> None:
+        indices, axis = self._shared_indexed(smem, indices, axis, "scatter")
+        values, indices = self._scatter_operands(smem, values, indices, None, "scatter")
+        self._shared_indexed(smem, indices, axis, "scatter")
+        self.b.create("tile.local_scatter", [values, smem, indices], [],
+                      {"axis": f"{axis} : i32"})
+        return None
+
+    def shared_atomic_scatter(self, smem, op, values, indices, axis, mask) -> tensor:
+        what = f"atomic_scatter_{op}"
+        indices, axis = self._shared_indexed(smem, indices, axis, what)
+        ops = self._scatter_operands(smem, values, indices, _unwrap(mask), what)
+        values, indices = ops[0], ops[1]
+        self._shared_indexed(smem, indices, axis, what)
+        elt = values.dtype
+        if op == "add":
+            kind = "fadd" if elt.is_floating() else "add"
+        elif op == "xchg":
+            kind = "xchg"
+        elif elt.is_floating() or elt.is_bool():
+            raise TypeError(f"{what} needs integer values, got {elt}")
+        else:
+            kind = {"max": "umax", "min": "umin"}.get(op, op) if elt.is_int_unsigned() else op
+        if elt.is_bool() or elt.primitive_bitwidth not in (16, 32, 64):
+            raise TypeError(f"{what}: shared-memory atomics take 16-, 32- or 64-bit "
+                            f"elements, got {elt}")
+        return self._op("tile.local_atomic_rmw", [values, smem] + ops[1:], values.type,
+                        {"kind": f'"{kind}"', "axis": f"{axis} : i32"})
+
     def local_dealloc(self, smem) -> None:
         self.b.create("tile.local_dealloc", [smem], [])
         return None

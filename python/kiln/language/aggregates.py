@@ -19,8 +19,10 @@ and carry through loops: Triton's ``aggregate`` (``triton.language.core._aggrega
             return Counter(kl.where(wrap, 0, self.index + 1),
                            kl.where(wrap, self.phase ^ 1, self.phase), self.num_buffers)
 
-The annotated names are the fields, in order; ``__init__`` (a plain or ``constexpr_function``
-Python function, or a ``@kiln.jit`` function) must set every one. ``@kiln.jit`` methods take
+The annotated names are the fields, in order (an aggregate base class's first); ``__init__``
+(a plain or ``constexpr_function`` Python function, or a ``@kiln.jit`` function) must set every
+one. A class without ``__init__`` gets one taking the fields in order, positionally or by name,
+a value assigned in the class body being the field's default (Gluon's, as of Triton 3.7). ``@kiln.jit`` methods take
 the instance as ``self``; others (``MMA.initialize(...)``) are called through the class.
 Instances are values, not objects: methods return new instances rather than changing ``self``.
 Classes made with Triton's own decorator work the same way in Kiln kernels.
@@ -45,19 +47,89 @@ def _annotations(cls) -> Tuple[str, ...]:
     return tuple(ann)
 
 
+def _is_constexpr_annotation(ann) -> bool:
+    from ._core import constexpr
+    return ann is constexpr or (isinstance(ann, str) and ann.split(".")[-1] == "constexpr")
+
+
+def _resolve_fields(cls):
+    """(field names in order, their annotations, defaults): those of the aggregate base
+    classes first (oldest first; a redeclared field keeps its place), then the class's own.
+    A plain value assigned to an annotated name in the class body is its default."""
+    names, anns, defaults = [], {}, {}
+    for base in reversed(cls.__mro__[1:]):
+        if base is object:
+            continue
+        if getattr(base, _FIELDS, None) is None:
+            raise TypeError(f"aggregate class {cls.__qualname__} derives from "
+                            f"{base.__qualname__}, which is not an aggregate")
+        for n in getattr(base, _FIELDS):
+            if n not in anns:
+                names.append(n)
+            anns[n] = getattr(base, "__kiln_aggregate_annotations__", {}).get(n)
+        defaults.update(getattr(base, "__kiln_aggregate_defaults__", {}))
+    try:
+        own = inspect.get_annotations(cls)
+    except Exception:  # pragma: no cover - malformed annotations
+        own = cls.__dict__.get("__annotations__", {})
+    for n, ann in own.items():
+        if n not in anns:
+            names.append(n)
+        anns[n] = ann
+        if n in cls.__dict__:
+            value = cls.__dict__[n]
+            if not callable(value) or isinstance(value, type):
+                defaults[n] = value
+    return tuple(names), anns, defaults
+
+
+def _generated_init(cls, fields, anns, defaults):
+    """The constructor an aggregate without ``__init__`` gets (Gluon's, as of Triton 3.7):
+    the fields in order, positionally or by name, with the class's defaults."""
+    from ._core import constexpr
+    name = cls.__qualname__
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(fields):
+            raise TypeError(f"{name}() takes {len(fields)} positional arguments (its fields "
+                            f"{', '.join(fields)}) but {len(args)} were given")
+        for i, f in enumerate(fields):
+            if i < len(args):
+                if f in kwargs:
+                    raise TypeError(f"{name}() got multiple values for field '{f}'")
+                value = args[i]
+            elif f in kwargs:
+                value = kwargs.pop(f)
+            elif f in defaults:
+                value = defaults[f]
+            else:
+                raise TypeError(f"{name}() is missing field '{f}'")
+            if _is_constexpr_annotation(anns.get(f)) and not isinstance(value, constexpr):
+                value = constexpr(value)
+            setattr(self, f, value)
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+    return __init__
+
+
 def aggregate(cls):
     """Make ``cls`` an aggregate (see the module doc)."""
     if not isinstance(cls, type):
         raise TypeError(f"aggregate decorates a class, got {cls!r}")
-    fields = _annotations(cls)
+    fields, anns, defaults = _resolve_fields(cls)
     if not fields:
         raise TypeError(f"aggregate class {cls.__qualname__} declares no fields (annotate "
                         f"each one in the class body, e.g. 'acc: kl.tensor')")
     init = cls.__dict__.get("__init__")
     if init is None:
-        raise TypeError(f"aggregate class {cls.__qualname__} needs an __init__ that sets "
-                        f"its fields {', '.join(fields)}")
+        init = _generated_init(cls, fields, anns, defaults)
+    for n in defaults:  # the class attribute would shadow an unset field
+        if n in cls.__dict__:
+            delattr(cls, n)
     setattr(cls, _FIELDS, fields)
+    cls.__kiln_aggregate_annotations__ = anns
+    cls.__kiln_aggregate_defaults__ = defaults
 
     def __setattr__(self, name, value):
         if name not in fields:

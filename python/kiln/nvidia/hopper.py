@@ -13,7 +13,8 @@ passes that by value (a ``__grid_constant__`` parameter), and the kernel's TMA c
     kernel[grid](a_desc, ...)
 
 Every TMA rule the driver would refuse with a bare ``CUDA_ERROR_INVALID_VALUE`` is checked
-here first, with an error naming the field and its value.
+here first, with an error naming the field and its value. :class:`TensorDescriptorIm2Col`
+(at the end of this file) is the im2col kind, for ``tma.async_load_im2col``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,11 @@ from typing import Dict, List, Sequence
 from ..jit import _pointer_dtype_name
 from ..language import _core
 from ..language.nvidia.hopper.tma import ALIGN_BYTES, MAX_STRIDE_BYTES, TRANSPOSED_TMA  # noqa: F401
+from ..language.nvidia.hopper._tma_im2col import (CORNER_RANGES, MAX_CHANNELS,
+                                                  MAX_ELEMENT_STRIDE, MAX_PIXELS,
+                                                  tensor_descriptor_im2col_type)
 
-__all__ = ["TensorDescriptor", "tma_box"]
+__all__ = ["TensorDescriptor", "TensorDescriptorIm2Col", "tma_box"]
 
 MAX_RANK = 5            # TMA tensors have 1 to 5 dimensions
 MAX_BOX_DIM = 256       # elements per box dimension
@@ -425,3 +429,264 @@ class TensorDescriptor:
                 None, self._swizzle, self._padding == "nan"))
             self._maps[key] = encoded
         return encoded
+
+
+# --- im2col descriptors -----------------------------------------------------------------------
+#
+# An im2col descriptor describes a rank-3 to 5 channels-last tensor (NWC, NHWC, NDHWC) and a
+# bounding box of pixels: from ``pixel_box_lower_corner`` to the last pixel moved by
+# ``pixel_box_upper_corner``, per spatial dimension (D, H, W order, as the tensor). A kernel's
+# ``tma.async_load_im2col`` gathers ``block_shape = [pixels, channels]``: ``pixels``
+# consecutive pixels of that box (W fastest, stepping by ``element_strides``), from the
+# coordinates it gives, each moved by its offsets, and ``channels`` channels of each. The
+# runtime encodes it with the driver's ``cuTensorMapEncodeIm2col``; every limit the driver
+# would refuse with a bare ``CUDA_ERROR_INVALID_VALUE`` is checked first, by name.
+
+
+def _im2col_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _im2col_err(what: str) -> str:
+    return f"TensorDescriptorIm2Col: {what}"
+
+
+class _Renamed:
+    """Gives the errors of TensorDescriptor's shared checks this class's name."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if isinstance(err, (TypeError, ValueError)) and str(err).startswith("TensorDescriptor:"):
+            raise type(err)("TensorDescriptorIm2Col:" + str(err)[len("TensorDescriptor:"):]) \
+                from None
+        return False
+
+
+class TensorDescriptorIm2Col:
+    """The host side of a TMA im2col descriptor (Gluon's ``TensorDescriptorIm2Col``), passed
+    to a kernel parameter that ``tma.async_load_im2col`` reads.
+
+    ``base``, ``shape``, ``strides``, ``layout``, ``padding`` and ``round_f32_to_tf32`` are
+    as :class:`kiln.nvidia.hopper.TensorDescriptor`'s, for a tensor of rank 3 to 5 whose
+    last dimension is the channels. ``block_shape`` is ``[pixels, channels]`` (powers of two,
+    at most 1024 pixels and 256 channels). ``element_strides`` (one per dimension, 1 to 8,
+    the last 1; default all 1) steps through the pixel box, as a convolution's stride.
+    ``pixel_box_lower_corner`` and ``pixel_box_upper_corner`` (one per spatial dimension,
+    required) move the box's first and last pixel from the tensor's: within [-32768, 32767]
+    for rank 3, [-128, 127] for rank 4, [-16, 15] for rank 5, and the box must hold a pixel
+    in every spatial dimension. The attributes are read-only; the encoded map is cached."""
+
+    def __init__(self, base, shape, strides, block_shape, layout, padding="zero",
+                 round_f32_to_tf32=False, element_strides=None, pixel_box_lower_corner=None,
+                 pixel_box_upper_corner=None):
+        with _Renamed():
+            self._init(base, shape, strides, block_shape, layout, padding, round_f32_to_tf32,
+                       element_strides, pixel_box_lower_corner, pixel_box_upper_corner)
+
+    def _init(self, base, shape, strides, block_shape, layout, padding, round_f32_to_tf32,
+              element_strides, pixel_box_lower_corner, pixel_box_upper_corner):
+        address = _device_address(base)
+        if not isinstance(round_f32_to_tf32, bool):
+            raise TypeError(_im2col_err(f"round_f32_to_tf32 must be a bool, got "
+                                 f"{round_f32_to_tf32!r}"))
+        try:
+            dtype = _core.dtype_from_name(_pointer_dtype_name(base))
+        except (TypeError, ValueError):
+            raise TypeError(_im2col_err(f"base.dtype {getattr(base, 'dtype', None)!r} is not a "
+                                 f"tensor dtype Kiln knows")) from None
+        dname = _core.signature_name(dtype)
+        if dname not in _TMA_DTYPES:
+            raise ValueError(_im2col_err(f"base.dtype {dname} is not supported by TMA descriptors "
+                                  f"(supported: {', '.join(_TMA_DTYPES)})"))
+        elem_bytes = dtype.primitive_bitwidth // 8
+        shape = [int(v) for v in _ints(shape, "shape")]
+        strides = _ints(strides, "strides")
+        block_shape = _ints(block_shape, "block_shape")
+        rank = len(shape)
+        if rank not in CORNER_RANGES:
+            raise ValueError(_im2col_err(f"im2col tensors have rank 3, 4 or 5 (N, spatial "
+                                  f"dimensions, C), got shape {shape} of rank {rank}"))
+        if len(strides) != rank:
+            raise ValueError(_im2col_err(f"len(strides) = {len(strides)} does not match the rank "
+                                  f"{rank} of shape {shape}"))
+        if len(block_shape) != 2:
+            raise ValueError(_im2col_err(f"block_shape is [pixels, channels], got {block_shape}"))
+        TensorDescriptor._check_layout(layout, 2, dtype.primitive_bitwidth, dname)
+        for i, d in enumerate(shape):
+            if not 1 <= d <= MAX_DIM:
+                raise ValueError(_im2col_err(f"shape[{i}] = {d} is out of range [1, 2**32]"))
+        if strides[-1] != 1:
+            raise ValueError(_im2col_err(f"strides[{rank - 1}] = {strides[-1]}: the channels must "
+                                  f"be contiguous (stride 1)"))
+        for i, s in enumerate(strides[:-1]):
+            nbytes = s * elem_bytes
+            if s < 1 or nbytes % ALIGN_BYTES:
+                raise ValueError(_im2col_err(f"strides[{i}] = {s} ({nbytes} bytes of {dname}) must be "
+                                      f"a positive multiple of {ALIGN_BYTES} bytes"))
+            if nbytes >= MAX_STRIDE_BYTES:
+                raise ValueError(_im2col_err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
+                                      f"2**40 bytes"))
+        pixels, channels = block_shape
+        if not _im2col_pow2(pixels) or pixels > MAX_PIXELS:
+            raise ValueError(_im2col_err(f"block_shape[0] = {pixels} pixels per column must be a "
+                                  f"power of two in [1, {MAX_PIXELS}]"))
+        if not _im2col_pow2(channels) or channels > MAX_CHANNELS:
+            raise ValueError(_im2col_err(f"block_shape[1] = {channels} channels per pixel must be a "
+                                  f"power of two in [1, {MAX_CHANNELS}]"))
+        if channels * elem_bytes % ALIGN_BYTES:
+            raise ValueError(_im2col_err(f"block_shape[1] = {channels} channels of {dname} is "
+                                  f"{channels * elem_bytes} bytes; a pixel's channels must be "
+                                  f"a multiple of {ALIGN_BYTES} bytes"))
+        cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
+        if any(any(v for v in b) for b in cga):
+            raise ValueError(_im2col_err(f"the layout's cga_layout {cga} splits the block among "
+                                  f"CTAs; an im2col block can only be repeated (zero bases)"))
+        if address % ALIGN_BYTES:
+            raise ValueError(_im2col_err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
+                                  f"aligned"))
+        if round_f32_to_tf32 and dname != "fp32":
+            raise ValueError(_im2col_err(f"round_f32_to_tf32=True needs a float32 tensor, got {dname}"))
+        if padding not in PADDINGS:
+            raise ValueError(_im2col_err(f"padding must be 'zero' or 'nan', got {padding!r}"))
+        if padding == "nan" and dname not in _NAN_DTYPES:
+            raise ValueError(_im2col_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
+                                  f"got {dname}"))
+        if element_strides is None:
+            element_strides = [1] * rank
+        element_strides = _ints(element_strides, "element_strides")
+        if len(element_strides) != rank:
+            raise ValueError(_im2col_err(f"element_strides has {len(element_strides)} entries, the "
+                                  f"tensor's rank is {rank}"))
+        for i, s in enumerate(element_strides):
+            if not 1 <= s <= MAX_ELEMENT_STRIDE:
+                raise ValueError(_im2col_err(f"element_strides[{i}] = {s} must be in [1, "
+                                      f"{MAX_ELEMENT_STRIDE}]"))
+        if element_strides[-1] != 1:
+            raise ValueError(_im2col_err(f"element_strides[{rank - 1}] = {element_strides[-1]}: the "
+                                  f"channels are read contiguously (TMA ignores a channel "
+                                  f"stride), so it must be 1"))
+        lo, hi = CORNER_RANGES[rank]
+        corners = []
+        for name, corner in (("pixel_box_lower_corner", pixel_box_lower_corner),
+                             ("pixel_box_upper_corner", pixel_box_upper_corner)):
+            if corner is None:
+                raise ValueError(_im2col_err(f"{name} is required (one offset per spatial dimension, "
+                                      f"{rank - 2} here)"))
+            corner = _ints(corner, name)
+            if len(corner) != rank - 2:
+                raise ValueError(_im2col_err(f"{name} has {len(corner)} entries; a rank-{rank} "
+                                      f"tensor has {rank - 2} spatial dimensions"))
+            for i, v in enumerate(corner):
+                if not lo <= v <= hi:
+                    raise ValueError(_im2col_err(f"{name}[{i}] = {v} is outside [{lo}, {hi}], the "
+                                          f"range of a rank-{rank} tensor's pixel box"))
+            corners.append(corner)
+        lower, upper = corners
+        for i in range(rank - 2):
+            extent = shape[1 + i] + upper[i] - lower[i]
+            if extent < 1:
+                raise ValueError(_im2col_err(f"the pixel box is empty along spatial dimension {i}: "
+                                      f"shape[{1 + i}] = {shape[1 + i]} from "
+                                      f"{lower[i]} to {shape[1 + i] - 1} + {upper[i]}"))
+        TensorDescriptor._check_swizzle_fits(block_shape, int(layout.swizzle_byte_width),
+                                             elem_bytes, dname)
+
+        self._base = base
+        self._address = address
+        self._dtype = dtype
+        self._dtype_name = dname
+        self._shape = tuple(shape)
+        self._strides = tuple(strides)
+        self._block_shape = tuple(block_shape)
+        self._layout = layout
+        self._padding = padding
+        self._tf32 = round_f32_to_tf32
+        self._element_strides = tuple(element_strides)
+        self._lower = tuple(lower)
+        self._upper = tuple(upper)
+        self._swizzle = int(layout.swizzle_byte_width)
+        self._spec = {
+            "dtype": dname, "block_shape": list(block_shape),
+            "layout": {"swizzle_byte_width": self._swizzle,
+                       "element_bitwidth": int(layout.element_bitwidth),
+                       "rank": int(layout.rank), "transposed": bool(layout.transposed),
+                       "fp4_padded": bool(layout.fp4_padded)},
+            "im2col": {"rank": rank}}
+        if cga:
+            self._spec["layout"]["cga_layout"] = cga
+        self._maps: Dict[str, bytes] = {}
+        # The kernels' kind: an im2col one of this rank, never a tiled one's id.
+        self._spec_id = _spec_id(dtype, ("im2col", rank) + self._block_shape, layout)
+
+    @staticmethod
+    def from_tensor(tensor, block_shape, layout, padding="zero", round_f32_to_tf32=False,
+                    element_strides=None, pixel_box_lower_corner=None,
+                    pixel_box_upper_corner=None) -> "TensorDescriptorIm2Col":
+        """The whole of ``tensor`` (a device tensor with ``data_ptr()``, ``shape``,
+        ``stride()`` and ``dtype``), gathered in ``block_shape = [pixels, channels]``
+        blocks."""
+        if not callable(getattr(tensor, "stride", None)) or not hasattr(tensor, "shape"):
+            raise TypeError(f"TensorDescriptorIm2Col.from_tensor: tensor must be a device "
+                            f"tensor (data_ptr(), shape, stride(), dtype), got "
+                            f"{type(tensor).__name__}")
+        return TensorDescriptorIm2Col(tensor, tensor.shape, tensor.stride(), block_shape,
+                                      layout, padding, round_f32_to_tf32, element_strides,
+                                      pixel_box_lower_corner, pixel_box_upper_corner)
+
+    base = property(lambda self: self._base, doc="The tensor the descriptor reads.")
+    dtype = property(lambda self: self._dtype, doc="Element type (a kiln.language dtype).")
+    shape = property(lambda self: list(self._shape), doc="Global shape, in elements.")
+    strides = property(lambda self: list(self._strides), doc="Global strides, in elements.")
+    block_shape = property(lambda self: list(self._block_shape), doc="[pixels, channels].")
+    layout = property(lambda self: self._layout, doc="The block's NVMMASharedLayout.")
+    padding = property(lambda self: self._padding, doc="'zero' or 'nan'.")
+    round_f32_to_tf32 = property(lambda self: self._tf32)
+    element_strides = property(lambda self: list(self._element_strides))
+    pixel_box_lower_corner = property(lambda self: list(self._lower))
+    pixel_box_upper_corner = property(lambda self: list(self._upper))
+
+    @property
+    def mode(self) -> str:
+        return "im2col"
+
+    def __repr__(self):
+        return (f"TensorDescriptorIm2Col({self._dtype_name}, shape={list(self._shape)}, "
+                f"strides={list(self._strides)}, block_shape={list(self._block_shape)}, "
+                f"lower={list(self._lower)}, upper={list(self._upper)}, "
+                f"element_strides={list(self._element_strides)}, swizzle={self._swizzle}, "
+                f"padding={self._padding!r})")
+
+    def _kernel_type(self):
+        """The parameter type a kernel compiled for this descriptor takes."""
+        return tensor_descriptor_im2col_type(self._dtype, self._block_shape, self._layout,
+                                             len(self._shape))
+
+    def _param_spec(self) -> dict:
+        s = self._spec
+        return {"dtype": s["dtype"], "block_shape": list(s["block_shape"]),
+                "layout": dict(s["layout"]), "im2col": dict(s["im2col"])}
+
+    def _channels_per_box(self) -> int:
+        """The channels one TMA box holds: the block's, or one swizzle width of them (the
+        kernel then copies the block as several boxes, as kiln.nvidia.hopper.tma_box)."""
+        return tma_box(self._block_shape, self._swizzle, self._dtype.primitive_bitwidth)[-1]
+
+    def _encode_args(self) -> List:
+        """cuTensorMapEncodeIm2col's arguments (dimension 0 innermost), for the driver."""
+        elem_bytes = self._dtype.primitive_bitwidth // 8
+        return ["tf32" if self._tf32 else self._dtype_name, self._address, self._shape[::-1],
+                [s * elem_bytes for s in self._strides[-2::-1]], self._lower[::-1],
+                self._upper[::-1], self._channels_per_box(), self._block_shape[0],
+                self._element_strides[::-1], self._swizzle, self._padding == "nan"]
+
+    def _tensor_map(self, driver) -> bytes:
+        """The 128 encoded bytes for ``driver``, encoded on first use per backend."""
+        key = driver.backend
+        encoded = self._maps.get(key)
+        if encoded is None:
+            encoded = bytes(driver.encode_im2col_tensor_map(*self._encode_args()))
+            self._maps[key] = encoded
+        return encoded
+

@@ -83,6 +83,18 @@ class Driver:
                                           swizzle_bytes, oob_nan)
 
 
+    def encode_im2col_tensor_map(self, dtype, global_address, dims, strides_bytes,
+                                 lower_corner, upper_corner, channels_per_pixel,
+                                 pixels_per_column, element_strides=None, swizzle_bytes=0,
+                                 oob_nan=False):
+        """128 bytes of an im2col TMA tensor map (kiln._runtime.encode_im2col_tensor_map;
+        dimension 0 innermost). A DriverError where the backend has none."""
+        return self._rt.encode_im2col_tensor_map(
+            self.backend, dtype, global_address, dims, strides_bytes, lower_corner,
+            upper_corner, channels_per_pixel, pixels_per_column, element_strides,
+            swizzle_bytes, oob_nan)
+
+
 def select_backend(native):
     """First backend in _BACKENDS that has a device; NoDeviceError otherwise.
 

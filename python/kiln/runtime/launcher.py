@@ -162,8 +162,22 @@ def tensordesc_spec(param):
             or not all(type(b) is int for b in block)):
         raise ValueError(f"tensordesc parameter {name!r}: block_shape must be a list of "
                          f"ints, got {block!r}")
-    return {"dtype": _dtype_spelling(dtype), "block_shape": list(block),
+    spec = {"dtype": _dtype_spelling(dtype), "block_shape": list(block),
             "layout": _plain(layout)}
+    im2col = param.get("im2col")
+    if im2col is not None:  # an im2col descriptor: the tensor's rank
+        if not isinstance(im2col, dict) or type(im2col.get("rank")) is not int:
+            raise ValueError(f"tensordesc parameter {name!r}: im2col must be an object with "
+                             f"an int rank, got {im2col!r}")
+        spec["im2col"] = {"rank": im2col["rank"]}
+    return spec
+
+
+def _desc_rank(spec):
+    """How many shape and strides entries follow a descriptor argument: the tensor's rank
+    (an im2col descriptor's block does not have it)."""
+    im2col = spec.get("im2col")
+    return im2col["rank"] if im2col else len(spec["block_shape"])
 
 
 def _tensor_map(arg, spec, param_name, kernel_name, driver):
@@ -177,6 +191,12 @@ def _tensor_map(arg, spec, param_name, kernel_name, driver):
     if got == spec:  # the launch path: one dict comparison
         return arg._tensor_map(driver)
     got["dtype"] = _dtype_spelling(got["dtype"])
+    if got.get("im2col") != spec.get("im2col"):
+        def kind(s):
+            return f"an im2col one of rank {s['im2col']['rank']}" if s.get("im2col") \
+                else "a tiled one"
+        raise ValueError(f"argument {param_name!r}: kernel {kernel_name!r} was compiled for "
+                         f"a tensor descriptor that is {kind(spec)}, got {kind(got)}")
     for field in _TENSORDESC_KEYS:
         want = spec[field]
         have = got[field]
@@ -248,7 +268,7 @@ class LoadedKernel:
         # The kernel's arguments: a descriptor's shape (i32) and strides (i64) follow it.
         self.arg_types, self._arg_param = [], []
         for i, p in enumerate(self.params):
-            rank = len(self._descs[i]["block_shape"]) if i in self._descs else 0
+            rank = _desc_rank(self._descs[i]) if i in self._descs else 0
             types = [p["type"]] + ["i32"] * rank + ["i64"] * rank
             self.arg_types += types
             self._arg_param += [i] * len(types)
@@ -293,7 +313,7 @@ class LoadedKernel:
                         self._desc_ids[i] = spec_id
                 out.append(encoded)
                 # The kernel's desc.shape / desc.strides parameters.
-                rank = len(self._descs[i]["block_shape"])
+                rank = _desc_rank(self._descs[i])
                 shape, strides = getattr(arg, "shape", None), getattr(arg, "strides", None)
                 if shape is None or strides is None or len(shape) != rank or \
                         len(strides) != rank:
@@ -500,7 +520,7 @@ class LoadedKernel:
                     return None
                 # A descriptor's fields are read-only: what it packs to is remembered for the
                 # last one seen here (by weak reference: the memo keeps no tensor alive).
-                rank = len(self._descs[i]["block_shape"])
+                rank = _desc_rank(self._descs[i])
                 memo = f"M{a}"
                 env[memo] = [None]
                 fields = ", ".join([f"m{a}"] + [f"sh{a}[{r}]" for r in range(rank)] +

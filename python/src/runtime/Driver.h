@@ -64,6 +64,25 @@ struct TiledTensorMap {
   bool oobNan = false; // out-of-bounds elements read as NaN (floats), not 0
 };
 
+// What cuTensorMapEncodeIm2col takes, in its order (dimension 0 innermost,
+// the channels; then W, H, D and N): rank 3 to 5, one pixel-box corner
+// offset per spatial dimension (rank - 2, W first), and a box of
+// `pixelsPerColumn` pixels of `channelsPerPixel` channels.
+struct Im2colTensorMap {
+  TensorMapElement element = TensorMapElement::U8;
+  unsigned rank = 0;                    // 3..kTensorMapMaxRank
+  uint64_t globalAddress = 0;           // 16-byte aligned device address
+  const uint64_t *dims = nullptr;       // rank entries, elements
+  const uint64_t *stridesBytes = nullptr; // rank-1 entries: dims 1..rank-1
+  const int32_t *lowerCorner = nullptr; // rank-2 entries
+  const int32_t *upperCorner = nullptr; // rank-2 entries
+  uint32_t channelsPerPixel = 0;
+  uint32_t pixelsPerColumn = 0;
+  const uint32_t *elementStrides = nullptr; // rank entries
+  int swizzleBytes = 0;                 // 0, 32, 64 or 128
+  bool oobNan = false;
+};
+
 class DeviceDriver {
 public:
   virtual ~DeviceDriver() = default;
@@ -93,6 +112,15 @@ public:
   // Encodes `map` into kTensorMapBytes bytes at `out` (any alignment). Only
   // backends with TMA implement it.
   virtual void encodeTiledTensorMap(const TiledTensorMap &map, uint8_t *out) {
+    (void)map;
+    (void)out;
+    throw DriverError(std::string("the ") + name() +
+                      " backend has no tensor maps (TMA descriptors are a "
+                      "CUDA sm_90+ feature)");
+  }
+  // The same for an im2col tensor map.
+  virtual void encodeIm2colTensorMap(const Im2colTensorMap &map,
+                                     uint8_t *out) {
     (void)map;
     (void)out;
     throw DriverError(std::string("the ") + name() +

@@ -1763,6 +1763,38 @@ func.func @desc_box(%d: !tile.tensordesc<tensor<8x512xf16, #s2>>) {
 
 // -----
 
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error @+1 {{tensordesc: im2col tensors have rank 3 to 5, got 2}}
+func.func @desc_im2col_rank(%d: !tile.tensordesc<tensor<64x64xf16, #s2>, im2col = 2>) {
+  return
+}
+
+// -----
+
+#s3 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [2, 1, 0]}>
+// expected-error @+1 {{tensordesc: an im2col block is pixels x channels (rank 2), got rank 3}}
+func.func @desc_im2col_block_rank(%d: !tile.tensordesc<tensor<4x64x64xf16, #s3>, im2col = 4>) {
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error @+1 {{tensordesc: im2col pixels per column must be a power of two in [1, 1024], got 2048}}
+func.func @desc_im2col_pixels(%d: !tile.tensordesc<tensor<2048x8xf16, #s2>, im2col = 4>) {
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error @+1 {{tensordesc: im2col channels per pixel must be a power of two in [1, 256], got 512}}
+func.func @desc_im2col_channels(%d: !tile.tensordesc<tensor<8x512xf16, #s2>, im2col = 3>) {
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // tile.warp_specialize
 //===----------------------------------------------------------------------===//
@@ -2530,5 +2562,141 @@ func.func @slice_offset(%x: tensor<16x64xf32, #l>) {
 func.func @slice_threads(%x: tensor<16x64xf32, #l>) {
   // expected-error @+1 {{places the slice on other threads than the source (its lane bases differ)}}
   %s = tile.extract_slice %x {offsets = array<i64: 0, 16>} : tensor<16x64xf32, #l> -> tensor<16x16xf32, #l>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// tile.local_gather / tile.local_scatter / tile.local_atomic_rmw
+//===----------------------------------------------------------------------===//
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @gather_ring(%b: !tile.memdesc<2x64xf32, #sh>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{needs a buffer its shared layout covers whole}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<2x64xf32, #sh>, tensor<64xi32, #l> -> tensor<64xf32, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @gather_axis(%b: !tile.memdesc<64xf32, #sh>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{axis 1 is out of range for the rank-1 buffer}}
+  %t = tile.local_gather %b[%i] {axis = 1 : i32} : !tile.memdesc<64xf32, #sh>, tensor<64xi32, #l> -> tensor<64xf32, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @gather_rank(%b: !tile.memdesc<8x8xf32, #sh>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{must have the buffer's rank 2}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<8x8xf32, #sh>, tensor<64xi32, #l> -> tensor<64xf32, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @gather_no_layout(%b: !tile.memdesc<64xf32, #sh>, %i: tensor<64xi32>) {
+  // expected-error @+1 {{need a layout encoding}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<64xf32, #sh>, tensor<64xi32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [8, 4], warpsPerCTA = [2, 1], order = [1, 0]}>
+func.func @gather_too_wide(%b: !tile.memdesc<16x4xf32, #sh>, %i: tensor<16x8xi32, #l>) {
+  // expected-error @+1 {{along dimension 1, which is not the axis}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<16x4xf32, #sh>, tensor<16x8xi32, #l> -> tensor<16x8xf32, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#c = #tile.cga<{bases = [[1]], layout = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>}>
+func.func @gather_cluster(%b: !tile.memdesc<64xf32, #sh>, %i: tensor<128xi32, #c>) {
+  // expected-error @+1 {{indices split among the CTAs of a cluster are not supported}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<64xf32, #sh>, tensor<128xi32, #c> -> tensor<128xf32, #c>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @gather_result(%b: !tile.memdesc<64xf32, #sh>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{result must have the shape and layout of the indices and the buffer's element type}}
+  %t = tile.local_gather %b[%i] {axis = 0 : i32} : !tile.memdesc<64xf32, #sh>, tensor<64xi32, #l> -> tensor<64xf16, #l>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#k = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @scatter_values_layout(%v: tensor<64xf32, #k>, %b: !tile.memdesc<64xf32, #sh, mutable>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{must have one shape and layout}}
+  tile.local_scatter %v, %b[%i] {axis = 0 : i32} : tensor<64xf32, #k>, tensor<64xi32, #l> -> !tile.memdesc<64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @scatter_values_type(%v: tensor<64xi32, #l>, %b: !tile.memdesc<64xf32, #sh, mutable>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{must have the element type of the buffer}}
+  tile.local_scatter %v, %b[%i] {axis = 0 : i32} : tensor<64xi32, #l>, tensor<64xi32, #l> -> !tile.memdesc<64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @scatter_immutable(%v: tensor<64xf32, #l>, %b: !tile.memdesc<64xf32, #sh>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{writes into an immutable buffer}}
+  tile.local_scatter %v, %b[%i] {axis = 0 : i32} : tensor<64xf32, #l>, tensor<64xi32, #l> -> !tile.memdesc<64xf32, #sh>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @atomic_kind(%v: tensor<64xf32, #l>, %b: !tile.memdesc<64xf32, #sh, mutable>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{kind "max" is not an atomic of 'f32'}}
+  %o = tile.local_atomic_rmw "max", %v, %b[%i] {axis = 0 : i32} : tensor<64xf32, #l>, tensor<64xi32, #l> -> !tile.memdesc<64xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @atomic_width(%v: tensor<64xi8, #l>, %b: !tile.memdesc<64xi8, #sh, mutable>, %i: tensor<64xi32, #l>) {
+  // expected-error @+1 {{atomics of 'i8' are not supported (16-, 32- or 64-bit elements)}}
+  %o = tile.local_atomic_rmw "add", %v, %b[%i] {axis = 0 : i32} : tensor<64xi8, #l>, tensor<64xi32, #l> -> !tile.memdesc<64xi8, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+#k = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @atomic_mask(%v: tensor<64xi32, #l>, %b: !tile.memdesc<64xi32, #sh, mutable>, %i: tensor<64xi32, #l>, %m: tensor<64xi1, #k>) {
+  // expected-error @+1 {{must have the shape and layout of the indices}}
+  %o = "tile.local_atomic_rmw"(%v, %b, %i, %m) {kind = "add", axis = 0 : i32} : (tensor<64xi32, #l>, !tile.memdesc<64xi32, #sh, mutable>, tensor<64xi32, #l>, tensor<64xi1, #k>) -> tensor<64xi32, #l>
   return
 }

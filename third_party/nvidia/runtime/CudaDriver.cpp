@@ -177,6 +177,11 @@ struct Cuda {
                                      const uint64_t *, const uint64_t *,
                                      const uint32_t *, const uint32_t *, int,
                                      int, int, int) = nullptr;
+  CUresult (*cuTensorMapEncodeIm2col)(CUtensorMap *, int, unsigned, void *,
+                                      const uint64_t *, const uint64_t *,
+                                      const int *, const int *, unsigned,
+                                      unsigned, const uint32_t *, int, int,
+                                      int, int) = nullptr;
 
   // dlopen + dlsym; returns "" on success or why it failed. Cached: a missing
   // library does not appear while the process runs.
@@ -213,6 +218,7 @@ struct Cuda {
     KILN_BIND(cuGetErrorString)
 #undef KILN_BIND
     bind(lib, "cuTensorMapEncodeTiled", cuTensorMapEncodeTiled);
+    bind(lib, "cuTensorMapEncodeIm2col", cuTensorMapEncodeIm2col);
     bind(lib, "cuFuncGetAttribute", cuFuncGetAttribute);
     bind(lib, "cuLaunchKernelEx", cuLaunchKernelEx);
     return loadError;
@@ -395,6 +401,42 @@ public:
                          list(m.stridesBytes, m.rank - 1) + ", box " +
                          list(m.box, m.rank) + ", swizzle " +
                          std::to_string(m.swizzleBytes) + "B)";
+      c.check(r, what.c_str());
+    }
+    std::memcpy(out, &map, sizeof map);
+  }
+
+  void encodeIm2colTensorMap(const Im2colTensorMap &m,
+                             uint8_t *out) override {
+    c.ensureContext();
+    if (!c.cuTensorMapEncodeIm2col)
+      throw DriverError("CUDA driver library lacks cuTensorMapEncodeIm2col "
+                        "(tensor maps need a CUDA 12 driver)");
+    int swizzle = cuTensorMapSwizzle(m.swizzleBytes);
+    CUtensorMap map;
+    std::memset(&map, 0, sizeof map);
+    CUresult r = c.cuTensorMapEncodeIm2col(
+        &map, cuTensorMapDataType(m.element), m.rank,
+        reinterpret_cast<void *>(static_cast<uintptr_t>(m.globalAddress)),
+        m.dims, m.stridesBytes, m.lowerCorner, m.upperCorner,
+        m.channelsPerPixel, m.pixelsPerColumn, m.elementStrides,
+        kCuTensorMapInterleaveNone, swizzle, kCuTensorMapL2Promotion128B,
+        m.oobNan ? kCuTensorMapFloatOOBFillNanRequestZeroFma
+                 : kCuTensorMapFloatOOBFillNone);
+    if (r != 0) {
+      char address[32];
+      std::snprintf(address, sizeof address, "0x%llx",
+                    static_cast<unsigned long long>(m.globalAddress));
+      std::string what =
+          "cuTensorMapEncodeIm2col(rank " + std::to_string(m.rank) +
+          ", address " + address + ", dims " + list(m.dims, m.rank) +
+          ", byte strides " + list(m.stridesBytes, m.rank - 1) +
+          ", lower corner " + list(m.lowerCorner, m.rank - 2) +
+          ", upper corner " + list(m.upperCorner, m.rank - 2) + ", " +
+          std::to_string(m.channelsPerPixel) + " channels x " +
+          std::to_string(m.pixelsPerColumn) + " pixels, element strides " +
+          list(m.elementStrides, m.rank) + ", swizzle " +
+          std::to_string(m.swizzleBytes) + "B)";
       c.check(r, what.c_str());
     }
     std::memcpy(out, &map, sizeof map);

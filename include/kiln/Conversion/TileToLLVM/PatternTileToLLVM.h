@@ -78,6 +78,10 @@ void populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
 void populateSharedMemoryOpToLLVMPatterns(TileTypeConverter &converter,
                                           mlir::RewritePatternSet &patterns,
                                           const LoweringContext &ctx);
+/// tile.local_gather / local_scatter / local_atomic_rmw.
+void populateSharedIndexOpToLLVMPatterns(TileTypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns,
+                                         const LoweringContext &ctx);
 void populateGatherOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

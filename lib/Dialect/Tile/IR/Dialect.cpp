@@ -572,7 +572,7 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult
 TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
-                       RankedTensorType blockType) {
+                       RankedTensorType blockType, unsigned im2colRank) {
   auto layout = dyn_cast_or_null<SharedLayoutAttr>(blockType.getEncoding());
   if (!layout)
     return emitError() << "tensordesc needs a block with a shared layout "
@@ -587,11 +587,33 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << blockType.getRank();
   if (!blockType.getElementType().isIntOrFloat())
     return emitError() << "tensordesc elements must be integers or floats";
-  for (int64_t d : blockType.getShape())
-    if (d < 1 || d > 256 || !llvm::isPowerOf2_64(d))
-      return emitError() << "tensordesc block dimensions must be powers of "
-                            "two in [1, 256], got "
-                         << d;
+  if (im2colRank) {
+    // cuTensorMapEncodeIm2col: a rank-3 to 5 tensor, blocks of pixels x
+    // channels, at most 1024 pixels (one box) and 256 channels.
+    if (im2colRank < 3 || im2colRank > 5)
+      return emitError() << "tensordesc: im2col tensors have rank 3 to 5, got "
+                         << im2colRank;
+    if (blockType.getRank() != 2)
+      return emitError() << "tensordesc: an im2col block is pixels x "
+                            "channels (rank 2), got rank "
+                         << blockType.getRank();
+    int64_t pixels = blockType.getShape()[0];
+    int64_t channels = blockType.getShape()[1];
+    if (pixels < 1 || pixels > 1024 || !llvm::isPowerOf2_64(pixels))
+      return emitError() << "tensordesc: im2col pixels per column must be a "
+                            "power of two in [1, 1024], got "
+                         << pixels;
+    if (channels < 1 || channels > 256 || !llvm::isPowerOf2_64(channels))
+      return emitError() << "tensordesc: im2col channels per pixel must be a "
+                            "power of two in [1, 256], got "
+                         << channels;
+  } else {
+    for (int64_t d : blockType.getShape())
+      if (d < 1 || d > 256 || !llvm::isPowerOf2_64(d))
+        return emitError() << "tensordesc block dimensions must be powers of "
+                              "two in [1, 256], got "
+                           << d;
+  }
   if (failed(layout.verifyDescriptorElementType(emitError,
                                                  blockType.getElementType())))
     return failure();

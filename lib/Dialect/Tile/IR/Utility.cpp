@@ -230,7 +230,8 @@ kiln::tile::getRedundantThreadBits(const LinearLayout &layout,
 /// the acting thread passes each old value on through shared memory, one
 /// slot per element (row-major).
 static int64_t getAtomicBroadcastBytes(Operation *op) {
-  if (!isa<AtomicRMWOp, AtomicCASOp>(op) || op->getResult(0).use_empty())
+  if (!isa<AtomicRMWOp, AtomicCASOp, LocalAtomicRMWOp>(op) ||
+      op->getResult(0).use_empty())
     return 0;
   auto ty = cast<RankedTensorType>(op->getResult(0).getType());
   FailureOr<LinearLayout> ll = getLinearLayout(ty);

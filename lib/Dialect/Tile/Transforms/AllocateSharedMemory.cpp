@@ -137,7 +137,8 @@ void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
       extendLiveRange(buf, user->getResult(0), n);
       continue;
     }
-    if (isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, AsyncCopyOpInterface>(
+    if (isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, LocalGatherOp,
+            LocalScatterOp, LocalAtomicRMWOp, AsyncCopyOpInterface>(
             user))
       continue;
     if (auto read = dyn_cast<AsyncReadOpInterface>(user)) {

@@ -5,10 +5,11 @@
 * :mod:`kiln.language.nvidia.hopper` (sm_90a): ``mbarrier``, ``tma``, ``fence_async_shared``,
   ``warpgroup_mma``;
 * :mod:`kiln.language.nvidia.named_barrier` (every NVIDIA GPU; Kiln's, not Gluon's):
-  ``sync`` and ``arrive`` of a barrier of some of the CTA's warps.
+  ``sync`` and ``arrive`` of a barrier of some of the CTA's warps;
+* :mod:`kiln.language.nvidia.blackwell`: only the tensor-memory layout classes, so that a
+  kernel with a Hopper and a Blackwell path compiles its Hopper path.
 
-``ampere.async_copy`` is implemented; the rest are placeholders so that these builtins have a
-home and kernels written against Gluon's imports find the same paths. Like the rest of kiln.language, nothing here may
+Like the rest of kiln.language, nothing here may
 import kiln.compiler or kiln.runtime (see test/Python/test_layering.py).
 """
 
@@ -18,7 +19,7 @@ from .._core import register_vendor_builtins
 # registered before the submodules define them.
 register_vendor_builtins(__name__, "cuda:", "NVIDIA")
 
-from . import ampere, hopper, named_barrier  # noqa: E402,F401
+from . import ampere, blackwell, hopper, named_barrier  # noqa: E402,F401
 from .._core import register_target_hook  # noqa: E402
 
 

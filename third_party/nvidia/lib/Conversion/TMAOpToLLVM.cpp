@@ -6,7 +6,10 @@
 // is copied as one box per chunk (the host encodes the descriptor's box
 // that wide: kiln.nvidia.hopper.tma_box), each chunk landing after the
 // previous one, as #tile_nv.nvmma_shared stores chunks. Coordinates are
-// given outermost first and handed to the hardware innermost first.
+// given outermost first and handed to the hardware innermost first. An
+// im2col load is the same with PTX's .im2col mode and its offsets: its block
+// is pixels x channels, so the chunks are of channels (the innermost
+// coordinate) as a tiled block's are of columns.
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +154,10 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     if (failed(offsets))
       return failure();
     auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+    // An im2col load: the offsets go innermost first, as the coordinates;
+    // the chunks of a wide row are boxes at successive channels, as tiled.
+    bool im2col = op.getDesc().getType().isIm2Col();
+    SmallVector<Value> im2colOffsets(llvm::reverse(adaptor.getOffsets()));
     for (int64_t i = 0; i < boxes.count; ++i) {
       Value dst = byteOffset(rewriter, loc, adaptor.getResult(), (*offsets)[i]);
       // A shared::cta address is the executing CTA's shared::cluster
@@ -164,9 +171,10 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
           rewriter, loc, dst, adaptor.getDesc(),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
                          i * boxes.chunkElements),
-          adaptor.getBarrier(), /*im2colOffsets=*/ValueRange(),
+          adaptor.getBarrier(), im2colOffsets,
           /*multicastMask=*/mask, /*l2CacheHint=*/Value(),
-          NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+          im2col ? NVVM::TMALoadMode::IM2COL : NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false,
           /*group=*/NVVM::CTAGroupKindAttr(), pred);
     }
     rewriter.eraseOp(op);

@@ -25,6 +25,8 @@ public:
   /// Offset of `coords` (the layout's dimensions only).
   int64_t offsetOf(llvm::ArrayRef<int32_t> coords) const;
   unsigned getRank() const { return inverse.size(); }
+  /// Offsets of the coordinate bits of dimension `d`, lowest bit first.
+  llvm::ArrayRef<int64_t> bitOffsets(unsigned d) const { return inverse[d]; }
 
 private:
   llvm::SmallVector<llvm::SmallVector<int64_t>> inverse;

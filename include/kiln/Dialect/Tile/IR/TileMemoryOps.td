@@ -360,6 +360,85 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
   let hasVerifier = 1;
 }
 
+def Tile_LocalGatherOp : Tile_Op<"local_gather"> {
+  let summary = "Read a shared-memory buffer at per-element indices along one axis";
+  let description = [{
+    Gluon's `shared_memory_descriptor.gather`: `result[I] = src[I with
+    I[axis] replaced by indices[I]]`. The result has the shape and layout of
+    `indices` and the buffer's element type; along the other axes `indices`
+    is no larger than the buffer. Only the low log2(src.shape[axis]) bits of
+    an index are used.
+
+    ```mlir
+    %g = tile.local_gather %buf[%idx] {axis = 0 : i32}
+        : !tile.memdesc<64x64xf32, #shared>, tensor<64x64xi32, #l> -> tensor<64x64xf32, #l>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemRead<Tile_SharedMemory>]>:$src,
+                       Tile_IntTensor:$indices, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` attr-dict `:` qualified(type($src)) `,` type($indices)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LocalScatterOp : Tile_Op<"local_scatter"> {
+  let summary = "Write registers into a shared-memory buffer at per-element indices";
+  let description = [{
+    Gluon's `shared_memory_descriptor.scatter`: `dst[I with I[axis] replaced
+    by indices[I]] = values[I]`. `values` and `indices` have one shape and
+    layout. Two elements written to one place leave one of them there.
+
+    ```mlir
+    tile.local_scatter %v, %buf[%idx] {axis = 1 : i32}
+        : tensor<32x32xf32, #l>, tensor<32x32xi32, #l> -> !tile.memdesc<32x32xf32, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$values,
+                       Arg<Tile_MemDesc, "", [MemWrite<Tile_SharedMemory>]>:$dst,
+                       Tile_IntTensor:$indices, I32Attr:$axis);
+  let assemblyFormat = [{
+    $values `,` $dst `[` $indices `]` attr-dict `:` type($values) `,`
+    type($indices) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LocalAtomicRMWOp : Tile_Op<"local_atomic_rmw", [
+    OptionalTypesMatchWith<"result type follows from the values", "values",
+                           "result", "$_self", "::kiln::tile::CheckedInVerify()">,
+    OptionalTypesMatchWith<"mask type follows from the indices", "indices",
+                           "mask", "::kiln::tile::getI1SameShape($_self)",
+                           "::kiln::tile::CheckedInVerify()">]> {
+  let summary = "Atomic read-modify-write of shared memory at per-element indices";
+  let description = [{
+    Gluon's `shared_memory_descriptor.atomic_scatter_<kind>`: for each
+    element I (once, however many threads hold it) whose `mask` is true,
+    atomically replaces `old = dst[I with I[axis] replaced by indices[I]]`
+    by `old <kind> values[I]` and returns `old` (undefined where masked
+    off). `kind`: add, and, or, xor, max, min (signed), umax, umin, xchg on
+    integers; fadd, xchg on floats. Relaxed, at the scope of the CTA.
+
+    ```mlir
+    %old = tile.local_atomic_rmw "add", %v, %buf[%idx], %m {axis = 0 : i32}
+        : tensor<64xi32, #l>, tensor<64xi32, #l> -> !tile.memdesc<64xi32, #shared, mutable>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Tile_Tensor:$values,
+                       Arg<Tile_MemDesc, "", [MemRead<Tile_SharedMemory>,
+                                              MemWrite<Tile_SharedMemory>]>:$dst,
+                       Tile_IntTensor:$indices, Optional<Tile_BoolTensor>:$mask,
+                       I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $kind `,` $values `,` $dst `[` $indices `]` (`,` $mask^)? attr-dict `:`
+    type($values) `,` type($indices) `->` qualified(type($dst))
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Asynchronous copies
 //===----------------------------------------------------------------------===//

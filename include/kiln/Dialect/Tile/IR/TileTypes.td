@@ -90,11 +90,30 @@ def Tile_TensorDescType : Tile_TypeDef<"TensorDesc", "tensordesc"> {
 
     Descriptors are created on the host; a kernel only passes them to the
     bulk copy ops of the targets that have them.
+
+    With `im2col = N` the descriptor is an im2col one (the TMA im2col
+    mode) of a rank-N tensor (3 to 5: N, spatial dimensions, C): a copy
+    gathers a block of `pixels x channels` (rank 2) from the pixels of a
+    bounding box the host descriptor holds, so copies take N coordinates
+    and N - 2 offsets, not one coordinate per block dimension. Its pixels
+    may number up to 1024, its channels up to 256.
+
+    ```mlir
+    !tile.tensordesc<tensor<256x64xf16, #tile_nv.nvmma_shared<...>>, im2col = 4>
+    ```
   }];
-  let parameters = (ins "::mlir::RankedTensorType":$blockType);
-  let assemblyFormat = "`<` $blockType `>`";
+  let parameters = (ins "::mlir::RankedTensorType":$blockType,
+                        DefaultValuedParameter<"unsigned", "0">:$im2colRank);
+  let assemblyFormat = "`<` $blockType (`,` `im2col` `=` $im2colRank^)? `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// Whether copies through this descriptor use the im2col mode.
+    bool isIm2Col() const { return getIm2colRank() != 0; }
+    /// Coordinates a copy takes: the tensor's rank for im2col, else the
+    /// block's.
+    unsigned getCoordRank() const {
+      return isIm2Col() ? getIm2colRank() : getBlockType().getRank();
+    }
     /// The block's shared layout (verified to be one).
     SharedLayoutAttr getSharedLayout() const {
       return ::llvm::cast<SharedLayoutAttr>(getBlockType().getEncoding());

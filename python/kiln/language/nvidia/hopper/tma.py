@@ -15,6 +15,10 @@ A copy is issued by thread 0 for the whole CTA. Loads complete on an mbarrier (a
 Coordinates are element offsets, outermost first; elements outside the tensor read as zero
 (``padding="nan"`` on the host descriptor: NaN) and are not written.
 
+``async_load_im2col`` (Gluon's, also ``async_copy_global_to_shared_im2col``) loads through an
+im2col descriptor (``kiln.nvidia.hopper.TensorDescriptorIm2Col``): a block of ``[pixels,
+channels]`` gathered from an NHWC-style tensor, at ``coord`` moved by 16-bit ``offsets``.
+
 The reduce-stores ``async_atomic_add`` / ``_min`` / ``_max`` / ``_and`` / ``_or`` / ``_xor``
 take a store's arguments and combine the block into global memory, each element atomically;
 they join the stores' bulk groups. ``store_wait(0, read_only=False)`` waits until their
@@ -26,11 +30,15 @@ from __future__ import annotations
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from .mbarrier import _barrier, _pred
+from ._tma_im2col import tensor_descriptor_im2col, tensor_descriptor_im2col_type
+from . import _tma_im2col
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait",
            "async_load", "async_store", "async_atomic_add", "async_atomic_min",
            "async_atomic_max", "async_atomic_and", "async_atomic_or", "async_atomic_xor",
-           "make_tensor_descriptor", "tensor_descriptor", "tensor_descriptor_type"]
+           "make_tensor_descriptor", "tensor_descriptor", "tensor_descriptor_type",
+           "async_copy_global_to_shared_im2col", "async_load_im2col",
+           "tensor_descriptor_im2col", "tensor_descriptor_im2col_type"]
 
 # Gluon refuses a transposed layout too (its verifier: a descriptor's layout must not be
 # transposed); here for device-side descriptors and the host's TensorDescriptor.
@@ -49,6 +57,9 @@ tensor_descriptor_type = core.tensor_descriptor_type
 
 
 def _desc(tensor_desc, what):
+    if isinstance(tensor_desc, tensor_descriptor_im2col):
+        raise TypeError(f"{what}: tensor_desc is an im2col descriptor, which only "
+                        f"tma.async_load_im2col takes")
     if not isinstance(tensor_desc, core.tensor_descriptor):
         raise TypeError(f"{what}: tensor_desc must be a tensor descriptor (a kernel parameter "
                         f"passed a kiln.nvidia.hopper.TensorDescriptor), got {tensor_desc!r}")
@@ -143,7 +154,7 @@ def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem):
     # As Gluon: multicast where the layout repeats a part among CTAs, else each CTA loads its
     # own part (multicast=True on a layout without repeats multicasts nothing).
     mask = [_multicast_mask(sem, rank, redundant)] if multicast and redundant else []
-    segments = sem.b.array_attr([1, len(coords), 1, 1, len(preds), len(mask)])
+    segments = sem.b.array_attr([1, len(coords), 0, 1, 1, len(preds), len(mask)])
     sem.b.create("tile_nv.async_tma_copy_global_to_local",
                  [desc] + coords + [bar, dst] + preds + mask, [],
                  {"operandSegmentSizes": segments})
@@ -171,6 +182,33 @@ def async_load(tensor_desc, coord, barrier, result, pred=True, multicast=False,
                _semantic=None):
     """Gluon's newer name of :func:`async_copy_global_to_shared`."""
     _load("tma.async_load", tensor_desc, coord, barrier, result, pred, multicast, _semantic)
+
+
+@builtin
+def async_load_im2col(tensor_desc, coord, offsets, barrier, result, pred=True,
+                      multicast=False, _semantic=None):
+    """Thread 0 (where ``pred``) gathers an im2col block through ``tensor_desc`` (a
+    ``TensorDescriptorIm2Col`` parameter) into ``result``; the bytes complete ``barrier``'s
+    current phase, as :func:`async_copy_global_to_shared`.
+
+    ``coord`` has one coordinate per tensor dimension (N, the spatial ones, C): the first
+    pixel of the block, which goes on through the host descriptor's pixel box (W fastest,
+    then H, D, N), and the first channel. ``offsets`` has one unsigned 16-bit offset per
+    spatial dimension (outermost first; ints or integer scalars), added to every pixel: the
+    filter tap of a convolution. PTX limits them by the tensor's rank: [0, 65535] for 3,
+    [0, 255] for 4, [0, 31] for 5. The block is ``[pixels, channels]``; pixels past the
+    tensor's edge read as the padding."""
+    _tma_im2col.emit_load("tma.async_load_im2col", tensor_desc, coord, offsets, barrier,
+                          result, pred, multicast, _semantic, (_barrier, _buffer, _pred))
+
+
+@builtin
+def async_copy_global_to_shared_im2col(tensor_desc, coord, offsets, barrier, result,
+                                       pred=True, multicast=False, _semantic=None):
+    """Gluon's older name of :func:`async_load_im2col`."""
+    _tma_im2col.emit_load("tma.async_copy_global_to_shared_im2col", tensor_desc, coord,
+                          offsets, barrier, result, pred, multicast, _semantic,
+                          (_barrier, _buffer, _pred))
 
 
 def _store(what, op, tensor_desc, coord, src, sem, attrs=None, once=False):

@@ -677,3 +677,62 @@ func.func @tma_reduce_unknown_kind(%d: !tile.tensordesc<tensor<32x32xi32, #nv>>,
   tile_nv.async_tma_reduce nand, %d[%c, %c], %buf : !tile.tensordesc<tensor<32x32xi32, #nv>>, !tile.memdesc<32x32xi32, #nv, mutable>
   return
 }
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @im2col_coord_count(%d: !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32, %o: i16) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' op the im2col descriptor's tensor has rank 4, but 2 coordinates are given}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c] offsets [%o, %o], %bar, %buf : !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @im2col_offset_count(%d: !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32, %o: i16) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' op an im2col copy of a rank-4 tensor takes 2 offsets, got 1}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c, %c, %c] offsets [%o], %bar, %buf : !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @im2col_offset_range(%d: !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32, %o: i16) {
+  %big = arith.constant 256 : i16
+  // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' op im2col offset 1 is 256, outside [0, 255] (a rank-4 tensor)}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c, %c, %c] offsets [%o, %big], %bar, %buf : !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @offsets_on_tiled(%d: !tile.tensordesc<tensor<64x64xf16, #nv>>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32, %o: i16) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' op im2col offsets need an im2col descriptor}}
+  tile_nv.async_tma_copy_global_to_local %d[%c, %c] offsets [%o], %bar, %buf : !tile.tensordesc<tensor<64x64xf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @im2col_store(%d: !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, %buf: !tile.memdesc<64x64xf16, #nv, mutable>, %c: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' op im2col descriptors are for TMA loads only}}
+  tile_nv.async_tma_copy_local_to_global %d[%c, %c, %c, %c], %buf : !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>, !tile.memdesc<64x64xf16, #nv, mutable>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+func.func @im2col_made_on_device(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
+  // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op builds tiled descriptors only, not im2col ones}}
+  %d = tile_nv.make_tensor_descriptor %p[%m, %m, %m, %m], [%s, %s, %s, %s] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>
+  return
+}

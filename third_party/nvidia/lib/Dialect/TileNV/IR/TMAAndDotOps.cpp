@@ -4,6 +4,8 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
+#include "mlir/IR/Matchers.h"
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
@@ -21,12 +23,20 @@ std::string shapeText(ArrayRef<int64_t> shape) {
 }
 
 /// A TMA copy between `desc`'s block and the shared buffer `buf` at
-/// `coords`: one coordinate per block dimension, the buffer shaped and laid
-/// out as the block.
+/// `coords`: one coordinate per block dimension (per tensor dimension for an
+/// im2col descriptor, which only loads take), the buffer shaped and laid out
+/// as the block.
 LogicalResult verifyTMA(Operation *op, TensorDescType desc, size_t coords,
-                        MemDescType buf, StringRef bufName) {
+                        MemDescType buf, StringRef bufName,
+                        bool isLoad = false) {
   RankedTensorType block = desc.getBlockType();
-  if (coords != size_t(block.getRank()))
+  if (desc.isIm2Col() && !isLoad)
+    return op->emitOpError() << "im2col descriptors are for TMA loads only";
+  if (desc.isIm2Col() && coords != desc.getIm2colRank())
+    return op->emitOpError()
+           << "the im2col descriptor's tensor has rank " << desc.getIm2colRank()
+           << ", but " << coords << " coordinates are given";
+  if (!desc.isIm2Col() && coords != size_t(block.getRank()))
     return op->emitOpError()
            << "the descriptor's block has rank " << block.getRank() << ", but "
            << coords << " coordinates are given";
@@ -56,8 +66,35 @@ LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
   MemDescType result = getResult().getType();
   if (!result.getMutableMemory())
     return emitOpError() << "result must be a mutable buffer, got " << result;
-  return verifyTMA(*this, getDesc().getType(), getCoord().size(), result,
-                   "result");
+  TensorDescType desc = getDesc().getType();
+  if (failed(verifyTMA(*this, desc, getCoord().size(), result, "result",
+                       /*isLoad=*/true)))
+    return failure();
+  size_t offsets = getOffsets().size();
+  if (!desc.isIm2Col()) {
+    if (offsets)
+      return emitOpError() << "im2col offsets need an im2col descriptor";
+    return success();
+  }
+  unsigned rank = desc.getIm2colRank();
+  if (offsets != rank - 2)
+    return emitOpError() << "an im2col copy of a rank-" << rank
+                         << " tensor takes " << rank - 2
+                         << " offsets, got " << offsets;
+  // PTX ISA (tensor im2col mode): the offsets are unsigned, as wide as the
+  // rank leaves room for in 16 bits.
+  int64_t limit = rank == 3 ? 65535 : rank == 4 ? 255 : 31;
+  for (auto [i, v] : llvm::enumerate(getOffsets())) {
+    APInt value;
+    if (!matchPattern(v, m_ConstantInt(&value)))
+      continue;
+    uint64_t u = value.getZExtValue();
+    if (u > uint64_t(limit))
+      return emitOpError() << "im2col offset " << i << " is " << u
+                           << ", outside [0, " << limit << "] (a rank-" << rank
+                           << " tensor)";
+  }
+  return success();
 }
 
 Value AsyncTMACopyGlobalToLocalOp::getDst() { return getResult(); }
@@ -151,6 +188,8 @@ LogicalResult AsyncTMAReduceOp::verify() {
 
 LogicalResult MakeTensorDescriptorOp::verify() {
   tile::TensorDescType desc = getResult().getType();
+  if (desc.isIm2Col())
+    return emitOpError() << "builds tiled descriptors only, not im2col ones";
   RankedTensorType block = desc.getBlockType();
   unsigned rank = block.getRank();
   if (getShape().size() != rank || getStrides().size() != rank)

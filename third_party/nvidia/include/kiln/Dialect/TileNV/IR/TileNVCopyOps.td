@@ -28,17 +28,30 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
     and the others only receive it, so their barriers still expect the
     bytes.
 
+    Through an im2col descriptor (`!tile.tensordesc<..., im2col = N>`) the
+    copy is PTX's `.im2col` load: `coord` has the tensor's N coordinates
+    (the first pixel's, and the first channel), and `offsets` its N - 2
+    unsigned 16-bit spatial offsets (outermost first), which move every
+    pixel of the bounding box the host descriptor holds; the block is the
+    pixels x channels the hardware gathers. Constant offsets must lie in
+    the range PTX gives the rank: [0, 65535] for 3, [0, 255] for 4, [0, 31]
+    for 5. A tiled descriptor takes no offsets.
+
     ```mlir
     tile_nv.async_tma_copy_global_to_local %desc[%m, %k], %bar, %slot
         : !tile.tensordesc<tensor<128x64xbf16, #nvmma>>,
           !tile.memdesc<1xi64, #s, mutable>, !tile.memdesc<128x64xbf16, #nvmma, mutable>
+    tile_nv.async_tma_copy_global_to_local %in[%n, %h, %w, %c] offsets [%r, %s], %bar, %a
+        : !tile.tensordesc<tensor<128x64xf16, #nvmma>, im2col = 4>,
+          !tile.memdesc<1xi64, #s, mutable>, !tile.memdesc<128x64xf16, #nvmma, mutable>
     ```
   }];
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$coord,
+                       Variadic<I16>:$offsets,
                        Tile_MemDesc:$barrier, Tile_MemDesc:$result,
                        Optional<I1>:$pred, Optional<I32>:$multicast);
   let assemblyFormat = [{
-    $desc `[` $coord `]` `,` $barrier `,` $result (`,` $pred^)?
+    $desc `[` $coord `]` (`offsets` `[` $offsets^ `]`)? `,` $barrier `,` $result (`,` $pred^)?
     (`multicast` $multicast^)? attr-dict `:`
     qualified(type($desc)) `,` qualified(type($barrier)) `,` qualified(type($result))
   }];

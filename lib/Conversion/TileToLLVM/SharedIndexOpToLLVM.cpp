@@ -1,0 +1,216 @@
+//===- SharedIndexOpToLLVM.cpp - local_gather / scatter / atomic_rmw ------===//
+//
+// Each register of the indices' layout addresses the buffer at its own
+// coordinates with the one along `axis` replaced by its index. A buffer
+// offset is F2-linear in the coordinates (SharedOffsets), so it is the XOR
+// of three parts: the register's constant offset and the thread's lane and
+// warp part, both with the axis coordinate taken as zero (as local_load's
+// addresses, SharedMemoryOpToLLVM.cpp), and the image of the runtime index
+// -- a shift where the axis's bits map to consecutive offset bits, else a
+// select per bit. Padded layouts add their padding after the XOR, as
+// local_load does. Atomics act once per element (lowerAtomic).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
+#include "kiln/Conversion/TileToLLVM/TargetInfo.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tile;
+
+namespace {
+
+/// The address of every register of `type` in `view` (converted: `base`),
+/// its coordinate along `axis` replaced by `indices[r]`.
+FailureOr<SmallVector<Value>>
+indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
+                 Value view, RankedTensorType type, ArrayRef<Value> indices,
+                 unsigned axis, Type memTy, const LoweringContext &ctx) {
+  auto memdesc = cast<MemDescType>(view.getType());
+  FailureOr<LinearLayout> regs = getLinearLayout(type);
+  FailureOr<SharedOffsets> inverse = SharedOffsets::get(memdesc);
+  if (failed(regs) || failed(inverse)) {
+    op->emitOpError() << "cannot address " << memdesc << " with " << type;
+    return failure();
+  }
+  auto offsetOf = [&](LinearLayout::InDim dim, int32_t index) {
+    LinearLayout::Basis c = regs->applyOne(dim, index);
+    c[axis] = 0;
+    // Off the axis the indices may be smaller than the buffer, never larger
+    // (the verifier), so their coordinates are the buffer's.
+    return inverse->offsetOf(c);
+  };
+  SmallVector<int64_t> laneBits, warpBits;
+  for (unsigned k = 0; k < regs->getNumBits(LinearLayout::Lane); ++k)
+    laneBits.push_back(offsetOf(LinearLayout::Lane, 1 << k));
+  for (unsigned k = 0; k < regs->getNumBits(LinearLayout::Warp); ++k)
+    warpBits.push_back(offsetOf(LinearLayout::Warp, 1 << k));
+  ThreadIds ids = getThreadIds(b, loc, ctx);
+  Value thread = i32Const(b, loc, getSharedXorOffset(view));
+  thread = xorSetBits(b, loc, thread, ids.lane, laneBits);
+  thread = xorSetBits(b, loc, thread, ids.warp, warpBits);
+
+  ArrayRef<int64_t> axisBits = inverse->bitOffsets(axis);
+  // The axis's bits as one shift: bit k at offset axisBits[0] << k.
+  bool shifted = !axisBits.empty() && llvm::isPowerOf2_64(axisBits[0]);
+  for (auto [k, o] : llvm::enumerate(axisBits))
+    shifted &= o == (axisBits[0] << k);
+  auto paddings = memdesc.getSharedLayout().getPaddingSteps();
+  Type i32 = b.getI32Type();
+  SmallVector<Value> addrs;
+  for (auto [r, index] : llvm::enumerate(indices)) {
+    Value v = index;
+    unsigned width = v.getType().getIntOrFloatBitWidth();
+    if (width > 32)
+      v = LLVM::TruncOp::create(b, loc, i32, v);
+    else if (width < 32)
+      v = LLVM::ZExtOp::create(b, loc, i32, v);
+    Value image;
+    if (axisBits.empty()) {
+      image = i32Const(b, loc, 0);
+    } else if (shifted) {
+      image = LLVM::AndOp::create(
+          b, loc, v, i32Const(b, loc, (int64_t(1) << axisBits.size()) - 1));
+      if (unsigned s = llvm::Log2_64(axisBits[0]))
+        image = LLVM::ShlOp::create(b, loc, image, i32Const(b, loc, s));
+    } else {
+      image = i32Const(b, loc, 0);
+      for (auto [k, o] : llvm::enumerate(axisBits)) {
+        // (0 - bit) is all ones where the bit is set.
+        Value bit = LLVM::AndOp::create(
+            b, loc, LLVM::LShrOp::create(b, loc, v, i32Const(b, loc, k)),
+            i32Const(b, loc, 1));
+        Value all = LLVM::SubOp::create(b, loc, i32Const(b, loc, 0), bit);
+        image = LLVM::XOrOp::create(
+            b, loc, image,
+            LLVM::AndOp::create(b, loc, all, i32Const(b, loc, o)));
+      }
+    }
+    Value perThread = LLVM::XOrOp::create(b, loc, thread, image);
+    addrs.push_back(sharedElementAddress(b, loc, base, memTy, perThread,
+                                         /*threadBits=*/-1,
+                                         offsetOf(LinearLayout::Register, r),
+                                         paddings));
+  }
+  return addrs;
+}
+
+struct LocalGatherOpConversion : TileOpConversion<LocalGatherOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(LocalGatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    Type structTy = getTypeConverter()->convertType(type);
+    if (!regTy || !structTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    SmallVector<Value> indices =
+        unpackStruct(rewriter, loc, adaptor.getIndices());
+    FailureOr<SmallVector<Value>> addrs = indexedAddresses(
+        rewriter, loc, op, adaptor.getSrc(), op.getSrc(),
+        cast<RankedTensorType>(op.getIndices().getType()), indices,
+        op.getAxis(), memTy, ctx);
+    if (failed(addrs))
+      return failure();
+    SmallVector<Value> regs;
+    for (Value p : *addrs)
+      regs.push_back(fromMemory(
+          rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, p), regTy));
+    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+    return success();
+  }
+};
+
+struct LocalScatterOpConversion : TileOpConversion<LocalScatterOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(LocalScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValues().getType());
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    if (!regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
+    SmallVector<Value> indices =
+        unpackStruct(rewriter, loc, adaptor.getIndices());
+    FailureOr<SmallVector<Value>> addrs =
+        indexedAddresses(rewriter, loc, op, adaptor.getDst(), op.getDst(),
+                         type, indices, op.getAxis(), memTy, ctx);
+    if (failed(addrs))
+      return failure();
+    // Threads holding the same element write the same value: no test.
+    for (auto [p, v] : llvm::zip(*addrs, values))
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v), p);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LocalAtomicRMWOpConversion : TileOpConversion<LocalAtomicRMWOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(LocalAtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValues().getType());
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    if (!regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
+    SmallVector<Value> indices =
+        unpackStruct(rewriter, loc, adaptor.getIndices());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+    FailureOr<SmallVector<Value>> addrs =
+        indexedAddresses(rewriter, loc, op, adaptor.getDst(), op.getDst(),
+                         type, indices, op.getAxis(), memTy, ctx);
+    if (failed(addrs))
+      return failure();
+    auto kind = llvm::StringSwitch<LLVM::AtomicBinOp>(op.getKind())
+                    .Case("add", LLVM::AtomicBinOp::add)
+                    .Case("and", LLVM::AtomicBinOp::_and)
+                    .Case("or", LLVM::AtomicBinOp::_or)
+                    .Case("xor", LLVM::AtomicBinOp::_xor)
+                    .Case("max", LLVM::AtomicBinOp::max)
+                    .Case("min", LLVM::AtomicBinOp::min)
+                    .Case("umax", LLVM::AtomicBinOp::umax)
+                    .Case("umin", LLVM::AtomicBinOp::umin)
+                    .Case("fadd", LLVM::AtomicBinOp::fadd)
+                    .Default(LLVM::AtomicBinOp::xchg);
+    unsigned align = getElementBytes(type.getElementType());
+    std::string scope = ctx.target.atomicSyncScope("cta");
+    return lowerAtomic(
+        op, type, op.getResult(), masks, regTy, rewriter, ctx,
+        [&](unsigned r) -> Value {
+          return LLVM::AtomicRMWOp::create(
+              rewriter, loc, kind, (*addrs)[r], values[r],
+              LLVM::AtomicOrdering::monotonic, scope, align);
+        },
+        getTypeConverter()->convertType(op.getType()));
+  }
+};
+
+} // namespace
+
+void kiln::populateSharedIndexOpToLLVMPatterns(TileTypeConverter &converter,
+                                               RewritePatternSet &patterns,
+                                               const LoweringContext &ctx) {
+  patterns.add<LocalGatherOpConversion, LocalScatterOpConversion,
+               LocalAtomicRMWOpConversion>(converter, ctx);
+}
