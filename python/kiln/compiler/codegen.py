@@ -19,7 +19,7 @@ import types
 from typing import Optional, Dict, List
 
 from .. import language as kl
-from ..language._core import _unwrap, constexpr, is_builtin, tensor
+from ..language._core import _unwrap, constexpr, is_builtin, target_hook, tensor
 from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
 from ..language._types import tuple as kl_tuple
@@ -282,6 +282,9 @@ class CodeGenerator:
             if frame.ret is not None:
                 raise self.error(fdef, "a kernel cannot return a value")
             self.b.loc = def_loc
+            end = target_hook(self.target, "kernel_end")  # a vendor's last words (its waits)
+            if end is not None:
+                end(self.sem)
             self.b.create("func.return")
         attrs = (f'tile.target = "{self.target}", tile.num_warps = {self.num_warps} : i32, '
                  f"tile.threads_per_warp = {self.warp_size} : i32")

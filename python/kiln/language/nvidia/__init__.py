@@ -23,6 +23,18 @@ from . import ampere, blackwell, hopper, named_barrier  # noqa: E402,F401
 from .._core import register_target_hook  # noqa: E402
 
 
+def _kernel_end(sem):
+    """Before the kernel returns: wait until its TMA stores have read their shared memory,
+    which the next CTA on the SM may be given once this one ends (Gluon kernels may end
+    without ``tma.store_wait(0)``; CUTLASS epilogues end with it). One instruction, which
+    returns at once where the kernel waited already."""
+    if getattr(sem, "tma_stores_issued", False):
+        sem.b.create("tile_nv.async_tma_store_wait", [], [], {"pendings": "0 : i32"})
+
+
+register_target_hook("cuda:", "kernel_end", _kernel_end)
+
+
 def _cluster_barrier(sem):
     """gl.barrier(cluster=True) across CTAs: barrier.cluster.arrive (release) then .wait."""
     sem.b.create("tile_nv.cluster_arrive", [], [], {"relaxed": "false"})
