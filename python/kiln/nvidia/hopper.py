@@ -33,6 +33,7 @@ __all__ = ["TensorDescriptor", "TensorDescriptorIm2Col", "tma_box"]
 
 MAX_RANK = 5            # TMA tensors have 1 to 5 dimensions
 MAX_BOX_DIM = 256       # elements per box dimension
+MAX_ROWS = 4096         # rows of a 2-D block, copied as boxes of MAX_BOX_DIM rows
 MAX_DIM = 2**32         # elements per tensor dimension
 SWIZZLES = (0, 32, 64, 128)
 SWIZZLE_ROWS = 8        # rows of one swizzle atom: a swizzled block has at least this many
@@ -77,7 +78,9 @@ def tma_box(block_shape: Sequence[int], swizzle_byte_width: int,
     this block shape and NVMMA swizzle is encoded with; the compiler's TMA lowering follows
     the same rule.
 
-    The box is the block, except when the block's rows are wider than the swizzle pattern
+    The box is the block, except where the block has more than ``MAX_BOX_DIM`` rows (a 2-D
+    block, up to ``MAX_ROWS``: boxes of ``MAX_BOX_DIM`` rows, as Triton splits them) or where
+    the block's rows are wider than the swizzle pattern
     (``swizzle_byte_width > 0`` and ``block_shape[-1] * element_bitwidth / 8 >
     swizzle_byte_width``): the hardware swizzles at most one pattern width per box row, so
     the innermost box dimension is ``swizzle_byte_width * 8 // element_bitwidth`` elements and
@@ -87,6 +90,9 @@ def tma_box(block_shape: Sequence[int], swizzle_byte_width: int,
     box = [int(d) for d in block_shape]
     if swizzle_byte_width and box[-1] * element_bitwidth > swizzle_byte_width * 8:
         box[-1] = swizzle_byte_width * 8 // element_bitwidth
+    if len(box) == 2 and box[0] > MAX_BOX_DIM:
+        # More rows than a box holds: boxes of MAX_BOX_DIM rows, one under the other.
+        box[0] = MAX_BOX_DIM
     return box
 
 
@@ -240,10 +246,12 @@ class TensorDescriptor:
         cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
         cta_block = list(layout.per_cta_shape(block_shape)) if cga else block_shape
         for i, b in enumerate(block_shape):
-            if b < 1 or b & (b - 1) or cta_block[i] > MAX_BOX_DIM:
+            # A 2-D block's rows may span several boxes (tma_box).
+            most = MAX_ROWS if (rank == 2 and i == 0) else MAX_BOX_DIM
+            if b < 1 or b & (b - 1) or cta_block[i] > most:
                 part = f" (each CTA's part {cta_block[i]})" if cga else ""
                 raise ValueError(_err(f"block_shape[{i}] = {b}{part} must be a power of two in "
-                                      f"[1, {MAX_BOX_DIM}]"))
+                                      f"[1, {most}]"))
         row_bytes = block_shape[-1] * elem_bytes
         if row_bytes % ALIGN_BYTES:
             raise ValueError(_err(f"block_shape[{rank - 1}] = {block_shape[-1]} elements of "

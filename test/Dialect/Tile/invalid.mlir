@@ -1756,8 +1756,16 @@ func.func @desc_elements(%d: !tile.tensordesc<tensor<64xindex, #s1>>) {
 // -----
 
 #s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
-// expected-error @+1 {{tensordesc block dimensions must be powers of two in [1, 256], got 512}}
+// expected-error @+1 {{tensordesc block dimension 1 must be a power of two in [1, 256], got 512}}
 func.func @desc_box(%d: !tile.tensordesc<tensor<8x512xf16, #s2>>) {
+  return
+}
+
+// -----
+
+#s2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+// expected-error @+1 {{tensordesc block dimension 0 must be a power of two in [1, 4096], got 8192}}
+func.func @desc_rows(%d: !tile.tensordesc<tensor<8192x8xf16, #s2>>) {
   return
 }
 

@@ -608,11 +608,15 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                             "power of two in [1, 256], got "
                          << channels;
   } else {
-    for (int64_t d : blockType.getShape())
-      if (d < 1 || d > 256 || !llvm::isPowerOf2_64(d))
-        return emitError() << "tensordesc block dimensions must be powers of "
-                              "two in [1, 256], got "
-                           << d;
+    // A 2-D block's rows may span several boxes of 256 rows (the lowering
+    // copies them one under the other).
+    for (auto [i, d] : llvm::enumerate(blockType.getShape())) {
+      int64_t most = blockType.getRank() == 2 && i == 0 ? 4096 : 256;
+      if (d < 1 || d > most || !llvm::isPowerOf2_64(d))
+        return emitError() << "tensordesc block dimension " << i
+                           << " must be a power of two in [1, " << most
+                           << "], got " << d;
+    }
   }
   if (failed(layout.verifyDescriptorElementType(emitError,
                                                  blockType.getElementType())))

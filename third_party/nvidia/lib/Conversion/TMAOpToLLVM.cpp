@@ -2,8 +2,9 @@
 //
 // A TMA copy is issued by one elected thread of warp 0 (a PTX predicate, no
 // branch; a reduce-store, whose NVVM op has no predicate, branches) for the
-// whole CTA. A block whose rows are wider than the layout's swizzle chunk
-// is copied as one box per chunk (the host encodes the descriptor's box
+// whole CTA. A 2-D block of more than 256 rows is copied as boxes of 256
+// rows (as Triton splits it). A block whose rows are wider than the
+// layout's swizzle chunk is copied as one box per chunk (the host encodes the descriptor's box
 // that wide: kiln.nvidia.hopper.tma_box), each chunk landing after the
 // previous one, as #tile_nv.nvmma_shared stores chunks. Coordinates are
 // given outermost first and handed to the hardware innermost first. An
@@ -28,10 +29,15 @@ using namespace kiln::tile_nv;
 namespace {
 
 /// One TMA box per swizzle chunk of the block's rows: the shared-memory
-/// byte offset and the innermost-coordinate offset of each.
+/// byte offset and the innermost-coordinate offset of each. A 2-D tiled
+/// block of more than 256 rows (a box's most) is also cut into pieces of 256
+/// rows, each landing `pieceBytes` after the previous within its chunk.
 struct Boxes {
   int64_t count, chunkElements, chunkBytes;
+  int64_t pieces = 1, pieceRows = 0, pieceBytes = 0;
 };
+
+constexpr int64_t kMaxBoxRows = 256;
 
 Boxes getBoxes(TensorDescType desc) {
   RankedTensorType block = desc.getBlockType();
@@ -42,15 +48,25 @@ Boxes getBoxes(TensorDescType desc) {
   for (int64_t d : block.getShape())
     elements *= d;
   int64_t bytes = elements * block.getElementTypeBitWidth() / 8;
-  return {inner / chunk, chunk, bytes / (inner / chunk)};
+  Boxes boxes{inner / chunk, chunk, bytes / (inner / chunk)};
+  int64_t rows = block.getShape().front();
+  if (block.getRank() == 2 && !desc.isIm2Col() && rows > kMaxBoxRows) {
+    boxes.pieces = rows / kMaxBoxRows;
+    boxes.pieceRows = kMaxBoxRows;
+    boxes.pieceBytes = boxes.chunkBytes / boxes.pieces;
+  }
+  return boxes;
 }
 
-/// Coordinates innermost first, the innermost moved by `innerOffset`.
+/// Coordinates innermost first, the innermost moved by `innerOffset` and
+/// the next (the rows) by `rowOffset`.
 SmallVector<Value> boxCoordinates(OpBuilder &b, Location loc, ValueRange coord,
-                                  int64_t innerOffset) {
+                                  int64_t innerOffset, int64_t rowOffset = 0) {
   SmallVector<Value> out(llvm::reverse(coord));
   if (innerOffset)
     out[0] = LLVM::AddOp::create(b, loc, out[0], i32Const(b, loc, innerOffset));
+  if (rowOffset)
+    out[1] = LLVM::AddOp::create(b, loc, out[1], i32Const(b, loc, rowOffset));
   return out;
 }
 
@@ -76,6 +92,11 @@ kiln::getTMABoxOffsets(Operation *op, Value buffer, TensorDescType desc) {
     for (int64_t i = 0; i < boxes.count; ++i)
       out.push_back(i * boxes.chunkBytes);
     return out;
+  }
+  if (boxes.pieces > 1) {
+    op->emitOpError() << "TMA into or out of a subslice of a block of more than "
+                      << kMaxBoxRows << " rows is not lowered";
+    return failure();
   }
   // A subslice: each box lands at the address of its first element, and the
   // hardware must then put every element where the layout has it. It
@@ -158,8 +179,10 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     // the chunks of a wide row are boxes at successive channels, as tiled.
     bool im2col = op.getDesc().getType().isIm2Col();
     SmallVector<Value> im2colOffsets(llvm::reverse(adaptor.getOffsets()));
-    for (int64_t i = 0; i < boxes.count; ++i) {
-      Value dst = byteOffset(rewriter, loc, adaptor.getResult(), (*offsets)[i]);
+    for (int64_t n = 0; n < boxes.count * boxes.pieces; ++n) {
+      int64_t i = n / boxes.pieces, p = n % boxes.pieces;
+      Value dst = byteOffset(rewriter, loc, adaptor.getResult(),
+                             (*offsets)[i] + p * boxes.pieceBytes);
       // A shared::cta address is the executing CTA's shared::cluster
       // address (PTX ISA, state spaces): the same bits, without the
       // addrspacecast's detour through a generic address (cvta.shared,
@@ -170,7 +193,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
-                         i * boxes.chunkElements),
+                         i * boxes.chunkElements, p * boxes.pieceRows),
           adaptor.getBarrier(), im2colOffsets,
           /*multicastMask=*/mask, /*l2CacheHint=*/Value(),
           im2col ? NVVM::TMALoadMode::IM2COL : NVVM::TMALoadMode::TILE,
@@ -195,13 +218,16 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
         getTMABoxOffsets(op, op.getSrc(), op.getDesc().getType());
     if (failed(offsets))
       return failure();
-    for (int64_t i = 0; i < boxes.count; ++i)
+    for (int64_t n = 0; n < boxes.count * boxes.pieces; ++n) {
+      int64_t i = n / boxes.pieces, p = n % boxes.pieces;
       NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
           rewriter, loc, adaptor.getDesc(),
-          byteOffset(rewriter, loc, adaptor.getSrc(), (*offsets)[i]),
+          byteOffset(rewriter, loc, adaptor.getSrc(),
+                     (*offsets)[i] + p * boxes.pieceBytes),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
-                         i * boxes.chunkElements),
+                         i * boxes.chunkElements, p * boxes.pieceRows),
           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);
+    }
     // Threads that issued nothing commit an empty group.
     NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
@@ -244,14 +270,17 @@ struct TMAReduceConversion : TileOpConversion<AsyncTMAReduceOp> {
       return failure();
     NVVM::TMAReduxKind kind = getReduxKind(op.getKind());
     auto issue = [&] {
-      for (int64_t i = 0; i < boxes.count; ++i)
+      for (int64_t n = 0; n < boxes.count * boxes.pieces; ++n) {
+        int64_t i = n / boxes.pieces, p = n % boxes.pieces;
         NVVM::CpAsyncBulkTensorReduceOp::create(
             rewriter, loc, adaptor.getDesc(),
-            byteOffset(rewriter, loc, adaptor.getSrc(), (*offsets)[i]), kind,
-            NVVM::TMAStoreMode::TILE,
+            byteOffset(rewriter, loc, adaptor.getSrc(),
+                       (*offsets)[i] + p * boxes.pieceBytes),
+            kind, NVVM::TMAStoreMode::TILE,
             boxCoordinates(rewriter, loc, adaptor.getCoord(),
-                           i * boxes.chunkElements),
+                           i * boxes.chunkElements, p * boxes.pieceRows),
             /*l2CacheHint=*/Value());
+      }
     };
     if (failed(emitIfElse(rewriter, op, pred, issue, nullptr)))
       return failure();
@@ -397,7 +426,9 @@ struct MakeTensorDescriptorConversion
     for (unsigned i = 0; i < rank; ++i) {
       // Dimension i of the hardware is dimension rank-1-i of the block.
       int64_t box = i == 0 ? boxes.chunkElements
-                           : block.getShape()[rank - 1 - i];
+                    : i == 1 && boxes.pieces > 1
+                        ? boxes.pieceRows
+                        : block.getShape()[rank - 1 - i];
       field("box_dim", "b32");
       os << i << ", " << box << ";\n";
       field("global_dim", "b32");
