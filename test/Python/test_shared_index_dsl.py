@@ -183,3 +183,17 @@ def test_errors_at_the_call(case, tag, message):
                      cache=False)
     anchor = "smem." if case != 5 else "ring."
     located.assert_located(e.value, HERE, f"E:{tag}", anchor, message, kiln.CompilationError)
+
+
+@pytest.mark.parametrize("op", ["add", "max", "xchg"])
+def test_amd_atomics_and_scatter_compile(op):
+    """On a 64-lane target the atomics are LDS atomics (ds_*), once an element."""
+    L = kl.BlockedLayout([1, 1], [16, 4], [4, 1], [1, 0])
+    k = kiln.compile(atomic_kernel, _sig(atomic_kernel, "i32"),
+                     {"M": 16, "N": 32, "RM": 16, "RN": 2, "AXIS": 1, "OP": op, "MASKED": True,
+                      "L": L, "S": shared_layouts()[0]}, target="hip:gfx942", cache=False)
+    asm = k.asm["amdgcn"]
+    name = {"xchg": "wrxchg"}.get(op, op)
+    assert re.search(rf"ds_{name}_rtn_(b32|u32|i32)", asm), asm[-2000:]
+    kiln.compile(scatter_kernel, _sig(scatter_kernel), {"M": 32, "N": 32, "AXIS": 0,
+                 "L": L, "S": shared_layouts()[1]}, target="hip:gfx942", cache=False)
