@@ -136,6 +136,22 @@ LogicalResult kiln::lowerAtomic(Operation *op, RankedTensorType type,
   return success();
 }
 
+LLVM::AtomicBinOp kiln::getAtomicBinOp(StringRef kind) {
+  return llvm::StringSwitch<LLVM::AtomicBinOp>(kind)
+      .Case("add", LLVM::AtomicBinOp::add)
+      .Case("and", LLVM::AtomicBinOp::_and)
+      .Case("or", LLVM::AtomicBinOp::_or)
+      .Case("xor", LLVM::AtomicBinOp::_xor)
+      .Case("max", LLVM::AtomicBinOp::max)
+      .Case("min", LLVM::AtomicBinOp::min)
+      .Case("umax", LLVM::AtomicBinOp::umax)
+      .Case("umin", LLVM::AtomicBinOp::umin)
+      .Case("fadd", LLVM::AtomicBinOp::fadd)
+      .Case("fmax", LLVM::AtomicBinOp::fmax)
+      .Case("fmin", LLVM::AtomicBinOp::fmin)
+      .Default(LLVM::AtomicBinOp::xchg);
+}
+
 namespace {
 
 struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
@@ -153,19 +169,7 @@ struct AtomicRMWOpConversion : public ConvertOpToLLVMPattern<AtomicRMWOp> {
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackStruct(rewriter, loc, adaptor.getMask());
-    auto binOp = llvm::StringSwitch<LLVM::AtomicBinOp>(op.getKind())
-                     .Case("add", LLVM::AtomicBinOp::add)
-                     .Case("and", LLVM::AtomicBinOp::_and)
-                     .Case("or", LLVM::AtomicBinOp::_or)
-                     .Case("xor", LLVM::AtomicBinOp::_xor)
-                     .Case("max", LLVM::AtomicBinOp::max)
-                     .Case("min", LLVM::AtomicBinOp::min)
-                     .Case("umax", LLVM::AtomicBinOp::umax)
-                     .Case("umin", LLVM::AtomicBinOp::umin)
-                     .Case("fadd", LLVM::AtomicBinOp::fadd)
-                     .Case("fmax", LLVM::AtomicBinOp::fmax)
-                     .Case("fmin", LLVM::AtomicBinOp::fmin)
-                     .Default(LLVM::AtomicBinOp::xchg);
+    LLVM::AtomicBinOp binOp = getAtomicBinOp(op.getKind());
     StringRef sem = op.getSem(), scope = op.getScope();
     unsigned align = getElementBytes(type.getElementType());
     // A 16-bit float add of two elements adjacent in memory and in the

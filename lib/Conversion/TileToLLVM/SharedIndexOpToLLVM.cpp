@@ -18,7 +18,6 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -182,17 +181,7 @@ struct LocalAtomicRMWOpConversion : TileOpConversion<LocalAtomicRMWOp> {
                          type, indices, op.getAxis(), memTy, ctx);
     if (failed(addrs))
       return failure();
-    auto kind = llvm::StringSwitch<LLVM::AtomicBinOp>(op.getKind())
-                    .Case("add", LLVM::AtomicBinOp::add)
-                    .Case("and", LLVM::AtomicBinOp::_and)
-                    .Case("or", LLVM::AtomicBinOp::_or)
-                    .Case("xor", LLVM::AtomicBinOp::_xor)
-                    .Case("max", LLVM::AtomicBinOp::max)
-                    .Case("min", LLVM::AtomicBinOp::min)
-                    .Case("umax", LLVM::AtomicBinOp::umax)
-                    .Case("umin", LLVM::AtomicBinOp::umin)
-                    .Case("fadd", LLVM::AtomicBinOp::fadd)
-                    .Default(LLVM::AtomicBinOp::xchg);
+    LLVM::AtomicBinOp kind = getAtomicBinOp(op.getKind());
     unsigned align = getElementBytes(type.getElementType());
     std::string scope = ctx.target.atomicSyncScope("cta");
     return lowerAtomic(

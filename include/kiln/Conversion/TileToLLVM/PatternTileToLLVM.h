@@ -378,6 +378,9 @@ lowerAtomic(mlir::Operation *op, mlir::RankedTensorType type,
             llvm::function_ref<mlir::Value(unsigned)> act, mlir::Type structTy,
             llvm::function_ref<mlir::Value(unsigned)> pairFn = {},
             llvm::function_ref<mlir::Value(unsigned, mlir::Value)> actIf = {});
+/// LLVM's atomicrmw operation of an atomic `kind` of the tile dialect (add,
+/// and, or, xor, max, min, umax, umin, fadd, fmax, fmin; anything else xchg).
+mlir::LLVM::AtomicBinOp getAtomicBinOp(llvm::StringRef kind);
 /// `thenFn()`'s value where `cond` holds, undefined elsewhere, at the
 /// rewriter's insertion point (which ends in the join block). Needs the op
 /// in a control-flow graph (inControlFlowGraph).
