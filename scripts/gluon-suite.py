@@ -5,6 +5,11 @@ with the most common first errors of the Kiln run.
 
     python3 scripts/gluon-suite.py build/gluon-tests/test_core.py [--out DIR] [-k EXPR]
     python3 scripts/gluon-suite.py build/gluon-tests/tutorials [--out DIR]
+    python3 scripts/gluon-suite.py NEWER/test_core.py --new-since OLDER/test_core.py --only kiln
+
+``--new-since`` runs only the test functions a newer Triton's file added (Triton's main branch
+against 3.6: the GPU machine's Triton cannot run them, so ``--only kiln``; each test's own
+torch reference is the judge).
 
 A folder (Gluon's tutorials, python/tutorials/gluon/*.py at the same commit) runs every .py file
 in it; its Kiln copies go to a ``_kiln`` subfolder under the same names, so that a file
@@ -80,13 +85,35 @@ def _passed(junit: str, qualify: bool = False):
             if not any(case.find(t) is not None for t in ("failure", "error", "skipped"))}
 
 
+def new_test_functions(path: str, older: str):
+    """The module-level ``test_*`` functions of ``path`` that ``older`` lacks, in order."""
+    import ast
+
+    def names(p):
+        with open(p) as f:
+            tree = ast.parse(f.read())
+        return [n.name for n in tree.body
+                if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")]
+    old = set(names(older))
+    return [n for n in names(path) if n not in old]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("test_file")
     ap.add_argument("--out", default=os.environ.get("OUT", "."))
     ap.add_argument("--only", choices=("triton", "kiln"), help="run one side only")
+    ap.add_argument("--new-since", metavar="OLDER_FILE",
+                    help="run only the test functions the file has and OLDER_FILE (the same "
+                         "test file at an older Triton) lacks")
     args, extra = ap.parse_known_args(argv)
     src = os.path.abspath(args.test_file)
+    if args.new_since:
+        names = new_test_functions(src, args.new_since)
+        if not names:
+            print(f"{src} has no test function that {args.new_since} lacks")
+            return 0
+        extra = list(extra) + ["-k", " or ".join(names)]
     os.makedirs(args.out, exist_ok=True)
     if os.path.isdir(src):
         stem = os.path.basename(src.rstrip("/"))
