@@ -617,6 +617,20 @@ void AsyncTransfer::collectHandOffs(Operation *scope) {
   });
 }
 
+/// Whether the threads that run `waiter` issued `issuer`: not when `issuer`
+/// is in a warp_specialize worker partition that does not hold `waiter` (a
+/// wait counts only its own threads' groups; the kernel's warps, which run
+/// the default region, go on after the op, the workers' do not).
+static bool sameIssuingThreads(Operation *issuer, Operation *waiter) {
+  for (Operation *at = issuer; at; at = at->getParentOp()) {
+    auto ws = dyn_cast_or_null<WarpSpecializeOp>(at->getParentOp());
+    if (!ws || at->getParentRegion() == &ws.getDefaultRegion())
+      continue;
+    return at->getParentRegion()->isAncestor(waiter->getParentRegion());
+  }
+  return true;
+}
+
 /// The op's own effect on what is in flight and, where the state tracks
 /// them, on the accesses since the last barrier.
 void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
@@ -663,7 +677,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
     int left = wait.getMaxPendingGroups();
     llvm::erase_if(state.pending, [&](InFlight &p) {
       return p.kind == Kind::AsyncRead && p.counter == counter &&
-             p.minAfter >= left && retire(p);
+             p.minAfter >= left && sameIssuingThreads(p.op, &op) && retire(p);
     });
   }
   // The accesses of the op's threads since the last barrier; a CTA barrier

@@ -503,6 +503,49 @@ def tma_store_in_flight_at_exit(d, x, y, n):
 
 
 @kiln.jit
+def tma_store_then_wait(d, x, y, n):
+    r = kl.arange(0, 64, kl.SliceLayout(1, L2))
+    c = kl.arange(0, 64, kl.SliceLayout(0, L2))
+    buf = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    buf.store(kl.load(x + r[:, None] * 64 + c[None, :]))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(d, [0, 0], buf)
+    tma.store_wait(0)
+
+
+@kiln.jit
+def tma_stores_in_a_loop(d, x, y, n):
+    r = kl.arange(0, 64, kl.SliceLayout(1, L2))
+    c = kl.arange(0, 64, kl.SliceLayout(0, L2))
+    buf = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    for i in range(n):
+        tma.store_wait(0)  # the previous tile's store has read buf
+        buf.store(kl.load(x + i * 4096 + r[:, None] * 64 + c[None, :]))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(d, [i * 64, 0], buf)
+
+
+@kiln.jit
+def _ws_idle(y):
+    pass
+
+
+@kiln.jit
+def _ws_storer(d, x):
+    r = kl.arange(0, 64, kl.SliceLayout(1, kl.BlockedLayout([1, 8], [4, 8], [1, 1], [1, 0])))
+    c = kl.arange(0, 64, kl.SliceLayout(0, kl.BlockedLayout([1, 8], [4, 8], [1, 1], [1, 0])))
+    buf = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
+    buf.store(kl.load(x + r[:, None] * 64 + c[None, :]))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(d, [0, 0], buf)  # E:ws_store_exit
+
+
+@kiln.jit
+def tma_store_in_a_worker_at_exit(d, x, y, n):
+    kl.warp_specialize([(_ws_idle, (y,)), (_ws_storer, (d, x))], [1], [24])
+
+
+@kiln.jit
 def tma_store_source_rewritten(d, x, y, n):
     r = kl.arange(0, 64, kl.SliceLayout(1, L2))
     c = kl.arange(0, 64, kl.SliceLayout(0, L2))
@@ -690,6 +733,13 @@ MISTAKES = [
      "buf.load", TMA_READ_BEFORE_WAIT),
     ("tma_read_after_another_barrier", tma_read_after_another_barrier, HOPPER, TSIG,
      "E:tma_other_barrier", "buf.load", TMA_READ_BEFORE_WAIT),
+    # A worker's stores are its own threads' bulk groups: the kernel's end (the default
+    # warps) cannot wait for them.
+    ("tma_store_in_a_worker_at_exit", tma_store_in_a_worker_at_exit, HOPPER, TSIG,
+     "E:ws_store_exit", "tma.async_copy_shared_to_global", _e(
+         "the kernel can end while this asynchronous read of shared memory is still in "
+         "flight: no wait on the 'cp.async.bulk' counter leaves it done before the end (add "
+         "a TMA store_wait(0) before the kernel returns)")),
     ("tma_store_source_rewritten", tma_store_source_rewritten, HOPPER, TSIG,
      "E:tma_src_rewritten", "buf.store",
      rewritten_while_read("smem.store", "tma.async_copy_shared_to_global",
@@ -987,3 +1037,18 @@ def test_tma_store_in_flight_at_exit_is_waited_for():
     body = k.asm["ptx"].split("cp.async.bulk.tensor")[-1]
     assert re.search(r"cp\.async\.bulk\.commit_group;.*cp\.async\.bulk\.wait_group\.read\s+0;"
                      r"\s*\}?\s*ret;", body, re.S), body
+
+
+def _bulk_waits(ptx):
+    return len(re.findall(r"cp\.async\.bulk\.wait_group\.read\s+0;", ptx))
+
+
+def test_kernel_end_waits_only_where_a_store_may_be_in_flight():
+    """No second wait after the kernel's own store_wait(0); after a loop whose last store is
+    not waited for, one at the end (besides the loop's own)."""
+    k = kiln.compile(tma_store_then_wait, TSIG, {}, target=HOPPER[0], cache=False)
+    assert _bulk_waits(k.asm["ptx"]) == 1
+    k = kiln.compile(tma_stores_in_a_loop, TSIG, {}, target=HOPPER[0], cache=False)
+    ptx = k.asm["ptx"]
+    assert _bulk_waits(ptx) == 2
+    assert re.search(r"cp\.async\.bulk\.wait_group\.read\s+0;\s*\}?\s*ret;", ptx), ptx[-800:]

@@ -265,3 +265,28 @@ def test_amd_slice_errors():
                          target="cuda:sm_90a", cache=False)
         located.assert_located(ei.value, HERE, "E:slice", "kl.amd.slice", message,
                                kiln.CompilationError)
+
+
+@pytest.mark.parametrize("ctas,split,order,bases", [
+    ([2, 1], [2, 1], [1, 0], [[1, 0]]),
+    ([1, 4], [1, 2], [1, 0], [[0, 1], [0, 0]]),
+    ([4, 4], [2, 2], [1, 0], [[0, 1], [0, 0], [1, 0], [0, 0]]),
+    ([4, 2], [4, 1], [0, 1], [[1, 0], [2, 0], [0, 0]]),
+    ([2, 2, 1], [2, 2, 1], [2, 1, 0], [[0, 1, 0], [1, 0, 0]]),
+])
+def test_make_cga_layout(ctas, split, order, bases):
+    """Gluon's make_cga_layout (CGAEncodingAttr::fromSplitParams): along each dimension, in
+    ``order``, the split's bits move by powers of two, then the repeats are zero bases."""
+    assert kl.make_cga_layout(ctas, split, order) == bases
+
+
+@pytest.mark.parametrize("args,message", [
+    (([2, 1], [2], [1, 0]), r"need one entry per dimension"),
+    (([2, 1], [2, 1], [0, 0]), r"cta_order \[0, 0\] is not a permutation of 0\.\.1"),
+    (([3, 1], [1, 1], [1, 0]), r"must be powers of two, got 3"),
+    (([2, 1], [4, 1], [1, 0]), r"dimension 0 has 2 CTAs, not a multiple of its split 4"),
+    (([8, 4], [8, 4], [1, 0]), r"32 CTAs; a cluster has at most 16"),
+])
+def test_make_cga_layout_errors(args, message):
+    with pytest.raises(ValueError, match=message):
+        kl.make_cga_layout(*args)

@@ -100,6 +100,36 @@ indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
   return addrs;
 }
 
+/// What scatter and the atomics start from: the values' register and memory
+/// types, their registers and each register's address in the buffer.
+struct IndexedWrite {
+  Type regTy, memTy;
+  SmallVector<Value> values, addrs;
+};
+
+template <typename Op>
+FailureOr<IndexedWrite> prepareIndexedWrite(Op op, typename Op::Adaptor adaptor,
+                                            ConversionPatternRewriter &rewriter,
+                                            const TypeConverter &converter,
+                                            const LoweringContext &ctx) {
+  Location loc = op.getLoc();
+  auto type = cast<RankedTensorType>(op.getValues().getType());
+  IndexedWrite w;
+  w.regTy = converter.convertType(type.getElementType());
+  if (!w.regTy)
+    return failure();
+  w.memTy = getMemoryType(w.regTy);
+  w.values = unpackStruct(rewriter, loc, adaptor.getValues());
+  SmallVector<Value> indices = unpackStruct(rewriter, loc, adaptor.getIndices());
+  FailureOr<SmallVector<Value>> addrs =
+      indexedAddresses(rewriter, loc, op, adaptor.getDst(), op.getDst(), type,
+                       indices, op.getAxis(), w.memTy, ctx);
+  if (failed(addrs))
+    return failure();
+  w.addrs = std::move(*addrs);
+  return w;
+}
+
 struct LocalGatherOpConversion : TileOpConversion<LocalGatherOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -136,23 +166,14 @@ struct LocalScatterOpConversion : TileOpConversion<LocalScatterOp> {
   LogicalResult
   matchAndRewrite(LocalScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getValues().getType());
-    Type regTy = getTypeConverter()->convertType(type.getElementType());
-    if (!regTy)
-      return failure();
-    Type memTy = getMemoryType(regTy);
-    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
-    SmallVector<Value> indices =
-        unpackStruct(rewriter, loc, adaptor.getIndices());
-    FailureOr<SmallVector<Value>> addrs =
-        indexedAddresses(rewriter, loc, op, adaptor.getDst(), op.getDst(),
-                         type, indices, op.getAxis(), memTy, ctx);
-    if (failed(addrs))
+    FailureOr<IndexedWrite> w = prepareIndexedWrite(
+        op, adaptor, rewriter, *getTypeConverter(), ctx);
+    if (failed(w))
       return failure();
     // Threads holding the same element write the same value: no test.
-    for (auto [p, v] : llvm::zip(*addrs, values))
-      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v), p);
+    for (auto [p, v] : llvm::zip(w->addrs, w->values))
+      LLVM::StoreOp::create(rewriter, op.getLoc(),
+                            toMemory(rewriter, op.getLoc(), v), p);
     rewriter.eraseOp(op);
     return success();
   }
@@ -166,29 +187,21 @@ struct LocalAtomicRMWOpConversion : TileOpConversion<LocalAtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getValues().getType());
-    Type regTy = getTypeConverter()->convertType(type.getElementType());
-    if (!regTy)
+    FailureOr<IndexedWrite> w = prepareIndexedWrite(
+        op, adaptor, rewriter, *getTypeConverter(), ctx);
+    if (failed(w))
       return failure();
-    Type memTy = getMemoryType(regTy);
-    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
-    SmallVector<Value> indices =
-        unpackStruct(rewriter, loc, adaptor.getIndices());
     SmallVector<Value> masks;
     if (adaptor.getMask())
       masks = unpackStruct(rewriter, loc, adaptor.getMask());
-    FailureOr<SmallVector<Value>> addrs =
-        indexedAddresses(rewriter, loc, op, adaptor.getDst(), op.getDst(),
-                         type, indices, op.getAxis(), memTy, ctx);
-    if (failed(addrs))
-      return failure();
     LLVM::AtomicBinOp kind = getAtomicBinOp(op.getKind());
     unsigned align = getElementBytes(type.getElementType());
     std::string scope = ctx.target.atomicSyncScope("cta");
     return lowerAtomic(
-        op, type, op.getResult(), masks, regTy, rewriter, ctx,
+        op, type, op.getResult(), masks, w->regTy, rewriter, ctx,
         [&](unsigned r) -> Value {
           return LLVM::AtomicRMWOp::create(
-              rewriter, loc, kind, (*addrs)[r], values[r],
+              rewriter, loc, kind, w->addrs[r], w->values[r],
               LLVM::AtomicOrdering::monotonic, scope, align);
         },
         getTypeConverter()->convertType(op.getType()));

@@ -831,6 +831,10 @@ class CodeGenerator:
         """Inline a warp_specialize partition's function; an error inside it gets a note
         pointing at the warp_specialize call."""
         site = self.frame.src.position(self.node) if self.node is not None else None
+        # Vendors' hooks tell a worker's threads from the kernel's (kernel_end waits only
+        # for what the kernel's own warps issued).
+        depth = getattr(self.sem, "worker_partition_depth", 0)
+        self.sem.worker_partition_depth = depth + (index > 0)
         try:
             return self.call_function(fn, args, {}, self.node)
         except CompilationError as e:
@@ -839,6 +843,8 @@ class CodeGenerator:
                 e.notes.append((f"in the {what} '{fn.__name__}' of this warp_specialize",
                                 *site))
             raise
+        finally:
+            self.sem.worker_partition_depth = depth
 
     def call_function(self, fn, args, kwargs, node=None):
         """Inline ``fn`` (a JITFunction) with the given arguments; return its return value."""

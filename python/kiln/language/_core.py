@@ -797,54 +797,7 @@ class shared_memory_descriptor(base_value):
         broadcast to one shape first (Gluon's)."""
         return _semantic.shared_scatter(self, _unwrap(values), _unwrap(indices), axis)
 
-    @builtin
-    def atomic_scatter_add(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic add at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "add", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_max(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic max at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "max", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_min(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic min at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "min", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_and(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic and at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "and", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_or(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic or at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "or", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_xor(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic xor at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "xor", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
-
-    @builtin
-    def atomic_scatter_xchg(self, values, indices, axis, mask=None, _semantic=None):
-        """Atomic xchg at ``self[I with I[axis] replaced by indices[I]]`` for each element I
-        (where ``mask``), returning the old values (Gluon's)."""
-        return _semantic.shared_atomic_scatter(self, "xchg", _unwrap(values), _unwrap(indices),
-                                               axis, mask)
+    # atomic_scatter_add / max / min / and / or / xor / xchg (made below the class).
 
     @builtin
     def index(self, index, _semantic=None):
@@ -883,6 +836,22 @@ class shared_memory_descriptor(base_value):
         ends here rather than at its last use."""
         return _semantic.local_dealloc(self)
 
+
+
+def _atomic_scatter_method(op):
+    """``shared_memory_descriptor.atomic_scatter_<op>`` (Gluon's)."""
+    def method(self, values, indices, axis, mask=None, _semantic=None):
+        return _semantic.shared_atomic_scatter(self, op, _unwrap(values), _unwrap(indices),
+                                               axis, mask)
+    method.__name__ = method.__qualname__ = f"atomic_scatter_{op}"
+    method.__doc__ = (f"Atomic {op} at ``self[I with I[axis] replaced by indices[I]]`` for each "
+                      f"element I (where ``mask``), returning the old values (Gluon's).")
+    return builtin(method)
+
+
+for _op in ("add", "max", "min", "and", "or", "xor", "xchg"):
+    setattr(shared_memory_descriptor, f"atomic_scatter_{_op}", _atomic_scatter_method(_op))
+del _op
 
 class block_type(block_queries, base_type):
     """The block a tensor descriptor copies: ``.shape`` (constexprs), ``.element_ty``,

@@ -160,6 +160,47 @@ def _same(current, value) -> bool:
         return False
 
 
+def _check_tensor_fields(err, shape, strides, address, dname, elem_bytes, padding,
+                         round_f32_to_tf32, last_dim):
+    """The checks a tiled and an im2col descriptor share (``err`` prefixes the message with
+    the class; ``last_dim`` names the contiguous dimension): dimensions in range, strides 16-
+    byte multiples below 2**40 with the last one 1, a 16-byte aligned base, tf32 rounding of
+    float32 only, zero or NaN padding (NaN of floats only)."""
+    for i, d in enumerate(shape):
+        if not 1 <= d <= MAX_DIM:
+            raise ValueError(err(f"shape[{i}] = {d} is out of range [1, 2**32]"))
+    rank = len(shape)
+    if strides[-1] != 1:
+        raise ValueError(err(f"strides[{rank - 1}] = {strides[-1]}: {last_dim} must be "
+                             f"contiguous (stride 1)"))
+    for i, s in enumerate(strides[:-1]):
+        nbytes = s * elem_bytes
+        if s < 1 or nbytes % ALIGN_BYTES:
+            raise ValueError(err(f"strides[{i}] = {s} ({nbytes} bytes of {dname}) must be a "
+                                 f"positive multiple of {ALIGN_BYTES} bytes"))
+        if nbytes >= MAX_STRIDE_BYTES:
+            raise ValueError(err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
+                                 f"2**40 bytes"))
+    if address % ALIGN_BYTES:
+        raise ValueError(err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
+                             f"aligned"))
+    if round_f32_to_tf32 and dname != "fp32":
+        raise ValueError(err(f"round_f32_to_tf32=True needs a float32 tensor, got {dname}"))
+    if padding not in PADDINGS:
+        raise ValueError(err(f"padding must be 'zero' or 'nan', got {padding!r}"))
+    if padding == "nan" and dname not in _NAN_DTYPES:
+        raise ValueError(err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
+                             f"got {dname}"))
+
+
+def _layout_spec(layout) -> dict:
+    """The NVMMA layout's fields as a descriptor's parameter spec holds them."""
+    return {"swizzle_byte_width": int(layout.swizzle_byte_width),
+            "element_bitwidth": int(layout.element_bitwidth),
+            "rank": int(layout.rank), "transposed": bool(layout.transposed),
+            "fp4_padded": bool(layout.fp4_padded)}
+
+
 class TensorDescriptor:
     """The host side of a TMA tensor descriptor (Gluon's ``TensorDescriptor``).
 
@@ -227,20 +268,8 @@ class TensorDescriptor:
 
         self._check_layout(layout, rank, bits, dname)
 
-        for i, d in enumerate(shape):
-            if not 1 <= d <= MAX_DIM:
-                raise ValueError(_err(f"shape[{i}] = {d} is out of range [1, 2**32]"))
-        if strides[-1] != 1:
-            raise ValueError(_err(f"strides[{rank - 1}] = {strides[-1]}: the last dimension "
-                                  f"must be contiguous (stride 1)"))
-        for i, s in enumerate(strides[:-1]):
-            nbytes = s * elem_bytes
-            if s < 1 or nbytes % ALIGN_BYTES:
-                raise ValueError(_err(f"strides[{i}] = {s} ({nbytes} bytes of {dname}) must be "
-                                      f"a positive multiple of {ALIGN_BYTES} bytes"))
-            if nbytes >= MAX_STRIDE_BYTES:
-                raise ValueError(_err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
-                                      f"2**40 bytes"))
+        _check_tensor_fields(_err, shape, strides, address, dname, elem_bytes, padding,
+                             round_f32_to_tf32, "the last dimension")
         # A layout split among the CTAs of a cluster (cga_layout): each CTA copies its part,
         # which is the box.
         cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
@@ -257,16 +286,6 @@ class TensorDescriptor:
             raise ValueError(_err(f"block_shape[{rank - 1}] = {block_shape[-1]} elements of "
                                   f"{dname} is {row_bytes} bytes; the innermost block "
                                   f"dimension must be a multiple of {ALIGN_BYTES} bytes"))
-        if address % ALIGN_BYTES:
-            raise ValueError(_err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
-                                  f"aligned"))
-        if round_f32_to_tf32 and dname != "fp32":
-            raise ValueError(_err(f"round_f32_to_tf32=True needs a float32 tensor, got {dname}"))
-        if padding not in PADDINGS:
-            raise ValueError(_err(f"padding must be 'zero' or 'nan', got {padding!r}"))
-        if padding == "nan" and dname not in _NAN_DTYPES:
-            raise ValueError(_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
-                                  f"got {dname}"))
         if cga and cta_block[-1] * elem_bytes % ALIGN_BYTES:
             raise ValueError(_err(f"block_shape {block_shape} split by the layout's cga_layout "
                                   f"{cga} gives each CTA rows of {cta_block[-1]} elements of "
@@ -291,10 +310,7 @@ class TensorDescriptor:
         self._swizzle = int(layout.swizzle_byte_width)
         self._spec = {
             "dtype": dname, "block_shape": list(block_shape),
-            "layout": {"swizzle_byte_width": self._swizzle,
-                       "element_bitwidth": int(layout.element_bitwidth),
-                       "rank": int(layout.rank), "transposed": bool(layout.transposed),
-                       "fp4_padded": bool(layout.fp4_padded)}}
+            "layout": _layout_spec(layout)}
         if cga:
             self._spec["layout"]["cga_layout"] = cga
         self._maps: Dict[str, bytes] = {}
@@ -498,16 +514,16 @@ class TensorDescriptorIm2Col:
         address = _device_address(base)
         if not isinstance(round_f32_to_tf32, bool):
             raise TypeError(_im2col_err(f"round_f32_to_tf32 must be a bool, got "
-                                 f"{round_f32_to_tf32!r}"))
+                                        f"{round_f32_to_tf32!r}"))
         try:
             dtype = _core.dtype_from_name(_pointer_dtype_name(base))
         except (TypeError, ValueError):
             raise TypeError(_im2col_err(f"base.dtype {getattr(base, 'dtype', None)!r} is not a "
-                                 f"tensor dtype Kiln knows")) from None
+                                        f"tensor dtype Kiln knows")) from None
         dname = _core.signature_name(dtype)
         if dname not in _TMA_DTYPES:
             raise ValueError(_im2col_err(f"base.dtype {dname} is not supported by TMA descriptors "
-                                  f"(supported: {', '.join(_TMA_DTYPES)})"))
+                                         f"(supported: {', '.join(_TMA_DTYPES)})"))
         elem_bytes = dtype.primitive_bitwidth // 8
         shape = [int(v) for v in _ints(shape, "shape")]
         strides = _ints(strides, "strides")
@@ -515,89 +531,67 @@ class TensorDescriptorIm2Col:
         rank = len(shape)
         if rank not in CORNER_RANGES:
             raise ValueError(_im2col_err(f"im2col tensors have rank 3, 4 or 5 (N, spatial "
-                                  f"dimensions, C), got shape {shape} of rank {rank}"))
+                                         f"dimensions, C), got shape {shape} of rank {rank}"))
         if len(strides) != rank:
             raise ValueError(_im2col_err(f"len(strides) = {len(strides)} does not match the rank "
-                                  f"{rank} of shape {shape}"))
+                                         f"{rank} of shape {shape}"))
         if len(block_shape) != 2:
             raise ValueError(_im2col_err(f"block_shape is [pixels, channels], got {block_shape}"))
         TensorDescriptor._check_layout(layout, 2, dtype.primitive_bitwidth, dname)
-        for i, d in enumerate(shape):
-            if not 1 <= d <= MAX_DIM:
-                raise ValueError(_im2col_err(f"shape[{i}] = {d} is out of range [1, 2**32]"))
-        if strides[-1] != 1:
-            raise ValueError(_im2col_err(f"strides[{rank - 1}] = {strides[-1]}: the channels must "
-                                  f"be contiguous (stride 1)"))
-        for i, s in enumerate(strides[:-1]):
-            nbytes = s * elem_bytes
-            if s < 1 or nbytes % ALIGN_BYTES:
-                raise ValueError(_im2col_err(f"strides[{i}] = {s} ({nbytes} bytes of {dname}) must be "
-                                      f"a positive multiple of {ALIGN_BYTES} bytes"))
-            if nbytes >= MAX_STRIDE_BYTES:
-                raise ValueError(_im2col_err(f"strides[{i}] = {s} ({nbytes} bytes) must be less than "
-                                      f"2**40 bytes"))
+        _check_tensor_fields(_im2col_err, shape, strides, address, dname, elem_bytes, padding,
+                             round_f32_to_tf32, "the channels")
         pixels, channels = block_shape
         if not _im2col_pow2(pixels) or pixels > MAX_PIXELS:
             raise ValueError(_im2col_err(f"block_shape[0] = {pixels} pixels per column must be a "
-                                  f"power of two in [1, {MAX_PIXELS}]"))
+                                         f"power of two in [1, {MAX_PIXELS}]"))
         if not _im2col_pow2(channels) or channels > MAX_CHANNELS:
             raise ValueError(_im2col_err(f"block_shape[1] = {channels} channels per pixel must be a "
-                                  f"power of two in [1, {MAX_CHANNELS}]"))
+                                         f"power of two in [1, {MAX_CHANNELS}]"))
         if channels * elem_bytes % ALIGN_BYTES:
             raise ValueError(_im2col_err(f"block_shape[1] = {channels} channels of {dname} is "
-                                  f"{channels * elem_bytes} bytes; a pixel's channels must be "
-                                  f"a multiple of {ALIGN_BYTES} bytes"))
+                                         f"{channels * elem_bytes} bytes; a pixel's channels must be "
+                                         f"a multiple of {ALIGN_BYTES} bytes"))
         cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
         if any(any(v for v in b) for b in cga):
             raise ValueError(_im2col_err(f"the layout's cga_layout {cga} splits the block among "
-                                  f"CTAs; an im2col block can only be repeated (zero bases)"))
-        if address % ALIGN_BYTES:
-            raise ValueError(_im2col_err(f"base.data_ptr() = {address:#x} is not {ALIGN_BYTES}-byte "
-                                  f"aligned"))
-        if round_f32_to_tf32 and dname != "fp32":
-            raise ValueError(_im2col_err(f"round_f32_to_tf32=True needs a float32 tensor, got {dname}"))
-        if padding not in PADDINGS:
-            raise ValueError(_im2col_err(f"padding must be 'zero' or 'nan', got {padding!r}"))
-        if padding == "nan" and dname not in _NAN_DTYPES:
-            raise ValueError(_im2col_err(f"padding='nan' needs a float dtype ({', '.join(_NAN_DTYPES)}), "
-                                  f"got {dname}"))
+                                         f"CTAs; an im2col block can only be repeated (zero bases)"))
         if element_strides is None:
             element_strides = [1] * rank
         element_strides = _ints(element_strides, "element_strides")
         if len(element_strides) != rank:
             raise ValueError(_im2col_err(f"element_strides has {len(element_strides)} entries, the "
-                                  f"tensor's rank is {rank}"))
+                                         f"tensor's rank is {rank}"))
         for i, s in enumerate(element_strides):
             if not 1 <= s <= MAX_ELEMENT_STRIDE:
                 raise ValueError(_im2col_err(f"element_strides[{i}] = {s} must be in [1, "
-                                      f"{MAX_ELEMENT_STRIDE}]"))
+                                             f"{MAX_ELEMENT_STRIDE}]"))
         if element_strides[-1] != 1:
             raise ValueError(_im2col_err(f"element_strides[{rank - 1}] = {element_strides[-1]}: the "
-                                  f"channels are read contiguously (TMA ignores a channel "
-                                  f"stride), so it must be 1"))
+                                         f"channels are read contiguously (TMA ignores a channel "
+                                         f"stride), so it must be 1"))
         lo, hi = CORNER_RANGES[rank]
         corners = []
         for name, corner in (("pixel_box_lower_corner", pixel_box_lower_corner),
                              ("pixel_box_upper_corner", pixel_box_upper_corner)):
             if corner is None:
                 raise ValueError(_im2col_err(f"{name} is required (one offset per spatial dimension, "
-                                      f"{rank - 2} here)"))
+                                             f"{rank - 2} here)"))
             corner = _ints(corner, name)
             if len(corner) != rank - 2:
                 raise ValueError(_im2col_err(f"{name} has {len(corner)} entries; a rank-{rank} "
-                                      f"tensor has {rank - 2} spatial dimensions"))
+                                             f"tensor has {rank - 2} spatial dimensions"))
             for i, v in enumerate(corner):
                 if not lo <= v <= hi:
                     raise ValueError(_im2col_err(f"{name}[{i}] = {v} is outside [{lo}, {hi}], the "
-                                          f"range of a rank-{rank} tensor's pixel box"))
+                                                 f"range of a rank-{rank} tensor's pixel box"))
             corners.append(corner)
         lower, upper = corners
         for i in range(rank - 2):
             extent = shape[1 + i] + upper[i] - lower[i]
             if extent < 1:
                 raise ValueError(_im2col_err(f"the pixel box is empty along spatial dimension {i}: "
-                                      f"shape[{1 + i}] = {shape[1 + i]} from "
-                                      f"{lower[i]} to {shape[1 + i] - 1} + {upper[i]}"))
+                                             f"shape[{1 + i}] = {shape[1 + i]} from "
+                                             f"{lower[i]} to {shape[1 + i] - 1} + {upper[i]}"))
         TensorDescriptor._check_swizzle_fits(block_shape, int(layout.swizzle_byte_width),
                                              elem_bytes, dname)
 
@@ -617,11 +611,7 @@ class TensorDescriptorIm2Col:
         self._swizzle = int(layout.swizzle_byte_width)
         self._spec = {
             "dtype": dname, "block_shape": list(block_shape),
-            "layout": {"swizzle_byte_width": self._swizzle,
-                       "element_bitwidth": int(layout.element_bitwidth),
-                       "rank": int(layout.rank), "transposed": bool(layout.transposed),
-                       "fp4_padded": bool(layout.fp4_padded)},
-            "im2col": {"rank": rank}}
+            "layout": _layout_spec(layout), "im2col": {"rank": rank}}
         if cga:
             self._spec["layout"]["cga_layout"] = cga
         self._maps: Dict[str, bytes] = {}

@@ -763,3 +763,40 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+// A TMA store's bulk group is its issuing threads': a wait after the
+// warp_specialize (the kernel's warps) does not cover a worker's store, which
+// may still read its buffer when the kernel ends; a wait in the worker does.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+!cdesc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ctile = !tile.memdesc<64x64xbf16, #nv, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @worker_store_waited_by_the_kernel_warps(%cd: !cdesc) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      // expected-error @+1 {{the kernel can end while this asynchronous read of shared memory is still in flight}}
+      tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !cdesc, !ctile
+      tile.warp_yield
+    }
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+
+  func.func @worker_store_waited_in_the_worker(%cd: !cdesc) {
+    %c0 = arith.constant 0 : i32
+    %c = tile.local_alloc : () -> !ctile
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !cdesc, !ctile
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      tile.warp_yield
+    }
+    return
+  }
+}

@@ -224,7 +224,8 @@ def _store(what, op, tensor_desc, coord, src, sem, attrs=None, once=False):
                          f"and each would reduce it into the tensor; use a cga_layout that "
                          f"gives each part to one CTA")
     sem.b.create(op, [desc] + coords + [buf], [], attrs or {})
-    sem.tma_stores_issued = True  # the kernel's end waits for them (nvidia/__init__.py)
+    if not getattr(sem, "worker_partition_depth", 0):
+        sem.tma_stores_issued = True  # the kernel's end waits for them (nvidia/__init__.py)
 
 
 @builtin
@@ -344,7 +345,7 @@ def store_wait(pendings, read_only=True, _semantic=None):
     if not read_only:
         attrs["read_only"] = "false"
     _semantic.b.create("tile_nv.async_tma_store_wait", [], [], attrs)
-    if n == 0:
+    if n == 0 and not getattr(_semantic, "worker_partition_depth", 0):
         # The stores so far are done reading: the kernel's end need not wait again unless
         # more follow. (A wait under a branch may not run; the async-safety check still
         # reports a store it leaves in flight at the end.)
