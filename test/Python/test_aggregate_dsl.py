@@ -331,3 +331,17 @@ def test_generated_constructor_fields_defaults_inheritance():
 def test_generated_constructor_in_a_kernel():
     k = K.scaled_kernel.warmup("*i32", grid=(1,), target=SM90)
     assert "st.global" in k.asm["ptx"]
+
+
+@kiln.jit
+def e_generated_ctor(out):
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    s = K.Scaled(offs)  # E:gen_ctor
+    kl.store(out + offs, s.total())
+
+
+def test_generated_constructor_error_at_the_call():
+    with pytest.raises(CompilationError) as ei:
+        e_generated_ctor.warmup("*i32", grid=(1,), target=SM90)
+    located.assert_located(ei.value, HERE, "E:gen_ctor", "K.Scaled",
+                           r"Scaled\(\) is missing field 'y'", CompilationError)
