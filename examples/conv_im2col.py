@@ -56,8 +56,9 @@ def _issue(in_desc, w_desc, bars, a_bufs, b_bufs, step, batch, y0, x0, pid_n, S,
     s = tap % S
     mbarrier.expect(bars.index(slot), in_desc.block_type.nbytes + w_desc.block_type.nbytes,
                     pred=live)
-    tma.async_copy_global_to_shared_im2col(in_desc, [batch, y0, x0, c],
-                                           [r.to(gl.int16), s.to(gl.int16)],
+    # (r, s) are compile-time ints when S and CI_STEPS are specialized to 1 (a 1x1 filter
+    # with one channel step): the copy takes ints or integer scalars as its offsets.
+    tma.async_copy_global_to_shared_im2col(in_desc, [batch, y0, x0, c], [r, s],
                                            bars.index(slot), a_bufs.index(slot), pred=live)
     tma.async_copy_global_to_shared(w_desc, [pid_n * BN, tap * Ci + c], bars.index(slot),
                                     b_bufs.index(slot), pred=live)

@@ -46,3 +46,15 @@ def test_conv_kernel_compiles_to_a_ring_of_im2col_copies(BM, BN, BK, STAGES, war
     # up to 64 is one box).
     assert ptx.count("cp.async.bulk.tensor.4d.shared::cluster.global") == STAGES
     assert ".im2col" in ptx and "wgmma.mma_async" in ptx
+
+
+def test_conv_kernel_compiles_with_a_1x1_filter_and_one_channel_step():
+    """A 1x1 filter over BK channels: the launcher specializes S, CI_STEPS and num_steps to 1,
+    so the tap offsets (r, s) are compile-time ints, which the im2col copy takes as they are."""
+    sig = _sig(128, 64, 64)
+    for name in ("S", "CI_STEPS", "num_steps"):
+        del sig[name]
+    k = kiln.compile(conv_im2col.conv2d_im2col_kernel, sig,
+                     {"STAGES": 3, "num_warps": 4, "S": 1, "CI_STEPS": 1, "num_steps": 1},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    assert ".im2col" in k.asm["ptx"] and "wgmma.mma_async" in k.asm["ptx"]
