@@ -158,10 +158,42 @@ Buffer async::scratchReference(Operation *op, int64_t bytes) {
   return b;
 }
 
+/// A buffer control flow chooses or carries (or a view of one): no
+/// allocation, but the bytes spanning every buffer it may be; all of shared
+/// memory when one cannot be followed or is not placed yet.
+static Buffer chosenReference(Value memdesc) {
+  Value base = memdesc;
+  while (Operation *def = base.getDefiningOp()) {
+    if (!isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+             MemDescReshapeOp, MemDescReinterpretOp>(def))
+      break;
+    base = def->getOperand(0);
+  }
+  SmallVector<Value, 4> sources;
+  if (failed(getSharedSources(base, sources)) ||
+      sources.empty())
+    return Buffer();
+  int64_t begin = kWholeMemory, end = 0;
+  for (Value source : sources) {
+    LocalAllocOp root = getRootAllocation(source);
+    auto offset = root ? root->getAttrOfType<IntegerAttr>(
+                             TileDialect::ScratchOffsetAttrHelper::getNameStr())
+                       : nullptr;
+    if (!offset)
+      return Buffer();
+    begin = std::min(begin, offset.getInt());
+    end = std::max(end, offset.getInt() + getAllocationBytes(root.getType()));
+  }
+  Buffer b;
+  b.begin = begin;
+  b.end = end;
+  return b;
+}
+
 Buffer async::reference(Value memdesc, RankedTensorType tensorType) {
   std::optional<Buffer> known = resolve(memdesc);
   if (!known)
-    return Buffer(); // all of shared memory
+    return chosenReference(memdesc);
   Buffer b = *known;
   auto root = cast<LocalAllocOp>(b.root);
   placeBytes(b, root, getAllocationBytes(root.getType()));

@@ -266,6 +266,56 @@ def cp_wait_for_the_older_token(x, y, n):
 
 
 @kiln.jit
+def cp_ping_pong_reads_the_prefetch(x, y, n):
+    # Ping-pong buffers swapped each iteration: the read takes nxt, the buffer the copy just
+    # issued is still writing (cur is the one whose copy the wait covers).
+    offs = kl.arange(0, 512, L)
+    cur = kl.allocate_shared_memory(kl.float32, [512], SH)
+    nxt = kl.allocate_shared_memory(kl.float32, [512], SH)
+    cp.async_copy_global_to_shared(cur, x + offs)
+    cp.commit_group()
+    for k in range(n):
+        cp.async_copy_global_to_shared(nxt, x + (k + 1) * 512 + offs)
+        cp.commit_group()
+        cp.wait_group(1)
+        kl.store(y + k * 512 + offs, nxt.load(L))  # E:cp_ping_pong
+        cur, nxt = nxt, cur
+    cp.wait_group(0)
+
+
+@kiln.jit
+def cp_ping_pong(x, y, n):
+    # The right form of the kernel above: it compiles without a word.
+    offs = kl.arange(0, 512, L)
+    cur = kl.allocate_shared_memory(kl.float32, [512], SH)
+    nxt = kl.allocate_shared_memory(kl.float32, [512], SH)
+    cp.async_copy_global_to_shared(cur, x + offs)
+    cp.commit_group()
+    for k in range(n):
+        cp.async_copy_global_to_shared(nxt, x + (k + 1) * 512 + offs)
+        cp.commit_group()
+        cp.wait_group(1)
+        kl.store(y + k * 512 + offs, cur.load(L))
+        cur, nxt = nxt, cur
+    cp.wait_group(0)
+
+
+@kiln.jit
+def cp_buffer_chosen_by_if(x, y, n):
+    offs = kl.arange(0, 512, L)
+    a = kl.allocate_shared_memory(kl.float32, [512], SH)
+    b = kl.allocate_shared_memory(kl.float32, [512], SH)
+    if n > 0:
+        buf = a
+    else:
+        buf = b
+    cp.async_copy_global_to_shared(buf, x + offs)
+    cp.commit_group()
+    kl.store(y + offs, buf.load(L))  # E:cp_chosen_if
+    cp.wait_group(0)
+
+
+@kiln.jit
 def cp_store_over_copy(x, y, n):
     offs = kl.arange(0, 512, L)
     buf = kl.allocate_shared_memory(kl.float32, [512], SH)
@@ -701,6 +751,10 @@ MISTAKES = [
      not_covered(0)),
     ("cp_wait_for_the_older_token", cp_wait_for_the_older_token, NVIDIA, SIG, "E:cp_token",
      "b.load", not_covered(0)),
+    ("cp_ping_pong_reads_the_prefetch", cp_ping_pong_reads_the_prefetch, NVIDIA, SIG,
+     "E:cp_ping_pong", "nxt.load", not_covered(0)),
+    ("cp_buffer_chosen_by_if", cp_buffer_chosen_by_if, NVIDIA, SIG, "E:cp_chosen_if",
+     "buf.load", not_covered(0)),
     ("cp_store_over_copy", cp_store_over_copy, NVIDIA, SIG, "E:cp_store_over", "buf.store",
      not_covered(0, access=STORE)),
     ("cp_copy_in_worker_read_in_default", cp_copy_in_worker_read_in_default, HOPPER, SIG,
@@ -1020,6 +1074,13 @@ def test_hopper_ws_gemm_compiles_silently(persistent, BN):
     assert k.metadata["total_num_warps"] == 12
     assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", k.asm["ptx"])) \
         == {f"m64n{BN}k16"}
+
+
+@pytest.mark.parametrize("target", NVIDIA)
+def test_ping_pong_buffers_compile_silently(target):
+    """The check follows buffers a loop swaps: the right ping-pong form gives no error and no
+    warning (its wrong form, reading the prefetch, is a located error above)."""
+    compile_silently(cp_ping_pong, SIG, {}, target)
 
 
 def test_hopper_tma_copy_compiles_silently():

@@ -122,19 +122,51 @@ int64_t completedWriteEnd(Operation *def, BarrierCompletedWriteOpInterface user,
   return end < 0 ? n.last.lookup(func) : end;
 }
 
+/// The values a buffer passed at `use` becomes when scf.if or scf.for
+/// chooses or carries it: an if's result, a loop's iteration argument and
+/// result. Empty for any other use.
+SmallVector<Value, 2> carriedTo(OpOperand &use) {
+  Operation *user = use.getOwner();
+  unsigned i = use.getOperandNumber();
+  if (isa<scf::YieldOp>(user)) {
+    Operation *parent = user->getParentOp();
+    if (isa<scf::IfOp>(parent))
+      return {parent->getResult(i)};
+    if (auto loop = dyn_cast<scf::ForOp>(parent))
+      return {loop.getRegionIterArgs()[i], loop.getResult(i)};
+    return {};
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(user);
+      loop && i >= loop.getNumControlOperands()) {
+    i -= loop.getNumControlOperands();
+    return {loop.getRegionIterArgs()[i], loop.getResult(i)};
+  }
+  return {};
+}
+
 /// The live range of an allocation: to the last use of it or of a view of
-/// it; an asynchronous read to the wait that retires it, a write completing
-/// on a barrier to the last wait on that barrier. A use the allocator does
-/// not follow (a memdesc yielded, passed to a call) keeps it live to the end
-/// of the function.
-void extendLiveRange(Buffer &buf, Value value, const Numbering &n) {
+/// it, through the values an scf.if or scf.for makes of it (a buffer chosen
+/// at run time keeps every buffer it may be live while it is used); an
+/// asynchronous read to the wait that retires it, a write completing on a
+/// barrier to the last wait on that barrier. A use the allocator does not
+/// follow (a memdesc passed to a call or through a while loop) keeps it
+/// live to the end of the function.
+void extendLiveRange(Buffer &buf, Value value, const Numbering &n,
+                     llvm::SmallPtrSetImpl<void *> &seen) {
+  if (!seen.insert(value.getAsOpaquePointer()).second)
+    return;
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
     int64_t end = useEnd(buf.op, user, n);
     buf.end = std::max(buf.end, end);
     if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
             MemDescReshapeOp, MemDescReinterpretOp>(user)) {
-      extendLiveRange(buf, user->getResult(0), n);
+      extendLiveRange(buf, user->getResult(0), n, seen);
+      continue;
+    }
+    if (SmallVector<Value, 2> next = carriedTo(use); !next.empty()) {
+      for (Value v : next)
+        extendLiveRange(buf, v, n, seen);
       continue;
     }
     if (isa<LocalLoadOp, LocalStoreOp, LocalDeallocOp, LocalGatherOp,
@@ -228,7 +260,8 @@ struct AllocateSharedMemory
         int64_t bytes = getAllocationBytes(type);
         int64_t at = numbering.index.lookup(op);
         Buffer buf{op, bytes, getRequiredAlignment(type), at, at};
-        extendLiveRange(buf, alloc.getResult(), numbering);
+        llvm::SmallPtrSet<void *, 8> seen;
+        extendLiveRange(buf, alloc.getResult(), numbering, seen);
         buffers.push_back(buf);
         return;
       }

@@ -306,25 +306,105 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   return ok;
 }
 
+/// The dataflow check and the partitions' of one function; `warn`: also
+/// the warnings.
+static bool checkAccesses(func::FuncOp func, int numWarps, bool warn) {
+  Checker checker;
+  checker.collectCompilerRings(func);
+  AsyncStateWalker walker(func, numWarps, &checker);
+  checker.atExit(walker.run());
+  if (warn)
+    checker.warnIdleWaits();
+  bool ok = !checker.failed;
+  func.walk([&](WarpSpecializeOp ws) {
+    ok &= checkUnorderedPartitions(ws, checker.reportedOps);
+  });
+  return ok;
+}
+
+/// An error of the check on the copy with named buffers, to re-emit.
+struct Captured {
+  Location loc;
+  std::string message;
+  SmallVector<std::pair<Location, std::string>, 2> notes;
+};
+
+/// " (it was issued 2 iterations earlier)": counted in the copy's rounds,
+/// not the kernel's iterations.
+static std::string withoutGeneration(std::string text) {
+  size_t at = text.find(" was issued ");
+  size_t open = at == std::string::npos ? at : text.rfind(" (", at);
+  size_t close = open == std::string::npos ? open : text.find(')', at);
+  if (close != std::string::npos)
+    text.erase(open, close + 1 - open);
+  return text;
+}
+
+/// The check again on a copy of `func` in which the buffers control flow
+/// chooses or permutes are named (SpecializeChosenBuffers.cpp): its errors
+/// at places the first run reported nothing.
+static bool checkChosenBuffers(func::FuncOp func, int numWarps,
+                               const llvm::DenseSet<Location> &reported) {
+  bool chosen = false;
+  func.walk([&](Operation *op) {
+    if (isa<scf::IfOp, scf::ForOp>(op))
+      chosen |= llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemDescType>);
+  });
+  if (!chosen)
+    return true;
+  auto copy = cast<func::FuncOp>(func->clone());
+  copy.setSymName((func.getSymName() + ".named_buffers").str());
+  func->getBlock()->getOperations().insertAfter(Block::iterator(func), copy);
+  SmallVector<Captured, 0> errors;
+  if (nameChosenBuffers(copy)) {
+    ScopedDiagnosticHandler capture(func.getContext(), [&](Diagnostic &d) {
+      if (d.getSeverity() == DiagnosticSeverity::Error) {
+        Captured c{d.getLocation(), withoutGeneration(d.str()), {}};
+        for (Diagnostic &note : d.getNotes())
+          c.notes.push_back({note.getLocation(), note.str()});
+        errors.push_back(std::move(c));
+      }
+      return success(); // nothing of the copy reaches the user as it is
+    });
+    checkAccesses(copy, numWarps, /*warn=*/false);
+  }
+  copy.erase();
+  llvm::DenseSet<Location> done = reported;
+  bool ok = true;
+  for (Captured &c : errors) {
+    if (!done.insert(c.loc).second)
+      continue;
+    ok = false;
+    InFlightDiagnostic d = emitError(c.loc) << c.message;
+    for (auto &[loc, text] : c.notes)
+      d.attachNote(loc) << text;
+  }
+  return ok;
+}
+
 struct CheckAsyncSafety
     : kiln::tile::impl::TileCheckAsyncSafetyPassBase<CheckAsyncSafety> {
   void runOnOperation() override {
     bool ok = true;
-    getOperation().walk([&](func::FuncOp func) {
+    int numWarps = getNumWarps(getOperation());
+    SmallVector<func::FuncOp> funcs;
+    getOperation().walk([&](func::FuncOp func) { funcs.push_back(func); });
+    for (func::FuncOp func : funcs) {
+      // Where errors were reported, so that the second run on a copy with
+      // named buffers adds only new ones.
+      llvm::DenseSet<Location> reported;
+      ScopedDiagnosticHandler record(func.getContext(), [&](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error)
+          reported.insert(d.getLocation());
+        return failure(); // and on to the user
+      });
       ok &= checkBarrierPhases(func);
       ok &= checkBarrierLifecycle(func);
       if (func.isExternal())
-        return;
-      Checker checker;
-      checker.collectCompilerRings(func);
-      AsyncStateWalker walker(func, getNumWarps(getOperation()), &checker);
-      checker.atExit(walker.run());
-      checker.warnIdleWaits();
-      ok &= !checker.failed;
-      func.walk([&](WarpSpecializeOp ws) {
-        ok &= checkUnorderedPartitions(ws, checker.reportedOps);
-      });
-    });
+        continue;
+      ok &= checkAccesses(func, numWarps, /*warn=*/true);
+      ok &= checkChosenBuffers(func, numWarps, reported);
+    }
     if (!ok)
       signalPassFailure();
   }

@@ -491,3 +491,42 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// Buffers an scf.if chooses or a loop swaps live while the value that may
+// be them is used, then give their bytes to later buffers: %c and %d reuse
+// them (2 x 512 bytes in all, not 3 x 512 or 4 x 512).
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 1024 : i32
+// CHECK-LABEL: func.func @chosen_buffers_die
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!m = !tile.memdesc<128xf32, #sh, mutable>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @chosen_buffers_die(%flag: i1, %x: !t, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %s = scf.if %flag -> !m {
+      scf.yield %a : !m
+    } else {
+      scf.yield %b : !m
+    }
+    tile.local_store %x, %s : !t -> !m
+    %v = tile.local_load %s : !m -> !t
+    %c = tile.local_alloc : () -> !m
+    %d = tile.local_alloc : () -> !m
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %c, %nxt = %d, %acc = %v) -> (!m, !m, !t) : i32 {
+      tile.local_store %acc, %nxt : !t -> !m
+      %u = tile.local_load %cur : !m -> !t
+      scf.yield %nxt, %cur, %u : !m, !m, !t
+    }
+    %e = tile.local_alloc : () -> !m
+    tile.local_store %r#2, %e : !t -> !m
+    %w = tile.local_load %e : !m -> !t
+    return %w : !t
+  }
+}

@@ -521,3 +521,53 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A buffer an scf.if chooses spans the bytes of the buffers it may be: a
+// write through it orders against those, not against all of shared memory.
+// Reading %c (other bytes) with other threads needs no barrier; reading %p
+// (one of the buffers %s may be) does.
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sh = #tile.swizzled_shared<{vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+!m = !tile.memdesc<32x32xf32, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @chosen_spans_its_sources
+  // CHECK: tile.local_store
+  // CHECK-NOT: tile.barrier
+  // CHECK: tile.local_load %{{.*}} -> tensor<32x32xf32, #{{.*}}>
+  // CHECK: return
+  func.func @chosen_spans_its_sources(%flag: i1, %t: tensor<32x32xf32, #a>) -> (tensor<32x32xf32, #b>, tensor<32x32xf32, #a>) {
+    %c = tile.local_alloc : () -> !m
+    %p = tile.local_alloc : () -> !m
+    %q = tile.local_alloc : () -> !m
+    %s = scf.if %flag -> !m {
+      scf.yield %p : !m
+    } else {
+      scf.yield %q : !m
+    }
+    tile.local_store %t, %s : tensor<32x32xf32, #a> -> !m
+    %v = tile.local_load %c : !m -> tensor<32x32xf32, #b>
+    %w = tile.local_load %s : !m -> tensor<32x32xf32, #a>
+    return %v, %w : tensor<32x32xf32, #b>, tensor<32x32xf32, #a>
+  }
+
+  // CHECK-LABEL: func.func @chosen_meets_a_source
+  // CHECK: tile.local_store
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_load
+  func.func @chosen_meets_a_source(%flag: i1, %t: tensor<32x32xf32, #a>) -> (tensor<32x32xf32, #b>, tensor<32x32xf32, #a>) {
+    %p = tile.local_alloc : () -> !m
+    %q = tile.local_alloc : () -> !m
+    %s = scf.if %flag -> !m {
+      scf.yield %p : !m
+    } else {
+      scf.yield %q : !m
+    }
+    tile.local_store %t, %s : tensor<32x32xf32, #a> -> !m
+    %v = tile.local_load %p : !m -> tensor<32x32xf32, #b>
+    %w = tile.local_load %s : !m -> tensor<32x32xf32, #a>
+    return %v, %w : tensor<32x32xf32, #b>, tensor<32x32xf32, #a>
+  }
+}
