@@ -1,7 +1,8 @@
 """Shared-memory buffers chosen at run time: picked by an ``if``, swapped in a loop (ping-pong),
 and a cp.async double buffer whose two halves trade places every iteration -- against torch on
-fresh random inputs. Kiln cannot name such a buffer's allocation, so its barrier pass orders
-every access to it against every other; these check that what runs is right."""
+fresh random inputs. Kiln follows such a buffer to the buffers it may be: its barrier pass orders
+an access to it against their bytes, and they die after its last use, so later buffers take
+their bytes; these check that what runs is right."""
 
 from __future__ import annotations
 
@@ -76,6 +77,36 @@ def choose_kernel(x_ptr, y_ptr, flag, N: kl.constexpr, W: kl.constexpr):
 
 
 @kiln.jit
+def reuse_after_choice_kernel(x_ptr, y_ptr, flag, n, N: kl.constexpr, W: kl.constexpr):
+    """y = 2 ** (n + 1) * x + 1 through buffers chosen by an if and swapped by a loop, then a
+    buffer allocated after both, which takes their bytes once they are dead, written and read
+    back by other threads (a transposed layout)."""
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [W // 4, 4], [4, 1], [1, 0])
+    T: kl.constexpr = kl.BlockedLayout([4, 1], [4, W // 4], [1, 4], [0, 1])
+    r = kl.arange(0, N, kl.SliceLayout(1, L))
+    c = kl.arange(0, N, kl.SliceLayout(0, L))
+    offs = r[:, None] * N + c[None, :]
+    a = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    b = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    if flag > 0:
+        s = a
+    else:
+        s = b
+    s.store(kl.load(x_ptr + offs) * 2.0)
+    v = s.load(T)
+    cur = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    nxt = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    cur.store(kl.convert_layout(v, L))
+    for i in range(n):
+        nxt.store(cur.load(T) * 2.0)
+        cur, nxt = nxt, cur
+    w = cur.load(T) + 1.0
+    out = kl.allocate_shared_memory(kl.float32, [N, N], SH)
+    out.store(w)
+    kl.store(y_ptr + offs, out.load(L))
+
+
+@kiln.jit
 def double_buffer_sum_kernel(x_ptr, y_ptr, tiles, N: kl.constexpr):
     """y = the sum of x's `tiles` [N, N] tiles: tile i + 1 is copied (cp.async) into one
     buffer while tile i is read from the other, and the two swap every iteration."""
@@ -138,3 +169,12 @@ def test_double_buffer(nvidia, tiles):
     double_buffer_sum_kernel[(1,)](x, y, tiles, N=32, num_warps=4)
     torch.cuda.synchronize()
     torch.testing.assert_close(y, x.sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("flag,n", [(1, 0), (0, 1), (1, 4), (-2, 3)])
+def test_reuse_after_choice(target, flag, n):
+    x = torch.randn(32 * 32, device="cuda")
+    y = torch.empty_like(x)
+    reuse_after_choice_kernel[(1,)](x, y, flag, n, N=32, W=_w(target), num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x * 2.0 ** (n + 1) + 1.0)
