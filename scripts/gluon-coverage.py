@@ -97,9 +97,8 @@ DIFFERENCES = {
     "device_assert": "AMD targets: the file:line report through ROCm's device printf where the "
                      "ROCm device libraries are installed, else a trap without it; not yet run "
                      "on an AMD GPU",
-    "shared_memory_descriptor": "one chosen by an `if` or carried through a loop may not be "
-                                "an mbarrier (index a ring of barriers); `_reinterpret` stays "
-                                "inside the view's own bytes (shared-memory.md)",
+    "shared_memory_descriptor": "`_reinterpret` stays inside the view's own bytes "
+                                "(shared-memory.md)",
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",

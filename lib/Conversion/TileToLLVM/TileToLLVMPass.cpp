@@ -30,38 +30,9 @@ using namespace kiln::tile;
 
 namespace {
 
-/// Whether `v` (or a view of it) is used as a barrier word.
-bool usedAsBarrier(Value v, llvm::SmallPtrSetImpl<void *> &seen) {
-  if (!seen.insert(v.getAsOpaquePointer()).second)
-    return false;
-  for (OpOperand &use : v.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<BarrierArriveOpInterface, BarrierInitOpInterface,
-            BarrierWaitOpInterface>(user))
-      return true;
-    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(user);
-        write && write.getCompletionBarrier() == v)
-      return true;
-    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-            MemDescReshapeOp, MemDescReinterpretOp>(user) &&
-        usedAsBarrier(user->getResult(0), seen))
-      return true;
-    if (auto br = dyn_cast<BranchOpInterface>(user))
-      for (unsigned s = 0; s < user->getNumSuccessors(); ++s) {
-        SuccessorOperands ops = br.getSuccessorOperands(s);
-        for (unsigned i = 0; i < ops.size(); ++i)
-          if (ops[i] == v &&
-              usedAsBarrier(user->getSuccessor(s)->getArgument(i), seen))
-            return true;
-      }
-  }
-  return false;
-}
-
 /// A shared buffer that control flow chooses or carries (`arg`): every
 /// buffer reaching it must be followable and sit at the same place in its
-/// slot; barrier words are not carried (the barrier checks follow each to
-/// its allocation).
+/// slot.
 LogicalResult checkSharedPhi(Operation *op, BlockArgument arg) {
   SmallVector<Value, 4> sources;
   if (arg.getOwner()->isEntryBlock() && isa<FunctionOpInterface>(op))
@@ -75,13 +46,6 @@ LogicalResult checkSharedPhi(Operation *op, BlockArgument arg) {
               "path Kiln cannot follow (through a region of an op other than "
               "if, for and while): pass buffers through if / for / while "
               "only";
-  llvm::SmallPtrSet<void *, 8> seen;
-  if (usedAsBarrier(arg, seen))
-    return emitError(arg.getLoc())
-           << "an mbarrier chosen at run time (by an if, or carried through "
-              "a loop) is not supported: Kiln follows each barrier to its "
-              "allocation to check its phases; index a ring of barriers "
-              "instead (bars.index(i % N))";
   for (Value s : sources)
     if (getSharedXorOffset(s) != getSharedXorOffset(sources.front()))
       return emitError(arg.getLoc())

@@ -5,7 +5,9 @@
 // choices (each `scf.if` both ways, each `scf.for` whose trip count is not a
 // constant 0 to 5 times, the partitions of a warp_specialize in every
 // rotation of their order), with loop induction variables and the integer
-// arithmetic on them evaluated concretely, so a ring index is a number.
+// arithmetic on them evaluated concretely, so a ring index is a number, and
+// a shared buffer an if chose or a loop carried is the one it was on that
+// execution.
 // Along each execution it keeps what is in flight -- async copies in commit
 // groups of their partition, barrier-completed writes until a wait on their
 // barrier, asynchronous reads in groups of their counter, the CTA's stores
@@ -149,30 +151,66 @@ private:
       ints[op->getResult(0)] = *r;
   }
 
+  /// The bytes `memdesc` names in this execution: its allocation through
+  /// the views, and through the buffers control flow chose or carried here
+  /// (`chosen`, bound when the if or loop ran).
   Bytes bytesOf(Value memdesc) {
-    Bytes b;
-    Value v = memdesc;
-    while (Operation *def = v.getDefiningOp()) {
-      if (isa<LocalAllocOp>(def)) {
-        b.root = def;
-        return b;
-      }
-      if (auto index = dyn_cast<MemDescIndexOp>(def)) {
-        // The outermost index picks the slot of the allocation's ring.
-        if (isa<LocalAllocOp>(index.getSrc().getDefiningOp())) {
-          b.slot = intOf(index.getIndex());
-          b.unknownSlot = !b.slot;
-        } else {
-          b.partial = true;
-        }
-      } else if (isa<MemDescSubsliceOp, MemDescReinterpretOp>(def)) {
-        b.partial = true;
-      } else if (!isa<MemDescPermuteOp, MemDescReshapeOp>(def)) {
-        return Bytes();
-      }
-      v = def->getOperand(0);
+    auto it = chosen.find(memdesc);
+    if (it != chosen.end())
+      return it->second;
+    Operation *def = memdesc.getDefiningOp();
+    if (!def)
+      return Bytes(); // a function argument: not followed
+    if (isa<LocalAllocOp>(def)) {
+      Bytes b;
+      b.root = def;
+      return b;
     }
-    return Bytes(); // a block argument: not followed
+    if (auto index = dyn_cast<MemDescIndexOp>(def)) {
+      Bytes b = bytesOf(index.getSrc());
+      // The outermost index picks the slot of the allocation's ring.
+      if (b.root && !b.slot && !b.unknownSlot && !b.partial) {
+        b.slot = intOf(index.getIndex());
+        b.unknownSlot = !b.slot;
+      } else {
+        b.partial = true;
+      }
+      return b;
+    }
+    if (isa<MemDescSubsliceOp, MemDescReinterpretOp>(def)) {
+      Bytes b = bytesOf(def->getOperand(0));
+      b.partial = true;
+      return b;
+    }
+    if (isa<MemDescPermuteOp, MemDescReshapeOp>(def))
+      return bytesOf(def->getOperand(0));
+    return Bytes();
+  }
+
+  /// Binds `to` (if results, loop arguments or results) to what `from`
+  /// holds now: integers and shared buffers.
+  void bind(ValueRange to, ArrayRef<std::optional<int64_t>> ints_,
+            ArrayRef<std::optional<Bytes>> bufs) {
+    for (auto [v, c, b] : llvm::zip(to, ints_, bufs)) {
+      if (c)
+        ints[v] = *c;
+      else
+        ints.erase(v);
+      if (b)
+        chosen[v] = *b;
+      else
+        chosen.erase(v);
+    }
+  }
+  void snapshot(ValueRange from, SmallVectorImpl<std::optional<int64_t>> &ints_,
+                SmallVectorImpl<std::optional<Bytes>> &bufs) {
+    ints_.clear();
+    bufs.clear();
+    for (Value v : from) {
+      ints_.push_back(intOf(v));
+      bufs.push_back(isa<MemDescType>(v.getType()) ? std::optional<Bytes>(bytesOf(v))
+                                                  : std::nullopt);
+    }
   }
 
   template <typename Effect>
@@ -311,7 +349,10 @@ private:
       if (r.empty())
         return;
       runBlock(r.front(), ex);
-      bindInts(op->getResults(), r.front().getTerminator()->getOperands());
+      SmallVector<std::optional<int64_t>> c;
+      SmallVector<std::optional<Bytes>> b;
+      snapshot(r.front().getTerminator()->getOperands(), c, b);
+      bind(op->getResults(), c, b);
       return;
     }
     if (auto loop = dyn_cast<scf::ForOp>(op))
@@ -346,34 +387,20 @@ private:
       trips = ex.choose(6); // 0-5: enough for the 4 back edges the check follows
     int64_t first = lb.value_or(0), stride = step && *step > 0 ? *step : 1;
     SmallVector<std::optional<int64_t>> carried;
-    for (Value v : loop.getInitArgs())
-      carried.push_back(intOf(v));
+    SmallVector<std::optional<Bytes>> buffers;
+    snapshot(loop.getInitArgs(), carried, buffers);
     for (int64_t i = 0; i < trips; ++i) {
       ints[loop.getInductionVar()] = first + i * stride;
-      for (auto [arg, c] : llvm::zip(loop.getRegionIterArgs(), carried)) {
-        if (c)
-          ints[arg] = *c;
-        else
-          ints.erase(arg);
-      }
+      bind(loop.getRegionIterArgs(), carried, buffers);
       runBlock(*loop.getBody(), ex);
-      carried.clear();
-      for (Value v : loop.getBody()->getTerminator()->getOperands())
-        carried.push_back(intOf(v));
+      snapshot(loop.getBody()->getTerminator()->getOperands(), carried, buffers);
     }
-    for (auto [res, c] : llvm::zip(loop.getResults(), carried))
-      if (c)
-        ints[res] = *c;
-  }
-
-  void bindInts(ResultRange results, OperandRange yielded) {
-    for (auto [res, v] : llvm::zip(results, yielded))
-      if (std::optional<int64_t> c = intOf(v))
-        ints[res] = *c;
+    bind(loop.getResults(), carried, buffers);
   }
 
   Witnesses &seen;
   DenseMap<Value, int64_t> ints;
+  DenseMap<Value, Bytes> chosen;
   SmallVector<Copy> copies;
   SmallVector<BarrierWrite> barrierWrites;
   SmallVector<AsyncRead> reads;

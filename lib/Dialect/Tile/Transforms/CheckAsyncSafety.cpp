@@ -340,9 +340,10 @@ static std::string withoutGeneration(std::string text) {
   return text;
 }
 
-/// The check again on a copy of `func` in which the buffers control flow
-/// chooses or permutes are named (SpecializeChosenBuffers.cpp): its errors
-/// at places the first run reported nothing.
+/// The checks again on a copy of `func` in which the buffers (and
+/// mbarriers) control flow chooses or permutes are named
+/// (SpecializeChosenBuffers.cpp): their errors at places the first run
+/// reported nothing.
 static bool checkChosenBuffers(func::FuncOp func, int numWarps,
                                const llvm::DenseSet<Location> &reported) {
   bool chosen = false;
@@ -366,6 +367,8 @@ static bool checkChosenBuffers(func::FuncOp func, int numWarps,
       }
       return success(); // nothing of the copy reaches the user as it is
     });
+    checkBarrierPhases(copy);
+    checkBarrierLifecycle(copy);
     checkAccesses(copy, numWarps, /*warn=*/false);
   }
   copy.erase();

@@ -103,10 +103,21 @@ bool checkInitialized(const Uses &uses) {
   return ok;
 }
 
+/// The op that ran right before `op` in straight-line code: the previous op
+/// of its block, or, at the start of an scf.if branch, the one before the
+/// if; null at the start of any other region (a loop body follows its own
+/// previous iteration too).
+Operation *previousInLine(Operation *op) {
+  if (Operation *prev = op->getPrevNode())
+    return prev;
+  Operation *parent = op->getParentOp();
+  return isa_and_nonnull<scf::IfOp>(parent) ? previousInLine(parent) : nullptr;
+}
+
 /// A wait that returns at once in straight-line code: the first wait after
 /// the init at parity 1, or a wait at the parity the previous wait on the
-/// barrier (same block, nothing else waiting in between) already saw
-/// complete.
+/// barrier (in line before it, out of if branches too, nothing else waiting
+/// in between) already saw complete.
 bool checkParities(const Uses &uses) {
   bool ok = true;
   for (BarrierWaitOpInterface wait : uses.waits) {
@@ -114,7 +125,7 @@ bool checkParities(const Uses &uses) {
     if (!parity)
       continue;
     Buffer key = *barrierOf(wait);
-    for (Operation *o = wait->getPrevNode(); o; o = o->getPrevNode()) {
+    for (Operation *o = previousInLine(wait); o; o = previousInLine(o)) {
       if (o->getNumRegions()) {
         if (touchesBarrier(o, key))
           break;

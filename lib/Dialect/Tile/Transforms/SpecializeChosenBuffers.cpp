@@ -7,20 +7,23 @@
 // can follow is one named view again, and the check runs on that copy too:
 //
 //  * a loop whose shared-memory iteration arguments its body only permutes
-//    (each yields another one's block argument) runs P iterations a round,
-//    P the permutation's order: in round copy k the arguments are the
-//    initial buffers permuted k times, copies 1..P-1 guarded by
-//    `iv + k * step < ub`. The loop's other iteration arguments flow
-//    through the copies;
+//    (each yields another one's block argument) runs whole rounds of P
+//    iterations, P the permutation's order: in round copy k the arguments
+//    are the initial buffers permuted k times. The iterations left (fewer
+//    than P) follow in nested ifs, each run only when the one before it
+//    ran, and yield the buffers the loop leaves; the loop's other iteration
+//    arguments flow through the copies;
 //  * an `scf.if` that yields shared-memory buffers takes the rest of its
 //    block into each branch (tail duplication), where its results are the
-//    branch's own yielded views. At most kMaxTailCopies of these a
-//    function, so the copy stays small.
+//    branch's own yielded views; so do the ifs the loops' rewrite leaves.
+//    At most kMaxTailCopies of these a function, so the copy stays small.
 //
 // The copy is equivalent to the function for every trip count and branch,
-// so a hazard certain in it is certain in the function; what the rewrite
-// cannot follow (a loop that also returns its buffers, a buffer reaching
-// a while loop) stays as it was: unknown, as the check takes it everywhere.
+// and walks no path the function cannot take (an iteration certain to run
+// or not gets no guard), so a hazard certain in it is certain in the
+// function. What the rewrite cannot follow (a buffer through a while loop,
+// a loop that does more than permute its buffers) stays as it was:
+// unknown, as the check takes it everywhere.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,10 +88,6 @@ std::optional<Permutation> bufferPermutation(scf::ForOp loop) {
   }
   if (p.period > kMaxPeriod)
     return std::nullopt;
-  // The loop's buffers after it would be the last round's: not followed.
-  for (unsigned i : p.args)
-    if (!loop.getResult(i).use_empty())
-      return std::nullopt;
   return p;
 }
 
@@ -173,40 +172,61 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
   }
   body.create<scf::YieldOp>(loc, vals);
 
-  // The iterations left, from wholeUb, the buffers back where they began.
-  std::function<SmallVector<Value>(OpBuilder &, unsigned, ArrayRef<Value>,
-                                   ArrayRef<Value>)>
+  // The iterations left, from wholeUb, the buffers back where they began:
+  // the other arguments and the buffers after them. An iteration certain to
+  // run (or not) gets no guard, so no path the loop cannot take is walked.
+  using Carried = std::pair<SmallVector<Value>, SmallVector<Value>>;
+  auto buffersOf = [&](ArrayRef<Value> bnd) {
+    SmallVector<Value> out;
+    for (unsigned i : p.args)
+      out.push_back(bnd[i]);
+    return out;
+  };
+  std::function<Carried(OpBuilder &, unsigned, ArrayRef<Value>, ArrayRef<Value>)>
       rest = [&](OpBuilder &at, unsigned k, ArrayRef<Value> bnd,
-                 ArrayRef<Value> in) -> SmallVector<Value> {
+                 ArrayRef<Value> in) -> Carried {
     if (k + 1 >= p.period)
-      return SmallVector<Value>(in);
+      return {SmallVector<Value>(in), buffersOf(bnd)};
     Value iv = k == 0 ? wholeUb
                       : at.createOrFold<arith::AddIOp>(loc, wholeUb,
                                                        times(at, step, k));
     Value live = at.createOrFold<arith::CmpIOp>(
         loc, arith::CmpIPredicate::slt, iv, ub);
     APInt c;
-    if (matchPattern(live, m_ConstantInt(&c)) && c.isZero())
-      return SmallVector<Value>(in);
-    auto guard = at.create<scf::IfOp>(loc, ValueRange(in).getTypes(), live,
+    if (matchPattern(live, m_ConstantInt(&c))) {
+      if (c.isZero())
+        return {SmallVector<Value>(in), buffersOf(bnd)};
+      SmallVector<Value> out = iteration(at, iv, bnd, in);
+      return rest(at, k + 1, permuted(bnd), out);
+    }
+    SmallVector<Value> both(in);
+    llvm::append_range(both, buffersOf(bnd));
+    auto guard = at.create<scf::IfOp>(loc, ValueRange(both).getTypes(), live,
                                       /*withElseRegion=*/true);
-    OpBuilder thenB = OpBuilder::atBlockEnd(guard.thenBlock());
-    OpBuilder elseB = OpBuilder::atBlockEnd(guard.elseBlock());
     if (!guard.thenBlock()->empty()) {
       guard.thenBlock()->getTerminator()->erase();
       guard.elseBlock()->getTerminator()->erase();
     }
+    OpBuilder thenB = OpBuilder::atBlockEnd(guard.thenBlock());
     SmallVector<Value> out = iteration(thenB, iv, bnd, in);
-    out = rest(thenB, k + 1, permuted(bnd), out);
-    thenB.create<scf::YieldOp>(loc, out);
-    elseB.create<scf::YieldOp>(loc, in);
-    return SmallVector<Value>(guard.getResults());
+    Carried after = rest(thenB, k + 1, permuted(bnd), out);
+    SmallVector<Value> yielded = after.first;
+    yielded.append(after.second.begin(), after.second.end());
+    thenB.create<scf::YieldOp>(loc, yielded);
+    OpBuilder::atBlockEnd(guard.elseBlock()).create<scf::YieldOp>(loc, both);
+    ValueRange results = guard.getResults();
+    return {SmallVector<Value>(results.take_front(in.size())),
+            SmallVector<Value>(results.drop_front(in.size()))};
   };
   b.setInsertionPointAfter(round);
-  SmallVector<Value> results =
+  // The buffers after the loop: an if of the guards, which the tail
+  // duplication below then names.
+  auto [results, buffers] =
       rest(b, 0, initial, SmallVector<Value>(round.getResults()));
   for (auto [k, i] : llvm::enumerate(kept))
     loop.getResult(i).replaceAllUsesWith(results[k]);
+  for (auto [k, i] : llvm::enumerate(p.args))
+    loop.getResult(i).replaceAllUsesWith(buffers[k]);
   loop.erase();
 }
 

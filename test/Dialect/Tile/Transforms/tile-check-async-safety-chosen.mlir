@@ -176,3 +176,69 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %v : !t
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<128x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<128xf32, #sh, mutable>
+!t = tensor<128xf32, #l>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  // The buffers a swapping loop leaves are followed after it too (which
+  // one is which depends on the trip count's parity: each is checked).
+  func.func @ok_after_the_loop(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %a, %nxt = %b) -> (!m, !m) : i32 {
+      %c = tile.async_copy_global_to_local %p, %nxt : !p -> !m
+      %g = tile.async_commit_group tokens %c
+      %w = tile.async_wait {num = 0 : i32}
+      scf.yield %nxt, %cur : !m, !m
+    }
+    %c2 = tile.async_copy_global_to_local %p, %r#0 : !p -> !m
+    %g2 = tile.async_commit_group tokens %c2
+    %w2 = tile.async_wait tokens %g2
+    %v = tile.local_load %r#0 : !m -> !t
+    return %v : !t
+  }
+
+  func.func @after_the_loop_no_wait(%p: !p, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %a, %nxt = %b) -> (!m, !m) : i32 {
+      %c = tile.async_copy_global_to_local %p, %nxt : !p -> !m
+      %g = tile.async_commit_group tokens %c
+      %w = tile.async_wait {num = 0 : i32}
+      scf.yield %nxt, %cur : !m, !m
+    }
+    // expected-note @+1 {{the async copy}}
+    %c2 = tile.async_copy_global_to_local %p, %r#0 : !p -> !m
+    %g2 = tile.async_commit_group tokens %c2
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing}}
+    %v = tile.local_load %r#0 : !m -> !t
+    return %v : !t
+  }
+
+  // A constant trip count: the rounds and the one iteration left need no
+  // guard, and a read of the buffer the last iteration filled is covered.
+  func.func @ok_constant_trips(%p: !p) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c5 = arith.constant 5 : i32
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %r:2 = scf.for %i = %c0 to %c5 step %c1 iter_args(%cur = %a, %nxt = %b) -> (!m, !m) : i32 {
+      %c = tile.async_copy_global_to_local %p, %nxt : !p -> !m
+      %g = tile.async_commit_group tokens %c
+      %w = tile.async_wait {num = 0 : i32}
+      scf.yield %nxt, %cur : !m, !m
+    }
+    %v = tile.local_load %r#0 : !m -> !t
+    return %v : !t
+  }
+}

@@ -800,3 +800,98 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+// Buffers and barriers that control flow chooses (an if) or swaps (a loop):
+// the checks follow them to their allocations (the kernel is checked again
+// with each named), so the mistakes below are found as on named ones.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!buf = !tile.memdesc<64x64xbf16, #nv, mutable>
+!one = !tile.memdesc<1xi64, #sh, mutable>
+!t = tensor<64x64xbf16, #l>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @chosen_barrier_first_wait_parity_one(%flag: i1) {
+    %c1 = arith.constant 1 : i32
+    %b0 = tile.local_alloc : () -> !one
+    %b1 = tile.local_alloc : () -> !one
+    // expected-note @+1 {{the init}}
+    tile_nv.mbarrier_init %b0, 1 : !one
+    tile_nv.mbarrier_init %b1, 1 : !one
+    %b = scf.if %flag -> !one {
+      scf.yield %b0 : !one
+    } else {
+      scf.yield %b1 : !one
+    }
+    tile_nv.mbarrier_arrive %b, 1 : !one
+    // expected-error @+1 {{'tile_nv.mbarrier_wait' is the first wait on this barrier after its init and waits for parity 1}}
+    tile_nv.mbarrier_wait %b, %c1 : !one, i32
+    return
+  }
+
+  // TMA ping-pong: tile i + 1 loads into nxt on bar_nxt while tile i is read
+  // from cur after a wait on bar_cur; buffers, barriers and phases swap.
+  func.func @ok_tma_ping_pong(%d: !desc, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %a = tile.local_alloc : () -> !buf
+    %b = tile.local_alloc : () -> !buf
+    %ba = tile.local_alloc : () -> !one
+    %bb = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %ba, 1 : !one
+    tile_nv.mbarrier_init %bb, 1 : !one
+    tile_nv.mbarrier_expect %ba, 8192 : !one
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %ba, %a : !desc, !one, !buf
+    %zero = arith.constant 0.0 : bf16
+    %z = "tile.splat"(%zero) : (bf16) -> !t
+    %r:7 = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %a, %nxt = %b, %bc = %ba, %bn = %bb, %pc = %c0, %pn = %c0, %acc = %z) -> (!buf, !buf, !one, !one, i32, i32, !t) : i32 {
+      %i1 = arith.addi %i, %c1 : i32
+      %row = arith.muli %i1, %c64 : i32
+      tile_nv.mbarrier_expect %bn, 8192 : !one
+      tile_nv.async_tma_copy_global_to_local %d[%row, %c0], %bn, %nxt : !desc, !one, !buf
+      tile_nv.mbarrier_wait %bc, %pc : !one, i32
+      %v = tile.local_load %cur : !buf -> !t
+      %s = arith.addf %acc, %v : !t
+      tile.barrier
+      %flip = arith.xori %pc, %c1 : i32
+      scf.yield %nxt, %cur, %bn, %bc, %pn, %flip, %s : !buf, !buf, !one, !one, i32, i32, !t
+    }
+    tile_nv.mbarrier_wait %r#2, %r#4 : !one, i32
+    return %r#6 : !t
+  }
+
+  func.func @tma_ping_pong_reads_the_load_in_flight(%d: !desc, %n: i32) -> !t {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %a = tile.local_alloc : () -> !buf
+    %b = tile.local_alloc : () -> !buf
+    %ba = tile.local_alloc : () -> !one
+    %bb = tile.local_alloc : () -> !one
+    tile_nv.mbarrier_init %ba, 1 : !one
+    tile_nv.mbarrier_init %bb, 1 : !one
+    tile_nv.mbarrier_expect %ba, 8192 : !one
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %ba, %a : !desc, !one, !buf
+    %zero = arith.constant 0.0 : bf16
+    %z = "tile.splat"(%zero) : (bf16) -> !t
+    %r:7 = scf.for %i = %c0 to %n step %c1 iter_args(%cur = %a, %nxt = %b, %bc = %ba, %bn = %bb, %pc = %c0, %pn = %c0, %acc = %z) -> (!buf, !buf, !one, !one, i32, i32, !t) : i32 {
+      %i1 = arith.addi %i, %c1 : i32
+      %row = arith.muli %i1, %c64 : i32
+      tile_nv.mbarrier_expect %bn, 8192 : !one
+      // expected-note @+1 {{the barrier-completed write}}
+      tile_nv.async_tma_copy_global_to_local %d[%row, %c0], %bn, %nxt : !desc, !one, !buf
+      tile_nv.mbarrier_wait %bc, %pc : !one, i32
+      // expected-error @+1 {{'tile.local_load' reads shared memory that the barrier-completed write of 'tile_nv.async_tma_copy_global_to_local' may still be writing: no wait on the barrier it completes on comes between them}}
+      %v = tile.local_load %nxt : !buf -> !t
+      %s = arith.addf %acc, %v : !t
+      tile.barrier
+      %flip = arith.xori %pc, %c1 : i32
+      scf.yield %nxt, %cur, %bn, %bc, %pn, %flip, %s : !buf, !buf, !one, !one, i32, i32, !t
+    }
+    return %r#6 : !t
+  }
+}

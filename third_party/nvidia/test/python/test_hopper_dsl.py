@@ -250,27 +250,34 @@ def test_batched_accumulator_layout_is_a_layout():
 
 
 @kiln.jit
-def barrier_chosen_at_run_time(y, flag):
+def barrier_chosen_at_run_time(y, flag, PARITY: kl.constexpr):
     b0 = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
     b1 = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(b0, count=1)
     mbarrier.init(b1, count=1)
-    if flag > 0:  # E:bar-pick
+    if flag > 0:
         b = b0
     else:
         b = b1
     mbarrier.arrive(b)
-    mbarrier.wait(b, 0)
+    mbarrier.wait(b, PARITY)  # E:bar-pick
 
 
-def test_an_mbarrier_chosen_at_run_time_is_refused():
-    """Other buffers may be chosen at run time; a barrier may not (the barrier checks
-    follow each one to its allocation): the error is at the if."""
+def test_an_mbarrier_chosen_at_run_time_compiles():
+    """A barrier an if chooses lowers like any buffer chosen at run time (its address)."""
+    k = kiln.compile(barrier_chosen_at_run_time, {"y": "*fp32", "flag": "i32"}, {"PARITY": 0},
+                     target="cuda:sm_90a", cache=False)
+    assert "mbarrier.try_wait.parity" in k.asm["ptx"]
+
+
+def test_an_mbarrier_chosen_at_run_time_is_checked():
+    """The barrier checks follow the choice (each branch's barrier, named): a first wait for
+    parity 1 on either fresh barrier is the error it is on a named one, at the wait."""
     with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(barrier_chosen_at_run_time, {"y": "*fp32", "flag": "i32"}, {},
+        kiln.compile(barrier_chosen_at_run_time, {"y": "*fp32", "flag": "i32"}, {"PARITY": 1},
                      target="cuda:sm_90a", cache=False)
     located.assert_located(
-        ei.value, HERE, "E:bar-pick", "if",
-        r"an mbarrier chosen at run time \(by an if, or carried through a loop\) is not "
-        r"supported: Kiln follows each barrier to its allocation to check its phases; index "
-        r"a ring of barriers instead \(bars\.index\(i % N\)\)", kiln.CompilationError)
+        ei.value, HERE, "E:bar-pick", "mbarrier.wait",
+        r"mbarrier\.wait is the first wait on this barrier after its init and waits for "
+        r"parity 1: on a fresh barrier phase 0 is in progress and a wait for parity 1 returns "
+        r"at once; the first phase has parity 0", kiln.CompilationError)
