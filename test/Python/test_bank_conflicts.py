@@ -582,8 +582,8 @@ def test_the_library_says_why():
     with pytest.raises(ValueError, match=r"not a tensor type with a layout: f32"):
         compiled.compiler.bank_conflicts("f32", F32_S.to_ir())
     with pytest.raises(ValueError, match=r"not a valid shared memory descriptor type: "
-                                         r"!tile\.memdesc<4x32xf16, .*a swizzled buffer needs "
-                                         r"at least 8 rows"):
+                                         r"!tile\.memdesc<8x16xf16, .*rows of 16 elements are "
+                                         r"narrower than the 64-byte swizzle chunk"):
         compiled.compiler.bank_conflicts(
-            "tensor<4x32xf16, " + BL.to_ir() + ">",
-            kl.shared_memory_descriptor_type(kl.float16, [4, 32], NV(64, 16, rank=2)).to_ir())
+            "tensor<8x16xf16, " + BL.to_ir() + ">",
+            kl.shared_memory_descriptor_type(kl.float16, [8, 16], NV(64, 16, rank=2)).to_ir())

@@ -936,7 +936,7 @@ class tensor_descriptor_type(base_type):
         """The block of one CTA of a cluster (the layout's ``cga_layout`` splits it): the TMA
         box, and what the IR's descriptor type holds."""
         per_cta = getattr(self.layout, "per_cta_shape", None)
-        return tuple(per_cta(self.block_shape)) if per_cta else self.block_shape
+        return tuple(per_cta(self.block_shape, wrap=True)) if per_cta else self.block_shape
 
     @property
     def nbytes_per_cta(self):

@@ -468,18 +468,27 @@ class SharedLayout:
         """How many CTAs of a cluster split each dimension of the buffer (None: not split)."""
         return None
 
-    def per_cta_shape(self, shape):
-        """The shape of one CTA's part of a buffer of ``shape`` (what the IR holds)."""
+    def per_cta_shape(self, shape, wrap=False):
+        """The shape of one CTA's part of a buffer of ``shape`` (what the IR holds). With
+        ``wrap`` (a descriptor's block, as in Gluon), a dimension smaller than its split is
+        held whole by every CTA (the CTA tiles wrap around it); a buffer refuses it."""
         split = self.cga_split
         if not split or all(x == 1 for x in split):
             return tuple(shape)
         lead = len(shape) - len(split)
         out = list(shape)
         for d, k in enumerate(split):
-            if out[lead + d] % k:
-                raise ValueError(f"{self!r}: dimension {lead + d} of size {out[lead + d]} "
-                                 f"cannot be split among {k} CTAs")
-            out[lead + d] //= k
+            n = out[lead + d]
+            if wrap and n < k:
+                out[lead + d] = 1
+                continue
+            if n % k:
+                more = ("; a buffer is split into equal parts (a TMA descriptor's block may "
+                        "be smaller than its split: each CTA then holds all of it)"
+                        if n < k else "")
+                raise ValueError(f"{self!r}: dimension {lead + d} of size {n} cannot be split "
+                                 f"among {k} CTAs{more}")
+            out[lead + d] = n // k
         return tuple(out)
 
     def mangle(self) -> str:  # pragma: no cover - overridden

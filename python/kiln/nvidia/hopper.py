@@ -36,7 +36,7 @@ MAX_BOX_DIM = 256       # elements per box dimension
 MAX_ROWS = 4096         # rows of a 2-D block, copied as boxes of MAX_BOX_DIM rows
 MAX_DIM = 2**32         # elements per tensor dimension
 SWIZZLES = (0, 32, 64, 128)
-SWIZZLE_ROWS = 8        # rows of one swizzle atom: a swizzled block has at least this many
+SWIZZLE_ROWS = 8        # rows of one swizzle atom (a block of fewer continues it by address)
 PADDINGS = ("zero", "nan")
 
 # Element types TMA copies (signature spelling, as kiln.compiler.type_name writes it). 8-bit
@@ -273,7 +273,7 @@ class TensorDescriptor:
         # A layout split among the CTAs of a cluster (cga_layout): each CTA copies its part,
         # which is the box.
         cga = [list(b) for b in (getattr(layout, "cga_layout", ()) or ())]
-        cta_block = list(layout.per_cta_shape(block_shape)) if cga else block_shape
+        cta_block = list(layout.per_cta_shape(block_shape, wrap=True)) if cga else block_shape
         for i, b in enumerate(block_shape):
             # A 2-D block's rows may span several boxes (tma_box).
             most = MAX_ROWS if (rank == 2 and i == 0) else MAX_BOX_DIM
@@ -324,10 +324,11 @@ class TensorDescriptor:
     @staticmethod
     def _check_swizzle_fits(block_shape: List[int], swizzle: int, elem_bytes: int,
                             dname: str) -> None:
-        """The rules the kernel's buffer in this layout must follow (the ``nvmma_shared``
+        """The rule the kernel's buffer in this layout must follow (the ``nvmma_shared``
         buffer verifier, which otherwise refuses the kernel's ``tensordesc`` parameter at its
-        ``def`` line): a swizzled block has at least ``SWIZZLE_ROWS`` rows (one swizzle atom;
-        the rows are the second-to-last dimension) and rows at least one swizzle wide."""
+        ``def`` line): a swizzled block has rows at least one swizzle wide. (A block of fewer
+        than ``SWIZZLE_ROWS`` rows is swizzled as TMA swizzles it, by address: its boxes'
+        lines continue the swizzle pattern.)"""
         if not swizzle:
             return
         rank = len(block_shape)
@@ -339,12 +340,6 @@ class TensorDescriptor:
                 f"(layout.swizzle_byte_width = {swizzle}), which needs rows of at least "
                 f"{swizzle // elem_bytes} elements; use a smaller swizzle "
                 f"(NVMMASharedLayout.get_default_for picks one that fits)"))
-        if rank >= 2 and block_shape[-2] < SWIZZLE_ROWS:
-            raise ValueError(_err(
-                f"block_shape[{rank - 2}] = {block_shape[-2]} rows, but the {swizzle}-byte "
-                f"swizzle (layout.swizzle_byte_width = {swizzle}) needs at least "
-                f"{SWIZZLE_ROWS} rows (one swizzle atom); use a block of {SWIZZLE_ROWS} or "
-                f"more rows, or swizzle_byte_width=0"))
 
     @staticmethod
     def _check_layout(layout, rank: int, bits: int, dname: str) -> None:

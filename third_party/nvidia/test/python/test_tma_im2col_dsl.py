@@ -349,8 +349,6 @@ HOST_ERRORS = [
     (dict(element_strides=[1, 0, 1, 1]), ValueError, r"element_strides\[1\] = 0"),
     (dict(element_strides=[1, 1, 1, 2]), ValueError, r"element_strides\[3\] = 2: the "
      r"channels are read contiguously"),
-    (dict(block=(4, 32)), ValueError, r"block_shape\[0\] = 4 rows, but the 32-byte swizzle .*"
-     r"needs at least 8 rows .*"),
     (dict(padding="nan", dtype="int32", layout=Layout()), ValueError,
      r"padding='nan' needs a float dtype"),
 ]

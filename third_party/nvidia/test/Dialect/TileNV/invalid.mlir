@@ -166,13 +166,6 @@ func.func @nvmma_width(%d: !tile.tensordesc<tensor<64x64xf32, #tile_nv.nvmma_sha
 
 // -----
 
-// expected-error @+1 {{nvmma_shared: a swizzled buffer needs at least 8 rows (one swizzle atom), got 4}}
-func.func @nvmma_rows(%b: !tile.memdesc<4x64xbf16, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
-  return
-}
-
-// -----
-
 // expected-error @+1 {{nvmma: version must be [2, 0], [2, 1] (mma.sync) or [3, 0] (wgmma), got [1, 0]}}
 func.func @nvmma_version(%t: tensor<64x64xf32, #tile_nv.nvmma<{versionMajor = 1, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8, 16]}>>) {
   return

@@ -69,17 +69,17 @@ LogicalResult NVMMASharedEncodingAttr::verifyBuffer(
                        << " elements); use a smaller swizzle";
   if (rank == 1)
     return success();
-  int64_t rows = shape[getTransposed() ? rank - 1 : rank - 2];
-  if (getSwizzle() && rows < 8)
-    return emitError() << "nvmma_shared: a swizzled buffer needs at least 8 "
-                          "rows (one swizzle atom), got "
-                       << rows;
   return success();
 }
 
-/// Offset bits, fastest first: the columns of one chunk (16-byte units
-/// XORed with the row's phase), the rows, the chunks, then the leading
-/// dimensions (outermost last).
+/// Offset bits, fastest first: the columns of one chunk, the rows, the
+/// chunks, then the leading dimensions (outermost last). The swizzle is the
+/// hardware's, on the buffer's own (1,024-byte aligned) addresses: the
+/// 16-byte units of a 128-byte line are XORed with the line's index bits
+/// (address bits 7 and up, as many as the swizzle has units less one). With
+/// 8 rows or more those bits are the rows'; a block of fewer rows takes the
+/// rest from the chunks and then the leading dimensions, as TMA does when
+/// its boxes land one after another.
 LinearLayout
 NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   unsigned rank = getRank();
@@ -106,21 +106,25 @@ NVMMASharedEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   unsigned perPhase = getSwizzle() ? 128 / getSwizzle() : 1;
   unsigned phaseBits = getSwizzle() ? llvm::Log2_32(getSwizzle() / 16) : 0;
   unsigned shift = llvm::Log2_32(perPhase);
+  // Offset bit j above the chunk's columns is address bit log2(chunk bytes)
+  // + j; those in [7, 7 + phaseBits) flip the 16-byte unit bits.
   unsigned j = 0;
-  for (int64_t r = 1; r < shape[rowDim]; r *= 2, ++j) {
-    LinearLayout::Basis b = unit(rowDim, r);
+  auto push = [&](LinearLayout::Basis b) {
     if (j >= shift && j < shift + phaseBits) {
       int64_t flip = vec << (j - shift);
       if (flip < chunk)
-        b[colDim] = flip;
+        b[colDim] ^= flip;
     }
     offsets.push_back(b);
-  }
+    ++j;
+  };
+  for (int64_t r = 1; r < shape[rowDim]; r *= 2)
+    push(unit(rowDim, r));
   for (int64_t c = chunk; c < cols; c *= 2)
-    offsets.push_back(unit(colDim, c));
+    push(unit(colDim, c));
   for (int d = int(rank) - 3; d >= 0; --d)
     for (int64_t v = 1; v < shape[d]; v *= 2)
-      offsets.push_back(unit(d, v));
+      push(unit(d, v));
   SmallVector<int32_t> sizes(shape.begin(), shape.end());
   return LinearLayout({offsets, {}, {}}, sizes);
 }
