@@ -835,3 +835,15 @@ def test_compiler_fingerprint_covers_the_build_and_tool_overrides(tmp_path, monk
     assert fa == compiler_mod.compiler_fingerprint(Ext(a))
     monkeypatch.setenv("KILN_PTXAS", "/opt/other/ptxas")
     assert fa != compiler_mod.compiler_fingerprint(Ext(a))
+
+
+def test_a_frozen_dataclass_is_a_compile_time_value():
+    """Gluon's tests pass a TensorMemoryLayout (a frozen dataclass) as a constexpr: its key is
+    its class and fields, equal for equal values and different for different ones."""
+    from kiln.compiler.cache import mangle_value
+    from kiln.language.nvidia.blackwell import TensorMemoryLayout
+    a = TensorMemoryLayout(block=(64, 32), col_stride=1)
+    assert mangle_value(a) == mangle_value(TensorMemoryLayout(block=(64, 32), col_stride=1))
+    assert mangle_value(a) != mangle_value(TensorMemoryLayout(block=(64, 32), col_stride=1,
+                                                              two_ctas=True))
+    assert "TensorMemoryLayout(block=(int:64,int:32)" in mangle_value(a)

@@ -11,6 +11,7 @@ without caching.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import json
 import os
@@ -63,6 +64,12 @@ def mangle_value(value) -> str:
         return f"pyfn:{Dependencies().function_fingerprint(value)}"
     if callable(value) and hasattr(value, "__module__") and hasattr(value, "__qualname__"):
         return f"fn:{value.__module__}.{value.__qualname__}"
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is not None and params.frozen:  # e.g. a tensor-memory layout: by its fields
+        kind = type(value)
+        fields = ",".join(f"{f.name}={mangle_value(getattr(value, f.name))}"
+                          for f in dataclasses.fields(value))
+        return f"dc:{kind.__module__}.{kind.__qualname__}({fields})"
     raise TypeError(f"unsupported compile-time value {value!r} of type {type(value).__name__}")
 
 

@@ -88,6 +88,22 @@ kiln::getTMABoxOffsets(Operation *op, Value buffer, TensorDescType desc) {
   ArrayRef<int64_t> view = type.getShape().take_back(rank);
   ArrayRef<int64_t> alloc = type.getAllocShape().take_back(rank);
   SmallVector<int64_t> out;
+  // Each box starts where the previous one's bytes end, and TMA needs its
+  // shared-memory address 128-byte aligned: a block of fewer rows than a
+  // 128-byte line holds (one row of a 64-byte swizzle, one or two of a
+  // 32-byte one) fits in one box only.
+  if (boxes.count > 1 && boxes.chunkBytes % 128) {
+    int64_t rowBytes =
+        boxes.chunkElements * type.getElementTypeBitWidth() / 8;
+    op->emitOpError() << "this block is " << boxes.count
+                      << " TMA boxes (one per swizzle chunk of its rows) of "
+                      << boxes.chunkBytes
+                      << " bytes each, and TMA needs each box's shared-memory "
+                         "address 128-byte aligned: use blocks of at least "
+                      << 128 / rowBytes
+                      << " rows, a wider swizzle, or rows one chunk wide";
+    return failure();
+  }
   if (xorOffset == 0 && view == alloc) {
     for (int64_t i = 0; i < boxes.count; ++i)
       out.push_back(i * boxes.chunkBytes);

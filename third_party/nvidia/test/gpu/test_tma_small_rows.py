@@ -22,12 +22,16 @@ import kiln.language as kl  # noqa: E402
 TORCH = {"bf16": torch.bfloat16, "fp32": torch.float32}
 BITS = {"bf16": 16, "fp32": 32}
 
-# (rows, columns, dtype, swizzle): rows below 8, rows of 1 to 4 swizzle widths.
-CASES = [(r, c, d, s)
-         for r in (1, 2, 4)
-         for d, s, widths in (("bf16", 128, (64, 128, 256)), ("fp32", 64, (16, 32, 64)),
-                              ("bf16", 32, (16, 64)), ("fp32", 128, (32, 64)))
-         for c in widths]
+# (rows, columns, dtype, swizzle): rows below 8, rows of 1 to 4 swizzle widths; a block of
+# several boxes each less than 128 bytes is a compile error (TMA aligns boxes to 128 bytes:
+# test_tma_small_rows_dsl.py), so those are left out.
+ALL = [(r, c, d, s)
+       for r in (1, 2, 4)
+       for d, s, widths in (("bf16", 128, (64, 128, 256)), ("fp32", 64, (16, 32, 64)),
+                            ("bf16", 32, (16, 64)), ("fp32", 128, (32, 64)))
+       for c in widths]
+CASES = [(r, c, d, s) for r, c, d, s in ALL
+         if c * {"bf16": 2, "fp32": 4}[d] == s or r * s % 128 == 0]
 
 
 @pytest.mark.parametrize("rows,cols,dtype,swizzle", CASES,
