@@ -89,8 +89,9 @@ DIFFERENCES = {
     "nvidia.hopper.tma.async_atomic_xor": _BITWISE_64,
     "nvidia.hopper.tma.async_atomic_max": _UNSIGNED_MIN_MAX,
     "bank_conflicts": "counts the accesses Kiln's lowering issues (its vector widths, padding "
-                      "included, distinct 4-byte words per bank); 64-lane targets are refused "
-                      "(shared-memory.md)",
+                      "included, distinct 4-byte words per bank; on AMD the target's 32 or 64 "
+                      "banks and ds_read_b128's lane pairs, as Triton's main branch models "
+                      "them) (shared-memory.md)",
     "device_print": "AMD targets: ROCm's device printf (ockl's hostcall, as HIP's compiler "
                     "lowers printf) where the ROCm device libraries are installed, else refused "
                     "at the call; not yet run on an AMD GPU",

@@ -430,11 +430,22 @@ json::Value linearLayout(llvm::StringRef layoutText,
 
 /// Bank conflicts of local_load / local_store moving a tensor of type
 /// `tensorText` from / to a buffer of type `memdescText`
-/// (kiln::tile::countBankConflicts): {"conflicts": n}, or {"reason": why}
-/// when a type does not parse or the lowering cannot address the buffer
-/// with the tensor's layout (the DSL then reports it at the user's line).
+/// (kiln::tile::countBankConflicts) on the banks of target `targetName`
+/// (32 of 4 bytes when empty): {"conflicts": n}, or {"reason": why} when a
+/// type does not parse or the lowering cannot address the buffer with the
+/// tensor's layout (the DSL then reports it at the user's line).
 json::Value bankConflicts(llvm::StringRef tensorText,
-                          llvm::StringRef memdescText) {
+                          llvm::StringRef memdescText,
+                          llvm::StringRef targetName) {
+  kiln::tile::SharedBankModel model;
+  if (!targetName.empty()) {
+    const kiln::TargetDesc *target = kiln::lookupTarget(targetName);
+    if (!target)
+      return json::Object{
+          {"reason", str(("unknown target '" + targetName + "'").str())}};
+    model.numBanks = target->sharedMemoryBanks;
+    model.laneBits16 = target->sharedLoad16LaneBits;
+  }
   std::unique_ptr<MLIRContext> context = makeContext();
   context->getOrLoadDialect<kiln::tile::TileDialect>();
   // A type the verifier rejects: its first message says why.
@@ -458,7 +469,8 @@ json::Value bankConflicts(llvm::StringRef tensorText,
       parseType(memdescText, context.get()));
   if (!memdesc)
     return reason("not a valid shared memory descriptor type:", memdescText);
-  FailureOr<int64_t> count = kiln::tile::countBankConflicts(tensor, memdesc);
+  FailureOr<int64_t> count =
+      kiln::tile::countBankConflicts(tensor, memdesc, model);
   if (failed(count))
     return reason("Kiln cannot address " + memdescText.str() + " with",
                   tensorText);
@@ -536,7 +548,10 @@ Outcome dispatch(const json::Object &request) {
         tensor ? stringArg(*args, "memdesc_type", bad) : std::nullopt;
     if (!memdesc)
       return bad;
-    return bankConflicts(*tensor, *memdesc);
+    llvm::StringRef target;
+    if (std::optional<llvm::StringRef> t = args->getString("target"))
+      target = *t;
+    return bankConflicts(*tensor, *memdesc, target);
   }
   return fail(("kiln_call: unknown method '" + *method + "'").str());
 }

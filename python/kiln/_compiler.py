@@ -149,12 +149,14 @@ def linear_layout(layout: str, shape) -> Optional[tuple]:
     return None if out is None else tuple(out)
 
 
-def bank_conflicts(tensor_type: str, memdesc_type: str) -> int:
+def bank_conflicts(tensor_type: str, memdesc_type: str, target: str = "") -> int:
     """Bank conflicts of local_load / local_store moving a tensor of ``tensor_type`` (IR text)
-    from / to a buffer of ``memdesc_type``: the passes over the banks each wavefront needs
-    beyond the first, at worst. ValueError, with the reason, when Kiln cannot address the
-    buffer with the tensor's layout."""
-    out = _call("bank_conflicts", tensor_type=tensor_type, memdesc_type=memdesc_type)
+    from / to a buffer of ``memdesc_type`` on ``target``'s shared-memory banks (32 of 4
+    bytes when empty): the passes over the banks each wavefront needs beyond the first, at
+    worst. ValueError, with the reason, when Kiln cannot address the buffer with the
+    tensor's layout."""
+    args = {"target": target} if target else {}
+    out = _call("bank_conflicts", tensor_type=tensor_type, memdesc_type=memdesc_type, **args)
     if "reason" in out:
         raise ValueError(out["reason"])
     return int(out["conflicts"])

@@ -154,26 +154,38 @@ def addresses(layout, shape, bits):
     return out
 
 
-def replay(reg_layout, shared_layout, shape, dtype, vec):
+def pass_lanes(nlane, group, access, lane_bits16):
+    """The lanes each pass serves: consecutive ones, or for 16-byte accesses on a target that
+    pairs them otherwise (AMD's ds_read_b128), the lanes that differ only in ``lane_bits16``."""
+    bits = lane_bits16 & (nlane - 1) if access == 16 else 0
+    if bits and 2 ** bin(bits).count("1") == group:
+        out = defaultdict(list)
+        for lane in range(nlane):
+            out[lane & ~bits].append(lane)
+        return list(out.values())
+    return [list(range(first, first + group)) for first in range(0, nlane, group)]
+
+
+def replay(reg_layout, shared_layout, shape, dtype, vec, banks=BANKS, lane_bits16=0):
     """The most passes beyond the first that any group of lanes of any vector access needs."""
     nreg, nlane, nwarp, place = placement(reg_layout, shape)
     where = addresses(shared_layout, shape, BITS[dtype])
     elem = max(1, BITS[dtype] // 8)
     access = vec * elem
-    group = min(nlane, BANKS * BANK_BYTES // max(access, BANK_BYTES))
+    group = min(nlane, banks * BANK_BYTES // max(access, BANK_BYTES))
     worst = 0
     for warp in range(nwarp):
         for reg in range(0, nreg, vec):
-            for first in range(0, nlane, group):
+            for lanes in pass_lanes(nlane, group, access, lane_bits16):
                 words = defaultdict(set)
-                for lane in range(first, first + group):
+                for lane in lanes:
                     start = where[place(reg, lane, warp)]
                     # Kiln's vectors are registers that sit next to each other.
                     assert [where[place(reg + i, lane, warp)] for i in range(vec)] == \
                         list(range(start, start + vec)), (reg, lane, warp)
                     byte = start * elem
                     for w in range(byte // BANK_BYTES, (byte + access - 1) // BANK_BYTES + 1):
-                        words[w % BANKS].add(w)
+                        words[w % banks].add(w)
                 worst = max(worst, max(len(s) for s in words.values()) - 1)
     return worst
 
@@ -533,11 +545,6 @@ F32_S = kl.shared_memory_descriptor_type(kl.float32, [32, 32], ROW_MAJOR)
                                                      [2, 1, 0])),
      kl.shared_memory_descriptor_type(kl.float32, [2, 16, 16], ROW_MAJOR), SM90, ValueError,
      r"Kiln cannot address !tile\.memdesc<2x16x16xf32, .*> with tensor<2x16x16xf32, .*>"),
-    (kl.distributed_type(kl.float32, [64], B([1], [64], [1], [0])),
-     kl.shared_memory_descriptor_type(kl.float32, [64], SW(1, 1, 1, [0])), "hip:gfx942",
-     ValueError,
-     r"bank_conflicts counts for 32 shared memory banks of 4 bytes and 32-lane warps; "
-     r"target hip:gfx942 has 64-lane warps"),
 ])
 def test_mistakes_point_at_the_call(a, b, target, cause, message):
     with pytest.raises(kiln.CompilationError) as ei:
@@ -587,3 +594,54 @@ def test_the_library_says_why():
         compiled.compiler.bank_conflicts(
             "tensor<8x16xf16, " + BL.to_ir() + ">",
             kl.shared_memory_descriptor_type(kl.float16, [8, 16], NV(64, 16, rank=2)).to_ir())
+
+
+# -- AMD: 64-lane waves, 32 (gfx942) or 64 (gfx950) banks, ds_read_b128's lane pairs ------------
+
+# (banks, the lane bits one 16-byte pass serves), as Triton's AMD backend states them.
+AMD_BANKS = {"hip:gfx942": (32, 0b10011), "hip:gfx950": (64, 0b11011)}
+
+
+def _amd_count(reg, shared, shape, dtype, target):
+    """(bank_conflicts on ``target``, bytes per element-wise shared access of the lowering)."""
+    num_warps = placement(reg, shape)[2]
+    fn, consts = round_trip_2d, {"R": reg, "S": shared, "M": shape[0], "N": shape[1]}
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        k = kiln.compile(fn, {"x": SIGNATURE[dtype], "out": SIGNATURE[dtype]}, consts,
+                         target=target, num_warps=num_warps, cache=False)
+    count = int(re.search(r"bank_conflicts (\d+)", printed.getvalue()).group(1))
+    elem = max(1, BITS[dtype] // 8)
+    widths = set()
+    for line in _LOWERED.findall(k.asm["llvm_dialect"]):
+        vector = re.search(r"vector<(\d+)x", line)
+        widths.add(int(vector.group(1)) * elem if vector else elem)
+    assert len(widths) == 1, widths
+    return count, widths.pop()
+
+
+@pytest.mark.parametrize("target", list(AMD_BANKS))
+@pytest.mark.parametrize("reg,shared,shape,dtype,counts", [
+    # 16-byte reads, one row of 16 bytes a lane: consecutive lanes would fill the banks, but
+    # ds_read_b128 pairs lanes 0-3 with 16-19 (gfx942) or 0-3, 8-11, 16-19, 24-27 (gfx950),
+    # whose rows are 256 bytes apart: two words a bank.
+    (B([1, 8], [64, 1], [4, 1], [1, 0]), ROW_MAJOR, [256, 8], kl.float16, (1, 1)),
+    # Columns of a row-major buffer of 128-byte rows: 32 lanes a pass on one bank (gfx942),
+    # or 64 lanes on two banks (gfx950's 64 banks span two rows).
+    (B([1, 1], [64, 1], [1, 4], [0, 1]), ROW_MAJOR, [64, 32], kl.float32, (31, 31)),
+    # The swizzle spreads 32 rows over the banks: rows r and r + 32 share a bank, which only
+    # gfx950's 64-lane pass holds together.
+    (B([1, 1], [64, 1], [1, 4], [0, 1]), SW(1, 1, 32, [1, 0]), [64, 32], kl.float32, (0, 1)),
+    # 16-byte reads of 64-byte rows: the paired lanes are 4 (gfx942: rows 0 and 4) or 2 rows
+    # apart (gfx950: rows 0, 2, 4, 6), 256 bytes each time.
+    (B([1, 4], [16, 4], [4, 1], [1, 0]), ROW_MAJOR, [64, 16], kl.float32, (1, 1)),
+    # An XOR swizzle by the row moves whole 16-byte units within a row: banks repeat still.
+    (B([1, 8], [8, 8], [4, 1], [1, 0]), SW(8, 1, 8, [1, 0]), [32, 64], kl.float16, (1, 1)),
+])
+def test_amd_targets_count_their_banks(target, reg, shared, shape, dtype, counts):
+    """Against the replay with the target's banks and lane pairs (and the hand counts)."""
+    count, width = _amd_count(reg, shared, shape, dtype, target)
+    banks, bits = AMD_BANKS[target]
+    elem = max(1, BITS[dtype] // 8)
+    assert count == replay(reg, shared, shape, dtype, width // elem, banks, bits)
+    assert count == counts[list(AMD_BANKS).index(target)], (count, width)

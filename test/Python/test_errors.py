@@ -1051,16 +1051,16 @@ def test_real_ptxas_failure_points_at_the_def(monkeypatch, tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------
-# Registers per thread (2^9 at most): the DSL's linear layouts and tensors past the limit.
+# Registers per thread (2^11 at most): the DSL's linear layouts and tensors past the limit.
 
 def test_linear_layout_with_too_many_register_bases_is_a_value_error():
     # 31 bases used to crash the process (an int32 shift in C++).
-    with pytest.raises(ValueError, match=r"at most 10 reg_bases \(2\^10 per thread\), got 31"):
+    with pytest.raises(ValueError, match=r"at most 11 reg_bases \(2\^11 per thread\), got 31"):
         kl.DistributedLinearLayout([[0]] * 31, [[1], [2], [4], [8], [16]], [[32], [64]], [],
                                    [128])
-    ok = kl.DistributedLinearLayout([[0]] * 10, [[1], [2], [4], [8], [16]], [[32], [64]], [],
+    ok = kl.DistributedLinearLayout([[0]] * 11, [[1], [2], [4], [8], [16]], [[32], [64]], [],
                                     [128])
-    assert len(ok.reg_bases) == 10
+    assert len(ok.reg_bases) == 11
 
 
 def test_tensor_past_the_register_limit_points_at_the_line():
@@ -1069,10 +1069,10 @@ def test_tensor_past_the_register_limit_points_at_the_line():
         offs = kl.arange(0, BLOCK, L)  # E:big
         kl.store(x + offs, offs)
     with pytest.raises(CompilationError) as info:
-        kiln.compile(big, {"x": "*i32"}, {"BLOCK": 2 ** 18}, target="cuda:sm_90a", cache=False)
+        kiln.compile(big, {"x": "*i32"}, {"BLOCK": 2 ** 19}, target="cuda:sm_90a", cache=False)
     assert_error(info.value, "E:big", "kl.arange",
-                 r"arange: tensor 'tensor \[262144\] int32, BlockedLayout\(\[1\], \[32\], \[4\], "
-                 r"\[0\]\)' needs 2048 registers per thread in layout BlockedLayout\(.*\); Kiln's limit is 1024 \(use a smaller block or more warps\)")
+                 r"arange: tensor 'tensor \[524288\] int32, BlockedLayout\(\[1\], \[32\], \[4\], "
+                 r"\[0\]\)' needs 4096 registers per thread in layout BlockedLayout\(.*\); Kiln's limit is 2048 \(use a smaller block or more warps\)")
 
 
 def test_amd_register_limit_is_lower_and_names_the_target():

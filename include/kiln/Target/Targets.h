@@ -57,9 +57,9 @@ struct TargetDesc {
   /// becomes this one, which only waits longer.
   unsigned maxAsyncWaitInstructions = 0;
   /// Most registers (tensor elements) one thread may hold for one tensor.
-  /// The type itself allows 2^10 (LinearLayout::kMaxInBits); a chip whose
+  /// The type itself allows 2^11 (LinearLayout::kMaxInBits); a chip whose
   /// compiler takes far longer on big register files lowers this.
-  unsigned maxTensorRegisters = 1024;
+  unsigned maxTensorRegisters = 2048;
   /// A masked lane's async copy writes zeros (cp.async's src-size 0), so a
   /// masked copy's `other` can only be zero. Otherwise masked lanes are
   /// branched around the copy and store `other` themselves.
@@ -75,6 +75,13 @@ struct TargetDesc {
   /// specialized `tile.pointer_range = 32` at launch (signature marker
   /// ":range32"), which lets copies through it take that form.
   int64_t pointerRangeBytes = 0;
+  /// Shared memory's banks of 4 bytes (what bank_conflicts counts on).
+  unsigned sharedMemoryBanks = 32;
+  /// The lanes one pass of a 16-byte shared-memory load serves, as a mask of
+  /// lane-index bits, where they are not the lowest ones (CDNA's
+  /// ds_read_b128 serves lanes 0-3 and 16-19 together on 32 banks: bits 0,
+  /// 1 and 4); 0: consecutive lanes, as many as fill the banks.
+  unsigned sharedLoad16LaneBits = 0;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

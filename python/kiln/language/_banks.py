@@ -16,16 +16,12 @@ from . import _cga
 from ._core import _unwrap, builtin, constexpr, distributed_type, shared_memory_descriptor_type
 from ._layouts import is_inferred
 
-# ``oracle(tensor_type_text, memdesc_type_text) -> int``, raising ValueError with the reason
-# when the lowering could not address the buffer with the tensor's layout.
-_bank_oracle: Optional[Callable[[str, str], int]] = None
-
-#: The lanes of a warp the bank model is stated for (32 banks of 4 bytes serve the vectors of
-#: 8, 16 or 32 consecutive lanes of a 32-lane warp per pass).
-MODEL_WARP_SIZE = 32
+# ``oracle(tensor_type_text, memdesc_type_text, target) -> int``, raising ValueError with the
+# reason when the lowering could not address the buffer with the tensor's layout.
+_bank_oracle: Optional[Callable[[str, str, str], int]] = None
 
 
-def set_bank_conflicts_oracle(oracle: Optional[Callable[[str, str], int]]) -> None:
+def set_bank_conflicts_oracle(oracle: Optional[Callable[[str, str, str], int]]) -> None:
     global _bank_oracle
     _bank_oracle = oracle
 
@@ -37,21 +33,23 @@ def bank_conflicts(distr_ty, shared_ty, _semantic=None):
     ``load`` / ``store``: the passes over the shared memory banks that each wavefront of each
     load or store instruction needs beyond the first (a constexpr int; 0 is conflict-free).
 
-    Shared memory is modelled as 32 banks of 4 bytes, word ``w`` in bank ``w % 32``; one pass
-    serves the accesses of as many consecutive lanes as fill the 128 bytes of the banks (8
-    lanes of 16-byte vectors, 16 of 8-byte ones, 32 otherwise), and each bank delivers one
-    word per pass (lanes reading or writing the same word share it). The accesses are the
-    ones Kiln's lowering issues for the element-wise path: its vector width (consecutive
-    registers in order, at most 16 bytes, within a padding interval) and its addresses,
-    padding included. Where every instruction and wavefront do not need the same number
-    (padded layouts), the count is the largest. Not counted: the warp-wide 8x8 matrix loads
-    and stores some targets use instead for 16-bit tensors, and the wider accesses the code
-    generator sometimes merges the lowering's into (docs/shared-memory.md).
+    Shared memory is modelled as the target's banks of 4 bytes (its table's count: 32 or 64),
+    word ``w`` in bank ``w % banks``; one pass serves the accesses of as many lanes as fill
+    the banks with their vectors (on 32 banks: 8 lanes of 16-byte vectors, 16 of 8-byte ones,
+    32 otherwise), consecutive lanes unless the target pairs others for 16-byte reads (its
+    table's lane bits; docs/shared-memory.md names them); each bank delivers one word per pass
+    (lanes reading or writing the same word share it). The accesses are the ones Kiln's
+    lowering issues for the element-wise path: its vector width (consecutive registers in
+    order, at most 16 bytes, within a padding interval) and its addresses, padding
+    included. Where every instruction and wavefront do not need the same
+    number (padded layouts), the count is the largest. Not counted: the warp-wide 8x8 matrix
+    loads and stores some targets use instead for 16-bit tensors, and the wider accesses the
+    code generator sometimes merges the lowering's into (docs/shared-memory.md).
 
     As in Gluon: TypeError when ``distr_ty`` or ``shared_ty`` has the wrong kind, ValueError
     when their shapes or element types differ, or when ``shared_ty`` is a subslice (its shape
-    is not the trailing dimensions of its allocation's). Kiln also refuses automatic layouts
-    and targets whose warps do not have 32 lanes."""
+    is not the trailing dimensions of its allocation's). Kiln also refuses automatic
+    layouts."""
     distr_ty = _unwrap(distr_ty)
     shared_ty = _unwrap(shared_ty)
     if not isinstance(distr_ty, distributed_type):
@@ -75,10 +73,6 @@ def bank_conflicts(distr_ty, shared_ty, _semantic=None):
     if is_inferred(layout):
         raise ValueError(f"bank_conflicts: the tensor's layout {layout!r} is chosen by the "
                          f"compiler later; give a concrete register layout")
-    if _semantic.warp_size != MODEL_WARP_SIZE:
-        raise ValueError(f"bank_conflicts counts for 32 shared memory banks of 4 bytes and "
-                         f"32-lane warps; target {_semantic.target} has "
-                         f"{_semantic.warp_size}-lane warps")
     if _bank_oracle is None:  # pragma: no cover - the compiler installs it before compiling
         raise RuntimeError("bank_conflicts needs Kiln's compiler library")
     # One CTA's part: what the IR holds (the buffer's type already is).
@@ -88,4 +82,4 @@ def bank_conflicts(distr_ty, shared_ty, _semantic=None):
         layout = layout.without_cga()
     tensor_text = (f"tensor<{'x'.join(str(d) for d in shape)}x{distr_ty.element_ty.to_ir()}, "
                    f"{layout.to_ir()}>")
-    return constexpr(_bank_oracle(tensor_text, shared_ty.to_ir()))
+    return constexpr(_bank_oracle(tensor_text, shared_ty.to_ir(), _semantic.target))

@@ -244,10 +244,10 @@ class SliceLayout(DistributedLayout):
         return f"SliceLayout(dim={self.dim}, parent={self.parent!r})"
 
 
-# Registers per thread a tensor may take: 2^10, the same limit as the C++ verifier
-# (LinearLayout::kMaxInBits); compile time grows past it (a target may set a lower
+# Registers per thread a tensor may take: 2^11, the same limit as the C++ verifier
+# (LinearLayout::kMaxInBits); compile time grows past 2^10 (a target may set a lower
 # limit, checked when the kernel is lowered).
-MAX_REGISTER_BASES = 10
+MAX_REGISTER_BASES = 11
 
 
 @dataclass(frozen=True, repr=False)

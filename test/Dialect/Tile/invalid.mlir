@@ -312,16 +312,16 @@ module attributes {tile.num_warps = 4 : i32} {
 
 // -----
 
-// 2^11 registers per thread: past Kiln's limit of 2^10 (31 bases used to crash).
+// 2^12 registers per thread: past Kiln's limit of 2^11 (31 bases used to crash).
 module attributes {tile.num_warps = 4 : i32} {
-  // expected-error @+1 {{needs 2048 registers per thread in layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>; Kiln's limit is 1024 (use a smaller block or more warps)}}
-  func.func @too_many_registers(%x: tensor<262144xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) { return }
+  // expected-error @+1 {{needs 4096 registers per thread in layout #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>; Kiln's limit is 2048 (use a smaller block or more warps)}}
+  func.func @too_many_registers(%x: tensor<524288xf32, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) { return }
 }
 
 // -----
 
-// expected-error @+1 {{a linear layout has at most 10 register bases (2^10 registers), got 11}}
-#x = #tile.linear<{register = [[0], [0], [0], [0], [0], [0], [0], [0], [0], [0], [0]], lane = [[1], [2], [4], [8], [16]], warp = []}>
+// expected-error @+1 {{a linear layout has at most 11 register bases (2^11 registers), got 12}}
+#x = #tile.linear<{register = [[0], [0], [0], [0], [0], [0], [0], [0], [0], [0], [0], [0]], lane = [[1], [2], [4], [8], [16]], warp = []}>
 
 // -----
 

@@ -4,7 +4,7 @@
 // layouts' linear maps: padding makes addresses non-linear, and the plan
 // already knows the vector width the lowering picks, which decides how many
 // lanes share a pass. Every access of every warp is simulated; a tensor
-// holds at most 2^10 registers a thread, so this stays small.
+// holds at most 2^11 registers a thread, so this stays small.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +13,8 @@
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
+#include "llvm/ADT/bit.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -55,6 +57,25 @@ FailureOr<int64_t> kiln::tile::countBankConflicts(RankedTensorType tensorType,
   int64_t rowBytes = int64_t(model.numBanks) * bankBytes;
   int64_t groupLanes =
       std::min(lanes, rowBytes / std::max(accessBytes, bankBytes));
+  // The lanes of each pass: consecutive ones, or those that differ only in
+  // the model's lane bits (16-byte accesses of targets that pair them so).
+  SmallVector<SmallVector<int64_t>> groups;
+  unsigned passBits = accessBytes == 16 ? model.laneBits16 & unsigned(lanes - 1)
+                                        : 0;
+  if (passBits && int64_t(1) << llvm::popcount(passBits) == groupLanes) {
+    unsigned others = unsigned(lanes - 1) & ~passBits;
+    for (int64_t rest = 0; rest < lanes; ++rest) {
+      if (rest & passBits)
+        continue; // each group once, from its lanes with the pass bits 0
+      SmallVector<int64_t> &group = groups.emplace_back();
+      for (int64_t in = 0; in < lanes; ++in)
+        if (!(in & others))
+          group.push_back(rest | in);
+    }
+  } else {
+    for (int64_t first = 0; first < lanes; first += groupLanes)
+      groups.push_back(llvm::to_vector(llvm::seq(first, first + groupLanes)));
+  }
   auto address = [&](int64_t offset) {
     int64_t element = offset;
     for (auto [log2Interval, padding] : plan->paddings)
@@ -68,9 +89,9 @@ FailureOr<int64_t> kiln::tile::countBankConflicts(RankedTensorType tensorType,
     int64_t warpOffset = offsetOfBits(plan->warpBitOffsets, warp);
     for (size_t r = 0, e = plan->registerOffsets.size(); r < e;
          r += plan->vec) {
-      for (int64_t first = 0; first < lanes; first += groupLanes) {
+      for (ArrayRef<int64_t> group : groups) {
         words.clear();
-        for (int64_t lane = first; lane < first + groupLanes; ++lane) {
+        for (int64_t lane : group) {
           int64_t byte = address(plan->registerOffsets[r] ^ warpOffset ^
                                  offsetOfBits(plan->laneBitOffsets, lane));
           for (int64_t w = byte / bankBytes,

@@ -100,7 +100,7 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
   Location loc = loop.getLoc();
   Type ivType = loop.getInductionVar().getType();
   auto constant = [&](OpBuilder &at, int64_t v) -> Value {
-    return at.create<arith::ConstantOp>(loc, at.getIntegerAttr(ivType, v));
+    return arith::ConstantOp::create(at, loc, at.getIntegerAttr(ivType, v));
   };
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
         step = loop.getStep();
@@ -156,7 +156,7 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
   SmallVector<Value> initial(loop.getInitArgs().begin(),
                              loop.getInitArgs().end());
 
-  auto round = b.create<scf::ForOp>(loc, lb, wholeUb, roundStep, keptInit);
+  auto round = scf::ForOp::create(b, loc, lb, wholeUb, roundStep, keptInit);
   if (!round.getBody()->empty())
     round.getBody()->getTerminator()->erase();
   OpBuilder body = OpBuilder::atBlockEnd(round.getBody());
@@ -170,7 +170,7 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
     vals = iteration(body, iv, bound, vals);
     bound = permuted(bound);
   }
-  body.create<scf::YieldOp>(loc, vals);
+  scf::YieldOp::create(body, loc, vals);
 
   // The iterations left, from wholeUb, the buffers back where they began:
   // the other arguments and the buffers after them. An iteration certain to
@@ -201,7 +201,7 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
     }
     SmallVector<Value> both(in);
     llvm::append_range(both, buffersOf(bnd));
-    auto guard = at.create<scf::IfOp>(loc, ValueRange(both).getTypes(), live,
+    auto guard = scf::IfOp::create(at, loc, ValueRange(both).getTypes(), live,
                                       /*withElseRegion=*/true);
     if (!guard.thenBlock()->empty()) {
       guard.thenBlock()->getTerminator()->erase();
@@ -212,8 +212,9 @@ void unrollPermutation(scf::ForOp loop, const Permutation &p) {
     Carried after = rest(thenB, k + 1, permuted(bnd), out);
     SmallVector<Value> yielded = after.first;
     yielded.append(after.second.begin(), after.second.end());
-    thenB.create<scf::YieldOp>(loc, yielded);
-    OpBuilder::atBlockEnd(guard.elseBlock()).create<scf::YieldOp>(loc, both);
+    scf::YieldOp::create(thenB, loc, yielded);
+    OpBuilder elseB = OpBuilder::atBlockEnd(guard.elseBlock());
+    scf::YieldOp::create(elseB, loc, both);
     ValueRange results = guard.getResults();
     return {SmallVector<Value>(results.take_front(in.size())),
             SmallVector<Value>(results.drop_front(in.size()))};
@@ -242,7 +243,7 @@ bool duplicateTail(scf::IfOp branch) {
     tail.push_back(op);
   OpBuilder b(term);
   Location loc = branch.getLoc();
-  auto merged = b.create<scf::IfOp>(loc, term->getOperandTypes(),
+  auto merged = scf::IfOp::create(b, loc, term->getOperandTypes(),
                                     branch.getCondition(),
                                     /*withElseRegion=*/true);
   for (auto [from, to] : {std::pair{branch.thenBlock(), merged.thenBlock()},
@@ -261,7 +262,7 @@ bool duplicateTail(scf::IfOp branch) {
     SmallVector<Value> out;
     for (Value v : term->getOperands())
       out.push_back(map.lookupOrDefault(v));
-    at.create<scf::YieldOp>(loc, out);
+    scf::YieldOp::create(at, loc, out);
   }
   term->setOperands(merged.getResults());
   for (Operation *op : llvm::reverse(tail))

@@ -105,12 +105,14 @@ const TargetDesc kTargets[] = {
      1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
-     /*pointerRangeBytes=*/kBufferResourceBytes},
+     /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
+     /*sharedLoad16LaneBits=*/0b10011},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
      1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
-     /*pointerRangeBytes=*/kBufferResourceBytes},
+     /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/64,
+     /*sharedLoad16LaneBits=*/0b11011},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

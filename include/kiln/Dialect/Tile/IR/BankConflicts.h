@@ -25,6 +25,10 @@ namespace kiln::tile {
 struct SharedBankModel {
   unsigned numBanks = 32;
   unsigned bankBytes = 4;
+  /// Where a 16-byte access's pass serves other lanes than consecutive
+  /// ones: the lane-index bits that vary within one pass (TargetDesc::
+  /// sharedLoad16LaneBits); 0 for consecutive lanes.
+  unsigned laneBits16 = 0;
 };
 
 /// Bank conflicts of moving a tensor of `tensorType` to or from a buffer of

@@ -24,12 +24,11 @@ public:
   enum InDim : unsigned { Register = 0, Lane = 1, Warp = 2 };
   static constexpr unsigned kNumInDims = 3;
   using Basis = llvm::SmallVector<int32_t, 4>;
-  /// Most input bits per dimension: 2^10 registers per thread (a 64-bit
-  /// pointer tensor of 1024 elements per thread is the largest Triton's own
-  /// tests build; compile time grows faster than linearly past it, and a
-  /// target may lower this: TargetDesc::maxTensorRegisters), 64 lanes, 32
-  /// warps.
-  static constexpr unsigned kMaxInBits[] = {10, 6, 5};
+  /// Most input bits per dimension: 2^11 registers per thread (Gluon's
+  /// dot3d_fma test holds 2,048 operand elements a thread; compile time
+  /// grows faster than linearly past 1,024, and a target may lower this:
+  /// TargetDesc::maxTensorRegisters), 64 lanes, 32 warps.
+  static constexpr unsigned kMaxInBits[] = {11, 6, 5};
   static constexpr const char *kInDimNames[] = {"register", "lane", "warp"};
   using Bases = llvm::SmallVector<Basis, 8>;
 
