@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Conversion/TileToLLVM/SharedIndex.h"
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 #include "kiln/Conversion/TileToLLVM/TargetInfo.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
@@ -23,14 +24,11 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tile;
 
-namespace {
-
-/// The address of every register of `type` in `view` (converted: `base`),
-/// its coordinate along `axis` replaced by `indices[r]`.
 FailureOr<SmallVector<Value>>
-indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
-                 Value view, RankedTensorType type, ArrayRef<Value> indices,
-                 unsigned axis, Type memTy, const LoweringContext &ctx) {
+kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
+                       Value view, RankedTensorType type,
+                       ArrayRef<Value> indices, unsigned axis, Type memTy,
+                       const LoweringContext &ctx) {
   auto memdesc = cast<MemDescType>(view.getType());
   FailureOr<LinearLayout> regs = getLinearLayout(type);
   FailureOr<SharedOffsets> inverse = SharedOffsets::get(memdesc);
@@ -99,6 +97,8 @@ indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
   }
   return addrs;
 }
+
+namespace {
 
 /// What scatter and the atomics start from: the values' register and memory
 /// types, their registers and each register's address in the buffer.

@@ -243,8 +243,9 @@ class SharedMemorySemantic:
                              f"buffer {st}")
         if not indices.dtype.is_int() or indices.dtype.is_bool():
             raise TypeError(f"{what}: indices must be integers, got {indices.dtype}")
-        if st.layout.cga_split or \
-                any(any(b) for b in getattr(indices.type.layout, "cga_bases", ())):
+        if (st.layout.cga_split or
+                any(any(b) for b in getattr(indices.type.layout, "cga_bases", ()))) and \
+                not (what == "gather" and self._split_gather_hook()):
             raise NotImplementedError(f"{what} of a buffer or tensor split among the CTAs of "
                                       f"a cluster is not supported yet")
         for d, (n, m) in enumerate(zip(indices.type.shape, st.shape)):
@@ -254,11 +255,20 @@ class SharedMemorySemantic:
                                  f"not the axis")
         return indices, axis
 
+    def _split_gather_hook(self):
+        """The target's gather from a buffer the CTAs of a cluster split (a vendor's
+        ``split_gather`` hook: fn(semantic, smem, indices, axis, result_type)), or None."""
+        return core.target_hook(self.target, "split_gather")
+
     def shared_gather(self, smem, indices, axis) -> tensor:
         indices, axis = self._shared_indexed(smem, indices, axis, "gather")
         if isinstance(indices.type.layout, AutoLayout):
             raise ValueError("gather: indices need a concrete layout (the result takes it)")
         rt = distributed_type(smem.dtype, indices.type.shape, indices.type.layout)
+        split = smem.type.layout.cga_split or \
+            any(any(b) for b in getattr(indices.type.layout, "cga_bases", ()))
+        if split:  # other CTAs' parts: the vendor's (distributed shared memory)
+            return self._split_gather_hook()(self, smem, indices, axis, rt)
         return self._op("tile.local_gather", [smem, indices], rt, {"axis": f"{axis} : i32"})
 
     def _scatter_operands(self, smem, values, indices, mask, what):

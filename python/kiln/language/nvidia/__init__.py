@@ -27,12 +27,21 @@ def _kernel_end(sem):
     """Before the kernel returns: wait until its TMA stores have read their shared memory,
     which the next CTA on the SM may be given once this one ends (Gluon kernels may end
     without ``tma.store_wait(0)``; CUTLASS epilogues end with it). One instruction, which
-    returns at once where the kernel waited already."""
+    returns at once where the kernel waited already. Where the kernel read other CTAs'
+    shared memory, a cluster barrier, so that none ends while another still reads it."""
     if getattr(sem, "tma_stores_issued", False):
         sem.b.create("tile_nv.async_tma_store_wait", [], [], {"pendings": "0 : i32"})
+    # A CTA whose shared memory other CTAs of its cluster read (a gather from a split buffer)
+    # stays until they are done: a cluster barrier before any of them ends.
+    if getattr(sem, "cluster_shared_reads", False):
+        _cluster_barrier(sem)
 
 
 register_target_hook("cuda:", "kernel_end", _kernel_end)
+
+from ._split_gather import split_gather  # noqa: E402
+
+register_target_hook("cuda:", "split_gather", split_gather)
 
 
 def _cluster_barrier(sem):

@@ -729,3 +729,53 @@ func.func @im2col_made_on_device(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
   %d = tile_nv.make_tensor_descriptor %p[%m, %m, %m, %m], [%s, %s, %s, %s] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x64xf16, #nv>, im2col = 4>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_gather_ranks(%b: !tile.memdesc<32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi64, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_gather' op ranks must be i32 of the indices' shape and layout, got 'tensor<32xi64, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>'}}
+  %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi64, #l> -> tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_gather_result(%b: !tile.memdesc<32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_gather' op result must have the shape and layout of the indices and the buffer's element type, got 'tensor<32xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>'}}
+  %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_gather_axis(%b: !tile.memdesc<32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_gather' op axis 1 is out of range for rank 1}}
+  %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 1 : i32, keep = 0 : i32} : !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_gather_keep(%b: !tile.memdesc<32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_gather' op keep must be a mask of cluster rank bits in [0, 15], got 16}}
+  %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 0 : i32, keep = 16 : i32} : !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_gather_rank(%b: !tile.memdesc<2x32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_gather' op buffer '!tile.memdesc<2x32xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>>' must be of the indices' rank 1, with no ring dimensions}}
+  %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}

@@ -52,3 +52,32 @@ def TileNV_FenceMBarrierInitClusterOp : TileNV_Op<"fence_mbarrier_init_cluster",
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
+
+def TileNV_ClusterGatherOp : TileNV_Op<"cluster_gather"> {
+  let summary = "Read the cluster's CTAs' parts of a buffer at per-element indices (distributed shared memory)";
+  let description = [{
+    Gluon's `shared_memory_descriptor.gather` on a buffer split among the
+    CTAs of a cluster: `result[I]` is the element `I with I[axis] replaced
+    by indices[I]` of `src`'s part in the CTA of rank
+    `(ranks[I] & ~keep) | (this CTA's rank & keep)`. `src` is this CTA's
+    part (the others sit at the same place in theirs); `keep` holds the
+    rank bits the buffer's split repeats, along which each CTA reads its
+    own replica. The reads go through `mapa` and `ld.shared::cluster`: a
+    cluster barrier must order the other CTAs' writes before them.
+    `indices`, `ranks` and the result have one shape and layout.
+
+    ```mlir
+    %g = tile_nv.cluster_gather %buf[%idx] ranks(%ranks) {axis = 0 : i32, keep = 0 : i32}
+        : !tile.memdesc<32xi32, #shared>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xi32, #l>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src,
+                       Tile_IntTensor:$indices, Tile_IntTensor:$ranks, I32Attr:$axis,
+                       I32Attr:$keep);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $indices `]` `ranks` `(` $ranks `)` attr-dict `:` qualified(type($src)) `,`
+    type($indices) `,` type($ranks) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}

@@ -1,0 +1,68 @@
+"""gather from a buffer that the CTAs of a cluster split (third_party/nvidia/test/gpu/
+cluster_gather_kernels.py): it compiles to mapa + ld.shared::cluster with a cluster barrier
+before the kernel ends (no CTA may leave while another reads its shared memory); what is not
+supported yet (a split along another dimension than the axis, scatter) is an error that says
+so."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+
+pytestmark = compiled.needs_compiler
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from cluster_gather_kernels import layouts, rotate_through_peers  # noqa: E402
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4, 8])
+def test_gather_from_peers_compiles(num_ctas):
+    L, S = layouts(num_ctas)
+    k = kiln.compile(rotate_through_peers, {"out": "*i32"},
+                     {"SHIFT": 45, "TILE": 32, "L": L, "S": S}, target="cuda:sm_90a",
+                     num_warps=1, num_ctas=num_ctas, cache=False)
+    ptx = k.asm["ptx"]
+    assert "mapa.shared::cluster" in ptx
+    assert "ld.shared::cluster" in ptx
+    # The seed's barrier, and the one before the end.
+    assert ptx.count("barrier.cluster.wait") == 2
+
+
+@kiln.jit
+def scatter_to_peers(out, L: kl.constexpr, S: kl.constexpr):
+    offsets = kl.arange(0, 64, layout=L)
+    smem = kl.allocate_shared_memory(kl.int32, [64], S)
+    smem.scatter(offsets, offsets, axis=0)
+
+
+def test_scatter_to_peers_is_not_supported_yet():
+    L, S = layouts(2)
+    with pytest.raises(kiln.CompilationError, match=r"scatter of a buffer or tensor split among "
+                                                    r"the CTAs of a cluster is not supported yet"):
+        kiln.compile(scatter_to_peers, {"out": "*i32"}, {"L": L, "S": S}, target="cuda:sm_90a",
+                     num_warps=1, num_ctas=2, cache=False)
+
+
+@kiln.jit
+def gather_across_the_split(out, L: kl.constexpr, S: kl.constexpr):
+    rows = kl.arange(0, 64, layout=kl.SliceLayout(1, L))[:, None]
+    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, L))[None, :]
+    smem = kl.allocate_shared_memory(kl.int32, [64, 32], S, rows * 32 + cols)
+    kl.store(out + rows * 32 + cols, smem.gather(31 - cols + rows * 0, axis=1))
+
+
+def test_a_split_along_another_dimension_is_not_supported_yet():
+    L = kl.BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0], cga_layout=[[1, 0]])
+    S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[1, 0]])
+    with pytest.raises(kiln.CompilationError, match=r"gather of a buffer or tensor split among "
+                                                    r"the CTAs of a cluster is supported where "
+                                                    r"the buffer and the indices are split along "
+                                                    r"the axis \(1\) only"):
+        kiln.compile(gather_across_the_split, {"out": "*i32"}, {"L": L, "S": S},
+                     target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
