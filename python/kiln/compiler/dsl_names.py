@@ -27,7 +27,7 @@ OPS = {
     "extract_slice": "slice",
     "fence_async_shared": "fence_async_shared",
     "cluster_arrive": "cluster.arrive", "cluster_wait": "cluster.wait",
-    "cluster_gather": "smem.gather",
+    "cluster_gather": "smem.gather", "cluster_scatter": "smem.scatter",
     "fence_mbarrier_init_cluster": "mbarrier.fence_init_release_cluster",
     "gather": "gather", "hint": "hint", "histogram": "histogram",
     "inline_asm_elementwise": "inline_asm_elementwise", "load": "load",

@@ -245,7 +245,8 @@ class SharedMemorySemantic:
             raise TypeError(f"{what}: indices must be integers, got {indices.dtype}")
         if (st.layout.cga_split or
                 any(any(b) for b in getattr(indices.type.layout, "cga_bases", ()))) and \
-                not (what == "gather" and self._split_gather_hook()):
+                not (what in ("gather", "scatter") and
+                     core.target_hook(self.target, f"split_{what}")):
             raise NotImplementedError(f"{what} of a buffer or tensor split among the CTAs of "
                                       f"a cluster is not supported yet")
         for d, (n, m) in enumerate(zip(indices.type.shape, st.shape)):
@@ -289,6 +290,11 @@ class SharedMemorySemantic:
         indices, axis = self._shared_indexed(smem, indices, axis, "scatter")
         values, indices = self._scatter_operands(smem, values, indices, None, "scatter")
         self._shared_indexed(smem, indices, axis, "scatter")
+        if smem.type.layout.cga_split or \
+                any(any(b) for b in getattr(indices.type.layout, "cga_bases", ())):
+            # into other CTAs' parts: the vendor's (distributed shared memory)
+            core.target_hook(self.target, "split_scatter")(self, smem, values, indices, axis)
+            return None
         self.b.create("tile.local_scatter", [values, smem, indices], [],
                       {"axis": f"{axis} : i32"})
         return None

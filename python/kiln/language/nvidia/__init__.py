@@ -39,9 +39,10 @@ def _kernel_end(sem):
 
 register_target_hook("cuda:", "kernel_end", _kernel_end)
 
-from ._split_gather import split_gather  # noqa: E402
+from ._split_access import split_gather, split_scatter  # noqa: E402
 
 register_target_hook("cuda:", "split_gather", split_gather)
+register_target_hook("cuda:", "split_scatter", split_scatter)
 
 
 def _cluster_barrier(sem):

@@ -4,9 +4,10 @@
 // [.relaxed].aligned / barrier.cluster.wait.aligned (every thread of a warp
 // executes them together, as the DSL's uniform code does), and
 // tile_nv.fence_mbarrier_init_cluster becomes
-// fence.mbarrier_init.release.cluster. tile_nv.cluster_gather addresses
-// each element in this CTA's part as local_gather does, moves the address
-// to the target CTA's part with mapa and loads it (ld.shared::cluster).
+// fence.mbarrier_init.release.cluster. tile_nv.cluster_gather and
+// cluster_scatter address each element in this CTA's part as local_gather
+// does, move the address to the target CTA's part with mapa and load or
+// store there (ld / st.shared::cluster).
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,6 +68,27 @@ struct FenceMBarrierInitClusterConversion
 
 namespace {
 
+/// The address in the CTA of rank `(rank & ~keep) | (own & keep)` of the
+/// element at `local` in this CTA's part (`own`: this CTA's rank & keep).
+Value remoteAddress(OpBuilder &b, Location loc, Value local, Value rank,
+                    int32_t keep, Value own) {
+  auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+  Value target = rank;
+  if (keep)
+    target = LLVM::OrOp::create(
+        b, loc, LLVM::AndOp::create(b, loc, rank, i32Const(b, loc, ~keep)), own);
+  return NVVM::MapaOp::create(b, loc, clusterPtr, local, target);
+}
+
+/// This CTA's rank bits `keep` (null when there are none).
+Value ownBits(OpBuilder &b, Location loc, int32_t keep) {
+  if (!keep)
+    return Value();
+  return LLVM::AndOp::create(b, loc,
+                             NVVM::ClusterId::create(b, loc, b.getI32Type()),
+                             i32Const(b, loc, keep));
+}
+
 struct ClusterGatherConversion : TileOpConversion<ClusterGatherOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -89,28 +111,49 @@ struct ClusterGatherConversion : TileOpConversion<ClusterGatherOp> {
         op.getAxis(), memTy, ctx);
     if (failed(addrs))
       return failure();
-    Type i32 = rewriter.getI32Type();
-    auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     int32_t keep = op.getKeep();
-    Value own;
-    if (keep)
-      own = LLVM::AndOp::create(rewriter, loc,
-                                NVVM::ClusterId::create(rewriter, loc, i32),
-                                i32Const(rewriter, loc, keep));
+    Value own = ownBits(rewriter, loc, keep);
     SmallVector<Value> regs;
     for (auto [p, r] : llvm::zip(*addrs, ranks)) {
-      Value target = r;
-      if (keep)
-        target = LLVM::OrOp::create(
-            rewriter, loc,
-            LLVM::AndOp::create(rewriter, loc, r, i32Const(rewriter, loc, ~keep)),
-            own);
-      Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr, p, target);
+      Value remote = remoteAddress(rewriter, loc, p, r, keep, own);
       regs.push_back(fromMemory(
           rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, remote),
           regTy));
     }
     rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+    return success();
+  }
+};
+
+struct ClusterScatterConversion : TileOpConversion<ClusterScatterOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(ClusterScatterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValues().getType());
+    Type regTy = getTypeConverter()->convertType(type.getElementType());
+    if (!regTy)
+      return failure();
+    Type memTy = getMemoryType(regTy);
+    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
+    SmallVector<Value> indices =
+        unpackStruct(rewriter, loc, adaptor.getIndices());
+    SmallVector<Value> ranks = unpackStruct(rewriter, loc, adaptor.getRanks());
+    FailureOr<SmallVector<Value>> addrs = indexedAddresses(
+        rewriter, loc, op, adaptor.getDst(), op.getDst(),
+        cast<RankedTensorType>(op.getIndices().getType()), indices,
+        op.getAxis(), memTy, ctx);
+    if (failed(addrs))
+      return failure();
+    int32_t keep = op.getKeep();
+    Value own = ownBits(rewriter, loc, keep);
+    // Threads holding the same element write the same value: no test.
+    for (auto [p, r, v] : llvm::zip(*addrs, ranks, values))
+      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
+                            remoteAddress(rewriter, loc, p, r, keep, own));
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -121,6 +164,7 @@ void kiln::populateClusterOpToLLVMPatterns(TileTypeConverter &converter,
                                            RewritePatternSet &patterns,
                                            const LoweringContext &ctx) {
   patterns.add<ClusterArriveConversion, ClusterWaitConversion,
-               FenceMBarrierInitClusterConversion, ClusterGatherConversion>(
+               FenceMBarrierInitClusterConversion, ClusterGatherConversion,
+               ClusterScatterConversion>(
       converter, ctx);
 }

@@ -36,4 +36,17 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     tile.store %out, %g : tensor<32x!tile.ptr<i32>, #l>
     return
   }
+
+  // tile_nv.cluster_scatter: the same addresses, stored to (st.shared::cluster).
+  // CHECK-LABEL: llvm.func @scatter_to_peers
+  // CHECK: nvvm.mapa
+  // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<7>
+  // PTX-LABEL: .entry scatter_to_peers
+  // PTX: mapa.shared::cluster.u32
+  // PTX: st.shared::cluster.{{[bu]}}32
+  func.func @scatter_to_peers(%v: tensor<32xi32, #l>, %idx: tensor<32xi32, #l>, %ranks: tensor<32xi32, #l>) {
+    %buf = tile.local_alloc : () -> !tile.memdesc<32xi32, #sh, mutable>
+    tile_nv.cluster_scatter %v, %buf[%idx] ranks(%ranks) {axis = 0 : i32, keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, tensor<32xi32, #l>, tensor<32xi32, #l>
+    return
+  }
 }

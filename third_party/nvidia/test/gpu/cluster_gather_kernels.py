@@ -1,5 +1,5 @@
-"""A gather from a buffer split among the CTAs of a cluster (distributed shared memory), shared
-by the GPU test (values against torch) and the compile tests."""
+"""A gather from and a scatter into a buffer split among the CTAs of a cluster (distributed
+shared memory), shared by the GPU test (values against torch) and the compile tests."""
 
 from __future__ import annotations
 
@@ -26,3 +26,17 @@ def rotate_through_peers(out, SHIFT: kl.constexpr, TILE: kl.constexpr, L: kl.con
     kl.barrier(cluster=True)
     got = smem.gather((offsets + SHIFT) % block, axis=0)
     kl.store(out + offsets, got)
+
+
+@kiln.jit
+def scatter_through_peers(out, SHIFT: kl.constexpr, TILE: kl.constexpr, L: kl.constexpr,
+                          S: kl.constexpr):
+    """out[(i + SHIFT) % block] = 3 * i + 1: each CTA writes every element of its part of the
+    values into the CTA that holds element (i + SHIFT) % block, then reads its own part."""
+    block: kl.constexpr = TILE * kl.num_ctas()
+    offsets = kl.arange(0, block, layout=L)
+    smem = kl.allocate_shared_memory(kl.int32, [block], S)
+    kl.barrier(cluster=True)
+    smem.scatter(offsets * 3 + 1, (offsets + SHIFT) % block, axis=0)
+    kl.barrier(cluster=True)
+    kl.store(out + offsets, smem.load(L))

@@ -1,8 +1,8 @@
-"""gather from a buffer that the CTAs of a cluster split (third_party/nvidia/test/gpu/
-cluster_gather_kernels.py): it compiles to mapa + ld.shared::cluster with a cluster barrier
-before the kernel ends (no CTA may leave while another reads its shared memory); what is not
-supported yet (a split along another dimension than the axis, scatter) is an error that says
-so."""
+"""gather from and scatter into a buffer that the CTAs of a cluster split (third_party/nvidia/
+test/gpu/cluster_gather_kernels.py): they compile to mapa + ld / st.shared::cluster with a
+cluster barrier before the kernel ends (no CTA may leave while another accesses its shared
+memory); what is not supported yet (a split along another dimension than the axis, atomics)
+is an error that says so."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import compiled
 
 pytestmark = compiled.needs_compiler
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from cluster_gather_kernels import layouts, rotate_through_peers  # noqa: E402
+from cluster_gather_kernels import layouts, rotate_through_peers, scatter_through_peers  # noqa: E402,E501
 
 
 @pytest.mark.parametrize("num_ctas", [2, 4, 8])
@@ -34,18 +34,30 @@ def test_gather_from_peers_compiles(num_ctas):
     assert ptx.count("barrier.cluster.wait") == 2
 
 
+@pytest.mark.parametrize("num_ctas", [2, 4])
+def test_scatter_to_peers_compiles(num_ctas):
+    L, S = layouts(num_ctas)
+    k = kiln.compile(scatter_through_peers, {"out": "*i32"},
+                     {"SHIFT": 45, "TILE": 32, "L": L, "S": S}, target="cuda:sm_90a",
+                     num_warps=1, num_ctas=num_ctas, cache=False)
+    ptx = k.asm["ptx"]
+    assert "mapa.shared::cluster" in ptx
+    assert "st.shared::cluster" in ptx
+
+
 @kiln.jit
-def scatter_to_peers(out, L: kl.constexpr, S: kl.constexpr):
+def atomics_to_peers(out, L: kl.constexpr, S: kl.constexpr):
     offsets = kl.arange(0, 64, layout=L)
     smem = kl.allocate_shared_memory(kl.int32, [64], S)
-    smem.scatter(offsets, offsets, axis=0)
+    smem.atomic_scatter_add(offsets, offsets, axis=0)
 
 
-def test_scatter_to_peers_is_not_supported_yet():
+def test_atomics_into_peers_are_not_supported_yet():
     L, S = layouts(2)
-    with pytest.raises(kiln.CompilationError, match=r"scatter of a buffer or tensor split among "
-                                                    r"the CTAs of a cluster is not supported yet"):
-        kiln.compile(scatter_to_peers, {"out": "*i32"}, {"L": L, "S": S}, target="cuda:sm_90a",
+    with pytest.raises(kiln.CompilationError, match=r"atomic_scatter_add of a buffer or tensor "
+                                                    r"split among the CTAs of a cluster is not "
+                                                    r"supported yet"):
+        kiln.compile(atomics_to_peers, {"out": "*i32"}, {"L": L, "S": S}, target="cuda:sm_90a",
                      num_warps=1, num_ctas=2, cache=False)
 
 

@@ -779,3 +779,23 @@ func.func @cluster_gather_rank(%b: !tile.memdesc<2x32xi32, #sh>, %i: tensor<32xi
   %g = tile_nv.cluster_gather %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l> -> tensor<32xi32, #l>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_scatter_values(%v: tensor<32xf32, #l>, %b: !tile.memdesc<32xi32, #sh, mutable>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_scatter' op values must have the shape and layout of the indices and the buffer's element type, got 'tensor<32xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>'}}
+  tile_nv.cluster_scatter %v, %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : tensor<32xf32, #l>, !tile.memdesc<32xi32, #sh, mutable>, tensor<32xi32, #l>, tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_scatter_immutable(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh>, %i: tensor<32xi32, #l>, %r: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_scatter' op the buffer '!tile.memdesc<32xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>' is immutable}}
+  tile_nv.cluster_scatter %v, %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l>
+  return
+}

@@ -81,3 +81,31 @@ def TileNV_ClusterGatherOp : TileNV_Op<"cluster_gather"> {
   }];
   let hasVerifier = 1;
 }
+
+def TileNV_ClusterScatterOp : TileNV_Op<"cluster_scatter"> {
+  let summary = "Write into the cluster's CTAs' parts of a buffer at per-element indices (distributed shared memory)";
+  let description = [{
+    Gluon's `shared_memory_descriptor.scatter` on a buffer split among the
+    CTAs of a cluster: `values[I]` goes to the element `I with I[axis]
+    replaced by indices[I]` of `dst`'s part in the CTA of rank
+    `(ranks[I] & ~keep) | (this CTA's rank & keep)` (as
+    `tile_nv.cluster_gather` reads). The writes go through `mapa` and
+    `st.shared::cluster`: a cluster barrier must order them before the
+    other CTAs read. `values`, `indices` and `ranks` have one shape and
+    layout.
+
+    ```mlir
+    tile_nv.cluster_scatter %v, %buf[%idx] ranks(%ranks) {axis = 0 : i32, keep = 0 : i32}
+        : tensor<32xi32, #l>, !tile.memdesc<32xi32, #shared, mutable>, tensor<32xi32, #l>, tensor<32xi32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$values,
+                       Arg<Tile_MemDesc, "", [MemWrite<TileNV_SharedMemory>]>:$dst,
+                       Tile_IntTensor:$indices, Tile_IntTensor:$ranks, I32Attr:$axis,
+                       I32Attr:$keep);
+  let assemblyFormat = [{
+    $values `,` $dst `[` $indices `]` `ranks` `(` $ranks `)` attr-dict `:` type($values) `,`
+    qualified(type($dst)) `,` type($indices) `,` type($ranks)
+  }];
+  let hasVerifier = 1;
+}
