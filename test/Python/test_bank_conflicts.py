@@ -263,7 +263,7 @@ def _compile(reg_layout, shared_layout, shape, dtype, target):
     for line in _LOWERED.findall(k.asm["llvm_dialect"]):
         vector = re.search(r"vector<(\d+)x", line)
         lowered.add(int(vector.group(1)) * elem if vector else elem)
-    ptx = {int(n or 1) * int(bits) // 8 for n, bits in _PTX.findall(k.asm["ptx"])}
+    ptx = {int(n or 1) * int(bits) // 8 for n, bits in _PTX.findall(k.asm.get("ptx", ""))}
     return count, lowered, ptx
 
 
@@ -604,18 +604,7 @@ AMD_BANKS = {"hip:gfx942": (32, 0b10011), "hip:gfx950": (64, 0b11011)}
 
 def _amd_count(reg, shared, shape, dtype, target):
     """(bank_conflicts on ``target``, bytes per element-wise shared access of the lowering)."""
-    num_warps = placement(reg, shape)[2]
-    fn, consts = round_trip_2d, {"R": reg, "S": shared, "M": shape[0], "N": shape[1]}
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        k = kiln.compile(fn, {"x": SIGNATURE[dtype], "out": SIGNATURE[dtype]}, consts,
-                         target=target, num_warps=num_warps, cache=False)
-    count = int(re.search(r"bank_conflicts (\d+)", printed.getvalue()).group(1))
-    elem = max(1, BITS[dtype] // 8)
-    widths = set()
-    for line in _LOWERED.findall(k.asm["llvm_dialect"]):
-        vector = re.search(r"vector<(\d+)x", line)
-        widths.add(int(vector.group(1)) * elem if vector else elem)
+    count, widths, _ = _compile(reg, shared, shape, dtype, target)
     assert len(widths) == 1, widths
     return count, widths.pop()
 
