@@ -30,7 +30,9 @@ def _targets(sem, smem, indices, axis, what):
     local = sem.binary("and", idx, sem.as_tensor(part - 1, i32))
     tile = sem.binary("rshift", idx, sem.as_tensor(part.bit_length() - 1, i32))
     ranks = sem.binary("and", idx, sem.as_tensor(0, i32))
-    keep = 0
+    # Rank bits past the buffer's bases (all of them for a buffer every CTA holds whole):
+    # the accessing CTA's own.
+    keep = 0xF & ~((1 << len(bases)) - 1)
     for b, vec in enumerate(bases):
         step = vec[axis]
         if step == 0:

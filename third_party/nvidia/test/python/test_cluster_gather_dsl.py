@@ -78,3 +78,21 @@ def test_a_split_along_another_dimension_is_not_supported_yet():
                                                     r"the axis \(1\) only"):
         kiln.compile(gather_across_the_split, {"out": "*i32"}, {"L": L, "S": S},
                      target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
+
+
+@kiln.jit
+def gather_from_a_whole_buffer(out, L: kl.constexpr, S: kl.constexpr):
+    whole = kl.arange(0, 64, layout=kl.BlockedLayout([2], [32], [1], [0]))
+    smem = kl.allocate_shared_memory(kl.int32, [64], S, whole)
+    offsets = kl.arange(0, 64, layout=L)
+    kl.store(out + offsets, smem.gather(63 - offsets, axis=0))
+
+
+def test_split_indices_into_a_whole_buffer_read_the_own_copy():
+    """Indices split among the CTAs, the buffer not (each CTA holds all of it): every rank bit
+    is the reader's own, so each CTA reads its own copy."""
+    L, _ = layouts(2)
+    k = kiln.compile(gather_from_a_whole_buffer, {"out": "*i32"},
+                     {"L": L, "S": kl.SwizzledSharedLayout(1, 1, 1, [0])}, target="cuda:sm_90a",
+                     num_warps=1, num_ctas=2, cache=False)
+    assert "keep = 15 : i32" in k.asm["tile"]
