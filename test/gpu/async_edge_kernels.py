@@ -113,7 +113,7 @@ def tma_scale(in_desc, out_desc, L: kl.constexpr):
     bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(bar, count=1)
     mbarrier.expect(bar, in_desc.block_type.nbytes)
-    tma.async_copy_global_to_shared(in_desc, [off_r, off_c], bar, src)
+    tma.async_copy_global_to_shared(in_desc, [off_r, off_c], bar, src)  # E:tma-box
     mbarrier.wait(bar, 0)
     mbarrier.invalidate(bar)
     v = src.load(L)

@@ -130,32 +130,72 @@ FailureOr<IndexedWrite> prepareIndexedWrite(Op op, typename Op::Adaptor adaptor,
   return w;
 }
 
+} // namespace
+
+FailureOr<Value> kiln::lowerIndexedGather(
+    ConversionPatternRewriter &rewriter, Operation *op, Value base, Value view,
+    Value indicesStruct, RankedTensorType indicesType,
+    RankedTensorType resultType, unsigned axis,
+    const TypeConverter &converter, const LoweringContext &ctx,
+    function_ref<Value(unsigned, Value)> remap) {
+  Location loc = op->getLoc();
+  Type regTy = converter.convertType(resultType.getElementType());
+  Type structTy = converter.convertType(resultType);
+  if (!regTy || !structTy)
+    return failure();
+  Type memTy = getMemoryType(regTy);
+  SmallVector<Value> indices = unpackStruct(rewriter, loc, indicesStruct);
+  FailureOr<SmallVector<Value>> addrs = indexedAddresses(
+      rewriter, loc, op, base, view, indicesType, indices, axis, memTy, ctx);
+  if (failed(addrs))
+    return failure();
+  SmallVector<Value> regs;
+  for (auto [r, p] : llvm::enumerate(*addrs)) {
+    Value at = remap ? remap(r, p) : p;
+    regs.push_back(fromMemory(
+        rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, at), regTy));
+  }
+  return packStruct(rewriter, loc, structTy, regs);
+}
+
+LogicalResult kiln::lowerIndexedScatter(
+    ConversionPatternRewriter &rewriter, Operation *op, Value base, Value view,
+    Value valuesStruct, RankedTensorType valuesType, Value indicesStruct,
+    unsigned axis, const TypeConverter &converter, const LoweringContext &ctx,
+    function_ref<Value(unsigned, Value)> remap) {
+  Location loc = op->getLoc();
+  Type regTy = converter.convertType(valuesType.getElementType());
+  if (!regTy)
+    return failure();
+  Type memTy = getMemoryType(regTy);
+  SmallVector<Value> values = unpackStruct(rewriter, loc, valuesStruct);
+  SmallVector<Value> indices = unpackStruct(rewriter, loc, indicesStruct);
+  FailureOr<SmallVector<Value>> addrs = indexedAddresses(
+      rewriter, loc, op, base, view, valuesType, indices, axis, memTy, ctx);
+  if (failed(addrs))
+    return failure();
+  // Threads holding the same element write the same value: no test.
+  for (auto [r, p] : llvm::enumerate(*addrs))
+    LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, values[r]),
+                          remap ? remap(r, p) : p);
+  return success();
+}
+
+namespace {
+
 struct LocalGatherOpConversion : TileOpConversion<LocalGatherOp> {
   using TileOpConversion::TileOpConversion;
 
   LogicalResult
   matchAndRewrite(LocalGatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    Type regTy = getTypeConverter()->convertType(type.getElementType());
-    Type structTy = getTypeConverter()->convertType(type);
-    if (!regTy || !structTy)
+    FailureOr<Value> result = lowerIndexedGather(
+        rewriter, op, adaptor.getSrc(), op.getSrc(), adaptor.getIndices(),
+        cast<RankedTensorType>(op.getIndices().getType()), op.getType(),
+        op.getAxis(), *getTypeConverter(), ctx);
+    if (failed(result))
       return failure();
-    Type memTy = getMemoryType(regTy);
-    SmallVector<Value> indices =
-        unpackStruct(rewriter, loc, adaptor.getIndices());
-    FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-        rewriter, loc, op, adaptor.getSrc(), op.getSrc(),
-        cast<RankedTensorType>(op.getIndices().getType()), indices,
-        op.getAxis(), memTy, ctx);
-    if (failed(addrs))
-      return failure();
-    SmallVector<Value> regs;
-    for (Value p : *addrs)
-      regs.push_back(fromMemory(
-          rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, p), regTy));
-    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };
@@ -166,14 +206,11 @@ struct LocalScatterOpConversion : TileOpConversion<LocalScatterOp> {
   LogicalResult
   matchAndRewrite(LocalScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<IndexedWrite> w = prepareIndexedWrite(
-        op, adaptor, rewriter, *getTypeConverter(), ctx);
-    if (failed(w))
+    if (failed(lowerIndexedScatter(
+            rewriter, op, adaptor.getDst(), op.getDst(), adaptor.getValues(),
+            cast<RankedTensorType>(op.getValues().getType()),
+            adaptor.getIndices(), op.getAxis(), *getTypeConverter(), ctx)))
       return failure();
-    // Threads holding the same element write the same value: no test.
-    for (auto [p, v] : llvm::zip(w->addrs, w->values))
-      LLVM::StoreOp::create(rewriter, op.getLoc(),
-                            toMemory(rewriter, op.getLoc(), v), p);
     rewriter.eraseOp(op);
     return success();
   }

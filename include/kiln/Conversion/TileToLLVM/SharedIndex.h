@@ -3,8 +3,8 @@
 // The address of every register of an indices tensor in a buffer, its
 // coordinate along one axis replaced by its index: what local_gather,
 // local_scatter and local_atomic_rmw read and write
-// (SharedIndexOpToLLVM.cpp), and the local part of a vendor's gather from
-// other CTAs' buffers.
+// (SharedIndexOpToLLVM.cpp), and the gathers and scatters built on them,
+// a vendor's into other CTAs' buffers too (an address remap).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CONVERSION_TILETOLLVM_SHAREDINDEX_H
@@ -23,6 +23,26 @@ indexedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                  mlir::Value base, mlir::Value view,
                  mlir::RankedTensorType type, llvm::ArrayRef<mlir::Value> indices,
                  unsigned axis, mlir::Type memTy, const LoweringContext &ctx);
+
+/// local_gather's result: each register loaded at its address in `view`
+/// (converted: `base`), passed first through `remap(register, address)`
+/// where given (a vendor's move to another CTA's buffer).
+mlir::FailureOr<mlir::Value> lowerIndexedGather(
+    mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
+    mlir::Value base, mlir::Value view, mlir::Value indicesStruct,
+    mlir::RankedTensorType indicesType, mlir::RankedTensorType resultType,
+    unsigned axis, const mlir::TypeConverter &converter,
+    const LoweringContext &ctx,
+    llvm::function_ref<mlir::Value(unsigned, mlir::Value)> remap = nullptr);
+
+/// local_scatter's stores of `valuesStruct`, addresses as lowerIndexedGather's.
+mlir::LogicalResult lowerIndexedScatter(
+    mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
+    mlir::Value base, mlir::Value view, mlir::Value valuesStruct,
+    mlir::RankedTensorType valuesType, mlir::Value indicesStruct,
+    unsigned axis, const mlir::TypeConverter &converter,
+    const LoweringContext &ctx,
+    llvm::function_ref<mlir::Value(unsigned, mlir::Value)> remap = nullptr);
 
 } // namespace kiln
 

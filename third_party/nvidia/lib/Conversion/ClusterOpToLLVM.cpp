@@ -96,31 +96,18 @@ struct ClusterGatherConversion : TileOpConversion<ClusterGatherOp> {
   matchAndRewrite(ClusterGatherOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    Type regTy = getTypeConverter()->convertType(type.getElementType());
-    Type structTy = getTypeConverter()->convertType(type);
-    if (!regTy || !structTy)
-      return failure();
-    Type memTy = getMemoryType(regTy);
-    SmallVector<Value> indices =
-        unpackStruct(rewriter, loc, adaptor.getIndices());
     SmallVector<Value> ranks = unpackStruct(rewriter, loc, adaptor.getRanks());
-    FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-        rewriter, loc, op, adaptor.getSrc(), op.getSrc(),
-        cast<RankedTensorType>(op.getIndices().getType()), indices,
-        op.getAxis(), memTy, ctx);
-    if (failed(addrs))
-      return failure();
     int32_t keep = op.getKeep();
     Value own = ownBits(rewriter, loc, keep);
-    SmallVector<Value> regs;
-    for (auto [p, r] : llvm::zip(*addrs, ranks)) {
-      Value remote = remoteAddress(rewriter, loc, p, r, keep, own);
-      regs.push_back(fromMemory(
-          rewriter, loc, LLVM::LoadOp::create(rewriter, loc, memTy, remote),
-          regTy));
-    }
-    rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, regs));
+    FailureOr<Value> result = lowerIndexedGather(
+        rewriter, op, adaptor.getSrc(), op.getSrc(), adaptor.getIndices(),
+        cast<RankedTensorType>(op.getIndices().getType()), op.getType(),
+        op.getAxis(), *getTypeConverter(), ctx, [&](unsigned r, Value p) {
+          return remoteAddress(rewriter, loc, p, ranks[r], keep, own);
+        });
+    if (failed(result))
+      return failure();
+    rewriter.replaceOp(op, *result);
     return success();
   }
 };
@@ -132,27 +119,17 @@ struct ClusterScatterConversion : TileOpConversion<ClusterScatterOp> {
   matchAndRewrite(ClusterScatterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getValues().getType());
-    Type regTy = getTypeConverter()->convertType(type.getElementType());
-    if (!regTy)
-      return failure();
-    Type memTy = getMemoryType(regTy);
-    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValues());
-    SmallVector<Value> indices =
-        unpackStruct(rewriter, loc, adaptor.getIndices());
     SmallVector<Value> ranks = unpackStruct(rewriter, loc, adaptor.getRanks());
-    FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-        rewriter, loc, op, adaptor.getDst(), op.getDst(),
-        cast<RankedTensorType>(op.getIndices().getType()), indices,
-        op.getAxis(), memTy, ctx);
-    if (failed(addrs))
-      return failure();
     int32_t keep = op.getKeep();
     Value own = ownBits(rewriter, loc, keep);
-    // Threads holding the same element write the same value: no test.
-    for (auto [p, r, v] : llvm::zip(*addrs, ranks, values))
-      LLVM::StoreOp::create(rewriter, loc, toMemory(rewriter, loc, v),
-                            remoteAddress(rewriter, loc, p, r, keep, own));
+    if (failed(lowerIndexedScatter(
+            rewriter, op, adaptor.getDst(), op.getDst(), adaptor.getValues(),
+            cast<RankedTensorType>(op.getValues().getType()),
+            adaptor.getIndices(), op.getAxis(), *getTypeConverter(), ctx,
+            [&](unsigned r, Value p) {
+              return remoteAddress(rewriter, loc, p, ranks[r], keep, own);
+            })))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }

@@ -114,3 +114,23 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A one-row block of a 64-byte swizzle two chunks wide: each box is 64 bytes,
+// and TMA needs 128-byte aligned box addresses.
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @boxes_under_128_bytes(%d: !tile.tensordesc<tensor<1x32xf32, #nv>>) {
+    %c0 = arith.constant 0 : i32
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<1x32xf32, #nv, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_expect %bar, 128 : !tile.memdesc<1xi64, #sh, mutable>
+    // expected-error @+1 {{this block is 2 TMA boxes (one per swizzle chunk of its rows) of 64 bytes each, and TMA needs each box's shared-memory address 128-byte aligned: use blocks of at least 2 rows, a wider swizzle, or rows one chunk wide}}
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %bar, %buf : !tile.tensordesc<tensor<1x32xf32, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<1x32xf32, #nv, mutable>
+    tile_nv.mbarrier_wait %bar, %c0 : !tile.memdesc<1xi64, #sh, mutable>, i32
+    return
+  }
+}

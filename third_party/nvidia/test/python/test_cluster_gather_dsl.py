@@ -15,6 +15,9 @@ import kiln
 import kiln.language as kl
 
 import compiled
+import located
+
+HERE = os.path.abspath(__file__)
 
 pytestmark = compiled.needs_compiler
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
@@ -49,16 +52,18 @@ def test_scatter_to_peers_compiles(num_ctas):
 def atomics_to_peers(out, L: kl.constexpr, S: kl.constexpr):
     offsets = kl.arange(0, 64, layout=L)
     smem = kl.allocate_shared_memory(kl.int32, [64], S)
-    smem.atomic_scatter_add(offsets, offsets, axis=0)
+    smem.atomic_scatter_add(offsets, offsets, axis=0)  # E:peer-atomic
 
 
 def test_atomics_into_peers_are_not_supported_yet():
     L, S = layouts(2)
-    with pytest.raises(kiln.CompilationError, match=r"atomic_scatter_add of a buffer or tensor "
-                                                    r"split among the CTAs of a cluster is not "
-                                                    r"supported yet"):
+    with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(atomics_to_peers, {"out": "*i32"}, {"L": L, "S": S}, target="cuda:sm_90a",
                      num_warps=1, num_ctas=2, cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:peer-atomic", "smem.atomic_scatter_add",
+        r"NotImplementedError: atomic_scatter_add of a buffer or tensor split among the CTAs "
+        r"of a cluster is not supported yet", kiln.CompilationError)
 
 
 @kiln.jit
@@ -66,18 +71,41 @@ def gather_across_the_split(out, L: kl.constexpr, S: kl.constexpr):
     rows = kl.arange(0, 64, layout=kl.SliceLayout(1, L))[:, None]
     cols = kl.arange(0, 32, layout=kl.SliceLayout(0, L))[None, :]
     smem = kl.allocate_shared_memory(kl.int32, [64, 32], S, rows * 32 + cols)
-    kl.store(out + rows * 32 + cols, smem.gather(31 - cols + rows * 0, axis=1))
+    kl.store(out + rows * 32 + cols, smem.gather(31 - cols + rows * 0, axis=1))  # E:across
 
 
 def test_a_split_along_another_dimension_is_not_supported_yet():
     L = kl.BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0], cga_layout=[[1, 0]])
     S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[1, 0]])
-    with pytest.raises(kiln.CompilationError, match=r"gather of a buffer or tensor split among "
-                                                    r"the CTAs of a cluster is supported where "
-                                                    r"the buffer and the indices are split along "
-                                                    r"the axis \(1\) only"):
+    with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(gather_across_the_split, {"out": "*i32"}, {"L": L, "S": S},
                      target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:across", "smem.gather",
+        r"NotImplementedError: gather of a buffer or tensor split among the CTAs of a cluster "
+        r"is supported where the buffer and the indices are split along the axis \(1\) only; "
+        r"got the buffer's cga_layout \[\[1, 0\]\] and the indices' \[\[1, 0\]\]",
+        kiln.CompilationError)
+
+
+@kiln.jit
+def buffer_smaller_than_its_split(out, S: kl.constexpr):
+    smem = kl.allocate_shared_memory(kl.int32, [1, 64], S)  # E:small-split
+    kl.store(out, smem.index(0).load(kl.BlockedLayout([2], [32], [1], [0])).sum(0))
+
+
+def test_a_buffer_smaller_than_its_split_is_an_error_at_the_allocation():
+    """A descriptor's block may be smaller than its CTA split (each CTA then holds all of
+    it, as Gluon); a buffer is split into equal parts, so this one cannot be."""
+    S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[1, 0], [2, 0]])
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(buffer_smaller_than_its_split, {"out": "*i32"}, {"S": S},
+                     target="cuda:sm_90a", num_warps=1, num_ctas=4, cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:small-split", "kl.allocate_shared_memory",
+        r".*dimension 0 of size 1 cannot be split among 4 CTAs; a buffer is split into equal "
+        r"parts \(a TMA descriptor's block may be smaller than its split: each CTA then holds "
+        r"all of it\)", kiln.CompilationError)
 
 
 @kiln.jit
