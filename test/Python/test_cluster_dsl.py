@@ -115,16 +115,13 @@ def smem_other_split(x, L: kl.constexpr, S: kl.constexpr):
     buf.store(kl.load(x + offs))  # SMEM
 
 
-# Split along rows in the other bit order: the same [16, 64] part in each CTA, another CTA's.
+# Split along rows in the other bit order: the same [16, 64] part in each CTA, another CTA's
+# (so the store reaches into the other CTAs' shared memory).
 ROWS_OTHER_ORDER = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[2, 0], [1, 0]])
 ROWS4 = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[1, 0], [2, 0]])
 
 
 @pytest.mark.parametrize("fn, cx, marker, anchor, message", [
-    (smem_other_split, {"L": ROWS4, "S": ROWS_OTHER_ORDER}, "SMEM", "buf.store",
-     r"store to shared memory: the tensor's layout and the buffer's split it among the CTAs of "
-     r"the cluster differently \(cga_layout \[\[1, 0\], \[2, 0\]\] and \[\[2, 0\], "
-     r"\[1, 0\]\]\).*"),
     (sum_rows, {"L": ROWS}, "SUM", "kl.sum",
      r"reduce along axis 0, which BlockedLayout\(.*\) splits among the CTAs of a cluster: a "
      r"reduction across CTAs is not supported yet"),
@@ -135,8 +132,16 @@ ROWS4 = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[1, 0], [2,
 def test_moving_data_between_ctas_is_an_error_at_the_line(fn, cx, marker, anchor, message):
     sig = {"x": "*fp32", "out": "*fp32"} if fn is sum_rows else {"x": "*fp32"}
     with pytest.raises(CompilationError) as e:
-        _compile(fn, sig, cx, num_ctas=4 if fn is smem_other_split else 2, num_warps=4)
+        _compile(fn, sig, cx, num_ctas=2, num_warps=4)
     located.assert_located(e.value, HERE, marker, anchor, message, CompilationError)
+
+
+def test_a_store_into_a_buffer_split_another_way_reaches_the_other_ctas():
+    # Each CTA's rows belong to another CTA's part of the buffer: distributed shared memory.
+    k = _compile(smem_other_split, {"x": "*fp32"}, {"L": ROWS4, "S": ROWS_OTHER_ORDER},
+                 num_ctas=4, num_warps=4)
+    assert "tile_nv.cluster_store" in k.asm["tile"]
+    assert "st.shared::cluster" in k.asm["ptx"]
 
 
 def test_summing_along_a_dimension_that_is_not_split_compiles():

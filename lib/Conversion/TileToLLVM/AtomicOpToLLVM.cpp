@@ -35,7 +35,8 @@ LogicalResult kiln::lowerAtomic(Operation *op, RankedTensorType type,
                                 function_ref<Value(unsigned)> act,
                                 Type structTy,
                                 function_ref<Value(unsigned)> pairFn,
-                                function_ref<Value(unsigned, Value)> actIf) {
+                                function_ref<Value(unsigned, Value)> actIf,
+                                function_ref<void(MutableArrayRef<Value>)> finish) {
   if (!inControlFlowGraph(op))
     return op->emitOpError()
            << "is lowered with branches, so it must be in a function's "
@@ -132,6 +133,8 @@ LogicalResult kiln::lowerAtomic(Operation *op, RankedTensorType type,
                                                      slots[r]),
                                 regTy);
   }
+  if (finish)
+    finish(out);
   rewriter.replaceOp(op, packStruct(rewriter, loc, structTy, out));
   return success();
 }

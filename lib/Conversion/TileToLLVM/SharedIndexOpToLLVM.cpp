@@ -29,6 +29,53 @@ kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
                        Value view, RankedTensorType type,
                        ArrayRef<Value> indices, unsigned axis, Type memTy,
                        const LoweringContext &ctx) {
+  SmallVector<Value> list(indices);
+  return indexedAddresses(b, loc, op, base, view, type, {axis}, {list}, memTy,
+                          ctx);
+}
+
+/// The image in buffer offsets of a runtime coordinate `v` along an axis
+/// whose bits map to `axisBits`: a shift where they are consecutive, else a
+/// select per bit.
+static Value coordinateImage(OpBuilder &b, Location loc, Value v,
+                             ArrayRef<int64_t> axisBits) {
+  Type i32 = b.getI32Type();
+  unsigned width = v.getType().getIntOrFloatBitWidth();
+  if (width > 32)
+    v = LLVM::TruncOp::create(b, loc, i32, v);
+  else if (width < 32)
+    v = LLVM::ZExtOp::create(b, loc, i32, v);
+  if (axisBits.empty())
+    return i32Const(b, loc, 0);
+  bool shifted = llvm::isPowerOf2_64(axisBits[0]);
+  for (auto [k, o] : llvm::enumerate(axisBits))
+    shifted &= o == (axisBits[0] << k);
+  if (shifted) {
+    Value image = LLVM::AndOp::create(
+        b, loc, v, i32Const(b, loc, (int64_t(1) << axisBits.size()) - 1));
+    if (unsigned s = llvm::Log2_64(axisBits[0]))
+      image = LLVM::ShlOp::create(b, loc, image, i32Const(b, loc, s));
+    return image;
+  }
+  Value image = i32Const(b, loc, 0);
+  for (auto [k, o] : llvm::enumerate(axisBits)) {
+    // (0 - bit) is all ones where the bit is set.
+    Value bit = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, v, i32Const(b, loc, k)),
+        i32Const(b, loc, 1));
+    Value all = LLVM::SubOp::create(b, loc, i32Const(b, loc, 0), bit);
+    image = LLVM::XOrOp::create(
+        b, loc, image, LLVM::AndOp::create(b, loc, all, i32Const(b, loc, o)));
+  }
+  return image;
+}
+
+FailureOr<SmallVector<Value>>
+kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
+                       Value view, RankedTensorType type,
+                       ArrayRef<unsigned> axes,
+                       ArrayRef<SmallVector<Value>> indices, Type memTy,
+                       const LoweringContext &ctx) {
   auto memdesc = cast<MemDescType>(view.getType());
   FailureOr<LinearLayout> regs = getLinearLayout(type);
   FailureOr<SharedOffsets> inverse = SharedOffsets::get(memdesc);
@@ -38,8 +85,9 @@ kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
   }
   auto offsetOf = [&](LinearLayout::InDim dim, int32_t index) {
     LinearLayout::Basis c = regs->applyOne(dim, index);
-    c[axis] = 0;
-    // Off the axis the indices may be smaller than the buffer, never larger
+    for (unsigned axis : axes)
+      c[axis] = 0;
+    // Off the axes the indices may be smaller than the buffer, never larger
     // (the verifier), so their coordinates are the buffer's.
     return inverse->offsetOf(c);
   };
@@ -53,41 +101,13 @@ kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
   thread = xorSetBits(b, loc, thread, ids.lane, laneBits);
   thread = xorSetBits(b, loc, thread, ids.warp, warpBits);
 
-  ArrayRef<int64_t> axisBits = inverse->bitOffsets(axis);
-  // The axis's bits as one shift: bit k at offset axisBits[0] << k.
-  bool shifted = !axisBits.empty() && llvm::isPowerOf2_64(axisBits[0]);
-  for (auto [k, o] : llvm::enumerate(axisBits))
-    shifted &= o == (axisBits[0] << k);
   auto paddings = memdesc.getSharedLayout().getPaddingSteps();
-  Type i32 = b.getI32Type();
   SmallVector<Value> addrs;
-  for (auto [r, index] : llvm::enumerate(indices)) {
-    Value v = index;
-    unsigned width = v.getType().getIntOrFloatBitWidth();
-    if (width > 32)
-      v = LLVM::TruncOp::create(b, loc, i32, v);
-    else if (width < 32)
-      v = LLVM::ZExtOp::create(b, loc, i32, v);
+  for (unsigned r = 0; r < indices.front().size(); ++r) {
     Value image;
-    if (axisBits.empty()) {
-      image = i32Const(b, loc, 0);
-    } else if (shifted) {
-      image = LLVM::AndOp::create(
-          b, loc, v, i32Const(b, loc, (int64_t(1) << axisBits.size()) - 1));
-      if (unsigned s = llvm::Log2_64(axisBits[0]))
-        image = LLVM::ShlOp::create(b, loc, image, i32Const(b, loc, s));
-    } else {
-      image = i32Const(b, loc, 0);
-      for (auto [k, o] : llvm::enumerate(axisBits)) {
-        // (0 - bit) is all ones where the bit is set.
-        Value bit = LLVM::AndOp::create(
-            b, loc, LLVM::LShrOp::create(b, loc, v, i32Const(b, loc, k)),
-            i32Const(b, loc, 1));
-        Value all = LLVM::SubOp::create(b, loc, i32Const(b, loc, 0), bit);
-        image = LLVM::XOrOp::create(
-            b, loc, image,
-            LLVM::AndOp::create(b, loc, all, i32Const(b, loc, o)));
-      }
+    for (auto [axis, list] : llvm::zip(axes, indices)) {
+      Value one = coordinateImage(b, loc, list[r], inverse->bitOffsets(axis));
+      image = image ? LLVM::XOrOp::create(b, loc, image, one) : one;
     }
     Value perThread = LLVM::XOrOp::create(b, loc, thread, image);
     addrs.push_back(sharedElementAddress(b, loc, base, memTy, perThread,
@@ -134,8 +154,8 @@ FailureOr<IndexedWrite> prepareIndexedWrite(Op op, typename Op::Adaptor adaptor,
 
 FailureOr<Value> kiln::lowerIndexedGather(
     ConversionPatternRewriter &rewriter, Operation *op, Value base, Value view,
-    Value indicesStruct, RankedTensorType indicesType,
-    RankedTensorType resultType, unsigned axis,
+    ValueRange indexStructs, ArrayRef<unsigned> axes,
+    RankedTensorType indicesType, RankedTensorType resultType,
     const TypeConverter &converter, const LoweringContext &ctx,
     function_ref<Value(unsigned, Value)> remap) {
   Location loc = op->getLoc();
@@ -144,9 +164,11 @@ FailureOr<Value> kiln::lowerIndexedGather(
   if (!regTy || !structTy)
     return failure();
   Type memTy = getMemoryType(regTy);
-  SmallVector<Value> indices = unpackStruct(rewriter, loc, indicesStruct);
+  SmallVector<SmallVector<Value>> indices;
+  for (Value v : indexStructs)
+    indices.push_back(unpackStruct(rewriter, loc, v));
   FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-      rewriter, loc, op, base, view, indicesType, indices, axis, memTy, ctx);
+      rewriter, loc, op, base, view, indicesType, axes, indices, memTy, ctx);
   if (failed(addrs))
     return failure();
   SmallVector<Value> regs;
@@ -160,18 +182,20 @@ FailureOr<Value> kiln::lowerIndexedGather(
 
 LogicalResult kiln::lowerIndexedScatter(
     ConversionPatternRewriter &rewriter, Operation *op, Value base, Value view,
-    Value valuesStruct, RankedTensorType valuesType, Value indicesStruct,
-    unsigned axis, const TypeConverter &converter, const LoweringContext &ctx,
-    function_ref<Value(unsigned, Value)> remap) {
+    Value valuesStruct, RankedTensorType valuesType, ValueRange indexStructs,
+    ArrayRef<unsigned> axes, const TypeConverter &converter,
+    const LoweringContext &ctx, function_ref<Value(unsigned, Value)> remap) {
   Location loc = op->getLoc();
   Type regTy = converter.convertType(valuesType.getElementType());
   if (!regTy)
     return failure();
   Type memTy = getMemoryType(regTy);
   SmallVector<Value> values = unpackStruct(rewriter, loc, valuesStruct);
-  SmallVector<Value> indices = unpackStruct(rewriter, loc, indicesStruct);
+  SmallVector<SmallVector<Value>> indices;
+  for (Value v : indexStructs)
+    indices.push_back(unpackStruct(rewriter, loc, v));
   FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-      rewriter, loc, op, base, view, valuesType, indices, axis, memTy, ctx);
+      rewriter, loc, op, base, view, valuesType, axes, indices, memTy, ctx);
   if (failed(addrs))
     return failure();
   // Threads holding the same element write the same value: no test.
@@ -191,8 +215,8 @@ struct LocalGatherOpConversion : TileOpConversion<LocalGatherOp> {
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<Value> result = lowerIndexedGather(
         rewriter, op, adaptor.getSrc(), op.getSrc(), adaptor.getIndices(),
-        cast<RankedTensorType>(op.getIndices().getType()), op.getType(),
-        op.getAxis(), *getTypeConverter(), ctx);
+        {op.getAxis()}, cast<RankedTensorType>(op.getIndices().getType()),
+        op.getType(), *getTypeConverter(), ctx);
     if (failed(result))
       return failure();
     rewriter.replaceOp(op, *result);
@@ -209,7 +233,7 @@ struct LocalScatterOpConversion : TileOpConversion<LocalScatterOp> {
     if (failed(lowerIndexedScatter(
             rewriter, op, adaptor.getDst(), op.getDst(), adaptor.getValues(),
             cast<RankedTensorType>(op.getValues().getType()),
-            adaptor.getIndices(), op.getAxis(), *getTypeConverter(), ctx)))
+            adaptor.getIndices(), {op.getAxis()}, *getTypeConverter(), ctx)))
       return failure();
     rewriter.eraseOp(op);
     return success();

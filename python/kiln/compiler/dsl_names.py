@@ -28,6 +28,8 @@ OPS = {
     "fence_async_shared": "fence_async_shared",
     "cluster_arrive": "cluster.arrive", "cluster_wait": "cluster.wait",
     "cluster_gather": "smem.gather", "cluster_scatter": "smem.scatter",
+    "cluster_load": "smem.load", "cluster_store": "smem.store",
+    "cluster_atomic_rmw": "smem.atomic_scatter",
     "fence_mbarrier_init_cluster": "mbarrier.fence_init_release_cluster",
     "gather": "gather", "hint": "hint", "histogram": "histogram",
     "inline_asm_elementwise": "inline_asm_elementwise", "load": "load",

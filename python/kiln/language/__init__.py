@@ -21,6 +21,7 @@ from ._core import (  # noqa: F401
     static_assert,
     static_print, num_warps, static_range, range, warp_specialize,
     allocate_shared_memory, shared_memory_descriptor, shared_memory_descriptor_type, barrier,
+    cluster_view, cluster_view_type,
     thread_barrier, multiple_of, max_contiguous, max_constancy, assume, device_assert, device_print,
     dot_fma, to_tensor,
     block_type, tensor_descriptor, tensor_descriptor_type,

@@ -853,6 +853,66 @@ for _op in ("add", "max", "min", "and", "or", "xor", "xchg"):
     setattr(shared_memory_descriptor, f"atomic_scatter_{_op}", _atomic_scatter_method(_op))
 del _op
 
+
+_CLUSTER_VIEW_OPS = ("load", "store", "gather", "scatter", "slice", "index")
+
+
+class cluster_view_type(shared_memory_descriptor_type):
+    """The type of a :class:`cluster_view`: the view's own shape, layout and offsets within the
+    buffer (``whole``, an IR-level descriptor) it was sliced from. It has no IR form."""
+
+    def __init__(self, whole: "shared_memory_descriptor", shape, offsets):
+        wt = whole.type
+        super().__init__(wt.element_ty, shape, wt.layout, wt.mutable, wt.alloc_shape)
+        self.offsets = tuple(offsets)
+        self.whole_shape = tuple(wt.shape)
+
+    def to_ir(self) -> str:
+        raise NotImplementedError(
+            f"a view of a buffer split among the CTAs of a cluster that crosses the split "
+            f"(sliced along a split dimension) cannot be passed on or carried; use it where "
+            f"it is made (it supports {', '.join(_CLUSTER_VIEW_OPS)})")
+
+    def mangle(self) -> str:
+        return (super().mangle() + f"V{'_'.join(str(o) for o in self.offsets)}"
+                f"W{'_'.join(str(d) for d in self.whole_shape)}")
+
+    def __eq__(self, other):
+        return (isinstance(other, cluster_view_type) and super().__eq__(other)
+                and (other.offsets, other.whole_shape) == (self.offsets, self.whole_shape))
+
+    def __hash__(self):
+        return hash((super().__hash__(), self.offsets, self.whole_shape))
+
+
+class cluster_view(shared_memory_descriptor):
+    """A view of a buffer the CTAs of a cluster split, sliced along a split dimension: its
+    elements lie in other CTAs' parts (Gluon's distributed shared memory). It keeps the
+    descriptor it was sliced from (``whole``) and its offsets there; loads, stores, gathers
+    and scatters reach each element in the CTA that holds it. It has no IR value of its own."""
+
+    def __init__(self, whole: shared_memory_descriptor, shape, offsets):
+        self.whole = whole
+        self.type = cluster_view_type(whole, shape, offsets)
+
+    @property
+    def offsets(self):
+        return self.type.offsets
+
+    @property
+    def handle(self):
+        raise NotImplementedError(
+            f"this use of a view of a buffer split among the CTAs of a cluster that crosses "
+            f"the split (sliced along a split dimension) is not supported; such a view "
+            f"supports {', '.join(_CLUSTER_VIEW_OPS)}")
+
+    @handle.setter
+    def handle(self, value):  # pragma: no cover - views are made whole
+        raise AttributeError("a cluster view has no handle")
+
+    def __repr__(self):
+        return f"cluster_view({self.whole!r}, offsets={list(self.offsets)})"
+
 class block_type(block_queries, base_type):
     """The block a tensor descriptor copies: ``.shape`` (constexprs), ``.element_ty``,
     ``.nbytes`` (Gluon's ``block_type``, with Triton's ``dtype`` queries for a block)."""

@@ -1081,16 +1081,23 @@ class Semantic(SharedMemorySemantic):
         """A tensor (``layout``, ``shape``) and a buffer a cluster splits must split the same
         way: each CTA moves its own part, so the parts must be the same shape and the same
         CTA must hold each (equal cga bases; a layout without them: every CTA the whole)."""
+        problem = self.cta_part_mismatch(layout, shape, mdt, what)
+        if problem:
+            raise ValueError(problem)
+
+    def cta_part_mismatch(self, layout, shape, mdt, what):
+        """Why a tensor and a buffer do not split the same way among the CTAs (None when they
+        do): see check_same_cta_part."""
         if self.num_ctas == 1 or is_inferred(layout):
-            return
+            return None
         if not (layout.cga_bases or mdt.layout.cga_split):
-            return
+            return None
         mine = _cga.per_cta_shape(shape, layout.cga_bases, what)
         theirs = mdt.layout.per_cta_shape(mdt.shape)
         if tuple(mine) != tuple(theirs[len(theirs) - len(mine):]):
-            raise ValueError(f"{what}: the tensor's layout gives each CTA of the cluster a "
-                             f"{list(mine)} part, but the buffer's layout {mdt.layout!r} a "
-                             f"{list(theirs)} part")
+            return (f"{what}: the tensor's layout gives each CTA of the cluster a "
+                    f"{list(mine)} part, but the buffer's layout {mdt.layout!r} a "
+                    f"{list(theirs)} part")
         bits = self.num_ctas.bit_length() - 1
         rank = len(shape)
         tensor_bases = [tuple(b) for b in layout.cga_bases] or [(0,) * rank] * bits
@@ -1098,12 +1105,12 @@ class Semantic(SharedMemorySemantic):
                         for b in (getattr(mdt.layout, "cga_layout", ()) or ())] \
             or [(0,) * rank] * bits
         if tensor_bases != buffer_bases:
-            raise ValueError(f"{what}: the tensor's layout and the buffer's split it among the "
-                             f"CTAs of the cluster differently (cga_layout "
-                             f"{[list(b) for b in tensor_bases]} and "
-                             f"{[list(b) for b in buffer_bases]}): each CTA would move a part "
-                             f"another CTA holds, which Kiln does not do (no distributed shared "
-                             f"memory yet); give both the same cga_layout")
+            return (f"{what}: the tensor's layout and the buffer's split it among the "
+                    f"CTAs of the cluster differently (cga_layout "
+                    f"{[list(b) for b in tensor_bases]} and "
+                    f"{[list(b) for b in buffer_bases]}): each CTA would move a part "
+                    f"another CTA holds; give both the same cga_layout")
+        return None
 
     def check_cga(self, layout, what):
         """A layout's cluster split must have one basis per bit of num_ctas."""

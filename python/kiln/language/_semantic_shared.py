@@ -53,6 +53,14 @@ class SharedMemorySemantic:
         handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
         return core.shared_memory_descriptor(handle, mdt)
 
+    def _plain_view(self, smem, what):
+        """A cluster view (sliced along a split dimension) supports only some ops."""
+        if isinstance(smem, core.cluster_view):
+            raise NotImplementedError(
+                f"{what} of a view of a buffer split among the CTAs of a cluster that crosses "
+                f"the split (sliced along a split dimension) is not supported; such a view "
+                f"supports {', '.join(core._CLUSTER_VIEW_OPS)}")
+
     def _slot_count(self, d, i) -> int:
         d = _unwrap(d)
         if isinstance(d, tensor) or not isinstance(d, int) or isinstance(d, bool) or d <= 0:
@@ -61,6 +69,12 @@ class SharedMemorySemantic:
         return d
 
     def memdesc_index(self, smem, index):
+        if isinstance(smem, core.cluster_view):
+            if smem.offsets[0]:
+                index = self.binary("add", self.as_tensor(index),
+                                    self.as_tensor(smem.offsets[0], core.int32))
+            slot = self.memdesc_index(smem.whole, index)
+            return core.cluster_view(slot, smem.type.shape[1:], smem.offsets[1:])
         st = smem.type
         if len(st.shape) <= st.layout.rank:
             raise ValueError(f"index: the shared buffer {st} has no leading dimension to "
@@ -112,10 +126,19 @@ class SharedMemorySemantic:
             if start % length:
                 raise ValueError(f"slice: start {start} along dimension {dim} must be a "
                                  f"multiple of the length {length}")
-        offsets = [0] * rank
-        offsets[dim] = start
         shape = list(st.shape)
         shape[dim] = length
+        lead = rank - st.layout.rank
+        split_dims = {lead + d for b in (getattr(st.layout, "cga_layout", ()) or ())
+                      for d, v in enumerate(b) if v}
+        if isinstance(smem, core.cluster_view) or dim in split_dims:
+            # Along a dimension the cluster splits: the view's elements lie in other CTAs'
+            # parts, which no IR view of this CTA's part holds.
+            offsets = list(getattr(smem, "offsets", (0,) * rank))
+            offsets[dim] += start
+            return core.cluster_view(getattr(smem, "whole", smem), shape, offsets)
+        offsets = [0] * rank
+        offsets[dim] = start
         rt = core.shared_memory_descriptor_type(st.element_ty, shape, st.layout, st.mutable,
                                                 st.alloc_shape)
         attrs = {"offsets": self.b.array_attr(offsets)}
@@ -124,6 +147,7 @@ class SharedMemorySemantic:
 
     def memdesc_permute(self, smem, order):
         st = smem.type
+        self._plain_view(smem, "permute")
         rank = len(st.shape)
         order = [self._constexpr_int(o, "permute: order element") for o in _unwrap(order)]
         if sorted(order) != list(range(rank)):
@@ -147,6 +171,7 @@ class SharedMemorySemantic:
 
     def memdesc_reshape(self, smem, shape):
         st = smem.type
+        self._plain_view(smem, "reshape")
         shape = [self._constexpr_int(d, "reshape: shape element") for d in
                  (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
         if st.shape != st.alloc_shape:
@@ -173,6 +198,7 @@ class SharedMemorySemantic:
 
     def memdesc_reinterpret(self, smem, dtype, shape, layout):
         st = smem.type
+        self._plain_view(smem, "_reinterpret")
         if not isinstance(dtype, core.dtype):
             raise TypeError(f"_reinterpret: dtype must be a Kiln dtype, got {dtype!r}")
         if not isinstance(layout, SharedLayout):
@@ -201,11 +227,22 @@ class SharedMemorySemantic:
         """``synced_via_wait``: the caller asserts a wait orders this read after every async
         copy into its bytes (Gluon's ``load_shared_relaxed``)."""
         shape = smem.type.shape
+        what = "load from shared memory"
         if isinstance(layout, AutoLayout):  # the layout its users give (Gluon's AutoLayout)
             layout = AutoLayout()
+            if isinstance(smem, core.cluster_view):
+                raise ValueError(f"{what}: a view crossing the cluster's split needs a "
+                                 f"concrete layout")
         else:
-            self.check_layout(layout, shape, "load from shared memory")
-            self.check_same_cta_part(layout, shape, smem.type, "load from shared memory")
+            self.check_layout(layout, shape, what)
+            problem = self.cta_part_mismatch(layout, shape, smem.type, what)
+            if problem or isinstance(smem, core.cluster_view):
+                # Elements in other CTAs' parts: the vendor's (distributed shared memory).
+                hook = core.target_hook(self.target, "split_load")
+                if hook is None:
+                    raise ValueError(problem or f"{what}: {self.target} cannot reach other "
+                                                f"CTAs' shared memory")
+                return hook(self, smem, layout, distributed_type(smem.dtype, shape, layout))
         rt = distributed_type(smem.dtype, shape, layout)
         attrs = {"tile.synced_via_wait": "unit"} if synced_via_wait else None
         return self._op("tile.local_load", [smem], rt, attrs)
@@ -216,8 +253,16 @@ class SharedMemorySemantic:
                 or value.dtype != smem.dtype:
             raise ValueError(f"store to shared memory: value {value.type} must be a tensor of "
                              f"shape {smem.type.shape} and type {smem.dtype}")
-        self.check_same_cta_part(value.type.layout, value.type.shape, smem.type,
-                                 "store to shared memory")
+        problem = self.cta_part_mismatch(value.type.layout, value.type.shape, smem.type,
+                                         "store to shared memory")
+        if problem or isinstance(smem, core.cluster_view):
+            # Into other CTAs' parts: the vendor's (distributed shared memory).
+            hook = core.target_hook(self.target, "split_store")
+            if hook is None:
+                raise ValueError(problem or f"store to shared memory: {self.target} cannot "
+                                            f"reach other CTAs' shared memory")
+            hook(self, smem, value)
+            return None
         self.b.create("tile.local_store", [value, smem], [])
         return None
 
@@ -243,10 +288,10 @@ class SharedMemorySemantic:
                              f"buffer {st}")
         if not indices.dtype.is_int() or indices.dtype.is_bool():
             raise TypeError(f"{what}: indices must be integers, got {indices.dtype}")
+        hook = f"split_{'atomic' if what.startswith('atomic') else what}"
         if (st.layout.cga_split or
                 any(any(b) for b in getattr(indices.type.layout, "cga_bases", ()))) and \
-                not (what in ("gather", "scatter") and
-                     core.target_hook(self.target, f"split_{what}")):
+                not core.target_hook(self.target, hook):
             raise NotImplementedError(f"{what} of a buffer or tensor split among the CTAs of "
                                       f"a cluster is not supported yet")
         for d, (n, m) in enumerate(zip(indices.type.shape, st.shape)):
@@ -317,6 +362,12 @@ class SharedMemorySemantic:
         if elt.is_bool() or elt.primitive_bitwidth not in (16, 32, 64):
             raise TypeError(f"{what}: shared-memory atomics take 16-, 32- or 64-bit "
                             f"elements, got {elt}")
+        if smem.type.layout.cga_split or \
+                any(any(b) for b in getattr(indices.type.layout, "cga_bases", ())):
+            # on other CTAs' parts: the vendor's (distributed shared memory)
+            return core.target_hook(self.target, "split_atomic")(
+                self, smem, kind, values, indices, axis, ops[2] if len(ops) > 2 else None,
+                what)
         return self._op("tile.local_atomic_rmw", [values, smem] + ops[1:], values.type,
                         {"kind": f'"{kind}"', "axis": f"{axis} : i32"})
 

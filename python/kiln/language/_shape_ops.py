@@ -163,7 +163,10 @@ def permute(input, *dims, _semantic=None):
     input (Gluon's ``permute``); the result's layout is the input's with its bases permuted,
     so every thread keeps its registers (``tile.trans`` moves no data)."""
     sem = _semantic
-    x = _tensor(sem, input, "permute")
+    x = sem.as_tensor(_unwrap(input))
+    if not (x.type.is_block and isinstance(x.type.layout, BlockedLayout)
+            and x.type.layout.cga_bases):
+        x = _tensor(sem, input, "permute")
     dims = _unwrap(dims[0]) if len(dims) == 1 and isinstance(_unwrap(dims[0]), (list, tuple)) \
         else dims
     order = [sem.require_constexpr(d, "permute dims") for d in dims]
@@ -173,6 +176,19 @@ def permute(input, *dims, _semantic=None):
         raise ValueError(f"permute: dims {order} must be a permutation of 0..{rank - 1}")
     if order == list(range(rank)):
         return x
+    if x.type.layout.cga_bases:
+        # Split among a cluster's CTAs (a blocked layout): the blocked layout with its
+        # dimensions permuted, cga bases too, as Gluon gives it; each CTA permutes its part.
+        lay = x.type.layout
+        layout = BlockedLayout([lay.size_per_thread[o] for o in order],
+                               [lay.threads_per_warp[o] for o in order],
+                               [lay.warps_per_cta[o] for o in order],
+                               [order.index(d) for d in lay.order],
+                               cga_layout=[[b[o] for o in order] for b in lay.cga_layout])
+        out_type = distributed_type(x.dtype, [shape[o] for o in order], layout)
+        handle = sem.b.create("tile.trans", [x], [out_type],
+                              {"order": sem.b.array_attr(order, "i32")})[0]
+        return tensor(handle, out_type)
     ll = to_linear_layout(x.type.layout, shape)
     layout = DistributedLinearLayout([[b[o] for o in order] for b in ll.reg_bases],
                                      [[b[o] for o in order] for b in ll.lane_bases],

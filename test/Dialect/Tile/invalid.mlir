@@ -2116,6 +2116,20 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 #p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
+#c = #tile.cga<{bases = [[1, 0]], layout = #p}>
+#a = #tile.cga<{bases = [[1, 0]], layout = #tile.dot_operand<{opIdx = 0, parent = #p}>}>
+#b = #tile.cga<{bases = [[1, 0]], layout = #tile.dot_operand<{opIdx = 1, parent = #p}>}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @dot_fma_b_split_along_k(%a: tensor<16x8xf32, #a>, %b: tensor<8x16xf32, #b>, %c: tensor<16x16xf32, #c>) {
+    // expected-error @+1 {{b must be split among the cluster's CTAs as the accumulator is, except along K (which every CTA holds whole)}}
+    %d = tile.dot_fma %a, %b, %c : tensor<16x8xf32, #a>, tensor<8x16xf32, #b> -> tensor<16x16xf32, #c>
+    return
+  }
+}
+
+// -----
+
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [4, 8], warpsPerCTA = [1, 1], order = [1, 0]}>
 #a = #tile.dot_operand<{opIdx = 0, parent = #p}>
 module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @dot_fma_b_layout(%a: tensor<8x4xf32, #a>, %b: tensor<4x16xf32, #p>, %c: tensor<8x16xf32, #p>) {

@@ -370,6 +370,8 @@ mlir::Value ownerPredicate(mlir::OpBuilder &b, mlir::Location loc,
 /// `actIf(r, pred)` makes it act only where `pred` (null: everywhere)
 /// holds, e.g. by an out-of-range address, instead of a branch. Old values
 /// of elements several threads hold reach them through the op's scratch.
+/// `finish(out)` (where given) may change the old values, one per register,
+/// before they replace the op.
 mlir::LogicalResult
 lowerAtomic(mlir::Operation *op, mlir::RankedTensorType type,
             mlir::Value result, llvm::ArrayRef<mlir::Value> masks,
@@ -377,7 +379,9 @@ lowerAtomic(mlir::Operation *op, mlir::RankedTensorType type,
             const LoweringContext &ctx,
             llvm::function_ref<mlir::Value(unsigned)> act, mlir::Type structTy,
             llvm::function_ref<mlir::Value(unsigned)> pairFn = {},
-            llvm::function_ref<mlir::Value(unsigned, mlir::Value)> actIf = {});
+            llvm::function_ref<mlir::Value(unsigned, mlir::Value)> actIf = {},
+            llvm::function_ref<void(llvm::MutableArrayRef<mlir::Value>)>
+                finish = {});
 /// LLVM's atomicrmw operation of an atomic `kind` of the tile dialect (add,
 /// and, or, xor, max, min, umax, umin, fadd, fmax, fmin; anything else xchg).
 mlir::LLVM::AtomicBinOp getAtomicBinOp(llvm::StringRef kind);

@@ -24,23 +24,33 @@ indexedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                  mlir::RankedTensorType type, llvm::ArrayRef<mlir::Value> indices,
                  unsigned axis, mlir::Type memTy, const LoweringContext &ctx);
 
+/// The same with several axes' coordinates replaced, `indices[i]` (one value
+/// a register) along `axes[i]`; all of them: every coordinate given.
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+indexedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                 mlir::Value base, mlir::Value view,
+                 mlir::RankedTensorType type, llvm::ArrayRef<unsigned> axes,
+                 llvm::ArrayRef<llvm::SmallVector<mlir::Value>> indices,
+                 mlir::Type memTy, const LoweringContext &ctx);
+
 /// local_gather's result: each register loaded at its address in `view`
 /// (converted: `base`), passed first through `remap(register, address)`
 /// where given (a vendor's move to another CTA's buffer).
 mlir::FailureOr<mlir::Value> lowerIndexedGather(
     mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
-    mlir::Value base, mlir::Value view, mlir::Value indicesStruct,
-    mlir::RankedTensorType indicesType, mlir::RankedTensorType resultType,
-    unsigned axis, const mlir::TypeConverter &converter,
+    mlir::Value base, mlir::Value view, mlir::ValueRange indexStructs,
+    llvm::ArrayRef<unsigned> axes, mlir::RankedTensorType indicesType,
+    mlir::RankedTensorType resultType, const mlir::TypeConverter &converter,
     const LoweringContext &ctx,
     llvm::function_ref<mlir::Value(unsigned, mlir::Value)> remap = nullptr);
 
-/// local_scatter's stores of `valuesStruct`, addresses as lowerIndexedGather's.
+/// local_scatter's stores of `valuesStruct`, addresses as lowerIndexedGather's
+/// (`indexStructs[i]` along `axes[i]`).
 mlir::LogicalResult lowerIndexedScatter(
     mlir::ConversionPatternRewriter &rewriter, mlir::Operation *op,
     mlir::Value base, mlir::Value view, mlir::Value valuesStruct,
-    mlir::RankedTensorType valuesType, mlir::Value indicesStruct,
-    unsigned axis, const mlir::TypeConverter &converter,
+    mlir::RankedTensorType valuesType, mlir::ValueRange indexStructs,
+    llvm::ArrayRef<unsigned> axes, const mlir::TypeConverter &converter,
     const LoweringContext &ctx,
     llvm::function_ref<mlir::Value(unsigned, mlir::Value)> remap = nullptr);
 

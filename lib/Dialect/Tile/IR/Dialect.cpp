@@ -1,5 +1,6 @@
 //===- Dialect.cpp - The tile dialect -------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/Traits.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
@@ -284,6 +285,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "'" << name << "' must be 32 or 64";
     return success(); // layouts are checked with
                       // NumWarpsAttrHelper::getNameStr()
+  }
+  if (name == kRepeatedCtasAttr) {
+    auto bits = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bits || bits.getInt() < 0 || bits.getInt() > 15 ||
+        !op->hasTrait<OpTrait::TileAtomicResults>())
+      return op->emitOpError() << "'" << name
+                               << "' is a mask of cluster rank bits in [0, "
+                                  "15] on an atomic with old values";
+    return success();
   }
   if (name == SyncedViaWaitAttrHelper::getNameStr()) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<LocalLoadOp>(op))

@@ -868,6 +868,30 @@ kiln::tile::getClusterBases(Attribute layout, unsigned rank) {
   return out;
 }
 
+LogicalResult kiln::tile::verifyDotClusterSplit(Operation *op,
+                                               RankedTensorType a,
+                                               RankedTensorType b,
+                                               RankedTensorType c) {
+  unsigned rank = c.getRank();
+  SmallVector<SmallVector<int64_t>> cBases =
+      getClusterBases(c.getEncoding(), rank);
+  RankedTensorType operands[] = {a, b};
+  for (auto [idx, t] : llvm::enumerate(operands)) {
+    SmallVector<SmallVector<int64_t>> want = cBases;
+    unsigned k = idx ? rank - 2 : rank - 1;
+    for (SmallVector<int64_t> &v : want)
+      v[k] = 0;
+    if (getClusterBases(t.getEncoding(), rank) != want)
+      return op->emitOpError()
+             << (idx ? "b" : "a")
+             << " must be split among the cluster's CTAs as the accumulator "
+                "is, except along K (which every CTA holds whole), got "
+             << t.getEncoding() << " for the accumulator's "
+             << c.getEncoding();
+  }
+  return success();
+}
+
 Attribute kiln::tile::stripCluster(Attribute layout) {
   if (auto c = dyn_cast_or_null<ClusterEncodingAttr>(layout))
     return c.getLayout();

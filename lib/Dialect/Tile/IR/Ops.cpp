@@ -96,20 +96,24 @@ LogicalResult DotFmaOp::verify() {
                          << ec << " (floats into a float at least as wide, "
                                   "integers into an integer at least as wide; "
                                   "floats are f16, bf16, f32 or f64)";
-  auto parent = dyn_cast_or_null<BlockedEncodingAttr>(c.getEncoding());
+  // A cluster-split accumulator (#tile.cga) has operands split the same way
+  // except along K, which every CTA holds whole.
+  auto parent =
+      dyn_cast_or_null<BlockedEncodingAttr>(stripCluster(c.getEncoding()));
   if (!parent)
     return emitOpError() << "the accumulator needs a #tile.blocked layout, got "
                          << c.getEncoding();
   RankedTensorType operands[] = {a, b};
   for (auto [idx, t] : llvm::enumerate(operands)) {
-    auto op = dyn_cast_or_null<BlockedDotOperandEncodingAttr>(t.getEncoding());
+    auto op = dyn_cast_or_null<BlockedDotOperandEncodingAttr>(
+        stripCluster(t.getEncoding()));
     if (!op || op.getOpIdx() != idx || op.getParent() != parent)
       return emitOpError() << (idx ? "b" : "a")
                            << " needs the layout #tile.dot_operand<{opIdx = "
                            << idx << ", parent = " << parent << "}>, got "
                            << t.getEncoding();
   }
-  return success();
+  return verifyDotClusterSplit(*this, a, b, c);
 }
 
 LogicalResult ExpandDimsOp::verify() {

@@ -1,5 +1,6 @@
 //===- Utility.cpp - Layout questions shared by passes and lowering -------===//
 
+#include "kiln/Dialect/Tile/IR/Traits.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/IR/WarpSpecializeCaptures.h"
 
@@ -230,16 +231,22 @@ kiln::tile::getRedundantThreadBits(const LinearLayout &layout,
 /// the acting thread passes each old value on through shared memory, one
 /// slot per element (row-major).
 static int64_t getAtomicBroadcastBytes(Operation *op) {
-  if (!isa<AtomicRMWOp, AtomicCASOp, LocalAtomicRMWOp>(op) ||
+  if (!(isa<AtomicRMWOp, AtomicCASOp, LocalAtomicRMWOp>(op) ||
+        op->hasTrait<OpTrait::TileAtomicResults>()) ||
       op->getResult(0).use_empty())
     return 0;
   auto ty = cast<RankedTensorType>(op->getResult(0).getType());
+  // Old values several CTAs of a cluster hold: the acting CTA's pass to the
+  // others through its scratch too (a vendor's op marks them).
+  auto repeated = op->getAttrOfType<IntegerAttr>(kRepeatedCtasAttr);
+  bool acrossCtas = repeated && repeated.getInt();
   FailureOr<LinearLayout> ll = getLinearLayout(ty);
   if (failed(ll))
     return 0;
   FailureOr<RedundantThreadBits> redundant =
       getRedundantThreadBits(*ll, ty.getShape());
-  if (failed(redundant) || (!redundant->lanes && !redundant->warps))
+  if (!acrossCtas &&
+      (failed(redundant) || (!redundant->lanes && !redundant->warps)))
     return 0;
   return std::max<int64_t>(
       ty.getNumElements() * getElementBytes(ty.getElementType()), 16);

@@ -39,10 +39,14 @@ def _kernel_end(sem):
 
 register_target_hook("cuda:", "kernel_end", _kernel_end)
 
-from ._split_access import split_gather, split_scatter  # noqa: E402
+from ._split_access import (split_atomic, split_gather, split_load, split_scatter,  # noqa: E402
+                            split_store)
 
 register_target_hook("cuda:", "split_gather", split_gather)
 register_target_hook("cuda:", "split_scatter", split_scatter)
+register_target_hook("cuda:", "split_load", split_load)
+register_target_hook("cuda:", "split_store", split_store)
+register_target_hook("cuda:", "split_atomic", split_atomic)
 
 
 def _cluster_barrier(sem):

@@ -272,9 +272,6 @@ class DotOperandLayout(DistributedLayout):
             if parent.rank not in (2, 3):
                 raise ValueError(f"DotOperandLayout: a BlockedLayout parent has rank 2 or 3 "
                                  f"([batch,] M x N), got {parent.rank}")
-            if parent.cga_bases:
-                raise ValueError("DotOperandLayout: a BlockedLayout parent split among a "
-                                 "cluster's CTAs is not supported yet")
             return
         if hasattr(parent, "_check_dot_operand"):  # another vendor's accumulator (AMD mfma)
             parent._check_dot_operand(self.operand_index, self.k_width)
@@ -296,7 +293,11 @@ class DotOperandLayout(DistributedLayout):
 
     @property
     def cga_bases(self) -> tuple:
-        return self.parent.cga_bases
+        # The parent's split, except along K: every CTA holds the whole reduction dimension
+        # of its operand (a parent basis along N is a broadcast of A, one along M of B).
+        k = self.rank - 1 if self.operand_index == 0 else self.rank - 2
+        return tuple(tuple(0 if d == k else v for d, v in enumerate(b))
+                     for b in self.parent.cga_bases)
 
     def without_cga(self):
         parent = self.parent.without_cga()
@@ -304,12 +305,13 @@ class DotOperandLayout(DistributedLayout):
                                                                    self.k_width)
 
     def _attr_text(self, render) -> str:
-        if isinstance(self.parent, BlockedLayout):
-            return (f"#tile.dot_operand<{{opIdx = {self.operand_index}, parent = "
-                    f"{render(self.parent)}}}>")
         if hasattr(self.parent, "_dot_operand_text"):
             return self.parent._dot_operand_text(self.operand_index, self.k_width, render)
-        bases = self.parent.cga_bases
+        bases = self.cga_bases
+        if isinstance(self.parent, BlockedLayout):
+            text = (f"#tile.dot_operand<{{opIdx = {self.operand_index}, parent = "
+                    f"{render(self.parent.without_cga() if bases else self.parent)}}}>")
+            return _cga.wrap(bases, text) if bases else text
         text = (f"#tile_nv.dot_op<{{opIdx = {self.operand_index}, parent = "
                 f"{render(self.parent.without_cga() if bases else self.parent)}, "
                 f"kWidth = {self.k_width}}}>")

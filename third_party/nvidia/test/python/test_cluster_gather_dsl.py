@@ -1,8 +1,7 @@
 """gather from and scatter into a buffer that the CTAs of a cluster split (third_party/nvidia/
 test/gpu/cluster_gather_kernels.py): they compile to mapa + ld / st.shared::cluster with a
 cluster barrier before the kernel ends (no CTA may leave while another accesses its shared
-memory); what is not supported yet (a split along another dimension than the axis, atomics)
-is an error that says so."""
+memory); atomics too (tile_nv.cluster_atomic_rmw, masks included)."""
 
 from __future__ import annotations
 
@@ -49,21 +48,32 @@ def test_scatter_to_peers_compiles(num_ctas):
 
 
 @kiln.jit
-def atomics_to_peers(out, L: kl.constexpr, S: kl.constexpr):
+def atomics_to_peers(out, L: kl.constexpr, S: kl.constexpr, MASKED: kl.constexpr):
     offsets = kl.arange(0, 64, layout=L)
     smem = kl.allocate_shared_memory(kl.int32, [64], S)
-    smem.atomic_scatter_add(offsets, offsets, axis=0)  # E:peer-atomic
+    if MASKED:
+        smem.atomic_scatter_add(offsets, offsets, axis=0, mask=offsets < 7)
+    else:
+        old = smem.atomic_scatter_max(offsets, 63 - offsets, axis=0)
+        kl.store(out + offsets, old)
+        smem.atomic_scatter_or(offsets, offsets, axis=0)
 
 
-def test_atomics_into_peers_are_not_supported_yet():
+def test_atomics_into_peers_compile():
     L, S = layouts(2)
-    with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(atomics_to_peers, {"out": "*i32"}, {"L": L, "S": S}, target="cuda:sm_90a",
-                     num_warps=1, num_ctas=2, cache=False)
-    located.assert_located(
-        ei.value, HERE, "E:peer-atomic", "smem.atomic_scatter_add",
-        r"NotImplementedError: atomic_scatter_add of a buffer or tensor split among the CTAs "
-        r"of a cluster is not supported yet", kiln.CompilationError)
+    k = kiln.compile(atomics_to_peers, {"out": "*i32"}, {"L": L, "S": S, "MASKED": False},
+                     target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
+    ptx = k.asm["ptx"]
+    assert "atom.shared::cluster.cluster.relaxed.max.s32" in ptx  # old values used
+    assert "red.shared::cluster.cluster.relaxed.or.b32" in ptx  # not used
+
+
+def test_masked_atomics_into_peers_compile():
+    L, S = layouts(2)
+    k = kiln.compile(atomics_to_peers, {"out": "*i32"}, {"L": L, "S": S, "MASKED": True},
+                     target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
+    assert "mask(" in k.asm["tile"]  # the mask reaches tile_nv.cluster_atomic_rmw
+    assert "red.shared::cluster.cluster.relaxed.add.u32" in k.asm["ptx"]
 
 
 @kiln.jit
@@ -71,21 +81,18 @@ def gather_across_the_split(out, L: kl.constexpr, S: kl.constexpr):
     rows = kl.arange(0, 64, layout=kl.SliceLayout(1, L))[:, None]
     cols = kl.arange(0, 32, layout=kl.SliceLayout(0, L))[None, :]
     smem = kl.allocate_shared_memory(kl.int32, [64, 32], S, rows * 32 + cols)
-    kl.store(out + rows * 32 + cols, smem.gather(31 - cols + rows * 0, axis=1))  # E:across
+    kl.store(out + rows * 32 + cols, smem.gather(31 - cols + rows * 0, axis=1))
 
 
-def test_a_split_along_another_dimension_is_not_supported_yet():
+def test_a_gather_along_another_dimension_than_the_split_gives_every_coordinate():
+    # Buffer and indices split by rows, gathered along columns: tile_nv.cluster_load with
+    # both coordinates (the axis-only form, cluster_gather, does not fit).
     L = kl.BlockedLayout([1, 1], [1, 32], [1, 1], [1, 0], cga_layout=[[1, 0]])
     S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[1, 0]])
-    with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(gather_across_the_split, {"out": "*i32"}, {"L": L, "S": S},
+    k = kiln.compile(gather_across_the_split, {"out": "*i32"}, {"L": L, "S": S},
                      target="cuda:sm_90a", num_warps=1, num_ctas=2, cache=False)
-    located.assert_located(
-        ei.value, HERE, "E:across", "smem.gather",
-        r"NotImplementedError: gather of a buffer or tensor split among the CTAs of a cluster "
-        r"is supported where the buffer and the indices are split along the axis \(1\) only; "
-        r"got the buffer's cga_layout \[\[1, 0\]\] and the indices' \[\[1, 0\]\]",
-        kiln.CompilationError)
+    assert "tile_nv.cluster_load" in k.asm["tile"]
+    assert "tile_nv.cluster_gather" not in k.asm["tile"]
 
 
 @kiln.jit

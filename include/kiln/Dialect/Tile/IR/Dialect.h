@@ -72,6 +72,12 @@ getLinearLayout(mlir::RankedTensorType type,
 /// layouts of one CTA.
 llvm::SmallVector<llvm::SmallVector<int64_t>>
 getClusterBases(mlir::Attribute layout, unsigned rank);
+/// A dot's operands split among a cluster's CTAs as its accumulator is, but
+/// never along K: an error at `op` otherwise.
+mlir::LogicalResult verifyDotClusterSplit(mlir::Operation *op,
+                                          mlir::RankedTensorType a,
+                                          mlir::RankedTensorType b,
+                                          mlir::RankedTensorType c);
 /// The layout of one CTA's part: #tile.cga wrappers removed.
 mlir::Attribute stripCluster(mlir::Attribute layout);
 /// The shape of one CTA's part of a tensor of `type` (its shape where the

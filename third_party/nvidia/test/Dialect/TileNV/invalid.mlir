@@ -799,3 +799,126 @@ func.func @cluster_scatter_immutable(%v: tensor<32xi32, #l>, %b: !tile.memdesc<3
   tile_nv.cluster_scatter %v, %b[%i] ranks(%r) {axis = 0 : i32, keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh>, tensor<32xi32, #l>, tensor<32xi32, #l>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_load_one_coordinate(%b: !tile.memdesc<2x32xi32, #sh>, %c: tensor<2x32xi32, #l>, %r: tensor<2x32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_load' op needs one coordinate tensor per dimension (2), got 1}}
+  %g = tile_nv.cluster_load %b[%c] ranks(%r) {keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, (tensor<2x32xi32, #l>), tensor<2x32xi32, #l> -> tensor<2x32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_load_coordinates(%b: !tile.memdesc<2x32xi32, #sh>, %c: tensor<2x32xi32, #l>, %d: tensor<2x32xi64, #l>, %r: tensor<2x32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_load' op coordinates must be i32 of the data's shape and layout ('tensor<2x32xi32, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>>'), got 'tensor<2x32xi64, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>>'}}
+  %g = tile_nv.cluster_load %b[%c, %d] ranks(%r) {keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, (tensor<2x32xi32, #l>, tensor<2x32xi64, #l>), tensor<2x32xi32, #l> -> tensor<2x32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_load_type(%b: !tile.memdesc<2x32xi32, #sh>, %c: tensor<2x32xi32, #l>, %r: tensor<2x32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_load' op the buffer holds 'i32', the tensor 'f32'}}
+  %g = tile_nv.cluster_load %b[%c, %c] ranks(%r) {keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>), tensor<2x32xi32, #l> -> tensor<2x32xf32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_load_ranks(%b: !tile.memdesc<2x32xi32, #sh>, %c: tensor<2x32xi32, #l>, %r: tensor<2x32xi16, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_load' op ranks must be i32 of the data's shape and layout, got 'tensor<2x32xi16, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>>'}}
+  %g = tile_nv.cluster_load %b[%c, %c] ranks(%r) {keep = 0 : i32} : !tile.memdesc<2x32xi32, #sh>, (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>), tensor<2x32xi16, #l> -> tensor<2x32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 1], order = [1, 0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_load_keep(%b: !tile.memdesc<2x32xi32, #sh>, %c: tensor<2x32xi32, #l>, %r: tensor<2x32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_load' op keep must be a mask of cluster rank bits in [0, 15], got 32}}
+  %g = tile_nv.cluster_load %b[%c, %c] ranks(%r) {keep = 32 : i32} : !tile.memdesc<2x32xi32, #sh>, (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>), tensor<2x32xi32, #l> -> tensor<2x32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @cluster_store_rank(%v: tensor<32xi32, #l>, %b: !tile.memdesc<2x32xi32, #sh, mutable>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_store' op buffer '!tile.memdesc<2x32xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, mutable>' must be of rank 1, with no ring dimensions}}
+  tile_nv.cluster_store %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<2x32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_store_immutable(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_store' op the buffer '!tile.memdesc<32xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>' is immutable}}
+  tile_nv.cluster_store %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh>, (tensor<32xi32, #l>), tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#p = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#c = #tile.cga<{bases = [[0, 1]], layout = #p}>
+#a = #tile.cga<{bases = [[0, 1]], layout = #tile_nv.dot_op<{opIdx = 0, parent = #p, kWidth = 2}>}>
+#b = #tile.cga<{bases = [[0, 1]], layout = #tile_nv.dot_op<{opIdx = 1, parent = #p, kWidth = 2}>}>
+func.func @mma_v2_split_along_k(%x: tensor<64x32xf16, #a>, %y: tensor<32x64xf16, #b>, %acc: tensor<64x64xf32, #c>) {
+  // expected-error @+1 {{'tile_nv.mma_v2' op a must be split among the cluster's CTAs as the accumulator is, except along K (which every CTA holds whole)}}
+  %d = tile_nv.mma_v2 %x, %y, %acc : tensor<64x32xf16, #a>, tensor<32x64xf16, #b> -> tensor<64x64xf32, #c>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_atomic_kind(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh, mutable>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_atomic_rmw' op has no fadd of 'i32' (integer add, and, or, xor, max, min, umax, umin; fadd of f32 or f64; xchg; 32 or 64 bits)}}
+  %o = tile_nv.cluster_atomic_rmw "fadd" %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_atomic_mask(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh, mutable>, %c: tensor<32xi32, #l>, %k: tensor<32xi1, #m>) {
+  // expected-error @+1 {{'tile_nv.cluster_atomic_rmw' op mask must have the values' shape and layout, got 'tensor<32xi1, #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>'}}
+  %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) mask(%k) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l>, tensor<32xi1, #m> -> tensor<32xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_atomic_result(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh, mutable>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_atomic_rmw' op the result must have the values' type 'tensor<32xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>'}}
+  %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi64, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_atomic_repeated(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh, mutable>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_atomic_rmw' op 'tile.repeated_ctas' is a mask of cluster rank bits in [0, 15] on an atomic with old values}}
+  %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) {keep = 0 : i32, tile.repeated_ctas = 16 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}

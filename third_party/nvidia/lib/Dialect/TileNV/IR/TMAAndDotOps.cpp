@@ -289,6 +289,8 @@ LogicalResult MMAv2Op::verify() {
                          << tc
                          << " form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) "
                             "-> f32)";
+  if (failed(tile::verifyDotClusterSplit(*this, a, b, c)))
+    return failure();
   int64_t instrK = ta.isF32() ? 8 : 16;
   StringRef instr = ta.isF32() ? "m16n8k8" : "m16n8k16";
   for (auto [name, size, want] :

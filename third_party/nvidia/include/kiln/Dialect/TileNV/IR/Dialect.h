@@ -3,6 +3,7 @@
 #define KILN_DIALECT_TILENV_IR_DIALECT_H
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/Traits.h"
 
 #include "mlir/IR/Dialect.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"

@@ -109,3 +109,92 @@ def TileNV_ClusterScatterOp : TileNV_Op<"cluster_scatter"> {
   }];
   let hasVerifier = 1;
 }
+
+def TileNV_ClusterLoadOp : TileNV_Op<"cluster_load"> {
+  let summary = "Read the cluster's CTAs' parts of a buffer at per-element coordinates (distributed shared memory)";
+  let description = [{
+    A load from a buffer split among the CTAs of a cluster whose elements
+    the result's layout spreads differently (or a view of it that crosses
+    the split): `result[I]` is the element at coordinates
+    `(coords[0][I], ..., coords[n-1][I])` of `src`'s part in the CTA of rank
+    `(ranks[I] & ~keep) | (this CTA's rank & keep)`. `src` is this CTA's
+    part (the others sit at the same place in theirs), with one coordinate
+    tensor per dimension. The reads go through `mapa` and
+    `ld.shared::cluster`: a cluster barrier must order the other CTAs'
+    writes before them. The coordinates, `ranks` and the result have one
+    shape and layout.
+
+    ```mlir
+    %v = tile_nv.cluster_load %buf[%r, %c] ranks(%ranks) {keep = 0 : i32}
+        : !tile.memdesc<2x32xi32, #shared>, (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>),
+          tensor<2x32xi32, #l> -> tensor<2x32xi32, #l>
+    ```
+  }];
+  let arguments = (ins Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src,
+                       Variadic<Tile_IntTensor>:$coords, Tile_IntTensor:$ranks,
+                       I32Attr:$keep);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $coords `]` `ranks` `(` $ranks `)` attr-dict `:` qualified(type($src)) `,`
+    `(` type($coords) `)` `,` type($ranks) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNV_ClusterStoreOp : TileNV_Op<"cluster_store"> {
+  let summary = "Write into the cluster's CTAs' parts of a buffer at per-element coordinates (distributed shared memory)";
+  let description = [{
+    The store of `tile_nv.cluster_load`: `values[I]` goes to the element at
+    coordinates `(coords[0][I], ..., coords[n-1][I])` of `dst`'s part in the
+    CTA of rank `(ranks[I] & ~keep) | (this CTA's rank & keep)`, through
+    `mapa` and `st.shared::cluster`. A cluster barrier must order the
+    writes before the other CTAs read. Where several threads (or CTAs) hold
+    one element, each writes the same value.
+
+    ```mlir
+    tile_nv.cluster_store %v, %buf[%r, %c] ranks(%ranks) {keep = 0 : i32}
+        : tensor<2x32xi32, #l>, !tile.memdesc<2x32xi32, #shared, mutable>,
+          (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>), tensor<2x32xi32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$values,
+                       Arg<Tile_MemDesc, "", [MemWrite<TileNV_SharedMemory>]>:$dst,
+                       Variadic<Tile_IntTensor>:$coords, Tile_IntTensor:$ranks,
+                       I32Attr:$keep);
+  let assemblyFormat = [{
+    $values `,` $dst `[` $coords `]` `ranks` `(` $ranks `)` attr-dict `:` type($values) `,`
+    qualified(type($dst)) `,` `(` type($coords) `)` `,` type($ranks)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileNV_ClusterAtomicRMWOp : TileNV_Op<"cluster_atomic_rmw",
+    [NativeOpTrait<"TileAtomicResults">, AttrSizedOperandSegments]> {
+  let summary = "Atomics on the cluster's CTAs' parts of a buffer at per-element coordinates (distributed shared memory)";
+  let description = [{
+    The atomic of `tile_nv.cluster_store`: `kind` (add, and, or, xor, max,
+    min, umax, umin, xchg, fadd) of `values[I]` with the element at
+    coordinates `(coords[0][I], ..., coords[n-1][I])` of `dst`'s part in the
+    CTA of rank `(ranks[I] & ~keep) | (this CTA's rank & keep)`, relaxed at
+    cluster scope (`atom` / `red` on `.shared::cluster`). Once per element,
+    however many threads hold it; the result is each element's old value.
+
+    ```mlir
+    %old = tile_nv.cluster_atomic_rmw "add" %v, %buf[%r, %c] ranks(%ranks) {keep = 0 : i32}
+        : tensor<2x32xi32, #l>, !tile.memdesc<2x32xi32, #shared, mutable>,
+          (tensor<2x32xi32, #l>, tensor<2x32xi32, #l>), tensor<2x32xi32, #l> -> tensor<2x32xi32, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Tile_Tensor:$values,
+                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>,
+                                              MemWrite<TileNV_SharedMemory>]>:$dst,
+                       Variadic<Tile_IntTensor>:$coords, Tile_IntTensor:$ranks,
+                       Optional<Tile_BoolTensor>:$mask, I32Attr:$keep);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $values `,` $dst `[` $coords `]` `ranks` `(` $ranks `)` (`mask` `(` $mask^ `)`)?
+    attr-dict `:` type($values) `,` qualified(type($dst)) `,` `(` type($coords) `)` `,`
+    type($ranks) (`,` type($mask)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+}

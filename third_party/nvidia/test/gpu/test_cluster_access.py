@@ -1,0 +1,84 @@
+"""Loads and stores across the CTAs of a cluster (distributed shared memory), against torch:
+a transpose through a buffer split one way between tensors split two other ways, and views of
+a row-split buffer sliced along its split (load, store, gather, scatter, atomics), for
+clusters of 2 and 4. Skips cleanly without torch, a driver or sm_90."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+import kiln.language as kl  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster_split_kernels import (slice_of_peers, split_cols, split_rows,  # noqa: E402
+                                   transpose_through_peers, whole)
+
+
+def _needs_clusters(target):
+    if target != "cuda:sm_90a":
+        pytest.skip(f"clusters need sm_90a; this device's target is {target}")
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+@pytest.mark.parametrize("m,n", [(256, 64), (64, 128)])
+def test_transpose_through_peers(target, num_ctas, m, n):
+    _needs_clusters(target)
+    src = kl.BlockedLayout([1, n // 4], [32, 1], [1, 4], [0, 1], cga_layout=split_rows(num_ctas))
+    dst = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=split_cols(num_ctas))
+    smem = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(num_ctas))
+    inp = torch.randn((m, n), device="cuda", dtype=torch.float32)
+    out = torch.full((n, m), float("nan"), device="cuda", dtype=torch.float32)
+    transpose_through_peers[(num_ctas,)](inp, out, M=m, N=n, SRC=src, DST=dst, SMEM=smem,
+                                         num_warps=4, num_ctas=num_ctas)
+    torch.cuda.synchronize()
+    assert torch.equal(out, inp.T)
+
+
+@pytest.mark.parametrize("op", ["load", "store", "gather", "scatter", "atomic", "xor"])
+@pytest.mark.parametrize("num_ctas,rows,start,length", [(2, 4, 2, 2), (2, 8, 2, 2),
+                                                        (4, 16, 8, 8), (4, 16, 12, 4),
+                                                        (4, 16, 4, 4), (2, 8, 0, 8)])
+@pytest.mark.parametrize("tile_split", ["whole", "rows"])
+def test_slice_of_peers(target, op, num_ctas, rows, start, length, tile_split):
+    _needs_clusters(target)
+    cols = 32
+    if tile_split == "rows" and length < num_ctas:
+        pytest.skip("a tile split by rows needs a row for each CTA")
+    tile_bases = whole(num_ctas) if tile_split == "whole" else split_rows(num_ctas)
+    alloc = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=split_rows(num_ctas))
+    tile = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=tile_bases)
+    smem = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(num_ctas))
+    tile_rows = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0],
+                                 cga_layout=split_rows(num_ctas))
+    plain = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    inp = torch.randint(-1000, 1000, (rows, cols), device="cuda", dtype=torch.int32)
+    values = torch.randint(-1000, 1000, (length, cols), device="cuda", dtype=torch.int32)
+    result = torch.full((length, cols), -7, device="cuda", dtype=torch.int32)
+    final = torch.full_like(inp, -7)
+    slice_of_peers[(num_ctas,)](inp, values, result, final, OP=op, ROWS=rows, COLS=cols,
+                                START=start, LEN=length, ALLOC=alloc, TILE=tile, SMEM=smem,
+                                TILE_ROWS=tile_rows, PLAIN=plain, num_warps=4,
+                                num_ctas=num_ctas)
+    torch.cuda.synchronize()
+    part = inp[start:start + length]
+    swap = torch.arange(cols, device="cuda") ^ 1
+    expected = inp.clone()
+    if op == "load":
+        assert torch.equal(result, part)
+    elif op == "gather":
+        assert torch.equal(result, part[:, swap])
+    elif op == "store":
+        expected[start:start + length] = values
+    elif op == "scatter":
+        expected[start:start + length][:, swap] = values
+    elif op == "atomic":  # once per element, however many CTAs hold the tile; every CTA
+        assert torch.equal(result, part[:, swap])  # got the old values
+        expected[start:start + length][:, swap] += values + 1
+    else:
+        expected[start:start + length][:, swap[:16]] ^= values[:, :16]
+    assert torch.equal(final, expected)
