@@ -98,12 +98,13 @@ DIFFERENCES = {
     "device_assert": "AMD targets: the file:line report through ROCm's device printf where the "
                      "ROCm device libraries are installed, else a trap without it; not yet run "
                      "on an AMD GPU",
-    "shared_memory_descriptor": "`_reinterpret` stays inside the view's own bytes "
+    "shared_memory_descriptor": "`_reinterpret` stays inside the view's own bytes; a view "
+                                "sliced along a dimension the cluster splits supports load, "
+                                "store, gather, scatter, the atomics, slice and index "
                                 "(shared-memory.md)",
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
-    "DotOperandLayout": "a BlockedLayout parent split among a cluster's CTAs is refused",
     "amd.AMDMFMALayout": "versions 3 and 4, rank 2, 32x32 and 16x16 instructions, 32-bit "
                          "accumulators only (amd.md)",
     "amd.warp_pipeline_stage": _WARP_PIPELINE,

@@ -254,3 +254,71 @@ def test_result_layouts_are_gluons(L, shape, op, want):
     body = k.asm["tile"]
     assert body.count("tile.local_store") == 0 or body.index("tile.local_store") > \
         body.index("tile.reduce"), body
+
+
+# -- split of a tensor whose layout is still inferred (tile.split) --------------------------
+
+@kiln.jit
+def split_auto_kernel(x, out, N: kl.constexpr, OUT: kl.constexpr):
+    """out[i] = x[2i + 1] - x[2i]: every layout but the output's inferred, backward through
+    the split and the reshape to the load (as Gluon infers it)."""
+    pairs = kl.load(x + kl.arange(0, 2 * N)).reshape((N, 2))
+    lo, hi = pairs.split()
+    kl.store(out + kl.arange(0, N), kl.set_auto_layout(hi - lo, OUT))
+
+
+def split_auto_out(w, warps=4):
+    return kl.BlockedLayout([1], [w], [warps], [0])
+
+
+@compiled.needs_compiler
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_split_of_an_inferred_layout_compiles(target, w):
+    k = kiln.compile(split_auto_kernel, {"x": "*i32", "out": "*i32"},
+                     {"N": 128, "OUT": split_auto_out(w)}, target=target, num_warps=4,
+                     cache=False)
+    ir = k.asm["tile"]
+    assert "tile.split" in ir and "#tile.auto" in ir
+
+
+@kiln.jit
+def join_auto_kernel(x, y, out, N: kl.constexpr, OUT: kl.constexpr):
+    """out[2i] = x[i], out[2i + 1] = y[i]: join of inferred layouts (tile.join), the layouts
+    inferred backward from the flat output's through reshape and join."""
+    i = kl.arange(0, N)
+    flat = kl.join(kl.load(x + i), kl.load(y + i)).reshape((2 * N,))
+    kl.store(out + kl.arange(0, 2 * N), kl.set_auto_layout(flat, OUT))
+
+
+def join_auto_out(w, warps=4):
+    return kl.BlockedLayout([2], [w], [warps], [0])  # each thread its pairs
+
+
+@compiled.needs_compiler
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_join_of_inferred_layouts_compiles(target, w):
+    k = kiln.compile(join_auto_kernel, {"x": "*fp32", "y": "*fp32", "out": "*fp32"},
+                     {"N": 128, "OUT": join_auto_out(w)}, target=target, num_warps=4,
+                     cache=False)
+    assert "tile.join" in k.asm["tile"]
+
+
+@kiln.jit
+def e_join_across_lanes(x, out):
+    i = kl.arange(0, 128)
+    flat = kl.join(kl.load(x + i), kl.load(x + i)).reshape((256,))  # E:join-lanes
+    kl.store(out + kl.arange(0, 256), kl.set_auto_layout(flat, kl.BlockedLayout([1], [32], [4],
+                                                                                [0])))
+
+
+@compiled.needs_compiler
+def test_a_join_whose_pairs_lie_across_lanes_is_an_error_at_the_call():
+    # The flat layout puts the pair's two elements in neighbouring lanes: no data moves in a
+    # join, so it cannot be inferred to that.
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_join_across_lanes, {"x": "*fp32", "out": "*fp32"}, {},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:join-lanes", "kl.join",
+        r".*join needs both elements of each pair in one thread.s registers.*",
+        kiln.CompilationError)

@@ -1,5 +1,6 @@
 """join, split and permute on the GPU against torch on fresh random inputs (kernels:
-test/Python/test_shape_ops_dsl.py); split keeps every bit (-0.0 and NaN payloads)."""
+test/Python/test_shape_ops_dsl.py); split keeps every bit (-0.0 and NaN payloads); split and
+join of layouts still to be inferred (tile.split, tile.join)."""
 
 from __future__ import annotations
 
@@ -65,3 +66,25 @@ def test_fp4_to_fp(target, axis, dtype, layout):
     want = torch.stack([lo, hi], dim=axis + 1).reshape(out.shape).to(dtype)
     assert torch.equal(out.view(torch.int16 if dtype != torch.float32 else torch.int32),
                        want.view(torch.int16 if dtype != torch.float32 else torch.int32))
+
+
+def test_split_of_an_inferred_layout(target):
+    # Gluon's test_split_auto_layout_execution, in Kiln's own kernel: every layout but the
+    # output's inferred, backward through split and reshape.
+    w = 64 if target.startswith("hip:") else 32
+    n = 128
+    x = torch.randint(-(2 ** 31), 2 ** 31 - 1, (2 * n,), dtype=torch.int32, device="cuda")
+    out = torch.empty(n, dtype=torch.int32, device="cuda")
+    k.split_auto_kernel[(1,)](x, out, N=n, OUT=k.split_auto_out(w), num_warps=4)
+    pairs = x.view(n, 2)
+    assert torch.equal(out, pairs[:, 1] - pairs[:, 0])  # int32 wraps on both sides
+
+
+def test_join_of_inferred_layouts(target):
+    w = 64 if target.startswith("hip:") else 32
+    n = 128
+    x = torch.randn(n, device="cuda")
+    y = torch.randn(n, device="cuda")
+    out = torch.empty(2 * n, device="cuda")
+    k.join_auto_kernel[(1,)](x, y, out, N=n, OUT=k.join_auto_out(w), num_warps=4)
+    assert torch.equal(out, torch.stack([x, y], dim=-1).reshape(-1))

@@ -264,6 +264,76 @@ LogicalResult remapRegisters(
   return success();
 }
 
+/// Each result register is the source register of its coordinates with the
+/// last one 0 (lhs) or 1 (rhs): the pair sits in one thread's registers.
+struct SplitOpConversion : public TileOpConversion<SplitOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(SplitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto emit = [&] { return op.emitOpError(); };
+    FailureOr<LinearLayout> srcLL =
+        getLinearLayout(op.getSrc().getType(), emit);
+    FailureOr<LinearLayout> dstLL = getLinearLayout(op.getLhs().getType(), emit);
+    if (failed(srcLL) || failed(dstLL))
+      return failure();
+    SmallVector<Value> regs =
+        unpackStruct(rewriter, op.getLoc(), adaptor.getSrc());
+    Type st = convert(op.getLhs().getType());
+    SmallVector<Value> halves;
+    for (int32_t half : {0, 1}) {
+      FailureOr<SmallVector<unsigned>> idx =
+          matchRegisters(*srcLL, *dstLL, [&](const LinearLayout::Basis &c) {
+            LinearLayout::Basis r(c);
+            r.push_back(half);
+            return r;
+          });
+      if (failed(idx))
+        return op.emitOpError() << "cannot find each result element in the "
+                                   "source's registers";
+      SmallVector<Value> out;
+      for (unsigned i : *idx)
+        out.push_back(regs[i]);
+      halves.push_back(packStruct(rewriter, op.getLoc(), st, out));
+    }
+    rewriter.replaceOp(op, halves);
+    return success();
+  }
+};
+
+/// Each result register is the register of lhs (last coordinate 0) or rhs
+/// (1) at its other coordinates.
+struct JoinOpConversion : public TileOpConversion<JoinOp> {
+  using TileOpConversion::TileOpConversion;
+  LogicalResult
+  matchAndRewrite(JoinOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto emit = [&] { return op.emitOpError(); };
+    FailureOr<LinearLayout> halfLL = getLinearLayout(op.getLhs().getType(), emit);
+    FailureOr<LinearLayout> pairLL = getLinearLayout(op.getType(), emit);
+    if (failed(halfLL) || failed(pairLL))
+      return failure();
+    SmallVector<Value> halves[2] = {
+        unpackStruct(rewriter, op.getLoc(), adaptor.getLhs()),
+        unpackStruct(rewriter, op.getLoc(), adaptor.getRhs())};
+    std::map<SmallVector<int32_t>, unsigned> byCoordinate =
+        registersByCoordinate(*halfLL);
+    SmallVector<Value> out;
+    for (int32_t r = 0; r < pairLL->getInSize(LinearLayout::Register); ++r) {
+      LinearLayout::Basis c = pairLL->applyOne(LinearLayout::Register, r);
+      int32_t half = c.back();
+      auto it = byCoordinate.find(SmallVector<int32_t>(c.begin(), c.end() - 1));
+      if (it == byCoordinate.end())
+        return op.emitOpError() << "cannot find each element in the operands' "
+                                   "registers";
+      out.push_back(halves[half][it->second]);
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, op.getLoc(),
+                                      convert(op.getType()), out));
+    return success();
+  }
+};
+
 struct BroadcastOpConversion : public TileOpConversion<BroadcastOp> {
   using TileOpConversion::TileOpConversion;
   LogicalResult
@@ -386,5 +456,6 @@ void kiln::populateLayoutOpToLLVMPatterns(TileTypeConverter &converter,
                LayoutMoveConversion<ConvertLayoutOp>,
                LayoutMoveConversion<ReshapeOp>, ForwardSrcConversion<HintOp>,
                ForwardSrcConversion<PtrCastOp>, TransOpConversion,
+               SplitOpConversion, JoinOpConversion,
                AssumeOpConversion, AssertOpConversion, PrintOpConversion>(converter, ctx);
 }

@@ -6,7 +6,10 @@
 * ``split(x)``: the halves of a last dimension of size 2, each a sum over that dimension of
   the element's bits where the position matches (exact: the other term is 0), in
   ``SliceLayout(rank - 1, x's layout)`` as in Gluon; in registers when the pair is, across
-  lanes where Gluon refuses the split.
+  lanes where Gluon refuses the split. A tensor whose layout is still to be inferred
+  (AutoLayout) is split by ``tile.split`` (the pair in registers), which layout inference
+  runs through in both directions; ``join`` of such tensors is ``tile.join``, the same the
+  other way.
 * ``fp4_to_fp(src, elem_type, axis)``: each byte's two e2m1 values (low nibble first) decoded
   by arithmetic and joined along ``axis``, which doubles, in the layout Gluon infers.
 * ``permute(x, dims)``: through shared memory (a store, a permuted view, a load) into ``x``'s
@@ -112,6 +115,13 @@ def join(a, b, _semantic=None):
     """A tensor with a new last dimension of size 2: ``a`` at index 0, ``b`` at 1 (Gluon's
     ``join``; both of one shape, dtype and layout)."""
     sem = _semantic
+    ta, tb = sem.as_tensor(_unwrap(a)), sem.as_tensor(_unwrap(b))
+    if ta.type.is_block and is_inferred(ta.type.layout) and ta.type == tb.type \
+            and not ta.type.layout.cga_bases:
+        # Layouts still to be inferred: tile.join, which tile-resolve-layouts infers through
+        # (the pair in each thread's registers, as Gluon's join).
+        rt = distributed_type(ta.dtype, list(ta.type.shape) + [2], ta.type.layout)
+        return tensor(sem.b.create("tile.join", [ta, tb], [rt])[0], rt)
     a, b = _tensor(sem, a, "join"), _tensor(sem, b, "join")
     if a.type != b.type:
         raise ValueError(f"join: a and b must have one type (shape, dtype, layout), got "
@@ -131,6 +141,17 @@ def split(a, _semantic=None):
     """The two halves of ``a``'s last dimension, which must have size 2 (Gluon's ``split``):
     ``(a[..., 0], a[..., 1])``, in the slice of ``a``'s layout along it."""
     sem = _semantic
+    x = sem.as_tensor(_unwrap(a))
+    if x.type.is_block and is_inferred(x.type.layout) and not x.type.layout.cga_bases:
+        # A layout still to be inferred: tile.split, which tile-resolve-layouts infers through
+        # (the pair in each thread's registers, as Gluon's split).
+        shape = list(x.type.shape)
+        if len(shape) < 2 or shape[-1] != 2:
+            raise ValueError(f"split needs a last dimension of size 2 (and another "
+                             f"dimension), got shape {tuple(shape)}")
+        rt = distributed_type(x.dtype, shape[:-1], x.type.layout)
+        handles = sem.b.create("tile.split", [x], [rt, rt])
+        return tensor(handles[0], rt), tensor(handles[1], rt)
     x = _tensor(sem, a, "split")
     shape = list(x.type.shape)
     if shape[-1] != 2:

@@ -479,6 +479,54 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// tile.split picks each half's registers out of the source's: no memory,
+// no shuffles; lhs takes registers 0 and 2, rhs 1 and 3 (the pair is the
+// first register basis).
+// CHECK-LABEL: llvm.func @split_in_registers(
+// CHECK-NOT: llvm.store
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK-DAG: %[[A:.*]] = llvm.extractvalue %{{.*}}[0]
+// CHECK-DAG: %[[B:.*]] = llvm.extractvalue %{{.*}}[1]
+// CHECK-DAG: %[[C:.*]] = llvm.extractvalue %{{.*}}[2]
+// CHECK-DAG: %[[D:.*]] = llvm.extractvalue %{{.*}}[3]
+// CHECK: llvm.insertvalue %[[A]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[C]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[B]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[D]], %{{.*}}[1]
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#h = #tile.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [[64], [128]]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @split_in_registers(%x: tensor<256x2xf32, #p>) -> (tensor<256xf32, #h>, tensor<256xf32, #h>) {
+    %l, %r = tile.split %x : tensor<256x2xf32, #p> -> tensor<256xf32, #h>
+    return %l, %r : tensor<256xf32, #h>, tensor<256xf32, #h>
+  }
+}
+
+// -----
+
+// tile.join interleaves the operands' registers: the pair is the result's
+// first register basis.
+// CHECK-LABEL: llvm.func @join_in_registers(
+// CHECK-NOT: llvm.store
+// CHECK-DAG: %[[A0:.*]] = llvm.extractvalue %arg0[0]
+// CHECK-DAG: %[[A1:.*]] = llvm.extractvalue %arg0[1]
+// CHECK-DAG: %[[B0:.*]] = llvm.extractvalue %arg1[0]
+// CHECK-DAG: %[[B1:.*]] = llvm.extractvalue %arg1[1]
+// CHECK: llvm.insertvalue %[[A0]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[B0]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[A1]], %{{.*}}[2]
+// CHECK: llvm.insertvalue %[[B1]], %{{.*}}[3]
+#p = #tile.blocked<{sizePerThread = [2, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#h = #tile.linear<{register = [[1]], lane = [[2], [4], [8], [16], [32]], warp = [[64], [128]]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @join_in_registers(%a: tensor<256xf32, #h>, %b: tensor<256xf32, #h>) -> tensor<256x2xf32, #p> {
+    %j = tile.join %a, %b : tensor<256xf32, #h> -> tensor<256x2xf32, #p>
+    return %j : tensor<256x2xf32, #p>
+  }
+}
+
+// -----
+
 // tile.trans keeps every register: the struct passes through unchanged.
 // CHECK-LABEL: llvm.func @trans_in_registers(
 // CHECK-NOT: llvm.store

@@ -626,6 +626,55 @@ func.func @expand_dims_wrong_parent(%x: tensor<16xi32, #row>) {
 // -----
 
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @split_size(%x: tensor<16x4xf32, #a>) {
+  // expected-error @+1 {{'tile.split' op needs a last dimension of size 2 (and another dimension), got 'tensor<16x4xf32}}
+  %l, %r = tile.split %x : tensor<16x4xf32, #a> -> tensor<16xf32, #a>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tile.slice<{dim = 1, parent = #a}>
+func.func @split_shape(%x: tensor<64x2xf32, #a>) {
+  // expected-error @+1 {{'tile.split' op results must be the pair tensor without its last dimension, got 'tensor<32xf32}}
+  %l, %r = tile.split %x : tensor<64x2xf32, #a> -> tensor<32xf32, #s>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s = #tile.slice<{dim = 1, parent = #a}>
+func.func @split_across_lanes(%x: tensor<64x2xf32, #a>) {
+  // expected-error @+1 {{'tile.split' op needs both elements of each pair in one thread's registers (a register basis one step along the last dimension, no other basis along it)}}
+  %l, %r = tile.split %x : tensor<64x2xf32, #a> -> tensor<64xf32, #s>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @split_layout(%x: tensor<256x2xf32, #a>) {
+  // expected-error @+1 {{'tile.split' op results must have the pair tensor's layout without the pair (the op moves no data)}}
+  %l, %r = tile.split %x : tensor<256x2xf32, #a> -> tensor<256xf32, #b>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @join_layout(%x: tensor<256xf32, #b>) {
+  // expected-error @+1 {{'tile.join' op operands must have the pair tensor's layout without the pair (the op moves no data)}}
+  %j = tile.join %x, %x : tensor<256xf32, #b> -> tensor<256x2xf32, #a>
+  return
+}
+
+// -----
+
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 func.func @trans_order(%x: tensor<16x32xf32, #a>) {
   // expected-error @+1 {{'tile.trans' op order must be a permutation of 0..1}}
   %t = tile.trans %x {order = array<i32: 1, 1>} : tensor<16x32xf32, #a> -> tensor<32x16xf32, #a>

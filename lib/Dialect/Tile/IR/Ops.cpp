@@ -157,6 +157,64 @@ LogicalResult ReshapeOp::verify() {
   return success();
 }
 
+/// What tile.split and tile.join ask of the pair tensor `pair` (last
+/// dimension 2) and the halves `half`.
+static LogicalResult verifyPairLayouts(Operation *op, RankedTensorType pair,
+                                       RankedTensorType half,
+                                       StringRef halves) {
+  unsigned rank = pair.getRank();
+  if (rank < 2 || pair.getShape().back() != 2)
+    return op->emitOpError() << "needs a last dimension of size 2 (and "
+                                "another dimension), got "
+                             << pair;
+  if (half.getShape() != pair.getShape().drop_back() ||
+      half.getElementType() != pair.getElementType())
+    return op->emitOpError() << halves
+                             << " must be the pair tensor without its last "
+                                "dimension, got "
+                             << half;
+  if (isUnresolvedLayout(pair.getEncoding()) ||
+      isUnresolvedLayout(half.getEncoding()))
+    return success(); // tile-resolve-layouts infers them
+  FailureOr<LinearLayout> s = getLinearLayout(pair), d = getLinearLayout(half);
+  if (failed(s) || failed(d))
+    return success(); // the layouts' own verifiers speak
+  bool found = false, alone = true;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
+                  LinearLayout::Warp})
+    for (const LinearLayout::Basis &b : s->getBases(in)) {
+      bool unit = b.back() == 1 && llvm::all_of(ArrayRef<int32_t>(b).drop_back(),
+                                                [](int32_t v) { return !v; });
+      if (in == LinearLayout::Register && unit && !found)
+        found = true;
+      else if (b.back())
+        alone = false;
+    }
+  if (!found || !alone)
+    return op->emitOpError()
+           << "needs both elements of each pair in one thread's registers (a "
+              "register basis one step along the last dimension, no other "
+              "basis along it), got "
+           << pair.getEncoding();
+  if (s->removeOutDim(rank - 1) != *d)
+    return op->emitOpError()
+           << halves
+           << " must have the pair tensor's layout without the pair (the op "
+              "moves no data), got "
+           << half.getEncoding() << " for " << pair.getEncoding();
+  return success();
+}
+
+LogicalResult SplitOp::verify() {
+  return verifyPairLayouts(*this, getSrc().getType(), getLhs().getType(),
+                           "results");
+}
+
+LogicalResult JoinOp::verify() {
+  return verifyPairLayouts(*this, getResult().getType(), getLhs().getType(),
+                           "operands");
+}
+
 LogicalResult TransOp::verify() {
   auto src = getSrc().getType();
   auto dst = getResult().getType();

@@ -11,7 +11,9 @@
 //  - expand_dims maps a slice layout to its parent and back, a reduction the
 //    parent to the slice (and a slice result back to its parent), a reshape
 //    one side's layout to the other's as a linear layout of the same
-//    registers;
+//    registers, a split its source's layout without the pair to the
+//    results and theirs with the pair as a first register basis back (a
+//    join the same, the other way);
 //  - values that control flow ties (a loop's init, body argument, yield and
 //    result; an if's yields and result) share one layout;
 //  - convert_layout, arange, splat and constants only receive layouts.
@@ -138,6 +140,68 @@ Attribute reshapedLayout(Attribute layout, RankedTensorType from,
   return LinearEncodingAttr::get(layout.getContext(), ll->reshapeOuts(sizes));
 }
 
+/// tile.split's results' layout for a source in `layout` (`src`'s shape):
+/// the source's without the pair and the last dimension.
+Attribute splitLayout(Attribute layout, RankedTensorType src) {
+  auto typed =
+      RankedTensorType::get(src.getShape(), src.getElementType(), layout);
+  FailureOr<LinearLayout> ll = getLinearLayout(typed);
+  if (failed(ll))
+    return {};
+  return LinearEncodingAttr::get(layout.getContext(),
+                                 ll->removeOutDim(src.getRank() - 1));
+}
+
+/// tile.split's source layout for results in `layout` (shape `dst`): the
+/// slice's parent where the results are a slice along the pair, else the
+/// results' layout with the pair as a new first register basis (Gluon's).
+Attribute joinedLayout(Attribute layout, RankedTensorType dst) {
+  unsigned rank = dst.getRank();
+  if (auto slice = dyn_cast<SliceEncodingAttr>(layout))
+    if (slice.getDim() == rank)
+      return slice.getParent();
+  FailureOr<LinearLayout> ll = getLinearLayout(
+      RankedTensorType::get(dst.getShape(), dst.getElementType(), layout));
+  if (failed(ll))
+    return {};
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  LinearLayout::Basis pair(rank, 0);
+  pair.push_back(1);
+  bases[LinearLayout::Register].push_back(pair);
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
+                  LinearLayout::Warp})
+    for (LinearLayout::Basis b : ll->getBases(in)) {
+      b.push_back(0);
+      bases[in].push_back(b);
+    }
+  SmallVector<int32_t> sizes(ll->getOutSizes());
+  sizes.push_back(2);
+  return LinearEncodingAttr::get(layout.getContext(),
+                                 LinearLayout(std::move(bases), sizes));
+}
+
+/// Whether `layout` (on the pair tensor `pair`) holds both elements of each
+/// pair in one thread's registers, as tile.split and tile.join need.
+bool pairInRegisters(Attribute layout, RankedTensorType pair) {
+  FailureOr<LinearLayout> ll = getLinearLayout(
+      RankedTensorType::get(pair.getShape(), pair.getElementType(), layout));
+  if (failed(ll))
+    return false;
+  bool found = false;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
+                  LinearLayout::Warp})
+    for (const LinearLayout::Basis &b : ll->getBases(in)) {
+      bool unit = b.back() == 1 &&
+                  llvm::all_of(ArrayRef<int32_t>(b).drop_back(),
+                               [](int32_t v) { return !v; });
+      if (in == LinearLayout::Register && unit && !found)
+        found = true;
+      else if (b.back())
+        return false;
+    }
+  return found;
+}
+
 /// Where propagation met a layout other than the one a value has.
 struct Conflict {
   Operation *op = nullptr;
@@ -252,6 +316,23 @@ private:
                      reduce);
   }
 
+  /// A split's source or a join's result got `layout`, which must hold each
+  /// pair in one thread's registers (the ops move no data).
+  std::optional<Conflict> checkPair(Operation *op, Value pair,
+                                    Attribute layout) {
+    if (pairInRegisters(layout, tensorType(pair)))
+      return std::nullopt;
+    Conflict c{op, pair, layout, {}, {}};
+    llvm::raw_string_ostream(c.why)
+        << op->getName().stripDialect()
+        << " needs both elements of each pair in one thread's registers, "
+           "but the layout inferred for its "
+        << (isa<SplitOp>(op) ? "source" : "result") << " is " << layout
+        << "; convert_layout the "
+        << (isa<SplitOp>(op) ? "source" : "result") << " where they are apart";
+    return c;
+  }
+
   /// An operand of `op` got `layout`.
   std::optional<Conflict> forward(Operation *op, Attribute layout) {
     if (sharesOneLayout(op)) {
@@ -280,6 +361,21 @@ private:
                             op);
     if (auto reduce = dyn_cast<ReduceOp>(op))
       return assignReduce(reduce, layout);
+    if (auto split = dyn_cast<SplitOp>(op)) {
+      if (auto c = checkPair(op, split.getSrc(), layout))
+        return c;
+      Attribute halves = splitLayout(layout, split.getSrc().getType());
+      if (auto c = assignReshaped(split.getLhs(), halves, op))
+        return c;
+      return assignReshaped(split.getRhs(), halves, op);
+    }
+    if (auto join = dyn_cast<JoinOp>(op)) {
+      for (Value half : join->getOperands())
+        if (auto c = assignReshaped(half, layout, op))
+          return c;
+      return assignReshaped(join.getResult(),
+                            joinedLayout(layout, join.getLhs().getType()), op);
+    }
     return std::nullopt;
   }
 
@@ -304,6 +400,22 @@ private:
       auto slice = dyn_cast<SliceEncodingAttr>(layout);
       if (slice && slice.getDim() == reduce.getAxis())
         return assignReduce(reduce, slice.getParent());
+    }
+    if (auto split = dyn_cast<SplitOp>(op)) {
+      for (Value half : split->getResults())
+        if (auto c = assignReshaped(half, layout, op))
+          return c;
+      return assignReshaped(split.getSrc(),
+                            joinedLayout(layout, split.getLhs().getType()), op);
+    }
+    if (auto join = dyn_cast<JoinOp>(op)) {
+      if (auto c = checkPair(op, join.getResult(), layout))
+        return c;
+      Attribute halves = splitLayout(layout, join.getType());
+      for (Value half : join->getOperands())
+        if (auto c = assignReshaped(half, halves, op))
+          return c;
+      return std::nullopt;
     }
     return std::nullopt;
   }

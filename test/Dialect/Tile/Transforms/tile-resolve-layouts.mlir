@@ -244,3 +244,96 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return %s : tensor<64xf32, #tile.slice<{dim = 1, parent = #acc}>>
   }
 }
+
+// -----
+
+// tile.split backward: the halves take the fixed layout, the source that
+// layout with the pair as its first register basis (Gluon's), and the
+// reshape before it the same registers in the flat shape: each thread loads
+// its pair.
+// CHECK-DAG: #[[OUT:.*]] = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[PAIRS:linear[0-9]*]] = #tile.linear<{register = {{\[}}[0, 1]], lane = {{\[}}[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = {{\[}}[32, 0], [64, 0]]}>
+// CHECK-DAG: #[[FLAT:linear[0-9]*]] = #tile.linear<{register = {{\[}}[1]], lane = {{\[}}[2], [4], [8], [16], [32]], warp = {{\[}}[64], [128]]}>
+// CHECK-LABEL: func.func @split_backward
+// CHECK: tile.load {{.*}} : tensor<256x!tile.ptr<i32>, #[[FLAT]]>
+// CHECK: tile.split {{.*}} : tensor<128x2xi32, #[[PAIRS]]> -> tensor<128xi32, #[[OUT]]>
+#out = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @split_backward(%base: !tile.ptr<i32>) -> tensor<128xi32, #out> {
+    %o = tile.arange 0, 256 : tensor<256xi32, #tile.auto>
+    %p0 = tile.splat %base : tensor<256x!tile.ptr<i32>, #tile.auto>
+    %p = tile.addptr %p0, %o : tensor<256x!tile.ptr<i32>, #tile.auto>, tensor<256xi32, #tile.auto>
+    %v = tile.load %p : tensor<256x!tile.ptr<i32>, #tile.auto>
+    %pairs = tile.reshape %v : tensor<256xi32, #tile.auto> -> tensor<128x2xi32, #tile.auto>
+    %lo, %hi = tile.split %pairs : tensor<128x2xi32, #tile.auto> -> tensor<128xi32, #tile.auto>
+    %d = arith.subi %hi, %lo : tensor<128xi32, #tile.auto>
+    %r = tile.set_auto_layout %d : tensor<128xi32, #tile.auto> -> tensor<128xi32, #out>
+    return %r : tensor<128xi32, #out>
+  }
+}
+
+// -----
+
+// tile.split forward: a source whose pair sits in registers gives the halves
+// its layout without the pair.
+// CHECK-DAG: #[[P:.*]] = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-DAG: #[[H:linear[0-9]*]] = #tile.linear<{register = [], lane = {{\[}}[1], [2], [4], [8], [16]], warp = {{\[}}[32], [64]]}>
+// CHECK-LABEL: func.func @split_forward
+// CHECK: tile.split {{.*}} : tensor<128x2xf32, #[[P]]> -> tensor<128xf32, #[[H]]>
+#p = #tile.blocked<{sizePerThread = [1, 2], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @split_forward(%base: !tile.ptr<f32>) {
+    %o2 = tile.arange 0, 256 : tensor<256xi32, #tile.auto>
+    %i2 = tile.reshape %o2 : tensor<256xi32, #tile.auto> -> tensor<128x2xi32, #tile.auto>
+    %b2 = tile.splat %base : tensor<128x2x!tile.ptr<f32>, #tile.auto>
+    %ptrs = tile.addptr %b2, %i2 : tensor<128x2x!tile.ptr<f32>, #tile.auto>, tensor<128x2xi32, #tile.auto>
+    %fixed = tile.set_auto_layout %ptrs : tensor<128x2x!tile.ptr<f32>, #tile.auto> -> tensor<128x2x!tile.ptr<f32>, #p>
+    %x = tile.load %ptrs : tensor<128x2x!tile.ptr<f32>, #tile.auto>
+    %lo, %hi = tile.split %x : tensor<128x2xf32, #tile.auto> -> tensor<128xf32, #tile.auto>
+    %s = arith.addf %lo, %hi : tensor<128xf32, #tile.auto>
+    %o = tile.arange 0, 128 : tensor<128xi32, #tile.auto>
+    %p0 = tile.splat %base : tensor<128x!tile.ptr<f32>, #tile.auto>
+    %ptr = tile.addptr %p0, %o : tensor<128x!tile.ptr<f32>, #tile.auto>, tensor<128xi32, #tile.auto>
+    tile.store %ptr, %s : tensor<128x!tile.ptr<f32>, #tile.auto>
+    return
+  }
+}
+
+// -----
+
+// tile.join backward: the result takes the flat output's registers in the
+// pair shape (the pair in registers), the operands that without the pair.
+// CHECK-DAG: #[[JP:linear[0-9]*]] = #tile.linear<{register = {{\[}}[0, 1]], lane = {{\[}}[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = {{\[}}[32, 0], [64, 0]]}>
+// CHECK-DAG: #[[JH:linear[0-9]*]] = #tile.linear<{register = [], lane = {{\[}}[1], [2], [4], [8], [16]], warp = {{\[}}[32], [64]]}>
+// CHECK-LABEL: func.func @join_backward
+// CHECK: tile.join {{.*}} : tensor<128xf32, #[[JH]]> -> tensor<128x2xf32, #[[JP]]>
+#flat = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @join_backward(%base: !tile.ptr<f32>) -> tensor<256xf32, #flat> {
+    %o = tile.arange 0, 128 : tensor<128xi32, #tile.auto>
+    %p0 = tile.splat %base : tensor<128x!tile.ptr<f32>, #tile.auto>
+    %p = tile.addptr %p0, %o : tensor<128x!tile.ptr<f32>, #tile.auto>, tensor<128xi32, #tile.auto>
+    %v = tile.load %p : tensor<128x!tile.ptr<f32>, #tile.auto>
+    %j = tile.join %v, %v : tensor<128xf32, #tile.auto> -> tensor<128x2xf32, #tile.auto>
+    %f = tile.reshape %j : tensor<128x2xf32, #tile.auto> -> tensor<256xf32, #tile.auto>
+    %r = tile.set_auto_layout %f : tensor<256xf32, #tile.auto> -> tensor<256xf32, #flat>
+    return %r : tensor<256xf32, #flat>
+  }
+}
+
+// -----
+
+// A join whose result is inferred to hold the pair across lanes: an error at
+// the join (it moves no data), pointing at the layout's source.
+#lanes = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @join_pair_across_lanes(%x: f32) -> tensor<128xf32, #lanes> {
+    %v = tile.splat %x : tensor<64xf32, #tile.auto>
+    // expected-error @+1 {{join needs both elements of each pair in one thread's registers, but the layout inferred for its result is}}
+    %j = tile.join %v, %v : tensor<64xf32, #tile.auto> -> tensor<64x2xf32, #tile.auto>
+    %f = tile.reshape %j : tensor<64x2xf32, #tile.auto> -> tensor<128xf32, #tile.auto>
+    // expected-note @+1 {{the layout comes from here}}
+    %r = tile.set_auto_layout %f : tensor<128xf32, #tile.auto> -> tensor<128xf32, #lanes>
+    return %r : tensor<128xf32, #lanes>
+  }
+}

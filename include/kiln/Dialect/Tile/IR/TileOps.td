@@ -152,6 +152,45 @@ def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
   let hasVerifier = 1;
 }
 
+def Tile_SplitOp : Tile_Op<"split", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "The two halves of a last dimension of size 2, from registers";
+  let description = [{
+    `lhs` is `src[..., 0]`, `rhs` is `src[..., 1]` (Gluon's `split`). Each
+    thread holds both elements of every pair in its registers: `src`'s
+    layout has a register basis that moves one step along the last
+    dimension and no other basis moves along it, and the results' layout
+    is `src`'s with that basis and the last dimension removed (as a linear
+    layout; tile-resolve-layouts infers either side from the other). The op
+    moves no data.
+
+    ```mlir
+    %lo, %hi = tile.split %x : tensor<128x2xi32, #pairs> -> tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($lhs)";
+  let hasVerifier = 1;
+}
+
+def Tile_JoinOp : Tile_Op<"join", [Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "A new last dimension of size 2 holding two tensors, in registers";
+  let description = [{
+    `result[..., 0]` is `lhs`, `result[..., 1]` is `rhs` (Gluon's `join`):
+    `tile.split`'s inverse, with the same layouts (the result's layout has a
+    register basis one step along its last dimension and is the operands'
+    with it removed). The op moves no data.
+
+    ```mlir
+    %p = tile.join %lo, %hi : tensor<128xi32, #l> -> tensor<128x2xi32, #pairs>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$lhs, Tile_Tensor:$rhs);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_HintOp : Tile_Op<"hint", [Pure, AllTypesMatch<["src", "result"]>,
     DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>]> {
   let summary = "The user's promise about a value's contiguity, divisibility or constancy";
