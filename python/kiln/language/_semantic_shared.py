@@ -47,11 +47,20 @@ class SharedMemorySemantic:
                     or value.dtype != element_ty:
                 raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
                                  f"tensor of shape {tuple(shape)} and type {element_ty}")
-            self.check_same_cta_part(value.type.layout, value.type.shape, mdt,
-                                     "allocate_shared_memory")
-            operands = [value]
+            problem = self.cta_part_mismatch(value.type.layout, value.type.shape, mdt,
+                                             "allocate_shared_memory")
+            hook = core.target_hook(self.target, "split_store") if problem else None
+            if problem and hook is None:
+                raise ValueError(problem)
+            if hook is None:
+                operands = [value]
         handle = self.b.create("tile.local_alloc", operands, [mdt])[0]
-        return core.shared_memory_descriptor(handle, mdt)
+        smem = core.shared_memory_descriptor(handle, mdt)
+        if value is not None and not operands:
+            # Split differently from the buffer: into other CTAs' parts (distributed shared
+            # memory), as a store after the allocation.
+            hook(self, smem, value)
+        return smem
 
     def _plain_view(self, smem, what):
         """A cluster view (sliced along a split dimension) supports only some ops."""

@@ -9,7 +9,10 @@ the index along the axis and each element's rank. Otherwise -- a tensor split di
 the buffer, a view sliced along a split dimension (``kiln.language.cluster_view``) --
 ``tile_nv.cluster_load`` / ``cluster_store`` take every coordinate of every element in its
 CTA's part: the element's coordinates in the view, plus the view's offsets, split into the part
-(the low bits) and the CTA tile (the high bits, whose bits the buffer's cga bases name)."""
+(the low bits) and the CTA tile (the high bits, whose bits the buffer's cga bases name). A
+buffer every CTA along some rank bits holds a copy of (a zero basis) is read in the reader's
+own copy, and written in every copy the writer's tensor does not already reach through the
+CTAs that repeat it."""
 
 from __future__ import annotations
 
@@ -116,6 +119,34 @@ def _targets(sem, smem, indices, axis):
     return local, ranks, keep
 
 
+def _replica_bits(sem, smem, layout):
+    """The rank bits along which the buffer repeats (every CTA a copy: a zero basis, or no
+    basis at all) but the tensor does not: a write must reach each of those copies."""
+    whole = smem.whole if isinstance(smem, core.cluster_view) else smem
+    bits = sem.num_ctas.bit_length() - 1
+    bases = _buffer_bases(whole)
+    tensor = [tuple(b) for b in getattr(layout, "cga_bases", ())]
+    out = 0
+    for b in range(bits):
+        buffer_repeats = b >= len(bases) or not any(bases[b])
+        tensor_moves = b < len(tensor) and any(tensor[b])
+        if buffer_repeats and tensor_moves:
+            out |= 1 << b
+    return out
+
+
+def _store_to_copies(sem, name, operands, ranks, keep, replicas):
+    """``name`` (cluster_store / cluster_scatter-like, the ranks last but the attributes)
+    once per combination of the ``replicas`` bits: each copy of a repeated buffer gets the
+    elements (their rank bits set explicitly, no longer kept)."""
+    i32 = core.int32
+    bits = [1 << b for b in range(4) if replicas & (1 << b)]
+    for combo in range(1 << len(bits)):
+        fixed = sum(bit for k, bit in enumerate(bits) if combo & (1 << k))
+        r = sem.binary("or", ranks, sem.as_tensor(fixed, i32)) if fixed else ranks
+        sem.b.create(name, operands + [r], [], {"keep": f"{keep & ~replicas} : i32"})
+
+
 def _indexed_coordinates(sem, indices, axis, what):
     if isinstance(indices.type.layout, AutoLayout):
         raise ValueError(f"{what}: indices need a concrete layout")
@@ -136,15 +167,16 @@ def split_gather(sem, smem, indices, axis, result_type):
 
 
 def split_scatter(sem, smem, values, indices, axis):
-    if _axis_only(smem, indices, axis):
+    replicas = _replica_bits(sem, smem, indices.type.layout)
+    if _axis_only(smem, indices, axis) and not replicas:
         local, ranks, keep = _targets(sem, smem, indices, axis)
         sem.b.create("tile_nv.cluster_scatter", [values, smem, local, ranks], [],
                      {"axis": f"{axis} : i32", "keep": f"{keep} : i32"})
         return
     coords = _indexed_coordinates(sem, indices, axis, "scatter")
     whole, local, ranks, keep = _locate(sem, smem, coords, "scatter")
-    sem.b.create("tile_nv.cluster_store", [values, whole] + local + [ranks], [],
-                 {"keep": f"{keep} : i32"})
+    _store_to_copies(sem, "tile_nv.cluster_store", [values, whole] + local, ranks, keep,
+                     replicas)
 
 
 def split_load(sem, smem, layout, result_type):
@@ -160,8 +192,8 @@ def split_store(sem, smem, value):
                          "a buffer needs a concrete layout")
     coords = _coordinates(sem, value.type.shape, value.type.layout)
     whole, local, ranks, keep = _locate(sem, smem, coords, "store to shared memory")
-    sem.b.create("tile_nv.cluster_store", [value, whole] + local + [ranks], [],
-                 {"keep": f"{keep} : i32"})
+    _store_to_copies(sem, "tile_nv.cluster_store", [value, whole] + local, ranks, keep,
+                     _replica_bits(sem, smem, value.type.layout))
 
 
 def _repeated_bits(sem, layout):

@@ -110,3 +110,18 @@ def dot_parent(mma, bases):
     if mma:
         return kl.NVMMADistributedLayout([2, 0], [2, 2], [16, 8], cga_layout=bases)
     return kl.BlockedLayout([1, 4], [4, 8], [2, 2], [1, 0], cga_layout=bases)
+
+
+@kiln.jit
+def fill_every_copy(inp, out, ROWS: kl.constexpr, COLS: kl.constexpr, SRC: kl.constexpr,
+                    DST: kl.constexpr, SMEM: kl.constexpr):
+    """A buffer every CTA holds a copy of (SMEM repeats the CTAs), allocated from a tensor the
+    CTAs split by rows (SRC): each CTA's rows must reach every copy. Read back split by
+    columns (DST), so that each CTA reads, in its own copy, rows the other CTAs wrote."""
+    r = kl.arange(0, ROWS, layout=kl.SliceLayout(1, SRC))[:, None]
+    c = kl.arange(0, COLS, layout=kl.SliceLayout(0, SRC))[None, :]
+    smem = kl.allocate_shared_memory(kl.int32, [ROWS, COLS], SMEM, kl.load(inp + r * COLS + c))
+    kl.barrier(cluster=True)
+    dr = kl.arange(0, ROWS, layout=kl.SliceLayout(1, DST))[:, None]
+    dc = kl.arange(0, COLS, layout=kl.SliceLayout(0, DST))[None, :]
+    kl.store(out + dr * COLS + dc, smem.load(DST))

@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 import kiln.language as kl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster_split_kernels import (slice_of_peers, split_cols, split_rows,  # noqa: E402
-                                   transpose_through_peers, whole)
+from cluster_split_kernels import (fill_every_copy, slice_of_peers, split_cols,  # noqa: E402
+                                   split_rows, transpose_through_peers, whole)
 
 
 def _needs_clusters(target):
@@ -82,3 +82,21 @@ def test_slice_of_peers(target, op, num_ctas, rows, start, length, tile_split):
     else:
         expected[start:start + length][:, swap[:16]] ^= values[:, :16]
     assert torch.equal(final, expected)
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+@pytest.mark.parametrize("smem_bases", ["zero", "none"])
+def test_fill_every_copy(target, num_ctas, smem_bases):
+    # Each CTA's rows reach every CTA's copy of the buffer (a store fans out to the copies).
+    _needs_clusters(target)
+    rows, cols = 32, 64
+    src = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_rows(num_ctas))
+    dst = kl.BlockedLayout([1, 1], [2, 16], [4, 1], [1, 0], cga_layout=split_cols(num_ctas))
+    smem = kl.SwizzledSharedLayout(1, 1, 1, [1, 0],
+                                   cga_layout=whole(num_ctas) if smem_bases == "zero" else None)
+    inp = torch.randint(-1000, 1000, (rows, cols), device="cuda", dtype=torch.int32)
+    out = torch.full_like(inp, -7)
+    fill_every_copy[(num_ctas,)](inp, out, ROWS=rows, COLS=cols, SRC=src, DST=dst, SMEM=smem,
+                                 num_warps=4, num_ctas=num_ctas)
+    torch.cuda.synchronize()
+    assert torch.equal(out, inp)

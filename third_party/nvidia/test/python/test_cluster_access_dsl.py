@@ -20,8 +20,9 @@ HERE = os.path.abspath(__file__)
 
 pytestmark = compiled.needs_compiler
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from cluster_split_kernels import (dot_parent, slice_of_peers, split_cols,  # noqa: E402
-                                   split_dot, split_rows, transpose_through_peers, whole)
+from cluster_split_kernels import (dot_parent, fill_every_copy, slice_of_peers,  # noqa: E402
+                                   split_cols, split_dot, split_rows,
+                                   transpose_through_peers, whole)
 
 
 def _compile(fn, sig, consts, num_ctas, **kw):
@@ -138,3 +139,14 @@ def test_old_values_of_elements_every_cta_holds_pass_between_the_ctas():
     ptx = k.asm["ptx"]
     assert "atom.shared::cluster.cluster.relaxed.add.u32" in ptx
     assert ptx.count("barrier.cluster.wait") >= 4  # the user's two, the broadcast's two
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+def test_a_store_into_a_repeated_buffer_reaches_every_copy(num_ctas):
+    # The buffer repeats every rank bit the tensor splits: one cluster_store per copy.
+    src = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_rows(num_ctas))
+    dst = kl.BlockedLayout([1, 1], [2, 16], [4, 1], [1, 0], cga_layout=split_cols(num_ctas))
+    smem = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=whole(num_ctas))
+    k = _compile(fill_every_copy, {"inp": "*i32", "out": "*i32"},
+                 {"ROWS": 32, "COLS": 64, "SRC": src, "DST": dst, "SMEM": smem}, num_ctas)
+    assert k.asm["tile"].count("tile_nv.cluster_store") == num_ctas
