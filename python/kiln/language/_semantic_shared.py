@@ -138,8 +138,7 @@ class SharedMemorySemantic:
         shape = list(st.shape)
         shape[dim] = length
         lead = rank - st.layout.rank
-        split_dims = {lead + d for b in (getattr(st.layout, "cga_layout", ()) or ())
-                      for d, v in enumerate(b) if v}
+        split_dims = {lead + d for d, n in enumerate(st.layout.cga_split or ()) if n > 1}
         if isinstance(smem, core.cluster_view) or dim in split_dims:
             # Along a dimension the cluster splits: the view's elements lie in other CTAs'
             # parts, which no IR view of this CTA's part holds.

@@ -22,7 +22,20 @@ from .._shape_ops import _position
 
 
 def _buffer_bases(smem):
-    return [tuple(b) for b in (getattr(smem.type.layout, "cga_layout", ()) or ())]
+    """The buffer's split as cga bases (moves in CTA parts): a shared linear layout's block
+    bases, when each moves by whole parts along one dimension, count as such."""
+    layout = smem.type.layout
+    blocks = getattr(layout, "block_bases", None)
+    if blocks and not getattr(layout, "cga_layout", None):
+        part = layout.cta_shape
+        out = []
+        for vec in blocks:
+            moving = [(d, v) for d, v in enumerate(vec) if v]
+            if len(moving) > 1 or any(v % part[d] for d, v in moving):
+                return None  # not a set of whole parts
+            out.append(tuple(v // part[d] if v else 0 for d, v in enumerate(vec)))
+        return out
+    return [tuple(b) for b in (getattr(layout, "cga_layout", ()) or ())]
 
 
 def _whole(smem, what):
@@ -33,10 +46,11 @@ def _whole(smem, what):
     if len(st.shape) != st.layout.rank:
         raise ValueError(f"{what}: {smem.type} has leading ring dimensions; index a slot "
                          f"first (.index(i))")
-    if st.layout.cga_split and not getattr(st.layout, "cga_layout", None):
+    if st.layout.cga_split and _buffer_bases(whole) is None:
         raise NotImplementedError(f"{what}: a buffer split among the CTAs of a cluster by "
-                                  f"{st.layout!r} is reachable from other CTAs only with a "
-                                  f"cga_layout")
+                                  f"{st.layout!r} is reachable from other CTAs only where "
+                                  f"each CTA holds whole parts (a cga_layout, or block "
+                                  f"bases that move by whole parts)")
     return whole, offsets
 
 
@@ -99,6 +113,8 @@ def _axis_only(smem, indices, axis):
     if len(smem.type.shape) != smem.type.layout.rank:
         return False
     bases = _buffer_bases(smem)
+    if bases is None:
+        return False
     ibases = [tuple(b) for b in getattr(indices.type.layout, "cga_bases", ())]
     return not any(v for b in bases + ibases for d, v in enumerate(b) if d != axis)
 
@@ -124,7 +140,7 @@ def _replica_bits(sem, smem, layout):
     basis at all) but the tensor does not: a write must reach each of those copies."""
     whole = smem.whole if isinstance(smem, core.cluster_view) else smem
     bits = sem.num_ctas.bit_length() - 1
-    bases = _buffer_bases(whole)
+    bases = _buffer_bases(whole) or []
     tensor = [tuple(b) for b in getattr(layout, "cga_bases", ())]
     out = 0
     for b in range(bits):

@@ -69,8 +69,8 @@ def slice_of_peers(inp, values, result, final, OP: kl.constexpr, ROWS: kl.conste
             view.scatter(update, swapped, axis=1)
         elif OP == "atomic":  # old values used: add, then one more (red.inc)
             old = view.atomic_scatter_add(update, swapped, axis=1)
-            # Every CTA's own old values (not only the acting CTA's): through a buffer each
-            # CTA holds whole, read back split by rows, each CTA storing its rows.
+            # Every CTA's own old values (not only the acting CTA's): through a buffer split
+            # as the tile (PLAIN), read back split by rows, each CTA storing its rows.
             mine = kl.allocate_shared_memory(kl.int32, [LEN, COLS], PLAIN)
             mine.store(old)
             rr = kl.arange(0, LEN, layout=kl.SliceLayout(1, TILE_ROWS))[:, None]

@@ -55,7 +55,9 @@ def test_slice_of_peers(target, op, num_ctas, rows, start, length, tile_split):
     smem = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(num_ctas))
     tile_rows = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0],
                                  cga_layout=split_rows(num_ctas))
-    plain = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    # Each CTA keeps its old values in its own buffer (split as the tile: no stores into
+    # other CTAs, which would need a cluster barrier before them).
+    plain = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=tile_bases)
     inp = torch.randint(-1000, 1000, (rows, cols), device="cuda", dtype=torch.int32)
     values = torch.randint(-1000, 1000, (length, cols), device="cuda", dtype=torch.int32)
     result = torch.full((length, cols), -7, device="cuda", dtype=torch.int32)
@@ -98,5 +100,23 @@ def test_fill_every_copy(target, num_ctas, smem_bases):
     out = torch.full_like(inp, -7)
     fill_every_copy[(num_ctas,)](inp, out, ROWS=rows, COLS=cols, SRC=src, DST=dst, SMEM=smem,
                                  num_warps=4, num_ctas=num_ctas)
+    torch.cuda.synchronize()
+    assert torch.equal(out, inp)
+
+
+def test_block_bases_reach_peers(target):
+    # A buffer split by a shared linear layout's block bases (rows), written from a tensor
+    # split by columns and read back split by rows: every element crosses to its CTA.
+    _needs_clusters(target)
+    rows, cols = 64, 32
+    offsets = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0], [8, 0],
+               [16, 0]]
+    smem = kl.SharedLinearLayout(offset_bases=offsets, block_bases=[[32, 0]])
+    src = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_cols(2))
+    dst = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_rows(2))
+    inp = torch.randint(-1000, 1000, (rows, cols), device="cuda", dtype=torch.int32)
+    out = torch.full_like(inp, -7)
+    fill_every_copy[(2,)](inp, out, ROWS=rows, COLS=cols, SRC=src, DST=dst, SMEM=smem,
+                          num_warps=4, num_ctas=2)
     torch.cuda.synchronize()
     assert torch.equal(out, inp)

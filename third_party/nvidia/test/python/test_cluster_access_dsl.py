@@ -150,3 +150,17 @@ def test_a_store_into_a_repeated_buffer_reaches_every_copy(num_ctas):
     k = _compile(fill_every_copy, {"inp": "*i32", "out": "*i32"},
                  {"ROWS": 32, "COLS": 64, "SRC": src, "DST": dst, "SMEM": smem}, num_ctas)
     assert k.asm["tile"].count("tile_nv.cluster_store") == num_ctas
+
+
+def test_block_bases_that_move_by_whole_parts_reach_peers():
+    # A shared linear layout split by block bases (Gluon's form of a cga split): a tensor
+    # split the other way stores into the other CTAs' parts.
+    offsets = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [1, 0], [2, 0], [4, 0], [8, 0],
+               [16, 0]]
+    smem = kl.SharedLinearLayout(offset_bases=offsets, block_bases=[[32, 0]])
+    src = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_cols(2))
+    dst = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=split_rows(2))
+    k = _compile(fill_every_copy, {"inp": "*i32", "out": "*i32"},
+                 {"ROWS": 64, "COLS": 32, "SRC": src, "DST": dst, "SMEM": smem}, 2)
+    assert "tile_nv.cluster_store" in k.asm["tile"]
+    assert "st.shared::cluster" in k.asm["ptx"]
