@@ -854,7 +854,7 @@ for _op in ("add", "max", "min", "and", "or", "xor", "xchg"):
 del _op
 
 
-_CLUSTER_VIEW_OPS = ("load", "store", "gather", "scatter", "slice", "index")
+_CLUSTER_VIEW_OPS = ("load", "store", "gather", "scatter", "atomic_scatter_*", "slice", "index")
 
 
 class cluster_view_type(shared_memory_descriptor_type):

@@ -12,6 +12,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.language.nvidia.ampere import async_copy
 
 import compiled
 import located
@@ -90,7 +91,8 @@ def test_other_uses_of_a_cluster_view_are_errors():
         ei.value, HERE, "E:permute-view", "smem.slice(2, 2, dim=0).permute",
         r"NotImplementedError: permute of a view of a buffer split among the CTAs of a "
         r"cluster that crosses the split \(sliced along a split dimension\) is not "
-        r"supported; such a view supports load, store, gather, scatter, slice, index",
+        r"supported; such a view supports load, store, gather, scatter, atomic_scatter_\*, "
+        r"slice, index",
         kiln.CompilationError)
 
 
@@ -164,3 +166,22 @@ def test_block_bases_that_move_by_whole_parts_reach_peers():
                  {"ROWS": 64, "COLS": 32, "SRC": src, "DST": dst, "SMEM": smem}, 2)
     assert "tile_nv.cluster_store" in k.asm["tile"]
     assert "st.shared::cluster" in k.asm["ptx"]
+
+
+@kiln.jit
+def async_copy_into_a_view(x, S: kl.constexpr, L: kl.constexpr):
+    smem = kl.allocate_shared_memory(kl.int32, [4, 32], S)
+    r = kl.arange(0, 2, layout=kl.SliceLayout(1, L))[:, None]
+    c = kl.arange(0, 32, layout=kl.SliceLayout(0, L))[None, :]
+    async_copy.async_copy_global_to_shared(smem.slice(2, 2, dim=0), x + r * 32 + c)  # E:copy
+
+
+def test_an_op_without_a_cluster_path_refuses_a_cluster_view_at_the_line():
+    S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(2))
+    L = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=whole(2))
+    with pytest.raises(kiln.CompilationError) as ei:
+        _compile(async_copy_into_a_view, {"x": "*i32"}, {"S": S, "L": L}, 2)
+    located.assert_located(
+        ei.value, HERE, "E:copy", "async_copy.async_copy_global_to_shared",
+        r"NotImplementedError: this use of a view of a buffer split among the CTAs of a "
+        r"cluster that crosses the split .*", kiln.CompilationError)
