@@ -179,18 +179,7 @@ static LogicalResult verifyPairLayouts(Operation *op, RankedTensorType pair,
   FailureOr<LinearLayout> s = getLinearLayout(pair), d = getLinearLayout(half);
   if (failed(s) || failed(d))
     return success(); // the layouts' own verifiers speak
-  bool found = false, alone = true;
-  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
-                  LinearLayout::Warp})
-    for (const LinearLayout::Basis &b : s->getBases(in)) {
-      bool unit = b.back() == 1 && llvm::all_of(ArrayRef<int32_t>(b).drop_back(),
-                                                [](int32_t v) { return !v; });
-      if (in == LinearLayout::Register && unit && !found)
-        found = true;
-      else if (b.back())
-        alone = false;
-    }
-  if (!found || !alone)
+  if (!holdsPairInRegisters(*s))
     return op->emitOpError()
            << "needs both elements of each pair in one thread's registers (a "
               "register basis one step along the last dimension, no other "

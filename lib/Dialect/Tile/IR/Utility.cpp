@@ -264,6 +264,22 @@ int64_t kiln::tile::getTupleScratchLayout(TypeRange elementTypes, int64_t count,
   return bytes;
 }
 
+bool kiln::tile::holdsPairInRegisters(const LinearLayout &layout) {
+  bool found = false;
+  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
+                  LinearLayout::Warp})
+    for (const LinearLayout::Basis &b : layout.getBases(in)) {
+      bool unit = b.back() == 1 &&
+                  llvm::all_of(ArrayRef<int32_t>(b).drop_back(),
+                               [](int32_t v) { return !v; });
+      if (in == LinearLayout::Register && unit && !found)
+        found = true;
+      else if (b.back())
+        return false;
+    }
+  return found;
+}
+
 int64_t kiln::tile::getScratchBytes(Operation *op) {
   if (int64_t bytes = getAtomicBroadcastBytes(op))
     return bytes;

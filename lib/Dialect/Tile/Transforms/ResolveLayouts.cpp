@@ -29,6 +29,7 @@
 
 #include "kiln/Analysis/AxisInfo.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Target/Targets.h"
 
@@ -185,21 +186,7 @@ Attribute joinedLayout(Attribute layout, RankedTensorType dst) {
 bool pairInRegisters(Attribute layout, RankedTensorType pair) {
   FailureOr<LinearLayout> ll = getLinearLayout(
       RankedTensorType::get(pair.getShape(), pair.getElementType(), layout));
-  if (failed(ll))
-    return false;
-  bool found = false;
-  for (auto in : {LinearLayout::Register, LinearLayout::Lane,
-                  LinearLayout::Warp})
-    for (const LinearLayout::Basis &b : ll->getBases(in)) {
-      bool unit = b.back() == 1 &&
-                  llvm::all_of(ArrayRef<int32_t>(b).drop_back(),
-                               [](int32_t v) { return !v; });
-      if (in == LinearLayout::Register && unit && !found)
-        found = true;
-      else if (b.back())
-        return false;
-    }
-  return found;
+  return succeeded(ll) && holdsPairInRegisters(*ll);
 }
 
 /// Where propagation met a layout other than the one a value has.

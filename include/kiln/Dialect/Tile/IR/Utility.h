@@ -47,6 +47,12 @@ int64_t getMaxScratchRounds(mlir::Operation *op);
 /// Bytes of one element in memory (i1 is stored as a byte, pointers as 8).
 unsigned getElementBytes(mlir::Type elementType);
 
+/// Whether `layout`, of a tensor whose last dimension has size 2, holds both
+/// elements of each pair in one thread's registers: a register basis one step
+/// along the last dimension and no other basis along it (tile.split and
+/// tile.join move no data).
+bool holdsPairInRegisters(const LinearLayout &layout);
+
 /// The fewest vector-memory instructions one thread issues to move its
 /// distinct elements of `type` (registers holding the same element count
 /// once): one per 16 bytes, the widest access of the targets whose waits
