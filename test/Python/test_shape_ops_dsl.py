@@ -322,3 +322,19 @@ def test_a_join_whose_pairs_lie_across_lanes_is_an_error_at_the_call():
         ei.value, HERE, "E:join-lanes", "kl.join",
         r".*join needs both elements of each pair in one thread.s registers.*",
         kiln.CompilationError)
+
+
+@kiln.jit
+def e_split_auto_size(x):
+    kl.split(kl.load(x + kl.arange(0, 128)).reshape((32, 4)))  # E:split-auto
+
+
+@compiled.needs_compiler
+def test_split_of_an_inferred_layout_checks_the_pair_at_the_call():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_split_auto_size, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
+                     cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:split-auto", "kl.split",
+        r"split needs a last dimension of size 2 \(and another dimension\), got shape "
+        r"\(32, 4\)", kiln.CompilationError)

@@ -29,9 +29,9 @@ kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
                        Value view, RankedTensorType type,
                        ArrayRef<Value> indices, unsigned axis, Type memTy,
                        const LoweringContext &ctx) {
-  SmallVector<Value> list(indices);
-  return indexedAddresses(b, loc, op, base, view, type, {axis}, {list}, memTy,
-                          ctx);
+  SmallVector<SmallVector<Value>> lists{SmallVector<Value>(indices)};
+  return indexedAddresses(b, loc, op, base, view, type, ArrayRef<unsigned>(axis),
+                          ArrayRef<SmallVector<Value>>(lists), memTy, ctx);
 }
 
 /// The image in buffer offsets of a runtime coordinate `v` along an axis
@@ -152,6 +152,18 @@ FailureOr<IndexedWrite> prepareIndexedWrite(Op op, typename Op::Adaptor adaptor,
 
 } // namespace
 
+FailureOr<SmallVector<Value>>
+kiln::indexedAddresses(OpBuilder &b, Location loc, Operation *op, Value base,
+                       Value view, RankedTensorType type,
+                       ArrayRef<unsigned> axes, ValueRange indexStructs,
+                       Type memTy, const LoweringContext &ctx) {
+  SmallVector<SmallVector<Value>> indices;
+  for (Value v : indexStructs)
+    indices.push_back(unpackStruct(b, loc, v));
+  return indexedAddresses(b, loc, op, base, view, type, axes, indices, memTy,
+                          ctx);
+}
+
 FailureOr<Value> kiln::lowerIndexedGather(
     ConversionPatternRewriter &rewriter, Operation *op, Value base, Value view,
     ValueRange indexStructs, ArrayRef<unsigned> axes,
@@ -164,11 +176,9 @@ FailureOr<Value> kiln::lowerIndexedGather(
   if (!regTy || !structTy)
     return failure();
   Type memTy = getMemoryType(regTy);
-  SmallVector<SmallVector<Value>> indices;
-  for (Value v : indexStructs)
-    indices.push_back(unpackStruct(rewriter, loc, v));
-  FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-      rewriter, loc, op, base, view, indicesType, axes, indices, memTy, ctx);
+  FailureOr<SmallVector<Value>> addrs =
+      indexedAddresses(rewriter, loc, op, base, view, indicesType, axes,
+                       indexStructs, memTy, ctx);
   if (failed(addrs))
     return failure();
   SmallVector<Value> regs;
@@ -191,11 +201,9 @@ LogicalResult kiln::lowerIndexedScatter(
     return failure();
   Type memTy = getMemoryType(regTy);
   SmallVector<Value> values = unpackStruct(rewriter, loc, valuesStruct);
-  SmallVector<SmallVector<Value>> indices;
-  for (Value v : indexStructs)
-    indices.push_back(unpackStruct(rewriter, loc, v));
-  FailureOr<SmallVector<Value>> addrs = indexedAddresses(
-      rewriter, loc, op, base, view, valuesType, axes, indices, memTy, ctx);
+  FailureOr<SmallVector<Value>> addrs =
+      indexedAddresses(rewriter, loc, op, base, view, valuesType, axes,
+                       indexStructs, memTy, ctx);
   if (failed(addrs))
     return failure();
   // Threads holding the same element write the same value: no test.

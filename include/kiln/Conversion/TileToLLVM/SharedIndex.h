@@ -33,6 +33,15 @@ indexedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
                  llvm::ArrayRef<llvm::SmallVector<mlir::Value>> indices,
                  mlir::Type memTy, const LoweringContext &ctx);
 
+/// The same with each axis's indices given as a converted tensor (a struct
+/// of one value a register).
+mlir::FailureOr<llvm::SmallVector<mlir::Value>>
+indexedAddresses(mlir::OpBuilder &b, mlir::Location loc, mlir::Operation *op,
+                 mlir::Value base, mlir::Value view,
+                 mlir::RankedTensorType type, llvm::ArrayRef<unsigned> axes,
+                 mlir::ValueRange indexStructs, mlir::Type memTy,
+                 const LoweringContext &ctx);
+
 /// local_gather's result: each register loaded at its address in `view`
 /// (converted: `base`), passed first through `remap(register, address)`
 /// where given (a vendor's move to another CTA's buffer).

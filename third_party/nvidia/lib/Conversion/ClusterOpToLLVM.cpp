@@ -233,12 +233,10 @@ struct ClusterAtomicRMWConversion : TileOpConversion<ClusterAtomicRMWOp> {
     SmallVector<Value> ranks = unpackStruct(rewriter, loc, adaptor.getRanks());
     SmallVector<Value> values =
         unpackStruct(rewriter, loc, adaptor.getValues());
-    SmallVector<SmallVector<Value>> coords;
-    for (Value c : adaptor.getCoords())
-      coords.push_back(unpackStruct(rewriter, loc, c));
     FailureOr<SmallVector<Value>> addrs = indexedAddresses(
         rewriter, loc, op, adaptor.getDst(), op.getDst(), type,
-        allAxes(type.getRank()), coords, getMemoryType(regTy), ctx);
+        allAxes(type.getRank()), adaptor.getCoords(), getMemoryType(regTy),
+        ctx);
     if (failed(addrs))
       return failure();
     int32_t keep = op.getKeep();

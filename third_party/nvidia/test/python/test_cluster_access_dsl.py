@@ -185,3 +185,62 @@ def test_an_op_without_a_cluster_path_refuses_a_cluster_view_at_the_line():
         ei.value, HERE, "E:copy", "async_copy.async_copy_global_to_shared",
         r"NotImplementedError: this use of a view of a buffer split among the CTAs of a "
         r"cluster that crosses the split .*", kiln.CompilationError)
+
+
+@kiln.jit
+def auto_load_of_a_view(out, S: kl.constexpr):
+    smem = kl.allocate_shared_memory(kl.int32, [4, 32], S)
+    smem.slice(2, 2, dim=0).load(kl.AutoLayout())  # E:auto-view
+
+
+@kiln.jit
+def view_through_an_if(out, S: kl.constexpr, L: kl.constexpr, FLAG):
+    smem = kl.allocate_shared_memory(kl.int32, [4, 32], S)
+    view = smem.slice(2, 2, dim=0)
+    if FLAG > 0:  # E:carried
+        view = smem.slice(0, 2, dim=0)
+    view.load(L)
+
+
+@kiln.jit
+def ring_of_split_buffers(out, S: kl.constexpr, L: kl.constexpr):
+    smem = kl.allocate_shared_memory(kl.int32, [2, 4, 32], S)
+    smem.slice(2, 2, dim=1).load(L)  # E:ring
+
+
+def test_cluster_view_errors_point_at_the_line():
+    S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(2))
+    L = kl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0], cga_layout=whole(2))
+    with pytest.raises(kiln.CompilationError) as ei:
+        _compile(auto_load_of_a_view, {"out": "*i32"}, {"S": S}, 2)
+    located.assert_located(
+        ei.value, HERE, "E:auto-view", "smem.slice(2, 2, dim=0).load",
+        r"load from shared memory: a view crossing the cluster's split needs a concrete "
+        r"layout", kiln.CompilationError)
+    with pytest.raises(kiln.CompilationError) as ei:
+        _compile(view_through_an_if, {"out": "*i32", "FLAG": "i32"}, {"S": S, "L": L}, 2)
+    located.assert_located(
+        ei.value, HERE, "E:carried", "if FLAG > 0",
+        r".*a view of a buffer split among the CTAs of a cluster that crosses the split "
+        r"\(sliced along a split dimension\) cannot be passed on or carried.*",
+        kiln.CompilationError)
+
+
+def test_a_ring_of_split_buffers_needs_a_slot_first():
+    S = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=split_rows(2))
+    L = kl.BlockedLayout([1, 1, 1], [1, 1, 32], [1, 4, 1], [2, 1, 0], cga_layout=whole(2, 3))
+    with pytest.raises(kiln.CompilationError) as ei:
+        _compile(ring_of_split_buffers, {"out": "*i32"}, {"S": S, "L": L}, 2)
+    located.assert_located(
+        ei.value, HERE, "E:ring", "smem.slice(2, 2, dim=1).load",
+        r"load from shared memory: .* has leading ring dimensions; index a slot first "
+        r"\(\.index\(i\)\)", kiln.CompilationError)
+
+
+def test_block_bases_across_parts_are_refused_where_the_layout_is_made():
+    # Gluon main's test_shared_subslice_swizzled_register_block: the offset basis [3, 0] and
+    # the block basis [2, 0] give CTA 0 rows 0 and 3, not a box of whole parts. Kiln refuses
+    # the layout itself (each CTA's part must be a box of the buffer).
+    with pytest.raises(ValueError, match="the offset bases must reach every element"):
+        kl.SharedLinearLayout(offset_bases=[[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [3, 0]],
+                              block_bases=[[2, 0]])

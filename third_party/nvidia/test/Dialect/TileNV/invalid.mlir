@@ -922,3 +922,13 @@ func.func @cluster_atomic_repeated(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32x
   %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) {keep = 0 : i32, tile.repeated_ctas = 16 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @cluster_atomic_immutable(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32xi32, #sh>, %c: tensor<32xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.cluster_atomic_rmw' op the buffer '!tile.memdesc<32xi32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>' is immutable}}
+  %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
+  return
+}
