@@ -27,7 +27,7 @@ from hopper_attention import LOG2E, _block_range, _gl_dtype, _masked, _softmax_s
 __all__ = ["hopper_attn_fwd_plain_kernel", "kiln_hopper_attention_plain", "PLAIN_CONFIGS"]
 
 # (BM, BN, STAGES, num_warps) by head dim: 64 query rows per warpgroup.
-PLAIN_CONFIGS = {64: (128, 128, 3, 8), 128: (128, 128, 2, 8), 256: (128, 64, 2, 8)}
+PLAIN_CONFIGS = {64: (128, 128, 3, 8), 128: (128, 128, 3, 8), 256: (128, 64, 2, 8)}
 
 
 @kiln.jit

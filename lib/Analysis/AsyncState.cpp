@@ -323,9 +323,37 @@ bool AsyncState::sameEntry(const InFlight &a, const InFlight &b) const {
          });
 }
 
+/// A new access: an entry for the same op and bytes is this one again,
+/// not yet released to any barrier.
 static void addUnique(SmallVector<Access, 0> &set, const Access &a) {
-  if (!llvm::is_contained(set, a))
+  auto it = llvm::find(set, a);
+  if (it == set.end())
     set.push_back(a);
+  else
+    it->releasedTo.clear();
+}
+
+static bool sameBuffer(const Buffer &a, const Buffer &b) {
+  return a.root == b.root && a.sameBytes(b);
+}
+
+/// The barriers `a` was released to on both paths of a join.
+static void keepCommonReleases(Access &a, const Access &b) {
+  llvm::erase_if(a.releasedTo, [&](const Buffer &x) {
+    return !llvm::any_of(b.releasedTo,
+                         [&](const Buffer &y) { return sameBuffer(x, y); });
+  });
+}
+
+static void joinAccesses(SmallVector<Access, 0> &set,
+                         ArrayRef<Access> other) {
+  for (const Access &x : other) {
+    auto it = llvm::find(set, x);
+    if (it == set.end())
+      set.push_back(x);
+    else
+      keepCommonReleases(*it, x);
+  }
 }
 
 AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
@@ -342,10 +370,8 @@ AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
       it->arrivedCopy |= p.arrivedCopy;
     }
   }
-  for (const Access &x : b.reads)
-    addUnique(out.reads, x);
-  for (const Access &x : b.writes)
-    addUnique(out.writes, x);
+  joinAccesses(out.reads, b.reads);
+  joinAccesses(out.writes, b.writes);
   return out;
 }
 
@@ -361,7 +387,14 @@ bool AsyncState::operator==(const AsyncState &o) const {
       return false;
   auto sameSet = [](ArrayRef<Access> x, ArrayRef<Access> y) {
     return x.size() == y.size() && llvm::all_of(x, [&](const Access &a) {
-             return llvm::is_contained(y, a);
+             const Access *b = llvm::find(y, a);
+             return b != y.end() &&
+                    a.releasedTo.size() == b->releasedTo.size() &&
+                    llvm::all_of(a.releasedTo, [&](const Buffer &r) {
+                      return llvm::any_of(b->releasedTo, [&](const Buffer &q) {
+                        return sameBuffer(r, q);
+                      });
+                    });
            });
   };
   return sameSet(reads, o.reads) && sameSet(writes, o.writes);
@@ -761,8 +794,40 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       state.pending.push_back(std::move(p));
     }
   }
+  // Every warp arriving for its own threads releases what they accessed
+  // so far (not a read still in flight: its warps have not waited for it).
+  if (auto arrive = dyn_cast<BarrierArriveOpInterface>(&op);
+      arrive && accesses && arrive.arrivesPerWarp() &&
+      !arrive.getArrivePredicate()) {
+    if (std::optional<Buffer> bar = resolve(arrive.getArrivedBarrier())) {
+      auto release = [&](Access &a) {
+        bool inFlight = llvm::any_of(state.pending, [&](const InFlight &p) {
+          return p.op == a.op && p.kind == Kind::AsyncRead &&
+                 !p.retiredByIssuers;
+        });
+        if (!inFlight && !llvm::any_of(a.releasedTo, [&](const Buffer &r) {
+              return sameBuffer(r, *bar);
+            }))
+          a.releasedTo.push_back(*bar);
+      };
+      llvm::for_each(state.reads, release);
+      llvm::for_each(state.writes, release);
+    }
+  }
   if (auto wait = dyn_cast<BarrierWaitOpInterface>(&op)) {
     std::optional<Buffer> waited = resolve(wait.getWaitedBarrier());
+    // Accesses released to this very barrier (the same slot of a ring) are
+    // ordered before the waiting threads once it returns. The phase is the
+    // protocol's (tile-check-async-safety checks what it can of it).
+    if (accesses && waited && !wait.getWaitPredicate()) {
+      auto released = [&](const Access &a) {
+        return llvm::any_of(a.releasedTo, [&](const Buffer &r) {
+          return mustOverlap(r, *waited);
+        });
+      };
+      llvm::erase_if(state.reads, released);
+      llvm::erase_if(state.writes, released);
+    }
     llvm::erase_if(state.pending, [&](const InFlight &p) {
       if (p.kind != Kind::BarrierWrite)
         return false;

@@ -267,6 +267,10 @@ struct Access {
   mlir::Operation *op = nullptr;
   /// A copy retired by a wait that orders the issuing warp as a whole.
   bool landedInWarp = false;
+  /// Barriers every warp arrived on for its own threads after this access
+  /// (arrivesPerWarp): a wait on one of them that returns orders it before
+  /// the waiting threads, as a CTA barrier would.
+  llvm::SmallVector<Buffer, 1> releasedTo;
 
   bool operator==(const Access &o) const {
     return op == o.op && buffer.sameBytes(o.buffer);
@@ -315,7 +319,8 @@ struct AsyncState {
   int maxGroups = 0;
   /// Accesses: reads and writes by the CTA's threads since the last CTA
   /// barrier (a retired copy is a write of its issuing threads, a read
-  /// retired by its issuing group only a read by any thread).
+  /// retired by its issuing group only a read by any thread), or since a
+  /// wait on a barrier every warp arrived on after them (Access::releasedTo).
   llvm::SmallVector<Access, 0> reads, writes;
 
   AsyncState() = default;
@@ -328,10 +333,12 @@ struct AsyncState {
   void forEachBuffer(llvm::function_ref<void(Buffer &)> fn) {
     for (InFlight &p : pending)
       p.forEachBuffer(fn);
-    for (Access &a : reads)
-      fn(a.buffer);
-    for (Access &a : writes)
-      fn(a.buffer);
+    for (llvm::SmallVectorImpl<Access> *set : {&reads, &writes})
+      for (Access &a : *set) {
+        fn(a.buffer);
+        for (Buffer &r : a.releasedTo)
+          fn(r);
+      }
   }
   void forEachSlot(llvm::function_ref<void(RingSlot &)> fn) {
     forEachBuffer([&](Buffer &b) { fn(b.slot); });

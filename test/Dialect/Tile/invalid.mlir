@@ -424,6 +424,14 @@ func.func @pipeline_part_unknown() {
   return
 }
 
+// -----
+
+func.func @unpredicated_not_a_wait() {
+  // expected-error @+1 {{'tile.unpredicated' is a unit attribute of barrier waits}}
+  %w = tile.async_wait {num = 0 : i32, tile.unpredicated}
+  return
+}
+
 //===----------------------------------------------------------------------===//
 // tile.program_id / tile.num_programs
 //===----------------------------------------------------------------------===//

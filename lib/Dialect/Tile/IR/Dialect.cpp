@@ -323,6 +323,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "scf.for body";
     return success();
   }
+  if (name == UnpredicatedAttrHelper::getNameStr()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<BarrierWaitOpInterface>(op))
+      return op->emitOpError() << "'" << name << "' is a unit attribute of "
+                               << "barrier waits";
+    return success();
+  }
   if (name == PipelinePartAttrHelper::getNameStr()) {
     auto part = dyn_cast<StringAttr>(attr.getValue());
     if (!part || (part.getValue() != "prologue" && part.getValue() != "kernel"))

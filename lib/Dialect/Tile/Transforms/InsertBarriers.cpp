@@ -103,7 +103,10 @@ private:
   static bool releasesUnorderedAccesses(Operation &op,
                                         const AsyncState &state) {
     auto arrive = dyn_cast<BarrierArriveOpInterface>(&op);
-    if (!arrive)
+    // Every warp arriving for its own threads needs no CTA barrier: what
+    // they accessed is released by their own arrivals (and ordered at a
+    // wait on the barrier: Access::releasedTo).
+    if (!arrive || arrive.arrivesPerWarp())
       return false;
     // An arrival that also expects bytes releases the same way: shared
     // memory the threads wrote before it (a value posted for the waiters

@@ -8,7 +8,8 @@
 // CTA barrier before it when threads accessed shared memory since the last
 // one, so that those accesses are ordered before the arrival's release;
 // a single arrival from sm_90 on is a predicated
-// arrive.expect_tx of 0 bytes, without a branch). Arming it with expected
+// arrive.expect_tx of 0 bytes, without a branch). A per-warp arrival is
+// lane 0's of every warp, after a bar.warp.sync. Arming it with expected
 // transaction bytes (for TMA) is that thread's alone. Waits spin on
 // mbarrier.try_wait.parity (no suspend hint; test_wait.parity on sm_80) in
 // every thread, a loop inside one inline PTX block. Everything goes through NVVM ops; the PTX-builder
@@ -138,8 +139,20 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
     // The CTA barrier that orders the threads' earlier shared-memory
     // accesses before this one thread's release is tile-insert-barriers'
     // (only where there are such accesses).
-    Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
-                         adaptor.getPred());
+    Value pred;
+    if (op.getPerWarp()) {
+      // Every warp for its own threads: bar.warp.sync orders the lanes'
+      // accesses before lane 0's release, with no CTA barrier.
+      NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
+      pred = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq,
+          NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type()),
+          i32Const(rewriter, loc, 0));
+    } else {
+      pred = andPred(rewriter, loc,
+                     isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
+                     adaptor.getPred());
+    }
     Value addr = adaptor.getBarrier();
     if (int64_t mask = op.getCtaMask()) {
       // The same place in each CTA whose rank differs only in `mask`'s

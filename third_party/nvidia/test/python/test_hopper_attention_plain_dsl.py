@@ -1,6 +1,7 @@
 """examples/hopper_attention_plain.py compiled for sm_90a without a GPU: its key-block loop
 (one K and one V buffer, one mbarrier) is pipelined into a TMA ring with a barrier per slot,
-with no remark saying it was left alone; num_stages=1 leaves it as written. GPU results:
+with no remark saying it was left alone, its slots released by every warp on barriers of
+their own (no CTA barrier in the loop); num_stages=1 leaves it as written. GPU results:
 third_party/nvidia/test/gpu/test_hopper_attention_plain.py."""
 
 from __future__ import annotations
@@ -41,8 +42,13 @@ def test_key_loop_becomes_a_tma_ring():
     k, messages = _compile(2)
     assert not any("not pipelined" in m for m in messages), messages
     ptx = k.asm["ptx"]
-    # Q's barrier and one per ring slot.
-    assert ptx.count("mbarrier.init") == 3
+    # Q's barrier and two per ring slot: the copies' and the warps' release of the slot.
+    assert ptx.count("mbarrier.init") == 5
+    # Every warp releases a slot itself (bar.warp.sync, then lane 0 arrives): in the loop
+    # no CTA barrier orders the two warpgroups' reads before a refill.
+    assert "bar.warp.sync" in ptx
+    loop = ptx[ptx.index("wgmma.mma_async"):ptx.rindex("wgmma.mma_async")]
+    assert "bar.sync" not in loop and "barrier.sync" not in loop
     # Two slots of K and V (2 x 2 x 128 x 128 fp16) and Q.
     assert k.metadata.shared >= 2 * 2 * 128 * 128 * 2 + 128 * 128 * 2
 

@@ -84,6 +84,10 @@ def Tile_Dialect : Dialect {
     // body (ops run in (cluster, body order)); removed by tile-pipeline-expand.
     "::mlir::IntegerAttr":$stage,
     "::mlir::IntegerAttr":$cluster,
+    // On a stage-0 barrier wait a pipeliner made: tile-pipeline-expand
+    // leaves it unpredicated in the iterations past the loop's end (the
+    // phase it waits for is one that earlier iterations always complete).
+    "::mlir::UnitAttr":$unpredicated,
     // On the async copies, commits, waits and barrier ops the pipeliner
     // made: "prologue" or "kernel", the part of the expanded loop they
     // belong to.

@@ -106,6 +106,11 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       "::mlir::Value", "getArrivePredicate", (ins)>,
     InterfaceMethod<"Arrivals the op counts against the phase.",
       "int64_t", "getArrivalCount", (ins)>,
+    InterfaceMethod<[{Whether every warp that runs the op arrives (each for
+      its own threads, unpredicated) rather than one thread for them all: what
+      a warp accessed before its arrival is ordered before whatever a wait on
+      the completed phase returns to, with no CTA barrier.}],
+      "bool", "arrivesPerWarp", (ins), [{}], [{ return false; }]>,
   ];
 }
 
@@ -210,6 +215,8 @@ def Tile_BarrierWaitOpInterface : OpInterface<"BarrierWaitOpInterface"> {
       "::mlir::Value", "getWaitedBarrier", (ins)>,
     InterfaceMethod<"The parity of the phase waited for (an integer value).",
       "::mlir::Value", "getWaitedParity", (ins)>,
+    InterfaceMethod<"The i1 predicate guarding the wait, or null (always).",
+      "::mlir::Value", "getWaitPredicate", (ins), [{}], [{ return {}; }]>,
   ];
 }
 

@@ -104,6 +104,10 @@ LogicalResult MBarrierArriveOp::verify() {
     return emitOpError() << "cta_mask must be in [0, 15] (bits of a CTA's rank "
                             "in a cluster of at most 16), got "
                          << getCtaMask();
+  if (getPerWarp() && (getCtaMask() || getPred()))
+    return emitOpError() << "per_warp arrivals are made by every warp, "
+                            "unpredicated, on this CTA's barrier: not with "
+                         << (getPred() ? "a predicate" : "a cta_mask");
   return verifyCount(*this, "count", getCountAttr().getInt(), 1);
 }
 
@@ -137,7 +141,15 @@ int64_t MBarrierExpectOp::getArrivalCount() { return 1; }
 Value MBarrierArriveOp::getArrivedBarrier() { return getBarrier(); }
 int64_t MBarrierArriveOp::getExpectedBytes() { return 0; }
 Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }
-int64_t MBarrierArriveOp::getArrivalCount() { return getCount(); }
+int64_t MBarrierArriveOp::getArrivalCount() {
+  if (!getPerWarp())
+    return getCount();
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  return int64_t(getCount()) *
+         tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1);
+}
+bool MBarrierArriveOp::arrivesPerWarp() { return getPerWarp(); }
+Value MBarrierWaitOp::getWaitPredicate() { return getPred(); }
 
 LogicalResult kiln::tile_nv::ClusterArriveOp::verify() {
   return verifyArch(*this, 90, "a cluster barrier");

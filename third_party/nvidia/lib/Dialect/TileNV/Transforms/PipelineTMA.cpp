@@ -10,6 +10,15 @@
 // normalization and expansion are core's (Pipelining.h), so the expanded
 // loop is checked like every other ring.
 //
+// A ring that several warpgroups read, each with reads finished by the
+// end of the iteration, also gets an "empty" barrier per slot: every warp
+// arrives on slot j % N's after its reads (a per-warp arrival), and the
+// refill of that slot N iterations later waits for the phase those
+// arrivals complete. The refill then needs no CTA barrier (the barrier
+// pass takes the wait as ordering the released reads), so one warpgroup's
+// softmax can run beside another's wgmma instead of all warps meeting at a
+// barrier every iteration.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
@@ -56,9 +65,10 @@ MemDescType slotOf(MemDescType ring) {
 
 class TMAPipeliner {
 public:
-  explicit TMAPipeliner(scf::ForOp loop)
+  TMAPipeliner(scf::ForOp loop, int numWarps)
       : loop(loop), body(loop.getBody()),
-        numStages(pipeline::getNumStages(loop)) {}
+        numStages(pipeline::getNumStages(loop)),
+        numWarps(lookupNumWarps(loop, numWarps)) {}
 
   LogicalResult run() {
     if (std::optional<std::string> why = match()) {
@@ -66,7 +76,25 @@ public:
       return success();
     }
     rewrite();
-    return pipeline::expandStagedLoop(loop);
+    Operation *parent = loop->getParentOp();
+    if (failed(pipeline::expandStagedLoop(loop)))
+      return failure();
+    // The prologue fills slots 0 .. N-2, whose empty barriers are fresh: a
+    // wait for parity 1 there returns at once, so it goes.
+    if (releaseSlots) {
+      auto part = TileDialect::PipelinePartAttrHelper(parent->getContext());
+      auto unpredicated =
+          TileDialect::UnpredicatedAttrHelper(parent->getContext());
+      SmallVector<MBarrierWaitOp> prologue;
+      parent->walk([&](MBarrierWaitOp w) {
+        if (unpredicated.isAttrPresent(w) && part.getAttr(w) &&
+            part.getAttr(w).getValue() == "prologue")
+          prologue.push_back(w);
+      });
+      for (MBarrierWaitOp w : prologue)
+        w.erase();
+    }
+    return success();
   }
 
 private:
@@ -177,6 +205,7 @@ private:
       if (std::optional<std::string> why = pipeline::whyWritesBlockMove(
               loop, c.getDesc(), numStages, wait, "a TMA copy"))
         return why;
+    releaseSlots = slotsReleasedByWarps();
     // The expect and copies, with their operands' pure ops, go to stage 0.
     std::string why;
     stage0.insert(expect);
@@ -188,6 +217,31 @@ private:
         return why;
     }
     return std::nullopt;
+  }
+
+  /// Whether every warp may release the ring's slots itself: more than one
+  /// warpgroup reads them (with one, the CTA barrier before a refill costs
+  /// little), every read is done when the reading op returns (a local load
+  /// or a synchronous wgmma: nothing still reads a slot at the iteration's
+  /// end), and tile-nv-pipeline-wgmma will not keep a wgmma in flight
+  /// across iterations (its loop keeps the CTA barrier).
+  bool slotsReleasedByWarps() {
+    if (numWarps <= 4 || tile_nv::dotKeptInFlight(loop))
+      return false;
+    std::function<bool(Value)> syncReads = [&](Value view) {
+      return llvm::all_of(view.getUsers(), [&](Operation *user) {
+        if (isa<AsyncTMACopyGlobalToLocalOp, LocalLoadOp>(user))
+          return true;
+        if (auto read = dyn_cast<AsyncReadOpInterface>(user))
+          return !read.isAsyncReadInFlight();
+        if (isa<MemDescPermuteOp, MemDescSubsliceOp>(user))
+          return syncReads(user->getResult(0));
+        return false;
+      });
+    };
+    return llvm::all_of(bufs, [&](LocalAllocOp buf) {
+      return syncReads(buf.getResult());
+    });
   }
 
   template <typename OpT, typename... Args>
@@ -217,14 +271,26 @@ private:
       return MemDescIndexOp::create(
           ob, loc, slotOf(cast<MemDescType>(ring.getType())), ring, idx);
     };
-    for (int64_t s = 0; s < numStages; ++s)
+    Value emptyRing;
+    if (releaseSlots)
+      emptyRing =
+          LocalAllocOp::create(b, barAlloc.getLoc(), barRingType, Value());
+    for (int64_t s = 0; s < numStages; ++s) {
       MBarrierInitOp::create(b, init.getLoc(), slotAt(b, barRing, s),
                              init.getCountAttr());
+      if (emptyRing)
+        MBarrierInitOp::create(b, init.getLoc(), slotAt(b, emptyRing, s),
+                               b.getI32IntegerAttr(numWarps));
+    }
     init.erase();
     for (MBarrierInvalidateOp inv : invalidates) {
       OpBuilder ib(inv);
-      for (int64_t s = 0; s < numStages; ++s)
+      for (int64_t s = 0; s < numStages; ++s) {
         MBarrierInvalidateOp::create(ib, inv.getLoc(), slotAt(ib, barRing, s));
+        if (emptyRing)
+          MBarrierInvalidateOp::create(ib, inv.getLoc(),
+                                       slotAt(ib, emptyRing, s));
+      }
       inv.erase();
     }
 
@@ -243,8 +309,30 @@ private:
     Value round = staged<arith::DivSIOp>(ib, last, j, n);
     Value parity = staged<arith::AndIOp>(ib, last, round, one);
 
-    // Stage 0: expect and copies into slot j % N.
+    // Stage 0: expect and copies into slot j % N (after the phase of its
+    // empty barrier that the reads of iteration j - N complete: parity
+    // ((j / N) - 1) & 1, which a fresh barrier passes at once for j < N).
     OpBuilder eb(expect);
+    if (emptyRing) {
+      Value round0 = staged<arith::DivSIOp>(ib, 0, j, n);
+      Value odd = staged<arith::AndIOp>(ib, 0, round0, one);
+      Value emptyParity = staged<arith::XOrIOp>(ib, 0, odd, one);
+      Value empty0 =
+          staged<MemDescIndexOp>(eb, 0, slotOf(barRingType), emptyRing, s0);
+      // Past the loop's end (no refill) the wait still returns: the reads it
+      // waits for ran N iterations earlier, so it needs no predicate.
+      auto emptyWait =
+          staged<MBarrierWaitOp>(eb, 0, empty0, emptyParity, Value());
+      TileDialect::UnpredicatedAttrHelper(loop.getContext())
+          .setAttr(emptyWait, eb.getUnitAttr());
+      // Stage N-1: every warp releases slot j % N after its reads.
+      OpBuilder ab(body->getTerminator());
+      Value emptyLast = staged<MemDescIndexOp>(ab, last, slotOf(barRingType),
+                                               emptyRing, sLast);
+      staged<MBarrierArriveOp>(ab, last, emptyLast, ab.getI32IntegerAttr(1),
+                               Value(), ab.getI32IntegerAttr(0),
+                               ab.getUnitAttr());
+    }
     Value bar0 = staged<MemDescIndexOp>(eb, 0, slotOf(barRingType), barRing, s0);
     expect.getBarrierMutable().assign(bar0);
     for (auto [c, ring] : llvm::zip(copies, rings)) {
@@ -287,6 +375,9 @@ private:
   SmallVector<LocalAllocOp> bufs;
   llvm::SetVector<Operation *> stage0;
   bool copiesFirst = true;
+  int numWarps;
+  /// Every warp releases the slots on "empty" barriers (slotsReleasedByWarps).
+  bool releaseSlots = false;
 };
 
 struct PipelineTMA : tile_nv::impl::TileNVPipelineTMAPassBase<PipelineTMA> {
@@ -313,7 +404,7 @@ struct PipelineTMA : tile_nv::impl::TileNVPipelineTMAPassBase<PipelineTMA> {
     for (scf::ForOp loop : loops) {
       if (context->target->arch < 90)
         continue; // TMA ops are the verifier's to refuse there
-      if (failed(TMAPipeliner(loop).run()))
+      if (failed(TMAPipeliner(loop, context->numWarps).run()))
         return signalPassFailure();
     }
   }

@@ -37,7 +37,9 @@ bool isPipelinedKernel(scf::ForOp loop) {
   return false;
 }
 
-void keepInFlight(scf::ForOp loop, int numWarps) {
+} // namespace
+
+tile_nv::WarpGroupDotOp kiln::tile_nv::dotKeptInFlight(scf::ForOp loop) {
   Block *body = loop.getBody();
   SmallVector<tile_nv::WarpGroupDotOp> dots;
   bool nested = false;
@@ -48,21 +50,30 @@ void keepInFlight(scf::ForOp loop, int numWarps) {
       nested = true;
   });
   if (dots.size() != 1 || nested || dots.front().getIsAsync())
-    return;
+    return {};
   tile_nv::WarpGroupDotOp dot = dots.front();
   auto acc = dyn_cast<BlockArgument>(dot.getC());
   if (!acc || acc.getOwner() != body || acc == loop.getInductionVar() ||
       !acc.hasOneUse() || !dot->hasOneUse())
-    return;
+    return {};
   unsigned index = acc.getArgNumber() - 1;
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   if (yield.getOperand(index) != dot.getD())
-    return;
+    return {};
   // Any other wgmma wait in the loop would count this group too.
   bool otherWaits = false;
   loop.walk([&](tile_nv::WarpGroupDotWaitOp) { otherWaits = true; });
-  if (otherWaits)
+  return otherWaits ? tile_nv::WarpGroupDotOp() : dot;
+}
+
+namespace {
+
+void keepInFlight(scf::ForOp loop, int numWarps) {
+  tile_nv::WarpGroupDotOp dot = tile_nv::dotKeptInFlight(loop);
+  if (!dot)
     return;
+  unsigned index = cast<BlockArgument>(dot.getC()).getArgNumber() - 1;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   OpBuilder b(dot);
   dot.setIsAsync(true);
   b.setInsertionPointAfter(dot);

@@ -77,7 +77,7 @@ def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
 
 def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface, ["arrivesPerWarp"]>]> {
   let summary = "Arrive on an mbarrier";
   let description = [{
     One thread (of those with `pred`, when given) arrives `count` times on
@@ -93,20 +93,31 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     release semantics: the consumers of a slot that another CTA's
     multicast copy refills tell that CTA's producer.
 
+    With `per_warp`, every warp arrives `count` times instead, each for its
+    own threads (they synchronize as a warp, then one lane arrives): a
+    barrier initialized for `count` times the warps that run the op
+    completes when all have arrived, and each warp's shared-memory
+    accesses before its arrival are ordered before what a wait on that
+    phase returns to, with no CTA barrier first. The warps need not arrive
+    together, so warpgroups that release a ring slot this way keep running
+    apart (tile-nv-pipeline-tma's "empty" barriers). Not predicated (every
+    warp must arrive) and not with `cta_mask`.
+
     ```mlir
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
     tile_nv.mbarrier_arrive %bar, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #s, mutable>
+    tile_nv.mbarrier_arrive %bar, 1 {per_warp} : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
   let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count, Optional<I1>:$pred,
-                       DefaultValuedAttr<I32Attr, "0">:$cta_mask);
+                       DefaultValuedAttr<I32Attr, "0">:$cta_mask, UnitAttr:$per_warp);
   let assemblyFormat = "$barrier `,` $count (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }
 
 def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierWaitOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_BarrierWaitOpInterface, ["getWaitPredicate"]>]> {
   let summary = "Wait until the mbarrier's phase of a given parity completes";
   let description = [{
     Every thread (with `pred`, when given) spins on

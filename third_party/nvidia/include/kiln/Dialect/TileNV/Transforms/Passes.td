@@ -44,6 +44,16 @@ def TileNVPipelineTMAPass : Pass<"tile-nv-pipeline-tma", "mlir::ModuleOp"> {
     and waits carry `tile.pipeline_part` and the async-safety check treats
     the ring as compiler-made. Any other loop with TMA copies keeps its
     body and gets a remark saying why.
+
+    When more than one warpgroup reads the ring and every read is done when
+    its op returns (local loads, synchronous wgmma; not a loop whose wgmma
+    tile-nv-pipeline-wgmma keeps in flight), each slot also gets an "empty"
+    barrier initialized for one arrival per warp: every warp arrives on
+    slot j % N's after its reads (`mbarrier_arrive {per_warp}`), and the
+    refill of the slot waits on it at parity ((j / N) & 1) ^ 1 (marked
+    `tile.unpredicated`: past the loop's end it still returns; the
+    prologue's waits, which return at once, are dropped). The refill then
+    needs no CTA barrier, so the warpgroups need not meet every iteration.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
