@@ -651,6 +651,46 @@ AsyncTransfer::AsyncTransfer(Operation *scope, int numWarps,
     module = scope->getParentOfType<ModuleOp>();
   threadsPerWarp = module ? getThreadsPerWarp(module) : 32;
   collectHandOffs(scope);
+  collectPerWarpBarriers(scope);
+}
+
+/// Barriers whose phases complete only when every warp has arrived: each
+/// init expects exactly the arrivals one per-warp arrival brings (count
+/// times the warps), and every arrival on them is such an unpredicated
+/// per-warp one. Only on those does a wait order what the warps released.
+void AsyncTransfer::collectPerWarpBarriers(Operation *scope) {
+  llvm::DenseMap<Operation *, int64_t> expected;
+  llvm::DenseSet<Operation *> mixed, initialized;
+  auto note = [&](Value barrier, int64_t count) {
+    std::optional<Buffer> b = resolve(barrier);
+    if (!b)
+      return;
+    auto [it, inserted] = expected.try_emplace(b->root, count);
+    if (!inserted && it->second != count)
+      mixed.insert(b->root);
+  };
+  scope->walk([&](Operation *op) {
+    if (auto init = dyn_cast<BarrierInitOpInterface>(op)) {
+      note(init.getInitializedBarrier(), init.getExpectedArrivals());
+      if (std::optional<Buffer> b = resolve(init.getInitializedBarrier()))
+        initialized.insert(b->root);
+    }
+    if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op)) {
+      note(arrive.getArrivedBarrier(), arrive.getArrivalCount());
+      if (!arrive.arrivesPerWarp() || arrive.getArrivePredicate())
+        if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier()))
+          mixed.insert(b->root);
+    }
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+      if (std::optional<Buffer> b = resolve(write.getCompletionBarrier()))
+        mixed.insert(b->root);
+  });
+  scope->walk([&](BarrierArriveOpInterface arrive) {
+    std::optional<Buffer> b = resolve(arrive.getArrivedBarrier());
+    if (b && arrive.arrivesPerWarp() && initialized.contains(b->root) &&
+        !mixed.contains(b->root))
+      perWarpBarriers.insert(b->root);
+  });
 }
 
 /// A consumer that waits for a slot's data, reads it and arrives on the
@@ -799,7 +839,8 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   if (auto arrive = dyn_cast<BarrierArriveOpInterface>(&op);
       arrive && accesses && arrive.arrivesPerWarp() &&
       !arrive.getArrivePredicate()) {
-    if (std::optional<Buffer> bar = resolve(arrive.getArrivedBarrier())) {
+    std::optional<Buffer> bar = resolve(arrive.getArrivedBarrier());
+    if (bar && perWarpBarriers.contains(bar->root)) {
       auto release = [&](Access &a) {
         bool inFlight = llvm::any_of(state.pending, [&](const InFlight &p) {
           return p.op == a.op && p.kind == Kind::AsyncRead &&

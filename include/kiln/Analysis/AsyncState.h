@@ -38,6 +38,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <limits>
@@ -410,6 +411,7 @@ public:
 private:
   void runAsyncWait(AsyncWaitOp wait, AsyncState &state) const;
   void collectHandOffs(mlir::Operation *scope);
+  void collectPerWarpBarriers(mlir::Operation *scope);
 
   int numWarps;
   int threadsPerWarp;
@@ -418,6 +420,9 @@ private:
   /// after a wait on R in its thread's program order. Whoever waits on E
   /// then knows the writes that completed R have landed.
   llvm::SmallVector<std::pair<Buffer, Buffer>, 0> handOffs;
+  /// Barriers (allocations) only every warp's arrival completes a phase of
+  /// (collectPerWarpBarriers): arrivesPerWarp releases only to these.
+  llvm::DenseSet<mlir::Operation *> perWarpBarriers;
   mutable llvm::DenseMap<mlir::Operation *, std::unique_ptr<OpAccesses>>
       accessesOf;
 };

@@ -261,8 +261,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // Every warp arrives on %e after reading %buf (per_warp), then all wait on
 // %e: the read is ordered before the TMA refill without a CTA barrier. A wait
 // on another barrier (%f), or a predicated wait, orders nothing: a barrier
-// before the copy. A one-thread arrival after threads' reads keeps its
-// barrier before the arrival.
+// before the copy; so does a barrier whose phase one warp's arrival can
+// complete (initialized for fewer arrivals than the warps bring). A
+// one-thread arrival after threads' reads keeps its barrier before the
+// arrival.
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
@@ -338,6 +340,28 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     %v = tile.local_load %buf : !buf -> tensor<64x64xbf16, #l>
     tile_nv.mbarrier_arrive %e, 1 {per_warp} : !bar
     tile_nv.mbarrier_wait %e, %c0, %p : !bar, i32
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
+    return %v : tensor<64x64xbf16, #l>
+  }
+
+  // CHECK-LABEL: func.func @init_count_below_the_warps
+  // CHECK: tile_nv.mbarrier_arrive {{.*}}per_warp
+  // CHECK-NEXT: tile_nv.mbarrier_wait
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile_nv.async_tma_copy_global_to_local
+  func.func @init_count_below_the_warps(%d: !desc) -> tensor<64x64xbf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %full = tile.local_alloc : () -> !bar
+    %e = tile.local_alloc : () -> !bar
+    %buf = tile.local_alloc : () -> !buf
+    tile_nv.mbarrier_init %full, 1 : !bar
+    tile_nv.mbarrier_init %e, 1 : !bar
+    tile_nv.mbarrier_expect %full, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
+    tile_nv.mbarrier_wait %full, %c0 : !bar, i32
+    %v = tile.local_load %buf : !buf -> tensor<64x64xbf16, #l>
+    tile_nv.mbarrier_arrive %e, 1 {per_warp} : !bar
+    tile_nv.mbarrier_wait %e, %c0 : !bar, i32
     tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
     return %v : tensor<64x64xbf16, #l>
   }
