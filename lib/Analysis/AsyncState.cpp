@@ -327,10 +327,12 @@ bool AsyncState::sameEntry(const InFlight &a, const InFlight &b) const {
 /// not yet released to any barrier.
 static void addUnique(SmallVector<Access, 0> &set, const Access &a) {
   auto it = llvm::find(set, a);
-  if (it == set.end())
+  if (it == set.end()) {
     set.push_back(a);
-  else
+  } else {
     it->releasedTo.clear();
+    it->orderedForIssuer = false;
+  }
 }
 
 static bool sameBuffer(const Buffer &a, const Buffer &b) {
@@ -349,10 +351,12 @@ static void joinAccesses(SmallVector<Access, 0> &set,
                          ArrayRef<Access> other) {
   for (const Access &x : other) {
     auto it = llvm::find(set, x);
-    if (it == set.end())
+    if (it == set.end()) {
       set.push_back(x);
-    else
+    } else {
       keepCommonReleases(*it, x);
+      it->orderedForIssuer &= x.orderedForIssuer;
+    }
   }
 }
 
@@ -389,6 +393,7 @@ bool AsyncState::operator==(const AsyncState &o) const {
     return x.size() == y.size() && llvm::all_of(x, [&](const Access &a) {
              const Access *b = llvm::find(y, a);
              return b != y.end() &&
+                    a.orderedForIssuer == b->orderedForIssuer &&
                     a.releasedTo.size() == b->releasedTo.size() &&
                     llvm::all_of(a.releasedTo, [&](const Buffer &r) {
                       return llvm::any_of(b->releasedTo, [&](const Buffer &q) {
@@ -486,10 +491,20 @@ bool AsyncState::barrierHazard(const OpAccesses &accesses) const {
   switch (accesses.cls) {
   case OpAccesses::Unnamed:
     return true;
-  case OpAccesses::AsyncWrite:
+  case OpAccesses::AsyncWrite: {
     // Not ordered after the issuing thread's own earlier accesses either
-    // (the vendors' memory models); a barrier completes them.
-    return touched(accesses.list.front().first.buffer);
+    // (the vendors' memory models); a barrier completes them, or, for a
+    // copy the elected thread issues, a wait of its warp on a barrier every
+    // warp released them to.
+    auto write = dyn_cast_or_null<BarrierCompletedWriteOpInterface>(
+        accesses.list.front().first.op);
+    bool elected = write && write.issuedByElectedThread();
+    const Buffer &b = accesses.list.front().first.buffer;
+    auto meets = [&](const Access &x) {
+      return !(elected && x.orderedForIssuer) && x.buffer.overlapsBytes(b);
+    };
+    return llvm::any_of(reads, meets) || llvm::any_of(writes, meets);
+  }
   case OpAccesses::Threads:
     return llvm::any_of(accesses.list, [&](const auto &entry) {
       const auto &[a, isWrite] = entry;
@@ -860,17 +875,27 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
     // Accesses released to this very barrier (the same slot of a ring) are
     // ordered before the waiting threads once it returns. The phase is the
     // protocol's (tile-check-async-safety checks what it can of it).
+    // A wait by the elected warp alone orders them before that warp's
+    // elected thread's copies only.
+    bool electedWarp = wait.waitsInElectedWarpOnly();
     if (accesses && waited && !wait.getWaitPredicate()) {
       auto released = [&](const Access &a) {
         return llvm::any_of(a.releasedTo, [&](const Buffer &r) {
           return mustOverlap(r, *waited);
         });
       };
-      llvm::erase_if(state.reads, released);
-      llvm::erase_if(state.writes, released);
+      if (electedWarp) {
+        for (SmallVectorImpl<Access> *set : {&state.reads, &state.writes})
+          for (Access &a : *set)
+            a.orderedForIssuer |= released(a);
+      } else {
+        llvm::erase_if(state.reads, released);
+        llvm::erase_if(state.writes, released);
+      }
     }
     llvm::erase_if(state.pending, [&](const InFlight &p) {
-      if (p.kind != Kind::BarrierWrite)
+      // The other warps have not waited: nothing lands for them.
+      if (p.kind != Kind::BarrierWrite || electedWarp)
         return false;
       if (!waited || !p.barrier || mayOverlap(*p.barrier, *waited))
         return true;

@@ -272,6 +272,10 @@ struct Access {
   /// (arrivesPerWarp): a wait on one of them that returns orders it before
   /// the waiting threads, as a CTA barrier would.
   llvm::SmallVector<Buffer, 1> releasedTo;
+  /// A wait by the elected warp only (waitsInElectedWarpOnly) on a barrier
+  /// it was released to: ordered before the copies that warp's elected
+  /// thread issues (issuedByElectedThread), not before other threads.
+  bool orderedForIssuer = false;
 
   bool operator==(const Access &o) const {
     return op == o.op && buffer.sameBytes(o.buffer);

@@ -266,7 +266,20 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
           /*is_align_stack=*/false, LLVM::TailCallKind::None,
           LLVM::AsmDialectAttr(), ArrayAttr());
     };
-    if (Value pred = adaptor.getPred()) {
+    Value pred = adaptor.getPred();
+    // Only the first warp (where the elected thread issues the copies).
+    if (op.getElectedWarp() && lookupNumWarps(op, ctx.numWarps) > 1) {
+      Value warpZero = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq, warpIdAtEntry(rewriter, op, ctx),
+          i32Const(rewriter, loc, 0));
+      pred = andPred(rewriter, loc, warpZero, pred);
+    }
+    if (pred) {
+      if (pred != adaptor.getPred() && !inControlFlowGraph(op))
+        return op->emitOpError()
+               << "with elected_warp is lowered with a branch, so it must be in "
+                  "a function's control-flow graph: run convert-scf-to-cf first "
+                  "(kiln-to-llvm does)";
       if (failed(emitIfElse(rewriter, op, pred, wait, nullptr)))
         return failure();
     } else {

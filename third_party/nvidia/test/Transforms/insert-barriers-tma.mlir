@@ -268,6 +268,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
+#l2 = #tile.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 8], order = [0, 1]}>
 !desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
 !bar = !tile.memdesc<1xi64, #sh, mutable>
 !buf = !tile.memdesc<64x64xbf16, #nv, mutable>
@@ -364,6 +365,50 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.mbarrier_wait %e, %c0 : !bar, i32
     tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
     return %v : tensor<64x64xbf16, #l>
+  }
+
+  // A wait by the elected warp alone orders the released read before that
+  // warp's TMA refill (no barrier), not before the threads' own store into
+  // the same bytes (a barrier).
+  // CHECK-LABEL: func.func @elected_warp_wait_then_refill
+  // CHECK: tile_nv.mbarrier_wait {{.*}}elected_warp
+  // CHECK-NEXT: tile_nv.async_tma_copy_global_to_local
+  func.func @elected_warp_wait_then_refill(%d: !desc) -> tensor<64x64xbf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %full = tile.local_alloc : () -> !bar
+    %e = tile.local_alloc : () -> !bar
+    %buf = tile.local_alloc : () -> !buf
+    tile_nv.mbarrier_init %full, 1 : !bar
+    tile_nv.mbarrier_init %e, 8 : !bar
+    tile_nv.mbarrier_expect %full, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
+    tile_nv.mbarrier_wait %full, %c0 : !bar, i32
+    %r = tile.local_load %buf : !buf -> tensor<64x64xbf16, #l>
+    tile_nv.mbarrier_arrive %e, 1 {per_warp} : !bar
+    tile_nv.mbarrier_wait %e, %c0 {elected_warp} : !bar, i32
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
+    return %r : tensor<64x64xbf16, #l>
+  }
+
+  // CHECK-LABEL: func.func @elected_warp_wait_then_store
+  // CHECK: tile_nv.mbarrier_wait {{.*}}elected_warp
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile.local_store
+  func.func @elected_warp_wait_then_store(%d: !desc, %v: tensor<64x64xbf16, #l2>) -> tensor<64x64xbf16, #l> {
+    %c0 = arith.constant 0 : i32
+    %full = tile.local_alloc : () -> !bar
+    %e = tile.local_alloc : () -> !bar
+    %buf = tile.local_alloc : () -> !buf
+    tile_nv.mbarrier_init %full, 1 : !bar
+    tile_nv.mbarrier_init %e, 8 : !bar
+    tile_nv.mbarrier_expect %full, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %full, %buf : !desc, !bar, !buf
+    tile_nv.mbarrier_wait %full, %c0 : !bar, i32
+    %r = tile.local_load %buf : !buf -> tensor<64x64xbf16, #l>
+    tile_nv.mbarrier_arrive %e, 1 {per_warp} : !bar
+    tile_nv.mbarrier_wait %e, %c0 {elected_warp} : !bar, i32
+    tile.local_store %v, %buf : tensor<64x64xbf16, #l2> -> !buf
+    return %r : tensor<64x64xbf16, #l>
   }
 
   // CHECK-LABEL: func.func @one_thread_arrival

@@ -5,7 +5,8 @@
 // A TMA ring read by 8 warps (two warpgroups), each read done when the load
 // returns: every warp releases slot j % 3 on its "empty" barrier (count 8,
 // one per warp) after its reads, and the refill of that slot three
-// iterations later waits for the phase those arrivals complete (parity
+// iterations later waits, in the warp whose elected thread issues the copies,
+// for the phase those arrivals complete (parity
 // ((j / 3) & 1) ^ 1: a fresh barrier passes parity 1 at once, so the
 // prologue's fills have no wait and the kernel loop's first returns at once;
 // unpredicated past the loop's end, where it still returns). The barrier pass then puts no CTA barrier
@@ -26,7 +27,7 @@
 // CHECK:   %[[O:.*]] = arith.andi %[[R]]
 // CHECK:   %[[P:.*]] = arith.xori %[[O]]
 // CHECK:   %[[E:.*]] = tile.memdesc_index %[[EMPTY]]
-// CHECK:   tile_nv.mbarrier_wait %[[E]], %[[P]] {tile.pipeline_part = "kernel", tile.unpredicated}
+// CHECK:   tile_nv.mbarrier_wait %[[E]], %[[P]] {elected_warp, tile.pipeline_part = "kernel", tile.unpredicated}
 // CHECK:   tile_nv.mbarrier_expect
 // CHECK:   tile_nv.async_tma_copy_global_to_local
 // CHECK:   tile_nv.mbarrier_wait %{{.*}}, %{{.*}} {tile.pipeline_part = "kernel"}

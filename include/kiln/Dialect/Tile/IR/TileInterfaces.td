@@ -90,6 +90,10 @@ def Tile_BarrierCompletedWriteOpInterface
       "int64_t", "getCompletedBytes", (ins)>,
     InterfaceMethod<"The i1 predicate guarding the write, or null (always).",
       "::mlir::Value", "getCompletionPredicate", (ins)>,
+    InterfaceMethod<[{Whether one elected thread of the partition's first warp
+      issues it (the thread that makes the one-thread barrier ops), rather
+      than every thread its own part.}],
+      "bool", "issuedByElectedThread", (ins), [{}], [{ return false; }]>,
   ];
 }
 
@@ -217,6 +221,9 @@ def Tile_BarrierWaitOpInterface : OpInterface<"BarrierWaitOpInterface"> {
       "::mlir::Value", "getWaitedParity", (ins)>,
     InterfaceMethod<"The i1 predicate guarding the wait, or null (always).",
       "::mlir::Value", "getWaitPredicate", (ins), [{}], [{ return {}; }]>,
+    InterfaceMethod<[{Whether only the partition's first warp waits (the one
+      whose elected thread issues the one-thread ops); the others go on.}],
+      "bool", "waitsInElectedWarpOnly", (ins), [{}], [{ return false; }]>,
   ];
 }
 

@@ -150,6 +150,7 @@ int64_t MBarrierArriveOp::getArrivalCount() {
 }
 bool MBarrierArriveOp::arrivesPerWarp() { return getPerWarp(); }
 Value MBarrierWaitOp::getWaitPredicate() { return getPred(); }
+bool MBarrierWaitOp::waitsInElectedWarpOnly() { return getElectedWarp(); }
 
 LogicalResult kiln::tile_nv::ClusterArriveOp::verify() {
   return verifyArch(*this, 90, "a cluster barrier");

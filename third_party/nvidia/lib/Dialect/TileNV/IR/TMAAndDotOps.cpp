@@ -110,6 +110,7 @@ int64_t AsyncTMACopyGlobalToLocalOp::getCompletedBytes() {
          tile::getElementBytes(block.getElementType());
 }
 Value AsyncTMACopyGlobalToLocalOp::getCompletionPredicate() { return getPred(); }
+bool AsyncTMACopyGlobalToLocalOp::issuedByElectedThread() { return true; }
 
 // Bulk stores are tracked by the bulk async-group counter, one group each;
 // warpgroup dots by the wgmma group counter, one group each.

@@ -7,7 +7,8 @@
 def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_local", [
     AttrSizedOperandSegments,
     MemoryEffects<[MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface>,
+    DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface,
+                              ["issuedByElectedThread"]>,
     DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
   let summary = "TMA: copy a block of a global tensor into shared memory";
   let description = [{

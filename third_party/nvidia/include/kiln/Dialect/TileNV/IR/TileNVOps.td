@@ -117,7 +117,8 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
 
 def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierWaitOpInterface, ["getWaitPredicate"]>]> {
+    DeclareOpInterfaceMethods<Tile_BarrierWaitOpInterface,
+                              ["getWaitPredicate", "waitsInElectedWarpOnly"]>]> {
   let summary = "Wait until the mbarrier's phase of a given parity completes";
   let description = [{
     Every thread (with `pred`, when given) spins on
@@ -127,11 +128,18 @@ def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
     On a fresh barrier (phase 0 in progress) a wait for parity 1 returns at
     once: the "previous phase" is complete.
 
+    With `elected_warp`, only the first warp (of the partition) waits: the
+    warp whose elected thread issues TMA copies and one-thread barrier ops.
+    The others go on at once; what the wait orders, it orders for that
+    thread's copies only (tile-nv-pipeline-tma's refills).
+
     ```mlir
     tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #s, mutable>, i32
+    tile_nv.mbarrier_wait %bar, %phase {elected_warp} : !tile.memdesc<1xi64, #s, mutable>, i32
     ```
   }];
-  let arguments = (ins Tile_MemDesc:$barrier, I32:$phase, Optional<I1>:$pred);
+  let arguments = (ins Tile_MemDesc:$barrier, I32:$phase, Optional<I1>:$pred,
+                       UnitAttr:$elected_warp);
   let assemblyFormat = "$barrier `,` $phase (`,` $pred^)? attr-dict `:` qualified(type($barrier)) `,` type($phase)";
   let hasVerifier = 1;
 }
