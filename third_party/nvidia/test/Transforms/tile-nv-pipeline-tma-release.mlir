@@ -163,3 +163,96 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 8 : i32, tile.t
     return %r#0 : tensor<128x64xf32, #acc>
   }
 }
+
+// -----
+
+// Two synchronous wgmmas read the ring on 8 warps (no wgmma kept in flight):
+// the slots are released by every warp. With two stages the refill goes first
+// in the iteration (its slot was released by the previous iteration's reads),
+// the wait in the elected warp only; with three, after the reads.
+// CHECK-LABEL: func.func @two_dots_two_stages
+// CHECK: scf.for
+// CHECK:   tile_nv.mbarrier_wait {{.*}}{elected_warp, tile.pipeline_part = "kernel", tile.unpredicated}
+// CHECK:   tile_nv.async_tma_copy_global_to_local
+// CHECK:   tile_nv.mbarrier_wait {{.*}}{tile.pipeline_part = "kernel"}
+// CHECK:   tile_nv.warpgroup_dot
+// CHECK:   tile_nv.warpgroup_dot
+// CHECK:   tile_nv.mbarrier_arrive {{.*}}per_warp
+// CHECK-NEXT: scf.yield
+// CHECK-LABEL: func.func @two_dots_three_stages
+// CHECK: scf.for
+// CHECK:   tile_nv.mbarrier_wait {{.*}}{tile.pipeline_part = "kernel"}
+// CHECK:   tile_nv.warpgroup_dot
+// CHECK:   tile_nv.warpgroup_dot
+// CHECK:   tile_nv.mbarrier_arrive {{.*}}per_warp
+// CHECK:   tile_nv.mbarrier_wait {{.*}}{elected_warp, tile.pipeline_part = "kernel", tile.unpredicated}
+// CHECK:   tile_nv.async_tma_copy_global_to_local
+// CHECK: scf.yield
+// BAR-LABEL: func.func @two_dots_two_stages
+// BAR: scf.for
+// BAR-NOT: tile.barrier
+// BAR: scf.yield
+// BAR-LABEL: func.func @two_dots_three_stages
+// BAR: scf.for
+// BAR-NOT: tile.barrier
+// BAR: scf.yield
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+!desc = !tile.tensordesc<tensor<128x64xbf16, #nv>>
+!bdesc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+!abuf = !tile.memdesc<128x64xbf16, #nv, mutable>
+!bbuf = !tile.memdesc<64x64xbf16, #nv, mutable>
+!t = tensor<128x64xf32, #acc>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @two_dots_two_stages(%ad: !desc, %bd: !bdesc, %n: i32) -> (!t, !t) {
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %a = tile.local_alloc : () -> !abuf
+    %b = tile.local_alloc : () -> !bbuf
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %z = arith.constant dense<0.0> : !t
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %z, %y = %z, %ph = %c0) -> (!t, !t, i32) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      tile_nv.mbarrier_expect %bar, 24576 : !bar
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %k], %bar, %a : !desc, !bar, !abuf
+      tile_nv.async_tma_copy_global_to_local %bd[%k, %c0], %bar, %b : !bdesc, !bar, !bbuf
+      tile_nv.mbarrier_wait %bar, %ph : !bar, i32
+      %bt = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !bbuf -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+      %d = tile_nv.warpgroup_dot %a, %bt, %x : !abuf, !tile.memdesc<64x64xbf16, #nvt, mutable> -> !t
+      %e = tile_nv.warpgroup_dot %a, %bt, %y : !abuf, !tile.memdesc<64x64xbf16, #nvt, mutable> -> !t
+      %next = arith.xori %ph, %c1 : i32
+      scf.yield %d, %e, %next : !t, !t, i32
+    } {tile.num_stages = 2 : i32}
+    tile_nv.mbarrier_invalidate %bar : !bar
+    return %r#0, %r#1 : !t, !t
+  }
+  func.func @two_dots_three_stages(%ad: !desc, %bd: !bdesc, %n: i32) -> (!t, !t) {
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %a = tile.local_alloc : () -> !abuf
+    %b = tile.local_alloc : () -> !bbuf
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %z = arith.constant dense<0.0> : !t
+    %r:3 = scf.for %i = %c0 to %n step %c1 iter_args(%x = %z, %y = %z, %ph = %c0) -> (!t, !t, i32) : i32 {
+      %k = arith.muli %i, %c64 : i32
+      tile_nv.mbarrier_expect %bar, 24576 : !bar
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %k], %bar, %a : !desc, !bar, !abuf
+      tile_nv.async_tma_copy_global_to_local %bd[%k, %c0], %bar, %b : !bdesc, !bar, !bbuf
+      tile_nv.mbarrier_wait %bar, %ph : !bar, i32
+      %bt = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !bbuf -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+      %d = tile_nv.warpgroup_dot %a, %bt, %x : !abuf, !tile.memdesc<64x64xbf16, #nvt, mutable> -> !t
+      %e = tile_nv.warpgroup_dot %a, %bt, %y : !abuf, !tile.memdesc<64x64xbf16, #nvt, mutable> -> !t
+      %next = arith.xori %ph, %c1 : i32
+      scf.yield %d, %e, %next : !t, !t, i32
+    } {tile.num_stages = 3 : i32}
+    tile_nv.mbarrier_invalidate %bar : !bar
+    return %r#0, %r#1 : !t, !t
+  }
+}
