@@ -10,5 +10,6 @@ void kiln::registerTestPasses() {
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();
   registerTestAsyncRaceOraclePass();
+  registerTestBarrierOraclePass();
   registerTestAsyncStatePass();
 }

@@ -27,6 +27,10 @@ void registerTestWaitCountOraclePass();
 /// `test-async-race-oracle`: races of async shared memory over all
 /// executions (tile-check-async-safety's independent check).
 void registerTestAsyncRaceOraclePass();
+/// `test-barrier-oracle`: the kernel's warps interleaved over every
+/// execution, races with barrier-completed writes and hangs
+/// (tile-insert-barriers' independent check for them).
+void registerTestBarrierOraclePass();
 /// `test-print-async-state`: what AsyncState holds in flight before each
 /// async or shared-memory op, as remarks (for lit).
 void registerTestAsyncStatePass();

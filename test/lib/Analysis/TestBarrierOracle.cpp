@@ -1,0 +1,560 @@
+//===- TestBarrierOracle.cpp - Warps interleaved over barrier-completed writes //
+//
+// `test-barrier-oracle` judges tile-insert-barriers' decisions about writes
+// that complete on a barrier (TMA loads) without sharing its analysis. It
+// runs each function on every combination of control-flow choices and of a
+// few values of its integer arguments (Executions.h, as the race oracle)
+// into one trace of events with concrete ring
+// slots, parities and predicates, then plays that trace on the kernel's
+// warps, each at its own pace, under three schedules (round robin, warp 0
+// first, the last warp first), with a vector clock per warp and the
+// hardware's barrier semantics:
+//
+//  * a CTA barrier (tile.barrier, the ones around a scratch op, after a
+//    barrier init, before an invalidate) joins every warp's clock;
+//  * a barrier counts arrivals and transaction bytes per phase: a one-thread
+//    arrival (or expect) is warp 0's, a per-warp arrival every warp's, a
+//    barrier-completed write issued by one thread is warp 0's and counts its
+//    bytes; a phase completes when its arrivals and bytes are all in, with
+//    the clocks of its contributors;
+//  * a wait for parity P returns once the barrier's current phase has the
+//    other parity (fresh barrier: parity 1 at once), and joins the clocks of
+//    every completed phase; an elected-warp wait is warp 0's alone.
+//
+// A barrier-completed write is an event of its own clock component: it
+// must come after every earlier access of its bytes by any warp (else
+// `write-after-read` / `write-after-write` at the write), and an access of
+// its bytes must come after it (else `read-before-landing` at the access).
+// A schedule in which no warp can go on is a `hang`. Accesses of two warps
+// of threads to the same bytes are not judged (thread keys decide those),
+// and an asynchronous read counts at its issue (the race oracle judges
+// reads in flight). A warp's own accesses are ordered by its program order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Executions.h"
+
+#include "TestPasses.h"
+#include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+#include <optional>
+
+using namespace mlir;
+using namespace kiln::tile;
+using kiln::Execution;
+
+namespace {
+
+/// Bytes in one execution: an allocation and the concrete slot of its
+/// leading dimension (none: all of it). Views below a slot are the slot.
+struct Bytes {
+  Operation *root = nullptr;
+  std::optional<int64_t> slot;
+  bool overlaps(const Bytes &o) const {
+    return root && root == o.root && (!slot || !o.slot || *slot == *o.slot);
+  }
+  std::pair<Operation *, int64_t> key() const { return {root, slot.value_or(-1)}; }
+};
+
+struct Event {
+  enum Kind { Read, Write, CTABarrier, Init, Arrive, Wait, AsyncWrite } kind;
+  Operation *op;
+  Bytes bytes; // Read / Write / AsyncWrite: what; the others: the barrier
+  Bytes bar;   // AsyncWrite: where it completes
+  int64_t count = 0; // Init: arrivals a phase; Arrive: arrivals
+  int64_t tx = 0;    // Arrive: bytes expected; AsyncWrite: bytes delivered
+  int64_t parity = 0;
+  bool everyWarp = true; // false: warp 0's alone
+};
+
+using Witnesses = llvm::MapVector<Operation *, llvm::SetVector<StringRef>>;
+
+/// Phase 1: one execution's trace.
+class Tracer {
+public:
+  Tracer(SmallVectorImpl<Event> &trace, int warps) : trace(trace), warps(warps) {}
+
+  /// Integer arguments take each of a few values (trip counts 0-3 and 5
+  /// of a unit-step loop, and larger ones), so that the loops' bounds and
+  /// the predicates computed from them agree.
+  void runFunction(func::FuncOp func, Execution &ex) {
+    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 64, 200};
+    for (BlockArgument arg : func.getArguments())
+      if (arg.getType().isIntOrIndex() && !arg.getType().isInteger(1))
+        ints[arg] = kValues[ex.choose(std::size(kValues))];
+    runBlock(func.getBody().front(), ex);
+  }
+
+private:
+  void runBlock(Block &block, Execution &ex) {
+    for (Operation &op : block)
+      runOp(&op, ex);
+  }
+
+  std::optional<int64_t> intOf(Value v) {
+    auto it = ints.find(v);
+    if (it != ints.end())
+      return it->second;
+    return getConstantIntValue(v);
+  }
+
+  void evalArith(Operation *op) {
+    if (op->getNumResults() != 1 || !op->getResult(0).getType().isIntOrIndex())
+      return;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      std::optional<int64_t> a = intOf(cmp.getLhs()), b = intOf(cmp.getRhs());
+      if (!a || !b)
+        return;
+      bool r = false;
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq: r = *a == *b; break;
+      case arith::CmpIPredicate::ne: r = *a != *b; break;
+      case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: r = *a < *b; break;
+      case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: r = *a <= *b; break;
+      case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: r = *a > *b; break;
+      case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: r = *a >= *b; break;
+      }
+      ints[op->getResult(0)] = r;
+      return;
+    }
+    if (op->getNumOperands() != 2)
+      return;
+    std::optional<int64_t> a = intOf(op->getOperand(0)),
+                           b = intOf(op->getOperand(1));
+    if (!a || !b)
+      return;
+    std::optional<int64_t> r;
+    if (isa<arith::AddIOp>(op))
+      r = *a + *b;
+    else if (isa<arith::SubIOp>(op))
+      r = *a - *b;
+    else if (isa<arith::MulIOp>(op))
+      r = *a * *b;
+    else if (isa<arith::RemSIOp, arith::RemUIOp>(op) && *b != 0)
+      r = *a % *b;
+    else if (isa<arith::DivSIOp, arith::DivUIOp>(op) && *b != 0)
+      r = *a / *b;
+    else if (isa<arith::AndIOp>(op))
+      r = *a & *b;
+    else if (isa<arith::OrIOp>(op))
+      r = *a | *b;
+    else if (isa<arith::XOrIOp>(op))
+      r = *a ^ *b;
+    if (r)
+      ints[op->getResult(0)] = *r;
+  }
+
+  Bytes bytesOf(Value memdesc) {
+    Operation *def = memdesc.getDefiningOp();
+    if (!def)
+      return Bytes();
+    if (isa<LocalAllocOp>(def))
+      return Bytes{def, std::nullopt};
+    if (auto index = dyn_cast<MemDescIndexOp>(def)) {
+      Bytes b = bytesOf(index.getSrc());
+      if (b.root && !b.slot)
+        b.slot = intOf(index.getIndex());
+      return b;
+    }
+    if (isa<MemDescSubsliceOp, MemDescReinterpretOp, MemDescPermuteOp,
+            MemDescReshapeOp>(def))
+      return bytesOf(def->getOperand(0));
+    return Bytes();
+  }
+
+  /// An op with an i1 predicate runs when it holds; one Kiln cannot
+  /// evaluate is a choice.
+  bool runs(Value pred, Execution &ex) {
+    if (!pred)
+      return true;
+    if (std::optional<int64_t> v = intOf(pred))
+      return *v != 0;
+    return ex.choose(2) == 0;
+  }
+
+  template <typename Effect>
+  SmallVector<Value> effectBuffers(Operation *op) {
+    SmallVector<Value> out;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects)
+      return out;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (auto &e : list) {
+      if (!isa<Effect>(e.getEffect()) ||
+          !isa<SharedMemoryResource>(e.getResource()))
+        continue;
+      // An op-wide effect is on every buffer operand.
+      SmallVector<Value> vs;
+      if (Value v = e.getValue())
+        vs.push_back(v);
+      else
+        vs.append(op->operand_begin(), op->operand_end());
+      for (Value v : vs)
+        if (isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
+            !llvm::is_contained(out, v))
+          out.push_back(v);
+    }
+    return out;
+  }
+
+  void push(Event e) { trace.push_back(std::move(e)); }
+
+  void runOp(Operation *op, Execution &ex) {
+    if (isa<arith::ArithDialect>(op->getDialect()))
+      return evalArith(op);
+    if (isa<BarrierOp>(op) || getScratchBytes(op) > 0) {
+      push({Event::CTABarrier, op});
+      if (getScratchBytes(op) > 0)
+        push({Event::CTABarrier, op});
+      return;
+    }
+    if (auto init = dyn_cast<BarrierInitOpInterface>(op)) {
+      Event e{Event::Init, op, bytesOf(init.getInitializedBarrier())};
+      e.count = init.getExpectedArrivals();
+      e.everyWarp = false;
+      push(e);
+      push({Event::CTABarrier, op}); // the init's own (its lowering's)
+      return;
+    }
+    if (isa<BarrierInvalidateOpInterface>(op)) {
+      push({Event::CTABarrier, op}); // the invalidate's lowering's
+      return;
+    }
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
+      if (!runs(write.getCompletionPredicate(), ex))
+        return;
+      Event e{Event::AsyncWrite, op, bytesOf(write.getDst()),
+              bytesOf(write.getCompletionBarrier())};
+      e.tx = write.getCompletedBytes();
+      e.everyWarp = !write.issuedByElectedThread();
+      push(e);
+      return;
+    }
+    if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op)) {
+      if (!runs(arrive.getArrivePredicate(), ex))
+        return;
+      Event e{Event::Arrive, op, bytesOf(arrive.getArrivedBarrier())};
+      e.count = arrive.getArrivalCount() / (arrive.arrivesPerWarp() ? warps : 1);
+      e.tx = arrive.getExpectedBytes();
+      e.everyWarp = arrive.arrivesPerWarp();
+      push(e);
+      return;
+    }
+    if (auto wait = dyn_cast<BarrierWaitOpInterface>(op)) {
+      if (!runs(wait.getWaitPredicate(), ex))
+        return;
+      Event e{Event::Wait, op, bytesOf(wait.getWaitedBarrier())};
+      e.parity = intOf(wait.getWaitedParity()).value_or(0) & 1;
+      e.everyWarp = !wait.waitsInElectedWarpOnly();
+      push(e);
+      return;
+    }
+    SmallVector<Value> reads = effectBuffers<MemoryEffects::Read>(op);
+    if (auto read = dyn_cast<AsyncReadOpInterface>(op))
+      for (Value v : read.getAsyncReadBuffers())
+        if (!llvm::is_contained(reads, v))
+          reads.push_back(v);
+    for (Value v : reads)
+      push({Event::Read, op, bytesOf(v)});
+    for (Value v : effectBuffers<MemoryEffects::Write>(op))
+      push({Event::Write, op, bytesOf(v)});
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      std::optional<int64_t> c = intOf(branch.getCondition());
+      bool takeElse = c ? *c == 0 : ex.choose(2) == 1;
+      Region &r = takeElse ? branch.getElseRegion() : branch.getThenRegion();
+      if (!r.empty()) {
+        runBlock(r.front(), ex);
+        bindResults(op->getResults(), r.front().getTerminator()->getOperands());
+      }
+      return;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return runFor(loop, ex);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        runBlock(block, ex);
+  }
+
+  void bindResults(ValueRange to, ValueRange from) {
+    SmallVector<std::optional<int64_t>> vals;
+    for (Value v : from)
+      vals.push_back(intOf(v));
+    for (auto [t, v] : llvm::zip(to, vals)) {
+      if (v)
+        ints[t] = *v;
+      else
+        ints.erase(t);
+    }
+  }
+
+  void runFor(scf::ForOp loop, Execution &ex) {
+    std::optional<int64_t> lb = intOf(loop.getLowerBound()),
+                           ub = intOf(loop.getUpperBound()),
+                           step = intOf(loop.getStep());
+    int64_t trips;
+    if (lb && ub && step && *step > 0)
+      trips = *ub <= *lb ? 0
+                         : std::min<int64_t>(8, (*ub - *lb + *step - 1) / *step);
+    else
+      trips = ex.choose(6);
+    int64_t first = lb.value_or(0), stride = step && *step > 0 ? *step : 1;
+    bindResults(loop.getRegionIterArgs(), loop.getInitArgs());
+    for (int64_t i = 0; i < trips; ++i) {
+      ints[loop.getInductionVar()] = first + i * stride;
+      runBlock(*loop.getBody(), ex);
+      bindResults(loop.getRegionIterArgs(),
+                  loop.getBody()->getTerminator()->getOperands());
+    }
+    bindResults(loop.getResults(), loop.getRegionIterArgs());
+  }
+
+  SmallVectorImpl<Event> &trace;
+  int warps;
+  DenseMap<Value, int64_t> ints;
+};
+
+using Clock = SmallVector<uint32_t, 32>;
+
+void join(Clock &a, const Clock &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] = std::max(a[i], b[i]);
+}
+
+/// Phase 2: the trace on `warps` warps under one schedule.
+class Machine {
+public:
+  Machine(ArrayRef<Event> trace, int warps, Witnesses &seen)
+      : trace(trace), warps(warps), seen(seen), pc(warps, 0) {
+    width = warps + llvm::count_if(trace, [](const Event &e) {
+              return e.kind == Event::AsyncWrite;
+            });
+    clocks.assign(warps, Clock(width, 0));
+    for (int w = 0; w < warps; ++w)
+      clocks[w][w] = 1;
+  }
+
+  /// schedule 0: round robin; 1: warp 0 first; 2: the last warp first.
+  void run(int schedule) {
+    while (true) {
+      bool done = llvm::all_of(pc, [&](size_t p) { return p == trace.size(); });
+      if (done)
+        return;
+      bool moved = false;
+      for (int k = 0; k < warps; ++k) {
+        int w = schedule == 2 ? warps - 1 - k : k;
+        // Greedy schedules run a warp as far as it goes before the next.
+        while (pc[w] < trace.size() && step(w)) {
+          moved = true;
+          if (schedule == 0)
+            break;
+        }
+      }
+      if (moved)
+        continue;
+      if (releaseCTABarrier())
+        continue;
+      for (int w = 0; w < warps; ++w)
+        if (pc[w] < trace.size()) {
+          seen[trace[pc[w]].op].insert("hang");
+          break;
+        }
+      return;
+    }
+  }
+
+private:
+  struct Phase {
+    int64_t expected = 0, arrivals = 0, tx = 0, completed = 0;
+    Clock pending, done;
+  };
+  struct Access {
+    Operation *op;
+    int agent; // a warp, or warps + n for the n-th barrier-completed write
+    uint32_t stamp;
+    bool isWrite;
+    Bytes bytes;
+  };
+
+  Phase &barrier(const Bytes &b) {
+    Phase &p = phases[b.key()];
+    if (p.pending.empty()) {
+      p.pending.assign(width, 0);
+      p.done.assign(width, 0);
+    }
+    return p;
+  }
+
+  /// A phase completes when all its arrivals and bytes are in; the clocks
+  /// of every completed phase stay joined in `done`.
+  void complete(Phase &p) {
+    if (p.expected > 0 && p.arrivals >= p.expected && p.tx == 0) {
+      p.arrivals -= p.expected;
+      ++p.completed;
+      join(p.done, p.pending);
+      std::fill(p.pending.begin(), p.pending.end(), 0);
+    }
+  }
+
+  uint32_t tick(int w) { return ++clocks[w][w]; }
+
+  bool ordered(const Access &a, int w) const {
+    return a.stamp <= clocks[w][a.agent];
+  }
+
+  void threadAccess(const Event &e, int w, bool isWrite) {
+    for (const Access &a : history)
+      if (a.agent >= warps && a.bytes.overlaps(e.bytes) && !ordered(a, w))
+        seen[e.op].insert("read-before-landing");
+    history.push_back({e.op, w, tick(w), isWrite, e.bytes});
+  }
+
+  /// One event of warp `w`; false when the warp must wait.
+  bool step(int w) {
+    const Event &e = trace[pc[w]];
+    bool mine = e.everyWarp || w == 0;
+    if (!mine) {
+      ++pc[w];
+      return true;
+    }
+    switch (e.kind) {
+    case Event::CTABarrier:
+      atBarrier.insert(w);
+      return false; // releaseCTABarrier moves every warp on
+    case Event::Read:
+    case Event::Write:
+      threadAccess(e, w, e.kind == Event::Write);
+      break;
+    case Event::Init: {
+      Phase &p = barrier(e.bytes);
+      p = Phase();
+      p.pending.assign(width, 0);
+      p.done.assign(width, 0);
+      p.expected = e.count;
+      break;
+    }
+    case Event::Arrive: {
+      Phase &p = barrier(e.bytes);
+      p.arrivals += e.count;
+      p.tx += e.tx;
+      join(p.pending, clocks[w]);
+      complete(p);
+      tick(w);
+      break;
+    }
+    case Event::AsyncWrite: {
+      // Issued by warp w now: after every earlier access of its bytes.
+      for (const Access &a : history)
+        if (a.bytes.overlaps(e.bytes) && a.agent != w && !ordered(a, w))
+          seen[e.op].insert(a.isWrite ? "write-after-write" : "write-after-read");
+      // Its own clock component: landed for whoever acquires its phase.
+      int agent = warps + asyncWrites++;
+      history.push_back({e.op, agent, 1, true, e.bytes});
+      Phase &p = barrier(e.bar);
+      join(p.pending, clocks[w]);
+      p.pending[agent] = 1;
+      p.tx -= e.tx;
+      complete(p);
+      tick(w);
+      break;
+    }
+    case Event::Wait: {
+      Phase &p = barrier(e.bytes);
+      if ((p.completed & 1) == e.parity)
+        return false; // the phase of this parity has not completed yet
+      join(clocks[w], p.done);
+      tick(w);
+      break;
+    }
+    }
+    ++pc[w];
+    return true;
+  }
+
+  /// Every unfinished warp at a CTA barrier: all clocks joined, all on.
+  bool releaseCTABarrier() {
+    for (int w = 0; w < warps; ++w)
+      if (pc[w] < trace.size() && !atBarrier.contains(w))
+        return false;
+    if (atBarrier.empty())
+      return false;
+    Clock all(width, 0);
+    for (int w = 0; w < warps; ++w)
+      join(all, clocks[w]);
+    for (int w = 0; w < warps; ++w)
+      if (atBarrier.contains(w)) {
+        join(clocks[w], all);
+        tick(w);
+        ++pc[w];
+      }
+    atBarrier.clear();
+    return true;
+  }
+
+  ArrayRef<Event> trace;
+  int warps, width = 0;
+  Witnesses &seen;
+  SmallVector<size_t> pc;
+  SmallVector<Clock> clocks;
+  std::map<std::pair<Operation *, int64_t>, Phase> phases;
+  SmallVector<Access> history;
+  llvm::SmallSetVector<int, 16> atBarrier;
+  uint32_t asyncWrites = 0;
+};
+
+struct TestBarrierOraclePass
+    : public PassWrapper<TestBarrierOraclePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestBarrierOraclePass)
+
+  StringRef getArgument() const final { return "test-barrier-oracle"; }
+  StringRef getDescription() const final {
+    return "Report the ops at which some execution and schedule of the "
+           "kernel's warps races with a barrier-completed write, or hangs "
+           "(testing only)";
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    int warps = getNumWarps(module);
+    module.walk([&](func::FuncOp func) {
+      if (func.isExternal())
+        return;
+      Witnesses seen;
+      unsigned executions = kiln::forEachExecution(
+          [&](Execution &ex) {
+            SmallVector<Event> trace;
+            Tracer(trace, warps).runFunction(func, ex);
+            for (int schedule = 0; schedule < 3; ++schedule)
+              Machine(trace, warps, seen).run(schedule);
+          },
+          2000);
+      for (auto &[op, kinds] : seen) {
+        InFlightDiagnostic d = op->emitRemark()
+                               << "barrier oracle: witnessed (";
+        llvm::interleave(kinds, d, ", ");
+        d << ")";
+      }
+      func.emitRemark() << "barrier oracle: " << executions << " executions";
+    });
+  }
+};
+
+} // namespace
+
+namespace kiln {
+void registerTestBarrierOraclePass() {
+  PassRegistration<TestBarrierOraclePass>();
+}
+} // namespace kiln
