@@ -87,10 +87,11 @@ public:
   Tracer(SmallVectorImpl<Event> &trace, int warps) : trace(trace), warps(warps) {}
 
   /// Integer arguments take each of a few values (trip counts 0-3 and 5
-  /// of a unit-step loop, and larger ones), so that the loops' bounds and
-  /// the predicates computed from them agree.
+  /// of a unit-step loop, and lengths that give a loop over blocks of 64 or
+  /// 128 one to eight trips), so that the loops' bounds and the predicates
+  /// computed from them agree.
   void runFunction(func::FuncOp func, Execution &ex) {
-    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 64, 200};
+    static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 64, 200, 512, 1000};
     for (BlockArgument arg : func.getArguments())
       if (arg.getType().isIntOrIndex() && !arg.getType().isInteger(1))
         ints[arg] = kValues[ex.choose(std::size(kValues))];

@@ -7,7 +7,7 @@
 // test-barrier-oracle (tile-insert-barriers' independent check for writes that
 // complete on a barrier) on the TMA rings tile-nv-pipeline-tma builds: the
 // kernel's warps interleaved (round robin, warp 0 first, the last warp first)
-// over every execution (the loop bound 0, 1, 2, 3, 5, 64 or 200).
+// over every execution (the loop bound 0, 1, 2, 3, 5, 64, 200, 512 or 1000).
 //
 // After tile-insert-barriers no execution and schedule races or hangs:
 // the 8-warp ring released per warp, the 4-warp ring with its CTA barrier.
@@ -18,22 +18,22 @@
 // refill races with reads of the slot; with the warps' arrivals deleted the
 // wait for a released slot never returns.
 
-// PASS: remark: barrier oracle: 7 executions
-// PASS: remark: barrier oracle: 7 executions
+// PASS: remark: barrier oracle: 9 executions
+// PASS: remark: barrier oracle: 9 executions
 // BARE-NOT: witnessed
-// BARE: remark: barrier oracle: 7 executions
+// BARE: remark: barrier oracle: 9 executions
 // BARE: remark: barrier oracle: witnessed (write-after-read)
 // BARE: remark: barrier oracle: witnessed (hang)
-// BARE: remark: barrier oracle: 7 executions
+// BARE: remark: barrier oracle: 9 executions
 // NOWAIT: remark: barrier oracle: witnessed (write-after-read)
-// NOWAIT: remark: barrier oracle: 7 executions
+// NOWAIT: remark: barrier oracle: 9 executions
 // NOWAIT-NOT: witnessed
-// NOWAIT: remark: barrier oracle: 7 executions
+// NOWAIT: remark: barrier oracle: 9 executions
 // NOARRIVE: remark: barrier oracle: witnessed (hang)
 // NOARRIVE-NEXT: tile_nv.mbarrier_wait {{.*}}elected_warp
-// NOARRIVE: remark: barrier oracle: 7 executions
+// NOARRIVE: remark: barrier oracle: 9 executions
 // NOARRIVE-NOT: witnessed
-// NOARRIVE: remark: barrier oracle: 7 executions
+// NOARRIVE: remark: barrier oracle: 9 executions
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>

@@ -3,7 +3,7 @@
 // RUN: kiln-opt %s -split-input-file --tile-nv-pipeline-tma --tile-nv-insert-proxy-fences --tile-nv-pipeline-wgmma --tile-insert-wait-counts --tile-check-async-safety -o /dev/null
 // RUN: kiln-opt %s -split-input-file --tile-nv-pipeline-tma --tile-nv-insert-proxy-fences --tile-nv-pipeline-wgmma --tile-allocate-shared-memory --tile-insert-barriers --test-barrier-oracle -o /dev/null 2>&1 | FileCheck %s --check-prefix=ORACLE --implicit-check-not=witnessed
 // (test-barrier-oracle: no schedule of the warps races with a refill or hangs.)
-// ORACLE-COUNT-5: barrier oracle: 7 executions
+// ORACLE-COUNT-5: barrier oracle: 9 executions
 
 // A TMA ring read by 8 warps (two warpgroups), each read done when the load
 // returns: every warp releases slot j % 3 on its "empty" barrier (count 8,
