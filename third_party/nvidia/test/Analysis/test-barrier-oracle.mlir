@@ -95,3 +95,21 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return %r#0 : tensor<64x64xbf16, #l>
   }
 }
+
+// -----
+
+// A kernel with warp_specialize is not judged: its partitions run other code
+// on other warps, with bounds each loads for itself, which the oracle does not
+// model; it says so rather than report a clean run.
+// PASS: remark: barrier oracle: not judged (warp_specialize partitions are not modelled)
+// BARE: remark: barrier oracle: not judged (warp_specialize partitions are not modelled)
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @partitions() {
+    tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}
