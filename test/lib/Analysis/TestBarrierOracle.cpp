@@ -4,8 +4,8 @@
 // that complete on a barrier (TMA loads) without sharing its analysis. It
 // runs each function on every combination of control-flow choices and of a
 // few values of its integer arguments (Executions.h, as the race oracle)
-// into one trace of events with concrete ring
-// slots, parities and predicates, then plays that trace on the kernel's
+// into one trace of events with concrete ring slots, parities and
+// predicates, then plays that trace on the kernel's
 // warps, each at its own pace, under three schedules (round robin, warp 0
 // first, the last warp first), with a vector clock per warp and the
 // hardware's barrier semantics:
@@ -25,12 +25,21 @@
 // must come after every earlier access of its bytes by any warp (else
 // `write-after-read` / `write-after-write` at the write), and an access of
 // its bytes must come after it (else `read-before-landing` at the access).
-// A schedule in which no warp can go on is a `hang`. A function with a
-// warp_specialize is not judged (a remark says so): its partitions run other
-// code on other warps, with bounds each loads for itself. Accesses of two warps
-// of threads to the same bytes are not judged (thread keys decide those),
-// and an asynchronous read counts at its issue (the race oracle judges
-// reads in flight). A warp's own accesses are ordered by its program order.
+// A warp_specialize's partitions are traced apart and played on their own
+// warps (the kernel's warps the default region; every warp of the CTA meets
+// before and after it; a CTA barrier inside a partition is that
+// partition's; a one-thread op is its first warp's; a warpgroup's
+// asynchronous read is its first warp's, whose wait retires it). Named
+// barriers are not modelled: they only add order, so without them the
+// oracle can only see more. A scalar integer the trace cannot compute (a
+// program id, a loaded length) takes one of a few values where it is
+// defined, so every partition computes the same bounds from it; an
+// execution with a loop of more than 16 trips is left out rather than cut
+// short. Past 1,000 enumerated executions, 1,000 more are sampled at random
+// (every choice varies). A schedule in which no warp can go on is a `hang`.
+// Accesses of two warps of threads to the same bytes are not judged (thread
+// keys decide those), and an asynchronous read counts at its issue (the race
+// oracle judges reads in flight).
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +60,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
+#include <random>
 #include <optional>
 
 using namespace mlir;
@@ -58,7 +68,6 @@ using namespace kiln::tile;
 using kiln::Execution;
 
 namespace {
-
 /// Bytes in one execution: an allocation and the concrete slot of its
 /// leading dimension (none: all of it). Views below a slot are the slot.
 struct Bytes {
@@ -78,21 +87,48 @@ struct Event {
   int64_t count = 0; // Init: arrivals a phase; Arrive: arrivals
   int64_t tx = 0;    // Arrive: bytes expected; AsyncWrite: bytes delivered
   int64_t parity = 0;
-  bool everyWarp = true; // false: warp 0's alone
+  bool everyWarp = true; // false: the first warp's of its partition alone
+  bool wholeCTA = false; // CTABarrier: every warp of the CTA, not the partition's
+  /// Read: an asynchronous read made once for a group of this many warps (a
+  /// warpgroup's wgmma), by the group's first warp; 1: by every warp.
+  int groupWarps = 1;
 };
 
+/// One execution: the kernel's warps' events (traces[0]) and, where the
+/// function has a warp_specialize, each worker partition's (traces[k]).
+struct Traces {
+  SmallVector<SmallVector<Event>> traces{SmallVector<Event>()};
+  SmallVector<int> warps; // per trace
+  bool tooLong = false;   // a loop ran past kMaxTrips: not played
+};
+
+constexpr int64_t kMaxTrips = 16;
+
 using Witnesses = llvm::MapVector<Operation *, llvm::SetVector<StringRef>>;
+
+/// Where a trace's choices come from: the exhaustive enumeration
+/// (Executions.h), or past its limit a seeded random sample, in which every
+/// choice varies (the enumeration varies the last ones first).
+struct Chooser {
+  Execution *ex = nullptr;
+  std::mt19937_64 *rng = nullptr;
+  unsigned choose(unsigned n) {
+    return ex ? ex->choose(n) : unsigned((*rng)() % n);
+  }
+};
 
 /// Phase 1: one execution's trace.
 class Tracer {
 public:
-  Tracer(SmallVectorImpl<Event> &trace, int warps) : trace(trace), warps(warps) {}
+  Tracer(Traces &out, int warps) : out(out), warps(warps) {
+    out.warps.assign(1, warps);
+  }
 
   /// Integer arguments take each of a few values (trip counts 0-3 and 5
   /// of a unit-step loop, and lengths that give a loop over blocks of 64 or
   /// 128 one to eight trips), so that the loops' bounds and the predicates
   /// computed from them agree.
-  void runFunction(func::FuncOp func, Execution &ex) {
+  void runFunction(func::FuncOp func, Chooser &ex) {
     static constexpr int64_t kValues[] = {0, 1, 2, 3, 5, 64, 200, 512, 1000};
     for (BlockArgument arg : func.getArguments())
       if (arg.getType().isIntOrIndex() && !arg.getType().isInteger(1))
@@ -101,7 +137,7 @@ public:
   }
 
 private:
-  void runBlock(Block &block, Execution &ex) {
+  void runBlock(Block &block, Chooser &ex) {
     for (Operation &op : block)
       runOp(&op, ex);
   }
@@ -132,6 +168,20 @@ private:
       ints[op->getResult(0)] = r;
       return;
     }
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      std::optional<int64_t> c = intOf(sel.getCondition());
+      std::optional<int64_t> v =
+          c ? intOf(*c ? sel.getTrueValue() : sel.getFalseValue()) : std::nullopt;
+      if (v)
+        ints[op->getResult(0)] = *v;
+      return;
+    }
+    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(
+            op)) {
+      if (std::optional<int64_t> v = intOf(op->getOperand(0)))
+        ints[op->getResult(0)] = *v;
+      return;
+    }
     if (op->getNumOperands() != 2)
       return;
     std::optional<int64_t> a = intOf(op->getOperand(0)),
@@ -139,6 +189,18 @@ private:
     if (!a || !b)
       return;
     std::optional<int64_t> r;
+    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
+      r = std::max(*a, *b);
+    else if (isa<arith::MinSIOp, arith::MinUIOp>(op))
+      r = std::min(*a, *b);
+    else if (isa<arith::CeilDivSIOp>(op) && *b != 0)
+      r = (*a + *b - 1) / *b;
+    else if (isa<arith::FloorDivSIOp>(op) && *b != 0)
+      r = *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)));
+    else if (isa<arith::ShLIOp>(op) && *b >= 0 && *b < 63)
+      r = *a << *b;
+    else if (isa<arith::ShRSIOp, arith::ShRUIOp>(op) && *b >= 0 && *b < 63)
+      r = *a >> *b;
     if (isa<arith::AddIOp>(op))
       r = *a + *b;
     else if (isa<arith::SubIOp>(op))
@@ -179,7 +241,7 @@ private:
 
   /// An op with an i1 predicate runs when it holds; one Kiln cannot
   /// evaluate is a choice.
-  bool runs(Value pred, Execution &ex) {
+  bool runs(Value pred, Chooser &ex) {
     if (!pred)
       return true;
     if (std::optional<int64_t> v = intOf(pred))
@@ -213,11 +275,19 @@ private:
     return out;
   }
 
-  void push(Event e) { trace.push_back(std::move(e)); }
+  void push(Event e) { out.traces[current].push_back(std::move(e)); }
 
-  void runOp(Operation *op, Execution &ex) {
-    if (isa<arith::ArithDialect>(op->getDialect()))
-      return evalArith(op);
+  void runOp(Operation *op, Chooser &ex) {
+    if (isa<arith::ArithDialect>(op->getDialect())) {
+      evalArith(op);
+      chooseUnknown(op, ex);
+      return;
+    }
+    chooseUnknown(op, ex);
+    // A warp_specialize's scratch carries its captures: its partitions are
+    // what matters here.
+    if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+      return runWarpSpecialize(ws, ex);
     if (isa<BarrierOp>(op) || getScratchBytes(op) > 0) {
       push({Event::CTABarrier, op});
       if (getScratchBytes(op) > 0)
@@ -270,8 +340,14 @@ private:
       for (Value v : read.getAsyncReadBuffers())
         if (!llvm::is_contained(reads, v))
           reads.push_back(v);
-    for (Value v : reads)
-      push({Event::Read, op, bytesOf(v)});
+    int group = 1;
+    if (auto read = dyn_cast<AsyncReadOpInterface>(op))
+      group = std::max<int>(1, read.getAsyncReadGroupThreads() / 32);
+    for (Value v : reads) {
+      Event e{Event::Read, op, bytesOf(v)};
+      e.groupWarps = group;
+      push(e);
+    }
     for (Value v : effectBuffers<MemoryEffects::Write>(op))
       push({Event::Write, op, bytesOf(v)});
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
@@ -291,6 +367,44 @@ private:
         runBlock(block, ex);
   }
 
+  /// Every warp of the CTA meets before and after it; the kernel's warps run
+  /// the default region, each worker partition's warps their own.
+  void runWarpSpecialize(WarpSpecializeOp ws, Chooser &ex) {
+    Event all{Event::CTABarrier, ws};
+    all.wholeCTA = true;
+    push(all);
+    runBlock(ws.getDefaultRegion().front(), ex);
+    push(all);
+    int kernelWarps = warps;
+    for (auto [k, region] : llvm::enumerate(ws.getPartitionRegions())) {
+      out.traces.emplace_back();
+      out.warps.push_back(ws.getPartitionNumWarps()[k]);
+      current = out.traces.size() - 1;
+      warps = out.warps.back();
+      push(all);
+      runBlock(region.front(), ex);
+      push(all);
+    }
+    current = 0;
+    warps = kernelWarps;
+  }
+
+  /// A scalar integer an op makes that the trace cannot compute (a program
+  /// id, a value loaded and reduced, a cast of one) takes one of a few
+  /// values at its definition, so that every use -- in every partition of a
+  /// warp_specialize -- sees the same one.
+  void chooseUnknown(Operation *op, Chooser &ex) {
+    static constexpr int64_t kScalars[] = {0, 1, 200, 1000};
+    if (op->getNumResults() != 1 || op->getNumRegions() ||
+        isa<arith::ConstantOp>(op))
+      return;
+    Value r = op->getResult(0);
+    if (!r.getType().isIntOrIndex() || intOf(r))
+      return;
+    ints[r] = r.getType().isInteger(1) ? int64_t(ex.choose(2))
+                                       : kScalars[ex.choose(std::size(kScalars))];
+  }
+
   void bindResults(ValueRange to, ValueRange from) {
     SmallVector<std::optional<int64_t>> vals;
     for (Value v : from)
@@ -303,16 +417,21 @@ private:
     }
   }
 
-  void runFor(scf::ForOp loop, Execution &ex) {
+  void runFor(scf::ForOp loop, Chooser &ex) {
     std::optional<int64_t> lb = intOf(loop.getLowerBound()),
                            ub = intOf(loop.getUpperBound()),
                            step = intOf(loop.getStep());
     int64_t trips;
     if (lb && ub && step && *step > 0)
-      trips = *ub <= *lb ? 0
-                         : std::min<int64_t>(8, (*ub - *lb + *step - 1) / *step);
+      trips = *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
     else
       trips = ex.choose(6);
+    // A longer loop is not cut short (partitions would then disagree on
+    // its length): the execution is left out.
+    if (trips > kMaxTrips) {
+      out.tooLong = true;
+      return;
+    }
     int64_t first = lb.value_or(0), stride = step && *step > 0 ? *step : 1;
     bindResults(loop.getRegionIterArgs(), loop.getInitArgs());
     for (int64_t i = 0; i < trips; ++i) {
@@ -324,8 +443,9 @@ private:
     bindResults(loop.getResults(), loop.getRegionIterArgs());
   }
 
-  SmallVectorImpl<Event> &trace;
-  int warps;
+  Traces &out;
+  int warps;       // of the partition being traced
+  unsigned current = 0;
   DenseMap<Value, int64_t> ints;
 };
 
@@ -339,11 +459,19 @@ void join(Clock &a, const Clock &b) {
 /// Phase 2: the trace on `warps` warps under one schedule.
 class Machine {
 public:
-  Machine(ArrayRef<Event> trace, int warps, Witnesses &seen)
-      : trace(trace), warps(warps), seen(seen), pc(warps, 0) {
-    width = warps + llvm::count_if(trace, [](const Event &e) {
-              return e.kind == Event::AsyncWrite;
-            });
+  Machine(const Traces &t, Witnesses &seen) : seen(seen) {
+    for (auto [k, n] : llvm::enumerate(t.warps))
+      for (int r = 0; r < n; ++r) {
+        traceOf.push_back(&t.traces[k]);
+        partition.push_back(int(k));
+        rank.push_back(r);
+      }
+    warps = int(traceOf.size());
+    pc.assign(warps, 0);
+    width = warps;
+    for (const SmallVector<Event> &trace : t.traces)
+      width += llvm::count_if(
+          trace, [](const Event &e) { return e.kind == Event::AsyncWrite; });
     clocks.assign(warps, Clock(width, 0));
     for (int w = 0; w < warps; ++w)
       clocks[w][w] = 1;
@@ -352,14 +480,16 @@ public:
   /// schedule 0: round robin; 1: warp 0 first; 2: the last warp first.
   void run(int schedule) {
     while (true) {
-      bool done = llvm::all_of(pc, [&](size_t p) { return p == trace.size(); });
+      bool done = true;
+      for (int w = 0; w < warps; ++w)
+        done &= finished(w);
       if (done)
         return;
       bool moved = false;
       for (int k = 0; k < warps; ++k) {
         int w = schedule == 2 ? warps - 1 - k : k;
         // Greedy schedules run a warp as far as it goes before the next.
-        while (pc[w] < trace.size() && step(w)) {
+        while (!finished(w) && step(w)) {
           moved = true;
           if (schedule == 0)
             break;
@@ -370,8 +500,8 @@ public:
       if (releaseCTABarrier())
         continue;
       for (int w = 0; w < warps; ++w)
-        if (pc[w] < trace.size()) {
-          seen[trace[pc[w]].op].insert("hang");
+        if (!finished(w)) {
+          seen[event(w).op].insert("hang");
           break;
         }
       return;
@@ -426,8 +556,8 @@ private:
 
   /// One event of warp `w`; false when the warp must wait.
   bool step(int w) {
-    const Event &e = trace[pc[w]];
-    bool mine = e.everyWarp || w == 0;
+    const Event &e = event(w);
+    bool mine = e.everyWarp ? rank[w] % e.groupWarps == 0 : rank[w] == 0;
     if (!mine) {
       ++pc[w];
       return true;
@@ -486,28 +616,43 @@ private:
     return true;
   }
 
-  /// Every unfinished warp at a CTA barrier: all clocks joined, all on.
+  bool finished(int w) const { return pc[w] == traceOf[w]->size(); }
+  const Event &event(int w) const { return (*traceOf[w])[pc[w]]; }
+
+  /// A barrier every warp of its group (the CTA, or the partition) waits
+  /// at: their clocks joined, all on.
   bool releaseCTABarrier() {
-    for (int w = 0; w < warps; ++w)
-      if (pc[w] < trace.size() && !atBarrier.contains(w))
-        return false;
-    if (atBarrier.empty())
-      return false;
-    Clock all(width, 0);
-    for (int w = 0; w < warps; ++w)
-      join(all, clocks[w]);
-    for (int w = 0; w < warps; ++w)
-      if (atBarrier.contains(w)) {
-        join(clocks[w], all);
-        tick(w);
-        ++pc[w];
+    for (int w : atBarrier) {
+      bool whole = event(w).wholeCTA;
+      auto member = [&](int v) { return whole || partition[v] == partition[w]; };
+      bool ready = true;
+      for (int v = 0; v < warps; ++v)
+        if (member(v))
+          ready &= atBarrier.contains(v) && event(v).wholeCTA == whole;
+      if (!ready)
+        continue;
+      Clock all(width, 0);
+      for (int v = 0; v < warps; ++v)
+        if (member(v))
+          join(all, clocks[v]);
+      SmallVector<int> group;
+      for (int v = 0; v < warps; ++v)
+        if (member(v))
+          group.push_back(v);
+      for (int v : group) {
+        join(clocks[v], all);
+        tick(v);
+        ++pc[v];
+        atBarrier.remove(v);
       }
-    atBarrier.clear();
-    return true;
+      return true;
+    }
+    return false;
   }
 
-  ArrayRef<Event> trace;
-  int warps, width = 0;
+  SmallVector<const SmallVector<Event> *> traceOf;
+  SmallVector<int> partition, rank;
+  int warps = 0, width = 0;
   Witnesses &seen;
   SmallVector<size_t> pc;
   SmallVector<Clock> clocks;
@@ -534,23 +679,29 @@ struct TestBarrierOraclePass
     module.walk([&](func::FuncOp func) {
       if (func.isExternal())
         return;
-      // Partitions run different code on different warps, with bounds they
-      // each load: not modelled, so no claim about them either way.
-      if (func.walk([](WarpSpecializeOp) { return WalkResult::interrupt(); })
-              .wasInterrupted()) {
-        func.emitRemark() << "barrier oracle: not judged (warp_specialize "
-                             "partitions are not modelled)";
-        return;
-      }
       Witnesses seen;
+      auto play = [&](Chooser &choices) {
+        Traces traces;
+        Tracer(traces, warps).runFunction(func, choices);
+        if (traces.tooLong)
+          return;
+        for (int schedule = 0; schedule < 3; ++schedule)
+          Machine(traces, seen).run(schedule);
+      };
+      constexpr unsigned kExhaustive = 1000, kSampled = 1000;
       unsigned executions = kiln::forEachExecution(
           [&](Execution &ex) {
-            SmallVector<Event> trace;
-            Tracer(trace, warps).runFunction(func, ex);
-            for (int schedule = 0; schedule < 3; ++schedule)
-              Machine(trace, warps, seen).run(schedule);
+            Chooser choices{&ex, nullptr};
+            play(choices);
           },
-          2000);
+          kExhaustive);
+      if (executions == kExhaustive) {
+        std::mt19937_64 rng(1);
+        for (unsigned i = 0; i < kSampled; ++i, ++executions) {
+          Chooser choices{nullptr, &rng};
+          play(choices);
+        }
+      }
       for (auto &[op, kinds] : seen) {
         InFlightDiagnostic d = op->emitRemark()
                                << "barrier oracle: witnessed (";

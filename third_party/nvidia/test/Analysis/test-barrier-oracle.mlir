@@ -3,6 +3,7 @@
 // RUN: kiln-opt %s -split-input-file --tile-nv-pipeline-tma --tile-allocate-shared-memory --tile-insert-barriers -o %t
 // RUN: grep -v "elected_warp" %t | kiln-opt -split-input-file --test-barrier-oracle -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWAIT
 // RUN: grep -v "{per_warp" %t | kiln-opt -split-input-file --test-barrier-oracle -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOARRIVE
+// RUN: grep -v "mbarrier_wait %e, %free" %s | kiln-opt -split-input-file --tile-nv-pipeline-tma --tile-allocate-shared-memory --tile-insert-barriers --test-barrier-oracle -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOPRODUCERWAIT
 
 // test-barrier-oracle (tile-insert-barriers' independent check for writes that
 // complete on a barrier) on the TMA rings tile-nv-pipeline-tma builds: the
@@ -98,16 +99,70 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 
 // -----
 
-// A kernel with warp_specialize is not judged: its partitions run other code
-// on other warps, with bounds each loads for itself, which the oracle does not
-// model; it says so rather than report a clean run.
-// PASS: remark: barrier oracle: not judged (warp_specialize partitions are not modelled)
-// BARE: remark: barrier oracle: not judged (warp_specialize partitions are not modelled)
+// A warp_specialize: a producer warp fills a two-slot ring by TMA, and the
+// kernel's 4 warps (one warpgroup) wait for each slot, read it, and release it
+// with one arrival (the warpgroup's, CUTLASS's consumer release); the producer
+// refills a slot only after that release's phase. Its partitions are played on
+// their own warps: no race, no hang. With the producer's wait deleted, its
+// refills race with the consumers' reads.
+// PASS: remark: barrier oracle: 9 executions
+// BARE: remark: barrier oracle: 9 executions
+// NOPRODUCERWAIT: remark: barrier oracle: 9 executions
+// NOPRODUCERWAIT: remark: barrier oracle: 9 executions
+// NOPRODUCERWAIT: remark: barrier oracle: witnessed ({{.*}}write-after-read)
+// NOPRODUCERWAIT: remark: barrier oracle: 9 executions
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!ring = !tile.memdesc<2x64x64xbf16, #nv, mutable>
+!slot = !tile.memdesc<64x64xbf16, #nv, mutable, 2x64x64>
+!bars = !tile.memdesc<2x1xi64, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable, 2x1>
 module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func public @partitions() {
+  func.func public @producer_consumer(%d: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %full = tile.local_alloc : () -> !bars
+    %empty = tile.local_alloc : () -> !bars
+    %f0 = tile.memdesc_index %full[%c0] : !bars -> !bar
+    %f1 = tile.memdesc_index %full[%c1] : !bars -> !bar
+    %e0 = tile.memdesc_index %empty[%c0] : !bars -> !bar
+    %e1 = tile.memdesc_index %empty[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %f0, 1 : !bar
+    tile_nv.mbarrier_init %f1, 1 : !bar
+    tile_nv.mbarrier_init %e0, 1 : !bar
+    tile_nv.mbarrier_init %e1, 1 : !bar
     tile.warp_specialize partition_num_warps = [1] {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %r = arith.divsi %i, %c2 : i32
+        %ph = arith.andi %r, %c1 : i32
+        %f = tile.memdesc_index %full[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %buf = tile.memdesc_index %ring[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %f, %ph : !bar, i32
+        %v = tile.local_load %buf : !slot -> tensor<64x64xbf16, #l>
+        tile_nv.mbarrier_arrive %e, 1 : !bar
+      }
       tile.warp_yield
     } partitions {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %r = arith.divsi %i, %c2 : i32
+        %ph = arith.andi %r, %c1 : i32
+        %free = arith.xori %ph, %c1 : i32
+        %f = tile.memdesc_index %full[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %buf = tile.memdesc_index %ring[%s] : !ring -> !slot
+        %row = arith.muli %i, %c64 : i32
+        tile_nv.mbarrier_wait %e, %free : !bar, i32
+        tile_nv.mbarrier_expect %f, 8192 : !bar
+        tile_nv.async_tma_copy_global_to_local %d[%row, %c0], %f, %buf : !desc, !bar, !slot
+      }
       tile.warp_yield
     }
     return
