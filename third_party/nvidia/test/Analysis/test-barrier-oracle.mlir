@@ -168,3 +168,24 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return
   }
 }
+
+// -----
+
+// A while loop's trips depend on values the trace does not follow (a tile
+// counter through memory): the function is not judged, and the oracle says so.
+// PASS: remark: barrier oracle: not judged (scf.while is not modelled)
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @while_loop(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.while (%i = %c0) : (i32) -> i32 {
+      %go = arith.cmpi slt, %i, %n : i32
+      scf.condition(%go) %i : i32
+    } do {
+    ^bb0(%i: i32):
+      %next = arith.addi %i, %c1 : i32
+      scf.yield %next : i32
+    }
+    return
+  }
+}
