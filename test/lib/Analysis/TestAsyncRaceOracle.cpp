@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executions.h"
+#include "OracleInterp.h"
 
 #include "TestPasses.h"
 #include "kiln/Analysis/AxisInfo.h"
@@ -49,6 +50,7 @@
 using namespace mlir;
 using namespace kiln::tile;
 using kiln::Execution;
+namespace oracle = kiln::oracle;
 
 namespace {
 
@@ -96,8 +98,7 @@ struct Store {
   Bytes bytes;
 };
 
-
-using Witnesses = llvm::MapVector<Operation *, llvm::SetVector<StringRef>>;
+using oracle::Witnesses;
 
 class Interpreter {
 public:
@@ -125,29 +126,8 @@ private:
   }
 
   void evalArith(Operation *op) {
-    if (op->getNumResults() != 1 || op->getNumOperands() != 2 ||
-        !op->getResult(0).getType().isIntOrIndex())
-      return;
-    std::optional<int64_t> a = intOf(op->getOperand(0)),
-                           b = intOf(op->getOperand(1));
-    if (!a || !b)
-      return;
-    std::optional<int64_t> r;
-    if (isa<arith::AddIOp>(op))
-      r = *a + *b;
-    else if (isa<arith::SubIOp>(op))
-      r = *a - *b;
-    else if (isa<arith::MulIOp>(op))
-      r = *a * *b;
-    else if (isa<arith::RemSIOp, arith::RemUIOp>(op) && *b != 0)
-      r = *a % *b;
-    else if (isa<arith::DivSIOp, arith::DivUIOp>(op) && *b != 0)
-      r = *a / *b;
-    else if (isa<arith::AndIOp>(op))
-      r = *a & *b;
-    else if (isa<arith::XOrIOp>(op))
-      r = *a ^ *b;
-    if (r)
+    if (std::optional<int64_t> r = oracle::evalIntOp(
+            op, [&](Value v) { return intOf(v); }))
       ints[op->getResult(0)] = *r;
   }
 
@@ -213,31 +193,6 @@ private:
     }
   }
 
-  template <typename Effect>
-  SmallVector<Value> effectBuffers(Operation *op) {
-    SmallVector<Value> out;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return out;
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (auto &e : list) {
-      if (!isa<Effect>(e.getEffect()) ||
-          !isa<SharedMemoryResource>(e.getResource()))
-        continue;
-      SmallVector<Value> vs;
-      if (Value v = e.getValue())
-        vs.push_back(v);
-      else
-        vs.append(op->operand_begin(), op->operand_end());
-      for (Value v : vs)
-        if (isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
-            !llvm::is_contained(out, v))
-          out.push_back(v);
-    }
-    return out;
-  }
-
   void access(Operation *op, const Bytes &b, bool isWrite, bool viaAsyncProxy) {
     for (const Copy &c : copies)
       if (c.dst.overlaps(b))
@@ -263,12 +218,12 @@ private:
     bool asyncWrite = isa<AsyncCopyOpInterface, BarrierCompletedWriteOpInterface>(op);
     // Accesses at issue: every buffer read or written, asynchronous ones
     // included (an async copy must not start over bytes in flight either).
-    SmallVector<Value> readVals = effectBuffers<MemoryEffects::Read>(op);
+    SmallVector<Value> readVals = oracle::sharedEffectBuffers<MemoryEffects::Read>(op);
     if (auto r = dyn_cast<AsyncReadOpInterface>(op))
       for (Value v : r.getAsyncReadBuffers())
         if (!llvm::is_contained(readVals, v))
           readVals.push_back(v);
-    SmallVector<Value> writeVals = effectBuffers<MemoryEffects::Write>(op);
+    SmallVector<Value> writeVals = oracle::sharedEffectBuffers<MemoryEffects::Write>(op);
     if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
       if (!llvm::is_contained(writeVals, w.getDst()))
         writeVals.push_back(w.getDst());
@@ -427,12 +382,8 @@ struct TestAsyncRaceOraclePass
       Witnesses seen;
       unsigned executions = kiln::forEachExecution(
           [&](Execution &ex) { Interpreter(seen).runFunction(func, ex); });
-      for (auto &[op, kinds] : seen) {
-        InFlightDiagnostic d = op->emitRemark() << "oracle: race witnessed (";
-        llvm::interleave(kinds, d, ", ");
-        d << ")";
-      }
-      func.emitRemark() << "oracle: " << executions << " executions";
+      oracle::emitWitnesses(func, seen, "oracle: race witnessed", "oracle",
+                            executions);
     });
   }
 };

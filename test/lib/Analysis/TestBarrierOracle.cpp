@@ -45,6 +45,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Executions.h"
+#include "OracleInterp.h"
 
 #include "TestPasses.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
@@ -61,12 +62,13 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <map>
-#include <random>
 #include <optional>
+#include <random>
 
 using namespace mlir;
 using namespace kiln::tile;
 using kiln::Execution;
+namespace oracle = kiln::oracle;
 
 namespace {
 /// Bytes in one execution: an allocation and the concrete slot of its
@@ -105,7 +107,7 @@ struct Traces {
 
 constexpr int64_t kMaxTrips = 16;
 
-using Witnesses = llvm::MapVector<Operation *, llvm::SetVector<StringRef>>;
+using oracle::Witnesses;
 
 /// Where a trace's choices come from: the exhaustive enumeration
 /// (Executions.h), or past its limit a seeded random sample, in which every
@@ -151,74 +153,8 @@ private:
   }
 
   void evalArith(Operation *op) {
-    if (op->getNumResults() != 1 || !op->getResult(0).getType().isIntOrIndex())
-      return;
-    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-      std::optional<int64_t> a = intOf(cmp.getLhs()), b = intOf(cmp.getRhs());
-      if (!a || !b)
-        return;
-      bool r = false;
-      switch (cmp.getPredicate()) {
-      case arith::CmpIPredicate::eq: r = *a == *b; break;
-      case arith::CmpIPredicate::ne: r = *a != *b; break;
-      case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: r = *a < *b; break;
-      case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: r = *a <= *b; break;
-      case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: r = *a > *b; break;
-      case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: r = *a >= *b; break;
-      }
-      ints[op->getResult(0)] = r;
-      return;
-    }
-    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
-      std::optional<int64_t> c = intOf(sel.getCondition());
-      std::optional<int64_t> v =
-          c ? intOf(*c ? sel.getTrueValue() : sel.getFalseValue()) : std::nullopt;
-      if (v)
-        ints[op->getResult(0)] = *v;
-      return;
-    }
-    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(
-            op)) {
-      if (std::optional<int64_t> v = intOf(op->getOperand(0)))
-        ints[op->getResult(0)] = *v;
-      return;
-    }
-    if (op->getNumOperands() != 2)
-      return;
-    std::optional<int64_t> a = intOf(op->getOperand(0)),
-                           b = intOf(op->getOperand(1));
-    if (!a || !b)
-      return;
-    std::optional<int64_t> r;
-    if (isa<arith::MaxSIOp, arith::MaxUIOp>(op))
-      r = std::max(*a, *b);
-    else if (isa<arith::MinSIOp, arith::MinUIOp>(op))
-      r = std::min(*a, *b);
-    else if (isa<arith::CeilDivSIOp>(op) && *b != 0)
-      r = (*a + *b - 1) / *b;
-    else if (isa<arith::FloorDivSIOp>(op) && *b != 0)
-      r = *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)));
-    else if (isa<arith::ShLIOp>(op) && *b >= 0 && *b < 63)
-      r = *a << *b;
-    else if (isa<arith::ShRSIOp, arith::ShRUIOp>(op) && *b >= 0 && *b < 63)
-      r = *a >> *b;
-    if (isa<arith::AddIOp>(op))
-      r = *a + *b;
-    else if (isa<arith::SubIOp>(op))
-      r = *a - *b;
-    else if (isa<arith::MulIOp>(op))
-      r = *a * *b;
-    else if (isa<arith::RemSIOp, arith::RemUIOp>(op) && *b != 0)
-      r = *a % *b;
-    else if (isa<arith::DivSIOp, arith::DivUIOp>(op) && *b != 0)
-      r = *a / *b;
-    else if (isa<arith::AndIOp>(op))
-      r = *a & *b;
-    else if (isa<arith::OrIOp>(op))
-      r = *a | *b;
-    else if (isa<arith::XOrIOp>(op))
-      r = *a ^ *b;
-    if (r)
+    if (std::optional<int64_t> r = oracle::evalIntOp(
+            op, [&](Value v) { return intOf(v); }))
       ints[op->getResult(0)] = *r;
   }
 
@@ -248,32 +184,6 @@ private:
     if (std::optional<int64_t> v = intOf(pred))
       return *v != 0;
     return ex.choose(2) == 0;
-  }
-
-  template <typename Effect>
-  SmallVector<Value> effectBuffers(Operation *op) {
-    SmallVector<Value> out;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects)
-      return out;
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (auto &e : list) {
-      if (!isa<Effect>(e.getEffect()) ||
-          !isa<SharedMemoryResource>(e.getResource()))
-        continue;
-      // An op-wide effect is on every buffer operand.
-      SmallVector<Value> vs;
-      if (Value v = e.getValue())
-        vs.push_back(v);
-      else
-        vs.append(op->operand_begin(), op->operand_end());
-      for (Value v : vs)
-        if (isa<MemDescType>(v.getType()) && v.getDefiningOp() != op &&
-            !llvm::is_contained(out, v))
-          out.push_back(v);
-    }
-    return out;
   }
 
   void push(Event e) { out.traces[current].push_back(std::move(e)); }
@@ -336,7 +246,7 @@ private:
       push(e);
       return;
     }
-    SmallVector<Value> reads = effectBuffers<MemoryEffects::Read>(op);
+    SmallVector<Value> reads = oracle::sharedEffectBuffers<MemoryEffects::Read>(op);
     if (auto read = dyn_cast<AsyncReadOpInterface>(op))
       for (Value v : read.getAsyncReadBuffers())
         if (!llvm::is_contained(reads, v))
@@ -349,7 +259,7 @@ private:
       e.groupWarps = group;
       push(e);
     }
-    for (Value v : effectBuffers<MemoryEffects::Write>(op))
+    for (Value v : oracle::sharedEffectBuffers<MemoryEffects::Write>(op))
       push({Event::Write, op, bytesOf(v)});
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       std::optional<int64_t> c = intOf(branch.getCondition());
@@ -720,13 +630,8 @@ struct TestBarrierOraclePass
           play(choices);
         }
       }
-      for (auto &[op, kinds] : seen) {
-        InFlightDiagnostic d = op->emitRemark()
-                               << "barrier oracle: witnessed (";
-        llvm::interleave(kinds, d, ", ");
-        d << ")";
-      }
-      func.emitRemark() << "barrier oracle: " << executions << " executions";
+      oracle::emitWitnesses(func, seen, "barrier oracle: witnessed",
+                            "barrier oracle", executions);
     });
   }
 };

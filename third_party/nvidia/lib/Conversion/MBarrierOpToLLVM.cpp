@@ -239,11 +239,16 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
     Value addr = adaptor.getBarrier();
     Value phase = LLVM::AndOp::create(rewriter, loc, adaptor.getPhase(),
                                       i32Const(rewriter, loc, 1));
-    if (adaptor.getPred() && !inControlFlowGraph(op))
+    // Only the first warp (where the elected thread issues the copies)
+    // waits with elected_warp.
+    bool electedWarp =
+        op.getElectedWarp() && lookupNumWarps(op, ctx.numWarps) > 1;
+    if ((adaptor.getPred() || electedWarp) && !inControlFlowGraph(op))
       return op->emitOpError()
-             << "with a predicate is lowered with a branch, so it must be in a "
-                "function's control-flow graph: run convert-scf-to-cf first "
-                "(kiln-to-llvm does)";
+             << "with " << (adaptor.getPred() ? "a predicate" : "elected_warp")
+             << " is lowered with a branch, so it must be in a function's "
+                "control-flow graph: run convert-scf-to-cf first (kiln-to-llvm "
+                "does)";
     // Spin on try_wait.parity without a suspend-time hint: with one (CUTLASS
     // passes 10 ms) ptxas puts a NANOSLEEP in the retry path, and a warp
     // that missed its slot by a little sleeps past the copy's arrival.
@@ -267,19 +272,13 @@ struct MBarrierWaitOpConversion : TileOpConversion<MBarrierWaitOp> {
           LLVM::AsmDialectAttr(), ArrayAttr());
     };
     Value pred = adaptor.getPred();
-    // Only the first warp (where the elected thread issues the copies).
-    if (op.getElectedWarp() && lookupNumWarps(op, ctx.numWarps) > 1) {
+    if (electedWarp) {
       Value warpZero = LLVM::ICmpOp::create(
           rewriter, loc, LLVM::ICmpPredicate::eq, warpIdAtEntry(rewriter, op, ctx),
           i32Const(rewriter, loc, 0));
       pred = andPred(rewriter, loc, warpZero, pred);
     }
     if (pred) {
-      if (pred != adaptor.getPred() && !inControlFlowGraph(op))
-        return op->emitOpError()
-               << "with elected_warp is lowered with a branch, so it must be in "
-                  "a function's control-flow graph: run convert-scf-to-cf first "
-                  "(kiln-to-llvm does)";
       if (failed(emitIfElse(rewriter, op, pred, wait, nullptr)))
         return failure();
     } else {
