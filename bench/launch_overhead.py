@@ -4,8 +4,10 @@
     python3 bench/launch_overhead.py [--calls 2000] [--hopper] [--keywords]
 
 Runs on the GPU machine (Kiln installed, torch). Times warm launches of a small vector add
-(host time per call, GPU work queued, synchronized at the end) and prints the top functions of a
-cProfile run of the same loop, so the Python and native parts of the launch can be told apart.
+(host time per call, GPU work queued, synchronized at the end) against ``torch.add(out=)`` and
+the same kernel in Gluon (when triton is installed) in the same run, and prints the top
+functions of a cProfile run of Kiln's loop, so the Python and native parts of the launch can be
+told apart.
 ``--hopper`` (sm_90 only) does the same for examples/hopper.py's ``gemm_kernel`` launched on
 three prebuilt TensorDescriptors (a 256x256x256 GEMM, so the GPU never holds the host back),
 and for the same kernel in Gluon (bench/gluon_hopper.py) when triton is installed.
@@ -74,9 +76,43 @@ def vector_add(calls):
     def call():
         add[(1,)](x, y, o, 1024, BLOCK=1024, layout=layout, num_warps=4)
 
-    print(f"kiln warm launch: {host_time(call, calls):.2f} us per kernel[grid] call (host)")
+    kiln_us = host_time(call, calls)
     torch.testing.assert_close(o, x + y)
+    o2 = torch.empty_like(x)
+    torch_us = host_time(lambda: torch.add(x, y, out=o2), calls)
+    print(f"kiln warm launch: {kiln_us:.2f} us per kernel[grid] call (host); "
+          f"torch.add(out=) {torch_us:.2f} us (kiln / torch {kiln_us / torch_us:.2f})")
+    try:
+        gluon_us = gluon_vector_add(x, y, calls)
+        print(f"gluon warm launch of the same kernel: {gluon_us:.2f} us "
+              f"(kiln / gluon {kiln_us / gluon_us:.2f})")
+    except ImportError as e:  # no triton: Kiln's and torch's numbers alone
+        print(f"gluon: not measured ({e})")
+    from kiln.runtime import launcher
+    print("warm launch in C (kiln/_fastlaunch):",
+          "yes" if launcher._fastlaunch is not None else "no (Python launchers)")
     profile(call, calls)
+
+
+def gluon_vector_add(x, y, calls):
+    """The same vector add in Gluon, launched warm the same way (host us per call)."""
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def gadd(x, y, out, n, BLOCK: gl.constexpr, layout: gl.constexpr):
+        offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout)
+        m = offs < n
+        gl.store(out + offs, gl.load(x + offs, mask=m) + gl.load(y + offs, mask=m), mask=m)
+
+    o = torch.empty_like(x)
+    layout = gl.BlockedLayout([4], [32], [4], [0])
+
+    def call():
+        gadd[(1,)](x, y, o, 1024, BLOCK=1024, layout=layout, num_warps=4)
+    us = host_time(call, calls)
+    torch.testing.assert_close(o, x + y)
+    return us
 
 
 def hopper_gemm(calls):

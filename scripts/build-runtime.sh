@@ -19,3 +19,17 @@ OUT=${1:-python/kiln/libkiln_runtime.so}
   third_party/amd/runtime/HipDriver.cpp -o "$OUT.tmp" -ldl
 mv -f "$OUT.tmp" "$OUT"
 echo "built $OUT"
+
+# The warm launch in C (python/src/fastlaunch.c), a CPython extension on the stable ABI:
+# built where Python's headers are, else left out (launches then run in Python).
+CC=${CC:-gcc}
+INC=$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null || true)
+FAST="$(dirname "$OUT")/_fastlaunch.abi3.so"
+if [ -n "$INC" ] && [ -f "$INC/Python.h" ]; then
+  "$CC" -O2 -shared -fPIC -std=c11 -fvisibility=hidden -I"$INC" python/src/fastlaunch.c \
+    -o "$FAST.tmp"
+  mv -f "$FAST.tmp" "$FAST"
+  echo "built $FAST"
+else
+  echo "note: no Python headers: $FAST not built (launches run in Python)"
+fi

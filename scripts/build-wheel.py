@@ -42,6 +42,9 @@ def main() -> int:
     ap.add_argument("--library", default=os.path.join(ROOT, "build", "standalone", "libkiln.so"))
     ap.add_argument("--runtime", default=os.path.join(ROOT, "python", "kiln",
                                                        "libkiln_runtime.so"))
+    ap.add_argument("--fastlaunch", default=os.path.join(ROOT, "python", "kiln",
+                                                          "_fastlaunch.abi3.so"),
+                    help="the warm launch in C (CPython's stable ABI); left out when absent")
     ap.add_argument("--out", default=os.path.join(ROOT, "dist"))
     args = ap.parse_args()
     for path, what in ((args.library, "the self-contained compiler library "
@@ -62,6 +65,11 @@ def main() -> int:
                 files[rel] = open(os.path.join(folder, n), "rb").read()
     files["kiln/libkiln.so"] = open(args.library, "rb").read()
     files["kiln/libkiln_runtime.so"] = open(args.runtime, "rb").read()
+    if os.path.isfile(args.fastlaunch):  # optional: without it, launches run in Python
+        files["kiln/_fastlaunch.abi3.so"] = open(args.fastlaunch, "rb").read()
+    else:
+        print(f"build-wheel: note: no {args.fastlaunch} (Python headers were missing); the "
+              f"wheel launches through Python alone", file=sys.stderr)
 
     info = f"kiln-{ver}.dist-info"
     files[f"{info}/METADATA"] = (

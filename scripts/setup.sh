@@ -13,11 +13,12 @@ BUILD=${KILN_BUILD_DIR:-$ROOT/build}
 # llvm-22-runtime: lli, which test/Target/pack-narrow-phis.ll runs programs with.
 # redis-server: test/Python/test_autotune_redis.py starts its own on a free port; the
 # service Debian starts (127.0.0.1:6379 only) is neither used nor in the way.
+# python3-dev: Python's headers, for kiln/_fastlaunch.abi3.so (the warm launch in C).
 # rocm-device-libs: the ROCm device libraries' bitcode (ocml.bc), which AMD kernels calling
 # libdevice link (test/Python/test_amd_libdevice.py compiles each function against it).
 PKGS=(cmake ninja-build ccache g++ llvm-22-dev libmlir-22-dev mlir-22-tools
       llvm-22-tools llvm-22-runtime lld-22 liblld-22-dev libzstd-dev zlib1g-dev libcurl4-openssl-dev
-      libedit-dev python3-pytest python3-pytest-xdist python3-numpy python3-venv
+      libedit-dev python3-pytest python3-pytest-xdist python3-numpy python3-venv python3-dev
       python3-pip redis-server python3-redis rocm-device-libs)
 missing=()
 for p in "${PKGS[@]}"; do

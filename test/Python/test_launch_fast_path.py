@@ -741,3 +741,85 @@ def test_keyword_tuple_and_none_launches_take_the_fast_path(native, monkeypatch)
     assert fast == _error(lambda: attn_like[(4,)](**dict(base, res=(srcs[0], object(),
                                                                     srcs[2]))))
     _reset(attn_like)
+
+
+# --- kiln._fastlaunch: the warm launch in C --------------------------------------------------
+
+def _c_launcher(fast):
+    from kiln.runtime import launcher
+    if launcher._fastlaunch is None:
+        pytest.skip("kiln/_fastlaunch.abi3.so is not built (no Python headers)")
+    assert type(fast).__name__ == "Launcher", "the fast launcher is not the C one"
+    return fast
+
+
+@pytest.mark.parametrize("ty", sorted(t for t in _VALUES if t not in ("tensordesc", "u32")))
+def test_c_launcher_packs_each_value_as_pack_args(native, ty):
+    """Every value of every scalar and pointer type the fast path takes (a Python int for a
+    u32 parameter takes the general path): the C launcher hands the entry point the bytes
+    pack_args makes, or, for what it refuses, the general path raises its own error."""
+    params = [{"name": "a", "type": "i32"}, {"name": "v", "type": ty},
+              {"name": "b", "type": "i64"}]
+    k = _loaded(native.driver, params)
+    want = "tensor" if ty.startswith("*") else {"i1": "bool", "fp32": "float",
+                                                 "fp64": "float"}.get(ty, "int")
+    fast = _c_launcher(k.fast_launcher([("a", "int"), ("v", want), ("b", "int")],
+                                       ["a", "v", "b"]))
+    for v in _VALUES[ty]:
+        values = (Tensor(v), v) if want == "tensor" else (v,)
+        arg = values[0]
+        try:
+            expected = _runtime.pack_args(k.arg_types, k.prepare_args([1, arg, 2]))[0]
+        except Exception:
+            expected = None
+        before = len(native.recorder.calls)
+        if expected is None:
+            assert _error(lambda: fast(1, 1, 1, None, 1, *values, 2)) == \
+                _error(lambda: k.launch((1,), [1, arg, 2])), (ty, v)
+            assert len(native.recorder.calls) == before
+            continue
+        fast(3, 2, 1, None, 1, *values, 2)
+        call = native.recorder.calls[-1]
+        assert len(native.recorder.calls) == before + 1
+        assert call["buf"] == expected, (ty, v)
+        assert call["grid"] == (3, 2, 1) and call["block"] == k.block
+        assert call["offsets"] == list(_runtime.pack_args(k.arg_types, k.prepare_args(
+            [1, arg, 2]))[1])
+
+
+def test_c_launcher_reads_torch_stream_and_defers_to_python(native, monkeypatch):
+    """The stream: torch's current raw stream (through the getters the launcher remembered;
+    after a fork, default_stream()), or the caller's int; what it cannot call (an entry
+    point that is not a ctypes function) goes to the Python launcher."""
+    from kiln.runtime import launcher
+    k = _loaded(native.driver, [{"name": "n", "type": "i32"}])
+    fast = _c_launcher(k.fast_launcher([("n", "int")], ["n"]))
+    fast(1, 1, 1, None, 5)  # loads the module through the fallback
+    state = {"bad": False, "calls": 0}
+
+    def raw(device):
+        state["calls"] += 1
+        return 4000 + device
+    monkeypatch.setattr(launcher, "_TORCH_STREAM", (raw, lambda: 2, lambda: state["bad"]))
+    fast(1, 1, 1, None, 5)
+    assert native.recorder.calls[-1]["stream"] == 4002 and state["calls"] == 1
+    state["bad"] = True  # a forked child: default_stream() decides (no torch here: 0)
+    monkeypatch.setattr(launcher, "default_stream", lambda: 0)
+    fast(1, 1, 1, None, 5)
+    assert native.recorder.calls[-1]["stream"] == 0 and state["calls"] == 1
+    fast(1, 1, 1, 77, 6)
+    assert native.recorder.calls[-1]["stream"] == 77
+    assert native.recorder.calls[-1]["buf"] == _runtime.pack_args(["i32"], [6])[0]
+    seen = []
+    monkeypatch.setattr(_runtime._lib, "kiln_rt_launch", lambda *a: seen.append(a) or 0)
+    fast(1, 1, 1, 9, 7)  # not a ctypes function: the Python launcher calls it
+    assert len(seen) == 1 and seen[0][10] == 9
+
+
+def test_c_launcher_raises_the_drivers_error(native):
+    k = _loaded(native.driver, [{"name": "n", "type": "i32"}])
+    fast = _c_launcher(k.fast_launcher([("n", "int")], ["n"]))
+    fast(1, 1, 1, None, 5)
+    native.recorder.rc = 1
+    with pytest.raises(_runtime.DriverError):
+        fast(1, 1, 1, None, 5)

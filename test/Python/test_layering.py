@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2] / "python" / "kiln"
 PACKAGE = "kiln"
-EXTENSIONS = ("_compiler", "_runtime")  # C++ extension modules: leaves of the graph
+EXTENSIONS = ("_compiler", "_runtime", "_fastlaunch")  # native modules: leaves of the graph
 
 FORBIDDEN = {
     "kiln.language": ("kiln.compiler", "kiln.runtime", "kiln.jit", "kiln.aot",

@@ -44,10 +44,12 @@ for t in ("cuda:sm_80", "cuda:sm_90a", "hip:gfx942", "hip:gfx950"):
                      target=t, cache=False)
     stages[t] = {s: len(v) for s, v in k.asm.items()}
     stages[t]["binary_magic"] = k.binary[:4].hex()
+from kiln.runtime import launcher
 maps = [l.split()[-1] for l in open("/proc/self/maps")
         if "libLLVM" in l or "libMLIR" in l or "llvm-22" in l]
 print(json.dumps({"kiln": kiln.__file__, "library": _compiler.library_path,
-                  "stages": stages, "llvm_maps": maps}))
+                  "stages": stages, "llvm_maps": maps,
+                  "fastlaunch": getattr(launcher._fastlaunch, "__file__", None)}))
 """
 
 
@@ -83,6 +85,8 @@ def test_wheel_installs_and_compiles_for_every_target_without_llvm(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
     assert {"kiln/__init__.py", "kiln/libkiln.so", "kiln/libkiln_runtime.so"} <= names
+    fastlaunch = os.path.isfile(os.path.join(ROOT, "python", "kiln", "_fastlaunch.abi3.so"))
+    assert ("kiln/_fastlaunch.abi3.so" in names) == fastlaunch
 
     venv = tmp_path / "venv"
     subprocess.run([SYSTEM_PYTHON, "-m", "venv", str(venv)], check=True, timeout=300)
@@ -106,6 +110,8 @@ def test_wheel_installs_and_compiles_for_every_target_without_llvm(tmp_path):
     assert out["kiln"].startswith(str(venv)), out["kiln"]
     assert out["library"].startswith(str(venv)), out["library"]
     assert out["llvm_maps"] == [], out["llvm_maps"]
+    if fastlaunch:  # the warm launch in C imports from the installed package
+        assert (out["fastlaunch"] or "").startswith(str(venv)), out["fastlaunch"]
     for target, stages in out["stages"].items():
         assert stages["binary_magic"] == "7f454c46", (target, stages)  # ELF: cubin / hsaco
         assert stages["tile"] > 0 and stages["llir"] > 0

@@ -1,5 +1,6 @@
 """Launching one compiled kernel: argument checks, lazy module load, launch."""
 
+import ctypes
 import operator
 import re
 import sys
@@ -230,6 +231,31 @@ def _remember(arg, fields):
         return None
 
 
+# The C launcher's code for each scalar type the fast path passes (fastlaunch.c's Arg.kind).
+_NATIVE_KINDS = {"i32": "i", "u32": "I", "i64": "q", "u64": "Q", "fp32": "f", "fp64": "d",
+                 "i1": "b"}
+
+try:
+    from .. import _fastlaunch
+except ImportError:  # not built, or another Python: the generated Python launchers alone
+    _fastlaunch = None
+
+
+def _entry_address(fn):
+    """The C address of a ctypes function (the runtime's kiln_rt_launch, or a stand-in
+    callback), or None for anything else (the C launcher then defers to Python)."""
+    if not isinstance(fn, ctypes._CFuncPtr):
+        return None
+    return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+def _on_cpu(arg):
+    """Whether a pointer argument of a type other than torch.Tensor is on the host (the fast
+    path's test, as in _fast_body)."""
+    d = getattr(arg, "device", None)
+    return getattr(d, "type", d) == "cpu" or d is None and getattr(arg, "is_cuda", None) is False
+
+
 class _Fallback(Exception):
     """Raised inside a fast launcher: launch() decides (and raises its own error)."""
 
@@ -447,14 +473,25 @@ class LoadedKernel:
         if fast is None:  # nothing to gain: launch() as it is
             lines.append(f"  {general}")
         else:
-            checks, call = fast
+            checks, call, native = fast
             lines += ["  try:"] + [f"    {line}" for line in checks]
             lines += ["  except _FALLBACK:", f"    return {general}"]
             lines += [f"  {line}" for line in call]
         code = "\n".join(lines) + "\n"
         exec(compile(code, f"<kiln launch {self.name}>", "exec"), env)  # noqa: S102
-        env["launch"].code = code
-        return env["launch"]
+        python = env["launch"]
+        python.code = code
+        if fast is None or native is None or _fastlaunch is None:
+            return python
+        # The same launch in C (kiln/_fastlaunch.abi3.so), which hands every call it is not
+        # sure of to the Python function above, unchanged.
+        from .. import _runtime
+        tensor = getattr(sys.modules.get("torch"), "Tensor", None)
+        return _fastlaunch.Launcher(
+            python, self, _runtime._lib, _entry_address, _runtime._check, globals(),
+            default_stream, tensor, _on_cpu, self.driver.backend,
+            tuple(int(b) for b in self.block), int(self.shared), _runtime._plan(
+                self.arg_types).size, native)
 
     def _fast_body(self, kinds, names, runtime, env, types):
         """(the lines of fast_launcher's function that check and pack, refusing with
@@ -485,6 +522,9 @@ class LoadedKernel:
                    CHECK=_runtime._check, DRV=driver, BACKEND=_runtime._b(driver.backend),
                    C_OFFSETS=plan.c_offsets, default_stream=default_stream,
                    storage_bytes=storage_bytes)
+        # The C launcher's plan: (kind, offset, divisibility) per argument, None where it
+        # has no such checks (descriptors, pointer ranges).
+        native = []
         checks = ["func = K._function",
                   "if func is None or stream is not None and type(stream) is not int:",
                   "  raise _REFUSE"]
@@ -515,6 +555,10 @@ class LoadedKernel:
                 if divisibility:
                     checks += [f"if {p} % {int(divisibility)}:", "  raise _REFUSE"]
                 values.append(p)
+                if native is not None and not range_bytes:
+                    native.append(("p", plan.offsets[i], int(divisibility or 0)))
+                else:
+                    native = None
             elif kind == _DESC:
                 if want != "desc":
                     return None
@@ -538,6 +582,7 @@ class LoadedKernel:
                            f"  v{a} = ({fields},)",
                            f"  {memo}[0] = _remember({a}, v{a})"]
                 values.append(f"*v{a}")
+                native = None
             else:
                 expected = {"int": ("i32", "i64", "u64"), "float": ("fp32", "fp64"),
                             "bool": ("i1",)}.get(want, ())
@@ -546,6 +591,11 @@ class LoadedKernel:
                 if divisibility:
                     checks += [f"if {a} % {int(divisibility)}:", "  raise _REFUSE"]
                 values.append(a)
+                kind_code = _NATIVE_KINDS.get(ty)
+                if native is not None and kind_code is not None:
+                    native.append((kind_code, plan.offsets[i], int(divisibility or 0)))
+                else:
+                    native = None
         checks += [f"buf = PACK({', '.join(values)})",
                    "s = default_stream() if stream is None else stream"]
         block = ", ".join(str(int(b)) for b in self.block)
@@ -565,7 +615,9 @@ class LoadedKernel:
                 f"buf, {plan.size}, C_OFFSETS, {plan.count})",
                 "if rc:",
                 "  CHECK(rc)"]
-        return checks, call
+        if native is not None and (plan.size > 1024 or len(native) > 128):
+            native = None
+        return checks, call, native
 
     def __getitem__(self, grid):
         """Triton-style launch: kernel[grid](*args, stream=None)."""
