@@ -91,7 +91,42 @@ def vector_add(calls):
     from kiln.runtime import launcher
     print("warm launch in C (kiln/_fastlaunch):",
           "yes" if launcher._fastlaunch is not None else "no (Python launchers)")
+    breakdown(x, y, o, kiln_us, calls)
     profile(call, calls)
+
+
+def breakdown(x, y, o, total_us, calls):
+    """Where the warm vector add's host time goes: the kernel's launcher called directly
+    (no binding or key: the C launcher where built), then with the stream given (no torch
+    stream query), then the runtime's native entry point through ctypes with the argument
+    buffer packed in advance, and a ctypes call of a function that does nothing."""
+    from kiln import _runtime
+    hits = [hit for variants in add._variants.values() for v in variants
+            for hit in v.table.values()]
+    if len(hits) != 1:
+        print(f"breakdown: {len(hits)} warm launchers learnt, expected 1")
+        return
+    fast = hits[0][0]
+    loaded = getattr(getattr(fast, "fallback", fast), "__globals__", {}).get("K")
+    px, py, po = x.data_ptr(), y.data_ptr(), o.data_ptr()
+    stream = torch.cuda.current_stream().cuda_stream
+    direct = host_time(lambda: fast(1, 1, 1, None, x, px, y, py, o, po, 1024), calls)
+    given = host_time(lambda: fast(1, 1, 1, stream, x, px, y, py, o, po, 1024), calls)
+    rows = [("kernel[grid](...)", total_us), ("its launcher called directly", direct),
+            ("  with the stream given", given)]
+    if loaded is not None and loaded._function is not None:
+        plan = _runtime._plan(loaded.arg_types)
+        buf = plan.pack([px, py, po, 1024])
+        entry = _runtime._lib.kiln_rt_launch
+        block = tuple(int(b) for b in loaded.block)
+        func, shared = loaded._function, int(loaded.shared)
+        raw = host_time(lambda: entry(b"cuda", func, 1, 1, 1, *block, 1, shared, stream, buf,
+                                      plan.size, plan.c_offsets, plan.count), calls)
+        rows.append(("  kiln_rt_launch alone (ctypes, buffer packed)", raw))
+        nothing = _runtime._lib.kiln_rt_api_version
+        rows.append(("  a ctypes call that does nothing", host_time(nothing, calls)))
+    for what, us in rows:
+        print(f"  {what:48s} {us:6.2f} us")
 
 
 def gluon_vector_add(x, y, calls):
