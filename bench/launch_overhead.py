@@ -125,8 +125,33 @@ def breakdown(x, y, o, total_us, calls):
         rows.append(("  kiln_rt_launch alone (ctypes, buffer packed)", raw))
         nothing = _runtime._lib.kiln_rt_api_version
         rows.append(("  a ctypes call that does nothing", host_time(nothing, calls)))
+    rows += python_paths(x, y, o, calls)
     for what, us in rows:
         print(f"  {what:48s} {us:6.2f} us")
+
+
+def python_paths(x, y, o, calls):
+    """The same launch with the C parts turned off, each on a fresh copy of the kernel: the
+    binder (kiln.jit's per-call-shape path) in Python, then the launcher too."""
+    from kiln.runtime import launcher
+    jit = sys.modules["kiln.jit"]  # the module (kiln.jit the name is the decorator)
+    rows = []
+    layout = kl.BlockedLayout([4], [32], [4], [0])
+    for what, off in (("binder in Python, launcher in C", (jit,)),
+                      ("binder and launcher in Python", (jit, launcher))):
+        saved = [m._fastlaunch for m in off]
+        for m in off:
+            m._fastlaunch = None
+        try:
+            copy = kiln.jit(add.fn)
+
+            def call():
+                copy[(1,)](x, y, o, 1024, BLOCK=1024, layout=layout, num_warps=4)
+            rows.append((what, host_time(call, calls)))
+        finally:
+            for m, v in zip(off, saved):
+                m._fastlaunch = v
+    return rows
 
 
 def gluon_vector_add(x, y, calls):
