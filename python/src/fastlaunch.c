@@ -27,14 +27,20 @@ typedef int (*launch_fn)(const char *backend, uint64_t func, unsigned gx, unsign
                          unsigned shared, uint64_t stream, const void *args, size_t size,
                          const uint32_t *offsets, size_t count);
 
-enum { MAX_BYTES = 1024, MAX_ARGS = 128 };
+enum { MAX_BYTES = 2048, MAX_ARGS = 128, MAX_RANK = 5, MAP_BYTES = 128 };
 
 /* One kernel argument: how its value is checked and where it is written. */
 typedef struct {
   char kind;           /* 'p' pointer (object, address), 'i' i32, 'I' u32, 'q' i64, 'Q' u64,
-                          'f' fp32, 'd' fp64, 'b' i1 */
+                          'f' fp32, 'd' fp64, 'b' i1, 'D' tensor descriptor */
   uint32_t offset;     /* byte offset in the argument buffer */
   uint64_t divisible;  /* pointers and ints: the value must be a multiple (0: none) */
+  /* 'D': its tensor map (MAP_BYTES at offset), then rank i32 shapes and rank i64 strides at
+   * these offsets; what they pack to for the last descriptor seen (a weak reference). */
+  int rank;
+  uint32_t sub[2 * MAX_RANK];
+  PyObject *memo;
+  unsigned char packed[MAP_BYTES + MAX_RANK * 4 + MAX_RANK * 8];
 } Arg;
 
 typedef struct {
@@ -50,11 +56,13 @@ typedef struct {
   PyObject *default_stream;
   PyObject *tensor_type; /* torch.Tensor, or None */
   PyObject *on_cpu;      /* on_cpu(obj): the CPU test of pointer objects of other types */
+  PyObject *desc_fields; /* desc_fields(obj, rank): (map bytes, shape, strides) or None */
   char backend[8];
   unsigned block[3];
   unsigned shared;
   Py_ssize_t nvalues;    /* values after (gx, gy, gz, stream) */
-  Py_ssize_t nargs;
+  Py_ssize_t nargs;      /* the kernel's parameters */
+  Py_ssize_t nslots;     /* the argument buffer's entries (a descriptor has 1 + 2 rank) */
   size_t size;
   Arg args[MAX_ARGS];
   uint32_t offsets[MAX_ARGS];
@@ -180,11 +188,56 @@ static int current_entry(Launcher *self) {
   return entry ? OK : REFUSE;
 }
 
+/* A descriptor's tensor map, shape (i32) and strides (i64) into a->packed, from
+ * desc_fields(obj, rank); remembered for obj (by weak reference). */
+static int desc_packed(Launcher *self, Arg *a, PyObject *obj) {
+  if (a->memo && PyWeakref_GetObject(a->memo) == obj)
+    return OK;
+  PyObject *rank = PyLong_FromLong(a->rank);
+  PyObject *f = rank ? PyObject_CallFunctionObjArgs(self->desc_fields, obj, rank, NULL) : NULL;
+  Py_XDECREF(rank);
+  if (!f) { /* the Python launcher raises its own error */
+    PyErr_Clear();
+    return REFUSE;
+  }
+  int rc = REFUSE;
+  if (PyTuple_Check(f) && PyTuple_Size(f) == 3) {
+    PyObject *map = PyTuple_GetItem(f, 0), *shape = PyTuple_GetItem(f, 1),
+             *strides = PyTuple_GetItem(f, 2);
+    if (PyBytes_Check(map) && PyBytes_Size(map) == MAP_BYTES && PyTuple_Check(shape) &&
+        PyTuple_Size(shape) == a->rank && PyTuple_Check(strides) &&
+        PyTuple_Size(strides) == a->rank) {
+      memcpy(a->packed, PyBytes_AsString(map), MAP_BYTES);
+      rc = OK;
+      for (int r = 0; r < a->rank && rc == OK; ++r) {
+        long long x, y;
+        rc = read_int(PyTuple_GetItem(shape, r), INT32_MIN, INT32_MAX, &x);
+        if (rc == OK)
+          rc = read_int(PyTuple_GetItem(strides, r), INT64_MIN, INT64_MAX, &y);
+        if (rc == OK) {
+          int32_t w = (int32_t)x;
+          memcpy(a->packed + MAP_BYTES + 4 * r, &w, 4);
+          memcpy(a->packed + MAP_BYTES + 4 * a->rank + 8 * r, &y, 8);
+        }
+      }
+    }
+  }
+  Py_DECREF(f);
+  if (rc != OK)
+    return rc;
+  PyObject *ref = PyWeakref_NewRef(obj, NULL);
+  Py_XDECREF(a->memo);
+  a->memo = ref; /* NULL when obj takes no weak references: nothing is remembered */
+  if (!ref)
+    PyErr_Clear();
+  return OK;
+}
+
 /* Checks and packs the values into buf; OK, REFUSE or FAIL. */
 static int pack(Launcher *self, PyObject *args, unsigned char *buf) {
   Py_ssize_t v = 4;
   for (Py_ssize_t i = 0; i < self->nargs; ++i) {
-    const Arg *a = &self->args[i];
+    Arg *a = &self->args[i];
     unsigned char *slot = buf + a->offset;
     PyObject *o = PyTuple_GetItem(args, v++);
     int rc = OK;
@@ -258,6 +311,16 @@ static int pack(Launcher *self, PyObject *args, unsigned char *buf) {
       else
         slot[0] = o == Py_True;
       break;
+    case 'D':
+      rc = desc_packed(self, a, o);
+      if (rc == OK) {
+        memcpy(slot, a->packed, MAP_BYTES);
+        for (int r = 0; r < a->rank; ++r) {
+          memcpy(buf + a->sub[r], a->packed + MAP_BYTES + 4 * r, 4);
+          memcpy(buf + a->sub[a->rank + r], a->packed + MAP_BYTES + 4 * a->rank + 8 * r, 8);
+        }
+      }
+      break;
     default:
       rc = REFUSE;
     }
@@ -311,7 +374,7 @@ static PyObject *launcher_call(PyObject *obj, PyObject *args, PyObject *kwargs) 
   Py_BEGIN_ALLOW_THREADS
   status = entry(self->backend, func, (unsigned)grid[0], (unsigned)grid[1], (unsigned)grid[2],
                  self->block[0], self->block[1], self->block[2], 1, self->shared, stream, buf,
-                 self->size, self->offsets, (size_t)self->nargs);
+                 self->size, self->offsets, (size_t)self->nslots);
   Py_END_ALLOW_THREADS
   if (status) {
     PyObject *r = PyObject_CallFunction(self->check, "i", status);
@@ -323,11 +386,12 @@ static PyObject *launcher_call(PyObject *obj, PyObject *args, PyObject *kwargs) 
 }
 
 /* Launcher(fallback, kernel, lib, address_of, check, module_dict, default_stream, tensor_type,
- *          on_cpu, backend, block, shared, size, args) with args a sequence of
- * (kind, offset, divisible). */
+ *          on_cpu, desc_fields, backend, block, shared, size, plan, offsets): plan has one
+ * (kind, offset, divisible, sub) a parameter (sub: a descriptor's shape and stride offsets,
+ * else ()), offsets every entry of the argument buffer. */
 static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
   PyObject *fallback, *kernel, *lib, *address_of, *check, *module_dict, *default_stream,
-      *tensor_type, *on_cpu, *plan;
+      *tensor_type, *on_cpu, *desc_fields, *plan, *offsets;
   const char *backend;
   unsigned bx, by, bz, shared;
   Py_ssize_t size;
@@ -335,55 +399,64 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwar
     PyErr_SetString(PyExc_TypeError, "Launcher takes no keyword arguments");
     return NULL;
   }
-  if (!PyArg_ParseTuple(args, "OOOOOO!OOOs(III)InO", &fallback, &kernel, &lib, &address_of,
-                        &check, &PyDict_Type, &module_dict, &default_stream, &tensor_type,
-                        &on_cpu, &backend, &bx, &by, &bz, &shared, &size, &plan))
+  if (!PyArg_ParseTuple(args, "OOOOOO!OOOOs(III)InO!O!", &fallback, &kernel, &lib,
+                        &address_of, &check, &PyDict_Type, &module_dict, &default_stream,
+                        &tensor_type, &on_cpu, &desc_fields, &backend, &bx, &by, &bz, &shared,
+                        &size, &PyTuple_Type, &plan, &PyTuple_Type, &offsets))
     return NULL;
-  if (strlen(backend) >= sizeof(((Launcher *)0)->backend) || size < 0 || size > MAX_BYTES) {
-    PyErr_SetString(PyExc_ValueError, "Launcher: backend name or buffer size out of range");
-    return NULL;
-  }
-  PyObject *seq = PySequence_Fast(plan, "Launcher: the plan must be a sequence");
-  if (!seq)
-    return NULL;
-  Py_ssize_t n = PySequence_Size(seq);
-  if (n < 0 || n > MAX_ARGS) {
-    Py_DECREF(seq);
-    PyErr_SetString(PyExc_ValueError, "Launcher: too many arguments");
+  Py_ssize_t n = PyTuple_Size(plan), nslots = PyTuple_Size(offsets);
+  if (strlen(backend) >= sizeof(((Launcher *)0)->backend) || size < 0 || size > MAX_BYTES ||
+      n > MAX_ARGS || nslots > MAX_ARGS) {
+    PyErr_SetString(PyExc_ValueError, "Launcher: backend name, buffer or arguments too large");
     return NULL;
   }
   Launcher *self = (Launcher *)PyType_GenericAlloc(type, 0);
-  if (!self) {
-    Py_DECREF(seq);
+  if (!self)
     return NULL;
+#define BAD(msg)                                                                             \
+  do {                                                                                       \
+    PyErr_SetString(PyExc_ValueError, "Launcher: " msg);                                     \
+    Py_DECREF(self);                                                                         \
+    return NULL;                                                                             \
+  } while (0)
+  for (Py_ssize_t i = 0; i < nslots; ++i) {
+    unsigned long long o = PyLong_AsUnsignedLongLong(PyTuple_GetItem(offsets, i));
+    if (PyErr_Occurred() || o + 8 > (unsigned long long)size)
+      BAD("argument offset out of range");
+    self->offsets[i] = (uint32_t)o;
   }
+  self->nslots = nslots;
   self->nvalues = 0;
   for (Py_ssize_t i = 0; i < n; ++i) {
     const char *kind;
     unsigned offset;
     unsigned long long divisible;
-    PyObject *item = PySequence_GetItem(seq, i);
-    int parsed = item && PyArg_ParseTuple(item, "sIK", &kind, &offset, &divisible);
-    Py_XDECREF(item); /* kind points into the plan's string, which seq keeps alive */
-    if (!parsed) {
-      Py_DECREF(seq);
+    PyObject *sub;
+    if (!PyArg_ParseTuple(PyTuple_GetItem(plan, i), "sIKO!", &kind, &offset, &divisible,
+                          &PyTuple_Type, &sub)) {
       Py_DECREF(self);
       return NULL;
     }
-    if (strlen(kind) != 1 || !strchr("piIqQfdb", kind[0]) ||
-        offset + 8 > (unsigned long long)size) {
-      Py_DECREF(seq);
-      Py_DECREF(self);
-      PyErr_SetString(PyExc_ValueError, "Launcher: bad argument plan");
-      return NULL;
+    Arg *a = &self->args[i];
+    if (strlen(kind) != 1 || !strchr("piIqQfdbD", kind[0]))
+      BAD("unknown argument kind");
+    Py_ssize_t nsub = PyTuple_Size(sub);
+    if (offset + (kind[0] == 'D' ? MAP_BYTES : 8) > (unsigned long long)size ||
+        (kind[0] == 'D') != (nsub > 0) || nsub % 2 || nsub > 2 * MAX_RANK)
+      BAD("bad argument plan");
+    a->kind = kind[0];
+    a->offset = offset;
+    a->divisible = divisible;
+    a->rank = (int)(nsub / 2);
+    for (Py_ssize_t r = 0; r < nsub; ++r) {
+      unsigned long long o = PyLong_AsUnsignedLongLong(PyTuple_GetItem(sub, r));
+      if (PyErr_Occurred() || o + 8 > (unsigned long long)size)
+        BAD("descriptor field offset out of range");
+      a->sub[r] = (uint32_t)o;
     }
-    self->args[i].kind = kind[0];
-    self->args[i].offset = offset;
-    self->args[i].divisible = divisible;
-    self->offsets[i] = offset;
     self->nvalues += kind[0] == 'p' ? 2 : 1;
   }
-  Py_DECREF(seq);
+#undef BAD
   self->nargs = n;
   self->size = (size_t)size;
   strcpy(self->backend, backend);
@@ -391,9 +464,9 @@ static PyObject *launcher_new(PyTypeObject *type, PyObject *args, PyObject *kwar
   self->shared = shared;
   PyObject **slots[] = {&self->fallback, &self->kernel, &self->lib, &self->address_of,
                         &self->check, &self->module_dict, &self->default_stream,
-                        &self->tensor_type, &self->on_cpu};
+                        &self->tensor_type, &self->on_cpu, &self->desc_fields};
   PyObject *values[] = {fallback, kernel, lib, address_of, check, module_dict, default_stream,
-                        tensor_type, on_cpu};
+                        tensor_type, on_cpu, desc_fields};
   for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); ++i) {
     Py_INCREF(values[i]);
     *slots[i] = values[i];
@@ -413,6 +486,7 @@ static int launcher_traverse(PyObject *obj, visitproc visit, void *arg) {
   Py_VISIT(self->default_stream);
   Py_VISIT(self->tensor_type);
   Py_VISIT(self->on_cpu);
+  Py_VISIT(self->desc_fields);
   return 0;
 }
 
@@ -429,6 +503,9 @@ static int launcher_clear(PyObject *obj) {
   Py_CLEAR(self->default_stream);
   Py_CLEAR(self->tensor_type);
   Py_CLEAR(self->on_cpu);
+  Py_CLEAR(self->desc_fields);
+  for (Py_ssize_t i = 0; i < self->nargs; ++i)
+    Py_CLEAR(self->args[i].memo);
   return 0;
 }
 

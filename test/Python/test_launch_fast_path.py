@@ -604,6 +604,9 @@ def test_the_descriptor_memo_keeps_nothing_alive(native):
         copy_desc[(1,)](d1, d3, 8)
         assert native.recorder.calls[-1]["buf"] == _expected(copy_desc, (d1, d3, 8), {})[1]
     assert native.compiles == 1
+    if JIT._fastlaunch is not None:  # the descriptors were packed by the C launcher
+        hits = [h for vs in copy_desc._variants.values() for v in vs for h in v.table.values()]
+        assert {type(h[0]).__name__ for h in hits} == {"Launcher"}
 
 
 def test_range32_on_a_target_with_pointer_ranges(native, monkeypatch):

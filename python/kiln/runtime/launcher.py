@@ -487,11 +487,21 @@ class LoadedKernel:
         # sure of to the Python function above, unchanged.
         from .. import _runtime
         tensor = getattr(sys.modules.get("torch"), "Tensor", None)
+        driver = self.driver
+
+        def desc_fields(desc, rank):
+            """(tensor map bytes, shape, strides) of a descriptor, as the Python launcher
+            reads them, or None (then the Python launcher decides)."""
+            m, sh, st = desc._tensor_map(driver), desc.shape, desc.strides
+            if type(m) is not bytes or sh is None or st is None:
+                return None
+            return m, tuple(sh), tuple(st)
+        plan = _runtime._plan(self.arg_types)
         return _fastlaunch.Launcher(
             python, self, _runtime._lib, _entry_address, _runtime._check, globals(),
-            default_stream, tensor, _on_cpu, self.driver.backend,
-            tuple(int(b) for b in self.block), int(self.shared), _runtime._plan(
-                self.arg_types).size, native)
+            default_stream, tensor, _on_cpu, desc_fields, driver.backend,
+            tuple(int(b) for b in self.block), int(self.shared), plan.size, tuple(native),
+            tuple(plan.offsets))
 
     def _fast_body(self, kinds, names, runtime, env, types):
         """(the lines of fast_launcher's function that check and pack, refusing with
@@ -529,9 +539,13 @@ class LoadedKernel:
                   "if func is None or stream is not None and type(stream) is not int:",
                   "  raise _REFUSE"]
         values = []
+        first = {}  # a parameter's first entry of the argument buffer
+        for j, i in enumerate(self._arg_param):
+            first.setdefault(i, j)
         for i, ((kind, name, divisibility, range_bytes), var) in enumerate(
                 zip(self._plan, runtime)):
             a, ty, want = names[var], self.params[i]["type"], kinds[var]
+            at = plan.offsets[first[i]]
             if kind == _POINTER:
                 if want != "tensor":
                     return None
@@ -556,7 +570,7 @@ class LoadedKernel:
                     checks += [f"if {p} % {int(divisibility)}:", "  raise _REFUSE"]
                 values.append(p)
                 if native is not None and not range_bytes:
-                    native.append(("p", plan.offsets[i], int(divisibility or 0)))
+                    native.append(("p", at, int(divisibility or 0), ()))
                 else:
                     native = None
             elif kind == _DESC:
@@ -582,7 +596,9 @@ class LoadedKernel:
                            f"  v{a} = ({fields},)",
                            f"  {memo}[0] = _remember({a}, v{a})"]
                 values.append(f"*v{a}")
-                native = None
+                if native is not None:
+                    native.append(("D", at, 0, tuple(
+                        plan.offsets[first[i] + 1 + r] for r in range(2 * rank))))
             else:
                 expected = {"int": ("i32", "i64", "u64"), "float": ("fp32", "fp64"),
                             "bool": ("i1",)}.get(want, ())
@@ -593,7 +609,7 @@ class LoadedKernel:
                 values.append(a)
                 kind_code = _NATIVE_KINDS.get(ty)
                 if native is not None and kind_code is not None:
-                    native.append((kind_code, plan.offsets[i], int(divisibility or 0)))
+                    native.append((kind_code, at, int(divisibility or 0), ()))
                 else:
                     native = None
         checks += [f"buf = PACK({', '.join(values)})",
@@ -615,7 +631,8 @@ class LoadedKernel:
                 f"buf, {plan.size}, C_OFFSETS, {plan.count})",
                 "if rc:",
                 "  CHECK(rc)"]
-        if native is not None and (plan.size > 1024 or len(native) > 128):
+        if native is not None and (plan.size > 2048 or len(plan.offsets) > 128 or any(
+                len(n[3]) > 10 for n in native)):
             native = None
         return checks, call, native
 
