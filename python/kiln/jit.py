@@ -534,8 +534,8 @@ class JITFunction(KernelFunction):
                                {n: v for n, v in arguments.items() if kinds[n] == "const"})
             variants.append(variant)
             for this, after in zip(variants, variants[1:] + [None]):
-                this.env["_NEXT"] = after.fast if after is not None else _no_variant
-            self._warm[shape] = variants[0].fast
+                this.env["_NEXT"] = after.run if after is not None else _no_variant
+            self._warm[shape] = variants[0].run
         key = variant.key(args, kwargs)
         if key is None or key in variant.table:
             return
@@ -672,11 +672,6 @@ def _no_variant(args, kwargs, grid):
     return None
 
 
-try:  # the warm launch in C (python/src/fastlaunch.c); absent: the generated Python alone
-    from . import _fastlaunch
-except ImportError:
-    _fastlaunch = None
-
 _ABSENT = object()
 _MAX_VARIANTS = 8  # argument-kind combinations per call shape with a fast path
 # What specialization reads of an int (== 1, divisible by 16, i32 / i64 / u64 / too large),
@@ -716,10 +711,6 @@ class _Variant:
         self.launchers: Dict[int, tuple] = {}
         names = fn.arg_names
         var = {n: f"a{i}" for i, n in enumerate(names)}
-        # The same work as a program for kiln._fastlaunch.Binder: values by index (the
-        # parameters, then other keywords, then tuple elements), key and guard ops in order.
-        slots = {var[n]: i for i, n in enumerate(names)}
-        prog = []
         env = {"J": fn, "TABLE": self.table, "_NEXT": _no_variant, "_grid3": _grid3,
                "_int_class": _int_class,
                "_normalize_grid": _normalize_grid,
@@ -736,17 +727,14 @@ class _Variant:
             else:
                 options[k] = f"o_{k}"
                 bind.append(f"o_{k} = kwargs[{k!r}]")
-                slots[f"o_{k}"] = len(slots)
         # checks: ("guard", condition sending the call to _NEXT) or ("stmt", line), in order.
         checks, values, key = [], [], []
         for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
                     "sanitize_overflow", "enable_fp_fusion", "waves_per_eu"):
             if opt in options:
                 key.append(options[opt])
-                prog.append((_OP_VALUE, slots[options[opt]]))
         if "debug" not in options:
             key.append("J.debug")
-            prog.append((_OP_DEBUG,))
         limits = fn._range_limits
         for name in names:
             a, kind = var[name], kinds[name]
@@ -758,12 +746,10 @@ class _Variant:
                     # (its own hash walks every field); an equal other object, as itself.
                     env[f"C_{a}"], env[f"S_{a}"] = value, object()
                     key.append(f"(S_{a} if {a} is C_{a} else {a})")
-                    prog.append((_OP_TOKEN, slots[a], value, env[f"S_{a}"]))
                 else:
                     key.append(a)
-                    prog.append((_OP_VALUE, slots[a]))
                 continue
-            _plan_value(a, kind, env, checks, values, key, limits, prog, slots)
+            _plan_value(a, kind, env, checks, values, key, limits)
         call = [v for _, v, kind in _leaves(names, kinds, var)
                 for v in ((v, "p" + v) if kind[0] == "tensor" else (v,))]
         stream = options.get("stream", "None")
@@ -812,39 +798,18 @@ class _Variant:
         exec(compile(code, f"<kiln warm launch {fn.__name__}>", "exec"), env)  # noqa: S102
         self.run, self.key = env["run"], env["key"]
         self.code = code
-        self.fast = self.run
-        if _fastlaunch is not None:
-            # The same in C; every call it is not sure of (a guard that fails, a grid it does
-            # not take, an error) goes to run() unchanged.
-            leaves = tuple((slots[v], kind[0] == "tensor")
-                           for _, v, kind in _leaves(names, kinds, var))
-            keywords = tuple((k, slots[var[k]] if k in fn._param_set else slots[f"o_{k}"])
-                             for k in keywords)
-            stream = options.get("stream")
-            self.fast = _fastlaunch.Binder(
-                self.run, fn, self.table, npos, keywords, len(slots), tuple(prog), leaves,
-                -1 if stream is None else slots[stream], _int_class, _storage_bytes)
 
 
-# kiln._fastlaunch.Binder's ops (fastlaunch.c): key parts and guards, in the key's order.
-_OP_VALUE, _OP_DEBUG, _OP_TOKEN, _OP_INT, _OP_FLOAT, _OP_BOOL, _OP_NONE, _OP_TENSOR, \
-    _OP_DESC, _OP_TUPLE = range(10)
-
-
-def _plan_value(a, kind, env, checks, values, key, limits, prog, slots):
+def _plan_value(a, kind, env, checks, values, key, limits):
     """The checks, values and key parts of one runtime argument (or tuple element) held in
-    variable ``a`` whose kind is ``kind`` (see JITFunction._kinds); the same as ops of
-    ``prog`` on value ``slots[a]`` (a tuple's elements get the next free indices)."""
-    at = slots[a]
+    variable ``a`` whose kind is ``kind`` (see JITFunction._kinds)."""
     if kind == "none":  # a compile-time None: nothing to key, nothing to pass
         checks.append(("guard", f"{a} is not None"))
-        prog.append((_OP_NONE, at))
         return
     if type(kind) is str:  # "int", "float", "bool": exactly that type
         checks.append(("guard", f"type({a}) is not {kind}"))
         if kind == "int":
             key.append(_INT_KEY.format(a=a))
-        prog.append(({"int": _OP_INT, "float": _OP_FLOAT, "bool": _OP_BOOL}[kind], at))
         return
     what = kind[0]
     env[f"T_{a}"] = kind[1]
@@ -853,23 +818,18 @@ def _plan_value(a, kind, env, checks, values, key, limits, prog, slots):
         checks.append(("guard", f"type({a}) is not T_{a} or len({a}) != {len(elems)}"))
         parts = [f"{a}_{i}" for i in range(len(elems))]
         checks.append(("stmt", f"{', '.join(parts)}, = {a}"))
-        prog.append((_OP_TUPLE, at, kind[1], len(elems), len(slots)))
-        for part in parts:
-            slots[part] = len(slots)
         for part, elem in zip(parts, elems):
-            _plan_value(part, elem, env, checks, values, key, limits, prog, slots)
+            _plan_value(part, elem, env, checks, values, key, limits)
         return
     checks.append(("guard", f"type({a}) is not T_{a}"))
     if what == "desc":
         key.append(f"getattr({a}, '_spec_id', None)")
-        prog.append((_OP_DESC, at, kind[1]))
     else:  # a tensor: its dtype, alignment, which limits it fits
         values.append(f"p{a} = {a}.data_ptr()")
         key += [f"{a}.dtype", f"p{a} & 15 == 0"]
         if limits:
             values.append(f"n{a} = _storage_bytes({a})")
             key += [f"n{a} is not None and n{a} <= {int(limit)}" for limit in limits]
-        prog.append((_OP_TENSOR, at, kind[1], tuple(int(limit) for limit in limits)))
 
 
 def _value_kind(value):
