@@ -52,9 +52,11 @@ class AMDMFMALayout(DistributedLayout):
     4 (l // N), repeated 8 rows apart in a 32 x 32 block; ``transposed`` swaps rows and
     columns (each lane holds consecutive elements of a row: better for stores and chained
     dots). A warp computes ``tiles_per_warp`` blocks; warps tile the tensor
-    ``warps_per_cta[1]`` across first. ``element_bitwidth`` is 32 (f32 or i32 accumulators).
-    Layouts Gluon accepts but Kiln cannot lower (versions 1 and 2, rank 3, 64-bit, other
-    shapes, a ``cga_layout``) are built and refused where a kernel uses them."""
+    ``warps_per_cta[1]`` across first. ``element_bitwidth`` is 32 (f32 or i32 accumulators)
+    or 64 (f64, ``instr_shape`` ``[16, 16, 4]``: lane l holds column l % 16 and rows
+    l // 16, 4 + l // 16, 8 + ..., one a register, as v_mfma_f64_16x16x4_f64 writes them).
+    Layouts Gluon accepts but Kiln cannot lower (versions 1 and 2, rank 3, other shapes, a
+    ``cga_layout``) are built and refused where a kernel uses them."""
 
     version: int
     instr_shape: Sequence[int]
@@ -107,8 +109,9 @@ class AMDMFMALayout(DistributedLayout):
         elif list(self.instr_shape[:2]) not in ([32, 32], [16, 16]):
             what = (f"instr_shape {list(self.instr_shape)}: Kiln lowers the 32x32 and 16x16 "
                     f"mfma shapes")
-        elif self.element_bitwidth != 32:
-            what = "element_bitwidth 64: f64 mfma is not supported yet"
+        elif self.element_bitwidth == 64 and list(self.instr_shape[:2]) != [16, 16]:
+            what = (f"element_bitwidth 64 with instr_shape {list(self.instr_shape)}: the f64 "
+                    f"mfma Kiln lowers is 16x16x4 (v_mfma_f64_16x16x4_f64)")
         elif self.cga_layout:
             what = "cga_layout: AMD has no clusters"
         elif not all(_is_pow2(v) for v in self.warps_per_cta + self.tiles_per_warp):

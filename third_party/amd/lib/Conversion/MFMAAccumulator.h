@@ -34,11 +34,13 @@ struct AccBlock {
 
 /// The accumulator blocks of an m x n instruction (transposed: rows and
 /// columns swapped) in register order, after checking the layout's lanes are
-/// the instruction's: the first log2(N) lane bits along N, the rest 4, 8, ...
-/// rows down. `shape` may be smaller than the block (a broadcast).
+/// the instruction's: the first log2(N) lane bits along N, the rest `height`,
+/// 2 `height`, ... rows down (a lane holds `height` consecutive rows: 4, or 1
+/// for f64). `shape` may be smaller than the block (a broadcast).
 mlir::FailureOr<llvm::SmallVector<AccBlock>>
 planAccumulator(const LinearLayout &lc, llvm::ArrayRef<int64_t> shape,
-                int32_t m, int32_t n, bool transposed, FailFn fail);
+                int32_t m, int32_t n, bool transposed, FailFn fail,
+                int32_t height = 4);
 
 } // namespace kiln::mfma
 

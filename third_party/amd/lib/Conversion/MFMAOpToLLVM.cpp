@@ -4,7 +4,7 @@
 // layouts are checked on their F2-linear forms, not by name, as the
 // mma.sync lowering does:
 //  * the accumulator's lanes are the instruction's: the first log2(N) lane
-//    bits along N, the rest 4, 8, ... rows down (transposed: M and N
+//    bits along N, the rest 4, 8, ... rows down (f64: 1, 2, ...; transposed: M and N
 //    swapped, which the lowering gets by swapping the operands);
 //  * a's first log2(M) lane bits along M and b's first log2(N) along N; the
 //    rest move both along K, by the same steps;
@@ -92,7 +92,8 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     return c;
   };
   FailureOr<SmallVector<mfma::AccBlock>> blocks = mfma::planAccumulator(
-      *lc, cTy.getShape(), m, n, plan.transposed, fail);
+      *lc, cTy.getShape(), m, n, plan.transposed, fail,
+      mfmaAccHeight(acc.getElementBitWidth()));
   if (failed(blocks))
     return failure();
   ArrayRef<LinearLayout::Basis> aL = la->getBases(LinearLayout::Lane),
@@ -254,7 +255,9 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
     SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
     SmallVector<Value> bRegs = getRegisters(rewriter, loc, adaptor.getB());
     SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
-    Type accElem = in.intAcc ? Type(rewriter.getI32Type()) : rewriter.getF32Type();
+    Type accElem = in.intAcc     ? Type(rewriter.getI32Type())
+                   : isF64Mfma(in) ? rewriter.getF64Type()
+                                   : rewriter.getF32Type();
     auto accTy = VectorType::get({int64_t(in.m * in.n / 64)}, accElem);
     Value zero = i32Const(rewriter, loc, 0); // cbsz, abid, blgp: no broadcast
     // K steps outermost (as MFMAScaledOpToLLVM.cpp): each step's operands
@@ -317,7 +320,8 @@ std::string kiln::mfma::basisText(ArrayRef<int32_t> b) {
 
 FailureOr<SmallVector<mfma::AccBlock>>
 kiln::mfma::planAccumulator(const LinearLayout &lc, ArrayRef<int64_t> shape,
-                            int32_t m, int32_t n, bool transposed, FailFn fail) {
+                            int32_t m, int32_t n, bool transposed, FailFn fail,
+                            int32_t height) {
   unsigned rows = transposed ? 1 : 0, cols = 1 - rows;
   int32_t colSize = transposed ? m : n;
   int64_t extent[2] = {shape[0], shape[1]};
@@ -331,7 +335,7 @@ kiln::mfma::planAccumulator(const LinearLayout &lc, ArrayRef<int64_t> shape,
     return fail("the accumulator", "it is not for 64-lane waves");
   unsigned colBits = llvm::Log2_32(colSize);
   for (unsigned i = 0; i < 6; ++i) {
-    Coord want = i < colBits ? basis(cols, 1 << i) : basis(rows, 4 << (i - colBits));
+    Coord want = i < colBits ? basis(cols, 1 << i) : basis(rows, height << (i - colBits));
     if (Coord(cL[i].begin(), cL[i].end()) != want)
       return fail("the accumulator", "lane bit " + Twine(i) + " moves by " +
                                          basisText(cL[i]) +
@@ -349,7 +353,7 @@ kiln::mfma::planAccumulator(const LinearLayout &lc, ArrayRef<int64_t> shape,
     if (coord[0] % m == 0 && coord[1] % n == 0)
       origins.push_back({coord, reg});
   llvm::sort(origins, [](auto &x, auto &y) { return x.second < y.second; });
-  int32_t perBlock = m * n / 64, rowsCovered = 4 * (64 / colSize);
+  int32_t perBlock = m * n / 64, rowsCovered = height * (64 / colSize);
   SmallVector<AccBlock> blocks;
   llvm::DenseSet<int64_t> covered;
   for (auto &[origin, reg] : origins) {
@@ -357,7 +361,7 @@ kiln::mfma::planAccumulator(const LinearLayout &lc, ArrayRef<int64_t> shape,
     block.r0 = origin[0];
     block.c0 = origin[1];
     for (int32_t i = 0; i < perBlock; ++i) {
-      int32_t off = i % 4 + rowsCovered * (i / 4);
+      int32_t off = i % height + rowsCovered * (i / height);
       Coord want = {wrap(block.r0 + (rows == 0 ? off : 0), extent[0]),
                     wrap(block.c0 + (rows == 1 ? off : 0), extent[1])};
       auto it = rc.find(want);

@@ -95,3 +95,21 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
   }
 }
 
+
+// -----
+
+// f64: v_mfma_f64_16x16x4_f64, one f64 a lane per operand, the accumulator's 4 f64 of a
+// lane (rows l / 16, 4 + l / 16, ...) as vector<4xf64>; K = 8 takes two instructions.
+// CHECK-LABEL: llvm.func @f64
+// CHECK: rocdl.mfma.f64.16x16x4f64 %{{.*}} : (f64, f64, vector<4xf64>, i32, i32, i32) -> vector<4xf64>
+// CHECK: rocdl.mfma.f64.16x16x4f64 %{{.*}} : (f64, f64, vector<4xf64>, i32, i32, i32) -> vector<4xf64>
+// CHECK-NOT: rocdl.mfma
+#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 64}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 1}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 1}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @f64(%a: tensor<16x8xf64, #a>, %b: tensor<8x16xf64, #b>, %c: tensor<16x16xf64, #acc>) -> tensor<16x16xf64, #acc> {
+    %d = tile_amd.mfma %a, %b, %c : tensor<16x8xf64, #a>, tensor<8x16xf64, #b> -> tensor<16x16xf64, #acc>
+    return %d : tensor<16x16xf64, #acc>
+  }
+}

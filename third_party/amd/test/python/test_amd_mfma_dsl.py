@@ -49,6 +49,7 @@ def registers(layout, shape, num_warps):
 FORMS = [
     (3, 32, 2, "fp32", "fp32", 1, "v_mfma_f32_32x32x2_f32"),
     (3, 16, 4, "fp32", "fp32", 1, "v_mfma_f32_16x16x4_f32"),
+    (3, 16, 4, "fp64", "fp64", 1, "v_mfma_f64_16x16x4_f64"),
     (3, 32, 8, "fp16", "fp32", 4, "v_mfma_f32_32x32x8_f16"),
     (3, 16, 16, "fp16", "fp32", 4, "v_mfma_f32_16x16x16_f16"),
     (3, 32, 8, "bf16", "fp32", 4, "v_mfma_f32_32x32x8_bf16"),
@@ -75,6 +76,8 @@ FNUZ = ("fp8e4b8", "fp8e5b16")
 # layout" figures of the CDNA3 ISA, section 7.1, and the AMD matrix instruction calculator):
 #   A[i][k]: lane i + M * (k // kb), item k % kb;   B[k][j]: lane j + N * (k // kb), item k % kb
 #   D[i][j]: lane j + N * ((i // 4) % (64 // N)), item 4 * (i // (4 * 64 // N)) + i % 4
+#   f64 (v_mfma_f64_16x16x4_f64, one row a register: the matrix instruction calculator's
+#   layout, as Triton's 64-bit AMDMFMALayout states it): lane j + 16 (i % 4), item i // 4
 def isa_a(m, k, kb):
     return {(i, kk): (i + m * (kk // kb), kk % kb) for i in range(m) for kk in range(k)}
 
@@ -83,8 +86,10 @@ def isa_b(n, k, kb):
     return {(kk, j): (j + n * (kk // kb), kk % kb) for kk in range(k) for j in range(n)}
 
 
-def isa_d(m, n):
+def isa_d(m, n, bits=32):
     groups = WAVE // n
+    if bits == 64:
+        return {(i, j): (j + n * (i % groups), i // groups) for i in range(m) for j in range(n)}
     return {(i, j): (j + n * ((i // 4) % groups), 4 * (i // (4 * groups)) + i % 4)
             for i in range(m) for j in range(n)}
 
@@ -96,19 +101,20 @@ def as_lane_item(regs):
 
 @pytest.mark.parametrize("form", FORMS, ids=IDS)
 def test_layouts_are_the_isa_operand_layouts(form):
-    version, m, k, _, _, kb, _ = form
-    acc = kl.amd.AMDMFMALayout(version, [m, m, k], False, [1, 1])
+    version, m, k, _, acc_dt, kb, _ = form
+    bits = 64 if acc_dt == "fp64" else 32
+    acc = kl.amd.AMDMFMALayout(version, [m, m, k], False, [1, 1], element_bitwidth=bits)
     got_d = as_lane_item(registers(acc, [m, m], 1))
-    assert got_d == isa_d(m, m)
+    assert got_d == isa_d(m, m, bits)
     # k_width = the instruction's K per lane: registers are the ISA's items.
     a = registers(kl.DotOperandLayout(0, acc, kb), [m, k], 1)
     b = registers(kl.DotOperandLayout(1, acc, kb), [k, m], 1)
     assert as_lane_item(a) == isa_a(m, k, kb)
     assert as_lane_item(b) == isa_b(m, k, kb)
     # Transposed: D^T's layout (the lowering swaps the operands: C^T = B^T A^T).
-    tr = kl.amd.AMDMFMALayout(version, [m, m, k], True, [1, 1])
+    tr = kl.amd.AMDMFMALayout(version, [m, m, k], True, [1, 1], element_bitwidth=bits)
     got_t = as_lane_item(registers(tr, [m, m], 1))
-    assert got_t == {(j, i): v for (i, j), v in isa_d(m, m).items()}
+    assert got_t == {(j, i): v for (i, j), v in isa_d(m, m, bits).items()}
 
 
 def test_warps_tile_n_first_and_operands_broadcast():
@@ -149,8 +155,8 @@ def test_layout_arguments_are_checked():
     for layout, why in ((kl.amd.AMDMFMALayout(2, [32, 32, 8], False, [4, 1]), "version 2"),
                         (kl.amd.AMDMFMALayout(3, [64, 4, 4], True, [4, 1]), "instr_shape"),
                         (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1, 1]), "rank 3"),
-                        (kl.amd.AMDMFMALayout(3, [16, 16, 4], False, [4, 1], 64),
-                         "element_bitwidth 64")):
+                        (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1], 64),
+                         "element_bitwidth 64 with instr_shape")):
         with pytest.raises(ValueError, match=why):
             layout.to_ir()
     acc = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 2])
@@ -209,8 +215,9 @@ def test_wmma_layout_fields_are_checked_at_construction():
 @kiln.jit
 def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr,
                 V: kl.constexpr, IM: kl.constexpr, IK: kl.constexpr, TR: kl.constexpr,
-                KW: kl.constexpr):
-    acc_l: kl.constexpr = kl.amd.AMDMFMALayout(V, [IM, IM, IK], TR, [2, 2])
+                KW: kl.constexpr, BITS: kl.constexpr = 32):
+    acc_l: kl.constexpr = kl.amd.AMDMFMALayout(V, [IM, IM, IK], TR, [2, 2],
+                                               element_bitwidth=BITS)
     blk: kl.constexpr = kl.BlockedLayout([1, 4], [16, 4], [4, 1], [1, 0])
     rm = kl.arange(0, M, kl.SliceLayout(1, blk))
     rk = kl.arange(0, K, kl.SliceLayout(0, blk))
@@ -235,7 +242,8 @@ def test_compiles_to_the_instruction(form, transposed):
         c = kiln.compile(mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
                                        "c_ptr": f"*{acc_dt}"},
                          dict(M=64, N=64, K=4 * k, V=version, IM=m, IK=k, TR=transposed,
-                              KW=2 * kb), target=target, num_warps=4, cache=False)
+                              KW=2 * kb, BITS=64 if acc_dt == "fp64" else 32), target=target,
+                         num_warps=4, cache=False)
         asm = c.asm["amdgcn"]
         got = re.findall(r"\bv_mfma\w*", asm)
         # Each of the 4 waves: (64 / 2 / m)^2 blocks x 4 K steps.
@@ -380,7 +388,7 @@ ERRORS = [
      r"mfma: shapes do not multiply: a \[64, 16\], b \[32, 64\], acc \[64, 64\]"),
     (e_dtype, "E:dtype", "cdna3.mfma",
      r"mfma: CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
-     r"\(f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on gfx942, OCP on gfx950\)"),
+     r"\(f32, f16, bf16 and i8 operands into f32 or i32, f64 into f64; fp8: FNUZ on gfx942, OCP on gfx950\)"),
     (e_k, "E:k", "cdna3.mfma",
      r"mfma: K = 4 is not a multiple of the instruction's K \(8 for instrShape "
      r"\[32, 32, 8\]\)"),

@@ -40,11 +40,14 @@ def coords(layout, shape):
 
 def isa_mfma(name, a, b, c):
     """One v_mfma over the wave: a, b per lane lists of kb values, c per lane accumulators."""
-    m = re.match(r"rocdl\.mfma\.[fi]32\.(\d+)x(\d+)x(\d+)\.?"
-                 r"(f16|bf16(\.1k)?|i8|(?:fp8|bf8)\.(?:fp8|bf8))$", name)
+    m = re.match(r"rocdl\.mfma\.(?:[fi]32|f64)\.(\d+)x(\d+)x(\d+)\.?"
+                 r"(f16|f32|f64|bf16(\.1k)?|i8|(?:fp8|bf8)\.(?:fp8|bf8))$", name)
     assert m, name
     M, N, K = map(int, m.groups()[:3])
+    f64 = name.startswith("rocdl.mfma.f64")
     kb = K * M // WAVE
+    # A kb = 1 form takes one scalar register a lane.
+    a, b = ([x if isinstance(x, list) else [x] for x in v] for v in (a, b))
     A = np.zeros((M, K))
     B = np.zeros((K, N))
     for i, k in itertools.product(range(M), range(K)):
@@ -55,7 +58,10 @@ def isa_mfma(name, a, b, c):
     out = [list(x) for x in c]
     groups = WAVE // N
     for i, j in itertools.product(range(M), range(N)):
-        out[j + N * ((i // 4) % groups)][4 * (i // (4 * groups)) + i % 4] += D[i, j]
+        if f64:  # v_mfma_f64_16x16x4_f64: one row a register, rows i % 4 in the lane groups
+            out[j + N * (i % groups)][i // groups] += D[i, j]
+        else:
+            out[j + N * ((i // 4) % groups)][4 * (i // (4 * groups)) + i % 4] += D[i, j]
     return out
 
 
@@ -137,7 +143,7 @@ def run(llvm_text, args):
         elif op in ("llvm.mlir.poison", "llvm.mlir.undef"):
             n = re.search(r"vector<(\d+)x", rest) or re.search(r"struct<\((.*)\)>", rest)
             size = int(n.group(1)) if rest.find("vector") >= 0 and "struct" not in rest \
-                else len(re.findall(r"\b(?:f32|f16|bf16|i8|i16|i32)\b", rest))
+                else len(re.findall(r"\b(?:f32|f16|bf16|i8|i16|i32|f64)\b", rest))
             env[dst] = [[0.0] * size for _ in range(WAVE)]
         elif op == "llvm.insertelement":
             v, vec, idx = (env[o] for o in ops[:3])
@@ -184,6 +190,13 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     ("hip:gfx942", 3, [32, 32, 8], False, 4, 16, 32, 16),
     ("hip:gfx950", 4, [16, 16, 32], False, 8, 8, 16, 32),
     ("hip:gfx950", 4, [16, 16, 32], False, 8, 16, 32, 64, "f8E5M2", "f32"),
+    # f64 (v_mfma_f64_16x16x4_f64, a 64-bit accumulator layout), plain and transposed.
+    ("hip:gfx942", 3, [16, 16, 4], False, 1, 32, 16, 8, "f64", "f64"),
+    ("hip:gfx942", 3, [16, 16, 4], True, 1, 16, 32, 16, "f64", "f64"),
+    ("hip:gfx950", 4, [16, 16, 4], False, 2, 32, 32, 8, "f64", "f64"),
+    # f32 operands (one scalar register a lane).
+    ("hip:gfx942", 3, [16, 16, 4], True, 1, 16, 16, 8, "f32", "f32"),
+    ("hip:gfx950", 4, [32, 32, 2], False, 2, 32, 32, 4, "f32", "f32"),
 ]
 
 
@@ -192,6 +205,15 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
 def test_lowered_mfma_computes_a_times_b_plus_c(case):
     got, want = emulate(case)
     np.testing.assert_array_equal(got, want)
+
+
+def test_the_f64_accumulator_layout_matters():
+    """Negative control for f64: read with the 32-bit accumulators' row order (4 rows a
+    lane), the lowered f64 product is wrong."""
+    case = next(c for c in CASES if c[8:] == ("f64", "f64"))
+    got, want = emulate(case, corrupt=lambda text: text.replace("rocdl.mfma.f64.16x16x4f64",
+                                                               "rocdl.mfma.f32.16x16x4f64"))
+    assert not np.array_equal(got, want)
 
 
 def test_the_emulation_can_fail():
@@ -205,7 +227,8 @@ def test_the_emulation_can_fail():
 def emulate(case, corrupt=lambda text: text):
     target, version, instr, transposed, kw, M, N, K = case[:8]
     ta, tc = case[8:] or ("f16", "f32")
-    acc = kl.amd.AMDMFMALayout(version, instr, transposed, [1, 1])
+    acc = kl.amd.AMDMFMALayout(version, instr, transposed, [1, 1],
+                               element_bitwidth=64 if tc == "f64" else 32)
     a_l, b_l = kl.DotOperandLayout(0, acc, kw), kl.DotOperandLayout(1, acc, kw)
     ir = f"""
 #acc = {acc.to_ir()}

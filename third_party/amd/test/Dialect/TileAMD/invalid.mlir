@@ -142,9 +142,28 @@ func.func private @f() attributes {l = #acc}
 
 // -----
 
-// expected-error @+1 {{mfma: elementBitWidth must be 32 (f32 or i32 accumulators; f64 mfma is not supported), got 64}}
-#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 64}>
+// expected-error @+1 {{mfma: elementBitWidth must be 32 (f32 or i32 accumulators) or 64 (f64), got 16}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 16}>
 func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: 64-bit accumulators take instrShape [16, 16, 4] (v_mfma_f64_16x16x4_f64), got [32, 32, 8]}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 64}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 1}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 1}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @f(%a: tensor<16x4xf64, #a>, %b: tensor<4x16xf64, #b>, %c: tensor<16x16xf64, #acc>) -> tensor<16x16xf64, #acc> {
+    // expected-error @+1 {{the accumulator's layout has elementBitWidth = 32 but its elements are 'f64' (64 for f64 accumulators, 32 otherwise)}}
+    %d = tile_amd.mfma %a, %b, %c : tensor<16x4xf64, #a>, tensor<4x16xf64, #b> -> tensor<16x16xf64, #acc>
+    return %d : tensor<16x16xf64, #acc>
+  }
+}
 
 // -----
 
@@ -247,7 +266,7 @@ func.func @mfma_fp8_gfx942(%a: tensor<64x16xf8E4M3FN, #a>, %b: tensor<16x64xf8E4
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
 func.func @mfma_types(%a: tensor<64x16xi16, #a>, %b: tensor<16x64xi16, #b>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' (f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on gfx942, OCP on gfx950)}}
+  // expected-error @+1 {{CDNA3 (gfx942) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' (f32, f16, bf16 and i8 operands into f32 or i32, f64 into f64; fp8: FNUZ on gfx942, OCP on gfx950)}}
   %d = tile_amd.mfma %a, %b, %c : tensor<64x16xi16, #a>, tensor<16x64xi16, #b> -> tensor<64x64xf32, #acc>
   return
 }

@@ -38,6 +38,7 @@ const MfmaInstr kMfma[] = {
     // CDNA3 (gfx942) and later.
     {"mfma.f32.32x32x2f32", 32, 32, 2, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
     {"mfma.f32.16x16x4f32", 16, 16, 4, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
+    {"mfma.f64.16x16x4f64", 16, 16, 4, 1, E::F64, E::F64, false, P::Scalar, 3, 4},
     {"mfma.f32.32x32x8f16", 32, 32, 8, 4, E::F16, E::F16, false, P::Vector, 3, 4},
     {"mfma.f32.16x16x16f16", 16, 16, 16, 4, E::F16, E::F16, false, P::Vector, 3, 4},
     {"mfma.f32.32x32x8bf16.1k", 32, 32, 8, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
@@ -77,7 +78,7 @@ const MfmaScaledInstr kMfmaScaled[] = {
 };
 
 bool accMatches(const MfmaInstr &i, Type acc) {
-  return i.intAcc ? acc.isInteger(32) : acc.isF32();
+  return i.intAcc ? acc.isInteger(32) : isF64Mfma(i) ? acc.isF64() : acc.isF32();
 }
 
 } // namespace
@@ -85,6 +86,8 @@ bool accMatches(const MfmaInstr &i, Type acc) {
 std::optional<MfmaElem> kiln::tile_amd::getMfmaElem(Type t) {
   if (t.isF32())
     return E::F32;
+  if (t.isF64())
+    return E::F64;
   if (t.isF16())
     return E::F16;
   if (t.isBF16())
@@ -224,10 +227,14 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
       if (!w || !llvm::isPowerOf2_32(w))
         return emitError() << "mfma: warpsPerCTA and tilesPerWarp entries "
                               "must be powers of two";
-  if (bits != 32)
+  if (bits != 32 && bits != 64)
     return emitError() << "mfma: elementBitWidth must be 32 (f32 or i32 "
-                          "accumulators; f64 mfma is not supported), got "
+                          "accumulators) or 64 (f64), got "
                        << bits;
+  if (bits == 64 && !(instr[0] == 16 && instr[1] == 16))
+    return emitError() << "mfma: 64-bit accumulators take instrShape [16, 16, "
+                          "4] (v_mfma_f64_16x16x4_f64), got ["
+                       << instr[0] << ", " << instr[1] << ", " << instr[2] << "]";
   return success();
 }
 
@@ -237,16 +244,17 @@ LinearLayout MfmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   Builder2D l{{int32_t(shape[0]), int32_t(shape[1])}, {}, {}, {}};
   int32_t m = getInstrShape()[0], n = getInstrShape()[1];
   ArrayRef<unsigned> warps = getWarpsPerCTA(), tiles = getTilesPerWarp();
-  // Inside a block: 4 consecutive elements per register group along the
-  // "row" dimension, lanes along the "column" dimension, then the rest of
-  // the rows (transposed swaps rows and columns).
+  // Inside a block: `height` consecutive elements per register group along
+  // the "row" dimension (4; 1 for f64), lanes along the "column" dimension,
+  // then the rest of the rows (transposed swaps rows and columns).
   unsigned rows = getTransposed() ? 1 : 0, cols = 1 - rows;
   int32_t colSize = getTransposed() ? m : n;
   int32_t blockRows = getTransposed() ? n : m;
-  l.add(l.reg, rows, 1, 4);
+  int32_t height = mfmaAccHeight(getElementBitWidth());
+  l.add(l.reg, rows, 1, height);
   l.add(l.lane, cols, 1, colSize);
-  l.add(l.lane, rows, 4, kWaveSize / colSize);
-  int32_t rowsCovered = 4 * (kWaveSize / colSize);
+  l.add(l.lane, rows, height, kWaveSize / colSize);
+  int32_t rowsCovered = height * (kWaveSize / colSize);
   l.add(l.reg, rows, rowsCovered, blockRows / rowsCovered);
   // Blocks: tilesPerWarp and warps along N, N repeats, then along M.
   l.add(l.reg, 1, n, tiles[1]);
@@ -346,6 +354,10 @@ LogicalResult MfmaOp::verify() {
                          << shapeText(c.getShape());
   ArrayRef<unsigned> instr = acc.getInstrShape();
   Type ta = a.getElementType(), tb = b.getElementType(), tc = c.getElementType();
+  if ((acc.getElementBitWidth() == 64) != tc.isF64())
+    return emitOpError() << "the accumulator's layout has elementBitWidth = "
+                         << acc.getElementBitWidth() << " but its elements are "
+                         << tc << " (64 for f64 accumulators, 32 otherwise)";
   unsigned version = acc.getVersion();
   StringRef chip = version == 3 ? "CDNA3 (gfx942)" : "CDNA4 (gfx950)";
   const MfmaInstr *instrOp =
@@ -366,8 +378,8 @@ LogicalResult MfmaOp::verify() {
       d << " (gfx950's fp8 mfma reads the OCP formats float8e4nv / float8e5; "
            "gfx942's reads the FNUZ float8e4b8 / float8e5b16)";
     else
-      d << " (f32, f16, bf16 and i8 operands into f32 or i32; fp8: FNUZ on "
-           "gfx942, OCP on gfx950)";
+      d << " (f32, f16, bf16 and i8 operands into f32 or i32, f64 into f64; "
+           "fp8: FNUZ on gfx942, OCP on gfx950)";
     return d;
   }
   // M and N may also be smaller than the instruction's (a power of two

@@ -19,7 +19,7 @@ namespace kiln::tile_amd {
 /// An operand element kind of the table.
 /// FP8 / BF8: the OCP formats (e4m3fn, e5m2); FP8NUZ / BF8NUZ: the FNUZ ones
 /// (e4m3fnuz, e5m2fnuz).
-enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8, FP8NUZ, BF8NUZ };
+enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8, FP8NUZ, BF8NUZ, F64 };
 
 /// How a lane's kBase operand elements are passed to the intrinsic.
 enum class MfmaPack {
@@ -37,12 +37,20 @@ struct MfmaInstr {
   /// K elements one lane holds per instruction (k = kBase x 64 / m).
   unsigned kBase;
   MfmaElem a, b;
-  /// The accumulator is i32 (else f32).
+  /// The accumulator is i32 (else f32, or f64 for f64 operands).
   bool intAcc;
   MfmaPack pack;
   /// CDNA versions that have it: 3 = gfx942, 4 = gfx950.
   unsigned minVersion, maxVersion;
 };
+
+/// The accumulator's element type of an instruction: i32, f64 (f64 operands) or f32.
+inline bool isF64Mfma(const MfmaInstr &i) { return i.a == MfmaElem::F64; }
+
+/// Rows a lane holds consecutively in a block of the accumulator: 4 for 32-bit
+/// accumulators, 1 for f64 (each lane of v_mfma_f64_16x16x4 holds rows l / 16,
+/// 4 + l / 16, ... of its column).
+inline int32_t mfmaAccHeight(unsigned elementBits) { return elementBits == 64 ? 1 : 4; }
 
 /// The table's kind of an element type; nullopt for types no mfma reads.
 std::optional<MfmaElem> getMfmaElem(mlir::Type t);
