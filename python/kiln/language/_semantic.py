@@ -842,14 +842,22 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
                             f"{k_width}), got {lay!r}")
 
     @staticmethod
-    def check_matrix_operands(what, a, b, acc, acc_ok, acc_wanted, kwidth_note=""):
+    def check_matrix_operands(what, a, b, acc, acc_ok, acc_wanted, kwidth_note="",
+                              batched=False):
         """The checks a register-operand matrix instruction (mma_v2, mfma) shares: 2-D
-        tensors, ``acc`` in a layout ``acc_ok`` accepts (``acc_wanted`` names it), ``a`` and
-        ``b`` in ``DotOperandLayout(0 / 1, acc's layout, k_width)`` with one k_width, shapes
-        that multiply. Returns (m, n, k)."""
+        tensors (or, ``batched``, all 3-D with one batch size first), ``acc`` in a layout
+        ``acc_ok`` accepts (``acc_wanted`` names it), ``a`` and ``b`` in
+        ``DotOperandLayout(0 / 1, acc's layout, k_width)`` with one k_width, shapes that
+        multiply. Returns (m, n, k)."""
+        rank = len(acc.shape) if isinstance(acc, tensor) and acc.type.is_block else 2
+        if not batched or rank not in (2, 3):
+            rank = 2
+        dims = "2-D" if not batched else "2-D (or 3-D, batched)"
         for name, v in (("a", a), ("b", b), ("acc", acc)):
-            if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != 2:
-                raise TypeError(f"{what}: {name} must be a 2-D tensor, got {v!r}")
+            if not isinstance(v, tensor) or not v.type.is_block or len(v.shape) != rank:
+                raise TypeError(f"{what}: {name} must be a {dims} tensor like acc, got {v!r}"
+                                if batched else
+                                f"{what}: {name} must be a 2-D tensor, got {v!r}")
         layout = acc.type.layout
         if not acc_ok(layout):
             raise TypeError(f"{what}: acc must be in {acc_wanted}, got {layout!r}")
@@ -858,11 +866,10 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
         if a.type.layout.k_width != b.type.layout.k_width:
             raise ValueError(f"{what}: a and b must have the same k_width{kwidth_note}, got "
                              f"{a.type.layout.k_width} and {b.type.layout.k_width}")
-        (m, k), (k2, n) = ([int(_unwrap(d)) for d in t.shape] for t in (a, b))
-        sc = [int(_unwrap(d)) for d in acc.shape]
-        if k2 != k or sc != [m, n]:
-            raise ValueError(f"{what}: shapes do not multiply: a {[m, k]}, b {[k2, n]}, acc "
-                             f"{sc}")
+        sa, sb, sc = ([int(_unwrap(d)) for d in t.shape] for t in (a, b, acc))
+        (m, k), (k2, n) = sa[-2:], sb[-2:]
+        if k2 != k or sc[-2:] != [m, n] or sa[:-2] != sc[:-2] or sb[:-2] != sc[:-2]:
+            raise ValueError(f"{what}: shapes do not multiply: a {sa}, b {sb}, acc {sc}")
         return m, n, k
 
     def dot_fma(self, a, b, acc) -> tensor:

@@ -55,8 +55,12 @@ class AMDMFMALayout(DistributedLayout):
     ``warps_per_cta[1]`` across first. ``element_bitwidth`` is 32 (f32 or i32 accumulators)
     or 64 (f64, ``instr_shape`` ``[16, 16, 4]``: lane l holds column l % 16 and rows
     l // 16, 4 + l // 16, 8 + ..., one a register, as v_mfma_f64_16x16x4_f64 writes them).
-    Layouts Gluon accepts but Kiln cannot lower (versions 1 and 2, rank 3, other shapes, a
-    ``cga_layout``) are built and refused where a kernel uses them."""
+    With three ``warps_per_cta`` entries the layout is batched ([B, M, N], warps along the
+    batch dimension after M and N, as Triton's). Layouts Gluon accepts but Kiln cannot
+    lower (versions 1 and 2, other shapes, a ``cga_layout``) are built and refused where a
+    kernel uses them."""
+
+    _operands_follow_rank = True  # DotOperandLayout over a batched layout is 3-D too
 
     version: int
     instr_shape: Sequence[int]
@@ -104,8 +108,11 @@ class AMDMFMALayout(DistributedLayout):
         if self.version not in (3, 4):
             what = (f"version {self.version}: Kiln lowers mfma for CDNA3 (version 3, gfx942) "
                     f"and CDNA4 (version 4, gfx950)")
-        elif self.rank != 2:
-            what = f"rank {self.rank}: batched (rank-3) mfma accumulators are not supported yet"
+        elif self.rank not in (2, 3):
+            what = f"rank {self.rank}: mfma accumulators are 2-D, or 3-D (batched)"
+        elif self.rank == 3 and self.tiles_per_warp[0] != 1:
+            what = (f"tiles_per_warp {list(self.tiles_per_warp)}: a batched layout's batch "
+                    f"entry is 1")
         elif list(self.instr_shape[:2]) not in ([32, 32], [16, 16]):
             what = (f"instr_shape {list(self.instr_shape)}: Kiln lowers the 32x32 and 16x16 "
                     f"mfma shapes")

@@ -288,8 +288,11 @@ class DotOperandLayout(DistributedLayout):
 
     @property
     def rank(self) -> int:
+        # Blocked and NVMMA parents may be batched, and any parent that says its operands
+        # follow its rank (a vendor's matrix-core layout); the others are 2-D.
         return self.parent.rank if isinstance(self.parent, (BlockedLayout,
-                                                            NVMMADistributedLayout)) else 2
+                                                            NVMMADistributedLayout)) or \
+            getattr(self.parent, "_operands_follow_rank", False) else 2
 
     @property
     def cga_bases(self) -> tuple:

@@ -43,17 +43,103 @@ using mfma::Coord;
 /// The registers of each instruction: `d[t]` the accumulator registers of
 /// block t (in the instruction's register order), `a[t][s]` / `b[t][s]` the
 /// kBase operand registers of its K step s (in slot order).
+/// A batched product repeats it for each batch index a thread holds: the
+/// registers of batch repeat r are those of the first repeat plus r times
+/// `chunkA` / `chunkB` / `chunkC`.
 struct MfmaPlan {
   const MfmaInstr *instr = nullptr;
   bool transposed = false;
   SmallVector<SmallVector<int64_t>> d;
   SmallVector<SmallVector<SmallVector<int64_t>>> a, b;
+  int64_t repeats = 1, chunkA = 0, chunkB = 0, chunkC = 0;
 };
+
+/// A batched (3-D) layout seen one batch index at a time: its 2-D layout
+/// (the batch components dropped) and the registers that move along the
+/// batch dimension, which must be the last ones. Null where the layout
+/// mixes the batch dimension with M, N or K.
+std::optional<LinearLayout> dropBatch(const LinearLayout &l,
+                                      LinearLayout::Bases &batchRegs,
+                                      LinearLayout::Bases &batchWarps) {
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  auto rest = [](const LinearLayout::Basis &b) {
+    return LinearLayout::Basis{b[1], b[2]};
+  };
+  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Register)) {
+    if (b[0] && (b[1] || b[2]))
+      return std::nullopt;
+    if (b[0])
+      batchRegs.push_back(b);
+    else if (!batchRegs.empty())
+      return std::nullopt; // a batch register before an M, N or K one
+    else
+      bases[LinearLayout::Register].push_back(rest(b));
+  }
+  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Lane)) {
+    if (b[0])
+      return std::nullopt;
+    bases[LinearLayout::Lane].push_back(rest(b));
+  }
+  for (const LinearLayout::Basis &b : l.getBases(LinearLayout::Warp)) {
+    if (b[0] && (b[1] || b[2]))
+      return std::nullopt;
+    batchWarps.push_back({b[0]});
+    bases[LinearLayout::Warp].push_back(rest(b));
+  }
+  ArrayRef<int32_t> sizes = l.getOutSizes();
+  return LinearLayout(bases, {sizes[1], sizes[2]});
+}
+
+FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
+                               const LinearLayout &lb2, const LinearLayout &lc2);
 
 FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   RankedTensorType aTy = op.getA().getType(), bTy = op.getB().getType(),
                    cTy = op.getC().getType();
+  auto emit = [&] { return op.emitOpError(); };
+  FailureOr<LinearLayout> la = getLinearLayout(aTy, emit),
+                          lb = getLinearLayout(bTy, emit),
+                          lc = getLinearLayout(cTy, emit);
+  if (failed(la) || failed(lb) || failed(lc))
+    return failure();
+  if (cTy.getRank() == 2)
+    return planMfma2D(op, *la, *lb, *lc);
+  // Batched: each operand's layout must place the batch dimension the same
+  // way (warps along it in step, then register repeats of it, last).
+  LinearLayout::Bases regs[3], warps[3];
+  std::optional<LinearLayout> sliced[3] = {dropBatch(*la, regs[0], warps[0]),
+                                           dropBatch(*lb, regs[1], warps[1]),
+                                           dropBatch(*lc, regs[2], warps[2])};
+  for (unsigned i = 0; i < 3; ++i)
+    if (!sliced[i] || regs[i] != regs[2] || warps[i] != warps[2])
+      return op.emitOpError()
+             << (i == 0 ? "a" : i == 1 ? "b" : "the accumulator")
+             << "'s layout does not place the batch dimension as the "
+                "accumulator's: warps along it in step, then register repeats "
+                "of it (use AMDMFMALayout with 3 warps_per_cta entries and "
+                "DotOperandLayout over it)";
+  FailureOr<MfmaPlan> plan = planMfma2D(op, *sliced[0], *sliced[1], *sliced[2]);
+  if (failed(plan))
+    return failure();
+  plan->repeats = int64_t(1) << regs[2].size();
+  plan->chunkA = sliced[0]->getInSize(LinearLayout::Register);
+  plan->chunkB = sliced[1]->getInSize(LinearLayout::Register);
+  plan->chunkC = sliced[2]->getInSize(LinearLayout::Register);
+  return plan;
+}
+
+/// The plan of a 2-D product, or of one batch index of a batched one (the
+/// layouts with the batch dimension dropped).
+FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
+                               const LinearLayout &lb2, const LinearLayout &lc2) {
+  RankedTensorType aTy = op.getA().getType(), bTy = op.getB().getType(),
+                   cTy = op.getC().getType();
   auto acc = cast<MfmaEncodingAttr>(cTy.getEncoding());
+  // The M x K, K x N and M x N shapes (a batched product's without the batch).
+  unsigned o = cTy.getRank() - 2;
+  int64_t aShape[2] = {aTy.getShape()[o], aTy.getShape()[o + 1]};
+  int64_t bShape[2] = {bTy.getShape()[o], bTy.getShape()[o + 1]};
+  int64_t cShape[2] = {cTy.getShape()[o], cTy.getShape()[o + 1]};
   MfmaPlan plan;
   ArrayRef<unsigned> shape = acc.getInstrShape();
   plan.transposed = acc.getTransposed();
@@ -67,12 +153,7 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   if (!plan.instr)
     return op.emitOpError() << "no mfma instruction for these types";
   const MfmaInstr &in = *plan.instr;
-  auto emit = [&] { return op.emitOpError(); };
-  FailureOr<LinearLayout> la = getLinearLayout(aTy, emit),
-                          lb = getLinearLayout(bTy, emit),
-                          lc = getLinearLayout(cTy, emit);
-  if (failed(la) || failed(lb) || failed(lc))
-    return failure();
+  const LinearLayout *la = &la2, *lb = &lb2, *lc = &lc2;
   auto fail = [&](StringRef what, const Twine &why) {
     op.emitOpError() << what << "'s layout is not the mfma one: " << why
                      << " (use AMDMFMALayout(...) for the accumulator and "
@@ -84,15 +165,15 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   // A tensor smaller than the instruction's block along M or N: the
   // layouts broadcast (a step past the extent is zero) and the block's extra
   // rows / columns compute the same elements again.
-  int64_t aExtent[2] = {aTy.getShape()[0], aTy.getShape()[1]};
-  int64_t bExtent[2] = {bTy.getShape()[0], bTy.getShape()[1]};
+  int64_t aExtent[2] = {aShape[0], aShape[1]};
+  int64_t bExtent[2] = {bShape[0], bShape[1]};
   auto basisIn = [](const int64_t *ext, unsigned dim, int32_t step) {
     Coord c = {0, 0};
     c[dim] = step < ext[dim] ? step : 0;
     return c;
   };
   FailureOr<SmallVector<mfma::AccBlock>> blocks = mfma::planAccumulator(
-      *lc, cTy.getShape(), m, n, plan.transposed, fail,
+      *lc, cShape, m, n, plan.transposed, fail,
       mfmaAccHeight(acc.getElementBitWidth()));
   if (failed(blocks))
     return failure();
@@ -115,7 +196,7 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
       // The operand layout's K tile (k_width x the lane groups) is longer
       // than K: lanes would hold the same K twice.
       auto op0 = cast<DotOperandEncodingAttr>(aTy.getEncoding());
-      int64_t groups = 64 / m, k = aTy.getShape()[1];
+      int64_t groups = 64 / m, k = aShape[1];
       op.emitOpError() << "K = " << k << " is shorter than the operands' K tile: k_width "
                        << op0.getKWidth() << " x " << groups
                        << " lane groups = " << op0.getKWidth() * groups
@@ -155,9 +236,9 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   std::map<Coord, unsigned> ra = registersByCoordinate(*la),
                             rb = registersByCoordinate(*lb);
   for (auto [what, map, ll] :
-       {std::tuple<StringRef, std::map<Coord, unsigned> *, LinearLayout *>{
-            "a", &ra, &*la},
-        {"b", &rb, &*lb}})
+       {std::tuple<StringRef, std::map<Coord, unsigned> *, const LinearLayout *>{
+            "a", &ra, la},
+        {"b", &rb, lb}})
     if (int64_t(map->size()) != ll->getInSize(LinearLayout::Register))
       return fail(what, "two registers hold the same element");
   auto find = [&](const std::map<Coord, unsigned> &regs, StringRef what,
@@ -170,7 +251,7 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
     }
     return int64_t(it->second);
   };
-  int64_t k = aTy.getShape()[1];
+  int64_t k = aShape[1];
   for (mfma::AccBlock &block : *blocks) {
     int32_t r0 = block.r0, c0 = block.c0;
     plan.d.push_back(block.d);
@@ -262,35 +343,47 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
     Value zero = i32Const(rewriter, loc, 0); // cbsz, abid, blgp: no broadcast
     // K steps outermost (as MFMAScaledOpToLLVM.cpp): each step's operands
     // are used by every output tile before the next step's are read.
-    SmallVector<Value> accs;
-    size_t steps = 0;
-    for (size_t t = 0; t < plan->d.size(); ++t) {
-      Value acc = LLVM::PoisonOp::create(rewriter, loc, accTy);
-      for (auto [i, r] : llvm::enumerate(plan->d[t]))
-        acc = LLVM::InsertElementOp::create(rewriter, loc, acc, out[r],
-                                            i32Const(rewriter, loc, i));
-      accs.push_back(acc);
-      steps = std::max(steps, plan->a[t].size());
-    }
-    for (size_t s = 0; s < steps; ++s) {
+    // A batched product: the same plan for each batch repeat, its registers
+    // one chunk further on.
+    auto shifted = [](ArrayRef<int64_t> idx, int64_t by) {
+      SmallVector<int64_t> v(idx);
+      for (int64_t &x : v)
+        x += by;
+      return v;
+    };
+    for (int64_t rep = 0; rep < plan->repeats; ++rep) {
+      int64_t da = rep * plan->chunkA, db = rep * plan->chunkB,
+              dc = rep * plan->chunkC;
+      SmallVector<Value> accs;
+      size_t steps = 0;
       for (size_t t = 0; t < plan->d.size(); ++t) {
-        if (s >= plan->a[t].size())
-          continue;
-        Value x = packOperand(rewriter, loc, in, aRegs, plan->a[t][s]);
-        Value y = packOperand(rewriter, loc, in, bRegs, plan->b[t][s]);
-        // Transposed: C^T = B^T A^T, so the instruction's lanes run along M.
-        if (plan->transposed)
-          std::swap(x, y);
-        OperationState state(loc, ("rocdl." + in.name).str());
-        state.addOperands({x, y, accs[t], zero, zero, zero});
-        state.addTypes(accTy);
-        accs[t] = rewriter.create(state)->getResult(0);
+        Value acc = LLVM::PoisonOp::create(rewriter, loc, accTy);
+        for (auto [i, r] : llvm::enumerate(plan->d[t]))
+          acc = LLVM::InsertElementOp::create(rewriter, loc, acc, out[r + dc],
+                                              i32Const(rewriter, loc, i));
+        accs.push_back(acc);
+        steps = std::max(steps, plan->a[t].size());
       }
+      for (size_t s = 0; s < steps; ++s) {
+        for (size_t t = 0; t < plan->d.size(); ++t) {
+          if (s >= plan->a[t].size())
+            continue;
+          Value x = packOperand(rewriter, loc, in, aRegs, shifted(plan->a[t][s], da));
+          Value y = packOperand(rewriter, loc, in, bRegs, shifted(plan->b[t][s], db));
+          // Transposed: C^T = B^T A^T, so the instruction's lanes run along M.
+          if (plan->transposed)
+            std::swap(x, y);
+          OperationState state(loc, ("rocdl." + in.name).str());
+          state.addOperands({x, y, accs[t], zero, zero, zero});
+          state.addTypes(accTy);
+          accs[t] = rewriter.create(state)->getResult(0);
+        }
+      }
+      for (size_t t = 0; t < plan->d.size(); ++t)
+        for (auto [i, r] : llvm::enumerate(plan->d[t]))
+          out[r + dc] = LLVM::ExtractElementOp::create(rewriter, loc, accs[t],
+                                                       i32Const(rewriter, loc, i));
     }
-    for (size_t t = 0; t < plan->d.size(); ++t)
-      for (auto [i, r] : llvm::enumerate(plan->d[t]))
-        out[r] = LLVM::ExtractElementOp::create(rewriter, loc, accs[t],
-                                                i32Const(rewriter, loc, i));
     rewriter.replaceOp(op, packStruct(rewriter, loc, convert(op.getType()), out));
     return success();
   }

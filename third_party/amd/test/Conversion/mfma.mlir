@@ -113,3 +113,20 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
     return %d : tensor<16x16xf64, #acc>
   }
 }
+
+// -----
+
+// Batched (3-D): one warp holds both batch indices (the layout's last register bit),
+// each a 32 x 32 x 8 product: two instructions, one a batch index.
+// CHECK-LABEL: llvm.func @batched
+// CHECK-COUNT-2: rocdl.mfma.f32.32x32x8f16
+// CHECK-NOT: rocdl.mfma
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 1, 1], tilesPerWarp = [1, 1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @batched(%a: tensor<2x32x8xf16, #a>, %b: tensor<2x8x32xf16, #b>, %c: tensor<2x32x32xf32, #acc>) -> tensor<2x32x32xf32, #acc> {
+    %d = tile_amd.mfma %a, %b, %c : tensor<2x32x8xf16, #a>, tensor<2x8x32xf16, #b> -> tensor<2x32x32xf32, #acc>
+    return %d : tensor<2x32x32xf32, #acc>
+  }
+}

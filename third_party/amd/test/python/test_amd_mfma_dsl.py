@@ -154,7 +154,9 @@ def test_layout_arguments_are_checked():
     # Gluon accepts these; Kiln refuses them where a kernel uses them.
     for layout, why in ((kl.amd.AMDMFMALayout(2, [32, 32, 8], False, [4, 1]), "version 2"),
                         (kl.amd.AMDMFMALayout(3, [64, 4, 4], True, [4, 1]), "instr_shape"),
-                        (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1, 1]), "rank 3"),
+                        (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1, 1, 1]), "rank 4"),
+                        (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1, 1],
+                                              tiles_per_warp=[2, 1, 1]), "batch entry is 1"),
                         (kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [4, 1], 64),
                          "element_bitwidth 64 with instr_shape")):
         with pytest.raises(ValueError, match=why):
@@ -377,7 +379,8 @@ def e_not_amd(x):
 
 
 ERRORS = [
-    (e_not_tensor, "E:nott", "cdna3.mfma", r"mfma: a must be a 2-D tensor, got .*"),
+    (e_not_tensor, "E:nott", "cdna3.mfma",
+     r"mfma: a must be a 2-D \(or 3-D, batched\) tensor like acc, got .*"),
     (e_acc_layout, "E:acc", "cdna3.mfma",
      r"mfma: acc must be in an AMDMFMALayout, got BlockedLayout.*"),
     (e_operand_layout, "E:opa", "cdna3.mfma",
@@ -407,3 +410,65 @@ def test_mfma_is_amd_only():
         kiln.compile(e_not_amd, SIG, {}, target="cuda:sm_90a", num_warps=4, cache=False)
     assert "AMD" in ei.value.message and ei.value.line == located.where(HERE, "E:nv",
                                                                         "cdna3.mfma")[0]
+
+
+def registers3(layout, shape, num_warps):
+    """registers() for a 3-D layout: {(warp, lane): [coordinate of register 0, 1, ...]}."""
+    kiln.compiler.compiler.default_target()
+    ll = kl.to_linear_layout(layout, shape)
+
+    def xor(bases, v, c):
+        for i, b in enumerate(bases):
+            if v >> i & 1:
+                c = tuple(x ^ y for x, y in zip(c, b))
+        return c
+    return {(w, l): [xor(ll.reg_bases, r, xor(ll.warp_bases, w, xor(ll.lane_bases, l,
+                                                                      (0, 0, 0))))
+                     for r in range(1 << len(ll.reg_bases))]
+            for w, l in itertools.product(range(num_warps), range(WAVE))}
+
+
+def test_batched_layouts_place_the_batch_as_triton():
+    """A batched AMDMFMALayout [B, M, N]: each batch index is the 2-D layout's; warps go
+    along N, then M, then the batch (warp bit 1 here); batch repeats are the last registers.
+    Its operands hold the same batch indices as the accumulator."""
+    acc = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 1, 2])
+    flat = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [1, 2])
+    c3, c2 = registers3(acc, [4, 32, 64], 4), registers(flat, [32, 64], 2)
+    a3 = registers3(kl.DotOperandLayout(0, acc, 4), [4, 32, 16], 4)
+    b3 = registers3(kl.DotOperandLayout(1, acc, 4), [4, 16, 64], 4)
+    for w, lane in itertools.product(range(4), range(WAVE)):
+        wn, wb = w & 1, w >> 1
+        regs = c3[(w, lane)]
+        half = len(regs) // 2  # batch wb first, then wb + 2 (the last register bit)
+        assert [r[0] for r in regs] == [wb] * half + [wb + 2] * half
+        assert [r[1:] for r in regs[:half]] == c2[(wn, lane)]
+        assert [r[1:] for r in regs[half:]] == c2[(wn, lane)]
+        assert {r[0] for r in a3[(w, lane)]} == {r[0] for r in b3[(w, lane)]} == {wb, wb + 2}
+
+
+@kiln.jit
+def batched_mfma_kernel(a_ptr, b_ptr, c_ptr, NB: kl.constexpr, M: kl.constexpr,
+                        N: kl.constexpr, K: kl.constexpr):
+    acc_l: kl.constexpr = kl.amd.AMDMFMALayout(3, [32, 32, 8], True, [2, 2, 1])
+    blk: kl.constexpr = kl.BlockedLayout([1, 1, 4], [1, 16, 4], [1, 4, 1], [2, 1, 0])
+    rb = kl.arange(0, NB, kl.SliceLayout(1, kl.SliceLayout(2, blk)))[:, None, None]
+    r1 = kl.arange(0, M, kl.SliceLayout(0, kl.SliceLayout(2, blk)))[None, :, None]
+    rk = kl.arange(0, K, kl.SliceLayout(0, kl.SliceLayout(1, blk)))[None, None, :]
+    rk1 = kl.arange(0, K, kl.SliceLayout(0, kl.SliceLayout(2, blk)))[None, :, None]
+    rn = kl.arange(0, N, kl.SliceLayout(0, kl.SliceLayout(1, blk)))[None, None, :]
+    a = kl.load(a_ptr + rb * M * K + r1 * K + rk)
+    b = kl.load(b_ptr + rb * K * N + rk1 * N + rn)
+    a = kl.convert_layout(a, kl.DotOperandLayout(0, acc_l, 4))
+    b = kl.convert_layout(b, kl.DotOperandLayout(1, acc_l, 4))
+    acc = cdna3.mfma(a, b, kl.zeros([NB, M, N], kl.float32, acc_l))
+    kl.store(c_ptr + rb * M * N + r1 * N + rn, kl.convert_layout(acc, blk))
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_batched_mfma_compiles_to_the_instruction(target):
+    c = kiln.compile(batched_mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+                     dict(NB=4, M=64, N=32, K=16), target=target, num_warps=4, cache=False)
+    got = re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])
+    # Each wave: batches w // 2 and w // 2 + 2, one 32 x 32 block of M each, 2 K steps.
+    assert got == ["v_mfma_f32_32x32x8_f16"] * 4, set(got)

@@ -19,6 +19,8 @@ import subprocess
 import numpy as np
 import pytest
 
+import kiln
+import kiln.compiler.compiler  # noqa: F401 (the layout oracle)
 import kiln.language as kl
 
 import compiled
@@ -259,3 +261,70 @@ module attributes {{tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32}}
             got[r, n] = v
     assert not np.isnan(got).any()
     return got, A @ B + C
+
+
+def coords_nd(layout, shape, warp=0):
+    """[lane][register] -> coordinate (any rank) of ``layout`` on ``shape`` for ``warp``."""
+    kiln.compiler.compiler.default_target()  # installs C++'s layout oracle
+    ll = kl.to_linear_layout(layout, shape)
+
+    def xor(bases, v, c):
+        for i, b in enumerate(bases):
+            if v >> i & 1:
+                c = tuple(x ^ y for x, y in zip(c, b))
+        return c
+    zero = (0,) * len(shape)
+    out = []
+    for lane in range(WAVE):
+        base = xor(ll.warp_bases, warp, xor(ll.lane_bases, lane, zero))
+        out.append([xor(ll.reg_bases, r, base) for r in range(1 << len(ll.reg_bases))])
+    return out
+
+
+BATCHED = [  # (target, version, instruction, transposed, k_width, B, M, N, K, type, acc type)
+    ("hip:gfx942", 3, [32, 32, 8], False, 4, 2, 32, 64, 16, "f16", "f32"),
+    ("hip:gfx942", 3, [16, 16, 16], True, 8, 4, 16, 32, 32, "f16", "f32"),
+    ("hip:gfx950", 4, [16, 16, 32], False, 8, 2, 32, 16, 64, "bf16", "f32"),
+    ("hip:gfx942", 3, [16, 16, 4], False, 1, 2, 16, 16, 8, "f64", "f64"),
+]
+
+
+@pytest.mark.parametrize("case", BATCHED, ids=lambda c: f"{c[0][4:]}-B{c[5]}-"
+                         f"{'x'.join(map(str, c[2]))}-{'T' if c[3] else 'N'}-{c[9]}")
+def test_lowered_batched_mfma_computes_each_batch(case):
+    """A batched (3-D) mfma: A[b] @ B[b] + C[b] for every batch index, the batch held in
+    registers (one warp) by the layout's batch repeats."""
+    target, version, instr, transposed, kw, NB, M, N, K, ta, tc = case
+    acc = kl.amd.AMDMFMALayout(version, instr, transposed, [1, 1, 1],
+                               element_bitwidth=64 if tc == "f64" else 32)
+    a_l, b_l = kl.DotOperandLayout(0, acc, kw), kl.DotOperandLayout(1, acc, kw)
+    ir = f"""
+#acc = {acc.to_ir()}
+#a = {a_l.to_ir()}
+#b = {b_l.to_ir()}
+module attributes {{tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32}} {{
+  func.func @f(%a: tensor<{NB}x{M}x{K}x{ta}, #a>, %b: tensor<{NB}x{K}x{N}x{ta}, #b>, %c: tensor<{NB}x{M}x{N}x{tc}, #acc>) -> tensor<{NB}x{M}x{N}x{tc}, #acc> {{
+    %d = tile_amd.mfma %a, %b, %c : tensor<{NB}x{M}x{K}x{ta}, #a>, tensor<{NB}x{K}x{N}x{ta}, #b> -> tensor<{NB}x{M}x{N}x{tc}, #acc>
+    return %d : tensor<{NB}x{M}x{N}x{tc}, #acc>
+  }}
+}}
+"""
+    out = subprocess.run([KILN_OPT, "-", f"--convert-tile-to-llvm=target={target}"],
+                         input=ir, capture_output=True, text=True, check=True).stdout
+    assert len(re.findall(r"rocdl\.mfma", out)) % NB == 0
+    rng = np.random.default_rng(NB * 100000 + M * 1000 + N * 10 + K)
+    A = rng.integers(-4, 5, (NB, M, K)).astype(np.float64)
+    B = rng.integers(-4, 5, (NB, K, N)).astype(np.float64)
+    C = rng.integers(-4, 5, (NB, M, N)).astype(np.float64)
+    ca, cb = coords_nd(a_l, [NB, M, K]), coords_nd(b_l, [NB, K, N])
+    cc = coords_nd(acc, [NB, M, N])
+    args = [[[A[x] for x in lane] for lane in ca], [[B[x] for x in lane] for lane in cb],
+            [[C[x] for x in lane] for lane in cc]]
+    res = run(out, args)
+    got = np.full((NB, M, N), np.nan)
+    for lane, regs in zip(cc, res):
+        for x, v in zip(lane, regs):
+            assert np.isnan(got[x]) or got[x] == v, "copies of an element disagree"
+            got[x] = v
+    assert not np.isnan(got).any()
+    np.testing.assert_array_equal(got, A @ B + C)

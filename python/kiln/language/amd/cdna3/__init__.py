@@ -44,10 +44,13 @@ def mfma(a, b, acc, _semantic=None):
     ``[16, 16, 32]``) in float8e4b8 / float8e5b16 on gfx942 and float8e4nv / float8e5 on
     gfx950; gfx950 adds the double-rate fp16, bf16 and int8 shapes (``[32, 32, 16]``,
     ``[16, 16, 32]``, int8 ``[32, 32, 32]``, ``[16, 16, 64]``).
-    M, N and K must be multiples of the instruction's."""
+    fp64 into fp64 takes ``instr_shape`` ``[16, 16, 4]`` and ``element_bitwidth=64``.
+    M, N and K must be multiples of the instruction's. Batched: ``a`` (B x M x K), ``b``
+    (B x K x N) and ``acc`` (B x M x N) with an AMDMFMALayout of 3 ``warps_per_cta``
+    entries (the batch dimension's first)."""
     _semantic.check_matrix_operands("mfma", a, b, acc,
                                     lambda lay: isinstance(lay, AMDMFMALayout),
-                                    "an AMDMFMALayout")
+                                    "an AMDMFMALayout", batched=True)
     handle = _semantic.b.create("tile_amd.mfma", [a, b, acc], [acc.type], {})[0]
     return tensor(handle, acc.type)
 

@@ -124,8 +124,14 @@ func.func private @f() attributes {l = #acc}
 
 // -----
 
-// expected-error @+1 {{mfma: warpsPerCTA must have 2 entries (batched, rank-3 accumulators are not supported yet)}}
-#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 2, 2], tilesPerWarp = [1, 1, 1], elementBitWidth = 32}>
+// expected-error @+1 {{mfma: warpsPerCTA must have 2 entries, or 3 for a batched (rank-3) accumulator}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 1, 2, 2], tilesPerWarp = [1, 1, 1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: a batched layout's tilesPerWarp has 1 for the batch dimension, got 2}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 2, 2], tilesPerWarp = [2, 1, 1], elementBitWidth = 32}>
 func.func private @f() attributes {l = #acc}
 
 // -----
@@ -192,8 +198,30 @@ func.func private @f() attributes {l = #a}
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
 func.func @mfma_rank(%a: tensor<2x64x16xf16, #a>, %b: tensor<16x64xf16, #b>, %c: tensor<64x64xf32, #acc>) {
-  // expected-error @+1 {{a, b and the accumulator must be 2-D}}
+  // expected-error @+1 {{a, b and the accumulator must be all 2-D, or all 3-D (batched)}}
   %d = tile_amd.mfma %a, %b, %c : tensor<2x64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_layout_rank(%a: tensor<2x64x16xf16, #a>, %b: tensor<2x16x64xf16, #b>, %c: tensor<2x64x64xf32, #acc>) {
+  // expected-error @+1 {{the accumulator is 3-D but its layout is 2-D (warpsPerCTA has 2 entries)}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<2x64x16xf16, #a>, tensor<2x16x64xf16, #b> -> tensor<2x64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 2, 2], tilesPerWarp = [1, 1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+func.func @mfma_batch_mismatch(%a: tensor<2x64x16xf16, #a>, %b: tensor<4x16x64xf16, #b>, %c: tensor<2x64x64xf32, #acc>) {
+  // expected-error @+1 {{shapes do not multiply: a [2, 64, 16], b [4, 16, 64], accumulator [2, 64, 64]}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<2x64x16xf16, #a>, tensor<4x16x64xf16, #b> -> tensor<2x64x64xf32, #acc>
   return
 }
 

@@ -166,18 +166,35 @@ unsigned kiln::tile_amd::getCdnaVersion(unsigned arch) {
 
 namespace {
 
-/// Bases of a 2-D layout under construction: a move past the tensor's
-/// extent is a broadcast (zero); registers that only repeat others are
-/// dropped at the end.
+/// Bases of a layout under construction, of a 2-D tensor [M, N] or a
+/// batched 3-D one [B, M, N] (`dim` 0 and 1 are M and N; the batch dimension,
+/// if any, comes first in the tensor): a move past the tensor's extent is a
+/// broadcast (zero); registers that only repeat others are dropped at the end.
 struct Builder2D {
-  int32_t extent[2];
+  llvm::SmallVector<int32_t, 3> extent; // the tensor's shape
   LinearLayout::Bases reg, lane, warp;
 
+  Builder2D(ArrayRef<int64_t> shape) {
+    for (int64_t s : shape)
+      extent.push_back(int32_t(s));
+  }
+  unsigned batched() const { return extent.size() == 3; }
+  LinearLayout::Basis zero() const { return LinearLayout::Basis(extent.size(), 0); }
   LinearLayout::Basis at(unsigned dim, int32_t step) const {
-    LinearLayout::Basis b = {0, 0};
-    if (step < extent[dim])
-      b[dim] = step;
+    LinearLayout::Basis b = zero();
+    if (step < extent[dim + batched()])
+      b[dim + batched()] = step;
     return b;
+  }
+  /// Batched: warps along the batch dimension, then register repeats of it
+  /// (Triton's order: after every M and N basis).
+  void batch(unsigned warps) {
+    if (!batched())
+      return;
+    for (int32_t s = 1; s < int32_t(warps); s *= 2)
+      warp.push_back(s < extent[0] ? LinearLayout::Basis{s, 0, 0} : zero());
+    for (int32_t s = int32_t(warps); s < extent[0]; s *= 2)
+      reg.push_back({s, 0, 0});
   }
   /// `count` (a power of two) bases of `in` along `dim`, from `step`.
   void add(LinearLayout::Bases &in, unsigned dim, int32_t step, int64_t count) {
@@ -186,14 +203,14 @@ struct Builder2D {
   }
   /// Register bases along `dim` from `from` to the extent.
   void repeat(unsigned dim, int32_t from) {
-    for (int32_t s = from; s < extent[dim]; s *= 2)
+    for (int32_t s = from; s < extent[dim + batched()]; s *= 2)
       reg.push_back(at(dim, s));
   }
   LinearLayout finish() {
     llvm::erase_if(reg, [](const LinearLayout::Basis &b) {
-      return b[0] == 0 && b[1] == 0;
+      return llvm::all_of(b, [](int32_t x) { return x == 0; });
     });
-    return LinearLayout({reg, lane, warp}, {extent[0], extent[1]});
+    return LinearLayout({reg, lane, warp}, extent);
   }
 };
 
@@ -216,9 +233,9 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   if (!instr[2] || !llvm::isPowerOf2_32(instr[2]))
     return emitError() << "mfma: instrShape's k must be a power of two, got "
                        << instr[2];
-  if (warps.size() != 2)
-    return emitError() << "mfma: warpsPerCTA must have 2 entries (batched, "
-                          "rank-3 accumulators are not supported yet)";
+  if (warps.size() != 2 && warps.size() != 3)
+    return emitError() << "mfma: warpsPerCTA must have 2 entries, or 3 for a "
+                          "batched (rank-3) accumulator";
   if (tiles.size() != warps.size())
     return emitError() << "mfma: tilesPerWarp must have as many entries as "
                           "warpsPerCTA";
@@ -227,6 +244,10 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
       if (!w || !llvm::isPowerOf2_32(w))
         return emitError() << "mfma: warpsPerCTA and tilesPerWarp entries "
                               "must be powers of two";
+  if (tiles.size() == 3 && tiles[0] != 1)
+    return emitError() << "mfma: a batched layout's tilesPerWarp has 1 for "
+                          "the batch dimension, got "
+                       << tiles[0];
   if (bits != 32 && bits != 64)
     return emitError() << "mfma: elementBitWidth must be 32 (f32 or i32 "
                           "accumulators) or 64 (f64), got "
@@ -238,12 +259,15 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
   return success();
 }
 
-unsigned MfmaEncodingAttr::getRank() const { return 2; }
+unsigned MfmaEncodingAttr::getRank() const { return getWarpsPerCTA().size(); }
 
 LinearLayout MfmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
-  Builder2D l{{int32_t(shape[0]), int32_t(shape[1])}, {}, {}, {}};
+  Builder2D l(shape);
   int32_t m = getInstrShape()[0], n = getInstrShape()[1];
-  ArrayRef<unsigned> warps = getWarpsPerCTA(), tiles = getTilesPerWarp();
+  // warps and tiles of M and N (a batched layout's first entries are the
+  // batch dimension's).
+  ArrayRef<unsigned> warps = getWarpsPerCTA().take_back(2),
+                     tiles = getTilesPerWarp().take_back(2);
   // Inside a block: `height` consecutive elements per register group along
   // the "row" dimension (4; 1 for f64), lanes along the "column" dimension,
   // then the rest of the rows (transposed swaps rows and columns).
@@ -263,6 +287,7 @@ LinearLayout MfmaEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   l.add(l.reg, 0, m, tiles[0]);
   l.add(l.warp, 0, m * tiles[0], warps[0]);
   l.repeat(0, m * tiles[0] * warps[0]);
+  l.batch(getWarpsPerCTA().front());
   return l.finish();
 }
 
@@ -280,7 +305,9 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-unsigned DotOperandEncodingAttr::getRank() const { return 2; }
+unsigned DotOperandEncodingAttr::getRank() const {
+  return cast<MfmaEncodingAttr>(getParent()).getRank();
+}
 
 LinearLayout
 DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
@@ -289,9 +316,9 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
   unsigned kDim = isA ? 1 : 0, otherDim = 1 - kDim;
   int32_t other = mfma.getInstrShape()[isA ? 0 : 1];
   int32_t kw = getKWidth();
-  ArrayRef<unsigned> warps = mfma.getWarpsPerCTA();
-  unsigned tiles = mfma.getTilesPerWarp()[otherDim];
-  Builder2D l{{int32_t(shape[0]), int32_t(shape[1])}, {}, {}, {}};
+  ArrayRef<unsigned> warps = mfma.getWarpsPerCTA().take_back(2);
+  unsigned tiles = mfma.getTilesPerWarp().take_back(2)[otherDim];
+  Builder2D l(shape);
   l.add(l.reg, kDim, 1, kw);
   l.add(l.lane, otherDim, 1, other);
   l.add(l.lane, kDim, kw, kWaveSize / other);
@@ -304,11 +331,12 @@ DotOperandEncodingAttr::toLinearLayout(ArrayRef<int64_t> shape) const {
     bool own = accDim == otherDim;
     int32_t step = other * tiles;
     for (unsigned w = 1; w < warps[accDim]; w *= 2)
-      l.warp.push_back(own ? l.at(otherDim, step * w) : LinearLayout::Basis{0, 0});
+      l.warp.push_back(own ? l.at(otherDim, step * w) : l.zero());
   };
   warpBits(1);
   warpBits(0);
   l.repeat(otherDim, other * tiles * warps[otherDim]);
+  l.batch(mfma.getWarpsPerCTA().front());
   return l.finish();
 }
 
@@ -326,8 +354,10 @@ static std::string shapeText(ArrayRef<int64_t> shape) {
 LogicalResult MfmaOp::verify() {
   RankedTensorType a = getA().getType(), b = getB().getType(),
                    c = getC().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
-    return emitOpError() << "a, b and the accumulator must be 2-D";
+  int64_t rank = c.getRank();
+  if ((rank != 2 && rank != 3) || a.getRank() != rank || b.getRank() != rank)
+    return emitOpError() << "a, b and the accumulator must be all 2-D, or all "
+                            "3-D (batched)";
   auto acc = dyn_cast_or_null<MfmaEncodingAttr>(c.getEncoding());
   if (!acc)
     return emitOpError() << "the accumulator must be in a #tile_amd.mfma "
@@ -347,8 +377,15 @@ LogicalResult MfmaOp::verify() {
                            << kWidth << " and " << op.getKWidth();
     kWidth = op.getKWidth();
   }
-  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  if (b.getShape()[0] != k || c.getShape()[0] != m || c.getShape()[1] != n)
+  if (acc.getRank() != rank)
+    return emitOpError() << "the accumulator is " << rank << "-D but its layout is "
+                         << acc.getRank() << "-D (warpsPerCTA has "
+                         << acc.getWarpsPerCTA().size() << " entries)";
+  unsigned o = rank - 2; // a batched product's batch dimension comes first
+  int64_t m = a.getShape()[o], k = a.getShape()[o + 1], n = b.getShape()[o + 1];
+  if (b.getShape()[o] != k || c.getShape()[o] != m || c.getShape()[o + 1] != n ||
+      (rank == 3 && (a.getShape()[0] != c.getShape()[0] ||
+                     b.getShape()[0] != c.getShape()[0])))
     return emitOpError() << "shapes do not multiply: a " << shapeText(a.getShape())
                          << ", b " << shapeText(b.getShape()) << ", accumulator "
                          << shapeText(c.getShape());
