@@ -13,10 +13,12 @@ def TileAMD_MfmaAttr : AttrDef<TileAMD_Dialect, "MfmaEncoding",
   let description = [{
     The accumulator of `v_mfma` instructions of shape `instrShape` =
     [M, N, K] (32 x 32 or 16 x 16) on CDNA `version` 3 (gfx942) or 4
-    (gfx950), for 32-bit accumulators. In a 64-lane wave, lane l holds
-    column l % N of an M x N block and 4 consecutive rows starting at
-    4 (l / N); a 32 x 32 block repeats that 4 times, 8 rows apart (16
-    registers), a 16 x 16 block once (4 registers). `transposed` swaps the
+    (gfx950), for 32-bit accumulators (`elementBitWidth` 32). In a 64-lane
+    wave, lane l holds column l % N of an M x N block and 4 consecutive rows
+    starting at 4 (l / N); a 32 x 32 block repeats that 4 times, 8 rows
+    apart (16 registers), a 16 x 16 block once (4 registers). With
+    `elementBitWidth` 64 (f64, 16 x 16 x 4 only) lane l holds rows l / 16,
+    4 + l / 16, 8 + ... of its column, one a register. `transposed` swaps the
     roles of rows and columns (lanes along M, registers along N), which the
     lowering gets by swapping the operands.
 
@@ -24,7 +26,10 @@ def TileAMD_MfmaAttr : AttrDef<TileAMD_Dialect, "MfmaEncoding",
     `warpsPerCTA[1]` across first, then `warpsPerCTA[0]` down. A tensor
     larger than the CTA's tile repeats it in registers, N first (as
     Triton's layout, so kernels that convert between it and other layouts
-    see the same register order).
+    see the same register order). With three `warpsPerCTA` (and
+    `tilesPerWarp`) entries the layout is batched, [B, M, N]: the batch
+    dimension's entries come first, its warps after those of M and N, and
+    the batch indices a warp holds beyond its own are its last registers.
 
     ```mlir
     #acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8],
