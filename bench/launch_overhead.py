@@ -126,8 +126,35 @@ def breakdown(x, y, o, total_us, calls):
         nothing = _runtime._lib.kiln_rt_api_version
         rows.append(("  a ctypes call that does nothing", host_time(nothing, calls)))
     rows += python_paths(x, y, o, calls)
+    rows += bundle_path(x, y, o, calls)
     for what, us in rows:
         print(f"  {what:48s} {us:6.2f} us")
+
+
+def bundle_path(x, y, o, calls):
+    """The same kernel from an AOT bundle (kiln.aot.compile_bundle, then
+    kiln.runtime.bundle.load_bundle), launched warm as bundle[key][grid](...)."""
+    import tempfile
+    import kiln.aot
+    from kiln.runtime import bundle
+    major, minor = torch.cuda.get_device_capability()
+    target = f"cuda:sm_{major}{minor}{'a' if major == 9 else ''}"
+    layout = kl.BlockedLayout([4], [32], [4], [0])
+    with tempfile.TemporaryDirectory() as d:
+        kiln.aot.compile_bundle(d, [{
+            "fn": add, "signature": {"x": "*fp32:16", "y": "*fp32:16", "out": "*fp32:16",
+                                     "n": "i32"},
+            "constexprs": {"BLOCK": 1024, "layout": layout}, "num_warps": 4,
+            "target": target, "key": "add"}])
+        k = bundle.load_bundle(d)["add"]
+        o.zero_()
+        k[(1,)](x, y, o, 1024)
+        torch.testing.assert_close(o, x + y)
+        loaded = k.loaded()
+        return [("AOT bundle: bundle[key][grid](...)", host_time(lambda: k[(1,)](x, y, o, 1024),
+                                                                calls)),
+                ("  its generic launch() (the path before)",
+                 host_time(lambda: loaded.launch((1,), [x, y, o, 1024]), calls))]
 
 
 def python_paths(x, y, o, calls):

@@ -828,3 +828,42 @@ def test_c_launcher_raises_the_drivers_error(native):
     with pytest.raises(_runtime.DriverError):
         fast(1, 1, 1, None, 5)
 
+
+
+def test_loaded_kernel_launches_warm_by_argument_kinds(native):
+    """A LoadedKernel (an AOT bundle's, or one launched directly) learns a launcher per
+    combination of argument kinds once loaded: the same bytes as launch(), the same errors,
+    anything else (a callable grid, None) through launch() itself."""
+    params = [{"name": "x", "type": "*fp32", "divisibility": 16},
+              {"name": "n", "type": "i32"}, {"name": "s", "type": "fp32"},
+              {"name": "f", "type": "i1"}]
+    k = _loaded(native.driver, params)
+    x = Tensor(0x1000)
+    for i in range(3):
+        k[(2, 3)](x, 5 + i, 1.5, True)
+        call = native.recorder.calls[-1]
+        assert call["buf"] == _runtime.pack_args(k.arg_types, [0x1000, 5 + i, 1.5, True])[0]
+        assert call["grid"] == (2, 3, 1)
+    assert len(k._warm) == 1  # learnt after the first launch loaded the module
+    (fast,) = k._warm.values()
+    from kiln.runtime import launcher
+    if launcher._fastlaunch is not None:
+        assert type(fast).__name__ == "Launcher"
+    for args in [(Tensor(0x1004), 5, 1.5, True), (Tensor(0x1000, device="cpu"), 5, 1.5, True),
+                 (x, 2**31, 1.5, True), (x, 5, 1e39, True), (x, "5", 1.5, True),
+                 (None, 5, 1.5, True)]:
+        before = len(native.recorder.calls)
+        try:
+            k.launch((2,), list(args))
+        except Exception as e:  # noqa: BLE001 -- compared below
+            want = (type(e), str(e))
+            assert _error(lambda: k[(2,)](*args)) == want, args
+            assert len(native.recorder.calls) == before
+            continue
+        launched = native.recorder.calls[-1]["buf"]  # launch() takes it (fp32 1e39: inf)
+        k[(2,)](*args)
+        assert native.recorder.calls[-1]["buf"] == launched, args
+    k[lambda meta: (4,)](x, 1, 2.0, False)  # a callable grid: launch() computes it
+    assert native.recorder.calls[-1]["grid"] == (4, 1, 1)
+    assert native.recorder.calls[-1]["buf"] == _runtime.pack_args(
+        k.arg_types, [0x1000, 1, 2.0, False])[0]

@@ -113,9 +113,15 @@ class BundleKernel:
     def launch(self, grid, args, stream=None):
         if not callable(grid):
             validate_grid(grid)  # report a bad grid before looking for a GPU
-        self.loaded().launch(grid, args, stream)
+        self.loaded().launch_warm(grid, args, stream)
 
     def __getitem__(self, grid):
+        loaded = self._loaded
+        if loaded is not None:  # warm: the learnt launcher (launch_warm)
+            def run(*args, stream=None):
+                loaded.launch_warm(grid, args, stream)
+            return run
+
         def run(*args, stream=None):
             self.launch(grid, args, stream)
         return run

@@ -256,6 +256,51 @@ def _on_cpu(arg):
     return getattr(d, "type", d) == "cpu" or d is None and getattr(arg, "is_cuda", None) is False
 
 
+_MAX_WARM_KINDS = 8  # launch_warm: argument-kind combinations learnt per kernel
+
+
+def _grid3(grid):
+    """(x, y, z) of a tuple or list of 1 to 3 ints in range, else None (launch() decides)."""
+    if type(grid) is not tuple and type(grid) is not list or not 1 <= len(grid) <= 3:
+        return None
+    for i, d in enumerate(grid):
+        if type(d) is not int or d <= 0 or d > _GRID_LIMITS[i]:
+            return None
+    return tuple(grid) + (1,) * (3 - len(grid))
+
+
+def _arg_kinds(args):
+    """launch_warm's key: per argument "int", "float", "bool" (exactly those types), "desc"
+    (a tensor descriptor), ("tensor", its type) (an object with data_ptr()); None when an
+    argument is none of these (launch() then)."""
+    kinds = []
+    for a in args:
+        t = type(a)
+        kind = _TYPE_KINDS.get(t, _UNSEEN)
+        if kind is _UNSEEN:
+            kind = _type_kind(t)
+            if len(_TYPE_KINDS) < 256:
+                _TYPE_KINDS[t] = kind
+        if kind is None:
+            return None
+        kinds.append(kind)
+    return tuple(kinds)
+
+
+_TYPE_KINDS = {}  # _arg_kinds' kind of each type seen
+_UNSEEN = object()
+
+
+def _type_kind(t):
+    if t is int or t is float or t is bool:
+        return t.__name__
+    if callable(getattr(t, "_tensor_map", None)):
+        return "desc"
+    if t is not str and t is not type(None) and callable(getattr(t, "data_ptr", None)):
+        return ("tensor", t)
+    return None
+
+
 class _Fallback(Exception):
     """Raised inside a fast launcher: launch() decides (and raises its own error)."""
 
@@ -309,6 +354,7 @@ class LoadedKernel:
         self.block = (threads, 1, 1)
         self._module = None
         self._function = None
+        self._warm = {}  # launch_warm's launchers by argument kinds
 
     def __repr__(self):
         return f"LoadedKernel({self.name!r}, target={self.metadata['target']!r})"
@@ -639,8 +685,33 @@ class LoadedKernel:
     def __getitem__(self, grid):
         """Triton-style launch: kernel[grid](*args, stream=None)."""
         def run(*args, stream=None):
-            self.launch(grid, args, stream)
+            self.launch_warm(grid, args, stream)
         return run
+
+    def launch_warm(self, grid, args, stream=None):
+        """launch(grid, args, stream), through a launcher learnt for these argument kinds
+        (fast_launcher's, the C one where built) once the module is loaded: an AOT bundle's
+        or a LoadedKernel's own repeated launches then cost what kiln.jit's warm ones do.
+        Anything unusual (a callable grid, a None or other argument, a value the launcher
+        refuses) takes launch() itself, whose errors are the only ones."""
+        g = _grid3(grid)
+        kinds = _arg_kinds(args) if g is not None and self._function is not None else None
+        if kinds is None:
+            return self.launch(grid, args, stream)
+        fast = self._warm.get(kinds)
+        if fast is None:
+            if len(self._warm) >= _MAX_WARM_KINDS:
+                return self.launch(grid, args, stream)
+            names = [f"a{i}" for i in range(len(args))]
+            inputs = [(n, k if type(k) is str else k[0]) for n, k in zip(names, kinds)]
+            types = {n: k[1] for n, k in zip(names, kinds) if type(k) is tuple}
+            fast = self._warm[kinds] = self.fast_launcher(inputs, names, types)
+        values = []
+        for a, k in zip(args, kinds):
+            values.append(a)
+            if type(k) is tuple:  # a tensor: the object and its address
+                values.append(a.data_ptr())
+        return fast(g[0], g[1], g[2], stream, *values)
 
     def close(self):
         """Unloads the module; a later launch loads it again."""
