@@ -105,9 +105,10 @@ DIFFERENCES = {
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
-    "amd.AMDMFMALayout": "versions 3 and 4, 32x32 and 16x16 instructions (2-D and batched "
-                         "3-D), 32-bit accumulators and f64 (16x16x4); not the 4x4 (4x64 / "
-                         "64x4) forms (amd.md)",
+    "amd.AMDMFMALayout": "versions 3 and 4 (gfx942, gfx950; Kiln has no CDNA1/CDNA2 "
+                         "target); 32x32, 16x16 and the 4x4 forms (4x64, 64x4 transposed); "
+                         "2-D and batched 3-D; 32-bit accumulators and f64 (16x16x4) "
+                         "(amd.md)",
     "amd.warp_pipeline_stage": _WARP_PIPELINE,
     "amd.warp_pipeline.warp_pipeline_stage": _WARP_PIPELINE,
 }

@@ -47,7 +47,9 @@ class AMDMFMALayout(DistributedLayout):
 
     ``version`` is the CDNA generation (3: gfx942, 4: gfx950; Kiln lowers these two),
     ``instr_shape`` the instruction's ``[M, N, K]`` (``[32, 32, k]`` or ``[16, 16, k]``; k
-    picks the instruction, e.g. ``[32, 32, 8]`` or, on gfx950, ``[32, 32, 16]`` for fp16).
+    picks the instruction, e.g. ``[32, 32, 8]`` or, on gfx950, ``[32, 32, 16]`` for fp16;
+    ``[4, 64, 64]``, or ``[64, 4, 64]`` transposed, runs the 4x4 instructions with one operand
+    shared by their 16 blocks, as Triton).
     In a 64-lane wave, lane l holds column l % N of an M x N block and 4 consecutive rows from
     4 (l // N), repeated 8 rows apart in a 32 x 32 block; ``transposed`` swaps rows and
     columns (each lane holds consecutive elements of a row: better for stores and chained
@@ -113,9 +115,12 @@ class AMDMFMALayout(DistributedLayout):
         elif self.rank == 3 and self.tiles_per_warp[0] != 1:
             what = (f"tiles_per_warp {list(self.tiles_per_warp)}: a batched layout's batch "
                     f"entry is 1")
-        elif list(self.instr_shape[:2]) not in ([32, 32], [16, 16]):
-            what = (f"instr_shape {list(self.instr_shape)}: Kiln lowers the 32x32 and 16x16 "
-                    f"mfma shapes")
+        elif list(self.instr_shape[:2]) == [4, 64] and self.transposed:
+            what = (f"instr_shape {list(self.instr_shape)} is not transposed (transposed, use "
+                    f"[64, 4, k])")
+        elif list(self.instr_shape[:2]) == [64, 4] and not self.transposed:
+            what = (f"instr_shape {list(self.instr_shape)} must be transposed (not transposed, "
+                    f"use [4, 64, k])")
         elif self.element_bitwidth == 64 and list(self.instr_shape[:2]) != [16, 16]:
             what = (f"element_bitwidth 64 with instr_shape {list(self.instr_shape)}: the f64 "
                     f"mfma Kiln lowers is 16x16x4 (v_mfma_f64_16x16x4_f64)")

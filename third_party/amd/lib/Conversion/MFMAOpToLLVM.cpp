@@ -51,6 +51,9 @@ struct MfmaPlan {
   bool transposed = false;
   SmallVector<SmallVector<int64_t>> d;
   SmallVector<SmallVector<SmallVector<int64_t>>> a, b;
+  /// The 4x4 instructions: per block and K step, the lane group (ABID) whose
+  /// 4-wide operand every block takes (CBSZ 4); empty for the others.
+  SmallVector<SmallVector<int32_t>> abid;
   int64_t repeats = 1, chunkA = 0, chunkB = 0, chunkC = 0;
 };
 
@@ -125,6 +128,74 @@ FailureOr<MfmaPlan> planMfma(MfmaOp op) {
   plan->chunkA = sliced[0]->getInSize(LinearLayout::Register);
   plan->chunkB = sliced[1]->getInSize(LinearLayout::Register);
   plan->chunkC = sliced[2]->getInSize(LinearLayout::Register);
+  return plan;
+}
+
+/// The K steps of a 4x4 instruction's product (4 x 64; 64 x 4 transposed):
+/// X, the operand whose 4-wide side the 16 blocks share (a, or b when
+/// transposed), holds K / 16 values a lane, the lane groups (lane bits 2-5,
+/// `xLaneK`) the rest; Y holds all of K. Each step takes kBase of X's
+/// registers from lane group g (ABID g, CBSZ 4: every block reads group g's)
+/// and Y's registers of the same K values, in every lane.
+template <typename FindFn, typename FailFn>
+FailureOr<MfmaPlan> planBroadcastSteps(MfmaPlan &plan,
+                                       ArrayRef<mfma::AccBlock> blocks,
+                                       const std::map<Coord, unsigned> &ra,
+                                       const std::map<Coord, unsigned> &rb,
+                                       ArrayRef<int32_t> xLaneK, int64_t k, FindFn find,
+                                       FailFn fail) {
+  const MfmaInstr &in = *plan.instr;
+  bool xIsA = !plan.transposed;
+  const std::map<Coord, unsigned> &rx = xIsA ? ra : rb, &ry = xIsA ? rb : ra;
+  StringRef xName = xIsA ? "a" : "b", yName = xIsA ? "b" : "a";
+  if (xLaneK.size() != 4)
+    return fail(xName, "its lanes do not hold 4 rows of 16 K groups");
+  for (const mfma::AccBlock &block : blocks) {
+    int32_t short0 = xIsA ? block.r0 : block.c0, long0 = xIsA ? block.c0 : block.r0;
+    plan.d.push_back(block.d);
+    SmallVector<int32_t> ks;
+    for (auto &[coord, reg] : rx)
+      if (coord[xIsA ? 0 : 1] == short0)
+        ks.push_back(coord[xIsA ? 1 : 0]);
+    llvm::sort(ks);
+    llvm::DenseSet<int32_t> covered;
+    auto offset = [&](int32_t g) {
+      int32_t off = 0;
+      for (unsigned bit = 0; bit < xLaneK.size(); ++bit)
+        if (g >> bit & 1)
+          off ^= xLaneK[bit];
+      return off;
+    };
+    for (int32_t g = 0; g < 16; ++g)
+      for (int32_t kv : ks)
+        covered.insert(kv ^ offset(g));
+    if (int64_t(covered.size()) != k || int64_t(ks.size()) * 16 != k ||
+        ks.size() % in.kBase)
+      return fail(xName, "its lanes and registers do not hold each of the " +
+                             Twine(k) + " K values once in steps of " +
+                             Twine(in.kBase));
+    auto &as = plan.a.emplace_back();
+    auto &bs = plan.b.emplace_back();
+    auto &ids = plan.abid.emplace_back();
+    for (size_t c = 0; c < ks.size(); c += in.kBase)
+      for (int32_t g = 0; g < 16; ++g) {
+        SmallVector<int64_t> xv, yv;
+        for (unsigned j = 0; j < in.kBase; ++j) {
+          int32_t kx = ks[c + j], ky = kx ^ offset(g);
+          FailureOr<int64_t> x = xIsA ? find(rx, xName, short0, kx)
+                                      : find(rx, xName, kx, short0);
+          FailureOr<int64_t> y = xIsA ? find(ry, yName, ky, long0)
+                                      : find(ry, yName, long0, ky);
+          if (failed(x) || failed(y))
+            return failure();
+          xv.push_back(*x);
+          yv.push_back(*y);
+        }
+        as.push_back(xIsA ? xv : yv);
+        bs.push_back(xIsA ? yv : xv);
+        ids.push_back(g);
+      }
+  }
   return plan;
 }
 
@@ -209,7 +280,19 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
                            "; it must move along K");
     laneK.push_back(aL[i][1]);
   }
+  // The 4x4 instructions (4 x 64, or 64 x 4 transposed): one operand's 4-wide
+  // side is shared by the 16 blocks, its K spread over 16 lane groups (a's
+  // lanes above, or b's here); the other holds all of K in each lane.
+  bool broadcast = m == 4 || n == 4;
+  SmallVector<int32_t> laneKb;
   for (unsigned i = 0; i < 6; ++i) {
+    if (broadcast && i >= nBits && laneK.empty()) {
+      if (bL[i][1] || !bL[i][0])
+        return fail("b", "lane bit " + Twine(i) + " moves by " + basisText(bL[i]) +
+                             "; it must move along K");
+      laneKb.push_back(bL[i][0]);
+      continue;
+    }
     Coord want = i < nBits ? basisIn(bExtent, 1, 1 << i)
                            : basisIn(bExtent, 0, laneK[i - nBits]);
     if (Coord(bL[i].begin(), bL[i].end()) != want)
@@ -252,6 +335,9 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
     return int64_t(it->second);
   };
   int64_t k = aShape[1];
+  if (broadcast)
+    return planBroadcastSteps(plan, *blocks, ra, rb, plan.transposed ? laneKb : laneK, k,
+                              find, fail);
   for (mfma::AccBlock &block : *blocks) {
     int32_t r0 = block.r0, c0 = block.c0;
     plan.d.push_back(block.d);
@@ -374,7 +460,14 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
           if (plan->transposed)
             std::swap(x, y);
           OperationState state(loc, ("rocdl." + in.name).str());
-          state.addOperands({x, y, accs[t], zero, zero, zero});
+          // A 4x4 instruction: every block takes the shared operand from lane
+          // group ABID (CBSZ 4: all 16 blocks).
+          Value cbsz = zero, abid = zero;
+          if (!plan->abid.empty()) {
+            cbsz = i32Const(rewriter, loc, 4);
+            abid = i32Const(rewriter, loc, plan->abid[t][s]);
+          }
+          state.addOperands({x, y, accs[t], cbsz, abid, zero});
           state.addTypes(accTy);
           accs[t] = rewriter.create(state)->getResult(0);
         }

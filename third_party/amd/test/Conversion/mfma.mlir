@@ -130,3 +130,26 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
     return %d : tensor<2x32x32xf32, #acc>
   }
 }
+
+// -----
+
+// The 4x4 instructions: a 4 x 64 product takes its 4 x K operand from lane group g in
+// step g (cbsz 4, abid g): 16 steps for K = 64.
+// CHECK-LABEL: llvm.func @four_by_64
+// CHECK: %[[C4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-NEXT: rocdl.mfma.f32.4x4x4f16 %{{.*}}, %{{.*}}, %{{.*}}, %[[C4]], %[[C0]], %{{.*}} : (vector<4xf16>, vector<4xf16>, vector<4xf32>, i32, i32, i32) -> vector<4xf32>
+// CHECK-COUNT-14: rocdl.mfma.f32.4x4x4f16
+// CHECK: %[[D4:.*]] = llvm.mlir.constant(4 : i32) : i32
+// CHECK-NEXT: %[[C15:.*]] = llvm.mlir.constant(15 : i32) : i32
+// CHECK-NEXT: rocdl.mfma.f32.4x4x4f16 %{{.*}}, %{{.*}}, %{{.*}}, %[[D4]], %[[C15]], %{{.*}} :
+// CHECK-NOT: rocdl.mfma
+#acc = #tile_amd.mfma<{version = 3, instrShape = [4, 64, 64], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @four_by_64(%a: tensor<4x64xf16, #a>, %b: tensor<64x64xf16, #b>, %c: tensor<4x64xf32, #acc>) -> tensor<4x64xf32, #acc> {
+    %d = tile_amd.mfma %a, %b, %c : tensor<4x64xf16, #a>, tensor<64x64xf16, #b> -> tensor<4x64xf32, #acc>
+    return %d : tensor<4x64xf32, #acc>
+  }
+}

@@ -40,6 +40,25 @@ def coords(layout, shape):
     return [regs[(0, lane)] for lane in range(WAVE)]
 
 
+def isa_mfma_4x4(name, a, b, c, cbsz, abid):
+    """One v_mfma_*_4x4x*_16b over the wave: 16 independent 4 x 4 products, block q on lanes
+    4q .. 4q + 3 (A_q[i][k] in lane 4q + i, item k; B_q[k][j] in lane 4q + j, item k;
+    D_q[i][j] in lane 4q + j, register i). With CBSZ c and ABID s, the blocks of each group of
+    2^c take A from the group's block s (the CDNA3 ISA's broadcast controls)."""
+    a, b = ([x if isinstance(x, list) else [x] for x in v] for v in (a, b))
+    kb = len(a[0])
+    group = 1 << cbsz[0]
+    out = [list(x) for x in c]
+    for q in range(16):
+        src = q - q % group + abid[0] % group
+        A = np.array([[a[4 * src + i][kk] for kk in range(kb)] for i in range(4)])
+        B = np.array([[b[4 * q + j][kk] for j in range(4)] for kk in range(kb)])
+        D = A @ B
+        for i, j in itertools.product(range(4), range(4)):
+            out[4 * q + j][i] += D[i, j]
+    return out
+
+
 def isa_mfma(name, a, b, c):
     """One v_mfma over the wave: a, b per lane lists of kb values, c per lane accumulators."""
     m = re.match(r"rocdl\.mfma\.(?:[fi]32|f64)\.(\d+)x(\d+)x(\d+)\.?"
@@ -166,6 +185,8 @@ def run(llvm_text, args):
             env[dst] = env[ops[0]]
         elif op.startswith("rocdl.mfma.scale"):
             env[dst] = isa_mfma_scale(op, *(env[o] for o in ops[:9]))
+        elif re.match(r"rocdl\.mfma\.[fi]32\.4x4x", op):
+            env[dst] = isa_mfma_4x4(op, *(env[o] for o in ops[:5]))
         elif op.startswith("rocdl.mfma"):
             env[dst] = isa_mfma(op, env[ops[0]], env[ops[1]], env[ops[2]])
         else:
@@ -199,6 +220,13 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     # f32 operands (one scalar register a lane).
     ("hip:gfx942", 3, [16, 16, 4], True, 1, 16, 16, 8, "f32", "f32"),
     ("hip:gfx950", 4, [32, 32, 2], False, 2, 32, 32, 4, "f32", "f32"),
+    # The 4x4 instructions: 4 x 64 (A shared by the 16 blocks, ABID its lane group) and
+    # 64 x 4 (transposed: B shared), k_width the instruction's or twice it.
+    ("hip:gfx942", 3, [4, 64, 64], False, 4, 4, 64, 64),
+    ("hip:gfx942", 3, [4, 64, 64], False, 8, 8, 64, 128),
+    ("hip:gfx950", 4, [64, 4, 64], True, 4, 64, 4, 64),
+    ("hip:gfx942", 3, [64, 4, 64], True, 4, 64, 8, 128, "bf16", "f32"),
+    ("hip:gfx942", 3, [4, 64, 16], False, 1, 4, 64, 16, "f32", "f32"),
 ]
 
 
@@ -215,6 +243,16 @@ def test_the_f64_accumulator_layout_matters():
     case = next(c for c in CASES if c[8:] == ("f64", "f64"))
     got, want = emulate(case, corrupt=lambda text: text.replace("rocdl.mfma.f64.16x16x4f64",
                                                                "rocdl.mfma.f32.16x16x4f64"))
+    assert not np.array_equal(got, want)
+
+
+def test_the_4x4_lane_group_matters():
+    """Negative control for the 4x4 instructions: with every ABID 0 (each block reading the
+    first lane group's K values) the product is wrong."""
+    case = next(c for c in CASES if c[2] == [4, 64, 64])
+    got, want = emulate(case, corrupt=lambda text: re.sub(
+        r"(rocdl\.mfma\.f32\.4x4x4f16 %\w+, %\w+, %\w+, %\w+, )(%\w+)(, )(%\w+)",
+        r"\1\4\3\4", text))
     assert not np.array_equal(got, want)
 
 

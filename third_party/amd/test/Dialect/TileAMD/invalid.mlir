@@ -112,8 +112,20 @@ func.func private @f() attributes {l = #acc}
 
 // -----
 
-// expected-error @+1 {{mfma: instrShape must be [32, 32, k] or [16, 16, k]}}
-#acc = #tile_amd.mfma<{version = 3, instrShape = [64, 4, 4], transposed = true, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+// expected-error @+1 {{mfma: instrShape must be [32, 32, k], [16, 16, k], [4, 64, k] or [64, 4, k]}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [8, 8, 4], transposed = true, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: instrShape [64, 4, k] must be transposed (not transposed, use [4, 64, k])}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [64, 4, 64], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+func.func private @f() attributes {l = #acc}
+
+// -----
+
+// expected-error @+1 {{mfma: instrShape [4, 64, k] is not transposed (transposed, use [64, 4, k])}}
+#acc = #tile_amd.mfma<{version = 3, instrShape = [4, 64, 64], transposed = true, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
 func.func private @f() attributes {l = #acc}
 
 // -----

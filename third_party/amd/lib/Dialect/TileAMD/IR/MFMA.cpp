@@ -70,6 +70,16 @@ const MfmaInstr kMfma[] = {
     {"mfma.f32.16x16x32.fp8.bf8", 16, 16, 32, 8, E::FP8, E::BF8, false, P::I64, 4, 4},
     {"mfma.f32.16x16x32.bf8.fp8", 16, 16, 32, 8, E::BF8, E::FP8, false, P::I64, 4, 4},
     {"mfma.f32.16x16x32.bf8.bf8", 16, 16, 32, 8, E::BF8, E::BF8, false, P::I64, 4, 4},
+    // The 4x4 instructions (16 blocks of 4 x 4) as Triton uses them: a 4 x 64
+    // product whose 4 x K operand every block takes from one block (CBSZ 4,
+    // ABID the K step's lane group), or its transpose, 64 x 4. K counts the
+    // 16 lane groups: 16 x kBase.
+    {"mfma.f32.4x4x1f32", 4, 64, 16, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
+    {"mfma.f32.4x4x1f32", 64, 4, 16, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
+    {"mfma.f32.4x4x4f16", 4, 64, 64, 4, E::F16, E::F16, false, P::Vector, 3, 4},
+    {"mfma.f32.4x4x4f16", 64, 4, 64, 4, E::F16, E::F16, false, P::Vector, 3, 4},
+    {"mfma.f32.4x4x4bf16.1k", 4, 64, 64, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
+    {"mfma.f32.4x4x4bf16.1k", 64, 4, 64, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
 };
 
 const MfmaScaledInstr kMfmaScaled[] = {
@@ -227,9 +237,19 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                           "(CDNA4, gfx950), got "
                        << version;
   if (instr.size() != 3 || !((instr[0] == 32 && instr[1] == 32) ||
-                             (instr[0] == 16 && instr[1] == 16)))
-    return emitError() << "mfma: instrShape must be [32, 32, k] or [16, 16, "
-                          "k]";
+                             (instr[0] == 16 && instr[1] == 16) ||
+                             (instr[0] == 4 && instr[1] == 64) ||
+                             (instr[0] == 64 && instr[1] == 4)))
+    return emitError() << "mfma: instrShape must be [32, 32, k], [16, 16, "
+                          "k], [4, 64, k] or [64, 4, k]";
+  // The 4x4 instructions' block shapes: 4 x 64 broadcasts A to the blocks
+  // and is not transposed; 64 x 4 broadcasts B and is (Triton's rule).
+  if (instr[0] == 4 && transposed)
+    return emitError() << "mfma: instrShape [4, 64, k] is not transposed "
+                          "(transposed, use [64, 4, k])";
+  if (instr[0] == 64 && !transposed)
+    return emitError() << "mfma: instrShape [64, 4, k] must be transposed "
+                          "(not transposed, use [4, 64, k])";
   if (!instr[2] || !llvm::isPowerOf2_32(instr[2]))
     return emitError() << "mfma: instrShape's k must be a power of two, got "
                        << instr[2];

@@ -12,7 +12,8 @@ def TileAMD_MfmaAttr : AttrDef<TileAMD_Dialect, "MfmaEncoding",
   let summary = "The accumulator layout of AMD's mfma instructions (Gluon's AMDMFMALayout)";
   let description = [{
     The accumulator of `v_mfma` instructions of shape `instrShape` =
-    [M, N, K] (32 x 32 or 16 x 16) on CDNA `version` 3 (gfx942) or 4
+    [M, N, K] (32 x 32, 16 x 16, or the 4x4 instructions as a 4 x 64
+    product, or 64 x 4 transposed) on CDNA `version` 3 (gfx942) or 4
     (gfx950), for 32-bit accumulators (`elementBitWidth` 32). In a 64-lane
     wave, lane l holds column l % N of an M x N block and 4 consecutive rows
     starting at 4 (l / N); a 32 x 32 block repeats that 4 times, 8 rows
