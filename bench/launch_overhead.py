@@ -95,6 +95,27 @@ def vector_add(calls):
     profile(call, calls)
 
 
+def gluon_vector_add(x, y, calls):
+    """The same vector add in Gluon, launched warm the same way (host us per call)."""
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as gl
+
+    @gluon.jit
+    def gadd(x, y, out, n, BLOCK: gl.constexpr, layout: gl.constexpr):
+        offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout)
+        m = offs < n
+        gl.store(out + offs, gl.load(x + offs, mask=m) + gl.load(y + offs, mask=m), mask=m)
+
+    o = torch.empty_like(x)
+    layout = gl.BlockedLayout([4], [32], [4], [0])
+
+    def call():
+        gadd[(1,)](x, y, o, 1024, BLOCK=1024, layout=layout, num_warps=4)
+    us = host_time(call, calls)
+    torch.testing.assert_close(o, x + y)
+    return us
+
+
 def breakdown(x, y, o, total_us, calls):
     """Where the warm vector add's host time goes: the kernel's launcher called directly
     (no binding or key: the C launcher where built), then with the stream given (no torch
