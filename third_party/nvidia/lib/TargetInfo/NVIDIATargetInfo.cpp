@@ -647,14 +647,69 @@ private:
   /// reading the previous fill: through an arrival they make on this CTA's
   /// barrier (`mbarrier_arrive` with a `cta_mask`), or a cluster barrier in
   /// the loop. A kernel with neither has nothing that could order their
-  /// reads before the refill: an error at the copy.
+  /// reads before the refill: an error at the copy. Where the barriers'
+  /// allocations can be followed, two more: a barrier other CTAs arrive on
+  /// must count all of their arrivals a phase (else its phase completes
+  /// while some are still reading: an error at the init), and the copy's
+  /// loop must wait on such a barrier (else it waits only on barriers no
+  /// other CTA arrives on: an error at the copy).
+  /// A barrier's allocation, the same in every warp_specialize partition:
+  /// a partition's buffers are copies of the kernel's allocations, at the
+  /// same shared-memory offset (`tile.scratch_offset`) and source location,
+  /// which name them where the allocator has run (an offset alone could be
+  /// another allocation's of a disjoint lifetime); otherwise the allocation
+  /// itself. None when the allocation cannot be followed (a block argument).
+  using BarrierKey = std::pair<const void *, int64_t>;
+  static std::optional<BarrierKey> barrierKey(Value barrier) {
+    tile::LocalAllocOp root = tile::getRootAllocation(barrier);
+    if (!root)
+      return std::nullopt;
+    if (auto offset = root->getAttrOfType<IntegerAttr>("tile.scratch_offset"))
+      return BarrierKey{root->getLoc().getAsOpaquePointer(), offset.getInt()};
+    return BarrierKey{root.getOperation(), -1};
+  }
+
   static LogicalResult checkMulticastRefills(func::FuncOp func) {
-    bool remoteArrive = false;
+    // The remote arrivals by their barrier's allocation; `lost` when one's
+    // allocation cannot be followed (a block argument).
+    llvm::MapVector<BarrierKey, SmallVector<tile_nv::MBarrierArriveOp>> remote;
+    bool remoteArrive = false, lost = false;
     func.walk([&](tile_nv::MBarrierArriveOp arrive) {
-      remoteArrive |= arrive.getCtaMask() != 0;
+      if (arrive.getCtaMask() == 0)
+        return;
+      remoteArrive = true;
+      if (std::optional<BarrierKey> key = barrierKey(arrive.getBarrier()))
+        remote[*key].push_back(arrive);
+      else
+        lost = true;
     });
-    if (remoteArrive)
-      return success();
+    WalkResult counted = func.walk([&](tile_nv::MBarrierInitOp init) {
+      std::optional<BarrierKey> key = barrierKey(init.getBarrier());
+      auto it = key ? remote.find(*key) : remote.end();
+      if (it == remote.end())
+        return WalkResult::advance();
+      for (tile_nv::MBarrierArriveOp arrive : it->second) {
+        if (arrive.getPred())
+          continue; // not every CTA need arrive
+        unsigned ctas = 1u << llvm::popcount(unsigned(arrive.getCtaMask()));
+        uint64_t need = uint64_t(arrive.getCount()) * ctas;
+        if (init.getCount() >= need)
+          continue;
+        InFlightDiagnostic d = init->emitOpError();
+        d << "counts " << init.getCount() << " arrival"
+          << (init.getCount() == 1 ? "" : "s") << " a phase, but each arrival "
+          << "with cta_mask = " << arrive.getCtaMask() << " reaches it from "
+          << ctas << " CTAs (" << need << " arrivals): its phase completes "
+          << "before every CTA's readers are done, so a copy that waits on it "
+          << "may refill a buffer another CTA is still reading (init it with "
+          << "the arrivals of every CTA that arrives on it)";
+        d.attachNote(arrive.getLoc()) << "the arrival";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (counted.wasInterrupted())
+      return failure();
     // Loops are branches by now (scf-to-cf): the loop of a block is the
     // blocks it reaches that reach it back.
     auto reach = [](Block *from, bool forward) {
@@ -684,20 +739,53 @@ private:
       if (!after.contains(block))
         return WalkResult::advance(); // not in a loop: one fill
       auto before = reach(block, false);
+      auto inLoop = [&](Operation *op) {
+        Block *b = op->getBlock();
+        return after.contains(b) && before.contains(b);
+      };
       bool clusterBarrier = false;
       func.walk([&](tile_nv::ClusterArriveOp arrive) {
-        Block *b = arrive->getBlock();
-        clusterBarrier |= after.contains(b) && before.contains(b);
+        clusterBarrier |= inLoop(arrive);
       });
       if (clusterBarrier)
         return WalkResult::advance();
-      copy->emitOpError()
-          << "multicasts in a loop, refilling its buffer in the other CTAs of "
-             "the cluster that share it, but nothing tells this CTA that they "
-             "are done reading the previous fill: have their readers arrive "
-             "on the slot's barrier in every CTA (mbarrier.arrive(..., "
-             "cta_mask=...)), or meet at gl.barrier(cluster=True) after the "
-             "reads";
+      if (!remoteArrive) {
+        copy->emitOpError()
+            << "multicasts in a loop, refilling its buffer in the other CTAs "
+               "of the cluster that share it, but nothing tells this CTA that "
+               "they are done reading the previous fill: have their readers "
+               "arrive on the slot's barrier in every CTA (mbarrier.arrive(..., "
+               "cta_mask=...)), or meet at gl.barrier(cluster=True) after the "
+               "reads";
+        return WalkResult::interrupt();
+      }
+      if (lost)
+        return WalkResult::advance(); // an arrival's barrier is not known
+      // The loop must wait on a barrier other CTAs arrive on.
+      bool released = false, unknown = false;
+      tile_nv::MBarrierWaitOp someWait;
+      func.walk([&](tile_nv::MBarrierWaitOp wait) {
+        if (!inLoop(wait))
+          return;
+        std::optional<BarrierKey> key = barrierKey(wait.getBarrier());
+        if (!key)
+          unknown = true;
+        else if (remote.count(*key))
+          released = true;
+        else if (!someWait)
+          someWait = wait;
+      });
+      if (released || unknown)
+        return WalkResult::advance();
+      InFlightDiagnostic d = copy->emitOpError();
+      d << "multicasts in a loop, refilling its buffer in the other CTAs of "
+           "the cluster that share it, but its loop waits on no barrier those "
+           "CTAs arrive on: the arrivals with a cta_mask go to other barriers, "
+           "so nothing tells this CTA that they are done reading the previous "
+           "fill (wait on the slot's barrier their readers arrive on)";
+      if (someWait)
+        d.attachNote(someWait.getLoc()) << "a wait of the loop, on a barrier "
+                                           "only this CTA arrives on";
       return WalkResult::interrupt();
     });
     return failure(r.wasInterrupted());

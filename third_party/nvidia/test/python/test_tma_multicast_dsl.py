@@ -231,6 +231,39 @@ def e_refill_unordered(d, K):
 
 
 @kiln.jit
+def e_release_counts_one_cta(d, K):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    ready = mbarrier.allocate_mbarrier()
+    empty = mbarrier.allocate_mbarrier()
+    mbarrier.init(ready, count=1)
+    mbarrier.init(empty, count=1)  # E:onecta
+    phase = 0
+    for k in range(0, K, 32):
+        mbarrier.wait(empty, phase ^ 1)
+        mbarrier.expect(ready, d.nbytes_per_cta)
+        tma.async_load(d, [0, k], ready, buf, multicast=True)
+        mbarrier.wait(ready, phase)
+        mbarrier.arrive(empty, cta_mask=1)  # both CTAs' readers release the slot
+        phase ^= 1
+
+
+@kiln.jit
+def e_release_elsewhere(d, K):
+    buf = kl.allocate_shared_memory(d.dtype, d.block_shape, d.layout)
+    ready = mbarrier.allocate_mbarrier()
+    empty = mbarrier.allocate_mbarrier()
+    mbarrier.init(ready, count=1)
+    mbarrier.init(empty, count=2)
+    phase = 0
+    for k in range(0, K, 32):
+        mbarrier.expect(ready, d.nbytes_per_cta)
+        tma.async_load(d, [0, k], ready, buf, multicast=True)  # E:elsewhere
+        mbarrier.wait(ready, phase)
+        mbarrier.arrive(empty, cta_mask=1)  # released, but the refill never waits on it
+        phase ^= 1
+
+
+@kiln.jit
 def e_mask_type(d):
     bar = mbarrier.allocate_mbarrier()
     mbarrier.arrive(bar, cta_mask=True)  # E:masktype
@@ -270,6 +303,13 @@ ERRORS = [
      r"tma.async_copy_global_to_shared: multicasts in a loop, refilling its buffer in the "
      r"other CTAs of the cluster that share it, but nothing tells this CTA that they are done "
      r"reading the previous fill.*"),
+    (e_release_counts_one_cta, {"d": _REPEAT, "K": "i32"}, "E:onecta", "mbarrier.init",
+     r"mbarrier.init: counts 1 arrival a phase, but each arrival with cta_mask = 1 reaches it "
+     r"from 2 CTAs \(2 arrivals\): its phase completes before every CTA's readers are done.*"),
+    (e_release_elsewhere, {"d": _REPEAT, "K": "i32"}, "E:elsewhere", "tma.async_load",
+     r"tma.async_copy_global_to_shared: multicasts in a loop, refilling its buffer in the "
+     r"other CTAs of the cluster that share it, but its loop waits on no barrier those CTAs "
+     r"arrive on.*"),
     (e_mask_type, {"d": _REPEAT}, "E:masktype", "mbarrier.arrive",
      r"mbarrier.arrive: cta_mask must be a constexpr int, got True"),
     (e_cluster_flag, {"d": _REPEAT}, "E:clusterflag", "kl.barrier",

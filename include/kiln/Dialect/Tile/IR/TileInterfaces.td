@@ -108,7 +108,9 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       arrival).}], "int64_t", "getExpectedBytes", (ins)>,
     InterfaceMethod<"The i1 predicate guarding the arrival, or null (always).",
       "::mlir::Value", "getArrivePredicate", (ins)>,
-    InterfaceMethod<"Arrivals the op counts against the phase.",
+    InterfaceMethod<[{Arrivals the op counts against the phase (of the
+      barrier in each CTA it reaches, when every CTA of a set arrives on the
+      same barrier of each: a cluster mask's).}],
       "int64_t", "getArrivalCount", (ins)>,
     InterfaceMethod<[{Whether every warp that runs the op arrives (each for
       its own threads, unpredicated) rather than one thread for them all: what

@@ -142,8 +142,11 @@ Value MBarrierArriveOp::getArrivedBarrier() { return getBarrier(); }
 int64_t MBarrierArriveOp::getExpectedBytes() { return 0; }
 Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierArriveOp::getArrivalCount() {
+  // With a cta_mask every CTA of the mask's set arrives at the barrier of
+  // each (the kernel's CTAs run the same code): each barrier's phase counts
+  // an arrival from each of them.
   if (!getPerWarp())
-    return getCount();
+    return int64_t(getCount()) << llvm::popcount(unsigned(getCtaMask()));
   auto module = (*this)->getParentOfType<ModuleOp>();
   return int64_t(getCount()) *
          tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1);
