@@ -867,3 +867,28 @@ def test_loaded_kernel_launches_warm_by_argument_kinds(native):
     assert native.recorder.calls[-1]["grid"] == (4, 1, 1)
     assert native.recorder.calls[-1]["buf"] == _runtime.pack_args(
         k.arg_types, [0x1000, 1, 2.0, False])[0]
+
+
+def test_loaded_kernel_warm_launches_pack_descriptors(native):
+    """An AOT-style launch (the LoadedKernel itself) of a kernel taking tensor descriptors:
+    warm, the same bytes as kiln.jit's launch of the same arguments, a new descriptor
+    read afresh."""
+    from kiln.nvidia.hopper import TensorDescriptor
+    layout = kl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2)
+
+    def desc(address, rows=256):
+        return TensorDescriptor(Tensor(address, "bfloat16", shape=(rows, 128)), [rows, 128],
+                                [128, 1], [64, 64], layout)
+    d1, d2 = desc(0x100000), desc(0x200000)
+    copy_desc[(1,)](d1, d2, 8)
+    want = native.recorder.calls[-1]["buf"]
+    (entry,) = [e for e in copy_desc._launches.values()]
+    loaded = entry[1]
+    for _ in range(3):
+        loaded[(1,)](d1, d2, 8)
+        assert native.recorder.calls[-1]["buf"] == want
+    assert len(loaded._warm) == 1
+    d3 = desc(0x300000, 512)
+    loaded[(1,)](d1, d3, 8)
+    copy_desc[(1,)](d1, d3, 8)
+    assert native.recorder.calls[-1]["buf"] == native.recorder.calls[-2]["buf"] != want
