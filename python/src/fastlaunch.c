@@ -4,7 +4,8 @@
  * launch(gx, gy, gz, stream, *values) that checks the values, packs the argument buffer,
  * asks torch for the current stream and calls kiln_rt_launch through ctypes. A Launcher
  * does the same work here for the argument kinds whose checks it knows (pointers, 32/64-bit
- * ints, fp32/fp64, i1) and hands every call it is not sure of -- a value of another type or
+ * ints, fp32/fp64, i1, tensor descriptors, whose tensor map, shape and strides it remembers
+ * for the last descriptor seen) and hands every call it is not sure of -- a value of another type or
  * out of range, a misaligned or CPU tensor, a stream that is not an int, an entry point it
  * cannot call -- to that Python function (`fallback`), unchanged, so that every error is
  * the general path's own. It holds no GPU state: the kernel's function handle is read from
