@@ -892,3 +892,37 @@ def test_loaded_kernel_warm_launches_pack_descriptors(native):
     loaded[(1,)](d1, d3, 8)
     copy_desc[(1,)](d1, d3, 8)
     assert native.recorder.calls[-1]["buf"] == native.recorder.calls[-2]["buf"] != want
+
+
+def test_c_launcher_from_several_threads(native):
+    """Four threads launching one kernel at once (the C launcher releases the GIL around the
+    native call): every launch hands the entry point its own thread's bytes."""
+    import threading
+    x = Tensor(0x1000)
+    add[(1,)](x, x, x, 1, BLOCK=128)  # compiled and warm before the threads start
+    add[(1,)](x, x, x, 1, BLOCK=128)
+    errors = []
+
+    def work(t):
+        try:
+            a, b, o = Tensor(0x10000 * (t + 1)), Tensor(0x20000 * (t + 1)), Tensor(0x40000)
+            for i in range(300):
+                add[(t + 1,)](a, b, o, 16 * i + t, BLOCK=128)
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    before = len(native.recorder.calls)
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+    calls = native.recorder.calls[before:]
+    assert len(calls) == 4 * 300
+    for call in calls:
+        t = call["grid"][0] - 1
+        a, b, o = struct.unpack_from("<QQQ", call["buf"])
+        assert (a, b, o) == (0x10000 * (t + 1), 0x20000 * (t + 1), 0x40000)
+        # n == 1 is specialized into the kernel (no slot); any other n is passed
+        n = struct.unpack_from("<i", call["buf"], 24)[0] if len(call["buf"]) > 24 else 1
+        assert n % 16 == t
