@@ -23,6 +23,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "fastlaunch.c writes argument slots as little-endian values"
+#endif
+
 typedef int (*launch_fn)(const char *backend, uint64_t func, unsigned gx, unsigned gy,
                          unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned cluster,
                          unsigned shared, uint64_t stream, const void *args, size_t size,
@@ -255,36 +259,28 @@ static int pack(Launcher *self, PyObject *args, unsigned char *buf) {
       break;
     }
     case 'i':
-    case 'q': {
-      long long x = 0;
-      rc = a->kind == 'i' ? read_int(o, INT32_MIN, INT32_MAX, &x)
-                          : read_int(o, INT64_MIN, INT64_MAX, &x);
-      if (rc == OK && a->divisible && x % (long long)a->divisible)
-        rc = REFUSE;
-      if (rc == OK) {
-        if (a->kind == 'i') {
-          int32_t w = (int32_t)x;
-          memcpy(slot, &w, 4);
-        } else {
-          memcpy(slot, &x, 8);
-        }
-      }
-      break;
-    }
+    case 'q':
     case 'I':
     case 'Q': {
-      unsigned long long x = 0;
-      rc = read_uint(o, a->kind == 'I' ? UINT32_MAX : UINT64_MAX, &x);
-      if (rc == OK && a->divisible && x % a->divisible)
-        rc = REFUSE;
-      if (rc == OK) {
-        if (a->kind == 'I') {
-          uint32_t w = (uint32_t)x;
-          memcpy(slot, &w, 4);
-        } else {
-          memcpy(slot, &x, 8);
-        }
+      /* A 32- or 64-bit slot, signed or not; written as the value's low bytes
+       * (the wheel's targets are little-endian). */
+      int wide = a->kind == 'q' || a->kind == 'Q';
+      uint64_t bits = 0;
+      if (a->kind == 'i' || a->kind == 'q') {
+        long long x = 0;
+        rc = wide ? read_int(o, INT64_MIN, INT64_MAX, &x) : read_int(o, INT32_MIN, INT32_MAX, &x);
+        if (rc == OK && a->divisible && x % (long long)a->divisible)
+          rc = REFUSE;
+        bits = (uint64_t)x;
+      } else {
+        unsigned long long x = 0;
+        rc = read_uint(o, wide ? UINT64_MAX : UINT32_MAX, &x);
+        if (rc == OK && a->divisible && x % a->divisible)
+          rc = REFUSE;
+        bits = x;
       }
+      if (rc == OK)
+        memcpy(slot, &bits, wide ? 8 : 4);
       break;
     }
     case 'f':

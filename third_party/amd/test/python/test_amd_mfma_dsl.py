@@ -505,3 +505,27 @@ def test_4x4_instructions_compile_with_the_broadcast(instr, transposed, m, n, k,
     ids = sorted(int(x) for x in re.findall(r"v_mfma\w*[^\n]*abid:(\d+)", asm))
     assert ids == list(range(1, 16)), ids  # abid:0 is not printed
     assert len(re.findall(r"v_mfma\w*[^\n]*cbsz:4", asm)) == 16
+
+
+@kiln.jit
+def layout_used(x, INSTR: kl.constexpr, TR: kl.constexpr, WARPS: kl.constexpr,
+                TILES: kl.constexpr):
+    L: kl.constexpr = kl.amd.AMDMFMALayout(3, INSTR, TR, WARPS, tiles_per_warp=TILES)
+    z = kl.zeros([64, 64], kl.float32, L)  # E:use
+    kl.store(x + kl.zeros([64, 64], kl.int32, kl.BlockedLayout([1, 1], [1, 64], [1, 4], [1, 0])),
+             kl.convert_layout(z, kl.BlockedLayout([1, 1], [1, 64], [1, 4], [1, 0])))
+
+
+@pytest.mark.parametrize("instr,tr,warps,tiles,message", [
+    ([64, 4, 64], False, [2, 2], [1, 1],
+     r"instr_shape \[64, 4, 64\] must be transposed \(not transposed, use \[4, 64, k\]\)"),
+    ([4, 64, 64], True, [2, 2], [1, 1],
+     r"instr_shape \[4, 64, 64\] is not transposed \(transposed, use \[64, 4, k\]\)"),
+], ids=["64x4-not-transposed", "4x64-transposed"])
+def test_layouts_kiln_cannot_lower_are_errors_where_used(instr, tr, warps, tiles, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(layout_used, {"x": "*fp32"},
+                     {"INSTR": instr, "TR": tr, "WARPS": warps, "TILES": tiles},
+                     target="hip:gfx942", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:use", "kl.zeros", r"AMDMFMALayout\(.*" + message,
+                           kiln.CompilationError)
