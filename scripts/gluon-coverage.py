@@ -105,10 +105,6 @@ DIFFERENCES = {
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
-    "amd.AMDMFMALayout": "versions 3 and 4 (gfx942, gfx950; Kiln has no CDNA1/CDNA2 "
-                         "target); 32x32, 16x16 and the 4x4 forms (4x64, 64x4 transposed); "
-                         "2-D and batched 3-D; 32-bit accumulators and f64 (16x16x4) "
-                         "(amd.md)",
     "amd.warp_pipeline_stage": _WARP_PIPELINE,
     "amd.warp_pipeline.warp_pipeline_stage": _WARP_PIPELINE,
 }
@@ -438,6 +434,11 @@ EXTENSIONS = {
                                    "it); M- or N-contiguous 8- and 32-bit operands are refused "
                                    "(wgmma reads them K-major only; Gluon 3.6's lowering fails "
                                    "on an N-contiguous fp8 B)",
+    "amd.AMDMFMALayout": "versions 1-4 (gfx908, gfx90a, gfx942, gfx950), each with its "
+                         "generation's instructions, and an older version on a newer chip "
+                         "where its instruction remains; 32x32, 16x16 and the 4x4 forms; 2-D "
+                         "and batched 3-D; f64 from version 2; like Triton on CDNA, one CTA a "
+                         "program (a cga_layout is refused) (amd.md)",
     "split": "also splits a last dimension held across lanes or warps (Gluon 3.6 refuses "
              "it); the halves are in SliceLayout(rank - 1, input), as in Gluon",
     "fp4_to_fp": "also decodes to float32 (Gluon 3.6: float16 and bfloat16 only); results in "

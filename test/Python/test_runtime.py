@@ -116,9 +116,11 @@ def test_current_target_unsupported_chip():
     with pytest.raises(KilnRuntimeError, match=r"'Tesla V100' \(compute "
                        r"capability 7.0\)"):
         d.current_target()
-    d = rt.Driver("hip", FakeNative({}, {"name": "MI100", "arch": "gfx908"}))
-    with pytest.raises(KilnRuntimeError, match=r"gfx908"):
+    d = rt.Driver("hip", FakeNative({}, {"name": "Radeon RX 7900", "arch": "gfx1100"}))
+    with pytest.raises(KilnRuntimeError, match=r"gfx1100"):
         d.current_target()
+    assert rt.Driver("hip", FakeNative({}, {"name": "MI100", "arch": "gfx908"})) \
+        .current_target() == "hip:gfx908"
 
 
 # --- argument packing (native) ----------------------------------------------

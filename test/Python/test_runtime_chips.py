@@ -14,7 +14,9 @@ from kiln.runtime.errors import KilnRuntimeError
     ("cuda", {"major": 7, "minor": 5}, None),
     ("hip", {"arch": "gfx942:sramecc+:xnack-"}, "hip:gfx942"),
     ("hip", {"arch": "gfx950"}, "hip:gfx950"),
-    ("hip", {"arch": "gfx90a:xnack-"}, None),
+    ("hip", {"arch": "gfx90a:sramecc+:xnack-"}, "hip:gfx90a"),
+    ("hip", {"arch": "gfx908:sramecc+:xnack-"}, "hip:gfx908"),
+    ("hip", {"arch": "gfx1100"}, None),
 ])
 def test_target_for(backend, info, target):
     assert chips.vendor(backend).target_for(info)[0] == target
@@ -22,7 +24,8 @@ def test_target_for(backend, info, target):
 
 def test_every_backend_names_its_library_and_targets():
     assert chips.BACKENDS == ("cuda", "hip")
-    assert chips.all_targets() == ["cuda:sm_80", "cuda:sm_90a", "hip:gfx942", "hip:gfx950"]
+    assert chips.all_targets() == ["cuda:sm_80", "cuda:sm_90a", "hip:gfx908", "hip:gfx90a",
+                                   "hip:gfx942", "hip:gfx950"]
     assert chips.vendor("cuda").LIBRARY == "libcuda.so.1"
     assert chips.vendor("hip").LIBRARY == "libamdhip64.so"
     with pytest.raises(ValueError, match="unknown backend 'metal'"):
@@ -40,7 +43,8 @@ class _FakeNative:
 def test_unsupported_chip_names_the_supported_ones():
     d = Driver("cuda", _FakeNative({"name": "Tesla T4", "major": 7, "minor": 5}))
     with pytest.raises(KilnRuntimeError, match=r"unsupported GPU 'Tesla T4' \(compute "
-                       r"capability 7\.5\); Kiln targets cuda:sm_80, cuda:sm_90a, hip:gfx942"):
+                       r"capability 7\.5\); Kiln targets cuda:sm_80, cuda:sm_90a, hip:gfx908, "
+                       r"hip:gfx90a, hip:gfx942"):
         d.current_target()
     assert Driver("hip", _FakeNative({"name": "MI300X", "arch": "gfx942:sramecc+"})) \
         .current_target() == "hip:gfx942"

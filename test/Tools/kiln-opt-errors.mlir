@@ -23,7 +23,7 @@
 // RUN: not kiln-opt %s --kiln-to-llvm="num-warps=four" 2>&1 | FileCheck %s --check-prefix=OPTION
 // OPTION: for the --num-warps option: 'four' value invalid for integer argument
 // RUN: not kiln-opt %s --kiln-to-llvm="target=cuda:sm_99" 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: error: unknown target 'cuda:sm_99'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx942, hip:gfx950
+// TARGET: error: unknown target 'cuda:sm_99'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx908, hip:gfx90a, hip:gfx942, hip:gfx950
 // RUN: not kiln-opt %s --pass-pipeline="builtin.module(kiln-to-llvm{target=cuda:sm_90a" 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: error
 

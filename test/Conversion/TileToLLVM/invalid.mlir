@@ -10,16 +10,16 @@
 // RUN: not kiln-opt %s -split-input-file --convert-tile-to-llvm="target=cuda:sm_90a num-warps=8" 2>&1 | FileCheck %s --check-prefix=W8
 // RUN: not kiln-opt %s -split-input-file --convert-tile-to-llvm="target=cuda:sm_90a num-warps=3" 2>&1 | FileCheck %s --check-prefix=W3
 // RUN: not kiln-opt %s -split-input-file --convert-tile-to-llvm="target=hip:gfx942 num-warps=134217728" 2>&1 | FileCheck %s --check-prefix=WBIG
-// RUN: not kiln-opt %s -split-input-file --tile-allocate-shared-memory="target=hip:gfx90a" 2>&1 | FileCheck %s --check-prefix=ALLOC
+// RUN: not kiln-opt %s -split-input-file --tile-allocate-shared-memory="target=hip:gfx1100" 2>&1 | FileCheck %s --check-prefix=ALLOC
 
 // A module without any compile context.
-// SM100: invalid.mlir:[[@LINE+8]]:1: error: unknown target 'cuda:sm_100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx942, hip:gfx950
+// SM100: invalid.mlir:[[@LINE+8]]:1: error: unknown target 'cuda:sm_100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx908, hip:gfx90a, hip:gfx942, hip:gfx950
 // SM80-NOT: invalid.mlir:[[@LINE+7]]:1: error
 // W8-NOT: invalid.mlir:[[@LINE+6]]:1: error
 // W3: invalid.mlir:[[@LINE+5]]:1: error: num-warps must be a power of two with at most 1024 threads per CTA on cuda:sm_90a, got 3
 // 2^27 warps of 64 lanes used to overflow to 0 threads and pass the check.
 // WBIG: invalid.mlir:[[@LINE+3]]:1: error: num-warps must be a power of two with at most 1024 threads per CTA on hip:gfx942, got 134217728
-// ALLOC: invalid.mlir:[[@LINE+2]]:1: error: unknown target 'hip:gfx90a'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx942, hip:gfx950
+// ALLOC: invalid.mlir:[[@LINE+2]]:1: error: unknown target 'hip:gfx1100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx908, hip:gfx90a, hip:gfx942, hip:gfx950
 // expected-error @+1 {{no target: pass target=<name> or set tile.target on the module}}
 module {
   func.func @no_context() { return }

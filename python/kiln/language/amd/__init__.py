@@ -7,6 +7,9 @@
   ``load_shared_relaxed``). The direct-to-LDS copies also compile for gfx942 at 4 bytes, as
   in Triton 3.6; only the widths are chip-specific.
 
+Buffer ops and mfma also compile for CDNA1 / CDNA2 (gfx908, gfx90a; ``AMDMFMALayout``
+versions 1 and 2), which have no direct-to-LDS copies.
+
 Like the rest of kiln.language, nothing here may import kiln.compiler or kiln.runtime (see
 test/Python/test_layering.py).
 """

@@ -45,7 +45,7 @@ class _NotLowered(DistributedLayout):
 class AMDMFMALayout(DistributedLayout):
     """The accumulator layout of AMD's mfma instructions (Gluon's ``AMDMFMALayout``).
 
-    ``version`` is the CDNA generation (3: gfx942, 4: gfx950; Kiln lowers these two),
+    ``version`` is the CDNA generation (1: gfx908, 2: gfx90a, 3: gfx942, 4: gfx950),
     ``instr_shape`` the instruction's ``[M, N, K]`` (``[32, 32, k]`` or ``[16, 16, k]``; k
     picks the instruction, e.g. ``[32, 32, 8]`` or, on gfx950, ``[32, 32, 16]`` for fp16;
     ``[4, 64, 64]``, or ``[64, 4, 64]`` transposed, runs the 4x4 instructions with one operand
@@ -58,9 +58,12 @@ class AMDMFMALayout(DistributedLayout):
     or 64 (f64, ``instr_shape`` ``[16, 16, 4]``: lane l holds column l % 16 and rows
     l // 16, 4 + l // 16, 8 + ..., one a register, as v_mfma_f64_16x16x4_f64 writes them).
     With three ``warps_per_cta`` entries the layout is batched ([B, M, N], warps along the
-    batch dimension after M and N, as Triton's). Layouts Gluon accepts but Kiln cannot
-    lower (versions 1 and 2, other shapes, a ``cga_layout``) are built and refused where a
-    kernel uses them."""
+    batch dimension after M and N, as Triton's). A version picks its generation's
+    instructions (CDNA1's bf16 takes ``[32, 32, 4]`` / ``[16, 16, 8]``, two a lane; f64 and
+    the four-a-lane bf16 forms start at version 2; CDNA3 replaced the i8 ``[32, 32, 8]`` /
+    ``[16, 16, 16]`` forms by ``[32, 32, 16]`` / ``[16, 16, 32]``); an older version runs on a
+    newer chip where its instruction is still there. Layouts Gluon accepts but Kiln cannot
+    lower (other shapes, a ``cga_layout``) are built and refused where a kernel uses them."""
 
     _operands_follow_rank = True  # DotOperandLayout over a batched layout is 3-D too
 
@@ -107,10 +110,7 @@ class AMDMFMALayout(DistributedLayout):
 
     def _problem(self):
         what = None
-        if self.version not in (3, 4):
-            what = (f"version {self.version}: Kiln lowers mfma for CDNA3 (version 3, gfx942) "
-                    f"and CDNA4 (version 4, gfx950)")
-        elif self.rank not in (2, 3):
+        if self.rank not in (2, 3):
             what = f"rank {self.rank}: mfma accumulators are 2-D, or 3-D (batched)"
         elif self.rank == 3 and self.tiles_per_warp[0] != 1:
             what = (f"tiles_per_warp {list(self.tiles_per_warp)}: a batched layout's batch "

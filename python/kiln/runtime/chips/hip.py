@@ -2,7 +2,8 @@
 
 LIBRARY = "libamdhip64.so"
 
-_BY_ARCH = {"gfx942": "hip:gfx942", "gfx950": "hip:gfx950"}
+_BY_ARCH = {"gfx908": "hip:gfx908", "gfx90a": "hip:gfx90a", "gfx942": "hip:gfx942",
+            "gfx950": "hip:gfx950"}
 TARGETS = tuple(_BY_ARCH.values())
 
 

@@ -363,7 +363,7 @@ module attributes {tile.target = "cuda:sm_80", tile.num_warps = 4 : i32, tile.th
 
 // -----
 
-// expected-error @+1 {{unknown target 'cuda:sm_100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx942, hip:gfx950}}
+// expected-error @+1 {{unknown target 'cuda:sm_100'; known targets: cuda:sm_80, cuda:sm_90a, hip:gfx908, hip:gfx90a, hip:gfx942, hip:gfx950}}
 module attributes {tile.target = "cuda:sm_100"} {
   func.func @unknown_target() { return }
 }

@@ -398,6 +398,8 @@ Value packOperand(OpBuilder &b, Location loc, const MfmaInstr &in,
     v = LLVM::InsertElementOp::create(b, loc, v, x, i32Const(b, loc, j));
   }
   switch (in.pack) {
+  case MfmaPack::I32:
+    return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
   case MfmaPack::I64:
     return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
   case MfmaPack::I32x4:

@@ -101,6 +101,22 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 constexpr int64_t kBufferResourceBytes = 0x7FFFFFFE;
 
 const TargetDesc kTargets[] = {
+    // CDNA1 (MI100) and CDNA2 (MI200): no direct-to-LDS copies (as in
+    // Triton, whose AMD backend gives only CDNA3 and later those), so no
+    // async copies; one LDS of 64 KiB and 32 banks as on gfx942. gfx90a's
+    // arch number is 910 (9.0.10).
+    {"hip:gfx908", "amd", "gfx908", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
+     1024, 908, /*asyncCopyWidths=*/0, "", false, true, true, 62,
+     /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
+     /*asyncCopyBroadcastLanes=*/false,
+     /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
+     /*sharedLoad16LaneBits=*/0b10011},
+    {"hip:gfx90a", "amd", "gfx90a", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
+     1024, 910, /*asyncCopyWidths=*/0, "", false, true, true, 62,
+     /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
+     /*asyncCopyBroadcastLanes=*/false,
+     /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
+     /*sharedLoad16LaneBits=*/0b10011},
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
      1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,

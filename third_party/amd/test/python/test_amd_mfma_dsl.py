@@ -44,9 +44,21 @@ def registers(layout, shape, num_warps):
 
 
 # The v_mfma forms Kiln lowers: (CDNA version, M = N, K, operand dtype, accumulator dtype,
-# K elements per lane, the instruction's mnemonic). From the CDNA3 / CDNA4 ISA guides'
-# instruction tables.
+# K elements per lane, the instruction's mnemonic on that version's chip). From the CDNA1 to
+# CDNA4 ISA guides' instruction tables (CDNA1/CDNA2 spell them without the underscore before
+# the type: v_mfma_f32_32x32x8f16).
 FORMS = [
+    (1, 32, 2, "fp32", "fp32", 1, "v_mfma_f32_32x32x2f32"),
+    (1, 32, 8, "fp16", "fp32", 4, "v_mfma_f32_32x32x8f16"),
+    (1, 16, 16, "fp16", "fp32", 4, "v_mfma_f32_16x16x16f16"),
+    (1, 32, 4, "bf16", "fp32", 2, "v_mfma_f32_32x32x4bf16"),
+    (1, 16, 8, "bf16", "fp32", 2, "v_mfma_f32_16x16x8bf16"),
+    (1, 32, 8, "int8", "int32", 4, "v_mfma_i32_32x32x8i8"),
+    (1, 16, 16, "int8", "int32", 4, "v_mfma_i32_16x16x16i8"),
+    (2, 16, 4, "fp64", "fp64", 1, "v_mfma_f64_16x16x4f64"),
+    (2, 32, 8, "bf16", "fp32", 4, "v_mfma_f32_32x32x8bf16_1k"),
+    (2, 16, 16, "bf16", "fp32", 4, "v_mfma_f32_16x16x16bf16_1k"),
+    (2, 16, 16, "int8", "int32", 4, "v_mfma_i32_16x16x16i8"),
     (3, 32, 2, "fp32", "fp32", 1, "v_mfma_f32_32x32x2_f32"),
     (3, 16, 4, "fp32", "fp32", 1, "v_mfma_f32_16x16x4_f32"),
     (3, 16, 4, "fp64", "fp64", 1, "v_mfma_f64_16x16x4_f64"),
@@ -67,8 +79,9 @@ FORMS = [
     (4, 32, 16, "fp8e4nv", "fp32", 8, "v_mfma_f32_32x32x16_fp8_fp8"),
     (4, 16, 32, "fp8e5", "fp32", 8, "v_mfma_f32_16x16x32_bf8_bf8"),
 ]
-IDS = [f[-1] + ("_gfx950" if f[0] == 4 else "") + ("_fnuz" if f[3] in ("fp8e4b8", "fp8e5b16")
-                                                     else "") for f in FORMS]
+CHIP = {1: "hip:gfx908", 2: "hip:gfx90a", 3: "hip:gfx942", 4: "hip:gfx950"}
+IDS = [f[-1] + ("_" + CHIP[f[0]][4:] if f[0] != 3 else "") +
+       ("_fnuz" if f[3] in ("fp8e4b8", "fp8e5b16") else "") for f in FORMS]
 FNUZ = ("fp8e4b8", "fp8e5b16")
 
 
@@ -152,8 +165,10 @@ def test_layout_arguments_are_checked():
     with pytest.raises(ValueError, match=r"AMDMFMALayout: version must be in \[1, 4\]"):
         kl.amd.AMDMFMALayout(5, [32, 32, 8], False, [4, 1])
     # Gluon accepts these; Kiln refuses them where a kernel uses them.
-    for layout, why in ((kl.amd.AMDMFMALayout(2, [32, 32, 8], False, [4, 1]), "version 2"),
-                        (kl.amd.AMDMFMALayout(3, [64, 4, 64], False, [4, 1]),
+    for v in (1, 2):  # CDNA1 / CDNA2 layouts, the same layout as CDNA3's
+        assert kl.amd.AMDMFMALayout(v, [32, 32, 8], False, [4, 1]).to_ir().startswith(
+            f"#tile_amd.mfma<{{version = {v}, instrShape = [32, 32, 8]")
+    for layout, why in ((kl.amd.AMDMFMALayout(3, [64, 4, 64], False, [4, 1]),
                          "must be transposed"),
                         (kl.amd.AMDMFMALayout(3, [4, 64, 64], True, [4, 1]),
                          "is not transposed"),
@@ -241,8 +256,8 @@ def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.con
 @pytest.mark.parametrize("transposed", [False, True])
 def test_compiles_to_the_instruction(form, transposed):
     version, m, k, dt, acc_dt, kb, mnemonic = form
-    chips = ["hip:gfx950"] if version == 4 else ["hip:gfx942"] if dt in FNUZ else \
-        ["hip:gfx942", "hip:gfx950"]
+    chips = ["hip:gfx942"] if dt in FNUZ else ["hip:gfx942", "hip:gfx950"] if version == 3 \
+        else [CHIP[version]]
     for target in chips:
         c = kiln.compile(mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
                                        "c_ptr": f"*{acc_dt}"},
@@ -310,6 +325,43 @@ def test_gfx942_fp8_and_gfx950_shapes_are_refused_at_the_op():
         kiln.compile(mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
                      dict(M=64, N=64, K=64, V=3, IM=32, IK=16, TR=False, KW=8),
                      target="hip:gfx942", num_warps=4, cache=False)
+
+
+def test_older_layouts_run_where_their_instruction_remains():
+    """A version-1 or version-2 layout compiles for a newer chip that still has its
+    instruction (CDNA1's f16 and f32 forms, CDNA2's f64 and `.1k` bf16 ones), with that chip's
+    spelling; CDNA3 replaced the i8 and two-element bf16 forms: an error naming the
+    instruction and the shapes the chip has."""
+    for version, m, k, dt, acc_dt, kb, target, mnemonic in (
+            (1, 32, 8, "fp16", "fp32", 4, "hip:gfx942", "v_mfma_f32_32x32x8_f16"),
+            (1, 16, 4, "fp32", "fp32", 1, "hip:gfx950", "v_mfma_f32_16x16x4_f32"),
+            (1, 32, 8, "fp16", "fp32", 4, "hip:gfx90a", "v_mfma_f32_32x32x8f16"),
+            (2, 32, 8, "bf16", "fp32", 4, "hip:gfx942", "v_mfma_f32_32x32x8_bf16"),
+            (2, 16, 4, "fp64", "fp64", 1, "hip:gfx950", "v_mfma_f64_16x16x4_f64")):
+        c = kiln.compile(mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
+                                       "c_ptr": f"*{acc_dt}"},
+                         dict(M=64, N=64, K=4 * k, V=version, IM=m, IK=k, TR=False, KW=kb,
+                              BITS=64 if acc_dt == "fp64" else 32),
+                         target=target, num_warps=4, cache=False)
+        assert set(re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])) == {mnemonic}, target
+    with pytest.raises(kiln.CompilationError, match=r"the 32x32x8 mfma for 'i8' x 'i8' "
+                       r"\(v_mfma_i32_32x32x8i8\) is a CDNA2 \(gfx90a\) instruction that "
+                       r"hip:gfx942 does not have; its shapes for these types are \[32, 32, "
+                       r"16\], \[16, 16, 32\], \[4, 64, 64\], \[64, 4, 64\] \(a version 3 "
+                       r"layout\)"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*int8", "b_ptr": "*int8", "c_ptr": "*int32"},
+                     dict(M=64, N=64, K=32, V=2, IM=32, IK=8, TR=False, KW=4),
+                     target="hip:gfx942", num_warps=4, cache=False)
+    with pytest.raises(kiln.CompilationError, match=r"the layout is for CDNA2 \(gfx90a\) "
+                       r"\(version 2\); hip:gfx908 has CDNA version 1"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
+                     dict(M=64, N=64, K=32, V=2, IM=32, IK=8, TR=False, KW=4),
+                     target="hip:gfx908", num_warps=4, cache=False)
+    with pytest.raises(kiln.CompilationError, match=r"CDNA1 \(gfx908\) has no 16x16x4 mfma "
+                       r"for 'f64' x 'f64' -> 'f64'"):
+        kiln.compile(mfma_kernel, {"a_ptr": "*fp64", "b_ptr": "*fp64", "c_ptr": "*fp64"},
+                     dict(M=64, N=64, K=16, V=1, IM=16, IK=4, TR=False, KW=1, BITS=64),
+                     target="hip:gfx908", num_warps=4, cache=False)
 
 
 ACC = kl.amd.AMDMFMALayout(3, [32, 32, 8], False, [2, 2])

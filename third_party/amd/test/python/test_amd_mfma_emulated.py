@@ -227,6 +227,20 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     ("hip:gfx950", 4, [64, 4, 64], True, 4, 64, 4, 64),
     ("hip:gfx942", 3, [64, 4, 64], True, 4, 64, 8, 128, "bf16", "f32"),
     ("hip:gfx942", 3, [4, 64, 16], False, 1, 4, 64, 16, "f32", "f32"),
+    ("hip:gfx942", 3, [4, 64, 64], False, 4, 4, 64, 64, "i8", "i32"),
+    # CDNA1 (gfx908) and CDNA2 (gfx90a): bf16 two a lane (version 1) and four (`.1k`,
+    # version 2), i8 four a lane (one i32 register), f64 from version 2, 4x4 bf16 and i8;
+    # and a version-1 layout on gfx942, whose f16 instructions are CDNA1's.
+    ("hip:gfx908", 1, [32, 32, 4], False, 2, 32, 32, 8, "bf16", "f32"),
+    ("hip:gfx908", 1, [16, 16, 8], True, 4, 16, 32, 16, "bf16", "f32"),
+    ("hip:gfx90a", 2, [32, 32, 8], False, 4, 64, 32, 16, "bf16", "f32"),
+    ("hip:gfx90a", 2, [32, 32, 8], True, 4, 32, 32, 16, "i8", "i32"),
+    ("hip:gfx908", 1, [16, 16, 16], False, 8, 32, 16, 32, "i8", "i32"),
+    ("hip:gfx90a", 2, [16, 16, 4], False, 1, 16, 16, 8, "f64", "f64"),
+    ("hip:gfx908", 1, [16, 16, 16], True, 4, 16, 16, 32),
+    ("hip:gfx908", 1, [4, 64, 32], False, 2, 4, 64, 32, "bf16", "f32"),
+    ("hip:gfx90a", 2, [64, 4, 64], True, 4, 64, 4, 64, "i8", "i32"),
+    ("hip:gfx942", 1, [32, 32, 8], False, 4, 32, 32, 16),
 ]
 
 

@@ -106,8 +106,8 @@ module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.th
 
 // The mfma layouts and tile_amd.mfma.
 
-// expected-error @+1 {{mfma: version must be 3 (CDNA3, gfx942) or 4 (CDNA4, gfx950), got 2}}
-#acc = #tile_amd.mfma<{version = 2, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+// expected-error @+1 {{mfma: version must be 1 (CDNA1, gfx908), 2 (CDNA2, gfx90a), 3 (CDNA3, gfx942) or 4 (CDNA4, gfx950), got 5}}
+#acc = #tile_amd.mfma<{version = 5, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
 func.func private @f() attributes {l = #acc}
 
 // -----
@@ -333,6 +333,32 @@ module attributes {tile.target = "hip:gfx942"} {
     %d = tile_amd.mfma %a, %b, %c : tensor<64x16xf16, #a>, tensor<16x64xf16, #b> -> tensor<64x64xf32, #acc>
     return
   }
+}
+
+// -----
+
+// A CDNA2 layout's i8 instruction, which CDNA3 replaced, on gfx942.
+#acc = #tile_amd.mfma<{version = 2, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
+module attributes {tile.target = "hip:gfx942"} {
+  func.func @mfma_replaced(%a: tensor<64x8xi8, #a>, %b: tensor<8x64xi8, #b>, %c: tensor<64x64xi32, #acc>) {
+    // expected-error @+1 {{the 32x32x8 mfma for 'i8' x 'i8' (v_mfma_i32_32x32x8i8) is a CDNA2 (gfx90a) instruction that hip:gfx942 does not have; its shapes for these types are [32, 32, 16], [16, 16, 32], [4, 64, 64], [64, 4, 64] (a version 3 layout)}}
+    %d = tile_amd.mfma %a, %b, %c : tensor<64x8xi8, #a>, tensor<8x64xi8, #b> -> tensor<64x64xi32, #acc>
+    return
+  }
+}
+
+// -----
+
+// CDNA1 has no f64 mfma.
+#acc = #tile_amd.mfma<{version = 1, instrShape = [16, 16, 4], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 64}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 1}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 1}>
+func.func @mfma_cdna1_f64(%a: tensor<32x4xf64, #a>, %b: tensor<4x32xf64, #b>, %c: tensor<32x32xf64, #acc>) {
+  // expected-error @+1 {{CDNA1 (gfx908) has no 16x16x4 mfma for 'f64' x 'f64' -> 'f64' (f32, f16, bf16 and i8 operands into f32 or i32, f64 into f64; fp8: FNUZ on gfx942, OCP on gfx950)}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<32x4xf64, #a>, tensor<4x32xf64, #b> -> tensor<32x32xf64, #acc>
+  return
 }
 
 // -----

@@ -4,7 +4,7 @@
 // mfma forms (MFMA.h) and the op's verifier. The layouts place blocks,
 // warps and repeats as Triton's AMDMfmaEncodingAttr does (N-contiguous
 // blocks across the tensor), so a Gluon kernel's convert_layout moves the
-// same registers; inside a block they are the CDNA3/CDNA4 ISA's operand
+// same registers; inside a block they are the CDNA ISAs' operand
 // layouts (checked lane by lane in third_party/amd/test/python/test_amd_mfma_dsl.py).
 //
 //===----------------------------------------------------------------------===//
@@ -35,14 +35,23 @@ using P = MfmaPack;
 
 // name, m, n, k, kBase, a, b, intAcc, pack, versions
 const MfmaInstr kMfma[] = {
+    // CDNA1 (gfx908) and later.
+    {"mfma.f32.32x32x2f32", 32, 32, 2, 1, E::F32, E::F32, false, P::Scalar, 1, 4},
+    {"mfma.f32.16x16x4f32", 16, 16, 4, 1, E::F32, E::F32, false, P::Scalar, 1, 4},
+    {"mfma.f32.32x32x8f16", 32, 32, 8, 4, E::F16, E::F16, false, P::Vector, 1, 4},
+    {"mfma.f32.16x16x16f16", 16, 16, 16, 4, E::F16, E::F16, false, P::Vector, 1, 4},
+    // CDNA2 (gfx90a) and later: f64 and the `.1k` bf16 forms (four bf16 a
+    // lane).
+    {"mfma.f64.16x16x4f64", 16, 16, 4, 1, E::F64, E::F64, false, P::Scalar, 2, 4},
+    {"mfma.f32.32x32x8bf16.1k", 32, 32, 8, 4, E::BF16, E::BF16, false, P::I16s, 2, 4},
+    {"mfma.f32.16x16x16bf16.1k", 16, 16, 16, 4, E::BF16, E::BF16, false, P::I16s, 2, 4},
+    // CDNA1 and CDNA2 only: bf16 two a lane, i8 four a lane (CDNA3 replaced
+    // both).
+    {"mfma.f32.32x32x4bf16", 32, 32, 4, 2, E::BF16, E::BF16, false, P::I16s, 1, 2},
+    {"mfma.f32.16x16x8bf16", 16, 16, 8, 2, E::BF16, E::BF16, false, P::I16s, 1, 2},
+    {"mfma.i32.32x32x8i8", 32, 32, 8, 4, E::I8, E::I8, true, P::I32, 1, 2},
+    {"mfma.i32.16x16x16i8", 16, 16, 16, 4, E::I8, E::I8, true, P::I32, 1, 2},
     // CDNA3 (gfx942) and later.
-    {"mfma.f32.32x32x2f32", 32, 32, 2, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
-    {"mfma.f32.16x16x4f32", 16, 16, 4, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
-    {"mfma.f64.16x16x4f64", 16, 16, 4, 1, E::F64, E::F64, false, P::Scalar, 3, 4},
-    {"mfma.f32.32x32x8f16", 32, 32, 8, 4, E::F16, E::F16, false, P::Vector, 3, 4},
-    {"mfma.f32.16x16x16f16", 16, 16, 16, 4, E::F16, E::F16, false, P::Vector, 3, 4},
-    {"mfma.f32.32x32x8bf16.1k", 32, 32, 8, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
-    {"mfma.f32.16x16x16bf16.1k", 16, 16, 16, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
     {"mfma.i32.32x32x16.i8", 32, 32, 16, 8, E::I8, E::I8, true, P::I64, 3, 4},
     {"mfma.i32.16x16x32.i8", 16, 16, 32, 8, E::I8, E::I8, true, P::I64, 3, 4},
     // CDNA3 (gfx942) only: fp8 in the FNUZ formats.
@@ -74,12 +83,16 @@ const MfmaInstr kMfma[] = {
     // product whose 4 x K operand every block takes from one block (CBSZ 4,
     // ABID the K step's lane group), or its transpose, 64 x 4. K counts the
     // 16 lane groups: 16 x kBase.
-    {"mfma.f32.4x4x1f32", 4, 64, 16, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
-    {"mfma.f32.4x4x1f32", 64, 4, 16, 1, E::F32, E::F32, false, P::Scalar, 3, 4},
-    {"mfma.f32.4x4x4f16", 4, 64, 64, 4, E::F16, E::F16, false, P::Vector, 3, 4},
-    {"mfma.f32.4x4x4f16", 64, 4, 64, 4, E::F16, E::F16, false, P::Vector, 3, 4},
-    {"mfma.f32.4x4x4bf16.1k", 4, 64, 64, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
-    {"mfma.f32.4x4x4bf16.1k", 64, 4, 64, 4, E::BF16, E::BF16, false, P::I16s, 3, 4},
+    {"mfma.f32.4x4x1f32", 4, 64, 16, 1, E::F32, E::F32, false, P::Scalar, 1, 4},
+    {"mfma.f32.4x4x1f32", 64, 4, 16, 1, E::F32, E::F32, false, P::Scalar, 1, 4},
+    {"mfma.f32.4x4x4f16", 4, 64, 64, 4, E::F16, E::F16, false, P::Vector, 1, 4},
+    {"mfma.f32.4x4x4f16", 64, 4, 64, 4, E::F16, E::F16, false, P::Vector, 1, 4},
+    {"mfma.f32.4x4x4bf16.1k", 4, 64, 64, 4, E::BF16, E::BF16, false, P::I16s, 2, 4},
+    {"mfma.f32.4x4x4bf16.1k", 64, 4, 64, 4, E::BF16, E::BF16, false, P::I16s, 2, 4},
+    {"mfma.f32.4x4x2bf16", 4, 64, 32, 2, E::BF16, E::BF16, false, P::I16s, 1, 2},
+    {"mfma.f32.4x4x2bf16", 64, 4, 32, 2, E::BF16, E::BF16, false, P::I16s, 1, 2},
+    {"mfma.i32.4x4x4i8", 4, 64, 64, 4, E::I8, E::I8, true, P::I32, 1, 4},
+    {"mfma.i32.4x4x4i8", 64, 4, 64, 4, E::I8, E::I8, true, P::I32, 1, 4},
 };
 
 const MfmaScaledInstr kMfmaScaled[] = {
@@ -162,7 +175,24 @@ std::optional<unsigned> kiln::tile_amd::getMfmaScaledFormat(StringRef format) {
       .Default(std::nullopt);
 }
 
+StringRef kiln::tile_amd::describeCdnaVersion(unsigned version) {
+  switch (version) {
+  case 1:
+    return "CDNA1 (gfx908)";
+  case 2:
+    return "CDNA2 (gfx90a)";
+  case 3:
+    return "CDNA3 (gfx942)";
+  default:
+    return "CDNA4 (gfx950)";
+  }
+}
+
 unsigned kiln::tile_amd::getCdnaVersion(unsigned arch) {
+  if (arch == 908)
+    return 1;
+  if (arch == 910) // gfx90a
+    return 2;
   if (arch >= 950 && arch < 960)
     return 4;
   if (arch >= 940 && arch < 950)
@@ -232,9 +262,10 @@ LogicalResult MfmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitEr
                                        unsigned version, ArrayRef<unsigned> instr,
                                        bool transposed, ArrayRef<unsigned> warps,
                                        ArrayRef<unsigned> tiles, unsigned bits) {
-  if (version != 3 && version != 4)
-    return emitError() << "mfma: version must be 3 (CDNA3, gfx942) or 4 "
-                          "(CDNA4, gfx950), got "
+  if (version < 1 || version > 4)
+    return emitError() << "mfma: version must be 1 (CDNA1, gfx908), 2 "
+                          "(CDNA2, gfx90a), 3 (CDNA3, gfx942) or 4 (CDNA4, "
+                          "gfx950), got "
                        << version;
   if (instr.size() != 3 || !((instr[0] == 32 && instr[1] == 32) ||
                              (instr[0] == 16 && instr[1] == 16) ||
@@ -416,7 +447,7 @@ LogicalResult MfmaOp::verify() {
                          << acc.getElementBitWidth() << " but its elements are "
                          << tc << " (64 for f64 accumulators, 32 otherwise)";
   unsigned version = acc.getVersion();
-  StringRef chip = version == 3 ? "CDNA3 (gfx942)" : "CDNA4 (gfx950)";
+  StringRef chip = describeCdnaVersion(version);
   const MfmaInstr *instrOp =
       lookupMfma(version, instr[0], instr[1], instr[2], ta, tb, tc);
   if (!instrOp) {
@@ -474,6 +505,25 @@ LogicalResult MfmaOp::verify() {
                   "float8e5: convert the operands to those, or compile for "
                   "gfx942 (CDNA3), whose fp8 mfma reads float8e4b8 / "
                   "float8e5b16";
+      // An older generation's layout runs on a newer chip where its
+      // instruction is still there (CDNA3 replaced CDNA1/CDNA2's i8 and
+      // two-element bf16 forms).
+      if (has > instrOp->maxVersion) {
+        std::string there = describeMfmaShapes(has, ta, tb, tc);
+        std::string isa = ("v_" + instrOp->name).str();
+        llvm::replace(isa, '.', '_');
+        InFlightDiagnostic d = emitOpError()
+                               << "the " << instr[0] << "x" << instr[1] << "x"
+                               << instr[2] << " mfma for " << ta << " x " << tb
+                               << " (" << isa << ") is a "
+                               << describeCdnaVersion(instrOp->maxVersion)
+                               << " instruction that " << target->name
+                               << " does not have";
+        if (!there.empty())
+          d << "; its shapes for these types are " << there
+            << " (a version " << has << " layout)";
+        return d;
+      }
     }
   return success();
 }

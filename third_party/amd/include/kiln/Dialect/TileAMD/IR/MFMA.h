@@ -1,4 +1,4 @@
-//===- MFMA.h - The mfma instructions of CDNA3 and CDNA4 --------*- C++ -*-===//
+//===- MFMA.h - The mfma instructions of CDNA1 to CDNA4 ---------*- C++ -*-===//
 //
 // One table of the v_mfma forms Kiln lowers: shape, operand types, how many
 // K elements a lane holds per instruction, and the chips that have it. The
@@ -25,7 +25,9 @@ enum class MfmaElem { F32, F16, BF16, I8, FP8, BF8, FP8NUZ, BF8NUZ, F64 };
 enum class MfmaPack {
   Scalar, ///< one element (kBase 1)
   Vector, ///< vector<kBase x element>
-  I16s,   ///< bf16 bits as vector<kBase x i16> (the `.1k` forms)
+  I16s,   ///< bf16 bits as vector<kBase x i16> (the `.1k` forms, and
+          ///< CDNA1's two-element bf16 forms)
+  I32,    ///< 4 bytes as one i32 (the CDNA1/CDNA2 i8 forms)
   I64,    ///< 8 bytes as one i64
   I32x4,  ///< 16 bytes as vector<4 x i32>
 };
@@ -40,7 +42,8 @@ struct MfmaInstr {
   /// The accumulator is i32 (else f32, or f64 for f64 operands).
   bool intAcc;
   MfmaPack pack;
-  /// CDNA versions that have it: 3 = gfx942, 4 = gfx950.
+  /// CDNA versions that have it: 1 = gfx908, 2 = gfx90a, 3 = gfx942,
+  /// 4 = gfx950.
   unsigned minVersion, maxVersion;
 };
 
@@ -66,6 +69,9 @@ const MfmaInstr *lookupMfma(unsigned version, unsigned m, unsigned n,
 std::string describeMfmaShapes(unsigned version, mlir::Type a, mlir::Type b,
                                mlir::Type acc);
 
+/// "CDNA3 (gfx942)": the generation and chip of a layout version (1 to 4).
+llvm::StringRef describeCdnaVersion(unsigned version);
+
 /// A scaled mfma form (CDNA4's v_mfma_scale_f32_*_f8f6f4): m x n x k with k
 /// counted in elements, every 32 K elements of a row sharing a scale.
 struct MfmaScaledInstr {
@@ -86,8 +92,8 @@ inline unsigned getMfmaScaledPacking(llvm::StringRef format) {
   return format == "e2m1" ? 2 : 1;
 }
 
-/// The CDNA version of an AMD chip's arch number (942 -> 3, 950 -> 4); 0
-/// for chips without mfma.
+/// The CDNA version of an AMD chip's arch number (908 -> 1, 910 (gfx90a)
+/// -> 2, 942 -> 3, 950 -> 4); 0 for chips without mfma.
 unsigned getCdnaVersion(unsigned arch);
 
 } // namespace kiln::tile_amd

@@ -13,8 +13,10 @@ def TileAMD_MfmaAttr : AttrDef<TileAMD_Dialect, "MfmaEncoding",
   let description = [{
     The accumulator of `v_mfma` instructions of shape `instrShape` =
     [M, N, K] (32 x 32, 16 x 16, or the 4x4 instructions as a 4 x 64
-    product, or 64 x 4 transposed) on CDNA `version` 3 (gfx942) or 4
-    (gfx950), for 32-bit accumulators (`elementBitWidth` 32). In a 64-lane
+    product, or 64 x 4 transposed) on CDNA `version` 1 (gfx908), 2 (gfx90a),
+    3 (gfx942) or 4 (gfx950), for 32-bit accumulators (`elementBitWidth`
+    32). The version picks the generation's instructions; the layout is the
+    same for all four. In a 64-lane
     wave, lane l holds column l % N of an M x N block and 4 consecutive rows
     starting at 4 (l / N); a 32 x 32 block repeats that 4 times, 8 rows
     apart (16 registers), a 16 x 16 block once (4 registers). With

@@ -113,10 +113,12 @@ def TileAMD_MfmaOp : TileAMD_Op<"mfma", [Pure, AllTypesMatch<["c", "d"]>]> {
     `#tile_amd.dot_op<{opIdx = 0}>` layout over the accumulator's
     `#tile_amd.mfma` layout) by its columns of `b` (K x N, `opIdx = 1`)
     into its part of `c`, with the `v_mfma` instruction of the layout's
-    `instrShape` for these element types (f32, f16, bf16, i8 on gfx942 and
-    gfx950; the double-rate f16/bf16/i8 shapes and OCP fp8 on gfx950). The
-    instruction's existence on the layout's CDNA version, the shapes and
-    the layouts are checked here; the lowering checks the layouts' linear
+    `instrShape` for these element types (f32, f16, bf16, i8 on every CDNA
+    chip, f64 from gfx90a; CDNA1/CDNA2's two-element bf16 and four-element
+    i8 forms; the double-rate f16/bf16/i8 shapes and OCP fp8 on gfx950;
+    FNUZ fp8 on gfx942). The instruction's existence on the layout's CDNA
+    version and on the module's chip, the shapes and the layouts are
+    checked here; the lowering checks the layouts' linear
     forms against the instruction's operand layouts.
 
     ```mlir
