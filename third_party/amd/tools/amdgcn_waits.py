@@ -50,8 +50,13 @@ Model (gfx9: gfx942 / gfx950, wave64)
   ``buffer_load_* ... lds``) adds one to its wave's count at issue, EXEC zero or not;
   they retire in issue order. ``s_waitcnt vmcnt(N)`` (alone, combined, or a raw immediate
   with vmcnt = imm[3:0] | imm[15:14] << 4) retires all but the N youngest; without a
-  vmcnt field (or with 63) it constrains nothing. Nothing retires earlier than forced
-  (not even by the issue stall at 63): the worst case every wait must cover.
+  vmcnt field (or with 63) it constrains nothing. The counter is 6 bits: a wave that
+  issues a vector-memory instruction while 63 are in flight stalls until the oldest
+  retires, so at most 63 are ever in flight, and an instruction retires at the latest
+  when the 63rd instruction after it that surely issues (not one only maybe issued,
+  below) issues, as if ``s_waitcnt vmcnt(62)`` stood before each of those. LLVM's waits
+  count on this too. Nothing retires earlier than these rules force: the worst case
+  every wait must cover.
 * LDS-DMA bytes: active lane l writes [M0 + offset + l*size, +size) for size 4 (dword),
   12 or 16 (dwordx3/x4); sub-dword forms [M0 + offset + l*size, M0 + offset + 4*l + 4),
   covering packed and dword-per-lane layouts. UNKNOWN M0: all of LDS.
@@ -89,9 +94,11 @@ checked: lgkmcnt, expcnt, DMA-against-DMA races, global memory ordering.
 
 Slack: for each visit of a wait vmcnt(N) (each wave, each path), N* is the largest count
 keeping every check above with that wait alone relaxed (a copy it no longer retires is
-retired by the next wait counting enough younger ones, or never); slack = min over
-visits of N* - N. A wait no copy needs "guards nothing" (it may serve global memory
-ordering, not modeled). Two waits making each other redundant both show slack.
+retired by the next wait counting enough younger ones or by the issue stall, else never);
+slack = min over visits of N* - N. N* is at most 62: a copy with 63 younger ones issued
+has been retired by the stall before any wait. A wait no copy needs "guards nothing" (it
+may serve global memory ordering, not modeled). Two waits making each other redundant
+both show slack.
 Summary: ``vmcnt-check: kernel NAME: K waits, V violations, max slack S`` [``, G guard
 nothing``] [``, U not reached``].
 """
@@ -114,6 +121,10 @@ KEEP = object()  # "SCC unchanged"
 EXEC, VCC = ('r', 's', ('exec_lo', 'exec_hi')), ('r', 's', ('vcc_lo', 'vcc_hi'))
 M0, SCC = ('r', 's', ('m0',)), ('r', 's', ('scc',))
 ALU, WAIT, BARRIER, END, BR, CBR, STOP, VMEM, LDS = range(9)
+# gfx9's vmcnt counter is 6 bits: it counts at most 63 vector-memory instructions in flight.
+# A wave issuing one while the count is at this maximum stalls until the oldest retires, so
+# the count never exceeds it, and a wait for vmcnt(63) or more waits for nothing.
+VMCNT_MAX = 63
 
 # --- Parsing ---
 
@@ -168,8 +179,8 @@ def decode_waitcnt(rest):
         v = (imm & 0xF) | (imm >> 14 & 3) << 4  # gfx9: vmcnt split in two fields
     else:
         m = re.search(r'vmcnt(?:_sat)?\((\d+)\)', rest)
-        v = int(m.group(1)) if m else 63
-    return v if v < 63 else None
+        v = int(m.group(1)) if m else VMCNT_MAX
+    return v if v < VMCNT_MAX else None
 
 
 def _ds_info(m, mods):
@@ -976,6 +987,17 @@ def _cond(w, m):
     return None
 
 
+def _retire(w, n):
+    """Retire the VMEM instructions of wave w that have n or more sure ones after them."""
+    younger = 0
+    for i in range(len(w.q) - 1, -1, -1):
+        if younger >= n:
+            w.pr += [x for x in w.q[:i + 1] if x[1]]
+            del w.q[:i + 1]
+            return
+        younger += w.q[i][3]
+
+
 def _join(w, b):
     """Keep in wave w only the register values that state b agrees with."""
     w.s = {k: v for k, v in w.s.items() if k in b.s and (b.s[k] is v or b.s[k] == v)}
@@ -1100,18 +1122,14 @@ class KernelReport:
                    else None)
         for w, pl in zip(waves, payload or [None] * len(waves)):
             if inst.kind == VMEM:  # loaded values are UNKNOWN
+                if not maybe:  # the issue stall: at most VMCNT_MAX in flight after it
+                    _retire(w, VMCNT_MAX - 1)
                 for d in inst.dests:
                     w.v.pop(d, None)
                 w.q.append((pc, pl[0], inst.dests, not maybe) if pl[0] or inst.dests
                            else (None, None, None, not maybe))
             elif inst.kind == WAIT:  # the retirement rule of _finish
-                younger = 0
-                for i in range(len(w.q) - 1, -1, -1):
-                    if younger >= inst.vmcnt:
-                        w.pr += [x for x in w.q[:i + 1] if x[1]]
-                        del w.q[:i + 1]
-                        break
-                    younger += w.q[i][3]
+                _retire(w, inst.vmcnt)
             elif inst.kind == BARRIER:
                 w.pr = []
             elif inst.vdst:
@@ -1196,10 +1214,20 @@ class KernelReport:
         def younger(o, p):  # the sure ops issued after o and before position p
             return sure[o.wave][bisect.bisect_left(issue[o.wave], p)] - sure[o.wave][o.k + 1]
 
+        def stall_at(o):
+            """Where the issue stall retires o: at the issue of the VMCNT_MAX-th sure op
+            after it (o and the VMCNT_MAX - 1 between are in flight then), else never (n)."""
+            s = sure[o.wave]
+            k = bisect.bisect_left(s, s[o.k + 1] + VMCNT_MAX)
+            return issue[o.wave][k - 1] if k < len(s) else n
+
         def retire_at(o, j):
             """Where o retires if still in flight after wait visit j of its wave: the next
-            wait counting enough younger ops, else never (n)."""
-            return next((p2 for p2, N2, _ in waits[o.wave][j + 1:] if younger(o, p2) >= N2), n)
+            wait counting enough younger ops or the issue stall, whichever comes first, else
+            never (n)."""
+            stall = stall_at(o)
+            return next((p2 for p2, N2, _ in waits[o.wave][j + 1:]
+                         if p2 < stall and younger(o, p2) >= N2), stall)
 
         for w in range(W):
             for o in ops[w]:

@@ -148,7 +148,10 @@ def test_wide_ring_waits_stay_encodable(target, block, store, nbuf):
     iteration's stores) stay in flight.
     gfx9's vmcnt is 6 bits and vmcnt(63) waits for nothing: past 62 the wait is capped at
     62 (stricter). The independent simulator over the final assembly finds no read of an
-    in-flight copy, and a vmcnt(63) put in place of the capped wait is caught."""
+    in-flight copy. With 63 or more in flight a wave stalls at issue until the oldest
+    retires, so the group read has retired before the capped wait, and vmcnt(63) in its
+    place is safe too; with the loop cut to 62 copies in flight, the capped wait is what
+    retires the group, and vmcnt(63) in its place is caught."""
     k = kiln.compile(amd_stream_ring, {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"},
                      dict(BLOCK=block, NBUF=nbuf, L=kl.BlockedLayout([1], [64], [1], [0]),
                           SH=SH, BUFFER_COPY=True, RELAXED=False, STORE=store),
@@ -164,8 +167,42 @@ def test_wide_ring_waits_stay_encodable(target, block, store, nbuf):
     if in_flight > 62:
         capped = [w for w in waits if "vmcnt(62)" in w]
         assert capped, waits
-        bad = asm.replace(capped[0], capped[0].replace("vmcnt(62)", "vmcnt(63)"), 1)
-        assert not vmcnt_check(bad)[0], "a vmcnt(63) that waits for nothing must be caught"
+        _check_capped_wait(asm, capped[0], 62 // (nbuf - 2))
+
+
+def _check_capped_wait(asm, capped, keep):
+    """A loop whose wait is capped at vmcnt(62) with 63 or more VMEM instructions issued
+    after the group it reads: the issue stall retires the group first, so vmcnt(63) (no
+    wait) in its place is safe. Cut to `keep` copies a trip (62 in flight at the wait), the
+    capped wait is needed, and vmcnt(63) in its place must be caught."""
+    def no_wait(text):
+        return text.replace(capped, capped.replace("vmcnt(62)", "vmcnt(63)"), 1)
+    ok, summary = vmcnt_check(no_wait(asm))
+    assert ok, summary
+    thin = _loop_copies_only(asm, keep)
+    (r,) = amdgcn_waits.check(thin)
+    assert not r.violations and any(s.guarding for s in r.waits.values()
+                                    if s.inst.text == " ".join(capped.split())), r.render()
+    assert not vmcnt_check(no_wait(thin))[0], \
+        "a vmcnt(63) with 62 copies in flight waits for nothing and must be caught"
+    # one copy more a trip (63 or more in flight): the stall retires the group first
+    assert vmcnt_check(no_wait(_loop_copies_only(asm, keep + 1)))[0]
+
+
+def _loop_copies_only(asm, keep):
+    """asm with the loop's VMEM instructions cut to its first `keep` direct-to-LDS copies
+    (its stores and later copies dropped)."""
+    body, lines, out, copies = _loop_body(asm), asm.splitlines(), [], 0
+    stripped = [l.strip() for l in lines]
+    start = next(i for i in range(len(lines)) if stripped[i:i + len(body)] == body)
+    for i, line in enumerate(lines):
+        if start <= i < start + len(body) and re.match(r"(buffer|global)_", stripped[i]):
+            copy = re.match(r"global_load_lds_|buffer_load_\S+ .* lds$", stripped[i])
+            copies += bool(copy)
+            if not copy or copies > keep:
+                continue
+        out.append(line)
+    return "\n".join(out) + "\n"
 
 
 W1 = kl.BlockedLayout([1], [64], [1], [0])  # one wave, one float per lane
@@ -222,7 +259,8 @@ def ring_of_63(a, c, n_tiles):
 @pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
 def test_ring_of_63_copies_per_group(target):
     """63 copy instructions may stay in flight: one more than the largest vmcnt that waits
-    (62), so the wait is capped at 62; the simulator finds no read of an in-flight copy."""
+    (62), so the wait is capped at 62; the simulator finds no read of an in-flight copy.
+    63 in flight is also where the issue stall retires the group read before the wait."""
     k = kiln.compile(ring_of_63, {"a": "*fp32:16", "c": "*fp32:16", "n_tiles": "i32"}, {},
                      target=target, num_warps=1, cache=False)
     asm = k.asm["amdgcn"]
@@ -231,8 +269,7 @@ def test_ring_of_63_copies_per_group(target):
     assert any("vmcnt(62)" in w for w in waits), waits
     ok, summary = vmcnt_check(asm)
     assert ok, summary
-    bad = asm.replace("vmcnt(62)", "vmcnt(63)", 1)
-    assert not vmcnt_check(bad)[0], "a vmcnt(63) that waits for nothing must be caught"
+    _check_capped_wait(asm, next(w for w in waits if "vmcnt(62)" in w), 62)
 
 
 def _loop_body(asm):

@@ -16,6 +16,7 @@ import kiln
 import kiln.language as kl
 from kiln.language.amd import cdna3, cdna4
 
+import amdgcn_waits
 import compiled
 import located
 
@@ -533,10 +534,7 @@ def test_batched_mfma_compiles_to_the_instruction(target):
     ([4, 64, 64], False, 4, 256, 64, "fp16", "v_mfma_f32_4x4x4_16b_f16", 4),
     ([64, 4, 64], True, 256, 4, 64, "fp16", "v_mfma_f32_4x4x4_16b_f16", 4),
     ([4, 64, 64], False, 4, 256, 64, "bf16", "v_mfma_f32_4x4x4_16b_bf16", 4),
-    # One wave: with four, b's 4 x 256 fp32 loads put 68 loads of a wave in flight before
-    # LLVM's use of the first, which the vmcnt checker's strict model (no issue stall at
-    # 63) reports; see docs/amd.md, "The independent check".
-    ([4, 64, 16], False, 4, 64, 16, "fp32", "v_mfma_f32_4x4x1_16b_f32", 1),
+    ([4, 64, 16], False, 4, 256, 16, "fp32", "v_mfma_f32_4x4x1_16b_f32", 4),
 ])
 @pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
 def test_4x4_instructions_compile_with_the_broadcast(instr, transposed, m, n, k, dt,
@@ -557,6 +555,51 @@ def test_4x4_instructions_compile_with_the_broadcast(instr, transposed, m, n, k,
     ids = sorted(int(x) for x in re.findall(r"v_mfma\w*[^\n]*abid:(\d+)", asm))
     assert ids == list(range(1, 16)), ids  # abid:0 is not printed
     assert len(re.findall(r"v_mfma\w*[^\n]*cbsz:4", asm)) == 16
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_4x4_fp32_loads_past_the_vmcnt_counter(target):
+    """The fp32 4 x 256 kernel on four waves issues 68 loads a wave (a's 4 dwordx4 first)
+    before a's first is used, with no vmcnt wait there: LLVM counts on the 6-bit counter
+    (a wave issuing a VMEM instruction with 63 in flight stalls until the oldest retires),
+    so a's four loads have retired. The independent checker models that stall: it passes
+    the kernel, still catches its first vmcnt wait raised by one, and catches the use of
+    a's last load once fewer than 63 loads follow it (the kernel cut by two loads, the
+    later waits renumbered)."""
+    acc = kl.amd.AMDMFMALayout(3 if target == "hip:gfx942" else 4, [4, 64, 16], False, [1, 4])
+    c = kiln.compile(small_mfma_kernel, {"a_ptr": "*fp32", "b_ptr": "*fp32", "c_ptr": "*fp32"},
+                     dict(M=4, N=256, K=16, ACC=acc, KW=1, NW=4), target=target, num_warps=4,
+                     cache=False)
+    asm = c.asm["amdgcn"]
+    loads = list(re.finditer(r"^\s*buffer_load_dword(x4)? (v\d+|v\[(\d+):\d+\])[^\n]*\n",
+                             asm, re.M))
+    assert [bool(m.group(1)) for m in loads] == [True] * 4 + [False] * 64, asm
+    assert "vmcnt(" not in asm[:loads[-1].end()], asm
+    first_use = re.search(rf"ds_write_b128 v\d+, {re.escape(loads[0].group(2))}", asm)
+    assert first_use and "vmcnt(" not in asm[loads[-1].end():first_use.start()], asm
+
+    def check(text):
+        (r,) = amdgcn_waits.check(text)
+        assert r.waves == 4
+        return [m for m, _ in r.violations.values()]
+
+    assert check(asm) == []
+    wait = re.search(r"s_waitcnt vmcnt\((\d+)\)", asm)
+    bad = asm[:wait.start()] + f"s_waitcnt vmcnt({int(wait.group(1)) + 1})" + asm[wait.end():]
+    (msg,) = check(bad)
+    assert f"vmcnt({int(wait.group(1)) + 1}) in force" in msg, msg
+
+    def cut(k):  # the last k loads dropped, the waits after them counting k fewer
+        head, tail = asm[:loads[-1].end()], asm[loads[-1].end():]
+        for m in reversed(loads[-k:]):
+            head = head[:m.start()] + head[m.end():]
+        return head + re.sub(r"vmcnt\((\d+)\)",
+                             lambda m: f"vmcnt({max(0, int(m.group(1)) - k)})", tail)
+
+    assert check(cut(1)) == []  # 63 loads after the fourth: retired by the stall
+    (msg,) = check(cut(2))  # 62: the fourth may still be in flight at its use
+    assert f"uses v{loads[3].group(3)}, loaded by" in msg, msg
+    assert "no vmcnt wait before it, 63 VMEM ops in flight" in msg, msg
 
 
 @kiln.jit

@@ -133,6 +133,128 @@ def test_loaded_vgpr_use():
     assert check(body.format(wait="s_waitcnt vmcnt(0)")).max_slack == 1
 
 
+def loads(n, first=10):
+    """n loads of one dword each into v<first>, v<first + 1>, ..."""
+    return "".join(f"  global_load_dword v{first + i}, v1, s[0:1] offset:{4 * i}\n"
+                   for i in range(n))
+
+
+@pytest.mark.parametrize("n,in_flight", [(62, 62), (63, 63), (64, None), (68, None)])
+def test_issue_stall_retires_the_oldest_load(n, in_flight):
+    """The vmcnt counter is 6 bits: a wave issuing a load with 63 in flight stalls until the
+    oldest retires. With 64 or more loads issued, the first has retired before the last
+    issues, and its register needs no wait; with 63 or fewer it may still be in flight."""
+    r = check(loads(n) + "  v_add_u32_e32 v7, v10, v1\n  s_endpgm\n")
+    if in_flight is None:
+        assert not r.violations, r.render()
+    else:
+        (msg,) = messages(r)
+        assert "`v_add_u32_e32 v7, v10, v1` uses v10, loaded by line 7" in msg, msg
+        assert f"no vmcnt wait before it, {in_flight} VMEM ops in flight" in msg, msg
+
+
+def test_issue_stall_caps_the_count_in_flight():
+    # 68 loads: the first 5 retire at the stall; the 6th has 62 younger ones, 63 in flight
+    r = check(loads(68) + "  v_add_u32_e32 v7, v15, v1\n  s_endpgm\n")
+    (msg,) = messages(r)
+    assert "uses v15, loaded by line 12" in msg and "63 VMEM ops in flight" in msg, msg
+    # a wait before the use: vmcnt(62) is the largest that retires the 6th load (the slack
+    # never claims a count the counter cannot hold)
+    r = check(loads(68) + "  s_waitcnt vmcnt(0)\n  v_add_u32_e32 v7, v15, v1\n  s_endpgm\n")
+    assert not r.violations and r.max_slack == 62
+    assert wait_at(r, "s_waitcnt vmcnt(0)").nstar == 62
+    # a wait before the use of the first load: the stall retired it already
+    r = check(loads(68) + "  s_waitcnt vmcnt(0)\n  v_add_u32_e32 v7, v10, v1\n  s_endpgm\n")
+    assert not r.violations and r.summary().endswith("max slack 0, 1 guard nothing")
+
+
+def test_issue_stall_counts_only_sure_loads():
+    """Loads in a region that s_cbranch_execz may skip may not have issued: they do not
+    count towards the 63 that make the wave stall."""
+    body = """
+  s_load_dword s3, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  v_cmp_gt_u32_e32 vcc, s3, v0
+  global_load_dword v10, v1, s[0:1]
+  s_and_saveexec_b64 s[6:7], vcc
+  s_cbranch_execz .LBB0_2
+  global_load_dword v9, v1, s[0:1]
+.LBB0_2:
+  s_or_b64 exec, exec, s[6:7]
+{rest}  v_add_u32_e32 v7, v10, v1
+  s_endpgm
+"""
+    assert check(body.format(rest=loads(62, first=11))).violations  # 62 sure, 1 maybe
+    assert not check(body.format(rest=loads(63, first=11))).violations
+
+
+@pytest.mark.parametrize("n", [63, 64])
+def test_issue_stall_retires_the_oldest_copy(n):
+    """The same for a direct-to-LDS copy: the first copy writes the wave's bytes, the n - 1
+    after it elsewhere; reading the first one's bytes with no wait is safe once 63 copies
+    have issued after it."""
+    r = check("""
+  s_mov_b32 m0, s2
+  global_load_lds_dword v1, s[0:1]
+  s_add_u32 m0, s2, 0x4000
+""" + "  global_load_lds_dword v1, s[0:1]\n" * (n - 1) + """  ds_read_b32 v3, v1
+  s_endpgm
+""")
+    if n > aw.VMCNT_MAX:
+        assert not r.violations, r.render()
+    else:
+        (msg,) = messages(r)
+        assert msg.startswith(f"line {n + 10}: `ds_read_b32 v3, v1` accesses LDS bytes "
+                              "[0x0, 0x100) written by line 9"), msg
+        assert "63 VMEM ops in flight" in msg, msg
+
+
+def test_issue_stall_in_a_loop():
+    """Each trip loads v10, then n more, then uses v10 with no wait: safe on every trip
+    with 63 after it (the stall retires it), not with 62."""
+    body = """
+  s_load_dword s7, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  s_mov_b32 s6, 0
+.LBB0_1:
+  global_load_dword v10, v1, s[0:1]
+{more}  v_add_u32_e32 v7, v10, v1
+  s_add_i32 s6, s6, 1
+  s_cmp_lg_u32 s6, s7
+  s_cbranch_scc1 .LBB0_1
+  s_endpgm
+"""
+    assert not check(body.format(more=loads(63, first=11))).violations
+    r = check(body.format(more=loads(62, first=11)))
+    (msg,) = messages(r)
+    assert "uses v10" in msg and "no vmcnt wait before it, 63 VMEM ops in flight" in msg, msg
+
+
+def test_paths_differing_only_in_retired_loads_join():
+    """Two sides of a branch load v10 from different instructions; after 63 more loads the
+    stall has retired both, so the states at the next label are equal and the second path
+    joins the first. With 62 more, the loads are still in flight: both paths run to the end
+    and the use is reported for each."""
+    body = """
+  s_load_dword s7, s[4:5], 0x8
+  s_waitcnt lgkmcnt(0)
+  s_cmp_lg_u32 s7, 0
+  s_cbranch_scc1 .LBB0_1
+  global_load_dword v10, v1, s[0:1]
+  s_branch .LBB0_2
+.LBB0_1:
+  global_load_dword v10, v1, s[0:1] offset:4
+.LBB0_2:
+{more}.LBB0_3:
+  v_add_u32_e32 v7, v10, v1
+  s_endpgm
+"""
+    r = check(body.format(more=loads(63, first=11)))
+    assert not r.violations and r.paths == 2 and r.merged == 1, r.render()
+    r = check(body.format(more=loads(62, first=11)))
+    assert r.paths == 2 and not r.merged and len(r.violations) == 2, r.render()
+
+
 def test_buffer_load_lds():
     body = """
   s_load_dwordx4 s[8:11], s[4:5], 0x10
