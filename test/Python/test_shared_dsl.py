@@ -242,7 +242,7 @@ def permute_order(x):
 
 @kiln.jit
 def reshape_view(x):
-    kl.allocate_shared_memory(kl.float32, [2, 4, 32], RM).index(0).reshape([128])  # E:rview
+    kl.allocate_shared_memory(kl.float32, [4, 32], RM).slice(0, 16, dim=1).reshape([64])  # E:rview
 
 
 @kiln.jit
@@ -267,7 +267,8 @@ RM = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
     (slice_start_type, "E:stype", r"slice: start must be a constexpr int, got .*", TypeError),
     (permute_order, "E:porder", r"permute: order \[0, 0\] must be a permutation of 0..1",
      ValueError),
-    (reshape_view, "E:rview", r"reshape: .* is a view; only whole buffers can be reshaped",
+    (reshape_view, "E:rview", r"reshape: .* is a part of a buffer; only whole buffers and "
+                              r"slots of a ring can be reshaped",
      ValueError),
     (reshape_count, "E:rcount", r"reshape: \(64,\) does not hold the 128 elements of .*",
      ValueError),

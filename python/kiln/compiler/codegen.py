@@ -540,6 +540,12 @@ class CodeGenerator:
             return self.sem.default_dtype(obj)
         if node.attr == "T" and isinstance(obj, tensor):  # Triton's x.T: a 2-D transpose
             return kl.trans(obj, _semantic=self.sem)
+        if type(obj) in (int, float, bool) and not hasattr(obj, node.attr) and \
+                hasattr(tensor, node.attr):
+            # A number the compiler kept where Triton would hold a scalar tensor (an int
+            # assigned to a name, or passed to a helper's parameter): its tensor methods
+            # (``((b0 + 1) * BLOCK).to(kl.int32)``) act on that tensor.
+            obj = self.sem.as_tensor(obj)
         try:
             value = getattr(obj, node.attr)
         except AttributeError:

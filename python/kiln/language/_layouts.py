@@ -504,6 +504,10 @@ class SharedLayout:
         layout cannot express it."""
         return None
 
+    # Whether a reshape in this layout is emitted as a reinterpret of the same bytes (the
+    # IR's memdesc_reshape does not know this layout's reshaped form).
+    reshape_as_reinterpret = False
+
 
 @dataclass(frozen=True, repr=False)
 class SwizzledSharedLayout(SharedLayout):
@@ -786,3 +790,4 @@ def warps_per_cta(layout, shape):
     if parent is not None:  # SliceLayout, DotOperandLayout
         return warps_per_cta(parent, shape)
     return list(layout.warps_per_cta)
+

@@ -182,8 +182,12 @@ class SharedMemorySemantic:
         self._plain_view(smem, "reshape")
         shape = [self._constexpr_int(d, "reshape: shape element") for d in
                  (_unwrap(shape) if isinstance(_unwrap(shape), (list, tuple)) else [shape])]
-        if st.shape != st.alloc_shape:
-            raise ValueError(f"reshape: {st} is a view; only whole buffers can be reshaped")
+        whole = tuple(st.shape) == tuple(st.alloc_shape)
+        # One slot of a ring (its leading dimensions indexed away) is a whole buffer too.
+        slot = tuple(st.alloc_shape[len(st.alloc_shape) - len(st.shape):]) == tuple(st.shape)
+        if not (whole or slot):
+            raise ValueError(f"reshape: {st} is a part of a buffer; only whole buffers and "
+                             f"slots of a ring can be reshaped")
         if any(d <= 0 for d in shape) or math.prod(shape) != math.prod(st.shape):
             raise ValueError(f"reshape: {tuple(shape)} does not hold the "
                              f"{math.prod(st.shape)} elements of {st}")
@@ -199,9 +203,16 @@ class SharedMemorySemantic:
         if layout is None:
             raise ValueError(f"reshape: {st.layout!r} cannot be seen under another shape; "
                              f"only an unswizzled row-major buffer (SwizzledSharedLayout(1, 1, "
-                             f"1, [rank-1, ..., 0])) can")
+                             f"1, [rank-1, ..., 0])), or an NVMMA buffer with dimensions of 1 "
+                             f"added or dropped before its last two, can")
         rt = core.shared_memory_descriptor_type(st.element_ty, shape, layout, st.mutable)
-        handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
+        if not whole or st.layout.reshape_as_reinterpret:
+            # The IR's memdesc_reshape takes whole allocations in layouts whose reshape it
+            # knows. A slot, or a layout reshaped here only (NVMMA), is the same bytes in
+            # the layout computed above: a reinterpret of the view's own bytes.
+            handle = self.b.create("tile.memdesc_reinterpret", [smem], [rt])[0]
+        else:
+            handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
 
     def memdesc_reinterpret(self, smem, dtype, shape, layout):

@@ -120,6 +120,22 @@ class NVMMASharedLayout(SharedLayout):
         return NVMMASharedLayout(self.swizzle_byte_width, self.element_bitwidth, self.rank,
                                  not self.transposed)
 
+    def reshaped(self, shape, new_shape):
+        # Unit dimensions added or dropped in front of the last two (Gluon's
+        # ``smem.index(i).reshape([rows, cols])`` of a [slots, 1, rows, cols] ring): the
+        # leading dimensions' offsets come after the rows' and the chunks', in order, and a
+        # dimension of 1 has none, so the bytes are the same.
+        shape, new_shape = list(shape), list(new_shape)
+        if self.cga_layout or len(shape) < 2 or len(new_shape) < 2 or \
+                shape[-2:] != new_shape[-2:]:
+            return None
+        if [d for d in shape[:-2] if d != 1] != [d for d in new_shape[:-2] if d != 1]:
+            return None
+        return NVMMASharedLayout(self.swizzle_byte_width, self.element_bitwidth,
+                                 len(new_shape), self.transposed)
+
+    reshape_as_reinterpret = True
+
     @property
     def cga_split(self):
         return _cga.split(self.cga_layout, len(self.cga_layout[0])) if self.cga_layout else None
@@ -326,3 +342,12 @@ class DotOperandLayout(DistributedLayout):
     def __repr__(self) -> str:
         return (f"DotOperandLayout(operand_index={self.operand_index}, parent="
                 f"{self.parent!r}, k_width={self.k_width})")
+
+
+# Gluon's _layouts module defines these layouts too, and kernels import them from there
+# (``from triton.experimental.gluon.language._layouts import DotOperandLayout``).
+from .. import _layouts as _gluon_layouts  # noqa: E402
+
+for _cls in (NVMMASharedLayout, NVMMADistributedLayout, DotOperandLayout):
+    setattr(_gluon_layouts, _cls.__name__, _cls)
+del _cls
