@@ -251,6 +251,33 @@ def test_triton_style_aggregates():
     assert _iter_args(k.asm["tile"], "scf.for") == [1]  # only index: step is a constexpr
 
 
+@triton_style_aggregate
+class TPair:
+    # No __init__: Gluon generates one as of Triton 3.7 (the fields in order, positionally or
+    # by name, with the class's defaults); Triton 3.6's decorator makes none.
+    a: kl.tensor
+    b: kl.tensor
+    scale: kl.constexpr = 2
+
+
+@kiln.jit
+def triton_pair_kernel(out):
+    p = TPair(kl.to_tensor(3), 5)  # b given as a number: a scalar tensor, as Triton's
+    q = TPair(a=p.b, b=p.a, scale=4)
+    kl.store(out, q.a * q.scale + q.b * p.scale)  # 5 * 4 + 3 * 2
+
+
+def test_triton_style_aggregate_without_init_takes_its_fields():
+    k = triton_pair_kernel.warmup("*i32", grid=(1,), target=SM90)
+    # The fields in order (p.b the scalar tensor 5), q's by name: 5 * 4 + 3 * 2, folded.
+    assert "splat (i32 26)" in k.asm["llir"], k.asm["llir"]
+    with pytest.raises(kiln.CompilationError, match=r"TPair\(\) is missing field 'b'"):
+        @kiln.jit
+        def missing(out):
+            TPair(kl.to_tensor(1))
+        missing.warmup("*i32", grid=(1,), target=SM90)
+
+
 # --- mistakes outside kernels and in builtins ---------------------------------------------
 
 def test_aggregate_declaration_errors():

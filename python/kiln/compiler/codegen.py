@@ -24,7 +24,8 @@ from ..language._layouts import DistributedLayout, SharedLayout
 from ..language._semantic import Semantic
 from ..language._types import tuple as kl_tuple
 from ..language.aggregates import (aggregate_fields, aggregate_member, check_initialized,
-                                   triton_aggregate_class)
+                                   rebuild_aggregate, triton_aggregate_class,
+                                   triton_generated_init)
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
@@ -563,6 +564,9 @@ class CodeGenerator:
         """``cls(*args)`` for an aggregate class: its __init__ runs at compile time (a Python
         function on the values as they are, or a @kiln.jit one inlined)."""
         if cls.__dict__.get("__triton_aggregate__", False):
+            generated = triton_generated_init(cls)
+            if generated is not None:
+                return self._construct_by_fields(cls, *generated, args, kwargs)
             args, kwargs = self._tensor_field_arguments(cls, args, kwargs)
         init = cls.__dict__.get("__init__")
         if _is_jit(init):
@@ -582,6 +586,22 @@ class CodeGenerator:
             check_initialized(obj)
             return obj
         return cls(*args, **kwargs)
+
+    def _construct_by_fields(self, cls, fields, anns, init, args, kwargs):
+        """An instance of a class Triton's decorator made from a class without ``__init__``,
+        built by the constructor newer Gluon generates (the fields in order, positionally or
+        by name); a number given for a ``tensor`` field becomes the scalar tensor Triton's
+        code generator would have made of it."""
+        values = types.SimpleNamespace()
+        init(values, *args, **kwargs)
+        parts = []
+        for f in fields:
+            v = getattr(values, f)
+            if anns.get(f) is tensor and isinstance(_unwrap(v), (int, float)) and \
+                    not isinstance(_unwrap(v), bool):
+                v = self.sem.as_tensor(_unwrap(v))
+            parts.append(v)
+        return rebuild_aggregate(cls, fields, parts)
 
     def _tensor_field_arguments(self, cls, args, kwargs):
         """Triton's ``_aggregate`` checks each field's value against its annotation; a

@@ -183,6 +183,23 @@ def triton_aggregate_class(cls) -> Optional[type]:
     return None
 
 
+def triton_generated_init(cls):
+    """For a class made by Triton's ``_aggregate`` from a class without ``__init__``: the
+    constructor Gluon generates for such a class as of Triton 3.7 (see :func:`aggregate`;
+    Triton 3.6's decorator makes none, and its instance would be left without fields), as
+    ``(fields, annotations, init)``; else None."""
+    if not (isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False)):
+        return None
+    inner = _triton_inner(cls)
+    if inner is None or any("__init__" in k.__dict__ for k in inner.__mro__[:-1]):
+        return None
+    try:
+        fields, anns, defaults = _resolve_fields(inner)
+    except TypeError:  # derived from a class that is not an aggregate: Triton's own rules
+        return None
+    return fields, anns, _generated_init(inner, fields, anns, defaults)
+
+
 def aggregate_fields(cls) -> Optional[Tuple[str, ...]]:
     """The field names of an aggregate class, or None for any other type."""
     fields = getattr(cls, _FIELDS, None)
