@@ -42,6 +42,21 @@
 // not ordered is a `partition-race`. An asynchronous read counts at its
 // issue (the race oracle judges reads in flight).
 //
+// With `ctas=N` (N > 1) the function is the program of one CTA of a cluster
+// of N, and the oracle plays N copies of it side by side, each traced with
+// its own rank (`program_id 0` is a cluster's first CTA's plus the rank, as
+// the launch places a cluster's CTAs along x; every other choice is the
+// same for all CTAs). Each CTA has its own buffers and barriers; an arrival
+// with CTA bits arrives on the barrier at the same offset in every CTA whose
+// rank differs from its own only in those bits; a write landing in several
+// CTAs (a TMA multicast) is issued by the lowest of them and lands in each,
+// counting its bytes on each one's barrier; a cluster barrier's wait
+// returns once every warp of every CTA made the matching arrival. A refill
+// of another CTA's buffer before that CTA's reads of it are ordered before
+// the refill's issue is a `write-after-read` at the copy. Two more schedules
+// run one CTA at a time, the first or the last that can move, as far ahead
+// of the others as it goes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Executions.h"
@@ -83,7 +98,17 @@ struct Bytes {
 };
 
 struct Event {
-  enum Kind { Read, Write, CTABarrier, Init, Arrive, Wait, AsyncWrite } kind;
+  enum Kind {
+    Read,
+    Write,
+    CTABarrier,
+    Init,
+    Arrive,
+    Wait,
+    AsyncWrite,
+    ClusterArrive,
+    ClusterWait
+  } kind;
   Operation *op;
   Bytes bytes; // Read / Write / AsyncWrite: what; the others: the barrier
   Bytes bar;   // AsyncWrite: where it completes
@@ -95,13 +120,18 @@ struct Event {
   /// Read: an asynchronous read made once for a group of this many warps (a
   /// warpgroup's wgmma), by the group's first warp; 1: by every warp.
   int groupWarps = 1;
+  /// AsyncWrite: the CTAs it lands in (bit k: rank k); 0: its own CTA.
+  int64_t landing = 0;
+  /// Arrive: the rank bits its arrivals' CTAs differ in (0: its own CTA).
+  unsigned ctaBits = 0;
 };
 
 /// One execution: the kernel's warps' events (traces[0]) and, where the
 /// function has a warp_specialize, each worker partition's (traces[k]).
 struct Traces {
-  SmallVector<SmallVector<Event>> traces{SmallVector<Event>()};
+  SmallVector<SmallVector<Event>> traces;
   SmallVector<int> warps; // per trace
+  SmallVector<int> cta;   // per trace: the rank of the CTA that runs it
   bool tooLong = false;   // a loop ran past kMaxTrips: not played
 };
 
@@ -111,20 +141,42 @@ using oracle::Witnesses;
 
 /// Where a trace's choices come from: the exhaustive enumeration
 /// (Executions.h), or past its limit a seeded random sample, in which every
-/// choice varies (the enumeration varies the last ones first).
+/// choice varies (the enumeration varies the last ones first). The first
+/// CTA's choices are kept; the others' replay them in order (so that every
+/// CTA of a cluster sees the same arguments, loads and branches) as long as
+/// they fit.
 struct Chooser {
   Execution *ex = nullptr;
   std::mt19937_64 *rng = nullptr;
+  SmallVector<unsigned> made;
+  bool replay = false;
+  size_t next = 0;
   unsigned choose(unsigned n) {
-    return ex ? ex->choose(n) : unsigned((*rng)() % n);
+    if (replay && next < made.size() && made[next] < n)
+      return made[next++];
+    unsigned c = ex ? ex->choose(n) : unsigned((*rng)() % n);
+    if (!replay)
+      made.push_back(c);
+    return c;
+  }
+  /// The next CTA's trace starts replaying the first one's choices.
+  void nextCTA() {
+    replay = true;
+    next = 0;
   }
 };
 
 /// Phase 1: one execution's trace.
 class Tracer {
 public:
-  Tracer(Traces &out, int warps) : out(out), warps(warps) {
-    out.warps.assign(1, warps);
+  /// The trace of the CTA of rank `rank` in a cluster of `ctas`, appended
+  /// to `out`.
+  Tracer(Traces &out, int warps, int rank = 0, int ctas = 1)
+      : out(out), warps(warps), rank(rank), ctas(ctas) {
+    base = current = out.traces.size();
+    out.traces.emplace_back();
+    out.warps.push_back(warps);
+    out.cta.push_back(rank);
   }
 
   /// Integer arguments take each of a few values (trip counts 0-3 and 5
@@ -217,6 +269,12 @@ private:
       push({Event::CTABarrier, op}); // the invalidate's lowering's
       return;
     }
+    if (auto cluster = dyn_cast<ClusterBarrierOpInterface>(op)) {
+      push({cluster.isClusterArrival() ? Event::ClusterArrive
+                                       : Event::ClusterWait,
+            op});
+      return;
+    }
     if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
       if (!runs(write.getCompletionPredicate(), ex))
         return;
@@ -224,6 +282,8 @@ private:
               bytesOf(write.getCompletionBarrier())};
       e.tx = write.getCompletedBytes();
       e.everyWarp = !write.issuedByElectedThread();
+      if (Value landing = write.getLandingCTAs(); landing && ctas > 1)
+        e.landing = intOf(landing).value_or(0);
       push(e);
       return;
     }
@@ -231,7 +291,15 @@ private:
       if (!runs(arrive.getArrivePredicate(), ex))
         return;
       Event e{Event::Arrive, op, bytesOf(arrive.getArrivedBarrier())};
-      e.count = arrive.getArrivalCount() / (arrive.arrivesPerWarp() ? warps : 1);
+      // One CTA: every CTA of an arrival's set runs the same code, so the
+      // barrier counts an arrival from each (getArrivalCount's own rule).
+      // A cluster: each CTA's arrivals are played, each counting once.
+      int64_t count = arrive.getArrivalCount();
+      if (ctas > 1) {
+        e.ctaBits = arrive.getArrivalCTABits();
+        count >>= llvm::popcount(e.ctaBits);
+      }
+      e.count = count / (arrive.arrivesPerWarp() ? warps : 1);
       e.tx = arrive.getExpectedBytes();
       e.everyWarp = arrive.arrivesPerWarp();
       push(e);
@@ -290,13 +358,14 @@ private:
     for (auto [k, region] : llvm::enumerate(ws.getPartitionRegions())) {
       out.traces.emplace_back();
       out.warps.push_back(ws.getPartitionNumWarps()[k]);
+      out.cta.push_back(rank);
       current = out.traces.size() - 1;
       warps = out.warps.back();
       push(all);
       runBlock(region.front(), ex);
       push(all);
     }
-    current = 0;
+    current = base;
     warps = kernelWarps;
   }
 
@@ -312,8 +381,36 @@ private:
     Value r = op->getResult(0);
     if (!r.getType().isIntOrIndex() || intOf(r))
       return;
-    ints[r] = r.getType().isInteger(1) ? int64_t(ex.choose(2))
-                                       : kScalars[ex.choose(std::size(kScalars))];
+    // An op of no operands (a program id, the grid's size) has one value
+    // for the whole trace: each partition of a warp_specialize computes its
+    // own, and they must agree.
+    std::optional<std::pair<const void *, const void *>> same;
+    if (op->getNumOperands() == 0)
+      same = {op->getName().getAsOpaquePointer(),
+              op->getAttrDictionary().getAsOpaquePointer()};
+    if (same) {
+      auto it = sameOps.find(*same);
+      if (it != sameOps.end()) {
+        ints[r] = it->second;
+        return;
+      }
+    }
+    // The grid has at least one program (along x, a whole number of
+    // clusters); a program id is the cluster's first CTA's plus the rank.
+    static constexpr int64_t kPrograms[] = {1, 2, 3, 200};
+    if (auto grid = dyn_cast<NumProgramsOp>(op)) {
+      ints[r] = kPrograms[ex.choose(std::size(kPrograms))];
+      if (grid.getAxis() == 0)
+        ints[r] *= ctas;
+    } else {
+      ints[r] = r.getType().isInteger(1)
+                    ? int64_t(ex.choose(2))
+                    : kScalars[ex.choose(std::size(kScalars))];
+    }
+    if (auto pid = dyn_cast<ProgramIdOp>(op); pid && ctas > 1 && pid.getAxis() == 0)
+      ints[r] = ints[r] * ctas + rank;
+    if (same)
+      sameOps[*same] = ints[r];
   }
 
   void bindResults(ValueRange to, ValueRange from) {
@@ -335,7 +432,11 @@ private:
     int64_t trips;
     if (lb && ub && step && *step > 0)
       trips = *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
-    else
+    else if (step && *step <= 0) {
+      // No kernel runs such a loop to its end: not an execution to play.
+      out.tooLong = true;
+      return;
+    } else
       trips = ex.choose(6);
     // A longer loop is not cut short (partitions would then disagree on
     // its length): the execution is left out.
@@ -356,8 +457,10 @@ private:
 
   Traces &out;
   int warps;       // of the partition being traced
-  unsigned current = 0;
+  int rank, ctas;  // this CTA's rank, the cluster's CTAs
+  unsigned base = 0, current = 0; // the CTA's kernel trace, the one traced
   DenseMap<Value, int64_t> ints;
+  DenseMap<std::pair<const void *, const void *>, int64_t> sameOps;
 };
 
 using Clock = SmallVector<uint32_t, 32>;
@@ -370,14 +473,23 @@ void join(Clock &a, const Clock &b) {
 /// Phase 2: the trace on `warps` warps under one schedule.
 class Machine {
 public:
-  Machine(const Traces &t, Witnesses &seen) : seen(seen) {
-    for (auto [k, n] : llvm::enumerate(t.warps))
+  Machine(const Traces &t, Witnesses &seen, int ctas = 1)
+      : ctas(ctas), seen(seen) {
+    for (auto [k, n] : llvm::enumerate(t.warps)) {
+      int arrivals = llvm::count_if(t.traces[k], [](const Event &e) {
+        return e.kind == Event::ClusterArrive;
+      });
       for (int r = 0; r < n; ++r) {
         traceOf.push_back(&t.traces[k]);
         partition.push_back(int(k));
         rank.push_back(r);
+        cta.push_back(t.cta[k]);
+        clusterArrivalsInTrace.push_back(arrivals);
       }
+    }
     warps = int(traceOf.size());
+    clusterArrived.assign(warps, 0);
+    clusterWaited.assign(warps, 0);
     pc.assign(warps, 0);
     width = warps;
     for (const SmallVector<Event> &trace : t.traces)
@@ -389,6 +501,10 @@ public:
   }
 
   /// schedule 0: round robin; 1: warp 0 first; 2: the last warp first.
+  /// 3 and 4 (a cluster): one CTA at a time, the first (3) or the last
+  /// (4) that can move, round robin over its warps and its CTA barriers
+  /// released as soon as its warps are all there: a CTA runs as far ahead
+  /// of the others as it can.
   void run(int schedule) {
     while (true) {
       bool done = true;
@@ -396,6 +512,10 @@ public:
         done &= finished(w);
       if (done)
         return;
+      if (schedule >= 3) {
+        if (stepOneCTA(schedule == 4))
+          continue;
+      }
       bool moved = false;
       for (int k = 0; k < warps; ++k) {
         int w = schedule == 2 ? warps - 1 - k : k;
@@ -430,10 +550,16 @@ private:
     uint32_t stamp;
     bool isWrite;
     Bytes bytes;
+    int cta; // whose shared memory
+    bool overlaps(const Bytes &b, int c) const {
+      return cta == c && bytes.overlaps(b);
+    }
   };
 
-  Phase &barrier(const Bytes &b) {
-    Phase &p = phases[b.key()];
+  /// The barrier `b` of CTA `c`.
+  Phase &barrier(int c, const Bytes &b) {
+    auto [root, slot] = b.key();
+    Phase &p = phases[{c, root, slot}];
     if (p.pending.empty()) {
       p.pending.assign(width, 0);
       p.done.assign(width, 0);
@@ -464,14 +590,23 @@ private:
   /// partition's threads.
   void threadAccess(const Event &e, int w, bool isWrite) {
     for (const Access &a : history) {
-      if (!a.bytes.overlaps(e.bytes) || ordered(a, w))
+      if (!a.overlaps(e.bytes, cta[w]) || ordered(a, w))
         continue;
       if (a.agent >= warps)
         seen[e.op].insert("read-before-landing");
       else if ((isWrite || a.isWrite) && partition[a.agent] != partition[w])
         seen[e.op].insert("partition-race");
     }
-    history.push_back({e.op, w, tick(w), isWrite, e.bytes});
+    history.push_back({e.op, w, tick(w), isWrite, e.bytes, cta[w]});
+  }
+
+  /// The CTAs an arrival of CTA `c` with rank bits `bits` reaches.
+  SmallVector<int> arrivalCTAs(int c, unsigned bits) const {
+    SmallVector<int> out;
+    for (unsigned m = 0; m < 32; ++m)
+      if ((m & ~bits) == 0 && int(c ^ m) < ctas)
+        out.push_back(c ^ int(m));
+    return out;
   }
 
   /// One event of warp `w`; false when the warp must wait.
@@ -491,7 +626,7 @@ private:
       threadAccess(e, w, e.kind == Event::Write);
       break;
     case Event::Init: {
-      Phase &p = barrier(e.bytes);
+      Phase &p = barrier(cta[w], e.bytes);
       p = Phase();
       p.pending.assign(width, 0);
       p.done.assign(width, 0);
@@ -499,35 +634,74 @@ private:
       break;
     }
     case Event::Arrive: {
-      Phase &p = barrier(e.bytes);
-      p.arrivals += e.count;
-      p.tx += e.tx;
-      join(p.pending, clocks[w]);
-      complete(p);
+      for (int c : arrivalCTAs(cta[w], e.ctaBits)) {
+        Phase &p = barrier(c, e.bytes);
+        p.arrivals += e.count;
+        if (c == cta[w])
+          p.tx += e.tx;
+        join(p.pending, clocks[w]);
+        complete(p);
+      }
       tick(w);
       break;
     }
     case Event::AsyncWrite: {
-      // Issued by warp w now: after every earlier access of its bytes.
-      for (const Access &a : history)
-        if (a.bytes.overlaps(e.bytes) && a.agent != w && !ordered(a, w))
-          seen[e.op].insert(a.isWrite ? "write-after-write" : "write-after-read");
+      // Landing in several CTAs: the lowest of them issues it; the others
+      // run the op and receive.
+      SmallVector<int> landing;
+      for (int c = 0; c < ctas; ++c)
+        if (e.landing >> c & 1)
+          landing.push_back(c);
+      if (landing.empty())
+        landing.push_back(cta[w]);
+      else if (landing.front() != cta[w])
+        break;
+      // Issued by warp w now: after every earlier access of its bytes in
+      // each CTA it lands in.
+      for (int c : landing)
+        for (const Access &a : history)
+          if (a.overlaps(e.bytes, c) && a.agent != w && !ordered(a, w))
+            seen[e.op].insert(a.isWrite ? "write-after-write"
+                                        : "write-after-read");
       // Its own clock component: landed for whoever acquires its phase.
       int agent = warps + asyncWrites++;
-      history.push_back({e.op, agent, 1, true, e.bytes});
-      Phase &p = barrier(e.bar);
-      join(p.pending, clocks[w]);
-      p.pending[agent] = 1;
-      p.tx -= e.tx;
-      complete(p);
+      for (int c : landing) {
+        history.push_back({e.op, agent, 1, true, e.bytes, c});
+        Phase &p = barrier(c, e.bar);
+        join(p.pending, clocks[w]);
+        p.pending[agent] = 1;
+        p.tx -= e.tx;
+        complete(p);
+      }
       tick(w);
       break;
     }
     case Event::Wait: {
-      Phase &p = barrier(e.bytes);
+      Phase &p = barrier(cta[w], e.bytes);
       if ((p.completed & 1) == e.parity)
         return false; // the phase of this parity has not completed yet
       join(clocks[w], p.done);
+      tick(w);
+      break;
+    }
+    case Event::ClusterArrive: {
+      unsigned k = clusterArrived[w]++;
+      if (clusterClocks.size() <= k)
+        clusterClocks.resize(k + 1, Clock(width, 0));
+      join(clusterClocks[k], clocks[w]);
+      tick(w);
+      break;
+    }
+    case Event::ClusterWait: {
+      // The k-th wait returns once every warp that makes a k-th arrival
+      // (of every CTA) has made it.
+      unsigned k = clusterWaited[w];
+      for (int v = 0; v < warps; ++v)
+        if (clusterArrivalsInTrace[v] > int(k) && clusterArrived[v] <= k)
+          return false;
+      if (k < clusterClocks.size())
+        join(clocks[w], clusterClocks[k]);
+      ++clusterWaited[w];
       tick(w);
       break;
     }
@@ -539,12 +713,30 @@ private:
   bool finished(int w) const { return pc[w] == traceOf[w]->size(); }
   const Event &event(int w) const { return (*traceOf[w])[pc[w]]; }
 
+  /// Schedules 3 and 4: a step of the first (or last) CTA that can make one.
+  bool stepOneCTA(bool last) {
+    for (int k = 0; k < ctas; ++k) {
+      int c = last ? ctas - 1 - k : k;
+      bool moved = false;
+      for (int w = 0; w < warps; ++w)
+        if (cta[w] == c && !finished(w) && step(w))
+          moved = true;
+      if (moved || releaseCTABarrier(c))
+        return true;
+    }
+    return false;
+  }
+
   /// A barrier every warp of its group (the CTA, or the partition) waits
-  /// at: their clocks joined, all on.
-  bool releaseCTABarrier() {
+  /// at: their clocks joined, all on. With `only`, a barrier of that CTA.
+  bool releaseCTABarrier(int only = -1) {
     for (int w : atBarrier) {
+      if (only >= 0 && cta[w] != only)
+        continue;
       bool whole = event(w).wholeCTA;
-      auto member = [&](int v) { return whole || partition[v] == partition[w]; };
+      auto member = [&](int v) {
+        return whole ? cta[v] == cta[w] : partition[v] == partition[w];
+      };
       bool ready = true;
       for (int v = 0; v < warps; ++v)
         if (member(v))
@@ -571,12 +763,17 @@ private:
   }
 
   SmallVector<const SmallVector<Event> *> traceOf;
-  SmallVector<int> partition, rank;
-  int warps = 0, width = 0;
+  SmallVector<int> partition, rank, cta;
+  int warps = 0, width = 0, ctas = 1;
+  // Cluster barriers: arrivals and waits made per warp, arrivals each warp's
+  // trace makes in all, the joined clocks of each round's arrivals.
+  SmallVector<unsigned> clusterArrived, clusterWaited;
+  SmallVector<int> clusterArrivalsInTrace;
+  SmallVector<Clock> clusterClocks;
   Witnesses &seen;
   SmallVector<size_t> pc;
   SmallVector<Clock> clocks;
-  std::map<std::pair<Operation *, int64_t>, Phase> phases;
+  std::map<std::tuple<int, Operation *, int64_t>, Phase> phases;
   SmallVector<Access> history;
   llvm::SmallSetVector<int, 16> atBarrier;
   uint32_t asyncWrites = 0;
@@ -585,6 +782,15 @@ private:
 struct TestBarrierOraclePass
     : public PassWrapper<TestBarrierOraclePass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestBarrierOraclePass)
+
+  TestBarrierOraclePass() = default;
+  TestBarrierOraclePass(const TestBarrierOraclePass &other)
+      : PassWrapper(other) {}
+
+  Option<int> ctas{*this, "ctas",
+                   llvm::cl::desc("CTAs of the cluster the function is one "
+                                  "CTA's program of"),
+                   llvm::cl::init(1)};
 
   StringRef getArgument() const final { return "test-barrier-oracle"; }
   StringRef getDescription() const final {
@@ -608,13 +814,18 @@ struct TestBarrierOraclePass
         return;
       }
       Witnesses seen;
+      int n = std::max<int>(1, ctas);
       auto play = [&](Chooser &choices) {
         Traces traces;
-        Tracer(traces, warps).runFunction(func, choices);
+        for (int c = 0; c < n; ++c) {
+          if (c)
+            choices.nextCTA();
+          Tracer(traces, warps, c, n).runFunction(func, choices);
+        }
         if (traces.tooLong)
           return;
-        for (int schedule = 0; schedule < 3; ++schedule)
-          Machine(traces, seen).run(schedule);
+        for (int schedule = 0; schedule < (n > 1 ? 5 : 3); ++schedule)
+          Machine(traces, seen, n).run(schedule);
       };
       constexpr unsigned kExhaustive = 1000, kSampled = 1000;
       unsigned executions = kiln::forEachExecution(

@@ -94,6 +94,12 @@ def Tile_BarrierCompletedWriteOpInterface
       issues it (the thread that makes the one-thread barrier ops), rather
       than every thread its own part.}],
       "bool", "issuedByElectedThread", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{The CTAs of the cluster the write lands in (an i32, bit
+      k: the CTA of rank k), each at the buffer's offset and counting its
+      bytes on its barrier at the barrier's offset; every CTA of the set runs
+      the op and the one of lowest rank issues it. Null: the executing CTA
+      only.}],
+      "::mlir::Value", "getLandingCTAs", (ins), [{}], [{ return {}; }]>,
   ];
 }
 
@@ -117,6 +123,21 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       a warp accessed before its arrival is ordered before whatever a wait on
       the completed phase returns to, with no CTA barrier.}],
       "bool", "arrivesPerWarp", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{The bits of a CTA's rank in its cluster in which the
+      CTAs whose barrier (at this one's offset) the arrivals reach differ
+      from the executing CTA (its own included); 0: its own barrier only.}],
+      "unsigned", "getArrivalCTABits", (ins), [{}], [{ return 0; }]>,
+  ];
+}
+
+// A barrier across the CTAs of a cluster: every thread of every CTA of the
+// cluster arrives; a wait returns once all have arrived since the
+// waiter's previous wait.
+def Tile_ClusterBarrierOpInterface : OpInterface<"ClusterBarrierOpInterface"> {
+  let cppNamespace = "::kiln::tile";
+  let methods = [
+    InterfaceMethod<"Whether the op arrives (else it waits).",
+      "bool", "isClusterArrival", (ins)>,
   ];
 }
 

@@ -152,6 +152,9 @@ int64_t MBarrierArriveOp::getArrivalCount() {
          tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1);
 }
 bool MBarrierArriveOp::arrivesPerWarp() { return getPerWarp(); }
+unsigned MBarrierArriveOp::getArrivalCTABits() { return getCtaMask(); }
+bool ClusterArriveOp::isClusterArrival() { return true; }
+bool ClusterWaitOp::isClusterArrival() { return false; }
 Value MBarrierWaitOp::getWaitPredicate() { return getPred(); }
 bool MBarrierWaitOp::waitsInElectedWarpOnly() { return getElectedWarp(); }
 

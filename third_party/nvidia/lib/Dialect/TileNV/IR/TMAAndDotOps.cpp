@@ -111,6 +111,7 @@ int64_t AsyncTMACopyGlobalToLocalOp::getCompletedBytes() {
 }
 Value AsyncTMACopyGlobalToLocalOp::getCompletionPredicate() { return getPred(); }
 bool AsyncTMACopyGlobalToLocalOp::issuedByElectedThread() { return true; }
+Value AsyncTMACopyGlobalToLocalOp::getLandingCTAs() { return getMulticast(); }
 
 // Bulk stores are tracked by the bulk async-group counter, one group each;
 // warpgroup dots by the wgmma group counter, one group each.

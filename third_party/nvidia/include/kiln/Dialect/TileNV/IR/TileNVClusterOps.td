@@ -6,7 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 def TileNV_ClusterArriveOp : TileNV_Op<"cluster_arrive", [
-    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    DeclareOpInterfaceMethods<Tile_ClusterBarrierOpInterface>]> {
   let summary = "Arrive at the cluster barrier (barrier.cluster.arrive)";
   let description = [{
     Every thread of every CTA of the cluster arrives; a later
@@ -24,7 +25,8 @@ def TileNV_ClusterArriveOp : TileNV_Op<"cluster_arrive", [
 }
 
 def TileNV_ClusterWaitOp : TileNV_Op<"cluster_wait", [
-    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>]> {
+    MemoryEffects<[MemRead<DefaultResource>, MemWrite<DefaultResource>]>,
+    DeclareOpInterfaceMethods<Tile_ClusterBarrierOpInterface>]> {
   let summary = "Wait for the cluster barrier (barrier.cluster.wait)";
   let description = [{
     Returns once every thread of the cluster has arrived (acquiring what

@@ -8,7 +8,7 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
     AttrSizedOperandSegments,
     MemoryEffects<[MemWrite<TileNV_MBarrierState>]>,
     DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface,
-                              ["issuedByElectedThread"]>,
+                              ["issuedByElectedThread", "getLandingCTAs"]>,
     DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
   let summary = "TMA: copy a block of a global tensor into shared memory";
   let description = [{

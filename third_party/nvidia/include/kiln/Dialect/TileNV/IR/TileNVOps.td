@@ -77,7 +77,8 @@ def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
 
 def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface, ["arrivesPerWarp"]>]> {
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface,
+                              ["arrivesPerWarp", "getArrivalCTABits"]>]> {
   let summary = "Arrive on an mbarrier";
   let description = [{
     One thread (of those with `pred`, when given) arrives `count` times on
