@@ -155,3 +155,20 @@ for grid in (16, 13):
 print(json.dumps({"ok": True}))
 ''')
     assert r["ok"]
+
+
+@needs_compiler
+def test_triton_propagate_nan_enum_in_a_kiln_kernel(tmp_path):
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+sig = {"X": "*fp32", "Y": "*fp32", "Out": "*fp32"}
+ptx = [kiln.compile(K.nan_max_kernel, signature=sig, constexprs={"PROPAGATE": p},
+                    target="cuda:sm_90a", cache=False).asm["ptx"] for p in (True, False)]
+print(json.dumps({"nan": [p.count("max.NaN.f32") for p in ptx],
+                  "plain": [p.count("max.f32") for p in ptx]}))
+''')
+    # PropagateNan.ALL: a maximum that keeps NaNs; NONE: the one that drops them.
+    assert r["nan"][0] >= 1 and r["plain"][0] == 0, r
+    assert r["nan"][1] == 0 and r["plain"][1] >= 1, r
+

@@ -112,3 +112,17 @@ def _remap(pid, GRID_MN, GROUPS: tl.constexpr = 8):
 @kiln.jit
 def remap_kernel(Out, GRID: tl.constexpr):
     gl.store(Out + tl.program_id(0), _remap(tl.program_id(0), GRID))
+
+
+@kiln.jit
+def nan_max_kernel(X, Y, Out, PROPAGATE: tl.constexpr):
+    # tl.PropagateNan read inside the kernel (Primus-Turbo's attention: its NaN-propagating
+    # max): Triton's enum, whose ALL member makes the maximum keep NaNs.
+    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+    offs = gl.arange(0, 128, layout)
+    x, y = gl.load(X + offs), gl.load(Y + offs)
+    if PROPAGATE:
+        m = gl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL)
+    else:
+        m = gl.maximum(x, y, propagate_nan=tl.PropagateNan.NONE)
+    gl.store(Out + offs, m)

@@ -173,6 +173,9 @@ def _translate(v, module: str):
             return constexpr(to_kiln(v.value))
         if isinstance(v, getattr(tl, "dtype", ())):
             return _dtype(v)
+        if v is getattr(tl, "PropagateNan", None):
+            return v  # Triton's enum: its members (tl.PropagateNan.ALL) are what Kiln's
+            #           maximum / minimum take, as Triton's do
     cls_name = type(v).__name__
     if hasattr(v, "fn") and cls_name in ("ConstexprFunction", "BoundConstexprFunction"):
         same = getattr(kl, getattr(v.fn, "__name__", ""), None) \

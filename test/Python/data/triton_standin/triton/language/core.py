@@ -1,5 +1,9 @@
 import functools
 
+from .._C.libtriton import ir
+
+PropagateNan = ir.PROPAGATE_NAN
+
 TRITON_BUILTIN = "__triton_builtin__"
 
 
