@@ -42,6 +42,13 @@ PROJECTS = {
     "flagdnn": ("flagos-ai/FlagDNN", "c56a33ae403e756e6a436db8efecc658df303897"),
     "fla": ("fla-org/flash-linear-attention", "bc3b101dcb713ddc5bd8924b66754eb68b5ccf89"),
     "aiter": ("ROCm/aiter", "e4048607a535ace3a2b51ded31b1c8c2d45c0879"),
+    # FlagGems' Gluon FP8 block-scaled BMM, on master until it was rewritten in TLE (af5291a).
+    "flaggems": ("flagos-ai/FlagGems", "5a95a79a110c01cbbb4462aafe16cac178e490d3"),
+    # tokenspeed's gfx950 MXFP4 MoE prefill stages, from the commit that merged them (#670), when
+    # they still imported Triton directly (later ones import a renamed Triton package).
+    "tokenspeed": ("lightseekorg/tokenspeed", "b024c6d77a258f27ba92081261b960b8c5b8ef91"),
+    # Primus-Turbo's gfx950 Gluon flash-attention forward (pull request #469's head).
+    "primus_turbo": ("AMD-AGI/Primus-Turbo", "6196e777b80e8f535643f0eed1c0c1586bf8d857"),
 }
 
 # (project, path, blob sha, what it is). A "kernel" line holds @gluon.jit kernels; a "dep" line
@@ -125,6 +132,32 @@ PINS = [
      "70d882e1ccf886409b54a7a27fb02d0539507675", "dep"),
     ("aiter", "aiter/ops/triton/utils/logger.py", "652104040a95d8c341b59e8ee832d517f61453a8",
      "dep"),
+    # FlagGems (NVIDIA): DeepSeek's FP8 block-scaled batched GEMM for Hopper.
+    ("flaggems", "src/flag_gems/runtime/backend/_nvidia/hopper/ops/w8a8_block_fp8_bmm.py",
+     "c58d457301e9f5a9f0e352aa128380925bf0e896",
+     "kernel: FP8 BMM with per-token x 128x128 block scales, persistent, warp-specialized TMA "
+     "producer / WGMMA consumer, swap-AB for small M, sm_90a"),
+    ("flaggems", "src/flag_gems/runtime/backend/_nvidia/hopper/ops/fp8_einsum.py",
+     "e676da64da60fc936baa5c4fe8880bd1f7524a2a",
+     "dep: fp8_einsum('bhr,hdr->bhd') launcher (strided 3-D operands)"),
+    # tokenspeed (AMD): the MXFP4 (e2m1 + e8m0 scales) MoE prefill GEMMs for CDNA4.
+    ("tokenspeed", "tokenspeed-kernel-amd/python/tokenspeed_kernel_amd/ops/moe/gluon_a4w4_gfx950/"
+     "prefill_stage1.py", "17a69056e3b75d96fa65e503f65fffaabad7b51f",
+     "kernel: MoE stage 1 (gate/up GEMM + SwiGLU), scaled MFMA, direct-to-LDS copies, gfx950"),
+    ("tokenspeed", "tokenspeed-kernel-amd/python/tokenspeed_kernel_amd/ops/moe/gluon_a4w4_gfx950/"
+     "prefill_stage2.py", "12b49a85ad7507581411ea1e34543bed6facd480",
+     "kernel: MoE stage 2 (down GEMM, routed-weight atomic combine), scaled MFMA, gfx950"),
+    # Primus-Turbo (AMD): a CDNA4 flash-attention forward (vendored from AMD's gluon-kernels).
+    ("primus_turbo", "primus_turbo/gluon/__init__.py", "6b2fb4f9b22a50bdc5e313e5b60fef266f6ab019",
+     "dep: package marker"),
+    ("primus_turbo", "primus_turbo/gluon/attention/__init__.py",
+     "356ada9796dcd6dd977abd843c2609967737d7ac", "dep: package marker"),
+    ("primus_turbo", "primus_turbo/gluon/attention/f16_fa_gfx950_common.py",
+     "b2f56083f1aba7f720c3ef7b60a011317f1a26fb", "dep: shared attention helpers"),
+    ("primus_turbo", "primus_turbo/gluon/attention/f16_fa_gfx950_rotated_4cluster.py",
+     "4387e2fc1db0c72b917d04691dbc48cb84e37226",
+     "kernel: fp16/bf16 flash-attention forward, rotated 4-cluster schedule, warp-pipeline "
+     "stages, gfx950 (needs Gluon after 3.6)"),
 ]
 
 
