@@ -442,6 +442,27 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
           r.divisibility.assign(rank, 1);
         return r;
       })
+      .Case([&](arith::TruncIOp t) -> AxisInfo {
+        // Truncation to w bits is arithmetic modulo 2^w: constancy stays; a
+        // power of two p dividing a value divides its residue when p <=
+        // 2^w; a run of consecutive values stays consecutive modulo 2^w,
+        // and one that starts at a multiple of its length never crosses the
+        // narrow type's wrap boundary (the extension and pointer rules cap
+        // runs so again where it matters).
+        unsigned to = intWidth(t.getResult());
+        if (to == 0 || to == 1)
+          return unknown;
+        AxisInfo r = capRunsAtAlignment(get(t.getIn()));
+        int64_t limit = to >= 31 ? AxisInfo::kMaxDivisibility : int64_t(1) << to;
+        for (unsigned d = 0; d < rank; ++d) {
+          r.divisibility[d] =
+              std::min(pow2Divisor(r.divisibility[d]), limit);
+          r.contiguity[d] = std::min(r.contiguity[d], limit);
+        }
+        if (r.constant)
+          r.constant = wrap(*r.constant, to);
+        return r;
+      })
       .Case([&](arith::CmpIOp c) {
         AxisInfo a = get(c.getLhs()), b = get(c.getRhs());
         AxisInfo r = unknown;

@@ -77,6 +77,16 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %dense = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
     // expected-remark @below {{contiguity = [4], divisibility = [4], constancy = [1]}}
     %w = arith.extsi %r4 : tensor<512xi32, #l> to tensor<512xi64, #l>
+    // Truncation keeps runs that start at a multiple of their length, and
+    // divisors up to the narrow type's range.
+    // expected-remark @below {{contiguity = [512], divisibility = [1073741824], constancy = [1]}}
+    %r64 = arith.extsi %r : tensor<512xi32, #l> to tensor<512xi64, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [1073741824], constancy = [1]}}
+    %t = arith.trunci %r64 : tensor<512xi64, #l> to tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [4], divisibility = [4], constancy = [1]}}
+    %t4 = arith.trunci %w : tensor<512xi64, #l> to tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [256], divisibility = [256], constancy = [1]}}
+    %t8 = arith.trunci %r : tensor<512xi32, #l> to tensor<512xi8, #l>
     return
   }
 }

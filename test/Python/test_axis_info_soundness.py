@@ -2,7 +2,7 @@
 
 Random index expressions of the kinds kernels write (arange, expand_dims, broadcast, splat,
 add/sub/mul by constants and by unknown scalars with and without divisibility hints, compares,
-selects, extensions, pointers with and without ``:16``) are printed as tile IR, one op a line.
+selects, extensions, truncations, pointers with and without ``:16``) are printed as tile IR, one op a line.
 ``kiln-opt --test-print-axis-info`` reports what the analysis claims for every value; this file
 evaluates every expression on many concrete argument values with numpy (wrapping at each
 integer's width, pointers as byte addresses) and fails on any claim that does not hold. It
@@ -216,6 +216,14 @@ class Gen:
         return self.emit(v, f"{v.name} = arith.{op} {a.name} : {ty(a.kind, 'i32')} to {ty(a.kind, 'i64')}",
                          lambda env, a=a.name: fn(env[a]))
 
+    def trunc(self):
+        a = self.pick(None, ("i64",))
+        if a is None:
+            return None
+        v = self.fresh(a.kind, "i32")
+        return self.emit(v, f"{v.name} = arith.trunci {a.name} : {ty(a.kind, 'i64')} to "
+                            f"{ty(a.kind, 'i32')}", lambda env, a=a.name: wrap(env[a], 32))
+
     def addptr(self):
         off = self.pick(None, ("i32", "i64"))
         if off.kind == "s":
@@ -270,7 +278,8 @@ class Gen:
         rng = self.rng
         makers = [self.const, self.arange, self.arange, self.splat, self.splat, self.expand,
                   self.expand, self.bcast, self.bcast, self.binop, self.binop, self.binop,
-                  self.cmp, self.logic, self.select, self.ext, self.addptr, self.addptr]
+                  self.cmp, self.logic, self.select, self.ext, self.trunc, self.addptr,
+                  self.addptr]
         if rng.random() < 0.3:
             self.row_pattern()
         while len(self.f.ops) < nops:
