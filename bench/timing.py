@@ -64,12 +64,12 @@ def ncu_locked_ns(cmd, kernel, env=None):
     return times
 
 
-def gemm_sides(makers, a, b, label, tol=1e-2):
+def gemm_sides(makers, a, b, label, tol=1e-2, scale=1.0):
     """{name: run} of the GEMM sides ``makers`` ({name: make(a, b, c) -> run}) whose result
-    ``c = a @ b.T`` (bf16, a fresh NaN-filled output each) is within ``tol`` relative error of
-    fp32 torch; a side that fails says why (with ``label``) and is left out."""
+    ``c = scale * a @ b.T`` (bf16, a fresh NaN-filled output each) is within ``tol`` relative
+    error of fp32 torch; a side that fails says why (with ``label``) and is left out."""
     import torch
-    ref = a.float() @ b.float().T
+    ref = (a.float() @ b.float().T) * scale
     runs = {}
     for name, make in makers.items():
         c = torch.full(tuple(ref.shape), float("nan"), device=a.device, dtype=torch.bfloat16)

@@ -18,6 +18,9 @@ compute the row blocks of one column block share its B tiles through TMA multica
   ``warp_specialize``: its worker warps would never reach it).
 * ``PERSISTENT=True``: min(SM count / CLUSTER_M, tiles) clusters walk the tiles, as
   examples/hopper_ws.py's persistent form.
+* fp8: A and B in float8e4nv (both K-major, as wgmma reads 8-bit operands), per-tensor scales
+  ``a_scale`` and ``b_scale`` (fp32 scalars on the device, as ``torch._scaled_mm`` takes them)
+  applied to the fp32 accumulator in the epilogue, bf16 out; BK = 128 (128-byte rows).
 
 The loader and consumer repeat examples/hopper_ws.py's with the cluster's changes
 (per-CTA bytes, ``multicast=``, ``cta_mask=``, the loader's tail) rather than adding them
@@ -82,9 +85,9 @@ def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, STAGES: gl.co
 
 
 @kiln.jit
-def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK: gl.constexpr,
-         STAGES: gl.constexpr, GROUP_M: gl.constexpr, PERSISTENT: gl.constexpr,
-         ACC: gl.constexpr):
+def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, a_scale, b_scale,
+         BK: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr,
+         PERSISTENT: gl.constexpr, ACC: gl.constexpr):
     """The kernel's warps: wgmma on each slot, releasing the previous step's slot in every CTA
     of the cluster once its wgmma has finished; then the TMA-store epilogue of this CTA's
     part of C."""
@@ -93,6 +96,8 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK: gl.constexpr
     ALL: gl.constexpr = gl.num_ctas() - 1  # every rank bit: all CTAs of the cluster
     num_k = gl.cdiv(K, BK)
     first, end, step = _tile_range(M, N, BM, BN, PERSISTENT)
+    if a_scale is not None:
+        scale = gl.load(a_scale) * gl.load(b_scale)
     count = 0
     for tile in range(first, end, step):
         off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
@@ -109,6 +114,8 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK: gl.constexpr
         mbarrier.arrive(empty.index((count + num_k + STAGES - 1) % STAGES), pred=num_k > 0,
                         cta_mask=ALL)
         count += num_k
+        if a_scale is not None:
+            acc = acc * scale
         tma.store_wait(0)
         c_smem.store(acc.to(c_desc.dtype))
         fence_async_shared()
@@ -119,9 +126,10 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK: gl.constexpr
 @kiln.jit
 def cluster_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
                         GROUP_M: gl.constexpr, PERSISTENT: gl.constexpr, ACC: gl.constexpr,
-                        num_warps: gl.constexpr):
+                        num_warps: gl.constexpr, a_scale=None, b_scale=None):
     """C = A @ B^T, one cluster tile per program (a program is a cluster: launch with
-    ``num_ctas`` = the CTAs that the layouts' ``cga_layout`` splits A's block among)."""
+    ``num_ctas`` = the CTAs that the layouts' ``cga_layout`` splits A's block among); with
+    ``a_scale`` and ``b_scale`` (pointers to fp32 scalars), C = a_scale * b_scale * A @ B^T."""
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[0]
@@ -136,8 +144,8 @@ def cluster_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
         mbarrier.init(empty.index(s), count=gl.num_ctas())
     c_smem = gl.allocate_shared_memory(c_desc.dtype, [BM, BN], c_desc.layout)
     gl.warp_specialize([
-        (_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, BK, STAGES, GROUP_M,
-                PERSISTENT, ACC)),
+        (_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, M, N, K, a_scale, b_scale, BK,
+                STAGES, GROUP_M, PERSISTENT, ACC)),
         (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, STAGES, GROUP_M,
                    PERSISTENT)),
     ], [1], [24])
@@ -146,30 +154,42 @@ def cluster_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, STAGES: gl.constexpr,
         mbarrier.invalidate(empty.index(s))
 
 
-def cluster_layouts(cluster_m, BM, BN, BK, dtype=gl.bfloat16, num_warps=8):
+def cluster_layouts(cluster_m, BM, BN, BK, dtype=gl.bfloat16, num_warps=8,
+                    out_dtype=gl.bfloat16):
     """(A's, B's, C's shared layouts, the accumulator's layout) of a cluster of ``cluster_m``
-    CTAs along M, each computing a [BM, BN] part."""
+    CTAs along M, each computing a [BM, BN] part; A and B in ``dtype``, C in ``out_dtype``."""
     bits = cluster_m.bit_length() - 1
     split = [[1 << i, 0] for i in range(bits)]
     same = [[0, 0]] * bits
     la = gl.NVMMASharedLayout.get_default_for([cluster_m * BM, BK], dtype, cga_layout=split)
     lb = gl.NVMMASharedLayout.get_default_for([BN, BK], dtype, cga_layout=same)
-    lc = gl.NVMMASharedLayout.get_default_for([cluster_m * BM, BN], dtype, cga_layout=split)
+    lc = gl.NVMMASharedLayout.get_default_for([cluster_m * BM, BN], out_dtype,
+                                              cga_layout=split)
+    k = 32 if dtype.primitive_bitwidth == 8 else 16  # wgmma's K per instruction
     acc = gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
-                                    instr_shape=[16, BN, 16], cga_layout=split)
+                                    instr_shape=[16, BN, k], cga_layout=split)
     return la, lb, lc, acc
 
 
-def kiln_cluster_matmul_launcher(a, b_t, out=None, BM=128, BN=256, BK=64, STAGES=3,
-                                 GROUP_M=8, CLUSTER_M=2, num_warps=8, persistent=False):
+def kiln_cluster_matmul_launcher(a, b_t, out=None, BM=128, BN=256, BK=None, STAGES=3,
+                                 GROUP_M=8, CLUSTER_M=2, num_warps=8, persistent=False,
+                                 a_scale=None, b_scale=None):
     """(run, c) for c = a @ b_t.T with 2-D bf16 CUDA tensors a [M, K], b_t [N, K] (torch's
     layout), on clusters of CLUSTER_M CTAs along M each computing a [BM, BN] part:
-    descriptors and c made once, run() only launches."""
+    descriptors and c made once, run() only launches. fp8 (float8_e4m3fn) a and b_t take
+    ``a_scale`` and ``b_scale`` (one-element fp32 CUDA tensors) and give a bf16 c =
+    a_scale * b_scale * a @ b_t.T, as ``torch._scaled_mm(a, b_t.T, a_scale, b_scale,
+    out_dtype=torch.bfloat16)``. BK defaults to 128-byte rows (64 for bf16, 128 for fp8)."""
     import torch
     M, K = a.shape
     N = b_t.shape[0]
-    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=a.dtype)
-    la, lb, lc, acc = cluster_layouts(CLUSTER_M, BM, BN, BK, num_warps=num_warps)
+    fp8 = a.dtype == torch.float8_e4m3fn
+    if fp8 != (a_scale is not None) or (a_scale is None) != (b_scale is None):
+        raise ValueError("fp8 operands take a_scale and b_scale; bf16 operands take neither")
+    dtype = gl.float8e4nv if fp8 else gl.bfloat16
+    BK = BK or (128 if fp8 else 64)
+    c = out if out is not None else torch.empty((M, N), device=a.device, dtype=torch.bfloat16)
+    la, lb, lc, acc = cluster_layouts(CLUSTER_M, BM, BN, BK, dtype=dtype, num_warps=num_warps)
     a_desc = TensorDescriptor.from_tensor(a, [CLUSTER_M * BM, BK], la)
     b_desc = TensorDescriptor.from_tensor(b_t, [BN, BK], lb)
     c_desc = TensorDescriptor.from_tensor(c, [CLUSTER_M * BM, BN], lc)
@@ -182,7 +202,8 @@ def kiln_cluster_matmul_launcher(a, b_t, out=None, BM=128, BN=256, BK=64, STAGES
 
     def run():
         cluster_gemm_kernel[grid](a_desc, b_desc, c_desc, M, N, K, STAGES, GROUP_M, persistent,
-                                  acc, num_warps=num_warps, num_ctas=CLUSTER_M)
+                                  acc, num_warps=num_warps, num_ctas=CLUSTER_M,
+                                  a_scale=a_scale, b_scale=b_scale)
         return c
     return run, c
 
