@@ -241,6 +241,141 @@ static AxisInfo capRunsAtAlignment(AxisInfo a) {
   return a;
 }
 
+/// `v` as a positive power of two, from a known constant.
+static std::optional<int64_t> pow2Constant(const AxisInfo &a) {
+  if (a.constant && *a.constant > 0 && llvm::isPowerOf2_64(*a.constant))
+    return *a.constant;
+  return std::nullopt;
+}
+
+std::optional<std::pair<int64_t, int64_t>> AxisInfoAnalysis::bounds(Value v) {
+  auto it = boundsCache.find(v);
+  if (it != boundsCache.end())
+    return it->second;
+  boundsCache[v] = std::nullopt; // cycles (loop-carried values): unknown
+  std::optional<std::pair<int64_t, int64_t>> b = computeBounds(v);
+  // Only bounds within the value's signed range are claims about it.
+  unsigned w = intWidth(v);
+  if (b && w > 1 && w < 64) {
+    int64_t lo = -(int64_t(1) << (w - 1)), hi = (int64_t(1) << (w - 1)) - 1;
+    if (b->first < lo || b->second > hi)
+      b = std::nullopt;
+  }
+  if (!w || w == 1)
+    b = std::nullopt;
+  return boundsCache[v] = b;
+}
+
+std::optional<std::pair<int64_t, int64_t>>
+AxisInfoAnalysis::computeBounds(Value v) {
+  using Bounds = std::optional<std::pair<int64_t, int64_t>>;
+  constexpr int64_t kLimit = int64_t(1) << 62; // products stay exact below
+  auto fits = [&](__int128 lo, __int128 hi) -> Bounds {
+    if (lo < -kLimit || hi > kLimit)
+      return std::nullopt;
+    return std::pair<int64_t, int64_t>{int64_t(lo), int64_t(hi)};
+  };
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    // An scf.for induction variable with a positive step lies in [lb, ub).
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop || arg != loop.getInductionVar())
+      return std::nullopt;
+    Bounds lb = bounds(loop.getLowerBound()), ub = bounds(loop.getUpperBound()),
+           step = bounds(loop.getStep());
+    if (!lb || !ub || !step || step->first <= 0)
+      return std::nullopt;
+    return fits(lb->first, std::max(lb->first, ub->second - 1));
+  }
+  Operation *op = v.getDefiningOp();
+  if (!op)
+    return std::nullopt;
+  AxisInfo info = get(v);
+  if (info.constant)
+    return std::pair<int64_t, int64_t>{*info.constant, *info.constant};
+  return llvm::TypeSwitch<Operation *, Bounds>(op)
+      .Case([&](ArangeOp a) -> Bounds {
+        return std::pair<int64_t, int64_t>{int32_t(a.getStart()),
+                                           int64_t(int32_t(a.getEnd())) - 1};
+      })
+      .Case([&](ProgramIdOp) -> Bounds {
+        return std::pair<int64_t, int64_t>{0, (int64_t(1) << 31) - 2};
+      })
+      .Case([&](NumProgramsOp) -> Bounds {
+        return std::pair<int64_t, int64_t>{1, (int64_t(1) << 31) - 1};
+      })
+      .Case<SplatOp, BroadcastOp, ExpandDimsOp, ConvertLayoutOp,
+            SetAutoLayoutOp, arith::ExtSIOp>(
+          [&](Operation *o) { return bounds(o->getOperand(0)); })
+      .Case([&](arith::ExtUIOp e) -> Bounds {
+        Bounds b = bounds(e.getIn());
+        if (b && b->first >= 0)
+          return b;
+        return std::nullopt;
+      })
+      .Case([&](arith::TruncIOp t) { return bounds(t.getIn()); })
+      .Case([&](arith::AddIOp a) -> Bounds {
+        Bounds x = bounds(a.getLhs()), y = bounds(a.getRhs());
+        if (!x || !y)
+          return std::nullopt;
+        return fits(__int128(x->first) + y->first,
+                    __int128(x->second) + y->second);
+      })
+      .Case([&](arith::SubIOp a) -> Bounds {
+        Bounds x = bounds(a.getLhs()), y = bounds(a.getRhs());
+        if (!x || !y)
+          return std::nullopt;
+        return fits(__int128(x->first) - y->second,
+                    __int128(x->second) - y->first);
+      })
+      .Case([&](arith::MulIOp m) -> Bounds {
+        Bounds x = bounds(m.getLhs()), y = bounds(m.getRhs());
+        if (!x || !y)
+          return std::nullopt;
+        __int128 c[] = {__int128(x->first) * y->first,
+                        __int128(x->first) * y->second,
+                        __int128(x->second) * y->first,
+                        __int128(x->second) * y->second};
+        return fits(*std::min_element(std::begin(c), std::end(c)),
+                    *std::max_element(std::begin(c), std::end(c)));
+      })
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
+          [&](Operation *o) -> Bounds {
+            // A non-negative value divided by a positive constant (or
+            // shifted right by one) stays within its bounds divided.
+            Bounds x = bounds(o->getOperand(0));
+            std::optional<int64_t> k = get(o->getOperand(1)).constant;
+            if (!x || x->first < 0 || !k || *k < 0)
+              return std::nullopt;
+            bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(o);
+            if (shift ? *k >= 63 : *k == 0)
+              return std::nullopt;
+            int64_t m = shift ? int64_t(1) << *k : *k;
+            return std::pair<int64_t, int64_t>{x->first / m, x->second / m};
+          })
+      .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *o) -> Bounds {
+        Bounds x = bounds(o->getOperand(0));
+        std::optional<int64_t> k = get(o->getOperand(1)).constant;
+        if (!x || x->first < 0 || !k || *k <= 0)
+          return std::nullopt;
+        return std::pair<int64_t, int64_t>{0, std::min(x->second, *k - 1)};
+      })
+      .Case([&](arith::AndIOp a) -> Bounds {
+        // With a non-negative side, the result's bits are among its bits.
+        for (Value side : {a.getLhs(), a.getRhs()})
+          if (Bounds b = bounds(side); b && b->first >= 0)
+            return std::pair<int64_t, int64_t>{0, b->second};
+        return std::nullopt;
+      })
+      .Case([&](arith::SelectOp s) -> Bounds {
+        Bounds x = bounds(s.getTrueValue()), y = bounds(s.getFalseValue());
+        if (!x || !y)
+          return std::nullopt;
+        return std::pair<int64_t, int64_t>{std::min(x->first, y->first),
+                                           std::max(x->second, y->second)};
+      })
+      .Default([&](Operation *) -> Bounds { return std::nullopt; });
+}
+
 AxisInfo AxisInfoAnalysis::compute(Value v) {
   unsigned rank = rankOf(v);
   AxisInfo unknown = AxisInfo::unknown(rank);
@@ -461,6 +596,92 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
         }
         if (r.constant)
           r.constant = wrap(*r.constant, to);
+        return r;
+      })
+      .Case<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp,
+            arith::RemSIOp, arith::RemUIOp>([&](Operation *o) -> AxisInfo {
+        // By a positive power of two m (or a right shift by log2 m). Each
+        // element's quotient is constant, and its remainder is contiguous,
+        // over a run of consecutive values that starts at a multiple of its
+        // length r <= m (it lies in one block [k m, k m + m)): for the
+        // unsigned forms (such a run never crosses the unsigned wrap either)
+        // and the arithmetic shift (floor division) of any value, and for
+        // the signed division and remainder (which truncate toward zero) of
+        // values known to be non-negative.
+        Value lhs = o->getOperand(0);
+        AxisInfo x = get(lhs), k = get(o->getOperand(1));
+        unsigned width = intWidth(v);
+        AxisInfo r = unknown;
+        for (unsigned d = 0; d < rank; ++d)
+          r.constancy[d] = x.constancy[d];
+        bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(o);
+        std::optional<int64_t> m;
+        if (shift) {
+          if (k.constant && *k.constant >= 0 && *k.constant < width &&
+              *k.constant < 62)
+            m = int64_t(1) << *k.constant;
+        } else {
+          m = pow2Constant(k);
+        }
+        if (!m || width == 0 || width > 64)
+          return r;
+        bool rem = isa<arith::RemSIOp, arith::RemUIOp>(o);
+        bool needsSign = isa<arith::DivSIOp, arith::RemSIOp>(o);
+        if (needsSign) {
+          std::optional<std::pair<int64_t, int64_t>> b = bounds(lhs);
+          if (!b || b->first < 0)
+            return r;
+        }
+        if (x.constant) {
+          llvm::APInt a(width, uint64_t(*x.constant), /*isSigned=*/true);
+          llvm::APInt n(width, uint64_t(*m));
+          llvm::APInt q = isa<arith::DivSIOp>(o)   ? a.sdiv(n)
+                          : isa<arith::DivUIOp>(o) ? a.udiv(n)
+                          : isa<arith::ShRSIOp>(o) ? a.ashr(n.logBase2())
+                          : isa<arith::ShRUIOp>(o) ? a.lshr(n.logBase2())
+                          : isa<arith::RemSIOp>(o) ? a.srem(n)
+                                                   : a.urem(n);
+          r.constant = q.getSExtValue();
+          r.constancy = x.constancy;
+          return r;
+        }
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t run = std::min({pow2Floor(x.contiguity[d]),
+                                  pow2Floor(x.divisibility[d]), *m});
+          if (rem) {
+            // Runs of `run` from a multiple of `run`: the start's residue
+            // is 0 when m divides the start, else a multiple of its
+            // divisor (below m).
+            int64_t q = x.divisibilityAt(d, run);
+            r.contiguity[d] = run;
+            r.divisibility[d] = q >= *m ? AxisInfo::kMaxDivisibility : q;
+          } else {
+            r.constancy[d] = std::max(x.constancy[d], run);
+            // Every element divisible by q >= m: its quotient by q / m.
+            int64_t q = x.divisibilityAt(d, 1);
+            r.divisibility[d] = q >= *m ? q / *m : 1;
+          }
+        }
+        return r;
+      })
+      .Case([&](arith::ShLIOp o) -> AxisInfo {
+        // A multiplication by 2^s.
+        AxisInfo x = get(o.getLhs()), k = get(o.getRhs());
+        unsigned width = intWidth(v);
+        AxisInfo r = unknown;
+        for (unsigned d = 0; d < rank; ++d)
+          r.constancy[d] = x.constancy[d];
+        if (!k.constant || *k.constant < 0 || *k.constant >= width ||
+            *k.constant >= 31)
+          return r;
+        int64_t s = *k.constant;
+        for (unsigned d = 0; d < rank; ++d) {
+          r.contiguity[d] = s == 0 ? x.contiguity[d] : 1;
+          r.divisibility[d] =
+              capDiv(x.divisibilityAt(d, r.contiguity[d]) << s);
+        }
+        if (x.constant)
+          r.constant = int64_t(uint64_t(*x.constant) << s);
         return r;
       })
       .Case([&](arith::CmpIOp c) {

@@ -87,6 +87,21 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %t4 = arith.trunci %w : tensor<512xi64, #l> to tensor<512xi32, #l>
     // expected-remark @below {{contiguity = [256], divisibility = [256], constancy = [1]}}
     %t8 = arith.trunci %r : tensor<512xi32, #l> to tensor<512xi8, #l>
+    // Division and remainder by a power of two of a value known to be
+    // non-negative (an arange from 0): runs of 16 from 0, quotients constant
+    // over 16; by 6, nothing.
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [512], constant = 16}}
+    %c16 = arith.constant dense<16> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [16], divisibility = [1073741824], constancy = [1]}}
+    %rem = arith.remsi %r, %c16 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [16]}}
+    %quo = arith.divsi %r, %c16 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [64], constancy = [1]}}
+    %sh = arith.shli %x4, %c4 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [2], constancy = [512], constant = 6}}
+    %c6 = arith.constant dense<6> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [1]}}
+    %rem6 = arith.remsi %r, %c6 : tensor<512xi32, #l>
     return
   }
 }

@@ -2,7 +2,7 @@
 
 Random index expressions of the kinds kernels write (arange, expand_dims, broadcast, splat,
 add/sub/mul by constants and by unknown scalars with and without divisibility hints, compares,
-selects, extensions, truncations, pointers with and without ``:16``) are printed as tile IR, one op a line.
+selects, extensions, truncations, division, remainder and shifts by constants, pointers with and without ``:16``) are printed as tile IR, one op a line.
 ``kiln-opt --test-print-axis-info`` reports what the analysis claims for every value; this file
 evaluates every expression on many concrete argument values with numpy (wrapping at each
 integer's width, pointers as byte addresses) and fails on any claim that does not hold. It
@@ -216,6 +216,48 @@ class Gen:
         return self.emit(v, f"{v.name} = arith.{op} {a.name} : {ty(a.kind, 'i32')} to {ty(a.kind, 'i64')}",
                          lambda env, a=a.name: fn(env[a]))
 
+    def divrem(self):
+        """x (op) m for a constant m: signed and unsigned division and remainder, shifts."""
+        a = self.pick(None, ("i32",))
+        op = self.rng.choice(["divsi", "divui", "remsi", "remui", "shrsi", "shrui", "shli"])
+        if op.startswith("sh"):
+            m = self.rng.choice([0, 1, 2, 4, 5, 31])
+        else:
+            m = self.rng.choice([1, 2, 4, 16, 32, 64, 3, 6, -4])
+        k = self.fresh(a.kind, "i32")
+        lit = str(m) if a.kind == "s" else f"dense<{m}>"
+        self.emit(k, f"{k.name} = arith.constant {lit} : {ty(a.kind, 'i32')}",
+                  lambda env, m=m, shape=SHAPES[a.kind]:
+                  np.full(shape, m, dtype=object) if shape else m)
+        v = self.fresh(a.kind, "i32")
+        u = lambda t: int(t) % (1 << 32)
+
+        def one(x, m=m, op=op):
+            x = int(x)
+            if op == "divsi":
+                q = abs(x) // abs(m)
+                return q if (x >= 0) == (m > 0) else -q
+            if op == "remsi":
+                q = abs(x) // abs(m)
+                q = q if (x >= 0) == (m > 0) else -q
+                return x - q * m
+            if op == "divui":
+                return u(x) // u(m)
+            if op == "remui":
+                return u(x) % u(m)
+            if op == "shrsi":
+                return x >> m
+            if op == "shrui":
+                return u(x) >> m
+            return x << m
+
+        def ev(env, a=a.name):
+            x = env[a]
+            f = lambda t: wrap(one(t), 32)
+            return np.vectorize(f, otypes=[object])(np.asarray(x, dtype=object)) \
+                if np.ndim(x) else f(x)
+        return self.emit(v, f"{v.name} = arith.{op} {a.name}, {k.name} : {ty(a.kind, 'i32')}", ev)
+
     def trunc(self):
         a = self.pick(None, ("i64",))
         if a is None:
@@ -278,8 +320,8 @@ class Gen:
         rng = self.rng
         makers = [self.const, self.arange, self.arange, self.splat, self.splat, self.expand,
                   self.expand, self.bcast, self.bcast, self.binop, self.binop, self.binop,
-                  self.cmp, self.logic, self.select, self.ext, self.trunc, self.addptr,
-                  self.addptr]
+                  self.cmp, self.logic, self.select, self.ext, self.trunc, self.divrem,
+                  self.divrem, self.addptr, self.addptr]
         if rng.random() < 0.3:
             self.row_pattern()
         while len(self.f.ops) < nops:

@@ -61,8 +61,17 @@ public:
   explicit AxisInfoAnalysis(mlir::Operation *) {}
   AxisInfo get(mlir::Value v);
 
+  /// Signed bounds [lo, hi] every element of an integer `v` lies in, from
+  /// constants, aranges, program ids and the arithmetic between them
+  /// (nullopt where unknown or where an operation may wrap): what the
+  /// signed division and remainder rules need (x >= 0).
+  std::optional<std::pair<int64_t, int64_t>> bounds(mlir::Value v);
+
 private:
   AxisInfo compute(mlir::Value v);
+  std::optional<std::pair<int64_t, int64_t>> computeBounds(mlir::Value v);
+  llvm::DenseMap<mlir::Value, std::optional<std::pair<int64_t, int64_t>>>
+      boundsCache;
   /// A loop-carried block argument (an scf.for iter_arg, or a block
   /// argument that branches pass values to): the greatest fixed point of
   /// "the join of the `incoming` values' claims".

@@ -1,8 +1,12 @@
-"""Direct-to-LDS copies whose offsets were computed in int64 and truncated to int32, as AMD
-kernels in the wild write them (tokenspeed's MXFP4 MoE GEMMs: ``offs.to(gl.int32)`` of int64
-row offsets): the axis analysis follows the contiguity and alignment through ``arith.trunci``,
-so the copy keeps its full width (16 bytes a lane on gfx950, 4 on gfx942) instead of being
-refused as a 1-byte copy. Compile only."""
+"""Offsets as AMD kernels in the wild compute them (tokenspeed's MXFP4 MoE GEMMs), compile only:
+
+* direct-to-LDS copies whose offsets were computed in int64 and truncated to int32
+  (``offs.to(gl.int32)``): the axis analysis follows contiguity and alignment through
+  ``arith.trunci``, so the copy keeps its full width (16 bytes a lane on gfx950, 4 on gfx942)
+  instead of being refused as a 1-byte copy;
+* buffer loads of a preshuffled weight whose byte offset is a closed form in ``//`` and ``%``
+  by powers of two of a non-negative index (``(k // 32) * 512 + ((k // 16) % 2) * 256 +
+  k % 16``): 16-byte loads, where byte loads (and a register file full of them) came before."""
 
 import re
 
@@ -54,3 +58,22 @@ def test_truncation_does_not_invent_alignment():
             kiln.compile(copy_tile, {"x": "*i8:16", "y": "*i8:16", "stride": "i32"},
                          dict(TRUNC=trunc, COLS=64, VEC=16), target="hip:gfx950",
                          num_warps=4, cache=False)
+
+
+@kiln.jit
+def preshuffled_rows(b, y, K: kl.constexpr):
+    blk: kl.constexpr = kl.BlockedLayout([16, 1], [4, 16], [1, 4], [0, 1])
+    k = kl.arange(0, K, kl.SliceLayout(1, blk))
+    n = kl.arange(0, 64, kl.SliceLayout(0, blk))
+    k_part = (k // 32) * 512 + ((k // 16) % 2) * 256 + (k % 16)
+    n_part = (n // 16) * (16 * K) + (n % 16) * 16
+    v = kl.amd.cdna4.buffer_load(ptr=b, offsets=k_part[:, None] + n_part[None, :])
+    kl.store(y + k[:, None] * 64 + n[None, :], v)
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_division_and_remainder_offsets_load_16_bytes(target):
+    c = kiln.compile(preshuffled_rows, {"b": "*u8:16", "y": "*u8:16"}, dict(K=128),
+                     target=target, num_warps=4, cache=False)
+    loads = re.findall(r"\bbuffer_load_\w+", c.asm["amdgcn"])
+    assert loads and set(loads) == {"buffer_load_dwordx4"}, sorted(set(loads))
