@@ -463,6 +463,24 @@ def test_bad_target_and_signature():
         small.warmup(1, 2, 3, target="cuda:sm_90a")
 
 
+@kiln.jit
+def optional_out(x, n, y=None):
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    v = kl.load(x + offs, mask=offs < n)
+    if y is not None:
+        kl.store(y + offs, v * 2.0, mask=offs < n)
+    kl.store(x + offs, v + 1.0, mask=offs < n)
+
+
+def test_an_argument_defaulting_to_none_may_be_left_out_of_the_signature():
+    """As a launch that leaves it out binds None (a constexpr), so does compile."""
+    without = make_ir(optional_out, {"x": "*fp32", "n": "i32"})
+    with_y = make_ir(optional_out, {"x": "*fp32", "n": "i32", "y": "*fp32"})
+    assert without.count("tile.store") == 1 and with_y.count("tile.store") == 2
+    with pytest.raises(TypeError, match="missing type for argument 'n'"):
+        make_ir(optional_out, {"x": "*fp32"})
+
+
 # --- memory ops ---------------------------------------------------------------------------------
 
 

@@ -248,6 +248,10 @@ def parse_signature(fn, signature: Dict[str, object], constexprs: Optional[dict]
             params[name] = parse_signature_entry(name, signature[name])
         elif p.default is not inspect.Parameter.empty and name in fn.constexpr_names:
             params[name] = ("constexpr", core._unwrap(p.default))
+        elif p.default is None:
+            # Left out, it is None, as a launch that leaves it out binds it (a None
+            # argument is a constexpr).
+            params[name] = ("constexpr", None)
         elif name in fn.constexpr_names:
             raise TypeError(f"missing value for constexpr argument {name!r} of "
                             f"{fn.__name__}()")
