@@ -621,6 +621,22 @@ AsyncStateClient::~AsyncStateClient() = default;
 
 // --- the transfer function -----------------------------------------------
 
+bool async::sameCondition(Value a, Value b, unsigned depth) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!depth || !x || !y || x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() ||
+      y->getNumRegions() || !isPure(x) ||
+      cast<OpResult>(a).getResultNumber() != cast<OpResult>(b).getResultNumber())
+    return false;
+  for (auto [u, v] : llvm::zip(x->getOperands(), y->getOperands()))
+    if (!sameCondition(u, v, depth - 1))
+      return false;
+  return true;
+}
+
 std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
   std::optional<int64_t> lb = constantInt(loop.getLowerBound()),
                          ub = constantInt(loop.getUpperBound()),
@@ -961,8 +977,9 @@ void AsyncTransfer::runAsyncWait(AsyncWaitOp wait, AsyncState &state) const {
 // --- the checks' walk ------------------------------------------------------
 
 AsyncStateWalker::AsyncStateWalker(func::FuncOp func, int numWarps,
-                                   AsyncStateClient *client)
-    : func(func), transferFn(func, numWarps), client(client) {}
+                                   AsyncStateClient *client, bool correlate)
+    : func(func), transferFn(func, numWarps), client(client),
+      correlate(correlate) {}
 
 AsyncState AsyncStateWalker::run() {
   AsyncState state(Tracking::Events);

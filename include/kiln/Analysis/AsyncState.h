@@ -443,7 +443,9 @@ public:
 
 /// The forward walk (ForwardWalk.h) over a function body with the checks'
 /// policy: scf.for to a fixed point over a few back-edge generations
-/// (bounded by a constant trip count), scf.if the join of the branches,
+/// (bounded by a constant trip count), scf.if the join of the branches
+/// (by default at the end of its block, the paths through ifs on the same
+/// condition correlated),
 /// other region ops such as scf.while once, joined with their entry, and
 /// warp_specialize partitions concurrent from one state (a copy one
 /// partition leaves in flight is foreign to the others). Its states track
@@ -451,8 +453,12 @@ public:
 class AsyncStateWalker : public ForwardWalk<AsyncStateWalker, AsyncState> {
 public:
   /// `numWarps`: the kernel's warps (0 when the module does not say).
+  /// `correlate`: walk the paths through a block's scf.ifs apart, ifs on
+  /// the same condition taking the same side (WalkPolicy::correlateBranches;
+  /// a client then sees an op once per path), rather than joining each
+  /// scf.if's branches where it ends.
   AsyncStateWalker(mlir::func::FuncOp func, int numWarps,
-                   AsyncStateClient *client = nullptr);
+                   AsyncStateClient *client = nullptr, bool correlate = true);
 
   /// Walks the function's body; returns the state at its end.
   AsyncState run();
@@ -461,10 +467,12 @@ public:
                                      /*maxGenerations=*/4, /*maxRounds=*/0,
                                      /*whileAsLoop=*/false,
                                      /*freshPartitions=*/false,
-                                     /*joinOtherRegions=*/true};
+                                     /*joinOtherRegions=*/true,
+                                     /*correlateBranches=*/true};
 
 private:
   friend class ForwardWalk<AsyncStateWalker, AsyncState>;
+  bool correlatesBranches() const { return correlate; }
   bool transfer(mlir::Operation &op, AsyncState &state, bool final);
   AsyncState carryAroundBackEdge(mlir::scf::ForOp loop,
                                  const AsyncState &body, unsigned generations);
@@ -475,6 +483,7 @@ private:
   mlir::func::FuncOp func;
   AsyncTransfer transferFn;
   AsyncStateClient *client;
+  bool correlate;
 };
 
 /// What groupsAfter answers for a token whose group has retired.

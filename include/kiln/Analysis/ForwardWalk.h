@@ -63,7 +63,23 @@ struct WalkPolicy {
   /// and joined with it (it may not run), or walked in place, one after
   /// the other.
   bool joinOtherRegions = true;
+  /// After an scf.if, the rest of its block is walked on each branch's
+  /// state apart (up to 8 paths, then joined), and a later scf.if of the
+  /// block on the same condition -- the same value, or the same pure
+  /// computation of the same values -- takes on each path the region that
+  /// path's earlier branch took: a prefetch under `if i + 1 < n` and the
+  /// wait for it under another `if i + 1 < n` are on one path. The client
+  /// sees each op once per path (so the walk cannot be one that rewrites
+  /// the IR as it goes). `Derived::correlatesBranches()` turns it on per
+  /// walk.
+  bool correlateBranches = false;
 };
+
+/// Whether `a` and `b` are the same i1 value wherever both are defined in
+/// one execution of a block: the same SSA value, or results of the same
+/// pure operation (name, attributes) of operands that are so, up to
+/// `depth` operations deep.
+bool sameCondition(mlir::Value a, mlir::Value b, unsigned depth = 6);
 
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
@@ -82,12 +98,83 @@ std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
 template <typename Derived, typename State> class ForwardWalk {
 public:
   void runBlock(mlir::Block &block, State &state, bool final) {
-    for (mlir::Operation &op : llvm::make_early_inc_range(block))
-      runOp(op, state, final);
+    bool correlate = false;
+    if constexpr (Derived::policy.correlateBranches)
+      correlate = derived().correlatesBranches();
+    if (!correlate) {
+      for (mlir::Operation &op : llvm::make_early_inc_range(block))
+        runOp(op, state, final);
+      return;
+    }
+    // Paths through the block's scf.ifs so far, each with the conditions
+    // it took, walked apart; past kMaxPaths they are joined into one (the
+    // uncorrelated walk from there on).
+    struct Path {
+      llvm::SmallVector<std::pair<mlir::Value, bool>, 4> taken;
+      State state;
+    };
+    constexpr size_t kMaxPaths = 8;
+    llvm::SmallVector<Path, 2> paths;
+    paths.push_back(Path{{}, state});
+    for (mlir::Operation &op : llvm::make_early_inc_range(block)) {
+      auto branch = mlir::dyn_cast<mlir::scf::IfOp>(&op);
+      if (!branch) {
+        for (Path &p : paths)
+          runOp(op, p.state, final);
+        continue;
+      }
+      llvm::SmallVector<Path, 2> next;
+      for (Path &p : paths) {
+        std::optional<bool> known;
+        for (auto &[c, v] : p.taken)
+          if (sameCondition(c, branch.getCondition()))
+            known = v;
+        if (known) {
+          runBranch(branch, p.state, *known, final);
+          next.push_back(std::move(p));
+          continue;
+        }
+        if (!derived().transfer(op, p.state, final)) {
+          next.push_back(std::move(p));
+          continue;
+        }
+        Path otherwise = p;
+        runBlock(*branch.thenBlock(), p.state, final);
+        if (branch.elseBlock())
+          runBlock(*branch.elseBlock(), otherwise.state, final);
+        p.taken.push_back({branch.getCondition(), true});
+        otherwise.taken.push_back({branch.getCondition(), false});
+        next.push_back(std::move(p));
+        next.push_back(std::move(otherwise));
+      }
+      paths = std::move(next);
+      if (paths.size() > kMaxPaths) {
+        State all = paths.front().state;
+        for (Path &p : llvm::drop_begin(paths))
+          all = State::join(all, p.state);
+        paths.clear();
+        paths.push_back(Path{{}, std::move(all)});
+      }
+    }
+    state = paths.front().state;
+    for (Path &p : llvm::drop_begin(paths))
+      state = State::join(state, p.state);
   }
 
 protected:
   Derived &derived() { return static_cast<Derived &>(*this); }
+
+  /// An scf.if on a path where its condition is known: the op's own
+  /// effect, then only the region that path takes.
+  void runBranch(mlir::scf::IfOp branch, State &state, bool thenRegion,
+                 bool final) {
+    if (!derived().transfer(*branch, state, final))
+      return;
+    if (thenRegion)
+      runBlock(*branch.thenBlock(), state, final);
+    else if (branch.elseBlock())
+      runBlock(*branch.elseBlock(), state, final);
+  }
   static constexpr const WalkPolicy &policy() { return Derived::policy; }
 
   void runOp(mlir::Operation &op, State &state, bool final) {

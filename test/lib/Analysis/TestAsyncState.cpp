@@ -84,7 +84,10 @@ struct TestAsyncStatePass
       if (func.isExternal())
         return;
       Recorder recorder(func);
-      AsyncStateWalker(func, getNumWarps(getOperation()), &recorder).run();
+      // Each scf.if's branches joined where it ends: one state per op.
+      AsyncStateWalker(func, getNumWarps(getOperation()), &recorder,
+                       /*correlate=*/false)
+          .run();
       // In program order, whatever order the walk last reached them in.
       func.walk([&](Operation *op) {
         auto it = recorder.last.find(op);

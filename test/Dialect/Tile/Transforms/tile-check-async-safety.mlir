@@ -65,6 +65,62 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %v : !t
   }
 
+  // A copy and its wait under ifs on the same condition (here recomputed:
+  // the same comparison of the same values) are on one path; the read after
+  // them is covered on both.
+  func.func @ok_copy_and_wait_on_the_same_condition(%p: !p, %i: i32, %n: i32) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    %c0 = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g0 = tile.async_commit_group tokens %c0
+    %one = arith.constant 1 : i32
+    %i1 = arith.addi %i, %one : i32
+    %more = arith.cmpi slt, %i1, %n : i32
+    scf.if %more {
+      %c1 = tile.async_copy_global_to_local %p, %b : !p -> !m
+      %g1 = tile.async_commit_group tokens %c1
+    }
+    %one2 = arith.constant 1 : i32
+    %j1 = arith.addi %i, %one2 : i32
+    %more2 = arith.cmpi slt, %j1, %n : i32
+    scf.if %more2 {
+      %w = tile.async_wait {num = 1 : i32}
+    } else {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  // The same with the wait under another condition (i + 2 < n): a path may
+  // issue no second copy and still wait for one group only (i + 1 < n false,
+  // i + 2 < n true: i + 2 wraps), leaving the first copy in flight.
+  func.func @copy_and_wait_on_different_conditions(%p: !p, %i: i32, %n: i32) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %b = tile.local_alloc : () -> !m
+    // expected-note @+1 {{the async copy}}
+    %c0 = tile.async_copy_global_to_local %p, %a : !p -> !m
+    %g0 = tile.async_commit_group tokens %c0
+    %one = arith.constant 1 : i32
+    %i1 = arith.addi %i, %one : i32
+    %more = arith.cmpi slt, %i1, %n : i32
+    scf.if %more {
+      %c1 = tile.async_copy_global_to_local %p, %b : !p -> !m
+      %g1 = tile.async_commit_group tokens %c1
+    }
+    %two = arith.constant 2 : i32
+    %j2 = arith.addi %i, %two : i32
+    %more2 = arith.cmpi slt, %j2, %n : i32
+    scf.if %more2 {
+      %w = tile.async_wait {num = 1 : i32}
+    } else {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    // expected-error @+1 {{no wait covering its commit group comes between them on some path}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
   func.func @ok_wait_on_both_branches(%p: !p, %flag: i1) -> !t {
     %a = tile.local_alloc : () -> !m
     %c = tile.async_copy_global_to_local %p, %a : !p -> !m
