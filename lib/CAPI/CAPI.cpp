@@ -225,6 +225,7 @@ json::Value knownTargets() {
         {"assembly", backend->getAssemblyName().str()},
         {"binary", backend->getBinaryName().str()},
         {"assembly_loadable", backend->isAssemblyLoadable()},
+        {"takes_llvm_fn_attrs", backend->takesFunctionAttributes()},
         {"tool_environment", std::move(env)}});
   }
   return targets;

@@ -19,6 +19,7 @@ from typing import Dict
 
 from .compiler.cache import mangle_value
 from .compiler.compiler import (POINTER_RANGE_MARKER, check_num_ctas, compile as _compile,
+                                normalize_llvm_fn_attrs,
                                 target_info, type_name)
 from .compiler.errors import user_facing
 from .compiler.function import KernelFunction
@@ -41,7 +42,7 @@ _TORCH_DTYPES = {
 # checks need debug=True).
 _OPTIONS = ("num_warps", "num_stages", "num_ctas", "stream", "target", "sanitize_overflow",
             "debug", "maxnreg", "enable_fp_fusion", "waves_per_eu", "matrix_instr_nonkdim",
-            "kpack", "schedule_hint")
+            "kpack", "schedule_hint", "llvm_fn_attrs")
 # Triton's AMD options: waves_per_eu is the occupancy hint (passed to LLVM); the others steer
 # Triton's automatic lowering of tl.dot to MFMA, which a Gluon kernel -- its MFMA layouts
 # written out -- does not use, in Triton as in Kiln: accepted, and they change nothing.
@@ -391,15 +392,16 @@ class JITFunction(KernelFunction):
         signature, constexprs, runtime, key = self.specialize(arguments, range_bytes)
         fusion = bool(options.get("enable_fp_fusion", True))
         waves = options.get("waves_per_eu") or None  # 0: the compiler's choice, as None
+        fn_attrs = normalize_llvm_fn_attrs(options.get("llvm_fn_attrs"), self)
         mem_key = (key, num_warps, target, num_ctas, maxnreg, debug, sanitize_overflow, fusion,
-                   waves)
+                   waves, fn_attrs)
         entry = self._kernels.get(mem_key)
         if entry is None:
             deps = self.dependencies()  # the values code generation is about to read
             kernel = _compile(self, signature, constexprs, target=target, num_warps=num_warps,
                               num_ctas=num_ctas, maxnreg=maxnreg, debug=debug,
                               sanitize_overflow=sanitize_overflow, enable_fp_fusion=fusion,
-                              waves_per_eu=waves)
+                              waves_per_eu=waves, llvm_fn_attrs=fn_attrs)
             self._record_globals(deps)
             self._globals_ok = _stale_globals
             entry = [kernel, None, runtime, constexprs]
@@ -420,7 +422,8 @@ class JITFunction(KernelFunction):
         parts = [options.get("num_warps", 4), options.get("target"), options.get("num_ctas", 1),
                  options.get("num_stages"), options.get("maxnreg"),
                  self._debug_options(options), options.get("enable_fp_fusion", True),
-                 options.get("waves_per_eu")]
+                 options.get("waves_per_eu"),
+                 normalize_llvm_fn_attrs(options.get("llvm_fn_attrs"), self)]
         pointers = self.pointer_params()
         for name, value in arguments.items():
             if name in self.constexpr_names:
@@ -714,7 +717,7 @@ class _Variant:
         env = {"J": fn, "TABLE": self.table, "_NEXT": _no_variant, "_grid3": _grid3,
                "_int_class": _int_class,
                "_normalize_grid": _normalize_grid,
-               "_storage_bytes": _storage_bytes}
+               "_storage_bytes": _storage_bytes, "_fn_attrs": normalize_llvm_fn_attrs}
         bind = []
         if npos:
             bind.append(f"{', '.join(var[n] for n in names[:npos])}, = args")
@@ -730,9 +733,11 @@ class _Variant:
         # checks: ("guard", condition sending the call to _NEXT) or ("stmt", line), in order.
         checks, values, key = [], [], []
         for opt in ("num_warps", "target", "num_ctas", "num_stages", "maxnreg", "debug",
-                    "sanitize_overflow", "enable_fp_fusion", "waves_per_eu"):
+                    "sanitize_overflow", "enable_fp_fusion", "waves_per_eu", "llvm_fn_attrs"):
             if opt in options:
-                key.append(options[opt])
+                # LLVM attributes may come as a list: keyed as their normalized pairs.
+                key.append(f"_fn_attrs({options[opt]})" if opt == "llvm_fn_attrs"
+                           else options[opt])
         if "debug" not in options:
             key.append("J.debug")
         limits = fn._range_limits

@@ -74,6 +74,10 @@ public:
   /// itself), so a host can run a kernel when the binary's external tool is
   /// missing.
   virtual bool isAssemblyLoadable() const { return false; }
+  /// Whether the kernel function takes the user's LLVM function attributes
+  /// (the module's `tile.llvm_fn_attrs`, Triton's AMD launch option
+  /// `llvm_fn_attrs`); the target's lowering applies them.
+  virtual bool takesFunctionAttributes() const { return false; }
   /// Environment variables that choose the external tools makeBinary runs;
   /// they are part of what identifies a compile (cache keys).
   virtual llvm::ArrayRef<llvm::StringRef> getToolEnvironment() const {

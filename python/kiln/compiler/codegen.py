@@ -181,13 +181,14 @@ class CodeGenerator:
 
     def __init__(self, fn, *, params: Dict[str, tuple], target: str, num_warps: int,
                  warp_size: int, num_ctas: int = 1, maxnreg: Optional[int] = None,
-                 waves_per_eu: Optional[int] = None,
+                 waves_per_eu: Optional[int] = None, llvm_fn_attrs: tuple = (),
                  debug: bool = False, sanitize_overflow: bool = True, fp_fusion: bool = True):
         """``params`` maps every argument name to ``("runtime", type, divisibility,
         pointer_range)`` or ``("constexpr", value)``."""
         self.fn = fn
         self.maxnreg = maxnreg
         self.waves_per_eu = waves_per_eu
+        self.llvm_fn_attrs = tuple(llvm_fn_attrs)
         self.fp_fusion = fp_fusion
         self.params = params
         self.target = target
@@ -295,6 +296,9 @@ class CodeGenerator:
             attrs += f", tile.waves_per_eu = {self.waves_per_eu} : i32"
         if not self.fp_fusion:
             attrs += ", tile.fp_fusion = false"
+        if self.llvm_fn_attrs:
+            pairs = ", ".join(f'["{n}", "{v}"]' for n, v in self.llvm_fn_attrs)
+            attrs += f", tile.llvm_fn_attrs = [{pairs}]"
         head = f"func.func public @{symbol_name(fdef.name)}({', '.join(args)})"
         return self.b.module_text(attrs, head, body, def_loc, def_loc)
 

@@ -321,6 +321,40 @@ def check_waves_per_eu(waves_per_eu, fn=None):
                         f"the compiler's choice), got {waves_per_eu!r}", *where)
 
 
+def normalize_llvm_fn_attrs(attrs, fn=None):
+    """``llvm_fn_attrs`` (the AMD option of Triton after 3.6): LLVM attributes put on the
+    kernel function, as a string ``"name=value,name"`` or pairs ``(("name", "value"),)``;
+    -> a tuple of (name, value) string pairs (value "" for an attribute without one)."""
+    if attrs is None:
+        return ()
+    where = fn.src.position(fn.src.fdef) if fn is not None else (None, None, None)
+    pairs = []
+    if isinstance(attrs, str):
+        for item in attrs.split(","):
+            name, _, value = item.partition("=")
+            if name.strip():
+                pairs.append((name.strip(), value.strip()))
+    else:
+        try:
+            items = list(attrs)
+        except TypeError:
+            items = None
+        for item in items or ():
+            if (not isinstance(item, (tuple, list)) or len(item) != 2
+                    or not all(isinstance(x, str) for x in item)):
+                items = None
+                break
+            pairs.append((item[0].strip(), item[1]))
+        if items is None:
+            raise InvalidOption(f"llvm_fn_attrs must be a string 'name=value,...' or (name, "
+                                f"value) string pairs, got {attrs!r}", *where)
+    for name, value in pairs:
+        if not name or any(c in name + value for c in '"\\\n') or "=" in name:
+            raise InvalidOption(f"llvm_fn_attrs: {name!r} = {value!r} is not an LLVM "
+                                f"function attribute", *where)
+    return tuple(pairs)
+
+
 def check_num_ctas(num_ctas, fn=None):
     """``num_ctas``: the CTAs of one program, a thread-block cluster (Gluon's option): a power
     of two up to 16 (the most a Hopper cluster holds). Layouts split among them with
@@ -531,7 +565,7 @@ def valid_payload(payload) -> bool:
 
 def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
               maxnreg=None, debug=False, sanitize_overflow=True,
-              enable_fp_fusion=True, waves_per_eu=None) -> str:
+              enable_fp_fusion=True, waves_per_eu=None, llvm_fn_attrs=()) -> str:
     spec = []
     for name, kind in flat_params(params):
         if kind[0] == "constexpr":
@@ -548,6 +582,7 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
              **({"num_ctas": num_ctas} if num_ctas != 1 else {}),
              **({"maxnreg": maxnreg} if maxnreg is not None else {}),
              **({"waves_per_eu": waves_per_eu} if waves_per_eu else {}),
+             **({"llvm_fn_attrs": [list(a) for a in llvm_fn_attrs]} if llvm_fn_attrs else {}),
              **({"fp_fusion": False} if not enable_fp_fusion else {}),
              **({"debug": [True, bool(sanitize_overflow)]} if debug else {})}
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
@@ -697,7 +732,8 @@ def _run(compiler, what, call, where=None):
 @user_facing
 def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
             num_ctas=None, maxnreg=None, debug=False, sanitize_overflow=True,
-            enable_fp_fusion=True, cache=True, waves_per_eu=None) -> CompiledKernel:
+            enable_fp_fusion=True, cache=True, waves_per_eu=None,
+            llvm_fn_attrs=None) -> CompiledKernel:
     """Compile ``fn`` for ``target`` (default: :func:`default_target`). ``signature`` maps runtime arguments to types
     (``{"x": "*fp32", "n": "i32"}``), ``constexprs`` gives the compile-time arguments.
     ``num_ctas`` CTAs (a cluster) run each program; layouts split among them with
@@ -706,7 +742,10 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     is False, signed integer ``+``, ``-`` and ``*`` narrower than 64 bits assert that they do
     not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
     fuse a multiply feeding an add into one fma. ``waves_per_eu`` is Triton's occupancy
-    hint (waves per SIMD) for targets that take one; others ignore it."""
+    hint (waves per SIMD) for targets that take one; others ignore it. ``llvm_fn_attrs``
+    (AMD targets, as Triton's AMD backend after 3.6) puts LLVM attributes on the kernel
+    function, replacing Kiln's own of the same name: ``"amdgpu-agpr-alloc=0,0"`` style
+    text or ``(("name", "value"), ...)`` pairs; other targets ignore it, as Triton's."""
     fn = as_kernel_function(fn)
     constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps,
                                             num_ctas=num_ctas)
@@ -716,12 +755,15 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     check_maxnreg(maxnreg, fn)
     check_waves_per_eu(waves_per_eu, fn)
     waves_per_eu = waves_per_eu or None
+    llvm_fn_attrs = normalize_llvm_fn_attrs(llvm_fn_attrs, fn)
     compiler = load_compiler()
     if compiler is None:
         raise _not_built()
     target = target or default_target(compiler)
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
+    if not info.get("takes_llvm_fn_attrs"):
+        llvm_fn_attrs = ()  # ignored, as Triton's other backends ignore the AMD option
     params = parse_signature(fn, signature, constexprs)
     for name, kind in flat_params(params):
         if kind[0] == "runtime" and kind[3] and not info.get("pointer_range_bytes"):
@@ -731,7 +773,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     disk = None
     key = cache_key(fn, params, target, num_warps, compiler_fingerprint(compiler), num_ctas,
                     maxnreg, bool(debug), bool(sanitize_overflow), enable_fp_fusion,
-                    waves_per_eu)
+                    waves_per_eu, llvm_fn_attrs)
     if cache:
         disk = DiskCache()
         payload = disk.get(key, validate=valid_payload)
@@ -746,7 +788,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     start = clock()
     ir = CodeGenerator(fn, params=params, target=target, num_warps=num_warps,
                        warp_size=warp_size, num_ctas=num_ctas, maxnreg=maxnreg,
-                       waves_per_eu=waves_per_eu,
+                       waves_per_eu=waves_per_eu, llvm_fn_attrs=llvm_fn_attrs,
                        debug=bool(debug), sanitize_overflow=bool(sanitize_overflow),
                        fp_fusion=enable_fp_fusion).generate()
     timings["frontend"] = clock() - start

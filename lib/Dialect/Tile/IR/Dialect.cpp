@@ -364,6 +364,22 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "between 16 and 255 (registers per thread)";
     return success();
   }
+  if (name == "tile.llvm_fn_attrs") {
+    // LLVM attributes for the kernel function: [["name", "value"], ...].
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    bool ok = isa<ModuleOp>(op) && list;
+    for (Attribute a : ok ? list.getValue() : ArrayRef<Attribute>()) {
+      auto pair = dyn_cast<ArrayAttr>(a);
+      ok &= pair && pair.size() == 2 && isa<StringAttr>(pair[0]) &&
+            isa<StringAttr>(pair[1]) &&
+            !cast<StringAttr>(pair[0]).getValue().empty();
+    }
+    if (!ok)
+      return op->emitOpError() << "'" << name << "' is a module attribute: a "
+                               << "list of [\"name\", \"value\"] string pairs "
+                               << "(LLVM function attributes)";
+    return success();
+  }
   if (name == "tile.waves_per_eu") {
     // An occupancy hint for targets that take one (waves per SIMD).
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

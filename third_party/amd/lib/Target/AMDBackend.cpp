@@ -143,6 +143,7 @@ public:
   StringRef getDialectPrefix() const override { return "rocdl"; }
   StringRef getAssemblyName() const override { return "amdgcn"; }
   StringRef getBinaryName() const override { return "hsaco"; }
+  bool takesFunctionAttributes() const override { return true; }
   // An i8 or i16 phi takes a whole VGPR of its own.
   bool vectorizesMemoryAccesses() const override { return true; }
   bool packsNarrowPhis() const override { return true; }

@@ -443,6 +443,35 @@ public:
                   StringAttr::get(ctx, n + "," + n)}));
         func.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
       }
+    // The user's LLVM function attributes (Triton's llvm_fn_attrs), each
+    // replacing one of the same name: a "name" alone where the value is
+    // empty.
+    if (auto module = func->getParentOfType<ModuleOp>())
+      if (auto user = module->getAttrOfType<ArrayAttr>("tile.llvm_fn_attrs")) {
+        auto nameOf = [](Attribute a) -> StringRef {
+          if (auto s = dyn_cast<StringAttr>(a))
+            return s.getValue();
+          if (auto p = dyn_cast<ArrayAttr>(a); p && !p.empty())
+            if (auto s = dyn_cast<StringAttr>(p[0]))
+              return s.getValue();
+          return {};
+        };
+        SmallVector<Attribute> passthrough;
+        if (ArrayAttr existing = func.getPassthroughAttr())
+          passthrough.append(existing.begin(), existing.end());
+        for (Attribute a : user) {
+          auto pair = cast<ArrayAttr>(a);
+          StringAttr name = cast<StringAttr>(pair[0]);
+          StringAttr value = cast<StringAttr>(pair[1]);
+          llvm::erase_if(passthrough, [&](Attribute e) {
+            return nameOf(e) == name.getValue();
+          });
+          passthrough.push_back(value.getValue().empty()
+                                    ? Attribute(name)
+                                    : ArrayAttr::get(ctx, {name, value}));
+        }
+        func.setPassthroughAttr(ArrayAttr::get(ctx, passthrough));
+      }
   }
 };
 } // namespace
