@@ -322,7 +322,7 @@ def check_waves_per_eu(waves_per_eu, fn=None):
 
 
 def normalize_llvm_fn_attrs(attrs, fn=None):
-    """``llvm_fn_attrs`` (the AMD option of Triton after 3.6): LLVM attributes put on the
+    """``llvm_fn_attrs`` (a launch option of Triton after 3.6): LLVM attributes put on the
     kernel function, as a string ``"name=value,name"`` or pairs ``(("name", "value"),)``;
     -> a tuple of (name, value) string pairs (value "" for an attribute without one)."""
     if attrs is None:
@@ -743,8 +743,8 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     not overflow. ``enable_fp_fusion`` (Triton's option, on by default) lets code generation
     fuse a multiply feeding an add into one fma. ``waves_per_eu`` is Triton's occupancy
     hint (waves per SIMD) for targets that take one; others ignore it. ``llvm_fn_attrs``
-    (AMD targets, as Triton's AMD backend after 3.6) puts LLVM attributes on the kernel
-    function, replacing Kiln's own of the same name: ``"amdgpu-agpr-alloc=0,0"`` style
+    (a launch option of Triton after 3.6) puts LLVM attributes on the kernel function of
+    targets that take them, replacing Kiln's own of the same name: ``"name=value,name"``
     text or ``(("name", "value"), ...)`` pairs; other targets ignore it, as Triton's."""
     fn = as_kernel_function(fn)
     constexprs, options = option_constexprs(fn, constexprs, num_warps=num_warps,
@@ -763,7 +763,7 @@ def compile(fn, signature=None, constexprs=None, target=None, num_warps=None, *,
     info = target_info(target, compiler)
     _check_num_warps(fn, num_warps, info)
     if not info.get("takes_llvm_fn_attrs"):
-        llvm_fn_attrs = ()  # ignored, as Triton's other backends ignore the AMD option
+        llvm_fn_attrs = ()  # ignored, as Triton's backends without the option do
     params = parse_signature(fn, signature, constexprs)
     for name, kind in flat_params(params):
         if kind[0] == "runtime" and kind[3] and not info.get("pointer_range_bytes"):
