@@ -43,7 +43,7 @@ What runs (each chain stops at the first step that does not exit 0):
                         are skipped when plain kiln-opt already reports a
                         located error, since they would parse the same way)
   LLVM-dialect inputs   kiln-translate --target=cuda:sm_90a|sm_80 --emit=ptx M
-  (test/Target/*.mlir)  kiln-translate --target=hip:gfx942|gfx950 --emit=amdgcn|hsaco M
+  (test/Target/*.mlir)  kiln-translate --target=hip:gfx942|gfx950|gfx90a|gfx908 --emit=amdgcn|hsaco M
 
 Mutant number i of seed S is generated from random.Random("S/i") and an input
 picked by weighted rendezvous hashing of (S, i, input file + content), so a
@@ -194,7 +194,7 @@ def make_mutant(seed_value, index, corpus, ctx, tools):
         ]
     else:
         nv = rng.choice(["cuda:sm_90a", "cuda:sm_90a", "cuda:sm_80"])
-        amd = rng.choice(["hip:gfx942", "hip:gfx942", "hip:gfx950"])
+        amd = rng.choice(["hip:gfx942", "hip:gfx942", "hip:gfx950", "hip:gfx90a", "hip:gfx908"])
         emit = rng.choice(["amdgcn", "amdgcn", "hsaco"])
         chains = [
             Chain("translate-nv", [[tr, f"--target={nv}", "--emit=ptx", "{input}"]]),

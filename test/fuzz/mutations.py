@@ -498,8 +498,8 @@ MODULE_ATTR_VALUES = {
     "tile.shared": [0, 1, 65536, 2**31 - 1, -1],
     "tile.num_stages": [0, 1, 2, 3, -1, 1000],
 }
-TARGETS = ["cuda:sm_90a", "cuda:sm_80", "hip:gfx942", "hip:gfx950", "cuda:sm_100", "", "hip:",
-           "cuda:sm_90a ", "x"]
+TARGETS = ["cuda:sm_90a", "cuda:sm_80", "hip:gfx942", "hip:gfx950", "hip:gfx90a", "hip:gfx908",
+           "cuda:sm_100", "", "hip:", "cuda:sm_90a ", "x"]
 
 
 def m_module_attr(rng, text, ctx):
