@@ -7,7 +7,9 @@ copies landing in every CTA and the cluster barrier simulated. No refill of a sl
 -- may race with a consumer's reads of it, and no schedule may hang, for clusters of 2 and 4,
 one tile a cluster or persistent. Then the ring is broken the ways a mistake would break it,
 and the oracle must see each: every CTA releasing only its own slots (no cta_mask); the release
-barriers counting one CTA's arrivals; the loader's waits for released slots deleted."""
+barriers counting one CTA's arrivals; the loader's waits for released slots deleted. The
+multicast test kernel whose slots a cluster barrier releases (2 x 1 and 2 x 2 clusters) is
+judged the same way, with and without its cluster barriers."""
 
 from __future__ import annotations
 
@@ -134,3 +136,33 @@ def test_a_loader_that_does_not_wait_for_released_slots_races(opt, tmp_path):
     assert drop
     report = _oracle("\n".join(ln for i, ln in enumerate(lines) if i not in drop), 2)
     assert re.search(r"witnessed \([^)]*write-after-read", report), report
+
+
+@pytest.mark.parametrize("bits_m,bits_n", [(1, 0), (1, 1)])
+def test_cluster_barrier_ring_across_the_cluster(opt, tmp_path, bits_m, bits_n):
+    """tma_multicast_kernels.multicast_gemm: A's part shared along N and B's along M by
+    multicast in a 2 x 1 or 2 x 2 cluster, every slot released by gl.barrier(cluster=True)
+    after the wgmma. Played as its 2 or 4 CTAs: no race, no hang; with the cluster barriers
+    gone, a CTA's multicast refills another's operand while that CTA's wgmma may still read
+    it."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tma_multicast_kernels as mk
+    BM, BN, la, lb, acc, out = mk.gemm_layouts(bits_m, bits_n)
+    ctas = 1 << (bits_m + bits_n)
+    T = kl.tensor_descriptor_type
+    k = mk.multicast_gemm.warmup(T(kl.float16, [BM, 64], la), T(kl.float16, [64, BN], lb),
+                                 "*fp32", 256, 256, 256, MULTICAST=True, ACC=acc, OUT=out,
+                                 num_warps=4, num_ctas=ctas, grid=(1,), target="cuda:sm_90a")
+    src = tmp_path / f"mgemm{ctas}.mlir"
+    src.write_text(k.asm["tile"])
+    proc = subprocess.run([OPT, str(src), f"--pass-pipeline={_UP_TO_BARRIERS}", "-o", "-"],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout
+    assert "tile_nv.cluster_wait" in text and " multicast %" in text
+    assert "witnessed" not in _oracle(text, ctas)
+    bare = "\n".join(ln for ln in text.splitlines()
+                     if "tile_nv.cluster_arrive" not in ln and "tile_nv.cluster_wait" not in ln)
+    report = _oracle(bare, ctas)
+    assert re.search(r"witnessed \([^)]*write-after-read[^)]*\)\s*\n\s*tile_nv\."
+                     r"async_tma_copy_global_to_local .* multicast", report), report
