@@ -1781,6 +1781,14 @@ func.func @synced_not_a_load() {
 
 // -----
 
+func.func @relaxed_checked_not_a_load() {
+  // expected-error @+1 {{'tile.relaxed_load_checked' is a unit attribute of tile.local_load}}
+  %g = tile.async_commit_group {tile.relaxed_load_checked}
+  return
+}
+
+// -----
+
 // expected-error @+1 {{tensordesc needs a block with a shared layout (the layout the block has in shared memory), got 'tensor<64x64xf16>'}}
 func.func @desc_no_layout(%d: !tile.tensordesc<tensor<64x64xf16>>) {
   return

@@ -295,6 +295,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                   "15] on an atomic with old values";
     return success();
   }
+  if (name == RelaxedLoadCheckedAttrHelper::getNameStr()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<LocalLoadOp>(op))
+      return op->emitOpError() << "'" << name
+                               << "' is a unit attribute of tile.local_load";
+    return success();
+  }
   if (name == SyncedViaWaitAttrHelper::getNameStr()) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<LocalLoadOp>(op))
       return op->emitOpError() << "'" << name

@@ -126,7 +126,30 @@ public:
       int &most = waitMaxGroups.try_emplace(wait, 0).first->second;
       most = std::max(most, before.maxGroups);
     }
+    // A relaxed load (the user's assertion that no copy into its bytes is
+    // in flight): whether, on some visit, one may be.
+    if (relaxedLoads)
+      if (auto load = dyn_cast<LocalLoadOp>(op);
+          load && TileDialect::SyncedViaWaitAttrHelper(op->getContext())
+                      .isAttrPresent(op)) {
+        // By allocation and slot; an unnamed buffer on either side may be
+        // the same.
+        std::optional<Buffer> read = resolve(load.getSrc());
+        bool inFlight = !read;
+        for (const InFlight &p : before.pending) {
+          if (p.kind != Kind::Copy && p.kind != Kind::BarrierWrite)
+            continue;
+          inFlight |= p.buffers.empty();
+          for (const Buffer &b : p.buffers)
+            inFlight |= !b.root || !read || mayOverlap(b, *read);
+        }
+        (*relaxedLoads)[op->getLoc()] |= inFlight;
+      }
   }
+
+  /// Where set: each relaxed load's location, and whether a copy into its
+  /// bytes may be in flight there on some visit.
+  llvm::DenseMap<Location, bool> *relaxedLoads = nullptr;
 
 
   /// The kernel ends: nothing asynchronous may still read its shared
@@ -308,8 +331,10 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
 
 /// The dataflow check and the partitions' of one function; `warn`: also
 /// the warnings.
-static bool checkAccesses(func::FuncOp func, int numWarps, bool warn) {
+static bool checkAccesses(func::FuncOp func, int numWarps, bool warn,
+                          llvm::DenseMap<Location, bool> *relaxedLoads = nullptr) {
   Checker checker;
+  checker.relaxedLoads = relaxedLoads;
   checker.collectCompilerRings(func);
   AsyncStateWalker walker(func, numWarps, &checker);
   checker.atExit(walker.run());
@@ -369,7 +394,17 @@ static bool checkChosenBuffers(func::FuncOp func, int numWarps,
     });
     checkBarrierPhases(copy);
     checkBarrierLifecycle(copy);
-    checkAccesses(copy, numWarps, /*warn=*/false);
+    llvm::DenseMap<Location, bool> relaxed;
+    checkAccesses(copy, numWarps, /*warn=*/false, &relaxed);
+    // The relaxed loads no copy may still be writing in the copy (where each
+    // of the function's loads became one or more): said so on the function,
+    // whose own walk cannot name their buffers.
+    TileDialect::RelaxedLoadCheckedAttrHelper checked(func.getContext());
+    func.walk([&](LocalLoadOp load) {
+      auto it = relaxed.find(load->getLoc());
+      if (it != relaxed.end() && !it->second)
+        checked.setAttr(load, UnitAttr::get(func.getContext()));
+    });
   }
   copy.erase();
   llvm::DenseSet<Location> done = reported;

@@ -149,9 +149,13 @@ private:
              "in an scf.for of constant lower bound and step, or a "
              "loop-carried counter (s + 1) % N, so Kiln cannot prove the "
              "copies in flight write other slots";
-    } else if (helper.isAttrPresent(op)) {
+    } else if (helper.isAttrPresent(op) &&
+               !TileDialect::RelaxedLoadCheckedAttrHelper(op->getContext())
+                    .isAttrPresent(op)) {
       // The user's assertion (load_shared_relaxed) stays, with a warning
-      // when a copy into these bytes may still be in flight.
+      // when a copy into these bytes may still be in flight (unless the
+      // async-safety check, naming the buffers control flow chooses, found
+      // none).
       InFlightDiagnostic diag = op->emitWarning()
                                 << "this relaxed shared-memory load reads "
                                    "bytes an async copy may still be "

@@ -107,6 +107,12 @@ def Tile_Dialect : Dialect {
     // bytes it reads can be in flight there (so it may be declared not to
     // alias any in-flight copy).
     "::mlir::UnitAttr":$synced_via_wait,
+    // On a relaxed local_load (synced_via_wait from the DSL), set by
+    // tile-check-async-safety where its run on the copy of the function
+    // with the buffers control flow chooses named found no async copy into
+    // the load's bytes in flight there: tile-insert-barriers, which cannot
+    // name them, then does not warn.
+    "::mlir::UnitAttr":$relaxed_load_checked,
     // On warp_specialize, set by tile-prepare-warp-specialize: checked
     // against the target, its worker regions given their own copies of what
     // they use from above (convert-tile-to-llvm lowers only these).
