@@ -5,6 +5,7 @@ Gluon kernel does not use, and are accepted without effect, as in Triton; llvm_f
 AMD option of Triton after 3.6) puts LLVM attributes on the kernel function; an NVIDIA target
 ignores them all, as Triton's CUDA backend does."""
 
+import os
 import re
 
 import pytest
@@ -12,11 +13,12 @@ import pytest
 import kiln
 import kiln.language as kl
 
+import located
 from fakes import FAKE_TARGETS  # noqa: F401
 
 
 @kiln.jit
-def fill(x):
+def fill(x):  # E:def
     offs = kl.arange(0, 256, kl.BlockedLayout([1], [64], [4], [0]))
     kl.store(x + offs, offs)
 
@@ -88,8 +90,12 @@ def test_llvm_fn_attrs_reach_the_kernel_function():
 
 
 def test_llvm_fn_attrs_are_checked():
-    with pytest.raises(kiln.InvalidOption, match="llvm_fn_attrs must be a string"):
+    with pytest.raises(kiln.InvalidOption) as ei:
         fill.warmup("*i32", grid=(1,), target="hip:gfx950", llvm_fn_attrs=(("a", 1),))
+    # At the kernel's definition, where launch options are reported.
+    located.assert_located(ei.value, os.path.abspath(__file__), "E:def", "def fill",
+                           r"llvm_fn_attrs must be a string 'name=value,...' or \(name, value\) "
+                           r"string pairs, got \(\('a', 1\),\)", kiln.InvalidOption)
     with pytest.raises(kiln.InvalidOption, match="is not an LLVM function attribute"):
         fill.warmup("*i32", grid=(1,), target="hip:gfx950", llvm_fn_attrs=(('a"b', "1"),))
     # An NVIDIA target ignores them, as Triton's CUDA backend does.

@@ -64,7 +64,11 @@ public:
   /// Signed bounds [lo, hi] every element of an integer `v` lies in, from
   /// constants, aranges, program ids and the arithmetic between them
   /// (nullopt where unknown or where an operation may wrap): what the
-  /// signed division and remainder rules need (x >= 0).
+  /// signed division and remainder rules need (x >= 0). Not IntRanges
+  /// (upstream IntegerRangeAnalysis): that is a solver run once over a whole
+  /// function, while this analysis is lazy per value and asked by passes in
+  /// the middle of rewriting the IR (the pipeliner), where a solver's
+  /// results would describe ops no longer there.
   std::optional<std::pair<int64_t, int64_t>> bounds(mlir::Value v);
 
 private:

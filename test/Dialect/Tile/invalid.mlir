@@ -1781,6 +1781,18 @@ func.func @synced_not_a_load() {
 
 // -----
 
+// expected-error @+1 {{'tile.llvm_fn_attrs' is a module attribute: a list of ["name", "value"] string pairs (LLVM function attributes)}}
+module attributes {tile.llvm_fn_attrs = [["amdgpu-agpr-alloc"]]} {
+}
+
+// -----
+
+// expected-error @+1 {{'tile.llvm_fn_attrs' is a module attribute: a list of ["name", "value"] string pairs (LLVM function attributes)}}
+module attributes {tile.llvm_fn_attrs = [["", "1"]]} {
+}
+
+// -----
+
 func.func @relaxed_checked_not_a_load() {
   // expected-error @+1 {{'tile.relaxed_load_checked' is a unit attribute of tile.local_load}}
   %g = tile.async_commit_group {tile.relaxed_load_checked}

@@ -249,7 +249,7 @@ def mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: kl.con
     a = kl.convert_layout(a, kl.DotOperandLayout(0, acc_l, KW))
     b = kl.convert_layout(b, kl.DotOperandLayout(1, acc_l, KW))
     acc = kl.zeros([M, N], c_ptr.dtype.element_ty, acc_l)
-    acc = cdna3.mfma(a, b, acc)
+    acc = cdna3.mfma(a, b, acc)  # E:kernel_mfma
     kl.store(c_ptr + rm[:, None] * N + rn[None, :], kl.convert_layout(acc, blk))
 
 
@@ -291,21 +291,21 @@ def small_mfma_kernel(a_ptr, b_ptr, c_ptr, M: kl.constexpr, N: kl.constexpr, K: 
 @pytest.mark.parametrize("shape", [(32, 32, 16), (16, 16, 32)])
 @pytest.mark.parametrize("dt", ["fp16", "bf16"])
 @pytest.mark.parametrize("num_warps", [4, 8])
-@pytest.mark.parametrize("version", [3, 4])
+@pytest.mark.parametrize("version", [2, 3, 4])
 def test_gluon_test_amd_mfma_configurations(shape, dt, num_warps, version):
     """The configurations Triton 3.6's own test_amd_mfma runs (a 32 x 32 instruction,
     transposed, all warps along M; tensors as small as 16 x 16, smaller than the block, which
-    the layouts broadcast; test_amd_mfma_emulated.py checks that arithmetic)."""
+    the layouts broadcast; test_amd_mfma_emulated.py checks that arithmetic), with the layout
+    version of each chip that test runs on (2 on gfx90a)."""
     m, n, k = shape
-    acc = kl.amd.AMDMFMALayout(version, [32, 32, 8 if version == 3 else 16], True,
-                               [num_warps, 1])
+    ik = 16 if version == 4 else 8
+    acc = kl.amd.AMDMFMALayout(version, [32, 32, ik], True, [num_warps, 1])
     c = kiln.compile(small_mfma_kernel, {"a_ptr": f"*{dt}", "b_ptr": f"*{dt}",
                                          "c_ptr": f"*{dt}"},
-                     dict(M=m, N=n, K=k, ACC=acc, KW=4 if version == 3 else 8, NW=num_warps),
-                     target="hip:gfx942" if version == 3 else "hip:gfx950",
-                     num_warps=num_warps, cache=False)
+                     dict(M=m, N=n, K=k, ACC=acc, KW=ik // 2, NW=num_warps),
+                     target=CHIP[version], num_warps=num_warps, cache=False)
     # One 32 x 32 block per wave, K / instruction K steps.
-    assert len(re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])) == k // (8 if version == 3 else 16)
+    assert len(re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])) == k // ik
 
 
 def test_gfx942_fp8_and_gfx950_shapes_are_refused_at_the_op():
@@ -345,14 +345,16 @@ def test_older_layouts_run_where_their_instruction_remains():
                               BITS=64 if acc_dt == "fp64" else 32),
                          target=target, num_warps=4, cache=False)
         assert set(re.findall(r"\bv_mfma\w*", c.asm["amdgcn"])) == {mnemonic}, target
-    with pytest.raises(kiln.CompilationError, match=r"the 32x32x8 mfma for 'i8' x 'i8' "
-                       r"\(v_mfma_i32_32x32x8i8\) is a CDNA2 \(gfx90a\) instruction that "
-                       r"hip:gfx942 does not have; its shapes for these types are \[32, 32, "
-                       r"16\], \[16, 16, 32\], \[4, 64, 64\], \[64, 4, 64\] \(a version 3 "
-                       r"layout\)"):
+    with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(mfma_kernel, {"a_ptr": "*int8", "b_ptr": "*int8", "c_ptr": "*int32"},
                      dict(M=64, N=64, K=32, V=2, IM=32, IK=8, TR=False, KW=4),
                      target="hip:gfx942", num_warps=4, cache=False)
+    located.assert_located(
+        ei.value, HERE, "E:kernel_mfma", "cdna3.mfma",
+        r"mfma: the 32x32x8 mfma for 'i8' x 'i8' \(v_mfma_i32_32x32x8i8\) is a CDNA2 "
+        r"\(gfx90a\) instruction that hip:gfx942 does not have; its shapes for these types "
+        r"are \[32, 32, 16\], \[16, 16, 32\], \[4, 64, 64\], \[64, 4, 64\] \(a version 3 "
+        r"layout\)", kiln.CompilationError)
     with pytest.raises(kiln.CompilationError, match=r"the layout is for CDNA2 \(gfx90a\) "
                        r"\(version 2\); hip:gfx908 has CDNA version 1"):
         kiln.compile(mfma_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"},
