@@ -245,7 +245,7 @@ def test_wgmma_worker_on_warps_4_to_7(case):
     assert re.search(rf"\.maxntid {32 * total}, 1, 1\b", ptx), \
         re.findall(r"\.maxntid.*", ptx)
     # All warps, padding included, meet at named barrier 1 before and after the partitions.
-    assert len(re.findall(rf"bar\.sync\s+1, {32 * total};", ptx)) >= 2
+    assert len(re.findall(rf"barrier\.sync\s+1, {32 * total};", ptx)) >= 2
     assert ptx.count("wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16") == 4
     _check_dispatch(k.asm["llvm_dialect"], case, want, total, with_regs=not num_warps % 4)
 

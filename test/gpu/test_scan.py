@@ -119,4 +119,8 @@ def test_scans_in_a_loop_and_under_an_if(target):
         acc = acc + torch.cumsum(x[i].cpu().double(), 0)
         if i % 2 == 0:
             acc = acc.flip(0).cumsum(0).flip(0)
-    torch.testing.assert_close(z.cpu().double(), acc, rtol=1e-4, atol=1e-2)
+    # fp32 sums past 2^24: each element's rounding error scales with the largest partial
+    # sums (an element near 0 can still carry it), so the absolute tolerance does too; a
+    # wrong scan is off by the values themselves
+    scale = acc.abs().max().item()
+    torch.testing.assert_close(z.cpu().double(), acc, rtol=1e-4, atol=1e-2 + 1e-5 * scale)

@@ -18,11 +18,15 @@
 //     worker threads count their ids from the partition's first warp, and
 //     the regions are inlined into one control-flow graph: at entry, warps
 //     past the kernel's own branch to the worker dispatch; both sides meet
-//     at named barrier 1 (every warp) before and after the partitions. The
-//     start barrier counts a predicate (bar.red.popc): the kernel's first
-//     k threads set it for the kernel's k-th call, none before returning, so
-//     the workers, waiting in a loop, learn which call comes next (a call
-//     may sit in a loop or a branch) or that the kernel is done.
+//     at named barrier 1 (every warp) before and after the partitions, each
+//     side at its own instructions (so not a barrier the target requires
+//     one instruction of every thread to reach). Before the start barrier
+//     the kernel's warps write the call's number (k for their k-th call, 0
+//     before returning) into a word of shared memory that
+//     tile-allocate-shared-memory keeps for the whole kernel (the module's
+//     scratch_offset), so the workers, waiting in a loop, learn which call
+//     comes next (a call may sit in a loop or a branch) or that the kernel
+//     is done.
 //
 // With register counts (partition_num_regs) on a target that moves registers
 // between warp groups (setmaxnreg), the worker warps are padded to whole
@@ -426,13 +430,6 @@ FailureOr<int> kiln::prepareWarpSpecialize(ModuleOp module,
              << "), over the 1024 threads of a CTA";
     }
     total = std::max(total, warps);
-    // The start barrier names call k by the kernel's first k threads.
-    if (ops.size() > size_t(numWarps * warpSize))
-      return ops[numWarps * warpSize].emitOpError()
-             << "is call " << numWarps * warpSize + 1 << " of the kernel; its "
-             << numWarps * warpSize
-             << " threads can announce at most as many calls (the start barrier "
-                "counts them)";
     for (WarpSpecializeOp op : ops) {
       if (op.getPartitionRegions().size() > 14)
         return op.emitOpError() << "has " << op.getPartitionRegions().size()
@@ -494,6 +491,12 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     return front.emitOpError() << "has no register plan";
   int total = numWarps + plan->workerWarps;
   OpBuilder b(func->getContext());
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
+    return front.emitOpError()
+           << "has no dispatch word in shared memory assigned; run "
+              "tile-allocate-shared-memory first";
+  declareSharedMemory(module);
 
   SmallVector<LLVM::ReturnOp> returns;
   for (Block &block : func.getBody())
@@ -578,16 +581,41 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   };
 
   // The kernel's returns (collected before any block was added): before
-  // each, the kernel's warps release the workers (a start barrier that
-  // counts no thread: call 0, return).
+  // each, the kernel's warps release the workers (call 0: return).
   unsigned bar = total * warpSize;
+  auto i32Ty = b.getI32Type();
+  // The kernel's warps name the call that comes next (1-based; 0: return):
+  // their thread 0 writes it into the dispatch word, then they meet the
+  // workers at the start barrier, after which the workers read it. Each side
+  // reaches that barrier at its own instructions, so it is the form without
+  // .aligned, and a plain barrier: a reduction barrier that counts the call
+  // instead (bar.red.popc) is stopped by compute-sanitizer's synccheck as a
+  // barrier of divergent threads when its participants are at different
+  // instructions. The start is two barriers: compute-sanitizer's racecheck
+  // reports the word read after one alone as a race with its write before
+  // it, and not after a second (the scalars passed through the op's scratch
+  // are likewise stored before both and loaded after). The word is written
+  // again only after the call's end barrier, which every worker reaches after
+  // reading it.
   auto announce = [&](OpBuilder &at, Location l, unsigned call) {
-    // Threads 0 .. call-1 of the kernel's warps count: the workers read
-    // `call` (1-based; 0: return) from the barrier's count.
-    Value pred = LLVM::ICmpOp::create(at, l, LLVM::ICmpPredicate::ult,
-                                      target.threadId(at, l),
-                                      i32Const(at, l, call));
-    return target.namedBarrierPopc(at, l, kPartitionBarrier, bar, pred);
+    Block *here = at.getBlock();
+    Block *rest = here->splitBlock(at.getInsertionPoint());
+    auto *write = new Block();
+    body.getBlocks().insert(rest->getIterator(), write);
+    at.setInsertionPointToEnd(here);
+    Value first = LLVM::ICmpOp::create(at, l, LLVM::ICmpPredicate::eq,
+                                       target.threadId(at, l),
+                                       i32Const(at, l, 0));
+    LLVM::CondBrOp::create(at, l, first, write, rest);
+    at.setInsertionPointToStart(write);
+    LLVM::StoreOp::create(at, l, i32Const(at, l, call),
+                          getScratchBase(at, l, module));
+    LLVM::BrOp::create(at, l, rest);
+    at.setInsertionPointToStart(rest);
+    target.namedBarrier(at, l, kPartitionBarrier, bar,
+                        /*sameInstruction=*/false);
+    target.namedBarrier(at, l, kPartitionBarrier, bar,
+                        /*sameInstruction=*/false);
   };
   for (LLVM::ReturnOp ret : returns) {
     OpBuilder at(ret);
@@ -597,12 +625,8 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   // The kernel's warps, at each op: start barrier (announcing the call), the
   // default region, end barrier. The default region's yielded values reach
   // what follows as arguments of the block after it (the op's results).
-  // Scalars passed through the op's scratch (stored by the kernel's warps
-  // before the start barrier, loaded by the workers after it): a bar.sync
-  // right after the announcing barrier orders them, as compute-sanitizer's
-  // racecheck also sees (it reports the stores and loads on either side of
-  // the bar.red alone as hazards).
-  SmallVector<bool> passes;
+  // Scalars passed through the op's scratch are stored by the kernel's warps
+  // before the start barrier and loaded by the workers after it.
   for (size_t n = 0; n < ops.size(); ++n) {
     WarpSpecializeOp op = ops[n];
     Location opLoc = op.getLoc();
@@ -614,15 +638,12 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     yieldsTo(op.getDefaultRegion(), after);
     body.getBlocks().splice(after->getIterator(),
                             op.getDefaultRegion().getBlocks());
-    passes.push_back(
-        op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()));
     OpBuilder k(op);
     announce(k, opLoc, n + 1);
-    if (passes.back())
-      target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
     LLVM::BrOp::create(k, opLoc, defaultEntry);
     k.setInsertionPointToStart(after);
-    target.namedBarrier(k, opLoc, kPartitionBarrier, bar);
+    target.namedBarrier(k, opLoc, kPartitionBarrier, bar,
+                          /*sameInstruction=*/false);
   }
 
   // The worker warps, in components: warp groups that hold one partition (in
@@ -692,7 +713,12 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     // which call it is (any number of times, in any order: a call may sit in
     // a loop or a branch), take part in it and come back; on 0 they return.
     w.setInsertionPointToStart(wait);
-    Value call = announce(w, loc, 0);
+    target.namedBarrier(w, loc, kPartitionBarrier, bar,
+                        /*sameInstruction=*/false);
+    target.namedBarrier(w, loc, kPartitionBarrier, bar,
+                        /*sameInstruction=*/false);
+    Value call =
+        LLVM::LoadOp::create(w, loc, i32Ty, getScratchBase(w, loc, module));
     auto is = [&](OpBuilder &at, unsigned k) {
       return LLVM::ICmpOp::create(at, loc, LLVM::ICmpPredicate::eq, call,
                                   i32Const(at, loc, k));
@@ -721,8 +747,6 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
         w.setInsertionPointToStart(other);
       }
       OpBuilder p = OpBuilder::atBlockEnd(start);
-      if (passes[n])
-        target.namedBarrier(p, opLoc, kPartitionBarrier, bar);
       SmallVector<int> starts = op.getPartitionFirstWarps(numWarps);
       SmallVector<unsigned> byStart;
       for (unsigned i = 0; i < starts.size(); ++i)
@@ -759,7 +783,8 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
       if (cursor != -1)
         LLVM::BrOp::create(p, opLoc, exit);
       OpBuilder e = OpBuilder::atBlockEnd(exit);
-      target.namedBarrier(e, opLoc, kPartitionBarrier, bar);
+      target.namedBarrier(e, opLoc, kPartitionBarrier, bar,
+                          /*sameInstruction=*/false);
       LLVM::BrOp::create(e, opLoc, wait);
     }
   }

@@ -51,19 +51,16 @@ public:
   /// CTA-wide barrier that also orders shared-memory accesses.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
   /// Whether namedBarrier lowers: a barrier of `numThreads` threads (whole
-  /// warps) on barrier `id`, which warp specialization needs.
+  /// warps) on barrier `id`, which warp specialization needs. With
+  /// `sameInstruction` false its participants may reach it at different
+  /// instructions (warp specialization's partition barrier: the kernel's
+  /// warps at each call, the workers in their dispatch loop), which a
+  /// barrier the target declares executed by one instruction of every
+  /// thread (PTX's .aligned forms) does not allow.
   virtual bool hasNamedBarriers() const { return false; }
   virtual void namedBarrier(mlir::OpBuilder &b, mlir::Location loc,
-                            unsigned id, unsigned numThreads) const {}
-  /// namedBarrier that also counts the threads whose i1 `pred` is true and
-  /// gives every participant the count (an i32); null where the target has
-  /// no such barrier. Warp specialization tells its worker warps which
-  /// call comes next by it.
-  virtual mlir::Value namedBarrierPopc(mlir::OpBuilder &b, mlir::Location loc,
-                                       unsigned id, unsigned numThreads,
-                                       mlir::Value pred) const {
-    return {};
-  }
+                            unsigned id, unsigned numThreads,
+                            bool sameInstruction = true) const {}
   /// Whether `op` is what barrier() creates, and what threadId() creates:
   /// warp specialization rewrites them per partition after the conversion.
   virtual bool isCTABarrier(mlir::Operation *op) const { return false; }

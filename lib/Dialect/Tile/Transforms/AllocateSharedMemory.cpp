@@ -224,6 +224,8 @@ std::string describe(Operation *op) {
   llvm::raw_string_ostream os(text);
   if (isa<LocalAllocOp>(op))
     os << "buffer";
+  else if (isa<ModuleOp>(op))
+    os << "warp specialization's dispatch word";
   else
     os << "scratch of " << op->getName().getStringRef();
   if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
@@ -270,6 +272,19 @@ struct AllocateSharedMemory
         buffers.push_back(Buffer{op, bytes, 16, at, at});
       }
     });
+    // A kernel with a warp_specialize keeps one word for its whole run: the
+    // kernel's warps write there which call comes next (or that they return)
+    // before the barrier at which the worker warps wait, and the workers read
+    // it after (tile-lower-warp-specialize). Its offset is the module's
+    // scratch_offset.
+    bool specializes = false;
+    module.walk([&](WarpSpecializeOp) {
+      specializes = true;
+      return WalkResult::interrupt();
+    });
+    if (specializes)
+      buffers.push_back(
+          Buffer{module, 8, 16, 0, numbering.last.lookup(module)});
     // The partitions of a warp_specialize run concurrently: what is live
     // anywhere inside one is live throughout it.
     module.walk([&](WarpSpecializeOp ws) {

@@ -465,9 +465,11 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
 
 // The partitions of a warp_specialize run at the same time: scratch used in
 // the default region and in a worker partition gets distinct bytes (each is
-// live throughout the op), while a user after the op may reuse them.
+// live throughout the op), while a user after the op may reuse them. A kernel
+// with a warp_specialize also keeps the dispatch word for its whole run (the
+// module's scratch_offset: which call comes next), beside every other buffer.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tile.shared = 2560 : i32
+// CHECK-SAME: tile.scratch_offset = 2560 : i32, tile.shared = 2568 : i32
 // CHECK: tile.warp_specialize
 // CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32}
 // CHECK: partitions

@@ -76,25 +76,19 @@ public:
   bool hasNamedBarriers() const override { return true; }
 
   void namedBarrier(OpBuilder &b, Location loc, unsigned id,
-                    unsigned numThreads) const override {
-    // bar.sync id, numThreads. NVVM's barrier op would say the same, but its
-    // printed form does not parse back when a location follows it (the
-    // optional reduction attribute swallows `loc(...)`), and Kiln's
+                    unsigned numThreads, bool sameInstruction) const override {
+    // bar.sync id, numThreads (barrier.sync.aligned), or barrier.sync where
+    // the participants reach it at different instructions (.aligned says
+    // every thread executes the same one). NVVM's barrier op would say the
+    // same, but its printed form does not parse back when a location follows
+    // it (the optional reduction attribute swallows `loc(...)`), and Kiln's
     // stages are text.
     LLVM::CallIntrinsicOp::create(
-        b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.aligned.count"),
+        b, loc,
+        b.getStringAttr(sameInstruction
+                            ? "llvm.nvvm.barrier.cta.sync.aligned.count"
+                            : "llvm.nvvm.barrier.cta.sync.count"),
         ValueRange{i32Const(b, loc, id), i32Const(b, loc, numThreads)});
-  }
-
-  Value namedBarrierPopc(OpBuilder &b, Location loc, unsigned id,
-                         unsigned numThreads, Value pred) const override {
-    // bar.red.popc.u32 d, id, numThreads, pred
-    return LLVM::CallIntrinsicOp::create(
-               b, loc, b.getI32Type(),
-               b.getStringAttr("llvm.nvvm.barrier.cta.red.popc.aligned.count"),
-               ValueRange{i32Const(b, loc, id), i32Const(b, loc, numThreads),
-                          pred})
-        .getResult(0);
   }
 
   bool isCTABarrier(Operation *op) const override {

@@ -36,7 +36,9 @@
 // CHECK-NEXT: nvvm.setmaxregister decrease 80
 // CHECK-NEXT: llvm.br ^[[WAIT0:bb[0-9]+]]
 // CHECK: ^[[WAIT0]]:
-// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C384]], %{{.*}})
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C384]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C384]])
+// CHECK-NEXT: llvm.load
 // CHECK: ^[[SET1]]:
 // CHECK-NEXT: llvm.br ^[[ENTRY1:bb[0-9]+]]
 // CHECK-NOT: llvm.icmp "ult" %[[WARP]]
@@ -46,7 +48,9 @@
 // CHECK-NEXT: nvvm.setmaxregister decrease 24
 // CHECK-NEXT: llvm.br ^[[WAIT1:bb[0-9]+]]
 // CHECK: ^[[WAIT1]]:
-// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C384]], %{{.*}})
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C384]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C384]])
+// CHECK-NEXT: llvm.load
 // CHECK: %[[W0:.*]] = llvm.icmp "ult" %[[WARP]], %[[C10]]
 // CHECK-NEXT: llvm.cond_br %[[W0]]
 // CHECK: llvm.store

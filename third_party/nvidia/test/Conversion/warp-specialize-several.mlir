@@ -6,9 +6,9 @@
 // Two warp_specialize ops in one kernel. The worker warps are launched once
 // for both: op A's 1-warp worker and op B's 4-warp worker share warps 4-7
 // (one group, padded), so 8 warps (256 threads) run. The group sets the
-// larger of the two counts, 80, once. Then it waits at the start barrier,
-// whose count says which op the kernel's warps reached (their first k
-// threads for op k; none before they return): op A's partition (warp 4;
+// larger of the two counts, 80, once. Then it waits at the start barrier
+// and reads the dispatch word, where the kernel's thread 0 wrote which op the
+// kernel's warps reached (k for op k; 0 before they return): op A's partition (warp 4;
 // warps 5-7 are padding) or op B's, the end barrier, and back to waiting;
 // on 0 it returns. The kernel's own barrier between the ops is barrier 0 of
 // 128 threads.
@@ -27,25 +27,40 @@
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // The kernel's warps: op A, their own barrier, op B, return.
 // CHECK: ^[[KERNEL]]:
-// CHECK-NEXT: %[[A:.*]] = llvm.icmp "ult" %[[TID]], %[[C1]]
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[A]])
-// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]]
+// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WA:bb[0-9]+]], ^[[SA:bb[0-9]+]]
+// CHECK: ^[[WA]]:
+// CHECK-NEXT: llvm.store %[[C1]], %[[WORD:.*]] : i32, !llvm.ptr<3>
+// CHECK: ^[[SA]]:
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
-// CHECK-NEXT: %[[B:.*]] = llvm.icmp "ult" %[[TID]], %[[C2]]
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[B]])
-// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: %[[END:.*]] = llvm.icmp "ult" %[[TID]], %[[C0]]
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %[[END]])
+// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WB:bb[0-9]+]], ^[[SB:bb[0-9]+]]
+// CHECK: ^[[WB]]:
+// CHECK-NEXT: llvm.store %[[C2]], %[[WORD]] : i32, !llvm.ptr<3>
+// CHECK: ^[[SB]]:
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WEND:bb[0-9]+]], ^[[SEND:bb[0-9]+]]
+// CHECK: ^[[WEND]]:
+// CHECK-NEXT: llvm.store %[[C0]], %[[WORD]] : i32, !llvm.ptr<3>
+// CHECK: ^[[SEND]]:
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.return
-// The workers: registers once, then wait for op A (warp 4 only) or op B (warps 4-7).
+// CHECK-NOT: llvm.store %{{.*}}, %[[WORD]]
+
 // CHECK: ^[[DISPATCH]]:
 // CHECK-NEXT: llvm.br ^[[GO:bb[0-9]+]]
 // CHECK: ^[[GO]]:
 // CHECK-NEXT: nvvm.setmaxregister decrease 80
 // CHECK-NEXT: llvm.br ^[[WAIT:bb[0-9]+]]
 // CHECK: ^[[WAIT]]:
-// CHECK-NEXT: llvm.icmp "ult" %[[TID]], %[[C0]]
-// CHECK-NEXT: %[[CALL:.*]] = llvm.call_intrinsic "llvm.nvvm.barrier.cta.red.popc.aligned.count"(%[[C1]], %[[C256]], %{{.*}})
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: %[[CALL:.*]] = llvm.load %[[WORD]] : !llvm.ptr<3> -> i32
 // CHECK-NEXT: %[[DONE:.*]] = llvm.icmp "eq" %[[CALL]], %[[C0]]
 // CHECK-NEXT: llvm.cond_br %[[DONE]], ^[[RET:bb[0-9]+]], ^[[NOTDONE:bb[0-9]+]]
 // CHECK: ^[[RET]]:
@@ -62,11 +77,11 @@
 // CHECK: ^[[PADA]]:
 // CHECK-NEXT: llvm.br ^[[ENDA]]
 // CHECK: ^[[ENDA]]:
-// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.br ^[[WAIT]]
 // CHECK: ^[[OPB]]:
 // CHECK: llvm.store
-// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C1]], %[[C256]])
+// CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.br ^[[WAIT]]
 // CHECK-NOT: nvvm.setmaxregister
 #blocked = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>

@@ -4,8 +4,9 @@
 // branch's f32) go through the op's scratch, 8 bytes each: after a
 // barrier the kernel's warps store them before the op, and the worker region
 // loads them at its entry. What the worker can recompute (%q's pointer
-// arithmetic on a kernel argument) it still recomputes.
-// CHECK: module attributes {{{.*}}tile.shared = 16 : i32
+// arithmetic on a kernel argument) it still recomputes. The dispatch word
+// (the module's scratch_offset) follows them.
+// CHECK: module attributes {{{.*}}tile.scratch_offset = 16 : i32, tile.shared = 24 : i32
 // CHECK-LABEL: func.func public @captures
 // CHECK: nvvm.barrier0
 // CHECK: %[[BASE:.*]] = llvm.mlir.addressof @global_smem
