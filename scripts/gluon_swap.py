@@ -5,7 +5,9 @@ and scripts/wild-suite.py (Gluon kernels of other projects).
 (``from triton.experimental import gluon`` becomes ``import kiln as gluon``;
 ``import triton.experimental.gluon.language as gl`` becomes ``import kiln.language as gl``); an
 import Kiln cannot satisfy (Blackwell, a module Kiln lacks) binds its names to a placeholder
-that fails the code using it, instead of failing the whole file. Nothing else in the file
+that fails the code using it, instead of failing the whole file -- except an import in the
+body of the file's own ``try:``, which raises ImportError to its handler as under a Triton that
+lacks the name (a project's fallback for a Gluon name its Triton may not have). Nothing else in the file
 changes: ``triton.language``, ``triton.jit`` helpers, ``triton.Config`` and the rest stay
 Triton's.
 """
@@ -74,6 +76,20 @@ def _names(clause: str):
     return out
 
 
+def _in_user_try(lines, i: int, indent: str) -> bool:
+    """Whether line ``i`` sits directly in the body of the file's own ``try:`` (then its
+    handler decides what a missing name means, as it does under Triton: aiter falls back to
+    no-op helpers when ``gl.amd.cdna3.sched_barrier`` cannot be imported)."""
+    for j in range(i - 1, -1, -1):
+        line = lines[j]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        lead = line[:len(line) - len(line.lstrip())]
+        if len(lead) < len(indent):
+            return re.match(r"^\s*try\s*:\s*(#.*)?$", line) is not None
+    return False
+
+
 def swap_imports(text: str) -> str:
     """Triton's test file with its Gluon imports pointed at Kiln (see the module doc)."""
     lines = text.splitlines(keepends=True)
@@ -89,6 +105,10 @@ def swap_imports(text: str) -> str:
             if not header_done:
                 out.append(_PLACEHOLDER)
                 header_done = True
+            if _in_user_try(lines, i, indent):
+                out.append(f"{indent}import {target} as {alias}\n")
+                i += 1
+                continue
             out.append(f"{indent}try:\n{indent}    import {target} as {alias}\n"
                        f"{indent}except ImportError:\n"
                        f"{indent}    {alias} = _KilnLacks({module!r})\n")
@@ -102,6 +122,7 @@ def swap_imports(text: str) -> str:
             i += 1
             continue
         indent, module, clause = m.group(1), m.group(2), m.group(3)
+        guarded = _in_user_try(lines, i, indent)
         while clause.count("(") > clause.count(")"):  # a parenthesized, multi-line import
             i += 1
             clause += " " + lines[i].strip()
@@ -127,6 +148,9 @@ def swap_imports(text: str) -> str:
         if not header_done:
             out.append(_PLACEHOLDER)
             header_done = True
+        if guarded:
+            out.append(f"{indent}{stmt}\n")
+            continue
         if stmt.startswith("from ") and len(names) > 1:
             # One import a name, so that a name Kiln lacks (Blackwell's) leaves the others.
             target = stmt.split()[1]

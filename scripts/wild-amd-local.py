@@ -96,10 +96,19 @@ class _StandIns:
         elif module.__name__ == "triton.language":
             import kiln.language as kl
             module.__dict__.update({k: getattr(kl, k) for k in dir(kl) if not k.startswith("_")})
+            module.math = importlib.import_module("triton.language.math")  # tl.math.exp2
         elif module.__name__ == "triton.language.core":
             import kiln.language as kl
             module._aggregate = kl.aggregate
             module.constexpr = kl.constexpr
+        elif module.__name__ == "triton.language.math":
+            import kiln.language as kl
+            module.__dict__.update({k: getattr(kl, k) for k in dir(kl) if not k.startswith("_")})
+        elif module.__name__.startswith("triton.language.extra") and \
+                module.__name__.endswith(".libdevice"):
+            from kiln.language.extra import libdevice
+            module.__dict__.update({k: getattr(libdevice, k) for k in dir(libdevice)
+                                    if not k.startswith("_")})
 
 
 def _fill_triton(triton):
@@ -115,7 +124,7 @@ def _fill_triton(triton):
     triton.heuristics = lambda values: (lambda fn: Heuristics(fn, values))
     triton.autotune = lambda *a, **k: (lambda fn: fn)
     triton.Config = kiln.Config
-    triton.cdiv = lambda a, b: -(-a // b)
+    triton.cdiv = kl.constexpr_function(lambda a, b: -(-a // b))  # as Triton 3.6
     triton.next_power_of_2 = kl.constexpr_function(lambda n: 1 << (int(n) - 1).bit_length())
     triton.__version__ = "3.6.0"
     target = types.SimpleNamespace(backend="hip", arch="gfx950", warp_size=64)

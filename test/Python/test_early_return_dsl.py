@@ -96,3 +96,48 @@ def test_returns_of_different_types_name_the_return_value():
     with pytest.raises(kiln.CompilationError, match=re.escape("'<return value>'")):
         kiln.compile(calls_mismatched, {"x": "*fp32", "y": "*fp32", "n": "i32"}, {},
                      target="cuda:sm_90a", cache=False)
+
+
+@kiln.jit
+def retyped_after_early_return(x, y, n):
+    # aiter's paged-attention decode: an early return, then the accumulator converted to the
+    # output type before it is stored -- a name that changes type after the if that returns
+    pid = kl.program_id(0)
+    acc = kl.load(x + pid * 128 + kl.arange(0, 128, L1))
+    if pid * 128 >= n:
+        return
+    acc = acc * 2.0
+    acc = acc.to(kl.bfloat16)
+    kl.store(y + pid * 128 + kl.arange(0, 128, L1), acc)
+
+
+def test_a_name_may_change_type_after_an_early_return():
+    # Only the return value is read after the if the early return becomes; the branch that
+    # goes on may convert `acc` (Triton accepts this kernel). It was an error: "'acc' has
+    # type fp32 before the if but type bf16 in the else branch".
+    k = kiln.compile(retyped_after_early_return, {"x": "*fp32", "y": "*bf16", "n": "i32"}, {},
+                     target="cuda:sm_90a", cache=False)
+    tile = k.asm["tile"]
+    assert "scf.if" in tile and "tile.store" in tile
+    assert re.search(r"arith\.truncf .* to tensor<128xbf16", tile), tile
+
+
+@kiln.jit
+def early_return_value_types_differ(x, n):
+    if n > 0:
+        return x  # E:ret
+    return x.to(kl.float16)
+
+
+@kiln.jit
+def calls_mixed_returns(x_ptr, y_ptr, n):
+    x = kl.load(x_ptr + kl.arange(0, 128, L1))
+    kl.store(y_ptr + kl.arange(0, 128, L1), early_return_value_types_differ(x, n))
+
+
+def test_return_values_of_different_types_are_still_an_error():
+    # the return value itself is still merged: two types for it is an error
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(calls_mixed_returns, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {},
+                     target="cuda:sm_90a", cache=False)
+    assert "<return value>" in str(ei.value)

@@ -128,6 +128,19 @@ print(json.dumps({"loads": k.asm["tile"].count("tile.load")}))
 
 
 @needs_compiler
+def test_plain_function_marked_builtin_without_semantic(tmp_path):
+    # It was called with _semantic= regardless: "got an unexpected keyword argument"
+    r = _run(tmp=str(tmp_path), code=r'''
+import json, kiln
+import triton_interop_kernels as K
+k = kiln.compile(K.plain_builtin_kernel, signature={"Out": "*fp32"},
+                 constexprs={"ROWS": 8, "COLS": 64}, target="cuda:sm_90a", cache=False)
+print(json.dumps({"blocked": "sizePerThread = [1, 2]" in k.asm["tile"]}))
+''')
+    assert r["blocked"]
+
+
+@needs_compiler
 def test_triton_aggregate_tensor_field_from_constexpr_and_constexpr_value(tmp_path):
     r = _run(tmp=str(tmp_path), code=r'''
 import json, kiln

@@ -59,6 +59,24 @@ def _tuple_append(a, b, _semantic=None):
     return tl.tuple([*a.values, b])
 
 
+def _layout_for(ROWS: tl.constexpr, COLS: tl.constexpr):
+    # A plain function marked as a Triton builtin that takes no _semantic (aiter's paged
+    # attention builds its layouts this way): Triton passes _semantic only to a helper whose
+    # signature has it.
+    return gl.BlockedLayout([1, COLS // 32], [1, 32], [4, 1], [1, 0])
+
+
+_layout_for.__triton_builtin__ = True
+
+
+@kiln.jit
+def plain_builtin_kernel(Out, ROWS: tl.constexpr, COLS: tl.constexpr):
+    layout: gl.constexpr = _layout_for(ROWS, COLS)
+    r = gl.arange(0, ROWS, gl.SliceLayout(1, layout))
+    c = gl.arange(0, COLS, gl.SliceLayout(0, layout))
+    gl.store(Out + r[:, None] * COLS + c[None, :], (r[:, None] + c[None, :]).to(gl.float32))
+
+
 @kiln.jit
 def tuple_builtin_kernel(X, Out, N: tl.constexpr, W: tl.constexpr):
     layout: gl.constexpr = gl.BlockedLayout([4], [32], [4], [0])

@@ -24,6 +24,7 @@ from ._values import MAX_STATIC_UNROLL, _has_tensor, _same, _site_str, _type_str
 from .structs import Mismatch, from_leaves, leaf_types, merge, parts_of, to_leaves
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block
+from .returns import RETURN_VALUE
 
 
 def _is_number(v) -> bool:
@@ -219,6 +220,15 @@ def runtime_if(cg, node, cond):
         for n, v in branch.items():
             if n not in changed and not (n in scope and scope[n] is v):
                 changed.append(n)
+    if getattr(node, "_kiln_tail", False):
+        # an if that early returns made last (returns.py): only the return value is read
+        # after it, so only that is merged; the others keep their value from before the if
+        for n in changed:
+            if n != RETURN_VALUE:
+                frame.dropped[n] = (f"it is assigned in a branch of the if at line "
+                                    f"{frame.src.position(node)[1]}, after which the function "
+                                    f"returns")
+        changed = [n for n in changed if n == RETURN_VALUE]
     results = []
     for n in changed:
         if n not in t_scope or n not in e_scope:

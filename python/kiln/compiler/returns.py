@@ -3,7 +3,9 @@
 in an ``scf.if`` region. Before the body is compiled, an ``if`` one of whose branches returns
 takes the statements after it into the branch that falls through, and every return becomes an
 assignment to one hidden variable that the function returns at its end; the ``if`` then merges
-that variable like any other. Returns inside loops stay an error at the user's line."""
+that variable like any other, and only that: the other names its branches assign are not read
+after it (so one may change type in the branch that goes on, as after Triton's early return).
+Returns inside loops stay an error at the user's line."""
 
 from __future__ import annotations
 
@@ -48,6 +50,9 @@ def _fold(stmts: List[ast.stmt]) -> List[ast.stmt]:
             body = st.body if _always_returns(st.body) else st.body + rest
             orelse = st.orelse if _always_returns(st.orelse) else st.orelse + rest
             new = ast.If(test=st.test, body=_fold(body), orelse=_fold(orelse))
+            # Nothing but the return value is read after it (the statements after it went
+            # into its branches): its branches merge only that (runtime_if).
+            new._kiln_tail = True
             out.append(ast.copy_location(new, st))
             return out
         out.append(st)
@@ -66,9 +71,10 @@ def _assign_returns(stmts: List[ast.stmt]) -> List[ast.stmt]:
         target = ast.copy_location(ast.Name(id=RETURN_VALUE, ctx=ast.Store()), last)
         out[-1] = ast.copy_location(ast.Assign(targets=[target], value=value), last)
     elif isinstance(last, ast.If):
-        out[-1] = ast.copy_location(
-            ast.If(test=last.test, body=_assign_returns(last.body),
-                   orelse=_assign_returns(last.orelse)), last)
+        new = ast.If(test=last.test, body=_assign_returns(last.body),
+                     orelse=_assign_returns(last.orelse))
+        new._kiln_tail = getattr(last, "_kiln_tail", False)
+        out[-1] = ast.copy_location(new, last)
     return out
 
 

@@ -28,6 +28,7 @@ Nothing here imports Triton: an object is Triton's when its class or function co
 
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 
@@ -245,8 +246,18 @@ def _from_triton_value(v):
 def call_project_builtin(fn, args, kwargs, semantic):
     """Call a project's ``@tl.core.builtin`` helper on kernel values: tuples go in as Triton's
     tuples and come back as the kernel's. Its body runs as Python; Triton calls in it that
-    need Triton's code generator fail with Triton's message."""
-    out = fn(*[_to_triton_value(a) for a in args], _semantic=semantic,
+    need Triton's code generator fail with Triton's message. As Triton's code generator does,
+    ``_semantic=`` is passed only to a helper whose signature takes it (a plain function
+    marked ``__triton_builtin__``, which builds a layout from constexprs, may not)."""
+    extra = {}
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):  # no signature to read: pass it, as a builtin takes it
+        params = {"_semantic": None}
+    if "_semantic" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD
+                                    for p in getattr(params, "values", lambda: ())()):
+        extra["_semantic"] = semantic
+    out = fn(*[_to_triton_value(a) for a in args], **extra,
              **{k: _to_triton_value(v) for k, v in kwargs.items()})
     return _from_triton_value(out)
 

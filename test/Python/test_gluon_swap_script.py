@@ -1,0 +1,58 @@
+"""scripts/gluon_swap.py: the Gluon -> Kiln import swap the wild suite and the Gluon-suite
+runner apply to other people's files. An import Kiln cannot satisfy becomes a placeholder, but
+one in the file's own ``try:`` raises ImportError to the file's handler, as under a Triton that
+lacks the name."""
+
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "..", "..", "scripts", "gluon_swap.py")
+
+
+def _swap():
+    spec = importlib.util.spec_from_file_location("gluon_swap_under_test", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.swap_imports
+
+
+SOURCE = '''"""a project's kernel file"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.blackwell import tcgen05_not_in_kiln
+
+try:
+    from triton.experimental.gluon.language.amd.cdna3 import (
+        sched_barrier_not_in_kiln as _barrier,
+    )
+except ImportError:
+    def _barrier(tensor, mask):
+        return tensor
+
+try:
+    import triton.experimental.gluon.language.amd.no_such_module as nope
+    HAVE = True
+except ImportError:
+    HAVE = False
+'''
+
+
+def test_imports_in_the_files_own_try_reach_its_handler(tmp_path):
+    text = _swap()(SOURCE)
+    assert "import kiln as gluon" in text
+    path = tmp_path / "swapped_kernel_file.py"
+    path.write_text(text)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec = importlib.util.spec_from_file_location("swapped_kernel_file", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(tmp_path))
+    # the file's own fallbacks ran: a plain function, not a placeholder
+    assert mod._barrier(3, 0) == 3
+    assert mod.HAVE is False
+    # outside a try, a name Kiln lacks is a placeholder that fails where it is used
+    assert type(mod.tcgen05_not_in_kiln).__name__ == "_KilnLacksMeta"
