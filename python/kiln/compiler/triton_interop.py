@@ -249,14 +249,13 @@ def call_project_builtin(fn, args, kwargs, semantic):
     need Triton's code generator fail with Triton's message. As Triton's code generator does,
     ``_semantic=`` is passed only to a helper whose signature takes it (a plain function
     marked ``__triton_builtin__``, which builds a layout from constexprs, may not)."""
-    extra = {}
     try:
-        params = inspect.signature(fn).parameters
+        params = inspect.signature(fn).parameters.values()
+        takes = any(p.name == "_semantic" or p.kind is inspect.Parameter.VAR_KEYWORD
+                    for p in params)
     except (TypeError, ValueError):  # no signature to read: pass it, as a builtin takes it
-        params = {"_semantic": None}
-    if "_semantic" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD
-                                    for p in getattr(params, "values", lambda: ())()):
-        extra["_semantic"] = semantic
+        takes = True
+    extra = {"_semantic": semantic} if takes else {}
     out = fn(*[_to_triton_value(a) for a in args], **extra,
              **{k: _to_triton_value(v) for k, v in kwargs.items()})
     return _from_triton_value(out)
