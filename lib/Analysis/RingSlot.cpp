@@ -131,6 +131,14 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   if (!n || *n <= 0 || *n > slots)
     return RingSlot();
   auto [base, off] = linearIndex(rem->getOperand(0));
+  // (s + off) % n of a slot counter s of the same modulus (s in [0, n), so
+  // s + off >= 0 when off >= 0): the counter's slot moved by off, as
+  // aiter's MLA decode reads slot (buf + 1) % 2 while it refills slot buf.
+  if (off >= 0 && base)
+    if (std::optional<RingSlot> counter = slotCounter(base, slots))
+      if (counter->modulus == *n)
+        return {alloc, counter->base, RingSlot::mod(counter->offset + off, *n),
+                *n};
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N
   // in a loop from N - 1).

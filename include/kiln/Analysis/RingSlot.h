@@ -64,8 +64,9 @@ struct RingSlot {
 
 /// The slot a view of a ring stays in: views below one memdesc_index of the
 /// allocation, whose index is a constant, (iv + c) % N with iv + c never
-/// negative, or a loop-carried counter advanced as (s + 1) % N from a
-/// constant in a loop of step 1; unknown otherwise.
+/// negative, a loop-carried counter s advanced as (s + 1) % N from a
+/// constant in a loop of step 1, or (s + c) % N of such a counter with c >= 0;
+/// unknown otherwise.
 RingSlot getRingSlot(mlir::Value memdesc);
 
 } // namespace kiln::tile

@@ -146,9 +146,10 @@ private:
           << "this shared-memory load waits for every async copy in "
              "flight (LLVM's conservative wait): the ring slot it reads "
              "is not a constant, (iv + c) % N with iv + c never negative "
-             "in an scf.for of constant lower bound and step, or a "
-             "loop-carried counter (s + 1) % N, so Kiln cannot prove the "
-             "copies in flight write other slots";
+             "in an scf.for of constant lower bound and step, a "
+             "loop-carried counter s advanced as (s + 1) % N, or "
+             "(s + c) % N of one, so Kiln cannot prove the copies in "
+             "flight write other slots";
     } else if (helper.isAttrPresent(op) &&
                !TileDialect::RelaxedLoadCheckedAttrHelper(op->getContext())
                     .isAttrPresent(op)) {

@@ -215,11 +215,79 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
       %im2 = arith.subi %i, %c2 : i32
       %cr = arith.remsi %im2, %c3 : i32
       %sr = tile.memdesc_index %ring[%cr] : !ring -> !slot
-      // expected-remark @+1 {{this shared-memory load waits for every async copy in flight (LLVM's conservative wait): the ring slot it reads is not a constant, (iv + c) % N with iv + c never negative in an scf.for of constant lower bound and step, or a loop-carried counter (s + 1) % N, so Kiln cannot prove the copies in flight write other slots}}
+      // expected-remark @+1 {{this shared-memory load waits for every async copy in flight (LLVM's conservative wait): the ring slot it reads is not a constant, (iv + c) % N with iv + c never negative in an scf.for of constant lower bound and step, a loop-carried counter s advanced as (s + 1) % N, or (s + c) % N of one, so Kiln cannot prove the copies in flight write other slots}}
       %v = tile.local_load %sr : !slot -> tensor<256xf32, #l>
       %a = arith.addf %acc, %v : tensor<256xf32, #l>
       scf.yield %a : tensor<256xf32, #l>
     }
     return %r : tensor<256xf32, #l>
+  }
+}
+
+// -----
+
+// A ping-pong ring indexed by a slot counter the loop carries, as aiter's MLA
+// decode does: each iteration waits for everything, refills slot s and reads
+// slot (s + 1) % 2 while that copy is in flight. (s + 1) % 2 is the counter's
+// other slot, so no copy in flight writes it: marked. Reading slot s itself
+// there would read the copy in flight (not marked, and tile-insert-barriers
+// warns at the relaxed read).
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!ring = !tile.memdesc<2x256xf32, #sh, mutable>
+!slot = !tile.memdesc<256xf32, #sh, mutable, 2x256>
+!p = tensor<256x!tile.ptr<f32>, #l>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  // CHECK-LABEL: func.func @ping_pong_counter
+  // CHECK: scf.for
+  // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
+  // CHECK: scf.yield
+  func.func @ping_pong_counter(%p: !p, %n: i32) -> tensor<256xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %s = %c0) -> (tensor<256xf32, #l>, i32) : i32 {
+      %w = tile.async_wait {num = 0 : i32}
+      %sw = tile.memdesc_index %ring[%s] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sw : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+      %s1p = arith.addi %s, %c1 : i32
+      %o = arith.remsi %s1p, %c2 : i32
+      %so = tile.memdesc_index %ring[%o] : !ring -> !slot
+      %v = tile.local_load %so : !slot -> tensor<256xf32, #l>
+      %a = arith.addf %acc, %v : tensor<256xf32, #l>
+      scf.yield %a, %o : tensor<256xf32, #l>, i32
+    }
+    return %r#0 : tensor<256xf32, #l>
+  }
+
+  // CHECK-LABEL: func.func @ping_pong_counter_same_slot
+  // CHECK: scf.for
+  // CHECK: tile.local_load
+  // CHECK-NOT: tile.synced_via_wait
+  // CHECK: scf.yield
+  func.func @ping_pong_counter_same_slot(%p: !p, %n: i32) -> tensor<256xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z, %s = %c0) -> (tensor<256xf32, #l>, i32) : i32 {
+      %w = tile.async_wait {num = 0 : i32}
+      %sw = tile.memdesc_index %ring[%s] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sw : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+      %s2p = arith.addi %s, %c2 : i32
+      %o = arith.remsi %s2p, %c2 : i32
+      %so = tile.memdesc_index %ring[%o] : !ring -> !slot
+      %v = tile.local_load %so : !slot -> tensor<256xf32, #l>
+      %a = arith.addf %acc, %v : tensor<256xf32, #l>
+      %s1p = arith.addi %s, %c1 : i32
+      %sn = arith.remsi %s1p, %c2 : i32
+      scf.yield %a, %sn : tensor<256xf32, #l>, i32
+    }
+    return %r#0 : tensor<256xf32, #l>
   }
 }
