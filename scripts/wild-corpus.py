@@ -126,6 +126,8 @@ PINS = [
     ("aiter", "aiter/ops/triton/gluon/pa_mqa_logits.py",
      "0de3acb008ddd133cf5fb92509be0eca28285d7a",
      "kernel: FP8 paged MQA logits of the DSA indexer (decode scores), gfx942 and gfx950"),
+    ("aiter", "aiter/ops/triton/utils/types.py", "3515be9114ae12639ecd4631a86c0abf66d6f827",
+     "dep: torch_to_triton_dtype (pa_decode_gluon)"),
     ("aiter", "aiter/ops/triton/utils/_triton/kernel_repr.py",
      "eba38e3fb7fa87c8d5a030ddf2b4fa14b37ee034", "dep"),
     ("aiter", "aiter/ops/triton/utils/common_utils.py",
