@@ -133,7 +133,7 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   auto [base, off] = linearIndex(rem->getOperand(0));
   // (s + off) % n of a slot counter s of the same modulus (s in [0, n), so
   // s + off >= 0 when off >= 0): the counter's slot moved by off, as
-  // aiter's MLA decode reads slot (buf + 1) % 2 while it refills slot buf.
+  // a ping-pong ring reads slot (buf + 1) % 2 while it refills slot buf.
   if (off >= 0 && base)
     if (std::optional<RingSlot> counter = slotCounter(base, slots))
       if (counter->modulus == *n)

@@ -587,15 +587,15 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   // The kernel's warps name the call that comes next (1-based; 0: return):
   // their thread 0 writes it into the dispatch word, then they meet the
   // workers at the start barrier, after which the workers read it. Each side
-  // reaches that barrier at its own instructions, so it is the form without
-  // .aligned, and a plain barrier: a reduction barrier that counts the call
-  // instead (bar.red.popc) is stopped by compute-sanitizer's synccheck as a
-  // barrier of divergent threads when its participants are at different
-  // instructions. The start is two barriers: compute-sanitizer's racecheck
-  // reports the word read after one alone as a race with its write before
-  // it, and not after a second (the scalars passed through the op's scratch
-  // are likewise stored before both and loaded after). The word is written
-  // again only after the call's end barrier, which every worker reaches after
+  // reaches that barrier at its own instructions, so it is a plain barrier:
+  // not one the target requires every thread to reach at one instruction,
+  // nor a reduction barrier that counts the call (a synchronization checker
+  // stops a kernel whose threads meet at one from different instructions;
+  // docs/gpu-testing.md). The start is two barriers: a race checker reported
+  // the word read after one alone as a race with its write before it, and
+  // not after a second (the scalars passed through the op's scratch are
+  // likewise stored before both and loaded after). The word is written again
+  // only after the call's end barrier, which every worker reaches after
   // reading it.
   auto announce = [&](OpBuilder &at, Location l, unsigned call) {
     Block *here = at.getBlock();

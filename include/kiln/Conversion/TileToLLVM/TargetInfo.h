@@ -56,7 +56,7 @@ public:
   /// instructions (warp specialization's partition barrier: the kernel's
   /// warps at each call, the workers in their dispatch loop), which a
   /// barrier the target declares executed by one instruction of every
-  /// thread (PTX's .aligned forms) does not allow.
+  /// thread (as some targets' barrier instructions do) does not allow.
   virtual bool hasNamedBarriers() const { return false; }
   virtual void namedBarrier(mlir::OpBuilder &b, mlir::Location loc,
                             unsigned id, unsigned numThreads,
