@@ -141,3 +141,33 @@ def test_return_values_of_different_types_are_still_an_error():
         kiln.compile(calls_mixed_returns, {"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {},
                      target="cuda:sm_90a", cache=False)
     assert "<return value>" in str(ei.value)
+
+
+@kiln.jit
+def scaled_or_zero(x, n):
+    # in a helper that returns a value: `x` is retyped in the branch that goes on, and an
+    # early return sits inside a nested if
+    if n <= 0:
+        return kl.zeros([128], kl.float16, L1)
+    x = x * 2.0
+    if n > 100:
+        if n > 1000:
+            return x.to(kl.float16)
+        x = x + 1.0
+    x = x.to(kl.float16)
+    return x
+
+
+@kiln.jit
+def calls_scaled_or_zero(x_ptr, y_ptr, n):
+    x = kl.load(x_ptr + kl.arange(0, 128, L1))
+    kl.store(y_ptr + kl.arange(0, 128, L1), scaled_or_zero(x, n))
+
+
+def test_retyped_names_in_a_helper_with_nested_early_returns():
+    k = kiln.compile(calls_scaled_or_zero, {"x_ptr": "*fp32", "y_ptr": "*fp16", "n": "i32"}, {},
+                     target="cuda:sm_90a", cache=False)
+    tile = k.asm["tile"]
+    # three returns merged into one value: nested scf.ifs yielding f16 tensors
+    assert tile.count("scf.if") >= 3
+    assert re.search(r"scf\.if .*-> \(tensor<128xf16", tile), tile
