@@ -74,6 +74,34 @@ class _Module(types.ModuleType):
         return _Anything(f"{self.__name__}.{name}")
 
 
+def _builtin(fn):
+    """Triton's ``tl.core.builtin``: marks a project's helper as a builtin, which Kiln calls
+    as Triton would."""
+    fn.__triton_builtin__ = True
+    return fn
+
+
+class _PickledDtype:
+    """A Triton dtype in a captured launch (a constexpr such as COMPUTE_TYPE=tl.bfloat16):
+    unpickled with its attributes, then replaced by Kiln's dtype of the same name
+    (_kiln_dtypes)."""
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+
+
+def _kiln_dtypes(value):
+    """``value`` with every _PickledDtype in it (also in tuples, lists, dicts) Kiln's dtype."""
+    if isinstance(value, _PickledDtype):
+        import kiln.language as kl
+        return kl.dtype(value.name)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_kiln_dtypes(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _kiln_dtypes(v) for k, v in value.items()}
+    return value
+
+
 class _StandIns:
     """Import hook: ``torch...`` and ``triton...`` as stand-in modules."""
 
@@ -101,6 +129,8 @@ class _StandIns:
             import kiln.language as kl
             module._aggregate = kl.aggregate
             module.constexpr = kl.constexpr
+            module.builtin = _builtin
+            module.dtype = _PickledDtype
         elif module.__name__ == "triton.language.math":
             import kiln.language as kl
             module.__dict__.update({k: getattr(kl, k) for k in dir(kl) if not k.startswith("_")})
@@ -152,6 +182,9 @@ class _Unpickler(pickle.Unpickler):
         if module == "__main__" and name == "WildTensor":
             import harness
             return harness.WildTensor
+        if module == "triton.language.core" and name == "dtype" and \
+                isinstance(sys.modules.get("triton"), _Module):
+            return _PickledDtype
         return super().find_class(module, name)
 
 
@@ -187,7 +220,8 @@ def main(argv=None):
             fn = getattr(mod, rec["name"])
             while not hasattr(fn, "warmup") or type(fn).__name__ in ("Heuristics", "Autotuner"):
                 fn = fn.fn
-            compiled = fn.warmup(*rec["args"], target=f"hip:{rec['target']}", **rec["kwargs"])
+            compiled = fn.warmup(*_kiln_dtypes(rec["args"]), target=f"hip:{rec['target']}",
+                                 **_kiln_dtypes(rec["kwargs"]))
         except Exception as e:  # noqa: BLE001 -- reported, the others still compile
             failed += 1
             print(f"{label:44} error: {harness.first_line(e)}")

@@ -82,6 +82,13 @@ struct TargetDesc {
   /// ds_read_b128 serves lanes 0-3 and 16-19 together on 32 banks: bits 0,
   /// 1 and 4); 0: consecutive lanes, as many as fill the banks.
   unsigned sharedLoad16LaneBits = 0;
+  /// A convert_layout staged through shared memory may lay its scratch out
+  /// swizzled (ConvertLayoutScratch.cpp picks the layout with the fewest
+  /// accesses times bank conflicts). Where false, only unswizzled row- and
+  /// column-major scratches are weighed: on the AMD kernels Kiln has been
+  /// compared on, the swizzle's per-access address arithmetic cost more
+  /// registers (8 to 50 VGPRs) than its conflicts were worth.
+  bool swizzledLayoutScratch = true;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

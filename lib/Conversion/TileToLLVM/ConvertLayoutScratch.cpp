@@ -1,16 +1,19 @@
-//===- ConvertLayoutScratch.cpp - Layout moves through a swizzled scratch --===//
+//===- ConvertLayoutScratch.cpp - Layout moves through a chosen scratch ---===//
 //
 // A convert_layout that exchanges elements between threads goes through
 // shared memory. Written row-major element by element (moveThroughShared),
-// the scratch costs an access per element on each side, and the usual moves
-// (an MMA accumulator to a row-blocked layout for the stores) add bank
-// conflicts on top. Here the scratch takes the swizzled layout (vec,
-// perPhase, maxPhase, order) for which the accesses of both sides times
-// their bank conflicts (countBankConflicts: what bank_conflicts reports) are
+// the scratch costs an access per element on each side (where LLVM cannot
+// merge them: a side that reads along the other order takes bytes one by
+// one), and the usual moves (an MMA accumulator to a row-blocked layout for
+// the stores) add bank conflicts on top. Here the scratch takes the layout
+// (vec, perPhase, maxPhase, order) for which the accesses of both sides
+// times their bank conflicts (countBankConflicts: what bank_conflicts reports) are
 // fewest, and both sides move through it as local stores and loads do:
-// vectors of up to 16 bytes at the addresses planSharedAccess gives. Only
-// where the whole tile fits the scratch at once (one round) and warps have
-// 32 lanes (the bank model's); otherwise the rounds of moveThroughShared.
+// vectors of up to 16 bytes at the addresses planSharedAccess gives, with
+// the banks of the target (TargetDesc: their number, the lanes one pass of
+// a 16-byte load serves, and whether swizzles are weighed at all). Only
+// where the whole tile fits the scratch at once (one round); otherwise the
+// rounds of moveThroughShared.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +32,10 @@ namespace {
 
 /// Accesses one thread issues for `type` through `memdesc`, times one plus
 /// their bank conflicts; none when the plan fails.
-std::optional<int64_t> sideCost(RankedTensorType type, MemDescType memdesc) {
+std::optional<int64_t> sideCost(RankedTensorType type, MemDescType memdesc,
+                                const SharedBankModel &banks) {
   FailureOr<SharedAccessPlan> plan = planSharedAccess(type, memdesc, 16, 16);
-  FailureOr<int64_t> conflicts = countBankConflicts(type, memdesc);
+  FailureOr<int64_t> conflicts = countBankConflicts(type, memdesc, banks);
   if (failed(plan) || failed(conflicts) || plan->vec == 0)
     return std::nullopt;
   int64_t accesses = int64_t(plan->registerOffsets.size()) / plan->vec;
@@ -39,9 +43,12 @@ std::optional<int64_t> sideCost(RankedTensorType type, MemDescType memdesc) {
 }
 
 /// The scratch layout with the fewest accesses times conflicts over both
-/// sides (ties: the earlier candidate, unswizzled and narrow first).
+/// sides (ties: the earlier candidate, unswizzled and narrow first); only
+/// unswizzled ones unless `swizzle`.
 std::optional<MemDescType> pickScratch(RankedTensorType src,
-                                       RankedTensorType dst) {
+                                       RankedTensorType dst,
+                                       const SharedBankModel &banks,
+                                       bool swizzle) {
   MLIRContext *ctx = src.getContext();
   unsigned rank = src.getRank();
   int64_t elemBytes = getElementBytes(src.getElementType());
@@ -54,9 +61,10 @@ std::optional<MemDescType> pickScratch(RankedTensorType src,
     orders.push_back({0, 1});
   std::optional<MemDescType> best;
   int64_t bestCost = std::numeric_limits<int64_t>::max();
+  unsigned maxPhases = rank > 1 && swizzle ? 32 : 1;
   for (ArrayRef<unsigned> order : orders)
     for (unsigned vec = 1; vec * elemBytes <= 16; vec *= 2)
-      for (unsigned maxPhase = 1; maxPhase <= (rank > 1 ? 32u : 1u);
+      for (unsigned maxPhase = 1; maxPhase <= maxPhases;
            maxPhase *= 2)
         for (unsigned perPhase = 1; perPhase <= (maxPhase > 1 ? 8u : 1u);
              perPhase *= 2) {
@@ -65,8 +73,8 @@ std::optional<MemDescType> pickScratch(RankedTensorType src,
           auto memdesc =
               MemDescType::get(ctx, src.getShape(), src.getElementType(),
                                layout, /*mutableMemory=*/true, src.getShape());
-          std::optional<int64_t> s = sideCost(src, memdesc);
-          std::optional<int64_t> d = sideCost(dst, memdesc);
+          std::optional<int64_t> s = sideCost(src, memdesc, banks);
+          std::optional<int64_t> d = sideCost(dst, memdesc, banks);
           if (!s || !d || *s + *d >= bestCost)
             continue;
           bestCost = *s + *d;
@@ -82,13 +90,16 @@ FailureOr<SmallVector<Value>> kiln::moveThroughSwizzledScratch(
     RankedTensorType srcType, RankedTensorType dstType, Type regTy,
     const LoweringContext &ctx) {
   Type memTy = getMemoryType(regTy);
-  // The bank model is stated for 32-lane warps (bank_conflicts refuses the
-  // others too).
-  if (ctx.warpSize != 32 || getScratchRounds(op) != 1 ||
+  if (getScratchRounds(op) != 1 ||
       srcType.getShape() != dstType.getShape() ||
       srcType.getElementType() != dstType.getElementType() || memTy != regTy)
     return failure();
-  std::optional<MemDescType> memdesc = pickScratch(srcType, dstType);
+  const TargetDesc &desc = ctx.target.getDesc();
+  SharedBankModel banks;
+  banks.numBanks = desc.sharedMemoryBanks;
+  banks.laneBits16 = desc.sharedLoad16LaneBits;
+  std::optional<MemDescType> memdesc =
+      pickScratch(srcType, dstType, banks, desc.swizzledLayoutScratch);
   if (!memdesc)
     return failure();
   Value base = getScratchBase(b, loc, op);

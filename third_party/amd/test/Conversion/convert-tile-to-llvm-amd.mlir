@@ -134,17 +134,21 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 // and expcnt at their maxima) and s_barrier between wavefront-scope fences,
 // which emit nothing but keep LLVM from moving memory accesses across it
 // (HIP's workgroup fences would also retire every direct-to-LDS copy).
+// The scratch is laid out for both sides (64-lane waves, the target's
+// banks): a thread's four elements go in as one 16-byte store and come back
+// one by one.
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tile.shared = 4096 : i32
 // CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @cvt_shared(
 // CHECK: llvm.mlir.addressof @global_smem : !llvm.ptr<3>
-// AMD-NEXT: llvm.fence syncscope("wavefront") release
+// AMD: llvm.fence syncscope("wavefront") release
 // AMD-NEXT: rocdl.s.waitcnt 49279
 // AMD-NEXT: rocdl.s.barrier
 // AMD-NEXT: llvm.fence syncscope("wavefront") acquire
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
-// AMD: llvm.fence syncscope("wavefront") release
+// CHECK-NOT: llvm.store
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<3>
+// AMD-NEXT: llvm.fence syncscope("wavefront") release
 // AMD-NEXT: rocdl.s.waitcnt 49279
 // AMD-NEXT: rocdl.s.barrier
 // AMD-NEXT: llvm.fence syncscope("wavefront") acquire
