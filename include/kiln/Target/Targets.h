@@ -85,9 +85,9 @@ struct TargetDesc {
   /// A convert_layout staged through shared memory may lay its scratch out
   /// swizzled (ConvertLayoutScratch.cpp picks the layout with the fewest
   /// accesses times bank conflicts). Where false, only unswizzled row- and
-  /// column-major scratches are weighed: on the AMD kernels Kiln has been
-  /// compared on, the swizzle's per-access address arithmetic cost more
-  /// registers (8 to 50 VGPRs) than its conflicts were worth.
+  /// column-major scratches are weighed (a target whose register pressure
+  /// the swizzle's per-access address arithmetic hurts more than its bank
+  /// conflicts do; the backend's table says why).
   bool swizzledLayoutScratch = true;
 };
 

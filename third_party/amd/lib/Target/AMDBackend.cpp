@@ -97,6 +97,10 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 // ordering the whole wave, largest wait count that waits (gfx9's vmcnt is 6
 // bits, and vmcnt(63) waits for nothing: LLVM's SIInsertWaitcnts also stops
 // at the field's maximum minus one)
+// Layout moves through shared memory use unswizzled scratches
+// (swizzledLayoutScratch false): on the AMD kernels of the wild corpus
+// (scripts/wild-amd-local.py) the swizzled choice cost 8 to 50 more VGPRs
+// than the unswizzled one (its XOR addressing) and no fewer spills.
 // What a buffer resource covers (BufferOpToLLVM.cpp's num_records).
 constexpr int64_t kBufferResourceBytes = 0x7FFFFFFE;
 
