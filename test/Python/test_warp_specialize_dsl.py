@@ -23,6 +23,25 @@ NV = kl.NVMMASharedLayout.get_default_for([128, 64], kl.bfloat16)
 NV256 = kl.NVMMASharedLayout.get_default_for([128, 256], kl.bfloat16)
 
 
+def _word_stores(k):
+    """The values the kernel's thread 0 writes into the dispatch word: the constant operands of
+    the predicated stores (``@p st.shared.b32``) in the LLVM dialect, as strings."""
+    text = k.asm["llvm_dialect"]
+    consts = dict(re.findall(r"(%\d+) = llvm\.mlir\.constant\((-?\d+) : i32\)", text))
+    stores = re.findall(r'"@\$2 st\.shared\.b32 \[\$0\], \$1;", "r,r,b" (%\d+), (%\d+), %\d+',
+                        text)
+    assert stores and all(v in consts for _, v in stores), stores
+    # one word: every store's address is the same expression of the shared memory's base
+    defs = dict(re.findall(r"^\s*(%\d+) = (.*)$", text, re.M))
+    words = set()
+    for a, _ in stores:
+        src = re.match(r"llvm\.ptrtoint (%\d+) : !llvm\.ptr<3> to i32", defs[a]).group(1)
+        words.add(re.sub(r"%\d+", "%", re.sub(r"loc\(.*\)", "", defs[src])).strip())
+    assert len(words) == 1, words
+    stores = [v for _, v in stores]
+    return [consts[v] for v in stores]
+
+
 @pytest.mark.parametrize("persistent", [False, True])
 def test_ws_gemm_compiles(persistent):
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "..", ".."))
@@ -48,9 +67,8 @@ def test_ws_gemm_compiles(persistent):
     # dispatch word the workers read after it (two barrier.syncs), and at its end (one):
     # the kernel's warps 2 + 1 + 2 (their return), the workers' waiting loop 2 + 1.
     assert len(re.findall(r"barrier\.sync\s+1, 384;", ptx)) == 8
-    word = re.findall(r"st\.shared\.b32\s+\[(global_smem(?:\+\d+)?)\], ([01]);", ptx)
-    assert sorted(v for _, v in word) == ["0", "1"] and len({w for w, _ in word}) == 1
-    assert re.search(r"ld\.shared\.b32\s+%r\d+, \[" + re.escape(word[0][0]) + r"\];", ptx)
+    assert sorted(_word_stores(k)) == ["0", "1"]
+    assert re.search(r"@%p\d+ st\.shared\.b32 \[%r\d+\], %r\d+;", ptx)
     # Not the .aligned form (bar.sync), nor a reduction barrier: the two sides reach barrier
     # 1 at their own instructions, and compute-sanitizer's synccheck stops a kernel whose
     # threads meet at a bar.red (or barrier.red) from different instructions as "divergent
@@ -247,7 +265,7 @@ def test_two_warp_specializes_share_the_worker_warps():
     # calls and their return, each group's wait), all barrier.sync 1, 384.
     assert len(re.findall(r"barrier\.sync\s+1, 384;", ptx)) == (2 + 2 * 2) + 2 * (3 + 2)
     # the dispatch word: 1 and 2 for the calls, 0 for the return
-    assert sorted(re.findall(r"st\.shared\.b32\s+\[global_smem(?:\+\d+)?\], (\d+);", ptx)) \
+    assert sorted(_word_stores(k)) \
         == ["0", "1", "2"]
     assert k.asm["tile"].count("tile.warp_specialize") == 2
 
@@ -266,7 +284,7 @@ def test_warp_specialize_in_loops_and_branches():
     # one call (written as 1) and the return (0); each start is two barriers (the scalars
     # the call passes are stored before them and loaded after), the call's end one: the
     # kernel's 2 + 1 + 2, the workers' 2 + 1
-    assert sorted(re.findall(r"st\.shared\.b32\s+\[global_smem(?:\+\d+)?\], (\d+);", ptx)) \
+    assert sorted(_word_stores(k)) \
         == ["0", "1"], ptx
     assert len(re.findall(r"barrier\.sync\s+1, 256;", ptx)) == 8, ptx
     k = kiln.compile(W.ws_in_branches, {"out": "*i32", "n": "i32"}, {"BLOCK": 32},
@@ -274,7 +292,7 @@ def test_warp_specialize_in_loops_and_branches():
     ptx = k.asm["ptx"]
     assert k.asm["tile"].count("tile.warp_specialize") == 3
     # three calls and one return for the kernel's warps
-    assert sorted(re.findall(r"st\.shared\.b32\s+\[global_smem(?:\+\d+)?\], (\d+);", ptx)) \
+    assert sorted(_word_stores(k)) \
         == ["0", "1", "2", "3"], ptx
     assert not re.search(r"\bbar(rier)?\.red\b", ptx)
 
@@ -290,8 +308,7 @@ def test_calls_are_numbered_past_the_kernel_threads():
     # than it has threads (the start barrier counted them once, 32 at most).
     k = kiln.compile(many_calls, {"x": "i32"}, {"N": 40}, target="cuda:sm_90a",
                      num_warps=1, cache=False)
-    written = re.findall(r"st\.shared\.b32\s+\[global_smem(?:\+\d+)?\], (\d+);",
-                         k.asm["ptx"])
+    written = _word_stores(k)
     assert sorted(map(int, written)) == list(range(41))  # 40 calls, then 0: return
     assert k.asm.get("cubin")
 

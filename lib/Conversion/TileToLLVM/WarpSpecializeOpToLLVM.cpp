@@ -597,21 +597,27 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   // likewise stored before both and loaded after). The word is written again
   // only after the call's end barrier, which every worker reaches after
   // reading it.
+  // Thread 0's store is predicated where the target can (a branch on the
+  // thread index can make the target's assembler treat the default region
+  // after it as divergent).
   auto announce = [&](OpBuilder &at, Location l, unsigned call) {
-    Block *here = at.getBlock();
-    Block *rest = here->splitBlock(at.getInsertionPoint());
-    auto *write = new Block();
-    body.getBlocks().insert(rest->getIterator(), write);
-    at.setInsertionPointToEnd(here);
     Value first = LLVM::ICmpOp::create(at, l, LLVM::ICmpPredicate::eq,
                                        target.threadId(at, l),
                                        i32Const(at, l, 0));
-    LLVM::CondBrOp::create(at, l, first, write, rest);
-    at.setInsertionPointToStart(write);
-    LLVM::StoreOp::create(at, l, i32Const(at, l, call),
-                          getScratchBase(at, l, module));
-    LLVM::BrOp::create(at, l, rest);
-    at.setInsertionPointToStart(rest);
+    Value word = getScratchBase(at, l, module);
+    if (!target.storeSharedPredicated(at, l, word, i32Const(at, l, call),
+                                      first)) {
+      Block *here = at.getBlock();
+      Block *rest = here->splitBlock(at.getInsertionPoint());
+      auto *write = new Block();
+      body.getBlocks().insert(rest->getIterator(), write);
+      at.setInsertionPointToEnd(here);
+      LLVM::CondBrOp::create(at, l, first, write, rest);
+      at.setInsertionPointToStart(write);
+      LLVM::StoreOp::create(at, l, i32Const(at, l, call), word);
+      LLVM::BrOp::create(at, l, rest);
+      at.setInsertionPointToStart(rest);
+    }
     target.namedBarrier(at, l, kPartitionBarrier, bar,
                         /*sameInstruction=*/false);
     target.namedBarrier(at, l, kPartitionBarrier, bar,

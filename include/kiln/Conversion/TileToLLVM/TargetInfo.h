@@ -169,6 +169,16 @@ public:
                                  mlir::Value ptr, mlir::Type vecTy,
                                  unsigned alignment, mlir::Value pred,
                                  mlir::Value other) const;
+  /// Stores the i32 `value` to shared `ptr` where `pred` holds, as one
+  /// predicated instruction rather than a branch around a store; false where
+  /// the target has no such form (the caller branches). A branch on a
+  /// thread's index can cost more than the store: the target's assembler
+  /// may then treat everything after it as divergent.
+  virtual bool storeSharedPredicated(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value ptr, mlir::Value value,
+                                     mlir::Value pred) const {
+    return false;
+  }
   /// Stores the vector `value` to global `ptr` where `pred` (if any) holds.
   virtual void storeGlobal(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value ptr, mlir::Value value,

@@ -27,30 +27,24 @@
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // The kernel's warps: op A, their own barrier, op B, return.
 // CHECK: ^[[KERNEL]]:
+// Thread 0 names the call in the dispatch word with a predicated store (no
+// branch on the thread index ahead of the default region).
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]]
-// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WA:bb[0-9]+]], ^[[SA:bb[0-9]+]]
-// CHECK: ^[[WA]]:
-// CHECK-NEXT: llvm.store %[[C1]], %[[WORD:.*]] : i32, !llvm.ptr<3>
-// CHECK: ^[[SA]]:
+// CHECK-NEXT: %[[WORD:.*]] = llvm.ptrtoint %[[WORDP:[0-9]+]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C1]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
-// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WB:bb[0-9]+]], ^[[SB:bb[0-9]+]]
-// CHECK: ^[[WB]]:
-// CHECK-NEXT: llvm.store %[[C2]], %[[WORD]] : i32, !llvm.ptr<3>
-// CHECK: ^[[SB]]:
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C2]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WEND:bb[0-9]+]], ^[[SEND:bb[0-9]+]]
-// CHECK: ^[[WEND]]:
-// CHECK-NEXT: llvm.store %[[C0]], %[[WORD]] : i32, !llvm.ptr<3>
-// CHECK: ^[[SEND]]:
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C0]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.return
-// CHECK-NOT: llvm.store %{{.*}}, %[[WORD]]
+// CHECK-NOT: st.shared.b32
 
 // CHECK: ^[[DISPATCH]]:
 // CHECK-NEXT: llvm.br ^[[GO:bb[0-9]+]]
@@ -60,7 +54,7 @@
 // CHECK: ^[[WAIT]]:
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: %[[CALL:.*]] = llvm.load %[[WORD]] : !llvm.ptr<3> -> i32
+// CHECK-NEXT: %[[CALL:.*]] = llvm.load %[[WORDP]] : !llvm.ptr<3> -> i32
 // CHECK-NEXT: %[[DONE:.*]] = llvm.icmp "eq" %[[CALL]], %[[C0]]
 // CHECK-NEXT: llvm.cond_br %[[DONE]], ^[[RET:bb[0-9]+]], ^[[NOTDONE:bb[0-9]+]]
 // CHECK: ^[[RET]]:

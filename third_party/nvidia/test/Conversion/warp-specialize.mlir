@@ -36,18 +36,13 @@
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // CHECK: ^[[KERNEL]]:
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]]
-// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WRITE:bb[0-9]+]], ^[[STARTB:bb[0-9]+]]
-// CHECK: ^[[WRITE]]:
-// CHECK-NEXT: llvm.store %[[C1]], %[[WORD:.*]] : i32, !llvm.ptr<3>
-// CHECK: ^[[STARTB]]:
+// CHECK-NEXT: %[[WORD:.*]] = llvm.ptrtoint %[[WORDP:[0-9]+]] : !llvm.ptr<3> to i32
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C1]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
-// CHECK-NEXT: llvm.cond_br %[[FIRST]], ^[[WRITE0:bb[0-9]+]], ^[[RETB:bb[0-9]+]]
-// CHECK: ^[[WRITE0]]:
-// CHECK-NEXT: llvm.store %[[C0]], %[[WORD]] : i32, !llvm.ptr<3>
-// CHECK: ^[[RETB]]:
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C0]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.return
@@ -56,7 +51,7 @@
 // CHECK: ^[[WAIT]]:
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
-// CHECK-NEXT: %[[CALL:.*]] = llvm.load %[[WORD]] : !llvm.ptr<3> -> i32
+// CHECK-NEXT: %[[CALL:.*]] = llvm.load %[[WORDP]] : !llvm.ptr<3> -> i32
 // CHECK-NEXT: %[[DONE:.*]] = llvm.icmp "eq" %[[CALL]], %[[C0]]
 // CHECK-NEXT: llvm.cond_br %[[DONE]], ^[[RET:bb[0-9]+]], ^[[NEXT:bb[0-9]+]]
 // CHECK: ^[[RET]]:
@@ -86,7 +81,7 @@
 // barrier (bar.red / barrier.red), which synccheck stops as divergent there.
 // ALIGNED-NOT: {{bar\.sync[[:space:]]+1, 224|bar(rier)?\.red}}
 // PTX-DAG: barrier.sync {{.*}}1, 224;
-// PTX-DAG: st.shared.b32 {{.*}}[global_smem], 1;
+// PTX-DAG: @%p{{[0-9]+}} st.shared.b32 [%r{{[0-9]+}}], %r{{[0-9]+}};
 // PTX-DAG: ld.shared.b32 {{.*}}[global_smem];
 // PTX-DAG: bar.sync {{.*}}0, 128;
 // PTX-DAG: bar.sync {{.*}}2, 64;
