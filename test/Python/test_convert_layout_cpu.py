@@ -6,11 +6,10 @@ Each kernel fills a tensor in the source layout with each element's own linear i
 ``arange`` in that layout), converts it to the destination layout, and stores every element at
 its linear index in the destination layout. If the conversion is right, output[i] == i for every
 i, whatever path the lowering took (registers, a scratch chosen by ConvertLayoutScratch.cpp, the
-element-wise rounds). The lowered module runs through MLIR's JIT runner: the thread index is a
-global the driver sets, shared memory a plain array, barriers are dropped, and the driver runs
-every thread of the block in turn, twice, keeping the second pass's stores -- a kernel of
-store, barrier, load reads in its second pass what every thread stored in the first (the same
-values again). The reference (output[i] == i) shares nothing with the lowering.
+element-wise rounds). The lowered module runs through MLIR's JIT runner with
+every thread of the block an OS thread: the thread index is thread-local, the block's barrier a
+pthread barrier, shared memory a plain array (a small C library, compiled here, provides them).
+The reference (output[i] == i) shares nothing with the lowering.
 """
 
 from __future__ import annotations
@@ -18,7 +17,9 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import subprocess
+import tempfile
 
 import pytest
 
@@ -68,8 +69,9 @@ def nv_mma(rng):
             f"instrShape = [16, 8]}}>")
 
 
-def kernel(shape, src, dst, ty):
-    """Tile IR: output[linear index] = the element converted from `src` to `dst`."""
+def kernel(shape, src, dst, ty, rounds=1):
+    """Tile IR: output[linear index] = the element converted from `src` to `dst` (in `rounds`
+    rounds through shared memory where the layouts allow as many)."""
     m, n = shape
     lines = []
 
@@ -100,7 +102,8 @@ def kernel(shape, src, dst, ty):
     else:
         lines.append(f"    %v = arith.trunci {si} : tensor<{m}x{n}xi32, {src}> to {t}{src}>")
         v = "%v"
-    lines.append(f"    %y = tile.convert_layout {v} : {t}{src}> -> {t}{dst}>")
+    attr = f" {{tile.scratch_rounds = {rounds} : i32}}" if rounds > 1 else ""
+    lines.append(f"    %y = tile.convert_layout {v}{attr} : {t}{src}> -> {t}{dst}>")
     di = index(dst, "d")
     lines += [
         f"    %p = tile.splat %out : tensor<{m}x{n}x!tile.ptr<{ty}>, {dst}>",
@@ -122,14 +125,71 @@ def lower(body, target, lanes):
     return low.stdout
 
 
+def lower_kernel(shape, src, dst, ty, target, lanes, rounds=1):
+    """lower(kernel(...)), with `rounds` capped at what the verifier says the layouts allow."""
+    body = kernel(shape, src, dst, ty, rounds)
+    if rounds > 1:
+        module = (f'module attributes {{tile.target = "{target}", tile.num_warps = {NUM_WARPS} : '
+                  f'i32, tile.threads_per_warp = {lanes} : i32}} {{\n{body}}}\n')
+        check = subprocess.run([KILN_OPT, "-"], input=module, capture_output=True, text=True,
+                               timeout=120)
+        most = re.search(r"'tile\.scratch_rounds' must be a power of two between 1 and (\d+)",
+                         check.stderr)
+        if most:
+            body = kernel(shape, src, dst, ty, int(most.group(1)))
+    return lower(body, target, lanes)
+
+
 TID = re.compile(r"^(\s*)(%\S+) = (?:rocdl\.workitem\.id\.x|nvvm\.read\.ptx\.sreg\.tid\.x)"
                  r"(?: range <[^>]*>)? : i32$")
-DROP = re.compile(r"^\s*(rocdl\.s\.barrier|rocdl\.s\.waitcnt|llvm\.fence|nvvm\.barrier)")
+BARRIER = re.compile(r"^(\s*)(rocdl\.s\.barrier|nvvm\.barrier0)\b")
+DROP = re.compile(r"^\s*(rocdl\.s\.waitcnt|llvm\.fence)")
+
+# Every thread of the block is an OS thread: the thread index is thread-local, the block's
+# barrier a pthread barrier (which also orders memory).
+THREADS_C = r"""
+#include <pthread.h>
+#include <stdlib.h>
+static pthread_barrier_t barrier;
+static __thread int thread_index;
+static void (*kernel)(void *);
+static void *kernel_arg;
+int kiln_tid(void) { return thread_index; }
+void kiln_barrier(void) { pthread_barrier_wait(&barrier); }
+static void *body(void *p) { thread_index = (int)(long)p; kernel(kernel_arg); return 0; }
+void kiln_run(int n, void (*fn)(void *), void *arg) {
+  pthread_t *threads = malloc(sizeof(pthread_t) * n);
+  kernel = fn; kernel_arg = arg;
+  pthread_barrier_init(&barrier, 0, n);
+  for (long i = 0; i < n; ++i) pthread_create(&threads[i], 0, body, (void *)i);
+  for (int i = 0; i < n; ++i) pthread_join(threads[i], 0);
+  pthread_barrier_destroy(&barrier);
+  free(threads);
+}
+"""
+_LIB = []
+
+
+def threads_library():
+    if not _LIB:
+        cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+        if cc is None:
+            pytest.skip("needs a C compiler for the thread library")
+        d = tempfile.mkdtemp(prefix="kiln_threads")
+        src = os.path.join(d, "threads.c")
+        with open(src, "w") as f:
+            f.write(THREADS_C)
+        lib = os.path.join(d, "libkiln_threads.so")
+        subprocess.run([cc, "-O1", "-shared", "-fPIC", src, "-o", lib, "-lpthread"], check=True,
+                       capture_output=True)
+        _LIB.append(lib)
+    return _LIB[0]
 
 
 def on_cpu(llvm_text, threads, elements, ty):
-    """The lowered module with the thread index a global, shared and global memory plain
-    arrays, no barriers, and a driver that runs every thread twice and prints the output."""
+    """The lowered module with the thread index and the barrier calls into the thread library,
+    shared and global memory plain arrays, and a driver that runs the block's threads
+    concurrently and prints the output."""
     out = []
     for line in llvm_text.splitlines():
         if DROP.match(line):
@@ -137,9 +197,11 @@ def on_cpu(llvm_text, threads, elements, ty):
         m = TID.match(line)
         if m:
             ind, res = m.groups()
-            p = f"%kiln_tidp{len(out)}"
-            out.append(f"{ind}{p} = llvm.mlir.addressof @kiln_tid : !llvm.ptr")
-            out.append(f"{ind}{res} = llvm.load {p} : !llvm.ptr -> i32")
+            out.append(f"{ind}{res} = llvm.call @kiln_tid() : () -> i32")
+            continue
+        m = BARRIER.match(line)
+        if m:
+            out.append(f"{m.group(1)}llvm.call @kiln_barrier() : () -> ()")
             continue
         if "@global_smem()" in line and "llvm.mlir.global" in line:
             line = ("  llvm.mlir.global internal @global_smem(dense<0> : tensor<65536xi8>) "
@@ -152,28 +214,21 @@ def on_cpu(llvm_text, threads, elements, ty):
     leftover = sorted(set(re.findall(r"\b(?:rocdl|nvvm)\.[\w.]+", text)))
     assert not leftover, f"ops this simulation has no meaning for: {leftover}"
     driver = f"""
-  llvm.mlir.global internal @kiln_tid(0 : i32) : i32
   llvm.mlir.global internal @kiln_out(dense<-1> : tensor<{elements}x{ty}>) : !llvm.array<{elements} x {ty}>
+  llvm.func @kiln_tid() -> i32
+  llvm.func @kiln_barrier()
+  llvm.func @kiln_run(i32, !llvm.ptr, !llvm.ptr)
   llvm.func @printI64(i64)
   llvm.func @printNewline()
   llvm.func @main() {{
     %c0 = llvm.mlir.constant(0 : i32) : i32
     %c1 = llvm.mlir.constant(1 : i32) : i32
     %nt = llvm.mlir.constant({threads} : i32) : i32
-    %runs = llvm.mlir.constant({2 * threads} : i32) : i32
     %ne = llvm.mlir.constant({elements} : i32) : i32
-    %tidp = llvm.mlir.addressof @kiln_tid : !llvm.ptr
     %outp = llvm.mlir.addressof @kiln_out : !llvm.ptr
-    llvm.br ^run(%c0 : i32)
-  ^run(%i: i32):
-    %more = llvm.icmp "slt" %i, %runs : i32
-    llvm.cond_br %more, ^thread, ^show(%c0 : i32)
-  ^thread:
-    %t = llvm.urem %i, %nt : i32
-    llvm.store %t, %tidp : i32, !llvm.ptr
-    llvm.call @k(%outp) : (!llvm.ptr) -> ()
-    %i1 = llvm.add %i, %c1 : i32
-    llvm.br ^run(%i1 : i32)
+    %kp = llvm.mlir.addressof @k : !llvm.ptr
+    llvm.call @kiln_run(%nt, %kp, %outp) : (i32, !llvm.ptr, !llvm.ptr) -> ()
+    llvm.br ^show(%c0 : i32)
   ^show(%j: i32):
     %left = llvm.icmp "slt" %j, %ne : i32
     llvm.cond_br %left, ^one, ^end
@@ -193,15 +248,18 @@ def on_cpu(llvm_text, threads, elements, ty):
     return text[:end] + driver + text[end:]
 
 
-def run(shape, src, dst, ty, target, lanes):
-    low = lower(kernel(shape, src, dst, ty), target, lanes)
-    elements = shape[0] * shape[1]
-    prog = on_cpu(low, NUM_WARPS * lanes, elements, ty)
+def execute(prog):
     res = subprocess.run([RUNNER, "-", "-e", "main", "-entry-point-result=void",
-                          f"--shared-libs={UTILS}"], input=prog, capture_output=True,
-                         text=True, timeout=300)
+                          f"--shared-libs={UTILS}", f"--shared-libs={threads_library()}"],
+                         input=prog, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
-    got = [int(x) for x in res.stdout.split()]
+    return [int(x) for x in res.stdout.split()]
+
+
+def run(shape, src, dst, ty, target, lanes, rounds=1):
+    low = lower_kernel(shape, src, dst, ty, target, lanes, rounds)
+    elements = shape[0] * shape[1]
+    got = execute(on_cpu(low, NUM_WARPS * lanes, elements, ty))
     assert len(got) == elements
     mask = (1 << (8 * {"i8": 1, "i16": 2, "i32": 4}[ty])) - 1
     return low, [(i, g) for i, g in enumerate(got) if g != i & mask]
@@ -254,6 +312,53 @@ def test_convert_layout_on_cpu(name, shape, src, dst, ty, target, lanes):
                        f"({src} -> {dst}, {ty})")
 
 
+def round_cases():
+    """Moves forced into 2 and 4 rounds (tile.scratch_rounds, as tile-allocate-shared-memory sets
+    it where a tile does not fit): blocked layouts whose registers hold several rows or columns
+    and MMA accumulators, 32- and 64-lane."""
+    rng = random.Random(SEED + 1)
+    out = []
+    for k in range(10):
+        target, lanes = rng.choice([("hip:gfx942", 64), ("hip:gfx950", 64), ("cuda:sm_90a", 32)])
+        shape = [64, 64]
+        ty = rng.choice(["i16", "i32"])
+        src = (f"#tile.blocked<{{sizePerThread = [{rng.choice([2, 4, 8])}, {rng.choice([1, 2, 4])}],"
+               f" threadsPerWarp = {_split(rng, lanes, 2)}, warpsPerCTA = {_split(rng, 4, 2)}, "
+               f"order = {rng.choice([[1, 0], [0, 1]])}}}>")
+        if lanes == 64 and k % 3 == 0:
+            dst = mfma(rng, version=3)
+        elif lanes == 32 and k % 3 == 0:
+            dst = nv_mma(rng)
+        else:
+            dst = random_blocked(rng, shape, lanes)
+        for rounds in (2, 4):
+            out.append((f"rounds{rounds}-{k}", shape, src, dst, ty, target, lanes, rounds))
+            out.append((f"rounds{rounds}-back-{k}", shape, dst, src, ty, target, lanes, rounds))
+    return out
+
+
+@pytest.mark.parametrize("name,shape,src,dst,ty,target,lanes,rounds", round_cases(),
+                         ids=[c[0] for c in round_cases()])
+def test_convert_layout_in_rounds_on_cpu(name, shape, src, dst, ty, target, lanes, rounds):
+    low, wrong = run(shape, src, dst, ty, target, lanes, rounds)
+    assert not wrong, (f"{len(wrong)} elements wrong, first {wrong[:8]} "
+                       f"({src} -> {dst}, {ty}, {rounds} rounds)")
+
+
+def test_rounds_move_vectors():
+    """Moves in rounds go through the chosen scratch (vectors), not only element by element:
+    most of the cases above store to shared memory in vectors, and every round is a pair of
+    barriers."""
+    vectors = total = 0
+    for name, shape, src, dst, ty, target, lanes, rounds in round_cases():
+        low = lower_kernel(shape, src, dst, ty, target, lanes, rounds)
+        stores = re.findall(r"llvm\.store %\S+, %\S+(?: \{[^}]*\})? : (\S+), !llvm\.ptr<3>", low)
+        if stores:
+            total += 1
+            vectors += any(t.startswith("vector<") for t in stores)
+    assert total >= 20 and vectors * 2 > total, (total, vectors)
+
+
 def test_the_scratch_path_is_exercised():
     """The 64-lane cases above move through a scratch in vectors (ConvertLayoutScratch.cpp), not
     only element by element: most of them store to shared memory in vectors."""
@@ -292,10 +397,5 @@ def test_the_simulation_can_fail():
         else:
             broken.append(line)
     assert n
-    prog = on_cpu("\n".join(broken), NUM_WARPS * lanes, shape[0] * shape[1], ty)
-    res = subprocess.run([RUNNER, "-", "-e", "main", "-entry-point-result=void",
-                          f"--shared-libs={UTILS}"], input=prog, capture_output=True,
-                         text=True, timeout=300)
-    assert res.returncode == 0, res.stderr[-3000:]
-    got = [int(x) for x in res.stdout.split()]
+    got = execute(on_cpu("\n".join(broken), NUM_WARPS * lanes, shape[0] * shape[1], ty))
     assert any(g != i for i, g in enumerate(got))

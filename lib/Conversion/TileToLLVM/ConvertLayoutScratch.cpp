@@ -12,8 +12,9 @@
 // vectors of up to 16 bytes at the addresses planSharedAccess gives, with
 // the banks of the target (TargetDesc: their number, the lanes one pass of
 // a 16-byte load serves, and whether swizzles are weighed at all). Only
-// where the whole tile fits the scratch at once (one round); otherwise the
-// rounds of moveThroughShared.
+// where the whole tile fits the scratch at once (one round), or in rounds
+// that each move the elements of fixed register bits (dropRoundBits); the
+// other moves take moveThroughShared's element-wise rounds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,37 +86,161 @@ std::optional<MemDescType> pickScratch(RankedTensorType src,
 
 } // namespace
 
+/// `layout` without the coordinate bits `bits` ((dim, bit) pairs, as
+/// getScratchRoundBits gives them), which split a layout move into rounds:
+/// each must be set by one register basis that sets nothing else, and by no
+/// other basis. Those register bases are dropped (their index positions go to
+/// `regBits`, in the order of `bits`) and the bits removed from every other
+/// basis's coordinates (each dimension halves per bit), so that register i
+/// of the result holds, in round r, the full layout's register i with the
+/// dropped positions set to r's bits. Fails where a bit is shared.
+static FailureOr<LinearLayout>
+dropRoundBits(const LinearLayout &layout,
+              ArrayRef<std::pair<unsigned, unsigned>> bits,
+              SmallVector<unsigned> &regBits) {
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
+    bases[in] = LinearLayout::Bases(
+        layout.getBases(LinearLayout::InDim(in)).begin(),
+        layout.getBases(LinearLayout::InDim(in)).end());
+  SmallVector<int32_t> sizes(layout.getOutSizes());
+  regBits.clear();
+  for (auto [d, k] : bits) {
+    int32_t mask = int32_t(1) << k;
+    std::optional<unsigned> owner;
+    for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
+      for (auto [i, basis] : llvm::enumerate(bases[in])) {
+        if (!(basis[d] & mask))
+          continue;
+        if (in != LinearLayout::Register || owner)
+          return failure();
+        owner = i;
+      }
+    if (!owner)
+      return failure();
+    const LinearLayout::Basis &own = bases[LinearLayout::Register][*owner];
+    for (auto [e, x] : llvm::enumerate(own))
+      if (x != (e == d ? mask : 0))
+        return failure();
+    regBits.push_back(*owner);
+  }
+  // Drop the owners (the highest index first), then remove the bits from the
+  // coordinates (the highest bit of a dimension first: lower positions stay).
+  SmallVector<unsigned> byIndex(regBits);
+  llvm::sort(byIndex, std::greater<unsigned>());
+  for (unsigned i : byIndex)
+    bases[LinearLayout::Register].erase(bases[LinearLayout::Register].begin() +
+                                        i);
+  SmallVector<std::pair<unsigned, unsigned>> byBit(bits);
+  llvm::sort(byBit, [](auto x, auto y) { return x.second > y.second; });
+  for (auto [d, k] : byBit) {
+    for (auto &in : bases)
+      for (LinearLayout::Basis &basis : in) {
+        int32_t low = basis[d] & ((int32_t(1) << k) - 1);
+        basis[d] = ((basis[d] >> (k + 1)) << k) | low;
+      }
+    sizes[d] /= 2;
+  }
+  return LinearLayout(std::move(bases), sizes);
+}
+
+/// The full register index of register `sub` of a round's layout in round
+/// `round` (dropRoundBits: `regBits` are the dropped positions, bit j of
+/// `round` the value of position regBits[j]).
+static unsigned fullRegister(unsigned sub, unsigned round,
+                             ArrayRef<unsigned> regBits) {
+  SmallVector<std::pair<unsigned, unsigned>> fixed; // (position, value)
+  for (auto [j, pos] : llvm::enumerate(regBits))
+    fixed.push_back({pos, (round >> j) & 1});
+  llvm::sort(fixed);
+  unsigned full = 0, next = 0, bit = 0;
+  for (auto [pos, value] : fixed) {
+    for (; bit < pos; ++bit, ++next)
+      full |= ((sub >> next) & 1) << bit;
+    full |= value << bit++;
+  }
+  return full | ((sub >> next) << bit);
+}
+
 FailureOr<SmallVector<Value>> kiln::moveThroughSwizzledScratch(
     OpBuilder &b, Location loc, Operation *op, ArrayRef<Value> regs,
     RankedTensorType srcType, RankedTensorType dstType, Type regTy,
     const LoweringContext &ctx) {
   Type memTy = getMemoryType(regTy);
-  if (getScratchRounds(op) != 1 ||
-      srcType.getShape() != dstType.getShape() ||
+  if (srcType.getShape() != dstType.getShape() ||
       srcType.getElementType() != dstType.getElementType() || memTy != regTy)
     return failure();
+  // In rounds (tile.scratch_rounds, where the whole tile does not fit): each
+  // round moves the elements whose round bits (coordinate bits no thread
+  // index sets) have its value, through a scratch of the tile without them.
+  int64_t rounds = std::min(getScratchRounds(op), getMaxScratchRounds(op));
+  SmallVector<unsigned> srcRegBits, dstRegBits;
+  RankedTensorType srcPart = srcType, dstPart = dstType;
+  if (rounds > 1) {
+    auto layouts = getMoveLayouts(op);
+    if (failed(layouts))
+      return failure();
+    auto bits = getScratchRoundBits(layouts->first, layouts->second);
+    bits.resize(std::min<size_t>(bits.size(), llvm::Log2_64(rounds)));
+    rounds = int64_t(1) << bits.size();
+    FailureOr<LinearLayout> src =
+        dropRoundBits(layouts->first, bits, srcRegBits);
+    FailureOr<LinearLayout> dst =
+        dropRoundBits(layouts->second, bits, dstRegBits);
+    if (failed(src) || failed(dst))
+      return failure();
+    SmallVector<int64_t> shape(src->getOutSizes().begin(),
+                               src->getOutSizes().end());
+    MLIRContext *mctx = b.getContext();
+    srcPart = RankedTensorType::get(shape, srcType.getElementType(),
+                                    LinearEncodingAttr::get(mctx, *src));
+    dstPart = RankedTensorType::get(shape, dstType.getElementType(),
+                                    LinearEncodingAttr::get(mctx, *dst));
+  }
   const TargetDesc &desc = ctx.target.getDesc();
   SharedBankModel banks;
   banks.numBanks = desc.sharedMemoryBanks;
   banks.laneBits16 = desc.sharedLoad16LaneBits;
   std::optional<MemDescType> memdesc =
-      pickScratch(srcType, dstType, banks, desc.swizzledLayoutScratch);
+      pickScratch(srcPart, dstPart, banks, desc.swizzledLayoutScratch);
   if (!memdesc)
     return failure();
   Value base = getScratchBase(b, loc, op);
   unsigned elemBytes = getElementBytes(srcType.getElementType());
   FailureOr<SharedAddresses> in = emitSharedAddressesFor(
-      b, loc, base, srcType, *memdesc, /*xorOffset=*/0, /*alignment=*/16,
+      b, loc, base, srcPart, *memdesc, /*xorOffset=*/0, /*alignment=*/16,
       memTy, 16, ctx);
-  if (failed(in) || in->addrs.size() * in->vec != regs.size())
+  int64_t srcPerRound = int64_t(regs.size()) / rounds;
+  if (failed(in) || int64_t(in->addrs.size() * in->vec) != srcPerRound)
     return failure();
-  // The scratch may still be read by its previous user.
-  ctx.target.barrier(b, loc);
-  storeSharedVectors(b, loc, *in, regs, memTy, elemBytes);
-  ctx.target.barrier(b, loc);
-  FailureOr<SharedAddresses> out = emitSharedAddressesFor(
-      b, loc, base, dstType, *memdesc, 0, 16, memTy, 16, ctx);
-  if (failed(out))
+  int64_t dstRegs = 0;
+  if (FailureOr<LinearLayout> dl = getLinearLayout(dstType); succeeded(dl))
+    dstRegs = dl->getInSize(LinearLayout::Register);
+  if (dstRegs == 0)
     return failure();
-  return loadSharedVectors(b, loc, *out, memTy, regTy, elemBytes);
+  SmallVector<Value> result(dstRegs);
+  std::optional<SharedAddresses> out;
+  for (int64_t r = 0; r < rounds; ++r) {
+    SmallVector<Value> part;
+    for (int64_t i = 0; i < srcPerRound; ++i)
+      part.push_back(regs[rounds == 1 ? i : fullRegister(i, r, srcRegBits)]);
+    // The scratch may still be read by its previous user (or round).
+    ctx.target.barrier(b, loc);
+    storeSharedVectors(b, loc, *in, part, memTy, elemBytes);
+    ctx.target.barrier(b, loc);
+    if (!out) {
+      FailureOr<SharedAddresses> o = emitSharedAddressesFor(
+          b, loc, base, dstPart, *memdesc, 0, 16, memTy, 16, ctx);
+      if (failed(o))
+        return failure();
+      out = *o;
+    }
+    SmallVector<Value> got =
+        loadSharedVectors(b, loc, *out, memTy, regTy, elemBytes);
+    if (int64_t(got.size()) * rounds != dstRegs)
+      return failure();
+    for (auto [i, v] : llvm::enumerate(got))
+      result[rounds == 1 ? i : fullRegister(i, r, dstRegBits)] = v;
+  }
+  return result;
 }

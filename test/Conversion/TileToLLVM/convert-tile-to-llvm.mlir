@@ -846,16 +846,17 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
 // A move in two rounds (tile.scratch_rounds, the allocator's when the tile
 // does not fit; given here): each round is barrier, stores, barrier, loads,
 // of half the registers (rows 32..63 are round 1: row bit 32 is the
-// round bit, a register bit of both layouts).
+// round bit, a register bit of both layouts), through the chosen scratch
+// of half the tile (a thread's four consecutive elements one vector store).
 // CHECK-LABEL: llvm.func @rounds
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NOT: llvm.load
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-8: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK-COUNT-2: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-8: llvm.load {{.*}} : !llvm.ptr<3> -> f32

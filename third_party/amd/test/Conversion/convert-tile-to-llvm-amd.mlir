@@ -406,3 +406,31 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
     return %a : tensor<64xi32, #l>
   }
 }
+
+// -----
+
+// A move in two rounds (tile.scratch_rounds, set where the tile does not fit)
+// still goes through the chosen scratch: each round stores the half of the
+// elements whose round bit (a register bit of both layouts) has its value and
+// reads them back in 16-byte vectors, through a scratch of half the tile.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 16384 : i32
+// CHECK-LABEL: llvm.func @cvt_rounds(
+// AMD: rocdl.s.barrier
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// AMD: rocdl.s.barrier
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// AMD: rocdl.s.barrier
+// CHECK-COUNT-16: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// AMD: rocdl.s.barrier
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
+// CHECK-NOT: rocdl.s.barrier
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 4], warpsPerCTA = [1, 4], order = [0, 1]}>
+#m = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @cvt_rounds(%x: tensor<128x64xf32, #l>) -> tensor<128x64xf32, #m> {
+    %y = tile.convert_layout %x {tile.scratch_rounds = 2 : i32} : tensor<128x64xf32, #l> -> tensor<128x64xf32, #m>
+    return %y : tensor<128x64xf32, #m>
+  }
+}
