@@ -228,6 +228,8 @@ def main(argv=None):
             continue
         asm = compiled.asm["amdgcn"]
         st = harness.amd_stats(asm)
+        # as the suite: the dynamic shared memory too (not in .group_segment_fixed_size)
+        st["lds_bytes"] = max(st["lds_bytes"] or 0, harness._shared(compiled) or 0)
         print(f"{label:44} vgpr {st['vgprs']}, agpr {st['agprs']}, spill {st['vgpr_spills']}, "
               f"lds {st['lds_bytes']}, mfma {st['mfma']}, waitcnt {st['s_waitcnt']}")
         if args.asm:

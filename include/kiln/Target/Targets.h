@@ -89,6 +89,12 @@ struct TargetDesc {
   /// the swizzle's per-access address arithmetic hurts more than its bank
   /// conflicts do; the backend's table says why).
   bool swizzledLayoutScratch = true;
+  /// A layout move whose scratch alone sets the kernel's shared memory is
+  /// staged in rounds (smaller pieces, more barriers) while that lowers the
+  /// total (tile-allocate-shared-memory), as the target's other compiler
+  /// sizes such moves; where false, a move takes one round unless the
+  /// buffers would not fit.
+  bool stageDominantLayoutMoves = false;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

@@ -13,7 +13,7 @@
 // the banks of the target (TargetDesc: their number, the lanes one pass of
 // a 16-byte load serves, and whether swizzles are weighed at all). Only
 // where the whole tile fits the scratch at once (one round), or in rounds
-// that each move the elements of fixed register bits (dropRoundBits); the
+// that each move the elements of fixed register bits (getRoundLayout); the
 // other moves take moveThroughShared's element-wise rounds.
 //
 //===----------------------------------------------------------------------===//
@@ -86,66 +86,8 @@ std::optional<MemDescType> pickScratch(RankedTensorType src,
 
 } // namespace
 
-/// `layout` without the coordinate bits `bits` ((dim, bit) pairs, as
-/// getScratchRoundBits gives them), which split a layout move into rounds:
-/// each must be set by one register basis that sets nothing else, and by no
-/// other basis. Those register bases are dropped (their index positions go to
-/// `regBits`, in the order of `bits`) and the bits removed from every other
-/// basis's coordinates (each dimension halves per bit), so that register i
-/// of the result holds, in round r, the full layout's register i with the
-/// dropped positions set to r's bits. Fails where a bit is shared.
-static FailureOr<LinearLayout>
-dropRoundBits(const LinearLayout &layout,
-              ArrayRef<std::pair<unsigned, unsigned>> bits,
-              SmallVector<unsigned> &regBits) {
-  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
-  for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
-    bases[in] = LinearLayout::Bases(
-        layout.getBases(LinearLayout::InDim(in)).begin(),
-        layout.getBases(LinearLayout::InDim(in)).end());
-  SmallVector<int32_t> sizes(layout.getOutSizes());
-  regBits.clear();
-  for (auto [d, k] : bits) {
-    int32_t mask = int32_t(1) << k;
-    std::optional<unsigned> owner;
-    for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
-      for (auto [i, basis] : llvm::enumerate(bases[in])) {
-        if (!(basis[d] & mask))
-          continue;
-        if (in != LinearLayout::Register || owner)
-          return failure();
-        owner = i;
-      }
-    if (!owner)
-      return failure();
-    const LinearLayout::Basis &own = bases[LinearLayout::Register][*owner];
-    for (auto [e, x] : llvm::enumerate(own))
-      if (x != (e == d ? mask : 0))
-        return failure();
-    regBits.push_back(*owner);
-  }
-  // Drop the owners (the highest index first), then remove the bits from the
-  // coordinates (the highest bit of a dimension first: lower positions stay).
-  SmallVector<unsigned> byIndex(regBits);
-  llvm::sort(byIndex, std::greater<unsigned>());
-  for (unsigned i : byIndex)
-    bases[LinearLayout::Register].erase(bases[LinearLayout::Register].begin() +
-                                        i);
-  SmallVector<std::pair<unsigned, unsigned>> byBit(bits);
-  llvm::sort(byBit, [](auto x, auto y) { return x.second > y.second; });
-  for (auto [d, k] : byBit) {
-    for (auto &in : bases)
-      for (LinearLayout::Basis &basis : in) {
-        int32_t low = basis[d] & ((int32_t(1) << k) - 1);
-        basis[d] = ((basis[d] >> (k + 1)) << k) | low;
-      }
-    sizes[d] /= 2;
-  }
-  return LinearLayout(std::move(bases), sizes);
-}
-
 /// The full register index of register `sub` of a round's layout in round
-/// `round` (dropRoundBits: `regBits` are the dropped positions, bit j of
+/// `round` (getRoundLayout: `regBits` are the dropped positions, bit j of
 /// `round` the value of position regBits[j]).
 static unsigned fullRegister(unsigned sub, unsigned round,
                              ArrayRef<unsigned> regBits) {
@@ -184,9 +126,9 @@ FailureOr<SmallVector<Value>> kiln::moveThroughSwizzledScratch(
     bits.resize(std::min<size_t>(bits.size(), llvm::Log2_64(rounds)));
     rounds = int64_t(1) << bits.size();
     FailureOr<LinearLayout> src =
-        dropRoundBits(layouts->first, bits, srcRegBits);
+        getRoundLayout(layouts->first, bits, srcRegBits);
     FailureOr<LinearLayout> dst =
-        dropRoundBits(layouts->second, bits, dstRegBits);
+        getRoundLayout(layouts->second, bits, dstRegBits);
     if (failed(src) || failed(dst))
       return failure();
     SmallVector<int64_t> shape(src->getOutSizes().begin(),

@@ -61,8 +61,67 @@ kiln::tile::getScratchRoundBits(const LinearLayout &src,
         bits.push_back({d, unsigned(k)});
     }
   }
+  // Bits inside a side's leading consecutive registers (its vectors) last,
+  // so that the first rounds leave the vectors whole.
+  auto inVector = [&](std::pair<unsigned, unsigned> bit) {
+    return (int64_t(1) << bit.second) < src.getContiguousRegs(bit.first) ||
+           (int64_t(1) << bit.second) < dst.getContiguousRegs(bit.first);
+  };
+  std::stable_partition(bits.begin(), bits.end(),
+                        [&](auto bit) { return !inVector(bit); });
   return bits;
 }
+
+FailureOr<LinearLayout>
+kiln::tile::getRoundLayout(const LinearLayout &layout,
+                           ArrayRef<std::pair<unsigned, unsigned>> bits,
+                           SmallVector<unsigned> &regBits) {
+  std::array<LinearLayout::Bases, LinearLayout::kNumInDims> bases;
+  for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
+    bases[in] = LinearLayout::Bases(
+        layout.getBases(LinearLayout::InDim(in)).begin(),
+        layout.getBases(LinearLayout::InDim(in)).end());
+  SmallVector<int32_t> sizes(layout.getOutSizes());
+  regBits.clear();
+  for (auto [d, k] : bits) {
+    int32_t mask = int32_t(1) << k;
+    std::optional<unsigned> owner;
+    for (unsigned in = 0; in < LinearLayout::kNumInDims; ++in)
+      for (auto [i, basis] : llvm::enumerate(bases[in])) {
+        if (!(basis[d] & mask))
+          continue;
+        if (in != LinearLayout::Register || owner)
+          return failure();
+        owner = i;
+      }
+    if (!owner)
+      return failure();
+    const LinearLayout::Basis &own = bases[LinearLayout::Register][*owner];
+    for (auto [e, x] : llvm::enumerate(own))
+      if (x != (e == d ? mask : 0))
+        return failure();
+    regBits.push_back(*owner);
+  }
+  // Drop the owners (the highest index first), then remove the bits from the
+  // coordinates (the highest bit of a dimension first: lower positions stay).
+  SmallVector<unsigned> byIndex(regBits);
+  llvm::sort(byIndex, std::greater<unsigned>());
+  for (unsigned i : byIndex)
+    bases[LinearLayout::Register].erase(bases[LinearLayout::Register].begin() +
+                                        i);
+  SmallVector<std::pair<unsigned, unsigned>> byBit(bits);
+  llvm::sort(byBit, [](auto x, auto y) { return x.second > y.second; });
+  for (auto [d, k] : byBit) {
+    for (auto &in : bases)
+      for (LinearLayout::Basis &basis : in) {
+        int32_t low = basis[d] & ((int32_t(1) << k) - 1);
+        basis[d] = ((basis[d] >> (k + 1)) << k) | low;
+      }
+    sizes[d] /= 2;
+  }
+  return LinearLayout(std::move(bases), sizes);
+}
+
 
 int64_t kiln::tile::getScratchRounds(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(
@@ -79,6 +138,29 @@ int64_t kiln::tile::getMaxScratchRounds(Operation *op) {
     return 1;
   return int64_t(1)
          << getScratchRoundBits(layouts->first, layouts->second).size();
+}
+
+bool kiln::tile::roundsKeepVectors(Operation *op, int64_t rounds) {
+  auto layouts = getMoveLayouts(op);
+  if (failed(layouts))
+    return false;
+  auto bits = getScratchRoundBits(layouts->first, layouts->second);
+  if (rounds < 1 || int64_t(1) << bits.size() < rounds)
+    return false;
+  bits.resize(llvm::Log2_64(rounds));
+  // A round bit inside either side's vectors (the consecutive elements of a
+  // register group, up to 16 bytes) would narrow them.
+  auto ty = cast<RankedTensorType>(op->getResult(0).getType());
+  int64_t vecElems =
+      16 / std::max<int64_t>(1, getElementBytes(ty.getElementType()));
+  for (auto [d, k] : bits)
+    for (const LinearLayout *l : {&layouts->first, &layouts->second})
+      if ((int64_t(1) << k) <
+          std::min<int64_t>(vecElems, l->getContiguousRegs(d)))
+        return false;
+  SmallVector<unsigned> regBits;
+  return succeeded(getRoundLayout(layouts->first, bits, regBits)) &&
+         succeeded(getRoundLayout(layouts->second, bits, regBits));
 }
 
 unsigned kiln::tile::getVectorMemoryBytes(RankedTensorType type) {

@@ -299,6 +299,8 @@ struct AllocateSharedMemory
     int64_t total = place(buffers);
     if (desc)
       total = splitIntoRounds(buffers, total, *desc);
+    if (desc && desc->stageDominantLayoutMoves)
+      total = shrinkDominantMoves(buffers, total);
     TileDialect::ScratchOffsetAttrHelper scratchOffset(&getContext());
     for (Buffer &buf : buffers)
       scratchOffset.setAttr(buf.op, b.getI32IntegerAttr(buf.offset));
@@ -335,6 +337,48 @@ struct AllocateSharedMemory
                      b.getI32IntegerAttr(getScratchRounds(pick->op) * 2));
       pick->bytes = getScratchBytes(pick->op);
       total = place(buffers);
+    }
+    return total;
+  }
+
+  /// While staging a layout move in twice as many rounds lowers the kernel's
+  /// total (its scratch sets the total, or pushes a buffer live beside it up
+  /// to it), the move does so, if its rounds still move vectors (roundsKeepVectors: an
+  /// element-wise move costs far more than the bytes it saves); otherwise it
+  /// is left as it was. The shared memory a kernel
+  /// takes then follows its own buffers rather than one move's tile.
+  int64_t shrinkDominantMoves(MutableArrayRef<Buffer> buffers, int64_t total) {
+    TileDialect::ScratchRoundsAttrHelper rounds(&getContext());
+    Builder b(&getContext());
+    for (bool shrunk = true; shrunk;) {
+      shrunk = false;
+      for (Buffer &buf : buffers) {
+        if (!isa<ConvertLayoutOp, ReshapeOp>(buf.op) ||
+            getScratchRounds(buf.op) >= getMaxScratchRounds(buf.op) ||
+            !roundsKeepVectors(buf.op, getScratchRounds(buf.op) * 2))
+          continue;
+        int64_t was = getScratchRounds(buf.op), wasBytes = buf.bytes;
+        SmallVector<int64_t> offsets;
+        for (Buffer &o : buffers)
+          offsets.push_back(o.offset);
+        rounds.setAttr(buf.op, b.getI32IntegerAttr(was * 2));
+        buf.bytes = getScratchBytes(buf.op);
+        int64_t smaller = place(buffers);
+        if (smaller < total) {
+          total = smaller;
+          shrunk = true;
+          break;
+        }
+        // No gain: as it was.
+        if (was > 1)
+          rounds.setAttr(buf.op, b.getI32IntegerAttr(was));
+        else
+          buf.op->removeAttr(
+              TileDialect::ScratchRoundsAttrHelper::getNameStr());
+        buf.bytes = wasBytes;
+        for (auto [o, off] : llvm::zip(buffers, offsets))
+          o.offset = off;
+      }
     }
     return total;
   }

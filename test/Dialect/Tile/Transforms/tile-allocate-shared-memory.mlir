@@ -304,21 +304,25 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
 // CHECK-LABEL: module attributes
 // CHECK-SAME: tile.shared = 65536 : i32
 // CHECK-SAME: tile.target = "hip:gfx942"
-#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
-  func.func @at_limit_gfx942(%x: tensor<64x256xf32, #a>) {
-    %y = tile.convert_layout %x : tensor<64x256xf32, #a> -> tensor<64x256xf32, #b>
+  func.func @at_limit_gfx942() {
+    %b = tile.local_alloc : () -> !tile.memdesc<16384xf32, #sh, mutable>
+    tile.local_dealloc %b : !tile.memdesc<16384xf32, #sh, mutable>
     return
   }
 }
 
 // -----
 
-// 128 KiB: too much for gfx942's 64 KiB at once, so two rounds ...
+// On AMD targets a layout move whose scratch alone sets the kernel's LDS is
+// staged in rounds while that lowers the total (as Triton stages such moves
+// by the layouts' repeated tiles), but only on bits outside both sides'
+// 16-byte vectors: rows 32 and 64 and columns 32 ... 128 here, 32 rounds of
+// 4 KiB. (sm_90a keeps one round where the tile fits: rounds_sm90a above.)
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tile.shared = 65536 : i32
-// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32, tile.scratch_rounds = 2 : i32}
+// CHECK-SAME: tile.shared = 4096 : i32
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32, tile.scratch_rounds = 32 : i32}
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
@@ -330,9 +334,27 @@ module attributes {tile.target = "hip:gfx942", tile.num_warps = 4 : i32, tile.th
 
 // -----
 
-// ... and within gfx950's 160 KiB in one.
+// A move that would narrow a side's vectors is not staged: its only round
+// bits (columns 1 and 2: registers in both layouts, which differ in how lanes
+// are laid out) are the four consecutive columns each thread holds, so it
+// keeps one round (4 would be allowed).
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tile.shared = 131072 : i32
+// CHECK-SAME: tile.shared = 4096 : i32
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 0 : i32} :
+#a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [0, 1]}>
+module attributes {tile.target = "hip:gfx950", tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @vectors_stay_whole(%x: tensor<32x32xf32, #a>) {
+    %y = tile.convert_layout %x : tensor<32x32xf32, #a> -> tensor<32x32xf32, #b>
+    return
+  }
+}
+
+// -----
+
+// gfx950 (160 KiB) too: the same 128 KiB move in 32 rounds of 4 KiB.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.shared = 4096 : i32
 // CHECK-SAME: tile.target = "hip:gfx950"
 #a = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #b = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [8, 8], warpsPerCTA = [1, 4], order = [0, 1]}>

@@ -100,7 +100,10 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 // Layout moves through shared memory use unswizzled scratches
 // (swizzledLayoutScratch false): on the AMD kernels of the wild corpus
 // (scripts/wild-amd-local.py) the swizzled choice cost 8 to 50 more VGPRs
-// than the unswizzled one (its XOR addressing) and no fewer spills.
+// than the unswizzled one (its XOR addressing) and no fewer spills. A move
+// whose scratch alone sets a kernel's LDS is staged in rounds while that
+// lowers the total (stageDominantLayoutMoves), as Triton stages such moves
+// in pieces: LDS bounds how many workgroups share a CU.
 // What a buffer resource covers (BufferOpToLLVM.cpp's num_records).
 constexpr int64_t kBufferResourceBytes = 0x7FFFFFFE;
 
@@ -114,25 +117,29 @@ const TargetDesc kTargets[] = {
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
-     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false},
+     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false,
+     /*stageDominantLayoutMoves=*/true},
     {"hip:gfx90a", "amd", "gfx90a", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
      1024, 910, /*asyncCopyWidths=*/0, "", false, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
-     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false},
+     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false,
+     /*stageDominantLayoutMoves=*/true},
     {"hip:gfx942", "amd", "gfx942", "amdgcn-amd-amdhsa", "", 64, 65536, 16,
      1024, 942, kLdsDma942, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
-     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false},
+     /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false,
+     /*stageDominantLayoutMoves=*/true},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
      1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/64,
-     /*sharedLoad16LaneBits=*/0b11011, /*swizzledLayoutScratch=*/false},
+     /*sharedLoad16LaneBits=*/0b11011, /*swizzledLayoutScratch=*/false,
+     /*stageDominantLayoutMoves=*/true},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};

@@ -31,10 +31,29 @@ getMoveLayouts(mlir::Operation *op);
 /// Tensor coordinate bits (dimension, bit) that a move of `src` to `dst`
 /// through shared memory may split into rounds: bits no lane or warp basis
 /// of either layout sets, so every register's value of them is a constant.
-/// Most significant first (row-major linear index): rounds then cover
-/// contiguous slices of the tile.
+/// Most significant first (row-major linear index: rounds then cover
+/// contiguous slices of the tile), except that bits inside either side's
+/// leading consecutive registers (its vectors) come after all others.
 llvm::SmallVector<std::pair<unsigned, unsigned>>
 getScratchRoundBits(const LinearLayout &src, const LinearLayout &dst);
+
+/// `layout` without the coordinate bits `bits` ((dim, bit) pairs, as
+/// getScratchRoundBits gives them), which split a layout move into rounds:
+/// each must be set by one register basis that sets nothing else, and by no
+/// other basis. Those register bases are dropped (their index positions go to
+/// `regBits`, in the order of `bits`) and the bits removed from every other
+/// basis's coordinates (each dimension halves per bit), so that register i
+/// of the result holds, in round r, the full layout's register i with the
+/// dropped positions set to r's bits. Fails where a bit is shared.
+mlir::FailureOr<LinearLayout>
+getRoundLayout(const LinearLayout &layout,
+               llvm::ArrayRef<std::pair<unsigned, unsigned>> bits,
+               llvm::SmallVector<unsigned> &regBits);
+/// Whether a layout move `op` in `rounds` rounds keeps a round layout for
+/// both sides (getRoundLayout), which the lowering moves in vectors, and its
+/// round bits leave each side's vectors (consecutive elements, up to 16
+/// bytes) whole; the other moves in rounds go element by element.
+bool roundsKeepVectors(mlir::Operation *op, int64_t rounds);
 
 /// Rounds a convert_layout or reshape through shared memory takes
 /// (`tile.scratch_rounds`, 1 when absent).
