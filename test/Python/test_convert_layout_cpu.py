@@ -23,27 +23,16 @@ import tempfile
 
 import pytest
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
-RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
-UTILS = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
+from jit_runner import KILN_OPT, RUNNER, UTILS, needs_runner
 
-pytestmark = pytest.mark.skipif(
-    not all(os.path.exists(p) for p in (KILN_OPT, RUNNER, UTILS)),
-    reason="needs build/bin/kiln-opt, mlir-runner and libmlir_c_runner_utils (mlir-22-tools)")
+pytestmark = needs_runner
 
 NUM_WARPS = 4
 SEED = int(os.environ.get("KILN_CONVERT_SEED", "20261130"))
 INT = {1: "i8", 2: "i16", 4: "i32"}
 
 
-def _split(rng, total, n):
-    """`total` (a power of two) as `n` power-of-two factors."""
-    out = [1] * n
-    while total > 1:
-        out[rng.randrange(n)] *= 2
-        total //= 2
-    return out
+from test_layout_differential import _factor as _split  # noqa: E402
 
 
 def random_blocked(rng, shape, lanes):
@@ -345,17 +334,21 @@ def test_convert_layout_in_rounds_on_cpu(name, shape, src, dst, ty, target, lane
                        f"({src} -> {dst}, {ty}, {rounds} rounds)")
 
 
+def _vector_stores(low):
+    """(stores to shared memory at all, some of them vectors) in a lowered module."""
+    stores = re.findall(r"llvm\.store %\S+, %\S+(?: \{[^}]*\})? : (\S+), !llvm\.ptr<3>", low)
+    return bool(stores), any(t.startswith("vector<") for t in stores)
+
+
 def test_rounds_move_vectors():
     """Moves in rounds go through the chosen scratch (vectors), not only element by element:
     most of the cases above store to shared memory in vectors, and every round is a pair of
     barriers."""
     vectors = total = 0
     for name, shape, src, dst, ty, target, lanes, rounds in round_cases():
-        low = lower_kernel(shape, src, dst, ty, target, lanes, rounds)
-        stores = re.findall(r"llvm\.store %\S+, %\S+(?: \{[^}]*\})? : (\S+), !llvm\.ptr<3>", low)
-        if stores:
-            total += 1
-            vectors += any(t.startswith("vector<") for t in stores)
+        shared, vector = _vector_stores(lower_kernel(shape, src, dst, ty, target, lanes, rounds))
+        total += shared
+        vectors += vector
     assert total >= 20 and vectors * 2 > total, (total, vectors)
 
 
@@ -365,11 +358,9 @@ def test_the_scratch_path_is_exercised():
     amd = [c for c in cases() if c[6] == 64]
     through_shared = vectors = 0
     for name, shape, src, dst, ty, target, lanes in amd:
-        low = lower(kernel(shape, src, dst, ty), target, lanes)
-        stores = re.findall(r"llvm\.store %\S+, %\S+(?: \{[^}]*\})? : (\S+), !llvm\.ptr<3>", low)
-        if stores:
-            through_shared += 1
-            vectors += any(t.startswith("vector<") for t in stores)
+        shared, vector = _vector_stores(lower(kernel(shape, src, dst, ty), target, lanes))
+        through_shared += shared
+        vectors += vector
     assert through_shared >= 10 and vectors * 2 > through_shared, (through_shared, vectors)
 
 

@@ -35,14 +35,9 @@ import pytest
 
 from kiln_test_setup import skip_unless_installed
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-KILN_OPT = os.path.join(ROOT, "build", "bin", "kiln-opt")
-RUNNER = "/usr/lib/llvm-22/bin/mlir-runner"
-UTILS = "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so"
+from jit_runner import KILN_OPT, RUNNER, UTILS, needs_runner
 
-pytestmark = pytest.mark.skipif(
-    not all(os.path.exists(p) for p in (KILN_OPT, RUNNER, UTILS)),
-    reason="needs build/bin/kiln-opt, mlir-runner and libmlir_c_runner_utils (mlir-22-tools)")
+pytestmark = needs_runner
 
 # name: (MLIR type, exponent bits, mantissa bits, bias, NaN/inf convention)
 FORMATS = {
