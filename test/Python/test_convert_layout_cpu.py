@@ -163,7 +163,8 @@ def threads_library():
     if not _LIB:
         cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
         if cc is None:
-            pytest.skip("needs a C compiler for the thread library")
+            pytest.skip("needs a C compiler (cc, gcc or clang) to build the pthread library that runs "
+                        "the block's threads; scripts/setup.sh installs g++")
         d = tempfile.mkdtemp(prefix="kiln_threads")
         src = os.path.join(d, "threads.c")
         with open(src, "w") as f:

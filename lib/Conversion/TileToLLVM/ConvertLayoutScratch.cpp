@@ -7,11 +7,11 @@
 // one), and the usual moves (an MMA accumulator to a row-blocked layout for
 // the stores) add bank conflicts on top. Here the scratch takes the layout
 // (vec, perPhase, maxPhase, order) for which the accesses of both sides
-// times their bank conflicts (countBankConflicts: what bank_conflicts reports) are
-// fewest, and both sides move through it as local stores and loads do:
-// vectors of up to 16 bytes at the addresses planSharedAccess gives, with
-// the banks of the target (TargetDesc: their number, the lanes one pass of
-// a 16-byte load serves, and whether swizzles are weighed at all). Only
+// times their bank conflicts (countBankConflicts: what bank_conflicts
+// reports) are fewest, and both sides move through it as local stores and
+// loads do: vectors of up to 16 bytes at the addresses planSharedAccess
+// gives, with the banks of the target (TargetDesc: their number, the lanes
+// one pass of a 16-byte load serves, and whether swizzles are weighed). Only
 // where the whole tile fits the scratch at once (one round), or in rounds
 // that each move the elements of fixed register bits (getRoundLayout); the
 // other moves take moveThroughShared's element-wise rounds.
@@ -155,10 +155,14 @@ FailureOr<SmallVector<Value>> kiln::moveThroughSwizzledScratch(
   int64_t srcPerRound = int64_t(regs.size()) / rounds;
   if (failed(in) || int64_t(in->addrs.size() * in->vec) != srcPerRound)
     return failure();
+  // Both sides' registers split evenly over the rounds (checked before any
+  // store is emitted: a failure after it would leave them behind).
   int64_t dstRegs = 0;
   if (FailureOr<LinearLayout> dl = getLinearLayout(dstType); succeeded(dl))
     dstRegs = dl->getInSize(LinearLayout::Register);
-  if (dstRegs == 0)
+  FailureOr<LinearLayout> dstRound = getLinearLayout(dstPart);
+  if (dstRegs == 0 || failed(dstRound) ||
+      dstRound->getInSize(LinearLayout::Register) * rounds != dstRegs)
     return failure();
   SmallVector<Value> result(dstRegs);
   std::optional<SharedAddresses> out;

@@ -122,7 +122,6 @@ kiln::tile::getRoundLayout(const LinearLayout &layout,
   return LinearLayout(std::move(bases), sizes);
 }
 
-
 int64_t kiln::tile::getScratchRounds(Operation *op) {
   if (auto a = op->getAttrOfType<IntegerAttr>(
           TileDialect::ScratchRoundsAttrHelper::getNameStr()))

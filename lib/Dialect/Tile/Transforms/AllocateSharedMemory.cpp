@@ -343,9 +343,9 @@ struct AllocateSharedMemory
 
   /// While staging a layout move in twice as many rounds lowers the kernel's
   /// total (its scratch sets the total, or pushes a buffer live beside it up
-  /// to it), the move does so, if its rounds still move vectors (roundsKeepVectors: an
-  /// element-wise move costs far more than the bytes it saves); otherwise it
-  /// is left as it was. The shared memory a kernel
+  /// to it), the move does so, if its rounds still move vectors
+  /// (roundsKeepVectors: an element-wise move costs far more than the bytes
+  /// it saves); otherwise it is left as it was. The shared memory a kernel
   /// takes then follows its own buffers rather than one move's tile.
   int64_t shrinkDominantMoves(MutableArrayRef<Buffer> buffers, int64_t total) {
     TileDialect::ScratchRoundsAttrHelper rounds(&getContext());
