@@ -81,6 +81,15 @@ public:
 
   void registerPasses() const override { tile_nv::registerTileNVPasses(); }
 
+  // A loop-carried f16/bf16 tile (flash attention's P, the A operand of the
+  // next P V wgmma) leaves the optimizer as f32 phis truncated in the loop
+  // header (instcombine's fold of a phi of truncations): 64 registers a
+  // thread instead of 32 words, and the truncation moves to the top of the
+  // next iteration. ptxas then placed the exponentials in the in-flight
+  // wgmma's A registers, waiting for that wgmma before the softmax instead
+  // of after it. Packing carries the words again.
+  bool packsNarrowPhis() const override { return true; }
+
   // Machine code sinking moves arithmetic into the block that uses it: the
   // promotion of a waited wgmma accumulator (`acc += raw * scale`) sinks
   // past the next wgmma's issue, so its registers are still live when that
