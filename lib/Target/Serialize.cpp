@@ -52,6 +52,7 @@
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Scalar/LoopRotation.h"
 #include "llvm/Transforms/Vectorize/LoadStoreVectorizer.h"
+#include "llvm/Transforms/Vectorize/VectorCombine.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -364,10 +365,16 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   if (level == llvm::OptimizationLevel::O0)
     return;
   // Scalar accesses merged into vectors, and the extracts and inserts that
-  // took the values apart and put them back together folded away.
+  // took the values apart and put them back together folded away. instcombine
+  // leaves a chain of inserts of a vector's upper elements (an mfma operand,
+  // half of a loaded register) as one lane shuffled and three inserted;
+  // vector-combine makes it the shuffle it is, which the code generator takes
+  // as the registers' upper half rather than repacking a copy (aiter's sparse
+  // bf16 decode kept 32 such copies of its Q operand live across its loop).
   llvm::FunctionPassManager vectorize;
   vectorize.addPass(llvm::LoadStoreVectorizerPass());
   vectorize.addPass(llvm::InstCombinePass());
+  vectorize.addPass(llvm::VectorCombinePass());
   // Narrow phis packed into words; the gathers and extracts folded into the
   // vectors they came from. Then the loops rotated that the optimizer left
   // testing at the top: instcombine had widened a loop's truncated phis into

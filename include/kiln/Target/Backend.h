@@ -112,7 +112,9 @@ public:
   virtual bool packsNarrowPhis() const { return false; }
   /// Whether Serialize merges adjacent scalar memory accesses into vectors
   /// (LLVM's load-store vectorizer) and folds the element extracts and
-  /// inserts around them (instcombine) after the optimizer, for a code
+  /// inserts around them (instcombine, then vector-combine, which turns the
+  /// insert chains instcombine leaves into shuffles) after the optimizer,
+  /// for a code
   /// generator that would otherwise vectorize the accesses only after
   /// instruction selection, leaving byte-wise repacking of the values.
   virtual bool vectorizesMemoryAccesses() const { return false; }
