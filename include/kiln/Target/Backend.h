@@ -113,9 +113,8 @@ public:
   /// Whether Serialize merges adjacent scalar memory accesses into vectors
   /// (LLVM's load-store vectorizer) and folds the element extracts and
   /// inserts around them (instcombine, then vector-combine, which turns the
-  /// insert chains instcombine leaves into shuffles) after the optimizer,
-  /// for a code
-  /// generator that would otherwise vectorize the accesses only after
+  /// insert chains instcombine leaves into shuffles) after the optimizer, for
+  /// a code generator that would otherwise vectorize the accesses only after
   /// instruction selection, leaving byte-wise repacking of the values.
   virtual bool vectorizesMemoryAccesses() const { return false; }
   /// Whether Serialize moves the shared-memory reads of matrix instructions
