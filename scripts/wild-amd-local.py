@@ -125,6 +125,7 @@ class _StandIns:
             import kiln.language as kl
             module.__dict__.update({k: getattr(kl, k) for k in dir(kl) if not k.startswith("_")})
             module.math = importlib.import_module("triton.language.math")  # tl.math.exp2
+            module.core = importlib.import_module("triton.language.core")  # tl.core.builtin
         elif module.__name__ == "triton.language.core":
             import kiln.language as kl
             module._aggregate = kl.aggregate
