@@ -11,6 +11,11 @@
 // The gathers usually fold away, as the incoming values were extracted from
 // vectors that were loaded whole.
 //
+// Before packing, a wide phi whose every user narrows it by one cast
+// (fptrunc, fptosi, fptoui, trunc) to one 8- or 16-bit type becomes a phi of
+// the narrowed values, cast at the end of each predecessor: instcombine had
+// folded the phi of a loop's converted tile into a conversion of wide phis.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/PackNarrowPhis.h"
@@ -138,51 +143,63 @@ static void orderByLane(SmallVectorImpl<PHINode *> &phis) {
     phis[i] = keyed[i].second;
 }
 
-/// A float phi every user of which truncates it to one narrow type: LLVM's
-/// instcombine widens a phi of truncated values into a truncation of a phi of
-/// the wide values (twice the registers for a bf16 tile a loop carries). The
-/// narrow type, or null.
-static Type *truncatedTo(PHINode &phi) {
-  if (!phi.getType()->isFloatTy() || phi.use_empty())
+/// Whether `op` narrows a value without reading anything else, so that a phi
+/// of its results equals it applied to a phi of its operands.
+static bool isNarrowingCast(Instruction::CastOps op) {
+  return op == Instruction::FPTrunc || op == Instruction::FPToSI ||
+         op == Instruction::FPToUI || op == Instruction::Trunc;
+}
+
+/// A phi every user of which narrows it by one cast to one narrow type:
+/// LLVM's instcombine widens a phi of cast values into a cast of a phi of
+/// the wide values (twice the registers for a bf16 tile a loop carries, four
+/// times for an i8 one). The cast, or null.
+static CastInst *narrowedBy(PHINode &phi) {
+  if (phi.use_empty())
     return nullptr;
-  Type *narrow = nullptr;
+  CastInst *first = nullptr;
   for (User *u : phi.users()) {
-    auto *trunc = dyn_cast<FPTruncInst>(u);
-    if (!trunc || (narrow && trunc->getType() != narrow))
+    auto *cast = dyn_cast<CastInst>(u);
+    if (!cast || !isNarrowingCast(cast->getOpcode()) ||
+        (first && (cast->getOpcode() != first->getOpcode() ||
+                   cast->getType() != first->getType())))
       return nullptr;
-    narrow = trunc->getType();
+    if (!first)
+      first = cast;
   }
-  return lanesPerWord(narrow) ? narrow : nullptr;
+  return lanesPerWord(first->getType()) ? first : nullptr;
 }
 
 /// Rewrites such phis (when a block has at least `minPhis`) as phis of the
-/// truncated values, truncated at the end of each predecessor.
+/// narrowed values, each incoming value cast at the end of its predecessor.
 static bool narrowTruncatedPhis(BasicBlock &block, unsigned minPhis) {
-  SmallVector<std::pair<PHINode *, Type *>> wide;
+  SmallVector<std::pair<PHINode *, CastInst *>> wide;
   for (PHINode &phi : block.phis())
-    if (Type *narrow = truncatedTo(phi))
-      wide.push_back({&phi, narrow});
+    if (CastInst *cast = narrowedBy(phi))
+      wide.push_back({&phi, cast});
   if (wide.size() < minPhis)
     return false;
   IRBuilder<> b(block.getContext());
-  for (auto [phi, narrow] : wide) {
+  for (auto [phi, first] : wide) {
+    Type *narrow = first->getType();
+    Instruction::CastOps op = first->getOpcode();
     b.SetInsertPoint(phi);
     PHINode *np = b.CreatePHI(narrow, phi->getNumIncomingValues(),
                               phi->getName() + ".narrow");
-    DenseMap<BasicBlock *, Value *> truncated;
+    DenseMap<BasicBlock *, Value *> narrowed;
     for (unsigned i = 0, e = phi->getNumIncomingValues(); i < e; ++i) {
       BasicBlock *pred = phi->getIncomingBlock(i);
-      Value *&t = truncated[pred];
+      Value *&t = narrowed[pred];
       if (!t) {
         b.SetInsertPoint(pred->getTerminator());
-        t = b.CreateFPTrunc(phi->getIncomingValue(i), narrow);
+        t = b.CreateCast(op, phi->getIncomingValue(i), narrow);
       }
       np->addIncoming(t, pred);
     }
     for (User *u : llvm::make_early_inc_range(phi->users())) {
-      auto *trunc = cast<FPTruncInst>(u);
-      trunc->replaceAllUsesWith(np);
-      trunc->eraseFromParent();
+      auto *cast = llvm::cast<CastInst>(u);
+      cast->replaceAllUsesWith(np);
+      cast->eraseFromParent();
     }
     phi->eraseFromParent();
   }

@@ -1,10 +1,10 @@
-"""A loop that carries an f16 or bf16 tile rounded from f32 keeps it in whole words on NVIDIA
-too (Backend::packsNarrowPhis; test/Target/pack-truncated-phis.ll judges the rewrite by
-running it). LLVM's instcombine folds the phis of a loop-carried tile's truncations into
-truncations of f32 phis at the top of the loop: twice the registers, and the conversion moved
-into the next iteration. In flash attention the tile is P, the A operand of the next P V
-wgmma: carried as f32, ptxas placed the exponentials in the registers of the P V wgmma in
-flight and waited for it before the softmax (SCHEDULE 1-3 then measured as order 0)."""
+"""A loop that carries an f16, bf16, fp8, int8 or int16 tile converted from f32 keeps it in
+whole words on NVIDIA too (Backend::packsNarrowPhis; test/Target/pack-truncated-phis.ll and
+pack-cast-phis.ll judge the rewrite by running it). LLVM's instcombine folds the phis of a
+loop-carried tile's conversions into conversions of f32 phis at the top of the loop: two or
+four times the registers, and the conversion moved into the next iteration. In flash attention
+the tile is P, the A operand of the next P V wgmma; carried as f32 values, it cost the
+warp-specialized kernel 4 % (docs/results.md, "P carried in words")."""
 
 from __future__ import annotations
 
@@ -42,24 +42,28 @@ def carry_rounded(x_ptr, out_ptr, n, BM: kl.constexpr, BK: kl.constexpr, NW: kl.
 
 
 def _phis(llir):
-    return re.findall(r"= phi (half|bfloat|float|i32|<2 x half>|<2 x bfloat>) ", llir)
+    return re.findall(r"= phi (half|bfloat|float|i8|i16|i32|<\d+ x \w+>) ", llir)
 
 
-@pytest.mark.parametrize("dt,name", [(kl.float16, "half"), (kl.bfloat16, "bfloat")])
-def test_rounded_tile_carried_in_words(dt, name):
-    # 64 x 64 over 128 threads: 32 values a thread, 16 words.
+# (dtype, the scalar phi it must not be left as, the packed phi, values a word). fp8 values are
+# i8 codes rounded by integer arithmetic, packed two i16 to a word; int8 / int16 come from
+# fptosi, which instcombine folds into the phi as it does fptrunc.
+@pytest.mark.parametrize("dt,scalar,packed,per_word", [
+    (kl.float16, "half", "<2 x half>", 2), (kl.bfloat16, "bfloat", "<2 x bfloat>", 2),
+    (kl.float8e4nv, "i8", "<2 x i16>", 4), (kl.int8, "i8", "<4 x i8>", 4),
+    (kl.int16, "i16", "<2 x i16>", 2)])
+def test_rounded_tile_carried_in_words(dt, scalar, packed, per_word):
+    # 64 x 64 over 128 threads: 32 values a thread, 32 / per_word words, carried in the loop
+    # and its unrolled copies; never 32 f32 phis narrowed at the top (the accumulator is one
+    # struct phi).
     c = carry_rounded.warmup("*fp32:16", "*fp32:16", "i32", 64, 64, 4, dt, num_warps=4,
                              target="cuda:sm_90a")
     phis = _phis(c.asm["llir"])
-    assert name not in phis
-    # The tile's 32 halves are 16 words (in the loop and in its unrolled copies), never 32
-    # f32 phis truncated at the top (the accumulator is one struct phi).
-    packed = phis.count(f"<2 x {name}>")
-    assert packed >= 16 and packed % 16 == 0, phis
-    assert "float" not in phis, phis
-    # Rounded in pairs, before the back edge.
-    ptx = c.asm["ptx"]
-    assert re.search(r"cvt\.rn\.(f16x2|bf16x2)\.f32", ptx), ptx[:2000]
+    assert scalar not in phis and "float" not in phis, phis
+    words = 32 // per_word
+    assert phis.count(packed) >= words and phis.count(packed) % words == 0, phis
+    if dt in (kl.float16, kl.bfloat16):  # rounded in pairs, before the back edge
+        assert re.search(r"cvt\.rn\.(f16x2|bf16x2)\.f32", c.asm["ptx"])
 
 
 def test_attention_carries_p_in_words():
