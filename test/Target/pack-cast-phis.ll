@@ -13,9 +13,12 @@
 ; CHECK-LABEL: define void @carry(
 ; CHECK-NOT: phi float
 ; CHECK-NOT: phi i8
-; CHECK: phi i32
+; CHECK-NOT: phi i16
+; CHECK: ret void
 ; CHECK-LABEL: define void @mixed(
 ; CHECK-COUNT-4: phi float
+; CHECK-NOT: phi float
+; CHECK: ret void
 ; CHECK-LABEL: define i32 @main(
 
 @fmt = private constant [4 x i8] c"%d\0A\00"
