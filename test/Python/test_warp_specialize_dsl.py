@@ -297,6 +297,19 @@ def test_warp_specialize_in_loops_and_branches():
     assert not re.search(r"\bbar(rier)?\.red\b", ptx)
 
 
+def test_worker_carries_a_tensor_through_its_loop():
+    """A loop and a branch inside a one-warp worker that carry a tensor in the worker's
+    layout compile: lowered to blocks inside the partition, their arguments are the
+    partition's one-warp layout, not the kernel's four (test/gpu/test_ws_loops.py runs it)."""
+    import ws_loop_kernels as W
+    k = kiln.compile(W.ws_worker_loop, {"x": "*i32", "out": "*i32", "n": "i32"}, {"BLOCK": 32},
+                     num_warps=4, target="cuda:sm_90a", cache=False)
+    assert k.asm.get("cubin")
+    tile = k.asm["tile"]
+    assert "warpsPerCTA = [1]" in tile and "warpsPerCTA = [4]" in tile
+    assert tile.count("scf.for") == 2
+
+
 @kiln.jit
 def many_calls(x, N: kl.constexpr):
     for i in kl.static_range(N):

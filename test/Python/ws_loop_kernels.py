@@ -64,3 +64,32 @@ def ws_in_branches(out, n, BLOCK: kl.constexpr):
     if p % 2 == 0:
         kl.warp_specialize([(_idle, (row, 0, BLOCK)),
                             (_mark, (row + n * BLOCK, 7, BLOCK))], [1], [24])
+
+
+@kiln.jit
+def _sum_rows(x, out, n, BLOCK: kl.constexpr):
+    # worker: a loop and a branch inside the partition, carrying a tensor in the worker's own
+    # one-warp layout (a producer's running sum, as a loader counts what it waited for)
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    offs = kl.arange(0, BLOCK, layout)
+    acc = offs * 0
+    for i in range(n):
+        v = kl.load(x + i * BLOCK + offs)
+        if i % 3 == 0:
+            acc += v * 2
+        else:
+            acc += v
+    kl.store(out + offs, acc)
+
+
+@kiln.jit
+def ws_worker_loop(x, out, n, BLOCK: kl.constexpr):
+    """out[0] = sum over i < n of x[i] * (2 if i % 3 == 0 else 1), summed by a one-warp worker
+    in a loop; out[1] = n * offs by the kernel's own warps in theirs."""
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    offs = kl.arange(0, BLOCK, layout)
+    kl.warp_specialize([(_idle, (out, 0, BLOCK)), (_sum_rows, (x, out, n, BLOCK))], [1], [40])
+    acc = offs * 0
+    for i in range(n):
+        acc += offs
+    kl.store(out + BLOCK + offs, acc)

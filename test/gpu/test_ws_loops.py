@@ -47,3 +47,18 @@ def test_in_branches(target, n):
         want[:, i, :] = (100 if i % 2 == 0 else 200) + i
     want[0::2, n, :] = 7
     assert torch.equal(out, want)
+
+
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_worker_loop(target, n):
+    _needs_ws(target)
+    block = 32
+    x = torch.randint(-1000, 1000, (max(n, 1), block), dtype=torch.int32, device="cuda")
+    out = torch.full((2, block), -1, dtype=torch.int32, device="cuda")
+    K.ws_worker_loop[(1,)](x, out, n, BLOCK=block, num_warps=4)
+    torch.cuda.synchronize()
+    w = torch.tensor([2 if i % 3 == 0 else 1 for i in range(n)], dtype=torch.int32,
+                     device="cuda")
+    want0 = (x[:n] * w[:, None]).sum(0).to(torch.int32) if n else torch.zeros_like(out[0])
+    assert torch.equal(out[0], want0)
+    assert torch.equal(out[1], torch.arange(block, dtype=torch.int32, device="cuda") * n)

@@ -428,22 +428,29 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
 LogicalResult kiln::tile::verifyModuleLayouts(ModuleOp module, int numWarps,
                                               int tpw, int maxRegisters,
                                               StringRef targetName) {
-  auto check = [&](Operation *inner, Type t) -> LogicalResult {
+  auto check = [&](Operation *inner, Type t, int warps) -> LogicalResult {
     auto tt = dyn_cast<RankedTensorType>(t);
     if (!tt)
       return success();
-    return verifyTensorType(inner, tt, lookupNumWarps(inner, numWarps), tpw,
-                            maxRegisters, targetName);
+    return verifyTensorType(inner, tt, warps, tpw, maxRegisters, targetName);
   };
   WalkResult r = module.walk([&](Operation *inner) {
+    int warps = lookupNumWarps(inner, numWarps);
     for (Type t : inner->getResultTypes())
-      if (failed(check(inner, t)))
+      if (failed(check(inner, t, warps)))
         return WalkResult::interrupt();
-    for (Region &region : inner->getRegions())
+    // A block argument lives in its region's warps: a worker partition's
+    // blocks (a loop or branch lowered to blocks inside it) carry values in
+    // that partition's layouts, not in those around the warp_specialize.
+    auto ws = dyn_cast<WarpSpecializeOp>(inner);
+    for (Region &region : inner->getRegions()) {
+      int regionWarps =
+          ws ? ws.getRegionNumWarps(region.getRegionNumber(), warps) : warps;
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          if (failed(check(inner, arg.getType())))
+          if (failed(check(inner, arg.getType(), regionWarps)))
             return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());
