@@ -8,6 +8,7 @@ SDPA's first; one that differs is reported and not timed.
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
                                [--hopper ws,ws0,tuned,plain,plainpipe] [--tiles none]
+                               [--ws-config 128,3,240]
                                [--triton 128,64,8,3]
 """
 
@@ -61,7 +62,11 @@ def main(argv=None):
                          "kiln.autotune's pick), plain (the single-partition kernel), "
                          "plainpipe (examples/hopper_attention_plain.py: its loop written "
                          "simply, the ring made by the pipeliner)")
+    ap.add_argument("--ws-config", default="",
+                    help="BN,STAGES,CONSUMER_REGS for the warp-specialized forms (default: "
+                         "examples/hopper_attention.py's WS_CONFIGS by head dim)")
     args = ap.parse_args(argv)
+    ws_config = tuple(int(x) for x in args.ws_config.split(",")) if args.ws_config else None
     dtype = torch.float16 if args.dtype == "fp16" else torch.bfloat16
     B, H, D = args.batch, args.heads, args.dim
     for n in (int(x) for x in args.seqlens.split(",")):
@@ -94,7 +99,7 @@ def main(argv=None):
                     lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent: \
                     hopper_attention.kiln_hopper_attention(
                         q, k, v, causal=causal, warp_specialized=ws, schedule=schedule,
-                        tuned=tuned, persistent=p)
+                        tuned=tuned, persistent=p, config=ws_config if ws else None)
             for cfg in args.triton.split("/") if args.triton else ():
                 from _triton_attention import triton_attention
                 bm, bn, w, st = (int(x) for x in cfg.split(","))
