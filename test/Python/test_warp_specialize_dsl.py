@@ -347,3 +347,21 @@ def test_a_tensor_a_worker_cannot_recompute_is_still_an_error():
                      target="cuda:sm_90a", cache=False)
     assert "pass a tensor as a shared-memory buffer" in str(ei.value)
     assert "ws_capture_kernels.py" in str(ei.value)
+
+
+@pytest.mark.parametrize("worker_warps", [1, 2, 4])
+def test_partitions_reduce_concurrently(worker_warps):
+    """Both partitions reduce across their warps and convert layouts through shared memory in
+    every round of their loops: each partition's barriers count its own threads (the kernel's
+    warps and the worker's at different named barriers), and their scratch does not overlap
+    (test/gpu/test_ws_scratch.py checks the values)."""
+    import ws_scratch_kernels as W
+    k = kiln.compile(W.ws_scratch, {"x": "*i32", "y": "*i32", "out": "*i32", "n": "i32"},
+                     {"ROWS": 64, "WORKER_WARPS": worker_warps}, num_warps=4,
+                     target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    counts = set(re.findall(r"\bbar(?:rier)?\.sync\s+\d+,\s*(\d+);", ptx))
+    assert "128" in counts  # the kernel's 4 warps
+    if worker_warps > 1:    # one warp needs no barrier for what stays in it
+        assert str(32 * worker_warps) in counts, counts
+    assert not re.search(r"\bbar(?:rier)?\.sync\s+0;", ptx)  # never the whole CTA's barrier 0
