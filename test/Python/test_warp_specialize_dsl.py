@@ -365,3 +365,18 @@ def test_partitions_reduce_concurrently(worker_warps):
     if worker_warps > 1:    # one warp needs no barrier for what stays in it
         assert str(32 * worker_warps) in counts, counts
     assert not re.search(r"\bbar(?:rier)?\.sync\s+0;", ptx)  # never the whole CTA's barrier 0
+
+
+def test_partitions_pipeline_their_loops():
+    """A loop with num_stages in each partition is pipelined in it: cp.async rings of their
+    own (two rings of 3 x 4 KiB), each partition waiting on its own groups
+    (test/gpu/test_ws_loops.py checks the sums)."""
+    import ws_loop_kernels as W
+    k = kiln.compile(W.ws_pipelined_loops, {"x": "*fp32", "y": "*fp32", "out": "*fp32",
+                                            "n": "i32"}, {"BLOCK": 64}, num_warps=4,
+                     target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    assert ptx.count("cp.async.cg.shared.global") + ptx.count("cp.async.ca.shared.global") >= 2
+    waits = re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)
+    assert sorted(set(waits)) == ["0", "1"] and len(waits) == 4, waits  # two per partition
+    assert k.metadata["shared"] >= 2 * 3 * 64 * 16 * 4

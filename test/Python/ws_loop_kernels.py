@@ -93,3 +93,23 @@ def ws_worker_loop(x, out, n, BLOCK: kl.constexpr):
     for i in range(n):
         acc += offs
     kl.store(out + BLOCK + offs, acc)
+
+
+@kiln.jit
+def _pipelined_sum(x, out, n, BLOCK: kl.constexpr, SLOT: kl.constexpr):
+    # a loop the compiler pipelines (cp.async ring of 3 slots) inside a partition
+    lay: kl.constexpr = kl.BlockedLayout([1, 4], [8, 4], [kl.num_warps(), 1], [1, 0])
+    r = kl.arange(0, BLOCK, layout=kl.SliceLayout(1, lay))
+    c = kl.arange(0, 16, layout=kl.SliceLayout(0, lay))
+    acc = kl.zeros([BLOCK, 16], kl.float32, layout=lay)
+    for i in kl.range(0, n, num_stages=3):
+        acc += kl.load(x + i * BLOCK * 16 + r[:, None] * 16 + c[None, :])
+    kl.store(out + SLOT * BLOCK * 16 + r[:, None] * 16 + c[None, :], acc)
+
+
+@kiln.jit
+def ws_pipelined_loops(x, y, out, n, BLOCK: kl.constexpr):
+    """out[0] = sum over i < n of x[i] ([BLOCK, 16] tiles), by the kernel's warps; out[1] the
+    same of y by a 4-warp worker; each partition's loop pipelined with its own ring."""
+    kl.warp_specialize([(_pipelined_sum, (x, out, n, BLOCK, 0)),
+                        (_pipelined_sum, (y, out, n, BLOCK, 1))], [4], [128])

@@ -62,3 +62,16 @@ def test_worker_loop(target, n):
     want0 = (x[:n] * w[:, None]).sum(0).to(torch.int32) if n else torch.zeros_like(out[0])
     assert torch.equal(out[0], want0)
     assert torch.equal(out[1], torch.arange(block, dtype=torch.int32, device="cuda") * n)
+
+
+@pytest.mark.parametrize("n", [1, 2, 9])
+def test_pipelined_loops_in_partitions(target, n):
+    _needs_ws(target)
+    block = 64
+    x = torch.randn(n, block, 16, device="cuda")
+    y = torch.randn(n, block, 16, device="cuda")
+    out = torch.full((2, block, 16), float("nan"), device="cuda")
+    K.ws_pipelined_loops[(1,)](x, y, out, n, BLOCK=block, num_warps=4)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out[0], x.sum(0), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(out[1], y.sum(0), rtol=1e-5, atol=1e-5)
