@@ -122,9 +122,6 @@ ROWS4 = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[1, 0], [2,
 
 
 @pytest.mark.parametrize("fn, cx, marker, anchor, message", [
-    (sum_rows, {"L": ROWS}, "SUM", "kl.sum",
-     r"reduce along axis 0, which BlockedLayout\(.*\) splits among the CTAs of a cluster: a "
-     r"reduction across CTAs is not supported yet"),
     (change_split, {"L": ROWS, "M": COLS}, "CONVERT", "kl.convert_layout",
      r"convert_layout between layouts that split the tensor differently among the CTAs of a "
      r"cluster .* would move data between CTAs, which Kiln does not do yet"),
@@ -147,6 +144,54 @@ def test_a_store_into_a_buffer_split_another_way_reaches_the_other_ctas():
 def test_summing_along_a_dimension_that_is_not_split_compiles():
     k = _compile(sum_rows, {"x": "*fp32", "out": "*fp32"}, {"L": COLS}, num_ctas=2, num_warps=4)
     assert "tensor<64x32xf32" in _split(k.asm["tile"])
+    assert "cluster_peers" not in _split(k.asm["tile"])
+    assert "barrier.cluster" not in k.asm["ptx"]
+
+
+@pytest.mark.parametrize("layout, num_ctas, peers", [(ROWS, 2, 1), (ROWS4, 4, 3)])
+def test_summing_along_a_split_dimension_combines_the_ctas(layout, num_ctas, peers):
+    """Each CTA sums its rows; the reduce carries the rank bits of the CTAs with the other
+    rows, and the lowering reads their sums from their shared memory between two cluster
+    barriers, in rank order (third_party/nvidia/test/gpu/test_cluster.py runs it)."""
+    k = _compile(sum_rows, {"x": "*fp32", "out": "*fp32"}, {"L": layout}, num_ctas=num_ctas,
+                 num_warps=4)
+    tile = _split(k.asm["tile"])
+    assert f"tensor<{64 // num_ctas}x64xf32" in tile
+    assert f"tile.cluster_peers = {peers} : i32" in tile
+    ptx = k.asm["ptx"]
+    assert ptx.count("barrier.cluster.arrive.aligned;") == 2
+    assert ptx.count("barrier.cluster.wait.aligned;") == 2
+    # each thread's column sums, each read from every CTA of the rows
+    loads = ptx.count("ld.shared::cluster")
+    assert loads and loads % num_ctas == 0, loads
+
+
+@kiln.jit
+def max_in_warp_specialize(x, out, L: kl.constexpr):
+    kl.warp_specialize([(_max_part, (x, out, L)), (_idle, (out,))], [1], [24])
+
+
+@kiln.jit
+def _max_part(x, out, L: kl.constexpr):
+    offs = kl.arange(0, 64, kl.SliceLayout(1, L))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, L))[None, :]
+    kl.store(out + kl.arange(0, 64, kl.SliceLayout(0, L)), kl.max(kl.load(x + offs), 0))  # WSMAX
+
+
+@kiln.jit
+def _idle(out):
+    pass
+
+
+def test_a_reduction_across_ctas_in_a_warp_specialized_kernel_is_an_error_at_the_line():
+    with pytest.raises(CompilationError) as e:
+        _compile(max_in_warp_specialize, {"x": "*fp32", "out": "*fp32"}, {"L": ROWS},
+                 num_ctas=2, num_warps=4)
+    located.assert_located(e.value, HERE, "WSMAX", "kl.max",
+                           r"reduce: reduces across the CTAs of a cluster, which takes a "
+                           r"barrier of every thread of the cluster; in a kernel with "
+                           r"warp_specialize the worker warps never reach it, .*",
+                           CompilationError)
 
 
 def test_automatic_layouts_resolve_to_split_ones():
@@ -207,3 +252,39 @@ def test_an_atomic_whose_old_values_several_ctas_hold_is_refused_at_the_op():
                            r".*uses the old values of elements several CTAs of the cluster "
                            r"hold .*use a cga_layout that gives each element to one CTA",
                            CompilationError)
+
+
+@kiln.jit
+def row_softmax(x, out, N: kl.constexpr, L: kl.constexpr):
+    """One row of N a program, split among the cluster's CTAs by L: its maximum and its sum
+    are reductions across the CTAs."""
+    offs = kl.program_id(0) * N + kl.arange(0, N, L)
+    v = kl.load(x + offs)
+    e = kl.exp(v - kl.max(v, 0))
+    kl.store(out + offs, e / kl.sum(e, 0))
+
+
+@kiln.jit
+def _first_largest(a, ia, b, ib):
+    pick = (a > b) | ((a == b) & (ia < ib))
+    return kl.where(pick, a, b), kl.where(pick, ia, ib)
+
+
+@kiln.jit
+def row_argmax(x, out, N: kl.constexpr, L: kl.constexpr):
+    """The first index of each row's largest value: a reduction of a (value, index) tuple
+    across the CTAs."""
+    offs = kl.arange(0, N, L)
+    v = kl.load(x + kl.program_id(0) * N + offs)
+    _, i = kl.reduce((v, offs), 0, _first_largest)
+    kl.store(out + kl.program_id(0), i)
+
+
+def test_softmax_and_argmax_across_ctas_compile():
+    L = kl.BlockedLayout([4], [32], [4], [0], cga_layout=[[1], [2]])
+    k = _compile(row_softmax, {"x": "*fp32", "out": "*fp32"}, {"N": 4096, "L": L},
+                 num_ctas=4, num_warps=4)
+    assert _split(k.asm["tile"]).count("tile.cluster_peers = 3 : i32") == 2
+    k = _compile(row_argmax, {"x": "*fp32", "out": "*i32"}, {"N": 4096, "L": L},
+                 num_ctas=4, num_warps=4)
+    assert _split(k.asm["tile"]).count("tile.cluster_peers = 3 : i32") == 1

@@ -80,13 +80,15 @@ struct ScratchArrays {
 
 ScratchArrays getScratchArrays(OpBuilder &b, Location loc, Operation *op,
                                const TypeConverter &tc, ValueRange srcs,
-                               int64_t count) {
+                               int64_t count, int64_t at = 0) {
   ScratchArrays a;
   SmallVector<Type> elems;
   for (Value v : srcs)
     elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
   SmallVector<int64_t> offsets;
   getTupleScratchLayout(elems, count, &offsets);
+  for (int64_t &o : offsets)
+    o += at;
   Value base = getScratchBase(b, loc, op);
   auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
   for (auto [elem, offset] : llvm::zip(elems, offsets)) {
@@ -111,6 +113,22 @@ void storeTuple(OpBuilder &b, Location loc, const ScratchArrays &a,
                                   ValueRange{idx});
     LLVM::StoreOp::create(b, loc, toMemory(b, loc, v), p);
   }
+}
+
+/// Element `idx` of the arrays in the shared memory of the cluster's CTA of
+/// rank `rank`.
+Tuple loadTupleOfRank(OpBuilder &b, Location loc, const ScratchArrays &a,
+                      Value idx, Value rank, const LoweringContext &ctx) {
+  auto ptrTy = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Tuple t;
+  for (unsigned i = 0; i < a.bases.size(); ++i) {
+    Value p = LLVM::GEPOp::create(b, loc, ptrTy, a.memTypes[i], a.bases[i],
+                                  ValueRange{idx});
+    t.push_back(fromMemory(
+        b, loc, ctx.target.loadSharedOfRank(b, loc, a.memTypes[i], p, rank),
+        a.regTypes[i]));
+  }
+  return t;
 }
 
 Tuple loadTuple(OpBuilder &b, Location loc, const ScratchArrays &a,
@@ -205,16 +223,31 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
     }
 
     // 3. Across warps.
+    auto peersAttr =
+        TileDialect::ClusterPeersAttrHelper(op->getContext()).getAttr(op);
+    if ((*warpBits > 0 || peersAttr) &&
+        !op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
+      return op.emitOpError() << "needs shared memory but has none "
+                                 "assigned; run tile-allocate-shared-memory "
+                                 "first";
+    SmallVector<int32_t> outSizes(ll.getOutSizes());
+    outSizes.erase(outSizes.begin() + axis);
+    int64_t numOut = 1;
+    for (int32_t s : outSizes)
+      numOut *= s;
+    // Each group's index in the reduced shape (its result element).
+    SmallVector<Value> outIdx;
+    auto groupIndices = [&] {
+      if (!outIdx.empty())
+        return;
+      auto coords = emitCoordinates(rewriter, loc, ll, ctx);
+      for (unsigned g = 0; g < acc.size(); ++g) {
+        SmallVector<Value> c(coords[firstReg[g]]);
+        c.erase(c.begin() + axis);
+        outIdx.push_back(emitLinearIndex(rewriter, loc, c, outSizes));
+      }
+    };
     if (*warpBits > 0) {
-      if (!op->hasAttr(TileDialect::ScratchOffsetAttrHelper::getNameStr()))
-        return op.emitOpError() << "needs shared memory but has none "
-                                   "assigned; run tile-allocate-shared-memory "
-                                   "first";
-      SmallVector<int32_t> outSizes(ll.getOutSizes());
-      outSizes.erase(outSizes.begin() + axis);
-      int64_t numOut = 1;
-      for (int32_t s : outSizes)
-        numOut *= s;
       // Index of this warp among the warps that split the axis.
       Value warpAxis = i32Const(rewriter, loc, 0);
       unsigned k = 0;
@@ -233,22 +266,17 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
                                                    i32Const(rewriter, loc, k)));
         ++k;
       }
-      auto coords = emitCoordinates(rewriter, loc, ll, ctx);
+      groupIndices();
       ScratchArrays scratch = getScratchArrays(
           rewriter, loc, op, *getTypeConverter(), op.getSrcs(),
           (int64_t(1) << *warpBits) * numOut);
       ctx.target.barrier(rewriter, loc);
-      SmallVector<Value> outIdx;
       for (auto [g, a] : llvm::enumerate(acc)) {
-        SmallVector<Value> c(coords[firstReg[g]]);
-        c.erase(c.begin() + axis);
-        Value lin = emitLinearIndex(rewriter, loc, c, outSizes);
-        outIdx.push_back(lin);
         Value idx = LLVM::AddOp::create(
             rewriter, loc,
             LLVM::MulOp::create(rewriter, loc, warpAxis,
                                 i32Const(rewriter, loc, numOut)),
-            lin);
+            outIdx[g]);
         storeTuple(rewriter, loc, scratch, a, idx);
       }
       ctx.target.barrier(rewriter, loc);
@@ -260,6 +288,50 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
           a = w == 0 ? v : combine(a, v);
         }
       }
+    }
+
+    // 3b. Across the CTAs of a cluster (tile-split-cluster's cluster_peers:
+    // the rank bits of the CTAs holding the axis's other parts). Each CTA
+    // writes its results into its scratch, the cluster waits, and each reads
+    // every peer's in rank order (the same order in every CTA, so all hold
+    // the same bits) and combines them; the cluster waits again before any
+    // CTA reuses its scratch or exits.
+    if (peersAttr) {
+      if (!ctx.target.hasClusterSharedMemory())
+        return op.emitOpError()
+               << "reduces across the CTAs of a cluster, which needs "
+                  "distributed shared memory this target lacks";
+      int64_t clusterCount = 0, clusterOffset = 0;
+      getReduceScratch(op, nullptr, &clusterCount, &clusterOffset);
+      groupIndices();
+      ScratchArrays scratch =
+          getScratchArrays(rewriter, loc, op, *getTypeConverter(),
+                           op.getSrcs(), clusterCount, clusterOffset);
+      for (auto [g, a] : llvm::enumerate(acc))
+        storeTuple(rewriter, loc, scratch, a, outIdx[g]);
+      ctx.target.clusterBarrier(rewriter, loc);
+      uint32_t peers = uint32_t(peersAttr.getInt());
+      Value base = LLVM::AndOp::create(rewriter, loc,
+                                       ctx.target.clusterRank(rewriter, loc),
+                                       i32Const(rewriter, loc, ~peers));
+      SmallVector<unsigned> bits;
+      for (unsigned bit = 0; bit < 32; ++bit)
+        if (peers & (1u << bit))
+          bits.push_back(bit);
+      for (auto [g, a] : llvm::enumerate(acc)) {
+        for (uint32_t k = 0; k < (1u << bits.size()); ++k) {
+          uint32_t spread = 0; // k's bits on the peer bits, in order
+          for (auto [i, bit] : llvm::enumerate(bits))
+            if (k & (1u << i))
+              spread |= 1u << bit;
+          Value rank = LLVM::OrOp::create(rewriter, loc, base,
+                                          i32Const(rewriter, loc, spread));
+          Tuple v = loadTupleOfRank(rewriter, loc, scratch, outIdx[g], rank,
+                                    ctx);
+          a = k == 0 ? v : combine(a, v);
+        }
+      }
+      ctx.target.clusterBarrier(rewriter, loc);
     }
 
     // 4. Registers of the result layout.

@@ -1142,11 +1142,9 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
         if not 0 <= axis < rank:
             raise ValueError(f"reduce axis {axis} is out of range for rank {rank}")
         layout = first.layout
-        if not is_inferred(layout) and layout.cga_bases and \
-                _cga.split(layout.cga_bases, rank)[axis] > 1:
-            raise ValueError(f"reduce along axis {axis}, which {layout!r} splits among "
-                             f"the CTAs of a cluster: a reduction across CTAs is not supported "
-                             f"yet")
+        # Along an axis the layout splits among the CTAs of a cluster, each CTA reduces its
+        # part and the CTAs combine their results through distributed shared memory
+        # (tile-split-cluster marks the reduce; a target with distributed shared memory).
         elts = [x.dtype for x in xs]
         if rank == 1:
             rts = list(elts)

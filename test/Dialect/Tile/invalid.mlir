@@ -2799,3 +2799,33 @@ func.func @atomic_mask(%v: tensor<64xi32, #l>, %b: !tile.memdesc<64xi32, #sh, mu
   %o = "tile.local_atomic_rmw"(%v, %b, %i, %m) {kind = "add", axis = 0 : i32} : (tensor<64xi32, #l>, !tile.memdesc<64xi32, #sh, mutable>, tensor<64xi32, #l>, tensor<64xi1, #k>) -> tensor<64xi32, #l>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cluster_peers_not_a_mask(%x: tensor<512xi32, #l>) {
+    // expected-error @+1 {{'tile.reduce' op 'tile.cluster_peers' is a reduce's nonzero mask of the rank bits of a cluster of at most 32 CTAs}}
+    %m = "tile.reduce"(%x) ({
+    ^bb0(%a: i32, %b: i32):
+      %r = arith.addi %a, %b : i32
+      tile.reduce_return %r : i32
+    }) {axis = 0 : i32, tile.cluster_peers = 0 : i32} : (tensor<512xi32, #l>) -> i32
+    return
+  }
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cluster_peers_on_a_scan(%x: tensor<512xi32, #l>) {
+    // expected-error @+1 {{'tile.scan' op 'tile.cluster_peers' is a reduce's nonzero mask of the rank bits of a cluster of at most 32 CTAs}}
+    %m = "tile.scan"(%x) ({
+    ^bb0(%a: i32, %b: i32):
+      %r = arith.addi %a, %b : i32
+      tile.scan_return %r : i32
+    }) {axis = 0 : i32, reverse = false, tile.cluster_peers = 1 : i32} : (tensor<512xi32, #l>) -> tensor<512xi32, #l>
+    return
+  }
+}

@@ -320,6 +320,23 @@ public:
   /// Marks `func` as a kernel launched with `numThreads` threads.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp func,
                           unsigned numThreads) const = 0;
+  /// Distributed shared memory, for reductions across the CTAs of a cluster:
+  /// whether the target has it; this CTA's rank in its cluster (i32); a
+  /// barrier of every thread of the cluster after which each CTA sees the
+  /// others' shared-memory writes from before it; and a load of `type` from
+  /// the shared memory of the CTA of rank `rank` at the address `local` has
+  /// in this CTA's.
+  virtual bool hasClusterSharedMemory() const { return false; }
+  virtual mlir::Value clusterRank(mlir::OpBuilder &b,
+                                  mlir::Location loc) const {
+    return {};
+  }
+  virtual void clusterBarrier(mlir::OpBuilder &b, mlir::Location loc) const {}
+  virtual mlir::Value loadSharedOfRank(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Type type, mlir::Value local,
+                                       mlir::Value rank) const {
+    return {};
+  }
   /// At the entry of a kernel with worker warps (warp_specialize), before
   /// they branch off to wait for their partitions (`isWorker`: this warp is
   /// one of them): what they must take part in that the kernel's own warps

@@ -394,6 +394,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "between 1 and 20 (waves per SIMD)";
     return success();
   }
+  if (name == ClusterPeersAttrHelper::getNameStr()) {
+    auto bits = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ReduceOp>(op) || !bits || bits.getInt() <= 0 ||
+        bits.getInt() >= (int64_t(1) << 5))
+      return op->emitOpError()
+             << "'" << name << "' is a reduce's nonzero mask of the rank "
+             << "bits of a cluster of at most 32 CTAs";
+    return success();
+  }
   if (name == PartitionsPreparedAttrHelper::getNameStr() ||
       name == RegionsConvertedAttrHelper::getNameStr()) {
     if (!isa<WarpSpecializeOp>(op) || !isa<UnitAttr>(attr.getValue()))

@@ -406,19 +406,41 @@ int64_t kiln::tile::getScratchBytes(Operation *op) {
     return 8 * int64_t(getPassedCaptures(ws).size());
   if (auto hist = dyn_cast<HistogramOp>(op))
     return hist.getResult().getType().getNumElements() * 4;
-  if (auto reduce = dyn_cast<ReduceOp>(op)) {
-    auto ty = reduce.getSrc().getType();
-    FailureOr<LinearLayout> ll = getLinearLayout(ty);
-    if (failed(ll))
-      return 0;
-    FailureOr<unsigned> bits = getReduceWarpBits(*ll, reduce.getAxis());
-    if (failed(bits) || *bits == 0)
-      return 0;
-    int64_t outElems = ty.getNumElements() / ty.getDimSize(reduce.getAxis());
-    SmallVector<Type> elems;
-    for (Value v : reduce.getSrcs())
-      elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
-    return getTupleScratchLayout(elems, (int64_t(1) << *bits) * outElems);
-  }
+  if (auto reduce = dyn_cast<ReduceOp>(op))
+    return getReduceScratch(reduce);
   return 0;
+}
+
+int64_t kiln::tile::getReduceScratch(ReduceOp reduce, int64_t *warpCount,
+                                     int64_t *clusterCount,
+                                     int64_t *clusterOffset) {
+  int64_t warps = 0, cluster = 0, offset = 0;
+  auto done = [&](int64_t bytes) {
+    if (warpCount)
+      *warpCount = warps;
+    if (clusterCount)
+      *clusterCount = cluster;
+    if (clusterOffset)
+      *clusterOffset = offset;
+    return bytes;
+  };
+  auto ty = reduce.getSrc().getType();
+  FailureOr<LinearLayout> ll = getLinearLayout(ty);
+  if (failed(ll))
+    return done(0);
+  int64_t outElems = ty.getNumElements() / ty.getDimSize(reduce.getAxis());
+  SmallVector<Type> elems;
+  for (Value v : reduce.getSrcs())
+    elems.push_back(cast<RankedTensorType>(v.getType()).getElementType());
+  FailureOr<unsigned> bits = getReduceWarpBits(*ll, reduce.getAxis());
+  if (succeeded(bits) && *bits > 0)
+    warps = (int64_t(1) << *bits) * outElems;
+  int64_t bytes = warps ? getTupleScratchLayout(elems, warps) : 0;
+  if (TileDialect::ClusterPeersAttrHelper(reduce->getContext())
+          .isAttrPresent(reduce)) {
+    cluster = outElems;
+    offset = llvm::alignTo(bytes, 16);
+    bytes = offset + getTupleScratchLayout(elems, cluster);
+  }
+  return done(bytes);
 }

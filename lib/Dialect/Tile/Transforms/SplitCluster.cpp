@@ -7,9 +7,12 @@
 // `tile.arange` whose result is split adds where this CTA's part starts,
 // from the CTA's rank in its cluster (the launch puts a cluster's CTAs next
 // to each other along x, so the rank is `program_id 0` modulo the CTA count).
-// What would move data between the CTAs is an error at the op: a reduction
-// along a split dimension, a convert_layout that changes the split. A store
-// or atomic of elements several CTAs hold is made by one of them.
+// A reduction along a split dimension reduces each CTA's part and marks the
+// reduce with the rank bits of the other parts (cluster_peers): its lowering
+// combines the CTAs' partial results through distributed shared memory. What
+// else would move data between the CTAs is an error at the op: a convert_layout
+// that changes the split. A store or atomic of elements several CTAs hold is
+// made by one of them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,22 +58,25 @@ std::string basesText(ArrayRef<SmallVector<int64_t>> bases) {
   return s;
 }
 
-/// The checks: what would need data from another CTA of the cluster.
+/// The rank bits whose cga basis moves a CTA's part along `axis` of `type` (a
+/// basis moves along one dimension at most, #tile.cga's verifier; one moving
+/// past the tensor's CTA tiles repeats the part: not one).
+int64_t axisPeerBits(RankedTensorType type, unsigned axis) {
+  SmallVector<SmallVector<int64_t>> bases =
+      getClusterBases(type.getEncoding(), type.getRank());
+  SmallVector<int64_t> cta = getCtaShape(type);
+  int64_t tiles = std::max<int64_t>(1, type.getDimSize(axis) / cta[axis]);
+  int64_t peers = 0;
+  for (auto [bit, v] : llvm::enumerate(bases))
+    if (v[axis] & (tiles - 1))
+      peers |= int64_t(1) << bit;
+  return peers;
+}
+
+/// The checks: what would need data from another CTA of the cluster (other
+/// than reductions, which cluster_peers marks).
 LogicalResult checkNoCrossCta(ModuleOp module) {
   WalkResult r = module.walk([&](Operation *op) {
-    if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      auto src = reduce.getSrc().getType();
-      SmallVector<int64_t> split = getClusterSplit(
-          getClusterBases(src.getEncoding(), src.getRank()), src.getRank());
-      if (split[reduce.getAxis()] > 1) {
-        op->emitError() << "reduction along dimension " << reduce.getAxis()
-                        << ", which the layout splits among "
-                        << split[reduce.getAxis()]
-                        << " CTAs of a cluster: a reduction across CTAs is "
-                           "not supported yet";
-        return WalkResult::interrupt();
-      }
-    }
     if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
       auto src = cvt.getSrc().getType(), dst = cvt.getType();
       auto a = getClusterBases(src.getEncoding(), src.getRank());
@@ -231,6 +237,18 @@ public:
       return;
     if (failed(checkNoCrossCta(module)))
       return signalPassFailure();
+    // Reductions across CTAs: each CTA reduces its part; the lowering
+    // combines the parts' results (ReduceOpToLLVM).
+    module.walk([&](ReduceOp op) {
+      auto src = op.getSrc().getType();
+      if (!isSplit(src))
+        return;
+      int64_t peers = axisPeerBits(src, op.getAxis());
+      if (peers)
+        TileDialect::ClusterPeersAttrHelper(op->getContext())
+            .setAttr(op, IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                          peers));
+    });
     SmallVector<ArangeOp> aranges;
     module.walk([&](ArangeOp op) {
       if (isSplit(op.getType()))

@@ -47,16 +47,41 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A reduction along a split dimension: each CTA reduces its part (32 of the 64
+// rows); cluster_peers names the rank bits of the CTAs holding the other parts
+// (bit 1 here: bit 0 moves along the columns), whose results the lowering
+// combines. The result is every CTA's whole (the slice repeats along bit 1).
+// CHECK-LABEL: func.func @sum_split_rows
+// CHECK: tile.reduce %{{.*}} {axis = 0 : i32, tile.cluster_peers = 2 : i32} : tensor<32x8xf32, #{{.*}}> -> tensor<8xf32
 #b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
-#rows = #tile.cga<{bases = [[1, 0]], layout = #b}>
+#rows = #tile.cga<{bases = [[0, 1], [1, 0]], layout = #b}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func @sum_split_rows(%t: tensor<64x16xf32, #rows>) {
-    // expected-error @+1 {{reduction along dimension 0, which the layout splits among 2 CTAs of a cluster: a reduction across CTAs is not supported yet}}
+  func.func @sum_split_rows() {
+    %t = arith.constant dense<1.0> : tensor<64x16xf32, #rows>
     %s = "tile.reduce"(%t) ({
     ^bb0(%a: f32, %b: f32):
       %r = arith.addf %a, %b : f32
       tile.reduce_return %r : f32
     }) {axis = 0 : i32} : (tensor<64x16xf32, #rows>) -> tensor<16xf32, #tile.slice<{dim = 0, parent = #rows}>>
+    return
+  }
+}
+
+// -----
+
+// Along a dimension the layout does not split: no peers.
+// CHECK-LABEL: func.func @sum_unsplit_columns
+// CHECK: tile.reduce %{{.*}} {axis = 1 : i32} : tensor<32x16xf32
+#b = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#rows = #tile.cga<{bases = [[1, 0]], layout = #b}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @sum_unsplit_columns() {
+    %t = arith.constant dense<1.0> : tensor<64x16xf32, #rows>
+    %s = "tile.reduce"(%t) ({
+    ^bb0(%a: f32, %b: f32):
+      %r = arith.addf %a, %b : f32
+      tile.reduce_return %r : f32
+    }) {axis = 1 : i32} : (tensor<64x16xf32, #rows>) -> tensor<64xf32, #tile.slice<{dim = 1, parent = #rows}>>
     return
   }
 }

@@ -566,6 +566,25 @@ public:
                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
   }
 
+  bool hasClusterSharedMemory() const override { return getDesc().arch >= 90; }
+
+  Value clusterRank(OpBuilder &b, Location loc) const override {
+    return NVVM::ClusterId::create(b, loc, b.getI32Type());
+  }
+
+  void clusterBarrier(OpBuilder &b, Location loc) const override {
+    // barrier.cluster.arrive (release) and .wait (acquire), every thread.
+    NVVM::ClusterArriveOp::create(b, loc, b.getUnitAttr());
+    NVVM::ClusterWaitOp::create(b, loc, b.getUnitAttr());
+  }
+
+  Value loadSharedOfRank(OpBuilder &b, Location loc, Type type, Value local,
+                         Value rank) const override {
+    auto clusterPtr = LLVM::LLVMPointerType::get(b.getContext(), 7);
+    Value at = NVVM::MapaOp::create(b, loc, clusterPtr, local, rank);
+    return LLVM::LoadOp::create(b, loc, type, at);
+  }
+
   // The worker warps never run the kernel's own code, where a kernel with
   // warp_specialize may have one cluster barrier, before its first
   // warp_specialize (checkClusterBarriers): they arrive on it here, relaxed,
@@ -610,6 +629,17 @@ private:
     Operation *firstWsTop = entry.findAncestorOpInBlock(*firstWs);
     int arrives = 0, waits = 0;
     WalkResult r = func.walk([&](Operation *op) {
+      if (auto reduce = dyn_cast<tile::ReduceOp>(op))
+        if (tile::TileDialect::ClusterPeersAttrHelper(op->getContext())
+                .isAttrPresent(reduce)) {
+          op->emitOpError()
+              << "reduces across the CTAs of a cluster, which takes a barrier "
+                 "of every thread of the cluster; in a kernel with "
+                 "warp_specialize the worker warps never reach it, so the "
+                 "cluster would hang (reduce each CTA's part and exchange the "
+                 "results through mbarriers instead)";
+          return WalkResult::interrupt();
+        }
       bool arrive = isa<tile_nv::ClusterArriveOp>(op);
       if (!arrive && !isa<tile_nv::ClusterWaitOp>(op))
         return WalkResult::advance();

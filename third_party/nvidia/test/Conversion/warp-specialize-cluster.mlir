@@ -83,3 +83,25 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
     return
   }
 }
+
+// -----
+
+// A reduction across the CTAs of a cluster takes two cluster barriers: in a
+// kernel with warp_specialize, an error at the reduce.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @reduce_across_ctas(%x: tensor<512xf32, #l>) {
+    tile.warp_specialize partition_num_warps = [1] {
+      // expected-error @+1 {{'tile.reduce' op reduces across the CTAs of a cluster, which takes a barrier of every thread of the cluster; in a kernel with warp_specialize the worker warps never reach it, so the cluster would hang}}
+      %m = "tile.reduce"(%x) ({
+      ^bb0(%a: f32, %b: f32):
+        %r = arith.maxnumf %a, %b : f32
+        tile.reduce_return %r : f32
+      }) {axis = 0 : i32, tile.cluster_peers = 1 : i32} : (tensor<512xf32, #l>) -> f32
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}

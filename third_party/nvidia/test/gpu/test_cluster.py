@@ -101,3 +101,40 @@ def test_cluster_barriers_run(target, num_ctas):
     names.cluster_barrier_kernel[(3,)](x, y, num_ctas=num_ctas)
     torch.cuda.synchronize()
     torch.testing.assert_close(y, x, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("layout,num_ctas", [(k.ROWS, 2), (k.ROWS4, 4)])
+def test_column_sums_split_by_rows(target, layout, num_ctas):
+    # Each CTA sums its rows; the CTAs combine their sums through distributed shared memory.
+    x = torch.randn(64, 64, device="cuda")
+    out = torch.full((64,), float("nan"), device="cuda")
+    k.sum_rows[(1,)](x, out, layout, num_warps=4, num_ctas=num_ctas)
+    torch.testing.assert_close(out, x.sum(0), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("n,num_ctas,num_warps", [(64, 2, 1), (1024, 2, 4), (4096, 4, 4),
+                                                  (65536, 4, 4), (65536, 16, 4)])
+def test_softmax_of_rows_split_among_ctas(target, n, num_ctas, num_warps):
+    cga = [[1 << b] for b in range(num_ctas.bit_length() - 1)]
+    layout = kl.BlockedLayout([4], [32], [num_warps], [0], cga_layout=cga)
+    rows = 16
+    x = torch.randn(rows, n, device="cuda") * 4
+    out = torch.full_like(x, float("nan"))
+    k.row_softmax[(rows,)](x, out, n, layout, num_warps=num_warps, num_ctas=num_ctas)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), atol=1e-6, rtol=1e-4)
+    again = torch.full_like(x, float("nan"))
+    k.row_softmax[(rows,)](x, again, n, layout, num_warps=num_warps, num_ctas=num_ctas)
+    assert torch.equal(out, again)  # the same bits each run (the CTAs combine in rank order)
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+def test_argmax_of_rows_split_among_ctas(target, num_ctas):
+    cga = [[1 << b] for b in range(num_ctas.bit_length() - 1)]
+    layout = kl.BlockedLayout([4], [32], [4], [0], cga_layout=cga)
+    rows, n = 8, 4096
+    x = torch.randint(-50, 50, (rows, n), device="cuda").float()  # ties: the first index wins
+    out = torch.full((rows,), -1, device="cuda", dtype=torch.int32)
+    k.row_argmax[(rows,)](x, out, n, layout, num_warps=4, num_ctas=num_ctas)
+    want = torch.tensor([int((row == row.max()).nonzero()[0]) for row in x.cpu()],
+                        dtype=torch.int32, device="cuda")
+    torch.testing.assert_close(out, want)

@@ -73,6 +73,10 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$global_scratch,
     // On ops that stage through shared memory: their byte offset.
     "::mlir::IntegerAttr":$scratch_offset,
+    // On a reduce, set by tile-split-cluster where the reduced axis was split
+    // among the CTAs of a cluster: the bits of the CTA's rank that name the
+    // other parts of the axis (the CTAs whose partial results it combines).
+    "::mlir::IntegerAttr":$cluster_peers,
     // On convert_layout and reshape, set by tile-allocate-shared-memory when
     // the whole tile does not fit: the move stages through shared memory in
     // this many rounds (a power of two), each holding 1/rounds of the tile.

@@ -125,6 +125,15 @@ int64_t getTupleScratchLayout(mlir::TypeRange elementTypes, int64_t count,
 /// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
 
+/// A reduce's scratch: the exchange between warps (when the reduced axis
+/// crosses warps; `warpCount` tuples), then, at `clusterOffset` (a 16-byte
+/// boundary), the array of `clusterCount` tuples through which the CTAs of a
+/// cluster read each other's partial results (the reduce's cluster_peers).
+/// Counts are 0 where the reduce needs no such step. Returns the total bytes.
+int64_t getReduceScratch(ReduceOp op, int64_t *warpCount = nullptr,
+                         int64_t *clusterCount = nullptr,
+                         int64_t *clusterOffset = nullptr);
+
 } // namespace kiln::tile
 
 #endif
