@@ -358,6 +358,53 @@ def _ws_copier_waits(buf, x):
     cp.wait_group(0)  # the worker's own copies land; nothing tells the default partition
 
 
+NV64 = kl.NVMMASharedLayout.get_default_for([64, 64], kl.float16)
+BL64 = kl.BlockedLayout([1, 8], [4, 8], [4, 1], [1, 0])
+
+
+@kiln.jit
+def _tma_once(d, buf, bar):
+    # the producer's one load of the buffer, completing on the barrier the consumer waits on
+    mbarrier.expect(bar, 64 * 64 * 2)
+    tma.async_copy_global_to_shared(d, [0, 0], bar, buf)
+
+
+@kiln.jit
+def _tma_every_step(d, buf, bar, n):
+    for i in range(n):
+        mbarrier.expect(bar, 64 * 64 * 2)
+        tma.async_copy_global_to_shared(d, [i * 64, 0], bar, buf)  # the refill
+
+
+@kiln.jit
+def _read_landed(buf, bar, out):
+    mbarrier.wait(bar, 0)
+    r = kl.arange(0, 64, layout=kl.SliceLayout(1, BL64))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, BL64))
+    kl.store(out + r[:, None] * 64 + c[None, :], buf.load(BL64))
+
+
+@kiln.jit
+def tma_handoff_once(d, out):
+    """A producer warp loads the buffer once, with no wait before it; the consumer reads it
+    after waiting on the barrier the load completes on: the load happens before the read."""
+    buf = kl.allocate_shared_memory(kl.float16, [64, 64], NV64)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_read_landed, (buf, bar, out)), (_tma_once, (d, buf, bar))], [1], [24])
+
+
+@kiln.jit
+def tma_refill_without_wait(d, out, n):
+    """The same load in a loop, with no wait for the consumer to be done: the second load may
+    overwrite the buffer while the consumer reads the first."""
+    buf = kl.allocate_shared_memory(kl.float16, [64, 64], NV64)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_read_landed, (buf, bar, out)), (_tma_every_step, (d, buf, bar, n))],
+                       [1], [24])
+
+
 @kiln.jit
 def cp_worker_waits_no_handoff(x, y, n):
     buf = kl.allocate_shared_memory(kl.float32, [512], SH)
@@ -1081,6 +1128,26 @@ def test_ping_pong_buffers_compile_silently(target):
     """The check follows buffers a loop swaps: the right ping-pong form gives no error and no
     warning (its wrong form, reading the prefetch, is a located error above)."""
     compile_silently(cp_ping_pong, SIG, {}, target)
+
+
+def test_one_load_handed_over_by_its_barrier_compiles_silently():
+    """The producer's single load needs no wait before it: the consumer's wait on the barrier
+    the load completes on orders the load before the read (no 'nothing orders the two')."""
+    d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
+    k = _warmup_silently(tma_handoff_once, d, "*fp16", num_warps=4)
+    assert "cp.async.bulk.tensor" in k.asm["ptx"]
+
+
+def test_a_refill_in_a_loop_without_a_wait_is_still_an_error():
+    """Only a load that runs once a call is ordered by the consumer's wait: refilled in a loop,
+    the next load may land on the consumer's read (here the dataflow check reports it first:
+    the earlier iteration's load may still be writing)."""
+    d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
+    with pytest.raises(kiln.CompilationError) as e:
+        tma_refill_without_wait.warmup(d, "*fp16", 4, num_warps=4, grid=(1,),
+                                       target="cuda:sm_90a")
+    assert "# the refill" in str(e.value) and "may still be writing" in str(e.value), \
+        str(e.value)
 
 
 def test_hopper_tma_copy_compiles_silently():

@@ -280,27 +280,75 @@ private:
 /// partition's start) can run while another partition writes the same
 /// bytes, whatever that one does, since only the start barrier orders
 /// partitions and a barrier wait is how one learns of another's progress.
+/// Except where the other access waits, before it, on a barrier that the
+/// first one's partition signals only after it (the write completes on it,
+/// or an arrival on it follows): the first happens before the other (a
+/// producer's one load of a buffer its consumer reads once it has landed).
 static bool checkUnorderedPartitions(WarpSpecializeOp ws,
                                      const llvm::DenseSet<Operation *> &known) {
   struct Access {
     Operation *op;
     Buffer buffer;
     bool write, ordered;
-    unsigned region;
+    unsigned region, position;
+    SmallVector<Buffer, 2> waitedBefore; // barriers waited on before it
+  };
+  struct Signal {
+    Buffer barrier;
+    unsigned region, position;
   };
   SmallVector<Access, 0> accesses;
+  SmallVector<Signal, 0> signals;
   for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
-    bool waited = false;
+    SmallVector<Buffer, 2> waited;
+    bool anyWait = false;
+    unsigned position = 0;
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      waited |= isa<BarrierWaitOpInterface>(op);
+      ++position;
+      if (auto wait = dyn_cast<BarrierWaitOpInterface>(op)) {
+        anyWait = true;
+        if (std::optional<Buffer> b = resolve(wait.getWaitedBarrier()))
+          waited.push_back(*b);
+      }
+      // An arrival announcing transaction bytes completes no phase by itself
+      // (the writes it expects do): the expect before a load is not a signal.
+      if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
+        if (!arrive.getExpectedBytes())
+          if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier()))
+            signals.push_back({*b, unsigned(k), position});
+      if (auto done = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+        if (std::optional<Buffer> b = resolve(done.getCompletionBarrier()))
+          signals.push_back({*b, unsigned(k), position});
       for (Value v : writtenBuffers(op))
         if (std::optional<Buffer> b = resolve(v))
-          accesses.push_back({op, *b, true, waited, unsigned(k)});
+          accesses.push_back(
+              {op, *b, true, anyWait, unsigned(k), position, waited});
       for (Value v : readBuffers(op))
         if (std::optional<Buffer> b = resolve(v))
-          accesses.push_back({op, *b, false, waited, unsigned(k)});
+          accesses.push_back(
+              {op, *b, false, anyWait, unsigned(k), position, waited});
     });
   }
+  // Whether `b` waits, before it, on a barrier that `a`'s partition signals
+  // at or after `a` and never before it, `a` running once a call (in no loop
+  // of its partition: a second run would follow b's wait).
+  auto happensBefore = [&](const Access &a, const Access &b) {
+    for (Operation *p = a.op->getParentOp(); p && p != ws.getOperation();
+         p = p->getParentOp())
+      if (isa<LoopLikeOpInterface>(p))
+        return false;
+    for (const Buffer &bar : b.waitedBefore) {
+      bool after = false, before = false;
+      for (const Signal &s : signals) {
+        if (s.region != a.region || !mustOverlap(s.barrier, bar))
+          continue;
+        (s.position >= a.position ? after : before) = true;
+      }
+      if (after && !before)
+        return true;
+    }
+    return false;
+  };
   bool ok = true;
   // One report per pair, none for an op the dataflow already reported.
   llvm::DenseSet<Operation *> reported = known;
@@ -309,7 +357,8 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       continue;
     for (const Access &b : accesses) {
       if (b.region == a.region || !(a.write || b.write) ||
-          reported.contains(b.op) || !mustOverlap(a.buffer, b.buffer))
+          reported.contains(b.op) || !mustOverlap(a.buffer, b.buffer) ||
+          happensBefore(a, b))
         continue;
       reported.insert(a.op);
       reported.insert(b.op);
