@@ -27,3 +27,17 @@ def test_handoff_sums_every_block(target, depth, n):
     desc = TensorDescriptor.from_tensor(x, [32, 64], lay)
     k.handoff_kernel[(1,)](desc, out, n, depth, False)
     torch.testing.assert_close(out, x.view(32, n, 64).sum(1), rtol=1e-4, atol=1e-4)
+
+
+def test_one_load_handed_over_by_its_barrier(target):
+    # test/Python/test_async_misuse_dsl.py's tma_handoff_once: a producer warp's single TMA
+    # load, no wait before it; the consumer waits on the barrier it completes on, then reads.
+    if target != "cuda:sm_90a":
+        pytest.skip(f"TMA needs sm_90a, the device is {target}")
+    import test_async_misuse_dsl as m
+    x = torch.randn(64, 64, device="cuda").half()
+    out = torch.zeros(64, 64, device="cuda").half()
+    desc = TensorDescriptor.from_tensor(x, [64, 64], m.NV64)
+    m.tma_handoff_once[(1,)](desc, out, num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x)
