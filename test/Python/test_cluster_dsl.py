@@ -288,3 +288,22 @@ def test_softmax_and_argmax_across_ctas_compile():
     k = _compile(row_argmax, {"x": "*fp32", "out": "*i32"}, {"N": 4096, "L": L},
                  num_ctas=4, num_warps=4)
     assert _split(k.asm["tile"]).count("tile.cluster_peers = 3 : i32") == 1
+
+
+@kiln.jit
+def rows_softmax_keep_dims(x, out, M: kl.constexpr, N: kl.constexpr, L: kl.constexpr):
+    """M rows of N, the columns split among the cluster's CTAs by L: the rows' maxima and
+    sums keep their dimension (keep_dims=True) and broadcast back over each CTA's columns."""
+    offs = kl.arange(0, M, kl.SliceLayout(1, L))[:, None] * N + \
+        kl.arange(0, N, kl.SliceLayout(0, L))[None, :]
+    v = kl.load(x + offs)
+    e = kl.exp(v - kl.max(v, 1, keep_dims=True))
+    kl.store(out + offs, e / kl.sum(e, 1, keep_dims=True))
+
+
+def test_row_reductions_keeping_dims_across_ctas_compile():
+    L = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[0, 1], [0, 2]])
+    k = _compile(rows_softmax_keep_dims, {"x": "*fp32", "out": "*fp32"},
+                 {"M": 16, "N": 1024, "L": L}, num_ctas=4, num_warps=4)
+    assert _split(k.asm["tile"]).count("tile.cluster_peers = 3 : i32") == 2
+    assert "tensor<16x256xf32" in _split(k.asm["tile"])

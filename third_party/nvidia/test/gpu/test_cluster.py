@@ -138,3 +138,13 @@ def test_argmax_of_rows_split_among_ctas(target, num_ctas):
     want = torch.tensor([int((row == row.max()).nonzero()[0]) for row in x.cpu()],
                         dtype=torch.int32, device="cuda")
     torch.testing.assert_close(out, want)
+
+
+@pytest.mark.parametrize("num_ctas", [2, 4])
+def test_row_softmax_keeping_dims_across_ctas(target, num_ctas):
+    cga = [[0, 1 << b] for b in range(num_ctas.bit_length() - 1)]
+    layout = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=cga)
+    x = torch.randn(16, 1024, device="cuda") * 3
+    out = torch.full_like(x, float("nan"))
+    k.rows_softmax_keep_dims[(1,)](x, out, 16, 1024, layout, num_warps=4, num_ctas=num_ctas)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), atol=1e-6, rtol=1e-4)
