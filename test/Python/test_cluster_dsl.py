@@ -98,7 +98,7 @@ def sum_rows(x, out, L: kl.constexpr):
 def change_split(x, L: kl.constexpr, M: kl.constexpr):
     offs = kl.arange(0, 64, kl.SliceLayout(1, L))[:, None] * 64 + \
         kl.arange(0, 64, kl.SliceLayout(0, L))[None, :]
-    kl.store(x + kl.convert_layout(offs, M), 1.0)  # CONVERT
+    kl.store(x + kl.convert_layout(offs, M), 1.0)
 
 
 @kiln.jit
@@ -121,16 +121,32 @@ ROWS_OTHER_ORDER = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=[[2, 0], 
 ROWS4 = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[1, 0], [2, 0]])
 
 
-@pytest.mark.parametrize("fn, cx, marker, anchor, message", [
-    (change_split, {"L": ROWS, "M": COLS}, "CONVERT", "kl.convert_layout",
-     r"convert_layout between layouts that split the tensor differently among the CTAs of a "
-     r"cluster .* would move data between CTAs, which Kiln does not do yet"),
-])
-def test_moving_data_between_ctas_is_an_error_at_the_line(fn, cx, marker, anchor, message):
-    sig = {"x": "*fp32", "out": "*fp32"} if fn is sum_rows else {"x": "*fp32"}
+def test_a_move_between_splits_goes_through_distributed_shared_memory():
+    """convert_layout from rows split among the CTAs to columns split among them: through a
+    buffer split by rows (each CTA stores its part), a cluster barrier, each CTA's load of its
+    columns from the other CTAs' parts, and a second cluster barrier (test_cluster.py runs
+    it)."""
+    k = _compile(change_split, {"x": "*fp32"}, {"L": ROWS, "M": COLS}, num_ctas=2, num_warps=4)
+    tile = _split(k.asm["tile"])
+    assert "tile.local_store" in tile and "tile_nv.cluster_load" in tile
+    ptx = k.asm["ptx"]
+    assert ptx.count("ld.shared::cluster") and ptx.count("barrier.cluster.arrive") >= 2
+    assert k.metadata["shared"] >= 64 * 64 * 4 // 2  # the buffer: each CTA's half
+
+
+def test_a_move_between_splits_needs_concrete_layouts():
     with pytest.raises(CompilationError) as e:
-        _compile(fn, sig, cx, num_ctas=2, num_warps=4)
-    located.assert_located(e.value, HERE, marker, anchor, message, CompilationError)
+        _compile(auto_to_other_split, {"x": "*fp32"}, {"L": ROWS}, num_ctas=2, num_warps=4)
+    located.assert_located(e.value, HERE, "CONVERT", "kl.convert_layout",
+                           r"convert_layout between layouts that split the tensor differently "
+                           r"among the CTAs of a cluster .* needs concrete layouts on both "
+                           r"sides", CompilationError)
+
+
+@kiln.jit
+def auto_to_other_split(x, L: kl.constexpr):
+    offs = kl.arange(0, 64)[:, None] * 64 + kl.arange(0, 64)[None, :]
+    kl.store(x + kl.convert_layout(offs, L), 1.0)  # CONVERT
 
 
 def test_a_store_into_a_buffer_split_another_way_reaches_the_other_ctas():
@@ -307,3 +323,25 @@ def test_row_reductions_keeping_dims_across_ctas_compile():
                  {"M": 16, "N": 1024, "L": L}, num_ctas=4, num_warps=4)
     assert _split(k.asm["tile"]).count("tile.cluster_peers = 3 : i32") == 2
     assert "tensor<16x256xf32" in _split(k.asm["tile"])
+
+
+@kiln.jit
+def resplit_copy(x, out, L: kl.constexpr, M: kl.constexpr):
+    """out = x, loaded in L's split and stored in M's: the values cross between the CTAs."""
+    offs_l = kl.arange(0, 64, kl.SliceLayout(1, L))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, L))[None, :]
+    offs_m = kl.arange(0, 64, kl.SliceLayout(1, M))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, M))[None, :]
+    kl.store(out + offs_m, kl.convert_layout(kl.load(x + offs_l), M))
+
+
+WHOLE = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+COLS4 = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0], cga_layout=[[0, 1], [0, 2]])
+
+
+@pytest.mark.parametrize("src, dst, num_ctas", [(ROWS, COLS, 2), (ROWS4, COLS4, 4),
+                                                (ROWS4, WHOLE, 4), (WHOLE, ROWS4, 4)])
+def test_resplit_copy_compiles(src, dst, num_ctas):
+    k = _compile(resplit_copy, {"x": "*fp32", "out": "*fp32"}, {"L": src, "M": dst},
+                 num_ctas=num_ctas, num_warps=4)
+    assert "barrier.cluster" in k.asm["ptx"]

@@ -510,9 +510,7 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
         if layout == x.type.layout:
             return x
         if self._cta_bases(x.type.layout) != self._cta_bases(layout):
-            raise ValueError(f"convert_layout between layouts that split the tensor differently "
-                             f"among the CTAs of a cluster ({x.type.layout!r} -> {layout!r}) "
-                             f"would move data between CTAs, which Kiln does not do yet")
+            return self._convert_across_ctas(x, layout)
         if assert_trivial:
             self._require_fixed(x, "convert_layout(assert_trivial=True)")
         if assert_trivial and not is_trivial_conversion(x.type.layout, layout, x.type.shape):
@@ -520,6 +518,33 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
                              f"threads: {x.type.layout!r} -> {layout!r}")
         rt = distributed_type(x.dtype, x.type.shape, layout)
         return self._op("tile.convert_layout", [x], rt)
+
+    def _convert_across_ctas(self, x, layout) -> tensor:
+        """A layout move between layouts the cluster's CTAs split differently, as Gluon does
+        it: through a buffer split as ``x`` is (each CTA stores its part), a cluster barrier,
+        each CTA's load of its part of the result from wherever it lies (distributed shared
+        memory), and a second cluster barrier before any CTA reuses or leaves its part. Every
+        CTA of the cluster must reach it."""
+        load = core.target_hook(self.target, "split_load")
+        meet = core.target_hook(self.target, "cluster_barrier")
+        what = (f"convert_layout between layouts that split the tensor differently among the "
+                f"CTAs of a cluster ({x.type.layout!r} -> {layout!r})")
+        if load is None or meet is None:
+            raise ValueError(f"{what} moves data between CTAs, which {self.target} cannot do "
+                             f"(no distributed shared memory)")
+        if is_inferred(x.type.layout) or is_inferred(layout):
+            raise ValueError(f"{what} needs concrete layouts on both sides")
+        from ._layouts import SwizzledSharedLayout
+        rank = len(x.type.shape)
+        bases = [list(b) for b in x.type.layout.cga_bases]
+        buf = self.allocate_shared_memory(
+            x.dtype, list(x.type.shape),
+            SwizzledSharedLayout(1, 1, 1, list(reversed(range(rank))), cga_layout=bases), None)
+        self.local_store(buf, x)
+        meet(self)
+        y = self.local_load(buf, layout)
+        meet(self)
+        return y
 
     # -- arithmetic ---------------------------------------------------------------------------
 

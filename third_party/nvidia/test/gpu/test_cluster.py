@@ -148,3 +148,13 @@ def test_row_softmax_keeping_dims_across_ctas(target, num_ctas):
     out = torch.full_like(x, float("nan"))
     k.rows_softmax_keep_dims[(1,)](x, out, 16, 1024, layout, num_warps=4, num_ctas=num_ctas)
     torch.testing.assert_close(out, torch.softmax(x, dim=1), atol=1e-6, rtol=1e-4)
+
+
+@pytest.mark.parametrize("src, dst, num_ctas", [(k.ROWS, k.COLS, 2), (k.ROWS4, k.COLS4, 4),
+                                                (k.ROWS4, k.WHOLE, 4), (k.WHOLE, k.ROWS4, 4)])
+def test_convert_layout_between_splits(target, src, dst, num_ctas):
+    # loaded in one split, stored in another: the values cross between the CTAs
+    x = torch.randn(64, 64, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    k.resplit_copy[(1,)](x, out, src, dst, num_warps=4, num_ctas=num_ctas)
+    assert torch.equal(out, x)
