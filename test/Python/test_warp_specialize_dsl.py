@@ -212,8 +212,8 @@ ERRORS = [
     (e_loop_value, "E:use", "x + 1",
      r"'arith.addi' op in worker partition 0 uses a value the kernel's warps compute \(a loop "
      r"or branch result\) and the partition cannot recompute: .*integer or float scalars of "
-     r"any origin \(passed through shared memory\); pass a tensor as a shared-memory "
-     r"buffer"),
+     r"any origin and tensor descriptors the kernel makes \(passed through shared memory\); "
+     r"pass a tensor as a shared-memory buffer"),
     (e_nested, "E:nested", "kl.warp_specialize",
      r"warp_specialize: cannot be inside another tile.warp_specialize"),
 ]

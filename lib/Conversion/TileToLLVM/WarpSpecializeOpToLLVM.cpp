@@ -113,8 +113,8 @@ struct Rematerializer {
             "kernel arguments, constants and what is computed from them "
             "without touching memory (shared-memory allocations and their "
             "views included), and integer or float scalars of any origin "
-            "(passed through shared memory); pass a tensor as a shared-memory "
-            "buffer";
+            "and tensor descriptors the kernel makes (passed through shared "
+            "memory); pass a tensor as a shared-memory buffer";
     if (!controlFlow)
       diag.attachNote(def->getLoc()) << "defined here";
     return failure();
@@ -178,8 +178,16 @@ LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target,
   OpBuilder b(op);
   target.barrier(b, loc);
   Value base = getScratchBase(b, loc, op);
-  for (auto [i, v] : llvm::enumerate(passed))
-    LLVM::StoreOp::create(b, loc, v, slot(b, base, i));
+  // A tensor descriptor made in the kernel goes as its address (the type the
+  // lowering gives it; the casts fold away once it has).
+  auto genericPtr = LLVM::LLVMPointerType::get(op->getContext(), 0);
+  for (auto [i, v] : llvm::enumerate(passed)) {
+    Value stored = v;
+    if (isa<TensorDescType>(v.getType()))
+      stored = UnrealizedConversionCastOp::create(b, loc, genericPtr, v)
+                   .getResult(0);
+    LLVM::StoreOp::create(b, loc, stored, slot(b, base, i));
+  }
   for (auto [r, region] : llvm::enumerate(op.getPartitionRegions())) {
     OpBuilder rb(&region.front(), region.front().begin());
     Value regionBase;
@@ -196,8 +204,17 @@ LogicalResult passCaptures(WarpSpecializeOp op, const TargetInfo &target,
         continue;
       if (!regionBase)
         regionBase = getScratchBase(rb, loc, op);
-      Value loaded =
-          LLVM::LoadOp::create(rb, loc, v.getType(), slot(rb, regionBase, i));
+      Value loaded;
+      if (isa<TensorDescType>(v.getType())) {
+        Value ptr = LLVM::LoadOp::create(rb, loc, genericPtr,
+                                         slot(rb, regionBase, i));
+        target.acquireTensorDescriptor(rb, loc, ptr);
+        loaded = UnrealizedConversionCastOp::create(rb, loc, v.getType(), ptr)
+                     .getResult(0);
+      } else {
+        loaded =
+            LLVM::LoadOp::create(rb, loc, v.getType(), slot(rb, regionBase, i));
+      }
       replaceAllUsesInRegionWith(v, loaded, region);
       loadedIn[r].map(v, loaded);
     }

@@ -337,6 +337,12 @@ public:
                                        mlir::Value rank) const {
     return {};
   }
+  /// A tensor descriptor the kernel's warps made in global memory, reaching
+  /// a worker partition's threads (`desc`, its generic address): what they do
+  /// before their first use of it (NVIDIA: acquire it for the tensor-map
+  /// proxy, as the threads that made it did).
+  virtual void acquireTensorDescriptor(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value desc) const {}
   /// At the entry of a kernel with worker warps (warp_specialize), before
   /// they branch off to wait for their partitions (`isWorker`: this warp is
   /// one of them): what they must take part in that the kernel's own warps

@@ -43,10 +43,15 @@ bool kiln::tile::canRecomputeInWorker(Value v) {
   return canRecompute(v, memo);
 }
 
+/// What the kernel's warps can hand a worker partition through its 8-byte
+/// scratch slots: integer and float scalars, and a tensor descriptor made in
+/// the kernel (the address of its 128 bytes in global memory; the workers
+/// acquire it for the tensor-map proxy where they load it).
 static bool isPassableScalar(Value v) {
   Type t = v.getType();
   return (isa<IntegerType>(t) && t.getIntOrFloatBitWidth() <= 64) ||
-         (isa<FloatType>(t) && t.getIntOrFloatBitWidth() <= 64);
+         (isa<FloatType>(t) && t.getIntOrFloatBitWidth() <= 64) ||
+         isa<TensorDescType>(t);
 }
 
 /// The scalars `v` is computed from that cannot be recomputed, where what

@@ -566,6 +566,18 @@ public:
                     IntegerAttr::get(IntegerType::get(ctx, 64), 64));
   }
 
+  void acquireTensorDescriptor(OpBuilder &b, Location loc,
+                               Value desc) const override {
+    // As TMAOpToLLVM's make_tensor_descriptor for its own threads (with the
+    // same empty bulk group, so that ptxas keeps the fence).
+    LLVM::InlineAsmOp::create(
+        b, loc, LLVM::LLVMVoidType::get(b.getContext()), ValueRange{desc},
+        "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;\n"
+        "cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;",
+        "l", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
   bool hasClusterSharedMemory() const override { return getDesc().arch >= 90; }
 
   Value clusterRank(OpBuilder &b, Location loc) const override {

@@ -30,3 +30,4 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+

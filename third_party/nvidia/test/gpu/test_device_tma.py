@@ -59,3 +59,14 @@ def test_allocator_is_asked_for_the_scratch(target):
     # Two 128-byte descriptors for each of the 4 CTAs.
     assert calls == [(4 * 256, 128)]
     torch.testing.assert_close(dst, src + 1.0)
+
+
+@pytest.mark.parametrize("M,N", [(64, 16), (37, 12)])
+def test_copy_rows_by_a_worker(target, M, N):
+    # the descriptor made by the kernel's warps, used by a loader partition
+    _hopper(target)
+    stride = 24
+    src = torch.randn(M, stride, dtype=torch.float16, device="cuda")
+    dst = torch.full((M + 15) // 16 * 16 * 16, -7.0, dtype=torch.float16, device="cuda").view(-1, 16)
+    k.copy_rows_by_a_worker[((M + 15) // 16,)](src, dst, M, N, stride, 16, 16, 16, k.SMEM)
+    torch.testing.assert_close(dst[:M, :N], src[:, :N] + 1.0)

@@ -193,3 +193,48 @@ def test_shape_and_strides_of_descriptors():
                           k.asm["ptx"]))
     assert {"1", "2", "3"} <= used, used  # shape[0], shape[1], strides[0]
     assert len(params) == 6, params
+
+
+@kiln.jit
+def _load_by_worker(desc, smem, bar):
+    mbarrier.expect(bar, desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc, [0, 0], bar, smem)
+
+
+@kiln.jit
+def _add_one(smem, bar, dst, p, N, dst_stride, BM: kl.constexpr, BN: kl.constexpr):
+    mbarrier.wait(bar, 0)
+    v = smem.load(BL)
+    r = p * BM + kl.arange(0, BM, kl.SliceLayout(1, BL))
+    c = kl.arange(0, BN, kl.SliceLayout(0, BL))
+    kl.store(dst + r[:, None] * dst_stride + c[None, :], v + 1.0, mask=c[None, :] < N)
+
+
+@kiln.jit
+def copy_rows_by_a_worker(src, dst, M, N, stride, dst_stride, BM: kl.constexpr,
+                          BN: kl.constexpr, S: kl.constexpr):
+    # The descriptor is made by the kernel's warps and used by a loader partition: its address
+    # reaches the worker through the warp_specialize's shared memory, and the worker acquires
+    # it for the tensor-map proxy before its copy.
+    p = kl.program_id(0)
+    src_desc = tma.make_tensor_descriptor(src + p * BM * stride, shape=[M - p * BM, N],
+                                          strides=[stride, 1], block_shape=[BM, BN], layout=S)
+    smem = kl.allocate_shared_memory(kl.float16, [BM, BN], S)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_add_one, (smem, bar, dst, p, N, dst_stride, BM, BN)),
+                        (_load_by_worker, (src_desc, smem, bar))], [1], [24])
+
+
+def test_a_descriptor_made_in_the_kernel_reaches_a_worker():
+    k = kiln.compile(copy_rows_by_a_worker, SIG, {"BM": 16, "BN": 16, "S": SMEM},
+                     target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    # the kernel's warps acquire it after making it; the worker loads its address from shared
+    # memory and acquires it before the copy that uses it
+    loaded = re.search(r"ld\.shared\.b64\s+(%rd\d+), \[global_smem\+\d+\];", ptx)
+    assert loaded, ptx
+    rest = ptx[loaded.end():]
+    fence = rest.index(f"fence.proxy.tensormap::generic.acquire.gpu [{loaded.group(1)}], 128;")
+    assert fence < rest.index("cp.async.bulk.tensor.2d"), rest
+    assert ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == 2
