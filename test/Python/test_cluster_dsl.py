@@ -345,3 +345,35 @@ def test_resplit_copy_compiles(src, dst, num_ctas):
     k = _compile(resplit_copy, {"x": "*fp32", "out": "*fp32"}, {"L": src, "M": dst},
                  num_ctas=num_ctas, num_warps=4)
     assert "barrier.cluster" in k.asm["ptx"]
+
+
+WAVE_SPLIT = kl.BlockedLayout([1], [64], [2], [0], cga_layout=[[1]])
+WAVE_WHOLE = kl.BlockedLayout([1], [64], [2], [0])
+
+
+@kiln.jit
+def amd_resplit(x, out, L: kl.constexpr, M: kl.constexpr):
+    v = kl.load(x + kl.arange(0, 256, L))
+    kl.store(out + kl.arange(0, 256, M), kl.convert_layout(v, M))  # AMDCVT
+
+
+@kiln.jit
+def amd_split_sum(x, out, L: kl.constexpr):
+    kl.store(out, kl.sum(kl.load(x + kl.arange(0, 256, L)), 0))  # AMDSUM
+
+
+@pytest.mark.parametrize("fn, cx, marker, anchor, message", [
+    (amd_resplit, {"L": WAVE_SPLIT, "M": WAVE_WHOLE}, "AMDCVT", "kl.convert_layout",
+     r"convert_layout between layouts that split the tensor differently among the CTAs of a "
+     r"cluster .* moves data between CTAs, which hip:gfx950 cannot do \(no distributed shared "
+     r"memory\)"),
+    (amd_split_sum, {"L": WAVE_SPLIT}, "AMDSUM", "kl.sum",
+     r"reduce: reduces across the CTAs of a cluster, which needs distributed shared memory "
+     r"this target lacks"),
+])
+def test_moving_data_between_ctas_without_distributed_shared_memory_is_an_error(
+        fn, cx, marker, anchor, message):
+    with pytest.raises(CompilationError) as e:
+        kiln.compile(fn, {"x": "*fp32", "out": "*fp32"}, cx, num_ctas=2, num_warps=2,
+                     target="hip:gfx950", cache=False)
+    located.assert_located(e.value, HERE, marker, anchor, message, CompilationError)

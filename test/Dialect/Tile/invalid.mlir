@@ -2829,3 +2829,25 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A warp_specialize whose partition_num_warps is missing (written as a plain
+// attribute, not a property): the module's layout check runs before the op's
+// verifier and judges its regions as the kernel's warps -- an error, not a
+// crash.
+#w1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @ws_without_warp_counts() {
+    "tile.warp_specialize"() ({
+      "tile.warp_yield"() : () -> ()
+    }, {
+      // expected-error @+1 {{'tile.arange' op layout #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}> has 1 warps but the kernel is compiled for 4 (tile.num_warps)}}
+      %a = tile.arange 0, 32 : tensor<32xi32, #w1>
+      cf.br ^bb1(%a : tensor<32xi32, #w1>)
+    ^bb1(%b: tensor<32xi32, #w1>):
+      "tile.warp_yield"() : () -> ()
+    }) {partition_num_warps = array<i32: 1>, partition_num_regs = array<i32: 24>} : () -> ()
+    return
+  }
+}

@@ -1047,7 +1047,13 @@ LogicalResult MemDescReinterpretOp::verify() {
 //===----------------------------------------------------------------------===//
 
 int WarpSpecializeOp::getRegionNumWarps(unsigned index, int numWarps) {
-  return index == 0 ? numWarps : getPartitionNumWarps()[index - 1];
+  // A region partition_num_warps does not count, or no such property (IR
+  // the op's verifier has not seen yet: the module's layout check runs
+  // first), is judged as the kernel's; the op's verifier reports it.
+  if (index == 0 || !getPartitionNumWarpsAttr())
+    return numWarps;
+  ArrayRef<int32_t> warps = getPartitionNumWarps();
+  return index > warps.size() ? numWarps : warps[index - 1];
 }
 
 SmallVector<int> WarpSpecializeOp::getPartitionFirstWarps(int numWarps) {
