@@ -7,6 +7,9 @@ GEMM's cross-CTA pieces switched on and off: the loop of examples/cluster_gemm.p
     compute-sanitizer --tool racecheck python3 test/gpu/sanitizer_cluster.py --multicast 1 \\
         --release all                                                     # the GEMM's protocol
 
+    compute-sanitizer --tool racecheck python3 test/gpu/sanitizer_cluster.py --example plain
+                                                  # examples/cluster_gemm.py itself, 2 x 2 tiles
+
 --multicast: B's tile copied once into both CTAs by TMA multicast (1), or loaded by each CTA
 (0). --release: a consumed slot released in both CTAs (`cta_mask`, the barrier counting two
 arrivals; "all") or in its own CTA only ("own"; only without multicast is that a correct
@@ -103,7 +106,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--multicast", type=int, choices=(0, 1), default=1)
     ap.add_argument("--release", choices=("all", "own"), default="all")
+    ap.add_argument("--example", choices=("plain", "persistent"),
+                    help="run examples/cluster_gemm.py's kernel instead (bf16, M = N = 512, "
+                         "K = 512; persistent: on 2 clusters, so each walks several tiles)")
     args = ap.parse_args(argv)
+    if args.example:
+        return run_example(args.example == "persistent")
     if args.multicast and args.release == "own":
         ap.error("a multicast slot must be released in every CTA it lands in (--release all)")
     import torch
@@ -122,6 +130,30 @@ def main(argv=None):
     err = (c.float() - a.float() @ b.float().T).abs().max().item()
     print(f"multicast {args.multicast}, release {args.release}: max |C - ref| {err:.4f}")
     return 0 if err < 0.5 else 1
+
+
+def run_example(persistent):
+    import torch
+    from examples.cluster_gemm import cluster_gemm_kernel
+    torch.manual_seed(0)
+    M = N = K = 512
+    CM, BM, BN, BK = 2, 128, 256, 64
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+    c = torch.zeros(M, N, device="cuda", dtype=torch.bfloat16)
+    la, lb, lc, acc = cluster_layouts(CM, BM, BN, BK, num_warps=8)
+    a_desc = TensorDescriptor.from_tensor(a, [CM * BM, BK], la)
+    b_desc = TensorDescriptor.from_tensor(b, [BN, BK], lb)
+    c_desc = TensorDescriptor.from_tensor(c, [CM * BM, BN], lc)
+    tiles = (M // (CM * BM)) * (N // BN)
+    grid = (2 if persistent else tiles,)
+    cluster_gemm_kernel[grid](a_desc, b_desc, c_desc, M, N, K, 3, 8, persistent, acc,
+                              num_warps=8, num_ctas=CM)
+    torch.cuda.synchronize()
+    err = (c.float() - a.float() @ b.float().T).abs().max().item()
+    print(f"cluster_gemm example ({'persistent' if persistent else 'plain'}, {grid[0]} "
+          f"clusters, {tiles} tiles): max |C - ref| {err:.4f}")
+    return 0 if err < 1.0 else 1
 
 
 if __name__ == "__main__":

@@ -706,6 +706,9 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
   auto *done = new Block(); // placed after the first waiting loop's block
 
   b.setInsertionPointToStart(dispatch);
+  // Without reallocation the workers' count is the kernel's from the start.
+  if (!plan->kernelRegs)
+    target.atWorkerEntry(b, loc, func);
   for (auto [c, comp] : llvm::enumerate(components)) {
     // Entry of this component: its register count, then its waiting loop.
     auto *wait = new Block();
@@ -729,6 +732,7 @@ static LogicalResult lowerKernel(LLVM::LLVMFuncOp func,
     OpBuilder w = OpBuilder::atBlockEnd(entry);
     if (entry != wait) {
       target.setMaxRegisters(w, loc, plan->kernelRegs, comp.regs);
+      target.atWorkerEntry(w, loc, func);
       LLVM::BrOp::create(w, loc, wait);
     }
 

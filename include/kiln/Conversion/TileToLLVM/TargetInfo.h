@@ -350,6 +350,13 @@ public:
   virtual void atWorkerSplit(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value isWorker,
                              mlir::LLVM::LLVMFuncOp func) const {}
+  /// Where each worker warp has taken its register count (after its
+  /// reallocation, if any; else right after the split): what completes
+  /// atWorkerSplit's part (NVIDIA: the wait on the cluster barrier they
+  /// arrived at). Not earlier: the kernel's warps, asking for registers
+  /// before their own barrier, wait for the workers to give theirs back.
+  virtual void atWorkerEntry(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::LLVM::LLVMFuncOp func) const {}
 
 private:
   const TargetDesc &desc;

@@ -599,19 +599,28 @@ public:
 
   // The worker warps never run the kernel's own code, where a kernel with
   // warp_specialize may have one cluster barrier, before its first
-  // warp_specialize (checkClusterBarriers): they arrive on it here, relaxed,
-  // and go (a thread that arrives need not wait).
+  // warp_specialize (checkClusterBarriers): they arrive on it here, relaxed
+  // (they have written nothing), and wait in atWorkerEntry. A thread that
+  // arrives need not wait, but a race checker does not finish a kernel whose
+  // threads leave a cluster barrier without waiting.
   void atWorkerSplit(OpBuilder &b, Location loc, Value isWorker,
                      LLVM::LLVMFuncOp func) const override {
-    bool clusterBarrier = false;
-    func.walk([&](Operation *op) {
-      clusterBarrier |= isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp>(op);
-    });
-    if (!clusterBarrier)
+    if (!hasKernelClusterBarrier(func))
       return;
     LLVM::InlineAsmOp::create(
         b, loc, LLVM::LLVMVoidType::get(b.getContext()), ValueRange{isWorker},
         "@$0 barrier.cluster.arrive.relaxed.aligned;", "b",
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+  }
+
+  void atWorkerEntry(OpBuilder &b, Location loc,
+                     LLVM::LLVMFuncOp func) const override {
+    if (!hasKernelClusterBarrier(func))
+      return;
+    LLVM::InlineAsmOp::create(
+        b, loc, LLVM::LLVMVoidType::get(b.getContext()), ValueRange{},
+        "barrier.cluster.wait.aligned;", "",
         /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
   }
@@ -624,6 +633,15 @@ public:
   }
 
 private:
+  /// The kernel's own cluster barrier (its warps' arrival), if it has one.
+  static bool hasKernelClusterBarrier(LLVM::LLVMFuncOp func) {
+    bool found = false;
+    func.walk([&](Operation *op) {
+      found |= isa<NVVM::ClusterArriveOp, NVVM::ClusterArriveRelaxedOp>(op);
+    });
+    return found;
+  }
+
   /// In a kernel with warp_specialize, the worker warps wait for their
   /// partitions from the kernel's start: a cluster barrier (every thread of
   /// every CTA) can have them only as atWorkerSplit's one arrival, so a

@@ -3,15 +3,18 @@
 // The worker warps of warp_specialize never run the kernel's own code: a
 // kernel's one cluster barrier before its first warp_specialize (the one
 // after mbarrier inits) gets their arrival (relaxed) at the kernel's entry,
-// before they branch to the dispatch; the kernel's warps arrive and wait where
-// the barrier is.
+// before they branch to the dispatch, and wait on it at the dispatch (a race
+// checker does not finish a kernel whose threads arrive and never wait); the
+// kernel's warps arrive and wait where the barrier is.
 // CHECK-LABEL: llvm.func @init_barrier
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %{{.*}}, %{{.*}}
 // CHECK: %[[WORKER:.*]] = llvm.xor %[[MINE]], %{{.*}} : i1
 // CHECK: llvm.inline_asm has_side_effects "@$0 barrier.cluster.arrive.relaxed.aligned;", "b" %[[WORKER]]
-// CHECK: llvm.cond_br %[[MINE]]
+// CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:.*]], ^[[DISPATCH:[^ ]*]]
 // CHECK: nvvm.cluster.arrive.relaxed
 // CHECK: nvvm.cluster.wait
+// CHECK: ^[[DISPATCH]]:
+// CHECK-NEXT: llvm.inline_asm has_side_effects "barrier.cluster.wait.aligned;", ""
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
   func.func public @init_barrier(%arg0: !tile.ptr<i32>) {
@@ -21,6 +24,38 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
     tile_nv.cluster_arrive {relaxed = true}
     tile_nv.cluster_wait
     tile.warp_specialize partition_num_warps = [1] {
+      tile.warp_yield
+    } partitions {
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
+// With register budgets the workers wait after giving their registers back:
+// the kernel's warps ask for theirs (setmaxnreg.inc, which waits for the
+// workers' decrease) before their own cluster barrier, so a wait before the
+// decrease would hang the CTA.
+// CHECK-LABEL: llvm.func @init_barrier_with_budgets
+// CHECK: llvm.inline_asm has_side_effects "@$0 barrier.cluster.arrive.relaxed.aligned;"
+// CHECK: llvm.cond_br
+// CHECK: nvvm.setmaxregister increase 240
+// CHECK: nvvm.cluster.arrive.relaxed
+// CHECK: nvvm.cluster.wait
+// CHECK: nvvm.setmaxregister decrease 24
+// CHECK-NEXT: llvm.inline_asm has_side_effects "barrier.cluster.wait.aligned;", ""
+// CHECK-NOT: barrier.cluster.wait
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 8 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func public @init_barrier_with_budgets(%arg0: !tile.ptr<i32>) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.fence_mbarrier_init_cluster
+    tile_nv.cluster_arrive {relaxed = true}
+    tile_nv.cluster_wait
+    tile.warp_specialize partition_num_warps = [1] partition_num_regs = [24] {
       tile.warp_yield
     } partitions {
       tile.warp_yield

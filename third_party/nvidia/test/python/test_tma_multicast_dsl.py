@@ -132,10 +132,13 @@ def test_inits_in_a_row_share_one_fence():
     assert ptx.count("mbarrier.init.shared") == 6
     assert ptx.count("fence.mbarrier_init.release.cluster") == 1
     # The kernel's warps' arrival and wait, and the worker warps' arrival at the kernel's
-    # entry (they never run the kernel's own code).
+    # entry (they never run the kernel's own code) and their wait after they give their
+    # registers back (the kernel's warps' increase, before their barrier, waits for it).
     assert ptx.count("barrier.cluster.arrive.relaxed.aligned") == 2
     assert len(re.findall(r"@%p\d+ barrier\.cluster\.arrive\.relaxed\.aligned", ptx)) == 1
-    assert ptx.count("barrier.cluster.wait.aligned") == 1
+    assert ptx.count("barrier.cluster.wait.aligned") == 2
+    dec = ptx.index("setmaxnreg.dec.sync.aligned.u32")
+    assert ptx.index("barrier.cluster.wait.aligned", dec) > dec
     assert ptx.rindex("mbarrier.init.shared") < ptx.index("fence.mbarrier_init")
     assert ptx.count(".multicast::cluster") == 1
     assert ptx.count("mbarrier.arrive.shared::cluster.b64") == 4
