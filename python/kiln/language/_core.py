@@ -861,11 +861,15 @@ class cluster_view_type(shared_memory_descriptor_type):
     """The type of a :class:`cluster_view`: the view's own shape, layout and offsets within the
     buffer (``whole``, an IR-level descriptor) it was sliced from. It has no IR form."""
 
-    def __init__(self, whole: "shared_memory_descriptor", shape, offsets):
+    def __init__(self, whole: "shared_memory_descriptor", shape, offsets, layout=None,
+                 whole_shape=None):
         wt = whole.type
-        super().__init__(wt.element_ty, shape, wt.layout, wt.mutable, wt.alloc_shape)
+        layout = layout or wt.layout
+        whole_shape = tuple(whole_shape or wt.shape)
+        super().__init__(wt.element_ty, shape, layout, wt.mutable,
+                         whole_shape if layout is not wt.layout else wt.alloc_shape)
         self.offsets = tuple(offsets)
-        self.whole_shape = tuple(wt.shape)
+        self.whole_shape = whole_shape
 
     def to_ir(self) -> str:
         raise NotImplementedError(
@@ -891,9 +895,25 @@ class cluster_view(shared_memory_descriptor):
     descriptor it was sliced from (``whole``) and its offsets there; loads, stores, gathers
     and scatters reach each element in the CTA that holds it. It has no IR value of its own."""
 
-    def __init__(self, whole: shared_memory_descriptor, shape, offsets):
+    def __init__(self, whole: shared_memory_descriptor, shape, offsets, layout=None):
+        # ``layout``: the buffer's own layout where ``whole`` holds it in another form (a
+        # layout whose CTA parts are no boxes: ``whole`` is each CTA's part as a flat run).
         self.whole = whole
-        self.type = cluster_view_type(whole, shape, offsets)
+        self.type = cluster_view_type(whole, shape, offsets, layout,
+                                      shape if layout is not None else None)
+
+    def view(self, shape, offsets):
+        """Another view of the same buffer (a slice or slot of this one)."""
+        out = cluster_view(self.whole, shape, offsets)
+        if self.type.layout is not self.whole.type.layout:
+            out.type = cluster_view_type(self.whole, shape, offsets, self.type.layout,
+                                         self.type.whole_shape)
+        return out
+
+    @property
+    def scattered(self):
+        """Whether ``whole`` holds the buffer as flat runs (a layout with no box parts)."""
+        return self.type.layout is not self.whole.type.layout
 
     @property
     def offsets(self):

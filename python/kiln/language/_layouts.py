@@ -611,12 +611,67 @@ class SharedLinearLayout(SharedLayout):
         object.__setattr__(self, "offset_bases", [list(b) for b in bases])
         object.__setattr__(self, "block_bases", [list(b) for b in blocks])
         object.__setattr__(self, "alignment", alignment)
+        def flat(vectors, shape):
+            return [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
+                    for b in vectors]
+
         shape = self.cta_shape
-        if len(bases) != sum(_log2(d) for d in shape) or _f2_rank(
-                [sum(c << sum(_log2(d) for d in shape[:i]) for i, c in enumerate(b))
-                 for b in bases]) != len(bases):
-            raise ValueError(f"SharedLinearLayout: the offset bases must reach every element "
-                             f"of shape {list(shape)} exactly once")
+        if len(bases) == sum(_log2(d) for d in shape) and \
+                _f2_rank(flat(bases, shape)) == len(bases):
+            return
+        # A CTA's part need not be a box: the offset and (nonzero) block bases together may
+        # reach every element of the whole buffer once (Gluon: a block basis that moves rows
+        # between CTAs by other than whole parts). Such a buffer is only allocated, sliced,
+        # loaded and stored (see ``scattered``).
+        whole = self.shape
+        together = bases + tuple(b for b in blocks if any(b))
+        if blocks and len(together) == sum(_log2(d) for d in whole) and \
+                _f2_rank(flat(together, whole)) == len(together):
+            object.__setattr__(self, "_scattered", True)
+            return
+        raise ValueError(f"SharedLinearLayout: the offset bases must reach every element "
+                         f"of shape {list(shape)} exactly once")
+
+    @property
+    def scattered(self) -> bool:
+        """Whether a CTA's part is no box (the offset bases alone reach elements scattered
+        over the whole buffer; the block bases say which CTA holds which)."""
+        return getattr(self, "_scattered", False)
+
+    def scattered_map(self):
+        """For a scattered layout: per dimension, per coordinate bit, the (element offset
+        XOR mask, CTA rank bit mask) that bit of an element's coordinate contributes -- the
+        inverse of the layout's F2-linear map."""
+        whole = self.shape
+        rank = self.rank
+        shifts = [sum(_log2(d) for d in whole[:i]) for i in range(rank)]
+        nbits = len(self.offset_bases)
+        rows = []  # (coordinate vector as bits, combination of inputs)
+        for k, b in enumerate(self.offset_bases):
+            rows.append((sum(c << shifts[i] for i, c in enumerate(b)), 1 << k))
+        for r, b in enumerate(self.block_bases):
+            if any(b):
+                rows.append((sum(c << shifts[i] for i, c in enumerate(b)), 1 << (nbits + r)))
+        pivots = {}
+        for vec, combo in rows:
+            for p in sorted(pivots, reverse=True):
+                if vec >> p & 1:
+                    vec ^= pivots[p][0]
+                    combo ^= pivots[p][1]
+            if vec:
+                pivots[vec.bit_length() - 1] = (vec, combo)
+        out = []
+        for d in range(rank):
+            bits = []
+            for i in range(_log2(whole[d])):
+                vec, combo = 1 << (shifts[d] + i), 0
+                for p in sorted(pivots, reverse=True):
+                    if vec >> p & 1:
+                        vec ^= pivots[p][0]
+                        combo ^= pivots[p][1]
+                bits.append((combo & ((1 << nbits) - 1), combo >> nbits))
+            out.append(bits)
+        return out
 
     @staticmethod
     def _extent(bases, rank):
@@ -645,6 +700,11 @@ class SharedLinearLayout(SharedLayout):
         return len(self.offset_bases[0])
 
     def to_ir(self) -> str:
+        if self.scattered:
+            raise NotImplementedError(
+                f"{self!r}: a CTA's part of such a buffer is not a box (its block bases move "
+                f"elements between CTAs by other than whole parts); such a buffer can be "
+                f"allocated, sliced, loaded and stored, not passed on or used by other ops")
         return (f"#tile.shared_linear<{{offset = {_bases_text(self.offset_bases)}, "
                 f"shape = {_list_text(self.cta_shape)}, alignment = {max(16, self.alignment)}}}>")
 

@@ -7,7 +7,7 @@ import math
 
 from . import _core as core
 from ._core import _unwrap, distributed_type, tensor
-from ._layouts import AutoLayout, SharedLayout
+from ._layouts import AutoLayout, SharedLayout, SharedLinearLayout
 
 
 class SharedMemorySemantic:
@@ -39,6 +39,8 @@ class SharedMemorySemantic:
                              f"{list(own)}, but the shape's last {layout.rank} dimension(s) "
                              f"are {list(shape[lead:])}")
         self.check_cga(layout, "allocate_shared_memory")
+        if getattr(layout, "scattered", False):
+            return self._allocate_scattered(element_ty, shape, layout, value, lead)
         mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
         operands = []
         if value is not None:
@@ -62,6 +64,43 @@ class SharedMemorySemantic:
             hook(self, smem, value)
         return smem
 
+    def _allocate_scattered(self, element_ty, shape, layout, value, lead):
+        """A buffer whose CTA parts are no boxes (SharedLinearLayout.scattered): each CTA's
+        part as one flat run of elements (element offset o at o), the runs split among the
+        cluster's CTAs as the layout's block bases say; the buffer is a cluster view of it,
+        whose loads and stores find each element's CTA and offset through the layout's
+        inverse (the target's distributed shared memory)."""
+        if lead:
+            raise NotImplementedError(f"allocate_shared_memory: {layout!r} does not give each "
+                                      f"CTA a box of the buffer; ring slots of such a buffer "
+                                      f"are not supported")
+        if core.target_hook(self.target, "split_load") is None:
+            raise ValueError(f"allocate_shared_memory: {layout!r} places elements in other "
+                             f"CTAs' parts by element; {self.target} cannot reach other "
+                             f"CTAs' shared memory")
+        # The runs as a [1, ..., 1, elements] buffer: of the buffer's rank, as the cross-CTA
+        # accesses take every coordinate of every element (all 0 but the last).
+        part = 1 << len(layout.offset_bases)
+        pad = [0] * (len(shape) - 1)
+        nonzero = 0
+        blocks = []
+        for b in layout.block_bases:
+            blocks.append(pad + ([part << nonzero] if any(b) else [0]))
+            nonzero += bool(any(b))
+        flat = SharedLinearLayout([pad + [1 << k] for k in range(len(layout.offset_bases))],
+                                  blocks, layout.alignment)
+        runs = self.allocate_shared_memory(element_ty, [1] * len(pad) + [part << nonzero],
+                                           flat, None)
+        smem = core.cluster_view(runs, shape, (0,) * len(shape), layout=layout)
+        if value is not None:
+            value = self.as_tensor(value)
+            if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
+                    or value.dtype != element_ty:
+                raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
+                                 f"tensor of shape {tuple(shape)} and type {element_ty}")
+            self.local_store(smem, value)
+        return smem
+
     def _plain_view(self, smem, what):
         """A cluster view (sliced along a split dimension) supports only some ops."""
         if isinstance(smem, core.cluster_view):
@@ -78,6 +117,9 @@ class SharedMemorySemantic:
         return d
 
     def memdesc_index(self, smem, index):
+        if isinstance(smem, core.cluster_view) and smem.scattered:
+            raise ValueError(f"index: the shared buffer {smem.type} has no leading dimension "
+                             f"to index (its layout covers every dimension); use slice")
         if isinstance(smem, core.cluster_view):
             if smem.offsets[0]:
                 index = self.binary("add", self.as_tensor(index),
@@ -144,7 +186,9 @@ class SharedMemorySemantic:
             # parts, which no IR view of this CTA's part holds.
             offsets = list(getattr(smem, "offsets", (0,) * rank))
             offsets[dim] += start
-            return core.cluster_view(getattr(smem, "whole", smem), shape, offsets)
+            if isinstance(smem, core.cluster_view):
+                return smem.view(shape, offsets)
+            return core.cluster_view(smem, shape, offsets)
         offsets = [0] * rank
         offsets[dim] = start
         rt = core.shared_memory_descriptor_type(st.element_ty, shape, st.layout, st.mutable,

@@ -83,8 +83,39 @@ def _coordinates(sem, shape, layout):
     return [_position(sem, layout, list(shape), d) for d in range(len(shape))]
 
 
+def _locate_scattered(sem, smem, coords):
+    """_locate for a buffer whose CTA parts are no boxes (a cluster view over flat runs, see
+    SharedLinearLayout.scattered): each element's offset in its CTA's run and that CTA's rank
+    bits, XORs of what each bit of its coordinates contributes (the layout's inverse)."""
+    i32 = core.int32
+    layout = smem.type.layout
+    nbits = len(layout.offset_bases)
+    combined = None
+    for d, c in enumerate(coords):
+        if smem.offsets[d]:
+            c = sem.binary("add", c, sem.as_tensor(smem.offsets[d], i32))
+        for i, (offset, rank) in enumerate(layout.scattered_map()[d]):
+            mask = offset | (rank << nbits)
+            if not mask:
+                continue
+            bit = sem.binary("and", sem.binary("rshift", c, sem.as_tensor(i, i32))
+                             if i else c, sem.as_tensor(1, i32))
+            term = sem.binary("mul", bit, sem.as_tensor(mask, i32))
+            combined = term if combined is None else sem.binary("xor", combined, term)
+    if combined is None:
+        combined = sem.binary("and", coords[0], sem.as_tensor(0, i32))
+    local = sem.binary("and", combined, sem.as_tensor((1 << nbits) - 1, i32))
+    ranks = sem.binary("rshift", combined, sem.as_tensor(nbits, i32))
+    moving = sum(1 << b for b, vec in enumerate(layout.block_bases) if any(vec))
+    sem.cluster_shared_reads = True  # as _rank_bits
+    zero = sem.binary("and", combined, sem.as_tensor(0, i32))
+    return smem.whole, [zero] * (len(coords) - 1) + [local], ranks, 0xF & ~moving
+
+
 def _locate(sem, smem, coords, what):
     """(IR descriptor, part coordinates, ranks, keep) of elements at ``coords`` of ``smem``."""
+    if isinstance(smem, core.cluster_view) and smem.scattered:
+        return _locate_scattered(sem, smem, coords)
     whole, offsets = _whole(smem, what)
     st = whole.type
     part = st.layout.per_cta_shape(st.shape)

@@ -40,6 +40,23 @@ def transpose_through_peers(inp, out, M: kl.constexpr, N: kl.constexpr, SRC: kl.
     kl.store(out + rn * M + rm, smem.load(DST))
 
 
+# Shared linear layouts whose block bases move elements between CTAs by other than whole parts
+# (a CTA's part is no box): the buffer's [ROWS, 32] int32 elements, 32 columns by the first five
+# offset bases.
+_COLS = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16]]
+SCATTERED = {
+    # 2 CTAs, 4 rows: CTA 0 holds rows 0 and 3, CTA 1 rows 2 and 1 (Gluon's own test's layout).
+    "rows_0_3": kl.SharedLinearLayout(_COLS + [[3, 0]], block_bases=[[2, 0]]),
+    # 2 CTAs, 4 rows: row bit 0 and column bit 4 mixed.
+    "row_and_column": kl.SharedLinearLayout(_COLS[:4] + [[1, 16], [2, 0]],
+                                            block_bases=[[1, 0]]),
+    # 4 CTAs, 8 rows: each CTA two rows, XOR-scrambled.
+    "four_ctas": kl.SharedLinearLayout(_COLS + [[6, 0]], block_bases=[[2, 0], [7, 0]]),
+    # 4 CTAs, 4 rows: split by rank bit 0 as rows_0_3; every pair along bit 1 holds a copy.
+    "with_copies": kl.SharedLinearLayout(_COLS + [[3, 0]], block_bases=[[2, 0], [0, 0]]),
+}
+
+
 @kiln.jit
 def slice_of_peers(inp, values, result, final, OP: kl.constexpr, ROWS: kl.constexpr,
                    COLS: kl.constexpr, START: kl.constexpr, LEN: kl.constexpr,

@@ -15,8 +15,8 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 import kiln.language as kl  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cluster_split_kernels import (fill_every_copy, slice_of_peers, split_cols,  # noqa: E402
-                                   split_rows, transpose_through_peers, whole)
+from cluster_split_kernels import (SCATTERED, fill_every_copy, slice_of_peers,  # noqa: E402
+                                   split_cols, split_rows, transpose_through_peers, whole)
 
 
 def _needs_clusters(target):
@@ -80,6 +80,58 @@ def test_slice_of_peers(target, op, num_ctas, rows, start, length, tile_split):
         expected[start:start + length][:, swap] = values
     elif op == "atomic":  # once per element, however many CTAs hold the tile; every CTA
         assert torch.equal(result, part[:, swap])  # got the old values
+        expected[start:start + length][:, swap] += values + 1
+    else:
+        expected[start:start + length][:, swap[:16]] ^= values[:, :16]
+    assert torch.equal(final, expected)
+
+
+_SCATTERED_SHAPES = {"rows_0_3": (2, 4), "row_and_column": (2, 4), "four_ctas": (4, 8),
+                     "with_copies": (4, 4)}
+
+
+@pytest.mark.parametrize("op", ["load", "store", "gather", "scatter", "atomic", "xor"])
+@pytest.mark.parametrize("name", sorted(_SCATTERED_SHAPES))
+@pytest.mark.parametrize("where", ["upper", "lower", "one_row", "all"])
+@pytest.mark.parametrize("tile_split", ["whole", "rows"])
+def test_slice_of_scattered_parts(target, op, name, where, tile_split):
+    # A buffer whose CTA parts are no boxes (SharedLinearLayout block bases that move rows
+    # between CTAs by other than whole parts): the same program as test_slice_of_peers.
+    _needs_clusters(target)
+    num_ctas, rows = _SCATTERED_SHAPES[name]
+    start, length = {"upper": (0, rows // 2), "lower": (rows // 2, rows // 2),
+                     "one_row": (rows - 1, 1), "all": (0, rows)}[where]
+    if tile_split == "rows" and length < num_ctas:
+        pytest.skip("a tile split by rows needs a row for each CTA")
+    if name == "with_copies" and op in ("atomic", "xor"):
+        pytest.skip("an atomic on a buffer several CTAs hold copies of acts on one copy")
+    cols = 32
+    tile_bases = whole(num_ctas) if tile_split == "whole" else split_rows(num_ctas)
+    alloc = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=split_rows(num_ctas))
+    tile = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=tile_bases)
+    plain = kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=tile_bases)
+    inp = torch.randint(-1000, 1000, (rows, cols), device="cuda", dtype=torch.int32)
+    values = torch.randint(-1000, 1000, (length, cols), device="cuda", dtype=torch.int32)
+    result = torch.full((length, cols), -7, device="cuda", dtype=torch.int32)
+    final = torch.full_like(inp, -7)
+    slice_of_peers[(num_ctas,)](inp, values, result, final, OP=op, ROWS=rows, COLS=cols,
+                                START=start, LEN=length, ALLOC=alloc, TILE=tile,
+                                SMEM=SCATTERED[name], TILE_ROWS=alloc, PLAIN=plain,
+                                num_warps=4, num_ctas=num_ctas)
+    torch.cuda.synchronize()
+    part = inp[start:start + length]
+    swap = torch.arange(cols, device="cuda") ^ 1
+    expected = inp.clone()
+    if op == "load":
+        assert torch.equal(result, part)
+    elif op == "gather":
+        assert torch.equal(result, part[:, swap])
+    elif op == "store":
+        expected[start:start + length] = values
+    elif op == "scatter":
+        expected[start:start + length][:, swap] = values
+    elif op == "atomic":
+        assert torch.equal(result, part[:, swap])
         expected[start:start + length][:, swap] += values + 1
     else:
         expected[start:start + length][:, swap[:16]] ^= values[:, :16]

@@ -235,12 +235,3 @@ def test_a_ring_of_split_buffers_needs_a_slot_first():
         ei.value, HERE, "E:ring", "smem.slice(2, 2, dim=1).load",
         r"load from shared memory: .* has leading ring dimensions; index a slot first "
         r"\(\.index\(i\)\)", kiln.CompilationError)
-
-
-def test_block_bases_across_parts_are_refused_where_the_layout_is_made():
-    # Gluon main's test_shared_subslice_swizzled_register_block: the offset basis [3, 0] and
-    # the block basis [2, 0] give CTA 0 rows 0 and 3, not a box of whole parts. Kiln refuses
-    # the layout itself (each CTA's part must be a box of the buffer).
-    with pytest.raises(ValueError, match="the offset bases must reach every element"):
-        kl.SharedLinearLayout(offset_bases=[[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [3, 0]],
-                              block_bases=[[2, 0]])
