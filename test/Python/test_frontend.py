@@ -505,8 +505,15 @@ def test_layouts_are_hashable_constexprs_with_mangle():
         kl.BlockedLayout([3], [32], [4], [0])
     with pytest.raises(ValueError, match="permutation"):
         kl.BlockedLayout([1, 1], [4, 8], [4, 1], [0, 0])
-    with pytest.raises(ValueError, match="block_bases must be"):
-        kl.DistributedLinearLayout([], [[1]], [], [[2]], [4])
+    # Block bases (a cluster's split, in elements) that move by whole CTA parts: the cga
+    # bases in parts; the IR holds one CTA's part wrapped in #tile.cga.
+    split = kl.DistributedLinearLayout([], [[1]], [], [[2]], [4])
+    assert split.cga_bases == ((1,),) and split.without_cga().shape == (2,)
+    assert split.to_ir() == ("#tile.cga<{bases = [[1]], layout = #tile.linear<{register = [], "
+                             "lane = [[1]], warp = []}>}>")
+    assert kl.DistributedLinearLayout([], [[1]], [], [[0]], [2]).cga_bases == ((0,),)
+    with pytest.raises(ValueError, match="does not move by whole CTA parts"):
+        kl.DistributedLinearLayout([[1]], [[2]], [], [[3]], [8])
     with pytest.raises(ValueError, match="do not cover"):
         kl.DistributedLinearLayout([[1]], [[1]], [], [], [4])
 

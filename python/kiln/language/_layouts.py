@@ -277,15 +277,34 @@ class DistributedLinearLayout(DistributedLayout):
             if n > most:
                 raise ValueError(f"DistributedLinearLayout: at most {most} {name} (2^{most} per "
                                  f"{'thread' if name == 'reg_bases' else 'CTA'}), got {n}")
-        if self.block_bases:
-            raise ValueError("DistributedLinearLayout: block_bases must be [] (Kiln supports "
-                             "one CTA per program)")
         if not shape:
             raise ValueError("DistributedLinearLayout: shape must not be empty")
         for i, d in enumerate(shape):
             if not _is_pow2(d):
                 raise ValueError(f"DistributedLinearLayout: shape element {i} must be a power "
                                  f"of 2, got {d}")
+        # A cluster's split (Gluon's block bases, in elements): each basis zero (the CTAs
+        # differing in that rank bit hold the same elements) or a move by whole CTA parts
+        # along one dimension, which Kiln keeps as the layout's cga bases (in parts).
+        splits = [1] * len(shape)
+        for b in self.block_bases:
+            for d, c in enumerate(b):
+                if c:
+                    splits[d] *= 2
+        part = tuple(max(1, n // k) for n, k in zip(shape, splits))
+        cga = []
+        for b in self.block_bases:
+            moving = [(d, c) for d, c in enumerate(b) if c]
+            if len(moving) > 1 or any(c % part[d] or not _is_pow2(c // part[d])
+                                      for d, c in moving):
+                raise ValueError(f"DistributedLinearLayout: block basis {list(b)} does not "
+                                 f"move by whole CTA parts (of shape {list(part)}) along one "
+                                 f"dimension; Kiln supports such block bases only")
+            cga.append(tuple(c // part[d] if c else 0 for d, c in enumerate(b)))
+        object.__setattr__(self, "_cga", _cga.normalize("DistributedLinearLayout", cga,
+                                                        len(shape)))
+        object.__setattr__(self, "_part", part)
+        shape = part  # the register, lane and warp bases cover one CTA's part
         strides = _strides(shape)
         flat = []
         for b in self.reg_bases + self.lane_bases + self.warp_bases:
@@ -305,14 +324,26 @@ class DistributedLinearLayout(DistributedLayout):
     def rank(self) -> int:
         return len(self.shape)
 
+    @property
+    def cga_bases(self) -> tuple:
+        return self._cga
+
+    def without_cga(self):
+        if not self.block_bases:
+            return self
+        return DistributedLinearLayout(self.reg_bases, self.lane_bases, self.warp_bases, [],
+                                       self._part)
+
     def _attr_text(self, render) -> str:
-        return (f"#tile.linear<{{register = {_bases_text(self.reg_bases)}, "
+        text = (f"#tile.linear<{{register = {_bases_text(self.reg_bases)}, "
                 f"lane = {_bases_text(self.lane_bases)}, warp = {_bases_text(self.warp_bases)}}}>")
+        return _cga.wrap(self._cga, text) if self._cga else text
 
     def mangle(self) -> str:
         def m(bases):
             return "_".join("x".join(str(c) for c in b) for b in bases)
-        return (f"LL{m(self.reg_bases)}R{m(self.lane_bases)}L{m(self.warp_bases)}W"
+        blocks = f"B{m(self.block_bases)}" if self.block_bases else ""
+        return (f"LL{m(self.reg_bases)}R{m(self.lane_bases)}L{m(self.warp_bases)}W{blocks}"
                 f"{'x'.join(str(d) for d in self.shape)}LL")
 
     def __repr__(self) -> str:
@@ -320,7 +351,7 @@ class DistributedLinearLayout(DistributedLayout):
             return [list(b) for b in bases]
         return (f"DistributedLinearLayout(reg_bases={l(self.reg_bases)}, "
                 f"lane_bases={l(self.lane_bases)}, warp_bases={l(self.warp_bases)}, "
-                f"block_bases=[], shape={list(self.shape)})")
+                f"block_bases={l(self.block_bases)}, shape={list(self.shape)})")
 
 
 # ---------------------------------------------------------------------------------------------

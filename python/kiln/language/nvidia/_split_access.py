@@ -262,7 +262,23 @@ def split_atomic(sem, smem, kind, values, indices, axis, mask, what):
     the call."""
     coords = _indexed_coordinates(sem, indices, axis, what)
     whole, local, ranks, keep = _locate(sem, smem, coords, what)
-    repeated = _repeated_bits(sem, values.type.layout)
+    # Rank bits along which the buffer is held in copies (zero or missing bases): each CTA
+    # acts on its own copy, which stays equal to the others only where the values repeat
+    # along those bits too (every copy then receives the same atomics).
+    bits = sem.num_ctas.bit_length() - 1
+    if isinstance(smem, core.cluster_view) and smem.scattered:
+        bases = [tuple(b) for b in smem.type.layout.block_bases]
+    else:
+        bases = _buffer_bases(whole) or []
+    copies = sum(1 << b for b in range(bits) if b >= len(bases) or not any(bases[b]))
+    split = copies & ~_repeated_bits(sem, values.type.layout)
+    if split:
+        raise ValueError(f"{what}: the buffer is held in copies by the CTAs that differ in "
+                         f"rank bits {split:#x} (zero or missing cga bases), but the values' "
+                         f"layout splits them there: each copy would receive only its CTA's "
+                         f"atomics. Split the buffer as the values, or give every such CTA "
+                         f"all the values")
+    repeated = _repeated_bits(sem, values.type.layout) & ~copies
     i32 = core.int32
     if repeated:
         rank = sem._grid_op("program_id", 0)

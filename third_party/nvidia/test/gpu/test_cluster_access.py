@@ -103,8 +103,8 @@ def test_slice_of_scattered_parts(target, op, name, where, tile_split):
                      "one_row": (rows - 1, 1), "all": (0, rows)}[where]
     if tile_split == "rows" and length < num_ctas:
         pytest.skip("a tile split by rows needs a row for each CTA")
-    if name == "with_copies" and op in ("atomic", "xor"):
-        pytest.skip("an atomic on a buffer several CTAs hold copies of acts on one copy")
+    if name == "with_copies" and op in ("atomic", "xor") and tile_split == "rows":
+        pytest.skip("an error (the DSL test): the values split where the buffer has copies")
     cols = 32
     tile_bases = whole(num_ctas) if tile_split == "whole" else split_rows(num_ctas)
     alloc = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=split_rows(num_ctas))

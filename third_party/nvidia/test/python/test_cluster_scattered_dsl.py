@@ -134,3 +134,28 @@ def test_a_target_without_distributed_shared_memory_refuses_it():
                      {"SMEM": SCATTERED["rows_0_3"]}, target="hip:gfx950", num_warps=4,
                      num_ctas=2, cache=False)
     assert "cannot reach other CTAs' shared memory" in str(ei.value)
+
+
+@pytest.mark.parametrize("name", ["with_copies", "zero_basis"])
+def test_atomics_where_the_buffer_has_copies(name):
+    # Each CTA acts on its own copy: fine where the values repeat along the copies' rank bit
+    # (every copy gets the same atomics), an error where they are split there.
+    smem = SCATTERED["with_copies"] if name == "with_copies" else kl.SwizzledSharedLayout(
+        1, 1, 1, [1, 0], cga_layout=[[1, 0], [0, 0]])
+    alloc = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=split_rows(4))
+    for tile_bases, ok in ((whole(4), True), (split_rows(4), False)):
+        tile = kl.BlockedLayout([1, 1], [1, 32], [1, 4], [1, 0], cga_layout=tile_bases)
+        args = ({"inp": "*i32", "values": "*i32", "result": "*i32", "final": "*i32"},
+                {"OP": "atomic", "ROWS": 4, "COLS": 32, "START": 0, "LEN": 4, "ALLOC": alloc,
+                 "TILE": tile, "SMEM": smem, "TILE_ROWS": alloc,
+                 "PLAIN": kl.SwizzledSharedLayout(1, 1, 1, [1, 0], cga_layout=tile_bases)})
+        if ok:
+            ptx = kiln.compile(slice_of_peers, *args, target="cuda:sm_90a", num_warps=4,
+                               num_ctas=4, cache=False).asm["ptx"]
+            assert "atom.shared::cluster" in ptx
+        else:
+            with pytest.raises(kiln.CompilationError,
+                               match=r"held in copies by the CTAs that differ in rank bits "
+                                     r"0x2 .* but the values' layout splits them there"):
+                kiln.compile(slice_of_peers, *args, target="cuda:sm_90a", num_warps=4,
+                             num_ctas=4, cache=False)
