@@ -7,7 +7,7 @@ examples/pipelined.py's tma_gemm_kernel) and, since both warpgroups read it, a s
 per slot that every warp arrives on once done reading; a refill waits for that instead of a
 CTA barrier, so the warpgroups need not meet every block (hopper_attn_fwd_kernel, the same
 ring built by hand, meets them with a CTA barrier before each refill). It runs at 0.88-1.02x
-the warp-specialized kernel on an H200 (docs/results.md).
+the warp-specialized kernel on an H200 (docs/results-attention.md).
 
 ``kiln_hopper_attention_plain(q, k, v, causal=False, sm_scale=None)`` takes and returns what
 ``kiln_hopper_attention`` does for fixed-length batches ([B, N, H, D]; K and V may have

@@ -3,7 +3,7 @@
 (.text.* section), the instructions, how many carry a reuse flag, and the same for one
 opcode (FFMA by default). ptxas sets a reuse flag where an instruction reads the register
 its predecessor read in the same operand slot; how many FFMAs carry one is what separated
-ptxas 12.8's code for the FP8 block-scaled GEMMs from 13.0's (results.md), so this lets a
+ptxas 12.8's code for the FP8 block-scaled GEMMs from 13.0's (docs/results-wild.md), so this lets a
 PTX or ptxas-option change be judged on a machine with ptxas and no GPU:
 
     ptxas --gpu-name=sm_90a kernel.ptx -o kernel.cubin

@@ -4,7 +4,7 @@ accesses: Serialize runs LLVM's load-store vectorizer and then instcombine after
 optimizer on AMD (Backend::vectorizesMemoryAccesses). Left to the code generator's own
 vectorizer, the accesses merged only after the values had been taken apart byte by byte, and
 the byte repacking kept whole operands live across loops (aiter's fp8 MQA-logits kernel:
-128 VGPRs, 80 with the pass; docs/results.md)."""
+128 VGPRs, 80 with the pass; docs/results-wild.md)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ pack-cast-phis.ll judge the rewrite by running it). LLVM's instcombine folds the
 loop-carried tile's conversions into conversions of f32 phis at the top of the loop: two or
 four times the registers, and the conversion moved into the next iteration. In flash attention
 the tile is P, the A operand of the next P V wgmma; carried as f32 values, it cost the
-warp-specialized kernel 4 % (docs/results.md, "P carried in words")."""
+warp-specialized kernel 4 % (docs/results-attention.md, "P carried in words")."""
 
 from __future__ import annotations
 
