@@ -22,19 +22,3 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
-
-// -----
-
-#nv = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 16, layoutRank = 2, transposed = false>
-module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
-  func.func public @in_worker(%p: !tile.ptr<f16>, %m: i32, %s: i64) {
-    tile.warp_specialize partition_num_warps = [4] partition_num_regs = [80] {
-      tile.warp_yield
-    } partitions {
-      // expected-error @+1 {{'tile_nv.make_tensor_descriptor' op inside tile.warp_specialize is not lowered yet: make the descriptor before it}}
-      %d = tile_nv.make_tensor_descriptor %p[%m, %m], [%s, %s] : !tile.ptr<f16> -> !tile.tensordesc<tensor<16x16xf16, #nv>>
-      tile.warp_yield
-    }
-    return
-  }
-}

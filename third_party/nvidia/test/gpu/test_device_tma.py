@@ -70,3 +70,14 @@ def test_copy_rows_by_a_worker(target, M, N):
     dst = torch.full(((M + 15) // 16 * 16, 16), -7.0, dtype=torch.float16, device="cuda")
     k.copy_rows_by_a_worker[((M + 15) // 16,)](src, dst, M, N, stride, 16, 16, 16, k.SMEM)
     torch.testing.assert_close(dst[:M, :N], src[:, :N] + 1.0)
+
+
+@pytest.mark.parametrize("M,N", [(64, 16), (37, 12)])
+def test_copy_rows_made_by_a_worker(target, M, N):
+    # the loader partition makes the descriptor itself
+    _hopper(target)
+    stride = 24
+    src = torch.randn(M, stride, dtype=torch.float16, device="cuda")
+    dst = torch.full(((M + 15) // 16 * 16, 16), -7.0, dtype=torch.float16, device="cuda")
+    k.copy_rows_made_by_a_worker[((M + 15) // 16,)](src, dst, M, N, stride, 16, 16, 16, k.SMEM)
+    torch.testing.assert_close(dst[:M, :N], src[:, :N] + 1.0)

@@ -238,3 +238,46 @@ def test_a_descriptor_made_in_the_kernel_reaches_a_worker():
     fence = rest.index(f"fence.proxy.tensormap::generic.acquire.gpu [{loaded.group(1)}], 128;")
     assert fence < rest.index("cp.async.bulk.tensor.2d"), rest
     assert ptx.count("fence.proxy.tensormap::generic.acquire.gpu") == 2
+
+
+@kiln.jit
+def _make_and_load_by_worker(src, M, N, stride, p, smem, bar, BM: kl.constexpr,
+                             BN: kl.constexpr, S: kl.constexpr):
+    desc = tma.make_tensor_descriptor(src + p * BM * stride, shape=[M - p * BM, N],
+                                      strides=[stride, 1], block_shape=[BM, BN], layout=S)
+    mbarrier.expect(bar, desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(desc, [0, 0], bar, smem)
+
+
+@kiln.jit
+def copy_rows_made_by_a_worker(src, dst, M, N, stride, dst_stride, BM: kl.constexpr,
+                               BN: kl.constexpr, S: kl.constexpr):
+    # The loader partition makes its descriptor itself (its own slot of the kernel's global
+    # scratch), writes it with its first thread, meets its own warps at its barrier and
+    # acquires it before the copy.
+    p = kl.program_id(0)
+    smem = kl.allocate_shared_memory(kl.float16, [BM, BN], S)
+    bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_add_one, (smem, bar, dst, p, N, dst_stride, BM, BN)),
+                        (_make_and_load_by_worker, (src, M, N, stride, p, smem, bar, BM, BN,
+                                                    S))], [1], [24])
+
+
+def test_a_descriptor_made_by_a_worker():
+    k = kiln.compile(copy_rows_made_by_a_worker, SIG, {"BM": 16, "BN": 16, "S": SMEM},
+                     target="cuda:sm_90a", cache=False)
+    ptx = k.asm["ptx"]
+    made = ptx.index("tensormap.replace.tile.global_address")
+    # after the worker's register decrease, written by its first thread (thread 128: the
+    # worker warp follows the kernel's 4), ordered by the worker's own named barrier (one
+    # warp), acquired before its copy
+    assert ptx.index("setmaxnreg.dec.sync.aligned.u32 \t24;") < made
+    pred = re.search(r"@(%p\d+) tensormap\.replace", ptx).group(1)
+    tid = re.search(rf"setp\.eq\.b32 \t{re.escape(pred)}, (%r\d+), 128;", ptx)
+    assert tid and re.search(rf"mov\.u32 \t{tid.group(1)}, %tid\.x;", ptx), ptx
+    rest = ptx[made:]
+    assert rest.index("bar.sync \t2, 32;") < rest.index("fence.proxy.tensormap::generic.acquire")
+    assert rest.index("fence.proxy.tensormap::generic.acquire") < rest.index(
+        "cp.async.bulk.tensor.2d")
+    assert "bar.sync \t0;" not in rest.split("cp.async.bulk.tensor.2d")[0]

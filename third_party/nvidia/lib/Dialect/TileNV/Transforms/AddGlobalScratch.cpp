@@ -50,11 +50,6 @@ LogicalResult addGlobalScratch(ModuleOp module, const TargetDesc &desc) {
     for (auto [i, op] : llvm::enumerate(makes)) {
       if (failed(checkMakeTensorDescriptor(op)))
         return WalkResult::interrupt();
-      if (op->getParentOfType<tile::WarpSpecializeOp>()) {
-        op.emitOpError() << "inside tile.warp_specialize is not lowered "
-                            "yet: make the descriptor before it";
-        return WalkResult::interrupt();
-      }
       op->setAttr("tile_nv.scratch_offset",
                   b.getI64IntegerAttr(int64_t(i) * kTensorMapBytes));
     }
