@@ -406,6 +406,41 @@ def tma_refill_without_wait(d, out, n):
 
 
 @kiln.jit
+def _tma_two_halves(d, bufs, bar, SPLIT: kl.constexpr):
+    # two loads completing on one barrier: under one expect of both (one phase), or each
+    # under its own (SPLIT: the first landing may complete a phase the consumer takes)
+    if SPLIT:
+        mbarrier.expect(bar, 64 * 64 * 2)
+        tma.async_copy_global_to_shared(d, [0, 0], bar, bufs.index(0))
+        mbarrier.expect(bar, 64 * 64 * 2)
+        tma.async_copy_global_to_shared(d, [64, 0], bar, bufs.index(1))  # the second half
+    else:
+        mbarrier.expect(bar, 2 * 64 * 64 * 2)
+        for h in kl.static_range(2):
+            tma.async_copy_global_to_shared(d, [h * 64, 0], bar, bufs.index(h))
+
+
+@kiln.jit
+def _read_both_halves(bufs, bar, out):
+    mbarrier.wait(bar, 0)
+    r = kl.arange(0, 64, layout=kl.SliceLayout(1, BL64))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, BL64))
+    for h in kl.static_range(2):
+        kl.store(out + (h * 64 + r[:, None]) * 64 + c[None, :], bufs.index(h).load(BL64))
+
+
+@kiln.jit
+def tma_two_halves(d, out, SPLIT: kl.constexpr):
+    """A producer warp loads two buffers once, both completing on one barrier; the consumer
+    reads both after one wait."""
+    bufs = kl.allocate_shared_memory(kl.float16, [2, 64, 64], NV64)
+    bar = mbarrier.allocate_mbarrier()
+    mbarrier.init(bar, count=1)
+    kl.warp_specialize([(_read_both_halves, (bufs, bar, out)),
+                        (_tma_two_halves, (d, bufs, bar, SPLIT))], [1], [24])
+
+
+@kiln.jit
 def cp_worker_waits_no_handoff(x, y, n):
     buf = kl.allocate_shared_memory(kl.float32, [512], SH)
     kl.warp_specialize([(_ws_reader_unsynced, (buf, y)), (_ws_copier_waits, (buf, x))], [1],
@@ -1136,6 +1171,20 @@ def test_one_load_handed_over_by_its_barrier_compiles_silently():
     d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
     k = _warmup_silently(tma_handoff_once, d, "*fp16", num_warps=4)
     assert "cp.async.bulk.tensor" in k.asm["ptx"]
+
+
+def test_loads_under_one_expect_are_handed_over_together():
+    """Two loads completing on one barrier under one expect of both their bytes land in one
+    phase: the consumer's wait orders both before its reads (a third-party FA3 backward's K/V
+    hand-off was refused). Each under its own expect, the first landing may complete a phase
+    that the consumer's wait takes: the second load is still an error."""
+    d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
+    k = _warmup_silently(tma_two_halves, d, "*fp16", False, num_warps=4)
+    assert k.asm["ptx"].count("cp.async.bulk.tensor") == 2
+    with pytest.raises(kiln.CompilationError) as e:
+        tma_two_halves.warmup(d, "*fp16", True, num_warps=4, grid=(1,), target="cuda:sm_90a")
+    assert "# the second half" in str(e.value) and "nothing orders the two" in str(e.value), \
+        str(e.value)
 
 
 def test_a_refill_in_a_loop_without_a_wait_is_still_an_error():

@@ -11,6 +11,7 @@ import kiln.language as kl
 from kiln import CompilationError, InvalidOption, UnsupportedLanguageConstruct
 from kiln.compiler import make_ir
 from kiln.compiler.errors import from_diagnostics
+from kiln.language.nvidia.hopper import tma as hopper_tma
 
 import located
 from fakes import FAKE_TARGETS
@@ -1126,3 +1127,29 @@ def test_reduce_of_every_axis_keeping_dims_is_a_located_error():
                  r"reduce with axis=None and keep_dims=True is not supported: reducing every "
                  r"axis gives a scalar, which has no layout to keep dimensions in \(Gluon "
                  r"refuses it too\); reduce one axis at a time with keep_dims=True")
+
+
+@kiln.jit
+def name_a_module_lacks(x):
+    hopper_tma.async_reduce_shared_to_global(x)  # E:missing-name
+
+
+@kiln.jit
+def misspelled_module_name(x):
+    hopper_tma.async_copy_shared_to_globl(x)  # E:misspelled-name
+
+
+def test_a_name_a_module_lacks_lists_what_it_has():
+    """A name from a Gluon fork (or a typo): the error at the line lists the module's names, or
+    the near ones."""
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(name_a_module_lacks, {"x": "*fp32"})
+    assert_error(ei.value, "E:missing-name", "hopper_tma.async_reduce_shared_to_global",
+                 r"AttributeError: module 'kiln\.language\.nvidia\.hopper\.tma' has no attribute "
+                 r"'async_reduce_shared_to_global' \(it has async_atomic_add, .*"
+                 r"async_copy_shared_to_global, .*store_wait.*\)")
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(misspelled_module_name, {"x": "*fp32"})
+    assert_error(ei.value, "E:misspelled-name", "hopper_tma.async_copy_shared_to_globl",
+                 r"AttributeError: module 'kiln\.language\.nvidia\.hopper\.tma' has no attribute "
+                 r"'async_copy_shared_to_globl' \(did you mean async_copy_shared_to_global\?\)")

@@ -41,3 +41,17 @@ def test_one_load_handed_over_by_its_barrier(target):
     m.tma_handoff_once[(1,)](desc, out, num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(out, x)
+
+
+def test_two_loads_handed_over_under_one_expect(target):
+    # test/Python/test_async_misuse_dsl.py's tma_two_halves: two TMA loads completing on one
+    # barrier under one expect of both; the consumer reads both after one wait.
+    if target != "cuda:sm_90a":
+        pytest.skip(f"TMA needs sm_90a, the device is {target}")
+    import test_async_misuse_dsl as m
+    x = torch.randn(128, 64, device="cuda").half()
+    out = torch.zeros(128, 64, device="cuda").half()
+    desc = TensorDescriptor.from_tensor(x, [64, 64], m.NV64)
+    m.tma_two_halves[(1,)](desc, out, False, num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x)

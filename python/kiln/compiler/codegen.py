@@ -94,6 +94,27 @@ def _kernel_tuple(value):
     """A builtin's plain tuple result as a kernel tuple (``kl.tuple``, with ``type``)."""
     return kl_tuple(value) if type(value) is tuple else value
 
+
+def _missing_module_name(module, name: str) -> str:
+    """The message for a name a Kiln module lacks: the closest names it has, or all of them
+    where they are few (a port from a Gluon fork may use a name Gluon never had)."""
+    import difflib
+    def own(n):  # defined there, or a constant (not a helper it imports)
+        v = getattr(module, n, None)
+        if isinstance(v, (int, float, str)):
+            return True
+        return getattr(v, "__module__", None) == module.__name__
+
+    public = sorted(getattr(module, "__all__", None) or
+                    (n for n in dir(module) if not n.startswith("_") and own(n)))
+    close = difflib.get_close_matches(name, public, n=3, cutoff=0.9)
+    text = f"module {module.__name__!r} has no attribute {name!r}"
+    if close:
+        return text + f" (did you mean {', '.join(close)}?)"
+    if public and len(public) <= 30:
+        return text + f" (it has {', '.join(public)})"
+    return text
+
 class FunctionSource:
     """Parsed source of a Python function, with the offsets to map AST positions back to
     the user's file (1-based lines and columns)."""
@@ -554,6 +575,8 @@ class CodeGenerator:
         try:
             value = getattr(obj, node.attr)
         except AttributeError:
+            if isinstance(obj, types.ModuleType) and obj.__name__.startswith("kiln"):
+                raise AttributeError(_missing_module_name(obj, node.attr)) from None
             owner = obj if isinstance(obj, type) else type(obj)
             if aggregate_fields(owner) is None:
                 raise

@@ -296,9 +296,15 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   struct Signal {
     Buffer barrier;
     unsigned region, position;
+    bool completion; // a write completing on the barrier (not an arrival)
   };
   SmallVector<Access, 0> accesses;
   SmallVector<Signal, 0> signals;
+  // Arrivals (with or without transaction bytes) and waits on each barrier:
+  // what separates one phase's writes from the next's in program order.
+  SmallVector<Signal, 0> boundaries;
+  // Positions of arrivals and waits on barriers that cannot be followed.
+  SmallVector<std::pair<unsigned, unsigned>, 0> unknownBoundaries;
   for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
     SmallVector<Buffer, 2> waited;
     bool anyWait = false;
@@ -307,18 +313,26 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       ++position;
       if (auto wait = dyn_cast<BarrierWaitOpInterface>(op)) {
         anyWait = true;
-        if (std::optional<Buffer> b = resolve(wait.getWaitedBarrier()))
+        if (std::optional<Buffer> b = resolve(wait.getWaitedBarrier())) {
           waited.push_back(*b);
+          boundaries.push_back({*b, unsigned(k), position, false});
+        } else {
+          unknownBoundaries.push_back({unsigned(k), position});
+        }
       }
       // An arrival announcing transaction bytes completes no phase by itself
       // (the writes it expects do): the expect before a load is not a signal.
       if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
-        if (!arrive.getExpectedBytes())
-          if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier()))
-            signals.push_back({*b, unsigned(k), position});
+        if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier())) {
+          boundaries.push_back({*b, unsigned(k), position, false});
+          if (!arrive.getExpectedBytes())
+            signals.push_back({*b, unsigned(k), position, false});
+        } else {
+          unknownBoundaries.push_back({unsigned(k), position});
+        }
       if (auto done = dyn_cast<BarrierCompletedWriteOpInterface>(op))
         if (std::optional<Buffer> b = resolve(done.getCompletionBarrier()))
-          signals.push_back({*b, unsigned(k), position});
+          signals.push_back({*b, unsigned(k), position, true});
       for (Value v : writtenBuffers(op))
         if (std::optional<Buffer> b = resolve(v))
           accesses.push_back(
@@ -331,7 +345,32 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   }
   // Whether `b` waits, before it, on a barrier that `a`'s partition signals
   // at or after `a` and never before it, `a` running once a call (in no loop
-  // of its partition: a second run would follow b's wait).
+  // of its partition: a second run would follow b's wait). A write that
+  // completes on the barrier before `a`, where `a` itself completes on it and
+  // no arrival or wait on it lies between the two, is no earlier signal: the
+  // two land in one phase, which completes only when the bytes announced for
+  // it (by the expect before them) have all landed, `a`'s included -- that
+  // the announced bytes are what the writes deliver is CheckBarrierPhases'
+  // check.
+  auto completesOn = [&](const Access &a, const Buffer &bar) {
+    auto done = dyn_cast<BarrierCompletedWriteOpInterface>(a.op);
+    if (!done)
+      return false;
+    std::optional<Buffer> b = resolve(done.getCompletionBarrier());
+    return b && mustOverlap(*b, bar);
+  };
+  auto samePhase = [&](const Signal &s, const Access &a, const Buffer &bar) {
+    if (!s.completion || !completesOn(a, bar))
+      return false;
+    for (const Signal &edge : boundaries)
+      if (edge.region == a.region && edge.position > s.position &&
+          edge.position < a.position && mayOverlap(edge.barrier, bar))
+        return false;
+    for (auto [region, position] : unknownBoundaries)
+      if (region == a.region && position > s.position && position < a.position)
+        return false;
+    return true;
+  };
   auto happensBefore = [&](const Access &a, const Access &b) {
     for (Operation *p = a.op->getParentOp(); p && p != ws.getOperation();
          p = p->getParentOp())
@@ -342,7 +381,10 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       for (const Signal &s : signals) {
         if (s.region != a.region || !mustOverlap(s.barrier, bar))
           continue;
-        (s.position >= a.position ? after : before) = true;
+        if (s.position >= a.position)
+          after = true;
+        else if (!samePhase(s, a, bar))
+          before = true;
       }
       if (after && !before)
         return true;
