@@ -296,14 +296,16 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   struct Signal {
     Buffer barrier;
     unsigned region, position;
-    bool completion; // a write completing on the barrier (not an arrival)
+    bool completion;  // a write completing on the barrier (not an arrival)
+    int64_t bytes = 0; // a completion's bytes; an arrival's announced bytes
   };
   SmallVector<Access, 0> accesses;
   SmallVector<Signal, 0> signals;
   // Arrivals (with or without transaction bytes) and waits on each barrier:
   // what separates one phase's writes from the next's in program order.
   SmallVector<Signal, 0> boundaries;
-  // Positions of arrivals and waits on barriers that cannot be followed.
+  // Positions of arrivals, waits and completions on barriers that cannot be
+  // followed.
   SmallVector<std::pair<unsigned, unsigned>, 0> unknownBoundaries;
   for (auto [k, region] : llvm::enumerate(ws->getRegions())) {
     SmallVector<Buffer, 2> waited;
@@ -324,15 +326,20 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       // (the writes it expects do): the expect before a load is not a signal.
       if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
         if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier())) {
-          boundaries.push_back({*b, unsigned(k), position, false});
+          boundaries.push_back({*b, unsigned(k), position, false,
+                                arrive.getExpectedBytes()});
           if (!arrive.getExpectedBytes())
             signals.push_back({*b, unsigned(k), position, false});
         } else {
           unknownBoundaries.push_back({unsigned(k), position});
         }
-      if (auto done = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+      if (auto done = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
         if (std::optional<Buffer> b = resolve(done.getCompletionBarrier()))
-          signals.push_back({*b, unsigned(k), position, true});
+          signals.push_back(
+              {*b, unsigned(k), position, true, done.getCompletedBytes()});
+        else
+          unknownBoundaries.push_back({unsigned(k), position});
+      }
       for (Value v : writtenBuffers(op))
         if (std::optional<Buffer> b = resolve(v))
           accesses.push_back(
@@ -349,9 +356,8 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   // completes on the barrier before `a`, where `a` itself completes on it and
   // no arrival or wait on it lies between the two, is no earlier signal: the
   // two land in one phase, which completes only when the bytes announced for
-  // it (by the expect before them) have all landed, `a`'s included -- that
-  // the announced bytes are what the writes deliver is CheckBarrierPhases'
-  // check.
+  // it have all landed, `a`'s included: the expect that opens the group
+  // announces more bytes than the group's other writes deliver.
   auto completesOn = [&](const Access &a, const Buffer &bar) {
     auto done = dyn_cast<BarrierCompletedWriteOpInterface>(a.op);
     if (!done)
@@ -362,14 +368,32 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
   auto samePhase = [&](const Signal &s, const Access &a, const Buffer &bar) {
     if (!s.completion || !completesOn(a, bar))
       return false;
-    for (const Signal &edge : boundaries)
-      if (edge.region == a.region && edge.position > s.position &&
-          edge.position < a.position && mayOverlap(edge.barrier, bar))
-        return false;
+    // The group around `a`: from the last arrival or wait on `bar` before it
+    // (which must be an expect, before `s`) to the next one after it.
+    const Signal *open = nullptr;
+    unsigned close = ~0u;
+    for (const Signal &edge : boundaries) {
+      if (edge.region != a.region || !mayOverlap(edge.barrier, bar))
+        continue;
+      if (edge.position < a.position &&
+          (!open || edge.position > open->position))
+        open = &edge;
+      if (edge.position > a.position)
+        close = std::min(close, edge.position);
+    }
+    if (!open || open->position > s.position || open->bytes <= 0 ||
+        !mustOverlap(open->barrier, bar))
+      return false;
     for (auto [region, position] : unknownBoundaries)
-      if (region == a.region && position > s.position && position < a.position)
+      if (region == a.region && position > open->position && position < close)
         return false;
-    return true;
+    int64_t others = 0;
+    for (const Signal &w : signals)
+      if (w.region == a.region && w.position > open->position &&
+          w.position < close && w.position != a.position &&
+          mayOverlap(w.barrier, bar))
+        others += w.completion ? w.bytes : int64_t(1) << 40;
+    return others < open->bytes;
   };
   auto happensBefore = [&](const Access &a, const Access &b) {
     for (Operation *p = a.op->getParentOp(); p && p != ws.getOperation();

@@ -11,7 +11,8 @@
 // are one phase: accepted, and race-free in the oracle; with a second expect
 // between them the first load's landing can complete a phase of its own,
 // which the consumer's wait may take: refused, and the oracle sees the read
-// of the second buffer before it lands.
+// of the second buffer before it lands. So with one expect that announces
+// only the first load's bytes: its landing completes the phase.
 #nv = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 32, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
@@ -103,6 +104,30 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
       tile_nv.mbarrier_expect %bar, 8192 : !bar
       tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %bar, %buf : !desc, !bar, !buf
       tile_nv.mbarrier_expect %bar, 8192 : !bar
+      // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' writes shared memory that another warp_specialize partition reads, with no barrier wait before it in this partition}}
+      tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %bar, %buf2 : !desc, !bar, !buf
+      tile.warp_yield
+    }
+    return
+  }
+
+  // ORACLE-DAG: :[[#@LINE+1]]:3: remark: barrier oracle: {{[0-9]+}} executions
+  func.func @an_expect_of_one_load(%d: !desc) {
+    %c0 = arith.constant 0 : i32
+    %buf = tile.local_alloc : () -> !buf
+    %buf2 = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    tile.warp_specialize partition_num_warps = [1] {
+      tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+      %v = tile.local_load %buf : !buf -> tensor<32x64xf32, #l>
+      // ORACLE-DAG: :[[#@LINE+2]]:12: remark: barrier oracle: witnessed (read-before-landing)
+      // expected-note @+1 {{the other partition's access}}
+      %w = tile.local_load %buf2 : !buf -> tensor<32x64xf32, #l>
+      tile.warp_yield
+    } partitions {
+      tile_nv.mbarrier_expect %bar, 8192 : !bar
+      tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %bar, %buf : !desc, !bar, !buf
       // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' writes shared memory that another warp_specialize partition reads, with no barrier wait before it in this partition}}
       tile_nv.async_tma_copy_global_to_local %d[%c0, %c0], %bar, %buf2 : !desc, !bar, !buf
       tile.warp_yield
