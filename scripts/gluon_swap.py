@@ -34,7 +34,8 @@ class _KilnLacksMeta(type):
 
 
 def _KilnLacks(what):
-    return _KilnLacksMeta("KilnLacks", (), {"_what": what})
+    # Named after what it stands for, so that an error naming it says what Kiln lacks.
+    return _KilnLacksMeta(f"KilnLacks({what})", (), {"_what": what})
 
 
 def _kiln_older_triton():

@@ -6,7 +6,8 @@ Kiln compiles for Ampere and Hopper (sm_80, sm_90a) and CDNA: it has no tensor m
 accumulator's tensor-memory layout on the host, passes it as a constexpr and takes its Hopper
 path inside (``isinstance(layout, TensorMemoryLayout)``, ``layout.two_ctas``). These two classes
 let such a kernel compile its Hopper path; every Blackwell operation is absent, so a kernel that
-reaches one fails at that line.
+reaches one fails at that line. The names Gluon's module re-exports from Hopper's and Ampere's
+(``mma_v2``, ``async_copy``, ``mbarrier``, ``fence_async_shared``, ``async_store``) are here too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from dataclasses import dataclass
 from typing import Tuple
 
 from .._core import _unwrap
+# What Gluon's Blackwell module re-exports from Hopper's and Ampere's (a kernel written for
+# Blackwell and Ampere imports mma_v2 from here).
+from .ampere import async_copy, mma_v2  # noqa: F401
+from .hopper import async_store, fence_async_shared, mbarrier  # noqa: F401
 
 
 def _bases(owner, bases) -> Tuple[Tuple[int, int], ...]:

@@ -250,3 +250,14 @@ def test_layouts_that_differ_mangle_differently():
     v20 = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[4, 1], instr_shape=[16, 8])
     v21 = kl.NVMMADistributedLayout(version=[2, 1], warps_per_cta=[4, 1], instr_shape=[16, 8])
     assert v20 != v21 and v20.mangle() != v21.mangle()
+
+
+def test_blackwell_module_reexports_what_gluons_does():
+    """Gluon's Blackwell module re-exports mma_v2 and async_copy (Ampere's) and mbarrier,
+    fence_async_shared, async_store (Hopper's); a kernel for Blackwell and Ampere imports
+    mma_v2 from there (a third-party speech-feature kernel did)."""
+    from kiln.language.nvidia import ampere, blackwell, hopper
+    assert blackwell.mma_v2 is ampere.mma_v2 and blackwell.async_copy is ampere.async_copy
+    assert blackwell.mbarrier is hopper.mbarrier
+    assert blackwell.fence_async_shared is hopper.fence_async_shared
+    assert blackwell.async_store is hopper.async_store
