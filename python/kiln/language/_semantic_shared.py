@@ -44,11 +44,7 @@ class SharedMemorySemantic:
         mdt = core.shared_memory_descriptor_type(element_ty, shape, layout)
         operands = []
         if value is not None:
-            value = self.as_tensor(value)
-            if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
-                    or value.dtype != element_ty:
-                raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
-                                 f"tensor of shape {tuple(shape)} and type {element_ty}")
+            value = self._initial_value(value, shape, element_ty)
             problem = self.cta_part_mismatch(value.type.layout, value.type.shape, mdt,
                                              "allocate_shared_memory")
             hook = core.target_hook(self.target, "split_store") if problem else None
@@ -93,13 +89,17 @@ class SharedMemorySemantic:
                                            flat, None)
         smem = core.cluster_view(runs, shape, (0,) * len(shape), layout=layout)
         if value is not None:
-            value = self.as_tensor(value)
-            if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
-                    or value.dtype != element_ty:
-                raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
-                                 f"tensor of shape {tuple(shape)} and type {element_ty}")
-            self.local_store(smem, value)
+            self.local_store(smem, self._initial_value(value, shape, element_ty))
         return smem
+
+    def _initial_value(self, value, shape, element_ty):
+        """allocate_shared_memory's ``value=``, checked against the buffer."""
+        value = self.as_tensor(value)
+        if not value.type.is_block or tuple(value.type.shape) != tuple(shape) \
+                or value.dtype != element_ty:
+            raise ValueError(f"allocate_shared_memory: value {value.type} must be a "
+                             f"tensor of shape {tuple(shape)} and type {element_ty}")
+        return value
 
     def _plain_view(self, smem, what):
         """A cluster view (sliced along a split dimension) supports only some ops."""
