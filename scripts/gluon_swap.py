@@ -138,8 +138,11 @@ def swap_imports(text: str) -> str:
                            f"{indent}    def {n}(*args, **kwargs):\n"
                            f"{indent}        return False\n")
             continue
-        if module == "triton.experimental" and _names(clause) == ["gluon"]:
-            stmt, names = "import kiln as gluon", ["gluon"]
+        gluon_as = re.fullmatch(r"gluon(?:\s+as\s+(\w+))?", clause.strip())
+        if module == "triton.experimental" and gluon_as:
+            # ``from triton.experimental import gluon [as g]``
+            alias = gluon_as.group(1) or "gluon"
+            stmt, names = f"import kiln as {alias}", [alias]
         elif module == "triton._C.libtriton.gluon_ir":
             # Gluon's C helpers that a test calls (make_cga_layout) are kiln.language's.
             stmt, names = f"from kiln.language import {clause.strip()}", _names(clause)

@@ -139,6 +139,25 @@ def test_unannotated_argument_needed_as_constexpr_says_so():
                for n in err.notes), err.notes
 
 
+@kiln.jit
+def _store_one(x, WG: kl.constexpr):
+    kl.store(x + WG, 1.0)
+
+
+def test_no_constexpr_note_for_a_pointer_argument():
+    # Only a number could have been a constexpr: the pointer the failing call also reads gets
+    # no note (it read "'x' is an argument ... declare it 'x: kl.constexpr'").
+    @kiln.jit
+    def k(x, REGS):
+        kl.warp_specialize([(_store_one, (x, 0)), (_store_one, (x, 1))], [4], [REGS])
+    with pytest.raises(CompilationError) as info:
+        k.warmup("*fp32", 240, grid=(1,), target="cuda:sm_90a")
+    assert "worker_num_regs must be a list of 1 constexpr int(s)" in info.value.message
+    notes = [n[0] for n in info.value.notes]
+    assert any("'REGS' is an argument" in n for n in notes), notes
+    assert not any("'x' is an argument" in n for n in notes), notes
+
+
 def test_a_warning_prints_its_source_once(tmp_path):
     user = tmp_path / "user_kernel.py"
     user.write_text("x = 1\ny = compute(x)  # the line\n")

@@ -50,3 +50,17 @@ def test_imports_in_the_files_own_try_reach_its_handler(tmp_path):
     assert mod.HAVE is False
     # outside a try, a name Kiln lacks is a placeholder that fails where it is used
     assert type(mod.tcgen05_not_in_kiln).__name__ == "_KilnLacksMeta"
+
+
+def test_gluon_imported_under_another_name(tmp_path):
+    # ``from triton.experimental import gluon as g`` (a third-party epilogue kernel) was left
+    # alone, so ``@g.jit`` stayed Triton's.
+    text = swap_imports("from triton.experimental import gluon as g\n\n@g.jit\ndef k():\n"
+                        "    pass\n")
+    assert "import kiln as g" in text and "from triton.experimental import" not in text
+    path = tmp_path / "aliased_gluon.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("aliased_gluon", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert getattr(mod.k, "__kiln_jit__", False)

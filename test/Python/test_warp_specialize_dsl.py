@@ -117,6 +117,25 @@ def test_no_register_reallocation(target):
 
 
 @kiln.jit
+def ws_without_register_counts(NONE: kl.constexpr):
+    if NONE:
+        kl.warp_specialize([(_check_warps, (4,)), (_check_warps, (4,))], [4], None)
+    else:
+        kl.warp_specialize([(_check_warps, (4,)), (_check_warps, (4,))], [4])
+
+
+@pytest.mark.parametrize("none", [False, True])
+def test_register_counts_are_optional(none):
+    # Gluon's worker_num_regs defaults to None: no partition changes its register count (a
+    # third-party split GEMM calls warp_specialize([...], [4])).
+    k = kiln.compile(ws_without_register_counts, {}, {"NONE": none}, target="cuda:sm_90a",
+                     cache=False)
+    assert "partition_num_regs" not in k.asm["tile"]
+    assert "setmaxnreg" not in k.asm["ptx"]
+    assert k.metadata["total_num_warps"] == 8
+
+
+@kiln.jit
 def _nothing():
     pass
 

@@ -268,7 +268,10 @@ class CodeGenerator:
         notes = []
         for name in sorted(names):
             kind = self.params.get(name)
-            if kind and kind[0] == "runtime" and name not in self.fn.constexpr_names \
+            # Only a number could have been a constexpr (not a pointer or a descriptor).
+            scalar = kind and kind[0] == "runtime" and isinstance(kind[1], kl.dtype) \
+                and not kind[1].is_ptr()
+            if scalar and name not in self.fn.constexpr_names \
                     and self.frame.scope.get(name) is not None:
                 notes.append((f"{name!r} is an argument of {self.fn.__name__}() that is not "
                               f"annotated kl.constexpr, so it is a run-time value; declare it "

@@ -603,7 +603,7 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
 
 
 @builtin
-def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs, _semantic=None):
+def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs=None, _semantic=None):
     """Run partitions of warps concurrently (Gluon's ``gl.warp_specialize``).
 
     ``functions_and_args`` is a list of ``(function, args)`` pairs of ``@kiln.jit`` functions
@@ -614,7 +614,8 @@ def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs, _sema
     use the kernel's arguments and what is computed from them without memory access
     (constants, program ids, integer arithmetic, shared-memory buffers and their views).
     ``worker_num_regs`` is the register count per thread of each worker partition (a
-    multiple of 8 in [24, 256]). On a target that moves registers between warp groups (Hopper
+    multiple of 8 in [24, 256]); without it (None, Gluon's default) no partition changes its
+    register count. On a target that moves registers between warp groups (Hopper
     and later) with ``num_warps`` a multiple of 4, the workers' warps are padded to whole
     warp groups, each group sets its partitions' largest count at start and the kernel's
     warps take the rest of the register file; elsewhere the counts are not applied. The call

@@ -1228,12 +1228,14 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
                                 f"constexpr int(s), one per worker partition, got {value!r}")
             return [int(_unwrap(v)) for v in value]
         warps = int_list(worker_num_warps, "worker_num_warps")
-        regs = int_list(worker_num_regs, "worker_num_regs")
+        # Gluon's default (None): no register reallocation.
+        regs = None if _unwrap(worker_num_regs) is None else int_list(worker_num_regs,
+                                                                      "worker_num_regs")
         for k, n in enumerate(warps):
             if n < 1 or n > 32 or n & (n - 1):
                 raise ValueError(f"warp_specialize: worker partition {k} has {n} warps; each "
                                  f"must be a power of two between 1 and 32")
-        for k, r in enumerate(regs):
+        for k, r in enumerate(regs or ()):
             if r < 24 or r > 256 or r % 8:
                 raise ValueError(f"warp_specialize: worker partition {k} asks for {r} "
                                  f"registers; each count must be a multiple of 8 between 24 "
@@ -1261,9 +1263,11 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
             finally:
                 self.num_warps = saved
             blocks.append(block)
-        names = self.b.create("tile.warp_specialize", [], [v.type for v in yielded],
-                              {"partitionNumWarps": self.b.array_attr(warps),
-                               "partitionNumRegs": self.b.array_attr(regs)}, blocks)
+        attrs = {"partitionNumWarps": self.b.array_attr(warps)}
+        if regs is not None:
+            attrs["partitionNumRegs"] = self.b.array_attr(regs)
+        names = self.b.create("tile.warp_specialize", [], [v.type for v in yielded], attrs,
+                              blocks)
         results = iter([tensor(n, v.type) for n, v in zip(names, yielded)])
         return _rebuild_values(returned, results)
 
