@@ -392,7 +392,7 @@ Outcome translate(llvm::StringRef ir, llvm::StringRef targetName,
 /// `shape`: [register, lane, warp] bases, or null when the text does not
 /// parse or the layout does not fit the shape (the DSL then reports it).
 json::Value linearLayout(llvm::StringRef layoutText,
-                         const json::Array &shapeJson) {
+                         const json::Array &shapeJson, unsigned elementBits) {
   llvm::SmallVector<int64_t> shape;
   for (const json::Value &d : shapeJson) {
     std::optional<int64_t> n = d.getAsInteger();
@@ -409,6 +409,28 @@ json::Value linearLayout(llvm::StringRef layoutText,
   Attribute attr = parseAttribute(layoutText, context.get());
   if (!attr)
     return nullptr;
+  if (isa<kiln::tile::SharedLayoutAttr>(attr)) {
+    // A shared layout: its map from element offset to coordinates (one
+    // buffer of `shape`, elements of `elementBits`), as one list of bases.
+    Type element = IntegerType::get(context.get(), elementBits);
+    auto memdesc = kiln::tile::MemDescType::get(context.get(), shape, element,
+                                                attr, /*mutableMemory=*/true,
+                                                shape);
+    FailureOr<kiln::LinearLayout> ll = kiln::tile::getSharedLinearLayout(memdesc);
+    if (failed(ll))
+      return nullptr;
+    json::Array bases;
+    for (const kiln::LinearLayout::Basis &b :
+         ll->getBases(kiln::LinearLayout::Register)) {
+      json::Array coords;
+      for (int32_t c : b)
+        coords.push_back(int64_t(c));
+      bases.push_back(std::move(coords));
+    }
+    json::Array out;
+    out.push_back(std::move(bases));
+    return out;
+  }
   auto type =
       RankedTensorType::get(shape, Float32Type::get(context.get()), attr);
   FailureOr<kiln::LinearLayout> ll = kiln::tile::getLinearLayout(type);
@@ -541,7 +563,10 @@ Outcome dispatch(const json::Object &request) {
       return bad;
     if (!shape)
       return fail("argument 'shape' must be a list of integers");
-    return linearLayout(*layout, *shape);
+    int64_t bits = args->getInteger("element_bits").value_or(32);
+    if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+      return fail("argument 'element_bits' must be 8, 16, 32 or 64");
+    return linearLayout(*layout, *shape, unsigned(bits));
   }
   if (*method == "bank_conflicts") {
     auto tensor = stringArg(*args, "tensor_type", bad);

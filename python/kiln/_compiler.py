@@ -143,9 +143,12 @@ def translate_all(llvm_dialect_text: str, target: str, emits: List[str],
             for a in out["artifacts"]]
 
 
-def linear_layout(layout: str, shape) -> Optional[tuple]:
-    """(register, lane, warp) bases C++ gives a layout attribute on ``shape``, or None."""
-    out = _call("linear_layout", layout=layout, shape=[int(d) for d in shape])
+def linear_layout(layout: str, shape, element_bits: int = 32) -> Optional[tuple]:
+    """(register, lane, warp) bases C++ gives a layout attribute on ``shape``, or None; for a
+    shared layout, (offset bases,): the coordinates each bit of an element's offset in one
+    buffer of ``shape`` (elements of ``element_bits``) adds."""
+    out = _call("linear_layout", layout=layout, shape=[int(d) for d in shape],
+                element_bits=int(element_bits))
     return None if out is None else tuple(out)
 
 

@@ -96,9 +96,12 @@ def bad_permute(x):
     kl.allocate_shared_memory(kl.float32, [2, 32, 32], SH).permute([1, 0, 2])  # E:permute
 
 
+PADDED = kl.PaddedSharedLayout.with_identity_for([[32, 4]], [32, 32], [1, 0])
+
+
 @kiln.jit
 def bad_reshape(x):
-    kl.allocate_shared_memory(kl.float32, [32, 32], SH).reshape([1024])  # E:reshape
+    kl.allocate_shared_memory(kl.float32, [32, 32], PADDED).reshape([1024])  # E:reshape
 
 
 @pytest.mark.parametrize("fn,marker,anchor,message,cls", [
@@ -108,8 +111,8 @@ def bad_reshape(x):
      r"permute: the leading 1 dimension\(s\) of .* are ring slots outside the shared layout "
      r"and must stay in place", ValueError),
     (bad_reshape, "E:reshape", "kl.allocate_shared_memory",
-     r"reshape: SwizzledSharedLayout\(vec=4, per_phase=1, max_phase=8, order=\[1, 0\]\) "
-     r"cannot be seen under another shape; only an unswizzled row-major buffer .* can",
+     r"reshape: PaddedSharedLayout\(.*\) cannot be seen under the shape \(1024,\); only "
+     r"unpadded layouts \(swizzled, NVMMA, linear\) of a buffer .* follows its own shape\)",
      ValueError),
     (bad_layout, "E:layout", "kl.allocate_shared_memory",
      r"allocate_shared_memory: layout must be a shared layout \(e.g. "
@@ -387,3 +390,53 @@ def test_buffers_of_two_types_cannot_be_chosen_between():
         r"have one type on every path -- the same element type, shape, layout and "
         r"allocation shape", kiln.CompilationError)
     assert not re.search(r"%\d", str(ei.value)), str(ei.value)
+
+
+@kiln.jit
+def rows_permuted_view(inp, out, SMEM: kl.constexpr):
+    """A [128, 64] fp32 tile stored into a swizzled buffer and read back through a view whose
+    rows are permuted within each group of 8: reshape to [16, 4, 2, 64], permute (0, 2, 1, 3),
+    reshape to [128, 64] (a third-party split GEMM reads its A tile so); the buffer's layout
+    cannot be reshaped in its own family, so the views are linear layouts of the same bytes."""
+    L: kl.constexpr = kl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+    r = kl.arange(0, 128, layout=kl.SliceLayout(1, L))[:, None]
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, L))[None, :]
+    buf = kl.allocate_shared_memory(kl.float32, [128, 64], SMEM, kl.load(inp + r * 64 + c))
+    view = buf.reshape((16, 4, 2, 64)).permute((0, 2, 1, 3)).reshape((128, 64))
+    kl.store(out + r * 64 + c, view.load(L))
+
+
+@pytest.mark.parametrize("smem", [kl.NVMMASharedLayout.get_default_for([128, 64], kl.float32),
+                                  kl.SwizzledSharedLayout(4, 2, 8, [1, 0])])
+def test_a_swizzled_buffer_reshaped_and_permuted_is_a_linear_view(smem):
+    k = kiln.compile(rows_permuted_view, {"inp": "*fp32", "out": "*fp32"}, {"SMEM": smem},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    tile = k.asm["tile"]
+    assert "tile.memdesc_reinterpret" in tile and "#tile.shared_linear" in tile
+    assert "ld.shared" in k.asm["ptx"]
+
+
+@pytest.mark.parametrize("smem", [kl.NVMMASharedLayout.get_default_for([128, 64], kl.float32),
+                                  kl.NVMMASharedLayout.get_default_for([128, 64], kl.float16),
+                                  kl.SwizzledSharedLayout(4, 2, 8, [1, 0])])
+def test_linear_views_hold_the_elements_they_name(smem):
+    """Brute force over every element offset: the view's layout (the buffer's map from the
+    compiler, reshaped and permuted by the DSL) sends each offset to the view element whose
+    buffer element the buffer's own map sends it to."""
+    from kiln import _compiler
+    bits = 32 if getattr(smem, "element_bitwidth", 32) == 32 else 16
+    base = kl.SharedLinearLayout(_compiler.linear_layout(smem.to_ir(), [128, 64], bits)[0])
+    view = base.reshaped([128, 64], [16, 4, 2, 64]).permuted([0, 2, 1, 3]) \
+        .reshaped([16, 2, 4, 64], [128, 64])
+
+    def at(layout, offset):
+        coords = [0] * layout.rank
+        for k, b in enumerate(layout.offset_bases):
+            if offset >> k & 1:
+                coords = [x ^ y for x, y in zip(coords, b)]
+        return coords
+
+    for offset in range(128 * 64):
+        (vr, vc), (br, bc) = at(view, offset), at(base, offset)
+        a, c, b = vr // 8, vr // 4 % 2, vr % 4  # view row a*8 + c*4 + b
+        assert (br, bc) == (a * 8 + b * 2 + c, vc), offset

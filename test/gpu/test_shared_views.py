@@ -149,3 +149,23 @@ def test_transpose_through_permuted_padded_layout(target, pairs, M, N):
     SH = kl.PaddedSharedLayout.with_identity_for(pairs, [32, 64], [1, 0])
     transpose_by_permute[(1,)](x, y, M, N, L=L, LT=LT, SH=SH, num_warps=4)
     torch.testing.assert_close(y, x.t(), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("swizzle", ["nvmma", "swizzled"])
+def test_rows_permuted_view_of_a_swizzled_buffer(target, swizzle):
+    # test/Python/test_shared_dsl.py's rows_permuted_view: the view's row a*8 + c*4 + b is the
+    # buffer's row a*8 + b*2 + c.
+    if swizzle == "nvmma" and target != "cuda:sm_90a":
+        pytest.skip(f"NVMMA layouts are Hopper's; the device is {target}")
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                    "Python"))
+    import test_shared_dsl as m
+    smem = (kl.NVMMASharedLayout.get_default_for([128, 64], kl.float32) if swizzle == "nvmma"
+            else kl.SwizzledSharedLayout(4, 2, 8, [1, 0]))
+    inp = torch.randn(128, 64, device="cuda")
+    out = torch.full_like(inp, float("nan"))
+    m.rows_permuted_view[(1,)](inp, out, smem, num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(out, inp.view(16, 4, 2, 64).permute(0, 2, 1, 3).reshape(128, 64))

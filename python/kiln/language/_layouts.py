@@ -13,6 +13,7 @@ side computes the same form for lowering.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence, Tuple
 
@@ -539,6 +540,10 @@ class SharedLayout:
     # IR's memdesc_reshape does not know this layout's reshaped form).
     reshape_as_reinterpret = False
 
+    # Whether the compiler's linear map of this layout is the element offset itself (a padded
+    # layout's leaves its padding out): then any reshape is a linear view of it.
+    map_is_offset = False
+
 
 @dataclass(frozen=True, repr=False)
 class SwizzledSharedLayout(SharedLayout):
@@ -546,6 +551,7 @@ class SwizzledSharedLayout(SharedLayout):
     elements are permuted by XOR with the phase ``(row // per_phase) % max_phase``, so that
     reading a column touches different banks (Gluon's ``SwizzledSharedLayout``)."""
 
+    map_is_offset = True
     vec: int
     per_phase: int
     max_phase: int
@@ -743,6 +749,30 @@ class SharedLinearLayout(SharedLayout):
         return SharedLinearLayout([[b[p] for p in perm] for b in self.offset_bases],
                                   [[b[p] for p in perm] for b in self.block_bases],
                                   self.alignment)
+
+    def reshaped(self, shape, new_shape):
+        # Row-major flattening of power-of-two dimensions concatenates their bits, so each
+        # offset basis maps to the coordinates of its flat index under the new shape (a
+        # basis that XORs several coordinates maps to the XOR of their images).
+        shape, new_shape = list(shape), list(new_shape)
+        if self.block_bases or self.scattered or tuple(shape) != tuple(self.cta_shape) or \
+                not all(_is_pow2(d) for d in new_shape) or \
+                math.prod(shape) != math.prod(new_shape):
+            return None
+        def unflatten(flat):
+            out = []
+            for d in reversed(new_shape):
+                out.append(flat % d)
+                flat //= d
+            return out[::-1]
+        strides = _strides(shape)
+        bases = [unflatten(sum(c * st for c, st in zip(b, strides)))
+                 for b in self.offset_bases]
+        return SharedLinearLayout(bases, [], self.alignment)
+
+    # The IR's memdesc_reshape keeps a layout's own family; this one's reshaped form is
+    # computed here, over the same bytes.
+    reshape_as_reinterpret = True
 
     def _key(self):
         return (tuple(map(tuple, self.offset_bases)), tuple(map(tuple, self.block_bases)),

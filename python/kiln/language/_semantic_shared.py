@@ -245,12 +245,14 @@ class SharedMemorySemantic:
         layout = st.layout.reshaped(st.shape[len(st.shape) - st.layout.rank:],
                                     shape[len(shape) - covered:])
         if layout is None:
-            raise ValueError(f"reshape: {st.layout!r} cannot be seen under another shape; "
-                             f"only an unswizzled row-major buffer (SwizzledSharedLayout(1, 1, "
-                             f"1, [rank-1, ..., 0])), or an NVMMA buffer with dimensions of 1 "
-                             f"added or dropped before its last two, can")
+            layout = self._reshaped_as_linear(st, shape[len(shape) - covered:])
+        if layout is None:
+            raise ValueError(f"reshape: {st.layout!r} cannot be seen under the shape "
+                             f"{tuple(shape)}; only unpadded layouts (swizzled, NVMMA, linear) "
+                             f"of a buffer the cluster's CTAs do not split can be (a padded "
+                             f"layout's padding follows its own shape)")
         rt = core.shared_memory_descriptor_type(st.element_ty, shape, layout, st.mutable)
-        if not whole or st.layout.reshape_as_reinterpret:
+        if not whole or st.layout.reshape_as_reinterpret or layout.reshape_as_reinterpret:
             # The IR's memdesc_reshape takes whole allocations in layouts whose reshape it
             # knows. A slot, or a layout reshaped here only (NVMMA), is the same bytes in
             # the layout computed above: a reinterpret of the view's own bytes.
@@ -258,6 +260,28 @@ class SharedMemorySemantic:
         else:
             handle = self.b.create("tile.memdesc_reshape", [smem], [rt])[0]
         return core.shared_memory_descriptor(handle, rt)
+
+    def _reshaped_as_linear(self, st, new_shape):
+        """A layout that cannot itself take ``new_shape`` (a swizzled buffer whose rows are
+        split or merged), as Gluon does it: its map from offset to coordinates (the compiler's,
+        as a SharedLinearLayout) reshaped; None where that does not exist."""
+        if st.layout.cga_split and any(n > 1 for n in st.layout.cga_split):
+            return None
+        # Only layouts whose linear map is the element offset itself (a padded layout's map
+        # leaves its padding out).
+        if not st.layout.map_is_offset:
+            return None
+        try:
+            from .. import _compiler
+        except ImportError:  # pragma: no cover - no compiler, no kernel
+            return None
+        dims = list(st.shape[len(st.shape) - st.layout.rank:])
+        out = _compiler.linear_layout(st.layout.to_ir(), dims,
+                                      max(8, st.element_ty.primitive_bitwidth))
+        if not out:
+            return None
+        alignment = max(16, getattr(st.layout, "swizzle_byte_width", 0) * 8)
+        return SharedLinearLayout(out[0], [], alignment).reshaped(dims, new_shape)
 
     def memdesc_reinterpret(self, smem, dtype, shape, layout):
         st = smem.type

@@ -135,6 +135,7 @@ class NVMMASharedLayout(SharedLayout):
                                  len(new_shape), self.transposed)
 
     reshape_as_reinterpret = True
+    map_is_offset = True
 
     @property
     def cga_split(self):
