@@ -429,6 +429,16 @@ def _oracle_bases(layout: DistributedLayout, shape: tuple):
     return None if got is None else tuple(got)
 
 
+def shared_offset_bases(layout, shape, element_bits: int):
+    """The offset bases C++ gives a shared layout on one buffer of ``shape`` (elements of
+    ``element_bits``): the coordinates each bit of an element's offset adds; None without
+    the compiler or for a layout it has no map of."""
+    if _layout_oracle is None:
+        return None
+    got = _layout_oracle(layout.to_ir(), list(shape), element_bits)
+    return None if not got else [list(b) for b in got[0]]
+
+
 def _linear_bases(layout: DistributedLayout, shape):
     """(register, lane, warp) bases of ``layout`` on ``shape``: C++'s when available."""
     if _layout_oracle is not None and isinstance(layout, DistributedLayout):

@@ -7,7 +7,7 @@ import math
 
 from . import _core as core
 from ._core import _unwrap, distributed_type, tensor
-from ._layouts import AutoLayout, SharedLayout, SharedLinearLayout
+from ._layouts import AutoLayout, SharedLayout, SharedLinearLayout, shared_offset_bases
 
 
 class SharedMemorySemantic:
@@ -271,17 +271,12 @@ class SharedMemorySemantic:
         # leaves its padding out).
         if not st.layout.map_is_offset:
             return None
-        try:
-            from .. import _compiler
-        except ImportError:  # pragma: no cover - no compiler, no kernel
-            return None
         dims = list(st.shape[len(st.shape) - st.layout.rank:])
-        out = _compiler.linear_layout(st.layout.to_ir(), dims,
-                                      max(8, st.element_ty.primitive_bitwidth))
-        if not out:
+        bases = shared_offset_bases(st.layout, dims, max(8, st.element_ty.primitive_bitwidth))
+        if not bases:
             return None
         alignment = max(16, getattr(st.layout, "swizzle_byte_width", 0) * 8)
-        return SharedLinearLayout(out[0], [], alignment).reshaped(dims, new_shape)
+        return SharedLinearLayout(bases, [], alignment).reshaped(dims, new_shape)
 
     def memdesc_reinterpret(self, smem, dtype, shape, layout):
         st = smem.type
