@@ -1153,3 +1153,20 @@ def test_a_name_a_module_lacks_lists_what_it_has():
     assert_error(ei.value, "E:misspelled-name", "hopper_tma.async_copy_shared_to_globl",
                  r"AttributeError: module 'kiln\.language\.nvidia\.hopper\.tma' has no attribute "
                  r"'async_copy_shared_to_globl' \(did you mean async_copy_shared_to_global\?\)")
+
+
+@kiln.jit
+def chained_view_error(x):
+    SW: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    view = (kl.allocate_shared_memory(kl.float32, [32, 32], SW)
+            .slice(0, 16, dim=0)
+            .slice(8, 16, dim=1))  # E:chain
+
+
+def test_an_error_in_a_multi_line_chain_points_at_its_call():
+    """The failing call of a chain written over several lines: its line and method name, not
+    the chain's first line."""
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(chained_view_error, {"x": "*fp32"})
+    assert_error(ei.value, "E:chain", "slice(8, 16, dim=1)",
+                 r"slice: start 8 along dimension 1 must be a multiple of the length 16")

@@ -140,6 +140,13 @@ class FunctionSource:
         self.fdef = fdefs[0]
 
     def position(self, node):
+        func = getattr(node, "func", None)
+        if isinstance(node, ast.Call) and isinstance(func, ast.Attribute) and \
+                func.end_lineno is not None and func.end_lineno != node.lineno:
+            # A method called on a later line of a chain (``x\n.reshape(...)``): that line,
+            # at the method's name, not the chain's first line.
+            return (self.file, self.first_line - 1 + func.end_lineno,
+                    func.end_col_offset - len(func.attr) + self.col_shift + 1)
         return (self.file, self.first_line - 1 + node.lineno,
                 node.col_offset + self.col_shift + 1)
 
