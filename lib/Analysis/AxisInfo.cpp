@@ -629,8 +629,17 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
         bool needsSign = isa<arith::DivSIOp, arith::RemSIOp>(o);
         if (needsSign) {
           std::optional<std::pair<int64_t, int64_t>> b = bounds(lhs);
-          if (!b || b->first < 0)
+          if (!b || b->first < 0) {
+            // Of any sign, a multiple q >= m of m divides exactly (truncation
+            // and floor agree): the quotient is a multiple of q / m.
+            if (isa<arith::DivSIOp>(o))
+              for (unsigned d = 0; d < rank; ++d) {
+                int64_t q = x.divisibilityAt(d, 1);
+                if (q >= *m)
+                  r.divisibility[d] = q / *m;
+              }
             return r;
+          }
         }
         if (x.constant) {
           llvm::APInt a(width, uint64_t(*x.constant), /*isSigned=*/true);

@@ -128,3 +128,31 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A signed division by a power of two m of values of unknown sign: where
+// every element is a multiple of q >= m the division is exact, and the
+// quotient a multiple of q / m (256 * s // 2 with s a multiple of 16).
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @exact_division(%off: i32) {
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [512]}}
+    %s = tile.splat %off : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [512]}}
+    %h = tile.hint %s {divisibility = array<i64: 16>} : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [256], constancy = [512], constant = 256}}
+    %c256 = arith.constant dense<256> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [4096], constancy = [512]}}
+    %m = arith.muli %h, %c256 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [2], constancy = [512], constant = 2}}
+    %c2 = arith.constant dense<2> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [2048], constancy = [512]}}
+    %q = arith.divsi %m, %c2 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [32], constancy = [512], constant = 32}}
+    %c32 = arith.constant dense<32> : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [1], constancy = [512]}}
+    %q32 = arith.divsi %h, %c32 : tensor<512xi32, #l>
+    return
+  }
+}

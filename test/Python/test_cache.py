@@ -847,3 +847,47 @@ def test_a_frozen_dataclass_is_a_compile_time_value():
     assert mangle_value(a) != mangle_value(TensorMemoryLayout(block=(64, 32), col_stride=1,
                                                               two_ctas=True))
     assert "TensorMemoryLayout(block=(int:64,int:32)" in mangle_value(a)
+
+
+def _torch_like_dtype(name):
+    """Stands for torch.bfloat16 and its kind (type torch.dtype) where torch is absent."""
+    cls = type("dtype", (), {"__module__": "torch", "__init__": lambda self, n: setattr(self, "n", n),
+                             "__repr__": lambda self: f"torch.{self.n}",
+                             "__eq__": lambda self, o: type(o) is type(self) and o.n == self.n,
+                             "__hash__": lambda self: hash(self.n)})
+    return cls(name)
+
+
+def test_named_constexpr_values_are_cache_keys():
+    """A torch dtype or an enum member passed as a constexpr (a third-party split-K GEMM
+    passes torch.bfloat16 and compares it in the kernel) is keyed by its name; other objects
+    are refused with the argument's name."""
+    import enum
+
+    class Mode(enum.Enum):
+        FAST = 1
+        SLOW = 2
+    bf16, f16 = _torch_like_dtype("bfloat16"), _torch_like_dtype("float16")
+    assert cache_mod.mangle_value(bf16) != cache_mod.mangle_value(f16)
+    assert cache_mod.mangle_value(bf16) == cache_mod.mangle_value(_torch_like_dtype("bfloat16"))
+    assert cache_mod.mangle_value(Mode.FAST) != cache_mod.mangle_value(Mode.SLOW)
+
+    @kiln.jit
+    def pick(out, WDT: kl.constexpr, WANT: kl.constexpr):
+        L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+        offs = kl.arange(0, 128, L)
+        if WDT == WANT:
+            kl.store(out + offs, offs)
+    k = kiln.compile(pick, {"out": "*i32"}, {"WDT": bf16, "WANT": bf16}, target="cuda:sm_90a",
+                     cache=False)
+    assert "st.global" in k.asm["ptx"]
+    k = kiln.compile(pick, {"out": "*i32"}, {"WDT": f16, "WANT": bf16}, target="cuda:sm_90a",
+                     cache=False)
+    assert "st.global" not in k.asm["ptx"]
+
+    class Opaque:
+        pass
+    with pytest.raises(TypeError, match=r"constexpr argument 'WDT': unsupported compile-time "
+                                        r"value .* a constexpr must be"):
+        kiln.compile(pick, {"out": "*i32"}, {"WDT": Opaque(), "WANT": bf16},
+                     target="cuda:sm_90a", cache=False)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import enum
 import hashlib
 import json
 import os
@@ -64,13 +65,21 @@ def mangle_value(value) -> str:
         return f"pyfn:{Dependencies().function_fingerprint(value)}"
     if callable(value) and hasattr(value, "__module__") and hasattr(value, "__qualname__"):
         return f"fn:{value.__module__}.{value.__qualname__}"
+    kind = type(value)
+    if isinstance(value, enum.Enum) or (kind.__module__ == "torch" and kind.__name__ == "dtype"):
+        # Named values (an enum member, torch.bfloat16 passed as a constexpr and compared in
+        # the kernel): by type and name, which identify them.
+        return f"named:{kind.__module__}.{kind.__qualname__}:{value}"
     params = getattr(type(value), "__dataclass_params__", None)
     if params is not None and params.frozen:  # e.g. a tensor-memory layout: by its fields
         kind = type(value)
         fields = ",".join(f"{f.name}={mangle_value(getattr(value, f.name))}"
                           for f in dataclasses.fields(value))
         return f"dc:{kind.__module__}.{kind.__qualname__}({fields})"
-    raise TypeError(f"unsupported compile-time value {value!r} of type {type(value).__name__}")
+    raise TypeError(f"unsupported compile-time value {value!r} of type {type(value).__name__}: "
+                    f"a constexpr must be a number, string, None, dtype, layout, tuple of "
+                    f"those, function, enum member, torch dtype or frozen dataclass (its "
+                    f"value is part of the kernel's cache key)")
 
 
 _FRONTEND_HASH: Optional[str] = None

@@ -569,7 +569,10 @@ def cache_key(fn, params, target, num_warps, compiler_version, num_ctas=1,
     spec = []
     for name, kind in flat_params(params):
         if kind[0] == "constexpr":
-            spec.append([name, "constexpr", mangle_value(kind[1])])
+            try:
+                spec.append([name, "constexpr", mangle_value(kind[1])])
+            except TypeError as e:
+                raise TypeError(f"constexpr argument {name!r}: {e}") from None
         else:
             ty = kind[1]
             space = getattr(ty, "address_space", 1)

@@ -586,3 +586,28 @@ def test_buffer_atomics_without_a_buffer_form_are_global():
                          num_warps=4, cache=False)
         asm = k.asm["amdgcn"]
         assert "buffer_atomic" not in asm and re.search(r"global_atomic", asm), (op, dt)
+
+
+@kiln.jit
+def _rows_below(a_ptr, out_ptr, stride_am):
+    L: kl.constexpr = kl.BlockedLayout([1, 8], [8, 8], [4, 1], [1, 0])
+    S: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, [1, 0])
+    rows = kl.arange(0, 32, kl.SliceLayout(1, L))
+    cols = kl.arange(0, 64, kl.SliceLayout(0, L))
+    # the bottom half of a 256-row block: 256 * stride // 2, a multiple of 2048 elements
+    offs = rows[:, None] * stride_am + cols[None, :] + 256 * stride_am // 2
+    smem = kl.allocate_shared_memory(kl.bfloat16, [32, 64], S)
+    kl.amd.cdna4.async_copy.buffer_load_to_shared(smem, a_ptr, offs)
+    kl.amd.cdna4.async_copy.commit_group()
+    kl.amd.cdna4.async_copy.wait_group(0)
+    kl.amd.cdna3.buffer_store(smem.load(L), out_ptr, rows[:, None] * 64 + cols[None, :])
+
+
+def test_a_halved_multiple_keeps_its_alignment():
+    """256 * s // 2 of a stride s divisible by 16 is a multiple of 2048 whatever its sign (an
+    exact division): the direct-to-LDS copy moves 16 bytes a lane (a third-party CDNA4 GEMM
+    adds it to its offsets; it was refused, 'can move only 2 bytes')."""
+    k = kiln.compile(_rows_below, {"a_ptr": "*bf16:16", "out_ptr": "*bf16:16",
+                                   "stride_am": "i32:16"}, {}, target="hip:gfx950",
+                     num_warps=4, cache=False)
+    assert "buffer_load_dwordx4" in k.asm["amdgcn"] and " lds" in k.asm["amdgcn"]
