@@ -185,3 +185,35 @@ print(json.dumps({"nan": [p.count("max.NaN.f32") for p in ptx],
     assert r["nan"][0] >= 1 and r["plain"][0] == 0, r
     assert r["nan"][1] == 0 and r["plain"][1] >= 1, r
 
+
+
+@needs_compiler
+def test_proton_scopes_compile_to_nothing(tmp_path):
+    # A third-party LUT kernel marks its phases with Proton's `with pl.scope("dots"):`; Kiln has
+    # no Proton instrumentation, so the block compiles as if unmarked (as Triton compiles it
+    # outside a profiling session).
+    out = _run('''
+import json, kiln, kiln.language as kl
+import triton.profiler.language as pl
+
+L = kl.BlockedLayout([1], [32], [4], [0])
+
+@kiln.jit
+def marked(x, MARK: kl.constexpr):
+    o = kl.arange(0, 128, L)
+    if MARK:
+        with pl.scope("store"):
+            kl.store(x + o, o)
+        pl.enter_scope("again")
+        kl.store(x + 128 + o, o)
+        pl.exit_scope("again")
+    else:
+        kl.store(x + o, o)
+        kl.store(x + 128 + o, o)
+
+ptx = [kiln.compile(marked, {"x": "*i32"}, {"MARK": m}, target="cuda:sm_90a",
+                    cache=False).asm["ptx"] for m in (True, False)]
+strip = lambda p: "\\n".join(l for l in p.splitlines() if "marked" not in l and ".loc" not in l)
+print(json.dumps({"same": strip(ptx[0]) == strip(ptx[1]), "stores": ptx[0].count("st.global")}))
+''', tmp=str(tmp_path))
+    assert out["same"] and out["stores"] == 2, out

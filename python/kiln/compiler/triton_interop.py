@@ -158,6 +158,30 @@ def set_helper_factory(factory) -> None:
     _helper_factory = factory
 
 
+class _ProfilerScope:
+    """Proton's ``with pl.scope(name):`` in a kernel: Triton instruments the block when a
+    profiling session asks for it and compiles it plainly otherwise; Kiln has no Proton
+    instrumentation, so the block compiles plainly."""
+
+    def __kiln_enter__(self, _semantic=None):
+        return None
+
+    def __kiln_exit__(self, _semantic=None):
+        return None
+
+
+def _profiler_scope(name, *args, **kwargs):
+    return _ProfilerScope()
+
+
+def _profiler_marker(*args, **kwargs):
+    return None
+
+
+_profiler_scope.__kiln_constexpr_function__ = True
+_profiler_marker.__kiln_constexpr_function__ = True
+
+
 def _translate(v, module: str):
     if isinstance(v, type) and v.__dict__.get("__triton_aggregate__", False):
         return v  # a user's class made by Triton's _aggregate: Kiln builds those as they are
@@ -177,6 +201,12 @@ def _translate(v, module: str):
         if v is getattr(tl, "PropagateNan", None):
             return v  # Triton's enum: its members (tl.PropagateNan.ALL) are what Kiln's
             #           maximum / minimum take, as Triton's do
+    if module.startswith("triton.profiler"):  # Proton's language: no instrumentation here
+        name = getattr(v, "__name__", None)
+        if name == "scope":
+            return _profiler_scope
+        if name in ("enter_scope", "exit_scope"):
+            return _profiler_marker
     cls_name = type(v).__name__
     if hasattr(v, "fn") and cls_name in ("ConstexprFunction", "BoundConstexprFunction"):
         same = getattr(kl, getattr(v.fn, "__name__", ""), None) \
