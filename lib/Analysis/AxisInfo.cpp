@@ -518,7 +518,19 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
       // layout is chosen from what this analysis says of them).
       .Case([&](SetAutoLayoutOp c) { return get(c.getSrc()); })
       // Same addresses, element type of the same width: the same claims.
-      .Case([&](PtrCastOp c) { return get(c.getSrc()); })
+      .Case([&](PtrCastOp c) {
+        // The same byte addresses: divisibility (bytes) and constancy stay;
+        // contiguity (elements) only where the element width stays too.
+        AxisInfo r = get(c.getSrc());
+        Type from = cast<PointerType>(getElementTypeOrSelf(c.getSrc().getType()))
+                        .getPointeeType();
+        Type to = cast<PointerType>(getElementTypeOrSelf(c.getType()))
+                      .getPointeeType();
+        if (from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth())
+          for (int64_t &k : r.contiguity)
+            k = 1;
+        return r;
+      })
       .Case([&](AddPtrOp a) {
         // ptr + sext(offset) * bytes. A narrow offset whose run crossed its
         // wrap boundary would jump after sign extension.

@@ -156,3 +156,27 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// A pointer cast keeps the byte addresses: divisibility (bytes) stays, and
+// contiguity (elements) only where the element width does.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func public @pointer_casts(%p: !tile.ptr<i8> {tile.divisibility = 16 : i32}) {
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [512]}}
+    %s = tile.splat %p : tensor<512x!tile.ptr<i8>, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [1073741824], constancy = [1]}}
+    %r = tile.arange 0, 512 : tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [16], constancy = [1]}}
+    %a = tile.addptr %s, %r : tensor<512x!tile.ptr<i8>, #l>, tensor<512xi32, #l>
+    // expected-remark @below {{contiguity = [512], divisibility = [16], constancy = [1]}}
+    %u8 = tile.ptr_cast %a : tensor<512x!tile.ptr<i8>, #l> -> tensor<512x!tile.ptr<ui8>, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+    %u32 = tile.ptr_cast %a : tensor<512x!tile.ptr<i8>, #l> -> tensor<512x!tile.ptr<i32>, #l>
+    // expected-remark @below {{contiguity = [1], divisibility = [16], constancy = [1]}}
+    %w = tile.ptr_cast %p : !tile.ptr<i8> -> !tile.ptr<i32>
+    return
+  }
+}
+

@@ -503,3 +503,39 @@ def test_assume_errors():
                      cache=False)
     located.assert_located(ei.value, HERE, "E:assume", "kl.assume",
                            r"assume expects a bool condition, got int32", kiln.CompilationError)
+
+
+@kiln.jit
+def bytes_as_words(src, dst, N: kl.constexpr, W: kl.constexpr):
+    """Triton's pointer bitcast: the uint8 buffer read as uint32 words through
+    ``src.to(kl.pointer_type(kl.uint32))`` (a third-party MXFP4 MoE kernel loads its packed
+    weights so); the words stored through a cast back."""
+    L: kl.constexpr = kl.BlockedLayout([4], [W], [4], [0])
+    o = kl.arange(0, N, L)
+    words = kl.load(src.to(kl.pointer_type(kl.uint32)) + o)
+    kl.store(dst.to(kl.pointer_type(kl.uint32)) + o, words ^ 0x01010101)
+
+
+@pytest.mark.parametrize("target,w", [("cuda:sm_90a", 32), ("hip:gfx942", 64)])
+def test_pointer_casts_read_bytes_as_words(target, w):
+    k = kiln.compile(bytes_as_words, {"src": "*u8:16", "dst": "*u8:16"}, {"N": 512, "W": w},
+                     target=target, cache=False)
+    assert "tile.ptr_cast" in k.asm["tile"]
+    if target.startswith("cuda"):
+        # 4 words a thread from a 16-byte-aligned base: one 16-byte load and store each
+        assert "ld.global.v4.b32" in k.asm["ptx"] and "st.global.v4.b32" in k.asm["ptx"]
+
+
+@kiln.jit
+def cast_to_another_space(src):
+    src.to(kl.pointer_type(kl.uint32, 3))  # E:space
+
+
+def test_a_pointer_cast_keeps_its_address_space():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(cast_to_another_space, {"src": "*u8"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, os.path.abspath(__file__), "E:space", "src.to",
+                           r"cannot cast \*uint8 \(address space 1\) to \*uint32 \(address space "
+                           r"3\): a pointer cast keeps its address space",
+                           kiln.CompilationError)

@@ -207,3 +207,14 @@ def test_amd_slice(target, r0, c0, r, c):
     y = torch.full((r, c), float("nan"), device="cuda")
     names.slice_kernel[(1,)](x, y, R0=r0, C0=c0, R=r, C=c, W=w)
     assert torch.equal(y, x[r0:r0 + r, c0:c0 + c])
+
+
+def test_pointer_casts_read_bytes_as_words(target):
+    """test_language_extras_dsl.bytes_as_words: uint8 bytes read and written as uint32 words,
+    against torch's view of the same bytes."""
+    w = 64 if target.startswith("hip") else 32
+    src = torch.randint(0, 256, (2048,), device="cuda", dtype=torch.uint8)
+    dst = torch.zeros_like(src)
+    k.bytes_as_words[(1,)](src, dst, N=512, W=w)
+    torch.cuda.synchronize()
+    assert torch.equal(dst, src ^ 1)

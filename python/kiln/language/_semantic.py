@@ -333,6 +333,16 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
             rounding = _fp8.check_rounding(rounding, src, dst)
         if src == dst:
             return x
+        if src.is_ptr() and dst.is_ptr():
+            # The same addresses as pointers to another element type (Triton's pointer
+            # bitcast: `p.to(kl.pointer_type(kl.uint32))` reads bytes as words).
+            if src.address_space != dst.address_space:
+                raise TypeError(f"cannot cast {src} (address space {src.address_space}) to "
+                                f"{dst} (address space {dst.address_space}): a pointer cast "
+                                f"keeps its address space")
+            if src.element_ty.is_ptr() or dst.element_ty.is_ptr():
+                raise TypeError(f"cannot cast {src} to {dst}: pointers to pointers")
+            return self._op("tile.ptr_cast", [x], self._btype(x.type, dst))
         if src.is_ptr() or dst.is_ptr():
             raise TypeError(f"cannot cast {src} to {dst}")
         if not bitcast and _fp8.involved(src, dst):

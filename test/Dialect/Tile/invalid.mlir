@@ -780,9 +780,9 @@ func.func @ptr_cast_space(%p: !tile.ptr<f32>) {
 
 // -----
 
-func.func @ptr_cast_width(%p: !tile.ptr<f32>) {
-  // expected-error @+1 {{'tile.ptr_cast' op pointee types must be numbers of one bit width, got 'f32' and 'f16'}}
-  %q = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<f16>
+func.func @ptr_cast_pointee(%p: !tile.ptr<!tile.ptr<f32>>) {
+  // expected-error @+1 {{'tile.ptr_cast' op pointee types must be numbers, got '!tile.ptr<f32>' and 'f16'}}
+  %q = tile.ptr_cast %p : !tile.ptr<!tile.ptr<f32>> -> !tile.ptr<f16>
   return
 }
 

@@ -323,10 +323,9 @@ LogicalResult PtrCastOp::verify() {
                          << fp.getAddressSpace() << " to "
                          << tp.getAddressSpace() << ")";
   Type fe = fp.getPointeeType(), te = tp.getPointeeType();
-  if (!fe.isIntOrFloat() || !te.isIntOrFloat() ||
-      fe.getIntOrFloatBitWidth() != te.getIntOrFloatBitWidth())
-    return emitOpError() << "pointee types must be numbers of one bit width, got "
-                         << fe << " and " << te;
+  if (!fe.isIntOrFloat() || !te.isIntOrFloat())
+    return emitOpError() << "pointee types must be numbers, got " << fe
+                         << " and " << te;
   return success();
 }
 
