@@ -60,8 +60,12 @@ public:
   /// What the final run over each op does: insert barriers, or mark loads
   /// that no in-flight copy can write (the dataflow is the same).
   enum class Mode { InsertBarriers, AnnotateLoads };
-  BarrierInserter(Mode mode, const AsyncTransfer &transferFn)
-      : mode(mode), transferFn(transferFn) {}
+  /// `explainWaits`: remark at a load that keeps the target's conservative
+  /// wait (targets whose waits count instructions: the code generator adds
+  /// one before a shared-memory read that may alias a copy in flight).
+  BarrierInserter(Mode mode, const AsyncTransfer &transferFn,
+                  bool explainWaits = true)
+      : mode(mode), transferFn(transferFn), explainWaits(explainWaits) {}
 
 private:
   friend class async::ForwardWalk<BarrierInserter, AsyncState>;
@@ -136,8 +140,8 @@ private:
     TileDialect::SyncedViaWaitAttrHelper helper(op->getContext());
     if (read.end != kWholeMemory && !inFlight) {
       helper.setAttr(op, UnitAttr::get(op->getContext()));
-    } else if (!helper.isAttrPresent(op) && inFlight && !read.slot.known() &&
-               isRingSlotView(load.getSrc()) &&
+    } else if (explainWaits && !helper.isAttrPresent(op) && inFlight &&
+               !read.slot.known() && isRingSlotView(load.getSrc()) &&
                reportedUnknownSlots.insert(op).second) {
       // A ring slot Kiln cannot name: the copies in flight may write it
       // as far as the analysis knows, so the load keeps the target's
@@ -169,16 +173,17 @@ private:
 
   Mode mode;
   const AsyncTransfer &transferFn;
+  bool explainWaits;
   /// Loads already told their ring slot is unknown (the final run may visit
   /// a load more than once).
   llvm::SmallPtrSet<Operation *, 8> reportedUnknownSlots;
 };
 
 void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
-                 bool waitOrdersWarp) {
+                 bool waitOrdersWarp, bool explainWaits = true) {
   for (Operation &op : module.getBody()->getOperations()) {
     AsyncTransfer transferFn(&op, getNumWarps(module), waitOrdersWarp);
-    BarrierInserter inserter(mode, transferFn);
+    BarrierInserter inserter(mode, transferFn, explainWaits);
     for (Region &region : op.getRegions())
       for (Block &block : region) {
         AsyncState state(Tracking::Accesses);
@@ -206,8 +211,23 @@ struct AnnotateLocalLoadAlias
     : kiln::tile::impl::TileAnnotateLocalLoadAliasPassBase<
           AnnotateLocalLoadAlias> {
   void runOnOperation() override {
-    runOnModule(getOperation(), BarrierInserter::Mode::AnnotateLoads,
-                /*waitOrdersWarp=*/false);
+    // The conservative wait is the code generator's on targets whose waits
+    // count instructions; where waits count commit groups there is none to
+    // explain. A module that names no target keeps the remarks.
+    ModuleOp module = getOperation();
+    bool explain = true;
+    {
+      // Quietly: a module whose target does not resolve is another pass's
+      // error (and only this lookup is silenced, not the remarks below).
+      ScopedDiagnosticHandler quiet(module.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<CompileContext> ctx =
+          resolveCompileContext(module, "", 0, /*requireTarget=*/false);
+      explain = failed(ctx) || !ctx->target ||
+                ctx->target->asyncWaitCountsInstructions;
+    }
+    runOnModule(module, BarrierInserter::Mode::AnnotateLoads,
+                /*waitOrdersWarp=*/false, explain);
   }
 };
 
