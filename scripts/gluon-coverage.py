@@ -422,7 +422,8 @@ def _kiln_module(kiln_root, pkg):
 # `x * 2.0`) and refuses fp8 math functions and reductions; FNUZ types only on AMD targets.
 _FP8_EXT = ("also computes by promotion (+, -, *, /, comparisons, minimum, maximum, where), "
             "which Gluon 3.6 does not lower; like Gluon, math functions, reductions and scans "
-            "take a conversion first")
+            "take a conversion first; on sm_80, which has no fp8 conversion instructions, "
+            "conversions are emulated in integer arithmetic (Gluon refuses fp8 below sm_89)")
 _INDICES_EXT = ("also takes return_indices=True, which Gluon 3.6 fails to compile (its "
                 "_reduce_with_indices calls arange without a layout; seen on the GPU machine): "
                 "the extreme and the smallest index holding it, NaN skipped (index 0 for an "
