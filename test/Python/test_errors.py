@@ -1170,3 +1170,19 @@ def test_an_error_in_a_multi_line_chain_points_at_its_call():
         compile_ir(chained_view_error, {"x": "*fp32"})
     assert_error(ei.value, "E:chain", "slice(8, 16, dim=1)",
                  r"slice: start 8 along dimension 1 must be a multiple of the length 16")
+
+
+@kiln.jit
+def buffer_as_a_tensor(x):
+    SW: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, [0])
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    buf = kl.allocate_shared_memory(kl.float32, [128], SW)
+    kl.convert_layout(buf, L)  # E:buffer-as-tensor
+
+
+def test_a_shared_buffer_where_a_tensor_is_wanted_says_load_it():
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(buffer_as_a_tensor, {"x": "*fp32"})
+    assert_error(ei.value, "E:buffer-as-tensor", "kl.convert_layout",
+                 r"a shared-memory buffer \(.*\) is not a tensor: read it into registers with "
+                 r"\.load\(layout\) first")

@@ -291,6 +291,9 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
             raise ValueError(f"integer constant {value} does not fit in 64 bits")
         if isinstance(value, float):
             return core.float32
+        if isinstance(value, core.shared_memory_descriptor):
+            raise TypeError(f"a shared-memory buffer ({value.type}) is not a tensor: read it "
+                            f"into registers with .load(layout) first")
         raise TypeError(f"cannot use {value!r} ({type(value).__name__}) as a kernel value")
 
     def as_tensor(self, value, dt: Optional[dtype] = None) -> tensor:
