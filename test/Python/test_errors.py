@@ -1186,3 +1186,23 @@ def test_a_shared_buffer_where_a_tensor_is_wanted_says_load_it():
     assert_error(ei.value, "E:buffer-as-tensor", "kl.convert_layout",
                  r"a shared-memory buffer \(.*\) is not a tensor: read it into registers with "
                  r"\.load\(layout\) first")
+
+
+if True:  # a kernel defined in an indented block (a file's `if GLUON_AVAILABLE:`)
+    @kiln.jit
+    def indented_with_blank_lines(x):
+
+        L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+
+        o = kl.arange(0, 128, L)
+
+        kl.store(x + o, kl.load(x + o, mask=o < 3.5, other=[1]))  # E:after-blanks
+
+
+def test_an_error_below_blank_lines_of_an_indented_kernel_names_its_line():
+    """Blank lines of a function defined in an indented block (shorter than its indent) kept
+    their place: an error below them named a line too early by their number."""
+    with pytest.raises(CompilationError) as ei:
+        compile_ir(indented_with_blank_lines, {"x": "*fp32"})
+    line, _ = located.where(HERE, "E:after-blanks", "kl.store")
+    assert ei.value.line == line, (ei.value.line, line, str(ei.value))

@@ -129,7 +129,11 @@ class FunctionSource:
         self.text = "".join(lines)
         indent = lines[0][:len(lines[0]) - len(lines[0].lstrip())]
         if all(l.startswith(indent) or not l.strip() for l in lines):
-            body, self.col_shift = "".join(l[len(indent):] for l in lines), len(indent)
+            # A blank line shorter than the indent keeps its newline (dropping it would move
+            # every line below it up by one).
+            body = "".join(l[len(indent):] if l.startswith(indent) else
+                           ("\n" if l.endswith("\n") else "") for l in lines)
+            self.col_shift = len(indent)
         else:  # pragma: no cover - oddly indented continuation lines
             body, self.col_shift = textwrap.dedent(self.text), 0
         self.tree = ast.parse(body)
