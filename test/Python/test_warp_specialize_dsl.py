@@ -399,3 +399,34 @@ def test_partitions_pipeline_their_loops():
     waits = re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)
     assert sorted(set(waits)) == ["0", "1"] and len(waits) == 4, waits  # two per partition
     assert k.metadata["shared"] >= 2 * 3 * 64 * 16 * 4
+
+
+@kiln.jit
+def _store_marker(out, WHO: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [kl.num_warps()], [0])
+    o = kl.arange(0, 32 * kl.num_warps(), L)
+    kl.store(out + WHO * 1024 + o, o)
+
+
+@kiln.jit
+def ws_in_the_earlier_form(out):
+    # Gluon up to Triton 3.5: (default_args, default_partition, worker_args,
+    # worker_partitions, worker_num_warps, worker_num_regs), every worker taking worker_args.
+    kl.warp_specialize((out, 0), _store_marker, (out, 1), [_store_marker], [2], [24])
+
+
+@kiln.jit
+def ws_in_the_current_form(out):
+    kl.warp_specialize([(_store_marker, (out, 0)), (_store_marker, (out, 1))], [2], [24])
+
+
+def test_the_earlier_warp_specialize_form_is_the_same_call():
+    # A third-party warp-specialized attention uses the earlier form; it was refused with
+    # "got multiple values for argument '_semantic'".
+    old = kiln.compile(ws_in_the_earlier_form, {"out": "*i32"}, {}, target="cuda:sm_90a",
+                       cache=False)
+    new = kiln.compile(ws_in_the_current_form, {"out": "*i32"}, {}, target="cuda:sm_90a",
+                       cache=False)
+    body = lambda p: "\n".join(l for l in p.splitlines() if "ws_in_the" not in l)  # noqa: E731
+    assert body(old.asm["ptx"]) == body(new.asm["ptx"])
+    assert old.metadata["total_num_warps"] == new.metadata["total_num_warps"] == 8

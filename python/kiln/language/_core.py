@@ -603,7 +603,8 @@ def reduce(input, axis, combine_fn, keep_dims=False, _semantic=None):
 
 
 @builtin
-def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs=None, _semantic=None):
+def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs=None, *older,
+                    _semantic=None):
     """Run partitions of warps concurrently (Gluon's ``gl.warp_specialize``).
 
     ``functions_and_args`` is a list of ``(function, args)`` pairs of ``@kiln.jit`` functions
@@ -620,7 +621,23 @@ def warp_specialize(functions_and_args, worker_num_warps, worker_num_regs=None, 
     warp groups, each group sets its partitions' largest count at start and the kernel's
     warps take the rest of the register file; elsewhere the counts are not applied. The call
     returns what the default partition's function returns (workers return nothing); it may
-    appear anywhere in a kernel, several times, in loops and branches."""
+    appear anywhere in a kernel, several times, in loops and branches.
+
+    Gluon's earlier form (up to Triton 3.5), ``warp_specialize(default_args,
+    default_partition, worker_args, worker_partitions, worker_num_warps, worker_num_regs)``
+    (every worker taking ``worker_args``), is the same call."""
+    if older:
+        if len(older) != 3:
+            raise TypeError(f"warp_specialize takes (functions_and_args, worker_num_warps"
+                            f"[, worker_num_regs]) or Gluon's earlier (default_args, "
+                            f"default_partition, worker_args, worker_partitions, "
+                            f"worker_num_warps, worker_num_regs); got {3 + len(older)} "
+                            f"arguments")
+        default_args, default_partition, worker_args = (functions_and_args, worker_num_warps,
+                                                        worker_num_regs)
+        worker_partitions, worker_num_warps, worker_num_regs = older
+        functions_and_args = [(default_partition, default_args)] + [
+            (fn, worker_args) for fn in _unwrap(worker_partitions)]
     return _semantic.warp_specialize(functions_and_args, worker_num_warps, worker_num_regs)
 
 
