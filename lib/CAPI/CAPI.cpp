@@ -413,6 +413,12 @@ json::Value linearLayout(llvm::StringRef layoutText,
     // A shared layout: its map from element offset to coordinates (one
     // buffer of `shape`, elements of `elementBits`), as one list of bases.
     Type element = IntegerType::get(context.get(), elementBits);
+    // The type's own checks (rank, powers of two, the layout's element
+    // width): a combination they refuse has no map.
+    if (failed(kiln::tile::MemDescType::verify(
+            [&] { return emitError(UnknownLoc::get(context.get())); }, shape,
+            element, attr, /*mutableMemory=*/true, shape)))
+      return nullptr;
     auto memdesc = kiln::tile::MemDescType::get(context.get(), shape, element,
                                                 attr, /*mutableMemory=*/true,
                                                 shape);

@@ -1320,3 +1320,62 @@ def test_no_conservative_wait_remark_on_nvidia():
     assert not any("conservative wait" in str(w.message) for w in rec), \
         [str(w.message) for w in rec]
     assert "cp.async.wait_group" in k.asm["ptx"]
+
+
+@kiln.jit
+def tma_refill_under_an_unwaited_wgmma(a_desc, b_desc, out, K, COUNTER: kl.constexpr):
+    """Slot (j + 2) % 3 refilled by TMA at step j while the async wgmma issued at step j - 1
+    still reads it (no warpgroup_mma_wait in the loop): a race, with the slots taken from the
+    loop index or from counters the loop carries (a third-party persistent GEMM's form)."""
+    abufs = kl.allocate_shared_memory(kl.float16, [3, 64, 64], a_desc.layout)
+    bbufs = kl.allocate_shared_memory(kl.float16, [3, 64, 64], b_desc.layout)
+    ready = kl.allocate_shared_memory(kl.int64, [3, 1], mbarrier.MBarrierLayout())
+    for i in kl.static_range(3):
+        mbarrier.init(ready.index(i), count=1)
+    for i in kl.static_range(2):
+        mbarrier.expect(ready.index(i), 2 * 64 * 64 * 2)
+        tma.async_copy_global_to_shared(a_desc, [0, i * 64], ready.index(i), abufs.index(i))
+        tma.async_copy_global_to_shared(b_desc, [i * 64, 0], ready.index(i), bbufs.index(i))
+    acc = kl.zeros((64, 64), kl.float32, layout=ACC64)
+    producer = 2
+    consumer = 0
+    for j in range(0, K // 64 - 2):
+        if COUNTER:
+            p = producer % 3
+            c = consumer % 3
+            ph = (consumer // 3) & 1
+        else:
+            p = (j + 2) % 3
+            c = j % 3
+            ph = (j // 3) & 1
+        mbarrier.expect(ready.index(p), 2 * 64 * 64 * 2)
+        tma.async_copy_global_to_shared(a_desc, [0, (j + 2) * 64], ready.index(p),
+                                        abufs.index(p))  # the refill
+        tma.async_copy_global_to_shared(b_desc, [(j + 2) * 64, 0], ready.index(p),
+                                        bbufs.index(p))
+        producer += 1
+        mbarrier.wait(ready.index(c), ph)
+        acc = warpgroup_mma(abufs.index(c), bbufs.index(c), acc, is_async=True)
+        consumer += 1
+    acc = warpgroup_mma_wait(0, (acc,))
+    r = kl.arange(0, 64, kl.SliceLayout(1, ACC64))
+    cc = kl.arange(0, 64, kl.SliceLayout(0, ACC64))
+    kl.store(out + r[:, None] * 64 + cc[None, :], acc)
+
+
+ACC64 = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
+
+
+@pytest.mark.parametrize("counter", [
+    False,
+    pytest.param(True, marks=pytest.mark.xfail(
+        strict=True, reason="known miss: a slot taken as c % 3 of a counter the loop "
+        "increments without wrapping is a slot the check cannot name, so the race is not "
+        "reported (RingSlot follows (iv + c) % N and counters wrapped as (s + 1) % N)")),
+])
+def test_a_refill_under_an_unwaited_wgmma_is_an_error(counter):
+    d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
+    with pytest.raises(kiln.CompilationError) as e:
+        tma_refill_under_an_unwaited_wgmma.warmup(d, d, "*fp32:16", "i32", counter, num_warps=4,
+                                                  grid=(1,), target="cuda:sm_90a")
+    assert "[0, (j + 2) * 64]" in str(e.value), str(e.value)

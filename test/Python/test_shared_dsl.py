@@ -440,3 +440,13 @@ def test_linear_views_hold_the_elements_they_name(smem):
         (vr, vc), (br, bc) = at(view, offset), at(base, offset)
         a, c, b = vr // 8, vr // 4 % 2, vr % 4  # view row a*8 + c*4 + b
         assert (br, bc) == (a * 8 + b * 2 + c, vc), offset
+
+
+def test_the_shared_layout_map_refuses_shapes_the_type_refuses():
+    """kiln._compiler.linear_layout on a shared layout: the offset bases for a buffer type the
+    compiler accepts, None for one it refuses (no map from an inconsistent shape)."""
+    from kiln import _compiler
+    sw = kl.SwizzledSharedLayout(4, 1, 8, [1, 0]).to_ir()
+    assert len(_compiler.linear_layout(sw, [16, 32], 32)[0]) == 9
+    assert _compiler.linear_layout(sw, [3, 5], 32) is None      # not powers of two
+    assert _compiler.linear_layout(sw, [32], 32) is None        # rank below the layout's

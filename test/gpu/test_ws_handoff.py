@@ -29,29 +29,22 @@ def test_handoff_sums_every_block(target, depth, n):
     torch.testing.assert_close(out, x.view(32, n, 64).sum(1), rtol=1e-4, atol=1e-4)
 
 
-def test_one_load_handed_over_by_its_barrier(target):
-    # test/Python/test_async_misuse_dsl.py's tma_handoff_once: a producer warp's single TMA
-    # load, no wait before it; the consumer waits on the barrier it completes on, then reads.
+@pytest.mark.parametrize("kernel,rows,args", [
+    # a producer warp's single TMA load, no wait before it; the consumer waits on the barrier
+    # it completes on, then reads
+    ("tma_handoff_once", 64, ()),
+    # two TMA loads completing on one barrier under one expect of both; the consumer reads
+    # both after one wait
+    ("tma_two_halves", 128, (False,)),
+])
+def test_one_shot_handoffs(target, kernel, rows, args):
+    # test/Python/test_async_misuse_dsl.py's kernels of those names
     if target != "cuda:sm_90a":
         pytest.skip(f"TMA needs sm_90a, the device is {target}")
     import test_async_misuse_dsl as m
-    x = torch.randn(64, 64, device="cuda").half()
-    out = torch.zeros(64, 64, device="cuda").half()
+    x = torch.randn(rows, 64, device="cuda").half()
+    out = torch.zeros(rows, 64, device="cuda").half()
     desc = TensorDescriptor.from_tensor(x, [64, 64], m.NV64)
-    m.tma_handoff_once[(1,)](desc, out, num_warps=4)
-    torch.cuda.synchronize()
-    assert torch.equal(out, x)
-
-
-def test_two_loads_handed_over_under_one_expect(target):
-    # test/Python/test_async_misuse_dsl.py's tma_two_halves: two TMA loads completing on one
-    # barrier under one expect of both; the consumer reads both after one wait.
-    if target != "cuda:sm_90a":
-        pytest.skip(f"TMA needs sm_90a, the device is {target}")
-    import test_async_misuse_dsl as m
-    x = torch.randn(128, 64, device="cuda").half()
-    out = torch.zeros(128, 64, device="cuda").half()
-    desc = TensorDescriptor.from_tensor(x, [64, 64], m.NV64)
-    m.tma_two_halves[(1,)](desc, out, False, num_warps=4)
+    getattr(m, kernel)[(1,)](desc, out, *args, num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(out, x)

@@ -85,7 +85,7 @@ def slice_of_peers(inp, values, result, final, OP: kl.constexpr, ROWS: kl.conste
         elif OP == "scatter":
             view.scatter(update, swapped, axis=1)
         elif OP == "atomic":  # old values used: add, then one more (red.inc)
-            old = view.atomic_scatter_add(update, swapped, axis=1)
+            old = view.atomic_scatter_add(update, swapped, axis=1)  # E:atomic
             # Every CTA's own old values (not only the acting CTA's): through a buffer split
             # as the tile (PLAIN), read back split by rows, each CTA storing its rows.
             mine = kl.allocate_shared_memory(kl.int32, [LEN, COLS], PLAIN)

@@ -94,6 +94,8 @@ def test_scattered_parts_compile_to_peer_accesses(op):
 
 
 HERE = os.path.abspath(__file__)
+KERNELS = os.path.abspath(os.path.join(os.path.dirname(HERE), "..", "gpu",
+                                       "cluster_split_kernels.py"))
 
 
 @kiln.jit
@@ -128,12 +130,19 @@ def test_what_such_a_buffer_refuses_is_an_error_at_the_line(fn, marker, anchor, 
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 
+@kiln.jit
+def _allocate_scattered(out, SMEM: kl.constexpr):
+    kl.allocate_shared_memory(kl.int32, [4, 32], SMEM)  # E:amd
+
+
 def test_a_target_without_distributed_shared_memory_refuses_it():
     with pytest.raises(kiln.CompilationError) as ei:
-        kiln.compile(_index_a_scattered_buffer, {"out": "*i32"},
+        kiln.compile(_allocate_scattered, {"out": "*i32"},
                      {"SMEM": SCATTERED["rows_0_3"]}, target="hip:gfx950", num_warps=4,
                      num_ctas=2, cache=False)
-    assert "cannot reach other CTAs' shared memory" in str(ei.value)
+    located.assert_located(ei.value, HERE, "E:amd", "kl.allocate_shared_memory",
+                           r".*places elements in other CTAs' parts by element; hip:gfx950 "
+                           r"cannot reach other CTAs' shared memory", kiln.CompilationError)
 
 
 @pytest.mark.parametrize("name", ["with_copies", "zero_basis"])
@@ -154,8 +163,11 @@ def test_atomics_where_the_buffer_has_copies(name):
                                num_ctas=4, cache=False).asm["ptx"]
             assert "atom.shared::cluster" in ptx
         else:
-            with pytest.raises(kiln.CompilationError,
-                               match=r"held in copies by the CTAs that differ in rank bits "
-                                     r"0x2 .* but the values' layout splits them there"):
+            with pytest.raises(kiln.CompilationError) as ei:
                 kiln.compile(slice_of_peers, *args, target="cuda:sm_90a", num_warps=4,
                              num_ctas=4, cache=False)
+            located.assert_located(
+                ei.value, KERNELS, "E:atomic", "view.atomic_scatter_add",
+                r"atomic_scatter_add: the buffer is held in copies by the CTAs that differ in "
+                r"rank bits 0x2 .* but the values' layout splits them there.*",
+                kiln.CompilationError)
