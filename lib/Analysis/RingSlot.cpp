@@ -74,12 +74,20 @@ RingSlot RingSlot::leaving(Operation *op) const {
   return *this;
 }
 
-/// A slot counter carried by a loop: an scf.for iter_arg that starts at a
-/// constant c in [0, n) and is yielded as (arg + 1) % n, in a loop of step 1
-/// from a constant lower bound lb >= 0. In iteration iv it is
-/// (iv - lb + c) mod n: the slot (iv + (c - lb)) mod n.
-static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
-  auto arg = dyn_cast<BlockArgument>(idx);
+/// A counter carried by a loop: an scf.for iter_arg that starts at a constant
+/// c >= 0 and is yielded as arg + 1 (`wrap` 0) or as (arg + 1) % n with
+/// c < n (`wrap` n), in a loop of step 1 from a constant lower bound lb >= 0.
+/// In iteration iv it is iv - lb + c (wrapped: that mod n), never negative.
+namespace {
+struct Counter {
+  Value iv;
+  int64_t start = 0; // c - lb
+  int64_t wrap = 0;
+};
+} // namespace
+
+static std::optional<Counter> loopCounter(Value v) {
+  auto arg = dyn_cast_or_null<BlockArgument>(v);
   if (!arg || arg.getArgNumber() == 0)
     return std::nullopt;
   auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
@@ -88,18 +96,32 @@ static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
     return std::nullopt;
   unsigned k = arg.getArgNumber() - 1;
   std::optional<int64_t> init = constantInt(loop.getInitArgs()[k]);
-  Value next = loop.getBody()->getTerminator()->getOperand(k);
-  Operation *rem = next.getDefiningOp();
-  if (!init || !isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
-    return std::nullopt;
-  std::optional<int64_t> n = constantInt(rem->getOperand(1));
-  auto [base, off] = linearIndex(rem->getOperand(0));
-  if (!n || *n <= 0 || *n > slots || *init < 0 || *init >= *n ||
-      base != Value(arg) || off != 1)
+  if (!init || *init < 0)
     return std::nullopt;
   int64_t lb = *constantInt(loop.getLowerBound());
-  return RingSlot{nullptr, loop.getInductionVar(), RingSlot::mod(*init - lb, *n),
-                  *n};
+  Value next = loop.getBody()->getTerminator()->getOperand(k);
+  int64_t wrap = 0;
+  Operation *rem = next.getDefiningOp();
+  if (isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem)) {
+    std::optional<int64_t> n = constantInt(rem->getOperand(1));
+    if (!n || *n <= 0 || *init >= *n)
+      return std::nullopt;
+    wrap = *n;
+    next = rem->getOperand(0);
+  }
+  auto [base, off] = linearIndex(next);
+  if (base != Value(arg) || off != 1)
+    return std::nullopt;
+  return Counter{loop.getInductionVar(), *init - lb, wrap};
+}
+
+/// A slot counter: a counter wrapped at n <= `slots`, used as the index
+/// itself. In iteration iv it is the slot (iv + (c - lb)) mod n.
+static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
+  std::optional<Counter> c = loopCounter(idx);
+  if (!c || !c->wrap || c->wrap > slots)
+    return std::nullopt;
+  return RingSlot{nullptr, c->iv, RingSlot::mod(c->start, c->wrap), c->wrap};
 }
 
 RingSlot kiln::tile::getRingSlot(Value memdesc) {
@@ -131,13 +153,15 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   if (!n || *n <= 0 || *n > slots)
     return RingSlot();
   auto [base, off] = linearIndex(rem->getOperand(0));
-  // (s + off) % n of a slot counter s of the same modulus (s in [0, n), so
-  // s + off >= 0 when off >= 0): the counter's slot moved by off, as
-  // a ping-pong ring reads slot (buf + 1) % 2 while it refills slot buf.
+  // (s + off) % n of a counter s (s >= 0, so s + off >= 0 when off >= 0):
+  // the slot (iv + start + off) mod n when s runs unwrapped, as a persistent
+  // GEMM's `producer % S` with `producer += 1`; when s wraps, only at the
+  // same modulus, as a ping-pong ring reads slot (buf + 1) % 2 while it
+  // refills slot buf.
   if (off >= 0 && base)
-    if (std::optional<RingSlot> counter = slotCounter(base, slots))
-      if (counter->modulus == *n)
-        return {alloc, counter->base, RingSlot::mod(counter->offset + off, *n),
+    if (std::optional<Counter> counter = loopCounter(base))
+      if (!counter->wrap || counter->wrap == *n)
+        return {alloc, counter->iv, RingSlot::mod(counter->start + off, *n),
                 *n};
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N

@@ -1366,13 +1366,7 @@ def tma_refill_under_an_unwaited_wgmma(a_desc, b_desc, out, K, COUNTER: kl.const
 ACC64 = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, 64, 16])
 
 
-@pytest.mark.parametrize("counter", [
-    False,
-    pytest.param(True, marks=pytest.mark.xfail(
-        strict=True, reason="known miss: a slot taken as c % 3 of a counter the loop "
-        "increments without wrapping is a slot the check cannot name, so the race is not "
-        "reported (RingSlot follows (iv + c) % N and counters wrapped as (s + 1) % N)")),
-])
+@pytest.mark.parametrize("counter", [False, True])
 def test_a_refill_under_an_unwaited_wgmma_is_an_error(counter):
     d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
     with pytest.raises(kiln.CompilationError) as e:

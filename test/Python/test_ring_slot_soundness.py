@@ -3,7 +3,8 @@
 A load from a ring slot is marked ``tile.synced_via_wait`` when the analysis proves that no async
 copy still in flight at the load writes that slot (the load then waits only for what it needs).
 Slots are named by RingSlot: a constant, ``(iv + c) % N`` of the loop's induction variable, a
-slot counter the loop carries (``(s + 1) % N`` from a constant) and ``(s + c) % N`` of one.
+slot counter the loop carries (``(s + 1) % N`` from a constant) and ``(s + c) % N`` of one or
+of a counter advanced as ``s + 1`` without wrapping (a persistent GEMM's ``producer % S``).
 Here random loops over a ring of 2-4 slots copy into, wait on and load from slots chosen by
 such expressions (and, as controls, by ones it cannot name), and each marked load is checked by
 running the loop on concrete values: the groups a wait leaves in flight (the newest ``num``
@@ -51,7 +52,8 @@ def random_slot(rng, n, lb, names, lines):
         lines.append(f"      %x{v} = arith.remsi %a{v}, %cn : i32")
         return f"%x{v}", lambda iv, s: (iv + d) % n
     if kind == "s":
-        return "%s", lambda iv, s: s
+        # an unwrapped counter leaves the ring after n - c0 iterations
+        return "%s", lambda iv, s: s if s < n else None
     if kind == "s_plus":
         d = rng.randrange(0, 2 * n)
         lines.append(f"      %d{v} = arith.constant {d} : i32")
@@ -74,7 +76,8 @@ def random_slot(rng, n, lb, names, lines):
 def make_case(rng, idx):
     n = rng.choice([2, 3, 4])
     lb = rng.randrange(3)
-    c0 = rng.randrange(n)
+    wrap = rng.random() < 0.5
+    c0 = rng.randrange(n if wrap else 2 * n)
     counter = 0
 
     def names():
@@ -118,13 +121,13 @@ def make_case(rng, idx):
             "(tensor<256xf32, #l>, i32) : i32 {",
             *body,
             "      %sp = arith.addi %s, %c1 : i32",
-            "      %sn = arith.remsi %sp, %cn : i32",
-            "      scf.yield %acc, %sn : tensor<256xf32, #l>, i32",
+            *(["      %sn = arith.remsi %sp, %cn : i32"] if wrap else []),
+            f"      scf.yield %acc, {'%sn' if wrap else '%sp'} : tensor<256xf32, #l>, i32",
             "    }",
             "    return",
             "  }",
             "}"]
-    return "\n".join(text), dict(n=n, lb=lb, c0=c0, ops=ops, loads=loads)
+    return "\n".join(text), dict(n=n, lb=lb, c0=c0, wrap=wrap, ops=ops, loads=loads)
 
 
 def simulate(case):
@@ -146,7 +149,7 @@ def simulate(case):
                 # an index the ring does not have (or a copy to one) may meet any slot
                 if groups and (slot is None or slot in groups or None in groups):
                     unsafe[op[2]] = True
-        s = (s + 1) % case["n"]
+        s = (s + 1) % case["n"] if case["wrap"] else s + 1
     return unsafe
 
 

@@ -65,8 +65,8 @@ struct RingSlot {
 /// The slot a view of a ring stays in: views below one memdesc_index of the
 /// allocation, whose index is a constant, (iv + c) % N with iv + c never
 /// negative, a loop-carried counter s advanced as (s + 1) % N from a
-/// constant in a loop of step 1, or (s + c) % N of such a counter with c >= 0;
-/// unknown otherwise.
+/// constant in a loop of step 1, or (s + c) % N with c >= 0 of such a counter
+/// or of one advanced as s + 1 without wrapping; unknown otherwise.
 RingSlot getRingSlot(mlir::Value memdesc);
 
 } // namespace kiln::tile
