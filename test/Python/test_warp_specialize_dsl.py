@@ -483,13 +483,19 @@ def dead_buffer_space(x, out, WS: kl.constexpr):
         _two_lifetimes(x, out, big0, big1)
 
 
-@pytest.mark.parametrize("ws", [
-    False,
-    pytest.param(True, marks=pytest.mark.xfail(
-        strict=True, reason="known limit: inside a warp_specialize partition the allocator "
-        "keeps a dead buffer's bytes (the same code outside one reuses them); a third-party "
-        "warp-specialized attention ran out of shared memory for it")),
-])
+@pytest.mark.parametrize("ws", [False, True])
 def test_a_dead_buffers_bytes_are_reused(ws):
     kiln.compile(dead_buffer_space, {"x": "*bf16:16", "out": "*bf16:16"}, {"WS": ws},
                  target="cuda:sm_90a", num_warps=4, cache=False)
+
+
+@pytest.mark.parametrize("worker_warps", [1, 4])
+def test_each_partition_reuses_its_own_dead_buffers(worker_warps):
+    """Two 64x64 bf16 tiles (8 KiB) per round in each partition, one dead before the other is
+    made: each partition's pair shares bytes, the partitions' buffers do not (they run at the
+    same time). Shared memory: the 16 KiB ring, one tile per partition, the dispatch word."""
+    import ws_scratch_kernels as W
+    k = kiln.compile(W.ws_dead_buffers, {n: "*bf16:16" for n in ("x", "y", "z", "out", "out2")}
+                     | {"n": "i32"}, {"ROWS": 64, "WORKER_WARPS": worker_warps},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    assert k.metadata["shared"] == 16384 + 2 * 8192 + 8, k.metadata["shared"]

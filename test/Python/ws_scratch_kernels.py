@@ -54,3 +54,37 @@ def ws_scratch(x, y, out, n, ROWS: kl.constexpr, WORKER_WARPS: kl.constexpr):
     WORKER_WARPS the rest, both reducing across their warps in every round."""
     kl.warp_specialize([(_col_sums, (x, out, n, ROWS)), (_row_maxes, (y, out, n, ROWS))],
                        [WORKER_WARPS], [80])
+
+
+@kiln.jit
+def _stage_twice(x, out, ring, k: kl.constexpr, n, ROWS: kl.constexpr):
+    # n rounds of: x[i] through a buffer, then 2 x[i] + ring[k] through a second buffer allocated
+    # after the first is dead (the two share bytes), stored to out[i]
+    lay: kl.constexpr = kl.BlockedLayout([1, 8], [4, 8], [kl.num_warps(), 1], [1, 0])
+    sh: kl.constexpr = kl.NVMMASharedLayout.get_default_for([ROWS, 64], kl.bfloat16)
+    r = kl.arange(0, ROWS, layout=kl.SliceLayout(1, lay))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, lay))
+    offs = r[:, None] * 64 + c[None, :]
+    for i in range(n):
+        a = kl.allocate_shared_memory(kl.bfloat16, [ROWS, 64], sh, kl.load(x + i * ROWS * 64 + offs))
+        v = a.load(lay)  # a is dead from here
+        o = kl.allocate_shared_memory(kl.bfloat16, [ROWS, 64], sh, v * 2 + ring.index(k).load(lay))
+        kl.store(out + i * ROWS * 64 + offs, o.load(lay))
+
+
+@kiln.jit
+def ws_dead_buffers(x, y, z, out, out2, n, ROWS: kl.constexpr, WORKER_WARPS: kl.constexpr):
+    """out[i] = 2 x[i] + z[0] and out2[i] = 2 y[i] + z[1], the first by the kernel's warps, the
+    second by a worker of WORKER_WARPS, each through two buffers per round whose lifetimes do
+    not meet: inside each partition the second reuses the first's bytes, while the other
+    partition's buffers, live at the same time, keep their own."""
+    sh: kl.constexpr = kl.NVMMASharedLayout.get_default_for([ROWS, 64], kl.bfloat16)
+    lay: kl.constexpr = kl.BlockedLayout([1, 8], [4, 8], [kl.num_warps(), 1], [1, 0])
+    r = kl.arange(0, ROWS, layout=kl.SliceLayout(1, lay))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, lay))
+    ring = kl.allocate_shared_memory(kl.bfloat16, [2, ROWS, 64], sh)
+    for k in kl.static_range(2):
+        ring.index(k).store(kl.load(z + k * ROWS * 64 + r[:, None] * 64 + c[None, :]))
+    kl.barrier()
+    kl.warp_specialize([(_stage_twice, (x, out, ring, 0, n, ROWS)),
+                        (_stage_twice, (y, out2, ring, 1, n, ROWS))], [WORKER_WARPS], [120])

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Warp-specialized kernels for compute-sanitizer's synccheck and racecheck: the
-warp-specialized GEMM of examples/hopper_ws.py, the cluster GEMM of examples/cluster_gemm.py
+warp-specialized GEMM of examples/hopper_ws.py, partitions reusing their own dead buffers'
+bytes (test/Python/ws_scratch_kernels.py), the cluster GEMM of examples/cluster_gemm.py
 (one tile a cluster and persistent; clusters of 2 CTAs, TMA multicast, arrivals on the other
 CTA's barriers) and the Hopper attention of examples/hopper_attention.py, each launched once
 on a small problem and checked against torch:
 
     compute-sanitizer --tool synccheck python3 test/gpu/sanitizer_ws.py
         -> ERROR SUMMARY: 0 errors
-    compute-sanitizer --tool racecheck python3 test/gpu/sanitizer_ws.py --only ws,attention
+    compute-sanitizer --tool racecheck python3 test/gpu/sanitizer_ws.py --only ws,dead_buffers,attention
         -> RACECHECK SUMMARY: 0 hazards
 
 The references are plain fp32 torch matmuls (no torch attention kernel, whose own shared
@@ -59,7 +60,18 @@ def attention():
     return (o.float() - ref).abs().max().item() < 2e-2
 
 
-CASES = {"ws": ws, "cluster": lambda: cluster(False),
+def dead_buffers():
+    # both partitions reuse their own dead buffers' bytes while the other runs
+    sys.path.insert(0, os.path.join(ROOT, "test", "Python"))
+    from ws_scratch_kernels import ws_dead_buffers
+    ints = lambda *s: torch.randint(-8, 9, s, device="cuda").to(torch.bfloat16)
+    x, y, z = ints(5, 64, 64), ints(5, 64, 64), ints(2, 64, 64)
+    out, out2 = torch.empty_like(x), torch.empty_like(y)
+    ws_dead_buffers[(1,)](x, y, z, out, out2, 5, ROWS=64, WORKER_WARPS=4, num_warps=4)
+    return torch.equal(out, 2 * x + z[0]) and torch.equal(out2, 2 * y + z[1])
+
+
+CASES = {"ws": ws, "dead_buffers": dead_buffers, "cluster": lambda: cluster(False),
          "cluster_persistent": lambda: cluster(True), "attention": attention}
 
 

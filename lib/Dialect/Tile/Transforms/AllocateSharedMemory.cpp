@@ -43,6 +43,22 @@ struct Buffer {
   /// Live range, inclusive, in program-order numbers.
   int64_t start, end;
   int64_t offset = -1;
+  /// A buffer live only inside one region of a warp_specialize: the op and
+  /// the region's number. The regions run at the same time, so such a
+  /// buffer is live beside every buffer of the op's other regions whatever
+  /// the numbers say.
+  Operation *ws = nullptr;
+  unsigned region = 0;
+
+  bool liveWith(const Buffer &o) const {
+    return (start <= o.end && o.start <= end) ||
+           (ws && ws == o.ws && region != o.region);
+  }
+  /// Whether this buffer is live at `o`'s start.
+  bool liveAtStartOf(const Buffer &o) const {
+    return (start <= o.start && o.start <= end) ||
+           (ws && ws == o.ws && region != o.region);
+  }
 };
 
 /// Program order: each op's number, and the last number inside it.
@@ -203,7 +219,7 @@ int64_t place(MutableArrayRef<Buffer> buffers) {
   for (Buffer *buf : order) {
     SmallVector<std::pair<int64_t, int64_t>> busy;
     for (Buffer *o : placed)
-      if (o->start <= buf->end && buf->start <= o->end)
+      if (o->liveWith(*buf))
         busy.push_back({o->offset, o->offset + o->bytes});
     llvm::sort(busy);
     int64_t offset = 0;
@@ -285,16 +301,39 @@ struct AllocateSharedMemory
     if (specializes)
       buffers.push_back(
           Buffer{module, 8, 16, 0, numbering.last.lookup(module)});
-    // The partitions of a warp_specialize run concurrently: what is live
-    // anywhere inside one is live throughout it.
+    // The regions of a warp_specialize run concurrently, each in program
+    // order: a buffer live only inside one region keeps its live range there
+    // (buffers of one region reuse each other's bytes, barriers between them
+    // ordering that region's warps) and is live beside every buffer of the
+    // other regions; any other buffer live anywhere inside the op is live
+    // throughout it.
     module.walk([&](WarpSpecializeOp ws) {
       int64_t first = numbering.index.lookup(ws);
       int64_t last = numbering.last.lookup(ws);
-      for (Buffer &buf : buffers)
-        if (buf.start <= last && buf.end >= first) {
-          buf.start = std::min(buf.start, first);
-          buf.end = std::max(buf.end, last);
+      SmallVector<std::pair<int64_t, int64_t>> regions;
+      for (Region &region : ws->getRegions()) {
+        int64_t lo = last + 1, hi = first;
+        for (Block &block : region)
+          for (Operation &op : block) {
+            lo = std::min(lo, numbering.index.lookup(&op));
+            hi = std::max(hi, numbering.last.lookup(&op));
+          }
+        regions.push_back({lo, hi});
+      }
+      for (Buffer &buf : buffers) {
+        if (buf.start > last || buf.end < first)
+          continue;
+        auto inside = llvm::find_if(regions, [&](auto r) {
+          return r.first <= buf.start && buf.end <= r.second;
+        });
+        if (!buf.ws && inside != regions.end()) {
+          buf.ws = ws;
+          buf.region = inside - regions.begin();
+          continue;
         }
+        buf.start = std::min(buf.start, first);
+        buf.end = std::max(buf.end, last);
+      }
     });
     int64_t total = place(buffers);
     if (desc)
@@ -325,7 +364,7 @@ struct AllocateSharedMemory
         if (over.offset + over.bytes <= int64_t(desc.maxSharedBytes))
           continue;
         for (Buffer &buf : buffers)
-          if (buf.start <= over.end && over.start <= buf.end &&
+          if (buf.liveWith(over) &&
               !isa<LocalAllocOp>(buf.op) &&
               getScratchRounds(buf.op) < getMaxScratchRounds(buf.op) &&
               (!pick || buf.bytes > pick->bytes))
@@ -387,20 +426,21 @@ struct AllocateSharedMemory
   /// sits on the largest of them.
   void reportOverflow(ModuleOp module, ArrayRef<Buffer> buffers, int64_t total,
                       const TargetDesc &desc) {
-    int64_t peakAt = 0, peakBytes = -1;
+    const Buffer *peakAt = &buffers.front();
+    int64_t peakBytes = -1;
     for (const Buffer &at : buffers) {
       int64_t live = 0;
       for (const Buffer &o : buffers)
-        if (o.start <= at.start && at.start <= o.end)
+        if (o.liveAtStartOf(at))
           live += o.bytes;
       if (live > peakBytes) {
         peakBytes = live;
-        peakAt = at.start;
+        peakAt = &at;
       }
     }
     SmallVector<const Buffer *> live;
     for (const Buffer &o : buffers)
-      if (o.start <= peakAt && peakAt <= o.end)
+      if (o.liveAtStartOf(*peakAt))
         live.push_back(&o);
     llvm::stable_sort(live, [](const Buffer *a, const Buffer *b) {
       return a->bytes > b->bytes;

@@ -518,6 +518,48 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// Inside one region of a warp_specialize, buffers reuse each other's bytes in
+// program order (that region's warps run them in order: the buffer %x takes
+// the bytes of the two moves before it); no buffer of another region shares
+// them, and a buffer allocated before the op and used inside it (%big) is
+// live throughout it.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: tile.scratch_offset = 6656 : i32, tile.shared = 6664 : i32
+// CHECK: tile.local_alloc {tile.scratch_offset = 0 : i32}
+// CHECK: tile.warp_specialize
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 4096 : i32}
+// CHECK: tile.convert_layout %arg0 {tile.scratch_offset = 4096 : i32}
+// CHECK: tile.local_alloc {tile.scratch_offset = 4096 : i32}
+// CHECK: partitions
+// CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 6144 : i32}
+// CHECK: tile.convert_layout %{{.*}} {tile.scratch_offset = 6144 : i32}
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#l1 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#m1 = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @warp_specialize_regions_reuse(%a: tensor<512xf32, #l>) {
+    %big = tile.local_alloc : () -> !tile.memdesc<1024xf32, #sh, mutable>
+    tile.warp_specialize partition_num_warps = [1] {
+      %0 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+      %1 = tile.convert_layout %a : tensor<512xf32, #l> -> tensor<512xf32, #m>
+      %x = tile.local_alloc : () -> !tile.memdesc<512xf32, #sh, mutable>
+      tile.local_store %0, %x : tensor<512xf32, #m> -> !tile.memdesc<512xf32, #sh, mutable>
+      %y = tile.local_load %big : !tile.memdesc<1024xf32, #sh, mutable> -> tensor<1024xf32, #m>
+      tile.warp_yield
+    } partitions {
+      %b = tile.arange 0, 128 : tensor<128xi32, #l1>
+      %2 = tile.convert_layout %b : tensor<128xi32, #l1> -> tensor<128xi32, #m1>
+      %3 = tile.convert_layout %b : tensor<128xi32, #l1> -> tensor<128xi32, #m1>
+      tile.warp_yield
+    }
+    return
+  }
+}
+
+// -----
+
 // Buffers an scf.if chooses or a loop swaps live while the value that may
 // be them is used, then give their bytes to later buffers: %c and %d reuse
 // them (2 x 512 bytes in all, not 3 x 512 or 4 x 512).
