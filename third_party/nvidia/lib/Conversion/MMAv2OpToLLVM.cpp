@@ -1,7 +1,7 @@
 //===- MMAv2OpToLLVM.cpp - mma.sync to NVVM ------------------------------===//
 //
 // tile_nv.mma_v2 becomes a grid of mma.sync instructions (m16n8k16 for
-// 16-bit operands, m16n8k8 for tf32). The layouts are checked on their
+// 16-bit operands, m16n8k8 for tf32, m16n8k32 for i8). The layouts are checked on their
 // F2-linear forms, not by name: the lanes of a, b and the accumulator must
 // be the instruction's (an 8-row x 4-lane grid, pairs along N for the
 // accumulator; the 4 lanes of a row may move along K by any steps, the same
@@ -32,13 +32,14 @@ using namespace kiln::tile_nv;
 namespace {
 
 /// The registers of each instruction: `d[t]` the 4 accumulator registers of
-/// accumulator tile t, `a[t][s]` / `b[t][s]` the 8 / 4 operand registers of
-/// its K step s (in PTX fragment order, pairs packed by the caller).
+/// accumulator tile t, `a[t][s]` / `b[t][s]` the operand registers of its K
+/// step s (in PTX fragment order: 4 / 2 for tf32, 8 / 4 for 16-bit, 16 / 8
+/// for i8; packed 2 or 4 to a word by the caller).
 struct MMAv2Plan {
   int64_t instrK = 16;
   SmallVector<std::array<int64_t, 4>> d;
-  SmallVector<SmallVector<std::array<int64_t, 8>>> a;
-  SmallVector<SmallVector<std::array<int64_t, 4>>> b;
+  SmallVector<SmallVector<std::array<int64_t, 16>>> a;
+  SmallVector<SmallVector<std::array<int64_t, 8>>> b;
 };
 
 FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
@@ -117,11 +118,14 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
     return it->second;
   };
   int64_t k = aTy.getShape()[1];
-  // K per instruction: 16 for 16-bit operands (pairs), 8 for tf32.
+  // K per instruction: 16 for 16-bit operands (pairs), 8 for tf32, 32 for
+  // i8 (quads).
   bool tf32 = aTy.getElementType().isF32();
-  int64_t slots = tf32 ? 2 : 4; // K values a lane holds per instruction step
+  bool int8 = aTy.getElementType().isInteger(8);
+  // K values a lane holds per instruction step
+  int64_t slots = tf32 ? 2 : int8 ? 8 : 4;
   MMAv2Plan plan;
-  plan.instrK = tf32 ? 8 : 16;
+  plan.instrK = tf32 ? 8 : int8 ? 32 : 16;
   // Accumulator tiles in register order, so the output follows the input.
   SmallVector<std::pair<Coord, int64_t>> origins;
   for (auto &[coord, reg] : *rc)
@@ -155,12 +159,19 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
     for (size_t s0 = 0; s0 < ks.size(); s0 += slots) {
       // PTX fragment order. 16-bit: a0..a7 = (r, k0) (r, k1) (r+8, k0)
       // (r+8, k1) (r, k2) (r, k3) (r+8, k2) (r+8, k3), b0..b3 = k0..k3;
-      // tf32: a0..a3 = (r, k0) (r+8, k0) (r, k1) (r+8, k1), b0, b1 = k0, k1.
-      std::array<int64_t, 8> av{};
-      std::array<int64_t, 4> bv{};
-      SmallVector<Coord, 8> aAt;
+      // tf32: a0..a3 = (r, k0) (r+8, k0) (r, k1) (r+8, k1), b0, b1 = k0, k1;
+      // i8: a0..a15 = (r, k0..k3) (r+8, k0..k3) (r, k4..k7) (r+8, k4..k7),
+      // b0..b7 = k0..k7.
+      std::array<int64_t, 16> av{};
+      std::array<int64_t, 8> bv{};
+      SmallVector<Coord, 16> aAt;
       if (tf32)
         aAt = {{r0, ks[s0]}, {r0 + 8, ks[s0]}, {r0, ks[s0 + 1]}, {r0 + 8, ks[s0 + 1]}};
+      else if (int8)
+        for (int64_t half : {0, 4})
+          for (int32_t row : {r0, r0 + 8})
+            for (int64_t i = 0; i < 4; ++i)
+              aAt.push_back({row, ks[s0 + half + i]});
       else
         aAt = {{r0, ks[s0]},         {r0, ks[s0 + 1]},     {r0 + 8, ks[s0]},
                {r0 + 8, ks[s0 + 1]}, {r0, ks[s0 + 2]},     {r0, ks[s0 + 3]},
@@ -201,7 +212,7 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
     SmallVector<Value> bRegs = getRegisters(rewriter, loc, adaptor.getB());
     SmallVector<Value> out = getRegisters(rewriter, loc, adaptor.getC());
     Type elem = op.getA().getType().getElementType();
-    bool bf16 = elem.isBF16(), tf32 = elem.isF32();
+    bool bf16 = elem.isBF16(), tf32 = elem.isF32(), int8 = elem.isInteger(8);
     bool f16Acc = op.getC().getType().getElementType().isF16();
     auto pack = [&](ArrayRef<Value> regs, int64_t x, int64_t y) {
       // f16x2 as a vector, bf16x2 as i32 (the operand types of the NVVM op).
@@ -210,14 +221,30 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
     auto asI32 = [&](Value v) { // a tf32 operand: the f32's bits
       return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v);
     };
+    auto quad = [&](ArrayRef<Value> regs, ArrayRef<int64_t> at) -> Value {
+      // four i8 as one word, the first in the low byte
+      Type v4 = VectorType::get({4}, rewriter.getI8Type());
+      Value v = LLVM::UndefOp::create(rewriter, loc, v4);
+      for (int i = 0; i < 4; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[at[i]],
+                                          i32Const(rewriter, loc, i));
+      return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v);
+    };
     Type f32 = rewriter.getF32Type();
     Type half2 = VectorType::get({2}, rewriter.getF16Type());
+    Type i32 = rewriter.getI32Type();
     auto structTy =
         f16Acc ? LLVM::LLVMStructType::getLiteral(mctx, {half2, half2})
+        : int8 ? LLVM::LLVMStructType::getLiteral(mctx, {i32, i32, i32, i32})
                : LLVM::LLVMStructType::getLiteral(mctx, {f32, f32, f32, f32});
     NVVM::MMATypes ptx = tf32   ? NVVM::MMATypes::tf32
                          : bf16 ? NVVM::MMATypes::bf16
+                         : int8 ? NVVM::MMATypes::s8
                                 : NVVM::MMATypes::f16;
+    // Integer products saturate at the int32 range, as Gluon's do.
+    std::optional<NVVM::MMAIntOverflow> overflow;
+    if (int8)
+      overflow = NVVM::MMAIntOverflow::satfinite;
     int32_t instrK = plan->instrK;
     for (size_t t = 0; t < plan->d.size(); ++t) {
       const std::array<int64_t, 4> &d = plan->d[t];
@@ -226,10 +253,15 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
         acc = {packPair(rewriter, loc, acc[0], acc[1], false),
                packPair(rewriter, loc, acc[2], acc[3], false)};
       for (size_t s = 0; s < plan->a[t].size(); ++s) {
-        const std::array<int64_t, 8> &a = plan->a[t][s];
-        const std::array<int64_t, 4> &b = plan->b[t][s];
+        const std::array<int64_t, 16> &a = plan->a[t][s];
+        const std::array<int64_t, 8> &b = plan->b[t][s];
         SmallVector<Value> opA, opB;
-        if (tf32) {
+        if (int8) {
+          for (int i = 0; i < 4; ++i)
+            opA.push_back(quad(aRegs, ArrayRef(a).slice(4 * i, 4)));
+          opB = {quad(bRegs, ArrayRef(b).slice(0, 4)),
+                 quad(bRegs, ArrayRef(b).slice(4, 4))};
+        } else if (tf32) {
           for (int i = 0; i < 4; ++i)
             opA.push_back(asI32(aRegs[a[i]]));
           opB = {asI32(bRegs[b[0]]), asI32(bRegs[b[1]])};
@@ -240,7 +272,7 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
         }
         Value res = NVVM::MmaOp::create(
             rewriter, loc, structTy, opA, opB, acc, {16, 8, instrK},
-            /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+            /*b1Op=*/std::nullopt, /*intOverflow=*/overflow,
             std::array<NVVM::MMATypes, 2>{ptx, ptx},
             std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                            NVVM::MMALayout::col});

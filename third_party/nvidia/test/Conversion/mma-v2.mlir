@@ -12,6 +12,8 @@
 #mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
 #opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
 #opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
+#opA4 = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>
+#opB4 = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 #swz = #tile.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
@@ -39,6 +41,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xf16, #opA>, tensor<32x64xf16, #opB> -> tensor<64x64xf32, #mma>
     %s = tile.local_alloc : () -> !tile.memdesc<64x64xf32, #sh, mutable>
     tile.local_store %d, %s : tensor<64x64xf32, #mma> -> !tile.memdesc<64x64xf32, #sh, mutable>
+    return
+  }
+
+  // i8 operands (kWidth 4: four a register) into i32: m16n8k32, each over
+  // K = 64 in 2 steps, A as 4 and B as 2 words of four bytes, saturating as
+  // Gluon's int8 mma_v2 does.
+  // CHECK-LABEL: llvm.func @mma_i8
+  // CHECK-COUNT-16: nvvm.mma.sync {{.*}}intOverflowBehavior = #nvvm.mma_int_overflow<satfinite>{{.*}}multiplicandAPtxType = #nvvm.mma_type<s8>{{.*}}shape = #nvvm.shape<m = 16, n = 8, k = 32>} : (i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+  // PTX-LABEL: .entry mma_i8
+  // PTX-COUNT-16: mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32
+  func.func @mma_i8(%a: tensor<64x64xi8, #opA4>, %b: tensor<64x64xi8, #opB4>, %c: tensor<64x64xi32, #mma>) {
+    %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x64xi8, #opA4>, tensor<64x64xi8, #opB4> -> tensor<64x64xi32, #mma>
+    %s = tile.local_alloc : () -> !tile.memdesc<64x64xi32, #sh, mutable>
+    tile.local_store %d, %s : tensor<64x64xi32, #mma> -> !tile.memdesc<64x64xi32, #sh, mutable>
     return
   }
 

@@ -77,6 +77,51 @@ def test_layouts_are_the_ptx_fragments():
             assert got[(0, lane)] == frag(lane), (layout, lane)
 
 
+# The m16n8k32 fragments for 8-bit operands: four values a register, A's registers (r, k 0-3),
+# (r + 8, k 0-3), (r, k 16-19), (r + 8, k 16-19) from each lane's 4 t.
+def ptx_a8(l):  # A, 16 x 32: a0..a15
+    g, t = l // 4, l % 4
+    return {(g + 8 * (i // 4 % 2), 4 * t + i % 4 + 16 * (i >= 8)) for i in range(16)}
+
+
+def ptx_b8(l):  # B, 32 x 8: b0..b7
+    g, t = l // 4, l % 4
+    return {(4 * t + i % 4 + 16 * (i >= 4), g) for i in range(8)}
+
+
+def test_int8_operand_layouts_are_the_m16n8k32_fragments():
+    one = kl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=[1, 1], instr_shape=[16, 8])
+    for layout, shape, frag in ((kl.DotOperandLayout(0, one, 4), [16, 32], ptx_a8),
+                                (kl.DotOperandLayout(1, one, 4), [32, 8], ptx_b8)):
+        got = owned(layout, shape, 1)
+        for lane in range(32):
+            assert got[(0, lane)] == frag(lane), (layout, lane)
+
+
+@kiln.jit
+def int8_mma(x, y, KW: kl.constexpr):
+    bl: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    offs = kl.arange(0, 64, kl.SliceLayout(1, bl))[:, None] * 64 + \
+        kl.arange(0, 64, kl.SliceLayout(0, bl))[None, :]
+    a = kl.convert_layout(kl.load(y + offs), kl.DotOperandLayout(0, MMA, KW))
+    b = kl.convert_layout(kl.load(y + 4096 + offs), kl.DotOperandLayout(1, MMA, KW))
+    acc = mma_v2(a, b, kl.zeros([64, 64], kl.int32, MMA))
+    kl.store(x + offs, kl.convert_layout(acc, bl))
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_80", "cuda:sm_90a"])
+@pytest.mark.parametrize("k_width", [4, 8, 16])
+def test_int8_operands_compile_to_saturating_m16n8k32(target, k_width):
+    """Gluon's mma_v2 takes int8 operands into an int32 accumulator (a third-party IQ3_S
+    GEMM does): mma.sync m16n8k32 with .satfinite, as Gluon emits it. 64 x 64 x 64 on 2 x 2
+    warps: each warp 2 x 4 tiles of 16 x 8, 2 K steps."""
+    k = kiln.compile(int8_mma, {"x": "*i32:16", "y": "*i8:16"}, {"KW": k_width}, target=target,
+                     num_warps=4, cache=False)
+    ptx = k.asm["ptx"]
+    assert ptx.count("mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.s8.s32") == 16, ptx
+    assert "mma.sync.aligned.m16n8k16" not in ptx
+
+
 def test_warps_tile_the_accumulator_and_broadcast_the_operands():
     """2 x 2 warps, consecutive warps across N first (as Triton's mma v2): warp w holds
     block (w // 2, w % 2) of C, rows w // 2 of A (all of K) and columns w % 2 of B."""
@@ -182,6 +227,14 @@ def e_dtype(x):
 
 
 @kiln.jit
+def e_int8_acc(x):
+    acc = kl.zeros([64, 64], kl.float32, MMA)
+    a = kl.zeros([64, 32], kl.int8, OP_A)
+    b = kl.zeros([32, 64], kl.int8, OP_B)
+    mma_v2(a, b, acc)  # E:i8acc
+
+
+@kiln.jit
 def e_shapes(x):
     acc = kl.zeros([64, 64], kl.float32, MMA)
     a = kl.zeros([64, 32], kl.bfloat16, OP_A)
@@ -227,8 +280,9 @@ ERRORS = [
      r"mma_v2: a and b must have the same k_width \(it orders K inside each instruction\), "
      r"got 4 and 2"),
     (e_dtype, "E:dtype", "mma_v2",
-     r"mma_v2: a and b must both be bfloat16, float16 or float32 \(read as tf32\), got int16 "
-     r"and int16"),
+     r"mma_v2: a and b must both be bfloat16, float16, float32 \(read as tf32\) or int8, got "
+     r"int16 and int16"),
+    (e_int8_acc, "E:i8acc", "mma_v2", r"mma_v2: acc must be int32 with int8 operands, got fp32"),
     (e_shapes, "E:shape", "mma_v2",
      r"mma_v2: shapes do not multiply: a \[64, 32\], b \[64, 64\], acc \[64, 64\]"),
     (e_small, "E:small", "mma_v2",

@@ -529,8 +529,30 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
 #opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
 #opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 2}>
 func.func @mma_v2_bf16_into_f16(%a: tensor<64x32xbf16, #opA>, %b: tensor<32x64xbf16, #opB>, %c: tensor<64x64xf16, #mma>) {
-  // expected-error @+1 {{mma.sync has no 'bf16' x 'bf16' -> 'f16' form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) -> f32)}}
+  // expected-error @+1 {{mma.sync has no 'bf16' x 'bf16' -> 'f16' form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) -> f32, i8 -> i32)}}
   %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xbf16, #opA>, tensor<32x64xbf16, #opB> -> tensor<64x64xf16, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>
+func.func @mma_v2_i8_into_f32(%a: tensor<64x32xi8, #opA>, %b: tensor<32x64xi8, #opB>, %c: tensor<64x64xf32, #mma>) {
+  // expected-error @+1 {{mma.sync has no 'i8' x 'i8' -> 'f32' form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) -> f32, i8 -> i32)}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x32xi8, #opA>, tensor<32x64xi8, #opB> -> tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#mma = #tile_nv.nvmma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #mma, kWidth = 4}>
+#opB = #tile_nv.dot_op<{opIdx = 1, parent = #mma, kWidth = 4}>
+func.func @mma_v2_i8_k16(%a: tensor<64x16xi8, #opA>, %b: tensor<16x64xi8, #opB>, %c: tensor<64x64xi32, #mma>) {
+  // expected-error @+1 {{K = 16 is not a multiple of the m16n8k32 instruction's K (32)}}
+  %d = tile_nv.mma_v2 %a, %b, %c : tensor<64x16xi8, #opA>, tensor<16x64xi8, #opB> -> tensor<64x64xi32, #mma>
   return
 }
 

@@ -286,15 +286,16 @@ LogicalResult MMAv2Op::verify() {
     return emitOpError() << "a and b must hold the same type, got "
                          << a.getElementType() << " and " << b.getElementType();
   Type ta = a.getElementType(), tc = c.getElementType();
-  if (!(tc.isF32() || (tc.isF16() && ta.isF16())))
+  bool int8 = ta.isInteger(8);
+  if (int8 ? !tc.isInteger(32) : !(tc.isF32() || (tc.isF16() && ta.isF16())))
     return emitOpError() << "mma.sync has no " << ta << " x " << ta << " -> "
                          << tc
                          << " form (bf16/f16 -> f32, f16 -> f16, tf32 (f32) "
-                            "-> f32)";
+                            "-> f32, i8 -> i32)";
   if (failed(tile::verifyDotClusterSplit(*this, a, b, c)))
     return failure();
-  int64_t instrK = ta.isF32() ? 8 : 16;
-  StringRef instr = ta.isF32() ? "m16n8k8" : "m16n8k16";
+  int64_t instrK = ta.isF32() ? 8 : int8 ? 32 : 16;
+  StringRef instr = ta.isF32() ? "m16n8k8" : int8 ? "m16n8k32" : "m16n8k16";
   for (auto [name, size, want] :
        {std::tuple<StringRef, int64_t, int64_t>{"M", m, 16}, {"N", n, 8},
         {"K", k, instrK}})

@@ -73,8 +73,9 @@ def TileNV_MMAv2Op : TileNV_Op<"mma_v2", [Pure, AllTypesMatch<["c", "d"]>]> {
     `#tile_nv.dot_op<{opIdx = 0}>` layout of the accumulator's layout) by
     its columns of `b` (K x N, `opIdx = 1`) into its part of `c`, laid out
     as `#tile.linear` of the `mma.sync` (version 2) accumulator layout, with
-    m16n8k16 instructions (bf16 or f16 into f32, f16 into f16) or m16n8k8
-    (f32 operands read as tf32, into f32). Needs sm_80.
+    m16n8k16 instructions (bf16 or f16 into f32, f16 into f16), m16n8k8
+    (f32 operands read as tf32, into f32) or m16n8k32 (signed i8 into i32,
+    saturating). Needs sm_80.
 
     ```mlir
     %d = tile_nv.mma_v2 %a, %b, %c
@@ -82,10 +83,10 @@ def TileNV_MMAv2Op : TileNV_Op<"mma_v2", [Pure, AllTypesMatch<["c", "d"]>]> {
           -> tensor<64x64xf32, #mma>
     ```
   }];
-  let arguments = (ins RankedTensorOf<[BF16, F16, F32]>:$a,
-                       RankedTensorOf<[BF16, F16, F32]>:$b,
-                       RankedTensorOf<[F16, F32]>:$c);
-  let results = (outs RankedTensorOf<[F16, F32]>:$d);
+  let arguments = (ins RankedTensorOf<[BF16, F16, F32, I8]>:$a,
+                       RankedTensorOf<[BF16, F16, F32, I8]>:$b,
+                       RankedTensorOf<[F16, F32, I32]>:$c);
+  let results = (outs RankedTensorOf<[F16, F32, I32]>:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `->` type($d)
   }];
