@@ -538,6 +538,77 @@ SmallVector<const InFlight *> AsyncState::inFlight(
   return out;
 }
 
+/// The i1 value an op is issued under, or null (always).
+static Value issuePredicate(Operation *op) {
+  if (auto w = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+    if (Value p = w.getCompletionPredicate())
+      return p;
+  if (auto p = dyn_cast<PredicatedOpInterface>(op))
+    return p.getPredicate();
+  return {};
+}
+
+/// Whether i1 values `x` and `y`, evaluated at the same time, are never both
+/// true: one is the other's negation (xor with true, or comparisons of the
+/// same operands by opposite predicates), or a conjunct of one is.
+static bool neverBothTrue(Value x, Value y, int depth = 0) {
+  if (!x || !y || depth > 4)
+    return false;
+  auto negationOf = [](Value a, Value b) {
+    if (auto xr = a.getDefiningOp<arith::XOrIOp>())
+      for (auto [v, c] : {std::pair(xr.getLhs(), xr.getRhs()),
+                          std::pair(xr.getRhs(), xr.getLhs())})
+        if (v == b && constantInt(c) && *constantInt(c) != 0)
+          return true;
+    auto ca = a.getDefiningOp<arith::CmpIOp>(), cb = b.getDefiningOp<arith::CmpIOp>();
+    if (!ca || !cb)
+      return false;
+    arith::CmpIPredicate inv = arith::invertPredicate(cb.getPredicate());
+    // the same value: one SSA value, or constants equal (a literal operand
+    // is materialized once per comparison)
+    auto same = [](Value u, Value v) {
+      std::optional<int64_t> cu = constantInt(u), cv = constantInt(v);
+      return u == v || (cu && cv && *cu == *cv && u.getType() == v.getType());
+    };
+    if (same(ca.getLhs(), cb.getLhs()) && same(ca.getRhs(), cb.getRhs()))
+      return ca.getPredicate() == inv;
+    // a < b is b > a: the predicate with its operands swapped
+    auto swapped = [](arith::CmpIPredicate p) {
+      using P = arith::CmpIPredicate;
+      switch (p) {
+      case P::slt: return P::sgt;
+      case P::sgt: return P::slt;
+      case P::sle: return P::sge;
+      case P::sge: return P::sle;
+      case P::ult: return P::ugt;
+      case P::ugt: return P::ult;
+      case P::ule: return P::uge;
+      case P::uge: return P::ule;
+      default: return p;
+      }
+    };
+    return same(ca.getLhs(), cb.getRhs()) && same(ca.getRhs(), cb.getLhs()) &&
+           ca.getPredicate() == swapped(inv);
+  };
+  if (negationOf(x, y) || negationOf(y, x))
+    return true;
+  for (auto [a, b] : {std::pair(x, y), std::pair(y, x)})
+    if (auto conj = a.getDefiningOp<arith::AndIOp>())
+      if (neverBothTrue(conj.getLhs(), b, depth + 1) ||
+          neverBothTrue(conj.getRhs(), b, depth + 1))
+        return true;
+  return false;
+}
+
+/// Whether `op` and the work `p` never both run: issued in the same
+/// iteration (no back edge since `p`, so their predicates' operands hold
+/// the values `p` saw) by this partition, under predicates never both true
+/// (a kernel loading a slot from one of two sources: pred=k < n, pred=k >= n).
+static bool exclusiveIssue(Operation *op, const InFlight &p) {
+  return p.generation == 0 && !p.foreign &&
+         neverBothTrue(issuePredicate(op), issuePredicate(p.op));
+}
+
 SmallVector<Hazard, 0> AsyncState::hazards(
     Operation *op,
     function_ref<bool(const Buffer &, const Buffer &)> overlap) const {
@@ -547,7 +618,8 @@ SmallVector<Hazard, 0> AsyncState::hazards(
       for (const InFlight *p :
            inFlight(*written, overlap,
                     {Kind::AsyncRead, Kind::Copy, Kind::BarrierWrite}))
-        out.push_back({*written, true, p});
+        if (!exclusiveIssue(op, *p))
+          out.push_back({*written, true, p});
   SmallVector<Kind, 3> readKinds = {Kind::Copy, Kind::BarrierWrite};
   if (isa<AsyncReadOpInterface>(op))
     readKinds.push_back(Kind::Unfenced);

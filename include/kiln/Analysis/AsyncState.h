@@ -363,7 +363,10 @@ struct AsyncState {
   /// (writtenBuffers), the work in flight other than unfenced writes that
   /// `overlap` says meets it; then for each buffer it reads (readBuffers),
   /// the copies and barrier-completed writes, and, when `op` reads
-  /// asynchronously, the unfenced writes. The pointers are into this state.
+  /// asynchronously, the unfenced writes. A write issued in the same
+  /// iteration as `op` under a predicate never true together with `op`'s
+  /// (the negation, or the opposite comparison of the same values) is no
+  /// hazard for `op`'s writes. The pointers are into this state.
   llvm::SmallVector<Hazard, 0>
   hazards(mlir::Operation *op,
           llvm::function_ref<bool(const Buffer &, const Buffer &)> overlap)
