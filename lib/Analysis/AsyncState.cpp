@@ -224,7 +224,7 @@ RankedTensorType async::pointeeTensor(RankedTensorType type) {
 bool async::mustOverlap(const Buffer &a, const Buffer &b) {
   if (!a.root || a.root != b.root || a.partial || b.partial)
     return false;
-  return a.whole || b.whole || (a.slot.known() && a.slot == b.slot);
+  return a.whole || b.whole || a.slot.same(b.slot);
 }
 
 bool async::mayOverlap(const Buffer &a, const Buffer &b) {
@@ -234,6 +234,9 @@ bool async::mayOverlap(const Buffer &a, const Buffer &b) {
 bool async::mayMeet(const Buffer &a, const Buffer &b) {
   if (!a.root || a.root != b.root)
     return false;
+  if (a.slot.known() && b.slot.known() && a.slot.literal >= 0 &&
+      b.slot.literal >= 0)
+    return a.slot.literal == b.slot.literal;
   return !(a.slot.known() && b.slot.known() && !a.slot.base && !b.slot.base &&
            a.slot.offset != b.slot.offset);
 }

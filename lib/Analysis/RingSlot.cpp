@@ -53,7 +53,8 @@ RingSlot RingSlot::enteringLoop(scf::ForOp loop) const {
   if (!known() || base || !isNonNegativeInductionVar(loop.getInductionVar()))
     return *this;
   int64_t lb = *constantInt(loop.getLowerBound());
-  return {root, loop.getInductionVar(), mod(offset - lb, modulus), modulus};
+  return {root, loop.getInductionVar(), mod(offset - lb, modulus), modulus,
+          literal};
 }
 
 RingSlot RingSlot::aroundBackEdge(Operation *loop) const {
@@ -63,14 +64,15 @@ RingSlot RingSlot::aroundBackEdge(Operation *loop) const {
   if (forOp && base == forOp.getInductionVar()) {
     // A slot has an induction-variable base only with a constant step.
     int64_t step = *constantInt(forOp.getStep());
-    return {root, base, mod(offset - step, modulus), modulus};
+    return {root, base, mod(offset - step, modulus), modulus, literal};
   }
   return leaving(loop);
 }
 
 RingSlot RingSlot::leaving(Operation *op) const {
   if (base && op->isAncestor(Value(base).getParentBlock()->getParentOp()))
-    return RingSlot();
+    return RingSlot(); // a literal kept past the loop would claim more than
+                       // its path-insensitive exit state holds
   return *this;
 }
 
@@ -140,7 +142,7 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   if (std::optional<int64_t> c = constantInt(idx)) {
     if (*c < 0 || *c >= slots)
       return RingSlot();
-    return {alloc, Value(), *c, slots};
+    return {alloc, Value(), *c, slots, *c};
   }
   if (std::optional<RingSlot> counter = slotCounter(idx, slots)) {
     counter->root = alloc;

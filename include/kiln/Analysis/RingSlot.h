@@ -38,15 +38,29 @@ struct RingSlot {
   mlir::Operation *root = nullptr;
   mlir::Value base;
   int64_t offset = 0, modulus = 0;
+  /// An access by a constant index keeps it here, whatever form the slot
+  /// takes on entering a loop (a constant slot seen from the loop's first
+  /// iteration is (iv - lb + c)): the same slot in every iteration, so two
+  /// different literals of one allocation never meet. -1: not a constant.
+  int64_t literal = -1;
 
   bool known() const { return root && modulus > 0; }
   bool disjoint(const RingSlot &o) const {
-    return known() && o.known() && root == o.root && base == o.base &&
-           modulus == o.modulus && offset != o.offset;
+    if (!known() || !o.known() || root != o.root)
+      return false;
+    if (literal >= 0 && o.literal >= 0 && literal != o.literal)
+      return true;
+    return base == o.base && modulus == o.modulus && offset != o.offset;
+  }
+  /// Certainly the same slot.
+  bool same(const RingSlot &o) const {
+    return known() && root == o.root &&
+           ((base == o.base && offset == o.offset && modulus == o.modulus) ||
+            (literal >= 0 && literal == o.literal));
   }
   bool operator==(const RingSlot &o) const {
     return root == o.root && base == o.base && offset == o.offset &&
-           modulus == o.modulus;
+           modulus == o.modulus && literal == o.literal;
   }
   static int64_t mod(int64_t x, int64_t m) { return ((x % m) + m) % m; }
 
