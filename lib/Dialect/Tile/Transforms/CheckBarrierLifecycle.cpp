@@ -41,6 +41,8 @@ struct Uses {
   SmallVector<BarrierInitOpInterface> inits;
   SmallVector<BarrierInvalidateOpInterface> invalidates;
   SmallVector<BarrierArriveOpInterface> arrivals;
+  /// cp.async arrivals that count against a phase (.noinc)
+  SmallVector<AsyncCopyArriveOpInterface> copyArrivals;
   SmallVector<BarrierWaitOpInterface> waits;
   bool unknown = false; // a barrier op whose barrier has no known allocation
 };
@@ -230,10 +232,9 @@ bool checkArrivalCounts(const Uses &uses, func::FuncOp func) {
       continue; // never waited on: no hang to report
     int64_t most = 0;
     bool bounded = true;
-    for (BarrierArriveOpInterface arrive : uses.arrivals) {
-      Buffer b = *barrierOf(arrive);
-      if (!mayMeet(b, key))
-        continue;
+    auto count = [&](Operation *arrive, const Buffer &b, int64_t n) {
+      if (!bounded || !mayMeet(b, key))
+        return;
       if (Operation *loop = enclosingLoop(arrive, func)) {
         bool waitsThere = false;
         loop->walk([&](BarrierWaitOpInterface w) {
@@ -241,11 +242,16 @@ bool checkArrivalCounts(const Uses &uses, func::FuncOp func) {
         });
         if (!waitsThere) {
           bounded = false;
-          break;
+          return;
         }
       }
-      most += arrive.getArrivalCount();
-    }
+      most += n;
+    };
+    for (BarrierArriveOpInterface arrive : uses.arrivals)
+      count(arrive, *barrierOf(arrive), arrive.getArrivalCount());
+    for (AsyncCopyArriveOpInterface arrive : uses.copyArrivals)
+      if (std::optional<Buffer> b = resolve(arrive.getCopiesBarrier()))
+        count(arrive, *b, arrive.getCopiesArrivalCount());
     int64_t expected = init.getExpectedArrivals();
     // No arrival at all is the wait's error (checkBarriers: nothing arrives).
     if (!bounded || most >= expected || most == 0)
@@ -302,6 +308,9 @@ bool checkAfterInvalidate(const Uses &uses) {
 bool async::checkBarrierLifecycle(func::FuncOp func) {
   Uses uses;
   func.walk([&](Operation *op) {
+    if (auto a = dyn_cast<AsyncCopyArriveOpInterface>(op);
+        a && a.getCopiesArrivalCount() > 0)
+      uses.copyArrivals.push_back(a);
     if (!isBarrierOp(op) || isa<BarrierCompletedWriteOpInterface>(op))
       return;
     if (!barrierOf(op)) {

@@ -171,6 +171,15 @@ bool async::checkBarrierPhases(func::FuncOp func) {
       unknownArrival = true;
     ok &= checkExpectedBytes(a);
   });
+  // cp.async arrivals that count (.noinc: one per thread once its copies land)
+  func.walk([&](AsyncCopyArriveOpInterface a) {
+    if (a.getCopiesArrivalCount() == 0)
+      return;
+    if (std::optional<Buffer> b = resolve(a.getCopiesBarrier()))
+      arrived.push_back(*b);
+    else
+      unknownArrival = true;
+  });
   if (unknownArrival)
     return ok;
   func.walk([&](BarrierWaitOpInterface w) {

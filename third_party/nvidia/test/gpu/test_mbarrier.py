@@ -56,9 +56,11 @@ def test_phases(hopper, rounds):
 
 
 @kiln.jit
-def copy_through_mbarrier(out, inp, xnumel, XBLOCK: kl.constexpr, YBLOCK: kl.constexpr):
+def copy_through_mbarrier(out, inp, xnumel, XBLOCK: kl.constexpr, YBLOCK: kl.constexpr,
+                          NOINC: kl.constexpr = False):
     """Gluon's async_copy.mbarrier_arrive: masked cp.async copies (zeros past xnumel), never
-    committed, land at an mbarrier wait."""
+    committed, land at an mbarrier wait; with NOINC every thread's arrival (.noinc) counts
+    toward an init count of one per thread, and no other arrive completes the phase."""
     smem = kl.allocate_shared_memory(inp.dtype.element_ty, [XBLOCK, YBLOCK],
                                      kl.SwizzledSharedLayout(1, 1, 1, order=[1, 0]))
     block: kl.constexpr = kl.BlockedLayout([1, 4], [1, 32], [4, 1], [1, 0])
@@ -66,16 +68,22 @@ def copy_through_mbarrier(out, inp, xnumel, XBLOCK: kl.constexpr, YBLOCK: kl.con
     yi = kl.arange(0, YBLOCK, kl.SliceLayout(0, block))[None, :]
     async_copy.async_copy_global_to_shared(smem, inp + xi * YBLOCK + yi, xi < xnumel)
     bar = kl.allocate_shared_memory(kl.int64, [1], mbarrier.MBarrierLayout())
-    mbarrier.init(bar, count=1)
-    async_copy.mbarrier_arrive(bar)
-    mbarrier.arrive(bar)
+    if NOINC:
+        mbarrier.init(bar, count=32 * kl.num_warps())
+        async_copy.mbarrier_arrive(bar, increment_count=False)
+    else:
+        mbarrier.init(bar, count=1)
+        async_copy.mbarrier_arrive(bar)
+        mbarrier.arrive(bar)
     mbarrier.wait(bar, 0)
     kl.store(out + xi * YBLOCK + yi, smem.load(block))
 
 
-def test_copy_through_mbarrier(hopper):
+@pytest.mark.parametrize("noinc", [False, True])
+def test_copy_through_mbarrier(hopper, noinc):
     out = torch.full((32, 32), float("nan"), device="cuda")
     inp = torch.randn((20, 32), device="cuda")
-    copy_through_mbarrier[(1,)](out, inp, inp.shape[0], XBLOCK=32, YBLOCK=32, num_warps=4)
+    copy_through_mbarrier[(1,)](out, inp, inp.shape[0], XBLOCK=32, YBLOCK=32, NOINC=noinc,
+                                num_warps=4)
     torch.testing.assert_close(out[:20], inp, rtol=0, atol=0)
     torch.testing.assert_close(out[20:], torch.zeros((12, 32), device="cuda"), rtol=0, atol=0)

@@ -171,6 +171,11 @@ def Tile_AsyncCopyArriveOpInterface : OpInterface<"AsyncCopyArriveOpInterface"> 
   let methods = [
     InterfaceMethod<"The barrier (a !tile.memdesc value) the copies complete on.",
       "::mlir::Value", "getCopiesBarrier", (ins)>,
+    InterfaceMethod<[{Arrivals the op counts against the barrier's phase: 0
+      where each thread's arrival is added to the phase's pending count first
+      (it only delays the phase until the copies land), else one per thread
+      that runs it (PTX .noinc).}],
+      "int64_t", "getCopiesArrivalCount", (ins), [{}], [{ return 0; }]>,
   ];
 }
 

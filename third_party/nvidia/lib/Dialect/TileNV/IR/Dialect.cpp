@@ -121,6 +121,17 @@ LogicalResult AsyncCopyMBarrierArriveOp::verify() {
 
 Value AsyncCopyMBarrierArriveOp::getCopiesBarrier() { return getBarrier(); }
 
+int64_t AsyncCopyMBarrierArriveOp::getCopiesArrivalCount() {
+  if (getIncrement())
+    return 0;
+  // .noinc: every thread of the warps that run it arrives once
+  auto module = (*this)->getParentOfType<ModuleOp>();
+  if (!module)
+    return 0;
+  return int64_t(tile::lookupNumWarps(*this, tile::getNumWarps(module))) *
+         tile::getThreadsPerWarp(module);
+}
+
 Value MBarrierWaitOp::getWaitedBarrier() { return getBarrier(); }
 Value MBarrierWaitOp::getWaitedParity() { return getPhase(); }
 

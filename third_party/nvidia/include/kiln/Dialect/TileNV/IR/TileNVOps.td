@@ -147,7 +147,8 @@ def TileNV_MBarrierWaitOp : TileNV_Op<"mbarrier_wait", [
 
 def TileNV_AsyncCopyMBarrierArriveOp : TileNV_Op<"async_copy_mbarrier_arrive", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_AsyncCopyArriveOpInterface>]> {
+    DeclareOpInterfaceMethods<Tile_AsyncCopyArriveOpInterface,
+                              ["getCopiesArrivalCount"]>]> {
   let summary = "Make an mbarrier track this thread's earlier cp.async copies";
   let description = [{
     Every thread (`cp.async.mbarrier.arrive`): the mbarrier's current phase
