@@ -12,7 +12,8 @@ namespace kiln {
 /// is the (rows, cols) move of each warpgroup bit. Where `a` is held in
 /// registers, `aRegisters[mi * kSteps + s]` lists the register of `a` of
 /// each element of the A fragment of row tile mi and K step s (PTX order:
-/// a0..a7, pairs packed by the caller).
+/// a0..a7 of 16-bit types, pairs packed by the caller; a0..a15 of 8-bit
+/// ones, fours packed).
 struct WarpGroupDotPlan {
   int64_t instrN = 0, instrM = 0, instrNCount = 0;
   /// K of one instruction: 32 bytes of the operands' type.
@@ -24,7 +25,7 @@ struct WarpGroupDotPlan {
   llvm::SmallVector<int64_t> rowStarts, colStarts;
   llvm::SmallVector<int64_t> registers;
   llvm::SmallVector<std::pair<int32_t, int32_t>> groupBases;
-  llvm::SmallVector<std::array<int64_t, 8>> aRegisters;
+  llvm::SmallVector<llvm::SmallVector<int64_t, 16>> aRegisters;
 };
 
 /// Checks the op against what wgmma can do with `numWarps` warps (the

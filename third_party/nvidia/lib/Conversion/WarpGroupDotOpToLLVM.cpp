@@ -192,10 +192,11 @@ FailureOr<Operand> getOperand(Operation *op, Value view, bool rowsFirst,
 }
 
 /// Where `a` is a tensor: its layout must place the A fragment of each
-/// warp's 16-row slice as mma.m16n8k16 does (the lanes, the warpgroup's 4
-/// warps 16 rows apart), move with the accumulator's rows across
-/// warpgroups and hold all of K; then the registers of each instruction's
-/// fragment are looked up by their coordinates.
+/// warp's 16-row slice as mma.m16n8k16 does for 16-bit types and
+/// mma.m16n8k32 for 8-bit ones (the lanes, the warpgroup's 4 warps 16 rows
+/// apart), move with the accumulator's rows across warpgroups and hold all
+/// of K; then the registers of each instruction's fragment are looked up by
+/// their coordinates.
 LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> accWarps,
                             WarpGroupDotPlan &plan) {
   auto type = cast<RankedTensorType>(op.getA().getType());
@@ -203,14 +204,20 @@ LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> acc
       getLinearLayout(type, [&] { return op.emitOpError(); });
   if (failed(ll))
     return failure();
+  // 16-bit: pairs along K (k_width 2), 16 of K an instruction; 8-bit:
+  // fours (k_width 4), 32 of K.
+  bool bytes = type.getElementType().getIntOrFloatBitWidth() == 8;
+  int32_t kWidth = bytes ? 4 : 2;
   auto fail = [&](const Twine &why) {
     op.emitOpError() << "a's layout is not the wgmma register operand's: "
                      << why
                      << " (use DotOperandLayout(0, the accumulator's layout, "
-                        "k_width=2))";
+                        "k_width="
+                     << kWidth << "))";
     return failure();
   };
-  const LinearLayout::Basis laneWant[] = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+  const LinearLayout::Basis laneWant[] = {
+      {0, kWidth}, {0, 2 * kWidth}, {1, 0}, {2, 0}, {4, 0}};
   ArrayRef<LinearLayout::Basis> lanes = ll->getBases(LinearLayout::Lane);
   if (lanes.size() != 5)
     return fail("it is not for 32-lane warps");
@@ -232,10 +239,20 @@ LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> acc
     return fail("two registers hold the same element");
   int64_t k = type.getShape()[1];
   for (int32_t mi = 0; mi < plan.instrM; ++mi)
-    for (int32_t k0 = 0; k0 < k; k0 += 16) {
-      std::array<int64_t, 8> frag;
-      const std::array<Coord, 8> at = aFragment(plan.rowOrigins[mi], k0);
-      for (int i = 0; i < 8; ++i) {
+    for (int32_t k0 = 0; k0 < k; k0 += 8 * kWidth) {
+      SmallVector<Coord, 16> at;
+      int32_t r0 = plan.rowOrigins[mi];
+      if (bytes) { // (r, k0..3) (r+8, k0..3) (r, k0+16..19) (r+8, k0+16..19)
+        for (int32_t half : {0, 16})
+          for (int32_t row : {r0, r0 + 8})
+            for (int32_t i = 0; i < 4; ++i)
+              at.push_back({row, k0 + half + i});
+      } else {
+        for (Coord c : aFragment(r0, k0))
+          at.push_back(c);
+      }
+      SmallVector<int64_t, 16> frag(at.size());
+      for (size_t i = 0; i < at.size(); ++i) {
         auto it = regOf->find(at[i]);
         if (it == regOf->end())
           return fail("no register holds row " + Twine(at[i].first) +
@@ -645,8 +662,21 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     SmallVector<SmallVector<Value>> aFragments;
     if (registerA) {
       SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
-      for (const std::array<int64_t, 8> &frag : plan->aRegisters) {
+      for (const SmallVector<int64_t, 16> &frag : plan->aRegisters) {
         SmallVector<Value> &packed = aFragments.emplace_back();
+        if (frag.size() == 16) { // 8-bit: four to a word, the first low
+          Type v4 = VectorType::get({4}, aRegs[frag[0]].getType());
+          for (int w = 0; w < 4; ++w) {
+            Value v = LLVM::UndefOp::create(rewriter, loc, v4);
+            for (int i = 0; i < 4; ++i)
+              v = LLVM::InsertElementOp::create(rewriter, loc, v,
+                                                aRegs[frag[4 * w + i]],
+                                                i32Const(rewriter, loc, i));
+            packed.push_back(LLVM::BitcastOp::create(
+                rewriter, loc, rewriter.getI32Type(), v));
+          }
+          continue;
+        }
         for (int i = 0; i < 8; i += 2)
           packed.push_back(packPair(rewriter, loc, aRegs[frag[i]],
                                     aRegs[frag[i + 1]], /*asI32=*/true));

@@ -15,6 +15,8 @@
 #nvt = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
 #opA = #tile_nv.dot_op<{opIdx = 0, parent = #acc, kWidth = 2}>
+#opA4 = #tile_nv.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
+#nv8t = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 8, layoutRank = 2, transposed = true>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
 module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK-LABEL: llvm.func @register_a
@@ -37,6 +39,22 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     %b = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #nvt, mutable>
     %ra = tile.local_load %a : !tile.memdesc<128x32xbf16, #nv, mutable> -> tensor<128x32xbf16, #opA>
     %d = tile_nv.warpgroup_dot %ra, %b, %c : tensor<128x32xbf16, #opA>, !tile.memdesc<32x64xbf16, #nvt, mutable> -> tensor<128x64xf32, #acc>
+    %s = tile.local_alloc : () -> !tile.memdesc<128x64xf32, #sh, mutable>
+    tile.local_store %d, %s : tensor<128x64xf32, #acc> -> !tile.memdesc<128x64xf32, #sh, mutable>
+    return
+  }
+
+  // fp8 A in registers (kWidth 4, as Gluon asks): m64nNk32, each fragment
+  // 16 bytes of the warp's rows packed four to a b32 (the mma.m16n8k32 A
+  // fragment); K = 64: 2 instructions a warpgroup.
+  // CHECK-LABEL: llvm.func @register_a_fp8
+  // CHECK: nvvm.wgmma.fence.aligned
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {$0, {{.*}}, $31}, {$64, $65, $66, $67}, $68, p, 1, 1;
+  // PTX-LABEL: .entry register_a_fp8
+  // PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+  func.func @register_a_fp8(%ra: tensor<128x64xf8E4M3FN, #opA4>, %c: tensor<128x64xf32, #acc>) {
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xf8E4M3FN, #nv8t, mutable>
+    %d = tile_nv.warpgroup_dot %ra, %b, %c : tensor<128x64xf8E4M3FN, #opA4>, !tile.memdesc<64x64xf8E4M3FN, #nv8t, mutable> -> tensor<128x64xf32, #acc>
     %s = tile.local_alloc : () -> !tile.memdesc<128x64xf32, #sh, mutable>
     tile.local_store %d, %s : tensor<128x64xf32, #acc> -> !tile.memdesc<128x64xf32, #sh, mutable>
     return

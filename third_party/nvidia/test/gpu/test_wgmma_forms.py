@@ -145,3 +145,44 @@ def test_wgmma_repeated_warpgroups(target, warps, is_async):
                      nv([M, K], kl.float16), nv([K, N], kl.float16), kl.float32, is_async,
                      num_warps=warps)
     torch.testing.assert_close(out, a.float() @ b.float(), atol=1e-2 * K ** 0.5, rtol=4e-2)
+
+
+@kiln.jit
+def rs_kernel(a, b, out, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr,
+              KW: kl.constexpr):
+    """a (M x K, row-major) from registers, b (K x N, row-major) through a K-contiguous shared
+    buffer: out = a @ b in fp32."""
+    acc_l: kl.constexpr = kl.NVMMADistributedLayout([3, 0], [4, 1], [16, N, 8 * KW])
+    ld: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    r = kl.arange(0, M, layout=kl.SliceLayout(1, ld))
+    k = kl.arange(0, K, layout=kl.SliceLayout(0, ld))
+    x = kl.convert_layout(kl.load(a + r[:, None] * K + k[None, :]), kl.DotOperandLayout(0, acc_l, KW))
+    kr = kl.arange(0, K, layout=kl.SliceLayout(1, ld))
+    n = kl.arange(0, N, layout=kl.SliceLayout(0, ld))
+    bs = kl.allocate_shared_memory(b.dtype.element_ty, [K, N],
+                                   kl.NVMMASharedLayout.get_default_for([K, N], b.dtype.element_ty,
+                                                                        transposed=True),
+                                   kl.load(b + kr[:, None] * N + n[None, :]))
+    hopper.fence_async_shared()
+    acc = hopper.warpgroup_mma(x, bs, kl.zeros([M, N], kl.float32, acc_l))
+    orow = kl.arange(0, M, layout=kl.SliceLayout(1, acc_l))
+    ocol = kl.arange(0, N, layout=kl.SliceLayout(0, acc_l))
+    kl.store(out + orow[:, None] * N + ocol[None, :], acc)
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "e4m3", "e5m2"])
+def test_wgmma_a_from_registers(target, dtype):
+    """A in registers for 16-bit types (k_width 2) and fp8 (k_width 4: four values a register,
+    as Gluon asks), against torch in fp32 on the same rounded inputs."""
+    if target != "cuda:sm_90a":
+        pytest.skip("wgmma needs sm_90a")
+    tdt, _ = DTYPES[dtype]
+    M, N, K = 64, 32, 128
+    g = torch.Generator(device="cuda").manual_seed(7)
+    a = torch.randn(M, K, device="cuda", generator=g).to(tdt)
+    b = torch.randn(K, N, device="cuda", generator=g).to(tdt)
+    out = torch.full((M, N), float("nan"), device="cuda")
+    rs_kernel[(1,)](a, b, out, M, N, K, 4 if dtype.startswith("e") else 2, num_warps=4)
+    # fp8 sums are not kept in full fp32 inside the instruction: the forms test's tolerances
+    tol = {"f16": 1e-2, "bf16": 2e-2, "e4m3": 2e-2, "e5m2": 2e-2}[dtype]
+    torch.testing.assert_close(out, a.float() @ b.float(), atol=tol * K ** 0.5, rtol=tol * 4)

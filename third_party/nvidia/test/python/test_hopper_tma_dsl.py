@@ -128,6 +128,15 @@ def e_mma_register_a_dtype(d, x):
 
 
 @kiln.jit
+def e_mma_register_a_fp8_kwidth(d, x):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    a = kl.zeros([128, 64], kl.float8e4nv, kl.DotOperandLayout(0, ACC, 2))
+    b = kl.allocate_shared_memory(kl.float8e4nv, [64, 64],
+                                  kl.NVMMASharedLayout.get_default_for([64, 64], kl.float8e4nv))
+    warpgroup_mma(a, b.permute((1, 0)), acc)  # E:regakw
+
+
+@kiln.jit
 def e_mma_a_scalar(d, x):
     acc = kl.zeros([128, 64], kl.float32, ACC)
     b = kl.allocate_shared_memory(kl.bfloat16, [64, 64], NV)
@@ -185,7 +194,11 @@ ERRORS = [
      r"warpgroup_mma: a in registers must be in DotOperandLayout\(0, acc's layout, "
      r"k_width=2\), got NVMMADistributedLayout\(version=\[3, 0\].*"),
     (e_mma_register_a_dtype, "E:regadt", "warpgroup_mma",
-     r"warpgroup_mma: a in registers must be bfloat16 or float16 like b, got fp16 and bf16"),
+     r"warpgroup_mma: a in registers must be bfloat16, float16, float8e4nv or float8e5 like b, "
+     r"got fp16 and bf16"),
+    (e_mma_register_a_fp8_kwidth, "E:regakw", "warpgroup_mma",
+     r"warpgroup_mma: a in registers must be in DotOperandLayout\(0, acc's layout, "
+     r"k_width=4\), got DotOperandLayout\(operand_index=0.*k_width=2.*"),
     (e_mma_a_scalar, "E:ascalar", "warpgroup_mma",
      r"warpgroup_mma: a must be a shared memory descriptor or a tensor in "
      r"DotOperandLayout\(0, acc's layout, k_width=2\), got .*"),

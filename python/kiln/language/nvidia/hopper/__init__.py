@@ -168,13 +168,18 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
         raise TypeError(f"{what}: acc must be a tensor, got {acc!r}")
     if isinstance(a, tensor) and a.type.is_block:
         lay = a.type.layout
+        kw = 4 if a.dtype.primitive_bitwidth == 8 else 2  # a register's worth of K
         if not isinstance(lay, DotOperandLayout) or lay.operand_index != 0 or \
-                lay.parent != acc.type.layout or lay.k_width != 2:
+                lay.parent != acc.type.layout:
             raise TypeError(f"{what}: a in registers must be in DotOperandLayout(0, acc's "
-                            f"layout, k_width=2), got {lay!r}")
-        if a.dtype not in (core.bfloat16, core.float16) or a.dtype != b.dtype:
-            raise TypeError(f"{what}: a in registers must be bfloat16 or float16 like b, got "
-                            f"{a.dtype} and {b.dtype}")
+                            f"layout, k_width={kw}), got {lay!r}")
+        if a.dtype not in (core.bfloat16, core.float16, core.float8e4nv, core.float8e5) or \
+                a.dtype != b.dtype:
+            raise TypeError(f"{what}: a in registers must be bfloat16, float16, float8e4nv or "
+                            f"float8e5 like b, got {a.dtype} and {b.dtype}")
+        if lay.k_width != kw:
+            raise TypeError(f"{what}: a in registers must be in DotOperandLayout(0, acc's "
+                            f"layout, k_width={kw}), got {lay!r}")
     elif not isinstance(a, core.shared_memory_descriptor):
         raise TypeError(f"{what}: a must be a shared memory descriptor or a tensor in "
                         f"DotOperandLayout(0, acc's layout, k_width=2), got {a!r}")

@@ -10,8 +10,9 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
   let summary = "wgmma: d = a * b + c by each warpgroup";
   let description = [{
     Each warpgroup (4 consecutive warps) multiplies its rows of `a` (M x K:
-    a shared buffer, or a tensor in registers laid out as
-    `#tile_nv.dot_op<{opIdx = 0}>` of the accumulator's layout) with `b` (a
+    a shared buffer, or a 16-bit or fp8 tensor in registers laid out as
+    `#tile_nv.dot_op<{opIdx = 0}>` of the accumulator's layout, kWidth 2 or
+    4: one 32-bit register of K) with `b` (a
     shared buffer K x N) into its part of the accumulator, laid out as
     `#tile.linear` of the wgmma (v3) accumulator layout. `useC` (default
     true) false ignores `c`. Buffers must be in `#tile_nv.nvmma_shared`
@@ -25,7 +26,8 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
           !tile.memdesc<64x256xbf16, #nvmmaT, mutable> -> tensor<128x256xf32, #acc>
     ```
   }];
-  let arguments = (ins Arg<AnyTypeOf<[Tile_MemDesc, RankedTensorOf<[BF16, F16]>]>, "",
+  let arguments = (ins Arg<AnyTypeOf<[Tile_MemDesc,
+                               RankedTensorOf<[BF16, F16, F8E4M3FN, F8E5M2]>]>, "",
                            [MemRead<TileNV_SharedMemory>]>:$a,
                        Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$b,
                        RankedTensorOf<[F32, F16, I32]>:$c,
