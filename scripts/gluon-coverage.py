@@ -434,7 +434,9 @@ EXTENSIONS = {
                                    "(the hardware's sum over all of K; Gluon 3.6 fails on "
                                    "it); M- or N-contiguous 8- and 32-bit operands are refused "
                                    "(wgmma reads them K-major only; Gluon 3.6's lowering fails "
-                                   "on an N-contiguous fp8 B)",
+                                   "on an N-contiguous fp8 B); with an fp8 A in registers, "
+                                   "max_num_imprecise_acc must be at least K (an error at the "
+                                   "call otherwise: K is split by slicing shared buffers)",
     "amd.AMDMFMALayout": "versions 1-4 (gfx908, gfx90a, gfx942, gfx950), each with its "
                          "generation's instructions, and an older version on a newer chip "
                          "where its instruction remains; 32x32, 16x16 and the 4x4 forms; 2-D "

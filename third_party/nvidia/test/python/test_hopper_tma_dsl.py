@@ -341,3 +341,32 @@ def test_async_safety_accepts_the_fixed_kernels():
         mbarrier.wait(bar, 0)
     assert "mbarrier.try_wait.parity" in kiln.compile(fixed, SIG, {}, target="cuda:sm_90a",
                                                       cache=False).asm["ptx"]
+
+
+@kiln.jit
+def fp8_register_a_promoted(x, IMPRECISE: kl.constexpr):
+    acc = kl.zeros([128, 64], kl.float32, ACC)
+    ld: kl.constexpr = kl.BlockedLayout([1, 16], [8, 4], [kl.num_warps(), 1], [1, 0])
+    r = kl.arange(0, 128, kl.SliceLayout(1, ld))
+    k = kl.arange(0, 64, kl.SliceLayout(0, ld))
+    a = kl.convert_layout(kl.load(x + r[:, None] * 64 + k[None, :]), kl.DotOperandLayout(0, ACC, 4))
+    b = kl.allocate_shared_memory(kl.float8e4nv, [64, 64],
+                                  kl.NVMMASharedLayout.get_default_for([64, 64], kl.float8e4nv))
+    warpgroup_mma(a, b.permute((1, 0)), acc, max_num_imprecise_acc=IMPRECISE)  # E:promote
+
+
+def test_fp8_register_a_with_promotion_at_k_compiles():
+    """fp8 A in registers with max_num_imprecise_acc of at least K (one chunk: nothing to
+    slice), as a third-party Hopper FP8 MoE kernel passes it."""
+    k = kiln.compile(fp8_register_a_promoted, {"x": "*fp8e4nv:16"}, {"IMPRECISE": 64},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    assert k.asm["ptx"].count("wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3") == 4
+
+
+def test_fp8_register_a_with_promotion_below_k_is_an_error():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(fp8_register_a_promoted, {"x": "*fp8e4nv:16"}, {"IMPRECISE": 32},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:promote", "warpgroup_mma",
+                           r"warpgroup_mma: max_num_imprecise_acc=32 below K=64 with a in "
+                           r"registers .*", kiln.CompilationError)

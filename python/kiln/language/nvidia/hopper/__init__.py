@@ -228,10 +228,17 @@ def _promoted_fp8_mma(a, b, acc, use_acc, imprecise, k, is_async, sem):
     else:  # a runtime flag: the chunks add to acc or to zero
         flag = sem.cast(sem.as_tensor(use), core.int1)
         total = sem.where(flag, acc, sem.as_tensor(0.0, acc.dtype))
+    in_registers = not isinstance(a, core.shared_memory_descriptor)
+    if in_registers and chunk < k:
+        raise ValueError(
+            f"warpgroup_mma: max_num_imprecise_acc={imprecise} below K={k} with a in registers "
+            f"(Kiln splits K by slicing shared buffers only); pass a value of at least K, or a "
+            f"in shared memory")
     for k0 in range(0, k, chunk):  # in order, as Triton adds its partial sums
         width = min(chunk, k - k0)
-        a_c = a.slice(k0, width, dim=1, _semantic=sem)
-        b_c = b.slice(k0, width, dim=0, _semantic=sem)
+        whole = width == k
+        a_c = a if whole else a.slice(k0, width, dim=1, _semantic=sem)
+        b_c = b if whole else b.slice(k0, width, dim=0, _semantic=sem)
         part = warpgroup_mma(a_c, b_c, acc, use_acc=False, is_async=True, _semantic=sem)
         part = warpgroup_mma_wait(0, [part], _semantic=sem)
         total = part if total is None else sem.binary("add", total, part)
