@@ -539,3 +539,24 @@ def test_a_pointer_cast_keeps_its_address_space():
                            r"cannot cast \*uint8 \(address space 1\) to \*uint32 \(address space "
                            r"3\): a pointer cast keeps its address space",
                            kiln.CompilationError)
+
+
+@kiln.jit
+def full_of_no_shape(x, out, L: kl.constexpr):
+    e = kl.full((), 3, kl.int32)  # Gluon: the scalar itself
+    r = kl.arange(0, 16, kl.SliceLayout(1, L))
+    c = kl.arange(0, 32, kl.SliceLayout(0, L))
+    v = kl.load(x + e.to(kl.int64) * 512 + r[:, None] * 32 + c[None, :])
+    kl.store(out + r[:, None] * 32 + c[None, :], v + e)
+
+
+@pytest.mark.parametrize("target", ["cuda:sm_90a", "hip:gfx950"])
+def test_full_of_no_shape_is_a_scalar(target):
+    """kl.full((), v, dtype) is a scalar that broadcasts against any tensor, as Gluon's (a
+    third-party gfx950 MoE kernel indexes experts with one); it was a 0-d tensor that did
+    not ('shape mismatch in add: () vs (16, 32)')."""
+    tpw = [2, 16] if target.startswith("cuda") else [4, 16]
+    k = kiln.compile(full_of_no_shape, {"x": "*i32:16", "out": "*i32:16"},
+                     {"L": kl.BlockedLayout([1, 4], tpw, [4, 1], [1, 0])}, target=target,
+                     num_warps=4, cache=False)
+    assert k.asm

@@ -1045,9 +1045,19 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
             dt = core.dtype_from_name(dt)
         if not isinstance(dt, dtype):
             raise TypeError(f"full: dtype must be a dtype, got {dt!r}")
+        value = _unwrap(value)
+        if len(shape) == 0:
+            # Gluon's full of shape () is the scalar itself (its splat returns it): it
+            # broadcasts against any tensor.
+            if isinstance(value, tensor):
+                if value.type.is_block:
+                    raise TypeError("full: value must be a scalar")
+                return self.cast(value, dt)
+            if not isinstance(value, (int, float)):
+                raise TypeError(f"full: value must be a number, got {value!r}")
+            return self.scalar_constant(value, dt)
         layout = self.check_layout(layout, shape, "full", inferred=True)
         bt = distributed_type(dt, shape, layout)
-        value = _unwrap(value)
         if isinstance(value, tensor):
             if value.type.is_block:
                 raise TypeError("full: value must be a scalar")

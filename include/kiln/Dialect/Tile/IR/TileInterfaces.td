@@ -174,7 +174,7 @@ def Tile_AsyncCopyArriveOpInterface : OpInterface<"AsyncCopyArriveOpInterface"> 
     InterfaceMethod<[{Arrivals the op counts against the barrier's phase: 0
       where each thread's arrival is added to the phase's pending count first
       (it only delays the phase until the copies land), else one per thread
-      that runs it (PTX .noinc).}],
+      that runs it (an arrival without increment).}],
       "int64_t", "getCopiesArrivalCount", (ins), [{}], [{ return 0; }]>,
   ];
 }
