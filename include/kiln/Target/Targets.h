@@ -67,7 +67,8 @@ struct TargetDesc {
   /// Async copies whose layout has threads that only repeat others'
   /// elements (broadcast lanes or warps) are lowered (those threads branch
   /// around the copy). Not where a wave that issues no copy would break the
-  /// instruction counts of waits.
+  /// instruction counts of waits: there a repeating warp issues the same copy
+  /// and repeating lanes are refused.
   bool asyncCopyBroadcastLanes = true;
   /// Where non-zero: the chip has loads that address one base plus 32-bit
   /// unsigned byte offsets and read zeros from this many bytes on. A kernel

@@ -91,9 +91,12 @@ struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
       return success();
     };
     // Threads that only repeat others' elements (broadcast layouts) copy
-    // nothing: a zero-filling copy of theirs would race with the owner's.
+    // nothing where the target counts groups (a zero-filling copy of theirs
+    // would race with the owner's); where waits count each thread's
+    // instructions, a repeating warp issues the same copy (the same bytes to
+    // the same slots: checkAsyncCopyLowerable).
     LogicalResult emitted = success();
-    if (addrs->redundantThread) {
+    if (addrs->redundantThread && ctx.target.getDesc().asyncCopyBroadcastLanes) {
       Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                            rewriter.getBoolAttr(true));
       Value active =

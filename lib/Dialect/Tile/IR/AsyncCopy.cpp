@@ -165,12 +165,16 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopyLowerable(
   }
   if (target.asyncCopyBroadcastLanes)
     return width;
-  // Threads that only repeat others' elements (broadcast lanes or warps).
+  // Threads that only repeat others' elements. A warp that repeats another
+  // warp's issues the same copy (the same bytes to the same slots, so every
+  // warp's wait counts stay the same: a warp that skipped its copies would
+  // see its older copies as the newest and return from a wait early); lanes
+  // that repeat others' cannot write consecutive slots and are not lowered.
   auto tensorType = RankedTensorType::get(
       ptrType.getShape(), dst.getElementType(), ptrType.getEncoding());
   FailureOr<SharedAccessPlan> plan = planSharedAccess(
       tensorType, dst, dstAlignment, width->bytes, dstXorOffset);
-  if (failed(plan) || plan->redundantLaneMask || plan->redundantWarpMask) {
+  if (failed(plan) || plan->redundantLaneMask) {
     emitError() << "this async copy (with broadcast threads) is not lowered "
                    "for "
                 << target.name

@@ -137,3 +137,47 @@ def test_unrolled_ring_of_constant_slots_compiles_silently():
                          cache=False)
     (r,) = k.vmcnt_reports
     assert not r.violations, r.summary()
+
+
+@kiln.jit
+def scales_ring(a, s, c, n, BLOCK: kl.constexpr, SCALES: kl.constexpr):
+    # A block's scales (SCALES fp32, fewer than the CTA's threads: the last warps repeat the
+    # first ones, as a block-scaled GEMM loads them) ring beside its data, both direct to LDS.
+    L: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
+    LS: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
+    sh: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, [0])
+    data = kl.allocate_shared_memory(kl.float32, [2, BLOCK], sh)
+    scl = kl.allocate_shared_memory(kl.float32, [2, SCALES], sh)
+    offs = kl.arange(0, BLOCK, L)
+    so = kl.arange(0, SCALES, LS)
+    acc = kl.zeros([BLOCK], kl.float32, L)
+    acp.buffer_load_to_shared(data.index(0), a, offs)
+    acp.buffer_load_to_shared(scl.index(0), s, so)
+    acp.commit_group()
+    for t in range(n):
+        acp.buffer_load_to_shared(data.index((t + 1) % 2), a, (t + 1) * BLOCK + offs)
+        acp.buffer_load_to_shared(scl.index((t + 1) % 2), s, (t + 1) * SCALES + so)
+        acp.commit_group()
+        acp.wait_group(1)
+        kl.barrier()
+        x = data.index(t % 2).load(L)
+        w = kl.sum(scl.index(t % 2).load(LS), axis=0)
+        acc += x * w
+        kl.barrier()
+    acp.wait_group(0)
+    kl.store(c + offs, acc)
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_scales_with_repeating_warps_copy_in_every_warp(target):
+    """128 scales on 4 x 64 threads: warps 2 and 3 repeat 0 and 1. Every wave issues the
+    copy (the same bytes to the same slots), so the waits count the same instructions in
+    each: the independent checker over the final assembly finds no wave that reads a copy
+    still in flight. Was refused ('with broadcast threads'); a third-party block-scaled
+    GEMM's scale loads took this form."""
+    k = kiln.compile(scales_ring, {"a": "*fp32:16", "s": "*fp32:16", "c": "*fp32:16",
+                                   "n": "i32"}, dict(BLOCK=1024, SCALES=128), target=target,
+                     cache=False)
+    (r,) = k.vmcnt_reports
+    assert not r.violations, r.summary()
+    assert "buffer_load_dword" in k.asm["amdgcn"] and " lds" in k.asm["amdgcn"]
