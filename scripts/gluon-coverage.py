@@ -437,6 +437,8 @@ EXTENSIONS = {
                                    "on an N-contiguous fp8 B); with an fp8 A in registers, "
                                    "max_num_imprecise_acc must be at least K (an error at the "
                                    "call otherwise: K is split by slicing shared buffers)",
+    "amd.cdna3.mfma": "also takes newer Gluon's cd_regclass= ('a' or 'v'), leaving the "
+                      "accumulator's register class to LLVM's allocator",
     "amd.AMDMFMALayout": "versions 1-4 (gfx908, gfx90a, gfx942, gfx950), each with its "
                          "generation's instructions, and an older version on a newer chip "
                          "where its instruction remains; 32x32, 16x16 and the 4x4 forms; 2-D "

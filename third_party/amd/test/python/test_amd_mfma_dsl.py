@@ -626,3 +626,33 @@ def test_layouts_kiln_cannot_lower_are_errors_where_used(instr, tr, warps, tiles
                      target="hip:gfx942", num_warps=4, cache=False)
     located.assert_located(ei.value, HERE, "E:use", "kl.zeros", r"AMDMFMALayout\(.*" + message,
                            kiln.CompilationError)
+
+
+@kiln.jit
+def mfma_with_regclass(x, RC: kl.constexpr):
+    lay: kl.constexpr = kl.amd.AMDMFMALayout(version=3, instr_shape=[32, 32, 8],
+                                             transposed=True, warps_per_cta=[2, 2])
+    a = kl.full([64, 64], 1.0, kl.bfloat16, kl.DotOperandLayout(0, lay, 4))
+    b = kl.full([64, 64], 2.0, kl.bfloat16, kl.DotOperandLayout(1, lay, 4))
+    acc = cdna3.mfma(a, b, kl.zeros([64, 64], kl.float32, lay), cd_regclass=RC)  # E:rc
+    r = kl.arange(0, 64, kl.SliceLayout(1, lay))
+    c = kl.arange(0, 64, kl.SliceLayout(0, lay))
+    kl.store(x + r[:, None] * 64 + c[None, :], acc)
+
+
+@pytest.mark.parametrize("rc", [None, "a", "v"])
+def test_mfma_accepts_newer_gluons_cd_regclass(rc):
+    """Newer Gluon's mfma(..., cd_regclass=) (a gfx950 tutorial step passes "a"): accepted,
+    the register class left to LLVM; the same code as without it."""
+    k = kiln.compile(mfma_with_regclass, {"x": "*fp32:16"}, {"RC": rc}, target="hip:gfx942",
+                     num_warps=4, cache=False)
+    assert "v_mfma" in k.asm["amdgcn"]
+
+
+def test_mfma_cd_regclass_is_checked():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(mfma_with_regclass, {"x": "*fp32:16"}, {"RC": "s"}, target="hip:gfx942",
+                     num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:rc", "cdna3.mfma",
+                           r"mfma: cd_regclass must be 'a', 'v' or None, got 's'",
+                           kiln.CompilationError)

@@ -36,7 +36,7 @@ def buffer_store(stored_value, ptr, offsets, mask=None, cache=None, _semantic=No
 
 
 @builtin
-def mfma(a, b, acc, _semantic=None):
+def mfma(a, b, acc, cd_regclass=None, _semantic=None):
     """``a @ b + acc`` by ``v_mfma``: ``acc`` (M x N) in an ``AMDMFMALayout`` whose
     ``instr_shape`` names the instruction, ``a`` (M x K) and ``b`` (K x N) in
     ``DotOperandLayout(0 / 1, acc's layout, k_width)`` with one k_width. fp32, fp16, bf16
@@ -47,7 +47,12 @@ def mfma(a, b, acc, _semantic=None):
     fp64 into fp64 takes ``instr_shape`` ``[16, 16, 4]`` and ``element_bitwidth=64``.
     M, N and K must be multiples of the instruction's. Batched: ``a`` (B x M x K), ``b``
     (B x K x N) and ``acc`` (B x M x N) with an AMDMFMALayout of 3 ``warps_per_cta``
-    entries (the batch dimension's first)."""
+    entries (the batch dimension's first). ``cd_regclass`` (newer Gluon's: ``"a"`` for the
+    accumulation registers, ``"v"`` for the vector ones) is accepted and leaves the class to
+    LLVM's register allocator, which puts large accumulators in AGPRs itself."""
+    rc = cd_regclass.value if hasattr(cd_regclass, "value") else cd_regclass
+    if rc not in (None, "a", "v"):
+        raise ValueError(f"mfma: cd_regclass must be 'a', 'v' or None, got {rc!r}")
     _semantic.check_matrix_operands("mfma", a, b, acc,
                                     lambda lay: isinstance(lay, AMDMFMALayout),
                                     "an AMDMFMALayout", batched=True)
