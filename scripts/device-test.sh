@@ -9,6 +9,11 @@
 #
 #   here:  bash scripts/wheel.sh                 # dist/kiln-*.whl
 #   there: bash scripts/device-test.sh [-k EXPR]  # checkout + dist/ (+ build/gpu-bundle) copied
+#
+# KILN_TEST_SPLIT=N runs the collected tests round-robin in N pytest processes at once (the
+# suite is mostly compile time, which the machine's cores share out; one GPU serves them
+# all): each process's log goes to ${KILN_TEST_LOGS:-/tmp/kiln-device-test}/splitK.log and
+# the summary lines are printed; the exit status is non-zero when any process fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -20,4 +25,29 @@ export PYTHONUNBUFFERED=1
 cd /tmp  # nothing of the checkout importable by accident
 "$PYTHON" -c 'import kiln, kiln._compiler as c, kiln._runtime as r; print("kiln", kiln.__version__, "from", kiln.__file__); print("compiler", c.version(), c.library_path); print("runtime", r.library_path)'
 cd - >/dev/null
-exec "$PYTHON" -m pytest -q -p no:cacheprovider test/gpu third_party/*/test/gpu "$@"
+split=${KILN_TEST_SPLIT:-0}
+if [ "$split" -le 1 ]; then
+  exec "$PYTHON" -m pytest -q -p no:cacheprovider test/gpu third_party/*/test/gpu "$@"
+fi
+logs=${KILN_TEST_LOGS:-/tmp/kiln-device-test}
+mkdir -p "$logs"
+"$PYTHON" -m pytest -q -p no:cacheprovider --collect-only test/gpu third_party/*/test/gpu "$@" \
+  | grep "::" > "$logs/ids.txt" || true
+echo "collected $(wc -l < "$logs/ids.txt") tests into $split processes"
+pids=()
+for k in $(seq 0 $((split - 1))); do
+  awk -v n="$split" -v k="$k" 'NR % n == k' "$logs/ids.txt" > "$logs/ids$k.txt"
+  if [ -s "$logs/ids$k.txt" ]; then
+    xargs -a "$logs/ids$k.txt" "$PYTHON" -m pytest -q -p no:cacheprovider -rfE "$@" \
+      > "$logs/split$k.log" 2>&1 &
+    pids+=($!)
+  fi
+done
+status=0
+for pid in "${pids[@]}"; do
+  wait "$pid" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
+done
+for k in $(seq 0 $((split - 1))); do
+  [ -f "$logs/split$k.log" ] && grep -E "^(FAILED|ERROR)|passed|failed|error" "$logs/split$k.log" | tail -8
+done
+exit "$status"
