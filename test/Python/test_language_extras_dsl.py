@@ -560,3 +560,17 @@ def test_full_of_no_shape_is_a_scalar(target):
                      {"L": kl.BlockedLayout([1, 4], tpw, [4, 1], [1, 0])}, target=target,
                      num_warps=4, cache=False)
     assert k.asm
+
+
+@kiln.jit
+def full_of_no_shape_from_a_tensor(x):
+    v = kl.arange(0, 32, kl.BlockedLayout([1], [32], [4], [0]))
+    kl.store(x, kl.full((), v, kl.int32))  # E:full0
+
+
+def test_full_of_no_shape_from_a_tensor_is_an_error():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(full_of_no_shape_from_a_tensor, {"x": "*i32"}, {}, target="cuda:sm_90a",
+                     num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:full0", "kl.full",
+                           r"full: value must be a scalar", kiln.CompilationError)

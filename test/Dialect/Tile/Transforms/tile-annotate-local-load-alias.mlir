@@ -159,6 +159,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
   // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
   // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
   // CHECK: scf.yield
+  // CHECK-LABEL: func.func @ring3_unwrapped_counter
+  // CHECK: scf.for
+  // CHECK: tile.local_load %{{.*}} {tile.synced_via_wait}
+  // CHECK: scf.yield
   // CHECK-LABEL: func.func @ring3_minus_from_zero
   // CHECK: scf.for
   // CHECK: tile.local_load
@@ -195,6 +199,38 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
       %s1p = arith.addi %s, %c1 : i32
       %sn = arith.remsi %s1p, %c3 : i32
       scf.yield %b, %sn : tensor<256xf32, #l>, i32
+    }
+    return %r#0 : tensor<256xf32, #l>
+  }
+
+  // A counter the loop carries without wrapping (a persistent GEMM's
+  // `consumer % 3`, `consumer += 1`) names the same slot as (i - 2) % 3.
+  func.func @ring3_unwrapped_counter(%p: !p, %n: i32) -> tensor<256xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %ring = tile.local_alloc : () -> !ring
+    %s0 = tile.memdesc_index %ring[%c0] : !ring -> !slot
+    %t0 = tile.async_copy_global_to_local %p, %s0 : !p -> !slot
+    %g0 = tile.async_commit_group tokens %t0
+    %s1 = tile.memdesc_index %ring[%c1] : !ring -> !slot
+    %t1 = tile.async_copy_global_to_local %p, %s1 : !p -> !slot
+    %g1 = tile.async_commit_group tokens %t1
+    %z = arith.constant dense<0.0> : tensor<256xf32, #l>
+    %end = arith.addi %n, %c2 : i32
+    %r:2 = scf.for %i = %c2 to %end step %c1 iter_args(%acc = %z, %s = %c0) -> (tensor<256xf32, #l>, i32) : i32 {
+      %cw = arith.remsi %i, %c3 : i32
+      %sw = tile.memdesc_index %ring[%cw] : !ring -> !slot
+      %t = tile.async_copy_global_to_local %p, %sw : !p -> !slot
+      %g = tile.async_commit_group tokens %t
+      %w = tile.async_wait {num = 2 : i32}
+      %cr = arith.remsi %s, %c3 : i32
+      %sr = tile.memdesc_index %ring[%cr] : !ring -> !slot
+      %v = tile.local_load %sr : !slot -> tensor<256xf32, #l>
+      %a = arith.addf %acc, %v : tensor<256xf32, #l>
+      %sn = arith.addi %s, %c1 : i32
+      scf.yield %a, %sn : tensor<256xf32, #l>, i32
     }
     return %r#0 : tensor<256xf32, #l>
   }

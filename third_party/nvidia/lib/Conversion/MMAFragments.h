@@ -68,6 +68,33 @@ inline mlir::Value packPair(mlir::OpBuilder &b, mlir::Location loc,
   return mlir::LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
 }
 
+/// Four 8-bit elements (registers `at` of `regs`) as one 32-bit operand,
+/// the first in the low byte.
+inline mlir::Value packQuad(mlir::OpBuilder &b, mlir::Location loc,
+                            llvm::ArrayRef<mlir::Value> regs,
+                            llvm::ArrayRef<int64_t> at) {
+  auto quadTy = mlir::VectorType::get({4}, regs[at[0]].getType());
+  mlir::Value v = mlir::LLVM::PoisonOp::create(b, loc, quadTy);
+  for (int i = 0; i < 4; ++i)
+    v = mlir::LLVM::InsertElementOp::create(b, loc, v, regs[at[i]],
+                                            i32Const(b, loc, i));
+  return mlir::LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+}
+
+/// Coordinates (row, k) of a0..a15 of the m16k32 A fragment of 8-bit
+/// operands whose row starts at r0, the lane-0 thread's K values being
+/// `ks[0..7]` in fragment order: (r0, k0..k3) (r0+8, k0..k3) (r0, k4..k7)
+/// (r0+8, k4..k7).
+inline llvm::SmallVector<Coord, 16> aFragment8(int32_t r0,
+                                               llvm::ArrayRef<int32_t> ks) {
+  llvm::SmallVector<Coord, 16> at;
+  for (int half : {0, 4})
+    for (int32_t row : {r0, r0 + 8})
+      for (int i = 0; i < 4; ++i)
+        at.push_back({row, ks[half + i]});
+  return at;
+}
+
 } // namespace kiln
 
 #endif

@@ -168,10 +168,7 @@ FailureOr<MMAv2Plan> planMMAv2(MMAv2Op op) {
       if (tf32)
         aAt = {{r0, ks[s0]}, {r0 + 8, ks[s0]}, {r0, ks[s0 + 1]}, {r0 + 8, ks[s0 + 1]}};
       else if (int8)
-        for (int64_t half : {0, 4})
-          for (int32_t row : {r0, r0 + 8})
-            for (int64_t i = 0; i < 4; ++i)
-              aAt.push_back({row, ks[s0 + half + i]});
+        aAt = aFragment8(r0, ArrayRef(ks).slice(s0, 8));
       else
         aAt = {{r0, ks[s0]},         {r0, ks[s0 + 1]},     {r0 + 8, ks[s0]},
                {r0 + 8, ks[s0 + 1]}, {r0, ks[s0 + 2]},     {r0, ks[s0 + 3]},
@@ -221,15 +218,6 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
     auto asI32 = [&](Value v) { // a tf32 operand: the f32's bits
       return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v);
     };
-    auto quad = [&](ArrayRef<Value> regs, ArrayRef<int64_t> at) -> Value {
-      // four i8 as one word, the first in the low byte
-      Type v4 = VectorType::get({4}, rewriter.getI8Type());
-      Value v = LLVM::UndefOp::create(rewriter, loc, v4);
-      for (int i = 0; i < 4; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[at[i]],
-                                          i32Const(rewriter, loc, i));
-      return LLVM::BitcastOp::create(rewriter, loc, rewriter.getI32Type(), v);
-    };
     Type f32 = rewriter.getF32Type();
     Type half2 = VectorType::get({2}, rewriter.getF16Type());
     Type i32 = rewriter.getI32Type();
@@ -258,9 +246,9 @@ struct MMAv2Conversion : TileOpConversion<MMAv2Op> {
         SmallVector<Value> opA, opB;
         if (int8) {
           for (int i = 0; i < 4; ++i)
-            opA.push_back(quad(aRegs, ArrayRef(a).slice(4 * i, 4)));
-          opB = {quad(bRegs, ArrayRef(b).slice(0, 4)),
-                 quad(bRegs, ArrayRef(b).slice(4, 4))};
+            opA.push_back(packQuad(rewriter, loc, aRegs, ArrayRef(a).slice(4 * i, 4)));
+          opB = {packQuad(rewriter, loc, bRegs, ArrayRef(b).slice(0, 4)),
+                 packQuad(rewriter, loc, bRegs, ArrayRef(b).slice(4, 4))};
         } else if (tf32) {
           for (int i = 0; i < 4; ++i)
             opA.push_back(asI32(aRegs[a[i]]));

@@ -242,11 +242,10 @@ LogicalResult planRegisterA(WarpGroupDotOp op, ArrayRef<LinearLayout::Basis> acc
     for (int32_t k0 = 0; k0 < k; k0 += 8 * kWidth) {
       SmallVector<Coord, 16> at;
       int32_t r0 = plan.rowOrigins[mi];
-      if (bytes) { // (r, k0..3) (r+8, k0..3) (r, k0+16..19) (r+8, k0+16..19)
-        for (int32_t half : {0, 16})
-          for (int32_t row : {r0, r0 + 8})
-            for (int32_t i = 0; i < 4; ++i)
-              at.push_back({row, k0 + half + i});
+      if (bytes) { // lane 0's K values: k0..k0+3, k0+16..k0+19
+        const int32_t ks[8] = {k0,      k0 + 1,  k0 + 2,  k0 + 3,
+                               k0 + 16, k0 + 17, k0 + 18, k0 + 19};
+        at = aFragment8(r0, ks);
       } else {
         for (Coord c : aFragment(r0, k0))
           at.push_back(c);
@@ -664,17 +663,10 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
       SmallVector<Value> aRegs = getRegisters(rewriter, loc, adaptor.getA());
       for (const SmallVector<int64_t, 16> &frag : plan->aRegisters) {
         SmallVector<Value> &packed = aFragments.emplace_back();
-        if (frag.size() == 16) { // 8-bit: four to a word, the first low
-          Type v4 = VectorType::get({4}, aRegs[frag[0]].getType());
-          for (int w = 0; w < 4; ++w) {
-            Value v = LLVM::UndefOp::create(rewriter, loc, v4);
-            for (int i = 0; i < 4; ++i)
-              v = LLVM::InsertElementOp::create(rewriter, loc, v,
-                                                aRegs[frag[4 * w + i]],
-                                                i32Const(rewriter, loc, i));
-            packed.push_back(LLVM::BitcastOp::create(
-                rewriter, loc, rewriter.getI32Type(), v));
-          }
+        if (frag.size() == 16) { // 8-bit: four to a word
+          for (int w = 0; w < 4; ++w)
+            packed.push_back(
+                packQuad(rewriter, loc, aRegs, ArrayRef(frag).slice(4 * w, 4)));
           continue;
         }
         for (int i = 0; i < 8; i += 2)

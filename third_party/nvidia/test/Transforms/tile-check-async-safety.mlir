@@ -950,3 +950,87 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+// cp.async.mbarrier.arrive.noinc: every thread's arrival counts (128 here),
+// so a barrier set up for 128 completes with no other arrive; set up for
+// 129 no phase completes.
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<512x!tile.ptr<f32>, #l>
+!m = !tile.memdesc<512xf32, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @ok_noinc_arrivals(%p: !p) -> tensor<512xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 128 : !bar
+    %t = tile.async_copy_global_to_local %p, %a : !p -> !m
+    tile_nv.async_copy_mbarrier_arrive %bar {increment = false} : !bar
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    %v = tile.local_load %a : !m -> tensor<512xf32, #l>
+    return %v : tensor<512xf32, #l>
+  }
+
+  func.func @noinc_arrivals_too_few(%p: !p) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    // expected-error @+1 {{'tile_nv.mbarrier_init' sets the barrier up for 129 arrivals per phase, but the arrivals on it in this function bring at most 128 per phase}}
+    tile_nv.mbarrier_init %bar, 129 : !bar
+    %t = tile.async_copy_global_to_local %p, %a : !p -> !m
+    tile_nv.async_copy_mbarrier_arrive %bar {increment = false} : !bar
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return
+  }
+}
+
+// -----
+
+// Two loads of one slot under predicates never both true (pred k < n, pred
+// k >= n) in one iteration: no race. The same pair in a loop with no wait
+// between iterations: step k's first load meets step k - 1's second.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!desc = !tile.tensordesc<tensor<64x64xbf16, #nv>>
+!m = !tile.memdesc<64x64xbf16, #nv, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @ok_exclusive_sources(%ad: !desc, %bd: !desc, %k: i32, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %s = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    %first = arith.cmpi slt, %k, %n : i32
+    %second = arith.cmpi sge, %k, %n : i32
+    tile_nv.mbarrier_expect %bar, 8192 : !bar
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %s, %first : !desc, !bar, !m
+    tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %bar, %s, %second : !desc, !bar, !m
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return
+  }
+
+  func.func @exclusive_sources_across_iterations(%ad: !desc, %bd: !desc, %n: i32, %steps: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %s = tile.local_alloc : () -> !m
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    scf.for %k = %c0 to %steps step %c1 : i32 {
+      %first = arith.cmpi slt, %k, %n : i32
+      %second = arith.cmpi sge, %k, %n : i32
+      tile_nv.mbarrier_expect %bar, 8192 : !bar
+      // Each load meets the previous iteration's first (k - 1 < n and k >= n
+      // both hold at k = n; and its own earlier issue).
+      // expected-error @+2 {{'tile_nv.async_tma_copy_global_to_local' writes shared memory that the barrier-completed write of 'tile_nv.async_tma_copy_global_to_local' may still be writing}}
+      // expected-note @+1 {{the barrier-completed write}}
+      tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %s, %first : !desc, !bar, !m
+      // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' writes shared memory that the barrier-completed write of 'tile_nv.async_tma_copy_global_to_local' may still be writing}}
+      tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %bar, %s, %second : !desc, !bar, !m
+    }
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return
+  }
+}
