@@ -8,7 +8,10 @@
 // elements (broadcast layouts) copy nothing. Tokens carry no data: they lower
 // to an i32 zero that folds away. Where the hardware does not zero-fill
 // masked lanes itself (direct-to-LDS loads skip them), those lanes branch around the copy and store
-// `other` (or zeros) at their destination.
+// `other` (or zeros) at their destination. Where lane i of a warp writes one
+// base + i x width (direct-to-LDS loads) and a swizzled layout orders the
+// warp's slots otherwise, each lane takes the pointer (and mask) of the lane
+// whose element its slot holds, by a shuffle where every lane is active.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +27,48 @@ using namespace kiln::tile;
 namespace {
 
 Value tokenValue(OpBuilder &b, Location loc) { return i32Const(b, loc, 0); }
+
+} // namespace
+
+SmallVector<Value> kiln::emitAsyncCopySourceLanes(OpBuilder &b, Location loc,
+                                                  RankedTensorType tensorType,
+                                                  Value view,
+                                                  unsigned widthBytes,
+                                                  const LoweringContext &ctx) {
+  auto memdesc = cast<MemDescType>(view.getType());
+  int64_t xorOffset = getSharedXorOffset(view);
+  FailureOr<SharedAccessPlan> plan =
+      planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
+                       widthBytes, xorOffset);
+  if (failed(plan))
+    return {};
+  FailureOr<AsyncCopyLanes> lanes = getAsyncCopyLanes(
+      *plan, widthBytes / getElementBytes(memdesc.getElementType()),
+      xorOffset);
+  if (failed(lanes) || lanes->identity)
+    return {};
+  ThreadIds ids = getThreadIds(b, loc, ctx);
+  Value lane = i32Const(b, loc, lanes->viewLane);
+  lane = xorSetBits(b, loc, lane, ids.lane, lanes->slotLanes);
+  lane = xorSetBits(b, loc, lane, ids.warp, lanes->warpLanes);
+  SmallVector<Value> out;
+  for (int64_t c : lanes->copyLanes)
+    out.push_back(c ? Value(LLVM::XOrOp::create(b, loc, lane,
+                                                 i32Const(b, loc, c)))
+                    : lane);
+  return out;
+}
+
+Value kiln::shuffleSharedAddress(OpBuilder &b, Location loc, Value addr,
+                                 Value srcLane, const LoweringContext &ctx) {
+  Type i32 = b.getI32Type();
+  Value asInt = LLVM::PtrToIntOp::create(b, loc, i32, addr);
+  return LLVM::IntToPtrOp::create(
+      b, loc, addr.getType(),
+      ctx.target.shuffleIdxI32(b, loc, asInt, srcLane));
+}
+
+namespace {
 
 struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
   using TileOpConversion::TileOpConversion;
@@ -60,32 +105,56 @@ struct AsyncCopyOpConversion : TileOpConversion<AsyncCopyGlobalToLocalOp> {
     unsigned vec = addrs->vec;
     bool branchMasked = !ctx.target.asyncCopyZeroFillsMasked();
     bool lowered = true;
+    SmallVector<Value> from;
+    if (ctx.target.getDesc().asyncCopyLaneContiguous)
+      from = emitAsyncCopySourceLanes(
+          rewriter, loc,
+          RankedTensorType::get(ptrType.getShape(), dst.getElementType(),
+                                ptrType.getEncoding()),
+          op.getDst(), width->bytes, ctx);
     auto emitCopies = [&]() -> LogicalResult {
       for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
         if (addrs->duplicate[g])
           continue;
         unsigned r = g * vec;
-        Value pred = masks.empty() ? Value() : masks[r];
-        Value src = ptrs[r];
-        Value to = ctx.target.asyncCopyDestination(rewriter, loc, dstAddr,
-                                                   width->bytes);
+        Value own = masks.empty() ? Value() : masks[r];
+        Value pred = own, src = ptrs[r], slot = dstAddr;
+        if (!from.empty()) {
+          // This lane's slot holds lane from[g]'s element.
+          src = shuffleIdx(rewriter, loc, src, from[g], ctx);
+          slot = shuffleSharedAddress(rewriter, loc, dstAddr, from[g], ctx);
+          if (own)
+            pred = shuffleIdx(rewriter, loc, own, from[g], ctx);
+        }
+        Value to =
+            ctx.target.asyncCopyDestination(rewriter, loc, slot, width->bytes);
         if (!pred || !branchMasked) {
           lowered &= ctx.target.asyncCopy(rewriter, loc, to, src, width->bytes,
                                           pred, op.getCacheModifier());
           continue;
         }
         Value addr = dstAddr;
-        if (failed(emitIfElse(
-                rewriter, op, pred,
-                [&] {
-                  lowered &= ctx.target.asyncCopy(rewriter, loc, to, src,
-                                                  width->bytes, Value(),
-                                                  op.getCacheModifier());
-                },
-                [&] {
-                  storeAsyncCopyFill(rewriter, loc, addr, others, r, vec, memTy,
-                                     width->bytes, ctx.target);
-                })))
+        auto copy = [&] {
+          lowered &= ctx.target.asyncCopy(rewriter, loc, to, src, width->bytes,
+                                          Value(), op.getCacheModifier());
+        };
+        auto fill = [&] {
+          storeAsyncCopyFill(rewriter, loc, addr, others, r, vec, memTy,
+                             width->bytes, ctx.target);
+        };
+        if (from.empty()) {
+          if (failed(emitIfElse(rewriter, op, pred, copy, fill)))
+            return failure();
+          continue;
+        }
+        // The copy follows the slot's element's mask, the fill this lane's
+        // own element's.
+        Value one = LLVM::ConstantOp::create(
+            rewriter, loc, rewriter.getI1Type(), rewriter.getBoolAttr(true));
+        if (failed(emitIfElse(rewriter, op, pred, copy, nullptr)) ||
+            failed(emitIfElse(rewriter, op,
+                              LLVM::XOrOp::create(rewriter, loc, own, one),
+                              fill, nullptr)))
           return failure();
       }
       return success();

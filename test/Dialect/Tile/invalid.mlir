@@ -1512,14 +1512,15 @@ module attributes {tile.target = "hip:gfx942"} {
 
 // -----
 
-// One float per lane, but lanes 1 and 2 are swapped: their slots are not in
-// lane order.
-#l = #tile.linear<{register = [], lane = [[2], [1], [4], [8], [16], [32]], warp = []}>
+// One float per lane, but lane 32 holds element 64 and register 1 element
+// 32: a copy's lanes do not fill one window of 64 slots (lanes in another
+// order inside one window are lowered: test/Conversion/async-copy.mlir).
+#l = #tile.linear<{register = [[32]], lane = [[1], [2], [4], [8], [16], [64]], warp = []}>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.target = "hip:gfx942"} {
-  func.func @copy_lanes(%p: tensor<64x!tile.ptr<f32>, #l>, %b: !tile.memdesc<64xf32, #sh, mutable>) {
-    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes, but the layout of}}
-    %t = tile.async_copy_global_to_local %p, %b : tensor<64x!tile.ptr<f32>, #l> -> !tile.memdesc<64xf32, #sh, mutable>
+  func.func @copy_lanes(%p: tensor<128x!tile.ptr<f32>, #l>, %b: !tile.memdesc<128xf32, #sh, mutable>) {
+    // expected-error @+1 {{async copy rule 'lanes': a direct-to-LDS load on hip:gfx942 writes lane i of a warp at one base + i x 4 bytes, but the layout of 'tensor<128x!tile.ptr<f32>, #tile.linear<{register = [[32]], lane = [[1], [2], [4], [8], [16], [64]], warp = []}>>' does not put a warp's elements of one copy in 64 consecutive 4-byte slots of}}
+    %t = tile.async_copy_global_to_local %p, %b : tensor<128x!tile.ptr<f32>, #l> -> !tile.memdesc<128xf32, #sh, mutable>
     return
   }
 }

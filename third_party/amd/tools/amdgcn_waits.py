@@ -16,8 +16,9 @@ Model (gfx9: gfx942 / gfx950, wave64)
   add/addc/sub/addk/mul/mulk/mul_hi, shifts, logic, bfe, min/max, cselect, cmp/cmpk,
   64-bit mov/logic, saveexec; v_mov/add/sub/shifts/logic, v_lshl_add_u32/u64,
   v_add_lshl, v_lshl_or, v_and_or, v_or3, v_add3, v_xad, v_mad_u32_u24, v_mul_lo/hi, v_bfe,
-  v_bfi, v_alignbit, v_bitop3 (gfx950), v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
-  v_mbcnt). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
+  v_bfi, v_bfrev, v_alignbit, v_bitop3 (gfx950), v_cndmask, integer v_cmp/v_cmpx, v_readfirstlane/readlane/writelane,
+  v_mbcnt; ds_bpermute_b32: lane l reads lane ((addr + offset) / 4) mod 64, 0 from a lane
+  not active, under an EXEC whose lanes are all known). Any other instruction, DPP/SDWA form or modifier (clamp, op_sel, ...) makes
   what it may write UNKNOWN (first operand, carry-out, SCC, EXEC for v_cmpx/saveexec).
 * Lane masks (EXEC, VCC, SGPR pairs) are symbolic: bit l of a mask is a boolean
   function, a truth table over at most 6 condition symbols, of lane l's instances of
@@ -65,6 +66,9 @@ Model (gfx9: gfx942 / gfx950, wave64)
   times the element size, times 64 for st64) for the element size. UNKNOWN addresses,
   ds_*addtid* and unknown forms touch all of LDS (swizzle/permute/bpermute/nop/gws/
   append/consume none); so do flat_* (they may address LDS) and buffer_store_lds_*.
+* Every LDS-DMA write a wave issues is logged (``KernelReport.dma_writes``: instruction
+  index, wave, lane, first LDS byte, size, the lane's address operand registers' values,
+  the scalar offset), for tests that compare where each element landed with a model.
 * ``s_barrier`` ends a phase; all waves run the same path in lockstep by phase.
 * Control flow (labels, s_branch, s_cbranch_*, fall-through): a branch whose condition
   (SCC, VCC, EXEC) is known and equal in all waves is followed, else both successors are
@@ -650,7 +654,7 @@ _U24 = 0xFFFFFF
 # Vector ALU on 32-bit lanes: name -> fn(sources...).
 _V = {
     'v_mov_b32': lambda a: a, 'v_accvgpr_write_b32': lambda a: a, 'v_accvgpr_read_b32': lambda a: a,
-    'v_not_b32': lambda a: ~a, 'v_add_u32': lambda a, b: a + b, 'v_sub_u32': lambda a, b: a - b,
+    'v_not_b32': lambda a: ~a, 'v_bfrev_b32': lambda a: int(f'{a & M32:032b}'[::-1], 2), 'v_add_u32': lambda a, b: a + b, 'v_sub_u32': lambda a, b: a - b,
     'v_subrev_u32': lambda a, b: b - a, 'v_lshlrev_b32': lambda a, b: b << (a & 31),
     'v_lshrrev_b32': lambda a, b: b >> (a & 31), 'v_ashrrev_i32': lambda a, b: _s32(b) >> (a & 31),
     'v_and_b32': lambda a, b: a & b, 'v_or_b32': lambda a, b: a | b,
@@ -862,6 +866,23 @@ def _handler_for(inst):
             for l, (k, c) in enumerate(zip(rv(w, ops[1]), rv(w, ops[2])))])
     return _clobber
 
+def _bpermute(w, inst):
+    """ds_bpermute_b32 vdst, vaddr, vdata [offset:N]: lane l gets vdata of lane
+    ((vaddr + N) >> 2) & 63, 0 when that lane is inactive; UNKNOWN unless every lane's
+    activity is known."""
+    ops = inst.ops
+    ex = rmask(w, EXEC)
+    if len(ops) != 3 or ex is None or type(ex) is not int:
+        return _clobber(w, inst)
+    addr, data, off = rv(w, ops[1]), rv(w, ops[2]), inst.mods.get('offset', 0)
+    out = []
+    for l in range(LANES):
+        a = addr[l]
+        src = None if a is None else (a + off) >> 2 & 63
+        out.append(None if src is None else data[src] if ex >> src & 1 else 0)
+    wv(w, ops[0], out)
+
+
 # --- LDS bytes: sorted, merged tuples of [lo, hi) intervals ---
 
 
@@ -1024,6 +1045,23 @@ class KernelReport:
         self.violations = {}  # key -> [message, occurrences]
         self.notes, self.paths, self.truncated, self.merged, self.cap_hit = [], 0, 0, 0, False
         self.label_at, self.seen, self.skip, self.back = set(labels.values()), set(), {}, {}
+        self.dma_writes = set()
+
+    def _log_dma(self, pc, wi, w, inst):
+        """dma_writes += (pc, wave, lane, LDS byte, size, address registers' values, scalar
+        offset) for each lane that may be active; M0 unknown: None for the byte."""
+        ex = rmask(w, EXEC)
+        m0 = rs(w, M0)
+        ops = inst.ops
+        regs = [rv(w, ops[0], p) for p in range(len(ops[0][2]))] if ops and ops[0][0] == 'r' \
+            else []
+        soff = rs(w, ops[2]) if len(ops) > 2 and ops[2][0] == 'r' else (
+            ops[2][1] if len(ops) > 2 and ops[2][0] == 'i' else None)
+        sz, off = inst.dma_size, inst.mods.get('offset', 0)
+        for l, a in enumerate((1,) * LANES if ex is None else _act(ex)):
+            if a != 0:
+                self.dma_writes.add((pc, wi, l, None if m0 is None else m0 + off + l * sz, sz,
+                                     tuple(r[l] for r in regs), soff))
 
     def _initial(self):
         waves, dims = [], self.meta.get('reqd')
@@ -1120,7 +1158,9 @@ class KernelReport:
         inst = self.insts[pc]
         payload = ([footprints(w, inst, True) for w in waves] if inst.kind in (VMEM, LDS)
                    else None)
-        for w, pl in zip(waves, payload or [None] * len(waves)):
+        for wi, (w, pl) in enumerate(zip(waves, payload or [None] * len(waves))):
+            if inst.dma_size:
+                self._log_dma(pc, wi, w, inst)
             if inst.kind == VMEM:  # loaded values are UNKNOWN
                 if not maybe:  # the issue stall: at most VMCNT_MAX in flight after it
                     _retire(w, VMCNT_MAX - 1)
@@ -1132,6 +1172,8 @@ class KernelReport:
                 _retire(w, inst.vmcnt)
             elif inst.kind == BARRIER:
                 w.pr = []
+            elif inst.mnem == 'ds_bpermute_b32':
+                _bpermute(w, inst)
             elif inst.vdst:
                 _clobber(w, inst)
             else:

@@ -308,6 +308,22 @@ bool loadTransposedShared(
     const LoweringContext &ctx,
     llvm::function_ref<void(mlir::Operation *)> mark = {});
 
+/// For a copy of `tensorType` into `view` whose lanes write one base + lane
+/// x `widthBytes` (TargetDesc::asyncCopyLaneContiguous): per copy (each
+/// `widthBytes` of a thread's registers), the lane (i32) whose element this
+/// lane copies, where a swizzled layout orders the window's slots otherwise
+/// (kiln::tile::AsyncCopyLanes); empty when each lane copies its own. The
+/// caller has checked the copy (checkAsyncCopy).
+llvm::SmallVector<mlir::Value>
+emitAsyncCopySourceLanes(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType tensorType, mlir::Value view,
+                         unsigned widthBytes, const LoweringContext &ctx);
+
+/// A shared-memory address (addrspace 3) moved from lane `srcLane`.
+mlir::Value shuffleSharedAddress(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value addr, mlir::Value srcLane,
+                                 const LoweringContext &ctx);
+
 /// The value of lane `srcLane` (runtime) for any scalar of up to 64 bits.
 mlir::Value shuffleIdx(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Value srcLane, const LoweringContext &ctx);

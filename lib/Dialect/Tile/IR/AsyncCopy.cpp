@@ -85,15 +85,15 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
   width.bytes = chosen;
   width.elements = chosen / elemBytes;
   if (target->asyncCopyLaneContiguous) {
-    // Lane i of a warp writes at one base + i x width: lane bit k must move
-    // the offset by exactly width << k, and nothing else (other registers,
-    // warps, the view's place) may touch the warp's window of slots.
+    // Lane i of a warp writes at one base + i x width: a warp's elements of
+    // one copy must fill one window of consecutive slots (in lane order, or
+    // in another order the lowering undoes by exchanging lanes' elements:
+    // getAsyncCopyLanes).
     FailureOr<SharedAccessPlan> lanes = planSharedAccess(
         tensorType, dst, dstAlignment, width.bytes, dstXorOffset);
     if (failed(lanes))
       return emitError() << "cannot address " << dst << " with the layout of "
                          << ptrType;
-    int64_t window = int64_t(width.elements) << lanes->laneBitOffsets.size();
     // The consecutive elements a thread holds from its first register (its
     // vector before any width cap): a run longer than one copy spaces its
     // lanes by the run, and the width is the rule to fix first.
@@ -121,22 +121,95 @@ FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(
                          << " on " << target->name << " writes lane i of a warp at "
                          << "one base + i x " << width.bytes
                          << " bytes, but the layout of " << ptrType
-                         << " does not give the lanes consecutive "
-                         << width.bytes << "-byte slots of " << dst;
+                         << " does not put a warp's elements of one copy in "
+                         << (int64_t(1) << lanes->laneBitOffsets.size())
+                         << " consecutive " << width.bytes << "-byte slots of "
+                         << dst;
     };
-    for (auto [k, o] : llvm::enumerate(lanes->laneBitOffsets))
-      if (o != (int64_t(width.elements) << k))
-        return complain();
-    for (unsigned r = 0; r < lanes->registerOffsets.size(); r += width.elements)
-      if (lanes->registerOffsets[r] & (window - 1))
-        return complain();
-    for (int64_t o : lanes->warpBitOffsets)
-      if (o & (window - 1))
-        return complain();
-    if (dstXorOffset & (window - 1))
+    FailureOr<AsyncCopyLanes> exchange =
+        getAsyncCopyLanes(*lanes, width.elements, dstXorOffset);
+    // A permuted window needs its slots consecutive in memory: no padding.
+    if (failed(exchange) ||
+        (!exchange->identity && !lanes->paddings.empty()))
       return complain();
   }
   return width;
+}
+
+FailureOr<AsyncCopyLanes>
+kiln::tile::getAsyncCopyLanes(const SharedAccessPlan &lanes,
+                              unsigned widthElements, int64_t xorOffset) {
+  int64_t w = widthElements;
+  unsigned n = lanes.laneBitOffsets.size();
+  int64_t window = w << n;
+  if (lanes.vec < widthElements)
+    return failure();
+  // The slot (within the window) a part of an offset moves an element by;
+  // none when it does not move it by whole slots.
+  auto slotOf = [&](int64_t o) -> std::optional<int64_t> {
+    o &= window - 1;
+    if (o % w)
+      return std::nullopt;
+    return o / w;
+  };
+  // Lane bit k moves the element by slot s_k, inside the window; the s_k
+  // must be independent (then they span all 2^n slots). Invert the map by
+  // elimination over GF(2): rows pair a slot combination with the lanes
+  // that make it.
+  SmallVector<std::pair<int64_t, int64_t>> rows;
+  bool identity = true;
+  for (auto [k, o] : llvm::enumerate(lanes.laneBitOffsets)) {
+    if (o < 0 || o >= window || o % w)
+      return failure();
+    rows.push_back({o / w, int64_t(1) << k});
+    identity &= o == (w << k);
+  }
+  for (unsigned bit = 0; bit < n; ++bit) {
+    auto pivot = llvm::find_if(llvm::drop_begin(rows, bit), [&](auto &r) {
+      return (r.first >> bit) & 1;
+    });
+    if (pivot == rows.end())
+      return failure(); // two lane bits move to one slot: broadcast lanes
+    std::swap(rows[bit], *pivot);
+    for (unsigned i = 0; i < n; ++i)
+      if (i != bit && ((rows[i].first >> bit) & 1)) {
+        rows[i].first ^= rows[bit].first;
+        rows[i].second ^= rows[bit].second;
+      }
+  }
+  AsyncCopyLanes result;
+  for (unsigned bit = 0; bit < n; ++bit)
+    result.slotLanes.push_back(rows[bit].second);
+  auto laneOf = [&](int64_t o) -> std::optional<int64_t> {
+    std::optional<int64_t> s = slotOf(o);
+    if (!s)
+      return std::nullopt;
+    int64_t lane = 0;
+    for (unsigned bit = 0; bit < n; ++bit)
+      if ((*s >> bit) & 1)
+        lane ^= result.slotLanes[bit];
+    return lane;
+  };
+  for (int64_t o : lanes.warpBitOffsets) {
+    std::optional<int64_t> l = laneOf(o);
+    if (!l)
+      return failure();
+    result.warpLanes.push_back(*l);
+    identity &= *l == 0;
+  }
+  for (size_t r = 0; r < lanes.registerOffsets.size(); r += w) {
+    std::optional<int64_t> l = laneOf(lanes.registerOffsets[r]);
+    if (!l)
+      return failure();
+    result.copyLanes.push_back(*l);
+    identity &= *l == 0;
+  }
+  std::optional<int64_t> view = laneOf(xorOffset);
+  if (!view)
+    return failure();
+  result.viewLane = *view;
+  result.identity = identity && *view == 0;
+  return result;
 }
 
 FailureOr<AsyncCopyWidth> kiln::tile::checkAsyncCopy(

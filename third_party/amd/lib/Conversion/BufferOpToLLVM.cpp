@@ -218,29 +218,59 @@ struct BufferLoadToLocalOpConversion : TileOpConversion<BufferLoadToLocalOp> {
     if (branch)
       others = operandRegisters(rewriter, loc, adaptor.getOther());
     Type memTy = getMemoryType(regTy);
+    // A swizzled window: each lane copies the element its slot holds, from
+    // the lane that holds it (emitAsyncCopySourceLanes).
+    SmallVector<Value> from = emitAsyncCopySourceLanes(
+        rewriter, loc,
+        RankedTensorType::get(ptrType.getShape(), elemTy,
+                              ptrType.getEncoding()),
+        op.getDst(), width->bytes, ctx);
+    Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                         rewriter.getBoolAttr(true));
     for (auto [g, dstAddr] : llvm::enumerate(addrs->addrs)) {
       if (addrs->duplicate[g])
         continue;
       unsigned r = g * addrs->vec;
+      Value slot = dstAddr;
+      if (!from.empty())
+        slot = shuffleSharedAddress(rewriter, loc, dstAddr, from[g], ctx);
       // The wave's base, read where every lane is active.
-      Value lds = hooks.waveLdsBase(rewriter, loc, dstAddr, width->bytes);
-      auto copy = [&](ArrayRef<Value> laneMasks) {
-        Value off = byteOffset(rewriter, loc, offs, laneMasks, r, elemBytes);
+      Value lds = hooks.waveLdsBase(rewriter, loc, slot, width->bytes);
+      auto issue = [&](Value off) {
         ROCDL::RawPtrBufferLoadLdsOp::create(rewriter, loc, rsrc, lds, size,
                                              off, zero, zero, aux, scope,
                                              ArrayAttr(), ArrayAttr());
       };
+      // The byte offset (out of range where masked by address) of the
+      // element this lane copies.
+      auto offset = [&](ArrayRef<Value> laneMasks) {
+        Value off = byteOffset(rewriter, loc, offs, laneMasks, r, elemBytes);
+        return from.empty() ? off
+                            : shuffleIdx(rewriter, loc, off, from[g], ctx);
+      };
       if (!branch) {
-        copy(masks);
+        issue(offset(masks));
         continue;
       }
       Value addr = dstAddr;
-      if (failed(emitIfElse(
-              rewriter, op, masks[r], [&] { copy({}); },
-              [&] {
-                storeAsyncCopyFill(rewriter, loc, addr, others, r, addrs->vec,
-                                   memTy, width->bytes, hooks);
-              })))
+      auto fill = [&] {
+        storeAsyncCopyFill(rewriter, loc, addr, others, r, addrs->vec, memTy,
+                           width->bytes, hooks);
+      };
+      if (from.empty()) {
+        Value off = offset({});
+        if (failed(emitIfElse(rewriter, op, masks[r], [&] { issue(off); },
+                              fill)))
+          return failure();
+        continue;
+      }
+      // The copy follows the slot's element's mask, the fill this lane's.
+      Value off = offset({});
+      Value pred = shuffleIdx(rewriter, loc, masks[r], from[g], ctx);
+      if (failed(emitIfElse(rewriter, op, pred, [&] { issue(off); }, nullptr)) ||
+          failed(emitIfElse(rewriter, op,
+                            LLVM::XOrOp::create(rewriter, loc, masks[r], one),
+                            fill, nullptr)))
         return failure();
     }
     rewriter.replaceOp(op, i32Const(rewriter, loc, 0));

@@ -13,7 +13,12 @@
 //   width         a thread moves a width the target allows per access; the
 //                 width is the widest vector that the register layout, the
 //                 shared layout (its contiguity and the view's alignment)
-//                 and the pointers (contiguity, alignment, mask) all allow.
+//                 and the pointers (contiguity, alignment, mask) all allow;
+//   lanes         where lane i of a warp writes one base + i x width (direct-
+//                 to-LDS loads), the lanes' elements of each copy fill one
+//                 window of consecutive width-slots; a layout that puts them
+//                 there in another order (a swizzle) is lowered by having
+//                 each lane copy the element its slot holds (AsyncCopyLanes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DIALECT_TILE_IR_ASYNCCOPY_H
@@ -30,6 +35,32 @@ struct AsyncCopyWidth {
   /// Elements and bytes one thread moves per copy instruction.
   unsigned elements = 1, bytes = 0;
 };
+
+/// Which element each lane copies when the lanes of a warp write one base
+/// + lane x width (TargetDesc::asyncCopyLaneContiguous). The lanes' elements
+/// of a copy fill one window of consecutive slots; a swizzled layout puts
+/// them there in another order, so lane l copies the element that lane
+///   slotLanes(l) ^ warpLanes(warp) ^ copyLanes[g] ^ viewLane
+/// holds in copy g (registers g x width ...), where a table applied to an
+/// index is the XOR of its entries for the index's set bits: the slot of
+/// the element lane j holds is linear in j's bits, and slotLanes inverts it.
+struct AsyncCopyLanes {
+  /// Per lane bit of the slot index, per warp bit, per copy.
+  llvm::SmallVector<int64_t> slotLanes, warpLanes, copyLanes;
+  int64_t viewLane = 0;
+  /// Every lane copies its own element (no exchange needed).
+  bool identity = true;
+};
+
+struct SharedAccessPlan;
+
+/// The lane exchange for copies of `widthElements` elements per lane by the
+/// access plan `lanes` (made with that width) into a view whose elements are
+/// XORed with `xorOffset`; fails when some warp's elements of one copy do not
+/// fill one window of lane-count consecutive slots.
+mlir::FailureOr<AsyncCopyLanes> getAsyncCopyLanes(const SharedAccessPlan &lanes,
+                                                  unsigned widthElements,
+                                                  int64_t xorOffset);
 
 /// Checks `ptrType` -> `dst` (whose first element is `dstAlignment` bytes
 /// aligned, elements XORed with `dstXorOffset`, see getSharedXorOffset)
