@@ -247,3 +247,35 @@ def scaled_kernel(out):
     a = Scaled(offs, y=offs + 1)
     b = Scaled(offs, 3, offs)
     kl.store(out + offs, a.total() + b.total())
+
+
+@kl.aggregate
+class Methods:
+    """No fields: a holder of methods that another aggregate keeps (as Gluon allows)."""
+
+    @kiln.constexpr_function
+    def __init__(self):
+        pass
+
+    @kiln.jit
+    def twice(self, x):
+        return x * 2
+
+
+@kl.aggregate
+class Program:
+    base: Methods
+    n: kl.constexpr
+
+    @kiln.constexpr_function
+    def __init__(self, n):
+        self.n = kl.constexpr(n)
+        self.base = Methods()
+
+
+@kiln.jit
+def methods_kernel(out):
+    """out[i] = 2 i + 5 for i < 128."""
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    p = Program(5)
+    kl.store(out + offs, p.base.twice(offs) + p.n)

@@ -131,3 +131,10 @@ def test_generated_constructor(target):
     K.scaled_kernel[(1,)](out)
     i = torch.arange(128, dtype=torch.int32, device="cuda")
     assert torch.equal(out, (2 * i + i + 1) + (3 * i + i))
+
+
+def test_aggregate_without_fields(target):
+    out = torch.zeros(128, dtype=torch.int32, device="cuda")
+    K.methods_kernel[(1,)](out)
+    i = torch.arange(128, dtype=torch.int32, device="cuda")
+    assert torch.equal(out, 2 * i + 5)

@@ -118,9 +118,8 @@ def aggregate(cls):
     if not isinstance(cls, type):
         raise TypeError(f"aggregate decorates a class, got {cls!r}")
     fields, anns, defaults = _resolve_fields(cls)
-    if not fields:
-        raise TypeError(f"aggregate class {cls.__qualname__} declares no fields (annotate "
-                        f"each one in the class body, e.g. 'acc: kl.tensor')")
+    # No fields is allowed (Gluon builds such a class too): a holder of methods
+    # that other aggregates keep as a field.
     init = cls.__dict__.get("__init__")
     if init is None:
         init = _generated_init(cls, fields, anns, defaults)
