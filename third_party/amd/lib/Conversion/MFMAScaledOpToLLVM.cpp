@@ -104,8 +104,11 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
 
   // One operand or scale: its lanes, its warps (moving as the accumulator's
   // `accDim`), registers that hold distinct elements.
+  // A tensor smaller than the instruction along M or N (`extent` rows or
+  // columns): the lanes past it repeat its elements (the step is zero) and
+  // the instruction computes those rows or columns again.
   auto check = [&](StringRef what, const LinearLayout &ll, unsigned mnDim,
-                   int32_t mn, int32_t kStep, unsigned accDim,
+                   int32_t mn, int32_t kStep, unsigned accDim, int64_t extent,
                    std::map<Coord, unsigned> &regs) -> LogicalResult {
     ArrayRef<LinearLayout::Basis> lanes = ll.getBases(LinearLayout::Lane);
     if (lanes.size() != 6)
@@ -114,7 +117,7 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
     for (unsigned i = 0; i < 6; ++i) {
       Coord want = {0, 0};
       if (i < mnBits)
-        want[mnDim] = 1 << i;
+        want[mnDim] = (int64_t(1) << i) < extent ? 1 << i : 0;
       else
         want[kDim] = kStep << (i - mnBits);
       if (Coord(lanes[i].begin(), lanes[i].end()) != want)
@@ -157,10 +160,11 @@ FailureOr<ScaledPlan> planMfmaScaled(MfmaScaledOp op) {
         return failure();
       }
   std::map<Coord, unsigned> ra, rb, rsa, rsb;
-  if (failed(check("a", *la, 0, m, kwA, 0, ra)) ||
-      failed(check("b", *lb, 1, n, kwB, 1, rb)) ||
-      failed(check("a_scale", *lsa, 0, m, 1, 0, rsa)) ||
-      failed(check("b_scale", *lsb, 0, n, 1, 1, rsb)))
+  int64_t mExtent = aTy.getShape()[0], nExtent = bTy.getShape()[1];
+  if (failed(check("a", *la, 0, m, kwA, 0, mExtent, ra)) ||
+      failed(check("b", *lb, 1, n, kwB, 1, nExtent, rb)) ||
+      failed(check("a_scale", *lsa, 0, m, 1, 0, mExtent, rsa)) ||
+      failed(check("b_scale", *lsb, 0, n, 1, 1, nExtent, rsb)))
     return failure();
 
   auto find = [&](const std::map<Coord, unsigned> &regs, StringRef what,

@@ -126,6 +126,12 @@ SCALED_CASES = [  # (instr, transposed, M, N, K, a format, b format)
     ([16, 16, 128], True, 32, 16, 256, "e4m3", "e2m1"),
     ([16, 16, 128], False, 32, 32, 128, "e2m1", "e5m2"),
     ([32, 32, 64], True, 32, 64, 64, "e2m1", "e2m1"),
+    # M or N below the instruction's: lanes past the tensor repeat its rows / columns
+    ([16, 16, 128], True, 4, 32, 128, "e2m1", "e2m1"),
+    ([16, 16, 128], False, 4, 16, 256, "e4m3", "e2m1"),
+    ([32, 32, 64], True, 8, 32, 64, "e2m1", "e4m3"),
+    ([16, 16, 128], True, 16, 8, 128, "e5m2", "e2m1"),
+    ([32, 32, 64], False, 32, 16, 64, "e4m3", "e4m3"),
 ]
 
 

@@ -553,6 +553,20 @@ func.func @ms_multiple(%a: tensor<16x32xi8, #a>, %sa: tensor<16x2xi8, #s>, %b: t
 
 // -----
 
+// M below the instruction's is allowed when it divides it (the lanes repeat
+// the rows); 12 does not.
+#acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>
+#s = #tile.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 1], [0, 2]], warp = []}>
+func.func @ms_small_m(%a: tensor<12x64xi8, #a>, %sa: tensor<12x4xi8, #s>, %b: tensor<64x16xi8, #b>, %sb: tensor<16x4xi8, #s>, %c: tensor<12x16xf32, #acc>) {
+  // expected-error @+1 {{M = 12 is not a multiple of the instruction's M (16 for instrShape [16, 16, 128]) nor a power of two below it}}
+  %d = tile_amd.mfma_scaled %a scale %sa, %b scale %sb, %c {aFormat = "e2m1", bFormat = "e2m1"} : tensor<12x64xi8, #a>, tensor<12x4xi8, #s>, tensor<64x16xi8, #b>, tensor<16x4xi8, #s> -> tensor<12x16xf32, #acc>
+  return
+}
+
+// -----
+
 #acc = #tile_amd.mfma<{version = 4, instrShape = [16, 16, 128], transposed = true, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 16}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 16}>

@@ -609,15 +609,18 @@ LogicalResult MfmaScaledOp::verify() {
                          << shapeText(b.getShape()) << " (" << getBFormat()
                          << "), accumulator " << shapeText(c.getShape())
                          << " (e2m1 tensors hold two K values per byte)";
-  for (auto [name, size, want] :
-       {std::tuple<StringRef, int64_t, int64_t>{"M", m, instr[0]},
-        {"N", n, instr[1]},
-        {"K", k, instr[2]}})
-    if (size % want)
+  // M and N below the instruction's (a power of two dividing it) repeat the
+  // tensor across the instruction's rows, as mfma's do (and Triton's).
+  for (auto [name, size, want, smaller] :
+       {std::tuple<StringRef, int64_t, int64_t, bool>{"M", m, instr[0], true},
+        {"N", n, instr[1], true},
+        {"K", k, instr[2], false}})
+    if (size % want && !(smaller && size < want && want % size == 0))
       return emitOpError() << name << " = " << size
                            << " is not a multiple of the instruction's " << name
                            << " (" << want << " for instrShape [" << instr[0]
-                           << ", " << instr[1] << ", " << instr[2] << "])";
+                           << ", " << instr[1] << ", " << instr[2] << "])"
+                           << (smaller ? " nor a power of two below it" : "");
   for (auto [name, t, rows] :
        {std::tuple<StringRef, RankedTensorType, int64_t>{"a_scale", as, m},
         {"b_scale", bs, n}}) {
