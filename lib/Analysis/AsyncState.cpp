@@ -721,6 +721,58 @@ std::optional<int64_t> async::constantTripCount(scf::ForOp loop) {
   return *ub <= *lb ? 0 : (*ub - *lb + *step - 1) / *step;
 }
 
+/// `v` through casts that keep a signed value (index_cast, extsi).
+static Value stripSignedCasts(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<arith::IndexCastOp, arith::ExtSIOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+bool async::conditionsImplyTrips(ArrayRef<std::pair<Value, bool>> taken,
+                                 scf::ForOp loop) {
+  std::optional<int64_t> step = constantInt(loop.getStep());
+  if (!step || *step <= 0 || loop.getUnsignedCmp())
+    return false;
+  Value lb = stripSignedCasts(loop.getLowerBound()),
+        ub = stripSignedCasts(loop.getUpperBound());
+  std::optional<int64_t> lbConst = constantInt(lb);
+  auto same = [](Value a, Value b) {
+    a = stripSignedCasts(a);
+    b = stripSignedCasts(b);
+    if (a == b)
+      return true;
+    std::optional<int64_t> x = constantInt(a), y = constantInt(b);
+    return x && y && *x == *y;
+  };
+  using P = arith::CmpIPredicate;
+  for (auto [cond, value] : taken) {
+    auto cmp = cond.getDefiningOp<arith::CmpIOp>();
+    if (!cmp)
+      continue;
+    P pred = value ? cmp.getPredicate() : arith::invertPredicate(cmp.getPredicate());
+    Value x = cmp.getLhs(), y = cmp.getRhs();
+    // As "x < y" or "x <= y" (signed).
+    if (pred == P::sgt || pred == P::sge) {
+      std::swap(x, y);
+      pred = pred == P::sgt ? P::slt : P::sle;
+    }
+    if (pred != P::slt && pred != P::sle)
+      continue;
+    // lb < ub itself.
+    if (pred == P::slt && same(x, lb) && same(y, ub))
+      return true;
+    // A constant lower bound: c < ub (or c <= ub) with c >= lb (c > lb).
+    std::optional<int64_t> c = constantInt(stripSignedCasts(x));
+    if (lbConst && c && same(y, ub) &&
+        (pred == P::slt ? *c >= *lbConst : *c > *lbConst))
+      return true;
+  }
+  return false;
+}
+
 namespace {
 
 /// Bytes the CTA's threads wrote that no async-proxy fence has ordered (of

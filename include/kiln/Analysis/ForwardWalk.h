@@ -84,6 +84,13 @@ bool sameCondition(mlir::Value a, mlir::Value b, unsigned depth = 6);
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
 
+/// Whether branch conditions a path took (each i1 value with the side
+/// taken) make `loop` run at least once: a signed `lb < ub` on its own
+/// bounds, or `c < ub` / `c <= ub` with c at least (above) a constant lower
+/// bound, as `if n > 0:` before `for i in range(0, n)`.
+bool conditionsImplyTrips(
+    llvm::ArrayRef<std::pair<mlir::Value, bool>> taken, mlir::scf::ForOp loop);
+
 /// The walk. `Derived` provides `static constexpr WalkPolicy policy`,
 /// `bool transfer(Operation &, State &, bool final)` (the op's own effect;
 /// true: walk its regions next) and, as its policy needs them,
@@ -119,8 +126,13 @@ public:
     for (mlir::Operation &op : llvm::make_early_inc_range(block)) {
       auto branch = mlir::dyn_cast<mlir::scf::IfOp>(&op);
       if (!branch) {
-        for (Path &p : paths)
+        auto loop = mlir::dyn_cast<mlir::scf::ForOp>(&op);
+        for (Path &p : paths) {
+          // A loop this path's conditions make run: no exit without a trip.
+          runsOnce = loop && conditionsImplyTrips(p.taken, loop) ? &op : nullptr;
           runOp(op, p.state, final);
+          runsOnce = nullptr;
+        }
         continue;
       }
       llvm::SmallVector<Path, 2> next;
@@ -163,6 +175,15 @@ public:
 
 protected:
   Derived &derived() { return static_cast<Derived &>(*this); }
+
+  /// The loop runOp is walking that the path's branch conditions make run
+  /// at least once (read as the loop starts, before any nested walk).
+  mlir::Operation *runsOnce = nullptr;
+  bool takeRunsOnce(mlir::Operation *loop) {
+    bool once = runsOnce == loop;
+    runsOnce = nullptr;
+    return once;
+  }
 
   /// An scf.if on a path where its condition is known: the op's own
   /// effect, then only the region that path takes.
@@ -227,6 +248,7 @@ protected:
   /// grow, slots are taken modulo the ring size, counts only fall) or for
   /// `maxRounds` rounds; then once more with `final`.
   void runAccumulating(mlir::Operation *loop, State &state, bool final) {
+    bool once = takeRunsOnce(loop);
     State entry = state;
     // Forget an earlier run of this loop; on the first iteration the
     // induction variable is the lower bound.
@@ -246,7 +268,7 @@ protected:
     State out = in;
     runBody(loop, out, final);
     // The loop may run zero times (for) or exit after its condition (while).
-    state = State::join(in, out);
+    state = once ? std::move(out) : State::join(in, out);
     state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
   }
 
@@ -257,7 +279,7 @@ protected:
     // A constant trip count bounds how many back edges anything crosses,
     // and from 1 on the loop cannot be skipped.
     unsigned generations = policy().maxGenerations;
-    bool mayBeSkipped = true;
+    bool mayBeSkipped = !takeRunsOnce(loop);
     if (std::optional<int64_t> trips = constantTripCount(loop)) {
       if (*trips == 0)
         return; // the body never runs

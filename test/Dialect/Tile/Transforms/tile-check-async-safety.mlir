@@ -175,6 +175,43 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     %v = tile.local_load %b : !m -> !t
     return %v : !t
   }
+
+  // A copy issued only when n > 0, waited for in the first trip of a loop
+  // over [0, n): on the path that issued it the loop cannot be skipped.
+  func.func @ok_guard_makes_loop_run(%p: !p, %n: i32) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %go = arith.cmpi sgt, %n, %c0 : i32
+    scf.if %go {
+      %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+      %g = tile.async_commit_group tokens %c
+    }
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
+
+  // n >= 0 lets the loop over [0, n) run no trip at n = 0.
+  func.func @guard_allows_no_trip(%p: !p, %n: i32) -> !t {
+    %a = tile.local_alloc : () -> !m
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %go = arith.cmpi sge, %n, %c0 : i32
+    scf.if %go {
+      // expected-note @+1 {{the async copy}}
+      %c = tile.async_copy_global_to_local %p, %a : !p -> !m
+      %g = tile.async_commit_group tokens %c
+    }
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %w = tile.async_wait {num = 0 : i32}
+    }
+    // expected-error @+1 {{no wait covering its commit group comes between them on some path}}
+    %v = tile.local_load %a : !m -> !t
+    return %v : !t
+  }
 }
 
 // -----
