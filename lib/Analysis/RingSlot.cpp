@@ -117,6 +117,19 @@ static std::optional<Counter> loopCounter(Value v) {
   return Counter{loop.getInductionVar(), *init - lb, wrap};
 }
 
+/// The value a loop leaves a counter at: an scf.for result whose iter_arg
+/// is a counter (loopCounter). Never negative; below the counter's `wrap`
+/// when it wraps (the start, after no trip, is below it too).
+static std::optional<Counter> counterResult(Value v) {
+  auto result = dyn_cast_or_null<OpResult>(v);
+  if (!result)
+    return std::nullopt;
+  auto loop = dyn_cast<scf::ForOp>(result.getOwner());
+  if (!loop)
+    return std::nullopt;
+  return loopCounter(loop.getRegionIterArgs()[result.getResultNumber()]);
+}
+
 /// A slot counter: a counter wrapped at n <= `slots`, used as the index
 /// itself. In iteration iv it is the slot (iv + (c - lb)) mod n.
 static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
@@ -148,6 +161,11 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
     counter->root = alloc;
     return *counter;
   }
+  // A wrapped counter's value after its loop, as the index itself: one
+  // unknown slot below the wrap, named by the loop's result.
+  if (std::optional<Counter> after = counterResult(idx))
+    if (after->wrap && after->wrap <= slots)
+      return {alloc, idx, 0, after->wrap};
   Operation *rem = idx.getDefiningOp();
   if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
     return RingSlot();
@@ -165,6 +183,12 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
       if (!counter->wrap || counter->wrap == *n)
         return {alloc, counter->iv, RingSlot::mod(counter->start + off, *n),
                 *n};
+  // (r + off) % n of a counter's value r after its loop (never negative),
+  // as an epilogue refills slot (buf + 1) % 2 while it reads slot buf.
+  if (off >= 0 && base)
+    if (std::optional<Counter> after = counterResult(base))
+      if (!after->wrap || after->wrap == *n)
+        return {alloc, base, RingSlot::mod(off, *n), *n};
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N
   // in a loop from N - 1).

@@ -31,8 +31,8 @@ std::pair<mlir::Value, int64_t> linearIndex(mlir::Value v);
 bool isNonNegativeInductionVar(mlir::Value v);
 
 /// Which slot of a ring an access stays inside, as `(base + offset) mod
-/// modulus` with `base` a non-negative scf.for induction variable, or null
-/// for a constant index. Two accesses on slots of one allocation with the
+/// modulus` with `base` a non-negative scf.for induction variable (or the
+/// counter value a loop returns), or null for a constant index. Two accesses on slots of one allocation with the
 /// same base and modulus whose offsets differ touch different slots.
 struct RingSlot {
   mlir::Operation *root = nullptr;
@@ -80,7 +80,9 @@ struct RingSlot {
 /// allocation, whose index is a constant, (iv + c) % N with iv + c never
 /// negative, a loop-carried counter s advanced as (s + 1) % N from a
 /// constant in a loop of step 1, or (s + c) % N with c >= 0 of such a counter
-/// or of one advanced as s + 1 without wrapping; unknown otherwise.
+/// or of one advanced as s + 1 without wrapping; after such a loop, the
+/// counter's value r it returns (wrapped at N) or (r + c) % N; unknown
+/// otherwise.
 RingSlot getRingSlot(mlir::Value memdesc);
 
 } // namespace kiln::tile

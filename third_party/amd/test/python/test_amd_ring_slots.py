@@ -181,3 +181,46 @@ def test_scales_with_repeating_warps_copy_in_every_warp(target):
     (r,) = k.vmcnt_reports
     assert not r.violations, r.summary()
     assert "buffer_load_dword" in k.asm["amdgcn"] and " lds" in k.asm["amdgcn"]
+
+
+@kiln.jit
+def ring_epilogue(x, out, n, L: kl.constexpr):
+    # A ping-pong ring whose epilogue goes on from the slot the loop's counter ends at (aiter's
+    # and tokenspeed's MLA decode): refill (buf + 1) % 2, wait for all but that copy, read buf.
+    bufs = kl.allocate_shared_memory(kl.float32, [2, 1024], kl.SwizzledSharedLayout(1, 1, 1, [0]))
+    offs = kl.arange(0, 1024, L)
+    acc = kl.zeros([1024], kl.float32, L)
+    buf = 0
+    acp.buffer_load_to_shared(bufs.index(0), x, offs)
+    acp.commit_group()
+    for i in range(n):
+        acp.buffer_load_to_shared(bufs.index((buf + 1) % 2), x, (i + 1) * 1024 + offs)
+        acp.commit_group()
+        acp.wait_group(1)
+        acc += bufs.index(buf).load(L)
+        buf = (buf + 1) % 2
+    acp.buffer_load_to_shared(bufs.index((buf + 1) % 2), x, (n + 1) * 1024 + offs)
+    acp.commit_group()
+    acp.wait_group(1)
+    acc += bufs.index(buf).load(L)
+    acp.wait_group(0)
+    acc += bufs.index((buf + 1) % 2).load(L)
+    kl.store(out + offs, acc)
+
+
+@pytest.mark.parametrize("target", ["hip:gfx942", "hip:gfx950"])
+def test_epilogue_slots_from_the_counter_a_loop_returns(target):
+    """After the loop, slots (buf + 1) % 2 and buf of the counter's final value are different
+    slots: the epilogue's first read waits only for the copy it needs (no remark, no LLVM
+    vmcnt(0) before it), and the independent checker finds the waits exact."""
+    import warnings
+    spt = 4 if target == "hip:gfx950" else 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kiln.CompilationWarning)
+        k = kiln.compile(ring_epilogue, {"x": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                         dict(L=kl.BlockedLayout([spt], [64], [4], [0])), target=target,
+                         cache=False)
+    asm = k.asm["amdgcn"]
+    assert asm.count("vmcnt(0)") == 1, asm  # only the final wait_group(0)
+    (r,) = k.vmcnt_reports
+    assert not r.violations and "max slack 0" in r.summary(), r.summary()
