@@ -91,6 +91,21 @@ std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
 bool conditionsImplyTrips(
     llvm::ArrayRef<std::pair<mlir::Value, bool>> taken, mlir::scf::ForOp loop);
 
+/// The iterations of `loop` as consecutive segments by the scf.ifs of its
+/// body on conditions `iv + d < x` (or <=, >, >= forms; x defined outside
+/// the loop, a positive constant step): such a condition, once false, stays
+/// false (iv + d is assumed not to overflow), so with the guards of one x
+/// the iterations run where all hold, then where those of the largest d
+/// fail, and so on. Per segment, each guard's condition and its value
+/// there, and the most iterations it can have (segments between two
+/// thresholds: their difference over the step); empty when the body has no
+/// such guard.
+struct GuardSegment {
+  llvm::SmallVector<std::pair<mlir::Value, bool>> conditions;
+  std::optional<int64_t> maxTrips;
+};
+llvm::SmallVector<GuardSegment> guardSegments(mlir::scf::ForOp loop);
+
 /// The walk. `Derived` provides `static constexpr WalkPolicy policy`,
 /// `bool transfer(Operation &, State &, bool final)` (the op's own effect;
 /// true: walk its regions next) and, as its policy needs them,
@@ -137,7 +152,7 @@ public:
       }
       llvm::SmallVector<Path, 2> next;
       for (Path &p : paths) {
-        std::optional<bool> known;
+        std::optional<bool> known = forcedValue(branch.getCondition());
         for (auto &[c, v] : p.taken)
           if (sameCondition(c, branch.getCondition()))
             known = v;
@@ -176,6 +191,18 @@ public:
 protected:
   Derived &derived() { return static_cast<Derived &>(*this); }
 
+  /// Conditions a loop segment fixes (guardSegments): an scf.if on one of
+  /// them runs only the side its value takes. Segments of at most this many
+  /// iterations are walked iteration by iteration.
+  static constexpr int64_t kMaxUnrolledTrips = 8;
+  llvm::SmallVector<std::pair<mlir::Value, bool>> forced;
+  std::optional<bool> forcedValue(mlir::Value cond) const {
+    for (auto &[c, v] : llvm::reverse(forced))
+      if (c == cond)
+        return v;
+    return std::nullopt;
+  }
+
   /// The loop runOp is walking that the path's branch conditions make run
   /// at least once (read as the loop starts, before any nested walk).
   mlir::Operation *runsOnce = nullptr;
@@ -206,6 +233,13 @@ protected:
     if (policy().whileAsLoop && mlir::isa<mlir::scf::WhileOp>(&op))
       return runLoop(&op, state, final);
     if (auto branch = mlir::dyn_cast<mlir::scf::IfOp>(&op)) {
+      if (std::optional<bool> known = forcedValue(branch.getCondition())) {
+        if (*known)
+          runBlock(*branch.thenBlock(), state, final);
+        else if (branch.elseBlock())
+          runBlock(*branch.elseBlock(), state, final);
+        return;
+      }
       State thenState = state, elseState = state;
       runBlock(*branch.thenBlock(), thenState, final);
       if (branch.elseBlock())
@@ -288,7 +322,7 @@ protected:
     }
     State entry = state;
     entry.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(loop); });
-    State in = entry, exits;
+    State exits;
     bool first = true;
     auto exitWith = [&](const State &s) {
       exits = first ? s : State::join(exits, s);
@@ -296,25 +330,60 @@ protected:
     };
     if (mayBeSkipped)
       exitWith(state);
-    bool settled = false;
-    for (unsigned round = 0; round < policy().maxGenerations + 2; ++round) {
-      State body = in;
-      runBlock(*loop.getBody(), body, final);
-      exitWith(body);
-      State next = State::join(
-          entry, derived().carryAroundBackEdge(loop, body, generations));
-      if (next == in) {
-        settled = true;
-        break;
+    // One fixed point per segment of iterations (guardSegments; the whole
+    // loop when the body has no guard), each from the head state the
+    // segments before it leave: skipped, or after their last iteration.
+    auto segments = guardSegments(loop);
+    if (segments.empty())
+      segments.emplace_back();
+    State head = entry;
+    for (auto [j, segment] : llvm::enumerate(segments)) {
+      size_t depth = forced.size();
+      forced.append(segment.conditions.begin(), segment.conditions.end());
+      State nextHead = head;
+      if (segment.maxTrips && *segment.maxTrips <= kMaxUnrolledTrips) {
+        // A segment of at most n iterations: walked as n iterations, each
+        // possibly the segment's last.
+        State cur = head;
+        for (int64_t t = 0; t < *segment.maxTrips; ++t) {
+          State body = cur;
+          runBlock(*loop.getBody(), body, final);
+          exitWith(body);
+          cur = derived().carryAroundBackEdge(loop, body, generations);
+          nextHead = State::join(nextHead, cur);
+        }
+      } else {
+        State in = head;
+        auto endWith = [&](const State &body) {
+          exitWith(body);
+          nextHead = State::join(
+              nextHead, derived().carryAroundBackEdge(loop, body, generations));
+        };
+        bool settled = false;
+        for (unsigned round = 0; round < policy().maxGenerations + 2;
+             ++round) {
+          State body = in;
+          runBlock(*loop.getBody(), body, final);
+          endWith(body);
+          State next = State::join(
+              head, derived().carryAroundBackEdge(loop, body, generations));
+          if (next == in) {
+            settled = true;
+            break;
+          }
+          in = std::move(next);
+        }
+        if (!settled) {
+          derived().saturate(in);
+          State body = in;
+          runBlock(*loop.getBody(), body, final);
+          endWith(body);
+          derived().saturate(exits);
+          derived().saturate(nextHead);
+        }
       }
-      in = std::move(next);
-    }
-    if (!settled) {
-      derived().saturate(in);
-      State body = in;
-      runBlock(*loop.getBody(), body, final);
-      exitWith(body);
-      derived().saturate(exits);
+      forced.resize(depth);
+      head = std::move(nextHead);
     }
     exits.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
     state = std::move(exits);

@@ -194,6 +194,49 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %v : !t
   }
 
+  // A 3-slot ring refilled under `i + 3 < n` and waited for by wait(2)
+  // under `i + 2 < n`, wait(0) otherwise. Such guards, once false, stay
+  // false: a trip that refills follows two that did, and the one trip with
+  // `i + 2 < n` but no refill is the last that waits for 2 (the loop's guard
+  // segments; walked whole, the loop takes paths where it is not).
+  func.func @ok_refill_under_guard(%p: !p, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %ring = tile.local_alloc : () -> !tile.memdesc<3x128xf32, #sh, mutable>
+    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<3x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %t0 = tile.async_copy_global_to_local %p, %s0 : !p -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %g0 = tile.async_commit_group tokens %t0
+    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<3x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %t1 = tile.async_copy_global_to_local %p, %s1 : !p -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %g1 = tile.async_commit_group tokens %t1
+    %s2 = tile.memdesc_index %ring[%c2] : !tile.memdesc<3x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %t2 = tile.async_copy_global_to_local %p, %s2 : !p -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+    %g2 = tile.async_commit_group tokens %t2
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %k = arith.addi %i, %c2 : i32
+      %late = arith.cmpi slt, %k, %n : i32
+      scf.if %late {
+        %w = tile.async_wait {num = 2 : i32}
+      } else {
+        %w = tile.async_wait {num = 0 : i32}
+      }
+      %y = arith.remsi %i, %c3 : i32
+      %r = tile.memdesc_index %ring[%y] : !tile.memdesc<3x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+      %v = tile.local_load %r : !tile.memdesc<128xf32, #sh, mutable, 3x128> -> !t
+      %j = arith.addi %i, %c3 : i32
+      %more = arith.cmpi slt, %j, %n : i32
+      scf.if %more {
+        %x = arith.remsi %j, %c3 : i32
+        %s = tile.memdesc_index %ring[%x] : !tile.memdesc<3x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+        %t = tile.async_copy_global_to_local %p, %s : !p -> !tile.memdesc<128xf32, #sh, mutable, 3x128>
+        %g = tile.async_commit_group tokens %t
+      }
+    }
+    return
+  }
+
   // n >= 0 lets the loop over [0, n) run no trip at n = 0.
   func.func @guard_allows_no_trip(%p: !p, %n: i32) -> !t {
     %a = tile.local_alloc : () -> !m
