@@ -279,3 +279,50 @@ def methods_kernel(out):
     offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
     p = Program(5)
     kl.store(out + offs, p.base.twice(offs) + p.n)
+
+
+def forwarding(cls):
+    """A project's decorator: unknown attributes come from the aggregate's aggregate fields
+    (told apart by Gluon's ``__triton_aggregate__`` marker)."""
+    def __getattr__(self, name):
+        if name in self.__dict__:
+            return object.__getattribute__(self, name)
+        for member in self.__dict__.values():
+            if getattr(member, "__triton_aggregate__", False) and hasattr(member, name):
+                return getattr(member, name)
+        raise AttributeError(f"{type(self).__name__} object has no attribute '{name}'")
+    cls.__getattr__ = __getattr__
+    return cls
+
+
+@kl.aggregate
+class Config:
+    """A tuple held as a constexpr, indexed and unpacked at compile time."""
+    TILES: kl.constexpr
+    TOTAL: kl.constexpr
+
+    @kiln.constexpr_function
+    def __init__(self, tiles):
+        self.TILES = kl.constexpr(tiles)
+        a, b = kl.constexpr(tiles)
+        self.TOTAL = kl.constexpr(self.TILES[0] * 10 + b + a * 0)
+
+
+@forwarding
+@kl.aggregate
+class Forwarding:
+    base: Methods
+    cfg: Config
+
+    @kiln.constexpr_function
+    def __init__(self, tiles):
+        self.base = Methods()
+        self.cfg = Config(tiles)
+
+
+@kiln.jit
+def forwarding_kernel(out, TILES: kl.constexpr):
+    """out[i] = 2 i + TILES[0] * 10 + TILES[1] for i < 128."""
+    offs = kl.arange(0, 128, kl.BlockedLayout([1], [32], [4], [0]))
+    p = Forwarding(TILES)
+    kl.store(out + offs, p.twice(offs) + p.cfg.TOTAL)

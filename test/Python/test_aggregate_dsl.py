@@ -288,6 +288,16 @@ def test_aggregate_without_fields_holds_methods():
     assert K.Methods() is not None
 
 
+def test_gluon_aggregate_marker_and_constexpr_tuples():
+    """Aggregates carry Gluon's ``__triton_aggregate__`` marker (a project's decorator forwards
+    ``p.twice`` to an aggregate field by it), and a constexpr tuple indexes and unpacks at
+    compile time (as tokenspeed's fused MoE configuration does)."""
+    assert K.Forwarding.__triton_aggregate__ and K.Methods.__triton_aggregate__
+    assert kl.constexpr((3, 4))[1] == 4 and list(kl.constexpr((3, 4))) == [3, 4]
+    k = K.forwarding_kernel.warmup("*i32", (3, 4), grid=(1,), target=SM90)
+    assert "st.global" in k.asm["ptx"]
+
+
 def test_aggregate_declaration_errors():
     with pytest.raises(TypeError, match=r"aggregate class .*Derived derives from .*Plain, "
                        r"which is not an aggregate"):

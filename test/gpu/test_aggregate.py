@@ -138,3 +138,10 @@ def test_aggregate_without_fields(target):
     K.methods_kernel[(1,)](out)
     i = torch.arange(128, dtype=torch.int32, device="cuda")
     assert torch.equal(out, 2 * i + 5)
+
+
+def test_aggregate_forwarding_and_constexpr_tuples(target):
+    out = torch.zeros(128, dtype=torch.int32, device="cuda")
+    K.forwarding_kernel[(1,)](out, (3, 4))
+    i = torch.arange(128, dtype=torch.int32, device="cuda")
+    assert torch.equal(out, 2 * i + 34)

@@ -25,7 +25,7 @@ from ..language._semantic import Semantic
 from ..language._types import tuple as kl_tuple
 from ..language.aggregates import (aggregate_fields, aggregate_member, check_initialized,
                                    rebuild_aggregate, triton_aggregate_class,
-                                   triton_generated_init)
+                                   triton_generated_init, is_triton_made)
 from ._values import _has_tensor
 from .control import runtime_if, visit_for, visit_while
 from .returns import structured_body
@@ -604,7 +604,7 @@ class CodeGenerator:
     def construct_aggregate(self, cls, args, kwargs, node):
         """``cls(*args)`` for an aggregate class: its __init__ runs at compile time (a Python
         function on the values as they are, or a @kiln.jit one inlined)."""
-        if cls.__dict__.get("__triton_aggregate__", False):
+        if is_triton_made(cls):
             generated = triton_generated_init(cls)
             if generated is not None:
                 return self._construct_by_fields(cls, *generated, args, kwargs)

@@ -35,6 +35,7 @@ import types
 from .. import language as kl
 from ..language import _core as core
 from ..language._constexpr import constexpr, constexpr_function
+from ..language import aggregates as _aggr
 
 __all__ = ["to_kiln", "is_triton_object", "is_constexpr_annotation", "TritonOnly",
            "link_triton_view"]
@@ -183,7 +184,7 @@ _profiler_marker.__kiln_constexpr_function__ = True
 
 
 def _translate(v, module: str):
-    if isinstance(v, type) and v.__dict__.get("__triton_aggregate__", False):
+    if _aggr.is_triton_made(v):
         return v  # a user's class made by Triton's _aggregate: Kiln builds those as they are
     tl = sys.modules.get("triton.language")
     if module.startswith("triton.experimental"):

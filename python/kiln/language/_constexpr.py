@@ -42,6 +42,14 @@ class constexpr:
     def __call__(self, *args, **kwargs):
         return self.value(*args, **kwargs)
 
+    # A tuple (or other sequence) held at compile time indexes and unpacks as
+    # itself (Gluon's constexpr does), e.g. in a constexpr_function.
+    def __getitem__(self, index):
+        return self.value[_unwrap(index)]
+
+    def __iter__(self):
+        return iter(self.value)
+
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)

@@ -128,6 +128,9 @@ def aggregate(cls):
             delattr(cls, n)
     setattr(cls, _FIELDS, fields)
     cls.__kiln_aggregate_annotations__ = anns
+    # Gluon's marker: project code tells aggregates from other values by it
+    # (e.g. a decorator that forwards attribute lookups to aggregate fields).
+    cls.__triton_aggregate__ = True
     cls.__kiln_aggregate_defaults__ = defaults
 
     def __setattr__(self, name, value):
@@ -174,10 +177,17 @@ def _triton_inner(cls) -> Optional[type]:
     return found
 
 
+def is_triton_made(cls) -> bool:
+    """Whether ``cls`` is a class made by Triton's ``_aggregate`` (Kiln's own aggregates carry
+    Gluon's ``__triton_aggregate__`` marker too, for project code that tests it)."""
+    return (isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False)
+            and "__kiln_aggregate_annotations__" not in cls.__dict__)
+
+
 def triton_aggregate_class(cls) -> Optional[type]:
     """For a class made by Triton's ``_aggregate``: the class it decorated (its field
     annotations and constructor), else None."""
-    if isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False):
+    if is_triton_made(cls):
         return _triton_inner(cls)
     return None
 
@@ -187,7 +197,7 @@ def triton_generated_init(cls):
     constructor Gluon generates for such a class as of Triton 3.7 (see :func:`aggregate`;
     Triton 3.6's decorator makes none, and its instance would be left without fields), as
     ``(fields, annotations, init)``; else None."""
-    if not (isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False)):
+    if not is_triton_made(cls):
         return None
     inner = _triton_inner(cls)
     if inner is None or any("__init__" in k.__dict__ for k in inner.__mro__[:-1]):
@@ -204,7 +214,7 @@ def aggregate_fields(cls) -> Optional[Tuple[str, ...]]:
     fields = getattr(cls, _FIELDS, None)
     if fields is not None:
         return fields
-    if cls.__dict__.get("__triton_aggregate__", False):
+    if is_triton_made(cls):
         inner = _triton_inner(cls)
         return _annotations(inner) if inner is not None else None
     return None
@@ -214,7 +224,7 @@ def aggregate_member(cls, name):
     """A member of an aggregate class that ``getattr`` does not find: Triton's decorator
     copies only plain functions and Triton's own jit functions onto the class it makes, so
     ``@kiln.jit`` methods stay on the class it decorated."""
-    if isinstance(cls, type) and cls.__dict__.get("__triton_aggregate__", False):
+    if is_triton_made(cls):
         inner = _triton_inner(cls)
         if inner is not None and name in inner.__dict__:
             return inner.__dict__[name]
@@ -233,7 +243,7 @@ def aggregate_token(cls, token) -> str:
     """What identifies an aggregate class in cache keys: its name, fields and the fingerprints
     (``token``) of its methods, which code generation may inline through any instance."""
     parts = [f"{cls.__module__}.{cls.__qualname__}", ",".join(aggregate_fields(cls) or ())]
-    inner = _triton_inner(cls) if cls.__dict__.get("__triton_aggregate__", False) else None
+    inner = _triton_inner(cls) if is_triton_made(cls) else None
     members = dict(vars(cls))
     if inner is not None:  # its methods stay on the class Triton's decorator was given
         members = {**vars(inner), **members, "__init__": inner.__dict__.get("__init__")}
