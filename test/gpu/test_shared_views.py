@@ -169,3 +169,33 @@ def test_rows_permuted_view_of_a_swizzled_buffer(target, swizzle):
     m.rows_permuted_view[(1,)](inp, out, smem, num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(out, inp.view(16, 4, 2, 64).permute(0, 2, 1, 3).reshape(128, 64))
+
+
+@kiln.jit
+def rows_regrouped_padded(x, y, BM: kl.constexpr, BK: kl.constexpr, RING: kl.constexpr,
+                          L: kl.constexpr, SH: kl.constexpr):
+    """Stores x whole into the last slot of a padded ring, reads it back through
+    reshape((BM // 4, 4, BK)).permute((1, 0, 2)).reshape((BM, BK)) (a fused MoE's row
+    regrouping of an LDS tile)."""
+    r = kl.arange(0, BM, kl.SliceLayout(1, L))
+    c = kl.arange(0, BK, kl.SliceLayout(0, L))
+    ring = kl.allocate_shared_memory(kl.float32, [RING, BM, BK], SH)
+    slot = ring.index(RING - 1)
+    slot.store(kl.load(x + r[:, None] * BK + c[None, :]))
+    view = slot.reshape((BM // 4, 4, BK)).permute((1, 0, 2)).reshape((BM, BK))
+    kl.store(y + r[:, None] * BK + c[None, :], view.load(L))
+
+
+@pytest.mark.parametrize("pairs", [[[64, 4]], [[256, 8], [512, 16]]])
+@pytest.mark.parametrize("ring", [1, 2])
+def test_rows_regrouped_through_a_padded_slot(target, pairs, ring):
+    """A slot of a PaddedSharedLayout ring reshaped, permuted and reshaped back: the padding
+    follows the element offset, so the reshaped layouts keep it (Gluon's rule)."""
+    L, _ = layouts(target)
+    BM, BK = 32, 64
+    x = torch.randn((BM, BK), device="cuda")
+    y = torch.full((BM, BK), float("nan"), device="cuda")
+    SH = kl.PaddedSharedLayout.with_identity_for(pairs, [BM, BK], [1, 0])
+    rows_regrouped_padded[(1,)](x, y, BM=BM, BK=BK, RING=ring, L=L, SH=SH, num_warps=4)
+    want = x.view(BM // 4, 4, BK).permute(1, 0, 2).reshape(BM, BK)
+    torch.testing.assert_close(y, want, rtol=0, atol=0)

@@ -886,6 +886,29 @@ class PaddedSharedLayout(SharedLayout):
         return (f"#tile.padded_shared<{{intervals = {intervals}, paddings = {paddings}, "
                 f"offset = {_bases_text(self.offset_bases)}, shape = {_list_text(self.shape)}}}>")
 
+    def reshaped(self, shape, new_shape):
+        # The padding follows the element offset, which a reshape keeps: the same intervals
+        # and paddings, each offset basis moved to its flat index's coordinates under the new
+        # shape (row-major over power-of-two dimensions, as SharedLinearLayout's).
+        shape, new_shape = list(shape), list(new_shape)
+        if self.cga_layout or tuple(shape) != tuple(self.shape) or \
+                not all(_is_pow2(d) for d in shape + new_shape) or \
+                math.prod(shape) != math.prod(new_shape):
+            return None
+        def unflatten(flat):
+            out = []
+            for d in reversed(new_shape):
+                out.append(flat % d)
+                flat //= d
+            return out[::-1]
+        strides = _strides(shape)
+        bases = [unflatten(sum(c * st for c, st in zip(b, strides)))
+                 for b in self.offset_bases]
+        return PaddedSharedLayout(self.interval_padding_pairs, bases, (), new_shape)
+
+    # A reshaped padded layout is computed here; the IR sees a reinterpret of the same bytes.
+    reshape_as_reinterpret = True
+
     def permuted(self, perm):
         return PaddedSharedLayout(self.interval_padding_pairs,
                                   [[b[p] for p in perm] for b in self.offset_bases],

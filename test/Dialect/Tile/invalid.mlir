@@ -2247,6 +2247,30 @@ func.func @reinterpret_too_big() {
 
 // -----
 
+// A padded buffer reinterprets only under the same paddings (its bytes are its
+// offsets placed by them).
+#p1 = #tile.padded_shared<{intervals = [16], paddings = [1], offset = [[1], [2], [4], [8], [16], [32]], shape = [64]}>
+#p2 = #tile.padded_shared<{intervals = [16], paddings = [2], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0]], shape = [4, 16]}>
+func.func @reinterpret_padded_other_paddings() {
+  %b = tile.local_alloc : () -> !tile.memdesc<64xf32, #p1, mutable>
+  // expected-error @+1 {{reinterprets a padded buffer}}
+  %r = tile.memdesc_reinterpret %b : !tile.memdesc<64xf32, #p1, mutable> -> !tile.memdesc<4x16xf32, #p2, mutable>
+  return
+}
+
+// -----
+
+#p1 = #tile.padded_shared<{intervals = [16], paddings = [1], offset = [[1], [2], [4], [8], [16], [32]], shape = [64]}>
+#p3 = #tile.padded_shared<{intervals = [16], paddings = [1], offset = [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0], [2, 0], [4, 0]], shape = [8, 16]}>
+func.func @reinterpret_padded_too_big() {
+  %b = tile.local_alloc : () -> !tile.memdesc<64xf32, #p1, mutable>
+  // expected-error @+1 {{the result has 128 elements but the padded source view holds 64}}
+  %r = tile.memdesc_reinterpret %b : !tile.memdesc<64xf32, #p1, mutable> -> !tile.memdesc<8x16xf32, #p3, mutable>
+  return
+}
+
+// -----
+
 #s1 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 func.func @reinterpret_part_of_a_ring() {
   %b = tile.local_alloc : () -> !tile.memdesc<4x64xi8, #s1, mutable>

@@ -1025,14 +1025,35 @@ LogicalResult MemDescReinterpretOp::verify() {
     for (int64_t d : src.getShape().drop_back(layout.getRank()))
       slots *= d;
   }
-  if (!layout.getPaddingSteps().empty())
-    return emitOpError() << "cannot reinterpret a padded buffer ("
-                         << src.getEncoding() << ")";
+  // A padded buffer's bytes are its layout's offsets [0, n) placed by its
+  // paddings: the same bytes only for a result of the same element size and
+  // paddings, as a reshape of one slot or buffer gives.
+  if (!layout.getPaddingSteps().empty()) {
+    SharedLayoutAttr to = result.getSharedLayout();
+    if (slots != 1 || to.getPaddingSteps() != layout.getPaddingSteps() ||
+        getElementBytes(src.getElementType()) !=
+            getElementBytes(result.getElementType()))
+      return emitOpError() << "reinterprets a padded buffer (" << src.getEncoding()
+                           << ") only as one slot under the same paddings and "
+                              "element size, got "
+                           << result;
+  }
   FailureOr<int64_t> elements = getContiguousViewElements(src);
   if (failed(elements))
     return emitOpError() << "the source view's elements are not one "
                             "contiguous range in "
                          << src.getEncoding();
+  if (!layout.getPaddingSteps().empty()) {
+    // The same paddings over offsets [0, n): fewer elements, fewer bytes.
+    int64_t count = 1;
+    for (int64_t d : result.getShape())
+      count *= d;
+    if (count > *elements)
+      return emitOpError() << "the result has " << count
+                           << " elements but the padded source view holds "
+                           << *elements;
+    return success();
+  }
   int64_t have = slots * *elements * getElementBytes(src.getElementType());
   int64_t need = getAllocationBytes(result);
   if (need > have)
