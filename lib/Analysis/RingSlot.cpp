@@ -69,10 +69,23 @@ RingSlot RingSlot::aroundBackEdge(Operation *loop) const {
   return leaving(loop);
 }
 
+static std::optional<std::pair<Value, int64_t>>
+canonicalCounterResult(scf::ForOp loop, int64_t n);
+
 RingSlot RingSlot::leaving(Operation *op) const {
-  if (base && op->isAncestor(Value(base).getParentBlock()->getParentOp()))
+  if (base && op->isAncestor(Value(base).getParentBlock()->getParentOp())) {
+    // (iv + c) % N as the loop's head sees it when it exits (iv = lb +
+    // trips: the walks move the last trip's slots around the back edge
+    // first), in a loop of step 1 that returns a counter r (exact mod N,
+    // from start s = init - lb, so r = s + trips mod N): the slot (r + c - s).
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (loop && base == loop.getInductionVar() && modulus > 0)
+      if (auto canon = canonicalCounterResult(loop, modulus))
+        return {root, canon->first, mod(offset - canon->second, modulus),
+                modulus};
     return RingSlot(); // a literal kept past the loop would claim more than
                        // its path-insensitive exit state holds
+  }
   return *this;
 }
 
@@ -130,6 +143,21 @@ static std::optional<Counter> counterResult(Value v) {
   return loopCounter(loop.getRegionIterArgs()[result.getResultNumber()]);
 }
 
+/// The first counter result of `loop` exact modulo `n` (unwrapped, or
+/// wrapped at a multiple of n) and its start (init - lb): every counter a
+/// loop returns is its start plus the trip count, so slots of any of them
+/// (and of the last trip's induction variable) are named from this one.
+static std::optional<std::pair<Value, int64_t>>
+canonicalCounterResult(scf::ForOp loop, int64_t n) {
+  for (OpResult r : loop->getResults()) {
+    std::optional<Counter> c =
+        loopCounter(loop.getRegionIterArgs()[r.getResultNumber()]);
+    if (c && (!c->wrap || c->wrap % n == 0))
+      return std::make_pair(Value(r), c->start);
+  }
+  return std::nullopt;
+}
+
 /// A slot counter: a counter wrapped at n <= `slots`, used as the index
 /// itself. In iteration iv it is the slot (iv + (c - lb)) mod n.
 static std::optional<RingSlot> slotCounter(Value idx, int64_t slots) {
@@ -162,10 +190,14 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
     return *counter;
   }
   // A wrapped counter's value after its loop, as the index itself: one
-  // unknown slot below the wrap, named by the loop's result.
+  // unknown slot below the wrap, named by the loop's canonical result.
   if (std::optional<Counter> after = counterResult(idx))
     if (after->wrap && after->wrap <= slots)
-      return {alloc, idx, 0, after->wrap};
+      if (auto canon = canonicalCounterResult(
+              cast<scf::ForOp>(cast<OpResult>(idx).getOwner()), after->wrap))
+        return {alloc, canon->first,
+                RingSlot::mod(after->start - canon->second, after->wrap),
+                after->wrap};
   Operation *rem = idx.getDefiningOp();
   if (!isa_and_nonnull<arith::RemSIOp, arith::RemUIOp>(rem))
     return RingSlot();
@@ -187,8 +219,11 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   // as an epilogue refills slot (buf + 1) % 2 while it reads slot buf.
   if (off >= 0 && base)
     if (std::optional<Counter> after = counterResult(base))
-      if (!after->wrap || after->wrap == *n)
-        return {alloc, base, RingSlot::mod(off, *n), *n};
+      if (!after->wrap || after->wrap % *n == 0)
+        if (auto canon = canonicalCounterResult(
+                cast<scf::ForOp>(cast<OpResult>(base).getOwner()), *n))
+          return {alloc, canon->first,
+                  RingSlot::mod(after->start - canon->second + off, *n), *n};
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N
   // in a loop from N - 1).

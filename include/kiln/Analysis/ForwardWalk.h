@@ -302,6 +302,9 @@ protected:
     State out = in;
     runBody(loop, out, final);
     // The loop may run zero times (for) or exit after its condition (while).
+    // An scf.for exits at its head: the last trip's slots seen from there.
+    if (mlir::isa<mlir::scf::ForOp>(loop))
+      out.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
     state = once ? std::move(out) : State::join(in, out);
     state.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
   }
@@ -330,6 +333,13 @@ protected:
     };
     if (mayBeSkipped)
       exitWith(state);
+    // A trip's end leaves the loop through its head: its slots as the head
+    // sees them (the work in flight is kept whatever its generation).
+    auto exitAfterTrip = [&](const State &body) {
+      State atHead = body;
+      atHead.forEachSlot([&](RingSlot &s) { s = s.aroundBackEdge(loop); });
+      exitWith(atHead);
+    };
     // One fixed point per segment of iterations (guardSegments; the whole
     // loop when the body has no guard), each from the head state the
     // segments before it leave: skipped, or after their last iteration.
@@ -348,14 +358,14 @@ protected:
         for (int64_t t = 0; t < *segment.maxTrips; ++t) {
           State body = cur;
           runBlock(*loop.getBody(), body, final);
-          exitWith(body);
+          exitAfterTrip(body);
           cur = derived().carryAroundBackEdge(loop, body, generations);
           nextHead = State::join(nextHead, cur);
         }
       } else {
         State in = head;
         auto endWith = [&](const State &body) {
-          exitWith(body);
+          exitAfterTrip(body);
           nextHead = State::join(
               nextHead, derived().carryAroundBackEdge(loop, body, generations));
         };

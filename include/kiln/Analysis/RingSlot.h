@@ -72,7 +72,9 @@ struct RingSlot {
   /// is unknown.
   RingSlot aroundBackEdge(mlir::Operation *loop) const;
   /// The slot after `op` (a loop or another region op): one indexed by a
-  /// value defined inside it is unknown.
+  /// value defined inside it is unknown, except (iv + c) % N of an scf.for
+  /// that returns a counter, read at the loop's head as it exits (iv = lb +
+  /// trips), which becomes a slot of that counter's value.
   RingSlot leaving(mlir::Operation *op) const;
 };
 
