@@ -360,6 +360,22 @@ class DistributedLinearLayout(DistributedLayout):
 # ---------------------------------------------------------------------------------------------
 
 
+def _reshaped_bases(bases, shape, new_shape):
+    """Offset bases (coordinates under ``shape``) moved to the coordinates of their row-major
+    flat index under ``new_shape``: over power-of-two dimensions flattening concatenates the
+    coordinates' bits, so a basis that XORs several coordinates maps to the XOR of their
+    images."""
+    strides = _strides(shape)
+
+    def unflatten(flat):
+        out = []
+        for d in reversed(new_shape):
+            out.append(flat % d)
+            flat //= d
+        return out[::-1]
+    return [unflatten(sum(c * st for c, st in zip(b, strides))) for b in bases]
+
+
 def _strides(shape):
     strides, acc = [], 1
     for d in reversed(shape):
@@ -769,15 +785,7 @@ class SharedLinearLayout(SharedLayout):
                 not all(_is_pow2(d) for d in new_shape) or \
                 math.prod(shape) != math.prod(new_shape):
             return None
-        def unflatten(flat):
-            out = []
-            for d in reversed(new_shape):
-                out.append(flat % d)
-                flat //= d
-            return out[::-1]
-        strides = _strides(shape)
-        bases = [unflatten(sum(c * st for c, st in zip(b, strides)))
-                 for b in self.offset_bases]
+        bases = _reshaped_bases(self.offset_bases, shape, new_shape)
         return SharedLinearLayout(bases, [], self.alignment)
 
     # The IR's memdesc_reshape keeps a layout's own family; this one's reshaped form is
@@ -895,15 +903,7 @@ class PaddedSharedLayout(SharedLayout):
                 not all(_is_pow2(d) for d in shape + new_shape) or \
                 math.prod(shape) != math.prod(new_shape):
             return None
-        def unflatten(flat):
-            out = []
-            for d in reversed(new_shape):
-                out.append(flat % d)
-                flat //= d
-            return out[::-1]
-        strides = _strides(shape)
-        bases = [unflatten(sum(c * st for c, st in zip(b, strides)))
-                 for b in self.offset_bases]
+        bases = _reshaped_bases(self.offset_bases, shape, new_shape)
         return PaddedSharedLayout(self.interval_padding_pairs, bases, (), new_shape)
 
     # A reshaped padded layout is computed here; the IR sees a reinterpret of the same bytes.
