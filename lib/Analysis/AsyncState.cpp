@@ -368,15 +368,29 @@ static void joinAccesses(SmallVector<Access, 0> &set,
 AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
   AsyncState out = a;
   out.maxGroups = std::max(a.maxGroups, b.maxGroups);
+  // One event reached with other bytes (work from before a loop, its slot
+  // moved by the back edges) stays apart: each version may certainly meet
+  // an access the other does not.
+  auto sameBuffers = [](const InFlight &x, const InFlight &y) {
+    return x.buffers.size() == y.buffers.size() &&
+           llvm::all_of(llvm::zip(x.buffers, y.buffers), [](auto xy) {
+             return std::get<0>(xy).sameBytes(std::get<1>(xy));
+           });
+  };
   for (const InFlight &p : b.pending) {
-    auto it = llvm::find_if(out.pending,
-                            [&](const InFlight &q) { return out.sameEntry(q, p); });
+    auto it = llvm::find_if(out.pending, [&](const InFlight &q) {
+      return out.sameEntry(q, p) && sameBuffers(q, p);
+    });
     if (it == out.pending.end()) {
       out.pending.push_back(p);
     } else {
       it->minAfter = std::min(it->minAfter, p.minAfter);
       it->retiredByIssuers &= p.retiredByIssuers;
       it->arrivedCopy |= p.arrivedCopy;
+      for (auto &[loop, n] : p.moved) {
+        unsigned &mine = it->movedAround(loop);
+        mine = std::min(mine, n);
+      }
     }
   }
   joinAccesses(out.reads, b.reads);
@@ -391,7 +405,11 @@ bool AsyncState::operator==(const AsyncState &o) const {
     if (!llvm::any_of(o.pending, [&](const InFlight &q) {
           return sameEntry(q, p) && q.minAfter == p.minAfter &&
                  q.retiredByIssuers == p.retiredByIssuers &&
-                 q.arrivedCopy == p.arrivedCopy;
+                 q.arrivedCopy == p.arrivedCopy &&
+                 q.buffers.size() == p.buffers.size() &&
+                 llvm::all_of(llvm::zip(q.buffers, p.buffers), [](auto xy) {
+                   return std::get<0>(xy).sameBytes(std::get<1>(xy));
+                 });
         }))
       return false;
   auto sameSet = [](ArrayRef<Access> x, ArrayRef<Access> y) {
@@ -1224,9 +1242,16 @@ AsyncState AsyncStateWalker::carryAroundBackEdge(scf::ForOp loop,
                                                  unsigned generations) {
   AsyncState carried = body.emptyLike();
   carried.maxGroups = body.maxGroups;
+  std::optional<int64_t> trips = constantTripCount(loop);
   for (InFlight p : body.pending) {
-    if (loop->isProperAncestor(p.op) && ++p.generation > generations)
+    if (loop->isProperAncestor(p.op)) {
+      if (++p.generation > generations)
+        continue;
+    } else if (++p.movedAround(loop) + 1 > uint64_t(trips.value_or(INT64_MAX))) {
+      // Work from before the loop, its slot seen from a trip past the last
+      // one: that version cannot happen (the others of the event stay).
       continue;
+    }
     p.forEachBuffer([&](Buffer &b) { b.aroundBackEdge(loop); });
     carried.pending.push_back(std::move(p));
   }

@@ -10,12 +10,12 @@ constant slots; each is run on concrete values for every trip count T from 0 to 
 that shares nothing with the check: committed groups in flight, the newest `num` left by a
 wait, copies not yet committed never waited for. Every kernel the segments make the check
 accept (refused with loops walked whole, `--tile-async-no-guard-segments`) must have no run in
-which a read or a copy meets a slot that a copy issued in the loop still writes, and the
-segments must accept some race-free kernels.
+which a read or a copy meets a slot a copy in flight writes, every kernel they newly refuse
+must have one, and the segments must accept some race-free kernels.
 
-The check reports the races it is certain of; it is not complete, and one gap the model finds
-is kept as a strict xfail below: a copy issued before the loop keeps the slot it had on the
-loop's first trip, not the one later trips see (one entry per event across the back edge).
+The check reports the races it is certain of. The model found one it missed, now reported (the
+last test): a copy issued before the loop kept the slot its first trip sees (one entry per event
+across the back edge) instead of one version per trip.
 """
 
 from __future__ import annotations
@@ -198,9 +198,8 @@ def test_what_guard_segments_accept_never_races(tmp_path):
     whole_loops = refused_cases(path, starts, "--tile-async-no-guard-segments")
     newly = [k for k in range(CASES) if k in whole_loops and k not in with_segments]
     for k in newly:
-        # Races with a copy from before the loop are the known gap (the xfail below).
-        assert not races(cases[k][1], ("loop",)), \
-            f"accepted a kernel with a race between the loop's copies (case {k}):\n{cases[k][0]}"
+        assert not races(cases[k][1]), \
+            f"accepted a kernel with a race (case {k}):\n{cases[k][0]}"
     for k in with_segments - whole_loops:  # refused only with segments: a real race
         assert races(cases[k][1]), f"refused a race-free kernel (case {k}):\n{cases[k][0]}"
     racefree = [k for k in newly if not races(cases[k][1])]
@@ -238,10 +237,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 64 : i32} {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: a copy issued before a loop is one entry "
-                   "across the back edge and keeps the slot its first trip sees, so the read of "
-                   "slot 1 on the second trip (slot 1's copy never waited for) goes unreported")
 def test_a_prologue_copy_read_on_a_later_trip_is_reported(tmp_path):
+    """A copy from before the loop into slot 1, never waited for, read when the loop's
+    `i % 3` reaches 1: each trip sees the copy's slot moved by one more back edge (one
+    version per trip; versions past a constant trip count are dropped)."""
     path = tmp_path / "prologue.mlir"
     path.write_text(PROLOGUE_SLOT)
     r = subprocess.run([KILN_OPT, str(path), "-o", "/dev/null", "--tile-check-async-safety"],

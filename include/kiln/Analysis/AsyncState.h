@@ -237,6 +237,16 @@ struct InFlight {
   /// kept (all of shared memory to the barrier pass, nothing to the checks).
   llvm::SmallVector<Buffer, 1> buffers;
   std::optional<Buffer> barrier; // BarrierWrite: where it lands
+  /// Work from before a loop: how many of the loop's back edges its slots
+  /// have moved around (one version per trip it may still be in flight on).
+  llvm::SmallVector<std::pair<mlir::Operation *, unsigned>, 1> moved;
+  unsigned &movedAround(mlir::Operation *loop) {
+    for (auto &[l, n] : moved)
+      if (l == loop)
+        return n;
+    moved.push_back({loop, 0});
+    return moved.back().second;
+  }
 
   /// The same work: one op, issued the same number of back edges ago.
   bool sameEvent(const InFlight &o) const {
@@ -347,6 +357,11 @@ struct AsyncState {
   }
   void forEachSlot(llvm::function_ref<void(RingSlot &)> fn) {
     forEachBuffer([&](Buffer &b) { fn(b.slot); });
+  }
+  /// Entering `loop` anew: no work has moved around its back edge yet.
+  void enteringLoopWork(mlir::Operation *loop) {
+    for (InFlight &p : pending)
+      llvm::erase_if(p.moved, [&](auto &m) { return m.first == loop; });
   }
   /// Whether `a` and `b` are one entry at a join (Tracking).
   bool sameEntry(const InFlight &a, const InFlight &b) const;

@@ -325,6 +325,7 @@ protected:
     }
     State entry = state;
     entry.forEachSlot([&](RingSlot &s) { s = s.enteringLoop(loop); });
+    entry.enteringLoopWork(loop);
     State exits;
     bool first = true;
     auto exitWith = [&](const State &s) {
