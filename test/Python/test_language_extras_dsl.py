@@ -225,6 +225,27 @@ def test_hint_errors():
 
 
 @kiln.jit
+def masked_buffer_load(x, out, n, HINT: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([4], [64], [1], [0])
+    offs = kl.arange(0, 256, L)
+    mask = offs < n
+    if HINT:
+        mask = kl.max_constancy(mask, 4)
+    v = kl.amd.cdna4.buffer_load(ptr=x, offsets=offs, mask=mask, other=0.0)
+    kl.store(out + offs, v)
+
+
+@pytest.mark.parametrize("hint,x4,x1", [(False, 0, 4), (True, 1, 0)])
+def test_max_constancy_on_a_mask_widens_the_masked_load(hint, x4, x1):
+    """Gluon takes constancy hints on booleans (a third-party top-k hints its load mask):
+    the mask constant over 4 elements lets each thread load its 4 floats at once."""
+    k = kiln.compile(masked_buffer_load, {"x": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                     {"HINT": hint}, target="hip:gfx950", num_warps=1, cache=False)
+    asm = k.asm["amdgcn"]
+    assert (asm.count("buffer_load_dwordx4"), asm.count("buffer_load_dword ")) == (x4, x1)
+
+
+@kiln.jit
 def _selu_scalar(x, alpha):
     return kl.where(x > 0, x, alpha * (kl.exp(x) - 1))
 

@@ -775,8 +775,9 @@ class Semantic(SharedMemorySemantic, AtomicSemantic):
         max_constancy) for the axis analysis. ``values``: one int per dimension (an int for a
         scalar or a 1-D tensor); each is reduced to the largest power of two dividing it."""
         x = self.as_tensor(_unwrap(x))
-        if not (x.dtype.is_int() or x.dtype.is_ptr()) or x.dtype.is_bool():
-            raise TypeError(f"{what} hints integers or pointers, got {x.dtype}")
+        # Booleans too (a mask's constancy tells a masked load how wide it may go), as Gluon.
+        if not (x.dtype.is_int() or x.dtype.is_ptr() or x.dtype.is_bool()):
+            raise TypeError(f"{what} hints integers, booleans or pointers, got {x.dtype}")
         values = _unwrap(values)
         values = [values] if isinstance(values, int) else [_unwrap(v) for v in values]
         rank = len(x.shape) if x.type.is_block else 1
