@@ -215,6 +215,12 @@ def e_hint_rank(x):
     kl.multiple_of(a, 16)  # E:hint
 
 
+@kiln.jit
+def e_hint_float(x):
+    a = kl.full([16], 1.0, kl.float32, kl.BlockedLayout([1], [32], [1], [0]))
+    kl.max_constancy(a, 4)  # E:hintf
+
+
 def test_hint_errors():
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(e_hint_rank, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=4,
@@ -222,6 +228,13 @@ def test_hint_errors():
     located.assert_located(ei.value, HERE, "E:hint", "kl.multiple_of",
                            r"multiple_of: values must be 2 int\(s\), one per dimension of the "
                            r"input, got \[16\]", kiln.CompilationError)
+    # Booleans are taken (a mask's constancy); floats are not.
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_hint_float, {"x": "*fp32"}, {}, target="cuda:sm_90a", num_warps=1,
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:hintf", "kl.max_constancy",
+                           r"max_constancy hints integers, booleans or pointers, got fp32",
+                           kiln.CompilationError)
 
 
 @kiln.jit

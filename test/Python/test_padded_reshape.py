@@ -93,3 +93,25 @@ def test_a_padded_ring_slot_reshapes_in_a_kernel(target):
     SH = kl.PaddedSharedLayout.with_identity_for([[64, 4]], [32, 64], [1, 0])
     kiln.compile(regroup, {"x": "*fp32:16", "y": "*fp32:16"}, dict(BM=32, BK=64, L=L, SH=SH),
                  target=target, num_warps=4, cache=False)
+
+
+@kiln.jit
+def reinterpret_other_padding(x, L: kl.constexpr, SH: kl.constexpr, OTHER: kl.constexpr):
+    ring = kl.allocate_shared_memory(kl.float32, [2, 32, 64], SH)
+    view = ring.index(0)._reinterpret(kl.float32, [32, 64], OTHER)  # E:reinterpret
+    kl.store(x + kl.arange(0, 64, kl.SliceLayout(0, L)), view.load(L).sum(0))
+
+
+@compiled.needs_compiler
+def test_reinterpreting_a_padded_slot_under_other_paddings_is_an_error_at_the_call():
+    import located
+    L = kl.BlockedLayout([1, 4], [2, 16], [4, 1], [1, 0])
+    SH = kl.PaddedSharedLayout.with_identity_for([[64, 4]], [32, 64], [1, 0])
+    OTHER = kl.PaddedSharedLayout.with_identity_for([[64, 8]], [32, 64], [1, 0])
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(reinterpret_other_padding, {"x": "*fp32:16"}, dict(L=L, SH=SH, OTHER=OTHER),
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, __file__, "E:reinterpret", "ring.index(0)._reinterpret",
+                           r"smem\._reinterpret: reinterprets a padded buffer .* only as one slot "
+                           r"under the same paddings and element size, got .*",
+                           kiln.CompilationError)

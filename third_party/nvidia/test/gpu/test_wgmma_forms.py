@@ -175,7 +175,7 @@ def test_wgmma_a_from_registers(target, dtype):
     """A in registers for 16-bit types (k_width 2) and fp8 (k_width 4: four values a register,
     as Gluon asks), against torch in fp32 on the same rounded inputs."""
     if target != "cuda:sm_90a":
-        pytest.skip("wgmma needs sm_90a")
+        pytest.skip(f"wgmma needs sm_90a; this device's target is {target}")
     tdt, _ = DTYPES[dtype]
     M, N, K = 64, 32, 128
     g = torch.Generator(device="cuda").manual_seed(7)
