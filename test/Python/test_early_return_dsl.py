@@ -1,6 +1,7 @@
 """Early returns from an ``if`` (issue 24, item 5; Triton's test_2d_tensor_early_return):
 in an inlined @kiln.jit helper, with a value, and in a kernel (``if pid >= n: return``),
-compiled structured; returns inside loops stay an error at the user's line."""
+compiled structured; a return inside ``kl.static_range`` (unrolled first, as Triton does);
+returns inside runtime loops stay an error at the user's line."""
 
 import os
 import re
@@ -74,9 +75,100 @@ def test_return_inside_a_loop_is_still_an_error_at_the_line():
         kiln.compile(return_in_loop, {"x": "*fp32", "y": "*fp32", "n": "i32"}, {},
                      target="cuda:sm_90a", cache=False)
     located.assert_located(ei.value, HERE, "E:loop", "return",
-                           r"return inside a runtime if/for/while is not supported; assign "
-                           r"to a variable and return at the end",
+                           r"return inside a runtime for loop is not supported \(only inside "
+                           r"kl.static_range or a compile-time tuple, which are unrolled\); "
+                           r"assign to a variable and return after the loop",
                            kiln.UnsupportedLanguageConstruct)
+
+
+@kiln.jit
+def return_in_while(y, n):
+    while n > 0:
+        if n > 3:
+            return  # E:while
+        n -= 1
+    kl.store(y, 1.0)
+
+
+def test_return_inside_a_while_loop_is_an_error_at_the_line():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(return_in_while, {"y": "*fp32", "n": "i32"}, {}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, HERE, "E:while", "return",
+                           r"return inside a while loop is not supported; assign to a "
+                           r"variable and return after the loop",
+                           kiln.UnsupportedLanguageConstruct)
+
+
+@kiln.jit
+def doubles_until_over(x, out, limit, W: kl.constexpr):
+    # a third-party radix top-k's shape: `for p in static_range(3): ... if <runtime>: ...
+    # return` (Triton unrolls static_range first, so the return is an ordinary early return)
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [1], [0])
+    offs = kl.arange(0, W, L)
+    acc = kl.load(x + offs)
+    for p in kl.static_range(3):
+        s = kl.sum(acc, axis=0)
+        if s > limit:
+            kl.store(out + offs, acc + p)
+            return
+        acc = acc * 2.0
+    kl.store(out + offs, acc - 1.0)
+
+
+def test_return_inside_static_range_unrolls():
+    k = kiln.compile(doubles_until_over, {"x": "*fp32", "out": "*fp32", "limit": "fp32"},
+                     {"W": 32}, target="cuda:sm_90a", num_warps=1, cache=False)
+    tile = k.asm["tile"]
+    # three trips, each an if that stores and returns or goes on to the next trip; the
+    # store after the loop only where no trip returned
+    assert tile.count("scf.if") == 3, tile
+    assert tile.count("tile.store") == 4, tile
+
+
+@kiln.jit
+def first_step_over(v, limit, STEPS: kl.constexpr):
+    for i in kl.static_range(STEPS):
+        if v * (i + 1) > limit:
+            return i
+    return -1
+
+
+@kiln.jit
+def first_step_kernel(x, out, limit, STEPS: kl.constexpr, SCALES: kl.constexpr):
+    pid = kl.program_id(0)
+    v = kl.load(x + pid)
+    r = first_step_over(v, limit, STEPS)
+    for s in SCALES:  # a compile-time tuple, with a return in no trip: unrolled as before
+        r = r * s
+    kl.store(out + pid, r)
+
+
+def test_a_helper_returns_its_trip_from_static_range():
+    k = kiln.compile(first_step_kernel, {"x": "*fp32", "out": "*i32", "limit": "fp32"},
+                     {"STEPS": 4, "SCALES": (1, 1)}, target="cuda:sm_90a", num_warps=1,
+                     cache=False)
+    tile = k.asm["tile"]
+    assert tile.count("scf.if") == 4, tile
+    # the trips' constants merged into one i32 result
+    assert re.search(r"scf\.if .*-> \(i32\)", tile), tile
+
+
+@kiln.jit
+def returns_over_tuple(x, out, OFFS: kl.constexpr):
+    v = kl.load(x)
+    for o in OFFS:
+        if v > o:
+            kl.store(out, v - o)
+            return
+    kl.store(out, v)
+
+
+def test_return_inside_a_loop_over_a_compile_time_tuple():
+    k = kiln.compile(returns_over_tuple, {"x": "*fp32", "out": "*fp32"}, {"OFFS": (4.0, 2.0)},
+                     target="cuda:sm_90a", num_warps=1, cache=False)
+    tile = k.asm["tile"]
+    assert tile.count("scf.if") == 2 and tile.count("tile.store") == 3, tile
 
 
 @kiln.jit

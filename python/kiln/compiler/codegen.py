@@ -26,9 +26,9 @@ from ..language._types import tuple as kl_tuple
 from ..language.aggregates import (aggregate_fields, aggregate_member, check_initialized,
                                    rebuild_aggregate, triton_aggregate_class,
                                    triton_generated_init, is_triton_made)
-from ._values import _has_tensor
-from .control import runtime_if, visit_for, visit_while
-from .returns import structured_body
+from ._values import MAX_STATIC_UNROLL, _has_tensor
+from .control import loop_iterator, runtime_if, visit_for, visit_while
+from .returns import expand_unrolled, first_return, structured_body
 from .triton_interop import TritonOnly, call_project_builtin, is_project_builtin, to_kiln
 from .errors import CompilationError, UnsupportedLanguageConstruct
 from .ir import Block, IRBuilder, loc_text, symbol_name
@@ -488,8 +488,10 @@ class CodeGenerator:
     def visit_Return(self, node):
         frame = self.frame
         if frame.cf_depth:
-            raise self.error(node, "return inside a runtime if/for/while is not supported; "
-                             "assign to a variable and return at the end",
+            # ifs and loops over compile-time values that return were made structured
+            # (returns.py); what is left is a return inside a while loop
+            raise self.error(node, "return inside a while loop is not supported; assign to "
+                             "a variable and return after the loop",
                              UnsupportedLanguageConstruct)
         frame.ret = self.visit(node.value) if node.value is not None else None
         frame.returned = True
@@ -527,6 +529,27 @@ class CodeGenerator:
 
     def visit_For(self, node):
         visit_for(self, node)
+
+    def visit_UnrollReturns(self, node):
+        """A loop whose body returns (returns.py): unrolled when static, else an error."""
+        loop = node.loop
+        if loop.orelse:
+            raise self.error(loop, "for ... else is not supported in kernels",
+                             UnsupportedLanguageConstruct)
+        kind, spec, _ = loop_iterator(self, loop)
+        if kind != "static":
+            raise self.error(first_return(loop.body) or loop,
+                             "return inside a runtime for loop is not supported (only inside "
+                             "kl.static_range or a compile-time tuple, which are unrolled); "
+                             "assign to a variable and return after the loop",
+                             UnsupportedLanguageConstruct)
+        if len(spec) > MAX_STATIC_UNROLL:
+            raise self.error(loop.iter, f"static loop of {len(spec)} iterations exceeds the "
+                             f"unroll limit ({MAX_STATIC_UNROLL})")
+        self.visit_body(expand_unrolled(node, spec))
+
+    def visit_BindTrip(self, node):
+        self.bind(node.target, node.value, node)
 
     def visit_While(self, node):
         visit_while(self, node)

@@ -263,7 +263,7 @@ def runtime_if(cg, node, cond):
 # ---------------------------------------------------------------------------------------------
 
 
-def _loop_iterator(cg, node):
+def loop_iterator(cg, node):
     """-> ("static", values) or ("runtime", (lb, ub, step), num_stages)."""
     try:
         return _loop_iterator_impl(cg, node)
@@ -423,7 +423,7 @@ def visit_for(cg, node):
     if node.orelse:
         raise cg.error(node, "for ... else is not supported in kernels",
                        UnsupportedLanguageConstruct)
-    kind, spec, num_stages = _loop_iterator(cg, node)
+    kind, spec, num_stages = loop_iterator(cg, node)
     if kind == "static":
         return _static_for(cg, node, spec)
     cg.check_runtime_control_flow(node, "for loop")

@@ -5,11 +5,17 @@ takes the statements after it into the branch that falls through, and every retu
 assignment to one hidden variable that the function returns at its end; the ``if`` then merges
 that variable like any other, and only that: the other names its branches assign are not read
 after it (so one may change type in the branch that goes on, as after Triton's early return).
-Returns inside loops stay an error at the user's line."""
+
+A ``for`` whose body returns is left to the code generator with the statements after it
+(``UnrollReturns``): once its iterator is known, a static loop (``kl.static_range``, a
+compile-time tuple) is unrolled into its trips and the result folded as above, as Triton,
+which unrolls ``static_range`` before it sees the return. Returns inside runtime loops stay
+an error at the user's line."""
 
 from __future__ import annotations
 
 import ast
+import copy
 from typing import List
 
 # Not a Python identifier: no user name can clash, and merge errors read "<return value>".
@@ -29,6 +35,18 @@ def _returns_in(stmts) -> bool:
     return False
 
 
+class UnrollReturns(ast.stmt):
+    """A ``for`` whose body returns, and the statements after it (``rest``): unrolled by the
+    code generator (``expand_unrolled``) once the loop's values are known."""
+    _fields = ("loop", "rest")
+
+
+class BindTrip(ast.stmt):
+    """Binds an unrolled trip's loop target to its value (a compile-time value that need not
+    be expressible as Python source)."""
+    _fields = ("target",)
+
+
 def _always_returns(stmts) -> bool:
     if not stmts:
         return False
@@ -45,6 +63,9 @@ def _fold(stmts: List[ast.stmt]) -> List[ast.stmt]:
     do not always return."""
     out = []
     for i, st in enumerate(stmts):
+        if isinstance(st, ast.For) and _returns_in(st.body):
+            out.append(ast.copy_location(UnrollReturns(loop=st, rest=stmts[i + 1:]), st))
+            return out
         if isinstance(st, ast.If) and (_returns_in(st.body) or _returns_in(st.orelse)):
             rest = stmts[i + 1:]
             body = st.body if _always_returns(st.body) else st.body + rest
@@ -85,7 +106,7 @@ def structured_body(fdef: ast.FunctionDef) -> List[ast.stmt]:
     if cached is not None:
         return cached
     body = fdef.body
-    early = any(isinstance(st, ast.If) and _returns_in([st]) for st in body)
+    early = any(isinstance(st, (ast.If, ast.For)) and _returns_in([st]) for st in body)
     if early:
         if not _always_returns(body):  # falling off the end returns None
             body = body + [ast.copy_location(ast.Return(value=None), body[-1])]
@@ -96,3 +117,26 @@ def structured_body(fdef: ast.FunctionDef) -> List[ast.stmt]:
         body.append(ast.copy_location(ast.Return(value=load), end))
     fdef._kiln_structured_body = body
     return body
+
+
+def expand_unrolled(node: UnrollReturns, values) -> List[ast.stmt]:
+    """``node``'s loop unrolled over ``values`` (each trip its target bound, then a fresh copy
+    of the body), followed by the statements after the loop, with early returns folded."""
+    loop = node.loop
+    stmts: List[ast.stmt] = []
+    for value in values:
+        bind = ast.copy_location(BindTrip(target=loop.target), loop)
+        bind.value = value
+        stmts.append(bind)
+        stmts.extend(copy.deepcopy(loop.body))
+    stmts.extend(node.rest)
+    return _assign_returns(_fold(stmts))
+
+
+def first_return(stmts):
+    """The first ``return`` nested in ``stmts`` (to point an error at)."""
+    for node in stmts:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Return):
+                return sub
+    return None

@@ -55,6 +55,11 @@ struct MfmaPlan {
   /// 4-wide operand every block takes (CBSZ 4); empty for the others.
   SmallVector<SmallVector<int32_t>> abid;
   int64_t repeats = 1, chunkA = 0, chunkB = 0, chunkC = 0;
+  /// Lane bits along which the operands' K tile repeats K (K shorter than
+  /// the tile): the lanes with any of them set hold K values other lanes
+  /// already feed, and feed zeros instead (both operands: 0 x 0 adds
+  /// nothing, whatever the other values are).
+  int32_t duplicateLanes = 0;
 };
 
 /// A batched (3-D) layout seen one batch index at a time: its 2-D layout
@@ -254,7 +259,7 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
     return fail(aL.size() != 6 ? "a" : "b", "it is not for 64-lane waves");
   // The operands' lanes: M (N) first, then K by the same steps in both.
   unsigned mBits = llvm::Log2_32(m), nBits = llvm::Log2_32(n);
-  SmallVector<int32_t> laneK;
+  SmallVector<int32_t> laneK, laneKFull; // Full: with 0 for duplicate bits
   for (unsigned i = 0; i < 6; ++i) {
     if (i < mBits) {
       if (Coord(aL[i].begin(), aL[i].end()) != basisIn(aExtent, 0, 1 << i))
@@ -263,22 +268,19 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
                              basisText(basisIn(aExtent, 0, 1 << i)));
       continue;
     }
-    if (!aL[i][0] && !aL[i][1]) {
+    if (!aL[i][0] && !aL[i][1] && m != 4 && n != 4) {
       // The operand layout's K tile (k_width x the lane groups) is longer
-      // than K: lanes would hold the same K twice.
-      auto op0 = cast<DotOperandEncodingAttr>(aTy.getEncoding());
-      int64_t groups = 64 / m, k = aShape[1];
-      op.emitOpError() << "K = " << k << " is shorter than the operands' K tile: k_width "
-                       << op0.getKWidth() << " x " << groups
-                       << " lane groups = " << op0.getKWidth() * groups
-                       << " (use a k_width of at most " << std::max<int64_t>(1, k / groups)
-                       << ", or a longer K)";
-      return failure();
+      // than K (as Triton's for K below the instruction's): the lanes with
+      // this bit set hold the same K values as those without.
+      plan.duplicateLanes |= 1 << i;
+      laneKFull.push_back(0);
+      continue;
     }
     if (aL[i][0] || !aL[i][1])
       return fail("a", "lane bit " + Twine(i) + " moves by " + basisText(aL[i]) +
                            "; it must move along K");
     laneK.push_back(aL[i][1]);
+    laneKFull.push_back(aL[i][1]);
   }
   // The 4x4 instructions (4 x 64, or 64 x 4 transposed): one operand's 4-wide
   // side is shared by the 16 blocks, its K spread over 16 lane groups (a's
@@ -294,7 +296,7 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
       continue;
     }
     Coord want = i < nBits ? basisIn(bExtent, 1, 1 << i)
-                           : basisIn(bExtent, 0, laneK[i - nBits]);
+                           : basisIn(bExtent, 0, laneKFull[i - nBits]);
     if (Coord(bL[i].begin(), bL[i].end()) != want)
       return fail("b", "lane bit " + Twine(i) + " moves by " + basisText(bL[i]) +
                            ", a's K lanes and the instruction's N lanes need " +
@@ -316,6 +318,13 @@ FailureOr<MfmaPlan> planMfma2D(MfmaOp op, const LinearLayout &la2,
                       Twine(wa[i][0]) + " rows, " + Twine(wb[i][1]) +
                       " columns] but the accumulator by " + basisText(wc[i]));
   }
+  // K shorter than k_width: a lane's registers would hold K values twice
+  // (the lanes that repeat K are handled above; registers are not).
+  auto op0 = cast<DotOperandEncodingAttr>(aTy.getEncoding());
+  if (aShape[1] < op0.getKWidth())
+    return op.emitOpError() << "K = " << aShape[1] << " is shorter than k_width "
+                            << op0.getKWidth() << " (use a k_width of at most "
+                            << aShape[1] << ")";
   std::map<Coord, unsigned> ra = registersByCoordinate(*la),
                             rb = registersByCoordinate(*lb);
   for (auto [what, map, ll] :
@@ -429,6 +438,17 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
                                    : rewriter.getF32Type();
     auto accTy = VectorType::get({int64_t(in.m * in.n / 64)}, accElem);
     Value zero = i32Const(rewriter, loc, 0); // cbsz, abid, blgp: no broadcast
+    // K shorter than the operands' K tile: whether this lane holds K values
+    // that lanes of lower index already feed (it feeds zeros instead).
+    Value duplicate;
+    if (plan->duplicateLanes) {
+      // the mask's bits are below the wave's 64, so the block's thread index
+      // stands for the lane's
+      Value tid = ROCDL::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+      Value lane = LLVM::AndOp::create(rewriter, loc, tid,
+                                       i32Const(rewriter, loc, plan->duplicateLanes));
+      duplicate = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, lane, zero);
+    }
     // K steps outermost (as MFMAScaledOpToLLVM.cpp): each step's operands
     // are used by every output tile before the next step's are read.
     // A batched product: the same plan for each batch repeat, its registers
@@ -458,6 +478,14 @@ struct MfmaConversion : TileOpConversion<MfmaOp> {
             continue;
           Value x = packOperand(rewriter, loc, in, aRegs, shifted(plan->a[t][s], da));
           Value y = packOperand(rewriter, loc, in, bRegs, shifted(plan->b[t][s], db));
+          if (duplicate) {
+            auto zeroed = [&](Value v) -> Value {
+              Value z = LLVM::ZeroOp::create(rewriter, loc, v.getType());
+              return LLVM::SelectOp::create(rewriter, loc, duplicate, z, v);
+            };
+            x = zeroed(x);
+            y = zeroed(y);
+          }
           // Transposed: C^T = B^T A^T, so the instruction's lanes run along M.
           if (plan->transposed)
             std::swap(x, y);

@@ -153,3 +153,27 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
     return %d : tensor<4x64xf32, #acc>
   }
 }
+
+// -----
+
+// K = 8 shorter than the operands' K tile (k_width 8 x 2 lane groups = 16): lanes 32-63
+// repeat lanes 0-31's K values and feed zeros to both operands (the product of each K
+// added once, C once); two K steps of 4.
+// CHECK-LABEL: llvm.func @short_k
+// CHECK: %[[TID:.*]] = rocdl.workitem.id.x : i32
+// CHECK: %[[DUP:.*]] = llvm.and %[[TID]], %{{.*}} : i32
+// CHECK: %[[REP:.*]] = llvm.icmp "ne" %[[DUP]], %{{.*}} : i32
+// CHECK-COUNT-2: llvm.select %[[REP]], %{{.*}}, %{{.*}} : i1, vector<4xf16>
+// CHECK: rocdl.mfma.f32.32x32x8f16
+// CHECK-COUNT-2: llvm.select %[[REP]], %{{.*}}, %{{.*}} : i1, vector<4xf16>
+// CHECK: rocdl.mfma.f32.32x32x8f16
+// CHECK-NOT: rocdl.mfma
+#acc = #tile_amd.mfma<{version = 3, instrShape = [32, 32, 8], transposed = false, warpsPerCTA = [1, 1], tilesPerWarp = [1, 1], elementBitWidth = 32}>
+#a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 8}>
+#b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 8}>
+module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 64 : i32} {
+  func.func @short_k(%a: tensor<32x8xf16, #a>, %b: tensor<8x32xf16, #b>, %c: tensor<32x32xf32, #acc>) -> tensor<32x32xf32, #acc> {
+    %d = tile_amd.mfma %a, %b, %c : tensor<32x8xf16, #a>, tensor<8x32xf16, #b> -> tensor<32x32xf32, #acc>
+    return %d : tensor<32x32xf32, #acc>
+  }
+}

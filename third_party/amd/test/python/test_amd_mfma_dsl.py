@@ -416,8 +416,8 @@ def e_dtype(x):
 @kiln.jit
 def e_k(x):
     acc = kl.zeros([64, 64], kl.float32, ACC)
-    a = kl.zeros([64, 4], kl.float16, OP_A)
-    b = kl.zeros([4, 64], kl.float16, OP_B)
+    a = kl.zeros([64, 2], kl.float16, OP_A)
+    b = kl.zeros([2, 64], kl.float16, OP_B)
     cdna3.mfma(a, b, acc)  # E:k
 
 
@@ -451,8 +451,7 @@ ERRORS = [
      r"mfma: CDNA3 \(gfx942\) has no 32x32x8 mfma for 'i16' x 'i16' -> 'f32' "
      r"\(f32, f16, bf16 and i8 operands into f32 or i32, f64 into f64; fp8: FNUZ on gfx942, OCP on gfx950\)"),
     (e_k, "E:k", "cdna3.mfma",
-     r"mfma: K = 4 is not a multiple of the instruction's K \(8 for instrShape "
-     r"\[32, 32, 8\]\)"),
+     r"mfma: K = 2 is shorter than k_width 4 \(use a k_width of at most 2\)"),
 ]
 
 

@@ -183,6 +183,22 @@ def run(llvm_text, args):
             env[dst] = env[ops[0]]
         elif op == "llvm.zext":  # a scale byte into i32: the same value
             env[dst] = env[ops[0]]
+        elif op == "rocdl.workitem.id.x":  # one wave: the thread index is the lane
+            env[dst] = list(range(WAVE))
+        elif op == "llvm.and":
+            env[dst] = [x & y for x, y in zip(env[ops[0]], env[ops[1]])]
+        elif op == "llvm.icmp":
+            pred = re.match(r'\s*"(\w+)"', rest).group(1)
+            assert pred in ("ne", "eq"), line
+            env[dst] = [(x != y) == (pred == "ne") for x, y in zip(env[ops[0]], env[ops[1]])]
+        elif op == "llvm.mlir.zero":  # shaped as the value it is selected against
+            env[dst] = [None] * WAVE
+        elif op == "llvm.select":
+            def zero_like(v, other):
+                return ([0.0] * len(other) if isinstance(other, list) else 0.0) \
+                    if v is None else v
+            env[dst] = [zero_like(x, y) if c else zero_like(y, x)
+                        for c, x, y in zip(*(env[o] for o in ops[:3]))]
         elif op.startswith("rocdl.mfma.scale"):
             env[dst] = isa_mfma_scale(op, *(env[o] for o in ops[:9]))
         elif re.match(r"rocdl\.mfma\.[fi]32\.4x4x", op):
@@ -213,6 +229,15 @@ CASES = [  # (target, version, [M, N, K] of the instruction, transposed, k_width
     ("hip:gfx942", 3, [32, 32, 8], False, 4, 16, 32, 16),
     ("hip:gfx950", 4, [16, 16, 32], False, 8, 8, 16, 32),
     ("hip:gfx950", 4, [16, 16, 32], False, 8, 16, 32, 64, "f8E5M2", "f32"),
+    # K shorter than the operands' K tile (k_width x the lane groups), as Triton accepts (a
+    # third-party triangular solve multiplies 16 x 16 bf16 blocks on a 16x16x32 layout): the
+    # lanes that repeat K feed zeros, so each product is added once and C once.
+    ("hip:gfx950", 4, [16, 16, 32], True, 8, 16, 16, 16, "bf16", "f32"),
+    ("hip:gfx950", 4, [16, 16, 32], False, 8, 32, 16, 8),
+    ("hip:gfx942", 3, [32, 32, 8], False, 4, 32, 32, 4),
+    ("hip:gfx942", 3, [16, 16, 16], True, 8, 16, 32, 8),
+    ("hip:gfx942", 3, [32, 32, 8], False, 8, 32, 32, 8),  # k_width longer than the tile needs
+    ("hip:gfx950", 4, [32, 32, 32], True, 16, 32, 32, 16, "i8", "i32"),
     # f64 (v_mfma_f64_16x16x4_f64, a 64-bit accumulator layout), plain and transposed.
     ("hip:gfx942", 3, [16, 16, 4], False, 1, 32, 16, 8, "f64", "f64"),
     ("hip:gfx942", 3, [16, 16, 4], True, 1, 16, 32, 16, "f64", "f64"),
@@ -267,6 +292,15 @@ def test_the_4x4_lane_group_matters():
     got, want = emulate(case, corrupt=lambda text: re.sub(
         r"(rocdl\.mfma\.f32\.4x4x4f16 %\w+, %\w+, %\w+, %\w+, )(%\w+)(, )(%\w+)",
         r"\1\4\3\4", text))
+    assert not np.array_equal(got, want)
+
+
+def test_the_repeated_k_lanes_must_feed_zeros():
+    """Negative control for K shorter than the K tile: without the select that zeroes the
+    lanes repeating K, each product is added twice."""
+    case = next(c for c in CASES if c[2] == [16, 16, 32] and c[7] == 16)
+    got, want = emulate(case, corrupt=lambda text: re.sub(
+        r"llvm\.select (%\w+), %\w+, (%\w+) :", r"llvm.select \1, \2, \2 :", text))
     assert not np.array_equal(got, want)
 
 

@@ -316,9 +316,9 @@ func.func @mfma_types(%a: tensor<64x16xi16, #a>, %b: tensor<16x64xi16, #b>, %c: 
 #acc = #tile_amd.mfma<{version = 3, instrShape = [16, 16, 16], transposed = false, warpsPerCTA = [2, 2], tilesPerWarp = [1, 1], elementBitWidth = 32}>
 #a = #tile_amd.dot_op<{opIdx = 0, parent = #acc, kWidth = 4}>
 #b = #tile_amd.dot_op<{opIdx = 1, parent = #acc, kWidth = 4}>
-func.func @mfma_k(%a: tensor<32x8xf16, #a>, %b: tensor<8x32xf16, #b>, %c: tensor<32x32xf32, #acc>) {
-  // expected-error @+1 {{K = 8 is not a multiple of the instruction's K (16 for instrShape [16, 16, 16])}}
-  %d = tile_amd.mfma %a, %b, %c : tensor<32x8xf16, #a>, tensor<8x32xf16, #b> -> tensor<32x32xf32, #acc>
+func.func @mfma_k(%a: tensor<32x24xf16, #a>, %b: tensor<24x32xf16, #b>, %c: tensor<32x32xf32, #acc>) {
+  // expected-error @+1 {{K = 24 is not a multiple of the instruction's K (16 for instrShape [16, 16, 16]) nor a power of two below it}}
+  %d = tile_amd.mfma %a, %b, %c : tensor<32x24xf16, #a>, tensor<24x32xf16, #b> -> tensor<32x32xf32, #acc>
   return
 }
 

@@ -470,13 +470,15 @@ LogicalResult MfmaOp::verify() {
            "fp8: FNUZ on gfx942, OCP on gfx950)";
     return d;
   }
-  // M and N may also be smaller than the instruction's (a power of two
+  // M, N and K may also be smaller than the instruction's (a power of two
   // dividing it): the layouts then repeat the tensor across the block's
-  // lanes and registers, which compute the same elements twice, as in Triton.
+  // lanes and registers. Along M and N those compute the same elements
+  // twice, as in Triton; along K the lowering feeds zeros from the lanes
+  // that repeat K, so each product is added once.
   for (auto [name, size, want, smaller] :
        {std::tuple<StringRef, int64_t, int64_t, bool>{"M", m, instr[0], true},
         {"N", n, instr[1], true},
-        {"K", k, instr[2], false}})
+        {"K", k, instr[2], true}})
     if (size % want && !(smaller && size < want && want % size == 0))
       return emitOpError() << name << " = " << size
                            << " is not a multiple of the instruction's " << name
