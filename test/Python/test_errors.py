@@ -241,6 +241,41 @@ def test_runtime_value_for_a_constexpr_helper_argument_stays_runtime():
     assert "arith.sitofp" in ir and "tile.store" in ir
 
 
+@kiln.jit
+def pick_row(pid, grid_m, grid_n, GROUP_M: kl.constexpr):
+    if GROUP_M == 1:
+        return pid // grid_n
+    return kl.minimum(grid_m, pid)
+
+
+@kiln.jit
+def misannotated_constexpr(out, num_tiles, GRID_N: kl.constexpr):
+    # a third-party MoE decode: `grid_m: constexpr = NUM_TILES // GRID_N` with NUM_TILES a
+    # run-time argument, only passed on (Triton wraps the value and compiles the kernel)
+    grid_m: kl.constexpr = num_tiles // GRID_N  # N:ann
+    kl.store(out + kl.program_id(0), pick_row(kl.program_id(0), grid_m, GRID_N, 2))
+
+
+@kiln.jit
+def misannotated_constexpr_as_shape(out, n):
+    size: kl.constexpr = n * 2  # N:shape
+    kl.store(out + kl.arange(0, size, L), 1.0)  # E:shape
+
+
+def test_a_runtime_value_annotated_constexpr_is_accepted_as_triton_does():
+    ir = make_ir(misannotated_constexpr, {"out": "*i32", "num_tiles": "i32"},
+                 {"GRID_N": 45})
+    assert "arith.divsi" in ir and "arith.minsi" in ir and "tile.store" in ir
+    # where a compile-time value is wanted, a note points back at the annotation
+    with pytest.raises(CompilationError) as ei:
+        make_ir(misannotated_constexpr_as_shape, {"out": "*fp32", "n": "i32"})
+    assert_error(ei.value, "E:shape", "kl.arange",
+                 r"arange end must be a constexpr, got a runtime value of type int32")
+    line = next(i for i, t in enumerate(open(HERE).read().splitlines(), 1) if "# N:shape" in t)
+    assert any("'size' is annotated constexpr but was assigned a run-time value" in n[0]
+               and n[2] == line for n in ei.value.notes), ei.value.notes
+
+
 def test_non_constexpr_arguments():
     cases = [
         (runtime_arange, {"x": "*fp32", "n": "i32"}, "E:rt-arange", "kl.arange",

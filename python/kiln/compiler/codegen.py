@@ -168,6 +168,8 @@ class _Frame:
         self.returned = False
         self.cf_depth = 0
         self.loops: List[str] = []
+        # names annotated constexpr that hold run-time values: {name: (file, line, col)}
+        self.runtime_constexprs: Dict[str, tuple] = {}
         self.call_site = call_site
         pyfn = fn.fn
         self.globals = pyfn.__globals__
@@ -273,10 +275,19 @@ class CodeGenerator:
         """Where a constexpr was wanted and the expression reads a kernel argument that is not
         annotated ``kl.constexpr`` (a launch passes it at run time, even one ``kiln.compile``
         could be given as a constexpr): a note saying so."""
-        if "constexpr" not in str(e) or len(self.frames) != 1:
+        if "constexpr" not in str(e):
             return []
         names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
         notes = []
+        for name in sorted(names):
+            site = self.frame.runtime_constexprs.get(name)
+            if site is not None and self.frame.scope.get(name) is not None:
+                file, line, col = site
+                notes.append((f"{name!r} is annotated constexpr but was assigned a run-time "
+                              f"value (accepted, as Triton does, but it is not known at "
+                              f"compile time)", file, line, col))
+        if len(self.frames) != 1:
+            return notes
         for name in sorted(names):
             kind = self.params.get(name)
             # Only a number could have been a constexpr (not a pointer or a descriptor).
@@ -472,9 +483,15 @@ class CodeGenerator:
             isinstance(ann, ast.Constant) and "constexpr" in str(ann.value))
         if is_cx:
             if _has_tensor(value):
-                raise TypeError(f"'{ast.unparse(node.target)}' is annotated constexpr but its "
-                                f"value is a runtime tensor")
-            value = constexpr(value)
+                # Triton wraps whatever the value is (visit_AnnAssign): a kernel that names a
+                # run-time value `x: constexpr = ...` and only passes it on compiles there. So
+                # here: the name holds the run-time value; where a compile-time value is
+                # wanted, the error's note points back at this line.
+                if isinstance(node.target, ast.Name):
+                    self.frame.runtime_constexprs[node.target.id] = \
+                        self.frame.src.position(node)
+            else:
+                value = constexpr(value)
         self.bind(node.target, value, node)
 
     def visit_AugAssign(self, node):
