@@ -159,61 +159,6 @@ def test_correct_kernels_compile_without_any_warning(tmp_path, monkeypatch):
                             target="hip:gfx942").warnings == []
 
 
-@kiln.jit
-def unrolled_ping_pong(src, out, n, TRIPS: kl.constexpr):
-    # A two-slot ring driven by a loop unrolled by hand (a third-party MoE GEMM's pipeline):
-    # counters `load` / `use` advanced twice a trip, each half refilling slot load % 2 and
-    # reading slot use % 2 (= (load + 1) % 2) after wait_group(1). Both counters move by 2 a
-    # trip, so each half's slots are the same on every trip: race-free, with a constant trip
-    # count (constexpr TRIPS) or a run-time one.
-    offs = kl.arange(0, 256, L)
-    smem = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
-    acc = kl.zeros([256], kl.float32, L)
-    load = 0
-    use = 0
-    for _ in kl.static_range(2):
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-    acp.wait_group(1)
-    x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
-    use += 1
-    trips = TRIPS if TRIPS > 0 else n
-    for _ in range(0, trips):
-        kl.barrier()
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-        acc += x0
-        acp.wait_group(1)
-        x1 = acp.load_shared_relaxed(smem.index(use % 2), L)
-        use += 1
-        kl.barrier()
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-        acc += x1
-        acp.wait_group(1)
-        x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
-        use += 1
-    acc += x0
-    acp.wait_group(0)
-    acc += acp.load_shared_relaxed(smem.index(use % 2), L)
-    kl.store(out + offs, acc)
-
-
-@pytest.mark.parametrize("trips", [0, 5])
-def test_a_ring_unrolled_by_hand_compiles_without_a_warning(trips):
-    # With TRIPS = 5 the loop's trip count is a constant; the counters advanced by 2 a trip
-    # were not named then, and each in-loop read warned against the copy just issued.
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", kiln.CompilationWarning)
-        k = kiln.compile(unrolled_ping_pong, {"src": "*fp32:16", "out": "*fp32:16", "n": "i32"},
-                         {"TRIPS": trips}, target="hip:gfx950", cache=False)
-    assert k.warnings == []
-    assert k.asm["tile"].count("tile.synced_via_wait") >= 4
-
-
 # -- where a warning goes, with a stand-in compiler ------------------------------------------
 
 
