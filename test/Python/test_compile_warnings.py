@@ -159,6 +159,56 @@ def test_correct_kernels_compile_without_any_warning(tmp_path, monkeypatch):
                             target="hip:gfx942").warnings == []
 
 
+@kiln.jit
+def top_only_ring(src, out, TRIPS: kl.constexpr):
+    # A third-party MoE GEMM's top-only pipeline: each stage copies the top half (read later)
+    # and the bottom half (never read) into two-slot rings, one commit group each, and waits
+    # with wait_group(3), which can leave the previous bottom copy into the same slot in
+    # flight when the next is issued. Triton compiles it; so must Kiln (the bytes are written
+    # by the same instruction's lanes in issue order and nobody reads them). The reads may
+    # still warn (their counters, advanced twice a trip, are not named): not asserted here.
+    offs = kl.arange(0, 256, L)
+    top = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
+    bot = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
+    acc = kl.zeros([256], kl.float32, L)
+    load = 0
+    use = 0
+    for _ in kl.static_range(2):
+        acp.global_load_to_shared(top.index(load % 2), src + load * 512 + offs)
+        acp.commit_group()
+        acp.global_load_to_shared(bot.index(load % 2), src + load * 512 + 256 + offs)
+        acp.commit_group()
+        load += 1
+    acp.wait_group(3)
+    x0 = acp.load_shared_relaxed(top.index(use % 2), L)
+    use += 1
+    for _ in range(0, TRIPS):
+        for half in kl.static_range(2):
+            kl.barrier()
+            acp.global_load_to_shared(top.index(load % 2), src + load * 512 + offs)
+            acp.commit_group()
+            acp.global_load_to_shared(bot.index(load % 2), src + load * 512 + 256 + offs)
+            acp.commit_group()
+            load += 1
+            acc += x0
+            acp.wait_group(3)
+            x0 = acp.load_shared_relaxed(top.index(use % 2), L)
+            use += 1
+    acc += x0
+    acp.wait_group(0)
+    kl.store(out + offs, acc)
+
+
+def test_a_copy_over_an_unread_copy_of_the_same_op_compiles():
+    # A check that named the twice-advanced counters refused this kernel ("writes shared
+    # memory that the async copy ... may still be writing"): a porting regression.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kiln.CompilationWarning)
+        k = kiln.compile(top_only_ring, {"src": "*fp32:16", "out": "*fp32:16"}, {"TRIPS": 5},
+                         target="hip:gfx950", cache=False)
+    assert k.asm["amdgcn"]
+
+
 # -- where a warning goes, with a stand-in compiler ------------------------------------------
 
 
