@@ -93,11 +93,16 @@ RingSlot RingSlot::leaving(Operation *op) const {
 /// c >= 0 and is yielded as arg + 1 (`wrap` 0) or as (arg + 1) % n with
 /// c < n (`wrap` n), in a loop of step 1 from a constant lower bound lb >= 0.
 /// In iteration iv it is iv - lb + c (wrapped: that mod n), never negative.
+/// An unwrapped counter may also advance by a constant d > 1 (`stride`; a
+/// loop unrolled by hand advancing it once per copy): d (iv - lb) + c.
+/// Like the induction variable, it is assumed not to overflow.
 namespace {
 struct Counter {
   Value iv;
-  int64_t start = 0; // c - lb
+  int64_t start = 0; // c - d lb: the value is d iv + start
   int64_t wrap = 0;
+  int64_t stride = 1;
+  int64_t init = 0; // c
 };
 } // namespace
 
@@ -125,9 +130,9 @@ static std::optional<Counter> loopCounter(Value v) {
     next = rem->getOperand(0);
   }
   auto [base, off] = linearIndex(next);
-  if (base != Value(arg) || off != 1)
+  if (base != Value(arg) || off < 1 || (wrap && off != 1))
     return std::nullopt;
-  return Counter{loop.getInductionVar(), *init - lb, wrap};
+  return Counter{loop.getInductionVar(), *init - off * lb, wrap, off, *init};
 }
 
 /// The value a loop leaves a counter at: an scf.for result whose iter_arg
@@ -152,7 +157,7 @@ canonicalCounterResult(scf::ForOp loop, int64_t n) {
   for (OpResult r : loop->getResults()) {
     std::optional<Counter> c =
         loopCounter(loop.getRegionIterArgs()[r.getResultNumber()]);
-    if (c && (!c->wrap || c->wrap % n == 0))
+    if (c && c->stride == 1 && (!c->wrap || c->wrap % n == 0))
       return std::make_pair(Value(r), c->start);
   }
   return std::nullopt;
@@ -211,19 +216,33 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
   // same modulus, as a ping-pong ring reads slot (buf + 1) % 2 while it
   // refills slot buf.
   if (off >= 0 && base)
-    if (std::optional<Counter> counter = loopCounter(base))
-      if (!counter->wrap || counter->wrap == *n)
+    if (std::optional<Counter> counter = loopCounter(base)) {
+      // Advanced by a multiple of n each iteration: the same slot in every
+      // one, (c + off) mod n, as a ping-pong ring unrolled by two refills
+      // slot `load % 2` with `load += 1` twice a trip.
+      if (counter->stride % *n == 0)
+        return {alloc, Value(), RingSlot::mod(counter->init + off, *n), slots,
+                RingSlot::mod(counter->init + off, *n)};
+      // By 1 mod n (d iv = iv mod n): (iv + start + off) mod n.
+      if ((!counter->wrap || counter->wrap == *n) && counter->stride % *n == 1)
         return {alloc, counter->iv, RingSlot::mod(counter->start + off, *n),
                 *n};
+    }
   // (r + off) % n of a counter's value r after its loop (never negative),
   // as an epilogue refills slot (buf + 1) % 2 while it reads slot buf.
   if (off >= 0 && base)
-    if (std::optional<Counter> after = counterResult(base))
-      if (!after->wrap || after->wrap % *n == 0)
+    if (std::optional<Counter> after = counterResult(base)) {
+      // Advanced by a multiple of n each trip: c mod n after any number of
+      // trips (none included).
+      if (after->stride % *n == 0)
+        return {alloc, Value(), RingSlot::mod(after->init + off, *n), slots,
+                RingSlot::mod(after->init + off, *n)};
+      if (after->stride == 1 && (!after->wrap || after->wrap % *n == 0))
         if (auto canon = canonicalCounterResult(
                 cast<scf::ForOp>(cast<OpResult>(base).getOwner()), *n))
           return {alloc, canon->first,
                   RingSlot::mod(after->start - canon->second + off, *n), *n};
+    }
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N
   // in a loop from N - 1).

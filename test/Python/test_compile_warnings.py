@@ -19,6 +19,7 @@ import kiln.language as kl
 from kiln.compiler import compiler as compiler_mod
 from kiln.compiler import errors as errors_mod
 from kiln.language.amd.cdna4 import async_copy as acp
+from kiln.language.nvidia.ampere import async_copy as ampere_copy
 import amdgcn_waits
 
 import compiled  # examples/ on sys.path
@@ -199,6 +200,58 @@ def top_only_ring(src, out, TRIPS: kl.constexpr):
     kl.store(out + offs, acc)
 
 
+def _lanes_layout(warp_size, warps_first):
+    # 512 elements over 4 warps, each warp's lanes on consecutive elements; the warp and
+    # register bases in either order (the same elements on other waves).
+    lanes = [[1 << i] for i in range(warp_size.bit_length() - 1)]
+    rest = [[warp_size << i] for i in range((512 // warp_size).bit_length() - 1)]
+    warp, reg = (rest[:2], rest[2:]) if warps_first else (rest[-2:], rest[:-2])
+    return kl.DistributedLinearLayout(reg, lanes, warp, [], [512])
+
+
+@kiln.jit
+def copy_over_copy(src, out, NV: kl.constexpr, L1: kl.constexpr, L2: kl.constexpr):
+    # Two copies into slot 0, the first still in flight (wait_group(1) would leave it), no
+    # read in between: on AMD, copies of one kind land in issue order; on NVIDIA (cp.async)
+    # they do not; a copy spread over other waves (another layout) writes bytes the first
+    # one's lanes also write, unordered.
+    offs = kl.arange(0, 512, L1)
+    offs2 = kl.arange(0, 512, L2)
+    ring = kl.allocate_shared_memory(kl.float32, [2, 512], SH)
+    if NV:
+        ampere_copy.async_copy_global_to_shared(ring.index(0), src + offs)
+        ampere_copy.commit_group()
+        ampere_copy.async_copy_global_to_shared(ring.index(0), src + 512 + offs2)  # E:second nv
+        ampere_copy.commit_group()
+        ampere_copy.wait_group(0)
+    else:
+        acp.global_load_to_shared(ring.index(0), src + offs)
+        acp.commit_group()
+        acp.global_load_to_shared(ring.index(0), src + 512 + offs2)  # E:second amd
+        acp.commit_group()
+        acp.wait_group(0)
+    kl.store(out + offs, ring.index(0).load(L1))
+
+
+@pytest.mark.parametrize("target,other,refused", [
+    ("hip:gfx950", False, False), ("hip:gfx942", False, False),
+    ("hip:gfx950", True, True), ("cuda:sm_90a", False, True)])
+def test_a_copy_over_an_earlier_copy_in_flight(target, other, refused):
+    sig = {"src": "*fp32:16", "out": "*fp32:16"}
+    nv = target.startswith("cuda")
+    first = _lanes_layout(32 if nv else 64, True)
+    cx = {"NV": nv, "L1": first, "L2": _lanes_layout(32 if nv else 64, not other)}
+    if not refused:
+        assert kiln.compile(copy_over_copy, sig, cx, target=target, cache=False).warnings == []
+        return
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(copy_over_copy, sig, cx, target=target, cache=False)
+    assert "may still be writing" in str(ei.value), str(ei.value)
+    mark = "# E:second nv" if nv else "# E:second amd"
+    line = next(i for i, t in enumerate(open(HERE).read().splitlines(), 1) if mark in t)
+    assert ei.value.line == line, str(ei.value)
+
+
 def test_a_copy_over_an_unread_copy_of_the_same_op_compiles():
     # A check that named the twice-advanced counters refused this kernel ("writes shared
     # memory that the async copy ... may still be writing"): a porting regression.
@@ -207,6 +260,63 @@ def test_a_copy_over_an_unread_copy_of_the_same_op_compiles():
         k = kiln.compile(top_only_ring, {"src": "*fp32:16", "out": "*fp32:16"}, {"TRIPS": 5},
                          target="hip:gfx950", cache=False)
     assert k.asm["amdgcn"]
+
+
+@kiln.jit
+def unrolled_ping_pong(src, out, n, TRIPS: kl.constexpr):
+    # A two-slot ring driven by a loop unrolled by hand (a third-party MoE GEMM's pipeline):
+    # counters `load` / `use` advanced twice a trip, each half refilling slot load % 2 and
+    # reading slot use % 2 (= (load + 1) % 2) after wait_group(1). Both counters move by 2 a
+    # trip, so each half's slots are the same on every trip: race-free, with a constant trip
+    # count (constexpr TRIPS) or a run-time one.
+    offs = kl.arange(0, 256, L)
+    smem = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
+    acc = kl.zeros([256], kl.float32, L)
+    load = 0
+    use = 0
+    for _ in kl.static_range(2):
+        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
+        acp.commit_group()
+        load += 1
+    acp.wait_group(1)
+    x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
+    use += 1
+    trips = TRIPS if TRIPS > 0 else n
+    for _ in range(0, trips):
+        kl.barrier()
+        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
+        acp.commit_group()
+        load += 1
+        acc += x0
+        acp.wait_group(1)
+        x1 = acp.load_shared_relaxed(smem.index(use % 2), L)
+        use += 1
+        kl.barrier()
+        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
+        acp.commit_group()
+        load += 1
+        acc += x1
+        acp.wait_group(1)
+        x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
+        use += 1
+    acc += x0
+    acp.wait_group(0)
+    acc += acp.load_shared_relaxed(smem.index(use % 2), L)
+    kl.store(out + offs, acc)
+
+
+@pytest.mark.parametrize("trips", [0, 5])
+def test_a_ring_unrolled_by_hand_compiles_without_a_warning(trips):
+    # With TRIPS = 5 the loop's trip count is a constant; the counters advanced by 2 a trip
+    # were not named then, and each in-loop read warned against the copy just issued.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", kiln.CompilationWarning)
+        k = kiln.compile(unrolled_ping_pong, {"src": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                         {"TRIPS": trips}, target="hip:gfx950", cache=False)
+    assert k.warnings == []
+    assert k.asm["tile"].count("tile.synced_via_wait") >= 4
+
+
 
 
 # -- where a warning goes, with a stand-in compiler ------------------------------------------

@@ -4,7 +4,8 @@ A load from a ring slot is marked ``tile.synced_via_wait`` when the analysis pro
 copy still in flight at the load writes that slot (the load then waits only for what it needs).
 Slots are named by RingSlot: a constant, ``(iv + c) % N`` of the loop's induction variable, a
 slot counter the loop carries (``(s + 1) % N`` from a constant) and ``(s + c) % N`` of one or
-of a counter advanced as ``s + 1`` without wrapping (a persistent GEMM's ``producer % S``).
+of a counter advanced as ``s + d`` without wrapping (a persistent GEMM's ``producer % S`` with
+d = 1; a loop unrolled by hand advancing it by d = 2, 3 or N, as one add or a chain of ones).
 Here random loops over a ring of 2-4 slots (after 0-2 copies into constant slots before the
 loop) copy into, wait on and load from slots chosen by
 such expressions (and, as controls, by ones it cannot name), then, after the loop, copy into,
@@ -84,6 +85,8 @@ def make_case(rng, idx):
     n = rng.choice([2, 3, 4])
     lb = rng.randrange(3)
     wrap = rng.random() < 0.5
+    stride = 1 if wrap else rng.choice([1, 1, 2, 3, n, 2 * n])
+    chain = stride > 1 and rng.random() < 0.5  # s + 1 + 1 ... rather than s + d
     c0 = rng.randrange(n if wrap else 2 * n)
     counter = 0
 
@@ -140,6 +143,7 @@ def make_case(rng, idx):
             f"  func.func @case{idx}(%p: !p, %n: i32) {{",
             f"    %cn = arith.constant {n} : i32",
             "    %c1 = arith.constant 1 : i32",
+            "    %c0 = arith.constant 0 : i32",
             f"    %lb = arith.constant {lb} : i32",
             f"    %c0s = arith.constant {c0} : i32",
             "    %z = arith.constant dense<0.0> : tensor<256xf32, #l>",
@@ -148,7 +152,12 @@ def make_case(rng, idx):
             "    %r:2 = scf.for %i = %lb to %n step %c1 iter_args(%acc = %z, %s = %c0s) -> "
             "(tensor<256xf32, #l>, i32) : i32 {",
             *body,
-            "      %sp = arith.addi %s, %c1 : i32",
+            *([f"      %sp0 = arith.addi %s, %c1 : i32"]
+              + [f"      %sp{k} = arith.addi %sp{k - 1}, %c1 : i32" for k in range(1, stride)]
+              + [f"      %sp = arith.addi %sp{stride - 1}, %c0 : i32"]
+              if chain else
+              [f"      %cd = arith.constant {stride} : i32",
+               "      %sp = arith.addi %s, %cd : i32"]),
             *(["      %sn = arith.remsi %sp, %cn : i32"] if wrap else []),
             f"      scf.yield %acc, {'%sn' if wrap else '%sp'} : tensor<256xf32, #l>, i32",
             "    }",
@@ -156,7 +165,8 @@ def make_case(rng, idx):
             "    return",
             "  }",
             "}"]
-    return "\n".join(text), dict(n=n, lb=lb, c0=c0, wrap=wrap, ops=ops, loads=loads,
+    return "\n".join(text), dict(n=n, lb=lb, c0=c0, wrap=wrap, stride=stride, ops=ops,
+                                  loads=loads,
                                   first=first, tail=tail_ops)
 
 
@@ -184,7 +194,7 @@ def simulate(case):
         s = case["c0"]
         for iv in range(case["lb"], case["lb"] + trips):
             run(case["ops"], groups, iv, s)
-            s = (s + 1) % case["n"] if case["wrap"] else s + 1
+            s = (s + 1) % case["n"] if case["wrap"] else s + case["stride"]
         run(case["tail"], groups, None, s)
     return unsafe
 

@@ -16,7 +16,12 @@
 //    wait covering the copy's commit group on some path (no commit, no
 //    wait, a wait leaving the group in flight, a wait on one branch only,
 //    a wait in another warp_specialize partition), or no wait on the
-//    barrier a barrier-completed write (TMA) lands on;
+//    barrier a barrier-completed write (TMA) lands on. Not a copy over the
+//    bytes an earlier copy of the same kind (op, operand types and layouts)
+//    may still be writing, on AMD: a thread's copies retire in issue order
+//    (vmcnt), and each byte of the slot comes from the same wave and lane
+//    both times, so the later data lands last, as in program order (a
+//    pipeline that refills a half it never reads);
 //  * an asynchronous read (TMA store, wgmma) of bytes the CTA's threads
 //    wrote with no async-proxy fence in between;
 //  * a kernel that can end with an asynchronous read still in flight (a
@@ -44,6 +49,7 @@
 #include "AsyncSafety.h"
 #include "kiln/Analysis/AsyncState.h"
 
+#include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
@@ -74,10 +80,22 @@ std::string describeGroup(unsigned threads) {
   return "another group of " + std::to_string(threads) + " threads";
 }
 
+/// Two copies that spread their bytes over the same lanes: the same op with
+/// operands of the same types (destination view, source layouts). Into the
+/// same slot, each byte then comes from the same wave and lane in both.
+bool sameLanes(Operation *a, Operation *b) {
+  return a->getName() == b->getName() &&
+         llvm::equal(a->getOperandTypes(), b->getOperandTypes());
+}
+
 /// Turns what the walk finds in flight before each access into errors.
 class Checker : public AsyncStateClient {
 public:
   bool failed = false;
+  /// The target's async copies of one thread retire in issue order (AMD's
+  /// vmcnt): a copy may overwrite bytes an earlier run of itself is still
+  /// writing.
+  bool copiesRetireInOrder = false;
 
   /// The rings the pipeliner built (the destinations of the copies it
   /// tagged tile.pipeline_part). On them the check is translation
@@ -115,6 +133,9 @@ public:
     };
     for (const Hazard &h : before.hazards(op, conflicts)) {
       const InFlight &p = *h.work;
+      if (copiesRetireInOrder && h.isWrite && p.kind == Kind::Copy &&
+          !p.foreign && sameLanes(p.op, op))
+        continue; // an earlier copy the same way: it lands first (above)
       if (h.isWrite && p.kind == Kind::AsyncRead)
         reportReadInFlight(op, p, compilerRings.contains(h.accessed.root));
       else if (p.kind == Kind::Unfenced)
@@ -450,6 +471,8 @@ static bool checkAccesses(func::FuncOp func, int numWarps, bool warn,
                           llvm::DenseMap<Location, bool> *relaxedLoads = nullptr) {
   Checker checker;
   checker.relaxedLoads = relaxedLoads;
+  if (const TargetDesc *target = getEnclosingTarget(func))
+    checker.copiesRetireInOrder = target->backend == "amd";
   checker.collectCompilerRings(func);
   AsyncStateWalker walker(func, numWarps, &checker);
   checker.atExit(walker.run());
