@@ -96,6 +96,13 @@ struct TargetDesc {
   /// sizes such moves; where false, a move takes one round unless the
   /// buffers would not fit.
   bool stageDominantLayoutMoves = false;
+  /// A thread's async copies land in issue order (the counter the waits
+  /// read retires them in order): a copy of the same kind (op and operand
+  /// layouts) over the bytes an earlier one may still be writing writes
+  /// each byte from the same thread after it, so the later data is what
+  /// stays, as in program order (tile-check-async-safety does not report
+  /// it). Where false, such copies may land in either order.
+  bool asyncCopiesLandInOrder = false;
 };
 
 /// Adds a backend's chips to the table (called by registerBackend). The rows

@@ -24,9 +24,10 @@
 //
 // The check's errors must all be witnessed here (test_async_race_oracle.py
 // compares the two on a corpus and on random kernels). Copies are unordered
-// here on every target: on AMD the check leaves out a copy over an earlier
-// copy of the same kind still in flight (they land in issue order there),
-// which this oracle still witnesses.
+// here on every target: where a target's copies land in issue order
+// (TargetDesc::asyncCopiesLandInOrder) the check leaves out a copy over an
+// earlier copy of the same kind still in flight, which this oracle still
+// witnesses.
 //
 //===----------------------------------------------------------------------===//
 

@@ -18,10 +18,10 @@
 //    a wait in another warp_specialize partition), or no wait on the
 //    barrier a barrier-completed write (TMA) lands on. Not a copy over the
 //    bytes an earlier copy of the same kind (op, operand types and layouts)
-//    may still be writing, on AMD: a thread's copies retire in issue order
-//    (vmcnt), and each byte of the slot comes from the same wave and lane
-//    both times, so the later data lands last, as in program order (a
-//    pipeline that refills a half it never reads);
+//    may still be writing where a thread's copies land in issue order
+//    (TargetDesc::asyncCopiesLandInOrder): each byte of the slot comes from
+//    the same thread both times, so the later data lands last, as in
+//    program order (a pipeline that refills a half it never reads);
 //  * an asynchronous read (TMA store, wgmma) of bytes the CTA's threads
 //    wrote with no async-proxy fence in between;
 //  * a kernel that can end with an asynchronous read still in flight (a
@@ -92,10 +92,9 @@ bool sameLanes(Operation *a, Operation *b) {
 class Checker : public AsyncStateClient {
 public:
   bool failed = false;
-  /// The target's async copies of one thread retire in issue order (AMD's
-  /// vmcnt): a copy may overwrite bytes an earlier run of itself is still
-  /// writing.
-  bool copiesRetireInOrder = false;
+  /// The target's async copies of one thread land in issue order: a copy
+  /// may overwrite bytes an earlier copy of its kind is still writing.
+  bool copiesLandInOrder = false;
 
   /// The rings the pipeliner built (the destinations of the copies it
   /// tagged tile.pipeline_part). On them the check is translation
@@ -133,7 +132,7 @@ public:
     };
     for (const Hazard &h : before.hazards(op, conflicts)) {
       const InFlight &p = *h.work;
-      if (copiesRetireInOrder && h.isWrite && p.kind == Kind::Copy &&
+      if (copiesLandInOrder && h.isWrite && p.kind == Kind::Copy &&
           !p.foreign && sameLanes(p.op, op))
         continue; // an earlier copy the same way: it lands first (above)
       if (h.isWrite && p.kind == Kind::AsyncRead)
@@ -472,7 +471,7 @@ static bool checkAccesses(func::FuncOp func, int numWarps, bool warn,
   Checker checker;
   checker.relaxedLoads = relaxedLoads;
   if (const TargetDesc *target = getEnclosingTarget(func))
-    checker.copiesRetireInOrder = target->backend == "amd";
+    checker.copiesLandInOrder = target->asyncCopiesLandInOrder;
   checker.collectCompilerRings(func);
   AsyncStateWalker walker(func, numWarps, &checker);
   checker.atExit(walker.run());

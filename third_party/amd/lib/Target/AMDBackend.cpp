@@ -104,6 +104,9 @@ constexpr unsigned kLdsDma950 = (1u << 4) | (1u << 16);
 // whose scratch alone sets a kernel's LDS is staged in rounds while that
 // lowers the total (stageDominantLayoutMoves), as Triton stages such moves
 // in pieces: LDS bounds how many workgroups share a CU.
+// Direct-to-LDS copies land in issue order (asyncCopiesLandInOrder): they
+// are vector-memory loads, which vmcnt retires in order, and write LDS when
+// they retire.
 // What a buffer resource covers (BufferOpToLLVM.cpp's num_records).
 constexpr int64_t kBufferResourceBytes = 0x7FFFFFFE;
 
@@ -132,14 +135,16 @@ const TargetDesc kTargets[] = {
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/32,
      /*sharedLoad16LaneBits=*/0b10011, /*swizzledLayoutScratch=*/false,
-     /*stageDominantLayoutMoves=*/true},
+     /*stageDominantLayoutMoves=*/true,
+     /*asyncCopiesLandInOrder=*/true},
     {"hip:gfx950", "amd", "gfx950", "amdgcn-amd-amdhsa", "", 64, 163840, 16,
      1024, 950, kLdsDma950, "direct-to-LDS load", true, true, true, 62,
      /*maxTensorRegisters=*/512, /*asyncCopyZeroFillsMasked=*/false,
      /*asyncCopyBroadcastLanes=*/false,
      /*pointerRangeBytes=*/kBufferResourceBytes, /*sharedMemoryBanks=*/64,
      /*sharedLoad16LaneBits=*/0b11011, /*swizzledLayoutScratch=*/false,
-     /*stageDominantLayoutMoves=*/true},
+     /*stageDominantLayoutMoves=*/true,
+     /*asyncCopiesLandInOrder=*/true},
 };
 
 const StringRef kToolEnvironment[] = {"KILN_LLD"};
