@@ -172,11 +172,71 @@ class Gen:
         return nbuf
 
 
-def random_module(seed, straight, count=20):
+class CounterGen(Gen):
+    """A loop over a ring indexed by a counter it carries (from a constant, advanced by d =
+    1, 2, 3 or NBUF a trip, as one add or a chain of +1, once or twice in the body, as a loop
+    unrolled by hand does), reading and refilling slots (s + r) % NBUF, then an epilogue on
+    the counter the loop returns."""
+
+    def function(self, name):
+        rng, nbuf = self.rng, self.rng.randint(2, 4)
+        self.emit(f"func.func @{name}(%p: !p, %x: !t, %n: i32, %flag: i1) {{", 1)
+        consts = {c: self.const(c) for c in range(0, 9)}
+        self.emit("%r = tile.local_alloc : () -> !ring")
+        c0 = rng.randrange(nbuf)
+        for s in range(rng.randint(0, nbuf)):
+            self.copy(consts[(c0 + s) % nbuf], 2)
+            self.commit(2)
+        nb = self.const(nbuf, 2)
+        trips = rng.choice(["%n", consts[2], consts[3], consts[5]])
+        self.emit(f"%res = scf.for %k = {consts[0]} to {trips} step {consts[1]} "
+                  f"iter_args(%s0 = {consts[c0]}) -> (i32) : i32 {{")
+        cur = "%s0"
+        for _half in range(rng.choice([1, 2])):
+            for what in rng.sample(["wait", "read", "copy"], 3):
+                if what == "wait":
+                    self.wait(3, 3)
+                    continue
+                idx = self.v()
+                self.emit(f"{idx}a = arith.addi {cur}, {consts[rng.randrange(nbuf)]} : i32", 3)
+                self.emit(f"{idx} = arith.remsi {idx}a, {nb} : i32", 3)
+                if what == "read":
+                    self.read(idx, 3)
+                else:
+                    self.copy(idx, 3)
+                    self.commit(3)
+            d = rng.choice([1, 1, 2, 3, nbuf])
+            if rng.random() < 0.5:
+                for _ in range(d):
+                    nxt = self.v()
+                    self.emit(f"{nxt} = arith.addi {cur}, {consts[1]} : i32", 3)
+                    cur = nxt
+            else:
+                nxt = self.v()
+                self.emit(f"{nxt} = arith.addi {cur}, {consts[d]} : i32", 3)
+                cur = nxt
+        self.emit(f"scf.yield {cur} : i32", 3)
+        self.emit("}")
+        for _ in range(rng.randint(0, 2)):
+            self.wait(2, 2)
+            idx = self.v()
+            self.emit(f"{idx}a = arith.addi %res, {consts[rng.randrange(nbuf)]} : i32")
+            self.emit(f"{idx} = arith.remsi {idx}a, {nb} : i32")
+            if rng.random() < 0.5:
+                self.read(idx, 2)
+            else:
+                self.copy(idx, 2)
+                self.commit(2)
+        self.emit("return")
+        self.emit("}", 1)
+        return nbuf
+
+
+def random_module(seed, straight, count=20, gen=None):
     rng = random.Random(seed)
     chunks = []
     for i in range(count):
-        g = Gen(rng, straight)
+        g = (gen or Gen)(rng, straight)
         nbuf = g.function(f"f{i}")
         chunks.append(HEADER.replace("NBUF", str(nbuf)) +
                       "module attributes {tile.num_warps = 1 : i32, "
@@ -267,6 +327,15 @@ def test_random_ping_pong_kernels_never_contradict_the_oracle(seed):
 @pytest.mark.parametrize("seed", range(40))
 def test_random_ring_kernels_never_contradict_the_oracle(seed):
     text = random_module(1000 + seed, straight=False)
+    errors, seen = claims(text)
+    assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_random_counter_ring_kernels_never_contradict_the_oracle(seed):
+    """Rings indexed by counters the loop carries and advances by 1, 2, 3 or NBUF a trip
+    (RingSlot names (s + c) % N of them, a constant slot where N divides the stride)."""
+    text = random_module(7000 + seed, straight=False, gen=CounterGen)
     errors, seen = claims(text)
     assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
 

@@ -317,7 +317,8 @@ protected:
     // and from 1 on the loop cannot be skipped.
     unsigned generations = policy().maxGenerations;
     bool mayBeSkipped = !takeRunsOnce(loop);
-    if (std::optional<int64_t> trips = constantTripCount(loop)) {
+    std::optional<int64_t> constantTrips = constantTripCount(loop);
+    if (std::optional<int64_t> trips = constantTrips) {
       if (*trips == 0)
         return; // the body never runs
       generations = unsigned(std::min<int64_t>(generations, *trips - 1));
@@ -345,6 +346,23 @@ protected:
     // loop when the body has no guard), each from the head state the
     // segments before it leave: skipped, or after their last iteration.
     auto segments = guardSegments(loop);
+    if (segments.empty() && constantTrips && *constantTrips <= kMaxUnrolledTrips) {
+      // A constant trip count of at most n: walked as its trips, the loop
+      // left only after the last (an exit after an earlier one would pair
+      // the counters the loop returns with work that is done by then).
+      State cur = entry;
+      for (int64_t t = 0; t < *constantTrips; ++t) {
+        State body = cur;
+        runBlock(*loop.getBody(), body, final);
+        if (t + 1 == *constantTrips)
+          exitAfterTrip(body);
+        else
+          cur = derived().carryAroundBackEdge(loop, body, generations);
+      }
+      exits.forEachSlot([&](RingSlot &s) { s = s.leaving(loop); });
+      state = std::move(exits);
+      return;
+    }
     if (segments.empty())
       segments.emplace_back();
     State head = entry;
