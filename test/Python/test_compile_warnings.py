@@ -160,46 +160,6 @@ def test_correct_kernels_compile_without_any_warning(tmp_path, monkeypatch):
                             target="hip:gfx942").warnings == []
 
 
-@kiln.jit
-def top_only_ring(src, out, TRIPS: kl.constexpr):
-    # A third-party MoE GEMM's top-only pipeline: each stage copies the top half (read later)
-    # and the bottom half (never read) into two-slot rings, one commit group each, and waits
-    # with wait_group(3), which can leave the previous bottom copy into the same slot in
-    # flight when the next is issued. Triton compiles it; so must Kiln (the bytes are written
-    # by the same instruction's lanes in issue order and nobody reads them). The reads may
-    # still warn (their counters, advanced twice a trip, are not named): not asserted here.
-    offs = kl.arange(0, 256, L)
-    top = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
-    bot = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
-    acc = kl.zeros([256], kl.float32, L)
-    load = 0
-    use = 0
-    for _ in kl.static_range(2):
-        acp.global_load_to_shared(top.index(load % 2), src + load * 512 + offs)
-        acp.commit_group()
-        acp.global_load_to_shared(bot.index(load % 2), src + load * 512 + 256 + offs)
-        acp.commit_group()
-        load += 1
-    acp.wait_group(3)
-    x0 = acp.load_shared_relaxed(top.index(use % 2), L)
-    use += 1
-    for _ in range(0, TRIPS):
-        for half in kl.static_range(2):
-            kl.barrier()
-            acp.global_load_to_shared(top.index(load % 2), src + load * 512 + offs)
-            acp.commit_group()
-            acp.global_load_to_shared(bot.index(load % 2), src + load * 512 + 256 + offs)
-            acp.commit_group()
-            load += 1
-            acc += x0
-            acp.wait_group(3)
-            x0 = acp.load_shared_relaxed(top.index(use % 2), L)
-            use += 1
-    acc += x0
-    acp.wait_group(0)
-    kl.store(out + offs, acc)
-
-
 def _lanes_layout(warp_size, warps_first):
     # 512 elements over 4 warps, each warp's lanes on consecutive elements; the warp and
     # register bases in either order (the same elements on other waves).
@@ -253,55 +213,61 @@ def test_a_copy_over_an_earlier_copy_in_flight(target, other, refused):
 
 
 def test_a_copy_over_an_unread_copy_of_the_same_op_compiles():
-    # A check that named the twice-advanced counters refused this kernel ("writes shared
-    # memory that the async copy ... may still be writing"): a porting regression.
+    # two_slot_ring's top-only form (Triton compiles it): a check that named the
+    # twice-advanced counters without the copy-order rule refused it ("writes shared memory
+    # that the async copy ... may still be writing"), a porting regression.
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", kiln.CompilationWarning)
-        k = kiln.compile(top_only_ring, {"src": "*fp32:16", "out": "*fp32:16"}, {"TRIPS": 5},
-                         target="hip:gfx950", cache=False)
-    assert k.asm["amdgcn"]
+        warnings.simplefilter("error", kiln.CompilationWarning)
+        k = kiln.compile(two_slot_ring, {"src": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                         {"TRIPS": 5, "BOTTOM": True}, target="hip:gfx950", cache=False)
+    assert k.warnings == [] and k.asm["amdgcn"]
 
 
 @kiln.jit
-def unrolled_ping_pong(src, out, n, TRIPS: kl.constexpr):
+def _ring_stage(top, bot, ptrs, load, BOTTOM: kl.constexpr):
+    """One stage: the top half into slot load % 2 (one commit group), and with BOTTOM the
+    bottom half into its own ring (another group)."""
+    acp.global_load_to_shared(top.index(load % 2), ptrs + load * 512)
+    acp.commit_group()
+    if BOTTOM:
+        acp.global_load_to_shared(bot.index(load % 2), ptrs + load * 512 + 256)
+        acp.commit_group()
+    return load + 1
+
+
+@kiln.jit
+def two_slot_ring(src, out, n, TRIPS: kl.constexpr, BOTTOM: kl.constexpr):
     # A two-slot ring driven by a loop unrolled by hand (a third-party MoE GEMM's pipeline):
     # counters `load` / `use` advanced twice a trip, each half refilling slot load % 2 and
-    # reading slot use % 2 (= (load + 1) % 2) after wait_group(1). Both counters move by 2 a
-    # trip, so each half's slots are the same on every trip: race-free, with a constant trip
-    # count (constexpr TRIPS) or a run-time one.
+    # reading slot use % 2 (= (load + 1) % 2) after the wait that leaves only the copies just
+    # issued in flight. With BOTTOM (its top-only form), each stage also copies a bottom half
+    # nobody reads, one commit group of its own, and the wait leaves 3 groups, so the
+    # previous bottom copy into the same slot may still be in flight when the next is issued.
+    # Race-free either way (copies of one kind land in issue order on AMD), with a constant
+    # trip count (TRIPS) or a run-time one (TRIPS = 0: n).
     offs = kl.arange(0, 256, L)
-    smem = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
+    top = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
+    bot = kl.allocate_shared_memory(kl.float32, [2, 256], SH)
     acc = kl.zeros([256], kl.float32, L)
     load = 0
     use = 0
     for _ in kl.static_range(2):
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-    acp.wait_group(1)
-    x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
+        load = _ring_stage(top, bot, src + offs, load, BOTTOM)
+    acp.wait_group(3 if BOTTOM else 1)
+    x = acp.load_shared_relaxed(top.index(use % 2), L)
     use += 1
     trips = TRIPS if TRIPS > 0 else n
     for _ in range(0, trips):
-        kl.barrier()
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-        acc += x0
-        acp.wait_group(1)
-        x1 = acp.load_shared_relaxed(smem.index(use % 2), L)
-        use += 1
-        kl.barrier()
-        acp.global_load_to_shared(smem.index(load % 2), src + load * 256 + offs)
-        acp.commit_group()
-        load += 1
-        acc += x1
-        acp.wait_group(1)
-        x0 = acp.load_shared_relaxed(smem.index(use % 2), L)
-        use += 1
-    acc += x0
+        for _half in kl.static_range(2):
+            kl.barrier()
+            load = _ring_stage(top, bot, src + offs, load, BOTTOM)
+            acc += x
+            acp.wait_group(3 if BOTTOM else 1)
+            x = acp.load_shared_relaxed(top.index(use % 2), L)
+            use += 1
+    acc += x
     acp.wait_group(0)
-    acc += acp.load_shared_relaxed(smem.index(use % 2), L)
+    acc += acp.load_shared_relaxed(top.index(use % 2), L)
     kl.store(out + offs, acc)
 
 
@@ -311,8 +277,8 @@ def test_a_ring_unrolled_by_hand_compiles_without_a_warning(trips):
     # were not named then, and each in-loop read warned against the copy just issued.
     with warnings.catch_warnings():
         warnings.simplefilter("error", kiln.CompilationWarning)
-        k = kiln.compile(unrolled_ping_pong, {"src": "*fp32:16", "out": "*fp32:16", "n": "i32"},
-                         {"TRIPS": trips}, target="hip:gfx950", cache=False)
+        k = kiln.compile(two_slot_ring, {"src": "*fp32:16", "out": "*fp32:16", "n": "i32"},
+                         {"TRIPS": trips, "BOTTOM": False}, target="hip:gfx950", cache=False)
     assert k.warnings == []
     assert k.asm["tile"].count("tile.synced_via_wait") >= 4
 
