@@ -17,6 +17,31 @@ using namespace mlir;
 using namespace kiln;
 
 namespace {
+/// The byte offset of `ptr` into the module's shared array when it is that
+/// array's address or a constant offset from it (the dispatch word, scratch).
+std::optional<int64_t> sharedGlobalOffset(Value ptr) {
+  int64_t off = 0;
+  if (auto gep = ptr.getDefiningOp<LLVM::GEPOp>()) {
+    if (gep.getElemType() != IntegerType::get(ptr.getContext(), 8) ||
+        gep.getIndices().size() != 1)
+      return std::nullopt;
+    auto index = gep.getIndices()[0];
+    IntegerAttr constant = dyn_cast<IntegerAttr>(index);
+    if (!constant)
+      if (auto c = cast<Value>(index).getDefiningOp<LLVM::ConstantOp>())
+        constant = dyn_cast<IntegerAttr>(c.getValue());
+    if (!constant)
+      return std::nullopt;
+    off = constant.getInt();
+    ptr = gep.getBase();
+  }
+  auto addr = ptr.getDefiningOp<LLVM::AddressOfOp>();
+  if (!addr || addr.getGlobalName() != LoweringContext::kSharedGlobal ||
+      off < 0)
+    return std::nullopt;
+  return off;
+}
+
 class NVIDIATargetInfo : public TargetInfo {
 public:
   using TargetInfo::TargetInfo;
@@ -97,6 +122,26 @@ public:
   // address arithmetic out of uniform registers and ran 6% slower).
   bool storeSharedPredicated(OpBuilder &b, Location loc, Value ptr, Value value,
                              Value pred) const override {
+    // A fixed place in the module's shared array is named in the instruction
+    // (`[global_smem+OFF]`), not passed in a register: the register would be
+    // shared with every other use of the address (LLVM folds them into one),
+    // and the warp-specialization dispatch word is written at the kernel's
+    // start and again at its end, so that register would live across the
+    // whole default partition. ptxas then keeps the shared base in a vector
+    // register and turns each mbarrier.init at the start into a loop that
+    // reads it into a uniform register (R2UR + BRA.U.ANY), eight of them in
+    // an FP8 GEMM with four stages.
+    if (std::optional<int64_t> off = sharedGlobalOffset(ptr)) {
+      std::string text = "@$1 st.shared.b32 [" +
+                         LoweringContext::kSharedGlobal.str() + "+" +
+                         std::to_string(*off) + "], $0;";
+      LLVM::InlineAsmOp::create(
+          b, loc, LLVM::LLVMVoidType::get(b.getContext()),
+          ValueRange{value, pred}, text, "r,b", /*has_side_effects=*/true,
+          /*is_align_stack=*/false, LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr(), ArrayAttr());
+      return true;
+    }
     Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
     LLVM::InlineAsmOp::create(
         b, loc, LLVM::LLVMVoidType::get(b.getContext()),

@@ -21,6 +21,7 @@
 // CHECK-DAG: %[[C2:.*]] = llvm.mlir.constant(2 : i32)
 // CHECK-DAG: %[[C4:.*]] = llvm.mlir.constant(4 : i32)
 // CHECK-DAG: %[[C5:.*]] = llvm.mlir.constant(5 : i32)
+// CHECK-DAG: %[[WORDP:.*]] = llvm.mlir.addressof @global_smem
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx
 // CHECK: %[[MINE:.*]] = llvm.icmp "ult" %[[WARP]], %[[C4]]
@@ -30,17 +31,16 @@
 // Thread 0 names the call in the dispatch word with a predicated store (no
 // branch on the thread index ahead of the default region).
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]]
-// CHECK-NEXT: %[[WORD:.*]] = llvm.ptrtoint %[[WORDP:[0-9]+]] : !llvm.ptr<3> to i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C1]], %[[FIRST]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$1 st.shared.b32 [global_smem+[[WORD:[0-9]+]]], $0;", "r,b" %[[C1]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
-// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C2]], %[[FIRST]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$1 st.shared.b32 [global_smem+[[WORD]]], $0;", "r,b" %[[C2]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
-// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C0]], %[[FIRST]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$1 st.shared.b32 [global_smem+[[WORD]]], $0;", "r,b" %[[C0]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C256]])
 // CHECK-NEXT: llvm.return

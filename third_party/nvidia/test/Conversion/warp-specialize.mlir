@@ -29,6 +29,7 @@
 // CHECK-DAG: %[[C2:.*]] = llvm.mlir.constant(2 : i32)
 // CHECK-DAG: %[[C4:.*]] = llvm.mlir.constant(4 : i32)
 // CHECK-DAG: %[[C6:.*]] = llvm.mlir.constant(6 : i32)
+// CHECK-DAG: %[[WORDP:.*]] = llvm.mlir.addressof @global_smem
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
 // CHECK: %[[LANE0:.*]] = llvm.lshr %[[TID]]
 // CHECK: %[[WARP:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[LANE0]]
@@ -36,13 +37,12 @@
 // CHECK: llvm.cond_br %[[MINE]], ^[[KERNEL:bb[0-9]+]], ^[[DISPATCH:bb[0-9]+]]
 // CHECK: ^[[KERNEL]]:
 // CHECK-NEXT: %[[FIRST:.*]] = llvm.icmp "eq" %[[TID]], %[[C0]]
-// CHECK-NEXT: %[[WORD:.*]] = llvm.ptrtoint %[[WORDP:[0-9]+]] : !llvm.ptr<3> to i32
-// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C1]], %[[FIRST]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$1 st.shared.b32 [global_smem+[[WORD:[0-9]+]]], $0;", "r,b" %[[C1]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.aligned.count"(%[[C0]], %[[C128]])
 // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
-// CHECK-NEXT: llvm.inline_asm has_side_effects "@$2 st.shared.b32 [$0], $1;", "r,r,b" %[[WORD]], %[[C0]], %[[FIRST]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "@$1 st.shared.b32 [global_smem+[[WORD]]], $0;", "r,b" %[[C0]], %[[FIRST]]
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.sync.count"(%[[C1]], %[[C224]])
 // CHECK-NEXT: llvm.return
@@ -81,7 +81,7 @@
 // barrier (bar.red / barrier.red), which synccheck stops as divergent there.
 // ALIGNED-NOT: {{bar\.sync[[:space:]]+1, 224|bar(rier)?\.red}}
 // PTX-DAG: barrier.sync {{.*}}1, 224;
-// PTX-DAG: @%p{{[0-9]+}} st.shared.b32 [%r{{[0-9]+}}], %r{{[0-9]+}};
+// PTX-DAG: @%p{{[0-9]+}} st.shared.b32 [global_smem+{{[0-9]+}}], %r{{[0-9]+}};
 // PTX-DAG: ld.shared.b32 {{.*}}[global_smem];
 // PTX-DAG: bar.sync {{.*}}0, 128;
 // PTX-DAG: bar.sync {{.*}}2, 64;
