@@ -10,17 +10,14 @@
 // becomes a loop that reads it lane by lane (R2UR and BRA.U.ANY: 4 loops and
 // 46 instructions in a 4-stage TMA GEMM). Reading the address afresh in each
 // block that needs it in a register (an inline-assembly value the code
-// generator does not merge) leaves ptxas the uniform copy. Blocks inside
-// loops keep the register (it is needed there every trip anyway).
+// generator does not merge) leaves ptxas the uniform copy.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/RematerializeSharedBase.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Constants.h"
-#include "llvm/IR/Dominators.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
@@ -88,15 +85,9 @@ bool kiln::rematerializeSharedBase(
     Function &f, GlobalVariable &shared,
     function_ref<Value *(IRBuilderBase &)> make) {
   DenseMap<const Constant *, bool> memo;
-  DominatorTree dom(f);
-  LoopInfo loops(dom);
   bool changed = false;
   for (BasicBlock &block : f) {
-    // In a loop the read would run every trip, and whatever the block
-    // computes from it (a thread's offsets into a ring slot) with it, where
-    // the code generator hoisted that out of the loop before: the Hopper
-    // attention's and a TMA GEMM's loops grew by 1-5 %.
-    if (&block == &f.getEntryBlock() || loops.getLoopFor(&block))
+    if (&block == &f.getEntryBlock())
       continue;
     SmallVector<std::pair<Instruction *, unsigned>> uses;
     for (Instruction &inst : block) {

@@ -2,7 +2,7 @@
 ; which Serialize runs for NVIDIA with an inline-assembly read), judged by
 ; execution: lli runs this program as written and after kiln-llvm-passes, with
 ; @reread standing for the read, and both must print the same values. In every
-; block but the entry and those in loops, the uses that need the address in a register (a
+; block but the entry, the uses that need the address in a register (a
 ; run-time offset from it, a call's operand, a constant expression over it)
 ; take one read placed before the first of them; the address operands of
 ; loads and stores and the operands of intrinsics keep the constant, which
@@ -47,10 +47,12 @@ entry:
   store i32 9, ptr addrspace(3) %e
   br label %loop
 
-; A block in a loop keeps @smem (a read there would run every trip).
+; The loop's run-time offset takes a read; the constant-address load does not.
 ; CHECK: loop:
-; CHECK-NEXT: %i = phi
-; CHECK-NEXT: %p = getelementptr i32, ptr addrspace(3) @smem, i32 %i
+; CHECK: %i = phi
+; CHECK-NEXT: %[[B1:.*]] = call ptr addrspace(3) @reread()
+; CHECK-NEXT: %p = getelementptr i32, ptr addrspace(3) %[[B1]], i32 %i
+; CHECK: load i32, ptr addrspace(3) getelementptr (i8, ptr addrspace(3) @smem, i32 4)
 ; CHECK-NOT: @reread
 ; CHECK: br i1
 loop:

@@ -1,10 +1,10 @@
-//===- RematerializeSharedBase.h - Shared array address per block -*- C++ -*-===//
+//===- RematerializeSharedBase.h - The shared array's address per block -*- C++ -*-===//
 //
-// After LLVM's optimizer: each block outside loops, but the entry, that
-// computes an address from the module's shared array (a run-time offset, an
-// inline assembly operand) reads the array's address afresh, so that one
-// register does not carry it from the kernel's start to its end
-// (Backend::readSharedBase).
+// After LLVM's optimizer: each block but the entry that computes an address
+// from the module's shared array (a run-time offset, an inline assembly
+// operand) reads the array's address afresh, so that one register does not
+// carry it from the kernel's start to its end
+// (Backend::sharedBaseRematerializer).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_TARGET_REMATERIALIZESHAREDBASE_H
@@ -21,7 +21,7 @@ class Value;
 
 namespace kiln {
 
-/// In every block of `f` other than the entry and those in loops, the uses of `shared` (or of
+/// In every block of `f` other than the entry, the uses of `shared` (or of
 /// a constant expression over it) by instructions that need its address in
 /// a register -- all but the address operands of loads, stores and atomics
 /// and the operands of intrinsics, which the code generator folds into the
