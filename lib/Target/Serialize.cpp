@@ -11,7 +11,6 @@
 
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/PackNarrowPhis.h"
-#include "kiln/Target/RematerializeSharedBase.h"
 #include "kiln/Target/SinkLoadsPastLoops.h"
 #include "kiln/Target/SinkSharedLoads.h"
 #include "kiln/Target/SinkWidening.h"
@@ -30,7 +29,6 @@
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/DiagnosticPrinter.h"
 #include "llvm/IR/Dominators.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
@@ -386,16 +384,6 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
   // body (the exit branch is taken at the end of the body once the code
   // generator makes the loop's control flow structured).
   llvm::FunctionPassManager cleanup;
-  // The module's shared-memory array (external, of unknown size), whose
-  // address the backend may read once per block that needs it.
-  llvm::GlobalVariable *shared = nullptr;
-  for (llvm::GlobalVariable &g : llvmModule.globals()) {
-    auto *array = dyn_cast<llvm::ArrayType>(g.getValueType());
-    if (g.isDeclaration() && array && array->getNumElements() == 0 &&
-        g.getAddressSpace() != 0)
-      shared = &g;
-  }
-
   cleanup.addPass(llvm::InstCombinePass());
   cleanup.addPass(llvm::DCEPass());
   cleanup.addPass(
@@ -427,10 +415,6 @@ static void runOptimizer(llvm::Module &llvmModule, llvm::TargetMachine &tm,
     // Last: instcombine would merge the copies again.
     if (backend.sinksSharedLoads())
       sinkSharedLoadsToUses(f);
-    if (shared)
-      rematerializeSharedBase(f, *shared, [&](llvm::IRBuilderBase &b) {
-        return backend.readSharedBase(b, *shared);
-      });
   }
 }
 

@@ -6,9 +6,7 @@
 // kiln::sinkSharedLoadsToUses; --sink-widening: kiln::sinkWideningToUses;
 // --sink-to-first-uses: kiln::sinkToFirstUses; --sink-loads-past-loops:
 // kiln::sinkLoadsPastLoops, with LLVM's default alias analyses and
-// --barrier-fence-scope; --rematerialize-shared-base=G:
-// kiln::rematerializeSharedBase of the global G, each read a call of the
-// function --shared-base-reader names), verifies the
+// --barrier-fence-scope), verifies the
 // module and prints it. Lit runs
 // the input and the output with lli and compares what they print, so a
 // rewrite is judged by execution, not by the shape of its output.
@@ -16,7 +14,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/PackNarrowPhis.h"
-#include "kiln/Target/RematerializeSharedBase.h"
 #include "kiln/Target/SinkLoadsPastLoops.h"
 #include "kiln/Target/SinkSharedLoads.h"
 #include "kiln/Target/SinkWidening.h"
@@ -24,7 +21,6 @@
 #include "llvm/Analysis/AliasAnalysis.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/Dominators.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
@@ -55,13 +51,6 @@ int main(int argc, char **argv) {
   llvm::cl::opt<unsigned> minPhis(
       "min-phis", llvm::cl::desc("pack a type's phis from this many a block"),
       llvm::cl::init(8));
-  llvm::cl::opt<std::string> remat(
-      "rematerialize-shared-base",
-      llvm::cl::desc("kiln::rematerializeSharedBase of this global"));
-  llvm::cl::opt<std::string> reader(
-      "shared-base-reader",
-      llvm::cl::desc("the function whose call reads the global's address "
-                     "(--rematerialize-shared-base)"));
   llvm::cl::ParseCommandLineOptions(argc, argv, "kiln-llvm-passes\n");
   llvm::LLVMContext context;
   llvm::SMDiagnostic error;
@@ -81,17 +70,9 @@ int main(int argc, char **argv) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::GlobalVariable *shared =
-      remat.empty() ? nullptr : module->getNamedGlobal(remat);
-  llvm::Function *read = reader.empty() ? nullptr : module->getFunction(reader);
-  if (!remat.empty() && (!shared || !read)) {
-    llvm::errs() << "kiln-llvm-passes: no global '" << remat
-                 << "' or no function '" << reader << "'\n";
-    return 1;
-  }
   unsigned changed = 0;
   for (llvm::Function &f : *module)
-    if (!f.isDeclaration() && &f != read) {
+    if (!f.isDeclaration()) {
       bool c = false;
       if (pastLoops)
         c |= kiln::sinkLoadsPastLoops(
@@ -106,11 +87,6 @@ int main(int argc, char **argv) {
         c |= kiln::sinkToFirstUses(f);
       if (sink)
         c |= kiln::sinkSharedLoadsToUses(f);
-      if (shared)
-        c |= kiln::rematerializeSharedBase(
-            f, *shared, [&](llvm::IRBuilderBase &b) -> llvm::Value * {
-              return b.CreateCall(read);
-            });
       changed += c;
     }
   if (llvm::verifyModule(*module, &llvm::errs())) {

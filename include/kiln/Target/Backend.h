@@ -26,11 +26,8 @@
 
 namespace llvm {
 class Function;
-class GlobalVariable;
-class IRBuilderBase;
 class MCSubtargetInfo;
 class Module;
-class Value;
 } // namespace llvm
 
 namespace mlir {
@@ -124,15 +121,6 @@ public:
   /// operands to their first use after the optimizer (SinkSharedLoads.h), for
   /// a code generator whose scheduler leaves them where they are.
   virtual bool sinksSharedLoads() const { return false; }
-  /// Emits at `b`'s insertion point a read of the address of `shared` (the
-  /// module's shared-memory array) that the code generator keeps apart from
-  /// every other read, for Serialize to give each block that needs the
-  /// address in a register a read of its own (RematerializeSharedBase.h);
-  /// null, the default, leaves the code generator's one read per function.
-  virtual llvm::Value *readSharedBase(llvm::IRBuilderBase &b,
-                                      llvm::GlobalVariable &shared) const {
-    return nullptr;
-  }
   /// Whether Serialize moves computations without memory accesses or side
   /// effects down to their first use when that shortens live ranges
   /// (SinkWidening.h), for a code generator whose scheduler leaves a loop's

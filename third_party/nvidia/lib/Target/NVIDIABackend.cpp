@@ -10,8 +10,6 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
-#include "llvm/IR/GlobalVariable.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/IR/Instructions.h"
@@ -91,21 +89,6 @@ public:
   // wgmma's A registers. Packing carries the words again (the
   // warp-specialized attention: 4 % faster, docs/results.md).
   bool packsNarrowPhis() const override { return true; }
-
-  // The shared array's address as `mov.u32 %r, global_smem` of its own in
-  // each block that needs it in a register (RematerializeSharedBase.h). An
-  // inline-assembly value with side effects: the code generator neither
-  // merges two of them nor hoists one; ptxas reads the address from the
-  // uniform register it keeps.
-  llvm::Value *readSharedBase(llvm::IRBuilderBase &b,
-                              llvm::GlobalVariable &shared) const override {
-    auto *fnTy = llvm::FunctionType::get(b.getInt32Ty(), false);
-    auto *read = llvm::InlineAsm::get(
-        fnTy, ("mov.u32 $0, " + shared.getName() + ";").str(), "=r",
-        /*hasSideEffects=*/true);
-    llvm::Value *addr = b.CreateCall(fnTy, read);
-    return b.CreateIntToPtr(addr, shared.getType());
-  }
 
   // Machine code sinking moves arithmetic into the block that uses it: the
   // promotion of a waited wgmma accumulator (`acc += raw * scale`) sinks

@@ -45,19 +45,13 @@ def copy_kernel(src, dst, REDUCE: kl.constexpr):
 
 
 def _store_offsets(llir):
-    """The shared-memory byte offsets of the TMA stores (or reduce-stores), in order: a constant
-    offset from the shared array, or (where the store's block reads the array's address afresh,
-    see RematerializeSharedBase.h) one from that read."""
-    geps = dict(re.findall(r"(%\w+) = getelementptr i8, ptr addrspace\(3\) %\w+, i32 (\d+)", llir))
+    """The shared-memory byte offsets of the TMA stores (or reduce-stores), in order."""
     out = []
     for line in llir.splitlines():
         if "call" in line and ("bulk.tensor.2d.global.shared::cta" in line or
                                "bulk.tensor.reduce" in line):
             m = re.search(r"@global_smem, i32 (\d+)\)", line)
-            if m is None:
-                m = re.search(r"ptr addrspace\(3\) (%\w+)", line)
-            off = m and (m.group(1) if m.group(1)[0] != "%" else geps.get(m.group(1), "0"))
-            out.append(int(off) if off else 0)
+            out.append(int(m.group(1)) if m else 0)
     return out
 
 
