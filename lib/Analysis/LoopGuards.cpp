@@ -1,8 +1,8 @@
 //===- LoopGuards.cpp - What branch conditions say about a loop's trips --===//
 //
 // Two facts the forward walk (ForwardWalk.h) uses to follow only executions
-// that can happen: a branch condition taken before a loop that makes it run
-// at least once, and a loop's iterations as consecutive segments by the
+// that can happen: the trips branch conditions taken before a loop make it
+// run at least, and a loop's iterations as consecutive segments by the
 // guards `iv + d < x` of its body (once false, such a guard stays false).
 //
 //===----------------------------------------------------------------------===//
@@ -30,14 +30,47 @@ static Value stripSignedCasts(Value v) {
   return v;
 }
 
-bool async::conditionsImplyTrips(ArrayRef<std::pair<Value, bool>> taken,
-                                 scf::ForOp loop) {
+/// `ub` as ceildiv(x, s) for a positive constant s: `(x + s - 1) / s` in any
+/// grouping of the constant (Python's `cdiv`, `(x + s) - 1`), or
+/// arith.ceildivsi. The sum is assumed not to overflow.
+static std::optional<std::pair<Value, int64_t>> asCeilDiv(Value ub) {
+  ub = stripSignedCasts(ub);
+  if (auto ceil = ub.getDefiningOp<arith::CeilDivSIOp>()) {
+    std::optional<int64_t> s = constantInt(ceil.getRhs());
+    if (s && *s > 0)
+      return std::make_pair(stripSignedCasts(ceil.getLhs()), *s);
+    return std::nullopt;
+  }
+  auto div = ub.getDefiningOp<arith::DivSIOp>();
+  if (!div)
+    return std::nullopt;
+  std::optional<int64_t> s = constantInt(div.getRhs());
+  if (!s || *s <= 0)
+    return std::nullopt;
+  auto [x, off] = linearIndex(div.getLhs());
+  if (!x || off != *s - 1)
+    return std::nullopt;
+  return std::make_pair(stripSignedCasts(x), *s);
+}
+
+/// Testing only: the trips conditions imply as before min-trip facts (at
+/// most one, none from a ceildiv bound); a brute-force test compares the
+/// check's verdicts with and without them.
+static llvm::cl::opt<bool> clNoMinTrips(
+    "tile-async-no-min-trips", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("Take branch conditions before a loop as implying at most "
+                   "one trip, never through a ceildiv bound (testing only)"));
+
+int64_t async::impliedMinTrips(ArrayRef<std::pair<Value, bool>> taken,
+                               scf::ForOp loop) {
   std::optional<int64_t> step = constantInt(loop.getStep());
   if (!step || *step <= 0 || loop.getUnsignedCmp())
-    return false;
+    return 0;
   Value lb = stripSignedCasts(loop.getLowerBound()),
         ub = stripSignedCasts(loop.getUpperBound());
   std::optional<int64_t> lbConst = constantInt(lb);
+  std::optional<std::pair<Value, int64_t>> ceil =
+      clNoMinTrips ? std::nullopt : asCeilDiv(ub);
   auto same = [](Value a, Value b) {
     a = stripSignedCasts(a);
     b = stripSignedCasts(b);
@@ -46,6 +79,13 @@ bool async::conditionsImplyTrips(ArrayRef<std::pair<Value, bool>> taken,
     std::optional<int64_t> x = constantInt(a), y = constantInt(b);
     return x && y && *x == *y;
   };
+  // Trips of the loop when its upper bound is at least `ubMin`.
+  auto tripsFrom = [&](int64_t ubMin) -> int64_t {
+    if (!lbConst || ubMin <= *lbConst)
+      return 0;
+    return (ubMin - *lbConst + *step - 1) / *step;
+  };
+  int64_t trips = 0;
   using P = arith::CmpIPredicate;
   for (auto [cond, value] : taken) {
     auto cmp = cond.getDefiningOp<arith::CmpIOp>();
@@ -61,15 +101,25 @@ bool async::conditionsImplyTrips(ArrayRef<std::pair<Value, bool>> taken,
     if (pred != P::slt && pred != P::sle)
       continue;
     // lb < ub itself.
-    if (pred == P::slt && same(x, lb) && same(y, ub))
-      return true;
-    // A constant lower bound: c < ub (or c <= ub) with c >= lb (c > lb).
+    if (pred == P::slt && same(x, lb) && same(y, ub)) {
+      trips = std::max<int64_t>(trips, 1);
+      continue;
+    }
     std::optional<int64_t> c = constantInt(stripSignedCasts(x));
-    if (lbConst && c && same(y, ub) &&
-        (pred == P::slt ? *c >= *lbConst : *c > *lbConst))
-      return true;
+    if (!c)
+      continue;
+    // The least value y can have: c < y, or c <= y.
+    int64_t yMin = pred == P::slt ? *c + 1 : *c;
+    // A constant below the upper bound itself.
+    if (same(y, ub))
+      trips = std::max(trips, tripsFrom(yMin));
+    // Below the x of an upper bound ceildiv(x, s) (`for k in range(cdiv(K,
+    // 64))` after `if 64 < K:`): ub >= ceildiv(yMin, s) (for yMin > 0).
+    else if (ceil && same(y, ceil->first) && yMin > 0)
+      trips = std::max(trips, tripsFrom((yMin + ceil->second - 1) /
+                                        ceil->second));
   }
-  return false;
+  return clNoMinTrips ? std::min<int64_t>(trips, 1) : trips;
 }
 
 /// Testing only: walk loops whole, as before guard segments (a brute-force

@@ -1235,11 +1235,11 @@ def test_an_unguarded_prologue_in_a_persistent_loop_is_an_error():
     assert "[t * 64, i * 64]" in str(e.value) and "may still be writing" in str(e.value)
 
 
-@pytest.mark.xfail(strict=True, reason="known false positive: the check does not relate the "
-                   "prologue's guard (i * 64 < K) to the K loop's trip count (cdiv(K, 64)), so "
-                   "it takes a path where a prologue load is issued and the loop runs no "
-                   "iteration (a third-party persistent GEMM hit it)")
 def test_a_prologue_guarded_by_the_trip_count_in_a_persistent_loop_compiles():
+    """The prologue's guards (`i * 64 < K`) make the K loop (`range(cdiv(K, 64))`) run at
+    least i + 1 trips, so each prologue load is waited for (impliedMinTrips; before, the check
+    took a path where the guard held and the loop ran no trip, a false race that a
+    third-party persistent GEMM hit)."""
     d = kl.tensor_descriptor_type(kl.float16, [64, 64], NV64)
     _warmup_silently(tma_prologue_in_a_persistent_loop, d, "*fp32", "i32", "i32", True,
                      num_warps=4)

@@ -7,6 +7,7 @@ void kiln::registerTestPasses() {
   registerTestAddressFormPass();
   registerTestLoopDependencePass();
   registerTestIntRangesPass();
+  registerTestMinTripsPass();
   registerTestLinearLayoutPass();
   registerTestWaitCountOraclePass();
   registerTestAsyncRaceOraclePass();

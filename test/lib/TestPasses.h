@@ -36,6 +36,9 @@ void registerTestBarrierOraclePass();
 void registerTestAsyncStatePass();
 /// test-print-loop-hazards (Analysis/TestLoopDependence.cpp).
 void registerTestLoopDependencePass();
+/// `test-print-min-trips`: the trips the branch conditions before each
+/// scf.for imply (for the min-trips soundness test).
+void registerTestMinTripsPass();
 
 /// All of the above.
 void registerTestPasses();

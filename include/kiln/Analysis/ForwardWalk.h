@@ -84,11 +84,15 @@ bool sameCondition(mlir::Value a, mlir::Value b, unsigned depth = 6);
 /// The trip count of `loop` when its bounds and step are constants.
 std::optional<int64_t> constantTripCount(mlir::scf::ForOp loop);
 
-/// Whether branch conditions a path took (each i1 value with the side
-/// taken) make `loop` run at least once: a signed `lb < ub` on its own
-/// bounds, or `c < ub` / `c <= ub` with c at least (above) a constant lower
-/// bound, as `if n > 0:` before `for i in range(0, n)`.
-bool conditionsImplyTrips(
+/// The trips branch conditions a path took (each i1 value with the side
+/// taken) make `loop` run at least (0 when they say nothing): 1 for a
+/// signed `lb < ub` on its own bounds; for `c < ub` / `c <= ub` with a
+/// constant lower bound, the trips from lb to c + 1 (c); for `c < x` /
+/// `c <= x` with ub = ceildiv(x, s) (`(x + s - 1) / s`), the trips to
+/// ceildiv(c + 1, s) (ceildiv(c, s)), as `if 64 < K:` before `for k in
+/// range(cdiv(K, 64))`: two. The bounds' arithmetic is assumed not to
+/// overflow.
+int64_t impliedMinTrips(
     llvm::ArrayRef<std::pair<mlir::Value, bool>> taken, mlir::scf::ForOp loop);
 
 /// The iterations of `loop` as consecutive segments by the scf.ifs of its
@@ -143,10 +147,12 @@ public:
       if (!branch) {
         auto loop = mlir::dyn_cast<mlir::scf::ForOp>(&op);
         for (Path &p : paths) {
-          // A loop this path's conditions make run: no exit without a trip.
-          runsOnce = loop && conditionsImplyTrips(p.taken, loop) ? &op : nullptr;
+          // A loop this path's conditions make run: no exit before the
+          // trips they imply.
+          minTripsOf = loop ? &op : nullptr;
+          minTrips = loop ? impliedMinTrips(p.taken, loop) : 0;
           runOp(op, p.state, final);
-          runsOnce = nullptr;
+          minTripsOf = nullptr;
         }
         continue;
       }
@@ -203,13 +209,14 @@ protected:
     return std::nullopt;
   }
 
-  /// The loop runOp is walking that the path's branch conditions make run
-  /// at least once (read as the loop starts, before any nested walk).
-  mlir::Operation *runsOnce = nullptr;
-  bool takeRunsOnce(mlir::Operation *loop) {
-    bool once = runsOnce == loop;
-    runsOnce = nullptr;
-    return once;
+  /// The loop runOp is walking and the trips the path's branch conditions
+  /// make it run at least (read as the loop starts, before any nested walk).
+  mlir::Operation *minTripsOf = nullptr;
+  int64_t minTrips = 0;
+  int64_t takeMinTrips(mlir::Operation *loop) {
+    int64_t trips = minTripsOf == loop ? minTrips : 0;
+    minTripsOf = nullptr;
+    return trips;
   }
 
   /// An scf.if on a path where its condition is known: the op's own
@@ -282,7 +289,7 @@ protected:
   /// grow, slots are taken modulo the ring size, counts only fall) or for
   /// `maxRounds` rounds; then once more with `final`.
   void runAccumulating(mlir::Operation *loop, State &state, bool final) {
-    bool once = takeRunsOnce(loop);
+    bool once = takeMinTrips(loop) > 0;
     State entry = state;
     // Forget an earlier run of this loop; on the first iteration the
     // induction variable is the lower bound.
@@ -316,7 +323,8 @@ protected:
     // A constant trip count bounds how many back edges anything crosses,
     // and from 1 on the loop cannot be skipped.
     unsigned generations = policy().maxGenerations;
-    bool mayBeSkipped = !takeRunsOnce(loop);
+    int64_t leastTrips = takeMinTrips(loop);
+    bool mayBeSkipped = leastTrips == 0;
     std::optional<int64_t> constantTrips = constantTripCount(loop);
     if (std::optional<int64_t> trips = constantTrips) {
       if (*trips == 0)
@@ -363,9 +371,20 @@ protected:
       state = std::move(exits);
       return;
     }
+    State head = entry;
+    if (segments.empty() && leastTrips > 1) {
+      // At least n trips (the path's conditions): the first n - 1 walked
+      // as trips the loop is not left after; the fixed point below starts
+      // at the head of trip n.
+      for (int64_t t = 0; t + 1 < std::min(leastTrips, kMaxUnrolledTrips);
+           ++t) {
+        State body = head;
+        runBlock(*loop.getBody(), body, final);
+        head = derived().carryAroundBackEdge(loop, body, generations);
+      }
+    }
     if (segments.empty())
       segments.emplace_back();
-    State head = entry;
     for (auto [j, segment] : llvm::enumerate(segments)) {
       size_t depth = forced.size();
       forced.append(segment.conditions.begin(), segment.conditions.end());

@@ -194,6 +194,41 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %v : !t
   }
 
+  // Copies into two slots under `0 < k` and `64 < k`, a loop over
+  // [0, cdiv(k, 64)) that waits for all but the newest group and commits an
+  // empty one each trip, then a read of the second slot: `64 < k` makes the
+  // loop run at least two trips, the second of which retires that copy (a
+  // path leaving after one trip would read it in flight; no execution takes
+  // it).
+  func.func @ok_guards_imply_two_trips(%p: !p, %k: i32) -> !t {
+    %ring = tile.local_alloc : () -> !tile.memdesc<2x128xf32, #sh, mutable>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<2x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %g0 = arith.cmpi slt, %c0, %k : i32
+    scf.if %g0 {
+      %c = tile.async_copy_global_to_local %p, %s0 : !p -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+      %g = tile.async_commit_group tokens %c
+    }
+    %g1 = arith.cmpi slt, %c64, %k : i32
+    scf.if %g1 {
+      %c = tile.async_copy_global_to_local %p, %s1 : !p -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+      %g = tile.async_commit_group tokens %c
+    }
+    %k63 = arith.addi %k, %c64 : i32
+    %k64 = arith.subi %k63, %c1 : i32
+    %n = arith.divsi %k64, %c64 : i32
+    scf.for %i = %c0 to %n step %c1 : i32 {
+      %w = tile.async_wait {num = 1 : i32}
+      %e = tile.async_commit_group
+    }
+    %v = tile.local_load %s1 : !tile.memdesc<128xf32, #sh, mutable, 2x128> -> !t
+    %wend = tile.async_wait {num = 0 : i32}
+    return %v : !t
+  }
+
   // A 3-slot ring refilled under `i + 3 < n` and waited for by wait(2)
   // under `i + 2 < n`, wait(0) otherwise. Such guards, once false, stay
   // false: a trip that refills follows two that did, and the one trip with
