@@ -2,7 +2,9 @@
 
 Shared by the soundness and differential tests (test_axis_info_soundness.py,
 test_layout_differential.py): each prints IR one op a line, runs its pass and reads the
-remarks back keyed by the line of the op that produced them.
+remarks back keyed by the line of the op that produced them. Also the errors of a check by
+function, for the brute-force tests of tile-check-async-safety (test_guard_segments_soundness.py,
+test_min_trips_soundness.py), and the header their random ring kernels share.
 """
 
 import os
@@ -27,3 +29,25 @@ def remarks_by_line(text, flag):
         if m:
             out[int(m.group(1))] = m.group(2)
     return out
+
+
+RING_HEADER = """\
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+!p = tensor<256x!tile.ptr<f32>, #l>
+"""
+
+
+def refused_cases(path, starts, *flags):
+    """The indexes of the functions of `path` (split at `// -----`; `starts`: the line each
+    function starts on) that tile-check-async-safety reports an error in, run with `flags`."""
+    r = subprocess.run([KILN_OPT, str(path), "-split-input-file", "-o", "/dev/null",
+                        "--mlir-print-op-on-diagnostic=false", *flags,
+                        "--tile-check-async-safety"],
+                       capture_output=True, text=True, timeout=600)
+    assert "error: " in r.stderr or r.returncode == 0, r.stderr[-2000:]
+    refused = set()
+    for m in re.finditer(r":(\d+):\d+: error: ", r.stderr):
+        line = int(m.group(1))
+        refused.add(max(i for i, s in enumerate(starts) if s <= line))
+    return refused

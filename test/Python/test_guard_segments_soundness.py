@@ -27,19 +27,13 @@ import subprocess
 
 import pytest
 
-from remarks import KILN_OPT
+from remarks import KILN_OPT, RING_HEADER as HEADER, refused_cases
 
 SEED = int(os.environ.get("KILN_GUARD_SEED", "20261201"))
 CASES = 400
 MAX_T = 9
 
 pytestmark = pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt not built")
-
-HEADER = """\
-#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-!p = tensor<256x!tile.ptr<f32>, #l>
-"""
 
 
 def make_case(rng, idx):
@@ -171,19 +165,6 @@ def races(case, origins=("pre", "loop")):
             if run(case["model"]):
                 return True
     return False
-
-
-def refused_cases(path, starts, *flags):
-    """Cases with an error of the check (by the line of their function)."""
-    r = subprocess.run([KILN_OPT, str(path), "-split-input-file", "-o", "/dev/null",
-                        "--mlir-print-op-on-diagnostic=false", *flags,
-                        "--tile-check-async-safety"],
-                       capture_output=True, text=True, timeout=600)
-    refused = set()
-    for m in re.finditer(r":(\d+):\d+: error: ", r.stderr):
-        line = int(m.group(1))
-        refused.add(max(i for i, s in enumerate(starts) if s <= line))
-    return refused
 
 
 def test_what_guard_segments_accept_never_races(tmp_path):

@@ -29,19 +29,13 @@ import subprocess
 
 import pytest
 
-from remarks import KILN_OPT
+from remarks import KILN_OPT, RING_HEADER as HEADER, refused_cases
 
 SEED = int(os.environ.get("KILN_MIN_TRIPS_SEED", "20261202"))
 CASES = 300
 T_RANGE = range(-2, 13)
 
 pytestmark = pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt not built")
-
-HEADER = """\
-#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [64], warpsPerCTA = [4], order = [0]}>
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-!p = tensor<256x!tile.ptr<f32>, #l>
-"""
 
 
 def ceil_div(x, s):
@@ -191,20 +185,6 @@ def races(case):
         if meets(case["after"]):
             return True
     return False
-
-
-def refused_cases(path, starts, *flags):
-    """Cases with an error of the check (by the line of their function)."""
-    r = subprocess.run([KILN_OPT, str(path), "-split-input-file", "-o", "/dev/null",
-                        "--mlir-print-op-on-diagnostic=false", *flags,
-                        "--tile-check-async-safety"],
-                       capture_output=True, text=True, timeout=600)
-    assert "error: " in r.stderr or r.returncode == 0, r.stderr[-2000:]
-    refused = set()
-    for m in re.finditer(r":(\d+):\d+: error: ", r.stderr):
-        line = int(m.group(1))
-        refused.add(max(i for i, s in enumerate(starts) if s <= line))
-    return refused
 
 
 def bound_text(form, s):
