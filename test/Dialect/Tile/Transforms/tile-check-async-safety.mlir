@@ -229,6 +229,31 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     return %v : !t
   }
 
+  // A copy into slot 1 of a ring before a loop of 16 trips whose waits keep
+  // two groups in flight (there are only two), read after the loop: slot 1
+  // is still slot 1 when the loop is left (a constant index keeps its slot
+  // past a loop), so the race is certain on every path.
+  func.func @copy_into_a_constant_slot_read_after_a_loop(%p: !p) -> !t {
+    %ring = tile.local_alloc : () -> !tile.memdesc<2x128xf32, #sh, mutable>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c16 = arith.constant 16 : i32
+    %s0 = tile.memdesc_index %ring[%c0] : !tile.memdesc<2x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %s1 = tile.memdesc_index %ring[%c1] : !tile.memdesc<2x128xf32, #sh, mutable> -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %a = tile.async_copy_global_to_local %p, %s0 : !p -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %ga = tile.async_commit_group tokens %a
+    // expected-note @+1 {{the async copy}}
+    %b = tile.async_copy_global_to_local %p, %s1 : !p -> !tile.memdesc<128xf32, #sh, mutable, 2x128>
+    %gb = tile.async_commit_group tokens %b
+    scf.for %i = %c0 to %c16 step %c1 : i32 {
+      %w = tile.async_wait {num = 2 : i32}
+    }
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the async copy of 'tile.async_copy_global_to_local' may still be writing: no wait covering its commit group comes between them on some path (at least 0 groups are committed after it, and a wait must leave at most that many in flight)}}
+    %v = tile.local_load %s1 : !tile.memdesc<128xf32, #sh, mutable, 2x128> -> !t
+    %wend = tile.async_wait {num = 0 : i32}
+    return %v : !t
+  }
+
   // A 3-slot ring refilled under `i + 3 < n` and waited for by wait(2)
   // under `i + 2 < n`, wait(0) otherwise. Such guards, once false, stay
   // false: a trip that refills follows two that did, and the one trip with
