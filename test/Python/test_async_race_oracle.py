@@ -26,6 +26,9 @@ CORPUS = [os.path.join(ROOT, "test", "Dialect", "Tile", "Transforms",
                        "tile-check-async-safety.mlir")]
 
 pytestmark = pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt is not built")
+# KILN_ORACLE_SEED_SCALE=N runs N times as many seeds of each random generator (a deeper check
+# before changing the walk or the ring slots; 10 takes about a minute on 2 cores).
+SCALE = max(1, int(os.environ.get("KILN_ORACLE_SEED_SCALE", "1")))
 
 # The check's race messages (its barrier-lifecycle and byte-count errors are another
 # matter: the oracle does not model phases).
@@ -308,7 +311,7 @@ class PingPongGen(Gen):
 PING_PONG_HEADER = HEADER.replace("!t = ", "!m = !tile.memdesc<128xf32, #sh, mutable>\n!t = ")
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(30 * SCALE))
 def test_random_ping_pong_kernels_never_contradict_the_oracle(seed):
     """Buffers chosen by an if or permuted by a loop: every race the check reports (through
     its named copy of the kernel) is one some execution shows."""
@@ -324,14 +327,14 @@ def test_random_ping_pong_kernels_never_contradict_the_oracle(seed):
     assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
 
 
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", range(40 * SCALE))
 def test_random_ring_kernels_never_contradict_the_oracle(seed):
     text = random_module(1000 + seed, straight=False)
     errors, seen = claims(text)
     assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
 
 
-@pytest.mark.parametrize("seed", range(24))
+@pytest.mark.parametrize("seed", range(24 * SCALE))
 def test_random_counter_ring_kernels_never_contradict_the_oracle(seed):
     """Rings indexed by counters the loop carries and advances by 1, 2, 3 or NBUF a trip
     (RingSlot names (s + c) % N of them, a constant slot where N divides the stride)."""
@@ -340,7 +343,7 @@ def test_random_counter_ring_kernels_never_contradict_the_oracle(seed):
     assert errors <= seen, f"seed {seed}: reported but never witnessed at {sorted(errors - seen)}"
 
 
-@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("seed", range(20 * SCALE))
 def test_straight_line_kernels_agree_exactly(seed):
     """Without loops or branches every race is decidable: the check reports exactly the
     accesses the oracle witnesses."""
