@@ -51,3 +51,14 @@ def refused_cases(path, starts, *flags):
         line = int(m.group(1))
         refused.add(max(i for i, s in enumerate(starts) if s <= line))
     return refused
+
+
+def verdicts_with_and_without(texts, tmp_path, flag):
+    """The functions tile-check-async-safety refuses among `texts` (one function each, written
+    as one split file), as it runs and with the testing flag `flag` that turns a rule off."""
+    path = tmp_path / "cases.mlir"
+    text = "\n// -----\n".join(texts)
+    path.write_text(text)
+    starts = [text.count("\n", 0, m.start()) + 1
+              for m in re.finditer(r"func\.func @case", text)]
+    return refused_cases(path, starts), refused_cases(path, starts, flag)

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import subprocess
 
 import pytest
 
-from remarks import KILN_OPT, RING_HEADER as HEADER, refused_cases
+from remarks import KILN_OPT, RING_HEADER as HEADER, verdicts_with_and_without
 
 SEED = int(os.environ.get("KILN_GUARD_SEED", "20261201"))
 CASES = 400
@@ -170,13 +169,8 @@ def races(case, origins=("pre", "loop")):
 def test_what_guard_segments_accept_never_races(tmp_path):
     rng = random.Random(SEED)
     cases = [make_case(rng, i) for i in range(CASES)]
-    path = tmp_path / "guarded.mlir"
-    text = "\n// -----\n".join(t for t, _ in cases)
-    path.write_text(text)
-    starts = [text.count("\n", 0, m.start()) + 1
-              for m in re.finditer(r"func\.func @case", text)]
-    with_segments = refused_cases(path, starts)
-    whole_loops = refused_cases(path, starts, "--tile-async-no-guard-segments")
+    with_segments, whole_loops = verdicts_with_and_without([t for t, _ in cases], tmp_path,
+                                                           "--tile-async-no-guard-segments")
     newly = [k for k in range(CASES) if k in whole_loops and k not in with_segments]
     for k in newly:
         assert not races(cases[k][1]), \

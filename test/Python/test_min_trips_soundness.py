@@ -29,7 +29,7 @@ import subprocess
 
 import pytest
 
-from remarks import KILN_OPT, RING_HEADER as HEADER, refused_cases
+from remarks import KILN_OPT, RING_HEADER as HEADER, verdicts_with_and_without
 
 SEED = int(os.environ.get("KILN_MIN_TRIPS_SEED", "20261202"))
 CASES = 300
@@ -280,16 +280,11 @@ def test_min_trip_claims_hold_on_every_value():
     assert checked > 1000 and strong > 20, (checked, strong)
 
 
-def test_what_min_trips_accept_differs_only_by_impossible_paths(tmp_path):
+def test_min_trips_only_remove_check_errors(tmp_path):
     rng = random.Random(SEED)
     cases = [make_case(rng, i) for i in range(CASES)]
-    path = tmp_path / "min_trips.mlir"
-    text = "\n// -----\n".join(t for t, _ in cases)
-    path.write_text(text)
-    starts = [text.count("\n", 0, m.start()) + 1
-              for m in re.finditer(r"func\.func @case", text)]
-    with_facts = refused_cases(path, starts)
-    without = refused_cases(path, starts, "--tile-async-no-min-trips")
+    with_facts, without = verdicts_with_and_without([t for t, _ in cases], tmp_path,
+                                                    "--tile-async-no-min-trips")
     assert with_facts <= without, sorted(with_facts - without)  # the facts only remove errors
     newly = sorted(without - with_facts)
     # not vacuous: the facts accept kernels refused without them, race-free ones among them

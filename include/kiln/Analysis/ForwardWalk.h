@@ -375,7 +375,8 @@ protected:
     if (segments.empty() && leastTrips > 1) {
       // At least n trips (the path's conditions): the first n - 1 walked
       // as trips the loop is not left after; the fixed point below starts
-      // at the head of trip n.
+      // at the head of trip n. (A loop with guard segments takes only "not
+      // skipped" from n: its segments are walked from the loop's head.)
       for (int64_t t = 0; t + 1 < std::min(leastTrips, kMaxUnrolledTrips);
            ++t) {
         State body = head;
