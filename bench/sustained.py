@@ -1,0 +1,147 @@
+"""Sustained throughput under the GPU's power limit: each side runs alone, back to back, for
+--seconds, in interleaved rounds, while nvidia-smi samples the SM clock and the board power every
+100 ms. Per window it prints TFLOP/s, the mean SM clock and power, TFLOP per joule and TFLOP/s
+per GHz.
+
+Short timings (bench/attention.py, bench/cluster_gemm.py: do_bench medians with idle gaps) see
+the clock a cool GPU boosts to. A kernel that keeps the tensor cores busy for seconds draws the
+board to its power limit, where the clock drops until the power fits. Then two kernels that do
+the same multiply-adds differ only by the energy each spends around them, and TFLOP/J is the
+figure that separates them.
+
+    python3 bench/sustained.py attention [--seqlen 8192] [--batch 2] [--heads 16] [--dim 128]
+    python3 bench/sustained.py gemm [--sizes 4096,8192]
+    [--seconds 4] [--rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from examples import cluster_gemm, hopper_attention  # noqa: E402
+
+
+def _sampler():
+    return subprocess.Popen(["nvidia-smi", "--query-gpu=timestamp,clocks.sm,power.draw",
+                             "--format=csv,noheader,nounits", "-lms", "100"],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def _samples(text):
+    """(seconds since the epoch, SM MHz, watts) per nvidia-smi line."""
+    out = []
+    for row in csv.reader(text.strip().splitlines()):
+        try:
+            stamp = datetime.datetime.strptime(row[0].strip(), "%Y/%m/%d %H:%M:%S.%f")
+            out.append((stamp.timestamp(), float(row[1]), float(row[2])))
+        except (ValueError, IndexError):
+            continue  # a line nvidia-smi cut short when it was stopped
+    return out
+
+
+def measure(label, sides, flops, seconds, rounds):
+    """Each side alone for `seconds`, `rounds` times, interleaved."""
+    for fn in sides.values():
+        fn()
+    torch.cuda.synchronize()
+    smi = _sampler()
+    windows = []
+    try:
+        for _ in range(rounds):
+            for name, fn in sides.items():
+                start, calls = time.time(), 0
+                while time.time() - start < seconds:
+                    for _ in range(10):
+                        fn()
+                    calls += 10
+                    torch.cuda.synchronize()
+                windows.append((name, start, time.time(), calls))
+                time.sleep(1.0)  # a gap, so that no window starts in another's tail
+    finally:
+        smi.terminate()
+    samples = _samples(smi.communicate()[0])
+    for name, start, end, calls in windows:
+        # The first half second is the clock settling after the gap.
+        inside = [s for s in samples if start + 0.5 <= s[0] <= end]
+        tflops = flops * calls / (end - start) / 1e12
+        if not inside:
+            print(f"{label} {name:14}: {tflops:6.1f} TFLOP/s (no nvidia-smi samples)")
+            continue
+        mhz = statistics.mean(s[1] for s in inside)
+        watts = statistics.mean(s[2] for s in inside)
+        print(f"{label} {name:14}: {tflops:6.1f} TFLOP/s, SM clock {mhz:5.0f} MHz, "
+              f"{watts:4.0f} W, {tflops / watts:.3f} TFLOP/J, "
+              f"{tflops / mhz * 1000:5.1f} TFLOP/s per GHz ({len(inside)} samples)")
+
+
+def attention(args):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    B, H, D, n = args.batch, args.heads, args.dim, args.seqlen
+    q, k, v = (torch.randn(B, n, H, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    qt, kt, vt = (t.transpose(1, 2) for t in (q, k, v))
+    for causal in (False, True):
+        def kiln_side():
+            hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
+
+        def cudnn_side():
+            with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+                torch.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=causal)
+        o_kiln = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)[0]
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            o_ref = torch.nn.functional.scaled_dot_product_attention(qt, kt, vt,
+                                                                     is_causal=causal)
+        err = (o_kiln.float() - o_ref.transpose(1, 2).float()).abs().max().item()
+        if err > 2e-2:
+            raise SystemExit(f"Kiln's O differs from cuDNN's by {err:.3g}")
+        flops = 4 * B * H * n * n * D / (2 if causal else 1)
+        measure(f"attention N={n} D={D} causal={causal!s:5}",
+                {"kiln ws": kiln_side, "cudnn": cudnn_side}, flops, args.seconds, args.rounds)
+
+
+def gemm(args):
+    for size in (int(s) for s in args.sizes.split(",")):
+        a = torch.randn(size, size, device="cuda").to(torch.bfloat16)
+        b = torch.randn(size, size, device="cuda").to(torch.bfloat16)
+        c = torch.empty(size, size, device="cuda", dtype=torch.bfloat16)
+        ref = torch.matmul(a, b.T)
+        sides = {"cublas": lambda: torch.matmul(a, b.T, out=c),
+                 "kiln-cluster": cluster_gemm.kiln_cluster_matmul_launcher(a, b, c)[0],
+                 "kiln-clusterp": cluster_gemm.kiln_cluster_matmul_launcher(
+                     a, b, c, persistent=True)[0]}
+        for name, fn in sides.items():
+            c.zero_()
+            fn()
+            err = (c.float() - ref.float()).abs().max().item()
+            if err > 1e-2 * ref.abs().max().item():
+                raise SystemExit(f"{name}'s product differs from torch's by {err:.3g}")
+        measure(f"bf16 {size}^3", sides, 2 * size ** 3, args.seconds, args.rounds)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("what", choices=["attention", "gemm"])
+    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--seqlen", type=int, default=8192)
+    ap.add_argument("--batch", type=int, default=2)
+    ap.add_argument("--heads", type=int, default=16)
+    ap.add_argument("--dim", type=int, default=128)
+    ap.add_argument("--sizes", default="4096,8192")
+    args = ap.parse_args(argv)
+    if not torch.cuda.is_available():
+        raise SystemExit("bench/sustained.py needs a CUDA GPU")
+    (attention if args.what == "attention" else gemm)(args)
+
+
+if __name__ == "__main__":
+    main()
