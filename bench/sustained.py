@@ -11,7 +11,15 @@ figure that separates them.
 
     python3 bench/sustained.py attention [--seqlen 8192] [--batch 2] [--heads 16] [--dim 128]
     python3 bench/sustained.py gemm [--sizes 4096,8192]
+    python3 bench/sustained.py wild [--cases lmdeploy_fp8_gemm_persistent]
     [--seconds 4] [--rounds 2]
+
+``wild`` runs a case of the wild corpus (test/wild/cases) the way its project launches it, with
+Triton and with Kiln, each side in a process of its own (after ``python3 scripts/wild-corpus.py
+restore``, build/wild carried to the GPU machine), and prints launches per second (the case's
+FLOP count is not known here). Only a kernel that outlasts its host path (each side launches
+back to back, synchronizing every 10 calls) is held at the power limit; a short one measures
+the host.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime
+import json
 import os
 import statistics
 import subprocess
@@ -49,23 +58,32 @@ def _samples(text):
     return out
 
 
-def measure(label, sides, flops, seconds, rounds):
-    """Each side alone for `seconds`, `rounds` times, interleaved."""
+def _hold(fn, seconds):
+    """(start, end, calls) of `fn` launched back to back for `seconds`."""
+    start, calls = time.time(), 0
+    while time.time() - start < seconds:
+        for _ in range(10):
+            fn()
+        calls += 10
+        torch.cuda.synchronize()
+    return start, time.time(), calls
+
+
+def measure(label, sides, flops, seconds, rounds, unit="TFLOP/s"):
+    """Each side alone for `seconds`, `rounds` times, interleaved. A side is a function to
+    launch, or (for `run_side`) a callable taking `seconds` that returns (start, end, calls)."""
+    held = {name: fn if getattr(fn, "holds", False) else
+            (lambda fn: lambda s: _hold(fn, s))(fn) for name, fn in sides.items()}
     for fn in sides.values():
-        fn()
+        if not getattr(fn, "holds", False):
+            fn()
     torch.cuda.synchronize()
     smi = _sampler()
     windows = []
     try:
         for _ in range(rounds):
-            for name, fn in sides.items():
-                start, calls = time.time(), 0
-                while time.time() - start < seconds:
-                    for _ in range(10):
-                        fn()
-                    calls += 10
-                    torch.cuda.synchronize()
-                windows.append((name, start, time.time(), calls))
+            for name, hold in held.items():
+                windows.append((name, *hold(seconds)))
                 time.sleep(1.0)  # a gap, so that no window starts in another's tail
     finally:
         smi.terminate()
@@ -73,15 +91,16 @@ def measure(label, sides, flops, seconds, rounds):
     for name, start, end, calls in windows:
         # The first half second is the clock settling after the gap.
         inside = [s for s in samples if start + 0.5 <= s[0] <= end]
-        tflops = flops * calls / (end - start) / 1e12
+        rate = flops * calls / (end - start) / 1e12
+        per = "TFLOP" if unit == "TFLOP/s" else "k launches"
         if not inside:
-            print(f"{label} {name:14}: {tflops:6.1f} TFLOP/s (no nvidia-smi samples)")
+            print(f"{label} {name:14}: {rate:6.1f} {unit} (no nvidia-smi samples)")
             continue
         mhz = statistics.mean(s[1] for s in inside)
         watts = statistics.mean(s[2] for s in inside)
-        print(f"{label} {name:14}: {tflops:6.1f} TFLOP/s, SM clock {mhz:5.0f} MHz, "
-              f"{watts:4.0f} W, {tflops / watts:.3f} TFLOP/J, "
-              f"{tflops / mhz * 1000:5.1f} TFLOP/s per GHz ({len(inside)} samples)")
+        print(f"{label} {name:14}: {rate:7.2f} {unit}, SM clock {mhz:5.0f} MHz, "
+              f"{watts:4.0f} W, {rate / watts:.4f} {per}/J, "
+              f"{rate / mhz * 1000:5.2f} {unit} per GHz ({len(inside)} samples)")
 
 
 def attention(args):
@@ -127,9 +146,67 @@ def gemm(args):
         measure(f"bf16 {size}^3", sides, 2 * size ** 3, args.seconds, args.rounds)
 
 
+_WILD_CHILD = r'''
+import json, sys, time
+sys.path.insert(0, {wild!r}); sys.path.insert(0, {cases!r})
+import harness
+case = harness.load_case({case!r})
+sys.path.insert(0, {root!r})
+import importlib, torch
+mod = importlib.import_module(case.MODULE)
+launch, check = case.setup(mod)
+launch(); torch.cuda.synchronize()
+ok = check()
+if not ok[0]:
+    raise SystemExit(f"{{ok}}")
+for line in sys.stdin:
+    seconds = float(line)
+    start, calls = time.time(), 0
+    while time.time() - start < seconds:
+        for _ in range(10):
+            launch()
+        calls += 10
+        torch.cuda.synchronize()
+    print(json.dumps([start, time.time(), calls]), flush=True)
+'''
+
+
+def wild(args):
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    wild_dir = os.path.join(root, "test", "wild")
+    sys.path.insert(0, wild_dir)
+    import harness
+    for case in args.cases.split(","):
+        project = harness.load_case(case).PROJECT
+        sides, children = {}, []
+        for side, tree in (("triton", "src"), ("kiln", "kiln")):
+            code = _WILD_CHILD.format(wild=wild_dir, cases=os.path.join(wild_dir, "cases"),
+                                      case=case,
+                                      root=os.path.join(root, "build", "wild", tree, project))
+            child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+            children.append(child)
+
+            def hold(seconds, child=child, side=side):
+                child.stdin.write(f"{seconds}\n")
+                child.stdin.flush()
+                line = child.stdout.readline()
+                if not line:
+                    raise SystemExit(f"the {side} side of {case} stopped (its error above)")
+                return tuple(json.loads(line))
+            hold.holds = True
+            sides[side] = hold
+        try:
+            measure(case, sides, 1e9, args.seconds, args.rounds, unit="k launches/s")
+        finally:
+            for child in children:
+                child.stdin.close()
+                child.wait(timeout=60)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("what", choices=["attention", "gemm"])
+    ap.add_argument("what", choices=["attention", "gemm", "wild"])
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--seqlen", type=int, default=8192)
@@ -137,10 +214,11 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=16)
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument("--sizes", default="4096,8192")
+    ap.add_argument("--cases", default="lmdeploy_fp8_gemm_persistent")
     args = ap.parse_args(argv)
     if not torch.cuda.is_available():
         raise SystemExit("bench/sustained.py needs a CUDA GPU")
-    (attention if args.what == "attention" else gemm)(args)
+    {"attention": attention, "gemm": gemm, "wild": wild}[args.what](args)
 
 
 if __name__ == "__main__":
