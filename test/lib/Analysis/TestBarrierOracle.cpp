@@ -40,7 +40,11 @@
 // Accesses of two warps of threads of one partition to the same bytes are
 // not judged (thread keys decide those); across partitions a conflicting pair
 // not ordered is a `partition-race`. An asynchronous read counts at its
-// issue (the race oracle judges reads in flight).
+// issue and again at the wait that retires its group (each async read op
+// one group of its counter, a wait leaving at most N of the trace's newest
+// groups), so that a write its warps' later arrivals hand the bytes to must
+// come after that wait (a slot released before its wgmma is waited for:
+// `write-after-read` at the refill).
 //
 // With `ctas=N` (N > 1) the function is the program of one CTA of a cluster
 // of N, and the oracle plays N copies of it side by side, each traced with
@@ -322,10 +326,25 @@ private:
     int group = 1;
     if (auto read = dyn_cast<AsyncReadOpInterface>(op))
       group = std::max<int>(1, read.getAsyncReadGroupThreads() / 32);
+    SmallVector<Event, 2> issued;
     for (Value v : reads) {
       Event e{Event::Read, op, bytesOf(v)};
       e.groupWarps = group;
       push(e);
+      issued.push_back(e);
+    }
+    if (auto read = dyn_cast<AsyncReadOpInterface>(op);
+        read && read.isAsyncReadInFlight()) {
+      groups[{current, read.getAsyncReadCounter().str()}].push_back(issued);
+    }
+    // The groups a wait retires are read (at the latest) here.
+    if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(op)) {
+      auto &pending = groups[{current, wait.getAsyncReadCounter().str()}];
+      while (pending.size() > wait.getMaxPendingGroups()) {
+        for (const Event &e : pending.front())
+          push(e);
+        pending.erase(pending.begin());
+      }
     }
     for (Value v : oracle::sharedEffectBuffers<MemoryEffects::Write>(op))
       push({Event::Write, op, bytesOf(v)});
@@ -459,6 +478,10 @@ private:
   int warps;       // of the partition being traced
   int rank, ctas;  // this CTA's rank, the cluster's CTAs
   unsigned base = 0, current = 0; // the CTA's kernel trace, the one traced
+  /// Per trace and counter, the asynchronous reads in flight, a group each
+  /// (oldest first), with the read events of their buffers.
+  std::map<std::pair<unsigned, std::string>, SmallVector<SmallVector<Event, 2>>>
+      groups;
   DenseMap<Value, int64_t> ints;
   DenseMap<std::pair<const void *, const void *>, int64_t> sameOps;
 };

@@ -24,6 +24,12 @@
 //    program order (a pipeline that refills a half it never reads);
 //  * an asynchronous read (TMA store, wgmma) of bytes the CTA's threads
 //    wrote with no async-proxy fence in between;
+//  * a ring slot released while an asynchronous read of it may still be in
+//    flight: an arrival on the barrier at index s of an allocation that a
+//    refill waits on, at the same index, before it writes slot s of the
+//    buffer the read reads (a consumer arriving on `empty[s]` before its
+//    wgmma of `bufs[s]` is waited for; the producer may refill it under the
+//    read);
 //  * a kernel that can end with an asynchronous read still in flight (a
 //    TMA store never waited for);
 //  * an access in one warp_specialize partition, with no barrier wait
@@ -126,7 +132,42 @@ public:
   /// Ops an error was reported at.
   llvm::DenseSet<Operation *> reportedOps;
 
+  /// A write (an async copy or a barrier-completed write) and the barrier
+  /// its block waits on last before it: a refill and the release it waits
+  /// for.
+  struct Refill {
+    Operation *write;
+    Buffer written, waited;
+    bool sameIndex; // the slot and the barrier are taken at one index
+  };
+  SmallVector<Refill, 0> refills;
+
+  void collectRefills(func::FuncOp func) {
+    func.walk([&](Operation *op) {
+      Value dst;
+      if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
+        dst = copy.getDst();
+      else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+        dst = write.getDst();
+      if (!dst)
+        return;
+      std::optional<Buffer> written = resolve(dst);
+      if (!written)
+        return;
+      for (Operation *o = op->getPrevNode(); o; o = o->getPrevNode())
+        if (auto wait = dyn_cast<BarrierWaitOpInterface>(o)) {
+          if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
+            refills.push_back(
+                {op, *written, *waited,
+                 sameIndex(written->slot, waited->slot) ||
+                     sameIndexValue(dst, wait.getWaitedBarrier())});
+          return;
+        }
+    });
+  }
+
   void visit(Operation *op, const AsyncState &before) override {
+    checkEarlyRelease(op, before);
     auto conflicts = [&](const Buffer &a, const Buffer &b) {
       return conflict(a, b);
     };
@@ -209,6 +250,93 @@ private:
   llvm::DenseSet<Operation *> compilerRings;
   llvm::DenseSet<Operation *> exitReported, reportedAccess;
   llvm::MapVector<Operation *, int> waitMaxGroups;
+
+  /// The same index of two allocations (a ring of buffers and the ring of
+  /// barriers that guards it): certainly, as RingSlot::same says it of one.
+  static bool sameIndex(const RingSlot &a, const RingSlot &b) {
+    if (a.literal >= 0 && a.literal == b.literal)
+      return true;
+    return a.known() && b.known() && a.base && a.base == b.base &&
+           a.offset == b.offset && a.modulus == b.modulus;
+  }
+
+  /// The index operand of the memdesc_index a view comes from (through
+  /// permutes, subslices and reshapes), with the indexed allocation's
+  /// number of slots; null where there is none.
+  static std::pair<Value, int64_t> viewIndex(Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto index = dyn_cast<MemDescIndexOp>(def))
+        return {index.getIndex(),
+                cast<MemDescType>(index.getSrc().getType()).getShape()[0]};
+      if (!isa<MemDescPermuteOp, MemDescSubsliceOp, MemDescReshapeOp>(def))
+        break;
+      v = def->getOperand(0);
+    }
+    return {Value(), 0};
+  }
+  /// Two views taken at one index value of allocations of as many slots
+  /// (the index of a ring of buffers and of the ring of its barriers, both
+  /// computed once in the same iteration).
+  static bool sameIndexValue(Value a, Value b) {
+    auto [ia, na] = viewIndex(a);
+    auto [ib, nb] = viewIndex(b);
+    return ia && ia == ib && na == nb;
+  }
+
+  /// An arrival that releases slot s (the barrier at index s of an
+  /// allocation a refill of the buffer's slot s waits on at index s) while
+  /// an asynchronous read of that slot, not waited for by its own threads,
+  /// may still be in flight. The read's slot is the barrier's when both are
+  /// the same ring slot, or (a read of this iteration) both views are taken
+  /// at one index value.
+  void checkEarlyRelease(Operation *op, const AsyncState &before) {
+    auto arrive = dyn_cast<BarrierArriveOpInterface>(op);
+    if (!arrive || refills.empty() || arrive.getExpectedBytes() ||
+        isa<BarrierCompletedWriteOpInterface>(op))
+      return;
+    Value barrier = arrive.getArrivedBarrier();
+    std::optional<Buffer> bar = resolve(barrier);
+    if (!bar)
+      return;
+    for (const InFlight &p : before.pending) {
+      if (p.kind != Kind::AsyncRead || p.retiredByIssuers)
+        continue;
+      // The allocations of the slots this read certainly shares with the
+      // barrier's index.
+      SmallVector<Operation *, 2> roots;
+      for (const Buffer &read : p.buffers)
+        if (read.root && sameIndex(read.slot, bar->slot))
+          roots.push_back(read.root);
+      if (p.generation == 0)
+        for (Value v : readBuffers(p.op))
+          if (sameIndexValue(v, barrier))
+            if (std::optional<Buffer> read = resolve(v); read && read->root)
+              roots.push_back(read->root);
+      for (Operation *root : roots) {
+        for (const Refill &r : refills) {
+          if (r.written.root != root || r.waited.root != bar->root ||
+              r.write == op || !r.sameIndex)
+            continue;
+          if (!reported.insert({op, p.op}).second)
+            return;
+          failed = true;
+          reportedOps.insert(op);
+          InFlightDiagnostic d = op->emitError()
+              << "'" << op->getName() << "' releases a ring slot that the "
+              << "asynchronous read of '" << p.op->getName() << "' may still "
+              << "be reading: the refill that waits on this barrier can land "
+              << "under the read (no wait on the '" << p.counter
+              << "' counter with at most " << p.minAfter
+              << " pending comes before the arrival)";
+          noteGeneration(d, p, "the read");
+          d.attachNote(p.op->getLoc()) << "the asynchronous read";
+          d.attachNote(r.write->getLoc())
+              << "the refill, after a wait on the same slot's barrier";
+          return;
+        }
+      }
+    }
+  }
 
   void reportReadInFlight(Operation *writer, const InFlight &p,
                           bool compilerRing) {
@@ -344,7 +472,7 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       }
       // An arrival announcing transaction bytes completes no phase by itself
       // (the writes it expects do): the expect before a load is not a signal.
-      if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
+      if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op)) {
         if (std::optional<Buffer> b = resolve(arrive.getArrivedBarrier())) {
           boundaries.push_back({*b, unsigned(k), position, false,
                                 arrive.getExpectedBytes()});
@@ -353,6 +481,7 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
         } else {
           unknownBoundaries.push_back({unsigned(k), position});
         }
+      }
       if (auto done = dyn_cast<BarrierCompletedWriteOpInterface>(op)) {
         if (std::optional<Buffer> b = resolve(done.getCompletionBarrier()))
           signals.push_back(
@@ -473,6 +602,7 @@ static bool checkAccesses(func::FuncOp func, int numWarps, bool warn,
   if (const TargetDesc *target = getEnclosingTarget(func))
     checker.copiesLandInOrder = target->asyncCopiesLandInOrder;
   checker.collectCompilerRings(func);
+  checker.collectRefills(func);
   AsyncStateWalker walker(func, numWarps, &checker);
   checker.atExit(walker.run());
   if (warn)
