@@ -317,10 +317,8 @@ private:
           if (r.written.root != root || r.waited.root != bar->root ||
               r.write == op || !r.sameIndex)
             continue;
-          if (!reported.insert({op, p.op}).second)
+          if (!claimPair(op, p.op))
             return;
-          failed = true;
-          reportedOps.insert(op);
           InFlightDiagnostic d = op->emitError()
               << "'" << op->getName() << "' releases a ring slot that the "
               << "asynchronous read of '" << p.op->getName() << "' may still "
@@ -399,11 +397,19 @@ private:
     d.attachNote(p.op->getLoc()) << "the " << describe(p.kind);
   }
 
-  void reportUnfenced(Operation *reader, const InFlight &p) {
-    if (!reported.insert({reader, p.op}).second)
-      return;
+  /// The first report of `at` against `cause`: marks the check failed and
+  /// `at` reported; false when the pair was reported already.
+  bool claimPair(Operation *at, Operation *cause) {
+    if (!reported.insert({at, cause}).second)
+      return false;
     failed = true;
-    reportedOps.insert(reader);
+    reportedOps.insert(at);
+    return true;
+  }
+
+  void reportUnfenced(Operation *reader, const InFlight &p) {
+    if (!claimPair(reader, p.op))
+      return;
     InFlightDiagnostic d = reader->emitError()
         << "'" << reader->getName() << "' reads shared memory asynchronously "
         << "(async proxy) that '" << p.op->getName() << "' wrote with no "
