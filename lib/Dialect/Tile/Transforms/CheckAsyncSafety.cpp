@@ -106,15 +106,21 @@ public:
   /// tagged tile.pipeline_part). On them the check is translation
   /// validation: an access that may touch a slot a copy or read may still
   /// use is an error, not only one that certainly does.
+  /// The destination of an async copy or a barrier-completed write, else
+  /// null.
+  static Value copyDestination(Operation *op) {
+    if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
+      return copy.getDst();
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+      return write.getDst();
+    return Value();
+  }
+
   void collectCompilerRings(func::FuncOp func) {
     func.walk([&](Operation *op) {
       if (!TileDialect::PipelinePartAttrHelper(op->getContext()).getAttr(op))
         return;
-      Value dst;
-      if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
-        dst = copy.getDst();
-      else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
-        dst = write.getDst();
+      Value dst = copyDestination(op);
       if (!dst)
         return;
       if (std::optional<Buffer> b = resolve(dst))
@@ -144,11 +150,7 @@ public:
 
   void collectRefills(func::FuncOp func) {
     func.walk([&](Operation *op) {
-      Value dst;
-      if (auto copy = dyn_cast<AsyncCopyOpInterface>(op))
-        dst = copy.getDst();
-      else if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
-        dst = write.getDst();
+      Value dst = copyDestination(op);
       if (!dst)
         return;
       std::optional<Buffer> written = resolve(dst);
