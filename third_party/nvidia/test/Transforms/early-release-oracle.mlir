@@ -9,10 +9,12 @@
 // wgmma of the slot is in flight: the check refuses it at the arrival and the
 // oracle sees the refill land under the read. Released after the wgmma's
 // wait, or (one wgmma left in flight) the previous step's slot from the
-// second step on, both accept and the oracle sees no race. Without the
-// predicate on the previous slot's release, the first step would release a
-// slot never filled, and the oracle sees the loader refill the other slot
-// under its read: a mistake of another kind, which the check does not see.
+// second step on, both accept and the oracle sees no race; the same with the
+// loader's refill under an `if` after its wait (the wait before the `if`
+// guards it). Without the predicate on the previous slot's release, the first
+// step would release a slot never filled, and the oracle sees the loader
+// refill the other slot under its read: a mistake of another kind, which the
+// check does not see.
 
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
@@ -202,6 +204,132 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %as : !desc, !bar, !slot
         // ORACLE: :[[#@LINE+1]]:9: remark: barrier oracle: witnessed (write-after-read)
         tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %r, %bs : !desc, !bar, !slot
+      }
+      tile.warp_yield
+    }
+    return
+  }
+
+  // The refill (its expect and copies) under an `if` in the loader, after the wait on
+  // "empty": the wait before the `if` guards it; the release after the wgmma's wait.
+  // ORACLE-NOT: witnessed
+  // ORACLE: :[[#@LINE+1]]:3: remark: barrier oracle: {{[0-9]+}} executions
+  func.func @ok_release_after_the_wgmma_wait_refill_under_if(%d: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %ready = tile.local_alloc : () -> !bars
+    %empty = tile.local_alloc : () -> !bars
+    %r0 = tile.memdesc_index %ready[%c0] : !bars -> !bar
+    %r1 = tile.memdesc_index %ready[%c1] : !bars -> !bar
+    %e0 = tile.memdesc_index %empty[%c0] : !bars -> !bar
+    %e1 = tile.memdesc_index %empty[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %r0, 1 : !bar
+    tile_nv.mbarrier_init %r1, 1 : !bar
+    tile_nv.mbarrier_init %e0, 1 : !bar
+    tile_nv.mbarrier_init %e1, 1 : !bar
+    tile.warp_specialize partition_num_warps = [1] {
+      %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %as = tile.memdesc_index %a[%s] : !ring -> !slot
+        %bs = tile.memdesc_index %b[%s] : !ring -> !slot
+        %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
+        tile_nv.mbarrier_wait %r, %p : !bar, i32
+        %dot = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
+        %w = tile_nv.warpgroup_dot_wait %dot {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+        tile_nv.mbarrier_arrive %e, 1 : !bar
+        scf.yield %w : tensor<64x64xf32, #acc>
+      }
+      %fin = tile_nv.warpgroup_dot_wait %acc {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+      tile.warp_yield
+    } partitions {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %q = arith.xori %p, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %as = tile.memdesc_index %a[%s] : !ring -> !slot
+        %bs = tile.memdesc_index %b[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %e, %q : !bar, i32
+        %go = arith.cmpi sgt, %n, %c0 : i32
+        scf.if %go {
+          tile_nv.mbarrier_expect %r, 16384 : !bar
+          tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %as : !desc, !bar, !slot
+          tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %r, %bs : !desc, !bar, !slot
+        }
+      }
+      tile.warp_yield
+    }
+    return
+  }
+
+  // The same refill under an `if`; the slot released before its wgmma is waited for.
+  func.func @release_under_the_wgmma_refill_under_if(%d: !desc, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %a = tile.local_alloc : () -> !ring
+    %b = tile.local_alloc : () -> !ring
+    %ready = tile.local_alloc : () -> !bars
+    %empty = tile.local_alloc : () -> !bars
+    %r0 = tile.memdesc_index %ready[%c0] : !bars -> !bar
+    %r1 = tile.memdesc_index %ready[%c1] : !bars -> !bar
+    %e0 = tile.memdesc_index %empty[%c0] : !bars -> !bar
+    %e1 = tile.memdesc_index %empty[%c1] : !bars -> !bar
+    tile_nv.mbarrier_init %r0, 1 : !bar
+    tile_nv.mbarrier_init %r1, 1 : !bar
+    tile_nv.mbarrier_init %e0, 1 : !bar
+    tile_nv.mbarrier_init %e1, 1 : !bar
+    tile.warp_specialize partition_num_warps = [1] {
+      %z = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+      %acc = scf.for %i = %c0 to %n step %c1 iter_args(%c = %z) -> (tensor<64x64xf32, #acc>) : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %as = tile.memdesc_index %a[%s] : !ring -> !slot
+        %bs = tile.memdesc_index %b[%s] : !ring -> !slot
+        %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
+        tile_nv.mbarrier_wait %r, %p : !bar, i32
+        // expected-note @+1 {{the asynchronous read}}
+        %dot = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
+        // expected-error @+1 {{'tile_nv.mbarrier_arrive' releases a ring slot that the asynchronous read of 'tile_nv.warpgroup_dot' may still be reading: the refill that waits on this barrier can land under the read (no wait on the 'wgmma' counter with at most 0 pending comes before the arrival)}}
+        tile_nv.mbarrier_arrive %e, 1 : !bar
+        %w = tile_nv.warpgroup_dot_wait %dot {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+        scf.yield %w : tensor<64x64xf32, #acc>
+      }
+      %fin = tile_nv.warpgroup_dot_wait %acc {pendings = 0 : i32} : (tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc>
+      tile.warp_yield
+    } partitions {
+      scf.for %i = %c0 to %n step %c1 : i32 {
+        %s = arith.remsi %i, %c2 : i32
+        %ph = arith.divsi %i, %c2 : i32
+        %p = arith.andi %ph, %c1 : i32
+        %q = arith.xori %p, %c1 : i32
+        %r = tile.memdesc_index %ready[%s] : !bars -> !bar
+        %e = tile.memdesc_index %empty[%s] : !bars -> !bar
+        %as = tile.memdesc_index %a[%s] : !ring -> !slot
+        %bs = tile.memdesc_index %b[%s] : !ring -> !slot
+        tile_nv.mbarrier_wait %e, %q : !bar, i32
+        %go = arith.cmpi sgt, %n, %c0 : i32
+        scf.if %go {
+          tile_nv.mbarrier_expect %r, 16384 : !bar
+          // ORACLE: :[[#@LINE+2]]:11: remark: barrier oracle: witnessed (write-after-read)
+          // expected-note @+1 {{the refill, after a wait on the same slot's barrier}}
+          tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %as : !desc, !bar, !slot
+          // ORACLE: :[[#@LINE+1]]:11: remark: barrier oracle: witnessed (write-after-read)
+          tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %r, %bs : !desc, !bar, !slot
+        }
       }
       tile.warp_yield
     }
