@@ -34,7 +34,10 @@ import subprocess
 import sys
 import time
 
-import torch
+try:
+    import torch
+except ImportError:  # the parsing and summaries below are usable (and tested) without it
+    torch = None
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from examples import cluster_gemm, hopper_attention  # noqa: E402
@@ -87,20 +90,28 @@ def measure(label, sides, flops, seconds, rounds, unit="TFLOP/s"):
                 time.sleep(1.0)  # a gap, so that no window starts in another's tail
     finally:
         smi.terminate()
-    samples = _samples(smi.communicate()[0])
+    for line in summarize(label, windows, _samples(smi.communicate()[0]), flops, unit):
+        print(line)
+
+
+def summarize(label, windows, samples, flops, unit="TFLOP/s"):
+    """A line per window (name, start, end, calls): its rate (`flops` a call, per 10^12), and
+    the mean clock and power of the samples (time, MHz, W) inside it but its first half
+    second, where the clock settles after the gap."""
+    per = "TFLOP" if unit == "TFLOP/s" else "k launches"
+    lines = []
     for name, start, end, calls in windows:
-        # The first half second is the clock settling after the gap.
         inside = [s for s in samples if start + 0.5 <= s[0] <= end]
         rate = flops * calls / (end - start) / 1e12
-        per = "TFLOP" if unit == "TFLOP/s" else "k launches"
         if not inside:
-            print(f"{label} {name:14}: {rate:6.1f} {unit} (no nvidia-smi samples)")
+            lines.append(f"{label} {name:14}: {rate:7.2f} {unit} (no nvidia-smi samples)")
             continue
         mhz = statistics.mean(s[1] for s in inside)
         watts = statistics.mean(s[2] for s in inside)
-        print(f"{label} {name:14}: {rate:7.2f} {unit}, SM clock {mhz:5.0f} MHz, "
-              f"{watts:4.0f} W, {rate / watts:.4f} {per}/J, "
-              f"{rate / mhz * 1000:5.2f} {unit} per GHz ({len(inside)} samples)")
+        lines.append(f"{label} {name:14}: {rate:7.2f} {unit}, SM clock {mhz:5.0f} MHz, "
+                     f"{watts:4.0f} W, {rate / watts:.4f} {per}/J, "
+                     f"{rate / mhz * 1000:5.2f} {unit} per GHz ({len(inside)} samples)")
+    return lines
 
 
 def attention(args):
@@ -216,7 +227,7 @@ def main(argv=None):
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--cases", default="lmdeploy_fp8_gemm_persistent")
     args = ap.parse_args(argv)
-    if not torch.cuda.is_available():
+    if torch is None or not torch.cuda.is_available():
         raise SystemExit("bench/sustained.py needs a CUDA GPU")
     {"attention": attention, "gemm": gemm, "wild": wild}[args.what](args)
 
