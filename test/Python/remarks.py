@@ -7,6 +7,7 @@ function, for the brute-force tests of tile-check-async-safety (test_guard_segme
 test_min_trips_soundness.py), and the header their random ring kernels share.
 """
 
+import itertools
 import os
 import re
 import subprocess
@@ -36,6 +37,18 @@ RING_HEADER = """\
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 !p = tensor<256x!tile.ptr<f32>, #l>
 """
+
+
+def ring_types(n):
+    """The memdesc types of RING_HEADER's ring of `n` 256-float slots, and of one slot."""
+    return (f"!tile.memdesc<{n}x256xf32, #sh, mutable>",
+            f"!tile.memdesc<256xf32, #sh, mutable, {n}x256>")
+
+
+def namer(idx):
+    """SSA-name suffixes unique within kernel `idx`: v{idx}_1, v{idx}_2, ..."""
+    count = itertools.count(1)
+    return lambda: f"v{idx}_{next(count)}"
 
 
 def refused_cases(path, starts, *flags):

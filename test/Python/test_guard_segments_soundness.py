@@ -26,7 +26,8 @@ import subprocess
 
 import pytest
 
-from remarks import KILN_OPT, RING_HEADER as HEADER, verdicts_with_and_without
+from remarks import (KILN_OPT, RING_HEADER as HEADER, namer, ring_types,
+                     verdicts_with_and_without)
 
 SEED = int(os.environ.get("KILN_GUARD_SEED", "20261201"))
 CASES = 400
@@ -37,14 +38,8 @@ pytestmark = pytest.mark.skipif(not os.path.exists(KILN_OPT), reason="kiln-opt n
 
 def make_case(rng, idx):
     n = rng.choice([2, 3, 4])
-    ring = f"!tile.memdesc<{n}x256xf32, #sh, mutable>"
-    slot = f"!tile.memdesc<256xf32, #sh, mutable, {n}x256>"
-    counter = 0
-
-    def name():
-        nonlocal counter
-        counter += 1
-        return f"v{idx}_{counter}"
+    ring, slot = ring_types(n)
+    name = namer(idx)
 
     lines, model = [], []  # model: ("copy", a) | ("commit",) | ("wait", k) | ("read", a) | if
 

@@ -29,7 +29,8 @@ import subprocess
 
 import pytest
 
-from remarks import KILN_OPT, RING_HEADER as HEADER, verdicts_with_and_without
+from remarks import (KILN_OPT, RING_HEADER as HEADER, namer, ring_types,
+                     verdicts_with_and_without)
 
 SEED = int(os.environ.get("KILN_MIN_TRIPS_SEED", "20261202"))
 CASES = 300
@@ -49,14 +50,8 @@ def make_case(rng, idx):
     s = rng.choice([1, 2, 4, 64])
     lb = rng.choice([0, 0, 1])
     step = rng.choice([1, 1, 2])
-    ring = f"!tile.memdesc<{n}x256xf32, #sh, mutable>"
-    slot = f"!tile.memdesc<256xf32, #sh, mutable, {n}x256>"
-    counter = 0
-
-    def name():
-        nonlocal counter
-        counter += 1
-        return f"v{idx}_{counter}"
+    ring, slot = ring_types(n)
+    name = namer(idx)
 
     def const_slot(k, indent, out):
         v = name()
