@@ -505,10 +505,6 @@ const OpAccesses &AsyncTransfer::accesses(Operation *op) const {
 }
 
 bool AsyncState::barrierHazard(const OpAccesses &accesses) const {
-  auto touched = [&](const Buffer &b) {
-    auto meets = [&](const Access &x) { return x.buffer.overlapsBytes(b); };
-    return llvm::any_of(reads, meets) || llvm::any_of(writes, meets);
-  };
   switch (accesses.cls) {
   case OpAccesses::Unnamed:
     return true;
@@ -829,21 +825,27 @@ void AsyncTransfer::collectHandOffs(Operation *scope) {
     std::optional<Buffer> arrived = resolve(arrive.getArrivedBarrier());
     if (!arrived)
       return;
-    for (Operation *o = op->getPrevNode(), *at = op; at;) {
-      for (; o; o = o->getPrevNode())
-        if (auto wait = dyn_cast<BarrierWaitOpInterface>(o)) {
-          if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
-            handOffs.push_back({*waited, *arrived});
-          return;
-        }
-      // The block's start: on before the op that holds it, within the
-      // partition or function.
-      at = at->getParentOp();
-      if (!at || isa<func::FuncOp, WarpSpecializeOp>(at))
-        return;
-      o = at->getPrevNode();
-    }
+    if (BarrierWaitOpInterface wait =
+            lastBarrierWaitBefore(op, /*crossLoops=*/true))
+      if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
+        handOffs.push_back({*waited, *arrived});
   });
+}
+
+BarrierWaitOpInterface async::lastBarrierWaitBefore(Operation *op,
+                                                    bool crossLoops) {
+  for (Operation *o = op->getPrevNode(), *at = op;;) {
+    for (; o; o = o->getPrevNode())
+      if (auto wait = dyn_cast<BarrierWaitOpInterface>(o))
+        return wait;
+    // The block's start: on before the op that holds it, within the
+    // partition or function.
+    at = at->getParentOp();
+    if (!at || isa<func::FuncOp, WarpSpecializeOp>(at) ||
+        (!crossLoops && isa<LoopLikeOpInterface>(at)))
+      return nullptr;
+    o = at->getPrevNode();
+  }
 }
 
 /// Whether the threads that run `waiter` issued `issuer`: not when `issuer`

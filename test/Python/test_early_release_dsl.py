@@ -95,7 +95,12 @@ def test_release_before_the_wgmma_is_waited_for_is_an_error():
     assert "mbarrier.arrive releases a ring slot that the asynchronous read of " \
            "warpgroup_mma may still be reading" in text, text
     assert "note: the refill, after a wait on the same slot's barrier" in text, text
-    assert f"test_early_release_dsl.py:{_line('# the line the error names')}" in text, text
+    line = _line("# the line the error names")
+    lines = text.splitlines()
+    # The arrival's line and column, its source and the caret under `mbarrier.arrive`.
+    assert lines[0].startswith(f"{__file__}:{line}:13: error: "), lines[0]
+    assert lines[1:3] == ["    mbarrier.arrive(empty.index(s))  # the line the error names",
+                          "    ^"], lines[:3]
 
 
 @pytest.mark.parametrize("release", [1, 2])

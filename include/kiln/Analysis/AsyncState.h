@@ -181,6 +181,13 @@ bool mayMeet(const Buffer &a, const Buffer &b);
 
 /// Shared buffers `op` writes (not counting buffers it allocates), async
 /// copies and barrier-completed writes included.
+/// The last barrier wait before `op` in program order: in its block, then
+/// before the op that holds it, up to its function or warp_specialize
+/// partition; with `crossLoops` false, not out of a loop either (a wait
+/// before a loop does not guard each iteration). Null where there is none.
+BarrierWaitOpInterface lastBarrierWaitBefore(mlir::Operation *op,
+                                             bool crossLoops);
+
 llvm::SmallVector<mlir::Value> writtenBuffers(mlir::Operation *op);
 
 /// Shared buffers `op` reads by its threads, and those it reads

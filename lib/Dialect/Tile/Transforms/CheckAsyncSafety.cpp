@@ -158,22 +158,14 @@ public:
         return;
       // The last wait before it, in its block or (out of an `if`) before
       // the op that holds it; not across a loop's or partition's start.
-      for (Operation *o = op->getPrevNode(), *at = op;;) {
-        for (; o; o = o->getPrevNode())
-          if (auto wait = dyn_cast<BarrierWaitOpInterface>(o)) {
-            if (std::optional<Buffer> waited =
-                    resolve(wait.getWaitedBarrier()))
-              refills.push_back(
-                  {op, *written, *waited,
-                   sameIndex(written->slot, waited->slot) ||
-                       sameIndexValue(dst, wait.getWaitedBarrier())});
-            return;
-          }
-        at = at->getParentOp();
-        if (!at || isa<func::FuncOp, WarpSpecializeOp, LoopLikeOpInterface>(at))
-          return;
-        o = at->getPrevNode();
-      }
+      BarrierWaitOpInterface wait =
+          lastBarrierWaitBefore(op, /*crossLoops=*/false);
+      if (!wait)
+        return;
+      if (std::optional<Buffer> waited = resolve(wait.getWaitedBarrier()))
+        refills.push_back({op, *written, *waited,
+                           sameIndex(written->slot, waited->slot) ||
+                               sameIndexValue(dst, wait.getWaitedBarrier())});
     });
   }
 
