@@ -18,6 +18,10 @@ LogicalResult Backend::verifyModule(ModuleOp, const TargetDesc &,
   return success();
 }
 
+std::string Backend::getFeatures(ModuleOp, const TargetDesc &target) const {
+  return target.features.str();
+}
+
 void Backend::prepareModule(llvm::Module &, const TargetDesc &) const {}
 
 LogicalResult Backend::linkLibraries(ModuleOp, llvm::Module &,

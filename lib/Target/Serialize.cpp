@@ -311,7 +311,7 @@ static LogicalResult checkFunctionTargets(ModuleOp module,
 
 static std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(ModuleOp module, const TargetDesc &target,
-                    unsigned optLevel) {
+                    StringRef features, unsigned optLevel) {
   llvm::Triple triple(target.triple);
   std::string error;
   const llvm::Target *llvmTarget =
@@ -334,7 +334,7 @@ createTargetMachine(ModuleOp module, const TargetDesc &target,
                                 ? llvm::FPOpFusion::Fast
                                 : llvm::FPOpFusion::Standard;
   std::unique_ptr<llvm::TargetMachine> tm(llvmTarget->createTargetMachine(
-      triple, target.chip, target.features, options, llvm::Reloc::PIC_,
+      triple, target.chip, features, options, llvm::Reloc::PIC_,
       std::nullopt, level));
   if (!tm)
     module.emitError() << "cannot create an LLVM target machine for "
@@ -486,8 +486,9 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
     return module.emitError() << "the backend for " << target.name
                               << " is not built into this Kiln";
   backend->initializeLLVMTarget();
+  std::string features = backend->getFeatures(module, target);
   std::unique_ptr<llvm::TargetMachine> tm =
-      createTargetMachine(module, target, opts.optLevel);
+      createTargetMachine(module, target, features, opts.optLevel);
   if (!tm)
     return failure();
   if (failed(checkModuleScope(module)) || failed(checkLLVMTypes(module)) ||
@@ -533,8 +534,8 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
       continue;
     if (!func.hasFnAttribute("target-cpu"))
       func.addFnAttr("target-cpu", target.chip);
-    if (!target.features.empty() && !func.hasFnAttribute("target-features"))
-      func.addFnAttr("target-features", target.features);
+    if (!features.empty() && !func.hasFnAttribute("target-features"))
+      func.addFnAttr("target-features", features);
   }
   backend->prepareModule(*llvmModule, target);
   if (failed(backend->linkLibraries(module, *llvmModule, opts)))

@@ -89,6 +89,10 @@ public:
   virtual mlir::LogicalResult
   verifyModule(mlir::ModuleOp module, const TargetDesc &target,
                const llvm::MCSubtargetInfo &subtarget) const;
+  /// The LLVM subtarget features to compile `module` with: the target's,
+  /// raised where the module uses an instruction of a later ISA version.
+  virtual std::string getFeatures(mlir::ModuleOp module,
+                                  const TargetDesc &target) const;
   /// Adjusts the translated module before optimization (module flags).
   virtual void prepareModule(llvm::Module &module,
                              const TargetDesc &target) const;

@@ -90,10 +90,17 @@ struct Rematerializer {
     Operation *def = v.getDefiningOp();
     if (!recomputable(def))
       return fail(use, v, def);
-    for (OpOperand &operand : def->getOpOperands())
-      if (failed(copy(operand.get(), use)))
+    for (Value operand : getRecomputedOperands(def))
+      if (failed(copy(operand, use)))
         return failure();
-    Operation *clone = b.clone(*def, map);
+    Operation *clone;
+    if (auto alloc = dyn_cast<LocalAllocOp>(def); alloc && alloc.getSrc()) {
+      // The buffer, not its initial value: the kernel's warps stored that.
+      clone = b.clone(*def, map);
+      clone->eraseOperands(0, clone->getNumOperands());
+    } else {
+      clone = b.clone(*def, map);
+    }
     map.map(def->getResults(), clone->getResults());
     return success();
   }
@@ -146,7 +153,7 @@ bool dependsOn(Value v, Value of) {
   Operation *def = v.getDefiningOp();
   if (!def || !isRecomputableInWorker(def))
     return false;
-  return llvm::any_of(def->getOperands(),
+  return llvm::any_of(getRecomputedOperands(def),
                       [&](Value operand) { return dependsOn(operand, of); });
 }
 

@@ -14,6 +14,7 @@ OPS = {
     "assume": "assume", "async_commit_group": "async_copy.commit_group",
     "async_copy_global_to_local": "async_copy.async_copy_global_to_shared",
     "async_copy_mbarrier_arrive": "async_copy.mbarrier_arrive",
+    "async_bulk_copy_global_to_local": "bulk.async_load",
     "async_shared_store": "hopper.async_store",
     "async_tma_copy_global_to_local": "tma.async_copy_global_to_shared",
     "async_tma_copy_local_to_global": "tma.async_copy_shared_to_global",

@@ -843,10 +843,18 @@ class shared_memory_descriptor(base_value):
         the shared layout ``layout``, each the view's own where not given (Gluon's
         ``_reinterpret``). The view must be one slot whose elements fill one contiguous range,
         and the new buffer must fit in its bytes."""
+        return self._reinterpreted(dtype, shape, layout, _semantic)
+
+    @builtin
+    def reinterpret(self, dtype=None, shape=None, layout=None, _semantic=None):
+        """Gluon's public name of :meth:`_reinterpret` (after Triton 3.8)."""
+        return self._reinterpreted(dtype, shape, layout, _semantic)
+
+    def _reinterpreted(self, dtype, shape, layout, sem):
         dtype = self.dtype if _unwrap(dtype) is None else _unwrap(dtype)
         shape = list(self.type.shape) if _unwrap(shape) is None else shape
         layout = self.layout if _unwrap(layout) is None else _unwrap(layout)
-        return _semantic.memdesc_reinterpret(self, dtype, shape, layout)
+        return sem.memdesc_reinterpret(self, dtype, shape, layout)
 
     @builtin
     def _keep_alive(self, _semantic=None):

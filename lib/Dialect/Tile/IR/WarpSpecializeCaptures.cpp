@@ -13,9 +13,18 @@ using namespace kiln::tile;
 bool kiln::tile::isRecomputableInWorker(Operation *op) {
   if (op->getNumRegions())
     return false;
-  if (auto alloc = dyn_cast<LocalAllocOp>(op))
-    return !alloc.getSrc();
+  // An allocation's address; one with an initial value is recomputed
+  // without it (the kernel's warps store the value before the partitions
+  // start).
+  if (isa<LocalAllocOp>(op))
+    return true;
   return isMemoryEffectFree(op);
+}
+
+OperandRange kiln::tile::getRecomputedOperands(Operation *op) {
+  if (auto alloc = dyn_cast<LocalAllocOp>(op))
+    return op->getOperands().take_front(0);
+  return op->getOperands();
 }
 
 static bool canRecompute(Value v, DenseMap<Value, bool> &memo) {
@@ -30,7 +39,7 @@ static bool canRecompute(Value v, DenseMap<Value, bool> &memo) {
     Operation *def = v.getDefiningOp();
     ok = isRecomputableInWorker(def);
     memo[v] = ok; // provisional: an op's operands do not depend on its results
-    for (Value operand : def->getOperands())
+    for (Value operand : getRecomputedOperands(def))
       if (ok && !canRecompute(operand, memo))
         ok = false;
   }
@@ -69,7 +78,7 @@ static void collectPassed(Value v, DenseMap<Value, bool> &memo,
   Operation *def = v.getDefiningOp();
   if (!def || !isRecomputableInWorker(def))
     return; // the partition cannot have it: an error where it is used
-  for (Value operand : def->getOperands())
+  for (Value operand : getRecomputedOperands(def))
     collectPassed(operand, memo, passed, seen);
 }
 

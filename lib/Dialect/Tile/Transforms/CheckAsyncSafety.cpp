@@ -550,7 +550,7 @@ static bool checkUnorderedPartitions(WarpSpecializeOp ws,
       if (w.region == a.region && w.position > open->position &&
           w.position < close && w.position != a.position &&
           mayOverlap(w.barrier, bar))
-        others += w.completion ? w.bytes : int64_t(1) << 40;
+        others += w.completion && w.bytes >= 0 ? w.bytes : int64_t(1) << 40;
     return others < open->bytes;
   };
   auto happensBefore = [&](const Access &a, const Access &b) {

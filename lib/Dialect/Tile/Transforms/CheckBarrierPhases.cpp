@@ -135,6 +135,8 @@ static bool checkExpectedBytes(BarrierArriveOpInterface arrive) {
     if (!write || !b || !mustOverlap(*b, *key) ||
         write.getCompletionPredicate() != arrive.getArrivePredicate())
       return true; // another arrival, or a copy not certainly on this phase
+    if (write.getCompletedBytes() < 0)
+      return true; // bytes only the run time knows: not decided here
     delivered += write.getCompletedBytes();
     ++copies;
   }

@@ -120,10 +120,45 @@ struct MBarrierExpectOpConversion : TileOpConversion<MBarrierExpectOp> {
     // TMA copy publishes no thread's writes.
     Value pred = andPred(rewriter, loc, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
                          adaptor.getPred());
+    Value bytes = adaptor.getDynamicBytes()
+                      ? adaptor.getDynamicBytes()
+                      : i32Const(rewriter, loc, op.getBytes());
+    if (int64_t mask = op.getCtaMask()) {
+      // The set's CTA with the mask's bits clear arrives on the barrier of
+      // every CTA of the set: mapa to rank | k, k each combination of the
+      // mask's bits, an arrive.expect_tx there (PTX's default release at
+      // CTA scope, as the local one).
+      Type i32 = rewriter.getI32Type();
+      auto clusterPtr = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
+      Value own = LLVM::AndOp::create(rewriter, loc, rank,
+                                      i32Const(rewriter, loc, mask));
+      Value leader = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                          own, i32Const(rewriter, loc, 0));
+      pred = LLVM::AndOp::create(rewriter, loc, pred, leader);
+      for (int64_t k = 0; k < 16; ++k) {
+        if (k & ~mask)
+          continue;
+        Value target =
+            k ? Value(LLVM::OrOp::create(rewriter, loc, rank,
+                                         i32Const(rewriter, loc, k)))
+              : rank;
+        Value remote = NVVM::MapaOp::create(rewriter, loc, clusterPtr,
+                                            adaptor.getBarrier(), target);
+        Value bits = LLVM::PtrToIntOp::create(rewriter, loc, i32, remote);
+        LLVM::InlineAsmOp::create(
+            rewriter, loc, LLVM::LLVMVoidType::get(rewriter.getContext()),
+            ValueRange{bits, bytes, pred},
+            "@$2 mbarrier.arrive.expect_tx.shared::cluster.b64 _, [$0], $1;",
+            "r,r,b", /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::TailCallKind::None, LLVM::AsmDialectAttr(), ArrayAttr());
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     NVVM::MBarrierArriveExpectTxOp::create(
-        rewriter, loc, Type(), adaptor.getBarrier(),
-        i32Const(rewriter, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
-        /*relaxed=*/false, pred);
+        rewriter, loc, Type(), adaptor.getBarrier(), bytes,
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, pred);
     rewriter.eraseOp(op);
     return success();
   }

@@ -17,6 +17,7 @@
 #include "NVIDIALowering.h"
 
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -160,6 +161,44 @@ kiln::getTMABoxOffsets(Operation *op, Value buffer, TensorDescType desc) {
 
 namespace {
 
+/// The thread that issues a copy completing on an mbarrier: the elected
+/// thread, where `userPred` (null: always) holds; with a multicast mask
+/// (null: none) only in the CTA of lowest rank in the mask, which issues
+/// for all of them. `mask` is set to the mask as PTX's 16 bits.
+Value issuingThread(ConversionPatternRewriter &rewriter, Operation *op,
+                    const LoweringContext &ctx, Value userPred, Value multicast,
+                    Value &mask) {
+  Location loc = op->getLoc();
+  Value pred = isElectedThread(rewriter, op, ctx);
+  if (userPred)
+    pred = LLVM::AndOp::create(rewriter, loc, pred, userPred);
+  if (!multicast)
+    return pred;
+  Type i32 = rewriter.getI32Type();
+  Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
+  Value below = LLVM::SubOp::create(
+      rewriter, loc,
+      LLVM::ShlOp::create(rewriter, loc, i32Const(rewriter, loc, 1), rank),
+      i32Const(rewriter, loc, 1));
+  Value lower = LLVM::AndOp::create(rewriter, loc, multicast, below);
+  Value leader = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                      lower, i32Const(rewriter, loc, 0));
+  pred = LLVM::AndOp::create(rewriter, loc, pred, leader);
+  mask = LLVM::TruncOp::create(rewriter, loc, rewriter.getI16Type(), multicast);
+  return pred;
+}
+
+/// A shared::cta address as the executing CTA's shared::cluster address (PTX
+/// ISA, state spaces): the same bits, without the addrspacecast's detour
+/// through a generic address (cvta.shared, cvta.to.shared::cluster).
+Value asClusterAddress(ConversionPatternRewriter &rewriter, Location loc,
+                       Value shared) {
+  auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
+  Value bits =
+      LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), shared);
+  return LLVM::IntToPtrOp::create(rewriter, loc, cluster, bits);
+}
+
 struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -167,30 +206,14 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   matchAndRewrite(AsyncTMACopyGlobalToLocalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = isElectedThread(rewriter, op, ctx);
-    if (Value p = adaptor.getPred())
-      pred = LLVM::AndOp::create(rewriter, loc, pred, p);
-    // Multicast: the CTA of lowest rank in the mask issues for all of them.
     Value mask;
-    if (Value m = adaptor.getMulticast()) {
-      Type i32 = rewriter.getI32Type();
-      Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
-      Value below = LLVM::SubOp::create(
-          rewriter, loc,
-          LLVM::ShlOp::create(rewriter, loc, i32Const(rewriter, loc, 1), rank),
-          i32Const(rewriter, loc, 1));
-      Value lower = LLVM::AndOp::create(rewriter, loc, m, below);
-      Value leader = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                          lower, i32Const(rewriter, loc, 0));
-      pred = LLVM::AndOp::create(rewriter, loc, pred, leader);
-      mask = LLVM::TruncOp::create(rewriter, loc, rewriter.getI16Type(), m);
-    }
+    Value pred = issuingThread(rewriter, op, ctx, adaptor.getPred(),
+                               adaptor.getMulticast(), mask);
     Boxes boxes = getBoxes(op.getDesc().getType());
     FailureOr<SmallVector<int64_t>> offsets =
         getTMABoxOffsets(op, op.getResult(), op.getDesc().getType());
     if (failed(offsets))
       return failure();
-    auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
     // An im2col load: the offsets go innermost first, as the coordinates;
     // the chunks of a wide row are boxes at successive channels, as tiled.
     bool im2col = op.getDesc().getType().isIm2Col();
@@ -199,13 +222,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
       int64_t i = n / boxes.pieces, p = n % boxes.pieces;
       Value dst = byteOffset(rewriter, loc, adaptor.getResult(),
                              (*offsets)[i] + p * boxes.pieceBytes);
-      // A shared::cta address is the executing CTA's shared::cluster
-      // address (PTX ISA, state spaces): the same bits, without the
-      // addrspacecast's detour through a generic address (cvta.shared,
-      // cvta.to.shared::cluster).
-      Value bits =
-          LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(), dst);
-      dst = LLVM::IntToPtrOp::create(rewriter, loc, cluster, bits);
+      dst = asClusterAddress(rewriter, loc, dst);
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
@@ -216,6 +233,44 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
           /*isCTAOnly=*/false,
           /*group=*/NVVM::CTAGroupKindAttr(), pred);
     }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct BulkLoadConversion
+    : TileOpConversion<AsyncBulkCopyGlobalToLocalOp> {
+  using TileOpConversion::TileOpConversion;
+
+  LogicalResult
+  matchAndRewrite(AsyncBulkCopyGlobalToLocalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value mask;
+    Value pred = issuingThread(rewriter, op, ctx, adaptor.getPred(),
+                               adaptor.getMulticast(), mask);
+    // The lowered buffer is its slot's base; a subslice (contiguous, the
+    // verifier checks) starts at its offset there.
+    MemDescType type = op.getResult().getType();
+    int64_t start = applyPadding(type.getSharedLayout(),
+                                 getSharedXorOffset(op.getResult())) *
+                    getElementBytes(type.getElementType());
+    Value dst = start ? byteOffset(rewriter, loc, adaptor.getResult(), start)
+                      : adaptor.getResult();
+    // The NVVM op has no predicate: the issuing thread branches to it.
+    // Without a multicast the copy lands in this CTA's shared memory: PTX
+    // 8.6's .shared::cta form (NVIDIABackend::getFeatures asks for that ISA),
+    // as Gluon emits it; a multicast needs the .shared::cluster form.
+    if (mask)
+      dst = asClusterAddress(rewriter, loc, dst);
+    auto issue = [&] {
+      NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+          rewriter, loc, dst,
+          adaptor.getSrc(), adaptor.getBarrier(), adaptor.getBytes(), mask,
+          /*l2CacheHint=*/Value());
+    };
+    if (failed(emitIfElse(rewriter, op, pred, issue, nullptr)))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
@@ -545,6 +600,7 @@ void kiln::populateTMAOpToLLVMPatterns(TileTypeConverter &converter,
                                        RewritePatternSet &patterns,
                                        const LoweringContext &ctx) {
   patterns.add<MakeTensorDescriptorConversion, TMALoadConversion,
+               BulkLoadConversion,
                TMAStoreConversion, TMAReduceConversion, TMAStoreWaitConversion,
                FenceAsyncSharedConversion>(converter, ctx);
 }

@@ -139,6 +139,22 @@ public:
 
   bool binaryFromObject() const override { return false; }
 
+  // A bulk copy into this CTA's shared memory (cp.async.bulk.shared::cta,
+  // Gluon's form of hopper.bulk.async_load) is PTX 8.6's: a module with one
+  // asks for that ISA, the others keep the target's.
+  std::string getFeatures(ModuleOp module,
+                          const TargetDesc &target) const override {
+    std::string features = target.features.str();
+    if (target.arch < 90 || features != "+ptx83")
+      return features;
+    bool cta = false;
+    module.walk([&](NVVM::CpAsyncBulkGlobalToSharedClusterOp copy) {
+      auto ptr = cast<LLVM::LLVMPointerType>(copy.getDstMem().getType());
+      cta |= ptr.getAddressSpace() == 3;
+    });
+    return cta ? "+ptx86" : features;
+  }
+
   LogicalResult linkLibraries(ModuleOp module, llvm::Module &llvmModule,
                               const SerializeOptions &opts) const override {
     return linkLibdevice(module, llvmModule, opts);

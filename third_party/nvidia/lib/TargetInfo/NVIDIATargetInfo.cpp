@@ -845,8 +845,9 @@ private:
       }
       return seen;
     };
-    WalkResult r = func.walk([&](tile_nv::AsyncTMACopyGlobalToLocalOp copy) {
-      if (!copy.getMulticast())
+    WalkResult r = func.walk([&](tile::BarrierCompletedWriteOpInterface write) {
+      Operation *copy = write.getOperation();
+      if (!write.getLandingCTAs())
         return WalkResult::advance();
       Block *block = copy->getBlock();
       auto after = reach(block, true);

@@ -1034,3 +1034,66 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
     return
   }
 }
+
+// -----
+
+// Bulk copies (hopper.bulk.async_load) complete on a barrier as TMA loads do:
+// their bytes count against the expect, and their destination is not to be
+// read before the wait. A byte count only the run time knows is not judged.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#l = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+!buf = !tile.memdesc<1024xf32, #sh, mutable>
+!bar = !tile.memdesc<1xi64, #sh, mutable>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, tile.target = "cuda:sm_90a"} {
+  func.func @bulk_expect_matches(%p: !tile.ptr<f32>) -> tensor<1024xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %n = arith.constant 4096 : i32
+    %a = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    tile_nv.mbarrier_expect %bar, 4096 : !bar
+    tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %a : !tile.ptr<f32>, !bar, !buf
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    %v = tile.local_load %a : !buf -> tensor<1024xf32, #l>
+    return %v : tensor<1024xf32, #l>
+  }
+
+  func.func @bulk_expect_too_many(%p: !tile.ptr<f32>) {
+    %c0 = arith.constant 0 : i32
+    %n = arith.constant 2048 : i32
+    %a = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    // expected-error @+1 {{'tile_nv.mbarrier_expect' announces 4096 transaction bytes, but the 1 write completing on this barrier before its next wait deliver 2048 bytes: the phase never completes and the wait hangs}}
+    tile_nv.mbarrier_expect %bar, 4096 : !bar
+    tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %a : !tile.ptr<f32>, !bar, !buf
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return
+  }
+
+  func.func @bulk_run_time_bytes(%p: !tile.ptr<f32>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    tile_nv.mbarrier_expect %bar, 4096 : !bar
+    tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %a : !tile.ptr<f32>, !bar, !buf
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return
+  }
+
+  func.func @bulk_read_before_wait(%p: !tile.ptr<f32>) -> tensor<1024xf32, #l> {
+    %c0 = arith.constant 0 : i32
+    %n = arith.constant 4096 : i32
+    %a = tile.local_alloc : () -> !buf
+    %bar = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %bar, 1 : !bar
+    tile_nv.mbarrier_expect %bar, 4096 : !bar
+    // expected-note @+1 {{the barrier-completed write}}
+    tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %a : !tile.ptr<f32>, !bar, !buf
+    // expected-error @+1 {{'tile.local_load' reads shared memory that the barrier-completed write of 'tile_nv.async_bulk_copy_global_to_local' may still be writing: no wait on the barrier it completes on comes between them}}
+    %v = tile.local_load %a : !buf -> tensor<1024xf32, #l>
+    tile_nv.mbarrier_wait %bar, %c0 : !bar, i32
+    return %v : tensor<1024xf32, #l>
+  }
+}

@@ -17,8 +17,13 @@
 namespace kiln::tile {
 
 /// Whether a worker partition may recompute `op` itself: no regions, no
-/// memory effects (a local_alloc without a source included).
+/// memory effects, or a local_alloc (its address: one with a source is
+/// recomputed without it).
 bool isRecomputableInWorker(mlir::Operation *op);
+
+/// The operands a worker's recomputation of `op` needs: all of them, none of
+/// a local_alloc's (the source stays the kernel's warps' store).
+mlir::OperandRange getRecomputedOperands(mlir::Operation *op);
 
 /// Whether `v` and everything it is computed from are recomputable (kernel
 /// arguments are available to every warp).

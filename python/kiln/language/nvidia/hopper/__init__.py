@@ -4,6 +4,8 @@
   ``expect``, ``arrive``, ``wait``, ``invalidate``);
 * ``tma`` (a submodule): bulk copies through tensor descriptors
   (``async_copy_global_to_shared``, ``async_copy_shared_to_global``, ``store_wait``);
+* ``bulk`` (a submodule): ``async_load``, a copy of contiguous bytes into shared memory
+  completing on an mbarrier (no tensor descriptor);
 * ``fence_async_shared``: orders this thread's shared-memory writes before TMA stores and
   wgmma reads (the async proxy);
 * ``async_store``: a tensor stored into shared memory by ``st.async``, its bytes counted on an
@@ -18,11 +20,11 @@ from __future__ import annotations
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from .._layouts import DotOperandLayout
-from . import cluster, mbarrier, tma
+from . import bulk, cluster, mbarrier, tma
 from .._mbarrier_word import check_barrier as _check_barrier
 from ..ampere import async_copy, mma_v2  # noqa: F401  (Gluon's hopper re-exports them)
 
-__all__ = ["async_copy", "async_store", "cluster", "mbarrier", "mma_v2", "tma",
+__all__ = ["async_copy", "async_store", "bulk", "cluster", "mbarrier", "mma_v2", "tma",
            "fence_async_shared", "warpgroup_mma",
            "warpgroup_mma_wait", "warpgroup_mma_init", "warpgroup_mma_accumulator",
            "warpgroup_mma_accumulator_type"]

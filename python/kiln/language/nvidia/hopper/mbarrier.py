@@ -145,18 +145,48 @@ def invalidate(mbarrier, _semantic=None):
 
 
 @builtin
-def expect(mbarrier, bytes=None, pred=True, bytes_per_cta=None, _semantic=None):
+def expect(mbarrier, bytes=None, pred=True, bytes_per_cta=None, *, from_cta=None,
+           _semantic=None):
     """Thread 0 (where ``pred``) arrives on ``mbarrier`` expecting ``bytes`` transaction bytes
-    (``mbarrier.arrive.expect_tx``): the phase completes once the TMA copies signalling it have
-    delivered them. ``bytes_per_cta`` is Gluon's later name: in a cluster each CTA's barrier
-    expects the bytes its own part receives (``desc.nbytes_per_cta``)."""
+    (``mbarrier.arrive.expect_tx``): the phase completes once the copies signalling it (TMA,
+    bulk copies) have delivered them. ``bytes_per_cta`` is Gluon's later name: in a cluster
+    each CTA's barrier expects the bytes its own part receives (``desc.nbytes_per_cta``). The
+    count is a constexpr or a run-time integer of at most 32 bits.
+
+    ``from_cta`` (Gluon's, a cluster: a mask of a CTA's rank bits, default ``num_ctas - 1``)
+    routes the arrival: the CTA whose rank has the bits outside the mask clear arrives, for
+    every CTA that shares its masked bits, on each one's barrier; the others arrive nowhere.
+    ``from_cta=0``: CTA 0 arms every CTA's barrier (the expect of a multicast copy it
+    issues)."""
+    sem = _semantic
     bar = _barrier(mbarrier, "mbarrier.expect")
     if (bytes is None) == (bytes_per_cta is None):
         raise TypeError("mbarrier.expect: give the byte count once (bytes, or its later name "
                         "bytes_per_cta)")
-    n = _int(bytes if bytes is not None else bytes_per_cta, "mbarrier.expect", "bytes", 0)
-    _semantic.b.create("tile_nv.mbarrier_expect", [bar] + _pred(_semantic, pred, "mbarrier.expect"),
-                       [], {"bytes": f"{n} : i32"})
+    count = _unwrap(bytes if bytes is not None else bytes_per_cta)
+    dynamic = []
+    if isinstance(count, tensor):
+        if count.type.is_block or not count.dtype.is_int() or count.dtype.is_bool() or \
+                count.dtype.primitive_bitwidth > 32:
+            raise TypeError(f"mbarrier.expect: bytes must be a constexpr int or a scalar "
+                            f"integer of at most 32 bits, got {count!r}")
+        dynamic = [sem.cast(count, core.int32)]
+        n = 0
+    else:
+        n = _int(count, "mbarrier.expect", "bytes", 0)
+    attrs = {"bytes": f"{n} : i32"}
+    from_cta = _unwrap(from_cta)
+    if from_cta is not None:
+        full = sem.num_ctas - 1
+        if isinstance(from_cta, bool) or not isinstance(from_cta, int) or \
+                not 0 <= from_cta <= full:
+            raise ValueError(f"mbarrier.expect: from_cta must be a constexpr int in [0, "
+                             f"num_ctas - 1 = {full}] (bits of a CTA's rank), got {from_cta!r}")
+        if full & ~from_cta:
+            attrs["cta_mask"] = f"{full & ~from_cta} : i32"
+    preds = _pred(sem, pred, "mbarrier.expect")
+    attrs["operandSegmentSizes"] = sem.b.array_attr([1, len(dynamic), len(preds)])
+    sem.b.create("tile_nv.mbarrier_expect", [bar] + dynamic + preds, [], attrs)
 
 
 @builtin

@@ -972,3 +972,72 @@ func.func @cluster_atomic_immutable(%v: tensor<32xi32, #l>, %b: !tile.memdesc<32
   %o = tile_nv.cluster_atomic_rmw "add" %v, %b[%c] ranks(%c) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
   return
 }
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @bulk_bytes_not_16(%p: !tile.ptr<f32>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #sh, mutable>) {
+  %n = arith.constant 100 : i32
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op bytes must be a positive multiple of 16, got 100}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @bulk_too_many_bytes(%p: !tile.ptr<f32>, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #sh, mutable>) {
+  %n = arith.constant 2048 : i32
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op copies 2048 bytes into a buffer of 1024 bytes (a CTA's part)}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @bulk_immutable(%p: !tile.ptr<f32>, %n: i32, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #sh>) {
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op result must be a mutable buffer, got '!tile.memdesc<256xf32, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>'}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #sh>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @bulk_shared_source(%p: !tile.ptr<f32, 3>, %n: i32, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #sh, mutable>) {
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op src must be a global-memory pointer, got '!tile.ptr<f32, 3>'}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32, 3>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #sh, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#sh2 = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>
+func.func @bulk_subslice(%p: !tile.ptr<f32>, %n: i32, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<16x32xf32, #sh2, mutable, 16x64>) {
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op result must be one contiguous byte range (a slot, or a view whose elements fill a range of it), got}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<16x32xf32, #sh2, mutable, 16x64>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#pad = #tile.padded_shared<{intervals = [32], paddings = [4], offset = [[1], [2], [4], [8], [16], [32], [64], [128]], shape = [256]}>
+func.func @bulk_padded(%p: !tile.ptr<f32>, %n: i32, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #pad, mutable>) {
+  // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op a bulk copy writes bytes in the buffer's physical order, and the layout pads every 32 elements inside this view of 256: copy into an unpadded view}}
+  tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #pad, mutable>
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.target = "cuda:sm_80"} {
+  func.func @bulk_on_sm80(%p: !tile.ptr<f32>, %n: i32, %bar: !tile.memdesc<1xi64, #sh, mutable>, %buf: !tile.memdesc<256xf32, #sh, mutable>) {
+    // expected-error @+1 {{'tile_nv.async_bulk_copy_global_to_local' op bulk copy completion needs sm_90 or later; cuda:sm_80 has none}}
+    tile_nv.async_bulk_copy_global_to_local %p, %n, %bar, %buf : !tile.ptr<f32>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<256xf32, #sh, mutable>
+    return
+  }
+}

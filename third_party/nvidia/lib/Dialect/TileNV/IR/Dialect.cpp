@@ -1,6 +1,8 @@
 //===- Dialect.cpp - The tile_nv dialect ---------------------------------===//
 
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
+
+#include "mlir/IR/Matchers.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
 
 #include "mlir/IR/DialectImplementation.h"
@@ -93,6 +95,14 @@ LogicalResult MBarrierExpectOp::verify() {
   if (failed(verifyBarrier(*this, getBarrier(), 90,
                            "mbarrier.arrive.expect_tx")))
     return failure();
+  if (getCtaMask() < 0 || getCtaMask() > 15)
+    return emitOpError() << "cta_mask must be in [0, 15] (bits of a CTA's rank "
+                            "in a cluster of at most 16), got "
+                         << getCtaMask();
+  if (getDynamicBytes() && getBytes() != 0)
+    return emitOpError() << "takes its byte count once: the attribute is 0 "
+                            "when a run-time count is given, got "
+                         << getBytes();
   return verifyCount(*this, "bytes", getBytesAttr().getInt(), 0);
 }
 
@@ -145,7 +155,16 @@ bool FenceAsyncSharedOp::fencesCluster() { return getCluster(); }
 Value MBarrierExpectOp::getArrivedBarrier() { return getBarrier(); }
 Value MBarrierExpectOp::getPredicate() { return getPred(); }
 void MBarrierExpectOp::setPredicate(Value pred) { getPredMutable().assign(pred); }
-int64_t MBarrierExpectOp::getExpectedBytes() { return getBytes(); }
+int64_t MBarrierExpectOp::getExpectedBytes() {
+  Value n = getDynamicBytes();
+  if (!n)
+    return getBytes();
+  APInt value;
+  if (matchPattern(n, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return -1; // known at run time only
+}
+unsigned MBarrierExpectOp::getArrivalCTABits() { return getCtaMask(); }
 Value MBarrierExpectOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierExpectOp::getArrivalCount() { return 1; }
 

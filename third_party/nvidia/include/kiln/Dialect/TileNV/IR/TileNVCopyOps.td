@@ -59,6 +59,50 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
   let hasVerifier = 1;
 }
 
+def TileNV_AsyncBulkCopyGlobalToLocalOp : TileNV_Op<"async_bulk_copy_global_to_local", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite<TileNV_MBarrierState>]>,
+    DeclareOpInterfaceMethods<Tile_BarrierCompletedWriteOpInterface,
+                              ["issuedByElectedThread", "getLandingCTAs"]>,
+    DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
+  let summary = "Bulk copy: contiguous global bytes into a shared buffer";
+  let description = [{
+    One thread (of those with `pred`, when given) asks the bulk copy engine
+    to copy `bytes` bytes from `src` (a scalar global pointer, 16-byte
+    aligned) into the first `bytes` bytes of `result`, byte for byte in the
+    buffer's physical order (no swizzle is applied: the buffer's layout
+    only says how later readers find the elements). `bytes` is a multiple
+    of 16 and at most the buffer's size; it may be a run-time value. The
+    copy counts its bytes against the mbarrier `barrier`'s current phase
+    (arm it with `tile_nv.mbarrier_expect` for them); its writes are
+    visible to the threads whose wait on that phase returns. `result` must
+    be one whole slot of its allocation (a contiguous byte range) with an
+    unpadded layout. Needs sm_90 (PTX's
+    `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`).
+
+    With `multicast %mask` (bit k: the CTA of rank k in the cluster), the
+    bytes land at `result`'s offset in the shared memory of every CTA whose
+    bit is set, each counting them on its own barrier at `barrier`'s offset;
+    every CTA of the mask runs the op with the same mask and the one of
+    lowest rank issues the copy.
+
+    ```mlir
+    tile_nv.async_bulk_copy_global_to_local %src, %bytes, %bar, %slot
+        : !tile.ptr<f32>, !tile.memdesc<1xi64, #s, mutable>,
+          !tile.memdesc<1024xf32, #s, mutable, 2x1024>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$src, I32:$bytes,
+                       Tile_MemDesc:$barrier, Tile_MemDesc:$result,
+                       Optional<I1>:$pred, Optional<I32>:$multicast);
+  let assemblyFormat = [{
+    $src `,` $bytes `,` $barrier `,` $result (`,` $pred^)? (`multicast` $multicast^)?
+    attr-dict `:` qualified(type($src)) `,` qualified(type($barrier)) `,`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_global", [
     DeclareOpInterfaceMethods<Tile_AsyncReadOpInterface,
         ["getAsyncReadGroupThreads"]>]> {

@@ -55,23 +55,39 @@ def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
 }
 
 def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
+    AttrSizedOperandSegments,
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface>,
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface, ["getArrivalCTABits"]>,
     DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
   let summary = "Arrive on an mbarrier expecting a number of transaction bytes";
   let description = [{
     One thread (of those with `pred`, when given) arrives on the mbarrier
     and adds `bytes` to the transaction bytes its current phase waits for
     (`mbarrier.arrive.expect_tx`): the phase completes when all arrivals
-    are in and the asynchronous copies signalling it (TMA) have delivered
-    that many bytes. Needs sm_90.
+    are in and the asynchronous copies signalling it (TMA, bulk copies)
+    have delivered that many bytes. A run-time count (`bytes %n`, an i32)
+    replaces the attribute, which is then 0. Needs sm_90.
+
+    With a non-zero `cta_mask` (bit i: bit i of a CTA's rank in its
+    cluster), the CTA of its set whose rank has those bits clear arrives,
+    for the whole set, on the barrier at the same place in every CTA whose
+    rank differs from its own only in those bits (its own included): one
+    arrival and `bytes` on each, the others arrive nowhere. Gluon's
+    `expect(..., from_cta=f)` is `cta_mask = ~f & (num_ctas - 1)`: the
+    expect of a multicast copy that one CTA issues for all of them.
 
     ```mlir
     tile_nv.mbarrier_expect %bar, 16384, %p : !tile.memdesc<1xi64, #s, mutable>
+    tile_nv.mbarrier_expect %bar, 0 bytes %n {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
-  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$bytes, Optional<I1>:$pred);
-  let assemblyFormat = "$barrier `,` $bytes (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
+  let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$bytes,
+                       Optional<I32>:$dynamic_bytes, Optional<I1>:$pred,
+                       DefaultValuedAttr<I32Attr, "0">:$cta_mask);
+  let assemblyFormat = [{
+    $barrier `,` $bytes (`bytes` $dynamic_bytes^)? (`,` $pred^)? attr-dict `:`
+    qualified(type($barrier))
+  }];
   let hasVerifier = 1;
 }
 
