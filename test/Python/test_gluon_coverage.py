@@ -27,13 +27,16 @@ def test_committed_table_is_current():
     assert r.returncode == 0, r.stderr
 
 
-def test_committed_table_of_tritons_main_branch_is_current(cov):
+@pytest.mark.parametrize("which", ["main", "later"])
+def test_committed_table_of_tritons_main_branch_is_current(cov, which):
     """docs/gluon-coverage-main.md: the same table for Gluon's names at Triton's main branch
-    (issue 46's list of what came after 3.6), from docs/data/gluon-names-main.json."""
+    (issue 46's list of what came after 3.6), from docs/data/gluon-names-main.json;
+    docs/gluon-coverage-later.md: that list with the names read from later files of Triton's
+    main branch (hopper.bulk, amd.hint, ...)."""
     root = cov.ROOT
     r = subprocess.run([sys.executable, str(SCRIPT), "--json",
-                        str(root / "docs" / "data" / "gluon-names-main.json"), "--out",
-                        str(root / "docs" / "gluon-coverage-main.md"), "--check"],
+                        str(root / "docs" / "data" / f"gluon-names-{which}.json"), "--out",
+                        str(root / "docs" / f"gluon-coverage-{which}.md"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 

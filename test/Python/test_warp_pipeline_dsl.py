@@ -74,3 +74,30 @@ def test_nvidia_refuses_it():
     located.assert_located(ei.value, KERNELS, "E:on-nvidia", "amd.warp_pipeline_stage",
                            r"amd.warp_pipeline_stage is AMD's: the kernel is compiled for "
                            r"cuda:sm_90a", kiln.CompilationError)
+
+
+def test_hint_sched_barrier():
+    """amd.hint.sched_barrier (Gluon's, after Triton 3.8): one scheduling barrier that lets
+    nothing cross, and no priority change."""
+    k = kiln.compile(K.hinted_copy, {"x": "*fp32", "y": "*fp32", "n": "i32"}, {"BLOCK": 256},
+                     target="hip:gfx942", cache=False)
+    assert k.asm["llir"].count("llvm.amdgcn.sched.barrier(i32 0)") == 1, k.asm["llir"]
+    assert "s_setprio" not in k.asm["amdgcn"]
+
+
+SIG4 = {"x": "*fp32", "y": "*fp32", "n": "i32"}
+
+
+def test_hint_misuse_is_located():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(K.hint_with_classes, SIG4, {"BLOCK": 256}, target="hip:gfx942",
+                     cache=False)
+    located.assert_located(ei.value, KERNELS, "E:hint-allow", "amd.hint.sched_barrier",
+                           r"amd.hint.sched_barrier: allow=1: instruction classes that may "
+                           r"cross are not supported \(as in Gluon\); leave allow=None",
+                           kiln.CompilationError)
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(K.hint_on_nvidia, SIG4, {"BLOCK": 256}, target="cuda:sm_90a",
+                     cache=False)
+    located.assert_located(ei.value, KERNELS, "E:hint-nvidia", "amd.hint.sched_barrier",
+                           r".*AMD.*", kiln.CompilationError)

@@ -63,3 +63,23 @@ def bad_priority(x):
 def on_nvidia(x):
     with amd.warp_pipeline_stage("a"):  # E:on-nvidia
         pass
+
+
+@kiln.jit
+def hinted_copy(x, y, n, BLOCK: kl.constexpr):
+    """amd.hint.sched_barrier (Gluon's, after Triton 3.8) between the load and the math."""
+    layout: kl.constexpr = kl.BlockedLayout([1], [64], [4], [0])
+    offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK, layout)
+    v = kl.load(x + offs, mask=offs < n)
+    amd.hint.sched_barrier()
+    kl.store(y + offs, v * 2.0 + 1.0, mask=offs < n)
+
+
+@kiln.jit
+def hint_with_classes(x, y, n, BLOCK: kl.constexpr):
+    amd.hint.sched_barrier(allow=1)  # E:hint-allow
+
+
+@kiln.jit
+def hint_on_nvidia(x, y, n, BLOCK: kl.constexpr):
+    amd.hint.sched_barrier()  # E:hint-nvidia

@@ -2,6 +2,8 @@
 (``triton.experimental.gluon.language.amd``):
 
 * :mod:`kiln.language.amd.cdna3` (gfx942): ``buffer_load``, ``buffer_store``;
+* :mod:`kiln.language.amd.hint`: ``sched_barrier`` (a scheduling barrier, Gluon's after
+  Triton 3.8);
 * :mod:`kiln.language.amd.cdna4` (gfx950): the same, plus ``async_copy``
   (``global_load_to_shared``, ``buffer_load_to_shared``, ``commit_group``, ``wait_group``,
   ``load_shared_relaxed``). The direct-to-LDS copies also compile for gfx942 at 4 bytes, as
@@ -20,7 +22,7 @@ from .._core import register_vendor_builtins
 # registered before the submodules define them.
 register_vendor_builtins(__name__, "hip:", "AMD")
 
-from . import cdna3, cdna4, warp_pipeline  # noqa: E402,F401
+from . import cdna3, cdna4, hint, warp_pipeline  # noqa: E402,F401
 from .warp_pipeline import warp_pipeline_stage  # noqa: E402,F401
 from ._layouts import AMDMFMALayout, AMDWMMALayout  # noqa: E402,F401
 # Gluon's amd.slice (after Triton 3.6): registers only, so it is vendor-neutral in Kiln.
@@ -35,5 +37,5 @@ _nv_libdevice.register_target_library("hip:", _libdevice.NAMES, _libdevice.call)
 register_library_math("hip:", "erf", _libdevice.library_erf)
 del _nv_libdevice, register_library_math
 
-__all__ = ["cdna3", "cdna4", "warp_pipeline", "warp_pipeline_stage", "AMDMFMALayout",
+__all__ = ["cdna3", "cdna4", "hint", "warp_pipeline", "warp_pipeline_stage", "AMDMFMALayout",
            "AMDWMMALayout", "slice"]
