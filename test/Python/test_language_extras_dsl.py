@@ -608,3 +608,33 @@ def test_full_of_no_shape_from_a_tensor_is_an_error():
                      num_warps=4, cache=False)
     located.assert_located(ei.value, HERE, "E:full0", "kl.full",
                            r"full: value must be a scalar", kiln.CompilationError)
+
+
+@kiln.jit
+def truth_reduce_kernel(x, out, M: kl.constexpr, N: kl.constexpr, W: kl.constexpr):
+    """kl.all / kl.any (Gluon's, after Triton 3.8) along each axis and over the whole tile."""
+    L: kl.constexpr = kl.BlockedLayout([1, 2], [W // 8, 8], [4, 1], [1, 0])
+    rm = kl.arange(0, M, kl.SliceLayout(1, L))
+    rn = kl.arange(0, N, kl.SliceLayout(0, L))
+    a = kl.load(x + rm[:, None] * N + rn[None, :])
+    kl.store(out + rn, kl.all(a, 0).to(kl.int32))
+    kl.store(out + N + rm, kl.any(a, axis=1).to(kl.int32))
+    kl.store(out + N + M, kl.all(a).to(kl.int32) + 2 * kl.any(a > 3).to(kl.int32))
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_all_and_any_reduce_truth_values(target, w):
+    k = kiln.compile(truth_reduce_kernel, {"x": "*i32", "out": "*i32"},
+                     {"M": 16, "N": 2 * w, "W": w}, target=target, num_warps=4, cache=False)
+    tile = k.asm["tile"]
+    # Non-bool inputs compare against zero; the reductions combine i1 values with and / or.
+    assert re.search(r"arith\.andi .* : i1", tile) and re.search(r"arith\.ori .* : i1", tile)
+    assert "arith.cmpi ne" in tile
+
+
+def test_all_of_a_scalar_is_an_error():
+    @kiln.jit
+    def k(x, out):
+        kl.store(out, kl.all(kl.load(x)).to(kl.int32))
+    with pytest.raises(kiln.CompilationError, match="all expects a tensor, got a scalar"):
+        kiln.compile(k, {"x": "*i32", "out": "*i32"}, {}, target="cuda:sm_90a", cache=False)

@@ -37,7 +37,7 @@ from ._math import (  # noqa: F401
 )
 from ._standard import (  # noqa: F401
     zeros, zeros_like, full_like, sum, max, min, cdiv, next_power_of_2, xor_sum, reduce_or,
-    add, sub, mul,
+    all, any, add, sub, mul,
 )
 from ._banks import bank_conflicts  # noqa: F401
 from ._cga import make_cga_layout  # noqa: F401  (Gluon: triton._C.libtriton.gluon_ir's)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._core import _unwrap, builtin, constexpr, constexpr_function, full, tensor
 
 __all__ = ["zeros", "zeros_like", "full_like", "sum", "max", "min", "cdiv", "next_power_of_2",
-           "xor_sum", "reduce_or", "add", "sub", "mul"]
+           "xor_sum", "reduce_or", "all", "any", "add", "sub", "mul"]
 
 
 @builtin
@@ -129,6 +129,31 @@ xor_sum = _bitwise_reduce("xor", "xor_sum", "Bitwise XOR of the elements along `
                           "axes when None).")
 reduce_or = _bitwise_reduce("or", "reduce_or", "Bitwise OR of the elements along ``axis`` (all "
                             "axes when None).")
+
+
+def _truth_reduce(kind, name, doc):
+    @builtin
+    def fn(input, axis=None, keep_dims=False, _semantic=None):
+        sem = _semantic
+        req = sem.require_constexpr
+        x = sem.as_tensor(_unwrap(input))
+        if not x.type.is_block:
+            raise TypeError(f"{name} expects a tensor, got a scalar")
+        if not x.dtype.is_bool():
+            x = sem.compare("ne", x, 0)
+        return sem.reduce(x, req(axis, f"{name} axis"),
+                          lambda a, b: sem.binary(kind, a, b), req(keep_dims, "keep_dims"))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+all = _truth_reduce("and", "all", "Whether every element along ``axis`` (all axes when None) "
+                    "is true (non-zero): a bool tensor, or a bool scalar (Gluon's, after "
+                    "Triton 3.8).")
+any = _truth_reduce("or", "any", "Whether some element along ``axis`` (all axes when None) is "
+                    "true (non-zero): a bool tensor, or a bool scalar (Gluon's, after Triton "
+                    "3.8).")
 
 
 def _binary_fn(op, name, symbol):
