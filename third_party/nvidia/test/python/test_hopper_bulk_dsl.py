@@ -11,7 +11,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
-from kiln.language.nvidia.hopper import bulk, mbarrier
+from kiln.language.nvidia.hopper import bulk, cluster, mbarrier
 
 import compiled
 import located
@@ -132,3 +132,21 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
         kiln.compile(fn, {"src": "*fp32:16", "dst": "*fp32:16"}, {}, target="cuda:sm_90a",
                      cache=False)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@kiln.jit
+def rank_kernel(out):
+    kl.store(out + kl.program_id(0), cluster.cta_rank())
+
+
+@pytest.mark.parametrize("num_ctas", [1, 2, 4])
+def test_cluster_cta_rank(num_ctas):
+    """hopper.cluster.cta_rank (Gluon's, after Triton 3.8): the low bits of program_id(0), as
+    every cluster split takes the rank; the constant 0 outside a cluster."""
+    k = kiln.compile(rank_kernel, {"out": "*i32"}, {}, target="cuda:sm_90a",
+                     num_ctas=num_ctas, cache=False)
+    tile = k.asm["tile"]
+    if num_ctas == 1:
+        assert "arith.andi" not in tile
+    else:
+        assert f"arith.constant {num_ctas - 1} : i32" in tile and "arith.andi" in tile

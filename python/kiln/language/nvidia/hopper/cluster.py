@@ -1,13 +1,15 @@
 """Barriers across a thread-block cluster (sm_90a), with Gluon's names after Triton 3.6
 (``triton.experimental.gluon.language.nvidia.hopper.cluster``): ``arrive`` and ``wait`` split
 ``barrier.cluster`` in two, ``barrier`` does both. Every thread of every CTA of the cluster
-takes part; a kernel launched without clusters is a cluster of one CTA."""
+takes part; a kernel launched without clusters is a cluster of one CTA. ``cta_rank()`` is this
+CTA's rank in its cluster (Gluon's, after Triton 3.8)."""
 
 from __future__ import annotations
 
 from ..._core import _unwrap, builtin
+from ... import _core as core
 
-__all__ = ["arrive", "wait", "barrier"]
+__all__ = ["arrive", "wait", "barrier", "cta_rank"]
 
 
 def _relaxed(relaxed, what):
@@ -37,3 +39,14 @@ def barrier(relaxed=False, _semantic=None):
     _semantic.b.create("tile_nv.cluster_arrive", [], [],
                        {"relaxed": _relaxed(relaxed, "cluster.barrier")})
     _semantic.b.create("tile_nv.cluster_wait", [], [])
+
+
+@builtin
+def cta_rank(_semantic=None):
+    """This CTA's rank in its cluster, an int32 scalar in [0, num_ctas): 0 outside a cluster.
+    A cluster's CTAs are launched next to each other along x, so the rank is the low bits of
+    ``program_id(0)``, the rank every cluster split of a layout uses."""
+    sem = _semantic
+    if sem.num_ctas == 1:
+        return sem.as_tensor(0, core.int32)
+    return sem.binary("and", sem._grid_op("program_id", 0), sem.num_ctas - 1)
