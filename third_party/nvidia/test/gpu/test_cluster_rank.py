@@ -1,5 +1,6 @@
 """hopper.cluster.cta_rank (Gluon's, after Triton 3.8) on a Hopper GPU: each CTA of clusters of
-1, 2 and 4 writes its rank; the ranks count 0 .. num_ctas - 1 within each cluster. Skips
+1, 2 and 4 writes its rank at cluster index * num_ctas + rank: every place is written once, with
+0 .. num_ctas - 1 within each cluster. Skips
 cleanly without torch, a driver or an sm_90 device."""
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from kiln.language.nvidia.hopper import cluster  # noqa: E402
 
 
 @kiln.jit
-def rank_kernel(out):
-    kl.store(out + kl.program_id(0), cluster.cta_rank())
+def rank_kernel(out, N: kl.constexpr):
+    # program_id is the cluster's index (as in Triton); each CTA writes its rank at its place.
+    rank = cluster.cta_rank()
+    kl.store(out + kl.program_id(0) * N + rank, rank)
 
 
 @pytest.mark.parametrize("num_ctas", [1, 2, 4])
@@ -24,6 +27,6 @@ def test_cta_rank(target, num_ctas):
         pytest.skip(f"clusters need sm_90a; this device's target is {target}")
     clusters = 3
     out = torch.full((clusters * num_ctas,), -1, device="cuda", dtype=torch.int32)
-    rank_kernel[(clusters,)](out, num_warps=4, num_ctas=num_ctas)
+    rank_kernel[(clusters,)](out, num_ctas, num_warps=4, num_ctas=num_ctas)
     torch.cuda.synchronize()
     assert out.tolist() == list(range(num_ctas)) * clusters

@@ -141,8 +141,8 @@ def rank_kernel(out):
 
 @pytest.mark.parametrize("num_ctas", [1, 2, 4])
 def test_cluster_cta_rank(num_ctas):
-    """hopper.cluster.cta_rank (Gluon's, after Triton 3.8): the low bits of program_id(0), as
-    every cluster split takes the rank; the constant 0 outside a cluster."""
+    """hopper.cluster.cta_rank (Gluon's, after Triton 3.8): the low bits of the CTA's x index,
+    as every cluster split takes the rank; the constant 0 outside a cluster."""
     k = kiln.compile(rank_kernel, {"out": "*i32"}, {}, target="cuda:sm_90a",
                      num_ctas=num_ctas, cache=False)
     tile = k.asm["tile"]

@@ -43,9 +43,10 @@ def barrier(relaxed=False, _semantic=None):
 
 @builtin
 def cta_rank(_semantic=None):
-    """This CTA's rank in its cluster, an int32 scalar in [0, num_ctas): 0 outside a cluster.
-    A cluster's CTAs are launched next to each other along x, so the rank is the low bits of
-    ``program_id(0)``, the rank every cluster split of a layout uses."""
+    """This CTA's rank in its cluster, an int32 scalar in [0, num_ctas): 0 outside a cluster
+    (``program_id`` is the cluster's index, as in Triton). A cluster's CTAs are launched next
+    to each other along x: the rank is the low bits of the CTA's x index, the rank every
+    cluster split of a layout uses."""
     sem = _semantic
     if sem.num_ctas == 1:
         return sem.as_tensor(0, core.int32)
