@@ -63,6 +63,8 @@ _BITWISE_64 = (_TMA_REDUCE + "; a 64-bit one only on a host descriptor's uint64 
                "on")
 _SHARED_BARRIER = ("one barrier per CTA of a cluster, as Gluon; a barrier CTAs share (a zero "
                    "cga_layout basis, two_ctas=True) is refused (hopper.md)")
+_ATOMIC_LDST = ("NVIDIA targets only (AMD refused at the call); one PTX ld/st with the order "
+                "and scope per element, not vectorized (Gluon: relaxed accesses and a fence)")
 DIFFERENCES = {
     "nvidia.blackwell": "only the tensor-memory layout classes, as descriptions, so that a "
                         "kernel with a Hopper and a Blackwell path compiles its Hopper path; "
@@ -105,6 +107,10 @@ DIFFERENCES = {
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
+    "atomic_load": _ATOMIC_LDST,
+    "atomic_store": _ATOMIC_LDST,
+    "atomic_poll": _ATOMIC_LDST + "; a pointer to a scalar only, every thread holding it polls "
+                                  "(no CTA barrier after)",
     "amd.warp_pipeline_stage": _WARP_PIPELINE,
     "amd.warp_pipeline.warp_pipeline_stage": _WARP_PIPELINE,
 }

@@ -46,6 +46,8 @@ struct InlineAsmOpConversion : public TileOpConversion<InlineAsmOp> {
     for (Value v : adaptor.getArgs())
       ins.push_back(unpackStruct(rewriter, loc, v));
     auto perReg = [&](Type t) -> unsigned {
+      if (!t.isIntOrFloat())
+        return 1; // a pointer: one address register per element
       unsigned bits = t.getIntOrFloatBitWidth();
       return bits < 32 && pack > 1 ? std::min(pack, 32 / bits) : 1;
     };

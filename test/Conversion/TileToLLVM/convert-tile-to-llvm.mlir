@@ -641,6 +641,9 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // CHECK-LABEL: llvm.func @asm_(
 // CHECK: llvm.inline_asm "mov.b32 $0, $1;", "=r,r" %{{.*}} : (vector<4xi8>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: llvm.inline_asm
+// A pointer operand is one address register per element (atomic_load's "l").
+// CHECK-LABEL: llvm.func @asm_ptr_(
+// CHECK: llvm.inline_asm has_side_effects "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l" %{{.*}} : (!llvm.ptr<1>) -> i32
 // CHECK-LABEL: llvm.func @scan_(
 // CHECK: %[[X0:.*]] = llvm.extractvalue %arg0[0]
 // CHECK: %[[X1:.*]] = llvm.extractvalue %arg0[1]
@@ -656,6 +659,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @asm_(%x: tensor<512xi8, #l>) -> tensor<512xi32, #l> {
     %y = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r", %x {pack = 4 : i32, pure = true} : (tensor<512xi8, #l>) -> tensor<512xi32, #l>
     return %y : tensor<512xi32, #l>
+  }
+  func.func @asm_ptr_(%p: tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #l> {
+    %y = tile.inline_asm_elementwise "ld.acquire.gpu.global.b32 $0, [$1];", "=r,l", %p {pack = 1 : i32, pure = false} : (tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #l>
+    return %y : tensor<128xi32, #l>
   }
   func.func @scan_(%x: tensor<4x128xi32, #s>) -> tensor<4x128xi32, #s> {
     %s = tile.scan %x {axis = 0 : i32, reverse = true} : tensor<4x128xi32, #s> {

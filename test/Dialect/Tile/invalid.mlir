@@ -2584,9 +2584,9 @@ func.func @print_shapes(%x: tensor<128xi32, #l>, %y: tensor<256xi32, #l>) {
 // -----
 
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
-func.func @asm_pointers(%x: tensor<128x!tile.ptr<f32>, #l>) {
-  // expected-error @+1 {{'tile.inline_asm_elementwise' op operands and results must hold integers or floats, got 'tensor<128x!tile.ptr<f32>}}
-  %y = tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l", %x {pack = 1 : i32, pure = true} : (tensor<128x!tile.ptr<f32>, #l>) -> tensor<128xi64, #l>
+func.func @asm_pointer_result(%x: tensor<128xi64, #l>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op results must hold integers or floats, got 'tensor<128x!tile.ptr<f32>}}
+  %y = tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l", %x {pack = 1 : i32, pure = true} : (tensor<128xi64, #l>) -> tensor<128x!tile.ptr<f32>, #l>
   return
 }
 

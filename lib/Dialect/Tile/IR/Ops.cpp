@@ -683,12 +683,20 @@ LogicalResult InlineAsmOp::verify() {
     auto r = cast<RankedTensorType>(t);
     return r.getShape() == first.getShape() && r.getEncoding() == first.getEncoding();
   };
+  // Operands may also be pointers (one address register per element).
+  for (Type t : getArgs().getTypes()) {
+    Type elt = cast<RankedTensorType>(t).getElementType();
+    if (!elt.isIntOrFloat() && !isa<PointerType>(elt))
+      return emitOpError() << "operands must hold integers, floats or "
+                              "pointers, got "
+                           << t;
+  }
+  for (Type t : getResults().getTypes())
+    if (!cast<RankedTensorType>(t).getElementType().isIntOrFloat())
+      return emitOpError() << "results must hold integers or floats, got "
+                           << t;
   for (Type t : llvm::concat<const Type>(getArgs().getTypes(),
                                          getResults().getTypes())) {
-    if (!cast<RankedTensorType>(t).getElementType().isIntOrFloat())
-      return emitOpError() << "operands and results must hold integers or "
-                              "floats, got "
-                           << t;
     if (!same(t))
       return emitOpError() << "operands and results must have one shape and "
                               "layout, got "
