@@ -63,8 +63,11 @@ _BITWISE_64 = (_TMA_REDUCE + "; a 64-bit one only on a host descriptor's uint64 
                "on")
 _SHARED_BARRIER = ("one barrier per CTA of a cluster, as Gluon; a barrier CTAs share (a zero "
                    "cga_layout basis, two_ctas=True) is refused (hopper.md)")
-_ATOMIC_LDST = ("NVIDIA targets only (AMD refused at the call); one PTX ld/st with the order "
-                "and scope per element, not vectorized (Gluon: relaxed accesses and a fence)")
+_ATOMIC_LDST = "NVIDIA targets only (AMD refused at the call)"
+_NV_POLICY = ("checked as in Gluon; the L2 policy of a TMA copy is applied (createpolicy, "
+              ".L2::cache_hint), the cache modifier of a cp.async copy too; L1 priorities, "
+              "L2 prefetch sizes and the policies of plain loads and stores are hints Kiln "
+              "does not apply")
 DIFFERENCES = {
     "nvidia.blackwell": "only the tensor-memory layout classes, as descriptions, so that a "
                         "kernel with a Hopper and a Blackwell path compiles its Hopper path; "
@@ -107,10 +110,17 @@ DIFFERENCES = {
     "NVMMASharedLayout": "fp4_padded=True is refused: it lays out packed fp4 operands for "
                          "Blackwell's TMA and scaled MMA (Gluon's TMA takes it only on "
                          "sm_100+), and Kiln's NVIDIA targets end at Hopper",
+    "CachePolicy": "checked as in Gluon; applied as a cp.async copy's cache modifier and a TMA "
+                   "copy's L2 eviction hint (evict_first / evict_last); on plain loads and "
+                   "stores a hint Kiln does not apply",
+    "nvidia.ampere.CachePolicy": _NV_POLICY,
+    "nvidia.hopper.CachePolicy": _NV_POLICY,
+    "inline_asm_elementwise": "shared-memory views are not operands (Gluon's newest passes "
+                              "their address; Kiln's inline_asm does)",
     "atomic_load": _ATOMIC_LDST,
     "atomic_store": _ATOMIC_LDST,
-    "atomic_poll": _ATOMIC_LDST + "; a pointer to a scalar only, every thread holding it polls "
-                                  "(no CTA barrier after)",
+    "atomic_poll": _ATOMIC_LDST + "; every thread polls the elements it holds and acquires "
+                                  "for itself (no CTA barrier after)",
     "amd.warp_pipeline_stage": _WARP_PIPELINE,
     "amd.warp_pipeline.warp_pipeline_stage": _WARP_PIPELINE,
 }

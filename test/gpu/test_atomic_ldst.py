@@ -1,5 +1,6 @@
 """kl.atomic_load / atomic_store / atomic_poll (Gluon's, after Triton 3.8) on an NVIDIA GPU:
-masked round trips of every width against torch on fresh random inputs, a flag handed from
+masked round trips of every width against torch on fresh random inputs (vectorized ones too),
+a flag handed from
 one CTA to another (release store, acquire poll: the data written before the flag is what
 the poller reads), and the poll's timeout. Skips cleanly without torch or a GPU."""
 
@@ -94,3 +95,93 @@ def test_poll_timeout(target, dtype):
     poll_timeout_kernel[(1,)](flag, res, 5, 20_000, num_warps=1)  # never: false after 20 us
     torch.cuda.synchronize()
     assert res.item() == 0
+
+
+@kiln.jit
+def vector_kernel(src, out, STRIDE: kl.constexpr, OFFSET: kl.constexpr,
+                  MASK_GROUP: kl.constexpr, STORE: kl.constexpr):
+    x = kl.arange(0, 512, layout=kl.BlockedLayout([16], [32], [1], [0]))
+    if MASK_GROUP:
+        mask = x // MASK_GROUP % 2 == 0
+    else:
+        mask = None
+    if STORE:
+        values = kl.load(src + x)
+        kl.atomic_store(out + x * STRIDE + OFFSET, values, mask=mask, sem="release")
+    else:
+        values = kl.atomic_load(src + x * STRIDE + OFFSET, mask=mask, sem="acquire")
+        kl.store(out + x, values, mask=mask)
+
+
+@pytest.mark.parametrize("store", [False, True])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.int16, torch.int32,
+                                   torch.int64, torch.float16, torch.float32, torch.float64],
+                         ids=str)
+@pytest.mark.parametrize("stride,offset,group", [(1, 0, 0), (1, 0, 16), (1, 0, 8), (1, 0, 4),
+                                                 (1, 0, 2), (1, 0, 1), (1, 1, 16), (2, 0, 16)])
+def test_vector_accesses_move_the_right_elements(target, store, dtype, stride, offset, group):
+    # Vectors of up to 16 bytes (see test/Python/test_atomic_ldst_dsl.py): every element in
+    # its place, masked-off ones untouched, against torch on fresh random data.
+    if not target.startswith("cuda"):
+        pytest.skip("atomic_load / atomic_store are NVIDIA-only in Kiln")
+    src = _random(1026, dtype)
+    out = _random(1026 if store else 512, dtype)
+    x = torch.arange(512, device="cuda")
+    mask = x // group % 2 == 0 if group else torch.ones_like(x, dtype=torch.bool)
+    expected = out.clone()
+    if store:
+        expected[x[mask] * stride + offset] = src[x[mask]]
+    else:
+        expected = torch.where(mask, src[x * stride + offset], out)
+    vector_kernel[(1,)](src, out, stride, offset, group, store, num_warps=1)
+    torch.cuda.synchronize()
+    assert torch.equal(out, expected)
+
+
+@kiln.jit
+def poll_tensor_kernel(flags, out, BLOCK: kl.constexpr, TIMEOUT: kl.constexpr,
+                       layout: kl.constexpr):
+    offs = kl.arange(0, BLOCK, layout=layout)
+    matched = kl.atomic_poll(flags + offs, offs + 1, timeout_ns=TIMEOUT)
+    kl.store(out + offs, matched)
+
+
+@pytest.mark.parametrize("block", [1, 16, 128, 512])
+@pytest.mark.parametrize("num_warps", [4, 8])
+@pytest.mark.parametrize("timeout", [None, 0])
+def test_poll_over_a_tensor(target, block, num_warps, timeout):
+    if not target.startswith("cuda"):
+        pytest.skip("atomic_poll is NVIDIA-only in Kiln")
+    expected = torch.arange(1, block + 1, dtype=torch.int32, device="cuda")
+    flags = expected.clone()
+    if timeout is not None:
+        flags[::2] = 0  # never matched: false after one read
+    out = torch.empty(block, dtype=torch.bool, device="cuda")
+    layout = kl.BlockedLayout([1], [32], [num_warps], [0])
+    poll_tensor_kernel[(1,)](flags, out, block, timeout, layout, num_warps=num_warps)
+    torch.cuda.synchronize()
+    assert torch.equal(out, flags == expected)
+
+
+@kiln.jit
+def poll_handoff_kernel(flags, payload, out, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK, layout=kl.BlockedLayout([1], [32], [4], [0]))
+    if kl.program_id(0) == 0:
+        matched = kl.atomic_poll(flags + offs, 1, scope="gpu")
+        values = kl.where(matched, kl.load(payload + offs), -1)
+        kl.store(out + offs, values)
+    else:
+        kl.store(payload + offs, offs + 1)
+        kl.atomic_xchg(flags + offs, 1, sem="release", scope="gpu")
+
+
+@pytest.mark.parametrize("block", [16, 128, 512])
+def test_poll_over_a_tensor_acquires(target, block):
+    if not target.startswith("cuda"):
+        pytest.skip("atomic_poll is NVIDIA-only in Kiln")
+    flags = torch.zeros(block, dtype=torch.int32, device="cuda")
+    payload = torch.zeros_like(flags)
+    out = torch.zeros_like(flags)
+    poll_handoff_kernel[(2,)](flags, payload, out, block, num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(out, torch.arange(1, block + 1, dtype=torch.int32, device="cuda"))

@@ -176,6 +176,18 @@ void precomputeAxisInfo(ModuleOp module, AxisInfoAnalysis &axisInfo) {
         if (isa<PointerType>(t) || t.isInteger())
           axisInfo.get(v);
       }
+    } else if (llvm::any_of(op->getOperandTypes(), [](Type t) {
+                 return isa<RankedTensorType>(t) &&
+                        isa<PointerType>(getElementTypeOrSelf(t));
+               })) {
+      // Any other access through a tensor of pointers (a vendor's ordered
+      // loads and stores): its pointers and masks.
+      for (Value v : op->getOperands()) {
+        Type t = getElementTypeOrSelf(v.getType());
+        if (isa<RankedTensorType>(v.getType()) &&
+            (isa<PointerType>(t) || t.isInteger(1)))
+          axisInfo.get(v);
+      }
     }
   });
 }
@@ -424,6 +436,7 @@ void kiln::populateTileToLLVMPatterns(TileTypeConverter &converter,
                                       const LoweringContext &ctx) {
   populateElementwiseOpToLLVMPatterns(converter, patterns, ctx);
   populateExternElementwiseOpToLLVMPatterns(converter, patterns, ctx);
+  populateInlineAsmOpToLLVMPatterns(converter, patterns, ctx);
   populateMemoryOpToLLVMPatterns(converter, patterns, ctx);
   populateAtomicOpToLLVMPatterns(converter, patterns, ctx);
   populateLayoutOpToLLVMPatterns(converter, patterns, ctx);

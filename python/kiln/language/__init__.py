@@ -42,8 +42,9 @@ from ._standard import (  # noqa: F401
 from ._banks import bank_conflicts  # noqa: F401
 from ._cga import make_cga_layout  # noqa: F401  (Gluon: triton._C.libtriton.gluon_ir's)
 from ._gather import gather, histogram  # noqa: F401
-from ._inline_asm import inline_asm_elementwise  # noqa: F401
-from ._atomic_ldst import atomic_load, atomic_store, atomic_poll  # noqa: F401
+from ._inline_asm import inline_asm_elementwise, inline_asm  # noqa: F401
+from ._cache_policy import CachePolicy  # noqa: F401
+from .nvidia._atomic_ldst import atomic_load, atomic_store, atomic_poll  # noqa: F401
 from ._shape_ops import join, split, permute, fp4_to_fp  # noqa: F401
 from ._types import tuple, tuple_type, void  # noqa: F401,A004
 from ._scan import associative_scan  # noqa: F401

@@ -13,6 +13,7 @@ import functools
 from typing import List, Sequence
 
 from ._constexpr import _unwrap, constexpr, constexpr_function
+from . import _cache_policy
 from ._dtype_surface import block_queries, dtype_queries, flag, no_ir_hook
 from ._layouts import DistributedLayout, SharedLayout
 
@@ -469,18 +470,24 @@ def full(shape, value, dtype, layout=None, _semantic=None):
 
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
-         cache_modifier="", eviction_policy="", volatile=False, _semantic=None):
+         cache_modifier="", eviction_policy="", volatile=False, cache_policy=None,
+         _semantic=None):
     """Masked load from a tensor of pointers; masked-off lanes yield ``other``. A ``volatile``
     load reads memory each time it runs, in program order (a volatile access); the
-    pipeliner never issues it ahead."""
+    pipeliner never issues it ahead. ``cache_policy`` (a ``CachePolicy``) or
+    ``cache_modifier`` / ``eviction_policy`` (not both) are hints, checked, not applied."""
+    _cache_policy.normalize("load", cache_policy, cache_modifier, eviction_policy)
     return _semantic.load(pointer, _unwrap(mask), _unwrap(other),
                           volatile=_semantic.require_constexpr(volatile, "load volatile"))
 
 
 @builtin
 def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
-          eviction_policy="", _semantic=None):
-    """Masked store of ``value`` to a tensor of pointers."""
+          eviction_policy="", cache_policy=None, _semantic=None):
+    """Masked store of ``value`` to a tensor of pointers. ``cache_policy`` (a
+    ``CachePolicy``) or ``cache_modifier`` / ``eviction_policy`` (not both) are hints,
+    checked, not applied."""
+    _cache_policy.normalize("store", cache_policy, cache_modifier, eviction_policy)
     return _semantic.store(pointer, _unwrap(value), _unwrap(mask))
 
 

@@ -1,12 +1,14 @@
-"""Gluon's ``inline_asm_elementwise``: the target's inline assembly over the elements of
-tensors (``tile.inline_asm_elementwise``)."""
+"""Gluon's ``inline_asm_elementwise`` (the target's inline assembly over the elements of
+tensors, ``tile.inline_asm_elementwise``) and ``inline_asm`` (after Triton 3.8: one statement
+per thread over all its registers, ``tile.inline_asm``)."""
 
 from __future__ import annotations
 
-from ._core import _unwrap, builtin, distributed_type, dtype as dtype_cls, tensor
+from ._core import (_unwrap, builtin, distributed_type, dtype as dtype_cls,
+                    shared_memory_descriptor, tensor)
 from ._layouts import is_inferred, to_linear_layout
 
-__all__ = ["inline_asm_elementwise"]
+__all__ = ["inline_asm_elementwise", "inline_asm"]
 
 
 @builtin
@@ -31,6 +33,10 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
     if not dtypes or not all(isinstance(d, dtype_cls) and d.primitive_bitwidth for d in dtypes):
         raise TypeError(f"inline_asm_elementwise: dtype must be a dtype or a non-empty tuple "
                         f"of dtypes, got {dtype!r}")
+    if any(isinstance(_unwrap(a), shared_memory_descriptor) for a in _unwrap(args)):
+        raise TypeError("inline_asm_elementwise takes tensors and scalars, not shared-memory "
+                        "views, in Kiln: pass the view to inline_asm (one statement per "
+                        "thread, the view's address one operand)")
     values = [sem.as_tensor(_unwrap(a)) for a in _unwrap(args)]
     if not any(v.type.is_block for v in values):
         raise TypeError("inline_asm_elementwise needs at least one tensor argument")
@@ -49,3 +55,95 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
     names = sem.b.create("tile.inline_asm_elementwise", values, rts, attrs)
     outs = [tensor(n, t) for n, t in zip(names, rts)]
     return outs[0] if single else tuple(outs)
+
+
+def _registers(what, t) -> int:
+    """Operands a value of type ``t`` passes: every register of a tensor (replicated ones
+    included), one for a scalar."""
+    if not isinstance(t, distributed_type):
+        return 1
+    if t.layout is None or is_inferred(t.layout):
+        raise ValueError(f"{what} needs explicit distributed tensor layouts, got "
+                         f"{t.layout!r} (convert the tensor to a BlockedLayout or another "
+                         f"distributed layout first)")
+    return 1 << len(to_linear_layout(t.layout, t.shape).reg_bases)
+
+
+@builtin
+def inline_asm(asm, constraints="", args=(), result_types=(), is_pure=False, _semantic=None):
+    """Run ``asm`` (the target's assembly language) once per thread (Gluon's ``inline_asm``).
+
+    A tensor in ``args`` passes every register the thread holds of it, in its layout's
+    register order (replicated ones included), each its own operand; a scalar passes one; a
+    shared-memory view passes its 32-bit shared address (then ``is_pure`` must be false, and
+    the caller orders the accesses: nothing synchronizes them). Elements narrower than 32
+    bits are not packed. ``result_types``: a ``distributed_type`` (a tensor result, one output
+    operand per register), a dtype (a scalar result, uniform across threads), a sequence of
+    them (a tuple is returned) or empty (nothing is returned). Operands are numbered outputs
+    first. ``constraints`` is the whole constraint string, or a tuple of one constraint per
+    result and then per argument, repeated for each of its registers. ``asm`` may be a
+    ``constexpr_function`` called with ``(outputs, inputs)``, tuples per result and per
+    argument of the ``"$N"`` names of their operands, that returns the assembly text."""
+    sem = _semantic
+    what = "inline_asm"
+    asm = _unwrap(asm)
+    constraints = sem.require_constexpr(constraints, "constraints")
+    is_pure = sem.require_constexpr(is_pure, "is_pure")
+    if not isinstance(is_pure, bool):
+        raise TypeError(f"inline_asm: is_pure must be a constexpr bool, got {is_pure!r}")
+    values = []
+    for a in _unwrap(args) or ():
+        a = _unwrap(a)
+        if isinstance(a, shared_memory_descriptor):
+            if is_pure:
+                raise ValueError("inline_asm with a shared-memory operand must not be pure "
+                                 "(is_pure=False): the statement touches memory")
+            values.append(a)
+        else:
+            values.append(sem.as_tensor(a))
+    rts = _unwrap(result_types)
+    single = rts is not None and not isinstance(rts, (list, tuple))
+    rts = [] if rts is None else [rts] if single else [_unwrap(t) for t in rts]
+    for t in rts:
+        if not isinstance(t, (distributed_type, dtype_cls)) or (
+                isinstance(t, dtype_cls) and not t.primitive_bitwidth):
+            raise TypeError(f"inline_asm: result_types holds dtypes and distributed_types, "
+                            f"got {t!r}")
+    if not rts and is_pure:
+        raise ValueError("inline_asm without results must not be pure (it would do nothing)")
+    outs = [_registers(what, t) for t in rts]
+    ins = [1 if isinstance(v, shared_memory_descriptor) else _registers(what, v.type)
+           for v in values]
+    names, k = [], 0
+    for n in outs + ins:
+        names.append(tuple(f"${k + i}" for i in range(n)))
+        k += n
+    out_names, in_names = tuple(names[:len(outs)]), tuple(names[len(outs):])
+    if callable(asm):
+        text = asm(out_names, in_names)
+        text = _unwrap(text)
+        if not isinstance(text, str):
+            raise TypeError(f"inline_asm: asm must be a string or a constexpr_function "
+                            f"returning a string, got {type(text).__name__} from "
+                            f"{getattr(asm, '__name__', asm)!r}")
+        asm = text
+    if not isinstance(asm, str):
+        raise TypeError(f"inline_asm: asm must be a string or a constexpr_function returning "
+                        f"a string, got {asm!r}")
+    if isinstance(constraints, (list, tuple)):
+        groups = len(outs) + len(ins)
+        if len(constraints) != groups or not all(isinstance(c, str) for c in constraints):
+            raise ValueError(f"inline_asm: constraints as a tuple needs one constraint per "
+                             f"output and input group ({len(outs)} results + {len(ins)} "
+                             f"arguments = {groups}), got {constraints!r}")
+        constraints = ",".join(c for c, n in zip(constraints, outs + ins) for _ in range(n))
+    elif not isinstance(constraints, str):
+        raise TypeError(f"inline_asm: constraints must be a string or a tuple of strings, "
+                        f"got {constraints!r}")
+    attrs = {"asm_string": sem.b.str_attr(asm), "constraints": sem.b.str_attr(constraints),
+             "pure": "true" if is_pure else "false"}
+    handles = sem.b.create("tile.inline_asm", values, rts, attrs)
+    results = [tensor(h, t) for h, t in zip(handles, rts)]
+    if not results:
+        return None
+    return results[0] if single else tuple(results)

@@ -2876,3 +2876,64 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_thread_pure_nothing() {
+  // expected-error @+1 {{'tile.inline_asm' op without results must not be pure (it would do nothing)}}
+  tile.inline_asm "bar.sync 0;", "" {pure = true} : () -> ()
+  return
+}
+
+// -----
+
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+func.func @asm_thread_pure_shared(%b: !tile.memdesc<128xi32, #sh, mutable>) {
+  // expected-error @+1 {{'tile.inline_asm' op with a shared-memory operand must not be pure}}
+  %r = tile.inline_asm "ld.shared.u32 $0, [$1];", "=r,r", %b {pure = true} : (!tile.memdesc<128xi32, #sh, mutable>) -> i32
+  return
+}
+
+// -----
+
+func.func @asm_thread_no_layout(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm' op tensor operands need a layout}}
+  tile.inline_asm "", "r", %x {pure = false} : (tensor<128xi32>) -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_thread_result_layout(%x: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile.inline_asm' op tensor results need a layout}}
+  %r = tile.inline_asm "mov.b32 $0, $1;", "=r,r", %x {pure = true} : (tensor<128xi32, #l>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_thread_pointer_result(%x: tensor<128xi64, #l>) {
+  // expected-error @+1 {{'tile.inline_asm' op results must hold integers or floats}}
+  %r = tile.inline_asm "mov.b64 $0, $1;", "=l,l", %x {pure = true} : (tensor<128xi64, #l>) -> tensor<128x!tile.ptr<f32>, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_thread_scalar_result(%x: tensor<128xi64, #l>) {
+  // expected-error @+1 {{'tile.inline_asm' op results must be tensors or scalars of integers or floats}}
+  %r = tile.inline_asm "mov.b64 $0, $1;", "=l,l", %x {pure = true} : (tensor<128xi64, #l>) -> !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @asm_thread_operand(%t: !tile.async_token) {
+  // expected-error @+1 {{'tile.inline_asm' op operands must be tensors, scalars or shared views}}
+  tile.inline_asm "", "r", %t {pure = false} : (!tile.async_token) -> ()
+  return
+}

@@ -66,6 +66,10 @@ void populateElementwiseOpToLLVMPatterns(TileTypeConverter &converter,
 void populateExternElementwiseOpToLLVMPatterns(
     TileTypeConverter &converter, mlir::RewritePatternSet &patterns,
     const LoweringContext &ctx);
+/// tile.inline_asm: one statement per thread (InlineAsmOpToLLVM.cpp).
+void populateInlineAsmOpToLLVMPatterns(TileTypeConverter &converter,
+                                       mlir::RewritePatternSet &patterns,
+                                       const LoweringContext &ctx);
 void populateAtomicOpToLLVMPatterns(TileTypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const LoweringContext &ctx);

@@ -672,6 +672,66 @@ void InlineAsmOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+void InlineAsmThreadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+// Once per thread: operands are tensors with a layout (every register the
+// thread holds), scalars, or shared views (their address); results are
+// tensors with a layout or scalars, of integers or floats.
+LogicalResult InlineAsmThreadOp::verify() {
+  if (getResults().empty() && getPure())
+    return emitOpError() << "without results must not be pure (it would do "
+                            "nothing)";
+  auto scalarOk = [](Type t, bool ptrs) {
+    return t.isIntOrFloat() || (ptrs && isa<PointerType>(t));
+  };
+  for (Type t : getArgs().getTypes()) {
+    if (isa<MemDescType>(t)) {
+      if (getPure())
+        return emitOpError() << "with a shared-memory operand must not be "
+                                "pure, got "
+                             << t;
+      continue;
+    }
+    if (auto r = dyn_cast<RankedTensorType>(t)) {
+      if (!r.getEncoding())
+        return emitOpError() << "tensor operands need a layout, got " << t;
+      if (!scalarOk(r.getElementType(), /*ptrs=*/true))
+        return emitOpError() << "operands must hold integers, floats or "
+                                "pointers, got "
+                             << t;
+      continue;
+    }
+    if (!scalarOk(t, /*ptrs=*/true))
+      return emitOpError() << "operands must be tensors, scalars or shared "
+                              "views, got "
+                           << t;
+  }
+  for (Type t : getResults().getTypes()) {
+    if (auto r = dyn_cast<RankedTensorType>(t)) {
+      if (!r.getEncoding())
+        return emitOpError() << "tensor results need a layout, got " << t;
+      if (!r.getElementType().isIntOrFloat())
+        return emitOpError() << "results must hold integers or floats, got "
+                             << t;
+      continue;
+    }
+    if (!t.isIntOrFloat())
+      return emitOpError() << "results must be tensors or scalars of "
+                              "integers or floats, got "
+                           << t;
+  }
+  return success();
+}
+
 LogicalResult InlineAsmOp::verify() {
   if (getResults().empty())
     return emitOpError() << "needs at least one result";

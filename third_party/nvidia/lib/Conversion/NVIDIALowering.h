@@ -47,6 +47,11 @@ void populateAsyncSharedStoreOpToLLVMPatterns(TileTypeConverter &converter,
                                               mlir::RewritePatternSet &patterns,
                                               const LoweringContext &ctx);
 
+/// tile_nv.atomic_load / atomic_store (OrderedOpToLLVM.cpp).
+void populateOrderedOpToLLVMPatterns(TileTypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns,
+                                     const LoweringContext &ctx);
+
 /// tile_nv.cluster_arrive / cluster_wait / fence_mbarrier_init_cluster.
 void populateClusterOpToLLVMPatterns(TileTypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,

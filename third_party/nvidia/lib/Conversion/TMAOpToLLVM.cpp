@@ -10,7 +10,8 @@
 // given outermost first and handed to the hardware innermost first. An
 // im2col load is the same with PTX's .im2col mode and its offsets: its block
 // is pixels x channels, so the chunks are of channels (the innermost
-// coordinate) as a tiled block's are of columns.
+// coordinate) as a tiled block's are of columns. An L2 eviction policy on
+// a load or store is one createpolicy.fractional, every box's cache hint.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +22,7 @@
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -69,6 +71,28 @@ SmallVector<Value> boxCoordinates(OpBuilder &b, Location loc, ValueRange coord,
   if (rowOffset)
     out[1] = LLVM::AddOp::create(b, loc, out[1], i32Const(b, loc, rowOffset));
   return out;
+}
+
+/// The copy's L2 eviction policy (createpolicy.fractional), the 64-bit
+/// operand of its .L2::cache_hint; null without one.
+Value emitL2Policy(OpBuilder &b, Location loc, StringAttr primary,
+                   StringAttr secondary, FloatAttr fraction) {
+  if (!primary)
+    return Value();
+  float f = fraction ? float(fraction.getValueAsDouble()) : 1.0f;
+  std::string asmText =
+      ("createpolicy.fractional.L2::" + primary.getValue()).str();
+  if (secondary && secondary.getValue() == "evict_first")
+    asmText += ".L2::evict_first";
+  asmText +=
+      ".b64 $0, 0f" + llvm::utohexstr(llvm::bit_cast<uint32_t>(f), false, 8) +
+      ";";
+  return LLVM::InlineAsmOp::create(b, loc, b.getI64Type(), ValueRange{},
+                                   asmText, "=l", /*has_side_effects=*/false,
+                                   /*is_align_stack=*/false,
+                                   LLVM::TailCallKind::None,
+                                   LLVM::AsmDialectAttr(), ArrayAttr())
+      .getResult(0);
 }
 
 Value byteOffset(OpBuilder &b, Location loc, Value base, int64_t bytes) {
@@ -218,6 +242,8 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
     // the chunks of a wide row are boxes at successive channels, as tiled.
     bool im2col = op.getDesc().getType().isIm2Col();
     SmallVector<Value> im2colOffsets(llvm::reverse(adaptor.getOffsets()));
+    Value policy = emitL2Policy(rewriter, loc, op.getL2PrimaryAttr(),
+                                op.getL2SecondaryAttr(), op.getL2FractionAttr());
     for (int64_t n = 0; n < boxes.count * boxes.pieces; ++n) {
       int64_t i = n / boxes.pieces, p = n % boxes.pieces;
       Value dst = byteOffset(rewriter, loc, adaptor.getResult(),
@@ -228,7 +254,7 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
                          i * boxes.chunkElements, p * boxes.pieceRows),
           adaptor.getBarrier(), im2colOffsets,
-          /*multicastMask=*/mask, /*l2CacheHint=*/Value(),
+          /*multicastMask=*/mask, /*l2CacheHint=*/policy,
           im2col ? NVVM::TMALoadMode::IM2COL : NVVM::TMALoadMode::TILE,
           /*isCTAOnly=*/false,
           /*group=*/NVVM::CTAGroupKindAttr(), pred);
@@ -276,6 +302,38 @@ struct BulkLoadConversion
   }
 };
 
+/// `@pred cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group.L2::cache_hint
+/// [desc, {coords}], [src], policy;` with the coordinates innermost first.
+void emitPolicyStore(OpBuilder &b, Location loc, Value desc, Value src,
+                     ArrayRef<Value> coords, Value policy, Value pred) {
+  unsigned rank = coords.size();
+  SmallVector<Value> operands{desc};
+  std::string list;
+  for (unsigned d = 0; d < rank; ++d) {
+    list += (d ? ", $" : "$") + std::to_string(1 + d);
+    operands.push_back(coords[d]);
+  }
+  operands.push_back(LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), src));
+  operands.push_back(policy);
+  std::string constraints = "l" + std::string(rank, 'r');
+  for (size_t k = 1; k < constraints.size(); k += 2)
+    constraints.insert(k, ",");
+  constraints += ",r,l";
+  std::string text = "cp.async.bulk.tensor." + std::to_string(rank) +
+                     "d.global.shared::cta.bulk_group.L2::cache_hint [$0, {" +
+                     list + "}], [$" + std::to_string(rank + 1) + "], $" +
+                     std::to_string(rank + 2) + ";";
+  if (pred) {
+    text = "@$" + std::to_string(rank + 3) + " " + text;
+    operands.push_back(pred);
+    constraints += ",b";
+  }
+  LLVM::InlineAsmOp::create(b, loc, Type(), operands, text, constraints,
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                            ArrayAttr());
+}
+
 struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -289,14 +347,24 @@ struct TMAStoreConversion : TileOpConversion<AsyncTMACopyLocalToGlobalOp> {
         getTMABoxOffsets(op, op.getSrc(), op.getDesc().getType());
     if (failed(offsets))
       return failure();
+    Value policy = emitL2Policy(rewriter, loc, op.getL2PrimaryAttr(),
+                                op.getL2SecondaryAttr(), op.getL2FractionAttr());
     for (int64_t n = 0; n < boxes.count * boxes.pieces; ++n) {
       int64_t i = n / boxes.pieces, p = n % boxes.pieces;
-      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-          rewriter, loc, adaptor.getDesc(),
-          byteOffset(rewriter, loc, adaptor.getSrc(),
-                     (*offsets)[i] + p * boxes.pieceBytes),
+      Value src = byteOffset(rewriter, loc, adaptor.getSrc(),
+                             (*offsets)[i] + p * boxes.pieceBytes);
+      SmallVector<Value> coords =
           boxCoordinates(rewriter, loc, adaptor.getCoord(),
-                         i * boxes.chunkElements, p * boxes.pieceRows),
+                         i * boxes.chunkElements, p * boxes.pieceRows);
+      if (policy) {
+        // NVVM's op takes no cache hint with a predicate: the instruction
+        // itself, predicated.
+        emitPolicyStore(rewriter, loc, adaptor.getDesc(), src, coords, policy,
+                        pred);
+        continue;
+      }
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          rewriter, loc, adaptor.getDesc(), src, coords,
           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE, pred);
     }
     // Threads that issued nothing commit an empty group.

@@ -541,6 +541,7 @@ public:
     populateMBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateTMAOpToLLVMPatterns(converter, patterns, ctx);
     populateClusterOpToLLVMPatterns(converter, patterns, ctx);
+    populateOrderedOpToLLVMPatterns(converter, patterns, ctx);
     populateNamedBarrierOpToLLVMPatterns(converter, patterns, ctx);
     populateWarpGroupDotOpToLLVMPatterns(converter, patterns, ctx);
     populateMMAv2OpToLLVMPatterns(converter, patterns, ctx);

@@ -464,6 +464,32 @@ def Tile_InlineAsmOp : Tile_Op<"inline_asm_elementwise",
   let hasVerifier = 1;
 }
 
+def Tile_InlineAsmThreadOp : Tile_Op<"inline_asm",
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Inline assembly run once per thread (Gluon's inline_asm)";
+  let description = [{
+    One `asm` statement per thread. A tensor operand contributes every
+    register the thread holds of it, in the layout's register order
+    (replicated ones included), each its own asm operand; a scalar is one
+    operand; a shared-memory view is its 32-bit shared address (then the
+    op may not be `pure`). A tensor result likewise takes one output
+    operand per register; results come first in `constraints`. Elements
+    narrower than 32 bits are not packed.
+
+    ```mlir
+    %y = tile.inline_asm "mov.b32 $0, $1;", "=r,r", %x
+        {pure = true} : (tensor<128xi32, #l>) -> tensor<128xi32, #l>
+    ```
+  }];
+  let arguments = (ins StrAttr:$asm_string, StrAttr:$constraints,
+                       Variadic<AnyType>:$args, BoolAttr:$pure);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints (`,` $args^)? attr-dict `:` functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [Pure, Tile_SharesOneLayout]> {
   let summary = "A function of a vendor library over the elements of tensors";
   let description = [{

@@ -6,14 +6,17 @@
   for int8) with both operands in
   registers, in ``DotOperandLayout`` s of an ``NVMMADistributedLayout(version=[2, 0], ...)``
   accumulator.
+* ``CachePolicy`` / ``FractionalEvictionPolicy``: cache policies of loads, stores and copies
+  (Gluon's, after Triton 3.8).
 """
 
 from ..._core import _unwrap, builtin, tensor
 from ... import _core as core
 from .._layouts import NVMMADistributedLayout
 from . import async_copy  # noqa: F401
+from .._cache_policy import CachePolicy, FractionalEvictionPolicy  # noqa: F401
 
-__all__ = ["async_copy", "mbarrier", "mma_v2"]
+__all__ = ["CachePolicy", "FractionalEvictionPolicy", "async_copy", "mbarrier", "mma_v2"]
 
 
 def __getattr__(name):

@@ -29,6 +29,7 @@ results); ``wait_for(token)`` waits for a token's group with a count Kiln comput
 """
 
 from ..._core import _unwrap, builtin
+from ... import _cache_policy as _cp
 from .._mbarrier_word import check_barrier
 
 __all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_group",
@@ -37,10 +38,15 @@ __all__ = ["async_copy_global_to_shared", "async_load", "commit_group", "wait_gr
 
 @builtin
 def async_copy_global_to_shared(smem, pointer, mask=None, cache_modifier="", eviction_policy="",
-                                volatile=False, _semantic=None):
+                                volatile=False, cache_policy=None, _semantic=None):
     """Start copying ``*pointer`` (a tensor of pointers shaped like ``smem``) into ``smem``;
-    where ``mask`` is false the buffer gets zeros."""
-    return _semantic.async_copy_global_to_local(smem, pointer, mask, cache_modifier,
+    where ``mask`` is false the buffer gets zeros. ``cache_policy`` (a ``CachePolicy``, or
+    ``cache_modifier`` / ``eviction_policy``, not both): its cache modifier applies, the rest
+    is a hint Kiln does not apply."""
+    policy = _cp.normalize("async_copy_global_to_shared", cache_policy, cache_modifier,
+                           eviction_policy)
+    modifier = cache_modifier if policy is None else _cp.cache_modifier_of(policy)
+    return _semantic.async_copy_global_to_local(smem, pointer, mask, modifier,
                                                 eviction_policy, volatile)
 
 

@@ -23,8 +23,9 @@ from .._layouts import DotOperandLayout
 from . import bulk, cluster, mbarrier, tma
 from .._mbarrier_word import check_barrier as _check_barrier
 from ..ampere import async_copy, mma_v2  # noqa: F401  (Gluon's hopper re-exports them)
+from .._cache_policy import CachePolicy, FractionalEvictionPolicy  # noqa: F401  (the same)
 
-__all__ = ["async_copy", "async_store", "bulk", "cluster", "mbarrier", "mma_v2", "tma",
+__all__ = ["CachePolicy", "FractionalEvictionPolicy", "async_copy", "async_store", "bulk", "cluster", "mbarrier", "mma_v2", "tma",
            "fence_async_shared", "warpgroup_mma",
            "warpgroup_mma_wait", "warpgroup_mma_init", "warpgroup_mma_accumulator",
            "warpgroup_mma_accumulator_type"]

@@ -92,9 +92,10 @@ def _int_list(value, what, name):
 
 
 def emit_load(what, tensor_desc, coord, offsets, barrier, result, pred, multicast, sem,
-              checks):
+              checks, policy=None):
     """One ``tile_nv.async_tma_copy_global_to_local`` through an im2col descriptor.
-    ``checks`` are tma.py's shared argument checks (barrier, buffer, predicate)."""
+    ``checks`` are tma.py's shared argument checks (barrier, buffer, predicate); ``policy``
+    the copy's L2 policy attributes."""
     multicast = _unwrap(multicast)
     if not isinstance(multicast, bool):
         raise TypeError(f"{what}: multicast must be a constexpr bool, got {multicast!r}")
@@ -156,4 +157,4 @@ def emit_load(what, tensor_desc, coord, offsets, barrier, result, pred, multicas
     segments = sem.b.array_attr([1, len(coords), len(offs), 1, 1, len(preds), len(mask)])
     sem.b.create("tile_nv.async_tma_copy_global_to_local",
                  [desc] + coords + offs + [bar, dst] + preds + mask, [],
-                 {"operandSegmentSizes": segments})
+                 {"operandSegmentSizes": segments, **(policy or {})})

@@ -32,6 +32,7 @@ from ... import _core as core
 from .mbarrier import _barrier, _pred
 from ._tma_im2col import tensor_descriptor_im2col, tensor_descriptor_im2col_type
 from . import _tma_im2col
+from .. import _cache_policy as _cp
 
 __all__ = ["async_copy_global_to_shared", "async_copy_shared_to_global", "store_wait",
            "async_load", "async_store", "async_atomic_add", "async_atomic_min",
@@ -141,7 +142,8 @@ def _multicast_mask(sem, rank, redundant):
     return sem.binary("lshift", pattern, sem.binary("and", rank, fixed))
 
 
-def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem):
+def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem, cache_policy=None):
+    policy = _cp.tma_attrs(what, sem, cache_policy)
     multicast = _unwrap(multicast)
     if not isinstance(multicast, bool):
         raise TypeError(f"{what}: multicast must be a constexpr bool, got {multicast!r}")
@@ -157,12 +159,12 @@ def _load(what, tensor_desc, coord, barrier, result, pred, multicast, sem):
     segments = sem.b.array_attr([1, len(coords), 0, 1, 1, len(preds), len(mask)])
     sem.b.create("tile_nv.async_tma_copy_global_to_local",
                  [desc] + coords + [bar, dst] + preds + mask, [],
-                 {"operandSegmentSizes": segments})
+                 {"operandSegmentSizes": segments, **policy})
 
 
 @builtin
 def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True,
-                                multicast=False, _semantic=None):
+                                multicast=False, cache_policy=None, _semantic=None):
     """Thread 0 (where ``pred``) copies the block of ``tensor_desc`` at ``coord`` into
     ``result``; the copy's bytes complete ``barrier``'s current phase.
 
@@ -172,21 +174,25 @@ def async_copy_global_to_shared(tensor_desc, coord, barrier, result, pred=True,
     copy: the one of lowest rank issues it into all of their buffers, each counting the bytes
     on its own barrier at the same place. Before a slot is refilled that way, every CTA that
     receives it must be done reading it (``gl.barrier(cluster=True)``, or the
-    ``hopper.cluster`` barriers)."""
+    ``hopper.cluster`` barriers).
+
+    ``cache_policy``: a ``CachePolicy`` with an L2 eviction policy (an NVIDIA one's ``l2``, or
+    a generic one's evict_first / evict_last), the copy's L2 cache hint."""
     _load("tma.async_copy_global_to_shared", tensor_desc, coord, barrier, result, pred,
-          multicast, _semantic)
+          multicast, _semantic, cache_policy)
 
 
 @builtin
 def async_load(tensor_desc, coord, barrier, result, pred=True, multicast=False,
-               _semantic=None):
+               cache_policy=None, _semantic=None):
     """Gluon's newer name of :func:`async_copy_global_to_shared`."""
-    _load("tma.async_load", tensor_desc, coord, barrier, result, pred, multicast, _semantic)
+    _load("tma.async_load", tensor_desc, coord, barrier, result, pred, multicast, _semantic,
+          cache_policy)
 
 
 @builtin
 def async_load_im2col(tensor_desc, coord, offsets, barrier, result, pred=True,
-                      multicast=False, _semantic=None):
+                      multicast=False, cache_policy=None, _semantic=None):
     """Thread 0 (where ``pred``) gathers an im2col block through ``tensor_desc`` (a
     ``TensorDescriptorIm2Col`` parameter) into ``result``; the bytes complete ``barrier``'s
     current phase, as :func:`async_copy_global_to_shared`.
@@ -199,16 +205,19 @@ def async_load_im2col(tensor_desc, coord, offsets, barrier, result, pred=True,
     [0, 255] for 4, [0, 31] for 5. The block is ``[pixels, channels]``; pixels past the
     tensor's edge read as the padding."""
     _tma_im2col.emit_load("tma.async_load_im2col", tensor_desc, coord, offsets, barrier,
-                          result, pred, multicast, _semantic, (_barrier, _buffer, _pred))
+                          result, pred, multicast, _semantic, (_barrier, _buffer, _pred),
+                          _cp.tma_attrs("tma.async_load_im2col", _semantic, cache_policy))
 
 
 @builtin
 def async_copy_global_to_shared_im2col(tensor_desc, coord, offsets, barrier, result,
-                                       pred=True, multicast=False, _semantic=None):
+                                       pred=True, multicast=False, cache_policy=None,
+                                       _semantic=None):
     """Gluon's older name of :func:`async_load_im2col`."""
-    _tma_im2col.emit_load("tma.async_copy_global_to_shared_im2col", tensor_desc, coord,
-                          offsets, barrier, result, pred, multicast, _semantic,
-                          (_barrier, _buffer, _pred))
+    what = "tma.async_copy_global_to_shared_im2col"
+    _tma_im2col.emit_load(what, tensor_desc, coord, offsets, barrier, result, pred, multicast,
+                          _semantic, (_barrier, _buffer, _pred),
+                          _cp.tma_attrs(what, _semantic, cache_policy))
 
 
 def _store(what, op, tensor_desc, coord, src, sem, attrs=None, once=False):
@@ -229,19 +238,21 @@ def _store(what, op, tensor_desc, coord, src, sem, attrs=None, once=False):
 
 
 @builtin
-def async_copy_shared_to_global(tensor_desc, coord, src, _semantic=None):
+def async_copy_shared_to_global(tensor_desc, coord, src, cache_policy=None, _semantic=None):
     """Thread 0 stores ``src`` into the block of ``tensor_desc`` at ``coord`` (elements outside
     the tensor are not written); ``store_wait`` waits for it to finish reading ``src``. Make
-    the CTA's writes to ``src`` visible first with ``fence_async_shared()``."""
-    _store("tma.async_copy_shared_to_global", "tile_nv.async_tma_copy_local_to_global",
-           tensor_desc, coord, src, _semantic)
+    the CTA's writes to ``src`` visible first with ``fence_async_shared()``. ``cache_policy``
+    as for :func:`async_copy_global_to_shared`."""
+    what = "tma.async_copy_shared_to_global"
+    _store(what, "tile_nv.async_tma_copy_local_to_global", tensor_desc, coord, src, _semantic,
+           _cp.tma_attrs(what, _semantic, cache_policy))
 
 
 @builtin
-def async_store(tensor_desc, coord, src, _semantic=None):
+def async_store(tensor_desc, coord, src, cache_policy=None, _semantic=None):
     """Gluon's newer name of :func:`async_copy_shared_to_global`."""
     _store("tma.async_store", "tile_nv.async_tma_copy_local_to_global", tensor_desc, coord,
-           src, _semantic)
+           src, _semantic, _cp.tma_attrs("tma.async_store", _semantic, cache_policy))
 
 
 # What cp.reduce.async.bulk.tensor combines (PTX ISA), by the descriptor's element type. The

@@ -1041,3 +1041,85 @@ module attributes {tile.target = "cuda:sm_80"} {
     return
   }
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_load_release(%p: tensor<128x!tile.ptr<i32>, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_load' op sem must be relaxed or acquire, got 'release'}}
+  %v = tile_nv.atomic_load %p {sem = "release", scope = "gpu"} : (tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_store_acquire(%p: tensor<128x!tile.ptr<i32>, #l>, %v: tensor<128xi32, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_store' op sem must be relaxed or release, got 'acquire'}}
+  tile_nv.atomic_store %p, %v {sem = "acquire", scope = "gpu"} : (tensor<128x!tile.ptr<i32>, #l>, tensor<128xi32, #l>) -> ()
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_load_scope(%p: tensor<128x!tile.ptr<i32>, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_load' op scope must be cta, gpu or sys, got 'cluster'}}
+  %v = tile_nv.atomic_load %p {sem = "relaxed", scope = "cluster"} : (tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #l>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#m = #tile.blocked<{sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]}>
+func.func @atomic_load_layout(%p: tensor<128x!tile.ptr<i32>, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_load' op pointers, mask and values must have one shape and layout}}
+  %v = tile_nv.atomic_load %p {sem = "relaxed", scope = "gpu"} : (tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #m>
+  return
+}
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_store_type(%p: tensor<128x!tile.ptr<i32>, #l>, %v: tensor<128xf32, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_store' op values must be of the pointee type 'i32', got 'f32'}}
+  tile_nv.atomic_store %p, %v {sem = "relaxed", scope = "gpu"} : (tensor<128x!tile.ptr<i32>, #l>, tensor<128xf32, #l>) -> ()
+  return
+}
+
+// -----
+
+#nv1 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 1, transposed = false>
+func.func @tma_l2_secondary(%out: !tile.tensordesc<tensor<256xf16, #nv1>>, %buf: !tile.memdesc<256xf16, #nv1, mutable>, %x: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' op l2_secondary must be evict_unchanged or evict_first, got 'evict_last'}}
+  tile_nv.async_tma_copy_local_to_global %out[%x], %buf {l2_primary = "evict_first", l2_secondary = "evict_last"} : !tile.tensordesc<tensor<256xf16, #nv1>>, !tile.memdesc<256xf16, #nv1, mutable>
+  return
+}
+
+// -----
+
+#nv1 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 1, transposed = false>
+func.func @tma_l2_fraction(%out: !tile.tensordesc<tensor<256xf16, #nv1>>, %buf: !tile.memdesc<256xf16, #nv1, mutable>, %x: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' op l2_fraction must be in (0, 1], got 0}}
+  tile_nv.async_tma_copy_local_to_global %out[%x], %buf {l2_primary = "evict_first", l2_fraction = 0.0 : f32} : !tile.tensordesc<tensor<256xf16, #nv1>>, !tile.memdesc<256xf16, #nv1, mutable>
+  return
+}
+
+// -----
+
+#nv1 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 1, transposed = false>
+func.func @tma_l2_primary(%out: !tile.tensordesc<tensor<256xf16, #nv1>>, %buf: !tile.memdesc<256xf16, #nv1, mutable>, %x: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' op l2_primary must be evict_normal, evict_unchanged, evict_first or evict_last, got 'no_allocate'}}
+  tile_nv.async_tma_copy_local_to_global %out[%x], %buf {l2_primary = "no_allocate"} : !tile.tensordesc<tensor<256xf16, #nv1>>, !tile.memdesc<256xf16, #nv1, mutable>
+  return
+}
+
+// -----
+
+#nv1 = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 16, layoutRank = 1, transposed = false>
+func.func @tma_l2_no_primary(%out: !tile.tensordesc<tensor<256xf16, #nv1>>, %buf: !tile.memdesc<256xf16, #nv1, mutable>, %x: i32) {
+  // expected-error @+1 {{'tile_nv.async_tma_copy_local_to_global' op l2_secondary and l2_fraction need an l2_primary}}
+  tile_nv.async_tma_copy_local_to_global %out[%x], %buf {l2_fraction = 0.5 : f32} : !tile.tensordesc<tensor<256xf16, #nv1>>, !tile.memdesc<256xf16, #nv1, mutable>
+  return
+}

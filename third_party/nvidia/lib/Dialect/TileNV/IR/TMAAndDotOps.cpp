@@ -60,7 +60,40 @@ LogicalResult verifyTMA(Operation *op, TensorDescType desc, size_t coords,
 
 } // namespace
 
+/// An L2 eviction policy on a TMA copy: PTX's createpolicy.fractional
+/// priorities, a fraction in (0, 1], nothing without a primary.
+static LogicalResult verifyL2Policy(Operation *op, StringAttr primary,
+                                    StringAttr secondary, FloatAttr fraction) {
+  if (!primary) {
+    if (secondary || fraction)
+      return op->emitOpError()
+             << "l2_secondary and l2_fraction need an l2_primary";
+    return success();
+  }
+  if (!llvm::is_contained({"evict_normal", "evict_unchanged", "evict_first",
+                           "evict_last"},
+                          primary.getValue()))
+    return op->emitOpError() << "l2_primary must be evict_normal, "
+                                "evict_unchanged, evict_first or evict_last, "
+                                "got '"
+                             << primary.getValue() << "'";
+  if (secondary && secondary.getValue() != "evict_unchanged" &&
+      secondary.getValue() != "evict_first")
+    return op->emitOpError()
+           << "l2_secondary must be evict_unchanged or evict_first, got '"
+           << secondary.getValue() << "'";
+  if (fraction) {
+    double f = fraction.getValueAsDouble();
+    if (!(f > 0.0 && f <= 1.0))
+      return op->emitOpError() << "l2_fraction must be in (0, 1], got " << f;
+  }
+  return success();
+}
+
 LogicalResult AsyncTMACopyGlobalToLocalOp::verify() {
+  if (failed(verifyL2Policy(*this, getL2PrimaryAttr(), getL2SecondaryAttr(),
+                            getL2FractionAttr())))
+    return failure();
   if (failed(verifyBarrier(*this, getBarrier(), 90, "TMA completion")))
     return failure();
   MemDescType result = getResult().getType();
@@ -149,6 +182,9 @@ StringRef WarpGroupDotWaitOp::getAsyncReadCounter() { return "wgmma"; }
 unsigned WarpGroupDotWaitOp::getMaxPendingGroups() { return getPendings(); }
 
 LogicalResult AsyncTMACopyLocalToGlobalOp::verify() {
+  if (failed(verifyL2Policy(*this, getL2PrimaryAttr(), getL2SecondaryAttr(),
+                            getL2FractionAttr())))
+    return failure();
   return verifyTMA(*this, getDesc().getType(), getCoord().size(),
                    getSrc().getType(), "src");
 }

@@ -21,6 +21,11 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
     with `tile_nv.mbarrier_expect` for the block's bytes); its writes are
     visible to the threads whose wait on that phase returns. Needs sm_90.
 
+    With `l2_primary` (and optionally `l2_secondary`, `l2_fraction`) the
+    copy carries an L2 eviction policy (`createpolicy.fractional`, a
+    `.L2::cache_hint` operand): `l2_fraction` of the lines get the primary
+    priority, the rest the secondary (default evict_unchanged).
+
     With `multicast %mask` (bit k: the CTA of rank k in the cluster), the
     copy lands at `result`'s offset in the shared memory of every CTA whose
     bit is set, and each of them counts its bytes on its own barrier at
@@ -50,7 +55,10 @@ def TileNV_AsyncTMACopyGlobalToLocalOp : TileNV_Op<"async_tma_copy_global_to_loc
   let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$coord,
                        Variadic<I16>:$offsets,
                        Tile_MemDesc:$barrier, Tile_MemDesc:$result,
-                       Optional<I1>:$pred, Optional<I32>:$multicast);
+                       Optional<I1>:$pred, Optional<I32>:$multicast,
+                       OptionalAttr<StrAttr>:$l2_primary,
+                       OptionalAttr<StrAttr>:$l2_secondary,
+                       OptionalAttr<F32Attr>:$l2_fraction);
   let assemblyFormat = [{
     $desc `[` $coord `]` (`offsets` `[` $offsets^ `]`)? `,` $barrier `,` $result (`,` $pred^)?
     (`multicast` $multicast^)? attr-dict `:`
@@ -116,6 +124,11 @@ def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_glob
     `tile_nv.fence_async_shared` (tile-insert-barriers places the CTA
     barrier after it). Needs sm_90.
 
+    With `l2_primary` (and optionally `l2_secondary`, `l2_fraction`) the
+    store carries an L2 eviction policy (`createpolicy.fractional`, a
+    `.L2::cache_hint` operand): `l2_fraction` of the lines get the primary
+    priority, the rest the secondary (default evict_unchanged).
+
     ```mlir
     tile_nv.async_tma_copy_local_to_global %desc[%m, %n], %c
         : !tile.tensordesc<tensor<128x256xbf16, #nvmma>>, !tile.memdesc<128x256xbf16, #nvmma, mutable>
@@ -123,7 +136,10 @@ def TileNV_AsyncTMACopyLocalToGlobalOp : TileNV_Op<"async_tma_copy_local_to_glob
   }];
   let arguments = (ins Arg<Tile_TensorDesc, "", [MemWrite]>:$desc,
                        Variadic<I32>:$coord,
-                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src);
+                       Arg<Tile_MemDesc, "", [MemRead<TileNV_SharedMemory>]>:$src,
+                       OptionalAttr<StrAttr>:$l2_primary,
+                       OptionalAttr<StrAttr>:$l2_secondary,
+                       OptionalAttr<F32Attr>:$l2_fraction);
   let assemblyFormat = [{
     $desc `[` $coord `]` `,` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))
   }];

@@ -187,5 +187,6 @@ include "kiln/Dialect/TileNV/IR/TileNVCopyOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVDotOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVClusterOps.td"
 include "kiln/Dialect/TileNV/IR/TileNVNamedBarrierOps.td"
+include "kiln/Dialect/TileNV/IR/TileNVOrderedOps.td"
 
 #endif

@@ -1,0 +1,204 @@
+"""Gluon's ``inline_asm`` (after Triton 3.8; ``kl.inline_asm``): one assembly statement per
+thread. Without a GPU: the operand numbering (outputs first, every register of a tensor, one
+operand per scalar or shared view), constraint tuples expanded per register, asm generated
+by a constexpr_function, results of another shape and layout, scalar and empty results, the
+statement once per partition under warp_specialize, AMD compilation, and the errors at the
+user's line. test/gpu/test_inline_asm_thread.py runs the kernels on a GPU."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+
+import compiled
+import located
+
+pytestmark = compiled.needs_compiler
+HERE = os.path.abspath(__file__)
+NV = "cuda:sm_90a"
+
+
+@kl.constexpr_function
+def add_bias(outputs, inputs):
+    out, scalar = outputs
+    values, bias = inputs
+    lines = [f"add.u32 {d}, {s}, {bias[0]};" for d, s in zip(out, values)]
+    return "\n".join(lines + [f"mov.u32 {scalar[0]}, {bias[0]};"])
+
+
+@kiln.jit
+def operands_kernel(out, res, ASM: kl.constexpr, CONSTRAINTS: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([4], [32], [4], [0])
+    x = kl.arange(0, 512, layout=layout)
+    y, s = kl.inline_asm(ASM, CONSTRAINTS, [x, 17], (x.type, kl.uint32), is_pure=True)
+    kl.store(out + x, y)
+    kl.store(res, s.to(kl.int32))
+
+
+def _compile(fn, sig, consts=None, target=NV, num_warps=4):
+    return kiln.compile(fn, sig, consts or {}, target=target, num_warps=num_warps, cache=False)
+
+
+LITERAL = "\n".join([f"add.u32 ${i}, ${5 + i}, $9;" for i in range(4)] + ["mov.u32 $4, $9;"])
+
+
+@pytest.mark.parametrize("generated", [False, True])
+def test_operands_are_numbered_outputs_first(generated):
+    # x: 4 registers a thread; outputs $0-$3 (y) and $4 (the scalar), inputs $5-$8 (x)
+    # and $9 (17): Gluon's numbering, from a literal or from a generator.
+    asm, cons = ((add_bias, ("=&r", "=r", "r", "r")) if generated else
+                 (LITERAL, "=&r,=&r,=&r,=&r,=r,r,r,r,r,r"))
+    k = _compile(operands_kernel, {"out": "*i32", "res": "*i32"},
+                 {"ASM": asm, "CONSTRAINTS": cons})
+    tile = k.asm["tile"]
+    assert 'tile.inline_asm"' in tile or "tile.inline_asm " in tile, tile
+    assert "add.u32 $0, $5, $9;" in tile and "mov.u32 $4, $9;" in tile
+    assert '"=&r,=&r,=&r,=&r,=r,r,r,r,r,r"' in tile
+    ptx = k.asm["ptx"]
+    assert len(re.findall(r"add\.u32 %r\d+, %r\d+, %r\d+;", ptx)) >= 4, ptx
+    assert "mov.u32" in ptx
+
+
+@kiln.jit
+def many_kernel(x_ptr, y_ptr):
+    layout: kl.constexpr = kl.BlockedLayout([1, 128], [32, 1], [4, 1], [1, 0])
+    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    cols = kl.arange(0, 128, layout=kl.SliceLayout(0, layout))
+    x = kl.load(x_ptr + rows[:, None] * 128 + cols[None, :])
+    out_layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    out_type: kl.constexpr = kl.distributed_type(kl.int32, [128], out_layout)
+    y = kl.inline_asm(row_sum, ("=&r", "r"), [x], out_type, is_pure=True)
+    kl.store(y_ptr + kl.arange(0, 128, layout=out_layout), y)
+
+
+@kl.constexpr_function
+def row_sum(outputs, inputs):
+    out, = outputs
+    values, = inputs
+    return f"mov.u32 {out[0]}, 0;\n" + "\n".join(
+        f"add.u32 {out[0]}, {out[0]}, {v};" for v in values)
+
+
+def test_a_result_of_another_shape_and_layout():
+    # 128 registers in, one out: one statement with 129 operands.
+    k = _compile(many_kernel, {"x_ptr": "*i32", "y_ptr": "*i32"})
+    assert k.asm["ptx"].count("add.u32") == 128
+
+
+@kiln.jit
+def count_kernel(out):
+    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
+    kl.inline_asm("bar.sync 0;")
+
+
+@kiln.jit
+def _count(out):
+    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
+
+
+@kiln.jit
+def count_ws_kernel(out):
+    kl.warp_specialize([(_count, (out,)), (_count, (out + 1,))], [4])
+
+
+def test_no_results_and_once_per_partition():
+    ptx = _compile(count_kernel, {"out": "*i32"}).asm["ptx"]
+    assert ptx.count("atom.global.add.u32") == 1 and "bar.sync 0;" in ptx
+    ptx = _compile(count_ws_kernel, {"out": "*i32"}).asm["ptx"]
+    assert ptx.count("atom.global.add.u32") == 2
+
+
+@kiln.jit
+def shared_kernel(out, TARGET_AMD: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1], [64 if TARGET_AMD else 32], [4], [0])
+    n: kl.constexpr = 256 if TARGET_AMD else 128
+    x = kl.arange(0, n, layout=layout)
+    smem = kl.allocate_shared_memory(kl.int32, [n], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
+    kl.barrier()
+    if TARGET_AMD:
+        y = kl.inline_asm("v_add_u32 $0, $1, $2\nds_read_b32 $0, $0\ns_waitcnt lgkmcnt(0)",
+                          "=&v,v,v", [smem, x * 4], x.type)
+    else:
+        y = kl.inline_asm("{ .reg .u32 a; add.u32 a, $1, $2; ld.shared.u32 $0, [a]; }",
+                          "=&r,r,r", [smem, x * 4], x.type)
+    kl.store(out + x, y)
+
+
+def test_a_shared_view_is_its_address():
+    ptx = _compile(shared_kernel, {"out": "*i32"}, {"TARGET_AMD": False}).asm["ptx"]
+    assert "ld.shared.u32" in ptx
+    amd = _compile(shared_kernel, {"out": "*i32"}, {"TARGET_AMD": True},
+                   target="hip:gfx942").asm["amdgcn"]
+    assert "ds_read_b32" in amd
+
+
+@kl.constexpr_function
+def not_a_string(outputs, inputs):
+    return 17
+
+
+@kiln.jit
+def e_generator(out):
+    x = kl.arange(0, 128, layout=kl.BlockedLayout([1], [32], [4], [0]))
+    y = kl.inline_asm(not_a_string, ("=r", "r"), [x], x.type, is_pure=True)  # E:gen
+    kl.store(out + x, y)
+
+
+@kiln.jit
+def e_groups(out):
+    x = kl.arange(0, 128, layout=kl.BlockedLayout([1], [32], [4], [0]))
+    y = kl.inline_asm("mov.u32 $0, $1;", ("=r",), [x], x.type, is_pure=True)  # E:groups
+    kl.store(out + x, y)
+
+
+@kiln.jit
+def e_auto(out):
+    x = kl.full([128], 0, kl.int32, kl.AutoLayout())
+    y = kl.inline_asm("mov.u32 $0, $1;", "=r,r", [x], x.type, is_pure=True)  # E:auto
+    kl.store(out + kl.arange(0, 128, layout=kl.BlockedLayout([1], [32], [4], [0])),
+             kl.convert_layout(y, kl.BlockedLayout([1], [32], [4], [0])))
+
+
+@kiln.jit
+def e_pure_shared(out):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    x = kl.arange(0, 128, layout=layout)
+    smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
+    y = kl.inline_asm("ld.shared.u32 $0, [$1];", "=r,r", [smem], kl.int32,  # E:pure
+                      is_pure=True)
+    kl.store(out, y)
+
+
+@kiln.jit
+def e_count(out):
+    x = kl.arange(0, 256, layout=kl.BlockedLayout([2], [32], [4], [0]))
+    s = kl.inline_asm("add.u32 $0, $1, $2;", "=r,r", [x], kl.int32, is_pure=True)  # E:count
+    kl.store(out, s)
+
+
+ERRORS = [
+    (e_generator, "E:gen", "kl.inline_asm",
+     r"inline_asm: asm must be a string or a constexpr_function returning a string, got int "
+     r"from 'not_a_string'"),
+    (e_groups, "E:groups", "kl.inline_asm",
+     r"inline_asm: constraints as a tuple needs one constraint per output and input group "
+     r"\(1 results \+ 1 arguments = 2\), got \('=r',\)"),
+    (e_auto, "E:auto", "kl.inline_asm",
+     r"inline_asm needs explicit distributed tensor layouts, got AutoLayout\(\) .*"),
+    (e_pure_shared, "E:pure", "kl.inline_asm",
+     r"inline_asm with a shared-memory operand must not be pure \(is_pure=False\).*"),
+    (e_count, "E:count", "kl.inline_asm",
+     r".*constraints name 2 operands, but each thread passes 1 outputs and 2 inputs .*"),
+]
+
+
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+def test_errors_point_at_the_call(fn, marker, anchor, message):
+    with pytest.raises(kiln.CompilationError) as ei:
+        _compile(fn, {"out": "*i32"})
+    located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)

@@ -1,0 +1,159 @@
+"""kl.inline_asm (Gluon's, after Triton 3.8: one statement per thread) on an NVIDIA GPU,
+against torch on fresh random inputs: a row sum over 128 registers into a result of another
+layout, replicated registers, a shared view read and written through its address, and the
+statement counted once per thread (and per partition under warp_specialize). Skips cleanly
+without torch or a GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
+
+import kiln  # noqa: E402
+import kiln.language as kl  # noqa: E402
+
+
+def _nvidia(target):
+    if not target.startswith("cuda"):
+        pytest.skip("the statements are PTX")
+
+
+@kl.constexpr_function
+def row_sum(outputs, inputs):
+    out, = outputs
+    values, = inputs
+    return f"mov.u32 {out[0]}, 0;\n" + "\n".join(
+        f"add.u32 {out[0]}, {out[0]}, {v};" for v in values)
+
+
+@kiln.jit
+def many_kernel(x_ptr, y_ptr):
+    layout: kl.constexpr = kl.BlockedLayout([1, 128], [32, 1], [4, 1], [1, 0])
+    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    cols = kl.arange(0, 128, layout=kl.SliceLayout(0, layout))
+    x = kl.load(x_ptr + rows[:, None] * 128 + cols[None, :])
+    out_layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    out_type: kl.constexpr = kl.distributed_type(kl.int32, [128], out_layout)
+    y = kl.inline_asm(row_sum, ("=&r", "r"), [x], out_type, is_pure=True)
+    kl.store(y_ptr + kl.arange(0, 128, layout=out_layout), y)
+
+
+def test_many_registers(target):
+    _nvidia(target)
+    x = torch.randint(-100, 100, (128, 128), dtype=torch.int32, device="cuda")
+    y = torch.empty(128, dtype=torch.int32, device="cuda")
+    many_kernel[(1,)](x, y)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x.sum(dim=1).to(torch.int32))
+
+
+@kl.constexpr_function
+def plus_bias(outputs, inputs):
+    out, = outputs
+    values, bias = inputs
+    return "\n".join(f"add.u32 {d}, {s}, {bias[0]};" for d, s in zip(out, values))
+
+
+@kiln.jit
+def replicated_kernel(x_ptr, y_ptr, bias):
+    layout: kl.constexpr = kl.DistributedLinearLayout(
+        reg_bases=[[0], [1]], lane_bases=[[2], [4], [8], [16], [32]],
+        warp_bases=[[64], [128]], block_bases=[], shape=[256])
+    offs = kl.arange(0, 256, layout=layout)
+    x = kl.load(x_ptr + offs)
+    y = kl.inline_asm(plus_bias, ("=&r", "r", "r"), [x, bias], x.type, is_pure=True)
+    kl.store(y_ptr + offs, y)
+
+
+def test_replicated_registers(target):
+    _nvidia(target)
+    x = torch.randint(-1000, 1000, (256,), dtype=torch.int32, device="cuda")
+    y = torch.empty_like(x)
+    replicated_kernel[(1,)](x, y, 17)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x + 17)
+
+
+@kl.constexpr_function
+def shared_loads(outputs, inputs):
+    out, = outputs
+    base, offsets = inputs
+    loads = "\n".join(f"add.u32 a, {base[0]}, {o}; ld.shared.f32 {d}, [a];"
+                      for d, o in zip(out, offsets))
+    return "{ .reg .u32 a;\n" + loads + "\n}"
+
+
+@kiln.jit
+def view_kernel(x_ptr, y_ptr):
+    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
+    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
+    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
+                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
+    view = parent.slice(32, 32, dim=1)
+    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
+    offsets = (rows[:, None] * 64 + cols[None, :]) * 4
+    kl.barrier()
+    result = kl.inline_asm(shared_loads, ("=&f", "r", "r"), [view, offsets],
+                           offsets.type.with_element_ty(kl.float32))
+    kl.store(y_ptr + rows[:, None] * 32 + cols[None, :], result)
+
+
+def test_shared_view_address(target):
+    _nvidia(target)
+    x = torch.randn((128, 64), device="cuda")
+    y = torch.empty((128, 32), device="cuda")
+    view_kernel[(1,)](x, y)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x[:, 32:])
+
+
+@kiln.jit
+def view_store_kernel(out):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    parent = kl.allocate_shared_memory(kl.int32, [256], kl.SwizzledSharedLayout(1, 1, 1, [0]),
+                                       kl.full([256], 0, kl.int32, layout))
+    view = parent.slice(128, 128)
+    offsets = kl.arange(0, 128, layout=layout)
+    kl.barrier()
+    kl.inline_asm("{ .reg .u32 a; add.u32 a, $0, $1; st.shared.u32 [a], $2; }", "r,r,r",
+                  [view, offsets * 4, offsets + 1])
+    kl.barrier()
+    load_layout: kl.constexpr = kl.BlockedLayout([2], [32], [4], [0])
+    kl.store(out + kl.arange(0, 256, layout=load_layout), parent.load(load_layout))
+
+
+def test_shared_view_store(target):
+    _nvidia(target)
+    out = torch.full((256,), -1, dtype=torch.int32, device="cuda")
+    view_store_kernel[(1,)](out)
+    torch.cuda.synchronize()
+    expected = torch.cat((torch.zeros(128, dtype=torch.int32, device="cuda"),
+                          torch.arange(1, 129, dtype=torch.int32, device="cuda")))
+    assert torch.equal(out, expected)
+
+
+@kiln.jit
+def _count(out):
+    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
+
+
+@kiln.jit
+def count_kernel(out, WS: kl.constexpr):
+    if WS:
+        kl.warp_specialize([(_count, (out,)), (_count, (out + 1,))], [4])
+    else:
+        _count(out)
+        kl.inline_asm("bar.sync 0;")
+
+
+@pytest.mark.parametrize("ws", [False, True])
+def test_once_per_thread(target, ws):
+    _nvidia(target)
+    out = torch.zeros(2 if ws else 1, dtype=torch.int32, device="cuda")
+    count_kernel[(3,)](out, ws, num_warps=4)
+    torch.cuda.synchronize()
+    assert torch.equal(out, torch.full_like(out, 3 * 128))
