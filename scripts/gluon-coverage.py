@@ -115,6 +115,8 @@ DIFFERENCES = {
                    "stores a hint Kiln does not apply",
     "nvidia.ampere.CachePolicy": _NV_POLICY,
     "nvidia.hopper.CachePolicy": _NV_POLICY,
+    "fpsan": "embed and unembed compute Triton's payloads; Kiln has no sanitizer mode "
+             "(Triton's TRITON_INSTRUMENTATION_MODE=fpsan)",
     "inline_asm_elementwise": "shared-memory views are not operands (Gluon's newest passes "
                               "their address; Kiln's inline_asm does)",
     "atomic_load": _ATOMIC_LDST,

@@ -51,7 +51,7 @@ from ._scan import associative_scan  # noqa: F401
 from ._tensor_methods import trans, sigmoid, softmax, cumsum, cumprod  # noqa: F401
 from .aggregates import aggregate  # noqa: F401  (Triton's triton.language.core._aggregate)
 from .aggregates import aggregate_replace  # noqa: F401
-from . import amd, extra, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
+from . import amd, extra, fpsan, nvidia  # noqa: F401  (vendor builtins, extra.libdevice, as in Gluon)
 from .nvidia import libdevice as _libdevice  # noqa: E402  (Gluon's extra.libdevice)
 extra.libdevice = _libdevice
 import sys as _sys  # noqa: E402

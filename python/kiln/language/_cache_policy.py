@@ -1,7 +1,7 @@
 """Gluon's generic ``CachePolicy`` (after Triton 3.8; Triton's ``tl.core._CachePolicy``): a
 cache modifier and an eviction priority that ``load``, ``store`` and the asynchronous copies
 take as one ``cache_policy=`` value, or as the older ``cache_modifier=`` / ``eviction_policy=``
-arguments (not both). A target's richer policy (``nvidia.ampere.CachePolicy``) is accepted
+arguments (not both). A target's richer policy (a vendor package's ``CachePolicy``) is accepted
 where this one is.
 
 What Kiln does with a policy: the cache modifier of an asynchronous copy (as its
