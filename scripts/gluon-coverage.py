@@ -117,8 +117,8 @@ DIFFERENCES = {
     "nvidia.hopper.CachePolicy": _NV_POLICY,
     "fpsan": "embed and unembed compute Triton's payloads; Kiln has no sanitizer mode "
              "(Triton's TRITON_INSTRUMENTATION_MODE=fpsan)",
-    "inline_asm_elementwise": "shared-memory views are not operands (Gluon's newest passes "
-                              "their address; Kiln's inline_asm does)",
+    "inline_asm_elementwise": "with a shared-memory view among the operands, elements "
+                              "narrower than 32 bits are not packed (pack=1 then)",
     "atomic_load": _ATOMIC_LDST,
     "atomic_store": _ATOMIC_LDST,
     "atomic_poll": _ATOMIC_LDST + "; every thread polls the elements it holds and acquires "

@@ -7,9 +7,11 @@ and scripts/wild-suite.py (Gluon kernels of other projects).
 import Kiln cannot satisfy (Blackwell, a module Kiln lacks) binds its names to a placeholder
 that fails the code using it, instead of failing the whole file -- except an import in the
 body of the file's own ``try:``, which raises ImportError to its handler as under a Triton that
-lacks the name (a project's fallback for a Gluon name its Triton may not have). Nothing else in the file
-changes: ``triton.language``, ``triton.jit`` helpers, ``triton.Config`` and the rest stay
-Triton's.
+lacks the name (a project's fallback for a Gluon name its Triton may not have). Names a newer test file imports from
+``triton._internal_testing`` or ``triton.tools`` that the installed (older) Triton lacks become
+placeholders too (``is_rubin`` answers False), and ``from triton import CompilationError`` is
+Kiln's (the error a compile raises once the compile is Kiln's). Nothing else in the file changes:
+``triton.language``, ``triton.jit`` helpers, ``triton.Config`` and the rest stay Triton's.
 """
 
 from __future__ import annotations
@@ -115,8 +117,19 @@ def swap_imports(text: str) -> str:
                        f"{indent}    {alias} = _KilnLacks({module!r})\n")
             i += 1
             continue
+        exc = re.match(r"^(\s*)from\s+triton\s+import\s+([\w\s,]+)$", line)
+        if exc and "CompilationError" in _names(exc.group(2)):
+            # The error a Gluon compile raises is Kiln's once the compile is Kiln's.
+            indent, rest = exc.group(1), [n for n in _names(exc.group(2))
+                                          if n != "CompilationError"]
+            out.append(f"{indent}from kiln import CompilationError\n")
+            if rest:
+                out.append(f"{indent}from triton import {', '.join(rest)}\n")
+            i += 1
+            continue
         m = re.match(r"^(\s*)from\s+(triton\.experimental(?:\.gluon)?[\w.]*|"
-                     r"triton\._C\.libtriton\.gluon_ir|triton\._internal_testing)"
+                     r"triton\._C\.libtriton\.gluon_ir|triton\._internal_testing|"
+                     r"triton\.tools[\w.]*)"
                      r"\s+import\s+(.*)$", line)
         if not m:
             out.append(line)

@@ -202,3 +202,45 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
     with pytest.raises(kiln.CompilationError) as ei:
         _compile(fn, {"out": "*i32"})
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
+
+
+@kl.constexpr_function
+def shared_loads(outputs, inputs):
+    out, = outputs
+    base, offsets = inputs
+    loads = "\n".join(f"add.u32 a, {base[0]}, {o}; ld.shared.f32 {d}, [a];"
+                      for d, o in zip(out, offsets))
+    return "{ .reg .u32 a;\n" + loads + "\n}"
+
+
+@kiln.jit
+def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
+                            CONSTRAINTS: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
+    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
+    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
+                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
+    view = parent.slice(32, 32, dim=1)
+    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
+    offsets = (r[:, None] * 64 + cols[None, :]) * 4
+    kl.barrier()
+    result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32, False,
+                                       PACK)
+    kl.store(y_ptr + r[:, None] * 32 + cols[None, :], result)
+
+
+@pytest.mark.parametrize("pack", [1, 4])
+def test_elementwise_statements_with_a_shared_view(pack):
+    # Gluon's newest inline_asm_elementwise takes a view: one address operand per statement.
+    # 32 registers a thread: 32 / pack statements, each renumbered onto the thread's operands.
+    outputs = (tuple(f"${i}" for i in range(pack)),)
+    inputs = ((f"${pack}",), tuple(f"${pack + 1 + i}" for i in range(pack)))
+    asm = shared_loads(outputs, inputs)
+    cons = ",".join(["=&f"] * pack + ["r"] * (pack + 1))
+    k = _compile(elementwise_view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                 {"PACK": pack, "ASM": asm, "CONSTRAINTS": cons})
+    assert k.asm["ptx"].count("ld.shared.f32") == 32
+    assert k.asm["tile"].count("tile.inline_asm") >= 1
+    assert "inline_asm_elementwise" not in k.asm["tile"]

@@ -157,3 +157,35 @@ def test_once_per_thread(target, ws):
     count_kernel[(3,)](out, ws, num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(out, torch.full_like(out, 3 * 128))
+
+
+@kiln.jit
+def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
+                            CONSTRAINTS: kl.constexpr):
+    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
+    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
+    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
+    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
+                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
+    view = parent.slice(32, 32, dim=1)
+    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
+    offsets = (r[:, None] * 64 + cols[None, :]) * 4
+    kl.barrier()
+    result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32, False,
+                                       PACK)
+    kl.store(y_ptr + r[:, None] * 32 + cols[None, :], result)
+
+
+@pytest.mark.parametrize("pack", [1, 4])
+def test_elementwise_with_a_shared_view(target, pack):
+    _nvidia(target)
+    outputs = (tuple(f"${i}" for i in range(pack)),)
+    inputs = ((f"${pack}",), tuple(f"${pack + 1 + i}" for i in range(pack)))
+    asm = shared_loads(outputs, inputs)
+    cons = ",".join(["=&f"] * pack + ["r"] * (pack + 1))
+    x = torch.randn((128, 64), device="cuda")
+    y = torch.empty((128, 32), device="cuda")
+    elementwise_view_kernel[(1,)](x, y, pack, asm, cons)
+    torch.cuda.synchronize()
+    assert torch.equal(y, x[:, 32:])

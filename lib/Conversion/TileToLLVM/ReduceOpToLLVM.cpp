@@ -168,6 +168,21 @@ Tuple selectTuple(OpBuilder &b, Location loc, Value cond, ArrayRef<Value> x,
   return out;
 }
 
+/// Whether the combine region is one commutative op of its two operands
+/// (add, max, ...): then the order of its operands does not matter.
+bool isCommutativeCombine(Region &region) {
+  Block &body = region.front();
+  if (body.getNumArguments() != 2 || !llvm::hasSingleElement(
+                                         body.without_terminator()))
+    return false;
+  Operation &op = body.front();
+  if (!op.hasTrait<OpTrait::IsCommutative>() || op.getNumOperands() != 2)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (op.getOperand(0) == a && op.getOperand(1) == b) ||
+         (op.getOperand(0) == b && op.getOperand(1) == a);
+}
+
 struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
   ReduceOpConversion(const LLVMTypeConverter &tc, const LoweringContext &ctx)
       : ConvertOpToLLVMPattern(tc), ctx(ctx) {}
@@ -195,21 +210,36 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
       return k;
     };
 
+    // Elements combine in their order along the axis (as Gluon's reduce:
+    // the combine may not be commutative). Registers, lanes and warps
+    // place ever higher positions in the layouts a reduce takes, so each
+    // step keeps the order: registers by position, then the lower lane or
+    // warp on the left.
+    bool commutative = isCommutativeCombine(op.getCombine());
+
     // 1. Inside the thread.
     SmallVector<Tuple> regs = unpackTuples(rewriter, loc, adaptor.getSrcs());
     std::map<SmallVector<int32_t>, unsigned> groupOf;
-    SmallVector<Tuple> acc;
+    SmallVector<SmallVector<std::pair<int32_t, unsigned>>> members;
     SmallVector<unsigned> firstReg;
-    for (auto [r, v] : llvm::enumerate(regs)) {
-      auto key = dropAxis(ll.applyOne(LinearLayout::Register, r));
+    for (unsigned r = 0; r < regs.size(); ++r) {
+      auto coord = ll.applyOne(LinearLayout::Register, r);
+      auto key = dropAxis(coord);
       auto it = groupOf.find(key);
       if (it == groupOf.end()) {
-        groupOf[key] = acc.size();
-        acc.push_back(v);
+        it = groupOf.emplace(key, members.size()).first;
+        members.emplace_back();
         firstReg.push_back(r);
-      } else {
-        acc[it->second] = combine(acc[it->second], v);
       }
+      members[it->second].push_back({coord[axis], r});
+    }
+    SmallVector<Tuple> acc;
+    for (auto &group : members) {
+      llvm::stable_sort(group, [](auto &x, auto &y) { return x.first < y.first; });
+      Tuple a = regs[group.front().second];
+      for (auto &[pos, r] : llvm::drop_begin(group))
+        a = combine(a, regs[r]);
+      acc.push_back(a);
     }
 
     // 2. Across lanes.
@@ -217,9 +247,24 @@ struct ReduceOpConversion : public ConvertOpToLLVMPattern<ReduceOp> {
     for (auto [bit, basis] : llvm::enumerate(ll.getBases(LinearLayout::Lane))) {
       if (basis[axis] == 0)
         continue;
-      for (Tuple &a : acc)
-        a = combine(a, shuffleTupleXor(rewriter, loc, a, 1u << bit, ids.lane,
-                                       ctx));
+      Value upper;
+      if (!commutative)
+        upper = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::ne,
+            LLVM::AndOp::create(rewriter, loc, ids.lane,
+                                i32Const(rewriter, loc, 1u << bit)),
+            i32Const(rewriter, loc, 0));
+      for (Tuple &a : acc) {
+        Tuple other =
+            shuffleTupleXor(rewriter, loc, a, 1u << bit, ids.lane, ctx);
+        if (commutative) {
+          a = combine(a, other);
+          continue;
+        }
+        // The lane with the bit set holds the later elements.
+        a = combine(selectTuple(rewriter, loc, upper, other, a),
+                    selectTuple(rewriter, loc, upper, a, other));
+      }
     }
 
     // 3. Across warps.

@@ -4,6 +4,8 @@ per thread over all its registers, ``tile.inline_asm``)."""
 
 from __future__ import annotations
 
+import re
+
 from ._core import (_unwrap, builtin, distributed_type, dtype as dtype_cls,
                     shared_memory_descriptor, tensor)
 from ._layouts import is_inferred, to_linear_layout
@@ -34,9 +36,8 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
         raise TypeError(f"inline_asm_elementwise: dtype must be a dtype or a non-empty tuple "
                         f"of dtypes, got {dtype!r}")
     if any(isinstance(_unwrap(a), shared_memory_descriptor) for a in _unwrap(args)):
-        raise TypeError("inline_asm_elementwise takes tensors and scalars, not shared-memory "
-                        "views, in Kiln: pass the view to inline_asm (one statement per "
-                        "thread, the view's address one operand)")
+        return _elementwise_with_views(sem, asm, constraints, _unwrap(args), dtypes, single,
+                                       is_pure, pack)
     values = [sem.as_tensor(_unwrap(a)) for a in _unwrap(args)]
     if not any(v.type.is_block for v in values):
         raise TypeError("inline_asm_elementwise needs at least one tensor argument")
@@ -147,3 +148,86 @@ def inline_asm(asm, constraints="", args=(), result_types=(), is_pure=False, _se
     if not results:
         return None
     return results[0] if single else tuple(results)
+
+
+def _elementwise_with_views(sem, asm, constraints, args, dtypes, single, is_pure, pack):
+    """inline_asm_elementwise with shared-memory views among ``args`` (Gluon's newest): each
+    view is one operand of every statement, its 32-bit address. Lowered as one
+    ``tile.inline_asm`` per thread whose text is the statement once per group of ``pack``
+    registers, its ``$N`` renumbered onto the thread's operands (outputs, then every
+    register of each tensor, then each view's address)."""
+    what = "inline_asm_elementwise"
+    if is_pure:
+        raise ValueError(f"{what} with a shared-memory operand must not be pure "
+                         f"(is_pure=False): the statement touches memory")
+    views = [isinstance(a, shared_memory_descriptor) for a in args]
+    tensors = [sem.as_tensor(a) for a, v in zip(args, views) if not v]
+    if not any(t.type.is_block for t in tensors):
+        raise TypeError(f"{what} needs at least one tensor argument")
+    tensors = sem.broadcast_all(tensors, what)
+    shape, layout = tensors[0].type.shape, tensors[0].type.layout
+    if is_inferred(layout):
+        raise ValueError(f"{what} needs its arguments in a distributed layout (convert them "
+                         f"first)")
+    narrow = [t.dtype for t in tensors if t.dtype.primitive_bitwidth < 32] + \
+        [d for d in dtypes if d.primitive_bitwidth < 32]
+    if narrow and pack > 1:
+        raise TypeError(f"{what}: with a shared-memory operand, elements narrower than 32 "
+                        f"bits are not packed in Kiln (got {narrow[0]} with pack {pack}); "
+                        f"use pack=1")
+    regs = 1 << len(to_linear_layout(layout, shape).reg_bases)
+    if regs % pack:
+        raise ValueError(f"{what}: each thread holds {regs} elements of {layout!r}, which "
+                         f"pack {pack} does not divide")
+    entries = [c.strip() for c in constraints.split(",")] if constraints.strip() else []
+    clobbers = [c for c in entries if c.startswith("~")]
+    entries = [c for c in entries if not c.startswith("~")]
+    # One statement's operands: the results' pack registers, then each argument's (a view:
+    # one); and where each sits among the thread's operands, for group g.
+    nres = len(dtypes)
+    stmt_ops = nres * pack + sum(1 if v else pack for v in views)
+    if len(entries) != stmt_ops:
+        raise ValueError(f"{what}: constraints name {len(entries)} operands, but each "
+                         f"statement has {nres * pack} outputs and "
+                         f"{stmt_ops - nres * pack} inputs (pack per tensor, one per "
+                         f"shared-memory view)")
+    starts, k = [], nres * regs
+    for v in views:
+        starts.append(k)
+        k += 1 if v else regs
+
+    def thread_index(i, g):
+        if i < nres * pack:
+            r, e = divmod(i, pack)
+            return r * regs + g * pack + e
+        i -= nres * pack
+        for a, v in enumerate(views):
+            n = 1 if v else pack
+            if i < n:
+                return starts[a] + (0 if v else g * pack + i)
+            i -= n
+        raise AssertionError(i)
+
+    total = k
+    cons = [None] * total
+    for g in range(regs // pack):
+        for i, c in enumerate(entries):
+            j = thread_index(i, g)
+            if c.isdigit():  # a tie to an output of the same statement
+                c = str(thread_index(int(c), g))
+            if cons[j] is None:
+                cons[j] = c
+    nv = str(sem.target).startswith("cuda")
+    texts = []
+    for g in range(regs // pack):
+        text = re.sub(r"\$(\d+)", lambda m: f"${thread_index(int(m.group(1)), g)}", asm)
+        texts.append("{\n" + text + "\n}" if nv else text)
+    ordered, it = [], iter(tensors)
+    for a, v in zip(args, views):
+        ordered.append(a if v else next(it))
+    rts = [distributed_type(d, shape, layout) for d in dtypes]
+    attrs = {"asm_string": sem.b.str_attr("\n".join(texts)),
+             "constraints": sem.b.str_attr(",".join(cons + clobbers)), "pure": "false"}
+    names = sem.b.create("tile.inline_asm", ordered, rts, attrs)
+    outs = [tensor(n, t) for n, t in zip(names, rts)]
+    return outs[0] if single else tuple(outs)

@@ -17,7 +17,7 @@ class SharedMemorySemantic:
     # -- shared memory ------------------------------------------------------------------------
 
     def allocate_shared_memory(self, element_ty, shape, layout, value):
-        if not isinstance(element_ty, core.dtype):
+        if not isinstance(element_ty, (core.dtype, core.pointer_type)):
             raise TypeError(f"allocate_shared_memory: element_ty must be a dtype, got "
                             f"{element_ty!r}")
         if not isinstance(layout, SharedLayout):

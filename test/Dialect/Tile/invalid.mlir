@@ -1275,8 +1275,8 @@ func.func @memdesc_view(%a: !tile.memdesc<64x64xf16, #tile.swizzled_shared<{vec 
 
 // -----
 
-// expected-error @+1 {{memdesc elements must be integers or floats, got '!tile.ptr<f32>'}}
-func.func @memdesc_elem(%a: !tile.memdesc<64x!tile.ptr<f32>, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>) {
+// expected-error @+1 {{memdesc elements must be integers, floats or pointers, got 'complex<f32>'}}
+func.func @memdesc_elem(%a: !tile.memdesc<64xcomplex<f32>, #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>>) {
   return
 }
 

@@ -559,8 +559,9 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError,
     if (d <= 0 || d > (int64_t(1) << 24))
       return emitError() << "memdesc dimensions must be in [1, 2^24], got "
                          << d;
-  if (!elementType.isIntOrFloat())
-    return emitError() << "memdesc elements must be integers or floats, got "
+  if (!elementType.isIntOrFloat() && !isa<PointerType>(elementType))
+    return emitError() << "memdesc elements must be integers, floats or "
+                          "pointers, got "
                        << elementType;
   auto layout = dyn_cast<SharedLayoutAttr>(encoding);
   if (!layout)

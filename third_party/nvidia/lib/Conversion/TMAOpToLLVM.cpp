@@ -223,6 +223,49 @@ Value asClusterAddress(ConversionPatternRewriter &rewriter, Location loc,
   return LLVM::IntToPtrOp::create(rewriter, loc, cluster, bits);
 }
 
+/// An im2col load written out, its qualifiers in the PTX ISA's order
+/// (`.im2col` before the completion mechanism, as Triton prints it):
+/// `@pred cp.async.bulk.tensor.Nd.shared::cluster.global.im2col
+/// .mbarrier::complete_tx::bytes[.multicast::cluster][.L2::cache_hint]
+/// [dst], [desc, {coords}], [bar], {offsets}[, mask][, policy];`.
+void emitIm2ColLoad(OpBuilder &b, Location loc, Value dst, Value desc,
+                    ArrayRef<Value> coords, Value bar, ArrayRef<Value> offsets,
+                    Value mask, Value policy, Value pred) {
+  SmallVector<Value> operands{dst, desc};
+  std::string constraints = "l,l";
+  auto ref = [&](Value v, const char *c) {
+    operands.push_back(v);
+    constraints += std::string(",") + c;
+    return "$" + std::to_string(operands.size() - 1);
+  };
+  std::string coordList, offsetList;
+  for (Value c : coords)
+    coordList += (coordList.empty() ? "" : ", ") + ref(c, "r");
+  std::string barRef = ref(bar, "r");
+  for (Value o : offsets)
+    offsetList += (offsetList.empty() ? "" : ", ") + ref(o, "h");
+  std::string text = "cp.async.bulk.tensor." + std::to_string(coords.size()) +
+                     "d.shared::cluster.global.im2col.mbarrier::complete_tx::"
+                     "bytes";
+  std::string tail;
+  if (mask) {
+    text += ".multicast::cluster";
+    tail += ", " + ref(mask, "h");
+  }
+  if (policy) {
+    text += ".L2::cache_hint";
+    tail += ", " + ref(policy, "l");
+  }
+  text += " [$0], [$1, {" + coordList + "}], [" + barRef + "], {" +
+          offsetList + "}" + tail + ";";
+  if (pred)
+    text = "@" + ref(pred, "b") + " " + text;
+  LLVM::InlineAsmOp::create(b, loc, Type(), operands, text, constraints,
+                            /*has_side_effects=*/true, /*is_align_stack=*/false,
+                            LLVM::TailCallKind::None, LLVM::AsmDialectAttr(),
+                            ArrayAttr());
+}
+
 struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
   using TileOpConversion::TileOpConversion;
 
@@ -249,6 +292,15 @@ struct TMALoadConversion : TileOpConversion<AsyncTMACopyGlobalToLocalOp> {
       Value dst = byteOffset(rewriter, loc, adaptor.getResult(),
                              (*offsets)[i] + p * boxes.pieceBytes);
       dst = asClusterAddress(rewriter, loc, dst);
+      if (im2col) {
+        emitIm2ColLoad(rewriter, loc, dst, adaptor.getDesc(),
+                       boxCoordinates(rewriter, loc, adaptor.getCoord(),
+                                      i * boxes.chunkElements,
+                                      p * boxes.pieceRows),
+                       adaptor.getBarrier(), im2colOffsets, mask, policy,
+                       pred);
+        continue;
+      }
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
           rewriter, loc, dst, adaptor.getDesc(),
           boxCoordinates(rewriter, loc, adaptor.getCoord(),

@@ -9,27 +9,26 @@
 // block of 32 f32 channels under a 32-byte swizzle is four boxes of 8
 // channels, each at the next channel coordinate and the next 32-pixel x
 // 32-byte chunk of the buffer (128 x 32 = 4096 bytes apart).
-// NVVM writes the mode after the completion mechanism; ptxas assembles that
-// to the same cubin as the PTX ISA's order (`.global.im2col.mbarrier::...`).
+// The instruction is written out in the PTX ISA's order (the mode before the
+// completion mechanism: `.global.im2col.mbarrier::...`, as Triton prints it).
 // CHECK-LABEL: llvm.func @nhwc(
 // CHECK-SAME: %[[D:[^:]*]]: !llvm.ptr {{.*}}, %[[N:[^:]*]]: i32, %[[H:[^:]*]]: i32, %[[W:[^:]*]]: i32, %[[C:[^:]*]]: i32, %[[R:[^:]*]]: i16, %[[S:[^:]*]]: i16
-// CHECK: "@$9 cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col [$0], [$1, {$2,$3,$4,$5} ], [$6],{$7,$8};", "l,l,r,r,r,r,r,h,h,b" %{{.*}}, %[[D]], %[[C]], %[[W]], %[[H]], %[[N]], %{{.*}}, %[[S]], %[[R]], %{{.*}} :
-// CHECK-COUNT-3: "@$9 cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col [$0], [$1, {$2,$3,$4,$5} ], [$6],{$7,$8};", "l,l,r,r,r,r,r,h,h,b" %{{.*}}, %[[D]], %{{.*}}, %[[W]], %[[H]], %[[N]], %{{.*}}, %[[S]], %[[R]], %{{.*}} :
+// CHECK: "@$9 cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], [$6], {$7, $8};", "l,l,r,r,r,r,r,h,h,b" %{{.*}}, %[[D]], %[[C]], %[[W]], %[[H]], %[[N]], %{{.*}}, %[[S]], %[[R]], %{{.*}} :
+// CHECK-COUNT-3: "@$9 cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [$0], [$1, {$2, $3, $4, $5}], [$6], {$7, $8};", "l,l,r,r,r,r,r,h,h,b" %{{.*}}, %[[D]], %{{.*}}, %[[W]], %[[H]], %[[N]], %{{.*}}, %[[S]], %[[R]], %{{.*}} :
 // CHECK-NOT: cp.async.bulk.tensor
 // CHECK: llvm.return
 // PTX-LABEL: .entry nhwc
-// PTX-COUNT-4: cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}{{[}]}} ], [%r{{[0-9]+}}],{%rs{{[0-9]+}},%rs{{[0-9]+}}};
+// PTX-COUNT-4: cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}{{[}]}}], [%r{{[0-9]+}}], {%rs{{[0-9]+}}, %rs{{[0-9]+}}};
 
-// Rank 3 (NWC, one offset) and rank 5 (NDHWC, three), one box each;
-// constant offsets become immediates.
+// Rank 3 (NWC, one offset) and rank 5 (NDHWC, three), one box each.
 // PTX-LABEL: .entry nwc
-// PTX: cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}{{[}]}} ], [%r{{[0-9]+}}],{300};
+// PTX: cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}{{[}]}}], [%r{{[0-9]+}}], {%rs{{[0-9]+}}};
 // PTX-LABEL: .entry ndhwc
-// PTX: cp.async.bulk.tensor.5d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}},%r{{[0-9]+}}{{[}]}} ], [%r{{[0-9]+}}],{1,2,1};
+// PTX: cp.async.bulk.tensor.5d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}{{[}]}}], [%r{{[0-9]+}}], {%rs{{[0-9]+}}, %rs{{[0-9]+}}, %rs{{[0-9]+}}};
 
 // Multicast: the offsets come before the ctaMask.
 // PTX-LABEL: .entry shared_im2col
-// PTX: cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.im2col.multicast::cluster [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {{.*}}], [%r{{[0-9]+}}],{%rs{{[0-9]+}},%rs{{[0-9]+}}}, %rs{{[0-9]+}};
+// PTX: cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {{.*}}], [%r{{[0-9]+}}], {%rs{{[0-9]+}}, %rs{{[0-9]+}}}, %rs{{[0-9]+}};
 #nv32 = #tile_nv.nvmma_shared<swizzle = 32, elementBitWidth = 32, layoutRank = 2, transposed = false>
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>

@@ -105,10 +105,12 @@ def strided(src, ROW: kl.constexpr, S: kl.constexpr):
 
 
 @pytest.mark.parametrize("row,message", [
-    (100, r"strides\[0\] = 100 \(200 bytes of fp16\) must be a positive multiple of 16 bytes"),
-    (0, r"strides\[0\] = 0 \(0 bytes of fp16\) must be a positive multiple of 16 bytes"),
-    (-8, r"strides\[0\] = -8 \(-16 bytes of fp16\) must be a positive multiple of 16 "
-         r"bytes"),
+    (100, r"strides\[0\] = 100 \(200 bytes of fp16\) must be 16-byte aligned \(a positive "
+          r"multiple of 16 bytes\)"),
+    (0, r"strides\[0\] = 0 \(0 bytes of fp16\) must be 16-byte aligned \(a positive multiple "
+        r"of 16 bytes\)"),
+    (-8, r"strides\[0\] = -8 \(-16 bytes of fp16\) must be 16-byte aligned \(a positive "
+         r"multiple of 16 bytes\)"),
     (2**39, r"strides\[0\] = 549755813888 \(1099511627776 bytes\) must be less than 2\*\*40 "
             r"bytes"),
 ], ids=["200B", "0", "negative", "2**40B"])

@@ -407,7 +407,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, layout, padding_op
         nbytes = st * elem_bytes
         if st < 1 or nbytes % ALIGN_BYTES:
             raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes of {elem}) must be "
-                             f"a positive multiple of {ALIGN_BYTES} bytes")
+                             f"{ALIGN_BYTES}-byte aligned (a positive multiple of "
+                             f"{ALIGN_BYTES} bytes)")
         if nbytes >= MAX_STRIDE_BYTES:
             raise ValueError(f"{what}: strides[{i}] = {st} ({nbytes} bytes) must be less "
                              f"than 2**40 bytes")
