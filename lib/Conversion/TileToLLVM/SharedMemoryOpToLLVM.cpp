@@ -9,10 +9,11 @@
 // constant with a per-thread offset computed once. Registers that are
 // consecutive elements in the buffer are accessed as one vector (up to 16
 // bytes, within the buffer's alignment). Where the composed layout is that of
-// the target's warp-wide 16-bit matrix store (stmatrix: register pairs and
-// lane bits 0-1 fill 16-byte rows), stores use it instead, and loads use
+// the target's warp-wide matrix store (stmatrix: a lane's 32-bit word of
+// 8-, 16- or 32-bit elements and lane bits 0-1 fill 16-byte rows, one, two
+// or four matrices an instruction), stores use it instead, and loads use
 // the warp-wide matrix load (ldmatrix, also where lane bits 2-4 run along
-// 16-byte rows: the transposed form); where lanes run along the contiguous
+// 16-byte rows of 16-bit elements: the transposed form); where lanes run along the contiguous
 // dimension and registers across it, loads use the target's transposing
 // load if it has one (TransposedSharedLoad.cpp).
 //
@@ -190,30 +191,37 @@ SmallVector<Value> kiln::loadSharedVectors(
 
 namespace {
 
-/// How a 16-bit tensor moves between registers and a buffer with the
-/// target's warp-wide 8x8 matrix instructions (ldmatrix / stmatrix), where
-/// the composed layout has their shape: lane l gives the address of row
-/// l % 8 of matrix l / 8 (`rowBits`: the offset each lane bit moves it), and
-/// register r & ~7 starts a group of four matrices, whose matrix m sits in
-/// registers r | (m & 1) << 1 | (m >> 1) << 2, two elements each (register
-/// bit 0). Not transposed: a thread's pair and lane bits 0-1 fill a 16-byte
-/// row, lane bits 2-4 pick rows. Transposed: lane bits 2-4 run along a
-/// 16-byte row, the pair and lane bits 0-1 pick rows.
+/// How a tensor moves between registers and a buffer with the target's
+/// warp-wide 8x8 matrix instructions of 16-bit elements (ldmatrix /
+/// stmatrix), where the composed layout has their shape. The instructions
+/// move one 32-bit word a lane per matrix: `wordBits` are the register bits
+/// that run through a word (elements of 1, 2 or 4 bytes: two, one or none),
+/// `matrixBits` the other register bits, the first `group` (0-2) of which
+/// pick the matrices of one instruction (x1, x2, x4), the rest its
+/// iterations. Lane l gives the address of row l % 8 of matrix l / 8
+/// (`rowBits`: the offset each lane bit moves it). Not transposed (any
+/// element size): a lane's word and lane bits 0-1 fill a 16-byte row, lane
+/// bits 2-4 pick rows. Transposed (16-bit elements): lane bits 2-4 run along
+/// a 16-byte row, the word's pair and lane bits 0-1 pick rows.
 struct MatrixAccess {
   SharedAccessPlan plan;
   int64_t rowBits[5];
   bool trans;
   int64_t xorOffset;
+  SmallVector<unsigned> wordBits, matrixBits;
+  unsigned group;
 };
 
 std::optional<MatrixAccess>
 planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
                  size_t numRegs, bool load, const LoweringContext &ctx) {
   auto memdesc = cast<MemDescType>(view.getType());
-  if (ctx.warpSize != 32 || getElementBytes(memdesc.getElementType()) != 2 ||
-      !memTy.isIntOrFloat() || memTy.getIntOrFloatBitWidth() != 16 ||
+  unsigned bytes = getElementBytes(memdesc.getElementType());
+  if (ctx.warpSize != 32 || (bytes != 1 && bytes != 2 && bytes != 4) ||
+      !memTy.isIntOrFloat() || memTy.getIntOrFloatBitWidth() != bytes * 8 ||
       getSharedBaseAlignment(view) < 16)
     return std::nullopt;
+  int64_t rowElems = 16 / bytes, wordElems = 4 / bytes;
   int64_t xorOffset = getSharedXorOffset(view);
   FailureOr<SharedAccessPlan> plan =
       planSharedAccess(tensorType, memdesc, getSharedBaseAlignment(view),
@@ -222,38 +230,88 @@ planMatrixAccess(RankedTensorType tensorType, Value view, Type memTy,
   // loads then read the same rows, and stores write the same values to the
   // same addresses, as the element-wise stores do.
   if (failed(plan) || !plan->paddings.empty() || plan->redundantRegisterMask ||
-      plan->redundantLaneMask ||
-      plan->laneBitOffsets.size() != 5 || xorOffset % 8)
+      plan->redundantLaneMask || plan->laneBitOffsets.size() != 5 ||
+      xorOffset % rowElems)
     return std::nullopt;
   ArrayRef<int64_t> offs = plan->registerOffsets;
-  if (numRegs < 8 || !llvm::isPowerOf2_64(numRegs) || offs.size() != numRegs)
+  if (numRegs < 2 || !llvm::isPowerOf2_64(numRegs) || offs.size() != numRegs ||
+      !isXorLinear(offs))
     return std::nullopt;
   unsigned regBits = llvm::Log2_64(numRegs);
-  if (!isXorLinear(offs))
-    return std::nullopt;
   ArrayRef<int64_t> lanes = plan->laneBitOffsets;
-  auto rowAligned = [](int64_t o) { return o != 0 && o % 8 == 0; };
-  for (unsigned bit = 1; bit < regBits; ++bit)
-    if (!rowAligned(offs[size_t(1) << bit]))
-      return std::nullopt;
+  auto rowAligned = [&](int64_t o) { return o != 0 && o % rowElems == 0; };
   if (!llvm::all_of(plan->warpBitOffsets,
-                    [&](int64_t o) { return o % 8 == 0; }))
+                    [&](int64_t o) { return o % rowElems == 0; }))
     return std::nullopt;
-  MatrixAccess access{*plan, {}, false, xorOffset};
-  if (offs[1] == 1 && lanes[0] == 2 && lanes[1] == 4 &&
-      llvm::all_of(lanes.drop_front(2), rowAligned)) {
-    int64_t bits[5] = {lanes[2], lanes[3], lanes[4], offs[2], offs[4]};
+  auto regOffset = [&](unsigned bit) { return offs[size_t(1) << bit]; };
+  MatrixAccess access{*plan, {}, false, xorOffset, {}, {}, 0};
+  auto matrices = [&](ArrayRef<unsigned> word) -> bool {
+    access.wordBits.assign(word.begin(), word.end());
+    access.matrixBits.clear();
+    for (unsigned bit = 0; bit < regBits; ++bit) {
+      if (llvm::is_contained(word, bit))
+        continue;
+      if (!rowAligned(regOffset(bit)))
+        return false;
+      access.matrixBits.push_back(bit);
+    }
+    access.group = std::min<unsigned>(2, access.matrixBits.size());
+    return true;
+  };
+  auto matrixOffset = [&](unsigned i) {
+    return i < access.group ? regOffset(access.matrixBits[i]) : int64_t(0);
+  };
+  // Not transposed: the word's elements at offsets 1, 2 (by register bit),
+  // lanes 0-1 the next words of the row, lanes 2-4 rows.
+  SmallVector<unsigned> word;
+  for (int64_t step = 1; step < wordElems; step <<= 1)
+    for (unsigned bit = 0; bit < regBits; ++bit)
+      if (regOffset(bit) == step)
+        word.push_back(bit);
+  if (int64_t(1) << word.size() == wordElems && lanes[0] == wordElems &&
+      lanes[1] == 2 * wordElems && rowAligned(lanes[2]) &&
+      rowAligned(lanes[3]) && rowAligned(lanes[4]) && matrices(word)) {
+    int64_t bits[5] = {lanes[2], lanes[3], lanes[4], matrixOffset(0),
+                       matrixOffset(1)};
     llvm::copy(bits, access.rowBits);
     return access;
   }
-  if (rowAligned(offs[1]) && rowAligned(lanes[0]) &&
-      rowAligned(lanes[1]) && lanes[2] == 1 && lanes[3] == 2 && lanes[4] == 4) {
-    int64_t bits[5] = {offs[1], lanes[0], lanes[1], offs[2], offs[4]};
+  // Transposed (16-bit): register bit 0 is the word's pair, a row apart.
+  if (bytes == 2 && rowAligned(regOffset(0)) && rowAligned(lanes[0]) &&
+      rowAligned(lanes[1]) && lanes[2] == 1 && lanes[3] == 2 &&
+      lanes[4] == 4 && matrices({0})) {
+    int64_t bits[5] = {regOffset(0), lanes[0], lanes[1], matrixOffset(0),
+                       matrixOffset(1)};
     llvm::copy(bits, access.rowBits);
     access.trans = true;
     return access;
   }
   return std::nullopt;
+}
+
+/// The register of matrix `m` of the instruction at register `r` holding
+/// the word's element `i`.
+size_t matrixRegister(const MatrixAccess &access, size_t r, unsigned m,
+                      unsigned i) {
+  for (unsigned j = 0; j < access.group; ++j)
+    if (m & (1u << j))
+      r |= size_t(1) << access.matrixBits[j];
+  for (auto [j, bit] : llvm::enumerate(access.wordBits))
+    if (i & (1u << j))
+      r |= size_t(1) << bit;
+  return r;
+}
+
+/// Whether register `r` starts an instruction (its word and group bits
+/// clear).
+bool startsMatrices(const MatrixAccess &access, size_t r) {
+  for (unsigned bit : access.wordBits)
+    if (r & (size_t(1) << bit))
+      return false;
+  for (unsigned j = 0; j < access.group; ++j)
+    if (r & (size_t(1) << access.matrixBits[j]))
+      return false;
+  return true;
 }
 
 /// The address of the row this lane gives for the matrices of register
@@ -288,18 +346,27 @@ bool storeMatrices(OpBuilder &b, Location loc, Value base,
       tensorType, view, memTy, regs.size(), /*load=*/false, ctx);
   if (!access)
     return false;
-  auto pairTy = VectorType::get({2}, memTy);
+  unsigned wordElems = 1u << access->wordBits.size();
+  Type wordTy = wordElems == 1 ? memTy : VectorType::get({wordElems}, memTy);
   Type i32 = b.getI32Type();
   Value threadOffset;
-  for (size_t r = 0; r < regs.size(); r += 8) {
+  for (size_t r = 0; r < regs.size(); ++r) {
+    if (!startsMatrices(*access, r))
+      continue;
     SmallVector<Value> sources;
-    for (size_t m = 0; m < 4; ++m) {
-      size_t reg = r | (m & 1) << 1 | (m >> 1) << 2;
-      Value pair = LLVM::PoisonOp::create(b, loc, pairTy);
-      for (size_t i = 0; i < 2; ++i)
-        pair = LLVM::InsertElementOp::create(
-            b, loc, pair, toMemory(b, loc, regs[reg | i]), i32Const(b, loc, i));
-      sources.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+    for (unsigned m = 0; m < (1u << access->group); ++m) {
+      Value word;
+      if (wordElems == 1) {
+        word = toMemory(b, loc, regs[matrixRegister(*access, r, m, 0)]);
+      } else {
+        word = LLVM::PoisonOp::create(b, loc, wordTy);
+        for (unsigned i = 0; i < wordElems; ++i)
+          word = LLVM::InsertElementOp::create(
+              b, loc, word,
+              toMemory(b, loc, regs[matrixRegister(*access, r, m, i)]),
+              i32Const(b, loc, i));
+      }
+      sources.push_back(LLVM::BitcastOp::create(b, loc, i32, word));
     }
     ctx.target.storeMatrices16(
         b, loc,
@@ -328,22 +395,27 @@ bool loadMatrices(OpBuilder &b, Location loc, Value base,
       planMatrixAccess(tensorType, view, memTy, numRegs, /*load=*/true, ctx);
   if (!access)
     return false;
-  auto pairTy = VectorType::get({2}, memTy);
+  unsigned wordElems = 1u << access->wordBits.size();
+  Type wordTy = wordElems == 1 ? memTy : VectorType::get({wordElems}, memTy);
   regs.assign(numRegs, Value());
   Value threadOffset;
-  for (int64_t r = 0; r < numRegs; r += 8) {
+  for (int64_t r = 0; r < numRegs; ++r) {
+    if (!startsMatrices(*access, r))
+      continue;
     SmallVector<Value> words = ctx.target.loadMatrices16(
         b, loc,
         matrixRowAddress(b, loc, base, memTy, *access, r, ctx, threadOffset),
-        access->trans);
-    for (size_t m = 0; m < 4; ++m) {
-      size_t reg = r | (m & 1) << 1 | (m >> 1) << 2;
-      Value pair = LLVM::BitcastOp::create(b, loc, pairTy, words[m]);
-      for (size_t i = 0; i < 2; ++i)
-        regs[reg | i] = fromMemory(
-            b, loc,
-            LLVM::ExtractElementOp::create(b, loc, pair, i32Const(b, loc, i)),
-            regTy);
+        access->trans, 1u << access->group);
+    for (unsigned m = 0; m < (1u << access->group); ++m) {
+      Value word = LLVM::BitcastOp::create(b, loc, wordTy, words[m]);
+      for (unsigned i = 0; i < wordElems; ++i) {
+        Value e = wordElems == 1
+                      ? word
+                      : LLVM::ExtractElementOp::create(b, loc, word,
+                                                       i32Const(b, loc, i))
+                            .getResult();
+        regs[matrixRegister(*access, r, m, i)] = fromMemory(b, loc, e, regTy);
+      }
     }
   }
   return true;

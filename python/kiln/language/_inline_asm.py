@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ._core import (_unwrap, builtin, distributed_type, dtype as dtype_cls,
-                    shared_memory_descriptor, tensor)
+                    shared_memory_descriptor, target_hook, tensor)
 from ._layouts import is_inferred, to_linear_layout
 
 __all__ = ["inline_asm_elementwise", "inline_asm"]
@@ -217,11 +217,13 @@ def _elementwise_with_views(sem, asm, constraints, args, dtypes, single, is_pure
                 c = str(thread_index(int(c), g))
             if cons[j] is None:
                 cons[j] = c
-    nv = str(sem.target).startswith("cuda")
+    # Each statement in its own scope where the target's assembly has scopes (its own
+    # register declarations may then repeat).
+    scope = target_hook(sem.target, "asm_scope") or (lambda text: text)
     texts = []
     for g in range(regs // pack):
         text = re.sub(r"\$(\d+)", lambda m: f"${thread_index(int(m.group(1)), g)}", asm)
-        texts.append("{\n" + text + "\n}" if nv else text)
+        texts.append(scope(text))
     ordered, it = [], iter(tensors)
     for a, v in zip(args, views):
         ordered.append(a if v else next(it))

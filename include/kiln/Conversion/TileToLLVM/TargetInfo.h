@@ -248,27 +248,29 @@ public:
   }
   /// Whether storeMatrices16 lowers (a warp-wide store of 16-bit matrices).
   virtual bool hasMatrixStore16() const { return false; }
-  /// A warp-wide store of four 8x8 matrices of 16-bit elements whose rows
-  /// are 16 contiguous bytes each: lane l gives in `rowAddress` the address
-  /// of row l % 8 of matrix l / 8, and holds in `sources[i]` (an i32 of two
-  /// elements) elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i, or with
-  /// `transposed` elements (2 * (l % 4) + {0, 1}, l / 4). Only asked where
-  /// hasMatrixStore16(); every lane of the warp must run it.
+  /// A warp-wide store of one, two or four (`sources.size()`) 8x8 matrices
+  /// of 16-bit elements whose rows are 16 contiguous bytes each: lane l
+  /// gives in `rowAddress` the address of row l % 8 of matrix l / 8 (lanes
+  /// past the matrices' rows are not read), and holds in `sources[i]` (an
+  /// i32 of two elements) elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix
+  /// i, or with `transposed` elements (2 * (l % 4) + {0, 1}, l / 4). Only
+  /// asked where hasMatrixStore16(); every lane of the warp must run it.
   virtual void storeMatrices16(mlir::OpBuilder &b, mlir::Location loc,
                                mlir::Value rowAddress,
                                mlir::ArrayRef<mlir::Value> sources,
                                bool transposed) const {}
   /// Whether loadMatrices16 lowers (a warp-wide load of 16-bit matrices).
   virtual bool hasMatrixLoad16() const { return false; }
-  /// A warp-wide load of four 8x8 matrices of 16-bit elements whose rows are
-  /// 16 contiguous bytes each: lane l gives in `rowAddress` the address of
-  /// row l % 8 of matrix l / 8 and gets, in result i (an i32 of two
-  /// elements), elements (l / 4, 2 * (l % 4) + {0, 1}) of matrix i, or with
-  /// `transposed` elements (2 * (l % 4) + {0, 1}, l / 4). Only asked where
-  /// hasMatrixLoad16(); every lane of the warp must run it.
+  /// A warp-wide load of `num` (1, 2 or 4) 8x8 matrices of 16-bit elements
+  /// whose rows are 16 contiguous bytes each: lane l gives in `rowAddress`
+  /// the address of row l % 8 of matrix l / 8 (lanes past the matrices' rows
+  /// are not read) and gets, in result i (an i32 of two elements), elements
+  /// (l / 4, 2 * (l % 4) + {0, 1}) of matrix i, or with `transposed` elements
+  /// (2 * (l % 4) + {0, 1}, l / 4). Only asked where hasMatrixLoad16(); every
+  /// lane of the warp must run it.
   virtual llvm::SmallVector<mlir::Value>
   loadMatrices16(mlir::OpBuilder &b, mlir::Location loc, mlir::Value rowAddress,
-                 bool transposed) const {
+                 bool transposed, unsigned num = 4) const {
     return {};
   }
   /// Whether local_load uses loadTransposed64 for a tensor of elements of

@@ -46,6 +46,8 @@ register_target_hook("cuda:", "split_gather", split_gather)
 register_target_hook("cuda:", "split_scatter", split_scatter)
 register_target_hook("cuda:", "split_load", split_load)
 register_target_hook("cuda:", "split_store", split_store)
+# PTX statements may open a scope: inline_asm_elementwise's repeated statements each get one.
+register_target_hook("cuda:", "asm_scope", lambda text: "{\n" + text + "\n}")
 register_target_hook("cuda:", "split_atomic", split_atomic)
 
 

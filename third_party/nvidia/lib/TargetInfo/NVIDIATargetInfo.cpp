@@ -487,7 +487,7 @@ public:
     LLVM::CallOp::create(b, loc, fn, args);
   }
 
-  // stmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_90).
+  // stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (sm_90).
   bool hasMatrixStore16() const override { return getDesc().arch >= 90; }
   void storeMatrices16(OpBuilder &b, Location loc, Value rowAddress,
                        ArrayRef<Value> sources,
@@ -501,22 +501,26 @@ public:
         NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
   }
 
-  // ldmatrix.sync.aligned.m8n8.x4[.trans].shared.b16 (sm_75; Kiln's
+  // ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (sm_75; Kiln's
   // targets are sm_80 and later).
   bool hasMatrixLoad16() const override { return true; }
   SmallVector<Value> loadMatrices16(OpBuilder &b, Location loc,
-                                    Value rowAddress,
-                                    bool transposed) const override {
+                                    Value rowAddress, bool transposed,
+                                    unsigned num) const override {
     MLIRContext *ctx = b.getContext();
     Type i32 = b.getI32Type();
-    auto structTy = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+    Type resTy = num == 1 ? i32
+                          : LLVM::LLVMStructType::getLiteral(
+                                ctx, SmallVector<Type>(num, i32));
     Value res = NVVM::LdMatrixOp::create(
-        b, loc, structTy, rowAddress, /*num=*/4,
+        b, loc, resTy, rowAddress, num,
         transposed ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
         NVVM::LdStMatrixEltType::B16);
+    if (num == 1)
+      return {res};
     SmallVector<Value> words;
-    for (int64_t i = 0; i < 4; ++i)
+    for (unsigned i = 0; i < num; ++i)
       words.push_back(LLVM::ExtractValueOp::create(b, loc, res, i));
     return words;
   }
