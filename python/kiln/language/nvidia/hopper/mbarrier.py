@@ -206,7 +206,7 @@ def wait(mbarrier, phase, pred=True, deps=(), _semantic=None):
 
 
 @builtin
-def arrive(mbarrier, *, count=1, pred=True, cta_mask=0, _semantic=None):
+def arrive(mbarrier, *, count=1, pred=True, cta_mask=0, from_cta=None, _semantic=None):
     """Thread 0 (where ``pred``), after a CTA barrier, arrives ``count`` times on ``mbarrier``
     (release: the CTA's earlier shared-memory writes are visible to the threads whose wait
     on this phase returns).
@@ -215,18 +215,40 @@ def arrive(mbarrier, *, count=1, pred=True, cta_mask=0, _semantic=None):
     barrier at the same place in every CTA whose rank differs from this one's only in those
     bits, this CTA's included (Gluon's ``cta_mask`` of ``nvidia.rubin.mbarrier.arrive``; on
     Hopper, one arrive a CTA, each releasing as a local one does): how the readers of a slot
-    that a multicast copy refills tell the producers of every CTA that shares it."""
+    that a multicast copy refills tell the producers of every CTA that shares it.
+
+    ``from_cta`` (Gluon's, after Triton 3.8: a mask of a CTA's rank bits, default
+    ``num_ctas - 1``) routes one arrival to each barrier: the CTA whose rank has the bits
+    outside the mask clear arrives, for every CTA that shares its masked bits, on each one's
+    barrier; the others arrive nowhere (``from_cta=0``: CTA 0 arrives on every CTA's)."""
+    sem = _semantic
     bar = _barrier(mbarrier, "mbarrier.arrive")
     count = _int(count, "mbarrier.arrive", "count", 1)
     mask = _unwrap(cta_mask)
-    n = _semantic.num_ctas
+    n = sem.num_ctas
     if isinstance(mask, bool) or not isinstance(mask, int):
         raise TypeError(f"mbarrier.arrive: cta_mask must be a constexpr int, got {mask!r}")
     if mask and not 0 < mask <= n - 1:
         raise ValueError(f"mbarrier.arrive: cta_mask must be in [0, num_ctas - 1 = {n - 1}] "
                          f"(bits of a CTA's rank in its cluster), got {mask}")
+    preds = _pred(sem, pred, "mbarrier.arrive")
+    from_cta = _unwrap(from_cta)
+    if from_cta is not None:
+        if mask:
+            raise ValueError("mbarrier.arrive: give cta_mask or from_cta, not both")
+        if isinstance(from_cta, bool) or not isinstance(from_cta, int) or \
+                not 0 <= from_cta <= n - 1:
+            raise ValueError(f"mbarrier.arrive: from_cta must be a constexpr int in [0, "
+                             f"num_ctas - 1 = {n - 1}] (bits of a CTA's rank), got "
+                             f"{from_cta!r}")
+        mask = (n - 1) & ~from_cta
+        if mask:
+            # Only the group's leader (its rank's broadcast bits clear) arrives, on each
+            # barrier of the group.
+            rank = sem.binary("and", sem._grid_op("program_id", 0), n - 1)
+            leader = sem.compare("eq", sem.binary("and", rank, mask), 0)
+            preds = [sem.binary("and", preds[0], leader)] if preds else [leader]
     attrs = {"count": f"{count} : i32"}
     if mask:
         attrs["cta_mask"] = f"{mask} : i32"
-    _semantic.b.create("tile_nv.mbarrier_arrive", [bar] + _pred(_semantic, pred, "mbarrier.arrive"),
-                       [], attrs)
+    sem.b.create("tile_nv.mbarrier_arrive", [bar] + preds, [], attrs)
