@@ -142,3 +142,43 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     return %d : tensor<64x64xf32, #acc>
   }
 }
+
+// -----
+
+// A store into a view that control flow chooses (Gluon's
+// test_proxy_fence_nested_multibuffer_prefix): `first` is slots 1-3 or 0-2
+// of the ring, the store goes to its slot 1 (ring slot 2 or 1), and the TMA
+// store reads ring slot 2: the write may be to the read's allocation, so a
+// fence comes before the read.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>
+#l = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
+!ring = !tile.memdesc<4x32x32xf32, #nv, mutable>
+!part = !tile.memdesc<3x32x32xf32, #nv, mutable, 4x32x32>
+!pair = !tile.memdesc<2x32x32xf32, #nv, mutable, 4x32x32>
+!slot = !tile.memdesc<32x32xf32, #nv, mutable, 4x32x32>
+!desc = !tile.tensordesc<tensor<32x32xf32, #nv>>
+module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @store_through_a_chosen_view
+  // CHECK: tile.local_store
+  // CHECK: tile_nv.fence_async_shared
+  // CHECK-NEXT: tile_nv.async_tma_copy_local_to_global
+  func.func @store_through_a_chosen_view(%d: !desc, %x: tensor<32x32xf32, #l>, %choose: i1) {
+    %c0 = arith.constant 0 : i32
+    %c2 = arith.constant 2 : i32
+    %r = tile.local_alloc : () -> !ring
+    %first = scf.if %choose -> !part {
+      %s = tile.memdesc_subslice %r[1, 0, 0] : !ring -> !part
+      scf.yield %s : !part
+    } else {
+      %s = tile.memdesc_subslice %r[0, 0, 0] : !ring -> !part
+      scf.yield %s : !part
+    }
+    %nested = tile.memdesc_subslice %first[1, 0, 0] : !part -> !pair
+    %slot = tile.memdesc_index %nested[%c0] : !pair -> !slot
+    tile.local_store %x, %slot : tensor<32x32xf32, #l> -> !slot
+    %two = tile.memdesc_index %r[%c2] : !ring -> !slot
+    tile_nv.async_tma_copy_local_to_global %d[%c0, %c0], %two : !desc, !slot
+    tile_nv.async_tma_store_wait {pendings = 0 : i32}
+    return
+  }
+}

@@ -14,7 +14,9 @@
 // ends the search (none needed); a generic write to one of the read's
 // allocations, an op whose regions hold one, or the start of the block
 // (another iteration, the caller) where the function writes that
-// allocation anywhere, needs a fence.
+// allocation anywhere, needs a fence. A view control flow chooses (an
+// scf.if result, a loop's carried buffer) may be any of the allocations
+// its sources view.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,23 +38,49 @@ using namespace kiln::tile;
 
 namespace {
 
-/// The allocation a generic (non-async-proxy) write of `op` touches, or
-/// null: stores, buffers initialized from registers, cp.async copies.
-Operation *genericWriteRoot(Operation *op) {
+/// The allocations `memdesc` may view: through views, and through the
+/// buffers control flow chooses or carries (an scf.if / scf.for result, a
+/// loop's iteration argument) to each of theirs. Ones that cannot be
+/// followed (a function's or partition's argument) are left out, as a
+/// buffer with no allocation is.
+void addRoots(Value memdesc, DenseSet<Operation *> &roots, unsigned depth = 0) {
+  while (Operation *def = memdesc.getDefiningOp()) {
+    if (auto alloc = dyn_cast<LocalAllocOp>(def)) {
+      roots.insert(alloc);
+      return;
+    }
+    if (!isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+             MemDescReshapeOp, MemDescReinterpretOp>(def))
+      break;
+    memdesc = def->getOperand(0);
+  }
+  SmallVector<Value> sources;
+  if (depth > 8 || failed(getSharedSources(memdesc, sources)))
+    return;
+  for (Value source : sources)
+    if (source != memdesc)
+      addRoots(source, roots, depth + 1);
+}
+
+/// The allocations a generic (non-async-proxy) write of `op` touches: stores,
+/// buffers initialized from registers, cp.async copies.
+DenseSet<Operation *> genericWriteRoots(Operation *op) {
+  DenseSet<Operation *> roots;
   if (auto store = dyn_cast<LocalStoreOp>(op))
-    return getRootAllocation(store.getDst());
-  if (auto alloc = dyn_cast<LocalAllocOp>(op))
-    return alloc.getSrc() ? alloc.getOperation() : nullptr;
-  if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op))
-    return getRootAllocation(copy.getDst());
-  return nullptr;
+    addRoots(store.getDst(), roots);
+  else if (auto alloc = dyn_cast<LocalAllocOp>(op); alloc && alloc.getSrc())
+    roots.insert(alloc);
+  else if (auto copy = dyn_cast<AsyncCopyGlobalToLocalOp>(op))
+    addRoots(copy.getDst(), roots);
+  return roots;
 }
 
 bool writesAny(Operation *op, const DenseSet<Operation *> &roots) {
   bool hit = false;
   op->walk([&](Operation *inner) {
-    if (Operation *root = genericWriteRoot(inner); root && roots.contains(root))
-      hit = true;
+    for (Operation *root : genericWriteRoots(inner))
+      if (roots.contains(root))
+        hit = true;
   });
   return hit;
 }
@@ -89,8 +117,7 @@ struct InsertProxyFences
       func.walk([&](AsyncReadOpInterface read) {
         DenseSet<Operation *> roots;
         for (Value v : read.getAsyncReadBuffers())
-          if (LocalAllocOp root = getRootAllocation(v))
-            roots.insert(root);
+          addRoots(v, roots);
         if (roots.empty() || !needsFence(read, roots, func))
           return;
         OpBuilder b(read);
