@@ -15,6 +15,7 @@ import kiln
 import kiln.language as kl
 
 import compiled
+import gluon_later_kernels as K
 import located
 
 pytestmark = compiled.needs_compiler
@@ -77,22 +78,6 @@ def test_order_and_scope_reach_the_instruction(lsem, ssem, scope):
     assert ptx.count(f"fence.acq_rel.{scope}") == fences, ptx
 
 
-@kiln.jit
-def vector_kernel(src, out, STRIDE: kl.constexpr, OFFSET: kl.constexpr,
-                  MASK_GROUP: kl.constexpr, STORE: kl.constexpr):
-    x = kl.arange(0, 512, layout=kl.BlockedLayout([16], [32], [1], [0]))
-    if MASK_GROUP:
-        mask = x // MASK_GROUP % 2 == 0
-    else:
-        mask = None
-    if STORE:
-        values = kl.load(src + x)
-        kl.atomic_store(out + x * STRIDE + OFFSET, values, mask=mask, sem="release")
-    else:
-        values = kl.atomic_load(src + x * STRIDE + OFFSET, mask=mask, sem="acquire")
-        kl.store(out + x, values, mask=mask)
-
-
 BITS = {"i1": 8, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "fp16": 16, "fp32": 32, "fp64": 64}
 
 
@@ -105,7 +90,7 @@ BITS = {"i1": 8, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "fp16": 16, "fp32": 3
 def test_accesses_vectorize_as_loads_do(store, dt, stride, offset, group, vec):
     # Contiguous, aligned elements under a constant mask travel as one vector of up to
     # 16 bytes: words of up to 32 bits (or 64-bit elements), as Gluon issues them.
-    ptx = ptx_of(vector_kernel, {"src": f"*{dt}:16", "out": f"*{dt}:16"},
+    ptx = ptx_of(K.vector_kernel, {"src": f"*{dt}:16", "out": f"*{dt}:16"},
                  {"STRIDE": stride, "OFFSET": offset, "MASK_GROUP": group, "STORE": store},
                  num_warps=1)
     bits = BITS[dt]

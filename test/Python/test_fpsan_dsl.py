@@ -15,19 +15,11 @@ import kiln.language as kl
 from kiln.language import fpsan
 
 import compiled
+from gluon_later_kernels import reference_embed
 import located
 
 pytestmark = compiled.needs_compiler
 HERE = os.path.abspath(__file__)
-
-
-def reference_embed(u, dt):
-    """The payload of raw bits ``u`` (unsigned), by the module's constants."""
-    w, s, a, bp, bm = fpsan._constants(dt)
-    half, mask = 1 << (w - 1), (1 << (w - 1)) - 1
-    y = (u * a) & mask
-    z = y ^ (y >> s)
-    return ((z * (bm if u & half else bp)) & mask) | (u & half)
 
 
 def f32(x):

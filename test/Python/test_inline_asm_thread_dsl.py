@@ -16,6 +16,7 @@ import kiln
 import kiln.language as kl
 
 import compiled
+import gluon_later_kernels as K
 import located
 
 pytestmark = compiled.needs_compiler
@@ -64,52 +65,16 @@ def test_operands_are_numbered_outputs_first(generated):
     assert "mov.u32" in ptx
 
 
-@kiln.jit
-def many_kernel(x_ptr, y_ptr):
-    layout: kl.constexpr = kl.BlockedLayout([1, 128], [32, 1], [4, 1], [1, 0])
-    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    cols = kl.arange(0, 128, layout=kl.SliceLayout(0, layout))
-    x = kl.load(x_ptr + rows[:, None] * 128 + cols[None, :])
-    out_layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
-    out_type: kl.constexpr = kl.distributed_type(kl.int32, [128], out_layout)
-    y = kl.inline_asm(row_sum, ("=&r", "r"), [x], out_type, is_pure=True)
-    kl.store(y_ptr + kl.arange(0, 128, layout=out_layout), y)
-
-
-@kl.constexpr_function
-def row_sum(outputs, inputs):
-    out, = outputs
-    values, = inputs
-    return f"mov.u32 {out[0]}, 0;\n" + "\n".join(
-        f"add.u32 {out[0]}, {out[0]}, {v};" for v in values)
-
-
 def test_a_result_of_another_shape_and_layout():
     # 128 registers in, one out: one statement with 129 operands.
-    k = _compile(many_kernel, {"x_ptr": "*i32", "y_ptr": "*i32"})
+    k = _compile(K.many_kernel, {"x_ptr": "*i32", "y_ptr": "*i32"})
     assert k.asm["ptx"].count("add.u32") == 128
 
 
-@kiln.jit
-def count_kernel(out):
-    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
-    kl.inline_asm("bar.sync 0;")
-
-
-@kiln.jit
-def _count(out):
-    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
-
-
-@kiln.jit
-def count_ws_kernel(out):
-    kl.warp_specialize([(_count, (out,)), (_count, (out + 1,))], [4])
-
-
 def test_no_results_and_once_per_partition():
-    ptx = _compile(count_kernel, {"out": "*i32"}).asm["ptx"]
+    ptx = _compile(K.count_kernel, {"out": "*i32"}, {"WS": False}).asm["ptx"]
     assert ptx.count("atom.global.add.u32") == 1 and "bar.sync 0;" in ptx
-    ptx = _compile(count_ws_kernel, {"out": "*i32"}).asm["ptx"]
+    ptx = _compile(K.count_kernel, {"out": "*i32"}, {"WS": True}).asm["ptx"]
     assert ptx.count("atom.global.add.u32") == 2
 
 
@@ -181,6 +146,36 @@ def e_count(out):
     kl.store(out, s)
 
 
+@kiln.jit
+def e_view_pure(out):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    x = kl.arange(0, 128, layout=layout)
+    smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
+    y = kl.inline_asm_elementwise("ld.shared.u32 $0, [$1];", "=r,r", [smem, x],  # E:vpure
+                                  kl.int32, True, 1)
+    kl.store(out + x, y)
+
+
+@kiln.jit
+def e_view_narrow(out):
+    layout: kl.constexpr = kl.BlockedLayout([2], [32], [4], [0])
+    x = kl.arange(0, 256, layout=layout).to(kl.int16)
+    smem = kl.allocate_shared_memory(kl.int16, [256], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
+    y = kl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,h,h", [smem, x],  # E:vnarrow
+                                  kl.int16, False, 2)
+    kl.store(out + kl.arange(0, 256, layout=layout), y.to(kl.int32))
+
+
+@kiln.jit
+def e_view_count(out):
+    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    x = kl.arange(0, 128, layout=layout)
+    smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
+    y = kl.inline_asm_elementwise("ld.shared.u32 $0, [$1];", "=r,r", [smem, x],  # E:vcount
+                                  kl.int32, False, 1)
+    kl.store(out + x, y)
+
+
 ERRORS = [
     (e_generator, "E:gen", "kl.inline_asm",
      r"inline_asm: asm must be a string or a constexpr_function returning a string, got int "
@@ -194,6 +189,15 @@ ERRORS = [
      r"inline_asm with a shared-memory operand must not be pure \(is_pure=False\).*"),
     (e_count, "E:count", "kl.inline_asm",
      r".*constraints name 2 operands, but each thread passes 1 outputs and 2 inputs .*"),
+    (e_view_pure, "E:vpure", "kl.inline_asm_elementwise",
+     r"inline_asm_elementwise with a shared-memory operand must not be pure "
+     r"\(is_pure=False\): the statement touches memory"),
+    (e_view_narrow, "E:vnarrow", "kl.inline_asm_elementwise",
+     r"inline_asm_elementwise: with a shared-memory operand, elements narrower than 32 bits "
+     r"are not packed in Kiln \(got int16 with pack 2\); use pack=1"),
+    (e_view_count, "E:vcount", "kl.inline_asm_elementwise",
+     r"inline_asm_elementwise: constraints name 2 operands, but each statement has 1 outputs "
+     r"and 2 inputs \(pack per tensor, one per shared-memory view\)"),
 ]
 
 
@@ -204,42 +208,12 @@ def test_errors_point_at_the_call(fn, marker, anchor, message):
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 
-@kl.constexpr_function
-def shared_loads(outputs, inputs):
-    out, = outputs
-    base, offsets = inputs
-    loads = "\n".join(f"add.u32 a, {base[0]}, {o}; ld.shared.f32 {d}, [a];"
-                      for d, o in zip(out, offsets))
-    return "{ .reg .u32 a;\n" + loads + "\n}"
-
-
-@kiln.jit
-def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
-                            CONSTRAINTS: kl.constexpr):
-    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
-    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
-    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
-                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
-    view = parent.slice(32, 32, dim=1)
-    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
-    offsets = (r[:, None] * 64 + cols[None, :]) * 4
-    kl.barrier()
-    result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32, False,
-                                       PACK)
-    kl.store(y_ptr + r[:, None] * 32 + cols[None, :], result)
-
-
 @pytest.mark.parametrize("pack", [1, 4])
 def test_elementwise_statements_with_a_shared_view(pack):
     # Gluon's newest inline_asm_elementwise takes a view: one address operand per statement.
     # 32 registers a thread: 32 / pack statements, each renumbered onto the thread's operands.
-    outputs = (tuple(f"${i}" for i in range(pack)),)
-    inputs = ((f"${pack}",), tuple(f"${pack + 1 + i}" for i in range(pack)))
-    asm = shared_loads(outputs, inputs)
-    cons = ",".join(["=&f"] * pack + ["r"] * (pack + 1))
-    k = _compile(elementwise_view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+    asm, cons = K.shared_loads_statement(pack)
+    k = _compile(K.elementwise_view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
                  {"PACK": pack, "ASM": asm, "CONSTRAINTS": cons})
     assert k.asm["ptx"].count("ld.shared.f32") == 32
     assert k.asm["tile"].count("tile.inline_asm") >= 1

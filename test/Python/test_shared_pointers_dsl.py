@@ -11,29 +11,9 @@ import kiln
 import kiln.language as kl
 
 import compiled
+import gluon_later_kernels as K
 
 pytestmark = compiled.needs_compiler
-
-
-@kiln.jit
-def pointers_kernel(src, idx, out, BLOCK: kl.constexpr, layout: kl.constexpr,
-                    WRITE: kl.constexpr, READ: kl.constexpr):
-    offsets = kl.arange(0, BLOCK, layout=layout)
-    pointers = src + offsets
-    shared_layout: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, order=[0])
-    if WRITE == "local_alloc":
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout, pointers)
-    elif WRITE == "local_store":
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout)
-        smem.store(pointers)
-    else:
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout)
-        smem.scatter(pointers, kl.load(idx + offsets), axis=0)
-    if READ == "local_load":
-        result = smem.load(layout)
-    else:
-        result = smem.gather(kl.load(idx + offsets), axis=0)
-    kl.store(out + offsets, kl.load(result))
 
 
 @pytest.mark.parametrize("target", ["cuda:sm_90a", "hip:gfx942"])
@@ -41,7 +21,7 @@ def pointers_kernel(src, idx, out, BLOCK: kl.constexpr, layout: kl.constexpr,
 @pytest.mark.parametrize("read", ["local_load", "local_gather"])
 def test_pointer_buffers_compile(target, write, read):
     warp = 32 if target.startswith("cuda") else 64
-    k = kiln.compile(pointers_kernel, {"src": "*i32", "idx": "*i32", "out": "*i32"},
+    k = kiln.compile(K.pointers_kernel, {"src": "*i32", "idx": "*i32", "out": "*i32"},
                      {"BLOCK": 8 * warp, "layout": kl.BlockedLayout([2], [warp], [4], [0]),
                       "WRITE": write, "READ": read}, target=target, num_warps=4, cache=False)
     assert "memdesc<" + str(8 * warp) + "x!tile.ptr<i32>" in k.asm["tile"]

@@ -12,14 +12,7 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
 from kiln.language import fpsan  # noqa: E402
-
-
-def reference(u, dt):
-    w, s, a, bp, bm = fpsan._constants(dt)
-    half, mask = 1 << (w - 1), (1 << (w - 1)) - 1
-    y = (u * a) & mask
-    z = y ^ (y >> s)
-    return ((z * (bm if u & half else bp)) & mask) | (u & half)
+from gluon_later_kernels import reference_embed as reference  # noqa: E402
 
 
 @kiln.jit

@@ -12,6 +12,7 @@ torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tenso
 
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
+import gluon_later_kernels as K  # noqa: E402
 
 
 def _nvidia(target):
@@ -19,31 +20,11 @@ def _nvidia(target):
         pytest.skip("the statements are PTX")
 
 
-@kl.constexpr_function
-def row_sum(outputs, inputs):
-    out, = outputs
-    values, = inputs
-    return f"mov.u32 {out[0]}, 0;\n" + "\n".join(
-        f"add.u32 {out[0]}, {out[0]}, {v};" for v in values)
-
-
-@kiln.jit
-def many_kernel(x_ptr, y_ptr):
-    layout: kl.constexpr = kl.BlockedLayout([1, 128], [32, 1], [4, 1], [1, 0])
-    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    cols = kl.arange(0, 128, layout=kl.SliceLayout(0, layout))
-    x = kl.load(x_ptr + rows[:, None] * 128 + cols[None, :])
-    out_layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
-    out_type: kl.constexpr = kl.distributed_type(kl.int32, [128], out_layout)
-    y = kl.inline_asm(row_sum, ("=&r", "r"), [x], out_type, is_pure=True)
-    kl.store(y_ptr + kl.arange(0, 128, layout=out_layout), y)
-
-
 def test_many_registers(target):
     _nvidia(target)
     x = torch.randint(-100, 100, (128, 128), dtype=torch.int32, device="cuda")
     y = torch.empty(128, dtype=torch.int32, device="cuda")
-    many_kernel[(1,)](x, y)
+    K.many_kernel[(1,)](x, y)
     torch.cuda.synchronize()
     assert torch.equal(y, x.sum(dim=1).to(torch.int32))
 
@@ -75,15 +56,6 @@ def test_replicated_registers(target):
     assert torch.equal(y, x + 17)
 
 
-@kl.constexpr_function
-def shared_loads(outputs, inputs):
-    out, = outputs
-    base, offsets = inputs
-    loads = "\n".join(f"add.u32 a, {base[0]}, {o}; ld.shared.f32 {d}, [a];"
-                      for d, o in zip(out, offsets))
-    return "{ .reg .u32 a;\n" + loads + "\n}"
-
-
 @kiln.jit
 def view_kernel(x_ptr, y_ptr):
     layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
@@ -97,7 +69,7 @@ def view_kernel(x_ptr, y_ptr):
     cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
     offsets = (rows[:, None] * 64 + cols[None, :]) * 4
     kl.barrier()
-    result = kl.inline_asm(shared_loads, ("=&f", "r", "r"), [view, offsets],
+    result = kl.inline_asm(K.shared_loads, ("=&f", "r", "r"), [view, offsets],
                            offsets.type.with_element_ty(kl.float32))
     kl.store(y_ptr + rows[:, None] * 32 + cols[None, :], result)
 
@@ -136,56 +108,22 @@ def test_shared_view_store(target):
     assert torch.equal(out, expected)
 
 
-@kiln.jit
-def _count(out):
-    kl.inline_asm("{ .reg .u32 old; atom.global.add.u32 old, [$0], 1; }", "l", [out])
-
-
-@kiln.jit
-def count_kernel(out, WS: kl.constexpr):
-    if WS:
-        kl.warp_specialize([(_count, (out,)), (_count, (out + 1,))], [4])
-    else:
-        _count(out)
-        kl.inline_asm("bar.sync 0;")
-
-
 @pytest.mark.parametrize("ws", [False, True])
 def test_once_per_thread(target, ws):
     _nvidia(target)
     out = torch.zeros(2 if ws else 1, dtype=torch.int32, device="cuda")
-    count_kernel[(3,)](out, ws, num_warps=4)
+    K.count_kernel[(3,)](out, ws, num_warps=4)
     torch.cuda.synchronize()
     assert torch.equal(out, torch.full_like(out, 3 * 128))
 
-
-@kiln.jit
-def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
-                            CONSTRAINTS: kl.constexpr):
-    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
-    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
-    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
-                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
-    view = parent.slice(32, 32, dim=1)
-    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
-    offsets = (r[:, None] * 64 + cols[None, :]) * 4
-    kl.barrier()
-    result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32, False,
-                                       PACK)
-    kl.store(y_ptr + r[:, None] * 32 + cols[None, :], result)
 
 
 @pytest.mark.parametrize("pack", [1, 4])
 def test_elementwise_with_a_shared_view(target, pack):
     _nvidia(target)
-    outputs = (tuple(f"${i}" for i in range(pack)),)
-    inputs = ((f"${pack}",), tuple(f"${pack + 1 + i}" for i in range(pack)))
-    asm = shared_loads(outputs, inputs)
-    cons = ",".join(["=&f"] * pack + ["r"] * (pack + 1))
+    asm, cons = K.shared_loads_statement(pack)
     x = torch.randn((128, 64), device="cuda")
     y = torch.empty((128, 32), device="cuda")
-    elementwise_view_kernel[(1,)](x, y, pack, asm, cons)
+    K.elementwise_view_kernel[(1,)](x, y, pack, asm, cons)
     torch.cuda.synchronize()
     assert torch.equal(y, x[:, 32:])

@@ -9,29 +9,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the GPU tests launch on torch tensors")
 
-import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
-
-
-@kiln.jit
-def pointers_kernel(src, reversed_idx, out, BLOCK: kl.constexpr, layout: kl.constexpr,
-                    WRITE: kl.constexpr, READ: kl.constexpr):
-    offsets = kl.arange(0, BLOCK, layout=layout)
-    pointers = src + offsets
-    shared_layout: kl.constexpr = kl.SwizzledSharedLayout(1, 1, 1, order=[0])
-    if WRITE == "local_alloc":
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout, pointers)
-    elif WRITE == "local_store":
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout)
-        smem.store(pointers)
-    else:
-        smem = kl.allocate_shared_memory(pointers.dtype, [BLOCK], shared_layout)
-        smem.scatter(pointers, kl.load(reversed_idx + offsets), axis=0)
-    if READ == "local_load":
-        result = smem.load(layout)
-    else:
-        result = smem.gather(kl.load(reversed_idx + offsets), axis=0)
-    kl.store(out + offsets, kl.load(result))
+import gluon_later_kernels as K  # noqa: E402
 
 
 @pytest.mark.parametrize("per_thread", [1, 2])
@@ -44,7 +23,7 @@ def test_pointers_round_trip(target, per_thread, write, read):
     values = torch.randint(-1000, 1000, (block,), dtype=torch.int32, device="cuda")
     output = torch.empty_like(values)
     rev = torch.arange(block - 1, -1, -1, dtype=torch.int32, device="cuda")
-    pointers_kernel[(1,)](values, rev, output, block, layout, write, read, num_warps=4)
+    K.pointers_kernel[(1,)](values, rev, output, block, layout, write, read, num_warps=4)
     torch.cuda.synchronize()
     flipped = (write == "local_scatter") != (read == "local_gather")
     assert torch.equal(output, values.flip(0) if flipped else values)

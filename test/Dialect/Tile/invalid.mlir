@@ -2937,3 +2937,12 @@ func.func @asm_thread_operand(%t: !tile.async_token) {
   tile.inline_asm "", "r", %t {pure = false} : (!tile.async_token) -> ()
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @asm_thread_operand_elements(%x: tensor<128xindex, #l>) {
+  // expected-error @+1 {{'tile.inline_asm' op operands must hold integers, floats or pointers, got 'tensor<128xindex}}
+  tile.inline_asm "", "r", %x {pure = false} : (tensor<128xindex, #l>) -> ()
+  return
+}

@@ -661,10 +661,12 @@ LogicalResult GatherOp::verify() {
   return success();
 }
 
-void InlineAsmOp::getEffects(
+/// Inline assembly that is not pure may read and write any memory.
+static void addAsmEffects(
+    bool pure,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
+  if (pure)
     return;
   effects.emplace_back(MemoryEffects::Read::get(),
                        SideEffects::DefaultResource::get());
@@ -672,15 +674,16 @@ void InlineAsmOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+void InlineAsmOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addAsmEffects(getPure(), effects);
+}
+
 void InlineAsmThreadOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
-    return;
-  effects.emplace_back(MemoryEffects::Read::get(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(),
-                       SideEffects::DefaultResource::get());
+  addAsmEffects(getPure(), effects);
 }
 
 // Once per thread: operands are tensors with a layout (every register the

@@ -181,4 +181,29 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 4 : i32, tile.t
     tile_nv.async_tma_store_wait {pendings = 0 : i32}
     return
   }
+
+  // A loop's carried slot: the store goes to whichever slot the previous
+  // trip chose (any of the ring's), so the TMA store of slot 2 in the same
+  // trip needs its fence.
+  // CHECK-LABEL: func.func @store_through_a_carried_view
+  // CHECK: scf.for
+  // CHECK: tile.local_store
+  // CHECK: tile_nv.fence_async_shared
+  // CHECK-NEXT: tile_nv.async_tma_copy_local_to_global
+  func.func @store_through_a_carried_view(%d: !desc, %x: tensor<32x32xf32, #l>, %n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %r = tile.local_alloc : () -> !ring
+    %first = tile.memdesc_index %r[%c0] : !ring -> !slot
+    %two = tile.memdesc_index %r[%c2] : !ring -> !slot
+    %last = scf.for %i = %c0 to %n step %c1 iter_args(%s = %first) -> (!slot) : i32 {
+      tile.local_store %x, %s : tensor<32x32xf32, #l> -> !slot
+      tile_nv.async_tma_copy_local_to_global %d[%c0, %c0], %two : !desc, !slot
+      tile_nv.async_tma_store_wait {pendings = 0 : i32}
+      %next = tile.memdesc_index %r[%i] : !ring -> !slot
+      scf.yield %next : !slot
+    }
+    return
+  }
 }

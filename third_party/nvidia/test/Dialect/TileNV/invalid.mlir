@@ -1123,3 +1123,12 @@ func.func @tma_l2_no_primary(%out: !tile.tensordesc<tensor<256xf16, #nv1>>, %buf
   tile_nv.async_tma_copy_local_to_global %out[%x], %buf {l2_fraction = 0.5 : f32} : !tile.tensordesc<tensor<256xf16, #nv1>>, !tile.memdesc<256xf16, #nv1, mutable>
   return
 }
+
+// -----
+
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+func.func @atomic_load_width(%p: tensor<128x!tile.ptr<i4>, #l>) {
+  // expected-error @+1 {{'tile_nv.atomic_load' op no atomic access of 'i4'}}
+  %v = tile_nv.atomic_load %p {sem = "relaxed", scope = "gpu"} : (tensor<128x!tile.ptr<i4>, #l>) -> tensor<128xi4, #l>
+  return
+}
