@@ -10,7 +10,8 @@ body of the file's own ``try:``, which raises ImportError to its handler as unde
 lacks the name (a project's fallback for a Gluon name its Triton may not have). Names a newer test file imports from
 ``triton._internal_testing`` or ``triton.tools`` that the installed (older) Triton lacks become
 placeholders too (``is_rubin`` answers False), and ``from triton import CompilationError`` is
-Kiln's (the error a compile raises once the compile is Kiln's). Nothing else in the file changes:
+Kiln's (the error a compile raises once the compile is Kiln's), and ``triton.compile`` of a Kiln
+source (``gluon.GluonASTSource`` swapped) is ``kiln.compile``. Nothing else in the file changes:
 ``triton.language``, ``triton.jit`` helpers, ``triton.Config`` and the rest stay Triton's.
 """
 
@@ -61,6 +62,29 @@ def _kiln_older_triton():
 
 
 _kiln_older_triton()
+
+
+def _kiln_offline_compile():
+    """triton.compile(src, target=, options=) of a Kiln source (gluon.GluonASTSource once the
+    imports are swapped) is kiln.compile's; Triton's own sources stay Triton's."""
+    try:
+        import triton
+    except ImportError:
+        return
+    import kiln
+    original = getattr(triton, "compile", None)
+    if original is None or getattr(original, "_kiln_dispatch", False):
+        return
+
+    def compile(src, *args, **kwargs):
+        if isinstance(src, kiln.GluonASTSource):
+            return kiln.compile(src, *args, **kwargs)
+        return original(src, *args, **kwargs)
+    compile._kiln_dispatch = True
+    triton.compile = compile
+
+
+_kiln_offline_compile()
 '''
 
 def _parts(clause: str):
@@ -159,6 +183,10 @@ def swap_imports(text: str) -> str:
         elif module == "triton._C.libtriton.gluon_ir":
             # Gluon's C helpers that a test calls (make_cga_layout) are kiln.language's.
             stmt, names = f"from kiln.language import {clause.strip()}", _names(clause)
+        elif module == "triton.experimental.gluon._runtime":
+            # Gluon's offline-compile source (GluonASTSource) is kiln's top-level name
+            # (kiln._runtime is the GPU runtime's binding, which a compile needs no GPU for).
+            stmt, names = f"from kiln import {clause.strip()}", _names(clause)
         else:
             target = module.replace("triton.experimental.gluon", "kiln", 1)
             stmt, names = f"from {target} import {clause.strip()}", _names(clause)

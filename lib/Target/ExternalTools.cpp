@@ -85,9 +85,10 @@ LogicalResult kiln::writeFile(ModuleOp module, llvm::StringRef path,
   return success();
 }
 
-LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
-                            ArrayRef<llvm::StringRef> args,
-                            std::string *output) {
+LogicalResult kiln::runTool(
+    ModuleOp module, llvm::StringRef tool, ArrayRef<llvm::StringRef> args,
+    std::string *output,
+    llvm::function_ref<std::optional<Location>(llvm::StringRef)> locate) {
   FailureOr<TempFile> log = makeTempFile(module, "log");
   if (failed(log))
     return failure();
@@ -105,12 +106,17 @@ LogicalResult kiln::runTool(ModuleOp module, llvm::StringRef tool,
     return success();
   }
   FailureOr<std::string> logged = readFile(module, log->path);
-  InFlightDiagnostic diag = module.emitError();
+  std::optional<Location> at;
+  if (locate && rc >= 0 && succeeded(logged))
+    at = locate(*logged);
+  InFlightDiagnostic diag = at ? mlir::emitError(*at) : module.emitError();
   diag << tool << " failed";
   if (rc < 0)
     diag << " to run: " << message;
   else
     diag << " with exit code " << rc;
+  if (at)
+    diag << " on the inline assembly written here";
   std::string command = llvm::join(args, " ");
   diag << "\n  command: " << command;
   if (succeeded(logged) && !logged->empty())

@@ -10,6 +10,7 @@
 #include "kiln/Target/Serialize.h"
 
 #include "kiln/Target/Backend.h"
+#include "kiln/Target/InlineAsmLocation.h"
 #include "kiln/Target/PackNarrowPhis.h"
 #include "kiln/Target/SinkLoadsPastLoops.h"
 #include "kiln/Target/SinkSharedLoads.h"
@@ -597,10 +598,18 @@ kiln::serializeModule(ModuleOp module, const TargetDesc &target,
   }
   for (const std::string &warning : diags.warnings)
     module.emitWarning() << warning;
-  if (!diags.errors.empty())
+  if (!diags.errors.empty()) {
+    // An error of the integrated assembler about a kernel's inline assembly
+    // is at the user's line that wrote it.
+    if (std::optional<Location> at = locateAssemblerError(module, diags.errors))
+      return mlir::emitError(*at)
+             << "LLVM code generation for " << target.name
+             << " failed on the inline assembly written here:\n"
+             << diags.errors;
     return module.emitError()
            << "LLVM code generation for " << target.name << " failed:\n"
            << diags.errors;
+  }
   if (cannotEmit)
     return module.emitError() << "LLVM cannot emit code for " << target.name;
 

@@ -24,7 +24,10 @@ from .compiler.errors import (  # noqa: F401
 )
 from .compiler.cache import CacheWarning  # noqa: F401
 from .compiler.deps import GlobalChangedError  # noqa: F401
-from .compiler.compiler import CompiledKernel, MissingToolWarning, compile  # noqa: F401
+from .compiler.compiler import CompiledKernel, MissingToolWarning  # noqa: F401
+# compile(): a kernel with its signature, or Triton's offline form compile(GluonASTSource(...),
+# target=GPUTarget(...), options={...}).
+from .offline import ASTSource, GluonASTSource, compile  # noqa: F401
 from .jit import JITFunction, jit  # noqa: F401
 from .runtime.scratch import set_allocator  # noqa: F401  (Triton's triton.set_allocator)
 from .autotune import Config, autotune, heuristics  # noqa: F401  (kiln.autotune: the decorator)
@@ -41,7 +44,8 @@ def must_use_result(fn, message=True):
 from .language import constexpr, constexpr_function  # noqa: F401
 from .language import aggregate  # noqa: F401  (Gluon's gluon.aggregate, as of Triton 3.7)
 
-__all__ = ["jit", "JITFunction", "compile", "CompiledKernel", "set_allocator", "must_use_result", "cdiv", "next_power_of_2",
+__all__ = ["jit", "JITFunction", "compile", "GluonASTSource", "ASTSource", "CompiledKernel",
+           "set_allocator", "must_use_result", "cdiv", "next_power_of_2",
            "KilnError", "CompilationError", "UnsupportedLanguageConstruct", "InvalidOption",
            "ExtensionNotBuilt", "OutOfResources", "CompileTimeOutOfResources",
            "LaunchTimeOutOfResources", "CompilationWarning", "CompilationRemark", "CacheWarning",

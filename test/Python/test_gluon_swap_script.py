@@ -88,3 +88,25 @@ def test_triton_compilation_error_is_kilns():
                         "CompilationError\n")
     assert "from kiln import CompilationError\n" in text
     assert "from triton import cdiv\n" in text and "from triton import CompilationError" not in text
+
+
+def test_offline_compile_source_is_kilns(tmp_path):
+    # Gluon's offline compile (triton.compile(GluonASTSource(...))): the source Gluon keeps in
+    # gluon._runtime is kiln's top-level name (kiln._runtime is the GPU runtime's binding), and
+    # the swapped file's triton.compile hands Kiln's sources to kiln.compile.
+    text = swap_imports("from triton.experimental.gluon._runtime import GluonASTSource\n"
+                        "from triton.experimental import gluon\n")
+    assert "from kiln import GluonASTSource" in text
+    path = tmp_path / "offline_source.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("offline_source", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    import kiln
+    assert mod.GluonASTSource is kiln.GluonASTSource
+    assert mod.gluon.GluonASTSource is kiln.GluonASTSource
+    try:
+        import triton
+    except ImportError:
+        return  # no Triton here: nothing to hand over
+    assert getattr(triton.compile, "_kiln_dispatch", False)

@@ -4,6 +4,8 @@ the NVIDIA kernels against torch."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import kiln
@@ -103,3 +105,72 @@ def test_errors_point_at_the_call(fn, marker, message):
         kiln.compile(fn, {"x": "*i32"}, {}, target="cuda:sm_90a", num_warps=4, cache=False)
     located.assert_located(ei.value, HERE, marker, "kl.inline_asm_elementwise", message,
                            kiln.CompilationError)
+
+
+def _have_ptxas():
+    import os
+    import shutil
+    return bool(os.environ.get("KILN_PTXAS") or shutil.which("ptxas")
+                or os.path.exists("/usr/local/cuda/bin/ptxas"))
+
+
+@kiln.jit
+def e_assembler(x, out, W: kl.constexpr, GOOD: kl.constexpr, BAD: kl.constexpr,
+                CONSTRAINTS: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, 4 * W, L)
+    v = kl.inline_asm_elementwise(GOOD, CONSTRAINTS, [kl.load(x + offs)], kl.int32, True, 1)
+    v = kl.inline_asm_elementwise(BAD, CONSTRAINTS, [v], kl.int32, True, 1)  # E:assembler
+    kl.store(out + offs, v)
+
+
+@kiln.jit
+def e_assembler_thread(x, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    v = kl.inline_asm("add.u32 $0, $1, 7;", "=r,r", [v], v.type, is_pure=True)
+    v = kl.inline_asm("addd.u32 $0, $1, 7;", "=r,r", [v], v.type, is_pure=True)  # E:thread
+    kl.store(out + offs, v)
+
+
+# The assembler (ptxas, or LLVM's integrated assembler for AMD) rejects a line of the user's
+# inline assembly: the error points at the call that wrote that line, not at the kernel (the
+# kernel's other, valid inline assembly is told apart by its text).
+def _assert_at_call(err, marker, anchor, message):
+    line, col = located.where(HERE, marker, anchor)
+    assert (err.file, err.line, err.col) == (HERE, line, col), str(err)
+    assert re.fullmatch(message, err.message), err.message
+    first = err.message.splitlines()[0]
+    assert str(err).splitlines()[0] == f"{HERE}:{line}:{col}: error: {first}"
+
+
+@compiled.needs_compiler
+@pytest.mark.parametrize("target,w,good,bad,constraints,message", [
+    ("cuda:sm_90a", 32, "shl.b32 $0, $1, 3;", "shl.b33 $0, $1, 3;", "=r,r",
+     r"ptxas failed with exit code \d+ on the inline assembly written here\n(.|\n)*"
+     r"Unknown modifier '\.b33'(.|\n)*"),
+    ("hip:gfx942", 64, "v_lshlrev_b32 $0, 3, $1", "v_lshlrev_b33 $0, 3, $1", "=v,v",
+     r"LLVM code generation for hip:gfx942 failed on the inline assembly written here:\n"
+     r"(.|\n)*v_lshlrev_b33(.|\n)*"),
+])
+def test_assembler_errors_point_at_the_call(target, w, good, bad, constraints, message):
+    if target.startswith("cuda:") and not _have_ptxas():
+        pytest.skip("no ptxas here to reject the assembly")
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_assembler, {"x": "*i32", "out": "*i32"},
+                     {"W": w, "GOOD": good, "BAD": bad, "CONSTRAINTS": constraints},
+                     target=target, num_warps=4, cache=False)
+    _assert_at_call(ei.value, "E:assembler", "kl.inline_asm_elementwise", message)
+
+
+@compiled.needs_compiler
+def test_assembler_error_in_once_per_thread_asm_points_at_the_call():
+    if not _have_ptxas():
+        pytest.skip("no ptxas here to reject the assembly")
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_assembler_thread, {"x": "*i32", "out": "*i32"}, {},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    _assert_at_call(ei.value, "E:thread", "kl.inline_asm(",
+                    r"ptxas failed with exit code \d+ on the inline assembly written here\n"
+                    r"(.|\n)*Not a name of any known instruction: 'addd'(.|\n)*")

@@ -39,10 +39,14 @@ mlir::LogicalResult writeFile(mlir::ModuleOp module, llvm::StringRef path,
                               llvm::StringRef data);
 /// Runs `args` (args[0] is the program), attaching its output to the error
 /// diagnostic when it fails; when it succeeds, its output (stdout and stderr)
-/// goes to `output` if given.
-mlir::LogicalResult runTool(mlir::ModuleOp module, llvm::StringRef tool,
-                            llvm::ArrayRef<llvm::StringRef> args,
-                            std::string *output = nullptr);
+/// goes to `output` if given. `locate`, given the failed run's output, may
+/// name the inline assembly it rejected: the error is then there (the user's
+/// line that wrote it) rather than at the module.
+mlir::LogicalResult
+runTool(mlir::ModuleOp module, llvm::StringRef tool,
+        llvm::ArrayRef<llvm::StringRef> args, std::string *output = nullptr,
+        llvm::function_ref<std::optional<mlir::Location>(llvm::StringRef)>
+            locate = nullptr);
 
 } // namespace kiln
 

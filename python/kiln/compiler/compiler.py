@@ -405,15 +405,32 @@ class KernelMetadata(dict):
                                  f"{', '.join(sorted(self))})") from None
 
 
+class _Stages(dict):
+    """``CompiledKernel.asm``: stage name -> text (one stage, the binary, as bytes). A stage
+    the kernel lacks is a KeyError that lists the stages it has (Triton's ``ttir``/``ttgir``
+    are Triton's IRs; Kiln's first stage is ``tile``)."""
+
+    def __missing__(self, stage):
+        raise KeyError(f"no stage {stage!r} in this kernel; its stages: {', '.join(self)}"
+                       + (" (Kiln's IR is the 'tile' stage; ttir/ttgir are Triton's)"
+                          if stage in ("ttir", "ttgir") else ""))
+
+
 class CompiledKernel:
     """The result of :func:`compile`: every stage in ``asm``, launch ``metadata`` and the
-    ``pipeline`` command that replays the lowering with ``kiln-opt``/``kiln-translate``."""
+    ``pipeline`` command that replays the lowering with ``kiln-opt``/``kiln-translate``.
+    ``kernel[grid](*args)`` launches it on the current GPU (through the runtime, which the
+    ``kiln`` package connects: this package does not import it)."""
+
+    #: Launches a compiled kernel: ``(kernel, grid) -> callable(*args, stream=None)``; set
+    #: by ``kiln.offline`` when ``kiln`` is imported.
+    launch_hook = None
 
     def __init__(self, name: str, asm: dict, metadata: dict, pipeline: str,
                  source_ir: Optional[str] = None,
                  warnings: Optional[Iterable[CompilationWarning]] = None):
         self.name = name
-        self.asm = asm
+        self.asm = _Stages(asm)
         self.metadata = KernelMetadata(metadata)
         self.pipeline = pipeline
         self.source_ir = source_ir
@@ -463,8 +480,35 @@ class CompiledKernel:
         written["replay"] = folder / "replay.sh"
         return written
 
+    def __getitem__(self, grid):
+        """Triton's ``compiled[grid](*args)``: every argument of the kernel in order (its
+        constexprs too, which are skipped) or only the runtime ones."""
+        if CompiledKernel.launch_hook is None:
+            raise RuntimeError("launching a compiled kernel needs the kiln package "
+                               "(import kiln)")
+        return CompiledKernel.launch_hook(self, grid)
+
+    def _init_handles(self):
+        """Loads the kernel on the current GPU (Triton's name), which learns ``n_regs`` and
+        ``n_spills``."""
+        self[(1, 1, 1)].load()
+
+    @property
+    def n_regs(self) -> int:
+        """Registers per thread of the loaded function (loads it on the current GPU)."""
+        if "n_regs" not in self.metadata:
+            self._init_handles()
+        return self.metadata.get("n_regs", -1)
+
+    @property
+    def n_spills(self) -> int:
+        """Spilled 4-byte words per thread of the loaded function (loads it)."""
+        if "n_spills" not in self.metadata:
+            self._init_handles()
+        return self.metadata.get("n_spills", -1)
+
     def to_payload(self) -> dict:
-        return {"name": self.name, "asm": self.asm, "metadata": self.metadata,
+        return {"name": self.name, "asm": dict(self.asm), "metadata": self.metadata,
                 "pipeline": self.pipeline, "source_ir": self.source_ir,
                 "warnings": [w.to_dict() for w in self.warnings]}
 

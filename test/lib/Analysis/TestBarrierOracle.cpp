@@ -128,6 +128,9 @@ struct Event {
   int64_t landing = 0;
   /// Arrive: the rank bits its arrivals' CTAs differ in (0: its own CTA).
   unsigned ctaBits = 0;
+  /// Arrive with ctaBits: made by the set's leader for every CTA of the set
+  /// (its bytes expected on each barrier), not by each CTA.
+  bool fromLeader = false;
 };
 
 /// One execution: the kernel's warps' events (traces[0]) and, where the
@@ -297,11 +300,16 @@ private:
       Event e{Event::Arrive, op, bytesOf(arrive.getArrivedBarrier())};
       // One CTA: every CTA of an arrival's set runs the same code, so the
       // barrier counts an arrival from each (getArrivalCount's own rule).
-      // A cluster: each CTA's arrivals are played, each counting once.
+      // A cluster: each CTA's arrivals are played, each counting once; an
+      // arrival from the set's leader only is played by the leader alone.
       int64_t count = arrive.getArrivalCount();
       if (ctas > 1) {
         e.ctaBits = arrive.getArrivalCTABits();
-        count >>= llvm::popcount(e.ctaBits);
+        if (!arrive.arrivesFromLeaderOnly())
+          count >>= llvm::popcount(e.ctaBits);
+        else if (rank & int(e.ctaBits))
+          return; // not the leader: no arrival
+        e.fromLeader = arrive.arrivesFromLeaderOnly();
       }
       e.count = count / (arrive.arrivesPerWarp() ? warps : 1);
       e.tx = arrive.getExpectedBytes();
@@ -660,7 +668,7 @@ private:
       for (int c : arrivalCTAs(cta[w], e.ctaBits)) {
         Phase &p = barrier(c, e.bytes);
         p.arrivals += e.count;
-        if (c == cta[w])
+        if (c == cta[w] || e.fromLeader)
           p.tx += e.tx;
         join(p.pending, clocks[w]);
         complete(p);

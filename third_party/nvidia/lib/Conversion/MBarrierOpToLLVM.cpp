@@ -204,6 +204,15 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
       Value rank = NVVM::ClusterId::create(rewriter, loc, i32);
       Value base = LLVM::AndOp::create(rewriter, loc, rank,
                                        i32Const(rewriter, loc, ~mask));
+      if (op.getFromLeader()) {
+        // Only the set's leader (the mask's bits of its rank clear) arrives.
+        Value own = LLVM::AndOp::create(rewriter, loc, rank,
+                                        i32Const(rewriter, loc, mask));
+        pred = LLVM::AndOp::create(
+            rewriter, loc, pred,
+            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, own,
+                                 i32Const(rewriter, loc, 0)));
+      }
       for (int64_t k = 0; k < 16; ++k) {
         if (k & ~mask)
           continue;

@@ -5,6 +5,7 @@
 #include "kiln/Dialect/TileNV/Transforms/Passes.h"
 #include "kiln/Target/Backend.h"
 #include "kiln/Target/ExternalTools.h"
+#include "kiln/Target/InlineAsmLocation.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -21,6 +22,44 @@
 
 using namespace mlir;
 using namespace kiln;
+
+/// For a ptxas log: the location of the inline assembly that wrote the line
+/// of `ptx` its first error names, if that line is inside an inline assembly
+/// block (NVPTX writes each between `// begin inline asm` and `// end inline
+/// asm`).
+static std::optional<Location> locatePtxasError(ModuleOp module,
+                                               llvm::StringRef ptx,
+                                               llvm::StringRef log) {
+  // "ptxas /tmp/k.ptx, line 57; error   : Unknown symbol 'x'"
+  llvm::SmallVector<llvm::StringRef> logLines;
+  log.split(logLines, '\n');
+  unsigned lineNo = 0;
+  for (llvm::StringRef l : logLines) {
+    size_t at = l.find(", line ");
+    if (at == llvm::StringRef::npos || !l.contains("error"))
+      continue;
+    llvm::StringRef rest = l.drop_front(at + 7);
+    if (!rest.consumeInteger(10, lineNo) && rest.starts_with(";"))
+      break;
+    lineNo = 0;
+  }
+  if (lineNo == 0)
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef> lines;
+  ptx.split(lines, '\n');
+  if (lineNo > lines.size())
+    return std::nullopt;
+  // Inside an inline asm block: a "begin" before any "end", going back.
+  for (unsigned i = lineNo - 1; i-- > 0;) {
+    llvm::StringRef l = lines[i].trim();
+    if (l == "// end inline asm")
+      return std::nullopt;
+    if (l == "// begin inline asm")
+      return kiln::locateInlineAsmLine(module, lines[lineNo - 1]);
+  }
+  return std::nullopt;
+}
+
 
 namespace {
 // cp.async moves 4, 8 or 16 bytes per thread (PTX ISA, cp.async cp-size).
@@ -184,7 +223,10 @@ public:
     std::string log;
     if (failed(runTool(
             module, "ptxas",
-            {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()}, &log)))
+            {*ptxas, arch, opt, "-o", out->path.str(), in->path.str()}, &log,
+            [&](StringRef failed) {
+              return locatePtxasError(module, ptx, failed);
+            })))
       return failure();
     // ptxas's performance advisories (wgmma serialized, setmaxnreg ignored,
     // ...) are warnings of the compile: they name what makes a kernel slow.

@@ -794,7 +794,9 @@ private:
     llvm::MapVector<BarrierKey, SmallVector<tile_nv::MBarrierArriveOp>> remote;
     bool remoteArrive = false, lost = false;
     func.walk([&](tile_nv::MBarrierArriveOp arrive) {
-      if (arrive.getCtaMask() == 0)
+      // An arrival from the set's leader only (from_leader) tells the other
+      // CTAs about the leader's reads, not about their own: no release.
+      if (arrive.getCtaMask() == 0 || arrive.getFromLeader())
         return;
       remoteArrive = true;
       if (std::optional<BarrierKey> key = barrierKey(arrive.getBarrier()))

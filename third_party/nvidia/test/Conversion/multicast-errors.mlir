@@ -199,3 +199,34 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// The ring released by its leader alone (Gluon's arrive(from_cta=)): the leader's arrival on
+// every CTA's "empty" barrier says the leader is done reading, not that the others are, so
+// the refill is as unordered as with no arrival.
+#nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @ring_released_by_the_leader(%d: !tile.tensordesc<tensor<16x32xf16, #nv>>, %n: i32, %mask: i32) {
+    %ready = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %empty = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<16x32xf16, #nv, mutable>
+    tile_nv.mbarrier_init %ready, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %empty, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%ph = %c0) -> (i32) : i32 {
+      %eph = arith.xori %ph, %c1 : i32
+      tile_nv.mbarrier_wait %empty, %eph : !tile.memdesc<1xi64, #sh, mutable>, i32
+      tile_nv.mbarrier_expect %ready, 1024 : !tile.memdesc<1xi64, #sh, mutable>
+      // expected-error @+1 {{'tile_nv.async_tma_copy_global_to_local' op multicasts in a loop, refilling its buffer in the other CTAs of the cluster that share it, but nothing tells this CTA that they are done reading the previous fill}}
+      tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %ready, %buf multicast %mask : !tile.tensordesc<tensor<16x32xf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<16x32xf16, #nv, mutable>
+      tile_nv.mbarrier_wait %ready, %ph : !tile.memdesc<1xi64, #sh, mutable>, i32
+      tile_nv.mbarrier_arrive %empty, 1 {cta_mask = 1 : i32, from_leader} : !tile.memdesc<1xi64, #sh, mutable>
+      %next = arith.xori %ph, %c1 : i32
+      scf.yield %next : i32
+    }
+    return
+  }
+}

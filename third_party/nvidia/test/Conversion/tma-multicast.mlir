@@ -41,6 +41,11 @@
 // PTX-LABEL: .entry release_everywhere
 // PTX: mov.u32 %r{{[0-9]+}}, %cluster_ctarank;
 // PTX-COUNT-4: @%p{{[0-9]+}} mbarrier.arrive.shared::cluster.b64 _, [%r{{[0-9]+}}], 2;
+// PTX-LABEL: .entry release_from_leader
+// PTX: mov.u32 %[[RANK:r[0-9]+]], %cluster_ctarank;
+// PTX: and.b32 %r{{[0-9]+}}, %[[RANK]], 3;
+// PTX: setp.eq.{{[bs]}}32 %p{{[0-9]+}}, %r{{[0-9]+}}, 0;
+// PTX-COUNT-4: @%p{{[0-9]+}} mbarrier.arrive.shared::cluster.b64 _, [%r{{[0-9]+}}], 2;
 #nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
@@ -68,6 +73,14 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_init %bar, 8 : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_arrive %bar, 2 {cta_mask = 3 : i32} : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+  // From the leader only (Gluon's from_cta): the same four remote arrivals, predicated on
+  // the rank's mask bits being clear; the barrier counts the leader's 2, not 8.
+  func.func @release_from_leader() {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 2 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %bar, 2 {cta_mask = 3 : i32, from_leader} : !tile.memdesc<1xi64, #sh, mutable>
     return
   }
 }

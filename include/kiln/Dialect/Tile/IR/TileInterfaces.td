@@ -116,7 +116,8 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       "::mlir::Value", "getArrivePredicate", (ins)>,
     InterfaceMethod<[{Arrivals the op counts against the phase (of the
       barrier in each CTA it reaches, when every CTA of a set arrives on the
-      same barrier of each: a cluster mask's).}],
+      same barrier of each: a cluster mask's; when only the set's leader
+      arrives, `arrivesFromLeaderOnly`, its arrivals on each).}],
       "int64_t", "getArrivalCount", (ins)>,
     InterfaceMethod<[{Whether every warp that runs the op arrives (each for
       its own threads, unpredicated) rather than one thread for them all: what
@@ -127,6 +128,11 @@ def Tile_BarrierArriveOpInterface : OpInterface<"BarrierArriveOpInterface"> {
       CTAs whose barrier (at this one's offset) the arrivals reach differ
       from the executing CTA (its own included); 0: its own barrier only.}],
       "unsigned", "getArrivalCTABits", (ins), [{}], [{ return 0; }]>,
+    InterfaceMethod<[{With CTA bits: whether only the set's leader (the CTA
+      whose rank has those bits clear) arrives, for the whole set, on the
+      barrier of each CTA of the set; the others run the op and arrive
+      nowhere. False: every CTA of the set arrives on each barrier.}],
+      "bool", "arrivesFromLeaderOnly", (ins), [{}], [{ return false; }]>,
   ];
 }
 

@@ -242,13 +242,11 @@ def arrive(mbarrier, *, count=1, pred=True, cta_mask=0, from_cta=None, _semantic
                              f"num_ctas - 1 = {n - 1}] (bits of a CTA's rank), got "
                              f"{from_cta!r}")
         mask = (n - 1) & ~from_cta
-        if mask:
-            # Only the group's leader (its rank's broadcast bits clear) arrives, on each
-            # barrier of the group.
-            rank = sem.binary("and", sem._grid_op("program_id", 0), n - 1)
-            leader = sem.compare("eq", sem.binary("and", rank, mask), 0)
-            preds = [sem.binary("and", preds[0], leader)] if preds else [leader]
     attrs = {"count": f"{count} : i32"}
     if mask:
         attrs["cta_mask"] = f"{mask} : i32"
+        if from_cta is not None:
+            # Only the group's leader (its rank's broadcast bits clear) arrives, on each
+            # barrier of the group: the op says so, so that the checks count its arrivals.
+            attrs["from_leader"] = "unit"
     sem.b.create("tile_nv.mbarrier_arrive", [bar] + preds, [], attrs)

@@ -114,6 +114,9 @@ LogicalResult MBarrierArriveOp::verify() {
     return emitOpError() << "cta_mask must be in [0, 15] (bits of a CTA's rank "
                             "in a cluster of at most 16), got "
                          << getCtaMask();
+  if (getFromLeader() && !getCtaMask())
+    return emitOpError() << "from_leader names the leader of a set of CTAs: it "
+                            "needs a non-zero cta_mask";
   if (getPerWarp() && (getCtaMask() || getPred()))
     return emitOpError() << "per_warp arrivals are made by every warp, "
                             "unpredicated, on this CTA's barrier: not with "
@@ -165,6 +168,8 @@ int64_t MBarrierExpectOp::getExpectedBytes() {
   return -1; // known at run time only
 }
 unsigned MBarrierExpectOp::getArrivalCTABits() { return getCtaMask(); }
+// With a cta_mask the set's leader arms every barrier of the set.
+bool MBarrierExpectOp::arrivesFromLeaderOnly() { return getCtaMask() != 0; }
 Value MBarrierExpectOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierExpectOp::getArrivalCount() { return 1; }
 
@@ -174,15 +179,18 @@ Value MBarrierArriveOp::getArrivePredicate() { return getPred(); }
 int64_t MBarrierArriveOp::getArrivalCount() {
   // With a cta_mask every CTA of the mask's set arrives at the barrier of
   // each (the kernel's CTAs run the same code): each barrier's phase counts
-  // an arrival from each of them.
+  // an arrival from each of them -- or from the leader only (from_leader).
   if (!getPerWarp())
-    return int64_t(getCount()) << llvm::popcount(unsigned(getCtaMask()));
+    return getFromLeader()
+               ? int64_t(getCount())
+               : int64_t(getCount()) << llvm::popcount(unsigned(getCtaMask()));
   auto module = (*this)->getParentOfType<ModuleOp>();
   return int64_t(getCount()) *
          tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1);
 }
 bool MBarrierArriveOp::arrivesPerWarp() { return getPerWarp(); }
 unsigned MBarrierArriveOp::getArrivalCTABits() { return getCtaMask(); }
+bool MBarrierArriveOp::arrivesFromLeaderOnly() { return getFromLeader(); }
 bool ClusterArriveOp::isClusterArrival() { return true; }
 bool ClusterWaitOp::isClusterArrival() { return false; }
 Value MBarrierWaitOp::getWaitPredicate() { return getPred(); }

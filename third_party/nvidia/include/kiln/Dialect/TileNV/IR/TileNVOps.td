@@ -57,7 +57,8 @@ def TileNV_MBarrierInvalidateOp : TileNV_Op<"mbarrier_invalidate", [
 def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
     AttrSizedOperandSegments,
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
-    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface, ["getArrivalCTABits"]>,
+    DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface,
+                              ["getArrivalCTABits", "arrivesFromLeaderOnly"]>,
     DeclareOpInterfaceMethods<Tile_PredicatedOpInterface>]> {
   let summary = "Arrive on an mbarrier expecting a number of transaction bytes";
   let description = [{
@@ -94,7 +95,8 @@ def TileNV_MBarrierExpectOp : TileNV_Op<"mbarrier_expect", [
 def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     MemoryEffects<[MemRead<TileNV_MBarrierState>, MemWrite<TileNV_MBarrierState>]>,
     DeclareOpInterfaceMethods<Tile_BarrierArriveOpInterface,
-                              ["arrivesPerWarp", "getArrivalCTABits"]>]> {
+                              ["arrivesPerWarp", "getArrivalCTABits",
+                               "arrivesFromLeaderOnly"]>]> {
   let summary = "Arrive on an mbarrier";
   let description = [{
     One thread (of those with `pred`, when given) arrives `count` times on
@@ -110,6 +112,13 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     release semantics: the consumers of a slot that another CTA's
     multicast copy refills tell that CTA's producer.
 
+    With `from_leader` as well, only the set's leader -- the CTA whose rank
+    has the mask's bits clear -- arrives, `count` times on the barrier of
+    each CTA of the set, and the others arrive nowhere: each barrier's
+    phase counts `count` arrivals from the set, not one set from each CTA.
+    Gluon's `arrive(bar, from_cta=f)` is `cta_mask = ~f & (num_ctas - 1)`
+    with `from_leader`.
+
     With `per_warp`, every warp arrives `count` times instead, each for its
     own threads (they synchronize as a warp, then one lane arrives): a
     barrier initialized for `count` times the warps that run the op
@@ -123,11 +132,13 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     ```mlir
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #s, mutable>
     tile_nv.mbarrier_arrive %bar, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #s, mutable>
+    tile_nv.mbarrier_arrive %bar, 1 {cta_mask = 3 : i32, from_leader} : !tile.memdesc<1xi64, #s, mutable>
     tile_nv.mbarrier_arrive %bar, 1 {per_warp} : !tile.memdesc<1xi64, #s, mutable>
     ```
   }];
   let arguments = (ins Tile_MemDesc:$barrier, I32Attr:$count, Optional<I1>:$pred,
-                       DefaultValuedAttr<I32Attr, "0">:$cta_mask, UnitAttr:$per_warp);
+                       DefaultValuedAttr<I32Attr, "0">:$cta_mask, UnitAttr:$per_warp,
+                       UnitAttr:$from_leader);
   let assemblyFormat = "$barrier `,` $count (`,` $pred^)? attr-dict `:` qualified(type($barrier))";
   let hasVerifier = 1;
 }
