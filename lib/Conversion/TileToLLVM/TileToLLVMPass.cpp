@@ -2,6 +2,7 @@
 
 #include "kiln/Conversion/TileToLLVM/PatternTileToLLVM.h"
 #include "kiln/Dialect/Tile/IR/AsyncCopy.h"
+#include "kiln/Dialect/Tile/IR/BarrierRuns.h"
 #include "kiln/Dialect/Tile/IR/SharedAccess.h"
 
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
@@ -369,8 +370,12 @@ struct ConvertTileToLLVMPass
     if (failed(checkVendorOps(module, *targetInfo)) ||
         failed(requireTaggedTensorDescParams(module)) ||
         failed(checkAsyncCopies(module, lctx)) ||
-        failed(targetInfo->checkBeforeLowering(module, lctx)) ||
-        failed(applyTileToLLVMConversion(module, lctx)))
+        failed(targetInfo->checkBeforeLowering(module, lctx)))
+      return signalPassFailure();
+    // Runs of barrier inits and invalidates share one CTA barrier; which
+    // ones do is decided on the ops' neighbours before they are converted.
+    markBarrierRuns(module);
+    if (failed(applyTileToLLVMConversion(module, lctx)))
       return signalPassFailure();
     adoptLoopAnnotations(module);
     markKernels(module, *targetInfo, *totalWarps * desc.warpSize);

@@ -67,6 +67,7 @@
 #include "OracleInterp.h"
 
 #include "TestPasses.h"
+#include "kiln/Dialect/Tile/IR/BarrierRuns.h"
 #include "kiln/Dialect/Tile/IR/Dialect.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 
@@ -269,11 +270,15 @@ private:
       e.count = init.getExpectedArrivals();
       e.everyWarp = false;
       push(e);
-      push({Event::CTABarrier, op}); // the init's own (its lowering's)
+      // The init's own (its lowering's; a run of inits shares the last's).
+      if (!initSharesNextBarrier(op))
+        push({Event::CTABarrier, op});
       return;
     }
     if (isa<BarrierInvalidateOpInterface>(op)) {
-      push({Event::CTABarrier, op}); // the invalidate's lowering's
+      // The invalidate's lowering's (a run shares the first's).
+      if (!invalidateSharesPreviousBarrier(op))
+        push({Event::CTABarrier, op});
       return;
     }
     if (auto cluster = dyn_cast<ClusterBarrierOpInterface>(op)) {

@@ -15,6 +15,7 @@
 #include "kiln/Analysis/AsyncState.h"
 #include "kiln/Analysis/ForwardWalk.h"
 #include "kiln/Analysis/RingSlot.h"
+#include "kiln/Dialect/Tile/IR/BarrierRuns.h"
 #include "kiln/Dialect/Tile/IR/Utility.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
@@ -84,8 +85,9 @@ private:
     }
     transferFn.apply(op, state);
     // A barrier's initialization is followed by a CTA barrier of its own
-    // (the lowering's: every thread may use the barrier next).
-    if (isa<BarrierInitOpInterface>(&op))
+    // (the lowering's: every thread may use the barrier next), which a run
+    // of inits shares after its last.
+    if (isa<BarrierInitOpInterface>(&op) && !initSharesNextBarrier(&op))
       state.barrier();
     if (auto load = dyn_cast<LocalLoadOp>(&op);
         load && insert && mode == Mode::AnnotateLoads)

@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/BarrierRuns.h"
 #include "NVIDIALowering.h"
 
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
@@ -65,7 +66,10 @@ struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
                                  isElectedThread(rewriter, op, ctx, /*laneZero=*/true));
     // No thread may arrive or wait before the word is initialized; waits
     // and arrivals are not shared-memory accesses to tile-insert-barriers.
-    ctx.target.barrier(rewriter, loc);
+    // A run of inits (a ring's barriers) shares the barrier after its last
+    // (tile::markBarrierRuns marked the others).
+    if (!op->hasAttr(kSharesBarrierAttr))
+      ctx.target.barrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -81,8 +85,11 @@ struct MBarrierInvalidateOpConversion
     Location loc = op.getLoc();
     Value addr = adaptor.getBarrier();
     // Every thread is past its last use of the barrier (a wait may still be
-    // polling it) before the one thread invalidates it.
-    ctx.target.barrier(rewriter, loc);
+    // polling it) before the one thread invalidates it. A run of invalidates
+    // shares the barrier before its first (tile::markBarrierRuns marked the
+    // others).
+    if (!op->hasAttr(kSharesBarrierAttr))
+      ctx.target.barrier(rewriter, loc);
     if (failed(emitIfElse(
             rewriter, op, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),
             [&] { NVVM::MBarrierInvalOp::create(rewriter, loc, addr); },
