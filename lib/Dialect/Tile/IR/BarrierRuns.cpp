@@ -40,10 +40,15 @@ bool kiln::tile::invalidateSharesPreviousBarrier(Operation *invalidate) {
 }
 
 void kiln::tile::markBarrierRuns(Operation *root) {
-  root->walk([](Operation *op) {
+  TileDialect::SharesBarrierAttrHelper helper(root->getContext());
+  root->walk([&](Operation *op) {
     if ((isa<BarrierInitOpInterface>(op) && initSharesNextBarrier(op)) ||
         (isa<BarrierInvalidateOpInterface>(op) &&
          invalidateSharesPreviousBarrier(op)))
-      op->setAttr(kSharesBarrierAttr, UnitAttr::get(op->getContext()));
+      helper.setAttr(op, UnitAttr::get(op->getContext()));
   });
+}
+
+bool kiln::tile::sharesBarrier(Operation *op) {
+  return bool(TileDialect::SharesBarrierAttrHelper(op->getContext()).getAttr(op));
 }

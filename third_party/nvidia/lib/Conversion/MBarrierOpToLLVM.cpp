@@ -68,7 +68,7 @@ struct MBarrierInitOpConversion : TileOpConversion<MBarrierInitOp> {
     // and arrivals are not shared-memory accesses to tile-insert-barriers.
     // A run of inits (a ring's barriers) shares the barrier after its last
     // (tile::markBarrierRuns marked the others).
-    if (!op->hasAttr(kSharesBarrierAttr))
+    if (!sharesBarrier(op))
       ctx.target.barrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -88,7 +88,7 @@ struct MBarrierInvalidateOpConversion
     // polling it) before the one thread invalidates it. A run of invalidates
     // shares the barrier before its first (tile::markBarrierRuns marked the
     // others).
-    if (!op->hasAttr(kSharesBarrierAttr))
+    if (!sharesBarrier(op))
       ctx.target.barrier(rewriter, loc);
     if (failed(emitIfElse(
             rewriter, op, isElectedThread(rewriter, op, ctx, /*laneZero=*/true),

@@ -27,14 +27,14 @@ bool initSharesNextBarrier(mlir::Operation *init);
 /// previous op of its block with memory effects is another invalidate.
 bool invalidateSharesPreviousBarrier(mlir::Operation *invalidate);
 
-/// The unit attribute markBarrierRuns puts on the inits and invalidates whose
-/// CTA barrier is another's of their run (the lowering emits none for them).
-constexpr llvm::StringLiteral kSharesBarrierAttr = "tile.shares_barrier";
-
-/// Marks every init and invalidate under `root` whose CTA barrier is
+/// Marks (`tile.shares_barrier`, TileDialect::SharesBarrierAttrHelper) every
+/// init and invalidate under `root` whose CTA barrier is
 /// another's (initSharesNextBarrier, invalidateSharesPreviousBarrier), before
 /// a lowering that can no longer see the original neighbours of an op.
 void markBarrierRuns(mlir::Operation *root);
+
+/// Whether markBarrierRuns marked `op`: its lowering emits no CTA barrier.
+bool sharesBarrier(mlir::Operation *op);
 
 } // namespace kiln::tile
 

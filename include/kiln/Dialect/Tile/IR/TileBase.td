@@ -92,6 +92,10 @@ def Tile_Dialect : Dialect {
     // leaves it unpredicated in the iterations past the loop's end (the
     // phase it waits for is one that earlier iterations always complete).
     "::mlir::UnitAttr":$unpredicated,
+    // On barrier inits and invalidates, set by tile::markBarrierRuns before
+    // the lowering: the op's CTA barrier is another's of its run (after the
+    // run's last init, before its first invalidate), so it emits none.
+    "::mlir::UnitAttr":$shares_barrier,
     // On the async copies, commits, waits and barrier ops the pipeliner
     // made: "prologue" or "kernel", the part of the expanded loop they
     // belong to.
