@@ -15,7 +15,8 @@ Kiln gives a meaning to are passed on (``num_warps``, ``num_ctas``, ``maxnreg``,
 ``sanitize_overflow``, ``enable_fp_fusion``, ``waves_per_eu``, ``llvm_fn_attrs``); Triton's
 options that steer passes Kiln does not have (``num_stages`` among them: a Gluon kernel writes
 its pipeline out) are accepted and change nothing, as a Gluon compile ignores them; any other
-name is an error naming it.
+name is ignored with an :class:`UnknownOptionWarning` (Triton's backends drop such names
+silently).
 
 The result is a :class:`kiln.CompiledKernel`: its ``asm`` holds Kiln's stages (``tile`` -- the
 source's ``ext`` --, ``llvm_dialect``, ``llir`` and the target's assembly and binary: ``ptx`` and
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 from typing import Dict, Optional
 
 from .compiler import compiler as _compiler
@@ -34,25 +36,43 @@ from .compiler.compiler import CompiledKernel
 from .compiler.errors import InvalidOption
 from .compiler.function import as_kernel_function
 
-__all__ = ["GluonASTSource", "ASTSource", "compile", "target_name"]
+__all__ = ["GluonASTSource", "ASTSource", "UnknownOptionWarning", "compile", "target_name"]
 
 #: Triton option -> Kiln's compile keyword of the same meaning.
 _KILN_OPTIONS = ("num_warps", "num_ctas", "maxnreg", "debug", "sanitize_overflow",
                  "enable_fp_fusion", "waves_per_eu", "llvm_fn_attrs")
-#: Triton's compile options that steer what a Gluon kernel states itself, or passes Kiln does
-#: not have: accepted (a project may pass a backend's whole option set), without effect.
+#: Triton's compile options (its CUDA and HIP backends' option sets) that steer passes Kiln does
+#: not have, or what a Gluon kernel states itself: accepted (a project may pass a backend's
+#: whole option set, ``backend.parse_options(...).__dict__``), without effect.
 _TRITON_ONLY_OPTIONS = frozenset((
     "num_stages", "num_buffers_warp_spec", "num_consumer_groups", "reg_dec_producer",
-    "reg_inc_consumer", "cluster_dims", "ptx_version", "ptx_options", "ir_override",
-    "enable_reflect_ftz", "launch_cooperative_grid", "launch_pdl", "supported_fp8_dtypes",
+    "reg_inc_consumer", "minRegAutoWS", "maxRegAutoWS", "pingpongAutoWS", "ptx_version",
+    "ptx_options", "enable_reflect_ftz", "supported_fp8_dtypes",
     "deprecated_fp8_dot_operand_dtypes", "default_dot_input_precision",
     "allowed_dot_input_precisions", "max_num_imprecise_acc_default", "extern_libs",
-    "backend_name", "arch", "instrumentation_mode", "warp_size", "matrix_instr_nonkdim",
-    "kpack", "schedule_hint", "allow_flush_denorm", "enable_warp_specialization",
-    "optimize_epilogue", "enable_persistent", "enable_mma_v3", "sanitize", "ctas_per_cga",
-    "generate_native_code", "minRegAutoWS", "maxRegAutoWS", "pingpongAutoWS",
-    "early_tma_store_lowering", "use_async_copy", "use_block_pingpong", "mfma_instr_nonkdim",
+    "backend_name", "arch", "instrumentation_mode", "matrix_instr_nonkdim", "kpack",
+    "schedule_hint", "allow_flush_denorm", "enable_warp_specialization", "optimize_epilogue",
+    "enable_persistent", "enable_mma_v3", "sanitize", "generate_native_code",
+    "early_tma_store_lowering", "tma_store_pipelining", "generate_subtiled_region",
+    "use_async_copy", "use_block_pingpong", "mfma_instr_nonkdim", "multicast",
+    "allowDependentTwoCTA", "auto_tma", "auto_tma_device", "enable_tree_reduction",
+    "reverse_local_assignment", "sink_insts_to_avoid_spills",
+    "regclass_priority_trumps_globalness", "disable_unclustered_high_rp_reschedule",
+    "enable_sched_group_barrier_scheduler", "sched_group_barrier_mfma_per_dwordx4",
+    "sched_group_barrier_required_region_count", "warp_size",
 ))
+#: Triton's options that change what a launch does (clusters, cooperative or dependent
+#: launches, a replaced IR): accepted at their defaults only, else an error that names them
+#: (Kiln's clusters are ``num_ctas``).
+_TRITON_DEFAULT_ONLY = {
+    "cluster_dims": ((1, 1, 1), (1, 1), (1,), None),
+    "ctas_per_cga": ((1, 1, 1), None),
+    "preferred_ctas_per_cga": ((1, 1, 1), None),
+    "launch_cooperative_grid": (False, None),
+    "launch_cluster": (False, None),
+    "launch_pdl": (False, None),
+    "ir_override": (None, ""),
+}
 #: The argument attributes Triton's sources carry, and what Kiln makes of them.
 _DIVISIBILITY, _POINTER_RANGE = "tt.divisibility", "tt.pointer_range"
 
@@ -143,6 +163,11 @@ class GluonASTSource:
 
 
 ASTSource = GluonASTSource
+
+
+class UnknownOptionWarning(UserWarning):
+    """A compile option neither Kiln nor Triton knows, ignored (Triton's backends drop such
+    options silently; a misspelt ``num_warp`` would be lost)."""
 
 _TENSORDESC = re.compile(r"^tensordesc<\s*(\w+)\s*\[([^\]]*)\]\s*(?:,(.*))?>$", re.S)
 
@@ -271,6 +296,7 @@ def compile(src, signature=None, constexprs=None, target=None, num_warps=None, *
         fn = src.fn
     else:
         fn = src
+    warps = [None]  # options' warp_size, checked against the target's
     if options is not None:
         if not isinstance(options, dict):
             options = dict(getattr(options, "__dict__", None) or options)
@@ -284,10 +310,24 @@ def compile(src, signature=None, constexprs=None, target=None, num_warps=None, *
                     raise InvalidOption(f"{name} given twice ({kwargs[name]!r} and {value!r})")
                 else:
                     kwargs[name] = value
+            elif name in _TRITON_DEFAULT_ONLY:
+                given = tuple(value) if isinstance(value, list) else value
+                if given not in _TRITON_DEFAULT_ONLY[name]:
+                    raise InvalidOption(f"compile option {name}={value!r} has no Kiln "
+                                        f"equivalent here (Kiln's clusters: num_ctas)")
+            elif name == "warp_size" and value is not None:
+                warps[0] = value
             elif name not in _TRITON_ONLY_OPTIONS:
-                raise InvalidOption(f"unknown compile option {name!r} (Kiln's: "
-                                    f"{', '.join(_KILN_OPTIONS)}; Triton's others are "
-                                    f"accepted and change nothing)")
+                # Triton's backends drop the options they do not know; so does this, aloud.
+                warnings.warn(f"kiln.compile: unknown compile option {name!r} ignored, as "
+                              f"Triton ignores it (Kiln's: {', '.join(_KILN_OPTIONS)})",
+                              UnknownOptionWarning, stacklevel=2)
+    if warps[0] is not None:
+        lanes = int(_compiler.target_info(target or _compiler.default_target())["warp_size"])
+        if int(warps[0]) != lanes:
+            raise InvalidOption(f"warp_size={warps[0]!r} in the options, but "
+                                f"{target or _compiler.default_target()} runs warps of "
+                                f"{lanes} threads")
     kernel = _compiler.compile(fn, signature, constexprs, target=target, num_warps=num_warps,
                                **kwargs)
     params = as_kernel_function(fn).signature.parameters

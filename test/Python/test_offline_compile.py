@@ -92,7 +92,9 @@ def test_options():
                      options={"num_warps": 4, "num_stages": 3, "ptx_version": None,
                               "maxnreg": 128, "extern_libs": None})
     assert k.metadata.maxnreg == 128
-    with pytest.raises(kiln.InvalidOption, match="unknown compile option 'num_warp'"):
+    # A name neither knows: ignored, as Triton's backends drop it, with a warning naming it.
+    with pytest.warns(kiln.offline.UnknownOptionWarning, match="unknown compile option "
+                                                                "'num_warp' ignored"):
         kiln.compile(_source(), target="cuda:sm_90a", options={"num_warp": 4})
     with pytest.raises(kiln.InvalidOption, match="num_warps given twice"):
         kiln.compile(_source(), target="cuda:sm_90a", num_warps=8, options={"num_warps": 4})
@@ -172,3 +174,28 @@ def test_tensor_descriptors_written_as_triton_does():
     with pytest.raises(ValueError, match="cannot read the layout 'Bogus\\(1\\)'"):
         kiln.GluonASTSource(tma_copy, {"in_desc": "tensordesc<fp16[64, 64],Bogus(1)>",
                                        "out_desc": desc}).kiln_signature()
+
+
+# The option set of Triton's CUDA backend at its defaults, as `backend.parse_options({...})
+# .__dict__` hands it to triton.compile (Triton 3.6's and its main branch's field names).
+TRITON_CUDA_DEFAULTS = dict(
+    num_warps=4, num_ctas=1, num_stages=3, warp_size=32, maxnreg=None, cluster_dims=(1, 1, 1),
+    ptx_version=None, ptx_options=None, ir_override=None, enable_fp_fusion=True,
+    enable_reflect_ftz=True, launch_cooperative_grid=False, launch_pdl=False,
+    supported_fp8_dtypes=("fp8e5", "fp8e4nv"), deprecated_fp8_dot_operand_dtypes=(),
+    default_dot_input_precision="tf32", allowed_dot_input_precisions=("tf32", "ieee"),
+    max_num_imprecise_acc_default=0, extern_libs=(("libdevice", "/x/libdevice.10.bc"),),
+    debug=False, backend_name="cuda", sanitize_overflow=True, arch="sm90",
+    instrumentation_mode="")
+
+
+def test_a_whole_triton_option_set():
+    k = kiln.compile(_source(), target=GPUTarget("cuda", 90, 32), options=TRITON_CUDA_DEFAULTS)
+    assert k.metadata.num_warps == 4
+    for name, value, message in [
+            ("cluster_dims", (2, 1, 1), r"cluster_dims=\(2, 1, 1\) has no Kiln equivalent"),
+            ("launch_pdl", True, "launch_pdl=True has no Kiln equivalent"),
+            ("warp_size", 64, "warp_size=64 in the options, but cuda:sm_90a runs warps of 32")]:
+        with pytest.raises(kiln.InvalidOption, match=message):
+            kiln.compile(_source(), target=GPUTarget("cuda", 90, 32),
+                         options=dict(TRITON_CUDA_DEFAULTS, **{name: value}))
