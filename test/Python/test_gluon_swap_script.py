@@ -110,3 +110,32 @@ def test_offline_compile_source_is_kilns(tmp_path):
     except ImportError:
         return  # no Triton here: nothing to hand over
     assert getattr(triton.compile, "_kiln_dispatch", False)
+
+
+def test_triton_compile_hands_kiln_sources_to_kiln(tmp_path, monkeypatch):
+    # With a Triton present (here a stand-in module), the swapped file's triton.compile gives
+    # a Kiln source to kiln.compile and anything else to Triton's own compile.
+    import types
+    import kiln
+    fake = types.ModuleType("triton")
+    seen = []
+    fake.compile = lambda src, *a, **k: seen.append(src) or "triton's"
+    monkeypatch.setitem(sys.modules, "triton", fake)
+    routed = []
+    monkeypatch.setattr(kiln, "compile", lambda src, *a, **k: routed.append(src) or "kiln's")
+    text = swap_imports("from triton.experimental.gluon._runtime import GluonASTSource\n")
+    path = tmp_path / "offline_dispatch.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("offline_dispatch", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+
+    @kiln.jit
+    def k(x):
+        pass
+
+    src = mod.GluonASTSource(k, {"x": "*fp32"})
+    assert fake.compile(src, target=None) == "kiln's" and routed == [src]
+    assert fake.compile("kernel.ttgir") == "triton's" and seen == ["kernel.ttgir"]
+    spec.loader.exec_module(importlib.util.module_from_spec(spec))  # a second swapped file
+    assert fake.compile("other") == "triton's" and seen == ["kernel.ttgir", "other"]
