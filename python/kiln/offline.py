@@ -86,7 +86,8 @@ class GluonASTSource:
     gives the compile-time values (by name, or by Triton's index tuples ``(i,)``); ``attrs``
     maps an argument's index tuple to ``[[name, value], ...]`` of Triton's argument attributes:
     ``tt.divisibility`` (a multiple of 16 specializes the argument as divisible by 16; a smaller
-    one promises less than Kiln uses and is dropped) and ``tt.pointer_range`` 32."""
+    one promises less than Kiln uses and is dropped) and ``tt.pointer_range`` 32; others are
+    ignored with an :class:`UnknownOptionWarning`."""
 
     #: The first stage of ``compiled.asm`` (Kiln's tile IR; Triton's Gluon source has ttgir).
     ext = "tile"
@@ -166,8 +167,10 @@ ASTSource = GluonASTSource
 
 
 class UnknownOptionWarning(UserWarning):
-    """A compile option neither Kiln nor Triton knows, ignored (Triton's backends drop such
-    options silently; a misspelt ``num_warp`` would be lost)."""
+    """A compile option neither Kiln nor Triton knows, or an argument attribute Kiln does not
+    read, ignored (Triton's backends drop unknown options silently; a misspelt ``num_warp``
+    would be lost; an attribute left out only specializes the kernel less)."""
+
 
 _TENSORDESC = re.compile(r"^tensordesc<\s*(\w+)\s*\[([^\]]*)\]\s*(?:,(.*))?>$", re.S)
 
@@ -216,13 +219,13 @@ def _read_attrs(key, entries):
         attr, value = entry
         if attr == _DIVISIBILITY:
             div = div or (isinstance(value, int) and value > 0 and value % 16 == 0)
-        elif attr == _POINTER_RANGE:
-            if value != 32:
-                raise TypeError(f"attrs {key!r}: tt.pointer_range {value!r} (Kiln knows 32)")
+        elif attr == _POINTER_RANGE and value == 32:
             prange = True
         else:
-            raise TypeError(f"attrs {key!r}: unknown argument attribute {attr!r} (Kiln reads "
-                            f"{_DIVISIBILITY} and {_POINTER_RANGE})")
+            # A promise about the argument: leaving it out only specializes less.
+            warnings.warn(f"kiln.compile: argument attribute {attr!r} = {value!r} of {key!r} "
+                          f"ignored (Kiln reads {_DIVISIBILITY} and {_POINTER_RANGE} 32)",
+                          UnknownOptionWarning, stacklevel=4)
     return div, prange
 
 
