@@ -50,8 +50,10 @@ def shared_loads_statement(pack):
 
 
 @kiln.jit
-def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
-                            CONSTRAINTS: kl.constexpr):
+def view_kernel(x_ptr, y_ptr, THREADWISE: kl.constexpr, PACK: kl.constexpr,
+                ASM: kl.constexpr, CONSTRAINTS: kl.constexpr):
+    """Columns 32..63 of a 128 x 64 tile read through a shared view by inline assembly: once
+    per thread (THREADWISE, kl.inline_asm) or one statement per PACK elements."""
     layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
     r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
     c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
@@ -62,8 +64,12 @@ def elementwise_view_kernel(x_ptr, y_ptr, PACK: kl.constexpr, ASM: kl.constexpr,
     cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
     offsets = (r[:, None] * 64 + cols[None, :]) * 4
     kl.barrier()
-    result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32, False,
-                                       PACK)
+    if THREADWISE:
+        result = kl.inline_asm(ASM, CONSTRAINTS, [view, offsets],
+                               offsets.type.with_element_ty(kl.float32))
+    else:
+        result = kl.inline_asm_elementwise(ASM, CONSTRAINTS, [view, offsets], kl.float32,
+                                           False, PACK)
     kl.store(y_ptr + r[:, None] * 32 + cols[None, :], result)
 
 

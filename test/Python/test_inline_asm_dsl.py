@@ -156,7 +156,8 @@ def _assert_at_call(err, marker, anchor, message):
 ])
 def test_assembler_errors_point_at_the_call(target, w, good, bad, constraints, message):
     if target.startswith("cuda:") and not _have_ptxas():
-        pytest.skip("no ptxas here to reject the assembly")
+        pytest.skip("no ptxas on this machine: the compile keeps the PTX for the driver to "
+                    "assemble at load, so nothing here rejects the assembly")
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(e_assembler, {"x": "*i32", "out": "*i32"},
                      {"W": w, "GOOD": good, "BAD": bad, "CONSTRAINTS": constraints},
@@ -167,7 +168,8 @@ def test_assembler_errors_point_at_the_call(target, w, good, bad, constraints, m
 @compiled.needs_compiler
 def test_assembler_error_in_once_per_thread_asm_points_at_the_call():
     if not _have_ptxas():
-        pytest.skip("no ptxas here to reject the assembly")
+        pytest.skip("no ptxas on this machine: the compile keeps the PTX for the driver to "
+                    "assemble at load, so nothing here rejects the assembly")
     with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(e_assembler_thread, {"x": "*i32", "out": "*i32"}, {},
                      target="cuda:sm_90a", num_warps=4, cache=False)

@@ -147,12 +147,13 @@ def e_count(out):
 
 
 @kiln.jit
-def e_view_pure(out):
+def e_view(out, PURE: kl.constexpr):
+    # PURE: a pure statement on a view (refused); else two operands named for three.
     layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
     x = kl.arange(0, 128, layout=layout)
     smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
-    y = kl.inline_asm_elementwise("ld.shared.u32 $0, [$1];", "=r,r", [smem, x],  # E:vpure
-                                  kl.int32, True, 1)
+    y = kl.inline_asm_elementwise("ld.shared.u32 $0, [$1];", "=r,r", [smem, x],  # E:view
+                                  kl.int32, PURE, 1)
     kl.store(out + x, y)
 
 
@@ -164,16 +165,6 @@ def e_view_narrow(out):
     y = kl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r,h,h", [smem, x],  # E:vnarrow
                                   kl.int16, False, 2)
     kl.store(out + kl.arange(0, 256, layout=layout), y.to(kl.int32))
-
-
-@kiln.jit
-def e_view_count(out):
-    layout: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
-    x = kl.arange(0, 128, layout=layout)
-    smem = kl.allocate_shared_memory(kl.int32, [128], kl.SwizzledSharedLayout(1, 1, 1, [0]), x)
-    y = kl.inline_asm_elementwise("ld.shared.u32 $0, [$1];", "=r,r", [smem, x],  # E:vcount
-                                  kl.int32, False, 1)
-    kl.store(out + x, y)
 
 
 ERRORS = [
@@ -189,22 +180,24 @@ ERRORS = [
      r"inline_asm with a shared-memory operand must not be pure \(is_pure=False\).*"),
     (e_count, "E:count", "kl.inline_asm",
      r".*constraints name 2 operands, but each thread passes 1 outputs and 2 inputs .*"),
-    (e_view_pure, "E:vpure", "kl.inline_asm_elementwise",
+    ((e_view, {"PURE": True}), "E:view", "kl.inline_asm_elementwise",
      r"inline_asm_elementwise with a shared-memory operand must not be pure "
      r"\(is_pure=False\): the statement touches memory"),
     (e_view_narrow, "E:vnarrow", "kl.inline_asm_elementwise",
      r"inline_asm_elementwise: with a shared-memory operand, elements narrower than 32 bits "
      r"are not packed in Kiln \(got int16 with pack 2\); use pack=1"),
-    (e_view_count, "E:vcount", "kl.inline_asm_elementwise",
+    ((e_view, {"PURE": False}), "E:view", "kl.inline_asm_elementwise",
      r"inline_asm_elementwise: constraints name 2 operands, but each statement has 1 outputs "
      r"and 2 inputs \(pack per tensor, one per shared-memory view\)"),
 ]
 
 
-@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS, ids=[e[1] for e in ERRORS])
+@pytest.mark.parametrize("fn,marker,anchor,message", ERRORS,
+                         ids=[f"{e[1]}-{i}" for i, e in enumerate(ERRORS)])
 def test_errors_point_at_the_call(fn, marker, anchor, message):
+    fn, consts = fn if isinstance(fn, tuple) else (fn, {})
     with pytest.raises(kiln.CompilationError) as ei:
-        _compile(fn, {"out": "*i32"})
+        _compile(fn, {"out": "*i32"}, consts)
     located.assert_located(ei.value, HERE, marker, anchor, message, kiln.CompilationError)
 
 
@@ -213,8 +206,16 @@ def test_elementwise_statements_with_a_shared_view(pack):
     # Gluon's newest inline_asm_elementwise takes a view: one address operand per statement.
     # 32 registers a thread: 32 / pack statements, each renumbered onto the thread's operands.
     asm, cons = K.shared_loads_statement(pack)
-    k = _compile(K.elementwise_view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
-                 {"PACK": pack, "ASM": asm, "CONSTRAINTS": cons})
+    k = _compile(K.view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                 {"THREADWISE": False, "PACK": pack, "ASM": asm, "CONSTRAINTS": cons})
     assert k.asm["ptx"].count("ld.shared.f32") == 32
     assert k.asm["tile"].count("tile.inline_asm") >= 1
     assert "inline_asm_elementwise" not in k.asm["tile"]
+
+
+def test_once_per_thread_with_a_shared_view():
+    # The same kernel, the view's address one operand of the thread's one statement.
+    k = _compile(K.view_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32"},
+                 {"THREADWISE": True, "PACK": 1, "ASM": K.shared_loads,
+                  "CONSTRAINTS": ("=&f", "r", "r")})
+    assert k.asm["ptx"].count("ld.shared.f32") == 32

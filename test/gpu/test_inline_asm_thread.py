@@ -56,29 +56,11 @@ def test_replicated_registers(target):
     assert torch.equal(y, x + 17)
 
 
-@kiln.jit
-def view_kernel(x_ptr, y_ptr):
-    layout: kl.constexpr = kl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
-    r = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    c = kl.arange(0, 64, layout=kl.SliceLayout(0, layout))
-    values = kl.load(x_ptr + r[:, None] * 64 + c[None, :])
-    parent = kl.allocate_shared_memory(kl.float32, [128, 64],
-                                       kl.SwizzledSharedLayout(1, 1, 1, [1, 0]), values)
-    view = parent.slice(32, 32, dim=1)
-    rows = kl.arange(0, 128, layout=kl.SliceLayout(1, layout))
-    cols = kl.arange(0, 32, layout=kl.SliceLayout(0, layout))
-    offsets = (rows[:, None] * 64 + cols[None, :]) * 4
-    kl.barrier()
-    result = kl.inline_asm(K.shared_loads, ("=&f", "r", "r"), [view, offsets],
-                           offsets.type.with_element_ty(kl.float32))
-    kl.store(y_ptr + rows[:, None] * 32 + cols[None, :], result)
-
-
 def test_shared_view_address(target):
     _nvidia(target)
     x = torch.randn((128, 64), device="cuda")
     y = torch.empty((128, 32), device="cuda")
-    view_kernel[(1,)](x, y)
+    K.view_kernel[(1,)](x, y, True, 1, K.shared_loads, ("=&f", "r", "r"))
     torch.cuda.synchronize()
     assert torch.equal(y, x[:, 32:])
 
@@ -124,6 +106,6 @@ def test_elementwise_with_a_shared_view(target, pack):
     asm, cons = K.shared_loads_statement(pack)
     x = torch.randn((128, 64), device="cuda")
     y = torch.empty((128, 32), device="cuda")
-    K.elementwise_view_kernel[(1,)](x, y, pack, asm, cons)
+    K.view_kernel[(1,)](x, y, False, pack, asm, cons)
     torch.cuda.synchronize()
     assert torch.equal(y, x[:, 32:])

@@ -34,6 +34,15 @@
 // CHECK: st.shared
 // CHECK: mbarrier.init.shared.b64
 // CHECK: bar.sync 0;
+
+// An op with a region between two inits ends the run too (its body could do anything), even
+// when the body has no memory effects.
+// CHECK-LABEL: region_between_inits(
+// CHECK: mbarrier.init.shared.b64
+// CHECK: bar.sync 0;
+// CHECK: mbarrier.init.shared.b64
+// CHECK: bar.sync 0;
+// CHECK: ret;
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 !ring = !tile.memdesc<3x1xi64, #sh, mutable>
@@ -68,5 +77,19 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile.local_store %v, %buf : tensor<128xf32, #l> -> !tile.memdesc<128xf32, #sh, mutable>
     tile_nv.mbarrier_init %b, 1 : !bar
     return
+  }
+  func.func @region_between_inits(%c: i1) -> i32 {
+    %a = tile.local_alloc : () -> !bar
+    %b = tile.local_alloc : () -> !bar
+    tile_nv.mbarrier_init %a, 1 : !bar
+    %r = scf.if %c -> (i32) {
+      %one = arith.constant 1 : i32
+      scf.yield %one : i32
+    } else {
+      %two = arith.constant 2 : i32
+      scf.yield %two : i32
+    }
+    tile_nv.mbarrier_init %b, 1 : !bar
+    return %r : i32
   }
 }
