@@ -160,6 +160,12 @@ public:
       wgmma.target = options.target;
       pm.addPass(tile_nv::createTileNVPipelineWGMMAPass(wgmma));
     }
+    if (stage == PipelineStage::AsyncChecks) {
+      // After the checks, which speak of the counts the kernel wrote.
+      tile_nv::TileNVPerWarpArrivalsPassOptions arrivals;
+      arrivals.target = options.target;
+      pm.addPass(tile_nv::createTileNVPerWarpArrivalsPass(arrivals));
+    }
     if (stage == PipelineStage::PreLowering) {
       tile_nv::TileNVAddGlobalScratchPassOptions scratch;
       scratch.target = options.target;

@@ -9,12 +9,14 @@
 // (include/kiln/Dialect/Tile/IR/BarrierRuns.h). An op with memory effects
 // between two inits (a shared store) ends the run: each part gets its own.
 
+// (The ring's arrival is the 4 warps' own: tile-nv-per-warp-arrivals scales
+// its counts by 4.)
 // CHECK-LABEL: .entry ring_barriers
-// CHECK: mbarrier.init.shared.b64 [{{.*}}], 1;
+// CHECK: mbarrier.init.shared.b64 [{{.*}}], 4;
 // CHECK-NOT: bar.sync
-// CHECK: mbarrier.init.shared.b64 [{{.*}}], 1;
+// CHECK: mbarrier.init.shared.b64 [{{.*}}], 4;
 // CHECK-NOT: bar.sync
-// CHECK: mbarrier.init.shared.b64 [{{.*}}], 2;
+// CHECK: mbarrier.init.shared.b64 [{{.*}}], 8;
 // CHECK-NEXT: // end inline asm
 // CHECK-NEXT: bar.sync 0;
 // CHECK: mbarrier.try_wait

@@ -17,7 +17,10 @@
 // arrive.expect_tx of 0 bytes (no branch), two behind a branch; and it
 // invalidates after a CTA barrier (a wait may still be polling it).
 // @arrive_after_store: threads wrote shared memory, so a CTA
-// barrier orders their writes before the elected thread's release.
+// barrier orders their writes before the elected thread's release (the
+// arrival is predicated: tile-nv-per-warp-arrivals leaves it one thread's).
+// @arrive_per_warp: the same unpredicated: the barrier counts warps (init 4)
+// and each warp releases its own writes (bar.warp.sync, then its lane 0).
 // CHECK-LABEL: llvm.func @mbarrier_phases
 // CHECK-DAG: %[[ZERO:.*]] = llvm.mlir.constant(0 : i32)
 // CHECK-NOT: nvvm.barrier0
@@ -43,7 +46,17 @@
 // CHECK: mbarrier.try_wait.parity.shared.b64 complete
 // CHECK: llvm.store
 // CHECK: nvvm.barrier0
+// CHECK-NOT: nvvm.bar.warp.sync
+// CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;
+// CHECK-LABEL: llvm.func @arrive_per_warp
+// CHECK: mbarrier.init.shared.b64
+// CHECK: mbarrier.try_wait.parity.shared.b64 complete
+// CHECK: llvm.store
+// CHECK-NOT: nvvm.barrier0
+// CHECK: nvvm.bar.warp.sync
 // CHECK-NEXT: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
 // PTX-NOT: elect.sync
 // PTX: mbarrier.init.shared.b64
 // PTX: mbarrier.arrive.expect_tx.shared.b64
@@ -63,7 +76,16 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.mbarrier_invalidate %bar : !tile.memdesc<1xi64, #sh, mutable>
     return
   }
-  func.func @arrive_after_store(%phase: i32, %v: tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) {
+  func.func @arrive_after_store(%phase: i32, %p: i1, %v: tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) {
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    %buf = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_wait %bar, %phase : !tile.memdesc<1xi64, #sh, mutable>, i32
+    tile.local_store %v, %buf : tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>> -> !tile.memdesc<128xf32, #sh, mutable>
+    tile_nv.mbarrier_arrive %bar, 1, %p : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+  func.func @arrive_per_warp(%phase: i32, %v: tensor<128xf32, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) {
     %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
     %buf = tile.local_alloc : () -> !tile.memdesc<128xf32, #sh, mutable>
     tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>

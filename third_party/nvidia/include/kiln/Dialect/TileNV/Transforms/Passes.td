@@ -107,6 +107,32 @@ def TileNVPipelineWGMMAPass
                            "kiln::tile_nv::TileNVDialect"];
 }
 
+def TileNVPerWarpArrivalsPass
+    : Pass<"tile-nv-per-warp-arrivals", "mlir::ModuleOp"> {
+  let summary = "Barriers whose arrivals are whole partitions' count warps instead";
+  let description = [{
+    Stage: async checks, after tile-check-async-safety (whose messages
+    speak of the counts the kernel wrote). A plain `tile_nv.mbarrier_arrive`
+    is one thread's arrival for its whole partition, which needs a CTA
+    barrier before it (tile-insert-barriers) so that every thread's shared
+    memory accesses are complete. For each barrier allocation whose uses
+    (through views) are only inits, waits, invalidates and such arrivals --
+    unpredicated and without `cta_mask` -- the counts are scaled: with
+    `scale` the least common multiple over the arrivals of W / gcd(W, count)
+    (W: the arrival's partition's warps), each init expects count * scale,
+    and each arrival of W > 1 warps becomes `{per_warp}` with count
+    count * scale / W (one-warp partitions arrive count * scale from one
+    thread). Every warp arrives for its own threads, the phases complete as
+    before, and no CTA barrier goes in front of the arrivals. Barriers
+    that TMA or async copies complete, that expect bytes, or that flow
+    through control flow are left alone.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
 def TileNVNVVMToPTXPass : Pass<"tile-nv-nvvm-to-ptx", "mlir::ModuleOp"> {
   let summary = "NVVM ops without an LLVM intrinsic become inline PTX";
   let description = [{
