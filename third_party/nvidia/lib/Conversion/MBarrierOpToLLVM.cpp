@@ -186,10 +186,15 @@ struct MBarrierArriveOpConversion : TileOpConversion<MBarrierArriveOp> {
       // Every warp for its own threads: bar.warp.sync orders the lanes'
       // accesses before lane 0's release, with no CTA barrier.
       NVVM::SyncWarpOp::create(rewriter, loc, i32Const(rewriter, loc, -1));
-      pred = LLVM::ICmpOp::create(
-          rewriter, loc, LLVM::ICmpPredicate::eq,
-          NVVM::LaneIdOp::create(rewriter, loc, rewriter.getI32Type()),
-          i32Const(rewriter, loc, 0));
+      // A predicate is the partition's (Kiln's scalars are the same in all
+      // its threads): every warp skips or every warp arrives.
+      pred = andPred(rewriter, loc,
+                     LLVM::ICmpOp::create(
+                         rewriter, loc, LLVM::ICmpPredicate::eq,
+                         NVVM::LaneIdOp::create(rewriter, loc,
+                                                rewriter.getI32Type()),
+                         i32Const(rewriter, loc, 0)),
+                     adaptor.getPred());
     } else {
       pred = andPred(rewriter, loc,
                      isElectedThread(rewriter, op, ctx, /*laneZero=*/true),

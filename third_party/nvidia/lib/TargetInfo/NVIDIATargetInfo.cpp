@@ -813,7 +813,8 @@ private:
         if (arrive.getPred())
           continue; // not every CTA need arrive
         unsigned ctas = 1u << llvm::popcount(unsigned(arrive.getCtaMask()));
-        uint64_t need = uint64_t(arrive.getCount()) * ctas;
+        // Every warp's, when each arrives for itself (per_warp).
+        uint64_t need = arrive.getArrivalCount();
         if (init.getCount() >= need)
           continue;
         InFlightDiagnostic d = init->emitOpError();

@@ -3,6 +3,8 @@
 // RUN: sed -e 's/{cta_mask = 1 : i32} //' -e 's/mbarrier_init %empty, 2/mbarrier_init %empty, 1/' %s | kiln-opt -split-input-file --test-barrier-oracle -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONECTA --implicit-check-not=witnessed
 // RUN: sed -e 's/mbarrier_init %empty, 2/mbarrier_init %empty, 1/' %s | kiln-opt -split-input-file --test-barrier-oracle="ctas=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COUNT
 // RUN: sed -e 's/tile_nv.cluster_wait//' %s | kiln-opt -split-input-file --test-barrier-oracle="ctas=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOCLUSTERWAIT
+// RUN: kiln-opt %s -split-input-file --tile-nv-per-warp-arrivals | kiln-opt -split-input-file --test-barrier-oracle="ctas=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERWARP --implicit-check-not=witnessed
+// RUN: kiln-opt %s -split-input-file --tile-nv-per-warp-arrivals | sed -e 's/\(mbarrier_init %[0-9a-z_]*\), 8 /\1, 7 /' | kiln-opt -split-input-file --test-barrier-oracle="ctas=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=PERWARP7
 
 // test-barrier-oracle with ctas=2: the function is one CTA's program of a
 // cluster of two, and both CTAs are played side by side, each with its own
@@ -23,6 +25,10 @@
 //  * COUNT, `empty` counts one arrival a phase while both CTAs arrive: its
 //    phase completes on the first CTA's release (the structural check of the
 //    NVIDIA target reports this count at the init; here the race itself);
+//  * PERWARP, the release made every warp's own (tile-nv-per-warp-arrivals:
+//    `empty` counts 8, each of a CTA's 4 warps arrives once on both CTAs'
+//    barriers): no race or hang; PERWARP7, its count one short: the oracle
+//    sees the phase complete early;
 //  * NOCLUSTERWAIT, the cluster barrier after the inits gone: a CTA's remote
 //    arrival may reach the other's barrier before it is initialized, and
 //    is lost (a hang): seen only by the schedules that let one CTA run
@@ -34,6 +40,8 @@
 // ONECTA: remark: barrier oracle: 9 executions
 // COUNT: remark: barrier oracle: witnessed (write-after-read)
 // COUNT-NEXT: tile_nv.async_tma_copy_global_to_local
+// PERWARP: remark: barrier oracle: 9 executions
+// PERWARP7: remark: barrier oracle: witnessed
 // NOCLUSTERWAIT: remark: barrier oracle: witnessed (hang)
 #nv = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>

@@ -29,18 +29,25 @@
 // only in cta_mask's bits (here bits 0 and 1: four CTAs): each address mapped
 // to rank (rank & ~3) | k, then an arrive there (release, PTX's default).
 // Predicated, not behind a branch (no divergence while a wgmma is in flight).
+// The barrier's only arrival is the 4 warps' (tile-nv-per-warp-arrivals):
+// counts scaled by 2 (init 16), each warp synchronizes and its lane 0 arrives
+// once on each of the four barriers. The leader's arrival stays one thread's.
 // CHECK-LABEL: llvm.func @release_everywhere
 // CHECK-NOT: llvm.cond_br
+// CHECK: mbarrier.init.shared.b64
+// CHECK: nvvm.bar.warp.sync
 // CHECK: %[[R:.*]] = nvvm.read.ptx.sreg.cluster.ctarank
 // CHECK: %[[BASE:.*]] = llvm.and %[[R]], %{{.*}}
 // CHECK: nvvm.mapa %{{.*}}, %[[BASE]] : !llvm.ptr<3> -> !llvm.ptr<7>
-// CHECK: "@$1 mbarrier.arrive.shared::cluster.b64 _, [$0], 2;", "r,b"
+// CHECK: "@$1 mbarrier.arrive.shared::cluster.b64 _, [$0], 1;", "r,b"
 // CHECK-COUNT-3: nvvm.mapa
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.return
 // PTX-LABEL: .entry release_everywhere
+// PTX: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 16;
+// PTX: bar.warp.sync
 // PTX: mov.u32 %r{{[0-9]+}}, %cluster_ctarank;
-// PTX-COUNT-4: @%p{{[0-9]+}} mbarrier.arrive.shared::cluster.b64 _, [%r{{[0-9]+}}], 2;
+// PTX-COUNT-4: @%p{{[0-9]+}} mbarrier.arrive.shared::cluster.b64 _, [%r{{[0-9]+}}], 1;
 // PTX-LABEL: .entry release_from_leader
 // PTX: mov.u32 %[[RANK:r[0-9]+]], %cluster_ctarank;
 // PTX: and.b32 %r{{[0-9]+}}, %[[RANK]], 3;

@@ -97,9 +97,33 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
 
 // -----
 
-// Left alone: a predicated arrival, a remote one, a barrier armed with bytes
-// or completed by a TMA copy, one carried through a loop, one-warp arrivals
-// only (nothing to scale), another target's module.
+// A predicated arrival is the partition's (every warp skips or every warp
+// arrives); a remote one brings each warp's arrival to every CTA of the set.
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+// CHECK-LABEL: func.func @predicated_and_remote
+// CHECK: tile_nv.mbarrier_init %{{.*}}, 4 :
+// CHECK: tile_nv.mbarrier_arrive %{{.*}}, 1, %{{.*}} {per_warp} :
+// CHECK: tile_nv.mbarrier_init %{{.*}}, 8 :
+// CHECK: tile_nv.mbarrier_arrive %{{.*}}, 1 {cta_mask = 1 : i32, per_warp} :
+module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
+  func.func @predicated_and_remote(%p: i1) {
+    %b0 = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %b0, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %b0, 1, %p : !tile.memdesc<1xi64, #sh, mutable>
+    %b1 = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %b1, 2 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %b1, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #sh, mutable>
+    return
+  }
+}
+
+// -----
+
+// Left alone: a leader's arrival for a set of CTAs, a barrier counting fewer
+// arrivals than a remote arrival brings (the kernel's error, which the
+// lowering reports in the kernel's counts), a barrier armed with bytes or
+// completed by a TMA copy, one carried through a loop, one-warp arrivals only
+// (nothing to scale), another target's module.
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 // CHECK-LABEL: func.func @kept
@@ -108,10 +132,10 @@ module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.t
 module attributes {tile.num_warps = 4 : i32, tile.target = "cuda:sm_90a", tile.threads_per_warp = 32 : i32} {
   func.func @kept(%phase: i32, %p: i1, %d: !tile.tensordesc<tensor<128x64xbf16, #nv>>, %c0: i32, %n: index) {
     %b0 = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
-    tile_nv.mbarrier_init %b0, 1 : !tile.memdesc<1xi64, #sh, mutable>
-    tile_nv.mbarrier_arrive %b0, 1, %p : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %b0, 2 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_arrive %b0, 1 {cta_mask = 1 : i32, from_leader} : !tile.memdesc<1xi64, #sh, mutable>
     %b1 = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
-    tile_nv.mbarrier_init %b1, 2 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %b1, 1 : !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_arrive %b1, 1 {cta_mask = 1 : i32} : !tile.memdesc<1xi64, #sh, mutable>
     %b2 = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
     tile_nv.mbarrier_init %b2, 2 : !tile.memdesc<1xi64, #sh, mutable>

@@ -64,18 +64,9 @@ func.func @arrive_from_leader_no_mask(%b: !tile.memdesc<1xi64, #sh, mutable>) {
 // -----
 
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-func.func @arrive_per_warp_pred(%b: !tile.memdesc<1xi64, #sh, mutable>, %p: i1) {
-  // expected-error @+1 {{'tile_nv.mbarrier_arrive' op per_warp arrivals are made by every warp, unpredicated, on this CTA's barrier: not with a predicate}}
-  tile_nv.mbarrier_arrive %b, 1, %p {per_warp} : !tile.memdesc<1xi64, #sh, mutable>
-  return
-}
-
-// -----
-
-#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
-func.func @arrive_per_warp_cta_mask(%b: !tile.memdesc<1xi64, #sh, mutable>) {
-  // expected-error @+1 {{'tile_nv.mbarrier_arrive' op per_warp arrivals are made by every warp, unpredicated, on this CTA's barrier: not with a cta_mask}}
-  tile_nv.mbarrier_arrive %b, 1 {cta_mask = 1 : i32, per_warp} : !tile.memdesc<1xi64, #sh, mutable>
+func.func @arrive_per_warp_leader(%b: !tile.memdesc<1xi64, #sh, mutable>) {
+  // expected-error @+1 {{'tile_nv.mbarrier_arrive' op per_warp arrivals are made by every warp of every CTA: not with from_leader}}
+  tile_nv.mbarrier_arrive %b, 1 {cta_mask = 1 : i32, from_leader, per_warp} : !tile.memdesc<1xi64, #sh, mutable>
   return
 }
 

@@ -117,10 +117,9 @@ LogicalResult MBarrierArriveOp::verify() {
   if (getFromLeader() && !getCtaMask())
     return emitOpError() << "from_leader names the leader of a set of CTAs: it "
                             "needs a non-zero cta_mask";
-  if (getPerWarp() && (getCtaMask() || getPred()))
-    return emitOpError() << "per_warp arrivals are made by every warp, "
-                            "unpredicated, on this CTA's barrier: not with "
-                         << (getPred() ? "a predicate" : "a cta_mask");
+  if (getPerWarp() && getFromLeader())
+    return emitOpError() << "per_warp arrivals are made by every warp of "
+                            "every CTA: not with from_leader";
   return verifyCount(*this, "count", getCountAttr().getInt(), 1);
 }
 
@@ -184,9 +183,11 @@ int64_t MBarrierArriveOp::getArrivalCount() {
     return getFromLeader()
                ? int64_t(getCount())
                : int64_t(getCount()) << llvm::popcount(unsigned(getCtaMask()));
+  // Every warp arrives, on each barrier of the mask's set.
   auto module = (*this)->getParentOfType<ModuleOp>();
-  return int64_t(getCount()) *
-         tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1);
+  return (int64_t(getCount()) *
+          tile::lookupNumWarps(*this, module ? tile::getNumWarps(module) : 1))
+         << llvm::popcount(unsigned(getCtaMask()));
 }
 bool MBarrierArriveOp::arrivesPerWarp() { return getPerWarp(); }
 unsigned MBarrierArriveOp::getArrivalCTABits() { return getCtaMask(); }

@@ -1,7 +1,8 @@
 //===- PerWarpArrivals.cpp - Each warp arrives for its own threads --------===//
 //
 // tile-nv-per-warp-arrivals (Passes.td). A plain `mbarrier_arrive` is one
-// thread's arrival made for its whole partition, so every thread's shared
+// thread's arrival made for its whole partition (on each CTA of its
+// cta_mask's set, when it has one), so every thread's shared
 // memory accesses before it must be complete first: tile-insert-barriers
 // puts a CTA barrier in front of it (a consumer's slot release, inside the
 // hot loop of every warp-specialized kernel). When every arrival on a
@@ -77,14 +78,20 @@ int64_t arrivalScale(BarrierUses &uses, int numWarps) {
   for (tile_nv::MBarrierInitOp init : uses.inits)
     maxCount = std::max<int64_t>(maxCount, init.getCount());
   for (tile_nv::MBarrierArriveOp arrive : uses.arrives) {
-    // Remote or leader arrivals count CTAs; predicated ones the barrier
-    // model does not follow per warp; the pipeliner's rings are per-warp
-    // already.
-    if (arrive.getPerWarp() || arrive.getCtaMask() || arrive.getFromLeader() ||
-        arrive.getPred())
+    // A leader's arrivals stand for other CTAs' warps; the pipeliner's
+    // rings are per-warp already. A predicate is the partition's (every
+    // warp skips or every warp arrives), and with a cta_mask each warp
+    // arrives on every barrier of the set.
+    if (arrive.getPerWarp() || arrive.getFromLeader())
       return 0;
     int64_t warps = lookupNumWarps(arrive, numWarps);
     int64_t count = arrive.getCount();
+    // A barrier counting fewer arrivals than one remote arrival brings is
+    // the kernel's error, which the lowering reports in the kernel's counts.
+    if (arrive.getCtaMask() && !arrive.getPred())
+      for (tile_nv::MBarrierInitOp init : uses.inits)
+        if (int64_t(init.getCount()) < arrive.getArrivalCount())
+          return 0;
     scale = std::lcm(scale, warps / std::gcd(warps, count));
     maxCount = std::max(maxCount, count);
   }

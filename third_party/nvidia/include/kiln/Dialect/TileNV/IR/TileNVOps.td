@@ -126,8 +126,11 @@ def TileNV_MBarrierArriveOp : TileNV_Op<"mbarrier_arrive", [
     accesses before its arrival are ordered before what a wait on that
     phase returns to, with no CTA barrier first. The warps need not arrive
     together, so warpgroups that release a ring slot this way keep running
-    apart (tile-nv-pipeline-tma's "empty" barriers). Not predicated (every
-    warp must arrive) and not with `cta_mask`.
+    apart (tile-nv-pipeline-tma's "empty" barriers, and
+    tile-nv-per-warp-arrivals' rewrite of Gluon's arrivals). With `pred`
+    (the same in all threads, as every scalar) every warp skips or every
+    warp arrives; with `cta_mask` every warp arrives on each barrier of the
+    set. Not with `from_leader`.
 
     ```mlir
     tile_nv.mbarrier_arrive %bar, 1 : !tile.memdesc<1xi64, #s, mutable>

@@ -116,8 +116,9 @@ def TileNVPerWarpArrivalsPass
     is one thread's arrival for its whole partition, which needs a CTA
     barrier before it (tile-insert-barriers) so that every thread's shared
     memory accesses are complete. For each barrier allocation whose uses
-    (through views) are only inits, waits, invalidates and such arrivals --
-    unpredicated and without `cta_mask` -- the counts are scaled: with
+    (through views) are only inits, waits, invalidates and such arrivals
+    (predicated or not, local or to a cluster's CTAs; not a leader's), the
+    counts are scaled: with
     `scale` the least common multiple over the arrivals of W / gcd(W, count)
     (W: the arrival's partition's warps), each init expects count * scale,
     and each arrival of W > 1 warps becomes `{per_warp}` with count
@@ -125,7 +126,8 @@ def TileNVPerWarpArrivalsPass
     thread). Every warp arrives for its own threads, the phases complete as
     before, and no CTA barrier goes in front of the arrivals. Barriers
     that TMA or async copies complete, that expect bytes, or that flow
-    through control flow are left alone.
+    through control flow are left alone, as are all barriers of a module
+    where inline assembly computes a scalar in each thread.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
