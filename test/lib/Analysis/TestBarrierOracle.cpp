@@ -7,7 +7,8 @@
 // into one trace of events with concrete ring slots, parities and
 // predicates, then plays that trace on the kernel's
 // warps, each at its own pace, under three schedules (round robin, warp 0
-// first, the last warp first), with a vector clock per warp and the
+// first, the last warp first) and one per warp in which that warp is slow
+// (it moves only when no other warp can), with a vector clock per warp and the
 // hardware's barrier semantics:
 //
 //  * a CTA barrier (tile.barrier, the ones around a scratch op, after a
@@ -29,7 +30,9 @@
 // warps (the kernel's warps the default region; every warp of the CTA meets
 // before and after it; a CTA barrier inside a partition is that
 // partition's; a one-thread op is its first warp's; a warpgroup's
-// asynchronous read is its first warp's, whose wait retires it). Named
+// asynchronous read is its first warp's, whose wait retires it, and a wait
+// of any warp of the warpgroup returns only once all of them have issued
+// it, as a wgmma runs only when its whole warpgroup has). Named
 // barriers are not modelled: they only add order, so without them the
 // oracle can only see more. A scalar integer the trace cannot compute (a
 // program id, a loaded length) takes one of a few values where it is
@@ -125,6 +128,11 @@ struct Event {
   /// Read: an asynchronous read made once for a group of this many warps (a
   /// warpgroup's wgmma), by the group's first warp; 1: by every warp.
   int groupWarps = 1;
+  /// Read at the wait that retires a group's asynchronous read: the trace
+  /// index of that read's issue. The read is the whole group's, so it
+  /// finishes only once every warp of the group has issued it: each of
+  /// them waits here until all have passed that index (-1: not a retire).
+  int64_t issuedAt = -1;
   /// AsyncWrite: the CTAs it lands in (bit k: rank k); 0: its own CTA.
   int64_t landing = 0;
   /// Arrive: the rank bits its arrivals' CTAs differ in (0: its own CTA).
@@ -344,6 +352,8 @@ private:
       Event e{Event::Read, op, bytesOf(v)};
       e.groupWarps = group;
       push(e);
+      if (group > 1)
+        e.issuedAt = int64_t(out.traces[current].size()) - 1;
       issued.push_back(e);
     }
     if (auto read = dyn_cast<AsyncReadOpInterface>(op);
@@ -540,21 +550,26 @@ public:
   /// 3 and 4 (a cluster): one CTA at a time, the first (3) or the last
   /// (4) that can move, round robin over its warps and its CTA barriers
   /// released as soon as its warps are all there: a CTA runs as far ahead
-  /// of the others as it can.
-  void run(int schedule) {
+  /// of the others as it can. With `starved` >= 0, round robin over the
+  /// other warps, and that warp makes a step only when none of them can: a
+  /// slow warp, which the others may lap (a barrier whose phase completes
+  /// twice before the warp's wait polls it).
+  void run(int schedule, int starved = -1) {
     while (true) {
       bool done = true;
       for (int w = 0; w < warps; ++w)
         done &= finished(w);
       if (done)
         return;
-      if (schedule >= 3) {
+      if (schedule >= 3 && starved < 0) {
         if (stepOneCTA(schedule == 4))
           continue;
       }
       bool moved = false;
       for (int k = 0; k < warps; ++k) {
         int w = schedule == 2 ? warps - 1 - k : k;
+        if (w == starved)
+          continue;
         // Greedy schedules run a warp as far as it goes before the next.
         while (!finished(w) && step(w)) {
           moved = true;
@@ -566,11 +581,20 @@ public:
         continue;
       if (releaseCTABarrier())
         continue;
+      // The slow warp's step; reaching a CTA barrier the others wait at
+      // releases it.
+      if (starved >= 0 && !finished(starved) &&
+          (step(starved) || releaseCTABarrier()))
+        continue;
+      // At the wait that never returns, when a warp is stuck at one (the
+      // others may only be waiting for it at a CTA barrier).
+      int stuck = -1;
       for (int w = 0; w < warps; ++w)
-        if (!finished(w)) {
-          seen[event(w).op].insert("hang");
-          break;
-        }
+        if (!finished(w) && (stuck < 0 || (event(w).kind == Event::Wait &&
+                                           event(stuck).kind != Event::Wait)))
+          stuck = w;
+      if (stuck >= 0)
+        seen[event(stuck).op].insert("hang");
       return;
     }
   }
@@ -648,6 +672,14 @@ private:
   /// One event of warp `w`; false when the warp must wait.
   bool step(int w) {
     const Event &e = event(w);
+    // A group's asynchronous read retires once every warp of the group has
+    // issued it (a wgmma runs when its whole warpgroup has).
+    if (e.kind == Event::Read && e.issuedAt >= 0)
+      for (int v = 0; v < warps; ++v)
+        if (partition[v] == partition[w] && cta[v] == cta[w] &&
+            rank[v] / e.groupWarps == rank[w] / e.groupWarps &&
+            pc[v] <= size_t(e.issuedAt) && !finished(v))
+          return false;
     bool mine = e.everyWarp ? rank[w] % e.groupWarps == 0 : rank[w] == 0;
     if (!mine) {
       ++pc[w];
@@ -862,6 +894,12 @@ struct TestBarrierOraclePass
           return;
         for (int schedule = 0; schedule < (n > 1 ? 5 : 3); ++schedule)
           Machine(traces, seen, n).run(schedule);
+        // Each warp slow in turn, the others round robin.
+        int total = 0;
+        for (int k : traces.warps)
+          total += k;
+        for (int w = 0; w < total; ++w)
+          Machine(traces, seen, n).run(0, w);
       };
       constexpr unsigned kExhaustive = 1000, kSampled = 1000;
       unsigned executions = kiln::forEachExecution(

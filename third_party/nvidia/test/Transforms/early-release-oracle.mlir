@@ -11,7 +11,10 @@
 // wait, or (one wgmma left in flight) the previous step's slot from the
 // second step on, both accept and the oracle sees no race; the same with the
 // loader's refill under an `if` after its wait (the wait before the `if`
-// guards it). Without the predicate on the previous slot's release, the first
+// guards it). Released early, the oracle also sees a slow warp hang at its
+// wait (the loader, let go too soon, completes the slot's barrier a second
+// time before that warp polls it). Without the predicate on the
+// previous slot's release, the first
 // step would release a slot never filled, and the oracle sees the loader
 // refill the other slot under its read: a mistake of another kind, which the
 // check does not see.
@@ -178,6 +181,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         %bs = tile.memdesc_index %b[%s] : !ring -> !slot
         %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
         tile_nv.mbarrier_wait %r, %p : !bar, i32
+        // ORACLE-DAG: :[[#@LINE-1]]:9: remark: barrier oracle: witnessed (hang)
+        // ORACLE-DAG: :[[#@LINE+2]]:16: remark: barrier oracle: witnessed (read-before-landing)
         // expected-note @+1 {{the asynchronous read}}
         %dot = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
         // expected-error @+1 {{'tile_nv.mbarrier_arrive' releases a ring slot that the asynchronous read of 'tile_nv.warpgroup_dot' may still be reading: the refill that waits on this barrier can land under the read (no wait on the 'wgmma' counter with at most 0 pending comes before the arrival)}}
@@ -199,10 +204,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         %bs = tile.memdesc_index %b[%s] : !ring -> !slot
         tile_nv.mbarrier_wait %e, %q : !bar, i32
         tile_nv.mbarrier_expect %r, 16384 : !bar
-        // ORACLE: :[[#@LINE+2]]:9: remark: barrier oracle: witnessed (write-after-read)
+        // ORACLE-DAG: :[[#@LINE+2]]:9: remark: barrier oracle: witnessed (write-after-read)
         // expected-note @+1 {{the refill, after a wait on the same slot's barrier}}
         tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %as : !desc, !bar, !slot
-        // ORACLE: :[[#@LINE+1]]:9: remark: barrier oracle: witnessed (write-after-read)
+        // ORACLE-DAG: :[[#@LINE+1]]:9: remark: barrier oracle: witnessed (write-after-read)
         tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %r, %bs : !desc, !bar, !slot
       }
       tile.warp_yield
@@ -301,6 +306,8 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         %bs = tile.memdesc_index %b[%s] : !ring -> !slot
         %bt = tile.memdesc_permute %bs {order = array<i32: 1, 0>} : !slot -> !slotT
         tile_nv.mbarrier_wait %r, %p : !bar, i32
+        // ORACLE-DAG: :[[#@LINE-1]]:9: remark: barrier oracle: witnessed (hang)
+        // ORACLE-DAG: :[[#@LINE+2]]:16: remark: barrier oracle: witnessed (read-before-landing)
         // expected-note @+1 {{the asynchronous read}}
         %dot = tile_nv.warpgroup_dot %as, %bt, %c {isAsync} : !slot, !slotT -> tensor<64x64xf32, #acc>
         // expected-error @+1 {{'tile_nv.mbarrier_arrive' releases a ring slot that the asynchronous read of 'tile_nv.warpgroup_dot' may still be reading: the refill that waits on this barrier can land under the read (no wait on the 'wgmma' counter with at most 0 pending comes before the arrival)}}
@@ -324,10 +331,10 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32, t
         %go = arith.cmpi sgt, %n, %c0 : i32
         scf.if %go {
           tile_nv.mbarrier_expect %r, 16384 : !bar
-          // ORACLE: :[[#@LINE+2]]:11: remark: barrier oracle: witnessed (write-after-read)
+          // ORACLE-DAG: :[[#@LINE+2]]:11: remark: barrier oracle: witnessed (write-after-read)
           // expected-note @+1 {{the refill, after a wait on the same slot's barrier}}
           tile_nv.async_tma_copy_global_to_local %d[%i, %c0], %r, %as : !desc, !bar, !slot
-          // ORACLE: :[[#@LINE+1]]:11: remark: barrier oracle: witnessed (write-after-read)
+          // ORACLE-DAG: :[[#@LINE+1]]:11: remark: barrier oracle: witnessed (write-after-read)
           tile_nv.async_tma_copy_global_to_local %d[%c0, %i], %r, %bs : !desc, !bar, !slot
         }
       }

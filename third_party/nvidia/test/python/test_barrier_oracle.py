@@ -2,7 +2,8 @@
 
 `kiln-opt --test-barrier-oracle` (test/lib/Analysis/TestBarrierOracle.cpp) shares nothing with
 the barrier model: it plays every execution of a function on the kernel's warps under three
-schedules, with vector clocks and the hardware's mbarrier phases, and remarks every op at which
+schedules and one per warp in which that warp is slow, with vector clocks and the hardware's
+mbarrier phases, and remarks every op at which
 a barrier-completed write (a TMA load) is not ordered after the reads of its bytes, a read is
 not ordered after the write, or the warps hang. Random `num_stages` TMA loops (4 or 8 warps,
 2-4 stages, one or two buffers, local loads or synchronous wgmmas reading them, 1-2 readers)
@@ -135,11 +136,18 @@ def test_random_rings_never_race_and_mutations_are_seen(seed):
     kernels = [random_kernel(rng, f"k{seed}_{i}") for i in range(8)]
     seen_mutations = 0
     for text in kernels:
+        wgmma_4 = "tile_nv.warpgroup_dot" in text and "warpsPerCTA = [4, 1]" in text
         built, _ = _opt(text, PIPELINE)
         assert _witnessed(built) == 0, built
         lines = built.splitlines()
         # A wrong pass: the CTA barrier before a refill, a refill's wait, or the warps'
         # arrivals left out. Each changes what orders a refill after the reads of its slot.
+        # With 4 warps and a wgmma reading a ring, the barrier before its refill is not needed
+        # (Kiln keeps it): the warpgroup's wgmma has finished its reads, and every warp has
+        # passed its earlier waits, once the refilling thread's wait for it returns, since a
+        # wgmma runs only when the whole warpgroup has issued it (the oracle plays that); such
+        # modules' barrier mutations are not asserted (which ring a barrier serves is not
+        # followed here).
         # (Other barriers the pass adds, such as the one before a ring's barriers are
         # initialized again in an outer loop's next iteration, order what the oracle does
         # not judge: they are not mutated.)
@@ -148,7 +156,7 @@ def test_random_rings_never_race_and_mutations_are_seen(seed):
             refill = i + 1 < len(lines) and 'pipeline_part = "kernel"' in lines[i + 1] and (
                 "async_tma_copy_global_to_local" in lines[i + 1]
                 or "mbarrier_expect" in lines[i + 1])
-            if line.strip() == "tile.barrier" and refill:
+            if line.strip() == "tile.barrier" and refill and not wgmma_4:
                 mutant = lines[:i] + lines[i + 1:]
             elif "elected_warp" in line and 'pipeline_part = "kernel"' in line:
                 mutant = lines[:i] + lines[i + 1:]
