@@ -123,6 +123,10 @@ static void placeBox(Buffer &b, LocalAllocOp root, Range chain) {
   b.boxHi = std::move(hi);
 }
 
+bool async::isWaitRecord(const Access &a) {
+  return isa_and_nonnull<BarrierWaitOpInterface>(a.op);
+}
+
 std::optional<Buffer> async::resolve(Value memdesc) {
   LocalAllocOp root = getRootAllocation(memdesc);
   if (!root)
@@ -385,6 +389,9 @@ AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
       it->minAfter = std::min(it->minAfter, p.minAfter);
       it->retiredByIssuers &= p.retiredByIssuers;
       it->arrivedCopy |= p.arrivedCopy;
+      llvm::erase_if(it->waitsBefore, [&](Operation *w) {
+        return !llvm::is_contained(p.waitsBefore, w);
+      });
       for (auto &[loop, n] : p.moved) {
         unsigned &mine = it->movedAround(loop);
         mine = std::min(mine, n);
@@ -404,6 +411,11 @@ bool AsyncState::operator==(const AsyncState &o) const {
           return sameEntry(q, p) && q.minAfter == p.minAfter &&
                  q.retiredByIssuers == p.retiredByIssuers &&
                  q.arrivedCopy == p.arrivedCopy &&
+                 q.waitsBefore.size() == p.waitsBefore.size() &&
+                 llvm::all_of(q.waitsBefore,
+                              [&](Operation *w) {
+                                return llvm::is_contained(p.waitsBefore, w);
+                              }) &&
                  q.buffers.size() == p.buffers.size() &&
                  llvm::all_of(llvm::zip(q.buffers, p.buffers), [](auto xy) {
                    return std::get<0>(xy).sameBytes(std::get<1>(xy));
@@ -873,8 +885,15 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   auto retire = [&](InFlight &p) {
     unsigned group =
         cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupThreads();
-    if (group == 0 || int(group) >= threads)
+    if (group == 0 || int(group) >= threads) {
+      // Retired only once every warp of the partition issued it: each has
+      // passed the waits recorded before the issue.
+      if (accesses && !p.waitsBefore.empty())
+        llvm::erase_if(state.reads, [&](const Access &a) {
+          return isWaitRecord(a) && llvm::is_contained(p.waitsBefore, a.op);
+        });
       return true;
+    }
     if (accesses && !p.retiredByIssuers)
       for (const Buffer &b : p.buffers)
         addUnique(state.reads, Access{b, p.op});
@@ -889,6 +908,11 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       llvm::erase_if(state.pending, [&](InFlight &p) {
         return p.kind == Kind::AsyncRead && p.counter == counter && retire(p);
       });
+      // Run by the partition's warps together: each has passed its waits.
+      unsigned group = read.getAsyncReadGroupThreads();
+      if (accesses && (group == 0 || int(group) >= threads))
+        llvm::erase_if(state.reads,
+                       [](const Access &a) { return isWaitRecord(a); });
     } else {
       for (InFlight &p : state.pending)
         if (p.kind == Kind::AsyncRead && p.counter == counter)
@@ -896,6 +920,11 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       InFlight p{&op, 0, Kind::AsyncRead, counter};
       for (Value v : read.getAsyncReadBuffers())
         p.buffers.push_back(reference(v));
+      unsigned group = read.getAsyncReadGroupThreads();
+      if (accesses && (group == 0 || int(group) >= threads))
+        for (const Access &a : state.reads)
+          if (isWaitRecord(a) && !llvm::is_contained(p.waitsBefore, a.op))
+            p.waitsBefore.push_back(a.op);
       // The same read issued again (an earlier iteration's, where the walk
       // merges iterations): the later one retires last.
       llvm::erase_if(state.pending,

@@ -244,6 +244,12 @@ struct InFlight {
   /// kept (all of shared memory to the barrier pass, nothing to the checks).
   llvm::SmallVector<Buffer, 1> buffers;
   std::optional<Buffer> barrier; // BarrierWrite: where it lands
+  /// AsyncRead issued by a group of warps covering the partition (a
+  /// warpgroup's wgmma in a partition of one warpgroup): the barrier waits
+  /// (tile-insert-barriers' progress records, `isWaitRecord`) since the last
+  /// CTA barrier when it was issued. Its retirement means every warp issued
+  /// it, and so has passed those waits.
+  llvm::SmallVector<mlir::Operation *, 2> waitsBefore;
   /// Work from before a loop: how many of the loop's back edges its slots
   /// have moved around (one version per trip it may still be in flight on).
   llvm::SmallVector<std::pair<mlir::Operation *, unsigned>, 1> moved;
@@ -298,6 +304,10 @@ struct Access {
     return op == o.op && buffer.sameBytes(o.buffer);
   }
 };
+/// An access whose op is a barrier wait: tile-insert-barriers' record that
+/// every warp of the partition waited on that barrier since the last CTA
+/// barrier (a "read" of the barrier's phase), not a memory access.
+bool isWaitRecord(const Access &a);
 
 /// How an op touches shared memory as the accesses since a CTA barrier see
 /// it (a read or write of a whole view by any thread when the op names only

@@ -21,6 +21,7 @@
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace kiln::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERSPASS
@@ -64,9 +65,12 @@ public:
   /// `explainWaits`: remark at a load that keeps the target's conservative
   /// wait (targets whose waits count instructions: the code generator adds
   /// one before a shared-memory read that may alias a copy in flight).
-  BarrierInserter(Mode mode, const AsyncTransfer &transferFn,
-                  bool explainWaits = true)
-      : mode(mode), transferFn(transferFn), explainWaits(explainWaits) {}
+  BarrierInserter(Mode mode, const AsyncTransfer &transferFn, Operation *scope,
+                  int numWarps, bool explainWaits = true)
+      : mode(mode), transferFn(transferFn), numWarps(numWarps),
+        explainWaits(explainWaits) {
+    collectAgents(scope);
+  }
 
 private:
   friend class async::ForwardWalk<BarrierInserter, AsyncState>;
@@ -75,8 +79,13 @@ private:
   /// only when `insert`: the walk's last run over the op), then the op's
   /// effect; true: the walk enters its regions next.
   bool transfer(Operation &op, AsyncState &state, bool insert) {
+    // A barrier's invalidation comes after a CTA barrier of its own (the
+    // lowering's: a wait may still be polling it), which a run of
+    // invalidates shares before its first.
+    if (isa<BarrierInvalidateOpInterface>(&op))
+      state.barrier();
     if (state.barrierHazard(transferFn.accesses(&op)) ||
-        releasesUnorderedAccesses(op, state)) {
+        releasesUnorderedAccesses(op, state) || lapsAWait(op, state)) {
       if (insert && mode == Mode::InsertBarriers) {
         OpBuilder b(&op);
         BarrierOp::create(b, op.getLoc());
@@ -84,6 +93,7 @@ private:
       state.barrier();
     }
     transferFn.apply(op, state);
+    recordWait(op, state);
     // A barrier's initialization is followed by a CTA barrier of its own
     // (the lowering's: every thread may use the barrier next), which a run
     // of inits shares after its last.
@@ -125,12 +135,103 @@ private:
     // no longer in flight (its warpgroup, the whole partition, waited for
     // it) it is complete for every thread.
     auto unordered = [&](const Access &a) {
+      if (isWaitRecord(a))
+        return false; // lapsAWait's concern
       if (!isa_and_nonnull<AsyncReadOpInterface>(a.op))
         return true;
       return llvm::any_of(state.pending,
                           [&](const InFlight &p) { return p.op == a.op; });
     };
     return !state.writes.empty() || llvm::any_of(state.reads, unordered);
+  }
+
+  /// The partition (a warp_specialize region, or the function's own code)
+  /// that runs `op`.
+  static std::pair<Operation *, unsigned> agentOf(Operation *op) {
+    for (Region *r = op->getParentRegion(); r && r->getParentOp();
+         r = r->getParentOp()->getParentRegion())
+      if (isa<WarpSpecializeOp>(r->getParentOp()))
+        return {r->getParentOp(), r->getRegionNumber()};
+    return {nullptr, 0};
+  }
+
+  /// For each barrier allocation: the partitions that make its phases
+  /// complete (arrivals, expects, barrier-completed writes) and those that
+  /// wait on it.
+  void collectAgents(Operation *scope) {
+    auto note = [&](auto &map, Value barrier, Operation *op) {
+      if (Operation *root = reference(barrier).root)
+        map[root].insert(agentOf(op));
+    };
+    scope->walk([&](Operation *op) {
+      if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
+        note(advancers, arrive.getArrivedBarrier(), op);
+      if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(op))
+        note(advancers, write.getCompletionBarrier(), op);
+      if (auto arrive = dyn_cast<AsyncCopyArriveOpInterface>(op))
+        note(advancers, arrive.getCopiesBarrier(), op);
+      if (auto wait = dyn_cast<BarrierWaitOpInterface>(op))
+        note(waiters, wait.getWaitedBarrier(), op);
+    });
+  }
+
+  /// Every warp of a partition of several waits on a barrier: a record of
+  /// it until the next CTA barrier (isWaitRecord), which one thread's
+  /// signal must not overtake (lapsAWait).
+  void recordWait(Operation &op, AsyncState &state) const {
+    auto wait = dyn_cast<BarrierWaitOpInterface>(&op);
+    if (!wait || wait.waitsInElectedWarpOnly() ||
+        state.tracking != Tracking::Accesses ||
+        lookupNumWarps(&op, numWarps) <= 1)
+      return;
+    Access record{reference(wait.getWaitedBarrier()), &op};
+    if (!llvm::is_contained(state.reads, record))
+      state.reads.push_back(std::move(record));
+  }
+
+  /// Progress: one thread's op that lets a barrier complete a phase (an
+  /// arrival or expect of one thread, a copy its elected thread issues)
+  /// while warps of its partition may not yet have returned from a wait
+  /// since the last CTA barrier. If the op can make the waited barrier
+  /// complete again -- it is that barrier, or another partition waits on
+  /// the op's barrier and another partition also completes the waited one
+  /// -- a slow warp may find a later phase of the same parity in progress
+  /// and wait forever: a CTA barrier first. A wgmma of the whole partition
+  /// retired since the wait (every warp issued it) drops the record; one
+  /// that every warp released by its own arrival to a barrier the elected
+  /// warp then waited on is ordered before that warp's thread.
+  bool lapsAWait(Operation &op, const AsyncState &state) const {
+    if (state.tracking != Tracking::Accesses)
+      return false;
+    Value signalled;
+    if (auto write = dyn_cast<BarrierCompletedWriteOpInterface>(&op)) {
+      if (write.issuedByElectedThread())
+        signalled = write.getCompletionBarrier();
+    } else if (auto arrive = dyn_cast<BarrierArriveOpInterface>(&op)) {
+      if (!arrive.arrivesPerWarp())
+        signalled = arrive.getArrivedBarrier();
+    }
+    if (!signalled)
+      return false;
+    Buffer x = reference(signalled);
+    std::pair<Operation *, unsigned> agent = agentOf(&op);
+    auto byOthers = [&](const auto &map, Operation *root) {
+      auto it = map.find(root);
+      return it != map.end() &&
+             llvm::any_of(it->second,
+                          [&](const auto &a) { return a != agent; });
+    };
+    bool othersWaitOnIt = x.root && byOthers(waiters, x.root);
+    return llvm::any_of(state.reads, [&](const Access &r) {
+      // Ordered before the one thread's ops already: every warp released
+      // it (per-warp arrivals) to a barrier that thread's warp waited on.
+      if (!isWaitRecord(r) || r.orderedForIssuer)
+        return false;
+      if (r.buffer.overlapsBytes(x))
+        return true;
+      return othersWaitOnIt && r.buffer.root &&
+             byOthers(advancers, r.buffer.root);
+    });
   }
 
   /// No copy into the load's bytes in flight: it may be declared not to
@@ -175,7 +276,11 @@ private:
 
   Mode mode;
   const AsyncTransfer &transferFn;
+  int numWarps;
   bool explainWaits;
+  using Agent = std::pair<Operation *, unsigned>;
+  llvm::DenseMap<Operation *, llvm::SmallSetVector<Agent, 2>> advancers,
+      waiters;
   /// Loads already told their ring slot is unknown (the final run may visit
   /// a load more than once).
   llvm::SmallPtrSet<Operation *, 8> reportedUnknownSlots;
@@ -185,7 +290,8 @@ void runOnModule(ModuleOp module, BarrierInserter::Mode mode,
                  bool waitOrdersWarp, bool explainWaits = true) {
   for (Operation &op : module.getBody()->getOperations()) {
     AsyncTransfer transferFn(&op, getNumWarps(module), waitOrdersWarp);
-    BarrierInserter inserter(mode, transferFn, explainWaits);
+    BarrierInserter inserter(mode, transferFn, &op, getNumWarps(module),
+                             explainWaits);
     for (Region &region : op.getRegions())
       for (Block &block : region) {
         AsyncState state(Tracking::Accesses);

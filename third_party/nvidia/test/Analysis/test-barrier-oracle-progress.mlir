@@ -7,10 +7,8 @@
 // again, completing phase 1. A warp still polling for phase 0's parity then
 // finds phase 2 in progress, of the same parity: it waits forever (a hang at
 // its wait). A CTA barrier between the wait and the copy (every warp past the
-// wait before anything lets the worker go on) removes it (@progress_barrier).
-// Kiln's tile-insert-barriers does not add that barrier by itself yet: it
-// orders shared-memory accesses, not the progress of a barrier's phases
-// across partitions.
+// wait before anything lets the worker go on) removes it (@progress_barrier),
+// which is the one tile-insert-barriers adds (insert-barriers-progress.mlir).
 #nv = #tile_nv.nvmma_shared<swizzle = 0, elementBitWidth = 32, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 !desc = !tile.tensordesc<tensor<32x64xf32, #nv>>

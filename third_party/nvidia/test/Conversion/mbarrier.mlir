@@ -12,10 +12,12 @@
 // waits are not shared-memory accesses to tile-insert-barriers), that thread
 // arms it with expected bytes (no CTA barrier: arming publishes nothing),
 // every thread spins on try_wait.parity (no suspend hint), the elected
-// thread arrives (with no CTA barrier first: no thread accessed shared
-// memory since the init's barrier): one arrival as a predicated
-// arrive.expect_tx of 0 bytes (no branch), two behind a branch; and it
-// invalidates after a CTA barrier (a wait may still be polling it).
+// thread arrives after a CTA barrier (every thread has returned from its
+// wait before one thread completes the barrier's next phase: a warp still
+// polling would otherwise find a later phase of the same parity in
+// progress), one arrival as a predicated arrive.expect_tx of 0 bytes (no
+// branch), then two behind a branch (no CTA barrier between: no wait since);
+// and it invalidates after a CTA barrier (a wait may still be polling it).
 // @arrive_after_store: threads wrote shared memory, so a CTA
 // barrier orders their writes before the elected thread's release (the
 // barrier comes out of control flow: tile-nv-per-warp-arrivals, which
@@ -35,7 +37,7 @@
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.inline_asm {{.*}}mbarrier.arrive.expect_tx.shared.b64
 // CHECK: llvm.inline_asm has_side_effects "{\0A.reg .pred complete;\0AwaitLoop:\0Ambarrier.try_wait.parity.shared.b64 complete, [$0], $1;\0A@!complete bra.uni waitLoop;\0A}", "r,r,~{memory}"
-// CHECK-NOT: nvvm.barrier0
+// CHECK-NEXT: nvvm.barrier0
 // CHECK-NOT: llvm.cond_br
 // CHECK: llvm.inline_asm {{.*}}"@$2 mbarrier.arrive.expect_tx.shared.b64 _, [$0], $1;", "r,n,b" %{{[0-9]+}}, %[[ZERO]],
 // CHECK-NOT: nvvm.barrier0

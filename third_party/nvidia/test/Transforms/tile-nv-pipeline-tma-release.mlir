@@ -81,13 +81,15 @@ module attributes {tile.target = "cuda:sm_90a", tile.num_warps = 8 : i32, tile.t
 // -----
 
 // The same loop on 4 warps (one warpgroup) keeps the CTA barrier before the
-// refill: no empty barriers.
+// refill: no empty barriers. It goes before the refill's expect, which arms
+// the barrier every warp waited on last (no warp may still be polling it).
 // CHECK-LABEL: func.func @one_warpgroup
 // CHECK-NOT: per_warp
 // CHECK: return
 // BAR-LABEL: func.func @one_warpgroup
 // BAR: scf.for
 // BAR: tile.barrier
+// BAR-NEXT: tile_nv.mbarrier_expect
 // BAR-NEXT: tile_nv.async_tma_copy_global_to_local
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
