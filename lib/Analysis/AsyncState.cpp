@@ -389,7 +389,7 @@ AsyncState AsyncState::join(const AsyncState &a, const AsyncState &b) {
       it->minAfter = std::min(it->minAfter, p.minAfter);
       it->retiredByIssuers &= p.retiredByIssuers;
       it->arrivedCopy |= p.arrivedCopy;
-      llvm::erase_if(it->waitsBefore, [&](Operation *w) {
+      llvm::erase_if(it->waitsBefore, [&](const Access &w) {
         return !llvm::is_contained(p.waitsBefore, w);
       });
       for (auto &[loop, n] : p.moved) {
@@ -413,7 +413,7 @@ bool AsyncState::operator==(const AsyncState &o) const {
                  q.arrivedCopy == p.arrivedCopy &&
                  q.waitsBefore.size() == p.waitsBefore.size() &&
                  llvm::all_of(q.waitsBefore,
-                              [&](Operation *w) {
+                              [&](const Access &w) {
                                 return llvm::is_contained(p.waitsBefore, w);
                               }) &&
                  q.buffers.size() == p.buffers.size() &&
@@ -887,10 +887,19 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
         cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupThreads();
     if (group == 0 || int(group) >= threads) {
       // Retired only once every warp of the partition issued it: each has
-      // passed the waits recorded before the issue.
-      if (accesses && !p.waitsBefore.empty())
+      // passed the waits recorded before the issue, and the read, recorded
+      // as its threads' when it was issued, is complete for all of them (a
+      // warpgroup's wgmma has finished reading once any of its warps' waits
+      // returns).
+      if (accesses)
         llvm::erase_if(state.reads, [&](const Access &a) {
-          return isWaitRecord(a) && llvm::is_contained(p.waitsBefore, a.op);
+          // The read of this very instance (its buffers as they moved
+          // around back edges), and the waits recorded before its issue.
+          if (a.op == p.op)
+            return llvm::any_of(p.buffers, [&](const Buffer &b) {
+              return b.sameBytes(a.buffer);
+            });
+          return isWaitRecord(a) && llvm::is_contained(p.waitsBefore, a);
         });
       return true;
     }
@@ -900,6 +909,9 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
     p.retiredByIssuers = true;
     return false;
   };
+  // A read that waits for itself, by a group covering the partition (a
+  // synchronous wgmma of one warpgroup): complete for every thread.
+  bool completeForAll = false;
   if (auto read = dyn_cast<AsyncReadOpInterface>(&op)) {
     StringRef counter = read.getAsyncReadCounter();
     if (!read.isAsyncReadInFlight()) {
@@ -908,9 +920,11 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       llvm::erase_if(state.pending, [&](InFlight &p) {
         return p.kind == Kind::AsyncRead && p.counter == counter && retire(p);
       });
-      // Run by the partition's warps together: each has passed its waits.
+      // Run by the partition's warps together: each has passed its waits,
+      // and its read is complete for all of them when it returns.
       unsigned group = read.getAsyncReadGroupThreads();
-      if (accesses && (group == 0 || int(group) >= threads))
+      completeForAll = group == 0 || int(group) >= threads;
+      if (accesses && completeForAll)
         llvm::erase_if(state.reads,
                        [](const Access &a) { return isWaitRecord(a); });
     } else {
@@ -923,8 +937,8 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       unsigned group = read.getAsyncReadGroupThreads();
       if (accesses && (group == 0 || int(group) >= threads))
         for (const Access &a : state.reads)
-          if (isWaitRecord(a) && !llvm::is_contained(p.waitsBefore, a.op))
-            p.waitsBefore.push_back(a.op);
+          if (isWaitRecord(a) && !llvm::is_contained(p.waitsBefore, a))
+            p.waitsBefore.push_back(a);
       // The same read issued again (an earlier iteration's, where the walk
       // merges iterations): the later one retires last.
       llvm::erase_if(state.pending,
@@ -945,7 +959,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   // before it.
   if (isa<BarrierOp>(&op) || getScratchBytes(&op) > 0)
     state.barrier();
-  if (accesses) {
+  if (accesses && !completeForAll) {
     const OpAccesses &own = this->accesses(&op);
     if (own.cls != OpAccesses::AsyncWrite)
       for (auto &[a, isWrite] : own.list) {

@@ -49,6 +49,127 @@ bool kiln::tile::isNonNegativeInductionVar(Value v) {
   return lb && *lb >= 0 && step && *step > 0;
 }
 
+namespace {
+/// Differences taken as hypotheses while they are being proved (two iter_args
+/// of a loop: their yields are compared assuming the iter_args differ by it).
+struct Assumed {
+  Value a, b;
+  int64_t d;
+};
+} // namespace
+
+static std::optional<int64_t> differenceOf(Value a, Value b,
+                                           SmallVectorImpl<Assumed> &assumed);
+
+/// `arg` and `o`, iter_args (not the induction variable) of one scf.for.
+static bool iterArgsOfOneLoop(Value x, Value y) {
+  auto ax = dyn_cast<BlockArgument>(x), ay = dyn_cast<BlockArgument>(y);
+  if (!ax || !ay || ax.getOwner() != ay.getOwner() || ax.getArgNumber() == 0 ||
+      ay.getArgNumber() == 0)
+    return false;
+  return isa<scf::ForOp>(ax.getOwner()->getParentOp());
+}
+
+static std::optional<int64_t>
+differenceOfBases(Value x, Value y, SmallVectorImpl<Assumed> &assumed) {
+  for (const Assumed &h : assumed) {
+    if (h.a == x && h.b == y)
+      return h.d;
+    if (h.a == y && h.b == x)
+      return -h.d;
+  }
+  if (iterArgsOfOneLoop(x, y)) {
+    auto ax = cast<BlockArgument>(x), ay = cast<BlockArgument>(y);
+    auto loop = cast<scf::ForOp>(ax.getOwner()->getParentOp());
+    unsigned i = ax.getArgNumber() - 1, j = ay.getArgNumber() - 1;
+    std::optional<int64_t> d0 =
+        differenceOf(loop.getInitArgs()[i], loop.getInitArgs()[j], assumed);
+    if (!d0)
+      return std::nullopt;
+    Operation *yield = loop.getBody()->getTerminator();
+    assumed.push_back({x, y, *d0});
+    std::optional<int64_t> dy =
+        differenceOf(yield->getOperand(i), yield->getOperand(j), assumed);
+    assumed.pop_back();
+    if (dy != d0)
+      return std::nullopt;
+    return d0;
+  }
+  // Two results of one loop: the iter_args' invariant difference (after
+  // no trip, the inits').
+  auto rx = dyn_cast<OpResult>(x), ry = dyn_cast<OpResult>(y);
+  if (rx && ry && rx.getOwner() == ry.getOwner())
+    if (auto loop = dyn_cast<scf::ForOp>(rx.getOwner()))
+      return differenceOfBases(
+          loop.getRegionIterArgs()[rx.getResultNumber()],
+          loop.getRegionIterArgs()[ry.getResultNumber()], assumed);
+  return std::nullopt;
+}
+
+static std::optional<int64_t> differenceOf(Value a, Value b,
+                                           SmallVectorImpl<Assumed> &assumed) {
+  auto [ba, oa] = linearIndex(a);
+  auto [bb, ob] = linearIndex(b);
+  if (ba == bb)
+    return oa - ob;
+  if (!ba || !bb)
+    return std::nullopt;
+  std::optional<int64_t> d = differenceOfBases(ba, bb, assumed);
+  if (!d)
+    return std::nullopt;
+  return *d + oa - ob;
+}
+
+std::optional<int64_t> kiln::tile::valueDifference(Value a, Value b) {
+  SmallVector<Assumed> assumed;
+  return differenceOf(a, b, assumed);
+}
+
+/// The constant a loop's yield adds to iter_arg `arg` each iteration, or
+/// none.
+static std::optional<int64_t> iterStride(BlockArgument arg) {
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop || arg.getArgNumber() == 0)
+    return std::nullopt;
+  Value next =
+      loop.getBody()->getTerminator()->getOperand(arg.getArgNumber() - 1);
+  auto [base, off] = linearIndex(next);
+  if (base != Value(arg))
+    return std::nullopt;
+  return off;
+}
+
+/// `v` is never negative: a constant >= 0 plus values that are (induction
+/// variables from a lower bound >= 0, iter_args that start never negative
+/// and never decrease or stay never negative, loop results of such).
+static bool neverNegative(Value v, SmallVectorImpl<Value> &assumed) {
+  auto [base, off] = linearIndex(v);
+  if (!base)
+    return off >= 0;
+  if (off < 0)
+    return false;
+  if (llvm::is_contained(assumed, base) || isNonNegativeInductionVar(base))
+    return true;
+  if (auto result = dyn_cast<OpResult>(base))
+    if (auto loop = dyn_cast<scf::ForOp>(result.getOwner()))
+      return neverNegative(loop.getRegionIterArgs()[result.getResultNumber()],
+                           assumed);
+  auto arg = dyn_cast<BlockArgument>(base);
+  if (!arg || arg.getArgNumber() == 0)
+    return false;
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop)
+    return false;
+  unsigned k = arg.getArgNumber() - 1;
+  if (!neverNegative(loop.getInitArgs()[k], assumed))
+    return false;
+  assumed.push_back(base);
+  bool ok =
+      neverNegative(loop.getBody()->getTerminator()->getOperand(k), assumed);
+  assumed.pop_back();
+  return ok;
+}
+
 RingSlot RingSlot::enteringLoop(scf::ForOp loop) const {
   if (!known() || base || !isNonNegativeInductionVar(loop.getInductionVar()))
     return *this;
@@ -66,6 +187,12 @@ RingSlot RingSlot::aroundBackEdge(Operation *loop) const {
     int64_t step = *constantInt(forOp.getStep());
     return {root, base, mod(offset - step, modulus), modulus, literal};
   }
+  // A counter of this loop advanced by k: last iteration's s is this one's
+  // s - k.
+  if (auto arg = dyn_cast<BlockArgument>(base);
+      forOp && arg && arg.getOwner() == forOp.getBody())
+    if (std::optional<int64_t> k = iterStride(arg))
+      return {root, base, mod(offset - *k, modulus), modulus, literal};
   return leaving(loop);
 }
 
@@ -248,6 +375,17 @@ RingSlot kiln::tile::getRingSlot(Value memdesc) {
                 cast<scf::ForOp>(cast<OpResult>(base).getOwner()), *n))
           return {alloc, canon->first,
                   RingSlot::mod(after->start - canon->second + off, *n), *n};
+    }
+  // (s + off) % n of an iter_arg counter s whose start is not a constant
+  // (a producer counter a tile loop carries into its K loop, `p % S` with
+  // `p += 1`), never negative: the slot (s + off) mod n, named by s itself
+  // (valueDifference relates it to other such counters).
+  if (off >= 0 && base && !isNonNegativeInductionVar(base))
+    if (auto arg = dyn_cast<BlockArgument>(base)) {
+      SmallVector<Value> assumed;
+      std::optional<int64_t> k = iterStride(arg);
+      if (k && *k >= 1 && neverNegative(base, assumed))
+        return {alloc, base, RingSlot::mod(off, *n), *n};
     }
   // (iv + off) % n is the slot (iv + off) mod n only where iv + off is never
   // negative: off >= 0, or a lower bound that keeps it so ((t - (N-1)) % N

@@ -220,6 +220,32 @@ enum class Kind {
 /// A word for the writer of `kind` in messages ("async copy", ...).
 llvm::StringRef describe(Kind kind);
 
+/// A synchronous access since the last CTA barrier (kept by states that
+/// track `Tracking::Accesses`).
+struct Access {
+  Buffer buffer;
+  mlir::Operation *op = nullptr;
+  /// A copy retired by a wait that orders the issuing warp as a whole.
+  bool landedInWarp = false;
+  /// Barriers every warp arrived on for its own threads after this access
+  /// (arrivesPerWarp): a wait on one of them that returns orders it before
+  /// the waiting threads, as a CTA barrier would.
+  llvm::SmallVector<Buffer, 1> releasedTo;
+  /// A wait by the elected warp only (waitsInElectedWarpOnly) on a barrier
+  /// it was released to: ordered before the copies that warp's elected
+  /// thread issues (issuedByElectedThread), not before other threads.
+  bool orderedForIssuer = false;
+
+  bool operator==(const Access &o) const {
+    return op == o.op && buffer.sameBytes(o.buffer);
+  }
+};
+/// An access whose op is a barrier wait: tile-insert-barriers' record that
+/// every warp of the partition waited on that barrier since the last CTA
+/// barrier (a "read" of the barrier's phase), not a memory access.
+bool isWaitRecord(const Access &a);
+
+
 /// One piece of asynchronous work that may still be in flight.
 struct InFlight {
   mlir::Operation *op;
@@ -249,7 +275,7 @@ struct InFlight {
   /// (tile-insert-barriers' progress records, `isWaitRecord`) since the last
   /// CTA barrier when it was issued. Its retirement means every warp issued
   /// it, and so has passed those waits.
-  llvm::SmallVector<mlir::Operation *, 2> waitsBefore;
+  llvm::SmallVector<Access, 2> waitsBefore;
   /// Work from before a loop: how many of the loop's back edges its slots
   /// have moved around (one version per trip it may still be in flight on).
   llvm::SmallVector<std::pair<mlir::Operation *, unsigned>, 1> moved;
@@ -266,13 +292,17 @@ struct InFlight {
     return op == o.op && generation == o.generation && kind == o.kind &&
            foreign == o.foreign;
   }
-  void forEachBuffer(llvm::function_ref<void(Buffer &)> fn) {
-    for (Buffer &b : buffers)
-      fn(b);
-    if (barrier)
-      fn(*barrier);
-  }
+  void forEachBuffer(llvm::function_ref<void(Buffer &)> fn);
 };
+
+inline void InFlight::forEachBuffer(llvm::function_ref<void(Buffer &)> fn) {
+  for (Buffer &b : buffers)
+    fn(b);
+  if (barrier)
+    fn(*barrier);
+  for (Access &w : waitsBefore)
+    fn(w.buffer);
+}
 
 /// Groups a commit can add before the count stops mattering.
 constexpr int kManyGroups = 1 << 20;
@@ -284,30 +314,6 @@ struct Hazard {
   const InFlight *work;
 };
 
-/// A synchronous access since the last CTA barrier (kept by states that
-/// track `Tracking::Accesses`).
-struct Access {
-  Buffer buffer;
-  mlir::Operation *op = nullptr;
-  /// A copy retired by a wait that orders the issuing warp as a whole.
-  bool landedInWarp = false;
-  /// Barriers every warp arrived on for its own threads after this access
-  /// (arrivesPerWarp): a wait on one of them that returns orders it before
-  /// the waiting threads, as a CTA barrier would.
-  llvm::SmallVector<Buffer, 1> releasedTo;
-  /// A wait by the elected warp only (waitsInElectedWarpOnly) on a barrier
-  /// it was released to: ordered before the copies that warp's elected
-  /// thread issues (issuedByElectedThread), not before other threads.
-  bool orderedForIssuer = false;
-
-  bool operator==(const Access &o) const {
-    return op == o.op && buffer.sameBytes(o.buffer);
-  }
-};
-/// An access whose op is a barrier wait: tile-insert-barriers' record that
-/// every warp of the partition waited on that barrier since the last CTA
-/// barrier (a "read" of the barrier's phase), not a memory access.
-bool isWaitRecord(const Access &a);
 
 /// How an op touches shared memory as the accesses since a CTA barrier see
 /// it (a read or write of a whole view by any thread when the op names only

@@ -30,9 +30,16 @@ std::pair<mlir::Value, int64_t> linearIndex(mlir::Value v);
 /// bound >= 0 and constant step > 0).
 bool isNonNegativeInductionVar(mlir::Value v);
 
+/// a - b where that is the same constant wherever both are defined: through
+/// adds of constants, and for two iter_args of one scf.for (or two results
+/// of it) whose inits differ by d and whose yields differ by d whenever the
+/// iter_args do (a producer and a consumer counter advanced in lockstep).
+std::optional<int64_t> valueDifference(mlir::Value a, mlir::Value b);
+
 /// Which slot of a ring an access stays inside, as `(base + offset) mod
 /// modulus` with `base` a non-negative scf.for induction variable (or the
-/// counter value a loop returns), or null for a constant index. Two accesses on slots of one allocation with the
+/// counter value a loop returns, or a never-negative iter_arg counter the
+/// loop advances by a constant), or null for a constant index. Two accesses on slots of one allocation with the
 /// same base and modulus whose offsets differ touch different slots.
 struct RingSlot {
   mlir::Operation *root = nullptr;
@@ -50,7 +57,13 @@ struct RingSlot {
       return false;
     if (literal >= 0 && o.literal >= 0 && literal != o.literal)
       return true;
-    return base == o.base && modulus == o.modulus && offset != o.offset;
+    if (base == o.base)
+      return modulus == o.modulus && offset != o.offset;
+    // Two counters a fixed distance apart (valueDifference).
+    if (!base || !o.base || modulus != o.modulus)
+      return false;
+    std::optional<int64_t> d = valueDifference(base, o.base);
+    return d && mod(offset + *d - o.offset, modulus) != 0;
   }
   /// Certainly the same slot.
   bool same(const RingSlot &o) const {

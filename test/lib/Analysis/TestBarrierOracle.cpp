@@ -359,6 +359,11 @@ private:
     if (auto read = dyn_cast<AsyncReadOpInterface>(op);
         read && read.isAsyncReadInFlight()) {
       groups[{current, read.getAsyncReadCounter().str()}].push_back(issued);
+    } else if (read && group > 1) {
+      // A synchronous one waits for itself: retired at once, when the whole
+      // group has issued it.
+      for (const Event &e : issued)
+        push(e);
     }
     // The groups a wait retires are read (at the latest) here.
     if (auto wait = dyn_cast<AsyncReadWaitOpInterface>(op)) {

@@ -4,9 +4,14 @@
 // mbarrier returns: no CTA barrier between the copies, the wait and the
 // wgmma (or a load) reading the buffers. The mbarrier init writes only its
 // word, which nothing touched before: no barrier before it. Refilling slot 0
-// after the wgmma read it is a write after read: a barrier before the copy.
-// The epilogue's stores are thread-keyed; the TMA store reads the whole
-// buffer: a barrier before it (after the fence).
+// after the wgmma read it needs no barrier either: the kernel's 4 warps are
+// the wgmma's warpgroup, and once the copying thread's wait for it returns
+// it has finished reading for all of them (and every warp has passed the
+// mbarrier wait before it: the refill's re-arming cannot lap one). With 8
+// warps (two warpgroups, @refill_two_warpgroups) the other warpgroup's wgmma
+// may still read: a barrier before the refill. The epilogue's stores are
+// thread-keyed; the TMA store reads the whole buffer: a barrier before it
+// (after the fence).
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
@@ -25,7 +30,6 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   // CHECK: tile_nv.warpgroup_dot
   // CHECK: tile_nv.warpgroup_dot_wait
   // CHECK: tile_nv.mbarrier_expect
-  // CHECK-NEXT: tile.barrier
   // CHECK-NEXT: tile_nv.async_tma_copy_global_to_local
   // CHECK: tile.local_store
   // CHECK-NEXT: tile_nv.fence_async_shared
@@ -52,6 +56,38 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.fence_async_shared
     tile_nv.async_tma_copy_local_to_global %cd[%c0, %c0], %c : !tile.tensordesc<tensor<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>>>, !tile.memdesc<64x64xf32, #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 32, layoutRank = 2, transposed = false>, mutable>
     return
+  }
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#sh = #tile.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
+  // CHECK-LABEL: func.func @refill_two_warpgroups
+  // CHECK: tile_nv.warpgroup_dot_wait
+  // CHECK-NEXT: tile.barrier
+  // CHECK-NEXT: tile_nv.mbarrier_expect
+  // CHECK-NEXT: tile_nv.async_tma_copy_global_to_local
+  func.func @refill_two_warpgroups(%ad: !tile.tensordesc<tensor<128x64xbf16, #nv>>, %bd: !tile.tensordesc<tensor<64x64xbf16, #nv>>, %k: i32) -> tensor<128x64xf32, #acc> {
+    %c0 = arith.constant 0 : i32
+    %a = tile.local_alloc : () -> !tile.memdesc<128x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %bar = tile.local_alloc : () -> !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_init %bar, 1 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.mbarrier_expect %bar, 24576 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %c0], %bar, %a : !tile.tensordesc<tensor<128x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<128x64xbf16, #nv, mutable>
+    tile_nv.async_tma_copy_global_to_local %bd[%c0, %c0], %bar, %b : !tile.tensordesc<tensor<64x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<64x64xbf16, #nv, mutable>
+    tile_nv.mbarrier_wait %bar, %c0 : !tile.memdesc<1xi64, #sh, mutable>, i32
+    %bt = tile.memdesc_permute %b {order = array<i32: 1, 0>} : !tile.memdesc<64x64xbf16, #nv, mutable> -> !tile.memdesc<64x64xbf16, #nvt, mutable>
+    %z = arith.constant dense<0.0> : tensor<128x64xf32, #acc>
+    %d = tile_nv.warpgroup_dot %a, %bt, %z {isAsync} : !tile.memdesc<128x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<128x64xf32, #acc>
+    %r = tile_nv.warpgroup_dot_wait %d {pendings = 0 : i32} : (tensor<128x64xf32, #acc>) -> tensor<128x64xf32, #acc>
+    tile_nv.mbarrier_expect %bar, 16384 : !tile.memdesc<1xi64, #sh, mutable>
+    tile_nv.async_tma_copy_global_to_local %ad[%c0, %k], %bar, %a : !tile.tensordesc<tensor<128x64xbf16, #nv>>, !tile.memdesc<1xi64, #sh, mutable>, !tile.memdesc<128x64xbf16, #nv, mutable>
+    return %r : tensor<128x64xf32, #acc>
   }
 }
 
