@@ -168,8 +168,7 @@ Buffer async::scratchReference(Operation *op, int64_t bytes) {
 static Buffer chosenReference(Value memdesc) {
   Value base = memdesc;
   while (Operation *def = base.getDefiningOp()) {
-    if (!isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-             MemDescReshapeOp, MemDescReinterpretOp>(def))
+    if (!isMemDescView(def))
       break;
     base = def->getOperand(0);
   }
@@ -882,10 +881,14 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
   // the CTA's warps, else another group's may go on until a CTA barrier (a
   // read by any thread since the last barrier from here on).
   int threads = lookupNumWarps(&op, numWarps) * threadsPerWarp;
+  // Its issuing group is every thread of the partition (a wgmma in a
+  // partition of one warpgroup).
+  auto coversPartition = [&](AsyncReadOpInterface read) {
+    unsigned group = read.getAsyncReadGroupThreads();
+    return group == 0 || int(group) >= threads;
+  };
   auto retire = [&](InFlight &p) {
-    unsigned group =
-        cast<AsyncReadOpInterface>(p.op).getAsyncReadGroupThreads();
-    if (group == 0 || int(group) >= threads) {
+    if (coversPartition(cast<AsyncReadOpInterface>(p.op))) {
       // Retired only once every warp of the partition issued it: each has
       // passed the waits recorded before the issue, and the read, recorded
       // as its threads' when it was issued, is complete for all of them (a
@@ -922,8 +925,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       });
       // Run by the partition's warps together: each has passed its waits,
       // and its read is complete for all of them when it returns.
-      unsigned group = read.getAsyncReadGroupThreads();
-      completeForAll = group == 0 || int(group) >= threads;
+      completeForAll = coversPartition(read);
       if (accesses && completeForAll)
         llvm::erase_if(state.reads,
                        [](const Access &a) { return isWaitRecord(a); });
@@ -934,8 +936,7 @@ void AsyncTransfer::apply(Operation &op, AsyncState &state) const {
       InFlight p{&op, 0, Kind::AsyncRead, counter};
       for (Value v : read.getAsyncReadBuffers())
         p.buffers.push_back(reference(v));
-      unsigned group = read.getAsyncReadGroupThreads();
-      if (accesses && (group == 0 || int(group) >= threads))
+      if (accesses && coversPartition(read))
         for (const Access &a : state.reads)
           if (isWaitRecord(a) && !llvm::is_contained(p.waitsBefore, a))
             p.waitsBefore.push_back(a);

@@ -61,7 +61,7 @@ struct Assumed {
 static std::optional<int64_t> differenceOf(Value a, Value b,
                                            SmallVectorImpl<Assumed> &assumed);
 
-/// `arg` and `o`, iter_args (not the induction variable) of one scf.for.
+/// `x` and `y` are iter_args (not the induction variable) of one scf.for.
 static bool iterArgsOfOneLoop(Value x, Value y) {
   auto ax = dyn_cast<BlockArgument>(x), ay = dyn_cast<BlockArgument>(y);
   if (!ax || !ay || ax.getOwner() != ay.getOwner() || ax.getArgNumber() == 0 ||

@@ -245,7 +245,6 @@ struct Access {
 /// barrier (a "read" of the barrier's phase), not a memory access.
 bool isWaitRecord(const Access &a);
 
-
 /// One piece of asynchronous work that may still be in flight.
 struct InFlight {
   mlir::Operation *op;

@@ -372,12 +372,16 @@ unsigned kiln::tile::getRequiredAlignment(MemDescType type) {
   return std::max(16u, type.getSharedLayout().getBaseAlignment());
 }
 
+bool kiln::tile::isMemDescView(Operation *op) {
+  return isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
+             MemDescReshapeOp, MemDescReinterpretOp>(op);
+}
+
 LocalAllocOp kiln::tile::getRootAllocation(Value memdesc) {
   while (Operation *def = memdesc.getDefiningOp()) {
     if (auto alloc = dyn_cast<LocalAllocOp>(def))
       return alloc;
-    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-            MemDescReshapeOp, MemDescReinterpretOp>(def)) {
+    if (isMemDescView(def)) {
       memdesc = def->getOperand(0);
       continue;
     }

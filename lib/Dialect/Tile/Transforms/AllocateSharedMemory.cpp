@@ -175,8 +175,7 @@ void extendLiveRange(Buffer &buf, Value value, const Numbering &n,
     Operation *user = use.getOwner();
     int64_t end = useEnd(buf.op, user, n);
     buf.end = std::max(buf.end, end);
-    if (isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-            MemDescReshapeOp, MemDescReinterpretOp>(user)) {
+    if (isMemDescView(user)) {
       extendLiveRange(buf, user->getResult(0), n, seen);
       continue;
     }

@@ -145,23 +145,13 @@ private:
     return !state.writes.empty() || llvm::any_of(state.reads, unordered);
   }
 
-  /// The partition (a warp_specialize region, or the function's own code)
-  /// that runs `op`.
-  static std::pair<Operation *, unsigned> agentOf(Operation *op) {
-    for (Region *r = op->getParentRegion(); r && r->getParentOp();
-         r = r->getParentOp()->getParentRegion())
-      if (isa<WarpSpecializeOp>(r->getParentOp()))
-        return {r->getParentOp(), r->getRegionNumber()};
-    return {nullptr, 0};
-  }
-
-  /// For each barrier allocation: the partitions that make its phases
-  /// complete (arrivals, expects, barrier-completed writes) and those that
-  /// wait on it.
+  /// For each barrier allocation: the partitions (enclosingWorkerPartition)
+  /// that make its phases complete (arrivals, expects, barrier-completed
+  /// writes) and those that wait on it.
   void collectAgents(Operation *scope) {
     auto note = [&](auto &map, Value barrier, Operation *op) {
       if (Operation *root = reference(barrier).root)
-        map[root].insert(agentOf(op));
+        map[root].insert(enclosingWorkerPartition(op));
     };
     scope->walk([&](Operation *op) {
       if (auto arrive = dyn_cast<BarrierArriveOpInterface>(op))
@@ -214,7 +204,7 @@ private:
     if (!signalled)
       return false;
     Buffer x = reference(signalled);
-    std::pair<Operation *, unsigned> agent = agentOf(&op);
+    Agent agent = enclosingWorkerPartition(&op);
     auto byOthers = [&](const auto &map, Operation *root) {
       auto it = map.find(root);
       return it != map.end() &&

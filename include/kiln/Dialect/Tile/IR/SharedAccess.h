@@ -102,6 +102,11 @@ unsigned getRequiredAlignment(MemDescType type);
 /// the other views), or null when it comes from a block argument.
 LocalAllocOp getRootAllocation(mlir::Value memdesc);
 
+/// An op that views its operand 0's shared memory (index, subslice,
+/// permute, reshape, reinterpret): result 0 is the same bytes, or some of
+/// them.
+bool isMemDescView(mlir::Operation *op);
+
 /// The buffers a memdesc that control flow chooses or carries (an scf.if or
 /// scf.for result, a loop's iteration argument, a block argument after
 /// scf-to-cf) may be: the views reaching it on every path, through nested

@@ -49,8 +49,7 @@ void addRoots(Value memdesc, DenseSet<Operation *> &roots, unsigned depth = 0) {
       roots.insert(alloc);
       return;
     }
-    if (!isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-             MemDescReshapeOp, MemDescReinterpretOp>(def))
+    if (!isMemDescView(def))
       break;
     memdesc = def->getOperand(0);
   }

@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/Dialect.h"
+#include "kiln/Dialect/Tile/IR/SharedAccess.h"
 #include "kiln/Dialect/Tile/Transforms/CompileContext.h"
 #include "kiln/Dialect/TileNV/IR/Dialect.h"
 #include "kiln/Dialect/TileNV/Transforms/Passes.h"
@@ -46,15 +47,10 @@ struct BarrierUses {
   bool other = false;
 };
 
-bool isView(Operation *op) {
-  return isa<MemDescIndexOp, MemDescSubsliceOp, MemDescPermuteOp,
-             MemDescReshapeOp, MemDescReinterpretOp>(op);
-}
-
 void collectUses(Value memdesc, BarrierUses &uses) {
   for (OpOperand &use : memdesc.getUses()) {
     Operation *user = use.getOwner();
-    if (isView(user) && use.getOperandNumber() == 0) {
+    if (isMemDescView(user) && use.getOperandNumber() == 0) {
       collectUses(user->getResult(0), uses);
     } else if (auto init = dyn_cast<tile_nv::MBarrierInitOp>(user)) {
       uses.inits.push_back(init);
