@@ -87,6 +87,12 @@ def _kiln_offline_compile():
 _kiln_offline_compile()
 '''
 
+def _code(line: str) -> str:
+    """``line`` without its comment (``# noqa: F401`` after an import's names would otherwise
+    read as part of the last name; an import holds no string that a ``#`` could be in)."""
+    return line.split("#", 1)[0].rstrip()
+
+
 def _parts(clause: str):
     """The parts of an import clause ``a, b as c`` -> ["a", "b as c"]."""
     return [p.strip() for p in clause.replace("(", " ").replace(")", " ").split(",")
@@ -124,8 +130,8 @@ def swap_imports(text: str) -> str:
     header_done = False
     while i < len(lines):
         line = lines[i]
-        plain = re.match(r"^(\s*)import\s+(triton\.experimental\.gluon[\w.]*)\s+as\s+(\w+)\s*$",
-                         line)
+        plain = re.match(r"^(\s*)import\s+(triton\.experimental\.gluon[\w.]*)\s+as\s+(\w+)"
+                         r"\s*(?:#.*)?$", line)
         if plain:
             indent, module, alias = plain.groups()
             target = module.replace("triton.experimental.gluon", "kiln", 1)
@@ -159,11 +165,11 @@ def swap_imports(text: str) -> str:
             out.append(line)
             i += 1
             continue
-        indent, module, clause = m.group(1), m.group(2), m.group(3)
+        indent, module, clause = m.group(1), m.group(2), _code(m.group(3))
         guarded = _in_user_try(lines, i, indent)
         while clause.count("(") > clause.count(")"):  # a parenthesized, multi-line import
             i += 1
-            clause += " " + lines[i].strip()
+            clause += " " + _code(lines[i]).strip()
         i += 1
         if module == "triton._internal_testing":
             # Triton's own helpers: kept, except those a newer test file asks of an older

@@ -83,6 +83,31 @@ def test_triton_tools_names_an_older_triton_lacks(tmp_path):
         assert type(mod.fp8e8m0_to_float32).__name__ == "_KilnLacksMeta"
 
 
+def test_imports_with_trailing_comments(tmp_path):
+    # lmdeploy's utils.py: ``from triton.tools.tensor_descriptor import TensorDescriptor  #
+    # noqa: F401``. The comment was read as part of the name, so the fallback for a Triton
+    # without the module was ``TensorDescriptor  # noqa: F401 = ...``: a bare name, a
+    # NameError at import. Comments inside a parenthesized import and after a plain import
+    # of a Gluon module are code-free too.
+    text = swap_imports(
+        "from triton.tools.no_such_module import TensorDescriptor  # noqa: F401\n"
+        "from triton.experimental.gluon.language import (  # the names\n"
+        "    arange,  # one\n"
+        "    no_such_name_in_kiln,  # two\n"
+        ")\n"
+        "import triton.experimental.gluon.language as gl  # as Gluon's tests spell it\n")
+    assert "noqa: F401 =" not in text and "import kiln.language as gl" in text
+    path = tmp_path / "commented_imports.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("commented_imports", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert type(mod.TensorDescriptor).__name__ == "_KilnLacksMeta"
+    assert type(mod.no_such_name_in_kiln).__name__ == "_KilnLacksMeta"
+    import kiln.language as kl
+    assert mod.arange is kl.arange and mod.gl is kl
+
+
 def test_triton_compilation_error_is_kilns():
     text = swap_imports("from triton import CompilationError\nfrom triton import cdiv, "
                         "CompilationError\n")
