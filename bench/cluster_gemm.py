@@ -1,10 +1,12 @@
 """bf16 GEMM on thread-block clusters (examples/cluster_gemm.py: B tiles shared by TMA
-multicast) against cuBLAS and examples/hopper_ws.py's warp-specialized kernels, same run:
+multicast) against cuBLAS, examples/hopper_ws.py's warp-specialized kernels and
+examples/streamk_gemm.py's persistent kernel with its last tiles split along K, same run:
 TFLOP/s per side, the median of interleaved rounds, and each Kiln side's per-round ratio to
 cuBLAS. Run on a GPU machine:
 
     python3 bench/cluster_gemm.py [--sizes 2048,4096,8192,3000x5000x4000] [--rounds 7]
     python3 bench/cluster_gemm.py --configs "BN=128,STAGES=5;CLUSTER_M=4,persistent=1"
+    python3 bench/cluster_gemm.py --sides cublas,kiln-wsp,kiln-streamk
 
 ``--configs`` adds one side per config (``;``-separated, each ``key=value`` pairs of
 kiln_cluster_matmul_launcher's options), timed in the same rounds.
@@ -25,7 +27,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from examples import cluster_gemm, hopper_ws  # noqa: E402
+from examples import cluster_gemm, hopper_ws, streamk_gemm  # noqa: E402
 from timing import gemm_sides, interleaved_tflops  # noqa: E402
 
 
@@ -42,6 +44,8 @@ def main(argv=None):
     ap.add_argument("--configs", default="",
                     help="more cluster sides: ';'-separated key=value lists (BM, BN, BK, "
                          "STAGES, GROUP_M, CLUSTER_M, num_warps, persistent)")
+    ap.add_argument("--sides", default="",
+                    help="comma-separated bf16 sides to time (default: all); cublas is the base")
     ap.add_argument("--fp8", action="store_true",
                     help="e4m3 operands with per-tensor scales, against torch._scaled_mm")
     args = ap.parse_args(argv)
@@ -56,7 +60,12 @@ def main(argv=None):
             a, b, c, STAGES=args.stages)[0],
         "kiln-clusterp": lambda a, b, c: cluster_gemm.kiln_cluster_matmul_launcher(
             a, b, c, STAGES=args.stages, persistent=True)[0],
+        "kiln-streamk": lambda a, b, c: streamk_gemm.kiln_streamk_matmul_launcher(
+            a, b, out=c, STAGES=args.stages)[0],
     }
+    if args.sides:
+        keep = set(args.sides.split(",")) | {"cublas"}
+        makers = {n: m for n, m in makers.items() if n in keep}
     for cfg in filter(None, (c.strip() for c in args.configs.split(";"))):
         kw = {k.strip(): int(v) for k, v in (kv.split("=") for kv in cfg.split(","))}
         if "persistent" in kw:
