@@ -167,7 +167,9 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, partial, counters, M, N, 
             # store theirs and count them ready.
             seen = gl.atomic_add(counters + tile, 1, sem="acq_rel", scope="gpu")
             if seen < others:
-                gl.store(partial + ((pid * 2 + slot) * (BM * BN) + offs), acc)
+                # The slot's address first, then the tile's offsets: their constant parts
+                # fold into the stores' immediates.
+                gl.store((partial + (pid * 2 + slot) * (BM * BN)) + offs, acc)
                 # Every thread's stores before the one thread's release.
                 gl.thread_barrier()
                 gl.atomic_add(stored + tile, 1, sem="release", scope="gpu")
@@ -182,7 +184,7 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, partial, counters, M, N, 
                         other = 0
                         if c * per < u * KT:
                             other = 1
-                        acc += gl.load(partial + ((c * 2 + other) * (BM * BN) + offs))
+                        acc += gl.load((partial + (c * 2 + other) * (BM * BN)) + offs)
                 _store_tile(acc, c_desc, c_smem, off_m, off_n)
                 gl.atomic_xchg(counters + tile, 0, sem="relaxed", scope="gpu")
                 gl.atomic_xchg(stored + tile, 0, sem="relaxed", scope="gpu")

@@ -340,6 +340,34 @@ def test_message_passing_compiles(target, w):
         assert "atom.acquire.gpu.global.add.u32" in asm
 
 
+@kiln.jit
+def counter_kernel(counter, out, USE: kl.constexpr):
+    """One scalar atomic: its old value stored (USE) or dropped, as a counter's increment."""
+    old = kl.atomic_add(counter, 1, sem="release", scope="gpu")
+    if USE:
+        kl.store(out, old)
+
+
+@pytest.mark.parametrize("target,w", TARGETS)
+def test_dropped_scalar_atomic_passes_nothing_through_shared_memory(target, w):
+    """A scalar atomic whose value the kernel drops (the DSL's reduce to the scalar stays in
+    the IR, unused) acts once and passes no old value to the other threads: no shared-memory
+    store, no barrier. Used, the value reaches every thread through shared memory after a
+    barrier."""
+    sig = {"counter": "*i32", "out": "*i32"}
+    dropped = asm_of(counter_kernel, sig, {"USE": False}, target)
+    used = asm_of(counter_kernel, sig, {"USE": True}, target)
+    if target.startswith("cuda"):
+        assert re.findall(r"\batom\.[\w.]+", dropped) == ["atom.release.gpu.global.add.u32"]
+        for pattern in (r"\bbar\.sync\b|\bbarrier\.sync\b", r"\bst\.shared\b"):
+            assert not re.search(pattern, dropped), dropped
+            assert re.search(pattern, used), used
+    else:
+        assert len(re.findall(r"global_atomic_add\w*", dropped)) == 1
+        assert "s_barrier" not in dropped and "ds_write" not in dropped, dropped
+        assert "s_barrier" in used
+
+
 @pytest.mark.parametrize("sem,scope", SEMS)
 def test_amd_orders_the_atomic_itself(sem, scope):
     """On AMD targets the ordering is the atomicrmw's (LLVM's AMDGPU backend lowers it: a

@@ -47,7 +47,7 @@ LogicalResult kiln::lowerAtomic(Operation *op, RankedTensorType type,
     return failure();
   Location loc = op->getLoc();
   bool broadcast =
-      (own->redundantLanes || own->redundantWarps) && !result.use_empty();
+      (own->redundantLanes || own->redundantWarps) && oldValuesUsed(result);
   // With `broadcast`: each register's slot in the scratch.
   SmallVector<Value> slots;
   Type memTy = getMemoryType(regTy);

@@ -454,6 +454,33 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 
 // -----
 
+// A scalar atomic as the DSL builds it (a one-element tensor, then a reduce
+// to the scalar) whose value the kernel drops: the reduce is dead, so no old
+// value passes through shared memory -- no scratch, no barrier, one thread
+// acts (kernels that count with `gl.atomic_add(ptr, 1)` as a statement).
+// CHECK-LABEL: llvm.func @atomic_old_dropped(
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.cond_br
+// CHECK: llvm.inline_asm has_side_effects "atom.release.gpu.global.add.u32 $0, [$1], $2;"
+// CHECK-NOT: llvm.store
+// CHECK-NOT: nvvm.barrier0
+// CHECK: llvm.return
+#l = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @atomic_old_dropped(%p: !tile.ptr<i32>) {
+    %one = arith.constant dense<1> : tensor<1xi32, #l>
+    %ps = tile.splat %p : tensor<1x!tile.ptr<i32>, #l>
+    %o = tile.atomic_rmw "add", %ps, %one {sem = "release", scope = "gpu"} : tensor<1x!tile.ptr<i32>, #l>
+    %s = tile.reduce %o {axis = 0 : i32} : tensor<1xi32, #l> -> i32 {
+    ^bb0(%a: i32, %b: i32):
+      tile.reduce_return %a : i32
+    }
+    return
+  }
+}
+
+// -----
+
 // A gather along an axis the warps split: the source goes through the op's
 // scratch (each element stored by the one thread that holds it, at its
 // row-major slot), a barrier, and each output loads the slot of its

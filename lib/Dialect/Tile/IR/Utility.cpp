@@ -6,6 +6,7 @@
 
 #include "kiln/Dialect/Tile/IR/GatherLayout.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/MathExtras.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -308,13 +309,19 @@ kiln::tile::getRedundantThreadBits(const LinearLayout &layout,
   return out;
 }
 
+bool kiln::tile::oldValuesUsed(Value result) {
+  return llvm::any_of(result.getUsers(), [](Operation *user) {
+    return !(user->use_empty() && wouldOpBeTriviallyDead(user));
+  });
+}
+
 /// An atomic whose old values are used, on a tensor several threads hold:
 /// the acting thread passes each old value on through shared memory, one
 /// slot per element (row-major).
 static int64_t getAtomicBroadcastBytes(Operation *op) {
   if (!(isa<AtomicRMWOp, AtomicCASOp, LocalAtomicRMWOp>(op) ||
         op->hasTrait<OpTrait::TileAtomicResults>()) ||
-      op->getResult(0).use_empty())
+      !oldValuesUsed(op->getResult(0)))
     return 0;
   auto ty = cast<RankedTensorType>(op->getResult(0).getType());
   // Old values several CTAs of a cluster hold: the acting CTA's pass to the

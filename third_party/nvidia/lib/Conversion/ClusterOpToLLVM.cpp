@@ -16,6 +16,7 @@
 #include "NVIDIALowering.h"
 
 #include "kiln/Conversion/TileToLLVM/SharedIndex.h"
+#include "kiln/Dialect/Tile/IR/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -247,7 +248,7 @@ struct ClusterAtomicRMWConversion : TileOpConversion<ClusterAtomicRMWOp> {
                       : bits == 64    ? "l"
                                       : "r";
     std::string kindOp = atomOperation(op.getKind(), regTy);
-    bool unused = op.getResult().use_empty();
+    bool unused = !tile::oldValuesUsed(op.getResult());
     // An increment by one of a 32-bit counter whose old value nobody reads:
     // red.inc with the bound 2^32 - 1 (old + 1, wrapping).
     bool inc = unused && op.getKind() == "add" && bits == 32 &&
@@ -320,7 +321,7 @@ struct ClusterAtomicRMWConversion : TileOpConversion<ClusterAtomicRMWOp> {
       NVVM::ClusterArriveOp::create(rewriter, loc, aligned);
       NVVM::ClusterWaitOp::create(rewriter, loc, aligned);
     };
-    bool broadcast = repeatedBits && !op.getResult().use_empty();
+    bool broadcast = repeatedBits && tile::oldValuesUsed(op.getResult());
     if (broadcast &&
         (!op->hasAttr(tile::TileDialect::ScratchOffsetAttrHelper::getNameStr()) ||
          failed(tile::getLinearLayout(type))))

@@ -121,6 +121,14 @@ getRedundantThreadBits(const LinearLayout &layout,
 int64_t getTupleScratchLayout(mlir::TypeRange elementTypes, int64_t count,
                               llvm::SmallVectorImpl<int64_t> *offsets = nullptr);
 
+/// Whether an atomic's old values (`result`) are read: some user of it is
+/// not an op that would be trivially dead once this use is gone. The DSL
+/// turns a scalar atomic's one-element result into a scalar by a reduce,
+/// which stays when the kernel drops the value; such an atomic passes no
+/// old value on through shared memory (the allocator and the lowering ask
+/// this, so they agree).
+bool oldValuesUsed(mlir::Value result);
+
 /// Shared-memory scratch bytes `op` needs while it runs (0 if none); a move
 /// in rounds needs one round's share.
 int64_t getScratchBytes(mlir::Operation *op);
