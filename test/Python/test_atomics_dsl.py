@@ -341,7 +341,7 @@ def test_message_passing_compiles(target, w):
 
 
 @kiln.jit
-def counter_kernel(counter, out, USE: kl.constexpr):
+def old_value_kernel(counter, out, USE: kl.constexpr):
     """One scalar atomic: its old value stored (USE) or dropped, as a counter's increment."""
     old = kl.atomic_add(counter, 1, sem="release", scope="gpu")
     if USE:
@@ -355,8 +355,8 @@ def test_dropped_scalar_atomic_passes_nothing_through_shared_memory(target, w):
     store, no barrier. Used, the value reaches every thread through shared memory after a
     barrier."""
     sig = {"counter": "*i32", "out": "*i32"}
-    dropped = asm_of(counter_kernel, sig, {"USE": False}, target)
-    used = asm_of(counter_kernel, sig, {"USE": True}, target)
+    dropped = asm_of(old_value_kernel, sig, {"USE": False}, target)
+    used = asm_of(old_value_kernel, sig, {"USE": True}, target)
     if target.startswith("cuda"):
         assert re.findall(r"\batom\.[\w.]+", dropped) == ["atom.release.gpu.global.add.u32"]
         for pattern in (r"\bbar\.sync\b|\bbarrier\.sync\b", r"\bst\.shared\b"):
