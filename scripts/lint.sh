@@ -15,6 +15,9 @@
 #     machine" and the project's own scripts, never of a machine being lent,
 #     numbered work sessions, or a remote-run tool's call syntax. Only this
 #     script, which has to spell the words to find them, is excluded.
+#  6. no module-level function or class defined twice in a tracked Python file:
+#     the second silently replaces the first (a test's kernel named like another
+#     test's kernel in the same file made that test call the wrong one).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -67,6 +70,25 @@ workplace=$(git grep -nIiE "$workplace_re" -- . ':!scripts/lint.sh' || true)
 if [ -n "$workplace" ]; then
   echo "lint: workplace words in tracked files (say 'a GPU machine' and name the project's scripts):"
   echo "$workplace" | sed 's/^/  /'; fail=1
+fi
+
+twice=$(git ls-files '*.py' | /usr/bin/python3 -c '
+import ast, sys
+for f in sys.stdin.read().split():
+    try:
+        body = ast.parse(open(f, encoding="utf-8").read(), f).body
+    except (OSError, SyntaxError, ValueError):
+        continue  # not ours to parse here: pytest and the build report those
+    first = {}
+    for n in body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if n.name in first:
+                print(f"  {f}:{n.lineno}: {n.name} (first at line {first[n.name]})")
+            first.setdefault(n.name, n.lineno)
+')
+if [ -n "$twice" ]; then
+  echo "lint: module-level names defined twice (the second replaces the first):"
+  echo "$twice"; fail=1
 fi
 
 [ $fail -eq 0 ] && echo "lint: ok"
