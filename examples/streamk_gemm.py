@@ -20,7 +20,10 @@ not divide T the last wave runs with idle SMs (4096³ in 128 x 256 tiles on 132 
   running and store without waiting for anyone: the kernel needs no co-residency -- adds
   their sums to its own, stores the tile in bf16 and sets both counters back to 0 for the
   next launch. Only the pieces that are not last go through memory.
-* The loader warp walks the same pieces, so the ring of examples/hopper_ws.py is unchanged.
+* The loader warp walks the same pieces (``_piece``), so the ring of examples/hopper_ws.py is
+  unchanged. Its allocation and the wgmma loop repeat hopper_ws.py's rather than being shared
+  with it, as examples/cluster_gemm.py's do: hopper_ws.py stays a Gluon 3.6 kernel that
+  bench/hopper_ws_gemm.py runs in Gluon by swapping imports.
 
 ``kiln_streamk_matmul_launcher(a, b)`` is the host wrapper (workspace and counters made once
 per shape); bench/cluster_gemm.py times it against cuBLAS and the persistent kernels;
@@ -68,6 +71,23 @@ def _plan(M, N, K, BM: gl.constexpr, BN: gl.constexpr, BK: gl.constexpr):
 
 
 @kiln.jit
+def _piece(j, dp, KT, start, end, t0):
+    """(tile, u, k0, k1) of a program's trip j (pid, pid + P, ...): a whole tile while j < dp,
+    then the run's pieces in turn, u the split tile's index after dp and [k0, k1) its k-steps
+    this piece covers."""
+    tile = j
+    u = 0
+    k0 = 0
+    k1 = KT
+    if j >= dp:
+        u = t0 + (j - dp) // gl.num_programs(0)
+        tile = dp + u
+        k0 = gl.maximum(start - u * KT, 0)
+        k1 = gl.minimum(end - u * KT, KT)
+    return tile, u, k0, k1
+
+
+@kiln.jit
 def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, STAGES: gl.constexpr,
             GROUP_M: gl.constexpr):
     """The loader warp: the whole tiles' k-steps, then this program's run, into the ring."""
@@ -79,15 +99,7 @@ def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, STAGES: gl.co
     count = 0
     for j in range(gl.program_id(0), dp + pieces * gl.num_programs(0), gl.num_programs(0)):
         # Whole tiles first (j < dp); then the run's pieces, one a trip (j >= dp).
-        tile = j
-        k0 = 0
-        k1 = KT
-        if j >= dp:
-            piece = (j - dp) // gl.num_programs(0)
-            u = t0 + piece
-            tile = dp + u
-            k0 = gl.maximum(start - u * KT, 0)
-            k1 = gl.minimum(end - u * KT, KT)
+        tile, u, k0, k1 = _piece(j, dp, KT, start, end, t0)
         off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
         for i in range(k0, k1):
             n = count + i - k0
@@ -128,16 +140,7 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, partial, counters, M, N, 
     stored = counters + gl.cdiv(M, BM) * gl.cdiv(N, BN)  # the tiles' second counters
     count = 0
     for j in range(pid, dp + pieces * P, P):
-        tile = j
-        k0 = 0
-        k1 = KT
-        u = 0
-        if j >= dp:
-            piece = (j - dp) // P
-            u = t0 + piece
-            tile = dp + u
-            k0 = gl.maximum(start - u * KT, 0)
-            k1 = gl.minimum(end - u * KT, KT)
+        tile, u, k0, k1 = _piece(j, dp, KT, start, end, t0)
         off_m, off_n = _tile_offsets(tile, M, N, BM, BN, GROUP_M)
         acc = gl.zeros([BM, BN], dtype=gl.float32, layout=acc_layout)
         steps = k1 - k0

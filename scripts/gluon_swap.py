@@ -147,7 +147,7 @@ def swap_imports(text: str) -> str:
                        f"{indent}    {alias} = _KilnLacks({module!r})\n")
             i += 1
             continue
-        exc = re.match(r"^(\s*)from\s+triton\s+import\s+([\w\s,]+)$", line)
+        exc = re.match(r"^(\s*)from\s+triton\s+import\s+([\w\s,]+)$", _code(line))
         if exc and "CompilationError" in _names(exc.group(2)):
             # The error a Gluon compile raises is Kiln's once the compile is Kiln's.
             indent, rest = exc.group(1), [n for n in _names(exc.group(2))

@@ -341,31 +341,39 @@ def test_message_passing_compiles(target, w):
 
 
 @kiln.jit
-def old_value_kernel(counter, out, USE: kl.constexpr):
-    """One scalar atomic: its old value stored (USE) or dropped, as a counter's increment."""
-    old = kl.atomic_add(counter, 1, sem="release", scope="gpu")
+def old_value_kernel(counter, out, USE: kl.constexpr, CAS: kl.constexpr = False):
+    """One scalar atomic (an add, or a compare-and-swap as a lock's): its old value stored
+    (USE) or dropped."""
+    if CAS:
+        old = kl.atomic_cas(counter, 0, 1, sem="release", scope="gpu")
+    else:
+        old = kl.atomic_add(counter, 1, sem="release", scope="gpu")
     if USE:
         kl.store(out, old)
 
 
 @pytest.mark.parametrize("target,w", TARGETS)
 def test_dropped_scalar_atomic_passes_nothing_through_shared_memory(target, w):
-    """A scalar atomic whose value the kernel drops (the DSL's reduce to the scalar stays in
-    the IR, unused) acts once and passes no old value to the other threads: no shared-memory
+    """A scalar atomic (add or compare-and-swap) whose value the kernel drops (the DSL's
+    reduce to the scalar stays in the IR, unused) acts once and passes no old value to the other threads: no shared-memory
     store, no barrier. Used, the value reaches every thread through shared memory after a
     barrier."""
     sig = {"counter": "*i32", "out": "*i32"}
-    dropped = asm_of(old_value_kernel, sig, {"USE": False}, target)
-    used = asm_of(old_value_kernel, sig, {"USE": True}, target)
-    if target.startswith("cuda"):
-        assert re.findall(r"\batom\.[\w.]+", dropped) == ["atom.release.gpu.global.add.u32"]
-        for pattern in (r"\bbar\.sync\b|\bbarrier\.sync\b", r"\bst\.shared\b"):
-            assert not re.search(pattern, dropped), dropped
-            assert re.search(pattern, used), used
-    else:
-        assert len(re.findall(r"global_atomic_add\w*", dropped)) == 1
-        assert "s_barrier" not in dropped and "ds_write" not in dropped, dropped
-        assert "s_barrier" in used
+    for cas, op in ((False, "add"), (True, "cas")):
+        dropped = asm_of(old_value_kernel, sig, {"USE": False, "CAS": cas}, target)
+        used = asm_of(old_value_kernel, sig, {"USE": True, "CAS": cas}, target)
+        if target.startswith("cuda"):
+            width = "b32" if cas else "u32"
+            assert re.findall(r"\batom\.[\w.]+", dropped) == [
+                f"atom.release.gpu.global.{op}.{width}"]
+            for pattern in (r"\bbar\.sync\b|\bbarrier\.sync\b", r"\bst\.shared\b"):
+                assert not re.search(pattern, dropped), dropped
+                assert re.search(pattern, used), used
+        else:
+            amd_op = "cmpswap" if cas else "add"
+            assert len(re.findall(rf"global_atomic_{amd_op}\w*", dropped)) == 1, dropped
+            assert "s_barrier" not in dropped and "ds_write" not in dropped, dropped
+            assert "s_barrier" in used
 
 
 @pytest.mark.parametrize("sem,scope", SEMS)

@@ -85,6 +85,9 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
   // PTX: atom.shared::cluster.cluster.relaxed.max.s32
   // PTX: red.shared::cluster.cluster.relaxed.inc.u32
   // PTX: red.shared::cluster.cluster.relaxed.xor.b32
+  // An old value read only by a dead op (the DSL's reduce of a dropped scalar
+  // result): not used, so red too.
+  // PTX: red.shared::cluster.cluster.relaxed.or.b32
   func.func @atomics_on_peers(%v: tensor<32xi32, #l>, %idx: tensor<32xi32, #l>, %ranks: tensor<32xi32, #l>, %out: tensor<32x!tile.ptr<i32>, #l>) {
     %buf = tile.local_alloc : () -> !tile.memdesc<32xi32, #sh, mutable>
     %old = tile_nv.cluster_atomic_rmw "max" %v, %buf[%idx] ranks(%ranks) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
@@ -92,6 +95,12 @@ module attributes {tile.num_warps = 1 : i32, tile.threads_per_warp = 32 : i32} {
     %one = arith.constant dense<1> : tensor<32xi32, #l>
     %u = tile_nv.cluster_atomic_rmw "add" %one, %buf[%idx] ranks(%ranks) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
     %x = tile_nv.cluster_atomic_rmw "xor" %v, %buf[%idx] ranks(%ranks) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
+    %y = tile_nv.cluster_atomic_rmw "or" %v, %buf[%idx] ranks(%ranks) {keep = 0 : i32} : tensor<32xi32, #l>, !tile.memdesc<32xi32, #sh, mutable>, (tensor<32xi32, #l>), tensor<32xi32, #l> -> tensor<32xi32, #l>
+    %dead = tile.reduce %y {axis = 0 : i32} : tensor<32xi32, #l> -> i32 {
+    ^bb0(%a: i32, %b: i32):
+      %m = arith.ori %a, %b : i32
+      tile.reduce_return %m : i32
+    }
     return
   }
 }
