@@ -1,12 +1,14 @@
 """bf16 GEMM on thread-block clusters (examples/cluster_gemm.py: B tiles shared by TMA
 multicast) against cuBLAS, examples/hopper_ws.py's warp-specialized kernels and
-examples/streamk_gemm.py's persistent kernel with its last tiles split along K, same run:
+examples/streamk_gemm.py's persistent kernel with its last tiles split along K and
+examples/fitted_gemm.py's with tiles as wide as fill whole waves, same run:
 TFLOP/s per side, the median of interleaved rounds, and each Kiln side's per-round ratio to
 cuBLAS. Run on a GPU machine:
 
     python3 bench/cluster_gemm.py [--sizes 2048,4096,8192,3000x5000x4000] [--rounds 7]
     python3 bench/cluster_gemm.py --configs "BN=128,STAGES=5;CLUSTER_M=4,persistent=1"
     python3 bench/cluster_gemm.py --sides cublas,kiln-wsp,kiln-streamk
+    python3 bench/cluster_gemm.py --sides kiln-fitted --fitted-tiles 256x152,128x200
 
 ``--configs`` adds one side per config (``;``-separated, each ``key=value`` pairs of
 kiln_cluster_matmul_launcher's options), timed in the same rounds.
@@ -27,7 +29,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from examples import cluster_gemm, hopper_ws, streamk_gemm  # noqa: E402
+from examples import cluster_gemm, fitted_gemm, hopper_ws, streamk_gemm  # noqa: E402
 from timing import gemm_sides, interleaved_tflops  # noqa: E402
 
 
@@ -46,6 +48,8 @@ def main(argv=None):
                          "STAGES, GROUP_M, CLUSTER_M, num_warps, persistent)")
     ap.add_argument("--sides", default="",
                     help="comma-separated bf16 sides to time (default: all); cublas is the base")
+    ap.add_argument("--fitted-tiles", default="",
+                    help="more examples/fitted_gemm.py sides: comma-separated BMxBN tiles")
     ap.add_argument("--fp8", action="store_true",
                     help="e4m3 operands with per-tensor scales, against torch._scaled_mm")
     args = ap.parse_args(argv)
@@ -62,6 +66,7 @@ def main(argv=None):
             a, b, c, STAGES=args.stages, persistent=True)[0],
         "kiln-streamk": lambda a, b, c: streamk_gemm.kiln_streamk_matmul_launcher(
             a, b, out=c, STAGES=args.stages)[0],
+        "kiln-fitted": lambda a, b, c: fitted_gemm.kiln_fitted_matmul_launcher(a, b, out=c)[0],
     }
     if args.sides:
         keep = set(args.sides.split(",")) | {"cublas"}
@@ -72,6 +77,11 @@ def main(argv=None):
             kw["persistent"] = bool(kw["persistent"])
         makers[f"cluster[{cfg}]"] = (lambda kw: lambda a, b, c: cluster_gemm.
                                      kiln_cluster_matmul_launcher(a, b, c, **kw)[0])(kw)
+    for tile in filter(None, args.fitted_tiles.split(",")):
+        bm, bn = (int(x) for x in tile.split("x"))
+        makers[f"fitted[{tile}]"] = (lambda bm, bn: lambda a, b, c: fitted_gemm.
+                                     kiln_fitted_matmul_launcher(a, b, BM=bm, BN=bn,
+                                                                 out=c)[0])(bm, bn)
     for text in args.sizes.split(","):
         M, N, K = _shape(text)
         a = torch.randn(M, K, device="cuda").to(torch.bfloat16)

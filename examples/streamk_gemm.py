@@ -136,7 +136,11 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, partial, counters, M, N, 
     dp, KT, per, start, end, t0, pieces = _plan(M, N, K, BM, BN, BK)
     rows = gl.arange(0, BM, gl.SliceLayout(1, acc_layout))
     cols = gl.arange(0, BN, gl.SliceLayout(0, acc_layout))
-    offs = rows[:, None] * BN + cols[None, :]
+    # The workspace holds a tile in the order of the accumulator's registers over the warps
+    # (warp, column group of 8, row half, lane): one store or load of a register pair by a
+    # warp covers 256 contiguous bytes (row-major, it touched 8 rows' 32 bytes each).
+    offs = ((rows // 16) * (16 * BN) + ((rows % 16) // 8) * 64 + (rows % 8) * 8)[:, None] + \
+        ((cols // 8) * 128 + cols % 8)[None, :]
     stored = counters + gl.cdiv(M, BM) * gl.cdiv(N, BN)  # the tiles' second counters
     count = 0
     for j in range(pid, dp + pieces * P, P):

@@ -454,7 +454,11 @@ EXTENSIONS = {
                                    "(wgmma reads them K-major only; Gluon 3.6's lowering fails "
                                    "on an N-contiguous fp8 B); with an fp8 A in registers, "
                                    "max_num_imprecise_acc must be at least K (an error at the "
-                                   "call otherwise: K is split by slicing shared buffers)",
+                                   "call otherwise: K is split by slicing shared buffers); "
+                                   "also takes cols= (a multiple of 8): only the first cols "
+                                   "columns computed, by instructions of that N, the rest zero "
+                                   "(tiles whose width is not a power of two, "
+                                   "examples/fitted_gemm.py)",
     "amd.cdna3.mfma": "also takes newer Gluon's cd_regclass= ('a' or 'v'), leaving the "
                       "accumulator's register class to LLVM's allocator",
     "amd.AMDMFMALayout": "versions 1-4 (gfx908, gfx90a, gfx942, gfx950), each with its "

@@ -338,11 +338,22 @@ FailureOr<WarpGroupDotPlan> kiln::planWarpGroupDot(WarpGroupDotOp op,
       if (want >= 8 && want < plan.instrN && plan.instrN % want == 0)
         plan.instrN = want;
     }
-  for (const auto &[r, c] : plan.groupBases)
+  for (const auto &[r, c] : plan.groupBases) {
     if (c % plan.instrN)
       return fail("a warpgroup bit moves by " + Twine(c) +
                   " columns, not a multiple of the instruction's N = " +
                   Twine(plan.instrN));
+    // The instructions' N where `cols` ends inside a tile is an immediate:
+    // the same for every warpgroup only if they all hold the same columns.
+    if (c && op.getCols() && *op.getCols() < n) {
+      op.emitOpError() << "cols = " << *op.getCols()
+                       << " needs every warpgroup to hold all of the "
+                          "accumulator's columns (warps along M only), but "
+                          "a warpgroup bit moves by "
+                       << c << " columns";
+      return failure();
+    }
+  }
   // Register index of every coordinate the thread's registers hold.
   ArrayRef<LinearLayout::Basis> regs = ll->getBases(LinearLayout::Register);
   int64_t numRegs = int64_t(1) << regs.size();
@@ -676,11 +687,27 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     }
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     SmallVector<Value> out = accRegs;
+    // `cols`: the tiles past it are skipped and the one it ends inside gets
+    // an instruction of that width, on the tile's first registers (a
+    // fragment's register r holds column 8 * (r / 4) + ...); the others
+    // become constant zeros, which the wait does not tie, so that a loop
+    // carries no registers for them.
+    int64_t cols = op.getCols() ? int64_t(*op.getCols()) : INT64_MAX;
+    if (op.getCols()) {
+      Value zero = LLVM::ConstantOp::create(rewriter, loc, accElem,
+                                            rewriter.getZeroAttr(accElem));
+      for (Value &r : out)
+        r = zero;
+    }
     int64_t idx = 0;
     for (int64_t mi = 0; mi < plan->instrM; ++mi)
       for (int64_t ni = 0; ni < plan->instrNCount; ++ni, idx += perInstr) {
+        int64_t width = std::min(plan->instrN, cols - plan->colOrigins[ni]);
+        if (width <= 0)
+          continue;
+        int64_t used = width / 2;
         SmallVector<Value> in;
-        for (int64_t r = 0; r < perInstr; ++r)
+        for (int64_t r = 0; r < used; ++r)
           in.push_back(accRegs[plan->registers[idx + r]]);
         if (f16Acc)
           in = packHalves(rewriter, loc, in);
@@ -694,7 +721,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
           } else {
             descA = descsA->at(a->offsetOf(plan->rowOrigins[mi], kStep * s));
           }
-          in = wgmma(rewriter, loc, in, descA, aPacked, descB, plan->instrN,
+          in = wgmma(rewriter, loc, in, descA, aPacked, descB, width,
                      kStep, elem, accElem, s != 0 || !ignoreC,
                      /*transposeA=*/a && !a->kMajor,
                      /*transposeB=*/!bop.kMajor,
@@ -702,7 +729,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
         }
         if (f16Acc)
           in = unpackHalves(rewriter, loc, in);
-        for (int64_t r = 0; r < perInstr; ++r)
+        for (int64_t r = 0; r < used; ++r)
           out[plan->registers[idx + r]] = in[r];
       }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
@@ -758,22 +785,58 @@ SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
     return {};
   }
+  // Constants (a wgmma with `cols` writes zeros past them) cannot be in
+  // flight: they pass untied, also when read back out of the struct a dot's
+  // lowering packed them into.
+  auto constant = [](Value r) -> Value {
+    for (int depth = 0; depth < 1024; ++depth) {
+      if (r.getDefiningOp<LLVM::ConstantOp>())
+        return r;
+      auto extract = r.getDefiningOp<LLVM::ExtractValueOp>();
+      if (!extract)
+        return Value();
+      Value c = extract.getContainer();
+      while (auto insert = c.getDefiningOp<LLVM::InsertValueOp>()) {
+        if (insert.getPosition() == extract.getPosition())
+          break;
+        c = insert.getContainer();
+      }
+      auto insert = c.getDefiningOp<LLVM::InsertValueOp>();
+      if (!insert)
+        return Value();
+      r = insert.getValue();
+    }
+    return Value();
+  };
+  SmallVector<Value> tied, known(regs.size());
+  for (auto [i, r] : llvm::enumerate(regs))
+    if (!(known[i] = constant(r)))
+      tied.push_back(r);
+  if (tied.empty()) {
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
+    return known;
+  }
   std::string constraints;
   SmallVector<Type> types;
-  for (Value r : regs) {
+  for (Value r : tied) {
     Type t = r.getType();
     types.push_back(t);
     // f32, f16 or i32 (verified)
     constraints += t.isF32() ? "=f," : t.isF16() ? "=h," : "=r,";
   }
-  for (size_t i = 0; i < regs.size(); ++i)
-    constraints += std::to_string(i) + (i + 1 < regs.size() ? "," : "");
+  for (size_t i = 0; i < tied.size(); ++i)
+    constraints += std::to_string(i) + (i + 1 < tied.size() ? "," : "");
   auto structTy = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, structTy, regs, text, constraints, /*has_side_effects=*/true,
+      b, loc, structTy, tied, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  return unpackStruct(b, loc, asmOp.getResult(0));
+  SmallVector<Value> outs = unpackStruct(b, loc, asmOp.getResult(0));
+  SmallVector<Value> result;
+  size_t next = 0;
+  for (Value k : known)
+    result.push_back(k ? k : outs[next++]);
+  return result;
 }
 
 void kiln::populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,

@@ -134,3 +134,20 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
     return
   }
 }
+
+// -----
+
+// cols ends inside the columns of warpgroup 1 (warps [4, 2]: the second warpgroup takes
+// columns 64-127): the instructions' N would differ between the warpgroups.
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 2], instrShape = [16, 64, 16]}>
+module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
+  func.func @cols_split_columns(%c: tensor<64x128xf32, #acc>) {
+    %a = tile.local_alloc : () -> !tile.memdesc<64x64xbf16, #nv, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<64x128xbf16, #nvt, mutable>
+    // expected-error @+1 {{cols = 96 needs every warpgroup to hold all of the accumulator's columns (warps along M only), but a warpgroup bit moves by 64 columns}}
+    %d = tile_nv.warpgroup_dot %a, %b, %c {cols = 96 : i32} : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x128xbf16, #nvt, mutable> -> tensor<64x128xf32, #acc>
+    return
+  }
+}

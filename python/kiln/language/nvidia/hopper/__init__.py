@@ -155,13 +155,21 @@ def warpgroup_mma_init(value, _semantic=None):
 
 @builtin
 def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_acc=None,
-                  is_async=False, _semantic=None):
+                  is_async=False, cols=None, _semantic=None):
     """``acc + a @ b`` by wgmma: ``b`` (K x N) is a shared buffer in ``NVMMASharedLayout`` with
     K contiguous (an [N, K] buffer ``.permute((1, 0))``); ``a`` (M x K) is one too, or a bf16 /
     fp16 tensor in registers in ``DotOperandLayout(0, acc's layout, k_width=2)``; ``acc`` is an
     fp32 tensor in ``NVMMADistributedLayout(version=[3, 0], ...)``. ``use_acc`` False (a
     constexpr or a runtime bool) ignores ``acc``. With ``is_async`` the result may only be
-    read after a ``warpgroup_mma_wait`` that covers it."""
+    read after a ``warpgroup_mma_wait`` that covers it.
+
+    ``cols`` (a Kiln extension; a constexpr multiple of 8 up to N) computes only the first
+    ``cols`` columns of the result, by instructions of that N (wgmma's N is any multiple of 8
+    up to 256): the other columns of the result are zero, and ``b``'s past ``cols`` are not
+    read. A tile whose width is not a power of two (152 columns, say, to fit a matrix's
+    columns in whole waves of tiles) lives in a power-of-two accumulator this way, and a loop
+    carries no registers for the zeros; every warpgroup must hold all of the accumulator's
+    columns (warps along M)."""
     what = "warpgroup_mma"
     if isinstance(acc, warpgroup_mma_accumulator):
         acc = acc._tensor()
@@ -189,6 +197,14 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     if _unwrap(precision) not in (None, "ieee", "tf32"):
         raise ValueError(f"{what}: precision {precision!r} is not supported")
     imprecise = _unwrap(max_num_imprecise_acc)
+    cols = _unwrap(cols)
+    n = int(_unwrap(acc.type.shape[1]))
+    if cols is not None and (isinstance(cols, bool) or not isinstance(cols, int) or cols < 8
+                             or cols % 8 or cols > n):
+        raise ValueError(f"{what}: cols must be a constexpr multiple of 8 from 8 to the "
+                         f"accumulator's {n} columns, got {cols!r}")
+    if cols is not None and imprecise is not None and b.dtype.is_fp8():
+        raise ValueError(f"{what}: cols with max_num_imprecise_acc is not supported")
     if imprecise is not None and b.dtype.is_fp8():
         # Triton promotes fp8 sums to fp32 every max_num_imprecise_acc products of K (other
         # types ignore the option).
@@ -208,6 +224,8 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
             raise TypeError(f"{what}: use_acc must be a scalar, got {flag.type}")
         operands.append(flag)
     attrs = {"isAsync": "unit"} if _unwrap(is_async) else {}
+    if cols is not None and cols < n:
+        attrs["cols"] = f"{cols} : i32"
     handle = _semantic.b.create("tile_nv.warpgroup_dot", operands, [acc.type], attrs)[0]
     if _unwrap(is_async):
         return warpgroup_mma_accumulator(handle, acc.type)

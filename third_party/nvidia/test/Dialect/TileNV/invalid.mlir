@@ -140,6 +140,28 @@ func.func @wgmma_k(%a: !tile.memdesc<64x8xbf16, #tile_nv.nvmma_shared<swizzle = 
 
 // -----
 
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @wgmma_cols_not_multiple_of_8(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{cols = 12 must be a multiple of 8 from 8 to the accumulator's 64 columns (wgmma's N)}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c {cols = 12 : i32} : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+func.func @wgmma_cols_past_n(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %c: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{cols = 72 must be a multiple of 8 from 8 to the accumulator's 64 columns (wgmma's N)}}
+  %d = tile_nv.warpgroup_dot %a, %b, %c {cols = 72 : i32} : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{nvmma_shared: swizzle must be 0, 32, 64 or 128 bytes, got 48}}
 func.func @nvmma_swizzle(%b: !tile.memdesc<64x64xbf16, #tile_nv.nvmma_shared<swizzle = 48, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
   return

@@ -304,6 +304,16 @@ LogicalResult WarpGroupDotOp::verify() {
     return emitOpError() << "K = " << k
                          << " is not a multiple of the instruction's K ("
                          << instrK << " for " << ta << ")";
+  if (std::optional<uint32_t> cols = getCols()) {
+    if (*cols < 8 || *cols % 8 || *cols > cShape[1])
+      return emitOpError() << "cols = " << *cols
+                           << " must be a multiple of 8 from 8 to the "
+                              "accumulator's "
+                           << cShape[1] << " columns (wgmma's N)";
+    if (cShape[1] != c.getShape()[1])
+      return emitOpError() << "cols with an accumulator split among a "
+                              "cluster's CTAs along N is not supported";
+  }
   return verifyArch(*this, 90, "wgmma");
 }
 

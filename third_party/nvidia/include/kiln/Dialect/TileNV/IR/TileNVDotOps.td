@@ -18,7 +18,13 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
     true) false ignores `c`. Buffers must be in `#tile_nv.nvmma_shared`
     layouts with K contiguous.
     With `isAsync` the op only issues the instructions: read `d` after a
-    `tile_nv.warpgroup_dot_wait` that covers it. Needs sm_90a.
+    `tile_nv.warpgroup_dot_wait` that covers it. `cols` (a multiple of 8,
+    at most N) computes only the accumulator's first `cols` columns, with
+    instructions of that N where a tile ends inside them (wgmma's N is any
+    multiple of 8 up to 256): `d`'s other columns are zero. A tile whose
+    width is not a power of two lives in a power-of-two accumulator this
+    way (a loop carries no registers for the zeros), and `b`'s columns
+    past `cols` are not read. Needs sm_90a.
 
     ```mlir
     %d = tile_nv.warpgroup_dot %a, %b, %c {isAsync}
@@ -33,7 +39,8 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
                        RankedTensorOf<[F32, F16, I32]>:$c,
                        Optional<I1>:$useC,
                        UnitAttr:$isAsync,
-                       OptionalAttr<I32Attr>:$maxNumImpreciseAcc);
+                       OptionalAttr<I32Attr>:$maxNumImpreciseAcc,
+                       OptionalAttr<I32Attr>:$cols);
   let results = (outs RankedTensorOf<[F32, F16, I32]>:$d);
   let assemblyFormat = [{
     $a `,` $b `,` $c (`,` $useC^)? attr-dict `:` qualified(type($a)) `,`

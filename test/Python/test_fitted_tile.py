@@ -1,0 +1,53 @@
+"""The fitted GEMM's tile choice (examples/fitted_gemm.py's ``fitted_tile`` and the launcher's
+split of BN into TMA boxes) on the CPU, against a brute force over every tile the kernel
+allows: the pick takes the least wave time, its BN is 128 plus at most two powers of two, BM
+256 only with BN up to 192. The GPU test (third_party/nvidia/test/gpu/test_fitted_gemm.py)
+runs the picks."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+fitted_gemm = pytest.importorskip("examples.fitted_gemm",
+                                  reason="the example imports kiln (built)")
+
+
+def _allowed():
+    for bm, top in ((128, 256), (256, 192)):
+        for bn in range(136, top + 1, 8):
+            t = bn - 128
+            boxes = [p for p in (1 << i for i in range(3, 8)) if p <= t]
+            if t == 0 or t in boxes or any(t - p in boxes for p in boxes):
+                yield bm, bn
+
+
+def _wave_time(M, N, P, bm, bn):
+    tiles = -(-M // bm) * -(-N // bn)
+    return -(-tiles // P) * bm * bn
+
+
+@pytest.mark.parametrize("M,N", [(3000, 5000), (4096, 4096), (8192, 8192), (2048, 2048),
+                                 (6000, 5000), (1000, 1304), (128, 136), (777, 9000)])
+@pytest.mark.parametrize("P", [132, 114, 7, 1])
+def test_the_pick_takes_the_least_wave_time(M, N, P):
+    bm, bn = fitted_gemm.fitted_tile(M, N, P)
+    assert (bm, bn) in set(_allowed())
+    assert _wave_time(M, N, P, bm, bn) == min(_wave_time(M, N, P, *t) for t in _allowed())
+    n1, n2 = fitted_gemm._split(bn)
+    assert 128 + n1 + n2 == bn and n1 >= n2
+    assert all(x == 0 or x & (x - 1) == 0 for x in (n1, n2))
+
+
+def test_known_shapes():
+    # 3000 x 5000 on 132 SMs: 12 x 33 = 396 tiles of 256 x 152, 3 waves (cuBLAS's tile too).
+    assert fitted_gemm.fitted_tile(3000, 5000, 132) == (256, 152)
+    assert fitted_gemm.fitted_tile(4096, 4096, 132) == (128, 256)
+
+
+def test_bad_widths_are_refused():
+    with pytest.raises(ValueError, match="is not 128 plus two powers of two"):
+        fitted_gemm._split(128 + 56)  # 32 + 16 + 8: three boxes

@@ -1,0 +1,74 @@
+"""``warpgroup_mma(..., cols=)`` (a Kiln extension): wgmma over the accumulator's first
+``cols`` columns, compiled for sm_90a. The instructions' N is ``cols`` where it ends inside an
+instruction tile and the tiles past it are not issued (test/gpu's test_wgmma_cols checks the
+values on the GPU machine); bad values are errors at the call."""
+
+import re
+
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.language.nvidia import hopper
+
+import compiled
+
+pytestmark = compiled.needs_compiler
+
+
+@kiln.jit
+def mma(a, b, out, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr, COLS: kl.constexpr,
+        ACC: kl.constexpr, WARPS: kl.constexpr):
+    blocked: kl.constexpr = kl.BlockedLayout([1, 8], [4, 8], [WARPS, 1], [1, 0])
+    am = kl.arange(0, M, layout=kl.SliceLayout(1, blocked))[:, None]
+    ak = kl.arange(0, K, layout=kl.SliceLayout(0, blocked))[None, :]
+    bn = kl.arange(0, N, layout=kl.SliceLayout(1, blocked))[:, None]
+    sa = kl.allocate_shared_memory(kl.bfloat16, [M, K], kl.NVMMASharedLayout(128, 16),
+                                   kl.load(a + am * K + ak))
+    sb = kl.allocate_shared_memory(kl.bfloat16, [N, K], kl.NVMMASharedLayout(128, 16),
+                                   kl.load(b + bn * K + ak))
+    hopper.fence_async_shared()
+    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), kl.zeros([M, N], kl.float32, ACC),
+                               cols=COLS)
+    on = kl.arange(0, N, layout=kl.SliceLayout(0, blocked))[None, :]
+    kl.store(out + am * N + on, kl.convert_layout(acc, blocked))
+
+
+def _compile(cols, instr_n=256, warps=(8, 1), M=128, N=256):
+    acc = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=list(warps),
+                                    instr_shape=[16, instr_n, 16])
+    sig = {"a": "*bf16:16", "b": "*bf16:16", "out": "*fp32:16"}
+    return kiln.compile(mma, sig, dict(M=M, N=N, K=64, COLS=cols, ACC=acc,
+                                       WARPS=warps[0] * warps[1]),
+                        target="cuda:sm_90a", num_warps=warps[0] * warps[1], cache=False)
+
+
+def _shapes(ptx):
+    return re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16", ptx)
+
+
+def test_a_152_column_tile_is_one_n152_instruction_a_k_step():
+    k = _compile(152)
+    assert _shapes(k.asm["ptx"]) == ["152"] * 4
+    assert "cubin" in k.asm
+
+
+def test_tiles_past_cols_are_not_issued():
+    assert _shapes(_compile(152, instr_n=64).asm["ptx"]) == ["64"] * 8 + ["24"] * 4
+    assert _shapes(_compile(128, instr_n=64).asm["ptx"]) == ["64"] * 8
+    assert _shapes(_compile(256).asm["ptx"]) == ["256"] * 4  # all columns: no attribute
+
+
+@pytest.mark.parametrize("cols", [12, 0, 264, True, 15.0])
+def test_bad_cols_are_errors_at_the_call(cols):
+    with pytest.raises(kiln.CompilationError,
+                       match="cols must be a constexpr multiple of 8 from 8 to the "
+                             "accumulator's 256 columns"):
+        _compile(cols)
+
+
+def test_cols_inside_a_warpgroup_split_along_n_is_an_error():
+    with pytest.raises(kiln.CompilationError,
+                       match="cols = 96 needs every warpgroup to hold all of the accumulator's "
+                             "columns"):
+        _compile(96, instr_n=64, warps=(4, 2), M=64, N=128)
