@@ -18,8 +18,13 @@ The pieces that are not powers of two:
   columns are zeros the compiler keeps in no register (a thread holds 152 values of a 256 x
   152 tile, as cuBLAS's kernel does);
 * the epilogue stores columns 0-127 by TMA from shared memory (two 64-column boxes through one
-  buffer when BM is 256) and the rest (BN - 128 of them) straight from registers, masked
-  (6 KB a 128-row tile at BN 152).
+  buffer when BM is 256) and the rest by TMA too, in unswizzled boxes of N1 and N2 columns
+  written into the halves of that buffer (columns past 128 stored from registers instead ran
+  the 256 x 152 tile 5 % slower); a BN whose N1 is over 32 stores them from registers.
+
+128 x 256 is the persistent kernel of examples/hopper_ws.py itself (the launcher calls it).
+Measured against cuBLAS (docs/results.md, "Tiles that fill whole waves"): 3000x5000x4000 at
+0.95 (the 128 x 256 kernel 0.89), 6000x5000x4000 at 0.98 (0.93).
 
 ``kiln_fitted_matmul_launcher(a, b)`` is the host wrapper; bench/cluster_gemm.py times it
 (``kiln-fitted``, ``--fitted-tiles``) against cuBLAS and the other Kiln GEMMs;
@@ -38,6 +43,8 @@ from kiln.language.nvidia.hopper import (
     warpgroup_mma,
     warpgroup_mma_wait,
 )
+
+from kiln.nvidia.hopper import TensorDescriptor
 
 from examples.hopper_ws import _descriptor, _tile_offsets, _tile_range
 
@@ -86,16 +93,75 @@ def _halves(x):
 
 
 @kiln.jit
-def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, c_ptr, M, N, K, BN: gl.constexpr,
-         BK: gl.constexpr, STAGES: gl.constexpr, GROUP_M: gl.constexpr):
+def _store_tail_tma(hi, c1_desc, c2_desc, c_smem, off_m, off_n, BM: gl.constexpr,
+                    N1: gl.constexpr, N2: gl.constexpr):
+    """Columns 128 .. 128 + N1 + N2 (N1 <= 32, N2 < N1) by TMA, in boxes of N1 and N2 columns
+    from unswizzled tiles in the two halves of c_smem (once its 64-column boxes are read)."""
+    h64 = _halves(hi)[0]  # columns 128-191
+    h32, r32 = _halves(h64)  # 128-159, 160-191
+    if N1 == 32:
+        t1 = h32
+        rest = r32  # N2 from column 160
+    else:
+        h16, r16 = _halves(h32)
+        rest = r16  # N2 from column 144 (N1 16) or 136 (N1 8)
+        if N1 == 16:
+            t1 = h16
+        else:
+            t1, rest = _halves(h16)
+    if N2 > 0:
+        t2 = rest
+        if N2 < t2.shape[1]:
+            t2 = _halves(t2)[0]
+        if N2 < t2.shape[1]:
+            t2 = _halves(t2)[0]
+    tma.store_wait(0)
+    # c_smem's two halves, each one contiguous range: its two 64-column blocks (BM 128), or
+    # its two row halves (BM 256: one 64-column block).
+    if c_smem.shape[1] > 64:
+        p1 = c_smem.slice(0, 64, dim=1)
+        p2 = c_smem.slice(64, 64, dim=1)
+    else:
+        p1 = c_smem.slice(0, BM // 2, dim=0)
+        p2 = c_smem.slice(BM // 2, BM // 2, dim=0)
+    s1 = p1._reinterpret(gl.bfloat16, [BM, N1], c1_desc.layout)
+    s1.store(t1.to(gl.bfloat16))
+    if N2 > 0:
+        s2 = p2._reinterpret(gl.bfloat16, [BM, N2], c2_desc.layout)
+        s2.store(t2.to(gl.bfloat16))
+    fence_async_shared()
+    tma.async_copy_shared_to_global(c1_desc, [off_m, off_n + 128], s1)
+    if N2 > 0:
+        tma.async_copy_shared_to_global(c2_desc, [off_m, off_n + 128 + N1], s2)
+
+
+@kiln.jit
+def _store_tail_registers(hi, c_ptr, off_m, off_n, M, N, BM: gl.constexpr, BN: gl.constexpr):
+    """Columns 128 .. BN-1 straight from registers, masked: the narrowest power-of-two part of
+    ``hi`` (columns 128-255) that holds them."""
+    TAIL: gl.constexpr = BN - 128
+    TW: gl.constexpr = 32 if TAIL <= 32 else (64 if TAIL <= 64 else 128)
+    if TW < 128:
+        hi, _ = _halves(hi)
+    if TW < 64:
+        hi, _ = _halves(hi)
+    rows = off_m + gl.arange(0, BM, gl.SliceLayout(1, hi.type.layout))
+    cols = gl.arange(0, TW, gl.SliceLayout(0, hi.type.layout))
+    mask = (rows[:, None] < M) & (cols[None, :] < TAIL) & (off_n + 128 + cols[None, :] < N)
+    gl.store((c_ptr + off_n + 128) + (rows[:, None] * N + cols[None, :]), hi.to(gl.bfloat16),
+             mask=mask)
+
+
+@kiln.jit
+def _mma(a_bufs, b_bufs, ready, empty, c_desc, c1_desc, c2_desc, c_smem, c_ptr, M, N, K,
+         BN: gl.constexpr, N1: gl.constexpr, N2: gl.constexpr, BK: gl.constexpr,
+         STAGES: gl.constexpr, GROUP_M: gl.constexpr):
     """The kernel's warps: wgmma on BN of the accumulator's 256 columns, then the epilogue
     (columns 0-127 by TMA, the rest by masked stores)."""
     BM: gl.constexpr = c_desc.block_type.shape[0]
     CW: gl.constexpr = c_desc.block_type.shape[1]
     acc_layout: gl.constexpr = gl.NVMMADistributedLayout(
         version=[3, 0], warps_per_cta=[gl.num_warps(), 1], instr_shape=[16, 256, 16])
-    TAIL: gl.constexpr = BN - 128
-    TW: gl.constexpr = 32 if TAIL <= 32 else (64 if TAIL <= 64 else 128)
     num_k = gl.cdiv(K, BK)
     first, end, step = _tile_range(M, N, BM, BN, True)
     count = 0
@@ -129,27 +195,23 @@ def _mma(a_bufs, b_bufs, ready, empty, c_desc, c_smem, c_ptr, M, N, K, BN: gl.co
             c_smem.store(l1.to(gl.bfloat16))
             fence_async_shared()
             tma.async_copy_shared_to_global(c_desc, [off_m, off_n + 64], c_smem)
-        # Columns 128 .. BN-1 from registers: the narrowest power-of-two part holding them.
-        if TW < 128:
-            hi, _ = _halves(hi)
-        if TW < 64:
-            hi, _ = _halves(hi)
-        rows = off_m + gl.arange(0, BM, gl.SliceLayout(1, hi.type.layout))
-        cols = gl.arange(0, TW, gl.SliceLayout(0, hi.type.layout))
-        mask = (rows[:, None] < M) & (cols[None, :] < TAIL) & (off_n + 128 + cols[None, :] < N)
-        gl.store((c_ptr + off_n + 128) + (rows[:, None] * N + cols[None, :]),
-                 hi.to(gl.bfloat16), mask=mask)
+        if N1 <= 32:
+            _store_tail_tma(hi, c1_desc, c2_desc, c_smem, off_m, off_n, BM, N1, N2)
+        else:
+            _store_tail_registers(hi, c_ptr, off_m, off_n, M, N, BM, BN)
     tma.store_wait(0)
 
 
 @kiln.jit
-def fitted_gemm_kernel(a_desc, b0_desc, b1_desc, b2_desc, c_desc, c_ptr, M, N, K,
+def fitted_gemm_kernel(a_desc, b0_desc, b1_desc, b2_desc, c_desc, c1_desc, c2_desc, c_ptr, M, N, K,
                        BN: gl.constexpr, N1: gl.constexpr, N2: gl.constexpr,
                        STAGES: gl.constexpr, GROUP_M: gl.constexpr, num_warps: gl.constexpr):
     """C = A @ B^T in [BM, BN] tiles on min(SM count, tiles) programs, BN = 128 + N1 + N2
     (N1, N2 powers of two or 0); b0/b1/b2_desc: B in boxes of 128, N1 and N2 rows (pass
     b0_desc for an absent one); c_desc: C in [BM, 128] boxes (BM 128) or [BM, 64] (BM 256);
-    c_ptr: C itself."""
+    c1/c2_desc: C in unswizzled [BM, N1] and [BM, N2] boxes (the columns past 128, when N1
+    is at most 32; c1_desc for an absent one); c_ptr: C itself (the columns past 128 when N1
+    is more than 32)."""
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     gl.static_assert(BN == 128 + N1 + N2, "BN must be 128 + N1 + N2")
@@ -164,8 +226,8 @@ def fitted_gemm_kernel(a_desc, b0_desc, b1_desc, b2_desc, c_desc, c_ptr, M, N, K
     c_smem = gl.allocate_shared_memory(c_desc.dtype, [BM, c_desc.block_type.shape[1]],
                                        c_desc.layout)
     gl.warp_specialize([
-        (_mma, (a_bufs, b_bufs, ready, empty, c_desc, c_smem, c_ptr, M, N, K, BN, BK, STAGES,
-                GROUP_M)),
+        (_mma, (a_bufs, b_bufs, ready, empty, c_desc, c1_desc, c2_desc, c_smem, c_ptr, M, N,
+                K, BN, N1, N2, BK, STAGES, GROUP_M)),
         (_loader, (a_desc, b0_desc, b1_desc, b2_desc, a_bufs, b_bufs, ready, empty, M, N, K,
                    BN, N1, N2, STAGES, GROUP_M)),
     ], [1], [24])
@@ -174,25 +236,34 @@ def fitted_gemm_kernel(a_desc, b0_desc, b1_desc, b2_desc, c_desc, c_ptr, M, N, K
         mbarrier.invalidate(empty.index(s))
 
 
+# Each tile shape's speed on one SM relative to 128 x 256's, measured on an H200
+# (bench/cluster_gemm.py, 2026-12-02): 256 x 152 ran 3000x5000x4000 at 0.95 of it and 8192^3
+# (256 x 168) at 1.01; 128 x 136 ran 5000x3000x4000 at 0.89.
+_SPEED = {128: 0.89, 256: 0.97}
+
+
 def fitted_tile(M, N, programs):
-    """(BM, BN) for an M x N output on ``programs`` programs: BM 128 with BN a multiple of 8
-    from 136 to 256, or BM 256 with BN up to 192 (its accumulator takes BN registers a
-    thread), BN = 128 plus at most two powers of two; the pair whose tiles take the least
-    time -- ceil(tiles / programs) waves of BM x BN each -- ties to BM 256 (less traffic a
-    flop), then to the wider tile (fewer epilogues)."""
-    def pow2_or_0(x):
-        return x == 0 or x & (x - 1) == 0
+    """(BM, BN) for an M x N output on ``programs`` programs: 128 x 256 (examples/hopper_ws.py's
+    persistent kernel), or BM 128 or 256 with BN 128 plus at most two powers of two of which
+    the larger is at most 32 (136 to 176: the columns past 128 go out by TMA; BN is also the
+    registers a thread's accumulator takes at BM 256); the pair whose tiles take the least
+    time -- ceil(tiles / programs) waves of BM x BN each, divided by the shape's measured
+    speed (_SPEED) -- ties to BM 256, then to the wider tile."""
     best = None
-    for bm in (256, 128):
-        for bn in range(256 if bm == 128 else 192, 135, -8):
-            t = bn - 128
-            if not any(pow2_or_0(n1) and pow2_or_0(t - n1) for n1 in range(0, t + 1, 8)):
-                continue
-            tiles = -(-M // bm) * -(-N // bn)
-            cost = -(-tiles // programs) * bm * bn
-            if best is None or cost < best[0]:
-                best = (cost, bm, bn)
+    for bm, bn in _tiles():
+        tiles = -(-M // bm) * -(-N // bn)
+        cost = -(-tiles // programs) * bm * bn / (1.0 if bn == 256 else _SPEED[bm])
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, bm, bn)
     return best[1], best[2]
+
+
+def _tiles():
+    """The (BM, BN) fitted_tile chooses from, in the order it breaks ties."""
+    yield 128, 256
+    for bm in (256, 128):
+        for bn in (176, 168, 160, 152, 144, 136):
+            yield bm, bn
 
 
 def _split(bn):
@@ -217,6 +288,13 @@ def kiln_fitted_matmul_launcher(a, b, BN=None, BM=None, BK=64, STAGES=None, num_
         programs = torch.cuda.get_device_properties(a.device).multi_processor_count
     if BN is None and BM is None:
         BM, BN = fitted_tile(a.shape[0], b.shape[0], programs)
+    if (BM, BN) == (128, 256):  # a power-of-two tile: the persistent kernel of hopper_ws.py
+        from examples.hopper_ws import kiln_ws_persistent_matmul_launcher
+        run, c = kiln_ws_persistent_matmul_launcher(a, b, BK=BK, STAGES=STAGES or 3,
+                                                    num_warps=num_warps, GROUP_M=GROUP_M,
+                                                    out=out)
+        run.tile = (BM, BN)
+        return run, c
     BM = BM or (128 if BN > 192 else 256)
     if BM not in (128, 256):
         raise ValueError(f"BM must be 128 or 256, got {BM}")
@@ -235,10 +313,14 @@ def kiln_fitted_matmul_launcher(a, b, BN=None, BM=None, BK=64, STAGES=None, num_
     b1 = _descriptor(b, (N1, BK)) if N1 else b0
     b2 = _descriptor(b, (N2, BK)) if N2 else b0
     c_desc = _descriptor(c, (BM, 128 if BM == 128 else 64))
+    plain = gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=16, rank=2)
+    c1 = TensorDescriptor(c, [M, N], [N, 1], [BM, min(N1, 32)], plain)
+    c2 = TensorDescriptor(c, [M, N], [N, 1], [BM, N2], plain) if N2 else c1
     grid = (max(1, min(programs, _cdiv(M, BM) * _cdiv(N, BN))),)
 
     def run():
-        fitted_gemm_kernel[grid](a_desc, b0, b1, b2, c_desc, c, M, N, K, BN=BN, N1=N1, N2=N2,
+        fitted_gemm_kernel[grid](a_desc, b0, b1, b2, c_desc, c1, c2, c, M, N, K, BN=BN, N1=N1,
+                                 N2=N2,
                                  STAGES=STAGES, GROUP_M=GROUP_M, num_warps=num_warps)
         return c
     run.tile = (BM, BN)

@@ -1,8 +1,8 @@
 """The fitted GEMM's tile choice (examples/fitted_gemm.py's ``fitted_tile`` and the launcher's
-split of BN into TMA boxes) on the CPU, against a brute force over every tile the kernel
-allows: the pick takes the least wave time, its BN is 128 plus at most two powers of two, BM
-256 only with BN up to 192. The GPU test (third_party/nvidia/test/gpu/test_fitted_gemm.py)
-runs the picks."""
+split of BN into TMA boxes) on the CPU, against a brute force over every tile it may pick (128
+x 256, or BM 128 or 256 with BN from 136 to 176): the pick takes the least wave time (waves
+times tile area over the shape's measured speed) and its BN is 128 plus at most two powers of
+two. The GPU test (third_party/nvidia/test/gpu/test_fitted_gemm.py) runs the picks."""
 
 from __future__ import annotations
 
@@ -17,17 +17,16 @@ fitted_gemm = pytest.importorskip("examples.fitted_gemm",
 
 
 def _allowed():
-    for bm, top in ((128, 256), (256, 192)):
-        for bn in range(136, top + 1, 8):
-            t = bn - 128
-            boxes = [p for p in (1 << i for i in range(3, 8)) if p <= t]
-            if t == 0 or t in boxes or any(t - p in boxes for p in boxes):
-                yield bm, bn
+    yield 128, 256
+    for bm in (128, 256):
+        for bn in range(136, 177, 8):
+            yield bm, bn
 
 
 def _wave_time(M, N, P, bm, bn):
     tiles = -(-M // bm) * -(-N // bn)
-    return -(-tiles // P) * bm * bn
+    speed = 1.0 if bn == 256 else fitted_gemm._SPEED[bm]
+    return -(-tiles // P) * bm * bn / speed
 
 
 @pytest.mark.parametrize("M,N", [(3000, 5000), (4096, 4096), (8192, 8192), (2048, 2048),
@@ -36,7 +35,7 @@ def _wave_time(M, N, P, bm, bn):
 def test_the_pick_takes_the_least_wave_time(M, N, P):
     bm, bn = fitted_gemm.fitted_tile(M, N, P)
     assert (bm, bn) in set(_allowed())
-    assert _wave_time(M, N, P, bm, bn) == min(_wave_time(M, N, P, *t) for t in _allowed())
+    assert _wave_time(M, N, P, bm, bn) <= min(_wave_time(M, N, P, *t) for t in _allowed()) + 1e-6
     n1, n2 = fitted_gemm._split(bn)
     assert 128 + n1 + n2 == bn and n1 >= n2
     assert all(x == 0 or x & (x - 1) == 0 for x in (n1, n2))
@@ -46,6 +45,9 @@ def test_known_shapes():
     # 3000 x 5000 on 132 SMs: 12 x 33 = 396 tiles of 256 x 152, 3 waves (cuBLAS's tile too).
     assert fitted_gemm.fitted_tile(3000, 5000, 132) == (256, 152)
     assert fitted_gemm.fitted_tile(4096, 4096, 132) == (128, 256)
+    # 128 x 136 measured slower here than 128 x 256 (0.87 against 0.91 of cuBLAS): the
+    # speed factors keep the pick off it.
+    assert fitted_gemm.fitted_tile(5000, 3000, 132) != (128, 136)
 
 
 def test_bad_widths_are_refused():

@@ -1,8 +1,9 @@
 """examples/fitted_gemm.py on a Hopper GPU: the persistent warp-specialized GEMM with a tile
 width BN that need not be a power of two (B in boxes of 128 + N1 + N2 rows, wgmma on BN of a
 256-column accumulator, columns past 128 stored from registers), against torch on fresh
-random inputs: ragged M, N and K, every split of BN the launcher allows, few programs (tiles
-walked in turn) and the shape the tile was fitted for. Skips cleanly without torch, a driver
+random inputs: ragged M, N and K, the splits of BN whose columns past 128 go out by TMA (N1 at
+most 32) and one whose go out from registers (N1 64), few programs (tiles walked in turn) and
+shapes the tile was fitted for. Skips cleanly without torch, a driver
 or sm_90."""
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def sm90(target):
     (130, 712, 64, 256, 136, None),      # 128 + 8: past a tile's rows, one k-step
     (512, 2048, 192, 128, 256, 5),       # 128 + 128
     (1000, 1304, 712, 256, 160, 7),      # 128 + 32
+    (600, 1000, 320, 256, 176, None),    # 128 + 32 + 16: the second box from column 160
+    (600, 1000, 320, 128, 168, None),    # 128 + 32 + 8
+    (5000, 3000, 1000, None, None, None),  # fitted
     (3000, 5000, 4000, None, None, None),  # fitted: 256 x 152 on 132 SMs
 ])
 def test_fitted_gemm(sm90, M, N, K, BM, BN, programs):
