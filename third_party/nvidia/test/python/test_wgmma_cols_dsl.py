@@ -72,3 +72,24 @@ def test_cols_inside_a_warpgroup_split_along_n_is_an_error():
                        match="cols = 96 needs every warpgroup to hold all of the accumulator's "
                              "columns"):
         _compile(96, instr_n=64, warps=(4, 2), M=64, N=128)
+
+
+@kiln.jit
+def fp8_mma(out, COLS: kl.constexpr, ACC: kl.constexpr):
+    sa = kl.allocate_shared_memory(kl.float8e4nv, [64, 64], kl.NVMMASharedLayout(64, 8))
+    sb = kl.allocate_shared_memory(kl.float8e4nv, [64, 64], kl.NVMMASharedLayout(64, 8))
+    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), kl.zeros([64, 64], kl.float32, ACC),
+                               cols=COLS, max_num_imprecise_acc=32)
+    kl.store(out + kl.arange(0, 64, layout=kl.SliceLayout(1, ACC))[:, None] * 64 +
+             kl.arange(0, 64, layout=kl.SliceLayout(0, ACC))[None, :], acc)
+
+
+def test_cols_with_fp8_promotion_is_an_error():
+    # Triton's fp8 promotion (max_num_imprecise_acc) runs chunked wgmma from zero and adds:
+    # it does not take cols.
+    acc = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                    instr_shape=[16, 64, 32])
+    with pytest.raises(kiln.CompilationError,
+                       match="cols with max_num_imprecise_acc is not supported"):
+        kiln.compile(fp8_mma, {"out": "*fp32:16"}, dict(COLS=32, ACC=acc),
+                     target="cuda:sm_90a", num_warps=4, cache=False)
