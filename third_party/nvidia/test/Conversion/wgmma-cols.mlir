@@ -13,6 +13,9 @@
 #nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
 #acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 16]}>
 #acc64 = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 64, 16]}>
+#nv64 = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt64 = #tile_nv.nvmma_shared<swizzle = 64, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#opA = #tile_nv.dot_op<{opIdx = 0, parent = #acc64, kWidth = 2}>
 module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
   // One instruction tile of 256 columns, cols 152: 4 K steps of m64n152k16, 76 outputs each.
   // CHECK-LABEL: llvm.func @cols_152
@@ -39,6 +42,18 @@ module attributes {tile.num_warps = 8 : i32, tile.threads_per_warp = 32 : i32} {
     tile_nv.fence_async_shared
     %d = tile_nv.warpgroup_dot %a, %b, %x {cols = 152 : i32} : !tile.memdesc<128x64xbf16, #nv, mutable>, !tile.memdesc<64x256xbf16, #nvt, mutable> -> tensor<128x256xf32, #acc64>
     return %d : tensor<128x256xf32, #acc64>
+  }
+
+  // A in registers: the same A fragments, an m64n40k16 per K step.
+  // CHECK-LABEL: llvm.func @cols_register_a
+  // CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n40k16.f32.bf16.bf16 {$0, {{(\$[0-9]+, )+}}$19}, {$40, $41, $42, $43}, $44
+  // CHECK-NOT: wgmma.mma_async
+  func.func @cols_register_a(%c: tensor<128x64xf32, #acc64>) -> tensor<128x64xf32, #acc64> {
+    %a = tile.local_alloc : () -> !tile.memdesc<128x32xbf16, #nv64, mutable>
+    %b = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #nvt64, mutable>
+    %ra = tile.local_load %a : !tile.memdesc<128x32xbf16, #nv64, mutable> -> tensor<128x32xbf16, #opA>
+    %d = tile_nv.warpgroup_dot %ra, %b, %c {cols = 40 : i32} : tensor<128x32xbf16, #opA>, !tile.memdesc<32x64xbf16, #nvt64, mutable> -> tensor<128x64xf32, #acc64>
+    return %d : tensor<128x64xf32, #acc64>
   }
 
   // An f16 accumulator, asynchronous: 4 K steps of m64n40k16 on 20 f16 values packed in 10 b32
