@@ -690,8 +690,7 @@ struct WarpGroupDotConversion : TileOpConversion<WarpGroupDotOp> {
     // `cols`: the tiles past it are skipped and the one it ends inside gets
     // an instruction of that width, on the tile's first registers (a
     // fragment's register r holds column 8 * (r / 4) + ...); the others
-    // become constant zeros, which the wait does not tie, so that a loop
-    // carries no registers for them.
+    // become constant zeros.
     int64_t cols = op.getCols() ? int64_t(*op.getCols()) : INT64_MAX;
     if (op.getCols()) {
       Value zero = LLVM::ConstantOp::create(rewriter, loc, accElem,
@@ -785,9 +784,9 @@ SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
     return {};
   }
-  // Constants (a wgmma with `cols` writes zeros past them) cannot be in
-  // flight: they pass untied, also when read back out of the struct a dot's
-  // lowering packed them into.
+  // Constants (a wgmma with `cols` makes the columns past them zeros) are
+  // not written by any wgmma: they pass untied, also when read back out of
+  // the struct a dot's lowering packed them into.
   auto constant = [](Value r) -> Value {
     for (int depth = 0; depth < 1024; ++depth) {
       if (r.getDefiningOp<LLVM::ConstantOp>())

@@ -6,8 +6,8 @@
 // `cols`: a wgmma over the accumulator's first columns only. wgmma's N is any multiple of 8
 // up to 256, so a tile 152 columns wide (a matrix's 5000 columns in 33 tiles) is one
 // m64n152k16 per K step on the first 76 of the 128 registers a thread holds of a 256-column
-// accumulator; the other 52 become zeros, which the wait does not tie (a loop then carries no
-// registers for them). test/gpu's test_wgmma_cols checks the values.
+// accumulator; the other 52 become zero constants, which the wait does not tie. test/gpu's
+// test_wgmma_cols checks the values.
 
 #nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
 #nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>

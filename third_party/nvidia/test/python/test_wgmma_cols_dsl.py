@@ -3,7 +3,10 @@
 instruction tile and the tiles past it are not issued (test/gpu's test_wgmma_cols checks the
 values on the GPU machine); bad values are errors at the call."""
 
+import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
@@ -93,3 +96,40 @@ def test_cols_with_fp8_promotion_is_an_error():
                        match="cols with max_num_imprecise_acc is not supported"):
         kiln.compile(fp8_mma, {"out": "*fp32:16"}, dict(COLS=32, ACC=acc),
                      target="cuda:sm_90a", num_warps=4, cache=False)
+
+
+@kiln.jit
+def looped(out, n, COLS: kl.constexpr, ACC: kl.constexpr):
+    sa = kl.allocate_shared_memory(kl.bfloat16, [64, 64], kl.NVMMASharedLayout(128, 16))
+    sb = kl.allocate_shared_memory(kl.bfloat16, [256, 64], kl.NVMMASharedLayout(128, 16))
+    acc = kl.zeros([64, 256], kl.float32, ACC)
+    for _ in range(n):
+        acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), acc, is_async=True, cols=COLS)
+        acc = hopper.warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
+    kl.store(out + kl.arange(0, 64, layout=kl.SliceLayout(1, ACC))[:, None] * 256 +
+             kl.arange(0, 256, layout=kl.SliceLayout(0, ACC))[None, :], acc)
+
+
+def _ptxas():
+    for p in (os.environ.get("KILN_PTXAS"), shutil.which("ptxas"), "/usr/local/cuda/bin/ptxas"):
+        if p and os.path.exists(p):
+            return p
+    pytest.skip("needs ptxas (CUDA) for the register count")
+
+
+def test_a_loop_carries_only_the_computed_columns(tmp_path):
+    # A thread holds 128 values of a 64 x 256 accumulator, 4 of them in the first 8 columns:
+    # the loop carries those 4 (the zeros past cols are constants). ptxas: 30 registers;
+    # every column computed (cols=256): 154.
+    ptxas = _ptxas()
+    acc = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
+                                    instr_shape=[16, 256, 16])
+    k = kiln.compile(looped, {"out": "*fp32:16", "n": "i32"}, dict(COLS=8, ACC=acc),
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    assert _shapes(k.asm["ptx"]) == ["8"] * 4
+    src = tmp_path / "looped.ptx"
+    src.write_text(k.asm["ptx"])
+    r = subprocess.run([ptxas, "-arch=sm_90a", "-v", str(src), "-o", str(tmp_path / "o.cubin")],
+                       capture_output=True, text=True)
+    used = [int(x) for x in re.findall(r"Used (\d+) registers", r.stdout + r.stderr)]
+    assert used and used[0] < 64, r.stdout + r.stderr

@@ -167,9 +167,9 @@ def warpgroup_mma(a, b, acc, *, use_acc=True, precision=None, max_num_imprecise_
     ``cols`` columns of the result, by instructions of that N (wgmma's N is any multiple of 8
     up to 256): the other columns of the result are zero, and ``b``'s past ``cols`` are not
     read. A tile whose width is not a power of two (152 columns, say, to fit a matrix's
-    columns in whole waves of tiles) lives in a power-of-two accumulator this way, and a loop
-    carries no registers for the zeros; every warpgroup must hold all of the accumulator's
-    columns (warps along M)."""
+    columns in whole waves of tiles) lives in a power-of-two accumulator this way (the zeros
+    are constants, which take no registers); every warpgroup must hold all of the
+    accumulator's columns (warps along M)."""
     what = "warpgroup_mma"
     if isinstance(acc, warpgroup_mma_accumulator):
         acc = acc._tensor()

@@ -23,8 +23,8 @@ def TileNV_WarpGroupDotOp : TileNV_Op<"warpgroup_dot", [
     instructions of that N where a tile ends inside them (wgmma's N is any
     multiple of 8 up to 256): `d`'s other columns are zero. A tile whose
     width is not a power of two lives in a power-of-two accumulator this
-    way (a loop carries no registers for the zeros), and `b`'s columns
-    past `cols` are not read. Needs sm_90a.
+    way (the zeros are constants, which take no registers), and `b`'s
+    columns past `cols` are not read. Needs sm_90a.
 
     ```mlir
     %d = tile_nv.warpgroup_dot %a, %b, %c {isAsync}
