@@ -242,15 +242,18 @@ def fitted_gemm_kernel(a_desc, b0_desc, b1_desc, b2_desc, c_desc, c1_desc, c2_de
 _SPEED = {128: 0.89, 256: 0.97}
 
 
-def fitted_tile(M, N, programs):
+def fitted_tile(M, N, programs, BM=None):
     """(BM, BN) for an M x N output on ``programs`` programs: 128 x 256 (examples/hopper_ws.py's
     persistent kernel), or BM 128 or 256 with BN 128 plus at most two powers of two of which
     the larger is at most 32 (136 to 176: the columns past 128 go out by TMA; BN is also the
     registers a thread's accumulator takes at BM 256); the pair whose tiles take the least
     time -- ceil(tiles / programs) waves of BM x BN each, divided by the shape's measured
-    speed (_SPEED) -- ties to BM 256, then to the wider tile."""
+    speed (_SPEED) -- ties to BM 256, then to the wider tile. ``BM``: only tiles of that
+    height."""
     best = None
     for bm, bn in _tiles():
+        if BM is not None and bm != BM:
+            continue
         tiles = -(-M // bm) * -(-N // bn)
         cost = -(-tiles // programs) * bm * bn / (1.0 if bn == 256 else _SPEED[bm])
         if best is None or cost < best[0] - 1e-9:
@@ -279,15 +282,19 @@ def _split(bn):
 def kiln_fitted_matmul_launcher(a, b, BN=None, BM=None, BK=64, STAGES=None, num_warps=8,
                                 GROUP_M=8, out=None, programs=None):
     """(run, c) for C = a @ b.T (a [M, K], b [N, K] bf16 contiguous) with fitted_gemm_kernel:
-    BM and BN from ``fitted_tile`` unless given (BN a multiple of 8, 128 plus at most two
-    powers of two, from 136 to 256 with BM 128 or to 192 with BM 256); descriptors and C made
-    once, run() only launches."""
+    BN (and BM unless given) from ``fitted_tile`` unless BN is given (a multiple of 8, 128 plus
+    at most two powers of two, from 136 to 256 with BM 128 or to 192 with BM 256; BM then
+    defaults to 256 up to BN 192); descriptors and C made once, run() only launches. 128 x
+    256 runs examples/hopper_ws.py's persistent kernel, on every SM (``programs`` unused)."""
     import torch
     from examples.hopper import _cdiv, _check_gemm
     if programs is None:
         programs = torch.cuda.get_device_properties(a.device).multi_processor_count
-    if BN is None and BM is None:
-        BM, BN = fitted_tile(a.shape[0], b.shape[0], programs)
+    if BM not in (None, 128, 256):
+        raise ValueError(f"BM must be 128 or 256, got {BM}")
+    if BN is None:
+        BM, BN = fitted_tile(a.shape[0], b.shape[0], programs, BM)
+    BM = BM or (128 if BN > 192 else 256)
     if (BM, BN) == (128, 256):  # a power-of-two tile: the persistent kernel of hopper_ws.py
         from examples.hopper_ws import kiln_ws_persistent_matmul_launcher
         run, c = kiln_ws_persistent_matmul_launcher(a, b, BK=BK, STAGES=STAGES or 3,
@@ -295,10 +302,7 @@ def kiln_fitted_matmul_launcher(a, b, BN=None, BM=None, BK=64, STAGES=None, num_
                                                     out=out)
         run.tile = (BM, BN)
         return run, c
-    BM = BM or (128 if BN > 192 else 256)
-    if BM not in (128, 256):
-        raise ValueError(f"BM must be 128 or 256, got {BM}")
-    if BN is None or BN % 8 or not 136 <= BN <= (256 if BM == 128 else 192):
+    if BN % 8 or not 136 <= BN <= (256 if BM == 128 else 192):
         raise ValueError(f"BN must be a multiple of 8 from 136 to {256 if BM == 128 else 192} "
                          f"with BM={BM}, got {BN}")
     if STAGES is None:

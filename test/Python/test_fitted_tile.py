@@ -50,6 +50,15 @@ def test_known_shapes():
     assert fitted_gemm.fitted_tile(5000, 3000, 132) != (128, 136)
 
 
+@pytest.mark.parametrize("bm", [128, 256])
+def test_a_given_height(bm):
+    M, N, P = 3000, 5000, 132
+    got = fitted_gemm.fitted_tile(M, N, P, bm)
+    assert got[0] == bm
+    assert _wave_time(M, N, P, *got) == min(_wave_time(M, N, P, *t) for t in _allowed()
+                                             if t[0] == bm)
+
+
 def test_bad_widths_are_refused():
     with pytest.raises(ValueError, match="is not 128 plus two powers of two"):
         fitted_gemm._split(128 + 56)  # 32 + 16 + 8: three boxes

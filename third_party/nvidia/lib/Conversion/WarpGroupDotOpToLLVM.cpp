@@ -784,58 +784,22 @@ SmallVector<Value> kiln::waitGroup(OpBuilder &b, Location loc, int64_t pendings,
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
     return {};
   }
-  // Constants (a wgmma with `cols` makes the columns past them zeros) are
-  // not written by any wgmma: they pass untied, also when read back out of
-  // the struct a dot's lowering packed them into.
-  auto constant = [](Value r) -> Value {
-    for (int depth = 0; depth < 1024; ++depth) {
-      if (r.getDefiningOp<LLVM::ConstantOp>())
-        return r;
-      auto extract = r.getDefiningOp<LLVM::ExtractValueOp>();
-      if (!extract)
-        return Value();
-      Value c = extract.getContainer();
-      while (auto insert = c.getDefiningOp<LLVM::InsertValueOp>()) {
-        if (insert.getPosition() == extract.getPosition())
-          break;
-        c = insert.getContainer();
-      }
-      auto insert = c.getDefiningOp<LLVM::InsertValueOp>();
-      if (!insert)
-        return Value();
-      r = insert.getValue();
-    }
-    return Value();
-  };
-  SmallVector<Value> tied, known(regs.size());
-  for (auto [i, r] : llvm::enumerate(regs))
-    if (!(known[i] = constant(r)))
-      tied.push_back(r);
-  if (tied.empty()) {
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, pendings);
-    return known;
-  }
   std::string constraints;
   SmallVector<Type> types;
-  for (Value r : tied) {
+  for (Value r : regs) {
     Type t = r.getType();
     types.push_back(t);
     // f32, f16 or i32 (verified)
     constraints += t.isF32() ? "=f," : t.isF16() ? "=h," : "=r,";
   }
-  for (size_t i = 0; i < tied.size(); ++i)
-    constraints += std::to_string(i) + (i + 1 < tied.size() ? "," : "");
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += std::to_string(i) + (i + 1 < regs.size() ? "," : "");
   auto structTy = LLVM::LLVMStructType::getLiteral(b.getContext(), types);
   auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, structTy, tied, text, constraints, /*has_side_effects=*/true,
+      b, loc, structTy, regs, text, constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::TailCallKind::None,
       /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
-  SmallVector<Value> outs = unpackStruct(b, loc, asmOp.getResult(0));
-  SmallVector<Value> result;
-  size_t next = 0;
-  for (Value k : known)
-    result.push_back(k ? k : outs[next++]);
-  return result;
+  return unpackStruct(b, loc, asmOp.getResult(0));
 }
 
 void kiln::populateWarpGroupDotOpToLLVMPatterns(TileTypeConverter &converter,

@@ -15,7 +15,9 @@ import kiln.language as kl
 from kiln.language.nvidia import hopper
 
 import compiled
+import located
 
+HERE = __file__
 pytestmark = compiled.needs_compiler
 
 
@@ -31,8 +33,8 @@ def mma(a, b, out, M: kl.constexpr, N: kl.constexpr, K: kl.constexpr, COLS: kl.c
     sb = kl.allocate_shared_memory(kl.bfloat16, [N, K], kl.NVMMASharedLayout(128, 16),
                                    kl.load(b + bn * K + ak))
     hopper.fence_async_shared()
-    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), kl.zeros([M, N], kl.float32, ACC),
-                               cols=COLS)
+    zero = kl.zeros([M, N], kl.float32, ACC)
+    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), zero, cols=COLS)  # E:mma
     on = kl.arange(0, N, layout=kl.SliceLayout(0, blocked))[None, :]
     kl.store(out + am * N + on, kl.convert_layout(acc, blocked))
 
@@ -64,25 +66,32 @@ def test_tiles_past_cols_are_not_issued():
 
 @pytest.mark.parametrize("cols", [12, 0, 264, True, 15.0])
 def test_bad_cols_are_errors_at_the_call(cols):
-    with pytest.raises(kiln.CompilationError,
-                       match="cols must be a constexpr multiple of 8 from 8 to the "
-                             "accumulator's 256 columns"):
+    with pytest.raises(kiln.CompilationError) as ei:
         _compile(cols)
+    located.assert_located(ei.value, HERE, "E:mma", "hopper.warpgroup_mma",
+                           re.escape(f"warpgroup_mma: cols must be a constexpr multiple of 8 "
+                                     f"from 8 to the accumulator's 256 columns, got {cols!r}"),
+                           kiln.CompilationError)
 
 
 def test_cols_inside_a_warpgroup_split_along_n_is_an_error():
-    with pytest.raises(kiln.CompilationError,
-                       match="cols = 96 needs every warpgroup to hold all of the accumulator's "
-                             "columns"):
+    # The lowering's diagnostic, at the call too.
+    with pytest.raises(kiln.CompilationError) as ei:
         _compile(96, instr_n=64, warps=(4, 2), M=64, N=128)
+    located.assert_located(ei.value, HERE, "E:mma", "hopper.warpgroup_mma",
+                           re.escape("warpgroup_mma: cols = 96 needs every warpgroup to hold all "
+                                     "of the accumulator's columns (warps along M only), but a "
+                                     "warpgroup bit moves by 64 columns"),
+                           kiln.CompilationError)
 
 
 @kiln.jit
 def fp8_mma(out, COLS: kl.constexpr, ACC: kl.constexpr):
     sa = kl.allocate_shared_memory(kl.float8e4nv, [64, 64], kl.NVMMASharedLayout(64, 8))
     sb = kl.allocate_shared_memory(kl.float8e4nv, [64, 64], kl.NVMMASharedLayout(64, 8))
-    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), kl.zeros([64, 64], kl.float32, ACC),
-                               cols=COLS, max_num_imprecise_acc=32)
+    zero = kl.zeros([64, 64], kl.float32, ACC)
+    acc = hopper.warpgroup_mma(sa, sb.permute((1, 0)), zero, cols=COLS,  # E:fp8
+                               max_num_imprecise_acc=32)
     kl.store(out + kl.arange(0, 64, layout=kl.SliceLayout(1, ACC))[:, None] * 64 +
              kl.arange(0, 64, layout=kl.SliceLayout(0, ACC))[None, :], acc)
 
@@ -92,10 +101,12 @@ def test_cols_with_fp8_promotion_is_an_error():
     # it does not take cols.
     acc = kl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1],
                                     instr_shape=[16, 64, 32])
-    with pytest.raises(kiln.CompilationError,
-                       match="cols with max_num_imprecise_acc is not supported"):
+    with pytest.raises(kiln.CompilationError) as ei:
         kiln.compile(fp8_mma, {"out": "*fp32:16"}, dict(COLS=32, ACC=acc),
                      target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:fp8", "hopper.warpgroup_mma",
+                           "warpgroup_mma: cols with max_num_imprecise_acc is not supported",
+                           kiln.CompilationError)
 
 
 @kiln.jit

@@ -162,6 +162,18 @@ func.func @wgmma_cols_past_n(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !t
 
 // -----
 
+#nv = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = false>
+#nvt = #tile_nv.nvmma_shared<swizzle = 128, elementBitWidth = 16, layoutRank = 2, transposed = true>
+#acc = #tile_nv.nvmma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#c = #tile.cga<{bases = [[0, 1]], layout = #acc}>
+func.func @wgmma_cols_cta_split_n(%a: !tile.memdesc<64x64xbf16, #nv, mutable>, %b: !tile.memdesc<64x64xbf16, #nvt, mutable>, %acc: tensor<64x128xf32, #c>) {
+  // expected-error @+1 {{cols with an accumulator split among a cluster's CTAs along N is not supported}}
+  %d = tile_nv.warpgroup_dot %a, %b, %acc {cols = 32 : i32} : !tile.memdesc<64x64xbf16, #nv, mutable>, !tile.memdesc<64x64xbf16, #nvt, mutable> -> tensor<64x128xf32, #c>
+  return
+}
+
+// -----
+
 // expected-error @+1 {{nvmma_shared: swizzle must be 0, 32, 64 or 128 bytes, got 48}}
 func.func @nvmma_swizzle(%b: !tile.memdesc<64x64xbf16, #tile_nv.nvmma_shared<swizzle = 48, elementBitWidth = 16, layoutRank = 2, transposed = false>, mutable>) {
   return
