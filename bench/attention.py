@@ -7,7 +7,7 @@ SDPA's first; one that differs is reported and not timed.
 
     python3 bench/attention.py [--dtype fp16] [--heads 16] [--dim 128] [--batch 4]
                                [--seqlens 1024,4096] [--rounds 3]
-                               [--hopper ws,ws0,tuned,plain,plainpipe] [--tiles none]
+                               [--hopper default,ws,ws0,pws:3,tuned,plain,plainpipe] [--tiles none]
                                [--ws-config 128,3,240]
                                [--triton 128,64,8,3]
 """
@@ -55,13 +55,15 @@ def main(argv=None):
                     help="a Triton fused-attention kernel (bench/_triton_attention.py) with "
                          "BLOCK_M,BLOCK_N,num_warps,num_stages (several: separated by /)")
     ap.add_argument("--hopper", default="",
-                    help="examples/hopper_attention.py's forms to time, comma-separated: ws "
-                         "(warp-specialized, its default SCHEDULE; ws0 ... ws3 a given one), "
+                    help="examples/hopper_attention.py's forms to time, comma-separated: default "
+                         "(kiln_hopper_attention's default call), ws (warp-specialized, one "
+                         "tile a program, its default SCHEDULE; ws0 ... ws3 a given one), "
                          "pws (its persistent kernel, tiles from a counter; pws0, pws3), "
                          "sws (persistent, tiles round-robin; sws0, sws3), tuned (warp-specialized, "
                          "kiln.autotune's pick), plain (the single-partition kernel), "
                          "plainpipe (examples/hopper_attention_plain.py: its loop written "
-                         "simply, the ring made by the pipeliner)")
+                         "simply, the ring made by the pipeliner); a warp-specialized form "
+                         "with ':2' or ':3' takes that many consumer warpgroups (pws:3)")
     ap.add_argument("--ws-config", default="",
                     help="BN,STAGES,CONSUMER_REGS for the warp-specialized forms (default: "
                          "examples/hopper_attention.py's WS_CONFIGS by head dim)")
@@ -83,7 +85,13 @@ def main(argv=None):
                 sides[f"kiln {bm}x{bn}/{w}w/{st}st"] = \
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
-            for form in args.hopper.split(",") if args.hopper else ():
+            for side in args.hopper.split(",") if args.hopper else ():
+                form, _, groups = side.partition(":")
+                consumers = int(groups) if groups else None
+                if form == "default":
+                    sides["hopper default"] = \
+                        lambda: hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
+                    continue
                 if form == "plainpipe":
                     sides["hopper plainpipe"] = \
                         lambda: hopper_attention_plain.kiln_hopper_attention_plain(
@@ -95,11 +103,12 @@ def main(argv=None):
                 schedule = int(digits) if ws and form != "tuned" and digits else None
                 if persistent and form.startswith("sws"):
                     persistent = "static"
-                sides[f"hopper {form}"] = \
-                    lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent: \
-                    hopper_attention.kiln_hopper_attention(
+                sides[f"hopper {side}"] = \
+                    lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent, \
+                    c=consumers: hopper_attention.kiln_hopper_attention(
                         q, k, v, causal=causal, warp_specialized=ws, schedule=schedule,
-                        tuned=tuned, persistent=p, config=ws_config if ws else None)
+                        tuned=tuned, persistent=p, config=ws_config if ws else None,
+                        consumers=c)
             for cfg in args.triton.split("/") if args.triton else ():
                 from _triton_attention import triton_attention
                 bm, bn, w, st = (int(x) for x in cfg.split(","))

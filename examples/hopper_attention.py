@@ -546,10 +546,11 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
                             SCHEDULE: gl.constexpr):
     """A consumer warpgroup of the persistent kernel: _ws_consumer on each tile the producer
     posts (its index in ``tile_buf``, readable once that tile's Q has landed), the ring's
-    steps and Q's phases continuing from tile to tile; both consumers release Q
+    steps and Q's phases continuing from tile to tile; every consumer releases Q
     (``q_empty``) once a tile's last S has retired."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     BN: gl.constexpr = k_bufs.shape[1]
+    CONSUMERS: gl.constexpr = q_bufs.shape[0]
     total = num_m * BH
     step = 0
     tiles = 0
@@ -565,7 +566,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
                      q_start * lse_stride_s + batch * lse_stride_b,
                      (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
                      SCHEDULE, True)
-        num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+        num_n, first_masked = _block_range(pid_m, N_Q, N_K, CONSUMERS * BM_WG, BN, CAUSAL)
         step += num_n
         tiles += 1
         mbarrier.wait(q_ready, tiles & 1)
@@ -580,12 +581,14 @@ def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_re
     """The producer warp of the persistent kernel. It takes tiles program_id, then (DYNAMIC)
     the grid's size plus a global counter's next value, so that programs that finish early
     take more, or program_id + k * grid (round-robin); it skips tiles past their sequence's
-    end. Per tile: once both consumers released the previous tile's Q, the tile's index
-    into ``tile_buf`` (slot k % 2, published by the arrival on ``q_ready``), both Q halves,
-    then _ws_producer's K and V. At the end, ``total`` with a bare arrival: no more tiles."""
+    end. Per tile: once every consumer released the previous tile's Q, the tile's index
+    into ``tile_buf`` (slot k % 2, published by the arrival on ``q_ready``), each
+    consumer's Q rows, then _ws_producer's K and V. At the end, ``total`` with a bare arrival: no more tiles."""
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
     BN: gl.constexpr = k_desc.block_type.shape[0]
+    CONSUMERS: gl.constexpr = q_bufs.shape[0]
+    BM: gl.constexpr = CONSUMERS * BM_WG
     one_l: gl.constexpr = gl.BlockedLayout([1], [32], [1], [0])
     total = num_m * BH
     grid = gl.num_programs(0)
@@ -601,17 +604,17 @@ def _ws_producer_persistent(q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_re
             t_next = grid + gl.atomic_add(tile_counter, 1)
         else:
             t_next = t + grid
-        if pid_m * 2 * BM_WG < N_Q:
+        if pid_m * BM < N_Q:
             mbarrier.wait(q_empty, (tiles & 1) ^ 1)
             tile_buf.index(tiles & 1).store(gl.full([1], t, gl.int32, one_l))
-            mbarrier.expect(q_ready, 2 * q_desc.block_type.nbytes)
-            for g in gl.static_range(2):
+            mbarrier.expect(q_ready, CONSUMERS * q_desc.block_type.nbytes)
+            for g in gl.static_range(CONSUMERS):
                 tma.async_copy_global_to_shared(
-                    q_desc, [q_start + pid_m * 2 * BM_WG + g * BM_WG, head * HEAD_DIM],
+                    q_desc, [q_start + pid_m * BM + g * BM_WG, head * HEAD_DIM],
                     q_ready, q_bufs.index(g))
             _ws_producer(k_desc, v_desc, k_bufs, v_bufs, ready, empty, pid_m, head, N_Q,
-                         k_start, N_K, H, H_KV, step, 2 * BM_WG, CAUSAL, STAGES)
-            num_n, first_masked = _block_range(pid_m, N_Q, N_K, 2 * BM_WG, BN, CAUSAL)
+                         k_start, N_K, H, H_KV, step, BM, CAUSAL, STAGES)
+            num_n, first_masked = _block_range(pid_m, N_Q, N_K, BM, BN, CAUSAL)
             step += num_n
             tiles += 1
         t = t_next
@@ -627,45 +630,55 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
                                          lse_stride_t, num_m, BH, CAUSAL: gl.constexpr,
                                          STAGES: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                                          PRODUCER_REGS: gl.constexpr, SCHEDULE: gl.constexpr,
-                                         DYNAMIC: gl.constexpr, num_warps: gl.constexpr):
+                                         DYNAMIC: gl.constexpr, num_warps: gl.constexpr,
+                                         CONSUMERS: gl.constexpr = 2):
     """The warp-specialized kernel, persistent: a program per SM (the grid) takes tiles of
     num_m query blocks x BH (batch x heads), in _persistent_tile's order, with one K/V ring
-    and one Q buffer pair for all of them: the producer loads a tile's Q once both
-    consumers released the previous one (``q_empty``, two arrivals, after each one's last S
+    and one Q buffer per consumer for all of them: the producer loads a tile's Q once every
+    consumer released the previous one (``q_empty``, an arrival each, after its last S
     of that tile) and runs ahead into the next tile's keys while they finish its last P V
     and store O. DYNAMIC: programs take the next tile from ``tile_counter`` (an int32 that
-    is zero at launch) as they free up; otherwise tiles t, t + grid, ... SCHEDULE 0 or 3
-    (2's mbarrier turns count their phases per tile)."""
+    is zero at launch) as they free up; otherwise tiles t, t + grid, ... SCHEDULE 0, 1 or 3
+    (2's mbarrier turns count their phases per tile). CONSUMERS=3: tiles of 192 query rows,
+    three consumer warpgroups (SCHEDULE 0 or 1), as hopper_attn_fwd_ws_kernel's."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     gl.static_assert(SCHEDULE != 2, "the persistent kernel takes SCHEDULE 0, 1 or 3")
+    gl.static_assert(CONSUMERS == 2 or (CONSUMERS == 3 and SCHEDULE < 2),
+                     "two consumer warpgroups, or three with SCHEDULE 0 or 1")
     BM_WG: gl.constexpr = q_desc.block_type.shape[0]
     HEAD_DIM: gl.constexpr = q_desc.block_type.shape[1]
     BN: gl.constexpr = k_desc.block_type.shape[0]
     dtype: gl.constexpr = q_desc.dtype
-    q_bufs = gl.allocate_shared_memory(dtype, [2, BM_WG, HEAD_DIM], q_desc.layout)
+    q_bufs = gl.allocate_shared_memory(dtype, [CONSUMERS, BM_WG, HEAD_DIM], q_desc.layout)
     k_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], k_desc.layout)
     v_bufs = gl.allocate_shared_memory(dtype, [STAGES, BN, HEAD_DIM], v_desc.layout)
     q_ready = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     q_empty = gl.allocate_shared_memory(gl.int64, [1], mbarrier.MBarrierLayout())
     mbarrier.init(q_ready, count=1)
-    mbarrier.init(q_empty, count=2)
+    mbarrier.init(q_empty, count=CONSUMERS)
     # The index of the tile whose Q is in q_bufs, by tile parity.
     tile_buf = gl.allocate_shared_memory(gl.int32, [2, 1],
                                          gl.SwizzledSharedLayout(1, 1, 1, order=[0]))
-    ready, empty, turn = _ring_barriers(STAGES)
-    gl.warp_specialize([
-        (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
-                                   tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
-                                   lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
-                                   num_m, BH, 0, CAUSAL, STAGES, SCHEDULE)),
-        (_ws_consumer_persistent, (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn,
-                                   tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
-                                   lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t,
-                                   num_m, BH, 1, CAUSAL, STAGES, SCHEDULE)),
-        (_ws_producer_persistent, (q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready,
-                                   q_empty, ready, empty, tile_buf, tile_counter, cu_q_ptr,
-                                   cu_k_ptr, H, H_KV, num_m, BH, CAUSAL, STAGES, DYNAMIC)),
-    ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    ready, empty, turn = _ring_barriers(STAGES, CONSUMERS)
+    consumer = (q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty, turn, tile_buf, o_ptr,
+                lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale, lse_stride_s, lse_stride_b,
+                lse_stride_h, lse_stride_t, num_m, BH)
+    producer = (q_desc, k_desc, v_desc, q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, empty,
+                tile_buf, tile_counter, cu_q_ptr, cu_k_ptr, H, H_KV, num_m, BH, CAUSAL, STAGES,
+                DYNAMIC)
+    if CONSUMERS == 3:
+        gl.warp_specialize([
+            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer_persistent, consumer + (2, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_producer_persistent, producer),
+        ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_producer_persistent, producer),
+        ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_ready)
     mbarrier.invalidate(q_empty)
     _invalidate_ring_barriers(ready, empty, turn, STAGES)
@@ -707,6 +720,33 @@ def _ws_tuned(D):
     return _WS_TUNED[D]
 
 
+def _auto_form(D, causal, n_q):
+    """(persistent, consumers) of a default call, by head dim, causality and the longest
+    query sequence. At head dim 64 (H200, fp16, 16 heads, 16k tokens a batch, TFLOP/s,
+    bench/attention.py, medians of three rounds in one run): non-causal up to 4k queries the
+    persistent kernel with three groups (1k 366.9 against 344.3 one tile a program; 4k 476.0
+    against 467.8; at 16k 503.5 against 507.8); causal up to 2k the persistent kernel with
+    two groups (1k 247.3 against 185.9: 192-row tiles waste a third of their key blocks on
+    the diagonal there); otherwise one tile a program with three. Other head dims: one tile
+    a program (the persistent kernel ran level with it, within the runs' spread)."""
+    if D == 64:
+        if not causal and n_q <= 4096:
+            return True, 3
+        if causal and n_q <= 2048:
+            return True, 2
+        return False, 3
+    return False, None
+
+
+def _three_groups(schedule, config, regs):
+    """(SCHEDULE, consumer registers) of a kernel with three consumer warpgroups: order 1
+    unless ``schedule`` says 0; 160 registers unless ``config`` gives a budget."""
+    if schedule is not None and schedule >= 2:
+        raise ValueError("three consumer warpgroups take SCHEDULE 0 or 1")
+    # Three groups of 128 threads and the producer's in 64K registers.
+    return (1 if schedule is None else schedule), (regs if config is not None else 160)
+
+
 def _gl_dtype(torch_dtype):
     import torch
     return {torch.float16: gl.float16, torch.bfloat16: gl.bfloat16}[torch_dtype]
@@ -714,7 +754,7 @@ def _gl_dtype(torch_dtype):
 
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                           warp_specialized=True, schedule=None, cu_seqlens_q=None,
-                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=False,
+                          cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=None,
                           consumers=None):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
@@ -730,24 +770,33 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     and head dim, remembered on disk. ``persistent=True`` (the warp-specialized form): a
     program per SM takes the (query block, batch, head) tiles in turn
     (hopper_attn_fwd_ws_persistent_kernel; SCHEDULE 0, 1 or 3), the next from a counter
-    as it frees up; ``persistent="static"``: tiles dealt round-robin. ``consumers=3`` (the
-    warp-specialized kernel of one tile a program, head dim 64, SCHEDULE 0 or 1): three
-    consumer warpgroups of 64 query rows, 192 rows a program, 160 registers a thread (a
-    ``config``'s budget must leave room for them). By default WS_CONSUMERS[D] where the
-    rest of the call allows it (no ``config``, order 0 or 1 or none, not tuned or
-    persistent; then order 1 unless ``schedule`` says), else two."""
+    as it frees up; ``persistent="static"``: tiles dealt round-robin; ``persistent=False``:
+    one tile a program. ``consumers=3`` (the warp-specialized kernels, head dim 64,
+    SCHEDULE 0 or 1): three consumer warpgroups of 64 query rows, 192 rows a tile, 160
+    registers a thread (a ``config``'s budget must leave room for them). By default
+    WS_CONSUMERS[D] where the rest of the call allows it (no ``config``, order 0 or 1 or
+    none, not tuned; then order 1 unless ``schedule`` says), else two. ``persistent=None``
+    (the default): _auto_form's choice by head dim, causality and query length where the
+    call leaves ``consumers``, ``schedule``, ``config`` and ``tuned`` to their defaults,
+    else one tile a program."""
     import torch
     varlen = cu_seqlens_q is not None
+    if persistent is None:
+        persistent = False
+        if (warp_specialized and not tuned and config is None and schedule is None
+                and consumers is None):
+            n_q = max_seqlen_q if varlen else (q.shape[1] if q.dim() == 4 else None)
+            if n_q is not None:
+                persistent, consumers = _auto_form(q.shape[-1], causal, int(n_q))
     if consumers not in (None, 2, 3):
         raise ValueError(f"consumers must be 2 or 3, got {consumers!r}")
-    if consumers == 3 and (tuned or persistent or not warp_specialized):
-        raise ValueError("consumers=3 is a form of the warp-specialized kernel of one tile a "
-                         "program")
+    if consumers == 3 and (tuned or not warp_specialized):
+        raise ValueError("consumers=3 is a form of the warp-specialized kernels (not tuned)")
     if consumers == 3 and q.shape[-1] != 64:
         raise ValueError(f"consumers=3 needs head dim 64, got {q.shape[-1]}: three groups' "
                          f"S and O do not fit in 160 registers a thread at larger ones")
     if consumers is None:
-        default = (warp_specialized and not tuned and not persistent and config is None
+        default = (warp_specialized and not tuned and config is None
                    and schedule in (None, 0, 1))
         consumers = WS_CONSUMERS.get(q.shape[-1], 2) if default else 2
     if (tuned or persistent) and not warp_specialized:
@@ -815,7 +864,9 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             order = WS_SCHEDULES[D] if schedule is None else schedule
             if order == 2:
                 raise ValueError("the persistent kernel takes SCHEDULE 0, 1 or 3")
-            num_m = (N_Q + 127) // 128
+            if consumers == 3:
+                order, regs = _three_groups(schedule, config, regs)
+            num_m = (N_Q + 64 * consumers - 1) // (64 * consumers)
             sms = torch.cuda.get_device_properties(q.device).multi_processor_count
             if persistent not in (True, "dynamic", "static"):
                 raise ValueError(f"persistent must be False, True, 'dynamic' or 'static', "
@@ -827,7 +878,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                 desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, counter, H, H_KV,
                 scale * LOG2E, *lse_strides, num_m, B * H, CAUSAL=bool(causal),
                 STAGES=STAGES, CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
-                DYNAMIC=dynamic, num_warps=4)
+                DYNAMIC=dynamic, num_warps=4, CONSUMERS=consumers)
             return o, lse
         if tuned:
             if config is not None or schedule is not None:
@@ -838,12 +889,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
             return o, lse
         order = WS_SCHEDULES[D] if schedule is None else schedule
         if consumers == 3:
-            if schedule is None:
-                order = 1
-            elif order >= 2:
-                raise ValueError("three consumer warpgroups take SCHEDULE 0 or 1")
-            if config is None:
-                regs = 160  # three groups of 128 threads and the producer's in 64K registers
+            order, regs = _three_groups(schedule, config, regs)
             grid = ((N_Q + 191) // 192, B * H)
         hopper_attn_fwd_ws_kernel[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
                                         desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H,

@@ -1116,13 +1116,15 @@ def _examples():
     return hopper, hopper_ws
 
 
-def _gemm_descriptors(BN):
+def _gemm_descriptors(BN, EN=None):
+    """A, B and C descriptor types of a 128 x BN tile; C's block EN columns wide (BN)."""
     t = kl.tensor_descriptor_type
+    EN = EN or BN
     return (t(kl.bfloat16, [128, 64], kl.NVMMASharedLayout.get_default_for([128, 64],
                                                                            kl.bfloat16)),
             t(kl.bfloat16, [BN, 64], kl.NVMMASharedLayout.get_default_for([BN, 64],
                                                                           kl.bfloat16)),
-            t(kl.bfloat16, [128, BN], kl.NVMMASharedLayout.get_default_for([128, BN],
+            t(kl.bfloat16, [128, EN], kl.NVMMASharedLayout.get_default_for([128, EN],
                                                                            kl.bfloat16)))
 
 
@@ -1147,15 +1149,22 @@ def test_hopper_gemm_compiles_silently(name, BN):
         == {f"m64n{BN}k16"}
 
 
-@pytest.mark.parametrize("BN", [256, 8])
+# EN: the epilogue's block (C's descriptor) -- the whole tile, or 64-column blocks (two at
+# BN = 128, four at 256), each its own TMA store, as the launchers make them.
+@pytest.mark.parametrize("BN,EN", [(256, 256), (8, 8), (256, 64), (128, 64)])
 @pytest.mark.parametrize("persistent", [False, True])
-def test_hopper_ws_gemm_compiles_silently(persistent, BN):
+def test_hopper_ws_gemm_compiles_silently(persistent, BN, EN):
     _, hopper_ws = _examples()
-    k = _warmup_silently(hopper_ws.ws_gemm_kernel, *_gemm_descriptors(BN), 4096, BN, 4096,
+    k = _warmup_silently(hopper_ws.ws_gemm_kernel, *_gemm_descriptors(BN, EN), 4096, BN, 4096,
                          STAGES=3, GROUP_M=8, PERSISTENT=persistent, num_warps=8)
     assert k.metadata["total_num_warps"] == 12
     assert set(re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m\d+n\d+k\d+)", k.asm["ptx"])) \
         == {f"m64n{BN}k16"}
+    # One TMA store a block (a box is at most 64 bf16 columns: 128-byte swizzle), and the
+    # blocks' register split moves no data (no shuffles beyond the kernel's own three).
+    stores = re.findall(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta", k.asm["ptx"])
+    assert len(stores) == max(1, BN // 64)
+    assert k.asm["ptx"].count("shfl") <= 3
 
 
 @pytest.mark.parametrize("target", NVIDIA)

@@ -170,24 +170,54 @@ def test_persistent(sm90, mode, schedule, D, causal, B, Nq, Nk):
         torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
 
 
+@pytest.mark.parametrize("persistent", [False, True, "static"],
+                         ids=["tile", "persistent", "static"])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("schedule", [0, 1])
-@pytest.mark.parametrize("B,Nq,Nk", [(2, 1, 1), (2, 200, 77), (2, 1000, 1000), (1, 4097, 4097)])
-def test_three_consumers(sm90, causal, schedule, B, Nq, Nk):
-    """consumers=3 (head dim 64: 192 query rows a program, three consumer warpgroups): the
-    bits of the kernel of two, whose rows see the same key blocks in the same order (a
-    causal block fully above a row's diagonal adds exactly nothing), and the reference's O
-    and LSE."""
+@pytest.mark.parametrize("B,Nq,Nk", [(2, 1, 1), (2, 200, 77), (2, 1000, 1000), (1, 4097, 4097),
+                                     (4, 1024, 1024)])
+def test_three_consumers(sm90, persistent, causal, schedule, B, Nq, Nk):
+    """consumers=3 (head dim 64: 192 query rows a tile, three consumer warpgroups), one tile
+    a program or persistent (the tiles from a counter or round-robin, several a program at 4
+    x 1k): the bits of the kernel of two, whose rows see the same key blocks in the same
+    order (a causal block fully above a row's diagonal adds exactly nothing), and the
+    reference's O and LSE."""
     H, H_KV, D, dtype = 8, 2, 64, torch.bfloat16
     q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
     k = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
     v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
     o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal, schedule=schedule,
-                                                    consumers=3)
+                                                    consumers=3, persistent=persistent)
     o2, lse2 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
                                                       schedule=schedule, consumers=2)
     torch.cuda.synchronize()
     assert torch.equal(o, o2) and torch.equal(lse, lse2)
+    if Nq <= 1000:
+        ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
+        torch.testing.assert_close(o.float(), ro, atol=4e-2, rtol=4e-2)
+        torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("Nq", [1000, 4097])
+def test_default_form(sm90, causal, Nq):
+    """The default call at head dim 64 takes _auto_form's kernel (persistent with three
+    groups, persistent with two, or one tile a program with three, by causality and length):
+    the bits of that form called explicitly, and the reference's O and LSE."""
+    B, H, H_KV, D, dtype = 2, 4, 2, 64, torch.float16
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
+    k = torch.randn(B, Nq, H_KV, D, device="cuda", dtype=dtype)
+    v = torch.randn(B, Nq, H_KV, D, device="cuda", dtype=dtype)
+    persistent, consumers = hopper_attention._auto_form(D, causal, Nq)
+    assert (persistent, consumers) == {(False, 1000): (True, 3), (True, 1000): (True, 2),
+                                       (False, 4097): (False, 3),
+                                       (True, 4097): (False, 3)}[(causal, Nq)]
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
+    o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
+                                                      persistent=persistent,
+                                                      consumers=consumers)
+    torch.cuda.synchronize()
+    assert torch.equal(o, o1) and torch.equal(lse, lse1)
     if Nq <= 1000:
         ro, rlse = reference(q, k, v, causal, 1.0 / math.sqrt(D))
         torch.testing.assert_close(o.float(), ro, atol=4e-2, rtol=4e-2)
@@ -202,7 +232,12 @@ def test_three_consumers_refusals(sm90):
     with pytest.raises(ValueError, match="three consumer warpgroups take SCHEDULE 0 or 1"):
         hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, schedule=3)
     with pytest.raises(ValueError, match="consumers=3 is a form of the warp-specialized"):
-        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, persistent=True)
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, tuned=True)
+    with pytest.raises(ValueError, match="consumers=3 is a form of the warp-specialized"):
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, warp_specialized=False)
+    with pytest.raises(ValueError, match="three consumer warpgroups take SCHEDULE 0 or 1"):
+        hopper_attention.kiln_hopper_attention(q, q, q, consumers=3, schedule=3,
+                                               persistent=True)
     q128 = torch.randn(1, 64, 2, 128, device="cuda", dtype=torch.float16)
     with pytest.raises(ValueError, match="consumers=3 needs head dim 64, got 128"):
         hopper_attention.kiln_hopper_attention(q128, q128, q128, consumers=3)

@@ -1,7 +1,7 @@
 """examples/hopper_attention.py's warp-specialized kernel under test-barrier-oracle, without a
 GPU: its IR through tile-insert-barriers (the compile's own passes, replayed by kiln-opt) is
-played on its warps -- two consumer warpgroups and the producer warp, each partition on its
-own -- over executions of its sequence lengths and heads and three schedules, with the
+played on its warps -- two (or three) consumer warpgroups and the producer warp, each
+partition on its own -- over executions of its sequence lengths and heads and three schedules, with the
 mbarrier phases simulated. No TMA refill may race with a consumer's wgmma reads of its slot,
 and no schedule may hang, for every head dim and issue order (SCHEDULE 3's named barriers are
 not modelled: they only add order). Then the protocol is broken the way a mistake would break
@@ -38,7 +38,7 @@ _UP_TO_BARRIERS = ("builtin.module(tile-resolve-layouts{target=cuda:sm_90a},tile
                    "tile-insert-barriers{target=cuda:sm_90a})")
 
 
-def _barriered(D, schedule, tmp_path):
+def _barriered(D, schedule, tmp_path, consumers=2):
     """The ws kernel's IR after tile-insert-barriers."""
     BN, stages, regs = hopper_attention.WS_CONFIGS[D]
 
@@ -48,9 +48,10 @@ def _barriered(D, schedule, tmp_path):
 
     k = hopper_attention.hopper_attn_fwd_ws_kernel.warmup(
         desc(64), desc(BN), desc(BN), "*fp16:16", "*fp32:16", "*i32:16", "*i32:16", 16, 16, 0.1,
-        1, 1, 1, 1, CAUSAL=False, STAGES=stages, CONSUMER_REGS=regs, PRODUCER_REGS=24,
-        SCHEDULE=schedule, num_warps=4, CONSUMERS=2, grid=(1,), target="cuda:sm_90a")
-    src = tmp_path / f"ws{D}_{schedule}.mlir"
+        1, 1, 1, 1, CAUSAL=False, STAGES=stages,
+        CONSUMER_REGS=regs if consumers == 2 else 160, PRODUCER_REGS=24,
+        SCHEDULE=schedule, num_warps=4, CONSUMERS=consumers, grid=(1,), target="cuda:sm_90a")
+    src = tmp_path / f"ws{D}_{schedule}_{consumers}.mlir"
     src.write_text(k.asm["tile"])
     proc = subprocess.run([OPT, str(src), f"--pass-pipeline={_UP_TO_BARRIERS}", "-o", "-"],
                           capture_output=True, text=True, timeout=600)
@@ -77,6 +78,19 @@ def opt():
 @pytest.mark.parametrize("schedule", [0, 2, 3])
 def test_no_race_no_hang(opt, tmp_path, D, schedule):
     assert "witnessed" not in _oracle(_barriered(D, schedule, tmp_path))
+
+
+@pytest.mark.parametrize("schedule", [0, 1])
+def test_three_consumers_no_race_no_hang(opt, tmp_path, schedule):
+    """The kernel with three consumer warpgroups (head dim 64): each slot's release needs all
+    three groups' arrivals; with one group's first release deleted, the producer hangs."""
+    lines = _barriered(64, schedule, tmp_path, consumers=3).splitlines()
+    assert "witnessed" not in _oracle("\n".join(lines))
+    producer = max(i for i, l in enumerate(lines) if l.strip() == "}, {")
+    first_release = next(i for i, l in enumerate(lines)
+                         if "tile_nv.mbarrier_arrive" in l and i < producer)
+    assert "witnessed (hang)" in _oracle("\n".join(lines[:first_release] +
+                                                   lines[first_release + 1:]))
 
 
 def test_a_broken_protocol_is_seen(opt, tmp_path):
