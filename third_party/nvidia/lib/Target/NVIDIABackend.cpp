@@ -161,6 +161,9 @@ public:
       pm.addPass(tile_nv::createTileNVPipelineWGMMAPass(wgmma));
     }
     if (stage == PipelineStage::AsyncChecks) {
+      tile_nv::TileNVCheckWGMMAOrderPassOptions order;
+      order.target = options.target;
+      pm.addPass(tile_nv::createTileNVCheckWGMMAOrderPass(order));
       // After the checks, which speak of the counts the kernel wrote.
       tile_nv::TileNVPerWarpArrivalsPassOptions arrivals;
       arrivals.target = options.target;

@@ -107,6 +107,29 @@ def TileNVPipelineWGMMAPass
                            "kiln::tile_nv::TileNVDialect"];
 }
 
+def TileNVCheckWGMMAOrderPass
+    : Pass<"tile-nv-check-wgmma-order", "mlir::ModuleOp"> {
+  let summary = "Warn where ptxas cannot follow the order of wgmmas around a loop";
+  let description = [{
+    Stage: async checks; changes nothing. A `tile_nv.warpgroup_dot_wait`
+    with `pendings = N > 0` in a loop body that retires the result of an
+    asynchronous `tile_nv.warpgroup_dot` of the previous iteration (the
+    body's argument, yielded by that wgmma) while at least N wgmmas issued
+    since in the same body stay in flight, and whose result an op other
+    than a wgmma (as its accumulator), a wait or the yield then reads, gets
+    a warning at the wait, with notes at the carried wgmma, the one in
+    flight and the read: ptxas tells the retired wgmmas from the ones in
+    flight by the order it sees them issued, does not follow that order
+    around a loop, and serializes every wgmma of the kernel (remark C7514,
+    which names only the function). The same wgmmas issued in one
+    iteration keep their overlap. scf.for bodies and scf.while bodies.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target name (default: the module's tile.target)">,
+  ];
+}
+
 def TileNVPerWarpArrivalsPass
     : Pass<"tile-nv-per-warp-arrivals", "mlir::ModuleOp"> {
   let summary = "Barriers whose arrivals are whole partitions' count warps instead";
