@@ -23,6 +23,9 @@ The pieces that are not powers of two:
   the 256 x 152 tile 5 % slower); a BN whose N1 is over 32 stores them from registers.
 
 128 x 256 is the persistent kernel of examples/hopper_ws.py itself (the launcher calls it).
+The tile order, tile range and register split come from hopper_ws.py; the loader's ring loop
+repeats its shape with B's boxes in place of its one copy (as examples/cluster_gemm.py's does):
+hopper_ws.py stays a Gluon 3.6 kernel that bench/hopper_ws_gemm.py runs in Gluon unchanged.
 Measured against cuBLAS (docs/results.md, "Tiles that fill whole waves"): 3000x5000x4000 at
 0.95 (the 128 x 256 kernel 0.89), 6000x5000x4000 at 0.98 (0.93).
 
@@ -46,7 +49,7 @@ from kiln.language.nvidia.hopper import (
 
 from kiln.nvidia.hopper import TensorDescriptor
 
-from examples.hopper_ws import _descriptor, _tile_offsets, _tile_range
+from examples.hopper_ws import _descriptor, _halves, _tile_offsets, _tile_range
 
 __all__ = ["fitted_gemm_kernel", "fitted_tile", "kiln_fitted_matmul",
            "kiln_fitted_matmul_launcher"]
@@ -82,14 +85,6 @@ def _loader(a_desc, b0_desc, b1_desc, b2_desc, a_bufs, b_bufs, ready, empty, M, 
                 tma.async_copy_global_to_shared(b2_desc, [off_n + 128 + N1, i * BK],
                                                 ready.index(s), b.slice(128 + N1, N2, dim=0))
         count += num_k
-
-
-@kiln.jit
-def _halves(x):
-    """A [rows, 2w] tensor's columns [0, w) and [w, 2w) (register moves only)."""
-    rows: gl.constexpr = x.shape[0]
-    w: gl.constexpr = x.shape[1] // 2
-    return x.reshape([rows, 2, w]).permute(0, 2, 1).split()
 
 
 @kiln.jit

@@ -64,18 +64,29 @@ bool readsOutsideWGMMA(Operation *user, Value v) {
   return true;
 }
 
+/// Whether `op` retires every wgmma issued before the last `issued` ones
+/// counted so far (a synchronous wgmma waits for all; a wait for fewer than
+/// `issued`), counting the asynchronous wgmmas it meets into `issued`.
+bool retires(Operation *op, int64_t &issued) {
+  if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(op)) {
+    if (!dot.getIsAsync())
+      return true;
+    ++issued;
+    return false;
+  }
+  if (auto wait = dyn_cast<tile_nv::WarpGroupDotWaitOp>(op))
+    return int64_t(wait.getPendings()) < issued;
+  return false;
+}
+
 /// Whether a wait later in `dot`'s block retires it before the iteration
 /// ends (it then does not stay in flight around the loop): one that leaves
 /// fewer groups in flight than were issued from `dot` on.
 bool retiredInBody(tile_nv::WarpGroupDotOp dot) {
   int64_t issued = 1;
-  for (Operation *op = dot->getNextNode(); op; op = op->getNextNode()) {
-    if (auto later = dyn_cast<tile_nv::WarpGroupDotOp>(op))
-      issued += later.getIsAsync() ? 1 : 0;
-    else if (auto wait = dyn_cast<tile_nv::WarpGroupDotWaitOp>(op))
-      if (int64_t(wait.getPendings()) < issued)
-        return true;
-  }
+  for (Operation *op = dot->getNextNode(); op; op = op->getNextNode())
+    if (retires(op, issued))
+      return true;
   return false;
 }
 
@@ -84,14 +95,18 @@ void check(tile_nv::WarpGroupDotWaitOp wait) {
   if (pendings <= 0)
     return;
   Block *body = wait->getBlock();
-  // The asynchronous wgmmas issued in this iteration before the wait: the
-  // newest `pendings` of them stay in flight.
+  // The asynchronous wgmmas issued in this iteration before the wait (the
+  // newest `pendings` of them stay in flight). A synchronous wgmma or an
+  // earlier wait that retires what came around the loop leaves nothing
+  // carried for this wait to retire.
   SmallVector<tile_nv::WarpGroupDotOp> since;
+  int64_t issued = 1; // the carried wgmma
   for (Operation &op : *body) {
     if (&op == wait.getOperation())
       break;
-    if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(&op);
-        dot && dot.getIsAsync())
+    if (retires(&op, issued))
+      return;
+    if (auto dot = dyn_cast<tile_nv::WarpGroupDotOp>(&op))
       since.push_back(dot);
   }
   if (int64_t(since.size()) < pendings)
