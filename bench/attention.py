@@ -63,7 +63,9 @@ def main(argv=None):
                          "kiln.autotune's pick), plain (the single-partition kernel), "
                          "plainpipe (examples/hopper_attention_plain.py: its loop written "
                          "simply, the ring made by the pipeliner); a warp-specialized form "
-                         "with ':2' or ':3' takes that many consumer warpgroups (pws:3)")
+                         "with ':2' or ':3' takes that many consumer warpgroups (pws:3), with "
+                         "'@lazy' or '@eager' the softmax's lazy rescaling on or off "
+                         "(default@eager; otherwise WS_LAZY by head dim)")
     ap.add_argument("--ws-config", default="",
                     help="BN,STAGES,CONSUMER_REGS for the warp-specialized forms (default: "
                          "examples/hopper_attention.py's WS_CONFIGS by head dim)")
@@ -86,11 +88,16 @@ def main(argv=None):
                     lambda bm=bm, bn=bn, w=w, st=st: attention.kiln_attention(
                         q, k, v, causal=causal, BM=bm, BN=bn, num_warps=w, num_stages=st)
             for side in args.hopper.split(",") if args.hopper else ():
-                form, _, groups = side.partition(":")
+                form, _, rescale = side.partition("@")
+                if rescale not in ("", "lazy", "eager"):
+                    ap.error(f"--hopper {side}: '@{rescale}' is not @lazy or @eager")
+                lazy = {"": None, "lazy": True, "eager": False}[rescale]
+                form, _, groups = form.partition(":")
                 consumers = int(groups) if groups else None
                 if form == "default":
-                    sides["hopper default"] = \
-                        lambda: hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
+                    sides[f"hopper {side}"] = \
+                        lambda lazy=lazy: hopper_attention.kiln_hopper_attention(
+                            q, k, v, causal=causal, lazy_rescale=lazy)
                     continue
                 if form == "plainpipe":
                     sides["hopper plainpipe"] = \
@@ -105,10 +112,10 @@ def main(argv=None):
                     persistent = "static"
                 sides[f"hopper {side}"] = \
                     lambda ws=ws, schedule=schedule, tuned=form == "tuned", p=persistent, \
-                    c=consumers: hopper_attention.kiln_hopper_attention(
+                    c=consumers, lazy=lazy: hopper_attention.kiln_hopper_attention(
                         q, k, v, causal=causal, warp_specialized=ws, schedule=schedule,
                         tuned=tuned, persistent=p, config=ws_config if ws else None,
-                        consumers=c)
+                        consumers=c, lazy_rescale=lazy if ws else None)
             for cfg in args.triton.split("/") if args.triton else ():
                 from _triton_attention import triton_attention
                 bm, bn, w, st = (int(x) for x in cfg.split(","))

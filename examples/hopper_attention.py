@@ -49,10 +49,13 @@ from kiln.nvidia.hopper import TensorDescriptor
 
 __all__ = ["hopper_attn_fwd_kernel", "hopper_attn_fwd_ws_kernel",
            "hopper_attn_fwd_ws_persistent_kernel", "hopper_attn_fwd_ws_tuned_kernel",
-           "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES", "WS_CONSUMERS"]
+           "kiln_hopper_attention", "CONFIGS", "WS_CONFIGS", "WS_SCHEDULES", "WS_CONSUMERS",
+           "WS_LAZY"]
 
 LOG2E = 1.4426950408889634
 LN2 = gl.constexpr(0.6931471805599453)
+# _softmax_step's LAZY: how far (log2 units) a block must raise a row's maximum to move it.
+LAZY_THRESHOLD = gl.constexpr(8.0)
 
 # (BM, BN, STAGES, num_warps) by head dim: 64 query rows per warpgroup.
 CONFIGS = {64: (128, 128, 3, 8), 128: (128, 128, 2, 8), 256: (128, 64, 2, 8)}
@@ -67,6 +70,10 @@ WS_SCHEDULES = {64: 3, 128: 3, 256: 3}
 # TFLOP/s non-causal / causal against 453.9 / 438.5 with two), two where three groups' S
 # and O do not fit in 160 registers (ptxas would serialize the wgmmas). Three take order 1.
 WS_CONSUMERS = {64: 3, 128: 2, 256: 2}
+# Lazy rescaling (_softmax_step's LAZY) of the warp-specialized forms by head dim: on where
+# the accumulator's rescale is a large share of the softmax's instructions (head dim 256:
+# 128 multiplies a thread a block against 32 exponentials); at 64 it ran slower.
+WS_LAZY = {64: False, 128: False, 256: True}
 
 
 @kiln.jit
@@ -253,14 +260,69 @@ def _exp2(x):
 
 
 @kiln.jit
-def _softmax_step(s, m_i, l_i, qk_scale):
+def _softmax_step(s, m_i, l_i, qk_scale, LAZY: gl.constexpr = False):
     """The online softmax of one block: (P, the rows' new maximum and sum, the factor the
-    accumulator is rescaled by). Rows that have seen no key yet keep -inf and P = 0."""
+    accumulator is rescaled by). Rows that have seen no key yet keep -inf and P = 0.
+
+    LAZY: a row's maximum moves only when the block raises it by more than LAZY_THRESHOLD
+    (log2 units; FlashAttention-4's lazy rescaling): P is then at most 2^LAZY_THRESHOLD, and
+    a row whose maximum stayed has the factor 1.0 exactly, which lets _rescale skip it."""
     m_new = gl.maximum(m_i, gl.max(s, axis=1) * qk_scale)
+    if LAZY:
+        m_new = gl.where(m_new > m_i + LAZY_THRESHOLD, m_new, m_i)
     m_use = gl.where(m_new == float("-inf"), 0.0, m_new)
     p = _exp2(s * qk_scale - m_use[:, None])
     alpha = _exp2(m_i - m_use)
+    if LAZY:
+        alpha = gl.where(m_new == m_i, 1.0, alpha)
     return p, m_new, l_i * alpha + gl.sum(p, axis=1), alpha
+
+
+@gl.constexpr_function
+def _rescale_asm(outs, ins):
+    """The text of _rescale's statement: a warp votes on whether any of its rows has a factor
+    other than 1.0 and, if none has, branches over the multiplies (every thread of the warp
+    takes the same way). The accumulator's operands are tied to the outputs."""
+    acc, = outs
+    _, factors, rows = ins
+    text = ["{", ".reg .pred %rs_any, %rs_row;",
+            f"setp.neu.f32 %rs_any, {rows[0]}, 0f3F800000;"]
+    for r in rows[1:]:
+        text += [f"setp.neu.f32 %rs_row, {r}, 0f3F800000;", "or.pred %rs_any, %rs_any, %rs_row;"]
+    text += ["vote.sync.any.pred %rs_any, %rs_any, 0xffffffff;",
+             "@!%rs_any bra.uni rs_done_${:uid};"]
+    text += [f"mul.f32 {o}, {o}, {f};" for o, f in zip(acc, factors)]
+    text += ["rs_done_${:uid}:", "}"]
+    return "\n".join(text)
+
+
+@gl.constexpr_function
+def _rescale_constraints(regs, rows):
+    """Outputs, the accumulator's registers tied to them, the factors, the rows' factors."""
+    return ",".join(["=f"] * regs + [str(i) for i in range(regs)] + ["f"] * (regs + rows))
+
+
+@gl.constexpr_function
+def _regs_per_thread(shape, threads):
+    return shape[0] * shape[1] // threads
+
+
+@kiln.jit
+def _rescale(acc, alpha, LAZY: gl.constexpr = False):
+    """acc * alpha[:, None] (alpha in a slice of any layout). LAZY: a warp whose rows all have
+    alpha == 1.0 skips the multiplies (a warpgroup's accumulator of 64 rows: a thread holds
+    two rows and 1/128 of the elements)."""
+    o_row_l: gl.constexpr = gl.SliceLayout(1, acc.type.layout)
+    alpha = gl.convert_layout(alpha, o_row_l)
+    if LAZY:
+        gl.static_assert(acc.shape[0] == 64, "a warpgroup's accumulator: 64 rows")
+        factors = gl.broadcast_to(alpha[:, None], acc.shape)
+        acc = gl.inline_asm(_rescale_asm,
+                            _rescale_constraints(_regs_per_thread(acc.shape, 128), 2),
+                            (acc, factors, alpha), acc.type, is_pure=True)
+    else:
+        acc = acc * alpha[:, None]
+    return acc
 
 
 @kiln.jit
@@ -279,7 +341,7 @@ def _pass_turn(GROUP: gl.constexpr, j, num_n):
 def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_ptr, lse_ptr,
                  pid_m, head, q_start, N_Q, N_K, H, qk_scale, lse_start, lse_strides, step0,
                  q_phase, GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
-                 SCHEDULE: gl.constexpr, RELEASE_Q: gl.constexpr):
+                 SCHEDULE: gl.constexpr, RELEASE_Q: gl.constexpr, LAZY: gl.constexpr = False):
     """One consumer warpgroup: 64 query rows (half GROUP of the block) against every key
     block, S = Q K^T and O += P V by wgmma, the online softmax in between; it releases a
     K slot once its S has retired and a V slot once its P V has.
@@ -294,7 +356,9 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
 
     RELEASE_Q: arrive on ``q_empty`` once the tile's last S has retired (Q is read by no
     later wgmma), so that a persistent producer loads the next tile's Q during the last
-    P V and the epilogue."""
+    P V and the epilogue.
+
+    LAZY: the softmax's lazy rescaling (_softmax_step, _rescale)."""
     BM_WG: gl.constexpr = q_bufs.shape[1]
     HEAD_DIM: gl.constexpr = q_bufs.shape[2]
     BN: gl.constexpr = k_bufs.shape[1]
@@ -338,8 +402,8 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
                 mbarrier.arrive(empty.index(STAGES + (step0 + j + STAGES - 1) % STAGES),
                                 pred=j > 0)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
-                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
-                acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, LAZY)
+                acc = _rescale(acc, alpha, LAZY)
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
                 mbarrier.wait(ready.index(STAGES + slot), ((step0 + j) // STAGES) & 1)
                 acc = warpgroup_mma(p_op, v_bufs.index(slot), acc, is_async=True)
@@ -366,7 +430,7 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
             if RELEASE_Q:
                 mbarrier.arrive(q_empty, pred=num_n == 1)
             s = _masked(s, 0, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
-            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
+            p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, LAZY)
             p_op = gl.convert_layout(p.to(dtype), p_layout)
             for j in range(1, num_n):
                 slot = (step0 + j) % STAGES
@@ -390,10 +454,10 @@ def _ws_consumer(q_bufs, k_bufs, v_bufs, q_bar, q_empty, ready, empty, turn, o_p
                 if RELEASE_Q:
                     mbarrier.arrive(q_empty, pred=j == num_n - 1)
                 s = _masked(s, j * BN, first_masked, rows, N_Q, N_K, CAUSAL, BN, col_l)
-                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale)
+                p, m_i, l_i, alpha = _softmax_step(s, m_i, l_i, qk_scale, LAZY)
                 acc = warpgroup_mma_wait(num_outstanding=0, deps=(acc,))
                 mbarrier.arrive(empty.index(STAGES + prev))
-                acc = acc * gl.convert_layout(alpha, o_row_l)[:, None]
+                acc = _rescale(acc, alpha, LAZY)
                 p_op = gl.convert_layout(p.to(dtype), p_layout)
             last = (step0 + num_n - 1) % STAGES
             mbarrier.wait(ready.index(STAGES + last), ((step0 + num_n - 1) // STAGES) & 1)
@@ -456,7 +520,7 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
                               lse_stride_t, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
                               CONSUMER_REGS: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                               SCHEDULE: gl.constexpr, num_warps: gl.constexpr,
-                              CONSUMERS: gl.constexpr = 2):
+                              CONSUMERS: gl.constexpr = 2, LAZY: gl.constexpr = False):
     """The warp-specialized form: 128 query rows a program, a producer warp (TMA) and two
     consumer warpgroups of 64 rows each (the kernel's 4 warps and a worker partition), which
     run independently: each releases a K or V slot on its ``empty`` barrier (two arrivals a
@@ -465,7 +529,8 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
     query rows are cu_q[b] .. cu_q[b + 1] of Q and O, its keys cu_k[b] .. cu_k[b + 1] of K
     and V (FlashAttention's varlen layout; a fixed-length batch has equal steps); row r of
     head h of sequence b has its LSE at
-    cu_q[b] * lse_stride_s + b * lse_stride_b + h * lse_stride_h + r * lse_stride_t."""
+    cu_q[b] * lse_stride_s + b * lse_stride_b + h * lse_stride_h + r * lse_stride_t.
+    LAZY: the softmax's lazy rescaling (_softmax_step, _rescale)."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     gl.static_assert(CONSUMERS == 2 or (CONSUMERS == 3 and SCHEDULE < 2),
                      "two consumer warpgroups, or three with SCHEDULE 0 or 1")
@@ -503,15 +568,15 @@ def hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, 
                     N_K, H, H_KV, 0, CONSUMERS * BM_WG, CAUSAL, STAGES)
         if CONSUMERS == 3:
             gl.warp_specialize([
-                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False)),
-                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False)),
-                (_ws_consumer, consumer + (2, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False, LAZY)),
+                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False, LAZY)),
+                (_ws_consumer, consumer + (2, CAUSAL, STAGES, SCHEDULE, False, LAZY)),
                 (_ws_producer, producer),
             ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
         else:
             gl.warp_specialize([
-                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False)),
-                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False)),
+                (_ws_consumer, consumer + (0, CAUSAL, STAGES, SCHEDULE, False, LAZY)),
+                (_ws_consumer, consumer + (1, CAUSAL, STAGES, SCHEDULE, False, LAZY)),
                 (_ws_producer, producer),
             ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_bar)
@@ -543,7 +608,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
                             tile_buf, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H, qk_scale,
                             lse_stride_s, lse_stride_b, lse_stride_h, lse_stride_t, num_m, BH,
                             GROUP: gl.constexpr, CAUSAL: gl.constexpr, STAGES: gl.constexpr,
-                            SCHEDULE: gl.constexpr):
+                            SCHEDULE: gl.constexpr, LAZY: gl.constexpr):
     """A consumer warpgroup of the persistent kernel: _ws_consumer on each tile the producer
     posts (its index in ``tile_buf``, readable once that tile's Q has landed), the ring's
     steps and Q's phases continuing from tile to tile; every consumer releases Q
@@ -565,7 +630,7 @@ def _ws_consumer_persistent(q_bufs, k_bufs, v_bufs, q_ready, q_empty, ready, emp
                      lse_ptr, pid_m, head, q_start, N_Q, N_K, H, qk_scale,
                      q_start * lse_stride_s + batch * lse_stride_b,
                      (lse_stride_h, lse_stride_t), step, tiles & 1, GROUP, CAUSAL, STAGES,
-                     SCHEDULE, True)
+                     SCHEDULE, True, LAZY)
         num_n, first_masked = _block_range(pid_m, N_Q, N_K, CONSUMERS * BM_WG, BN, CAUSAL)
         step += num_n
         tiles += 1
@@ -631,7 +696,7 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
                                          STAGES: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                                          PRODUCER_REGS: gl.constexpr, SCHEDULE: gl.constexpr,
                                          DYNAMIC: gl.constexpr, num_warps: gl.constexpr,
-                                         CONSUMERS: gl.constexpr = 2):
+                                         CONSUMERS: gl.constexpr = 2, LAZY: gl.constexpr = False):
     """The warp-specialized kernel, persistent: a program per SM (the grid) takes tiles of
     num_m query blocks x BH (batch x heads), in _persistent_tile's order, with one K/V ring
     and one Q buffer per consumer for all of them: the producer loads a tile's Q once every
@@ -640,7 +705,7 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
     and store O. DYNAMIC: programs take the next tile from ``tile_counter`` (an int32 that
     is zero at launch) as they free up; otherwise tiles t, t + grid, ... SCHEDULE 0, 1 or 3
     (2's mbarrier turns count their phases per tile). CONSUMERS=3: tiles of 192 query rows,
-    three consumer warpgroups (SCHEDULE 0 or 1), as hopper_attn_fwd_ws_kernel's."""
+    three consumer warpgroups (SCHEDULE 0 or 1), as hopper_attn_fwd_ws_kernel's; LAZY too."""
     gl.static_assert(num_warps == 4, "the default partition is one consumer warpgroup")
     gl.static_assert(SCHEDULE != 2, "the persistent kernel takes SCHEDULE 0, 1 or 3")
     gl.static_assert(CONSUMERS == 2 or (CONSUMERS == 3 and SCHEDULE < 2),
@@ -668,15 +733,15 @@ def hopper_attn_fwd_ws_persistent_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr,
                 DYNAMIC)
     if CONSUMERS == 3:
         gl.warp_specialize([
-            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE)),
-            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE)),
-            (_ws_consumer_persistent, consumer + (2, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE, LAZY)),
+            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE, LAZY)),
+            (_ws_consumer_persistent, consumer + (2, CAUSAL, STAGES, SCHEDULE, LAZY)),
             (_ws_producer_persistent, producer),
         ], [4, 4, 1], [CONSUMER_REGS, CONSUMER_REGS, PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE)),
-            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE)),
+            (_ws_consumer_persistent, consumer + (0, CAUSAL, STAGES, SCHEDULE, LAZY)),
+            (_ws_consumer_persistent, consumer + (1, CAUSAL, STAGES, SCHEDULE, LAZY)),
             (_ws_producer_persistent, producer),
         ], [4, 1], [CONSUMER_REGS, PRODUCER_REGS])
     mbarrier.invalidate(q_ready)
@@ -690,7 +755,7 @@ def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q
                                     lse_stride_h, lse_stride_t, MAX_SEQLEN,
                                     CAUSAL: gl.constexpr, HEAD_DIM: gl.constexpr,
                                     STAGES: gl.constexpr, SCHEDULE: gl.constexpr,
-                                    num_warps: gl.constexpr):
+                                    num_warps: gl.constexpr, LAZY: gl.constexpr = False):
     """hopper_attn_fwd_ws_kernel for kiln.autotune (``tuned=True``): MAX_SEQLEN, the longest
     sequence, is part of the tuning key (the kernel does not read it); HEAD_DIM, checked
     against the descriptors, keeps each head dim's tuning apart; STAGES and SCHEDULE are the
@@ -698,7 +763,8 @@ def hopper_attn_fwd_ws_tuned_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q
     gl.static_assert(q_desc.block_type.shape[1] == HEAD_DIM)
     hopper_attn_fwd_ws_kernel(q_desc, k_desc, v_desc, o_ptr, lse_ptr, cu_q_ptr, cu_k_ptr, H,
                               H_KV, qk_scale, lse_stride_s, lse_stride_b, lse_stride_h,
-                              lse_stride_t, CAUSAL, STAGES, 240, 24, SCHEDULE, num_warps)
+                              lse_stride_t, CAUSAL, STAGES, 240, 24, SCHEDULE, num_warps, 2,
+                              LAZY)
 
 
 def _ws_tuning_configs(D):
@@ -755,7 +821,7 @@ def _gl_dtype(torch_dtype):
 def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                           warp_specialized=True, schedule=None, cu_seqlens_q=None,
                           cu_seqlens_k=None, max_seqlen_q=None, tuned=False, persistent=None,
-                          consumers=None):
+                          consumers=None, lazy_rescale=None):
     """Attention forward on sm_90a, fp16 or bf16, contiguous; D in (64, 128, 256); H a
     multiple of H_KV. Fixed length: q [B, N_Q, H, D], k and v [B, N_K, H_KV, D]; returns
     (o like q, lse fp32 [B, H, N_Q], natural log). Varlen (the warp-specialized form):
@@ -778,7 +844,9 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     none, not tuned; then order 1 unless ``schedule`` says), else two. ``persistent=None``
     (the default): _auto_form's choice by head dim, causality and query length where the
     call leaves ``consumers``, ``schedule``, ``config`` and ``tuned`` to their defaults,
-    else one tile a program."""
+    else one tile a program. ``lazy_rescale`` (the warp-specialized forms): rows' maxima move
+    only by more than 2^8 and warps skip the accumulator's rescale when none of their rows
+    moved; by default WS_LAZY[D]."""
     import torch
     varlen = cu_seqlens_q is not None
     if persistent is None:
@@ -848,6 +916,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
 
     if warp_specialized:
         BN, STAGES, regs = config or WS_CONFIGS[D]
+        lazy = WS_LAZY[D] if lazy_rescale is None else bool(lazy_rescale)
         if varlen:
             cu_q, cu_k = cu_seqlens_q.int(), cu_seqlens_k.int()
             lse = torch.empty((total_q, H), device=q.device, dtype=torch.float32)
@@ -878,14 +947,15 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                 desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, counter, H, H_KV,
                 scale * LOG2E, *lse_strides, num_m, B * H, CAUSAL=bool(causal),
                 STAGES=STAGES, CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
-                DYNAMIC=dynamic, num_warps=4, CONSUMERS=consumers)
+                DYNAMIC=dynamic, num_warps=4, CONSUMERS=consumers, LAZY=lazy)
             return o, lse
         if tuned:
             if config is not None or schedule is not None:
                 raise ValueError("tuned=True picks the config and the schedule itself")
             _ws_tuned(D)[grid](desc(q, total_q, (64, D)), desc(k, total_k, (BN, D)),
                                desc(v, total_k, (BN, D)), o, lse, cu_q, cu_k, H, H_KV,
-                               scale * LOG2E, *lse_strides, N_Q, CAUSAL=bool(causal))
+                               scale * LOG2E, *lse_strides, N_Q, CAUSAL=bool(causal),
+                               LAZY=lazy)
             return o, lse
         order = WS_SCHEDULES[D] if schedule is None else schedule
         if consumers == 3:
@@ -896,7 +966,7 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
                                         H_KV, scale * LOG2E, *lse_strides,
                                         CAUSAL=bool(causal), STAGES=STAGES,
                                         CONSUMER_REGS=regs, PRODUCER_REGS=24, SCHEDULE=order,
-                                        num_warps=4, CONSUMERS=consumers)
+                                        num_warps=4, CONSUMERS=consumers, LAZY=lazy)
         return o, lse
     BM, BN, STAGES, num_warps = config or CONFIGS[D]
     lse = torch.empty((B, H, N_Q), device=q.device, dtype=torch.float32)

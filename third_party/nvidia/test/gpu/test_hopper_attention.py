@@ -275,3 +275,56 @@ def test_persistent_refusals(sm90):
                                                persistent=True)
     with pytest.raises(ValueError, match="persistent must be False, True, 'dynamic' or"):
         hopper_attention.kiln_hopper_attention(q, q, q, persistent="round-robin")
+
+
+def _rising_maxima(q, k, scale, causal, bn):
+    """How many (row, key block) pairs raise a row's running maximum by more than
+    LAZY_THRESHOLD (log2 units) over the blocks before them: the moves lazy rescaling makes."""
+    H, H_KV = q.shape[2], k.shape[2]
+    kf = k.float().repeat_interleave(H // H_KV, dim=2)
+    s = torch.einsum("bqhd,bkhd->bhqk", q.float(), kf) * (scale * 1.4426950408889634)
+    if causal:
+        lq, lk = q.shape[1], k.shape[1]
+        rows = torch.arange(lq, device=q.device)[:, None]
+        cols = torch.arange(lk, device=q.device)[None, :]
+        s = s.masked_fill(cols > rows + (lk - lq), float("-inf"))
+    m = torch.full(s.shape[:-1], float("-inf"), device=s.device)
+    moves = 0
+    for block in s.split(bn, dim=-1):
+        bm = block.amax(dim=-1)
+        moves += int(((bm > m + hopper_attention.LAZY_THRESHOLD) & torch.isfinite(m)).sum())
+        m = torch.maximum(m, bm)
+    return moves
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "eager"])
+@pytest.mark.parametrize("D", [64, 128, 256])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("form", [{}, {"persistent": True}, {"schedule": 0}],
+                         ids=["tile", "persistent", "order0"])
+@pytest.mark.parametrize("Nq,Nk", [(500, 300), (1000, 1000), (77, 700)])
+def test_lazy_rescale(sm90, lazy, D, causal, form, Nq, Nk):
+    """lazy_rescale on and off, on scores whose rows' maxima keep rising along the keys (each
+    row's maximum moves by more than 2^8 again after its first block: checked on the inputs)
+    so that lazy rows carry stale maxima and P up to 2^8: the reference's O and LSE, and the
+    same bits on a second run (causal 500 x 300: rows of no key, LSE -inf). The default call
+    is the form WS_LAZY names."""
+    B, H, H_KV, dtype = 2, 4, 2, torch.float16
+    q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype) * 4
+    ramp = torch.linspace(0.1, 3.0, Nk, device="cuda")[None, :, None, None]
+    k = (torch.randn(B, Nk, H_KV, D, device="cuda") * ramp).to(dtype)
+    v = torch.randn(B, Nk, H_KV, D, device="cuda", dtype=dtype)
+    scale = 1.0 / math.sqrt(D)
+    assert _rising_maxima(q, k, scale, causal, hopper_attention.WS_CONFIGS[D][0]) > 0
+    args = dict(causal=causal, lazy_rescale=lazy, **form)
+    o, lse = hopper_attention.kiln_hopper_attention(q, k, v, **args)
+    o2, lse2 = hopper_attention.kiln_hopper_attention(q, k, v, **args)
+    torch.cuda.synchronize()
+    ro, rlse = reference(q, k, v, causal, scale)
+    torch.testing.assert_close(o.float(), ro, atol=2e-2, rtol=2e-2)
+    torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
+    assert torch.equal(o, o2) and torch.equal(lse, lse2), "a second run gave other bits"
+    if not form and lazy == hopper_attention.WS_LAZY[D]:
+        o3, lse3 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
+        torch.cuda.synchronize()
+        assert torch.equal(o, o3) and torch.equal(lse, lse3), "the default is not this form"
