@@ -793,14 +793,18 @@ def _auto_form(D, causal, n_q):
     persistent kernel with three groups (1k 366.9 against 344.3 one tile a program; 4k 476.0
     against 467.8; at 16k 503.5 against 507.8); causal up to 2k the persistent kernel with
     two groups (1k 247.3 against 185.9: 192-row tiles waste a third of their key blocks on
-    the diagonal there); otherwise one tile a program with three. Other head dims: one tile
-    a program (the persistent kernel ran level with it, within the runs' spread)."""
+    the diagonal there); otherwise one tile a program with three. Head dim 256 (lazily
+    rescaled) up to 4k queries: the persistent kernel (same run: 1k 503.7 / 367.5 against
+    462.9 / 349.6 non-causal / causal, 4k 608.6 / 520.7 against 583.5 / 508.8). Head dim
+    128: one tile a program (the persistent kernel ran within the runs' spread of it)."""
     if D == 64:
         if not causal and n_q <= 4096:
             return True, 3
         if causal and n_q <= 2048:
             return True, 2
         return False, 3
+    if D == 256 and n_q <= 4096:
+        return True, None
     return False, None
 
 

@@ -198,20 +198,24 @@ def test_three_consumers(sm90, persistent, causal, schedule, B, Nq, Nk):
         torch.testing.assert_close(lse, rlse, atol=2e-3, rtol=2e-3)
 
 
+@pytest.mark.parametrize("D", [64, 256])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("Nq", [1000, 4097])
-def test_default_form(sm90, causal, Nq):
-    """The default call at head dim 64 takes _auto_form's kernel (persistent with three
-    groups, persistent with two, or one tile a program with three, by causality and length):
-    the bits of that form called explicitly, and the reference's O and LSE."""
-    B, H, H_KV, D, dtype = 2, 4, 2, 64, torch.float16
+def test_default_form(sm90, D, causal, Nq):
+    """The default call at head dims 64 and 256 takes _auto_form's kernel (at 64 persistent
+    with three groups, persistent with two, or one tile a program with three, by causality
+    and length; at 256 persistent up to 4k queries): the bits of that form called explicitly,
+    and the reference's O and LSE."""
+    B, H, H_KV, dtype = 2, 4, 2, torch.float16
     q = torch.randn(B, Nq, H, D, device="cuda", dtype=dtype)
     k = torch.randn(B, Nq, H_KV, D, device="cuda", dtype=dtype)
     v = torch.randn(B, Nq, H_KV, D, device="cuda", dtype=dtype)
     persistent, consumers = hopper_attention._auto_form(D, causal, Nq)
-    assert (persistent, consumers) == {(False, 1000): (True, 3), (True, 1000): (True, 2),
-                                       (False, 4097): (False, 3),
-                                       (True, 4097): (False, 3)}[(causal, Nq)]
+    expected = {64: {(False, 1000): (True, 3), (True, 1000): (True, 2),
+                     (False, 4097): (False, 3), (True, 4097): (False, 3)},
+                256: {(False, 1000): (True, None), (True, 1000): (True, None),
+                      (False, 4097): (False, None), (True, 4097): (False, None)}}
+    assert (persistent, consumers) == expected[D][(causal, Nq)]
     o, lse = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal)
     o1, lse1 = hopper_attention.kiln_hopper_attention(q, k, v, causal=causal,
                                                       persistent=persistent,
