@@ -874,6 +874,9 @@ def kiln_hopper_attention(q, k, v, causal=False, sm_scale=None, config=None,
     if (tuned or persistent) and not warp_specialized:
         raise ValueError(f"{'tuned' if tuned else 'persistent'}=True is a form of the "
                          f"warp-specialized kernel")
+    if lazy_rescale and not warp_specialized:
+        raise ValueError("lazy_rescale=True is a form of the warp-specialized kernels (the "
+                         "single-partition kernel rescales every block)")
     if varlen:
         if cu_seqlens_k is None or max_seqlen_q is None:
             raise ValueError("varlen attention needs cu_seqlens_q, cu_seqlens_k and "

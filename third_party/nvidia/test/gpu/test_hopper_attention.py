@@ -268,7 +268,8 @@ def test_persistent_varlen(sm90, causal):
 
 def test_persistent_refusals(sm90):
     """What the persistent kernel does not take is refused before a launch: SCHEDULE 2 (its
-    mbarrier turns count phases per tile), tuning, and the single-partition form."""
+    mbarrier turns count phases per tile), tuning, and the single-partition form (which
+    takes no lazy rescaling either)."""
     q = torch.randn(1, 64, 2, 64, device="cuda", dtype=torch.float16)
     with pytest.raises(ValueError, match="persistent kernel takes SCHEDULE 0, 1 or 3"):
         hopper_attention.kiln_hopper_attention(q, q, q, schedule=2, persistent=True)
@@ -279,6 +280,9 @@ def test_persistent_refusals(sm90):
                                                persistent=True)
     with pytest.raises(ValueError, match="persistent must be False, True, 'dynamic' or"):
         hopper_attention.kiln_hopper_attention(q, q, q, persistent="round-robin")
+    with pytest.raises(ValueError, match="lazy_rescale=True is a form of the warp-specialized"):
+        hopper_attention.kiln_hopper_attention(q, q, q, warp_specialized=False,
+                                               lazy_rescale=True)
 
 
 def _rising_maxima(q, k, scale, causal, bn):
