@@ -72,7 +72,8 @@ WS_SCHEDULES = {64: 3, 128: 3, 256: 3}
 WS_CONSUMERS = {64: 3, 128: 2, 256: 2}
 # Lazy rescaling (_softmax_step's LAZY) of the warp-specialized forms by head dim: on where
 # the accumulator's rescale is a large share of the softmax's instructions (head dim 256:
-# 128 multiplies a thread a block against 32 exponentials); at 64 it ran slower.
+# 128 multiplies a thread a block against 32 exponentials); at 128 it ran within the runs'
+# spread (-2.4 to +3.2 %), at 64 slower (H200, docs/results-attention.md).
 WS_LAZY = {64: False, 128: False, 256: True}
 
 
