@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "examples"))
 from examples import attention, hopper_attention  # noqa: E402
 import hopper_attention_plain  # noqa: E402
 from kiln.testing import do_bench  # noqa: E402
+from timing import best_ratio, best_side  # noqa: E402
 
 
 def sdpa(backend):
@@ -158,6 +159,17 @@ def main(argv=None):
                     rounds[s].append(flops / do_bench(fn, return_mode="median") / 1e9)
             line = ", ".join(f"{s} {statistics.median(r):6.1f}" for s, r in rounds.items())
             print(f"N={n:6d} causal={causal!s:5} TFLOP/s: {line}")
+            # Same-run ratios: the best Kiln side against the best of each other group.
+            kiln_side = best_side(rounds, lambda s: s.startswith(("kiln ", "hopper ")))
+            ratios = []
+            for label, theirs in (("Triton", lambda s: s.startswith("triton ")),
+                                  ("SDPA", lambda s: s in ("cudnn", "flash", "efficient"))):
+                r = best_ratio(rounds, lambda s: s == kiln_side, theirs)
+                if r:
+                    ratios.append(f"/ best {label} ({r[1]}) {r[2]:.3f}")
+            if ratios:
+                print(f"    best Kiln ({kiln_side}) " + ", ".join(ratios)
+                      + " (median of the rounds' ratios)")
 
 
 if __name__ == "__main__":

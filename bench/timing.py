@@ -95,3 +95,20 @@ def interleaved_tflops(runs, flop, rounds):
         for name, run in runs.items():
             out[name].append(flop / do_bench(run, return_mode="median") / 1e9)
     return out
+
+
+
+def best_side(rounds, pick):
+    """The side ``pick`` accepts with the highest median in {side: [TFLOP/s per round]}, or
+    None."""
+    sides = [s for s in rounds if pick(s)]
+    return max(sides, key=lambda s: statistics.median(rounds[s])) if sides else None
+
+
+def best_ratio(rounds, mine, theirs):
+    """(my best side, their best side, the median over rounds of mine / theirs) for the sides
+    ``mine`` and ``theirs`` accept (best by median), or None when either has none."""
+    a, b = best_side(rounds, mine), best_side(rounds, theirs)
+    if a is None or b is None:
+        return None
+    return a, b, statistics.median(x / y for x, y in zip(rounds[a], rounds[b]))
