@@ -176,3 +176,63 @@ def test_assembler_error_in_once_per_thread_asm_points_at_the_call():
     _assert_at_call(ei.value, "E:thread", "kl.inline_asm(",
                     r"ptxas failed with exit code \d+ on the inline assembly written here\n"
                     r"(.|\n)*Not a name of any known instruction: 'addd'(.|\n)*")
+
+
+@kiln.jit
+def e_constraints(x, out, C: kl.constexpr, ODT: kl.constexpr, W: kl.constexpr):
+    L: kl.constexpr = kl.BlockedLayout([1], [W], [4], [0])
+    offs = kl.arange(0, 4 * W, L)
+    v = kl.inline_asm_elementwise("mov.b32 $0, $1;", C, [kl.load(x + offs)], ODT, True, 1)  # E:c
+    kl.store(out + offs, v)
+
+
+@kiln.jit
+def e_constraints_thread(x, out):
+    L: kl.constexpr = kl.BlockedLayout([1], [32], [4], [0])
+    offs = kl.arange(0, 128, L)
+    v = kl.load(x + offs)
+    v = kl.inline_asm("add.u32 $0, $1, $2;", "=r,r,3", [v, v], v.type, is_pure=True)  # E:t
+    kl.store(out + offs, v)
+
+
+# A constraint string LLVM would reject (and, unchecked, crash on in code generation): an
+# error at the call, saying why, before LLVM sees the statement; both vendors' lowerings share
+# the check. The counts in the message are one statement's registers.
+@compiled.needs_compiler
+@pytest.mark.parametrize("target", ["cuda:sm_90a", "hip:gfx942"])
+@pytest.mark.parametrize("constraints,odt,out,message", [
+    ("=r,5", kl.int32, "*i32", r"constraint string rejected by LLVM: failed to parse "
+                               r"constraints \(constraints \"=r,5\"; each statement has 1 "
+                               r"outputs and 1 inputs, outputs first\)"),
+    ("=r", kl.int32, "*i32", r"constraint string rejected by LLVM: number of input "
+                             r"constraints does not match number of parameters .*"),
+    ("", kl.int32, "*i32", r"constraint string rejected by LLVM: .*\(constraints \"\"; .*"),
+    ("r,=r", kl.int32, "*i32", r"constraint string rejected by LLVM: output constraint "
+                               r"occurs after input.*"),
+    ("=r,n", kl.int32, "*i32", r"asks for an immediate with input 0's constraint \"n\", but "
+                               r"its operands are registers .*"),
+    ("=l,0", kl.int64, "*i64", r"ties input 0 of type 'i32' to output 0 of type 'i64': a "
+                               r"tied input must have its output's size .*"),
+])
+def test_constraint_errors_point_at_the_call(target, constraints, odt, out, message):
+    if target.startswith("hip:"):
+        constraints = constraints.replace("r", "v").replace("l", "v")
+        message = message.replace("\\\"=r,5\\\"", "\\\"=v,5\\\"")
+        if constraints == "=v,0":
+            pytest.skip("AMD's v registers take 64-bit values too: no size to tell apart")
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_constraints, {"x": "*i32", "out": out},
+                     {"C": constraints, "ODT": odt, "W": 64 if target.startswith("hip:") else 32},
+                     target=target, num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:c", "kl.inline_asm_elementwise",
+                           "inline_asm_elementwise: " + message, kiln.CompilationError)
+
+
+@compiled.needs_compiler
+def test_constraint_error_in_once_per_thread_asm_points_at_the_call():
+    with pytest.raises(kiln.CompilationError) as ei:
+        kiln.compile(e_constraints_thread, {"x": "*i32", "out": "*i32"}, {},
+                     target="cuda:sm_90a", num_warps=4, cache=False)
+    located.assert_located(ei.value, HERE, "E:t", "kl.inline_asm(",
+                           r"inline_asm: constraint string rejected by LLVM: failed to parse "
+                           r"constraints .*", kiln.CompilationError)

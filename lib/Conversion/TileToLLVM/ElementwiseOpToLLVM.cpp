@@ -63,6 +63,16 @@ struct InlineAsmOpConversion : public TileOpConversion<InlineAsmOp> {
       for (unsigned k = 0; k < pack / perReg(elt); ++k)
         asmTypes.push_back(regType(elt));
     }
+    // One statement's inputs: each operand's registers of a pack.
+    SmallVector<Type> inTypes;
+    for (auto &regs : ins) {
+      Type elt = regs.front().getType();
+      for (unsigned k = 0; k < pack / perReg(elt); ++k)
+        inTypes.push_back(regType(elt));
+    }
+    if (failed(checkInlineAsmConstraints(op, op.getConstraints(), asmTypes,
+                                         inTypes)))
+      return failure();
     Type resultTy = asmTypes.size() == 1
                         ? asmTypes.front()
                         : LLVM::LLVMStructType::getLiteral(getContext(), asmTypes);

@@ -5,8 +5,9 @@
 // order, repeated registers included), each scalar, and each shared view's
 // 32-bit address (of its element 0: a subslice's offset added); its outputs likewise one per register of each tensor
 // result, one per scalar result. The constraint string must name exactly
-// that many operands (clobbers aside): a mismatch is an error at the op,
-// before LLVM sees the statement.
+// that many operands (clobbers aside), and pass LLVM's own checks
+// (checkInlineAsmConstraints): otherwise it is an error at the op, before
+// LLVM sees the statement.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,6 +92,9 @@ struct InlineAsmThreadOpConversion
              << operands.size()
              << " inputs (one per register of a tensor, one per scalar or "
                 "shared view)";
+    if (failed(checkInlineAsmConstraints(op, op.getConstraints(), asmTypes,
+                                         ValueRange(operands).getTypes())))
+      return failure();
     Type resultTy;
     if (asmTypes.size() == 1)
       resultTy = asmTypes.front();

@@ -146,6 +146,13 @@ mlir::LogicalResult lowerWarpSpecialize(mlir::ModuleOp module,
 //===----------------------------------------------------------------------===//
 
 mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+/// An inline asm statement's constraint string against the LLVM types of its
+/// outputs and inputs (InlineAsmConstraints.cpp): an error at `op` where LLVM
+/// would reject it.
+mlir::LogicalResult checkInlineAsmConstraints(mlir::Operation *op,
+                                              llvm::StringRef constraints,
+                                              mlir::TypeRange outputs,
+                                              mlir::TypeRange inputs);
 llvm::SmallVector<mlir::Value> unpackStruct(mlir::OpBuilder &b,
                                             mlir::Location loc,
                                             mlir::Value v);
