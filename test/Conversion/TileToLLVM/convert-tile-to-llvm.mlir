@@ -662,11 +662,12 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 // -----
 
 // tile.inline_asm_elementwise: one statement per `pack` registers; 4 i8
-// travel as one vector<4xi8>, the 4 i32 results come back as a struct.
+// travel as one vector<4xi8>, the 4 i32 results (one output each) come back
+// as a struct.
 // tile.scan: the thread's registers combined in axis order (reverse: from
 // the last, the later partial result first).
 // CHECK-LABEL: llvm.func @asm_(
-// CHECK: llvm.inline_asm "cvt.u32.u8 $0, $4;", "=r,=r,=r,=r,r" %{{.*}} : (vector<4xi8>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.inline_asm "bfe.u32 $0, $4, 0, 8; bfe.u32 $1, $4, 8, 8; bfe.u32 $2, $4, 16, 8; bfe.u32 $3, $4, 24, 8;", "=r,=r,=r,=r,r" %{{.*}} : (vector<4xi8>) -> !llvm.struct<(i32, i32, i32, i32)>
 // CHECK-NOT: llvm.inline_asm
 // A pointer operand is one address register per element (atomic_load's "l").
 // CHECK-LABEL: llvm.func @asm_ptr_(
@@ -684,7 +685,7 @@ module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
 #s = #tile.blocked<{sizePerThread = [4, 1], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [0, 1]}>
 module attributes {tile.num_warps = 4 : i32, tile.threads_per_warp = 32 : i32} {
   func.func @asm_(%x: tensor<512xi8, #l>) -> tensor<512xi32, #l> {
-    %y = tile.inline_asm_elementwise "cvt.u32.u8 $0, $4;", "=r,=r,=r,=r,r", %x {pack = 4 : i32, pure = true} : (tensor<512xi8, #l>) -> tensor<512xi32, #l>
+    %y = tile.inline_asm_elementwise "bfe.u32 $0, $4, 0, 8; bfe.u32 $1, $4, 8, 8; bfe.u32 $2, $4, 16, 8; bfe.u32 $3, $4, 24, 8;", "=r,=r,=r,=r,r", %x {pack = 4 : i32, pure = true} : (tensor<512xi8, #l>) -> tensor<512xi32, #l>
     return %y : tensor<512xi32, #l>
   }
   func.func @asm_ptr_(%p: tensor<128x!tile.ptr<i32>, #l>) -> tensor<128xi32, #l> {
